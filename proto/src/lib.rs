@@ -1,0 +1,1 @@
+//! The artifact schema.
