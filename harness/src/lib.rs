@@ -1,2 +1,5 @@
 //! Harness: the golden store, the replay suites and regeneration, and the `aot` command-line tool.
 //! It is the only crate that sees every other crate of the workspace.
+
+pub mod eval_cmd;
+pub mod ptx_run;

@@ -1,1 +1,1 @@
-//! The artifact schema.
+//! The artifact schema (in progress).

@@ -1,1 +1,56 @@
-fn main() {}
+//! `aot`: the user-facing command-line tool of the project.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "aot", version, about = "XLA-style AOT GPU compiler/runtime toolbox")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate an HLO module with the reference evaluator and compare with an io file.
+    /// Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
+    Eval {
+        /// HLO text module (as printed by JAX or XLA).
+        module: PathBuf,
+        /// Inputs and expected outputs (`{"inputs": [...], "outputs": [...]}`).
+        #[arg(long)]
+        io: PathBuf,
+    },
+    /// Run one PTX kernel on the SIMT emulator and compare the expected buffers of a launch spec.
+    /// Exit status: 0 all buffers match, 1 a mismatch, 2 an error.
+    PtxRun {
+        /// PTX module text.
+        ptx: PathBuf,
+        /// Launch spec (`KERNEL.launch.json`).
+        #[arg(long)]
+        launch: PathBuf,
+    },
+}
+
+fn verdict(result: anyhow::Result<bool>) -> ExitCode {
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut stdout = std::io::stdout().lock();
+    match cli.command {
+        Command::Eval { module, io } => verdict(harness::eval_cmd::run(&module, &io, &mut stdout)),
+        Command::PtxRun { ptx, launch } => {
+            verdict(harness::ptx_run::run(&ptx, &launch, &mut stdout))
+        }
+    }
+}
