@@ -1,1 +1,80 @@
-//! The artifact schema (in progress).
+//! The artifact schema: the protobuf messages that are the compatibility contract between the
+//! ahead-of-time compiler and the runtime (`xla.gpu.GpuExecutableProto` and everything it reaches),
+//! the GPU target configs both read (`stream_executor.GpuTargetConfigProto`), and the compat field
+//! option (`xla.compat.ignorable`) that tells tools which fields older runtimes may drop.
+//!
+//! The `.proto` files under `proto/` are compiled at build time with protox (no protoc binary) into
+//! prost types, and the encoded descriptor set is kept, custom options included, for reflection
+//! ([`descriptor_pool`]), dynamic messages and the text format ([`to_text_format`],
+//! [`parse_text_format`]).
+//!
+//! This crate owns no behaviour beyond encoding: it must not know how the compiler produces these
+//! messages or how the runtime interprets them.
+
+mod reflect;
+mod text;
+
+pub use reflect::{
+    descriptor_pool, field_is_ignorable, message_descriptor, to_dynamic, DESCRIPTOR_SET,
+    IGNORABLE_EXTENSION, ROOT_MESSAGE,
+};
+pub use text::{parse_text_format, parse_text_format_dynamic, to_text_format, TextFormatError};
+
+/// Re-exported so that users of the generated types need no direct prost dependency.
+pub use prost;
+pub use prost_reflect;
+
+/// Generated types of the `xla` package and its sub-packages.
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod xla {
+    include!(concat!(env!("OUT_DIR"), "/xla.rs"));
+
+    /// `xla.gpu`: the executable and its thunks.
+    pub mod gpu {
+        include!(concat!(env!("OUT_DIR"), "/xla.gpu.rs"));
+    }
+
+    /// `xla.buffer_assignment`: slices of buffer allocations.
+    pub mod buffer_assignment {
+        include!(concat!(env!("OUT_DIR"), "/xla.buffer_assignment.rs"));
+    }
+}
+
+/// Generated types of the `stream_executor` package: compute capabilities, device descriptions,
+/// target configs and ABI versions.
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod stream_executor {
+    include!(concat!(env!("OUT_DIR"), "/stream_executor.rs"));
+}
+
+/// Decodes a message from protobuf binary, refusing input larger than `limit` bytes before
+/// decoding anything.
+pub fn decode_limited<M: prost::Message + Default>(
+    bytes: &[u8],
+    limit: usize,
+) -> Result<M, DecodeError> {
+    if bytes.len() > limit {
+        return Err(DecodeError::TooLarge {
+            size: bytes.len(),
+            limit,
+        });
+    }
+    M::decode(bytes).map_err(DecodeError::Malformed)
+}
+
+/// Why bytes could not be decoded into a message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The input is larger than the caller's limit.
+    #[error("serialized message is {size} bytes, over the limit of {limit} bytes")]
+    TooLarge {
+        /// Size of the input.
+        size: usize,
+        /// The limit it exceeded.
+        limit: usize,
+    },
+    /// The bytes are not a valid encoding of the message.
+    #[error("malformed protobuf: {0}")]
+    Malformed(#[source] prost::DecodeError),
+}
