@@ -4,8 +4,19 @@
 //! This crate depends on nothing else of the project: it knows no HLO, no thunks, no artifacts.
 //!
 //! - [`ast`]: the typed model ([`Module`], [`Function`], [`Statement`], [`Instruction`], ...).
+//! - [`parser`]: text to model ([`parse`], [`parse_instruction`]); errors are [`ParseError`].
+//! - [`printer`]: model to text ([`print`], and `Display` on every node).
+//! - [`ptxas`]: find and run NVIDIA's `ptxas` to validate PTX text.
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod error;
+pub mod lexer;
+pub mod parser;
+pub mod printer;
+pub mod ptxas;
 
 pub use ast::*;
+pub use error::ParseError;
+pub use parser::{parse, parse_instruction};
+pub use printer::print;

@@ -1,0 +1,290 @@
+//! Device memory of the emulator.
+//!
+//! * **Global** memory is a set of allocations addressed by 64-bit device addresses starting at
+//!   [`GLOBAL_BASE`], each followed by an unmapped guard gap, so running off the end of a buffer is
+//!   reported instead of silently reading its neighbour. Every access is bounds- and
+//!   alignment-checked. The backing store is `AtomicU64` words and every kernel access goes
+//!   through a relaxed atomic view of its natural size (`AtomicU8`..`AtomicU64`), so CTAs running
+//!   on several OS threads never race in the Rust sense, and `atom.*` are real atomic
+//!   read-modify-writes on the same bytes.
+//! * **Shared** memory is a byte array per CTA (static variables first, dynamic shared memory
+//!   after them); **local** memory a byte array per thread; **param** memory the kernel's
+//!   parameter buffer. These are only touched by the OS thread running the CTA.
+//! * **Const** and module-scope **global** variables are device allocations made (and
+//!   initialized) the first time a module is launched on a [`Memory`]; `.const` addresses are
+//!   their device addresses, so `ld.const` and generic loads agree.
+//! * **Generic** addresses: global addresses are identity-mapped; shared, local and param
+//!   addresses live in fixed 256 MiB windows ([`SHARED_WINDOW`], [`LOCAL_WINDOW`],
+//!   [`PARAM_WINDOW`]) below [`GLOBAL_BASE`]; `cvta` adds or subtracts the window base.
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+
+use super::error::EmuError;
+
+/// First device address handed out by [`Memory::alloc`].
+pub const GLOBAL_BASE: u64 = 0x1_0000_0000;
+/// Generic-address window of the shared state space (`cvta.shared` adds this).
+pub const SHARED_WINDOW: u64 = 0x1000_0000;
+/// Generic-address window of the local state space (`cvta.local` adds this).
+pub const LOCAL_WINDOW: u64 = 0x2000_0000;
+/// Generic-address window of the (kernel) param state space (`cvta.param` adds this).
+pub const PARAM_WINDOW: u64 = 0x3000_0000;
+/// Size of each generic window.
+pub const WINDOW_SIZE: u64 = 0x1000_0000;
+/// Unmapped bytes after every allocation.
+const GUARD: u64 = 256;
+/// Allocation alignment.
+const ALIGN: u64 = 256;
+
+/// A device address (what a kernel sees in a `.u64` pointer parameter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DevicePtr(pub u64);
+
+impl DevicePtr {
+    /// The address `bytes` further on.
+    pub fn offset(self, bytes: u64) -> DevicePtr {
+        DevicePtr(self.0.wrapping_add(bytes))
+    }
+}
+
+pub(crate) struct Allocation {
+    words: Box<[AtomicU64]>,
+    size: u64,
+}
+
+impl Allocation {
+    fn new(size: u64) -> Option<Allocation> {
+        let n = usize::try_from(size.div_ceil(8)).ok()?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(n).ok()?;
+        v.resize_with(n, || AtomicU64::new(0));
+        Some(Allocation {
+            words: v.into_boxed_slice(),
+            size,
+        })
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.words.len() * 8;
+        // SAFETY: AtomicU64 has the size and alignment of u64, and `&mut self` guarantees no
+        // other reference to the words exists while the byte view lives.
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr() as *mut u8, len) }
+    }
+}
+
+/// The memory of one emulated device: global allocations plus module variables.
+pub struct Memory {
+    allocs: BTreeMap<u64, Allocation>,
+    next: u64,
+    limit: u64,
+    used: u64,
+    /// Module uid → device addresses of its module-scope `.global`/`.const` variables.
+    pub(crate) module_vars: HashMap<u64, Vec<u64>>,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory::new()
+    }
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memory")
+            .field("allocations", &self.allocs.len())
+            .field("used", &self.used)
+            .finish()
+    }
+}
+
+impl Memory {
+    /// An empty device with a 64 GiB allocation limit.
+    pub fn new() -> Memory {
+        Memory::with_limit(64 << 30)
+    }
+
+    /// An empty device that refuses allocations beyond `limit` bytes in total.
+    pub fn with_limit(limit: u64) -> Memory {
+        Memory {
+            allocs: BTreeMap::new(),
+            next: GLOBAL_BASE,
+            limit,
+            used: 0,
+            module_vars: HashMap::new(),
+        }
+    }
+
+    /// Allocates `bytes` zeroed bytes (at least one) and returns their device address.
+    pub fn alloc(&mut self, bytes: u64) -> Result<DevicePtr, EmuError> {
+        let size = bytes.max(1);
+        if self.used.saturating_add(size) > self.limit {
+            return Err(EmuError::HostMemory {
+                message: format!(
+                    "allocating {bytes} bytes exceeds the device limit of {} bytes ({} in use)",
+                    self.limit, self.used
+                ),
+            });
+        }
+        let a = Allocation::new(size).ok_or_else(|| EmuError::HostMemory {
+            message: format!("cannot allocate {bytes} bytes on the host"),
+        })?;
+        let base = self.next;
+        self.next = base
+            .saturating_add(size)
+            .saturating_add(GUARD)
+            .div_ceil(ALIGN)
+            .saturating_mul(ALIGN);
+        self.used += size;
+        self.allocs.insert(base, a);
+        Ok(DevicePtr(base))
+    }
+
+    /// Frees an allocation made by [`Memory::alloc`] (its exact base address).
+    pub fn free(&mut self, ptr: DevicePtr) -> Result<(), EmuError> {
+        match self.allocs.remove(&ptr.0) {
+            Some(a) => {
+                self.used -= a.size;
+                Ok(())
+            }
+            None => Err(EmuError::HostMemory {
+                message: format!("free of {:#x}, which is not the start of an allocation", ptr.0),
+            }),
+        }
+    }
+
+    fn range_mut(&mut self, ptr: DevicePtr, len: usize) -> Result<&mut [u8], EmuError> {
+        let addr = ptr.0;
+        let bad = || EmuError::HostMemory {
+            message: format!("range {addr:#x}+{len} is not inside one allocation"),
+        };
+        let (base, a) = self.allocs.range_mut(..=addr).next_back().ok_or_else(bad)?;
+        let off = addr - *base;
+        let end = off.checked_add(len as u64).ok_or_else(bad)?;
+        if end > a.size {
+            return Err(bad());
+        }
+        let (off, end) = (off as usize, end as usize);
+        a.bytes_mut().get_mut(off..end).ok_or_else(bad)
+    }
+
+    /// Copies `data` to device memory at `ptr` (the range must lie inside one allocation).
+    pub fn write(&mut self, ptr: DevicePtr, data: &[u8]) -> Result<(), EmuError> {
+        self.range_mut(ptr, data.len())?.copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Copies device memory at `ptr` into `out` (the range must lie inside one allocation).
+    pub fn read(&mut self, ptr: DevicePtr, out: &mut [u8]) -> Result<(), EmuError> {
+        out.copy_from_slice(self.range_mut(ptr, out.len())?);
+        Ok(())
+    }
+
+    /// Reads `len` bytes at `ptr` into a new vector.
+    pub fn read_vec(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, EmuError> {
+        let mut v = vec![0; len];
+        self.read(ptr, &mut v)?;
+        Ok(v)
+    }
+
+    /// Resolves a kernel access: a pointer to `size` bytes at `addr` inside one allocation.
+    /// Returns the allocation's (base, end, data pointer) so callers can cache it.
+    #[inline]
+    pub(crate) fn lookup(&self, addr: u64) -> Option<(u64, u64, *const u8)> {
+        let (base, a) = self.allocs.range(..=addr).next_back()?;
+        let end = base + a.size;
+        if addr >= end {
+            return None;
+        }
+        Some((*base, end, a.words.as_ptr() as *const u8))
+    }
+}
+
+/// Loads `size` (1, 2, 4 or 8) bytes little-endian from a naturally aligned pointer into device
+/// memory.
+///
+/// # Safety
+/// `p` must point to `size` bytes inside a live allocation's words, aligned to `size`.
+#[inline(always)]
+pub(crate) unsafe fn atomic_load(p: *const u8, size: u32) -> u64 {
+    match size {
+        1 => (*(p as *const AtomicU8)).load(Ordering::Relaxed) as u64,
+        2 => (*(p as *const AtomicU16)).load(Ordering::Relaxed) as u64,
+        4 => (*(p as *const AtomicU32)).load(Ordering::Relaxed) as u64,
+        _ => (*(p as *const AtomicU64)).load(Ordering::Relaxed),
+    }
+}
+
+/// Stores the low `size` bytes of `v` to a naturally aligned pointer into device memory.
+///
+/// # Safety
+/// As for [`atomic_load`].
+#[inline(always)]
+pub(crate) unsafe fn atomic_store(p: *const u8, size: u32, v: u64) {
+    match size {
+        1 => (*(p as *const AtomicU8)).store(v as u8, Ordering::Relaxed),
+        2 => (*(p as *const AtomicU16)).store(v as u16, Ordering::Relaxed),
+        4 => (*(p as *const AtomicU32)).store(v as u32, Ordering::Relaxed),
+        _ => (*(p as *const AtomicU64)).store(v, Ordering::Relaxed),
+    }
+}
+
+/// Atomic read-modify-write of 4 or 8 bytes (2 for 16-bit types) with a compare-exchange loop:
+/// `f(old) -> new`; returns the old value.
+///
+/// # Safety
+/// As for [`atomic_load`].
+#[inline(always)]
+pub(crate) unsafe fn atomic_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64) -> u64 {
+    match size {
+        2 => {
+            let a = &*(p as *const AtomicU16);
+            let mut old = a.load(Ordering::Relaxed);
+            loop {
+                match a.compare_exchange_weak(old, f(old as u64) as u16, Ordering::AcqRel, Ordering::Relaxed) {
+                    Ok(_) => return old as u64,
+                    Err(o) => old = o,
+                }
+            }
+        }
+        4 => {
+            let a = &*(p as *const AtomicU32);
+            let mut old = a.load(Ordering::Relaxed);
+            loop {
+                match a.compare_exchange_weak(old, f(old as u64) as u32, Ordering::AcqRel, Ordering::Relaxed) {
+                    Ok(_) => return old as u64,
+                    Err(o) => old = o,
+                }
+            }
+        }
+        _ => {
+            let a = &*(p as *const AtomicU64);
+            let mut old = a.load(Ordering::Relaxed);
+            loop {
+                match a.compare_exchange_weak(old, f(old), Ordering::AcqRel, Ordering::Relaxed) {
+                    Ok(_) => return old,
+                    Err(o) => old = o,
+                }
+            }
+        }
+    }
+}
+
+/// Little-endian load from a CTA- or thread-private byte array; `None` when out of bounds.
+#[inline(always)]
+pub(crate) fn bytes_load(buf: &[u8], off: u64, size: u32) -> Option<u64> {
+    let o = usize::try_from(off).ok()?;
+    let s = buf.get(o..o.checked_add(size as usize)?)?;
+    let mut w = [0u8; 8];
+    w.get_mut(..s.len())?.copy_from_slice(s);
+    Some(u64::from_le_bytes(w))
+}
+
+/// Little-endian store into a private byte array; `None` when out of bounds.
+#[inline(always)]
+pub(crate) fn bytes_store(buf: &mut [u8], off: u64, size: u32, v: u64) -> Option<()> {
+    let o = usize::try_from(off).ok()?;
+    let s = buf.get_mut(o..o.checked_add(size as usize)?)?;
+    let w = v.to_le_bytes();
+    s.copy_from_slice(w.get(..s.len())?);
+    Some(())
+}

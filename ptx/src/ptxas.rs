@@ -1,0 +1,100 @@
+//! Locating and running NVIDIA's `ptxas` to validate PTX text.
+//!
+//! [`find`] looks in `$PTXAS`, then `PATH`, then the `nvidia-cuda-nvcc-cu12` pip wheel;
+//! [`assemble`] runs `ptxas --gpu-name <gpu> -o /dev/null` on a temporary copy of the text.
+//! Neither panics.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use thiserror::Error;
+
+/// Why [`assemble`] failed.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PtxasError {
+    /// No `ptxas` binary was found.
+    #[error("ptxas not found (set PTXAS or pip install nvidia-cuda-nvcc-cu12)")]
+    NotFound,
+    /// Writing the temporary file or starting the process failed.
+    #[error("running ptxas: {0}")]
+    Io(#[from] std::io::Error),
+    /// `ptxas` rejected the input.
+    #[error("ptxas exited with {status}:\n{stderr}")]
+    Rejected {
+        /// Exit status, as text.
+        status: String,
+        /// ptxas's diagnostics.
+        stderr: String,
+    },
+}
+
+fn is_file(p: &Path) -> bool {
+    p.is_file()
+}
+
+/// Finds `ptxas`: `$PTXAS` if it names a file, else the first `ptxas` on `PATH`, else
+/// `<nvidia.cuda_nvcc package dir>/bin/ptxas` as reported by `python3`.
+pub fn find() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        let p = PathBuf::from(p);
+        if is_file(&p) {
+            return Some(p);
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join("ptxas");
+            if is_file(&p) {
+                return Some(p);
+            }
+        }
+    }
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import nvidia.cuda_nvcc, os; print(os.path.dirname(nvidia.cuda_nvcc.__file__))",
+        ])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let dir = String::from_utf8(out.stdout).ok()?;
+    let p = Path::new(dir.trim()).join("bin").join("ptxas");
+    is_file(&p).then_some(p)
+}
+
+/// Assembles `ptx` for `gpu_name` (e.g. `sm_90`) with the `ptxas` from [`find`], discarding the
+/// output. `Ok(stderr)` (warnings, usually empty) when ptxas accepts it.
+pub fn assemble(ptx: &str, gpu_name: &str) -> Result<String, PtxasError> {
+    let exe = find().ok_or(PtxasError::NotFound)?;
+    assemble_with(&exe, ptx, gpu_name)
+}
+
+/// Like [`assemble`] with an explicit `ptxas` path.
+pub fn assemble_with(ptxas: &Path, ptx: &str, gpu_name: &str) -> Result<String, PtxasError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("ptx-crate-{}-{n}.ptx", std::process::id()));
+    std::fs::write(&path, ptx)?;
+    let out = Command::new(ptxas)
+        .arg("--gpu-name")
+        .arg(gpu_name)
+        .arg("-o")
+        .arg("/dev/null")
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let out = out?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() {
+        Ok(stderr)
+    } else {
+        Err(PtxasError::Rejected {
+            status: out.status.to_string(),
+            stderr,
+        })
+    }
+}
