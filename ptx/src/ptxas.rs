@@ -54,7 +54,8 @@ pub fn find() -> Option<PathBuf> {
     let out = Command::new("python3")
         .args([
             "-c",
-            "import nvidia.cuda_nvcc, os; print(os.path.dirname(nvidia.cuda_nvcc.__file__))",
+            "import nvidia.cuda_nvcc as m, os; \
+             print(os.path.dirname(m.__file__) if m.__file__ else list(m.__path__)[0])",
         ])
         .output()
         .ok()?;
@@ -64,6 +65,15 @@ pub fn find() -> Option<PathBuf> {
     let dir = String::from_utf8(out.stdout).ok()?;
     let p = Path::new(dir.trim()).join("bin").join("ptxas");
     is_file(&p).then_some(p)
+}
+
+/// The highest PTX ISA version a `ptxas` accepts, read from its "Unsupported .version x.y;
+/// current version is 'a.b'" diagnostic; `None` for any other message.
+pub fn supported_version_from_diagnostic(stderr: &str) -> Option<(u32, u32)> {
+    let rest = stderr.split("current version is '").nth(1)?;
+    let v = rest.split('\'').next()?;
+    let (a, b) = v.split_once('.')?;
+    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
 }
 
 /// Assembles `ptx` for `gpu_name` (e.g. `sm_90`) with the `ptxas` from [`find`], discarding the

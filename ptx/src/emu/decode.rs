@@ -212,6 +212,9 @@ pub(crate) enum ConstSrc {
     Special(SpecialReg),
     /// Device address of module variable `idx` plus offset.
     ModuleVar(u32, i64),
+    /// Shared-space address of the dynamic shared memory (after all static shared variables,
+    /// 16-byte aligned) plus offset.
+    DynShared(i64),
 }
 
 /// A module-scope `.global` / `.const` variable.
@@ -254,7 +257,8 @@ enum Sym {
     /// Address in a state space (shared/local/kernel param offsets).
     Addr { space: Sp, off: u64 },
     ModuleVar { idx: u32, space: Sp },
-    Label(u32),
+    /// An unsized `.extern .shared` array: the dynamic shared memory.
+    DynShared,
 }
 
 struct Ctx<'m> {
@@ -635,6 +639,10 @@ impl<'m> Ctx<'m> {
     fn declare_mem(&mut self, scope: &mut HashMap<String, Sym>, v: &ast::VarDecl, d: &ast::Declarator, sp: Sp) {
         let elem = v.ty.size_bytes() as u64 * v.vector.map_or(1, |w| w.len() as u64);
         let align = (v.align.map_or(elem, |a| a as u64)).max(1);
+        if sp == Sp::Shared && d.array.iter().any(|a| a.is_none()) {
+            scope.insert(d.name.clone(), Sym::DynShared);
+            return;
+        }
         let size = decl_size(v.ty, v.vector, d);
         let cur = if sp == Sp::Shared { &mut self.shared } else { &mut self.local };
         let off = cur.div_ceil(align) * align;
@@ -767,6 +775,7 @@ impl<'m> Ctx<'m> {
             Operand::Symbol { name, offset } => match self.lookup(scope, name, fname)? {
                 Sym::Addr { off, .. } => Ok(self.konst(ConstSrc::Imm(off.wrapping_add(*offset as u64)))),
                 Sym::ModuleVar { idx, .. } => Ok(self.konst(ConstSrc::ModuleVar(idx, *offset))),
+                Sym::DynShared => Ok(self.konst(ConstSrc::DynShared(*offset))),
                 Sym::Val { row, .. } => Ok(row),
                 _ => Err(self.err(fname, format!("symbol `{name}` has no value"))),
             },
@@ -837,6 +846,10 @@ impl<'m> Ctx<'m> {
                     Ok((None, r, false, a.offset))
                 }
                 Sym::Val { row, bits } => Ok((None, row, bits <= 32, a.offset)),
+                Sym::DynShared => {
+                    let r = self.konst(ConstSrc::DynShared(0));
+                    Ok((Some(Sp::Shared), r, true, a.offset))
+                }
                 _ => Err(self.err(fname, format!("bad address symbol `{n}`"))),
             },
             AddressBase::Imm(v) => Ok((None, NONE, false, (*v as i64).wrapping_add(a.offset))),
