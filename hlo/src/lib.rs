@@ -4,8 +4,14 @@
 //! This crate knows nothing of GPUs, thunks, buffer assignment or artifacts: the compiler and the
 //! runtime both use it, and neither may leak its types into the other through here.
 
+pub mod error;
 pub mod ir;
+pub mod lexer;
+pub mod parser;
 pub mod shape;
+pub mod verify;
 
+pub use error::{ParseError, ParseErrorKind, VerifyError};
 pub use ir::{Computation, ComputationId, HloModule, InstrId, Instruction, Opcode};
+pub use parser::{parse_module, parse_shape};
 pub use shape::{Layout, PrimitiveType, Shape};
