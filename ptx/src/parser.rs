@@ -625,6 +625,7 @@ impl<'a> Parser<'a> {
     /// Statements up to and including the closing `}`.
     fn block_body(&mut self, depth: usize) -> Result<Vec<Statement>, ParseError> {
         if depth > MAX_DEPTH {
+            self.pos = self.pos.saturating_sub(1);
             return Err(self.err_here("blocks nested too deeply"));
         }
         self.reg_scopes.push(HashSet::new());
@@ -742,7 +743,7 @@ impl<'a> Parser<'a> {
         let guard = if self.eat_punct('@') {
             let negated = self.eat_punct('!');
             let r = self.ident("a predicate register after '@'")?;
-            if SpecialReg::parse(&r).is_some() {
+            if SpecialReg::parse(&r).is_some() || !self.is_reg_name(&r) {
                 self.pos -= 1;
                 return Err(self.expected("a predicate register after '@'"));
             }
