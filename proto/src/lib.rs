@@ -12,12 +12,14 @@
 //! messages or how the runtime interprets them.
 
 mod reflect;
+pub mod target;
 mod text;
 
 pub use reflect::{
     descriptor_pool, field_is_ignorable, message_descriptor, to_dynamic, DESCRIPTOR_SET,
     IGNORABLE_EXTENSION, ROOT_MESSAGE,
 };
+pub use target::{load_target_config, parse_target_config, TargetConfigError};
 pub use text::{parse_text_format, parse_text_format_dynamic, to_text_format, TextFormatError};
 
 /// Re-exported so that users of the generated types need no direct prost dependency.

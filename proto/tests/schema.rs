@@ -186,3 +186,25 @@ fn decode_limited_checks_size_before_decoding() {
     let ok: GpuExecutableProto = proto::decode_limited(&bytes, 1 << 20).unwrap();
     assert_eq!(ok, exe);
 }
+
+#[test]
+fn target_config_errors_name_the_file_and_position() {
+    let err =
+        proto::parse_target_config("gpu_device_info {\n  bogus: 1\n}\n", "x.txtpb").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "target config x.txtpb:2:3: field 'bogus' not found for message \
+         'stream_executor.GpuDeviceInfoProto' (parsing stream_executor.GpuTargetConfigProto)"
+    );
+    let err = proto::parse_target_config("platform_name: \"CUDA\"", "y.txtpb").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "target config y.txtpb: gpu_device_info is missing"
+    );
+    let err = proto::load_target_config(std::path::Path::new("/nonexistent/t.txtpb")).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("cannot read target config /nonexistent/t.txtpb"),
+        "{err}"
+    );
+}
