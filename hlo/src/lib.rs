@@ -8,10 +8,12 @@ pub mod error;
 pub mod ir;
 pub mod lexer;
 pub mod parser;
+pub mod printer;
 pub mod shape;
 pub mod verify;
 
 pub use error::{ParseError, ParseErrorKind, VerifyError};
 pub use ir::{Computation, ComputationId, HloModule, InstrId, Instruction, Opcode};
 pub use parser::{parse_module, parse_shape};
+pub use printer::{print_module, print_module_with, PrintOptions};
 pub use shape::{Layout, PrimitiveType, Shape};
