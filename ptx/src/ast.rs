@@ -7,6 +7,7 @@
 //!   Directive::Function(Function)   .entry / .func (declaration or definition)
 //!   Directive::Variable(VarDecl)    module-scope .global / .const / .shared variables
 //!   Directive::File(FileDirective)  .file debug directive
+//!   Directive::Section(Section)     .section .debug_str { ... } (DWARF data)
 //! Function { linkage, kind, return_params, name, params, perf: Vec<PerfDirective>, body }
 //!   body: Option<Vec<Statement>>    None for a prototype ending in `;`
 //! Statement
@@ -148,6 +149,49 @@ pub enum Directive {
     Variable(VarDecl),
     /// `.file index "path" {, timestamp, size}`
     File(FileDirective),
+    /// `.section .debug_str { ... }` (DWARF data emitted with `-lineinfo` / `-G`).
+    Section(Section),
+}
+
+/// A `.section` directive: raw DWARF data with labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// Section name without the dot (`debug_str`).
+    pub name: String,
+    /// Labels and data lines in order.
+    pub items: Vec<SectionItem>,
+}
+
+/// One item of a [`Section`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum SectionItem {
+    /// `label:`
+    Label(String),
+    /// `.b8 1, 2, 3` / `.b32 .debug_abbrev` / `.b64 $L__func_begin0`
+    Data {
+        /// Element type (`.b8`, `.b16`, `.b32`, `.b64`).
+        ty: Type,
+        /// Values.
+        values: Vec<SectionValue>,
+    },
+}
+
+/// A value in a section data line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SectionValue {
+    /// An integer.
+    Int(i64),
+    /// A label plus offset.
+    Symbol {
+        /// The label.
+        name: String,
+        /// Byte offset.
+        offset: i64,
+    },
+    /// A section name (`.debug_abbrev`), stored without the dot.
+    Section(String),
+    /// A label difference `a-b`.
+    Diff(String, String),
 }
 
 /// `.file index "path" {, timestamp, size}`
@@ -698,17 +742,26 @@ impl Type {
 
     /// Signed integer (`.s8` .. `.s64`, `.s16x2`).
     pub fn is_signed(self) -> bool {
-        matches!(self, Type::S8 | Type::S16 | Type::S32 | Type::S64 | Type::S16x2)
+        matches!(
+            self,
+            Type::S8 | Type::S16 | Type::S32 | Type::S64 | Type::S16x2
+        )
     }
 
     /// Unsigned integer (`.u8` .. `.u64`, `.u16x2`).
     pub fn is_unsigned(self) -> bool {
-        matches!(self, Type::U8 | Type::U16 | Type::U32 | Type::U64 | Type::U16x2)
+        matches!(
+            self,
+            Type::U8 | Type::U16 | Type::U32 | Type::U64 | Type::U16x2
+        )
     }
 
     /// Untyped bits (`.b8` .. `.b128`).
     pub fn is_bits(self) -> bool {
-        matches!(self, Type::B8 | Type::B16 | Type::B32 | Type::B64 | Type::B128)
+        matches!(
+            self,
+            Type::B8 | Type::B16 | Type::B32 | Type::B64 | Type::B128
+        )
     }
 
     /// Any floating-point type, packed and fp8 included.

@@ -285,6 +285,9 @@ impl<'a> Parser<'a> {
                 timestamp_size,
             }));
         }
+        if self.eat_dot("section") {
+            return Ok(Directive::Section(self.section()?));
+        }
         let linkage = self.linkage();
         match self.peek_dot() {
             Some("entry") | Some("func") => Ok(Directive::Function(self.function(linkage)?)),
@@ -295,6 +298,69 @@ impl<'a> Parser<'a> {
         }
     }
 
+    fn section(&mut self) -> Result<Section, ParseError> {
+        let name = match self.peek_dot() {
+            Some(n) => n.to_string(),
+            None => return Err(self.expected("a section name such as `.debug_str`")),
+        };
+        self.pos += 1;
+        self.expect_punct('{', "to open the section")?;
+        let mut items = Vec::new();
+        loop {
+            match self.peek() {
+                Some(TokKind::Punct('}')) => {
+                    self.pos += 1;
+                    return Ok(Section { name, items });
+                }
+                Some(TokKind::Ident(_)) if self.peek_at(1) == Some(&TokKind::Punct(':')) => {
+                    items.push(SectionItem::Label(self.ident("a label")?));
+                    self.pos += 1;
+                }
+                Some(TokKind::Dot(d)) => {
+                    let Some(ty) = Type::from_str(d).filter(|t| t.is_bits()) else {
+                        return Err(self.expected("`.b8`, `.b16`, `.b32` or `.b64` section data"));
+                    };
+                    self.pos += 1;
+                    let mut values = vec![self.section_value()?];
+                    while self.eat_punct(',') {
+                        values.push(self.section_value()?);
+                    }
+                    self.eat_punct(';');
+                    items.push(SectionItem::Data { ty, values });
+                }
+                None => {
+                    return Err(
+                        self.err_eof("expected '}' to close the section, found end of input")
+                    )
+                }
+                Some(_) => return Err(self.expected("a label, section data or '}'")),
+            }
+        }
+    }
+
+    fn section_value(&mut self) -> Result<SectionValue, ParseError> {
+        match self.peek() {
+            Some(TokKind::Dot(d)) => {
+                let d = d.clone();
+                self.pos += 1;
+                Ok(SectionValue::Section(d))
+            }
+            Some(TokKind::Ident(_)) => {
+                let name = self.ident("a label")?;
+                if self.peek() == Some(&TokKind::Punct('-'))
+                    && matches!(self.peek_at(1), Some(TokKind::Ident(_)))
+                {
+                    self.pos += 1;
+                    let b = self.ident("a label")?;
+                    return Ok(SectionValue::Diff(name, b));
+                }
+                let offset = self.opt_offset()?;
+                Ok(SectionValue::Symbol { name, offset })
+            }
+            _ => Ok(SectionValue::Int(self.int("a section data value")?)),
+        }
+    }
+
     fn function(&mut self, linkage: Option<Linkage>) -> Result<Function, ParseError> {
         let kind = if self.eat_dot("entry") {
             FunctionKind::Entry
@@ -302,12 +368,12 @@ impl<'a> Parser<'a> {
             self.expect_dot("func")?;
             FunctionKind::Func
         };
-        let return_params = if kind == FunctionKind::Func && self.peek() == Some(&TokKind::Punct('('))
-        {
-            Some(self.param_list()?)
-        } else {
-            None
-        };
+        let return_params =
+            if kind == FunctionKind::Func && self.peek() == Some(&TokKind::Punct('(')) {
+                Some(self.param_list()?)
+            } else {
+                None
+            };
         let name = self.ident("a function name")?;
         let params = if self.peek() == Some(&TokKind::Punct('(')) {
             Some(self.param_list()?)
@@ -315,8 +381,7 @@ impl<'a> Parser<'a> {
             None
         };
         let mut perf = Vec::new();
-        loop {
-            let Some(d) = self.peek_dot() else { break };
+        while let Some(d) = self.peek_dot() {
             let d = d.to_string();
             let item = match d.as_str() {
                 "maxntid" | "reqntid" | "reqnctapercluster" => {
@@ -584,9 +649,7 @@ impl<'a> Parser<'a> {
 
     /// `+N`, `+-N` or `-N` after a symbol; 0 when absent.
     fn opt_offset(&mut self) -> Result<i64, ParseError> {
-        if self.eat_punct('+') {
-            self.int("an offset")
-        } else if self.peek() == Some(&TokKind::Punct('-')) {
+        if self.eat_punct('+') || self.peek() == Some(&TokKind::Punct('-')) {
             self.int("an offset")
         } else {
             Ok(0)
@@ -802,9 +865,7 @@ impl<'a> Parser<'a> {
             }
         }
         let mut operands = Vec::new();
-        let at_end = |p: &Self| {
-            matches!(p.peek(), None | Some(TokKind::Punct(';')))
-        };
+        let at_end = |p: &Self| matches!(p.peek(), None | Some(TokKind::Punct(';')));
         if !at_end(self) {
             loop {
                 operands.push(self.operand(true)?);

@@ -83,6 +83,7 @@ impl Display for Module {
                 Directive::Function(func) => write!(f, "{func}")?,
                 Directive::Variable(v) => writeln!(f, "{v}")?,
                 Directive::File(file) => writeln!(f, "{file}")?,
+                Directive::Section(sec) => write!(f, "{sec}")?,
             }
         }
         Ok(())
@@ -405,6 +406,39 @@ impl Display for Operand {
                 write_list(f, v, ", ")?;
                 f.write_char(')')
             }
+        }
+    }
+}
+
+/// Prints the section over several lines; ends with a newline.
+impl Display for Section {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        writeln!(f, ".section .{}", self.name)?;
+        f.write_str("{\n")?;
+        for item in &self.items {
+            match item {
+                SectionItem::Label(l) => writeln!(f, "{l}:")?,
+                SectionItem::Data { ty, values } => {
+                    write!(f, ".{ty} ")?;
+                    write_list(f, values, ", ")?;
+                    f.write_char('\n')?;
+                }
+            }
+        }
+        f.write_str("}\n")
+    }
+}
+
+impl Display for SectionValue {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            SectionValue::Int(v) => write!(f, "{v}"),
+            SectionValue::Symbol { name, offset } => {
+                f.write_str(name)?;
+                write_offset(f, *offset)
+            }
+            SectionValue::Section(s) => write!(f, ".{s}"),
+            SectionValue::Diff(a, b) => write!(f, "{a}-{b}"),
         }
     }
 }

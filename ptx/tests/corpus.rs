@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use ptx::*;
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/corpus/ptx")
@@ -19,7 +20,11 @@ fn diff(a: &str, b: &str, a_name: &str, b_name: &str) -> String {
 
 fn round_trip(path: &Path) -> Result<(), Failed> {
     let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let m1 = ptx::parse(&src).map_err(|e| format!("{}:{e}", path.display()))?;
+    round_trip_text(&path.display().to_string(), &src)
+}
+
+fn round_trip_text(name: &str, src: &str) -> Result<(), Failed> {
+    let m1 = ptx::parse(src).map_err(|e| format!("{name}:{e}"))?;
     if m1.functions().all(|f| f.body.is_none()) {
         return Err("no function body parsed".into());
     }
@@ -57,6 +62,7 @@ fn round_trip(path: &Path) -> Result<(), Failed> {
                 && !l.starts_with('}')
                 && !l.starts_with(')')
                 && !l.ends_with(':')
+                && !l.contains(": .")
         })
         .count();
     let mut n = 0;
@@ -73,8 +79,240 @@ fn round_trip(path: &Path) -> Result<(), Failed> {
         count(f.body.as_deref().unwrap_or(&[]), &mut n);
     }
     if n != src_insts {
-        return Err(format!("parsed {n} instructions, source has {src_insts} instruction lines").into());
+        return Err(
+            format!("parsed {n} instructions, source has {src_insts} instruction lines").into(),
+        );
     }
+    Ok(())
+}
+
+/// Hand-written coverage of constructs nvcc's corpus lacks (also assembled by `tests/ptxas.rs`).
+const FEATURES: &str = include_str!("features.ptx");
+
+fn find_inst<'a>(stmts: &'a [Statement], text: &str, out: &mut Vec<&'a Instruction>) {
+    for s in stmts {
+        match s {
+            Statement::Instruction(i) if i.to_string().starts_with(text) => out.push(i),
+            Statement::Block(b) => find_inst(b, text, out),
+            _ => {}
+        }
+    }
+}
+
+fn check(cond: bool, what: &str) -> Result<(), Failed> {
+    if cond {
+        Ok(())
+    } else {
+        Err(format!("check failed: {what}").into())
+    }
+}
+
+/// Spot checks of the typed model on the feature file.
+fn features_model() -> Result<(), Failed> {
+    let m = ptx::parse(FEATURES).map_err(|e| e.to_string())?;
+    check(m.version == Version { major: 8, minor: 0 }, "version")?;
+    check(
+        m.target.arch == "sm_90" && m.address_size == Some(64),
+        "target",
+    )?;
+    let k = m.kernel("features").ok_or("kernel `features` missing")?;
+    check(k.params().len() == 3, "three params")?;
+    let p0 = &k.params()[0];
+    check(
+        p0.ptr
+            == Some(PtrAttr {
+                space: Some(StateSpace::Global),
+                align: Some(16),
+            }),
+        ".ptr .global .align 16",
+    )?;
+    check(
+        k.params()[2].array == vec![Some(24)] && k.params()[2].align == Some(8),
+        "param array",
+    )?;
+    check(k.ntid_hint() == Some(&[256, 1, 1][..]), "maxntid")?;
+    check(
+        k.perf.contains(&PerfDirective::MinNctaPerSm(2)),
+        "minnctapersm",
+    )?;
+    let helper = m.function("helper").ok_or("helper missing")?;
+    check(
+        helper.return_params.as_ref().is_some_and(|r| r.len() == 1),
+        "retval",
+    )?;
+    check(
+        m.function("external_fn").is_some_and(|f| f.body.is_none()),
+        "extern decl",
+    )?;
+    check(
+        m.function("noret_fn")
+            .is_some_and(|f| f.perf == vec![PerfDirective::NoReturn]),
+        "noreturn",
+    )?;
+    let table = m
+        .variables()
+        .find(|v| v.declarators[0].name == "table")
+        .ok_or("table")?;
+    check(
+        table.declarators[0].init
+            == Some(Initializer::List(vec![
+                Initializer::Imm(Immediate::Int(1)),
+                Initializer::Imm(Immediate::Int(16)),
+                Initializer::Imm(Immediate::Int(-3)),
+                Initializer::Imm(Immediate::Int(15)),
+            ])),
+        "table initializer",
+    )?;
+    let ptrs = m
+        .variables()
+        .find(|v| v.declarators[0].name == "ptrs")
+        .ok_or("ptrs")?;
+    check(
+        matches!(&ptrs.declarators[0].init, Some(Initializer::List(v))
+            if v[1] == Initializer::Generic { name: "table".into(), offset: 4 }),
+        "generic initializer",
+    )?;
+    let smem = m
+        .variables()
+        .find(|v| v.declarators[0].name == "dyn_smem")
+        .ok_or("dyn_smem")?;
+    check(
+        smem.linkage == Some(Linkage::Extern) && smem.declarators[0].array == vec![None],
+        "extern smem",
+    )?;
+    check(
+        m.directives
+            .iter()
+            .any(|d| matches!(d, Directive::Section(s) if s.name == "debug_str")),
+        "section",
+    )?;
+
+    let body = k.body.as_deref().unwrap_or(&[]);
+    let one = |text: &str| -> Result<Instruction, Failed> {
+        let mut v = Vec::new();
+        find_inst(body, text, &mut v);
+        v.first()
+            .map(|i| (*i).clone())
+            .ok_or_else(|| format!("no instruction `{text}`").into())
+    };
+    let i = one("ld.global.nc.v4.f32")?;
+    check(
+        i.has(Modifier::Nc) && i.vector() == Some(VectorWidth::V4) && i.ty() == Some(Type::F32),
+        "ld.nc.v4",
+    )?;
+    check(
+        matches!(&i.operands[0], Operand::Vector(v) if v.len() == 4),
+        "vector dst",
+    )?;
+    let i = one("ld.global.L1::evict_last")?;
+    check(
+        i.cache_hints() == vec![CacheHint::L1EvictLast],
+        "evict_last",
+    )?;
+    check(
+        i.operands[1]
+            == Operand::Address(Address {
+                base: AddressBase::Reg(Register("%rd5".into())),
+                offset: -16,
+            }),
+        "negative offset",
+    )?;
+    let i = one("ld.acquire.sys")?;
+    check(
+        i.semantics() == Some(MemSemantics::Acquire) && i.scope() == Some(Scope::Sys),
+        "acquire.sys",
+    )?;
+    let i = one("fma.rn.ftz.sat")?;
+    check(
+        i.rounding() == Some(Rounding::Rn) && i.has(Modifier::Ftz) && i.has(Modifier::Sat),
+        "fma mods",
+    )?;
+    let i = one("setp.gtu.or")?;
+    check(
+        i.cmp_op() == Some(CmpOp::Gtu) && i.bool_op() == Some(BoolOp::Or),
+        "setp cmp/bool",
+    )?;
+    check(matches!(&i.operands[0], Operand::Pair(..)), "p|q")?;
+    check(i.operands[3] == Operand::Not(Register("%p2".into())), "!p")?;
+    let i = one("cvt.rzi.s32.f32")?;
+    check(
+        i.types() == vec![Type::S32, Type::F32] && i.ty2() == Some(Type::F32),
+        "cvt types",
+    )?;
+    let i = one("mul.hi.u32")?;
+    check(
+        i.mul_mode() == Some(Modifier::Hi)
+            && i.operands[2] == Operand::Imm(Immediate::Int(-1431655765)),
+        "mul.hi",
+    )?;
+    let i = one("shfl.sync.bfly")?;
+    check(
+        i.shfl_mode() == Some(ShflMode::Bfly) && i.has(Modifier::Sync),
+        "shfl",
+    )?;
+    let i = one("vote.sync.ballot")?;
+    check(i.vote_mode() == Some(VoteMode::Ballot), "vote")?;
+    let i = one("atom.acq_rel.gpu.global.cas")?;
+    check(
+        i.reduce_op() == Some(ReduceOp::Cas) && i.state_space() == Some(StateSpace::Global),
+        "atom cas",
+    )?;
+    let i = one("bar.red.popc")?;
+    check(
+        i.has(Modifier::BarRed) && i.reduce_op() == Some(ReduceOp::Popc),
+        "bar.red.popc",
+    )?;
+    let i = one("mov.u32\t%r3")?;
+    check(
+        i.operands[1] == Operand::Special(SpecialReg::Tid(Dim::X)),
+        "%tid.x",
+    )?;
+    let i = one("mov.u32\tnamed_a")?;
+    check(
+        i.operands[0] == Operand::Reg(Register("named_a".into())),
+        "named register",
+    )?;
+    let i = one("mov.u64\t%rd10")?;
+    check(i.operands[1] == Operand::symbol("table"), "symbol operand")?;
+    let i = one("mov.b32\t{%rs1, _}")?;
+    check(
+        matches!(&i.operands[0], Operand::Vector(v) if v[1] == Operand::Sink),
+        "sink",
+    )?;
+    let i = one("call.uni")?;
+    check(
+        i.operands
+            == vec![
+                Operand::List(vec![Operand::symbol("retval0")]),
+                Operand::symbol("helper"),
+                Operand::List(vec![Operand::symbol("param0"), Operand::symbol("param1")]),
+            ],
+        "call operands",
+    )?;
+    let i = one("@!inner_p sub")?;
+    check(
+        i.guard
+            == Some(Guard {
+                negated: true,
+                reg: Register("inner_p".into()),
+            }),
+        "named guard",
+    )?;
+    let i = one("mov.f32\t%f1, 0f7F800000")?;
+    check(
+        i.operands[1] == Operand::Imm(Immediate::F32(0x7F80_0000)),
+        "f32 imm",
+    )?;
+    check(
+        body.iter()
+            .any(|s| matches!(s, Statement::BranchTargets { labels, .. } if labels.len() == 2)),
+        "branchtargets",
+    )?;
+    check(
+        body.iter()
+            .any(|s| matches!(s, Statement::Loc(l) if l.inlined_at.is_some())),
+        "inlined loc",
+    )?;
     Ok(())
 }
 
@@ -98,6 +336,10 @@ fn main() {
             Trial::test(format!("round_trip::{name}"), move || round_trip(&p))
         })
         .collect();
+    trials.push(Trial::test("round_trip::features", || {
+        round_trip_text("tests/features.ptx", FEATURES)
+    }));
+    trials.push(Trial::test("model::features", features_model));
     trials.push(Trial::test("corpus_present", || {
         let n = std::fs::read_dir(corpus_dir())
             .map(|rd| {

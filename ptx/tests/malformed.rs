@@ -35,11 +35,19 @@ fn check_position(src: &str, e: &ptx::ParseError) -> Result<(), String> {
     let lines: Vec<&str> = src.split('\n').collect();
     let line = e.line as usize;
     if line == 0 || line > lines.len() {
-        return Err(format!("error line {} outside 1..={}: {e}", e.line, lines.len()));
+        return Err(format!(
+            "error line {} outside 1..={}: {e}",
+            e.line,
+            lines.len()
+        ));
     }
     let len = lines[line - 1].len();
     if e.column == 0 || e.column as usize > len + 1 {
-        return Err(format!("error column {} outside 1..={} on line {line}: {e}", e.column, len + 1));
+        return Err(format!(
+            "error column {} outside 1..={} on line {line}: {e}",
+            e.column,
+            len + 1
+        ));
     }
     Ok(())
 }
@@ -50,10 +58,9 @@ fn expect_err(src: &str, line: u32, column: u32, needle: &str) -> Result<(), Fai
         Err(e) => {
             check_position(src, &e)?;
             if (e.line, e.column) != (line, column) || !e.message.contains(needle) {
-                return Err(format!(
-                    "expected {line}:{column} containing {needle:?}, got {e}"
-                )
-                .into());
+                return Err(
+                    format!("expected {line}:{column} containing {needle:?}, got {e}").into(),
+                );
             }
             Ok(())
         }
@@ -156,34 +163,165 @@ fn main() {
 
     // Instructions (line 9 of `kernel`; column 2 is the first character after the tab).
     trials.extend([
-        inst_case("unknown_opcode", "frobnicate.u32 %r1, %r2;", 2, "unknown opcode `frobnicate`"),
-        inst_case("unknown_modifier", "add.bogus.u32 %r1, %r2, %r3;", 5, "unknown modifier `.bogus`"),
-        inst_case("shfl_mode_on_add", "add.down.u32 %r1, %r2, %r3;", 5, "unknown modifier `.down`"),
-        raw_case("missing_semicolon", &kernel("\tadd.u32 %r1, %r2, %r3\n\tret;"), 12, 2, "expected ';' after instruction, found `ret`"),
-        inst_case("bad_f32_literal", "mov.f32 %r1, 0f3F80;", 15, "expected 8 hex digits"),
-        inst_case("bad_f64_literal", "mov.f64 %rd1, 0d3FF0;", 16, "expected 16 hex digits"),
-        inst_case("bad_hex_literal", "mov.u32 %r1, 0xZZ;", 15, "expected digits"),
+        inst_case(
+            "unknown_opcode",
+            "frobnicate.u32 %r1, %r2;",
+            2,
+            "unknown opcode `frobnicate`",
+        ),
+        inst_case(
+            "unknown_modifier",
+            "add.bogus.u32 %r1, %r2, %r3;",
+            5,
+            "unknown modifier `.bogus`",
+        ),
+        inst_case(
+            "shfl_mode_on_add",
+            "add.down.u32 %r1, %r2, %r3;",
+            5,
+            "unknown modifier `.down`",
+        ),
+        raw_case(
+            "missing_semicolon",
+            &kernel("\tadd.u32 %r1, %r2, %r3\n\tret;"),
+            12,
+            2,
+            "expected ';' after instruction, found `ret`",
+        ),
+        inst_case(
+            "bad_f32_literal",
+            "mov.f32 %r1, 0f3F80;",
+            15,
+            "expected 8 hex digits",
+        ),
+        inst_case(
+            "bad_f64_literal",
+            "mov.f64 %rd1, 0d3FF0;",
+            16,
+            "expected 16 hex digits",
+        ),
+        inst_case(
+            "bad_hex_literal",
+            "mov.u32 %r1, 0xZZ;",
+            15,
+            "expected digits",
+        ),
         inst_case("bad_octal_literal", "mov.u32 %r1, 089;", 15, "malformed"),
-        inst_case("int_overflow", "mov.u64 %rd1, 99999999999999999999;", 16, "out of range"),
-        inst_case("neg_int_overflow", "mov.s64 %rd1, -9223372036854775809;", 17, "out of range"),
-        inst_case("literal_suffix", "mov.u32 %r1, 12abc;", 15, "malformed numeric literal"),
-        inst_case("unclosed_address", "ld.global.u32 %r1, [%rd1;", 26, "expected ']'"),
-        inst_case("empty_address", "ld.global.u32 %r1, [];", 22, "inside '[ ]'"),
-        inst_case("address_plus_nothing", "ld.global.u32 %r1, [%rd1+];", 27, "expected an offset"),
-        inst_case("unknown_special", "mov.u32 %r1, %tid.w;", 19, "unknown special register `%tid.w`"),
-        inst_case("guard_without_reg", "@ bra $L;", 4, "expected a predicate register"),
-        inst_case("dangling_comma", "add.u32 %r1, %r2,;", 19, "expected an operand"),
-        inst_case("unclosed_vector", "mov.b64 {%r1, %r2, %rd1;", 25, "or '}' in vector"),
-        inst_case("nested_vector", "mov.b64 {{%r1}}, %rd1;", 11, "expected an operand"),
-        inst_case("stray_punct", "add.u32 %r1, %r2 %r3;", 19, "expected ';' after instruction"),
-        inst_case("garbage_char", "add.u32 %r1, %r2, #3;", 20, "unexpected character '#'"),
-        inst_case("non_ascii", "add.u32 %r1, %r2, \u{e9};", 20, "unexpected character"),
-        inst_case("nul_byte", "add.u32 %r1,\u{0} %r2;", 14, "unexpected character"),
+        inst_case(
+            "int_overflow",
+            "mov.u64 %rd1, 99999999999999999999;",
+            16,
+            "out of range",
+        ),
+        inst_case(
+            "neg_int_overflow",
+            "mov.s64 %rd1, -9223372036854775809;",
+            17,
+            "out of range",
+        ),
+        inst_case(
+            "literal_suffix",
+            "mov.u32 %r1, 12abc;",
+            15,
+            "malformed numeric literal",
+        ),
+        inst_case(
+            "unclosed_address",
+            "ld.global.u32 %r1, [%rd1;",
+            26,
+            "expected ']'",
+        ),
+        inst_case(
+            "empty_address",
+            "ld.global.u32 %r1, [];",
+            22,
+            "inside '[ ]'",
+        ),
+        inst_case(
+            "address_plus_nothing",
+            "ld.global.u32 %r1, [%rd1+];",
+            27,
+            "expected an offset",
+        ),
+        inst_case(
+            "unknown_special",
+            "mov.u32 %r1, %tid.w;",
+            19,
+            "unknown special register `%tid.w`",
+        ),
+        inst_case(
+            "guard_without_reg",
+            "@ bra $L;",
+            4,
+            "expected a predicate register",
+        ),
+        inst_case(
+            "dangling_comma",
+            "add.u32 %r1, %r2,;",
+            19,
+            "expected an operand",
+        ),
+        inst_case(
+            "unclosed_vector",
+            "mov.b64 {%r1, %r2, %rd1;",
+            25,
+            "or '}' in vector",
+        ),
+        inst_case(
+            "nested_vector",
+            "mov.b64 {{%r1}}, %rd1;",
+            11,
+            "expected an operand",
+        ),
+        inst_case(
+            "stray_punct",
+            "add.u32 %r1, %r2 %r3;",
+            19,
+            "expected ';' after instruction",
+        ),
+        inst_case(
+            "garbage_char",
+            "add.u32 %r1, %r2, #3;",
+            20,
+            "unexpected character '#'",
+        ),
+        inst_case(
+            "non_ascii",
+            "add.u32 %r1, %r2, \u{e9};",
+            20,
+            "unexpected character",
+        ),
+        inst_case(
+            "nul_byte",
+            "add.u32 %r1,\u{0} %r2;",
+            14,
+            "unexpected character",
+        ),
         inst_case("label_number", "42: ret;", 2, "expected a statement"),
-        inst_case("bad_reg_range", ".reg .b32 %q<>;", 15, "expected a register count"),
-        inst_case("decl_without_type", ".reg %q;", 7, "expected a variable type"),
-        inst_case("unterminated_string", ".pragma \"nounroll;", 10, "newline in string literal"),
-        inst_case("pragma_not_string", ".pragma nounroll;", 10, "expected a pragma string"),
+        inst_case(
+            "bad_reg_range",
+            ".reg .b32 %q<>;",
+            15,
+            "expected a register count",
+        ),
+        inst_case(
+            "decl_without_type",
+            ".reg %q;",
+            7,
+            "expected a variable type",
+        ),
+        inst_case(
+            "unterminated_string",
+            ".pragma \"nounroll;",
+            10,
+            "newline in string literal",
+        ),
+        inst_case(
+            "pragma_not_string",
+            ".pragma nounroll;",
+            10,
+            "expected a pragma string",
+        ),
         inst_case("dot_alone", "add. %r1;", 5, "expected a name after `.`"),
     ]);
 
@@ -192,21 +330,99 @@ fn main() {
     let deep_init = format!("{HEADER}.global .b32 x[1] = {};", "{".repeat(10_000));
     trials.extend([
         raw_case("empty_input", "", 1, 1, "expected `.version`"),
-        raw_case("missing_version", ".target sm_90\n", 1, 1, "expected `.version`"),
-        raw_case("bad_version", ".version 9\n.target sm_90\n", 1, 10, "version number"),
-        raw_case("missing_target", ".version 9.5\n.address_size 64\n", 2, 1, "expected `.target`"),
-        raw_case("bad_address_size", ".version 9.5\n.target sm_90\n.address_size 48\n", 3, 15, "32 or 64"),
-        raw_case("unknown_directive", &format!("{HEADER}.bogus x;\n"), 4, 1, "expected a module directive"),
-        raw_case("unclosed_body", &format!("{HEADER}.entry k()\n{{\n\tret;\n"), 6, 6, "expected '}' to close the block, found end of input"),
-        raw_case("extra_close", &format!("{HEADER}.entry k()\n{{\n\tret;\n}}\n}}\n"), 8, 1, "expected a module directive"),
-        raw_case("unclosed_params", &format!("{HEADER}.entry k(\n\t.param .u64 a\n{{\n"), 6, 1, "or ')' in parameter list"),
-        raw_case("param_without_type", &format!("{HEADER}.entry k(.param a)\n{{\n}}\n"), 4, 17, "expected a parameter type"),
-        raw_case("no_body", &format!("{HEADER}.entry k()\nret;\n"), 5, 1, "expected '{' or ';'"),
-        raw_case("unterminated_comment", &format!("{HEADER}/* never closed\n"), 4, 1, "unterminated block comment"),
+        raw_case(
+            "missing_version",
+            ".target sm_90\n",
+            1,
+            1,
+            "expected `.version`",
+        ),
+        raw_case(
+            "bad_version",
+            ".version 9\n.target sm_90\n",
+            1,
+            10,
+            "version number",
+        ),
+        raw_case(
+            "missing_target",
+            ".version 9.5\n.address_size 64\n",
+            2,
+            1,
+            "expected `.target`",
+        ),
+        raw_case(
+            "bad_address_size",
+            ".version 9.5\n.target sm_90\n.address_size 48\n",
+            3,
+            15,
+            "32 or 64",
+        ),
+        raw_case(
+            "unknown_directive",
+            &format!("{HEADER}.bogus x;\n"),
+            4,
+            1,
+            "expected a module directive",
+        ),
+        raw_case(
+            "unclosed_body",
+            &format!("{HEADER}.entry k()\n{{\n\tret;\n"),
+            6,
+            6,
+            "expected '}' to close the block, found end of input",
+        ),
+        raw_case(
+            "extra_close",
+            &format!("{HEADER}.entry k()\n{{\n\tret;\n}}\n}}\n"),
+            8,
+            1,
+            "expected a module directive",
+        ),
+        raw_case(
+            "unclosed_params",
+            &format!("{HEADER}.entry k(\n\t.param .u64 a\n{{\n"),
+            6,
+            1,
+            "or ')' in parameter list",
+        ),
+        raw_case(
+            "param_without_type",
+            &format!("{HEADER}.entry k(.param a)\n{{\n}}\n"),
+            4,
+            17,
+            "expected a parameter type",
+        ),
+        raw_case(
+            "no_body",
+            &format!("{HEADER}.entry k()\nret;\n"),
+            5,
+            1,
+            "expected '{' or ';'",
+        ),
+        raw_case(
+            "unterminated_comment",
+            &format!("{HEADER}/* never closed\n"),
+            4,
+            1,
+            "unterminated block comment",
+        ),
         raw_case("deep_blocks", &deep, 5, 65, "nested too deeply"),
         raw_case("deep_initializer", &deep_init, 4, 86, "nested too deeply"),
-        raw_case("bad_initializer", &format!("{HEADER}.global .b32 x[2] = {{1, ;}};\n"), 4, 25, "expected an initializer value, found `;`"),
-        raw_case("too_many_dims", &format!("{HEADER}.entry k() .maxntid 1, 2, 3, 4\n{{\n}}\n"), 4, 30, "at most 3 dimensions"),
+        raw_case(
+            "bad_initializer",
+            &format!("{HEADER}.global .b32 x[2] = {{1, ;}};\n"),
+            4,
+            25,
+            "expected an initializer value, found `;`",
+        ),
+        raw_case(
+            "too_many_dims",
+            &format!("{HEADER}.entry k() .maxntid 1, 2, 3, 4\n{{\n}}\n"),
+            4,
+            30,
+            "at most 3 dimensions",
+        ),
     ]);
 
     // Garbage bytes.

@@ -20,12 +20,16 @@ fn corpus_dir() -> PathBuf {
 }
 
 fn check(exe: Option<&Path>, path: &Path) -> Result<(), Failed> {
+    let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    check_text(exe, &path.display().to_string(), &src)
+}
+
+fn check_text(exe: Option<&Path>, name: &str, src: &str) -> Result<(), Failed> {
     let Some(exe) = exe else {
         println!("{SKIP}");
         return Ok(());
     };
-    let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut module = ptx::parse(&src).map_err(|e| format!("{}:{e}", path.display()))?;
+    let mut module = ptx::parse(src).map_err(|e| format!("{name}:{e}"))?;
     let printed = ptx::print(&module);
     match ptxas::assemble_with(exe, &printed, GPU) {
         Ok(_) => Ok(()),
@@ -79,6 +83,14 @@ fn main() {
             Trial::test(format!("ptxas::{name}"), move || check(exe.as_deref(), &p))
         })
         .collect();
+    let exe3 = exe.clone();
+    trials.push(Trial::test("ptxas::features", move || {
+        check_text(
+            exe3.as_deref(),
+            "tests/features.ptx",
+            include_str!("features.ptx"),
+        )
+    }));
     let exe2 = exe.clone();
     // Negative control: the check is not vacuous.
     trials.push(Trial::test("ptxas::rejects_invalid_ptx", move || {
