@@ -3,3 +3,4 @@
 //! HLO passes, fusion, buffer assignment, thunk emission, PTX code generation and serialization.
 //!
 //! It must not know the runtime: the two meet only at the `proto` schema (see docs/artifact.md).
+pub mod codegen;
