@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod emu;
 pub mod error;
 pub mod lexer;
 pub mod parser;

@@ -256,7 +256,7 @@ enum Sym {
     Pred(P),
     /// Address in a state space (shared/local/kernel param offsets).
     Addr { space: Sp, off: u64 },
-    ModuleVar { idx: u32, space: Sp },
+    ModuleVar { idx: u32 },
     /// An unsized `.extern .shared` array: the dynamic shared memory.
     DynShared,
 }
@@ -264,7 +264,6 @@ enum Sym {
 struct Ctx<'m> {
     module: &'m ast::Module,
     vars: &'m HashMap<String, (u32, Sp)>,
-    kernel: String,
     code: Vec<Inst>,
     text: Vec<String>,
     nrows: u32,
@@ -537,7 +536,6 @@ fn decode_kernel(
     let mut cx = Ctx {
         module,
         vars,
-        kernel: f.name.clone(),
         code: Vec::new(),
         text: Vec::new(),
         nrows: 0,
@@ -745,8 +743,8 @@ impl<'m> Ctx<'m> {
         if let Some(s) = scope.get(name) {
             return Ok(*s);
         }
-        if let Some((idx, space)) = self.vars.get(name) {
-            return Ok(Sym::ModuleVar { idx: *idx, space: *space });
+        if let Some((idx, _space)) = self.vars.get(name) {
+            return Ok(Sym::ModuleVar { idx: *idx });
         }
         Err(self.err(fname, format!("unknown symbol `{name}`")))
     }

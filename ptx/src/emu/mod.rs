@@ -1,0 +1,302 @@
+//! SIMT emulator: executes PTX kernels on the CPU the way an NVIDIA GPU does.
+//!
+//! ```text
+//! let module = LoadedModule::load(&ast_module)?;          // decode once
+//! let mut mem = Memory::new();
+//! let x = mem.alloc(4096)?; mem.write(x, &bytes)?;
+//! let stats = launch(&module, "vadd", [4,1,1], [256,1,1], 0,
+//!                    &[ParamValue::ptr(x), ParamValue::u32(1000)], &mut mem,
+//!                    &LaunchOptions::default())?;
+//! ```
+//!
+//! * [`decode`](self) turns each kernel into a compact form (register rows, predicate masks,
+//!   resolved branch targets, constants folded into rows, `.func` calls inlined).
+//! * The engine runs warps of 32 lanes in lockstep with *minimum-pc* reconvergence (see the
+//!   `exec` module docs), barriers per thread, CTAs in parallel on OS threads.
+//! * [`Memory`] is the device: bounds- and alignment-checked global allocations backed by atomic
+//!   words, so concurrent CTAs and `atom.*` are race-free; shared/local/param memory per CTA.
+//! * Numeric semantics (rounding modes, ftz, saturation, NaN rules, approximations) live in
+//!   [`numeric`].
+//!
+//! # Supported instructions
+//!
+//! `mov` (incl. vector pack/unpack, symbol addresses), `add sub mul mad` (`.lo .hi .wide`,
+//! `.sat`), `div rem abs neg min max` (int and float, `.NaN`), `popc clz brev bfind bfe bfi
+//! prmt lop3 shf shl shr and or xor not cnot` (incl. `.pred` logic), `fma` (all rounding
+//! modes, `.ftz .sat`), `rcp sqrt rsqrt ex2 lg2 sin cos tanh` (`.approx` and IEEE forms),
+//! `copysign testp setp set selp cvt cvta` (all types incl. f16/bf16/f16x2/bf16x2 arithmetic),
+//! `ld ldu st` (all state spaces, `.v2 .v4`, `.nc`, `.volatile`), `atom red` (add min max inc dec
+//! and or xor exch cas on 32/64-bit ints, f32, f64, f16x2/bf16x2 add/min/max), `bra exit ret
+//! call` (direct calls inlined), `bar/barrier .sync .arrive`, `shfl.sync` (up down bfly idx),
+//! `vote.sync` (all any uni ballot), `activemask`, `match.any/all`, `redux.sync`, `trap`;
+//! `membar fence bar.warp.sync prefetch nanosleep` are no-ops.
+mod decode;
+pub mod error;
+mod exec;
+pub mod memory;
+pub mod numeric;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+pub use error::{EmuError, Location, Space};
+pub use memory::{DevicePtr, Memory};
+
+use decode::{Func, ModuleVar};
+
+static NEXT_MODULE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A module decoded for execution. Decoding happens once; launches reuse it.
+#[derive(Debug)]
+pub struct LoadedModule {
+    id: u64,
+    kernels: Vec<Func>,
+    vars: Vec<ModuleVar>,
+}
+
+impl LoadedModule {
+    /// Decodes every kernel (`.entry` with a body) of `module`.
+    pub fn load(module: &crate::ast::Module) -> Result<LoadedModule, EmuError> {
+        let d = decode::decode_module(module)?;
+        Ok(LoadedModule {
+            id: NEXT_MODULE_ID.fetch_add(1, Ordering::Relaxed),
+            kernels: d.kernels,
+            vars: d.vars,
+        })
+    }
+
+    /// Names of the kernels.
+    pub fn kernel_names(&self) -> Vec<&str> {
+        self.kernels.iter().map(|k| k.name.as_str()).collect()
+    }
+
+    /// Byte sizes of a kernel's parameters, in order.
+    pub fn param_sizes(&self, kernel: &str) -> Option<Vec<usize>> {
+        self.kernel(kernel).map(|k| k.params.iter().map(|p| p.size as usize).collect())
+    }
+
+    /// Number of decoded instructions of a kernel (after inlining).
+    pub fn instruction_count(&self, kernel: &str) -> Option<usize> {
+        self.kernel(kernel).map(|k| k.code.len())
+    }
+
+    fn kernel(&self, name: &str) -> Option<&Func> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+/// One kernel argument: its bytes, little-endian, exactly the declared parameter size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamValue(pub Vec<u8>);
+
+impl ParamValue {
+    /// A device pointer (`.u64` parameter).
+    pub fn ptr(p: DevicePtr) -> ParamValue {
+        ParamValue(p.0.to_le_bytes().to_vec())
+    }
+    /// A `.u32`/`.s32`/`.b32` parameter.
+    pub fn u32(v: u32) -> ParamValue {
+        ParamValue(v.to_le_bytes().to_vec())
+    }
+    /// A `.s32` parameter.
+    pub fn i32(v: i32) -> ParamValue {
+        ParamValue(v.to_le_bytes().to_vec())
+    }
+    /// A `.u64`/`.s64` parameter.
+    pub fn u64(v: u64) -> ParamValue {
+        ParamValue(v.to_le_bytes().to_vec())
+    }
+    /// A `.f32` parameter.
+    pub fn f32(v: f32) -> ParamValue {
+        ParamValue(v.to_le_bytes().to_vec())
+    }
+    /// A `.f64` parameter.
+    pub fn f64(v: f64) -> ParamValue {
+        ParamValue(v.to_le_bytes().to_vec())
+    }
+}
+
+/// Launch options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchOptions {
+    /// Maximum lane-instructions the whole launch may execute (checked every 64Ki per worker).
+    pub instruction_budget: u64,
+    /// Worker OS threads (CTAs run in parallel); 0 = available parallelism.
+    pub threads: usize,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        LaunchOptions {
+            instruction_budget: 1 << 40,
+            threads: 0,
+        }
+    }
+}
+
+/// What a launch did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaunchStats {
+    /// Instructions executed, counted once per active lane.
+    pub lane_instructions: u64,
+    /// Instructions executed, counted once per warp.
+    pub warp_instructions: u64,
+    /// Bytes read from global memory (loads and atomics).
+    pub global_bytes_read: u64,
+    /// Bytes written to global memory (stores and atomics).
+    pub global_bytes_written: u64,
+    /// CTAs run.
+    pub ctas: u64,
+}
+
+/// Largest block the emulator accepts (as on every NVIDIA GPU).
+pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+/// Largest shared memory per CTA accepted (static + dynamic).
+pub const MAX_SHARED_BYTES: u64 = 228 * 1024;
+
+/// Runs `kernel` over `grid` CTAs of `block` threads.
+#[allow(clippy::too_many_arguments)]
+pub fn launch(
+    module: &LoadedModule,
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    dynamic_shared_bytes: u32,
+    params: &[ParamValue],
+    memory: &mut Memory,
+    options: &LaunchOptions,
+) -> Result<LaunchStats, EmuError> {
+    let func = module.kernel(kernel).ok_or_else(|| EmuError::UnknownKernel {
+        kernel: kernel.to_string(),
+        available: module.kernel_names().join(", "),
+    })?;
+    let cfg = |message: String| EmuError::LaunchConfig {
+        kernel: kernel.to_string(),
+        message,
+    };
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(cfg(format!("grid {grid:?} and block {block:?} must be non-zero")));
+    }
+    let nthreads = block.iter().map(|&b| b as u64).product::<u64>();
+    if nthreads > MAX_THREADS_PER_BLOCK as u64 {
+        return Err(cfg(format!("block {block:?} has {nthreads} threads, more than {MAX_THREADS_PER_BLOCK}")));
+    }
+    let shared = (func.shared_static as u64).div_ceil(16) * 16 + dynamic_shared_bytes as u64;
+    if shared > MAX_SHARED_BYTES {
+        return Err(cfg(format!("{shared} bytes of shared memory exceed {MAX_SHARED_BYTES}")));
+    }
+    if func.local_size as u64 * nthreads > 1 << 30 {
+        return Err(cfg(format!("{} bytes of local memory per thread is too much", func.local_size)));
+    }
+    if params.len() != func.params.len() {
+        return Err(EmuError::ParamCount {
+            kernel: kernel.to_string(),
+            expected: func.params.len(),
+            got: params.len(),
+        });
+    }
+    let mut buf = vec![0u8; func.param_size as usize];
+    for (i, (p, slot)) in params.iter().zip(&func.params).enumerate() {
+        if p.0.len() != slot.size as usize {
+            return Err(EmuError::ParamSize {
+                kernel: kernel.to_string(),
+                index: i,
+                expected: slot.size as usize,
+                got: p.0.len(),
+            });
+        }
+        let o = slot.offset as usize;
+        if let Some(dst) = buf.get_mut(o..o + p.0.len()) {
+            dst.copy_from_slice(&p.0);
+        }
+    }
+    // Module variables: allocated and initialized on first launch on this memory.
+    if !memory.module_vars.contains_key(&module.id) {
+        let mut addrs = Vec::with_capacity(module.vars.len());
+        for v in &module.vars {
+            let p = memory.alloc(v.size)?;
+            memory.write(p, &v.init)?;
+            addrs.push(p.0);
+        }
+        memory.module_vars.insert(module.id, addrs);
+    }
+    let var_addrs = memory.module_vars.get(&module.id).cloned().unwrap_or_default();
+    let ncta = grid.iter().map(|&g| g as u64).product::<u64>();
+    let threads = if options.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        options.threads
+    };
+    let threads = threads.min(ncta as usize).max(1);
+    let used = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let mem: &Memory = memory;
+    let ctx = exec::LaunchCtx {
+        kernel,
+        func,
+        mem,
+        params: &buf,
+        var_addrs: &var_addrs,
+        grid,
+        block,
+        dyn_shared: dynamic_shared_bytes,
+        budget: options.instruction_budget,
+        used: &used,
+        stop: &stop,
+    };
+    let next = AtomicU64::new(0);
+    let results: Vec<Result<exec::Counters, EmuError>> = if threads == 1 {
+        vec![ctx.worker(&next, ncta)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|_| s.spawn(|| ctx.worker(&next, ncta))).collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(EmuError::HostMemory {
+                            message: "emulator worker thread panicked".into(),
+                        })
+                    })
+                })
+                .collect()
+        })
+    };
+    let mut stats = LaunchStats {
+        ctas: ncta,
+        ..LaunchStats::default()
+    };
+    let mut first_err = None;
+    for r in results {
+        match r {
+            Ok(c) => {
+                stats.lane_instructions += c.lane_instructions;
+                stats.warp_instructions += c.warp_instructions;
+                stats.global_bytes_read += c.global_bytes_read;
+                stats.global_bytes_written += c.global_bytes_written;
+            }
+            Err(e) => {
+                // Prefer a real fault over "budget exhausted" reported by another worker.
+                if first_err.is_none() {
+                    first_err = Some(e);
+                }
+            }
+        }
+    }
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+    if used.load(Ordering::Relaxed) > options.instruction_budget {
+        return Err(EmuError::BudgetExhausted {
+            at: Box::new(Location {
+                kernel: kernel.to_string(),
+                function: func.name.clone(),
+                pc: 0,
+                instruction: "<end of launch>".into(),
+                ctaid: [0; 3],
+                tid: [0; 3],
+            }),
+            budget: options.instruction_budget,
+        });
+    }
+    Ok(stats)
+}
