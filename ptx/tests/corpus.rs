@@ -10,6 +10,47 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/corpus/ptx")
 }
 
+/// `.ptx` files of a directory, sorted; empty when it is unreadable.
+fn ptx_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Test inputs with their test-name prefixes: the nvcc corpus (`testdata/corpus/ptx`), this
+/// crate's own files (`ptx/tests/data`: hand-written features and libnvvm 12.9 output), and any
+/// directories in `$PTX_EXTRA_CORPUS` (colon-separated) for ad-hoc checks.
+fn inputs() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for p in ptx_files(&corpus_dir()) {
+        out.push((stem(&p), p));
+    }
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for p in ptx_files(&data) {
+        out.push((format!("data::{}", stem(&p)), p));
+    }
+    if let Some(extra) = std::env::var_os("PTX_EXTRA_CORPUS") {
+        for dir in std::env::split_paths(&extra) {
+            for p in ptx_files(&dir) {
+                out.push((format!("extra::{}", stem(&p)), p));
+            }
+        }
+    }
+    out
+}
+
+fn stem(p: &Path) -> String {
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 fn diff(a: &str, b: &str, a_name: &str, b_name: &str) -> String {
     similar::TextDiff::from_lines(a, b)
         .unified_diff()
@@ -51,19 +92,12 @@ fn round_trip_text(name: &str, src: &str) -> Result<(), Failed> {
         .into());
     }
     // Every instruction line of the source appears as one parsed instruction.
+    // Statements ending in ';' that are not directives: one per instruction (a multi-line
+    // call ends on its `);` line).
     let src_insts = src
         .lines()
-        .map(str::trim)
-        .filter(|l| {
-            !l.is_empty()
-                && !l.starts_with("//")
-                && !l.starts_with('.')
-                && !l.starts_with('{')
-                && !l.starts_with('}')
-                && !l.starts_with(')')
-                && !l.ends_with(':')
-                && !l.contains(": .")
-        })
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter(|l| l.ends_with(';') && !l.starts_with('.') && !l.contains(": ."))
         .count();
     let mut n = 0;
     fn count(stmts: &[ptx::Statement], n: &mut usize) {
@@ -87,7 +121,7 @@ fn round_trip_text(name: &str, src: &str) -> Result<(), Failed> {
 }
 
 /// Hand-written coverage of constructs nvcc's corpus lacks (also assembled by `tests/ptxas.rs`).
-const FEATURES: &str = include_str!("features.ptx");
+const FEATURES: &str = include_str!("data/features.ptx");
 
 fn find_inst<'a>(stmts: &'a [Statement], text: &str, out: &mut Vec<&'a Instruction>) {
     for s in stmts {
@@ -318,27 +352,10 @@ fn features_model() -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    let mut trials: Vec<Trial> = files
+    let mut trials: Vec<Trial> = inputs()
         .into_iter()
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            Trial::test(format!("round_trip::{name}"), move || round_trip(&p))
-        })
+        .map(|(name, p)| Trial::test(format!("round_trip::{name}"), move || round_trip(&p)))
         .collect();
-    trials.push(Trial::test("round_trip::features", || {
-        round_trip_text("tests/features.ptx", FEATURES)
-    }));
     trials.push(Trial::test("model::features", features_model));
     trials.push(Trial::test("corpus_present", || {
         let n = std::fs::read_dir(corpus_dir())

@@ -19,6 +19,47 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/corpus/ptx")
 }
 
+/// `.ptx` files of a directory, sorted; empty when it is unreadable.
+fn ptx_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Test inputs with their test-name prefixes: the nvcc corpus (`testdata/corpus/ptx`), this
+/// crate's own files (`ptx/tests/data`: hand-written features and libnvvm 12.9 output), and any
+/// directories in `$PTX_EXTRA_CORPUS` (colon-separated) for ad-hoc checks.
+fn inputs() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for p in ptx_files(&corpus_dir()) {
+        out.push((stem(&p), p));
+    }
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for p in ptx_files(&data) {
+        out.push((format!("data::{}", stem(&p)), p));
+    }
+    if let Some(extra) = std::env::var_os("PTX_EXTRA_CORPUS") {
+        for dir in std::env::split_paths(&extra) {
+            for p in ptx_files(&dir) {
+                out.push((format!("extra::{}", stem(&p)), p));
+            }
+        }
+    }
+    out
+}
+
+fn stem(p: &Path) -> String {
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 fn check(exe: Option<&Path>, path: &Path) -> Result<(), Failed> {
     let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     check_text(exe, &path.display().to_string(), &src)
@@ -64,33 +105,13 @@ fn main() {
         Some(p) => eprintln!("ptxas: {}", p.display()),
         None => eprintln!("{SKIP}"),
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    let mut trials: Vec<Trial> = files
+    let mut trials: Vec<Trial> = inputs()
         .into_iter()
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+        .map(|(name, p)| {
             let exe = exe.clone();
             Trial::test(format!("ptxas::{name}"), move || check(exe.as_deref(), &p))
         })
         .collect();
-    let exe3 = exe.clone();
-    trials.push(Trial::test("ptxas::features", move || {
-        check_text(
-            exe3.as_deref(),
-            "tests/features.ptx",
-            include_str!("features.ptx"),
-        )
-    }));
     let exe2 = exe.clone();
     // Negative control: the check is not vacuous.
     trials.push(Trial::test("ptxas::rejects_invalid_ptx", move || {
