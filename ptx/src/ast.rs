@@ -705,6 +705,10 @@ keyword_enum! {
         Brkpt = "brkpt", Pmevent = "pmevent",
         CpAsync = "cp.async", CpAsyncCommitGroup = "cp.async.commit_group",
         CpAsyncWaitGroup = "cp.async.wait_group", CpAsyncWaitAll = "cp.async.wait_all",
+        Mma = "mma", Ldmatrix = "ldmatrix", Stmatrix = "stmatrix",
+        WmmaLoad = "wmma.load", WmmaStore = "wmma.store", WmmaMma = "wmma.mma",
+        Mapa = "mapa", Getctarank = "getctarank", Elect = "elect",
+        Stacksave = "stacksave", Stackrestore = "stackrestore", Alloca = "alloca",
     }
 }
 
@@ -894,6 +898,33 @@ keyword_enum! {
     }
 }
 
+keyword_enum! {
+    /// Matrix shape of `mma` / `wmma` / `ldmatrix` / `stmatrix`.
+    Shape {
+        M8n8 = "m8n8", M8n16 = "m8n16", M16n16 = "m16n16",
+        M8n8k4 = "m8n8k4", M8n8k16 = "m8n8k16", M8n8k32 = "m8n8k32", M8n8k128 = "m8n8k128",
+        M16n8k4 = "m16n8k4", M16n8k8 = "m16n8k8", M16n8k16 = "m16n8k16",
+        M16n8k32 = "m16n8k32", M16n8k64 = "m16n8k64", M16n8k128 = "m16n8k128",
+        M16n8k256 = "m16n8k256", M16n16k8 = "m16n16k8", M16n16k16 = "m16n16k16",
+        M32n8k16 = "m32n8k16", M8n32k16 = "m8n32k16",
+    }
+}
+
+keyword_enum! {
+    /// Matrix layout (`.row` / `.col`).
+    Layout { Row = "row", Col = "col" }
+}
+
+keyword_enum! {
+    /// Number of matrices moved by `ldmatrix` / `stmatrix` (`.x1`, `.x2`, `.x4`).
+    MatrixCount { X1 = "x1", X2 = "x2", X4 = "x4" }
+}
+
+keyword_enum! {
+    /// `wmma.load` / `wmma.store` fragment (`.a`, `.b`, `.c`, `.d`).
+    Fragment { A = "a", B = "b", C = "c", D = "d" }
+}
+
 /// One dotted suffix of an instruction, typed. Types are modifiers too ([`Modifier::Type`]) so
 /// the source order is kept exactly.
 ///
@@ -933,6 +964,16 @@ pub enum Modifier {
     Testp(TestpClass),
     /// `prmt` mode.
     Prmt(PrmtMode),
+    /// Matrix shape (`mma.m16n8k16`).
+    Shape(Shape),
+    /// Matrix layout (`mma.row.col`).
+    Layout(Layout),
+    /// Matrix count (`ldmatrix.x4`).
+    Count(MatrixCount),
+    /// `wmma` fragment (`wmma.load.a`).
+    Frag(Fragment),
+    /// `.trans` (`ldmatrix.trans`)
+    Trans,
     /// `.ftz`
     Ftz,
     /// `.sat`
@@ -1033,6 +1074,28 @@ impl Modifier {
                 return Some(Modifier::Prmt(p));
             }
         }
+        if matches!(op, O::WmmaLoad | O::WmmaStore) {
+            if let Some(fr) = Fragment::from_str(s) {
+                return Some(Modifier::Frag(fr));
+            }
+        }
+        if matches!(
+            op,
+            O::Mma | O::Ldmatrix | O::Stmatrix | O::WmmaLoad | O::WmmaStore | O::WmmaMma
+        ) {
+            if let Some(sh) = Shape::from_str(s) {
+                return Some(Modifier::Shape(sh));
+            }
+            if let Some(l) = Layout::from_str(s) {
+                return Some(Modifier::Layout(l));
+            }
+            if let Some(c) = MatrixCount::from_str(s) {
+                return Some(Modifier::Count(c));
+            }
+            if s == "trans" {
+                return Some(Modifier::Trans);
+            }
+        }
         if let Some(t) = Type::from_str(s) {
             return Some(Modifier::Type(t));
         }
@@ -1109,6 +1172,11 @@ impl Modifier {
             Modifier::Vote(v) => v.as_str(),
             Modifier::Testp(t) => t.as_str(),
             Modifier::Prmt(p) => p.as_str(),
+            Modifier::Shape(x) => x.as_str(),
+            Modifier::Layout(x) => x.as_str(),
+            Modifier::Count(x) => x.as_str(),
+            Modifier::Frag(x) => x.as_str(),
+            Modifier::Trans => "trans",
             Modifier::Ftz => "ftz",
             Modifier::Sat => "sat",
             Modifier::SatFinite => "satfinite",

@@ -337,6 +337,22 @@ fn features_model() -> Result<(), Failed> {
         i.operands[1] == Operand::Imm(Immediate::F32(0x7F80_0000)),
         "f32 imm",
     )?;
+    let i = one("mma.sync.aligned.m16n8k16.row.col")?;
+    check(
+        i.has(Modifier::Shape(Shape::M16n8k16))
+            && i.has(Modifier::Layout(Layout::Row))
+            && i.types() == vec![Type::F32, Type::F16, Type::F16, Type::F32],
+        "mma",
+    )?;
+    let i = one("ldmatrix.sync.aligned.m8n8.x2.trans")?;
+    check(
+        i.has(Modifier::Count(MatrixCount::X2)) && i.has(Modifier::Trans),
+        "ldmatrix",
+    )?;
+    check(
+        one("cp.async.commit_group")?.op == Opcode::CpAsyncCommitGroup,
+        "cp.async.commit_group",
+    )?;
     check(
         body.iter()
             .any(|s| matches!(s, Statement::BranchTargets { labels, .. } if labels.len() == 2)),
