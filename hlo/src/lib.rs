@@ -5,8 +5,11 @@
 //! runtime both use it, and neither may leak its types into the other through here.
 
 pub mod error;
+pub mod eval;
+pub mod io;
 pub mod ir;
 pub mod lexer;
+pub mod literal;
 pub mod parser;
 pub mod printer;
 pub mod shape;

@@ -1,0 +1,975 @@
+//! The reference evaluator: the independent oracle for "identical semantics".
+//!
+//! [`evaluate`] runs an [`HloModule`]'s entry computation on [`Literal`] arguments by walking
+//! each computation's instructions in dependency order, calling sub-computations (`call`,
+//! `while`, `conditional`, `map`, reducers, comparators) recursively. Every value is checked
+//! against its instruction's declared shape, so a malformed module or a kernel bug is an error
+//! rather than a silently wrong answer.
+//!
+//! Kernels live in one file per op family and work on [`Array`]s:
+//! [`elementwise`], [`movement`], [`dot`], [`reduce`], [`gather`], [`sort`]. Reducer
+//! computations of the form `op(p0, p1)` (add, multiply, maximum, minimum, and, or) are
+//! recognised and run natively instead of through the interpreter.
+//!
+//! Numerics: floats compute in `f64` and round once to the result type; reductions with a
+//! recognised reducer accumulate in `f64`; `dot` accumulates in `f64` (`f32`/`f64`) or `f32`
+//! (`f16`/`bf16` results). Integer semantics are XLA's (see [`elementwise`]). A `while` loop
+//! runs until its condition is false; there is no iteration limit.
+//!
+//! Opcodes: see [`SUPPORTED_OPCODES`]; anything else is [`EvalError::Unimplemented`].
+pub mod dot;
+pub mod elementwise;
+pub mod gather;
+pub mod movement;
+pub mod reduce;
+pub mod sort;
+
+use thiserror::Error;
+
+use crate::ir::{
+    self, ComparisonDirection, ComparisonType, ComputationId, HloModule, Instruction, LiteralValue,
+    Opcode,
+};
+use crate::literal::{Array, DType, Data, Literal, LiteralError};
+use crate::shape::{PrimitiveType, Shape};
+
+use elementwise::{BinaryOp, Direction, UnaryOp};
+use reduce::Reducer;
+
+/// Errors of the evaluator and its kernels.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum EvalError {
+    /// The opcode has no evaluator support.
+    #[error("unimplemented opcode `{opcode}`")]
+    Unimplemented {
+        /// The opcode's text name.
+        opcode: String,
+    },
+    /// An element type the evaluator does not model (complex, f8, sub-byte ints, tokens...).
+    #[error("unsupported type {dtype}")]
+    UnsupportedType {
+        /// The type's text name.
+        dtype: String,
+    },
+    /// An operation got operands or attributes it cannot accept.
+    #[error("{op}: {reason}")]
+    Invalid {
+        /// The operation.
+        op: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The number of arguments differs from the entry computation's parameters.
+    #[error("the entry computation takes {expected} arguments, got {got}")]
+    ArgumentCount {
+        /// Entry parameters.
+        expected: usize,
+        /// Arguments given.
+        got: usize,
+    },
+    /// An argument's type or shape differs from its parameter's.
+    #[error("argument {index} (parameter `{name}`): expected {expected}, got {got}")]
+    Argument {
+        /// Parameter number.
+        index: usize,
+        /// Parameter instruction name.
+        name: String,
+        /// Declared shape.
+        expected: String,
+        /// Shape of the argument.
+        got: String,
+    },
+    /// A literal could not be built or accessed.
+    #[error(transparent)]
+    Literal(#[from] LiteralError),
+    /// The module is malformed (dangling handles, cycles, missing attributes...).
+    #[error("malformed module: {0}")]
+    Malformed(String),
+    /// Calls nest deeper than the limit (likely a recursive module).
+    #[error("computations nest deeper than {limit} calls")]
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
+    /// An error while evaluating an instruction.
+    #[error("{computation}/{instruction}: {source}")]
+    At {
+        /// Computation name.
+        computation: String,
+        /// Instruction name.
+        instruction: String,
+        /// The underlying error.
+        source: Box<EvalError>,
+    },
+}
+
+impl EvalError {
+    /// The innermost error, past any [`EvalError::At`] context.
+    pub fn root_cause(&self) -> &EvalError {
+        match self {
+            EvalError::At { source, .. } => source.root_cause(),
+            e => e,
+        }
+    }
+}
+
+/// Shorthand for [`EvalError::Invalid`].
+pub(crate) fn invalid(op: &str, reason: impl Into<String>) -> EvalError {
+    EvalError::Invalid {
+        op: op.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// A sub-computation as seen by kernels: scalar (or array) arguments in parameter order, the
+/// result's array leaves out.
+pub type Callback<'a> = dyn FnMut(&[Array]) -> Result<Vec<Array>, EvalError> + 'a;
+
+/// Maximum nesting of computation calls.
+pub const MAX_DEPTH: usize = 256;
+
+/// Every opcode the evaluator implements.
+pub const SUPPORTED_OPCODES: &[Opcode] = &[
+    Opcode::Abs,
+    Opcode::Add,
+    Opcode::And,
+    Opcode::Atan2,
+    Opcode::Bitcast,
+    Opcode::BitcastConvert,
+    Opcode::Broadcast,
+    Opcode::Call,
+    Opcode::Cbrt,
+    Opcode::Ceil,
+    Opcode::Clamp,
+    Opcode::Clz,
+    Opcode::Compare,
+    Opcode::Concatenate,
+    Opcode::Conditional,
+    Opcode::Constant,
+    Opcode::Convert,
+    Opcode::Copy,
+    Opcode::Cos,
+    Opcode::Divide,
+    Opcode::Dot,
+    Opcode::DynamicSlice,
+    Opcode::DynamicUpdateSlice,
+    Opcode::Erf,
+    Opcode::Exp,
+    Opcode::Expm1,
+    Opcode::Floor,
+    Opcode::Gather,
+    Opcode::GetTupleElement,
+    Opcode::Iota,
+    Opcode::IsFinite,
+    Opcode::Log,
+    Opcode::Log1p,
+    Opcode::Logistic,
+    Opcode::Map,
+    Opcode::Maximum,
+    Opcode::Minimum,
+    Opcode::Multiply,
+    Opcode::Negate,
+    Opcode::Not,
+    Opcode::OptimizationBarrier,
+    Opcode::Or,
+    Opcode::Pad,
+    Opcode::Parameter,
+    Opcode::PopulationCount,
+    Opcode::Power,
+    Opcode::Reduce,
+    Opcode::ReduceWindow,
+    Opcode::Remainder,
+    Opcode::Reshape,
+    Opcode::Reverse,
+    Opcode::RoundNearestAfz,
+    Opcode::RoundNearestEven,
+    Opcode::Rsqrt,
+    Opcode::Scatter,
+    Opcode::Select,
+    Opcode::ShiftLeft,
+    Opcode::ShiftRightArithmetic,
+    Opcode::ShiftRightLogical,
+    Opcode::Sign,
+    Opcode::Sin,
+    Opcode::Slice,
+    Opcode::Sort,
+    Opcode::Sqrt,
+    Opcode::Subtract,
+    Opcode::Tan,
+    Opcode::Tanh,
+    Opcode::Tuple,
+    Opcode::While,
+    Opcode::Xor,
+];
+
+/// The evaluator's element type for an IR primitive type.
+pub fn dtype_of(t: PrimitiveType) -> Result<DType, EvalError> {
+    Ok(match t {
+        PrimitiveType::Pred => DType::Pred,
+        PrimitiveType::S8 => DType::S8,
+        PrimitiveType::S16 => DType::S16,
+        PrimitiveType::S32 => DType::S32,
+        PrimitiveType::S64 => DType::S64,
+        PrimitiveType::U8 => DType::U8,
+        PrimitiveType::U16 => DType::U16,
+        PrimitiveType::U32 => DType::U32,
+        PrimitiveType::U64 => DType::U64,
+        PrimitiveType::F16 => DType::F16,
+        PrimitiveType::Bf16 => DType::BF16,
+        PrimitiveType::F32 => DType::F32,
+        PrimitiveType::F64 => DType::F64,
+        other => {
+            return Err(EvalError::UnsupportedType {
+                dtype: other.name().to_string(),
+            })
+        }
+    })
+}
+
+/// Whether a literal has the given shape (element types and dimensions; layouts ignored).
+pub fn literal_matches_shape(lit: &Literal, shape: &Shape) -> bool {
+    match (lit, shape) {
+        (Literal::Array(a), Shape::Array(s)) => {
+            dtype_of(s.element_type).ok() == Some(a.dtype())
+                && s.dims.len() == a.rank()
+                && s.dims
+                    .iter()
+                    .zip(a.dims())
+                    .all(|(d, n)| usize::try_from(*d).ok() == Some(*n))
+        }
+        (Literal::Tuple(t), Shape::Tuple(s)) => {
+            t.len() == s.len() && t.iter().zip(s).all(|(l, s)| literal_matches_shape(l, s))
+        }
+        _ => false,
+    }
+}
+
+/// Prints a shape without layout, `f32[4,5]` / `(f32[], s32[3])`.
+fn shape_string(shape: &Shape) -> String {
+    match shape {
+        Shape::Array(a) => {
+            let dims: Vec<String> = a.dims.iter().map(|d| d.to_string()).collect();
+            format!("{}[{}]", a.element_type.name(), dims.join(","))
+        }
+        Shape::Tuple(t) => {
+            let parts: Vec<String> = t.iter().map(shape_string).collect();
+            format!("({})", parts.join(", "))
+        }
+        Shape::Token => "token[]".to_string(),
+    }
+}
+
+/// Evaluates the entry computation of `module` on `args` (one per entry parameter, in order).
+/// A tuple result stays a tuple; [`Literal::into_leaves`] flattens it as io files list outputs.
+pub fn evaluate(module: &HloModule, args: &[Literal]) -> Result<Literal, EvalError> {
+    let entry = module.get(module.entry).ok_or_else(|| {
+        EvalError::Malformed("the entry computation handle is out of range".into())
+    })?;
+    if args.len() != entry.params.len() {
+        return Err(EvalError::ArgumentCount {
+            expected: entry.params.len(),
+            got: args.len(),
+        });
+    }
+    for (index, (arg, &pid)) in args.iter().zip(&entry.params).enumerate() {
+        let p = entry.get(pid).ok_or_else(|| {
+            EvalError::Malformed(format!("parameter {index} handle out of range"))
+        })?;
+        if !literal_matches_shape(arg, &p.shape) {
+            return Err(EvalError::Argument {
+                index,
+                name: p.name.clone(),
+                expected: shape_string(&p.shape),
+                got: arg.shape_string(),
+            });
+        }
+    }
+    Interp { module }.run(module.entry, args.to_vec(), 0)
+}
+
+/// Evaluates `module` on array arguments and returns the result's array leaves in order.
+pub fn evaluate_flat(module: &HloModule, args: &[Array]) -> Result<Vec<Array>, EvalError> {
+    let args: Vec<Literal> = args.iter().cloned().map(Literal::Array).collect();
+    Ok(evaluate(module, &args)?.into_leaves())
+}
+
+/// Recognises a reducer computation `op(p0, p1)` (or `op(p1, p0)`) on scalars, or one that
+/// returns its second parameter.
+fn builtin_reducer<'a>(module: &HloModule, id: ComputationId) -> Option<Reducer<'a>> {
+    let comp = module.get(id)?;
+    if comp.params.len() != 2 {
+        return None;
+    }
+    let root = comp.get(comp.root)?;
+    if Some(comp.root) == comp.params.get(1).copied() {
+        return Some(Reducer::Replace);
+    }
+    let op = match root.opcode {
+        Opcode::Add => BinaryOp::Add,
+        Opcode::Multiply => BinaryOp::Multiply,
+        Opcode::Maximum => BinaryOp::Maximum,
+        Opcode::Minimum => BinaryOp::Minimum,
+        Opcode::And => BinaryOp::And,
+        Opcode::Or => BinaryOp::Or,
+        _ => return None,
+    };
+    let (p0, p1) = (comp.params[0], comp.params[1]);
+    let ops = root.operands.as_slice();
+    if ops == [p0, p1] || ops == [p1, p0] {
+        Some(Reducer::Builtin(op))
+    } else {
+        None
+    }
+}
+
+struct Interp<'m> {
+    module: &'m HloModule,
+}
+
+/// Converts an IR constant literal to an evaluator literal of `shape`.
+fn constant(lit: &ir::Literal, shape: &Shape) -> Result<Literal, EvalError> {
+    match (lit, shape) {
+        (ir::Literal::Tuple(items), Shape::Tuple(shapes)) if items.len() == shapes.len() => {
+            Ok(Literal::Tuple(
+                items
+                    .iter()
+                    .zip(shapes)
+                    .map(|(l, s)| constant(l, s))
+                    .collect::<Result<_, _>>()?,
+            ))
+        }
+        (ir::Literal::Array(a), Shape::Array(s)) => {
+            let dtype = dtype_of(s.element_type)?;
+            let dims = movement::sizes("constant", &s.dims)?;
+            let v = &a.values;
+            let data = if dtype.is_float() {
+                Data::from_wide_f(dtype, v.iter().map(|x| x.as_f64()).collect())
+            } else if dtype == DType::Pred {
+                Data::Pred(v.iter().map(|x| x.as_bool()).collect())
+            } else if dtype.is_signed_int() {
+                Data::from_wide_s(dtype, v.iter().map(|x| x.as_i128() as i64).collect())
+            } else {
+                Data::from_wide_u(
+                    dtype,
+                    v.iter()
+                        .map(|x| match x {
+                            LiteralValue::Int(i) => *i as u64,
+                            other => other.as_i128() as u64,
+                        })
+                        .collect(),
+                )
+            };
+            Ok(Literal::Array(Array::new(dims, data)?))
+        }
+        (ir::Literal::Elided, _) => Err(invalid("constant", "the literal's values were elided")),
+        _ => Err(invalid(
+            "constant",
+            format!("literal does not fit {}", shape_string(shape)),
+        )),
+    }
+}
+
+/// Evaluation order: operands before users (depth-first from each instruction in text order).
+fn topo_order(comp: &ir::Computation) -> Result<Vec<usize>, EvalError> {
+    let n = comp.instructions.len();
+    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+    let mut order = Vec::with_capacity(n);
+    for start in 0..n {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        state[start] = 1;
+        while let Some(&mut (i, ref mut next)) = stack.last_mut() {
+            let ops = &comp.instructions[i].operands;
+            if let Some(op) = ops.get(*next) {
+                *next += 1;
+                let j = op.index();
+                match state.get(j) {
+                    None => {
+                        return Err(EvalError::Malformed(format!(
+                            "{}: operand handle {j} out of range",
+                            comp.instructions[i].name
+                        )))
+                    }
+                    Some(0) => {
+                        state[j] = 1;
+                        stack.push((j, 0));
+                    }
+                    Some(1) => {
+                        return Err(EvalError::Malformed(format!(
+                            "{}: cycle through {}",
+                            comp.name, comp.instructions[i].name
+                        )))
+                    }
+                    _ => {}
+                }
+            } else {
+                state[i] = 2;
+                order.push(i);
+                stack.pop();
+            }
+        }
+    }
+    Ok(order)
+}
+
+fn arr<'a>(lit: &'a Literal, what: &str) -> Result<&'a Array, EvalError> {
+    lit.as_array()
+        .map_err(|_| invalid(what, "expected an array operand, got a tuple"))
+}
+
+fn attr<'a, T>(v: &'a Option<T>, op: Opcode, name: &str) -> Result<&'a T, EvalError> {
+    v.as_ref()
+        .ok_or_else(|| invalid(op.name(), format!("missing attribute `{name}`")))
+}
+
+fn unary_op(op: Opcode) -> Option<UnaryOp> {
+    Some(match op {
+        Opcode::Abs => UnaryOp::Abs,
+        Opcode::Negate => UnaryOp::Negate,
+        Opcode::Sign => UnaryOp::Sign,
+        Opcode::Exp => UnaryOp::Exp,
+        Opcode::Expm1 => UnaryOp::Expm1,
+        Opcode::Log => UnaryOp::Log,
+        Opcode::Log1p => UnaryOp::Log1p,
+        Opcode::Sqrt => UnaryOp::Sqrt,
+        Opcode::Rsqrt => UnaryOp::Rsqrt,
+        Opcode::Cbrt => UnaryOp::Cbrt,
+        Opcode::Tanh => UnaryOp::Tanh,
+        Opcode::Logistic => UnaryOp::Logistic,
+        Opcode::Sin => UnaryOp::Sin,
+        Opcode::Cos => UnaryOp::Cos,
+        Opcode::Tan => UnaryOp::Tan,
+        Opcode::Floor => UnaryOp::Floor,
+        Opcode::Ceil => UnaryOp::Ceil,
+        Opcode::RoundNearestAfz => UnaryOp::RoundNearestAfz,
+        Opcode::RoundNearestEven => UnaryOp::RoundNearestEven,
+        Opcode::IsFinite => UnaryOp::IsFinite,
+        Opcode::Not => UnaryOp::Not,
+        Opcode::PopulationCount => UnaryOp::PopulationCount,
+        Opcode::Clz => UnaryOp::Clz,
+        Opcode::Erf => UnaryOp::Erf,
+        _ => return None,
+    })
+}
+
+fn binary_op(op: Opcode) -> Option<BinaryOp> {
+    Some(match op {
+        Opcode::Add => BinaryOp::Add,
+        Opcode::Subtract => BinaryOp::Subtract,
+        Opcode::Multiply => BinaryOp::Multiply,
+        Opcode::Divide => BinaryOp::Divide,
+        Opcode::Remainder => BinaryOp::Remainder,
+        Opcode::Maximum => BinaryOp::Maximum,
+        Opcode::Minimum => BinaryOp::Minimum,
+        Opcode::Power => BinaryOp::Power,
+        Opcode::Atan2 => BinaryOp::Atan2,
+        Opcode::And => BinaryOp::And,
+        Opcode::Or => BinaryOp::Or,
+        Opcode::Xor => BinaryOp::Xor,
+        Opcode::ShiftLeft => BinaryOp::ShiftLeft,
+        Opcode::ShiftRightLogical => BinaryOp::ShiftRightLogical,
+        Opcode::ShiftRightArithmetic => BinaryOp::ShiftRightArithmetic,
+        _ => return None,
+    })
+}
+
+fn array_shape(shape: &Shape, op: Opcode) -> Result<(DType, &[i64]), EvalError> {
+    match shape {
+        Shape::Array(a) => Ok((dtype_of(a.element_type)?, &a.dims)),
+        other => Err(invalid(
+            op.name(),
+            format!(
+                "expected an array result shape, got {}",
+                shape_string(other)
+            ),
+        )),
+    }
+}
+
+impl<'m> Interp<'m> {
+    fn computation(&self, id: ComputationId) -> Result<&'m ir::Computation, EvalError> {
+        self.module.get(id).ok_or_else(|| {
+            EvalError::Malformed(format!("computation handle {} out of range", id.0))
+        })
+    }
+
+    /// Runs computation `id` on `args`.
+    fn run(
+        &self,
+        id: ComputationId,
+        args: Vec<Literal>,
+        depth: usize,
+    ) -> Result<Literal, EvalError> {
+        if depth > MAX_DEPTH {
+            return Err(EvalError::TooDeep { limit: MAX_DEPTH });
+        }
+        let comp = self.computation(id)?;
+        if args.len() != comp.params.len() {
+            return Err(invalid(
+                &comp.name,
+                format!(
+                    "called with {} arguments, takes {}",
+                    args.len(),
+                    comp.params.len()
+                ),
+            ));
+        }
+        let mut args: Vec<Option<Literal>> = args.into_iter().map(Some).collect();
+        let mut values: Vec<Option<Literal>> = vec![None; comp.instructions.len()];
+        for i in topo_order(comp)? {
+            let instr = &comp.instructions[i];
+            let value = self
+                .instruction(instr, &values, &mut args, depth)
+                .and_then(|v| {
+                    if literal_matches_shape(&v, &instr.shape) {
+                        Ok(v)
+                    } else {
+                        Err(invalid(
+                            instr.opcode.name(),
+                            format!(
+                                "computed {} but the instruction declares {}",
+                                v.shape_string(),
+                                shape_string(&instr.shape)
+                            ),
+                        ))
+                    }
+                })
+                .map_err(|e| EvalError::At {
+                    computation: comp.name.clone(),
+                    instruction: instr.name.clone(),
+                    source: Box::new(e),
+                })?;
+            values[i] = Some(value);
+        }
+        values
+            .get_mut(comp.root.index())
+            .and_then(Option::take)
+            .ok_or_else(|| EvalError::Malformed(format!("{}: root handle out of range", comp.name)))
+    }
+
+    /// Calls a sub-computation with array arguments and returns its array leaves.
+    fn call_arrays(
+        &self,
+        id: ComputationId,
+        args: &[Array],
+        depth: usize,
+    ) -> Result<Vec<Array>, EvalError> {
+        let lits = args.iter().cloned().map(Literal::Array).collect();
+        Ok(self.run(id, lits, depth + 1)?.into_leaves())
+    }
+
+    fn instruction(
+        &self,
+        instr: &Instruction,
+        values: &[Option<Literal>],
+        args: &mut [Option<Literal>],
+        depth: usize,
+    ) -> Result<Literal, EvalError> {
+        let op = instr.opcode;
+        let a = &instr.attrs;
+        let operand = |k: usize| -> Result<&Literal, EvalError> {
+            let id = instr
+                .operands
+                .get(k)
+                .ok_or_else(|| invalid(op.name(), format!("missing operand {k}")))?;
+            values
+                .get(id.index())
+                .and_then(Option::as_ref)
+                .ok_or_else(|| {
+                    EvalError::Malformed(format!("operand {k} of {} is not evaluated", instr.name))
+                })
+        };
+        let array = |k: usize| -> Result<&Array, EvalError> { arr(operand(k)?, op.name()) };
+        let arrays = |from: usize| -> Result<Vec<&Array>, EvalError> {
+            (from..instr.operands.len()).map(array).collect()
+        };
+        let nops = |n: usize| -> Result<(), EvalError> {
+            if instr.operands.len() == n {
+                Ok(())
+            } else {
+                Err(invalid(
+                    op.name(),
+                    format!("takes {n} operands, got {}", instr.operands.len()),
+                ))
+            }
+        };
+        let called = |c: &Option<ComputationId>, name: &str| -> Result<ComputationId, EvalError> {
+            c.ok_or_else(|| invalid(op.name(), format!("missing attribute `{name}`")))
+        };
+        let one = |v: Array| Ok(Literal::Array(v));
+
+        if let Some(u) = unary_op(op) {
+            nops(1)?;
+            return one(elementwise::unary(u, array(0)?)?);
+        }
+        if let Some(b) = binary_op(op) {
+            nops(2)?;
+            return one(elementwise::binary(b, array(0)?, array(1)?)?);
+        }
+        match op {
+            Opcode::Parameter => {
+                let n = *attr(&a.parameter_number, op, "parameter number")?;
+                usize::try_from(n)
+                    .ok()
+                    .and_then(|n| args.get_mut(n))
+                    .and_then(Option::take)
+                    .ok_or_else(|| invalid("parameter", format!("no argument for parameter {n}")))
+            }
+            Opcode::Constant => constant(attr(&a.literal, op, "literal")?, &instr.shape),
+            Opcode::Copy | Opcode::OptimizationBarrier => {
+                nops(1)?;
+                Ok(operand(0)?.clone())
+            }
+            Opcode::Tuple => Ok(Literal::Tuple(
+                (0..instr.operands.len())
+                    .map(|k| operand(k).cloned())
+                    .collect::<Result<_, _>>()?,
+            )),
+            Opcode::GetTupleElement => {
+                nops(1)?;
+                let idx = *attr(&a.tuple_index, op, "index")?;
+                let t = operand(0)?
+                    .as_tuple()
+                    .map_err(|_| invalid(op.name(), "operand is not a tuple"))?;
+                usize::try_from(idx)
+                    .ok()
+                    .and_then(|i| t.get(i))
+                    .cloned()
+                    .ok_or_else(|| {
+                        invalid(
+                            op.name(),
+                            format!("index {idx} out of range for a tuple of {}", t.len()),
+                        )
+                    })
+            }
+            Opcode::Compare => {
+                nops(2)?;
+                let dir = match attr(&a.comparison_direction, op, "direction")? {
+                    ComparisonDirection::Eq => Direction::Eq,
+                    ComparisonDirection::Ne => Direction::Ne,
+                    ComparisonDirection::Lt => Direction::Lt,
+                    ComparisonDirection::Le => Direction::Le,
+                    ComparisonDirection::Gt => Direction::Gt,
+                    ComparisonDirection::Ge => Direction::Ge,
+                };
+                let total = a.comparison_type == Some(ComparisonType::TotalOrder);
+                one(elementwise::compare(dir, total, array(0)?, array(1)?)?)
+            }
+            Opcode::Select => {
+                nops(3)?;
+                one(elementwise::select(array(0)?, array(1)?, array(2)?)?)
+            }
+            Opcode::Clamp => {
+                nops(3)?;
+                one(elementwise::clamp(array(0)?, array(1)?, array(2)?)?)
+            }
+            Opcode::Convert => {
+                nops(1)?;
+                let (dtype, _) = array_shape(&instr.shape, op)?;
+                one(array(0)?.convert(dtype))
+            }
+            Opcode::BitcastConvert => {
+                nops(1)?;
+                let (dtype, _) = array_shape(&instr.shape, op)?;
+                one(array(0)?.bitcast_convert(dtype)?)
+            }
+            Opcode::Broadcast => {
+                nops(1)?;
+                let (_, dims) = array_shape(&instr.shape, op)?;
+                let bd = a.dimensions.as_deref().unwrap_or(&[]);
+                one(movement::broadcast(array(0)?, dims, bd)?)
+            }
+            Opcode::Reshape | Opcode::Bitcast => {
+                nops(1)?;
+                let (dtype, dims) = array_shape(&instr.shape, op)?;
+                let x = array(0)?;
+                if x.dtype() != dtype {
+                    return Err(invalid(op.name(), "changes the element type"));
+                }
+                one(movement::reshape(x, dims)?)
+            }
+            Opcode::Transpose => {
+                nops(1)?;
+                one(movement::transpose(
+                    array(0)?,
+                    attr(&a.dimensions, op, "dimensions")?,
+                )?)
+            }
+            Opcode::Slice => {
+                nops(1)?;
+                let spec: Vec<(i64, i64, i64)> = attr(&a.slice, op, "slice")?
+                    .iter()
+                    .map(|s| (s.start, s.limit, s.stride))
+                    .collect();
+                one(movement::slice(array(0)?, &spec)?)
+            }
+            Opcode::Reverse => {
+                nops(1)?;
+                one(movement::reverse(
+                    array(0)?,
+                    attr(&a.dimensions, op, "dimensions")?,
+                )?)
+            }
+            Opcode::Concatenate => {
+                let dims = attr(&a.dimensions, op, "dimensions")?;
+                let d = match dims.as_slice() {
+                    [d] => *d,
+                    _ => return Err(invalid(op.name(), "needs exactly one dimension")),
+                };
+                one(movement::concatenate(&arrays(0)?, d)?)
+            }
+            Opcode::Pad => {
+                nops(2)?;
+                let cfg: Vec<(i64, i64, i64)> = attr(&a.padding, op, "padding")?
+                    .iter()
+                    .map(|p| (p.low, p.high, p.interior))
+                    .collect();
+                one(movement::pad(array(0)?, array(1)?, &cfg)?)
+            }
+            Opcode::Iota => {
+                nops(0)?;
+                let (dtype, dims) = array_shape(&instr.shape, op)?;
+                one(movement::iota(
+                    dtype,
+                    dims,
+                    *attr(&a.iota_dimension, op, "iota_dimension")?,
+                )?)
+            }
+            Opcode::DynamicSlice => {
+                let starts = arrays(1)?;
+                let sizes = attr(&a.dynamic_slice_sizes, op, "dynamic_slice_sizes")?;
+                one(movement::dynamic_slice(array(0)?, &starts, sizes)?)
+            }
+            Opcode::DynamicUpdateSlice => {
+                let starts = arrays(2)?;
+                one(movement::dynamic_update_slice(
+                    array(0)?,
+                    array(1)?,
+                    &starts,
+                )?)
+            }
+            Opcode::Dot => {
+                nops(2)?;
+                let (dtype, _) = array_shape(&instr.shape, op)?;
+                let dn = a.dot_dimension_numbers.clone().unwrap_or_default();
+                let dims = dot::DotDims {
+                    lhs_batch: dn.lhs_batch_dims,
+                    rhs_batch: dn.rhs_batch_dims,
+                    lhs_contracting: dn.lhs_contracting_dims,
+                    rhs_contracting: dn.rhs_contracting_dims,
+                };
+                one(dot::dot(array(0)?, array(1)?, &dims, dtype)?)
+            }
+            Opcode::Reduce | Opcode::ReduceWindow => {
+                let all = arrays(0)?;
+                if all.len() % 2 != 0 || all.is_empty() {
+                    return Err(invalid(
+                        op.name(),
+                        "needs operands and init values in pairs",
+                    ));
+                }
+                let (inputs, inits) = all.split_at(all.len() / 2);
+                let comp = called(&a.to_apply, "to_apply")?;
+                let mut cb = |xs: &[Array]| self.call_arrays(comp, xs, depth);
+                let reducer = match builtin_reducer(self.module, comp) {
+                    Some(r) if inputs.len() == 1 => r,
+                    _ => Reducer::Custom(&mut cb),
+                };
+                let out = if op == Opcode::Reduce {
+                    reduce::reduce(
+                        inputs,
+                        inits,
+                        attr(&a.dimensions, op, "dimensions")?,
+                        reducer,
+                    )?
+                } else {
+                    let w: Vec<reduce::WindowDim> = attr(&a.window, op, "window")?
+                        .dims
+                        .iter()
+                        .map(|d| reduce::WindowDim {
+                            size: d.size,
+                            stride: d.stride,
+                            pad_low: d.pad_low,
+                            pad_high: d.pad_high,
+                            base_dilation: d.lhs_dilation,
+                            window_dilation: d.rhs_dilation,
+                        })
+                        .collect();
+                    reduce::reduce_window(inputs, inits, &w, reducer)?
+                };
+                Ok(leaves_to_literal(out, &instr.shape))
+            }
+            Opcode::Gather => {
+                nops(2)?;
+                let dn = attr(&a.gather_dimension_numbers, op, "gather dimension numbers")?;
+                let dims = gather::GatherDims {
+                    offset_dims: dn.offset_dims.clone(),
+                    collapsed_slice_dims: dn.collapsed_slice_dims.clone(),
+                    start_index_map: dn.start_index_map.clone(),
+                    index_vector_dim: dn.index_vector_dim,
+                    operand_batching_dims: dn.operand_batching_dims.clone(),
+                    start_indices_batching_dims: dn.start_indices_batching_dims.clone(),
+                };
+                let sizes = attr(&a.gather_slice_sizes, op, "slice_sizes")?;
+                one(gather::gather(array(0)?, array(1)?, &dims, sizes)?)
+            }
+            Opcode::Scatter => {
+                let all = arrays(0)?;
+                if all.len() < 3 || all.len() % 2 == 0 {
+                    return Err(invalid(op.name(), "needs operands, indices and updates"));
+                }
+                let n = (all.len() - 1) / 2;
+                let (operands, rest) = all.split_at(n);
+                let (indices, updates) = rest.split_at(1);
+                let dn = attr(
+                    &a.scatter_dimension_numbers,
+                    op,
+                    "scatter dimension numbers",
+                )?;
+                let dims = gather::ScatterDims {
+                    update_window_dims: dn.update_window_dims.clone(),
+                    inserted_window_dims: dn.inserted_window_dims.clone(),
+                    scatter_dims_to_operand_dims: dn.scatter_dims_to_operand_dims.clone(),
+                    index_vector_dim: dn.index_vector_dim,
+                    input_batching_dims: dn.input_batching_dims.clone(),
+                    scatter_indices_batching_dims: dn.scatter_indices_batching_dims.clone(),
+                };
+                let comp = called(&a.to_apply, "to_apply")?;
+                let mut cb = |xs: &[Array]| self.call_arrays(comp, xs, depth);
+                let combiner = match builtin_reducer(self.module, comp) {
+                    Some(r) if n == 1 => r,
+                    _ => Reducer::Custom(&mut cb),
+                };
+                let out = gather::scatter(operands, indices[0], updates, &dims, combiner)?;
+                Ok(leaves_to_literal(out, &instr.shape))
+            }
+            Opcode::Sort => {
+                let inputs = arrays(0)?;
+                let dims = attr(&a.dimensions, op, "dimensions")?;
+                let d = match dims.as_slice() {
+                    [d] => *d,
+                    _ => return Err(invalid(op.name(), "needs exactly one dimension")),
+                };
+                let comp = called(&a.to_apply, "to_apply")?;
+                let mut less = |xs: &[Array]| -> Result<bool, EvalError> {
+                    let r = self.call_arrays(comp, xs, depth)?;
+                    match r.as_slice() {
+                        [p] if p.rank() == 0 => p
+                            .data()
+                            .get_bool(0)
+                            .ok_or_else(|| invalid("sort", "empty comparator result")),
+                        _ => Err(invalid("sort", "comparator must return a pred scalar")),
+                    }
+                };
+                let out = sort::sort(&inputs, d, &mut less)?;
+                Ok(leaves_to_literal(out, &instr.shape))
+            }
+            Opcode::Map => {
+                let inputs = arrays(0)?;
+                let comp = called(&a.to_apply, "to_apply")?;
+                let (dtype, dims) = array_shape(&instr.shape, op)?;
+                let first = inputs
+                    .first()
+                    .ok_or_else(|| invalid("map", "no operands"))?;
+                if inputs.iter().any(|x| x.dims() != first.dims()) {
+                    return Err(invalid("map", "operands have different dimensions"));
+                }
+                let mut parts = Vec::with_capacity(first.len());
+                for i in 0..first.len() {
+                    let xs: Vec<Array> = inputs
+                        .iter()
+                        .map(|x| reduce::element("map", x, i))
+                        .collect::<Result<_, _>>()?;
+                    let r = self.call_arrays(comp, &xs, depth)?;
+                    match r.into_iter().next() {
+                        Some(s) if s.rank() == 0 && s.dtype() == dtype => parts.push(s),
+                        _ => {
+                            return Err(invalid(
+                                "map",
+                                "computation must return a scalar of the result type",
+                            ))
+                        }
+                    }
+                }
+                let data_refs: Vec<&Data> = parts.iter().map(|p| p.data()).collect();
+                let data = if data_refs.is_empty() {
+                    Data::zeros(dtype, 0)
+                } else {
+                    Data::concat(&data_refs).ok_or_else(|| invalid("map", "result types differ"))?
+                };
+                one(Array::new(movement::sizes("map", dims)?, data)?)
+            }
+            Opcode::Call => {
+                let comp = called(&a.to_apply, "to_apply")?;
+                let xs = (0..instr.operands.len())
+                    .map(|k| operand(k).cloned())
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.run(comp, xs, depth + 1)
+            }
+            Opcode::While => {
+                nops(1)?;
+                let cond = called(&a.condition, "condition")?;
+                let body = called(&a.body, "body")?;
+                let mut state = operand(0)?.clone();
+                loop {
+                    let c = self.run(cond, vec![state.clone()], depth + 1)?;
+                    let go = match &c {
+                        Literal::Array(p) if p.rank() == 0 && p.dtype() == DType::Pred => {
+                            p.data().get_bool(0).unwrap_or(false)
+                        }
+                        _ => return Err(invalid("while", "condition must return a pred scalar")),
+                    };
+                    if !go {
+                        return Ok(state);
+                    }
+                    state = self.run(body, vec![state], depth + 1)?;
+                }
+            }
+            Opcode::Conditional => {
+                let selector = array(0)?;
+                if selector.rank() != 0 {
+                    return Err(invalid(op.name(), "branch selector must be a scalar"));
+                }
+                let branch = if let Some(branches) = &a.branch_computations {
+                    if selector.dtype() != DType::S32 {
+                        return Err(invalid(op.name(), "branch index must be s32"));
+                    }
+                    let n = branches.len();
+                    if n == 0 {
+                        return Err(invalid(op.name(), "no branch computations"));
+                    }
+                    let i = selector.data().get_i64(0).unwrap_or(-1);
+                    // Out of range (including negative) runs the last branch, as XLA does.
+                    let k = usize::try_from(i).ok().filter(|k| *k < n).unwrap_or(n - 1);
+                    (branches[k], k)
+                } else {
+                    if selector.dtype() != DType::Pred {
+                        return Err(invalid(op.name(), "predicate must be pred"));
+                    }
+                    if selector.data().get_bool(0).unwrap_or(false) {
+                        (called(&a.true_computation, "true_computation")?, 0)
+                    } else {
+                        (called(&a.false_computation, "false_computation")?, 1)
+                    }
+                };
+                let arg = operand(branch.1 + 1)?.clone();
+                self.run(branch.0, vec![arg], depth + 1)
+            }
+            other => Err(EvalError::Unimplemented {
+                opcode: other.name().to_string(),
+            }),
+        }
+    }
+}
+
+/// Wraps kernel results as the instruction's result: a tuple when the shape is a tuple.
+fn leaves_to_literal(mut out: Vec<Array>, shape: &Shape) -> Literal {
+    if shape.is_tuple() || out.len() != 1 {
+        Literal::Tuple(out.into_iter().map(Literal::Array).collect())
+    } else {
+        Literal::Array(out.remove(0))
+    }
+}

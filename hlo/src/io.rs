@@ -1,0 +1,533 @@
+//! io files (`NAME.io.json`): a module's inputs and expected outputs, and the tolerance rule
+//! that decides whether a computed output matches.
+//!
+//! Format: `{"inputs": [ARRAY...], "outputs": [ARRAY...]}` where `ARRAY` is
+//! `{"dtype": "f32", "shape": [4, 5], "data": [...]}`, data row-major; non-finite floats are the
+//! strings `"nan"`, `"inf"`, `"-inf"`; `pred` data is 0/1 (true/false accepted). `f16`/`bf16`
+//! values are written as their exact `f32` value and must round-trip exactly.
+//!
+//! Tolerance: a float element matches when `|got - want| <= atol + rtol * |want|`, NaN matches
+//! NaN, an infinity matches only the same infinity. Defaults per element type
+//! ([`Tolerance::for_dtype`]):
+//!
+//! | dtype | atol | rtol | why |
+//! | --- | --- | --- | --- |
+//! | `f64` | 1e-9 | 1e-7 | tighter than f32 |
+//! | `f32` | 1e-5 | 1e-4 | reduction order and transcendental approximations differ |
+//! | `f16` | 1e-3 | 1e-3 | one f16 ulp is at most 2^-10 ≈ 9.8e-4 relative |
+//! | `bf16` | 1e-2 | 1e-2 | one bf16 ulp is at most 2^-7 ≈ 7.8e-3 relative |
+//! | ints, `pred` | 0 | 0 | exact |
+use std::path::Path;
+
+use half::{bf16, f16};
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::literal::{element_count, Array, DType, Data};
+
+/// Errors reading an io file.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum IoError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The text is not JSON.
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A required key is missing or has the wrong JSON type.
+    #[error("{location}: {problem}")]
+    Structure {
+        /// Where, e.g. `inputs[2].shape`.
+        location: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An unknown dtype name.
+    #[error("{location}: unknown dtype {name:?}")]
+    DType {
+        /// Where.
+        location: String,
+        /// The name found.
+        name: String,
+    },
+    /// The data length does not match the shape.
+    #[error("{location}: shape {shape:?} needs {expected} elements, data has {got}")]
+    Count {
+        /// Where.
+        location: String,
+        /// The declared shape.
+        shape: Vec<usize>,
+        /// Product of the shape.
+        expected: usize,
+        /// Data length.
+        got: usize,
+    },
+    /// An element is not representable in the dtype.
+    #[error("{location}: element {index} ({value}) is not a valid {dtype}")]
+    Element {
+        /// Where.
+        location: String,
+        /// Element position (row-major).
+        index: usize,
+        /// The JSON text of the value.
+        value: String,
+        /// The declared dtype.
+        dtype: DType,
+    },
+}
+
+/// A parsed io file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IoCase {
+    /// Entry parameters in order.
+    pub inputs: Vec<Array>,
+    /// Leaves of the expected result in order (a tuple result flattened).
+    pub outputs: Vec<Array>,
+}
+
+impl IoCase {
+    /// Reads and parses an io file.
+    pub fn read(path: &Path) -> Result<IoCase, IoError> {
+        let text = std::fs::read_to_string(path).map_err(|source| IoError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        IoCase::parse(&text)
+    }
+
+    /// Parses io-file text.
+    pub fn parse(text: &str) -> Result<IoCase, IoError> {
+        let v: Value = serde_json::from_str(text)?;
+        let list = |key: &str| -> Result<Vec<Array>, IoError> {
+            let items = v
+                .get(key)
+                .and_then(Value::as_array)
+                .ok_or_else(|| IoError::Structure {
+                    location: key.to_string(),
+                    problem: "missing or not a list".into(),
+                })?;
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, a)| parse_array(a, &format!("{key}[{i}]")))
+                .collect()
+        };
+        Ok(IoCase {
+            inputs: list("inputs")?,
+            outputs: list("outputs")?,
+        })
+    }
+}
+
+/// Parses one `ARRAY` object; `location` names it in errors.
+pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
+    let structure = |what: &str, problem: &str| IoError::Structure {
+        location: format!("{location}.{what}"),
+        problem: problem.to_string(),
+    };
+    let name = v
+        .get("dtype")
+        .and_then(Value::as_str)
+        .ok_or_else(|| structure("dtype", "missing or not a string"))?;
+    let dtype = DType::from_name(name).ok_or_else(|| IoError::DType {
+        location: format!("{location}.dtype"),
+        name: name.to_string(),
+    })?;
+    let shape = v
+        .get("shape")
+        .and_then(Value::as_array)
+        .ok_or_else(|| structure("shape", "missing or not a list"))?
+        .iter()
+        .map(|d| d.as_u64().and_then(|d| usize::try_from(d).ok()))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(|| structure("shape", "dimensions must be non-negative integers"))?;
+    let data = v
+        .get("data")
+        .and_then(Value::as_array)
+        .ok_or_else(|| structure("data", "missing or not a list"))?;
+    let expected = element_count(&shape);
+    if data.len() != expected {
+        return Err(IoError::Count {
+            location: location.to_string(),
+            shape,
+            expected,
+            got: data.len(),
+        });
+    }
+    let bad = |index: usize| IoError::Element {
+        location: format!("{location}.data"),
+        index,
+        value: data.get(index).map(|x| x.to_string()).unwrap_or_default(),
+        dtype,
+    };
+    let elements = if dtype.is_float() {
+        let mut out = Vec::with_capacity(data.len());
+        for (i, x) in data.iter().enumerate() {
+            let f = json_float(x).ok_or_else(|| bad(i))?;
+            // Narrow types must hold the value exactly (the file writes the stored value).
+            let narrowed = match dtype {
+                DType::F32 => f64::from(f as f32),
+                DType::F16 => f16::from_f64(f).to_f64(),
+                DType::BF16 => bf16::from_f64(f).to_f64(),
+                _ => f,
+            };
+            // Exact up to decimal-rendering slack of a few f64 ulps.
+            let exact = f.is_nan() || narrowed == f || (narrowed - f).abs() <= f.abs() * 1e-15;
+            if !exact {
+                return Err(bad(i));
+            }
+            out.push(f);
+        }
+        Data::from_wide_f(dtype, out)
+    } else if dtype == DType::Pred {
+        let mut out = Vec::with_capacity(data.len());
+        for (i, x) in data.iter().enumerate() {
+            out.push(match x {
+                Value::Bool(b) => *b,
+                Value::Number(n) if n.as_u64() == Some(0) => false,
+                Value::Number(n) if n.as_u64() == Some(1) => true,
+                _ => return Err(bad(i)),
+            });
+        }
+        Data::Pred(out)
+    } else if dtype.is_signed_int() {
+        let bits = dtype.bit_width();
+        let (lo, hi) = (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1);
+        let mut out = Vec::with_capacity(data.len());
+        for (i, x) in data.iter().enumerate() {
+            let n = x.as_i64().ok_or_else(|| bad(i))?;
+            if i128::from(n) < lo || i128::from(n) > hi {
+                return Err(bad(i));
+            }
+            out.push(n);
+        }
+        Data::from_wide_s(dtype, out)
+    } else {
+        let bits = dtype.bit_width();
+        let hi = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let mut out = Vec::with_capacity(data.len());
+        for (i, x) in data.iter().enumerate() {
+            let n = x.as_u64().filter(|n| *n <= hi).ok_or_else(|| bad(i))?;
+            out.push(n);
+        }
+        Data::from_wide_u(dtype, out)
+    };
+    Array::new(shape, elements).map_err(|e| IoError::Structure {
+        location: location.to_string(),
+        problem: e.to_string(),
+    })
+}
+
+/// A JSON float: a number, or one of the strings `"nan"`, `"inf"`, `"-inf"`.
+fn json_float(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "nan" | "NaN" | "-nan" => Some(f64::NAN),
+            "inf" | "Infinity" => Some(f64::INFINITY),
+            "-inf" | "-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Renders an array as an io-file `ARRAY` object (floats as exact decimals, non-finite as strings).
+pub fn array_to_json(a: &Array) -> Value {
+    let data: Vec<Value> = match a.data() {
+        Data::Pred(v) => v.iter().map(|b| Value::from(u8::from(*b))).collect(),
+        d if d.dtype().is_float() => d
+            .to_f64_vec()
+            .into_iter()
+            .map(|f| {
+                if f.is_nan() {
+                    Value::from("nan")
+                } else if f == f64::INFINITY {
+                    Value::from("inf")
+                } else if f == f64::NEG_INFINITY {
+                    Value::from("-inf")
+                } else {
+                    Value::from(f)
+                }
+            })
+            .collect(),
+        Data::U64(v) => v.iter().map(|x| Value::from(*x)).collect(),
+        d => (0..d.len())
+            .map(|i| Value::from(d.get_i64(i).unwrap_or_default()))
+            .collect(),
+    };
+    serde_json::json!({"dtype": a.dtype().name(), "shape": a.dims(), "data": data})
+}
+
+/// Renders a whole io case as JSON text.
+pub fn case_to_json(case: &IoCase) -> String {
+    let v = serde_json::json!({
+        "inputs": case.inputs.iter().map(array_to_json).collect::<Vec<_>>(),
+        "outputs": case.outputs.iter().map(array_to_json).collect::<Vec<_>>(),
+    });
+    v.to_string()
+}
+
+/// The tolerance rule `|got - want| <= atol + rtol * |want|`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Absolute term.
+    pub atol: f64,
+    /// Relative term.
+    pub rtol: f64,
+}
+
+impl Tolerance {
+    /// Exact comparison.
+    pub const EXACT: Tolerance = Tolerance {
+        atol: 0.0,
+        rtol: 0.0,
+    };
+
+    /// The default for an element type (see the module docs).
+    pub fn for_dtype(dtype: DType) -> Tolerance {
+        match dtype {
+            DType::F64 => Tolerance {
+                atol: 1e-9,
+                rtol: 1e-7,
+            },
+            DType::F32 => Tolerance {
+                atol: 1e-5,
+                rtol: 1e-4,
+            },
+            DType::F16 => Tolerance {
+                atol: 1e-3,
+                rtol: 1e-3,
+            },
+            DType::BF16 => Tolerance {
+                atol: 1e-2,
+                rtol: 1e-2,
+            },
+            _ => Tolerance::EXACT,
+        }
+    }
+
+    /// Whether `got` matches `want` (NaN matches NaN; infinities only themselves).
+    pub fn matches(&self, got: f64, want: f64) -> bool {
+        if want.is_nan() || got.is_nan() {
+            return want.is_nan() && got.is_nan();
+        }
+        if want.is_infinite() || got.is_infinite() {
+            return got == want;
+        }
+        (got - want).abs() <= self.atol + self.rtol * want.abs()
+    }
+}
+
+/// The first element that did not match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// Row-major multi-index.
+    pub index: Vec<usize>,
+    /// Computed value.
+    pub got: f64,
+    /// Expected value.
+    pub want: f64,
+}
+
+/// Result of comparing one computed array with the expected one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// True when dtype and shape agree and every element matches.
+    pub ok: bool,
+    /// A dtype or shape disagreement, if any (then no elements were compared).
+    pub structural: Option<String>,
+    /// Largest `|got - want|` over finite pairs (0 when none).
+    pub max_abs_err: f64,
+    /// Number of mismatching elements.
+    pub mismatches: usize,
+    /// The first mismatching element.
+    pub first: Option<Mismatch>,
+}
+
+/// Compares `got` with `want` under `tol` (integers and `pred` are compared exactly whatever
+/// `tol` says, through their exact `i64`/`u64` values).
+pub fn compare(got: &Array, want: &Array, tol: Tolerance) -> Comparison {
+    if got.dtype() != want.dtype() || got.dims() != want.dims() {
+        return Comparison {
+            ok: false,
+            structural: Some(format!(
+                "got {}, want {}",
+                got.shape_string(),
+                want.shape_string()
+            )),
+            max_abs_err: 0.0,
+            mismatches: 0,
+            first: None,
+        };
+    }
+    let float = want.dtype().is_float();
+    let (g, w) = (got.data().to_wide(), want.data().to_wide());
+    let mut max_abs_err = 0.0f64;
+    let mut mismatches = 0usize;
+    let mut first_at = None;
+    let gf = got.data().to_f64_vec();
+    let wf = want.data().to_f64_vec();
+    for i in 0..want.len() {
+        let (a, b) = (
+            gf.get(i).copied().unwrap_or(f64::NAN),
+            wf.get(i).copied().unwrap_or(0.0),
+        );
+        let ok = if float {
+            tol.matches(a, b)
+        } else {
+            match (&g, &w) {
+                (crate::literal::Wide::S(x), crate::literal::Wide::S(y)) => x.get(i) == y.get(i),
+                (crate::literal::Wide::U(x), crate::literal::Wide::U(y)) => x.get(i) == y.get(i),
+                (crate::literal::Wide::P(x), crate::literal::Wide::P(y)) => x.get(i) == y.get(i),
+                _ => false,
+            }
+        };
+        if a.is_finite() && b.is_finite() {
+            max_abs_err = max_abs_err.max((a - b).abs());
+        }
+        if !ok {
+            mismatches += 1;
+            if first_at.is_none() {
+                first_at = Some((i, a, b));
+            }
+        }
+    }
+    let first = first_at.map(|(i, g, w)| Mismatch {
+        index: unravel(i, want.dims()),
+        got: g,
+        want: w,
+    });
+    Comparison {
+        ok: mismatches == 0,
+        structural: None,
+        max_abs_err,
+        mismatches,
+        first,
+    }
+}
+
+/// The row-major multi-index of linear position `i` in `dims`.
+pub fn unravel(mut i: usize, dims: &[usize]) -> Vec<usize> {
+    let mut out = vec![0; dims.len()];
+    for d in (0..dims.len()).rev() {
+        let n = dims[d].max(1);
+        out[d] = i % n;
+        i /= n;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_all_kinds() {
+        let case = IoCase::parse(
+            r#"{"inputs": [{"dtype": "f32", "shape": [3], "data": [1.5, "nan", "-inf"]},
+                           {"dtype": "pred", "shape": [2], "data": [0, 1]},
+                           {"dtype": "s8", "shape": [], "data": [-128]},
+                           {"dtype": "bf16", "shape": [1], "data": [0.57421875]}],
+                "outputs": [{"dtype": "u32", "shape": [1, 1], "data": [4294967295]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(case.inputs.len(), 4);
+        let f = case.inputs[0].data().to_f64_vec();
+        assert_eq!(f[0], 1.5);
+        assert!(f[1].is_nan());
+        assert_eq!(f[2], f64::NEG_INFINITY);
+        assert_eq!(case.inputs[1].data(), &Data::Pred(vec![false, true]));
+        assert_eq!(case.inputs[2].data(), &Data::S8(vec![-128]));
+        assert_eq!(case.outputs[0].data(), &Data::U32(vec![u32::MAX]));
+    }
+
+    #[test]
+    fn typed_errors() {
+        let e = |t: &str| IoCase::parse(t).unwrap_err();
+        assert!(matches!(
+            e(r#"{"inputs": [{"dtype": "f33", "shape": [], "data": [1]}], "outputs": []}"#),
+            IoError::DType { .. }
+        ));
+        assert!(matches!(
+            e(r#"{"inputs": [{"dtype": "f32", "shape": [2], "data": [1]}], "outputs": []}"#),
+            IoError::Count {
+                expected: 2,
+                got: 1,
+                ..
+            }
+        ));
+        assert!(matches!(
+            e(r#"{"inputs": [{"dtype": "s8", "shape": [], "data": [300]}], "outputs": []}"#),
+            IoError::Element { .. }
+        ));
+        assert!(matches!(
+            e(r#"{"inputs": [{"dtype": "f32", "shape": [], "data": ["nope"]}], "outputs": []}"#),
+            IoError::Element { .. }
+        ));
+        assert!(matches!(e(r#"{"inputs": []}"#), IoError::Structure { .. }));
+        assert!(matches!(e("{"), IoError::Json(_)));
+    }
+
+    #[test]
+    fn tolerance_rule() {
+        let t = Tolerance::for_dtype(DType::F32);
+        assert!(t.matches(1.0 + 1e-5, 1.0));
+        assert!(!t.matches(1.001, 1.0));
+        assert!(t.matches(f64::NAN, f64::NAN));
+        assert!(!t.matches(0.0, f64::NAN));
+        assert!(t.matches(f64::INFINITY, f64::INFINITY));
+        assert!(!t.matches(f64::NEG_INFINITY, f64::INFINITY));
+        assert!(!t.matches(1e30, f64::INFINITY));
+    }
+
+    #[test]
+    fn comparison_reports_first_mismatch() {
+        let want = Array::new(vec![2, 2], Data::F32(vec![1.0, 2.0, 3.0, 4.0])).unwrap();
+        let got = Array::new(vec![2, 2], Data::F32(vec![1.0, 2.0, 3.5, 4.0])).unwrap();
+        let c = compare(&got, &want, Tolerance::for_dtype(DType::F32));
+        assert!(!c.ok);
+        assert_eq!(c.mismatches, 1);
+        let m = c.first.unwrap();
+        assert_eq!((m.index, m.got, m.want), (vec![1, 0], 3.5, 3.0));
+        assert_eq!(c.max_abs_err, 0.5);
+        let ints = Array::new(vec![1], Data::S32(vec![1])).unwrap();
+        let ints2 = Array::new(vec![1], Data::S32(vec![2])).unwrap();
+        assert!(
+            !compare(
+                &ints,
+                &ints2,
+                Tolerance {
+                    atol: 10.0,
+                    rtol: 0.0
+                }
+            )
+            .ok
+        );
+        assert!(compare(&got, &got, Tolerance::EXACT).ok);
+        assert!(compare(&ints, &want, Tolerance::EXACT).structural.is_some());
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let case = IoCase {
+            inputs: vec![
+                Array::new(vec![3], Data::F32(vec![0.1, f32::NAN, f32::INFINITY])).unwrap(),
+            ],
+            outputs: vec![Array::new(vec![], Data::S64(vec![-5])).unwrap()],
+        };
+        let back = IoCase::parse(&case_to_json(&case)).unwrap();
+        assert_eq!(back.outputs, case.outputs);
+        assert_eq!(back.inputs[0].data().to_f64_vec()[0], f64::from(0.1f32));
+    }
+}

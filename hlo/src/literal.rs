@@ -1,0 +1,988 @@
+//! Typed n-dimensional values: what the reference evaluator computes with and what io files hold.
+//!
+//! A [`Literal`] is either an [`Array`] (element type, dimensions, row-major data) or a tuple of
+//! literals. Layouts are not modelled: every array is dense and row-major (the last dimension
+//! varies fastest), which is also the order of the `data` lists in io files.
+//!
+//! Conversions follow XLA's `convert`:
+//! - float → float rounds to nearest, ties to even (`f16`/`bf16` through the `half` crate);
+//! - float → integer uses Rust `as` semantics: truncation toward zero, saturation at the bounds,
+//!   NaN → 0 (XLA leaves out-of-range conversions implementation-defined; this is the choice);
+//! - integer → integer wraps (two's complement truncation / sign extension);
+//! - anything → `pred` is `x != 0` (NaN → true); `pred` → number is 0 or 1.
+use half::{bf16, f16};
+use thiserror::Error;
+
+/// Element type of an array, named as in HLO text (`f32`, `s32`, `pred`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// Boolean.
+    Pred,
+    /// Signed 8-bit integer.
+    S8,
+    /// Signed 16-bit integer.
+    S16,
+    /// Signed 32-bit integer.
+    S32,
+    /// Signed 64-bit integer.
+    S64,
+    /// Unsigned 8-bit integer.
+    U8,
+    /// Unsigned 16-bit integer.
+    U16,
+    /// Unsigned 32-bit integer.
+    U32,
+    /// Unsigned 64-bit integer.
+    U64,
+    /// IEEE half precision.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// IEEE single precision.
+    F32,
+    /// IEEE double precision.
+    F64,
+}
+
+/// Every element type, in declaration order.
+pub const ALL_DTYPES: [DType; 13] = [
+    DType::Pred,
+    DType::S8,
+    DType::S16,
+    DType::S32,
+    DType::S64,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::F64,
+];
+
+impl DType {
+    /// The HLO spelling (`"f32"`, `"pred"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Pred => "pred",
+            DType::S8 => "s8",
+            DType::S16 => "s16",
+            DType::S32 => "s32",
+            DType::S64 => "s64",
+            DType::U8 => "u8",
+            DType::U16 => "u16",
+            DType::U32 => "u32",
+            DType::U64 => "u64",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+        }
+    }
+
+    /// Parses the HLO spelling; `None` for anything else.
+    pub fn from_name(name: &str) -> Option<DType> {
+        ALL_DTYPES.iter().copied().find(|d| d.name() == name)
+    }
+
+    /// True for `f16`, `bf16`, `f32`, `f64`.
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// True for `s8` .. `s64`.
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, DType::S8 | DType::S16 | DType::S32 | DType::S64)
+    }
+
+    /// True for `u8` .. `u64`.
+    pub fn is_unsigned_int(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    }
+
+    /// True for signed and unsigned integers (not `pred`).
+    pub fn is_int(self) -> bool {
+        self.is_signed_int() || self.is_unsigned_int()
+    }
+
+    /// Storage width in bits (`pred` counts as 8, as in XLA).
+    pub fn bit_width(self) -> u32 {
+        match self {
+            DType::Pred | DType::S8 | DType::U8 => 8,
+            DType::S16 | DType::U16 | DType::F16 | DType::BF16 => 16,
+            DType::S32 | DType::U32 | DType::F32 => 32,
+            DType::S64 | DType::U64 | DType::F64 => 64,
+        }
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Errors building or reading literals.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum LiteralError {
+    /// The data length is not the product of the dimensions.
+    #[error("{dtype}{dims:?} needs {expected} elements, got {got}")]
+    ElementCount {
+        /// Element type.
+        dtype: DType,
+        /// Dimensions.
+        dims: Vec<usize>,
+        /// Product of the dimensions.
+        expected: usize,
+        /// Length of the data.
+        got: usize,
+    },
+    /// The literal is a tuple where an array was needed, or the other way round.
+    #[error("expected {expected}, got {got}")]
+    Kind {
+        /// What was needed.
+        expected: &'static str,
+        /// What was there.
+        got: String,
+    },
+    /// A multi-index has the wrong rank or is out of bounds.
+    #[error("index {index:?} out of bounds for dimensions {dims:?}")]
+    Index {
+        /// The offending index.
+        index: Vec<usize>,
+        /// The array's dimensions.
+        dims: Vec<usize>,
+    },
+    /// A bitcast between element types of different widths.
+    #[error("bitcast-convert from {from} to {to} changes the element width")]
+    BitcastWidth {
+        /// Source type.
+        from: DType,
+        /// Target type.
+        to: DType,
+    },
+}
+
+/// Row-major element storage, one variant per element type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    /// `pred`
+    Pred(Vec<bool>),
+    /// `s8`
+    S8(Vec<i8>),
+    /// `s16`
+    S16(Vec<i16>),
+    /// `s32`
+    S32(Vec<i32>),
+    /// `s64`
+    S64(Vec<i64>),
+    /// `u8`
+    U8(Vec<u8>),
+    /// `u16`
+    U16(Vec<u16>),
+    /// `u32`
+    U32(Vec<u32>),
+    /// `u64`
+    U64(Vec<u64>),
+    /// `f16`
+    F16(Vec<f16>),
+    /// `bf16`
+    BF16(Vec<bf16>),
+    /// `f32`
+    F32(Vec<f32>),
+    /// `f64`
+    F64(Vec<f64>),
+}
+
+/// Applies `$body` to the vector inside any [`Data`] variant, binding it to `$v`.
+macro_rules! with_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            Data::Pred($v) => $body,
+            Data::S8($v) => $body,
+            Data::S16($v) => $body,
+            Data::S32($v) => $body,
+            Data::S64($v) => $body,
+            Data::U8($v) => $body,
+            Data::U16($v) => $body,
+            Data::U32($v) => $body,
+            Data::U64($v) => $body,
+            Data::F16($v) => $body,
+            Data::BF16($v) => $body,
+            Data::F32($v) => $body,
+            Data::F64($v) => $body,
+        }
+    };
+}
+
+/// Like [`with_data!`] but rebuilds the same variant from the expression's `Vec` result.
+macro_rules! map_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            Data::Pred($v) => Data::Pred($body),
+            Data::S8($v) => Data::S8($body),
+            Data::S16($v) => Data::S16($body),
+            Data::S32($v) => Data::S32($body),
+            Data::S64($v) => Data::S64($body),
+            Data::U8($v) => Data::U8($body),
+            Data::U16($v) => Data::U16($body),
+            Data::U32($v) => Data::U32($body),
+            Data::U64($v) => Data::U64($body),
+            Data::F16($v) => Data::F16($body),
+            Data::BF16($v) => Data::BF16($body),
+            Data::F32($v) => Data::F32($body),
+            Data::F64($v) => Data::F64($body),
+        }
+    };
+}
+
+/// Pairs two [`Data`] of the same variant; `$mismatch` when the variants differ.
+macro_rules! zip_data {
+    ($a:expr, $b:expr, ($x:ident, $y:ident) => $body:expr, $mismatch:expr) => {
+        match ($a, $b) {
+            (Data::Pred($x), Data::Pred($y)) => $body,
+            (Data::S8($x), Data::S8($y)) => $body,
+            (Data::S16($x), Data::S16($y)) => $body,
+            (Data::S32($x), Data::S32($y)) => $body,
+            (Data::S64($x), Data::S64($y)) => $body,
+            (Data::U8($x), Data::U8($y)) => $body,
+            (Data::U16($x), Data::U16($y)) => $body,
+            (Data::U32($x), Data::U32($y)) => $body,
+            (Data::U64($x), Data::U64($y)) => $body,
+            (Data::F16($x), Data::F16($y)) => $body,
+            (Data::BF16($x), Data::BF16($y)) => $body,
+            (Data::F32($x), Data::F32($y)) => $body,
+            (Data::F64($x), Data::F64($y)) => $body,
+            _ => $mismatch,
+        }
+    };
+}
+
+/// Pairs two [`Data`] of the same variant and rebuilds that variant from the body's `Vec`.
+macro_rules! zip_map_data {
+    ($a:expr, $b:expr, ($x:ident, $y:ident) => $body:expr, $mismatch:expr) => {
+        match ($a, $b) {
+            (Data::Pred($x), Data::Pred($y)) => Data::Pred($body),
+            (Data::S8($x), Data::S8($y)) => Data::S8($body),
+            (Data::S16($x), Data::S16($y)) => Data::S16($body),
+            (Data::S32($x), Data::S32($y)) => Data::S32($body),
+            (Data::S64($x), Data::S64($y)) => Data::S64($body),
+            (Data::U8($x), Data::U8($y)) => Data::U8($body),
+            (Data::U16($x), Data::U16($y)) => Data::U16($body),
+            (Data::U32($x), Data::U32($y)) => Data::U32($body),
+            (Data::U64($x), Data::U64($y)) => Data::U64($body),
+            (Data::F16($x), Data::F16($y)) => Data::F16($body),
+            (Data::BF16($x), Data::BF16($y)) => Data::BF16($body),
+            (Data::F32($x), Data::F32($y)) => Data::F32($body),
+            (Data::F64($x), Data::F64($y)) => Data::F64($body),
+            _ => $mismatch,
+        }
+    };
+}
+
+/// Element values widened to one of four carrier types, the form elementwise kernels compute in.
+///
+/// Floats widen exactly to `f64`, signed integers to `i64`, unsigned integers to `u64`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Wide {
+    /// Any float type.
+    F(Vec<f64>),
+    /// Any signed integer type.
+    S(Vec<i64>),
+    /// Any unsigned integer type.
+    U(Vec<u64>),
+    /// `pred`.
+    P(Vec<bool>),
+}
+
+/// Converts an `f64` to any element type (XLA `convert` semantics, see the module docs).
+trait FromF64 {
+    fn from_f64(x: f64) -> Self;
+}
+
+impl Data {
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Data::Pred(_) => DType::Pred,
+            Data::S8(_) => DType::S8,
+            Data::S16(_) => DType::S16,
+            Data::S32(_) => DType::S32,
+            Data::S64(_) => DType::S64,
+            Data::U8(_) => DType::U8,
+            Data::U16(_) => DType::U16,
+            Data::U32(_) => DType::U32,
+            Data::U64(_) => DType::U64,
+            Data::F16(_) => DType::F16,
+            Data::BF16(_) => DType::BF16,
+            Data::F32(_) => DType::F32,
+            Data::F64(_) => DType::F64,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        with_data!(self, v => v.len())
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `n` zeros (false for `pred`) of type `dtype`.
+    pub fn zeros(dtype: DType, n: usize) -> Data {
+        Data::from_wide_s(dtype, vec![0; n])
+    }
+
+    /// Element `i` as `f64` (ints and pred converted; `None` out of bounds).
+    pub fn get_f64(&self, i: usize) -> Option<f64> {
+        Some(match self {
+            Data::Pred(v) => f64::from(u8::from(*v.get(i)?)),
+            Data::S8(v) => f64::from(*v.get(i)?),
+            Data::S16(v) => f64::from(*v.get(i)?),
+            Data::S32(v) => f64::from(*v.get(i)?),
+            Data::S64(v) => *v.get(i)? as f64,
+            Data::U8(v) => f64::from(*v.get(i)?),
+            Data::U16(v) => f64::from(*v.get(i)?),
+            Data::U32(v) => f64::from(*v.get(i)?),
+            Data::U64(v) => *v.get(i)? as f64,
+            Data::F16(v) => v.get(i)?.to_f64(),
+            Data::BF16(v) => v.get(i)?.to_f64(),
+            Data::F32(v) => f64::from(*v.get(i)?),
+            Data::F64(v) => *v.get(i)?,
+        })
+    }
+
+    /// Element `i` as `i64` (floats truncated with saturation; `None` out of bounds).
+    pub fn get_i64(&self, i: usize) -> Option<i64> {
+        Some(match self {
+            Data::Pred(v) => i64::from(*v.get(i)?),
+            Data::S8(v) => i64::from(*v.get(i)?),
+            Data::S16(v) => i64::from(*v.get(i)?),
+            Data::S32(v) => i64::from(*v.get(i)?),
+            Data::S64(v) => *v.get(i)?,
+            Data::U8(v) => i64::from(*v.get(i)?),
+            Data::U16(v) => i64::from(*v.get(i)?),
+            Data::U32(v) => i64::from(*v.get(i)?),
+            Data::U64(v) => *v.get(i)? as i64,
+            Data::F16(v) => v.get(i)?.to_f64() as i64,
+            Data::BF16(v) => v.get(i)?.to_f64() as i64,
+            Data::F32(v) => *v.get(i)? as i64,
+            Data::F64(v) => *v.get(i)? as i64,
+        })
+    }
+
+    /// Element `i` as a bool (`x != 0`; `None` out of bounds).
+    pub fn get_bool(&self, i: usize) -> Option<bool> {
+        match self {
+            Data::Pred(v) => v.get(i).copied(),
+            Data::U64(v) => v.get(i).map(|x| *x != 0),
+            d if d.dtype().is_float() => d.get_f64(i).map(|x| x != 0.0),
+            d => d.get_i64(i).map(|x| x != 0),
+        }
+    }
+
+    /// Widens every element to its carrier type (exact).
+    pub fn to_wide(&self) -> Wide {
+        match self {
+            Data::Pred(v) => Wide::P(v.clone()),
+            Data::S8(v) => Wide::S(v.iter().map(|x| i64::from(*x)).collect()),
+            Data::S16(v) => Wide::S(v.iter().map(|x| i64::from(*x)).collect()),
+            Data::S32(v) => Wide::S(v.iter().map(|x| i64::from(*x)).collect()),
+            Data::S64(v) => Wide::S(v.clone()),
+            Data::U8(v) => Wide::U(v.iter().map(|x| u64::from(*x)).collect()),
+            Data::U16(v) => Wide::U(v.iter().map(|x| u64::from(*x)).collect()),
+            Data::U32(v) => Wide::U(v.iter().map(|x| u64::from(*x)).collect()),
+            Data::U64(v) => Wide::U(v.clone()),
+            Data::F16(v) => Wide::F(v.iter().map(|x| x.to_f64()).collect()),
+            Data::BF16(v) => Wide::F(v.iter().map(|x| x.to_f64()).collect()),
+            Data::F32(v) => Wide::F(v.iter().map(|x| f64::from(*x)).collect()),
+            Data::F64(v) => Wide::F(v.clone()),
+        }
+    }
+
+    /// All elements as `f64` (exact for floats and for integers up to 2^53).
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        match self.to_wide() {
+            Wide::F(v) => v,
+            Wide::S(v) => v.into_iter().map(|x| x as f64).collect(),
+            Wide::U(v) => v.into_iter().map(|x| x as f64).collect(),
+            Wide::P(v) => v.into_iter().map(|x| f64::from(u8::from(x))).collect(),
+        }
+    }
+
+    /// Builds `dtype` data from `f64` values (XLA `convert` semantics).
+    pub fn from_wide_f(dtype: DType, v: Vec<f64>) -> Data {
+        fn conv<T: FromF64>(v: &[f64]) -> Vec<T> {
+            v.iter().map(|x| T::from_f64(*x)).collect()
+        }
+        match dtype {
+            DType::F64 => Data::F64(v),
+            DType::F32 => Data::F32(conv(&v)),
+            DType::F16 => Data::F16(conv(&v)),
+            DType::BF16 => Data::BF16(conv(&v)),
+            DType::Pred => Data::Pred(conv(&v)),
+            DType::S8 => Data::S8(conv(&v)),
+            DType::S16 => Data::S16(conv(&v)),
+            DType::S32 => Data::S32(conv(&v)),
+            DType::S64 => Data::S64(conv(&v)),
+            DType::U8 => Data::U8(conv(&v)),
+            DType::U16 => Data::U16(conv(&v)),
+            DType::U32 => Data::U32(conv(&v)),
+            DType::U64 => Data::U64(conv(&v)),
+        }
+    }
+
+    /// Builds `dtype` data from `i64` values (wrapping for ints, rounding for floats).
+    pub fn from_wide_s(dtype: DType, v: Vec<i64>) -> Data {
+        match dtype {
+            DType::Pred => Data::Pred(v.iter().map(|x| *x != 0).collect()),
+            DType::S8 => Data::S8(v.iter().map(|x| *x as i8).collect()),
+            DType::S16 => Data::S16(v.iter().map(|x| *x as i16).collect()),
+            DType::S32 => Data::S32(v.iter().map(|x| *x as i32).collect()),
+            DType::S64 => Data::S64(v),
+            DType::U8 => Data::U8(v.iter().map(|x| *x as u8).collect()),
+            DType::U16 => Data::U16(v.iter().map(|x| *x as u16).collect()),
+            DType::U32 => Data::U32(v.iter().map(|x| *x as u32).collect()),
+            DType::U64 => Data::U64(v.iter().map(|x| *x as u64).collect()),
+            DType::F16 => Data::F16(v.iter().map(|x| f16::from_f32(*x as f32)).collect()),
+            DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_f32(*x as f32)).collect()),
+            DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
+            DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
+        }
+    }
+
+    /// Builds `dtype` data from `u64` values (wrapping for ints, rounding for floats).
+    pub fn from_wide_u(dtype: DType, v: Vec<u64>) -> Data {
+        match dtype {
+            DType::U64 => Data::U64(v),
+            DType::F16 => Data::F16(v.iter().map(|x| f16::from_f32(*x as f32)).collect()),
+            DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_f32(*x as f32)).collect()),
+            DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
+            DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
+            d => Data::from_wide_s(d, v.into_iter().map(|x| x as i64).collect()),
+        }
+    }
+
+    /// Builds `dtype` data from bools (0 / 1).
+    pub fn from_wide_p(dtype: DType, v: Vec<bool>) -> Data {
+        match dtype {
+            DType::Pred => Data::Pred(v),
+            d => Data::from_wide_s(d, v.into_iter().map(i64::from).collect()),
+        }
+    }
+
+    /// Builds `dtype` data from any carrier (XLA `convert` semantics).
+    pub fn from_wide(dtype: DType, w: Wide) -> Data {
+        match w {
+            Wide::F(v) => Data::from_wide_f(dtype, v),
+            Wide::S(v) => Data::from_wide_s(dtype, v),
+            Wide::U(v) => Data::from_wide_u(dtype, v),
+            Wide::P(v) => Data::from_wide_p(dtype, v),
+        }
+    }
+
+    /// Converts to another element type (XLA `convert`).
+    pub fn convert(&self, to: DType) -> Data {
+        if self.dtype() == to {
+            return self.clone();
+        }
+        Data::from_wide(to, self.to_wide())
+    }
+
+    /// Raw bit patterns of every element, zero-extended to `u64`.
+    pub fn to_bits(&self) -> Vec<u64> {
+        match self {
+            Data::Pred(v) => v.iter().map(|x| u64::from(*x)).collect(),
+            Data::S8(v) => v.iter().map(|x| u64::from(*x as u8)).collect(),
+            Data::S16(v) => v.iter().map(|x| u64::from(*x as u16)).collect(),
+            Data::S32(v) => v.iter().map(|x| u64::from(*x as u32)).collect(),
+            Data::S64(v) => v.iter().map(|x| *x as u64).collect(),
+            Data::U8(v) => v.iter().map(|x| u64::from(*x)).collect(),
+            Data::U16(v) => v.iter().map(|x| u64::from(*x)).collect(),
+            Data::U32(v) => v.iter().map(|x| u64::from(*x)).collect(),
+            Data::U64(v) => v.clone(),
+            Data::F16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+            Data::BF16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+            Data::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+            Data::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
+        }
+    }
+
+    /// Rebuilds elements of `dtype` from bit patterns (truncated to the type's width).
+    pub fn from_bits(dtype: DType, v: &[u64]) -> Data {
+        match dtype {
+            DType::Pred => Data::Pred(v.iter().map(|x| *x as u8 != 0).collect()),
+            DType::S8 => Data::S8(v.iter().map(|x| *x as u8 as i8).collect()),
+            DType::S16 => Data::S16(v.iter().map(|x| *x as u16 as i16).collect()),
+            DType::S32 => Data::S32(v.iter().map(|x| *x as u32 as i32).collect()),
+            DType::S64 => Data::S64(v.iter().map(|x| *x as i64).collect()),
+            DType::U8 => Data::U8(v.iter().map(|x| *x as u8).collect()),
+            DType::U16 => Data::U16(v.iter().map(|x| *x as u16).collect()),
+            DType::U32 => Data::U32(v.iter().map(|x| *x as u32).collect()),
+            DType::U64 => Data::U64(v.to_vec()),
+            DType::F16 => Data::F16(v.iter().map(|x| f16::from_bits(*x as u16)).collect()),
+            DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_bits(*x as u16)).collect()),
+            DType::F32 => Data::F32(v.iter().map(|x| f32::from_bits(*x as u32)).collect()),
+            DType::F64 => Data::F64(v.iter().map(|x| f64::from_bits(*x)).collect()),
+        }
+    }
+
+    /// The elements at `indices`, in that order; `None` if an index is out of bounds.
+    pub fn take(&self, indices: &[usize]) -> Option<Data> {
+        Some(map_data!(self, v => {
+            let mut out = Vec::with_capacity(indices.len());
+            for &i in indices {
+                out.push(*v.get(i)?);
+            }
+            out
+        }))
+    }
+
+    /// Like [`Data::take`], with `None` entries filled by element 0 of `fill` (same type).
+    pub fn take_or(&self, indices: &[Option<usize>], fill: &Data) -> Option<Data> {
+        Some(zip_map_data!(self, fill, (v, f) => {
+            let fill = *f.first()?;
+            let mut out = Vec::with_capacity(indices.len());
+            for i in indices {
+                out.push(match i {
+                    Some(i) => *v.get(*i)?,
+                    None => fill,
+                });
+            }
+            out
+        }, return None))
+    }
+
+    /// `n` copies of element `i`.
+    pub fn splat(&self, i: usize, n: usize) -> Option<Data> {
+        Some(map_data!(self, v => vec![*v.get(i)?; n]))
+    }
+
+    /// Concatenation of several data of the same type (`None` on a type mismatch or no parts).
+    pub fn concat(parts: &[&Data]) -> Option<Data> {
+        let first = parts.first()?;
+        let mut out = Data::zeros(first.dtype(), 0);
+        for p in parts {
+            zip_data!(&mut out, p, (o, s) => o.extend_from_slice(s), return None);
+        }
+        Some(out)
+    }
+
+    /// Writes `src[k]` to `self[positions[k]]` for every `k` (same type; `None` when out of bounds).
+    pub fn put(&mut self, positions: &[usize], src: &Data) -> Option<()> {
+        zip_data!(self, src, (d, s) => {
+            for (k, &p) in positions.iter().enumerate() {
+                *d.get_mut(p)? = *s.get(k)?;
+            }
+        }, return None);
+        Some(())
+    }
+}
+
+macro_rules! from_f64_int {
+    ($($t:ty),*) => {$(
+        impl FromF64 for $t {
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+        }
+    )*};
+}
+from_f64_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl FromF64 for bool {
+    fn from_f64(x: f64) -> Self {
+        x != 0.0
+    }
+}
+impl FromF64 for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+}
+impl FromF64 for f16 {
+    fn from_f64(x: f64) -> Self {
+        f16::from_f64(x)
+    }
+}
+impl FromF64 for bf16 {
+    fn from_f64(x: f64) -> Self {
+        bf16::from_f64(x)
+    }
+}
+
+/// A dense row-major array: element type, dimensions and data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    dims: Vec<usize>,
+    data: Data,
+}
+
+/// Row-major strides (in elements) of `dims`.
+pub fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1].saturating_mul(dims[i + 1]);
+    }
+    s
+}
+
+/// Product of the dimensions (1 for a scalar).
+pub fn element_count(dims: &[usize]) -> usize {
+    dims.iter().product()
+}
+
+/// Advances a row-major multi-index within `dims`; false once it wraps around to all zeros.
+pub fn next_index(index: &mut [usize], dims: &[usize]) -> bool {
+    for d in (0..index.len()).rev() {
+        index[d] += 1;
+        if index[d] < dims[d] {
+            return true;
+        }
+        index[d] = 0;
+    }
+    false
+}
+
+impl Array {
+    /// An array, checking that `data` has exactly `product(dims)` elements.
+    pub fn new(dims: Vec<usize>, data: Data) -> Result<Array, LiteralError> {
+        let expected = element_count(&dims);
+        if expected != data.len() {
+            return Err(LiteralError::ElementCount {
+                dtype: data.dtype(),
+                dims,
+                expected,
+                got: data.len(),
+            });
+        }
+        Ok(Array { dims, data })
+    }
+
+    /// A rank-0 array holding `data` (which must have one element).
+    pub fn scalar(data: Data) -> Result<Array, LiteralError> {
+        Array::new(vec![], data)
+    }
+
+    /// An array of zeros.
+    pub fn zeros(dtype: DType, dims: Vec<usize>) -> Array {
+        let n = element_count(&dims);
+        Array {
+            dims,
+            data: Data::zeros(dtype, n),
+        }
+    }
+
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.data.dtype()
+    }
+
+    /// Dimensions (empty for a scalar).
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    /// Rank.
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// The row-major data.
+    pub fn data(&self) -> &Data {
+        &self.data
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// True when some dimension is 0.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Splits into dimensions and data.
+    pub fn into_parts(self) -> (Vec<usize>, Data) {
+        (self.dims, self.data)
+    }
+
+    /// Linear (row-major) position of a multi-index, checked.
+    pub fn linear_index(&self, index: &[usize]) -> Result<usize, LiteralError> {
+        if index.len() != self.dims.len() || index.iter().zip(&self.dims).any(|(i, d)| i >= d) {
+            return Err(LiteralError::Index {
+                index: index.to_vec(),
+                dims: self.dims.clone(),
+            });
+        }
+        Ok(index
+            .iter()
+            .zip(strides(&self.dims))
+            .map(|(i, s)| i * s)
+            .sum())
+    }
+
+    /// Element at a multi-index as `f64`.
+    pub fn get_f64(&self, index: &[usize]) -> Result<f64, LiteralError> {
+        let i = self.linear_index(index)?;
+        self.data.get_f64(i).ok_or(LiteralError::Index {
+            index: index.to_vec(),
+            dims: self.dims.clone(),
+        })
+    }
+
+    /// Element at a multi-index as `i64`.
+    pub fn get_i64(&self, index: &[usize]) -> Result<i64, LiteralError> {
+        let i = self.linear_index(index)?;
+        self.data.get_i64(i).ok_or(LiteralError::Index {
+            index: index.to_vec(),
+            dims: self.dims.clone(),
+        })
+    }
+
+    /// Same data, new dimensions with the same element count.
+    pub fn reshape(&self, dims: Vec<usize>) -> Result<Array, LiteralError> {
+        Array::new(dims, self.data.clone())
+    }
+
+    /// Converts to another element type (XLA `convert`).
+    pub fn convert(&self, to: DType) -> Array {
+        Array {
+            dims: self.dims.clone(),
+            data: self.data.convert(to),
+        }
+    }
+
+    /// Reinterprets the bits as another element type of the same width.
+    pub fn bitcast_convert(&self, to: DType) -> Result<Array, LiteralError> {
+        if self.dtype().bit_width() != to.bit_width() {
+            return Err(LiteralError::BitcastWidth {
+                from: self.dtype(),
+                to,
+            });
+        }
+        Ok(Array {
+            dims: self.dims.clone(),
+            data: Data::from_bits(to, &self.data.to_bits()),
+        })
+    }
+
+    /// `dtype[dims]` as HLO prints it, e.g. `f32[4,5]`.
+    pub fn shape_string(&self) -> String {
+        let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
+        format!("{}[{}]", self.dtype(), dims.join(","))
+    }
+}
+
+/// A value: an array or a tuple of values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// A dense array.
+    Array(Array),
+    /// A tuple (possibly nested, possibly empty).
+    Tuple(Vec<Literal>),
+}
+
+impl From<Array> for Literal {
+    fn from(a: Array) -> Literal {
+        Literal::Array(a)
+    }
+}
+
+impl Literal {
+    /// An array literal, checking the element count.
+    pub fn array(dims: Vec<usize>, data: Data) -> Result<Literal, LiteralError> {
+        Ok(Literal::Array(Array::new(dims, data)?))
+    }
+
+    /// Scalar `f32`.
+    pub fn f32(x: f32) -> Literal {
+        Literal::Array(Array {
+            dims: vec![],
+            data: Data::F32(vec![x]),
+        })
+    }
+
+    /// Scalar `s32`.
+    pub fn s32(x: i32) -> Literal {
+        Literal::Array(Array {
+            dims: vec![],
+            data: Data::S32(vec![x]),
+        })
+    }
+
+    /// Scalar `pred`.
+    pub fn pred(x: bool) -> Literal {
+        Literal::Array(Array {
+            dims: vec![],
+            data: Data::Pred(vec![x]),
+        })
+    }
+
+    /// The array, or a [`LiteralError::Kind`] for a tuple.
+    pub fn as_array(&self) -> Result<&Array, LiteralError> {
+        match self {
+            Literal::Array(a) => Ok(a),
+            Literal::Tuple(t) => Err(LiteralError::Kind {
+                expected: "an array",
+                got: format!("a tuple of {}", t.len()),
+            }),
+        }
+    }
+
+    /// Consumes into the array, or a [`LiteralError::Kind`] for a tuple.
+    pub fn into_array(self) -> Result<Array, LiteralError> {
+        match self {
+            Literal::Array(a) => Ok(a),
+            Literal::Tuple(t) => Err(LiteralError::Kind {
+                expected: "an array",
+                got: format!("a tuple of {}", t.len()),
+            }),
+        }
+    }
+
+    /// The tuple elements, or a [`LiteralError::Kind`] for an array.
+    pub fn as_tuple(&self) -> Result<&[Literal], LiteralError> {
+        match self {
+            Literal::Tuple(t) => Ok(t),
+            Literal::Array(a) => Err(LiteralError::Kind {
+                expected: "a tuple",
+                got: a.shape_string(),
+            }),
+        }
+    }
+
+    /// The array leaves in order (depth first), as io files list a result's outputs.
+    pub fn leaves(&self) -> Vec<&Array> {
+        let mut out = Vec::new();
+        fn walk<'a>(l: &'a Literal, out: &mut Vec<&'a Array>) {
+            match l {
+                Literal::Array(a) => out.push(a),
+                Literal::Tuple(t) => t.iter().for_each(|e| walk(e, out)),
+            }
+        }
+        walk(self, &mut out);
+        out
+    }
+
+    /// Consumes into the array leaves in order.
+    pub fn into_leaves(self) -> Vec<Array> {
+        let mut out = Vec::new();
+        fn walk(l: Literal, out: &mut Vec<Array>) {
+            match l {
+                Literal::Array(a) => out.push(a),
+                Literal::Tuple(t) => t.into_iter().for_each(|e| walk(e, out)),
+            }
+        }
+        walk(self, &mut out);
+        out
+    }
+
+    /// HLO-style shape string: `f32[2,3]` or `(f32[], s32[4])`.
+    pub fn shape_string(&self) -> String {
+        match self {
+            Literal::Array(a) => a.shape_string(),
+            Literal::Tuple(t) => {
+                let parts: Vec<String> = t.iter().map(|e| e.shape_string()).collect();
+                format!("({})", parts.join(", "))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strides_and_index() {
+        let a = Array::new(vec![2, 3, 4], Data::S32((0..24).collect())).unwrap();
+        assert_eq!(strides(a.dims()), vec![12, 4, 1]);
+        assert_eq!(a.get_i64(&[1, 2, 3]).unwrap(), 23);
+        assert_eq!(a.get_i64(&[0, 1, 0]).unwrap(), 4);
+        assert!(a.get_i64(&[0, 3, 0]).is_err());
+        assert!(a.get_i64(&[0, 0]).is_err());
+        assert!(Array::new(vec![2, 2], Data::F32(vec![1.0])).is_err());
+    }
+
+    #[test]
+    fn convert_float_to_int_saturates() {
+        let d = Data::F32(vec![1.9, -1.9, f32::NAN, 1e20, -1e20, -0.5]);
+        assert_eq!(
+            d.convert(DType::S32),
+            Data::S32(vec![1, -1, 0, i32::MAX, i32::MIN, 0])
+        );
+        assert_eq!(d.convert(DType::U8), Data::U8(vec![1, 0, 0, 255, 0, 0]));
+        assert_eq!(
+            d.convert(DType::Pred),
+            Data::Pred(vec![true, true, true, true, true, true])
+        );
+    }
+
+    #[test]
+    fn convert_rounds_to_nearest_even() {
+        // 1 + 2^-8 is exactly between two bf16 values (1 and 1 + 2^-7): ties to even gives 1.
+        let tie = 1.0f32 + 2f32.powi(-8);
+        let above = 1.0f32 + 2f32.powi(-8) + 2f32.powi(-20);
+        let d = Data::F32(vec![tie, above]).convert(DType::BF16);
+        assert_eq!(
+            d,
+            Data::BF16(vec![
+                bf16::from_f32(1.0),
+                bf16::from_f32(1.0 + 2f32.powi(-7))
+            ])
+        );
+        // f16: 2049 is between 2048 and 2050 -> even mantissa 2048; 2051 -> 2052.
+        let h = Data::F32(vec![2049.0, 2051.0, 70000.0]).convert(DType::F16);
+        assert_eq!(
+            h,
+            Data::F16(vec![
+                f16::from_f32(2048.0),
+                f16::from_f32(2052.0),
+                f16::INFINITY
+            ])
+        );
+        // Integer wrap-around.
+        assert_eq!(
+            Data::S32(vec![300, -1]).convert(DType::U8),
+            Data::U8(vec![44, 255])
+        );
+        assert_eq!(
+            Data::U32(vec![u32::MAX]).convert(DType::S32),
+            Data::S32(vec![-1])
+        );
+    }
+
+    #[test]
+    fn bitcast() {
+        let a = Array::new(vec![2], Data::F32(vec![1.0, -0.0])).unwrap();
+        let b = a.bitcast_convert(DType::U32).unwrap();
+        assert_eq!(b.data(), &Data::U32(vec![0x3f80_0000, 0x8000_0000]));
+        assert_eq!(b.bitcast_convert(DType::F32).unwrap(), a);
+        assert!(a.bitcast_convert(DType::F16).is_err());
+    }
+
+    #[test]
+    fn take_put_concat() {
+        let d = Data::S32(vec![10, 11, 12]);
+        assert_eq!(d.take(&[2, 0]).unwrap(), Data::S32(vec![12, 10]));
+        assert!(d.take(&[3]).is_none());
+        assert_eq!(
+            d.take_or(&[Some(1), None], &Data::S32(vec![-1])).unwrap(),
+            Data::S32(vec![11, -1])
+        );
+        let mut e = d.clone();
+        e.put(&[1], &Data::S32(vec![7])).unwrap();
+        assert_eq!(e, Data::S32(vec![10, 7, 12]));
+        assert_eq!(
+            Data::concat(&[&d, &Data::S32(vec![1])]).unwrap(),
+            Data::S32(vec![10, 11, 12, 1])
+        );
+        assert!(Data::concat(&[&d, &Data::F32(vec![1.0])]).is_none());
+    }
+}
