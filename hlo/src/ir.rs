@@ -61,7 +61,7 @@ impl InstrId {
 
 /// A 1-based line and column in the parsed text. Always compares equal, so it never affects
 /// module equality. `line == 0` means "not from text".
-#[derive(Debug, Clone, Copy, Default, Hash)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct SourceLoc {
     /// 1-based line.
     pub line: u32,
@@ -76,6 +76,11 @@ impl PartialEq for SourceLoc {
 }
 
 impl Eq for SourceLoc {}
+
+impl std::hash::Hash for SourceLoc {
+    /// Consistent with `PartialEq`: all locations hash alike.
+    fn hash<H: std::hash::Hasher>(&self, _state: &mut H) {}
+}
 
 impl fmt::Display for SourceLoc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1084,12 +1084,22 @@ impl<'a> Parser<'a> {
                             }
                         }
                     }
-                    let s = crate::verify::infer_shape(p.opcode, &op_shapes, &p.attrs, None)
+                    let s = crate::verify::infer_shape(p.opcode, &op_shapes, &p.attrs, None, None)
                         .map_err(|m| {
                             ParseError::new(
                                 p.loc,
                                 ParseErrorKind::Structure,
                                 format!("cannot infer the shape of '{}': {m}", p.name),
+                            )
+                        })?
+                        .ok_or_else(|| {
+                            ParseError::new(
+                                p.loc,
+                                ParseErrorKind::Structure,
+                                format!(
+                                    "the shape of '{}' ({}) cannot be inferred; write it",
+                                    p.name, p.opcode
+                                ),
                             )
                         })?;
                     if let Some(slot) = shapes.get_mut(i) {

@@ -789,7 +789,7 @@ mod tests {
     #[test]
     fn floats_round_trip() {
         for v in [
-            0.176776692f32 as f64,
+            f64::from(0.17677669_f32),
             1.0,
             -0.0,
             1e-30,

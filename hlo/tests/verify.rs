@@ -1,0 +1,170 @@
+//! Verifier tests: each bad module reports the offending instruction with its location; several
+//! problems are all reported.
+
+use hlo::{parse_module, verify::verify, VerifyError};
+
+fn errors(text: &str) -> Vec<VerifyError> {
+    let m = parse_module(text).unwrap_or_else(|e| panic!("parse: {e}\n{text}"));
+    match verify(&m) {
+        Ok(()) => panic!("expected verifier errors for:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+fn module(body: &str) -> String {
+    format!(
+        "HloModule m\n\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\n\nENTRY main {{\n{body}\n}}\n"
+    )
+}
+
+#[track_caller]
+fn expect_one(body: &str, instr: &str, needle: &str) {
+    let text = module(body);
+    let errs = errors(&text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    let e = &errs[0];
+    assert_eq!(e.instruction, instr, "{e}");
+    assert!(e.message.contains(needle), "{e} lacks {needle:?}");
+    assert!(e.loc.line > 9, "{e}");
+    assert!(e.to_string().contains(&format!("{}:", e.loc.line)), "{e}");
+}
+
+#[test]
+fn good_module_verifies() {
+    let text = module(
+        "  p = f32[2,3]{1,0} parameter(0)\n  z = f32[] constant(0)\n  r = f32[2] reduce(p, z), dimensions={1}, to_apply=add\n  t = f32[3,2] transpose(p), dimensions={1,0}\n  d = f32[2,2] dot(p, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  ROOT o = (f32[2], f32[2,2]) tuple(r, d)",
+    );
+    verify(&parse_module(&text).unwrap()).unwrap();
+}
+
+#[test]
+fn elementwise_mismatch() {
+    expect_one(
+        "  p = f32[2] parameter(0)\n  q = f32[3] parameter(1)\n  ROOT a = f32[2] add(p, q)",
+        "a",
+        "same shape",
+    );
+}
+
+#[test]
+fn declared_shape_wrong() {
+    expect_one(
+        "  p = f32[2] parameter(0)\n  ROOT a = f32[3] negate(p)",
+        "a",
+        "declares shape f32[3]",
+    );
+}
+
+#[test]
+fn compare_must_be_pred() {
+    expect_one(
+        "  p = f32[2] parameter(0)\n  ROOT c = f32[2] compare(p, p), direction=LT",
+        "c",
+        "pred[2]",
+    );
+}
+
+#[test]
+fn reshape_element_count() {
+    expect_one(
+        "  p = f32[2,3] parameter(0)\n  ROOT r = f32[5] reshape(p)",
+        "r",
+        "element count",
+    );
+}
+
+#[test]
+fn broadcast_dims() {
+    expect_one(
+        "  p = f32[3] parameter(0)\n  ROOT b = f32[2,4] broadcast(p), dimensions={1}",
+        "b",
+        "does not match",
+    );
+}
+
+#[test]
+fn slice_out_of_bounds() {
+    expect_one(
+        "  p = f32[4] parameter(0)\n  ROOT s = f32[2] slice(p), slice={[3:5]}",
+        "s",
+        "invalid",
+    );
+}
+
+#[test]
+fn dot_contracting_mismatch() {
+    expect_one(
+        "  p = f32[2,3] parameter(0)\n  q = f32[4,2] parameter(1)\n  ROOT d = f32[2,2] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        "d",
+        "contracting",
+    );
+}
+
+#[test]
+fn reduce_reducer_arity() {
+    expect_one(
+        "  p = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] reduce(p, z, z), dimensions={1}, to_apply=add",
+        "r",
+        "2n",
+    );
+}
+
+#[test]
+fn while_body_mismatch() {
+    let text = "HloModule m\n\nc {\n  p = s32[] parameter(0)\n  ROOT x = pred[] constant(true)\n}\n\nb {\n  p = s32[] parameter(0)\n  ROOT x = f32[] constant(1)\n}\n\nENTRY main {\n  i = s32[] constant(0)\n  ROOT w = s32[] while(i), condition=c, body=b\n}\n";
+    let errs = errors(text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].instruction, "w");
+    assert_eq!(errs[0].loc.line, 15);
+    assert!(errs[0].message.contains("body returns"), "{}", errs[0]);
+}
+
+#[test]
+fn call_argument_mismatch() {
+    expect_one(
+        "  p = f32[2] parameter(0)\n  ROOT c = f32[] call(p, p), to_apply=add",
+        "c",
+        "parameter 0",
+    );
+}
+
+#[test]
+fn get_tuple_element_index() {
+    expect_one(
+        "  p = (f32[], s32[]) parameter(0)\n  ROOT g = f32[] get-tuple-element(p), index=2",
+        "g",
+        "out of range",
+    );
+}
+
+#[test]
+fn every_error_is_reported() {
+    let text = module(
+        "  p = f32[2] parameter(0)\n  a = f32[3] negate(p)\n  b = s32[2] abs(p)\n  ROOT c = f32[2] exponential(p)",
+    );
+    let errs = errors(&text);
+    let names: Vec<&str> = errs.iter().map(|e| e.instruction.as_str()).collect();
+    assert_eq!(names, ["a", "b"], "{errs:#?}");
+    assert_eq!(errs[0].loc.line, 11);
+    assert_eq!(errs[1].loc.line, 12);
+}
+
+#[test]
+fn entry_layout_mismatch() {
+    let text = "HloModule m, entry_computation_layout={(f32[3]{0})->f32[3]{0}}\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n";
+    let errs = errors(text);
+    assert!(
+        errs[0].message.contains("entry_computation_layout"),
+        "{errs:#?}"
+    );
+}
+
+#[test]
+fn missing_shape_is_inferred() {
+    let m =
+        parse_module("HloModule m\nENTRY e {\n p = f64[3] parameter(0)\n ROOT o = add(p, p)\n}\n")
+            .unwrap();
+    let e = m.entry_computation();
+    assert_eq!(e[e.root].shape.to_string(), "f64[3]");
+    verify(&m).unwrap();
+}
