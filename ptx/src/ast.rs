@@ -8,6 +8,7 @@
 //!   Directive::Variable(VarDecl)    module-scope .global / .const / .shared variables
 //!   Directive::File(FileDirective)  .file debug directive
 //!   Directive::Section(Section)     .section .debug_str { ... } (DWARF data)
+//!   Directive::Pragma(Vec<String>)  module-scope .pragma
 //! Function { linkage, kind, return_params, name, params, perf: Vec<PerfDirective>, body }
 //!   body: Option<Vec<Statement>>    None for a prototype ending in `;`
 //! Statement
@@ -87,6 +88,19 @@ pub struct Module {
 }
 
 impl Module {
+    /// An empty module: `.version major.minor`, `.target arch`, `.address_size 64`.
+    pub fn new(major: u32, minor: u32, arch: &str) -> Self {
+        Module {
+            version: Version { major, minor },
+            target: Target {
+                arch: arch.to_string(),
+                options: Vec::new(),
+            },
+            address_size: Some(64),
+            directives: Vec::new(),
+        }
+    }
+
     /// All functions (`.entry` and `.func`, declarations included) in source order.
     pub fn functions(&self) -> impl Iterator<Item = &Function> {
         self.directives.iter().filter_map(|d| match d {
@@ -151,6 +165,8 @@ pub enum Directive {
     File(FileDirective),
     /// `.section .debug_str { ... }` (DWARF data emitted with `-lineinfo` / `-G`).
     Section(Section),
+    /// Module-scope `.pragma "s" {, "s"}* ;`
+    Pragma(Vec<String>),
 }
 
 /// A `.section` directive: raw DWARF data with labels.
@@ -369,6 +385,42 @@ pub struct Declarator {
     pub init: Option<Initializer>,
 }
 
+impl VarDecl {
+    /// A parameterized register declaration `.reg .ty prefix<count>;` (`%r<12>`).
+    pub fn regs(ty: Type, prefix: &str, count: u32) -> Self {
+        VarDecl {
+            linkage: None,
+            space: StateSpace::Reg,
+            align: None,
+            vector: None,
+            ty,
+            declarators: vec![Declarator {
+                name: prefix.to_string(),
+                range: Some(count),
+                array: Vec::new(),
+                init: None,
+            }],
+        }
+    }
+
+    /// A byte-array declaration `.space .align N .b8 name[size];` (shared / local / global).
+    pub fn bytes(space: StateSpace, align: u32, name: &str, size: Option<u64>) -> Self {
+        VarDecl {
+            linkage: None,
+            space,
+            align: Some(align),
+            vector: None,
+            ty: Type::B8,
+            declarators: vec![Declarator {
+                name: name.to_string(),
+                range: None,
+                array: vec![size],
+                init: None,
+            }],
+        }
+    }
+}
+
 impl Declarator {
     /// Number of elements of the array (product of dimensions; 1 for scalars,
     /// `None` if a dimension is unsized).
@@ -504,6 +556,15 @@ impl Instruction {
             mods,
             operands,
         }
+    }
+
+    /// The same instruction under guard `@p` (`negated`: `@!p`).
+    pub fn guarded(mut self, negated: bool, pred: &str) -> Self {
+        self.guard = Some(Guard {
+            negated,
+            reg: Register(pred.to_string()),
+        });
+        self
     }
 
     /// True when the modifier list contains `m`.
@@ -1563,6 +1624,37 @@ impl Operand {
             name: name.to_string(),
             offset: 0,
         }
+    }
+
+    /// A signed integer immediate.
+    pub fn int(v: i64) -> Operand {
+        Operand::Imm(Immediate::Int(v))
+    }
+
+    /// An f32 immediate (printed as `0fXXXXXXXX`).
+    pub fn f32(v: f32) -> Operand {
+        Operand::Imm(Immediate::F32(v.to_bits()))
+    }
+
+    /// An f64 immediate (printed as `0dXXXXXXXXXXXXXXXX`).
+    pub fn f64(v: f64) -> Operand {
+        Operand::Imm(Immediate::F64(v.to_bits()))
+    }
+
+    /// An address `[reg+offset]`.
+    pub fn addr_reg(reg: &str, offset: i64) -> Operand {
+        Operand::Address(Address {
+            base: AddressBase::Reg(Register(reg.to_string())),
+            offset,
+        })
+    }
+
+    /// An address `[symbol+offset]`.
+    pub fn addr_symbol(symbol: &str, offset: i64) -> Operand {
+        Operand::Address(Address {
+            base: AddressBase::Symbol(symbol.to_string()),
+            offset,
+        })
     }
 
     /// The register, if this is [`Operand::Reg`].

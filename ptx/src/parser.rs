@@ -2,6 +2,41 @@
 //!
 //! Recursive descent with bounded nesting ([`MAX_DEPTH`]); every failure is a
 //! [`ParseError`] with line and column, never a panic.
+//!
+//! ```
+//! use ptx::{Modifier, Opcode, StateSpace, Statement, Type};
+//!
+//! let src = "
+//! .version 9.5
+//! .target sm_90
+//! .address_size 64
+//! .visible .entry k(.param .u64 k_param_0)
+//! {
+//!     .reg .b64 %rd<3>;
+//!     .reg .f32 %f<2>;
+//!     ld.param.u64 %rd1, [k_param_0];
+//!     cvta.to.global.u64 %rd2, %rd1;
+//!     ld.global.nc.f32 %f1, [%rd2+4];
+//!     ret;
+//! }";
+//! let module = ptx::parse(src).unwrap();
+//! let kernel = module.kernel("k").unwrap();
+//! let body = kernel.body.as_deref().unwrap();
+//! let Statement::Instruction(ld) = &body[4] else { panic!() };
+//! assert_eq!(ld.op, Opcode::Ld);
+//! assert_eq!(ld.state_space(), Some(StateSpace::Global));
+//! assert!(ld.has(Modifier::Nc));
+//! assert_eq!(ld.ty(), Some(Type::F32));
+//! assert_eq!(ld.to_string(), "ld.global.nc.f32\t%f1, [%rd2+4];");
+//!
+//! // Printing gives PTX that parses back to the same model.
+//! assert_eq!(ptx::parse(&ptx::print(&module)).unwrap(), module);
+//!
+//! // Errors carry line and column.
+//! let err = ptx::parse(".version 9.5\n.target sm_90\n.entry k()\n{\n\tfoo.u32 %r1;\n}").unwrap_err();
+//! assert_eq!((err.line, err.column), (5, 2));
+//! assert_eq!(err.message, "unknown opcode `foo`");
+//! ```
 
 use std::collections::HashSet;
 
@@ -284,6 +319,9 @@ impl<'a> Parser<'a> {
                 path,
                 timestamp_size,
             }));
+        }
+        if self.eat_dot("pragma") {
+            return Ok(Directive::Pragma(self.pragma_strings()?));
         }
         if self.eat_dot("section") {
             return Ok(Directive::Section(self.section()?));

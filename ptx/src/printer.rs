@@ -4,6 +4,54 @@
 //! (an [`Instruction`] prints as `@%p1 add.s32 %r1, %r2, 1;`). Parsing the printed text gives
 //! back an equal model, and printing is a fixpoint (`print(parse(print(m))) == print(m)`).
 //! Floating-point immediates print as exact hex bit patterns (`0f3F800000`, `0d...`).
+//!
+//! Building a kernel programmatically and printing it:
+//!
+//! ```
+//! use ptx::*;
+//!
+//! let mut m = Module::new(8, 0, "sm_90");
+//! let body = vec![
+//!     Statement::Decl(VarDecl::regs(Type::B64, "%rd", 3)),
+//!     Statement::Decl(VarDecl::regs(Type::F32, "%f", 2)),
+//!     Statement::Instruction(Instruction::new(
+//!         Opcode::Ld,
+//!         vec![Modifier::Space(StateSpace::Param), Modifier::Type(Type::U64)],
+//!         vec![Operand::reg("%rd1"), Operand::addr_symbol("k_param_0", 0)],
+//!     )),
+//!     Statement::Instruction(Instruction::new(
+//!         Opcode::Cvta,
+//!         vec![Modifier::To, Modifier::Space(StateSpace::Global), Modifier::Type(Type::U64)],
+//!         vec![Operand::reg("%rd2"), Operand::reg("%rd1")],
+//!     )),
+//!     Statement::Instruction(Instruction::new(
+//!         Opcode::St,
+//!         vec![Modifier::Space(StateSpace::Global), Modifier::Type(Type::F32)],
+//!         vec![Operand::addr_reg("%rd2", 0), Operand::f32(1.0)],
+//!     )),
+//!     Statement::Instruction(Instruction::new(Opcode::Ret, vec![], vec![])),
+//! ];
+//! m.directives.push(Directive::Function(Function {
+//!     linkage: Some(Linkage::Visible),
+//!     kind: FunctionKind::Entry,
+//!     return_params: None,
+//!     name: "k".into(),
+//!     params: Some(vec![Param {
+//!         space: StateSpace::Param,
+//!         align: None,
+//!         vector: None,
+//!         ty: Type::U64,
+//!         ptr: None,
+//!         name: "k_param_0".into(),
+//!         array: vec![],
+//!     }]),
+//!     perf: vec![PerfDirective::MaxNtid(vec![128])],
+//!     body: Some(body),
+//! }));
+//! let text = print(&m);
+//! assert!(text.contains("st.global.f32\t[%rd2], 0f3F800000;"));
+//! assert_eq!(parse(&text).unwrap(), m);
+//! ```
 
 use std::fmt::{self, Display, Formatter, Write};
 
@@ -84,6 +132,10 @@ impl Display for Module {
                 Directive::Variable(v) => writeln!(f, "{v}")?,
                 Directive::File(file) => writeln!(f, "{file}")?,
                 Directive::Section(sec) => write!(f, "{sec}")?,
+                Directive::Pragma(v) => {
+                    write_pragma(f, v)?;
+                    f.write_char('\n')?;
+                }
             }
         }
         Ok(())
