@@ -62,7 +62,11 @@ pub fn decode(dtype: &str, b: &[u8]) -> (f64, u64) {
 }
 
 /// Runs a launch spec against PTX text; returns mismatch descriptions (empty = pass).
-pub fn run_spec(ptx_text: &str, spec: &Value, threads: usize) -> Result<(Vec<String>, LaunchStats), String> {
+pub fn run_spec(
+    ptx_text: &str,
+    spec: &Value,
+    threads: usize,
+) -> Result<(Vec<String>, LaunchStats), String> {
     let ast = ptx::parse(ptx_text).map_err(|e| format!("parse: {e}"))?;
     let module = LoadedModule::load(&ast).map_err(|e| format!("load: {e}"))?;
     let dims = |k: &str| -> Result<[u32; 3], String> {
@@ -94,7 +98,10 @@ pub fn run_spec(ptx_text: &str, spec: &Value, threads: usize) -> Result<(Vec<Str
         }
     }
     let kernel = spec["kernel"].as_str().ok_or("kernel")?;
-    let opts = LaunchOptions { threads, ..LaunchOptions::default() };
+    let opts = LaunchOptions {
+        threads,
+        ..LaunchOptions::default()
+    };
     let stats = emu::launch(
         &module,
         kernel,
@@ -110,9 +117,16 @@ pub fn run_spec(ptx_text: &str, spec: &Value, threads: usize) -> Result<(Vec<Str
     for e in spec["expected"].as_array().ok_or("expected")? {
         let pi = e["param"].as_u64().ok_or("param")? as usize;
         let dtype = e["dtype"].as_str().ok_or("dtype")?;
-        let (ptr, len) = bufs.get(pi).copied().flatten().ok_or("expected param is not a buffer")?;
+        let (ptr, len) = bufs
+            .get(pi)
+            .copied()
+            .flatten()
+            .ok_or("expected param is not a buffer")?;
         let got = mem.read_vec(ptr, len).map_err(|e| e.to_string())?;
-        let (at, rt) = (e["abs_tol"].as_f64().unwrap_or(0.0), e["rel_tol"].as_f64().unwrap_or(0.0));
+        let (at, rt) = (
+            e["abs_tol"].as_f64().unwrap_or(0.0),
+            e["rel_tol"].as_f64().unwrap_or(0.0),
+        );
         let sz = dsize(dtype);
         for (i, want) in e["data"].as_array().ok_or("data")?.iter().enumerate() {
             let Some(g) = got.get(i * sz..(i + 1) * sz) else {
@@ -159,5 +173,64 @@ pub fn buf_u32(mem: &mut Memory, v: &[u32]) -> DevicePtr {
 /// Reads a u32 buffer.
 pub fn read_u32(mem: &mut Memory, p: DevicePtr, n: usize) -> Vec<u32> {
     let b = mem.read_vec(p, n * 4).unwrap();
-    b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Runs `kernel` with one u32 buffer per entry of `bufs` (passed as pointers, in order),
+/// returns the final contents of every buffer.
+pub fn run_bufs(
+    text: &str,
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    bufs: &[Vec<u32>],
+    threads: usize,
+) -> Result<Vec<Vec<u32>>, emu::EmuError> {
+    let m = load(text);
+    let mut mem = Memory::new();
+    let ptrs: Vec<DevicePtr> = bufs.iter().map(|b| buf_u32(&mut mem, b)).collect();
+    let params: Vec<ParamValue> = ptrs.iter().map(|p| ParamValue::ptr(*p)).collect();
+    let opts = LaunchOptions {
+        threads,
+        ..LaunchOptions::default()
+    };
+    emu::launch(&m, kernel, grid, block, 0, &params, &mut mem, &opts)?;
+    Ok(ptrs
+        .iter()
+        .zip(bufs)
+        .map(|(p, b)| read_u32(&mut mem, *p, b.len()))
+        .collect())
+}
+
+/// A kernel prologue: `%r0` = global thread index (x), `%rd0` = &out[%r0] (param 0 = out),
+/// `%rd1` = param 1 base (or 0 when the kernel has one param).
+pub fn prologue() -> &'static str {
+    "mov.u32 %r100, %ctaid.x;\n mov.u32 %r101, %ntid.x;\n mov.u32 %r102, %tid.x;\n mad.lo.s32 %r0, %r100, %r101, %r102;\n ld.param.u64 %rd10, [out];\n mul.wide.u32 %rd11, %r0, 4;\n add.s64 %rd0, %rd10, %rd11;\n"
+}
+
+/// A one-output kernel `k(out)` whose body computes `%r1` from `%r0` (global thread id); the
+/// result is stored to out[tid].
+pub fn unary_kernel(body: &str) -> String {
+    module(&format!(
+        ".visible .entry k(.param .u64 out)\n{{\n .reg .pred %p<16>;\n .reg .b32 %r<128>;\n .reg .b64 %rd<32>;\n .reg .f32 %f<32>;\n .reg .f64 %fd<16>;\n .reg .b16 %h<16>;\n {}\n{body}\n st.global.u32 [%rd0], %r1;\n ret;\n}}\n",
+        prologue()
+    ))
+}
+
+/// Runs a [`unary_kernel`] over `n` threads in blocks of `block` and returns out.
+pub fn run_unary(body: &str, n: u32, block: u32) -> Vec<u32> {
+    let text = unary_kernel(body);
+    let grid = n.div_ceil(block);
+    let out = run_bufs(
+        &text,
+        "k",
+        [grid, 1, 1],
+        [block, 1, 1],
+        &[vec![0; (grid * block) as usize]],
+        2,
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    out[0][..n as usize].to_vec()
 }
