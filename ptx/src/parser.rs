@@ -467,8 +467,18 @@ impl<'a> Parser<'a> {
             None
         } else if self.peek() == Some(&TokKind::Punct('{')) {
             self.pos += 1;
+            // `.reg` parameters of a `.func` are registers inside its body.
+            let reg_params = return_params
+                .iter()
+                .chain(params.iter())
+                .flatten()
+                .filter(|p| p.space == StateSpace::Reg && !p.name.starts_with('%'))
+                .map(|p| p.name.clone())
+                .collect();
             self.reg_scopes.clear();
+            self.reg_scopes.push(reg_params);
             let b = self.block_body(1)?;
+            self.reg_scopes.clear();
             Some(b)
         } else {
             return Err(self.expected("'{' or ';' after the function signature"));

@@ -314,7 +314,8 @@ impl Display for Initializer {
 
 fn write_stmt(f: &mut Formatter<'_>, s: &Statement, depth: usize) -> fmt::Result {
     match s {
-        Statement::Label(l) => writeln!(f, "{l}:"),
+        // A blank line before each label, as nvcc prints basic blocks.
+        Statement::Label(l) => write!(f, "\n{l}:\n"),
         Statement::Block(body) => {
             indent(f, depth)?;
             f.write_str("{\n")?;

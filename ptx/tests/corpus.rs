@@ -1,5 +1,9 @@
-//! Round-trip tests over the nvcc corpus (`testdata/corpus/ptx/*.ptx`), one test per file:
-//! parse → print → parse gives an equal model, and printing is a fixpoint.
+//! Round-trip tests over the nvcc corpus (`testdata/corpus/ptx/*.ptx`) and `ptx/tests/data`,
+//! one test per file: parse → print → parse gives an equal model, and printing is a fixpoint.
+//!
+//! `printed::*` compares the printer's output with the snapshots in `ptx/tests/printed/`; after
+//! an intended printer change, re-bless them with
+//! `PTX_BLESS=1 cargo test -p ptx --test corpus`.
 
 use std::path::{Path, PathBuf};
 
@@ -182,6 +186,12 @@ fn features_model() -> Result<(), Failed> {
         m.function("noret_fn")
             .is_some_and(|f| f.perf == vec![PerfDirective::NoReturn]),
         "noreturn",
+    )?;
+    let reg_fn = m.function("reg_fn").ok_or("reg_fn missing")?;
+    check(
+        matches!(reg_fn.body.as_deref(), Some([Statement::Instruction(i), ..])
+            if i.operands == vec![Operand::reg("reg_ret"), Operand::reg("reg_in"), Operand::int(1)]),
+        ".reg params are registers in the body",
     )?;
     let table = m
         .variables()
@@ -366,11 +376,53 @@ fn features_model() -> Result<(), Failed> {
     Ok(())
 }
 
+fn printed_snapshot(name: &str, path: &Path) -> Result<(), Failed> {
+    let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let m = ptx::parse(&src).map_err(|e| format!("{}:{e}", path.display()))?;
+    let printed = ptx::print(&m);
+    let snap = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/printed")
+        .join(format!("{}.ptx", name.replace("::", "__")));
+    if std::env::var_os("PTX_BLESS").is_some() {
+        if let Some(dir) = snap.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        }
+        std::fs::write(&snap, &printed).map_err(|e| format!("{}: {e}", snap.display()))?;
+        return Ok(());
+    }
+    let Ok(expected) = std::fs::read_to_string(&snap) else {
+        return Err(format!(
+            "{} is missing; create it with PTX_BLESS=1 cargo test -p ptx --test corpus",
+            snap.display()
+        )
+        .into());
+    };
+    if expected != printed {
+        return Err(format!(
+            "printer output differs from {}:\n{}\nIf the change is intended, re-bless with \
+             PTX_BLESS=1 cargo test -p ptx --test corpus",
+            snap.display(),
+            diff(&expected, &printed, "snapshot", "printed")
+        )
+        .into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials: Vec<Trial> = inputs()
         .into_iter()
-        .map(|(name, p)| Trial::test(format!("round_trip::{name}"), move || round_trip(&p)))
+        .flat_map(|(name, p)| {
+            let p2 = p.clone();
+            let n2 = name.clone();
+            [
+                Trial::test(format!("round_trip::{name}"), move || round_trip(&p)),
+                Trial::test(format!("printed::{name}"), move || {
+                    printed_snapshot(&n2, &p2)
+                }),
+            ]
+        })
         .collect();
     trials.push(Trial::test("model::features", features_model));
     trials.push(Trial::test("corpus_present", || {
