@@ -1,0 +1,377 @@
+//! Memory: atomics under contention, vector and local/shared/dynamic/generic accesses, module
+//! variables, and every safety error (OOB, misaligned, read-only, budget, launch mistakes).
+mod emu_common;
+use emu_common::*;
+use ptx::emu::{self, EmuError, LaunchOptions, Memory, ParamValue, Space};
+
+const ATOMICS: &str = r#"
+.visible .entry atomics(.param .u64 ctr)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<32>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [ctr];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mad.lo.s32 %r4, %r1, %r2, %r3;
+    atom.global.add.u32 %r5, [%rd2], 1;
+    atom.global.add.f32 %f1, [%rd2+4], 0f3F800000;
+    atom.global.max.s32 %r6, [%rd2+8], %r4;
+    atom.global.min.u32 %r7, [%rd2+12], %r4;
+    atom.global.inc.u32 %r8, [%rd2+16], 99;
+    atom.global.or.b32 %r9, [%rd2+20], %r3;
+    red.global.add.u64 [%rd2+24], 3;
+    atom.global.exch.b32 %r10, [%rd2+32], %r4;
+    // A CAS loop: every thread adds 2.
+CAS:
+    ld.volatile.global.u32 %r11, [%rd2+36];
+    add.u32 %r12, %r11, 2;
+    atom.global.cas.b32 %r13, [%rd2+36], %r11, %r12;
+    setp.ne.u32 %p1, %r13, %r11;
+    @%p1 bra CAS;
+    atom.global.dec.u32 %r14, [%rd2+40], 1000000;
+    atom.global.add.f64 %fd1, [%rd2+48], 0d3FE0000000000000;
+    ret;
+}
+"#;
+
+#[test]
+fn atomics_under_contention() {
+    let text = module(&ATOMICS.replace(".reg .b64 %rd<8>;", ".reg .b64 %rd<8>;\n    .reg .f64 %fd<2>;"));
+    let m = load(&text);
+    for threads in [1, 4] {
+        let mut mem = Memory::new();
+        let mut init = vec![0u32; 14];
+        init[3] = u32::MAX; // min
+        init[10] = 900_000; // dec
+        let p = buf_u32(&mut mem, &init);
+        let opts = LaunchOptions { threads, ..LaunchOptions::default() };
+        let (grid, block) = (64u32, 256u32);
+        let n = grid * block;
+        emu::launch(&m, "atomics", [grid, 1, 1], [block, 1, 1], 0, &[ParamValue::ptr(p)], &mut mem, &opts).unwrap();
+        let v = read_u32(&mut mem, p, 14);
+        assert_eq!(v[0], n, "add.u32");
+        assert_eq!(f32::from_bits(v[1]), n as f32, "add.f32");
+        assert_eq!(v[2], n - 1, "max.s32");
+        assert_eq!(v[3], 0, "min.u32");
+        assert_eq!(v[4], n % 100, "inc wraps at 99");
+        assert_eq!(v[5], 255, "or");
+        assert_eq!(v[6] as u64 | (v[7] as u64) << 32, 3 * n as u64, "red.add.u64");
+        assert!(v[8] < n, "exch leaves one thread's value");
+        assert_eq!(v[9], 2 * n, "cas loop");
+        assert_eq!(v[10], 900_000 - n, "dec");
+        assert_eq!(f64::from_bits(v[12] as u64 | (v[13] as u64) << 32), n as f64 * 0.5, "add.f64");
+    }
+}
+
+#[test]
+fn shared_atomics_histogram() {
+    let text = module(
+        r#"
+.visible .entry hist(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<8>;
+    .shared .align 4 .b32 bins[8];
+    mov.u32 %r0, %tid.x;
+    setp.ge.u32 %p1, %r0, 8;
+    @%p1 bra INIT_DONE;
+    shl.b32 %r1, %r0, 2;
+    mov.u32 %r2, bins;
+    add.u32 %r3, %r2, %r1;
+    st.shared.u32 [%r3], 0;
+INIT_DONE:
+    bar.sync 0;
+    and.b32 %r4, %r0, 7;
+    shl.b32 %r5, %r4, 2;
+    mov.u32 %r6, bins;
+    add.u32 %r7, %r6, %r5;
+    atom.shared.add.u32 %r8, [%r7], %r0;
+    bar.sync 0;
+    @%p1 bra END;
+    shl.b32 %r1, %r0, 2;
+    add.u32 %r3, %r6, %r1;
+    ld.shared.u32 %r9, [%r3];
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r0, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r9;
+END:
+    ret;
+}
+"#,
+    );
+    let out = run_bufs(&text, "hist", [1, 1, 1], [256, 1, 1], &[vec![0; 8]], 1).unwrap();
+    for b in 0..8u32 {
+        let want: u32 = (0..256u32).filter(|t| t % 8 == b).sum();
+        assert_eq!(out[0][b as usize], want);
+    }
+}
+
+#[test]
+fn vectors_local_generic_dynamic_shared_and_module_vars() {
+    let text = module(
+        r#"
+.global .align 4 .u32 table[4] = {10, 20, 30, 40};
+.const .align 4 .f32 scale = 0f40000000;
+.extern .shared .align 16 .b8 dsmem[];
+.visible .entry k(.param .u64 out, .param .u64 inp)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<40>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<16>;
+    .local .align 8 .b32 arr[8];
+    .shared .align 4 .b32 st[32];
+    mov.u32 %r0, %tid.x;
+    ld.param.u64 %rd1, [inp];
+    mul.wide.u32 %rd2, %r0, 16;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.nc.v4.u32 {%r1, %r2, %r3, %r4}, [%rd3];
+    // local array: arr[i] = input word i, summed back through a generic pointer
+    mov.u64 %rd4, arr;
+    st.local.v2.u32 [%rd4], {%r1, %r2};
+    st.local.v2.u32 [%rd4+8], {%r3, %r4};
+    cvta.local.u64 %rd5, %rd4;
+    ld.u32 %r5, [%rd5+4];
+    ld.local.u32 %r6, [arr+12];
+    add.u32 %r7, %r5, %r6;
+    // dynamic shared through generic addressing
+    mov.u32 %r8, dsmem;
+    shl.b32 %r9, %r0, 2;
+    add.u32 %r10, %r8, %r9;
+    st.shared.u32 [%r10], %r7;
+    mov.u32 %r20, st;
+    add.u32 %r21, %r20, %r9;
+    st.shared.u32 [%r21], 1;
+    bar.sync 0;
+    xor.b32 %r11, %r0, 1;
+    shl.b32 %r12, %r11, 2;
+    add.u32 %r13, %r8, %r12;
+    cvt.u64.u32 %rd6, %r13;
+    cvta.shared.u64 %rd7, %rd6;
+    ld.u32 %r14, [%rd7];
+    // module variables
+    and.b32 %r15, %r0, 3;
+    mul.wide.u32 %rd8, %r15, 4;
+    mov.u64 %rd9, table;
+    add.s64 %rd10, %rd9, %rd8;
+    ld.global.u32 %r16, [%rd10];
+    ld.const.f32 %f1, [scale];
+    cvt.rzi.u32.f32 %r17, %f1;
+    mad.lo.u32 %r18, %r16, %r17, %r14;
+    // pack/unpack through b64
+    mov.b64 %rd11, {%r18, %r0};
+    mov.b64 {%r19, %r22}, %rd11;
+    add.u32 %r23, %r19, %r22;
+    ld.param.u64 %rd12, [out];
+    mul.wide.u32 %rd13, %r0, 4;
+    add.s64 %rd14, %rd12, %rd13;
+    st.global.u32 [%rd14], %r23;
+    ret;
+}
+"#,
+    );
+    let m = load(&text);
+    let mut mem = Memory::new();
+    let n = 32usize;
+    let inp: Vec<u32> = (0..n as u32 * 4).map(|i| i * 3 + 1).collect();
+    let pin = buf_u32(&mut mem, &inp);
+    let pout = buf_u32(&mut mem, &vec![0; n]);
+    emu::launch(&m, "k", [1, 1, 1], [n as u32, 1, 1], 128, &[ParamValue::ptr(pout), ParamValue::ptr(pin)], &mut mem, &LaunchOptions::default())
+        .unwrap();
+    let out = read_u32(&mut mem, pout, n);
+    for t in 0..n {
+        let other = t ^ 1;
+        let w = |k: usize, i: usize| inp[k * 4 + i];
+        let partner = w(other, 1) + w(other, 3);
+        let want = [10, 20, 30, 40][t % 4] * 2 + partner + t as u32;
+        assert_eq!(out[t], want, "thread {t}");
+    }
+}
+
+fn oob_kernel(offset: i64, ty: &str) -> String {
+    module(&format!(
+        r#"
+.visible .entry k(.param .u64 out)
+{{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<8>;
+    mov.u32 %r1, %tid.x;
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.{ty} %r2, [%rd3+{offset}];
+    st.global.u32 [%rd3], %r2;
+    ret;
+}}
+"#
+    ))
+}
+
+#[test]
+fn out_of_bounds_access_is_an_error() {
+    // 32 threads, 31 words: thread 31 reads past the end.
+    let text = oob_kernel(0, "u32");
+    let err = run_bufs(&text, "k", [1, 1, 1], [32, 1, 1], &[vec![0; 31]], 1).unwrap_err();
+    match &err {
+        EmuError::OutOfBounds { at, space, address, size } => {
+            assert_eq!(*space, Space::Global);
+            assert_eq!(*size, 4);
+            assert_eq!(at.tid, [31, 0, 0]);
+            assert_eq!(at.ctaid, [0, 0, 0]);
+            assert_eq!(at.kernel, "k");
+            assert!(at.instruction.starts_with("ld.global.u32"), "{err}");
+            assert_eq!(address % 4, 0);
+            let msg = err.to_string();
+            assert!(msg.contains("out-of-bounds global access of 4 bytes"), "{msg}");
+            assert!(msg.contains("tid (31,0,0)"), "{msg}");
+        }
+        e => panic!("wrong error {e}"),
+    }
+    // Null pointer.
+    let m = load(&text);
+    let mut mem = Memory::new();
+    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[ParamValue::u64(0)], &mut mem, &LaunchOptions::default())
+        .unwrap_err();
+    assert!(matches!(err, EmuError::OutOfBounds { address: 0, .. }), "{err}");
+    // Shared out of bounds.
+    let text = module(
+        r#"
+.visible .entry k()
+{
+    .reg .b32 %r<4>;
+    .shared .align 4 .b32 s[4];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    st.shared.u32 [%r2], 1;
+    ret;
+}
+"#,
+    );
+    let m = load(&text);
+    let err = emu::launch(&m, "k", [1, 1, 1], [8, 1, 1], 0, &[], &mut Memory::new(), &LaunchOptions::default()).unwrap_err();
+    match err {
+        EmuError::OutOfBounds { space: Space::Shared, address: 16, at, .. } => assert_eq!(at.tid, [4, 0, 0]),
+        e => panic!("wrong error {e}"),
+    }
+}
+
+#[test]
+fn misaligned_access_is_an_error() {
+    let text = oob_kernel(2, "u32");
+    let err = run_bufs(&text, "k", [1, 1, 1], [4, 1, 1], &[vec![0; 8]], 1).unwrap_err();
+    match &err {
+        EmuError::Misaligned { at, space: Space::Global, size: 4, address } => {
+            assert_eq!(at.tid, [0, 0, 0]);
+            assert_eq!(address % 4, 2);
+        }
+        e => panic!("wrong error {e}"),
+    }
+    // A v4 access must be 16-byte aligned.
+    let text = module(
+        r#"
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1+4];
+    ret;
+}
+"#,
+    );
+    let err = run_bufs(&text, "k", [1, 1, 1], [1, 1, 1], &[vec![0; 16]], 1).unwrap_err();
+    assert!(matches!(err, EmuError::Misaligned { size: 4, .. }), "{err}");
+}
+
+#[test]
+fn writes_to_kernel_params_are_rejected() {
+    let text = module(
+        r#"
+.visible .entry k(.param .u32 x)
+{
+    st.param.u32 [x], 1;
+    ret;
+}
+"#,
+    );
+    let m = load(&text);
+    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[ParamValue::u32(3)], &mut Memory::new(), &LaunchOptions::default())
+        .unwrap_err();
+    assert!(matches!(err, EmuError::ReadOnly { space: Space::Param, .. }), "{err}");
+}
+
+#[test]
+fn instruction_budget_stops_infinite_loops() {
+    let text = module(
+        r#"
+.visible .entry spin()
+{
+    .reg .b32 %r<4>;
+L:
+    add.u32 %r1, %r1, 1;
+    bra L;
+}
+"#,
+    );
+    let m = load(&text);
+    for threads in [1, 4] {
+        let opts = LaunchOptions { instruction_budget: 1_000_000, threads };
+        let err = emu::launch(&m, "spin", [8, 1, 1], [64, 1, 1], 0, &[], &mut Memory::new(), &opts).unwrap_err();
+        match err {
+            EmuError::BudgetExhausted { budget, at } => {
+                assert_eq!(budget, 1_000_000);
+                assert_eq!(at.kernel, "spin");
+            }
+            e => panic!("wrong error {e}"),
+        }
+    }
+}
+
+#[test]
+fn trap_is_an_error() {
+    let text = module(".visible .entry k()\n{\n trap;\n}\n");
+    let m = load(&text);
+    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[], &mut Memory::new(), &LaunchOptions::default()).unwrap_err();
+    assert!(matches!(err, EmuError::Trap { .. }), "{err}");
+}
+
+#[test]
+fn launch_mistakes_are_errors() {
+    let text = oob_kernel(0, "u32");
+    let m = load(&text);
+    let mut mem = Memory::new();
+    let p = mem.alloc(128).unwrap();
+    let o = LaunchOptions::default();
+    let err = emu::launch(&m, "nope", [1, 1, 1], [1, 1, 1], 0, &[ParamValue::ptr(p)], &mut mem, &o).unwrap_err();
+    assert!(matches!(&err, EmuError::UnknownKernel { kernel, available } if kernel == "nope" && available == "k"), "{err}");
+    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[], &mut mem, &o).unwrap_err();
+    assert!(matches!(err, EmuError::ParamCount { expected: 1, got: 0, .. }), "{err}");
+    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[ParamValue::u32(1)], &mut mem, &o).unwrap_err();
+    assert!(matches!(err, EmuError::ParamSize { index: 0, expected: 8, got: 4, .. }), "{err}");
+    let err = emu::launch(&m, "k", [1, 1, 1], [2048, 1, 1], 0, &[ParamValue::ptr(p)], &mut mem, &o).unwrap_err();
+    assert!(matches!(err, EmuError::LaunchConfig { .. }), "{err}");
+    let err = emu::launch(&m, "k", [0, 1, 1], [1, 1, 1], 0, &[ParamValue::ptr(p)], &mut mem, &o).unwrap_err();
+    assert!(matches!(err, EmuError::LaunchConfig { .. }), "{err}");
+    // Host-side memory misuse.
+    assert!(mem.write(p.offset(120), &[0; 16]).is_err());
+    assert!(mem.free(p.offset(4)).is_err());
+    mem.free(p).unwrap();
+    assert!(mem.read_vec(p, 4).is_err());
+}
+
+#[test]
+fn unsupported_input_is_an_error_not_a_panic() {
+    for body in ["bra NOWHERE;", "add.f32 %f1, %f1, %nosuch;", "tex.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [t, {%f1, %f1}];"] {
+        let text = module(&format!(".visible .entry k()\n{{\n .reg .f32 %f<4>;\n {body}\n ret;\n}}\n"));
+        if let Ok(ast) = ptx::parse(&text) {
+            let r = emu::LoadedModule::load(&ast);
+            assert!(matches!(r, Err(EmuError::Unsupported { .. })), "{body}: {r:?}");
+        }
+    }
+}
