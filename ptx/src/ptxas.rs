@@ -76,6 +76,16 @@ pub fn supported_version_from_diagnostic(stderr: &str) -> Option<(u32, u32)> {
     Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
 }
 
+/// The newest PTX ISA version `ptxas` accepts, probed by assembling an empty module that
+/// declares `.version 99.9` and reading the diagnostic. `None` when it cannot be determined.
+pub fn max_ptx_version(ptxas: &Path) -> Option<(u32, u32)> {
+    let probe = ".version 99.9\n.target sm_90\n.address_size 64\n";
+    match assemble_with(ptxas, probe, "sm_90") {
+        Err(PtxasError::Rejected { stderr, .. }) => supported_version_from_diagnostic(&stderr),
+        _ => None,
+    }
+}
+
 /// Assembles `ptx` for `gpu_name` (e.g. `sm_90`) with the `ptxas` from [`find`], discarding the
 /// output. `Ok(stderr)` (warnings, usually empty) when ptxas accepts it.
 pub fn assemble(ptx: &str, gpu_name: &str) -> Result<String, PtxasError> {

@@ -5,16 +5,21 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
+/// The nvcc corpus and this crate's `tests/data` files.
 fn corpus() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/corpus/ptx");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in [root.join("../testdata/corpus/ptx"), root.join("tests/data")] {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        files.extend(v);
+    }
     files
         .into_iter()
         .filter_map(|p| {
@@ -84,9 +89,27 @@ fn raw_case(name: &str, src: &str, line: u32, column: u32, needle: &str) -> Tria
     })
 }
 
+/// Brace depth at the end of `text`, ignoring `//` comments and strings.
+fn brace_depth(text: &str) -> i32 {
+    let mut depth = 0;
+    for line in text.split('\n') {
+        let mut in_str = false;
+        let mut prev = ' ';
+        for c in line.chars() {
+            match c {
+                '"' => in_str = !in_str,
+                '/' if !in_str && prev == '/' => break,
+                '{' if !in_str => depth += 1,
+                '}' if !in_str => depth -= 1,
+                _ => {}
+            }
+            prev = c;
+        }
+    }
+    depth
+}
+
 fn truncations(src: &str) -> Result<(), Failed> {
-    let body_start = src.find('{').unwrap_or(0);
-    let body_end = src.rfind('}').unwrap_or(src.len());
     let mut cuts: Vec<usize> = (0..src.len()).step_by(5).collect();
     cuts.extend(src.match_indices('\n').map(|(i, _)| i));
     cuts.extend(src.match_indices(';').map(|(i, _)| i + 1));
@@ -94,8 +117,8 @@ fn truncations(src: &str) -> Result<(), Failed> {
     for cut in cuts {
         let Some(t) = src.get(..cut) else { continue };
         match ptx::parse(t) {
-            Ok(_) if cut > body_start && cut <= body_end => {
-                return Err(format!("truncation at byte {cut} (inside the body) parsed OK").into())
+            Ok(_) if brace_depth(t) > 0 => {
+                return Err(format!("truncation at byte {cut} (inside braces) parsed OK").into())
             }
             Ok(_) => {}
             Err(e) => {
@@ -140,8 +163,17 @@ fn mutations(seed: u64, src: &str) -> Result<(), Failed> {
             }
         }
         let text = String::from_utf8_lossy(&b);
-        if let Err(e) = ptx::parse(&text) {
-            check_position(&text, &e)?;
+        match ptx::parse(&text) {
+            Err(e) => check_position(&text, &e)?,
+            // A mutation that is still valid PTX must round-trip like any other input.
+            Ok(m) => {
+                let printed = ptx::print(&m);
+                let again = ptx::parse(&printed)
+                    .map_err(|e| format!("printed mutant does not parse: {e}\n{printed}"))?;
+                if again != m || ptx::print(&again) != printed {
+                    return Err(format!("mutant does not round-trip:\n{text}").into());
+                }
+            }
         }
     }
     Ok(())

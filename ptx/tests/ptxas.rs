@@ -112,6 +112,20 @@ fn main() {
             Trial::test(format!("ptxas::{name}"), move || check(exe.as_deref(), &p))
         })
         .collect();
+    let exe4 = exe.clone();
+    trials.push(Trial::test("ptxas::max_ptx_version", move || {
+        let Some(exe) = exe4 else {
+            println!("{SKIP}");
+            return Ok(());
+        };
+        match ptxas::max_ptx_version(&exe) {
+            Some((major, minor)) if major >= 7 => {
+                println!("ptxas accepts PTX ISA up to {major}.{minor}");
+                Ok(())
+            }
+            other => Err(format!("could not probe the PTX ISA version: {other:?}").into()),
+        }
+    }));
     let exe2 = exe.clone();
     // Negative control: the check is not vacuous.
     trials.push(Trial::test("ptxas::rejects_invalid_ptx", move || {
