@@ -95,15 +95,45 @@ pub fn assemble(ptx: &str, gpu_name: &str) -> Result<String, PtxasError> {
 
 /// Like [`assemble`] with an explicit `ptxas` path.
 pub fn assemble_with(ptxas: &Path, ptx: &str, gpu_name: &str) -> Result<String, PtxasError> {
+    run(ptxas, ptx, gpu_name, None, &[])
+}
+
+/// Assembles `ptx` for `gpu_name` with the given `ptxas` and extra command-line arguments
+/// (e.g. `["-lineinfo", "--suppress-debug-info"]`) and returns the cubin (ELF) bytes.
+pub fn cubin_with(
+    ptxas: &Path,
+    ptx: &str,
+    gpu_name: &str,
+    extra_args: &[&str],
+) -> Result<Vec<u8>, PtxasError> {
+    let out = temp_path("cubin");
+    let r =
+        run(ptxas, ptx, gpu_name, Some(&out), extra_args).and_then(|_| Ok(std::fs::read(&out)?));
+    let _ = std::fs::remove_file(&out);
+    r
+}
+
+fn temp_path(ext: &str) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("ptx-crate-{}-{n}.ptx", std::process::id()));
+    std::env::temp_dir().join(format!("ptx-crate-{}-{n}.{ext}", std::process::id()))
+}
+
+fn run(
+    ptxas: &Path,
+    ptx: &str,
+    gpu_name: &str,
+    output: Option<&Path>,
+    extra_args: &[&str],
+) -> Result<String, PtxasError> {
+    let path = temp_path("ptx");
     std::fs::write(&path, ptx)?;
     let out = Command::new(ptxas)
         .arg("--gpu-name")
         .arg(gpu_name)
         .arg("-o")
-        .arg("/dev/null")
+        .arg(output.unwrap_or(Path::new("/dev/null")))
+        .args(extra_args)
         .arg(&path)
         .output();
     let _ = std::fs::remove_file(&path);

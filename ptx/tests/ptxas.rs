@@ -1,6 +1,7 @@
 //! Cross-check: every corpus kernel, parsed and re-printed by this crate, is accepted by NVIDIA's
-//! `ptxas --gpu-name sm_90` (found by `ptx::ptxas::find`: `$PTXAS`, `PATH`, or the
-//! `nvidia-cuda-nvcc-cu12` pip wheel).
+//! `ptxas --gpu-name sm_90` and assembles to a cubin byte-identical to the original file's
+//! (ptxas found by `ptx::ptxas::find`: `$PTXAS`, `PATH`, or the `nvidia-cuda-nvcc-cu12` pip
+//! wheel).
 //!
 //! When no `ptxas` is found each test prints "skipped: ..." and passes. When the `ptxas` found
 //! is older than the corpus's `.version` (the pip wheel's 12.x assembler accepts PTX ISA up to
@@ -13,6 +14,8 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use ptx::ptxas::{self, PtxasError};
 
 const GPU: &str = "sm_90";
+/// Debug sections would embed the PTX text itself in the cubin; keep them out of the comparison.
+const CUBIN_ARGS: &[&str] = &["-lineinfo", "--suppress-debug-info"];
 const SKIP: &str = "skipped: ptxas not found (set PTXAS or pip install nvidia-cuda-nvcc-cu12)";
 
 fn corpus_dir() -> PathBuf {
@@ -71,9 +74,10 @@ fn check_text(exe: Option<&Path>, name: &str, src: &str) -> Result<(), Failed> {
         return Ok(());
     };
     let mut module = ptx::parse(src).map_err(|e| format!("{name}:{e}"))?;
-    let printed = ptx::print(&module);
-    match ptxas::assemble_with(exe, &printed, GPU) {
-        Ok(_) => Ok(()),
+    let mut original = src.to_string();
+    let mut printed = ptx::print(&module);
+    let printed_cubin = match ptxas::cubin_with(exe, &printed, GPU, CUBIN_ARGS) {
+        Ok(c) => c,
         Err(PtxasError::Rejected { stderr, .. }) => {
             let Some((major, minor)) = ptxas::supported_version_from_diagnostic(&stderr) else {
                 return Err(format!("ptxas rejected the printed PTX:\n{stderr}\n{printed}").into());
@@ -83,19 +87,46 @@ fn check_text(exe: Option<&Path>, name: &str, src: &str) -> Result<(), Failed> {
                 return Err(format!("ptxas rejected the printed PTX:\n{stderr}").into());
             }
             module.version = ptx::Version { major, minor };
-            let lowered = ptx::print(&module);
-            ptxas::assemble_with(exe, &lowered, GPU).map_err(|e| {
-                format!("ptxas rejected the printed PTX (.version lowered to {major}.{minor}): {e}\n{lowered}")
+            printed = ptx::print(&module);
+            original = lower_version(src, major, minor);
+            let c = ptxas::cubin_with(exe, &printed, GPU, CUBIN_ARGS).map_err(|e| {
+                format!("ptxas rejected the printed PTX (.version lowered to {major}.{minor}): {e}\n{printed}")
             })?;
             println!(
-                "note: this ptxas accepts PTX ISA up to {major}.{minor}; assembled the printed module \
-                 with .version lowered from {}.{}",
+                "note: this ptxas accepts PTX ISA up to {major}.{minor}; assembled with .version \
+                 lowered from {}.{}",
                 from.major, from.minor
             );
-            Ok(())
+            c
         }
-        Err(e) => Err(e.to_string().into()),
+        Err(e) => return Err(e.to_string().into()),
+    };
+    // The printed module must assemble to exactly the same cubin as the source it came from.
+    let original_cubin = ptxas::cubin_with(exe, &original, GPU, CUBIN_ARGS)
+        .map_err(|e| format!("ptxas rejected the original PTX: {e}"))?;
+    if original_cubin != printed_cubin {
+        return Err(format!(
+            "printed PTX assembles to a different cubin than the original ({} vs {} bytes)",
+            printed_cubin.len(),
+            original_cubin.len()
+        )
+        .into());
     }
+    Ok(())
+}
+
+/// `src` with its `.version` directive replaced by `major.minor`.
+fn lower_version(src: &str, major: u32, minor: u32) -> String {
+    src.lines()
+        .map(|l| {
+            if l.trim_start().starts_with(".version") {
+                format!(".version {major}.{minor}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn main() {
@@ -125,6 +156,45 @@ fn main() {
             }
             other => Err(format!("could not probe the PTX ISA version: {other:?}").into()),
         }
+    }));
+    let exe5 = exe.clone();
+    // Negative control for the cubin comparison: a one-opcode change is visible.
+    trials.push(Trial::test("ptxas::cubin_detects_changes", move || {
+        let Some(exe) = exe5 else {
+            println!("{SKIP}");
+            return Ok(());
+        };
+        let path = corpus_dir().join("vadd.ptx");
+        let src = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        let mut m = ptx::parse(&src).map_err(|e| e.to_string())?;
+        let version = ptxas::max_ptx_version(&exe).ok_or("cannot probe ptxas version")?;
+        let v = (m.version.major, m.version.minor).min(version);
+        m.version = ptx::Version {
+            major: v.0,
+            minor: v.1,
+        };
+        let before = ptxas::cubin_with(&exe, &ptx::print(&m), GPU, CUBIN_ARGS)?;
+        let mut changed = false;
+        for d in &mut m.directives {
+            if let ptx::Directive::Function(f) = d {
+                for s in f.body.iter_mut().flatten() {
+                    if let ptx::Statement::Instruction(i) = s {
+                        if i.op == ptx::Opcode::Add && i.ty() == Some(ptx::Type::F32) {
+                            i.op = ptx::Opcode::Sub;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return Err("vadd.ptx has no add.f32".into());
+        }
+        let after = ptxas::cubin_with(&exe, &ptx::print(&m), GPU, CUBIN_ARGS)?;
+        if before == after {
+            return Err("changing add.f32 to sub.f32 did not change the cubin".into());
+        }
+        Ok(())
     }));
     let exe2 = exe.clone();
     // Negative control: the check is not vacuous.
