@@ -19,6 +19,8 @@ pub struct PrintOptions {
     pub signatures: bool,
     /// Print `metadata={...}`.
     pub metadata: bool,
+    /// Mark operands 5, 10, ... with `/*index=N*/` comments, as XLA does.
+    pub operand_index_comments: bool,
 }
 
 impl Default for PrintOptions {
@@ -28,15 +30,27 @@ impl Default for PrintOptions {
             operand_shapes: false,
             signatures: true,
             metadata: true,
+            operand_index_comments: true,
         }
     }
 }
 
 impl PrintOptions {
-    /// Options without `%` sigils (JAX's unoptimized style).
+    /// Options without `%` sigils.
     pub fn without_sigils() -> Self {
         PrintOptions {
             sigils: false,
+            ..PrintOptions::default()
+        }
+    }
+
+    /// The style of JAX's unoptimized HLO dumps: no sigils, no computation signatures, no
+    /// operand index comments.
+    pub fn jax() -> Self {
+        PrintOptions {
+            sigils: false,
+            signatures: false,
+            operand_index_comments: false,
             ..PrintOptions::default()
         }
     }
@@ -88,7 +102,18 @@ pub fn format_float(v: f64) -> String {
     }
     let a = v.abs();
     if !(1e-4..1e15).contains(&a) {
-        format!("{v:e}")
+        // C's %g style, as XLA prints: a signed exponent of at least two digits (`1e-05`).
+        let s = format!("{v:e}");
+        match s.split_once('e') {
+            Some((mant, exp)) => {
+                let (sign, digits) = match exp.strip_prefix('-') {
+                    Some(d) => ('-', d),
+                    None => ('+', exp),
+                };
+                format!("{mant}e{sign}{digits:0>2}")
+            }
+            None => s,
+        }
     } else {
         format!("{v}")
     }
@@ -424,11 +449,9 @@ impl Printer<'_> {
             }
             self.out.push_str("\n\n");
         }
-        for (i, (id, comp)) in m.iter().enumerate() {
-            if i > 0 {
-                self.out.push('\n');
-            }
+        for (id, comp) in m.iter() {
             self.computation(comp, id == m.entry)?;
+            self.out.push('\n');
         }
         Ok(())
     }
@@ -490,12 +513,20 @@ impl Printer<'_> {
                 let ops: Vec<String> = i
                     .operands
                     .iter()
-                    .map(|&o| match c.get(o) {
-                        Some(op) if self.opts.operand_shapes => {
-                            format!("{} {}", op.shape, self.name(&op.name))
+                    .enumerate()
+                    .map(|(k, &o)| {
+                        let mark = if self.opts.operand_index_comments && k > 0 && k % 5 == 0 {
+                            format!("/*index={k}*/")
+                        } else {
+                            String::new()
+                        };
+                        match c.get(o) {
+                            Some(op) if self.opts.operand_shapes => {
+                                format!("{mark}{} {}", op.shape, self.name(&op.name))
+                            }
+                            Some(op) => format!("{mark}{}", self.name(&op.name)),
+                            None => "<invalid>".into(),
                         }
-                        Some(op) => self.name(&op.name),
-                        None => "<invalid>".into(),
                     })
                     .collect();
                 self.out.push_str(&ops.join(", "));

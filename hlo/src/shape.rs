@@ -518,7 +518,8 @@ impl fmt::Display for ArrayShape {
 }
 
 impl fmt::Display for Shape {
-    /// XLA's text form: `f32[2,3]{1,0}`, `(f32[], s32[4])`, `token[]`.
+    /// XLA's text form: `f32[2,3]{1,0}`, `(f32[], s32[4])`, `token[]`. Like XLA, elements
+    /// 5, 10, ... of a tuple are preceded by an `/*index=N*/` comment.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Shape::Array(a) => write!(f, "{a}"),
@@ -528,6 +529,10 @@ impl fmt::Display for Shape {
                 for (i, s) in t.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
+                    }
+                    if i > 0 && i % 5 == 0 {
+                        // XLA marks every fifth element of long tuples.
+                        write!(f, "/*index={i}*/")?;
                     }
                     write!(f, "{s}")?;
                 }

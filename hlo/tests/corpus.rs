@@ -1,5 +1,6 @@
 //! Corpus tests: every file under `testdata/corpus/{hlo,xla_hlo}` parses, prints, re-parses to
-//! an equal module, prints identically the second time, and verifies clean.
+//! an equal module, prints identically the second time, and verifies clean; the JAX-exported
+//! files (`hlo/`) also print back byte for byte.
 //!
 //! Each file is its own test (`cargo test -p hlo --test corpus -- attention.opt`). Failures
 //! print a unified diff of the two printed texts (or of the two module dumps).
@@ -55,6 +56,24 @@ fn round_trip(path: &Path, opts: &PrintOptions) -> Result<(), Failed> {
     Ok(())
 }
 
+/// JAX-exported files print back byte for byte: `*.opt.hlo` in XLA's default style, the
+/// unoptimized `*.hlo` in JAX's style.
+fn identical(path: &Path) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("read: {e}"))?;
+    let m = hlo::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    let opt = path.to_string_lossy().ends_with(".opt.hlo");
+    let opts = if opt {
+        PrintOptions::default()
+    } else {
+        PrintOptions::jax()
+    };
+    let printed = print_module_with(&m, &opts);
+    if printed != text {
+        return Err(diff(&text, &printed, "printed text differs from the file:").into());
+    }
+    Ok(())
+}
+
 fn verify(path: &Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("read: {e}"))?;
     let m = hlo::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
@@ -83,6 +102,12 @@ fn main() {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         let name = format!("{dir}/{file}");
+        if dir == "hlo" {
+            let d = p.clone();
+            trials.push(Trial::test(format!("identical::{name}"), move || {
+                identical(&d)
+            }));
+        }
         let (a, b, c) = (p.clone(), p.clone(), p);
         trials.push(Trial::test(format!("round_trip::{name}"), move || {
             round_trip(&a, &PrintOptions::default())
