@@ -280,6 +280,22 @@ impl Function {
         self.params.as_deref().unwrap_or(&[])
     }
 
+    /// Every statement of the body depth-first, blocks flattened (the `Block` itself is not
+    /// yielded, its contents are). Empty for a declaration.
+    pub fn statements(&self) -> Statements<'_> {
+        Statements {
+            stack: vec![self.body.as_deref().unwrap_or(&[]).iter()],
+        }
+    }
+
+    /// Every instruction of the body in order, nested blocks included.
+    pub fn instructions(&self) -> impl Iterator<Item = &Instruction> {
+        self.statements().filter_map(|s| match s {
+            Statement::Instruction(i) => Some(i),
+            _ => None,
+        })
+    }
+
     /// `.reqntid` or else `.maxntid` dimensions, if declared.
     pub fn ntid_hint(&self) -> Option<&[u32]> {
         self.perf
@@ -294,6 +310,29 @@ impl Function {
                     _ => None,
                 })
             })
+    }
+}
+
+/// Depth-first iterator over a function body's statements (see [`Function::statements`]).
+#[derive(Debug, Clone)]
+pub struct Statements<'a> {
+    stack: Vec<std::slice::Iter<'a, Statement>>,
+}
+
+impl<'a> Iterator for Statements<'a> {
+    type Item = &'a Statement;
+
+    fn next(&mut self) -> Option<&'a Statement> {
+        loop {
+            let top = self.stack.last_mut()?;
+            match top.next() {
+                None => {
+                    self.stack.pop();
+                }
+                Some(Statement::Block(b)) => self.stack.push(b.iter()),
+                Some(s) => return Some(s),
+            }
+        }
     }
 }
 

@@ -105,6 +105,14 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An error at the token with index `idx` (end of input if out of range).
+    fn err_at(&self, idx: usize, msg: impl Into<String>) -> ParseError {
+        match self.toks.get(idx) {
+            Some(t) => ParseError::new(t.line, t.column, msg),
+            None => self.err_eof(msg),
+        }
+    }
+
     fn err_eof(&self, msg: impl Into<String>) -> ParseError {
         // Position just past the last token.
         let (mut line, mut col) = (1u32, 1u32);
@@ -218,11 +226,7 @@ impl<'a> Parser<'a> {
         } else {
             i64::try_from(v).ok()
         };
-        r.ok_or_else(|| ParseError {
-            line: self.toks[here].line,
-            column: self.toks[here].column,
-            message: format!("{what} is out of range"),
-        })
+        r.ok_or_else(|| self.err_at(here, format!("{what} is out of range")))
     }
 
     fn string(&mut self, what: &str) -> Result<String, ParseError> {
@@ -891,24 +895,16 @@ impl<'a> Parser<'a> {
             }
         }
         let Some((op, used)) = op else {
-            let t = &self.toks[op_pos];
-            return Err(ParseError::new(
-                t.line,
-                t.column,
-                format!("unknown opcode `{word}`"),
-            ));
+            return Err(self.err_at(op_pos, format!("unknown opcode `{word}`")));
         };
         let mut mods = Vec::new();
         for (w, p) in &words[used..] {
             match Modifier::parse(op, w) {
                 Some(m) => mods.push(m),
                 None => {
-                    let t = &self.toks[*p];
-                    return Err(ParseError::new(
-                        t.line,
-                        t.column,
-                        format!("unknown modifier `.{w}` for `{}`", op.as_str()),
-                    ));
+                    return Err(
+                        self.err_at(*p, format!("unknown modifier `.{w}` for `{}`", op.as_str()))
+                    );
                 }
             }
         }

@@ -103,19 +103,7 @@ fn round_trip_text(name: &str, src: &str) -> Result<(), Failed> {
         .map(|l| l.split("//").next().unwrap_or("").trim())
         .filter(|l| l.ends_with(';') && !l.starts_with('.') && !l.contains(": ."))
         .count();
-    let mut n = 0;
-    fn count(stmts: &[ptx::Statement], n: &mut usize) {
-        for s in stmts {
-            match s {
-                ptx::Statement::Instruction(_) => *n += 1,
-                ptx::Statement::Block(b) => count(b, n),
-                _ => {}
-            }
-        }
-    }
-    for f in m1.functions() {
-        count(f.body.as_deref().unwrap_or(&[]), &mut n);
-    }
+    let n: usize = m1.functions().map(|f| f.instructions().count()).sum();
     if n != src_insts {
         return Err(
             format!("parsed {n} instructions, source has {src_insts} instruction lines").into(),
