@@ -31,8 +31,20 @@
 //! functions, parameters: [`Operand::Symbol`]), vectors `{%r1, _}`, predicate pairs `%r1|%p1`,
 //! negated predicates `!%p1` and parenthesised call argument lists.
 //!
+//! An identifier operand is a [`Register`] when it starts with `%` (and is not a special
+//! register) or was declared by a `.reg` in an enclosing scope (including `.reg` parameters of a
+//! `.func`); otherwise it is a symbol. Immediates keep their exact bits: integers as `i64`/`u64`,
+//! `0f`/`0d` floats as raw bits, decimal floats as f64 bits (see [`Immediate`]).
+//!
+//! The opcode set is closed: an opcode or modifier the model does not know is a parse error,
+//! never an `Unknown(String)`. Not modelled yet: textures and surfaces (`tex`, `suld`, ...),
+//! `mbarrier`, `cp.async.bulk`/TMA, `wgmma`, `createpolicy`, `fence.proxy`, video instructions,
+//! constant-expression operands (`(a+4)*2`) and `.alias`.
+//!
 //! Everything derives `Debug, Clone, PartialEq`; the printer ([`crate::printer`]) implements
-//! `Display` for each node, and parsing the printed text gives back an equal model.
+//! `Display` for each node, and parsing the printed text gives back an equal model. Small
+//! builders ([`Module::new`], [`VarDecl::regs`], [`Instruction::new`], [`Operand::reg`],
+//! [`Operand::addr_reg`], ...) make constructing kernels in code concise.
 
 use std::fmt;
 

@@ -5,7 +5,7 @@
 //!
 //! - [`ast`]: the typed model ([`Module`], [`Function`], [`Statement`], [`Instruction`], ...).
 //! - [`parser`]: text to model ([`parse`], [`parse_instruction`]); errors are [`ParseError`].
-//! - [`printer`]: model to text ([`print`], and `Display` on every node).
+//! - [`printer`]: model to text ([`print()`], and `Display` on every node).
 //! - [`ptxas`]: find and run NVIDIA's `ptxas` to validate PTX text.
 #![warn(missing_docs)]
 

@@ -1,6 +1,6 @@
 //! The PTX printer: the typed model back to PTX text.
 //!
-//! [`print`] renders a whole [`Module`]; every model node also implements `Display`
+//! [`print()`] renders a whole [`Module`]; every model node also implements `Display`
 //! (an [`Instruction`] prints as `@%p1 add.s32 %r1, %r2, 1;`). Parsing the printed text gives
 //! back an equal model, and printing is a fixpoint (`print(parse(print(m))) == print(m)`).
 //! Floating-point immediates print as exact hex bit patterns (`0f3F800000`, `0d...`).
