@@ -213,10 +213,12 @@ fn shape_from_proto_at(p: &px::ShapeProto, depth: usize) -> Result<Shape, String
                         let slot = usize::try_from(d).ok().and_then(|i| seen.get_mut(i));
                         match slot {
                             Some(s) if !*s => *s = true,
-                            _ => return Err(format!(
+                            _ => {
+                                return Err(format!(
                                 "layout minor_to_major {:?} is not a permutation of rank {rank}",
                                 l.minor_to_major
-                            )),
+                            ))
+                            }
                         }
                     }
                     if !l.minor_to_major.is_empty() && l.minor_to_major.len() != rank {
@@ -1516,25 +1518,27 @@ fn check_acyclic(
                     }
                     stack.pop();
                 }
-                Some(n) => {
-                    match state.get(n) {
-                        Some(0) => {
-                            if let Some(s) = state.get_mut(n) {
-                                *s = 1;
-                            }
-                            stack.push((n, 0));
+                Some(n) => match state.get(n) {
+                    Some(0) => {
+                        if let Some(s) = state.get_mut(n) {
+                            *s = 1;
                         }
-                        Some(1) => {
-                            let name = comps.get(n).map_or("?", |c| c.name.as_str());
-                            return Err(invalid(
-                            name,
-                            "",
-                            format!("computation \"{name}\" calls itself (the call graph has a cycle)"),
-                        ));
-                        }
-                        _ => {}
+                        stack.push((n, 0));
                     }
-                }
+                    Some(1) => {
+                        let name = |i: usize| comps.get(i).map_or("?", |c| c.name.as_str());
+                        let from = stack.iter().position(|&(s, _)| s == n).unwrap_or(0);
+                        let mut path: Vec<&str> =
+                            stack.iter().skip(from).map(|&(s, _)| name(s)).collect();
+                        path.push(name(n));
+                        return Err(invalid(
+                            name(n),
+                            "",
+                            format!("the call graph has a cycle: {}", path.join(" -> ")),
+                        ));
+                    }
+                    _ => {}
+                },
             }
         }
     }

@@ -4,6 +4,7 @@
 //! This crate knows nothing of GPUs, thunks, buffer assignment or artifacts: the compiler and the
 //! runtime both use it, and neither may leak its types into the other through here.
 
+pub mod convert;
 pub mod error;
 pub mod eval;
 pub mod io;
