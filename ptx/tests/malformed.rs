@@ -150,7 +150,7 @@ impl Rng {
 fn mutations(seed: u64, src: &str) -> Result<(), Failed> {
     let mut rng = Rng(seed | 1);
     let alphabet = b"{}[]();,.:|!@+-_%$0123456789xfdUabc \n\t\"/*\x00\x7f";
-    for _ in 0..400 {
+    for _ in 0..250 {
         let mut b = src.as_bytes().to_vec();
         for _ in 0..1 + rng.below(4) {
             let i = rng.below(b.len());
