@@ -330,9 +330,25 @@ impl<'a> Parser<'a> {
         let start = self.tok(0).start;
         let mut end = start;
         let mut stack: Vec<TokenKind> = Vec::new();
-        let mut consumed = false;
+        let mut prev: Option<TokenKind> = None;
         loop {
             let k = self.peek().clone();
+            if stack.is_empty() {
+                if let Some(p) = &prev {
+                    // At the top level a value is one token or bracket group, joined only by
+                    // `<=` / `->` (`[2,2]<=[4]T(1,0)`, `a->b`); anything else (`,`, a closing
+                    // bracket, the next instruction) ends it.
+                    let after_join = matches!(p, TokenKind::LessEq | TokenKind::Arrow);
+                    let join = matches!(k, TokenKind::LessEq | TokenKind::Arrow);
+                    let tile = *p == TokenKind::RBracket
+                        && matches!(&k, TokenKind::Word(w) if w == "T")
+                        && *self.peek_at(1) == TokenKind::LParen;
+                    let call = matches!(p, TokenKind::Word(_)) && k == TokenKind::LParen;
+                    if !(after_join || join || tile || call) {
+                        break;
+                    }
+                }
+            }
             match &k {
                 TokenKind::Eof => {
                     if !stack.is_empty() {
@@ -357,13 +373,6 @@ impl<'a> Parser<'a> {
                     }
                 },
                 TokenKind::Comma if stack.is_empty() => break,
-                TokenKind::Word(w)
-                    if stack.is_empty()
-                        && consumed
-                        && (w == "ROOT" || *self.peek_at(1) == TokenKind::Equal) =>
-                {
-                    break
-                }
                 _ => {}
             }
             if stack.len() > MAX_NESTING {
@@ -374,9 +383,9 @@ impl<'a> Parser<'a> {
             }
             let t = self.bump();
             end = t.end;
-            consumed = true;
+            prev = Some(t.kind);
         }
-        if !consumed {
+        if prev.is_none() {
             return self.syntax(&format!("a value for {what}"));
         }
         Ok(self.src.get(start..end).unwrap_or_default().to_string())
