@@ -110,9 +110,13 @@ fn brace_depth(text: &str) -> i32 {
 }
 
 fn truncations(src: &str) -> Result<(), Failed> {
-    let mut cuts: Vec<usize> = (0..src.len()).step_by(5).collect();
-    cuts.extend(src.match_indices('\n').map(|(i, _)| i));
-    cuts.extend(src.match_indices(';').map(|(i, _)| i + 1));
+    // About 300 evenly spaced byte offsets plus about 150 line ends and 150 statement ends.
+    let step = (src.len() / 300).max(3);
+    let mut cuts: Vec<usize> = (0..src.len()).step_by(step).collect();
+    let lines: Vec<usize> = src.match_indices('\n').map(|(i, _)| i).collect();
+    cuts.extend(lines.iter().step_by((lines.len() / 150).max(1)));
+    let semis: Vec<usize> = src.match_indices(';').map(|(i, _)| i + 1).collect();
+    cuts.extend(semis.iter().step_by((semis.len() / 150).max(1)));
     let mut errors = 0;
     for cut in cuts {
         let Some(t) = src.get(..cut) else { continue };
