@@ -87,18 +87,24 @@ fn window_out(d: i64, w: &WindowDim) -> R<i64> {
     let dilated_base = if d == 0 {
         0
     } else {
-        (d - 1) * w.lhs_dilation + 1
+        d.saturating_sub(1)
+            .saturating_mul(w.lhs_dilation)
+            .saturating_add(1)
     };
-    let padded = dilated_base + w.pad_low + w.pad_high;
+    let padded = dilated_base
+        .saturating_add(w.pad_low)
+        .saturating_add(w.pad_high);
     let dilated_window = if w.size == 0 {
         0
     } else {
-        (w.size - 1) * w.rhs_dilation + 1
+        (w.size - 1)
+            .saturating_mul(w.rhs_dilation)
+            .saturating_add(1)
     };
     if padded < dilated_window {
         return Ok(0);
     }
-    Ok((padded - dilated_window) / w.stride + 1)
+    Ok(padded.saturating_sub(dilated_window) / w.stride + 1)
 }
 
 fn callee(
@@ -467,7 +473,7 @@ pub fn infer_shape(
                         sd.start, sd.limit, sd.stride
                     ));
                 }
-                out.push((sd.limit - sd.start + sd.stride - 1) / sd.stride);
+                out.push((sd.limit - sd.start).div_ceil_nonneg(sd.stride));
             }
             array(x.element_type, out)
         }
@@ -502,7 +508,7 @@ pub fn infer_shape(
                     }
                 }
                 if let (Some(o), Some(v)) = (out.get_mut(d), x.dims.get(d)) {
-                    *o += v;
+                    *o = o.saturating_add(*v);
                 }
             }
             array(first.element_type, out)
@@ -529,7 +535,11 @@ pub fn infer_shape(
                 if pd.interior < 0 {
                     return Err(format!("negative interior padding {}", pd.interior));
                 }
-                let size = pd.low + pd.high + n + (n - 1).max(0) * pd.interior;
+                let size = pd
+                    .low
+                    .saturating_add(pd.high)
+                    .saturating_add(n)
+                    .saturating_add(n.saturating_sub(1).max(0).saturating_mul(pd.interior));
                 if size < 0 {
                     return Err(format!("padding {pd:?} makes dimension {n} negative"));
                 }
@@ -609,7 +619,7 @@ pub fn infer_shape(
             }
             let in_f = get(l, c.input_feature_dimension, "input feature dimension")?;
             let k_in = get(k, c.kernel_input_feature_dimension, "kernel input feature")?;
-            if in_f != k_in * fgc {
+            if in_f != k_in.saturating_mul(fgc) {
                 return Err(format!(
                     "convolution input features ({in_f}) != kernel input features ({k_in}) x feature_group_count ({fgc})"
                 ));
@@ -1155,6 +1165,17 @@ pub fn infer_shape(
         _ => return Ok(None),
     };
     Ok(Some(out))
+}
+
+/// Ceiling division for a non-negative numerator and positive divisor.
+trait DivCeilNonneg {
+    fn div_ceil_nonneg(self, d: i64) -> i64;
+}
+
+impl DivCeilNonneg for i64 {
+    fn div_ceil_nonneg(self, d: i64) -> i64 {
+        self / d + i64::from(self % d != 0)
+    }
 }
 
 fn check_indices(ops: &[&Shape], from: usize, rank: usize, opcode: Opcode) -> R<()> {

@@ -253,3 +253,88 @@ fn truncations_never_panic() {
         "{cuts_total} cuts, {errors} errors"
     );
 }
+
+/// Corpus files with numbers replaced by extreme values and tokens swapped: parsing never
+/// panics, and whatever parses also verifies and prints without panicking.
+#[test]
+fn mutations_never_panic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/corpus");
+    let mut files = Vec::new();
+    for dir in ["hlo", "xla_hlo"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+            if e.path().extension().is_some_and(|x| x == "hlo") {
+                files.push(e.path());
+            }
+        }
+    }
+    files.sort();
+    let replacements = [
+        "9223372036854775807",
+        "-9223372036854775808",
+        "0",
+        "-1",
+        "1",
+        "99999999999999999999999999",
+        "nan",
+        "",
+        "{",
+        "(",
+        "%x",
+        "f32[]",
+        "ROOT",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut parsed = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        // Positions of numbers (maximal digit runs).
+        let bytes = text.as_bytes();
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_digit() {
+                let s = i;
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+                runs.push((s, i));
+            } else {
+                i += 1;
+            }
+        }
+        if runs.is_empty() {
+            continue;
+        }
+        for _ in 0..60 {
+            let (s, e) = runs[(next() % runs.len() as u64) as usize];
+            let r = replacements[(next() % replacements.len() as u64) as usize];
+            let mutated = format!("{}{}{}", &text[..s], r, &text[e..]);
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                if let Ok(m) = parse_module(&mutated) {
+                    let _ = hlo::verify::verify(&m);
+                    let printed = hlo::print_module(&m);
+                    let again = parse_module(&printed).expect("printed module re-parses");
+                    assert_eq!(again, m);
+                    true
+                } else {
+                    false
+                }
+            }));
+            match result {
+                Ok(true) => parsed += 1,
+                Ok(false) => {}
+                Err(_) => panic!(
+                    "{}: replacing bytes {s}..{e} with {r:?} panicked",
+                    f.display()
+                ),
+            }
+        }
+    }
+    assert!(parsed > 100, "only {parsed} mutants parsed");
+}
