@@ -38,7 +38,7 @@
 //!
 //! The opcode set is closed: an opcode or modifier the model does not know is a parse error,
 //! never an `Unknown(String)`. Not modelled yet: textures and surfaces (`tex`, `suld`, ...),
-//! `mbarrier`, `cp.async.bulk`/TMA, `wgmma`, `createpolicy`, `fence.proxy`, video instructions,
+//! `mbarrier`, `cp.async.bulk`/TMA, `wgmma`, `createpolicy`, `setmaxnreg`, video instructions,
 //! constant-expression operands (`(a+4)*2`) and `.alias`.
 //!
 //! Everything derives `Debug, Clone, PartialEq`; the printer ([`crate::printer`]) implements
@@ -1144,6 +1144,12 @@ pub enum Modifier {
     Wait,
     /// `.launch_dependents` (`griddepcontrol.launch_dependents`)
     LaunchDependents,
+    /// `.proxy` (`fence.proxy.async`)
+    Proxy,
+    /// `.async` (`fence.proxy.async`)
+    Async,
+    /// `.alias` (`fence.proxy.alias`)
+    Alias,
 }
 
 impl Modifier {
@@ -1262,6 +1268,9 @@ impl Modifier {
             "gl" => Modifier::Gl,
             "wait" => Modifier::Wait,
             "launch_dependents" => Modifier::LaunchDependents,
+            "proxy" => Modifier::Proxy,
+            "async" => Modifier::Async,
+            "alias" => Modifier::Alias,
             _ => return None,
         })
     }
@@ -1318,6 +1327,9 @@ impl Modifier {
             Modifier::Gl => "gl",
             Modifier::Wait => "wait",
             Modifier::LaunchDependents => "launch_dependents",
+            Modifier::Proxy => "proxy",
+            Modifier::Async => "async",
+            Modifier::Alias => "alias",
         }
     }
 }
