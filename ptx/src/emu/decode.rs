@@ -86,10 +86,31 @@ pub(crate) enum FUn {
 /// Conversions of `cvt`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Conv {
-    I2I { from: IntTy, to: IntTy, sat: bool },
-    F2I { from: Fmt, ftz: bool, rnd: IRnd, to: IntTy },
-    I2F { from: IntTy, to: Fmt, rnd: Rnd, sat: bool },
-    F2F { from: Fmt, to: Fmt, rnd: Rnd, irnd: Option<IRnd>, ftz: bool, sat: bool },
+    I2I {
+        from: IntTy,
+        to: IntTy,
+        sat: bool,
+    },
+    F2I {
+        from: Fmt,
+        ftz: bool,
+        rnd: IRnd,
+        to: IntTy,
+    },
+    I2F {
+        from: IntTy,
+        to: Fmt,
+        rnd: Rnd,
+        sat: bool,
+    },
+    F2F {
+        from: Fmt,
+        to: Fmt,
+        rnd: Rnd,
+        irnd: Option<IRnd>,
+        ftz: bool,
+        sat: bool,
+    },
 }
 
 /// Atomic operations.
@@ -146,51 +167,272 @@ pub(crate) enum ReduxOp {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Op {
     Nop,
-    Mov { d: R, a: R },
-    PMov { d: P, a: P, neg: bool },
-    PBin { op: PBool, d: P, a: P, an: bool, b: P, bn: bool },
+    Mov {
+        d: R,
+        a: R,
+    },
+    PMov {
+        d: P,
+        a: P,
+        neg: bool,
+    },
+    PBin {
+        op: PBool,
+        d: P,
+        a: P,
+        an: bool,
+        b: P,
+        bn: bool,
+    },
     /// `mov.b64 d, {a, b}`: parts little-endian, `bits` each.
-    Pack { d: R, parts: [R; 4], n: u8, bits: u8 },
+    Pack {
+        d: R,
+        parts: [R; 4],
+        n: u8,
+        bits: u8,
+    },
     /// `mov.b64 {a, b}, s`.
-    Unpack { ds: [R; 4], n: u8, bits: u8, a: R },
-    IBin { op: IOp, ty: IntTy, d: R, a: R, b: R },
-    IUn { op: IUn, ty: IntTy, d: R, a: R },
+    Unpack {
+        ds: [R; 4],
+        n: u8,
+        bits: u8,
+        a: R,
+    },
+    IBin {
+        op: IOp,
+        ty: IntTy,
+        d: R,
+        a: R,
+        b: R,
+    },
+    IUn {
+        op: IUn,
+        ty: IntTy,
+        d: R,
+        a: R,
+    },
     /// `mad.lo/hi/wide` (`mode` as IOp::MulLo/MulHi/MulWide), `.sat` for `mad.hi.sat.s32`.
-    Mad { mode: IOp, ty: IntTy, d: R, a: R, b: R, c: R },
-    Bfe { ty: IntTy, d: R, a: R, b: R, c: R },
-    Bfi { bits: u32, d: R, a: R, b: R, c: R, e: R },
-    Prmt { mode: PrmtMode, d: R, a: R, b: R, c: R },
-    Lop3 { d: R, a: R, b: R, c: R, lut: u8 },
-    Shf { left: bool, clamp: bool, d: R, a: R, b: R, c: R },
-    FBin { op: FOp, fmt: Fmt, packed: bool, rnd: Rnd, ftz: bool, sat: bool, d: R, a: R, b: R },
-    FMinMax { max: bool, fmt: Fmt, packed: bool, ftz: bool, nan: bool, d: R, a: R, b: R },
-    Fma { fmt: Fmt, packed: bool, rnd: Rnd, ftz: bool, sat: bool, d: R, a: R, b: R, c: R },
-    FUn { op: FUn, fmt: Fmt, packed: bool, ftz: bool, d: R, a: R },
-    Copysign { fmt: Fmt, d: R, a: R, b: R },
-    Testp { t: TestP, fmt: Fmt, d: P, a: R },
-    Setp { cmp: Cmp, kind: CmpKind, ftz: bool, d: P, dn: P, a: R, b: R, comb: Option<(PBool, P, bool)> },
+    Mad {
+        mode: IOp,
+        ty: IntTy,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Bfe {
+        ty: IntTy,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Bfi {
+        bits: u32,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        e: R,
+    },
+    Prmt {
+        mode: PrmtMode,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Lop3 {
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        lut: u8,
+    },
+    Shf {
+        left: bool,
+        clamp: bool,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    FBin {
+        op: FOp,
+        fmt: Fmt,
+        packed: bool,
+        rnd: Rnd,
+        ftz: bool,
+        sat: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
+    FMinMax {
+        max: bool,
+        fmt: Fmt,
+        packed: bool,
+        ftz: bool,
+        nan: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
+    Fma {
+        fmt: Fmt,
+        packed: bool,
+        rnd: Rnd,
+        ftz: bool,
+        sat: bool,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    FUn {
+        op: FUn,
+        fmt: Fmt,
+        packed: bool,
+        ftz: bool,
+        d: R,
+        a: R,
+    },
+    Copysign {
+        fmt: Fmt,
+        d: R,
+        a: R,
+        b: R,
+    },
+    Testp {
+        t: TestP,
+        fmt: Fmt,
+        d: P,
+        a: R,
+    },
+    Setp {
+        cmp: Cmp,
+        kind: CmpKind,
+        ftz: bool,
+        d: P,
+        dn: P,
+        a: R,
+        b: R,
+        comb: Option<(PBool, P, bool)>,
+    },
     /// `set.cmp.dtype.stype`: all ones / 1.0 when true.
-    Set { cmp: Cmp, kind: CmpKind, ftz: bool, float_out: bool, d: R, a: R, b: R },
-    Selp { d: R, a: R, b: R, p: P, pn: bool },
-    Cvt { conv: Conv, d: R, a: R },
+    Set {
+        cmp: Cmp,
+        kind: CmpKind,
+        ftz: bool,
+        float_out: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
+    Selp {
+        d: R,
+        a: R,
+        b: R,
+        p: P,
+        pn: bool,
+    },
+    Cvt {
+        conv: Conv,
+        d: R,
+        a: R,
+    },
     /// `cvt.rn.f16x2.f32 d, a, b`: `d = {cvt(a) (high), cvt(b) (low)}`.
-    CvtPack { fmt: Fmt, rnd: Rnd, d: R, a: R, b: R },
+    CvtPack {
+        fmt: Fmt,
+        rnd: Rnd,
+        d: R,
+        a: R,
+        b: R,
+    },
     /// Generic ↔ state-space address (`to` = generic → space).
-    Cvta { to: bool, space: Sp, bits: u8, d: R, a: R },
+    Cvta {
+        to: bool,
+        space: Sp,
+        bits: u8,
+        d: R,
+        a: R,
+    },
     /// `ld`: `n` elements of `size` bytes into `ds`; `sext` sign-extends from the element size.
-    Ld { space: Sp, size: u8, n: u8, sext: bool, ds: [R; 4], base: R, base32: bool, off: i64 },
-    St { space: Sp, size: u8, n: u8, ss: [R; 4], base: R, base32: bool, off: i64 },
-    Atom { space: Sp, op: AOp, kind: AKind, d: R, base: R, base32: bool, off: i64, b: R, c: R },
-    Bra { target: u32 },
+    Ld {
+        space: Sp,
+        size: u8,
+        n: u8,
+        sext: bool,
+        ds: [R; 4],
+        base: R,
+        base32: bool,
+        off: i64,
+    },
+    St {
+        space: Sp,
+        size: u8,
+        n: u8,
+        ss: [R; 4],
+        base: R,
+        base32: bool,
+        off: i64,
+    },
+    Atom {
+        space: Sp,
+        op: AOp,
+        kind: AKind,
+        d: R,
+        base: R,
+        base32: bool,
+        off: i64,
+        b: R,
+        c: R,
+    },
+    Bra {
+        target: u32,
+    },
     Exit,
     /// `bar.sync`/`barrier.sync` (arrive = false) or `bar.arrive`.
-    Bar { id: R, count: R, arrive: bool },
-    Shfl { mode: ShflMode, d: R, p: P, a: R, b: R, c: R },
-    Vote { mode: VoteMode, d: R, dp: P, a: P, an: bool },
-    Activemask { d: R },
-    MatchAny { d: R, a: R, bits: u8 },
-    MatchAll { d: R, p: P, a: R, bits: u8 },
-    Redux { op: ReduxOp, signed: bool, d: R, a: R },
+    Bar {
+        id: R,
+        count: R,
+        arrive: bool,
+    },
+    Shfl {
+        mode: ShflMode,
+        d: R,
+        p: P,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Vote {
+        mode: VoteMode,
+        d: R,
+        dp: P,
+        a: P,
+        an: bool,
+    },
+    Activemask {
+        d: R,
+    },
+    MatchAny {
+        d: R,
+        a: R,
+        bits: u8,
+    },
+    MatchAll {
+        d: R,
+        p: P,
+        a: R,
+        bits: u8,
+    },
+    Redux {
+        op: ReduxOp,
+        signed: bool,
+        d: R,
+        a: R,
+    },
     Trap,
 }
 
@@ -252,11 +494,19 @@ pub(crate) struct Func {
 
 #[derive(Debug, Clone, Copy)]
 enum Sym {
-    Val { row: R, bits: u32 },
+    Val {
+        row: R,
+        bits: u32,
+    },
     Pred(P),
     /// Address in a state space (shared/local/kernel param offsets).
-    Addr { space: Sp, off: u64 },
-    ModuleVar { idx: u32 },
+    Addr {
+        space: Sp,
+        off: u64,
+    },
+    ModuleVar {
+        idx: u32,
+    },
     /// An unsized `.extern .shared` array: the dynamic shared memory.
     DynShared,
 }
@@ -340,7 +590,11 @@ fn operand_text(o: &Operand, s: &mut String) {
             s.push(']');
         }
         Operand::Vector(v) | Operand::List(v) => {
-            let (open, close) = if matches!(o, Operand::Vector(_)) { ('{', '}') } else { ('(', ')') };
+            let (open, close) = if matches!(o, Operand::Vector(_)) {
+                ('{', '}')
+            } else {
+                ('(', ')')
+            };
             s.push(open);
             for (k, e) in v.iter().enumerate() {
                 if k > 0 {
@@ -377,14 +631,38 @@ fn space_of(s: StateSpace) -> Option<Sp> {
 fn int_ty(t: Type) -> Option<IntTy> {
     use Type::*;
     Some(match t {
-        B8 | U8 => IntTy { bits: 8, signed: false },
-        S8 => IntTy { bits: 8, signed: true },
-        B16 | U16 => IntTy { bits: 16, signed: false },
-        S16 => IntTy { bits: 16, signed: true },
-        B32 | U32 => IntTy { bits: 32, signed: false },
-        S32 => IntTy { bits: 32, signed: true },
-        B64 | U64 => IntTy { bits: 64, signed: false },
-        S64 => IntTy { bits: 64, signed: true },
+        B8 | U8 => IntTy {
+            bits: 8,
+            signed: false,
+        },
+        S8 => IntTy {
+            bits: 8,
+            signed: true,
+        },
+        B16 | U16 => IntTy {
+            bits: 16,
+            signed: false,
+        },
+        S16 => IntTy {
+            bits: 16,
+            signed: true,
+        },
+        B32 | U32 => IntTy {
+            bits: 32,
+            signed: false,
+        },
+        S32 => IntTy {
+            bits: 32,
+            signed: true,
+        },
+        B64 | U64 => IntTy {
+            bits: 64,
+            signed: false,
+        },
+        S64 => IntTy {
+            bits: 64,
+            signed: true,
+        },
         _ => return None,
     })
 }
@@ -464,7 +742,9 @@ fn init_bytes(init: &Initializer, ty: Type, out: &mut Vec<u8>) -> Option<()> {
         Initializer::Imm(i) => {
             let n = ty.size_bytes() as usize;
             let bits = match (float_ty(ty), i) {
-                (Some((Fmt::F32, _)), Immediate::F64(b)) => (f64::from_bits(*b) as f32).to_bits() as u64,
+                (Some((Fmt::F32, _)), Immediate::F64(b)) => {
+                    (f64::from_bits(*b) as f32).to_bits() as u64
+                }
                 (Some((Fmt::F64, _)), Immediate::F32(b)) => (f32::from_bits(*b) as f64).to_bits(),
                 (Some((f, false)), Immediate::Int(v)) if f != Fmt::F64 || true => {
                     f.from_f64_rn(*v as f64)
@@ -506,7 +786,11 @@ pub(crate) fn decode_module(module: &ast::Module) -> Result<Decoded, EmuError> {
             let mut init = Vec::new();
             if let Some(i) = &d.init {
                 if init_bytes(i, v.ty, &mut init).is_none() {
-                    return Err(unsupported(&d.name, None, "unsupported variable initializer"));
+                    return Err(unsupported(
+                        &d.name,
+                        None,
+                        "unsupported variable initializer",
+                    ));
                 }
             }
             init.truncate(size as usize);
@@ -570,7 +854,13 @@ fn decode_kernel(
         let size = (elem as u64 * n) as u32;
         let align = p.align.unwrap_or(elem).max(1);
         off = off.div_ceil(align) * align;
-        scope.insert(p.name.clone(), Sym::Addr { space: Sp::Param, off: off as u64 });
+        scope.insert(
+            p.name.clone(),
+            Sym::Addr {
+                space: Sp::Param,
+                off: off as u64,
+            },
+        );
         params.push(ParamSlot {
             name: p.name.clone(),
             offset: off,
@@ -580,7 +870,11 @@ fn decode_kernel(
     }
     let body = f.body.as_deref().unwrap_or(&[]);
     cx.body(&mut scope, body, None, &f.name)?;
-    cx.code.push(Inst { guard: NONE, gneg: false, op: Op::Exit });
+    cx.code.push(Inst {
+        guard: NONE,
+        gneg: false,
+        op: Op::Exit,
+    });
     cx.text.push("<end of kernel>".into());
     cx.resolve_fixups(&f.name)?;
     Ok(Func {
@@ -634,7 +928,13 @@ impl<'m> Ctx<'m> {
         self.pconst_map[i]
     }
 
-    fn declare_mem(&mut self, scope: &mut HashMap<String, Sym>, v: &ast::VarDecl, d: &ast::Declarator, sp: Sp) {
+    fn declare_mem(
+        &mut self,
+        scope: &mut HashMap<String, Sym>,
+        v: &ast::VarDecl,
+        d: &ast::Declarator,
+        sp: Sp,
+    ) {
         let elem = v.ty.size_bytes() as u64 * v.vector.map_or(1, |w| w.len() as u64);
         let align = (v.align.map_or(elem, |a| a as u64)).max(1);
         if sp == Sp::Shared && d.array.iter().any(|a| a.is_none()) {
@@ -642,7 +942,11 @@ impl<'m> Ctx<'m> {
             return;
         }
         let size = decl_size(v.ty, v.vector, d);
-        let cur = if sp == Sp::Shared { &mut self.shared } else { &mut self.local };
+        let cur = if sp == Sp::Shared {
+            &mut self.shared
+        } else {
+            &mut self.local
+        };
         let off = cur.div_ceil(align) * align;
         *cur = off + size;
         scope.insert(d.name.clone(), Sym::Addr { space: sp, off });
@@ -691,7 +995,12 @@ impl<'m> Ctx<'m> {
         Ok(())
     }
 
-    fn decl(&mut self, scope: &mut HashMap<String, Sym>, v: &ast::VarDecl, fname: &str) -> Result<(), EmuError> {
+    fn decl(
+        &mut self,
+        scope: &mut HashMap<String, Sym>,
+        v: &ast::VarDecl,
+        fname: &str,
+    ) -> Result<(), EmuError> {
         match v.space {
             StateSpace::Reg => {
                 for d in &v.declarators {
@@ -705,9 +1014,16 @@ impl<'m> Ctx<'m> {
                         } else {
                             let bits = v.ty.bits() * v.vector.map_or(1, |w| w.len() as u32);
                             if bits > 64 {
-                                return Err(unsupported(fname, None, format!("register {n} wider than 64 bits")));
+                                return Err(unsupported(
+                                    fname,
+                                    None,
+                                    format!("register {n} wider than 64 bits"),
+                                ));
                             }
-                            Sym::Val { row: self.new_row(), bits }
+                            Sym::Val {
+                                row: self.new_row(),
+                                bits,
+                            }
                         };
                         scope.insert(n, sym);
                     }
@@ -739,7 +1055,12 @@ impl<'m> Ctx<'m> {
         unsupported(fname, Some(self.code.len() as u32), msg)
     }
 
-    fn lookup(&self, scope: &HashMap<String, Sym>, name: &str, fname: &str) -> Result<Sym, EmuError> {
+    fn lookup(
+        &self,
+        scope: &HashMap<String, Sym>,
+        name: &str,
+        fname: &str,
+    ) -> Result<Sym, EmuError> {
         if let Some(s) = scope.get(name) {
             return Ok(*s);
         }
@@ -750,18 +1071,32 @@ impl<'m> Ctx<'m> {
     }
 
     /// A value operand of the given type → row.
-    fn src(&mut self, scope: &HashMap<String, Sym>, o: &Operand, ty: Type, fname: &str) -> Result<R, EmuError> {
+    fn src(
+        &mut self,
+        scope: &HashMap<String, Sym>,
+        o: &Operand,
+        ty: Type,
+        fname: &str,
+    ) -> Result<R, EmuError> {
         match o {
             Operand::Reg(r) => match self.lookup(scope, r.name(), fname)? {
                 Sym::Val { row, .. } => Ok(row),
-                Sym::Pred(_) => Err(self.err(fname, format!("predicate {} used as a value", r.name()))),
+                Sym::Pred(_) => {
+                    Err(self.err(fname, format!("predicate {} used as a value", r.name())))
+                }
                 _ => Err(self.err(fname, format!("{} is not a register", r.name()))),
             },
             Operand::Imm(i) => {
                 let bits = match (float_ty(ty), i) {
-                    (Some((Fmt::F32, false)), Immediate::F64(b)) => (f64::from_bits(*b) as f32).to_bits() as u64,
-                    (Some((Fmt::F64, false)), Immediate::F32(b)) => (f32::from_bits(*b) as f64).to_bits(),
-                    (Some((f @ (Fmt::F16 | Fmt::Bf16), false)), Immediate::F64(b)) => f.from_f64_rn(f64::from_bits(*b)),
+                    (Some((Fmt::F32, false)), Immediate::F64(b)) => {
+                        (f64::from_bits(*b) as f32).to_bits() as u64
+                    }
+                    (Some((Fmt::F64, false)), Immediate::F32(b)) => {
+                        (f32::from_bits(*b) as f64).to_bits()
+                    }
+                    (Some((f @ (Fmt::F16 | Fmt::Bf16), false)), Immediate::F64(b)) => {
+                        f.from_f64_rn(f64::from_bits(*b))
+                    }
                     (Some((f @ (Fmt::F16 | Fmt::Bf16), false)), Immediate::F32(b)) => {
                         f.from_f64_rn(f32::from_bits(*b) as f64)
                     }
@@ -771,7 +1106,9 @@ impl<'m> Ctx<'m> {
             }
             Operand::Special(s) => Ok(self.konst(ConstSrc::Special(*s))),
             Operand::Symbol { name, offset } => match self.lookup(scope, name, fname)? {
-                Sym::Addr { off, .. } => Ok(self.konst(ConstSrc::Imm(off.wrapping_add(*offset as u64)))),
+                Sym::Addr { off, .. } => {
+                    Ok(self.konst(ConstSrc::Imm(off.wrapping_add(*offset as u64))))
+                }
                 Sym::ModuleVar { idx, .. } => Ok(self.konst(ConstSrc::ModuleVar(idx, *offset))),
                 Sym::DynShared => Ok(self.konst(ConstSrc::DynShared(*offset))),
                 Sym::Val { row, .. } => Ok(row),
@@ -781,7 +1118,12 @@ impl<'m> Ctx<'m> {
         }
     }
 
-    fn dst(&mut self, scope: &HashMap<String, Sym>, o: &Operand, fname: &str) -> Result<R, EmuError> {
+    fn dst(
+        &mut self,
+        scope: &HashMap<String, Sym>,
+        o: &Operand,
+        fname: &str,
+    ) -> Result<R, EmuError> {
         match o {
             Operand::Reg(r) => match self.lookup(scope, r.name(), fname)? {
                 Sym::Val { row, .. } => Ok(row),
@@ -792,7 +1134,12 @@ impl<'m> Ctx<'m> {
         }
     }
 
-    fn pdst(&mut self, scope: &HashMap<String, Sym>, o: &Operand, fname: &str) -> Result<P, EmuError> {
+    fn pdst(
+        &mut self,
+        scope: &HashMap<String, Sym>,
+        o: &Operand,
+        fname: &str,
+    ) -> Result<P, EmuError> {
         match o {
             Operand::Reg(r) => match self.lookup(scope, r.name(), fname)? {
                 Sym::Pred(p) => Ok(p),
@@ -806,7 +1153,12 @@ impl<'m> Ctx<'m> {
         }
     }
 
-    fn psrc(&mut self, scope: &HashMap<String, Sym>, o: &Operand, fname: &str) -> Result<(P, bool), EmuError> {
+    fn psrc(
+        &mut self,
+        scope: &HashMap<String, Sym>,
+        o: &Operand,
+        fname: &str,
+    ) -> Result<(P, bool), EmuError> {
         match o {
             Operand::Reg(r) => match self.lookup(scope, r.name(), fname)? {
                 Sym::Pred(p) => Ok((p, false)),
@@ -822,7 +1174,12 @@ impl<'m> Ctx<'m> {
     }
 
     /// An address operand → (space override from the symbol, base row, base is 32-bit, offset).
-    fn addr(&mut self, scope: &HashMap<String, Sym>, o: &Operand, fname: &str) -> Result<(Option<Sp>, R, bool, i64), EmuError> {
+    fn addr(
+        &mut self,
+        scope: &HashMap<String, Sym>,
+        o: &Operand,
+        fname: &str,
+    ) -> Result<(Option<Sp>, R, bool, i64), EmuError> {
         let a = match o {
             Operand::Address(a) => a,
             _ => return Err(self.err(fname, "address operand expected")),
@@ -830,7 +1187,12 @@ impl<'m> Ctx<'m> {
         match &a.base {
             AddressBase::Reg(r) => match self.lookup(scope, r.name(), fname)? {
                 Sym::Val { row, bits } => Ok((None, row, bits <= 32, a.offset)),
-                Sym::Addr { space, off } => Ok((Some(space), NONE, false, (off as i64).wrapping_add(a.offset))),
+                Sym::Addr { space, off } => Ok((
+                    Some(space),
+                    NONE,
+                    false,
+                    (off as i64).wrapping_add(a.offset),
+                )),
                 Sym::ModuleVar { idx, .. } => {
                     let r = self.konst(ConstSrc::ModuleVar(idx, 0));
                     Ok((None, r, false, a.offset))
@@ -838,7 +1200,12 @@ impl<'m> Ctx<'m> {
                 _ => Err(self.err(fname, format!("bad address base {}", r.name()))),
             },
             AddressBase::Symbol(n) => match self.lookup(scope, n, fname)? {
-                Sym::Addr { space, off } => Ok((Some(space), NONE, false, (off as i64).wrapping_add(a.offset))),
+                Sym::Addr { space, off } => Ok((
+                    Some(space),
+                    NONE,
+                    false,
+                    (off as i64).wrapping_add(a.offset),
+                )),
                 Sym::ModuleVar { idx, .. } => {
                     let r = self.konst(ConstSrc::ModuleVar(idx, 0));
                     Ok((None, r, false, a.offset))
@@ -854,13 +1221,27 @@ impl<'m> Ctx<'m> {
         }
     }
 
-    fn operand<'a>(&self, i: &'a Instruction, k: usize, fname: &str) -> Result<&'a Operand, EmuError> {
-        i.operands
-            .get(k)
-            .ok_or_else(|| self.err(fname, format!("`{}` needs at least {} operands", i.op.as_str(), k + 1)))
+    fn operand<'a>(
+        &self,
+        i: &'a Instruction,
+        k: usize,
+        fname: &str,
+    ) -> Result<&'a Operand, EmuError> {
+        i.operands.get(k).ok_or_else(|| {
+            self.err(
+                fname,
+                format!("`{}` needs at least {} operands", i.op.as_str(), k + 1),
+            )
+        })
     }
 
-    fn push(&mut self, i: &Instruction, scope: &HashMap<String, Sym>, op: Op, fname: &str) -> Result<(), EmuError> {
+    fn push(
+        &mut self,
+        i: &Instruction,
+        scope: &HashMap<String, Sym>,
+        op: Op,
+        fname: &str,
+    ) -> Result<(), EmuError> {
         let (guard, gneg) = match &i.guard {
             Some(g) => match self.lookup(scope, g.reg.name(), fname)? {
                 Sym::Pred(p) => (p, g.negated),
@@ -880,8 +1261,14 @@ impl<'m> Ctx<'m> {
                 .get(sc)
                 .and_then(|m| m.get(&label))
                 .copied()
-                .ok_or_else(|| unsupported(fname, Some(pc as u32), format!("unknown label `{label}`")))?;
-            if let Some(Inst { op: Op::Bra { target: t }, .. }) = self.code.get_mut(pc) {
+                .ok_or_else(|| {
+                    unsupported(fname, Some(pc as u32), format!("unknown label `{label}`"))
+                })?;
+            if let Some(Inst {
+                op: Op::Bra { target: t },
+                ..
+            }) = self.code.get_mut(pc)
+            {
                 *t = target;
             }
         }
@@ -917,7 +1304,12 @@ impl<'m> Ctx<'m> {
                     for (k, p) in parts.iter().take(4).enumerate() {
                         ps[k] = self.src(scope, p, Type::B32, fname)?;
                     }
-                    Op::Pack { d, parts: ps, n: n as u8, bits }
+                    Op::Pack {
+                        d,
+                        parts: ps,
+                        n: n as u8,
+                        bits,
+                    }
                 } else if let Operand::Vector(parts) = d0 {
                     let a = self.src(scope, a0, t, fname)?;
                     let n = parts.len().clamp(1, 4);
@@ -926,7 +1318,12 @@ impl<'m> Ctx<'m> {
                     for (k, p) in parts.iter().take(4).enumerate() {
                         ds[k] = self.dst(scope, p, fname)?;
                     }
-                    Op::Unpack { ds, n: n as u8, bits, a }
+                    Op::Unpack {
+                        ds,
+                        n: n as u8,
+                        bits,
+                        a,
+                    }
                 } else {
                     let d = self.dst(scope, d0, fname)?;
                     let a = self.src(scope, a0, t, fname)?;
@@ -945,23 +1342,85 @@ impl<'m> Ctx<'m> {
                             O::Or => PBool::Or,
                             _ => PBool::Xor,
                         };
-                        Op::PBin { op, d, a, an, b, bn }
+                        Op::PBin {
+                            op,
+                            d,
+                            a,
+                            an,
+                            b,
+                            bn,
+                        }
                     }
                 }
             }
-            O::Add | O::Sub | O::Mul | O::Min | O::Max | O::Div | O::Rem | O::And | O::Or | O::Xor | O::Shl | O::Shr => {
+            O::Add
+            | O::Sub
+            | O::Mul
+            | O::Min
+            | O::Max
+            | O::Div
+            | O::Rem
+            | O::And
+            | O::Or
+            | O::Xor
+            | O::Shl
+            | O::Shr => {
                 let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
                 let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
                 // Shift amounts are .u32.
-                let bt = if matches!(i.op, O::Shl | O::Shr) { Type::U32 } else { t };
+                let bt = if matches!(i.op, O::Shl | O::Shr) {
+                    Type::U32
+                } else {
+                    t
+                };
                 let b = self.src(scope, self.operand(i, 2, fname)?, bt, fname)?;
                 if let Some((fmt, packed)) = float_ty(t) {
                     let rnd = rnd_of(i.rounding());
                     match i.op {
-                        O::Add => Op::FBin { op: FOp::Add, fmt, packed, rnd, ftz, sat, d, a, b },
-                        O::Sub => Op::FBin { op: FOp::Sub, fmt, packed, rnd, ftz, sat, d, a, b },
-                        O::Mul => Op::FBin { op: FOp::Mul, fmt, packed, rnd, ftz, sat, d, a, b },
-                        O::Div => Op::FBin { op: FOp::Div, fmt, packed, rnd, ftz, sat, d, a, b },
+                        O::Add => Op::FBin {
+                            op: FOp::Add,
+                            fmt,
+                            packed,
+                            rnd,
+                            ftz,
+                            sat,
+                            d,
+                            a,
+                            b,
+                        },
+                        O::Sub => Op::FBin {
+                            op: FOp::Sub,
+                            fmt,
+                            packed,
+                            rnd,
+                            ftz,
+                            sat,
+                            d,
+                            a,
+                            b,
+                        },
+                        O::Mul => Op::FBin {
+                            op: FOp::Mul,
+                            fmt,
+                            packed,
+                            rnd,
+                            ftz,
+                            sat,
+                            d,
+                            a,
+                            b,
+                        },
+                        O::Div => Op::FBin {
+                            op: FOp::Div,
+                            fmt,
+                            packed,
+                            rnd,
+                            ftz,
+                            sat,
+                            d,
+                            a,
+                            b,
+                        },
                         O::Min | O::Max => Op::FMinMax {
                             max: i.op == O::Max,
                             fmt,
@@ -972,10 +1431,16 @@ impl<'m> Ctx<'m> {
                             a,
                             b,
                         },
-                        _ => return Err(self.err(fname, format!("`{}` on float type", i.op.as_str()))),
+                        _ => {
+                            return Err(
+                                self.err(fname, format!("`{}` on float type", i.op.as_str()))
+                            )
+                        }
                     }
                 } else {
-                    let it = int_ty(t).ok_or_else(|| self.err(fname, format!("unsupported type .{}", t.as_str())))?;
+                    let it = int_ty(t).ok_or_else(|| {
+                        self.err(fname, format!("unsupported type .{}", t.as_str()))
+                    })?;
                     let op = match i.op {
                         O::Add if sat => IOp::AddSat,
                         O::Sub if sat => IOp::SubSat,
@@ -996,7 +1461,13 @@ impl<'m> Ctx<'m> {
                         O::Shl => IOp::Shl,
                         _ => IOp::Shr,
                     };
-                    Op::IBin { op, ty: it, d, a, b }
+                    Op::IBin {
+                        op,
+                        ty: it,
+                        d,
+                        a,
+                        b,
+                    }
                 }
             }
             O::Mad | O::Fma => {
@@ -1005,7 +1476,17 @@ impl<'m> Ctx<'m> {
                 let b = self.src(scope, self.operand(i, 2, fname)?, t, fname)?;
                 if let Some((fmt, packed)) = float_ty(t) {
                     let c = self.src(scope, self.operand(i, 3, fname)?, t, fname)?;
-                    Op::Fma { fmt, packed, rnd: rnd_of(i.rounding()), ftz, sat, d, a, b, c }
+                    Op::Fma {
+                        fmt,
+                        packed,
+                        rnd: rnd_of(i.rounding()),
+                        ftz,
+                        sat,
+                        d,
+                        a,
+                        b,
+                        c,
+                    }
                 } else {
                     let it = int_ty(t).ok_or_else(|| self.err(fname, "bad mad type"))?;
                     let mode = match i.mul_mode() {
@@ -1019,11 +1500,32 @@ impl<'m> Ctx<'m> {
                         t
                     };
                     let c = self.src(scope, self.operand(i, 3, fname)?, ct, fname)?;
-                    Op::Mad { mode, ty: it, d, a, b, c }
+                    Op::Mad {
+                        mode,
+                        ty: it,
+                        d,
+                        a,
+                        b,
+                        c,
+                    }
                 }
             }
-            O::Neg | O::Abs | O::Not | O::Cnot | O::Popc | O::Clz | O::Brev | O::Bfind | O::Sqrt | O::Rsqrt | O::Rcp
-            | O::Sin | O::Cos | O::Lg2 | O::Ex2 | O::Tanh => {
+            O::Neg
+            | O::Abs
+            | O::Not
+            | O::Cnot
+            | O::Popc
+            | O::Clz
+            | O::Brev
+            | O::Bfind
+            | O::Sqrt
+            | O::Rsqrt
+            | O::Rcp
+            | O::Sin
+            | O::Cos
+            | O::Lg2
+            | O::Ex2
+            | O::Tanh => {
                 let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
                 let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
                 if let Some((fmt, packed)) = float_ty(t) {
@@ -1041,11 +1543,24 @@ impl<'m> Ctx<'m> {
                         O::Lg2 => FUn::Approx(Approx::Lg2),
                         O::Ex2 => FUn::Approx(Approx::Ex2),
                         O::Tanh => FUn::Approx(Approx::Tanh),
-                        _ => return Err(self.err(fname, format!("`{}` on float type", i.op.as_str()))),
+                        _ => {
+                            return Err(
+                                self.err(fname, format!("`{}` on float type", i.op.as_str()))
+                            )
+                        }
                     };
-                    Op::FUn { op: fop, fmt, packed, ftz, d, a }
+                    Op::FUn {
+                        op: fop,
+                        fmt,
+                        packed,
+                        ftz,
+                        d,
+                        a,
+                    }
                 } else {
-                    let it = int_ty(t).ok_or_else(|| self.err(fname, format!("unsupported type .{}", t.as_str())))?;
+                    let it = int_ty(t).ok_or_else(|| {
+                        self.err(fname, format!("unsupported type .{}", t.as_str()))
+                    })?;
                     let op = match i.op {
                         O::Neg => IUn::Neg,
                         O::Abs => IUn::Abs,
@@ -1054,8 +1569,14 @@ impl<'m> Ctx<'m> {
                         O::Popc => IUn::Popc,
                         O::Clz => IUn::Clz,
                         O::Brev => IUn::Brev,
-                        O::Bfind => IUn::Bfind { shiftamt: i.has(Modifier::ShiftAmt) },
-                        _ => return Err(self.err(fname, format!("`{}` on integer type", i.op.as_str()))),
+                        O::Bfind => IUn::Bfind {
+                            shiftamt: i.has(Modifier::ShiftAmt),
+                        },
+                        _ => {
+                            return Err(
+                                self.err(fname, format!("`{}` on integer type", i.op.as_str()))
+                            )
+                        }
                     };
                     Op::IUn { op, ty: it, d, a }
                 }
@@ -1074,7 +1595,14 @@ impl<'m> Ctx<'m> {
                 let b = self.src(scope, self.operand(i, 2, fname)?, t, fname)?;
                 let c = self.src(scope, self.operand(i, 3, fname)?, Type::U32, fname)?;
                 let e = self.src(scope, self.operand(i, 4, fname)?, Type::U32, fname)?;
-                Op::Bfi { bits: t.bits(), d, a, b, c, e }
+                Op::Bfi {
+                    bits: t.bits(),
+                    d,
+                    a,
+                    b,
+                    c,
+                    e,
+                }
             }
             O::Prmt => {
                 let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
@@ -1109,19 +1637,28 @@ impl<'m> Ctx<'m> {
                 let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
                 let b = self.src(scope, self.operand(i, 2, fname)?, t, fname)?;
                 let c = self.src(scope, self.operand(i, 3, fname)?, Type::U32, fname)?;
-                Op::Shf { left: i.has(Modifier::ShfL), clamp: i.has(Modifier::Clamp), d, a, b, c }
+                Op::Shf {
+                    left: i.has(Modifier::ShfL),
+                    clamp: i.has(Modifier::Clamp),
+                    d,
+                    a,
+                    b,
+                    c,
+                }
             }
             O::Copysign => {
                 let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
                 let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
                 let b = self.src(scope, self.operand(i, 2, fname)?, t, fname)?;
-                let (fmt, _) = float_ty(t).ok_or_else(|| self.err(fname, "copysign needs a float type"))?;
+                let (fmt, _) =
+                    float_ty(t).ok_or_else(|| self.err(fname, "copysign needs a float type"))?;
                 Op::Copysign { fmt, d, a, b }
             }
             O::Testp => {
                 let d = self.pdst(scope, self.operand(i, 0, fname)?, fname)?;
                 let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
-                let (fmt, _) = float_ty(t).ok_or_else(|| self.err(fname, "testp needs a float type"))?;
+                let (fmt, _) =
+                    float_ty(t).ok_or_else(|| self.err(fname, "testp needs a float type"))?;
                 let tp = match i.testp_class() {
                     Some(TestpClass::Finite) => TestP::Finite,
                     Some(TestpClass::Infinite) => TestP::Infinite,
@@ -1135,8 +1672,15 @@ impl<'m> Ctx<'m> {
             }
             O::Setp | O::Set => {
                 let types = i.types();
-                let st = if i.op == O::Set { types.get(1).copied().unwrap_or(t) } else { t };
-                let cmp = cmp_of(i.cmp_op().ok_or_else(|| self.err(fname, "setp without comparison"))?);
+                let st = if i.op == O::Set {
+                    types.get(1).copied().unwrap_or(t)
+                } else {
+                    t
+                };
+                let cmp = cmp_of(
+                    i.cmp_op()
+                        .ok_or_else(|| self.err(fname, "setp without comparison"))?,
+                );
                 let kind = if let Some((fmt, _)) = float_ty(st) {
                     CmpKind::Float(fmt)
                 } else {
@@ -1147,7 +1691,15 @@ impl<'m> Ctx<'m> {
                 let b = self.src(scope, self.operand(i, 2, fname)?, st, fname)?;
                 if i.op == O::Set {
                     let d = self.dst(scope, d0, fname)?;
-                    Op::Set { cmp, kind, ftz, float_out: t.is_float(), d, a, b }
+                    Op::Set {
+                        cmp,
+                        kind,
+                        ftz,
+                        float_out: t.is_float(),
+                        d,
+                        a,
+                        b,
+                    }
                 } else {
                     let (d, dn) = match d0 {
                         Operand::Pair(x, y) => {
@@ -1164,7 +1716,16 @@ impl<'m> Ctx<'m> {
                         }
                         None => None,
                     };
-                    Op::Setp { cmp, kind, ftz, d, dn, a, b, comb }
+                    Op::Setp {
+                        cmp,
+                        kind,
+                        ftz,
+                        d,
+                        dn,
+                        a,
+                        b,
+                        comb,
+                    }
                 }
             }
             O::Selp => {
@@ -1182,10 +1743,17 @@ impl<'m> Ctx<'m> {
                 };
                 let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
                 let r = i.rounding();
-                if let (Some((dfmt, true)), Some((Fmt::F32, false))) = (float_ty(dt), float_ty(st)) {
+                if let (Some((dfmt, true)), Some((Fmt::F32, false))) = (float_ty(dt), float_ty(st))
+                {
                     let a = self.src(scope, self.operand(i, 1, fname)?, st, fname)?;
                     let b = self.src(scope, self.operand(i, 2, fname)?, st, fname)?;
-                    Op::CvtPack { fmt: dfmt, rnd: rnd_of(r), d, a, b }
+                    Op::CvtPack {
+                        fmt: dfmt,
+                        rnd: rnd_of(r),
+                        d,
+                        a,
+                        b,
+                    }
                 } else {
                     let a = self.src(scope, self.operand(i, 1, fname)?, st, fname)?;
                     let conv = match (float_ty(dt), float_ty(st), int_ty(dt), int_ty(st)) {
@@ -1203,7 +1771,12 @@ impl<'m> Ctx<'m> {
                             rnd: irnd_of(r).unwrap_or(IRnd::Rzi),
                             to,
                         },
-                        (Some((to, false)), None, _, Some(from)) => Conv::I2F { from, to, rnd: rnd_of(r), sat },
+                        (Some((to, false)), None, _, Some(from)) => Conv::I2F {
+                            from,
+                            to,
+                            rnd: rnd_of(r),
+                            sat,
+                        },
                         (None, None, Some(to), Some(from)) => Conv::I2I { from, to, sat },
                         _ => {
                             return Err(self.err(
@@ -1222,7 +1795,13 @@ impl<'m> Ctx<'m> {
                     .state_space()
                     .and_then(space_of)
                     .ok_or_else(|| self.err(fname, "cvta needs a state space"))?;
-                Op::Cvta { to: i.has(Modifier::To), space, bits: t.bits() as u8, d, a }
+                Op::Cvta {
+                    to: i.has(Modifier::To),
+                    space,
+                    bits: t.bits() as u8,
+                    d,
+                    a,
+                }
             }
             O::Ld | O::Ldu | O::St => {
                 let is_st = i.op == O::St;
@@ -1232,7 +1811,10 @@ impl<'m> Ctx<'m> {
                     (self.operand(i, 1, fname)?, self.operand(i, 0, fname)?)
                 };
                 let (sym_space, base, base32, off) = self.addr(scope, ao, fname)?;
-                let decl_space = i.state_space().map(|s| space_of(s).unwrap_or(Sp::Generic)).unwrap_or(Sp::Generic);
+                let decl_space = i
+                    .state_space()
+                    .map(|s| space_of(s).unwrap_or(Sp::Generic))
+                    .unwrap_or(Sp::Generic);
                 // A symbol's own space wins over generic; kernel params are in Sp::Param, call-site
                 // params in local memory.
                 let space = match (sym_space, decl_space) {
@@ -1251,25 +1833,60 @@ impl<'m> Ctx<'m> {
                 match vo {
                     Operand::Vector(parts) => {
                         for (k, p) in parts.iter().take(4).enumerate() {
-                            regs[k] = if is_st { self.src(scope, p, t, fname)? } else { self.dst(scope, p, fname)? };
+                            regs[k] = if is_st {
+                                self.src(scope, p, t, fname)?
+                            } else {
+                                self.dst(scope, p, fname)?
+                            };
                         }
                     }
-                    o => regs[0] = if is_st { self.src(scope, o, t, fname)? } else { self.dst(scope, o, fname)? },
+                    o => {
+                        regs[0] = if is_st {
+                            self.src(scope, o, t, fname)?
+                        } else {
+                            self.dst(scope, o, fname)?
+                        }
+                    }
                 }
                 if is_st {
-                    Op::St { space, size: size as u8, n: n as u8, ss: regs, base, base32, off }
+                    Op::St {
+                        space,
+                        size: size as u8,
+                        n: n as u8,
+                        ss: regs,
+                        base,
+                        base32,
+                        off,
+                    }
                 } else {
-                    Op::Ld { space, size: size as u8, n: n as u8, sext: t.is_signed(), ds: regs, base, base32, off }
+                    Op::Ld {
+                        space,
+                        size: size as u8,
+                        n: n as u8,
+                        sext: t.is_signed(),
+                        ds: regs,
+                        base,
+                        base32,
+                        off,
+                    }
                 }
             }
             O::Atom | O::Red => {
                 let is_red = i.op == O::Red;
                 let k0 = if is_red { 0 } else { 1 };
-                let d = if is_red { self.scratch } else { self.dst(scope, self.operand(i, 0, fname)?, fname)? };
-                let (sym_space, base, base32, off) = self.addr(scope, self.operand(i, k0, fname)?, fname)?;
-                let space = sym_space.unwrap_or_else(|| i.state_space().and_then(space_of).unwrap_or(Sp::Generic));
+                let d = if is_red {
+                    self.scratch
+                } else {
+                    self.dst(scope, self.operand(i, 0, fname)?, fname)?
+                };
+                let (sym_space, base, base32, off) =
+                    self.addr(scope, self.operand(i, k0, fname)?, fname)?;
+                let space = sym_space
+                    .unwrap_or_else(|| i.state_space().and_then(space_of).unwrap_or(Sp::Generic));
                 let b = self.src(scope, self.operand(i, k0 + 1, fname)?, t, fname)?;
-                let rop = i.reduce_op().ok_or_else(|| self.err(fname, "atom without operation"))?;
+                let rop = i
+                    .reduce_op()
+                    .ok_or_else(|| self.err(fname, "atom without operation"))?;
                 let op = match rop {
                     ReduceOp::Add => AOp::Add,
                     ReduceOp::Min => AOp::Min,
@@ -1283,13 +1900,27 @@ impl<'m> Ctx<'m> {
                     ReduceOp::Cas => AOp::Cas,
                     ReduceOp::Popc => return Err(self.err(fname, "atom.popc")),
                 };
-                let c = if op == AOp::Cas { self.src(scope, self.operand(i, k0 + 2, fname)?, t, fname)? } else { NONE };
+                let c = if op == AOp::Cas {
+                    self.src(scope, self.operand(i, k0 + 2, fname)?, t, fname)?
+                } else {
+                    NONE
+                };
                 let kind = match float_ty(t) {
                     Some((f, false)) => AKind::Float(f),
                     Some((f, true)) => AKind::Packed(f),
                     None => AKind::Int(int_ty(t).ok_or_else(|| self.err(fname, "bad atom type"))?),
                 };
-                Op::Atom { space, op, kind, d, base, base32, off, b, c }
+                Op::Atom {
+                    space,
+                    op,
+                    kind,
+                    d,
+                    base,
+                    base32,
+                    off,
+                    b,
+                    c,
+                }
             }
             O::Bra => {
                 let target = match self.operand(i, 0, fname)? {
@@ -1320,10 +1951,21 @@ impl<'m> Ctx<'m> {
                     Some(o) => self.src(scope, o, Type::U32, fname)?,
                     None => NONE,
                 };
-                Op::Bar { id, count, arrive: i.has(Modifier::Arrive) }
+                Op::Bar {
+                    id,
+                    count,
+                    arrive: i.has(Modifier::Arrive),
+                }
             }
-            O::BarWarpSync | O::Membar | O::Fence | O::Prefetch | O::Prefetchu | O::Nanosleep | O::Pmevent
-            | O::Griddepcontrol | O::Brkpt => Op::Nop,
+            O::BarWarpSync
+            | O::Membar
+            | O::Fence
+            | O::Prefetch
+            | O::Prefetchu
+            | O::Nanosleep
+            | O::Pmevent
+            | O::Griddepcontrol
+            | O::Brkpt => Op::Nop,
             O::Shfl => {
                 let (d0, p) = match self.operand(i, 0, fname)? {
                     Operand::Pair(x, y) => {
@@ -1336,23 +1978,50 @@ impl<'m> Ctx<'m> {
                 let a = self.src(scope, self.operand(i, 1, fname)?, Type::B32, fname)?;
                 let b = self.src(scope, self.operand(i, 2, fname)?, Type::B32, fname)?;
                 let c = self.src(scope, self.operand(i, 3, fname)?, Type::B32, fname)?;
-                let mode = i.shfl_mode().ok_or_else(|| self.err(fname, "shfl without mode"))?;
-                Op::Shfl { mode, d: d0, p, a, b, c }
+                let mode = i
+                    .shfl_mode()
+                    .ok_or_else(|| self.err(fname, "shfl without mode"))?;
+                Op::Shfl {
+                    mode,
+                    d: d0,
+                    p,
+                    a,
+                    b,
+                    c,
+                }
             }
             O::Vote => {
-                let mode = i.vote_mode().ok_or_else(|| self.err(fname, "vote without mode"))?;
+                let mode = i
+                    .vote_mode()
+                    .ok_or_else(|| self.err(fname, "vote without mode"))?;
                 let (a, an) = self.psrc(scope, self.operand(i, 1, fname)?, fname)?;
                 if mode == VoteMode::Ballot {
                     let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
-                    Op::Vote { mode, d, dp: NONE, a, an }
+                    Op::Vote {
+                        mode,
+                        d,
+                        dp: NONE,
+                        a,
+                        an,
+                    }
                 } else {
                     let dp = self.pdst(scope, self.operand(i, 0, fname)?, fname)?;
-                    Op::Vote { mode, d: NONE, dp, a, an }
+                    Op::Vote {
+                        mode,
+                        d: NONE,
+                        dp,
+                        a,
+                        an,
+                    }
                 }
             }
-            O::Activemask => Op::Activemask { d: self.dst(scope, self.operand(i, 0, fname)?, fname)? },
+            O::Activemask => Op::Activemask {
+                d: self.dst(scope, self.operand(i, 0, fname)?, fname)?,
+            },
             O::Match => {
-                let mode = i.vote_mode().ok_or_else(|| self.err(fname, "match without mode"))?;
+                let mode = i
+                    .vote_mode()
+                    .ok_or_else(|| self.err(fname, "match without mode"))?;
                 let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
                 let bits = t.bits() as u8;
                 if mode == VoteMode::All {
@@ -1382,16 +2051,31 @@ impl<'m> Ctx<'m> {
                     Some(ReduceOp::Xor) => ReduxOp::Xor,
                     _ => return Err(self.err(fname, "unsupported redux operation")),
                 };
-                Op::Redux { op, signed: t.is_signed(), d, a }
+                Op::Redux {
+                    op,
+                    signed: t.is_signed(),
+                    d,
+                    a,
+                }
             }
             O::Call => return self.call(scope, i, fname),
-            other => return Err(self.err(fname, format!("instruction `{}` is not supported", other.as_str()))),
+            other => {
+                return Err(self.err(
+                    fname,
+                    format!("instruction `{}` is not supported", other.as_str()),
+                ))
+            }
         };
         self.push(i, scope, op, fname)
     }
 
     /// Inlines `call (rets), f, (args);`.
-    fn call(&mut self, scope: &mut HashMap<String, Sym>, i: &Instruction, fname: &str) -> Result<(), EmuError> {
+    fn call(
+        &mut self,
+        scope: &mut HashMap<String, Sym>,
+        i: &Instruction,
+        fname: &str,
+    ) -> Result<(), EmuError> {
         if i.guard.is_some() {
             return Err(self.err(fname, "guarded calls are not supported"));
         }
@@ -1415,44 +2099,84 @@ impl<'m> Ctx<'m> {
             .module
             .function(&callee_name)
             .filter(|f| f.body.is_some())
-            .ok_or_else(|| self.err(fname, format!("call of `{callee_name}`, which has no body")))?;
+            .ok_or_else(|| {
+                self.err(fname, format!("call of `{callee_name}`, which has no body"))
+            })?;
         if self.depth >= 16 {
-            return Err(self.err(fname, format!("call depth limit reached calling `{callee_name}` (recursion?)")));
+            return Err(self.err(
+                fname,
+                format!("call depth limit reached calling `{callee_name}` (recursion?)"),
+            ));
         }
         // Callee scope: module symbols only, plus parameters bound to the caller's slots.
         let mut cscope: HashMap<String, Sym> = HashMap::new();
         for (k, p) in callee.params().iter().enumerate() {
             let sym = match args.get(k) {
-                Some(Operand::Symbol { name, .. }) | Some(Operand::Address(ast::Address { base: AddressBase::Symbol(name), .. })) => {
-                    self.lookup(scope, name, fname)?
+                Some(Operand::Symbol { name, .. })
+                | Some(Operand::Address(ast::Address {
+                    base: AddressBase::Symbol(name),
+                    ..
+                })) => self.lookup(scope, name, fname)?,
+                Some(Operand::Reg(r)) if p.space == StateSpace::Reg => {
+                    self.lookup(scope, r.name(), fname)?
                 }
-                Some(Operand::Reg(r)) if p.space == StateSpace::Reg => self.lookup(scope, r.name(), fname)?,
-                _ => return Err(self.err(fname, format!("unsupported argument {k} of call to `{callee_name}`"))),
+                _ => {
+                    return Err(self.err(
+                        fname,
+                        format!("unsupported argument {k} of call to `{callee_name}`"),
+                    ))
+                }
             };
             cscope.insert(p.name.clone(), sym);
         }
-        for (k, p) in callee.return_params.as_deref().unwrap_or(&[]).iter().enumerate() {
+        for (k, p) in callee
+            .return_params
+            .as_deref()
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
             let sym = match rets.get(k) {
                 Some(Operand::Symbol { name, .. }) => self.lookup(scope, name, fname)?,
-                Some(Operand::Reg(r)) if p.space == StateSpace::Reg => self.lookup(scope, r.name(), fname)?,
-                _ => return Err(self.err(fname, format!("unsupported return value {k} of call to `{callee_name}`"))),
+                Some(Operand::Reg(r)) if p.space == StateSpace::Reg => {
+                    self.lookup(scope, r.name(), fname)?
+                }
+                _ => {
+                    return Err(self.err(
+                        fname,
+                        format!("unsupported return value {k} of call to `{callee_name}`"),
+                    ))
+                }
             };
             cscope.insert(p.name.clone(), sym);
         }
         // Module-scope shared variables stay visible.
         for (name, sym) in scope.iter() {
-            if matches!(sym, Sym::Addr { space: Sp::Shared, .. }) && !cscope.contains_key(name) {
+            if matches!(
+                sym,
+                Sym::Addr {
+                    space: Sp::Shared,
+                    ..
+                }
+            ) && !cscope.contains_key(name)
+            {
                 cscope.insert(name.clone(), *sym);
             }
         }
         self.depth += 1;
-        let mut frame = InlineFrame { ret_fixups: Vec::new() };
+        let mut frame = InlineFrame {
+            ret_fixups: Vec::new(),
+        };
         let body = callee.body.as_deref().unwrap_or(&[]);
         self.body(&mut cscope, body, Some(&mut frame), &callee.name)?;
         self.depth -= 1;
         let end = self.code.len() as u32;
         for pc in frame.ret_fixups {
-            if let Some(Inst { op: Op::Bra { target }, .. }) = self.code.get_mut(pc) {
+            if let Some(Inst {
+                op: Op::Bra { target },
+                ..
+            }) = self.code.get_mut(pc)
+            {
                 *target = end;
             }
         }

@@ -28,11 +28,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ast::{ShflMode, SpecialReg, VoteMode};
 
-use super::decode::{AKind, AOp, CmpKind, ConstSrc, Conv, FUn, Func, IOp, IUn, Op, PBool, ReduxOp, Sp, NONE, R};
+use super::decode::{
+    AKind, AOp, CmpKind, ConstSrc, Conv, FUn, Func, IOp, IUn, Op, PBool, ReduxOp, Sp, NONE, R,
+};
 use super::error::{EmuError, Location, Space};
 use super::memory::{
-    atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, Memory, LOCAL_WINDOW, PARAM_WINDOW,
-    SHARED_WINDOW, WINDOW_SIZE,
+    atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, Memory, LOCAL_WINDOW,
+    PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
 };
 use super::numeric::{self as num, Fmt, IntTy, Rnd};
 
@@ -83,7 +85,13 @@ struct Fault {
 
 impl Fault {
     fn new(kind: FaultKind, space: Space, addr: u64, size: u32, lane: u32) -> Fault {
-        Fault { kind, space, addr, size, lane }
+        Fault {
+            kind,
+            space,
+            addr,
+            size,
+            lane,
+        }
     }
 }
 
@@ -192,7 +200,9 @@ fn wr1(regs: &mut [u64], r: R, lane: u32, v: u64) {
 
 #[inline(always)]
 fn rd1(regs: &[u64], r: R, lane: u32) -> u64 {
-    regs.get(r as usize * 32 + lane as usize).copied().unwrap_or(0)
+    regs.get(r as usize * 32 + lane as usize)
+        .copied()
+        .unwrap_or(0)
 }
 
 #[inline(always)]
@@ -284,7 +294,11 @@ fn ibin(op: IOp, ty: IntTy, a: u64, b: u64) -> u64 {
         IOp::MulHi => num::mul_hi(bits, ty.signed, a, b),
         IOp::MulWide => num::trunc(num::mul_wide(bits, ty.signed, a, b), (bits * 2).min(64)),
         IOp::Min | IOp::Max => {
-            let lt = if ty.signed { num::sext(a, bits) < num::sext(b, bits) } else { t(a) < t(b) };
+            let lt = if ty.signed {
+                num::sext(a, bits) < num::sext(b, bits)
+            } else {
+                t(a) < t(b)
+            };
             let pick_a = if op == IOp::Min { lt } else { !lt };
             if pick_a {
                 t(a)
@@ -336,7 +350,14 @@ fn cvt(conv: Conv, a: u64) -> u64 {
                 b
             }
         }
-        Conv::F2F { from, to, rnd, irnd, ftz, sat } => num::f2f(from, a, to, rnd, irnd, ftz, sat),
+        Conv::F2F {
+            from,
+            to,
+            rnd,
+            irnd,
+            ftz,
+            sat,
+        } => num::f2f(from, a, to, rnd, irnd, ftz, sat),
     }
 }
 
@@ -391,7 +412,9 @@ fn atom_new(op: AOp, kind: AKind, old: u64, b: u64, c: u64) -> u64 {
             _ => old,
         },
         AKind::Packed(fmt) => match op {
-            AOp::Add => packed2(old, b, |x, y| num::fbin(num::FOp::Add, fmt, Rnd::Rn, false, x, y)),
+            AOp::Add => packed2(old, b, |x, y| {
+                num::fbin(num::FOp::Add, fmt, Rnd::Rn, false, x, y)
+            }),
             AOp::Min => packed2(old, b, |x, y| num::fminmax(fmt, false, false, false, x, y)),
             AOp::Max => packed2(old, b, |x, y| num::fminmax(fmt, true, false, false, x, y)),
             AOp::Exch => b,
@@ -419,6 +442,27 @@ fn space_name(sp: Sp) -> Space {
     }
 }
 
+/// Per-lane addresses `base + off` of a memory instruction.
+#[inline(always)]
+fn lane_addrs(regs: &[u64], base: R, base32: bool, off: i64) -> [u64; 32] {
+    let bv = if base == NONE { [0u64; 32] } else { rd(regs, base) };
+    let mut a = [0u64; 32];
+    for l in 0..32 {
+        let b = if base32 { bv[l] & 0xffff_ffff } else { bv[l] };
+        a[l] = b.wrapping_add(off as u64);
+    }
+    a
+}
+
+/// Where a whole warp's access lands when the fast path applies.
+#[derive(Clone, Copy)]
+enum Fast {
+    /// Every active lane inside the cached global allocation.
+    Global,
+    /// Every active lane inside the CTA's shared memory.
+    Shared,
+}
+
 /// Where an address lands after resolving generic addressing.
 enum Target {
     Global(*const u8),
@@ -441,7 +485,13 @@ impl<'a> LaunchCtx<'a> {
         write: bool,
     ) -> Result<Target, Fault> {
         if addr & (align as u64 - 1) != 0 {
-            return Err(Fault::new(FaultKind::Misaligned, space_name(space), addr, size, lane));
+            return Err(Fault::new(
+                FaultKind::Misaligned,
+                space_name(space),
+                addr,
+                size,
+                lane,
+            ));
         }
         let space = if space == Sp::Generic {
             if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
@@ -450,7 +500,13 @@ impl<'a> LaunchCtx<'a> {
                 return Ok(Target::Local(addr - LOCAL_WINDOW));
             } else if (PARAM_WINDOW..PARAM_WINDOW + WINDOW_SIZE).contains(&addr) {
                 if write {
-                    return Err(Fault::new(FaultKind::ReadOnly, Space::Param, addr, size, lane));
+                    return Err(Fault::new(
+                        FaultKind::ReadOnly,
+                        Space::Param,
+                        addr,
+                        size,
+                        lane,
+                    ));
                 }
                 return Ok(Target::Param(addr - PARAM_WINDOW));
             }
@@ -463,7 +519,13 @@ impl<'a> LaunchCtx<'a> {
             Sp::Local => Ok(Target::Local(addr & 0xffff_ffff)),
             Sp::Param => {
                 if write {
-                    return Err(Fault::new(FaultKind::ReadOnly, Space::Param, addr, size, lane));
+                    return Err(Fault::new(
+                        FaultKind::ReadOnly,
+                        Space::Param,
+                        addr,
+                        size,
+                        lane,
+                    ));
                 }
                 Ok(Target::Param(addr))
             }
@@ -471,7 +533,9 @@ impl<'a> LaunchCtx<'a> {
                 let end = addr.checked_add(size as u64).unwrap_or(u64::MAX);
                 if addr >= m.cache_base && end <= m.cache_end {
                     // SAFETY: inside the cached allocation's bytes.
-                    return Ok(Target::Global(unsafe { m.cache_ptr.add((addr - m.cache_base) as usize) }));
+                    return Ok(Target::Global(unsafe {
+                        m.cache_ptr.add((addr - m.cache_base) as usize)
+                    }));
                 }
                 match self.mem.lookup(addr) {
                     Some((base, aend, ptr)) if end <= aend => {
@@ -481,14 +545,67 @@ impl<'a> LaunchCtx<'a> {
                         // SAFETY: addr..end lies inside the allocation.
                         Ok(Target::Global(unsafe { ptr.add((addr - base) as usize) }))
                     }
-                    _ => Err(Fault::new(FaultKind::Oob, space_name(space), addr, size, lane)),
+                    _ => Err(Fault::new(
+                        FaultKind::Oob,
+                        space_name(space),
+                        addr,
+                        size,
+                        lane,
+                    )),
                 }
             }
         }
     }
 
+    /// Checks a whole warp's scalar access at once: all active lanes aligned and inside one
+    /// global allocation (which becomes the cached one) or inside shared memory. `None` sends
+    /// the instruction down the per-lane path, which also produces the precise error.
     #[inline(always)]
-    fn load(&self, m: &mut CtaMem, space: Sp, addr: u64, size: u32, align: u32, tid: u32, lane: u32) -> Result<u64, Fault> {
+    fn fast_target(&self, m: &mut CtaMem, space: Sp, addrs: &[u64; 32], mask: u32, size: u32) -> Option<Fast> {
+        let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
+        let mut mm = mask;
+        while mm != 0 {
+            let l = mm.trailing_zeros() as usize;
+            mm &= mm - 1;
+            let a = addrs[l];
+            lo = lo.min(a);
+            hi = hi.max(a);
+            or |= a;
+        }
+        if mask == 0 || or & (size as u64 - 1) != 0 {
+            return None;
+        }
+        let end = hi.checked_add(size as u64)?;
+        match space {
+            Sp::Global | Sp::Const | Sp::Generic => {
+                if !(lo >= m.cache_base && end <= m.cache_end) {
+                    // Global allocations never overlap the generic windows, so a hit is global.
+                    let (b, e, p) = self.mem.lookup(lo)?;
+                    m.cache_base = b;
+                    m.cache_end = e;
+                    m.cache_ptr = p;
+                    if end > e {
+                        return None;
+                    }
+                }
+                Some(Fast::Global)
+            }
+            Sp::Shared if end <= m.shared.len() as u64 => Some(Fast::Shared),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn load(
+        &self,
+        m: &mut CtaMem,
+        space: Sp,
+        addr: u64,
+        size: u32,
+        align: u32,
+        tid: u32,
+        lane: u32,
+    ) -> Result<u64, Fault> {
         let t = self.resolve(m, space, addr, size, align, lane, false)?;
         let oob = |sp: Space| Fault::new(FaultKind::Oob, sp, addr, size, lane);
         match t {
@@ -502,7 +619,8 @@ impl<'a> LaunchCtx<'a> {
                 if o + size as u64 > m.local_size as u64 {
                     return Err(oob(Space::Local));
                 }
-                bytes_load(&m.local, tid as u64 * m.local_size as u64 + o, size).ok_or_else(|| oob(Space::Local))
+                bytes_load(&m.local, tid as u64 * m.local_size as u64 + o, size)
+                    .ok_or_else(|| oob(Space::Local))
             }
             Target::Param(o) => bytes_load(self.params, o, size).ok_or_else(|| oob(Space::Param)),
         }
@@ -510,7 +628,17 @@ impl<'a> LaunchCtx<'a> {
 
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn store(&self, m: &mut CtaMem, space: Sp, addr: u64, size: u32, align: u32, tid: u32, lane: u32, v: u64) -> Result<(), Fault> {
+    fn store(
+        &self,
+        m: &mut CtaMem,
+        space: Sp,
+        addr: u64,
+        size: u32,
+        align: u32,
+        tid: u32,
+        lane: u32,
+        v: u64,
+    ) -> Result<(), Fault> {
         let t = self.resolve(m, space, addr, size, align, lane, true)?;
         let oob = |sp: Space| Fault::new(FaultKind::Oob, sp, addr, size, lane);
         match t {
@@ -520,20 +648,38 @@ impl<'a> LaunchCtx<'a> {
                 unsafe { atomic_store(p, size, v) };
                 Ok(())
             }
-            Target::Shared(o) => bytes_store(&mut m.shared, o, size, v).ok_or_else(|| oob(Space::Shared)),
+            Target::Shared(o) => {
+                bytes_store(&mut m.shared, o, size, v).ok_or_else(|| oob(Space::Shared))
+            }
             Target::Local(o) => {
                 if o + size as u64 > m.local_size as u64 {
                     return Err(oob(Space::Local));
                 }
                 let ls = m.local_size as u64;
-                bytes_store(&mut m.local, tid as u64 * ls + o, size, v).ok_or_else(|| oob(Space::Local))
+                bytes_store(&mut m.local, tid as u64 * ls + o, size, v)
+                    .ok_or_else(|| oob(Space::Local))
             }
-            Target::Param(_) => Err(Fault::new(FaultKind::ReadOnly, Space::Param, addr, size, lane)),
+            Target::Param(_) => Err(Fault::new(
+                FaultKind::ReadOnly,
+                Space::Param,
+                addr,
+                size,
+                lane,
+            )),
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn atomic(&self, m: &mut CtaMem, space: Sp, addr: u64, size: u32, tid: u32, lane: u32, f: impl Fn(u64) -> u64) -> Result<u64, Fault> {
+    fn atomic(
+        &self,
+        m: &mut CtaMem,
+        space: Sp,
+        addr: u64,
+        size: u32,
+        tid: u32,
+        lane: u32,
+        f: impl Fn(u64) -> u64,
+    ) -> Result<u64, Fault> {
         let t = self.resolve(m, space, addr, size, size, lane, true)?;
         let oob = |sp: Space| Fault::new(FaultKind::Oob, sp, addr, size, lane);
         match t {
@@ -557,21 +703,35 @@ impl<'a> LaunchCtx<'a> {
                 bytes_store(&mut m.local, at, size, f(old)).ok_or_else(|| oob(Space::Local))?;
                 Ok(old)
             }
-            Target::Param(_) => Err(Fault::new(FaultKind::ReadOnly, Space::Param, addr, size, lane)),
+            Target::Param(_) => Err(Fault::new(
+                FaultKind::ReadOnly,
+                Space::Param,
+                addr,
+                size,
+                lane,
+            )),
         }
     }
 
     fn special(&self, s: SpecialReg, ctaid: [u32; 3], warp: u32, lane: u32, nwarps: u32) -> u64 {
         let t = warp * 32 + lane;
         let [bx, by, _] = self.block;
-        let tid = [t % bx.max(1), (t / bx.max(1)) % by.max(1), t / (bx.max(1) * by.max(1))];
+        let tid = [
+            t % bx.max(1),
+            (t / bx.max(1)) % by.max(1),
+            t / (bx.max(1) * by.max(1)),
+        ];
         match s {
             SpecialReg::Tid(d) => tid[d.index()] as u64,
             SpecialReg::Ntid(d) => self.block[d.index()] as u64,
             SpecialReg::Ctaid(d) => ctaid[d.index()] as u64,
             SpecialReg::Nctaid(d) => self.grid[d.index()] as u64,
-            SpecialReg::ClusterCtaid(_) | SpecialReg::Clusterid(_) | SpecialReg::ClusterCtarank => 0,
-            SpecialReg::ClusterNctaid(_) | SpecialReg::Nclusterid(_) | SpecialReg::ClusterNctarank => 1,
+            SpecialReg::ClusterCtaid(_) | SpecialReg::Clusterid(_) | SpecialReg::ClusterCtarank => {
+                0
+            }
+            SpecialReg::ClusterNctaid(_)
+            | SpecialReg::Nclusterid(_)
+            | SpecialReg::ClusterNctarank => 1,
             SpecialReg::Laneid => lane as u64,
             SpecialReg::Warpid => warp as u64,
             SpecialReg::Nwarpid => nwarps as u64,
@@ -601,7 +761,12 @@ impl<'a> LaunchCtx<'a> {
             kernel: self.kernel.to_string(),
             function: self.func.name.clone(),
             pc,
-            instruction: self.func.text.get(pc as usize).cloned().unwrap_or_else(|| "<end>".into()),
+            instruction: self
+                .func
+                .text
+                .get(pc as usize)
+                .cloned()
+                .unwrap_or_else(|| "<end>".into()),
             ctaid,
             tid: [t % bx, (t / bx) % by, t / (bx * by)],
         })
@@ -610,11 +775,28 @@ impl<'a> LaunchCtx<'a> {
     fn fault_error(&self, f: Fault, pc: u32, ctaid: [u32; 3], warp: u32) -> EmuError {
         let at = self.location(pc, ctaid, warp, f.lane);
         match f.kind {
-            FaultKind::Oob => EmuError::OutOfBounds { at, space: f.space, address: f.addr, size: f.size },
-            FaultKind::Misaligned => EmuError::Misaligned { at, space: f.space, address: f.addr, size: f.size },
-            FaultKind::ReadOnly => EmuError::ReadOnly { at, space: f.space, address: f.addr },
+            FaultKind::Oob => EmuError::OutOfBounds {
+                at,
+                space: f.space,
+                address: f.addr,
+                size: f.size,
+            },
+            FaultKind::Misaligned => EmuError::Misaligned {
+                at,
+                space: f.space,
+                address: f.addr,
+                size: f.size,
+            },
+            FaultKind::ReadOnly => EmuError::ReadOnly {
+                at,
+                space: f.space,
+                address: f.addr,
+            },
             FaultKind::Trap(message) => EmuError::Trap { at, message },
-            FaultKind::Budget => EmuError::BudgetExhausted { at, budget: self.budget },
+            FaultKind::Budget => EmuError::BudgetExhausted {
+                at,
+                budget: self.budget,
+            },
         }
     }
 
@@ -625,11 +807,16 @@ impl<'a> LaunchCtx<'a> {
     }
 
     /// Runs every CTA index handed out by `next`, returning this worker's counters.
-    pub(crate) fn worker(&self, next: &std::sync::atomic::AtomicU64, ncta: u64) -> Result<Counters, EmuError> {
+    pub(crate) fn worker(
+        &self,
+        next: &std::sync::atomic::AtomicU64,
+        ncta: u64,
+    ) -> Result<Counters, EmuError> {
         let f = self.func;
         let nthreads = self.block[0] * self.block[1] * self.block[2];
         let nwarps = nthreads.div_ceil(32);
-        let shared_size = (self.dyn_base() + self.dyn_shared as u64).max(f.shared_static as u64) as usize;
+        let shared_size =
+            (self.dyn_base() + self.dyn_shared as u64).max(f.shared_static as u64) as usize;
         let mut m = CtaMem {
             shared: vec![0; shared_size],
             local: vec![0; f.local_size as usize * nthreads as usize],
@@ -664,7 +851,11 @@ impl<'a> LaunchCtx<'a> {
             }
             let [gx, gy, _] = self.grid;
             let (gx, gy) = (gx as u64, gy as u64);
-            let ctaid = [(c % gx) as u32, ((c / gx) % gy) as u32, (c / (gx * gy)) as u32];
+            let ctaid = [
+                (c % gx) as u32,
+                ((c / gx) % gy) as u32,
+                (c / (gx * gy)) as u32,
+            ];
             if let Err(e) = self.run_cta(&mut m, &mut warps, ctaid, nthreads) {
                 self.stop.store(true, Ordering::Relaxed);
                 return Err(e);
@@ -674,7 +865,13 @@ impl<'a> LaunchCtx<'a> {
         Ok(m.counters)
     }
 
-    fn run_cta(&self, m: &mut CtaMem, warps: &mut [Warp], ctaid: [u32; 3], nthreads: u32) -> Result<(), EmuError> {
+    fn run_cta(
+        &self,
+        m: &mut CtaMem,
+        warps: &mut [Warp],
+        ctaid: [u32; 3],
+        nthreads: u32,
+    ) -> Result<(), EmuError> {
         let f = self.func;
         m.shared.fill(0);
         m.local.fill(0);
@@ -695,7 +892,9 @@ impl<'a> LaunchCtx<'a> {
                     for (lane, x) in row.iter_mut().enumerate() {
                         *x = match src {
                             ConstSrc::Imm(v) => *v,
-                            ConstSrc::Special(s) => self.special(*s, ctaid, w.index, lane as u32, nwarps),
+                            ConstSrc::Special(s) => {
+                                self.special(*s, ctaid, w.index, lane as u32, nwarps)
+                            }
                             ConstSrc::ModuleVar(i, off) => self
                                 .var_addrs
                                 .get(*i as usize)
@@ -721,12 +920,18 @@ impl<'a> LaunchCtx<'a> {
                     continue;
                 }
                 ran = true;
-                if let Err((pc, fault)) = self.run_warp(m, w, ctaid, &mut arrived, &mut expected, nthreads) {
+                if let Err((pc, fault)) =
+                    self.run_warp(m, w, ctaid, &mut arrived, &mut expected, nthreads)
+                {
                     return Err(self.fault_error(fault, pc, ctaid, w.index));
                 }
                 // Release complete barriers.
                 for id in 0..16 {
-                    let exp = if expected[id] == 0 { nthreads } else { expected[id] };
+                    let exp = if expected[id] == 0 {
+                        nthreads
+                    } else {
+                        expected[id]
+                    };
                     if arrived[id] > 0 && arrived[id] >= exp {
                         arrived[id] -= exp;
                         expected[id] = 0;
@@ -753,7 +958,11 @@ impl<'a> LaunchCtx<'a> {
             let id = w.bar_id[l as usize] as usize;
             let exited: u32 = warps.iter().map(|w| 32 - w.live.count_ones()).sum::<u32>()
                 - (nwarps * 32 - nthreads);
-            let exp = if expected[id] == 0 { nthreads } else { expected[id] };
+            let exp = if expected[id] == 0 {
+                nthreads
+            } else {
+                expected[id]
+            };
             let pc = w.pc[l as usize].saturating_sub(1);
             return Err(EmuError::BarrierDeadlock {
                 at: self.location(pc, ctaid, w.index, l),
@@ -827,7 +1036,14 @@ impl<'a> LaunchCtx<'a> {
                     let v = pget(&w.preds, *a) ^ if *neg { FULL } else { 0 };
                     pset(&mut w.preds, *d, v, mask);
                 }
-                Op::PBin { op, d, a, an, b, bn } => {
+                Op::PBin {
+                    op,
+                    d,
+                    a,
+                    an,
+                    b,
+                    bn,
+                } => {
                     let x = pget(&w.preds, *a) ^ if *an { FULL } else { 0 };
                     let y = pget(&w.preds, *b) ^ if *bn { FULL } else { 0 };
                     let v = match op {
@@ -866,15 +1082,27 @@ impl<'a> LaunchCtx<'a> {
                 Op::IBin { op, ty, d, a, b } => {
                     let (op, ty) = (*op, *ty);
                     match (op, ty.bits) {
-                        (IOp::Add, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x as u32).wrapping_add(y as u32) as u64),
+                        (IOp::Add, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x as u32)
+                            .wrapping_add(y as u32)
+                            as u64),
                         (IOp::Add, 64) => map2!(w, mask, *d, *a, *b, |x, y| x.wrapping_add(y)),
                         (IOp::MulLo, 32) => {
-                            map2!(w, mask, *d, *a, *b, |x, y| (x as u32).wrapping_mul(y as u32) as u64)
+                            map2!(
+                                w,
+                                mask,
+                                *d,
+                                *a,
+                                *b,
+                                |x, y| (x as u32).wrapping_mul(y as u32) as u64
+                            )
                         }
                         (IOp::MulWide, 32) if ty.signed => {
-                            map2!(w, mask, *d, *a, *b, |x, y| ((x as i32 as i64) * (y as i32 as i64)) as u64)
+                            map2!(w, mask, *d, *a, *b, |x, y| ((x as i32 as i64)
+                                * (y as i32 as i64))
+                                as u64)
                         }
-                        (IOp::MulWide, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x as u32 as u64) * (y as u32 as u64)),
+                        (IOp::MulWide, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x as u32 as u64)
+                            * (y as u32 as u64)),
                         (IOp::Shl, 32) => map2!(w, mask, *d, *a, *b, |x, y| {
                             let n = y as u32;
                             if n >= 32 {
@@ -890,7 +1118,14 @@ impl<'a> LaunchCtx<'a> {
                     let (op, ty) = (*op, *ty);
                     map1!(w, mask, *d, *a, |x| iun(op, ty, x))
                 }
-                Op::Mad { mode, ty, d, a, b, c } => {
+                Op::Mad {
+                    mode,
+                    ty,
+                    d,
+                    a,
+                    b,
+                    c,
+                } => {
                     let (mode, ty) = (*mode, *ty);
                     if mode == IOp::MulLo && ty.bits == 32 {
                         map3!(w, mask, *d, *a, *b, *c, |x, y, z| (x as u32)
@@ -898,7 +1133,11 @@ impl<'a> LaunchCtx<'a> {
                             .wrapping_add(z as u32)
                             as u64)
                     } else {
-                        let wb = if mode == IOp::MulWide { (ty.bits * 2).min(64) } else { ty.bits };
+                        let wb = if mode == IOp::MulWide {
+                            (ty.bits * 2).min(64)
+                        } else {
+                            ty.bits
+                        };
                         map3!(w, mask, *d, *a, *b, *c, |x, y, z| num::trunc(
                             ibin(mode, ty, x, y).wrapping_add(z),
                             wb
@@ -907,9 +1146,18 @@ impl<'a> LaunchCtx<'a> {
                 }
                 Op::Bfe { ty, d, a, b, c } => {
                     let ty = *ty;
-                    map3!(w, mask, *d, *a, *b, *c, |x, y, z| num::bfe(ty.bits, ty.signed, x, y, z))
+                    map3!(w, mask, *d, *a, *b, *c, |x, y, z| num::bfe(
+                        ty.bits, ty.signed, x, y, z
+                    ))
                 }
-                Op::Bfi { bits, d, a, b, c, e } => {
+                Op::Bfi {
+                    bits,
+                    d,
+                    a,
+                    b,
+                    c,
+                    e,
+                } => {
                     let bits = *bits;
                     let ev = rd(&w.regs, *e);
                     let av = rd(&w.regs, *a);
@@ -929,11 +1177,30 @@ impl<'a> LaunchCtx<'a> {
                     let lut = *lut;
                     map3!(w, mask, *d, *a, *b, *c, |x, y, z| num::lop3(x, y, z, lut))
                 }
-                Op::Shf { left, clamp, d, a, b, c } => {
+                Op::Shf {
+                    left,
+                    clamp,
+                    d,
+                    a,
+                    b,
+                    c,
+                } => {
                     let (left, clamp) = (*left, *clamp);
-                    map3!(w, mask, *d, *a, *b, *c, |x, y, z| num::shf(left, clamp, x, y, z))
+                    map3!(w, mask, *d, *a, *b, *c, |x, y, z| num::shf(
+                        left, clamp, x, y, z
+                    ))
                 }
-                Op::FBin { op, fmt, packed, rnd, ftz, sat, d, a, b } => {
+                Op::FBin {
+                    op,
+                    fmt,
+                    packed,
+                    rnd,
+                    ftz,
+                    sat,
+                    d,
+                    a,
+                    b,
+                } => {
                     let (op, fmt, rnd, ftz, sat) = (*op, *fmt, *rnd, *ftz, *sat);
                     if fmt == Fmt::F32 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
                         match op {
@@ -966,7 +1233,16 @@ impl<'a> LaunchCtx<'a> {
                         }
                     }
                 }
-                Op::FMinMax { max, fmt, packed, ftz, nan, d, a, b } => {
+                Op::FMinMax {
+                    max,
+                    fmt,
+                    packed,
+                    ftz,
+                    nan,
+                    d,
+                    a,
+                    b,
+                } => {
                     let (max, fmt, ftz, nan) = (*max, *fmt, *ftz, *nan);
                     let f = move |x, y| num::fminmax(fmt, max, ftz, nan, x, y);
                     if *packed {
@@ -975,7 +1251,17 @@ impl<'a> LaunchCtx<'a> {
                         map2!(w, mask, *d, *a, *b, |x, y| f(x, y))
                     }
                 }
-                Op::Fma { fmt, packed, rnd, ftz, sat, d, a, b, c } => {
+                Op::Fma {
+                    fmt,
+                    packed,
+                    rnd,
+                    ftz,
+                    sat,
+                    d,
+                    a,
+                    b,
+                    c,
+                } => {
                     let (fmt, rnd, ftz, sat) = (*fmt, *rnd, *ftz, *sat);
                     let f = move |x, y, z| {
                         let r = num::ffma(fmt, rnd, ftz, x, y, z);
@@ -995,17 +1281,24 @@ impl<'a> LaunchCtx<'a> {
                         while mm != 0 {
                             let l = mm.trailing_zeros() as usize;
                             mm &= mm - 1;
-                            out[l] = f32_canon(
-                                f32::from_bits(av[l] as u32)
-                                    .mul_add(f32::from_bits(bv[l] as u32), f32::from_bits(cv[l] as u32)),
-                            );
+                            out[l] = f32_canon(f32::from_bits(av[l] as u32).mul_add(
+                                f32::from_bits(bv[l] as u32),
+                                f32::from_bits(cv[l] as u32),
+                            ));
                         }
                         wr(&mut w.regs, *d, &out, mask);
                     } else {
                         map3!(w, mask, *d, *a, *b, *c, |x, y, z| f(x, y, z))
                     }
                 }
-                Op::FUn { op, fmt, packed, ftz, d, a } => {
+                Op::FUn {
+                    op,
+                    fmt,
+                    packed,
+                    ftz,
+                    d,
+                    a,
+                } => {
                     let (op, fmt, ftz) = (*op, *fmt, *ftz);
                     let f = move |x: u64| -> u64 {
                         let sign = 1u64 << (fmt.bits() - 1);
@@ -1019,7 +1312,9 @@ impl<'a> LaunchCtx<'a> {
                                 x & !sign & num::trunc(u64::MAX, fmt.bits())
                             }
                             FUn::Sqrt(r) => num::fsqrt(fmt, r, ftz, x),
-                            FUn::Rcp(r) => num::fbin(num::FOp::Div, fmt, r, ftz, fmt.from_f64_rn(1.0), x),
+                            FUn::Rcp(r) => {
+                                num::fbin(num::FOp::Div, fmt, r, ftz, fmt.from_f64_rn(1.0), x)
+                            }
                             FUn::Approx(ap) => num::fapprox(ap, fmt, ftz, x),
                         }
                     };
@@ -1043,7 +1338,16 @@ impl<'a> LaunchCtx<'a> {
                     }
                     pset(&mut w.preds, *d, v, mask);
                 }
-                Op::Setp { cmp, kind, ftz, d, dn, a, b, comb } => {
+                Op::Setp {
+                    cmp,
+                    kind,
+                    ftz,
+                    d,
+                    dn,
+                    a,
+                    b,
+                    comb,
+                } => {
                     let av = rd(&w.regs, *a);
                     let bv = rd(&w.regs, *b);
                     let mut v = 0u32;
@@ -1085,7 +1389,15 @@ impl<'a> LaunchCtx<'a> {
                         pset(&mut w.preds, *dn, nv, mask);
                     }
                 }
-                Op::Set { cmp, kind, ftz, float_out, d, a, b } => {
+                Op::Set {
+                    cmp,
+                    kind,
+                    ftz,
+                    float_out,
+                    d,
+                    a,
+                    b,
+                } => {
                     let (cmp, kind, ftz, float_out) = (*cmp, *kind, *ftz, *float_out);
                     map2!(w, mask, *d, *a, *b, |x, y| {
                         let r = match kind {
@@ -1112,8 +1424,15 @@ impl<'a> LaunchCtx<'a> {
                 Op::Cvt { conv, d, a } => {
                     let conv = *conv;
                     match conv {
-                        Conv::I2I { from, to, sat: false } => {
-                            map1!(w, mask, *d, *a, |x| num::trunc(from.value(x) as u64, to.bits))
+                        Conv::I2I {
+                            from,
+                            to,
+                            sat: false,
+                        } => {
+                            map1!(w, mask, *d, *a, |x| num::trunc(
+                                from.value(x) as u64,
+                                to.bits
+                            ))
                         }
                         _ => map1!(w, mask, *d, *a, |x| cvt(conv, x)),
                     }
@@ -1126,7 +1445,13 @@ impl<'a> LaunchCtx<'a> {
                         (hi << 16) | lo
                     })
                 }
-                Op::Cvta { to, space, bits, d, a } => {
+                Op::Cvta {
+                    to,
+                    space,
+                    bits,
+                    d,
+                    a,
+                } => {
                     let (to, space, bits) = (*to, *space, *bits as u32);
                     let win = match space {
                         Sp::Shared => SHARED_WINDOW,
@@ -1145,22 +1470,82 @@ impl<'a> LaunchCtx<'a> {
                         num::trunc(v, bits)
                     })
                 }
-                Op::Ld { space, size, n, sext, ds, base, base32, off } => {
+                Op::Ld {
+                    space,
+                    size,
+                    n,
+                    sext,
+                    ds,
+                    base,
+                    base32,
+                    off,
+                } => {
                     let (size, n) = (*size as u32, *n as u32);
+                    if n == 1 {
+                        let addrs = lane_addrs(&w.regs, *base, *base32, *off);
+                        if let Some(fast) = self.fast_target(m, *space, &addrs, mask, size) {
+                            let mut out = [0u64; 32];
+                            let mut mm = mask;
+                            match fast {
+                                Fast::Global => {
+                                    let (ptr, cb) = (m.cache_ptr, m.cache_base);
+                                    m.counters.global_bytes_read += (size * mask.count_ones()) as u64;
+                                    while mm != 0 {
+                                        let l = mm.trailing_zeros() as usize;
+                                        mm &= mm - 1;
+                                        // SAFETY: fast_target checked bounds and alignment of
+                                        // every active lane against the cached allocation.
+                                        out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), size) };
+                                    }
+                                }
+                                Fast::Shared => {
+                                    while mm != 0 {
+                                        let l = mm.trailing_zeros() as usize;
+                                        mm &= mm - 1;
+                                        out[l] = bytes_load(&m.shared, addrs[l], size).unwrap_or(0);
+                                    }
+                                }
+                            }
+                            if *sext {
+                                for v in out.iter_mut() {
+                                    *v = num::sext(*v, size * 8) as u64;
+                                }
+                            }
+                            wr(&mut w.regs, ds[0], &out, mask);
+                            w.gpc += 1;
+                            continue;
+                        }
+                    }
                     let mut mm = mask;
                     while mm != 0 {
                         let l = mm.trailing_zeros();
                         mm &= mm - 1;
-                        let b = if *base == NONE { 0 } else { rd1(&w.regs, *base, l) };
+                        let b = if *base == NONE {
+                            0
+                        } else {
+                            rd1(&w.regs, *base, l)
+                        };
                         let b = if *base32 { b & 0xffff_ffff } else { b };
                         let addr = b.wrapping_add(*off as u64);
                         let tid = w.index * 32 + l;
                         for k in 0..n {
                             let align = if k == 0 { size * n } else { size };
                             let v = self
-                                .load(m, *space, addr.wrapping_add((k * size) as u64), size, align, tid, l)
+                                .load(
+                                    m,
+                                    *space,
+                                    addr.wrapping_add((k * size) as u64),
+                                    size,
+                                    align,
+                                    tid,
+                                    l,
+                                )
                                 .map_err(|f| (pc, f))?;
-                            let v = if *sext { num::sext(v, size * 8) as u64 } else { v };
+                            let v = if *sext {
+                                num::sext(v, size * 8) as u64
+                            } else {
+                                v
+                            };
                             let dr = ds[k as usize];
                             if dr != NONE {
                                 wr1(&mut w.regs, dr, l, v);
@@ -1168,39 +1553,104 @@ impl<'a> LaunchCtx<'a> {
                         }
                     }
                 }
-                Op::St { space, size, n, ss, base, base32, off } => {
+                Op::St {
+                    space,
+                    size,
+                    n,
+                    ss,
+                    base,
+                    base32,
+                    off,
+                } => {
                     let (size, n) = (*size as u32, *n as u32);
+                    if n == 1 {
+                        let addrs = lane_addrs(&w.regs, *base, *base32, *off);
+                        if let Some(fast) = self.fast_target(m, *space, &addrs, mask, size) {
+                            let vals = rd(&w.regs, ss[0]);
+                            let mut mm = mask;
+                            match fast {
+                                Fast::Global => {
+                                    let (ptr, cb) = (m.cache_ptr, m.cache_base);
+                                    m.counters.global_bytes_written += (size * mask.count_ones()) as u64;
+                                    while mm != 0 {
+                                        let l = mm.trailing_zeros() as usize;
+                                        mm &= mm - 1;
+                                        // SAFETY: as for the fast load.
+                                        unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), size, vals[l]) };
+                                    }
+                                }
+                                Fast::Shared => {
+                                    while mm != 0 {
+                                        let l = mm.trailing_zeros() as usize;
+                                        mm &= mm - 1;
+                                        let _ = bytes_store(&mut m.shared, addrs[l], size, vals[l]);
+                                    }
+                                }
+                            }
+                            w.gpc += 1;
+                            continue;
+                        }
+                    }
                     let mut mm = mask;
                     while mm != 0 {
                         let l = mm.trailing_zeros();
                         mm &= mm - 1;
-                        let b = if *base == NONE { 0 } else { rd1(&w.regs, *base, l) };
+                        let b = if *base == NONE {
+                            0
+                        } else {
+                            rd1(&w.regs, *base, l)
+                        };
                         let b = if *base32 { b & 0xffff_ffff } else { b };
                         let addr = b.wrapping_add(*off as u64);
                         let tid = w.index * 32 + l;
                         for k in 0..n {
                             let align = if k == 0 { size * n } else { size };
                             let v = rd1(&w.regs, ss[k as usize], l);
-                            self.store(m, *space, addr.wrapping_add((k * size) as u64), size, align, tid, l, v)
-                                .map_err(|f| (pc, f))?;
+                            self.store(
+                                m,
+                                *space,
+                                addr.wrapping_add((k * size) as u64),
+                                size,
+                                align,
+                                tid,
+                                l,
+                                v,
+                            )
+                            .map_err(|f| (pc, f))?;
                         }
                     }
                 }
-                Op::Atom { space, op, kind, d, base, base32, off, b, c } => {
+                Op::Atom {
+                    space,
+                    op,
+                    kind,
+                    d,
+                    base,
+                    base32,
+                    off,
+                    b,
+                    c,
+                } => {
                     let (op, kind) = (*op, *kind);
                     let size = atom_size(kind);
                     let mut mm = mask;
                     while mm != 0 {
                         let l = mm.trailing_zeros();
                         mm &= mm - 1;
-                        let bb = if *base == NONE { 0 } else { rd1(&w.regs, *base, l) };
+                        let bb = if *base == NONE {
+                            0
+                        } else {
+                            rd1(&w.regs, *base, l)
+                        };
                         let bb = if *base32 { bb & 0xffff_ffff } else { bb };
                         let addr = bb.wrapping_add(*off as u64);
                         let bv = rd1(&w.regs, *b, l);
                         let cv = if *c == NONE { 0 } else { rd1(&w.regs, *c, l) };
                         let tid = w.index * 32 + l;
                         let old = self
-                            .atomic(m, *space, addr, size, tid, l, |o| atom_new(op, kind, o, bv, cv))
+                            .atomic(m, *space, addr, size, tid, l, |o| {
+                                atom_new(op, kind, o, bv, cv)
+                            })
                             .map_err(|f| (pc, f))?;
                         wr1(&mut w.regs, *d, l, old);
                     }
@@ -1236,13 +1686,23 @@ impl<'a> LaunchCtx<'a> {
                     }
                 }
                 Op::Trap => {
-                    return Err(fault(FaultKind::Trap("trap instruction executed".into()), mask.trailing_zeros()));
+                    return Err(fault(
+                        FaultKind::Trap("trap instruction executed".into()),
+                        mask.trailing_zeros(),
+                    ));
                 }
                 Op::Bar { id, count, arrive } => {
-                    let l0 = if mask != 0 { mask.trailing_zeros() } else { gmask.trailing_zeros() };
+                    let l0 = if mask != 0 {
+                        mask.trailing_zeros()
+                    } else {
+                        gmask.trailing_zeros()
+                    };
                     let idv = rd1(&w.regs, *id, l0);
                     if idv >= 16 {
-                        return Err(fault(FaultKind::Trap(format!("barrier id {idv} out of range 0..16")), l0));
+                        return Err(fault(
+                            FaultKind::Trap(format!("barrier id {idv} out of range 0..16")),
+                            l0,
+                        ));
                     }
                     let idx = idv as usize;
                     if mask != 0 {
@@ -1267,7 +1727,14 @@ impl<'a> LaunchCtx<'a> {
                     }
                     continue;
                 }
-                Op::Shfl { mode, d, p, a, b, c } => {
+                Op::Shfl {
+                    mode,
+                    d,
+                    p,
+                    a,
+                    b,
+                    c,
+                } => {
                     let av = rd(&w.regs, *a);
                     let bv = rd(&w.regs, *b);
                     let cv = rd(&w.regs, *c);
@@ -1318,9 +1785,18 @@ impl<'a> LaunchCtx<'a> {
                             let out = [v as u64; 32];
                             wr(&mut w.regs, *d, &out, mask);
                         }
-                        VoteMode::All => pset(&mut w.preds, *dp, if v == mask { FULL } else { 0 }, mask),
-                        VoteMode::Any => pset(&mut w.preds, *dp, if v != 0 { FULL } else { 0 }, mask),
-                        VoteMode::Uni => pset(&mut w.preds, *dp, if v == 0 || v == mask { FULL } else { 0 }, mask),
+                        VoteMode::All => {
+                            pset(&mut w.preds, *dp, if v == mask { FULL } else { 0 }, mask)
+                        }
+                        VoteMode::Any => {
+                            pset(&mut w.preds, *dp, if v != 0 { FULL } else { 0 }, mask)
+                        }
+                        VoteMode::Uni => pset(
+                            &mut w.preds,
+                            *dp,
+                            if v == 0 || v == mask { FULL } else { 0 },
+                            mask,
+                        ),
                     }
                 }
                 Op::Activemask { d } => {
@@ -1337,7 +1813,9 @@ impl<'a> LaunchCtx<'a> {
                         }
                         let mut mk = 0u64;
                         for k in 0..32 {
-                            if mask >> k & 1 != 0 && num::trunc(av[k], bits) == num::trunc(av[l], bits) {
+                            if mask >> k & 1 != 0
+                                && num::trunc(av[k], bits) == num::trunc(av[l], bits)
+                            {
                                 mk |= 1 << k;
                             }
                         }
@@ -1349,7 +1827,9 @@ impl<'a> LaunchCtx<'a> {
                     let av = rd(&w.regs, *a);
                     let bits = *bits as u32;
                     let first = av[mask.trailing_zeros() as usize];
-                    let all = (0..32).all(|k| mask >> k & 1 == 0 || num::trunc(av[k], bits) == num::trunc(first, bits));
+                    let all = (0..32).all(|k| {
+                        mask >> k & 1 == 0 || num::trunc(av[k], bits) == num::trunc(first, bits)
+                    });
                     let out = [if all { mask as u64 } else { 0 }; 32];
                     wr(&mut w.regs, *d, &out, mask);
                     if *p != NONE {
@@ -1372,8 +1852,20 @@ impl<'a> LaunchCtx<'a> {
                                 ReduxOp::Or => x | y,
                                 ReduxOp::Xor => x ^ y,
                                 ReduxOp::Min | ReduxOp::Max => {
-                                    let ty = IntTy { bits: 32, signed: *signed };
-                                    ibin(if *op == ReduxOp::Min { IOp::Min } else { IOp::Max }, ty, x, y)
+                                    let ty = IntTy {
+                                        bits: 32,
+                                        signed: *signed,
+                                    };
+                                    ibin(
+                                        if *op == ReduxOp::Min {
+                                            IOp::Min
+                                        } else {
+                                            IOp::Max
+                                        },
+                                        ty,
+                                        x,
+                                        y,
+                                    )
                                 }
                             },
                         });

@@ -147,7 +147,10 @@ impl Memory {
                 Ok(())
             }
             None => Err(EmuError::HostMemory {
-                message: format!("free of {:#x}, which is not the start of an allocation", ptr.0),
+                message: format!(
+                    "free of {:#x}, which is not the start of an allocation",
+                    ptr.0
+                ),
             }),
         }
     }
@@ -240,7 +243,12 @@ pub(crate) unsafe fn atomic_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64)
             let a = &*(p as *const AtomicU16);
             let mut old = a.load(Ordering::Relaxed);
             loop {
-                match a.compare_exchange_weak(old, f(old as u64) as u16, Ordering::AcqRel, Ordering::Relaxed) {
+                match a.compare_exchange_weak(
+                    old,
+                    f(old as u64) as u16,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                ) {
                     Ok(_) => return old as u64,
                     Err(o) => old = o,
                 }
@@ -250,7 +258,12 @@ pub(crate) unsafe fn atomic_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64)
             let a = &*(p as *const AtomicU32);
             let mut old = a.load(Ordering::Relaxed);
             loop {
-                match a.compare_exchange_weak(old, f(old as u64) as u32, Ordering::AcqRel, Ordering::Relaxed) {
+                match a.compare_exchange_weak(
+                    old,
+                    f(old as u64) as u32,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                ) {
                     Ok(_) => return old as u64,
                     Err(o) => old = o,
                 }
@@ -273,18 +286,23 @@ pub(crate) unsafe fn atomic_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64)
 #[inline(always)]
 pub(crate) fn bytes_load(buf: &[u8], off: u64, size: u32) -> Option<u64> {
     let o = usize::try_from(off).ok()?;
-    let s = buf.get(o..o.checked_add(size as usize)?)?;
-    let mut w = [0u8; 8];
-    w.get_mut(..s.len())?.copy_from_slice(s);
-    Some(u64::from_le_bytes(w))
+    Some(match size {
+        1 => *buf.get(o)? as u64,
+        2 => u16::from_le_bytes(*buf.get(o..o.checked_add(2)?)?.first_chunk::<2>()?) as u64,
+        4 => u32::from_le_bytes(*buf.get(o..o.checked_add(4)?)?.first_chunk::<4>()?) as u64,
+        _ => u64::from_le_bytes(*buf.get(o..o.checked_add(8)?)?.first_chunk::<8>()?),
+    })
 }
 
 /// Little-endian store into a private byte array; `None` when out of bounds.
 #[inline(always)]
 pub(crate) fn bytes_store(buf: &mut [u8], off: u64, size: u32, v: u64) -> Option<()> {
     let o = usize::try_from(off).ok()?;
-    let s = buf.get_mut(o..o.checked_add(size as usize)?)?;
-    let w = v.to_le_bytes();
-    s.copy_from_slice(w.get(..s.len())?);
+    match size {
+        1 => *buf.get_mut(o)? = v as u8,
+        2 => *buf.get_mut(o..o.checked_add(2)?)?.first_chunk_mut::<2>()? = (v as u16).to_le_bytes(),
+        4 => *buf.get_mut(o..o.checked_add(4)?)?.first_chunk_mut::<4>()? = (v as u32).to_le_bytes(),
+        _ => *buf.get_mut(o..o.checked_add(8)?)?.first_chunk_mut::<8>()? = v.to_le_bytes(),
+    }
     Some(())
 }

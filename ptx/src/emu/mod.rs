@@ -71,7 +71,8 @@ impl LoadedModule {
 
     /// Byte sizes of a kernel's parameters, in order.
     pub fn param_sizes(&self, kernel: &str) -> Option<Vec<usize>> {
-        self.kernel(kernel).map(|k| k.params.iter().map(|p| p.size as usize).collect())
+        self.kernel(kernel)
+            .map(|k| k.params.iter().map(|p| p.size as usize).collect())
     }
 
     /// Number of decoded instructions of a kernel (after inlining).
@@ -165,27 +166,38 @@ pub fn launch(
     memory: &mut Memory,
     options: &LaunchOptions,
 ) -> Result<LaunchStats, EmuError> {
-    let func = module.kernel(kernel).ok_or_else(|| EmuError::UnknownKernel {
-        kernel: kernel.to_string(),
-        available: module.kernel_names().join(", "),
-    })?;
+    let func = module
+        .kernel(kernel)
+        .ok_or_else(|| EmuError::UnknownKernel {
+            kernel: kernel.to_string(),
+            available: module.kernel_names().join(", "),
+        })?;
     let cfg = |message: String| EmuError::LaunchConfig {
         kernel: kernel.to_string(),
         message,
     };
     if grid.contains(&0) || block.contains(&0) {
-        return Err(cfg(format!("grid {grid:?} and block {block:?} must be non-zero")));
+        return Err(cfg(format!(
+            "grid {grid:?} and block {block:?} must be non-zero"
+        )));
     }
     let nthreads = block.iter().map(|&b| b as u64).product::<u64>();
     if nthreads > MAX_THREADS_PER_BLOCK as u64 {
-        return Err(cfg(format!("block {block:?} has {nthreads} threads, more than {MAX_THREADS_PER_BLOCK}")));
+        return Err(cfg(format!(
+            "block {block:?} has {nthreads} threads, more than {MAX_THREADS_PER_BLOCK}"
+        )));
     }
     let shared = (func.shared_static as u64).div_ceil(16) * 16 + dynamic_shared_bytes as u64;
     if shared > MAX_SHARED_BYTES {
-        return Err(cfg(format!("{shared} bytes of shared memory exceed {MAX_SHARED_BYTES}")));
+        return Err(cfg(format!(
+            "{shared} bytes of shared memory exceed {MAX_SHARED_BYTES}"
+        )));
     }
     if func.local_size as u64 * nthreads > 1 << 30 {
-        return Err(cfg(format!("{} bytes of local memory per thread is too much", func.local_size)));
+        return Err(cfg(format!(
+            "{} bytes of local memory per thread is too much",
+            func.local_size
+        )));
     }
     if params.len() != func.params.len() {
         return Err(EmuError::ParamCount {
@@ -219,7 +231,11 @@ pub fn launch(
         }
         memory.module_vars.insert(module.id, addrs);
     }
-    let var_addrs = memory.module_vars.get(&module.id).cloned().unwrap_or_default();
+    let var_addrs = memory
+        .module_vars
+        .get(&module.id)
+        .cloned()
+        .unwrap_or_default();
     let ncta = grid.iter().map(|&g| g as u64).product::<u64>();
     let threads = if options.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -248,7 +264,9 @@ pub fn launch(
         vec![ctx.worker(&next, ncta)]
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads).map(|_| s.spawn(|| ctx.worker(&next, ncta))).collect();
+            let handles: Vec<_> = (0..threads)
+                .map(|_| s.spawn(|| ctx.worker(&next, ncta)))
+                .collect();
             handles
                 .into_iter()
                 .map(|h| {

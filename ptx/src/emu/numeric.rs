@@ -168,7 +168,11 @@ pub fn round_pair(hi: f64, lo: f64, fmt: Fmt, rnd: Rnd) -> u64 {
     if c == Ordering::Equal {
         return r;
     }
-    let other = if c == Ordering::Greater { fmt.next_up(r) } else { fmt.next_down(r) };
+    let other = if c == Ordering::Greater {
+        fmt.next_up(r)
+    } else {
+        fmt.next_down(r)
+    };
     match rnd {
         Rnd::Rn => {
             if fmt == Fmt::F64 {
@@ -177,7 +181,11 @@ pub fn round_pair(hi: f64, lo: f64, fmt: Fmt, rnd: Rnd) -> u64 {
             // Double rounding only matters when hi sits exactly on a midpoint.
             let ov = fmt.to_f64(other);
             if rv.is_finite() && ov.is_finite() && (hi - rv).abs() == (ov - hi).abs() && lo != 0.0 {
-                let lo_dir = if lo > 0.0 { Ordering::Greater } else { Ordering::Less };
+                let lo_dir = if lo > 0.0 {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
                 if lo_dir == c {
                     return other;
                 }
@@ -257,7 +265,11 @@ fn exact_pair(op: FOp, a: f64, b: f64) -> (f64, f64) {
 /// Floating-point `a op b` in `fmt` with rounding `rnd`; `ftz` flushes subnormal inputs and
 /// results (f32 only in PTX, honoured for any format here).
 pub fn fbin(op: FOp, fmt: Fmt, rnd: Rnd, ftz: bool, a: u64, b: u64) -> u64 {
-    let (a, b) = if ftz { (fmt.ftz(a), fmt.ftz(b)) } else { (a, b) };
+    let (a, b) = if ftz {
+        (fmt.ftz(a), fmt.ftz(b))
+    } else {
+        (a, b)
+    };
     let r = if fmt == Fmt::F32 && rnd == Rnd::Rn {
         let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
         let v = match op {
@@ -298,10 +310,15 @@ pub fn fbin(op: FOp, fmt: Fmt, rnd: Rnd, ftz: bool, a: u64, b: u64) -> u64 {
 
 /// Fused multiply-add `a * b + c` rounded once.
 pub fn ffma(fmt: Fmt, rnd: Rnd, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
-    let (a, b, c) = if ftz { (fmt.ftz(a), fmt.ftz(b), fmt.ftz(c)) } else { (a, b, c) };
+    let (a, b, c) = if ftz {
+        (fmt.ftz(a), fmt.ftz(b), fmt.ftz(c))
+    } else {
+        (a, b, c)
+    };
     let r = match fmt {
         Fmt::F32 if rnd == Rnd::Rn => {
-            let v = f32::from_bits(a as u32).mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32));
+            let v = f32::from_bits(a as u32)
+                .mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32));
             if v.is_nan() {
                 fmt.nan()
             } else {
@@ -329,7 +346,11 @@ pub fn ffma(fmt: Fmt, rnd: Rnd, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
             let (x, y, z) = (fmt.to_f64(a), fmt.to_f64(b), fmt.to_f64(c));
             // x*y is exact in f64 for f32/f16/bf16 inputs.
             let p = x * y;
-            let (hi, lo) = if p.is_finite() { two_sum(p, z) } else { (p + z, 0.0) };
+            let (hi, lo) = if p.is_finite() {
+                two_sum(p, z)
+            } else {
+                (p + z, 0.0)
+            };
             if !hi.is_finite() {
                 fmt.from_f64_rn(hi)
             } else {
@@ -417,7 +438,11 @@ pub fn fapprox(f: Approx, fmt: Fmt, ftz: bool, a: u64) -> u64 {
 /// `min`/`max` of floats: a NaN operand yields the other operand (both NaN → canonical NaN)
 /// unless `nan_prop` (`.NaN`), which yields canonical NaN; -0 is less than +0.
 pub fn fminmax(fmt: Fmt, max: bool, ftz: bool, nan_prop: bool, a: u64, b: u64) -> u64 {
-    let (a, b) = if ftz { (fmt.ftz(a), fmt.ftz(b)) } else { (a, b) };
+    let (a, b) = if ftz {
+        (fmt.ftz(a), fmt.ftz(b))
+    } else {
+        (a, b)
+    };
     let (an, bn) = (fmt.is_nan(a), fmt.is_nan(b));
     if an || bn {
         if nan_prop || (an && bn) {
@@ -490,7 +515,11 @@ pub enum Cmp {
 /// Float comparison with PTX's ordered/unordered rules.
 #[inline]
 pub fn fcmp(cmp: Cmp, fmt: Fmt, ftz: bool, a: u64, b: u64) -> bool {
-    let (a, b) = if ftz { (fmt.ftz(a), fmt.ftz(b)) } else { (a, b) };
+    let (a, b) = if ftz {
+        (fmt.ftz(a), fmt.ftz(b))
+    } else {
+        (a, b)
+    };
     let (x, y) = (fmt.to_f64(a), fmt.to_f64(b));
     let unord = x.is_nan() || y.is_nan();
     match cmp {
@@ -698,7 +727,12 @@ pub fn prmt(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
         }
         PrmtMode::B4e => {
             let s = (c & 3) as u64;
-            [s, s.wrapping_sub(1) & 7, s.wrapping_sub(2) & 7, s.wrapping_sub(3) & 7]
+            [
+                s,
+                s.wrapping_sub(1) & 7,
+                s.wrapping_sub(2) & 7,
+                s.wrapping_sub(3) & 7,
+            ]
         }
         PrmtMode::Rc8 => {
             let s = (c & 3) as u64;
@@ -749,7 +783,11 @@ pub fn lop3(a: u64, b: u64, c: u64, lut: u8) -> u64 {
 /// Funnel shift (`shf.l`/`shf.r`, `.clamp` or `.wrap`) of the 64-bit value `b:a`.
 #[inline]
 pub fn shf(left: bool, clamp: bool, a: u64, b: u64, n: u64) -> u64 {
-    let n = if clamp { (n as u32).min(32) } else { (n as u32) & 31 } as u64;
+    let n = if clamp {
+        (n as u32).min(32)
+    } else {
+        (n as u32) & 31
+    } as u64;
     let v = ((b as u32 as u64) << 32) | (a as u32 as u64);
     if left {
         ((v << n) >> 32) & 0xffff_ffff
@@ -897,7 +935,11 @@ pub fn i2i(from: IntTy, a: u64, to: IntTy, sat: bool) -> u64 {
 /// [0, 1], NaN → 0) applied to the result. `int_rnd` rounds to an integral value in the
 /// destination format (`cvt.rni.f32.f32`).
 pub fn f2f(from: Fmt, a: u64, to: Fmt, r: Rnd, int_rnd: Option<IRnd>, ftz: bool, sat: bool) -> u64 {
-    let a = if ftz && from == Fmt::F32 { from.ftz(a) } else { a };
+    let a = if ftz && from == Fmt::F32 {
+        from.ftz(a)
+    } else {
+        a
+    };
     let mut x = from.to_f64(a);
     if let Some(ir) = int_rnd {
         x = round_int(x, ir);
@@ -975,8 +1017,28 @@ mod tests {
         assert_eq!(fbin(FOp::Add, Fmt::F32, Rnd::Rp, false, one, tiny), one + 1);
         assert_eq!(fbin(FOp::Add, Fmt::F32, Rnd::Rm, false, one, tiny), one);
         let m = (-1.0f32).to_bits() as u64;
-        assert_eq!(fbin(FOp::Add, Fmt::F32, Rnd::Rm, false, m, (-1e-30f32).to_bits() as u64), m + 1);
-        assert_eq!(fbin(FOp::Add, Fmt::F32, Rnd::Rz, false, m, (-1e-30f32).to_bits() as u64), m);
+        assert_eq!(
+            fbin(
+                FOp::Add,
+                Fmt::F32,
+                Rnd::Rm,
+                false,
+                m,
+                (-1e-30f32).to_bits() as u64
+            ),
+            m + 1
+        );
+        assert_eq!(
+            fbin(
+                FOp::Add,
+                Fmt::F32,
+                Rnd::Rz,
+                false,
+                m,
+                (-1e-30f32).to_bits() as u64
+            ),
+            m
+        );
     }
 
     #[test]
