@@ -8,7 +8,10 @@ use std::time::Instant;
 use ptx::emu::{self, LaunchOptions, LoadedModule, Memory, ParamValue};
 
 fn load(name: &str) -> LoadedModule {
-    let path = format!("{}/../testdata/corpus/ptx/{name}.ptx", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../testdata/corpus/ptx/{name}.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).expect("corpus PTX");
     let ast = ptx::parse(&text).expect("parse");
     LoadedModule::load(&ast).expect("load")
@@ -69,7 +72,10 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1usize);
-    let opts = LaunchOptions { threads, ..LaunchOptions::default() };
+    let opts = LaunchOptions {
+        threads,
+        ..LaunchOptions::default()
+    };
     // With one worker the launch runs on this thread, so thread CPU time is exact.
     let cpu = threads == 1 && thread_cpu().is_some();
     println!(
@@ -86,9 +92,24 @@ fn main() {
     let mut mem = Memory::new();
     let px = f32s(&mut mem, &x);
     let py = f32s(&mut mem, &y0);
-    let params = [ParamValue::i32(n as i32), ParamValue::f32(alpha), ParamValue::ptr(px), ParamValue::ptr(py)];
+    let params = [
+        ParamValue::i32(n as i32),
+        ParamValue::f32(alpha),
+        ParamValue::ptr(px),
+        ParamValue::ptr(py),
+    ];
     let (emu_s, stats) = best(3, cpu, || {
-        emu::launch(&saxpy, "saxpy", [1024, 1, 1], [256, 1, 1], 0, &params, &mut mem, &opts).expect("launch")
+        emu::launch(
+            &saxpy,
+            "saxpy",
+            [1024, 1, 1],
+            [256, 1, 1],
+            0,
+            &params,
+            &mut mem,
+            &opts,
+        )
+        .expect("launch")
     });
     let mut y = y0.clone();
     let (native_s, _) = best(3, cpu, || {
@@ -106,14 +127,29 @@ fn main() {
             *w = alpha.mul_add(*xi, *w);
         }
     }
-    assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "saxpy result mismatch");
-    report("saxpy 16M (grid-stride)", stats.lane_instructions, emu_s, native_s, threads);
+    assert!(
+        got.iter()
+            .zip(&want)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "saxpy result mismatch"
+    );
+    report(
+        "saxpy 16M (grid-stride)",
+        stats.lane_instructions,
+        emu_s,
+        native_s,
+        threads,
+    );
 
     // Tiled matmul 256x256x256.
     let mm = load("tiled_matmul");
     let d = 256usize;
-    let a: Vec<f32> = (0..d * d).map(|i| ((i * 7) % 13) as f32 * 0.25 - 1.0).collect();
-    let b: Vec<f32> = (0..d * d).map(|i| ((i * 5) % 11) as f32 * 0.125 - 0.5).collect();
+    let a: Vec<f32> = (0..d * d)
+        .map(|i| ((i * 7) % 13) as f32 * 0.25 - 1.0)
+        .collect();
+    let b: Vec<f32> = (0..d * d)
+        .map(|i| ((i * 5) % 11) as f32 * 0.125 - 0.5)
+        .collect();
     let mut mem = Memory::new();
     let pa = f32s(&mut mem, &a);
     let pb = f32s(&mut mem, &b);
@@ -128,7 +164,19 @@ fn main() {
         ParamValue::i32(dd),
     ];
     let grid = [(d / 16) as u32, (d / 16) as u32, 1];
-    let (emu_s, stats) = best(3, cpu, || emu::launch(&mm, "matmul", grid, [16, 16, 1], 0, &params, &mut mem, &opts).expect("launch"));
+    let (emu_s, stats) = best(3, cpu, || {
+        emu::launch(
+            &mm,
+            "matmul",
+            grid,
+            [16, 16, 1],
+            0,
+            &params,
+            &mut mem,
+            &opts,
+        )
+        .expect("launch")
+    });
     let mut c = vec![0f32; d * d];
     let (native_s, _) = best(3, cpu, || {
         for i in 0..d {
@@ -143,6 +191,15 @@ fn main() {
         std::hint::black_box(&c);
     });
     let got = read_f32s(&mut mem, pc, d * d);
-    assert!(got.iter().zip(&c).all(|(g, w)| g.to_bits() == w.to_bits()), "matmul result mismatch");
-    report("matmul 256^3 (16x16 tiles)", stats.lane_instructions, emu_s, native_s, threads);
+    assert!(
+        got.iter().zip(&c).all(|(g, w)| g.to_bits() == w.to_bits()),
+        "matmul result mismatch"
+    );
+    report(
+        "matmul 256^3 (16x16 tiles)",
+        stats.lane_instructions,
+        emu_s,
+        native_s,
+        threads,
+    );
 }

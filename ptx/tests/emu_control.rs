@@ -73,7 +73,9 @@ L:
     let trip = |l: u32| l % 5 + 1;
     for (t, v) in out.iter().enumerate() {
         let l = t as u32 % 32;
-        let want: u32 = (0..trip(l)).map(|i| (0..32).filter(|&k| trip(k) > i).count() as u32).sum();
+        let want: u32 = (0..trip(l))
+            .map(|i| (0..32).filter(|&k| trip(k) > i).count() as u32)
+            .sum();
         assert_eq!(*v, want, "thread {t}");
     }
 }
@@ -195,11 +197,15 @@ fn shuffles_all_modes() {
                 Some(j) => (val(base + j), 1),
                 None => (val(t), 0),
             };
-            assert_eq!(out[t as usize], v | (ok << 16), "{mode} b={b} c={c:#x} thread {t}");
+            assert_eq!(
+                out[t as usize],
+                v | (ok << 16),
+                "{mode} b={b} c={c:#x} thread {t}"
+            );
         }
     };
     // Full-warp forms (CUDA __shfl_*_sync with width 32).
-    check("down", 1, 31, &|l| (l + 1 <= 31).then_some(l + 1));
+    check("down", 1, 31, &|l| (l < 31).then_some(l + 1));
     check("down", 16, 31, &|l| (l + 16 <= 31).then_some(l + 16));
     check("up", 1, 0, &|l| l.checked_sub(1));
     check("up", 5, 0, &|l| l.checked_sub(5));
@@ -263,7 +269,10 @@ fn match_and_redux() {
     let out = run_unary(body, 64, 64);
     for t in 0..64u32 {
         let want = if t < 32 {
-            (0..32u32).filter(|k| k % 4 == t % 4).map(|k| 1u32 << k).sum::<u32>()
+            (0..32u32)
+                .filter(|k| k % 4 == t % 4)
+                .map(|k| 1u32 << k)
+                .sum::<u32>()
         } else {
             (32..64u32).sum::<u32>()
         };
@@ -350,7 +359,10 @@ fn barrier_deadlock_is_an_error() {
             assert_eq!(at.kernel, "k");
             assert!(at.instruction.starts_with("bar.sync"), "{err}");
             assert!(message.contains("64 of 128"), "{err}");
-            assert!(message.contains("64 threads of the CTA have exited"), "{err}");
+            assert!(
+                message.contains("64 threads of the CTA have exited"),
+                "{err}"
+            );
         }
         e => panic!("wrong error {e}"),
     }

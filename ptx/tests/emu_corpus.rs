@@ -10,7 +10,12 @@ fn main() {
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("corpus dir")
         .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".launch.json")).map(String::from))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_suffix(".launch.json"))
+                .map(String::from)
+        })
         .collect();
     names.sort();
     let mut trials = Vec::new();
@@ -18,7 +23,10 @@ fn main() {
         for threads in [1usize, 4] {
             let dir = dir.clone();
             let n = name.clone();
-            trials.push(Trial::test(format!("{name}::threads{threads}"), move || run(&dir, &n, threads)));
+            trials.push(Trial::test(
+                format!("{name}::threads{threads}"),
+                move || run(&dir, &n, threads),
+            ));
         }
     }
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
@@ -26,7 +34,9 @@ fn main() {
 
 fn run(dir: &std::path::Path, name: &str, threads: usize) -> Result<(), Failed> {
     let ptx = std::fs::read_to_string(dir.join(format!("{name}.ptx")))?;
-    let spec: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.launch.json")))?)?;
+    let spec: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+        dir.join(format!("{name}.launch.json")),
+    )?)?;
     let (bad, stats) = emu_common::run_spec(&ptx, &spec, threads)?;
     if !bad.is_empty() {
         return Err(format!("{} mismatches:\n{}", bad.len(), bad.join("\n")).into());

@@ -40,7 +40,10 @@ CAS:
 
 #[test]
 fn atomics_under_contention() {
-    let text = module(&ATOMICS.replace(".reg .b64 %rd<8>;", ".reg .b64 %rd<8>;\n    .reg .f64 %fd<2>;"));
+    let text = module(&ATOMICS.replace(
+        ".reg .b64 %rd<8>;",
+        ".reg .b64 %rd<8>;\n    .reg .f64 %fd<2>;",
+    ));
     let m = load(&text);
     for threads in [1, 4] {
         let mut mem = Memory::new();
@@ -48,10 +51,23 @@ fn atomics_under_contention() {
         init[3] = u32::MAX; // min
         init[10] = 900_000; // dec
         let p = buf_u32(&mut mem, &init);
-        let opts = LaunchOptions { threads, ..LaunchOptions::default() };
+        let opts = LaunchOptions {
+            threads,
+            ..LaunchOptions::default()
+        };
         let (grid, block) = (64u32, 256u32);
         let n = grid * block;
-        emu::launch(&m, "atomics", [grid, 1, 1], [block, 1, 1], 0, &[ParamValue::ptr(p)], &mut mem, &opts).unwrap();
+        emu::launch(
+            &m,
+            "atomics",
+            [grid, 1, 1],
+            [block, 1, 1],
+            0,
+            &[ParamValue::ptr(p)],
+            &mut mem,
+            &opts,
+        )
+        .unwrap();
         let v = read_u32(&mut mem, p, 14);
         assert_eq!(v[0], n, "add.u32");
         assert_eq!(f32::from_bits(v[1]), n as f32, "add.f32");
@@ -59,11 +75,19 @@ fn atomics_under_contention() {
         assert_eq!(v[3], 0, "min.u32");
         assert_eq!(v[4], n % 100, "inc wraps at 99");
         assert_eq!(v[5], 255, "or");
-        assert_eq!(v[6] as u64 | (v[7] as u64) << 32, 3 * n as u64, "red.add.u64");
+        assert_eq!(
+            v[6] as u64 | (v[7] as u64) << 32,
+            3 * n as u64,
+            "red.add.u64"
+        );
         assert!(v[8] < n, "exch leaves one thread's value");
         assert_eq!(v[9], 2 * n, "cas loop");
         assert_eq!(v[10], 900_000 - n, "dec");
-        assert_eq!(f64::from_bits(v[12] as u64 | (v[13] as u64) << 32), n as f64 * 0.5, "add.f64");
+        assert_eq!(
+            f64::from_bits(v[12] as u64 | (v[13] as u64) << 32),
+            n as f64 * 0.5,
+            "add.f64"
+        );
     }
 }
 
@@ -182,8 +206,17 @@ fn vectors_local_generic_dynamic_shared_and_module_vars() {
     let inp: Vec<u32> = (0..n as u32 * 4).map(|i| i * 3 + 1).collect();
     let pin = buf_u32(&mut mem, &inp);
     let pout = buf_u32(&mut mem, &vec![0; n]);
-    emu::launch(&m, "k", [1, 1, 1], [n as u32, 1, 1], 128, &[ParamValue::ptr(pout), ParamValue::ptr(pin)], &mut mem, &LaunchOptions::default())
-        .unwrap();
+    emu::launch(
+        &m,
+        "k",
+        [1, 1, 1],
+        [n as u32, 1, 1],
+        128,
+        &[ParamValue::ptr(pout), ParamValue::ptr(pin)],
+        &mut mem,
+        &LaunchOptions::default(),
+    )
+    .unwrap();
     let out = read_u32(&mut mem, pout, n);
     for t in 0..n {
         let other = t ^ 1;
@@ -219,7 +252,12 @@ fn out_of_bounds_access_is_an_error() {
     let text = oob_kernel(0, "u32");
     let err = run_bufs(&text, "k", [1, 1, 1], [32, 1, 1], &[vec![0; 31]], 1).unwrap_err();
     match &err {
-        EmuError::OutOfBounds { at, space, address, size } => {
+        EmuError::OutOfBounds {
+            at,
+            space,
+            address,
+            size,
+        } => {
             assert_eq!(*space, Space::Global);
             assert_eq!(*size, 4);
             assert_eq!(at.tid, [31, 0, 0]);
@@ -228,7 +266,10 @@ fn out_of_bounds_access_is_an_error() {
             assert!(at.instruction.starts_with("ld.global.u32"), "{err}");
             assert_eq!(address % 4, 0);
             let msg = err.to_string();
-            assert!(msg.contains("out-of-bounds global access of 4 bytes"), "{msg}");
+            assert!(
+                msg.contains("out-of-bounds global access of 4 bytes"),
+                "{msg}"
+            );
             assert!(msg.contains("tid (31,0,0)"), "{msg}");
         }
         e => panic!("wrong error {e}"),
@@ -236,9 +277,21 @@ fn out_of_bounds_access_is_an_error() {
     // Null pointer.
     let m = load(&text);
     let mut mem = Memory::new();
-    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[ParamValue::u64(0)], &mut mem, &LaunchOptions::default())
-        .unwrap_err();
-    assert!(matches!(err, EmuError::OutOfBounds { address: 0, .. }), "{err}");
+    let err = emu::launch(
+        &m,
+        "k",
+        [1, 1, 1],
+        [1, 1, 1],
+        0,
+        &[ParamValue::u64(0)],
+        &mut mem,
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, EmuError::OutOfBounds { address: 0, .. }),
+        "{err}"
+    );
     // Shared out of bounds.
     let text = module(
         r#"
@@ -254,9 +307,24 @@ fn out_of_bounds_access_is_an_error() {
 "#,
     );
     let m = load(&text);
-    let err = emu::launch(&m, "k", [1, 1, 1], [8, 1, 1], 0, &[], &mut Memory::new(), &LaunchOptions::default()).unwrap_err();
+    let err = emu::launch(
+        &m,
+        "k",
+        [1, 1, 1],
+        [8, 1, 1],
+        0,
+        &[],
+        &mut Memory::new(),
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
     match err {
-        EmuError::OutOfBounds { space: Space::Shared, address: 16, at, .. } => assert_eq!(at.tid, [4, 0, 0]),
+        EmuError::OutOfBounds {
+            space: Space::Shared,
+            address: 16,
+            at,
+            ..
+        } => assert_eq!(at.tid, [4, 0, 0]),
         e => panic!("wrong error {e}"),
     }
 }
@@ -266,7 +334,12 @@ fn misaligned_access_is_an_error() {
     let text = oob_kernel(2, "u32");
     let err = run_bufs(&text, "k", [1, 1, 1], [4, 1, 1], &[vec![0; 8]], 1).unwrap_err();
     match &err {
-        EmuError::Misaligned { at, space: Space::Global, size: 4, address } => {
+        EmuError::Misaligned {
+            at,
+            space: Space::Global,
+            size: 4,
+            address,
+        } => {
             assert_eq!(at.tid, [0, 0, 0]);
             assert_eq!(address % 4, 2);
         }
@@ -301,9 +374,27 @@ fn writes_to_kernel_params_are_rejected() {
 "#,
     );
     let m = load(&text);
-    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[ParamValue::u32(3)], &mut Memory::new(), &LaunchOptions::default())
-        .unwrap_err();
-    assert!(matches!(err, EmuError::ReadOnly { space: Space::Param, .. }), "{err}");
+    let err = emu::launch(
+        &m,
+        "k",
+        [1, 1, 1],
+        [1, 1, 1],
+        0,
+        &[ParamValue::u32(3)],
+        &mut Memory::new(),
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EmuError::ReadOnly {
+                space: Space::Param,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -321,8 +412,21 @@ L:
     );
     let m = load(&text);
     for threads in [1, 4] {
-        let opts = LaunchOptions { instruction_budget: 1_000_000, threads };
-        let err = emu::launch(&m, "spin", [8, 1, 1], [64, 1, 1], 0, &[], &mut Memory::new(), &opts).unwrap_err();
+        let opts = LaunchOptions {
+            instruction_budget: 1_000_000,
+            threads,
+        };
+        let err = emu::launch(
+            &m,
+            "spin",
+            [8, 1, 1],
+            [64, 1, 1],
+            0,
+            &[],
+            &mut Memory::new(),
+            &opts,
+        )
+        .unwrap_err();
         match err {
             EmuError::BudgetExhausted { budget, at } => {
                 assert_eq!(budget, 1_000_000);
@@ -337,7 +441,17 @@ L:
 fn trap_is_an_error() {
     let text = module(".visible .entry k()\n{\n trap;\n}\n");
     let m = load(&text);
-    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[], &mut Memory::new(), &LaunchOptions::default()).unwrap_err();
+    let err = emu::launch(
+        &m,
+        "k",
+        [1, 1, 1],
+        [1, 1, 1],
+        0,
+        &[],
+        &mut Memory::new(),
+        &LaunchOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, EmuError::Trap { .. }), "{err}");
 }
 
@@ -348,15 +462,79 @@ fn launch_mistakes_are_errors() {
     let mut mem = Memory::new();
     let p = mem.alloc(128).unwrap();
     let o = LaunchOptions::default();
-    let err = emu::launch(&m, "nope", [1, 1, 1], [1, 1, 1], 0, &[ParamValue::ptr(p)], &mut mem, &o).unwrap_err();
-    assert!(matches!(&err, EmuError::UnknownKernel { kernel, available } if kernel == "nope" && available == "k"), "{err}");
+    let err = emu::launch(
+        &m,
+        "nope",
+        [1, 1, 1],
+        [1, 1, 1],
+        0,
+        &[ParamValue::ptr(p)],
+        &mut mem,
+        &o,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, EmuError::UnknownKernel { kernel, available } if kernel == "nope" && available == "k"),
+        "{err}"
+    );
     let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[], &mut mem, &o).unwrap_err();
-    assert!(matches!(err, EmuError::ParamCount { expected: 1, got: 0, .. }), "{err}");
-    let err = emu::launch(&m, "k", [1, 1, 1], [1, 1, 1], 0, &[ParamValue::u32(1)], &mut mem, &o).unwrap_err();
-    assert!(matches!(err, EmuError::ParamSize { index: 0, expected: 8, got: 4, .. }), "{err}");
-    let err = emu::launch(&m, "k", [1, 1, 1], [2048, 1, 1], 0, &[ParamValue::ptr(p)], &mut mem, &o).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EmuError::ParamCount {
+                expected: 1,
+                got: 0,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = emu::launch(
+        &m,
+        "k",
+        [1, 1, 1],
+        [1, 1, 1],
+        0,
+        &[ParamValue::u32(1)],
+        &mut mem,
+        &o,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EmuError::ParamSize {
+                index: 0,
+                expected: 8,
+                got: 4,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = emu::launch(
+        &m,
+        "k",
+        [1, 1, 1],
+        [2048, 1, 1],
+        0,
+        &[ParamValue::ptr(p)],
+        &mut mem,
+        &o,
+    )
+    .unwrap_err();
     assert!(matches!(err, EmuError::LaunchConfig { .. }), "{err}");
-    let err = emu::launch(&m, "k", [0, 1, 1], [1, 1, 1], 0, &[ParamValue::ptr(p)], &mut mem, &o).unwrap_err();
+    let err = emu::launch(
+        &m,
+        "k",
+        [0, 1, 1],
+        [1, 1, 1],
+        0,
+        &[ParamValue::ptr(p)],
+        &mut mem,
+        &o,
+    )
+    .unwrap_err();
     assert!(matches!(err, EmuError::LaunchConfig { .. }), "{err}");
     // Host-side memory misuse.
     assert!(mem.write(p.offset(120), &[0; 16]).is_err());
@@ -367,11 +545,20 @@ fn launch_mistakes_are_errors() {
 
 #[test]
 fn unsupported_input_is_an_error_not_a_panic() {
-    for body in ["bra NOWHERE;", "add.f32 %f1, %f1, %nosuch;", "tex.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [t, {%f1, %f1}];"] {
-        let text = module(&format!(".visible .entry k()\n{{\n .reg .f32 %f<4>;\n {body}\n ret;\n}}\n"));
+    for body in [
+        "bra NOWHERE;",
+        "add.f32 %f1, %f1, %nosuch;",
+        "tex.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [t, {%f1, %f1}];",
+    ] {
+        let text = module(&format!(
+            ".visible .entry k()\n{{\n .reg .f32 %f<4>;\n {body}\n ret;\n}}\n"
+        ));
         if let Ok(ast) = ptx::parse(&text) {
             let r = emu::LoadedModule::load(&ast);
-            assert!(matches!(r, Err(EmuError::Unsupported { .. })), "{body}: {r:?}");
+            assert!(
+                matches!(r, Err(EmuError::Unsupported { .. })),
+                "{body}: {r:?}"
+            );
         }
     }
 }

@@ -746,9 +746,7 @@ fn init_bytes(init: &Initializer, ty: Type, out: &mut Vec<u8>) -> Option<()> {
                     (f64::from_bits(*b) as f32).to_bits() as u64
                 }
                 (Some((Fmt::F64, _)), Immediate::F32(b)) => (f32::from_bits(*b) as f64).to_bits(),
-                (Some((f, false)), Immediate::Int(v)) if f != Fmt::F64 || true => {
-                    f.from_f64_rn(*v as f64)
-                }
+                (Some((f, false)), Immediate::Int(v)) => f.from_f64_rn(*v as f64),
                 _ => i.bits(),
             };
             out.extend_from_slice(bits.to_le_bytes().get(..n.min(8))?);

@@ -24,6 +24,9 @@
 //!
 //! `membar`/`fence` are no-ops: inside a CTA execution is sequentially consistent (one OS thread
 //! runs a CTA), and across CTAs every global access is an atomic access of its own size.
+
+// Lane loops index several 32-element arrays by lane: clearer than zipped iterators.
+#![allow(clippy::needless_range_loop)]
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ast::{ShflMode, SpecialReg, VoteMode};
@@ -445,7 +448,11 @@ fn space_name(sp: Sp) -> Space {
 /// Per-lane addresses `base + off` of a memory instruction.
 #[inline(always)]
 fn lane_addrs(regs: &[u64], base: R, base32: bool, off: i64) -> [u64; 32] {
-    let bv = if base == NONE { [0u64; 32] } else { rd(regs, base) };
+    let bv = if base == NONE {
+        [0u64; 32]
+    } else {
+        rd(regs, base)
+    };
     let mut a = [0u64; 32];
     for l in 0..32 {
         let b = if base32 { bv[l] & 0xffff_ffff } else { bv[l] };
@@ -474,6 +481,7 @@ enum Target {
 impl<'a> LaunchCtx<'a> {
     /// Resolves `addr` in `space` for an access of `size` bytes (alignment `align`) by `lane`.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn resolve(
         &self,
         m: &mut CtaMem,
@@ -530,7 +538,7 @@ impl<'a> LaunchCtx<'a> {
                 Ok(Target::Param(addr))
             }
             _ => {
-                let end = addr.checked_add(size as u64).unwrap_or(u64::MAX);
+                let end = addr.saturating_add(size as u64);
                 if addr >= m.cache_base && end <= m.cache_end {
                     // SAFETY: inside the cached allocation's bytes.
                     return Ok(Target::Global(unsafe {
@@ -561,7 +569,14 @@ impl<'a> LaunchCtx<'a> {
     /// global allocation (which becomes the cached one) or inside shared memory. `None` sends
     /// the instruction down the per-lane path, which also produces the precise error.
     #[inline(always)]
-    fn fast_target(&self, m: &mut CtaMem, space: Sp, addrs: &[u64; 32], mask: u32, size: u32) -> Option<Fast> {
+    fn fast_target(
+        &self,
+        m: &mut CtaMem,
+        space: Sp,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: u32,
+    ) -> Option<Fast> {
         let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
         let mut mm = mask;
         while mm != 0 {
@@ -596,6 +611,7 @@ impl<'a> LaunchCtx<'a> {
     }
 
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn load(
         &self,
         m: &mut CtaMem,
@@ -1489,13 +1505,16 @@ impl<'a> LaunchCtx<'a> {
                             match fast {
                                 Fast::Global => {
                                     let (ptr, cb) = (m.cache_ptr, m.cache_base);
-                                    m.counters.global_bytes_read += (size * mask.count_ones()) as u64;
+                                    m.counters.global_bytes_read +=
+                                        (size * mask.count_ones()) as u64;
                                     while mm != 0 {
                                         let l = mm.trailing_zeros() as usize;
                                         mm &= mm - 1;
                                         // SAFETY: fast_target checked bounds and alignment of
                                         // every active lane against the cached allocation.
-                                        out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), size) };
+                                        out[l] = unsafe {
+                                            atomic_load(ptr.add((addrs[l] - cb) as usize), size)
+                                        };
                                     }
                                 }
                                 Fast::Shared => {
@@ -1571,12 +1590,19 @@ impl<'a> LaunchCtx<'a> {
                             match fast {
                                 Fast::Global => {
                                     let (ptr, cb) = (m.cache_ptr, m.cache_base);
-                                    m.counters.global_bytes_written += (size * mask.count_ones()) as u64;
+                                    m.counters.global_bytes_written +=
+                                        (size * mask.count_ones()) as u64;
                                     while mm != 0 {
                                         let l = mm.trailing_zeros() as usize;
                                         mm &= mm - 1;
                                         // SAFETY: as for the fast load.
-                                        unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), size, vals[l]) };
+                                        unsafe {
+                                            atomic_store(
+                                                ptr.add((addrs[l] - cb) as usize),
+                                                size,
+                                                vals[l],
+                                            )
+                                        };
                                     }
                                 }
                                 Fast::Shared => {
