@@ -1,2 +1,44 @@
-//! Schema history: dated snapshots of the compatibility surface and the rules engine behind the
-//! pre-merge bot. Depends only on `proto` (and reads git).
+//! Schema history: dated snapshots of the compatibility surface (data under
+//! `schema_history/snapshots/`) and the rules engine behind the pre-merge schema bot.
+//!
+//! The compatibility surface is everything reachable from the root message
+//! (`xla.gpu.GpuExecutableProto`) plus the registered custom-call / FFI / kernel-symbol names,
+//! the HLO opcodes the runtime accepts and the runtime's flags with their defaults. This crate
+//! owns the surface's canonical listing, the snapshots, the comparison of two surfaces (each
+//! compiled from git objects or the working tree with protox, no checkout) against the dated
+//! history, the golden census and the waivers, and the reports (text, markdown, json, github).
+//!
+//! It must not know the compiler, the runtime or the HLO crate: the harness, which sees them,
+//! hands the non-proto parts of the surface in as plain data ([`Extras`]). It depends on the
+//! `proto` crate only for the project's defaults (root message, compat option name).
+//!
+//! See `docs/compatibility.md` for the rules, the windows and worked examples.
+
+mod census;
+mod date;
+mod diff;
+mod error;
+mod fallback;
+mod finding;
+mod model;
+mod report;
+mod rules;
+mod source;
+mod surface;
+mod waiver;
+
+pub use census::{Census, Golden};
+pub use date::Date;
+pub use diff::{diff, load_history, newest_extras, DiffOptions, SchemaSpec};
+pub use error::Error;
+pub use fallback::{scan as scan_fallbacks, scan_text as scan_fallback_text};
+pub use finding::{Finding, Rule, Severity};
+pub use model::{Enum, EnumValue, Field, Location, Message, Model, WireClass};
+pub use report::{Format, Report};
+pub use rules::{windows, wire, Side, BACKWARD_WINDOW_MONTHS, FORWARD_WINDOW_DAYS};
+pub use source::{Compiled, ProtoSources, Repo, Revision};
+pub use surface::{
+    unified_diff, write_snapshot, Extras, History, RegistryName, RuntimeFlag, Snapshot,
+    SnapshotMeta, SnapshotOutcome, Surface, DEFAULT_HISTORY_DIR,
+};
+pub use waiver::{Waiver, Waivers};

@@ -1,0 +1,180 @@
+//! The golden census: which constructs each golden artifact uses.
+//!
+//! Read from `<goldens>/<target>/v<N>/manifest.json` files that carry a `census` key:
+//!
+//! ```json
+//! {
+//!   "target": "h100",
+//!   "version": 3,
+//!   "created": "2026-11-29",
+//!   "census": { "add_f32": ["xla.gpu.ThunkProto.kernel_thunk", "opcode:add"] }
+//! }
+//! ```
+//!
+//! `census` is either a list of construct names for the whole version or an object mapping each
+//! case to its list. Construct names: `pkg.Message`, `pkg.Message.field` (oneof variants are
+//! fields), `pkg.Enum`, `pkg.Enum.VALUE`, `opcode:NAME`, `registry:NAME`, `flag:NAME`.
+//! `target` and `version` default to the directory names; the creation date is read from
+//! `created`, `creation_date` or `date` (`YYYY-MM-DD` or an RFC 3339 timestamp).
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::source::{Repo, Revision};
+use crate::{Date, Error};
+
+/// One golden version and what it uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Golden {
+    /// Target name (`<target>` directory).
+    pub target: String,
+    /// Version number (`v<N>`).
+    pub version: u32,
+    /// The day it was created.
+    pub created: Date,
+    /// Construct names it uses.
+    pub constructs: BTreeSet<String>,
+}
+
+impl Golden {
+    /// `h100/v3`.
+    pub fn label(&self) -> String {
+        format!("{}/v{}", self.target, self.version)
+    }
+}
+
+/// Every golden with a census.
+#[derive(Debug, Clone, Default)]
+pub struct Census {
+    /// Sorted by target, then version.
+    pub goldens: Vec<Golden>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum CensusValue {
+    List(Vec<String>),
+    PerCase(BTreeMap<String, Vec<String>>),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum VersionValue {
+    Number(u32),
+    Text(String),
+}
+
+#[derive(Deserialize)]
+struct Manifest {
+    target: Option<String>,
+    version: Option<VersionValue>,
+    created: Option<String>,
+    creation_date: Option<String>,
+    date: Option<String>,
+    census: Option<CensusValue>,
+}
+
+impl Census {
+    /// Scans `dir` on the file system for `<target>/v<N>/manifest.json`. A missing directory is
+    /// an empty census; a manifest without a `census` key is skipped; a malformed one is an error.
+    pub fn load(dir: &Path) -> Result<Census, Error> {
+        let repo = Repo::new(dir);
+        Census::load_at(&repo, &Revision::WorkTree, "")
+    }
+
+    /// Scans `dir` (repository-relative) at `rev` for `<target>/v<N>/manifest.json`.
+    pub fn load_at(repo: &Repo, rev: &Revision, dir: &str) -> Result<Census, Error> {
+        let manifests = repo.list_files(rev, dir, "/manifest.json")?;
+        let prefix = dir.trim_end_matches('/');
+        let mut wanted = Vec::new();
+        for path in manifests {
+            let rel = if prefix.is_empty() {
+                path.as_str()
+            } else {
+                match path.strip_prefix(prefix) {
+                    Some(r) => r.trim_start_matches('/'),
+                    None => continue,
+                }
+            };
+            let parts: Vec<&str> = rel.split('/').collect();
+            let [target, version, "manifest.json"] = parts.as_slice() else {
+                continue;
+            };
+            let Some(version) = version
+                .strip_prefix('v')
+                .and_then(|v| v.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            wanted.push((path.clone(), (*target).to_owned(), version));
+        }
+        let paths: Vec<String> = wanted.iter().map(|(p, _, _)| p.clone()).collect();
+        let contents = repo.read_files(rev, &paths)?;
+        let mut goldens = Vec::new();
+        for (path, target, version) in wanted {
+            let Some(bytes) = contents.get(&path) else {
+                continue;
+            };
+            if let Some(g) = read_manifest(bytes, &path, &target, version)? {
+                goldens.push(g);
+            }
+        }
+        goldens.sort_by(|a, b| (&a.target, a.version).cmp(&(&b.target, b.version)));
+        Ok(Census { goldens })
+    }
+
+    /// The newest version of each target: what today's compiler emits by default (golden
+    /// verification keeps it reproducible).
+    pub fn newest_per_target(&self) -> Vec<&Golden> {
+        let mut newest: BTreeMap<&str, &Golden> = BTreeMap::new();
+        for g in &self.goldens {
+            let slot = newest.entry(&g.target).or_insert(g);
+            if g.version > slot.version {
+                *slot = g;
+            }
+        }
+        newest.into_values().collect()
+    }
+
+    /// The newest golden created after `since` that uses `construct`.
+    pub fn newest_user_since(&self, construct: &str, since: Date) -> Option<&Golden> {
+        self.goldens
+            .iter()
+            .filter(|g| g.created > since && g.constructs.contains(construct))
+            .max_by_key(|g| (g.created, g.version))
+    }
+}
+
+fn read_manifest(
+    text: &[u8],
+    path: &str,
+    target: &str,
+    version: u32,
+) -> Result<Option<Golden>, Error> {
+    let manifest: Manifest = serde_json::from_slice(text).map_err(|e| Error::format(path, e))?;
+    let Some(census) = manifest.census else {
+        return Ok(None);
+    };
+    let created = manifest
+        .created
+        .or(manifest.creation_date)
+        .or(manifest.date)
+        .ok_or_else(|| Error::format(path, "census without a creation date"))?;
+    let created: Date = created.parse().map_err(|e| Error::format(path, e))?;
+    let version = match manifest.version {
+        Some(VersionValue::Number(n)) => n,
+        Some(VersionValue::Text(t)) => t.trim_start_matches('v').parse().unwrap_or(version),
+        None => version,
+    };
+    let constructs = match census {
+        CensusValue::List(list) => list.into_iter().collect(),
+        CensusValue::PerCase(cases) => cases.into_values().flatten().collect(),
+    };
+    Ok(Some(Golden {
+        target: manifest.target.unwrap_or_else(|| target.to_owned()),
+        version,
+        created,
+        constructs,
+    }))
+}

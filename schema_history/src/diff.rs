@@ -1,0 +1,261 @@
+//! The bot's diff: compile both sides, load the history, the census, the runtime sources and the
+//! waivers, run every rule.
+use std::path::{Path, PathBuf};
+
+use crate::census::Census;
+use crate::finding::Finding;
+use crate::model::Model;
+use crate::report::Report;
+use crate::rules::{self, Side};
+use crate::source::{Compiled, ProtoSources, Repo, Revision};
+use crate::surface::{Extras, History, SnapshotMeta};
+use crate::waiver::Waivers;
+use crate::{fallback, Date, Error};
+
+/// Which protos make up a schema and where its root is.
+#[derive(Debug, Clone)]
+pub struct SchemaSpec {
+    /// Repository-relative include directories (earlier ones shadow later ones).
+    pub proto_dirs: Vec<String>,
+    /// Files to compile (import names or repository paths); empty: every `.proto` under the dirs.
+    pub files: Vec<String>,
+    /// Root message of the contract.
+    pub root: String,
+    /// Full name of the boolean field option that marks ignorable fields.
+    pub ignorable: String,
+}
+
+impl SchemaSpec {
+    /// This project's schema: `proto/proto`, root `xla.gpu.GpuExecutableProto`.
+    pub fn project() -> SchemaSpec {
+        SchemaSpec {
+            proto_dirs: vec!["proto/proto".to_owned()],
+            files: Vec::new(),
+            root: proto::ROOT_MESSAGE.to_owned(),
+            ignorable: proto::IGNORABLE_EXTENSION.to_owned(),
+        }
+    }
+
+    /// Reads and compiles the schema at `rev`.
+    pub fn compile(&self, repo: &Repo, rev: &Revision) -> Result<Compiled, Error> {
+        let sources = ProtoSources::load(repo, rev, &self.proto_dirs)?;
+        if sources.names().next().is_none() {
+            return Err(Error::NoProtoFiles {
+                side: rev.to_string(),
+                dirs: self.proto_dirs.join(", "),
+            });
+        }
+        sources.compile(&self.files, &rev.to_string())
+    }
+
+    /// The wire model of a compiled side.
+    pub fn model(&self, compiled: &Compiled, side: &Revision) -> Result<Model, Error> {
+        Model::extract(compiled, &self.root, &self.ignorable).map_err(|e| match e {
+            Error::NoRoot { root, .. } => Error::NoRoot {
+                root,
+                side: side.to_string(),
+            },
+            other => other,
+        })
+    }
+}
+
+/// Everything a diff needs.
+#[derive(Debug, Clone)]
+pub struct DiffOptions {
+    /// Repository root.
+    pub repo: PathBuf,
+    /// The schema.
+    pub spec: SchemaSpec,
+    /// What to compare against (a git revision).
+    pub base: Revision,
+    /// What to check (the working tree or a git revision).
+    pub head: Revision,
+    /// Repository-relative snapshot directory, read at the head.
+    pub history_dir: String,
+    /// Goldens directory (`*/v*/manifest.json` with a `census` key): relative to the repository
+    /// (read at the head), or absolute (read from the file system).
+    pub goldens: PathBuf,
+    /// Runtime sources scanned for fallbacks; relative to the repository.
+    pub runtime_src: PathBuf,
+    /// Waivers file; relative to the repository.
+    pub waivers: PathBuf,
+    /// The day the windows are computed for.
+    pub today: Date,
+    /// The head's opcodes, registry and flags when known live (else: the head's newest snapshot).
+    pub head_extras: Option<Extras>,
+}
+
+impl DiffOptions {
+    /// Defaults for this project's layout, comparing `head` against `base` today.
+    pub fn project(repo: impl Into<PathBuf>, base: Revision, head: Revision, today: Date) -> Self {
+        DiffOptions {
+            repo: repo.into(),
+            spec: SchemaSpec::project(),
+            base,
+            head,
+            history_dir: crate::DEFAULT_HISTORY_DIR.to_owned(),
+            goldens: PathBuf::from("goldens/executables"),
+            runtime_src: PathBuf::from("runtime/src"),
+            waivers: PathBuf::from("schema_history/waivers.toml"),
+            today,
+            head_extras: None,
+        }
+    }
+}
+
+fn under(repo: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        repo.join(p)
+    }
+}
+
+/// Where a history directory is read from: an absolute path is read from the file system
+/// whatever the revision; a relative one from the repository at `rev`.
+fn history_source(repo: &Repo, rev: &Revision, dir: &str) -> (Repo, Revision, String) {
+    if Path::new(dir).is_absolute() {
+        (Repo::new(dir), Revision::WorkTree, String::new())
+    } else {
+        (repo.clone(), rev.clone(), dir.to_owned())
+    }
+}
+
+/// The history of snapshots under `dir` at `rev` (see [`History::load`]); an absolute `dir` is
+/// read from the file system.
+pub fn load_history(
+    repo: &Repo,
+    rev: &Revision,
+    dir: &str,
+    ignorable: &str,
+) -> Result<History, Error> {
+    let (repo, rev, dir) = history_source(repo, rev, dir);
+    History::load(&repo, &rev, &dir, ignorable)
+}
+
+/// The extras of the newest snapshot under `dir` at `rev` (`None` when there is none).
+pub fn newest_extras(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<Extras>, Error> {
+    let (repo, rev, dir) = history_source(repo, rev, dir);
+    let (repo, rev, dir) = (&repo, &rev, dir.as_str());
+    let metas = repo.list_files(rev, dir, "/surface.json")?;
+    let contents = repo.read_files(rev, &metas)?;
+    let mut newest: Option<(u32, Date, String, Extras)> = None;
+    for (path, bytes) in contents {
+        let meta: SnapshotMeta =
+            serde_json::from_slice(&bytes).map_err(|e| Error::format(&path, e))?;
+        let key = (meta.seq, meta.date, path.clone());
+        if newest
+            .as_ref()
+            .is_none_or(|(s, d, p, _)| (*s, *d, p.clone()) < key)
+        {
+            newest = Some((meta.seq, meta.date, path, meta.extras));
+        }
+    }
+    Ok(newest.map(|n| n.3.normalized()))
+}
+
+/// Runs every rule on `head` against `base`.
+pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
+    let repo = Repo::new(&opts.repo);
+    let spec = &opts.spec;
+    let base_sources = ProtoSources::load(&repo, &opts.base, &spec.proto_dirs)?;
+    let head_sources = ProtoSources::load(&repo, &opts.head, &spec.proto_dirs)?;
+    for (side, sources) in [(&opts.base, &base_sources), (&opts.head, &head_sources)] {
+        if sources.names().next().is_none() {
+            return Err(Error::NoProtoFiles {
+                side: side.to_string(),
+                dirs: spec.proto_dirs.join(", "),
+            });
+        }
+    }
+    let side_model = |sources: &ProtoSources, rev: &Revision| -> Result<Model, Error> {
+        let compiled = sources.compile(&spec.files, &rev.to_string())?;
+        spec.model(&compiled, rev)
+    };
+    // The two sides compile independently: in parallel, the diff costs about one compile.
+    let (base_model, head_model) = if head_sources.same_as(&base_sources) {
+        let m = side_model(&base_sources, &opts.base)?;
+        (m.clone(), m)
+    } else {
+        std::thread::scope(|scope| {
+            let head = scope.spawn(|| side_model(&head_sources, &opts.head));
+            let base = side_model(&base_sources, &opts.base);
+            let head = head.join().unwrap_or_else(|_| {
+                Err(Error::Compile {
+                    side: opts.head.to_string(),
+                    message: "the compiler thread panicked".to_owned(),
+                })
+            });
+            Ok::<_, Error>((base?, head?))
+        })?
+    };
+
+    let history = load_history(&repo, &opts.head, &opts.history_dir, &spec.ignorable)?;
+    let head_extras = match &opts.head_extras {
+        Some(e) => e.clone().normalized(),
+        None => newest_extras(&repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
+    };
+    // A base without snapshots says nothing about its opcodes, registry and flags: compare the
+    // head's with themselves rather than report all of them as new.
+    let base_extras =
+        newest_extras(&repo, &opts.base, &opts.history_dir)?.unwrap_or_else(|| head_extras.clone());
+    // The census of the head: read from its git objects when the head is a revision.
+    let census = if opts.goldens.is_absolute() {
+        Census::load(&opts.goldens)?
+    } else {
+        Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())?
+    };
+    let base_side = Side {
+        model: &base_model,
+        extras: &base_extras,
+    };
+    let head_side = Side {
+        model: &head_model,
+        extras: &head_extras,
+    };
+
+    let mut findings: Vec<Finding> = rules::wire(&base_model, &head_model, &history);
+    findings.extend(rules::windows(
+        base_side, head_side, &history, &census, opts.today,
+    ));
+    let aliases: Vec<String> = head_extras
+        .registry
+        .iter()
+        .flat_map(|r| r.aliases.iter().cloned())
+        .collect();
+    findings.extend(fallback::scan(
+        &under(&opts.repo, &opts.runtime_src),
+        &opts.repo,
+        &aliases,
+        opts.today,
+    )?);
+    let waivers_path = under(&opts.repo, &opts.waivers);
+    let shown = waivers_path
+        .strip_prefix(&opts.repo)
+        .unwrap_or(&waivers_path)
+        .to_string_lossy()
+        .into_owned();
+    let waivers = Waivers::load(&waivers_path, &shown)?;
+    let (findings, waived) = waivers.apply(findings, opts.today);
+
+    let label = |rev: &Revision| match rev {
+        Revision::WorkTree => "working tree".to_owned(),
+        Revision::Git(r) => match repo.resolve(r) {
+            Ok(hash) if !hash.starts_with(r.as_str()) => {
+                format!("{r} ({})", hash.get(..10).unwrap_or(&hash))
+            }
+            Ok(hash) => hash.get(..10).unwrap_or(&hash).to_owned(),
+            Err(_) => r.clone(),
+        },
+    };
+    let mut report = Report {
+        base: label(&opts.base),
+        head: label(&opts.head),
+        today: opts.today,
+        findings,
+        waived,
+    };
+    report.sort();
+    Ok(report)
+}

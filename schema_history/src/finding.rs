@@ -1,0 +1,186 @@
+//! Findings: what a rule reports.
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::model::Location;
+
+/// How bad a finding is. Only errors fail the bot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Information for the reviewer (a cleanup that is due, when a new construct may ship).
+    Note,
+    /// Probably wrong, does not block (renames).
+    Warning,
+    /// Blocks the merge.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// Every rule of the engine. The id is what waivers and reports name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// A field deleted without reserving its number and name.
+    FieldDeleted,
+    /// An enum value deleted without reserving its number and name.
+    EnumValueDeleted,
+    /// A reserved number or name no longer reserved.
+    ReservedRemoved,
+    /// A number used or reserved earlier (base or any snapshot) used again.
+    NumberReused,
+    /// A name used or reserved earlier (base or any snapshot) used again for another number.
+    NameReused,
+    /// The wire type of a field changed.
+    WireTypeChanged,
+    /// The type of a field changed within the same wire type.
+    TypeChanged,
+    /// A field changed between repeated and singular.
+    CardinalityChanged,
+    /// A field gained or lost explicit presence.
+    PresenceChanged,
+    /// A field moved into, out of or between oneofs.
+    OneofChanged,
+    /// A reachable message or enum deleted while a field still referred to it.
+    TypeDeleted,
+    /// A field, enum value renamed.
+    Renamed,
+    /// A construct emitted by default before it has been in the schema 14 days.
+    ForwardWindow,
+    /// A construct removed (or a flag default changed) while a golden younger than 6 months
+    /// uses it.
+    BackwardWindow,
+    /// A new construct: when it may be emitted by default.
+    StagedRollout,
+    /// A runtime fallback without a well-formed expiry comment.
+    FallbackExpiry,
+    /// A runtime fallback whose expiry has passed.
+    CleanupDue,
+    /// A waiver past its expiry date.
+    WaiverExpired,
+    /// A waiver that matches no finding.
+    WaiverUnused,
+}
+
+impl Rule {
+    /// Every rule, in report order.
+    pub const ALL: &'static [Rule] = &[
+        Rule::FieldDeleted,
+        Rule::EnumValueDeleted,
+        Rule::ReservedRemoved,
+        Rule::NumberReused,
+        Rule::NameReused,
+        Rule::WireTypeChanged,
+        Rule::TypeChanged,
+        Rule::CardinalityChanged,
+        Rule::PresenceChanged,
+        Rule::OneofChanged,
+        Rule::TypeDeleted,
+        Rule::Renamed,
+        Rule::ForwardWindow,
+        Rule::BackwardWindow,
+        Rule::StagedRollout,
+        Rule::FallbackExpiry,
+        Rule::CleanupDue,
+        Rule::WaiverExpired,
+        Rule::WaiverUnused,
+    ];
+
+    /// The rule's id, as reports and waivers spell it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::FieldDeleted => "field-deleted",
+            Rule::EnumValueDeleted => "enum-value-deleted",
+            Rule::ReservedRemoved => "reserved-removed",
+            Rule::NumberReused => "number-reused",
+            Rule::NameReused => "name-reused",
+            Rule::WireTypeChanged => "wire-type-changed",
+            Rule::TypeChanged => "type-changed",
+            Rule::CardinalityChanged => "cardinality-changed",
+            Rule::PresenceChanged => "presence-changed",
+            Rule::OneofChanged => "oneof-changed",
+            Rule::TypeDeleted => "type-deleted",
+            Rule::Renamed => "renamed",
+            Rule::ForwardWindow => "forward-window",
+            Rule::BackwardWindow => "backward-window",
+            Rule::StagedRollout => "staged-rollout",
+            Rule::FallbackExpiry => "fallback-expiry",
+            Rule::CleanupDue => "cleanup-due",
+            Rule::WaiverExpired => "waiver-expired",
+            Rule::WaiverUnused => "waiver-unused",
+        }
+    }
+
+    /// The rule with this id.
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.iter().copied().find(|r| r.id() == id)
+    }
+
+    /// The severity the rule reports at.
+    pub fn severity(self) -> Severity {
+        match self {
+            Rule::TypeChanged | Rule::PresenceChanged | Rule::Renamed => Severity::Warning,
+            Rule::StagedRollout | Rule::CleanupDue | Rule::WaiverUnused => Severity::Note,
+            _ => Severity::Error,
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+/// One problem (or notice) the engine found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The rule.
+    pub rule: Rule,
+    /// Its severity.
+    pub severity: Severity,
+    /// The construct it is about (`pkg.Msg.field`, `opcode:add`, a source file for fallbacks).
+    pub construct: String,
+    /// What is wrong.
+    pub message: String,
+    /// Where, when a place exists.
+    pub location: Option<Location>,
+    /// How to land the change safely.
+    pub hint: String,
+}
+
+impl Finding {
+    /// A finding at the rule's severity.
+    pub fn new(
+        rule: Rule,
+        construct: impl Into<String>,
+        message: impl Into<String>,
+        location: Option<Location>,
+        hint: impl Into<String>,
+    ) -> Finding {
+        Finding {
+            rule,
+            severity: rule.severity(),
+            construct: construct.into(),
+            message: message.into(),
+            location,
+            hint: hint.into(),
+        }
+    }
+}

@@ -1,0 +1,467 @@
+//! The wire-relevant model of a schema: every message and enum reachable from the root, with
+//! numbers, names, types, labels, oneofs, reserved ranges and names, options and source locations.
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::fmt;
+
+use prost_reflect::{
+    Cardinality, DescriptorPool, EnumDescriptor, FieldDescriptor, FileDescriptor, Kind,
+    MessageDescriptor, Value,
+};
+use serde::Serialize;
+
+use crate::source::Compiled;
+use crate::Error;
+
+/// A place in a `.proto` file: repository-relative path, 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Location {
+    /// Repository-relative path (or import name when the repository path is unknown).
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// How a value is laid out on the wire; changing it breaks every reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WireClass {
+    /// int32, int64, uint32, uint64, bool, enum.
+    Varint,
+    /// sint32, sint64.
+    ZigZag,
+    /// fixed32, sfixed32, float.
+    Fixed32,
+    /// fixed64, sfixed64, double.
+    Fixed64,
+    /// string, bytes, messages.
+    Length,
+    /// proto2 groups.
+    Group,
+}
+
+impl WireClass {
+    fn of(kind: &Kind, is_group: bool) -> WireClass {
+        match kind {
+            Kind::Int32
+            | Kind::Int64
+            | Kind::Uint32
+            | Kind::Uint64
+            | Kind::Bool
+            | Kind::Enum(_) => WireClass::Varint,
+            Kind::Sint32 | Kind::Sint64 => WireClass::ZigZag,
+            Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => WireClass::Fixed32,
+            Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => WireClass::Fixed64,
+            Kind::Message(_) if is_group => WireClass::Group,
+            Kind::String | Kind::Bytes | Kind::Message(_) => WireClass::Length,
+        }
+    }
+
+    /// Lower-case name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            WireClass::Varint => "varint",
+            WireClass::ZigZag => "zigzag varint",
+            WireClass::Fixed32 => "fixed32",
+            WireClass::Fixed64 => "fixed64",
+            WireClass::Length => "length-delimited",
+            WireClass::Group => "group",
+        }
+    }
+}
+
+/// A field of a reachable message.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// Short name.
+    pub name: String,
+    /// Field number.
+    pub number: u32,
+    /// Type as written: `int64`, `.xla.ShapeProto`, ...
+    pub type_name: String,
+    /// Wire layout of the type.
+    pub wire: WireClass,
+    /// `repeated`.
+    pub repeated: bool,
+    /// Explicit presence (proto2 optional, proto3 `optional`, messages, oneof members).
+    pub presence: bool,
+    /// Message-typed (messages always have presence, so it is not printed).
+    pub is_message: bool,
+    /// The (non-synthetic) oneof it belongs to.
+    pub oneof: Option<String>,
+    /// Carries the compat option `ignorable = true`.
+    pub ignorable: bool,
+    /// Where it is declared.
+    pub location: Option<Location>,
+}
+
+/// A reachable message.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// Full name.
+    pub name: String,
+    /// Fields by number.
+    pub fields: BTreeMap<u32, Field>,
+    /// Names of real (non-synthetic) oneofs.
+    pub oneofs: BTreeSet<String>,
+    /// Reserved number ranges, `start..end` (end exclusive).
+    pub reserved_ranges: Vec<(u32, u32)>,
+    /// Reserved names.
+    pub reserved_names: BTreeSet<String>,
+    /// Where it is declared.
+    pub location: Option<Location>,
+}
+
+impl Message {
+    /// The field called `name`.
+    pub fn field_named(&self, name: &str) -> Option<&Field> {
+        self.fields.values().find(|f| f.name == name)
+    }
+
+    /// Whether `number` is in a reserved range.
+    pub fn number_reserved(&self, number: u32) -> bool {
+        self.reserved_ranges
+            .iter()
+            .any(|(s, e)| (*s..*e).contains(&number))
+    }
+}
+
+/// A value of a reachable enum.
+#[derive(Debug, Clone)]
+pub struct EnumValue {
+    /// Short name.
+    pub name: String,
+    /// Number.
+    pub number: i32,
+    /// Where it is declared.
+    pub location: Option<Location>,
+}
+
+/// A reachable enum.
+#[derive(Debug, Clone)]
+pub struct Enum {
+    /// Full name.
+    pub name: String,
+    /// Values by name.
+    pub values: BTreeMap<String, EnumValue>,
+    /// Reserved number ranges, inclusive.
+    pub reserved_ranges: Vec<(i32, i32)>,
+    /// Reserved names.
+    pub reserved_names: BTreeSet<String>,
+    /// Where it is declared.
+    pub location: Option<Location>,
+}
+
+impl Enum {
+    /// Whether `number` is in a reserved range.
+    pub fn number_reserved(&self, number: i32) -> bool {
+        self.reserved_ranges
+            .iter()
+            .any(|(s, e)| (*s..=*e).contains(&number))
+    }
+
+    /// The values numbered `number`.
+    pub fn values_numbered(&self, number: i32) -> impl Iterator<Item = &EnumValue> {
+        self.values.values().filter(move |v| v.number == number)
+    }
+}
+
+/// Everything reachable from a root message.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// The root message's full name.
+    pub root: String,
+    /// Reachable messages by full name.
+    pub messages: BTreeMap<String, Message>,
+    /// Reachable enums by full name.
+    pub enums: BTreeMap<String, Enum>,
+    /// Import names of the files that declare reachable types, with their imports.
+    pub files: BTreeSet<String>,
+}
+
+/// Source spans of one file, by descriptor path.
+struct Spans(HashMap<Vec<i32>, (u32, u32)>);
+
+impl Spans {
+    fn of(file: &FileDescriptor) -> Spans {
+        let mut map = HashMap::new();
+        if let Some(info) = &file.file_descriptor_proto().source_code_info {
+            for loc in &info.location {
+                if let (Some(line), Some(col)) = (loc.span.first(), loc.span.get(1)) {
+                    let entry = (
+                        u32::try_from(*line).unwrap_or(0) + 1,
+                        u32::try_from(*col).unwrap_or(0) + 1,
+                    );
+                    map.entry(loc.path.clone()).or_insert(entry);
+                }
+            }
+        }
+        Spans(map)
+    }
+}
+
+struct Locator<'a> {
+    repo_paths: &'a BTreeMap<String, String>,
+    spans: HashMap<String, Spans>,
+}
+
+impl Locator<'_> {
+    fn locate(&mut self, file: &FileDescriptor, path: &[i32]) -> Option<Location> {
+        let name = file.name().to_owned();
+        let spans = self
+            .spans
+            .entry(name.clone())
+            .or_insert_with(|| Spans::of(file));
+        let (line, column) = *spans.0.get(path)?;
+        let file = self.repo_paths.get(&name).cloned().unwrap_or(name);
+        Some(Location { file, line, column })
+    }
+}
+
+impl Model {
+    /// Walks everything reachable from `root` in `compiled`. `ignorable` is the full name of the
+    /// boolean field option that marks fields older runtimes may drop.
+    pub fn extract(compiled: &Compiled, root: &str, ignorable: &str) -> Result<Model, Error> {
+        let pool = &compiled.pool;
+        let root_desc = pool
+            .get_message_by_name(root)
+            .ok_or_else(|| Error::NoRoot {
+                root: root.to_owned(),
+                side: "the schema".to_owned(),
+            })?;
+        let ext = pool.get_extension_by_name(ignorable);
+        let mut locator = Locator {
+            repo_paths: &compiled.repo_paths,
+            spans: HashMap::new(),
+        };
+        let mut model = Model {
+            root: root.to_owned(),
+            messages: BTreeMap::new(),
+            enums: BTreeMap::new(),
+            files: BTreeSet::new(),
+        };
+        let mut queue = VecDeque::from([root_desc]);
+        let mut seen = BTreeSet::new();
+        let mut enums: Vec<EnumDescriptor> = Vec::new();
+        while let Some(msg) = queue.pop_front() {
+            if !seen.insert(msg.full_name().to_owned()) {
+                continue;
+            }
+            model.files.insert(msg.parent_file().name().to_owned());
+            for field in msg.fields() {
+                match field.kind() {
+                    Kind::Message(m) => queue.push_back(m),
+                    Kind::Enum(e) => enums.push(e),
+                    _ => {}
+                }
+            }
+            let m = message(&msg, ext.as_ref(), &mut locator);
+            model.messages.insert(m.name.clone(), m);
+        }
+        for e in enums {
+            if model.enums.contains_key(e.full_name()) {
+                continue;
+            }
+            model.files.insert(e.parent_file().name().to_owned());
+            let file = e.parent_file();
+            let mut values = BTreeMap::new();
+            for v in e.values() {
+                values.insert(
+                    v.name().to_owned(),
+                    EnumValue {
+                        name: v.name().to_owned(),
+                        number: v.number(),
+                        location: locator.locate(&file, v.path()),
+                    },
+                );
+            }
+            let en = Enum {
+                name: e.full_name().to_owned(),
+                values,
+                reserved_ranges: e
+                    .reserved_ranges()
+                    .map(|r| (*r.start(), *r.end()))
+                    .collect(),
+                reserved_names: e.reserved_names().map(str::to_owned).collect(),
+                location: locator.locate(&file, e.path()),
+            };
+            model.enums.insert(en.name.clone(), en);
+        }
+        // The files a decoder needs: those declaring reachable types and their imports.
+        let mut stack: Vec<String> = model.files.iter().cloned().collect();
+        while let Some(name) = stack.pop() {
+            if let Some(file) = pool.get_file_by_name(&name) {
+                for dep in file.dependencies() {
+                    if model.files.insert(dep.name().to_owned()) {
+                        stack.push(dep.name().to_owned());
+                    }
+                }
+            }
+        }
+        Ok(model)
+    }
+
+    /// Every construct name of the model: messages, fields (`Msg.field`), enums, enum values
+    /// (`Enum.VALUE`).
+    pub fn constructs(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for m in self.messages.values() {
+            out.insert(m.name.clone());
+            for f in m.fields.values() {
+                out.insert(format!("{}.{}", m.name, f.name));
+            }
+        }
+        for e in self.enums.values() {
+            out.insert(e.name.clone());
+            for v in e.values.keys() {
+                out.insert(format!("{}.{}", e.name, v));
+            }
+        }
+        out
+    }
+
+    /// The field a construct name (`Msg.field`) denotes.
+    pub fn field(&self, construct: &str) -> Option<&Field> {
+        let (msg, field) = construct.rsplit_once('.')?;
+        self.messages.get(msg)?.field_named(field)
+    }
+
+    /// The canonical listing lines of the model, sorted: one per message, field, oneof, enum,
+    /// enum value, reserved range and reserved name.
+    pub fn listing(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for m in self.messages.values() {
+            lines.push(format!("{} message", m.name));
+            for o in &m.oneofs {
+                lines.push(format!("{}.{} oneof", m.name, o));
+            }
+            for f in m.fields.values() {
+                let mut line = format!("{}.{} field {} ", m.name, f.name, f.number);
+                if f.repeated {
+                    line.push_str("repeated ");
+                } else if f.presence && f.oneof.is_none() && !f.is_message {
+                    line.push_str("optional ");
+                }
+                line.push_str(&f.type_name);
+                if let Some(o) = &f.oneof {
+                    line.push_str(" oneof ");
+                    line.push_str(o);
+                }
+                if f.ignorable {
+                    line.push_str(" [ignorable]");
+                }
+                lines.push(line);
+            }
+            for (s, e) in &m.reserved_ranges {
+                lines.push(format!("{} reserved {}", m.name, range_text(*s, e - 1)));
+            }
+            for n in &m.reserved_names {
+                lines.push(format!("{} reserved-name {n}", m.name));
+            }
+        }
+        for e in self.enums.values() {
+            lines.push(format!("{} enum", e.name));
+            for v in e.values.values() {
+                lines.push(format!("{}.{} value {}", e.name, v.name, v.number));
+            }
+            for (s, end) in &e.reserved_ranges {
+                lines.push(format!("{} reserved {}", e.name, range_text(*s, *end)));
+            }
+            for n in &e.reserved_names {
+                lines.push(format!("{} reserved-name {n}", e.name));
+            }
+        }
+        lines.sort();
+        lines
+    }
+}
+
+fn range_text<T: PartialEq + fmt::Display>(start: T, last: T) -> String {
+    if start == last {
+        start.to_string()
+    } else {
+        format!("{start} to {last}")
+    }
+}
+
+fn message(
+    msg: &MessageDescriptor,
+    ext: Option<&prost_reflect::ExtensionDescriptor>,
+    locator: &mut Locator<'_>,
+) -> Message {
+    let file = msg.parent_file();
+    let mut fields = BTreeMap::new();
+    for f in msg.fields() {
+        let field = field(&f, ext, &file, locator);
+        fields.insert(field.number, field);
+    }
+    Message {
+        name: msg.full_name().to_owned(),
+        fields,
+        oneofs: msg
+            .oneofs()
+            .filter(|o| !o.is_synthetic())
+            .map(|o| o.name().to_owned())
+            .collect(),
+        reserved_ranges: msg.reserved_ranges().map(|r| (r.start, r.end)).collect(),
+        reserved_names: msg.reserved_names().map(str::to_owned).collect(),
+        location: locator.locate(&file, msg.path()),
+    }
+}
+
+fn field(
+    f: &FieldDescriptor,
+    ext: Option<&prost_reflect::ExtensionDescriptor>,
+    file: &FileDescriptor,
+    locator: &mut Locator<'_>,
+) -> Field {
+    let kind = f.kind();
+    let type_name = match &kind {
+        Kind::Message(m) => format!(".{}", m.full_name()),
+        Kind::Enum(e) => format!(".{}", e.full_name()),
+        other => format!("{other:?}").to_lowercase(),
+    };
+    let ignorable = ext.is_some_and(|ext| {
+        let options = f.options();
+        options.has_extension(ext)
+            && matches!(options.get_extension(ext).as_ref(), Value::Bool(true))
+    });
+    Field {
+        name: f.name().to_owned(),
+        number: f.number(),
+        wire: WireClass::of(&kind, f.is_group()),
+        type_name,
+        repeated: f.cardinality() == Cardinality::Repeated,
+        presence: f.supports_presence(),
+        is_message: matches!(kind, Kind::Message(_)),
+        oneof: f
+            .containing_oneof()
+            .filter(|o| !o.is_synthetic())
+            .map(|o| o.name().to_owned()),
+        ignorable,
+        location: locator.locate(file, f.path()),
+    }
+}
+
+/// Encodes the files of `model` (declaring reachable types, plus their imports) from `pool` as a
+/// `FileDescriptorSet`, custom options and source info intact, in the pool's (topological) order.
+pub fn encode_reachable(pool: &DescriptorPool, model: &Model) -> Vec<u8> {
+    let mut out = Vec::new();
+    for file in pool.files() {
+        if !model.files.contains(file.name()) {
+            continue;
+        }
+        let bytes = file.encode_to_vec();
+        // FileDescriptorSet.file = 1, length-delimited.
+        out.push(0x0a);
+        prost::encoding::encode_varint(bytes.len() as u64, &mut out);
+        out.extend_from_slice(&bytes);
+    }
+    out
+}

@@ -1,0 +1,393 @@
+//! The compatibility surface and its dated snapshots under `schema_history/snapshots/`.
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{encode_reachable, Model};
+use crate::source::{Compiled, Repo, Revision};
+use crate::{Date, Error};
+
+/// Where the project keeps its snapshots, relative to the repository root.
+pub const DEFAULT_HISTORY_DIR: &str = "schema_history/snapshots";
+
+/// A registered custom-call, FFI handler or kernel symbol, with the legacy names that still
+/// resolve to it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RegistryName {
+    /// The current name.
+    pub name: String,
+    /// Legacy names kept for older artifacts.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+}
+
+/// A flag the runtime reads, with its default.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RuntimeFlag {
+    /// Flag name.
+    pub name: String,
+    /// Default value, as text.
+    pub default: String,
+}
+
+/// The parts of the surface that are not protobuf descriptors. Only the harness can see the
+/// runtime and the HLO crate, so it supplies them as plain data.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Extras {
+    /// Registered custom-call / FFI / kernel-symbol names.
+    #[serde(default)]
+    pub registry: Vec<RegistryName>,
+    /// HLO opcodes the runtime accepts.
+    #[serde(default)]
+    pub opcodes: Vec<String>,
+    /// Runtime flags with their defaults.
+    #[serde(default)]
+    pub runtime_flags: Vec<RuntimeFlag>,
+}
+
+impl Extras {
+    /// Sorted and deduplicated, so equal surfaces compare equal.
+    pub fn normalized(mut self) -> Extras {
+        for r in &mut self.registry {
+            r.aliases.sort();
+            r.aliases.dedup();
+        }
+        self.registry.sort();
+        self.registry.dedup();
+        self.opcodes.sort();
+        self.opcodes.dedup();
+        self.runtime_flags.sort();
+        self.runtime_flags.dedup();
+        self
+    }
+
+    /// Construct names: `opcode:NAME`, `registry:NAME` (aliases too), `flag:NAME`.
+    pub fn constructs(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for o in &self.opcodes {
+            out.insert(format!("opcode:{o}"));
+        }
+        for r in &self.registry {
+            out.insert(format!("registry:{}", r.name));
+            for a in &r.aliases {
+                out.insert(format!("registry:{a}"));
+            }
+        }
+        for f in &self.runtime_flags {
+            out.insert(format!("flag:{}", f.name));
+        }
+        out
+    }
+
+    /// Listing lines of the extras.
+    pub fn listing(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for o in &self.opcodes {
+            lines.push(format!("opcode:{o} opcode"));
+        }
+        for r in &self.registry {
+            if r.aliases.is_empty() {
+                lines.push(format!("registry:{} registry", r.name));
+            } else {
+                lines.push(format!(
+                    "registry:{} registry aliases {}",
+                    r.name,
+                    r.aliases.join(",")
+                ));
+            }
+        }
+        for f in &self.runtime_flags {
+            lines.push(format!("flag:{} flag default {}", f.name, f.default));
+        }
+        lines.sort();
+        lines
+    }
+}
+
+/// One dated state of the compatibility surface.
+#[derive(Debug, Clone)]
+pub struct Surface {
+    /// The day it describes.
+    pub date: Date,
+    /// The commit it was taken at (the working tree's `HEAD`, or a label).
+    pub commit: String,
+    /// The root message.
+    pub root: String,
+    /// Encoded `FileDescriptorSet` of the files declaring reachable types, with their imports.
+    pub descriptors: Vec<u8>,
+    /// The canonical sorted listing (descriptors, then extras).
+    pub listing: Vec<String>,
+    /// The non-proto parts.
+    pub extras: Extras,
+    /// The wire model of the descriptors.
+    pub model: Model,
+}
+
+impl Surface {
+    /// The surface of a compiled schema plus the harness-supplied extras.
+    pub fn new(
+        compiled: &Compiled,
+        root: &str,
+        ignorable: &str,
+        extras: Extras,
+        date: Date,
+        commit: &str,
+    ) -> Result<Surface, Error> {
+        let model = Model::extract(compiled, root, ignorable)?;
+        let extras = extras.normalized();
+        let descriptors = encode_reachable(&compiled.pool, &model);
+        let mut listing = model.listing();
+        listing.extend(extras.listing());
+        Ok(Surface {
+            date,
+            commit: commit.to_owned(),
+            root: root.to_owned(),
+            descriptors,
+            listing,
+            extras,
+            model,
+        })
+    }
+
+    /// The listing as the text of `surface.txt`.
+    pub fn listing_text(&self) -> String {
+        let mut text = self.listing.join("\n");
+        text.push('\n');
+        text
+    }
+}
+
+/// `surface.json` of a snapshot.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SnapshotMeta {
+    /// Order of the snapshot in the history (the baseline is 1).
+    pub seq: u32,
+    /// The day it describes.
+    pub date: Date,
+    /// The commit it was taken at.
+    pub commit: String,
+    /// Whether the working tree had uncommitted schema changes when it was taken.
+    #[serde(default)]
+    pub dirty: bool,
+    /// The root message.
+    pub root: String,
+    /// The non-proto parts of the surface.
+    #[serde(flatten)]
+    pub extras: Extras,
+}
+
+/// A snapshot read back from the history.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// Directory name, `<YYYY-MM-DD>-<commit-or-label>`.
+    pub name: String,
+    /// Its `surface.json`.
+    pub meta: SnapshotMeta,
+    /// Its `surface.txt` lines.
+    pub listing: Vec<String>,
+    /// The wire model of its descriptor set.
+    pub model: Model,
+}
+
+impl Snapshot {
+    /// Every construct of the snapshot (descriptors and extras).
+    pub fn constructs(&self) -> BTreeSet<String> {
+        let mut c = self.model.constructs();
+        c.extend(self.meta.extras.constructs());
+        c
+    }
+}
+
+/// The dated snapshots of a repository, oldest first. The first one is the baseline.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    /// Oldest first (by `seq`, then date, then name).
+    pub snapshots: Vec<Snapshot>,
+}
+
+impl History {
+    /// Reads every snapshot under `dir` (repository-relative) at `rev`. A missing directory is an
+    /// empty history. Each snapshot needs `surface.json` and `descriptor_set.bin`.
+    pub fn load(repo: &Repo, rev: &Revision, dir: &str, ignorable: &str) -> Result<History, Error> {
+        let metas = repo.list_files(rev, dir, "/surface.json")?;
+        let mut wanted = Vec::new();
+        for meta in &metas {
+            let Some(parent) = meta.strip_suffix("/surface.json") else {
+                continue;
+            };
+            wanted.push(meta.clone());
+            wanted.push(format!("{parent}/descriptor_set.bin"));
+            wanted.push(format!("{parent}/surface.txt"));
+        }
+        let mut contents = repo.read_files(rev, &wanted)?;
+        let mut snapshots = Vec::new();
+        for meta_path in metas {
+            let Some(parent) = meta_path.strip_suffix("/surface.json") else {
+                continue;
+            };
+            let name = parent.rsplit('/').next().unwrap_or(parent).to_owned();
+            let meta_bytes = contents.remove(&meta_path).unwrap_or_default();
+            let meta: SnapshotMeta =
+                serde_json::from_slice(&meta_bytes).map_err(|e| Error::format(&meta_path, e))?;
+            let bin_path = format!("{parent}/descriptor_set.bin");
+            let bin = contents
+                .remove(&bin_path)
+                .ok_or_else(|| Error::format(&bin_path, "missing"))?;
+            let compiled = Compiled::decode(&bin, &bin_path)?;
+            let model = Model::extract(&compiled, &meta.root, ignorable)
+                .map_err(|e| Error::format(&bin_path, e))?;
+            let listing = contents
+                .remove(&format!("{parent}/surface.txt"))
+                .map(|b| {
+                    String::from_utf8_lossy(&b)
+                        .lines()
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            snapshots.push(Snapshot {
+                name,
+                meta,
+                listing,
+                model,
+            });
+        }
+        snapshots.sort_by(|a, b| {
+            (a.meta.seq, a.meta.date, &a.name).cmp(&(b.meta.seq, b.meta.date, &b.name))
+        });
+        Ok(History { snapshots })
+    }
+
+    /// The baseline (oldest) snapshot.
+    pub fn baseline(&self) -> Option<&Snapshot> {
+        self.snapshots.first()
+    }
+
+    /// The newest snapshot.
+    pub fn newest(&self) -> Option<&Snapshot> {
+        self.snapshots.last()
+    }
+
+    /// When `construct` first appeared: `None` when no snapshot has it, `Some(None)` when the
+    /// baseline has it (it predates the history), else the date of the first snapshot with it.
+    pub fn first_seen(&self, construct: &str) -> Option<Option<Date>> {
+        for (i, s) in self.snapshots.iter().enumerate() {
+            let present = if let Some(rest) = construct.strip_prefix("opcode:") {
+                s.meta.extras.opcodes.iter().any(|o| o == rest)
+            } else if let Some(rest) = construct.strip_prefix("registry:") {
+                s.meta
+                    .extras
+                    .registry
+                    .iter()
+                    .any(|r| r.name == rest || r.aliases.iter().any(|a| a == rest))
+            } else if let Some(rest) = construct.strip_prefix("flag:") {
+                s.meta.extras.runtime_flags.iter().any(|f| f.name == rest)
+            } else {
+                s.model.messages.contains_key(construct)
+                    || s.model.enums.contains_key(construct)
+                    || s.model.field(construct).is_some()
+                    || construct.rsplit_once('.').is_some_and(|(e, v)| {
+                        s.model
+                            .enums
+                            .get(e)
+                            .is_some_and(|e| e.values.contains_key(v))
+                    })
+            };
+            if present {
+                return Some(if i == 0 { None } else { Some(s.meta.date) });
+            }
+        }
+        None
+    }
+}
+
+/// What [`write_snapshot`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotOutcome {
+    /// The newest snapshot already has this surface; nothing was written.
+    UpToDate(PathBuf),
+    /// A snapshot was written at this directory.
+    Written(PathBuf),
+}
+
+/// Writes `surface` as a new snapshot under `dir` (a filesystem path) unless the newest snapshot
+/// there already has the same listing and extras. A snapshot of the same day and label as the
+/// newest replaces it (re-running the command while the schema is being edited).
+pub fn write_snapshot(
+    dir: &Path,
+    surface: &Surface,
+    label: &str,
+    dirty: bool,
+    ignorable: &str,
+) -> Result<SnapshotOutcome, Error> {
+    let repo = Repo::new(dir);
+    let history = History::load(&repo, &Revision::WorkTree, "", ignorable)?;
+    let name = format!("{}-{}", surface.date, sanitize(label));
+    let mut seq = 1;
+    if let Some(newest) = history.newest() {
+        if newest.listing == surface.listing && newest.meta.extras == surface.extras {
+            return Ok(SnapshotOutcome::UpToDate(dir.join(&newest.name)));
+        }
+        seq = newest.meta.seq + 1;
+        if newest.name == name {
+            seq = newest.meta.seq;
+        }
+    }
+    let mut target = dir.join(&name);
+    let replaces_newest = history.newest().is_some_and(|n| n.name == name);
+    if target.exists() && !replaces_newest {
+        let mut n = 2;
+        while dir.join(format!("{name}-{n}")).exists() {
+            n += 1;
+        }
+        target = dir.join(format!("{name}-{n}"));
+    }
+    std::fs::create_dir_all(&target).map_err(|e| Error::io(&target, e))?;
+    let meta = SnapshotMeta {
+        seq,
+        date: surface.date,
+        commit: surface.commit.clone(),
+        dirty,
+        root: surface.root.clone(),
+        extras: surface.extras.clone(),
+    };
+    let mut json = serde_json::to_string_pretty(&meta).map_err(|e| Error::format(&name, e))?;
+    json.push('\n');
+    for (file, bytes) in [
+        ("descriptor_set.bin", surface.descriptors.as_slice()),
+        ("surface.txt", surface.listing_text().as_bytes()),
+        ("surface.json", json.as_bytes()),
+    ] {
+        let path = target.join(file);
+        std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+    }
+    Ok(SnapshotOutcome::Written(target))
+}
+
+fn sanitize(label: &str) -> String {
+    let s: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "snapshot".to_owned()
+    } else {
+        s
+    }
+}
+
+/// A unified diff of two listings (or any texts), for tests and the snapshot check.
+pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(old_name, new_name)
+        .to_string()
+}
