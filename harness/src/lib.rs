@@ -2,4 +2,5 @@
 //! It is the only crate that sees every other crate of the workspace.
 
 pub mod eval_cmd;
+pub mod golden;
 pub mod ptx_run;
