@@ -4,3 +4,4 @@
 pub mod eval_cmd;
 pub mod golden;
 pub mod ptx_run;
+pub mod schema_cmd;

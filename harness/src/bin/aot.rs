@@ -31,6 +31,9 @@ enum Command {
         #[arg(long)]
         launch: PathBuf,
     },
+    /// Snapshot or diff the compatibility surface (the schema bot).
+    /// Exit status: 0 clean, 1 error findings, 2 usage or internal error.
+    Schema(harness::schema_cmd::SchemaArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -52,5 +55,12 @@ fn main() -> ExitCode {
         Command::PtxRun { ptx, launch } => {
             verdict(harness::ptx_run::run(&ptx, &launch, &mut stdout))
         }
+        Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::from(2)
+            }
+        },
     }
 }
