@@ -3,4 +3,66 @@
 //! HLO passes, fusion, buffer assignment, thunk emission, PTX code generation and serialization.
 //!
 //! It must not know the runtime: the two meet only at the `proto` schema (see docs/artifact.md).
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let module = hlo::parse_module(&std::fs::read_to_string("model.hlo")?)?;
+//! let target = compiler::Target::load("h100_sxm.txtpb".as_ref())?;
+//! let bytes = compiler::compile_to_bytes(&module, &target, &compiler::CompileOptions::default())?;
+//! # let _ = bytes; Ok(()) }
+//! ```
+//!
+//! The pipeline: [`passes`] (inline calls, DCE, simplification, collective and gemm operand
+//! layouts), [`fusion`] (kernel grouping), [`lower`] (thunk operations over logical buffers,
+//! kernels through [`codegen`]), [`buffers`] (allocations and liveness-based reuse) and
+//! [`serialize`] (the executable proto). docs/compiler.md describes each step.
 pub mod codegen;
+
+pub mod buffers;
+pub mod error;
+pub mod fusion;
+mod graph;
+pub mod lower;
+pub mod options;
+pub mod passes;
+pub mod serialize;
+pub mod target;
+
+pub use error::CompileError;
+pub use options::CompileOptions;
+pub use target::Target;
+
+use hlo::HloModule;
+use proto::prost::Message;
+use proto::xla::gpu::GpuExecutableProto;
+
+/// The module after the HLO passes (what fusion sees); useful for tests and debugging.
+pub fn optimize(module: &HloModule, options: &CompileOptions) -> Result<HloModule, CompileError> {
+    let mut m = module.clone();
+    passes::run_pipeline(&mut m, options)?;
+    Ok(m)
+}
+
+/// Compiles a module for a target.
+pub fn compile(
+    module: &HloModule,
+    target: &Target,
+    options: &CompileOptions,
+) -> Result<GpuExecutableProto, CompileError> {
+    if module.get(module.entry).is_none() {
+        return Err(CompileError::InvalidModule("the module has no entry computation".into()));
+    }
+    let optimized = optimize(module, options)?;
+    let lowered = lower::lower(optimized, target, options)?;
+    let assignment = buffers::assign(&lowered.values)?;
+    serialize::build(module, &lowered, &assignment, target)
+}
+
+/// Compiles a module and serializes the executable (protobuf binary).
+pub fn compile_to_bytes(
+    module: &HloModule,
+    target: &Target,
+    options: &CompileOptions,
+) -> Result<Vec<u8>, CompileError> {
+    Ok(compile(module, target, options)?.encode_to_vec())
+}

@@ -1,0 +1,62 @@
+//! Errors of the compiler.
+use crate::codegen::CodegenError;
+
+/// Why a module could not be compiled.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    /// The target config is unusable (wrong platform, missing capability, unreadable file).
+    #[error("target config {origin}: {message}")]
+    Target {
+        /// The file (or other origin) of the config.
+        origin: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An instruction (or configuration of one) that the compiler does not support.
+    #[error("unsupported: {instruction} ({opcode}) in {computation}: {reason}")]
+    Unsupported {
+        /// Computation name.
+        computation: String,
+        /// Instruction name.
+        instruction: String,
+        /// Opcode name.
+        opcode: String,
+        /// Why.
+        reason: String,
+    },
+    /// The module is malformed (dangling handles, shapes that do not match, cycles).
+    #[error("invalid module: {0}")]
+    InvalidModule(String),
+    /// Kernel generation failed for a fusion.
+    #[error("code generation for fusion {fusion}: {source}")]
+    Codegen {
+        /// The fused computation's name.
+        fusion: String,
+        /// What the code generator said.
+        #[source]
+        source: CodegenError,
+    },
+    /// The module could not be converted for embedding in the executable.
+    #[error("cannot embed the HLO module: {0}")]
+    Embed(String),
+    /// An internal invariant was broken (a compiler bug).
+    #[error("internal compiler error: {0}")]
+    Internal(String),
+}
+
+impl CompileError {
+    /// An [`CompileError::Unsupported`] for an instruction.
+    pub(crate) fn unsupported(
+        computation: &str,
+        instr: &hlo::Instruction,
+        reason: impl Into<String>,
+    ) -> CompileError {
+        CompileError::Unsupported {
+            computation: computation.to_owned(),
+            instruction: instr.name.clone(),
+            opcode: instr.opcode.name().to_owned(),
+            reason: reason.into(),
+        }
+    }
+}

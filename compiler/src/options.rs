@@ -1,0 +1,40 @@
+//! Compilation options.
+//!
+//! # Staged rollout of new constructs
+//!
+//! Everything the compiler writes into an executable is part of the contract with runtimes that
+//! were built earlier (docs/compatibility.md). A new construct (a new thunk kind, a new field
+//! whose meaning older runtimes would misread) therefore lands behind an emission flag here that
+//! is **off by default**: runtimes gain support first, and the flag's default flips only once
+//! every runtime inside the forward-compatibility window understands the construct. The legacy
+//! emission path stays while the backward window requires it. Each flag's documentation says
+//! which construct it guards and the date it may be turned on.
+
+/// Options of one compilation. `CompileOptions::default()` is what `xla_compile` uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CompileOptions {
+    /// Fuse instructions into kernels (on by default). Off gives one kernel per instruction,
+    /// useful to isolate a fusion problem.
+    pub fusion: bool,
+    /// Emit `trip_count` hints on while thunks when the HLO says the trip count
+    /// (`known_trip_count` backend config). The field is ignorable, so this is on by default.
+    pub emit_trip_count_hints: bool,
+    /// Staged-rollout example: mark sequences that a runtime could capture as command buffers.
+    /// No runtime reads such hints yet and the compiler emits nothing for it today; the flag
+    /// exists so the mechanism is in place. Off by default.
+    pub emit_command_buffer_hints: bool,
+    /// Run the HLO verifier between passes (tests turn it on).
+    pub verify_between_passes: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            fusion: true,
+            emit_trip_count_hints: true,
+            emit_command_buffer_hints: false,
+            verify_between_passes: false,
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Collectives along a non-leading dimension: the runtime's all-gather and reduce-scatter work
+//! on the leading dimension (docs/artifact.md), so `all-gather(x), dimensions={d}` becomes
+//! `transpose(all-gather(transpose(x)), dimensions={0})` (and likewise for reduce-scatter)
+//! unless every dimension before `d` has size 1, where the two layouts coincide.
+use hlo::ir::{Attrs, Computation};
+use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
+
+use crate::error::CompileError;
+use crate::graph::{remap, topo_order, Rebuilder};
+
+/// Runs the pass on every reachable computation.
+pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
+    for cid in module.post_order() {
+        let Some(comp) = module.get(cid) else { continue };
+        let needs = comp.instructions.iter().any(needs_rewrite);
+        if needs {
+            let new = rewrite(comp)?;
+            module.computations[cid.index()] = new;
+        }
+    }
+    Ok(())
+}
+
+fn gather_dim(instr: &Instruction) -> Option<usize> {
+    match instr.attrs.dimensions.as_deref() {
+        Some([d]) => usize::try_from(*d).ok(),
+        _ => None,
+    }
+}
+
+fn needs_rewrite(instr: &Instruction) -> bool {
+    if !matches!(instr.opcode, Opcode::AllGather | Opcode::ReduceScatter) || !instr.shape.is_array() {
+        return false;
+    }
+    match gather_dim(instr) {
+        Some(d) => instr.shape.dims().iter().take(d).any(|&n| n != 1),
+        None => false,
+    }
+}
+
+fn permuted(shape: &Shape, perm: &[usize]) -> Shape {
+    let dims = perm.iter().filter_map(|&p| shape.dims().get(p).copied()).collect();
+    Shape::array(shape.element_type().unwrap_or(hlo::PrimitiveType::F32), dims)
+}
+
+fn transpose(name: String, operand: InstrId, shape: Shape, perm: &[usize], like: &Instruction) -> Instruction {
+    Instruction {
+        name,
+        opcode: Opcode::Transpose,
+        shape,
+        operands: vec![operand],
+        attrs: Attrs {
+            dimensions: Some(perm.iter().map(|&p| p as i64).collect()),
+            ..Attrs::default()
+        },
+        metadata: like.metadata.clone(),
+        loc: like.loc,
+    }
+}
+
+fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
+    let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
+    let mut b = Rebuilder::default();
+    for id in topo_order(comp)? {
+        let mut instr = comp[id].clone();
+        instr.operands = instr
+            .operands
+            .iter()
+            .map(|&o| remap(&map, o, &comp.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !needs_rewrite(&instr) || instr.operands.len() != 1 {
+            map[id.index()] = Some(b.push(instr));
+            continue;
+        }
+        let d = gather_dim(&instr).unwrap_or(0);
+        let rank = instr.shape.rank();
+        let mut perm: Vec<usize> = vec![d];
+        perm.extend((0..rank).filter(|&i| i != d));
+        let mut inverse = vec![0usize; rank];
+        for (i, &p) in perm.iter().enumerate() {
+            if let Some(slot) = inverse.get_mut(p) {
+                *slot = i;
+            }
+        }
+        let operand = instr.operands[0];
+        let operand_shape = b
+            .instrs
+            .get(operand.index())
+            .map(|o| o.shape.clone())
+            .ok_or_else(|| CompileError::Internal("collective operand missing".into()))?;
+        let t_in = b.push(transpose(
+            format!("{}.lead_in", instr.name),
+            operand,
+            permuted(&operand_shape, &perm),
+            &perm,
+            &instr,
+        ));
+        let mut coll = instr.clone();
+        coll.operands = vec![t_in];
+        coll.shape = permuted(&instr.shape, &perm);
+        coll.attrs.dimensions = Some(vec![0]);
+        coll.name = format!("{}.lead", instr.name);
+        let c = b.push(coll);
+        let out = b.push(transpose(instr.name.clone(), c, instr.shape.clone(), &inverse, &instr));
+        map[id.index()] = Some(out);
+    }
+    let params = comp
+        .params
+        .iter()
+        .map(|&p| remap(&map, p, &comp.name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = remap(&map, comp.root, &comp.name)?;
+    let mut out = comp.clone();
+    b.finish(&mut out, params, root);
+    Ok(out)
+}

@@ -1,0 +1,70 @@
+//! Dead code elimination: keeps the parameters, the root, instructions with side effects and
+//! everything they use; the survivors are renumbered in topological order.
+use hlo::ir::Computation;
+use hlo::{HloModule, InstrId, Instruction, Opcode};
+
+use crate::error::CompileError;
+use crate::graph::{remap, topo_order, Rebuilder};
+
+/// True for instructions that must run even when nobody uses their value.
+pub fn has_side_effect(instr: &Instruction) -> bool {
+    match instr.opcode {
+        Opcode::CustomCall => instr.attrs.custom_call_has_side_effect == Some(true),
+        Opcode::Outfeed | Opcode::Infeed | Opcode::Send | Opcode::SendDone | Opcode::Recv
+        | Opcode::RecvDone => true,
+        _ => false,
+    }
+}
+
+/// Runs the pass on every reachable computation.
+pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
+    for cid in module.post_order() {
+        let Some(comp) = module.get(cid) else { continue };
+        let new = dce(comp)?;
+        module.computations[cid.index()] = new;
+    }
+    Ok(())
+}
+
+/// Dead code elimination of one computation.
+pub fn dce(comp: &Computation) -> Result<Computation, CompileError> {
+    let n = comp.instructions.len();
+    let mut live = vec![false; n];
+    let mut stack: Vec<InstrId> = Vec::new();
+    stack.push(comp.root);
+    stack.extend(comp.params.iter().copied());
+    stack.extend(comp.iter().filter(|(_, i)| has_side_effect(i)).map(|(id, _)| id));
+    while let Some(id) = stack.pop() {
+        let Some(flag) = live.get_mut(id.index()) else {
+            return Err(CompileError::InvalidModule(format!("dangling instruction in {}", comp.name)));
+        };
+        if *flag {
+            continue;
+        }
+        *flag = true;
+        stack.extend(comp[id].operands.iter().copied());
+    }
+    let mut map: Vec<Option<InstrId>> = vec![None; n];
+    let mut b = Rebuilder::default();
+    for id in topo_order(comp)? {
+        if !live[id.index()] {
+            continue;
+        }
+        let mut new = comp[id].clone();
+        new.operands = new
+            .operands
+            .iter()
+            .map(|&o| remap(&map, o, &comp.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        map[id.index()] = Some(b.push(new));
+    }
+    let params = comp
+        .params
+        .iter()
+        .map(|&p| remap(&map, p, &comp.name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = remap(&map, comp.root, &comp.name)?;
+    let mut out = comp.clone();
+    b.finish(&mut out, params, root);
+    Ok(out)
+}

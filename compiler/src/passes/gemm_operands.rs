@@ -1,0 +1,163 @@
+//! Puts `dot` operands into a layout the gemm thunk reads directly.
+//!
+//! A gemm operand is a row-major matrix per batch (docs/artifact.md, "Gemm"): its dimensions must
+//! be, in storage order, the batch dimensions, then the non-contracting and the contracting
+//! dimensions as two contiguous groups (either order: the second order is a transposed matrix).
+//! Operands in any other order get a `transpose` to `[batch, non-contracting, contracting]`
+//! (lhs) or `[batch, contracting, non-contracting]` (rhs) first, which fusion turns into a kernel
+//! (or fuses with the operand's producer).
+use hlo::ir::{Attrs, Computation, DotDimensionNumbers};
+use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
+
+use crate::error::CompileError;
+use crate::graph::{remap, topo_order, Rebuilder};
+
+/// Runs the pass on every reachable computation.
+pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
+    for cid in module.post_order() {
+        let Some(comp) = module.get(cid) else { continue };
+        if comp.instructions.iter().any(|i| i.opcode == Opcode::Dot) {
+            let new = rewrite(comp)?;
+            module.computations[cid.index()] = new;
+        }
+    }
+    Ok(())
+}
+
+/// How one operand of a dot is laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperandLayout {
+    /// Batch dimensions (always the leading ones, in order, once canonical).
+    pub batch: Vec<usize>,
+    /// Non-contracting dimensions in increasing order.
+    pub free: Vec<usize>,
+    /// Contracting dimensions in pairing order.
+    pub contracting: Vec<usize>,
+}
+
+impl OperandLayout {
+    fn of(rank: usize, batch: &[i64], contracting: &[i64]) -> Option<OperandLayout> {
+        let conv = |v: &[i64]| -> Option<Vec<usize>> {
+            v.iter().map(|&d| usize::try_from(d).ok().filter(|&d| d < rank)).collect()
+        };
+        let batch = conv(batch)?;
+        let contracting = conv(contracting)?;
+        let free = (0..rank)
+            .filter(|d| !batch.contains(d) && !contracting.contains(d))
+            .collect();
+        Some(OperandLayout {
+            batch,
+            free,
+            contracting,
+        })
+    }
+
+    /// `[batch, free, contracting]` (`free_first`) or `[batch, contracting, free]`.
+    pub fn order(&self, free_first: bool) -> Vec<usize> {
+        let mut v = self.batch.clone();
+        if free_first {
+            v.extend(&self.free);
+            v.extend(&self.contracting);
+        } else {
+            v.extend(&self.contracting);
+            v.extend(&self.free);
+        }
+        v
+    }
+}
+
+fn is_identity(v: &[usize]) -> bool {
+    v.iter().enumerate().all(|(i, &d)| i == d)
+}
+
+/// For a dot operand: `Some(transposed)` when the operand can be read in place
+/// (`transposed` = stored as the other orientation), `None` when it needs a transpose.
+/// `lhs` selects the lhs orientation (`[M, K]` untransposed) rather than the rhs one (`[K, N]`).
+pub fn in_place(layout: &OperandLayout, lhs: bool) -> Option<bool> {
+    if is_identity(&layout.order(lhs)) {
+        Some(false)
+    } else if is_identity(&layout.order(!lhs)) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// The layouts of both operands of a dot.
+pub fn dot_layouts(comp: &Computation, dot: &Instruction) -> Option<(OperandLayout, OperandLayout)> {
+    let dn = dot.attrs.dot_dimension_numbers.clone().unwrap_or_default();
+    let l = comp.get(*dot.operands.first()?)?;
+    let r = comp.get(*dot.operands.get(1)?)?;
+    let ll = OperandLayout::of(l.shape.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims)?;
+    let rl = OperandLayout::of(r.shape.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims)?;
+    Some((ll, rl))
+}
+
+fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
+    let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
+    let mut b = Rebuilder::default();
+    for id in topo_order(comp)? {
+        let old = &comp[id];
+        let mut instr = old.clone();
+        instr.operands = instr
+            .operands
+            .iter()
+            .map(|&o| remap(&map, o, &comp.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        if instr.opcode == Opcode::Dot && instr.operands.len() == 2 {
+            if let Some((ll, rl)) = dot_layouts(comp, old) {
+                let mut dn = DotDimensionNumbers::default();
+                let nb = ll.batch.len() as i64;
+                let fix = |b: &mut Rebuilder, operand: InstrId, layout: &OperandLayout, lhs: bool, suffix: &str| {
+                    if in_place(layout, lhs).is_some() {
+                        return (operand, layout.batch.clone(), layout.contracting.clone());
+                    }
+                    let order = layout.order(lhs);
+                    let shape = b.instrs.get(operand.index()).map(|o| o.shape.clone()).unwrap_or(Shape::Token);
+                    let dims = order.iter().filter_map(|&d| shape.dims().get(d).copied()).collect();
+                    let t = b.push(Instruction {
+                        name: format!("{}.{suffix}", old.name),
+                        opcode: Opcode::Transpose,
+                        shape: Shape::array(shape.element_type().unwrap_or(hlo::PrimitiveType::F32), dims),
+                        operands: vec![operand],
+                        attrs: Attrs {
+                            dimensions: Some(order.iter().map(|&d| d as i64).collect()),
+                            ..Attrs::default()
+                        },
+                        metadata: old.metadata.clone(),
+                        loc: old.loc,
+                    });
+                    let nbatch = layout.batch.len();
+                    let nc = layout.contracting.len();
+                    let nf = layout.free.len();
+                    let contracting = if lhs {
+                        (nbatch + nf..nbatch + nf + nc).collect()
+                    } else {
+                        (nbatch..nbatch + nc).collect()
+                    };
+                    (t, (0..nbatch).collect(), contracting)
+                };
+                let (l, lb, lc) = fix(&mut b, instr.operands[0], &ll, true, "lhs_t");
+                let (r, rb, rc) = fix(&mut b, instr.operands[1], &rl, false, "rhs_t");
+                let _ = nb;
+                let to_i = |v: Vec<usize>| v.into_iter().map(|d| d as i64).collect::<Vec<i64>>();
+                dn.lhs_batch_dims = to_i(lb);
+                dn.lhs_contracting_dims = to_i(lc);
+                dn.rhs_batch_dims = to_i(rb);
+                dn.rhs_contracting_dims = to_i(rc);
+                instr.operands = vec![l, r];
+                instr.attrs.dot_dimension_numbers = Some(dn);
+            }
+        }
+        map[id.index()] = Some(b.push(instr));
+    }
+    let params = comp
+        .params
+        .iter()
+        .map(|&p| remap(&map, p, &comp.name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = remap(&map, comp.root, &comp.name)?;
+    let mut out = comp.clone();
+    b.finish(&mut out, params, root);
+    Ok(out)
+}

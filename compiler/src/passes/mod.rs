@@ -1,0 +1,54 @@
+//! The HLO passes that run before fusion, in order:
+//!
+//! 1. [`inline_calls`]: inline `call` (and pre-existing `fusion`) instructions.
+//! 2. [`dce`]: drop instructions whose values nobody uses.
+//! 3. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
+//!    slices/copies, tuple/get-tuple-element forwarding, small constant folding).
+//! 4. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
+//!    transposes around a leading-dimension collective.
+//! 5. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
+//!    place.
+//! 6. [`dce`] again.
+//!
+//! Fusion ([`crate::fusion`]) and lowering to thunks follow.
+use hlo::HloModule;
+
+use crate::error::CompileError;
+use crate::options::CompileOptions;
+
+pub mod collectives;
+pub mod dce;
+pub mod gemm_operands;
+pub mod inline_calls;
+pub mod simplify;
+
+/// A pass over a module.
+pub type Pass = fn(&mut HloModule) -> Result<(), CompileError>;
+
+/// The passes in pipeline order, with their names.
+pub const PIPELINE: &[(&str, Pass)] = &[
+    ("inline-calls", inline_calls::run),
+    ("dce", dce::run),
+    ("simplify", simplify::run),
+    ("collectives", collectives::run),
+    ("gemm-operands", gemm_operands::run),
+    ("dce", dce::run),
+];
+
+/// Runs the pass pipeline; with `options.verify_between_passes`, the HLO verifier runs after
+/// each pass and a failure names the pass.
+pub fn run_pipeline(module: &mut HloModule, options: &CompileOptions) -> Result<(), CompileError> {
+    for (name, pass) in PIPELINE {
+        pass(module)?;
+        if options.verify_between_passes {
+            hlo::verify::verify(module).map_err(|errors| {
+                let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+                CompileError::Internal(format!(
+                    "the module does not verify after pass {name}: {}",
+                    text.join("; ")
+                ))
+            })?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,286 @@
+//! Serialization: assembles the `GpuExecutableProto` from the lowered program and the buffer
+//! assignment (see docs/artifact.md for the meaning of every field).
+use hlo::{HloModule, Layout, Shape};
+use proto::xla::gpu as pg;
+use proto::xla::gpu::gpu_executable_proto as gep;
+
+use crate::buffers::{Assignment, CONSTANT_ALIGNMENT};
+use crate::error::CompileError;
+use crate::lower::{Lowered, Op};
+use crate::target::Target;
+
+/// A shape with the default row-major layout on every array.
+pub fn row_major(shape: &Shape) -> Shape {
+    match shape {
+        Shape::Array(a) => {
+            let mut a = a.clone();
+            a.layout = Some(Layout::default_for_rank(a.dims.len()));
+            Shape::Array(a)
+        }
+        Shape::Tuple(t) => Shape::Tuple(t.iter().map(row_major).collect()),
+        Shape::Token => Shape::Token,
+    }
+}
+
+fn shape_proto(shape: &Shape) -> Result<proto::xla::ShapeProto, CompileError> {
+    hlo::convert::shape_to_proto(&row_major(shape)).map_err(|e| CompileError::Embed(format!("shape {shape}: {e}")))
+}
+
+struct ThunkBuilder<'a> {
+    asg: &'a Assignment,
+    next_id: i64,
+}
+
+impl ThunkBuilder<'_> {
+    fn info(&mut self, name: &str) -> Option<pg::ThunkInfoProto> {
+        let id = self.next_id;
+        self.next_id += 1;
+        Some(pg::ThunkInfoProto {
+            profile_annotation: name.to_owned(),
+            thunk_id: id,
+            execution_stream_id: 0,
+        })
+    }
+
+    fn sequence(&mut self, ops: &[Op]) -> Result<Vec<pg::ThunkProto>, CompileError> {
+        ops.iter().map(|op| self.thunk(op)).collect()
+    }
+
+    fn thunk(&mut self, op: &Op) -> Result<pg::ThunkProto, CompileError> {
+        use pg::thunk_proto::Impl;
+        let asg = self.asg;
+        Ok(match op {
+            Op::Kernel { name, kernel, args } => {
+                let thunk_info = self.info(name);
+                let l = kernel.launch;
+                let dim = |v: [u32; 3]| pg::Dim3DProto {
+                    x: v[0].into(),
+                    y: v[1].into(),
+                    z: v[2].into(),
+                };
+                pg::ThunkProto {
+                    thunk_info,
+                    r#impl: Some(Impl::KernelThunk(pg::KernelThunkProto {
+                        args: args.iter().map(|&a| asg.slice(a)).collect::<Result<_, _>>()?,
+                        written: kernel.written.clone(),
+                        kernel_name: kernel.name.clone(),
+                        launch_dimensions: Some(pg::LaunchDimensionsProto {
+                            block_counts: Some(dim(l.grid)),
+                            thread_counts_per_block: Some(dim(l.block)),
+                        }),
+                        shmem_bytes: kernel.dynamic_shared_bytes.into(),
+                        args_shape: Vec::new(),
+                        kernel_binary: Some(pg::KernelBinaryProto {
+                            ptx: kernel.ptx.clone(),
+                            cubin: Vec::new(),
+                        }),
+                    })),
+                }
+            }
+            Op::Gemm { name, config, lhs, rhs, out } => pg::ThunkProto {
+                thunk_info: self.info(name),
+                r#impl: Some(Impl::GemmThunk(pg::GemmThunkProto {
+                    gemm_config: Some(config.clone()),
+                    lhs_buffer: Some(asg.slice(*lhs)?),
+                    rhs_buffer: Some(asg.slice(*rhs)?),
+                    output_buffer: Some(asg.slice(*out)?),
+                    workspace: None,
+                    deterministic: true,
+                })),
+            },
+            Op::Copy { name, src, dst } => pg::ThunkProto {
+                thunk_info: self.info(name),
+                r#impl: Some(Impl::CopyThunk(pg::CopyThunkProto {
+                    source_buffer: Some(asg.slice(*src)?),
+                    destination_buffer: Some(asg.slice(*dst)?),
+                    mem_size: src.size.min(dst.size) as i64,
+                })),
+            },
+            Op::While { name, pred, cond, body, trip_count } => {
+                let thunk_info = self.info(name);
+                let cond = self.sequence(cond)?;
+                let body = self.sequence(body)?;
+                pg::ThunkProto {
+                    thunk_info,
+                    r#impl: Some(Impl::WhileThunk(pg::WhileThunkProto {
+                        condition_result_buffer_index: Some(asg.slice(*pred)?),
+                        condition_thunk_sequence: Some(pg::ThunkSequenceProto { thunks: cond }),
+                        body_thunk_sequence: Some(pg::ThunkSequenceProto { thunks: body }),
+                        trip_count: *trip_count,
+                    })),
+                }
+            }
+            Op::Conditional { name, index, index_shape, is_bool, branches } => {
+                let thunk_info = self.info(name);
+                let mut seqs = Vec::new();
+                for b in branches {
+                    seqs.push(pg::ThunkSequenceProto { thunks: self.sequence(b)? });
+                }
+                pg::ThunkProto {
+                    thunk_info,
+                    r#impl: Some(Impl::ConditionalThunk(pg::ConditionalThunkProto {
+                        branch_index_buffer: Some(pg::ShapedSliceProto {
+                            slice: Some(asg.slice(*index)?),
+                            shape: Some(shape_proto(index_shape)?),
+                        }),
+                        branch_thunks: seqs,
+                        branch_index_is_bool: *is_bool,
+                    })),
+                }
+            }
+            Op::DeviceId { name, partition, dst } => {
+                let thunk_info = self.info(name);
+                let dest_buffer = Some(asg.slice(*dst)?);
+                pg::ThunkProto {
+                    thunk_info,
+                    r#impl: Some(if *partition {
+                        Impl::PartitionIdThunk(pg::PartitionIdThunkProto { dest_buffer })
+                    } else {
+                        Impl::ReplicaIdThunk(pg::ReplicaIdThunkProto { dest_buffer })
+                    }),
+                }
+            }
+            Op::CustomCall { name, target, operands, results, opaque, api_version } => {
+                let shaped = |l: &[(crate::lower::Loc, Shape)]| -> Result<Vec<pg::NullableShapedSliceProto>, CompileError> {
+                    l.iter()
+                        .map(|(loc, s)| {
+                            Ok(pg::NullableShapedSliceProto {
+                                shaped_slice: Some(pg::ShapedSliceProto {
+                                    slice: Some(asg.slice(*loc)?),
+                                    shape: Some(shape_proto(s)?),
+                                }),
+                            })
+                        })
+                        .collect()
+                };
+                pg::ThunkProto {
+                    thunk_info: self.info(name),
+                    r#impl: Some(Impl::CustomCallThunk(pg::CustomCallThunkProto {
+                        target_name: target.clone(),
+                        operands: shaped(operands)?,
+                        results: shaped(results)?,
+                        opaque: opaque.clone(),
+                        api_version: *api_version,
+                        attributes: Default::default(),
+                        called_computation: None,
+                    })),
+                }
+            }
+            Op::Collective { name, kind, reduction, config, buffers } => {
+                let thunk_info = self.info(name);
+                let buffers = buffers
+                    .iter()
+                    .map(|(count, src, dst)| {
+                        Ok(pg::CollectiveBufferProto {
+                            element_count: *count,
+                            source_buffer: Some(asg.slice(*src)?),
+                            destination_buffer: Some(asg.slice(*dst)?),
+                            source_memory_space: 0,
+                            destination_memory_space: 0,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, CompileError>>()?;
+                let collective_config = Some(config.clone());
+                let imp = match kind {
+                    hlo::Opcode::AllReduce => Impl::AllReduceStartThunk(pg::AllReduceStartThunkProto {
+                        collective_config,
+                        buffers,
+                        reduction_kind: *reduction as i32,
+                    }),
+                    hlo::Opcode::AllGather => Impl::AllGatherStartThunk(pg::AllGatherStartThunkProto {
+                        collective_config,
+                        buffers,
+                    }),
+                    _ => Impl::ReduceScatterThunk(pg::ReduceScatterThunkProto {
+                        collective_config,
+                        buffers,
+                        reduction_kind: *reduction as i32,
+                    }),
+                };
+                pg::ThunkProto { thunk_info, r#impl: Some(imp) }
+            }
+        })
+    }
+}
+
+/// Builds the executable proto.
+pub fn build(
+    input: &HloModule,
+    lowered: &Lowered,
+    asg: &Assignment,
+    target: &Target,
+) -> Result<pg::GpuExecutableProto, CompileError> {
+    let embedded = hlo::convert::to_proto(input).map_err(|e| CompileError::Embed(e.to_string()))?;
+    let entry = input.entry_computation();
+    let params = entry.param_shapes();
+    let result = entry
+        .root_instruction()
+        .map(|r| r.shape.clone())
+        .ok_or_else(|| CompileError::InvalidModule("the entry computation is empty".into()))?;
+    let program_shape = proto::xla::ProgramShapeProto {
+        parameters: params.iter().map(|s| shape_proto(s)).collect::<Result<_, _>>()?,
+        result: Some(shape_proto(&result)?),
+        parameter_names: entry
+            .params
+            .iter()
+            .filter_map(|&p| entry.get(p))
+            .map(|i| i.name.clone())
+            .collect(),
+    };
+    let mut allocations = asg.allocations.clone();
+    let mut output_info_map = Vec::new();
+    for out in &lowered.outputs {
+        let slice = asg.slice(out.loc)?;
+        if slice.offset != 0 {
+            return Err(CompileError::Internal("an output does not start its allocation".into()));
+        }
+        if let Some(a) = allocations.get_mut(slice.buffer_allocation_index as usize) {
+            a.maybe_live_out = true;
+        }
+        let alias_config = out.alias.as_ref().map(|a| proto::xla::hlo_input_output_alias_proto::AliasEntryProto {
+            output_shape_index: a.output_index.clone(),
+            parameter_number: a.param_number,
+            parameter_shape_index: a.param_index.clone(),
+            kind: match a.kind.as_deref() {
+                Some("must-alias") => proto::xla::Kind::MustAlias as i32,
+                _ => proto::xla::Kind::MayAlias as i32,
+            },
+        });
+        output_info_map.push(gep::OutputInfoMapEntry {
+            shape_index: Some(proto::xla::ShapeIndexProto { indices: out.index.clone() }),
+            output_info: Some(gep::OutputInfoProto {
+                allocation_index: slice.buffer_allocation_index,
+                passthrough: out.passthrough,
+                alias_config,
+            }),
+        });
+    }
+    let mut binary = Vec::new();
+    let mut constants = Vec::new();
+    for (symbol, alloc, bytes) in &asg.constants {
+        while binary.len() % CONSTANT_ALIGNMENT != 0 {
+            binary.push(0);
+        }
+        constants.push(gep::ConstantInfoProto {
+            symbol_name: symbol.clone(),
+            offset_in_binary: binary.len() as i64,
+            size: bytes.len() as i64,
+            allocation_index: *alloc,
+        });
+        binary.extend_from_slice(bytes);
+    }
+    let mut tb = ThunkBuilder { asg, next_id: 1 };
+    let thunks = tb.sequence(&lowered.ops)?;
+    Ok(pg::GpuExecutableProto {
+        hlo_module_with_config: Some(embedded),
+        binary,
+        gpu_compute_capability: Some(target.compute_capability_proto()),
+        module_name: input.name.clone(),
+        program_shape: Some(program_shape),
+        buffer_allocations: Some(gep::RepeatedBufferAllocations { values: allocations }),
+        output_info_map,
+        constants,
+        thunks,
+        executable_abi_version: Some(target.abi_version()),
+    })
+}
