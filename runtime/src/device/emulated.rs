@@ -1,0 +1,160 @@
+//! The emulated GPU: a target config's description, device memory and kernels from the `ptx`
+//! crate's SIMT emulator. Operations run synchronously in issue order.
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use ptx::emu::{self, DevicePtr, LaunchOptions, LoadedModule, Memory, ParamValue};
+
+use super::{Device, DeviceDescription, DeviceKind};
+use crate::error::{Error, Result};
+use crate::thunks::KernelModule;
+
+/// A GPU emulated on the CPU.
+pub struct EmulatedDevice {
+    description: DeviceDescription,
+    memory: Mutex<Memory>,
+    modules: Mutex<HashMap<u64, Arc<LoadedModule>>>,
+    options: LaunchOptions,
+}
+
+impl std::fmt::Debug for EmulatedDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmulatedDevice")
+            .field("name", &self.description.name)
+            .field("compute_capability", &self.description.compute_capability)
+            .finish()
+    }
+}
+
+fn emu_err(e: emu::EmuError) -> Error {
+    match e {
+        emu::EmuError::HostMemory { message } => Error::ResourceExhausted(message),
+        other => Error::Internal(format!("emulated device: {other}")),
+    }
+}
+
+impl EmulatedDevice {
+    /// A device described by `description` (memory limited to its `device_memory_size`).
+    pub fn new(description: DeviceDescription) -> EmulatedDevice {
+        let limit = if description.device_memory_size == 0 {
+            64 << 30
+        } else {
+            description.device_memory_size
+        };
+        EmulatedDevice {
+            description,
+            memory: Mutex::new(Memory::with_limit(limit)),
+            modules: Mutex::new(HashMap::new()),
+            options: LaunchOptions::default(),
+        }
+    }
+
+    /// A device built from a target config file (`.txtpb`).
+    pub fn from_target_config_file(path: &Path) -> Result<EmulatedDevice> {
+        let config =
+            proto::load_target_config(path).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        Ok(EmulatedDevice::new(DeviceDescription::from_target_config(
+            &config,
+        )?))
+    }
+
+    /// Sets the per-launch instruction budget and worker threads.
+    pub fn with_launch_options(mut self, options: LaunchOptions) -> EmulatedDevice {
+        self.options = options;
+        self
+    }
+
+    fn mem(&self) -> Result<MutexGuard<'_, Memory>> {
+        self.memory
+            .lock()
+            .map_err(|_| Error::Internal("emulated device memory lock poisoned".into()))
+    }
+}
+
+impl Device for EmulatedDevice {
+    fn description(&self) -> &DeviceDescription {
+        &self.description
+    }
+
+    fn kind(&self) -> DeviceKind {
+        DeviceKind::Emulated
+    }
+
+    fn allocate(&self, size: u64) -> Result<u64> {
+        self.mem()?.alloc(size).map(|p| p.0).map_err(emu_err)
+    }
+
+    fn free(&self, address: u64) -> Result<()> {
+        self.mem()?.free(DevicePtr(address)).map_err(emu_err)
+    }
+
+    fn write(&self, address: u64, data: &[u8]) -> Result<()> {
+        self.mem()?.write(DevicePtr(address), data).map_err(emu_err)
+    }
+
+    fn read(&self, address: u64, out: &mut [u8]) -> Result<()> {
+        self.mem()?.read(DevicePtr(address), out).map_err(emu_err)
+    }
+
+    fn load_module(&self, module: &KernelModule) -> Result<()> {
+        let mut modules = self
+            .modules
+            .lock()
+            .map_err(|_| Error::Internal("emulated device module lock poisoned".into()))?;
+        if !modules.contains_key(&module.id) {
+            let loaded = LoadedModule::load(&module.module).map_err(|e| {
+                Error::Unimplemented(format!(
+                    "the emulated device cannot load the PTX module: {e}"
+                ))
+            })?;
+            modules.insert(module.id, Arc::new(loaded));
+        }
+        Ok(())
+    }
+
+    fn launch(
+        &self,
+        module: &KernelModule,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shmem_bytes: u32,
+        args: &[u64],
+    ) -> Result<()> {
+        self.load_module(module)?;
+        let loaded = self
+            .modules
+            .lock()
+            .map_err(|_| Error::Internal("emulated device module lock poisoned".into()))?
+            .get(&module.id)
+            .cloned()
+            .ok_or_else(|| Error::Internal("kernel module vanished".into()))?;
+        let params: Vec<ParamValue> = args.iter().map(|&a| ParamValue::u64(a)).collect();
+        let mut mem = self.mem()?;
+        emu::launch(
+            &loaded,
+            kernel,
+            grid,
+            block,
+            shmem_bytes,
+            &params,
+            &mut mem,
+            &self.options,
+        )
+        .map_err(|e| Error::Internal(format!("kernel {kernel}: {e}")))?;
+        Ok(())
+    }
+
+    fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
+        let mut mem = self.mem()?;
+        let n = usize::try_from(size)
+            .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
+        let data = mem.read_vec(DevicePtr(source), n).map_err(emu_err)?;
+        mem.write(DevicePtr(destination), &data).map_err(emu_err)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+}

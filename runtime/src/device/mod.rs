@@ -1,0 +1,190 @@
+//! Devices: one trait ([`Device`]) with two implementations, the emulated GPU ([`emulated`], PTX
+//! run in the `ptx` crate's SIMT emulator, library thunks in native Rust) and a CUDA GPU
+//! ([`cuda`], through cudarc with dynamic loading).
+//!
+//! Device addresses are plain `u64`s on both (`CUdeviceptr` on CUDA, `ptx::emu::DevicePtr` on the
+//! emulator).
+use std::fmt;
+
+use proto::stream_executor::{gpu_device_info_proto, GpuTargetConfigProto};
+
+use crate::error::{invalid, Error, Result};
+use crate::gemm;
+use crate::thunks::{GemmConfig, KernelModule};
+
+pub mod cuda;
+pub mod emulated;
+
+pub use cuda::CudaDevice;
+pub use emulated::EmulatedDevice;
+
+/// What the loader checks an executable against: capability, limits and ABI versions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceDescription {
+    /// Device name (`NVIDIA H100 80GB HBM3`).
+    pub name: String,
+    /// Platform (`CUDA`).
+    pub platform_name: String,
+    /// CUDA compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Threads per block.
+    pub threads_per_block_limit: u64,
+    /// Per-dimension thread limits of a block.
+    pub thread_dim_limit: [u64; 3],
+    /// Per-dimension grid limits.
+    pub block_dim_limit: [u64; 3],
+    /// Shared memory per block without opt-in.
+    pub shared_memory_per_block: u64,
+    /// Shared memory per block with opt-in (the bound for `shmem_bytes`).
+    pub shared_memory_per_block_optin: u64,
+    /// Device memory in bytes.
+    pub device_memory_size: u64,
+    /// CUDA toolkit version ("X.Y.Z"; empty = none).
+    pub cuda_toolkit_version: String,
+    /// cuDNN version.
+    pub cudnn_version: String,
+    /// CUB version.
+    pub cub_version: String,
+}
+
+fn pos(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+impl DeviceDescription {
+    /// Builds the description from a target config (`stream_executor.GpuTargetConfigProto`).
+    pub fn from_target_config(config: &GpuTargetConfigProto) -> Result<DeviceDescription> {
+        let info = config
+            .gpu_device_info
+            .as_ref()
+            .ok_or_else(|| invalid("target config: gpu_device_info is not set"))?;
+        let cc = match &info.compute_capability {
+            Some(gpu_device_info_proto::ComputeCapability::CudaComputeCapability(c)) => {
+                (c.major, c.minor)
+            }
+            Some(_) => {
+                return Err(Error::Unimplemented(format!(
+                    "target config: platform {:?} has no CUDA compute capability; this runtime \
+                     runs CUDA targets only",
+                    config.platform_name
+                )))
+            }
+            None => {
+                return Err(invalid(
+                    "target config: gpu_device_info.compute_capability is not set",
+                ))
+            }
+        };
+        let optin = pos(info.shared_memory_per_block_optin.into());
+        let per_block = pos(info.shared_memory_per_block.into());
+        Ok(DeviceDescription {
+            name: info.name.clone(),
+            platform_name: config.platform_name.clone(),
+            compute_capability: cc,
+            threads_per_block_limit: pos(info.threads_per_block_limit.into()),
+            thread_dim_limit: [
+                pos(info.thread_dim_limit_x),
+                pos(info.thread_dim_limit_y),
+                pos(info.thread_dim_limit_z),
+            ],
+            block_dim_limit: [
+                pos(info.block_dim_limit_x),
+                pos(info.block_dim_limit_y),
+                pos(info.block_dim_limit_z),
+            ],
+            shared_memory_per_block: per_block,
+            shared_memory_per_block_optin: optin.max(per_block),
+            device_memory_size: pos(info.device_memory_size),
+            cuda_toolkit_version: info.runtime_version.clone(),
+            cudnn_version: info.dnn_version.clone(),
+            cub_version: info.cub_version.clone(),
+        })
+    }
+}
+
+/// The kind of a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// The SIMT emulator.
+    Emulated,
+    /// A CUDA GPU.
+    Cuda,
+}
+
+impl fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceKind::Emulated => "emulated",
+            DeviceKind::Cuda => "cuda",
+        })
+    }
+}
+
+/// A GPU the runtime can execute on. Operations are issued in order; the emulated device runs
+/// them synchronously, the CUDA device on its stream (synchronised by [`Device::synchronize`]).
+pub trait Device: Send + Sync + fmt::Debug {
+    /// Capability, limits and ABI versions.
+    fn description(&self) -> &DeviceDescription;
+    /// Emulated or CUDA.
+    fn kind(&self) -> DeviceKind;
+    /// Allocates `size` bytes (zeroed on the emulator); returns the device address.
+    fn allocate(&self, size: u64) -> Result<u64>;
+    /// Frees an allocation.
+    fn free(&self, address: u64) -> Result<()>;
+    /// Host → device.
+    fn write(&self, address: u64, data: &[u8]) -> Result<()>;
+    /// Device → host.
+    fn read(&self, address: u64, out: &mut [u8]) -> Result<()>;
+    /// Device → device copy of `size` bytes (non-overlapping).
+    fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
+        let n = usize::try_from(size)
+            .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
+        let mut buf = vec![0u8; n];
+        self.read(source, &mut buf)?;
+        self.write(destination, &buf)
+    }
+    /// Fills `size` bytes (a multiple of 4) with the little-endian `value`.
+    fn memset32(&self, address: u64, size: u64, value: u32) -> Result<()> {
+        let n = usize::try_from(size)
+            .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+        let bytes = value.to_le_bytes();
+        let buf: Vec<u8> = (0..n).map(|i| bytes[i % 4]).collect();
+        self.write(address, &buf)
+    }
+    /// Makes the module's kernels launchable (idempotent: cached by `module.id`).
+    fn load_module(&self, module: &KernelModule) -> Result<()>;
+    /// Launches `.entry kernel` of a loaded module with pointer arguments.
+    fn launch(
+        &self,
+        module: &KernelModule,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shmem_bytes: u32,
+        args: &[u64],
+    ) -> Result<()>;
+    /// `output = alpha * op(lhs) x op(rhs) + beta * output` (docs/artifact.md "Gemm"). The default
+    /// runs the native implementation on host copies of the buffers.
+    fn gemm(
+        &self,
+        config: &GemmConfig,
+        lhs: (u64, u64),
+        rhs: (u64, u64),
+        out: (u64, u64),
+    ) -> Result<()> {
+        let rd = |(addr, size): (u64, u64)| -> Result<Vec<u8>> {
+            let n = usize::try_from(size)
+                .map_err(|_| Error::ResourceExhausted(format!("gemm buffer of {size} bytes")))?;
+            let mut v = vec![0u8; n];
+            self.read(addr, &mut v)?;
+            Ok(v)
+        };
+        let a = rd(lhs)?;
+        let b = rd(rhs)?;
+        let mut c = rd(out)?;
+        gemm::gemm(config, &a, &b, &mut c)?;
+        self.write(out.0, &c)
+    }
+    /// Waits for everything issued so far.
+    fn synchronize(&self) -> Result<()>;
+}

@@ -1,0 +1,554 @@
+//! Executing a loaded [`Executable`]: allocate every buffer, copy the parameters in and the
+//! constants from `binary`, run the thunk sequence, copy the outputs out (per
+//! `output_info_map`), free everything. Replicated execution runs one thread per replica, each on
+//! its own device, sharing a [`Clique`] for collectives.
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::collectives::{self, Clique};
+use crate::device::Device;
+use crate::error::{invalid, Error, Result};
+use crate::registry::CallFrame;
+use crate::thunks::{
+    CollectiveOp, CommandBufferThunk, KernelModule, ShapedSlice, Slice, Thunk, ThunkKind,
+};
+use crate::Executable;
+
+/// Counters of one execution.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecutionStats {
+    /// Thunks executed (command-buffer commands included, control flow counted once per run).
+    pub thunks: u64,
+    /// Kernel launches.
+    pub kernel_launches: u64,
+    /// Command buffers recorded during this execution.
+    pub command_buffer_recordings: u64,
+    /// Command buffers replayed during this execution.
+    pub command_buffer_replays: u64,
+    /// Cross-stream event waits honoured.
+    pub event_waits: u64,
+    /// While-loop iterations.
+    pub while_iterations: u64,
+    /// Collectives run.
+    pub collectives: u64,
+}
+
+/// What one execution returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutionResult {
+    /// The bytes of each output leaf, in `output_info_map` order.
+    pub outputs: Vec<Vec<u8>>,
+    /// Counters.
+    pub stats: ExecutionStats,
+}
+
+/// A command recorded into a command buffer: device operations with allocation-relative
+/// addresses, replayed by adding the allocation bases of the current execution.
+#[derive(Debug, Clone)]
+enum Command {
+    Launch {
+        module: Arc<KernelModule>,
+        kernel: String,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shmem: u32,
+        args: Vec<Slice>,
+    },
+    Copy {
+        dst: Slice,
+        src: Slice,
+        size: u64,
+    },
+    Fill {
+        dst: Slice,
+        value: u32,
+    },
+    Zero {
+        dst: Slice,
+    },
+    Gemm(Box<crate::thunks::GemmThunk>),
+}
+
+/// The recorded command lists, keyed by the command buffer's address in the executable.
+#[derive(Debug, Default)]
+pub(crate) struct Recordings {
+    lists: Mutex<HashMap<usize, Arc<Vec<Command>>>>,
+}
+
+struct Run<'a> {
+    exe: &'a Executable,
+    device: &'a dyn Device,
+    bases: Vec<u64>,
+    replica: i64,
+    clique: Option<&'a Clique>,
+    collective_seq: u64,
+    stats: ExecutionStats,
+    waits: HashMap<i64, usize>,
+}
+
+impl Executable {
+    /// Runs on one device as replica 0. `args` are the parameter leaves in
+    /// [`Executable::parameters`] order, each exactly its size in bytes.
+    pub fn execute(&self, device: &dyn Device, args: &[&[u8]]) -> Result<ExecutionResult> {
+        if self.num_replicas > 1 {
+            return Err(invalid(format!(
+                "the executable has replica_count {}; use execute_replicated",
+                self.num_replicas
+            )));
+        }
+        self.run_replica(device, args, 0, None)
+    }
+
+    /// Runs one replica per device (thread per replica); `args[r]` are replica r's arguments.
+    pub fn execute_replicated(
+        &self,
+        devices: &[Arc<dyn Device>],
+        args: &[Vec<Vec<u8>>],
+    ) -> Result<Vec<ExecutionResult>> {
+        let n = devices.len();
+        if n as u64 != self.num_replicas {
+            return Err(invalid(format!(
+                "{n} devices given, the executable's replica_count is {}",
+                self.num_replicas
+            )));
+        }
+        if args.len() != n {
+            return Err(invalid(format!(
+                "{} argument sets given for {n} replicas",
+                args.len()
+            )));
+        }
+        for d in devices {
+            for m in &self.kernels {
+                d.load_module(m)?;
+            }
+        }
+        let clique = Clique::new(n, Duration::from_secs(self.flags.collective_timeout_secs));
+        let results: Vec<Result<ExecutionResult>> = std::thread::scope(|s| {
+            let handles: Vec<_> = devices
+                .iter()
+                .zip(args)
+                .enumerate()
+                .map(|(r, (d, a))| {
+                    let clique = &clique;
+                    s.spawn(move || {
+                        let refs: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
+                        let res = self.run_replica(d.as_ref(), &refs, r as i64, Some(clique));
+                        if let Err(e) = &res {
+                            clique.abort(&format!("replica {r}: {e}"));
+                        }
+                        res
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::Internal("replica thread panicked".into())))
+                })
+                .collect()
+        });
+        // Report the root cause rather than "another replica failed".
+        if let Some(e) = results
+            .iter()
+            .filter_map(|r| r.as_ref().err())
+            .find(|e| !e.message().contains("another replica failed"))
+        {
+            return Err(e.clone());
+        }
+        results.into_iter().collect()
+    }
+
+    fn run_replica(
+        &self,
+        device: &dyn Device,
+        args: &[&[u8]],
+        replica: i64,
+        clique: Option<&Clique>,
+    ) -> Result<ExecutionResult> {
+        if args.len() != self.parameters.len() {
+            return Err(invalid(format!(
+                "{} arguments given, the executable takes {} parameter leaves",
+                args.len(),
+                self.parameters.len()
+            )));
+        }
+        for (i, ((number, leaf), a)) in self.parameters.iter().zip(args).enumerate() {
+            if a.len() as u64 != leaf.size {
+                return Err(invalid(format!(
+                    "argument {i} (parameter {number} {:?}, {}{:?}) is {} bytes, expected {}",
+                    leaf.shape_index,
+                    leaf.element_type,
+                    leaf.dims,
+                    a.len(),
+                    leaf.size
+                )));
+            }
+        }
+        let mut bases = Vec::with_capacity(self.allocations.len());
+        let mut result = (|| -> Result<ExecutionResult> {
+            for a in &self.allocations {
+                bases.push(device.allocate(a.size)?);
+            }
+            for ((_, leaf), a) in self.parameters.iter().zip(args) {
+                if let Some(&base) = bases.get(leaf.allocation) {
+                    device.write(base, a)?;
+                }
+            }
+            for c in &self.constants {
+                let lo = c.offset_in_binary as usize;
+                let bytes = self
+                    .binary
+                    .get(lo..lo + c.size as usize)
+                    .ok_or_else(|| Error::Internal("constant outside binary".into()))?;
+                let base = *bases
+                    .get(c.allocation)
+                    .ok_or_else(|| Error::Internal("constant allocation".into()))?;
+                device.write(base, bytes)?;
+            }
+            let mut waits = HashMap::new();
+            for w in &self.events {
+                *waits.entry(w.waiter).or_insert(0) += 1;
+            }
+            let mut run = Run {
+                exe: self,
+                device,
+                bases: bases.clone(),
+                replica,
+                clique,
+                collective_seq: 0,
+                stats: ExecutionStats::default(),
+                waits,
+            };
+            run.sequence(&self.thunks)?;
+            device.synchronize()?;
+            let mut outputs = Vec::with_capacity(self.outputs.len());
+            for o in &self.outputs {
+                let mut buf = vec![0u8; o.size as usize];
+                let base = *bases
+                    .get(o.allocation)
+                    .ok_or_else(|| Error::Internal("output allocation".into()))?;
+                device.read(base, &mut buf)?;
+                outputs.push(buf);
+            }
+            Ok(ExecutionResult {
+                outputs,
+                stats: run.stats,
+            })
+        })();
+        for b in bases {
+            if let Err(e) = device.free(b) {
+                if result.is_ok() {
+                    result = Err(e);
+                }
+            }
+        }
+        result
+    }
+}
+
+impl Run<'_> {
+    fn addr(&self, s: &Slice) -> Result<u64> {
+        self.bases
+            .get(s.allocation)
+            .map(|b| b + s.offset)
+            .ok_or_else(|| Error::Internal(format!("allocation {} has no buffer", s.allocation)))
+    }
+
+    fn read(&self, s: &Slice) -> Result<Vec<u8>> {
+        let mut v = vec![0u8; s.size as usize];
+        self.device.read(self.addr(s)?, &mut v)?;
+        Ok(v)
+    }
+
+    fn sequence(&mut self, thunks: &[Thunk]) -> Result<()> {
+        for t in thunks {
+            self.thunk(t)?;
+        }
+        Ok(())
+    }
+
+    fn thunk(&mut self, t: &Thunk) -> Result<()> {
+        self.stats.thunks += 1;
+        if let Some(&n) = self.waits.get(&t.info.thunk_id) {
+            // Synchronous devices: every earlier operation is complete, so the event has fired.
+            self.stats.event_waits += n as u64;
+        }
+        let what = || {
+            format!(
+                "{} {} ({})",
+                t.kind.name(),
+                t.info.thunk_id,
+                t.info.profile_annotation
+            )
+        };
+        match &t.kind {
+            ThunkKind::Sequential(v) => self.sequence(v),
+            ThunkKind::CommandBuffer(cb) => self.command_buffer(cb),
+            ThunkKind::Conditional(c) => {
+                let sel = self.read(&c.selector.slice)?;
+                let n = c.branches.len();
+                let idx = if c.selector_is_bool {
+                    if sel.first().copied().unwrap_or(0) != 0 {
+                        0
+                    } else {
+                        1
+                    }
+                } else {
+                    let mut w = [0u8; 4];
+                    if let Some(b) = sel.get(..4) {
+                        w.copy_from_slice(b);
+                    }
+                    let i = i32::from_le_bytes(w);
+                    usize::try_from(i)
+                        .ok()
+                        .filter(|&i| i < n)
+                        .unwrap_or(n.saturating_sub(1))
+                };
+                match c.branches.get(idx) {
+                    Some(b) => self.sequence(b),
+                    None => Ok(()),
+                }
+            }
+            ThunkKind::While(w) => {
+                let mut iterations: u64 = 0;
+                loop {
+                    self.sequence(&w.condition)?;
+                    let mut pred = [0u8; 1];
+                    self.device
+                        .read(self.addr(&w.condition_result)?, &mut pred)?;
+                    if pred[0] == 0 {
+                        break;
+                    }
+                    if iterations >= self.exe.flags.max_while_iterations {
+                        return Err(Error::ResourceExhausted(format!(
+                            "{}: the loop ran {iterations} iterations without its condition becoming false, the limit is {} (RuntimeFlags::max_while_iterations)",
+                            what(),
+                            self.exe.flags.max_while_iterations
+                        )));
+                    }
+                    self.sequence(&w.body)?;
+                    iterations += 1;
+                    self.stats.while_iterations += 1;
+                }
+                Ok(())
+            }
+            ThunkKind::ReplicaId(s) => self
+                .device
+                .write(self.addr(s)?, &(self.replica as u32).to_le_bytes()),
+            ThunkKind::PartitionId(s) => self.device.write(self.addr(s)?, &0u32.to_le_bytes()),
+            ThunkKind::CustomCall(c) => {
+                let read_all = |v: &[Option<ShapedSlice>]| -> Result<Vec<Option<Vec<u8>>>> {
+                    v.iter()
+                        .map(|s| s.as_ref().map(|s| self.read(&s.slice)).transpose())
+                        .collect()
+                };
+                let operands = read_all(&c.operands)?;
+                let mut results = read_all(&c.results)?;
+                let mut frame = CallFrame {
+                    operands: &operands,
+                    results: &mut results,
+                    opaque: &c.opaque,
+                    attributes: &c.attributes,
+                };
+                (c.handler.handler)(&mut frame).map_err(|m| {
+                    Error::Internal(format!("custom call {} failed: {m}", c.target_name))
+                })?;
+                for (s, r) in c.results.iter().zip(&results) {
+                    if let (Some(s), Some(r)) = (s, r) {
+                        if r.len() as u64 != s.slice.size {
+                            return Err(Error::Internal(format!(
+                                "custom call {} changed a result's size",
+                                c.target_name
+                            )));
+                        }
+                        self.device.write(self.addr(&s.slice)?, r)?;
+                    }
+                }
+                Ok(())
+            }
+            ThunkKind::Collective(c) => self.collective(c),
+            ThunkKind::CustomKernel(_) => Err(Error::Unimplemented(format!(
+                "{}: custom kernels are not executed by this runtime",
+                what()
+            ))),
+            _ => {
+                let cmd = self.record(t)?;
+                self.issue(&cmd)
+            }
+        }
+    }
+
+    /// Records a command-eligible thunk.
+    fn record(&self, t: &Thunk) -> Result<Command> {
+        Ok(match &t.kind {
+            ThunkKind::Kernel(k) => Command::Launch {
+                module: k.module.clone(),
+                kernel: k.kernel_name.clone(),
+                grid: k.grid,
+                block: k.block,
+                shmem: k.shmem_bytes,
+                args: k.args.clone(),
+            },
+            ThunkKind::Copy {
+                source,
+                destination,
+                size,
+            } => Command::Copy {
+                dst: *destination,
+                src: *source,
+                size: *size,
+            },
+            ThunkKind::Memset32 { destination, value } => Command::Fill {
+                dst: *destination,
+                value: *value,
+            },
+            ThunkKind::Memzero(s) => Command::Zero { dst: s.slice },
+            ThunkKind::Gemm(g) => Command::Gemm(Box::new(g.clone())),
+            other => {
+                return Err(Error::Internal(format!(
+                    "{} cannot be recorded into a command buffer",
+                    other.name()
+                )))
+            }
+        })
+    }
+
+    fn issue(&mut self, c: &Command) -> Result<()> {
+        match c {
+            Command::Launch {
+                module,
+                kernel,
+                grid,
+                block,
+                shmem,
+                args,
+            } => {
+                let addrs = args
+                    .iter()
+                    .map(|s| self.addr(s))
+                    .collect::<Result<Vec<_>>>()?;
+                self.stats.kernel_launches += 1;
+                self.device
+                    .launch(module, kernel, *grid, *block, *shmem, &addrs)
+            }
+            Command::Copy { dst, src, size } => {
+                self.device.copy(self.addr(dst)?, self.addr(src)?, *size)
+            }
+            Command::Fill { dst, value } => self.device.memset32(self.addr(dst)?, dst.size, *value),
+            Command::Zero { dst } => {
+                if dst.size % 4 == 0 {
+                    self.device.memset32(self.addr(dst)?, dst.size, 0)
+                } else {
+                    self.device
+                        .write(self.addr(dst)?, &vec![0u8; dst.size as usize])
+                }
+            }
+            Command::Gemm(g) => self.device.gemm(
+                &g.config,
+                (self.addr(&g.lhs)?, g.lhs.size),
+                (self.addr(&g.rhs)?, g.rhs.size),
+                (self.addr(&g.output)?, g.output.size),
+            ),
+        }
+    }
+
+    fn command_buffer(&mut self, cb: &CommandBufferThunk) -> Result<()> {
+        let key = cb as *const CommandBufferThunk as usize;
+        let existing = self
+            .exe
+            .recordings
+            .lists
+            .lock()
+            .map_err(|_| Error::Internal("recordings lock poisoned".into()))?
+            .get(&key)
+            .cloned();
+        let list = match existing {
+            Some(l) => {
+                self.stats.command_buffer_replays += 1;
+                if let Ok(mut r) = cb.replays.lock() {
+                    *r += 1;
+                }
+                l
+            }
+            None => {
+                let l = Arc::new(
+                    cb.commands
+                        .iter()
+                        .map(|t| self.record(t))
+                        .collect::<Result<Vec<_>>>()?,
+                );
+                self.exe
+                    .recordings
+                    .lists
+                    .lock()
+                    .map_err(|_| Error::Internal("recordings lock poisoned".into()))?
+                    .insert(key, l.clone());
+                self.stats.command_buffer_recordings += 1;
+                if let Ok(mut r) = cb.recordings.lock() {
+                    *r += 1;
+                }
+                l
+            }
+        };
+        for (c, t) in list.iter().zip(&cb.commands) {
+            self.stats.thunks += 1;
+            if let Some(&n) = self.waits.get(&t.info.thunk_id) {
+                self.stats.event_waits += n as u64;
+            }
+            self.issue(c)?;
+        }
+        Ok(())
+    }
+
+    fn collective(&mut self, c: &crate::thunks::CollectiveThunk) -> Result<()> {
+        self.stats.collectives += 1;
+        let seq = self.collective_seq;
+        self.collective_seq += 1;
+        let n = self.exe.num_replicas as i64;
+        let group: Vec<i64> = if c.config.replica_groups.is_empty() {
+            (0..n).collect()
+        } else {
+            c.config
+                .replica_groups
+                .iter()
+                .find(|g| g.contains(&self.replica))
+                .cloned()
+                .ok_or_else(|| {
+                    Error::Internal(format!("replica {} is in no replica group", self.replica))
+                })?
+        };
+        let rank = group.iter().position(|&r| r == self.replica).unwrap_or(0);
+        for (b, t) in c.buffers.iter().zip(&c.config.element_types) {
+            let count = b.element_count as usize;
+            let esz = t.size() as usize;
+            let mut src = self.read(&b.source)?;
+            src.truncate(count * esz);
+            let parts = match self.clique {
+                Some(cl) if group.len() > 1 => cl.exchange(seq, &group, self.replica, src)?,
+                _ => vec![src],
+            };
+            let out = match &c.op {
+                CollectiveOp::AllReduce(k) => collectives::reduce(*k, *t, count, &parts)?,
+                CollectiveOp::AllGather => parts.concat(),
+                CollectiveOp::ReduceScatter(k) => {
+                    let full = collectives::reduce(*k, *t, count, &parts)?;
+                    let chunk = count / group.len().max(1) * esz;
+                    full.get(rank * chunk..(rank + 1) * chunk)
+                        .ok_or_else(|| Error::Internal("reduce-scatter chunk".into()))?
+                        .to_vec()
+                }
+                other => {
+                    return Err(Error::Unimplemented(format!(
+                        "{} is not executed by this runtime",
+                        other.proto_name()
+                    )))
+                }
+            };
+            self.device.write(self.addr(&b.destination)?, &out)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,73 @@
+//! The flags the runtime reads. They are part of the compatibility surface (DESIGN: "the flags
+//! the runtime reads"): the schema-history snapshot records [`defaults`].
+
+/// Runtime behaviour switches, with documented defaults ([`RuntimeFlags::default`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeFlags {
+    /// Largest serialized artifact accepted, in bytes (checked before decoding). Default 2 GiB.
+    pub max_artifact_bytes: usize,
+    /// Run the command-buffer conversion pass at load time. Default `true`.
+    pub enable_command_buffers: bool,
+    /// Fewest consecutive eligible thunks grouped into a command buffer. Default 2.
+    pub command_buffer_min_thunks: usize,
+    /// Most iterations one `while_thunk` may run before execution fails with
+    /// `RESOURCE_EXHAUSTED`. Default 100 000 000.
+    pub max_while_iterations: u64,
+    /// Number of execution streams: `execution_stream_id` must be in `[0, num_streams)`.
+    /// Default 4.
+    pub num_streams: i64,
+    /// Deepest nesting of control-flow thunks (sequential / while / conditional) accepted.
+    /// Default 32.
+    pub max_thunk_depth: usize,
+    /// Lane-instruction budget of one emulated kernel launch. Default 2^40.
+    pub emulator_instruction_budget: u64,
+    /// Seconds a replica waits at a collective for the other participants before failing with
+    /// `UNAVAILABLE`. Default 120.
+    pub collective_timeout_secs: u64,
+}
+
+impl Default for RuntimeFlags {
+    fn default() -> Self {
+        RuntimeFlags {
+            max_artifact_bytes: 2 << 30,
+            enable_command_buffers: true,
+            command_buffer_min_thunks: 2,
+            max_while_iterations: 100_000_000,
+            num_streams: 4,
+            max_thunk_depth: 32,
+            emulator_instruction_budget: 1 << 40,
+            collective_timeout_secs: 120,
+        }
+    }
+}
+
+/// Every flag with its default value, printed, in declaration order (the compatibility surface
+/// the schema-history snapshots record).
+pub fn defaults() -> Vec<(&'static str, String)> {
+    let d = RuntimeFlags::default();
+    vec![
+        ("max_artifact_bytes", d.max_artifact_bytes.to_string()),
+        (
+            "enable_command_buffers",
+            d.enable_command_buffers.to_string(),
+        ),
+        (
+            "command_buffer_min_thunks",
+            d.command_buffer_min_thunks.to_string(),
+        ),
+        ("max_while_iterations", d.max_while_iterations.to_string()),
+        ("num_streams", d.num_streams.to_string()),
+        ("max_thunk_depth", d.max_thunk_depth.to_string()),
+        (
+            "emulator_instruction_budget",
+            d.emulator_instruction_budget.to_string(),
+        ),
+        (
+            "collective_timeout_secs",
+            d.collective_timeout_secs.to_string(),
+        ),
+    ]
+}
+
+/// Names of the load-time thunk passes, in the order they run.
+pub const LOAD_PASSES: &[&str] = &["command_buffer_conversion"];

@@ -1,0 +1,482 @@
+//! Loading: bytes → a validated, ready [`Executable`], in DESIGN's order. Each step fails with a
+//! typed [`Error`] naming the field, the value and the bound:
+//!
+//! 1. size limit, then protobuf decode;
+//! 2. ABI: each of the device's versions ≥ the executable's;
+//! 3. compute capability equal to the device's;
+//! 4. the embedded HLO module converts (an unknown opcode fails the load);
+//! 5. buffer allocations (and constants, parameters, outputs) within bounds, before anything is
+//!    allocated;
+//! 6. thunks (see [`crate::thunks::decode_sequence`]);
+//! 7. load-time passes (command-buffer conversion);
+//! 8. ready: the kernels are loaded on the device.
+use std::sync::Arc;
+
+use proto::stream_executor::{executable_abi_version_proto, gpu_compute_capability_proto};
+use proto::xla::gpu::GpuExecutableProto;
+
+use crate::device::{Device, DeviceDescription};
+use crate::error::{invalid, Error, Result};
+use crate::flags::RuntimeFlags;
+use crate::passes;
+use crate::registry::Registry;
+use crate::streams;
+use crate::thunks::{decode_sequence, DecodeContext};
+use crate::{Allocation, AllocationKind, Constant, Executable, Leaf};
+
+/// Loads an executable for `device` with the built-in registry.
+pub fn load(bytes: &[u8], device: &dyn Device, flags: &RuntimeFlags) -> Result<Executable> {
+    load_with_registry(bytes, device, flags, &Registry::builtin())
+}
+
+/// Loads an executable for `device`, resolving custom calls through `registry`.
+pub fn load_with_registry(
+    bytes: &[u8],
+    device: &dyn Device,
+    flags: &RuntimeFlags,
+    registry: &Registry,
+) -> Result<Executable> {
+    let exe = validate(bytes, device.description(), flags, registry)?;
+    // 8. Ready: make every kernel launchable on this device.
+    for m in &exe.kernels {
+        device.load_module(m)?;
+    }
+    Ok(exe)
+}
+
+/// Steps 1-7 (no device work): validates and deserializes against a device description.
+pub fn validate(
+    bytes: &[u8],
+    device: &DeviceDescription,
+    flags: &RuntimeFlags,
+    registry: &Registry,
+) -> Result<Executable> {
+    // 1. Size limit, then decode.
+    if bytes.len() > flags.max_artifact_bytes {
+        return Err(Error::ResourceExhausted(format!(
+            "the artifact is {} bytes, over the limit of {} bytes (RuntimeFlags::max_artifact_bytes)",
+            bytes.len(),
+            flags.max_artifact_bytes
+        )));
+    }
+    let p: GpuExecutableProto =
+        proto::decode_limited(bytes, flags.max_artifact_bytes).map_err(|e| {
+            invalid(format!(
+                "the artifact is not a valid GpuExecutableProto: {e}"
+            ))
+        })?;
+    decode_executable(p, device, flags, registry)
+}
+
+/// Steps 2-7 on an already decoded proto.
+pub fn decode_executable(
+    p: GpuExecutableProto,
+    device: &DeviceDescription,
+    flags: &RuntimeFlags,
+    registry: &Registry,
+) -> Result<Executable> {
+    check_abi(&p, device)?;
+    check_capability(&p, device)?;
+
+    // 4. The embedded HLO.
+    let hp = p
+        .hlo_module_with_config
+        .as_ref()
+        .ok_or_else(|| invalid("hlo_module_with_config is not set"))?;
+    let module = hlo::convert::from_proto(hp).map_err(|e| match e {
+        hlo::convert::ConvertError::UnknownOpcode { .. } => Error::Unimplemented(format!(
+            "hlo_module_with_config: {e}; this runtime does not know that opcode"
+        )),
+        other => invalid(format!("hlo_module_with_config: {other}")),
+    })?;
+    let num_replicas = module.config.replica_count.unwrap_or(1).max(1) as u64;
+    let num_partitions = module.config.num_partitions.unwrap_or(1).max(1) as u64;
+    if num_partitions > 1 {
+        return Err(Error::Unimplemented(format!(
+            "hlo_module_with_config.config.num_partitions is {num_partitions}; this runtime runs one partition"
+        )));
+    }
+    drop(module);
+
+    // 5. Allocations, constants, parameters, outputs: all checked before allocating anything.
+    let allocs = p
+        .buffer_allocations
+        .as_ref()
+        .map(|b| b.values.as_slice())
+        .unwrap_or(&[]);
+    let program = p
+        .program_shape
+        .as_ref()
+        .ok_or_else(|| invalid("program_shape is not set"))?;
+    let param_shapes = program
+        .parameters
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            hlo::convert::shape_from_proto(s)
+                .map_err(|e| invalid(format!("program_shape.parameters[{i}]: {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let result_shape = hlo::convert::shape_from_proto(
+        program
+            .result
+            .as_ref()
+            .ok_or_else(|| invalid("program_shape.result is not set"))?,
+    )
+    .map_err(|e| invalid(format!("program_shape.result: {e}")))?;
+
+    let mut allocations = Vec::with_capacity(allocs.len());
+    let mut total: u64 = 0;
+    for (i, a) in allocs.iter().enumerate() {
+        let path = format!("buffer_allocations.values[{i}]");
+        if a.index != i as i64 {
+            return Err(invalid(format!(
+                "{path}.index is {}, expected {i}",
+                a.index
+            )));
+        }
+        let size = u64::try_from(a.size)
+            .map_err(|_| invalid(format!("{path}.size is {}, must be >= 0", a.size)))?;
+        if a.is_tuple {
+            return Err(Error::Unimplemented(format!(
+                "{path}.is_tuple is true; this runtime never materialises tuple index tables"
+            )));
+        }
+        total = total.saturating_add(size);
+        let kind = if a.is_entry_computation_parameter {
+            let n = param_shapes.len();
+            let number = usize::try_from(a.parameter_number)
+                .ok()
+                .filter(|&x| x < n)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "{path}.parameter_number is {}, out of range [0, {n}) (program_shape.parameters)",
+                        a.parameter_number
+                    ))
+                })?;
+            let leaf = param_shapes
+                .get(number)
+                .and_then(|s| s.subshape(&a.parameter_shape_index))
+                .filter(|s| s.is_array())
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "{path}.parameter_shape_index {:?} is not an array leaf of program_shape.parameters[{number}]",
+                        a.parameter_shape_index
+                    ))
+                })?;
+            let want = leaf.byte_size();
+            if want != size {
+                return Err(invalid(format!(
+                    "{path}.size is {size}, but parameter {number} {:?} is {want} bytes",
+                    a.parameter_shape_index
+                )));
+            }
+            AllocationKind::Parameter {
+                number,
+                shape_index: a.parameter_shape_index.clone(),
+            }
+        } else if a.is_constant {
+            AllocationKind::Constant
+        } else {
+            AllocationKind::Temporary
+        };
+        allocations.push(Allocation {
+            index: i,
+            size,
+            kind,
+            maybe_live_out: a.maybe_live_out,
+        });
+    }
+    if total > device.device_memory_size {
+        return Err(Error::ResourceExhausted(format!(
+            "buffer_allocations need {total} bytes in total, over the device's device_memory_size of {} bytes",
+            device.device_memory_size
+        )));
+    }
+    let sizes: Vec<u64> = allocations.iter().map(|a| a.size).collect();
+
+    let mut constants = Vec::with_capacity(p.constants.len());
+    for (i, c) in p.constants.iter().enumerate() {
+        let path = format!("constants[{i}]");
+        let n = allocations.len();
+        let allocation = usize::try_from(c.allocation_index)
+            .ok()
+            .filter(|&x| x < n)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{path}.allocation_index is {}, out of range [0, {n})",
+                    c.allocation_index
+                ))
+            })?;
+        let offset = u64::try_from(c.offset_in_binary).map_err(|_| {
+            invalid(format!(
+                "{path}.offset_in_binary is {}, must be >= 0",
+                c.offset_in_binary
+            ))
+        })?;
+        let size = u64::try_from(c.size)
+            .map_err(|_| invalid(format!("{path}.size is {}, must be >= 0", c.size)))?;
+        let blen = p.binary.len() as u64;
+        if offset.checked_add(size).is_none_or(|e| e > blen) {
+            return Err(invalid(format!(
+                "{path}: offset_in_binary {offset} + size {size} exceeds the {blen} bytes of binary"
+            )));
+        }
+        let asize = sizes.get(allocation).copied().unwrap_or(0);
+        if size > asize {
+            return Err(invalid(format!(
+                "{path}.size is {size}, larger than buffer_allocations[{allocation}].size {asize}"
+            )));
+        }
+        constants.push(Constant {
+            symbol_name: c.symbol_name.clone(),
+            allocation,
+            offset_in_binary: offset,
+            size,
+        });
+    }
+
+    let leaves = leaf_indices(&result_shape);
+    if p.output_info_map.len() != leaves.len() {
+        return Err(invalid(format!(
+            "output_info_map has {} entries, the result has {} array leaves",
+            p.output_info_map.len(),
+            leaves.len()
+        )));
+    }
+    let mut outputs = Vec::with_capacity(leaves.len());
+    for (i, e) in p.output_info_map.iter().enumerate() {
+        let path = format!("output_info_map[{i}]");
+        let index = e
+            .shape_index
+            .as_ref()
+            .map(|s| s.indices.clone())
+            .unwrap_or_default();
+        let leaf = result_shape
+            .subshape(&index)
+            .filter(|s| s.is_array())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{path}.shape_index {index:?} is not an array leaf of program_shape.result"
+                ))
+            })?;
+        let info = e
+            .output_info
+            .as_ref()
+            .ok_or_else(|| invalid(format!("{path}.output_info is not set")))?;
+        let n = allocations.len();
+        let allocation = usize::try_from(info.allocation_index)
+            .ok()
+            .filter(|&x| x < n)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{path}.output_info.allocation_index is {}, out of range [0, {n})",
+                    info.allocation_index
+                ))
+            })?;
+        let size = leaf.byte_size();
+        let asize = sizes.get(allocation).copied().unwrap_or(0);
+        if size > asize {
+            return Err(invalid(format!(
+                "{path}: the leaf {index:?} is {size} bytes, larger than buffer_allocations[{allocation}].size {asize}"
+            )));
+        }
+        outputs.push(Leaf {
+            shape_index: index,
+            allocation,
+            size,
+            element_type: leaf
+                .element_type()
+                .map(|t| t.name().to_owned())
+                .unwrap_or_default(),
+            dims: leaf.dims().to_vec(),
+            passthrough: info.passthrough,
+        });
+    }
+    let mut parameters = Vec::new();
+    for (number, shape) in param_shapes.iter().enumerate() {
+        for index in leaf_indices(shape) {
+            let Some(leaf) = shape.subshape(&index) else {
+                continue;
+            };
+            let allocation = allocations
+                .iter()
+                .find(|a| {
+                    matches!(&a.kind, AllocationKind::Parameter { number: n, shape_index } if *n == number && *shape_index == index)
+                })
+                .map(|a| a.index);
+            parameters.push((
+                number,
+                Leaf {
+                    shape_index: index,
+                    allocation: allocation.unwrap_or(usize::MAX),
+                    size: leaf.byte_size(),
+                    element_type: leaf
+                        .element_type()
+                        .map(|t| t.name().to_owned())
+                        .unwrap_or_default(),
+                    dims: leaf.dims().to_vec(),
+                    passthrough: false,
+                },
+            ));
+        }
+    }
+
+    // 6. Thunks.
+    let mut ctx = DecodeContext::new(&sizes, device, flags, registry, num_replicas);
+    let thunks = decode_sequence(&mut ctx, &p.thunks, "thunks")?;
+    let kernels = std::mem::take(&mut ctx.kernels.modules);
+    drop(ctx);
+
+    // Cross-stream waits, from the artifact's own sequence.
+    let events = streams::plan(&thunks);
+
+    // 7. Load-time passes.
+    let thunks = if flags.enable_command_buffers {
+        passes::command_buffer::convert(thunks, flags.command_buffer_min_thunks)
+    } else {
+        thunks
+    };
+    Ok(Executable {
+        module_name: p.module_name,
+        allocations,
+        constants,
+        binary: Arc::new(p.binary),
+        parameters,
+        outputs,
+        thunks,
+        kernels,
+        num_replicas,
+        flags: flags.clone(),
+        events,
+        recordings: Default::default(),
+    })
+}
+
+/// Shape indices of every array leaf, in order.
+fn leaf_indices(s: &hlo::Shape) -> Vec<Vec<i64>> {
+    fn go(s: &hlo::Shape, prefix: &mut Vec<i64>, out: &mut Vec<Vec<i64>>) {
+        match s.tuple_shapes() {
+            Some(ts) => {
+                for (i, t) in ts.iter().enumerate() {
+                    prefix.push(i as i64);
+                    go(t, prefix, out);
+                    prefix.pop();
+                }
+            }
+            None => {
+                if s.is_array() {
+                    out.push(prefix.clone());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(s, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Parses "X.Y.Z" (missing components are 0).
+fn parse_version(s: &str) -> Option<[u64; 3]> {
+    let mut out = [0u64; 3];
+    let mut n = 0;
+    for (i, part) in s.trim().split('.').enumerate() {
+        let slot = out.get_mut(i)?;
+        *slot = part.parse().ok()?;
+        n += 1;
+    }
+    (n > 0).then_some(out)
+}
+
+fn check_abi(p: &GpuExecutableProto, device: &DeviceDescription) -> Result<()> {
+    let abi = p
+        .executable_abi_version
+        .as_ref()
+        .ok_or_else(|| invalid("executable_abi_version is not set"))?;
+    if !abi
+        .platform_name
+        .eq_ignore_ascii_case(&device.platform_name)
+    {
+        return Err(Error::FailedPrecondition(format!(
+            "executable_abi_version.platform_name is \"{}\", the device's platform is \"{}\"",
+            abi.platform_name.escape_debug(),
+            device.platform_name
+        )));
+    }
+    let Some(executable_abi_version_proto::PlatformVersion::CudaPlatformVersion(v)) =
+        &abi.platform_version
+    else {
+        return Err(invalid(
+            "executable_abi_version.cuda_platform_version is not set",
+        ));
+    };
+    for (field, component, needed, have) in [
+        (
+            "cuda_toolkit_version",
+            "CUDA toolkit",
+            &v.cuda_toolkit_version,
+            &device.cuda_toolkit_version,
+        ),
+        (
+            "cudnn_version",
+            "cuDNN",
+            &v.cudnn_version,
+            &device.cudnn_version,
+        ),
+        ("cub_version", "CUB", &v.cub_version, &device.cub_version),
+    ] {
+        let path = format!("executable_abi_version.cuda_platform_version.{field}");
+        if needed.is_empty() {
+            continue;
+        }
+        let need = parse_version(needed).ok_or_else(|| {
+            invalid(format!(
+                "{path} is \"{}\", not an X.Y.Z version",
+                needed.escape_debug()
+            ))
+        })?;
+        let Some(got) = parse_version(have) else {
+            return Err(Error::FailedPrecondition(format!(
+                "{path}: the executable needs {component} {needed}, the device's runtime has no {component} version"
+            )));
+        };
+        if got < need {
+            return Err(Error::FailedPrecondition(format!(
+                "{path}: the executable needs {component} {needed} or newer, the device's runtime has {component} {have}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn check_capability(p: &GpuExecutableProto, device: &DeviceDescription) -> Result<()> {
+    let (dm, dn) = device.compute_capability;
+    let cc = p
+        .gpu_compute_capability
+        .as_ref()
+        .and_then(|c| c.compute_capability.as_ref())
+        .ok_or_else(|| invalid("gpu_compute_capability is not set"))?;
+    match cc {
+        gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c) => {
+            if (c.major, c.minor) != (dm, dn) {
+                return Err(Error::FailedPrecondition(format!(
+                    "gpu_compute_capability is sm_{}{} ({}.{}), the device is sm_{dm}{dn} ({dm}.{dn}); an executable runs only on a device with the same major and minor compute capability",
+                    c.major, c.minor, c.major, c.minor
+                )));
+            }
+            Ok(())
+        }
+        gpu_compute_capability_proto::ComputeCapability::RocmComputeCapability(r) => {
+            Err(Error::FailedPrecondition(format!(
+                "gpu_compute_capability is ROCm {}, the device is CUDA sm_{dm}{dn}",
+                r.gcn_arch_name
+            )))
+        }
+        gpu_compute_capability_proto::ComputeCapability::OneapiComputeCapability(o) => {
+            Err(Error::FailedPrecondition(format!(
+                "gpu_compute_capability is oneAPI {}, the device is CUDA sm_{dm}{dn}",
+                o.architecture
+            )))
+        }
+    }
+}

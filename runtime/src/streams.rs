@@ -1,0 +1,133 @@
+//! Streams and events. Every thunk carries an `execution_stream_id`; a thunk on stream `s` must
+//! wait for every earlier thunk on another stream that writes what it reads or writes, or reads
+//! what it writes. [`plan`] computes those waits once at load time (one event per producer); the
+//! executor records an event after each producer and waits on it before each consumer.
+//!
+//! Both devices of this runtime issue operations synchronously in program order, which already
+//! satisfies every wait; the plan is still computed, counted and checked so that an asynchronous
+//! device can use it unchanged.
+use std::collections::BTreeMap;
+
+use crate::thunks::{walk, Slice, Thunk, ThunkKind};
+
+/// One cross-stream dependency: `waiter` (a thunk id) waits for `producer`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventWait {
+    /// The waiting thunk's id.
+    pub waiter: i64,
+    /// Its stream.
+    pub waiter_stream: i64,
+    /// The thunk it waits for.
+    pub producer: i64,
+    /// The producer's stream.
+    pub producer_stream: i64,
+}
+
+/// Slices a thunk (and everything nested in it) reads and writes.
+pub fn accesses(t: &Thunk) -> (Vec<Slice>, Vec<Slice>) {
+    let mut r = Vec::new();
+    let mut w = Vec::new();
+    walk(std::slice::from_ref(t), &mut |t, _| match &t.kind {
+        ThunkKind::Copy {
+            source,
+            destination,
+            ..
+        } => {
+            r.push(*source);
+            w.push(*destination);
+        }
+        ThunkKind::Conditional(c) => r.push(c.selector.slice),
+        ThunkKind::While(x) => r.push(x.condition_result),
+        ThunkKind::Kernel(k) => {
+            for (j, a) in k.args.iter().enumerate() {
+                r.push(*a);
+                if k.written.get(j).copied().unwrap_or(true) {
+                    w.push(*a);
+                }
+            }
+        }
+        ThunkKind::Gemm(g) => {
+            r.push(g.lhs);
+            r.push(g.rhs);
+            r.push(g.output);
+            w.push(g.output);
+            if let Some(ws) = g.workspace {
+                w.push(ws);
+            }
+        }
+        ThunkKind::ReplicaId(s) | ThunkKind::PartitionId(s) => w.push(*s),
+        ThunkKind::Memzero(s) => w.push(s.slice),
+        ThunkKind::Memset32 { destination, .. } => w.push(*destination),
+        ThunkKind::CustomCall(c) => {
+            r.extend(c.operands.iter().flatten().map(|s| s.slice));
+            w.extend(c.results.iter().flatten().map(|s| s.slice));
+        }
+        ThunkKind::CustomKernel(k) => {
+            for s in &k.args {
+                r.push(s.slice);
+                w.push(s.slice);
+            }
+        }
+        ThunkKind::Collective(c) => {
+            for b in &c.buffers {
+                r.push(b.source);
+                w.push(b.destination);
+            }
+        }
+        ThunkKind::Sequential(_) | ThunkKind::CommandBuffer(_) => {}
+    });
+    (r, w)
+}
+
+fn any_overlap(a: &[Slice], b: &[Slice]) -> bool {
+    a.iter().any(|x| b.iter().any(|y| x.overlaps(y)))
+}
+
+/// The cross-stream waits of a sequence (nested sequences are planned separately, inside
+/// their parent's position).
+pub fn plan(thunks: &[Thunk]) -> Vec<EventWait> {
+    let mut out = Vec::new();
+    plan_into(thunks, &mut out);
+    out
+}
+
+fn plan_into(thunks: &[Thunk], out: &mut Vec<EventWait>) {
+    let acc: Vec<(Vec<Slice>, Vec<Slice>)> = thunks.iter().map(accesses).collect();
+    for (i, t) in thunks.iter().enumerate() {
+        let s = t.info.execution_stream_id;
+        // The latest conflicting producer per other stream.
+        let mut latest: BTreeMap<i64, i64> = BTreeMap::new();
+        for (u, (ur, uw)) in thunks.iter().zip(&acc).take(i) {
+            let us = u.info.execution_stream_id;
+            if us == s {
+                continue;
+            }
+            let Some((tr, tw)) = acc.get(i) else { continue };
+            if any_overlap(uw, tr) || any_overlap(uw, tw) || any_overlap(ur, tw) {
+                latest.insert(us, u.info.thunk_id);
+            }
+        }
+        for (ps, pid) in latest {
+            out.push(EventWait {
+                waiter: t.info.thunk_id,
+                waiter_stream: s,
+                producer: pid,
+                producer_stream: ps,
+            });
+        }
+        match &t.kind {
+            ThunkKind::Sequential(v) => plan_into(v, out),
+            ThunkKind::CommandBuffer(cb) => plan_into(&cb.commands, out),
+            ThunkKind::While(w) => {
+                plan_into(&w.condition, out);
+                plan_into(&w.body, out);
+            }
+            ThunkKind::Conditional(c) => {
+                for b in &c.branches {
+                    plan_into(b, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,973 @@
+//! `ThunkProto` → [`Thunk`], validating every field against the executable's allocations, the
+//! device's limits, the registry and the flags. Each error names the field path
+//! (`thunks[2].kernel_thunk.args[1].buffer_allocation_index`), the bad value and the bound.
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use proto::xla::buffer_assignment::BufferAllocationSliceProto;
+use proto::xla::gpu::thunk_proto::Impl;
+use proto::xla::gpu::{
+    matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, Dim3DProto,
+    LaunchDimensionsProto, MatrixLayoutProto, ShapedSliceProto, ThunkProto, ThunkSequenceProto,
+};
+use proto::xla::gpu::{CollectiveOpGroupModeProto, ReductionKindProto};
+
+use super::*;
+use crate::device::DeviceDescription;
+use crate::error::{invalid, Error, Result};
+use crate::flags::RuntimeFlags;
+use crate::registry::Registry;
+
+static NEXT_KERNEL_MODULE: AtomicU64 = AtomicU64::new(1);
+
+/// The parsed PTX modules of an executable, de-duplicated by text.
+#[derive(Debug, Default)]
+pub struct KernelTable {
+    by_text: HashMap<String, Arc<KernelModule>>,
+    /// Every distinct module, in first-use order.
+    pub modules: Vec<Arc<KernelModule>>,
+}
+
+/// What thunks are validated against.
+#[derive(Debug)]
+pub struct DecodeContext<'a> {
+    /// Size of each buffer allocation.
+    pub allocation_sizes: &'a [u64],
+    /// The device's limits.
+    pub device: &'a DeviceDescription,
+    /// Bounds (streams, nesting).
+    pub flags: &'a RuntimeFlags,
+    /// Custom-call targets.
+    pub registry: &'a Registry,
+    /// Replicas of the executable (bounds replica-group ids).
+    pub num_replicas: u64,
+    /// Accept the kinds this runtime cannot execute (all-to-all, collective-permute, custom
+    /// kernels) instead of refusing them with UNIMPLEMENTED; for conversion tests only.
+    pub allow_unimplemented: bool,
+    /// The PTX modules seen so far.
+    pub kernels: KernelTable,
+    seen_ids: HashMap<i64, String>,
+}
+
+impl<'a> DecodeContext<'a> {
+    /// A context with no thunks decoded yet.
+    pub fn new(
+        allocation_sizes: &'a [u64],
+        device: &'a DeviceDescription,
+        flags: &'a RuntimeFlags,
+        registry: &'a Registry,
+        num_replicas: u64,
+    ) -> DecodeContext<'a> {
+        DecodeContext {
+            allocation_sizes,
+            device,
+            flags,
+            registry,
+            num_replicas,
+            allow_unimplemented: false,
+            kernels: KernelTable::default(),
+            seen_ids: HashMap::new(),
+        }
+    }
+}
+
+/// Decodes and validates a sequence; `path` names the repeated field (`thunks`).
+pub fn decode_sequence(
+    ctx: &mut DecodeContext<'_>,
+    thunks: &[ThunkProto],
+    path: &str,
+) -> Result<Vec<Thunk>> {
+    seq(ctx, thunks, path, 1)
+}
+
+fn seq(
+    ctx: &mut DecodeContext<'_>,
+    thunks: &[ThunkProto],
+    path: &str,
+    depth: usize,
+) -> Result<Vec<Thunk>> {
+    thunks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| thunk(ctx, t, &format!("{path}[{i}]"), depth))
+        .collect()
+}
+
+fn opt_seq(
+    ctx: &mut DecodeContext<'_>,
+    s: Option<&ThunkSequenceProto>,
+    path: &str,
+    depth: usize,
+) -> Result<Vec<Thunk>> {
+    match s {
+        Some(s) => seq(ctx, &s.thunks, &format!("{path}.thunks"), depth),
+        None => Ok(Vec::new()),
+    }
+}
+
+fn thunk(ctx: &mut DecodeContext<'_>, p: &ThunkProto, path: &str, depth: usize) -> Result<Thunk> {
+    if depth > ctx.flags.max_thunk_depth {
+        return Err(invalid(format!(
+            "{path}: thunk nesting depth {depth} exceeds the limit of {} (RuntimeFlags::max_thunk_depth)",
+            ctx.flags.max_thunk_depth
+        )));
+    }
+    let info = p.thunk_info.clone().unwrap_or_default();
+    if info.execution_stream_id < 0 || info.execution_stream_id >= ctx.flags.num_streams {
+        return Err(invalid(format!(
+            "{path}.thunk_info.execution_stream_id is {}, out of range [0, {}) (RuntimeFlags::num_streams)",
+            info.execution_stream_id, ctx.flags.num_streams
+        )));
+    }
+    if info.thunk_id != 0 {
+        if let Some(first) = ctx.seen_ids.get(&info.thunk_id) {
+            return Err(invalid(format!(
+                "{path}.thunk_info.thunk_id is {}, already used by {first}; thunk ids must be unique",
+                info.thunk_id
+            )));
+        }
+        ctx.seen_ids.insert(info.thunk_id, path.to_owned());
+    }
+    let info = ThunkInfo {
+        profile_annotation: info.profile_annotation,
+        thunk_id: info.thunk_id,
+        execution_stream_id: info.execution_stream_id,
+    };
+    let Some(imp) = &p.r#impl else {
+        return Err(Error::Unimplemented(format!(
+            "{path}.impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
+        )));
+    };
+    let unimpl = |ctx: &DecodeContext<'_>, what: &str| -> Result<()> {
+        if ctx.allow_unimplemented {
+            Ok(())
+        } else {
+            Err(Error::Unimplemented(format!(
+                "{path}.{what}: this runtime does not execute {what} (not emitted by today's compiler)"
+            )))
+        }
+    };
+    let kind = match imp {
+        Impl::SequentialThunk(s) => ThunkKind::Sequential(seq(
+            ctx,
+            &s.thunks,
+            &format!("{path}.sequential_thunk.thunks"),
+            depth + 1,
+        )?),
+        Impl::CopyThunk(c) => {
+            let p2 = format!("{path}.copy_thunk");
+            let source = slice(
+                ctx,
+                c.source_buffer.as_ref(),
+                &format!("{p2}.source_buffer"),
+            )?;
+            let destination = slice(
+                ctx,
+                c.destination_buffer.as_ref(),
+                &format!("{p2}.destination_buffer"),
+            )?;
+            let size = nonneg(c.mem_size, &format!("{p2}.mem_size"))?;
+            for (s, name) in [
+                (&source, "source_buffer"),
+                (&destination, "destination_buffer"),
+            ] {
+                if size > s.size {
+                    return Err(invalid(format!(
+                        "{p2}.mem_size is {size}, larger than {name}.size {}",
+                        s.size
+                    )));
+                }
+            }
+            let a = Slice { size, ..source };
+            let b = Slice {
+                size,
+                ..destination
+            };
+            if a.overlaps(&b) {
+                return Err(invalid(format!(
+                    "{p2}: source_buffer and destination_buffer overlap in allocation {}",
+                    a.allocation
+                )));
+            }
+            ThunkKind::Copy {
+                source,
+                destination,
+                size,
+            }
+        }
+        Impl::ConditionalThunk(c) => {
+            let p2 = format!("{path}.conditional_thunk");
+            let selector = shaped(
+                ctx,
+                c.branch_index_buffer.as_ref(),
+                &format!("{p2}.branch_index_buffer"),
+            )?;
+            let need = if c.branch_index_is_bool { 1 } else { 4 };
+            if selector.slice.size < need {
+                return Err(invalid(format!(
+                    "{p2}.branch_index_buffer.slice.size is {}, smaller than the {need} bytes of the {}",
+                    selector.slice.size,
+                    if c.branch_index_is_bool { "pred selector" } else { "s32 selector" }
+                )));
+            }
+            if c.branch_thunks.is_empty() {
+                return Err(invalid(format!(
+                    "{p2}.branch_thunks is empty; a conditional needs at least one branch"
+                )));
+            }
+            if c.branch_index_is_bool && c.branch_thunks.len() != 2 {
+                return Err(invalid(format!(
+                    "{p2}.branch_thunks has {} branches; a pred selector needs exactly 2",
+                    c.branch_thunks.len()
+                )));
+            }
+            let mut branches = Vec::with_capacity(c.branch_thunks.len());
+            for (i, b) in c.branch_thunks.iter().enumerate() {
+                branches.push(seq(
+                    ctx,
+                    &b.thunks,
+                    &format!("{p2}.branch_thunks[{i}].thunks"),
+                    depth + 1,
+                )?);
+            }
+            ThunkKind::Conditional(ConditionalThunk {
+                selector,
+                branches,
+                selector_is_bool: c.branch_index_is_bool,
+            })
+        }
+        Impl::WhileThunk(w) => {
+            let p2 = format!("{path}.while_thunk");
+            let condition_result = slice(
+                ctx,
+                w.condition_result_buffer_index.as_ref(),
+                &format!("{p2}.condition_result_buffer_index"),
+            )?;
+            if condition_result.size < 1 {
+                return Err(invalid(format!(
+                    "{p2}.condition_result_buffer_index.size is 0, smaller than the 1 byte of a pred"
+                )));
+            }
+            let condition = opt_seq(
+                ctx,
+                w.condition_thunk_sequence.as_ref(),
+                &format!("{p2}.condition_thunk_sequence"),
+                depth + 1,
+            )?;
+            let body = opt_seq(
+                ctx,
+                w.body_thunk_sequence.as_ref(),
+                &format!("{p2}.body_thunk_sequence"),
+                depth + 1,
+            )?;
+            ThunkKind::While(WhileThunk {
+                condition_result,
+                condition,
+                body,
+                trip_count: w.trip_count,
+            })
+        }
+        Impl::KernelThunk(k) => ThunkKind::Kernel(kernel(ctx, k, &format!("{path}.kernel_thunk"))?),
+        Impl::GemmThunk(g) => ThunkKind::Gemm(gemm(ctx, g, &format!("{path}.gemm_thunk"))?),
+        Impl::ReplicaIdThunk(r) => ThunkKind::ReplicaId(id_dest(
+            ctx,
+            r.dest_buffer.as_ref(),
+            &format!("{path}.replica_id_thunk.dest_buffer"),
+        )?),
+        Impl::PartitionIdThunk(r) => ThunkKind::PartitionId(id_dest(
+            ctx,
+            r.dest_buffer.as_ref(),
+            &format!("{path}.partition_id_thunk.dest_buffer"),
+        )?),
+        Impl::MemzeroThunk(m) => ThunkKind::Memzero(shaped(
+            ctx,
+            m.dest_buffer.as_ref(),
+            &format!("{path}.memzero_thunk.dest_buffer"),
+        )?),
+        Impl::Memset32bitValueThunk(m) => {
+            let p2 = format!("{path}.memset32bit_value_thunk.dest_buffer");
+            let destination = slice(ctx, m.dest_buffer.as_ref(), &p2)?;
+            if destination.size % 4 != 0 {
+                return Err(invalid(format!(
+                    "{p2}.size is {}, not a multiple of 4",
+                    destination.size
+                )));
+            }
+            ThunkKind::Memset32 {
+                destination,
+                value: m.value,
+            }
+        }
+        Impl::CustomCallThunk(c) => {
+            let p2 = format!("{path}.custom_call_thunk");
+            let handler = ctx.registry.resolve(&c.target_name).cloned().ok_or_else(|| {
+                Error::NotFound(format!(
+                    "{p2}.target_name \"{}\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+                    c.target_name.escape_debug()
+                ))
+            })?;
+            let nullable = |list: &[proto::xla::gpu::NullableShapedSliceProto],
+                            field: &str|
+             -> Result<Vec<Option<ShapedSlice>>> {
+                list.iter()
+                    .enumerate()
+                    .map(|(i, n)| match &n.shaped_slice {
+                        None => Ok(None),
+                        Some(s) => shaped(ctx, Some(s), &format!("{p2}.{field}[{i}].shaped_slice"))
+                            .map(Some),
+                    })
+                    .collect()
+            };
+            let operands = nullable(&c.operands, "operands")?;
+            let results = nullable(&c.results, "results")?;
+            ThunkKind::CustomCall(CustomCallThunk {
+                target_name: c.target_name.clone(),
+                handler,
+                operands,
+                results,
+                opaque: c.opaque.clone(),
+                api_version: c.api_version,
+                attributes: c.attributes.clone(),
+                called_computation: c.called_computation.clone(),
+            })
+        }
+        Impl::CustomKernelThunk(k) => {
+            let p2 = format!("{path}.custom_kernel_thunk");
+            unimpl(ctx, "custom_kernel_thunk")?;
+            let args = k
+                .args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| shaped(ctx, Some(a), &format!("{p2}.args[{i}]")))
+                .collect::<Result<Vec<_>>>()?;
+            let ck = k.custom_kernel.clone().unwrap_or_default();
+            let (grid, block) = launch_dims(
+                ctx,
+                ck.launch_dimensions.as_ref(),
+                &format!("{p2}.custom_kernel.launch_dimensions"),
+            )?;
+            let shared_memory_bytes = shmem(
+                ctx,
+                ck.shared_memory_bytes,
+                &format!("{p2}.custom_kernel.shared_memory_bytes"),
+            )?;
+            ThunkKind::CustomKernel(CustomKernelThunk {
+                args,
+                written: k.written.clone(),
+                name: ck.name,
+                grid,
+                block,
+                shared_memory_bytes,
+            })
+        }
+        Impl::AllGatherStartThunk(c) => collective(
+            ctx,
+            CollectiveOp::AllGather,
+            c.collective_config.as_ref(),
+            &c.buffers,
+            &format!("{path}.all_gather_start_thunk"),
+        )?,
+        Impl::AllReduceStartThunk(c) => {
+            let p2 = format!("{path}.all_reduce_start_thunk");
+            let r = reduction(c.reduction_kind, &p2)?;
+            collective(
+                ctx,
+                CollectiveOp::AllReduce(r),
+                c.collective_config.as_ref(),
+                &c.buffers,
+                &p2,
+            )?
+        }
+        Impl::ReduceScatterThunk(c) => {
+            let p2 = format!("{path}.reduce_scatter_thunk");
+            let r = reduction(c.reduction_kind, &p2)?;
+            collective(
+                ctx,
+                CollectiveOp::ReduceScatter(r),
+                c.collective_config.as_ref(),
+                &c.buffers,
+                &p2,
+            )?
+        }
+        Impl::AllToAllStartThunk(c) => {
+            unimpl(ctx, "all_to_all_start_thunk")?;
+            collective(
+                ctx,
+                CollectiveOp::AllToAll {
+                    has_split_dimension: c.has_split_dimension,
+                },
+                c.collective_config.as_ref(),
+                &c.buffers,
+                &format!("{path}.all_to_all_start_thunk"),
+            )?
+        }
+        Impl::CollectivePermuteStartThunk(c) => {
+            unimpl(ctx, "collective_permute_start_thunk")?;
+            collective(
+                ctx,
+                CollectiveOp::CollectivePermute {
+                    source_target_pairs: c
+                        .source_target_pairs
+                        .iter()
+                        .map(|p| (p.source, p.target))
+                        .collect(),
+                },
+                c.collective_config.as_ref(),
+                &c.buffers,
+                &format!("{path}.collective_permute_start_thunk"),
+            )?
+        }
+    };
+    Ok(Thunk { info, kind })
+}
+
+fn nonneg(v: i64, path: &str) -> Result<u64> {
+    u64::try_from(v).map_err(|_| invalid(format!("{path} is {v}, must be >= 0")))
+}
+
+/// Validates a slice against the allocations.
+fn slice(
+    ctx: &DecodeContext<'_>,
+    p: Option<&BufferAllocationSliceProto>,
+    path: &str,
+) -> Result<Slice> {
+    let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
+    let n = ctx.allocation_sizes.len();
+    let idx = p.buffer_allocation_index;
+    let allocation = usize::try_from(idx)
+        .ok()
+        .filter(|&i| i < n)
+        .ok_or_else(|| {
+            invalid(format!(
+                "{path}.buffer_allocation_index is {idx}, out of range [0, {n})"
+            ))
+        })?;
+    let offset = nonneg(p.offset, &format!("{path}.offset"))?;
+    let size = nonneg(p.size, &format!("{path}.size"))?;
+    let alloc_size = ctx.allocation_sizes.get(allocation).copied().unwrap_or(0);
+    match offset.checked_add(size) {
+        Some(end) if end <= alloc_size => Ok(Slice { allocation, offset, size }),
+        _ => Err(invalid(format!(
+            "{path}: offset {offset} + size {size} exceeds the size {alloc_size} of buffer_allocations[{allocation}]"
+        ))),
+    }
+}
+
+fn shaped(
+    ctx: &DecodeContext<'_>,
+    p: Option<&ShapedSliceProto>,
+    path: &str,
+) -> Result<ShapedSlice> {
+    let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
+    Ok(ShapedSlice {
+        slice: slice(ctx, p.slice.as_ref(), &format!("{path}.slice"))?,
+        shape: p.shape.clone(),
+    })
+}
+
+fn id_dest(
+    ctx: &DecodeContext<'_>,
+    p: Option<&BufferAllocationSliceProto>,
+    path: &str,
+) -> Result<Slice> {
+    let s = slice(ctx, p, path)?;
+    if s.size < 4 {
+        return Err(invalid(format!(
+            "{path}.size is {}, smaller than the 4 bytes of a u32 id",
+            s.size
+        )));
+    }
+    Ok(s)
+}
+
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+fn dims(
+    d: Option<&Dim3DProto>,
+    path: &str,
+    limits: [u64; 3],
+    limit_name: &str,
+) -> Result<[u32; 3]> {
+    let d = d.ok_or_else(|| invalid(format!("{path} is not set")))?;
+    let mut out = [0u32; 3];
+    for (i, (v, axis)) in [d.x, d.y, d.z].into_iter().zip(AXES).enumerate() {
+        let limit = limits.get(i).copied().unwrap_or(0).min(u64::from(u32::MAX));
+        let ok = u64::try_from(v).ok().filter(|&v| v >= 1 && v <= limit);
+        let Some(v) = ok else {
+            return Err(invalid(format!(
+                "{path}.{axis} is {v}, out of range [1, {limit}] (the device's {limit_name}_{axis})"
+            )));
+        };
+        if let Some(o) = out.get_mut(i) {
+            *o = v as u32;
+        }
+    }
+    Ok(out)
+}
+
+fn launch_dims(
+    ctx: &DecodeContext<'_>,
+    p: Option<&LaunchDimensionsProto>,
+    path: &str,
+) -> Result<([u32; 3], [u32; 3])> {
+    let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
+    let dev = ctx.device;
+    let grid = dims(
+        p.block_counts.as_ref(),
+        &format!("{path}.block_counts"),
+        dev.block_dim_limit,
+        "block_dim_limit",
+    )?;
+    let block = dims(
+        p.thread_counts_per_block.as_ref(),
+        &format!("{path}.thread_counts_per_block"),
+        dev.thread_dim_limit,
+        "thread_dim_limit",
+    )?;
+    let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
+    if threads > dev.threads_per_block_limit {
+        return Err(invalid(format!(
+            "{path}.thread_counts_per_block is {}x{}x{} = {threads} threads, over the device's threads_per_block_limit of {}",
+            block[0], block[1], block[2], dev.threads_per_block_limit
+        )));
+    }
+    Ok((grid, block))
+}
+
+fn shmem(ctx: &DecodeContext<'_>, v: i64, path: &str) -> Result<u32> {
+    let limit = ctx.device.shared_memory_per_block_optin;
+    u64::try_from(v)
+        .ok()
+        .filter(|&v| v <= limit)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| {
+            invalid(format!(
+                "{path} is {v}, out of range [0, {limit}] (the device's shared_memory_per_block_optin)"
+            ))
+        })
+}
+
+fn kernel(
+    ctx: &mut DecodeContext<'_>,
+    k: &proto::xla::gpu::KernelThunkProto,
+    path: &str,
+) -> Result<KernelThunk> {
+    let args = k
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| slice(ctx, Some(a), &format!("{path}.args[{i}]")))
+        .collect::<Result<Vec<_>>>()?;
+    if !k.written.is_empty() && k.written.len() != args.len() {
+        return Err(invalid(format!(
+            "{path}.written has {} entries, args has {}; they must be parallel",
+            k.written.len(),
+            args.len()
+        )));
+    }
+    let (grid, block) = launch_dims(
+        ctx,
+        k.launch_dimensions.as_ref(),
+        &format!("{path}.launch_dimensions"),
+    )?;
+    let shmem_bytes = shmem(ctx, k.shmem_bytes, &format!("{path}.shmem_bytes"))?;
+    let bin = k
+        .kernel_binary
+        .as_ref()
+        .ok_or_else(|| invalid(format!("{path}.kernel_binary is not set")))?;
+    let module = match ctx.kernels.by_text.get(&bin.ptx) {
+        Some(m) => m.clone(),
+        None => {
+            let parsed = ptx::parse(&bin.ptx).map_err(|e| {
+                invalid(format!(
+                    "{path}.kernel_binary.ptx does not parse: line {}:{}: {}",
+                    e.line, e.column, e.message
+                ))
+            })?;
+            let m = Arc::new(KernelModule {
+                id: NEXT_KERNEL_MODULE.fetch_add(1, Ordering::Relaxed),
+                text: bin.ptx.clone(),
+                module: parsed,
+            });
+            ctx.kernels.by_text.insert(bin.ptx.clone(), m.clone());
+            ctx.kernels.modules.push(m.clone());
+            m
+        }
+    };
+    let Some(entry) = module.module.kernel(&k.kernel_name) else {
+        let entries: Vec<&str> = module
+            .module
+            .functions()
+            .filter(|f| f.kind == ptx::FunctionKind::Entry && f.body.is_some())
+            .map(|f| f.name.as_str())
+            .collect();
+        return Err(Error::NotFound(format!(
+            "{path}.kernel_name \"{}\" is not an .entry of its kernel_binary.ptx (entries: {})",
+            k.kernel_name.escape_debug(),
+            entries.join(", ")
+        )));
+    };
+    let params = entry.params();
+    if params.len() != args.len() {
+        return Err(invalid(format!(
+            "{path}.args has {} entries, .entry {} takes {} parameters",
+            args.len(),
+            k.kernel_name,
+            params.len()
+        )));
+    }
+    for (j, prm) in params.iter().enumerate() {
+        let bytes =
+            prm.ty.size_bytes() as u64 * prm.array.iter().map(|d| d.unwrap_or(1)).product::<u64>();
+        if bytes != 8 {
+            return Err(invalid(format!(
+                "{path}: parameter {j} ({}) of .entry {} is {bytes} bytes; every kernel_thunk parameter must be a 64-bit device address",
+                prm.name, k.kernel_name
+            )));
+        }
+    }
+    Ok(KernelThunk {
+        args,
+        written: k.written.clone(),
+        kernel_name: k.kernel_name.clone(),
+        grid,
+        block,
+        shmem_bytes,
+        args_shape: k.args_shape.clone(),
+        module,
+        cubin: bin.cubin.clone(),
+    })
+}
+
+const GEMM_TYPES: &str = "f16, bf16, f32, f64, s8, s32";
+
+fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
+    let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
+    let order = match matrix_layout_proto::Order::try_from(p.order) {
+        Ok(matrix_layout_proto::Order::RowMajor) => Order::RowMajor,
+        Ok(matrix_layout_proto::Order::ColumnMajor) => Order::ColumnMajor,
+        Err(_) => {
+            return Err(invalid(format!(
+                "{path}.order is {}, not a known MatrixLayoutProto.Order",
+                p.order
+            )))
+        }
+    };
+    let dtype = ElemType::from_proto(p.dtype)
+        .filter(|t| {
+            matches!(
+                t,
+                ElemType::F16
+                    | ElemType::Bf16
+                    | ElemType::F32
+                    | ElemType::F64
+                    | ElemType::S8
+                    | ElemType::S32
+            )
+        })
+        .ok_or_else(|| {
+            Error::Unimplemented(format!(
+                "{path}.dtype is {}; this runtime's gemm supports {GEMM_TYPES}",
+                type_name(p.dtype)
+            ))
+        })?;
+    Ok(MatrixLayout {
+        order,
+        num_rows: nonneg(p.num_rows, &format!("{path}.num_rows"))?,
+        num_cols: nonneg(p.num_cols, &format!("{path}.num_cols"))?,
+        batch_size: nonneg(p.batch_size, &format!("{path}.batch_size"))?,
+        leading_dim_stride: nonneg(p.leading_dim_stride, &format!("{path}.leading_dim_stride"))?,
+        batch_stride: nonneg(p.batch_stride, &format!("{path}.batch_stride"))?,
+        transpose: p.transpose,
+        dtype,
+    })
+}
+
+pub(crate) fn type_name(v: i32) -> String {
+    proto::xla::PrimitiveType::try_from(v)
+        .map(|t| t.as_str_name().to_owned())
+        .unwrap_or_else(|_| v.to_string())
+}
+
+/// Bytes spanned by a layout's elements (0 when empty), or `None` on overflow.
+fn span(l: &MatrixLayout, batch: u64) -> Option<u64> {
+    if l.num_rows == 0 || l.num_cols == 0 || batch == 0 {
+        return Some(0);
+    }
+    let (r, c) = (l.num_rows - 1, l.num_cols - 1);
+    let b = batch - 1;
+    let last = match l.order {
+        Order::RowMajor => b
+            .checked_mul(l.batch_stride)?
+            .checked_add(r.checked_mul(l.leading_dim_stride)?)?
+            .checked_add(c)?,
+        Order::ColumnMajor => b
+            .checked_mul(l.batch_stride)?
+            .checked_add(c.checked_mul(l.leading_dim_stride)?)?
+            .checked_add(r)?,
+    };
+    last.checked_add(1)?.checked_mul(l.dtype.size())
+}
+
+fn gemm(
+    ctx: &DecodeContext<'_>,
+    g: &proto::xla::gpu::GemmThunkProto,
+    path: &str,
+) -> Result<GemmThunk> {
+    let cp = format!("{path}.gemm_config");
+    let c = g
+        .gemm_config
+        .as_ref()
+        .ok_or_else(|| invalid(format!("{cp} is not set")))?;
+    let lhs_l = layout(c.lhs_layout.as_ref(), &format!("{cp}.lhs_layout"))?;
+    let rhs_l = layout(c.rhs_layout.as_ref(), &format!("{cp}.rhs_layout"))?;
+    let out_l = layout(c.output_layout.as_ref(), &format!("{cp}.output_layout"))?;
+    let (m, k) = lhs_l.op_dims();
+    let (k2, n) = rhs_l.op_dims();
+    let (m2, n2) = out_l.op_dims();
+    if k != k2 || m != m2 || n != n2 {
+        return Err(invalid(format!(
+            "{cp}: op(lhs) is {m}x{k}, op(rhs) is {k2}x{n}, output is {m2}x{n2}; need MxK, KxN and MxN"
+        )));
+    }
+    let batch = out_l.batch_size.max(1);
+    for (l, name) in [(&lhs_l, "lhs_layout"), (&rhs_l, "rhs_layout")] {
+        if l.batch_size.max(1) != batch {
+            return Err(invalid(format!(
+                "{cp}.{name}.batch_size is {}, output_layout.batch_size is {}; they must be equal",
+                l.batch_size, out_l.batch_size
+            )));
+        }
+    }
+    let compute_type = ElemType::from_proto(c.compute_type)
+        .filter(|t| matches!(t, ElemType::F32 | ElemType::F64 | ElemType::S32))
+        .ok_or_else(|| {
+            Error::Unimplemented(format!(
+                "{cp}.compute_type is {}; this runtime's gemm accumulates in F32, F64 or S32",
+                type_name(c.compute_type)
+            ))
+        })?;
+    if c.alpha_imag != 0.0 {
+        return Err(Error::Unimplemented(format!(
+            "{cp}.alpha_imag is {}; this runtime has no complex gemm",
+            c.alpha_imag
+        )));
+    }
+    let lhs = slice(ctx, g.lhs_buffer.as_ref(), &format!("{path}.lhs_buffer"))?;
+    let rhs = slice(ctx, g.rhs_buffer.as_ref(), &format!("{path}.rhs_buffer"))?;
+    let output = slice(
+        ctx,
+        g.output_buffer.as_ref(),
+        &format!("{path}.output_buffer"),
+    )?;
+    for (l, s, lname, sname) in [
+        (&lhs_l, &lhs, "lhs_layout", "lhs_buffer"),
+        (&rhs_l, &rhs, "rhs_layout", "rhs_buffer"),
+        (&out_l, &output, "output_layout", "output_buffer"),
+    ] {
+        match span(l, batch) {
+            Some(need) if need <= s.size => {}
+            need => {
+                return Err(invalid(format!(
+                    "{path}.{sname}.size is {}, smaller than the {} bytes gemm_config.{lname} addresses",
+                    s.size,
+                    need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string())
+                )))
+            }
+        }
+    }
+    let workspace = match &g.workspace {
+        Some(w) => Some(slice(ctx, Some(w), &format!("{path}.workspace"))?),
+        None => None,
+    };
+    Ok(GemmThunk {
+        config: GemmConfig {
+            lhs: lhs_l,
+            rhs: rhs_l,
+            output: out_l,
+            alpha_real: c.alpha_real,
+            alpha_imag: c.alpha_imag,
+            beta: c.beta,
+            compute_type,
+            operand_precisions: c.operand_precisions.clone(),
+            m,
+            n,
+            k,
+            batch,
+        },
+        lhs,
+        rhs,
+        output,
+        workspace,
+        deterministic: g.deterministic,
+    })
+}
+
+fn reduction(v: i32, path: &str) -> Result<ReductionKind> {
+    match ReductionKindProto::try_from(v) {
+        Ok(ReductionKindProto::ReductionKindSum) => Ok(ReductionKind::Sum),
+        Ok(ReductionKindProto::ReductionKindProduct) => Ok(ReductionKind::Product),
+        Ok(ReductionKindProto::ReductionKindMin) => Ok(ReductionKind::Min),
+        Ok(ReductionKindProto::ReductionKindMax) => Ok(ReductionKind::Max),
+        _ => Err(invalid(format!(
+            "{path}.reduction_kind is {v}; expected SUM, PRODUCT, MIN or MAX"
+        ))),
+    }
+}
+
+fn collective(
+    ctx: &DecodeContext<'_>,
+    op: CollectiveOp,
+    config: Option<&CollectiveConfigProto>,
+    buffers: &[CollectiveBufferProto],
+    path: &str,
+) -> Result<ThunkKind> {
+    let cp = format!("{path}.collective_config");
+    let c = config.ok_or_else(|| invalid(format!("{cp} is not set")))?;
+    if c.operand_element_type.len() != buffers.len() {
+        return Err(invalid(format!(
+            "{cp}.operand_element_type has {} entries, buffers has {}; they must be parallel",
+            c.operand_element_type.len(),
+            buffers.len()
+        )));
+    }
+    let element_types = c
+        .operand_element_type
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            ElemType::from_proto(t).ok_or_else(|| {
+                Error::Unimplemented(format!(
+                    "{cp}.operand_element_type[{i}] is {}; collectives support pred, s8-s64, u8-u64, f16, bf16, f32, f64",
+                    type_name(t)
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    match CollectiveOpGroupModeProto::try_from(c.group_mode) {
+        Ok(
+            CollectiveOpGroupModeProto::CollectiveOpGroupModeUnspecified
+            | CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica
+            | CollectiveOpGroupModeProto::CollectiveOpGroupModeFlattenedId,
+        ) => {}
+        Ok(
+            CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition
+            | CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplicaAndPartition,
+        ) => {
+            return Err(Error::Unimplemented(format!(
+                "{cp}.group_mode is {}; this runtime runs one partition per replica",
+                c.group_mode
+            )))
+        }
+        Err(_) => {
+            return Err(invalid(format!(
+                "{cp}.group_mode is {}, not a known CollectiveOpGroupModeProto",
+                c.group_mode
+            )))
+        }
+    }
+    let n = ctx.num_replicas;
+    let mut seen = vec![false; usize::try_from(n).unwrap_or(0)];
+    let mut groups = Vec::with_capacity(c.replica_groups.len());
+    let mut group_size = n;
+    for (gi, g) in c.replica_groups.iter().enumerate() {
+        for (j, &id) in g.replica_ids.iter().enumerate() {
+            let slot = usize::try_from(id).ok().and_then(|i| seen.get_mut(i));
+            match slot {
+                Some(s) if !*s => *s = true,
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "{cp}.replica_groups[{gi}].replica_ids[{j}] is {id}, which already appears in an earlier group"
+                    )))
+                }
+                None => {
+                    return Err(invalid(format!(
+                        "{cp}.replica_groups[{gi}].replica_ids[{j}] is {id}, out of range [0, {n}) (the module's replica_count)"
+                    )))
+                }
+            }
+        }
+        if g.replica_ids.is_empty() {
+            return Err(invalid(format!("{cp}.replica_groups[{gi}] is empty")));
+        }
+        if gi == 0 {
+            group_size = g.replica_ids.len() as u64;
+        } else if g.replica_ids.len() as u64 != group_size {
+            return Err(invalid(format!(
+                "{cp}.replica_groups[{gi}] has {} replicas, replica_groups[0] has {group_size}; groups must have equal sizes",
+                g.replica_ids.len()
+            )));
+        }
+        groups.push(g.replica_ids.clone());
+    }
+    if !groups.is_empty() {
+        if let Some(missing) = seen.iter().position(|s| !s) {
+            return Err(invalid(format!(
+                "{cp}.replica_groups: replica {missing} is in no group (replica_count is {n})"
+            )));
+        }
+    }
+    let mut out = Vec::with_capacity(buffers.len());
+    for (i, (b, t)) in buffers.iter().zip(&element_types).enumerate() {
+        let bp = format!("{path}.buffers[{i}]");
+        let count = nonneg(b.element_count, &format!("{bp}.element_count"))?;
+        let source = slice(
+            ctx,
+            b.source_buffer.as_ref(),
+            &format!("{bp}.source_buffer"),
+        )?;
+        let destination = slice(
+            ctx,
+            b.destination_buffer.as_ref(),
+            &format!("{bp}.destination_buffer"),
+        )?;
+        let bytes = count.checked_mul(t.size());
+        let (src_need, dst_need) = match &op {
+            CollectiveOp::AllGather => (bytes, bytes.and_then(|b| b.checked_mul(group_size))),
+            CollectiveOp::ReduceScatter(_) => {
+                if group_size == 0 || count % group_size != 0 {
+                    return Err(invalid(format!(
+                        "{bp}.element_count is {count}, not a multiple of the group size {group_size}"
+                    )));
+                }
+                (bytes, bytes.map(|b| b / group_size))
+            }
+            _ => (bytes, bytes),
+        };
+        for (need, s, name) in [
+            (src_need, &source, "source_buffer"),
+            (dst_need, &destination, "destination_buffer"),
+        ] {
+            match need {
+                Some(need) if need <= s.size => {}
+                need => {
+                    return Err(invalid(format!(
+                        "{bp}.{name}.size is {}, smaller than the {} bytes element_count {count} of {} needs",
+                        s.size,
+                        need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string()),
+                        type_name(t.to_proto())
+                    )))
+                }
+            }
+        }
+        out.push(CollectiveBuffer {
+            element_count: count,
+            source,
+            destination,
+            source_memory_space: b.source_memory_space,
+            destination_memory_space: b.destination_memory_space,
+        });
+    }
+    Ok(ThunkKind::Collective(CollectiveThunk {
+        op,
+        config: CollectiveConfig {
+            element_types,
+            replica_groups: groups,
+            group_mode: c.group_mode,
+            op_id: c.op_id,
+            use_symmetric_buffer: c.use_symmetric_buffer,
+        },
+        buffers: out,
+    }))
+}

@@ -1,0 +1,548 @@
+//! In-memory thunks: what the runtime executes, decoded and validated from the artifact's
+//! `ThunkProto`s ([`decode`]) and convertible back ([`encode`]). They hold no compiler or HLO
+//! types: slices, launch parameters, parsed PTX and resolved registry handlers only.
+//!
+//! [`ThunkKind::CommandBuffer`] exists only in memory: the load-time pass builds it; encoding
+//! inlines its commands into the enclosing sequence, so it is never serialized.
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use proto::xla::ShapeProto;
+
+use crate::registry::Registration;
+
+mod decode;
+mod encode;
+
+pub use decode::{decode_sequence, DecodeContext, KernelTable};
+pub use encode::{encode, encode_sequence};
+
+/// A contiguous range of one buffer allocation (validated against the allocation's size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Slice {
+    /// The allocation's index.
+    pub allocation: usize,
+    /// Byte offset inside the allocation.
+    pub offset: u64,
+    /// Byte size.
+    pub size: u64,
+}
+
+impl Slice {
+    /// Whether two slices share a byte.
+    pub fn overlaps(&self, other: &Slice) -> bool {
+        self.allocation == other.allocation
+            && self.offset < other.offset.saturating_add(other.size)
+            && other.offset < self.offset.saturating_add(self.size)
+            && self.size > 0
+            && other.size > 0
+    }
+}
+
+/// A slice and the shape of the array stored in it (the shape kept as the artifact wrote it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapedSlice {
+    /// The slice.
+    pub slice: Slice,
+    /// The array's shape, when the artifact gave one.
+    pub shape: Option<ShapeProto>,
+}
+
+/// What every thunk carries besides its kind.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ThunkInfo {
+    /// Name for profilers.
+    pub profile_annotation: String,
+    /// Unique id in the executable.
+    pub thunk_id: i64,
+    /// The stream it runs on (0 = main stream).
+    pub execution_stream_id: i64,
+}
+
+/// One executable step.
+#[derive(Debug, Clone)]
+pub struct Thunk {
+    /// Annotation, id and stream.
+    pub info: ThunkInfo,
+    /// What it does.
+    pub kind: ThunkKind,
+}
+
+/// The kinds of thunk, one per `ThunkProto.impl` case plus the in-memory command buffer.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ThunkKind {
+    /// Runs its thunks in order.
+    Sequential(Vec<Thunk>),
+    /// Device-to-device copy.
+    Copy {
+        /// Source slice.
+        source: Slice,
+        /// Destination slice.
+        destination: Slice,
+        /// Bytes copied.
+        size: u64,
+    },
+    /// Runs one branch chosen by a selector in device memory.
+    Conditional(ConditionalThunk),
+    /// A loop.
+    While(WhileThunk),
+    /// A PTX kernel launch.
+    Kernel(KernelThunk),
+    /// A matrix multiplication.
+    Gemm(GemmThunk),
+    /// Writes the replica id (u32).
+    ReplicaId(Slice),
+    /// Writes the partition id (u32).
+    PartitionId(Slice),
+    /// Zeroes a slice.
+    Memzero(ShapedSlice),
+    /// Fills a slice with a u32.
+    Memset32 {
+        /// Destination.
+        destination: Slice,
+        /// The value.
+        value: u32,
+    },
+    /// A call into a registered handler.
+    CustomCall(CustomCallThunk),
+    /// A kernel from the runtime's own library (refused at load: not emitted today).
+    CustomKernel(CustomKernelThunk),
+    /// A collective operation across replicas.
+    Collective(CollectiveThunk),
+    /// In memory only: consecutive kernel / copy / memset / gemm thunks recorded once and
+    /// replayed.
+    CommandBuffer(CommandBufferThunk),
+}
+
+impl ThunkKind {
+    /// The schema's name of the kind (`kernel_thunk`, ...; `command_buffer` for the in-memory
+    /// kind).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ThunkKind::Sequential(_) => "sequential_thunk",
+            ThunkKind::Copy { .. } => "copy_thunk",
+            ThunkKind::Conditional(_) => "conditional_thunk",
+            ThunkKind::While(_) => "while_thunk",
+            ThunkKind::Kernel(_) => "kernel_thunk",
+            ThunkKind::Gemm(_) => "gemm_thunk",
+            ThunkKind::ReplicaId(_) => "replica_id_thunk",
+            ThunkKind::PartitionId(_) => "partition_id_thunk",
+            ThunkKind::Memzero(_) => "memzero_thunk",
+            ThunkKind::Memset32 { .. } => "memset32bit_value_thunk",
+            ThunkKind::CustomCall(_) => "custom_call_thunk",
+            ThunkKind::CustomKernel(_) => "custom_kernel_thunk",
+            ThunkKind::Collective(c) => c.op.proto_name(),
+            ThunkKind::CommandBuffer(_) => "command_buffer",
+        }
+    }
+}
+
+/// `conditional_thunk`.
+#[derive(Debug, Clone)]
+pub struct ConditionalThunk {
+    /// Where the selector lives.
+    pub selector: ShapedSlice,
+    /// The branches.
+    pub branches: Vec<Vec<Thunk>>,
+    /// Pred selector (true runs branch 0) rather than an s32 index.
+    pub selector_is_bool: bool,
+}
+
+/// `while_thunk`.
+#[derive(Debug, Clone)]
+pub struct WhileThunk {
+    /// The pred the condition writes.
+    pub condition_result: Slice,
+    /// The condition.
+    pub condition: Vec<Thunk>,
+    /// The body.
+    pub body: Vec<Thunk>,
+    /// The compiler's trip-count hint.
+    pub trip_count: Option<i64>,
+}
+
+/// A parsed PTX module shared by the kernel thunks that embed the same text.
+#[derive(Debug)]
+pub struct KernelModule {
+    /// Unique id (process-wide) under which devices cache their loaded form.
+    pub id: u64,
+    /// The PTX text.
+    pub text: String,
+    /// The parsed module.
+    pub module: ptx::Module,
+}
+
+/// `kernel_thunk`.
+#[derive(Debug, Clone)]
+pub struct KernelThunk {
+    /// Arguments: kernel parameter j is the device address of `args[j]`.
+    pub args: Vec<Slice>,
+    /// Whether the kernel writes each argument.
+    pub written: Vec<bool>,
+    /// The `.entry` launched.
+    pub kernel_name: String,
+    /// Grid (block counts).
+    pub grid: [u32; 3],
+    /// Block (threads per block).
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes.
+    pub shmem_bytes: u32,
+    /// Argument shapes (informational).
+    pub args_shape: Vec<ShapeProto>,
+    /// The PTX.
+    pub module: Arc<KernelModule>,
+    /// The optional pre-assembled cubin (unused by this runtime; kept for round trips).
+    pub cubin: Vec<u8>,
+}
+
+/// Storage order of a gemm operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Row-major.
+    RowMajor,
+    /// Column-major.
+    ColumnMajor,
+}
+
+/// A gemm element type (validated at load).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElemType {
+    /// pred (collectives only)
+    Pred,
+    /// s8
+    S8,
+    /// s16
+    S16,
+    /// s32
+    S32,
+    /// s64
+    S64,
+    /// u8
+    U8,
+    /// u16
+    U16,
+    /// u32
+    U32,
+    /// u64
+    U64,
+    /// f16
+    F16,
+    /// bf16
+    Bf16,
+    /// f32
+    F32,
+    /// f64
+    F64,
+}
+
+impl ElemType {
+    /// Bytes per element.
+    pub fn size(self) -> u64 {
+        match self {
+            ElemType::Pred | ElemType::S8 | ElemType::U8 => 1,
+            ElemType::S16 | ElemType::U16 | ElemType::F16 | ElemType::Bf16 => 2,
+            ElemType::S32 | ElemType::U32 | ElemType::F32 => 4,
+            ElemType::S64 | ElemType::U64 | ElemType::F64 => 8,
+        }
+    }
+
+    /// From the proto enum value.
+    pub fn from_proto(v: i32) -> Option<ElemType> {
+        use proto::xla::PrimitiveType as P;
+        Some(match P::try_from(v).ok()? {
+            P::Pred => ElemType::Pred,
+            P::S8 => ElemType::S8,
+            P::S16 => ElemType::S16,
+            P::S32 => ElemType::S32,
+            P::S64 => ElemType::S64,
+            P::U8 => ElemType::U8,
+            P::U16 => ElemType::U16,
+            P::U32 => ElemType::U32,
+            P::U64 => ElemType::U64,
+            P::F16 => ElemType::F16,
+            P::Bf16 => ElemType::Bf16,
+            P::F32 => ElemType::F32,
+            P::F64 => ElemType::F64,
+            _ => return None,
+        })
+    }
+
+    /// To the proto enum value.
+    pub fn to_proto(self) -> i32 {
+        use proto::xla::PrimitiveType as P;
+        (match self {
+            ElemType::Pred => P::Pred,
+            ElemType::S8 => P::S8,
+            ElemType::S16 => P::S16,
+            ElemType::S32 => P::S32,
+            ElemType::S64 => P::S64,
+            ElemType::U8 => P::U8,
+            ElemType::U16 => P::U16,
+            ElemType::U32 => P::U32,
+            ElemType::U64 => P::U64,
+            ElemType::F16 => P::F16,
+            ElemType::Bf16 => P::Bf16,
+            ElemType::F32 => P::F32,
+            ElemType::F64 => P::F64,
+        }) as i32
+    }
+}
+
+/// One gemm operand as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatrixLayout {
+    /// Storage order.
+    pub order: Order,
+    /// Rows as stored.
+    pub num_rows: u64,
+    /// Columns as stored.
+    pub num_cols: u64,
+    /// Batches.
+    pub batch_size: u64,
+    /// Elements between consecutive rows (row-major) or columns (column-major).
+    pub leading_dim_stride: u64,
+    /// Elements between consecutive batches.
+    pub batch_stride: u64,
+    /// `op(X) = X^T`.
+    pub transpose: bool,
+    /// Element type.
+    pub dtype: ElemType,
+}
+
+impl MatrixLayout {
+    /// Element offset of stored element `(r, c)` of batch `b`.
+    pub fn offset(&self, b: u64, r: u64, c: u64) -> u64 {
+        match self.order {
+            Order::RowMajor => b * self.batch_stride + r * self.leading_dim_stride + c,
+            Order::ColumnMajor => b * self.batch_stride + c * self.leading_dim_stride + r,
+        }
+    }
+
+    /// Rows and columns of `op(X)`.
+    pub fn op_dims(&self) -> (u64, u64) {
+        if self.transpose {
+            (self.num_cols, self.num_rows)
+        } else {
+            (self.num_rows, self.num_cols)
+        }
+    }
+}
+
+/// The gemm configuration (see docs/artifact.md "Gemm").
+#[derive(Debug, Clone, PartialEq)]
+pub struct GemmConfig {
+    /// Left operand.
+    pub lhs: MatrixLayout,
+    /// Right operand.
+    pub rhs: MatrixLayout,
+    /// Output.
+    pub output: MatrixLayout,
+    /// Scale of the product.
+    pub alpha_real: f64,
+    /// Imaginary part of alpha (must be 0: no complex gemm).
+    pub alpha_imag: f64,
+    /// Scale of the old output.
+    pub beta: f64,
+    /// Accumulation type.
+    pub compute_type: ElemType,
+    /// Operand precisions (proto enum values, informational).
+    pub operand_precisions: Vec<i32>,
+    /// M, N, K and the batch count, derived and checked at load.
+    pub m: u64,
+    /// N.
+    pub n: u64,
+    /// K.
+    pub k: u64,
+    /// Batches.
+    pub batch: u64,
+}
+
+/// `gemm_thunk`.
+#[derive(Debug, Clone)]
+pub struct GemmThunk {
+    /// Configuration.
+    pub config: GemmConfig,
+    /// Left operand buffer.
+    pub lhs: Slice,
+    /// Right operand buffer.
+    pub rhs: Slice,
+    /// Output buffer.
+    pub output: Slice,
+    /// Scratch buffer, when given.
+    pub workspace: Option<Slice>,
+    /// Deterministic algorithm requested.
+    pub deterministic: bool,
+}
+
+/// `custom_call_thunk`.
+#[derive(Debug, Clone)]
+pub struct CustomCallThunk {
+    /// The name as written in the artifact (possibly a legacy alias).
+    pub target_name: String,
+    /// The resolved handler.
+    pub handler: Registration,
+    /// Operands (`None` = null).
+    pub operands: Vec<Option<ShapedSlice>>,
+    /// Results (`None` = null).
+    pub results: Vec<Option<ShapedSlice>>,
+    /// Legacy opaque bytes.
+    pub opaque: Vec<u8>,
+    /// `CustomCallApiVersion` value.
+    pub api_version: i32,
+    /// FFI attributes.
+    pub attributes: BTreeMap<String, String>,
+    /// Called computation name.
+    pub called_computation: Option<String>,
+}
+
+/// `custom_kernel_thunk`.
+#[derive(Debug, Clone)]
+pub struct CustomKernelThunk {
+    /// Arguments.
+    pub args: Vec<ShapedSlice>,
+    /// Written flags.
+    pub written: Vec<bool>,
+    /// Library kernel name.
+    pub name: String,
+    /// Grid.
+    pub grid: [u32; 3],
+    /// Block.
+    pub block: [u32; 3],
+    /// Shared memory bytes.
+    pub shared_memory_bytes: u32,
+}
+
+/// A reduction of a collective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReductionKind {
+    /// Sum.
+    Sum,
+    /// Product.
+    Product,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+}
+
+/// Which collective.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CollectiveOp {
+    /// `all_gather_start_thunk`.
+    AllGather,
+    /// `all_reduce_start_thunk`.
+    AllReduce(ReductionKind),
+    /// `reduce_scatter_thunk`.
+    ReduceScatter(ReductionKind),
+    /// `all_to_all_start_thunk` (refused at load).
+    AllToAll {
+        /// `has_split_dimension`.
+        has_split_dimension: bool,
+    },
+    /// `collective_permute_start_thunk` (refused at load).
+    CollectivePermute {
+        /// (source, target) replica pairs.
+        source_target_pairs: Vec<(i64, i64)>,
+    },
+}
+
+impl CollectiveOp {
+    /// The schema name of the thunk kind.
+    pub fn proto_name(&self) -> &'static str {
+        match self {
+            CollectiveOp::AllGather => "all_gather_start_thunk",
+            CollectiveOp::AllReduce(_) => "all_reduce_start_thunk",
+            CollectiveOp::ReduceScatter(_) => "reduce_scatter_thunk",
+            CollectiveOp::AllToAll { .. } => "all_to_all_start_thunk",
+            CollectiveOp::CollectivePermute { .. } => "collective_permute_start_thunk",
+        }
+    }
+}
+
+/// One buffer of a collective.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectiveBuffer {
+    /// Elements each participant contributes.
+    pub element_count: u64,
+    /// Source slice.
+    pub source: Slice,
+    /// Destination slice.
+    pub destination: Slice,
+    /// Memory space of the source (informational).
+    pub source_memory_space: i64,
+    /// Memory space of the destination (informational).
+    pub destination_memory_space: i64,
+}
+
+/// `CollectiveConfigProto`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectiveConfig {
+    /// Element type per buffer.
+    pub element_types: Vec<ElemType>,
+    /// Replica groups (empty = one group of all replicas).
+    pub replica_groups: Vec<Vec<i64>>,
+    /// `CollectiveOpGroupModeProto` value.
+    pub group_mode: i32,
+    /// Op id.
+    pub op_id: i64,
+    /// Symmetric-buffer hint.
+    pub use_symmetric_buffer: bool,
+}
+
+/// A collective thunk.
+#[derive(Debug, Clone)]
+pub struct CollectiveThunk {
+    /// Which operation.
+    pub op: CollectiveOp,
+    /// Types and groups.
+    pub config: CollectiveConfig,
+    /// The buffers.
+    pub buffers: Vec<CollectiveBuffer>,
+}
+
+/// In-memory only: a group of consecutive kernel / copy / memset / memzero / gemm thunks of one
+/// stream, recorded into a command list on first execution and replayed afterwards.
+#[derive(Debug)]
+pub struct CommandBufferThunk {
+    /// The grouped thunks, in order.
+    pub commands: Vec<Thunk>,
+    /// How many times the buffer was recorded (1 after the first execution).
+    pub recordings: Mutex<u64>,
+    /// How many times it was replayed.
+    pub replays: Mutex<u64>,
+}
+
+impl Clone for CommandBufferThunk {
+    fn clone(&self) -> Self {
+        CommandBufferThunk {
+            commands: self.commands.clone(),
+            recordings: Mutex::new(0),
+            replays: Mutex::new(0),
+        }
+    }
+}
+
+/// Visits every thunk of a sequence, depth first, nested sequences included.
+pub fn walk<'a>(thunks: &'a [Thunk], f: &mut dyn FnMut(&'a Thunk, usize)) {
+    fn go<'a>(thunks: &'a [Thunk], depth: usize, f: &mut dyn FnMut(&'a Thunk, usize)) {
+        for t in thunks {
+            f(t, depth);
+            match &t.kind {
+                ThunkKind::Sequential(v) => go(v, depth + 1, f),
+                ThunkKind::Conditional(c) => {
+                    for b in &c.branches {
+                        go(b, depth + 1, f);
+                    }
+                }
+                ThunkKind::While(w) => {
+                    go(&w.condition, depth + 1, f);
+                    go(&w.body, depth + 1, f);
+                }
+                ThunkKind::CommandBuffer(cb) => go(&cb.commands, depth + 1, f),
+                _ => {}
+            }
+        }
+    }
+    go(thunks, 0, f)
+}

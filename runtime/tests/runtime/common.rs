@@ -1,0 +1,321 @@
+//! Hand-built artifacts (no compiler): small HLO modules for the embedded module, hand-written
+//! PTX kernels, and thunk builders.
+#![allow(dead_code)]
+use std::path::PathBuf;
+
+use proto::prost::Message;
+use proto::stream_executor::{
+    executable_abi_version_proto, gpu_compute_capability_proto, CudaComputeCapabilityProto,
+    ExecutableAbiVersionProto, GpuComputeCapabilityProto,
+};
+use proto::xla::buffer_assignment::BufferAllocationSliceProto;
+use proto::xla::gpu::gpu_executable_proto::{
+    OutputInfoMapEntry, OutputInfoProto, RepeatedBufferAllocations,
+};
+use proto::xla::gpu::thunk_proto::Impl;
+use proto::xla::gpu::*;
+use proto::xla::{BufferAllocationProto, ProgramShapeProto, ShapeIndexProto};
+use runtime::{DeviceDescription, EmulatedDevice, Registry, RuntimeFlags};
+
+pub fn spec(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/target_specs")
+        .join(format!("{name}.txtpb"))
+}
+
+pub fn desc(name: &str) -> DeviceDescription {
+    let c = proto::load_target_config(&spec(name)).unwrap();
+    DeviceDescription::from_target_config(&c).unwrap()
+}
+
+pub fn h100() -> DeviceDescription {
+    desc("h100_sxm")
+}
+
+pub fn device() -> EmulatedDevice {
+    EmulatedDevice::new(h100())
+}
+
+/// Validates (steps 1-7) against the H100 description; the error's full text.
+pub fn load_err(p: &GpuExecutableProto) -> String {
+    load_err_with(p, &h100(), &RuntimeFlags::default())
+}
+
+pub fn load_err_with(p: &GpuExecutableProto, d: &DeviceDescription, f: &RuntimeFlags) -> String {
+    match runtime::validate(&p.encode_to_vec(), d, f, &Registry::builtin()) {
+        Ok(_) => panic!("the artifact loaded"),
+        Err(e) => e.to_string(),
+    }
+}
+
+pub const PTX: &str = r#"
+.version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry vadd(.param .u64 a, .param .u64 b, .param .u64 c)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [c];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  add.s64 %rd6, %rd2, %rd4;
+  add.s64 %rd7, %rd3, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  ld.global.f32 %f2, [%rd6];
+  add.f32 %f3, %f1, %f2;
+  st.global.f32 [%rd7], %f3;
+  ret;
+}
+
+.visible .entry lt10(.param .u64 c, .param .u64 p)
+{
+  .reg .pred %q;
+  .reg .b32 %r<3>;
+  .reg .b16 %h;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [c];
+  ld.param.u64 %rd2, [p];
+  ld.global.u32 %r1, [%rd1];
+  setp.lt.u32 %q, %r1, 10;
+  selp.u32 %r2, 1, 0, %q;
+  cvt.u16.u32 %h, %r2;
+  st.global.u8 [%rd2], %h;
+  ret;
+}
+
+.visible .entry inc(.param .u64 c)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [c];
+  ld.global.u32 %r1, [%rd1];
+  add.u32 %r2, %r1, 1;
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+
+.visible .entry forever(.param .u64 p)
+{
+  .reg .b16 %h;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u16 %h, 1;
+  st.global.u8 [%rd1], %h;
+  ret;
+}
+"#;
+
+pub fn sl(allocation: i64, offset: i64, size: i64) -> BufferAllocationSliceProto {
+    BufferAllocationSliceProto {
+        offset,
+        size,
+        buffer_allocation_index: allocation,
+    }
+}
+
+pub fn shaped(allocation: i64, offset: i64, size: i64) -> ShapedSliceProto {
+    ShapedSliceProto {
+        slice: Some(sl(allocation, offset, size)),
+        shape: None,
+    }
+}
+
+pub fn thunk(id: i64, imp: Impl) -> ThunkProto {
+    ThunkProto {
+        thunk_info: Some(ThunkInfoProto {
+            profile_annotation: format!("t{id}"),
+            thunk_id: id,
+            execution_stream_id: 0,
+        }),
+        r#impl: Some(imp),
+    }
+}
+
+pub fn dim(x: i64, y: i64, z: i64) -> Dim3DProto {
+    Dim3DProto { x, y, z }
+}
+
+pub fn kernel(
+    id: i64,
+    name: &str,
+    args: Vec<BufferAllocationSliceProto>,
+    threads: i64,
+) -> ThunkProto {
+    let n = args.len();
+    thunk(
+        id,
+        Impl::KernelThunk(KernelThunkProto {
+            args,
+            written: vec![true; n],
+            kernel_name: name.into(),
+            launch_dimensions: Some(LaunchDimensionsProto {
+                block_counts: Some(dim(1, 1, 1)),
+                thread_counts_per_block: Some(dim(threads, 1, 1)),
+            }),
+            shmem_bytes: 0,
+            args_shape: vec![],
+            kernel_binary: Some(KernelBinaryProto {
+                ptx: PTX.into(),
+                cubin: vec![],
+            }),
+        }),
+    )
+}
+
+pub fn memset(id: i64, dest: BufferAllocationSliceProto, value: u32) -> ThunkProto {
+    thunk(
+        id,
+        Impl::Memset32bitValueThunk(Memset32BitValueThunkProto {
+            dest_buffer: Some(dest),
+            value,
+        }),
+    )
+}
+
+pub fn copy(
+    id: i64,
+    src: BufferAllocationSliceProto,
+    dst: BufferAllocationSliceProto,
+    n: i64,
+) -> ThunkProto {
+    thunk(
+        id,
+        Impl::CopyThunk(CopyThunkProto {
+            source_buffer: Some(src),
+            destination_buffer: Some(dst),
+            mem_size: n,
+        }),
+    )
+}
+
+/// An allocation: `param` = Some(number) for an entry parameter.
+pub fn alloc(index: i64, size: i64, param: Option<i64>, live_out: bool) -> BufferAllocationProto {
+    BufferAllocationProto {
+        index,
+        size,
+        is_entry_computation_parameter: param.is_some(),
+        parameter_number: param.unwrap_or(0),
+        maybe_live_out: live_out,
+        ..Default::default()
+    }
+}
+
+pub fn out(index: Vec<i64>, allocation: i64) -> OutputInfoMapEntry {
+    OutputInfoMapEntry {
+        shape_index: Some(ShapeIndexProto { indices: index }),
+        output_info: Some(OutputInfoProto {
+            allocation_index: allocation,
+            passthrough: false,
+            alias_config: None,
+        }),
+    }
+}
+
+fn shape(s: &str) -> proto::xla::ShapeProto {
+    hlo::convert::shape_to_proto(&hlo::parse_shape(s).unwrap()).unwrap()
+}
+
+/// An artifact skeleton for the H100: embedded module from `hlo` text, program shape from the
+/// given parameter and result shapes, no allocations or thunks yet.
+pub fn artifact(hlo_text: &str, params: &[&str], result: &str) -> GpuExecutableProto {
+    let m = hlo::parse_module(hlo_text).unwrap();
+    GpuExecutableProto {
+        hlo_module_with_config: Some(hlo::convert::to_proto(&m).unwrap()),
+        binary: vec![],
+        gpu_compute_capability: Some(GpuComputeCapabilityProto {
+            compute_capability: Some(
+                gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(
+                    CudaComputeCapabilityProto {
+                        major: 9,
+                        minor: 0,
+                        feature_extension: 2,
+                    },
+                ),
+            ),
+        }),
+        module_name: m.name.clone(),
+        program_shape: Some(ProgramShapeProto {
+            parameters: params.iter().map(|p| shape(p)).collect(),
+            result: Some(shape(result)),
+            parameter_names: vec![],
+        }),
+        buffer_allocations: Some(RepeatedBufferAllocations { values: vec![] }),
+        output_info_map: vec![],
+        constants: vec![],
+        thunks: vec![],
+        executable_abi_version: Some(ExecutableAbiVersionProto {
+            platform_name: "CUDA".into(),
+            platform_version: Some(
+                executable_abi_version_proto::PlatformVersion::CudaPlatformVersion(
+                    executable_abi_version_proto::CudaPlatformVersionProto {
+                        cuda_toolkit_version: "12.8.0".into(),
+                        cudnn_version: "9.10.0".into(),
+                        cub_version: "3.1.2".into(),
+                    },
+                ),
+            ),
+        }),
+    }
+}
+
+pub fn allocs(p: &mut GpuExecutableProto) -> &mut Vec<BufferAllocationProto> {
+    &mut p
+        .buffer_allocations
+        .get_or_insert_with(Default::default)
+        .values
+}
+
+pub const ADD_HLO: &str = "HloModule add\n\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n  ROOT c = f32[4] add(a, b)\n}\n";
+
+/// c = a + b on f32[4] with one kernel thunk.
+pub fn vadd() -> GpuExecutableProto {
+    let mut p = artifact(ADD_HLO, &["f32[4]", "f32[4]"], "f32[4]");
+    *allocs(&mut p) = vec![
+        alloc(0, 16, Some(0), false),
+        alloc(1, 16, Some(1), false),
+        alloc(2, 16, None, true),
+    ];
+    p.output_info_map = vec![out(vec![], 2)];
+    p.thunks = vec![kernel(
+        1,
+        "vadd",
+        vec![sl(0, 0, 16), sl(1, 0, 16), sl(2, 0, 16)],
+        4,
+    )];
+    p
+}
+
+pub fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub fn to_f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+pub fn to_u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+pub const SCALAR_HLO: &str = "HloModule s\n\nENTRY e {\n  ROOT c = s32[] constant(0)\n}\n";
+
+/// Loads and runs on a fresh emulated H100.
+pub fn run(
+    p: &GpuExecutableProto,
+    flags: &RuntimeFlags,
+    args: &[&[u8]],
+) -> runtime::ExecutionResult {
+    let d = device();
+    let exe = runtime::load(&p.encode_to_vec(), &d, flags).unwrap();
+    exe.execute(&d, args).unwrap()
+}

@@ -1,0 +1,552 @@
+//! Execution of hand-built artifacts on the emulated device.
+use std::sync::Arc;
+
+use proto::prost::Message;
+use proto::xla::gpu::thunk_proto::Impl;
+use proto::xla::gpu::*;
+use runtime::{Device, RuntimeFlags};
+
+use crate::common::*;
+
+#[test]
+fn vector_add_runs_on_the_emulator() {
+    let r = run(
+        &vadd(),
+        &RuntimeFlags::default(),
+        &[
+            &f32s(&[1.0, 2.0, 3.0, 4.0]),
+            &f32s(&[10.0, 20.0, 30.0, 40.0]),
+        ],
+    );
+    assert_eq!(to_f32s(&r.outputs[0]), vec![11.0, 22.0, 33.0, 44.0]);
+    assert_eq!(r.stats.kernel_launches, 1);
+}
+
+#[test]
+fn wrong_argument_size_is_invalid_argument() {
+    let d = device();
+    let exe = runtime::load(&vadd().encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    let e = exe
+        .execute(&d, &[&f32s(&[1.0]), &f32s(&[1.0; 4])])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: argument 0 (parameter 0 [], f32[4]) is 4 bytes, expected 16"
+    );
+}
+
+/// counter = 0; while (counter < 10) counter += 1.
+fn while_counter() -> GpuExecutableProto {
+    let mut p = artifact(SCALAR_HLO, &[], "s32[]");
+    *allocs(&mut p) = vec![alloc(0, 4, None, true), alloc(1, 1, None, false)];
+    p.output_info_map = vec![out(vec![], 0)];
+    p.thunks = vec![
+        memset(1, sl(0, 0, 4), 0),
+        thunk(
+            2,
+            Impl::WhileThunk(WhileThunkProto {
+                condition_result_buffer_index: Some(sl(1, 0, 1)),
+                condition_thunk_sequence: Some(ThunkSequenceProto {
+                    thunks: vec![kernel(3, "lt10", vec![sl(0, 0, 4), sl(1, 0, 1)], 1)],
+                }),
+                body_thunk_sequence: Some(ThunkSequenceProto {
+                    thunks: vec![kernel(4, "inc", vec![sl(0, 0, 4)], 1)],
+                }),
+                trip_count: Some(10),
+            }),
+        ),
+    ];
+    p
+}
+
+#[test]
+fn while_loop_with_a_counter_kernel() {
+    let r = run(&while_counter(), &RuntimeFlags::default(), &[]);
+    assert_eq!(to_u32s(&r.outputs[0]), vec![10]);
+    assert_eq!(r.stats.while_iterations, 10);
+}
+
+#[test]
+fn while_loop_bound_is_resource_exhausted() {
+    let d = device();
+    let flags = RuntimeFlags {
+        max_while_iterations: 5,
+        ..RuntimeFlags::default()
+    };
+    let exe = runtime::load(&while_counter().encode_to_vec(), &d, &flags).unwrap();
+    let e = exe.execute(&d, &[]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "RESOURCE_EXHAUSTED: while_thunk 2 (t2): the loop ran 5 iterations without its condition becoming false, the limit is 5 (RuntimeFlags::max_while_iterations)"
+    );
+}
+
+fn conditional(is_bool: bool, branches: usize) -> GpuExecutableProto {
+    let (param, hlo) = if is_bool {
+        ("pred[]", "HloModule c\n\nENTRY e {\n  p = pred[] parameter(0)\n  ROOT c = s32[] constant(0)\n}\n")
+    } else {
+        (
+            "s32[]",
+            "HloModule c\n\nENTRY e {\n  p = s32[] parameter(0)\n  ROOT c = s32[] constant(0)\n}\n",
+        )
+    };
+    let mut p = artifact(hlo, &[param], "s32[]");
+    let psize = if is_bool { 1 } else { 4 };
+    *allocs(&mut p) = vec![alloc(0, psize, Some(0), false), alloc(1, 4, None, true)];
+    p.output_info_map = vec![out(vec![], 1)];
+    p.thunks = vec![thunk(
+        1,
+        Impl::ConditionalThunk(ConditionalThunkProto {
+            branch_index_buffer: Some(shaped(0, 0, psize)),
+            branch_thunks: (0..branches)
+                .map(|b| ThunkSequenceProto {
+                    thunks: vec![memset(10 + b as i64, sl(1, 0, 4), 100 + b as u32)],
+                })
+                .collect(),
+            branch_index_is_bool: is_bool,
+        }),
+    )];
+    p
+}
+
+#[test]
+fn conditional_with_pred_selector() {
+    let p = conditional(true, 2);
+    assert_eq!(
+        to_u32s(&run(&p, &RuntimeFlags::default(), &[&[1]]).outputs[0]),
+        vec![100]
+    );
+    assert_eq!(
+        to_u32s(&run(&p, &RuntimeFlags::default(), &[&[0]]).outputs[0]),
+        vec![101]
+    );
+}
+
+#[test]
+fn conditional_with_index_selector_out_of_range_runs_the_last_branch() {
+    let p = conditional(false, 3);
+    let f = RuntimeFlags::default();
+    assert_eq!(
+        to_u32s(&run(&p, &f, &[&1i32.to_le_bytes()]).outputs[0]),
+        vec![101]
+    );
+    assert_eq!(
+        to_u32s(&run(&p, &f, &[&7i32.to_le_bytes()]).outputs[0]),
+        vec![102]
+    );
+    assert_eq!(
+        to_u32s(&run(&p, &f, &[&(-1i32).to_le_bytes()]).outputs[0]),
+        vec![102]
+    );
+}
+
+pub fn layout(rows: i64, cols: i64, transpose: bool, dtype: i32) -> MatrixLayoutProto {
+    MatrixLayoutProto {
+        order: 0,
+        num_rows: rows,
+        num_cols: cols,
+        batch_size: 1,
+        leading_dim_stride: cols,
+        batch_stride: rows * cols,
+        transpose,
+        dtype,
+    }
+}
+
+pub fn gemm_artifact(rhs_transposed: bool) -> GpuExecutableProto {
+    let hlo = "HloModule g\n\nENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[3,2] parameter(1)\n  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+    let f32t = proto::xla::PrimitiveType::F32 as i32;
+    let mut p = artifact(
+        hlo,
+        &[
+            "f32[2,3]",
+            if rhs_transposed {
+                "f32[2,3]"
+            } else {
+                "f32[3,2]"
+            },
+        ],
+        "f32[2,2]",
+    );
+    *allocs(&mut p) = vec![
+        alloc(0, 24, Some(0), false),
+        alloc(1, 24, Some(1), false),
+        alloc(2, 16, None, true),
+    ];
+    p.output_info_map = vec![out(vec![], 2)];
+    let rhs = if rhs_transposed {
+        layout(2, 3, true, f32t)
+    } else {
+        layout(3, 2, false, f32t)
+    };
+    p.thunks = vec![thunk(
+        1,
+        Impl::GemmThunk(GemmThunkProto {
+            gemm_config: Some(GemmConfigProto {
+                lhs_layout: Some(layout(2, 3, false, f32t)),
+                rhs_layout: Some(rhs),
+                output_layout: Some(layout(2, 2, false, f32t)),
+                alpha_real: 1.0,
+                alpha_imag: 0.0,
+                beta: 0.0,
+                compute_type: f32t,
+                operand_precisions: vec![],
+            }),
+            lhs_buffer: Some(sl(0, 0, 24)),
+            rhs_buffer: Some(sl(1, 0, 24)),
+            output_buffer: Some(sl(2, 0, 16)),
+            workspace: None,
+            deterministic: true,
+        }),
+    )];
+    p
+}
+
+#[test]
+fn gemm_matches_the_hand_computed_product() {
+    // [[1,2,3],[4,5,6]] x [[7,8],[9,10],[11,12]] = [[58,64],[139,154]]
+    let a = f32s(&[1., 2., 3., 4., 5., 6.]);
+    let r = run(
+        &gemm_artifact(false),
+        &RuntimeFlags::default(),
+        &[&a, &f32s(&[7., 8., 9., 10., 11., 12.])],
+    );
+    assert_eq!(to_f32s(&r.outputs[0]), vec![58., 64., 139., 154.]);
+    // Same with rhs stored transposed: [[7,9,11],[8,10,12]].
+    let r = run(
+        &gemm_artifact(true),
+        &RuntimeFlags::default(),
+        &[&a, &f32s(&[7., 9., 11., 8., 10., 12.])],
+    );
+    assert_eq!(to_f32s(&r.outputs[0]), vec![58., 64., 139., 154.]);
+}
+
+fn custom_call(target: &str, opaque: Vec<u8>) -> GpuExecutableProto {
+    let mut p = vadd();
+    p.thunks = vec![thunk(
+        1,
+        Impl::CustomCallThunk(CustomCallThunkProto {
+            target_name: target.into(),
+            operands: vec![
+                NullableShapedSliceProto {
+                    shaped_slice: Some(shaped(0, 0, 16)),
+                },
+                NullableShapedSliceProto {
+                    shaped_slice: Some(shaped(1, 0, 16)),
+                },
+            ],
+            results: vec![NullableShapedSliceProto {
+                shaped_slice: Some(shaped(2, 0, 16)),
+            }],
+            opaque,
+            api_version: 0,
+            attributes: Default::default(),
+            called_computation: None,
+        }),
+    )];
+    p
+}
+
+#[test]
+fn custom_calls_resolve_names_and_legacy_aliases() {
+    let f = RuntimeFlags::default();
+    let x = f32s(&[1., 2., 3., 4.]);
+    let y = f32s(&[10., 20., 30., 40.]);
+    // Legacy alias, alpha from opaque.
+    let r = run(
+        &custom_call("__xla_saxpy", 2f32.to_le_bytes().to_vec()),
+        &f,
+        &[&x, &y],
+    );
+    assert_eq!(to_f32s(&r.outputs[0]), vec![12., 24., 36., 48.]);
+    // Current name, alpha from an FFI attribute.
+    let mut p = custom_call("xla.runtime.axpy_f32", vec![]);
+    if let Some(Impl::CustomCallThunk(c)) = &mut p.thunks[0].r#impl {
+        c.attributes.insert("alpha".into(), "-1".into());
+    }
+    assert_eq!(
+        to_f32s(&run(&p, &f, &[&x, &y]).outputs[0]),
+        vec![9., 18., 27., 36.]
+    );
+    let r = run(&custom_call("__xla_memcpy", vec![]), &f, &[&x, &y]);
+    assert_eq!(to_f32s(&r.outputs[0]), vec![1., 2., 3., 4.]);
+    let r = run(&custom_call("xla.runtime.noop", vec![]), &f, &[&x, &y]);
+    assert_eq!(to_f32s(&r.outputs[0]), vec![0.; 4]);
+}
+
+/// vadd, copy, memset, vadd again: one command buffer of 4 commands.
+fn chain() -> GpuExecutableProto {
+    let mut p = vadd();
+    allocs(&mut p).push(alloc(3, 16, None, false));
+    p.thunks = vec![
+        kernel(1, "vadd", vec![sl(0, 0, 16), sl(1, 0, 16), sl(3, 0, 16)], 4),
+        copy(2, sl(3, 0, 16), sl(2, 0, 16), 16),
+        memset(3, sl(3, 8, 8), 0x3f80_0000), // 1.0f
+        kernel(4, "vadd", vec![sl(2, 0, 16), sl(3, 0, 16), sl(2, 0, 16)], 4),
+    ];
+    p
+}
+
+#[test]
+fn command_buffers_on_and_off_give_identical_results() {
+    let x = f32s(&[1., 2., 3., 4.]);
+    let y = f32s(&[10., 20., 30., 40.]);
+    let on = RuntimeFlags::default();
+    let off = RuntimeFlags {
+        enable_command_buffers: false,
+        ..RuntimeFlags::default()
+    };
+    let d = device();
+    let exe_on = runtime::load(&chain().encode_to_vec(), &d, &on).unwrap();
+    let exe_off = runtime::load(&chain().encode_to_vec(), &d, &off).unwrap();
+    assert!(matches!(
+        exe_on.thunks[0].kind,
+        runtime::thunks::ThunkKind::CommandBuffer(_)
+    ));
+    assert_eq!(exe_on.thunks.len(), 1);
+    assert_eq!(exe_off.thunks.len(), 4);
+    // Never serialized: re-encoding gives the artifact's thunks back.
+    assert_eq!(exe_on.thunk_protos(), chain().thunks);
+    let first = exe_on.execute(&d, &[&x, &y]).unwrap();
+    let second = exe_on.execute(&d, &[&x, &y]).unwrap();
+    let plain = exe_off.execute(&d, &[&x, &y]).unwrap();
+    assert_eq!(first.outputs, plain.outputs);
+    assert_eq!(second.outputs, plain.outputs);
+    // 11+11, 22+22, 33+1, 44+1
+    assert_eq!(to_f32s(&plain.outputs[0]), vec![22., 44., 34., 45.]);
+    assert_eq!(
+        (
+            first.stats.command_buffer_recordings,
+            first.stats.command_buffer_replays
+        ),
+        (1, 0)
+    );
+    assert_eq!(
+        (
+            second.stats.command_buffer_recordings,
+            second.stats.command_buffer_replays
+        ),
+        (0, 1)
+    );
+    assert_eq!(plain.stats.command_buffer_recordings, 0);
+}
+
+#[test]
+fn command_buffers_are_built_inside_loops_too() {
+    let mut p = while_counter();
+    if let Some(Impl::WhileThunk(w)) = &mut p.thunks[1].r#impl {
+        let body = w.body_thunk_sequence.as_mut().unwrap();
+        body.thunks.push(kernel(5, "inc", vec![sl(0, 0, 4)], 1));
+    }
+    // Body increments twice: 0, 2, 4, ..., 10.
+    let on = run(&p, &RuntimeFlags::default(), &[]);
+    let off = run(
+        &p,
+        &RuntimeFlags {
+            enable_command_buffers: false,
+            ..RuntimeFlags::default()
+        },
+        &[],
+    );
+    assert_eq!(on.outputs, off.outputs);
+    assert_eq!(to_u32s(&on.outputs[0]), vec![10]);
+    assert_eq!(
+        (
+            on.stats.command_buffer_recordings,
+            on.stats.command_buffer_replays
+        ),
+        (1, 4)
+    );
+}
+
+#[test]
+fn cross_stream_dependencies_become_event_waits() {
+    let mut p = chain();
+    // The copy runs on stream 1 and reads what the first kernel (stream 0) wrote; the memset
+    // (stream 0) overwrites what the copy read.
+    p.thunks[1].thunk_info.as_mut().unwrap().execution_stream_id = 1;
+    let d = device();
+    let exe = runtime::load(&p.encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    let waits: Vec<(i64, i64)> = exe.events.iter().map(|w| (w.waiter, w.producer)).collect();
+    assert_eq!(waits, vec![(2, 1), (3, 2), (4, 2)]);
+    let r = exe
+        .execute(
+            &d,
+            &[&f32s(&[1., 2., 3., 4.]), &f32s(&[10., 20., 30., 40.])],
+        )
+        .unwrap();
+    assert_eq!(to_f32s(&r.outputs[0]), vec![22., 44., 34., 45.]);
+    assert_eq!(r.stats.event_waits, 3);
+}
+
+fn collective_artifact(imp: Impl, dst_elems: i64) -> GpuExecutableProto {
+    let hlo = "HloModule ar, replica_count=2\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = s32[] constant(0)\n}\n";
+    let result = format!("(f32[{dst_elems}], u32[])");
+    let mut p = artifact(hlo, &["f32[4]"], &result);
+    *allocs(&mut p) = vec![
+        alloc(0, 16, Some(0), false),
+        alloc(1, dst_elems * 4, None, true),
+        alloc(2, 4, None, true),
+    ];
+    p.output_info_map = vec![out(vec![0], 1), out(vec![1], 2)];
+    p.thunks = vec![
+        thunk(1, imp),
+        thunk(
+            2,
+            Impl::ReplicaIdThunk(ReplicaIdThunkProto {
+                dest_buffer: Some(sl(2, 0, 4)),
+            }),
+        ),
+    ];
+    p
+}
+
+fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
+    vec![CollectiveBufferProto {
+        element_count: count,
+        source_buffer: Some(sl(0, 0, 16)),
+        destination_buffer: Some(sl(1, 0, dst_elems * 4)),
+        source_memory_space: 0,
+        destination_memory_space: 0,
+    }]
+}
+
+fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
+    Some(CollectiveConfigProto {
+        operand_element_type: vec![proto::xla::PrimitiveType::F32 as i32],
+        replica_groups: groups
+            .into_iter()
+            .map(|g| proto::xla::ReplicaGroup { replica_ids: g })
+            .collect(),
+        group_mode: 1,
+        op_id: 1,
+        use_symmetric_buffer: false,
+    })
+}
+
+fn run2(p: &GpuExecutableProto) -> Vec<(Vec<f32>, u32)> {
+    let devices: Vec<Arc<dyn Device>> = vec![Arc::new(device()), Arc::new(device())];
+    let exe = runtime::load(
+        &p.encode_to_vec(),
+        devices[0].as_ref(),
+        &RuntimeFlags::default(),
+    )
+    .unwrap();
+    let args = vec![
+        vec![f32s(&[1., 2., 3., 4.])],
+        vec![f32s(&[10., 20., 30., 40.])],
+    ];
+    exe.execute_replicated(&devices, &args)
+        .unwrap()
+        .into_iter()
+        .map(|r| (to_f32s(&r.outputs[0]), to_u32s(&r.outputs[1])[0]))
+        .collect()
+}
+
+#[test]
+fn two_replica_all_reduce_sum_and_replica_ids() {
+    let p = collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: config(vec![]),
+            buffers: cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        4,
+    );
+    assert_eq!(
+        run2(&p),
+        vec![(vec![11., 22., 33., 44.], 0), (vec![11., 22., 33., 44.], 1)]
+    );
+}
+
+#[test]
+fn two_replica_all_reduce_max() {
+    let p = collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: config(vec![vec![0, 1]]),
+            buffers: cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindMax as i32,
+        }),
+        4,
+    );
+    assert_eq!(run2(&p)[0].0, vec![10., 20., 30., 40.]);
+}
+
+#[test]
+fn two_replica_all_gather_in_rank_order() {
+    let gather = |groups| {
+        collective_artifact(
+            Impl::AllGatherStartThunk(AllGatherStartThunkProto {
+                collective_config: config(groups),
+                buffers: cbuf(4, 8),
+            }),
+            8,
+        )
+    };
+    let both = vec![1., 2., 3., 4., 10., 20., 30., 40.];
+    assert_eq!(run2(&gather(vec![])), vec![(both.clone(), 0), (both, 1)]);
+    // Rank order is the group's order: replica 1 is rank 0 here.
+    let swapped = vec![10., 20., 30., 40., 1., 2., 3., 4.];
+    assert_eq!(run2(&gather(vec![vec![1, 0]]))[0].0, swapped);
+}
+
+#[test]
+fn two_replica_reduce_scatter() {
+    let p = collective_artifact(
+        Impl::ReduceScatterThunk(ReduceScatterThunkProto {
+            collective_config: config(vec![]),
+            buffers: cbuf(4, 2),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        2,
+    );
+    assert_eq!(run2(&p), vec![(vec![11., 22.], 0), (vec![33., 44.], 1)]);
+}
+
+#[test]
+fn single_replica_executable_refuses_replicated_devices() {
+    let d = device();
+    let exe = runtime::load(&vadd().encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    let devices: Vec<Arc<dyn Device>> = vec![Arc::new(device()), Arc::new(device())];
+    let e = exe
+        .execute_replicated(&devices, &[vec![], vec![]])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: 2 devices given, the executable's replica_count is 1"
+    );
+}
+
+#[test]
+fn constants_are_copied_from_binary() {
+    let mut p = vadd();
+    // Parameter 1 replaced by a constant allocation filled from `binary`.
+    p.binary = f32s(&[0.5, 0.25, 0.125, 0.0625]);
+    p.program_shape.as_mut().unwrap().parameters.truncate(1);
+    allocs(&mut p)[1] = proto::xla::BufferAllocationProto {
+        index: 1,
+        size: 16,
+        is_constant: true,
+        ..Default::default()
+    };
+    p.constants = vec![proto::xla::gpu::gpu_executable_proto::ConstantInfoProto {
+        symbol_name: "b".into(),
+        offset_in_binary: 0,
+        size: 16,
+        allocation_index: 1,
+    }];
+    let r = run(&p, &RuntimeFlags::default(), &[&f32s(&[1., 2., 3., 4.])]);
+    assert_eq!(to_f32s(&r.outputs[0]), vec![1.5, 2.25, 3.125, 4.0625]);
+}
+
+#[test]
+fn cuda_device_without_a_driver_is_unavailable() {
+    if runtime::device::cuda::driver_present() {
+        return;
+    }
+    let e = runtime::CudaDevice::new(0, h100()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "UNAVAILABLE: no CUDA driver library (libcuda.so) on this machine"
+    );
+}

@@ -1,0 +1,561 @@
+//! One test per load check, asserting the exact message (wasmtime serialization.rs style), in
+//! DESIGN's loading order.
+use proto::prost::Message;
+use proto::stream_executor::{executable_abi_version_proto, gpu_compute_capability_proto};
+use proto::xla::gpu::thunk_proto::Impl;
+use proto::xla::gpu::*;
+use runtime::{Registry, RuntimeFlags};
+
+use crate::common::*;
+
+fn abi(p: &mut GpuExecutableProto) -> &mut executable_abi_version_proto::CudaPlatformVersionProto {
+    match p
+        .executable_abi_version
+        .as_mut()
+        .unwrap()
+        .platform_version
+        .as_mut()
+        .unwrap()
+    {
+        executable_abi_version_proto::PlatformVersion::CudaPlatformVersion(v) => v,
+    }
+}
+
+fn kernel_mut(p: &mut GpuExecutableProto) -> &mut KernelThunkProto {
+    match p.thunks[0].r#impl.as_mut().unwrap() {
+        Impl::KernelThunk(k) => k,
+        _ => unreachable!(),
+    }
+}
+
+// 1. Size limit and decode.
+
+#[test]
+fn size_limit_is_checked_before_decoding() {
+    let flags = RuntimeFlags {
+        max_artifact_bytes: 100,
+        ..RuntimeFlags::default()
+    };
+    let bytes = vadd().encode_to_vec();
+    let e = runtime::validate(&bytes, &h100(), &flags, &Registry::builtin()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("RESOURCE_EXHAUSTED: the artifact is {} bytes, over the limit of 100 bytes (RuntimeFlags::max_artifact_bytes)", bytes.len())
+    );
+}
+
+#[test]
+fn malformed_bytes_fail_to_decode() {
+    let e = runtime::validate(
+        &[0x0a, 0xff, 0xff],
+        &h100(),
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: the artifact is not a valid GpuExecutableProto: malformed protobuf: failed to decode Protobuf message: GpuExecutableProto.hlo_module_with_config: invalid varint"
+    );
+}
+
+// 2. ABI.
+
+#[test]
+fn newer_cudnn_is_failed_precondition() {
+    let mut p = vadd();
+    abi(&mut p).cudnn_version = "9.11.0".into();
+    assert_eq!(
+        load_err(&p),
+        "FAILED_PRECONDITION: executable_abi_version.cuda_platform_version.cudnn_version: the executable needs cuDNN 9.11.0 or newer, the device's runtime has cuDNN 9.10.0"
+    );
+}
+
+#[test]
+fn newer_cuda_toolkit_is_failed_precondition() {
+    let mut p = vadd();
+    abi(&mut p).cuda_toolkit_version = "12.10".into();
+    assert_eq!(
+        load_err(&p),
+        "FAILED_PRECONDITION: executable_abi_version.cuda_platform_version.cuda_toolkit_version: the executable needs CUDA toolkit 12.10 or newer, the device's runtime has CUDA toolkit 12.8.0"
+    );
+}
+
+#[test]
+fn newer_cub_is_failed_precondition() {
+    let mut p = vadd();
+    abi(&mut p).cub_version = "3.2.0".into();
+    assert_eq!(
+        load_err(&p),
+        "FAILED_PRECONDITION: executable_abi_version.cuda_platform_version.cub_version: the executable needs CUB 3.2.0 or newer, the device's runtime has CUB 3.1.2"
+    );
+}
+
+#[test]
+fn older_versions_and_empty_ones_load() {
+    let mut p = vadd();
+    abi(&mut p).cuda_toolkit_version = "12.1".into();
+    abi(&mut p).cudnn_version = String::new();
+    abi(&mut p).cub_version = "2".into();
+    runtime::validate(
+        &p.encode_to_vec(),
+        &h100(),
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn malformed_version_is_invalid_argument() {
+    let mut p = vadd();
+    abi(&mut p).cub_version = "3.x".into();
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: executable_abi_version.cuda_platform_version.cub_version is \"3.x\", not an X.Y.Z version"
+    );
+}
+
+#[test]
+fn other_platform_is_failed_precondition() {
+    let mut p = vadd();
+    p.executable_abi_version.as_mut().unwrap().platform_name = "ROCM".into();
+    assert_eq!(
+        load_err(&p),
+        "FAILED_PRECONDITION: executable_abi_version.platform_name is \"ROCM\", the device's platform is \"CUDA\""
+    );
+}
+
+#[test]
+fn missing_abi_version_is_invalid_argument() {
+    let mut p = vadd();
+    p.executable_abi_version = None;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: executable_abi_version is not set"
+    );
+}
+
+// 3. Compute capability.
+
+#[test]
+fn sm90_artifact_on_sm80_device_is_failed_precondition() {
+    let p = vadd();
+    assert_eq!(
+        load_err_with(&p, &desc("a100_sxm_40"), &RuntimeFlags::default()),
+        "FAILED_PRECONDITION: gpu_compute_capability is sm_90 (9.0), the device is sm_80 (8.0); an executable runs only on a device with the same major and minor compute capability"
+    );
+}
+
+#[test]
+fn sm80_artifact_on_sm90_device_is_failed_precondition() {
+    let mut p = vadd();
+    if let Some(gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c)) = p
+        .gpu_compute_capability
+        .as_mut()
+        .unwrap()
+        .compute_capability
+        .as_mut()
+    {
+        c.major = 8;
+    }
+    assert_eq!(
+        load_err(&p),
+        "FAILED_PRECONDITION: gpu_compute_capability is sm_80 (8.0), the device is sm_90 (9.0); an executable runs only on a device with the same major and minor compute capability"
+    );
+}
+
+// 4. Embedded HLO.
+
+#[test]
+fn unknown_hlo_opcode_fails_the_load() {
+    let mut p = vadd();
+    let m = p
+        .hlo_module_with_config
+        .as_mut()
+        .unwrap()
+        .hlo_module
+        .as_mut()
+        .unwrap();
+    let root = m.computations[0]
+        .instructions
+        .iter_mut()
+        .find(|i| i.name == "c")
+        .unwrap();
+    root.opcode = "frobnicate".into();
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: hlo_module_with_config: e/c: unknown opcode \"frobnicate\"; this runtime does not know that opcode"
+    );
+}
+
+#[test]
+fn missing_hlo_module_is_invalid_argument() {
+    let mut p = vadd();
+    p.hlo_module_with_config = None;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: hlo_module_with_config is not set"
+    );
+}
+
+// 5. Buffer allocations.
+
+#[test]
+fn allocation_index_must_equal_position() {
+    let mut p = vadd();
+    allocs(&mut p)[2].index = 5;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: buffer_allocations.values[2].index is 5, expected 2"
+    );
+}
+
+#[test]
+fn negative_allocation_size_is_invalid_argument() {
+    let mut p = vadd();
+    allocs(&mut p)[2].size = -16;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: buffer_allocations.values[2].size is -16, must be >= 0"
+    );
+}
+
+#[test]
+fn allocations_over_device_memory_are_resource_exhausted() {
+    let mut p = vadd();
+    allocs(&mut p)[2].size = 90_000_000_000;
+    assert_eq!(
+        load_err(&p),
+        "RESOURCE_EXHAUSTED: buffer_allocations need 90000000032 bytes in total, over the device's device_memory_size of 84942979072 bytes"
+    );
+}
+
+#[test]
+fn parameter_allocation_size_must_match_the_parameter() {
+    let mut p = vadd();
+    allocs(&mut p)[1].size = 12;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: buffer_allocations.values[1].size is 12, but parameter 1 [] is 16 bytes"
+    );
+}
+
+#[test]
+fn constant_outside_binary_is_invalid_argument() {
+    let mut p = vadd();
+    p.binary = vec![0; 8];
+    p.constants = vec![gpu_executable_proto::ConstantInfoProto {
+        symbol_name: "k".into(),
+        offset_in_binary: 4,
+        size: 8,
+        allocation_index: 2,
+    }];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: constants[0]: offset_in_binary 4 + size 8 exceeds the 8 bytes of binary"
+    );
+}
+
+#[test]
+fn output_allocation_out_of_range_is_invalid_argument() {
+    let mut p = vadd();
+    p.output_info_map = vec![out(vec![], 3)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: output_info_map[0].output_info.allocation_index is 3, out of range [0, 3)"
+    );
+}
+
+#[test]
+fn output_count_must_match_result_leaves() {
+    let mut p = vadd();
+    p.output_info_map.push(out(vec![], 2));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: output_info_map has 2 entries, the result has 1 array leaves"
+    );
+}
+
+// 6. Thunks.
+
+#[test]
+fn unset_thunk_impl_was_made_by_a_newer_compiler() {
+    let mut p = vadd();
+    p.thunks[0].r#impl = None;
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: thunks[0].impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
+    );
+}
+
+#[test]
+fn unknown_thunk_kind_from_the_wire_was_made_by_a_newer_compiler() {
+    // A ThunkProto whose only field is an unknown oneof case (field 99, empty message).
+    let mut p = vadd();
+    p.thunks.clear();
+    let mut bytes = p.encode_to_vec();
+    // thunks = 13 (length-delimited): a ThunkProto of bytes [0x9a, 0x06, 0x00] (field 99, len 0).
+    bytes.extend_from_slice(&[0x6a, 0x03, 0x9a, 0x06, 0x00]);
+    let e = runtime::validate(
+        &bytes,
+        &h100(),
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "UNIMPLEMENTED: thunks[0].impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
+    );
+}
+
+#[test]
+fn allocation_index_out_of_range() {
+    let mut p = vadd();
+    kernel_mut(&mut p).args[1].buffer_allocation_index = 7;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.args[1].buffer_allocation_index is 7, out of range [0, 3)"
+    );
+}
+
+#[test]
+fn slice_past_the_allocation_end() {
+    let mut p = vadd();
+    kernel_mut(&mut p).args[2].offset = 8;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.args[2]: offset 8 + size 16 exceeds the size 16 of buffer_allocations[2]"
+    );
+}
+
+#[test]
+fn negative_slice_offset() {
+    let mut p = vadd();
+    kernel_mut(&mut p).args[0].offset = -4;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.args[0].offset is -4, must be >= 0"
+    );
+}
+
+#[test]
+fn stream_id_out_of_range() {
+    let mut p = vadd();
+    p.thunks[0].thunk_info.as_mut().unwrap().execution_stream_id = 9;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].thunk_info.execution_stream_id is 9, out of range [0, 4) (RuntimeFlags::num_streams)"
+    );
+}
+
+#[test]
+fn duplicate_thunk_id() {
+    let mut p = vadd();
+    p.thunks.push(p.thunks[0].clone());
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[1].thunk_info.thunk_id is 1, already used by thunks[0]; thunk ids must be unique"
+    );
+}
+
+#[test]
+fn too_many_threads_per_block() {
+    let mut p = vadd();
+    let ld = kernel_mut(&mut p).launch_dimensions.as_mut().unwrap();
+    ld.thread_counts_per_block = Some(dim(64, 32, 1));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions.thread_counts_per_block is 64x32x1 = 2048 threads, over the device's threads_per_block_limit of 1024"
+    );
+}
+
+#[test]
+fn block_dimension_over_its_limit() {
+    let mut p = vadd();
+    let ld = kernel_mut(&mut p).launch_dimensions.as_mut().unwrap();
+    ld.thread_counts_per_block = Some(dim(1, 1, 65));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions.thread_counts_per_block.z is 65, out of range [1, 64] (the device's thread_dim_limit_z)"
+    );
+}
+
+#[test]
+fn grid_dimension_over_its_limit() {
+    let mut p = vadd();
+    let ld = kernel_mut(&mut p).launch_dimensions.as_mut().unwrap();
+    ld.block_counts = Some(dim(1, 65536, 1));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions.block_counts.y is 65536, out of range [1, 65535] (the device's block_dim_limit_y)"
+    );
+}
+
+#[test]
+fn zero_grid_dimension() {
+    let mut p = vadd();
+    let ld = kernel_mut(&mut p).launch_dimensions.as_mut().unwrap();
+    ld.block_counts = Some(dim(0, 1, 1));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions.block_counts.x is 0, out of range [1, 2147483647] (the device's block_dim_limit_x)"
+    );
+}
+
+#[test]
+fn shared_memory_over_the_limit() {
+    let mut p = vadd();
+    kernel_mut(&mut p).shmem_bytes = 300_000;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.shmem_bytes is 300000, out of range [0, 232448] (the device's shared_memory_per_block_optin)"
+    );
+}
+
+#[test]
+fn ptx_that_does_not_parse() {
+    let mut p = vadd();
+    kernel_mut(&mut p).kernel_binary.as_mut().unwrap().ptx =
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; }\n"
+            .into();
+    let e = load_err(&p);
+    assert!(
+        e.starts_with(
+            "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx does not parse: line 4:"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_kernel_entry_is_not_found() {
+    let mut p = vadd();
+    kernel_mut(&mut p).kernel_name = "vsub".into();
+    assert_eq!(
+        load_err(&p),
+        "NOT_FOUND: thunks[0].kernel_thunk.kernel_name \"vsub\" is not an .entry of its kernel_binary.ptx (entries: vadd, lt10, inc, forever)"
+    );
+}
+
+#[test]
+fn kernel_parameter_count_mismatch() {
+    let mut p = vadd();
+    kernel_mut(&mut p).args.pop();
+    kernel_mut(&mut p).written.pop();
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.args has 2 entries, .entry vadd takes 3 parameters"
+    );
+}
+
+#[test]
+fn unknown_custom_call_target_is_not_found() {
+    let mut p = vadd();
+    p.thunks[0].r#impl = Some(Impl::CustomCallThunk(CustomCallThunkProto {
+        target_name: "my_lib$fancy_op".into(),
+        ..Default::default()
+    }));
+    assert_eq!(
+        load_err(&p),
+        "NOT_FOUND: thunks[0].custom_call_thunk.target_name \"my_lib$fancy_op\" is not registered (no custom-call target or FFI handler has that name or legacy alias)"
+    );
+}
+
+#[test]
+fn nesting_deeper_than_the_limit() {
+    let mut p = vadd();
+    let mut t = p.thunks[0].clone();
+    for i in 0..3 {
+        t = thunk(
+            100 + i,
+            Impl::SequentialThunk(SequentialThunkProto { thunks: vec![t] }),
+        );
+    }
+    p.thunks = vec![t];
+    let flags = RuntimeFlags {
+        max_thunk_depth: 3,
+        ..RuntimeFlags::default()
+    };
+    assert_eq!(
+        load_err_with(&p, &h100(), &flags),
+        "INVALID_ARGUMENT: thunks[0].sequential_thunk.thunks[0].sequential_thunk.thunks[0].sequential_thunk.thunks[0]: thunk nesting depth 4 exceeds the limit of 3 (RuntimeFlags::max_thunk_depth)"
+    );
+}
+
+#[test]
+fn all_to_all_is_unimplemented() {
+    let mut p = vadd();
+    p.thunks[0].r#impl = Some(Impl::AllToAllStartThunk(AllToAllStartThunkProto::default()));
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: thunks[0].all_to_all_start_thunk: this runtime does not execute all_to_all_start_thunk (not emitted by today's compiler)"
+    );
+}
+
+#[test]
+fn gemm_shapes_must_agree() {
+    let mut p = crate::execute::gemm_artifact(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        g.gemm_config
+            .as_mut()
+            .unwrap()
+            .rhs_layout
+            .as_mut()
+            .unwrap()
+            .num_rows = 4;
+    }
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config: op(lhs) is 2x3, op(rhs) is 4x2, output is 2x2; need MxK, KxN and MxN"
+    );
+}
+
+#[test]
+fn copy_larger_than_its_slices() {
+    let mut p = vadd();
+    p.thunks = vec![copy(1, sl(0, 0, 8), sl(2, 0, 16), 12)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].copy_thunk.mem_size is 12, larger than source_buffer.size 8"
+    );
+}
+
+#[test]
+fn memset_size_not_a_multiple_of_four() {
+    let mut p = vadd();
+    p.thunks = vec![memset(1, sl(2, 0, 6), 0)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].memset32bit_value_thunk.dest_buffer.size is 6, not a multiple of 4"
+    );
+}
+
+#[test]
+fn replica_group_id_out_of_range() {
+    let mut p = vadd();
+    p.thunks = vec![thunk(
+        1,
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: Some(CollectiveConfigProto {
+                operand_element_type: vec![proto::xla::PrimitiveType::F32 as i32],
+                replica_groups: vec![proto::xla::ReplicaGroup {
+                    replica_ids: vec![0, 1],
+                }],
+                ..Default::default()
+            }),
+            buffers: vec![CollectiveBufferProto {
+                element_count: 4,
+                source_buffer: Some(sl(0, 0, 16)),
+                destination_buffer: Some(sl(2, 0, 16)),
+                ..Default::default()
+            }],
+            reduction_kind: 1,
+        }),
+    )];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config.replica_groups[0].replica_ids[1] is 1, out of range [0, 1) (the module's replica_count)"
+    );
+}
