@@ -1,1 +1,143 @@
+//! Hostile inputs: random bytes, truncations, bit flips, huge sizes, deep nesting. Loading must
+//! return an error (or a valid executable), never panic or hang.
+use proto::prost::Message;
+use proto::xla::gpu::thunk_proto::Impl;
+use proto::xla::gpu::*;
+use runtime::{Registry, RuntimeFlags};
 
+use crate::common::*;
+
+fn try_load(bytes: &[u8]) {
+    let _ = runtime::validate(
+        bytes,
+        &h100(),
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    );
+}
+
+/// xorshift: deterministic pseudo-random bytes.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    for len in [0usize, 1, 2, 7, 64, 1000, 10_000] {
+        for _ in 0..50 {
+            let b: Vec<u8> = (0..len).map(|_| r.next() as u8).collect();
+            try_load(&b);
+        }
+    }
+}
+
+#[test]
+fn every_truncation_of_an_artifact_fails_cleanly() {
+    let mut p = crate::execute::gemm_artifact(false);
+    p.thunks.push(kernel(
+        2,
+        "vadd",
+        vec![sl(0, 0, 16), sl(1, 0, 16), sl(2, 0, 16)],
+        4,
+    ));
+    let bytes = p.encode_to_vec();
+    for n in 0..bytes.len() {
+        try_load(&bytes[..n]);
+    }
+}
+
+#[test]
+fn bit_flips_never_panic() {
+    let bytes = vadd().encode_to_vec();
+    let mut r = Rng(42);
+    for _ in 0..2000 {
+        let mut b = bytes.clone();
+        let i = (r.next() as usize) % b.len();
+        b[i] ^= 1 << (r.next() % 8);
+        try_load(&b);
+    }
+}
+
+#[test]
+fn huge_sizes_and_counts_are_refused() {
+    let mut p = vadd();
+    allocs(&mut p)[2].size = i64::MAX;
+    assert!(load_err(&p).starts_with("RESOURCE_EXHAUSTED: buffer_allocations need"));
+    let mut p = vadd();
+    p.thunks = vec![copy(1, sl(0, i64::MAX, i64::MAX), sl(2, 0, 16), 16)];
+    assert_eq!(
+        load_err(&p),
+        format!("INVALID_ARGUMENT: thunks[0].copy_thunk.source_buffer: offset {} + size {} exceeds the size 16 of buffer_allocations[0]", i64::MAX, i64::MAX)
+    );
+    let mut p = crate::execute::gemm_artifact(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        let l = g.gemm_config.as_mut().unwrap().lhs_layout.as_mut().unwrap();
+        l.leading_dim_stride = i64::MAX / 2;
+    }
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.lhs_buffer.size is 24, smaller than the overflowing bytes gemm_config.lhs_layout addresses"
+    );
+}
+
+#[test]
+fn deep_nesting_is_refused_not_a_stack_overflow() {
+    // Deeper than prost's recursion limit: a decode error.
+    let mut t = memset(1, sl(0, 0, 4), 0);
+    for i in 0..200 {
+        t = thunk(
+            10 + i,
+            Impl::SequentialThunk(SequentialThunkProto { thunks: vec![t] }),
+        );
+    }
+    let mut p = vadd();
+    p.thunks = vec![t];
+    let e = load_err(&p);
+    assert!(
+        e.starts_with("INVALID_ARGUMENT: the artifact is not a valid GpuExecutableProto"),
+        "{e}"
+    );
+    // Within prost's limit but past the runtime's.
+    let mut t = memset(1, sl(0, 0, 4), 0);
+    for i in 0..40 {
+        t = thunk(
+            10 + i,
+            Impl::SequentialThunk(SequentialThunkProto { thunks: vec![t] }),
+        );
+    }
+    p.thunks = vec![t];
+    assert!(load_err(&p).contains("thunk nesting depth 33 exceeds the limit of 32"));
+}
+
+#[test]
+fn infinite_loop_is_bounded() {
+    let mut p = artifact(SCALAR_HLO, &[], "s32[]");
+    *allocs(&mut p) = vec![alloc(0, 4, None, true), alloc(1, 1, None, false)];
+    p.output_info_map = vec![out(vec![], 0)];
+    p.thunks = vec![thunk(
+        1,
+        Impl::WhileThunk(WhileThunkProto {
+            condition_result_buffer_index: Some(sl(1, 0, 1)),
+            condition_thunk_sequence: Some(ThunkSequenceProto {
+                thunks: vec![kernel(2, "forever", vec![sl(1, 0, 1)], 1)],
+            }),
+            body_thunk_sequence: Some(ThunkSequenceProto { thunks: vec![] }),
+            trip_count: None,
+        }),
+    )];
+    let d = device();
+    let flags = RuntimeFlags {
+        max_while_iterations: 1000,
+        ..RuntimeFlags::default()
+    };
+    let exe = runtime::load(&p.encode_to_vec(), &d, &flags).unwrap();
+    let e = exe.execute(&d, &[]).unwrap_err();
+    assert_eq!(e.code(), runtime::Code::ResourceExhausted);
+}
