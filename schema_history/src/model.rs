@@ -193,6 +193,11 @@ impl Spans {
         let mut map = HashMap::new();
         if let Some(info) = &file.file_descriptor_proto().source_code_info {
             for loc in &info.location {
+                // Declarations have even-length paths (tag, index pairs); odd-length ones point
+                // at their parts (name, number, type), which findings never need.
+                if loc.path.len() % 2 != 0 {
+                    continue;
+                }
                 if let (Some(line), Some(col)) = (loc.span.first(), loc.span.get(1)) {
                     let entry = (
                         u32::try_from(*line).unwrap_or(0) + 1,
@@ -464,4 +469,170 @@ pub fn encode_reachable(pool: &DescriptorPool, model: &Model) -> Vec<u8> {
         out.extend_from_slice(&bytes);
     }
     out
+}
+
+impl Model {
+    /// Rebuilds the wire model from a canonical listing (a snapshot's `surface.txt`): names,
+    /// numbers, labels, types, oneofs and reservations; no locations. Much faster than decoding
+    /// the descriptor set, and all that the history rules need. Lines that do not parse are
+    /// skipped; opcode, registry and flag lines belong to the extras.
+    pub fn from_listing<'a>(root: &str, lines: impl IntoIterator<Item = &'a str>) -> Model {
+        let lines: Vec<Vec<&str>> = lines
+            .into_iter()
+            .map(|l| l.split(' ').collect())
+            .filter(|w: &Vec<&str>| w.len() >= 2)
+            .collect();
+        let mut model = Model {
+            root: root.to_owned(),
+            messages: BTreeMap::new(),
+            enums: BTreeMap::new(),
+            files: BTreeSet::new(),
+        };
+        for w in &lines {
+            match (w.first(), w.get(1)) {
+                (Some(name), Some(&"message")) => {
+                    model.messages.insert(
+                        (*name).to_owned(),
+                        Message {
+                            name: (*name).to_owned(),
+                            fields: BTreeMap::new(),
+                            oneofs: BTreeSet::new(),
+                            reserved_ranges: Vec::new(),
+                            reserved_names: BTreeSet::new(),
+                            location: None,
+                        },
+                    );
+                }
+                (Some(name), Some(&"enum")) => {
+                    model.enums.insert(
+                        (*name).to_owned(),
+                        Enum {
+                            name: (*name).to_owned(),
+                            values: BTreeMap::new(),
+                            reserved_ranges: Vec::new(),
+                            reserved_names: BTreeSet::new(),
+                            location: None,
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
+        for w in &lines {
+            let (Some(name), Some(kind)) = (w.first().copied(), w.get(1).copied()) else {
+                continue;
+            };
+            let rest = w.get(2..).unwrap_or(&[]);
+            match kind {
+                "field" => {
+                    let Some((msg, field)) = name.rsplit_once('.') else {
+                        continue;
+                    };
+                    let Some(number) = rest.first().and_then(|n| n.parse::<u32>().ok()) else {
+                        continue;
+                    };
+                    let mut i = 1;
+                    let (mut repeated, mut presence) = (false, false);
+                    match rest.get(i).copied() {
+                        Some("repeated") => {
+                            repeated = true;
+                            i += 1;
+                        }
+                        Some("optional") => {
+                            presence = true;
+                            i += 1;
+                        }
+                        _ => {}
+                    }
+                    let type_name = rest.get(i).copied().unwrap_or("").to_owned();
+                    let oneof = match (rest.get(i + 1).copied(), rest.get(i + 2).copied()) {
+                        (Some("oneof"), Some(o)) => Some(o.to_owned()),
+                        _ => None,
+                    };
+                    let is_message = type_name.starts_with('.')
+                        && !model.enums.contains_key(type_name.trim_start_matches('.'));
+                    let wire = match type_name.as_str() {
+                        "int32" | "int64" | "uint32" | "uint64" | "bool" => WireClass::Varint,
+                        "sint32" | "sint64" => WireClass::ZigZag,
+                        "fixed32" | "sfixed32" | "float" => WireClass::Fixed32,
+                        "fixed64" | "sfixed64" | "double" => WireClass::Fixed64,
+                        t if t.starts_with('.') && !is_message => WireClass::Varint,
+                        _ => WireClass::Length,
+                    };
+                    let ignorable = rest.contains(&"[ignorable]");
+                    if let Some(m) = model.messages.get_mut(msg) {
+                        m.fields.insert(
+                            number,
+                            Field {
+                                name: field.to_owned(),
+                                number,
+                                type_name,
+                                wire,
+                                repeated,
+                                presence: !repeated && (presence || oneof.is_some() || is_message),
+                                is_message,
+                                oneof,
+                                ignorable,
+                                location: None,
+                            },
+                        );
+                    }
+                }
+                "oneof" => {
+                    if let Some((msg, o)) = name.rsplit_once('.') {
+                        if let Some(m) = model.messages.get_mut(msg) {
+                            m.oneofs.insert(o.to_owned());
+                        }
+                    }
+                }
+                "value" => {
+                    let Some((en, v)) = name.rsplit_once('.') else {
+                        continue;
+                    };
+                    let Some(number) = rest.first().and_then(|n| n.parse::<i32>().ok()) else {
+                        continue;
+                    };
+                    if let Some(e) = model.enums.get_mut(en) {
+                        e.values.insert(
+                            v.to_owned(),
+                            EnumValue {
+                                name: v.to_owned(),
+                                number,
+                                location: None,
+                            },
+                        );
+                    }
+                }
+                "reserved" => {
+                    let start = rest.first().and_then(|n| n.parse::<i64>().ok());
+                    let last = match (rest.get(1).copied(), rest.get(2)) {
+                        (Some("to"), Some(n)) => n.parse::<i64>().ok(),
+                        _ => start,
+                    };
+                    let (Some(start), Some(last)) = (start, last) else {
+                        continue;
+                    };
+                    if let Some(m) = model.messages.get_mut(name) {
+                        if let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(last + 1)) {
+                            m.reserved_ranges.push((s, e));
+                        }
+                    } else if let Some(e) = model.enums.get_mut(name) {
+                        if let (Ok(s), Ok(l)) = (i32::try_from(start), i32::try_from(last)) {
+                            e.reserved_ranges.push((s, l));
+                        }
+                    }
+                }
+                "reserved-name" => {
+                    let Some(n) = rest.first() else { continue };
+                    if let Some(m) = model.messages.get_mut(name) {
+                        m.reserved_names.insert((*n).to_owned());
+                    } else if let Some(e) = model.enums.get_mut(name) {
+                        e.reserved_names.insert((*n).to_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        model
+    }
 }

@@ -653,3 +653,27 @@ fn listing_is_canonical() {
     );
     insta::assert_snapshot!(m.listing().join("\n"));
 }
+
+#[test]
+fn listing_round_trips_through_the_history_model() {
+    let m = model(
+        "enum E { E0 = 0; E1 = 1; reserved 4 to 6; reserved \"E9\"; } message Root { reserved 8, 10 to 12; \
+         reserved \"z\"; int32 a = 1 [(t.ignorable) = true]; optional int32 b = 2; repeated E e = 3; \
+         oneof impl { Root r = 5; string s = 6; E en = 9; } map<string, int64> m = 7; sint64 zz = 13; }",
+    );
+    let listing = m.listing();
+    let back = Model::from_listing("t.Root", listing.iter().map(String::as_str));
+    assert_eq!(back.listing(), listing);
+    for (name, msg) in &m.messages {
+        let other = &back.messages[name];
+        for (n, f) in &msg.fields {
+            let g = &other.fields[n];
+            assert_eq!(
+                (f.wire, f.repeated, f.presence, f.is_message, &f.oneof, f.ignorable),
+                (g.wire, g.repeated, g.presence, g.is_message, &g.oneof, g.ignorable),
+                "{name}.{}",
+                f.name
+            );
+        }
+    }
+}
