@@ -7,9 +7,11 @@
 //! # use hlo::ir::*;
 //! fn walk(module: &HloModule) {
 //!     let entry: &Computation = module.entry_computation();
-//!     // Instructions are stored in program (text) order; operands may only be resolved within
-//!     // the same computation.
-//!     for (id, instr) in entry.iter() {
+//!     // Instructions are stored in program (text) order; operands are handles into the same
+//!     // computation. Text order defines operands before users for everything XLA and JAX
+//!     // print; `post_order()` guarantees it for any input the parser accepts.
+//!     for id in entry.post_order() {
+//!         let instr = &entry[id];
 //!         let _: InstrId = id;
 //!         for &op in &instr.operands {
 //!             let _operand: &Instruction = &entry[op];
@@ -1001,6 +1003,65 @@ impl Computation {
             .collect()
     }
 
+    /// Every instruction in an order where operands come before their users (text order is
+    /// kept where it already has that property, which holds for everything XLA and JAX print;
+    /// the parser also accepts operands defined later in the text). Instructions in a cycle
+    /// (rejected by the verifier) are appended in text order.
+    pub fn post_order(&self) -> Vec<InstrId> {
+        let n = self.instructions.len();
+        let mut state = vec![0u8; n];
+        let mut out = Vec::with_capacity(n);
+        for start in 0..n {
+            if state.get(start) != Some(&0) {
+                continue;
+            }
+            let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+            if let Some(s) = state.get_mut(start) {
+                *s = 1;
+            }
+            while let Some((node, pos)) = stack.last_mut() {
+                let next = self
+                    .instructions
+                    .get(*node)
+                    .and_then(|i| i.operands.get(*pos))
+                    .map(|o| o.index());
+                match next {
+                    Some(op) => {
+                        *pos += 1;
+                        if state.get(op) == Some(&0) {
+                            if let Some(s) = state.get_mut(op) {
+                                *s = 1;
+                            }
+                            stack.push((op, 0));
+                        }
+                    }
+                    None => {
+                        if let Some(s) = state.get_mut(*node) {
+                            *s = 2;
+                        }
+                        out.push(InstrId(*node as u32));
+                        stack.pop();
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// For each instruction (indexed like [`Computation::instructions`]), the instructions that
+    /// use it as an operand, in text order, once per use.
+    pub fn users(&self) -> Vec<Vec<InstrId>> {
+        let mut users = vec![Vec::new(); self.instructions.len()];
+        for (id, instr) in self.iter() {
+            for op in &instr.operands {
+                if let Some(u) = users.get_mut(op.index()) {
+                    u.push(id);
+                }
+            }
+        }
+        users
+    }
+
     /// Finds an instruction by name.
     pub fn find(&self, name: &str) -> Option<InstrId> {
         self.instructions
@@ -1130,7 +1191,8 @@ pub struct HloModule {
 }
 
 impl HloModule {
-    /// The entry computation.
+    /// The entry computation. Panics only if `entry` is out of range, which parsed modules
+    /// never are.
     pub fn entry_computation(&self) -> &Computation {
         &self[self.entry]
     }

@@ -1,7 +1,7 @@
 //! Tokenizer for HLO text.
 //!
 //! Produces [`Token`]s with byte spans and 1-based line/column. Comments (`// ...` to end of
-//! line and `/* ... */`) are skipped. A *word* is a run of `[A-Za-z0-9_.$%+-]` (a `-` is not
+//! line and `/* ... */`) are skipped. A *word* is a run of `[A-Za-z0-9_.$%@+-]` (a `-` is not
 //! taken when it starts `->`); numbers, names, opcodes, keywords, `2x2` and `0_0x1_2` are all
 //! words, interpreted by the parser according to context.
 
@@ -86,7 +86,7 @@ pub struct Token {
 }
 
 fn is_word_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '-' | '+')
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '-' | '+' | '@')
 }
 
 /// Tokenizes `src`. The last token is always [`TokenKind::Eof`].

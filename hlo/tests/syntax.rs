@@ -244,6 +244,15 @@ fn features_round_trip_and_verify() {
         m[instr(&m, "start").attrs.calls.as_ref().unwrap()[0]].name,
         "async_comp"
     );
+    // Forward references: post order puts operands first.
+    let e = m.entry_computation();
+    let order = e.post_order();
+    let pos = |n: &str| order.iter().position(|&i| e[i].name == n).unwrap();
+    assert!(pos("later") < pos("fwd"));
+    assert_eq!(order.len(), e.instructions.len());
+    assert_eq!(order.last().copied(), Some(e.root));
+    let users = e.users();
+    assert_eq!(users[e.find("later").unwrap().index()].len(), 2);
     // Locations point at instruction names.
     assert_eq!(
         (instr(&m, "p0").loc.line, instr(&m, "p0").loc.column),
