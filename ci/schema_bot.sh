@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The pre-merge schema bot: compares the change's compatibility surface (working tree) with its
+# merge base and the dated snapshot history, writes the PR comment (markdown) and exits with the
+# status CI gates on: 0 clean (notes and warnings allowed), 1 error findings, 2 usage or internal
+# error. See docs/compatibility.md.
+#
+# Usage: ci/schema_bot.sh [BASE_REF]
+#   BASE_REF              what to compare against (default: merge base of HEAD with origin/main
+#                         or main)
+#   SCHEMA_BOT_COMMENT    where the markdown comment goes (default target/schema-bot/comment.md)
+#   SCHEMA_BOT_TODAY      YYYY-MM-DD to compute the windows for (default: today, UTC)
+#   GITHUB_ACTIONS        when set, findings are also printed as workflow annotations
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+base="${1:-}"
+if [ -z "$base" ]; then
+  for candidate in origin/main main; do
+    if base="$(git merge-base HEAD "$candidate" 2>/dev/null)" && [ -n "$base" ]; then
+      break
+    fi
+    base=""
+  done
+fi
+if [ -z "$base" ]; then
+  echo "schema bot: no merge base with main found; pass the base revision as an argument" >&2
+  exit 2
+fi
+
+comment="${SCHEMA_BOT_COMMENT:-target/schema-bot/comment.md}"
+mkdir -p "$(dirname "$comment")" || exit 2
+
+echo "== schema bot: building aot"
+if ! cargo build -q -p harness --bin aot; then
+  echo "schema bot: could not build the aot tool" >&2
+  exit 2
+fi
+aot="${CARGO_TARGET_DIR:-target}/debug/aot"
+
+args=(schema diff --against "$base")
+if [ -n "${SCHEMA_BOT_TODAY:-}" ]; then
+  args+=(--today "$SCHEMA_BOT_TODAY")
+fi
+
+echo "== schema bot: working tree against $base"
+status=0
+"$aot" "${args[@]}" --format markdown --output "$comment" || status=$?
+if [ -n "${GITHUB_ACTIONS:-}" ] && [ "$status" -ne 2 ]; then
+  "$aot" "${args[@]}" --format github || true
+fi
+
+case "$status" in
+  0) echo "schema bot: clean; comment in $comment" ;;
+  1) echo "schema bot: the change breaks the compatibility contract; comment in $comment" ;;
+  *) echo "schema bot: internal or usage error (exit $status)" >&2 ;;
+esac
+exit "$status"
