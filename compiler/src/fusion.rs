@@ -125,6 +125,11 @@ pub fn is_alias(comp: &Computation, instr: &Instruction) -> bool {
     }
 }
 
+/// An elementwise producer with at most one non-trivial operand is recomputed in up to this
+/// many consumer kernels rather than materialized (reading its operand again is cheaper than
+/// writing it once and reading it back in every consumer).
+const MAX_DUPLICATION: usize = 3;
+
 fn cheap(instr: &Instruction) -> bool {
     match instr.opcode {
         Opcode::Iota | Opcode::Broadcast => true,
@@ -175,7 +180,16 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
                 member_of[id.index()].push(g);
                 continue;
             }
-            if cheap(instr) && all_fusible {
+            let duplicable = cheap(instr)
+                || (!external
+                    && consumer_groups.len() <= MAX_DUPLICATION
+                    && instr
+                        .operands
+                        .iter()
+                        .filter(|&&o| comp.get(o).is_some_and(|o| !cheap(o) && o.opcode != Opcode::Constant))
+                        .count()
+                        <= 1);
+            if duplicable && all_fusible {
                 for &g in &consumer_groups {
                     groups[g].1.insert(id);
                     member_of[id.index()].push(g);
@@ -209,9 +223,12 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
         // its memberships in consumer groups stay (they recompute it).
         member_of[id.index()].push(g);
     }
+    if fuse {
+        merge_siblings(comp, &mut groups, &single, &pos);
+    }
     // Schedule: units ordered by the topological position of their root.
     let mut units: Vec<(usize, Unit)> = Vec::new();
-    for (root, members, outputs) in groups {
+    for (root, members, outputs) in groups.into_iter().filter(|g| !g.1.is_empty()) {
         let mut m: Vec<InstrId> = members.into_iter().collect();
         m.sort_by_key(|i| pos[i.index()]);
         // Extra outputs were added consumer-first; keep them in topological order.
@@ -258,4 +275,65 @@ fn external_reaches_group(
         stack.extend(users[x.index()].iter().copied());
     }
     false
+}
+
+type RawGroup = (InstrId, BTreeSet<InstrId>, Vec<InstrId>);
+
+/// Sibling multi-output fusion: a loop kernel whose root has the same dimensions as an earlier
+/// loop kernel's, and that reads one of the same buffers, is merged into it (the buffer is then
+/// read once), provided every buffer it reads is produced before the earlier kernel runs.
+fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], pos: &[usize]) {
+    let n = comp.instructions.len();
+    // Position of the unit that materializes each instruction.
+    // Parameters and constants are available before anything runs.
+    let mut unit_pos: Vec<usize> = (0..n)
+        .map(|i| match comp.instructions[i].opcode {
+            Opcode::Parameter | Opcode::Constant => 0,
+            _ if single[i] => pos[i],
+            _ => usize::MAX,
+        })
+        .collect();
+    for (root, _, outputs) in groups.iter() {
+        for o in outputs {
+            unit_pos[o.index()] = unit_pos[o.index()].min(pos[root.index()]);
+        }
+    }
+    let inputs_of = |g: &RawGroup| -> BTreeSet<InstrId> {
+        g.1.iter()
+            .flat_map(|&m| comp[m].operands.iter().copied())
+            .filter(|o| !g.1.contains(o))
+            .collect()
+    };
+    let loop_root = |g: &RawGroup| {
+        let r = &comp[g.0];
+        class(r) == Class::Elemental && r.shape.is_array() && !g.1.is_empty()
+    };
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&g| pos[groups[g].0.index()]);
+    for (bi, &b) in order.iter().enumerate() {
+        if !loop_root(&groups[b]) {
+            continue;
+        }
+        let b_inputs = inputs_of(&groups[b]);
+        let b_dims = comp[groups[b].0].shape.dims().to_vec();
+        for &a in &order[..bi] {
+            if !loop_root(&groups[a]) || comp[groups[a].0].shape.dims() != b_dims.as_slice() {
+                continue;
+            }
+            let a_pos = pos[groups[a].0.index()];
+            let a_inputs = inputs_of(&groups[a]);
+            let shares = b_inputs.iter().any(|i| a_inputs.contains(i) && comp[*i].opcode != Opcode::Constant);
+            let ready = b_inputs.iter().all(|i| unit_pos[i.index()] < a_pos);
+            if !shares || !ready {
+                continue;
+            }
+            let (b_members, b_outputs) = (std::mem::take(&mut groups[b].1), std::mem::take(&mut groups[b].2));
+            for o in &b_outputs {
+                unit_pos[o.index()] = a_pos;
+            }
+            groups[a].1.extend(b_members);
+            groups[a].2.extend(b_outputs);
+            break;
+        }
+    }
 }

@@ -1,0 +1,153 @@
+//! The compiler benchmark: for every module of testdata/corpus/hlo, compiled for h100_sxm,
+//! reports
+//! - compile time (median of 5 compilations, measured side by side in this run),
+//! - kernel launches (kernel thunks) and library calls (gemm thunks) in the executable, against
+//!   the fusions + library calls + unfused kernel instructions of XLA's own optimized module
+//!   (`NAME.opt.hlo`),
+//! - global-memory traffic of one run on the `ptx` emulator (test thunk interpreter), divided
+//!   by the minimum: parameter bytes read once plus output bytes written once.
+//!
+//! Run: `cargo run --release -p compiler --example corpus_bench`.
+#[path = "../tests/common/interp.rs"]
+#[allow(dead_code)]
+mod interp;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use hlo::ir::Computation;
+use hlo::{HloModule, Opcode};
+use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Fusions, library calls and unfused kernel instructions of XLA's optimized module, counted in
+/// the entry and the control-flow computations it reaches (not inside fusions or reducers).
+fn xla_launches(m: &HloModule) -> usize {
+    let mut count = 0;
+    let mut stack = vec![m.entry];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(c) = stack.pop() {
+        if !seen.insert(c) {
+            continue;
+        }
+        let Some(comp): Option<&Computation> = m.get(c) else { continue };
+        for i in &comp.instructions {
+            match i.opcode {
+                Opcode::Fusion | Opcode::CustomCall | Opcode::Dot | Opcode::Convolution => count += 1,
+                Opcode::While | Opcode::Conditional | Opcode::Call => {
+                    stack.extend(i.called_computations());
+                }
+                _ => {
+                    if compiler::fusion::class(i) != compiler::fusion::Class::NonKernel {
+                        count += 1;
+                    }
+                }
+            }
+        }
+    }
+    count
+}
+
+fn count(thunks: &[ThunkProto], k: &mut (usize, usize, usize)) {
+    for t in thunks {
+        match &t.r#impl {
+            Some(Impl::KernelThunk(_)) => k.0 += 1,
+            Some(Impl::GemmThunk(_)) => k.1 += 1,
+            Some(Impl::WhileThunk(w)) => {
+                k.2 += 1;
+                for s in [&w.condition_thunk_sequence, &w.body_thunk_sequence].into_iter().flatten() {
+                    count(&s.thunks, k);
+                }
+            }
+            Some(Impl::ConditionalThunk(c)) => {
+                k.2 += 1;
+                for s in &c.branch_thunks {
+                    count(&s.thunks, k);
+                }
+            }
+            _ => k.2 += 1,
+        }
+    }
+}
+
+fn census(exe: &GpuExecutableProto) -> (usize, usize, usize) {
+    let mut k = (0, 0, 0);
+    count(&exe.thunks, &mut k);
+    k
+}
+
+fn main() {
+    let dir = root().join("testdata/corpus/hlo");
+    let target = compiler::Target::load(&root().join("testdata/target_specs/h100_sxm.txtpb")).expect("target");
+    let options = compiler::CompileOptions::default();
+    let mut cases: Vec<String> = std::fs::read_dir(&dir)
+        .expect("corpus")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".io.json")).map(str::to_owned))
+        .collect();
+    cases.sort();
+    println!("| case | compile ms | kernels | gemms | other thunks | launches (k+g) | XLA fusions+calls | launches ok | traffic ratio |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: |");
+    let (mut ok_launch, mut n, mut log_ratio_sum, mut n_ratio) = (0usize, 0usize, 0f64, 0usize);
+    for case in &cases {
+        let text = std::fs::read_to_string(dir.join(format!("{case}.hlo"))).expect("hlo");
+        let module = hlo::parse_module(&text).expect("parse");
+        let mut times = Vec::new();
+        let mut exe = None;
+        for _ in 0..5 {
+            let t0 = Instant::now();
+            let r = compiler::compile(&module, &target, &options);
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            exe = Some(r);
+        }
+        times.sort_by(f64::total_cmp);
+        let exe = match exe {
+            Some(Ok(e)) => e,
+            Some(Err(e)) => {
+                println!("| {case} | - | compile error: {e} | | | | | | |");
+                continue;
+            }
+            None => continue,
+        };
+        let (k, g, o) = census(&exe);
+        let xla = std::fs::read_to_string(dir.join(format!("{case}.opt.hlo")))
+            .ok()
+            .and_then(|t| hlo::parse_module(&t).ok())
+            .map(|m| xla_launches(&m));
+        let launches = k + g;
+        let ok = xla.is_some_and(|x| launches <= x);
+        n += 1;
+        if ok {
+            ok_launch += 1;
+        }
+        let io = hlo::io::IoCase::read(&dir.join(format!("{case}.io.json"))).expect("io");
+        let args: Vec<Vec<u8>> = io.inputs.iter().map(interp::to_bytes).collect();
+        let sizes: Vec<usize> = io.outputs.iter().map(|a| a.len() * (a.dtype().bit_width() / 8) as usize).collect();
+        let min_bytes: usize = args.iter().map(Vec::len).sum::<usize>() + sizes.iter().sum::<usize>();
+        let ratio = match interp::run(&exe, &args, &sizes) {
+            Ok((_, t)) if min_bytes > 0 => {
+                let r = (t.read + t.written) as f64 / min_bytes as f64;
+                log_ratio_sum += r.max(1e-9).ln();
+                n_ratio += 1;
+                format!("{r:.2}")
+            }
+            Ok(_) => "-".into(),
+            Err(e) => format!("run error: {e}"),
+        };
+        println!(
+            "| {case} | {:.2} | {k} | {g} | {o} | {launches} | {} | {} | {ratio} |",
+            times[times.len() / 2],
+            xla.map_or("?".into(), |x| x.to_string()),
+            if ok { "yes" } else { "no" }
+        );
+    }
+    println!();
+    println!(
+        "launches <= XLA on {ok_launch}/{n} cases ({:.0}%); geometric-mean traffic ratio {:.3} over {n_ratio} cases",
+        100.0 * ok_launch as f64 / n.max(1) as f64,
+        (log_ratio_sum / n_ratio.max(1) as f64).exp()
+    );
+}
