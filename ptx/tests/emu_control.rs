@@ -421,3 +421,41 @@ END:
         assert_eq!(out[0][t as usize], t * 3);
     }
 }
+
+#[test]
+fn spin_wait_on_another_warp_makes_progress() {
+    // Warp 0 spins on a shared flag that warp 1 sets after some work (no barrier).
+    let text = module(
+        r#"
+.visible .entry k(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    .shared .align 4 .b32 flag;
+    mov.u32 %r0, %tid.x;
+    setp.lt.u32 %p1, %r0, 32;
+    @%p1 bra WAIT;
+    mov.u32 %r1, 0;
+WORK:
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p2, %r1, 100000;
+    @%p2 bra WORK;
+    st.volatile.shared.u32 [flag], %r1;
+    bra END;
+WAIT:
+    ld.volatile.shared.u32 %r2, [flag];
+    setp.eq.u32 %p3, %r2, 0;
+    @%p3 bra WAIT;
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r0, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+END:
+    ret;
+}
+"#,
+    );
+    let out = run_bufs(&text, "k", [1, 1, 1], [64, 1, 1], &[vec![0; 32]], 1).unwrap();
+    assert!(out[0].iter().all(|&v| v == 100000), "{:?}", &out[0][..4]);
+}

@@ -733,7 +733,7 @@ fn pbool(b: BoolOp) -> PBool {
 /// Byte size and alignment of a declaration's element type times its array size.
 fn decl_size(ty: Type, vector: Option<ast::VectorWidth>, d: &ast::Declarator) -> u64 {
     let elem = ty.size_bytes() as u64 * vector.map_or(1, |v| v.len() as u64);
-    elem * d.element_count().unwrap_or(0)
+    elem.saturating_mul(d.element_count().unwrap_or(0))
 }
 
 /// Flattens an initializer into little-endian bytes of `ty` elements.
@@ -848,9 +848,23 @@ fn decode_kernel(
     let mut off = 0u32;
     for p in f.params() {
         let elem = p.ty.size_bytes() * p.vector.map_or(1, |v| v.len() as u32);
-        let n: u64 = p.array.iter().map(|d| d.unwrap_or(0)).product();
-        let size = (elem as u64 * n) as u32;
-        let align = p.align.unwrap_or(elem).max(1);
+        let n = p
+            .array
+            .iter()
+            .try_fold(1u64, |acc, d| acc.checked_mul(d.unwrap_or(0)));
+        let too_big = || {
+            unsupported(
+                &f.name,
+                None,
+                format!("parameter `{}` is too large", p.name),
+            )
+        };
+        let size = n
+            .and_then(|n| n.checked_mul(elem as u64))
+            .and_then(|s| u32::try_from(s).ok())
+            .filter(|s| *s <= 1 << 20)
+            .ok_or_else(too_big)?;
+        let align = p.align.unwrap_or(elem).clamp(1, 1 << 12);
         off = off.div_ceil(align) * align;
         scope.insert(
             p.name.clone(),
@@ -864,7 +878,7 @@ fn decode_kernel(
             offset: off,
             size,
         });
-        off += size;
+        off = off.checked_add(size).ok_or_else(too_big)?;
     }
     let body = f.body.as_deref().unwrap_or(&[]);
     cx.body(&mut scope, body, None, &f.name)?;
@@ -883,8 +897,20 @@ fn decode_kernel(
         npreds: cx.npreds,
         consts: cx.consts,
         pconsts: cx.pconsts,
-        shared_static: cx.shared as u32,
-        local_size: cx.local.div_ceil(8) as u32 * 8,
+        shared_static: u32::try_from(cx.shared).map_err(|_| {
+            unsupported(
+                &f.name,
+                None,
+                format!("{} bytes of shared variables", cx.shared),
+            )
+        })?,
+        local_size: u32::try_from(cx.local.div_ceil(8) * 8).map_err(|_| {
+            unsupported(
+                &f.name,
+                None,
+                format!("{} bytes of local variables", cx.local),
+            )
+        })?,
         params,
         param_size: off,
     })
@@ -945,8 +971,9 @@ impl<'m> Ctx<'m> {
         } else {
             &mut self.local
         };
-        let off = cur.div_ceil(align) * align;
-        *cur = off + size;
+        let align = align.min(1 << 12);
+        let off = cur.div_ceil(align).saturating_mul(align);
+        *cur = off.saturating_add(size);
         scope.insert(d.name.clone(), Sym::Addr { space: sp, off });
     }
 
@@ -1003,6 +1030,13 @@ impl<'m> Ctx<'m> {
             StateSpace::Reg => {
                 for d in &v.declarators {
                     let names: Vec<String> = match d.range {
+                        Some(n) if n > 1 << 16 => {
+                            return Err(unsupported(
+                                fname,
+                                None,
+                                format!("register range {}<{n}> is too large", d.name),
+                            ))
+                        }
                         Some(n) => (0..n).map(|k| format!("{}{k}", d.name)).collect(),
                         None => vec![d.name.clone()],
                     };
@@ -1283,6 +1317,9 @@ impl<'m> Ctx<'m> {
     ) -> Result<(), EmuError> {
         use Opcode as O;
         let ty = i.ty();
+        if i.types().iter().any(|t| t.bits() > 64) {
+            return Err(self.err(fname, "128-bit types are not supported"));
+        }
         let t = ty.unwrap_or(Type::B32);
         let ftz = i.has(Modifier::Ftz);
         let sat = i.has(Modifier::Sat);

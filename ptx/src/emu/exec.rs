@@ -15,10 +15,14 @@
 //! # Barriers
 //!
 //! `bar.sync`/`barrier.sync` are per thread (sm_70+ semantics): arriving lanes block, the rest of
-//! the warp continues. A CTA runs each warp until all of its lanes have exited or blocked, then
-//! releases every barrier whose arrival count reached its expected count (the whole CTA, or the
-//! `b` operand). If no warp can run and some lanes still wait, that is a barrier deadlock (for
-//! example threads that exited before a `bar.sync` the others wait at), reported as an error.
+//! the warp continues. A CTA runs its warps round-robin, each until all of its lanes have exited
+//! or blocked or its time slice (16Ki warp-instructions, so that a warp spinning on a flag set by
+//! another warp of the CTA makes progress) ends, and releases every barrier whose arrival count
+//! reached its expected count (the whole CTA, or the `b` operand). If no warp can run and some
+//! lanes still wait, that is a barrier deadlock (for example threads that exited before a
+//! `bar.sync` the others wait at), reported as an error. CTAs are not time-sliced against each
+//! other: a kernel in which one CTA spins on a flag another CTA sets needs at least as many
+//! worker threads as CTAs that must run at once, else it runs into the instruction budget.
 //!
 //! # Memory ordering
 //!
@@ -42,6 +46,8 @@ use super::memory::{
 use super::numeric::{self as num, Fmt, IntTy, Rnd};
 
 const FULL: u32 = u32::MAX;
+/// Warp-instructions a warp runs before yielding to the other warps of its CTA.
+const SLICE: u32 = 1 << 14;
 
 /// Per-launch, read-only context shared by all worker threads.
 pub(crate) struct LaunchCtx<'a> {
@@ -972,8 +978,11 @@ impl<'a> LaunchCtx<'a> {
         if let Some(w) = warps.iter().find(|w| w.live & w.blocked != 0) {
             let l = (w.live & w.blocked).trailing_zeros();
             let id = w.bar_id[l as usize] as usize;
-            let exited: u32 = warps.iter().map(|w| 32 - w.live.count_ones()).sum::<u32>()
-                - (nwarps * 32 - nthreads);
+            let exited: u32 = warps
+                .iter()
+                .map(|w| 32 - w.live.count_ones())
+                .sum::<u32>()
+                .saturating_sub(nwarps * 32 - nthreads);
             let exp = if expected[id] == 0 {
                 nthreads
             } else {
@@ -991,7 +1000,8 @@ impl<'a> LaunchCtx<'a> {
         Ok(())
     }
 
-    /// Runs one warp until all its lanes have exited or are blocked at a barrier.
+    /// Runs one warp until all its lanes have exited or are blocked at a barrier, or its time
+    /// slice is used up.
     #[allow(clippy::too_many_arguments)]
     fn run_warp(
         &self,
@@ -1007,7 +1017,14 @@ impl<'a> LaunchCtx<'a> {
         if w.gmask == 0 && !w.reselect() {
             return Ok(());
         }
+        // Time slice: yield to the CTA's other warps now and then, so that a warp spinning on
+        // a flag another warp of the CTA sets (without a barrier) still sees it set.
+        let mut slice = 0u32;
         loop {
+            slice += 1;
+            if slice > SLICE {
+                return Ok(());
+            }
             if w.gpc == w.next_other {
                 w.store_group();
                 w.reselect();
