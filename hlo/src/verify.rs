@@ -302,6 +302,13 @@ pub fn infer_shape(
         | RaggedDot
         | ScaledDot => {
             if opcode == Constant {
+                if let Some(d) = declared {
+                    if !literal_matches(a.literal.as_ref(), d) {
+                        return Err(format!(
+                            "constant literal does not have the structure of {d}"
+                        ));
+                    }
+                }
                 if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, declared_array) {
                     if l.values.len() as u64 != d.element_count() {
                         return Err(format!(
@@ -1175,6 +1182,21 @@ trait DivCeilNonneg {
 impl DivCeilNonneg for i64 {
     fn div_ceil_nonneg(self, d: i64) -> i64 {
         self / d + i64::from(self % d != 0)
+    }
+}
+
+/// True when a constant's literal has the tuple / array structure of its shape (element counts
+/// are checked separately).
+fn literal_matches(l: Option<&Literal>, s: &Shape) -> bool {
+    match (l, s) {
+        (None, _) => false,
+        (Some(Literal::Elided), _) => true,
+        (Some(Literal::Array(_)), Shape::Array(_)) => true,
+        (Some(Literal::Tuple(t)), Shape::Token) => t.is_empty(),
+        (Some(Literal::Tuple(t)), Shape::Tuple(ss)) => {
+            t.len() == ss.len() && t.iter().zip(ss).all(|(l, s)| literal_matches(Some(l), s))
+        }
+        _ => false,
     }
 }
 

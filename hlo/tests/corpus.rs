@@ -69,7 +69,13 @@ fn identical(path: &Path) -> Result<(), Failed> {
     };
     let printed = print_module_with(&m, &opts);
     if printed != text {
-        return Err(diff(&text, &printed, "printed text differs from the file:").into());
+        return Err(diff(
+            &text,
+            &printed,
+            "printed text differs from the file (the corpus file is the reference: fix the \
+             printer, there is nothing to bless):",
+        )
+        .into());
     }
     Ok(())
 }
