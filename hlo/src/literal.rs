@@ -631,9 +631,11 @@ pub fn strides(dims: &[usize]) -> Vec<usize> {
     s
 }
 
-/// Product of the dimensions (1 for a scalar).
+/// Product of the dimensions (1 for a scalar); `usize::MAX` when the product overflows.
 pub fn element_count(dims: &[usize]) -> usize {
-    dims.iter().product()
+    dims.iter()
+        .try_fold(1usize, |acc, d| acc.checked_mul(*d))
+        .unwrap_or(usize::MAX)
 }
 
 /// Advances a row-major multi-index within `dims`; false once it wraps around to all zeros.

@@ -91,7 +91,7 @@ pub fn dot(lhs: &Array, rhs: &Array, dims: &DotDims, out: DType) -> Result<Array
     let mut out_dims: Vec<usize> = lb.iter().map(|d| lhs.dims()[*d]).collect();
     out_dims.extend(lfree);
     out_dims.extend(rfree);
-    let total = nb * m * n;
+    let total = super::movement::checked_count("dot", &out_dims)?;
     let data = if out.is_float() || lhs.dtype().is_float() {
         let a = l.data().to_f64_vec();
         let b = r.data().to_f64_vec();

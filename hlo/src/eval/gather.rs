@@ -2,9 +2,9 @@
 //!
 //! Gather start indices are clamped so the whole slice fits in the operand (XLA semantics).
 //! Scatter skips an update window that does not fit entirely in the operand (XLA semantics).
-use crate::literal::{element_count, next_index, strides, Array};
+use crate::literal::{next_index, strides, Array};
 
-use super::movement::{dim_index, sizes};
+use super::movement::{checked_count, dim_index, sizes};
 use super::reduce::{fold, Reducer};
 use super::{invalid, EvalError};
 
@@ -42,8 +42,17 @@ pub struct ScatterDims {
     pub scatter_indices_batching_dims: Vec<i64>,
 }
 
+/// Validates a list of distinct dimension numbers of a rank-`rank` array.
 fn dims_of(op: &str, ds: &[i64], rank: usize) -> Result<Vec<usize>, EvalError> {
-    ds.iter().map(|d| dim_index(op, *d, rank)).collect()
+    let mut out = Vec::with_capacity(ds.len());
+    for &d in ds {
+        let d = dim_index(op, d, rank)?;
+        if out.contains(&d) {
+            return Err(invalid(op, format!("dimension {d} listed twice")));
+        }
+        out.push(d);
+    }
+    Ok(out)
 }
 
 /// Reads index vectors out of `indices`: `batch` coordinates fill the non-vector dimensions in
@@ -168,7 +177,7 @@ pub fn gather(
         }
     }
     let ostr = strides(operand.dims());
-    let n = element_count(&out_dims);
+    let n = checked_count(OP, &out_dims)?;
     let mut positions = Vec::with_capacity(n);
     if n > 0 {
         let mut out = vec![0usize; out_rank];
@@ -261,6 +270,21 @@ pub fn scatter(
     let scatter_dims: Vec<usize> = (0..upd.rank())
         .filter(|d| !window_dims.contains(d))
         .collect();
+    let idx_batch_sizes: Vec<usize> = reader
+        .batch_dims()
+        .iter()
+        .map(|d| indices.dims()[*d])
+        .collect();
+    let upd_batch_sizes: Vec<usize> = scatter_dims.iter().map(|d| upd.dims()[*d]).collect();
+    if idx_batch_sizes != upd_batch_sizes {
+        return Err(invalid(
+            OP,
+            format!(
+                "update scatter dimensions {upd_batch_sizes:?} differ from the index batch \
+                 dimensions {idx_batch_sizes:?}"
+            ),
+        ));
+    }
     let ostr = strides(first.dims());
     let mut pairs = Vec::with_capacity(upd.len());
     if !upd.is_empty() {
@@ -306,7 +330,7 @@ pub fn scatter(
 mod tests {
     use super::*;
     use crate::eval::elementwise::BinaryOp;
-    use crate::literal::Data;
+    use crate::literal::{element_count, Data};
 
     fn arange(dims: Vec<usize>) -> Array {
         let n = element_count(&dims) as i32;

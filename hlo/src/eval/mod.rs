@@ -187,6 +187,7 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Rsqrt,
     Opcode::Scatter,
     Opcode::Select,
+    Opcode::SelectAndScatter,
     Opcode::ShiftLeft,
     Opcode::ShiftRightArithmetic,
     Opcode::ShiftRightLogical,
@@ -786,18 +787,7 @@ impl<'m> Interp<'m> {
                         reducer,
                     )?
                 } else {
-                    let w: Vec<reduce::WindowDim> = attr(&a.window, op, "window")?
-                        .dims
-                        .iter()
-                        .map(|d| reduce::WindowDim {
-                            size: d.size,
-                            stride: d.stride,
-                            pad_low: d.pad_low,
-                            pad_high: d.pad_high,
-                            base_dilation: d.lhs_dilation,
-                            window_dilation: d.rhs_dilation,
-                        })
-                        .collect();
+                    let w = window_dims(attr(&a.window, op, "window")?);
                     reduce::reduce_window(inputs, inits, &w, reducer)?
                 };
                 Ok(leaves_to_literal(out, &instr.shape))
@@ -855,17 +845,30 @@ impl<'m> Interp<'m> {
                 };
                 let comp = called(&a.to_apply, "to_apply")?;
                 let mut less = |xs: &[Array]| -> Result<bool, EvalError> {
-                    let r = self.call_arrays(comp, xs, depth)?;
-                    match r.as_slice() {
-                        [p] if p.rank() == 0 => p
-                            .data()
-                            .get_bool(0)
-                            .ok_or_else(|| invalid("sort", "empty comparator result")),
-                        _ => Err(invalid("sort", "comparator must return a pred scalar")),
-                    }
+                    pred_result(op, self.call_arrays(comp, xs, depth)?)
                 };
                 let out = sort::sort(&inputs, d, &mut less)?;
                 Ok(leaves_to_literal(out, &instr.shape))
+            }
+            Opcode::SelectAndScatter => {
+                nops(3)?;
+                let select = called(&a.select, "select")?;
+                let scatter = called(&a.scatter, "scatter")?;
+                let w = window_dims(attr(&a.window, op, "window")?);
+                let mut sel = |xs: &[Array]| -> Result<bool, EvalError> {
+                    pred_result(op, self.call_arrays(select, xs, depth)?)
+                };
+                let mut cb = |xs: &[Array]| self.call_arrays(scatter, xs, depth);
+                let combiner =
+                    builtin_reducer(self.module, scatter).unwrap_or(Reducer::Custom(&mut cb));
+                one(reduce::select_and_scatter(
+                    array(0)?,
+                    array(1)?,
+                    array(2)?,
+                    &w,
+                    &mut sel,
+                    combiner,
+                )?)
             }
             Opcode::Map => {
                 let inputs = arrays(0)?;
@@ -965,11 +968,333 @@ impl<'m> Interp<'m> {
     }
 }
 
+/// The single `pred` scalar a comparator or selector computation returns.
+fn pred_result(op: Opcode, r: Vec<Array>) -> Result<bool, EvalError> {
+    match r.as_slice() {
+        [p] if p.rank() == 0 && p.dtype() == DType::Pred => p
+            .data()
+            .get_bool(0)
+            .ok_or_else(|| invalid(op.name(), "empty comparator result")),
+        _ => Err(invalid(
+            op.name(),
+            "the called computation must return a pred scalar",
+        )),
+    }
+}
+
+/// Converts the IR window to the kernels' window description.
+fn window_dims(w: &ir::Window) -> Vec<reduce::WindowDim> {
+    w.dims
+        .iter()
+        .map(|d| reduce::WindowDim {
+            size: d.size,
+            stride: d.stride,
+            pad_low: d.pad_low,
+            pad_high: d.pad_high,
+            base_dilation: d.lhs_dilation,
+            window_dilation: d.rhs_dilation,
+        })
+        .collect()
+}
+
 /// Wraps kernel results as the instruction's result: a tuple when the shape is a tuple.
 fn leaves_to_literal(mut out: Vec<Array>, shape: &Shape) -> Literal {
     if shape.is_tuple() || out.len() != 1 {
         Literal::Tuple(out.into_iter().map(Literal::Array).collect())
     } else {
         Literal::Array(out.remove(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::InstrId;
+
+    fn module(text: &str) -> HloModule {
+        match crate::parse_module(text) {
+            Ok(m) => m,
+            Err(e) => panic!("test module does not parse: {e}\n{text}"),
+        }
+    }
+
+    fn f32s(dims: Vec<usize>, v: Vec<f32>) -> Literal {
+        Literal::array(dims, Data::F32(v)).unwrap()
+    }
+
+    fn s32s(dims: Vec<usize>, v: Vec<i32>) -> Literal {
+        Literal::array(dims, Data::S32(v)).unwrap()
+    }
+
+    fn entry(m: &mut HloModule) -> &mut ir::Computation {
+        let e = m.entry.index();
+        &mut m.computations[e]
+    }
+
+    fn run(m: &HloModule, args: &[Literal]) -> Result<Vec<Vec<f64>>, EvalError> {
+        Ok(evaluate(m, args)?
+            .leaves()
+            .iter()
+            .map(|a| a.data().to_f64_vec())
+            .collect())
+    }
+
+    const ADD: &str = "HloModule m\n\nENTRY main {\n  x = f32[2]{0} parameter(0)\n  \
+                       y = f32[2]{0} parameter(1)\n  ROOT a = f32[2]{0} add(x, y)\n}\n";
+
+    #[test]
+    fn unimplemented_opcode_is_named() {
+        let m = module(
+            "HloModule m\n\nENTRY main {\n  x = f32[2]{0} parameter(0)\n  \
+             ROOT c = f32[2]{0} custom-call(x), custom_call_target=\"foo\"\n}\n",
+        );
+        let e = evaluate(&m, &[f32s(vec![2], vec![1.0, 2.0])]).unwrap_err();
+        assert_eq!(
+            e.root_cause(),
+            &EvalError::Unimplemented {
+                opcode: "custom-call".into()
+            }
+        );
+        assert!(e.to_string().contains("main/c"), "{e}");
+    }
+
+    #[test]
+    fn argument_errors_name_the_parameter() {
+        let m = module(ADD);
+        let x = f32s(vec![2], vec![1.0, 2.0]);
+        assert_eq!(
+            evaluate(&m, std::slice::from_ref(&x)).unwrap_err(),
+            EvalError::ArgumentCount {
+                expected: 2,
+                got: 1
+            }
+        );
+        let e = evaluate(&m, &[x.clone(), s32s(vec![2], vec![1, 2])]).unwrap_err();
+        assert!(
+            matches!(&e, EvalError::Argument { index: 1, name, .. } if name == "y"),
+            "{e}"
+        );
+        let e = evaluate(&m, &[x.clone(), f32s(vec![1], vec![1.0])]).unwrap_err();
+        assert!(e.to_string().contains("expected f32[2], got f32[1]"), "{e}");
+        let e = evaluate(&m, &[x.clone(), Literal::Tuple(vec![])]).unwrap_err();
+        assert!(matches!(e, EvalError::Argument { index: 1, .. }));
+        assert_eq!(run(&m, &[x.clone(), x]).unwrap(), vec![vec![2.0, 4.0]]);
+    }
+
+    #[test]
+    fn malformed_modules_are_errors_not_panics() {
+        let x = f32s(vec![2], vec![1.0, 2.0]);
+        let args = [x.clone(), x];
+        // Wrong operand count.
+        let mut m = module(ADD);
+        entry(&mut m).instructions[2].operands.pop();
+        let e = evaluate(&m, &args).unwrap_err();
+        assert!(e.to_string().contains("takes 2 operands, got 1"), "{e}");
+        // Dangling operand handle.
+        let mut m = module(ADD);
+        entry(&mut m).instructions[2].operands[1] = InstrId(99);
+        assert!(matches!(
+            evaluate(&m, &args).unwrap_err(),
+            EvalError::Malformed(_)
+        ));
+        // A cycle.
+        let mut m = module(ADD);
+        entry(&mut m).instructions[2].operands[1] = InstrId(2);
+        assert!(matches!(
+            evaluate(&m, &args).unwrap_err(),
+            EvalError::Malformed(_)
+        ));
+        // Root out of range.
+        let mut m = module(ADD);
+        entry(&mut m).root = InstrId(42);
+        assert!(evaluate(&m, &args).is_err());
+        // Declared shape differs from the computed one.
+        let mut m = module(ADD);
+        entry(&mut m).instructions[2].shape = Shape::array(PrimitiveType::F32, vec![3]);
+        let e = evaluate(&m, &args).unwrap_err();
+        assert!(e.to_string().contains("declares f32[3]"), "{e}");
+        // Broadcast dimension out of range.
+        let mut m = module(
+            "HloModule m\n\nENTRY main {\n  x = f32[2]{0} parameter(0)\n  \
+             ROOT b = f32[3,2]{1,0} broadcast(x), dimensions={1}\n}\n",
+        );
+        assert!(evaluate(&m, &args[..1]).is_ok());
+        entry(&mut m).instructions[1].attrs.dimensions = Some(vec![7]);
+        let e = evaluate(&m, &args[..1]).unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
+        // A computation that calls itself.
+        let mut m = module(
+            "HloModule m\n\nf {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n\n\
+             ENTRY main {\n  x = f32[2]{0} parameter(0)\n  ROOT c = f32[2]{0} call(x), to_apply=f\n}\n",
+        );
+        assert_eq!(run(&m, &args[..1]).unwrap(), vec![vec![-1.0, -2.0]]);
+        let f = m.find("f").unwrap();
+        m.computations[f.index()].instructions[1] = {
+            let mut call = m.entry_computation().instructions[1].clone();
+            call.operands = vec![InstrId(0)];
+            call.attrs.to_apply = Some(f);
+            call
+        };
+        assert_eq!(
+            evaluate(&m, &args[..1]).unwrap_err().root_cause(),
+            &EvalError::TooDeep { limit: MAX_DEPTH }
+        );
+    }
+
+    #[test]
+    fn conditional_index_out_of_range_runs_last_branch() {
+        let m = module(
+            "HloModule m\n\nb0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n\n\
+             b1 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] multiply(p, p)\n}\n\n\
+             ENTRY main {\n  i = s32[] parameter(0)\n  x = f32[] parameter(1)\n  \
+             ROOT c = f32[] conditional(i, x, x), branch_computations={b0, b1}\n}\n",
+        );
+        let x = f32s(vec![], vec![3.0]);
+        let at = |i: i32| run(&m, &[s32s(vec![], vec![i]), x.clone()]).unwrap()[0][0];
+        assert_eq!(at(0), -3.0);
+        assert_eq!(at(1), 9.0);
+        assert_eq!(at(7), 9.0);
+        assert_eq!(at(-1), 9.0);
+        let m = module(
+            "HloModule m\n\nt {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n\n\
+             f {\n  p = f32[] parameter(0)\n  ROOT r = f32[] multiply(p, p)\n}\n\n\
+             ENTRY main {\n  b = pred[] parameter(0)\n  x = f32[] parameter(1)\n  \
+             ROOT c = f32[] conditional(b, x, x), true_computation=t, false_computation=f\n}\n",
+        );
+        let p = |b: bool| Literal::pred(b);
+        assert_eq!(run(&m, &[p(true), x.clone()]).unwrap()[0][0], -3.0);
+        assert_eq!(run(&m, &[p(false), x]).unwrap()[0][0], 9.0);
+    }
+
+    #[test]
+    fn scatter_add_and_custom_combiner() {
+        let text = |root: &str| {
+            format!(
+                "HloModule m\n\ncomb {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+                 two = f32[] constant(2)\n  m = f32[] multiply(b, two)\n  {root}\n}}\n\n\
+                 ENTRY main {{\n  x = f32[5]{{0}} parameter(0)\n  i = s32[3,1]{{1,0}} parameter(1)\n  \
+                 u = f32[3]{{0}} parameter(2)\n  ROOT r = f32[5]{{0}} scatter(x, i, u), \
+                 update_window_dims={{}}, inserted_window_dims={{0}}, \
+                 scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=comb\n}}\n"
+            )
+        };
+        let args = [
+            f32s(vec![5], vec![1.0; 5]),
+            s32s(vec![3, 1], vec![1, 1, 9]),
+            f32s(vec![3], vec![10.0, 20.0, 30.0]),
+        ];
+        let m = module(&text("ROOT s = f32[] add(a, b)"));
+        assert_eq!(
+            run(&m, &args).unwrap(),
+            vec![vec![1.0, 31.0, 1.0, 1.0, 1.0]]
+        );
+        let m = module(&text("ROOT s = f32[] add(a, m)"));
+        assert_eq!(
+            run(&m, &args).unwrap(),
+            vec![vec![1.0, 61.0, 1.0, 1.0, 1.0]]
+        );
+        let m = module(&text("ROOT s = f32[] add(m, b)"));
+        assert_eq!(
+            run(&m, &args).unwrap(),
+            vec![vec![1.0, 60.0, 1.0, 1.0, 1.0]]
+        );
+    }
+
+    #[test]
+    fn select_and_scatter_max_pool_gradient() {
+        let m = module(
+            "HloModule m\n\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+             ROOT c = pred[] compare(a, b), direction=GE\n}\n\n\
+             add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n\
+             ENTRY main {\n  x = f32[5]{0} parameter(0)\n  s = f32[3]{0} parameter(1)\n  \
+             z = f32[] constant(0)\n  ROOT r = f32[5]{0} select-and-scatter(x, s, z), \
+             window={size=2 stride=2 pad=0_1}, select=ge, scatter=add\n}\n",
+        );
+        let out = run(
+            &m,
+            &[
+                f32s(vec![5], vec![1.0, 3.0, 5.0, 5.0, 2.0]),
+                f32s(vec![3], vec![10.0, 20.0, 30.0]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(out, vec![vec![0.0, 10.0, 20.0, 0.0, 30.0]]);
+    }
+
+    #[test]
+    fn sort_two_operands_and_map_and_while() {
+        let m = module(
+            "HloModule m\n\nlt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+             c = s32[] parameter(2)\n  d = s32[] parameter(3)\n  \
+             ROOT r = pred[] compare(a, b), direction=LT\n}\n\n\
+             ENTRY main {\n  k = f32[4]{0} parameter(0)\n  v = s32[4]{0} parameter(1)\n  \
+             ROOT s = (f32[4]{0}, s32[4]{0}) sort(k, v), dimensions={0}, is_stable=true, to_apply=lt\n}\n",
+        );
+        let out = run(
+            &m,
+            &[
+                f32s(vec![4], vec![2.0, 1.0, 2.0, 0.0]),
+                s32s(vec![4], vec![0, 1, 2, 3]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            vec![vec![0.0, 1.0, 2.0, 2.0], vec![3.0, 1.0, 0.0, 2.0]]
+        );
+
+        let m = module(
+            "HloModule m\n\nf {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+             ROOT r = f32[] subtract(a, b)\n}\n\n\
+             ENTRY main {\n  x = f32[3]{0} parameter(0)\n  y = f32[3]{0} parameter(1)\n  \
+             ROOT m = f32[3]{0} map(x, y), dimensions={0}, to_apply=f\n}\n",
+        );
+        let out = run(
+            &m,
+            &[
+                f32s(vec![3], vec![5.0, 6.0, 7.0]),
+                f32s(vec![3], vec![1.0, 1.0, 2.0]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(out, vec![vec![4.0, 5.0, 5.0]]);
+
+        let m = module(
+            "HloModule m\n\ncond {\n  p = (s32[], f32[]) parameter(0)\n  \
+             i = s32[] get-tuple-element(p), index=0\n  n = s32[] constant(4)\n  \
+             ROOT c = pred[] compare(i, n), direction=LT\n}\n\n\
+             body {\n  p = (s32[], f32[]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  \
+             x = f32[] get-tuple-element(p), index=1\n  one = s32[] constant(1)\n  \
+             j = s32[] add(i, one)\n  y = f32[] add(x, x)\n  ROOT t = (s32[], f32[]) tuple(j, y)\n}\n\n\
+             ENTRY main {\n  x = f32[] parameter(0)\n  z = s32[] constant(0)\n  \
+             t = (s32[], f32[]) tuple(z, x)\n  \
+             ROOT w = (s32[], f32[]) while(t), condition=cond, body=body\n}\n",
+        );
+        let out = run(&m, &[f32s(vec![], vec![1.5])]).unwrap();
+        assert_eq!(out, vec![vec![4.0], vec![24.0]]);
+    }
+
+    #[test]
+    fn variadic_reduce_argmax_through_the_interpreter() {
+        let m = module(
+            "HloModule m\n\nr {\n  a = f32[] parameter(0)\n  i = s32[] parameter(1)\n  \
+             b = f32[] parameter(2)\n  j = s32[] parameter(3)\n  \
+             g = pred[] compare(a, b), direction=GE\n  v = f32[] select(g, a, b)\n  \
+             k = s32[] select(g, i, j)\n  ROOT t = (f32[], s32[]) tuple(v, k)\n}\n\n\
+             ENTRY main {\n  x = f32[2,3]{1,0} parameter(0)\n  \
+             io = s32[2,3]{1,0} iota(), iota_dimension=1\n  ninf = f32[] constant(-inf)\n  \
+             z = s32[] constant(0)\n  ROOT red = (f32[2]{0}, s32[2]{0}) reduce(x, io, ninf, z), \
+             dimensions={1}, to_apply=r\n}\n",
+        );
+        let out = run(&m, &[f32s(vec![2, 3], vec![1.0, 9.0, 3.0, 7.0, 2.0, 7.0])]).unwrap();
+        assert_eq!(out, vec![vec![9.0, 7.0], vec![1.0, 0.0]]);
+    }
+
+    #[test]
+    fn every_supported_opcode_is_listed_once() {
+        let mut seen = std::collections::HashSet::new();
+        for op in SUPPORTED_OPCODES {
+            assert!(seen.insert(*op), "{op} listed twice");
+        }
     }
 }

@@ -14,13 +14,31 @@ pub(crate) fn dim_index(op: &str, d: i64, rank: usize) -> Result<usize, EvalErro
         .ok_or_else(|| invalid(op, format!("dimension {d} out of range for rank {rank}")))
 }
 
-/// Converts signed sizes to `usize`, rejecting negatives.
+/// The largest array the evaluator will materialise, in elements.
+pub const MAX_ELEMENTS: usize = 1 << 28;
+
+/// Converts signed sizes to `usize`, rejecting negatives and arrays over [`MAX_ELEMENTS`].
 pub(crate) fn sizes(op: &str, dims: &[i64]) -> Result<Vec<usize>, EvalError> {
-    dims.iter()
+    let out = dims
+        .iter()
         .map(|d| {
             usize::try_from(*d).map_err(|_| invalid(op, format!("negative dimension size {d}")))
         })
-        .collect()
+        .collect::<Result<Vec<usize>, EvalError>>()?;
+    checked_count(op, &out)?;
+    Ok(out)
+}
+
+/// The element count of `dims`, or an error when it exceeds [`MAX_ELEMENTS`].
+pub(crate) fn checked_count(op: &str, dims: &[usize]) -> Result<usize, EvalError> {
+    let n = element_count(dims);
+    if n > MAX_ELEMENTS {
+        return Err(invalid(
+            op,
+            format!("{dims:?} has more than {MAX_ELEMENTS} elements"),
+        ));
+    }
+    Ok(n)
 }
 
 /// Output element `o` (multi-index `idx`) takes operand element `base + Σ idx[d] * coef[d]`.
@@ -230,7 +248,13 @@ pub fn pad(x: &Array, value: &Array, config: &[(i64, i64, i64)]) -> Result<Array
         if interior < 0 {
             return Err(invalid("pad", "negative interior padding"));
         }
-        let size = lo + hi + n + (n - 1).max(0) * interior;
+        let size = (n - 1)
+            .max(0)
+            .checked_mul(interior)
+            .and_then(|x| x.checked_add(n))
+            .and_then(|x| x.checked_add(lo))
+            .and_then(|x| x.checked_add(hi))
+            .ok_or_else(|| invalid("pad", "padding overflows"))?;
         if size < 0 {
             return Err(invalid(
                 "pad",
@@ -239,6 +263,7 @@ pub fn pad(x: &Array, value: &Array, config: &[(i64, i64, i64)]) -> Result<Array
         }
         out.push(size as usize);
     }
+    checked_count("pad", &out)?;
     let src = strides(x.dims());
     let n = element_count(&out);
     let mut positions = Vec::with_capacity(n);

@@ -7,7 +7,7 @@
 use crate::literal::{element_count, next_index, strides, Array, Data, Wide};
 
 use super::elementwise::{binary_f, binary_p, binary_s, binary_u, BinaryOp};
-use super::movement::{dim_index, sizes};
+use super::movement::{checked_count, dim_index, sizes, MAX_ELEMENTS};
 use super::{invalid, Callback, EvalError};
 
 /// How to combine an accumulator with an element.
@@ -290,32 +290,56 @@ pub fn reduce_window(
 ) -> Result<Vec<Array>, EvalError> {
     const OP: &str = "reduce-window";
     check_scalars(OP, inputs, inits)?;
-    let dims = inputs[0].dims().to_vec();
+    let (out_dims, pairs) = window_pairs(OP, inputs[0].dims(), window)?;
+    let start = splat_inits(OP, inits, &out_dims)?;
+    fold(OP, start, inputs, &pairs, reducer)
+}
+
+/// The output dimensions of a window over `dims`, and for each output position (in order) the
+/// operand positions its window covers (in window order, padding skipped), as pairs.
+#[allow(clippy::type_complexity)]
+fn window_pairs(
+    op: &str,
+    dims: &[usize],
+    window: &[WindowDim],
+) -> Result<(Vec<usize>, Vec<(usize, usize)>), EvalError> {
+    let dims = dims.to_vec();
     if window.len() != dims.len() {
-        return Err(invalid(OP, "window rank differs from operand rank"));
+        return Err(invalid(op, "window rank differs from operand rank"));
     }
     let mut out_dims = Vec::with_capacity(dims.len());
     for (d, w) in window.iter().enumerate() {
         if w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1 {
-            return Err(invalid(OP, format!("invalid window in dimension {d}")));
+            return Err(invalid(op, format!("invalid window in dimension {d}")));
         }
         let n = dims[d] as i64;
+        let overflow = || invalid(op, format!("window in dimension {d} overflows"));
         let base = if n == 0 {
-            0
+            Some(0)
         } else {
-            (n - 1) * w.base_dilation + 1
-        } + w.pad_low
-            + w.pad_high;
-        let win = (w.size - 1) * w.window_dilation + 1;
+            (n - 1)
+                .checked_mul(w.base_dilation)
+                .and_then(|x| x.checked_add(1))
+        }
+        .and_then(|x| x.checked_add(w.pad_low))
+        .and_then(|x| x.checked_add(w.pad_high))
+        .ok_or_else(overflow)?;
+        let win = (w.size - 1)
+            .checked_mul(w.window_dilation)
+            .and_then(|x| x.checked_add(1))
+            .ok_or_else(overflow)?;
         out_dims.push(if base < win {
             0
         } else {
             ((base - win) / w.stride + 1) as usize
         });
     }
-    let wsizes = sizes(OP, &window.iter().map(|w| w.size).collect::<Vec<_>>())?;
+    let wsizes = sizes(op, &window.iter().map(|w| w.size).collect::<Vec<_>>())?;
+    let n_out = checked_count(op, &out_dims)?;
+    if n_out.saturating_mul(element_count(&wsizes)) > MAX_ELEMENTS {
+        return Err(invalid(op, "window too large to evaluate"));
+    }
     let istr = strides(&dims);
-    let n_out = element_count(&out_dims);
     let mut pairs = Vec::new();
     if n_out > 0 {
         let mut o_idx = vec![0usize; dims.len()];
@@ -352,8 +376,63 @@ pub fn reduce_window(
             }
         }
     }
-    let start = splat_inits(OP, inits, &out_dims)?;
-    fold(OP, start, inputs, &pairs, reducer)
+    Ok((out_dims, pairs))
+}
+
+/// `select-and-scatter`: for each window (one per `source` element) pick the operand element
+/// `select` prefers (`select(current, candidate)` true keeps the current one; the first valid
+/// element starts), then combine the source value into that position of an output that starts
+/// as `init` everywhere.
+pub fn select_and_scatter(
+    operand: &Array,
+    source: &Array,
+    init: &Array,
+    window: &[WindowDim],
+    select: &mut super::sort::Less<'_>,
+    scatter: Reducer<'_>,
+) -> Result<Array, EvalError> {
+    const OP: &str = "select-and-scatter";
+    if init.rank() != 0 || init.dtype() != source.dtype() {
+        return Err(invalid(
+            OP,
+            "init value must be a scalar of the source type",
+        ));
+    }
+    let (out_dims, pairs) = window_pairs(OP, operand.dims(), window)?;
+    if out_dims != source.dims() {
+        return Err(invalid(
+            OP,
+            format!(
+                "source {} does not match the window output {out_dims:?}",
+                source.shape_string()
+            ),
+        ));
+    }
+    let mut chosen: Vec<Option<usize>> = vec![None; source.len()];
+    for &(o, p) in &pairs {
+        let slot = chosen
+            .get_mut(o)
+            .ok_or_else(|| invalid(OP, "position out of range"))?;
+        *slot = Some(match *slot {
+            None => p,
+            Some(cur) => {
+                let keep = select(&[element(OP, operand, cur)?, element(OP, operand, p)?])?;
+                if keep {
+                    cur
+                } else {
+                    p
+                }
+            }
+        });
+    }
+    let scatter_pairs: Vec<(usize, usize)> = chosen
+        .iter()
+        .enumerate()
+        .filter_map(|(o, c)| c.map(|p| (p, o)))
+        .collect();
+    let start = splat_inits(OP, &[init], operand.dims())?;
+    let mut out = fold(OP, start, &[source], &scatter_pairs, scatter)?;
+    out.pop().ok_or_else(|| invalid(OP, "no result"))
 }
 
 #[cfg(test)]
