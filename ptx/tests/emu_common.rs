@@ -68,7 +68,22 @@ pub fn run_spec(
     threads: usize,
 ) -> Result<(Vec<String>, LaunchStats), String> {
     let ast = ptx::parse(ptx_text).map_err(|e| format!("parse: {e}"))?;
-    let module = LoadedModule::load(&ast).map_err(|e| format!("load: {e}"))?;
+    run_spec_ast(
+        &ast,
+        spec,
+        threads,
+        LaunchOptions::default().instruction_budget,
+    )
+}
+
+/// [`run_spec`] on an already parsed module, with an instruction budget.
+pub fn run_spec_ast(
+    ast: &ptx::Module,
+    spec: &Value,
+    threads: usize,
+    budget: u64,
+) -> Result<(Vec<String>, LaunchStats), String> {
+    let module = LoadedModule::load(ast).map_err(|e| format!("load: {e}"))?;
     let dims = |k: &str| -> Result<[u32; 3], String> {
         let a = spec[k].as_array().ok_or(format!("missing {k}"))?;
         let mut d = [1u32; 3];
@@ -100,7 +115,7 @@ pub fn run_spec(
     let kernel = spec["kernel"].as_str().ok_or("kernel")?;
     let opts = LaunchOptions {
         threads,
-        ..LaunchOptions::default()
+        instruction_budget: budget,
     };
     let stats = emu::launch(
         &module,

@@ -9,7 +9,7 @@
 //!                    &LaunchOptions::default())?;
 //! ```
 //!
-//! * [`decode`](self) turns each kernel into a compact form (register rows, predicate masks,
+//! * Decoding (module `decode`) turns each kernel into a compact form (register rows, predicate masks,
 //!   resolved branch targets, constants folded into rows, `.func` calls inlined).
 //! * The engine runs warps of 32 lanes in lockstep with *minimum-pc* reconvergence (see the
 //!   `exec` module docs), barriers per thread, CTAs in parallel on OS threads.
@@ -30,6 +30,12 @@
 //! call` (direct calls inlined), `bar/barrier .sync .arrive`, `shfl.sync` (up down bfly idx),
 //! `vote.sync` (all any uni ballot), `activemask`, `match.any/all`, `redux.sync`, `trap`;
 //! `membar fence bar.warp.sync prefetch nanosleep` are no-ops.
+//!
+//! Not supported (loading fails with [`EmuError::Unsupported`]): `bar.red`, indirect calls and
+//! `brx.idx`, recursion, carry arithmetic (`addc subc madc` and `.cc`), `mul24 mad24 sad slct
+//! dp4a dp2a fns bmsk szext isspacep cvt.pack`, textures/surfaces, `cp.async`, `mma`/`wmma`,
+//! `.b128` and fp8 types, `.v8` vectors. `%clock`, `%clock64` and `%globaltimer` read 0, `%smid`
+//! reads 0 and `%nsmid` 1.
 mod decode;
 pub mod error;
 mod exec;
