@@ -10,7 +10,14 @@
 //! listed in [`EmittedKernel::args`]: an input, an output leaf, or a slice of a scratch buffer the
 //! pipeline allocates ([`KernelPlan::scratch_bytes`]). Buffers are dense row-major (see
 //! docs/artifact.md). The kernels of a plan run in order, each after the previous one finished.
-use hlo::{ComputationId, HloModule};
+use hlo::ir::InstrId;
+use hlo::{ComputationId, HloModule, Opcode};
+
+pub mod builder;
+pub mod elemental;
+pub mod kernels;
+pub mod math;
+pub mod scalar;
 
 /// What code generation needs to know about the target.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,15 +132,118 @@ pub enum CodegenError {
 }
 
 /// Generates the kernels of one fused computation.
+///
+/// The root decides the kernel shape: `reduce` → a reduction kernel, `sort` → a sort kernel,
+/// `scatter` → a scatter kernel, anything else → a loop kernel. A tuple root is split into one
+/// loop kernel per group of equally-shaped non-reduction leaves plus one reduction kernel per
+/// reduction leaf; kernel `k > 0` of a plan is named `{name}_{k}`.
 pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenError> {
-    let computation = request
-        .module
-        .get(request.computation)
-        .ok_or_else(|| CodegenError::Invalid(format!("no computation {:?}", request.computation)))?;
-    Err(CodegenError::Unsupported {
-        computation: computation.name.clone(),
-        instruction: String::new(),
-        opcode: String::new(),
-        reason: "no kernel emitter is implemented yet".into(),
+    let computation = request.module.get(request.computation).ok_or_else(|| {
+        CodegenError::Invalid(format!("no computation {:?}", request.computation))
+    })?;
+    let root = computation.root_instruction().ok_or_else(|| {
+        CodegenError::Invalid(format!("computation {} is empty", computation.name))
+    })?;
+    let rid = computation.root;
+    let mut names = (0u32..).map(|k| {
+        if k == 0 {
+            request.name.to_string()
+        } else {
+            format!("{}_{k}", request.name)
+        }
+    });
+    let mut next = || names.next().unwrap_or_default();
+    let kernels = match root.opcode {
+        Opcode::Sort => vec![kernels::sort_kernel(request, computation, &next(), rid)?],
+        Opcode::Scatter => vec![kernels::scatter_kernel(request, computation, &next(), rid)?],
+        Opcode::Reduce => {
+            let n = root.operands.len() / 2;
+            let outs: Vec<(usize, usize)> = (0..n).map(|k| (k, k)).collect();
+            vec![kernels::reduce_kernel(
+                request,
+                computation,
+                &next(),
+                rid,
+                &outs,
+            )?]
+        }
+        Opcode::Tuple => {
+            let mut out = Vec::new();
+            let mut groups: Vec<(Vec<i64>, Vec<(InstrId, usize)>)> = Vec::new();
+            let mut reductions: Vec<(InstrId, Vec<(usize, usize)>)> = Vec::new();
+            for (j, &leaf) in root.operands.iter().enumerate() {
+                let instr = computation
+                    .get(leaf)
+                    .ok_or_else(|| CodegenError::Invalid(format!("bad root operand {leaf:?}")))?;
+                if !instr.shape.is_array() {
+                    return Err(elemental::unsupported(
+                        computation,
+                        instr,
+                        "nested tuples in the root are not supported",
+                    ));
+                }
+                // A reduction leaf: the reduce itself, or an element of a variadic reduce.
+                let red = match instr.opcode {
+                    Opcode::Reduce => Some((leaf, 0usize)),
+                    Opcode::GetTupleElement => instr.operands.first().and_then(|&o| {
+                        let src = computation.get(o)?;
+                        (src.opcode == Opcode::Reduce)
+                            .then(|| (o, instr.attrs.tuple_index.unwrap_or(0).max(0) as usize))
+                    }),
+                    Opcode::Sort | Opcode::Scatter => {
+                        return Err(elemental::unsupported(
+                            computation,
+                            instr,
+                            "sort and scatter must be the root of their fusion",
+                        ))
+                    }
+                    _ => None,
+                };
+                if let Some((rid, comp_k)) = red {
+                    match reductions.iter_mut().find(|(r, _)| *r == rid) {
+                        Some((_, outs)) => outs.push((comp_k, j)),
+                        None => reductions.push((rid, vec![(comp_k, j)])),
+                    }
+                    continue;
+                }
+                let dims = instr.shape.dims().to_vec();
+                match groups.iter_mut().find(|(d, _)| *d == dims) {
+                    Some((_, g)) => g.push((leaf, j)),
+                    None => groups.push((dims, vec![(leaf, j)])),
+                }
+            }
+            for (_, g) in &groups {
+                out.push(kernels::loop_kernel(request, computation, &next(), g)?);
+            }
+            for (rid, outs) in &reductions {
+                out.push(kernels::reduce_kernel(
+                    request,
+                    computation,
+                    &next(),
+                    *rid,
+                    outs,
+                )?);
+            }
+            out
+        }
+        _ => {
+            if !root.shape.is_array() {
+                return Err(elemental::unsupported(
+                    computation,
+                    root,
+                    "a tuple-shaped root must be a tuple, reduce, sort or scatter",
+                ));
+            }
+            vec![kernels::loop_kernel(
+                request,
+                computation,
+                &next(),
+                &[(rid, 0)],
+            )?]
+        }
+    };
+    Ok(KernelPlan {
+        kernels,
+        scratch_bytes: 0,
     })
 }

@@ -1,0 +1,762 @@
+//! Kernel shapes: loop (one thread per output element, grid-stride), reduction (one block per
+//! output element, thread-strided accumulation and a shared-memory tree), sort (one block per
+//! row, odd-even transposition sort in the output buffers: stable), scatter (one thread per
+//! output element applying every matching update in order: deterministic).
+use hlo::ir::{Computation, InstrId, Instruction};
+use hlo::{Opcode as H, PrimitiveType as P};
+use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
+
+use super::builder::{Reg, Src, SHARED_NAME};
+use super::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix, ParamSrc};
+use super::scalar::{self, Val};
+use super::{CodegenError, EmittedKernel, KernelArg, KernelRequest, LaunchDims};
+
+const BLOCK: u32 = 256;
+
+/// Common kernel scaffolding: parameters, pointers, finishing.
+struct Frame<'m> {
+    e: Emitter<'m>,
+    params: Vec<String>,
+    args: Vec<KernelArg>,
+    inputs: Vec<Reg>,
+    outputs: Vec<Reg>,
+    name: String,
+}
+
+impl<'m> Frame<'m> {
+    fn new(
+        req: &KernelRequest<'m>,
+        comp: &Computation,
+        name: &str,
+        outputs: &[usize],
+    ) -> Frame<'m> {
+        let mut e = Emitter::new(req.module, name);
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        for i in 0..comp.params.len() {
+            params.push(format!("{name}_param_{i}"));
+            args.push(KernelArg::Input(i));
+        }
+        for &j in outputs {
+            params.push(format!("{name}_param_{}", params.len()));
+            args.push(KernelArg::Output(j));
+        }
+        let mut ptrs = Vec::new();
+        for p in &params {
+            ptrs.push(e.b.param_ptr(p));
+        }
+        let outputs = ptrs.split_off(comp.params.len());
+        Frame {
+            e,
+            params,
+            args,
+            inputs: ptrs,
+            outputs,
+            name: name.to_string(),
+        }
+    }
+
+    fn finish(self, req: &KernelRequest<'_>, launch: LaunchDims, shared: u64) -> EmittedKernel {
+        let written = self
+            .args
+            .iter()
+            .map(|a| matches!(a, KernelArg::Output(_)))
+            .collect();
+        let ptx = self
+            .e
+            .b
+            .finish(&self.name, &self.params, self.e.globals, shared, req.target);
+        EmittedKernel {
+            name: self.name,
+            ptx,
+            launch,
+            dynamic_shared_bytes: 0,
+            args: self.args,
+            written,
+        }
+    }
+}
+
+fn grid_for(req: &KernelRequest<'_>, work: u64) -> u32 {
+    let cap = req.target.max_grid[0].clamp(1, 1 << 20);
+    work.clamp(1, cap) as u32
+}
+
+fn block_for(req: &KernelRequest<'_>, want: u32) -> u32 {
+    want.min(req.target.max_threads_per_block.max(32))
+}
+
+fn check_size(comp: &Computation, instr: &Instruction, n: u64) -> Result<(), CodegenError> {
+    if n >= (1u64 << 31) {
+        return Err(unsupported(comp, instr, "more than 2^31 elements"));
+    }
+    Ok(())
+}
+
+/// Grid-stride loop over `0..n` (in units of `unit`: threads or blocks).
+fn grid_stride<'m, F>(
+    e: &mut Emitter<'m>,
+    per_block: bool,
+    n: u64,
+    mut body: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, Reg) -> Result<(), CodegenError>,
+{
+    let (start, stride) = if per_block {
+        let c = e.b.special(SpecialReg::Ctaid(Dim::X));
+        let n = e.b.special(SpecialReg::Nctaid(Dim::X));
+        (c, n)
+    } else {
+        let c = e.b.special(SpecialReg::Ctaid(Dim::X));
+        let nt = e.b.special(SpecialReg::Ntid(Dim::X));
+        let t = e.b.special(SpecialReg::Tid(Dim::X));
+        let g = e.b.op(
+            O::Mad,
+            vec![ptx::ast::Modifier::Lo, super::builder::t(Type::U32)],
+            Type::U32,
+            &[c.into(), nt.into(), t.into()],
+        );
+        let nc = e.b.special(SpecialReg::Nctaid(Dim::X));
+        let s = e.b.bin(
+            O::Mul,
+            &[ptx::ast::Modifier::Lo],
+            Type::U32,
+            nc.into(),
+            nt.into(),
+        );
+        (g, s)
+    };
+    let i = e.b.mov(Type::B32, start.into());
+    let top = e.b.label();
+    let end = e.b.label();
+    e.b.place(&top);
+    let done = e.b.setp(CmpOp::Ge, Type::U32, i.into(), Src::I(n as i64));
+    if per_block {
+        e.b.bra(Some((done, false)), &end);
+    } else {
+        e.b.bra_div(done, false, &end);
+    }
+    e.push();
+    let r = body(e, i);
+    e.pop();
+    r?;
+    e.b.op_to(
+        i,
+        O::Add,
+        vec![super::builder::t(Type::U32)],
+        &[i.into(), stride.into()],
+    );
+    e.b.bra(None, &top);
+    e.b.place(&end);
+    Ok(())
+}
+
+/// Thread-strided loop `for k = tid; k < n; k += blockDim` (divergent).
+fn thread_loop<'m, F>(
+    e: &mut Emitter<'m>,
+    start: Reg,
+    block: u32,
+    n: u64,
+    mut body: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, Reg) -> Result<(), CodegenError>,
+{
+    let k = e.b.mov(Type::B32, start.into());
+    let top = e.b.label();
+    let end = e.b.label();
+    e.b.place(&top);
+    let done = e.b.setp(CmpOp::Ge, Type::U32, k.into(), Src::I(n as i64));
+    e.b.bra_div(done, false, &end);
+    e.push();
+    let r = body(e, k);
+    e.pop();
+    r?;
+    e.b.op_to(
+        k,
+        O::Add,
+        vec![super::builder::t(Type::U32)],
+        &[k.into(), Src::I(i64::from(block))],
+    );
+    e.b.bra(None, &top);
+    e.b.place(&end);
+    Ok(())
+}
+
+fn store_at(e: &mut Emitter<'_>, base: Reg, lin: Ix, v: Val) -> Result<(), CodegenError> {
+    let addr = e.elem_addr(base, lin, v.ty);
+    scalar::store(&mut e.b, StateSpace::Global, addr, v).map_err(CodegenError::Invalid)
+}
+
+fn load_at(e: &mut Emitter<'_>, base: Reg, lin: Ix, ty: P) -> Result<Val, CodegenError> {
+    let addr = e.elem_addr(base, lin, ty);
+    scalar::load(&mut e.b, StateSpace::Global, ty, addr).map_err(CodegenError::Invalid)
+}
+
+/// A loop kernel computing `targets` (array-shaped instructions of equal dimensions) into
+/// outputs (`(instruction, output leaf)`).
+pub fn loop_kernel(
+    req: &KernelRequest<'_>,
+    comp: &Computation,
+    name: &str,
+    targets: &[(InstrId, usize)],
+) -> Result<EmittedKernel, CodegenError> {
+    let first = targets
+        .first()
+        .and_then(|(id, _)| comp.get(*id))
+        .ok_or_else(|| CodegenError::Invalid("loop kernel without outputs".into()))?;
+    let dims = dims_of(&first.shape);
+    let n: u64 = dims.iter().product();
+    check_size(comp, first, n)?;
+    let outs: Vec<usize> = targets.iter().map(|t| t.1).collect();
+    let mut f = Frame::new(req, comp, name, &outs);
+    let ctx = Ctx {
+        comp,
+        params: ParamSrc::Buffers(f.inputs.clone()),
+        id: 0,
+    };
+    let outputs = f.outputs.clone();
+    grid_stride(&mut f.e, false, n, |e, i| {
+        let idx = e.delinearize(Ix::R(i), &dims);
+        for (k, (id, _)) in targets.iter().enumerate() {
+            let v = e.emit1(&ctx, *id, &idx)?;
+            store_at(e, outputs[k], Ix::R(i), v)?;
+        }
+        Ok(())
+    })?;
+    let block = block_for(req, BLOCK);
+    let grid = grid_for(req, n.div_ceil(u64::from(block)));
+    Ok(f.finish(
+        req,
+        LaunchDims {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+        },
+        0,
+    ))
+}
+
+/// A reduction kernel for `reduce` instruction `id`; `outputs` maps result components to
+/// output leaves.
+pub fn reduce_kernel(
+    req: &KernelRequest<'_>,
+    comp: &Computation,
+    name: &str,
+    id: InstrId,
+    outputs: &[(usize, usize)],
+) -> Result<EmittedKernel, CodegenError> {
+    let instr = comp
+        .get(id)
+        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let err = |e: &str| unsupported(comp, instr, e);
+    let n = instr.operands.len() / 2;
+    if n == 0 {
+        return Err(err("reduce without operands"));
+    }
+    let inputs: Vec<InstrId> = instr.operands[..n].to_vec();
+    let inits: Vec<InstrId> = instr.operands[n..].to_vec();
+    let in_shape = &comp.get(inputs[0]).ok_or_else(|| err("bad operand"))?.shape;
+    let in_dims = dims_of(in_shape);
+    check_size(comp, instr, in_dims.iter().product())?;
+    let red: Vec<usize> = instr
+        .attrs
+        .dimensions
+        .clone()
+        .unwrap_or_default()
+        .iter()
+        .map(|&d| d.max(0) as usize)
+        .collect();
+    let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
+    let out_dims: Vec<u64> = kept.iter().map(|&d| in_dims[d]).collect();
+    let red_dims: Vec<u64> = red
+        .iter()
+        .map(|&d| in_dims.get(d).copied().unwrap_or(1))
+        .collect();
+    let total_out: u64 = out_dims.iter().product();
+    let total_red: u64 = red_dims.iter().product();
+    let f_red = instr
+        .attrs
+        .to_apply
+        .ok_or_else(|| err("reduce without to_apply"))?;
+    let types: Vec<P> = inits
+        .iter()
+        .map(|&i| {
+            comp.get(i)
+                .and_then(|x| elem(&x.shape))
+                .ok_or_else(|| err("bad init"))
+        })
+        .collect::<Result<_, _>>()?;
+    let block = block_for(
+        req,
+        (total_red.next_power_of_two().clamp(32, u64::from(BLOCK))) as u32,
+    );
+    let block = if block.is_power_of_two() { block } else { 32 };
+    let shared = types.len() as u64 * u64::from(block) * 8;
+    let outs: Vec<usize> = outputs.iter().map(|o| o.1).collect();
+    let mut f = Frame::new(req, comp, name, &outs);
+    let ctx = Ctx {
+        comp,
+        params: ParamSrc::Buffers(f.inputs.clone()),
+        id: 0,
+    };
+    let out_ptrs = f.outputs.clone();
+    let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
+    let smem = f.e.b.symbol_addr(SHARED_NAME);
+    let tid_off = f.e.b.op(
+        O::Mul,
+        vec![ptx::ast::Modifier::Wide, super::builder::t(Type::U32)],
+        Type::U64,
+        &[tid.into(), Src::I(8)],
+    );
+    let my_slot =
+        f.e.b
+            .bin(O::Add, &[], Type::S64, smem.into(), tid_off.into());
+    grid_stride(&mut f.e, true, total_out, |e, o| {
+        let oidx = e.delinearize(Ix::R(o), &out_dims);
+        let mut init_vals = Vec::new();
+        for &i in &inits {
+            init_vals.push(e.emit1(&ctx, i, &[])?);
+        }
+        // Thread 0 starts from the init value; thread t > 0 from element t (so the init value
+        // is applied exactly once, whatever it is).
+        let acc = e.fresh_copy(&init_vals)?;
+        let full_index = |e: &mut Emitter<'_>, k: Reg| -> Vec<Ix> {
+            let ridx = e.delinearize(Ix::R(k), &red_dims);
+            let mut full = vec![Ix::C(0); in_dims.len()];
+            for (j, &d) in kept.iter().enumerate() {
+                full[d] = oidx[j];
+            }
+            for (j, &d) in red.iter().enumerate() {
+                full[d] = ridx[j];
+            }
+            full
+        };
+        let k0 = e.b.mov(Type::B32, tid.into());
+        let not_first = e.b.setp(CmpOp::Ne, Type::U32, tid.into(), Src::I(0));
+        let has =
+            e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(total_red as i64));
+        let own = e.b.pand(not_first, has);
+        e.when(own, |e| {
+            let full = full_index(e, tid);
+            let mut xs = Vec::new();
+            for &i in &inputs {
+                xs.push(e.emit1(&ctx, i, &full)?);
+            }
+            e.update(&acc, &xs)?;
+            e.b.op_to(
+                k0,
+                O::Add,
+                vec![super::builder::t(Type::U32)],
+                &[tid.into(), Src::I(i64::from(block))],
+            );
+            Ok(())
+        })?;
+        thread_loop(e, k0, block, total_red, |e, k| {
+            let full = full_index(e, k);
+            let mut args = acc.clone();
+            for &i in &inputs {
+                args.push(e.emit1(&ctx, i, &full)?);
+            }
+            let new = e.inline_scalar(f_red, &args)?;
+            e.update(&acc, &new)
+        })?;
+        let nvalid = u64::from(block).min(total_red.max(1));
+        // Shared-memory tree.
+        let comp_base = |e: &mut Emitter<'_>, c: usize, slot: Reg| -> Reg {
+            e.b.bin(
+                O::Add,
+                &[],
+                Type::S64,
+                slot.into(),
+                Src::I((c as u64 * u64::from(block) * 8) as i64),
+            )
+        };
+        for (c, v) in acc.iter().enumerate() {
+            let a = comp_base(e, c, my_slot);
+            scalar::store(&mut e.b, StateSpace::Shared, a, *v).map_err(CodegenError::Invalid)?;
+        }
+        let mut s = block / 2;
+        while s > 0 {
+            e.b.barrier();
+            let lim = u64::from(s).min(nvalid.saturating_sub(u64::from(s)));
+            if lim == 0 {
+                s /= 2;
+                continue;
+            }
+            let active =
+                e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
+            e.when(active, |e| {
+                let mut args = Vec::new();
+                for off in [0u64, u64::from(s) * 8] {
+                    for (c, ty) in types.iter().enumerate() {
+                        let a = comp_base(e, c, my_slot);
+                        let a =
+                            e.b.bin(O::Add, &[], Type::S64, a.into(), Src::I(off as i64));
+                        args.push(
+                            scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
+                                .map_err(CodegenError::Invalid)?,
+                        );
+                    }
+                }
+                let new = e.inline_scalar(f_red, &args)?;
+                for (c, v) in new.iter().enumerate() {
+                    let a = comp_base(e, c, my_slot);
+                    scalar::store(&mut e.b, StateSpace::Shared, a, *v)
+                        .map_err(CodegenError::Invalid)?;
+                }
+                Ok(())
+            })?;
+            s /= 2;
+        }
+        e.b.barrier();
+        let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
+        e.when(first, |e| {
+            for (k, &(c, _)) in outputs.iter().enumerate() {
+                let ty = *types
+                    .get(c)
+                    .ok_or_else(|| CodegenError::Invalid("bad component".into()))?;
+                let a = comp_base(e, c, smem);
+                let v = scalar::load(&mut e.b, StateSpace::Shared, ty, a)
+                    .map_err(CodegenError::Invalid)?;
+                store_at(e, out_ptrs[k], Ix::R(o), v)?;
+            }
+            Ok(())
+        })?;
+        e.b.barrier();
+        Ok(())
+    })?;
+    let grid = grid_for(req, total_out);
+    Ok(f.finish(
+        req,
+        LaunchDims {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+        },
+        shared,
+    ))
+}
+
+/// A sort kernel for the root `sort` (outputs 0..n are its operands' sorted copies).
+pub fn sort_kernel(
+    req: &KernelRequest<'_>,
+    comp: &Computation,
+    name: &str,
+    id: InstrId,
+) -> Result<EmittedKernel, CodegenError> {
+    let instr = comp
+        .get(id)
+        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let err = |e: &str| unsupported(comp, instr, e);
+    let ops = instr.operands.clone();
+    let first = comp
+        .get(*ops.first().ok_or_else(|| err("sort without operands"))?)
+        .ok_or_else(|| err("bad operand"))?;
+    let dims = dims_of(&first.shape);
+    check_size(comp, instr, dims.iter().product())?;
+    let d = instr
+        .attrs
+        .dimensions
+        .as_ref()
+        .and_then(|v| v.first().copied())
+        .unwrap_or(dims.len() as i64 - 1)
+        .max(0) as usize;
+    let n_sort = *dims
+        .get(d)
+        .ok_or_else(|| err("sort dimension out of range"))?;
+    let row_dims: Vec<u64> = dims
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != d)
+        .map(|(_, &x)| x)
+        .collect();
+    let rows: u64 = row_dims.iter().product();
+    let stride: u64 = dims[d + 1..].iter().product();
+    let types: Vec<P> = ops
+        .iter()
+        .map(|&o| {
+            comp.get(o)
+                .and_then(|x| elem(&x.shape))
+                .ok_or_else(|| err("bad operand"))
+        })
+        .collect::<Result<_, _>>()?;
+    let cmp_fn = instr
+        .attrs
+        .to_apply
+        .ok_or_else(|| err("sort without comparator"))?;
+    let block = block_for(
+        req,
+        (n_sort
+            .div_ceil(2)
+            .next_power_of_two()
+            .clamp(32, u64::from(BLOCK))) as u32,
+    );
+    let outs: Vec<usize> = (0..ops.len()).collect();
+    let mut f = Frame::new(req, comp, name, &outs);
+    let ctx = Ctx {
+        comp,
+        params: ParamSrc::Buffers(f.inputs.clone()),
+        id: 0,
+    };
+    let out_ptrs = f.outputs.clone();
+    let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
+    grid_stride(&mut f.e, true, rows, |e, row| {
+        let ridx = e.delinearize(Ix::R(row), &row_dims);
+        let mut base_idx = Vec::with_capacity(dims.len());
+        let mut it = ridx.iter();
+        for k in 0..dims.len() {
+            base_idx.push(if k == d {
+                Ix::C(0)
+            } else {
+                *it.next().unwrap_or(&Ix::C(0))
+            });
+        }
+        let base_lin = e.linearize(&base_idx, &dims);
+        let base_lin = e.ix_reg(base_lin);
+        // Copy the row into the outputs.
+        thread_loop(e, tid, block, n_sort, |e, j| {
+            let mut idx = base_idx.clone();
+            idx[d] = Ix::R(j);
+            let off = e.ix_mul(Ix::R(j), stride);
+            let lin = e.ix_add(Ix::R(base_lin), off);
+            for (k, &o) in ops.iter().enumerate() {
+                let v = e.emit1(&ctx, o, &idx)?;
+                store_at(e, out_ptrs[k], lin, v)?;
+            }
+            Ok(())
+        })?;
+        e.b.barrier();
+        e.counted_loop(n_sort, |e, r| {
+            let phase = e.b.bin(O::And, &[], Type::B32, r.into(), Src::I(1));
+            let pairs = n_sort / 2;
+            thread_loop(e, tid, block, pairs, |e, t| {
+                let i = e.b.op(
+                    O::Mad,
+                    vec![ptx::ast::Modifier::Lo, super::builder::t(Type::U32)],
+                    Type::U32,
+                    &[t.into(), Src::I(2), phase.into()],
+                );
+                let i1 = e.b.bin(O::Add, &[], Type::U32, i.into(), Src::I(1));
+                let ok =
+                    e.b.setp(CmpOp::Lt, Type::U32, i1.into(), Src::I(n_sort as i64));
+                e.when(ok, |e| {
+                    let o0 = e.ix_mul(Ix::R(i), stride);
+                    let l0 = e.ix_add(Ix::R(base_lin), o0);
+                    let o1 = e.ix_mul(Ix::R(i1), stride);
+                    let l1 = e.ix_add(Ix::R(base_lin), o1);
+                    let mut a = Vec::new();
+                    let mut bvals = Vec::new();
+                    for (k, ty) in types.iter().enumerate() {
+                        a.push(load_at(e, out_ptrs[k], l0, *ty)?);
+                        bvals.push(load_at(e, out_ptrs[k], l1, *ty)?);
+                    }
+                    let mut args = Vec::new();
+                    for k in 0..types.len() {
+                        args.push(bvals[k]);
+                        args.push(a[k]);
+                    }
+                    let less = e.inline_scalar(cmp_fn, &args)?;
+                    let less = *less
+                        .first()
+                        .ok_or_else(|| CodegenError::Invalid("empty comparator".into()))?;
+                    if less.ty != P::Pred {
+                        return Err(CodegenError::Invalid(
+                            "comparator does not return pred".into(),
+                        ));
+                    }
+                    e.when(less.reg, |e| {
+                        for k in 0..types.len() {
+                            store_at(e, out_ptrs[k], l0, bvals[k])?;
+                            store_at(e, out_ptrs[k], l1, a[k])?;
+                        }
+                        Ok(())
+                    })
+                })
+            })?;
+            e.b.barrier();
+            Ok(())
+        })?;
+        Ok(())
+    })?;
+    let grid = grid_for(req, rows);
+    Ok(f.finish(
+        req,
+        LaunchDims {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+        },
+        0,
+    ))
+}
+
+/// A scatter kernel for the root `scatter` (outputs 0..n).
+pub fn scatter_kernel(
+    req: &KernelRequest<'_>,
+    comp: &Computation,
+    name: &str,
+    id: InstrId,
+) -> Result<EmittedKernel, CodegenError> {
+    let instr = comp
+        .get(id)
+        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let err = |e: &str| unsupported(comp, instr, e);
+    let nops = instr.operands.len();
+    if nops < 3 || nops % 2 == 0 {
+        return Err(err("scatter needs n operands, indices and n updates"));
+    }
+    let n = (nops - 1) / 2;
+    let operands = instr.operands[..n].to_vec();
+    let indices = instr.operands[n];
+    let updates = instr.operands[n + 1..].to_vec();
+    let shape_of = |id: InstrId| {
+        comp.get(id)
+            .map(|i| dims_of(&i.shape))
+            .ok_or_else(|| err("bad operand"))
+    };
+    let odims = shape_of(operands[0])?;
+    let idims = shape_of(indices)?;
+    let udims = shape_of(updates[0])?;
+    check_size(comp, instr, odims.iter().product())?;
+    let dn = instr
+        .attrs
+        .scatter_dimension_numbers
+        .clone()
+        .ok_or_else(|| err("scatter without dimension numbers"))?;
+    if !dn.input_batching_dims.is_empty() {
+        return Err(err("scatter batching dimensions are not supported"));
+    }
+    let to_u = |v: &[i64]| -> Vec<usize> { v.iter().map(|&x| x.max(0) as usize).collect() };
+    let window_dims = to_u(&dn.update_window_dims);
+    let inserted = to_u(&dn.inserted_window_dims);
+    let to_operand = to_u(&dn.scatter_dims_to_operand_dims);
+    let ivd = dn.index_vector_dim.max(0) as usize;
+    let window_operand: Vec<usize> = (0..odims.len()).filter(|d| !inserted.contains(d)).collect();
+    let mut wsize = vec![1u64; odims.len()];
+    for (j, &d) in window_operand.iter().enumerate() {
+        let wd = *window_dims
+            .get(j)
+            .ok_or_else(|| err("update_window_dims mismatch"))?;
+        wsize[d] = *udims
+            .get(wd)
+            .ok_or_else(|| err("update_window_dims out of range"))?;
+    }
+    let scatter_dims: Vec<usize> = (0..udims.len())
+        .filter(|d| !window_dims.contains(d))
+        .collect();
+    let sdims: Vec<u64> = scatter_dims.iter().map(|&d| udims[d]).collect();
+    let total_s: u64 = sdims.iter().product();
+    let types: Vec<P> = operands
+        .iter()
+        .map(|&o| {
+            comp.get(o)
+                .and_then(|x| elem(&x.shape))
+                .ok_or_else(|| err("bad operand"))
+        })
+        .collect::<Result<_, _>>()?;
+    let _ = &types;
+    let comb = instr
+        .attrs
+        .to_apply
+        .ok_or_else(|| err("scatter without to_apply"))?;
+    let total: u64 = odims.iter().product();
+    let outs: Vec<usize> = (0..n).collect();
+    let mut f = Frame::new(req, comp, name, &outs);
+    let ctx = Ctx {
+        comp,
+        params: ParamSrc::Buffers(f.inputs.clone()),
+        id: 0,
+    };
+    let out_ptrs = f.outputs.clone();
+    grid_stride(&mut f.e, false, total, |e, i| {
+        let idx = e.delinearize(Ix::R(i), &odims);
+        let mut cur = Vec::new();
+        for &o in &operands {
+            cur.push(e.emit1(&ctx, o, &idx)?);
+        }
+        let acc = e.fresh_copy(&cur)?;
+        e.counted_loop(total_s, |e, s| {
+            let sidx = e.delinearize(Ix::R(s), &sdims);
+            let mut coords = Vec::with_capacity(idims.len());
+            let mut si = sidx.iter();
+            for d in 0..idims.len() {
+                coords.push(if d == ivd {
+                    Ix::C(0)
+                } else {
+                    *si.next().unwrap_or(&Ix::C(0))
+                });
+            }
+            let mut ok: Option<Reg> = None;
+            let mut rel = Vec::with_capacity(odims.len());
+            for (d, &od) in odims.iter().enumerate() {
+                let start = match to_operand.iter().position(|&x| x == d) {
+                    Some(k) => {
+                        let mut c = coords.clone();
+                        if ivd < c.len() {
+                            c[ivd] = Ix::C(k as u32);
+                        }
+                        let v = e.emit1(&ctx, indices, &c)?;
+                        scalar::to_index64(&mut e.b, v).map_err(|m| unsupported(comp, instr, m))?
+                    }
+                    None => e.b.mov(Type::B64, Src::I(0)),
+                };
+                let fits = e.b.setp(
+                    CmpOp::Le,
+                    Type::U64,
+                    start.into(),
+                    Src::I(od.saturating_sub(wsize[d]) as i64),
+                );
+                let fits = if wsize[d] > od {
+                    e.b.setp(CmpOp::Lt, Type::U64, start.into(), Src::I(0))
+                } else {
+                    fits
+                };
+                let ir = e.ix_reg(idx[d]);
+                let i64v = e.b.cvt(None, Type::U64, Type::U32, ir.into());
+                let r = e.b.bin(O::Sub, &[], Type::S64, i64v.into(), start.into());
+                let inw =
+                    e.b.setp(CmpOp::Lt, Type::U64, r.into(), Src::I(wsize[d] as i64));
+                let c = e.b.pand(fits, inw);
+                ok = Some(match ok {
+                    Some(p) => e.b.pand(p, c),
+                    None => c,
+                });
+                rel.push(e.b.cvt(None, Type::U32, Type::U64, r.into()));
+            }
+            let Some(ok) = ok else { return Ok(()) };
+            e.when(ok, |e| {
+                let mut u = vec![Ix::C(0); udims.len()];
+                for (j, &d) in scatter_dims.iter().enumerate() {
+                    u[d] = sidx[j];
+                }
+                for (j, &d) in window_operand.iter().enumerate() {
+                    u[window_dims[j]] = Ix::R(rel[d]);
+                }
+                let mut args = acc.clone();
+                for &up in &updates {
+                    args.push(e.emit1(&ctx, up, &u)?);
+                }
+                let new = e.inline_scalar(comb, &args)?;
+                e.update(&acc, &new)
+            })
+        })?;
+        for (k, v) in acc.iter().enumerate() {
+            store_at(e, out_ptrs[k], Ix::R(i), *v)?;
+        }
+        Ok(())
+    })?;
+    let block = block_for(req, BLOCK);
+    let grid = grid_for(req, total.div_ceil(u64::from(block)));
+    Ok(f.finish(
+        req,
+        LaunchDims {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+        },
+        0,
+    ))
+}
+
+/// True for instructions that need their own kernel shape (not a loop).
+pub fn is_special_root(op: H) -> bool {
+    matches!(op, H::Reduce | H::Sort | H::Scatter)
+}

@@ -1,0 +1,856 @@
+//! Scalar code for every elementwise operation, per element type.
+//!
+//! Values live in registers by *carrier*: `pred` in `.pred`; `s8 s16 s32` sign-extended and
+//! `u8 u16 u32` zero-extended in `.b32`; `s64 u64` in `.b64`; `f16 bf16 f32` in `.f32` (f16 and
+//! bf16 values are exact in f32 and every result is rounded back to the narrow type with
+//! `cvt.rn`, so each HLO operation rounds once, as the reference evaluator does); `f64` in
+//! `.f64`. Transcendentals are computed in f64 (see [`super::math`]).
+//!
+//! Integer corner cases follow the reference evaluator (hlo/src/eval/elementwise.rs): `x / 0`
+//! is -1 (signed) or all ones (unsigned), `INT_MIN / -1` is `INT_MIN`, `x % 0` is `x`,
+//! `INT_MIN % -1` is 0, shifts by a negative amount or at least the bit width give 0 (or the
+//! sign fill for arithmetic right shifts); float max/min propagate NaN; float-to-integer
+//! conversion truncates and saturates with NaN to 0.
+use hlo::ir::{ComparisonDirection, ComparisonType, LiteralValue};
+use hlo::{Opcode as H, PrimitiveType as P};
+use ptx::ast::{CmpOp, Opcode as O, Rounding, StateSpace, Type};
+
+use super::builder::{Builder, Reg, RegKind, Src, RN};
+use super::math;
+
+/// A scalar value in a register, tagged with its HLO element type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Val {
+    /// Element type.
+    pub ty: P,
+    /// Register holding the carrier value.
+    pub reg: Reg,
+}
+
+/// Result of scalar code generation; the error is a reason text.
+pub type R<T> = Result<T, String>;
+
+/// The PTX type a value of `ty` is computed in.
+pub fn carrier(ty: P) -> R<Type> {
+    Ok(match ty {
+        P::Pred => Type::Pred,
+        P::S8 | P::S16 | P::S32 => Type::S32,
+        P::U8 | P::U16 | P::U32 => Type::U32,
+        P::S64 => Type::S64,
+        P::U64 => Type::U64,
+        P::F16 | P::Bf16 | P::F32 => Type::F32,
+        P::F64 => Type::F64,
+        other => return Err(format!("element type {} is not supported", other.name())),
+    })
+}
+
+/// Register class of a carrier.
+pub fn kind(ty: P) -> R<RegKind> {
+    Ok(RegKind::of(carrier(ty)?))
+}
+
+fn bits(ty: P) -> u32 {
+    ty.bit_width() as u32
+}
+
+/// Re-extends a narrow integer held in 32 bits; rounds f16/bf16 held in f32. Other types pass.
+pub fn fix(b: &mut Builder, ty: P, r: Reg) -> Reg {
+    match ty {
+        P::S8 | P::S16 => b.op(
+            O::Bfe,
+            vec![super::builder::t(Type::S32)],
+            Type::S32,
+            &[r.into(), Src::I(0), Src::I(i64::from(bits(ty)))],
+        ),
+        P::U8 => b.bin(O::And, &[], Type::B32, r.into(), Src::I(0xff)),
+        P::U16 => b.bin(O::And, &[], Type::B32, r.into(), Src::I(0xffff)),
+        P::F16 => {
+            let h = b.cvt(Some(Rounding::Rn), Type::F16, Type::F32, r.into());
+            b.cvt(None, Type::F32, Type::F16, h.into())
+        }
+        P::Bf16 => {
+            let h = b.cvt(Some(Rounding::Rn), Type::Bf16, Type::F32, r.into());
+            bf16_to_f32(b, h)
+        }
+        _ => r,
+    }
+}
+
+fn bf16_to_f32(b: &mut Builder, h: Reg) -> Reg {
+    let w = b.cvt(None, Type::U32, Type::U16, h.into());
+    let w = b.bin(O::Shl, &[], Type::B32, w.into(), Src::I(16));
+    let f = b.reg(RegKind::F32);
+    b.mov_to(f, Type::B32, w.into());
+    f
+}
+
+fn val(ty: P, reg: Reg) -> Val {
+    Val { ty, reg }
+}
+
+/// A constant of type `ty`.
+pub fn konst(b: &mut Builder, ty: P, v: LiteralValue) -> R<Val> {
+    let c = carrier(ty)?;
+    let reg = match c {
+        Type::Pred => {
+            let x = b.mov(Type::B32, Src::I(if v.as_bool() { 1 } else { 0 }));
+            b.setp(CmpOp::Ne, Type::U32, x.into(), Src::I(0))
+        }
+        Type::F32 => {
+            let x = v.as_f64();
+            let x = match ty {
+                P::F16 => f64::from(half::f16::from_f64(x).to_f32()),
+                P::Bf16 => f64::from(half::bf16::from_f64(x).to_f32()),
+                _ => x,
+            };
+            b.mov(Type::F32, Src::F32(x as f32))
+        }
+        Type::F64 => b.mov(Type::F64, Src::F64(v.as_f64())),
+        Type::S64 | Type::U64 => b.mov(Type::B64, Src::I(v.as_i128() as i64)),
+        _ => {
+            // Wrap to the type's width, then extend as the carrier expects.
+            let raw = v.as_i128() as i64;
+            let w = bits(ty);
+            let m = (raw as u64) & ((1u64 << w) - 1);
+            let ext = if ty.is_signed_int() && (m >> (w - 1)) & 1 == 1 {
+                (m | !((1u64 << w) - 1)) as i64 as i32
+            } else {
+                m as u32 as i32
+            };
+            b.mov(Type::B32, Src::I(i64::from(ext)))
+        }
+    };
+    Ok(val(ty, reg))
+}
+
+/// A constant from an f64 (floats) or i64 (integers) value.
+pub fn konst_num(b: &mut Builder, ty: P, x: f64) -> R<Val> {
+    if ty.is_float() {
+        konst(b, ty, LiteralValue::Float(x))
+    } else if ty.is_pred() {
+        konst(b, ty, LiteralValue::Bool(x != 0.0))
+    } else {
+        konst(b, ty, LiteralValue::Int(x as i128))
+    }
+}
+
+/// Converts any float value to f64.
+pub fn to_f64(b: &mut Builder, v: Val) -> Reg {
+    if v.ty == P::F64 {
+        v.reg
+    } else {
+        b.cvt(None, Type::F64, Type::F32, v.reg.into())
+    }
+}
+
+/// Rounds an f64 to a float type.
+pub fn from_f64(b: &mut Builder, ty: P, r: Reg) -> Val {
+    match ty {
+        P::F64 => val(ty, r),
+        P::F16 => {
+            let h = b.cvt(Some(Rounding::Rn), Type::F16, Type::F64, r.into());
+            let f = b.cvt(None, Type::F32, Type::F16, h.into());
+            val(ty, f)
+        }
+        _ => {
+            let f = b.cvt(Some(Rounding::Rn), Type::F32, Type::F64, r.into());
+            val(ty, fix(b, ty, f))
+        }
+    }
+}
+
+/// Raw storage bits (`.b32` for types up to 32 bits, `.b64` otherwise).
+pub fn to_bits(b: &mut Builder, v: Val) -> R<Reg> {
+    Ok(match v.ty {
+        P::Pred => b.selp(Type::U32, Src::I(1), Src::I(0), v.reg),
+        P::F32 => {
+            let r = b.reg(RegKind::B32);
+            b.mov_to(r, Type::B32, v.reg.into());
+            r
+        }
+        P::F64 => {
+            let r = b.reg(RegKind::B64);
+            b.mov_to(r, Type::B64, v.reg.into());
+            r
+        }
+        P::F16 => {
+            let h = b.cvt(Some(Rounding::Rn), Type::F16, Type::F32, v.reg.into());
+            b.cvt(None, Type::U32, Type::U16, h.into())
+        }
+        P::Bf16 => {
+            let r = b.reg(RegKind::B32);
+            b.mov_to(r, Type::B32, v.reg.into());
+            b.bin(O::Shr, &[], Type::U32, r.into(), Src::I(16))
+        }
+        _ => {
+            carrier(v.ty)?;
+            v.reg
+        }
+    })
+}
+
+/// A value from raw storage bits (as produced by [`to_bits`] or a zero-extending load).
+pub fn from_bits(b: &mut Builder, ty: P, raw: Reg) -> R<Val> {
+    let reg = match ty {
+        P::Pred => b.setp(CmpOp::Ne, Type::U32, raw.into(), Src::I(0)),
+        P::F32 => {
+            let f = b.reg(RegKind::F32);
+            b.mov_to(f, Type::B32, raw.into());
+            f
+        }
+        P::F64 => {
+            let f = b.reg(RegKind::F64);
+            b.mov_to(f, Type::B64, raw.into());
+            f
+        }
+        P::F16 => {
+            let h = b.cvt(None, Type::U16, Type::U32, raw.into());
+            b.cvt(None, Type::F32, Type::F16, h.into())
+        }
+        P::Bf16 => bf16_to_f32(b, raw),
+        P::S64 | P::U64 => raw,
+        _ => {
+            carrier(ty)?;
+            fix(b, ty, raw)
+        }
+    };
+    Ok(val(ty, reg))
+}
+
+fn mem_type(ty: P) -> Type {
+    match ty.byte_size() {
+        1 => Type::U8,
+        2 => Type::U16,
+        8 => Type::B64,
+        _ => Type::B32,
+    }
+}
+
+/// Loads one element of type `ty` from `addr` in `space`.
+pub fn load(b: &mut Builder, space: StateSpace, ty: P, addr: Reg) -> R<Val> {
+    carrier(ty)?;
+    let mt = mem_type(ty);
+    let k = if mt == Type::B64 {
+        RegKind::B64
+    } else {
+        RegKind::B32
+    };
+    let raw = b.ld(space, mt, k, addr);
+    from_bits(b, ty, raw)
+}
+
+/// Stores one element.
+pub fn store(b: &mut Builder, space: StateSpace, addr: Reg, v: Val) -> R<()> {
+    let raw = to_bits(b, v)?;
+    b.st(space, mem_type(v.ty), addr, raw);
+    Ok(())
+}
+
+/// `mov` of a value into an existing register of the same class.
+pub fn assign(b: &mut Builder, dst: Reg, v: Val) -> R<()> {
+    let ty = match carrier(v.ty)? {
+        Type::Pred => Type::Pred,
+        Type::F32 => Type::F32,
+        Type::F64 => Type::F64,
+        Type::S64 | Type::U64 => Type::B64,
+        _ => Type::B32,
+    };
+    b.mov_to(dst, ty, v.reg.into());
+    Ok(())
+}
+
+fn is_f32_family(ty: P) -> bool {
+    matches!(ty, P::F16 | P::Bf16 | P::F32)
+}
+
+/// An elementwise unary operation. `is-finite` returns `pred`.
+pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
+    let ty = x.ty;
+    let c = carrier(ty)?;
+    let unsupported = || Err(format!("{} is not defined for {}", op.name(), ty.name()));
+    if c == Type::Pred {
+        return match op {
+            H::Not => Ok(val(ty, b.pnot(x.reg))),
+            H::Copy | H::Abs => Ok(x),
+            _ => unsupported(),
+        };
+    }
+    if c == Type::F32 || c == Type::F64 {
+        let simple = |b: &mut Builder, o: O, pre: &[ptx::ast::Modifier]| -> Val {
+            let r = b.un(o, pre, c, x.reg.into());
+            val(ty, fix(b, ty, r))
+        };
+        let rnd = |b: &mut Builder, r: Rounding| -> Val {
+            let d = b.cvt(Some(r), c, c, x.reg.into());
+            val(ty, d)
+        };
+        return Ok(match op {
+            H::Copy => x,
+            H::Abs => simple(b, O::Abs, &[]),
+            H::Negate => simple(b, O::Neg, &[]),
+            H::Sqrt => simple(b, O::Sqrt, &[RN]),
+            H::Floor => rnd(b, Rounding::Rmi),
+            H::Ceil => rnd(b, Rounding::Rpi),
+            H::RoundNearestEven => rnd(b, Rounding::Rni),
+            H::RoundNearestAfz => {
+                let tr = b.cvt(Some(Rounding::Rzi), c, c, x.reg.into());
+                let d = b.bin(O::Sub, &[RN], c, x.reg.into(), tr.into());
+                let d = b.un(O::Abs, &[], c, d.into());
+                let half = if c == Type::F32 {
+                    Src::F32(0.5)
+                } else {
+                    Src::F64(0.5)
+                };
+                let ge = b.setp(CmpOp::Ge, c, d.into(), half);
+                let one = if c == Type::F32 {
+                    Src::F32(1.0)
+                } else {
+                    Src::F64(1.0)
+                };
+                let one = b.mov(c, one);
+                let s = b.op(
+                    O::Copysign,
+                    vec![super::builder::t(c)],
+                    c,
+                    &[x.reg.into(), one.into()],
+                );
+                let zero = if c == Type::F32 {
+                    Src::F32(0.0)
+                } else {
+                    Src::F64(0.0)
+                };
+                let inc = b.selp(c, s.into(), zero, ge);
+                let r = b.bin(O::Add, &[RN], c, tr.into(), inc.into());
+                val(ty, r)
+            }
+            H::Sign => {
+                let one = if c == Type::F32 {
+                    Src::F32(1.0)
+                } else {
+                    Src::F64(1.0)
+                };
+                let one = b.mov(c, one);
+                let s = b.op(
+                    O::Copysign,
+                    vec![super::builder::t(c)],
+                    c,
+                    &[x.reg.into(), one.into()],
+                );
+                let zero = if c == Type::F32 {
+                    Src::F32(0.0)
+                } else {
+                    Src::F64(0.0)
+                };
+                let z = b.setp(CmpOp::Equ, c, x.reg.into(), zero);
+                val(ty, b.selp(c, x.reg.into(), s.into(), z))
+            }
+            H::IsFinite => {
+                let p = b.op(
+                    O::Testp,
+                    vec![
+                        ptx::ast::Modifier::Testp(ptx::ast::TestpClass::Finite),
+                        super::builder::t(c),
+                    ],
+                    Type::Pred,
+                    &[x.reg.into()],
+                );
+                val(P::Pred, p)
+            }
+            H::Rsqrt => {
+                let d = to_f64(b, x);
+                let s = b.un(O::Sqrt, &[RN], Type::F64, d.into());
+                let r = math::div(b, Src::F64(1.0), s.into());
+                from_f64(b, ty, r)
+            }
+            H::Exp
+            | H::Expm1
+            | H::Log
+            | H::Log1p
+            | H::Tanh
+            | H::Logistic
+            | H::Sin
+            | H::Cos
+            | H::Tan
+            | H::Erf
+            | H::Cbrt => {
+                let d = to_f64(b, x);
+                let r = match op {
+                    H::Exp => math::exp(b, d),
+                    H::Expm1 => math::expm1(b, d),
+                    H::Log => math::log(b, d),
+                    H::Log1p => math::log1p(b, d),
+                    H::Tanh => math::tanh(b, d),
+                    H::Logistic => math::logistic(b, d),
+                    H::Sin => math::sincos(b, d).0,
+                    H::Cos => math::sincos(b, d).1,
+                    H::Tan => {
+                        let (s, co) = math::sincos(b, d);
+                        math::div(b, s.into(), co.into())
+                    }
+                    H::Erf => math::erf(b, d),
+                    _ => math::cbrt(b, d),
+                };
+                from_f64(b, ty, r)
+            }
+            _ => return unsupported(),
+        });
+    }
+    // Integers.
+    let wide = c == Type::S64 || c == Type::U64;
+    let bt = if wide { Type::B64 } else { Type::B32 };
+    let w = bits(ty);
+    let masked = |b: &mut Builder| -> Reg {
+        if w < 32 {
+            b.bin(
+                O::And,
+                &[],
+                Type::B32,
+                x.reg.into(),
+                Src::I((1i64 << w) - 1),
+            )
+        } else {
+            x.reg
+        }
+    };
+    let r = match op {
+        H::Copy => return Ok(x),
+        H::Abs if ty.is_unsigned_int() => return Ok(x),
+        H::Abs => b.un(O::Abs, &[], c, x.reg.into()),
+        H::Negate => b.un(
+            O::Neg,
+            &[],
+            if wide { Type::S64 } else { Type::S32 },
+            x.reg.into(),
+        ),
+        H::Not => b.un(O::Not, &[], bt, x.reg.into()),
+        H::Sign => {
+            if ty.is_unsigned_int() {
+                let p = b.setp(CmpOp::Ne, c, x.reg.into(), Src::I(0));
+                b.selp(c, Src::I(1), Src::I(0), p)
+            } else {
+                let gt = b.setp(CmpOp::Gt, c, x.reg.into(), Src::I(0));
+                let lt = b.setp(CmpOp::Lt, c, x.reg.into(), Src::I(0));
+                let a = b.selp(c, Src::I(1), Src::I(0), gt);
+                let m = b.selp(c, Src::I(1), Src::I(0), lt);
+                b.bin(O::Sub, &[], c, a.into(), m.into())
+            }
+        }
+        H::PopulationCount | H::Clz => {
+            let m = masked(b);
+            let o = if op == H::Clz { O::Clz } else { O::Popc };
+            let n = b.op(o, vec![super::builder::t(bt)], Type::U32, &[m.into()]);
+            let n = if op == H::Clz && w < 32 {
+                b.bin(O::Sub, &[], Type::S32, n.into(), Src::I(i64::from(32 - w)))
+            } else {
+                n
+            };
+            if wide {
+                b.cvt(None, Type::U64, Type::U32, n.into())
+            } else {
+                n
+            }
+        }
+        _ => return unsupported(),
+    };
+    Ok(val(ty, fix(b, ty, r)))
+}
+
+/// Float max/min with NaN propagation.
+fn fminmax(b: &mut Builder, c: Type, max: bool, x: Reg, y: Reg) -> Reg {
+    let r = b.bin(
+        if max { O::Max } else { O::Min },
+        &[],
+        c,
+        x.into(),
+        y.into(),
+    );
+    let xn = b.setp(CmpOp::Nan, c, x.into(), x.into());
+    let r = b.selp(c, x.into(), r.into(), xn);
+    let yn = b.setp(CmpOp::Nan, c, y.into(), y.into());
+    b.selp(c, y.into(), r.into(), yn)
+}
+
+/// An elementwise binary operation on two values of the same type.
+pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
+    let ty = x.ty;
+    if y.ty != ty {
+        return Err(format!(
+            "operand types differ: {} vs {}",
+            ty.name(),
+            y.ty.name()
+        ));
+    }
+    let c = carrier(ty)?;
+    let unsupported = || Err(format!("{} is not defined for {}", op.name(), ty.name()));
+    let (xr, yr) = (x.reg, y.reg);
+    if c == Type::Pred {
+        let r = match op {
+            H::And | H::Minimum | H::Multiply => b.pand(xr, yr),
+            H::Or | H::Maximum | H::Add => b.por(xr, yr),
+            H::Xor | H::Subtract => b.bin(O::Xor, &[], Type::Pred, xr.into(), yr.into()),
+            H::Power => {
+                let ny = b.pnot(yr);
+                b.por(xr, ny)
+            }
+            _ => return unsupported(),
+        };
+        return Ok(val(ty, r));
+    }
+    if c == Type::F32 || c == Type::F64 {
+        let r = match op {
+            H::Add => b.bin(O::Add, &[RN], c, xr.into(), yr.into()),
+            H::Subtract => b.bin(O::Sub, &[RN], c, xr.into(), yr.into()),
+            H::Multiply => b.bin(O::Mul, &[RN], c, xr.into(), yr.into()),
+            H::Divide => b.bin(O::Div, &[RN], c, xr.into(), yr.into()),
+            H::Maximum => fminmax(b, c, true, xr, yr),
+            H::Minimum => fminmax(b, c, false, xr, yr),
+            H::Remainder => {
+                let (dx, dy) = (to_f64(b, x), to_f64(b, y));
+                let q = math::div(b, dx.into(), dy.into());
+                let q = b.cvt(Some(Rounding::Rzi), Type::F64, Type::F64, q.into());
+                let nq = b.un(O::Neg, &[], Type::F64, q.into());
+                let r = b.fma(Type::F64, nq.into(), dy.into(), dx.into());
+                let ay = b.un(O::Abs, &[], Type::F64, dy.into());
+                let yinf = b.setp(CmpOp::Eq, Type::F64, ay.into(), Src::F64(f64::INFINITY));
+                let ax = b.un(O::Abs, &[], Type::F64, dx.into());
+                let xfin = b.setp(CmpOp::Lt, Type::F64, ax.into(), Src::F64(f64::INFINITY));
+                let keep = b.pand(yinf, xfin);
+                let r = b.selp(Type::F64, dx.into(), r.into(), keep);
+                return Ok(from_f64(b, ty, r));
+            }
+            H::Power | H::Atan2 => {
+                let (dx, dy) = (to_f64(b, x), to_f64(b, y));
+                let r = if op == H::Power {
+                    math::pow(b, dx, dy)
+                } else {
+                    math::atan2(b, dx, dy)
+                };
+                return Ok(from_f64(b, ty, r));
+            }
+            _ => return unsupported(),
+        };
+        return Ok(val(ty, fix(b, ty, r)));
+    }
+    let wide = c == Type::S64 || c == Type::U64;
+    let bt = if wide { Type::B64 } else { Type::B32 };
+    let signed = ty.is_signed_int();
+    let w = i64::from(bits(ty));
+    let r = match op {
+        H::Add => b.bin(O::Add, &[], c, xr.into(), yr.into()),
+        H::Subtract => b.bin(O::Sub, &[], c, xr.into(), yr.into()),
+        H::Multiply => b.bin(O::Mul, &[ptx::ast::Modifier::Lo], c, xr.into(), yr.into()),
+        H::Maximum => b.bin(O::Max, &[], c, xr.into(), yr.into()),
+        H::Minimum => b.bin(O::Min, &[], c, xr.into(), yr.into()),
+        H::And => b.bin(O::And, &[], bt, xr.into(), yr.into()),
+        H::Or => b.bin(O::Or, &[], bt, xr.into(), yr.into()),
+        H::Xor => b.bin(O::Xor, &[], bt, xr.into(), yr.into()),
+        H::Divide | H::Remainder => {
+            let zero = b.setp(CmpOp::Eq, c, yr.into(), Src::I(0));
+            let m1 = if signed {
+                Some(b.setp(CmpOp::Eq, c, yr.into(), Src::I(-1)))
+            } else {
+                None
+            };
+            let bad = match m1 {
+                Some(m1) => b.por(zero, m1),
+                None => zero,
+            };
+            let safe = b.selp(c, Src::I(1), yr.into(), bad);
+            let o = if op == H::Divide { O::Div } else { O::Rem };
+            let q = b.bin(o, &[], c, xr.into(), safe.into());
+            if op == H::Divide {
+                let q = match m1 {
+                    Some(m1) => {
+                        let st = if wide { Type::S64 } else { Type::S32 };
+                        let neg = b.un(O::Neg, &[], st, xr.into());
+                        b.selp(c, neg.into(), q.into(), m1)
+                    }
+                    None => q,
+                };
+                let all = if signed { -1 } else { (1i64 << w.min(63)) - 1 };
+                let all = if !signed && w == 64 { -1 } else { all };
+                b.selp(c, Src::I(all), q.into(), zero)
+            } else {
+                let q = match m1 {
+                    Some(m1) => b.selp(c, Src::I(0), q.into(), m1),
+                    None => q,
+                };
+                b.selp(c, xr.into(), q.into(), zero)
+            }
+        }
+        H::ShiftLeft | H::ShiftRightLogical | H::ShiftRightArithmetic => {
+            // Out of range: amount < 0 or >= width (one unsigned comparison).
+            let ut = if wide { Type::U64 } else { Type::U32 };
+            let oor = b.setp(CmpOp::Ge, ut, yr.into(), Src::I(w));
+            let amt = if wide {
+                b.cvt(None, Type::U32, Type::U64, yr.into())
+            } else {
+                yr
+            };
+            let amt = b.selp(Type::U32, Src::I(0), amt.into(), oor);
+            match op {
+                H::ShiftLeft => {
+                    let s = b.bin(O::Shl, &[], bt, xr.into(), amt.into());
+                    b.selp(c, Src::I(0), s.into(), oor)
+                }
+                H::ShiftRightLogical => {
+                    let base = if w < 32 {
+                        b.bin(O::And, &[], Type::B32, xr.into(), Src::I((1i64 << w) - 1))
+                    } else {
+                        xr
+                    };
+                    let s = b.bin(O::Shr, &[], ut, base.into(), amt.into());
+                    b.selp(c, Src::I(0), s.into(), oor)
+                }
+                _ => {
+                    // Arithmetic: sign-extend from the type's width first.
+                    let st = if wide { Type::S64 } else { Type::S32 };
+                    let sx = if ty.is_unsigned_int() && w < 64 && !wide {
+                        b.op(
+                            O::Bfe,
+                            vec![super::builder::t(Type::S32)],
+                            Type::S32,
+                            &[xr.into(), Src::I(0), Src::I(w)],
+                        )
+                    } else {
+                        xr
+                    };
+                    let amt2 = b.selp(Type::U32, Src::I(w - 1), amt.into(), oor);
+                    b.bin(O::Shr, &[], st, sx.into(), amt2.into())
+                }
+            }
+        }
+        H::Power => {
+            // Binary exponentiation with wrapping; 1 when x == 1 or y == 0; 0 for y < 0 (signed).
+            let acc = b.mov(bt, Src::I(1));
+            let base = b.mov(bt, xr.into());
+            let e = b.mov(bt, yr.into());
+            let top = b.label();
+            let end = b.label();
+            b.place(&top);
+            let done = b.setp(CmpOp::Le, c, e.into(), Src::I(0));
+            b.bra_div(done, false, &end);
+            let bit = b.bin(O::And, &[], bt, e.into(), Src::I(1));
+            let odd = b.setp(CmpOp::Ne, bt, bit.into(), Src::I(0));
+            let prod = b.bin(
+                O::Mul,
+                &[ptx::ast::Modifier::Lo],
+                c,
+                acc.into(),
+                base.into(),
+            );
+            let na = b.selp(c, prod.into(), acc.into(), odd);
+            b.mov_to(acc, bt, na.into());
+            let sq = b.bin(
+                O::Mul,
+                &[ptx::ast::Modifier::Lo],
+                c,
+                base.into(),
+                base.into(),
+            );
+            b.mov_to(base, bt, sq.into());
+            let ut = if wide { Type::U64 } else { Type::U32 };
+            let ne = b.bin(O::Shr, &[], ut, e.into(), Src::I(1));
+            b.mov_to(e, bt, ne.into());
+            b.bra(None, &top);
+            b.place(&end);
+            let r = if signed {
+                let neg = b.setp(CmpOp::Lt, c, yr.into(), Src::I(0));
+                b.selp(c, Src::I(0), acc.into(), neg)
+            } else {
+                acc
+            };
+            let one = b.setp(CmpOp::Eq, c, xr.into(), Src::I(1));
+            let z = b.setp(CmpOp::Eq, c, yr.into(), Src::I(0));
+            let u = b.por(one, z);
+            b.selp(c, Src::I(1), r.into(), u)
+        }
+        _ => return unsupported(),
+    };
+    Ok(val(ty, fix(b, ty, r)))
+}
+
+/// `compare`.
+pub fn compare(
+    b: &mut Builder,
+    dir: ComparisonDirection,
+    ctype: Option<ComparisonType>,
+    x: Val,
+    y: Val,
+) -> R<Val> {
+    let mut c = carrier(x.ty)?;
+    let (mut xr, mut yr) = (x.reg, y.reg);
+    if c == Type::Pred {
+        xr = b.selp(Type::U32, Src::I(1), Src::I(0), xr);
+        yr = b.selp(Type::U32, Src::I(1), Src::I(0), yr);
+        c = Type::U32;
+    }
+    let float = c == Type::F32 || c == Type::F64;
+    if float && ctype == Some(ComparisonType::TotalOrder) {
+        let (it, bt, mx) = if c == Type::F32 {
+            (Type::S32, Type::B32, i64::from(i32::MAX))
+        } else {
+            (Type::S64, Type::B64, i64::MAX)
+        };
+        let key = |b: &mut Builder, r: Reg| -> Reg {
+            let k = b.reg(RegKind::of(bt));
+            b.mov_to(k, bt, r.into());
+            let flipped = b.bin(O::Xor, &[], bt, k.into(), Src::I(mx));
+            let neg = b.setp(CmpOp::Lt, it, k.into(), Src::I(0));
+            b.selp(it, flipped.into(), k.into(), neg)
+        };
+        xr = key(b, xr);
+        yr = key(b, yr);
+        c = it;
+    }
+    let float = c == Type::F32 || c == Type::F64;
+    let cmp = match dir {
+        ComparisonDirection::Eq => CmpOp::Eq,
+        ComparisonDirection::Ne if float => CmpOp::Neu,
+        ComparisonDirection::Ne => CmpOp::Ne,
+        ComparisonDirection::Lt => CmpOp::Lt,
+        ComparisonDirection::Le => CmpOp::Le,
+        ComparisonDirection::Gt => CmpOp::Gt,
+        ComparisonDirection::Ge => CmpOp::Ge,
+    };
+    Ok(val(P::Pred, b.setp(cmp, c, xr.into(), yr.into())))
+}
+
+/// `select(p, t, f)`.
+pub fn select(b: &mut Builder, p: Val, x: Val, y: Val) -> R<Val> {
+    let c = carrier(x.ty)?;
+    if c == Type::Pred {
+        let a = b.pand(p.reg, x.reg);
+        let np = b.pnot(p.reg);
+        let d = b.pand(np, y.reg);
+        return Ok(val(x.ty, b.por(a, d)));
+    }
+    Ok(val(x.ty, b.selp(c, x.reg.into(), y.reg.into(), p.reg)))
+}
+
+/// `clamp(lo, x, hi)`.
+pub fn clamp(b: &mut Builder, lo: Val, x: Val, hi: Val) -> R<Val> {
+    let c = carrier(x.ty)?;
+    if c == Type::F32 || c == Type::F64 {
+        let m = b.bin(O::Max, &[], c, x.reg.into(), lo.reg.into());
+        let m = b.bin(O::Min, &[], c, hi.reg.into(), m.into());
+        let hn = b.setp(CmpOp::Nan, c, hi.reg.into(), hi.reg.into());
+        let m = b.selp(c, hi.reg.into(), m.into(), hn);
+        let xn = b.setp(CmpOp::Nan, c, x.reg.into(), x.reg.into());
+        let m = b.selp(c, x.reg.into(), m.into(), xn);
+        let ln = b.setp(CmpOp::Nan, c, lo.reg.into(), lo.reg.into());
+        return Ok(val(x.ty, b.selp(c, lo.reg.into(), m.into(), ln)));
+    }
+    let m = binary(b, H::Maximum, x, lo)?;
+    binary(b, H::Minimum, m, hi)
+}
+
+/// `convert` to another element type.
+pub fn convert(b: &mut Builder, x: Val, to: P) -> R<Val> {
+    let from = x.ty;
+    if from == to {
+        return Ok(x);
+    }
+    let cf = carrier(from)?;
+    let ct = carrier(to)?;
+    let ff = cf == Type::F32 || cf == Type::F64;
+    let tf = ct == Type::F32 || ct == Type::F64;
+    if to == P::Pred {
+        let z = match cf {
+            Type::F32 => Src::F32(0.0),
+            Type::F64 => Src::F64(0.0),
+            _ => Src::I(0),
+        };
+        let cmp = if ff { CmpOp::Neu } else { CmpOp::Ne };
+        return Ok(val(to, b.setp(cmp, cf, x.reg.into(), z)));
+    }
+    if from == P::Pred {
+        let r = match ct {
+            Type::F32 => b.selp(ct, Src::F32(1.0), Src::F32(0.0), x.reg),
+            Type::F64 => b.selp(ct, Src::F64(1.0), Src::F64(0.0), x.reg),
+            _ => b.selp(ct, Src::I(1), Src::I(0), x.reg),
+        };
+        return Ok(val(to, r));
+    }
+    if ff && tf {
+        if cf == ct {
+            // Within the f32 family.
+            let r = if is_f32_family(to) && to != P::F32 {
+                fix(b, to, x.reg)
+            } else {
+                x.reg
+            };
+            return Ok(val(to, r));
+        }
+        if cf == Type::F64 {
+            return Ok(from_f64(b, to, x.reg));
+        }
+        return Ok(val(to, b.cvt(None, Type::F64, Type::F32, x.reg.into())));
+    }
+    if !ff && tf {
+        let r = b.cvt(Some(Rounding::Rn), ct, cf, x.reg.into());
+        return Ok(val(to, fix(b, to, r)));
+    }
+    if ff && !tf {
+        let r = b.cvt(Some(Rounding::Rzi), ct, cf, x.reg.into());
+        let r = match to {
+            P::S8 | P::S16 => {
+                let hi = (1i64 << (bits(to) - 1)) - 1;
+                let r = b.bin(O::Max, &[], Type::S32, r.into(), Src::I(-hi - 1));
+                b.bin(O::Min, &[], Type::S32, r.into(), Src::I(hi))
+            }
+            P::U8 | P::U16 => b.bin(
+                O::Min,
+                &[],
+                Type::U32,
+                r.into(),
+                Src::I((1i64 << bits(to)) - 1),
+            ),
+            _ => r,
+        };
+        return Ok(val(to, r));
+    }
+    // Integer to integer.
+    let w64f = cf == Type::S64 || cf == Type::U64;
+    let w64t = ct == Type::S64 || ct == Type::U64;
+    let r = match (w64f, w64t) {
+        (false, false) => fix(b, to, x.reg),
+        (true, false) => {
+            let r = b.cvt(None, Type::U32, Type::U64, x.reg.into());
+            fix(b, to, r)
+        }
+        (false, true) => {
+            if from.is_signed_int() {
+                b.cvt(None, Type::S64, Type::S32, x.reg.into())
+            } else {
+                b.cvt(None, Type::U64, Type::U32, x.reg.into())
+            }
+        }
+        (true, true) => x.reg,
+    };
+    Ok(val(to, r))
+}
+
+/// `bitcast-convert` between types of the same width.
+pub fn bitcast(b: &mut Builder, x: Val, to: P) -> R<Val> {
+    if x.ty.bit_width() != to.bit_width() {
+        return Err(format!(
+            "bitcast-convert between widths {} and {} is not supported",
+            x.ty.bit_width(),
+            to.bit_width()
+        ));
+    }
+    let raw = to_bits(b, x)?;
+    from_bits(b, to, raw)
+}
+
+/// Loads a pred/int/float scalar as a signed 64-bit index value (`.b64`).
+pub fn to_index64(b: &mut Builder, v: Val) -> R<Reg> {
+    let c = carrier(v.ty)?;
+    Ok(match c {
+        Type::S32 => b.cvt(None, Type::S64, Type::S32, v.reg.into()),
+        Type::U32 => b.cvt(None, Type::U64, Type::U32, v.reg.into()),
+        Type::S64 | Type::U64 => v.reg,
+        _ => return Err(format!("index of type {} is not an integer", v.ty.name())),
+    })
+}
