@@ -1,6 +1,10 @@
 //! Numeric semantics: integer ops, cvt rounding/saturation, setp (unordered comparisons),
 //! directed rounding, f16/bf16 arithmetic.
-#![allow(clippy::type_complexity, clippy::manual_checked_ops, clippy::neg_cmp_op_on_partial_ord)]
+#![allow(
+    clippy::type_complexity,
+    clippy::manual_checked_ops,
+    clippy::neg_cmp_op_on_partial_ord
+)]
 mod emu_common;
 use emu_common::*;
 use half::{bf16, f16};
@@ -220,6 +224,42 @@ fn integer_ops() {
             Box::new(|x| (x as i32).saturating_sub(10) as u32),
         ),
     ];
+    let mut cases = cases;
+    let more: Vec<(&str, Box<dyn Fn(u32) -> u32>)> = vec![
+        ("mul24.lo.u32 %r1, %r2, 0x1000003;", Box::new(|x| (x & 0xff_ffff).wrapping_mul(3))),
+        (
+            "mul24.hi.s32 %r1, %r2, 0x800001;",
+            Box::new(|x| {
+                let sx = ((x << 8) as i32 >> 8) as i64;
+                ((sx * -8388607) >> 16) as u32
+            }),
+        ),
+        (
+            "mad24.lo.u32 %r1, %r2, 5, 7;",
+            Box::new(|x| (x & 0xff_ffff).wrapping_mul(5).wrapping_add(7)),
+        ),
+        ("sad.u32 %r1, %r2, 100, 5;", Box::new(|x| x.abs_diff(100).wrapping_add(5))),
+        ("sad.s32 %r1, %r2, -100, 5;", Box::new(|x| ((x as i32 as i64) + 100).unsigned_abs() as u32 + 5)),
+        ("slct.u32.s32 %r1, 11, 22, %r2;", Box::new(|x| if (x as i32) >= 0 { 11 } else { 22 })),
+        ("slct.u32.f32 %r1, 11, 22, %r2;", Box::new(|x| if f32::from_bits(x) >= 0.0 { 11 } else { 22 })),
+        (
+            "add.cc.u32 %r3, %r2, 0xffffffff; addc.u32 %r4, 7, 0; shl.b32 %r5, %r4, 16; xor.b32 %r1, %r5, %r3;",
+            Box::new(|x| ((7 + (x != 0) as u32) << 16) ^ x.wrapping_add(u32::MAX)),
+        ),
+        (
+            "sub.cc.u32 %r3, %r2, 5; subc.u32 %r4, 10, 0; shl.b32 %r5, %r4, 16; xor.b32 %r1, %r5, %r3;",
+            Box::new(|x| ((10 - (x < 5) as u32) << 16) ^ x.wrapping_sub(5)),
+        ),
+        (
+            "mad.lo.cc.u32 %r3, %r2, 3, 0xfffffff0; madc.hi.u32 %r4, %r2, 3, 0; xor.b32 %r1, %r4, %r3;",
+            Box::new(|x| {
+                let p = x as u64 * 3;
+                let lo = (p & 0xffff_ffff) + 0xffff_fff0;
+                ((p >> 32) as u32 + (lo >> 32) as u32) ^ (lo as u32)
+            }),
+        ),
+    ];
+    cases.extend(more);
     for (body, f) in &cases {
         let out = map(body, &xs);
         for (i, x) in xs.iter().enumerate() {

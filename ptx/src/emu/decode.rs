@@ -58,6 +58,12 @@ pub(crate) enum IOp {
     Shr,
     AddSat,
     SubSat,
+    /// `mul24.lo` / `mad24.lo`.
+    Mul24Lo,
+    /// `mul24.hi` / `mad24.hi`.
+    Mul24Hi,
+    /// `|a - b|` (`sad`).
+    AbsDiff,
 }
 
 /// Integer unary operations.
@@ -433,6 +439,29 @@ pub(crate) enum Op {
         d: R,
         a: R,
     },
+    /// `slct`: `d = c >= 0 ? a : b` (`cf`: float comparison operand, NaN selects `b`).
+    Slct {
+        cf: Option<Fmt>,
+        ftz: bool,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    /// Extended-precision `add.cc addc sub.cc subc mad.cc madc` (`mul` = NONE for add/sub,
+    /// else `d = a * b (lo or hi) + c`); the carry flag CC.CF is predicate `cc`.
+    Carry {
+        sub: bool,
+        hi: bool,
+        carry_in: bool,
+        carry_out: bool,
+        ty: IntTy,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        cc: P,
+    },
     Trap,
 }
 
@@ -530,6 +559,8 @@ struct Ctx<'m> {
     labels: Vec<HashMap<String, u32>>,
     depth: u32,
     scratch: R,
+    /// The condition-code (carry) predicate, allocated on first use.
+    cc: P,
 }
 
 fn unsupported(function: &str, pc: Option<u32>, message: impl Into<String>) -> EmuError {
@@ -832,6 +863,7 @@ fn decode_kernel(
         labels: Vec::new(),
         depth: 0,
         scratch: 0,
+        cc: NONE,
     };
     cx.scratch = cx.new_row();
     let mut scope: HashMap<String, Sym> = HashMap::new();
@@ -1323,6 +1355,9 @@ impl<'m> Ctx<'m> {
         let t = ty.unwrap_or(Type::B32);
         let ftz = i.has(Modifier::Ftz);
         let sat = i.has(Modifier::Sat);
+        if i.has(Modifier::Cc) && matches!(i.op, O::Add | O::Sub | O::Mad) {
+            return self.carry(scope, i, fname, false);
+        }
         let op = match i.op {
             O::Mov => {
                 let d0 = self.operand(i, 0, fname)?;
@@ -2094,12 +2129,102 @@ impl<'m> Ctx<'m> {
                 }
             }
             O::Call => return self.call(scope, i, fname),
+            O::Slct => {
+                let ct = i.ty2().unwrap_or(Type::S32);
+                let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
+                let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
+                let b = self.src(scope, self.operand(i, 2, fname)?, t, fname)?;
+                let c = self.src(scope, self.operand(i, 3, fname)?, ct, fname)?;
+                let cf = float_ty(ct).map(|(f, _)| f);
+                Op::Slct {
+                    cf,
+                    ftz,
+                    d,
+                    a,
+                    b,
+                    c,
+                }
+            }
+            O::Sad | O::Mul24 | O::Mad24 => {
+                let it = int_ty(t).ok_or_else(|| self.err(fname, "bad integer type"))?;
+                let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
+                let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
+                let b = self.src(scope, self.operand(i, 2, fname)?, t, fname)?;
+                let mode = match (i.op, i.mul_mode()) {
+                    (O::Sad, _) => IOp::AbsDiff,
+                    (_, Some(Modifier::Hi)) => IOp::Mul24Hi,
+                    _ => IOp::Mul24Lo,
+                };
+                if i.op == O::Mul24 {
+                    Op::IBin {
+                        op: mode,
+                        ty: it,
+                        d,
+                        a,
+                        b,
+                    }
+                } else {
+                    let c = self.src(scope, self.operand(i, 3, fname)?, t, fname)?;
+                    Op::Mad {
+                        mode,
+                        ty: it,
+                        d,
+                        a,
+                        b,
+                        c,
+                    }
+                }
+            }
+            O::Addc | O::Subc | O::Madc => {
+                return self.carry(scope, i, fname, true);
+            }
             other => {
                 return Err(self.err(
                     fname,
                     format!("instruction `{}` is not supported", other.as_str()),
                 ))
             }
+        };
+        self.push(i, scope, op, fname)
+    }
+
+    /// `add.cc addc sub.cc subc mad.cc madc` (`.cc` sets the carry, the `c` forms read it).
+    fn carry(
+        &mut self,
+        scope: &mut HashMap<String, Sym>,
+        i: &Instruction,
+        fname: &str,
+        carry_in: bool,
+    ) -> Result<(), EmuError> {
+        let t = i.ty().unwrap_or(Type::U32);
+        let ty =
+            int_ty(t).ok_or_else(|| self.err(fname, "carry arithmetic needs an integer type"))?;
+        if ty.bits < 32 {
+            return Err(self.err(fname, "carry arithmetic needs a 32- or 64-bit type"));
+        }
+        if self.cc == NONE {
+            self.cc = self.new_pred();
+        }
+        let mul = matches!(i.op, Opcode::Mad | Opcode::Madc);
+        let d = self.dst(scope, self.operand(i, 0, fname)?, fname)?;
+        let a = self.src(scope, self.operand(i, 1, fname)?, t, fname)?;
+        let b = self.src(scope, self.operand(i, 2, fname)?, t, fname)?;
+        let c = if mul {
+            self.src(scope, self.operand(i, 3, fname)?, t, fname)?
+        } else {
+            NONE
+        };
+        let op = Op::Carry {
+            sub: matches!(i.op, Opcode::Sub | Opcode::Subc),
+            hi: mul && i.mul_mode() == Some(Modifier::Hi),
+            carry_in,
+            carry_out: i.has(Modifier::Cc),
+            ty,
+            d,
+            a,
+            b,
+            c,
+            cc: self.cc,
         };
         self.push(i, scope, op, fname)
     }

@@ -322,6 +322,27 @@ fn ibin(op: IOp, ty: IntTy, a: u64, b: u64) -> u64 {
         IOp::Xor => t(a ^ b),
         IOp::Shl => num::shl(bits, a, b),
         IOp::Shr => num::shr(bits, ty.signed, a, b),
+        IOp::Mul24Lo | IOp::Mul24Hi => {
+            let (x, y) = if ty.signed {
+                (num::sext(a, 24), num::sext(b, 24))
+            } else {
+                ((a & 0xff_ffff) as i64, (b & 0xff_ffff) as i64)
+            };
+            let p = x.wrapping_mul(y) as u64;
+            if op == IOp::Mul24Lo {
+                t(p)
+            } else {
+                t(p >> 16)
+            }
+        }
+        IOp::AbsDiff => {
+            let d = if ty.signed {
+                (num::sext(a, bits) as i128 - num::sext(b, bits) as i128).unsigned_abs() as u64
+            } else {
+                t(a).abs_diff(t(b))
+            };
+            t(d)
+        }
         IOp::AddSat | IOp::SubSat => {
             let (x, y) = (num::sext(a, bits) as i128, num::sext(b, bits) as i128);
             let r = if op == IOp::AddSat { x + y } else { x - y };
@@ -1877,6 +1898,80 @@ impl<'a> LaunchCtx<'a> {
                     wr(&mut w.regs, *d, &out, mask);
                     if *p != NONE {
                         pset(&mut w.preds, *p, if all { FULL } else { 0 }, mask);
+                    }
+                }
+                Op::Slct {
+                    cf,
+                    ftz,
+                    d,
+                    a,
+                    b,
+                    c,
+                } => {
+                    let (cf, ftz) = (*cf, *ftz);
+                    map3!(w, mask, *d, *a, *b, *c, |x, y, z| {
+                        let ge = match cf {
+                            Some(f) => {
+                                let z = if ftz { f.ftz(z) } else { z };
+                                f.to_f64(z) >= 0.0
+                            }
+                            None => (z as u32 as i32) >= 0,
+                        };
+                        if ge {
+                            x
+                        } else {
+                            y
+                        }
+                    })
+                }
+                Op::Carry {
+                    sub,
+                    hi,
+                    carry_in,
+                    carry_out,
+                    ty,
+                    d,
+                    a,
+                    b,
+                    c,
+                    cc,
+                } => {
+                    let bits = ty.bits;
+                    let cin = if *carry_in { pget(&w.preds, *cc) } else { 0 };
+                    let av = rd(&w.regs, *a);
+                    let bv = rd(&w.regs, *b);
+                    let cv = if *c == NONE {
+                        [0u64; 32]
+                    } else {
+                        rd(&w.regs, *c)
+                    };
+                    let mut out = [0u64; 32];
+                    let mut cout = 0u32;
+                    for l in 0..32 {
+                        let ci = (cin >> l & 1) as u128;
+                        let (x, y) = (
+                            num::trunc(av[l], bits) as u128,
+                            num::trunc(bv[l], bits) as u128,
+                        );
+                        let m = 1u128 << bits;
+                        let (r, carry) = if *c != NONE {
+                            let p = x * y;
+                            let p = if *hi { p >> bits } else { p & (m - 1) };
+                            let s = p + num::trunc(cv[l], bits) as u128 + ci;
+                            (s, s >= m)
+                        } else if *sub {
+                            let s = x.wrapping_sub(y).wrapping_sub(ci);
+                            (s, x < y + ci)
+                        } else {
+                            let s = x + y + ci;
+                            (s, s >= m)
+                        };
+                        out[l] = num::trunc(r as u64, bits);
+                        cout |= (carry as u32) << l;
+                    }
+                    wr(&mut w.regs, *d, &out, mask);
+                    if *carry_out {
+                        pset(&mut w.preds, *cc, cout, mask);
                     }
                 }
                 Op::Redux { op, signed, d, a } => {

@@ -21,7 +21,8 @@
 //! # Supported instructions
 //!
 //! `mov` (incl. vector pack/unpack, symbol addresses), `add sub mul mad` (`.lo .hi .wide`,
-//! `.sat`), `div rem abs neg min max` (int and float, `.NaN`), `popc clz brev bfind bfe bfi
+//! `.sat`), extended precision `add.cc addc sub.cc subc mad.cc madc`, `mul24 mad24 sad slct`,
+//! `div rem abs neg min max` (int and float, `.NaN`), `popc clz brev bfind bfe bfi
 //! prmt lop3 shf shl shr and or xor not cnot` (incl. `.pred` logic), `fma` (all rounding
 //! modes, `.ftz .sat`), `rcp sqrt rsqrt ex2 lg2 sin cos tanh` (`.approx` and IEEE forms),
 //! `copysign testp setp set selp cvt cvta` (all types incl. f16/bf16/f16x2/bf16x2 arithmetic),
@@ -32,9 +33,8 @@
 //! `membar fence bar.warp.sync prefetch nanosleep` are no-ops.
 //!
 //! Not supported (loading fails with [`EmuError::Unsupported`]): `bar.red`, indirect calls and
-//! `brx.idx`, recursion, carry arithmetic (`addc subc madc` and `.cc`), `mul24 mad24 sad slct
-//! dp4a dp2a fns bmsk szext isspacep cvt.pack`, textures/surfaces, `cp.async`, `mma`/`wmma`,
-//! `.b128` and fp8 types, `.v8` vectors. `%clock`, `%clock64` and `%globaltimer` read 0, `%smid`
+//! `brx.idx`, recursion, `dp4a dp2a fns bmsk szext isspacep cvt.pack`, textures/surfaces,
+//! `cp.async`, `mma`/`wmma`, `.b128` and fp8 types, `.v8` vectors. `%clock`, `%clock64` and `%globaltimer` read 0, `%smid`
 //! reads 0 and `%nsmid` 1.
 mod decode;
 pub mod error;
