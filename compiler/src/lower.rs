@@ -73,6 +73,9 @@ pub struct Value {
     pub alias_of: Option<usize>,
     /// A name for messages.
     pub name: String,
+    /// Written by a single elementwise kernel that reads every input element only at the
+    /// index it writes: the value may take the memory of one of that kernel's inputs.
+    pub in_place_ok: bool,
 }
 
 /// One operation of a thunk sequence, before buffer assignment.
@@ -234,7 +237,11 @@ struct Lowerer<'a> {
 }
 
 /// Lowers an optimized module.
-pub fn lower(module: HloModule, target: &Target, options: &CompileOptions) -> Result<Lowered, CompileError> {
+pub fn lower(
+    module: HloModule,
+    target: &Target,
+    options: &CompileOptions,
+) -> Result<Lowered, CompileError> {
     let mut l = Lowerer {
         module,
         target,
@@ -276,9 +283,16 @@ pub fn lower(module: HloModule, target: &Target, options: &CompileOptions) -> Re
         .unwrap_or(Shape::Tuple(Vec::new()));
     let out_leaves = leaves(&root_shape);
     if out_leaves.len() != root_locs.len() {
-        return Err(CompileError::Internal("root leaves do not match the result shape".into()));
+        return Err(CompileError::Internal(
+            "root leaves do not match the result shape".into(),
+        ));
     }
-    let aliases = l.module.config.input_output_alias.clone().unwrap_or_default();
+    let aliases = l
+        .module
+        .config
+        .input_output_alias
+        .clone()
+        .unwrap_or_default();
     let end = l.tick();
     let mut outputs = Vec::new();
     let mut used_values = std::collections::BTreeSet::new();
@@ -307,10 +321,19 @@ pub fn lower(module: HloModule, target: &Target, options: &CompileOptions) -> Re
             if !passthrough && !l.try_merge(loc, param, 0) {
                 let t = l.tick();
                 l.use_loc(loc, t);
-                ops.push(Op::Copy { name: name.clone(), src: loc, dst });
+                ops.push(Op::Copy {
+                    name: name.clone(),
+                    src: loc,
+                    dst,
+                });
             }
             used_values.insert(param);
-            outputs.push(OutputLeaf { index, loc: dst, passthrough, alias });
+            outputs.push(OutputLeaf {
+                index,
+                loc: dst,
+                passthrough,
+                alias,
+            });
             continue;
         }
         let r = l.resolve(loc.value);
@@ -319,12 +342,22 @@ pub fn lower(module: HloModule, target: &Target, options: &CompileOptions) -> Re
         match l.values[r].placement {
             Placement::Param { .. } if whole && fresh => {
                 used_values.insert(r);
-                outputs.push(OutputLeaf { index, loc, passthrough: true, alias: None });
+                outputs.push(OutputLeaf {
+                    index,
+                    loc,
+                    passthrough: true,
+                    alias: None,
+                });
             }
             Placement::Temp if whole && fresh => {
                 l.values[r].placement = Placement::Output;
                 used_values.insert(r);
-                outputs.push(OutputLeaf { index, loc, passthrough: false, alias: None });
+                outputs.push(OutputLeaf {
+                    index,
+                    loc,
+                    passthrough: false,
+                    alias: None,
+                });
             }
             _ => {
                 let v = l.new_value(shape.byte_size(), Placement::Output, &name);
@@ -332,9 +365,18 @@ pub fn lower(module: HloModule, target: &Target, options: &CompileOptions) -> Re
                 l.values[v].def = t;
                 l.use_loc(loc, t);
                 let dst = l.whole(v);
-                ops.push(Op::Copy { name, src: loc, dst });
+                ops.push(Op::Copy {
+                    name,
+                    src: loc,
+                    dst,
+                });
                 used_values.insert(v);
-                outputs.push(OutputLeaf { index, loc: dst, passthrough: false, alias: None });
+                outputs.push(OutputLeaf {
+                    index,
+                    loc: dst,
+                    passthrough: false,
+                    alias: None,
+                });
             }
         }
     }
@@ -363,7 +405,13 @@ fn known_trip_count(instr: &Instruction) -> Option<i64> {
 fn sanitize(name: &str) -> String {
     let mut s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, 'k');
@@ -385,6 +433,7 @@ impl Lowerer<'_> {
             last_use: self.clock,
             alias_of: None,
             name: name.to_owned(),
+            in_place_ok: false,
         });
         self.values.len() - 1
     }
@@ -443,7 +492,8 @@ impl Lowerer<'_> {
         if size != self.values[dst].size || placement != Placement::Temp || def < since {
             return false;
         }
-        if self.effective_last_use(dst) >= def {
+        let last = self.effective_last_use(dst);
+        if last > def || (last == def && !self.values[r].in_place_ok) {
             return false;
         }
         self.values[r].alias_of = Some(dst);
@@ -465,13 +515,18 @@ impl Lowerer<'_> {
         name
     }
 
-    fn locs(&mut self, comp: &Computation, id: InstrId, env: &mut [Option<Vec<Loc>>]) -> Result<Vec<Loc>, CompileError> {
+    fn locs(
+        &mut self,
+        comp: &Computation,
+        id: InstrId,
+        env: &mut [Option<Vec<Loc>>],
+    ) -> Result<Vec<Loc>, CompileError> {
         if let Some(Some(l)) = env.get(id.index()) {
             return Ok(l.clone());
         }
-        let instr = comp
-            .get(id)
-            .ok_or_else(|| CompileError::Internal(format!("no instruction {id:?} in {}", comp.name)))?;
+        let instr = comp.get(id).ok_or_else(|| {
+            CompileError::Internal(format!("no instruction {id:?} in {}", comp.name))
+        })?;
         if instr.opcode != Opcode::Constant {
             return Err(CompileError::Internal(format!(
                 "{} in {} is used before it is computed",
@@ -495,7 +550,12 @@ impl Lowerer<'_> {
         Ok(locs)
     }
 
-    fn one_loc(&mut self, comp: &Computation, id: InstrId, env: &mut [Option<Vec<Loc>>]) -> Result<Loc, CompileError> {
+    fn one_loc(
+        &mut self,
+        comp: &Computation,
+        id: InstrId,
+        env: &mut [Option<Vec<Loc>>],
+    ) -> Result<Loc, CompileError> {
         let l = self.locs(comp, id, env)?;
         match l.as_slice() {
             [one] => Ok(*one),
@@ -509,7 +569,11 @@ impl Lowerer<'_> {
 
     /// Lowers a computation whose parameters live at `params` (leaf locations per parameter);
     /// returns its operations and the locations of its root's leaves.
-    fn lower_computation(&mut self, cid: ComputationId, params: Vec<Vec<Loc>>) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
+    fn lower_computation(
+        &mut self,
+        cid: ComputationId,
+        params: Vec<Vec<Loc>>,
+    ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
         let comp = self
             .module
             .get(cid)
@@ -541,7 +605,13 @@ impl Lowerer<'_> {
         Ok((ops, root))
     }
 
-    fn lower_group(&mut self, comp: &Computation, g: &Group, env: &mut [Option<Vec<Loc>>], ops: &mut Vec<Op>) -> Result<(), CompileError> {
+    fn lower_group(
+        &mut self,
+        comp: &Computation,
+        g: &Group,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<(), CompileError> {
         match self.emit_group(comp, g, env, ops) {
             Err(CompileError::Codegen { .. }) if g.members.len() > 1 => {
                 // Fallback: one kernel per instruction.
@@ -566,7 +636,13 @@ impl Lowerer<'_> {
         }
     }
 
-    fn emit_group(&mut self, comp: &Computation, g: &Group, env: &mut [Option<Vec<Loc>>], ops: &mut Vec<Op>) -> Result<(), CompileError> {
+    fn emit_group(
+        &mut self,
+        comp: &Computation,
+        g: &Group,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<(), CompileError> {
         let members: std::collections::BTreeSet<InstrId> = g.members.iter().copied().collect();
         let mut inputs: Vec<InstrId> = Vec::new();
         let mut fused = Computation {
@@ -619,7 +695,14 @@ impl Lowerer<'_> {
             instr.operands = instr
                 .operands
                 .iter()
-                .map(|o| map.get(o).copied().ok_or_else(|| CompileError::Internal(format!("fusion operand of {} not mapped", instr.name))))
+                .map(|o| {
+                    map.get(o).copied().ok_or_else(|| {
+                        CompileError::Internal(format!(
+                            "fusion operand of {} not mapped",
+                            instr.name
+                        ))
+                    })
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             fused.instructions.push(instr);
             map.insert(m, InstrId((fused.instructions.len() - 1) as u32));
@@ -627,7 +710,11 @@ impl Lowerer<'_> {
         let out_ids: Vec<InstrId> = g
             .outputs
             .iter()
-            .map(|o| map.get(o).copied().ok_or_else(|| CompileError::Internal("fusion output not mapped".into())))
+            .map(|o| {
+                map.get(o)
+                    .copied()
+                    .ok_or_else(|| CompileError::Internal("fusion output not mapped".into()))
+            })
             .collect::<Result<_, _>>()?;
         fused.root = match out_ids.as_slice() {
             [one] => *one,
@@ -660,7 +747,10 @@ impl Lowerer<'_> {
             Ok(p) => p,
             Err(source) => {
                 self.module.computations.pop();
-                return Err(CompileError::Codegen { fusion: name, source });
+                return Err(CompileError::Codegen {
+                    fusion: name,
+                    source,
+                });
             }
         };
         let mut input_locs = Vec::new();
@@ -683,8 +773,35 @@ impl Lowerer<'_> {
                 *slot = Some(locs);
             }
         }
+        let elementwise = plan.kernels.len() == 1
+            && g.members.iter().all(|&m| {
+                let i = &comp[m];
+                let op = i.opcode;
+                op.is_elementwise_unary()
+                    || op.is_elementwise_binary()
+                    || matches!(
+                        op,
+                        Opcode::Compare | Opcode::Select | Opcode::Clamp | Opcode::Convert
+                    )
+                    || (op == Opcode::Broadcast
+                        && i.operands
+                            .first()
+                            .is_some_and(|&o| comp[o].shape.element_count() <= 1))
+            });
+        let whole_inputs = input_locs
+            .iter()
+            .all(|l| l.offset == 0 && self.values.get(l.value).is_some_and(|v| v.size == l.size));
+        if elementwise && whole_inputs {
+            for l in &out_locs {
+                self.values[l.value].in_place_ok = true;
+            }
+        }
         let scratch = if plan.scratch_bytes > 0 {
-            let v = self.new_value(plan.scratch_bytes, Placement::Temp, &format!("{name}.scratch"));
+            let v = self.new_value(
+                plan.scratch_bytes,
+                Placement::Temp,
+                &format!("{name}.scratch"),
+            );
             self.values[v].def = t;
             Some(v)
         } else {
@@ -703,7 +820,10 @@ impl Lowerer<'_> {
                     }),
                 };
                 let loc = loc.ok_or_else(|| {
-                    CompileError::Internal(format!("kernel {} has an argument {a:?} out of range", kernel.name))
+                    CompileError::Internal(format!(
+                        "kernel {} has an argument {a:?} out of range",
+                        kernel.name
+                    ))
                 })?;
                 args.push(loc);
             }
@@ -724,7 +844,13 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn lower_single(&mut self, comp: &Computation, id: InstrId, env: &mut [Option<Vec<Loc>>], ops: &mut Vec<Op>) -> Result<(), CompileError> {
+    fn lower_single(
+        &mut self,
+        comp: &Computation,
+        id: InstrId,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<(), CompileError> {
         let instr = comp[id].clone();
         let set = |env: &mut [Option<Vec<Loc>>], locs: Vec<Loc>| {
             if let Some(slot) = env.get_mut(id.index()) {
@@ -732,11 +858,9 @@ impl Lowerer<'_> {
             }
         };
         let operand = |i: usize| -> Result<InstrId, CompileError> {
-            instr
-                .operands
-                .get(i)
-                .copied()
-                .ok_or_else(|| CompileError::unsupported(&comp.name, &instr, format!("missing operand {i}")))
+            instr.operands.get(i).copied().ok_or_else(|| {
+                CompileError::unsupported(&comp.name, &instr, format!("missing operand {i}"))
+            })
         };
         match instr.opcode {
             Opcode::Parameter => {
@@ -760,23 +884,37 @@ impl Lowerer<'_> {
                 let src = operand(0)?;
                 let locs = self.locs(comp, src, env)?;
                 let shape = &comp[src].shape;
-                let idx = instr.attrs.tuple_index.and_then(|i| usize::try_from(i).ok());
+                let idx = instr
+                    .attrs
+                    .tuple_index
+                    .and_then(|i| usize::try_from(i).ok());
                 let elems = shape.tuple_shapes().unwrap_or(&[]);
                 let Some(idx) = idx.filter(|&i| i < elems.len()) else {
-                    return Err(CompileError::unsupported(&comp.name, &instr, "tuple index out of range"));
+                    return Err(CompileError::unsupported(
+                        &comp.name,
+                        &instr,
+                        "tuple index out of range",
+                    ));
                 };
                 let start: usize = elems[..idx].iter().map(leaf_count).sum();
                 let n = leaf_count(&elems[idx]);
-                let sub = locs.get(start..start + n).map(<[Loc]>::to_vec).ok_or_else(|| {
-                    CompileError::Internal(format!("{}: tuple leaves out of range", instr.name))
-                })?;
+                let sub = locs
+                    .get(start..start + n)
+                    .map(<[Loc]>::to_vec)
+                    .ok_or_else(|| {
+                        CompileError::Internal(format!("{}: tuple leaves out of range", instr.name))
+                    })?;
                 set(env, sub);
             }
             Opcode::Bitcast | Opcode::Reshape => {
                 let src = self.one_loc(comp, operand(0)?, env)?;
                 let size = instr.shape.byte_size();
                 if size > src.size {
-                    return Err(CompileError::unsupported(&comp.name, &instr, "bitcast to a larger shape"));
+                    return Err(CompileError::unsupported(
+                        &comp.name,
+                        &instr,
+                        "bitcast to a larger shape",
+                    ));
                 }
                 set(env, vec![Loc { size, ..src }]);
             }
@@ -844,14 +982,24 @@ impl Lowerer<'_> {
                     results.push((l, shape));
                 }
                 let api_version = match instr.attrs.api_version.as_deref() {
-                    None | Some("API_VERSION_ORIGINAL") => proto::xla::CustomCallApiVersion::ApiVersionOriginal,
-                    Some("API_VERSION_STATUS_RETURNING") => proto::xla::CustomCallApiVersion::ApiVersionStatusReturning,
+                    None | Some("API_VERSION_ORIGINAL") => {
+                        proto::xla::CustomCallApiVersion::ApiVersionOriginal
+                    }
+                    Some("API_VERSION_STATUS_RETURNING") => {
+                        proto::xla::CustomCallApiVersion::ApiVersionStatusReturning
+                    }
                     Some("API_VERSION_STATUS_RETURNING_UNIFIED") => {
                         proto::xla::CustomCallApiVersion::ApiVersionStatusReturningUnified
                     }
-                    Some("API_VERSION_TYPED_FFI") => proto::xla::CustomCallApiVersion::ApiVersionTypedFfi,
+                    Some("API_VERSION_TYPED_FFI") => {
+                        proto::xla::CustomCallApiVersion::ApiVersionTypedFfi
+                    }
                     Some(other) => {
-                        return Err(CompileError::unsupported(&comp.name, &instr, format!("api_version {other}")))
+                        return Err(CompileError::unsupported(
+                            &comp.name,
+                            &instr,
+                            format!("api_version {other}"),
+                        ))
                     }
                 } as i32;
                 ops.push(Op::CustomCall {
@@ -859,7 +1007,12 @@ impl Lowerer<'_> {
                     target: instr.attrs.custom_call_target.clone().unwrap_or_default(),
                     operands,
                     results,
-                    opaque: instr.attrs.backend_config.clone().unwrap_or_default().into_bytes(),
+                    opaque: instr
+                        .attrs
+                        .backend_config
+                        .clone()
+                        .unwrap_or_default()
+                        .into_bytes(),
                     api_version,
                 });
                 set(env, locs);
@@ -879,17 +1032,29 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn lower_dot(&mut self, comp: &Computation, instr: &Instruction, env: &mut [Option<Vec<Loc>>]) -> Result<Op, CompileError> {
+    fn lower_dot(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        env: &mut [Option<Vec<Loc>>],
+    ) -> Result<Op, CompileError> {
         let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
-        let (ll, rl) = gemm_operands::dot_layouts(comp, instr).ok_or_else(|| bad("bad dot dimension numbers"))?;
-        let lt = gemm_operands::in_place(&ll, true).ok_or_else(|| bad("lhs is not in a gemm layout"))?;
-        let rt = gemm_operands::in_place(&rl, false).ok_or_else(|| bad("rhs is not in a gemm layout"))?;
+        let (ll, rl) = gemm_operands::dot_layouts(comp, instr)
+            .ok_or_else(|| bad("bad dot dimension numbers"))?;
+        let lt =
+            gemm_operands::in_place(&ll, true).ok_or_else(|| bad("lhs is not in a gemm layout"))?;
+        let rt = gemm_operands::in_place(&rl, false)
+            .ok_or_else(|| bad("rhs is not in a gemm layout"))?;
         let (&l_id, &r_id) = match instr.operands.as_slice() {
             [l, r] => (l, r),
             _ => return Err(bad("dot needs two operands")),
         };
         let (ls, rs) = (&comp[l_id].shape, &comp[r_id].shape);
-        let prod = |s: &Shape, dims: &[usize]| -> i64 { dims.iter().map(|&d| s.dims().get(d).copied().unwrap_or(1)).product() };
+        let prod = |s: &Shape, dims: &[usize]| -> i64 {
+            dims.iter()
+                .map(|&d| s.dims().get(d).copied().unwrap_or(1))
+                .product()
+        };
         let batch = prod(ls, &ll.batch);
         if batch != prod(rs, &rl.batch) {
             return Err(bad("batch sizes differ"));
@@ -901,7 +1066,9 @@ impl Lowerer<'_> {
         }
         let n = prod(rs, &rl.free);
         let ty = |s: &Shape| -> Result<(PrimitiveType, i32), CompileError> {
-            let t = s.element_type().ok_or_else(|| bad("operand is not an array"))?;
+            let t = s
+                .element_type()
+                .ok_or_else(|| bad("operand is not an array"))?;
             let p = hlo::convert::element_type_to_proto(t).ok_or_else(|| bad("element type"))?;
             Ok((t, p as i32))
         };
@@ -910,7 +1077,9 @@ impl Lowerer<'_> {
         let (_, op) = ty(&instr.shape)?;
         use PrimitiveType as P;
         let compute = match (lty, rty) {
-            (P::F32 | P::F16 | P::Bf16, P::F32 | P::F16 | P::Bf16) => proto::xla::PrimitiveType::F32,
+            (P::F32 | P::F16 | P::Bf16, P::F32 | P::F16 | P::Bf16) => {
+                proto::xla::PrimitiveType::F32
+            }
             (P::F64, P::F64) => proto::xla::PrimitiveType::F64,
             (P::S8 | P::S32, P::S8 | P::S32) => proto::xla::PrimitiveType::S32,
             _ => return Err(bad(&format!("no gemm for {lty} x {rty}"))),
@@ -925,17 +1094,29 @@ impl Lowerer<'_> {
             transpose,
             dtype,
         };
-        let lhs_layout = if lt { layout(k, m, true, lp) } else { layout(m, k, false, lp) };
-        let rhs_layout = if rt { layout(n, k, true, rp) } else { layout(k, n, false, rp) };
+        let lhs_layout = if lt {
+            layout(k, m, true, lp)
+        } else {
+            layout(m, k, false, lp)
+        };
+        let rhs_layout = if rt {
+            layout(n, k, true, rp)
+        } else {
+            layout(k, n, false, rp)
+        };
         let precision = instr
             .attrs
             .operand_precision
             .iter()
             .flatten()
             .map(|p| match p {
-                hlo::ir::Precision::Default => proto::xla::precision_config::Precision::Default as i32,
+                hlo::ir::Precision::Default => {
+                    proto::xla::precision_config::Precision::Default as i32
+                }
                 hlo::ir::Precision::High => proto::xla::precision_config::Precision::High as i32,
-                hlo::ir::Precision::Highest => proto::xla::precision_config::Precision::Highest as i32,
+                hlo::ir::Precision::Highest => {
+                    proto::xla::precision_config::Precision::Highest as i32
+                }
             })
             .collect();
         let config = pg::GemmConfigProto {
@@ -963,12 +1144,21 @@ impl Lowerer<'_> {
         })
     }
 
-    fn lower_while(&mut self, comp: &Computation, instr: &Instruction, env: &mut [Option<Vec<Loc>>], ops: &mut Vec<Op>) -> Result<Vec<Loc>, CompileError> {
+    fn lower_while(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<Vec<Loc>, CompileError> {
         let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
         let (Some(cond), Some(body)) = (instr.attrs.condition, instr.attrs.body) else {
             return Err(bad("while without condition or body"));
         };
-        let init_id = *instr.operands.first().ok_or_else(|| bad("while without operand"))?;
+        let init_id = *instr
+            .operands
+            .first()
+            .ok_or_else(|| bad("while without operand"))?;
         let init = self.locs(comp, init_id, env)?;
         let start = self.tick();
         let mut state = Vec::new();
@@ -1054,7 +1244,11 @@ impl Lowerer<'_> {
             pred,
             cond: cond_ops,
             body: body_ops,
-            trip_count: if self.options.emit_trip_count_hints { known_trip_count(instr) } else { None },
+            trip_count: if self.options.emit_trip_count_hints {
+                known_trip_count(instr)
+            } else {
+                None
+            },
         });
         Ok(state)
     }
@@ -1066,9 +1260,18 @@ impl Lowerer<'_> {
         self.whole(v)
     }
 
-    fn lower_conditional(&mut self, comp: &Computation, instr: &Instruction, env: &mut [Option<Vec<Loc>>], ops: &mut Vec<Op>) -> Result<Vec<Loc>, CompileError> {
+    fn lower_conditional(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<Vec<Loc>, CompileError> {
         let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
-        let sel_id = *instr.operands.first().ok_or_else(|| bad("conditional without selector"))?;
+        let sel_id = *instr
+            .operands
+            .first()
+            .ok_or_else(|| bad("conditional without selector"))?;
         let sel_shape = comp[sel_id].shape.clone();
         let is_bool = sel_shape.element_type() == Some(PrimitiveType::Pred);
         let branches: Vec<ComputationId> = if let Some(b) = &instr.attrs.branch_computations {
@@ -1098,7 +1301,9 @@ impl Lowerer<'_> {
             let branch_start = self.clock;
             let (mut bops, root) = self.lower_computation(cid, vec![locs])?;
             if root.len() != results.len() {
-                return Err(bad("a branch result does not match the conditional's shape"));
+                return Err(bad(
+                    "a branch result does not match the conditional's shape",
+                ));
             }
             let t = self.tick();
             for (i, r) in root.iter().enumerate() {
@@ -1127,7 +1332,13 @@ impl Lowerer<'_> {
         Ok(results)
     }
 
-    fn lower_collective(&mut self, comp: &Computation, instr: &Instruction, env: &mut [Option<Vec<Loc>>], ops: &mut Vec<Op>) -> Result<Vec<Loc>, CompileError> {
+    fn lower_collective(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<Vec<Loc>, CompileError> {
         let bad = |why: String| CompileError::unsupported(&comp.name, instr, why);
         let reduction = if instr.opcode == Opcode::AllGather {
             pg::ReductionKindProto::ReductionKindUnspecified
@@ -1142,31 +1353,51 @@ impl Lowerer<'_> {
                 Some(Opcode::Multiply) => pg::ReductionKindProto::ReductionKindProduct,
                 Some(Opcode::Minimum) => pg::ReductionKindProto::ReductionKindMin,
                 Some(Opcode::Maximum) => pg::ReductionKindProto::ReductionKindMax,
-                other => return Err(bad(format!("reduction {other:?} is not sum/product/min/max"))),
+                other => {
+                    return Err(bad(format!(
+                        "reduction {other:?} is not sum/product/min/max"
+                    )))
+                }
             }
         };
         if instr.opcode != Opcode::AllReduce {
             let dim_ok = match instr.attrs.dimensions.as_deref() {
-                Some([d]) => instr.shape.dims().iter().take(usize::try_from(*d).unwrap_or(0)).all(|&n| n == 1),
+                Some([d]) => instr
+                    .shape
+                    .dims()
+                    .iter()
+                    .take(usize::try_from(*d).unwrap_or(0))
+                    .all(|&n| n == 1),
                 _ => false,
             };
             if !dim_ok {
-                return Err(bad("only leading-dimension gathers/scatters are supported".into()));
+                return Err(bad(
+                    "only leading-dimension gathers/scatters are supported".into()
+                ));
             }
         }
         let groups = match &instr.attrs.replica_groups {
             None => Vec::new(),
             Some(ReplicaGroups::List(l)) => l
                 .iter()
-                .map(|g| proto::xla::ReplicaGroup { replica_ids: g.clone() })
+                .map(|g| proto::xla::ReplicaGroup {
+                    replica_ids: g.clone(),
+                })
                 .collect(),
             Some(ReplicaGroups::Iota(s)) => return Err(bad(format!("iota replica groups {s}"))),
         };
         let mut srcs = Vec::new();
         let mut types = Vec::new();
         for &o in &instr.operands {
-            for (loc, (_, shape)) in self.locs(comp, o, env)?.into_iter().zip(leaves(&comp[o].shape)) {
-                let t = shape.element_type().and_then(hlo::convert::element_type_to_proto).ok_or_else(|| bad("element type".into()))?;
+            for (loc, (_, shape)) in self
+                .locs(comp, o, env)?
+                .into_iter()
+                .zip(leaves(&comp[o].shape))
+            {
+                let t = shape
+                    .element_type()
+                    .and_then(hlo::convert::element_type_to_proto)
+                    .ok_or_else(|| bad("element type".into()))?;
                 types.push(t as i32);
                 srcs.push((loc, shape.element_count() as i64));
             }
@@ -1213,7 +1444,10 @@ impl Lowerer<'_> {
 /// The bytes of an array constant: row-major, little-endian.
 pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>, CompileError> {
     let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
-    let t = instr.shape.element_type().ok_or_else(|| bad("tuple constants are not supported"))?;
+    let t = instr
+        .shape
+        .element_type()
+        .ok_or_else(|| bad("tuple constants are not supported"))?;
     let values = match &instr.attrs.literal {
         Some(Literal::Array(a)) => &a.values,
         Some(Literal::Elided) => return Err(bad("the constant's values were elided")),

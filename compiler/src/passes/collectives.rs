@@ -11,7 +11,9 @@ use crate::graph::{remap, topo_order, Rebuilder};
 /// Runs the pass on every reachable computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
     for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else { continue };
+        let Some(comp) = module.get(cid) else {
+            continue;
+        };
         let needs = comp.instructions.iter().any(needs_rewrite);
         if needs {
             let new = rewrite(comp)?;
@@ -29,7 +31,8 @@ fn gather_dim(instr: &Instruction) -> Option<usize> {
 }
 
 fn needs_rewrite(instr: &Instruction) -> bool {
-    if !matches!(instr.opcode, Opcode::AllGather | Opcode::ReduceScatter) || !instr.shape.is_array() {
+    if !matches!(instr.opcode, Opcode::AllGather | Opcode::ReduceScatter) || !instr.shape.is_array()
+    {
         return false;
     }
     match gather_dim(instr) {
@@ -39,11 +42,23 @@ fn needs_rewrite(instr: &Instruction) -> bool {
 }
 
 fn permuted(shape: &Shape, perm: &[usize]) -> Shape {
-    let dims = perm.iter().filter_map(|&p| shape.dims().get(p).copied()).collect();
-    Shape::array(shape.element_type().unwrap_or(hlo::PrimitiveType::F32), dims)
+    let dims = perm
+        .iter()
+        .filter_map(|&p| shape.dims().get(p).copied())
+        .collect();
+    Shape::array(
+        shape.element_type().unwrap_or(hlo::PrimitiveType::F32),
+        dims,
+    )
 }
 
-fn transpose(name: String, operand: InstrId, shape: Shape, perm: &[usize], like: &Instruction) -> Instruction {
+fn transpose(
+    name: String,
+    operand: InstrId,
+    shape: Shape,
+    perm: &[usize],
+    like: &Instruction,
+) -> Instruction {
     Instruction {
         name,
         opcode: Opcode::Transpose,
@@ -101,7 +116,13 @@ fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
         coll.attrs.dimensions = Some(vec![0]);
         coll.name = format!("{}.lead", instr.name);
         let c = b.push(coll);
-        let out = b.push(transpose(instr.name.clone(), c, instr.shape.clone(), &inverse, &instr));
+        let out = b.push(transpose(
+            instr.name.clone(),
+            c,
+            instr.shape.clone(),
+            &inverse,
+            &instr,
+        ));
         map[id.index()] = Some(out);
     }
     let params = comp

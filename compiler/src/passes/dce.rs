@@ -10,7 +10,11 @@ use crate::graph::{remap, topo_order, Rebuilder};
 pub fn has_side_effect(instr: &Instruction) -> bool {
     match instr.opcode {
         Opcode::CustomCall => instr.attrs.custom_call_has_side_effect == Some(true),
-        Opcode::Outfeed | Opcode::Infeed | Opcode::Send | Opcode::SendDone | Opcode::Recv
+        Opcode::Outfeed
+        | Opcode::Infeed
+        | Opcode::Send
+        | Opcode::SendDone
+        | Opcode::Recv
         | Opcode::RecvDone => true,
         _ => false,
     }
@@ -19,7 +23,9 @@ pub fn has_side_effect(instr: &Instruction) -> bool {
 /// Runs the pass on every reachable computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
     for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else { continue };
+        let Some(comp) = module.get(cid) else {
+            continue;
+        };
         let new = dce(comp)?;
         module.computations[cid.index()] = new;
     }
@@ -33,10 +39,17 @@ pub fn dce(comp: &Computation) -> Result<Computation, CompileError> {
     let mut stack: Vec<InstrId> = Vec::new();
     stack.push(comp.root);
     stack.extend(comp.params.iter().copied());
-    stack.extend(comp.iter().filter(|(_, i)| has_side_effect(i)).map(|(id, _)| id));
+    stack.extend(
+        comp.iter()
+            .filter(|(_, i)| has_side_effect(i))
+            .map(|(id, _)| id),
+    );
     while let Some(id) = stack.pop() {
         let Some(flag) = live.get_mut(id.index()) else {
-            return Err(CompileError::InvalidModule(format!("dangling instruction in {}", comp.name)));
+            return Err(CompileError::InvalidModule(format!(
+                "dangling instruction in {}",
+                comp.name
+            )));
         };
         if *flag {
             continue;

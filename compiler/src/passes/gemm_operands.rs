@@ -15,7 +15,9 @@ use crate::graph::{remap, topo_order, Rebuilder};
 /// Runs the pass on every reachable computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
     for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else { continue };
+        let Some(comp) = module.get(cid) else {
+            continue;
+        };
         if comp.instructions.iter().any(|i| i.opcode == Opcode::Dot) {
             let new = rewrite(comp)?;
             module.computations[cid.index()] = new;
@@ -38,7 +40,9 @@ pub struct OperandLayout {
 impl OperandLayout {
     fn of(rank: usize, batch: &[i64], contracting: &[i64]) -> Option<OperandLayout> {
         let conv = |v: &[i64]| -> Option<Vec<usize>> {
-            v.iter().map(|&d| usize::try_from(d).ok().filter(|&d| d < rank)).collect()
+            v.iter()
+                .map(|&d| usize::try_from(d).ok().filter(|&d| d < rank))
+                .collect()
         };
         let batch = conv(batch)?;
         let contracting = conv(contracting)?;
@@ -84,7 +88,10 @@ pub fn in_place(layout: &OperandLayout, lhs: bool) -> Option<bool> {
 }
 
 /// The layouts of both operands of a dot.
-pub fn dot_layouts(comp: &Computation, dot: &Instruction) -> Option<(OperandLayout, OperandLayout)> {
+pub fn dot_layouts(
+    comp: &Computation,
+    dot: &Instruction,
+) -> Option<(OperandLayout, OperandLayout)> {
     let dn = dot.attrs.dot_dimension_numbers.clone().unwrap_or_default();
     let l = comp.get(*dot.operands.first()?)?;
     let r = comp.get(*dot.operands.get(1)?)?;
@@ -108,17 +115,31 @@ fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
             if let Some((ll, rl)) = dot_layouts(comp, old) {
                 let mut dn = DotDimensionNumbers::default();
                 let nb = ll.batch.len() as i64;
-                let fix = |b: &mut Rebuilder, operand: InstrId, layout: &OperandLayout, lhs: bool, suffix: &str| {
+                let fix = |b: &mut Rebuilder,
+                           operand: InstrId,
+                           layout: &OperandLayout,
+                           lhs: bool,
+                           suffix: &str| {
                     if in_place(layout, lhs).is_some() {
                         return (operand, layout.batch.clone(), layout.contracting.clone());
                     }
                     let order = layout.order(lhs);
-                    let shape = b.instrs.get(operand.index()).map(|o| o.shape.clone()).unwrap_or(Shape::Token);
-                    let dims = order.iter().filter_map(|&d| shape.dims().get(d).copied()).collect();
+                    let shape = b
+                        .instrs
+                        .get(operand.index())
+                        .map(|o| o.shape.clone())
+                        .unwrap_or(Shape::Token);
+                    let dims = order
+                        .iter()
+                        .filter_map(|&d| shape.dims().get(d).copied())
+                        .collect();
                     let t = b.push(Instruction {
                         name: format!("{}.{suffix}", old.name),
                         opcode: Opcode::Transpose,
-                        shape: Shape::array(shape.element_type().unwrap_or(hlo::PrimitiveType::F32), dims),
+                        shape: Shape::array(
+                            shape.element_type().unwrap_or(hlo::PrimitiveType::F32),
+                            dims,
+                        ),
                         operands: vec![operand],
                         attrs: Attrs {
                             dimensions: Some(order.iter().map(|&d| d as i64).collect()),

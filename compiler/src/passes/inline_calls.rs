@@ -9,7 +9,9 @@ use crate::graph::{remap, topo_order, Rebuilder};
 /// Runs the pass on every reachable computation, callees first.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
     for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else { continue };
+        let Some(comp) = module.get(cid) else {
+            continue;
+        };
         let needs = comp
             .instructions
             .iter()
@@ -47,7 +49,10 @@ fn inline_into(module: &HloModule, comp: &Computation) -> Result<Computation, Co
             continue;
         };
         let callee_comp = module.get(callee).ok_or_else(|| {
-            CompileError::InvalidModule(format!("{} calls a computation that does not exist", instr.name))
+            CompileError::InvalidModule(format!(
+                "{} calls a computation that does not exist",
+                instr.name
+            ))
         })?;
         if callee_comp.params.len() != operands.len() {
             return Err(CompileError::InvalidModule(format!(

@@ -4,11 +4,12 @@
 //! 2. [`dce`]: drop instructions whose values nobody uses.
 //! 3. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
 //!    slices/copies, tuple/get-tuple-element forwarding, small constant folding).
-//! 4. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
+//! 4. [`cse`]: common subexpression elimination.
+//! 5. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
 //!    transposes around a leading-dimension collective.
-//! 5. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
+//! 6. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
 //!    place.
-//! 6. [`dce`] again.
+//! 7. [`dce`] again.
 //!
 //! Fusion ([`crate::fusion`]) and lowering to thunks follow.
 use hlo::HloModule;
@@ -17,6 +18,7 @@ use crate::error::CompileError;
 use crate::options::CompileOptions;
 
 pub mod collectives;
+pub mod cse;
 pub mod dce;
 pub mod gemm_operands;
 pub mod inline_calls;
@@ -30,6 +32,7 @@ pub const PIPELINE: &[(&str, Pass)] = &[
     ("inline-calls", inline_calls::run),
     ("dce", dce::run),
     ("simplify", simplify::run),
+    ("cse", cse::run),
     ("collectives", collectives::run),
     ("gemm-operands", gemm_operands::run),
     ("dce", dce::run),

@@ -15,7 +15,9 @@ use crate::graph::{remap, topo_order, Rebuilder};
 /// Runs the pass on every reachable computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
     for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else { continue };
+        let Some(comp) = module.get(cid) else {
+            continue;
+        };
         let new = simplify(comp)?;
         module.computations[cid.index()] = new;
     }
@@ -70,7 +72,13 @@ fn rule(instrs: &[Instruction], instr: &Instruction) -> Action {
     let Some((op0_id, op0)) = op(0) else {
         return Action::Keep;
     };
-    let forward_if = |cond: bool| if cond { Action::Forward(op0_id) } else { Action::Keep };
+    let forward_if = |cond: bool| {
+        if cond {
+            Action::Forward(op0_id)
+        } else {
+            Action::Keep
+        }
+    };
     match instr.opcode {
         Opcode::Reshape | Opcode::Bitcast => {
             if same_shape(op0) {
@@ -92,12 +100,7 @@ fn rule(instrs: &[Instruction], instr: &Instruction) -> Action {
             fold_convert(op0, instr).map_or(Action::Keep, Action::Replace)
         }
         Opcode::Broadcast => forward_if(
-            same_shape(op0)
-                && instr
-                    .attrs
-                    .dimensions
-                    .as_deref()
-                    .is_some_and(is_identity),
+            same_shape(op0) && instr.attrs.dimensions.as_deref().is_some_and(is_identity),
         ),
         Opcode::Transpose => forward_if(
             same_shape(op0) && instr.attrs.dimensions.as_deref().is_some_and(is_identity),
@@ -112,22 +115,19 @@ fn rule(instrs: &[Instruction], instr: &Instruction) -> Action {
         ),
         Opcode::Pad => forward_if(
             same_shape(op0)
-                && instr
-                    .attrs
-                    .padding
-                    .as_ref()
-                    .is_some_and(|p| p.iter().all(|d| d.low == 0 && d.high == 0 && d.interior == 0)),
+                && instr.attrs.padding.as_ref().is_some_and(|p| {
+                    p.iter()
+                        .all(|d| d.low == 0 && d.high == 0 && d.interior == 0)
+                }),
         ),
-        Opcode::Reverse => forward_if(
-            instr.attrs.dimensions.as_ref().is_some_and(|dims| {
-                dims.iter().all(|&d| {
-                    usize::try_from(d)
-                        .ok()
-                        .and_then(|d| op0.shape.dims().get(d))
-                        .is_some_and(|&n| n <= 1)
-                })
-            }),
-        ),
+        Opcode::Reverse => forward_if(instr.attrs.dimensions.as_ref().is_some_and(|dims| {
+            dims.iter().all(|&d| {
+                usize::try_from(d)
+                    .ok()
+                    .and_then(|d| op0.shape.dims().get(d))
+                    .is_some_and(|&n| n <= 1)
+            })
+        })),
         Opcode::Concatenate => forward_if(instr.operands.len() == 1 && same_shape(op0)),
         Opcode::Copy | Opcode::OptimizationBarrier => forward_if(same_shape(op0)),
         Opcode::GetTupleElement => {
@@ -156,16 +156,19 @@ fn rule(instrs: &[Instruction], instr: &Instruction) -> Action {
                 Some((s, x))
                     if all
                         && op0.opcode == Opcode::GetTupleElement
-                        && x.shape.tuple_shapes().map(<[Shape]>::len) == Some(instr.operands.len()) =>
+                        && x.shape.tuple_shapes().map(<[Shape]>::len)
+                            == Some(instr.operands.len()) =>
                 {
                     Action::Forward(s)
                 }
                 _ => Action::Keep,
             }
         }
-        Opcode::Add | Opcode::Subtract | Opcode::Multiply | Opcode::Maximum | Opcode::Minimum => op(1)
-            .and_then(|(_, op1)| fold_binary(instr, op0, op1))
-            .map_or(Action::Keep, Action::Replace),
+        Opcode::Add | Opcode::Subtract | Opcode::Multiply | Opcode::Maximum | Opcode::Minimum => {
+            op(1)
+                .and_then(|(_, op1)| fold_binary(instr, op0, op1))
+                .map_or(Action::Keep, Action::Replace)
+        }
         _ => Action::Keep,
     }
 }
@@ -183,7 +186,10 @@ fn scalar_constant(instr: &Instruction) -> Option<(PrimitiveType, LiteralValue)>
 
 fn foldable_type(t: PrimitiveType) -> bool {
     use PrimitiveType::*;
-    matches!(t, Pred | S8 | S16 | S32 | S64 | U8 | U16 | U32 | U64 | F16 | Bf16 | F32 | F64)
+    matches!(
+        t,
+        Pred | S8 | S16 | S32 | S64 | U8 | U16 | U32 | U64 | F16 | Bf16 | F32 | F64
+    )
 }
 
 /// Rounds a value to what the type can hold; `None` when an integer does not fit.
@@ -218,7 +224,9 @@ fn constant_like(instr: &Instruction, value: LiteralValue) -> Instruction {
         shape: instr.shape.clone(),
         operands: Vec::new(),
         attrs: Attrs {
-            literal: Some(Literal::Array(ArrayLiteral { values: vec![value] })),
+            literal: Some(Literal::Array(ArrayLiteral {
+                values: vec![value],
+            })),
             ..Attrs::default()
         },
         metadata: instr.metadata.clone(),

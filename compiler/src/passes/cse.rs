@@ -1,0 +1,121 @@
+//! Common subexpression elimination: an instruction equal to an earlier one (same opcode,
+//! shape, operands and attributes; reducers compared by structure, not by name) is replaced by
+//! it. Instructions with side effects, parameters and random-number generators are never merged.
+use std::collections::BTreeMap;
+
+use hlo::ir::Computation;
+use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode};
+
+use crate::error::CompileError;
+use crate::graph::{remap, topo_order, Rebuilder};
+use crate::passes::dce::has_side_effect;
+
+/// Runs the pass on every reachable computation.
+pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
+    for cid in module.post_order() {
+        let Some(comp) = module.get(cid) else {
+            continue;
+        };
+        let new = cse(module, comp)?;
+        module.computations[cid.index()] = new;
+    }
+    Ok(())
+}
+
+/// True when two computations compute the same function (instruction by instruction, names
+/// ignored).
+fn equivalent(module: &HloModule, a: ComputationId, b: ComputationId) -> bool {
+    if a == b {
+        return true;
+    }
+    let (Some(x), Some(y)) = (module.get(a), module.get(b)) else {
+        return false;
+    };
+    x.instructions.len() == y.instructions.len()
+        && x.params == y.params
+        && x.root == y.root
+        && x.instructions.iter().zip(&y.instructions).all(|(i, j)| {
+            i.opcode == j.opcode
+                && i.shape == j.shape
+                && i.operands == j.operands
+                && i.attrs == j.attrs
+        })
+}
+
+fn same(module: &HloModule, a: &Instruction, b: &Instruction) -> bool {
+    if a.opcode != b.opcode || a.shape != b.shape || a.operands != b.operands {
+        return false;
+    }
+    if a.attrs == b.attrs {
+        return true;
+    }
+    match (a.attrs.to_apply, b.attrs.to_apply) {
+        (Some(x), Some(y)) if equivalent(module, x, y) => {
+            let mut aa = a.attrs.clone();
+            aa.to_apply = b.attrs.to_apply;
+            aa == b.attrs
+        }
+        _ => false,
+    }
+}
+
+fn mergeable(i: &Instruction) -> bool {
+    !has_side_effect(i)
+        && !matches!(
+            i.opcode,
+            Opcode::Parameter
+                | Opcode::Rng
+                | Opcode::RngBitGenerator
+                | Opcode::RngGetAndUpdateState
+                | Opcode::CustomCall
+                | Opcode::AllReduce
+                | Opcode::AllGather
+                | Opcode::ReduceScatter
+                | Opcode::AfterAll
+                | Opcode::While
+                | Opcode::Conditional
+        )
+}
+
+/// CSE of one computation.
+pub fn cse(module: &HloModule, comp: &Computation) -> Result<Computation, CompileError> {
+    let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
+    let mut b = Rebuilder::default();
+    let mut seen: BTreeMap<(Opcode, Vec<InstrId>), Vec<InstrId>> = BTreeMap::new();
+    for id in topo_order(comp)? {
+        let mut instr = comp[id].clone();
+        instr.operands = instr
+            .operands
+            .iter()
+            .map(|&o| remap(&map, o, &comp.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        if mergeable(&instr) {
+            let key = (instr.opcode, instr.operands.clone());
+            let found = seen.get(&key).and_then(|c| {
+                c.iter().copied().find(|&e| {
+                    b.instrs
+                        .get(e.index())
+                        .is_some_and(|x| same(module, x, &instr))
+                })
+            });
+            if let Some(e) = found {
+                map[id.index()] = Some(e);
+                continue;
+            }
+            let new = b.push(instr);
+            seen.entry(key).or_default().push(new);
+            map[id.index()] = Some(new);
+        } else {
+            map[id.index()] = Some(b.push(instr));
+        }
+    }
+    let params = comp
+        .params
+        .iter()
+        .map(|&p| remap(&map, p, &comp.name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = remap(&map, comp.root, &comp.name)?;
+    let mut out = comp.clone();
+    b.finish(&mut out, params, root);
+    Ok(out)
+}
