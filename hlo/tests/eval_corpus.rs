@@ -50,10 +50,9 @@ fn run_case(hlo_path: &Path, io_path: &Path) -> Result<(), Failed> {
     }
 }
 
-fn main() {
-    let args = Arguments::from_args();
-    let dir = corpus_dir();
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+/// Case names: every `NAME.hlo` that is not `NAME.opt.hlo`, sorted.
+fn trials_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .filter_map(|e| e.file_name().into_string().ok())
@@ -63,6 +62,13 @@ fn main() {
         })
         .unwrap_or_default();
     names.sort();
+    names
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let dir = corpus_dir();
+    let names = trials_names(&dir);
     let mut trials: Vec<Trial> = names
         .into_iter()
         .map(|name| {
@@ -73,6 +79,19 @@ fn main() {
             })
         })
         .collect();
+    // XLA:CPU-optimized modules (fusions, bitcasts between layouts) must evaluate the same.
+    let opt: Vec<Trial> = trials_names(&dir)
+        .into_iter()
+        .filter(|name| dir.join(format!("{name}.opt.hlo")).exists())
+        .map(|name| {
+            let hlo_path = dir.join(format!("{name}.opt.hlo"));
+            let io_path = dir.join(format!("{name}.io.json"));
+            Trial::test(format!("eval_opt::{name}"), move || {
+                run_case(&hlo_path, &io_path)
+            })
+        })
+        .collect();
+    trials.extend(opt);
     // The corpus must not silently vanish.
     let count = trials.len();
     trials.push(Trial::test("eval::corpus_is_present", move || {

@@ -158,6 +158,7 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Exp,
     Opcode::Expm1,
     Opcode::Floor,
+    Opcode::Fusion,
     Opcode::Gather,
     Opcode::GetTupleElement,
     Opcode::Iota,
@@ -523,7 +524,7 @@ impl<'m> Interp<'m> {
         for i in topo_order(comp)? {
             let instr = &comp.instructions[i];
             let value = self
-                .instruction(instr, &values, &mut args, depth)
+                .instruction(comp, instr, &values, &mut args, depth)
                 .and_then(|v| {
                     if literal_matches_shape(&v, &instr.shape) {
                         Ok(v)
@@ -564,6 +565,7 @@ impl<'m> Interp<'m> {
 
     fn instruction(
         &self,
+        comp: &ir::Computation,
         instr: &Instruction,
         values: &[Option<Literal>],
         args: &mut [Option<Literal>],
@@ -683,7 +685,7 @@ impl<'m> Interp<'m> {
                 let bd = a.dimensions.as_deref().unwrap_or(&[]);
                 one(movement::broadcast(array(0)?, dims, bd)?)
             }
-            Opcode::Reshape | Opcode::Bitcast => {
+            Opcode::Reshape => {
                 nops(1)?;
                 let (dtype, dims) = array_shape(&instr.shape, op)?;
                 let x = array(0)?;
@@ -691,6 +693,17 @@ impl<'m> Interp<'m> {
                     return Err(invalid(op.name(), "changes the element type"));
                 }
                 one(movement::reshape(x, dims)?)
+            }
+            Opcode::Bitcast => {
+                nops(1)?;
+                let x = array(0)?;
+                let from = instr
+                    .operands
+                    .first()
+                    .and_then(|id| comp.get(*id))
+                    .map(|i| &i.shape)
+                    .ok_or_else(|| invalid(op.name(), "missing operand"))?;
+                one(bitcast(x, from, &instr.shape)?)
             }
             Opcode::Transpose => {
                 nops(1)?;
@@ -905,6 +918,16 @@ impl<'m> Interp<'m> {
                 };
                 one(Array::new(movement::sizes("map", dims)?, data)?)
             }
+            Opcode::Fusion => {
+                let comp = match a.calls.as_deref() {
+                    Some([c]) => *c,
+                    _ => return Err(invalid(op.name(), "needs exactly one called computation")),
+                };
+                let xs = (0..instr.operands.len())
+                    .map(|k| operand(k).cloned())
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.run(comp, xs, depth + 1)
+            }
             Opcode::Call => {
                 let comp = called(&a.to_apply, "to_apply")?;
                 let xs = (0..instr.operands.len())
@@ -966,6 +989,58 @@ impl<'m> Interp<'m> {
             }),
         }
     }
+}
+
+/// Logical dimensions from most major to most minor under `shape`'s layout (row-major when
+/// the shape has no layout).
+fn major_to_minor(shape: &Shape, rank: usize) -> Result<Vec<i64>, EvalError> {
+    match shape.layout() {
+        Some(l) if !l.minor_to_major.is_empty() || rank == 0 => {
+            let order: Vec<i64> = l.minor_to_major.iter().rev().copied().collect();
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            if sorted != (0..rank as i64).collect::<Vec<_>>() {
+                return Err(invalid(
+                    "bitcast",
+                    "layout is not a permutation of the dimensions",
+                ));
+            }
+            Ok(order)
+        }
+        _ => Ok((0..rank as i64).collect()),
+    }
+}
+
+/// `bitcast`: reinterprets the operand's physical (layout-ordered) elements under the result's
+/// shape and layout (and, for a same-width element type change, their bits). Without layouts,
+/// or with equal row-major ones, it is a reshape.
+fn bitcast(x: &Array, from: &Shape, to: &Shape) -> Result<Array, EvalError> {
+    let (dtype, dims) = array_shape(to, Opcode::Bitcast)?;
+    // An element type change of the same width reinterprets the bits (as bitcast-convert).
+    let converted;
+    let x = if x.dtype() != dtype {
+        converted = x.bitcast_convert(dtype)?;
+        &converted
+    } else {
+        x
+    };
+    let src_order = major_to_minor(from, x.rank())?;
+    let dst_order = major_to_minor(to, dims.len())?;
+    // Physical order of the operand: its dimensions from major to minor.
+    let physical = movement::transpose(x, &src_order)?;
+    let phys_dims: Vec<i64> = dst_order
+        .iter()
+        .map(|d| dims.get(*d as usize).copied().unwrap_or(0))
+        .collect();
+    let reshaped = movement::reshape(&physical, &phys_dims)?;
+    // Back to logical order: logical dimension i is physical position j where dst_order[j] = i.
+    let mut inverse = vec![0i64; dst_order.len()];
+    for (j, d) in dst_order.iter().enumerate() {
+        if let Some(slot) = inverse.get_mut(*d as usize) {
+            *slot = j as i64;
+        }
+    }
+    movement::transpose(&reshaped, &inverse)
 }
 
 /// The single `pred` scalar a comparator or selector computation returns.
@@ -1288,6 +1363,38 @@ mod tests {
         );
         let out = run(&m, &[f32s(vec![2, 3], vec![1.0, 9.0, 3.0, 7.0, 2.0, 7.0])]).unwrap();
         assert_eq!(out, vec![vec![9.0, 7.0], vec![1.0, 0.0]]);
+    }
+
+    #[test]
+    fn bitcast_follows_layouts_and_fusion_runs_its_computation() {
+        let m = module(
+            "HloModule m\n\nENTRY main {\n  x = f32[2,3]{1,0} parameter(0)\n  \
+             ROOT b = f32[3,2]{0,1} bitcast(x)\n}\n",
+        );
+        let x = f32s(vec![2, 3], vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(
+            run(&m, std::slice::from_ref(&x)).unwrap(),
+            vec![vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]]
+        );
+        let m = module(
+            "HloModule m\n\nENTRY main {\n  x = f32[2,3]{1,0} parameter(0)\n  \
+             ROOT b = s32[6]{0} bitcast(x)\n}\n",
+        );
+        let out = evaluate(&m, std::slice::from_ref(&x)).unwrap();
+        assert_eq!(
+            out.as_array().unwrap().data().get_i64(1),
+            Some(i64::from(1.0f32.to_bits()))
+        );
+        let m = module(
+            "HloModule m\n\nf {\n  p = f32[2,3]{1,0} parameter(0)\n  \
+             ROOT n = f32[2,3]{1,0} negate(p)\n}\n\n\
+             ENTRY main {\n  x = f32[2,3]{1,0} parameter(0)\n  \
+             ROOT r = f32[2,3]{1,0} fusion(x), kind=kLoop, calls=f\n}\n",
+        );
+        assert_eq!(
+            run(&m, &[x]).unwrap(),
+            vec![vec![-0.0, -1.0, -2.0, -3.0, -4.0, -5.0]]
+        );
     }
 
     #[test]
