@@ -1,7 +1,10 @@
 //! Harness: the golden store, the replay suites and regeneration, and the `aot` command-line tool.
 //! It is the only crate that sees every other crate of the workspace.
 
+pub mod check_cmd;
 pub mod eval_cmd;
 pub mod golden;
+pub mod inspect_cmd;
 pub mod ptx_run;
+pub mod run_cmd;
 pub mod schema_cmd;

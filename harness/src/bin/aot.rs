@@ -34,12 +34,30 @@ enum Command {
     /// Snapshot or diff the compatibility surface (the schema bot).
     /// Exit status: 0 clean, 1 error findings, 2 usage or internal error.
     Schema(harness::schema_cmd::SchemaArgs),
+    /// Load a serialized executable in the runtime, execute it and compare with an io file.
+    /// Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
+    Run(harness::run_cmd::RunArgs),
+    /// Compile an HLO module, load the bytes in a fresh runtime, execute and compare.
+    /// Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
+    CheckHlo(harness::check_cmd::CheckArgs),
+    /// Print an executable in protobuf text format (PTX as text) with a summary.
+    Inspect(harness::inspect_cmd::InspectArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn code(result: anyhow::Result<u8>) -> ExitCode {
+    match result {
+        Ok(c) => ExitCode::from(c),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -55,6 +73,9 @@ fn main() -> ExitCode {
         Command::PtxRun { ptx, launch } => {
             verdict(harness::ptx_run::run(&ptx, &launch, &mut stdout))
         }
+        Command::Run(args) => code(harness::run_cmd::run(&args, &mut stdout)),
+        Command::CheckHlo(args) => code(harness::check_cmd::run(&args, &mut stdout)),
+        Command::Inspect(args) => code(harness::inspect_cmd::run(&args, &mut stdout)),
         Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {

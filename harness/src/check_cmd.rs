@@ -1,0 +1,65 @@
+//! `aot check-hlo MODULE.hlo --io CASE.io.json --target-config T.txtpb`: compile the module,
+//! serialize it, load the bytes in a fresh runtime (an emulated device from the same target
+//! config), execute and compare with the io file. Exit 0 / 1 / 2 like `aot eval`.
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use runtime::RuntimeFlags;
+
+/// Arguments of `aot check-hlo`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// HLO text module.
+    pub module: PathBuf,
+    /// Inputs and expected outputs; one per replica or one for all.
+    #[arg(long, required = true)]
+    pub io: Vec<PathBuf>,
+    /// Target config (`.txtpb`) to compile for and to emulate.
+    #[arg(long)]
+    pub target_config: PathBuf,
+    /// Turn the runtime's command-buffer pass off.
+    #[arg(long)]
+    pub no_command_buffers: bool,
+}
+
+/// Compiles `module` for the target and serializes it.
+pub fn compile_file(
+    module: &std::path::Path,
+    target_config: &std::path::Path,
+) -> anyhow::Result<Vec<u8>> {
+    let text = std::fs::read_to_string(module)
+        .with_context(|| format!("cannot read {}", module.display()))?;
+    let m =
+        hlo::parse_module(&text).with_context(|| format!("cannot parse {}", module.display()))?;
+    let target = compiler::Target::load(target_config)
+        .with_context(|| format!("cannot load {}", target_config.display()))?;
+    compiler::compile_to_bytes(&m, &target, &compiler::CompileOptions::default())
+        .with_context(|| format!("cannot compile {}", module.display()))
+}
+
+/// Runs `aot check-hlo`: 0 all outputs match, 1 a mismatch; errors are the caller's exit 2.
+pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let bytes = compile_file(&args.module, &args.target_config)?;
+    let flags = RuntimeFlags {
+        enable_command_buffers: !args.no_command_buffers,
+        ..RuntimeFlags::default()
+    };
+    let ok = crate::run_cmd::load_run_compare(
+        &bytes,
+        "emulated",
+        &args.target_config,
+        &args.io,
+        None,
+        &flags,
+        out,
+    )
+    .with_context(|| {
+        format!(
+            "{} (compiled, {} bytes)",
+            args.module.display(),
+            bytes.len()
+        )
+    })?;
+    Ok(if ok { 0 } else { 1 })
+}

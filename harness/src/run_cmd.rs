@@ -1,0 +1,211 @@
+//! `aot run ARTIFACT --target-config T.txtpb --io CASE.io.json [--replicas N]`: load a serialized
+//! executable in the runtime, execute it with the io file's inputs and compare with its outputs.
+//!
+//! Output: one verdict line per output leaf (per replica when there are several), in `aot eval`'s
+//! format, then a summary line. Exit status: 0 every output matches, 1 a mismatch, 2 an error
+//! (the load error is printed with its absl code, e.g. `FAILED_PRECONDITION: ...`).
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use hlo::io::{compare, IoCase, Tolerance};
+use hlo::literal::Array;
+use runtime::{Device, DeviceDescription, EmulatedDevice, Executable, RuntimeFlags};
+
+/// Arguments of `aot run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Serialized executable (`GpuExecutableProto`, protobuf binary).
+    pub artifact: PathBuf,
+    /// Target config (`.txtpb`) describing the device to run on.
+    #[arg(long)]
+    pub target_config: PathBuf,
+    /// Inputs and expected outputs; give one per replica (in replica order) or one for all.
+    #[arg(long, required = true)]
+    pub io: Vec<PathBuf>,
+    /// Replicas to run (default: the executable's replica_count; must equal it).
+    #[arg(long)]
+    pub replicas: Option<usize>,
+    /// Turn the command-buffer load-time pass off.
+    #[arg(long)]
+    pub no_command_buffers: bool,
+    /// Device: `emulated` (default) or `cuda`.
+    #[arg(long, default_value = "emulated")]
+    pub device: String,
+}
+
+/// Builds `count` devices of `kind` for a target config.
+pub fn make_devices(
+    kind: &str,
+    target_config: &Path,
+    count: usize,
+) -> anyhow::Result<Vec<Arc<dyn Device>>> {
+    let config = proto::load_target_config(target_config)?;
+    let description = DeviceDescription::from_target_config(&config)?;
+    (0..count)
+        .map(|i| -> anyhow::Result<Arc<dyn Device>> {
+            Ok(match kind {
+                "emulated" => Arc::new(EmulatedDevice::new(description.clone())),
+                "cuda" => Arc::new(runtime::CudaDevice::new(i, description.clone())?),
+                other => bail!("unknown device {other:?} (emulated or cuda)"),
+            })
+        })
+        .collect()
+}
+
+/// Executes `exe` on `devices` (one per replica) with per-replica inputs; the outputs as arrays.
+pub fn execute_arrays(
+    exe: &Executable,
+    devices: &[Arc<dyn Device>],
+    inputs: &[Vec<Array>],
+) -> anyhow::Result<Vec<Vec<Array>>> {
+    let args: Vec<Vec<Vec<u8>>> = inputs
+        .iter()
+        .map(|case| case.iter().map(runtime::host::array_to_bytes).collect())
+        .collect();
+    let results = if devices.len() == 1 && exe.num_replicas == 1 {
+        let refs: Vec<&[u8]> = args[0].iter().map(Vec::as_slice).collect();
+        vec![exe.execute(devices[0].as_ref(), &refs)?]
+    } else {
+        exe.execute_replicated(devices, &args)?
+    };
+    results
+        .into_iter()
+        .map(|r| {
+            r.outputs
+                .iter()
+                .zip(&exe.outputs)
+                .map(|(bytes, leaf)| {
+                    runtime::host::array_from_bytes(&leaf.element_type, &leaf.dims, bytes)
+                        .map_err(anyhow::Error::from)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Prints one verdict line per output (`prefix` names the replica) and returns how many match.
+pub fn report(
+    prefix: &str,
+    got: &[Array],
+    want: &[Array],
+    out: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    if got.len() != want.len() {
+        bail!(
+            "{prefix}the executable produces {} outputs, the io file lists {}",
+            got.len(),
+            want.len()
+        );
+    }
+    let mut matched = 0usize;
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let tol = Tolerance::for_dtype(w.dtype());
+        let c = compare(g, w, tol);
+        matched += usize::from(c.ok);
+        if let Some(s) = &c.structural {
+            writeln!(out, "{prefix}output {i} {}: MISMATCH {s}", w.shape_string())?;
+        } else if c.ok {
+            writeln!(
+                out,
+                "{prefix}output {i} {}: OK max_abs_err={:e}",
+                w.shape_string(),
+                c.max_abs_err
+            )?;
+        } else {
+            let first = c
+                .first
+                .as_ref()
+                .map(|m| format!(" first={:?} got={} want={}", m.index, m.got, m.want))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{prefix}output {i} {}: MISMATCH max_abs_err={:e} mismatches={}{first} (atol={:e} rtol={:e})",
+                w.shape_string(),
+                c.max_abs_err,
+                c.mismatches,
+                tol.atol,
+                tol.rtol
+            )?;
+        }
+    }
+    Ok(matched)
+}
+
+/// Loads `bytes` on devices built from the target config, runs every replica with its io case
+/// and prints verdicts. `Ok(true)` when everything matches.
+pub fn load_run_compare(
+    bytes: &[u8],
+    device_kind: &str,
+    target_config: &Path,
+    io: &[PathBuf],
+    replicas: Option<usize>,
+    flags: &RuntimeFlags,
+    out: &mut dyn Write,
+) -> anyhow::Result<bool> {
+    let probe = make_devices(device_kind, target_config, 1)?;
+    let exe = runtime::load(bytes, probe[0].as_ref(), flags)?;
+    let n = replicas.unwrap_or(exe.num_replicas as usize);
+    if n as u64 != exe.num_replicas {
+        bail!(
+            "--replicas {n}, but the executable's replica_count is {}",
+            exe.num_replicas
+        );
+    }
+    let cases = io
+        .iter()
+        .map(|p| IoCase::read(p).with_context(|| format!("cannot load {}", p.display())))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let cases: Vec<&IoCase> = match cases.len() {
+        1 => std::iter::repeat_n(&cases[0], n).collect(),
+        k if k == n => cases.iter().collect(),
+        k => bail!("{k} io files for {n} replicas (give one, or one per replica)"),
+    };
+    let devices = if n == 1 {
+        probe
+    } else {
+        make_devices(device_kind, target_config, n)?
+    };
+    let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
+    let got = execute_arrays(&exe, &devices, &inputs)?;
+    let mut matched = 0;
+    let mut total = 0;
+    for (r, (g, c)) in got.iter().zip(&cases).enumerate() {
+        let prefix = if n > 1 {
+            format!("replica {r} ")
+        } else {
+            String::new()
+        };
+        matched += report(&prefix, g, &c.outputs, out)?;
+        total += g.len();
+    }
+    let ok = matched == total;
+    writeln!(
+        out,
+        "{}: {matched} of {total} outputs match",
+        if ok { "OK" } else { "MISMATCH" }
+    )?;
+    Ok(ok)
+}
+
+/// Runs `aot run`: 0 all outputs match, 1 a mismatch; errors are the caller's exit 2.
+pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let bytes = std::fs::read(&args.artifact)
+        .with_context(|| format!("cannot read {}", args.artifact.display()))?;
+    let flags = RuntimeFlags {
+        enable_command_buffers: !args.no_command_buffers,
+        ..RuntimeFlags::default()
+    };
+    let ok = load_run_compare(
+        &bytes,
+        &args.device,
+        &args.target_config,
+        &args.io,
+        args.replicas,
+        &flags,
+        out,
+    )
+    .with_context(|| format!("{}", args.artifact.display()))?;
+    Ok(if ok { 0 } else { 1 })
+}

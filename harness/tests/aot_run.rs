@@ -1,0 +1,152 @@
+//! `aot run`, `aot check-hlo` and `aot inspect`: every corpus HLO case compiled for h100_sxm and
+//! a100_sxm_80, serialized, loaded in a fresh runtime on the emulated device and compared with its
+//! io file; plus the CLI's exit codes and inspect's summary.
+//!
+//! `AOT_RUN_FILTER=substring` limits the corpus trials (libtest-mimic's own filter works too).
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn spec(name: &str) -> PathBuf {
+    root()
+        .join("testdata/target_specs")
+        .join(format!("{name}.txtpb"))
+}
+
+fn check(module: &Path, io: &Path, target: &str) -> Result<(), Failed> {
+    let args = harness::check_cmd::CheckArgs {
+        module: module.to_owned(),
+        io: vec![io.to_owned()],
+        target_config: spec(target),
+        no_command_buffers: false,
+    };
+    let mut out = Vec::new();
+    let r = harness::check_cmd::run(&args, &mut out);
+    let text = String::from_utf8_lossy(&out);
+    match r {
+        Ok(0) => Ok(()),
+        Ok(c) => Err(format!("exit {c}:\n{text}").into()),
+        Err(e) => Err(format!("error: {e:#}\n{text}").into()),
+    }
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("aot_run_test_{}", std::process::id()));
+    std::fs::create_dir_all(&d).ok();
+    d.join(name)
+}
+
+fn corpus_case(name: &str) -> (PathBuf, PathBuf) {
+    let d = root().join("testdata/corpus/hlo");
+    (
+        d.join(format!("{name}.hlo")),
+        d.join(format!("{name}.io.json")),
+    )
+}
+
+fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, String) {
+    let args = harness::run_cmd::RunArgs {
+        artifact: artifact.to_owned(),
+        target_config: spec(target),
+        io: vec![io.to_owned()],
+        replicas: None,
+        no_command_buffers: false,
+        device: "emulated".into(),
+    };
+    let mut out = Vec::new();
+    let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));
+    (r, String::from_utf8_lossy(&out).into_owned())
+}
+
+fn cli_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("cli::run_exit_codes", || {
+            let (hlo, io) = corpus_case("add");
+            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let artifact = tmp("add.h100.pb");
+            std::fs::write(&artifact, &bytes)?;
+            let (r, text) = run_cli(&artifact, "h100_sxm", &io);
+            if r != Ok(0) || !text.contains("OK: 1 of 1 outputs match") {
+                return Err(format!("{r:?}\n{text}").into());
+            }
+            // A wrong expectation: exit 1.
+            let case = hlo::io::IoCase::read(&io)?;
+            let mut wrong = case.clone();
+            wrong.outputs[0] = wrong.outputs[0].convert(hlo::literal::DType::F32);
+            let zeros = hlo::literal::Array::zeros(
+                wrong.outputs[0].dtype(),
+                wrong.outputs[0].dims().to_vec(),
+            );
+            wrong.outputs[0] = zeros;
+            let wrong_io = tmp("add.wrong.io.json");
+            std::fs::write(&wrong_io, hlo::io::case_to_json(&wrong))?;
+            let (r, text) = run_cli(&artifact, "h100_sxm", &wrong_io);
+            if r != Ok(1) || !text.contains("MISMATCH") {
+                return Err(format!("{r:?}\n{text}").into());
+            }
+            // An sm_90 executable on an sm_80 device: an error (exit 2) naming both.
+            let (r, _) = run_cli(&artifact, "a100_sxm_40", &io);
+            match r {
+                Err(e) if e.contains("FAILED_PRECONDITION: gpu_compute_capability is sm_90 (9.0), the device is sm_80 (8.0)") => Ok(()),
+                other => Err(format!("{other:?}").into()),
+            }
+        }),
+        Trial::test("cli::inspect_summary", || {
+            let (hlo, _) = corpus_case("add");
+            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let mut out = Vec::new();
+            harness::inspect_cmd::inspect(&bytes, false, &mut out)?;
+            let text = String::from_utf8_lossy(&out);
+            for needle in [
+                "thunks: [{",
+                "# ---- PTX module 0",
+                ".entry",
+                "# ---- summary ----",
+                "allocations:",
+                "kernels:",
+                "thunks:",
+            ] {
+                if !text.contains(needle) {
+                    return Err(format!("inspect output lacks {needle:?}:\n{text}").into());
+                }
+            }
+            Ok(())
+        }),
+    ]
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let filter = std::env::var("AOT_RUN_FILTER").unwrap_or_default();
+    let mut trials = cli_trials();
+    let dir = root().join("testdata/corpus/hlo");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    cases.sort();
+    for target in ["h100_sxm", "a100_sxm_80"] {
+        for hlo in &cases {
+            let name = hlo.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let Some(stem) = name.strip_suffix(".hlo") else {
+                continue;
+            };
+            if stem.ends_with(".opt") || !stem.contains(filter.as_str()) {
+                continue;
+            }
+            let io = dir.join(format!("{stem}.io.json"));
+            if !io.exists() {
+                continue;
+            }
+            let (hlo, target) = (hlo.clone(), target.to_owned());
+            trials.push(Trial::test(
+                format!("check_hlo::{target}::{stem}"),
+                move || check(&hlo, &io, &target),
+            ));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
