@@ -1,0 +1,119 @@
+//! The `xla_compile` binary: XLA's flags, clear messages and non-zero exits on bad input.
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use proto::prost::Message;
+
+fn xla_compile(args: &[String]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_xla_compile")).args(args).output().expect("run xla_compile");
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("xla_compile_test_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    dir.join(name)
+}
+
+fn spec(name: &str) -> String {
+    common::root().join(format!("testdata/target_specs/{name}.txtpb")).display().to_string()
+}
+
+fn module(name: &str) -> String {
+    common::root().join(format!("testdata/corpus/hlo/{name}.hlo")).display().to_string()
+}
+
+#[test]
+fn compiles_text_and_binary_modules() {
+    let out = tmp("softmax.pb");
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={}", module("softmax")),
+        format!("--output_file={}", out.display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", spec("h100_sxm")),
+    ]);
+    assert!(ok, "{err}");
+    let bytes = std::fs::read(&out).expect("output");
+    let exe = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice()).expect("decode");
+    assert!(!exe.thunks.is_empty());
+    // Same module as a binary HloModuleProto gives the same executable.
+    let text = std::fs::read_to_string(module("softmax")).expect("read");
+    let m = hlo::parse_module(&text).expect("parse");
+    let pb = tmp("softmax.module.pb");
+    let proto = hlo::convert::to_proto(&m).expect("to proto").hlo_module.expect("module");
+    std::fs::write(&pb, proto.encode_to_vec()).expect("write");
+    let out2 = tmp("softmax2.pb");
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={}", pb.display()),
+        format!("--output_file={}", out2.display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", spec("h100_sxm")),
+    ]);
+    assert!(ok, "{err}");
+    let exe2 = proto::xla::gpu::GpuExecutableProto::decode(std::fs::read(&out2).expect("out").as_slice()).expect("decode");
+    assert_eq!(exe2.thunks.len(), exe.thunks.len());
+}
+
+#[test]
+fn missing_flag_fails_with_a_message() {
+    let (ok, err) = xla_compile(&[format!("--module_file={}", module("add")), "--platform=gpu".into()]);
+    assert!(!ok);
+    assert!(err.contains("--output_file") && err.contains("--gpu_target_config"), "{err}");
+}
+
+#[test]
+fn repeated_flag_is_a_conflict() {
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={}", module("add")),
+        format!("--module_file={}", module("sort")),
+        format!("--output_file={}", tmp("x.pb").display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", spec("h100_sxm")),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("--module_file"), "{err}");
+}
+
+#[test]
+fn unknown_platform_fails() {
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={}", module("add")),
+        format!("--output_file={}", tmp("y.pb").display()),
+        "--platform=tpu".into(),
+        format!("--gpu_target_config={}", spec("h100_sxm")),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("unknown platform") && err.contains("tpu"), "{err}");
+}
+
+#[test]
+fn unreadable_module_and_rocm_config_fail() {
+    let (ok, err) = xla_compile(&[
+        "--module_file=/nonexistent/m.hlo".into(),
+        format!("--output_file={}", tmp("z.pb").display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", spec("h100_sxm")),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("/nonexistent/m.hlo"), "{err}");
+    let bad = tmp("bad.hlo");
+    std::fs::write(&bad, "HloModule broken\nENTRY e { ROOT x = f32[] bogus() }").expect("write");
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={}", bad.display()),
+        format!("--output_file={}", tmp("z.pb").display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", spec("h100_sxm")),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("bad.hlo"), "{err}");
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={}", module("add")),
+        format!("--output_file={}", tmp("z.pb").display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", spec("mi200")),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("ROCM") && err.contains("mi200.txtpb"), "{err}");
+}

@@ -1,0 +1,250 @@
+//! Unit-level tests of the pipeline: targets, passes, buffer assignment, aliasing, control flow
+//! (executed by the test thunk interpreter and compared with the HLO reference evaluator).
+mod common;
+
+use hlo::literal::{Array, Data};
+use proto::xla::gpu::thunk_proto::Impl;
+
+fn compile(text: &str) -> proto::xla::gpu::GpuExecutableProto {
+    let module = hlo::parse_module(text).expect("parse");
+    compiler::compile(&module, &common::target("h100_sxm"), &common::options()).expect("compile")
+}
+
+/// Compiles, runs on the emulator and compares with the reference evaluator.
+fn run_vs_reference(text: &str, inputs: &[Array]) -> proto::xla::gpu::GpuExecutableProto {
+    let module = hlo::parse_module(text).expect("parse");
+    let exe = compiler::compile(&module, &common::target("h100_sxm"), &common::options()).expect("compile");
+    let want = hlo::eval::evaluate_flat(&module, inputs).expect("evaluate");
+    let args: Vec<Vec<u8>> = inputs.iter().map(common::interp::to_bytes).collect();
+    let sizes: Vec<usize> = want.iter().map(|a| common::interp::to_bytes(a).len()).collect();
+    let (outs, _) = common::interp::run(&exe, &args, &sizes).expect("run");
+    for (i, (bytes, w)) in outs.iter().zip(&want).enumerate() {
+        let got = common::interp::from_bytes(w.dtype(), w.dims(), bytes);
+        let c = hlo::io::compare(&got, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        assert!(c.ok, "output {i}: {c:?}");
+    }
+    assert!(common::check_executable(&exe).is_empty(), "{:?}", common::check_executable(&exe));
+    exe
+}
+
+fn f32s(dims: Vec<usize>, v: impl Fn(usize) -> f32) -> Array {
+    let n: usize = dims.iter().product();
+    Array::new(dims, Data::F32((0..n).map(v).collect())).expect("array")
+}
+
+#[test]
+fn rocm_and_sycl_targets_are_rejected_naming_platform_and_file() {
+    for (file, platform) in [("mi200", "ROCM"), ("pvc", "SYCL")] {
+        let path = common::root().join(format!("testdata/target_specs/{file}.txtpb"));
+        let err = compiler::Target::load(&path).expect_err("must be rejected").to_string();
+        assert!(err.contains(platform), "{err}");
+        assert!(err.contains(&format!("{file}.txtpb")), "{err}");
+        assert!(err.contains("only CUDA"), "{err}");
+    }
+}
+
+#[test]
+fn cuda_targets_give_capability_ptx_version_and_abi() {
+    let h100 = common::target("h100_sxm");
+    assert_eq!(h100.codegen.target_name(), "sm_90a");
+    assert_eq!(h100.codegen.ptx_version, (8, 7));
+    assert_eq!(h100.codegen.max_threads_per_block, 1024);
+    let a100 = common::target("a100_sxm_80");
+    assert_eq!(a100.codegen.target_name(), "sm_80");
+    let exe = compile("HloModule m\nENTRY e { p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p) }");
+    let abi = exe.executable_abi_version.expect("abi");
+    assert_eq!(abi.platform_name, "CUDA");
+    match abi.platform_version {
+        Some(proto::stream_executor::executable_abi_version_proto::PlatformVersion::CudaPlatformVersion(v)) => {
+            assert_eq!(v.cuda_toolkit_version, "12.8.0");
+            assert_eq!(v.cudnn_version, "9.10.0");
+            assert_eq!(v.cub_version, "3.1.2");
+        }
+        other => panic!("{other:?}"),
+    }
+    for spec in ["b200", "gb300", "rtx6000pro", "v100", "p100"] {
+        let t = common::target(spec);
+        assert!(t.codegen.sm >= 60, "{spec}");
+    }
+}
+
+#[test]
+fn inline_dce_simplify_cse() {
+    let text = r#"
+HloModule m
+callee {
+  a = f32[8] parameter(0)
+  ROOT e = f32[8] exponential(a)
+}
+ENTRY e {
+  p = f32[8] parameter(0)
+  c = f32[8] call(p), to_apply=callee
+  r = f32[8] reshape(c)
+  cv = f32[8] convert(r)
+  dead = f32[8] negate(p)
+  n1 = f32[8] negate(cv)
+  n2 = f32[8] negate(cv)
+  ROOT s = f32[8] add(n1, n2)
+}"#;
+    let module = hlo::parse_module(text).expect("parse");
+    let opt = compiler::optimize(&module, &common::options()).expect("optimize");
+    let entry = opt.entry_computation();
+    let ops: Vec<&str> = entry.instructions.iter().map(|i| i.opcode.name()).collect();
+    assert_eq!(ops, ["parameter", "exponential", "negate", "add"], "{}", hlo::print_module(&opt));
+    let exe = run_vs_reference(text, &[f32s(vec![8], |i| i as f32 * 0.25)]);
+    assert_eq!(common::census(&exe), (1, 0, 0), "one fused kernel");
+}
+
+#[test]
+fn temporaries_share_memory_when_live_ranges_do_not_overlap() {
+    let text = r#"
+HloModule m
+ENTRY e {
+  p = f32[1024] parameter(0)
+  a = f32[1024] exponential(p)
+  b = f32[1024] negate(a)
+  c = f32[1024] sine(b)
+  d = f32[1024] cosine(c)
+  ROOT r = f32[1024] tanh(d)
+}"#;
+    let module = hlo::parse_module(text).expect("parse");
+    let mut options = common::options();
+    options.fusion = false;
+    let exe = compiler::compile(&module, &common::target("h100_sxm"), &options).expect("compile");
+    let allocs = exe.buffer_allocations.clone().expect("allocations").values;
+    let temp: Vec<_> = allocs
+        .iter()
+        .filter(|a| !a.is_entry_computation_parameter && !a.is_constant && !a.maybe_live_out)
+        .collect();
+    assert_eq!(temp.len(), 1);
+    // Four temporaries of 4 KiB, at most two live at a time.
+    assert!(temp[0].size <= 2 * 4096 + 64, "temp allocation of {} bytes", temp[0].size);
+    assert_eq!(common::census(&exe).0, 5);
+}
+
+#[test]
+fn must_alias_output_shares_the_parameter_allocation() {
+    let text = std::fs::read_to_string(common::root().join("testdata/corpus/xla_hlo/must_alias.hlo")).expect("read");
+    let input = Array::new(vec![10], Data::S32((0..10).collect())).expect("array");
+    let exe = run_vs_reference(&text, &[input]);
+    let out = exe.output_info_map[0].output_info.clone().expect("info");
+    let alloc = &exe.buffer_allocations.clone().expect("allocs").values[out.allocation_index as usize];
+    assert!(alloc.is_entry_computation_parameter && alloc.parameter_number == 0);
+    let alias = out.alias_config.expect("alias config");
+    assert_eq!(alias.kind, proto::xla::Kind::MustAlias as i32);
+}
+
+#[test]
+fn outputs_passthrough_duplicates_constants_and_slices() {
+    let text = r#"
+HloModule m
+ENTRY e {
+  p = f32[4,8] parameter(0)
+  c = f32[3] constant({1, 2, 3})
+  s = f32[1,8] slice(p), slice={[2:3], [0:8]}
+  n = f32[4,8] negate(p)
+  ROOT t = (f32[4,8], f32[4,8], f32[4,8], f32[3], f32[1,8]) tuple(p, n, n, c, s)
+}"#;
+    let exe = run_vs_reference(text, &[f32s(vec![4, 8], |i| i as f32)]);
+    let info: Vec<_> = exe.output_info_map.iter().map(|o| o.output_info.clone().expect("info")).collect();
+    assert!(info[0].passthrough);
+    assert_ne!(info[1].allocation_index, info[2].allocation_index);
+    assert_eq!(exe.constants.len(), 1);
+    assert_eq!(exe.binary.len(), 12);
+}
+
+#[test]
+fn while_loop_swapping_state_matches_reference() {
+    let text = r#"
+HloModule m
+cond {
+  s = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  a = f32[4] get-tuple-element(s), index=1
+  b = f32[4] get-tuple-element(s), index=2
+  two = f32[] constant(2)
+  bb = f32[4] broadcast(two), dimensions={}
+  a2 = f32[4] multiply(a, bb)
+  ROOT t = (s32[], f32[4], f32[4]) tuple(i2, b, a2)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[4], f32[4]) tuple(z, x, y)
+  w = (s32[], f32[4], f32[4]) while(init), condition=cond, body=body
+  g1 = f32[4] get-tuple-element(w), index=1
+  g2 = f32[4] get-tuple-element(w), index=2
+  ROOT r = (f32[4], f32[4]) tuple(g1, g2)
+}"#;
+    run_vs_reference(text, &[f32s(vec![4], |i| i as f32 + 1.0), f32s(vec![4], |i| 10.0 * i as f32)]);
+}
+
+#[test]
+fn conditional_with_tuple_results_matches_reference() {
+    let text = r#"
+HloModule m
+b0 {
+  x = f32[4] parameter(0)
+  n = f32[4] negate(x)
+  ROOT t = (f32[4], f32[4]) tuple(n, x)
+}
+b1 {
+  x = f32[4] parameter(0)
+  e = f32[4] exponential(x)
+  ROOT t = (f32[4], f32[4]) tuple(x, e)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  x = f32[4] parameter(1)
+  c = (f32[4], f32[4]) conditional(i, x, x), branch_computations={b0, b1}
+  g0 = f32[4] get-tuple-element(c), index=0
+  g1 = f32[4] get-tuple-element(c), index=1
+  ROOT r = f32[4] add(g0, g1)
+}"#;
+    for sel in [0, 1, 7] {
+        let i = Array::new(vec![], Data::S32(vec![sel])).expect("scalar");
+        let exe = run_vs_reference(text, &[i, f32s(vec![4], |k| k as f32 * 0.5)]);
+        assert!(common::all_thunks(&exe).iter().any(|t| matches!(t.r#impl, Some(Impl::ConditionalThunk(_)))));
+    }
+}
+
+#[test]
+fn dot_with_transposed_operands_becomes_a_gemm() {
+    let text = r#"
+HloModule m
+ENTRY e {
+  a = f32[2,8,4] parameter(0)
+  b = f32[8,2,5] parameter(1)
+  ROOT d = f32[2,4,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={1}, rhs_contracting_dims={0}
+}"#;
+    let exe = run_vs_reference(text, &[f32s(vec![2, 8, 4], |i| (i % 7) as f32 - 3.0), f32s(vec![8, 2, 5], |i| (i % 5) as f32 * 0.5)]);
+    let (kernels, gemms, _) = common::census(&exe);
+    assert_eq!(gemms, 1);
+    // The lhs is read transposed in place; the rhs (batch dimension not leading) is transposed.
+    assert_eq!(kernels, 1);
+}
+
+#[test]
+fn compile_errors_name_the_instruction() {
+    let text = "HloModule m\nENTRY e { p = f32[4] parameter(0)\n ROOT i = f32[4] infeed-ish(p) }";
+    assert!(hlo::parse_module(text).is_err());
+    let text = r#"
+HloModule m
+ENTRY e {
+  p = f32[1,4,4,1] parameter(0)
+  k = f32[2,2,1,1] parameter(1)
+  ROOT c = f32[1,3,3,1] convolution(p, k), window={size=2x2}, dim_labels=b01f_01io->b01f
+}"#;
+    let module = hlo::parse_module(text).expect("parse");
+    let err = compiler::compile(&module, &common::target("h100_sxm"), &common::options()).expect_err("unsupported");
+    assert!(err.to_string().contains("convolution"), "{err}");
+}
