@@ -155,57 +155,73 @@ pub fn newest_extras(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<Ex
     Ok(newest.map(|n| n.3.normalized()))
 }
 
+struct Context {
+    history: History,
+    head_extras: Extras,
+    base_extras: Extras,
+    census: Census,
+}
+
 /// Runs every rule on `head` against `base`.
 pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     let repo = Repo::new(&opts.repo);
     let spec = &opts.spec;
-    let base_sources = ProtoSources::load(&repo, &opts.base, &spec.proto_dirs)?;
-    let head_sources = ProtoSources::load(&repo, &opts.head, &spec.proto_dirs)?;
-    for (side, sources) in [(&opts.base, &base_sources), (&opts.head, &head_sources)] {
+    let side_model = |rev: &Revision| -> Result<Model, Error> {
+        let sources = ProtoSources::load(&repo, rev, &spec.proto_dirs)?;
         if sources.names().next().is_none() {
             return Err(Error::NoProtoFiles {
-                side: side.to_string(),
+                side: rev.to_string(),
                 dirs: spec.proto_dirs.join(", "),
             });
         }
-    }
-    let side_model = |sources: &ProtoSources, rev: &Revision| -> Result<Model, Error> {
         let compiled = sources.compile(&spec.files, &rev.to_string())?;
         spec.model(&compiled, rev)
     };
-    // The two sides compile independently: in parallel, the diff costs about one compile.
-    let (base_model, head_model) = if head_sources.same_as(&base_sources) {
-        let m = side_model(&base_sources, &opts.base)?;
-        (m.clone(), m)
-    } else {
-        std::thread::scope(|scope| {
-            let head = scope.spawn(|| side_model(&head_sources, &opts.head));
-            let base = side_model(&base_sources, &opts.base);
-            let head = head.join().unwrap_or_else(|_| {
-                Err(Error::Compile {
-                    side: opts.head.to_string(),
-                    message: "the compiler thread panicked".to_owned(),
-                })
-            });
-            Ok::<_, Error>((base?, head?))
-        })?
+    let context = || -> Result<Context, Error> {
+        let history = load_history(&repo, &opts.head, &opts.history_dir, &spec.ignorable)?;
+        let head_extras = match &opts.head_extras {
+            Some(e) => e.clone().normalized(),
+            None => newest_extras(&repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
+        };
+        // A base without snapshots says nothing about its opcodes, registry and flags: compare
+        // the head's with themselves rather than report all of them as new.
+        let base_extras = newest_extras(&repo, &opts.base, &opts.history_dir)?
+            .unwrap_or_else(|| head_extras.clone());
+        // The census of the head: read from its git objects when the head is a revision.
+        let census = if opts.goldens.is_absolute() {
+            Census::load(&opts.goldens)?
+        } else {
+            Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())?
+        };
+        Ok(Context {
+            history,
+            head_extras,
+            base_extras,
+            census,
+        })
     };
-
-    let history = load_history(&repo, &opts.head, &opts.history_dir, &spec.ignorable)?;
-    let head_extras = match &opts.head_extras {
-        Some(e) => e.clone().normalized(),
-        None => newest_extras(&repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
+    // Base, head and the rest are independent (git reads, two protox compiles, the history):
+    // run side by side, the diff costs about one compile plus the rules.
+    let panicked = |what: &str| Error::Compile {
+        side: what.to_owned(),
+        message: "the worker thread panicked".to_owned(),
     };
-    // A base without snapshots says nothing about its opcodes, registry and flags: compare the
-    // head's with themselves rather than report all of them as new.
-    let base_extras =
-        newest_extras(&repo, &opts.base, &opts.history_dir)?.unwrap_or_else(|| head_extras.clone());
-    // The census of the head: read from its git objects when the head is a revision.
-    let census = if opts.goldens.is_absolute() {
-        Census::load(&opts.goldens)?
-    } else {
-        Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())?
-    };
+    let (base_model, head_model, ctx) = std::thread::scope(|scope| {
+        let head = scope.spawn(|| side_model(&opts.head));
+        let ctx = scope.spawn(context);
+        let base = side_model(&opts.base);
+        let head = head
+            .join()
+            .unwrap_or_else(|_| Err(panicked(&opts.head.to_string())));
+        let ctx = ctx.join().unwrap_or_else(|_| Err(panicked("history")));
+        Ok::<_, Error>((base?, head?, ctx?))
+    })?;
+    let Context {
+        history,
+        head_extras,
+        base_extras,
+        census,
+    } = ctx;
     let base_side = Side {
         model: &base_model,
         extras: &base_extras,

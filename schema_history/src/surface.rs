@@ -322,8 +322,12 @@ pub enum SnapshotOutcome {
 }
 
 /// Writes `surface` as a new snapshot under `dir` (a filesystem path) unless the newest snapshot
-/// there already has the same listing and extras. A snapshot of the same day and label as the
-/// newest replaces it (re-running the command while the schema is being edited).
+/// there already has the same listing and extras.
+///
+/// Two cases update the newest snapshot in place instead of adding one: the same day and label
+/// as the newest (re-running the command while the schema is being edited), and the baseline's
+/// own day (until the day is over, changes belong to the baseline: no older runtime or artifact
+/// exists yet).
 pub fn write_snapshot(
     dir: &Path,
     surface: &Surface,
@@ -335,23 +339,25 @@ pub fn write_snapshot(
     let history = History::load(&repo, &Revision::WorkTree, "", ignorable)?;
     let name = format!("{}-{}", surface.date, sanitize(label));
     let mut seq = 1;
+    let mut target = dir.join(&name);
     if let Some(newest) = history.newest() {
         if newest.listing == surface.listing && newest.meta.extras == surface.extras {
             return Ok(SnapshotOutcome::UpToDate(dir.join(&newest.name)));
         }
-        seq = newest.meta.seq + 1;
-        if newest.name == name {
+        let baseline_day = history.snapshots.len() == 1 && newest.meta.date == surface.date;
+        if newest.name == name || baseline_day {
             seq = newest.meta.seq;
+            target = dir.join(&newest.name);
+        } else {
+            seq = newest.meta.seq + 1;
+            if target.exists() {
+                let mut n = 2;
+                while dir.join(format!("{name}-{n}")).exists() {
+                    n += 1;
+                }
+                target = dir.join(format!("{name}-{n}"));
+            }
         }
-    }
-    let mut target = dir.join(&name);
-    let replaces_newest = history.newest().is_some_and(|n| n.name == name);
-    if target.exists() && !replaces_newest {
-        let mut n = 2;
-        while dir.join(format!("{name}-{n}")).exists() {
-            n += 1;
-        }
-        target = dir.join(format!("{name}-{n}"));
     }
     std::fs::create_dir_all(&target).map_err(|e| Error::io(&target, e))?;
     let meta = SnapshotMeta {

@@ -282,6 +282,15 @@ fn snapshot_is_idempotent_and_orders_by_sequence() {
     repo.schema("message Root { int32 a = 1; }");
     let first = repo.snapshot("2026-05-01", "x");
     assert!(matches!(first, SnapshotOutcome::Written(_)));
+    // Still the baseline's day: the change joins the baseline, under the baseline's name.
+    repo.schema("message Root { int32 a = 1; int32 z = 26; }");
+    let again = repo.snapshot("2026-05-01", "other-label");
+    assert!(
+        matches!(&again, SnapshotOutcome::Written(p) if p.ends_with("2026-05-01-x")),
+        "{again:?}"
+    );
+    repo.schema("message Root { int32 a = 1; }");
+    assert!(matches!(repo.snapshot("2026-05-01", "x"), SnapshotOutcome::Written(_)));
     assert!(matches!(
         repo.snapshot("2026-05-03", "y"),
         SnapshotOutcome::UpToDate(_)
