@@ -19,11 +19,10 @@
 //! | ints, `pred` | 0 | 0 | exact |
 use std::path::Path;
 
-use half::{bf16, f16};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::literal::{element_count, Array, DType, Data};
+use crate::literal::{bf16_from_f64, element_count, f16_from_f64, Array, DType, Data};
 
 /// Errors reading an io file.
 #[derive(Debug, Error)]
@@ -173,8 +172,8 @@ pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
             // Narrow types must hold the value exactly (the file writes the stored value).
             let narrowed = match dtype {
                 DType::F32 => f64::from(f as f32),
-                DType::F16 => f16::from_f64(f).to_f64(),
-                DType::BF16 => bf16::from_f64(f).to_f64(),
+                DType::F16 => f16_from_f64(f).to_f64(),
+                DType::BF16 => bf16_from_f64(f).to_f64(),
                 _ => f,
             };
             // Exact up to decimal-rendering slack of a few f64 ulps.

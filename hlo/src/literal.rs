@@ -448,8 +448,8 @@ impl Data {
             DType::U16 => Data::U16(v.iter().map(|x| *x as u16).collect()),
             DType::U32 => Data::U32(v.iter().map(|x| *x as u32).collect()),
             DType::U64 => Data::U64(v.iter().map(|x| *x as u64).collect()),
-            DType::F16 => Data::F16(v.iter().map(|x| f16::from_f32(*x as f32)).collect()),
-            DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_f32(*x as f32)).collect()),
+            DType::F16 => Data::F16(v.iter().map(|x| f16_from_f64(*x as f64)).collect()),
+            DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
         }
@@ -459,8 +459,8 @@ impl Data {
     pub fn from_wide_u(dtype: DType, v: Vec<u64>) -> Data {
         match dtype {
             DType::U64 => Data::U64(v),
-            DType::F16 => Data::F16(v.iter().map(|x| f16::from_f32(*x as f32)).collect()),
-            DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_f32(*x as f32)).collect()),
+            DType::F16 => Data::F16(v.iter().map(|x| f16_from_f64(*x as f64)).collect()),
+            DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
             d => Data::from_wide_s(d, v.into_iter().map(|x| x as i64).collect()),
@@ -604,15 +604,41 @@ impl FromF64 for f32 {
         x as f32
     }
 }
+/// `x` rounded to `f32` with round-to-odd: truncate toward zero, then set the last bit when
+/// inexact. Rounding that result to a type with at least two fewer significand bits
+/// (`f16`, `bf16`) with ties-to-even gives the correctly rounded result of `x` — unlike rounding
+/// to nearest twice, which can mis-round ties.
+fn f64_to_f32_round_odd(x: f64) -> f32 {
+    let y = x as f32;
+    if x.is_nan() || f64::from(y) == x {
+        return y;
+    }
+    let mut bits = y.to_bits();
+    if f64::from(y).abs() > x.abs() {
+        bits -= 1; // one step toward zero in magnitude (sign-magnitude encoding)
+    }
+    f32::from_bits(bits | 1)
+}
+
 impl FromF64 for f16 {
     fn from_f64(x: f64) -> Self {
-        f16::from_f64(x)
+        f16::from_f32(f64_to_f32_round_odd(x))
     }
 }
 impl FromF64 for bf16 {
     fn from_f64(x: f64) -> Self {
-        bf16::from_f64(x)
+        bf16::from_f32(f64_to_f32_round_odd(x))
     }
+}
+
+/// `x` correctly rounded (ties to even) to `f16`.
+pub fn f16_from_f64(x: f64) -> f16 {
+    <f16 as FromF64>::from_f64(x)
+}
+
+/// `x` correctly rounded (ties to even) to `bf16`.
+pub fn bf16_from_f64(x: f64) -> bf16 {
+    <bf16 as FromF64>::from_f64(x)
 }
 
 /// A dense row-major array: element type, dimensions and data.
@@ -958,6 +984,25 @@ mod tests {
             Data::U32(vec![u32::MAX]).convert(DType::S32),
             Data::S32(vec![-1])
         );
+    }
+
+    #[test]
+    fn narrowing_from_f64_rounds_once() {
+        // Just above a bf16 tie by less than f32 can hold: rounding to f32 first would land on
+        // the tie and round to even (down); correct rounding goes up.
+        let x = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
+        assert_eq!(bf16_from_f64(x), bf16::from_f32(1.0 + 2f32.powi(-7)));
+        assert_eq!(bf16_from_f64(-x), bf16::from_f32(-(1.0 + 2f32.powi(-7))));
+        let y = 2049.0 + 2f64.powi(-30);
+        assert_eq!(f16_from_f64(y), f16::from_f32(2050.0));
+        // Exact ties still go to even; specials pass through.
+        assert_eq!(bf16_from_f64(1.0 + 2f64.powi(-8)), bf16::from_f32(1.0));
+        assert_eq!(f16_from_f64(2049.0), f16::from_f32(2048.0));
+        assert!(f16_from_f64(f64::NAN).is_nan());
+        assert_eq!(f16_from_f64(1e300), f16::INFINITY);
+        assert_eq!(bf16_from_f64(-1e300), bf16::NEG_INFINITY);
+        assert_eq!(f16_from_f64(1e-30), f16::from_f32(0.0));
+        assert_eq!(f16_from_f64(2f64.powi(-24) * 0.75), f16::from_bits(1));
     }
 
     #[test]
