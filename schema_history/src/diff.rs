@@ -156,6 +156,7 @@ pub fn newest_extras(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<Ex
 }
 
 struct Context {
+    labels: (String, String),
     history: History,
     head_extras: Extras,
     base_extras: Extras,
@@ -166,8 +167,16 @@ struct Context {
 pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     let repo = Repo::new(&opts.repo);
     let spec = &opts.spec;
+    let trace = std::env::var_os("SCHEMA_HISTORY_TRACE").is_some();
+    let started = std::time::Instant::now();
+    let mark = |what: &str| {
+        if trace {
+            eprintln!("[schema_history] {what}: {:?}", started.elapsed());
+        }
+    };
     let side_model = |rev: &Revision| -> Result<Model, Error> {
         let sources = ProtoSources::load(&repo, rev, &spec.proto_dirs)?;
+        mark(&format!("{rev}: sources read"));
         if sources.names().next().is_none() {
             return Err(Error::NoProtoFiles {
                 side: rev.to_string(),
@@ -175,7 +184,10 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             });
         }
         let compiled = sources.compile(&spec.files, &rev.to_string())?;
-        spec.model(&compiled, rev)
+        mark(&format!("{rev}: compiled"));
+        let model = spec.model(&compiled, rev);
+        mark(&format!("{rev}: model"));
+        model
     };
     let context = || -> Result<Context, Error> {
         let history = load_history(&repo, &opts.head, &opts.history_dir, &spec.ignorable)?;
@@ -193,7 +205,20 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         } else {
             Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())?
         };
+        let label = |rev: &Revision| match rev {
+            Revision::WorkTree => "working tree".to_owned(),
+            Revision::Git(r) => match repo.resolve(r) {
+                Ok(hash) if !hash.starts_with(r.as_str()) => {
+                    format!("{r} ({})", hash.get(..10).unwrap_or(&hash))
+                }
+                Ok(hash) => hash.get(..10).unwrap_or(&hash).to_owned(),
+                Err(_) => r.clone(),
+            },
+        };
+        let labels = (label(&opts.base), label(&opts.head));
+        mark("history, extras, census");
         Ok(Context {
+            labels,
             history,
             head_extras,
             base_extras,
@@ -217,6 +242,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         Ok::<_, Error>((base?, head?, ctx?))
     })?;
     let Context {
+        labels,
         history,
         head_extras,
         base_extras,
@@ -231,6 +257,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         extras: &head_extras,
     };
 
+    mark("joined");
     let mut findings: Vec<Finding> = rules::wire(&base_model, &head_model, &history);
     findings.extend(rules::windows(
         base_side, head_side, &history, &census, opts.today,
@@ -254,20 +281,11 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         .into_owned();
     let waivers = Waivers::load(&waivers_path, &shown)?;
     let (findings, waived) = waivers.apply(findings, opts.today);
+    mark("rules");
 
-    let label = |rev: &Revision| match rev {
-        Revision::WorkTree => "working tree".to_owned(),
-        Revision::Git(r) => match repo.resolve(r) {
-            Ok(hash) if !hash.starts_with(r.as_str()) => {
-                format!("{r} ({})", hash.get(..10).unwrap_or(&hash))
-            }
-            Ok(hash) => hash.get(..10).unwrap_or(&hash).to_owned(),
-            Err(_) => r.clone(),
-        },
-    };
     let mut report = Report {
-        base: label(&opts.base),
-        head: label(&opts.head),
+        base: labels.0,
+        head: labels.1,
         today: opts.today,
         findings,
         waived,

@@ -1,9 +1,10 @@
 //! Reading a repository's files at a revision (git objects, no checkout) or in the working tree,
 //! and compiling its protos in memory with protox.
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use prost_reflect::DescriptorPool;
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
@@ -29,15 +30,57 @@ impl std::fmt::Display for Revision {
 }
 
 /// A git repository (or a plain directory, for working-tree reads only).
+///
+/// Git reads are cheap after the first: the tree listing of each revision is cached, and objects
+/// are read through one long-lived `git cat-file --batch` shared by clones of the `Repo`.
 #[derive(Debug, Clone)]
 pub struct Repo {
     root: PathBuf,
+    trees: Arc<Mutex<HashMap<String, Arc<Vec<String>>>>>,
+    cat: Arc<Mutex<Option<CatFile>>>,
+}
+
+/// A running `git cat-file --batch`.
+#[derive(Debug)]
+struct CatFile {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Drop for CatFile {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Repo {
     /// The repository whose top-level directory is `root`.
     pub fn new(root: impl Into<PathBuf>) -> Repo {
-        Repo { root: root.into() }
+        Repo {
+            root: root.into(),
+            trees: Arc::default(),
+            cat: Arc::default(),
+        }
+    }
+
+    /// Every file path of the tree of `rev` (one `git ls-tree`, cached).
+    fn tree(&self, rev: &str) -> Result<Arc<Vec<String>>, Error> {
+        if let Some(t) = self.trees.lock().ok().and_then(|m| m.get(rev).cloned()) {
+            return Ok(t);
+        }
+        let out = self.git(&["ls-tree", "--full-tree", "-r", "-z", "--name-only", rev])?;
+        let files: Vec<String> = out
+            .split(|b| *b == 0)
+            .filter(|n| !n.is_empty())
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect();
+        let files = Arc::new(files);
+        if let Ok(mut m) = self.trees.lock() {
+            m.insert(rev.to_owned(), files.clone());
+        }
+        Ok(files)
     }
 
     /// The repository's top-level directory.
@@ -129,26 +172,17 @@ impl Repo {
                 }
             }
             Revision::Git(rev) => {
-                let spec = if dir.is_empty() { "." } else { dir };
-                let out = self.git(&[
-                    "ls-tree",
-                    "--full-tree",
-                    "-r",
-                    "-z",
-                    "--name-only",
-                    rev,
-                    "--",
-                    spec,
-                ])?;
-                for name in out.split(|b| *b == 0) {
-                    if name.is_empty() {
-                        continue;
-                    }
-                    let name = String::from_utf8_lossy(name).into_owned();
-                    if name.ends_with(suffix) {
-                        files.push(name);
-                    }
-                }
+                let prefix = if dir.is_empty() {
+                    String::new()
+                } else {
+                    format!("{dir}/")
+                };
+                files.extend(
+                    self.tree(rev)?
+                        .iter()
+                        .filter(|f| f.starts_with(&prefix) && f.ends_with(suffix))
+                        .cloned(),
+                );
             }
         }
         files.sort();
@@ -193,69 +227,83 @@ impl Repo {
 
     fn cat_files(&self, rev: &str, paths: &[String]) -> Result<Vec<Option<Vec<u8>>>, Error> {
         let args = ["cat-file", "--batch"];
-        let mut child = Command::new("git")
-            .arg("-C")
-            .arg(&self.root)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| git_error(&args, e.to_string()))?;
-        let mut request = String::new();
-        for path in paths {
-            request.push_str(rev);
-            request.push(':');
-            request.push_str(path);
-            request.push('\n');
-        }
-        let stdin = child.stdin.take();
-        let writer = std::thread::spawn(move || -> std::io::Result<()> {
-            if let Some(mut stdin) = stdin {
-                stdin.write_all(request.as_bytes())?;
-            }
-            Ok(())
-        });
-        let mut out = Vec::new();
-        if let Some(mut stdout) = child.stdout.take() {
-            stdout
-                .read_to_end(&mut out)
+        let mut guard = self
+            .cat
+            .lock()
+            .map_err(|_| git_error(&args, "the reader lock is poisoned".into()))?;
+        if guard.is_none() {
+            let mut child = Command::new("git")
+                .arg("-C")
+                .arg(&self.root)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
                 .map_err(|e| git_error(&args, e.to_string()))?;
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                let _ = child.kill();
+                return Err(git_error(&args, "no pipes to git".into()));
+            };
+            *guard = Some(CatFile {
+                child,
+                stdin,
+                stdout: BufReader::new(stdout),
+            });
         }
-        let status = child.wait().map_err(|e| git_error(&args, e.to_string()))?;
-        let _ = writer.join();
-        if !status.success() {
-            let mut stderr = String::new();
-            if let Some(mut err) = child.stderr.take() {
-                let _ = err.read_to_string(&mut stderr);
-            }
-            return Err(git_error(&args, stderr.trim().to_owned()));
+        let result = match guard.as_mut() {
+            Some(cat) => read_objects(cat, rev, paths),
+            None => Err("git cat-file is not running".to_owned()),
+        };
+        if result.is_err() {
+            // A broken reader is not reused.
+            *guard = None;
         }
-        parse_batch(&out, paths.len())
-            .ok_or_else(|| git_error(&args, "unexpected output from git cat-file --batch".into()))
+        result.map_err(|e| git_error(&args, e))
     }
 }
 
-/// Parses `git cat-file --batch` output: per request a header line `<sha> <type> <size>` and the
-/// object, or `<name> missing`.
-fn parse_batch(mut out: &[u8], count: usize) -> Option<Vec<Option<Vec<u8>>>> {
-    let mut result = Vec::with_capacity(count);
-    for _ in 0..count {
-        let newline = out.iter().position(|b| *b == b'\n')?;
-        let header = std::str::from_utf8(out.get(..newline)?).ok()?;
-        out = out.get(newline + 1..)?;
+/// Asks a running `git cat-file --batch` for `rev:path` of each path, one at a time (git flushes
+/// after each object, so requests and answers never fill a pipe).
+fn read_objects(
+    cat: &mut CatFile,
+    rev: &str,
+    paths: &[String],
+) -> Result<Vec<Option<Vec<u8>>>, String> {
+    let mut out = Vec::with_capacity(paths.len());
+    for path in paths {
+        if path.contains('\n') {
+            out.push(None);
+            continue;
+        }
+        writeln!(cat.stdin, "{rev}:{path}").map_err(|e| e.to_string())?;
+        cat.stdin.flush().map_err(|e| e.to_string())?;
+        let mut header = String::new();
+        cat.stdout
+            .read_line(&mut header)
+            .map_err(|e| e.to_string())?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            return Err("git cat-file stopped answering".into());
+        }
         if header.ends_with(" missing") || header.ends_with(" ambiguous") {
-            result.push(None);
+            out.push(None);
             continue;
         }
         let mut parts = header.rsplitn(3, ' ');
-        let size: usize = parts.next()?.parse().ok()?;
-        let kind = parts.next()?;
-        let body = out.get(..size)?.to_vec();
-        out = out.get(size + 1..)?;
-        result.push((kind == "blob").then_some(body));
+        let size: usize = parts
+            .next()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("unexpected header {header:?}"))?;
+        let kind = parts.next().unwrap_or("");
+        let mut body = vec![0; size + 1];
+        cat.stdout
+            .read_exact(&mut body)
+            .map_err(|e| e.to_string())?;
+        body.pop();
+        out.push((kind == "blob").then_some(body));
     }
-    Some(result)
+    Ok(out)
 }
 
 fn git_error(args: &[&str], message: String) -> Error {
@@ -438,18 +486,5 @@ impl ProtoSources {
     /// Whether both sides have exactly the same files and texts (the diff then compiles once).
     pub fn same_as(&self, other: &ProtoSources) -> bool {
         self.files == other.files
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_cat_file_batch() {
-        let out = b"abc blob 3\nfoo\nHEAD:x missing\ndef blob 0\n\n";
-        let parsed = parse_batch(out, 3).unwrap();
-        assert_eq!(parsed, vec![Some(b"foo".to_vec()), None, Some(Vec::new())]);
-        assert!(parse_batch(b"abc blob 10\nfoo\n", 1).is_none());
     }
 }
