@@ -375,6 +375,15 @@ impl Data {
         })
     }
 
+    /// Element `i` as an index: like [`Data::get_i64`], but `u64` values above `i64::MAX`
+    /// saturate instead of wrapping negative (so they clamp high, as XLA's unsigned indices do).
+    pub fn get_index(&self, i: usize) -> Option<i64> {
+        match self {
+            Data::U64(v) => v.get(i).map(|x| i64::try_from(*x).unwrap_or(i64::MAX)),
+            d => d.get_i64(i),
+        }
+    }
+
     /// Element `i` as a bool (`x != 0`; `None` out of bounds).
     pub fn get_bool(&self, i: usize) -> Option<bool> {
         match self {

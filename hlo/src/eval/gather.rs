@@ -113,7 +113,7 @@ impl<'a> IndexReader<'a> {
         if let Some(d) = self.ivd {
             lin += k * self.istr[d];
         }
-        self.indices.data().get_i64(lin).unwrap_or(0)
+        self.indices.data().get_index(lin).unwrap_or(0)
     }
 }
 

@@ -326,7 +326,7 @@ fn clamped_starts(
         if s.rank() != 0 || !s.dtype().is_int() {
             return Err(invalid(op, "start indices must be integer scalars"));
         }
-        let v = s.data().get_i64(0).unwrap_or(0);
+        let v = s.data().get_index(0).unwrap_or(0);
         let dim = x.dims()[d];
         if sizes[d] > dim {
             return Err(invalid(
@@ -465,6 +465,10 @@ mod tests {
         let y = dynamic_update_slice(&x, &u, &[&big, &big]).unwrap();
         assert_eq!(s32(&y), vec![0, 1, 2, 3, 4, 5, 6, 7, -1, -2]);
         assert!(dynamic_slice(&x, &[&big], &[2]).is_err());
+        // A huge unsigned start clamps high, not low.
+        let huge = Array::new(vec![], Data::U64(vec![u64::MAX])).unwrap();
+        let s = dynamic_slice(&x, &[&huge, &zero], &[1, 2]).unwrap();
+        assert_eq!(s32(&s), vec![8, 9]);
     }
 
     #[test]
