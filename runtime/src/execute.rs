@@ -505,8 +505,6 @@ impl Run<'_> {
 
     fn collective(&mut self, c: &crate::thunks::CollectiveThunk) -> Result<()> {
         self.stats.collectives += 1;
-        let seq = self.collective_seq;
-        self.collective_seq += 1;
         let n = self.exe.num_replicas as i64;
         let group: Vec<i64> = if c.config.replica_groups.is_empty() {
             (0..n).collect()
@@ -526,6 +524,9 @@ impl Run<'_> {
             let esz = t.size() as usize;
             let mut src = self.read(&b.source)?;
             src.truncate(count * esz);
+            // One rendezvous per buffer: every replica issues them in the same order.
+            let seq = self.collective_seq;
+            self.collective_seq += 1;
             let parts = match self.clique {
                 Some(cl) if group.len() > 1 => cl.exchange(seq, &group, self.replica, src)?,
                 _ => vec![src],

@@ -846,15 +846,14 @@ fn collective(
         })
         .collect::<Result<Vec<_>>>()?;
     match CollectiveOpGroupModeProto::try_from(c.group_mode) {
+        // With one partition per replica (checked at load), these modes all group replicas.
         Ok(
             CollectiveOpGroupModeProto::CollectiveOpGroupModeUnspecified
             | CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica
+            | CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplicaAndPartition
             | CollectiveOpGroupModeProto::CollectiveOpGroupModeFlattenedId,
         ) => {}
-        Ok(
-            CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition
-            | CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplicaAndPartition,
-        ) => {
+        Ok(CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition) => {
             return Err(Error::Unimplemented(format!(
                 "{cp}.group_mode is {}; this runtime runs one partition per replica",
                 c.group_mode

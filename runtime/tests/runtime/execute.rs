@@ -550,3 +550,37 @@ fn cuda_device_without_a_driver_is_unavailable() {
         "UNAVAILABLE: no CUDA driver library (libcuda.so) on this machine"
     );
 }
+
+#[test]
+fn two_replica_all_reduce_with_two_buffers_and_partition_mode() {
+    let buffers = vec![
+        CollectiveBufferProto {
+            element_count: 4,
+            source_buffer: Some(sl(0, 0, 16)),
+            destination_buffer: Some(sl(1, 0, 16)),
+            ..Default::default()
+        },
+        CollectiveBufferProto {
+            element_count: 4,
+            source_buffer: Some(sl(0, 0, 16)),
+            destination_buffer: Some(sl(1, 16, 16)),
+            ..Default::default()
+        },
+    ];
+    let mut c = config(vec![vec![0, 1]]);
+    if let Some(c) = c.as_mut() {
+        c.operand_element_type.push(c.operand_element_type[0]);
+        c.group_mode =
+            CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplicaAndPartition as i32;
+    }
+    let p = collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: c,
+            buffers,
+            reduction_kind: ReductionKindProto::ReductionKindProduct as i32,
+        }),
+        8,
+    );
+    let want = vec![10., 40., 90., 160., 10., 40., 90., 160.];
+    assert_eq!(run2(&p), vec![(want.clone(), 0), (want, 1)]);
+}
