@@ -73,5 +73,9 @@ fn bot_runs_clean_on_the_working_tree() {
     let report = diff(&opts).expect("the bot runs");
     let text = report.render(Format::Text);
     println!("{text}");
-    assert_eq!(report.exit_code(), 0, "the schema bot reports errors:\n{text}");
+    assert_eq!(
+        report.exit_code(),
+        0,
+        "the schema bot reports errors:\n{text}"
+    );
 }

@@ -291,5 +291,6 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         waived,
     };
     report.sort();
+    mark("report");
     Ok(report)
 }

@@ -43,15 +43,20 @@ pub struct Repo {
 /// A running `git cat-file --batch`.
 #[derive(Debug)]
 struct CatFile {
-    child: Child,
+    child: Option<Child>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
 
 impl Drop for CatFile {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Kill and reap git off the caller's path: on a loaded machine that takes a while.
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            std::thread::spawn(move || {
+                let _ = child.wait();
+            });
+        }
     }
 }
 
@@ -246,7 +251,7 @@ impl Repo {
                 return Err(git_error(&args, "no pipes to git".into()));
             };
             *guard = Some(CatFile {
-                child,
+                child: Some(child),
                 stdin,
                 stdout: BufReader::new(stdout),
             });

@@ -290,7 +290,10 @@ fn snapshot_is_idempotent_and_orders_by_sequence() {
         "{again:?}"
     );
     repo.schema("message Root { int32 a = 1; }");
-    assert!(matches!(repo.snapshot("2026-05-01", "x"), SnapshotOutcome::Written(_)));
+    assert!(matches!(
+        repo.snapshot("2026-05-01", "x"),
+        SnapshotOutcome::Written(_)
+    ));
     assert!(matches!(
         repo.snapshot("2026-05-03", "y"),
         SnapshotOutcome::UpToDate(_)

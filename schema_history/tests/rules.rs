@@ -669,8 +669,22 @@ fn listing_round_trips_through_the_history_model() {
         for (n, f) in &msg.fields {
             let g = &other.fields[n];
             assert_eq!(
-                (f.wire, f.repeated, f.presence, f.is_message, &f.oneof, f.ignorable),
-                (g.wire, g.repeated, g.presence, g.is_message, &g.oneof, g.ignorable),
+                (
+                    f.wire,
+                    f.repeated,
+                    f.presence,
+                    f.is_message,
+                    &f.oneof,
+                    f.ignorable
+                ),
+                (
+                    g.wire,
+                    g.repeated,
+                    g.presence,
+                    g.is_message,
+                    &g.oneof,
+                    g.ignorable
+                ),
                 "{name}.{}",
                 f.name
             );

@@ -1,0 +1,220 @@
+//! Benchmark: the schema bot's whole diff on a generated schema (20 files, 300 messages, imports
+//! across files) next to protox's compile of the same files, measured side by side in one run.
+//!
+//! `cargo run --release -p schema_history --example diff_bench [ITERATIONS]`
+//!
+//! The diff reads both sides from git objects, compiles both, walks reachability, runs every
+//! rule (against a 3-snapshot history) and renders the report; the target is within 2x of one
+//! compile.
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use schema_history::{
+    diff, write_snapshot, Date, DiffOptions, Extras, Format, Repo, Revision, SchemaSpec, Surface,
+};
+
+const FILES: usize = 20;
+const MESSAGES_PER_FILE: usize = 15;
+
+fn file_text(i: usize, variant: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "syntax = \"proto3\";\npackage bench.f{i:02};");
+    if i > 0 {
+        let _ = writeln!(s, "import \"bench/f{:02}.proto\";", i - 1);
+    }
+    if i == FILES - 1 {
+        for k in 0..i - 1 {
+            let _ = writeln!(s, "import \"bench/f{k:02}.proto\";");
+        }
+    }
+    let _ = writeln!(
+        s,
+        "enum Kind{i} {{ KIND{i}_UNSET = 0; KIND{i}_A = 1; KIND{i}_B = 2; }}"
+    );
+    for j in 0..MESSAGES_PER_FILE {
+        let _ = writeln!(s, "// Message {j} of file {i}.\nmessage M{j} {{");
+        let _ = writeln!(s, "  reserved 20 to 25;\n  reserved \"gone\";");
+        let _ = writeln!(
+            s,
+            "  int32 id = 1;\n  string name = 2;\n  repeated int64 dims = 3;"
+        );
+        let _ = writeln!(s, "  Kind{i} kind = 4;\n  optional double scale = 5;");
+        if j + 1 < MESSAGES_PER_FILE {
+            let _ = writeln!(s, "  M{} next = 6;", j + 1);
+        }
+        if i > 0 {
+            let _ = writeln!(s, "  bench.f{:02}.M0 prev = 7;", i - 1);
+        }
+        let _ = writeln!(
+            s,
+            "  oneof impl {{ bytes raw = 8; string text = 9; }}\n  map<string, int64> attrs = 10;"
+        );
+        if variant && i == FILES / 2 && j == 3 {
+            // The change under review: one field added, one removed and reserved.
+            let _ = writeln!(
+                s,
+                "  int64 added = 11;\n  reserved 12; reserved \"removed\";"
+            );
+        } else {
+            let _ = writeln!(s, "  int32 removed = 12;");
+        }
+        let _ = writeln!(s, "}}");
+    }
+    if i == FILES - 1 {
+        let _ = writeln!(s, "message Root {{");
+        for k in 0..FILES {
+            let _ = writeln!(s, "  bench.f{k:02}.M0 f{k:02} = {};", k + 1);
+        }
+        let _ = writeln!(s, "}}");
+    }
+    s
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(ok, "git {args:?} failed");
+}
+
+fn write_schema(dir: &Path, variant: bool) {
+    for i in 0..FILES {
+        let path = dir.join(format!("proto/bench/f{i:02}.proto"));
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, file_text(i, variant)).expect("write");
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn main() {
+    let iterations: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(15);
+    let dir: PathBuf = std::env::temp_dir().join(format!("schema-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["config", "user.name", "bench"]);
+    git(&dir, &["config", "user.email", "bench@example.invalid"]);
+    git(&dir, &["config", "commit.gpgsign", "false"]);
+
+    let spec = SchemaSpec {
+        proto_dirs: vec!["proto".into()],
+        files: Vec::new(),
+        root: "bench.f19.Root".into(),
+        ignorable: "none.ignorable".into(),
+    };
+    write_schema(&dir, false);
+    // A short history, so the reuse rules have snapshots to walk.
+    for (k, day) in ["2026-01-01", "2026-02-01", "2026-03-01"]
+        .iter()
+        .enumerate()
+    {
+        let compiled = spec
+            .compile(&Repo::new(&dir), &Revision::WorkTree)
+            .expect("compiles");
+        let surface = Surface::new(
+            &compiled,
+            &spec.root,
+            &spec.ignorable,
+            Extras::default(),
+            day.parse().expect("date"),
+            &format!("s{k}"),
+        )
+        .expect("surface");
+        let snapshots = dir.join("schema_history/snapshots");
+        let _ = std::fs::create_dir_all(&snapshots);
+        // Force distinct snapshots by writing each into its own directory.
+        let one = snapshots.join(format!("tmp{k}"));
+        write_snapshot(&one, &surface, &format!("s{k}"), false, &spec.ignorable).expect("snap");
+    }
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    write_schema(&dir, true);
+
+    let files: Vec<String> = (0..FILES).map(|i| format!("bench/f{i:02}.proto")).collect();
+    let messages = FILES * MESSAGES_PER_FILE + 1;
+    let today: Date = "2026-11-29".parse().expect("date");
+    let mut opts = DiffOptions::project(
+        &dir,
+        Revision::Git("HEAD".into()),
+        Revision::WorkTree,
+        today,
+    );
+    opts.spec = spec;
+
+    let mut compile_times = Vec::new();
+    let mut diff_times = Vec::new();
+    let mut findings = 0;
+    for _ in 0..iterations {
+        let t = Instant::now();
+        let mut compiler = protox::Compiler::new([dir.join("proto")]).expect("compiler");
+        compiler.include_imports(true).include_source_info(true);
+        compiler.open_files(&files).expect("protox compiles");
+        let pool = compiler.descriptor_pool();
+        compile_times.push(t.elapsed());
+        assert!(pool.get_message_by_name("bench.f19.Root").is_some());
+
+        let t = Instant::now();
+        let report = diff(&opts).expect("diff runs");
+        let _ = report.render(Format::Text);
+        diff_times.push(t.elapsed());
+        findings = report.findings.len();
+    }
+    if std::env::var_os("BENCH_BREAKDOWN").is_some() {
+        let repo = Repo::new(&dir);
+        let t = Instant::now();
+        let src = schema_history::ProtoSources::load(
+            &repo,
+            &Revision::Git("HEAD".into()),
+            &opts.spec.proto_dirs,
+        )
+        .expect("load");
+        println!("  load from git: {:?}", t.elapsed());
+        let t = Instant::now();
+        let compiled = src.compile(&[], "x").expect("compile");
+        println!("  compile: {:?}", t.elapsed());
+        let t = Instant::now();
+        let _m = opts
+            .spec
+            .model(&compiled, &Revision::WorkTree)
+            .expect("model");
+        println!("  model: {:?}", t.elapsed());
+        let t = Instant::now();
+        let _h = schema_history::load_history(
+            &repo,
+            &Revision::WorkTree,
+            "schema_history/snapshots",
+            "x",
+        )
+        .expect("h");
+        println!("  history (3 snapshots): {:?}", t.elapsed());
+    }
+    let c = median(compile_times);
+    let d = median(diff_times);
+    println!("schema: {FILES} files, {messages} messages; {iterations} iterations, medians");
+    println!(
+        "protox compile (one side, from disk): {:>9.2} ms",
+        c.as_secs_f64() * 1e3
+    );
+    println!(
+        "schema diff (both sides from git, rules, report, {findings} findings): {:>9.2} ms",
+        d.as_secs_f64() * 1e3
+    );
+    println!(
+        "ratio diff/compile: {:.2}x (target: within 2x)",
+        d.as_secs_f64() / c.as_secs_f64().max(1e-9)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
