@@ -52,6 +52,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         &args.io,
         None,
         &flags,
+        false,
         out,
     )
     .with_context(|| {

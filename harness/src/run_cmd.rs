@@ -33,6 +33,9 @@ pub struct RunArgs {
     /// Device: `emulated` (default) or `cuda`.
     #[arg(long, default_value = "emulated")]
     pub device: String,
+    /// Print every kernel launch of replica 0 (bytes, time, bandwidth) and the largest one.
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Builds `count` devices of `kind` for a target config.
@@ -54,12 +57,13 @@ pub fn make_devices(
         .collect()
 }
 
-/// Executes `exe` on `devices` (one per replica) with per-replica inputs; the outputs as arrays.
+/// Executes `exe` on `devices` (one per replica) with per-replica inputs; the outputs as arrays
+/// and replica 0's counters.
 pub fn execute_arrays(
     exe: &Executable,
     devices: &[Arc<dyn Device>],
     inputs: &[Vec<Array>],
-) -> anyhow::Result<Vec<Vec<Array>>> {
+) -> anyhow::Result<(Vec<Vec<Array>>, runtime::ExecutionStats)> {
     let args: Vec<Vec<Vec<u8>>> = inputs
         .iter()
         .map(|case| case.iter().map(runtime::host::array_to_bytes).collect())
@@ -70,7 +74,8 @@ pub fn execute_arrays(
     } else {
         exe.execute_replicated(devices, &args)?
     };
-    results
+    let stats = results.first().map(|r| r.stats.clone()).unwrap_or_default();
+    let arrays = results
         .into_iter()
         .map(|r| {
             r.outputs
@@ -82,7 +87,8 @@ pub fn execute_arrays(
                 })
                 .collect()
         })
-        .collect()
+        .collect::<anyhow::Result<Vec<Vec<Array>>>>()?;
+    Ok((arrays, stats))
 }
 
 /// Prints one verdict line per output (`prefix` names the replica) and returns how many match.
@@ -142,6 +148,7 @@ pub fn load_run_compare(
     io: &[PathBuf],
     replicas: Option<usize>,
     flags: &RuntimeFlags,
+    profile: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
     let probe = make_devices(device_kind, target_config, 1)?;
@@ -168,7 +175,29 @@ pub fn load_run_compare(
         make_devices(device_kind, target_config, n)?
     };
     let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
-    let got = execute_arrays(&exe, &devices, &inputs)?;
+    let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
+    if profile {
+        for k in &stats.kernel_timings {
+            writeln!(
+                out,
+                "kernel {} bytes={} time_us={:.1} bandwidth_gbps={:.2}",
+                k.kernel,
+                k.bytes,
+                k.nanos as f64 / 1e3,
+                k.bytes as f64 / (k.nanos.max(1) as f64)
+            )?;
+        }
+        if let Some(k) = stats.kernel_timings.iter().max_by_key(|k| k.bytes) {
+            writeln!(
+                out,
+                "largest kernel {} bytes={} time_us={:.1} bandwidth_gbps={:.2}",
+                k.kernel,
+                k.bytes,
+                k.nanos as f64 / 1e3,
+                k.bytes as f64 / (k.nanos.max(1) as f64)
+            )?;
+        }
+    }
     let mut matched = 0;
     let mut total = 0;
     for (r, (g, c)) in got.iter().zip(&cases).enumerate() {
@@ -204,6 +233,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         &args.io,
         args.replicas,
         &flags,
+        args.profile,
         out,
     )
     .with_context(|| format!("{}", args.artifact.display()))?;

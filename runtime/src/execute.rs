@@ -32,6 +32,19 @@ pub struct ExecutionStats {
     pub while_iterations: u64,
     /// Collectives run.
     pub collectives: u64,
+    /// Every kernel launch: name, bytes of its arguments, wall time of the (synchronous) launch.
+    pub kernel_timings: Vec<KernelTiming>,
+}
+
+/// One kernel launch as measured on the host (devices launch synchronously).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelTiming {
+    /// The `.entry` name.
+    pub kernel: String,
+    /// Sum of the argument slices' sizes (the bytes the kernel can touch).
+    pub bytes: u64,
+    /// Wall time of the launch, in nanoseconds.
+    pub nanos: u64,
 }
 
 /// What one execution returns.
@@ -431,8 +444,15 @@ impl Run<'_> {
                     .map(|s| self.addr(s))
                     .collect::<Result<Vec<_>>>()?;
                 self.stats.kernel_launches += 1;
+                let start = std::time::Instant::now();
                 self.device
-                    .launch(module, kernel, *grid, *block, *shmem, &addrs)
+                    .launch(module, kernel, *grid, *block, *shmem, &addrs)?;
+                self.stats.kernel_timings.push(KernelTiming {
+                    kernel: kernel.clone(),
+                    bytes: args.iter().map(|s| s.size).sum(),
+                    nanos: u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX),
+                });
+                Ok(())
             }
             Command::Copy { dst, src, size } => {
                 self.device.copy(self.addr(dst)?, self.addr(src)?, *size)
