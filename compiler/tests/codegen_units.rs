@@ -35,3 +35,377 @@ ENTRY e { x = f32[3,300] parameter(0)  z = f32[] constant(0)
     let x = f32s(vec![3, 300], (0..900).map(|i| (i % 7) as f32).collect());
     check_text(text, Some(vec![x]));
 }
+
+fn s32s(dims: Vec<usize>, v: Vec<i32>) -> Array {
+    Array::new(dims, Data::S32(v)).expect("array")
+}
+
+const ADD_F32: &str =
+    "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n";
+
+/// One multi-output fusion applying every listed op to parameters `x` (and `y`).
+fn all_ops_module(ty: &str, n: usize, binary: &[&str], unary: &[&str], out_ty: &str) -> String {
+    let mut body = format!(" x = {ty}[{n}] parameter(0)\n y = {ty}[{n}] parameter(1)\n");
+    let mut names = Vec::new();
+    let mut shapes = Vec::new();
+    for (k, op) in binary.iter().enumerate() {
+        body.push_str(&format!(" b{k} = {ty}[{n}] {op}(x, y)\n"));
+        names.push(format!("b{k}"));
+        shapes.push(format!("{ty}[{n}]"));
+    }
+    for (k, op) in unary.iter().enumerate() {
+        body.push_str(&format!(" u{k} = {out_ty}[{n}] {op}(x)\n"));
+        names.push(format!("u{k}"));
+        shapes.push(format!("{out_ty}[{n}]"));
+    }
+    format!(
+        "HloModule m\nENTRY e {{\n{body} ROOT t = ({}) tuple({})\n}}\n",
+        shapes.join(", "),
+        names.join(", ")
+    )
+}
+
+#[test]
+fn elementwise_every_dtype() {
+    for ty in ["s8", "s32", "s64", "u8", "u32"] {
+        let text = all_ops_module(
+            ty,
+            37,
+            &[
+                "add",
+                "subtract",
+                "multiply",
+                "divide",
+                "remainder",
+                "maximum",
+                "minimum",
+                "and",
+                "or",
+                "xor",
+                "shift-left",
+                "shift-right-logical",
+                "shift-right-arithmetic",
+                "power",
+            ],
+            &[
+                "negate",
+                "abs",
+                "sign",
+                "not",
+                "popcnt",
+                "count-leading-zeros",
+            ],
+            ty,
+        );
+        check_text(&text, None);
+    }
+    for ty in ["f16", "bf16", "f32", "f64"] {
+        let text = all_ops_module(
+            ty,
+            40,
+            &[
+                "add",
+                "subtract",
+                "multiply",
+                "divide",
+                "maximum",
+                "minimum",
+                "power",
+                "atan2",
+                "remainder",
+            ],
+            &[
+                "negate",
+                "abs",
+                "sign",
+                "exponential",
+                "exponential-minus-one",
+                "log",
+                "log-plus-one",
+                "sqrt",
+                "rsqrt",
+                "cbrt",
+                "tanh",
+                "logistic",
+                "sine",
+                "cosine",
+                "tan",
+                "floor",
+                "ceil",
+                "round-nearest-afz",
+                "round-nearest-even",
+                "erf",
+            ],
+            ty,
+        );
+        check_text(&text, None);
+        check_text(&all_ops_module(ty, 40, &[], &["is-finite"], "pred"), None);
+    }
+    check_text(
+        &all_ops_module("pred", 9, &["and", "or", "xor"], &["not"], "pred"),
+        None,
+    );
+}
+
+#[test]
+fn integer_division_corner_cases() {
+    let text = "HloModule m\nENTRY e {\n x = s32[6] parameter(0)\n y = s32[6] parameter(1)\n d = s32[6] divide(x, y)\n r = s32[6] remainder(x, y)\n ROOT t = (s32[6], s32[6]) tuple(d, r)\n}\n";
+    let x = s32s(vec![6], vec![7, -7, 7, i32::MIN, 5, -8]);
+    let y = s32s(vec![6], vec![2, 2, 0, -1, -3, 3]);
+    check_text(text, Some(vec![x, y]));
+}
+
+#[test]
+fn transcendental_accuracy_sweep() {
+    // Dense sweeps, including large and tiny magnitudes, against the f64 reference.
+    let mut v = Vec::new();
+    for i in 0..4000 {
+        let t = (i as f32 - 2000.0) / 2000.0;
+        v.push(t * 90.0);
+        v.push(t * 1e-3);
+        v.push(t.powi(3) * 1e4);
+    }
+    let n = v.len();
+    for op in [
+        "exponential",
+        "log",
+        "log-plus-one",
+        "exponential-minus-one",
+        "tanh",
+        "logistic",
+        "sine",
+        "cosine",
+        "erf",
+        "sqrt",
+        "rsqrt",
+        "cbrt",
+    ] {
+        let text = format!(
+            "HloModule m\nENTRY e {{\n x = f32[{n}] parameter(0)\n ROOT r = f32[{n}] {op}(x)\n}}\n"
+        );
+        let m = module(&text);
+        run_and_compare(&m, &[f32s(vec![n], v.clone())], None, &h100())
+            .unwrap_or_else(|e| panic!("{op}: {e}"));
+    }
+    let y: Vec<f32> = v.iter().map(|x| x * 0.37 - 1.0).collect();
+    for op in ["power", "atan2"] {
+        let text = format!("HloModule m\nENTRY e {{\n x = f32[{n}] parameter(0)\n y = f32[{n}] parameter(1)\n ROOT r = f32[{n}] {op}(x, y)\n}}\n");
+        let m = module(&text);
+        let xs: Vec<f32> = v.iter().map(|x| x.abs().min(50.0)).collect();
+        run_and_compare(
+            &m,
+            &[f32s(vec![n], xs), f32s(vec![n], y.clone())],
+            None,
+            &h100(),
+        )
+        .unwrap_or_else(|e| panic!("{op}: {e}"));
+    }
+}
+
+#[test]
+fn conversions_between_dtypes() {
+    let tys = [
+        "pred", "s8", "s32", "s64", "u8", "u32", "f16", "bf16", "f32", "f64",
+    ];
+    for from in tys {
+        let mut body = format!(" x = {from}[21] parameter(0)\n");
+        for to in tys {
+            body.push_str(&format!(" c_{to} = {to}[21] convert(x)\n"));
+        }
+        let shapes: Vec<String> = tys.iter().map(|t| format!("{t}[21]")).collect();
+        let names: Vec<String> = tys.iter().map(|t| format!("c_{t}")).collect();
+        let text = format!(
+            "HloModule m\nENTRY e {{\n{body} ROOT t = ({}) tuple({})\n}}\n",
+            shapes.join(", "),
+            names.join(", ")
+        );
+        check_text(&text, None);
+    }
+}
+
+#[test]
+fn broadcast_transpose_reshape_slice_concat_pad_reverse_iota() {
+    check_text(
+        "HloModule m\nENTRY e {\n x = f32[3,4,5] parameter(0)\n t = f32[5,3,4] transpose(x), dimensions={2,0,1}\n r = f32[15,4] reshape(t)\n s = f32[7,2] slice(r), slice={[1:15:2], [1:4:2]}\n ROOT v = f32[7,2] reverse(s), dimensions={0,1}\n}\n",
+        None,
+    );
+    check_text(
+        "HloModule m\nENTRY e {\n x = f32[3] parameter(0)\n b = f32[2,3,4] broadcast(x), dimensions={1}\n i = f32[2,3,4] iota(), iota_dimension=2\n ROOT a = f32[2,3,4] add(b, i)\n}\n",
+        None,
+    );
+    check_text(
+        "HloModule m\nENTRY e {\n x = s32[2,3] parameter(0)\n y = s32[2,1] parameter(1)\n z = s32[2,2] parameter(2)\n ROOT c = s32[2,6] concatenate(x, y, z), dimensions={1}\n}\n",
+        None,
+    );
+    check_text(
+        "HloModule m\nENTRY e {\n x = f32[3,4] parameter(0)\n v = f32[] parameter(1)\n ROOT p = f32[6,11] pad(x, v), padding=1_2x-1_2_2\n}\n",
+        None,
+    );
+}
+
+#[test]
+fn reductions_row_column_full_and_variadic() {
+    let row = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[7,1000] parameter(0)\n z = f32[] parameter(1)\n ROOT r = f32[7] reduce(x, z), dimensions={{1}}, to_apply=add\n}}\n");
+    check_text(&row, None);
+    let col = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[333,5] parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[5] reduce(x, z), dimensions={{0}}, to_apply=add\n}}\n");
+    check_text(&col, None);
+    let full = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[3,77,9] parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[] reduce(x, z), dimensions={{0,1,2}}, to_apply=add\n}}\n");
+    check_text(&full, None);
+    let mid = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[4,33,6] parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[4,6] reduce(x, z), dimensions={{1}}, to_apply=add\n}}\n");
+    check_text(&mid, None);
+    // Integer max and a multi-output fusion with a reduction and an elementwise leaf.
+    let imax = "HloModule m\nmx {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT s = s32[] maximum(a, b)\n}\nENTRY e {\n x = s32[5,40] parameter(0)\n z = s32[] constant(-2147483648)\n r = s32[5] reduce(x, z), dimensions={1}, to_apply=mx\n n = s32[5,40] negate(x)\n ROOT t = (s32[5], s32[5,40]) tuple(r, n)\n}\n";
+    check_text(imax, None);
+}
+
+const ARGMAX: &str = "HloModule m
+argmax {
+ av = f32[] parameter(0)
+ ai = s32[] parameter(1)
+ bv = f32[] parameter(2)
+ bi = s32[] parameter(3)
+ gt = pred[] compare(av, bv), direction=GT
+ eq = pred[] compare(av, bv), direction=EQ
+ lt = pred[] compare(ai, bi), direction=LT
+ tie = pred[] and(eq, lt)
+ take = pred[] or(gt, tie)
+ v = f32[] select(take, av, bv)
+ i = s32[] select(take, ai, bi)
+ ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+ x = f32[4,70] parameter(0)
+ io = s32[4,70] iota(), iota_dimension=1
+ ninf = f32[] constant(-inf)
+ zero = s32[] constant(0)
+ ROOT r = (f32[4], s32[4]) reduce(x, io, ninf, zero), dimensions={1}, to_apply=argmax
+}
+";
+
+#[test]
+fn argmax_with_ties_picks_the_first() {
+    let mut v = vec![0f32; 280];
+    for (row, cols) in [
+        (0usize, [3usize, 50]),
+        (1, [0, 69]),
+        (2, [10, 11]),
+        (3, [64, 65]),
+    ] {
+        for c in cols {
+            v[row * 70 + c] = 5.0;
+        }
+    }
+    let m = module(ARGMAX);
+    let x = f32s(vec![4, 70], v);
+    let plan = plan_entry(&m, &h100()).expect("plan");
+    let got = run_plan(
+        &plan,
+        &[x.clone()],
+        &[
+            (hlo::literal::DType::F32, vec![4]),
+            (hlo::literal::DType::S32, vec![4]),
+        ],
+    )
+    .expect("runs");
+    assert_eq!(got[1].data(), &Data::S32(vec![3, 0, 10, 64]));
+    check_text(ARGMAX, Some(vec![x]));
+}
+
+const SORT_KEYS: &str = "HloModule m
+cmp {
+ a = f32[] parameter(0)
+ b = f32[] parameter(1)
+ c = s32[] parameter(2)
+ d = s32[] parameter(3)
+ ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+ k = f32[3,37] parameter(0)
+ v = s32[3,37] iota(), iota_dimension=1
+ ROOT s = (f32[3,37], s32[3,37]) sort(k, v), dimensions={1}, is_stable=true, to_apply=cmp
+}
+";
+
+#[test]
+fn sort_is_stable_and_multi_operand() {
+    // Many equal keys: the payload (original position) must stay in order among equals.
+    let keys: Vec<f32> = (0..111).map(|i| ((i * 7) % 4) as f32).collect();
+    check_text(SORT_KEYS, Some(vec![f32s(vec![3, 37], keys)]));
+    // Sorting along dimension 0 (a column sort).
+    let col = "HloModule m\ncmp {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT gt = pred[] compare(a, b), direction=GT\n}\nENTRY e {\n k = s32[19,3] parameter(0)\n ROOT s = s32[19,3] sort(k), dimensions={0}, to_apply=cmp\n}\n";
+    check_text(col, None);
+}
+
+#[test]
+fn gather_as_jax_take() {
+    let text = "HloModule m\nENTRY e {\n x = f32[5,3] parameter(0)\n i = s32[4,1] parameter(1)\n ROOT g = f32[4,3] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}\n}\n";
+    let x = f32s(vec![5, 3], (0..15).map(|v| v as f32).collect());
+    let i = s32s(vec![4, 1], vec![4, 0, 9, -2]);
+    check_text(text, Some(vec![x, i]));
+}
+
+#[test]
+fn scatter_add_with_duplicate_indices() {
+    let text = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[6,2] parameter(0)\n i = s32[5,1] parameter(1)\n u = f32[5,2] parameter(2)\n ROOT s = f32[6,2] scatter(x, i, u), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add\n}}\n");
+    let x = f32s(vec![6, 2], vec![0.0; 12]);
+    let i = s32s(vec![5, 1], vec![1, 1, 7, 5, 1]);
+    let u = f32s(vec![5, 2], (0..10).map(|v| v as f32 + 1.0).collect());
+    check_text(&text, Some(vec![x, i, u]));
+}
+
+#[test]
+fn dynamic_slice_and_update_clamp_starts() {
+    let ds = "HloModule m\nENTRY e {\n x = s32[5,4] parameter(0)\n a = s32[] parameter(1)\n b = s32[] parameter(2)\n ROOT d = s32[2,3] dynamic-slice(x, a, b), dynamic_slice_sizes={2,3}\n}\n";
+    let x = s32s(vec![5, 4], (0..20).collect());
+    for (a, b) in [(4, 9), (-3, 1), (1, -1), (2, 1)] {
+        check_text(
+            ds,
+            Some(vec![
+                x.clone(),
+                s32s(vec![], vec![a]),
+                s32s(vec![], vec![b]),
+            ]),
+        );
+    }
+    let dus = "HloModule m\nENTRY e {\n x = s32[5,4] parameter(0)\n u = s32[2,3] parameter(1)\n a = s32[] parameter(2)\n b = s32[] parameter(3)\n ROOT d = s32[5,4] dynamic-update-slice(x, u, a, b)\n}\n";
+    let u = s32s(vec![2, 3], vec![-1, -2, -3, -4, -5, -6]);
+    for (a, b) in [(4, 9), (-3, 1), (1, -1), (2, 1)] {
+        check_text(
+            dus,
+            Some(vec![
+                x.clone(),
+                u.clone(),
+                s32s(vec![], vec![a]),
+                s32s(vec![], vec![b]),
+            ]),
+        );
+    }
+}
+
+#[test]
+fn reduce_window_cumsum_and_max_pool() {
+    let cumsum = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[3,50] parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[3,50] reduce-window(x, z), window={{size=1x50 pad=0_0x49_0}}, to_apply=add\n}}\n");
+    check_text(&cumsum, None);
+    let pool = "HloModule m\nmx {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] maximum(a, b)\n}\nENTRY e {\n x = f32[9,8] parameter(0)\n z = f32[] constant(-inf)\n ROOT r = f32[5,4] reduce-window(x, z), window={size=3x2 stride=2x2 pad=1_1x0_0}, to_apply=mx\n}\n";
+    check_text(pool, None);
+}
+
+#[test]
+fn same_request_twice_gives_identical_ptx() {
+    let m = module(ARGMAX);
+    let a = plan_entry(&m, &h100()).expect("plan");
+    let b = plan_entry(&m, &h100()).expect("plan");
+    assert_eq!(a, b);
+    for k in &a.kernels {
+        assert!(k.launch.block[0] <= 1024 && k.launch.grid[0] >= 1);
+        assert!(k.ptx.contains(".target sm_90"));
+    }
+}
+
+#[test]
+fn unsupported_instruction_names_it() {
+    let m = module("HloModule m\nENTRY e {\n x = f32[2,2] parameter(0)\n ROOT d = f32[2,2] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+    let e = plan_entry(&m, &h100()).expect_err("dot is not a kernel");
+    let s = format!("{e}");
+    assert!(s.contains("dot") && s.contains("d"), "{s}");
+}
