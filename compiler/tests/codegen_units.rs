@@ -300,7 +300,7 @@ fn argmax_with_ties_picks_the_first() {
     let plan = plan_entry(&m, &h100()).expect("plan");
     let got = run_plan(
         &plan,
-        &[x.clone()],
+        std::slice::from_ref(&x),
         &[
             (hlo::literal::DType::F32, vec![4]),
             (hlo::literal::DType::S32, vec![4]),

@@ -705,9 +705,9 @@ impl<'m> Emitter<'m> {
                 let in_dims = dims_of(Self::shape_of(ctx, o)?);
                 let out_dims = dims_of(&instr.shape);
                 let mut sub = Vec::with_capacity(in_dims.len());
-                for k in 0..in_dims.len() {
+                for (k, &dim) in in_dims.iter().enumerate() {
                     let s = Self::operand(ctx, instr, k + 1)?;
-                    let max = in_dims[k].saturating_sub(out_dims.get(k).copied().unwrap_or(0));
+                    let max = dim.saturating_sub(out_dims.get(k).copied().unwrap_or(0));
                     let st = self.start_index(ctx, instr, s, max)?;
                     let i = *idx.get(k).ok_or_else(|| err("rank mismatch".into()))?;
                     sub.push(self.ix_add(i, st));
@@ -880,10 +880,10 @@ impl<'m> Emitter<'m> {
         let ty = elem(&instr.shape).ok_or_else(|| err("tuple result"))?;
         let mut inside: Option<Reg> = None;
         let mut sub = Vec::with_capacity(dims.len());
-        for k in 0..dims.len() {
+        for (k, &dim) in dims.iter().enumerate() {
             let s = Self::operand(ctx, instr, k + 2)?;
             let ud = udims.get(k).copied().ok_or_else(|| err("rank mismatch"))?;
-            let st = self.start_index(ctx, instr, s, dims[k].saturating_sub(ud))?;
+            let st = self.start_index(ctx, instr, s, dim.saturating_sub(ud))?;
             let i = *idx.get(k).ok_or_else(|| err("rank mismatch"))?;
             let rel = self.b.bin(O::Sub, &[], Type::U32, i.src(), st.src());
             let ok = self

@@ -267,6 +267,9 @@ pub fn reduce_kernel(
         .iter()
         .map(|&d| d.max(0) as usize)
         .collect();
+    if red.iter().any(|&d| d >= in_dims.len()) {
+        return Err(err("reduced dimension out of range"));
+    }
     let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
     let out_dims: Vec<u64> = kept.iter().map(|&d| in_dims[d]).collect();
     let red_dims: Vec<u64> = red

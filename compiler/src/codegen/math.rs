@@ -111,8 +111,8 @@ pub fn exp(b: &mut Builder, x: Reg) -> Reg {
     let t = mul(b, xc.into(), c(std::f64::consts::LOG2_E));
     let k = round(b, Rounding::Rni, t);
     let nk = b.un(Opcode::Neg, &[], F, k.into());
-    let r = fma(b, nk.into(), c(6.931_471_803_691_238_164_90e-01), xc.into());
-    let r = fma(b, nk.into(), c(1.908_214_929_270_587_700_02e-10), r.into());
+    let r = fma(b, nk.into(), c(6.931_471_803_691_238e-1), xc.into());
+    let r = fma(b, nk.into(), c(1.908_214_929_270_587_7e-10), r.into());
     let coeffs: Vec<f64> = (0..=13).rev().map(|n| 1.0 / factorial(n)).collect();
     let p = horner(b, r, &coeffs);
     // k in [-1097, 1039]: split into two halves, each a normal power of two.
@@ -169,8 +169,8 @@ pub fn log(b: &mut Builder, x: Reg) -> Reg {
     let p = horner(b, z, &coeffs);
     let s2 = mul(b, s.into(), c(2.0));
     let lm = mul(b, s2.into(), p.into());
-    let hi = mul(b, e.into(), c(6.931_471_803_691_238_164_90e-01));
-    let lo = fma(b, e.into(), c(1.908_214_929_270_587_700_02e-10), lm.into());
+    let hi = mul(b, e.into(), c(6.931_471_803_691_238e-1));
+    let lo = fma(b, e.into(), c(1.908_214_929_270_587_7e-10), lm.into());
     let y = add(b, hi.into(), lo.into());
     // Special cases.
     let neg = setp(b, CmpOp::Lt, x.into(), c(0.0));
@@ -245,9 +245,9 @@ pub fn sincos(b: &mut Builder, x: Reg) -> (Reg, Reg) {
     let t = mul(b, x.into(), c(std::f64::consts::FRAC_2_PI));
     let k = round(b, Rounding::Rni, t);
     let nk = b.un(Opcode::Neg, &[], F, k.into());
-    let r = fma(b, nk.into(), c(1.570_796_326_734_125_614_17e+00), x.into());
-    let r = fma(b, nk.into(), c(6.077_100_506_303_965_976_60e-11), r.into());
-    let r = fma(b, nk.into(), c(2.022_266_248_711_166_455_80e-21), r.into());
+    let r = fma(b, nk.into(), c(1.570_796_326_734_125_6), x.into());
+    let r = fma(b, nk.into(), c(6.077_100_506_303_966e-11), r.into());
+    let r = fma(b, nk.into(), c(2.022_266_248_711_166_5e-21), r.into());
     let z = mul(b, r.into(), r.into());
     // sin r = r * P(z), cos r = Q(z).
     let sc: Vec<f64> = (0..=8)

@@ -131,6 +131,9 @@ pub enum CodegenError {
     Invalid(String),
 }
 
+/// Leaves of one loop kernel: their dimensions and `(instruction, output leaf)` pairs.
+type LoopGroup = (Vec<i64>, Vec<(InstrId, usize)>);
+
 /// Generates the kernels of one fused computation.
 ///
 /// The root decides the kernel shape: `reduce` → a reduction kernel, `sort` → a sort kernel,
@@ -169,7 +172,7 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         }
         Opcode::Tuple => {
             let mut out = Vec::new();
-            let mut groups: Vec<(Vec<i64>, Vec<(InstrId, usize)>)> = Vec::new();
+            let mut groups: Vec<LoopGroup> = Vec::new();
             let mut reductions: Vec<(InstrId, Vec<(usize, usize)>)> = Vec::new();
             for (j, &leaf) in root.operands.iter().enumerate() {
                 let instr = computation

@@ -212,8 +212,10 @@ pub fn random_array(rng: &mut Rng, dtype: DType, dims: Vec<usize>) -> Result<Arr
 }
 
 fn param(name: String, number: usize, shape: Shape) -> Instruction {
-    let mut attrs = hlo::ir::Attrs::default();
-    attrs.parameter_number = Some(number as i64);
+    let attrs = hlo::ir::Attrs {
+        parameter_number: Some(number as i64),
+        ..Default::default()
+    };
     Instruction {
         name,
         opcode: Opcode::Parameter,
