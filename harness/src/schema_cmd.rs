@@ -119,12 +119,21 @@ impl CommonArgs {
 }
 
 /// The runtime's part of the surface: registered custom-call / FFI / kernel-symbol names with
-/// their legacy aliases, and the flags the runtime reads with their defaults.
-///
-/// Empty until the harness depends on the runtime crate; then fill it from the runtime's
-/// built-in registry (each registration's name and aliases) and `runtime::flags::defaults()`.
+/// their legacy aliases (the runtime's built-in registry) and the flags the runtime reads with
+/// their defaults.
 pub fn runtime_surface() -> (Vec<RegistryName>, Vec<RuntimeFlag>) {
-    (Vec::new(), Vec::new())
+    let registry = runtime::registry::names()
+        .into_iter()
+        .map(|(name, aliases)| RegistryName { name, aliases })
+        .collect();
+    let flags = runtime::flags::defaults()
+        .into_iter()
+        .map(|(name, default)| RuntimeFlag {
+            name: name.to_owned(),
+            default,
+        })
+        .collect();
+    (registry, flags)
 }
 
 /// The non-proto surface of this project: HLO opcodes the runtime accepts (every opcode the HLO
