@@ -201,6 +201,21 @@ fn main() {
         .expect("h");
         println!("  history (3 snapshots): {:?}", t.elapsed());
     }
+    // The common case for the bot: a change that does not touch the protos.
+    write_schema(&dir, false);
+    let mut same_compile = Vec::new();
+    let mut same_diff = Vec::new();
+    for _ in 0..iterations {
+        let t = Instant::now();
+        let mut compiler = protox::Compiler::new([dir.join("proto")]).expect("compiler");
+        compiler.include_imports(true).include_source_info(true);
+        compiler.open_files(&files).expect("protox compiles");
+        same_compile.push(t.elapsed());
+        let t = Instant::now();
+        let report = diff(&opts).expect("diff runs");
+        let _ = report.render(Format::Text);
+        same_diff.push(t.elapsed());
+    }
     let c = median(compile_times);
     let d = median(diff_times);
     println!("schema: {FILES} files, {messages} messages; {iterations} iterations, medians");
@@ -215,6 +230,13 @@ fn main() {
     println!(
         "ratio diff/compile: {:.2}x (target: within 2x)",
         d.as_secs_f64() / c.as_secs_f64().max(1e-9)
+    );
+    let (c2, d2) = (median(same_compile), median(same_diff));
+    println!(
+        "no proto change: compile {:.2} ms, diff {:.2} ms, ratio {:.2}x",
+        c2.as_secs_f64() * 1e3,
+        d2.as_secs_f64() * 1e3,
+        d2.as_secs_f64() / c2.as_secs_f64().max(1e-9)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -174,7 +174,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             eprintln!("[schema_history] {what}: {:?}", started.elapsed());
         }
     };
-    let side_model = |rev: &Revision| -> Result<Model, Error> {
+    let load = |rev: &Revision| -> Result<ProtoSources, Error> {
         let sources = ProtoSources::load(&repo, rev, &spec.proto_dirs)?;
         mark(&format!("{rev}: sources read"));
         if sources.names().next().is_none() {
@@ -183,6 +183,9 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
                 dirs: spec.proto_dirs.join(", "),
             });
         }
+        Ok(sources)
+    };
+    let build = |sources: &ProtoSources, rev: &Revision| -> Result<Model, Error> {
         let compiled = sources.compile(&spec.files, &rev.to_string())?;
         mark(&format!("{rev}: compiled"));
         let model = spec.model(&compiled, rev);
@@ -232,12 +235,30 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         message: "the worker thread panicked".to_owned(),
     };
     let (base_model, head_model, ctx) = std::thread::scope(|scope| {
-        let head = scope.spawn(|| side_model(&opts.head));
+        let (sources_tx, sources_rx) = std::sync::mpsc::channel();
+        let head = scope.spawn(move || {
+            let sources = load(&opts.head)?;
+            let _ = sources_tx.send(sources.clone());
+            build(&sources, &opts.head)
+        });
         let ctx = scope.spawn(context);
-        let base = side_model(&opts.base);
+        let base_sources = load(&opts.base);
+        // Most changes do not touch the protos: then one compile serves both sides.
+        let same = match (&base_sources, sources_rx.recv()) {
+            (Ok(b), Ok(h)) => b.same_as(&h),
+            _ => false,
+        };
         let head = head
             .join()
             .unwrap_or_else(|_| Err(panicked(&opts.head.to_string())));
+        let base = if same {
+            head.as_ref().map(Clone::clone).map_err(|e| Error::Compile {
+                side: opts.base.to_string(),
+                message: e.to_string(),
+            })
+        } else {
+            base_sources.and_then(|b| build(&b, &opts.base))
+        };
         let ctx = ctx.join().unwrap_or_else(|_| Err(panicked("history")));
         Ok::<_, Error>((base?, head?, ctx?))
     })?;
