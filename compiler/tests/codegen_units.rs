@@ -253,6 +253,17 @@ fn reductions_row_column_full_and_variadic() {
     check_text(&full, None);
     let mid = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[4,33,6] parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[4,6] reduce(x, z), dimensions={{1}}, to_apply=add\n}}\n");
     check_text(&mid, None);
+    // Fewer elements than a warp (shuffles only), and exactly one.
+    let small = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[6,20] parameter(0)\n z = f32[] parameter(1)\n ROOT r = f32[6] reduce(x, z), dimensions={{1}}, to_apply=add\n}}\n");
+    check_text(&small, None);
+    let one = format!("HloModule m\n{ADD_F32}ENTRY e {{\n x = f32[6,1] parameter(0)\n z = f32[] parameter(1)\n ROOT r = f32[6] reduce(x, z), dimensions={{1}}, to_apply=add\n}}\n");
+    check_text(&one, None);
+    let f64s = "HloModule m\nadd {\n a = f64[] parameter(0)\n b = f64[] parameter(1)\n ROOT s = f64[] add(a, b)\n}\nENTRY e {\n x = f64[3,45] parameter(0)\n z = f64[] constant(0)\n ROOT r = f64[3] reduce(x, z), dimensions={1}, to_apply=add\n}\n";
+    check_text(f64s, None);
+    let any = "HloModule m\nor {\n a = pred[] parameter(0)\n b = pred[] parameter(1)\n ROOT s = pred[] or(a, b)\n}\nENTRY e {\n x = pred[3,45] parameter(0)\n z = pred[] constant(false)\n ROOT r = pred[3] reduce(x, z), dimensions={1}, to_apply=or\n}\n";
+    check_text(any, None);
+    let s64 = "HloModule m\nadd {\n a = s64[] parameter(0)\n b = s64[] parameter(1)\n ROOT s = s64[] add(a, b)\n}\nENTRY e {\n x = s64[2,500] parameter(0)\n z = s64[] constant(0)\n ROOT r = s64[2] reduce(x, z), dimensions={1}, to_apply=add\n}\n";
+    check_text(s64, None);
     // Integer max and a multi-output fusion with a reduction and an elementwise leaf.
     let imax = "HloModule m\nmx {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT s = s32[] maximum(a, b)\n}\nENTRY e {\n x = s32[5,40] parameter(0)\n z = s32[] constant(-2147483648)\n r = s32[5] reduce(x, z), dimensions={1}, to_apply=mx\n n = s32[5,40] negate(x)\n ROOT t = (s32[5], s32[5,40]) tuple(r, n)\n}\n";
     check_text(imax, None);

@@ -295,6 +295,7 @@ pub fn reduce_kernel(
         (total_red.next_power_of_two().clamp(32, u64::from(BLOCK))) as u32,
     );
     let block = if block.is_power_of_two() { block } else { 32 };
+    // (Declared even when the block is a single warp, which never touches it.)
     let shared = types.len() as u64 * u64::from(block) * 8;
     let outs: Vec<usize> = outputs.iter().map(|o| o.1).collect();
     let mut f = Frame::new(req, comp, name, &outs);
@@ -375,56 +376,91 @@ pub fn reduce_kernel(
                 Src::I((c as u64 * u64::from(block) * 8) as i64),
             )
         };
-        for (c, v) in acc.iter().enumerate() {
-            let a = comp_base(e, c, my_slot);
-            scalar::store(&mut e.b, StateSpace::Shared, a, *v).map_err(CodegenError::Invalid)?;
-        }
-        let mut s = block / 2;
-        while s > 0 {
-            e.b.barrier();
-            let lim = u64::from(s).min(nvalid.saturating_sub(u64::from(s)));
-            if lim == 0 {
-                s /= 2;
-                continue;
+        let mut nvalid = nvalid;
+        if block > 32 {
+            for (c, v) in acc.iter().enumerate() {
+                let a = comp_base(e, c, my_slot);
+                scalar::store(&mut e.b, StateSpace::Shared, a, *v)
+                    .map_err(CodegenError::Invalid)?;
             }
-            let active =
-                e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
-            e.when(active, |e| {
-                let mut args = Vec::new();
-                for off in [0u64, u64::from(s) * 8] {
-                    for (c, ty) in types.iter().enumerate() {
-                        let a = comp_base(e, c, my_slot);
-                        let a =
-                            e.b.bin(O::Add, &[], Type::S64, a.into(), Src::I(off as i64));
-                        args.push(
-                            scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
-                                .map_err(CodegenError::Invalid)?,
-                        );
-                    }
+            let mut s = block / 2;
+            while s >= 32 {
+                e.b.barrier();
+                let lim = u64::from(s).min(nvalid.saturating_sub(u64::from(s)));
+                if lim > 0 {
+                    let active =
+                        e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
+                    e.when(active, |e| {
+                        let mut args = Vec::new();
+                        for off in [0u64, u64::from(s) * 8] {
+                            for (c, ty) in types.iter().enumerate() {
+                                let a = comp_base(e, c, my_slot);
+                                let a =
+                                    e.b.bin(O::Add, &[], Type::S64, a.into(), Src::I(off as i64));
+                                args.push(
+                                    scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
+                                        .map_err(CodegenError::Invalid)?,
+                                );
+                            }
+                        }
+                        let new = e.inline_scalar(f_red, &args)?;
+                        for (c, v) in new.iter().enumerate() {
+                            let a = comp_base(e, c, my_slot);
+                            scalar::store(&mut e.b, StateSpace::Shared, a, *v)
+                                .map_err(CodegenError::Invalid)?;
+                        }
+                        Ok(())
+                    })?;
                 }
-                let new = e.inline_scalar(f_red, &args)?;
-                for (c, v) in new.iter().enumerate() {
+                nvalid = nvalid.min(u64::from(s));
+                s /= 2;
+            }
+            e.b.barrier();
+        }
+        // Warp 0 finishes with shuffles (all 32 lanes execute every shfl.sync).
+        let warp0 = e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(32));
+        e.when(warp0, |e| {
+            if block > 32 {
+                let mut vals = Vec::new();
+                for (c, ty) in types.iter().enumerate() {
                     let a = comp_base(e, c, my_slot);
-                    scalar::store(&mut e.b, StateSpace::Shared, a, *v)
-                        .map_err(CodegenError::Invalid)?;
+                    vals.push(
+                        scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
+                            .map_err(CodegenError::Invalid)?,
+                    );
+                }
+                e.update(&acc, &vals)?;
+            }
+            let mut s = 16u32;
+            while s > 0 {
+                let lim = u64::from(s).min(nvalid.saturating_sub(u64::from(s)));
+                if lim > 0 {
+                    let mut partner = Vec::new();
+                    for v in &acc {
+                        partner.push(shfl_down(e, *v, s)?);
+                    }
+                    let active =
+                        e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
+                    e.when(active, |e| {
+                        let mut args = acc.clone();
+                        args.extend(partner.iter().copied());
+                        let new = e.inline_scalar(f_red, &args)?;
+                        e.update(&acc, &new)
+                    })?;
+                }
+                nvalid = nvalid.min(u64::from(s));
+                s /= 2;
+            }
+            let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
+            e.when(first, |e| {
+                for (k, &(c, _)) in outputs.iter().enumerate() {
+                    let v = *acc
+                        .get(c)
+                        .ok_or_else(|| CodegenError::Invalid("bad component".into()))?;
+                    store_at(e, out_ptrs[k], Ix::R(o), v)?;
                 }
                 Ok(())
-            })?;
-            s /= 2;
-        }
-        e.b.barrier();
-        let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
-        e.when(first, |e| {
-            for (k, &(c, _)) in outputs.iter().enumerate() {
-                let ty = *types
-                    .get(c)
-                    .ok_or_else(|| CodegenError::Invalid("bad component".into()))?;
-                let a = comp_base(e, c, smem);
-                let v = scalar::load(&mut e.b, StateSpace::Shared, ty, a)
-                    .map_err(CodegenError::Invalid)?;
-                store_at(e, out_ptrs[k], Ix::R(o), v)?;
-            }
-            Ok(())
+            })
         })?;
         e.b.barrier();
         Ok(())
@@ -438,6 +474,64 @@ pub fn reduce_kernel(
         },
         shared,
     ))
+}
+
+/// `shfl.sync.down` of a value of any carrier (64-bit values in two halves, pred as 0/1).
+fn shfl_down(e: &mut Emitter<'_>, v: Val, s: u32) -> Result<Val, CodegenError> {
+    let c = scalar::carrier(v.ty).map_err(CodegenError::Invalid)?;
+    let shfl = |e: &mut Emitter<'_>, r: Reg| -> Reg {
+        let d = e.b.reg(r.kind);
+        e.b.op_to(
+            d,
+            O::Shfl,
+            vec![
+                ptx::ast::Modifier::Sync,
+                ptx::ast::Modifier::Shfl(ptx::ast::ShflMode::Down),
+                super::builder::t(Type::B32),
+            ],
+            &[
+                r.into(),
+                Src::I(i64::from(s)),
+                Src::I(0x1f),
+                Src::I(0xffff_ffff),
+            ],
+        );
+        d
+    };
+    let reg = match c {
+        Type::Pred => {
+            let u = e.b.selp(Type::U32, Src::I(1), Src::I(0), v.reg);
+            let r = shfl(e, u);
+            e.b.setp(CmpOp::Ne, Type::U32, r.into(), Src::I(0))
+        }
+        Type::S64 | Type::U64 | Type::F64 => {
+            let bits = if c == Type::F64 {
+                let b = e.b.reg(super::builder::RegKind::B64);
+                e.b.mov_to(b, Type::B64, v.reg.into());
+                b
+            } else {
+                v.reg
+            };
+            let lo = e.b.cvt(None, Type::U32, Type::U64, bits.into());
+            let hi = e.b.bin(O::Shr, &[], Type::U64, bits.into(), Src::I(32));
+            let hi = e.b.cvt(None, Type::U32, Type::U64, hi.into());
+            let lo = shfl(e, lo);
+            let hi = shfl(e, hi);
+            let lo = e.b.cvt(None, Type::U64, Type::U32, lo.into());
+            let hi = e.b.cvt(None, Type::U64, Type::U32, hi.into());
+            let hi = e.b.bin(O::Shl, &[], Type::B64, hi.into(), Src::I(32));
+            let w = e.b.bin(O::Or, &[], Type::B64, hi.into(), lo.into());
+            if c == Type::F64 {
+                let f = e.b.reg(super::builder::RegKind::F64);
+                e.b.mov_to(f, Type::B64, w.into());
+                f
+            } else {
+                w
+            }
+        }
+        _ => shfl(e, v.reg),
+    };
+    Ok(Val { ty: v.ty, reg })
 }
 
 /// A sort kernel for the root `sort` (outputs 0..n are its operands' sorted copies).
