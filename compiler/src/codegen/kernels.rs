@@ -219,8 +219,12 @@ pub fn loop_kernel(
     let outputs = f.outputs.clone();
     grid_stride(&mut f.e, false, n, |e, i| {
         let idx = e.delinearize(Ix::R(i), &dims);
-        for (k, (id, _)) in targets.iter().enumerate() {
-            let v = e.emit1(&ctx, *id, &idx)?;
+        // Every value first, then the stores: an output may alias an input (in-place).
+        let mut vals = Vec::with_capacity(targets.len());
+        for (id, _) in targets {
+            vals.push(e.emit1(&ctx, *id, &idx)?);
+        }
+        for (k, v) in vals.into_iter().enumerate() {
             store_at(e, outputs[k], Ix::R(i), v)?;
         }
         Ok(())
