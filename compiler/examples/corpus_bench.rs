@@ -33,10 +33,14 @@ fn xla_launches(m: &HloModule) -> usize {
         if !seen.insert(c) {
             continue;
         }
-        let Some(comp): Option<&Computation> = m.get(c) else { continue };
+        let Some(comp): Option<&Computation> = m.get(c) else {
+            continue;
+        };
         for i in &comp.instructions {
             match i.opcode {
-                Opcode::Fusion | Opcode::CustomCall | Opcode::Dot | Opcode::Convolution => count += 1,
+                Opcode::Fusion | Opcode::CustomCall | Opcode::Dot | Opcode::Convolution => {
+                    count += 1
+                }
                 Opcode::While | Opcode::Conditional | Opcode::Call => {
                     stack.extend(i.called_computations());
                 }
@@ -58,7 +62,10 @@ fn count(thunks: &[ThunkProto], k: &mut (usize, usize, usize)) {
             Some(Impl::GemmThunk(_)) => k.1 += 1,
             Some(Impl::WhileThunk(w)) => {
                 k.2 += 1;
-                for s in [&w.condition_thunk_sequence, &w.body_thunk_sequence].into_iter().flatten() {
+                for s in [&w.condition_thunk_sequence, &w.body_thunk_sequence]
+                    .into_iter()
+                    .flatten()
+                {
                     count(&s.thunks, k);
                 }
             }
@@ -81,12 +88,18 @@ fn census(exe: &GpuExecutableProto) -> (usize, usize, usize) {
 
 fn main() {
     let dir = root().join("testdata/corpus/hlo");
-    let target = compiler::Target::load(&root().join("testdata/target_specs/h100_sxm.txtpb")).expect("target");
+    let target = compiler::Target::load(&root().join("testdata/target_specs/h100_sxm.txtpb"))
+        .expect("target");
     let options = compiler::CompileOptions::default();
     let mut cases: Vec<String> = std::fs::read_dir(&dir)
         .expect("corpus")
         .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".io.json")).map(str::to_owned))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_suffix(".io.json"))
+                .map(str::to_owned)
+        })
         .collect();
     cases.sort();
     println!("| case | compile ms | kernels | gemms | other thunks | launches (k+g) | XLA fusions+calls | launches ok | traffic ratio |");
@@ -125,8 +138,13 @@ fn main() {
         }
         let io = hlo::io::IoCase::read(&dir.join(format!("{case}.io.json"))).expect("io");
         let args: Vec<Vec<u8>> = io.inputs.iter().map(interp::to_bytes).collect();
-        let sizes: Vec<usize> = io.outputs.iter().map(|a| a.len() * (a.dtype().bit_width() / 8) as usize).collect();
-        let min_bytes: usize = args.iter().map(Vec::len).sum::<usize>() + sizes.iter().sum::<usize>();
+        let sizes: Vec<usize> = io
+            .outputs
+            .iter()
+            .map(|a| a.len() * (a.dtype().bit_width() / 8) as usize)
+            .collect();
+        let min_bytes: usize =
+            args.iter().map(Vec::len).sum::<usize>() + sizes.iter().sum::<usize>();
         let ratio = match interp::run(&exe, &args, &sizes) {
             Ok((_, t)) if min_bytes > 0 => {
                 let r = (t.read + t.written) as f64 / min_bytes as f64;

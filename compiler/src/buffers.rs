@@ -33,10 +33,9 @@ pub struct Assignment {
 impl Assignment {
     /// The slice of a location.
     pub fn slice(&self, loc: Loc) -> Result<BufferAllocationSliceProto, CompileError> {
-        let &(alloc, off) = self
-            .placement
-            .get(loc.value)
-            .ok_or_else(|| CompileError::Internal(format!("value {} has no placement", loc.value)))?;
+        let &(alloc, off) = self.placement.get(loc.value).ok_or_else(|| {
+            CompileError::Internal(format!("value {} has no placement", loc.value))
+        })?;
         Ok(BufferAllocationSliceProto {
             offset: (off + loc.offset) as i64,
             size: loc.size as i64,
@@ -122,7 +121,13 @@ pub fn assign(values: &[Value]) -> Result<Assignment, CompileError> {
         .copied()
         .filter(|&i| values[i].placement == Placement::Temp)
         .collect();
-    temps.sort_by(|&a, &b| values[b].size.cmp(&values[a].size).then(def[a].cmp(&def[b])).then(a.cmp(&b)));
+    temps.sort_by(|&a, &b| {
+        values[b]
+            .size
+            .cmp(&values[a].size)
+            .then(def[a].cmp(&def[b]))
+            .then(a.cmp(&b))
+    });
     let mut placed: Vec<(u64, u64, u32, u32)> = Vec::new(); // (offset, end, def, last)
     let mut temp_bytes = 0u64;
     let mut temp_offsets = Vec::new();
@@ -161,7 +166,10 @@ pub fn assign(values: &[Value]) -> Result<Assignment, CompileError> {
             placement[i] = placement[r];
         }
         if placement[i].0 < 0 {
-            return Err(CompileError::Internal(format!("value {} was not placed", values[i].name)));
+            return Err(CompileError::Internal(format!(
+                "value {} was not placed",
+                values[i].name
+            )));
         }
     }
     Ok(Assignment {

@@ -103,7 +103,9 @@ pub fn contiguous_slice(instr: &Instruction, operand: &Instruction) -> bool {
 /// Byte offset of a contiguous slice's first element in its operand.
 pub fn slice_offset(instr: &Instruction, operand: &Instruction) -> u64 {
     let dims = operand.shape.dims();
-    let Some(slice) = &instr.attrs.slice else { return 0 };
+    let Some(slice) = &instr.attrs.slice else {
+        return 0;
+    };
     let mut linear: i64 = 0;
     for (d, &n) in slice.iter().zip(dims) {
         linear = linear * n + d.start;
@@ -186,7 +188,10 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
                     && instr
                         .operands
                         .iter()
-                        .filter(|&&o| comp.get(o).is_some_and(|o| !cheap(o) && o.opcode != Opcode::Constant))
+                        .filter(|&&o| {
+                            comp.get(o)
+                                .is_some_and(|o| !cheap(o) && o.opcode != Opcode::Constant)
+                        })
                         .count()
                         <= 1);
             if duplicable && all_fusible {
@@ -203,7 +208,9 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
                 let same_dims = class(root) == Class::Elemental
                     && root.shape.is_array()
                     && root.shape.dims() == instr.shape.dims();
-                if same_dims && !external_reaches_group(comp, &users, id, &groups[g].1, &single, &pos) {
+                if same_dims
+                    && !external_reaches_group(comp, &users, id, &groups[g].1, &single, &pos)
+                {
                     groups[g].1.insert(id);
                     groups[g].2.push(id);
                     member_of[id.index()].push(g);
@@ -236,7 +243,13 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
         extra.sort_by_key(|i| pos[i.index()]);
         let mut outs = vec![root];
         outs.extend(extra);
-        units.push((pos[root.index()], Unit::Kernel(Group { members: m, outputs: outs })));
+        units.push((
+            pos[root.index()],
+            Unit::Kernel(Group {
+                members: m,
+                outputs: outs,
+            }),
+        ));
     }
     for &id in &order {
         if single[id.index()] {
@@ -322,12 +335,17 @@ fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], 
             }
             let a_pos = pos[groups[a].0.index()];
             let a_inputs = inputs_of(&groups[a]);
-            let shares = b_inputs.iter().any(|i| a_inputs.contains(i) && comp[*i].opcode != Opcode::Constant);
+            let shares = b_inputs
+                .iter()
+                .any(|i| a_inputs.contains(i) && comp[*i].opcode != Opcode::Constant);
             let ready = b_inputs.iter().all(|i| unit_pos[i.index()] < a_pos);
             if !shares || !ready {
                 continue;
             }
-            let (b_members, b_outputs) = (std::mem::take(&mut groups[b].1), std::mem::take(&mut groups[b].2));
+            let (b_members, b_outputs) = (
+                std::mem::take(&mut groups[b].1),
+                std::mem::take(&mut groups[b].2),
+            );
             for o in &b_outputs {
                 unit_pos[o.index()] = a_pos;
             }

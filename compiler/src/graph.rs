@@ -90,7 +90,11 @@ impl Rebuilder {
 }
 
 /// Maps an old handle through a remapping table.
-pub(crate) fn remap(map: &[Option<InstrId>], id: InstrId, comp: &str) -> Result<InstrId, CompileError> {
+pub(crate) fn remap(
+    map: &[Option<InstrId>],
+    id: InstrId,
+    comp: &str,
+) -> Result<InstrId, CompileError> {
     map.get(id.index())
         .copied()
         .flatten()

@@ -16,6 +16,7 @@
 //! layouts), [`fusion`] (kernel grouping), [`lower`] (thunk operations over logical buffers,
 //! kernels through [`codegen`]), [`buffers`] (allocations and liveness-based reuse) and
 //! [`serialize`] (the executable proto). docs/compiler.md describes each step.
+#![warn(missing_docs)]
 pub mod codegen;
 
 pub mod buffers;
@@ -50,7 +51,9 @@ pub fn compile(
     options: &CompileOptions,
 ) -> Result<GpuExecutableProto, CompileError> {
     if module.get(module.entry).is_none() {
-        return Err(CompileError::InvalidModule("the module has no entry computation".into()));
+        return Err(CompileError::InvalidModule(
+            "the module has no entry computation".into(),
+        ));
     }
     let optimized = optimize(module, options)?;
     let lowered = lower::lower(optimized, target, options)?;

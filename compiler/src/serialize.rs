@@ -23,7 +23,8 @@ pub fn row_major(shape: &Shape) -> Shape {
 }
 
 fn shape_proto(shape: &Shape) -> Result<proto::xla::ShapeProto, CompileError> {
-    hlo::convert::shape_to_proto(&row_major(shape)).map_err(|e| CompileError::Embed(format!("shape {shape}: {e}")))
+    hlo::convert::shape_to_proto(&row_major(shape))
+        .map_err(|e| CompileError::Embed(format!("shape {shape}: {e}")))
 }
 
 struct ThunkBuilder<'a> {
@@ -61,7 +62,10 @@ impl ThunkBuilder<'_> {
                 pg::ThunkProto {
                     thunk_info,
                     r#impl: Some(Impl::KernelThunk(pg::KernelThunkProto {
-                        args: args.iter().map(|&a| asg.slice(a)).collect::<Result<_, _>>()?,
+                        args: args
+                            .iter()
+                            .map(|&a| asg.slice(a))
+                            .collect::<Result<_, _>>()?,
                         written: kernel.written.clone(),
                         kernel_name: kernel.name.clone(),
                         launch_dimensions: Some(pg::LaunchDimensionsProto {
@@ -77,7 +81,13 @@ impl ThunkBuilder<'_> {
                     })),
                 }
             }
-            Op::Gemm { name, config, lhs, rhs, out } => pg::ThunkProto {
+            Op::Gemm {
+                name,
+                config,
+                lhs,
+                rhs,
+                out,
+            } => pg::ThunkProto {
                 thunk_info: self.info(name),
                 r#impl: Some(Impl::GemmThunk(pg::GemmThunkProto {
                     gemm_config: Some(config.clone()),
@@ -96,7 +106,13 @@ impl ThunkBuilder<'_> {
                     mem_size: src.size.min(dst.size) as i64,
                 })),
             },
-            Op::While { name, pred, cond, body, trip_count } => {
+            Op::While {
+                name,
+                pred,
+                cond,
+                body,
+                trip_count,
+            } => {
                 let thunk_info = self.info(name);
                 let cond = self.sequence(cond)?;
                 let body = self.sequence(body)?;
@@ -110,11 +126,19 @@ impl ThunkBuilder<'_> {
                     })),
                 }
             }
-            Op::Conditional { name, index, index_shape, is_bool, branches } => {
+            Op::Conditional {
+                name,
+                index,
+                index_shape,
+                is_bool,
+                branches,
+            } => {
                 let thunk_info = self.info(name);
                 let mut seqs = Vec::new();
                 for b in branches {
-                    seqs.push(pg::ThunkSequenceProto { thunks: self.sequence(b)? });
+                    seqs.push(pg::ThunkSequenceProto {
+                        thunks: self.sequence(b)?,
+                    });
                 }
                 pg::ThunkProto {
                     thunk_info,
@@ -128,7 +152,11 @@ impl ThunkBuilder<'_> {
                     })),
                 }
             }
-            Op::DeviceId { name, partition, dst } => {
+            Op::DeviceId {
+                name,
+                partition,
+                dst,
+            } => {
                 let thunk_info = self.info(name);
                 let dest_buffer = Some(asg.slice(*dst)?);
                 pg::ThunkProto {
@@ -140,7 +168,14 @@ impl ThunkBuilder<'_> {
                     }),
                 }
             }
-            Op::CustomCall { name, target, operands, results, opaque, api_version } => {
+            Op::CustomCall {
+                name,
+                target,
+                operands,
+                results,
+                opaque,
+                api_version,
+            } => {
                 let shaped = |l: &[(crate::lower::Loc, Shape)]| -> Result<Vec<pg::NullableShapedSliceProto>, CompileError> {
                     l.iter()
                         .map(|(loc, s)| {
@@ -166,7 +201,13 @@ impl ThunkBuilder<'_> {
                     })),
                 }
             }
-            Op::Collective { name, kind, reduction, config, buffers } => {
+            Op::Collective {
+                name,
+                kind,
+                reduction,
+                config,
+                buffers,
+            } => {
                 let thunk_info = self.info(name);
                 let buffers = buffers
                     .iter()
@@ -182,22 +223,29 @@ impl ThunkBuilder<'_> {
                     .collect::<Result<Vec<_>, CompileError>>()?;
                 let collective_config = Some(config.clone());
                 let imp = match kind {
-                    hlo::Opcode::AllReduce => Impl::AllReduceStartThunk(pg::AllReduceStartThunkProto {
-                        collective_config,
-                        buffers,
-                        reduction_kind: *reduction as i32,
-                    }),
-                    hlo::Opcode::AllGather => Impl::AllGatherStartThunk(pg::AllGatherStartThunkProto {
-                        collective_config,
-                        buffers,
-                    }),
+                    hlo::Opcode::AllReduce => {
+                        Impl::AllReduceStartThunk(pg::AllReduceStartThunkProto {
+                            collective_config,
+                            buffers,
+                            reduction_kind: *reduction as i32,
+                        })
+                    }
+                    hlo::Opcode::AllGather => {
+                        Impl::AllGatherStartThunk(pg::AllGatherStartThunkProto {
+                            collective_config,
+                            buffers,
+                        })
+                    }
                     _ => Impl::ReduceScatterThunk(pg::ReduceScatterThunkProto {
                         collective_config,
                         buffers,
                         reduction_kind: *reduction as i32,
                     }),
                 };
-                pg::ThunkProto { thunk_info, r#impl: Some(imp) }
+                pg::ThunkProto {
+                    thunk_info,
+                    r#impl: Some(imp),
+                }
             }
         })
     }
@@ -218,7 +266,10 @@ pub fn build(
         .map(|r| r.shape.clone())
         .ok_or_else(|| CompileError::InvalidModule("the entry computation is empty".into()))?;
     let program_shape = proto::xla::ProgramShapeProto {
-        parameters: params.iter().map(|s| shape_proto(s)).collect::<Result<_, _>>()?,
+        parameters: params
+            .iter()
+            .map(|s| shape_proto(s))
+            .collect::<Result<_, _>>()?,
         result: Some(shape_proto(&result)?),
         parameter_names: entry
             .params
@@ -232,22 +283,29 @@ pub fn build(
     for out in &lowered.outputs {
         let slice = asg.slice(out.loc)?;
         if slice.offset != 0 {
-            return Err(CompileError::Internal("an output does not start its allocation".into()));
+            return Err(CompileError::Internal(
+                "an output does not start its allocation".into(),
+            ));
         }
         if let Some(a) = allocations.get_mut(slice.buffer_allocation_index as usize) {
             a.maybe_live_out = true;
         }
-        let alias_config = out.alias.as_ref().map(|a| proto::xla::hlo_input_output_alias_proto::AliasEntryProto {
-            output_shape_index: a.output_index.clone(),
-            parameter_number: a.param_number,
-            parameter_shape_index: a.param_index.clone(),
-            kind: match a.kind.as_deref() {
-                Some("must-alias") => proto::xla::Kind::MustAlias as i32,
-                _ => proto::xla::Kind::MayAlias as i32,
-            },
-        });
+        let alias_config =
+            out.alias.as_ref().map(
+                |a| proto::xla::hlo_input_output_alias_proto::AliasEntryProto {
+                    output_shape_index: a.output_index.clone(),
+                    parameter_number: a.param_number,
+                    parameter_shape_index: a.param_index.clone(),
+                    kind: match a.kind.as_deref() {
+                        Some("must-alias") => proto::xla::Kind::MustAlias as i32,
+                        _ => proto::xla::Kind::MayAlias as i32,
+                    },
+                },
+            );
         output_info_map.push(gep::OutputInfoMapEntry {
-            shape_index: Some(proto::xla::ShapeIndexProto { indices: out.index.clone() }),
+            shape_index: Some(proto::xla::ShapeIndexProto {
+                indices: out.index.clone(),
+            }),
             output_info: Some(gep::OutputInfoProto {
                 allocation_index: slice.buffer_allocation_index,
                 passthrough: out.passthrough,
@@ -277,7 +335,9 @@ pub fn build(
         gpu_compute_capability: Some(target.compute_capability_proto()),
         module_name: input.name.clone(),
         program_shape: Some(program_shape),
-        buffer_allocations: Some(gep::RepeatedBufferAllocations { values: allocations }),
+        buffer_allocations: Some(gep::RepeatedBufferAllocations {
+            values: allocations,
+        }),
         output_info_map,
         constants,
         thunks,

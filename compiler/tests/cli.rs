@@ -7,8 +7,14 @@ use std::process::Command;
 use proto::prost::Message;
 
 fn xla_compile(args: &[String]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xla_compile")).args(args).output().expect("run xla_compile");
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_xla_compile"))
+        .args(args)
+        .output()
+        .expect("run xla_compile");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -18,11 +24,17 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn spec(name: &str) -> String {
-    common::root().join(format!("testdata/target_specs/{name}.txtpb")).display().to_string()
+    common::root()
+        .join(format!("testdata/target_specs/{name}.txtpb"))
+        .display()
+        .to_string()
 }
 
 fn module(name: &str) -> String {
-    common::root().join(format!("testdata/corpus/hlo/{name}.hlo")).display().to_string()
+    common::root()
+        .join(format!("testdata/corpus/hlo/{name}.hlo"))
+        .display()
+        .to_string()
 }
 
 #[test]
@@ -42,7 +54,10 @@ fn compiles_text_and_binary_modules() {
     let text = std::fs::read_to_string(module("softmax")).expect("read");
     let m = hlo::parse_module(&text).expect("parse");
     let pb = tmp("softmax.module.pb");
-    let proto = hlo::convert::to_proto(&m).expect("to proto").hlo_module.expect("module");
+    let proto = hlo::convert::to_proto(&m)
+        .expect("to proto")
+        .hlo_module
+        .expect("module");
     std::fs::write(&pb, proto.encode_to_vec()).expect("write");
     let out2 = tmp("softmax2.pb");
     let (ok, err) = xla_compile(&[
@@ -52,15 +67,23 @@ fn compiles_text_and_binary_modules() {
         format!("--gpu_target_config={}", spec("h100_sxm")),
     ]);
     assert!(ok, "{err}");
-    let exe2 = proto::xla::gpu::GpuExecutableProto::decode(std::fs::read(&out2).expect("out").as_slice()).expect("decode");
+    let exe2 =
+        proto::xla::gpu::GpuExecutableProto::decode(std::fs::read(&out2).expect("out").as_slice())
+            .expect("decode");
     assert_eq!(exe2.thunks.len(), exe.thunks.len());
 }
 
 #[test]
 fn missing_flag_fails_with_a_message() {
-    let (ok, err) = xla_compile(&[format!("--module_file={}", module("add")), "--platform=gpu".into()]);
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={}", module("add")),
+        "--platform=gpu".into(),
+    ]);
     assert!(!ok);
-    assert!(err.contains("--output_file") && err.contains("--gpu_target_config"), "{err}");
+    assert!(
+        err.contains("--output_file") && err.contains("--gpu_target_config"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -85,7 +108,10 @@ fn unknown_platform_fails() {
         format!("--gpu_target_config={}", spec("h100_sxm")),
     ]);
     assert!(!ok);
-    assert!(err.contains("unknown platform") && err.contains("tpu"), "{err}");
+    assert!(
+        err.contains("unknown platform") && err.contains("tpu"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -22,13 +22,16 @@ fn check(path: &Path, target_name: &str) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let module = hlo::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
     let target = common::target(target_name);
-    let exe = compiler::compile(&module, &target, &common::options()).map_err(|e| format!("compile: {e}"))?;
+    let exe = compiler::compile(&module, &target, &common::options())
+        .map_err(|e| format!("compile: {e}"))?;
     let errs = common::check_executable(&exe);
     if !errs.is_empty() {
         return Err(errs.join("\n").into());
     }
-    let a = compiler::compile_to_bytes(&module, &target, &common::options()).map_err(|e| e.to_string())?;
-    let b = compiler::compile_to_bytes(&module, &target, &common::options()).map_err(|e| e.to_string())?;
+    let a = compiler::compile_to_bytes(&module, &target, &common::options())
+        .map_err(|e| e.to_string())?;
+    let b = compiler::compile_to_bytes(&module, &target, &common::options())
+        .map_err(|e| e.to_string())?;
     if a != b {
         return Err("compiling twice gave different bytes".into());
     }
@@ -36,9 +39,17 @@ fn check(path: &Path, target_name: &str) -> Result<(), Failed> {
         let gpu = target.codegen.target_name();
         for t in common::all_thunks(&exe) {
             if let Some(Impl::KernelThunk(k)) = &t.r#impl {
-                let text = k.kernel_binary.as_ref().map(|b| b.ptx.as_str()).unwrap_or("");
-                ptx::ptxas::assemble_with(&ptxas, text, &gpu)
-                    .map_err(|e| format!("ptxas --gpu-name {gpu} rejects kernel {}: {e}", k.kernel_name))?;
+                let text = k
+                    .kernel_binary
+                    .as_ref()
+                    .map(|b| b.ptx.as_str())
+                    .unwrap_or("");
+                ptx::ptxas::assemble_with(&ptxas, text, &gpu).map_err(|e| {
+                    format!(
+                        "ptxas --gpu-name {gpu} rejects kernel {}: {e}",
+                        k.kernel_name
+                    )
+                })?;
             }
         }
     }
@@ -54,18 +65,26 @@ fn main() {
     let mut cases: Vec<_> = std::fs::read_dir(&dir)
         .expect("corpus directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo") && !p.to_string_lossy().ends_with(".opt.hlo"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "hlo") && !p.to_string_lossy().ends_with(".opt.hlo")
+        })
         .collect();
     cases.sort();
     let mut trials = Vec::new();
     for path in cases {
-        let case = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?").to_owned();
+        let case = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("?")
+            .to_owned();
         let known = KNOWN_UNSUPPORTED.iter().find(|(c, _)| *c == case);
         for &t in TARGETS {
             let p = path.clone();
             let mut trial = Trial::test(format!("compile::{case}::{t}"), move || check(&p, t));
             if let Some((_, reason)) = known {
-                trial = trial.with_ignored_flag(true).with_kind(format!("unsupported: {reason}"));
+                trial = trial
+                    .with_ignored_flag(true)
+                    .with_kind(format!("unsupported: {reason}"));
             }
             trials.push(trial);
         }

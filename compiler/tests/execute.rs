@@ -11,19 +11,28 @@ const KNOWN_FAILING: &[(&str, &str)] = &[];
 
 fn check(case: &str) -> Result<(), Failed> {
     let dir = common::root().join("testdata/corpus/hlo");
-    let text = std::fs::read_to_string(dir.join(format!("{case}.hlo"))).map_err(|e| e.to_string())?;
+    let text =
+        std::fs::read_to_string(dir.join(format!("{case}.hlo"))).map_err(|e| e.to_string())?;
     let io = IoCase::read(&dir.join(format!("{case}.io.json"))).map_err(|e| e.to_string())?;
     let module = hlo::parse_module(&text).map_err(|e| e.to_string())?;
-    let exe = compiler::compile(&module, &common::target("h100_sxm"), &common::options()).map_err(|e| e.to_string())?;
+    let exe = compiler::compile(&module, &common::target("h100_sxm"), &common::options())
+        .map_err(|e| e.to_string())?;
     let args: Vec<Vec<u8>> = io.inputs.iter().map(common::interp::to_bytes).collect();
-    let sizes: Vec<usize> = io.outputs.iter().map(|a| a.len() * (a.dtype().bit_width() / 8) as usize).collect();
+    let sizes: Vec<usize> = io
+        .outputs
+        .iter()
+        .map(|a| a.len() * (a.dtype().bit_width() / 8) as usize)
+        .collect();
     let (outs, _) = common::interp::run(&exe, &args, &sizes)?;
     let mut errs = Vec::new();
     for (i, (bytes, want)) in outs.iter().zip(&io.outputs).enumerate() {
         let got = common::interp::from_bytes(want.dtype(), want.dims(), bytes);
         let c = compare(&got, want, Tolerance::for_dtype(want.dtype()));
         if !c.ok {
-            errs.push(format!("output {i}: {} mismatches, first {:?}, max abs err {}", c.mismatches, c.first, c.max_abs_err));
+            errs.push(format!(
+                "output {i}: {} mismatches, first {:?}, max abs err {}",
+                c.mismatches, c.first, c.max_abs_err
+            ));
         }
     }
     if errs.is_empty() {
@@ -39,7 +48,12 @@ fn main() {
     let mut cases: Vec<String> = std::fs::read_dir(&dir)
         .expect("corpus")
         .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".io.json")).map(str::to_owned))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_suffix(".io.json"))
+                .map(str::to_owned)
+        })
         .collect();
     cases.sort();
     let trials = cases

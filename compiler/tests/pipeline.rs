@@ -13,17 +13,25 @@ fn compile(text: &str) -> proto::xla::gpu::GpuExecutableProto {
 /// Compiles, runs on the emulator and compares with the reference evaluator.
 fn run_vs_reference(text: &str, inputs: &[Array]) -> proto::xla::gpu::GpuExecutableProto {
     let module = hlo::parse_module(text).expect("parse");
-    let exe = compiler::compile(&module, &common::target("h100_sxm"), &common::options()).expect("compile");
+    let exe = compiler::compile(&module, &common::target("h100_sxm"), &common::options())
+        .expect("compile");
     let want = hlo::eval::evaluate_flat(&module, inputs).expect("evaluate");
     let args: Vec<Vec<u8>> = inputs.iter().map(common::interp::to_bytes).collect();
-    let sizes: Vec<usize> = want.iter().map(|a| common::interp::to_bytes(a).len()).collect();
+    let sizes: Vec<usize> = want
+        .iter()
+        .map(|a| common::interp::to_bytes(a).len())
+        .collect();
     let (outs, _) = common::interp::run(&exe, &args, &sizes).expect("run");
     for (i, (bytes, w)) in outs.iter().zip(&want).enumerate() {
         let got = common::interp::from_bytes(w.dtype(), w.dims(), bytes);
         let c = hlo::io::compare(&got, w, hlo::io::Tolerance::for_dtype(w.dtype()));
         assert!(c.ok, "output {i}: {c:?}");
     }
-    assert!(common::check_executable(&exe).is_empty(), "{:?}", common::check_executable(&exe));
+    assert!(
+        common::check_executable(&exe).is_empty(),
+        "{:?}",
+        common::check_executable(&exe)
+    );
     exe
 }
 
@@ -36,7 +44,9 @@ fn f32s(dims: Vec<usize>, v: impl Fn(usize) -> f32) -> Array {
 fn rocm_and_sycl_targets_are_rejected_naming_platform_and_file() {
     for (file, platform) in [("mi200", "ROCM"), ("pvc", "SYCL")] {
         let path = common::root().join(format!("testdata/target_specs/{file}.txtpb"));
-        let err = compiler::Target::load(&path).expect_err("must be rejected").to_string();
+        let err = compiler::Target::load(&path)
+            .expect_err("must be rejected")
+            .to_string();
         assert!(err.contains(platform), "{err}");
         assert!(err.contains(&format!("{file}.txtpb")), "{err}");
         assert!(err.contains("only CUDA"), "{err}");
@@ -51,7 +61,8 @@ fn cuda_targets_give_capability_ptx_version_and_abi() {
     assert_eq!(h100.codegen.max_threads_per_block, 1024);
     let a100 = common::target("a100_sxm_80");
     assert_eq!(a100.codegen.target_name(), "sm_80");
-    let exe = compile("HloModule m\nENTRY e { p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p) }");
+    let exe =
+        compile("HloModule m\nENTRY e { p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p) }");
     let abi = exe.executable_abi_version.expect("abi");
     assert_eq!(abi.platform_name, "CUDA");
     match abi.platform_version {
@@ -90,7 +101,12 @@ ENTRY e {
     let opt = compiler::optimize(&module, &common::options()).expect("optimize");
     let entry = opt.entry_computation();
     let ops: Vec<&str> = entry.instructions.iter().map(|i| i.opcode.name()).collect();
-    assert_eq!(ops, ["parameter", "exponential", "negate", "add"], "{}", hlo::print_module(&opt));
+    assert_eq!(
+        ops,
+        ["parameter", "exponential", "negate", "add"],
+        "{}",
+        hlo::print_module(&opt)
+    );
     let exe = run_vs_reference(text, &[f32s(vec![8], |i| i as f32 * 0.25)]);
     assert_eq!(common::census(&exe), (1, 0, 0), "one fused kernel");
 }
@@ -118,17 +134,24 @@ ENTRY e {
         .collect();
     assert_eq!(temp.len(), 1);
     // Four temporaries of 4 KiB, at most two live at a time.
-    assert!(temp[0].size <= 2 * 4096 + 64, "temp allocation of {} bytes", temp[0].size);
+    assert!(
+        temp[0].size <= 2 * 4096 + 64,
+        "temp allocation of {} bytes",
+        temp[0].size
+    );
     assert_eq!(common::census(&exe).0, 5);
 }
 
 #[test]
 fn must_alias_output_shares_the_parameter_allocation() {
-    let text = std::fs::read_to_string(common::root().join("testdata/corpus/xla_hlo/must_alias.hlo")).expect("read");
+    let text =
+        std::fs::read_to_string(common::root().join("testdata/corpus/xla_hlo/must_alias.hlo"))
+            .expect("read");
     let input = Array::new(vec![10], Data::S32((0..10).collect())).expect("array");
     let exe = run_vs_reference(&text, &[input]);
     let out = exe.output_info_map[0].output_info.clone().expect("info");
-    let alloc = &exe.buffer_allocations.clone().expect("allocs").values[out.allocation_index as usize];
+    let alloc =
+        &exe.buffer_allocations.clone().expect("allocs").values[out.allocation_index as usize];
     assert!(alloc.is_entry_computation_parameter && alloc.parameter_number == 0);
     let alias = out.alias_config.expect("alias config");
     assert_eq!(alias.kind, proto::xla::Kind::MustAlias as i32);
@@ -146,7 +169,11 @@ ENTRY e {
   ROOT t = (f32[4,8], f32[4,8], f32[4,8], f32[3], f32[1,8]) tuple(p, n, n, c, s)
 }"#;
     let exe = run_vs_reference(text, &[f32s(vec![4, 8], |i| i as f32)]);
-    let info: Vec<_> = exe.output_info_map.iter().map(|o| o.output_info.clone().expect("info")).collect();
+    let info: Vec<_> = exe
+        .output_info_map
+        .iter()
+        .map(|o| o.output_info.clone().expect("info"))
+        .collect();
     assert!(info[0].passthrough);
     assert_ne!(info[1].allocation_index, info[2].allocation_index);
     assert_eq!(exe.constants.len(), 1);
@@ -185,7 +212,13 @@ ENTRY e {
   g2 = f32[4] get-tuple-element(w), index=2
   ROOT r = (f32[4], f32[4]) tuple(g1, g2)
 }"#;
-    run_vs_reference(text, &[f32s(vec![4], |i| i as f32 + 1.0), f32s(vec![4], |i| 10.0 * i as f32)]);
+    run_vs_reference(
+        text,
+        &[
+            f32s(vec![4], |i| i as f32 + 1.0),
+            f32s(vec![4], |i| 10.0 * i as f32),
+        ],
+    );
 }
 
 #[test]
@@ -213,7 +246,9 @@ ENTRY e {
     for sel in [0, 1, 7] {
         let i = Array::new(vec![], Data::S32(vec![sel])).expect("scalar");
         let exe = run_vs_reference(text, &[i, f32s(vec![4], |k| k as f32 * 0.5)]);
-        assert!(common::all_thunks(&exe).iter().any(|t| matches!(t.r#impl, Some(Impl::ConditionalThunk(_)))));
+        assert!(common::all_thunks(&exe)
+            .iter()
+            .any(|t| matches!(t.r#impl, Some(Impl::ConditionalThunk(_)))));
     }
 }
 
@@ -226,7 +261,13 @@ ENTRY e {
   b = f32[8,2,5] parameter(1)
   ROOT d = f32[2,4,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={1}, rhs_contracting_dims={0}
 }"#;
-    let exe = run_vs_reference(text, &[f32s(vec![2, 8, 4], |i| (i % 7) as f32 - 3.0), f32s(vec![8, 2, 5], |i| (i % 5) as f32 * 0.5)]);
+    let exe = run_vs_reference(
+        text,
+        &[
+            f32s(vec![2, 8, 4], |i| (i % 7) as f32 - 3.0),
+            f32s(vec![8, 2, 5], |i| (i % 5) as f32 * 0.5),
+        ],
+    );
     let (kernels, gemms, _) = common::census(&exe);
     assert_eq!(gemms, 1);
     // The lhs is read transposed in place; the rhs (batch dimension not leading) is transposed.
@@ -245,6 +286,7 @@ ENTRY e {
   ROOT c = f32[1,3,3,1] convolution(p, k), window={size=2x2}, dim_labels=b01f_01io->b01f
 }"#;
     let module = hlo::parse_module(text).expect("parse");
-    let err = compiler::compile(&module, &common::target("h100_sxm"), &common::options()).expect_err("unsupported");
+    let err = compiler::compile(&module, &common::target("h100_sxm"), &common::options())
+        .expect_err("unsupported");
     assert!(err.to_string().contains("convolution"), "{err}");
 }

@@ -15,7 +15,8 @@ fn check(path: &std::path::Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let module = hlo::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
     let target = common::target("h100_sxm");
-    let exe = compiler::compile(&module, &target, &common::options()).map_err(|e| format!("compile: {e}"))?;
+    let exe = compiler::compile(&module, &target, &common::options())
+        .map_err(|e| format!("compile: {e}"))?;
     let errs = common::check_executable(&exe);
     if errs.is_empty() {
         Ok(())
@@ -36,12 +37,18 @@ fn main() {
     let trials = files
         .into_iter()
         .map(|path| {
-            let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?").to_owned();
+            let name = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("?")
+                .to_owned();
             let known = UNSUPPORTED.iter().find(|(c, _)| *c == name);
             let p = path.clone();
             let mut t = Trial::test(format!("xla_hlo::{name}"), move || check(&p));
             if let Some((_, reason)) = known {
-                t = t.with_ignored_flag(true).with_kind(format!("unsupported: {reason}"));
+                t = t
+                    .with_ignored_flag(true)
+                    .with_kind(format!("unsupported: {reason}"));
             }
             t
         })

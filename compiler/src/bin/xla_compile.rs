@@ -59,7 +59,9 @@ fn read_module(path: &Path) -> Result<hlo::HloModule> {
 fn run(args: Args) -> Result<()> {
     match args.platform.to_ascii_lowercase().as_str() {
         "gpu" | "cuda" => {}
-        other => bail!("--platform={other}: unknown platform (xla_compile supports only --platform=gpu)"),
+        other => {
+            bail!("--platform={other}: unknown platform (xla_compile supports only --platform=gpu)")
+        }
     }
     let target = compiler::Target::load(&args.gpu_target_config)?;
     let module = read_module(&args.module_file)?;

@@ -27,7 +27,7 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
 enum Action {
     Keep,
     Forward(InstrId),
-    Replace(Instruction),
+    Replace(Box<Instruction>),
 }
 
 fn is_identity(perm: &[i64]) -> bool {
@@ -48,7 +48,7 @@ pub fn simplify(comp: &Computation) -> Result<Computation, CompileError> {
         let new_id = match rule(&b.instrs, &instr) {
             Action::Keep => b.push(instr),
             Action::Forward(to) => to,
-            Action::Replace(r) => b.push(r),
+            Action::Replace(r) => b.push(*r),
         };
         map[id.index()] = Some(new_id);
     }
@@ -88,7 +88,7 @@ fn rule(instrs: &[Instruction], instr: &Instruction) -> Action {
                 if let Some(&inner) = op0.operands.first() {
                     let mut r = instr.clone();
                     r.operands = vec![inner];
-                    return Action::Replace(r);
+                    return Action::Replace(Box::new(r));
                 }
             }
             Action::Keep
@@ -97,7 +97,7 @@ fn rule(instrs: &[Instruction], instr: &Instruction) -> Action {
             if same_shape(op0) {
                 return Action::Forward(op0_id);
             }
-            fold_convert(op0, instr).map_or(Action::Keep, Action::Replace)
+            fold_convert(op0, instr).map_or(Action::Keep, |r| Action::Replace(Box::new(r)))
         }
         Opcode::Broadcast => forward_if(
             same_shape(op0) && instr.attrs.dimensions.as_deref().is_some_and(is_identity),
@@ -167,7 +167,7 @@ fn rule(instrs: &[Instruction], instr: &Instruction) -> Action {
         Opcode::Add | Opcode::Subtract | Opcode::Multiply | Opcode::Maximum | Opcode::Minimum => {
             op(1)
                 .and_then(|(_, op1)| fold_binary(instr, op0, op1))
-                .map_or(Action::Keep, Action::Replace)
+                .map_or(Action::Keep, |r| Action::Replace(Box::new(r)))
         }
         _ => Action::Keep,
     }

@@ -16,7 +16,9 @@ pub fn root() -> PathBuf {
 
 /// `testdata/target_specs/NAME.txtpb` as a target.
 pub fn target(name: &str) -> compiler::Target {
-    let path = root().join("testdata/target_specs").join(format!("{name}.txtpb"));
+    let path = root()
+        .join("testdata/target_specs")
+        .join(format!("{name}.txtpb"));
     compiler::Target::load(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -34,12 +36,18 @@ pub fn all_thunks(exe: &GpuExecutableProto) -> Vec<&ThunkProto> {
         match &t.r#impl {
             Some(Impl::SequentialThunk(s)) => s.thunks.iter().for_each(|c| go(c, out)),
             Some(Impl::WhileThunk(w)) => {
-                for seq in [&w.condition_thunk_sequence, &w.body_thunk_sequence].into_iter().flatten() {
+                for seq in [&w.condition_thunk_sequence, &w.body_thunk_sequence]
+                    .into_iter()
+                    .flatten()
+                {
                     seq.thunks.iter().for_each(|c| go(c, out));
                 }
             }
             Some(Impl::ConditionalThunk(c)) => {
-                c.branch_thunks.iter().flat_map(|s| &s.thunks).for_each(|c| go(c, out));
+                c.branch_thunks
+                    .iter()
+                    .flat_map(|s| &s.thunks)
+                    .for_each(|c| go(c, out));
             }
             _ => {}
         }
@@ -65,7 +73,11 @@ pub fn census(exe: &GpuExecutableProto) -> (usize, usize, usize) {
 /// Checks the structural rules of docs/artifact.md; returns every violation.
 pub fn check_executable(exe: &GpuExecutableProto) -> Vec<String> {
     let mut errs = Vec::new();
-    let allocs = exe.buffer_allocations.as_ref().map(|a| a.values.as_slice()).unwrap_or(&[]);
+    let allocs = exe
+        .buffer_allocations
+        .as_ref()
+        .map(|a| a.values.as_slice())
+        .unwrap_or(&[]);
     for (i, a) in allocs.iter().enumerate() {
         if a.index != i as i64 {
             errs.push(format!("allocation {i} has index {}", a.index));
@@ -74,16 +86,24 @@ pub fn check_executable(exe: &GpuExecutableProto) -> Vec<String> {
             errs.push(format!("allocation {i} is a tuple"));
         }
     }
-    let check_slice = |what: &str, s: &Option<proto::xla::buffer_assignment::BufferAllocationSliceProto>, errs: &mut Vec<String>| {
+    let check_slice = |what: &str,
+                       s: &Option<proto::xla::buffer_assignment::BufferAllocationSliceProto>,
+                       errs: &mut Vec<String>| {
         let Some(s) = s else {
             errs.push(format!("{what}: slice missing"));
             return;
         };
         match allocs.get(s.buffer_allocation_index as usize) {
-            None => errs.push(format!("{what}: allocation {} out of range", s.buffer_allocation_index)),
+            None => errs.push(format!(
+                "{what}: allocation {} out of range",
+                s.buffer_allocation_index
+            )),
             Some(a) => {
                 if s.offset < 0 || s.size < 0 || s.offset + s.size > a.size {
-                    errs.push(format!("{what}: slice {}+{} outside allocation {} of {} bytes", s.offset, s.size, a.index, a.size));
+                    errs.push(format!(
+                        "{what}: slice {}+{} outside allocation {} of {} bytes",
+                        s.offset, s.size, a.index, a.size
+                    ));
                 }
             }
         }
@@ -104,8 +124,14 @@ pub fn check_executable(exe: &GpuExecutableProto) -> Vec<String> {
                 for a in &k.args {
                     check_slice(&what, &Some(*a), &mut errs);
                 }
-                let ptx = k.kernel_binary.as_ref().map(|b| b.ptx.as_str()).unwrap_or("");
-                if !ptx.contains(&format!(".entry {}", k.kernel_name)) && !ptx.contains(&format!(".entry {}(", k.kernel_name)) {
+                let ptx = k
+                    .kernel_binary
+                    .as_ref()
+                    .map(|b| b.ptx.as_str())
+                    .unwrap_or("");
+                if !ptx.contains(&format!(".entry {}", k.kernel_name))
+                    && !ptx.contains(&format!(".entry {}(", k.kernel_name))
+                {
                     errs.push(format!("{what}: PTX has no .entry {}", k.kernel_name));
                 }
             }
@@ -118,17 +144,28 @@ pub fn check_executable(exe: &GpuExecutableProto) -> Vec<String> {
                 check_slice(&what, &c.source_buffer, &mut errs);
                 check_slice(&what, &c.destination_buffer, &mut errs);
             }
-            Some(Impl::WhileThunk(w)) => check_slice(&what, &w.condition_result_buffer_index, &mut errs),
-            Some(Impl::ConditionalThunk(c)) => {
-                check_slice(&what, &c.branch_index_buffer.as_ref().and_then(|b| b.slice), &mut errs)
+            Some(Impl::WhileThunk(w)) => {
+                check_slice(&what, &w.condition_result_buffer_index, &mut errs)
             }
+            Some(Impl::ConditionalThunk(c)) => check_slice(
+                &what,
+                &c.branch_index_buffer.as_ref().and_then(|b| b.slice),
+                &mut errs,
+            ),
             _ => {}
         }
     }
-    let entry_shape = exe.program_shape.as_ref().and_then(|p| p.result.clone()).unwrap_or_default();
+    let entry_shape = exe
+        .program_shape
+        .as_ref()
+        .and_then(|p| p.result.clone())
+        .unwrap_or_default();
     let leaves = count_leaves(&entry_shape);
     if exe.output_info_map.len() != leaves {
-        errs.push(format!("{} output infos for {leaves} result leaves", exe.output_info_map.len()));
+        errs.push(format!(
+            "{} output infos for {leaves} result leaves",
+            exe.output_info_map.len()
+        ));
     }
     for o in &exe.output_info_map {
         let a = o.output_info.as_ref().map_or(-1, |i| i.allocation_index);
@@ -139,7 +176,10 @@ pub fn check_executable(exe: &GpuExecutableProto) -> Vec<String> {
     for c in &exe.constants {
         let end = c.offset_in_binary + c.size;
         if end as usize > exe.binary.len() || c.offset_in_binary % 16 != 0 {
-            errs.push(format!("constant {} outside binary or misaligned", c.symbol_name));
+            errs.push(format!(
+                "constant {} outside binary or misaligned",
+                c.symbol_name
+            ));
         }
         match allocs.get(c.allocation_index as usize) {
             Some(a) if a.is_constant && a.size >= c.size => {}
