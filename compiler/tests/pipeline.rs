@@ -290,3 +290,95 @@ ENTRY e {
         .expect_err("unsupported");
     assert!(err.to_string().contains("convolution"), "{err}");
 }
+
+#[test]
+fn collectives_custom_calls_and_device_ids_become_their_thunks() {
+    let text = r#"
+HloModule m, replica_count=2
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4,6] parameter(0)
+  ar = f32[4,6] all-reduce(p), replica_groups={{0,1}}, to_apply=sum
+  ag = f32[4,12] all-gather(ar), dimensions={1}, replica_groups={{0,1}}
+  rs = f32[2,6] reduce-scatter(p), dimensions={0}, replica_groups={{0,1}}, to_apply=sum
+  r = u32[] replica-id()
+  pid = u32[] partition-id()
+  cc = f32[4,12] custom-call(ag), custom_call_target="my_handler", backend_config="cfg"
+  ROOT t = (f32[4,12], f32[2,6], u32[], u32[]) tuple(cc, rs, r, pid)
+}"#;
+    let exe = compile(text);
+    assert!(common::check_executable(&exe).is_empty());
+    let kinds: Vec<&str> = common::all_thunks(&exe)
+        .iter()
+        .map(|t| match &t.r#impl {
+            Some(Impl::AllReduceStartThunk(_)) => "all-reduce",
+            Some(Impl::AllGatherStartThunk(_)) => "all-gather",
+            Some(Impl::ReduceScatterThunk(_)) => "reduce-scatter",
+            Some(Impl::ReplicaIdThunk(_)) => "replica-id",
+            Some(Impl::PartitionIdThunk(_)) => "partition-id",
+            Some(Impl::CustomCallThunk(c)) => {
+                assert_eq!(c.target_name, "my_handler");
+                assert_eq!(c.opaque, b"cfg");
+                "custom-call"
+            }
+            Some(Impl::KernelThunk(_)) => "kernel",
+            _ => "other",
+        })
+        .collect();
+    for k in [
+        "all-reduce",
+        "all-gather",
+        "reduce-scatter",
+        "replica-id",
+        "partition-id",
+        "custom-call",
+    ] {
+        assert!(kinds.contains(&k), "{k} missing from {kinds:?}");
+    }
+    // all-gather along dimension 1 is done on the leading dimension between two transposes.
+    assert!(
+        kinds.iter().filter(|k| **k == "kernel").count() >= 2,
+        "{kinds:?}"
+    );
+}
+
+#[test]
+fn known_trip_count_becomes_a_hint() {
+    let text = std::fs::read_to_string(
+        common::root().join("testdata/corpus/xla_hlo/while_with_known_trip_count.hlo"),
+    )
+    .expect("read");
+    let exe = compile(&text);
+    let trip = common::all_thunks(&exe)
+        .iter()
+        .find_map(|t| match &t.r#impl {
+            Some(Impl::WhileThunk(w)) => Some(w.trip_count),
+            _ => None,
+        });
+    assert!(matches!(trip, Some(Some(n)) if n > 0), "{trip:?}");
+}
+
+#[test]
+fn optimized_xla_modules_never_panic() {
+    // XLA:CPU-optimized modules (fusions, CPU custom calls, layouts): compiling them may fail
+    // with an error, never a panic.
+    let dir = common::root().join("testdata/corpus/hlo");
+    let mut compiled = 0;
+    for e in std::fs::read_dir(&dir).expect("corpus") {
+        let path = e.expect("entry").path();
+        if !path.to_string_lossy().ends_with(".opt.hlo") {
+            continue;
+        }
+        let Ok(module) = hlo::parse_module(&std::fs::read_to_string(&path).expect("read")) else {
+            continue;
+        };
+        if compiler::compile(&module, &common::target("h100_sxm"), &common::options()).is_ok() {
+            compiled += 1;
+        }
+    }
+    assert!(compiled > 0);
+}
