@@ -143,3 +143,20 @@ fn unreadable_module_and_rocm_config_fail() {
     assert!(!ok);
     assert!(err.contains("ROCM") && err.contains("mi200.txtpb"), "{err}");
 }
+
+#[test]
+fn separate_processes_give_identical_bytes() {
+    let mut outputs = Vec::new();
+    for run in 0..2 {
+        let out = tmp(&format!("attention{run}.pb"));
+        let (ok, err) = xla_compile(&[
+            format!("--module_file={}", module("attention")),
+            format!("--output_file={}", out.display()),
+            "--platform=gpu".into(),
+            format!("--gpu_target_config={}", spec("a100_sxm_80")),
+        ]);
+        assert!(ok, "{err}");
+        outputs.push(std::fs::read(&out).expect("output"));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+}
