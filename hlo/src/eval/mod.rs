@@ -14,7 +14,7 @@
 //! Numerics: floats compute in `f64` and round once to the result type; reductions with a
 //! recognised reducer accumulate in `f64`; `dot` accumulates in `f64` (`f32`/`f64`) or `f32`
 //! (`f16`/`bf16` results). Integer semantics are XLA's (see [`elementwise`]). A `while` loop
-//! runs until its condition is false; there is no iteration limit.
+//! runs until its condition is false, unless [`EvalOptions::max_while_iterations`] caps it.
 //!
 //! Opcodes: see [`SUPPORTED_OPCODES`]; anything else is [`EvalError::Unimplemented`].
 pub mod dot;
@@ -91,6 +91,12 @@ pub enum EvalError {
     TooDeep {
         /// The limit.
         limit: usize,
+    },
+    /// A `while` loop ran more iterations than [`EvalOptions::max_while_iterations`].
+    #[error("while loop exceeded {limit} iterations")]
+    WhileLimit {
+        /// The limit.
+        limit: u64,
     },
     /// An error while evaluating an instruction.
     #[error("{computation}/{instruction}: {source}")]
@@ -262,9 +268,36 @@ fn shape_string(shape: &Shape) -> String {
     }
 }
 
+/// Evaluation settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EvalOptions {
+    /// Fail with [`EvalError::WhileLimit`] after this many iterations of any one `while` loop
+    /// (`None`: no limit, a non-terminating loop runs forever, as it would on a device).
+    pub max_while_iterations: Option<u64>,
+}
+
+impl EvalOptions {
+    /// Options with a `while` iteration limit.
+    pub fn with_while_limit(limit: u64) -> EvalOptions {
+        EvalOptions {
+            max_while_iterations: Some(limit),
+        }
+    }
+}
+
 /// Evaluates the entry computation of `module` on `args` (one per entry parameter, in order).
 /// A tuple result stays a tuple; [`Literal::into_leaves`] flattens it as io files list outputs.
 pub fn evaluate(module: &HloModule, args: &[Literal]) -> Result<Literal, EvalError> {
+    evaluate_with(module, args, &EvalOptions::default())
+}
+
+/// [`evaluate`] with explicit [`EvalOptions`].
+pub fn evaluate_with(
+    module: &HloModule,
+    args: &[Literal],
+    options: &EvalOptions,
+) -> Result<Literal, EvalError> {
     let entry = module.get(module.entry).ok_or_else(|| {
         EvalError::Malformed("the entry computation handle is out of range".into())
     })?;
@@ -287,7 +320,7 @@ pub fn evaluate(module: &HloModule, args: &[Literal]) -> Result<Literal, EvalErr
             });
         }
     }
-    Interp { module }.run(module.entry, args.to_vec(), 0)
+    Interp { module, options }.run(module.entry, args.to_vec(), 0)
 }
 
 /// Evaluates `module` on array arguments and returns the result's array leaves in order.
@@ -327,6 +360,7 @@ fn builtin_reducer<'a>(module: &HloModule, id: ComputationId) -> Option<Reducer<
 
 struct Interp<'m> {
     module: &'m HloModule,
+    options: &'m EvalOptions,
 }
 
 /// Converts an IR constant literal to an evaluator literal of `shape`.
@@ -940,6 +974,7 @@ impl<'m> Interp<'m> {
                 let cond = called(&a.condition, "condition")?;
                 let body = called(&a.body, "body")?;
                 let mut state = operand(0)?.clone();
+                let mut iterations = 0u64;
                 loop {
                     let c = self.run(cond, vec![state.clone()], depth + 1)?;
                     let go = match &c {
@@ -951,6 +986,12 @@ impl<'m> Interp<'m> {
                     if !go {
                         return Ok(state);
                     }
+                    if let Some(limit) = self.options.max_while_iterations {
+                        if iterations >= limit {
+                            return Err(EvalError::WhileLimit { limit });
+                        }
+                    }
+                    iterations += 1;
                     state = self.run(body, vec![state], depth + 1)?;
                 }
             }
@@ -1347,6 +1388,14 @@ mod tests {
         );
         let out = run(&m, &[f32s(vec![], vec![1.5])]).unwrap();
         assert_eq!(out, vec![vec![4.0], vec![24.0]]);
+        let x = [f32s(vec![], vec![1.5])];
+        assert!(evaluate_with(&m, &x, &EvalOptions::with_while_limit(4)).is_ok());
+        assert_eq!(
+            evaluate_with(&m, &x, &EvalOptions::with_while_limit(3))
+                .unwrap_err()
+                .root_cause(),
+            &EvalError::WhileLimit { limit: 3 }
+        );
     }
 
     #[test]
