@@ -19,7 +19,8 @@ pub struct RuntimeFlags {
     /// Deepest nesting of control-flow thunks (sequential / while / conditional) accepted.
     /// Default 32.
     pub max_thunk_depth: usize,
-    /// Lane-instruction budget of one emulated kernel launch. Default 2^40.
+    /// Lane-instruction budget of one emulated kernel launch (a kernel that never ends fails
+    /// instead of hanging). Applied by [`crate::EmulatedDevice::with_flags`]. Default 2^40.
     pub emulator_instruction_budget: u64,
     /// Seconds a replica waits at a collective for the other participants before failing with
     /// `UNAVAILABLE`. Default 120.

@@ -72,18 +72,21 @@ impl Registry {
         let mut r = Registry::empty();
         r.register(Registration {
             name: "xla.runtime.noop",
+            // Can be removed in May 2027 (6 months backward compatibility window).
             aliases: &["__xla_noop"],
             api: Api::Ffi,
             handler: noop,
         });
         r.register(Registration {
             name: "xla.runtime.memcpy",
+            // Can be removed in May 2027 (6 months backward compatibility window).
             aliases: &["__xla_memcpy", "Memcpy"],
             api: Api::Ffi,
             handler: memcpy,
         });
         r.register(Registration {
             name: "xla.runtime.axpy_f32",
+            // Can be removed in May 2027 (6 months backward compatibility window).
             aliases: &["__xla_saxpy"],
             api: Api::Ffi,
             handler: axpy_f32,

@@ -46,7 +46,11 @@ impl EmulatedDevice {
             description,
             memory: Mutex::new(Memory::with_limit(limit)),
             modules: Mutex::new(HashMap::new()),
-            options: LaunchOptions::default(),
+            options: LaunchOptions {
+                instruction_budget: crate::flags::RuntimeFlags::default()
+                    .emulator_instruction_budget,
+                ..LaunchOptions::default()
+            },
         }
     }
 
@@ -57,6 +61,12 @@ impl EmulatedDevice {
         Ok(EmulatedDevice::new(DeviceDescription::from_target_config(
             &config,
         )?))
+    }
+
+    /// Applies the runtime flags the device reads (the per-launch instruction budget).
+    pub fn with_flags(mut self, flags: &crate::flags::RuntimeFlags) -> EmulatedDevice {
+        self.options.instruction_budget = flags.emulator_instruction_budget;
+        self
     }
 
     /// Sets the per-launch instruction budget and worker threads.
