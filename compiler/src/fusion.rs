@@ -2,11 +2,11 @@
 //!
 //! Instructions are classified as
 //! - *elemental* (elementwise ops, compare, select, clamp, convert, broadcast, reshape,
-//!   transpose, slice, concatenate, pad, iota, reverse, ...): each output element is computed
-//!   from operand elements by indexing, so any chain of them fuses into one loop kernel;
+//!   transpose, slice, concatenate, pad, iota, reverse, gather, dynamic-slice,
+//!   dynamic-update-slice, reduce-window, ...): each output element is computed from operand
+//!   elements by indexing, so any chain of them fuses into one loop kernel;
 //! - *reductions* (`reduce`): fused with their elemental producers (input fusion);
-//! - *standalone kernels* (sort, scatter, gather, dynamic-slice, dynamic-update-slice,
-//!   reduce-window, ...): one kernel each;
+//! - *standalone kernels* (sort, scatter, ...): one kernel each;
 //! - *non-kernel* instructions (parameters, constants, tuples, get-tuple-element, bitcasts, dot,
 //!   while, conditional, custom-call, collectives): become thunks or cost nothing.
 //!
@@ -49,7 +49,8 @@ pub fn class(instr: &Instruction) -> Class {
     }
     match op {
         Compare | Select | Clamp | Convert | BitcastConvert | Broadcast | Reshape | Transpose
-        | Slice | Concatenate | Pad | Iota | Reverse | ReducePrecision => Class::Elemental,
+        | Slice | Concatenate | Pad | Iota | Reverse | ReducePrecision | Gather | DynamicSlice
+        | DynamicUpdateSlice | ReduceWindow => Class::Elemental,
         Reduce => Class::Reduce,
         Parameter | Constant | Tuple | GetTupleElement | Bitcast | Dot | While | Conditional
         | CustomCall | AllReduce | AllGather | ReduceScatter | ReplicaId | PartitionId
