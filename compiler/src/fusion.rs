@@ -186,6 +186,15 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
             let duplicable = cheap(instr)
                 || (!external
                     && consumer_groups.len() <= MAX_DUPLICATION
+                    && !matches!(
+                        instr.opcode,
+                        Opcode::Gather
+                            | Opcode::DynamicSlice
+                            | Opcode::DynamicUpdateSlice
+                            | Opcode::ReduceWindow
+                            | Opcode::Concatenate
+                            | Opcode::Pad
+                    )
                     && instr
                         .operands
                         .iter()
