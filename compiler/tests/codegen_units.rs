@@ -342,6 +342,10 @@ fn sort_is_stable_and_multi_operand() {
     // Many equal keys: the payload (original position) must stay in order among equals.
     let keys: Vec<f32> = (0..111).map(|i| ((i * 7) % 4) as f32).collect();
     check_text(SORT_KEYS, Some(vec![f32s(vec![3, 37], keys)]));
+    // A row too long for shared memory is sorted in the output buffers.
+    let long = SORT_KEYS.replace("3,37", "1,2060");
+    let keys: Vec<f32> = (0..2060).map(|i| ((i * 13) % 17) as f32).collect();
+    check_text(&long, Some(vec![f32s(vec![1, 2060], keys)]));
     // Sorting along dimension 0 (a column sort).
     let col = "HloModule m\ncmp {\n a = s32[] parameter(0)\n b = s32[] parameter(1)\n ROOT gt = pred[] compare(a, b), direction=GT\n}\nENTRY e {\n k = s32[19,3] parameter(0)\n ROOT s = s32[19,3] sort(k), dimensions={0}, to_apply=cmp\n}\n";
     check_text(col, None);

@@ -601,6 +601,52 @@ pub fn sort_kernel(
     };
     let out_ptrs = f.outputs.clone();
     let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
+    // Rows that fit are sorted in shared memory (8-byte slots per element and operand): the
+    // row is read once and written once. Longer rows are sorted in place in the outputs.
+    let smem_bytes = n_sort * types.len() as u64 * 8;
+    let use_smem = smem_bytes > 0 && smem_bytes <= 32 * 1024;
+    let smem = if use_smem {
+        Some(f.e.b.symbol_addr(SHARED_NAME))
+    } else {
+        None
+    };
+    // Address of element `j` of operand `k` in shared memory.
+    let slot = |e: &mut Emitter<'_>, base: Reg, k: usize, j: Reg| -> Reg {
+        let off = e.b.op(
+            O::Mul,
+            vec![ptx::ast::Modifier::Wide, super::builder::t(Type::U32)],
+            Type::U64,
+            &[j.into(), Src::I(8)],
+        );
+        let a = e.b.bin(O::Add, &[], Type::S64, base.into(), off.into());
+        e.b.bin(
+            O::Add,
+            &[],
+            Type::S64,
+            a.into(),
+            Src::I((k as u64 * n_sort * 8) as i64),
+        )
+    };
+    let load_el =
+        |e: &mut Emitter<'_>, k: usize, j: Reg, lin: Ix, ty: P| -> Result<Val, CodegenError> {
+            match smem {
+                Some(base) => {
+                    let a = slot(e, base, k, j);
+                    scalar::load(&mut e.b, StateSpace::Shared, ty, a).map_err(CodegenError::Invalid)
+                }
+                None => load_at(e, out_ptrs[k], lin, ty),
+            }
+        };
+    let store_el =
+        |e: &mut Emitter<'_>, k: usize, j: Reg, lin: Ix, v: Val| -> Result<(), CodegenError> {
+            match smem {
+                Some(base) => {
+                    let a = slot(e, base, k, j);
+                    scalar::store(&mut e.b, StateSpace::Shared, a, v).map_err(CodegenError::Invalid)
+                }
+                None => store_at(e, out_ptrs[k], lin, v),
+            }
+        };
     grid_stride(&mut f.e, true, rows, |e, row| {
         let ridx = e.delinearize(Ix::R(row), &row_dims);
         let mut base_idx = Vec::with_capacity(dims.len());
@@ -622,7 +668,7 @@ pub fn sort_kernel(
             let lin = e.ix_add(Ix::R(base_lin), off);
             for (k, &o) in ops.iter().enumerate() {
                 let v = e.emit1(&ctx, o, &idx)?;
-                store_at(e, out_ptrs[k], lin, v)?;
+                store_el(e, k, j, lin, v)?;
             }
             Ok(())
         })?;
@@ -648,8 +694,8 @@ pub fn sort_kernel(
                     let mut a = Vec::new();
                     let mut bvals = Vec::new();
                     for (k, ty) in types.iter().enumerate() {
-                        a.push(load_at(e, out_ptrs[k], l0, *ty)?);
-                        bvals.push(load_at(e, out_ptrs[k], l1, *ty)?);
+                        a.push(load_el(e, k, i, l0, *ty)?);
+                        bvals.push(load_el(e, k, i1, l1, *ty)?);
                     }
                     let mut args = Vec::new();
                     for k in 0..types.len() {
@@ -667,8 +713,8 @@ pub fn sort_kernel(
                     }
                     e.when(less.reg, |e| {
                         for k in 0..types.len() {
-                            store_at(e, out_ptrs[k], l0, bvals[k])?;
-                            store_at(e, out_ptrs[k], l1, a[k])?;
+                            store_el(e, k, i, l0, bvals[k])?;
+                            store_el(e, k, i1, l1, a[k])?;
                         }
                         Ok(())
                     })
@@ -677,6 +723,19 @@ pub fn sort_kernel(
             e.b.barrier();
             Ok(())
         })?;
+        if use_smem {
+            // Write the sorted row out, then let the block reuse the shared memory.
+            thread_loop(e, tid, block, n_sort, |e, j| {
+                let off = e.ix_mul(Ix::R(j), stride);
+                let lin = e.ix_add(Ix::R(base_lin), off);
+                for (k, ty) in types.iter().enumerate() {
+                    let v = load_el(e, k, j, lin, *ty)?;
+                    store_at(e, out_ptrs[k], lin, v)?;
+                }
+                Ok(())
+            })?;
+            e.b.barrier();
+        }
         Ok(())
     })?;
     let grid = grid_for(req, rows);
@@ -686,7 +745,7 @@ pub fn sort_kernel(
             grid: [grid, 1, 1],
             block: [block, 1, 1],
         },
-        0,
+        if use_smem { smem_bytes } else { 0 },
     ))
 }
 
