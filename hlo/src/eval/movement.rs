@@ -1,7 +1,8 @@
 //! Data-movement kernels: broadcast, reshape, transpose, slice, concatenate, pad, reverse, iota,
 //! dynamic-slice and dynamic-update-slice.
 //!
-//! Most of them are affine maps from output to operand positions, evaluated by one helper (`affine_take`).
+//! Most of them are affine maps from output to operand positions, evaluated by one helper
+//! (`affine_take`).
 use crate::literal::{element_count, next_index, strides, Array, DType, Data};
 
 use super::{invalid, EvalError};
