@@ -5,7 +5,9 @@
 //! dimensions as two contiguous groups (either order: the second order is a transposed matrix).
 //! Operands in any other order get a `transpose` to `[batch, non-contracting, contracting]`
 //! (lhs) or `[batch, contracting, non-contracting]` (rhs) first, which fusion turns into a kernel
-//! (or fuses with the operand's producer).
+//! (or fuses with the operand's producer). An operand that is itself a `transpose` is read
+//! through the transpose's input when that input is readable in place (the gemm's `transpose`
+//! flag replaces the kernel).
 use hlo::ir::{Attrs, Computation, DotDimensionNumbers};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
 
@@ -100,6 +102,44 @@ pub fn dot_layouts(
     Some((ll, rl))
 }
 
+/// When the operand is a `transpose` whose input can be read in place with the dimension
+/// numbers mapped through the permutation (free dimensions keeping their order), reads the
+/// transpose's input directly (the gemm's `transpose` flag does the rest).
+fn absorb_transpose(
+    instrs: &[Instruction],
+    operand: InstrId,
+    layout: &OperandLayout,
+    lhs: bool,
+) -> Option<(InstrId, Vec<usize>, Vec<usize>)> {
+    let t = instrs.get(operand.index())?;
+    if t.opcode != Opcode::Transpose {
+        return None;
+    }
+    let perm: Vec<usize> = t
+        .attrs
+        .dimensions
+        .as_ref()?
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    let src = *t.operands.first()?;
+    let map =
+        |v: &[usize]| -> Option<Vec<usize>> { v.iter().map(|&d| perm.get(d).copied()).collect() };
+    let batch = map(&layout.batch)?;
+    let contracting = map(&layout.contracting)?;
+    let free = map(&layout.free)?;
+    if free.windows(2).any(|w| w[0] > w[1]) {
+        return None;
+    }
+    let mapped = OperandLayout {
+        batch: batch.clone(),
+        free,
+        contracting: contracting.clone(),
+    };
+    in_place(&mapped, lhs)?;
+    Some((src, batch, contracting))
+}
+
 fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
     let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
     let mut b = Rebuilder::default();
@@ -120,6 +160,9 @@ fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
                            layout: &OperandLayout,
                            lhs: bool,
                            suffix: &str| {
+                    if let Some(absorbed) = absorb_transpose(&b.instrs, operand, layout, lhs) {
+                        return absorbed;
+                    }
                     if in_place(layout, lhs).is_some() {
                         return (operand, layout.batch.clone(), layout.contracting.clone());
                     }
