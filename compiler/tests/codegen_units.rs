@@ -424,3 +424,22 @@ fn unsupported_instruction_names_it() {
     let s = format!("{e}");
     assert!(s.contains("dot") && s.contains("d"), "{s}");
 }
+
+#[test]
+fn ptxas_accepts_accelerated_sm_90a() {
+    let target = compiler::codegen::CodegenTarget {
+        accelerated: true,
+        ..h100()
+    };
+    for text in [ARGMAX, SORT_KEYS] {
+        let m = module(text);
+        let plan = plan_entry(&m, &target).expect("plan");
+        assert!(plan
+            .kernels
+            .iter()
+            .all(|k| k.ptx.contains(".target sm_90a")));
+        if !ptxas_plan(&plan, "sm_90a").expect("ptxas accepts") {
+            eprintln!("ptxas not found: skipping the ptxas check");
+        }
+    }
+}
