@@ -667,6 +667,74 @@ pub fn clamp(lo: &Array, x: &Array, hi: &Array) -> Result<Array, EvalError> {
     binary(BinaryOp::Minimum, &m, &hi)
 }
 
+/// Rounds one float bit pattern (`src_m` mantissa and `src_e` exponent bits) to `m` mantissa
+/// and `e` exponent bits, as XLA's `reduce-precision`: round to nearest even, overflow to a
+/// signed infinity, underflow (including denormals) to a signed zero; NaN stays NaN unless
+/// `m == 0`.
+fn reduce_precision_bits(bits: u64, src_m: u32, src_e: u32, e: u32, m: u32) -> u64 {
+    let width = 1 + src_e + src_m;
+    let abs_mask = mask(width - 1);
+    let exp_mask = mask(src_e) << src_m;
+    let is_nan = (bits & exp_mask) == exp_mask && (bits & mask(src_m)) != 0;
+    let mut v = bits;
+    if m < src_m {
+        let last = 1u64 << (src_m - m);
+        let base_bias = (last >> 1) - 1;
+        let x_last = (v & last) >> (src_m - m);
+        v = v.wrapping_add(x_last + base_bias) & !(last - 1) & mask(width);
+    }
+    if e < src_e {
+        let sign = bits & !abs_mask & mask(width);
+        let bias = (1u64 << (src_e - 1)) - 1;
+        let reduced_bias = (1u64 << (e - 1)) - 1;
+        let max_exp = bias + reduced_bias;
+        let min_exp = bias - reduced_bias;
+        let x_exp = v & exp_mask;
+        if x_exp > (max_exp << src_m) {
+            v = sign | exp_mask;
+        } else if x_exp <= (min_exp << src_m) {
+            v = sign;
+        }
+    }
+    if is_nan && m > 0 {
+        bits
+    } else {
+        v
+    }
+}
+
+/// `reduce-precision` to `exponent_bits` and `mantissa_bits` (float arrays only).
+pub fn reduce_precision(
+    x: &Array,
+    exponent_bits: i64,
+    mantissa_bits: i64,
+) -> Result<Array, EvalError> {
+    const OP: &str = "reduce-precision";
+    let (src_m, src_e) = match x.dtype() {
+        DType::F16 => (10, 5),
+        DType::BF16 => (7, 8),
+        DType::F32 => (23, 8),
+        DType::F64 => (52, 11),
+        other => return Err(unsupported(OP, other)),
+    };
+    let e = u32::try_from(exponent_bits)
+        .ok()
+        .filter(|e| *e >= 1)
+        .ok_or_else(|| invalid(OP, format!("exponent_bits={exponent_bits}")))?;
+    let m = u32::try_from(mantissa_bits)
+        .map_err(|_| invalid(OP, format!("mantissa_bits={mantissa_bits}")))?;
+    let bits: Vec<u64> = x
+        .data()
+        .to_bits()
+        .into_iter()
+        .map(|b| reduce_precision_bits(b, src_m, src_e, e, m))
+        .collect();
+    Ok(Array::new(
+        x.dims().to_vec(),
+        Data::from_bits(x.dtype(), &bits),
+    )?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -764,6 +832,45 @@ mod tests {
         assert_eq!(r[3], 3.0);
         assert!((erf(0.5) - 0.520_499_877_813_046_5).abs() < 2e-7);
         assert!(unary(UnaryOp::Exp, &s32(vec![1])).is_err());
+    }
+
+    #[test]
+    fn reduce_precision_to_bf16_and_f16_ranges() {
+        let x = Array::new(
+            vec![6],
+            Data::F32(vec![
+                1.0 + 2f32.powi(-8),
+                1.0 + 3.0 * 2f32.powi(-8),
+                1e30,
+                1e-30,
+                f32::NAN,
+                -70000.0,
+            ]),
+        )
+        .unwrap();
+        // bf16: 8 exponent bits, 7 mantissa bits: ties to even, range unchanged.
+        let b = reduce_precision(&x, 8, 7).unwrap().data().to_f64_vec();
+        assert_eq!(b[0], 1.0);
+        assert_eq!(b[1], 1.0 + 4.0 * 2f64.powi(-8));
+        assert_eq!(b[2], f64::from(bf16_round(1e30)));
+        assert!(b[4].is_nan());
+        // f16 range: 5 exponent bits, 10 mantissa bits.
+        let h = reduce_precision(&x, 5, 10).unwrap().data().to_f64_vec();
+        assert_eq!(h[2], f64::INFINITY);
+        assert_eq!(h[3], 0.0);
+        assert_eq!(h[5], f64::NEG_INFINITY);
+        assert!(h[4].is_nan());
+        // No reduction at all is the identity.
+        assert_eq!(
+            reduce_precision(&x, 8, 23).unwrap().data().to_bits(),
+            x.data().to_bits()
+        );
+        assert!(reduce_precision(&x, 0, 3).is_err());
+        assert!(reduce_precision(&s32(vec![1]), 5, 3).is_err());
+    }
+
+    fn bf16_round(x: f32) -> f32 {
+        half::bf16::from_f32(x).to_f32()
     }
 
     #[test]

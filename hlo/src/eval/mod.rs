@@ -185,6 +185,7 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::PopulationCount,
     Opcode::Power,
     Opcode::Reduce,
+    Opcode::ReducePrecision,
     Opcode::ReduceWindow,
     Opcode::Remainder,
     Opcode::Reshape,
@@ -702,6 +703,12 @@ impl<'m> Interp<'m> {
             Opcode::Clamp => {
                 nops(3)?;
                 one(elementwise::clamp(array(0)?, array(1)?, array(2)?)?)
+            }
+            Opcode::ReducePrecision => {
+                nops(1)?;
+                let e = *attr(&a.exponent_bits, op, "exponent_bits")?;
+                let m = *attr(&a.mantissa_bits, op, "mantissa_bits")?;
+                one(elementwise::reduce_precision(array(0)?, e, m)?)
             }
             Opcode::Convert => {
                 nops(1)?;
