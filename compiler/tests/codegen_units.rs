@@ -443,3 +443,22 @@ fn ptxas_accepts_accelerated_sm_90a() {
         }
     }
 }
+
+#[test]
+fn reduce_precision_matches_the_evaluator() {
+    for (ty, e, m) in [
+        ("f32", 8, 7),
+        ("f32", 5, 10),
+        ("f32", 4, 3),
+        ("f32", 8, 0),
+        ("f16", 4, 3),
+        ("bf16", 5, 2),
+        ("f64", 8, 23),
+        ("f64", 5, 10),
+    ] {
+        let text = format!(
+            "HloModule m\nENTRY e {{\n x = {ty}[64] parameter(0)\n s = {ty}[64] multiply(x, x)\n p = {ty}[64] power(s, x)\n ROOT r = {ty}[64] reduce-precision(p), exponent_bits={e}, mantissa_bits={m}\n}}\n"
+        );
+        check_text(&text, None);
+    }
+}

@@ -601,6 +601,12 @@ impl<'m> Emitter<'m> {
                 };
                 one(r.map_err(err)?)
             }
+            H::ReducePrecision => {
+                let x = self.emit1(ctx, Self::operand(ctx, instr, 0)?, idx)?;
+                let e = instr.attrs.exponent_bits.unwrap_or(-1);
+                let m = instr.attrs.mantissa_bits.unwrap_or(-1);
+                one(scalar::reduce_precision(&mut self.b, x, e, m).map_err(err)?)
+            }
             H::Convert | H::BitcastConvert => {
                 let x = self.emit1(ctx, Self::operand(ctx, instr, 0)?, idx)?;
                 let to = out_ty.ok_or_else(|| err("tuple result".into()))?;

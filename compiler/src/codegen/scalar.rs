@@ -854,3 +854,80 @@ pub fn to_index64(b: &mut Builder, v: Val) -> R<Reg> {
         _ => return Err(format!("index of type {} is not an integer", v.ty.name())),
     })
 }
+
+/// `reduce-precision` to `e` exponent and `m` mantissa bits, on the storage bits (XLA's
+/// rounding: round to nearest even, overflow to infinity, underflow (denormals included) to
+/// signed zero; NaN kept unless no mantissa bits remain), as the reference evaluator does.
+pub fn reduce_precision(b: &mut Builder, x: Val, e: i64, m: i64) -> R<Val> {
+    let (src_m, src_e): (i64, i64) = match x.ty {
+        P::F16 => (10, 5),
+        P::Bf16 => (7, 8),
+        P::F32 => (23, 8),
+        P::F64 => (52, 11),
+        other => {
+            return Err(format!(
+                "reduce-precision is not defined for {}",
+                other.name()
+            ))
+        }
+    };
+    if e < 1 || m < 0 {
+        return Err(format!("exponent_bits={e}, mantissa_bits={m}"));
+    }
+    let wide = x.ty == P::F64;
+    let (bt, ut) = if wide {
+        (Type::B64, Type::U64)
+    } else {
+        (Type::B32, Type::U32)
+    };
+    let mask = |n: i64| -> i64 {
+        if n >= 64 {
+            -1
+        } else {
+            ((1u64 << n) - 1) as i64
+        }
+    };
+    let width = 1 + src_e + src_m;
+    let exp_mask = mask(src_e) << src_m;
+    let bits = to_bits(b, x)?;
+    let ex = b.bin(O::And, &[], bt, bits.into(), Src::I(exp_mask));
+    let all_ones = b.setp(CmpOp::Eq, ut, ex.into(), Src::I(exp_mask));
+    let man = b.bin(O::And, &[], bt, bits.into(), Src::I(mask(src_m)));
+    let nonzero = b.setp(CmpOp::Ne, ut, man.into(), Src::I(0));
+    let is_nan = b.pand(all_ones, nonzero);
+    let mut v = bits;
+    if m < src_m {
+        let sh = src_m - m;
+        let last = 1i64 << sh;
+        let base_bias = (last >> 1) - 1;
+        let xl = b.bin(O::And, &[], bt, v.into(), Src::I(last));
+        let xl = b.bin(O::Shr, &[], ut, xl.into(), Src::I(sh));
+        let t = b.bin(O::Add, &[], ut, v.into(), xl.into());
+        let t = b.bin(O::Add, &[], ut, t.into(), Src::I(base_bias));
+        let keep = !(last - 1) & mask(width);
+        v = b.bin(O::And, &[], bt, t.into(), Src::I(keep));
+    }
+    if e < src_e {
+        let sign = b.bin(
+            O::And,
+            &[],
+            bt,
+            bits.into(),
+            Src::I(!mask(width - 1) & mask(width)),
+        );
+        let bias = (1i64 << (src_e - 1)) - 1;
+        let reduced_bias = (1i64 << (e - 1)) - 1;
+        let max_exp = bias + reduced_bias;
+        let min_exp = bias - reduced_bias;
+        let x_exp = b.bin(O::And, &[], bt, v.into(), Src::I(exp_mask));
+        let over = b.setp(CmpOp::Gt, ut, x_exp.into(), Src::I(max_exp << src_m));
+        let under = b.setp(CmpOp::Le, ut, x_exp.into(), Src::I(min_exp << src_m));
+        let inf = b.bin(O::Or, &[], bt, sign.into(), Src::I(exp_mask));
+        let t = b.selp(bt, inf.into(), v.into(), over);
+        v = b.selp(bt, sign.into(), t.into(), under);
+    }
+    if m > 0 {
+        v = b.selp(bt, bits.into(), v.into(), is_nan);
+    }
+    from_bits(b, x.ty, v)
+}
