@@ -81,7 +81,7 @@ fn kind(t: &ThunkProto) -> String {
                 .unwrap_or_default()
         ),
         Impl::KernelThunk(k) => {
-            let d = k.launch_dimensions.clone().unwrap_or_default();
+            let d = k.launch_dimensions.unwrap_or_default();
             let g = d.block_counts.unwrap_or_default();
             let b = d.thread_counts_per_block.unwrap_or_default();
             format!(

@@ -139,6 +139,7 @@ pub fn report(
     Ok(matched)
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Loads `bytes` on devices built from the target config, runs every replica with its io case
 /// and prints verdicts. `Ok(true)` when everything matches.
 pub fn load_run_compare(

@@ -112,13 +112,13 @@ impl Device for EmulatedDevice {
             .modules
             .lock()
             .map_err(|_| Error::Internal("emulated device module lock poisoned".into()))?;
-        if !modules.contains_key(&module.id) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = modules.entry(module.id) {
             let loaded = LoadedModule::load(&module.module).map_err(|e| {
                 Error::Unimplemented(format!(
                     "the emulated device cannot load the PTX module: {e}"
                 ))
             })?;
-            modules.insert(module.id, Arc::new(loaded));
+            slot.insert(Arc::new(loaded));
         }
         Ok(())
     }
