@@ -16,9 +16,12 @@ cd "$(dirname "$0")/.."
 
 T0=$(date +%s)
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target-gpu}"
-cargo build --release -q -p harness -p compiler --bin aot --bin xla_compile || { echo "build failed"; exit 1; }
-AOT="$CARGO_TARGET_DIR/release/aot"
-XLA_COMPILE="$CARGO_TARGET_DIR/release/xla_compile"
+# AOT_BIN / XLA_COMPILE_BIN: use prebuilt binaries instead of building.
+if [ -z "${AOT_BIN:-}" ] || [ -z "${XLA_COMPILE_BIN:-}" ]; then
+  cargo build --release -q -p harness -p compiler --bin aot --bin xla_compile || { echo "build failed"; exit 1; }
+fi
+AOT="${AOT_BIN:-$CARGO_TARGET_DIR/release/aot}"
+XLA_COMPILE="${XLA_COMPILE_BIN:-$CARGO_TARGET_DIR/release/xla_compile}"
 
 if [ -z "${AOT_TARGET:-}" ]; then
   GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
