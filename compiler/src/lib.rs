@@ -20,6 +20,7 @@
 pub mod codegen;
 
 pub mod buffers;
+pub mod coverage;
 pub mod error;
 pub mod fusion;
 mod graph;
@@ -29,6 +30,7 @@ pub mod passes;
 pub mod serialize;
 pub mod target;
 
+pub use coverage::{supported_opcodes, EMITTED_THUNK_KINDS, SUPPORTED_OPCODES};
 pub use error::CompileError;
 pub use options::CompileOptions;
 pub use target::Target;

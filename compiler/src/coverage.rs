@@ -1,0 +1,85 @@
+//! What this compiler can put into an executable: the thunk kinds it emits and the HLO opcodes it
+//! accepts (and so embeds). The golden suite's coverage check requires a golden case for each, so
+//! that nothing the compiler can emit goes unreplayed; a new thunk kind or opcode lands here
+//! together with a case that uses it (docs/goldens.md).
+use hlo::Opcode;
+
+/// `xla.gpu.ThunkProto` oneof variants the compiler emits.
+pub const EMITTED_THUNK_KINDS: &[&str] = &[
+    "all_gather_start_thunk",
+    "all_reduce_start_thunk",
+    "conditional_thunk",
+    "copy_thunk",
+    "custom_call_thunk",
+    "gemm_thunk",
+    "kernel_thunk",
+    "partition_id_thunk",
+    "reduce_scatter_thunk",
+    "replica_id_thunk",
+    "while_thunk",
+];
+
+/// HLO opcodes the compiler accepts in an input module.
+pub const SUPPORTED_OPCODES: &[Opcode] = &[
+    Opcode::Abs,
+    Opcode::Add,
+    Opcode::AllGather,
+    Opcode::AllReduce,
+    Opcode::And,
+    Opcode::Broadcast,
+    Opcode::Call,
+    Opcode::Ceil,
+    Opcode::Clamp,
+    Opcode::Compare,
+    Opcode::Concatenate,
+    Opcode::Conditional,
+    Opcode::Constant,
+    Opcode::Convert,
+    Opcode::Cos,
+    Opcode::CustomCall,
+    Opcode::Divide,
+    Opcode::Dot,
+    Opcode::DynamicSlice,
+    Opcode::DynamicUpdateSlice,
+    Opcode::Exp,
+    Opcode::Floor,
+    Opcode::Gather,
+    Opcode::GetTupleElement,
+    Opcode::Iota,
+    Opcode::IsFinite,
+    Opcode::Log,
+    Opcode::Maximum,
+    Opcode::Minimum,
+    Opcode::Multiply,
+    Opcode::Negate,
+    Opcode::Or,
+    Opcode::Pad,
+    Opcode::Parameter,
+    Opcode::PartitionId,
+    Opcode::Reduce,
+    Opcode::ReduceScatter,
+    Opcode::ReduceWindow,
+    Opcode::Remainder,
+    Opcode::ReplicaId,
+    Opcode::Reshape,
+    Opcode::Reverse,
+    Opcode::Rsqrt,
+    Opcode::Select,
+    Opcode::ShiftLeft,
+    Opcode::ShiftRightArithmetic,
+    Opcode::Sign,
+    Opcode::Sin,
+    Opcode::Slice,
+    Opcode::Sort,
+    Opcode::Sqrt,
+    Opcode::Subtract,
+    Opcode::Tanh,
+    Opcode::Transpose,
+    Opcode::Tuple,
+    Opcode::While,
+];
+
+/// [`SUPPORTED_OPCODES`] by name.
+pub fn supported_opcodes() -> Vec<&'static str> {
+    SUPPORTED_OPCODES.iter().map(|o| o.name()).collect()
+}
