@@ -182,12 +182,14 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Or,
     Opcode::Pad,
     Opcode::Parameter,
+    Opcode::PartitionId,
     Opcode::PopulationCount,
     Opcode::Power,
     Opcode::Reduce,
     Opcode::ReducePrecision,
     Opcode::ReduceWindow,
     Opcode::Remainder,
+    Opcode::ReplicaId,
     Opcode::Reshape,
     Opcode::Reverse,
     Opcode::RoundNearestAfz,
@@ -783,6 +785,16 @@ impl<'m> Interp<'m> {
                     .map(|p| (p.low, p.high, p.interior))
                     .collect();
                 one(movement::pad(array(0)?, array(1)?, &cfg)?)
+            }
+            // The evaluator is one device: replica 0 of partition 0. (Collectives, which need
+            // several replicas, stay unimplemented.)
+            Opcode::ReplicaId | Opcode::PartitionId => {
+                nops(0)?;
+                let (dtype, dims) = array_shape(&instr.shape, op)?;
+                if dtype != DType::U32 || !dims.is_empty() {
+                    return Err(invalid(op.name(), "must produce a u32 scalar"));
+                }
+                one(Array::scalar(Data::U32(vec![0]))?)
             }
             Opcode::Iota => {
                 nops(0)?;
