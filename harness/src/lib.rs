@@ -2,8 +2,10 @@
 //! It is the only crate that sees every other crate of the workspace.
 
 pub mod check_cmd;
+pub mod demo_cmd;
 pub mod eval_cmd;
 pub mod golden;
+pub mod goldens_cmd;
 pub mod inspect_cmd;
 pub mod ptx_run;
 pub mod run_cmd;

@@ -42,6 +42,12 @@ enum Command {
     CheckHlo(harness::check_cmd::CheckArgs),
     /// Print an executable in protobuf text format (PTX as text) with a summary.
     Inspect(harness::inspect_cmd::InspectArgs),
+    /// The whole pipeline on the bundled cases (compile, load as a serving host would, execute on
+    /// the emulated h100_sxm, check against the reference evaluator, replay the goldens).
+    /// Exit status: 0 everything matched, 1 a mismatch, 2 an error.
+    Demo(harness::demo_cmd::DemoArgs),
+    /// Release engineering on the golden store: list, verify, regen.
+    Goldens(harness::goldens_cmd::GoldensArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -76,6 +82,8 @@ fn main() -> ExitCode {
         Command::Run(args) => code(harness::run_cmd::run(&args, &mut stdout)),
         Command::CheckHlo(args) => code(harness::check_cmd::run(&args, &mut stdout)),
         Command::Inspect(args) => code(harness::inspect_cmd::run(&args, &mut stdout)),
+        Command::Demo(args) => code(harness::demo_cmd::run(&args, &mut stdout)),
+        Command::Goldens(args) => code(harness::goldens_cmd::run(&args, &mut stdout)),
         Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {

@@ -5,8 +5,27 @@
 //!   integrity checks.
 //! - [`census`]: which schema constructs, HLO opcodes and registry names an artifact uses,
 //!   gathered by reflection over the descriptor (never by hand-written lists).
+//! - [`cases`]: the curated case list.
+//! - [`regen`]: writing the next version.
+//! - [`replay`]: the checks the golden suite runs.
+//!
+//! Layout of a version (docs/goldens.md):
+//!
+//! ```text
+//! goldens/executables/<target>/v<N>/
+//!   manifest.json            version, target, date, compiler version and commit, sha256 of every
+//!                            file, census per case
+//!   target.txtpb             the target config compiled for and replayed on
+//!   <case>/executable.pb     the exact artifact bytes
+//!   <case>/module.hlo        the source module
+//!   <case>/io.json           inputs and the outputs recorded when the version was made
+//!                            (`replica<R>.io.json`, one per replica, for multi-replica cases)
+//! ```
+pub mod cases;
 pub mod census;
 pub mod manifest;
+pub mod regen;
+pub mod replay;
 pub mod store;
 
 pub use census::census_of;

@@ -41,7 +41,7 @@ impl GoldenStore {
 
     /// The repository's own store.
     pub fn in_repo() -> GoldenStore {
-        GoldenStore::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("../goldens/executables"))
+        GoldenStore::new(super::cases::repo_root().join("goldens/executables"))
     }
 
     /// The root directory.

@@ -1,0 +1,81 @@
+//! The curated case list: every JAX-exported module of the corpus (`testdata/corpus/hlo/*.hlo`,
+//! with its reference io file) plus the modules written for the suite (`goldens/cases/*.hlo`:
+//! collectives, custom calls, aliasing), with one io file per replica where they need it.
+use std::path::{Path, PathBuf};
+
+/// One case: a module and the io files that give its inputs and expected outputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// Case name (the module's file stem), unique across the list.
+    pub name: String,
+    /// The HLO text module.
+    pub module: PathBuf,
+    /// One io file for a single-replica case, or one per replica (replica order).
+    pub io: Vec<PathBuf>,
+}
+
+impl Case {
+    /// Number of replicas the case runs on.
+    pub fn replicas(&self) -> usize {
+        self.io.len().max(1)
+    }
+}
+
+/// The repository root (where `testdata/` and `goldens/` live).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// Every case under the repository's corpus and `goldens/cases`, sorted by name.
+pub fn curated_cases() -> Result<Vec<Case>, String> {
+    let root = repo_root();
+    let mut cases = cases_in(&root.join("testdata/corpus/hlo"))?;
+    cases.extend(cases_in(&root.join("goldens/cases"))?);
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some(w) = cases.windows(2).find(|w| w[0].name == w[1].name) {
+        return Err(format!("two cases are named `{}`", w[0].name));
+    }
+    Ok(cases)
+}
+
+/// Cases in one directory: `NAME.hlo` (not `NAME.opt.hlo`) with `NAME.io.json` or
+/// `NAME.replica<R>.io.json` files.
+pub fn cases_in(dir: &Path) -> Result<Vec<Case>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    let mut cases = Vec::new();
+    for file in &names {
+        let Some(name) = file.strip_suffix(".hlo") else {
+            continue;
+        };
+        if name.ends_with(".opt") {
+            continue;
+        }
+        let single = format!("{name}.io.json");
+        let io: Vec<PathBuf> = if names.contains(&single) {
+            vec![dir.join(single)]
+        } else {
+            (0..)
+                .map(|r| format!("{name}.replica{r}.io.json"))
+                .take_while(|f| names.contains(f))
+                .map(|f| dir.join(f))
+                .collect()
+        };
+        if io.is_empty() {
+            return Err(format!("{}/{file} has no io file", dir.display()));
+        }
+        cases.push(Case {
+            name: name.to_owned(),
+            module: dir.join(file),
+            io,
+        });
+    }
+    Ok(cases)
+}
