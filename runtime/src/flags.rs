@@ -20,7 +20,8 @@ pub struct RuntimeFlags {
     /// Default 32.
     pub max_thunk_depth: usize,
     /// Lane-instruction budget of one emulated kernel launch (a kernel that never ends fails
-    /// instead of hanging). Applied by [`crate::EmulatedDevice::with_flags`]. Default 2^40.
+    /// instead of hanging). Applied by [`crate::EmulatedDevice::with_flags`]. Default 2^36: about
+    /// four minutes of emulation at 300M lane-instructions per second, far above any real kernel.
     pub emulator_instruction_budget: u64,
     /// Seconds a replica waits at a collective for the other participants before failing with
     /// `UNAVAILABLE`. Default 120.
@@ -36,7 +37,7 @@ impl Default for RuntimeFlags {
             max_while_iterations: 100_000_000,
             num_streams: 4,
             max_thunk_depth: 32,
-            emulator_instruction_budget: 1 << 40,
+            emulator_instruction_budget: 1 << 36,
             collective_timeout_secs: 120,
         }
     }

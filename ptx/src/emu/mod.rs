@@ -134,7 +134,7 @@ pub struct LaunchOptions {
 impl Default for LaunchOptions {
     fn default() -> Self {
         LaunchOptions {
-            instruction_budget: 1 << 40,
+            instruction_budget: 1 << 36,
             threads: 0,
         }
     }
