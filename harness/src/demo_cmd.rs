@@ -6,7 +6,7 @@
 //! the reference evaluator (or, for multi-replica cases, the hand-checked expected values), then
 //! replays the golden suite in boundary mode, and prints a summary table.
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -68,7 +68,7 @@ fn count_thunks(thunks: &[ThunkProto], kernels: &mut usize, total: &mut usize) {
     }
 }
 
-fn demo_case(case: &Case, config: &PathBuf) -> anyhow::Result<Row> {
+fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
     let text = std::fs::read_to_string(&case.module)?;
     let module = hlo::parse_module(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
     let target = compiler::Target::load(config)?;

@@ -1145,16 +1145,15 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
             )
             .map_err(err)?;
             fill_attrs(&mut attrs, opcode, ip, &shape).map_err(err)?;
-            if opcode == Opcode::Parameter {
-                if params
+            if opcode == Opcode::Parameter
+                && params
                     .insert(ip.parameter_number, InstrId(instructions.len() as u32))
                     .is_some()
-                {
-                    return Err(err(format!(
-                        "parameter number {} used twice",
-                        ip.parameter_number
-                    )));
-                }
+            {
+                return Err(err(format!(
+                    "parameter number {} used twice",
+                    ip.parameter_number
+                )));
             }
             let id = InstrId(instructions.len() as u32);
             if local.insert(ip.id, id).is_some() {

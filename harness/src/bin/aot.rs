@@ -5,7 +5,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "aot", version, about = "XLA-style AOT GPU compiler/runtime toolbox")]
+#[command(
+    name = "aot",
+    version,
+    about = "XLA-style AOT GPU compiler/runtime toolbox"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
