@@ -10,7 +10,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use hlo::eval::evaluate_flat;
-use hlo::io::{compare, IoCase, Tolerance};
+use hlo::io::IoCase;
 
 /// Runs the check, printing a per-output verdict to `out`. `Ok(true)`: every output matches;
 /// `Ok(false)`: at least one mismatch; `Err`: the inputs could not be evaluated at all.
@@ -30,37 +30,7 @@ pub fn run(module: &Path, io: &Path, out: &mut dyn Write) -> anyhow::Result<bool
             case.outputs.len()
         );
     }
-    let mut matched = 0usize;
-    for (i, (g, w)) in got.iter().zip(&case.outputs).enumerate() {
-        let tol = Tolerance::for_dtype(w.dtype());
-        let c = compare(g, w, tol);
-        matched += usize::from(c.ok);
-        if let Some(s) = &c.structural {
-            writeln!(out, "output {i} {}: MISMATCH {s}", w.shape_string())?;
-        } else if c.ok {
-            writeln!(
-                out,
-                "output {i} {}: OK max_abs_err={:.3e}",
-                w.shape_string(),
-                c.max_abs_err
-            )?;
-        } else {
-            let first = c
-                .first
-                .as_ref()
-                .map(|m| format!(" first={:?} got={} want={}", m.index, m.got, m.want))
-                .unwrap_or_default();
-            writeln!(
-                out,
-                "output {i} {}: MISMATCH max_abs_err={:.3e} mismatches={}{first} (atol={:e} rtol={:e})",
-                w.shape_string(),
-                c.max_abs_err,
-                c.mismatches,
-                tol.atol,
-                tol.rtol
-            )?;
-        }
-    }
+    let matched = crate::run_cmd::report("", &got, &case.outputs, out)?;
     let all_ok = matched == got.len();
     writeln!(
         out,
