@@ -9,18 +9,37 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use hlo::eval::evaluate_flat;
+use hlo::eval::{evaluate_with, EvalOptions};
 use hlo::io::IoCase;
+use hlo::literal::Literal;
+
+/// Iterations any one `while` loop may run before evaluation fails: a module whose loop never
+/// ends is reported (exit 2), not waited on. Far above any loop the corpus runs (the largest runs
+/// tens of iterations); the interpreter needs seconds for this many.
+pub const MAX_WHILE_ITERATIONS: u64 = 10_000_000;
 
 /// Runs the check, printing a per-output verdict to `out`. `Ok(true)`: every output matches;
 /// `Ok(false)`: at least one mismatch; `Err`: the inputs could not be evaluated at all.
 pub fn run(module: &Path, io: &Path, out: &mut dyn Write) -> anyhow::Result<bool> {
+    run_with_while_limit(module, io, MAX_WHILE_ITERATIONS, out)
+}
+
+/// [`run`] with another bound on `while` iterations.
+pub fn run_with_while_limit(
+    module: &Path,
+    io: &Path,
+    max_while_iterations: u64,
+    out: &mut dyn Write,
+) -> anyhow::Result<bool> {
     let text = std::fs::read_to_string(module)
         .with_context(|| format!("cannot read {}", module.display()))?;
     let m =
         hlo::parse_module(&text).with_context(|| format!("cannot parse {}", module.display()))?;
     let case = IoCase::read(io).with_context(|| format!("cannot load {}", io.display()))?;
-    let got = evaluate_flat(&m, &case.inputs)
+    let args: Vec<Literal> = case.inputs.iter().cloned().map(Literal::Array).collect();
+    let options = EvalOptions::with_while_limit(max_while_iterations);
+    let got = evaluate_with(&m, &args, &options)
+        .map(Literal::into_leaves)
         .with_context(|| format!("cannot evaluate {}", module.display()))?;
     if got.len() != case.outputs.len() {
         anyhow::bail!(
@@ -39,4 +58,33 @@ pub fn run(module: &Path, io: &Path, out: &mut dyn Write) -> anyhow::Result<bool
         got.len()
     )?;
     Ok(all_ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loop_that_never_ends_is_an_error_not_a_hang() {
+        let dir = std::env::temp_dir().join(format!("aot-eval-loop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let module = dir.join("forever.hlo");
+        std::fs::write(
+            &module,
+            "HloModule forever\n\
+             cond {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n\
+             body {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n  ROOT n = s32[] add(p, one)\n}\n\
+             ENTRY main {\n  x = s32[] parameter(0)\n  ROOT w = s32[] while(x), condition=cond, body=body\n}\n",
+        )
+        .unwrap();
+        let io = dir.join("forever.io.json");
+        std::fs::write(
+            &io,
+            r#"{"inputs": [{"dtype": "s32", "shape": [], "data": [0]}], "outputs": [{"dtype": "s32", "shape": [], "data": [0]}]}"#,
+        )
+        .unwrap();
+        let err = run_with_while_limit(&module, &io, 1000, &mut Vec::new()).unwrap_err();
+        assert!(format!("{err:#}").contains("while"), "{err:#}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
