@@ -35,6 +35,19 @@ fn loc_of(primary: Option<&Location>, fallback: Option<&Location>) -> Option<Loc
     primary.or(fallback).cloned()
 }
 
+/// Every earlier model a number or name may have been used in: each snapshot of the history,
+/// oldest first, then the base, labelled for messages ("snapshot NAME", "the base").
+fn earlier_models<'a>(
+    base: &'a Model,
+    history: &'a History,
+) -> impl Iterator<Item = (String, &'a Model)> + 'a {
+    history
+        .snapshots
+        .iter()
+        .map(|s| (format!("snapshot {}", s.name), &s.model))
+        .chain(std::iter::once(("the base".to_owned(), base)))
+}
+
 /// An earlier use of a number or name: where (snapshot name or "the base") and what.
 fn earlier_number(
     base: &Model,
@@ -43,12 +56,7 @@ fn earlier_number(
     number: u32,
     name: &str,
 ) -> Option<String> {
-    let models = history
-        .snapshots
-        .iter()
-        .map(|s| (format!("snapshot {}", s.name), &s.model))
-        .chain(std::iter::once(("the base".to_owned(), base)));
-    for (label, model) in models {
+    for (label, model) in earlier_models(base, history) {
         let Some(m) = model.messages.get(msg) else {
             continue;
         };
@@ -70,12 +78,7 @@ fn earlier_name(
     number: u32,
     name: &str,
 ) -> Option<String> {
-    let models = history
-        .snapshots
-        .iter()
-        .map(|s| (format!("snapshot {}", s.name), &s.model))
-        .chain(std::iter::once(("the base".to_owned(), base)));
-    for (label, model) in models {
+    for (label, model) in earlier_models(base, history) {
         let Some(m) = model.messages.get(msg) else {
             continue;
         };
@@ -97,12 +100,7 @@ fn earlier_enum_number(
     number: i32,
     name: &str,
 ) -> Option<String> {
-    let models = history
-        .snapshots
-        .iter()
-        .map(|s| (format!("snapshot {}", s.name), &s.model))
-        .chain(std::iter::once(("the base".to_owned(), base)));
-    for (label, model) in models {
+    for (label, model) in earlier_models(base, history) {
         let Some(e) = model.enums.get(en) else {
             continue;
         };
@@ -123,12 +121,7 @@ fn earlier_enum_name(
     number: i32,
     name: &str,
 ) -> Option<String> {
-    let models = history
-        .snapshots
-        .iter()
-        .map(|s| (format!("snapshot {}", s.name), &s.model))
-        .chain(std::iter::once(("the base".to_owned(), base)));
-    for (label, model) in models {
+    for (label, model) in earlier_models(base, history) {
         let Some(e) = model.enums.get(en) else {
             continue;
         };
