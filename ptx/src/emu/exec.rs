@@ -207,6 +207,19 @@ fn wr1(regs: &mut [u64], r: R, lane: u32, v: u64) {
     }
 }
 
+/// The address lane `lane` of an `ld`/`st` accesses: its base register (none: 0, `.u32`
+/// addressing: the low 32 bits) plus the immediate offset.
+#[inline(always)]
+fn lane_address(regs: &[u64], base: R, base32: bool, off: i64, lane: u32) -> u64 {
+    let b = if base == NONE {
+        0
+    } else {
+        rd1(regs, base, lane)
+    };
+    let b = if base32 { b & 0xffff_ffff } else { b };
+    b.wrapping_add(off as u64)
+}
+
 #[inline(always)]
 fn rd1(regs: &[u64], r: R, lane: u32) -> u64 {
     regs.get(r as usize * 32 + lane as usize)
@@ -1577,13 +1590,7 @@ impl<'a> LaunchCtx<'a> {
                     while mm != 0 {
                         let l = mm.trailing_zeros();
                         mm &= mm - 1;
-                        let b = if *base == NONE {
-                            0
-                        } else {
-                            rd1(&w.regs, *base, l)
-                        };
-                        let b = if *base32 { b & 0xffff_ffff } else { b };
-                        let addr = b.wrapping_add(*off as u64);
+                        let addr = lane_address(&w.regs, *base, *base32, *off, l);
                         let tid = w.index * 32 + l;
                         for k in 0..n {
                             let align = if k == 0 { size * n } else { size };
@@ -1659,13 +1666,7 @@ impl<'a> LaunchCtx<'a> {
                     while mm != 0 {
                         let l = mm.trailing_zeros();
                         mm &= mm - 1;
-                        let b = if *base == NONE {
-                            0
-                        } else {
-                            rd1(&w.regs, *base, l)
-                        };
-                        let b = if *base32 { b & 0xffff_ffff } else { b };
-                        let addr = b.wrapping_add(*off as u64);
+                        let addr = lane_address(&w.regs, *base, *base32, *off, l);
                         let tid = w.index * 32 + l;
                         for k in 0..n {
                             let align = if k == 0 { size * n } else { size };
