@@ -148,6 +148,80 @@ impl Module {
     }
 }
 
+/// What [`crate::check`] returns: a module's header and the signature of every function, the
+/// bodies having been checked against the grammar and dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outline {
+    /// `.version major.minor`
+    pub version: Version,
+    /// `.target sm_90, ...`
+    pub target: Target,
+    /// `.address_size 32|64`, when present.
+    pub address_size: Option<u32>,
+    /// Every `.entry` and `.func` in source order, declarations included.
+    pub functions: Vec<Signature>,
+}
+
+/// A function's signature (see [`Outline`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signature {
+    /// Linkage, when given.
+    pub linkage: Option<Linkage>,
+    /// Entry or func.
+    pub kind: FunctionKind,
+    /// Return parameters of a `.func`; `None` when absent.
+    pub return_params: Option<Vec<Param>>,
+    /// The function's name.
+    pub name: String,
+    /// Parameters; `None` when the parameter list is omitted entirely.
+    pub params: Option<Vec<Param>>,
+    /// Whether it has a body (else it is a declaration ending in `;`).
+    pub defined: bool,
+}
+
+impl Signature {
+    /// The parameters (empty when the list is absent).
+    pub fn params(&self) -> &[Param] {
+        self.params.as_deref().unwrap_or(&[])
+    }
+}
+
+impl Outline {
+    /// The outline of a parsed module (equal to what [`crate::check`] gives for its text).
+    pub fn of(module: &Module) -> Outline {
+        Outline {
+            version: module.version,
+            target: module.target.clone(),
+            address_size: module.address_size,
+            functions: module
+                .functions()
+                .map(|f| Signature {
+                    linkage: f.linkage,
+                    kind: f.kind,
+                    return_params: f.return_params.clone(),
+                    name: f.name.clone(),
+                    params: f.params.clone(),
+                    defined: f.body.is_some(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The defined `.entry` kernel with this name (as [`Module::kernel`]).
+    pub fn kernel(&self, name: &str) -> Option<&Signature> {
+        self.functions
+            .iter()
+            .find(|f| f.kind == FunctionKind::Entry && f.name == name && f.defined)
+    }
+
+    /// The defined `.entry` kernels in source order.
+    pub fn entries(&self) -> impl Iterator<Item = &Signature> {
+        self.functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Entry && f.defined)
+    }
+}
+
 /// `.version major.minor`
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Version {

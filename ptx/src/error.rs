@@ -27,4 +27,15 @@ impl ParseError {
             message: message.into(),
         }
     }
+
+    /// A new error at byte `offset` of `src` (line and column computed from it).
+    pub fn at(src: &str, offset: usize, message: impl Into<String>) -> Self {
+        let before = src.as_bytes().get(..offset).unwrap_or(src.as_bytes());
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        ParseError::new(line as u32, (before.len() - line_start + 1) as u32, message)
+    }
 }

@@ -1,39 +1,41 @@
-//! The PTX lexer: source text to tokens with line/column positions.
+//! The PTX lexer: source text to tokens with byte offsets, without copying.
 //!
 //! Identifiers include `%`- and `$`-prefixed names; a dotted word (`.reg`, `.global`,
 //! `.L1::evict_last`, `.shared::cta`) is one [`TokKind::Dot`] token; instruction modifiers
 //! are recognised by adjacency ([`Token::joined`]). Comments (`//`, `/* */`) are skipped.
+//!
+//! [`Lexer`] produces tokens one at a time and borrows every name from the source, so a parser
+//! can stream through a module in constant memory; [`lex`] collects them.
+
+use std::borrow::Cow;
 
 use crate::error::ParseError;
 
-/// What a token is.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TokKind {
+/// What a token is. Names borrow from the source text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TokKind<'a> {
     /// An identifier (`foo`, `%r1`, `$L__BB0_2`, `_`).
-    Ident(String),
+    Ident(&'a str),
     /// A dotted word without the dot (`reg`, `L1::evict_last`).
-    Dot(String),
+    Dot(&'a str),
     /// An integer literal: value and whether it had the `U` suffix.
     Int(u64, bool),
     /// `0fXXXXXXXX`: raw f32 bits.
     F32(u32),
     /// `0dXXXXXXXXXXXXXXXX` or a decimal float: raw f64 bits.
     F64(u64),
-    /// A string literal, unescaped.
-    Str(String),
+    /// A string literal: the source text between the quotes, escapes not yet resolved (the lexer
+    /// has checked them; [`unescape`] resolves them).
+    Str(&'a str),
     /// A punctuation character: `, ; : [ ] { } ( ) < > + - ! @ | =`.
     Punct(char),
 }
 
 /// A token with its position.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Token {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Token<'a> {
     /// The token.
-    pub kind: TokKind,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column.
-    pub column: u32,
+    pub kind: TokKind<'a>,
     /// Byte offset of the first character.
     pub start: usize,
     /// Byte offset one past the last character.
@@ -42,7 +44,7 @@ pub struct Token {
     pub joined: bool,
 }
 
-impl TokKind {
+impl TokKind<'_> {
     /// A short description for error messages.
     pub fn describe(&self) -> String {
         match self {
@@ -51,160 +53,399 @@ impl TokKind {
             TokKind::Int(v, u) => format!("integer `{v}{}`", if *u { "U" } else { "" }),
             TokKind::F32(b) => format!("float `0f{b:08X}`"),
             TokKind::F64(b) => format!("float `0d{b:016X}`"),
-            TokKind::Str(s) => format!("string {s:?}"),
+            TokKind::Str(s) => format!("string {:?}", unescape(s)),
             TokKind::Punct(c) => format!("`{c}`"),
         }
     }
 }
 
-fn is_ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c == b'%'
+/// Resolves the escapes (`\n`, `\t`, `\\`, `\"`) of a [`TokKind::Str`] body.
+pub fn unescape(raw: &str) -> Cow<'_, str> {
+    if !raw.contains('\\') {
+        return Cow::Borrowed(raw);
+    }
+    let mut s = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            s.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => s.push('\n'),
+            Some('t') => s.push('\t'),
+            Some(other) => s.push(other),
+            None => {}
+        }
+    }
+    Cow::Owned(s)
 }
 
-fn is_ident_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+/// Byte classes for the lexer's hot loops.
+const IDENT: u8 = 1; // [A-Za-z0-9_$]: continues an identifier or dotted word
+const START: u8 = 2; // [A-Za-z_$%]: starts an identifier
+const SPACE: u8 = 4; // space, tab, CR, LF
+const PUNCT: u8 = 8; // , ; : [ ] { } ( ) < > + - ! @ | =
+const BLOCK: u8 = 16; // { } " /: what skipping a block looks at
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        let b = c as u8;
+        let mut k = 0;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            k |= IDENT;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'%' {
+            k |= START;
+        }
+        if matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+            k |= SPACE;
+        }
+        if matches!(
+            b,
+            b',' | b';'
+                | b':'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'('
+                | b')'
+                | b'<'
+                | b'>'
+                | b'+'
+                | b'-'
+                | b'!'
+                | b'@'
+                | b'|'
+                | b'='
+        ) {
+            k |= PUNCT;
+        }
+        if matches!(b, b'{' | b'}' | b'"' | b'/') {
+            k |= BLOCK;
+        }
+        t[c] = k;
+        c += 1;
+    }
+    t
+};
+
+#[inline]
+fn is(c: u8, class: u8) -> bool {
+    CLASS[c as usize] & class != 0
+}
+
+/// Why the hot loop stopped; turned into a message off the hot path ([`Lexer::fail`]).
+#[derive(Debug, Clone, Copy)]
+enum Fail {
+    UnterminatedComment,
+    NoNameAfterDot,
+    Number,
+    Unexpected,
+    String,
 }
 
 /// Splits `src` into tokens.
-pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
-    let b = src.as_bytes();
+pub fn lex(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
+    let mut lexer = Lexer::new(src);
     let mut toks = Vec::new();
-    let mut i = 0usize;
-    let mut line = 1u32;
-    let mut line_start = 0usize;
-    let mut joined = false;
-    while i < b.len() {
-        let c = b[i];
-        let column = (i - line_start + 1) as u32;
-        let line0 = line;
-        let err = |msg: String| ParseError::new(line0, column, msg);
-        match c {
-            b'\n' => {
+    while let Some(t) = lexer.next_token()? {
+        toks.push(t);
+    }
+    Ok(toks)
+}
+
+/// A streaming lexer: [`Lexer::next_token`] returns one token at a time.
+#[derive(Debug, Clone)]
+pub struct Lexer<'a> {
+    src: &'a str,
+    i: usize,
+    joined: bool,
+    /// See [`Lexer::last_token_end`].
+    last: usize,
+}
+
+impl<'a> Lexer<'a> {
+    /// A lexer at the start of `src`.
+    pub fn new(src: &'a str) -> Self {
+        Lexer {
+            src,
+            i: 0,
+            joined: false,
+            last: 0,
+        }
+    }
+
+    /// The next token, `None` at the end of the input.
+    #[inline]
+    pub fn next_token(&mut self) -> Result<Option<Token<'a>>, ParseError> {
+        self.scan().map_err(|(fail, at)| self.fail(fail, at))
+    }
+
+    /// Moves to byte `offset` (a token boundary), as after whitespace.
+    pub fn seek(&mut self, offset: usize) {
+        self.i = offset.min(self.src.len());
+        self.joined = false;
+    }
+
+    /// Skips the rest of a `{ }` block whose `{` was the last token: nested braces, comments and
+    /// string literals are followed, nothing else is looked at. `Err(None)` when the input ends
+    /// first (the position is then [`Lexer::last_token_end`]); `Err(Some(_))` for an unterminated
+    /// comment or a malformed string literal.
+    pub fn skip_block(&mut self) -> Result<(), Option<ParseError>> {
+        let b = self.src.as_bytes();
+        let mut i = self.i;
+        let mut depth = 1usize;
+        while i < b.len() {
+            let c = b[i];
+            if !is(c, BLOCK) {
                 i += 1;
-                line += 1;
-                line_start = i;
-                joined = false;
                 continue;
             }
-            b' ' | b'\t' | b'\r' => {
-                i += 1;
-                joined = false;
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.i = i + 1;
+                        self.joined = true;
+                        return Ok(());
+                    }
+                }
+                b'"' => {
+                    let open = i;
+                    i += 1;
+                    loop {
+                        match b.get(i) {
+                            Some(b'"') => break,
+                            None | Some(b'\n') => return Err(Some(self.fail(Fail::String, open))),
+                            Some(b'\\') => match b.get(i + 1) {
+                                Some(b'n' | b't' | b'\\' | b'"') => i += 2,
+                                _ => return Err(Some(self.fail(Fail::String, open))),
+                            },
+                            _ => i += 1,
+                        }
+                    }
+                }
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    let open = i;
+                    i += 2;
+                    loop {
+                        if i + 1 >= b.len() {
+                            return Err(Some(self.fail(Fail::UnterminatedComment, open)));
+                        }
+                        if b[i] == b'*' && b[i + 1] == b'/' {
+                            break;
+                        }
+                        i += 1;
+                    }
+                    i += 2;
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        self.last = self.last_token_end_from(self.i);
+        self.i = i;
+        Err(None)
+    }
+
+    /// One past the last byte from `from` on that is neither whitespace nor in a comment (the
+    /// end of the last token, for an error at the end of input). Off the hot path.
+    #[cold]
+    fn last_token_end_from(&self, from: usize) -> usize {
+        let b = self.src.as_bytes();
+        let (mut i, mut last) = (from, from);
+        while i < b.len() {
+            if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
+            if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            if !is(b[i], SPACE) {
+                last = i + 1;
+            }
+            i += 1;
+        }
+        last
+    }
+
+    /// One past the last token seen by [`Lexer::skip_block`] when it reached the end of input.
+    pub fn last_token_end(&self) -> usize {
+        self.last
+    }
+
+    /// The hot loop: never formats, never allocates.
+    fn scan(&mut self) -> Result<Option<Token<'a>>, (Fail, usize)> {
+        let src = self.src;
+        let b = src.as_bytes();
+        let mut i = self.i;
+        let mut joined = self.joined;
+        // Skip whitespace and comments.
+        while let Some(&c) = b.get(i) {
+            if is(c, SPACE) {
+                i += 1;
+                joined = false;
+            } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
                 }
                 joined = false;
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
+            } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+                let opened = i;
                 i += 2;
                 loop {
                     if i >= b.len() {
-                        return Err(err("unterminated block comment".into()));
+                        self.i = i;
+                        return Err((Fail::UnterminatedComment, opened));
                     }
                     if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
                         i += 2;
                         break;
                     }
-                    if b[i] == b'\n' {
-                        line += 1;
-                        line_start = i + 1;
-                    }
                     i += 1;
                 }
                 joined = false;
-                continue;
+            } else {
+                break;
             }
-            _ => {}
         }
+        let Some(&c) = b.get(i) else {
+            self.i = i;
+            self.joined = joined;
+            return Ok(None);
+        };
         let start = i;
-        let kind = if is_ident_start(c) {
+        let kind = if is(c, START) {
             i += 1;
-            while i < b.len() && is_ident_char(b[i]) {
+            while i < b.len() && is(b[i], IDENT) {
                 i += 1;
             }
-            TokKind::Ident(src[start..i].to_string())
+            TokKind::Ident(&src[start..i])
+        } else if is(c, PUNCT) {
+            i += 1;
+            TokKind::Punct(c as char)
         } else if c == b'.' {
             i += 1;
             let ws = i;
-            while i < b.len() && is_ident_char(b[i]) {
+            while i < b.len() && is(b[i], IDENT) {
                 i += 1;
             }
             if i == ws {
-                return Err(err("expected a name after `.`".into()));
+                return Err((Fail::NoNameAfterDot, start));
             }
-            while i + 2 < b.len() && b[i] == b':' && b[i + 1] == b':' && is_ident_char(b[i + 2]) {
+            while i + 2 < b.len() && b[i] == b':' && b[i + 1] == b':' && is(b[i + 2], IDENT) {
                 i += 2;
-                while i < b.len() && is_ident_char(b[i]) {
+                while i < b.len() && is(b[i], IDENT) {
                     i += 1;
                 }
             }
-            TokKind::Dot(src[ws..i].to_string())
+            TokKind::Dot(&src[ws..i])
         } else if c.is_ascii_digit() {
-            let (k, n) = lex_number(&b[i..]).map_err(err)?;
-            i += n;
-            if i < b.len() && is_ident_char(b[i]) {
-                return Err(err(format!(
-                    "malformed numeric literal `{}`",
-                    &src[start..=i]
-                )));
+            // Fast path: a plain decimal integer (no leading zero, at most 19 digits).
+            let mut j = i;
+            let mut v = 0u64;
+            while j < b.len() && b[j].is_ascii_digit() && j - i < 19 {
+                v = v * 10 + u64::from(b[j] - b'0');
+                j += 1;
             }
-            k
+            let next = b.get(j).copied().unwrap_or(b' ');
+            if (c != b'0' || j == i + 1) && !is(next, IDENT) && next != b'.' {
+                i = j;
+                TokKind::Int(v, false)
+            } else {
+                let (k, n) = lex_number(&b[i..]).map_err(|_| (Fail::Number, start))?;
+                i += n;
+                if i < b.len() && is(b[i], IDENT) {
+                    return Err((Fail::Number, start));
+                }
+                k
+            }
         } else if c == b'"' {
             i += 1;
-            let mut s = String::new();
+            let body = i;
             loop {
-                let Some(&d) = b.get(i) else {
-                    return Err(err("unterminated string literal".into()));
-                };
-                match d {
-                    b'"' => {
-                        i += 1;
-                        break;
-                    }
-                    b'\n' => return Err(err("newline in string literal".into())),
-                    b'\\' => {
-                        let Some(&e) = b.get(i + 1) else {
-                            return Err(err("unterminated string literal".into()));
-                        };
-                        s.push(match e {
-                            b'n' => '\n',
-                            b't' => '\t',
-                            b'\\' => '\\',
-                            b'"' => '"',
-                            _ => return Err(err(format!("unknown escape `\\{}`", e as char))),
-                        });
-                        i += 2;
-                    }
-                    _ => {
-                        // Copy one UTF-8 character.
-                        let ch = src[i..].chars().next().unwrap_or('\u{FFFD}');
-                        s.push(ch);
-                        i += ch.len_utf8().max(1);
-                    }
+                match b.get(i) {
+                    Some(b'"') => break,
+                    None | Some(b'\n') => return Err((Fail::String, start)),
+                    Some(b'\\') => match b.get(i + 1) {
+                        Some(b'n' | b't' | b'\\' | b'"') => i += 2,
+                        _ => return Err((Fail::String, start)),
+                    },
+                    _ => i += 1,
                 }
             }
-            TokKind::Str(s)
-        } else if b",;:[]{}()<>+-!@|=".contains(&c) {
             i += 1;
-            TokKind::Punct(c as char)
+            TokKind::Str(&src[body..i - 1])
         } else {
-            let ch = src[i..].chars().next().unwrap_or('\u{FFFD}');
-            return Err(err(format!("unexpected character {ch:?}")));
+            return Err((Fail::Unexpected, start));
         };
-        toks.push(Token {
+        self.i = i;
+        self.joined = true;
+        Ok(Some(Token {
             kind,
-            line,
-            column,
             start,
             end: i,
             joined,
-        });
-        joined = true;
+        }))
     }
-    Ok(toks)
+
+    /// The error for a [`Fail`] at byte `at`: the message, line and column.
+    #[cold]
+    #[inline(never)]
+    fn fail(&self, fail: Fail, at: usize) -> ParseError {
+        let b = self.src.as_bytes();
+        let message = match fail {
+            Fail::UnterminatedComment => "unterminated block comment".to_string(),
+            Fail::NoNameAfterDot => "expected a name after `.`".to_string(),
+            Fail::Number => match lex_number(&b[at..]) {
+                Err(m) => m,
+                Ok((_, n)) => format!(
+                    "malformed numeric literal `{}`",
+                    String::from_utf8_lossy(&b[at..(at + n + 1).min(b.len())])
+                ),
+            },
+            Fail::String => {
+                let mut i = at + 1;
+                loop {
+                    match b.get(i) {
+                        None => break "unterminated string literal".to_string(),
+                        Some(b'\n') => break "newline in string literal".to_string(),
+                        Some(b'\\') => match b.get(i + 1) {
+                            None => break "unterminated string literal".to_string(),
+                            Some(b'n' | b't' | b'\\' | b'"') => i += 2,
+                            Some(&e) => break format!("unknown escape `\\{}`", e as char),
+                        },
+                        _ => i += 1,
+                    }
+                }
+            }
+            Fail::Unexpected => {
+                let ch = self.src[at..].chars().next().unwrap_or('\u{FFFD}');
+                format!("unexpected character {ch:?}")
+            }
+        };
+        ParseError::at(self.src, at, message)
+    }
 }
 
 fn hex_val(c: u8) -> Option<u64> {
@@ -212,8 +453,9 @@ fn hex_val(c: u8) -> Option<u64> {
 }
 
 /// Lexes a number at the start of `b`; returns the token and its length.
-fn lex_number(b: &[u8]) -> Result<(TokKind, usize), String> {
-    let text = |n: usize| String::from_utf8_lossy(&b[..n.min(b.len())]).into_owned();
+fn lex_number(b: &[u8]) -> Result<(TokKind<'static>, usize), String> {
+    // The bytes consumed so far are ASCII digits, letters, `.`, `+` or `-`.
+    let text = |n: usize| std::str::from_utf8(&b[..n.min(b.len())]).unwrap_or("");
     let prefix = b.get(1).map(|c| c.to_ascii_lowercase());
     if b[0] == b'0' && matches!(prefix, Some(b'f') | Some(b'd')) {
         let want = if prefix == Some(b'f') { 8 } else { 16 };
@@ -273,18 +515,17 @@ fn lex_number(b: &[u8]) -> Result<(TokKind, usize), String> {
                 }
             }
         }
+        let s = text(n);
         if is_float {
-            let s = text(n);
             let v: f64 = s
                 .parse()
                 .map_err(|_| format!("malformed float literal `{s}`"))?;
             return Ok((TokKind::F64(v.to_bits()), n));
         }
-        let s = text(n);
         let (digits, radix) = if s.len() > 1 && s.starts_with('0') {
             (&s[1..], 8)
         } else {
-            (s.as_str(), 10)
+            (s, 10)
         };
         let v = u64::from_str_radix(digits, radix)
             .map_err(|_| format!("integer literal `{s}` is malformed or out of range"))?;
@@ -308,7 +549,7 @@ fn lex_number(b: &[u8]) -> Result<(TokKind, usize), String> {
 mod tests {
     use super::*;
 
-    fn kinds(s: &str) -> Vec<TokKind> {
+    fn kinds(s: &str) -> Vec<TokKind<'_>> {
         lex(s).unwrap().into_iter().map(|t| t.kind).collect()
     }
 
@@ -334,10 +575,10 @@ mod tests {
         assert_eq!(
             kinds("ld.global.L1::evict_last.f32"),
             vec![
-                TokKind::Ident("ld".into()),
-                TokKind::Dot("global".into()),
-                TokKind::Dot("L1::evict_last".into()),
-                TokKind::Dot("f32".into()),
+                TokKind::Ident("ld"),
+                TokKind::Dot("global"),
+                TokKind::Dot("L1::evict_last"),
+                TokKind::Dot("f32"),
             ]
         );
     }

@@ -4,7 +4,8 @@
 //! This crate depends on nothing else of the project: it knows no HLO, no thunks, no artifacts.
 //!
 //! - [`ast`]: the typed model ([`Module`], [`Function`], [`Statement`], [`Instruction`], ...).
-//! - [`parser`]: text to model ([`parse`], [`parse_instruction`]); errors are [`ParseError`].
+//! - [`parser`]: text to model ([`parse`], [`parse_instruction`]), or the same grammar checked
+//!   without building the model ([`check`], which returns an [`Outline`]); errors are [`ParseError`].
 //! - [`printer`]: model to text ([`print()`], and `Display` on every node).
 //! - [`ptxas`]: find and run NVIDIA's `ptxas` to validate PTX text.
 #![warn(missing_docs)]
@@ -19,5 +20,5 @@ pub mod ptxas;
 
 pub use ast::*;
 pub use error::ParseError;
-pub use parser::{parse, parse_instruction};
+pub use parser::{check, outline, parse, parse_instruction};
 pub use printer::print;

@@ -38,111 +38,234 @@
 //! assert_eq!(err.message, "unknown opcode `foo`");
 //! ```
 
-use std::collections::HashSet;
-
 use crate::ast::*;
 use crate::error::ParseError;
-use crate::lexer::{lex, TokKind, Token};
+use crate::lexer::{unescape, Lexer, TokKind, Token};
 
 /// Maximum nesting depth of `{ }` blocks and initializer lists.
 pub const MAX_DEPTH: usize = 64;
 
 /// Parses a whole PTX module.
 pub fn parse(src: &str) -> Result<Module, ParseError> {
-    let toks = lex(src)?;
-    let mut p = Parser::new(src, toks);
-    p.module()
+    let mut p = Parser::new(src, true);
+    let m = p.module();
+    p.finish(m)
+}
+
+/// Checks a whole PTX module against the same grammar as [`parse`] — same acceptance, same
+/// errors at the same line:column — without building the model: statements are checked and
+/// dropped as the parser streams through them, so memory stays bounded by one statement whatever
+/// the module's size. Returns the module's [`Outline`]: header and function signatures.
+///
+/// ```
+/// let src = ".version 9.5\n.target sm_90\n.address_size 64\n\
+///            .visible .entry k(.param .u64 k_param_0)\n{\n\tret;\n}\n";
+/// let outline = ptx::check(src).unwrap();
+/// assert_eq!(outline.kernel("k").unwrap().params()[0].name, "k_param_0");
+/// let bad = src.replace("ret;", "ret");
+/// assert_eq!(ptx::check(&bad).unwrap_err(), ptx::parse(&bad).unwrap_err());
+/// ```
+pub fn check(src: &str) -> Result<Outline, ParseError> {
+    let mut p = Parser::new(src, false);
+    let m = p.module();
+    p.finish(m).map(|m| Outline::of(&m))
+}
+
+/// Parses a module's header, module-level directives and function signatures with the grammar
+/// of [`parse`], and only delimits each function body: comments, string literals and nested
+/// braces are followed to the closing `}`, the statements inside are not parsed. This is what a
+/// loader needs to resolve kernels and check their parameters, at several hundred MB/s; the
+/// bodies are left to whoever compiles them (a driver's JIT, the emulator), or to [`check`].
+///
+/// ```
+/// let src = ".version 9.5\n.target sm_90\n.visible .entry k(.param .u64 p)\n{\n\tfoo.u32 %r1;\n}\n";
+/// assert_eq!(ptx::outline(src).unwrap().kernel("k").unwrap().params().len(), 1);
+/// assert!(ptx::check(src).is_err()); // the body does not parse
+/// assert!(ptx::outline(".version 9.5\n.target sm_90\n.entry k(\n{").is_err());
+/// ```
+pub fn outline(src: &str) -> Result<Outline, ParseError> {
+    let mut p = Parser::new(src, false);
+    p.skip_bodies = true;
+    let m = p.module();
+    p.finish(m).map(|m| Outline::of(&m))
 }
 
 /// Parses a single instruction (with optional guard and optional trailing `;`), e.g.
 /// `"@%p1 add.s32 %r1, %r2, 1"`. Non-`%` identifiers are taken as symbols.
 pub fn parse_instruction(src: &str) -> Result<Instruction, ParseError> {
-    let toks = lex(src)?;
-    let mut p = Parser::new(src, toks);
-    let inst = p.instruction(false)?;
-    if p.peek().is_some() {
-        return Err(p.expected("end of input"));
-    }
-    Ok(inst)
+    let mut p = Parser::new(src, true);
+    let r = p.instruction(false).and_then(|inst| {
+        if p.peek().is_some() {
+            Err(p.expected("end of input"))
+        } else {
+            Ok(inst)
+        }
+    });
+    p.finish(r)
 }
 
+/// A recursive-descent parser over a window of tokens lexed on demand. Backtracking never
+/// crosses a statement boundary, so the window is emptied at each one ([`Parser::release`]).
 struct Parser<'a> {
     src: &'a str,
-    toks: Vec<Token>,
+    lexer: Lexer<'a>,
+    /// Tokens of the current statement (and lookahead); `pos` indexes it.
+    toks: Vec<Token<'a>>,
     pos: usize,
-    /// Names declared with `.reg` that do not start with `%`, one set per scope.
-    reg_scopes: Vec<HashSet<String>>,
+    /// The last token released from the window (for end-of-input positions).
+    released: Option<Token<'a>>,
+    /// The lexer's error; the window ends where it happened.
+    lex_error: Option<ParseError>,
+    lex_done: bool,
+    /// Names declared with `.reg` that do not start with `%`, one list per scope.
+    reg_scopes: Vec<Vec<&'a str>>,
+    /// The `.reg` parameters of the `.func` being parsed (registers inside its body).
+    reg_params: Vec<String>,
+    /// Whether to build the model; when false statements are checked and dropped ([`check`]).
+    build: bool,
+    /// Whether function bodies are only delimited, not parsed ([`outline`]).
+    skip_bodies: bool,
+    /// Scratch: the dotted words after an opcode, and a multi-word opcode's name.
+    words: Vec<(&'a str, usize)>,
+    scratch: String,
 }
 
 impl<'a> Parser<'a> {
-    fn new(src: &'a str, toks: Vec<Token>) -> Self {
+    fn new(src: &'a str, build: bool) -> Self {
         Parser {
             src,
-            toks,
+            lexer: Lexer::new(src),
+            toks: Vec::new(),
             pos: 0,
+            released: None,
+            lex_error: None,
+            lex_done: false,
             reg_scopes: Vec::new(),
+            reg_params: Vec::new(),
+            build,
+            skip_bodies: false,
+            words: Vec::new(),
+            scratch: String::new(),
+        }
+    }
+
+    /// A successful parse still fails if the lexer stopped early.
+    fn finish<T>(&mut self, r: Result<T, ParseError>) -> Result<T, ParseError> {
+        match (r, self.lex_error.take()) {
+            (Ok(_), Some(e)) => Err(e),
+            (r, _) => r,
+        }
+    }
+
+    // ----- token window -----
+
+    /// The token `n` ahead of the cursor, lexing as needed.
+    #[inline]
+    fn tok(&mut self, n: usize) -> Option<&Token<'a>> {
+        while self.toks.len() <= self.pos + n {
+            if !self.lex_more() {
+                return None;
+            }
+        }
+        self.toks.get(self.pos + n)
+    }
+
+    fn lex_more(&mut self) -> bool {
+        if self.lex_done {
+            return false;
+        }
+        match self.lexer.next_token() {
+            Ok(Some(t)) => {
+                self.toks.push(t);
+                true
+            }
+            Ok(None) => {
+                self.lex_done = true;
+                false
+            }
+            Err(e) => {
+                self.lex_done = true;
+                self.lex_error = Some(e);
+                false
+            }
+        }
+    }
+
+    /// Drops the tokens before the cursor: called where a statement starts, since nothing ever
+    /// backtracks into a finished statement.
+    fn release(&mut self) {
+        if self.pos > 0 {
+            self.released = self.toks.get(self.pos - 1).copied();
+            self.toks.drain(..self.pos);
+            self.pos = 0;
+        }
+    }
+
+    /// Owns a name when building the model; an empty (unallocated) string when only checking.
+    fn own(&self, s: &str) -> String {
+        if self.build {
+            s.to_owned()
+        } else {
+            String::new()
         }
     }
 
     // ----- token helpers -----
 
-    fn peek(&self) -> Option<&TokKind> {
-        self.toks.get(self.pos).map(|t| &t.kind)
+    fn peek(&mut self) -> Option<TokKind<'a>> {
+        self.tok(0).map(|t| t.kind)
     }
 
-    fn peek_at(&self, n: usize) -> Option<&TokKind> {
-        self.toks.get(self.pos + n).map(|t| &t.kind)
+    fn peek_at(&mut self, n: usize) -> Option<TokKind<'a>> {
+        self.tok(n).map(|t| t.kind)
     }
 
-    fn peek_joined(&self) -> bool {
-        self.toks.get(self.pos).is_some_and(|t| t.joined)
+    fn peek_joined(&mut self) -> bool {
+        self.tok(0).is_some_and(|t| t.joined)
     }
 
-    fn err_here(&self, msg: impl Into<String>) -> ParseError {
-        match self.toks.get(self.pos) {
-            Some(t) => ParseError::new(t.line, t.column, msg),
-            None => self.err_eof(msg),
-        }
+    fn err_here(&mut self, msg: impl Into<String>) -> ParseError {
+        let _ = self.tok(0);
+        self.err_at(self.pos, msg)
     }
 
-    /// An error at the token with index `idx` (end of input if out of range).
-    fn err_at(&self, idx: usize, msg: impl Into<String>) -> ParseError {
+    /// An error at the token with index `idx` of the window (end of input if out of range).
+    fn err_at(&mut self, idx: usize, msg: impl Into<String>) -> ParseError {
         match self.toks.get(idx) {
-            Some(t) => ParseError::new(t.line, t.column, msg),
+            Some(t) => ParseError::at(self.src, t.start, msg),
             None => self.err_eof(msg),
         }
     }
 
-    fn err_eof(&self, msg: impl Into<String>) -> ParseError {
-        // Position just past the last token.
-        let (mut line, mut col) = (1u32, 1u32);
-        if let Some(t) = self.toks.last() {
-            line = t.line;
-            let text = self.src.get(t.start..t.end).unwrap_or("");
-            let nl = text.matches('\n').count() as u32;
-            line += nl;
-            col = if nl == 0 {
-                t.column + (t.end - t.start) as u32
-            } else {
-                text.rsplit('\n').next().map_or(1, |s| s.len() as u32 + 1)
-            };
+    /// An error at the end of the input, or the lexer's error if that is why the input ended.
+    fn err_eof(&mut self, msg: impl Into<String>) -> ParseError {
+        while self.lex_more() {}
+        if let Some(e) = &self.lex_error {
+            return e.clone();
         }
-        ParseError::new(line, col, msg)
+        // Position just past the last token.
+        let end = self
+            .toks
+            .last()
+            .or(self.released.as_ref())
+            .map_or(0, |t| t.end);
+        ParseError::at(self.src, end, msg)
     }
 
-    fn found(&self) -> String {
+    fn found(&mut self) -> String {
         match self.peek() {
             Some(k) => k.describe(),
             None => "end of input".to_string(),
         }
     }
 
-    fn expected(&self, what: &str) -> ParseError {
-        self.err_here(format!("expected {what}, found {}", self.found()))
+    fn expected(&mut self, what: &str) -> ParseError {
+        let found = self.found();
+        self.err_here(format!("expected {what}, found {found}"))
     }
 
     fn eat_punct(&mut self, c: char) -> bool {
-        if self.peek() == Some(&TokKind::Punct(c)) {
+        if self.peek() == Some(TokKind::Punct(c)) {
             self.pos += 1;
             true
         } else {
@@ -158,7 +281,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn peek_dot(&self) -> Option<&str> {
+    fn peek_dot(&mut self) -> Option<&'a str> {
         match self.peek() {
             Some(TokKind::Dot(s)) => Some(s),
             _ => None,
@@ -182,10 +305,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn ident(&mut self, what: &str) -> Result<String, ParseError> {
+    /// An identifier, borrowed from the source.
+    fn name(&mut self, what: &str) -> Result<&'a str, ParseError> {
         match self.peek() {
             Some(TokKind::Ident(s)) => {
-                let s = s.clone();
                 self.pos += 1;
                 Ok(s)
             }
@@ -193,9 +316,14 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An identifier, owned (module-level names, kept in both modes).
+    fn ident(&mut self, what: &str) -> Result<String, ParseError> {
+        self.name(what).map(str::to_owned)
+    }
+
     fn uint(&mut self, what: &str) -> Result<u64, ParseError> {
         match self.peek() {
-            Some(&TokKind::Int(v, _)) => {
+            Some(TokKind::Int(v, _)) => {
                 self.pos += 1;
                 Ok(v)
             }
@@ -232,9 +360,8 @@ impl<'a> Parser<'a> {
     fn string(&mut self, what: &str) -> Result<String, ParseError> {
         match self.peek() {
             Some(TokKind::Str(s)) => {
-                let s = s.clone();
                 self.pos += 1;
-                Ok(s)
+                Ok(unescape(s).into_owned())
             }
             _ => Err(self.expected(what)),
         }
@@ -264,8 +391,15 @@ impl<'a> Parser<'a> {
             None
         };
         let mut directives = Vec::new();
-        while self.peek().is_some() {
-            directives.push(self.directive()?);
+        loop {
+            self.release();
+            if self.peek().is_none() {
+                break;
+            }
+            let d = self.directive()?;
+            if self.build || matches!(d, Directive::Function(_)) {
+                directives.push(d);
+            }
         }
         Ok(Module {
             version,
@@ -276,7 +410,7 @@ impl<'a> Parser<'a> {
     }
 
     fn version(&mut self) -> Result<Version, ParseError> {
-        let Some(t) = self.toks.get(self.pos) else {
+        let Some(t) = self.tok(0).copied() else {
             return Err(self.expected("a version number such as `9.5`"));
         };
         let text = self.src.get(t.start..t.end).unwrap_or("");
@@ -349,14 +483,18 @@ impl<'a> Parser<'a> {
         self.expect_punct('{', "to open the section")?;
         let mut items = Vec::new();
         loop {
+            self.release();
             match self.peek() {
                 Some(TokKind::Punct('}')) => {
                     self.pos += 1;
                     return Ok(Section { name, items });
                 }
-                Some(TokKind::Ident(_)) if self.peek_at(1) == Some(&TokKind::Punct(':')) => {
-                    items.push(SectionItem::Label(self.ident("a label")?));
+                Some(TokKind::Ident(_)) if self.peek_at(1) == Some(TokKind::Punct(':')) => {
+                    let label = self.name("a label")?;
                     self.pos += 1;
+                    if self.build {
+                        items.push(SectionItem::Label(label.to_owned()));
+                    }
                 }
                 Some(TokKind::Dot(d)) => {
                     let Some(ty) = Type::from_str(d).filter(|t| t.is_bits()) else {
@@ -365,10 +503,15 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     let mut values = vec![self.section_value()?];
                     while self.eat_punct(',') {
-                        values.push(self.section_value()?);
+                        let v = self.section_value()?;
+                        if self.build {
+                            values.push(v);
+                        }
                     }
                     self.eat_punct(';');
-                    items.push(SectionItem::Data { ty, values });
+                    if self.build {
+                        items.push(SectionItem::Data { ty, values });
+                    }
                 }
                 None => {
                     return Err(
@@ -383,21 +526,23 @@ impl<'a> Parser<'a> {
     fn section_value(&mut self) -> Result<SectionValue, ParseError> {
         match self.peek() {
             Some(TokKind::Dot(d)) => {
-                let d = d.clone();
                 self.pos += 1;
-                Ok(SectionValue::Section(d))
+                Ok(SectionValue::Section(self.own(d)))
             }
             Some(TokKind::Ident(_)) => {
-                let name = self.ident("a label")?;
-                if self.peek() == Some(&TokKind::Punct('-'))
+                let name = self.name("a label")?;
+                if self.peek() == Some(TokKind::Punct('-'))
                     && matches!(self.peek_at(1), Some(TokKind::Ident(_)))
                 {
                     self.pos += 1;
-                    let b = self.ident("a label")?;
-                    return Ok(SectionValue::Diff(name, b));
+                    let b = self.name("a label")?;
+                    return Ok(SectionValue::Diff(self.own(name), self.own(b)));
                 }
                 let offset = self.opt_offset()?;
-                Ok(SectionValue::Symbol { name, offset })
+                Ok(SectionValue::Symbol {
+                    name: self.own(name),
+                    offset,
+                })
             }
             _ => Ok(SectionValue::Int(self.int("a section data value")?)),
         }
@@ -411,21 +556,20 @@ impl<'a> Parser<'a> {
             FunctionKind::Func
         };
         let return_params =
-            if kind == FunctionKind::Func && self.peek() == Some(&TokKind::Punct('(')) {
+            if kind == FunctionKind::Func && self.peek() == Some(TokKind::Punct('(')) {
                 Some(self.param_list()?)
             } else {
                 None
             };
         let name = self.ident("a function name")?;
-        let params = if self.peek() == Some(&TokKind::Punct('(')) {
+        let params = if self.peek() == Some(TokKind::Punct('(')) {
             Some(self.param_list()?)
         } else {
             None
         };
         let mut perf = Vec::new();
         while let Some(d) = self.peek_dot() {
-            let d = d.to_string();
-            let item = match d.as_str() {
+            let item = match d {
                 "maxntid" | "reqntid" | "reqnctapercluster" => {
                     self.pos += 1;
                     let mut v = vec![self.u32("a dimension")?];
@@ -435,7 +579,7 @@ impl<'a> Parser<'a> {
                         }
                         v.push(self.u32("a dimension")?);
                     }
-                    match d.as_str() {
+                    match d {
                         "maxntid" => PerfDirective::MaxNtid(v),
                         "reqntid" => PerfDirective::ReqNtid(v),
                         _ => PerfDirective::ReqNctaPerCluster(v),
@@ -444,7 +588,7 @@ impl<'a> Parser<'a> {
                 "minnctapersm" | "maxnctapersm" | "maxnreg" | "maxclusterrank" => {
                     self.pos += 1;
                     let n = self.u32("a count")?;
-                    match d.as_str() {
+                    match d {
                         "minnctapersm" => PerfDirective::MinNctaPerSm(n),
                         "maxnctapersm" => PerfDirective::MaxNctaPerSm(n),
                         "maxnreg" => PerfDirective::MaxNreg(n),
@@ -469,10 +613,10 @@ impl<'a> Parser<'a> {
         }
         let body = if self.eat_punct(';') {
             None
-        } else if self.peek() == Some(&TokKind::Punct('{')) {
+        } else if self.peek() == Some(TokKind::Punct('{')) {
             self.pos += 1;
             // `.reg` parameters of a `.func` are registers inside its body.
-            let reg_params = return_params
+            self.reg_params = return_params
                 .iter()
                 .chain(params.iter())
                 .flatten()
@@ -480,9 +624,13 @@ impl<'a> Parser<'a> {
                 .map(|p| p.name.clone())
                 .collect();
             self.reg_scopes.clear();
-            self.reg_scopes.push(reg_params);
-            let b = self.block_body(1)?;
-            self.reg_scopes.clear();
+            let b = if self.skip_bodies {
+                self.skip_body()?;
+                Vec::new()
+            } else {
+                self.block_body(1)?
+            };
+            self.reg_params.clear();
             Some(b)
         } else {
             return Err(self.expected("'{' or ';' after the function signature"));
@@ -534,7 +682,6 @@ impl<'a> Parser<'a> {
         let mut ty = None;
         let mut ptr: Option<PtrAttr> = None;
         while let Some(w) = self.peek_dot() {
-            let w = w.to_string();
             self.pos += 1;
             if w == "align" {
                 let a = Some(self.u32("an alignment")?);
@@ -547,11 +694,11 @@ impl<'a> Parser<'a> {
                     space: None,
                     align: None,
                 });
-            } else if let (Some(p), Some(sp)) = (ptr.as_mut(), StateSpace::from_str(&w)) {
+            } else if let (Some(p), Some(sp)) = (ptr.as_mut(), StateSpace::from_str(w)) {
                 p.space = Some(sp);
-            } else if let Some(v) = VectorWidth::from_str(&w) {
+            } else if let Some(v) = VectorWidth::from_str(w) {
                 vector = Some(v);
-            } else if let Some(t) = Type::from_str(&w) {
+            } else if let Some(t) = Type::from_str(w) {
                 ty = Some(t);
             } else {
                 self.pos -= 1;
@@ -602,13 +749,12 @@ impl<'a> Parser<'a> {
         let mut vector = None;
         let mut ty = None;
         while let Some(w) = self.peek_dot() {
-            let w = w.to_string();
             self.pos += 1;
             if w == "align" {
                 align = Some(self.u32("an alignment")?);
-            } else if let Some(v) = VectorWidth::from_str(&w) {
+            } else if let Some(v) = VectorWidth::from_str(w) {
                 vector = Some(v);
-            } else if let Some(t) = Type::from_str(&w) {
+            } else if let Some(t) = Type::from_str(w) {
                 if ty.is_some() {
                     self.pos -= 1;
                     return Err(self.expected("a variable name"));
@@ -624,10 +770,10 @@ impl<'a> Parser<'a> {
         };
         let mut declarators = Vec::new();
         loop {
-            let name = self.ident("a variable name")?;
+            let name = self.name("a variable name")?;
             if space == StateSpace::Reg && !name.starts_with('%') {
                 if let Some(s) = self.reg_scopes.last_mut() {
-                    s.insert(name.clone());
+                    s.push(name);
                 }
             }
             let range = if self.eat_punct('<') {
@@ -643,12 +789,14 @@ impl<'a> Parser<'a> {
             } else {
                 None
             };
-            declarators.push(Declarator {
-                name,
-                range,
-                array,
-                init,
-            });
+            if self.build {
+                declarators.push(Declarator {
+                    name: name.to_owned(),
+                    range,
+                    array,
+                    init,
+                });
+            }
             if self.eat_punct(';') {
                 break;
             }
@@ -674,7 +822,10 @@ impl<'a> Parser<'a> {
                 return Ok(Initializer::List(v));
             }
             loop {
-                v.push(self.initializer(depth + 1)?);
+                let item = self.initializer(depth + 1)?;
+                if self.build {
+                    v.push(item);
+                }
                 if self.eat_punct('}') {
                     return Ok(Initializer::List(v));
                 }
@@ -682,16 +833,21 @@ impl<'a> Parser<'a> {
             }
         }
         if let Some(TokKind::Ident(s)) = self.peek() {
-            let s = s.clone();
             self.pos += 1;
             if s == "generic" && self.eat_punct('(') {
-                let name = self.ident("a symbol inside generic()")?;
+                let name = self.name("a symbol inside generic()")?;
                 self.expect_punct(')', "to close generic(")?;
                 let offset = self.opt_offset()?;
-                return Ok(Initializer::Generic { name, offset });
+                return Ok(Initializer::Generic {
+                    name: self.own(name),
+                    offset,
+                });
             }
             let offset = self.opt_offset()?;
-            return Ok(Initializer::Symbol { name: s, offset });
+            return Ok(Initializer::Symbol {
+                name: self.own(s),
+                offset,
+            });
         }
         match self.immediate()? {
             Some(i) => Ok(Initializer::Imm(i)),
@@ -701,7 +857,7 @@ impl<'a> Parser<'a> {
 
     /// `+N`, `+-N` or `-N` after a symbol; 0 when absent.
     fn opt_offset(&mut self) -> Result<i64, ParseError> {
-        if self.eat_punct('+') || self.peek() == Some(&TokKind::Punct('-')) {
+        if self.eat_punct('+') || self.peek() == Some(TokKind::Punct('-')) {
             self.int("an offset")
         } else {
             Ok(0)
@@ -710,11 +866,11 @@ impl<'a> Parser<'a> {
 
     /// An optional-sign numeric literal; `None` (consuming nothing) if the next token is not one.
     fn immediate(&mut self) -> Result<Option<Immediate>, ParseError> {
-        let neg = self.peek() == Some(&TokKind::Punct('-'));
+        let neg = self.peek() == Some(TokKind::Punct('-'));
         let k = if neg { self.peek_at(1) } else { self.peek() };
         let here = self.pos;
         let imm = match k {
-            Some(&TokKind::Int(v, unsigned)) => {
+            Some(TokKind::Int(v, unsigned)) => {
                 if neg {
                     if unsigned || v > i64::MAX as u64 + 1 {
                         self.pos += 1;
@@ -727,8 +883,8 @@ impl<'a> Parser<'a> {
                     Immediate::Int(v as i64)
                 }
             }
-            Some(&TokKind::F32(b)) => Immediate::F32(if neg { b ^ 0x8000_0000 } else { b }),
-            Some(&TokKind::F64(b)) => Immediate::F64(if neg { b ^ (1 << 63) } else { b }),
+            Some(TokKind::F32(b)) => Immediate::F32(if neg { b ^ 0x8000_0000 } else { b }),
+            Some(TokKind::F64(b)) => Immediate::F64(if neg { b ^ (1 << 63) } else { b }),
             _ => return Ok(None),
         };
         self.pos = here + 1 + usize::from(neg);
@@ -737,16 +893,41 @@ impl<'a> Parser<'a> {
 
     // ----- statements -----
 
+    /// Skips a function body after its `{` (see [`outline`]).
+    fn skip_body(&mut self) -> Result<(), ParseError> {
+        // Resume the lexer right after the `{` (nothing past it has been lexed by a peek, but
+        // rewinding makes that not matter).
+        let at = self.toks.get(self.pos).map(|t| t.start);
+        if let Some(at) = at {
+            self.lexer.seek(at);
+            self.toks.truncate(self.pos);
+        }
+        match self.lexer.skip_block() {
+            Ok(()) => Ok(()),
+            Err(Some(e)) => Err(e),
+            Err(None) => {
+                self.lex_done = true;
+                let last = self.lexer.last_token_end();
+                Err(ParseError::at(
+                    self.src,
+                    last,
+                    "expected '}' to close the block, found end of input",
+                ))
+            }
+        }
+    }
+
     /// Statements up to and including the closing `}`.
     fn block_body(&mut self, depth: usize) -> Result<Vec<Statement>, ParseError> {
         if depth > MAX_DEPTH {
             self.pos = self.pos.saturating_sub(1);
             return Err(self.err_here("blocks nested too deeply"));
         }
-        self.reg_scopes.push(HashSet::new());
+        self.reg_scopes.push(Vec::new());
         let mut out = Vec::new();
         loop {
-            match self.peek() {
+            self.release();
+            let s = match self.peek() {
                 None => {
                     return Err(self.err_eof("expected '}' to close the block, found end of input"))
                 }
@@ -757,16 +938,19 @@ impl<'a> Parser<'a> {
                 }
                 Some(TokKind::Punct('{')) => {
                     self.pos += 1;
-                    out.push(Statement::Block(self.block_body(depth + 1)?));
+                    Statement::Block(self.block_body(depth + 1)?)
                 }
-                Some(TokKind::Dot(_)) => out.push(self.body_directive()?),
-                Some(TokKind::Ident(_)) if self.peek_at(1) == Some(&TokKind::Punct(':')) => {
-                    out.push(self.label_like()?);
+                Some(TokKind::Dot(_)) => self.body_directive()?,
+                Some(TokKind::Ident(_)) if self.peek_at(1) == Some(TokKind::Punct(':')) => {
+                    self.label_like()?
                 }
                 Some(TokKind::Ident(_)) | Some(TokKind::Punct('@')) => {
-                    out.push(Statement::Instruction(self.instruction(true)?));
+                    Statement::Instruction(self.instruction(true)?)
                 }
                 Some(_) => return Err(self.expected("a statement")),
+            };
+            if self.build {
+                out.push(s);
             }
         }
     }
@@ -777,21 +961,21 @@ impl<'a> Parser<'a> {
             let line = self.u32("a line number")?;
             let column = self.u32("a column number")?;
             let inlined_at = if self.eat_punct(',') {
-                let w = self.ident("`function_name`")?;
+                let w = self.name("`function_name`")?;
                 if w != "function_name" {
                     self.pos -= 1;
                     return Err(self.expected("`function_name`"));
                 }
-                let function_name = self.ident("a function name label")?;
+                let function_name = self.name("a function name label")?;
                 let function_offset = self.opt_offset()?;
                 self.expect_punct(',', "before `inlined_at`")?;
-                let w = self.ident("`inlined_at`")?;
+                let w = self.name("`inlined_at`")?;
                 if w != "inlined_at" {
                     self.pos -= 1;
                     return Err(self.expected("`inlined_at`"));
                 }
                 Some(InlinedAt {
-                    function_name,
+                    function_name: self.own(function_name),
                     function_offset,
                     file: self.u32("a file index")?,
                     line: self.u32("a line number")?,
@@ -820,7 +1004,7 @@ impl<'a> Parser<'a> {
     }
 
     fn label_like(&mut self) -> Result<Statement, ParseError> {
-        let name = self.ident("a label")?;
+        let name = self.name("a label")?;
         self.expect_punct(':', "after label")?;
         if self.eat_dot("branchtargets") {
             let mut labels = vec![self.ident("a label")?];
@@ -828,15 +1012,18 @@ impl<'a> Parser<'a> {
                 labels.push(self.ident("a label")?);
             }
             self.expect_punct(';', "after .branchtargets")?;
-            return Ok(Statement::BranchTargets { name, labels });
+            return Ok(Statement::BranchTargets {
+                name: self.own(name),
+                labels,
+            });
         }
         if self.eat_dot("callprototype") {
-            let return_params = if self.peek() == Some(&TokKind::Punct('(')) {
+            let return_params = if self.peek() == Some(TokKind::Punct('(')) {
                 Some(self.param_list()?)
             } else {
                 None
             };
-            let u = self.ident("`_`")?;
+            let u = self.name("`_`")?;
             if u != "_" {
                 self.pos -= 1;
                 return Err(self.expected("`_`"));
@@ -845,51 +1032,71 @@ impl<'a> Parser<'a> {
             let noreturn = self.eat_dot("noreturn");
             self.expect_punct(';', "after .callprototype")?;
             return Ok(Statement::CallPrototype {
-                name,
+                name: self.own(name),
                 return_params,
                 params,
                 noreturn,
             });
         }
-        Ok(Statement::Label(name))
+        Ok(Statement::Label(self.own(name)))
     }
 
     fn instruction(&mut self, require_semi: bool) -> Result<Instruction, ParseError> {
         let guard = if self.eat_punct('@') {
             let negated = self.eat_punct('!');
-            let r = self.ident("a predicate register after '@'")?;
-            if SpecialReg::parse(&r).is_some() || !self.is_reg_name(&r) {
+            let r = self.name("a predicate register after '@'")?;
+            if SpecialReg::parse(r).is_some() || !self.is_reg_name(r) {
                 self.pos -= 1;
                 return Err(self.expected("a predicate register after '@'"));
             }
             Some(Guard {
                 negated,
-                reg: Register(r),
+                reg: Register(self.own(r)),
             })
         } else {
             None
         };
         let op_pos = self.pos;
-        let word = self.ident("an instruction opcode")?;
-        let mut words: Vec<(String, usize)> = Vec::new();
+        let word = self.name("an instruction opcode")?;
+        let mut words = std::mem::take(&mut self.words);
+        words.clear();
         while self.peek_joined() {
             match self.peek() {
                 Some(TokKind::Dot(s)) => {
-                    words.push((s.clone(), self.pos));
+                    words.push((s, self.pos));
                     self.pos += 1;
                 }
                 _ => break,
             }
         }
+        let r = self.finish_instruction(guard, op_pos, word, &words, require_semi);
+        self.words = words;
+        r
+    }
+
+    fn finish_instruction(
+        &mut self,
+        guard: Option<Guard>,
+        op_pos: usize,
+        word: &'a str,
+        words: &[(&'a str, usize)],
+        require_semi: bool,
+    ) -> Result<Instruction, ParseError> {
         // Longest multi-word opcode first.
         let mut op = None;
         for n in (0..=words.len().min(2)).rev() {
-            let mut name = word.clone();
-            for (w, _) in &words[..n] {
-                name.push('.');
-                name.push_str(w);
-            }
-            if let Some(o) = Opcode::from_str(&name) {
+            let found = if n == 0 {
+                Opcode::from_str(word)
+            } else {
+                self.scratch.clear();
+                self.scratch.push_str(word);
+                for (w, _) in &words[..n] {
+                    self.scratch.push('.');
+                    self.scratch.push_str(w);
+                }
+                Opcode::from_str(&self.scratch)
+            };
+            if let Some(o) = found {
                 op = Some((o, n));
                 break;
             }
@@ -898,25 +1105,30 @@ impl<'a> Parser<'a> {
             return Err(self.err_at(op_pos, format!("unknown opcode `{word}`")));
         };
         let mut mods = Vec::new();
-        for (w, p) in &words[used..] {
+        for &(w, p) in &words[used..] {
             match Modifier::parse(op, w) {
-                Some(m) => mods.push(m),
+                Some(m) if self.build => mods.push(m),
+                Some(_) => {}
                 None => {
                     return Err(
-                        self.err_at(*p, format!("unknown modifier `.{w}` for `{}`", op.as_str()))
+                        self.err_at(p, format!("unknown modifier `.{w}` for `{}`", op.as_str()))
                     );
                 }
             }
         }
         let mut operands = Vec::new();
-        let at_end = |p: &Self| matches!(p.peek(), None | Some(TokKind::Punct(';')));
-        if !at_end(self) {
+        if !matches!(self.peek(), None | Some(TokKind::Punct(';'))) {
+            let mut count = 0usize;
             loop {
-                operands.push(self.operand(true)?);
+                let o = self.operand(true)?;
+                count += 1;
+                if self.build {
+                    operands.push(o);
+                }
                 if !self.eat_punct(',') {
                     break;
                 }
-                if operands.len() > 64 {
+                if count > 64 {
                     return Err(self.err_here("too many operands"));
                 }
             }
@@ -933,7 +1145,9 @@ impl<'a> Parser<'a> {
     }
 
     fn is_reg_name(&self, name: &str) -> bool {
-        name.starts_with('%') || self.reg_scopes.iter().any(|s| s.contains(name))
+        name.starts_with('%')
+            || self.reg_scopes.iter().any(|s| s.contains(&name))
+            || self.reg_params.iter().any(|p| p == name)
     }
 
     /// One operand. `nested` allows vectors and lists (not inside each other).
@@ -946,13 +1160,18 @@ impl<'a> Parser<'a> {
             Some(TokKind::Punct('{')) if nested => {
                 self.pos += 1;
                 let mut v = Vec::new();
+                let mut count = 0usize;
                 loop {
-                    v.push(self.operand(false)?);
+                    let o = self.operand(false)?;
+                    count += 1;
+                    if self.build {
+                        v.push(o);
+                    }
                     if self.eat_punct('}') {
                         break;
                     }
                     self.expect_punct(',', "or '}' in vector operand")?;
-                    if v.len() > 8 {
+                    if count > 8 {
                         return Err(self.err_here("vector operand has too many elements"));
                     }
                 }
@@ -962,13 +1181,18 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 let mut v = Vec::new();
                 if !self.eat_punct(')') {
+                    let mut count = 0usize;
                     loop {
-                        v.push(self.operand(false)?);
+                        let o = self.operand(false)?;
+                        count += 1;
+                        if self.build {
+                            v.push(o);
+                        }
                         if self.eat_punct(')') {
                             break;
                         }
                         self.expect_punct(',', "or ')' in argument list")?;
-                        if v.len() > 1024 {
+                        if count > 1024 {
                             return Err(self.err_here("argument list too long"));
                         }
                     }
@@ -977,20 +1201,23 @@ impl<'a> Parser<'a> {
             }
             Some(TokKind::Punct('!')) => {
                 self.pos += 1;
-                let r = self.ident("a predicate register after '!'")?;
-                Operand::Not(Register(r))
+                let r = self.name("a predicate register after '!'")?;
+                Operand::Not(Register(self.own(r)))
             }
             Some(TokKind::Ident(_)) => {
-                let name = self.ident("an operand")?;
+                let name = self.name("an operand")?;
                 if name == "_" {
                     Operand::Sink
-                } else if let Some(sr) = self.special(&name)? {
+                } else if let Some(sr) = self.special(name)? {
                     Operand::Special(sr)
-                } else if self.is_reg_name(&name) {
-                    Operand::Reg(Register(name))
+                } else if self.is_reg_name(name) {
+                    Operand::Reg(Register(self.own(name)))
                 } else {
                     let offset = self.opt_offset()?;
-                    Operand::Symbol { name, offset }
+                    Operand::Symbol {
+                        name: self.own(name),
+                        offset,
+                    }
                 }
             }
             _ => match self.immediate()? {
@@ -999,8 +1226,8 @@ impl<'a> Parser<'a> {
             },
         };
         if self.eat_punct('|') {
-            let r = self.ident("a predicate register after '|'")?;
-            return Ok(Operand::Pair(Box::new(op), Register(r)));
+            let r = self.name("a predicate register after '|'")?;
+            return Ok(Operand::Pair(Box::new(op), Register(self.own(r))));
         }
         Ok(op)
     }
@@ -1013,13 +1240,19 @@ impl<'a> Parser<'a> {
         }
         if self.peek_joined() {
             if let Some(TokKind::Dot(c)) = self.peek() {
-                let full = format!("{name}.{c}");
-                return match SpecialReg::parse(&full) {
+                self.scratch.clear();
+                self.scratch.push_str(name);
+                self.scratch.push('.');
+                self.scratch.push_str(c);
+                return match SpecialReg::parse(&self.scratch) {
                     Some(s) => {
                         self.pos += 1;
                         Ok(Some(s))
                     }
-                    None => Err(self.err_here(format!("unknown special register `{full}`"))),
+                    None => {
+                        let full = std::mem::take(&mut self.scratch);
+                        Err(self.err_here(format!("unknown special register `{full}`")))
+                    }
                 };
             }
         }
@@ -1029,18 +1262,18 @@ impl<'a> Parser<'a> {
     fn address(&mut self) -> Result<Address, ParseError> {
         let base = match self.peek() {
             Some(TokKind::Ident(_)) => {
-                let name = self.ident("an address base")?;
-                if SpecialReg::parse(&name).is_some() {
+                let name = self.name("an address base")?;
+                if SpecialReg::parse(name).is_some() {
                     self.pos -= 1;
                     return Err(self.expected("a register or symbol as address base"));
                 }
-                if self.is_reg_name(&name) {
-                    AddressBase::Reg(Register(name))
+                if self.is_reg_name(name) {
+                    AddressBase::Reg(Register(self.own(name)))
                 } else {
-                    AddressBase::Symbol(name)
+                    AddressBase::Symbol(self.own(name))
                 }
             }
-            Some(&TokKind::Int(v, _)) => {
+            Some(TokKind::Int(v, _)) => {
                 self.pos += 1;
                 AddressBase::Imm(v)
             }

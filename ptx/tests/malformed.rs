@@ -57,8 +57,34 @@ fn check_position(src: &str, e: &ptx::ParseError) -> Result<(), String> {
     Ok(())
 }
 
+/// `ptx::parse`, cross-checked against the two lighter front ends on the same text:
+/// `ptx::check` (same grammar, no model) must give exactly the same result, and `ptx::outline`
+/// (bodies only delimited) must accept everything `parse` accepts, with the same signatures.
+fn parse(src: &str) -> Result<ptx::Module, ptx::ParseError> {
+    let full = ptx::parse(src);
+    let want = full.as_ref().map(ptx::Outline::of).map_err(Clone::clone);
+    let checked = ptx::check(src);
+    assert_eq!(
+        checked, want,
+        "ptx::check disagrees with ptx::parse on:\n{src}"
+    );
+    match (&want, ptx::outline(src)) {
+        (Ok(w), Ok(o)) => assert_eq!(&o, w, "ptx::outline signatures differ on:\n{src}"),
+        (Ok(_), Err(e)) => panic!("ptx::outline rejects what ptx::parse accepts ({e}):\n{src}"),
+        (Err(_), Ok(_)) => {} // an error inside a body: outline does not look there
+        (Err(w), Err(o)) => {
+            // Both fail: outline's error is parse's, or one inside a body parse reached first.
+            assert!(
+                (o.line, o.column) >= (w.line, w.column),
+                "ptx::outline fails at {o} before ptx::parse's {w} on:\n{src}"
+            );
+        }
+    }
+    full
+}
+
 fn expect_err(src: &str, line: u32, column: u32, needle: &str) -> Result<(), Failed> {
-    match ptx::parse(src) {
+    match parse(src) {
         Ok(_) => Err(format!("expected an error containing {needle:?}, parsed OK:\n{src}").into()),
         Err(e) => {
             check_position(src, &e)?;
@@ -120,7 +146,7 @@ fn truncations(src: &str) -> Result<(), Failed> {
     let mut errors = 0;
     for cut in cuts {
         let Some(t) = src.get(..cut) else { continue };
-        match ptx::parse(t) {
+        match parse(t) {
             Ok(_) if brace_depth(t) > 0 => {
                 return Err(format!("truncation at byte {cut} (inside braces) parsed OK").into())
             }
@@ -167,12 +193,12 @@ fn mutations(seed: u64, src: &str) -> Result<(), Failed> {
             }
         }
         let text = String::from_utf8_lossy(&b);
-        match ptx::parse(&text) {
+        match parse(&text) {
             Err(e) => check_position(&text, &e)?,
             // A mutation that is still valid PTX must round-trip like any other input.
             Ok(m) => {
                 let printed = ptx::print(&m);
-                let again = ptx::parse(&printed)
+                let again = parse(&printed)
                     .map_err(|e| format!("printed mutant does not parse: {e}\n{printed}"))?;
                 if again != m || ptx::print(&again) != printed {
                     return Err(format!("mutant does not round-trip:\n{text}").into());
@@ -468,7 +494,7 @@ fn main() {
             for _ in 0..50 {
                 let b: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
                 let text = String::from_utf8_lossy(&b);
-                match ptx::parse(&text) {
+                match parse(&text) {
                     Ok(_) => return Err(format!("random bytes parsed OK: {text:?}").into()),
                     Err(e) => check_position(&text, &e)?,
                 }
