@@ -14,6 +14,7 @@
 mod reflect;
 pub mod target;
 mod text;
+pub mod wire;
 
 pub use reflect::{
     descriptor_pool, field_is_ignorable, message_descriptor, to_dynamic, DESCRIPTOR_SET,
@@ -79,4 +80,7 @@ pub enum DecodeError {
     /// The bytes are not a valid encoding of the message.
     #[error("malformed protobuf: {0}")]
     Malformed(#[source] prost::DecodeError),
+    /// Valid protobuf that this loader refuses to stream (see [`wire::decode_except`]).
+    #[error("unsupported encoding: {0}")]
+    Unsupported(String),
 }

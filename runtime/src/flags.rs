@@ -26,6 +26,48 @@ pub struct RuntimeFlags {
     /// Seconds a replica waits at a collective for the other participants before failing with
     /// `UNAVAILABLE`. Default 120.
     pub collective_timeout_secs: u64,
+    /// How much of each kernel's PTX the load parses. Default [`PtxCheck::Signatures`].
+    pub ptx_check: PtxCheck,
+}
+
+/// How much of each kernel's PTX text the load parses (step 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PtxCheck {
+    /// The header, module-level directives and every function signature, with the full grammar;
+    /// bodies are delimited (comments, strings, braces) but their statements are left to the
+    /// device that compiles them: the CUDA driver's JIT at module load, the emulator's
+    /// translation at a kernel's first launch. This is what the load needs to resolve each
+    /// thunk's kernel and check its parameters, and it runs at over 1 GB/s.
+    #[default]
+    Signatures,
+    /// Every statement of every body too (`ptx::check`: the parser's whole grammar, no model
+    /// built, memory bounded by one statement), so a malformed body fails the load rather than
+    /// the first launch. About 10x slower than `Signatures`.
+    Full,
+}
+
+impl PtxCheck {
+    /// The flag's spelling (`signatures`, `full`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PtxCheck::Signatures => "signatures",
+            PtxCheck::Full => "full",
+        }
+    }
+}
+
+impl std::str::FromStr for PtxCheck {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "signatures" => Ok(PtxCheck::Signatures),
+            "full" => Ok(PtxCheck::Full),
+            _ => Err(format!(
+                "unknown PTX check level \"{s}\" (expected \"signatures\" or \"full\")"
+            )),
+        }
+    }
 }
 
 impl Default for RuntimeFlags {
@@ -39,6 +81,7 @@ impl Default for RuntimeFlags {
             max_thunk_depth: 32,
             emulator_instruction_budget: 1 << 36,
             collective_timeout_secs: 120,
+            ptx_check: PtxCheck::Signatures,
         }
     }
 }
@@ -68,6 +111,7 @@ pub fn defaults() -> Vec<(&'static str, String)> {
             "collective_timeout_secs",
             d.collective_timeout_secs.to_string(),
         ),
+        ("ptx_check", d.ptx_check.as_str().to_string()),
     ]
 }
 

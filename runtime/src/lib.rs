@@ -30,7 +30,7 @@ pub mod thunks;
 pub use device::{CudaDevice, Device, DeviceDescription, DeviceKind, EmulatedDevice};
 pub use error::{Code, Error, Result};
 pub use execute::{ExecutionResult, ExecutionStats, KernelTiming};
-pub use flags::RuntimeFlags;
+pub use flags::{PtxCheck, RuntimeFlags};
 pub use load::{load, load_with_registry, validate};
 pub use registry::Registry;
 

@@ -70,7 +70,7 @@ pub fn validate(
 
 /// Steps 2-7 on an already decoded proto.
 pub fn decode_executable(
-    p: GpuExecutableProto,
+    mut p: GpuExecutableProto,
     device: &DeviceDescription,
     flags: &RuntimeFlags,
     registry: &Registry,
@@ -324,7 +324,7 @@ pub fn decode_executable(
 
     // 6. Thunks.
     let mut ctx = DecodeContext::new(&sizes, device, flags, registry, num_replicas);
-    let thunks = decode_sequence(&mut ctx, &p.thunks, "thunks")?;
+    let thunks = decode_sequence(&mut ctx, &mut p.thunks, "thunks")?;
     let kernels = std::mem::take(&mut ctx.kernels.modules);
     drop(ctx);
 

@@ -75,6 +75,38 @@ impl EmulatedDevice {
         self
     }
 
+    /// The module parsed and translated for the emulator, on first use (then cached by id).
+    fn translated(&self, module: &KernelModule) -> Result<Arc<LoadedModule>> {
+        let mut modules = self
+            .modules
+            .lock()
+            .map_err(|_| Error::Internal("emulated device module lock poisoned".into()))?;
+        if let Some(m) = modules.get(&module.id) {
+            return Ok(m.clone());
+        }
+        let parsed = ptx::parse(&module.text).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "kernel_binary.ptx (.entry {}) does not parse: line {}:{}: {} (found at its first launch; RuntimeFlags::ptx_check = full finds it at load)",
+                module
+                    .outline
+                    .entries()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                e.line,
+                e.column,
+                e.message
+            ))
+        })?;
+        let loaded = Arc::new(LoadedModule::load(&parsed).map_err(|e| {
+            Error::Unimplemented(format!(
+                "the emulated device cannot load the PTX module: {e}"
+            ))
+        })?);
+        modules.insert(module.id, loaded.clone());
+        Ok(loaded)
+    }
+
     fn mem(&self) -> Result<MutexGuard<'_, Memory>> {
         self.memory
             .lock()
@@ -107,19 +139,10 @@ impl Device for EmulatedDevice {
         self.mem()?.read(DevicePtr(address), out).map_err(emu_err)
     }
 
-    fn load_module(&self, module: &KernelModule) -> Result<()> {
-        let mut modules = self
-            .modules
-            .lock()
-            .map_err(|_| Error::Internal("emulated device module lock poisoned".into()))?;
-        if let std::collections::hash_map::Entry::Vacant(slot) = modules.entry(module.id) {
-            let loaded = LoadedModule::load(&module.module).map_err(|e| {
-                Error::Unimplemented(format!(
-                    "the emulated device cannot load the PTX module: {e}"
-                ))
-            })?;
-            slot.insert(Arc::new(loaded));
-        }
+    /// Nothing to do at load: like CUDA's lazy loading (`CUDA_MODULE_LOADING=LAZY`, the
+    /// driver's default since CUDA 12.2) the emulator translates a module when one of its kernels
+    /// first launches, so a load costs no more than its validation.
+    fn load_module(&self, _module: &KernelModule) -> Result<()> {
         Ok(())
     }
 
@@ -132,14 +155,7 @@ impl Device for EmulatedDevice {
         shmem_bytes: u32,
         args: &[u64],
     ) -> Result<()> {
-        self.load_module(module)?;
-        let loaded = self
-            .modules
-            .lock()
-            .map_err(|_| Error::Internal("emulated device module lock poisoned".into()))?
-            .get(&module.id)
-            .cloned()
-            .ok_or_else(|| Error::Internal("kernel module vanished".into()))?;
+        let loaded = self.translated(module)?;
         let params: Vec<ParamValue> = args.iter().map(|&a| ParamValue::u64(a)).collect();
         let mut mem = self.mem()?;
         emu::launch(

@@ -16,17 +16,53 @@ use proto::xla::gpu::{CollectiveOpGroupModeProto, ReductionKindProto};
 use super::*;
 use crate::device::DeviceDescription;
 use crate::error::{invalid, Error, Result};
-use crate::flags::RuntimeFlags;
+use crate::flags::{PtxCheck, RuntimeFlags};
 use crate::registry::Registry;
 
 static NEXT_KERNEL_MODULE: AtomicU64 = AtomicU64::new(1);
 
-/// The parsed PTX modules of an executable, de-duplicated by text.
+/// The PTX modules of an executable, de-duplicated by text.
 #[derive(Debug, Default)]
 pub struct KernelTable {
-    by_text: HashMap<String, Arc<KernelModule>>,
+    /// Indices into `modules`, by text length (equal lengths are then compared in full).
+    by_len: HashMap<usize, Vec<usize>>,
     /// Every distinct module, in first-use order.
     pub modules: Vec<Arc<KernelModule>>,
+}
+
+impl KernelTable {
+    /// The module for this PTX text: the one already seen with the same text, else the text
+    /// parsed as `check` says (its outline, or the whole grammar) and added.
+    fn intern(&mut self, text: String, check: PtxCheck, path: &str) -> Result<Arc<KernelModule>> {
+        // Keyed by length: equal lengths are rare across distinct kernels, and comparing the
+        // texts then costs less than hashing every text would.
+        let key = text.len();
+        let same = self
+            .by_len
+            .get(&key)
+            .and_then(|v| v.iter().map(|&i| &self.modules[i]).find(|m| m.text == text));
+        if let Some(m) = same {
+            return Ok(m.clone());
+        }
+        let outline = match check {
+            PtxCheck::Signatures => ptx::outline(&text),
+            PtxCheck::Full => ptx::check(&text),
+        }
+        .map_err(|e| {
+            invalid(format!(
+                "{path}.kernel_binary.ptx does not parse: line {}:{}: {}",
+                e.line, e.column, e.message
+            ))
+        })?;
+        let m = Arc::new(KernelModule {
+            id: NEXT_KERNEL_MODULE.fetch_add(1, Ordering::Relaxed),
+            text,
+            outline,
+        });
+        self.by_len.entry(key).or_default().push(self.modules.len());
+        self.modules.push(m.clone());
+        Ok(m)
+    }
 }
 
 /// What thunks are validated against.
@@ -73,9 +109,10 @@ impl<'a> DecodeContext<'a> {
 }
 
 /// Decodes and validates a sequence; `path` names the repeated field (`thunks`).
+/// Large payloads (kernel PTX text) are moved out of `thunks` rather than copied.
 pub fn decode_sequence(
     ctx: &mut DecodeContext<'_>,
-    thunks: &[ThunkProto],
+    thunks: &mut [ThunkProto],
     path: &str,
 ) -> Result<Vec<Thunk>> {
     seq(ctx, thunks, path, 1)
@@ -83,12 +120,12 @@ pub fn decode_sequence(
 
 fn seq(
     ctx: &mut DecodeContext<'_>,
-    thunks: &[ThunkProto],
+    thunks: &mut [ThunkProto],
     path: &str,
     depth: usize,
 ) -> Result<Vec<Thunk>> {
     thunks
-        .iter()
+        .iter_mut()
         .enumerate()
         .map(|(i, t)| thunk(ctx, t, &format!("{path}[{i}]"), depth))
         .collect()
@@ -96,17 +133,22 @@ fn seq(
 
 fn opt_seq(
     ctx: &mut DecodeContext<'_>,
-    s: Option<&ThunkSequenceProto>,
+    s: Option<&mut ThunkSequenceProto>,
     path: &str,
     depth: usize,
 ) -> Result<Vec<Thunk>> {
     match s {
-        Some(s) => seq(ctx, &s.thunks, &format!("{path}.thunks"), depth),
+        Some(s) => seq(ctx, &mut s.thunks, &format!("{path}.thunks"), depth),
         None => Ok(Vec::new()),
     }
 }
 
-fn thunk(ctx: &mut DecodeContext<'_>, p: &ThunkProto, path: &str, depth: usize) -> Result<Thunk> {
+fn thunk(
+    ctx: &mut DecodeContext<'_>,
+    p: &mut ThunkProto,
+    path: &str,
+    depth: usize,
+) -> Result<Thunk> {
     if depth > ctx.flags.max_thunk_depth {
         return Err(invalid(format!(
             "{path}: thunk nesting depth {depth} exceeds the limit of {} (RuntimeFlags::max_thunk_depth)",
@@ -134,7 +176,7 @@ fn thunk(ctx: &mut DecodeContext<'_>, p: &ThunkProto, path: &str, depth: usize) 
         thunk_id: info.thunk_id,
         execution_stream_id: info.execution_stream_id,
     };
-    let Some(imp) = &p.r#impl else {
+    let Some(imp) = &mut p.r#impl else {
         return Err(Error::Unimplemented(format!(
             "{path}.impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
         )));
@@ -151,7 +193,7 @@ fn thunk(ctx: &mut DecodeContext<'_>, p: &ThunkProto, path: &str, depth: usize) 
     let kind = match imp {
         Impl::SequentialThunk(s) => ThunkKind::Sequential(seq(
             ctx,
-            &s.thunks,
+            &mut s.thunks,
             &format!("{path}.sequential_thunk.thunks"),
             depth + 1,
         )?),
@@ -223,10 +265,10 @@ fn thunk(ctx: &mut DecodeContext<'_>, p: &ThunkProto, path: &str, depth: usize) 
                 )));
             }
             let mut branches = Vec::with_capacity(c.branch_thunks.len());
-            for (i, b) in c.branch_thunks.iter().enumerate() {
+            for (i, b) in c.branch_thunks.iter_mut().enumerate() {
                 branches.push(seq(
                     ctx,
-                    &b.thunks,
+                    &mut b.thunks,
                     &format!("{p2}.branch_thunks[{i}].thunks"),
                     depth + 1,
                 )?);
@@ -251,13 +293,13 @@ fn thunk(ctx: &mut DecodeContext<'_>, p: &ThunkProto, path: &str, depth: usize) 
             }
             let condition = opt_seq(
                 ctx,
-                w.condition_thunk_sequence.as_ref(),
+                w.condition_thunk_sequence.as_mut(),
                 &format!("{p2}.condition_thunk_sequence"),
                 depth + 1,
             )?;
             let body = opt_seq(
                 ctx,
-                w.body_thunk_sequence.as_ref(),
+                w.body_thunk_sequence.as_mut(),
                 &format!("{p2}.body_thunk_sequence"),
                 depth + 1,
             )?;
@@ -550,7 +592,7 @@ fn shmem(ctx: &DecodeContext<'_>, v: i64, path: &str) -> Result<u32> {
 
 fn kernel(
     ctx: &mut DecodeContext<'_>,
-    k: &proto::xla::gpu::KernelThunkProto,
+    k: &mut proto::xla::gpu::KernelThunkProto,
     path: &str,
 ) -> Result<KernelThunk> {
     let args = k
@@ -574,34 +616,13 @@ fn kernel(
     let shmem_bytes = shmem(ctx, k.shmem_bytes, &format!("{path}.shmem_bytes"))?;
     let bin = k
         .kernel_binary
-        .as_ref()
+        .as_mut()
         .ok_or_else(|| invalid(format!("{path}.kernel_binary is not set")))?;
-    let module = match ctx.kernels.by_text.get(&bin.ptx) {
-        Some(m) => m.clone(),
-        None => {
-            let parsed = ptx::parse(&bin.ptx).map_err(|e| {
-                invalid(format!(
-                    "{path}.kernel_binary.ptx does not parse: line {}:{}: {}",
-                    e.line, e.column, e.message
-                ))
-            })?;
-            let m = Arc::new(KernelModule {
-                id: NEXT_KERNEL_MODULE.fetch_add(1, Ordering::Relaxed),
-                text: bin.ptx.clone(),
-                module: parsed,
-            });
-            ctx.kernels.by_text.insert(bin.ptx.clone(), m.clone());
-            ctx.kernels.modules.push(m.clone());
-            m
-        }
-    };
-    let Some(entry) = module.module.kernel(&k.kernel_name) else {
-        let entries: Vec<&str> = module
-            .module
-            .functions()
-            .filter(|f| f.kind == ptx::FunctionKind::Entry && f.body.is_some())
-            .map(|f| f.name.as_str())
-            .collect();
+    let module = ctx
+        .kernels
+        .intern(std::mem::take(&mut bin.ptx), ctx.flags.ptx_check, path)?;
+    let Some(entry) = module.outline.kernel(&k.kernel_name) else {
+        let entries: Vec<&str> = module.outline.entries().map(|f| f.name.as_str()).collect();
         return Err(Error::NotFound(format!(
             "{path}.kernel_name \"{}\" is not an .entry of its kernel_binary.ptx (entries: {})",
             k.kernel_name.escape_debug(),

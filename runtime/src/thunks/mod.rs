@@ -169,8 +169,9 @@ pub struct KernelModule {
     pub id: u64,
     /// The PTX text.
     pub text: String,
-    /// The parsed module.
-    pub module: ptx::Module,
+    /// Its header and function signatures (the bodies are compiled by the device: the driver's
+    /// JIT on CUDA, the emulator's translation at first launch).
+    pub outline: ptx::Outline,
 }
 
 /// `kernel_thunk`.

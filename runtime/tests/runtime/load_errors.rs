@@ -415,17 +415,60 @@ fn shared_memory_over_the_limit() {
 }
 
 #[test]
-fn ptx_that_does_not_parse() {
+fn ptx_signature_that_does_not_parse() {
     let mut p = vadd();
     kernel_mut(&mut p).kernel_binary.as_mut().unwrap().ptx =
-        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; }\n"
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry vadd(.param .q64 a) { ret; }\n"
             .into();
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx does not parse: line 4:29: expected a parameter type, `.align`, or `.ptr`, found `.q64`"
+    );
+}
+
+#[test]
+fn ptx_with_an_unclosed_body_does_not_parse() {
+    let mut p = vadd();
+    let bin = kernel_mut(&mut p).kernel_binary.as_mut().unwrap();
+    bin.ptx = bin.ptx.replace(
+        "  ret;\n}\n\n.visible .entry lt10",
+        "  ret;\n\n.visible .entry lt10",
+    );
     let e = load_err(&p);
     assert!(
         e.starts_with(
-            "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx does not parse: line 4:"
-        ),
+            "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx does not parse: line "
+        ) && e.ends_with(": expected '}' to close the block, found end of input"),
         "{e}"
+    );
+}
+
+/// A malformed statement inside a body: with `PtxCheck::Full` the load fails naming its line and
+/// column; by default the load only parses signatures and the emulator reports it at the
+/// kernel's first launch, with the same position.
+#[test]
+fn ptx_body_that_does_not_parse() {
+    let mut p = vadd();
+    let bin = kernel_mut(&mut p).kernel_binary.as_mut().unwrap();
+    bin.ptx = bin
+        .ptx
+        .replacen("add.f32 %f3, %f1, %f2;", "bogus.f32 %f3, %f1, %f2;", 1);
+    let full = RuntimeFlags {
+        ptx_check: runtime::PtxCheck::Full,
+        ..RuntimeFlags::default()
+    };
+    assert_eq!(
+        load_err_with(&p, &h100(), &full),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx does not parse: line 21:3: unknown opcode `bogus`"
+    );
+    let d = device();
+    let exe = runtime::load(&p.encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    let e = exe
+        .execute(&d, &[&f32s(&[1.0; 4]), &f32s(&[1.0; 4])])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: kernel_binary.ptx (.entry vadd, lt10, inc, forever) does not parse: line 21:3: unknown opcode `bogus` (found at its first launch; RuntimeFlags::ptx_check = full finds it at load)"
     );
 }
 

@@ -13,7 +13,8 @@ fn roundtrip(thunks: Vec<ThunkProto>, replicas: u64) {
     let sizes = [64u64, 64, 64, 64];
     let mut ctx = DecodeContext::new(&sizes, &d, &f, &r, replicas);
     ctx.allow_unimplemented = true;
-    let decoded = decode_sequence(&mut ctx, &thunks, "thunks").unwrap();
+    let mut consumed = thunks.clone();
+    let decoded = decode_sequence(&mut ctx, &mut consumed, "thunks").unwrap();
     assert_eq!(encode_sequence(&decoded), thunks);
 }
 
