@@ -112,12 +112,19 @@ fn main() -> anyhow::Result<()> {
                     .map(|h| hlo::convert::from_proto(&h).is_ok())
             })
         });
+        let (hlo_check, _) = best(reps, || {
+            let p = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice()).ok();
+            p.and_then(|p| {
+                p.hlo_module_with_config
+                    .map(|h| hlo::convert::check_proto(&h).is_ok())
+            })
+        });
         let base = CURRENT.load(Ordering::Relaxed);
         PEAK.store(base, Ordering::Relaxed);
         let v = runtime::validate(&bytes, &desc, &flags, &registry)?;
         let vpeak = PEAK.load(Ordering::Relaxed) - base;
         drop(v);
-        eprintln!("  {name}: validate {:.0}us (top-level ptx parse+decode {:.0}us, hlo decode+convert {:.0}us), validate peak heap {:.1}x", validate.as_secs_f64()*1e6, ptx_parse.as_secs_f64()*1e6, hlo_conv.as_secs_f64()*1e6, vpeak as f64 / bytes.len() as f64);
+        eprintln!("  {name}: validate {:.0}us (top-level ptx parse+decode {:.0}us, hlo decode+convert {:.0}us, hlo decode+check {:.0}us), validate peak heap {:.1}x", validate.as_secs_f64()*1e6, ptx_parse.as_secs_f64()*1e6, hlo_conv.as_secs_f64()*1e6, hlo_check.as_secs_f64()*1e6, vpeak as f64 / bytes.len() as f64);
         // Peak heap of one load, above what was live before it.
         let base = CURRENT.load(Ordering::Relaxed);
         PEAK.store(base, Ordering::Relaxed);

@@ -4,14 +4,16 @@
 //! module, computation ids are computation indices, so the same module always gives the same
 //! bytes. [`from_proto`] treats its input as untrusted (it reads artifacts): every id, opcode,
 //! element type, shape and literal is validated, and the call graph must be acyclic; each problem
-//! is a [`ConvertError`] naming the computation and instruction.
+//! is a [`ConvertError`] naming the computation and instruction. [`check_proto`] runs the same
+//! structural checks (ids, opcodes, shapes, call graph) with the same errors but builds no IR and
+//! decodes no attributes: what a runtime that never executes the HLO needs.
 //!
 //! What the text format carries but the proto cannot (unmodelled attributes kept verbatim by the
 //! parser, unmodelled layout or metadata text, elided constants) is refused by [`to_proto`] with
 //! [`ConvertError::Unrepresentable`] rather than dropped, except metadata keys the proto has no
 //! field for, which are debug information only and are dropped.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use proto::xla as px;
 
@@ -169,20 +171,29 @@ pub fn shape_from_proto(p: &px::ShapeProto) -> Result<Shape, String> {
     shape_from_proto_at(p, 0)
 }
 
-fn shape_from_proto_at(p: &px::ShapeProto, depth: usize) -> Result<Shape, String> {
+/// Validates a shape proto exactly as [`shape_from_proto`] does (same checks, same messages)
+/// without building the [`Shape`]: it allocates nothing for shapes of rank up to 64.
+pub fn check_shape(p: &px::ShapeProto) -> Result<(), String> {
+    check_shape_at(p, 0)
+}
+
+/// What one shape node is once its own fields (not its tuple elements) are valid.
+enum ShapeNode {
+    Token,
+    Tuple,
+    Array(PrimitiveType),
+}
+
+/// The checks of one shape node, shared by [`shape_from_proto`] and [`check_shape`].
+fn check_shape_node(p: &px::ShapeProto, depth: usize) -> Result<ShapeNode, String> {
     if depth > MAX_SHAPE_DEPTH {
         return Err(format!("tuple shape nested deeper than {MAX_SHAPE_DEPTH}"));
     }
     let et = px::PrimitiveType::try_from(p.element_type)
         .map_err(|_| format!("unknown element type number {}", p.element_type))?;
     match et {
-        px::PrimitiveType::Token => Ok(Shape::Token),
-        px::PrimitiveType::Tuple => Ok(Shape::Tuple(
-            p.tuple_shapes
-                .iter()
-                .map(|s| shape_from_proto_at(s, depth + 1))
-                .collect::<Result<_, _>>()?,
-        )),
+        px::PrimitiveType::Token => Ok(ShapeNode::Token),
+        px::PrimitiveType::Tuple => Ok(ShapeNode::Tuple),
         px::PrimitiveType::Invalid => Err("element type is unset".into()),
         other => {
             let element_type = element_type_from_proto(other)
@@ -195,65 +206,111 @@ fn shape_from_proto_at(p: &px::ShapeProto, depth: usize) -> Result<Shape, String
             {
                 return Err(format!("negative dimension size {d}"));
             }
-            let dynamic = if p.is_dynamic_dimension.is_empty() {
-                vec![false; rank]
-            } else if p.is_dynamic_dimension.len() == rank {
-                p.is_dynamic_dimension.clone()
-            } else {
+            if !p.is_dynamic_dimension.is_empty() && p.is_dynamic_dimension.len() != rank {
                 return Err(format!(
                     "is_dynamic_dimension has {} entries for rank {rank}",
                     p.is_dynamic_dimension.len()
                 ));
-            };
-            let layout = match &p.layout {
-                None => None,
-                Some(l) => {
-                    let mut seen = vec![false; rank];
-                    for &d in &l.minor_to_major {
-                        let slot = usize::try_from(d).ok().and_then(|i| seen.get_mut(i));
-                        match slot {
-                            Some(s) if !*s => *s = true,
-                            _ => {
-                                return Err(format!(
-                                "layout minor_to_major {:?} is not a permutation of rank {rank}",
-                                l.minor_to_major
-                            ))
-                            }
-                        }
-                    }
-                    if !l.minor_to_major.is_empty() && l.minor_to_major.len() != rank {
-                        return Err(format!(
-                            "layout minor_to_major {:?} is not a permutation of rank {rank}",
-                            l.minor_to_major
-                        ));
-                    }
-                    Some(Layout {
-                        minor_to_major: l.minor_to_major.clone(),
-                        tiles: l
-                            .tiles
-                            .iter()
-                            .map(|t| Tile {
-                                dims: t
-                                    .dimensions
-                                    .iter()
-                                    .map(|&d| if d == -1 { TILE_COMBINE_DIM } else { d })
-                                    .collect(),
-                            })
-                            .collect(),
-                        element_size_in_bits: l.element_size_in_bits,
-                        memory_space: l.memory_space,
-                        other: String::new(),
-                    })
+            }
+            if let Some(l) = &p.layout {
+                if !l.minor_to_major.is_empty() && !is_permutation(&l.minor_to_major, rank) {
+                    return Err(format!(
+                        "layout minor_to_major {:?} is not a permutation of rank {rank}",
+                        l.minor_to_major
+                    ));
                 }
-            };
-            Ok(Shape::Array(ArrayShape {
-                element_type,
-                dims: p.dimensions.clone(),
-                dynamic,
-                layout,
-            }))
+            }
+            Ok(ShapeNode::Array(element_type))
         }
     }
+}
+
+/// Whether `v` is a permutation of `0..rank` (without allocating up to rank 64).
+fn is_permutation(v: &[i64], rank: usize) -> bool {
+    if v.len() != rank {
+        return false;
+    }
+    let index = |d: i64| usize::try_from(d).ok().filter(|&i| i < rank);
+    if rank <= 64 {
+        let mut seen = 0u64;
+        v.iter().all(|&d| {
+            index(d).is_some_and(|i| {
+                let bit = 1u64 << i;
+                let fresh = seen & bit == 0;
+                seen |= bit;
+                fresh
+            })
+        })
+    } else {
+        let mut seen = vec![false; rank];
+        v.iter().all(|&d| {
+            index(d)
+                .and_then(|i| seen.get_mut(i))
+                .is_some_and(|s| !std::mem::replace(s, true))
+        })
+    }
+}
+
+fn check_shape_at(p: &px::ShapeProto, depth: usize) -> Result<(), String> {
+    if let ShapeNode::Tuple = check_shape_node(p, depth)? {
+        for s in &p.tuple_shapes {
+            check_shape_at(s, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+fn shape_from_proto_at(p: &px::ShapeProto, depth: usize) -> Result<Shape, String> {
+    Ok(match check_shape_node(p, depth)? {
+        ShapeNode::Token => Shape::Token,
+        ShapeNode::Tuple => Shape::Tuple(
+            p.tuple_shapes
+                .iter()
+                .map(|s| shape_from_proto_at(s, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        ShapeNode::Array(element_type) => Shape::Array(ArrayShape {
+            element_type,
+            dims: p.dimensions.clone(),
+            dynamic: if p.is_dynamic_dimension.is_empty() {
+                vec![false; p.dimensions.len()]
+            } else {
+                p.is_dynamic_dimension.clone()
+            },
+            layout: p.layout.as_ref().map(|l| Layout {
+                minor_to_major: l.minor_to_major.clone(),
+                tiles: l
+                    .tiles
+                    .iter()
+                    .map(|t| Tile {
+                        dims: t
+                            .dimensions
+                            .iter()
+                            .map(|&d| if d == -1 { TILE_COMBINE_DIM } else { d })
+                            .collect(),
+                    })
+                    .collect(),
+                element_size_in_bits: l.element_size_in_bits,
+                memory_space: l.memory_space,
+                other: String::new(),
+            }),
+        }),
+    })
+}
+
+/// A program shape's parameters and result through `shape` (checking or converting); the one
+/// place that requires the result.
+fn program_shape_with<T>(
+    p: &px::ProgramShapeProto,
+    mut shape: impl FnMut(&px::ShapeProto) -> Result<T, String>,
+) -> Result<(Vec<T>, T), String> {
+    let params = p
+        .parameters
+        .iter()
+        .map(&mut shape)
+        .collect::<Result<_, _>>()?;
+    let result = shape(p.result.as_ref().ok_or("program shape has no result")?)?;
+    Ok((params, result))
 }
 
 fn program_shape_to_proto(layout: &ProgramLayout) -> Result<px::ProgramShapeProto, String> {
@@ -265,17 +322,6 @@ fn program_shape_to_proto(layout: &ProgramLayout) -> Result<px::ProgramShapeProt
             .collect::<Result<_, _>>()?,
         result: Some(shape_to_proto(&layout.result)?),
         parameter_names: Vec::new(),
-    })
-}
-
-fn program_shape_from_proto(p: &px::ProgramShapeProto) -> Result<ProgramLayout, String> {
-    Ok(ProgramLayout {
-        params: p
-            .parameters
-            .iter()
-            .map(shape_from_proto)
-            .collect::<Result<_, _>>()?,
-        result: shape_from_proto(p.result.as_ref().ok_or("program shape has no result")?)?,
     })
 }
 
@@ -792,80 +838,83 @@ fn instruction_to_proto(
     Ok(p)
 }
 
-/// Assigns the called computations of a proto instruction back to the IR attribute XLA's text
-/// format uses for its opcode.
-fn assign_called(
-    attrs: &mut Attrs,
+/// Which IR attributes an instruction's called computations go to (XLA's text format names them
+/// per opcode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CalledRoles {
+    /// No called computations.
+    None,
+    /// `while`: condition, body.
+    ConditionBody,
+    /// A pred `conditional`: true, false.
+    TrueFalse,
+    /// An index `conditional`: the branches.
+    Branches,
+    /// `select-and-scatter`: select, scatter.
+    SelectScatter,
+    /// `fusion`, `async-start`: `calls`.
+    Calls,
+    /// A single `to_apply`.
+    ToApply,
+    /// A `custom-call` with other than one called computation.
+    CalledComputations,
+}
+
+/// The arity and role rules of called computations: how `called` of them map to attributes of
+/// `opcode`, or why they cannot.
+fn called_roles(
     opcode: Opcode,
-    called: Vec<ComputationId>,
+    called: usize,
     operand0_is_pred: bool,
-) -> Result<(), String> {
+) -> Result<CalledRoles, String> {
     use Opcode::*;
-    let one = |v: &[ComputationId]| -> Result<ComputationId, String> {
-        match v {
-            [c] => Ok(*c),
-            _ => Err(format!(
-                "{} takes one called computation, got {}",
-                opcode.name(),
-                v.len()
-            )),
+    Ok(match opcode {
+        _ if called == 0 => CalledRoles::None,
+        While if called == 2 => CalledRoles::ConditionBody,
+        While => return Err(format!("while takes 2 called computations, got {called}")),
+        Conditional if !operand0_is_pred => CalledRoles::Branches,
+        Conditional if called == 2 => CalledRoles::TrueFalse,
+        Conditional => return Err(format!("a pred conditional takes 2 branches, got {called}")),
+        SelectAndScatter if called == 2 => CalledRoles::SelectScatter,
+        SelectAndScatter => {
+            return Err(format!(
+                "select-and-scatter takes 2 called computations, got {called}"
+            ))
         }
-    };
-    match opcode {
-        _ if called.is_empty() => {}
-        While => match called.as_slice() {
-            [c, b] => {
-                attrs.condition = Some(*c);
-                attrs.body = Some(*b);
-            }
-            _ => {
-                return Err(format!(
-                    "while takes 2 called computations, got {}",
-                    called.len()
-                ))
-            }
-        },
-        Conditional => {
-            if operand0_is_pred {
-                match called.as_slice() {
-                    [t, f] => {
-                        attrs.true_computation = Some(*t);
-                        attrs.false_computation = Some(*f);
-                    }
-                    _ => {
-                        return Err(format!(
-                            "a pred conditional takes 2 branches, got {}",
-                            called.len()
-                        ))
-                    }
-                }
-            } else {
-                attrs.branch_computations = Some(called);
-            }
+        Fusion | AsyncStart => CalledRoles::Calls,
+        CustomCall if called != 1 => CalledRoles::CalledComputations,
+        _ if called == 1 => CalledRoles::ToApply,
+        _ => {
+            return Err(format!(
+                "{} takes one called computation, got {called}",
+                opcode.name()
+            ))
         }
-        SelectAndScatter => match called.as_slice() {
-            [s, c] => {
-                attrs.select = Some(*s);
-                attrs.scatter = Some(*c);
-            }
-            _ => {
-                return Err(format!(
-                    "select-and-scatter takes 2 called computations, got {}",
-                    called.len()
-                ))
-            }
-        },
-        Fusion | AsyncStart => attrs.calls = Some(called),
-        CustomCall => {
-            if called.len() == 1 {
-                attrs.to_apply = Some(one(&called)?);
-            } else {
-                attrs.called_computations = Some(called);
-            }
+    })
+}
+
+/// Assigns the called computations of a proto instruction back to the IR attribute XLA's text
+/// format uses for its opcode; `roles` comes from [`called_roles`] for the same list.
+fn assign_called(attrs: &mut Attrs, roles: CalledRoles, called: Vec<ComputationId>) {
+    match (roles, called.as_slice()) {
+        (CalledRoles::ConditionBody, &[c, b]) => {
+            attrs.condition = Some(c);
+            attrs.body = Some(b);
         }
-        _ => attrs.to_apply = Some(one(&called)?),
+        (CalledRoles::TrueFalse, &[t, f]) => {
+            attrs.true_computation = Some(t);
+            attrs.false_computation = Some(f);
+        }
+        (CalledRoles::SelectScatter, &[s, c]) => {
+            attrs.select = Some(s);
+            attrs.scatter = Some(c);
+        }
+        (CalledRoles::ToApply, &[c]) => attrs.to_apply = Some(c),
+        (CalledRoles::Branches, _) => attrs.branch_computations = Some(called),
+        (CalledRoles::Calls, _) => attrs.calls = Some(called),
+        (CalledRoles::CalledComputations, _) => attrs.called_computations = Some(called),
+        _ => {}
     }
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1067,32 +1116,131 @@ pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, Conv
     })
 }
 
-/// Converts an `HloModuleProtoWithConfig` (from an artifact: untrusted) to the IR.
-pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, ConvertError> {
+/// What [`check_proto`] learns about a structurally valid module: the module-level facts a
+/// runtime needs, without the IR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ProtoSummary {
+    /// `config.replica_count` as in the proto (0: unset).
+    pub replica_count: i64,
+    /// `config.num_partitions` as in the proto (0: unset).
+    pub num_partitions: i64,
+    /// Index of the entry computation in `hlo_module.computations`.
+    pub entry: usize,
+    /// Number of computations.
+    pub computations: usize,
+    /// Number of instructions over all computations.
+    pub instructions: usize,
+}
+
+/// Checks the structure of an `HloModuleProtoWithConfig` (from an artifact: untrusted) without
+/// building any IR, with exactly the errors [`from_proto`] gives for the same problems (one
+/// implementation: `from_proto` runs the same walk and only adds to it).
+///
+/// Checked here, in this order (the first problem is the error):
+/// - `hlo_module` is set; computation ids are unique;
+/// - per computation, per instruction in order: its name is not a duplicate; its opcode is known
+///   ([`ConvertError::UnknownOpcode`]); its shape is set and valid ([`check_shape`]); operand ids
+///   name earlier instructions of the computation; called computation ids exist, and their
+///   number fits the opcode (`while` 2, pred `conditional` 2, `select-and-scatter` 2, most others
+///   1); parameter numbers are not reused; the instruction id is unique;
+/// - per computation: parameter numbers are exactly `0..n`; the root id is an instruction;
+/// - the call graph is acyclic (the error names the cycle);
+/// - the entry computation exists (and has `entry_computation_name`, when set);
+/// - `config.entry_computation_layout`, when set, has valid shapes and a result.
+///
+/// Only [`from_proto`] decodes instruction attributes (`fill_attrs`): literals of constants
+/// (value counts against the shape), comparison directions and types, fusion kinds, precision,
+/// custom-call API versions, backend config UTF-8, FFT types, RNG distributions, required
+/// attributes (`constant` without a literal, `compare` without a direction, `iota` without one
+/// dimension). It also converts metadata and stack frames. A runtime needs none of that: it
+/// executes the artifact's thunks, never the HLO; the embedded module is checked so that an
+/// opcode unknown to this build, or a corrupt module, fails the load. A proto with both an
+/// attribute problem and a later structural one gives `from_proto` the attribute error (it
+/// comes first in program order) and `check_proto` the structural one.
+pub fn check_proto(p: &px::HloModuleProtoWithConfig) -> Result<ProtoSummary, ConvertError> {
+    walk_proto(p, &mut CheckOnly).map(|w| w.summary)
+}
+
+/// An instruction that passed its structural checks (all but the parameter-number and id
+/// checks, which follow the attribute checks as they always have), as the walk hands it on.
+struct Checked<'a> {
+    proto: &'a px::HloInstructionProto,
+    opcode: Opcode,
+    roles: CalledRoles,
+    /// Operands, as indices into the computation's instructions.
+    operands: &'a [u32],
+    /// Called computations, as indices into the module's computations.
+    called: &'a [usize],
+}
+
+/// What [`walk_proto`] does with what it has checked: nothing ([`check_proto`]) or build the IR
+/// ([`from_proto`]).
+trait Sink {
+    type Shape;
+    /// Checks (and, building, converts) a shape.
+    fn shape(&mut self, p: &px::ShapeProto) -> Result<Self::Shape, String>;
+    /// An instruction whose structure is valid; an error is the instruction's.
+    fn instruction(&mut self, i: Checked<'_>, shape: Self::Shape) -> Result<(), String>;
+    /// The end of a valid computation; `root` indexes its instructions.
+    fn computation(&mut self, p: &px::HloComputationProto, root: u32);
+}
+
+struct CheckOnly;
+
+impl Sink for CheckOnly {
+    type Shape = ();
+    fn shape(&mut self, p: &px::ShapeProto) -> Result<(), String> {
+        check_shape(p)
+    }
+    fn instruction(&mut self, _: Checked<'_>, _: ()) -> Result<(), String> {
+        Ok(())
+    }
+    fn computation(&mut self, _: &px::HloComputationProto, _: u32) {}
+}
+
+/// The entry computation layout's parameter and result shapes, as the sink made them.
+type EntryLayout<T> = Option<(Vec<T>, T)>;
+
+/// What a successful [`walk_proto`] returns.
+struct Walked<'p, T> {
+    module: &'p px::HloModuleProto,
+    summary: ProtoSummary,
+    entry_layout: EntryLayout<T>,
+}
+
+/// The structural checks of [`check_proto`], feeding `sink` as it goes. Allocates a handful of
+/// maps, reused across computations, and nothing per instruction on the success path.
+fn walk_proto<'p, S: Sink>(
+    p: &'p px::HloModuleProtoWithConfig,
+    sink: &mut S,
+) -> Result<Walked<'p, S::Shape>, ConvertError> {
     const M: &str = "<module>";
     let hm = p
         .hlo_module
         .as_ref()
         .ok_or_else(|| invalid(M, "", "hlo_module is not set"))?;
-    let comp_index: HashMap<i64, usize> = hm
-        .computations
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.id, i))
-        .collect();
-    if comp_index.len() != hm.computations.len() {
-        return Err(invalid(M, "", "computation ids are not unique"));
+    let mut comp_index: HashMap<i64, usize> = HashMap::with_capacity(hm.computations.len());
+    for (i, c) in hm.computations.iter().enumerate() {
+        if comp_index.insert(c.id, i).is_some() {
+            return Err(invalid(M, "", "computation ids are not unique"));
+        }
     }
-    let mut computations = Vec::with_capacity(hm.computations.len());
-    let mut callees: Vec<Vec<usize>> = Vec::with_capacity(hm.computations.len());
+    // Per computation, cleared and reused: names, id -> index, parameter numbers, operands.
+    let mut names: HashSet<&str> = HashSet::new();
+    let mut local: HashMap<i64, u32> = HashMap::new();
+    let mut params: HashSet<i64> = HashSet::new();
+    let mut operands: Vec<u32> = Vec::new();
+    // The call graph: computation i calls callees[ends[i - 1]..ends[i]].
+    let mut callees: Vec<usize> = Vec::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(hm.computations.len());
+    let mut instructions = 0;
     for cp in &hm.computations {
         let cname = cp.name.as_str();
-        let mut local: HashMap<i64, InstrId> = HashMap::new();
-        let mut instructions = Vec::with_capacity(cp.instructions.len());
-        let mut params: BTreeMap<i64, InstrId> = BTreeMap::new();
-        let mut my_callees = Vec::new();
-        let mut names = HashSet::new();
-        for ip in &cp.instructions {
+        names.clear();
+        local.clear();
+        params.clear();
+        for (index, ip) in cp.instructions.iter().enumerate() {
             let iname = ip.name.as_str();
             let err = |m: String| invalid(cname, iname, m);
             if !names.insert(iname) {
@@ -1104,83 +1252,56 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
                     instruction: iname.to_owned(),
                     opcode: ip.opcode.clone(),
                 })?;
-            let shape = shape_from_proto(
-                ip.shape
-                    .as_ref()
-                    .ok_or_else(|| err("shape is not set".into()))?,
-            )
-            .map_err(|m| err(format!("shape: {m}")))?;
-            let operands = ip
-                .operand_ids
-                .iter()
-                .map(|o| {
-                    local.get(o).copied().ok_or_else(|| {
-                        err(format!(
-                            "operand id {o} is not an earlier instruction of this computation"
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let called = ip
-                .called_computation_ids
-                .iter()
-                .map(|c| {
+            let shape = sink
+                .shape(
+                    ip.shape
+                        .as_ref()
+                        .ok_or_else(|| err("shape is not set".into()))?,
+                )
+                .map_err(|m| err(format!("shape: {m}")))?;
+            operands.clear();
+            for o in &ip.operand_ids {
+                operands.push(local.get(o).copied().ok_or_else(|| {
+                    err(format!(
+                        "operand id {o} is not an earlier instruction of this computation"
+                    ))
+                })?);
+            }
+            let first_called = callees.len();
+            for c in &ip.called_computation_ids {
+                callees.push(
                     comp_index
                         .get(c)
                         .copied()
-                        .ok_or_else(|| err(format!("called computation id {c} does not exist")))
-                })
-                .collect::<Result<Vec<usize>, _>>()?;
-            my_callees.extend(called.iter().copied());
+                        .ok_or_else(|| err(format!("called computation id {c} does not exist")))?,
+                );
+            }
+            let called = callees.get(first_called..).unwrap_or_default();
             let operand0_is_pred = operands
                 .first()
-                .and_then(|o| instructions.get(o.index()))
-                .is_some_and(|i: &Instruction| i.shape.element_type() == Some(PrimitiveType::Pred));
-            let mut attrs = Attrs::default();
-            assign_called(
-                &mut attrs,
+                .and_then(|&o| cp.instructions.get(o as usize))
+                .and_then(|o| o.shape.as_ref())
+                .is_some_and(|s| s.element_type == px::PrimitiveType::Pred as i32);
+            let roles = called_roles(opcode, called.len(), operand0_is_pred).map_err(err)?;
+            let checked = Checked {
+                proto: ip,
                 opcode,
-                called.iter().map(|&c| ComputationId(c as u32)).collect(),
-                operand0_is_pred,
-            )
-            .map_err(err)?;
-            fill_attrs(&mut attrs, opcode, ip, &shape).map_err(err)?;
-            if opcode == Opcode::Parameter
-                && params
-                    .insert(ip.parameter_number, InstrId(instructions.len() as u32))
-                    .is_some()
-            {
+                roles,
+                operands: &operands,
+                called,
+            };
+            sink.instruction(checked, shape).map_err(err)?;
+            if opcode == Opcode::Parameter && !params.insert(ip.parameter_number) {
                 return Err(err(format!(
                     "parameter number {} used twice",
                     ip.parameter_number
                 )));
             }
-            let id = InstrId(instructions.len() as u32);
-            if local.insert(ip.id, id).is_some() {
+            if local.insert(ip.id, index as u32).is_some() {
                 return Err(err(format!("instruction id {} is not unique", ip.id)));
             }
-            instructions.push(Instruction {
-                name: ip.name.clone(),
-                opcode,
-                shape,
-                operands,
-                attrs,
-                metadata: ip.metadata.as_ref().and_then(metadata_from_proto),
-                loc: SourceLoc::default(),
-            });
         }
-        for (expected, (&number, _)) in params.iter().enumerate() {
-            if number != expected as i64 {
-                return Err(invalid(
-                    cname,
-                    "",
-                    format!(
-                        "parameter numbers must be 0..{}, found {number}",
-                        params.len()
-                    ),
-                ));
-            }
-        }
+        check_parameter_numbers(&params).map_err(|m| invalid(cname, "", m))?;
         let root = local.get(&cp.root_id).copied().ok_or_else(|| {
             invalid(
                 cname,
@@ -1188,18 +1309,11 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
                 format!("root id {} is not an instruction", cp.root_id),
             )
         })?;
-        computations.push(Computation {
-            name: cp.name.clone(),
-            instructions,
-            params: params.into_values().collect(),
-            root,
-            execution_thread: (!cp.execution_thread.is_empty())
-                .then(|| cp.execution_thread.clone()),
-            loc: SourceLoc::default(),
-        });
-        callees.push(my_callees);
+        sink.computation(cp, root);
+        ends.push(callees.len());
+        instructions += cp.instructions.len();
     }
-    check_acyclic(&hm.computations, &callees)?;
+    check_acyclic(&hm.computations, &callees, &ends)?;
     let entry = comp_index
         .get(&hm.entry_computation_id)
         .copied()
@@ -1220,15 +1334,110 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
                 ),
             )
         })?;
-    let cfg = p.config.clone().unwrap_or_default();
+    let config = p.config.as_ref();
+    let entry_layout = config
+        .and_then(|c| c.entry_computation_layout.as_ref())
+        .map(|l| program_shape_with(l, |s| sink.shape(s)))
+        .transpose()
+        .map_err(|m| invalid(M, "", format!("entry_computation_layout: {m}")))?;
+    let summary = ProtoSummary {
+        replica_count: config.map_or(0, |c| c.replica_count),
+        num_partitions: config.map_or(0, |c| c.num_partitions),
+        entry,
+        computations: hm.computations.len(),
+        instructions,
+    };
+    Ok(Walked {
+        module: hm,
+        summary,
+        entry_layout,
+    })
+}
+
+/// Parameter numbers, already unique, must be exactly `0..n`. Allocates only to name the error.
+fn check_parameter_numbers(params: &HashSet<i64>) -> Result<(), String> {
+    let n = params.len();
+    if params
+        .iter()
+        .all(|&x| usize::try_from(x).is_ok_and(|x| x < n))
+    {
+        return Ok(());
+    }
+    let mut sorted: Vec<i64> = params.iter().copied().collect();
+    sorted.sort_unstable();
+    let found = sorted
+        .iter()
+        .zip(0..)
+        .find(|&(&x, expected)| x != expected)
+        .map_or(0, |(&x, _)| x);
+    Err(format!("parameter numbers must be 0..{n}, found {found}"))
+}
+
+/// Builds the IR of [`from_proto`] from what the walk has checked.
+#[derive(Default)]
+struct Builder {
+    instructions: Vec<Instruction>,
+    /// (parameter number, instruction) of the current computation.
+    params: Vec<(i64, InstrId)>,
+    computations: Vec<Computation>,
+}
+
+impl Sink for Builder {
+    type Shape = Shape;
+    fn shape(&mut self, p: &px::ShapeProto) -> Result<Shape, String> {
+        shape_from_proto(p)
+    }
+    fn instruction(&mut self, i: Checked<'_>, shape: Shape) -> Result<(), String> {
+        let mut attrs = Attrs::default();
+        assign_called(
+            &mut attrs,
+            i.roles,
+            i.called.iter().map(|&c| ComputationId(c as u32)).collect(),
+        );
+        fill_attrs(&mut attrs, i.opcode, i.proto, &shape)?;
+        let id = InstrId(self.instructions.len() as u32);
+        if i.opcode == Opcode::Parameter {
+            self.params.push((i.proto.parameter_number, id));
+        }
+        self.instructions.push(Instruction {
+            name: i.proto.name.clone(),
+            opcode: i.opcode,
+            shape,
+            operands: i.operands.iter().map(|&o| InstrId(o)).collect(),
+            attrs,
+            metadata: i.proto.metadata.as_ref().and_then(metadata_from_proto),
+            loc: SourceLoc::default(),
+        });
+        Ok(())
+    }
+    fn computation(&mut self, p: &px::HloComputationProto, root: u32) {
+        self.params.sort_unstable_by_key(|&(number, _)| number);
+        self.computations.push(Computation {
+            name: p.name.clone(),
+            instructions: std::mem::take(&mut self.instructions),
+            params: self.params.drain(..).map(|(_, id)| id).collect(),
+            root: InstrId(root),
+            execution_thread: (!p.execution_thread.is_empty()).then(|| p.execution_thread.clone()),
+            loc: SourceLoc::default(),
+        });
+    }
+}
+
+/// Converts an `HloModuleProtoWithConfig` (from an artifact: untrusted) to the IR: the checks of
+/// [`check_proto`] (the same walk), plus decoding and checking every instruction's attributes.
+pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, ConvertError> {
+    let mut builder = Builder::default();
+    let Walked {
+        module: hm,
+        summary,
+        entry_layout,
+    } = walk_proto(p, &mut builder)?;
+    let default_config = px::HloModuleConfigProto::default();
+    let cfg = p.config.as_ref().unwrap_or(&default_config);
     let config = ModuleConfig {
         is_scheduled: hm.schedule.as_ref().map(|_| true),
-        entry_computation_layout: cfg
-            .entry_computation_layout
-            .as_ref()
-            .map(program_shape_from_proto)
-            .transpose()
-            .map_err(|m| invalid(M, "", format!("entry_computation_layout: {m}")))?,
+        entry_computation_layout: entry_layout
+            .map(|(params, result)| ProgramLayout { params, result }),
         input_output_alias: hm.input_output_alias.as_ref().map(|a| {
             a.entries
                 .iter()
@@ -1252,8 +1461,8 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
             .allow_spmd_sharding_propagation_to_output
             .is_empty())
         .then(|| cfg.allow_spmd_sharding_propagation_to_output.clone()),
-        replica_count: (cfg.replica_count != 0).then_some(cfg.replica_count),
-        num_partitions: (cfg.num_partitions != 0).then_some(cfg.num_partitions),
+        replica_count: (summary.replica_count != 0).then_some(summary.replica_count),
+        num_partitions: (summary.num_partitions != 0).then_some(summary.num_partitions),
         frontend_attributes: hm.frontend_attributes.as_ref().map(frontend_from_proto),
         raw: Vec::new(),
     };
@@ -1287,8 +1496,8 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
         .unwrap_or_default();
     Ok(HloModule {
         name: hm.name.clone(),
-        computations,
-        entry: ComputationId(entry as u32),
+        computations: builder.computations,
+        entry: ComputationId(summary.entry as u32),
         config,
         stack_frames,
     })
@@ -1495,20 +1704,31 @@ fn fill_attrs(
 /// or compiling them would never end.
 fn check_acyclic(
     comps: &[px::HloComputationProto],
-    callees: &[Vec<usize>],
+    callees: &[usize],
+    ends: &[usize],
 ) -> Result<(), ConvertError> {
+    // Computation i calls callees[ends[i - 1]..ends[i]].
+    let callee = |node: usize, pos: usize| {
+        let first = node
+            .checked_sub(1)
+            .map_or(Some(0), |i| ends.get(i).copied())?;
+        let end = ends.get(node).copied()?;
+        callees.get(first..end)?.get(pos).copied()
+    };
     // 0 = unvisited, 1 = on the stack, 2 = done.
-    let mut state = vec![0u8; callees.len()];
-    for start in 0..callees.len() {
+    let mut state = vec![0u8; ends.len()];
+    let mut stack = Vec::new();
+    for start in 0..ends.len() {
         if state.get(start) != Some(&0) {
             continue;
         }
-        let mut stack = vec![(start, 0usize)];
+        stack.clear();
+        stack.push((start, 0usize));
         if let Some(s) = state.get_mut(start) {
             *s = 1;
         }
         while let Some(&mut (node, ref mut pos)) = stack.last_mut() {
-            let next = callees.get(node).and_then(|c| c.get(*pos)).copied();
+            let next = callee(node, *pos);
             *pos += 1;
             match next {
                 None => {

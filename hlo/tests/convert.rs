@@ -1,8 +1,9 @@
 //! `HloModule` -> `HloModuleProtoWithConfig` -> bytes -> `HloModule` over the whole corpus, plus
-//! the validation `from_proto` applies to untrusted protos. One named test per corpus file.
+//! the validation `from_proto` applies to untrusted protos and the structural part of it that
+//! `check_proto` shares. One named test per corpus file.
 use std::path::{Path, PathBuf};
 
-use hlo::convert::{from_proto, to_proto, ConvertError};
+use hlo::convert::{check_proto, from_proto, to_proto, ConvertError};
 use hlo::ir::{HloModule, Literal, LiteralValue, Opcode, ReplicaGroups};
 use hlo::PrimitiveType;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -97,6 +98,15 @@ fn round_trip(path: &Path) -> Result<(), Failed> {
     }
     let decoded = HloModuleProtoWithConfig::decode(bytes.as_slice())?;
     let back = from_proto(&decoded).map_err(|e| format!("from_proto: {e}"))?;
+    let summary = check_proto(&decoded).map_err(|e| format!("check_proto: {e}"))?;
+    let instructions: usize = back.computations.iter().map(|c| c.instructions.len()).sum();
+    if (summary.entry, summary.computations, summary.instructions)
+        != (back.entry.index(), back.computations.len(), instructions)
+        || summary.replica_count != back.config.replica_count.unwrap_or(0)
+        || summary.num_partitions != back.config.num_partitions.unwrap_or(0)
+    {
+        return Err(format!("check_proto's {summary:?} disagrees with from_proto's module").into());
+    }
     let (want, got) = (normalize(module), normalize(back));
     if want != got {
         let diff =
@@ -134,28 +144,44 @@ fn base_proto() -> HloModuleProtoWithConfig {
     to_proto(&module).expect("corpus file converts")
 }
 
+/// What `check_proto` must give for a hostile proto.
+#[derive(Clone, Copy)]
+enum Check {
+    /// The error `from_proto` gives, identical (every structural problem).
+    Same,
+    /// Nothing: an attribute problem only `from_proto` decodes.
+    Accepts,
+    /// Another error: `from_proto` reports an earlier attribute problem first.
+    Other(&'static str),
+}
+
 type Mutation = (
     &'static str,
     fn(&mut HloModuleProtoWithConfig),
     &'static str,
+    Check,
 );
 
-/// Each mutation of a valid proto and the exact error `from_proto` must give.
+/// Each mutation of a valid proto, the exact error `from_proto` must give and what
+/// `check_proto` must give.
 const HOSTILE: &[Mutation] = &[
     (
         "unknown_opcode",
         |p| set_instr(p, 0, 0, |i| i.opcode = "frobnicate".into()),
         "region_0.1/reduce.4: unknown opcode \"frobnicate\"",
+        Check::Same,
     ),
     (
         "dangling_operand",
         |p| set_instr(p, 0, 2, |i| i.operand_ids = vec![12345]),
         "region_0.1/gt.1: operand id 12345 is not an earlier instruction of this computation",
+        Check::Same,
     ),
     (
         "missing_called_computation",
         |p| set_instr(p, 2, 1, |i| i.called_computation_ids = vec![99]),
         "main.3/jit__lambda__.3: called computation id 99 does not exist",
+        Check::Same,
     ),
     (
         "call_graph_cycle",
@@ -167,11 +193,13 @@ const HOSTILE: &[Mutation] = &[
             })
         },
         "region_0.1/: the call graph has a cycle: region_0.1 -> argmax.2 -> region_0.1",
+        Check::Same,
     ),
     (
         "bad_element_type",
         |p| set_instr(p, 0, 0, |i| i.shape.as_mut().unwrap().element_type = 999),
         "region_0.1/reduce.4: shape: unknown element type number 999",
+        Check::Same,
     ),
     (
         "negative_dimension",
@@ -181,6 +209,7 @@ const HOSTILE: &[Mutation] = &[
             })
         },
         "argmax.2/jit__lambda__.1: shape: negative dimension size -4",
+        Check::Same,
     ),
     (
         "constant_value_count",
@@ -190,26 +219,134 @@ const HOSTILE: &[Mutation] = &[
             })
         },
         "argmax.2/constant.3: literal: constant has 2 values for 1 elements",
+        Check::Accepts,
     ),
     (
         "duplicate_parameter_number",
         |p| set_instr(p, 0, 1, |i| i.parameter_number = 0),
         "region_0.1/reduce.6: parameter number 0 used twice",
+        Check::Same,
     ),
     (
         "missing_root",
         |p| p.hlo_module.as_mut().unwrap().computations[2].root_id = -7,
         "main.3/: root id -7 is not an instruction",
+        Check::Same,
     ),
     (
         "missing_entry",
         |p| p.hlo_module.as_mut().unwrap().entry_computation_id = 42,
         "<module>/: entry computation id 42 (\"main.3\") does not exist",
+        Check::Same,
     ),
     (
         "module_unset",
         |p| p.hlo_module = None,
         "<module>/: hlo_module is not set",
+        Check::Same,
+    ),
+    (
+        "compare_without_direction",
+        |p| set_instr(p, 0, 2, |i| i.comparison_direction.clear()),
+        "region_0.1/gt.1: compare has no comparison_direction",
+        Check::Accepts,
+    ),
+    (
+        "attribute_then_structural",
+        |p| {
+            set_instr(p, 1, 3, |i| {
+                i.literal.as_mut().unwrap().f32s = vec![1.0, 2.0]
+            });
+            p.hlo_module.as_mut().unwrap().computations[2].root_id = -7;
+        },
+        "argmax.2/constant.3: literal: constant has 2 values for 1 elements",
+        Check::Other("main.3/: root id -7 is not an instruction"),
+    ),
+    (
+        "duplicate_instruction_name",
+        |p| set_instr(p, 0, 1, |i| i.name = "reduce.4".into()),
+        "region_0.1/reduce.4: duplicate instruction name \"reduce.4\"",
+        Check::Same,
+    ),
+    (
+        "shape_unset",
+        |p| set_instr(p, 1, 1, |i| i.shape = None),
+        "argmax.2/iota.2: shape is not set",
+        Check::Same,
+    ),
+    (
+        "layout_not_a_permutation",
+        |p| {
+            set_instr(p, 1, 0, |i| {
+                i.shape.as_mut().unwrap().layout.as_mut().unwrap().minor_to_major = vec![0, 0]
+            })
+        },
+        "argmax.2/jit__lambda__.1: shape: layout minor_to_major [0, 0] is not a permutation of rank 2",
+        Check::Same,
+    ),
+    (
+        "dynamic_dimension_count",
+        |p| {
+            set_instr(p, 1, 0, |i| {
+                i.shape.as_mut().unwrap().is_dynamic_dimension = vec![true]
+            })
+        },
+        "argmax.2/jit__lambda__.1: shape: is_dynamic_dimension has 1 entries for rank 2",
+        Check::Same,
+    ),
+    (
+        "computation_ids_not_unique",
+        |p| p.hlo_module.as_mut().unwrap().computations[1].id = 0,
+        "<module>/: computation ids are not unique",
+        Check::Same,
+    ),
+    (
+        "instruction_id_not_unique",
+        |p| {
+            let first = p.hlo_module.as_ref().unwrap().computations[0].instructions[0].id;
+            set_instr(p, 0, 1, |i| i.id = first)
+        },
+        "region_0.1/reduce.6: instruction id 1 is not unique",
+        Check::Same,
+    ),
+    (
+        "parameter_number_gap",
+        |p| set_instr(p, 0, 1, |i| i.parameter_number = 5),
+        "region_0.1/: parameter numbers must be 0..4, found 3",
+        Check::Same,
+    ),
+    (
+        "negative_parameter_number",
+        |p| set_instr(p, 0, 1, |i| i.parameter_number = -1),
+        "region_0.1/: parameter numbers must be 0..4, found -1",
+        Check::Same,
+    ),
+    (
+        "call_arity",
+        |p| set_instr(p, 2, 1, |i| i.called_computation_ids = vec![1, 0]),
+        "main.3/jit__lambda__.3: call takes one called computation, got 2",
+        Check::Same,
+    ),
+    (
+        "while_arity",
+        |p| set_instr(p, 2, 1, |i| i.opcode = "while".into()),
+        "main.3/jit__lambda__.3: while takes 2 called computations, got 1",
+        Check::Same,
+    ),
+    (
+        "entry_name_mismatch",
+        |p| p.hlo_module.as_mut().unwrap().entry_computation_name = "other".into(),
+        "<module>/: entry computation id 2 (\"other\") does not exist",
+        Check::Same,
+    ),
+    (
+        "entry_layout_without_result",
+        |p| {
+            let c = p.config.as_mut().unwrap();
+            c.entry_computation_layout.as_mut().unwrap().result = None;
+        },
+        "<module>/: entry_computation_layout: program shape has no result",
+        Check::Same,
     ),
 ];
 
@@ -226,18 +363,107 @@ fn set_instr(
 fn hostile_trials() -> Vec<Trial> {
     HOSTILE
         .iter()
-        .map(|&(name, mutate, want)| {
+        .map(|&(name, mutate, want, check)| {
             Trial::test(format!("convert::hostile::{name}"), move || {
                 let mut p = base_proto();
                 mutate(&mut p);
-                match from_proto(&p) {
-                    Ok(_) => Err(format!("accepted; expected error `{want}`").into()),
-                    Err(e) if e.to_string() == want => Ok(()),
-                    Err(e) => Err(format!("error `{e}`, expected `{want}`").into()),
+                let full = from_proto(&p).map(|_| ());
+                match &full {
+                    Ok(()) => return Err(format!("accepted; expected error `{want}`").into()),
+                    Err(e) if e.to_string() == want => {}
+                    Err(e) => return Err(format!("error `{e}`, expected `{want}`").into()),
                 }
+                let checked = check_proto(&p).map(|_| ());
+                let agrees = match check {
+                    Check::Same => checked == full,
+                    Check::Accepts => checked.is_ok(),
+                    Check::Other(other) => {
+                        checked.as_ref().err().map(ToString::to_string).as_deref() == Some(other)
+                    }
+                };
+                if !agrees {
+                    return Err(format!("check_proto gave {checked:?}, from_proto {full:?}").into());
+                }
+                Ok(())
             })
         })
         .collect()
+}
+
+/// `check_shape` must agree with `shape_from_proto` on every shape: valid or not, the same
+/// message (layouts past rank 64 take the other permutation check).
+fn shape_check_trial() -> Trial {
+    use proto::xla::{LayoutProto, PrimitiveType as P, ShapeProto};
+    Trial::test("convert::shapes::check_shape_agrees", || {
+        let array = |dims: Vec<i64>, minor_to_major: Option<Vec<i64>>| ShapeProto {
+            element_type: P::F32 as i32,
+            dimensions: dims,
+            layout: minor_to_major.map(|m| LayoutProto {
+                minor_to_major: m,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let tuple = |elems: Vec<ShapeProto>| ShapeProto {
+            element_type: P::Tuple as i32,
+            tuple_shapes: elems,
+            ..Default::default()
+        };
+        let mut nested = array(vec![2], None);
+        for _ in 0..66 {
+            nested = tuple(vec![nested]);
+        }
+        let wide: Vec<i64> = (0..70).collect();
+        let mut wide_dup = wide.clone();
+        wide_dup[69] = 3;
+        let mut wide_out = wide.clone();
+        wide_out[0] = 70;
+        let cases = vec![
+            array(vec![2, 3], None),
+            array(vec![2, 3], Some(vec![])),
+            array(vec![2, 3], Some(vec![1, 0])),
+            array(vec![2, 3], Some(vec![0, 0])),
+            array(vec![2, 3], Some(vec![0])),
+            array(vec![2, 3], Some(vec![0, 1, 2])),
+            array(vec![2, 3], Some(vec![2, 0])),
+            array(vec![2, 3], Some(vec![-1, 0])),
+            array(vec![-4, 3], None),
+            array(vec![i64::MIN, 3], None),
+            array(vec![1; 70], Some(wide.iter().rev().copied().collect())),
+            array(vec![1; 70], Some(wide_dup)),
+            array(vec![1; 70], Some(wide_out)),
+            ShapeProto {
+                is_dynamic_dimension: vec![true],
+                ..array(vec![2, 3], None)
+            },
+            ShapeProto {
+                is_dynamic_dimension: vec![true, false],
+                ..array(vec![2, 3], None)
+            },
+            ShapeProto::default(),
+            ShapeProto {
+                element_type: 999,
+                ..Default::default()
+            },
+            ShapeProto {
+                element_type: P::Token as i32,
+                ..Default::default()
+            },
+            tuple(vec![array(vec![1], None), ShapeProto::default()]),
+            nested,
+        ];
+        for (i, s) in cases.iter().enumerate() {
+            let full = hlo::convert::shape_from_proto(s).map(|_| ());
+            let checked = hlo::convert::check_shape(s);
+            if full != checked {
+                return Err(format!(
+                    "case {i}: check_shape {checked:?}, shape_from_proto {full:?}"
+                )
+                .into());
+            }
+        }
+        Ok(())
+    })
 }
 
 fn main() {
@@ -258,6 +484,7 @@ fn main() {
             Trial::test(name, move || round_trip(&p))
         })
         .chain(hostile_trials())
+        .chain([shape_check_trial()])
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }

@@ -4,7 +4,8 @@
 //! 1. size limit, then protobuf decode;
 //! 2. ABI: each of the device's versions ≥ the executable's;
 //! 3. compute capability equal to the device's;
-//! 4. the embedded HLO module converts (an unknown opcode fails the load);
+//! 4. the embedded HLO module is structurally valid (`hlo::convert::check_proto`; an unknown
+//!    opcode fails the load);
 //! 5. buffer allocations (and constants, parameters, outputs) within bounds, before anything is
 //!    allocated;
 //! 6. thunks (see [`crate::thunks::decode_sequence`]);
@@ -83,20 +84,21 @@ pub fn decode_executable(
         .hlo_module_with_config
         .as_ref()
         .ok_or_else(|| invalid("hlo_module_with_config is not set"))?;
-    let module = hlo::convert::from_proto(hp).map_err(|e| match e {
+    // The runtime executes thunks, never the HLO: check its structure (ids, opcodes, shapes,
+    // call graph) without building the IR or decoding attributes.
+    let summary = hlo::convert::check_proto(hp).map_err(|e| match e {
         hlo::convert::ConvertError::UnknownOpcode { .. } => Error::Unimplemented(format!(
             "hlo_module_with_config: {e}; this runtime does not know that opcode"
         )),
         other => invalid(format!("hlo_module_with_config: {other}")),
     })?;
-    let num_replicas = module.config.replica_count.unwrap_or(1).max(1) as u64;
-    let num_partitions = module.config.num_partitions.unwrap_or(1).max(1) as u64;
+    let num_replicas = summary.replica_count.max(1) as u64;
+    let num_partitions = summary.num_partitions.max(1) as u64;
     if num_partitions > 1 {
         return Err(Error::Unimplemented(format!(
             "hlo_module_with_config.config.num_partitions is {num_partitions}; this runtime runs one partition"
         )));
     }
-    drop(module);
 
     // 5. Allocations, constants, parameters, outputs: all checked before allocating anything.
     let allocs = p
