@@ -1159,7 +1159,40 @@ pub struct ProtoSummary {
 /// attribute problem and a later structural one gives `from_proto` the attribute error (it
 /// comes first in program order) and `check_proto` the structural one.
 pub fn check_proto(p: &px::HloModuleProtoWithConfig) -> Result<ProtoSummary, ConvertError> {
-    walk_proto(p, &mut CheckOnly).map(|w| w.summary)
+    walk_proto(&decoded(p)?, &mut CheckOnly).map(|w| w.summary)
+}
+
+/// [`check_proto`] on the encoding of an `HloModuleProtoWithConfig`, without decoding it whole:
+/// one computation header and one instruction at a time, so memory stays near the size of the
+/// largest instruction however large the module (prost's struct for one instruction is about
+/// 2.5 KB; a whole decoded module is many times its encoding). Same checks, same errors, and
+/// protobuf's semantics (a repeated singular field: the last wins; a repeated message field:
+/// merged), plus an error naming the part that is not valid protobuf.
+pub fn check_proto_bytes(bytes: &[u8]) -> Result<ProtoSummary, ConvertError> {
+    use proto::wire::decode_except;
+    let split = decode_except::<px::HloModuleProtoWithConfig>(bytes, usize::MAX, &[1, 2])
+        .map_err(|e| malformed("hlo_module_with_config", e))?;
+    let module = split
+        .payload(1)
+        .ok_or_else(|| invalid("<module>", "", "hlo_module is not set"))?;
+    let config = split
+        .payload(2)
+        .map(|c| <px::HloModuleConfigProto as proto::prost::Message>::decode(c.as_ref()))
+        .transpose()
+        .map_err(|e| malformed("config", e))?;
+    walk_proto(&Wire::new(&module, config)?, &mut CheckOnly).map(|w| w.summary)
+}
+
+/// The decoded source of a module proto (`hlo_module` must be set).
+fn decoded(p: &px::HloModuleProtoWithConfig) -> Result<Decoded<'_>, ConvertError> {
+    let module = p
+        .hlo_module
+        .as_ref()
+        .ok_or_else(|| invalid("<module>", "", "hlo_module is not set"))?;
+    Ok(Decoded {
+        module,
+        config: p.config.as_ref(),
+    })
 }
 
 /// An instruction that passed its structural checks (all but the parameter-number and id
@@ -1183,7 +1216,7 @@ trait Sink {
     /// An instruction whose structure is valid; an error is the instruction's.
     fn instruction(&mut self, i: Checked<'_>, shape: Self::Shape) -> Result<(), String>;
     /// The end of a valid computation; `root` indexes its instructions.
-    fn computation(&mut self, p: &px::HloComputationProto, root: u32);
+    fn computation(&mut self, head: &CompHead<'_>, root: u32);
 }
 
 struct CheckOnly;
@@ -1196,52 +1229,228 @@ impl Sink for CheckOnly {
     fn instruction(&mut self, _: Checked<'_>, _: ()) -> Result<(), String> {
         Ok(())
     }
-    fn computation(&mut self, _: &px::HloComputationProto, _: u32) {}
+    fn computation(&mut self, _: &CompHead<'_>, _: u32) {}
 }
 
 /// The entry computation layout's parameter and result shapes, as the sink made them.
 type EntryLayout<T> = Option<(Vec<T>, T)>;
 
 /// What a successful [`walk_proto`] returns.
-struct Walked<'p, T> {
-    module: &'p px::HloModuleProto,
+struct Walked<T> {
     summary: ProtoSummary,
     entry_layout: EntryLayout<T>,
 }
 
-/// The structural checks of [`check_proto`], feeding `sink` as it goes. Allocates a handful of
-/// maps, reused across computations, and nothing per instruction on the success path.
+/// A computation as the walk needs it besides its instructions.
+struct CompHead<'p> {
+    id: i64,
+    name: &'p str,
+    root_id: i64,
+    execution_thread: &'p str,
+}
+
+/// Calls back with each instruction of one computation: its name and its proto.
+type Visit<'v, 'p> = dyn FnMut(&'p str, &px::HloInstructionProto) -> Result<(), ConvertError> + 'v;
+
+/// Where [`walk_proto`] reads a module from: decoded structs ([`Decoded`]) or its wire bytes,
+/// one instruction decoded at a time ([`Wire`]).
+trait Source<'p> {
+    /// Every computation's header, in order.
+    fn heads(&self) -> Result<Vec<CompHead<'p>>, ConvertError>;
+    /// Visits the instructions of computation `index` in order.
+    fn instructions(&self, index: usize, visit: &mut Visit<'_, 'p>) -> Result<(), ConvertError>;
+    /// `entry_computation_id` and `entry_computation_name`.
+    fn entry(&self) -> (i64, &str);
+    /// The module config, when set.
+    fn config(&self) -> Option<&px::HloModuleConfigProto>;
+}
+
+/// A decoded `HloModuleProtoWithConfig` (whose `hlo_module` is set).
+struct Decoded<'p> {
+    module: &'p px::HloModuleProto,
+    config: Option<&'p px::HloModuleConfigProto>,
+}
+
+impl<'p> Source<'p> for Decoded<'p> {
+    fn heads(&self) -> Result<Vec<CompHead<'p>>, ConvertError> {
+        Ok(self
+            .module
+            .computations
+            .iter()
+            .map(|c| CompHead {
+                id: c.id,
+                name: &c.name,
+                root_id: c.root_id,
+                execution_thread: &c.execution_thread,
+            })
+            .collect())
+    }
+    fn instructions(&self, index: usize, visit: &mut Visit<'_, 'p>) -> Result<(), ConvertError> {
+        for ip in self
+            .module
+            .computations
+            .get(index)
+            .map_or(&[][..], |c| &c.instructions)
+        {
+            visit(&ip.name, ip)?;
+        }
+        Ok(())
+    }
+    fn entry(&self) -> (i64, &str) {
+        (
+            self.module.entry_computation_id,
+            &self.module.entry_computation_name,
+        )
+    }
+    fn config(&self) -> Option<&px::HloModuleConfigProto> {
+        self.config
+    }
+}
+
+/// Field numbers read from the wire by [`Wire`].
+const MODULE_COMPUTATIONS: u32 = 3;
+const COMPUTATION_INSTRUCTIONS: u32 = 2;
+const INSTRUCTION_NAME: u32 = 1;
+
+/// An `HloModuleProtoWithConfig` in wire form: the module's scalars and the config are decoded,
+/// computations and instructions are decoded one at a time as the walk reaches them.
+struct Wire<'p> {
+    module: px::HloModuleProto,
+    config: Option<px::HloModuleConfigProto>,
+    /// Each computation: its header fields decoded, and its encoding.
+    computations: Vec<(px::HloComputationProto, &'p [u8])>,
+}
+
+fn malformed(what: &str, e: impl std::fmt::Display) -> ConvertError {
+    invalid("<module>", "", format!("{what} is not valid protobuf: {e}"))
+}
+
+impl<'p> Wire<'p> {
+    /// `module` is the encoding of an `HloModuleProto` (every occurrence concatenated).
+    fn new(
+        module: &'p [u8],
+        config: Option<px::HloModuleConfigProto>,
+    ) -> Result<Self, ConvertError> {
+        use proto::wire::decode_except;
+        // Only scalars are needed from the module: skip what could be large.
+        let split = decode_except::<px::HloModuleProto>(
+            module,
+            usize::MAX,
+            &[MODULE_COMPUTATIONS, 4, 7, 8, 17, 18],
+        )
+        .map_err(|e| malformed("hlo_module", e))?;
+        let mut computations = Vec::new();
+        for &(number, bytes) in &split.skipped {
+            if number != MODULE_COMPUTATIONS {
+                continue;
+            }
+            let head = decode_except::<px::HloComputationProto>(
+                bytes,
+                usize::MAX,
+                &[COMPUTATION_INSTRUCTIONS, 4],
+            )
+            .map_err(|e| malformed("hlo_module.computations", e))?;
+            computations.push((head.message, bytes));
+        }
+        Ok(Wire {
+            module: split.message,
+            config,
+            computations,
+        })
+    }
+}
+
+impl<'p> Source<'p> for Wire<'p> {
+    fn heads(&self) -> Result<Vec<CompHead<'p>>, ConvertError> {
+        // Names borrow from the wire bytes (the decoded copies do not live long enough).
+        self.computations
+            .iter()
+            .map(|(c, bytes)| {
+                Ok(CompHead {
+                    id: c.id,
+                    name: last_string(bytes, 1)?,
+                    root_id: c.root_id,
+                    execution_thread: last_string(bytes, 8)?,
+                })
+            })
+            .collect()
+    }
+    fn instructions(&self, index: usize, visit: &mut Visit<'_, 'p>) -> Result<(), ConvertError> {
+        use proto::prost::Message;
+        let Some(&(_, bytes)) = self.computations.get(index) else {
+            return Ok(());
+        };
+        for field in proto::wire::Fields::new(bytes) {
+            let field = field.map_err(|()| malformed("hlo_module.computations", "bad field"))?;
+            let (COMPUTATION_INSTRUCTIONS, proto::wire::Value::Bytes(ib)) =
+                (field.number, field.value)
+            else {
+                continue;
+            };
+            let ip = px::HloInstructionProto::decode(ib)
+                .map_err(|e| malformed("hlo_module.computations.instructions", e))?;
+            visit(last_string(ib, INSTRUCTION_NAME)?, &ip)?;
+        }
+        Ok(())
+    }
+    fn entry(&self) -> (i64, &str) {
+        (
+            self.module.entry_computation_id,
+            &self.module.entry_computation_name,
+        )
+    }
+    fn config(&self) -> Option<&px::HloModuleConfigProto> {
+        self.config.as_ref()
+    }
+}
+
+/// The last occurrence of string field `number` in a message's encoding ("" when absent), as
+/// protobuf reads a repeated singular field.
+fn last_string(bytes: &[u8], number: u32) -> Result<&str, ConvertError> {
+    let mut last: &[u8] = &[];
+    for f in proto::wire::Fields::new(bytes) {
+        let f = f.map_err(|()| malformed("hlo_module", "bad field"))?;
+        if let (true, proto::wire::Value::Bytes(b)) = (f.number == number, f.value) {
+            last = b;
+        }
+    }
+    std::str::from_utf8(last).map_err(|e| malformed("hlo_module", e))
+}
+
+/// The structural checks of [`check_proto`], reading the module from `src` and feeding `sink`
+/// as it goes. Allocates a handful of maps, reused across computations, and nothing per
+/// instruction on the success path.
 fn walk_proto<'p, S: Sink>(
-    p: &'p px::HloModuleProtoWithConfig,
+    src: &impl Source<'p>,
     sink: &mut S,
-) -> Result<Walked<'p, S::Shape>, ConvertError> {
+) -> Result<Walked<S::Shape>, ConvertError> {
     const M: &str = "<module>";
-    let hm = p
-        .hlo_module
-        .as_ref()
-        .ok_or_else(|| invalid(M, "", "hlo_module is not set"))?;
-    let mut comp_index: HashMap<i64, usize> = HashMap::with_capacity(hm.computations.len());
-    for (i, c) in hm.computations.iter().enumerate() {
+    let heads = src.heads()?;
+    let mut comp_index: HashMap<i64, usize> = HashMap::with_capacity(heads.len());
+    for (i, c) in heads.iter().enumerate() {
         if comp_index.insert(c.id, i).is_some() {
             return Err(invalid(M, "", "computation ids are not unique"));
         }
     }
-    // Per computation, cleared and reused: names, id -> index, parameter numbers, operands.
-    let mut names: HashSet<&str> = HashSet::new();
+    // Per computation, cleared and reused: names, id -> index, parameter numbers, operands,
+    // whether each instruction is a pred.
+    let mut names: HashSet<&'p str> = HashSet::new();
     let mut local: HashMap<i64, u32> = HashMap::new();
     let mut params: HashSet<i64> = HashSet::new();
     let mut operands: Vec<u32> = Vec::new();
+    let mut is_pred: Vec<bool> = Vec::new();
     // The call graph: computation i calls callees[ends[i - 1]..ends[i]].
     let mut callees: Vec<usize> = Vec::new();
-    let mut ends: Vec<usize> = Vec::with_capacity(hm.computations.len());
+    let mut ends: Vec<usize> = Vec::with_capacity(heads.len());
     let mut instructions = 0;
-    for cp in &hm.computations {
-        let cname = cp.name.as_str();
+    for (ci, head) in heads.iter().enumerate() {
+        let cname = head.name;
         names.clear();
         local.clear();
         params.clear();
-        for (index, ip) in cp.instructions.iter().enumerate() {
-            let iname = ip.name.as_str();
+        is_pred.clear();
+        src.instructions(ci, &mut |iname: &'p str, ip: &px::HloInstructionProto| {
+            let index = is_pred.len();
             let err = |m: String| invalid(cname, iname, m);
             if !names.insert(iname) {
                 return Err(err(format!("duplicate instruction name \"{iname}\"")));
@@ -1252,12 +1461,12 @@ fn walk_proto<'p, S: Sink>(
                     instruction: iname.to_owned(),
                     opcode: ip.opcode.clone(),
                 })?;
+            let shape_proto = ip
+                .shape
+                .as_ref()
+                .ok_or_else(|| err("shape is not set".into()))?;
             let shape = sink
-                .shape(
-                    ip.shape
-                        .as_ref()
-                        .ok_or_else(|| err("shape is not set".into()))?,
-                )
+                .shape(shape_proto)
                 .map_err(|m| err(format!("shape: {m}")))?;
             operands.clear();
             for o in &ip.operand_ids {
@@ -1279,9 +1488,9 @@ fn walk_proto<'p, S: Sink>(
             let called = callees.get(first_called..).unwrap_or_default();
             let operand0_is_pred = operands
                 .first()
-                .and_then(|&o| cp.instructions.get(o as usize))
-                .and_then(|o| o.shape.as_ref())
-                .is_some_and(|s| s.element_type == px::PrimitiveType::Pred as i32);
+                .and_then(|&o| is_pred.get(o as usize))
+                .copied()
+                .unwrap_or(false);
             let roles = called_roles(opcode, called.len(), operand0_is_pred).map_err(err)?;
             let checked = Checked {
                 proto: ip,
@@ -1300,41 +1509,36 @@ fn walk_proto<'p, S: Sink>(
             if local.insert(ip.id, index as u32).is_some() {
                 return Err(err(format!("instruction id {} is not unique", ip.id)));
             }
-        }
+            is_pred.push(shape_proto.element_type == px::PrimitiveType::Pred as i32);
+            Ok(())
+        })?;
         check_parameter_numbers(&params).map_err(|m| invalid(cname, "", m))?;
-        let root = local.get(&cp.root_id).copied().ok_or_else(|| {
+        let root = local.get(&head.root_id).copied().ok_or_else(|| {
             invalid(
                 cname,
                 "",
-                format!("root id {} is not an instruction", cp.root_id),
+                format!("root id {} is not an instruction", head.root_id),
             )
         })?;
-        sink.computation(cp, root);
+        sink.computation(head, root);
         ends.push(callees.len());
-        instructions += cp.instructions.len();
+        instructions += is_pred.len();
     }
-    check_acyclic(&hm.computations, &callees, &ends)?;
+    let names: Vec<&str> = heads.iter().map(|h| h.name).collect();
+    check_acyclic(&names, &callees, &ends)?;
+    let (entry_id, entry_name) = src.entry();
     let entry = comp_index
-        .get(&hm.entry_computation_id)
+        .get(&entry_id)
         .copied()
-        .filter(|&i| {
-            hm.entry_computation_name.is_empty()
-                || hm
-                    .computations
-                    .get(i)
-                    .is_some_and(|c| c.name == hm.entry_computation_name)
-        })
+        .filter(|&i| entry_name.is_empty() || names.get(i).is_some_and(|&n| n == entry_name))
         .ok_or_else(|| {
             invalid(
                 M,
                 "",
-                format!(
-                    "entry computation id {} (\"{}\") does not exist",
-                    hm.entry_computation_id, hm.entry_computation_name
-                ),
+                format!("entry computation id {entry_id} (\"{entry_name}\") does not exist"),
             )
         })?;
-    let config = p.config.as_ref();
+    let config = src.config();
     let entry_layout = config
         .and_then(|c| c.entry_computation_layout.as_ref())
         .map(|l| program_shape_with(l, |s| sink.shape(s)))
@@ -1344,11 +1548,10 @@ fn walk_proto<'p, S: Sink>(
         replica_count: config.map_or(0, |c| c.replica_count),
         num_partitions: config.map_or(0, |c| c.num_partitions),
         entry,
-        computations: hm.computations.len(),
+        computations: heads.len(),
         instructions,
     };
     Ok(Walked {
-        module: hm,
         summary,
         entry_layout,
     })
@@ -1410,14 +1613,15 @@ impl Sink for Builder {
         });
         Ok(())
     }
-    fn computation(&mut self, p: &px::HloComputationProto, root: u32) {
+    fn computation(&mut self, p: &CompHead<'_>, root: u32) {
         self.params.sort_unstable_by_key(|&(number, _)| number);
         self.computations.push(Computation {
-            name: p.name.clone(),
+            name: p.name.to_owned(),
             instructions: std::mem::take(&mut self.instructions),
             params: self.params.drain(..).map(|(_, id)| id).collect(),
             root: InstrId(root),
-            execution_thread: (!p.execution_thread.is_empty()).then(|| p.execution_thread.clone()),
+            execution_thread: (!p.execution_thread.is_empty())
+                .then(|| p.execution_thread.to_owned()),
             loc: SourceLoc::default(),
         });
     }
@@ -1427,11 +1631,12 @@ impl Sink for Builder {
 /// [`check_proto`] (the same walk), plus decoding and checking every instruction's attributes.
 pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, ConvertError> {
     let mut builder = Builder::default();
+    let src = decoded(p)?;
+    let hm = src.module;
     let Walked {
-        module: hm,
         summary,
         entry_layout,
-    } = walk_proto(p, &mut builder)?;
+    } = walk_proto(&src, &mut builder)?;
     let default_config = px::HloModuleConfigProto::default();
     let cfg = p.config.as_ref().unwrap_or(&default_config);
     let config = ModuleConfig {
@@ -1702,11 +1907,7 @@ fn fill_attrs(
 
 /// Refuses call graphs with cycles (a computation calling itself, directly or not): evaluating
 /// or compiling them would never end.
-fn check_acyclic(
-    comps: &[px::HloComputationProto],
-    callees: &[usize],
-    ends: &[usize],
-) -> Result<(), ConvertError> {
+fn check_acyclic(comps: &[&str], callees: &[usize], ends: &[usize]) -> Result<(), ConvertError> {
     // Computation i calls callees[ends[i - 1]..ends[i]].
     let callee = |node: usize, pos: usize| {
         let first = node
@@ -1745,7 +1946,7 @@ fn check_acyclic(
                         stack.push((n, 0));
                     }
                     Some(1) => {
-                        let name = |i: usize| comps.get(i).map_or("?", |c| c.name.as_str());
+                        let name = |i: usize| comps.get(i).copied().unwrap_or("?");
                         let from = stack.iter().position(|&(s, _)| s == n).unwrap_or(0);
                         let mut path: Vec<&str> =
                             stack.iter().skip(from).map(|&(s, _)| name(s)).collect();

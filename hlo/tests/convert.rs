@@ -3,7 +3,7 @@
 //! `check_proto` shares. One named test per corpus file.
 use std::path::{Path, PathBuf};
 
-use hlo::convert::{check_proto, from_proto, to_proto, ConvertError};
+use hlo::convert::{check_proto, check_proto_bytes, from_proto, to_proto, ConvertError};
 use hlo::ir::{HloModule, Literal, LiteralValue, Opcode, ReplicaGroups};
 use hlo::PrimitiveType;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -99,6 +99,10 @@ fn round_trip(path: &Path) -> Result<(), Failed> {
     let decoded = HloModuleProtoWithConfig::decode(bytes.as_slice())?;
     let back = from_proto(&decoded).map_err(|e| format!("from_proto: {e}"))?;
     let summary = check_proto(&decoded).map_err(|e| format!("check_proto: {e}"))?;
+    let streamed = check_proto_bytes(&bytes).map_err(|e| format!("check_proto_bytes: {e}"))?;
+    if streamed != summary {
+        return Err(format!("check_proto_bytes gave {streamed:?}, check_proto {summary:?}").into());
+    }
     let instructions: usize = back.computations.iter().map(|c| c.instructions.len()).sum();
     if (summary.entry, summary.computations, summary.instructions)
         != (back.entry.index(), back.computations.len(), instructions)
@@ -383,6 +387,14 @@ fn hostile_trials() -> Vec<Trial> {
                 };
                 if !agrees {
                     return Err(format!("check_proto gave {checked:?}, from_proto {full:?}").into());
+                }
+                // Streaming the encoding must give check_proto's result exactly.
+                let streamed = check_proto_bytes(&p.encode_to_vec()).map(|_| ());
+                if streamed != checked {
+                    return Err(format!(
+                        "check_proto_bytes gave {streamed:?}, check_proto {checked:?}"
+                    )
+                    .into());
                 }
                 Ok(())
             })

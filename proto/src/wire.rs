@@ -253,14 +253,16 @@ mod tests {
     #[test]
     fn repeated_occurrences_concatenate_into_the_merged_message() {
         let a = sample();
-        let mut b = GpuExecutableProto::default();
-        b.hlo_module_with_config = Some(crate::xla::HloModuleProtoWithConfig {
-            hlo_module: Some(crate::xla::HloModuleProto {
-                id: 3,
-                ..Default::default()
+        let b = GpuExecutableProto {
+            hlo_module_with_config: Some(crate::xla::HloModuleProtoWithConfig {
+                hlo_module: Some(crate::xla::HloModuleProto {
+                    id: 3,
+                    ..Default::default()
+                }),
+                config: None,
             }),
-            config: None,
-        });
+            ..Default::default()
+        };
         let mut bytes = a.encode_to_vec();
         bytes.extend(b.encode_to_vec());
         let split: Split<'_, GpuExecutableProto> = decode_except(&bytes, 1 << 20, &[1]).unwrap();

@@ -207,6 +207,30 @@ impl Outline {
         }
     }
 
+    /// The outline of a module, taking its signatures rather than copying them.
+    pub fn from_module(module: Module) -> Outline {
+        Outline {
+            version: module.version,
+            target: module.target,
+            address_size: module.address_size,
+            functions: module
+                .directives
+                .into_iter()
+                .filter_map(|d| match d {
+                    Directive::Function(f) => Some(Signature {
+                        linkage: f.linkage,
+                        kind: f.kind,
+                        return_params: f.return_params,
+                        name: f.name,
+                        params: f.params,
+                        defined: f.body.is_some(),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
     /// The defined `.entry` kernel with this name (as [`Module::kernel`]).
     pub fn kernel(&self, name: &str) -> Option<&Signature> {
         self.functions

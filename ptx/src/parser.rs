@@ -68,7 +68,7 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
 pub fn check(src: &str) -> Result<Outline, ParseError> {
     let mut p = Parser::new(src, false);
     let m = p.module();
-    p.finish(m).map(|m| Outline::of(&m))
+    p.finish(m).map(Outline::from_module)
 }
 
 /// Parses a module's header, module-level directives and function signatures with the grammar
@@ -87,7 +87,7 @@ pub fn outline(src: &str) -> Result<Outline, ParseError> {
     let mut p = Parser::new(src, false);
     p.skip_bodies = true;
     let m = p.module();
-    p.finish(m).map(|m| Outline::of(&m))
+    p.finish(m).map(Outline::from_module)
 }
 
 /// Parses a single instruction (with optional guard and optional trailing `;`), e.g.

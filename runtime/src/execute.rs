@@ -419,7 +419,7 @@ impl Run<'_> {
                 value: *value,
             },
             ThunkKind::Memzero(s) => Command::Zero { dst: s.slice },
-            ThunkKind::Gemm(g) => Command::Gemm(Box::new(g.clone())),
+            ThunkKind::Gemm(g) => Command::Gemm(g.clone()),
             other => {
                 return Err(Error::Internal(format!(
                     "{} cannot be recorded into a command buffer",

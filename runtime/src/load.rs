@@ -22,12 +22,13 @@ use crate::flags::RuntimeFlags;
 use crate::passes;
 use crate::registry::Registry;
 use crate::streams;
-use crate::thunks::{decode_sequence, DecodeContext};
+use crate::thunks::{decode_encoded_sequence, decode_sequence, DecodeContext};
 use crate::{Allocation, AllocationKind, Constant, Executable, Leaf};
 
 /// Loads an executable for `device` with the built-in registry.
 pub fn load(bytes: &[u8], device: &dyn Device, flags: &RuntimeFlags) -> Result<Executable> {
-    load_with_registry(bytes, device, flags, &Registry::builtin())
+    static BUILTIN: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    load_with_registry(bytes, device, flags, BUILTIN.get_or_init(Registry::builtin))
 }
 
 /// Loads an executable for `device`, resolving custom calls through `registry`.
@@ -60,13 +61,50 @@ pub fn validate(
             flags.max_artifact_bytes
         )));
     }
-    let p: GpuExecutableProto =
-        proto::decode_limited(bytes, flags.max_artifact_bytes).map_err(|e| {
-            invalid(format!(
-                "the artifact is not a valid GpuExecutableProto: {e}"
-            ))
-        })?;
-    decode_executable(p, device, flags, registry)
+    // The embedded HLO module (field 1) stays in wire form: it is checked by streaming over it,
+    // one instruction at a time, since prost's structs for it are many times its size.
+    let split = proto::wire::decode_except::<GpuExecutableProto>(
+        bytes,
+        flags.max_artifact_bytes,
+        &[HLO_MODULE_WITH_CONFIG, THUNKS],
+    )
+    .map_err(|e| {
+        invalid(format!(
+            "the artifact is not a valid GpuExecutableProto: {e}"
+        ))
+    })?;
+    let hlo = split.payload(HLO_MODULE_WITH_CONFIG);
+    let thunks: Vec<&[u8]> = split
+        .skipped
+        .iter()
+        .filter(|(n, _)| *n == THUNKS)
+        .map(|&(_, b)| b)
+        .collect();
+    finish(
+        split.message,
+        Hlo::Encoded(hlo.as_deref()),
+        Thunks::Encoded(&thunks),
+        device,
+        flags,
+        registry,
+    )
+}
+
+/// `GpuExecutableProto.hlo_module_with_config`.
+const HLO_MODULE_WITH_CONFIG: u32 = 1;
+/// `GpuExecutableProto.thunks`.
+const THUNKS: u32 = 13;
+
+/// The entry thunk sequence: decoded, or the encodings of its elements (decoded one at a time).
+enum Thunks<'a> {
+    Decoded,
+    Encoded(&'a [&'a [u8]]),
+}
+
+/// The embedded HLO module, decoded or in wire form.
+enum Hlo<'a> {
+    Decoded(Option<&'a proto::xla::HloModuleProtoWithConfig>),
+    Encoded(Option<&'a [u8]>),
 }
 
 /// Steps 2-7 on an already decoded proto.
@@ -76,17 +114,39 @@ pub fn decode_executable(
     flags: &RuntimeFlags,
     registry: &Registry,
 ) -> Result<Executable> {
+    let hlo = p.hlo_module_with_config.take();
+    finish(
+        p,
+        Hlo::Decoded(hlo.as_ref()),
+        Thunks::Decoded,
+        device,
+        flags,
+        registry,
+    )
+}
+
+/// Steps 2-7; `p` has no `hlo_module_with_config` (it is `hlo`).
+fn finish(
+    mut p: GpuExecutableProto,
+    hlo: Hlo<'_>,
+    encoded_thunks: Thunks<'_>,
+    device: &DeviceDescription,
+    flags: &RuntimeFlags,
+    registry: &Registry,
+) -> Result<Executable> {
     check_abi(&p, device)?;
     check_capability(&p, device)?;
 
-    // 4. The embedded HLO.
-    let hp = p
-        .hlo_module_with_config
-        .as_ref()
-        .ok_or_else(|| invalid("hlo_module_with_config is not set"))?;
-    // The runtime executes thunks, never the HLO: check its structure (ids, opcodes, shapes,
-    // call graph) without building the IR or decoding attributes.
-    let summary = hlo::convert::check_proto(hp).map_err(|e| match e {
+    // 4. The embedded HLO. The runtime executes thunks, never the HLO: check its structure (ids,
+    // opcodes, shapes, call graph) without building the IR or decoding attributes.
+    let summary = match hlo {
+        Hlo::Decoded(Some(h)) => hlo::convert::check_proto(h),
+        Hlo::Encoded(Some(b)) => hlo::convert::check_proto_bytes(b),
+        Hlo::Decoded(None) | Hlo::Encoded(None) => {
+            return Err(invalid("hlo_module_with_config is not set"))
+        }
+    }
+    .map_err(|e| match e {
         hlo::convert::ConvertError::UnknownOpcode { .. } => Error::Unimplemented(format!(
             "hlo_module_with_config: {e}; this runtime does not know that opcode"
         )),
@@ -326,7 +386,10 @@ pub fn decode_executable(
 
     // 6. Thunks.
     let mut ctx = DecodeContext::new(&sizes, device, flags, registry, num_replicas);
-    let thunks = decode_sequence(&mut ctx, &mut p.thunks, "thunks")?;
+    let thunks = match encoded_thunks {
+        Thunks::Decoded => decode_sequence(&mut ctx, &mut p.thunks, "thunks")?,
+        Thunks::Encoded(t) => decode_encoded_sequence(&mut ctx, t, "thunks")?,
+    };
     let kernels = std::mem::take(&mut ctx.kernels.modules);
     drop(ctx);
 

@@ -23,44 +23,53 @@ fn eligible(t: &Thunk) -> bool {
 /// Converts a sequence (recursively).
 pub fn convert(thunks: Vec<Thunk>, min_thunks: usize) -> Vec<Thunk> {
     let min = min_thunks.max(1);
-    let mut out = Vec::with_capacity(thunks.len());
-    let mut run: Vec<Thunk> = Vec::new();
-    let flush = |run: &mut Vec<Thunk>, out: &mut Vec<Thunk>| {
-        if run.len() >= min {
-            let commands = std::mem::take(run);
-            let stream = commands.first().map_or(0, |t| t.info.execution_stream_id);
-            out.push(Thunk {
-                info: ThunkInfo {
-                    profile_annotation: format!("command_buffer[{} commands]", commands.len()),
-                    thunk_id: 0,
-                    execution_stream_id: stream,
-                },
-                kind: ThunkKind::CommandBuffer(CommandBufferThunk {
-                    commands,
-                    recordings: Mutex::new(0),
-                    replays: Mutex::new(0),
-                }),
-            });
-        } else {
-            out.append(run);
+    // Converting nested sequences reuses this vector's buffer (same element type).
+    let thunks: Vec<Thunk> = thunks.into_iter().map(|t| nested(t, min)).collect();
+    // Maximal runs of eligible thunks on one stream: [start, end).
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < thunks.len() {
+        let stream = thunks[i].info.execution_stream_id;
+        let mut end = i;
+        while end < thunks.len()
+            && eligible(&thunks[end])
+            && thunks[end].info.execution_stream_id == stream
+        {
+            end += 1;
         }
-    };
-    for t in thunks {
-        let t = nested(t, min);
-        if eligible(&t) {
-            let same_stream = run
-                .first()
-                .is_none_or(|f| f.info.execution_stream_id == t.info.execution_stream_id);
-            if !same_stream {
-                flush(&mut run, &mut out);
-            }
-            run.push(t);
+        if end - i >= min {
+            runs.push((i, end));
+            i = end;
         } else {
-            flush(&mut run, &mut out);
-            out.push(t);
+            i = end.max(i + 1);
         }
     }
-    flush(&mut run, &mut out);
+    if runs.is_empty() {
+        return thunks;
+    }
+    let grouped: usize = runs.iter().map(|(a, b)| b - a - 1).sum();
+    let mut out = Vec::with_capacity(thunks.len() - grouped);
+    let mut rest = thunks.into_iter();
+    let mut at = 0;
+    for (start, end) in runs {
+        out.extend(rest.by_ref().take(start - at));
+        let commands: Vec<Thunk> = rest.by_ref().take(end - start).collect();
+        let stream = commands.first().map_or(0, |t| t.info.execution_stream_id);
+        out.push(Thunk {
+            info: ThunkInfo {
+                profile_annotation: format!("command_buffer[{} commands]", commands.len()),
+                thunk_id: 0,
+                execution_stream_id: stream,
+            },
+            kind: ThunkKind::CommandBuffer(CommandBufferThunk {
+                commands,
+                recordings: Mutex::new(0),
+                replays: Mutex::new(0),
+            }),
+        });
+        at = end;
+    }
+    out.extend(rest);
     out
 }
 
@@ -73,10 +82,10 @@ fn nested(t: Thunk, min: usize) -> Thunk {
             body: convert(w.body, min),
             ..w
         }),
-        ThunkKind::Conditional(c) => ThunkKind::Conditional(ConditionalThunk {
+        ThunkKind::Conditional(c) => ThunkKind::Conditional(Box::new(ConditionalThunk {
             branches: c.branches.into_iter().map(|b| convert(b, min)).collect(),
-            ..c
-        }),
+            ..*c
+        })),
         other => other,
     };
     Thunk { info, kind }

@@ -124,11 +124,33 @@ fn seq(
     path: &str,
     depth: usize,
 ) -> Result<Vec<Thunk>> {
-    thunks
-        .iter_mut()
-        .enumerate()
-        .map(|(i, t)| thunk(ctx, t, &format!("{path}[{i}]"), depth))
-        .collect()
+    let mut out = Vec::with_capacity(thunks.len());
+    for (i, t) in thunks.iter_mut().enumerate() {
+        out.push(thunk(ctx, t, &format!("{path}[{i}]"), depth)?);
+    }
+    Ok(out)
+}
+
+/// [`decode_sequence`] over the encodings of the sequence's thunks (`thunks[i]` is the `i`-th
+/// occurrence of the repeated field): each is decoded, converted and dropped before the next,
+/// so only one `ThunkProto` is alive at a time.
+pub fn decode_encoded_sequence(
+    ctx: &mut DecodeContext<'_>,
+    thunks: &[&[u8]],
+    path: &str,
+) -> Result<Vec<Thunk>> {
+    use proto::prost::Message;
+    let mut out = Vec::with_capacity(thunks.len());
+    for (i, bytes) in thunks.iter().enumerate() {
+        let path = format!("{path}[{i}]");
+        let mut p = ThunkProto::decode(*bytes).map_err(|e| {
+            invalid(format!(
+                "the artifact is not a valid GpuExecutableProto: {path}: {e}"
+            ))
+        })?;
+        out.push(thunk(ctx, &mut p, &path, 1)?);
+    }
+    Ok(out)
 }
 
 fn opt_seq(
@@ -273,11 +295,11 @@ fn thunk(
                     depth + 1,
                 )?);
             }
-            ThunkKind::Conditional(ConditionalThunk {
+            ThunkKind::Conditional(Box::new(ConditionalThunk {
                 selector,
                 branches,
                 selector_is_bool: c.branch_index_is_bool,
-            })
+            }))
         }
         Impl::WhileThunk(w) => {
             let p2 = format!("{path}.while_thunk");
@@ -311,7 +333,9 @@ fn thunk(
             })
         }
         Impl::KernelThunk(k) => ThunkKind::Kernel(kernel(ctx, k, &format!("{path}.kernel_thunk"))?),
-        Impl::GemmThunk(g) => ThunkKind::Gemm(gemm(ctx, g, &format!("{path}.gemm_thunk"))?),
+        Impl::GemmThunk(g) => {
+            ThunkKind::Gemm(Box::new(gemm(ctx, g, &format!("{path}.gemm_thunk"))?))
+        }
         Impl::ReplicaIdThunk(r) => ThunkKind::ReplicaId(id_dest(
             ctx,
             r.dest_buffer.as_ref(),
@@ -363,7 +387,7 @@ fn thunk(
             };
             let operands = nullable(&c.operands, "operands")?;
             let results = nullable(&c.results, "results")?;
-            ThunkKind::CustomCall(CustomCallThunk {
+            ThunkKind::CustomCall(Box::new(CustomCallThunk {
                 target_name: c.target_name.clone(),
                 handler,
                 operands,
@@ -372,7 +396,7 @@ fn thunk(
                 api_version: c.api_version,
                 attributes: c.attributes.clone(),
                 called_computation: c.called_computation.clone(),
-            })
+            }))
         }
         Impl::CustomKernelThunk(k) => {
             let p2 = format!("{path}.custom_kernel_thunk");

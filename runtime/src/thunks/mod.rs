@@ -14,7 +14,7 @@ use crate::registry::Registration;
 mod decode;
 mod encode;
 
-pub use decode::{decode_sequence, DecodeContext, KernelTable};
+pub use decode::{decode_encoded_sequence, decode_sequence, DecodeContext, KernelTable};
 pub use encode::{encode, encode_sequence};
 
 /// A contiguous range of one buffer allocation (validated against the allocation's size).
@@ -84,13 +84,13 @@ pub enum ThunkKind {
         size: u64,
     },
     /// Runs one branch chosen by a selector in device memory.
-    Conditional(ConditionalThunk),
+    Conditional(Box<ConditionalThunk>),
     /// A loop.
     While(WhileThunk),
     /// A PTX kernel launch.
     Kernel(KernelThunk),
     /// A matrix multiplication.
-    Gemm(GemmThunk),
+    Gemm(Box<GemmThunk>),
     /// Writes the replica id (u32).
     ReplicaId(Slice),
     /// Writes the partition id (u32).
@@ -105,7 +105,7 @@ pub enum ThunkKind {
         value: u32,
     },
     /// A call into a registered handler.
-    CustomCall(CustomCallThunk),
+    CustomCall(Box<CustomCallThunk>),
     /// A kernel from the runtime's own library (refused at load: not emitted today).
     CustomKernel(CustomKernelThunk),
     /// A collective operation across replicas.
