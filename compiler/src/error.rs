@@ -40,6 +40,16 @@ pub enum CompileError {
     /// The module could not be converted for embedding in the executable.
     #[error("cannot embed the HLO module: {0}")]
     Embed(String),
+    /// Assembling a kernel's PTX into a cubin failed (only with [`crate::CompileOptions::cubin`]).
+    #[error("ptxas, assembling {kernel} for {gpu}: {message}")]
+    Ptxas {
+        /// The kernel (the first `.entry` of the module).
+        kernel: String,
+        /// The `--gpu-name` given to ptxas.
+        gpu: String,
+        /// What went wrong (ptxas not found, or its diagnostics).
+        message: String,
+    },
     /// An internal invariant was broken (a compiler bug).
     #[error("internal compiler error: {0}")]
     Internal(String),

@@ -21,6 +21,7 @@ pub mod codegen;
 
 pub mod buffers;
 pub mod coverage;
+pub mod cubin;
 pub mod error;
 pub mod fusion;
 mod graph;
@@ -60,7 +61,11 @@ pub fn compile(
     let optimized = optimize(module, options)?;
     let lowered = lower::lower(optimized, target, options)?;
     let assignment = buffers::assign(&lowered.values)?;
-    serialize::build(module, &lowered, &assignment, target)
+    let mut exe = serialize::build(module, &lowered, &assignment, target)?;
+    if options.cubin {
+        cubin::embed(&mut exe, target)?;
+    }
+    Ok(exe)
 }
 
 /// Compiles a module and serializes the executable (protobuf binary).

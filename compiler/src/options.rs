@@ -26,6 +26,12 @@ pub struct CompileOptions {
     pub emit_command_buffer_hints: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
+    /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
+    /// [`ptx::ptxas::find`] does: `$PTXAS`, `PATH`, the `nvidia-cuda-nvcc-cu12` wheel) and embed
+    /// it (`KernelBinaryProto.cubin`, an ignorable field), as XLA's compiler does: a CUDA runtime
+    /// can then load SASS for the exact SM instead of JIT-compiling PTX. Off by default: a cubin
+    /// depends on the `ptxas` version, and goldens must not.
+    pub cubin: bool,
 }
 
 impl Default for CompileOptions {
@@ -35,6 +41,7 @@ impl Default for CompileOptions {
             emit_trip_count_hints: true,
             emit_command_buffer_hints: false,
             verify_between_passes: false,
+            cubin: false,
         }
     }
 }

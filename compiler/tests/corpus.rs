@@ -35,25 +35,69 @@ fn check(path: &Path, target_name: &str) -> Result<(), Failed> {
     if a != b {
         return Err("compiling twice gave different bytes".into());
     }
-    if let Some(ptxas) = ptx::ptxas::find() {
-        let gpu = target.codegen.target_name();
-        for t in common::all_thunks(&exe) {
+    if ptx::ptxas::find().is_some() {
+        // Every kernel assembles (ptxas --gpu-name <target>), and with `cubin` on the executable
+        // embeds those cubins and is otherwise the same.
+        let mut options = common::options();
+        options.cubin = true;
+        let mut with = compiler::compile(&module, &target, &options).map_err(|e| e.to_string())?;
+        let sm = target.codegen.sm;
+        for t in common::all_thunks(&with) {
             if let Some(Impl::KernelThunk(k)) = &t.r#impl {
-                let text = k
-                    .kernel_binary
-                    .as_ref()
-                    .map(|b| b.ptx.as_str())
-                    .unwrap_or("");
-                ptx::ptxas::assemble_with(&ptxas, text, &gpu).map_err(|e| {
-                    format!(
-                        "ptxas --gpu-name {gpu} rejects kernel {}: {e}",
+                let cubin = k.kernel_binary.as_ref().map_or(&[][..], |b| &b.cubin);
+                let got = ptx::ptxas::cubin_sm(cubin)
+                    .map_err(|e| format!("kernel {}: cubin: {e}", k.kernel_name))?;
+                if got != sm {
+                    return Err(format!(
+                        "kernel {}: cubin for sm_{got}, not sm_{sm}",
                         k.kernel_name
                     )
-                })?;
+                    .into());
+                }
             }
+        }
+        clear_cubins(&mut with.thunks);
+        // Compared as bytes: the embedded HLO may hold NaN literals, and NaN != NaN.
+        use proto::prost::Message;
+        if with.encode_to_vec() != exe.encode_to_vec() {
+            let (a, b) = (format!("{exe:#?}"), format!("{with:#?}"));
+            let diff = similar::TextDiff::from_lines(&a, &b)
+                .unified_diff()
+                .context_radius(2)
+                .to_string();
+            return Err(
+                format!("compiling with cubins changed more than the cubins:\n{diff}").into(),
+            );
         }
     }
     Ok(())
+}
+
+fn clear_cubins(thunks: &mut [proto::xla::gpu::ThunkProto]) {
+    for t in thunks {
+        match &mut t.r#impl {
+            Some(Impl::KernelThunk(k)) => {
+                if let Some(b) = k.kernel_binary.as_mut() {
+                    b.cubin.clear();
+                }
+            }
+            Some(Impl::SequentialThunk(s)) => clear_cubins(&mut s.thunks),
+            Some(Impl::WhileThunk(w)) => {
+                for s in [&mut w.condition_thunk_sequence, &mut w.body_thunk_sequence]
+                    .into_iter()
+                    .flatten()
+                {
+                    clear_cubins(&mut s.thunks);
+                }
+            }
+            Some(Impl::ConditionalThunk(c)) => {
+                for s in &mut c.branch_thunks {
+                    clear_cubins(&mut s.thunks);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn main() {

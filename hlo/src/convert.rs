@@ -1317,8 +1317,8 @@ const INSTRUCTION_NAME: u32 = 1;
 struct Wire<'p> {
     module: px::HloModuleProto,
     config: Option<px::HloModuleConfigProto>,
-    /// Each computation: its header fields decoded, and its encoding.
-    computations: Vec<(px::HloComputationProto, &'p [u8])>,
+    /// Each computation: `id`, `root_id` and its encoding.
+    computations: Vec<(i64, i64, &'p [u8])>,
 }
 
 fn malformed(what: &str, e: impl std::fmt::Display) -> ConvertError {
@@ -1350,7 +1350,7 @@ impl<'p> Wire<'p> {
                 &[COMPUTATION_INSTRUCTIONS, 4],
             )
             .map_err(|e| malformed("hlo_module.computations", e))?;
-            computations.push((head.message, bytes));
+            computations.push((head.message.id, head.message.root_id, bytes));
         }
         Ok(Wire {
             module: split.message,
@@ -1365,11 +1365,11 @@ impl<'p> Source<'p> for Wire<'p> {
         // Names borrow from the wire bytes (the decoded copies do not live long enough).
         self.computations
             .iter()
-            .map(|(c, bytes)| {
+            .map(|&(id, root_id, bytes)| {
                 Ok(CompHead {
-                    id: c.id,
+                    id,
                     name: last_string(bytes, 1)?,
-                    root_id: c.root_id,
+                    root_id,
                     execution_thread: last_string(bytes, 8)?,
                 })
             })
@@ -1377,7 +1377,7 @@ impl<'p> Source<'p> for Wire<'p> {
     }
     fn instructions(&self, index: usize, visit: &mut Visit<'_, 'p>) -> Result<(), ConvertError> {
         use proto::prost::Message;
-        let Some(&(_, bytes)) = self.computations.get(index) else {
+        let Some(&(_, _, bytes)) = self.computations.get(index) else {
             return Ok(());
         };
         for field in proto::wire::Fields::new(bytes) {

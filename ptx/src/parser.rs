@@ -662,6 +662,8 @@ impl<'a> Parser<'a> {
             return Ok(v);
         }
         loop {
+            // Nothing backtracks into an earlier parameter.
+            self.release();
             v.push(self.param()?);
             if self.eat_punct(')') {
                 return Ok(v);

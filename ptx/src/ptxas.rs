@@ -148,3 +148,60 @@ fn run(
         })
     }
 }
+
+/// Why [`cubin_sm`] rejects bytes as a cubin.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum CubinError {
+    /// Shorter than an ELF64 header (64 bytes).
+    #[error("{0} bytes, shorter than an ELF64 header")]
+    Truncated(usize),
+    /// Not `\x7fELF`, not 64-bit little-endian.
+    #[error("not a 64-bit little-endian ELF file")]
+    NotElf,
+    /// `e_machine` is not `EM_CUDA` (190).
+    #[error("e_machine is {0}, not EM_CUDA (190)")]
+    NotCuda(u16),
+}
+
+/// The SM a cubin was assembled for (`90` for `sm_90`/`sm_90a`, `80` for `sm_80`), read from
+/// its ELF header: `e_machine` must be `EM_CUDA` and the low byte of `e_flags` is the SM, as
+/// `ptxas` writes it. Reads nothing past the 64-byte header.
+pub fn cubin_sm(bytes: &[u8]) -> Result<u32, CubinError> {
+    let h = bytes.get(..64).ok_or(CubinError::Truncated(bytes.len()))?;
+    // EI_CLASS = ELFCLASS64 (2), EI_DATA = little-endian (1).
+    if &h[..4] != b"\x7fELF" || h[4] != 2 || h[5] != 1 {
+        return Err(CubinError::NotElf);
+    }
+    let machine = u16::from_le_bytes([h[18], h[19]]);
+    if machine != 190 {
+        return Err(CubinError::NotCuda(machine));
+    }
+    let flags = u32::from_le_bytes([h[48], h[49], h[50], h[51]]);
+    Ok(flags & 0xff)
+}
+
+#[cfg(test)]
+mod cubin_tests {
+    use super::*;
+
+    fn header(machine: u16, flags: u32) -> Vec<u8> {
+        let mut h = vec![0u8; 64];
+        h[..4].copy_from_slice(b"\x7fELF");
+        h[4] = 2;
+        h[5] = 1;
+        h[18..20].copy_from_slice(&machine.to_le_bytes());
+        h[48..52].copy_from_slice(&flags.to_le_bytes());
+        h
+    }
+
+    #[test]
+    fn reads_the_sm_from_e_flags() {
+        // e_flags as ptxas 12.9 writes them for sm_90a and sm_80.
+        assert_eq!(cubin_sm(&header(190, 0x5a0d5a)), Ok(90));
+        assert_eq!(cubin_sm(&header(190, 0x500550)), Ok(80));
+        assert_eq!(cubin_sm(&header(62, 0)), Err(CubinError::NotCuda(62)));
+        assert_eq!(cubin_sm(b"\x7fELF"), Err(CubinError::Truncated(4)));
+        assert_eq!(cubin_sm(&[0u8; 64]), Err(CubinError::NotElf));
+    }
+}

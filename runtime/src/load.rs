@@ -384,6 +384,13 @@ fn finish(
         }
     }
 
+    // What step 5 read is no longer needed: free it before the thunks and their PTX.
+    drop((param_shapes, result_shape, leaves));
+    p.program_shape = None;
+    p.buffer_allocations = None;
+    p.output_info_map = Vec::new();
+    p.constants = Vec::new();
+
     // 6. Thunks.
     let mut ctx = DecodeContext::new(&sizes, device, flags, registry, num_replicas);
     let thunks = match encoded_thunks {

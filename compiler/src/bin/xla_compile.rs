@@ -30,6 +30,10 @@ struct Args {
     /// The GPU target config (`GpuTargetConfigProto` in text format).
     #[arg(long = "gpu_target_config", value_name = "FILE.txtpb")]
     gpu_target_config: PathBuf,
+    /// Also assemble every kernel with NVIDIA's ptxas and embed the cubins ($PTXAS, PATH, or the
+    /// nvidia-cuda-nvcc-cu12 wheel).
+    #[arg(long)]
+    cubin: bool,
 }
 
 fn read_module(path: &Path) -> Result<hlo::HloModule> {
@@ -65,7 +69,9 @@ fn run(args: Args) -> Result<()> {
     }
     let target = compiler::Target::load(&args.gpu_target_config)?;
     let module = read_module(&args.module_file)?;
-    let bytes = compiler::compile_to_bytes(&module, &target, &compiler::CompileOptions::default())
+    let mut options = compiler::CompileOptions::default();
+    options.cubin = args.cubin;
+    let bytes = compiler::compile_to_bytes(&module, &target, &options)
         .with_context(|| format!("cannot compile {}", args.module_file.display()))?;
     std::fs::write(&args.output_file, bytes)
         .with_context(|| format!("cannot write {}", args.output_file.display()))?;

@@ -642,6 +642,23 @@ fn kernel(
         .kernel_binary
         .as_mut()
         .ok_or_else(|| invalid(format!("{path}.kernel_binary is not set")))?;
+    if !bin.cubin.is_empty() {
+        let (major, minor) = ctx.device.compute_capability;
+        let want = i64::from(major) * 10 + i64::from(minor);
+        match ptx::ptxas::cubin_sm(&bin.cubin) {
+            Err(e) => {
+                return Err(invalid(format!(
+                    "{path}.kernel_binary.cubin is not a cubin: {e}"
+                )))
+            }
+            Ok(sm) if i64::from(sm) != want => {
+                return Err(Error::FailedPrecondition(format!(
+                    "{path}.kernel_binary.cubin is for sm_{sm}, the device is sm_{want}"
+                )))
+            }
+            Ok(_) => {}
+        }
+    }
     let module = ctx
         .kernels
         .intern(std::mem::take(&mut bin.ptx), ctx.flags.ptx_check, path)?;
@@ -681,7 +698,7 @@ fn kernel(
         shmem_bytes,
         args_shape: k.args_shape.clone(),
         module,
-        cubin: bin.cubin.clone(),
+        cubin: std::mem::take(&mut bin.cubin),
     })
 }
 

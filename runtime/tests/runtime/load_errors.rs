@@ -473,6 +473,26 @@ fn ptx_body_that_does_not_parse() {
 }
 
 #[test]
+fn cubin_that_is_not_elf() {
+    let mut p = vadd();
+    kernel_mut(&mut p).kernel_binary.as_mut().unwrap().cubin = vec![1, 2, 3];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.cubin is not a cubin: 3 bytes, shorter than an ELF64 header"
+    );
+}
+
+#[test]
+fn cubin_for_another_sm() {
+    let mut p = vadd();
+    kernel_mut(&mut p).kernel_binary.as_mut().unwrap().cubin = cubin_header(80);
+    assert_eq!(
+        load_err(&p),
+        "FAILED_PRECONDITION: thunks[0].kernel_thunk.kernel_binary.cubin is for sm_80, the device is sm_90"
+    );
+}
+
+#[test]
 fn missing_kernel_entry_is_not_found() {
     let mut p = vadd();
     kernel_mut(&mut p).kernel_name = "vsub".into();

@@ -125,7 +125,7 @@ fn kernel() {
     if let Some(Impl::KernelThunk(k)) = k.r#impl.as_mut() {
         k.written = vec![false, false, true];
         k.shmem_bytes = 1024;
-        k.kernel_binary.as_mut().unwrap().cubin = vec![1, 2, 3];
+        k.kernel_binary.as_mut().unwrap().cubin = crate::common::cubin_header(90);
         k.args_shape =
             vec![hlo::convert::shape_to_proto(&hlo::parse_shape("f32[4]").unwrap()).unwrap()];
     }
