@@ -1312,10 +1312,13 @@ const MODULE_COMPUTATIONS: u32 = 3;
 const COMPUTATION_INSTRUCTIONS: u32 = 2;
 const INSTRUCTION_NAME: u32 = 1;
 
-/// An `HloModuleProtoWithConfig` in wire form: the module's scalars and the config are decoded,
-/// computations and instructions are decoded one at a time as the walk reaches them.
+/// An `HloModuleProtoWithConfig` in wire form: the config and the module without its
+/// computations are decoded; each computation's header, then each instruction, is decoded as
+/// the walk reaches it. Every byte is decoded by prost at some point, so what prost would reject
+/// is rejected.
 struct Wire<'p> {
-    module: px::HloModuleProto,
+    entry_id: i64,
+    entry_name: String,
     config: Option<px::HloModuleConfigProto>,
     /// Each computation: `id`, `root_id` and its encoding.
     computations: Vec<(i64, i64, &'p [u8])>,
@@ -1332,13 +1335,10 @@ impl<'p> Wire<'p> {
         config: Option<px::HloModuleConfigProto>,
     ) -> Result<Self, ConvertError> {
         use proto::wire::decode_except;
-        // Only scalars are needed from the module: skip what could be large.
-        let split = decode_except::<px::HloModuleProto>(
-            module,
-            usize::MAX,
-            &[MODULE_COMPUTATIONS, 4, 7, 8, 17, 18],
-        )
-        .map_err(|e| malformed("hlo_module", e))?;
+        // Everything but the computations is decoded (so the bytes are checked as prost would),
+        // and dropped once the entry's id and name are read.
+        let split = decode_except::<px::HloModuleProto>(module, usize::MAX, &[MODULE_COMPUTATIONS])
+            .map_err(|e| malformed("hlo_module", e))?;
         let mut computations = Vec::new();
         for &(number, bytes) in &split.skipped {
             if number != MODULE_COMPUTATIONS {
@@ -1347,13 +1347,14 @@ impl<'p> Wire<'p> {
             let head = decode_except::<px::HloComputationProto>(
                 bytes,
                 usize::MAX,
-                &[COMPUTATION_INSTRUCTIONS, 4],
+                &[COMPUTATION_INSTRUCTIONS],
             )
             .map_err(|e| malformed("hlo_module.computations", e))?;
             computations.push((head.message.id, head.message.root_id, bytes));
         }
         Ok(Wire {
-            module: split.message,
+            entry_id: split.message.entry_computation_id,
+            entry_name: split.message.entry_computation_name,
             config,
             computations,
         })
@@ -1394,10 +1395,7 @@ impl<'p> Source<'p> for Wire<'p> {
         Ok(())
     }
     fn entry(&self) -> (i64, &str) {
-        (
-            self.module.entry_computation_id,
-            &self.module.entry_computation_name,
-        )
+        (self.entry_id, &self.entry_name)
     }
     fn config(&self) -> Option<&px::HloModuleConfigProto> {
         self.config.as_ref()

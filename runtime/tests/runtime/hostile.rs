@@ -65,6 +65,38 @@ fn bit_flips_never_panic() {
     }
 }
 
+/// The load streams the embedded HLO and the thunks (`proto::wire::decode_except`); on every
+/// bit-flipped artifact it must accept exactly what decoding the whole message with prost and
+/// validating that accepts.
+#[test]
+fn streamed_load_agrees_with_whole_decode() {
+    let flags = RuntimeFlags::default();
+    let registry = Registry::builtin();
+    let d = h100();
+    let mut r = Rng(7);
+    for p in [vadd(), crate::execute::gemm_artifact(false)] {
+        let bytes = p.encode_to_vec();
+        for _ in 0..1500 {
+            let mut b = bytes.clone();
+            let i = (r.next() as usize) % b.len();
+            b[i] ^= 1 << (r.next() % 8);
+            let streamed = runtime::validate(&b, &d, &flags, &registry).map(|_| ());
+            let whole = GpuExecutableProto::decode(b.as_slice())
+                .map_err(|e| e.to_string())
+                .and_then(|p| {
+                    runtime::load::decode_executable(p, &d, &flags, &registry)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                });
+            assert_eq!(
+                streamed.is_ok(),
+                whole.is_ok(),
+                "flip at byte {i}: streamed {streamed:?}, whole {whole:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn huge_sizes_and_counts_are_refused() {
     let mut p = vadd();
