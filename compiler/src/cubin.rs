@@ -4,8 +4,7 @@
 //! the `ptxas` version, so it is deterministic for a given toolchain.
 use std::collections::HashMap;
 
-use proto::xla::gpu::thunk_proto::Impl;
-use proto::xla::gpu::{GpuExecutableProto, KernelThunkProto, ThunkProto};
+use proto::xla::gpu::{GpuExecutableProto, KernelThunkProto};
 
 use crate::error::CompileError;
 use crate::target::Target;
@@ -13,8 +12,7 @@ use crate::target::Target;
 /// Fills `kernel_binary.cubin` of every kernel thunk of `exe` (nested sequences included).
 pub fn embed(exe: &mut GpuExecutableProto, target: &Target) -> Result<(), CompileError> {
     let gpu = target.codegen.target_name();
-    let mut kernels = Vec::new();
-    collect(&mut exe.thunks, &mut kernels);
+    let kernels = proto::kernel_thunks_mut(&mut exe.thunks);
     if kernels.is_empty() {
         return Ok(());
     }
@@ -51,27 +49,4 @@ pub fn embed(exe: &mut GpuExecutableProto, target: &Target) -> Result<(), Compil
         }
     }
     Ok(())
-}
-
-fn collect<'a>(thunks: &'a mut [ThunkProto], out: &mut Vec<&'a mut KernelThunkProto>) {
-    for t in thunks {
-        match t.r#impl.as_mut() {
-            Some(Impl::KernelThunk(k)) => out.push(k),
-            Some(Impl::SequentialThunk(s)) => collect(&mut s.thunks, out),
-            Some(Impl::WhileThunk(w)) => {
-                if let Some(c) = w.condition_thunk_sequence.as_mut() {
-                    collect(&mut c.thunks, out);
-                }
-                if let Some(b) = w.body_thunk_sequence.as_mut() {
-                    collect(&mut b.thunks, out);
-                }
-            }
-            Some(Impl::ConditionalThunk(c)) => {
-                for b in &mut c.branch_thunks {
-                    collect(&mut b.thunks, out);
-                }
-            }
-            _ => {}
-        }
-    }
 }

@@ -74,28 +74,9 @@ fn check(path: &Path, target_name: &str) -> Result<(), Failed> {
 }
 
 fn clear_cubins(thunks: &mut [proto::xla::gpu::ThunkProto]) {
-    for t in thunks {
-        match &mut t.r#impl {
-            Some(Impl::KernelThunk(k)) => {
-                if let Some(b) = k.kernel_binary.as_mut() {
-                    b.cubin.clear();
-                }
-            }
-            Some(Impl::SequentialThunk(s)) => clear_cubins(&mut s.thunks),
-            Some(Impl::WhileThunk(w)) => {
-                for s in [&mut w.condition_thunk_sequence, &mut w.body_thunk_sequence]
-                    .into_iter()
-                    .flatten()
-                {
-                    clear_cubins(&mut s.thunks);
-                }
-            }
-            Some(Impl::ConditionalThunk(c)) => {
-                for s in &mut c.branch_thunks {
-                    clear_cubins(&mut s.thunks);
-                }
-            }
-            _ => {}
+    for k in proto::kernel_thunks_mut(thunks) {
+        if let Some(b) = k.kernel_binary.as_mut() {
+            b.cubin.clear();
         }
     }
 }

@@ -170,30 +170,11 @@ fn collect_kernels<'a>(thunks: &'a [ThunkProto], acc: &mut Vec<(&'a str, &'a str
 }
 
 fn strip_ptx(thunks: &mut [ThunkProto], modules: &BTreeMap<String, usize>) {
-    for t in thunks {
-        match &mut t.r#impl {
-            Some(Impl::KernelThunk(k)) => {
-                if let Some(b) = k.kernel_binary.as_mut() {
-                    if let Some(i) = modules.get(&b.ptx) {
-                        b.ptx = format!("<PTX module {i}, printed below>");
-                    }
-                }
+    for k in proto::kernel_thunks_mut(thunks) {
+        if let Some(b) = k.kernel_binary.as_mut() {
+            if let Some(i) = modules.get(&b.ptx) {
+                b.ptx = format!("<PTX module {i}, printed below>");
             }
-            Some(Impl::SequentialThunk(s)) => strip_ptx(&mut s.thunks, modules),
-            Some(Impl::WhileThunk(w)) => {
-                if let Some(s) = w.condition_thunk_sequence.as_mut() {
-                    strip_ptx(&mut s.thunks, modules);
-                }
-                if let Some(s) = w.body_thunk_sequence.as_mut() {
-                    strip_ptx(&mut s.thunks, modules);
-                }
-            }
-            Some(Impl::ConditionalThunk(c)) => {
-                for b in &mut c.branch_thunks {
-                    strip_ptx(&mut b.thunks, modules);
-                }
-            }
-            _ => {}
         }
     }
 }

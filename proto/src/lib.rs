@@ -50,6 +50,42 @@ pub mod stream_executor {
     include!(concat!(env!("OUT_DIR"), "/stream_executor.rs"));
 }
 
+/// Every kernel thunk of a thunk sequence, nested sequences (sequential, while condition and
+/// body, conditional branches) included, in program order.
+pub fn kernel_thunks_mut(
+    thunks: &mut [xla::gpu::ThunkProto],
+) -> Vec<&mut xla::gpu::KernelThunkProto> {
+    use xla::gpu::thunk_proto::Impl;
+    fn go<'a>(
+        thunks: &'a mut [xla::gpu::ThunkProto],
+        out: &mut Vec<&'a mut xla::gpu::KernelThunkProto>,
+    ) {
+        for t in thunks {
+            match t.r#impl.as_mut() {
+                Some(Impl::KernelThunk(k)) => out.push(k),
+                Some(Impl::SequentialThunk(s)) => go(&mut s.thunks, out),
+                Some(Impl::WhileThunk(w)) => {
+                    for s in [&mut w.condition_thunk_sequence, &mut w.body_thunk_sequence]
+                        .into_iter()
+                        .flatten()
+                    {
+                        go(&mut s.thunks, out);
+                    }
+                }
+                Some(Impl::ConditionalThunk(c)) => {
+                    for b in &mut c.branch_thunks {
+                        go(&mut b.thunks, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(thunks, &mut out);
+    out
+}
+
 /// Decodes a message from protobuf binary, refusing input larger than `limit` bytes before
 /// decoding anything.
 pub fn decode_limited<M: prost::Message + Default>(

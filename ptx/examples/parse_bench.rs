@@ -51,46 +51,24 @@ fn main() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(30);
-    let lex = best(reps, || {
-        for t in &texts {
-            std::hint::black_box(ptx::lexer::lex(t).map(|v| v.len()).ok());
-        }
-    });
-    let parse = best(reps, || {
-        for t in &texts {
-            std::hint::black_box(ptx::parse(t).is_ok());
-        }
-    });
-    let check = best(reps, || {
-        for t in &texts {
-            std::hint::black_box(ptx::check(t).is_ok());
-        }
-    });
-    let outline = best(reps, || {
-        for t in &texts {
-            std::hint::black_box(ptx::outline(t).is_ok());
-        }
-    });
-    let mbps = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e6;
+    type FrontEnd = (&'static str, fn(&str) -> bool);
+    let front_ends: [FrontEnd; 4] = [
+        ("lex", |t| ptx::lexer::lex(t).is_ok()),
+        ("parse", |t| ptx::parse(t).is_ok()),
+        ("check", |t| ptx::check(t).is_ok()),
+        ("outline", |t| ptx::outline(t).is_ok()),
+    ];
     println!("{} files, {bytes} bytes", texts.len());
-    println!(
-        "lex    {:>8.0} us  {:>7.1} MB/s",
-        lex.as_secs_f64() * 1e6,
-        mbps(lex)
-    );
-    println!(
-        "parse  {:>8.0} us  {:>7.1} MB/s",
-        parse.as_secs_f64() * 1e6,
-        mbps(parse)
-    );
-    println!(
-        "check  {:>8.0} us  {:>7.1} MB/s",
-        check.as_secs_f64() * 1e6,
-        mbps(check)
-    );
-    println!(
-        "outline{:>8.0} us  {:>7.1} MB/s",
-        outline.as_secs_f64() * 1e6,
-        mbps(outline)
-    );
+    for (name, run) in front_ends {
+        let d = best(reps, || {
+            for t in &texts {
+                std::hint::black_box(run(t));
+            }
+        });
+        println!(
+            "{name:<8} {:>8.0} us  {:>7.1} MB/s",
+            d.as_secs_f64() * 1e6,
+            bytes as f64 / d.as_secs_f64() / 1e6
+        );
+    }
 }
