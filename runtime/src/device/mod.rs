@@ -12,6 +12,7 @@ use crate::error::{invalid, Error, Result};
 use crate::gemm;
 use crate::thunks::{GemmConfig, KernelModule};
 
+mod cublas;
 pub mod cuda;
 pub mod emulated;
 
@@ -172,19 +173,31 @@ pub trait Device: Send + Sync + fmt::Debug {
         rhs: (u64, u64),
         out: (u64, u64),
     ) -> Result<()> {
-        let rd = |(addr, size): (u64, u64)| -> Result<Vec<u8>> {
-            let n = usize::try_from(size)
-                .map_err(|_| Error::ResourceExhausted(format!("gemm buffer of {size} bytes")))?;
-            let mut v = vec![0u8; n];
-            self.read(addr, &mut v)?;
-            Ok(v)
-        };
-        let a = rd(lhs)?;
-        let b = rd(rhs)?;
-        let mut c = rd(out)?;
-        gemm::gemm(config, &a, &b, &mut c)?;
-        self.write(out.0, &c)
+        host_gemm(self, config, lhs, rhs, out)
     }
     /// Waits for everything issued so far.
     fn synchronize(&self) -> Result<()>;
+}
+
+/// The native gemm on host copies of the buffers (the [`Device::gemm`] default, and the CUDA
+/// device's fallback for what cuBLAS does not cover).
+pub fn host_gemm<D: Device + ?Sized>(
+    device: &D,
+    config: &GemmConfig,
+    lhs: (u64, u64),
+    rhs: (u64, u64),
+    out: (u64, u64),
+) -> Result<()> {
+    let rd = |(addr, size): (u64, u64)| -> Result<Vec<u8>> {
+        let n = usize::try_from(size)
+            .map_err(|_| Error::ResourceExhausted(format!("gemm buffer of {size} bytes")))?;
+        let mut v = vec![0u8; n];
+        device.read(addr, &mut v)?;
+        Ok(v)
+    };
+    let a = rd(lhs)?;
+    let b = rd(rhs)?;
+    let mut c = rd(out)?;
+    gemm::gemm(config, &a, &b, &mut c)?;
+    device.write(out.0, &c)
 }
