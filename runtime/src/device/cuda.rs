@@ -2,7 +2,8 @@
 //! [`CudaDevice::new`] checks that the driver library exists before its first driver call, so a
 //! machine without a driver gets `UNAVAILABLE`, never a panic.
 //!
-//! PTX is JIT-compiled by the driver (`cuModuleLoadData`). Gemm runs through cuBLAS
+//! A module's embedded cubin (`CompileOptions::cubin`) is loaded as is; otherwise its PTX is
+//! JIT-compiled by the driver (both through `cuModuleLoadData`). Gemm runs through cuBLAS
 //! (`cublasGemmStridedBatchedEx`, loaded dynamically too) for f16 / bf16 / f32 / f64 operands
 //! accumulated in f32 / f64, as docs/artifact.md says but in cuBLAS's summation order, so results
 //! agree with the emulator within the io files' tolerances rather than bit for bit; integer
@@ -183,11 +184,18 @@ impl Device for CudaDevice {
             return Ok(());
         }
         self.current()?;
-        let image = CString::new(module.text.as_str())
-            .map_err(|_| Error::InvalidArgument("kernel PTX contains a NUL byte".into()))?;
-        // SAFETY: `image` is a NUL-terminated PTX string that outlives the call.
-        let m = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
-            .map_err(|e| drv("cuModuleLoadData", e))?;
+        let m = if module.cubin.is_empty() {
+            let image = CString::new(module.text.as_str())
+                .map_err(|_| Error::InvalidArgument("kernel PTX contains a NUL byte".into()))?;
+            // SAFETY: `image` is a NUL-terminated PTX string that outlives the call.
+            unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
+                .map_err(|e| drv("cuModuleLoadData (PTX)", e))?
+        } else {
+            // SAFETY: a cubin (an ELF image for this SM, header checked at load) that outlives
+            // the call; the driver reads it without JIT.
+            unsafe { result::module::load_data(module.cubin.as_ptr() as *const c_void) }
+                .map_err(|e| drv("cuModuleLoadData (cubin)", e))?
+        };
         modules.insert(module.id, m as usize);
         if let Ok(mut h) = self.handles.lock() {
             h.push(m as usize);

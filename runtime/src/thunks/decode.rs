@@ -33,7 +33,13 @@ pub struct KernelTable {
 impl KernelTable {
     /// The module for this PTX text: the one already seen with the same text, else the text
     /// parsed as `check` says (its outline, or the whole grammar) and added.
-    fn intern(&mut self, text: String, check: PtxCheck, path: &str) -> Result<Arc<KernelModule>> {
+    fn intern(
+        &mut self,
+        text: String,
+        cubin: Vec<u8>,
+        check: PtxCheck,
+        path: &str,
+    ) -> Result<Arc<KernelModule>> {
         // Keyed by length: equal lengths are rare across distinct kernels, and comparing the
         // texts then costs less than hashing every text would.
         let key = text.len();
@@ -42,6 +48,11 @@ impl KernelTable {
             .get(&key)
             .and_then(|v| v.iter().map(|&i| &self.modules[i]).find(|m| m.text == text));
         if let Some(m) = same {
+            if m.cubin != cubin {
+                return Err(invalid(format!(
+                    "{path}.kernel_binary.cubin differs from the one of an earlier kernel thunk with the same PTX"
+                )));
+            }
             return Ok(m.clone());
         }
         let outline = match check {
@@ -58,6 +69,7 @@ impl KernelTable {
             id: NEXT_KERNEL_MODULE.fetch_add(1, Ordering::Relaxed),
             text,
             outline,
+            cubin,
         });
         self.by_len.entry(key).or_default().push(self.modules.len());
         self.modules.push(m.clone());
@@ -659,9 +671,12 @@ fn kernel(
             Ok(_) => {}
         }
     }
-    let module = ctx
-        .kernels
-        .intern(std::mem::take(&mut bin.ptx), ctx.flags.ptx_check, path)?;
+    let module = ctx.kernels.intern(
+        std::mem::take(&mut bin.ptx),
+        std::mem::take(&mut bin.cubin),
+        ctx.flags.ptx_check,
+        path,
+    )?;
     let Some(entry) = module.outline.kernel(&k.kernel_name) else {
         let entries: Vec<&str> = module.outline.entries().map(|f| f.name.as_str()).collect();
         return Err(Error::NotFound(format!(
@@ -698,7 +713,6 @@ fn kernel(
         shmem_bytes,
         args_shape: k.args_shape.clone(),
         module,
-        cubin: std::mem::take(&mut bin.cubin),
     })
 }
 

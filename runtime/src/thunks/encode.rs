@@ -128,7 +128,7 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             args_shape: k.args_shape.clone(),
             kernel_binary: Some(KernelBinaryProto {
                 ptx: k.module.text.clone(),
-                cubin: k.cubin.clone(),
+                cubin: k.module.cubin.clone(),
             }),
         }),
         ThunkKind::Gemm(g) => Impl::GemmThunk(GemmThunkProto {

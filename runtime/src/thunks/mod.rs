@@ -172,6 +172,9 @@ pub struct KernelModule {
     /// Its header and function signatures (the bodies are compiled by the device: the driver's
     /// JIT on CUDA, the emulator's translation at first launch).
     pub outline: ptx::Outline,
+    /// The cubin `ptxas` made of the text for the device's SM, when the compiler embedded one
+    /// (checked at load); the CUDA device loads it instead of JIT-compiling the PTX.
+    pub cubin: Vec<u8>,
 }
 
 /// `kernel_thunk`.
@@ -193,8 +196,6 @@ pub struct KernelThunk {
     pub args_shape: Vec<ShapeProto>,
     /// The PTX.
     pub module: Arc<KernelModule>,
-    /// The optional pre-assembled cubin (unused by this runtime; kept for round trips).
-    pub cubin: Vec<u8>,
 }
 
 /// Storage order of a gemm operand.

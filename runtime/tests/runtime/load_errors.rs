@@ -493,6 +493,21 @@ fn cubin_for_another_sm() {
 }
 
 #[test]
+fn cubins_disagree_for_the_same_ptx() {
+    let mut p = vadd();
+    let mut second = p.thunks[0].clone();
+    if let Some(Impl::KernelThunk(k)) = second.r#impl.as_mut() {
+        k.kernel_binary.as_mut().unwrap().cubin = cubin_header(90);
+    }
+    second.thunk_info.as_mut().unwrap().thunk_id = 2;
+    p.thunks.push(second);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[1].kernel_thunk.kernel_binary.cubin differs from the one of an earlier kernel thunk with the same PTX"
+    );
+}
+
+#[test]
 fn missing_kernel_entry_is_not_found() {
     let mut p = vadd();
     kernel_mut(&mut p).kernel_name = "vsub".into();
