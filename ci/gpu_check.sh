@@ -35,6 +35,15 @@ if [ -z "${AOT_TARGET:-}" ]; then
   echo "GPU: ${GPU:-unknown} -> target $AOT_TARGET"
 fi
 SPEC="testdata/target_specs/$AOT_TARGET.txtpb"
+# With ptxas available the artifacts embed cubins (xla_compile --cubin), so the CUDA device loads
+# SASS without JIT, as XLA does; AOT_CUBIN=0 tests the PTX JIT path instead.
+CUBIN=""
+if [ "${AOT_CUBIN:-1}" = 1 ]; then
+  if [ -n "${PTXAS:-}" ] || command -v ptxas >/dev/null 2>&1 || python3 -c "import nvidia.cuda_nvcc" 2>/dev/null; then
+    CUBIN="--cubin"
+  fi
+fi
+echo "kernels: ${CUBIN:+PTX + embedded cubins}${CUBIN:-PTX only (driver JIT)}"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -47,7 +56,7 @@ for hlo in testdata/corpus/hlo/*.hlo; do
   [ -f "$io" ] || continue
   art="$WORK/$name.pb"
   if ! "$XLA_COMPILE" --module_file="$hlo" --output_file="$art" --platform=gpu \
-       --gpu_target_config="$SPEC" >/dev/null 2>&1; then
+       --gpu_target_config="$SPEC" $CUBIN >/dev/null 2>&1; then
     printf '%-28s %-10s %-10s %10s\n' "$name" compile-error - -; fail=$((fail+1)); continue
   fi
   "$AOT" run "$art" --target-config "$SPEC" --io "$io" >"$WORK/emu.txt" 2>&1; emu=$?
