@@ -402,6 +402,40 @@ fn hostile_trials() -> Vec<Trial> {
         .collect()
 }
 
+/// `check_proto_bytes` on encodings prost would not build as one message: bytes that are not
+/// protobuf fail naming the part, and a message split over repeated occurrences of its fields
+/// (which protobuf merges) checks like the merged message.
+fn wire_trial() -> Trial {
+    Trial::test("convert::wire::malformed_and_merged", || {
+        let e = check_proto_bytes(&[0x0a, 0xff]).unwrap_err().to_string();
+        if !e.contains("hlo_module_with_config is not valid protobuf") {
+            return Err(format!("unexpected error: {e}").into());
+        }
+        let p = base_proto();
+        let whole = check_proto(&p).map_err(|e| e.to_string())?;
+        // The same module as two occurrences of `hlo_module`: the first with the computations,
+        // the second with the entry id (merged: the last scalar wins, computations append).
+        let mut first = p.clone();
+        let mut second = HloModuleProtoWithConfig::default();
+        let module = first.hlo_module.as_mut().ok_or("no module")?;
+        second.hlo_module = Some(proto::xla::HloModuleProto {
+            entry_computation_id: module.entry_computation_id,
+            ..Default::default()
+        });
+        module.entry_computation_id = -1;
+        let mut bytes = first.encode_to_vec();
+        bytes.extend(second.encode_to_vec());
+        let merged = HloModuleProtoWithConfig::decode(bytes.as_slice())?;
+        let streamed = check_proto_bytes(&bytes).map_err(|e| e.to_string())?;
+        if streamed != whole || check_proto(&merged).map_err(|e| e.to_string())? != whole {
+            return Err(
+                format!("split encoding checked as {streamed:?}, whole as {whole:?}").into(),
+            );
+        }
+        Ok(())
+    })
+}
+
 /// `check_shape` must agree with `shape_from_proto` on every shape: valid or not, the same
 /// message (layouts past rank 64 take the other permutation check).
 fn shape_check_trial() -> Trial {
@@ -496,7 +530,7 @@ fn main() {
             Trial::test(name, move || round_trip(&p))
         })
         .chain(hostile_trials())
-        .chain([shape_check_trial()])
+        .chain([shape_check_trial(), wire_trial()])
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }
