@@ -7,7 +7,7 @@ use crate::finding::Finding;
 use crate::model::Model;
 use crate::report::Report;
 use crate::rules::{self, Side};
-use crate::source::{Compiled, ProtoSources, Repo, Revision};
+use crate::source::{normalize_dir, Compiled, ProtoSources, Repo, Revision};
 use crate::surface::{Extras, History, SnapshotMeta};
 use crate::waiver::Waivers;
 use crate::{fallback, Date, Error};
@@ -198,16 +198,19 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             Some(e) => e.clone().normalized(),
             None => newest_extras(&repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
         };
+        // The census of the head: read from its git objects when the head is a revision. Read
+        // before the base's extras (the base's git reads are under way meanwhile), reported
+        // after them.
+        let census = if opts.goldens.is_absolute() {
+            Census::load(&opts.goldens)
+        } else {
+            Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())
+        };
         // A base without snapshots says nothing about its opcodes, registry and flags: compare
         // the head's with themselves rather than report all of them as new.
         let base_extras = newest_extras(&repo, &opts.base, &opts.history_dir)?
             .unwrap_or_else(|| head_extras.clone());
-        // The census of the head: read from its git objects when the head is a revision.
-        let census = if opts.goldens.is_absolute() {
-            Census::load(&opts.goldens)?
-        } else {
-            Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())?
-        };
+        let census = census?;
         let label = |rev: &Revision| match rev {
             Revision::WorkTree => "working tree".to_owned(),
             Revision::Git(r) => match repo.resolve(r) {
@@ -228,20 +231,35 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             census,
         })
     };
+    // The directories read from a git side (the history and the census: as the context reads
+    // them), listed together in one walk of its trees.
+    let git_dirs = |head: bool| -> Vec<&str> {
+        let mut dirs: Vec<&str> = spec.proto_dirs.iter().map(|d| normalize_dir(d)).collect();
+        if !Path::new(&opts.history_dir).is_absolute() {
+            dirs.push(&opts.history_dir);
+        }
+        if head && !opts.goldens.is_absolute() {
+            dirs.extend(opts.goldens.to_str());
+        }
+        dirs
+    };
     // Base, head and the rest are independent (git reads, two protox compiles, the history):
     // run side by side, the diff costs about one compile plus the rules.
     let panicked = |what: &str| Error::Compile {
         side: what.to_owned(),
         message: "the worker thread panicked".to_owned(),
     };
+    let repo = &repo;
     let (base_model, head_model, ctx) = std::thread::scope(|scope| {
         let (sources_tx, sources_rx) = std::sync::mpsc::channel();
         let head = scope.spawn(move || {
+            repo.prefetch(&opts.head, &git_dirs(true));
             let sources = load(&opts.head)?;
             let _ = sources_tx.send(sources.clone());
             build(&sources, &opts.head)
         });
         let ctx = scope.spawn(context);
+        repo.prefetch(&opts.base, &git_dirs(false));
         let base_sources = load(&opts.base);
         // Most changes do not touch the protos: then one compile serves both sides.
         let same = match (&base_sources, sources_rx.recv()) {
