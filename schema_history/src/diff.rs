@@ -1,13 +1,14 @@
 //! The bot's diff: compile both sides, load the history, the census, the runtime sources and the
 //! waivers, run every rule.
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::census::Census;
 use crate::finding::Finding;
 use crate::model::Model;
 use crate::report::Report;
 use crate::rules::{self, Side};
-use crate::source::{normalize_dir, Compiled, ProtoSources, Repo, Revision};
+use crate::source::{normalize_dir, Compiled, ParseCache, ProtoSources, Repo, Revision};
 use crate::surface::{Extras, History, SnapshotMeta};
 use crate::waiver::Waivers;
 use crate::{fallback, Date, Error};
@@ -185,10 +186,11 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         }
         Ok(sources)
     };
-    let build = |sources: &ProtoSources, rev: &Revision| -> Result<Model, Error> {
-        let compiled = sources.compile(&spec.files, &rev.to_string())?;
+    let build = |sources: &ProtoSources, rev: &Revision, cache: &Arc<ParseCache>| {
+        let compiled = sources.compile_for_model(&spec.files, &rev.to_string(), cache)?;
         mark(&format!("{rev}: compiled"));
         let model = spec.model(&compiled, rev);
+        drop(compiled);
         mark(&format!("{rev}: model"));
         model
     };
@@ -244,19 +246,24 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         dirs
     };
     // Base, head and the rest are independent (git reads, two protox compiles, the history):
-    // run side by side, the diff costs about one compile plus the rules.
+    // run side by side.
     let panicked = |what: &str| Error::Compile {
         side: what.to_owned(),
         message: "the worker thread panicked".to_owned(),
     };
     let repo = &repo;
-    let (base_model, head_model, ctx) = std::thread::scope(|scope| {
+    // Files both sides have alike are parsed once, by whichever side opens them first; the
+    // side that finishes last frees the parses.
+    let cache = Arc::new(ParseCache::default());
+    let head_cache = Arc::clone(&cache);
+    let (base_owned, head_model, ctx) = std::thread::scope(|scope| {
         let (sources_tx, sources_rx) = std::sync::mpsc::channel();
         let head = scope.spawn(move || {
             repo.prefetch(&opts.head, &git_dirs(true));
             let sources = load(&opts.head)?;
+            head_cache.expect(&sources);
             let _ = sources_tx.send(sources.clone());
-            build(&sources, &opts.head)
+            build(&sources, &opts.head, &head_cache)
         });
         let ctx = scope.spawn(context);
         repo.prefetch(&opts.base, &git_dirs(false));
@@ -266,20 +273,37 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             (Ok(b), Ok(h)) => b.same_as(&h),
             _ => false,
         };
+        if let (Ok(b), false) = (&base_sources, same) {
+            cache.expect(b);
+        }
+        cache.seal();
+        // Parse from the other end of the file list while the head's compile starts at the
+        // front (only when every file is compiled: otherwise some may never be opened).
+        if spec.files.is_empty() {
+            if let Ok(b) = &base_sources {
+                b.parse_into(&cache);
+            }
+        }
+        let base = (!same).then(|| base_sources.and_then(|b| build(&b, &opts.base, &cache)));
+        drop(cache);
         let head = head
             .join()
             .unwrap_or_else(|_| Err(panicked(&opts.head.to_string())));
-        let base = if same {
-            head.as_ref().map(Clone::clone).map_err(|e| Error::Compile {
-                side: opts.base.to_string(),
-                message: e.to_string(),
-            })
-        } else {
-            base_sources.and_then(|b| build(&b, &opts.base))
+        // The same schema on both sides: the head's model serves as the base's.
+        let base = match base {
+            Some(base) => base.map(Some),
+            None => match &head {
+                Ok(_) => Ok(None),
+                Err(e) => Err(Error::Compile {
+                    side: opts.base.to_string(),
+                    message: e.to_string(),
+                }),
+            },
         };
         let ctx = ctx.join().unwrap_or_else(|_| Err(panicked("history")));
         Ok::<_, Error>((base?, head?, ctx?))
     })?;
+    let base_model = base_owned.as_ref().unwrap_or(&head_model);
     let Context {
         labels,
         history,
@@ -288,7 +312,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         census,
     } = ctx;
     let base_side = Side {
-        model: &base_model,
+        model: base_model,
         extras: &base_extras,
     };
     let head_side = Side {
@@ -297,7 +321,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     };
 
     mark("joined");
-    let mut findings: Vec<Finding> = rules::wire(&base_model, &head_model, &history);
+    let mut findings: Vec<Finding> = rules::wire(base_model, &head_model, &history);
     findings.extend(rules::windows(
         base_side, head_side, &history, &census, opts.today,
     ));

@@ -2,7 +2,9 @@
 //! numbers, names, types, labels, oneofs, reserved ranges and names, options and source locations.
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
+use std::sync::Arc;
 
+use prost_reflect::prost_types::SourceCodeInfo;
 use prost_reflect::{
     Cardinality, DescriptorPool, EnumDescriptor, FieldDescriptor, FileDescriptor, Kind,
     MessageDescriptor, Value,
@@ -185,47 +187,97 @@ pub struct Model {
     pub files: BTreeSet<String>,
 }
 
-/// Source spans of one file, by descriptor path.
-struct Spans(HashMap<Vec<i32>, (u32, u32)>);
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Source spans (1-based line and column) of the declarations of one file, by descriptor path.
+#[derive(Debug, Default)]
+pub(crate) struct Spans(FastMap<Vec<i32>, (u32, u32)>);
 
 impl Spans {
     fn of(file: &FileDescriptor) -> Spans {
-        let mut map = HashMap::new();
-        if let Some(info) = &file.file_descriptor_proto().source_code_info {
-            for loc in &info.location {
-                // Declarations have even-length paths (tag, index pairs); odd-length ones point
-                // at their parts (name, number, type), which findings never need.
-                if loc.path.len() % 2 != 0 {
-                    continue;
-                }
-                if let (Some(line), Some(col)) = (loc.span.first(), loc.span.get(1)) {
-                    let entry = (
-                        u32::try_from(*line).unwrap_or(0) + 1,
-                        u32::try_from(*col).unwrap_or(0) + 1,
-                    );
-                    map.entry(loc.path.clone()).or_insert(entry);
-                }
+        let locations = file.file_descriptor_proto().source_code_info.iter();
+        Spans::collect(
+            locations
+                .flat_map(|i| &i.location)
+                .map(|l| (l.path.as_slice(), &l.span)),
+        )
+    }
+
+    /// The spans of a file's source info, taken from it.
+    pub(crate) fn from_info(info: Option<SourceCodeInfo>) -> Spans {
+        let locations = info.into_iter().flat_map(|i| i.location);
+        Spans::collect(locations.map(|l| (l.path, l.span)))
+    }
+
+    fn collect<P, S>(locations: impl Iterator<Item = (P, S)>) -> Spans
+    where
+        P: AsRef<[i32]> + Into<Vec<i32>>,
+        S: AsRef<[i32]>,
+    {
+        let mut map =
+            FastMap::with_capacity_and_hasher(locations.size_hint().0, Default::default());
+        for (path, span) in locations {
+            // Declarations have even-length paths (tag, index pairs); odd-length ones point at
+            // their parts (name, number, type), which findings never need.
+            if path.as_ref().len() % 2 != 0 {
+                continue;
+            }
+            if let [line, col, ..] = span.as_ref() {
+                let entry = (
+                    u32::try_from(*line).unwrap_or(0) + 1,
+                    u32::try_from(*col).unwrap_or(0) + 1,
+                );
+                map.entry(path.into()).or_insert(entry);
             }
         }
         Spans(map)
     }
 }
 
+/// Where the declarations of one file are.
+struct FileSpans {
+    /// Repository-relative path (or import name).
+    path: String,
+    spans: Arc<Spans>,
+}
+
+impl FileSpans {
+    fn locate(&self, path: &[i32]) -> Option<Location> {
+        let (line, column) = *self.spans.0.get(path)?;
+        Some(Location {
+            file: self.path.clone(),
+            line,
+            column,
+        })
+    }
+}
+
 struct Locator<'a> {
     repo_paths: &'a BTreeMap<String, String>,
-    spans: HashMap<String, Spans>,
+    /// Spans known beforehand, by import name.
+    known: &'a HashMap<String, Arc<Spans>>,
+    files: HashMap<String, Arc<FileSpans>>,
 }
 
 impl Locator<'_> {
-    fn locate(&mut self, file: &FileDescriptor, path: &[i32]) -> Option<Location> {
-        let name = file.name().to_owned();
-        let spans = self
-            .spans
-            .entry(name.clone())
-            .or_insert_with(|| Spans::of(file));
-        let (line, column) = *spans.0.get(path)?;
-        let file = self.repo_paths.get(&name).cloned().unwrap_or(name);
-        Some(Location { file, line, column })
+    /// The spans of `file` (from its source info unless known beforehand).
+    fn file(&mut self, file: &FileDescriptor) -> Arc<FileSpans> {
+        let name = file.name();
+        if let Some(f) = self.files.get(name) {
+            return Arc::clone(f);
+        }
+        let spans = match self.known.get(name) {
+            Some(spans) => Arc::clone(spans),
+            None => Arc::new(Spans::of(file)),
+        };
+        let path = self
+            .repo_paths
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_owned());
+        let f = Arc::new(FileSpans { path, spans });
+        self.files.insert(name.to_owned(), Arc::clone(&f));
+        f
     }
 }
 
@@ -243,7 +295,8 @@ impl Model {
         let ext = pool.get_extension_by_name(ignorable);
         let mut locator = Locator {
             repo_paths: &compiled.repo_paths,
-            spans: HashMap::new(),
+            known: &compiled.spans,
+            files: HashMap::new(),
         };
         let mut model = Model {
             root: root.to_owned(),
@@ -252,13 +305,12 @@ impl Model {
             files: BTreeSet::new(),
         };
         let mut queue = VecDeque::from([root_desc]);
-        let mut seen = BTreeSet::new();
         let mut enums: Vec<EnumDescriptor> = Vec::new();
         while let Some(msg) = queue.pop_front() {
-            if !seen.insert(msg.full_name().to_owned()) {
+            if model.messages.contains_key(msg.full_name()) {
                 continue;
             }
-            model.files.insert(msg.parent_file().name().to_owned());
+            insert_name(&mut model.files, msg.parent_file().name());
             for field in msg.fields() {
                 match field.kind() {
                     Kind::Message(m) => queue.push_back(m),
@@ -273,8 +325,9 @@ impl Model {
             if model.enums.contains_key(e.full_name()) {
                 continue;
             }
-            model.files.insert(e.parent_file().name().to_owned());
             let file = e.parent_file();
+            insert_name(&mut model.files, file.name());
+            let spans = locator.file(&file);
             let mut values = BTreeMap::new();
             for v in e.values() {
                 values.insert(
@@ -282,7 +335,7 @@ impl Model {
                     EnumValue {
                         name: v.name().to_owned(),
                         number: v.number(),
-                        location: locator.locate(&file, v.path()),
+                        location: spans.locate(v.path()),
                     },
                 );
             }
@@ -294,7 +347,7 @@ impl Model {
                     .map(|r| (*r.start(), *r.end()))
                     .collect(),
                 reserved_names: e.reserved_names().map(str::to_owned).collect(),
-                location: locator.locate(&file, e.path()),
+                location: spans.locate(e.path()),
             };
             model.enums.insert(en.name.clone(), en);
         }
@@ -400,10 +453,10 @@ fn message(
     ext: Option<&prost_reflect::ExtensionDescriptor>,
     locator: &mut Locator<'_>,
 ) -> Message {
-    let file = msg.parent_file();
+    let spans = locator.file(&msg.parent_file());
     let mut fields = BTreeMap::new();
     for f in msg.fields() {
-        let field = field(&f, ext, &file, locator);
+        let field = field(&f, ext, &spans);
         fields.insert(field.number, field);
     }
     Message {
@@ -416,23 +469,55 @@ fn message(
             .collect(),
         reserved_ranges: msg.reserved_ranges().map(|r| (r.start, r.end)).collect(),
         reserved_names: msg.reserved_names().map(str::to_owned).collect(),
-        location: locator.locate(&file, msg.path()),
+        location: spans.locate(msg.path()),
+    }
+}
+
+/// `.` and a full name: how a field's type is written in the listing.
+fn dotted(full_name: &str) -> String {
+    let mut s = String::with_capacity(full_name.len() + 1);
+    s.push('.');
+    s.push_str(full_name);
+    s
+}
+
+/// Adds `name` to `set` (allocating only when it is new).
+fn insert_name(set: &mut BTreeSet<String>, name: &str) {
+    if !set.contains(name) {
+        set.insert(name.to_owned());
     }
 }
 
 fn field(
     f: &FieldDescriptor,
     ext: Option<&prost_reflect::ExtensionDescriptor>,
-    file: &FileDescriptor,
-    locator: &mut Locator<'_>,
+    spans: &FileSpans,
 ) -> Field {
     let kind = f.kind();
     let type_name = match &kind {
-        Kind::Message(m) => format!(".{}", m.full_name()),
-        Kind::Enum(e) => format!(".{}", e.full_name()),
-        other => format!("{other:?}").to_lowercase(),
+        Kind::Message(m) => dotted(m.full_name()),
+        Kind::Enum(e) => dotted(e.full_name()),
+        Kind::Double => "double".to_owned(),
+        Kind::Float => "float".to_owned(),
+        Kind::Int32 => "int32".to_owned(),
+        Kind::Int64 => "int64".to_owned(),
+        Kind::Uint32 => "uint32".to_owned(),
+        Kind::Uint64 => "uint64".to_owned(),
+        Kind::Sint32 => "sint32".to_owned(),
+        Kind::Sint64 => "sint64".to_owned(),
+        Kind::Fixed32 => "fixed32".to_owned(),
+        Kind::Fixed64 => "fixed64".to_owned(),
+        Kind::Sfixed32 => "sfixed32".to_owned(),
+        Kind::Sfixed64 => "sfixed64".to_owned(),
+        Kind::Bool => "bool".to_owned(),
+        Kind::String => "string".to_owned(),
+        Kind::Bytes => "bytes".to_owned(),
     };
     let ignorable = ext.is_some_and(|ext| {
+        // A field without options cannot carry the extension: skip decoding them.
+        if f.field_descriptor_proto().options.is_none() {
+            return false;
+        }
         let options = f.options();
         options.has_extension(ext)
             && matches!(options.get_extension(ext).as_ref(), Value::Bool(true))
@@ -450,7 +535,7 @@ fn field(
             .filter(|o| !o.is_synthetic())
             .map(|o| o.name().to_owned()),
         ignorable,
-        location: locator.locate(file, f.path()),
+        location: spans.locate(f.path()),
     }
 }
 

@@ -4,11 +4,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use prost_reflect::prost_types::FileDescriptorProto;
 use prost_reflect::DescriptorPool;
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 
+use crate::model::Spans;
 use crate::Error;
 
 /// Which state of a repository to read.
@@ -625,6 +628,64 @@ impl ProtoSources {
     /// Compiles `files` (import names or repository paths; every file when empty) and their
     /// imports. `side` names the side in errors.
     pub fn compile(&self, files: &[String], side: &str) -> Result<Compiled, Error> {
+        let open = self.to_open(files, side)?;
+        let mut chain = ChainFileResolver::new();
+        chain.add(MemoryResolver {
+            sources: self.texts(),
+        });
+        chain.add(GoogleFileResolver::new());
+        let compiler = open_all(chain, &open).map_err(|e| Error::Compile {
+            side: side.to_owned(),
+            message: describe_protox_error(&e),
+        })?;
+        Ok(Compiled {
+            pool: compiler.descriptor_pool(),
+            repo_paths: self.repo_paths(),
+            spans: HashMap::new(),
+        })
+    }
+
+    /// [`compile`](Self::compile) for a model only (see [`Model::extract`]): files are parsed
+    /// through `cache`, shared with the other side of a diff, and the pool is built without the
+    /// source info (the spans of declarations travel beside it). Every check is protox's as in
+    /// `compile`; on any error, `compile` itself runs and reports it.
+    pub(crate) fn compile_for_model(
+        &self,
+        files: &[String],
+        side: &str,
+        cache: &Arc<ParseCache>,
+    ) -> Result<Compiled, Error> {
+        let open = self.to_open(files, side)?;
+        let spans = Arc::new(Mutex::new(HashMap::new()));
+        let mut chain = ChainFileResolver::new();
+        chain.add(CachedResolver {
+            sources: self.texts(),
+            cache: Arc::clone(cache),
+            spans: Arc::clone(&spans),
+        });
+        chain.add(GoogleFileResolver::new());
+        let Ok(compiler) = open_all(chain, &open) else {
+            return self.compile(files, side);
+        };
+        let pool = compiler.descriptor_pool();
+        drop(compiler);
+        let spans = std::mem::take(&mut *spans.lock().unwrap_or_else(PoisonError::into_inner));
+        Ok(Compiled {
+            pool,
+            repo_paths: self.repo_paths(),
+            spans,
+        })
+    }
+
+    /// Parses every file into `cache` (last first: the other side's compile starts with the
+    /// first), so that two threads share the parsing of a diff.
+    pub(crate) fn parse_into(&self, cache: &ParseCache) {
+        for (name, (_, text)) in self.files.iter().rev() {
+            cache.parsed(name, text);
+        }
+    }
+
+    fn to_open(&self, files: &[String], side: &str) -> Result<Vec<String>, Error> {
         let mut open: Vec<String> = if files.is_empty() {
             self.files.keys().cloned().collect()
         } else {
@@ -637,31 +698,21 @@ impl ProtoSources {
                 dirs: "the proto directories".to_owned(),
             });
         }
-        let sources: HashMap<String, String> = self
-            .files
+        Ok(open)
+    }
+
+    fn texts(&self) -> HashMap<String, String> {
+        self.files
             .iter()
             .map(|(name, (_, text))| (name.clone(), text.clone()))
-            .collect();
-        let mut chain = ChainFileResolver::new();
-        chain.add(MemoryResolver { sources });
-        chain.add(GoogleFileResolver::new());
-        let mut compiler = protox::Compiler::with_file_resolver(chain);
-        compiler.include_imports(true).include_source_info(true);
-        for name in &open {
-            compiler.open_file(name).map_err(|e| Error::Compile {
-                side: side.to_owned(),
-                message: describe_protox_error(&e),
-            })?;
-        }
-        let repo_paths = self
-            .files
+            .collect()
+    }
+
+    fn repo_paths(&self) -> BTreeMap<String, String> {
+        self.files
             .iter()
             .map(|(name, (path, _))| (name.clone(), path.clone()))
-            .collect();
-        Ok(Compiled {
-            pool: compiler.descriptor_pool(),
-            repo_paths,
-        })
+            .collect()
     }
 
     fn import_name(&self, file: &str) -> String {
@@ -693,6 +744,19 @@ fn describe_protox_error(e: &protox::Error) -> String {
     }
 }
 
+/// Opens `names` (and their imports) with protox, source info included.
+fn open_all(
+    resolver: ChainFileResolver,
+    names: &[String],
+) -> Result<protox::Compiler, protox::Error> {
+    let mut compiler = protox::Compiler::with_file_resolver(resolver);
+    compiler.include_imports(true).include_source_info(true);
+    for name in names {
+        compiler.open_file(name)?;
+    }
+    Ok(compiler)
+}
+
 struct MemoryResolver {
     sources: HashMap<String, String>,
 }
@@ -706,6 +770,124 @@ impl FileResolver for MemoryResolver {
     }
 }
 
+/// The parses of one diff: each distinct file (import name and text) is parsed once, by
+/// whichever side needs it first, and both sides build from the result. Lives as long as the
+/// diff.
+///
+/// Each side says up front which files it has ([`expect`](Self::expect)); once every side has
+/// ([`seal`](Self::seal)), the last side to open a file takes its parse rather than a copy.
+#[derive(Default)]
+pub(crate) struct ParseCache {
+    /// Import name to each text seen under it and its parse.
+    files: Mutex<HashMap<String, Vec<(String, ParseSlot)>>>,
+    sealed: AtomicBool,
+}
+
+type ParseSlot = Arc<Slot>;
+
+#[derive(Default)]
+struct Slot {
+    /// The spans of the parse, `None` when the file does not parse.
+    parsed: OnceLock<Option<Arc<Spans>>>,
+    /// Sides still to open the file, and the parsed descriptor (until the last one takes it).
+    state: Mutex<(usize, Option<FileDescriptorProto>)>,
+}
+
+/// Parses `text` as `name`, moving the source info out into the spans of the declarations.
+fn parse(name: &str, text: &str) -> Result<(FileDescriptorProto, Arc<Spans>), protox::Error> {
+    let mut descriptor = FileDescriptorProto::from(File::from_source(name, text)?);
+    let spans = Arc::new(Spans::from_info(descriptor.source_code_info.take()));
+    Ok((descriptor, spans))
+}
+
+impl ParseCache {
+    fn slot(&self, name: &str, text: &str) -> ParseSlot {
+        let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
+        let versions = files.entry(name.to_owned()).or_default();
+        match versions.iter().find(|(t, _)| t == text) {
+            Some((_, slot)) => Arc::clone(slot),
+            None => {
+                let slot = ParseSlot::default();
+                versions.push((text.to_owned(), Arc::clone(&slot)));
+                slot
+            }
+        }
+    }
+
+    /// The parse of `text` as `name`, parsing it unless it already is (or is being parsed).
+    fn parsed(&self, name: &str, text: &str) -> ParseSlot {
+        let slot = self.slot(name, text);
+        slot.parsed.get_or_init(|| {
+            let (descriptor, spans) = parse(name, text).ok()?;
+            slot.state.lock().unwrap_or_else(PoisonError::into_inner).1 = Some(descriptor);
+            Some(spans)
+        });
+        slot
+    }
+
+    /// A side will open (some of) the files of `sources`.
+    pub(crate) fn expect(&self, sources: &ProtoSources) {
+        for (name, (_, text)) in &sources.files {
+            let slot = self.slot(name, text);
+            slot.state.lock().unwrap_or_else(PoisonError::into_inner).0 += 1;
+        }
+    }
+
+    /// Every side has said what it will open.
+    pub(crate) fn seal(&self) {
+        self.sealed.store(true, Ordering::Release);
+    }
+
+    /// The parse of `text` as `name` for a side that opens it: taken by the last such side,
+    /// copied for the others. An error when it does not parse.
+    fn open(
+        &self,
+        name: &str,
+        text: &str,
+    ) -> Result<(FileDescriptorProto, Arc<Spans>), protox::Error> {
+        let slot = self.parsed(name, text);
+        let Some(Some(spans)) = slot.parsed.get() else {
+            // It does not parse: protox says why.
+            return parse(name, text);
+        };
+        let sealed = self.sealed.load(Ordering::Acquire);
+        let mut state = slot.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.0 = state.0.saturating_sub(1);
+        let descriptor = if sealed && state.0 == 0 {
+            state.1.take()
+        } else {
+            state.1.clone()
+        };
+        drop(state);
+        match descriptor {
+            Some(descriptor) => Ok((descriptor, Arc::clone(spans))),
+            // Taken already (a side opened it more often than it said): parse it again.
+            None => parse(name, text),
+        }
+    }
+}
+
+/// Sources resolved through a [`ParseCache`]; records the spans of each file it opens.
+struct CachedResolver {
+    sources: HashMap<String, String>,
+    cache: Arc<ParseCache>,
+    spans: Arc<Mutex<HashMap<String, Arc<Spans>>>>,
+}
+
+impl FileResolver for CachedResolver {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        let Some(text) = self.sources.get(name) else {
+            return Err(protox::Error::file_not_found(name));
+        };
+        let (descriptor, spans) = self.cache.open(name, text)?;
+        self.spans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned(), spans);
+        Ok(File::from_file_descriptor_proto(descriptor))
+    }
+}
+
 /// A compiled schema: the descriptor pool (custom options intact) and where each file lives.
 #[derive(Debug, Clone)]
 pub struct Compiled {
@@ -713,6 +895,8 @@ pub struct Compiled {
     pub pool: DescriptorPool,
     /// Import name to repository-relative path, for locations.
     pub repo_paths: BTreeMap<String, String>,
+    /// Spans of the declarations of files whose source info is not in the pool, by import name.
+    pub(crate) spans: HashMap<String, Arc<Spans>>,
 }
 
 impl Compiled {
@@ -725,6 +909,7 @@ impl Compiled {
         Ok(Compiled {
             pool,
             repo_paths: BTreeMap::new(),
+            spans: HashMap::new(),
         })
     }
 }
