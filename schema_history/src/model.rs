@@ -368,20 +368,18 @@ impl Model {
     /// Every construct name of the model: messages, fields (`Msg.field`), enums, enum values
     /// (`Enum.VALUE`).
     pub fn constructs(&self) -> BTreeSet<String> {
-        let mut out = BTreeSet::new();
+        let mut out = Vec::new();
         for m in self.messages.values() {
-            out.insert(m.name.clone());
-            for f in m.fields.values() {
-                out.insert(format!("{}.{}", m.name, f.name));
-            }
+            out.push(m.name.clone());
+            out.extend(m.fields.values().map(|f| member(&m.name, &f.name)));
         }
         for e in self.enums.values() {
-            out.insert(e.name.clone());
-            for v in e.values.keys() {
-                out.insert(format!("{}.{}", e.name, v));
-            }
+            out.push(e.name.clone());
+            out.extend(e.values.keys().map(|v| member(&e.name, v)));
         }
-        out
+        // Sorted once and built in bulk: much cheaper than inserting one by one.
+        out.sort_unstable();
+        out.into_iter().collect()
     }
 
     /// The field a construct name (`Msg.field`) denotes.
@@ -473,6 +471,26 @@ fn message(
     }
 }
 
+/// The words of a listing line, as `line.split(' ')` gives them (with `memchr`: cheaper).
+fn split_words<'a>(line: &'a str, words: &mut Vec<&'a str>) {
+    words.clear();
+    let mut start = 0;
+    for i in memchr::memchr_iter(b' ', line.as_bytes()) {
+        words.push(line.get(start..i).unwrap_or_default());
+        start = i + 1;
+    }
+    words.push(line.get(start..).unwrap_or_default());
+}
+
+/// `parent.name`: the construct name of a field or enum value.
+fn member(parent: &str, name: &str) -> String {
+    let mut s = String::with_capacity(parent.len() + 1 + name.len());
+    s.push_str(parent);
+    s.push('.');
+    s.push_str(name);
+    s
+}
+
 /// `.` and a full name: how a field's type is written in the listing.
 fn dotted(full_name: &str) -> String {
     let mut s = String::with_capacity(full_name.len() + 1);
@@ -562,52 +580,64 @@ impl Model {
     /// the descriptor set, and all that the history rules need. Lines that do not parse are
     /// skipped; opcode, registry and flag lines belong to the extras.
     pub fn from_listing<'a>(root: &str, lines: impl IntoIterator<Item = &'a str>) -> Model {
-        let lines: Vec<Vec<&str>> = lines
-            .into_iter()
-            .map(|l| l.split(' ').collect())
-            .filter(|w: &Vec<&str>| w.len() >= 2)
-            .collect();
-        let mut model = Model {
-            root: root.to_owned(),
-            messages: BTreeMap::new(),
-            enums: BTreeMap::new(),
-            files: BTreeSet::new(),
-        };
-        for w in &lines {
-            match (w.first(), w.get(1)) {
-                (Some(name), Some(&"message")) => {
-                    model.messages.insert(
-                        (*name).to_owned(),
-                        Message {
-                            name: (*name).to_owned(),
-                            fields: BTreeMap::new(),
-                            oneofs: BTreeSet::new(),
-                            reserved_ranges: Vec::new(),
-                            reserved_names: BTreeSet::new(),
-                            location: None,
-                        },
-                    );
+        let lines: Vec<&str> = lines.into_iter().collect();
+        // The types first: a field's wire class depends on whether its type is an enum. They
+        // are indexed by name while their lines are read, and sorted once at the end.
+        let mut messages: Vec<Message> = Vec::new();
+        let mut enums: Vec<Enum> = Vec::new();
+        let mut message_index: FastMap<&str, usize> = FastMap::default();
+        let mut enum_index: FastMap<&str, usize> = FastMap::default();
+        for line in &lines {
+            // The first two words.
+            let Some((name, rest)) = line.split_once(' ') else {
+                continue;
+            };
+            let kind = rest.split_once(' ').map_or(rest, |(kind, _)| kind);
+            match kind {
+                "message" => {
+                    let m = Message {
+                        name: name.to_owned(),
+                        fields: BTreeMap::new(),
+                        oneofs: BTreeSet::new(),
+                        reserved_ranges: Vec::new(),
+                        reserved_names: BTreeSet::new(),
+                        location: None,
+                    };
+                    match message_index.get(name) {
+                        Some(&i) => messages[i] = m,
+                        None => {
+                            message_index.insert(name, messages.len());
+                            messages.push(m);
+                        }
+                    }
                 }
-                (Some(name), Some(&"enum")) => {
-                    model.enums.insert(
-                        (*name).to_owned(),
-                        Enum {
-                            name: (*name).to_owned(),
-                            values: BTreeMap::new(),
-                            reserved_ranges: Vec::new(),
-                            reserved_names: BTreeSet::new(),
-                            location: None,
-                        },
-                    );
+                "enum" => {
+                    let e = Enum {
+                        name: name.to_owned(),
+                        values: BTreeMap::new(),
+                        reserved_ranges: Vec::new(),
+                        reserved_names: BTreeSet::new(),
+                        location: None,
+                    };
+                    match enum_index.get(name) {
+                        Some(&i) => enums[i] = e,
+                        None => {
+                            enum_index.insert(name, enums.len());
+                            enums.push(e);
+                        }
+                    }
                 }
                 _ => {}
             }
         }
-        for w in &lines {
+        let mut w: Vec<&str> = Vec::new();
+        for line in &lines {
+            split_words(line, &mut w);
             let (Some(name), Some(kind)) = (w.first().copied(), w.get(1).copied()) else {
                 continue;
             };
             let rest = w.get(2..).unwrap_or(&[]);
+            let message = |name: &str| message_index.get(name).copied();
             match kind {
                 "field" => {
                     let Some((msg, field)) = name.rsplit_once('.') else {
@@ -629,14 +659,17 @@ impl Model {
                         }
                         _ => {}
                     }
-                    let type_name = rest.get(i).copied().unwrap_or("").to_owned();
+                    let Some(m) = message(msg) else {
+                        continue;
+                    };
+                    let type_name = rest.get(i).copied().unwrap_or("");
                     let oneof = match (rest.get(i + 1).copied(), rest.get(i + 2).copied()) {
                         (Some("oneof"), Some(o)) => Some(o.to_owned()),
                         _ => None,
                     };
                     let is_message = type_name.starts_with('.')
-                        && !model.enums.contains_key(type_name.trim_start_matches('.'));
-                    let wire = match type_name.as_str() {
+                        && !enum_index.contains_key(type_name.trim_start_matches('.'));
+                    let wire = match type_name {
                         "int32" | "int64" | "uint32" | "uint64" | "bool" => WireClass::Varint,
                         "sint32" | "sint64" => WireClass::ZigZag,
                         "fixed32" | "sfixed32" | "float" => WireClass::Fixed32,
@@ -645,28 +678,26 @@ impl Model {
                         _ => WireClass::Length,
                     };
                     let ignorable = rest.contains(&"[ignorable]");
-                    if let Some(m) = model.messages.get_mut(msg) {
-                        m.fields.insert(
+                    messages[m].fields.insert(
+                        number,
+                        Field {
+                            name: field.to_owned(),
                             number,
-                            Field {
-                                name: field.to_owned(),
-                                number,
-                                type_name,
-                                wire,
-                                repeated,
-                                presence: !repeated && (presence || oneof.is_some() || is_message),
-                                is_message,
-                                oneof,
-                                ignorable,
-                                location: None,
-                            },
-                        );
-                    }
+                            type_name: type_name.to_owned(),
+                            wire,
+                            repeated,
+                            presence: !repeated && (presence || oneof.is_some() || is_message),
+                            is_message,
+                            oneof,
+                            ignorable,
+                            location: None,
+                        },
+                    );
                 }
                 "oneof" => {
                     if let Some((msg, o)) = name.rsplit_once('.') {
-                        if let Some(m) = model.messages.get_mut(msg) {
-                            m.oneofs.insert(o.to_owned());
+                        if let Some(m) = message(msg) {
+                            messages[m].oneofs.insert(o.to_owned());
                         }
                     }
                 }
@@ -677,8 +708,8 @@ impl Model {
                     let Some(number) = rest.first().and_then(|n| n.parse::<i32>().ok()) else {
                         continue;
                     };
-                    if let Some(e) = model.enums.get_mut(en) {
-                        e.values.insert(
+                    if let Some(&e) = enum_index.get(en) {
+                        enums[e].values.insert(
                             v.to_owned(),
                             EnumValue {
                                 name: v.to_owned(),
@@ -697,27 +728,32 @@ impl Model {
                     let (Some(start), Some(last)) = (start, last) else {
                         continue;
                     };
-                    if let Some(m) = model.messages.get_mut(name) {
+                    if let Some(m) = message(name) {
                         if let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(last + 1)) {
-                            m.reserved_ranges.push((s, e));
+                            messages[m].reserved_ranges.push((s, e));
                         }
-                    } else if let Some(e) = model.enums.get_mut(name) {
+                    } else if let Some(&e) = enum_index.get(name) {
                         if let (Ok(s), Ok(l)) = (i32::try_from(start), i32::try_from(last)) {
-                            e.reserved_ranges.push((s, l));
+                            enums[e].reserved_ranges.push((s, l));
                         }
                     }
                 }
                 "reserved-name" => {
                     let Some(n) = rest.first() else { continue };
-                    if let Some(m) = model.messages.get_mut(name) {
-                        m.reserved_names.insert((*n).to_owned());
-                    } else if let Some(e) = model.enums.get_mut(name) {
-                        e.reserved_names.insert((*n).to_owned());
+                    if let Some(m) = message(name) {
+                        messages[m].reserved_names.insert((*n).to_owned());
+                    } else if let Some(&e) = enum_index.get(name) {
+                        enums[e].reserved_names.insert((*n).to_owned());
                     }
                 }
                 _ => {}
             }
         }
-        model
+        Model {
+            root: root.to_owned(),
+            messages: messages.into_iter().map(|m| (m.name.clone(), m)).collect(),
+            enums: enums.into_iter().map(|e| (e.name.clone(), e)).collect(),
+            files: BTreeSet::new(),
+        }
     }
 }
