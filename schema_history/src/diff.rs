@@ -321,21 +321,29 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     };
 
     mark("joined");
-    let mut findings: Vec<Finding> = rules::wire(base_model, &head_model, &history);
-    findings.extend(rules::windows(
-        base_side, head_side, &history, &census, opts.today,
-    ));
     let aliases: Vec<String> = head_extras
         .registry
         .iter()
         .flat_map(|r| r.aliases.iter().cloned())
         .collect();
-    findings.extend(fallback::scan(
-        &under(&opts.repo, &opts.runtime_src),
-        &opts.repo,
-        &aliases,
-        opts.today,
-    )?);
+    // The wire rules beside the windows and the fallback scan.
+    let (wire, windows, fallbacks) = std::thread::scope(|scope| {
+        let wire = scope.spawn(|| rules::wire(base_model, &head_model, &history));
+        let windows = rules::windows(base_side, head_side, &history, &census, opts.today);
+        let fallbacks = fallback::scan(
+            &under(&opts.repo, &opts.runtime_src),
+            &opts.repo,
+            &aliases,
+            opts.today,
+        );
+        let wire = wire
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (wire, windows, fallbacks)
+    });
+    let mut findings: Vec<Finding> = wire;
+    findings.extend(windows);
+    findings.extend(fallbacks?);
     let waivers_path = under(&opts.repo, &opts.waivers);
     let shown = waivers_path
         .strip_prefix(&opts.repo)
@@ -355,5 +363,11 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     };
     report.sort();
     mark("report");
+    // Free the snapshots beside the models.
+    std::thread::scope(|scope| {
+        scope.spawn(move || drop(history));
+        drop(head_model);
+        drop(base_owned);
+    });
     Ok(report)
 }
