@@ -233,17 +233,24 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             census,
         })
     };
-    // The directories read from a git side (the history and the census: as the context reads
-    // them), listed together in one walk of its trees.
-    let git_dirs = |head: bool| -> Vec<&str> {
-        let mut dirs: Vec<&str> = spec.proto_dirs.iter().map(|d| normalize_dir(d)).collect();
+    // What the diff reads from a git side (the history and the census: as the context reads
+    // them), read ahead together: one walk of its trees, one batch of files.
+    let git_reads = |head: bool| -> Vec<(&str, &str)> {
+        let mut wants: Vec<(&str, &str)> = spec
+            .proto_dirs
+            .iter()
+            .map(|d| (normalize_dir(d), ".proto"))
+            .collect();
         if !Path::new(&opts.history_dir).is_absolute() {
-            dirs.push(&opts.history_dir);
+            wants.push((&opts.history_dir, "/surface.json"));
+            if head {
+                wants.push((&opts.history_dir, "/surface.txt"));
+            }
         }
         if head && !opts.goldens.is_absolute() {
-            dirs.extend(opts.goldens.to_str());
+            wants.extend(opts.goldens.to_str().map(|g| (g, "/manifest.json")));
         }
-        dirs
+        wants
     };
     // Base, head and the rest are independent (git reads, two protox compiles, the history):
     // run side by side.
@@ -259,14 +266,14 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     let (base_owned, head_model, ctx) = std::thread::scope(|scope| {
         let (sources_tx, sources_rx) = std::sync::mpsc::channel();
         let head = scope.spawn(move || {
-            repo.prefetch(&opts.head, &git_dirs(true));
+            repo.prefetch(&opts.head, &git_reads(true));
             let sources = load(&opts.head)?;
             head_cache.expect(&sources);
             let _ = sources_tx.send(sources.clone());
             build(&sources, &opts.head, &head_cache)
         });
         let ctx = scope.spawn(context);
-        repo.prefetch(&opts.base, &git_dirs(false));
+        repo.prefetch(&opts.base, &git_reads(false));
         let base_sources = load(&opts.base);
         // Most changes do not touch the protos: then one compile serves both sides.
         let same = match (&base_sources, sources_rx.recv()) {

@@ -41,10 +41,12 @@ impl std::fmt::Display for Revision {
 pub struct Repo {
     root: PathBuf,
     trees: Arc<Mutex<Listings>>,
+    /// Held while trees are walked: a listing under way is waited for, not walked twice.
+    walking: Arc<Mutex<()>>,
     cat: Arc<Mutex<Option<CatFile>>>,
 }
 
-/// The directory listings read so far.
+/// What the git reads of a `Repo` have seen so far.
 #[derive(Debug, Default)]
 struct Listings {
     /// (revision, directory) to the paths under it.
@@ -53,6 +55,8 @@ struct Listings {
     oids: HashMap<String, HashMap<String, String>>,
     /// Revision to the commit it names, as seen while listing.
     commits: HashMap<String, String>,
+    /// Contents of the blobs read ahead, by object name.
+    blobs: HashMap<String, Vec<u8>>,
 }
 
 /// A running `git cat-file --batch`.
@@ -186,6 +190,7 @@ impl Repo {
         Repo {
             root: root.into(),
             trees: Arc::default(),
+            walking: Arc::default(),
             cat: Arc::default(),
         }
     }
@@ -307,13 +312,47 @@ impl Repo {
         Ok(files)
     }
 
-    /// Lists `dirs` (repository-relative, as given to [`list_files`](Self::list_files)) at
-    /// `rev` together, one batch per tree level for all of them, so that their listings are then
-    /// answered from the cache. Errors are left to those listings.
-    pub(crate) fn prefetch(&self, rev: &Revision, dirs: &[&str]) {
-        if let Revision::Git(rev) = rev {
-            let dirs: Vec<&str> = dirs.iter().map(|d| d.trim_end_matches('/')).collect();
-            let _ = self.trees(rev, &dirs);
+    /// Reads ahead, at `rev`, the files under each directory (repository-relative, as given to
+    /// [`list_files`](Self::list_files)) whose names end with its suffix: the directories are
+    /// listed together, one batch per tree level, and the files read in one more batch, so that
+    /// later listings and reads of them are answered from what this `Repo` has seen. Errors are
+    /// left to those later calls.
+    pub(crate) fn prefetch(&self, rev: &Revision, wants: &[(&str, &str)]) {
+        let Revision::Git(rev) = rev else {
+            return;
+        };
+        let _walking = self.walking.lock().unwrap_or_else(PoisonError::into_inner);
+        let dirs: Vec<&str> = wants.iter().map(|(d, _)| d.trim_end_matches('/')).collect();
+        let Ok(listed) = self.trees_walked(rev, &dirs) else {
+            return;
+        };
+        let mut oids: Vec<String> = match self.trees.lock() {
+            Ok(m) => {
+                let known = m.oids.get(rev);
+                wants
+                    .iter()
+                    .zip(&listed)
+                    .flat_map(|((_, suffix), files)| {
+                        files.iter().filter(move |f| f.ends_with(suffix))
+                    })
+                    .filter_map(|f| known?.get(f))
+                    .filter(|oid| !m.blobs.contains_key(*oid))
+                    .cloned()
+                    .collect()
+            }
+            Err(_) => return,
+        };
+        oids.sort_unstable();
+        oids.dedup();
+        let Ok(objects) = self.objects(&oids) else {
+            return;
+        };
+        if let Ok(mut m) = self.trees.lock() {
+            for (oid, object) in oids.into_iter().zip(objects) {
+                if let Some(object) = object.filter(|o| o.kind == "blob") {
+                    m.blobs.insert(oid, object.body);
+                }
+            }
         }
     }
 
@@ -324,6 +363,12 @@ impl Repo {
 
     /// [`tree`](Self::tree) of each of `dirs`, walking the uncached ones together.
     fn trees(&self, rev: &str, dirs: &[&str]) -> Result<Vec<Arc<Vec<String>>>, Error> {
+        let _walking = self.walking.lock().unwrap_or_else(PoisonError::into_inner);
+        self.trees_walked(rev, dirs)
+    }
+
+    /// [`trees`](Self::trees), the caller holding `walking`.
+    fn trees_walked(&self, rev: &str, dirs: &[&str]) -> Result<Vec<Arc<Vec<String>>>, Error> {
         let cached: Vec<Option<Arc<Vec<String>>>> = match self.trees.lock() {
             Ok(m) => dirs
                 .iter()
@@ -490,19 +535,31 @@ impl Repo {
                 if rev.contains('\n') {
                     return Ok(files);
                 }
-                let wanted: Vec<&String> = paths.iter().filter(|p| !p.contains('\n')).collect();
-                // Listed paths by object name: git then reads one object, not the trees above it.
-                let requests: Vec<String> = {
-                    let listings = self.trees.lock().ok();
-                    let known = listings.as_ref().and_then(|l| l.oids.get(rev.as_str()));
-                    wanted
-                        .iter()
-                        .map(|p| match known.and_then(|k| k.get(p.as_str())) {
-                            Some(oid) => oid.clone(),
-                            None => format!("{rev}:{p}"),
-                        })
-                        .collect()
-                };
+                // Listed paths by object name (git then reads one object, not the trees above
+                // it), from what was read ahead when it was.
+                let mut wanted: Vec<&String> = Vec::new();
+                let mut requests: Vec<String> = Vec::new();
+                {
+                    let m = self.trees.lock().unwrap_or_else(PoisonError::into_inner);
+                    let known = m.oids.get(rev.as_str());
+                    for path in paths.iter().filter(|p| !p.contains('\n')) {
+                        match known.and_then(|k| k.get(path.as_str())) {
+                            Some(oid) => match m.blobs.get(oid) {
+                                Some(body) => {
+                                    files.insert(path.clone(), body.clone());
+                                }
+                                None => {
+                                    wanted.push(path);
+                                    requests.push(oid.clone());
+                                }
+                            },
+                            None => {
+                                wanted.push(path);
+                                requests.push(format!("{rev}:{path}"));
+                            }
+                        }
+                    }
+                }
                 for (path, object) in wanted.into_iter().zip(self.objects(&requests)?) {
                     if let Some(object) = object.filter(|o| o.kind == "blob") {
                         files.insert(path.clone(), object.body);
