@@ -264,6 +264,10 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     let cache = Arc::new(ParseCache::default());
     let head_cache = Arc::clone(&cache);
     let (base_owned, head_model, ctx) = std::thread::scope(|scope| {
+        // The base's git reads first, before any compile starts: they lead to the base's
+        // compile, and git (a process of its own: start-up, then a few round trips) gets little
+        // of a small machine while compiles run beside it.
+        repo.prefetch(&opts.base, &git_reads(false));
         let (sources_tx, sources_rx) = std::sync::mpsc::channel();
         let head = scope.spawn(move || {
             repo.prefetch(&opts.head, &git_reads(true));
@@ -273,7 +277,6 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             build(&sources, &opts.head, &head_cache)
         });
         let ctx = scope.spawn(context);
-        repo.prefetch(&opts.base, &git_reads(false));
         let base_sources = load(&opts.base);
         // Most changes do not touch the protos: then one compile serves both sides.
         let same = match (&base_sources, sources_rx.recv()) {
