@@ -1,13 +1,14 @@
 //! The bot's diff: compile both sides, load the history, the census, the runtime sources and the
 //! waivers, run every rule.
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::census::Census;
 use crate::finding::Finding;
 use crate::model::Model;
 use crate::report::Report;
 use crate::rules::{self, Side};
-use crate::source::{Compiled, ProtoSources, Repo, Revision};
+use crate::source::{normalize_dir, Compiled, ParseCache, ProtoSources, Repo, Revision};
 use crate::surface::{Extras, History, SnapshotMeta};
 use crate::waiver::Waivers;
 use crate::{fallback, Date, Error};
@@ -185,10 +186,11 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         }
         Ok(sources)
     };
-    let build = |sources: &ProtoSources, rev: &Revision| -> Result<Model, Error> {
-        let compiled = sources.compile(&spec.files, &rev.to_string())?;
+    let build = |sources: &ProtoSources, rev: &Revision, cache: &Arc<ParseCache>| {
+        let compiled = sources.compile_for_model(&spec.files, &rev.to_string(), cache)?;
         mark(&format!("{rev}: compiled"));
         let model = spec.model(&compiled, rev);
+        drop(compiled);
         mark(&format!("{rev}: model"));
         model
     };
@@ -198,16 +200,19 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             Some(e) => e.clone().normalized(),
             None => newest_extras(&repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
         };
+        // The census of the head: read from its git objects when the head is a revision. Read
+        // before the base's extras (the base's git reads are under way meanwhile), reported
+        // after them.
+        let census = if opts.goldens.is_absolute() {
+            Census::load(&opts.goldens)
+        } else {
+            Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())
+        };
         // A base without snapshots says nothing about its opcodes, registry and flags: compare
         // the head's with themselves rather than report all of them as new.
         let base_extras = newest_extras(&repo, &opts.base, &opts.history_dir)?
             .unwrap_or_else(|| head_extras.clone());
-        // The census of the head: read from its git objects when the head is a revision.
-        let census = if opts.goldens.is_absolute() {
-            Census::load(&opts.goldens)?
-        } else {
-            Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())?
-        };
+        let census = census?;
         let label = |rev: &Revision| match rev {
             Revision::WorkTree => "working tree".to_owned(),
             Revision::Git(r) => match repo.resolve(r) {
@@ -228,18 +233,48 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             census,
         })
     };
+    // What the diff reads from a git side (the history and the census: as the context reads
+    // them), read ahead together: one walk of its trees, one batch of files.
+    let git_reads = |head: bool| -> Vec<(&str, &str)> {
+        let mut wants: Vec<(&str, &str)> = spec
+            .proto_dirs
+            .iter()
+            .map(|d| (normalize_dir(d), ".proto"))
+            .collect();
+        if !Path::new(&opts.history_dir).is_absolute() {
+            wants.push((&opts.history_dir, "/surface.json"));
+            if head {
+                wants.push((&opts.history_dir, "/surface.txt"));
+            }
+        }
+        if head && !opts.goldens.is_absolute() {
+            wants.extend(opts.goldens.to_str().map(|g| (g, "/manifest.json")));
+        }
+        wants
+    };
     // Base, head and the rest are independent (git reads, two protox compiles, the history):
-    // run side by side, the diff costs about one compile plus the rules.
+    // run side by side.
     let panicked = |what: &str| Error::Compile {
         side: what.to_owned(),
         message: "the worker thread panicked".to_owned(),
     };
-    let (base_model, head_model, ctx) = std::thread::scope(|scope| {
+    let repo = &repo;
+    // Files both sides have alike are parsed once, by whichever side opens them first; the
+    // side that finishes last frees the parses.
+    let cache = Arc::new(ParseCache::default());
+    let head_cache = Arc::clone(&cache);
+    let (base_owned, head_model, ctx) = std::thread::scope(|scope| {
+        // The base's git reads first, before any compile starts: they lead to the base's
+        // compile, and git (a process of its own: start-up, then a few round trips) gets little
+        // of a small machine while compiles run beside it.
+        repo.prefetch(&opts.base, &git_reads(false));
         let (sources_tx, sources_rx) = std::sync::mpsc::channel();
         let head = scope.spawn(move || {
+            repo.prefetch(&opts.head, &git_reads(true));
             let sources = load(&opts.head)?;
+            head_cache.expect(&sources);
             let _ = sources_tx.send(sources.clone());
-            build(&sources, &opts.head)
+            build(&sources, &opts.head, &head_cache)
         });
         let ctx = scope.spawn(context);
         let base_sources = load(&opts.base);
@@ -248,20 +283,37 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             (Ok(b), Ok(h)) => b.same_as(&h),
             _ => false,
         };
+        if let (Ok(b), false) = (&base_sources, same) {
+            cache.expect(b);
+        }
+        cache.seal();
+        // Parse from the other end of the file list while the head's compile starts at the
+        // front (only when every file is compiled: otherwise some may never be opened).
+        if spec.files.is_empty() {
+            if let Ok(b) = &base_sources {
+                b.parse_into(&cache);
+            }
+        }
+        let base = (!same).then(|| base_sources.and_then(|b| build(&b, &opts.base, &cache)));
+        drop(cache);
         let head = head
             .join()
             .unwrap_or_else(|_| Err(panicked(&opts.head.to_string())));
-        let base = if same {
-            head.as_ref().map(Clone::clone).map_err(|e| Error::Compile {
-                side: opts.base.to_string(),
-                message: e.to_string(),
-            })
-        } else {
-            base_sources.and_then(|b| build(&b, &opts.base))
+        // The same schema on both sides: the head's model serves as the base's.
+        let base = match base {
+            Some(base) => base.map(Some),
+            None => match &head {
+                Ok(_) => Ok(None),
+                Err(e) => Err(Error::Compile {
+                    side: opts.base.to_string(),
+                    message: e.to_string(),
+                }),
+            },
         };
         let ctx = ctx.join().unwrap_or_else(|_| Err(panicked("history")));
         Ok::<_, Error>((base?, head?, ctx?))
     })?;
+    let base_model = base_owned.as_ref().unwrap_or(&head_model);
     let Context {
         labels,
         history,
@@ -270,7 +322,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         census,
     } = ctx;
     let base_side = Side {
-        model: &base_model,
+        model: base_model,
         extras: &base_extras,
     };
     let head_side = Side {
@@ -279,21 +331,29 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     };
 
     mark("joined");
-    let mut findings: Vec<Finding> = rules::wire(&base_model, &head_model, &history);
-    findings.extend(rules::windows(
-        base_side, head_side, &history, &census, opts.today,
-    ));
     let aliases: Vec<String> = head_extras
         .registry
         .iter()
         .flat_map(|r| r.aliases.iter().cloned())
         .collect();
-    findings.extend(fallback::scan(
-        &under(&opts.repo, &opts.runtime_src),
-        &opts.repo,
-        &aliases,
-        opts.today,
-    )?);
+    // The wire rules beside the windows and the fallback scan.
+    let (wire, windows, fallbacks) = std::thread::scope(|scope| {
+        let wire = scope.spawn(|| rules::wire(base_model, &head_model, &history));
+        let windows = rules::windows(base_side, head_side, &history, &census, opts.today);
+        let fallbacks = fallback::scan(
+            &under(&opts.repo, &opts.runtime_src),
+            &opts.repo,
+            &aliases,
+            opts.today,
+        );
+        let wire = wire
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (wire, windows, fallbacks)
+    });
+    let mut findings: Vec<Finding> = wire;
+    findings.extend(windows);
+    findings.extend(fallbacks?);
     let waivers_path = under(&opts.repo, &opts.waivers);
     let shown = waivers_path
         .strip_prefix(&opts.repo)
@@ -313,5 +373,11 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     };
     report.sort();
     mark("report");
+    // Free the snapshots beside the models.
+    std::thread::scope(|scope| {
+        scope.spawn(move || drop(history));
+        drop(head_model);
+        drop(base_owned);
+    });
     Ok(report)
 }

@@ -2,7 +2,9 @@
 //! numbers, names, types, labels, oneofs, reserved ranges and names, options and source locations.
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
+use std::sync::Arc;
 
+use prost_reflect::prost_types::SourceCodeInfo;
 use prost_reflect::{
     Cardinality, DescriptorPool, EnumDescriptor, FieldDescriptor, FileDescriptor, Kind,
     MessageDescriptor, Value,
@@ -185,47 +187,97 @@ pub struct Model {
     pub files: BTreeSet<String>,
 }
 
-/// Source spans of one file, by descriptor path.
-struct Spans(HashMap<Vec<i32>, (u32, u32)>);
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Source spans (1-based line and column) of the declarations of one file, by descriptor path.
+#[derive(Debug, Default)]
+pub(crate) struct Spans(FastMap<Vec<i32>, (u32, u32)>);
 
 impl Spans {
     fn of(file: &FileDescriptor) -> Spans {
-        let mut map = HashMap::new();
-        if let Some(info) = &file.file_descriptor_proto().source_code_info {
-            for loc in &info.location {
-                // Declarations have even-length paths (tag, index pairs); odd-length ones point
-                // at their parts (name, number, type), which findings never need.
-                if loc.path.len() % 2 != 0 {
-                    continue;
-                }
-                if let (Some(line), Some(col)) = (loc.span.first(), loc.span.get(1)) {
-                    let entry = (
-                        u32::try_from(*line).unwrap_or(0) + 1,
-                        u32::try_from(*col).unwrap_or(0) + 1,
-                    );
-                    map.entry(loc.path.clone()).or_insert(entry);
-                }
+        let locations = file.file_descriptor_proto().source_code_info.iter();
+        Spans::collect(
+            locations
+                .flat_map(|i| &i.location)
+                .map(|l| (l.path.as_slice(), &l.span)),
+        )
+    }
+
+    /// The spans of a file's source info, taken from it.
+    pub(crate) fn from_info(info: Option<SourceCodeInfo>) -> Spans {
+        let locations = info.into_iter().flat_map(|i| i.location);
+        Spans::collect(locations.map(|l| (l.path, l.span)))
+    }
+
+    fn collect<P, S>(locations: impl Iterator<Item = (P, S)>) -> Spans
+    where
+        P: AsRef<[i32]> + Into<Vec<i32>>,
+        S: AsRef<[i32]>,
+    {
+        let mut map =
+            FastMap::with_capacity_and_hasher(locations.size_hint().0, Default::default());
+        for (path, span) in locations {
+            // Declarations have even-length paths (tag, index pairs); odd-length ones point at
+            // their parts (name, number, type), which findings never need.
+            if path.as_ref().len() % 2 != 0 {
+                continue;
+            }
+            if let [line, col, ..] = span.as_ref() {
+                let entry = (
+                    u32::try_from(*line).unwrap_or(0) + 1,
+                    u32::try_from(*col).unwrap_or(0) + 1,
+                );
+                map.entry(path.into()).or_insert(entry);
             }
         }
         Spans(map)
     }
 }
 
+/// Where the declarations of one file are.
+struct FileSpans {
+    /// Repository-relative path (or import name).
+    path: String,
+    spans: Arc<Spans>,
+}
+
+impl FileSpans {
+    fn locate(&self, path: &[i32]) -> Option<Location> {
+        let (line, column) = *self.spans.0.get(path)?;
+        Some(Location {
+            file: self.path.clone(),
+            line,
+            column,
+        })
+    }
+}
+
 struct Locator<'a> {
     repo_paths: &'a BTreeMap<String, String>,
-    spans: HashMap<String, Spans>,
+    /// Spans known beforehand, by import name.
+    known: &'a HashMap<String, Arc<Spans>>,
+    files: HashMap<String, Arc<FileSpans>>,
 }
 
 impl Locator<'_> {
-    fn locate(&mut self, file: &FileDescriptor, path: &[i32]) -> Option<Location> {
-        let name = file.name().to_owned();
-        let spans = self
-            .spans
-            .entry(name.clone())
-            .or_insert_with(|| Spans::of(file));
-        let (line, column) = *spans.0.get(path)?;
-        let file = self.repo_paths.get(&name).cloned().unwrap_or(name);
-        Some(Location { file, line, column })
+    /// The spans of `file` (from its source info unless known beforehand).
+    fn file(&mut self, file: &FileDescriptor) -> Arc<FileSpans> {
+        let name = file.name();
+        if let Some(f) = self.files.get(name) {
+            return Arc::clone(f);
+        }
+        let spans = match self.known.get(name) {
+            Some(spans) => Arc::clone(spans),
+            None => Arc::new(Spans::of(file)),
+        };
+        let path = self
+            .repo_paths
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_owned());
+        let f = Arc::new(FileSpans { path, spans });
+        self.files.insert(name.to_owned(), Arc::clone(&f));
+        f
     }
 }
 
@@ -243,7 +295,8 @@ impl Model {
         let ext = pool.get_extension_by_name(ignorable);
         let mut locator = Locator {
             repo_paths: &compiled.repo_paths,
-            spans: HashMap::new(),
+            known: &compiled.spans,
+            files: HashMap::new(),
         };
         let mut model = Model {
             root: root.to_owned(),
@@ -252,13 +305,12 @@ impl Model {
             files: BTreeSet::new(),
         };
         let mut queue = VecDeque::from([root_desc]);
-        let mut seen = BTreeSet::new();
         let mut enums: Vec<EnumDescriptor> = Vec::new();
         while let Some(msg) = queue.pop_front() {
-            if !seen.insert(msg.full_name().to_owned()) {
+            if model.messages.contains_key(msg.full_name()) {
                 continue;
             }
-            model.files.insert(msg.parent_file().name().to_owned());
+            insert_name(&mut model.files, msg.parent_file().name());
             for field in msg.fields() {
                 match field.kind() {
                     Kind::Message(m) => queue.push_back(m),
@@ -273,8 +325,9 @@ impl Model {
             if model.enums.contains_key(e.full_name()) {
                 continue;
             }
-            model.files.insert(e.parent_file().name().to_owned());
             let file = e.parent_file();
+            insert_name(&mut model.files, file.name());
+            let spans = locator.file(&file);
             let mut values = BTreeMap::new();
             for v in e.values() {
                 values.insert(
@@ -282,7 +335,7 @@ impl Model {
                     EnumValue {
                         name: v.name().to_owned(),
                         number: v.number(),
-                        location: locator.locate(&file, v.path()),
+                        location: spans.locate(v.path()),
                     },
                 );
             }
@@ -294,7 +347,7 @@ impl Model {
                     .map(|r| (*r.start(), *r.end()))
                     .collect(),
                 reserved_names: e.reserved_names().map(str::to_owned).collect(),
-                location: locator.locate(&file, e.path()),
+                location: spans.locate(e.path()),
             };
             model.enums.insert(en.name.clone(), en);
         }
@@ -315,20 +368,18 @@ impl Model {
     /// Every construct name of the model: messages, fields (`Msg.field`), enums, enum values
     /// (`Enum.VALUE`).
     pub fn constructs(&self) -> BTreeSet<String> {
-        let mut out = BTreeSet::new();
+        let mut out = Vec::new();
         for m in self.messages.values() {
-            out.insert(m.name.clone());
-            for f in m.fields.values() {
-                out.insert(format!("{}.{}", m.name, f.name));
-            }
+            out.push(m.name.clone());
+            out.extend(m.fields.values().map(|f| member(&m.name, &f.name)));
         }
         for e in self.enums.values() {
-            out.insert(e.name.clone());
-            for v in e.values.keys() {
-                out.insert(format!("{}.{}", e.name, v));
-            }
+            out.push(e.name.clone());
+            out.extend(e.values.keys().map(|v| member(&e.name, v)));
         }
-        out
+        // Sorted once and built in bulk: much cheaper than inserting one by one.
+        out.sort_unstable();
+        out.into_iter().collect()
     }
 
     /// The field a construct name (`Msg.field`) denotes.
@@ -400,10 +451,10 @@ fn message(
     ext: Option<&prost_reflect::ExtensionDescriptor>,
     locator: &mut Locator<'_>,
 ) -> Message {
-    let file = msg.parent_file();
+    let spans = locator.file(&msg.parent_file());
     let mut fields = BTreeMap::new();
     for f in msg.fields() {
-        let field = field(&f, ext, &file, locator);
+        let field = field(&f, ext, &spans);
         fields.insert(field.number, field);
     }
     Message {
@@ -416,23 +467,75 @@ fn message(
             .collect(),
         reserved_ranges: msg.reserved_ranges().map(|r| (r.start, r.end)).collect(),
         reserved_names: msg.reserved_names().map(str::to_owned).collect(),
-        location: locator.locate(&file, msg.path()),
+        location: spans.locate(msg.path()),
+    }
+}
+
+/// The words of a listing line, as `line.split(' ')` gives them (with `memchr`: cheaper).
+fn split_words<'a>(line: &'a str, words: &mut Vec<&'a str>) {
+    words.clear();
+    let mut start = 0;
+    for i in memchr::memchr_iter(b' ', line.as_bytes()) {
+        words.push(line.get(start..i).unwrap_or_default());
+        start = i + 1;
+    }
+    words.push(line.get(start..).unwrap_or_default());
+}
+
+/// `parent.name`: the construct name of a field or enum value.
+fn member(parent: &str, name: &str) -> String {
+    let mut s = String::with_capacity(parent.len() + 1 + name.len());
+    s.push_str(parent);
+    s.push('.');
+    s.push_str(name);
+    s
+}
+
+/// `.` and a full name: how a field's type is written in the listing.
+fn dotted(full_name: &str) -> String {
+    let mut s = String::with_capacity(full_name.len() + 1);
+    s.push('.');
+    s.push_str(full_name);
+    s
+}
+
+/// Adds `name` to `set` (allocating only when it is new).
+fn insert_name(set: &mut BTreeSet<String>, name: &str) {
+    if !set.contains(name) {
+        set.insert(name.to_owned());
     }
 }
 
 fn field(
     f: &FieldDescriptor,
     ext: Option<&prost_reflect::ExtensionDescriptor>,
-    file: &FileDescriptor,
-    locator: &mut Locator<'_>,
+    spans: &FileSpans,
 ) -> Field {
     let kind = f.kind();
     let type_name = match &kind {
-        Kind::Message(m) => format!(".{}", m.full_name()),
-        Kind::Enum(e) => format!(".{}", e.full_name()),
-        other => format!("{other:?}").to_lowercase(),
+        Kind::Message(m) => dotted(m.full_name()),
+        Kind::Enum(e) => dotted(e.full_name()),
+        Kind::Double => "double".to_owned(),
+        Kind::Float => "float".to_owned(),
+        Kind::Int32 => "int32".to_owned(),
+        Kind::Int64 => "int64".to_owned(),
+        Kind::Uint32 => "uint32".to_owned(),
+        Kind::Uint64 => "uint64".to_owned(),
+        Kind::Sint32 => "sint32".to_owned(),
+        Kind::Sint64 => "sint64".to_owned(),
+        Kind::Fixed32 => "fixed32".to_owned(),
+        Kind::Fixed64 => "fixed64".to_owned(),
+        Kind::Sfixed32 => "sfixed32".to_owned(),
+        Kind::Sfixed64 => "sfixed64".to_owned(),
+        Kind::Bool => "bool".to_owned(),
+        Kind::String => "string".to_owned(),
+        Kind::Bytes => "bytes".to_owned(),
     };
     let ignorable = ext.is_some_and(|ext| {
+        // A field without options cannot carry the extension: skip decoding them.
+        if f.field_descriptor_proto().options.is_none() {
+            return false;
+        }
         let options = f.options();
         options.has_extension(ext)
             && matches!(options.get_extension(ext).as_ref(), Value::Bool(true))
@@ -450,7 +553,7 @@ fn field(
             .filter(|o| !o.is_synthetic())
             .map(|o| o.name().to_owned()),
         ignorable,
-        location: locator.locate(file, f.path()),
+        location: spans.locate(f.path()),
     }
 }
 
@@ -477,52 +580,64 @@ impl Model {
     /// the descriptor set, and all that the history rules need. Lines that do not parse are
     /// skipped; opcode, registry and flag lines belong to the extras.
     pub fn from_listing<'a>(root: &str, lines: impl IntoIterator<Item = &'a str>) -> Model {
-        let lines: Vec<Vec<&str>> = lines
-            .into_iter()
-            .map(|l| l.split(' ').collect())
-            .filter(|w: &Vec<&str>| w.len() >= 2)
-            .collect();
-        let mut model = Model {
-            root: root.to_owned(),
-            messages: BTreeMap::new(),
-            enums: BTreeMap::new(),
-            files: BTreeSet::new(),
-        };
-        for w in &lines {
-            match (w.first(), w.get(1)) {
-                (Some(name), Some(&"message")) => {
-                    model.messages.insert(
-                        (*name).to_owned(),
-                        Message {
-                            name: (*name).to_owned(),
-                            fields: BTreeMap::new(),
-                            oneofs: BTreeSet::new(),
-                            reserved_ranges: Vec::new(),
-                            reserved_names: BTreeSet::new(),
-                            location: None,
-                        },
-                    );
+        let lines: Vec<&str> = lines.into_iter().collect();
+        // The types first: a field's wire class depends on whether its type is an enum. They
+        // are indexed by name while their lines are read, and sorted once at the end.
+        let mut messages: Vec<Message> = Vec::new();
+        let mut enums: Vec<Enum> = Vec::new();
+        let mut message_index: FastMap<&str, usize> = FastMap::default();
+        let mut enum_index: FastMap<&str, usize> = FastMap::default();
+        for line in &lines {
+            // The first two words.
+            let Some((name, rest)) = line.split_once(' ') else {
+                continue;
+            };
+            let kind = rest.split_once(' ').map_or(rest, |(kind, _)| kind);
+            match kind {
+                "message" => {
+                    let m = Message {
+                        name: name.to_owned(),
+                        fields: BTreeMap::new(),
+                        oneofs: BTreeSet::new(),
+                        reserved_ranges: Vec::new(),
+                        reserved_names: BTreeSet::new(),
+                        location: None,
+                    };
+                    match message_index.get(name) {
+                        Some(&i) => messages[i] = m,
+                        None => {
+                            message_index.insert(name, messages.len());
+                            messages.push(m);
+                        }
+                    }
                 }
-                (Some(name), Some(&"enum")) => {
-                    model.enums.insert(
-                        (*name).to_owned(),
-                        Enum {
-                            name: (*name).to_owned(),
-                            values: BTreeMap::new(),
-                            reserved_ranges: Vec::new(),
-                            reserved_names: BTreeSet::new(),
-                            location: None,
-                        },
-                    );
+                "enum" => {
+                    let e = Enum {
+                        name: name.to_owned(),
+                        values: BTreeMap::new(),
+                        reserved_ranges: Vec::new(),
+                        reserved_names: BTreeSet::new(),
+                        location: None,
+                    };
+                    match enum_index.get(name) {
+                        Some(&i) => enums[i] = e,
+                        None => {
+                            enum_index.insert(name, enums.len());
+                            enums.push(e);
+                        }
+                    }
                 }
                 _ => {}
             }
         }
-        for w in &lines {
+        let mut w: Vec<&str> = Vec::new();
+        for line in &lines {
+            split_words(line, &mut w);
             let (Some(name), Some(kind)) = (w.first().copied(), w.get(1).copied()) else {
                 continue;
             };
             let rest = w.get(2..).unwrap_or(&[]);
+            let message = |name: &str| message_index.get(name).copied();
             match kind {
                 "field" => {
                     let Some((msg, field)) = name.rsplit_once('.') else {
@@ -544,14 +659,17 @@ impl Model {
                         }
                         _ => {}
                     }
-                    let type_name = rest.get(i).copied().unwrap_or("").to_owned();
+                    let Some(m) = message(msg) else {
+                        continue;
+                    };
+                    let type_name = rest.get(i).copied().unwrap_or("");
                     let oneof = match (rest.get(i + 1).copied(), rest.get(i + 2).copied()) {
                         (Some("oneof"), Some(o)) => Some(o.to_owned()),
                         _ => None,
                     };
                     let is_message = type_name.starts_with('.')
-                        && !model.enums.contains_key(type_name.trim_start_matches('.'));
-                    let wire = match type_name.as_str() {
+                        && !enum_index.contains_key(type_name.trim_start_matches('.'));
+                    let wire = match type_name {
                         "int32" | "int64" | "uint32" | "uint64" | "bool" => WireClass::Varint,
                         "sint32" | "sint64" => WireClass::ZigZag,
                         "fixed32" | "sfixed32" | "float" => WireClass::Fixed32,
@@ -560,28 +678,26 @@ impl Model {
                         _ => WireClass::Length,
                     };
                     let ignorable = rest.contains(&"[ignorable]");
-                    if let Some(m) = model.messages.get_mut(msg) {
-                        m.fields.insert(
+                    messages[m].fields.insert(
+                        number,
+                        Field {
+                            name: field.to_owned(),
                             number,
-                            Field {
-                                name: field.to_owned(),
-                                number,
-                                type_name,
-                                wire,
-                                repeated,
-                                presence: !repeated && (presence || oneof.is_some() || is_message),
-                                is_message,
-                                oneof,
-                                ignorable,
-                                location: None,
-                            },
-                        );
-                    }
+                            type_name: type_name.to_owned(),
+                            wire,
+                            repeated,
+                            presence: !repeated && (presence || oneof.is_some() || is_message),
+                            is_message,
+                            oneof,
+                            ignorable,
+                            location: None,
+                        },
+                    );
                 }
                 "oneof" => {
                     if let Some((msg, o)) = name.rsplit_once('.') {
-                        if let Some(m) = model.messages.get_mut(msg) {
-                            m.oneofs.insert(o.to_owned());
+                        if let Some(m) = message(msg) {
+                            messages[m].oneofs.insert(o.to_owned());
                         }
                     }
                 }
@@ -592,8 +708,8 @@ impl Model {
                     let Some(number) = rest.first().and_then(|n| n.parse::<i32>().ok()) else {
                         continue;
                     };
-                    if let Some(e) = model.enums.get_mut(en) {
-                        e.values.insert(
+                    if let Some(&e) = enum_index.get(en) {
+                        enums[e].values.insert(
                             v.to_owned(),
                             EnumValue {
                                 name: v.to_owned(),
@@ -612,27 +728,32 @@ impl Model {
                     let (Some(start), Some(last)) = (start, last) else {
                         continue;
                     };
-                    if let Some(m) = model.messages.get_mut(name) {
+                    if let Some(m) = message(name) {
                         if let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(last + 1)) {
-                            m.reserved_ranges.push((s, e));
+                            messages[m].reserved_ranges.push((s, e));
                         }
-                    } else if let Some(e) = model.enums.get_mut(name) {
+                    } else if let Some(&e) = enum_index.get(name) {
                         if let (Ok(s), Ok(l)) = (i32::try_from(start), i32::try_from(last)) {
-                            e.reserved_ranges.push((s, l));
+                            enums[e].reserved_ranges.push((s, l));
                         }
                     }
                 }
                 "reserved-name" => {
                     let Some(n) = rest.first() else { continue };
-                    if let Some(m) = model.messages.get_mut(name) {
-                        m.reserved_names.insert((*n).to_owned());
-                    } else if let Some(e) = model.enums.get_mut(name) {
-                        e.reserved_names.insert((*n).to_owned());
+                    if let Some(m) = message(name) {
+                        messages[m].reserved_names.insert((*n).to_owned());
+                    } else if let Some(&e) = enum_index.get(name) {
+                        enums[e].reserved_names.insert((*n).to_owned());
                     }
                 }
                 _ => {}
             }
         }
-        model
+        Model {
+            root: root.to_owned(),
+            messages: messages.into_iter().map(|m| (m.name.clone(), m)).collect(),
+            enums: enums.into_iter().map(|e| (e.name.clone(), e)).collect(),
+            files: BTreeSet::new(),
+        }
     }
 }

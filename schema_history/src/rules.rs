@@ -217,7 +217,7 @@ fn message_rules(
 ) {
     let msg = &bm.name;
     for (number, bf) in &bm.fields {
-        let construct = format!("{msg}.{}", bf.name);
+        let construct = || format!("{msg}.{}", bf.name);
         let Some(hf) = hm.fields.get(number) else {
             let number_ok = hm.number_reserved(*number);
             let name_ok =
@@ -232,7 +232,7 @@ fn message_rules(
                 };
                 out.push(Finding::new(
                     Rule::FieldDeleted,
-                    &construct,
+                    construct(),
                     format!(
                         "field `{}` = {number} deleted from `{msg}` without reserving its number and name",
                         bf.name
@@ -243,23 +243,22 @@ fn message_rules(
             }
             continue;
         };
-        let loc = hf.location.clone();
         if hf.name != bf.name {
             out.push(Finding::new(
                 Rule::Renamed,
-                &construct,
+                construct(),
                 format!(
                     "field {number} of `{msg}` renamed from `{}` to `{}`: binary artifacts still load, but text-format and JSON goldens break",
                     bf.name, hf.name
                 ),
-                loc.clone(),
+                hf.location.clone(),
                 format!(
                     "keep the old name, or reserve `\"{}\"` and regenerate the text goldens",
                     bf.name
                 ),
             ));
         }
-        field_shape_rules(msg, bf, hf, &construct, loc, out);
+        field_shape_rules(msg, bf, hf, out);
     }
     new_fields(base, history, bm, hm, out);
     // Reserved numbers and names the head dropped (and does not reuse: that is reported above).
@@ -299,35 +298,31 @@ fn message_rules(
     }
 }
 
-fn field_shape_rules(
-    msg: &str,
-    bf: &Field,
-    hf: &Field,
-    construct: &str,
-    loc: Option<Location>,
-    out: &mut Vec<Finding>,
-) {
+fn field_shape_rules(msg: &str, bf: &Field, hf: &Field, out: &mut Vec<Finding>) {
     let number = bf.number;
+    // Named and located only when a rule fires: most fields keep their shape.
+    let construct = || format!("{msg}.{}", bf.name);
+    let loc = || hf.location.clone();
     if hf.wire != bf.wire {
         out.push(Finding::new(
             Rule::WireTypeChanged,
-            construct,
+            construct(),
             format!(
                 "field `{}` = {number} of `{msg}` changed from `{}` ({}) to `{}` ({}): old and new readers misparse each other",
                 hf.name, bf.type_name, bf.wire.name(), hf.type_name, hf.wire.name()
             ),
-            loc.clone(),
+            loc(),
             "add a new field with a new number and the new type; deprecate the old one",
         ));
     } else if hf.type_name != bf.type_name {
         out.push(Finding::new(
             Rule::TypeChanged,
-            construct,
+            construct(),
             format!(
                 "field `{}` = {number} of `{msg}` changed type from `{}` to `{}` (same wire type)",
                 hf.name, bf.type_name, hf.type_name
             ),
-            loc.clone(),
+            loc(),
             "check that every old value reads the same under the new type, or add a new field",
         ));
     }
@@ -335,26 +330,26 @@ fn field_shape_rules(
         let label = |r: bool| if r { "repeated" } else { "singular" };
         out.push(Finding::new(
             Rule::CardinalityChanged,
-            construct,
+            construct(),
             format!(
                 "field `{}` = {number} of `{msg}` changed from {} to {}",
                 hf.name,
                 label(bf.repeated),
                 label(hf.repeated)
             ),
-            loc.clone(),
+            loc(),
             "add a new field with a new number instead of changing the label",
         ));
     } else if hf.oneof == bf.oneof && hf.presence != bf.presence && !hf.is_message {
         out.push(Finding::new(
             Rule::PresenceChanged,
-            construct,
+            construct(),
             format!(
                 "field `{}` = {number} of `{msg}` {} explicit presence: readers may tell unset from default differently",
                 hf.name,
                 if hf.presence { "gained" } else { "lost" }
             ),
-            loc.clone(),
+            loc(),
             "make sure no reader depends on presence, or add a new field",
         ));
     }
@@ -365,14 +360,14 @@ fn field_shape_rules(
         };
         out.push(Finding::new(
             Rule::OneofChanged,
-            construct,
+            construct(),
             format!(
                 "field `{}` = {number} of `{msg}` moved from {} to {}: setting it now clears other fields",
                 hf.name,
                 where_(&bf.oneof),
                 where_(&hf.oneof)
             ),
-            loc,
+            loc(),
             "add a new field with a new number in the wanted oneof",
         ));
     }
@@ -381,12 +376,12 @@ fn field_shape_rules(
 fn new_fields(base: &Model, history: &History, bm: &Message, hm: &Message, out: &mut Vec<Finding>) {
     let msg = &hm.name;
     for (number, hf) in &hm.fields {
-        let construct = format!("{msg}.{}", hf.name);
+        let construct = || format!("{msg}.{}", hf.name);
         if !bm.fields.contains_key(number) {
             if let Some(earlier) = earlier_number(base, history, msg, *number, &hf.name) {
                 out.push(Finding::new(
                     Rule::NumberReused,
-                    &construct,
+                    construct(),
                     format!(
                         "field `{}` reuses number {number} of `{msg}`: {earlier}; old artifacts decode as the wrong field",
                         hf.name
@@ -402,7 +397,7 @@ fn new_fields(base: &Model, history: &History, bm: &Message, hm: &Message, out: 
             if let Some(earlier) = earlier_name(base, history, msg, *number, &hf.name) {
                 out.push(Finding::new(
                     Rule::NameReused,
-                    &construct,
+                    construct(),
                     format!(
                         "field `{}` = {number} reuses the name `{}` of `{msg}`: {earlier}; text-format and JSON goldens read it as the old field",
                         hf.name, hf.name
@@ -418,12 +413,12 @@ fn new_fields(base: &Model, history: &History, bm: &Message, hm: &Message, out: 
 fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut Vec<Finding>) {
     let en = &be.name;
     for (name, bv) in &be.values {
-        let construct = format!("{en}.{name}");
+        let construct = || format!("{en}.{name}");
         if let Some(hv) = he.values.get(name) {
             if hv.number != bv.number {
                 out.push(Finding::new(
                     Rule::WireTypeChanged,
-                    &construct,
+                    construct(),
                     format!(
                         "enum value `{name}` of `{en}` renumbered from {} to {}: old artifacts decode as another value",
                         bv.number, hv.number
@@ -442,7 +437,7 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
         if let Some(new_name) = renamed_to.first() {
             out.push(Finding::new(
                 Rule::Renamed,
-                &construct,
+                construct(),
                 format!(
                     "enum value {} of `{en}` renamed from `{name}` to `{new_name}`: binary artifacts still load, but text-format and JSON goldens break",
                     bv.number
@@ -458,7 +453,7 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
         if !(number_ok && name_ok) {
             out.push(Finding::new(
                 Rule::EnumValueDeleted,
-                &construct,
+                construct(),
                 format!(
                     "enum value `{name}` = {} deleted from `{en}` without reserving its number and name",
                     bv.number
@@ -472,7 +467,7 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
         }
     }
     for (name, hv) in &he.values {
-        let construct = format!("{en}.{name}");
+        let construct = || format!("{en}.{name}");
         if be.values.contains_key(name) {
             continue;
         }
@@ -481,7 +476,7 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
             if let Some(earlier) = earlier_enum_number(base, history, en, hv.number, name) {
                 out.push(Finding::new(
                     Rule::NumberReused,
-                    &construct,
+                    construct(),
                     format!(
                         "enum value `{name}` reuses number {} of `{en}`: {earlier}",
                         hv.number
@@ -494,7 +489,7 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
         if let Some(earlier) = earlier_enum_name(base, history, en, hv.number, name) {
             out.push(Finding::new(
                 Rule::NameReused,
-                &construct,
+                construct(),
                 format!(
                     "enum value `{name}` = {} reuses a name of `{en}`: {earlier}",
                     hv.number

@@ -4,11 +4,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use prost_reflect::prost_types::FileDescriptorProto;
 use prost_reflect::DescriptorPool;
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 
+use crate::model::Spans;
 use crate::Error;
 
 /// Which state of a repository to read.
@@ -31,13 +34,29 @@ impl std::fmt::Display for Revision {
 
 /// A git repository (or a plain directory, for working-tree reads only).
 ///
-/// Git reads are cheap after the first: the tree listing of each revision is cached, and objects
-/// are read through one long-lived `git cat-file --batch` shared by clones of the `Repo`.
+/// Every git read goes through one long-lived `git cat-file --batch` shared by clones of the
+/// `Repo`: a directory listing walks the tree objects level by level and a set of files is one
+/// batch of requests, so a diff spawns git once. Listings are cached per revision and directory.
 #[derive(Debug, Clone)]
 pub struct Repo {
     root: PathBuf,
-    trees: Arc<Mutex<HashMap<String, Arc<Vec<String>>>>>,
+    trees: Arc<Mutex<Listings>>,
+    /// Held while trees are walked: a listing under way is waited for, not walked twice.
+    walking: Arc<Mutex<()>>,
     cat: Arc<Mutex<Option<CatFile>>>,
+}
+
+/// What the git reads of a `Repo` have seen so far.
+#[derive(Debug, Default)]
+struct Listings {
+    /// (revision, directory) to the paths under it.
+    dirs: HashMap<(String, String), Arc<Vec<String>>>,
+    /// Revision to the object name of each path listed at it.
+    oids: HashMap<String, HashMap<String, String>>,
+    /// Revision to the commit it names, as seen while listing.
+    commits: HashMap<String, String>,
+    /// Contents of the blobs read ahead, by object name.
+    blobs: HashMap<String, Vec<u8>>,
 }
 
 /// A running `git cat-file --batch`.
@@ -60,32 +79,120 @@ impl Drop for CatFile {
     }
 }
 
+/// One object as `git cat-file --batch` prints it.
+struct Object {
+    /// Hex object name.
+    oid: String,
+    /// `blob`, `tree`, `commit` or `tag`.
+    kind: String,
+    body: Vec<u8>,
+}
+
+impl CatFile {
+    /// Answers every request (an object name per line, git's `<rev>:<path>` syntax included) in
+    /// order: `None` where git has no such object. The requests are written from a second thread
+    /// while this one reads the answers, so neither side can block on a full pipe.
+    fn batch(&mut self, requests: &[String]) -> Result<Vec<Option<Object>>, String> {
+        let mut text = String::new();
+        for r in requests {
+            text.push_str(r);
+            text.push('\n');
+        }
+        let CatFile {
+            child,
+            stdin,
+            stdout,
+        } = self;
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(move || {
+                stdin.write_all(text.as_bytes())?;
+                stdin.flush()
+            });
+            let mut out = Vec::with_capacity(requests.len());
+            let mut failed = None;
+            for _ in requests {
+                match read_object(stdout) {
+                    Ok(object) => out.push(object),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            if failed.is_some() {
+                // The writer may be blocked on a pipe git no longer drains.
+                if let Some(child) = child.as_mut() {
+                    let _ = child.kill();
+                }
+            }
+            let written = writer.join();
+            match (failed, written) {
+                (Some(e), _) => Err(e),
+                (None, Ok(Ok(()))) => Ok(out),
+                (None, Ok(Err(e))) => Err(e.to_string()),
+                (None, Err(_)) => Err("the request writer panicked".to_owned()),
+            }
+        })
+    }
+}
+
+/// Reads one answer of `git cat-file --batch`.
+fn read_object(stdout: &mut BufReader<ChildStdout>) -> Result<Option<Object>, String> {
+    let mut header = String::new();
+    stdout.read_line(&mut header).map_err(|e| e.to_string())?;
+    let header = header.trim_end();
+    if header.is_empty() {
+        return Err("git cat-file stopped answering".into());
+    }
+    if header.ends_with(" missing") || header.ends_with(" ambiguous") {
+        return Ok(None);
+    }
+    let mut parts = header.rsplitn(3, ' ');
+    let size: usize = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("unexpected header {header:?}"))?;
+    let kind = parts.next().unwrap_or("").to_owned();
+    let oid = parts.next().unwrap_or("").to_owned();
+    let mut body = vec![0; size + 1];
+    stdout.read_exact(&mut body).map_err(|e| e.to_string())?;
+    body.pop();
+    Ok(Some(Object { oid, kind, body }))
+}
+
+/// The entries of a tree object: (name, is a tree, hex object name).
+fn tree_entries(tree: &Object) -> Result<Vec<(String, bool, String)>, String> {
+    // Each entry is `<octal mode> <name>\0<raw object name>`; the raw name is as long as the
+    // tree's own (SHA-1 or SHA-256 repositories).
+    let hash_len = tree.oid.len() / 2;
+    let mut entries = Vec::new();
+    let mut rest = tree.body.as_slice();
+    while !rest.is_empty() {
+        let bad = || format!("malformed tree object {}", tree.oid);
+        let space = rest.iter().position(|b| *b == b' ').ok_or_else(bad)?;
+        let nul = rest.iter().position(|b| *b == 0).ok_or_else(bad)?;
+        if nul < space || rest.len() < nul + 1 + hash_len {
+            return Err(bad());
+        }
+        let mode = &rest[..space];
+        let name = String::from_utf8_lossy(&rest[space + 1..nul]).into_owned();
+        let hash = &rest[nul + 1..nul + 1 + hash_len];
+        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        entries.push((name, mode == b"40000", hex));
+        rest = &rest[nul + 1 + hash_len..];
+    }
+    Ok(entries)
+}
+
 impl Repo {
     /// The repository whose top-level directory is `root`.
     pub fn new(root: impl Into<PathBuf>) -> Repo {
         Repo {
             root: root.into(),
             trees: Arc::default(),
+            walking: Arc::default(),
             cat: Arc::default(),
         }
-    }
-
-    /// Every file path of the tree of `rev` (one `git ls-tree`, cached).
-    fn tree(&self, rev: &str) -> Result<Arc<Vec<String>>, Error> {
-        if let Some(t) = self.trees.lock().ok().and_then(|m| m.get(rev).cloned()) {
-            return Ok(t);
-        }
-        let out = self.git(&["ls-tree", "--full-tree", "-r", "-z", "--name-only", rev])?;
-        let files: Vec<String> = out
-            .split(|b| *b == 0)
-            .filter(|n| !n.is_empty())
-            .map(|n| String::from_utf8_lossy(n).into_owned())
-            .collect();
-        let files = Arc::new(files);
-        if let Ok(mut m) = self.trees.lock() {
-            m.insert(rev.to_owned(), files.clone());
-        }
-        Ok(files)
     }
 
     /// The repository's top-level directory.
@@ -116,7 +223,23 @@ impl Repo {
 
     /// The full commit hash a revision names.
     pub fn resolve(&self, rev: &str) -> Result<String, Error> {
+        if let Some(commit) = self
+            .trees
+            .lock()
+            .ok()
+            .and_then(|m| m.commits.get(rev).cloned())
+        {
+            return Ok(commit);
+        }
         let spec = format!("{rev}^{{commit}}");
+        if !spec.contains('\n') {
+            if let [Some(object)] = self.objects(std::slice::from_ref(&spec))?.as_slice() {
+                if object.kind == "commit" {
+                    return Ok(object.oid.clone());
+                }
+            }
+        }
+        // Not a commit: git's own words for why.
         self.git_line(&["rev-parse", "--verify", "--quiet", &spec])
     }
 
@@ -177,15 +300,10 @@ impl Repo {
                 }
             }
             Revision::Git(rev) => {
-                let prefix = if dir.is_empty() {
-                    String::new()
-                } else {
-                    format!("{dir}/")
-                };
                 files.extend(
-                    self.tree(rev)?
+                    self.tree(rev, dir)?
                         .iter()
-                        .filter(|f| f.starts_with(&prefix) && f.ends_with(suffix))
+                        .filter(|f| f.ends_with(suffix))
                         .cloned(),
                 );
             }
@@ -194,8 +312,206 @@ impl Repo {
         Ok(files)
     }
 
+    /// Reads ahead, at `rev`, the files under each directory (repository-relative, as given to
+    /// [`list_files`](Self::list_files)) whose names end with its suffix: the directories are
+    /// listed together, one batch per tree level, and the files read in one more batch, so that
+    /// later listings and reads of them are answered from what this `Repo` has seen. Errors are
+    /// left to those later calls.
+    pub(crate) fn prefetch(&self, rev: &Revision, wants: &[(&str, &str)]) {
+        let Revision::Git(rev) = rev else {
+            return;
+        };
+        let _walking = self.walking.lock().unwrap_or_else(PoisonError::into_inner);
+        let dirs: Vec<&str> = wants.iter().map(|(d, _)| d.trim_end_matches('/')).collect();
+        let Ok(listed) = self.trees_walked(rev, &dirs) else {
+            return;
+        };
+        let mut oids: Vec<String> = match self.trees.lock() {
+            Ok(m) => {
+                let known = m.oids.get(rev);
+                wants
+                    .iter()
+                    .zip(&listed)
+                    .flat_map(|((_, suffix), files)| {
+                        files.iter().filter(move |f| f.ends_with(suffix))
+                    })
+                    .filter_map(|f| known?.get(f))
+                    .filter(|oid| !m.blobs.contains_key(*oid))
+                    .cloned()
+                    .collect()
+            }
+            Err(_) => return,
+        };
+        oids.sort_unstable();
+        oids.dedup();
+        let Ok(objects) = self.objects(&oids) else {
+            return;
+        };
+        if let Ok(mut m) = self.trees.lock() {
+            for (oid, object) in oids.into_iter().zip(objects) {
+                if let Some(object) = object.filter(|o| o.kind == "blob") {
+                    m.blobs.insert(oid, object.body);
+                }
+            }
+        }
+    }
+
+    /// Every file path (blobs, links, submodules) under `dir` in the tree of `rev`.
+    fn tree(&self, rev: &str, dir: &str) -> Result<Arc<Vec<String>>, Error> {
+        Ok(self.trees(rev, &[dir])?.pop().unwrap_or_default())
+    }
+
+    /// [`tree`](Self::tree) of each of `dirs`, walking the uncached ones together.
+    fn trees(&self, rev: &str, dirs: &[&str]) -> Result<Vec<Arc<Vec<String>>>, Error> {
+        let _walking = self.walking.lock().unwrap_or_else(PoisonError::into_inner);
+        self.trees_walked(rev, dirs)
+    }
+
+    /// [`trees`](Self::trees), the caller holding `walking`.
+    fn trees_walked(&self, rev: &str, dirs: &[&str]) -> Result<Vec<Arc<Vec<String>>>, Error> {
+        let cached: Vec<Option<Arc<Vec<String>>>> = match self.trees.lock() {
+            Ok(m) => dirs
+                .iter()
+                .map(|d| m.dirs.get(&(rev.to_owned(), (*d).to_owned())).cloned())
+                .collect(),
+            Err(_) => vec![None; dirs.len()],
+        };
+        let mut missing: Vec<&str> = dirs
+            .iter()
+            .zip(&cached)
+            .filter(|(_, c)| c.is_none())
+            .map(|(d, _)| *d)
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        let walked = if missing.is_empty() {
+            Vec::new()
+        } else {
+            self.walk_trees(rev, &missing)?
+        };
+        let mut fresh = HashMap::new();
+        let mut listings = self.trees.lock().ok();
+        for (dir, (listed, commit)) in missing.iter().zip(walked) {
+            let files: Arc<Vec<String>> = Arc::new(listed.iter().map(|(p, _)| p.clone()).collect());
+            if let Some(m) = listings.as_mut() {
+                m.dirs
+                    .insert((rev.to_owned(), (*dir).to_owned()), Arc::clone(&files));
+                let oids = m.oids.entry(rev.to_owned()).or_default();
+                oids.extend(listed.into_iter().filter_map(|(p, o)| Some((p, o?))));
+                if let Some(commit) = commit {
+                    m.commits.insert(rev.to_owned(), commit);
+                }
+            }
+            fresh.insert(*dir, files);
+        }
+        Ok(dirs
+            .iter()
+            .zip(cached)
+            .map(|(d, c)| c.or_else(|| fresh.get(d).cloned()).unwrap_or_default())
+            .collect())
+    }
+
+    /// (path, object name when known) of every file under each of `dirs` at `rev`, walking the
+    /// tree objects one level per batch, and the commit `rev` names when git says so on the way.
+    #[allow(clippy::type_complexity)]
+    fn walk_trees(
+        &self,
+        rev: &str,
+        dirs: &[&str],
+    ) -> Result<Vec<(Vec<(String, Option<String>)>, Option<String>)>, Error> {
+        // Tree paths never have empty, `.` or `..` components, and a newline would end a request
+        // early: for such names, and for anything git does not take for a tree, `git ls-tree`
+        // answers (with git's own words when it is an error).
+        let plain = |s: &str| !s.contains('\n');
+        let walkable = |dir: &str| {
+            plain(dir)
+                && (dir.is_empty()
+                    || !dir
+                        .split('/')
+                        .any(|c| c.is_empty() || c == "." || c == ".."))
+        };
+        let ls_tree_all = || -> Result<Vec<_>, Error> {
+            dirs.iter()
+                .map(|d| Ok((self.ls_tree(rev, d)?, None)))
+                .collect()
+        };
+        if !plain(rev) {
+            return ls_tree_all();
+        }
+        let mut requests = vec![format!("{rev}^{{commit}}"), format!("{rev}^{{tree}}")];
+        requests.extend(
+            dirs.iter()
+                .filter(|d| walkable(d) && !d.is_empty())
+                .map(|d| format!("{rev}:{d}")),
+        );
+        let mut answers = self.objects(&requests)?.into_iter();
+        let commit = answers
+            .next()
+            .flatten()
+            .filter(|c| c.kind == "commit")
+            .map(|c| c.oid);
+        let Some(root) = answers.next().flatten().filter(|t| t.kind == "tree") else {
+            return ls_tree_all();
+        };
+        let mut out: Vec<(Vec<(String, Option<String>)>, Option<String>)> = Vec::new();
+        // (which dir, path prefix, tree) of each directory of the level being read.
+        let mut level: Vec<(usize, String, Arc<Object>)> = Vec::new();
+        let root = Arc::new(root);
+        for (i, dir) in dirs.iter().enumerate() {
+            out.push((Vec::new(), commit.clone()));
+            if !walkable(dir) {
+                out[i].0 = self.ls_tree(rev, dir)?;
+            } else if dir.is_empty() {
+                level.push((i, String::new(), Arc::clone(&root)));
+            } else if let Some(tree) = answers.next().flatten().filter(|t| t.kind == "tree") {
+                level.push((i, format!("{dir}/"), Arc::new(tree)));
+            }
+        }
+        while !level.is_empty() {
+            let mut next = Vec::new();
+            let mut requests = Vec::new();
+            for (i, prefix, tree) in &level {
+                let entries =
+                    tree_entries(tree).map_err(|e| git_error(&["cat-file", "--batch"], e))?;
+                for (name, is_tree, oid) in entries {
+                    if is_tree {
+                        next.push((*i, format!("{prefix}{name}/")));
+                        requests.push(oid);
+                    } else {
+                        out[*i].0.push((format!("{prefix}{name}"), Some(oid)));
+                    }
+                }
+            }
+            level = next
+                .into_iter()
+                .zip(self.objects(&requests)?)
+                .filter_map(|((i, prefix), tree)| {
+                    Some((i, prefix, Arc::new(tree.filter(|t| t.kind == "tree")?)))
+                })
+                .collect();
+        }
+        Ok(out)
+    }
+
+    /// The files under `dir` at `rev` as `git ls-tree` lists them.
+    fn ls_tree(&self, rev: &str, dir: &str) -> Result<Vec<(String, Option<String>)>, Error> {
+        let out = self.git(&["ls-tree", "--full-tree", "-r", "-z", "--name-only", rev])?;
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        Ok(out
+            .split(|b| *b == 0)
+            .filter(|n| !n.is_empty())
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .filter(|n| n.starts_with(&prefix))
+            .map(|n| (n, None))
+            .collect())
+    }
+
     /// The contents of repository-relative `paths` at `rev`; a path that does not exist there is
-    /// absent from the map. Git objects are read with one `git cat-file --batch`.
+    /// absent from the map. Git objects are read in one batch.
     pub fn read_files(
         &self,
         rev: &Revision,
@@ -216,13 +532,37 @@ impl Repo {
                 }
             }
             Revision::Git(rev) => {
-                if paths.is_empty() {
+                if rev.contains('\n') {
                     return Ok(files);
                 }
-                let contents = self.cat_files(rev, paths)?;
-                for (path, bytes) in paths.iter().zip(contents) {
-                    if let Some(bytes) = bytes {
-                        files.insert(path.clone(), bytes);
+                // Listed paths by object name (git then reads one object, not the trees above
+                // it), from what was read ahead when it was.
+                let mut wanted: Vec<&String> = Vec::new();
+                let mut requests: Vec<String> = Vec::new();
+                {
+                    let m = self.trees.lock().unwrap_or_else(PoisonError::into_inner);
+                    let known = m.oids.get(rev.as_str());
+                    for path in paths.iter().filter(|p| !p.contains('\n')) {
+                        match known.and_then(|k| k.get(path.as_str())) {
+                            Some(oid) => match m.blobs.get(oid) {
+                                Some(body) => {
+                                    files.insert(path.clone(), body.clone());
+                                }
+                                None => {
+                                    wanted.push(path);
+                                    requests.push(oid.clone());
+                                }
+                            },
+                            None => {
+                                wanted.push(path);
+                                requests.push(format!("{rev}:{path}"));
+                            }
+                        }
+                    }
+                }
+                for (path, object) in wanted.into_iter().zip(self.objects(&requests)?) {
+                    if let Some(object) = object.filter(|o| o.kind == "blob") {
+                        files.insert(path.clone(), object.body);
                     }
                 }
             }
@@ -230,8 +570,12 @@ impl Repo {
         Ok(files)
     }
 
-    fn cat_files(&self, rev: &str, paths: &[String]) -> Result<Vec<Option<Vec<u8>>>, Error> {
+    /// Asks the repository's `git cat-file --batch` (started on first use) for `requests`.
+    fn objects(&self, requests: &[String]) -> Result<Vec<Option<Object>>, Error> {
         let args = ["cat-file", "--batch"];
+        if requests.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut guard = self
             .cat
             .lock()
@@ -257,7 +601,7 @@ impl Repo {
             });
         }
         let result = match guard.as_mut() {
-            Some(cat) => read_objects(cat, rev, paths),
+            Some(cat) => cat.batch(requests),
             None => Err("git cat-file is not running".to_owned()),
         };
         if result.is_err() {
@@ -266,49 +610,6 @@ impl Repo {
         }
         result.map_err(|e| git_error(&args, e))
     }
-}
-
-/// Asks a running `git cat-file --batch` for `rev:path` of each path, one at a time (git flushes
-/// after each object, so requests and answers never fill a pipe).
-fn read_objects(
-    cat: &mut CatFile,
-    rev: &str,
-    paths: &[String],
-) -> Result<Vec<Option<Vec<u8>>>, String> {
-    let mut out = Vec::with_capacity(paths.len());
-    for path in paths {
-        if path.contains('\n') {
-            out.push(None);
-            continue;
-        }
-        writeln!(cat.stdin, "{rev}:{path}").map_err(|e| e.to_string())?;
-        cat.stdin.flush().map_err(|e| e.to_string())?;
-        let mut header = String::new();
-        cat.stdout
-            .read_line(&mut header)
-            .map_err(|e| e.to_string())?;
-        let header = header.trim_end();
-        if header.is_empty() {
-            return Err("git cat-file stopped answering".into());
-        }
-        if header.ends_with(" missing") || header.ends_with(" ambiguous") {
-            out.push(None);
-            continue;
-        }
-        let mut parts = header.rsplitn(3, ' ');
-        let size: usize = parts
-            .next()
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| format!("unexpected header {header:?}"))?;
-        let kind = parts.next().unwrap_or("");
-        let mut body = vec![0; size + 1];
-        cat.stdout
-            .read_exact(&mut body)
-            .map_err(|e| e.to_string())?;
-        body.pop();
-        out.push((kind == "blob").then_some(body));
-    }
-    Ok(out)
 }
 
 fn git_error(args: &[&str], message: String) -> Error {
@@ -333,8 +634,8 @@ impl ProtoSources {
         let mut seen = std::collections::HashSet::new();
         for dir in proto_dirs {
             let dir = normalize_dir(dir);
-            for path in repo.list_files(rev, &dir, ".proto")? {
-                let name = match dir.as_str() {
+            for path in repo.list_files(rev, dir, ".proto")? {
+                let name = match dir {
                     "" => path.clone(),
                     d => path
                         .strip_prefix(d)
@@ -384,6 +685,64 @@ impl ProtoSources {
     /// Compiles `files` (import names or repository paths; every file when empty) and their
     /// imports. `side` names the side in errors.
     pub fn compile(&self, files: &[String], side: &str) -> Result<Compiled, Error> {
+        let open = self.to_open(files, side)?;
+        let mut chain = ChainFileResolver::new();
+        chain.add(MemoryResolver {
+            sources: self.texts(),
+        });
+        chain.add(GoogleFileResolver::new());
+        let compiler = open_all(chain, &open).map_err(|e| Error::Compile {
+            side: side.to_owned(),
+            message: describe_protox_error(&e),
+        })?;
+        Ok(Compiled {
+            pool: compiler.descriptor_pool(),
+            repo_paths: self.repo_paths(),
+            spans: HashMap::new(),
+        })
+    }
+
+    /// [`compile`](Self::compile) for a model only (see [`Model::extract`]): files are parsed
+    /// through `cache`, shared with the other side of a diff, and the pool is built without the
+    /// source info (the spans of declarations travel beside it). Every check is protox's as in
+    /// `compile`; on any error, `compile` itself runs and reports it.
+    pub(crate) fn compile_for_model(
+        &self,
+        files: &[String],
+        side: &str,
+        cache: &Arc<ParseCache>,
+    ) -> Result<Compiled, Error> {
+        let open = self.to_open(files, side)?;
+        let spans = Arc::new(Mutex::new(HashMap::new()));
+        let mut chain = ChainFileResolver::new();
+        chain.add(CachedResolver {
+            sources: self.texts(),
+            cache: Arc::clone(cache),
+            spans: Arc::clone(&spans),
+        });
+        chain.add(GoogleFileResolver::new());
+        let Ok(compiler) = open_all(chain, &open) else {
+            return self.compile(files, side);
+        };
+        let pool = compiler.descriptor_pool();
+        drop(compiler);
+        let spans = std::mem::take(&mut *spans.lock().unwrap_or_else(PoisonError::into_inner));
+        Ok(Compiled {
+            pool,
+            repo_paths: self.repo_paths(),
+            spans,
+        })
+    }
+
+    /// Parses every file into `cache` (last first: the other side's compile starts with the
+    /// first), so that two threads share the parsing of a diff.
+    pub(crate) fn parse_into(&self, cache: &ParseCache) {
+        for (name, (_, text)) in self.files.iter().rev() {
+            cache.parsed(name, text);
+        }
+    }
+
+    fn to_open(&self, files: &[String], side: &str) -> Result<Vec<String>, Error> {
         let mut open: Vec<String> = if files.is_empty() {
             self.files.keys().cloned().collect()
         } else {
@@ -396,31 +755,21 @@ impl ProtoSources {
                 dirs: "the proto directories".to_owned(),
             });
         }
-        let sources: HashMap<String, String> = self
-            .files
+        Ok(open)
+    }
+
+    fn texts(&self) -> HashMap<String, String> {
+        self.files
             .iter()
             .map(|(name, (_, text))| (name.clone(), text.clone()))
-            .collect();
-        let mut chain = ChainFileResolver::new();
-        chain.add(MemoryResolver { sources });
-        chain.add(GoogleFileResolver::new());
-        let mut compiler = protox::Compiler::with_file_resolver(chain);
-        compiler.include_imports(true).include_source_info(true);
-        for name in &open {
-            compiler.open_file(name).map_err(|e| Error::Compile {
-                side: side.to_owned(),
-                message: describe_protox_error(&e),
-            })?;
-        }
-        let repo_paths = self
-            .files
+            .collect()
+    }
+
+    fn repo_paths(&self) -> BTreeMap<String, String> {
+        self.files
             .iter()
             .map(|(name, (path, _))| (name.clone(), path.clone()))
-            .collect();
-        Ok(Compiled {
-            pool: compiler.descriptor_pool(),
-            repo_paths,
-        })
+            .collect()
     }
 
     fn import_name(&self, file: &str) -> String {
@@ -435,12 +784,13 @@ impl ProtoSources {
     }
 }
 
-fn normalize_dir(dir: &str) -> String {
+/// A proto directory as it is listed: no leading `./`, no trailing `/`, `.` for the root.
+pub(crate) fn normalize_dir(dir: &str) -> &str {
     let d = dir.trim_start_matches("./").trim_end_matches('/');
     if d == "." {
-        String::new()
+        ""
     } else {
-        d.to_owned()
+        d
     }
 }
 
@@ -449,6 +799,19 @@ fn describe_protox_error(e: &protox::Error) -> String {
         Some(file) if !e.to_string().contains(file) => format!("{file}: {e}"),
         _ => e.to_string(),
     }
+}
+
+/// Opens `names` (and their imports) with protox, source info included.
+fn open_all(
+    resolver: ChainFileResolver,
+    names: &[String],
+) -> Result<protox::Compiler, protox::Error> {
+    let mut compiler = protox::Compiler::with_file_resolver(resolver);
+    compiler.include_imports(true).include_source_info(true);
+    for name in names {
+        compiler.open_file(name)?;
+    }
+    Ok(compiler)
 }
 
 struct MemoryResolver {
@@ -464,6 +827,124 @@ impl FileResolver for MemoryResolver {
     }
 }
 
+/// The parses of one diff: each distinct file (import name and text) is parsed once, by
+/// whichever side needs it first, and both sides build from the result. Lives as long as the
+/// diff.
+///
+/// Each side says up front which files it has ([`expect`](Self::expect)); once every side has
+/// ([`seal`](Self::seal)), the last side to open a file takes its parse rather than a copy.
+#[derive(Default)]
+pub(crate) struct ParseCache {
+    /// Import name to each text seen under it and its parse.
+    files: Mutex<HashMap<String, Vec<(String, ParseSlot)>>>,
+    sealed: AtomicBool,
+}
+
+type ParseSlot = Arc<Slot>;
+
+#[derive(Default)]
+struct Slot {
+    /// The spans of the parse, `None` when the file does not parse.
+    parsed: OnceLock<Option<Arc<Spans>>>,
+    /// Sides still to open the file, and the parsed descriptor (until the last one takes it).
+    state: Mutex<(usize, Option<FileDescriptorProto>)>,
+}
+
+/// Parses `text` as `name`, moving the source info out into the spans of the declarations.
+fn parse(name: &str, text: &str) -> Result<(FileDescriptorProto, Arc<Spans>), protox::Error> {
+    let mut descriptor = FileDescriptorProto::from(File::from_source(name, text)?);
+    let spans = Arc::new(Spans::from_info(descriptor.source_code_info.take()));
+    Ok((descriptor, spans))
+}
+
+impl ParseCache {
+    fn slot(&self, name: &str, text: &str) -> ParseSlot {
+        let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
+        let versions = files.entry(name.to_owned()).or_default();
+        match versions.iter().find(|(t, _)| t == text) {
+            Some((_, slot)) => Arc::clone(slot),
+            None => {
+                let slot = ParseSlot::default();
+                versions.push((text.to_owned(), Arc::clone(&slot)));
+                slot
+            }
+        }
+    }
+
+    /// The parse of `text` as `name`, parsing it unless it already is (or is being parsed).
+    fn parsed(&self, name: &str, text: &str) -> ParseSlot {
+        let slot = self.slot(name, text);
+        slot.parsed.get_or_init(|| {
+            let (descriptor, spans) = parse(name, text).ok()?;
+            slot.state.lock().unwrap_or_else(PoisonError::into_inner).1 = Some(descriptor);
+            Some(spans)
+        });
+        slot
+    }
+
+    /// A side will open (some of) the files of `sources`.
+    pub(crate) fn expect(&self, sources: &ProtoSources) {
+        for (name, (_, text)) in &sources.files {
+            let slot = self.slot(name, text);
+            slot.state.lock().unwrap_or_else(PoisonError::into_inner).0 += 1;
+        }
+    }
+
+    /// Every side has said what it will open.
+    pub(crate) fn seal(&self) {
+        self.sealed.store(true, Ordering::Release);
+    }
+
+    /// The parse of `text` as `name` for a side that opens it: taken by the last such side,
+    /// copied for the others. An error when it does not parse.
+    fn open(
+        &self,
+        name: &str,
+        text: &str,
+    ) -> Result<(FileDescriptorProto, Arc<Spans>), protox::Error> {
+        let slot = self.parsed(name, text);
+        let Some(Some(spans)) = slot.parsed.get() else {
+            // It does not parse: protox says why.
+            return parse(name, text);
+        };
+        let sealed = self.sealed.load(Ordering::Acquire);
+        let mut state = slot.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.0 = state.0.saturating_sub(1);
+        let descriptor = if sealed && state.0 == 0 {
+            state.1.take()
+        } else {
+            state.1.clone()
+        };
+        drop(state);
+        match descriptor {
+            Some(descriptor) => Ok((descriptor, Arc::clone(spans))),
+            // Taken already (a side opened it more often than it said): parse it again.
+            None => parse(name, text),
+        }
+    }
+}
+
+/// Sources resolved through a [`ParseCache`]; records the spans of each file it opens.
+struct CachedResolver {
+    sources: HashMap<String, String>,
+    cache: Arc<ParseCache>,
+    spans: Arc<Mutex<HashMap<String, Arc<Spans>>>>,
+}
+
+impl FileResolver for CachedResolver {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        let Some(text) = self.sources.get(name) else {
+            return Err(protox::Error::file_not_found(name));
+        };
+        let (descriptor, spans) = self.cache.open(name, text)?;
+        self.spans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned(), spans);
+        Ok(File::from_file_descriptor_proto(descriptor))
+    }
+}
+
 /// A compiled schema: the descriptor pool (custom options intact) and where each file lives.
 #[derive(Debug, Clone)]
 pub struct Compiled {
@@ -471,6 +952,8 @@ pub struct Compiled {
     pub pool: DescriptorPool,
     /// Import name to repository-relative path, for locations.
     pub repo_paths: BTreeMap<String, String>,
+    /// Spans of the declarations of files whose source info is not in the pool, by import name.
+    pub(crate) spans: HashMap<String, Arc<Spans>>,
 }
 
 impl Compiled {
@@ -483,6 +966,7 @@ impl Compiled {
         Ok(Compiled {
             pool,
             repo_paths: BTreeMap::new(),
+            spans: HashMap::new(),
         })
     }
 }
