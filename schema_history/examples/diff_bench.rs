@@ -241,3 +241,7 @@ fn main() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The allocator of the `aot` binary, which runs the bot (`aot schema diff`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
