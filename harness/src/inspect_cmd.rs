@@ -169,11 +169,21 @@ fn collect_kernels<'a>(thunks: &'a [ThunkProto], acc: &mut Vec<(&'a str, &'a str
     }
 }
 
+/// Replaces each kernel's PTX by a reference to the module printed below, and an embedded cubin
+/// (an ELF image, unreadable as text) by its size and SM.
 fn strip_ptx(thunks: &mut [ThunkProto], modules: &BTreeMap<String, usize>) {
     for k in proto::kernel_thunks_mut(thunks) {
         if let Some(b) = k.kernel_binary.as_mut() {
             if let Some(i) = modules.get(&b.ptx) {
                 b.ptx = format!("<PTX module {i}, printed below>");
+            }
+            if !b.cubin.is_empty() {
+                let what = match ptx::ptxas::cubin_sm(&b.cubin) {
+                    Ok(sm) => format!("sm_{sm}"),
+                    Err(e) => format!("not a cubin: {e}"),
+                };
+                b.cubin =
+                    format!("<cubin: {} bytes, {what}; not shown>", b.cubin.len()).into_bytes();
             }
         }
     }
