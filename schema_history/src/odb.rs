@@ -91,6 +91,10 @@ pub(crate) struct Odb {
     objects: PathBuf,
     /// The packs, opened on first use.
     packs: OnceLock<Option<Vec<Pack>>>,
+    /// The `packed-refs` file, read on first use (empty when there is none; `None` when it
+    /// cannot be read). Like the listings of a `Repo`, it is taken not to change while the
+    /// object store is open.
+    packed_refs: OnceLock<Option<Vec<u8>>>,
 }
 
 /// One pack: its index in memory, its data read where needed.
@@ -174,6 +178,7 @@ impl Odb {
             common_dir,
             objects,
             packs: OnceLock::new(),
+            packed_refs: OnceLock::new(),
         };
         if odb.has_replace_refs() {
             return None;
@@ -414,10 +419,15 @@ impl Odb {
         if per_worktree {
             return RefLookup::Absent;
         }
-        let packed = match std::fs::read(self.common_dir.join("packed-refs")) {
-            Ok(p) => p,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return RefLookup::Absent,
-            Err(_) => return RefLookup::Unsure,
+        let packed = self.packed_refs.get_or_init(|| {
+            match std::fs::read(self.common_dir.join("packed-refs")) {
+                Ok(p) => Some(p),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+                Err(_) => None,
+            }
+        });
+        let Some(packed) = packed else {
+            return RefLookup::Unsure;
         };
         for line in packed.split(|b| *b == b'\n') {
             let line = line.strip_suffix(b"\r").unwrap_or(line);
