@@ -21,6 +21,7 @@ mod error;
 mod fallback;
 mod finding;
 mod model;
+mod odb;
 mod report;
 mod rules;
 mod source;

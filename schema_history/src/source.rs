@@ -12,6 +12,7 @@ use prost_reflect::DescriptorPool;
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 
 use crate::model::Spans;
+use crate::odb::{Answer, Odb};
 use crate::Error;
 
 /// Which state of a repository to read.
@@ -34,9 +35,11 @@ impl std::fmt::Display for Revision {
 
 /// A git repository (or a plain directory, for working-tree reads only).
 ///
-/// Every git read goes through one long-lived `git cat-file --batch` shared by clones of the
-/// `Repo`: a directory listing walks the tree objects level by level and a set of files is one
-/// batch of requests, so a diff spawns git once. Listings are cached per revision and directory.
+/// Git reads are `git cat-file --batch` requests: a directory listing walks the tree objects
+/// level by level and a set of files is one batch of requests. Each request is answered
+/// in-process where [`Odb`] can (a plain repository and a simple revision: no git process at
+/// all), else by one long-lived `git cat-file --batch` shared by clones of the `Repo`, started on
+/// first use. Listings are cached per revision and directory.
 #[derive(Debug, Clone)]
 pub struct Repo {
     root: PathBuf,
@@ -44,6 +47,8 @@ pub struct Repo {
     /// Held while trees are walked: a listing under way is waited for, not walked twice.
     walking: Arc<Mutex<()>>,
     cat: Arc<Mutex<Option<CatFile>>>,
+    /// The object store read in-process, opened on first use; `None` when git must be asked.
+    odb: Arc<OnceLock<Option<Odb>>>,
 }
 
 /// What the git reads of a `Repo` have seen so far.
@@ -192,6 +197,7 @@ impl Repo {
             trees: Arc::default(),
             walking: Arc::default(),
             cat: Arc::default(),
+            odb: Arc::default(),
         }
     }
 
@@ -570,8 +576,41 @@ impl Repo {
         Ok(files)
     }
 
-    /// Asks the repository's `git cat-file --batch` (started on first use) for `requests`.
+    /// Answers `requests` as `git cat-file --batch` would: in-process where the object store can
+    /// (see [`Odb`]), the rest from the repository's `git cat-file --batch` (started on first
+    /// use).
     fn objects(&self, requests: &[String]) -> Result<Vec<Option<Object>>, Error> {
+        let Some(odb) = self.odb.get_or_init(|| Odb::open(&self.root)) else {
+            return self.cat_file(requests);
+        };
+        let mut out = Vec::with_capacity(requests.len());
+        let mut asked = Vec::new();
+        let mut rest = Vec::new();
+        for (i, request) in requests.iter().enumerate() {
+            match odb.answer(request) {
+                Answer::Found(oid, kind, body) => out.push(Some(Object {
+                    oid: crate::odb::to_hex(&oid),
+                    kind: kind.name().to_owned(),
+                    body,
+                })),
+                Answer::Missing => out.push(None),
+                Answer::Unknown => {
+                    out.push(None);
+                    asked.push(i);
+                    rest.push(request.clone());
+                }
+            }
+        }
+        if !rest.is_empty() {
+            for (i, object) in asked.into_iter().zip(self.cat_file(&rest)?) {
+                out[i] = object;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Asks the repository's `git cat-file --batch` (started on first use) for `requests`.
+    fn cat_file(&self, requests: &[String]) -> Result<Vec<Option<Object>>, Error> {
         let args = ["cat-file", "--batch"];
         if requests.is_empty() {
             return Ok(Vec::new());
