@@ -33,7 +33,8 @@ pub struct RunArgs {
     /// Device: `emulated` (default) or `cuda`.
     #[arg(long, default_value = "emulated")]
     pub device: String,
-    /// Print every kernel launch of replica 0 (bytes, time, bandwidth) and the largest one.
+    /// Print every kernel launch of replica 0 (bytes, time, bandwidth) and the largest one
+    /// (turns the command-buffer pass off, so that each launch is timed on its own).
     #[arg(long)]
     pub profile: bool,
 }
@@ -223,8 +224,9 @@ pub fn load_run_compare(
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let bytes = std::fs::read(&args.artifact)
         .with_context(|| format!("cannot read {}", args.artifact.display()))?;
+    // Profiling times each launch: command buffers (a CUDA graph on CUDA) would hide them.
     let flags = RuntimeFlags {
-        enable_command_buffers: !args.no_command_buffers,
+        enable_command_buffers: !args.no_command_buffers && !args.profile,
         ..RuntimeFlags::default()
     };
     let ok = load_run_compare(

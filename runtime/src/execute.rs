@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::collectives::{self, Clique};
-use crate::device::Device;
+use crate::device::{Device, DeviceOp};
 use crate::error::{invalid, Error, Result};
 use crate::registry::CallFrame;
 use crate::thunks::{
@@ -430,49 +430,19 @@ impl Run<'_> {
     }
 
     fn issue(&mut self, c: &Command) -> Result<()> {
-        match c {
-            Command::Launch {
-                module,
-                kernel,
-                grid,
-                block,
-                shmem,
-                args,
-            } => {
-                let addrs = args
-                    .iter()
-                    .map(|s| self.addr(s))
-                    .collect::<Result<Vec<_>>>()?;
-                self.stats.kernel_launches += 1;
-                let start = std::time::Instant::now();
-                self.device
-                    .launch(module, kernel, *grid, *block, *shmem, &addrs)?;
-                self.stats.kernel_timings.push(KernelTiming {
-                    kernel: kernel.clone(),
-                    bytes: args.iter().map(|s| s.size).sum(),
-                    nanos: u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX),
-                });
-                Ok(())
-            }
-            Command::Copy { dst, src, size } => {
-                self.device.copy(self.addr(dst)?, self.addr(src)?, *size)
-            }
-            Command::Fill { dst, value } => self.device.memset32(self.addr(dst)?, dst.size, *value),
-            Command::Zero { dst } => {
-                if dst.size % 4 == 0 {
-                    self.device.memset32(self.addr(dst)?, dst.size, 0)
-                } else {
-                    self.device
-                        .write(self.addr(dst)?, &vec![0u8; dst.size as usize])
-                }
-            }
-            Command::Gemm(g) => self.device.gemm(
-                &g.config,
-                (self.addr(&g.lhs)?, g.lhs.size),
-                (self.addr(&g.rhs)?, g.rhs.size),
-                (self.addr(&g.output)?, g.output.size),
-            ),
-        }
+        let op = self.op(c)?;
+        let Command::Launch { kernel, args, .. } = c else {
+            return crate::device::issue(self.device, &op);
+        };
+        self.stats.kernel_launches += 1;
+        let start = std::time::Instant::now();
+        crate::device::issue(self.device, &op)?;
+        self.stats.kernel_timings.push(KernelTiming {
+            kernel: kernel.clone(),
+            bytes: args.iter().map(|s| s.size).sum(),
+            nanos: u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX),
+        });
+        Ok(())
     }
 
     fn command_buffer(&mut self, cb: &CommandBufferThunk) -> Result<()> {
@@ -513,14 +483,78 @@ impl Run<'_> {
                 l
             }
         };
-        for (c, t) in list.iter().zip(&cb.commands) {
+        for t in &cb.commands {
             self.stats.thunks += 1;
             if let Some(&n) = self.waits.get(&t.info.thunk_id) {
                 self.stats.event_waits += n as u64;
             }
+        }
+        // The device may run the whole list as one unit (a CUDA graph); else issue each command.
+        let ops = list
+            .iter()
+            .map(|c| self.op(c))
+            .collect::<Result<Vec<_>>>()?;
+        if self.device.run_command_buffer(key as u64, &ops)? {
+            self.stats.kernel_launches += ops
+                .iter()
+                .filter(|o| matches!(o, DeviceOp::Launch { .. }))
+                .count() as u64;
+            return Ok(());
+        }
+        drop(ops);
+        for c in list.iter() {
             self.issue(c)?;
         }
         Ok(())
+    }
+
+    /// A recorded command with this execution's addresses.
+    fn op<'c>(&self, c: &'c Command) -> Result<DeviceOp<'c>> {
+        Ok(match c {
+            Command::Launch {
+                module,
+                kernel,
+                grid,
+                block,
+                shmem,
+                args,
+            } => DeviceOp::Launch {
+                module,
+                kernel,
+                grid: *grid,
+                block: *block,
+                shmem: *shmem,
+                args: args
+                    .iter()
+                    .map(|s| self.addr(s))
+                    .collect::<Result<Vec<_>>>()?,
+            },
+            Command::Copy { dst, src, size } => DeviceOp::Copy {
+                dst: self.addr(dst)?,
+                src: self.addr(src)?,
+                size: *size,
+            },
+            Command::Fill { dst, value } => DeviceOp::Memset32 {
+                dst: self.addr(dst)?,
+                size: dst.size,
+                value: *value,
+            },
+            Command::Zero { dst } if dst.size % 4 == 0 => DeviceOp::Memset32 {
+                dst: self.addr(dst)?,
+                size: dst.size,
+                value: 0,
+            },
+            Command::Zero { dst } => DeviceOp::Zero {
+                dst: self.addr(dst)?,
+                size: dst.size,
+            },
+            Command::Gemm(g) => DeviceOp::Gemm {
+                config: &g.config,
+                lhs: (self.addr(&g.lhs)?, g.lhs.size),
+                rhs: (self.addr(&g.rhs)?, g.rhs.size),
+                out: (self.addr(&g.output)?, g.output.size),
+            },
+        })
     }
 
     fn collective(&mut self, c: &crate::thunks::CollectiveThunk) -> Result<()> {

@@ -127,6 +127,17 @@ pub(super) fn create() -> Result<sys::cublasHandle_t, String> {
     result::create_handle().map_err(|e| format!("cublasCreate: {e:?}"))
 }
 
+/// Makes `handle` issue on `stream` (null: the legacy default stream).
+///
+/// # Safety
+/// `handle` came from [`create`]; `stream` is a stream of the same context, or null.
+pub(super) unsafe fn set_stream(
+    handle: sys::cublasHandle_t,
+    stream: sys::cudaStream_t,
+) -> Result<(), String> {
+    unsafe { result::set_stream(handle, stream) }.map_err(|e| format!("cublasSetStream: {e:?}"))
+}
+
 /// Destroys a handle from [`create`].
 ///
 /// # Safety

@@ -8,14 +8,15 @@
 //! accumulated in f32 / f64, as docs/artifact.md says but in cuBLAS's summation order, so results
 //! agree with the emulator within the io files' tolerances rather than bit for bit; integer
 //! gemms, shapes past `i32`, or a machine without libcublas run the native implementation on
-//! host copies. Every call runs synchronously on the context's null stream.
+//! host copies. Single operations run synchronously on the context's null stream; a command buffer
+//! is captured into a CUDA graph on a non-blocking stream and launched from there.
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
 use std::sync::Mutex;
 
 use cudarc::driver::{result, sys};
 
-use super::{cublas, Device, DeviceDescription, DeviceKind};
+use super::{cublas, Device, DeviceDescription, DeviceKind, DeviceOp};
 use crate::error::{Error, Result};
 use crate::thunks::{GemmConfig, KernelModule};
 
@@ -29,6 +30,50 @@ pub struct CudaDevice {
     /// The cuBLAS handle, created at the first gemm (0: none yet); `None` once cuBLAS turned out
     /// to be missing.
     cublas: Mutex<Option<usize>>,
+    /// Command buffers as CUDA graphs.
+    graphs: Mutex<Graphs>,
+}
+
+/// What a captured graph bakes in, exactly: kernels (by module id), launch shapes, addresses,
+/// sizes, values and gemm configurations.
+fn signature(ops: &[DeviceOp<'_>]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for op in ops {
+        let _ = match op {
+            DeviceOp::Launch {
+                module,
+                kernel,
+                grid,
+                block,
+                shmem,
+                args,
+            } => write!(
+                s,
+                "L{}:{kernel}:{grid:?}{block:?}{shmem}:{args:?};",
+                module.id
+            ),
+            DeviceOp::Copy { dst, src, size } => write!(s, "C{dst}:{src}:{size};"),
+            DeviceOp::Memset32 { dst, size, value } => write!(s, "M{dst}:{size}:{value};"),
+            DeviceOp::Zero { dst, size } => write!(s, "Z{dst}:{size};"),
+            DeviceOp::Gemm {
+                config,
+                lhs,
+                rhs,
+                out,
+            } => write!(s, "G{config:?}{lhs:?}{rhs:?}{out:?};"),
+        };
+    }
+    s
+}
+
+/// The capture stream (0 until first used) and, per command buffer, its instantiated graph and
+/// the operations it was captured from (a graph bakes in addresses and launch parameters: a
+/// different list is captured again). Handles are integers so the type is `Send`.
+#[derive(Default)]
+struct Graphs {
+    stream: usize,
+    execs: HashMap<u64, (String, usize)>,
 }
 
 // SAFETY: the CUDA driver API is thread-safe; the context handle is only passed to the driver
@@ -103,6 +148,7 @@ impl CudaDevice {
             modules: Mutex::new(HashMap::new()),
             handles: Mutex::new(Vec::new()),
             cublas: Mutex::new(Some(0)),
+            graphs: Mutex::new(Graphs::default()),
         })
     }
 
@@ -265,6 +311,65 @@ impl Device for CudaDevice {
         super::host_gemm(self, config, lhs, rhs, out)
     }
 
+    /// Captures the operations into a CUDA graph on a non-blocking stream the first time (and
+    /// whenever the operations or their addresses change), instantiates it, and launches it.
+    /// Returns `Ok(false)`, issuing nothing, when an operation cannot be captured (a gemm cuBLAS
+    /// does not run).
+    fn run_command_buffer(&self, key: u64, ops: &[DeviceOp<'_>]) -> Result<bool> {
+        let mut handle = None;
+        for op in ops {
+            match op {
+                DeviceOp::Gemm { config, .. } => {
+                    match (cublas::plan(config), self.cublas_handle()?) {
+                        (Some(_), Some(h)) => handle = Some(h),
+                        _ => return Ok(false),
+                    }
+                }
+                // Loading a module is not allowed during a capture: load now.
+                DeviceOp::Launch { module, kernel, .. } => {
+                    self.function(module, kernel)?;
+                }
+                _ => {}
+            }
+        }
+        let signature = signature(ops);
+        let mut graphs = self
+            .graphs
+            .lock()
+            .map_err(|_| Error::Internal("CUDA graph lock poisoned".into()))?;
+        self.current()?;
+        if graphs.stream == 0 {
+            let s = result::stream::create(result::stream::StreamKind::NonBlocking)
+                .map_err(|e| drv("cuStreamCreate", e))?;
+            graphs.stream = s as usize;
+        }
+        let stream = graphs.stream as sys::CUstream;
+        let cached = graphs
+            .execs
+            .get(&key)
+            .filter(|(sig, _)| *sig == signature)
+            .map(|(_, e)| *e);
+        let exec = match cached {
+            Some(e) => e as sys::CUgraphExec,
+            None => {
+                let exec = self.capture(stream, ops, handle)?;
+                if let Some((_, old)) = graphs.execs.insert(key, (signature, exec as usize)) {
+                    // SAFETY: instantiated by `capture`, no longer referenced.
+                    let _ = unsafe { result::graph::exec_destroy(old as sys::CUgraphExec) };
+                }
+                exec
+            }
+        };
+        // SAFETY: `exec` and `stream` belong to this context; the stream is synchronized before
+        // the buffers can be touched again.
+        unsafe {
+            result::graph::launch(exec, stream).map_err(|e| drv("cuGraphLaunch", e))?;
+            result::stream::synchronize(stream)
+                .map_err(|e| drv("command buffer (CUDA graph)", e))?;
+        }
+        Ok(true)
+    }
+
     fn synchronize(&self) -> Result<()> {
         self.current()?;
         result::ctx::synchronize().map_err(|e| drv("cuCtxSynchronize", e))
@@ -272,6 +377,124 @@ impl Device for CudaDevice {
 }
 
 impl CudaDevice {
+    /// Records `ops` on `stream` in capture mode and instantiates the graph.
+    fn capture(
+        &self,
+        stream: sys::CUstream,
+        ops: &[DeviceOp<'_>],
+        cublas_handle: Option<cudarc::cublas::sys::cublasHandle_t>,
+    ) -> Result<sys::CUgraphExec> {
+        // SAFETY: the stream belongs to this context; every address was validated at load
+        // against allocations of this device; kernel parameters are 64-bit device addresses.
+        unsafe {
+            result::stream::begin_capture(
+                stream,
+                sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            )
+            .map_err(|e| drv("cuStreamBeginCapture", e))?;
+            if let Some(h) = cublas_handle {
+                cublas::set_stream(h, stream as _).map_err(Error::Internal)?;
+            }
+            let issued = ops.iter().try_for_each(|op| self.issue_async(stream, op));
+            if let Some(h) = cublas_handle {
+                let _ = cublas::set_stream(h, std::ptr::null_mut());
+            }
+            // Always end the capture, also after a failed operation.
+            let graph = result::stream::end_capture(stream);
+            issued?;
+            let graph = graph.map_err(|e| drv("cuStreamEndCapture", e))?;
+            let exec = result::graph::instantiate(graph, sys::CUgraphInstantiate_flags(0));
+            let _ = result::graph::destroy(graph);
+            exec.map_err(|e| drv("cuGraphInstantiate", e))
+        }
+    }
+
+    /// Issues one operation on `stream` without waiting (during a capture: records it).
+    ///
+    /// # Safety
+    /// As for [`CudaDevice::capture`].
+    unsafe fn issue_async(&self, stream: sys::CUstream, op: &DeviceOp<'_>) -> Result<()> {
+        match op {
+            DeviceOp::Launch {
+                module,
+                kernel,
+                grid,
+                block,
+                shmem,
+                args,
+            } => {
+                let f = self.function(module, kernel)?;
+                let mut values: Vec<u64> = args.clone();
+                let mut params: Vec<*mut c_void> = values
+                    .iter_mut()
+                    .map(|v| v as *mut u64 as *mut c_void)
+                    .collect();
+                if *shmem > 48 * 1024 {
+                    let _ = unsafe {
+                        result::function::set_function_attribute(
+                            f,
+                            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                            *shmem as i32,
+                        )
+                    };
+                }
+                // SAFETY: the caller's contract; the parameters are copied by the driver at the
+                // call (kernel node parameters are captured by value).
+                unsafe {
+                    result::launch_kernel(
+                        f,
+                        (grid[0], grid[1], grid[2]),
+                        (block[0], block[1], block[2]),
+                        *shmem,
+                        stream,
+                        &mut params,
+                    )
+                }
+                .map_err(|e| drv(&format!("cuLaunchKernel({kernel})"), e))
+            }
+            DeviceOp::Copy { dst, src, size } => {
+                let n = usize::try_from(*size)
+                    .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
+                // SAFETY: the caller's contract.
+                unsafe { result::memcpy_dtod_async(*dst, *src, n, stream) }
+                    .map_err(|e| drv("cuMemcpyDtoDAsync", e))
+            }
+            DeviceOp::Memset32 { dst, size, value } => {
+                // SAFETY: the caller's contract; `size` is a multiple of 4.
+                unsafe { sys::cuMemsetD32Async(*dst, *value, (*size / 4) as usize, stream) }
+                    .result()
+                    .map_err(|e| drv("cuMemsetD32Async", e))
+            }
+            DeviceOp::Zero { dst, size } => {
+                let n = usize::try_from(*size)
+                    .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+                // SAFETY: the caller's contract.
+                unsafe { result::memset_d8_async(*dst, 0, n, stream) }
+                    .map_err(|e| drv("cuMemsetD8Async", e))
+            }
+            DeviceOp::Gemm {
+                config,
+                lhs,
+                rhs,
+                out,
+            } => {
+                let (Some(plan), Some(h)) = (cublas::plan(config), self.cublas_handle()?) else {
+                    return Err(Error::Internal(
+                        "a gemm cuBLAS cannot run reached a CUDA graph capture".into(),
+                    ));
+                };
+                // SAFETY: the caller's contract; the handle's stream is the capture stream.
+                match unsafe { cublas::run(h, &plan, config, lhs.0, rhs.0, out.0) } {
+                    Ok(()) => Ok(()),
+                    Err(cublas::Failure::Refused) => Err(Error::Internal(
+                        "cuBLAS refused a gemm inside a CUDA graph capture".into(),
+                    )),
+                    Err(cublas::Failure::Failed(e)) => Err(Error::Internal(e)),
+                }
+            }
+        }
+    }
+
     /// The cuBLAS handle, created on first use; `None` when libcublas is not on the machine.
     fn cublas_handle(&self) -> Result<Option<cudarc::cublas::sys::cublasHandle_t>> {
         let mut slot = self
@@ -299,6 +522,16 @@ impl Drop for CudaDevice {
     fn drop(&mut self) {
         if self.current().is_err() {
             return;
+        }
+        if let Ok(g) = self.graphs.get_mut() {
+            for (_, exec) in g.execs.values() {
+                // SAFETY: instantiated by `capture` in this context, destroyed once.
+                let _ = unsafe { result::graph::exec_destroy(*exec as sys::CUgraphExec) };
+            }
+            if g.stream != 0 {
+                // SAFETY: created in `run_command_buffer`, destroyed once.
+                let _ = unsafe { result::stream::destroy(g.stream as sys::CUstream) };
+            }
         }
         if let Ok(Some(h)) = self.cublas.lock().map(|s| *s) {
             if h != 0 {

@@ -175,6 +175,13 @@ pub trait Device: Send + Sync + fmt::Debug {
     ) -> Result<()> {
         host_gemm(self, config, lhs, rhs, out)
     }
+    /// Runs a command buffer's operations (addresses of this execution) as one unit when the
+    /// device has such a thing: the CUDA device captures them into a CUDA graph on first use
+    /// (per `key` and addresses) and launches the graph. `Ok(false)` (the default): not handled,
+    /// the caller issues the operations one by one (the emulated device's recorded list).
+    fn run_command_buffer(&self, _key: u64, _ops: &[DeviceOp<'_>]) -> Result<bool> {
+        Ok(false)
+    }
     /// Waits for everything issued so far.
     fn synchronize(&self) -> Result<()>;
 }
@@ -200,4 +207,88 @@ pub fn host_gemm<D: Device + ?Sized>(
     let mut c = rd(out)?;
     gemm::gemm(config, &a, &b, &mut c)?;
     device.write(out.0, &c)
+}
+
+/// One operation of a command buffer, with the device addresses of the current execution.
+#[derive(Debug)]
+pub enum DeviceOp<'a> {
+    /// A kernel launch with pointer arguments.
+    Launch {
+        /// The module.
+        module: &'a KernelModule,
+        /// The `.entry`.
+        kernel: &'a str,
+        /// Grid.
+        grid: [u32; 3],
+        /// Block.
+        block: [u32; 3],
+        /// Dynamic shared memory.
+        shmem: u32,
+        /// Argument addresses.
+        args: Vec<u64>,
+    },
+    /// Device-to-device copy.
+    Copy {
+        /// Destination.
+        dst: u64,
+        /// Source.
+        src: u64,
+        /// Bytes.
+        size: u64,
+    },
+    /// Fill with a 32-bit value (`size` a multiple of 4).
+    Memset32 {
+        /// Destination.
+        dst: u64,
+        /// Bytes.
+        size: u64,
+        /// The value.
+        value: u32,
+    },
+    /// Zero bytes (`size` not a multiple of 4).
+    Zero {
+        /// Destination.
+        dst: u64,
+        /// Bytes.
+        size: u64,
+    },
+    /// A gemm: (address, size) of each operand.
+    Gemm {
+        /// Configuration.
+        config: &'a GemmConfig,
+        /// Left operand.
+        lhs: (u64, u64),
+        /// Right operand.
+        rhs: (u64, u64),
+        /// Output.
+        out: (u64, u64),
+    },
+}
+
+/// Issues one command-buffer operation through the device's individual methods (what a device
+/// without [`Device::run_command_buffer`] gets).
+pub fn issue<D: Device + ?Sized>(device: &D, op: &DeviceOp<'_>) -> Result<()> {
+    match op {
+        DeviceOp::Launch {
+            module,
+            kernel,
+            grid,
+            block,
+            shmem,
+            args,
+        } => device.launch(module, kernel, *grid, *block, *shmem, args),
+        DeviceOp::Copy { dst, src, size } => device.copy(*dst, *src, *size),
+        DeviceOp::Memset32 { dst, size, value } => device.memset32(*dst, *size, *value),
+        DeviceOp::Zero { dst, size } => {
+            let n = usize::try_from(*size)
+                .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+            device.write(*dst, &vec![0u8; n])
+        }
+        DeviceOp::Gemm {
+            config,
+            lhs,
+            rhs,
+            out,
+        } => device.gemm(config, *lhs, *rhs, *out),
+    }
 }

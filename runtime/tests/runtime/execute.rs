@@ -584,3 +584,99 @@ fn two_replica_all_reduce_with_two_buffers_and_partition_mode() {
     let want = vec![10., 40., 90., 160., 10., 40., 90., 160.];
     assert_eq!(run2(&p), vec![(want.clone(), 0), (want, 1)]);
 }
+
+/// A device that runs command buffers as one unit, as the CUDA device does with graphs: it
+/// records what it was given and issues it on an emulated device.
+#[derive(Debug)]
+struct WholeBuffers {
+    inner: runtime::EmulatedDevice,
+    seen: std::sync::Mutex<Vec<(u64, Vec<String>)>>,
+}
+
+impl Device for WholeBuffers {
+    fn description(&self) -> &runtime::DeviceDescription {
+        self.inner.description()
+    }
+    fn kind(&self) -> runtime::DeviceKind {
+        self.inner.kind()
+    }
+    fn allocate(&self, size: u64) -> runtime::Result<u64> {
+        self.inner.allocate(size)
+    }
+    fn free(&self, address: u64) -> runtime::Result<()> {
+        self.inner.free(address)
+    }
+    fn write(&self, address: u64, data: &[u8]) -> runtime::Result<()> {
+        self.inner.write(address, data)
+    }
+    fn read(&self, address: u64, out: &mut [u8]) -> runtime::Result<()> {
+        self.inner.read(address, out)
+    }
+    fn load_module(&self, module: &runtime::thunks::KernelModule) -> runtime::Result<()> {
+        self.inner.load_module(module)
+    }
+    fn launch(
+        &self,
+        module: &runtime::thunks::KernelModule,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shmem_bytes: u32,
+        args: &[u64],
+    ) -> runtime::Result<()> {
+        self.inner
+            .launch(module, kernel, grid, block, shmem_bytes, args)
+    }
+    fn run_command_buffer(&self, key: u64, ops: &[runtime::DeviceOp<'_>]) -> runtime::Result<bool> {
+        let kinds = ops
+            .iter()
+            .map(|o| match o {
+                runtime::DeviceOp::Launch { kernel, .. } => format!("launch {kernel}"),
+                runtime::DeviceOp::Copy { size, .. } => format!("copy {size}"),
+                runtime::DeviceOp::Memset32 { size, value, .. } => {
+                    format!("memset32 {size} {value:#x}")
+                }
+                runtime::DeviceOp::Zero { size, .. } => format!("zero {size}"),
+                runtime::DeviceOp::Gemm { .. } => "gemm".to_owned(),
+            })
+            .collect();
+        self.seen.lock().unwrap().push((key, kinds));
+        for op in ops {
+            runtime::device::issue(&self.inner, op)?;
+        }
+        Ok(true)
+    }
+    fn synchronize(&self) -> runtime::Result<()> {
+        self.inner.synchronize()
+    }
+}
+
+/// A device that takes whole command buffers (the CUDA graph path) gets every command with this
+/// execution's addresses, and the results are those of issuing the thunks one by one.
+#[test]
+fn a_device_may_run_command_buffers_whole() {
+    let x = f32s(&[1., 2., 3., 4.]);
+    let y = f32s(&[10., 20., 30., 40.]);
+    let d = WholeBuffers {
+        inner: device(),
+        seen: Default::default(),
+    };
+    let exe = runtime::load(&chain().encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    let first = exe.execute(&d, &[&x, &y]).unwrap();
+    let second = exe.execute(&d, &[&x, &y]).unwrap();
+    assert_eq!(to_f32s(&first.outputs[0]), vec![22., 44., 34., 45.]);
+    assert_eq!(first.outputs, second.outputs);
+    assert_eq!(first.stats.kernel_launches, 2);
+    let seen = d.seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].0, seen[1].0, "the same command buffer both times");
+    assert_eq!(
+        seen[0].1,
+        vec![
+            "launch vadd",
+            "copy 16",
+            "memset32 8 0x3f800000",
+            "launch vadd"
+        ]
+    );
+}
