@@ -258,34 +258,20 @@ impl Device for CudaDevice {
         shmem_bytes: u32,
         args: &[u64],
     ) -> Result<()> {
-        let f = self.function(module, kernel)?;
         self.current()?;
-        let mut values: Vec<u64> = args.to_vec();
-        let mut params: Vec<*mut c_void> = values
-            .iter_mut()
-            .map(|v| v as *mut u64 as *mut c_void)
-            .collect();
-        // SAFETY: every parameter is a 64-bit device address (checked at load against the PTX
-        // signature); `values` outlives the synchronous launch below.
+        // SAFETY: every address was validated at load against allocations of this device.
         unsafe {
-            if shmem_bytes > 48 * 1024 {
-                let _ = result::function::set_function_attribute(
-                    f,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    shmem_bytes as i32,
-                );
-            }
-            result::launch_kernel(
-                f,
-                (grid[0], grid[1], grid[2]),
-                (block[0], block[1], block[2]),
-                shmem_bytes,
+            self.launch_on(
                 std::ptr::null_mut(),
-                &mut params,
-            )
-            .map_err(|e| drv(&format!("cuLaunchKernel({kernel})"), e))?;
-            result::ctx::synchronize().map_err(|e| drv(&format!("kernel {kernel}"), e))
-        }
+                module,
+                kernel,
+                grid,
+                block,
+                shmem_bytes,
+                args,
+            )?
+        };
+        result::ctx::synchronize().map_err(|e| drv(&format!("kernel {kernel}"), e))
     }
 
     fn gemm(
@@ -409,6 +395,50 @@ impl CudaDevice {
         }
     }
 
+    /// Launches `.entry kernel` on `stream` without waiting (kernel parameters are copied by the
+    /// driver at the call, so a capture records them by value).
+    ///
+    /// # Safety
+    /// Every argument is a 64-bit device address of this context (checked at load against the
+    /// PTX signature and the allocations); `stream` belongs to this context or is null.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn launch_on(
+        &self,
+        stream: sys::CUstream,
+        module: &KernelModule,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shmem: u32,
+        args: &[u64],
+    ) -> Result<()> {
+        let f = self.function(module, kernel)?;
+        let mut values: Vec<u64> = args.to_vec();
+        let mut params: Vec<*mut c_void> = values
+            .iter_mut()
+            .map(|v| v as *mut u64 as *mut c_void)
+            .collect();
+        // SAFETY: the caller's contract; `values` outlives the call.
+        unsafe {
+            if shmem > 48 * 1024 {
+                let _ = result::function::set_function_attribute(
+                    f,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    shmem as i32,
+                );
+            }
+            result::launch_kernel(
+                f,
+                (grid[0], grid[1], grid[2]),
+                (block[0], block[1], block[2]),
+                shmem,
+                stream,
+                &mut params,
+            )
+        }
+        .map_err(|e| drv(&format!("cuLaunchKernel({kernel})"), e))
+    }
+
     /// Issues one operation on `stream` without waiting (during a capture: records it).
     ///
     /// # Safety
@@ -422,36 +452,7 @@ impl CudaDevice {
                 block,
                 shmem,
                 args,
-            } => {
-                let f = self.function(module, kernel)?;
-                let mut values: Vec<u64> = args.clone();
-                let mut params: Vec<*mut c_void> = values
-                    .iter_mut()
-                    .map(|v| v as *mut u64 as *mut c_void)
-                    .collect();
-                if *shmem > 48 * 1024 {
-                    let _ = unsafe {
-                        result::function::set_function_attribute(
-                            f,
-                            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                            *shmem as i32,
-                        )
-                    };
-                }
-                // SAFETY: the caller's contract; the parameters are copied by the driver at the
-                // call (kernel node parameters are captured by value).
-                unsafe {
-                    result::launch_kernel(
-                        f,
-                        (grid[0], grid[1], grid[2]),
-                        (block[0], block[1], block[2]),
-                        *shmem,
-                        stream,
-                        &mut params,
-                    )
-                }
-                .map_err(|e| drv(&format!("cuLaunchKernel({kernel})"), e))
-            }
+            } => unsafe { self.launch_on(stream, module, kernel, *grid, *block, *shmem, args) },
             DeviceOp::Copy { dst, src, size } => {
                 let n = usize::try_from(*size)
                     .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
