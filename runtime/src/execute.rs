@@ -431,12 +431,17 @@ impl Run<'_> {
 
     fn issue(&mut self, c: &Command) -> Result<()> {
         let op = self.op(c)?;
+        self.issue_op(c, &op)
+    }
+
+    /// Issues `op` (built from `c` by [`Self::op`]), timing kernel launches.
+    fn issue_op(&mut self, c: &Command, op: &DeviceOp<'_>) -> Result<()> {
         let Command::Launch { kernel, args, .. } = c else {
-            return crate::device::issue(self.device, &op);
+            return crate::device::issue(self.device, op);
         };
         self.stats.kernel_launches += 1;
         let start = std::time::Instant::now();
-        crate::device::issue(self.device, &op)?;
+        crate::device::issue(self.device, op)?;
         self.stats.kernel_timings.push(KernelTiming {
             kernel: kernel.clone(),
             bytes: args.iter().map(|s| s.size).sum(),
@@ -501,9 +506,8 @@ impl Run<'_> {
                 .count() as u64;
             return Ok(());
         }
-        drop(ops);
-        for c in list.iter() {
-            self.issue(c)?;
+        for (c, op) in list.iter().zip(&ops) {
+            self.issue_op(c, op)?;
         }
         Ok(())
     }
