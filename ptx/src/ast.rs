@@ -187,27 +187,8 @@ impl Signature {
 }
 
 impl Outline {
-    /// The outline of a parsed module (equal to what [`crate::check`] gives for its text).
-    pub fn of(module: &Module) -> Outline {
-        Outline {
-            version: module.version,
-            target: module.target.clone(),
-            address_size: module.address_size,
-            functions: module
-                .functions()
-                .map(|f| Signature {
-                    linkage: f.linkage,
-                    kind: f.kind,
-                    return_params: f.return_params.clone(),
-                    name: f.name.clone(),
-                    params: f.params.clone(),
-                    defined: f.body.is_some(),
-                })
-                .collect(),
-        }
-    }
-
-    /// The outline of a module, taking its signatures rather than copying them.
+    /// The outline of a parsed module (equal to what [`crate::check`] gives for its text),
+    /// taking its signatures rather than copying them.
     pub fn from_module(module: Module) -> Outline {
         Outline {
             version: module.version,

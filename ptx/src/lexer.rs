@@ -138,6 +138,50 @@ fn is(c: u8, class: u8) -> bool {
     CLASS[c as usize] & class != 0
 }
 
+/// If a comment starts at `i`: `Some(Ok(end))`, one past it (a line comment stops before its
+/// newline); `Some(Err(()))` for a block comment that is never closed; `None` if none starts.
+fn comment_end(b: &[u8], i: usize) -> Option<Result<usize, ()>> {
+    if b.get(i) != Some(&b'/') {
+        return None;
+    }
+    match b.get(i + 1) {
+        Some(b'/') => Some(Ok(b[i..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| i + p))),
+        Some(b'*') => {
+            let mut j = i + 2;
+            loop {
+                if j + 1 >= b.len() {
+                    return Some(Err(()));
+                }
+                if b[j] == b'*' && b[j + 1] == b'/' {
+                    return Some(Ok(j + 2));
+                }
+                j += 1;
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The index of the closing quote of the string literal opening at `open`; `None` when it is
+/// unterminated, crosses a newline or holds an escape other than `\n \t \\ \"`.
+fn string_close(b: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    loop {
+        match b.get(i)? {
+            b'"' => return Some(i),
+            b'\n' => return None,
+            b'\\' => match b.get(i + 1)? {
+                b'n' | b't' | b'\\' | b'"' => i += 2,
+                _ => return None,
+            },
+            _ => i += 1,
+        }
+    }
+}
+
 /// Why the hot loop stopped; turned into a message off the hot path ([`Lexer::fail`]).
 #[derive(Debug, Clone, Copy)]
 enum Fail {
@@ -215,42 +259,18 @@ impl<'a> Lexer<'a> {
                         return Ok(());
                     }
                 }
-                b'"' => {
-                    let open = i;
-                    i += 1;
-                    loop {
-                        match b.get(i) {
-                            Some(b'"') => break,
-                            None | Some(b'\n') => return Err(Some(self.fail(Fail::String, open))),
-                            Some(b'\\') => match b.get(i + 1) {
-                                Some(b'n' | b't' | b'\\' | b'"') => i += 2,
-                                _ => return Err(Some(self.fail(Fail::String, open))),
-                            },
-                            _ => i += 1,
-                        }
+                b'"' => match string_close(b, i) {
+                    Some(close) => i = close,
+                    None => return Err(Some(self.fail(Fail::String, i))),
+                },
+                b'/' => match comment_end(b, i) {
+                    Some(Ok(end)) => {
+                        i = end;
+                        continue;
                     }
-                }
-                b'/' if b.get(i + 1) == Some(&b'/') => {
-                    while i < b.len() && b[i] != b'\n' {
-                        i += 1;
-                    }
-                    continue;
-                }
-                b'/' if b.get(i + 1) == Some(&b'*') => {
-                    let open = i;
-                    i += 2;
-                    loop {
-                        if i + 1 >= b.len() {
-                            return Err(Some(self.fail(Fail::UnterminatedComment, open)));
-                        }
-                        if b[i] == b'*' && b[i + 1] == b'/' {
-                            break;
-                        }
-                        i += 1;
-                    }
-                    i += 2;
-                    continue;
-                }
+                    Some(Err(())) => return Err(Some(self.fail(Fail::UnterminatedComment, i))),
+                    None => {}
+                },
                 _ => {}
             }
             i += 1;
@@ -267,19 +287,13 @@ impl<'a> Lexer<'a> {
         let b = self.src.as_bytes();
         let (mut i, mut last) = (from, from);
         while i < b.len() {
-            if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
+            match comment_end(b, i) {
+                Some(Ok(end)) => {
+                    i = end;
+                    continue;
                 }
-                continue;
-            }
-            if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-                continue;
+                Some(Err(())) => break,
+                None => {}
             }
             if !is(b[i], SPACE) {
                 last = i + 1;
@@ -305,28 +319,16 @@ impl<'a> Lexer<'a> {
             if is(c, SPACE) {
                 i += 1;
                 joined = false;
-            } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                joined = false;
-            } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
-                let opened = i;
-                i += 2;
-                loop {
-                    if i >= b.len() {
-                        self.i = i;
-                        return Err((Fail::UnterminatedComment, opened));
-                    }
-                    if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        i += 2;
-                        break;
-                    }
-                    i += 1;
-                }
-                joined = false;
             } else {
-                break;
+                match comment_end(b, i) {
+                    Some(Ok(end)) => i = end,
+                    Some(Err(())) => {
+                        self.i = b.len();
+                        return Err((Fail::UnterminatedComment, i));
+                    }
+                    None => break,
+                }
+                joined = false;
             }
         }
         let Some(&c) = b.get(i) else {
@@ -381,21 +383,9 @@ impl<'a> Lexer<'a> {
                 k
             }
         } else if c == b'"' {
-            i += 1;
-            let body = i;
-            loop {
-                match b.get(i) {
-                    Some(b'"') => break,
-                    None | Some(b'\n') => return Err((Fail::String, start)),
-                    Some(b'\\') => match b.get(i + 1) {
-                        Some(b'n' | b't' | b'\\' | b'"') => i += 2,
-                        _ => return Err((Fail::String, start)),
-                    },
-                    _ => i += 1,
-                }
-            }
-            i += 1;
-            TokKind::Str(&src[body..i - 1])
+            let close = string_close(b, i).ok_or((Fail::String, start))?;
+            i = close + 1;
+            TokKind::Str(&src[start + 1..close])
         } else {
             return Err((Fail::Unexpected, start));
         };

@@ -62,7 +62,7 @@ fn check_position(src: &str, e: &ptx::ParseError) -> Result<(), String> {
 /// (bodies only delimited) must accept everything `parse` accepts, with the same signatures.
 fn parse(src: &str) -> Result<ptx::Module, ptx::ParseError> {
     let full = ptx::parse(src);
-    let want = full.as_ref().map(ptx::Outline::of).map_err(Clone::clone);
+    let want = full.clone().map(ptx::Outline::from_module);
     let checked = ptx::check(src);
     assert_eq!(
         checked, want,
