@@ -1340,10 +1340,7 @@ impl<'p> Wire<'p> {
         let split = decode_except::<px::HloModuleProto>(module, usize::MAX, &[MODULE_COMPUTATIONS])
             .map_err(|e| malformed("hlo_module", e))?;
         let mut computations = Vec::new();
-        for &(number, bytes) in &split.skipped {
-            if number != MODULE_COMPUTATIONS {
-                continue;
-            }
+        for bytes in split.occurrences(MODULE_COMPUTATIONS) {
             let head = decode_except::<px::HloComputationProto>(
                 bytes,
                 usize::MAX,

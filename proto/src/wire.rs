@@ -27,19 +27,28 @@ impl<'a, M> Split<'a, M> {
     /// The payload of skipped field `number`: its occurrences concatenated (borrowed when there
     /// is just one), `None` when it does not occur.
     pub fn payload(&self, number: u32) -> Option<Cow<'a, [u8]>> {
-        let mut parts = self.skipped.iter().filter(|(n, _)| *n == number);
-        let first = parts.next()?.1;
+        let mut parts = self.occurrences(number);
+        let first = parts.next()?;
         match parts.next() {
             None => Some(Cow::Borrowed(first)),
-            Some((_, second)) => {
+            Some(second) => {
                 let mut all = first.to_vec();
                 all.extend_from_slice(second);
-                for (_, p) in parts {
+                for p in parts {
                     all.extend_from_slice(p);
                 }
                 Some(Cow::Owned(all))
             }
         }
+    }
+
+    /// The payload of each occurrence of skipped field `number`, in input order (for a repeated
+    /// field: its elements).
+    pub fn occurrences(&self, number: u32) -> impl Iterator<Item = &'a [u8]> + '_ {
+        self.skipped
+            .iter()
+            .filter(move |(n, _)| *n == number)
+            .map(|&(_, b)| b)
     }
 }
 

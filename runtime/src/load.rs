@@ -74,12 +74,7 @@ pub fn validate(
         ))
     })?;
     let hlo = split.payload(HLO_MODULE_WITH_CONFIG);
-    let thunks: Vec<&[u8]> = split
-        .skipped
-        .iter()
-        .filter(|(n, _)| *n == THUNKS)
-        .map(|&(_, b)| b)
-        .collect();
+    let thunks: Vec<&[u8]> = split.occurrences(THUNKS).collect();
     finish(
         split.message,
         Hlo::Encoded(hlo.as_deref()),
