@@ -43,8 +43,16 @@ pub enum Rule {
     NameReused,
     /// The wire type of a field changed.
     WireTypeChanged,
-    /// The type of a field changed within the same wire type.
+    /// A field's type changed within one of protobuf's wire-compatible groups (values may be
+    /// truncated or reinterpreted), or to a message of compatible structure.
     TypeChanged,
+    /// A field's type changed within one wire type to one that readers parse differently
+    /// (`bytes` <-> `string`, `fixed64` <-> `double`, a structurally different message).
+    TypeIncompatible,
+    /// A field or enum value kept its name but changed its number.
+    Renumbered,
+    /// A repeated scalar field switched between packed and expanded encoding.
+    PackedChanged,
     /// A field changed between repeated and singular.
     CardinalityChanged,
     /// A field gained or lost explicit presence.
@@ -53,7 +61,8 @@ pub enum Rule {
     OneofChanged,
     /// A reachable message or enum deleted while a field still referred to it.
     TypeDeleted,
-    /// A field, enum value renamed.
+    /// A field or enum value renamed, or a message or enum renamed or moved to another package
+    /// with a compatible structure.
     Renamed,
     /// A construct emitted by default before it has been in the schema 14 days.
     ForwardWindow,
@@ -82,6 +91,9 @@ impl Rule {
         Rule::NameReused,
         Rule::WireTypeChanged,
         Rule::TypeChanged,
+        Rule::TypeIncompatible,
+        Rule::Renumbered,
+        Rule::PackedChanged,
         Rule::CardinalityChanged,
         Rule::PresenceChanged,
         Rule::OneofChanged,
@@ -106,6 +118,9 @@ impl Rule {
             Rule::NameReused => "name-reused",
             Rule::WireTypeChanged => "wire-type-changed",
             Rule::TypeChanged => "type-changed",
+            Rule::TypeIncompatible => "type-incompatible",
+            Rule::Renumbered => "renumbered",
+            Rule::PackedChanged => "packed-changed",
             Rule::CardinalityChanged => "cardinality-changed",
             Rule::PresenceChanged => "presence-changed",
             Rule::OneofChanged => "oneof-changed",
@@ -130,7 +145,9 @@ impl Rule {
     pub fn severity(self) -> Severity {
         match self {
             Rule::TypeChanged | Rule::PresenceChanged | Rule::Renamed => Severity::Warning,
-            Rule::StagedRollout | Rule::CleanupDue | Rule::WaiverUnused => Severity::Note,
+            Rule::StagedRollout | Rule::CleanupDue | Rule::WaiverUnused | Rule::PackedChanged => {
+                Severity::Note
+            }
             _ => Severity::Error,
         }
     }

@@ -23,6 +23,7 @@ mod finding;
 mod model;
 mod odb;
 mod report;
+mod retype;
 mod rules;
 mod source;
 mod surface;

@@ -99,6 +99,10 @@ pub struct Field {
     pub oneof: Option<String>,
     /// Carries the compat option `ignorable = true`.
     pub ignorable: bool,
+    /// Repeated and encoded packed (one length-delimited record). Known only for models
+    /// extracted from descriptors; a model read from a listing says `false` (the listing does
+    /// not record it, and only base against head compares it).
+    pub packed: bool,
     /// Where it is declared.
     pub location: Option<Location>,
 }
@@ -553,6 +557,7 @@ fn field(
             .filter(|o| !o.is_synthetic())
             .map(|o| o.name().to_owned()),
         ignorable,
+        packed: f.is_packed(),
         location: spans.locate(f.path()),
     }
 }
@@ -690,6 +695,7 @@ impl Model {
                             is_message,
                             oneof,
                             ignorable,
+                            packed: false,
                             location: None,
                         },
                     );

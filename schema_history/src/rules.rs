@@ -1,10 +1,17 @@
 //! The rules: wire compatibility (base against head, and against the whole history) and the
 //! time windows (forward 14 days, backward 6 months) checked against the golden census.
-use std::collections::BTreeSet;
+//!
+//! Identity is by number, not name: a field is its message and number (with its wire class and
+//! oneof), an enum value its enum and number, and a message or enum keeps its identity across a
+//! rename or a package move with a compatible structure ([`crate::retype::type_renames`]). So a
+//! rename keeps a construct's age and is not a removal, and a name that survives with another
+//! number is a renumbering.
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::census::Census;
 use crate::finding::{Finding, Rule};
 use crate::model::{Enum, Field, Location, Message, Model};
+use crate::retype::{packable, scalar_retype, type_renames, Retype, Structure};
 use crate::surface::{Extras, History};
 use crate::Date;
 
@@ -35,125 +42,264 @@ fn loc_of(primary: Option<&Location>, fallback: Option<&Location>) -> Option<Loc
     primary.or(fallback).cloned()
 }
 
-/// Every earlier model a number or name may have been used in: each snapshot of the history,
-/// oldest first, then the base, labelled for messages ("snapshot NAME", "the base").
-fn earlier_models<'a>(
-    base: &'a Model,
-    history: &'a History,
-) -> impl Iterator<Item = (String, &'a Model)> + 'a {
-    history
-        .snapshots
-        .iter()
-        .map(|s| (format!("snapshot {}", s.name), &s.model))
-        .chain(std::iter::once(("the base".to_owned(), base)))
+/// An earlier model (a snapshot or the base) with the head's renamed types mapped onto it.
+struct Earlier<'a> {
+    /// "snapshot NAME" or "the base", for messages.
+    label: String,
+    model: &'a Model,
+    /// The snapshot's date (`None` for the base).
+    date: Option<Date>,
+    /// Head type name -> this model's name, for types renamed or moved since.
+    from_head: BTreeMap<String, String>,
 }
 
-/// An earlier use of a number or name: where (snapshot name or "the base") and what.
-fn earlier_number(
-    base: &Model,
+impl Earlier<'_> {
+    /// The name the head's type `name` has in this model, if it has the type.
+    fn type_name<'n>(&'n self, name: &'n str) -> Option<&'n str> {
+        if let Some(n) = self.from_head.get(name) {
+            return Some(n);
+        }
+        (self.model.messages.contains_key(name) || self.model.enums.contains_key(name))
+            .then_some(name)
+    }
+
+    fn message(&self, name: &str) -> Option<&Message> {
+        self.model.messages.get(self.type_name(name)?)
+    }
+
+    fn enumeration(&self, name: &str) -> Option<&Enum> {
+        self.model.enums.get(self.type_name(name)?)
+    }
+}
+
+/// Every earlier model a number or name may have been used in: each snapshot of the history,
+/// oldest first, then the base; each with the head's renamed types mapped onto it.
+struct Lineage<'a> {
+    earlier: Vec<Earlier<'a>>,
+}
+
+fn invert(map: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    map.into_iter().map(|(k, v)| (v, k)).collect()
+}
+
+impl<'a> Lineage<'a> {
+    fn new(base: &'a Model, head: &Model, history: &'a History) -> Lineage<'a> {
+        let mut earlier: Vec<Earlier<'a>> = history
+            .snapshots
+            .iter()
+            .map(|s| Earlier {
+                label: format!("snapshot {}", s.name),
+                model: &s.model,
+                date: Some(s.meta.date),
+                from_head: invert(type_renames(&s.model, head)),
+            })
+            .collect();
+        earlier.push(Earlier {
+            label: "the base".to_owned(),
+            model: base,
+            date: None,
+            from_head: invert(type_renames(base, head)),
+        });
+        Lineage { earlier }
+    }
+
+    fn snapshots(&self) -> impl Iterator<Item = &Earlier<'a>> {
+        self.earlier.iter().filter(|e| e.date.is_some())
+    }
+
+    fn base(&self) -> Option<&Earlier<'a>> {
+        self.earlier.iter().find(|e| e.date.is_none())
+    }
+}
+
+/// Whether `construct`, a message, enum, field or enum value of `from`, has a counterpart in
+/// `to` (`from_to` maps `from`'s renamed types to `to`'s names): the type by name or rename, a
+/// field by number with the same wire class and oneof (so that a reader of one side reads the
+/// other's values as this field; a field whose encoding changed is a new construct), an enum
+/// value by number. `None` when it is not a
+/// construct of `from`'s model (opcodes, registry names, flags).
+fn counterpart(
+    from: &Model,
+    to: &Model,
+    from_to: &BTreeMap<String, String>,
+    construct: &str,
+) -> Option<bool> {
+    let mapped = |name: &str| {
+        from_to
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_owned())
+    };
+    if from.messages.contains_key(construct) {
+        return Some(to.messages.contains_key(&mapped(construct)));
+    }
+    if from.enums.contains_key(construct) {
+        return Some(to.enums.contains_key(&mapped(construct)));
+    }
+    let (parent, child) = construct.rsplit_once('.')?;
+    if let Some(m) = from.messages.get(parent) {
+        let f = m.field_named(child)?;
+        return Some(to.messages.get(&mapped(parent)).is_some_and(|tm| {
+            tm.fields
+                .get(&f.number)
+                .is_some_and(|g| g.wire == f.wire && g.oneof == f.oneof)
+        }));
+    }
+    let e = from.enums.get(parent)?;
+    let v = e.values.get(child)?;
+    Some(
+        to.enums
+            .get(&mapped(parent))
+            .is_some_and(|te| te.values_numbered(v.number).next().is_some()),
+    )
+}
+
+/// When the head's `construct` first appeared, by identity (see [`counterpart`]): `None` when no
+/// snapshot has it, `Some(None)` when the baseline has it, else the date of the first snapshot
+/// with it. Opcodes, registry names and flags are looked up by name.
+fn first_seen(
+    lineage: &Lineage<'_>,
+    head: &Model,
     history: &History,
-    msg: &str,
-    number: u32,
-    name: &str,
-) -> Option<String> {
-    for (label, model) in earlier_models(base, history) {
-        let Some(m) = model.messages.get(msg) else {
-            continue;
-        };
-        if let Some(f) = m.fields.get(&number) {
-            if f.name != name {
-                return Some(format!("{label} used it for `{}`", f.name));
-            }
-        } else if m.number_reserved(number) {
-            return Some(format!("{label} reserved it"));
+    construct: &str,
+) -> Option<Option<Date>> {
+    for (i, e) in lineage.snapshots().enumerate() {
+        let to_earlier = &e.from_head;
+        match counterpart(head, e.model, to_earlier, construct) {
+            None => return history.first_seen(construct),
+            Some(true) => return Some(if i == 0 { None } else { e.date }),
+            Some(false) => {}
         }
     }
     None
 }
 
-fn earlier_name(
-    base: &Model,
-    history: &History,
-    msg: &str,
-    number: u32,
-    name: &str,
-) -> Option<String> {
-    for (label, model) in earlier_models(base, history) {
-        let Some(m) = model.messages.get(msg) else {
+/// An earlier use of a number: where (snapshot name or "the base") and what. The same name with
+/// the same wire class and label is the field itself (deleted and restored), not a reuse.
+fn earlier_number(lineage: &Lineage<'_>, msg: &str, hf: &Field) -> Option<String> {
+    for e in &lineage.earlier {
+        let Some(m) = e.message(msg) else {
+            continue;
+        };
+        if let Some(f) = m.fields.get(&hf.number) {
+            if f.name != hf.name {
+                return Some(format!("{} used it for `{}`", e.label, f.name));
+            }
+            if f.wire != hf.wire || f.repeated != hf.repeated {
+                return Some(format!(
+                    "{} used it for `{}` as {}`{}`",
+                    e.label,
+                    f.name,
+                    if f.repeated { "repeated " } else { "" },
+                    f.type_name
+                ));
+            }
+        } else if m.number_reserved(hf.number) {
+            return Some(format!("{} reserved it", e.label));
+        }
+    }
+    None
+}
+
+fn earlier_name(lineage: &Lineage<'_>, msg: &str, number: u32, name: &str) -> Option<String> {
+    for e in &lineage.earlier {
+        let Some(m) = e.message(msg) else {
             continue;
         };
         if let Some(f) = m.field_named(name) {
             if f.number != number {
-                return Some(format!("{label} used it for number {}", f.number));
+                return Some(format!("{} used it for number {}", e.label, f.number));
             }
         } else if m.reserved_names.contains(name) {
-            return Some(format!("{label} reserved it"));
+            return Some(format!("{} reserved it", e.label));
         }
     }
     None
 }
 
-fn earlier_enum_number(
-    base: &Model,
-    history: &History,
-    en: &str,
-    number: i32,
-    name: &str,
-) -> Option<String> {
-    for (label, model) in earlier_models(base, history) {
-        let Some(e) = model.enums.get(en) else {
+fn earlier_enum_number(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -> Option<String> {
+    for e in &lineage.earlier {
+        let Some(m) = e.enumeration(en) else {
             continue;
         };
-        if let Some(user) = e.values_numbered(number).find(|v| v.name != name) {
-            return Some(format!("{label} used it for `{}`", user.name));
+        if let Some(user) = m.values_numbered(number).find(|v| v.name != name) {
+            return Some(format!("{} used it for `{}`", e.label, user.name));
         }
-        if e.values_numbered(number).next().is_none() && e.number_reserved(number) {
-            return Some(format!("{label} reserved it"));
+        if m.values_numbered(number).next().is_none() && m.number_reserved(number) {
+            return Some(format!("{} reserved it", e.label));
         }
     }
     None
 }
 
-fn earlier_enum_name(
-    base: &Model,
-    history: &History,
-    en: &str,
-    number: i32,
-    name: &str,
-) -> Option<String> {
-    for (label, model) in earlier_models(base, history) {
-        let Some(e) = model.enums.get(en) else {
+fn earlier_enum_name(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -> Option<String> {
+    for e in &lineage.earlier {
+        let Some(m) = e.enumeration(en) else {
             continue;
         };
-        if let Some(v) = e.values.get(name) {
+        if let Some(v) = m.values.get(name) {
             if v.number != number {
-                return Some(format!("{label} used it for number {}", v.number));
+                return Some(format!("{} used it for number {}", e.label, v.number));
             }
-        } else if e.reserved_names.contains(name) {
-            return Some(format!("{label} reserved it"));
+        } else if m.reserved_names.contains(name) {
+            return Some(format!("{} reserved it", e.label));
         }
     }
     None
+}
+
+/// What the wire rules compare, and what they found.
+struct Wire<'a> {
+    base: &'a Model,
+    head: &'a Model,
+    lineage: Lineage<'a>,
+    /// Base type name -> head type name, for types renamed or moved.
+    renames: BTreeMap<String, String>,
+    out: Vec<Finding>,
 }
 
 /// Wire rules: base against head, and reuse against the whole history.
 pub fn wire(base: &Model, head: &Model, history: &History) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let lineage = Lineage::new(base, head, history);
+    let renames = lineage
+        .base()
+        .map(|b| invert(b.from_head.clone()))
+        .unwrap_or_default();
+    let mut w = Wire {
+        base,
+        head,
+        lineage,
+        renames,
+        out: Vec::new(),
+    };
     for (name, bm) in &base.messages {
-        match head.messages.get(name) {
-            Some(hm) => message_rules(base, history, bm, hm, &mut out),
-            None => type_deleted(name, "message", bm.location.as_ref(), base, head, &mut out),
+        let head_name = w.renames.get(name).cloned().unwrap_or_else(|| name.clone());
+        match head.messages.get(&head_name) {
+            Some(hm) => {
+                if &head_name != name {
+                    w.type_renamed("message", name, &head_name, hm.location.as_ref());
+                }
+                w.message_rules(bm, hm);
+            }
+            None => w.type_deleted(name, "message", bm.location.as_ref()),
         }
     }
     for (name, be) in &base.enums {
-        match head.enums.get(name) {
-            Some(he) => enum_rules(base, history, be, he, &mut out),
-            None => type_deleted(name, "enum", be.location.as_ref(), base, head, &mut out),
+        let head_name = w.renames.get(name).cloned().unwrap_or_else(|| name.clone());
+        match head.enums.get(&head_name) {
+            Some(he) => {
+                if &head_name != name {
+                    w.type_renamed("enum", name, &head_name, he.location.as_ref());
+                }
+                w.enum_rules(be, he);
+            }
+            None => w.type_deleted(name, "enum", be.location.as_ref()),
         }
     }
     // Messages and enums new to the head can still reuse history.
+    let renamed: BTreeSet<String> = w.renames.values().cloned().collect();
     for (name, hm) in &head.messages {
-        if !base.messages.contains_key(name) {
+        if !base.messages.contains_key(name) && !renamed.contains(name) {
             let empty = Message {
                 name: name.clone(),
                 fields: Default::default(),
@@ -162,262 +308,359 @@ pub fn wire(base: &Model, head: &Model, history: &History) -> Vec<Finding> {
                 reserved_names: hm.reserved_names.clone(),
                 location: None,
             };
-            new_fields(base, history, &empty, hm, &mut out);
+            w.new_fields(&empty, hm);
         }
     }
-    out
+    w.out
 }
 
-/// A type is deleted when the head no longer reaches it. Deleting it together with the last field
-/// that used it is the field rules' business; a field that survives with another type is not.
-fn type_deleted(
-    name: &str,
-    kind: &str,
-    location: Option<&Location>,
-    base: &Model,
-    head: &Model,
-    out: &mut Vec<Finding>,
-) {
-    let type_name = format!(".{name}");
-    for bm in base.messages.values() {
-        for bf in bm.fields.values() {
-            if bf.type_name != type_name {
-                continue;
-            }
-            let Some(hf) = head
-                .messages
-                .get(&bm.name)
-                .and_then(|hm| hm.fields.get(&bf.number))
-            else {
-                continue;
-            };
-            out.push(Finding::new(
-                Rule::TypeDeleted,
-                name,
-                format!(
-                    "{kind} `{name}` was deleted while `{}.{}` = {} still exists (now `{}`)",
-                    bm.name, hf.name, hf.number, hf.type_name
-                ),
-                loc_of(hf.location.as_ref(), location),
-                "keep the type; add the replacement as a new field with a new number and stage \
-                 the switch (runtime support, then emission after 14 days, then cleanup after 6 \
-                 months)",
-            ));
-            return;
-        }
+impl Wire<'_> {
+    fn type_renamed(&mut self, kind: &str, old: &str, new: &str, location: Option<&Location>) {
+        self.out.push(Finding::new(
+            Rule::Renamed,
+            old,
+            format!(
+                "{kind} `{old}` renamed or moved to `{new}` with a compatible structure: binary artifacts still load, but whatever names the type (`Any` type URLs, reflection by name) breaks"
+            ),
+            location.cloned(),
+            format!("keep `{old}` if anything resolves the type by name; otherwise nothing to do"),
+        ));
     }
-}
 
-fn message_rules(
-    base: &Model,
-    history: &History,
-    bm: &Message,
-    hm: &Message,
-    out: &mut Vec<Finding>,
-) {
-    let msg = &bm.name;
-    for (number, bf) in &bm.fields {
-        let construct = || format!("{msg}.{}", bf.name);
-        let Some(hf) = hm.fields.get(number) else {
-            let number_ok = hm.number_reserved(*number);
-            let name_ok =
-                hm.reserved_names.contains(&bf.name) || hm.field_named(&bf.name).is_some();
-            if !(number_ok && name_ok) {
-                let missing = match (number_ok, name_ok) {
-                    (false, false) => {
-                        format!("`reserved {number};` and `reserved \"{}\";`", bf.name)
-                    }
-                    (false, true) => format!("`reserved {number};`"),
-                    _ => format!("`reserved \"{}\";`", bf.name),
+    /// A type is deleted when the head no longer reaches it. Deleting it together with the last
+    /// field that used it is the field rules' business; a field that survives with another type
+    /// is not.
+    fn type_deleted(&mut self, name: &str, kind: &str, location: Option<&Location>) {
+        let type_name = format!(".{name}");
+        for bm in self.base.messages.values() {
+            for bf in bm.fields.values() {
+                if bf.type_name != type_name {
+                    continue;
+                }
+                let head_msg = self.renames.get(&bm.name).unwrap_or(&bm.name);
+                let Some(hf) = self
+                    .head
+                    .messages
+                    .get(head_msg)
+                    .and_then(|hm| hm.fields.get(&bf.number))
+                else {
+                    continue;
                 };
-                out.push(Finding::new(
-                    Rule::FieldDeleted,
+                self.out.push(Finding::new(
+                    Rule::TypeDeleted,
+                    name,
+                    format!(
+                        "{kind} `{name}` was deleted while `{head_msg}.{}` = {} still exists (now `{}`)",
+                        hf.name, hf.number, hf.type_name
+                    ),
+                    loc_of(hf.location.as_ref(), location),
+                    "keep the type; add the replacement as a new field with a new number and stage \
+                     the switch (runtime support, then emission after 14 days, then cleanup after 6 \
+                     months)",
+                ));
+                return;
+            }
+        }
+    }
+
+    fn message_rules(&mut self, bm: &Message, hm: &Message) {
+        let msg = &bm.name;
+        for (number, bf) in &bm.fields {
+            let construct = || format!("{msg}.{}", bf.name);
+            // A name that survives under another number: old artifacts' number is no longer
+            // read as this field, whatever became of it (reserved, reused, nothing).
+            if let Some(moved) = hm.field_named(&bf.name).filter(|f| f.number != *number) {
+                self.out.push(Finding::new(
+                    Rule::Renumbered,
                     construct(),
                     format!(
-                        "field `{}` = {number} deleted from `{msg}` without reserving its number and name",
+                        "field `{}` of `{msg}` renumbered from {number} to {}: old artifacts carry it as {number}, which the new reader no longer reads as `{}`",
+                        bf.name, moved.number, bf.name
+                    ),
+                    moved.location.clone(),
+                    format!(
+                        "keep `{}` = {number}; add the new field under a new name and number and stage the switch",
                         bf.name
                     ),
-                    loc_of(hm.location.as_ref(), bf.location.as_ref()),
-                    format!("add {missing} to `{msg}` so that no later change reuses them"),
                 ));
             }
-            continue;
-        };
-        if hf.name != bf.name {
+            let Some(hf) = hm.fields.get(number) else {
+                let number_ok = hm.number_reserved(*number);
+                let name_ok =
+                    hm.reserved_names.contains(&bf.name) || hm.field_named(&bf.name).is_some();
+                if !(number_ok && name_ok) {
+                    let missing = match (number_ok, name_ok) {
+                        (false, false) => {
+                            format!("`reserved {number};` and `reserved \"{}\";`", bf.name)
+                        }
+                        (false, true) => format!("`reserved {number};`"),
+                        _ => format!("`reserved \"{}\";`", bf.name),
+                    };
+                    self.out.push(Finding::new(
+                        Rule::FieldDeleted,
+                        construct(),
+                        format!(
+                            "field `{}` = {number} deleted from `{msg}` without reserving its number and name",
+                            bf.name
+                        ),
+                        loc_of(hm.location.as_ref(), bf.location.as_ref()),
+                        format!("add {missing} to `{msg}` so that no later change reuses them"),
+                    ));
+                }
+                continue;
+            };
+            if hf.name != bf.name {
+                self.out.push(Finding::new(
+                    Rule::Renamed,
+                    construct(),
+                    format!(
+                        "field {number} of `{msg}` renamed from `{}` to `{}`: binary artifacts still load, but text-format and JSON goldens break",
+                        bf.name, hf.name
+                    ),
+                    hf.location.clone(),
+                    format!(
+                        "keep the old name, or reserve `\"{}\"` and regenerate the text goldens",
+                        bf.name
+                    ),
+                ));
+            }
+            self.field_shape_rules(msg, bf, hf);
+        }
+        self.new_fields(bm, hm);
+        // Reserved numbers and names the head dropped (and does not reuse: that is reported
+        // above).
+        for (start, end) in &bm.reserved_ranges {
+            let dropped: Vec<u32> = (*start..*end)
+                .take(1 << 16)
+                .filter(|n| !hm.number_reserved(*n) && !hm.fields.contains_key(n))
+                .collect();
+            if let Some(first) = dropped.first() {
+                let last = dropped.last().copied().unwrap_or(*first);
+                let text = if first == &last {
+                    first.to_string()
+                } else {
+                    format!("{first} to {last}")
+                };
+                self.out.push(Finding::new(
+                    Rule::ReservedRemoved,
+                    format!("{msg} reserved {text}"),
+                    format!("reserved number(s) {text} of `{msg}` are no longer reserved"),
+                    hm.location.clone(),
+                    format!(
+                        "restore `reserved {text};` in `{msg}`: old artifacts may still carry them"
+                    ),
+                ));
+            }
+        }
+        for name in &bm.reserved_names {
+            if !hm.reserved_names.contains(name) && hm.field_named(name).is_none() {
+                self.out.push(Finding::new(
+                    Rule::ReservedRemoved,
+                    format!("{msg} reserved \"{name}\""),
+                    format!("reserved name \"{name}\" of `{msg}` is no longer reserved"),
+                    hm.location.clone(),
+                    format!("restore `reserved \"{name}\";` in `{msg}`"),
+                ));
+            }
+        }
+    }
+
+    /// The type change of a field whose wire class stayed: what each reader sees.
+    fn retype(&self, bf: &Field, hf: &Field) -> Retype {
+        if !(bf.is_message && hf.is_message) {
+            return scalar_retype(bf, hf);
+        }
+        let (x, y) = (
+            bf.type_name.trim_start_matches('.'),
+            hf.type_name.trim_start_matches('.'),
+        );
+        // The same type (or one renamed in this change, reported as such): nothing to compare
+        // here; the type's own fields are checked by number where it is declared.
+        if x == y || self.renames.get(x).is_some_and(|n| n == y) {
+            return Retype::Same;
+        }
+        match Structure::new(self.base, self.head, &self.renames).messages(x, y) {
+            Ok(()) => Retype::Compatible(
+                "the structure is compatible (same numbers, wire types, labels and oneofs), but the meaning may differ"
+                    .to_owned(),
+            ),
+            Err(path) => Retype::Incompatible(path),
+        }
+    }
+
+    fn field_shape_rules(&mut self, msg: &str, bf: &Field, hf: &Field) {
+        let number = bf.number;
+        let out = &mut self.out;
+        // Named and located only when a rule fires: most fields keep their shape.
+        let construct = || format!("{msg}.{}", bf.name);
+        let loc = || hf.location.clone();
+        if hf.wire != bf.wire {
             out.push(Finding::new(
-                Rule::Renamed,
+                Rule::WireTypeChanged,
                 construct(),
                 format!(
-                    "field {number} of `{msg}` renamed from `{}` to `{}`: binary artifacts still load, but text-format and JSON goldens break",
-                    bf.name, hf.name
+                    "field `{}` = {number} of `{msg}` changed from `{}` ({}) to `{}` ({}): old and new readers misparse each other",
+                    hf.name, bf.type_name, bf.wire.name(), hf.type_name, hf.wire.name()
                 ),
-                hf.location.clone(),
-                format!(
-                    "keep the old name, or reserve `\"{}\"` and regenerate the text goldens",
-                    bf.name
-                ),
+                loc(),
+                "add a new field with a new number and the new type; deprecate the old one",
             ));
+        } else if hf.type_name != bf.type_name {
+            let retype = self.retype(bf, hf);
+            let out = &mut self.out;
+            match retype {
+                Retype::Same => {}
+                Retype::Compatible(why) => out.push(Finding::new(
+                    Rule::TypeChanged,
+                    construct(),
+                    format!(
+                        "field `{}` = {number} of `{msg}` changed type from `{}` to `{}` (same wire type): {why}",
+                        hf.name, bf.type_name, hf.type_name
+                    ),
+                    loc(),
+                    "check that every old value reads the same under the new type, or add a new field",
+                )),
+                Retype::Incompatible(why) => {
+                    let what = if bf.is_message && hf.is_message {
+                        format!(
+                            "`{msg}.{}` ({} -> {}): {why}",
+                            hf.name,
+                            bf.type_name.trim_start_matches('.'),
+                            hf.type_name.trim_start_matches('.')
+                        )
+                    } else {
+                        format!(
+                            "field `{}` = {number} of `{msg}` changed from `{}` to `{}`: {why}",
+                            hf.name, bf.type_name, hf.type_name
+                        )
+                    };
+                    out.push(Finding::new(
+                        Rule::TypeIncompatible,
+                        construct(),
+                        what,
+                        loc(),
+                        "add a new field with a new number and the new type; deprecate the old one",
+                    ));
+                }
+            }
         }
-        field_shape_rules(msg, bf, hf, out);
-    }
-    new_fields(base, history, bm, hm, out);
-    // Reserved numbers and names the head dropped (and does not reuse: that is reported above).
-    for (start, end) in &bm.reserved_ranges {
-        let dropped: Vec<u32> = (*start..*end)
-            .take(1 << 16)
-            .filter(|n| !hm.number_reserved(*n) && !hm.fields.contains_key(n))
-            .collect();
-        if let Some(first) = dropped.first() {
-            let last = dropped.last().copied().unwrap_or(*first);
-            let text = if first == &last {
-                first.to_string()
+        let out = &mut self.out;
+        if hf.repeated != bf.repeated {
+            let label = |r: bool| if r { "repeated" } else { "singular" };
+            // Proto3 packs repeated numbers by default: a singular reader of a packed field
+            // sees a length-delimited record where it expects a number and cannot parse it.
+            let packed = [bf, hf].into_iter().find(|f| f.repeated && f.packed);
+            let why = if packed.is_some() {
+                ": a singular reader cannot parse the packed encoding"
             } else {
-                format!("{first} to {last}")
+                ""
             };
             out.push(Finding::new(
-                Rule::ReservedRemoved,
-                format!("{msg} reserved {text}"),
-                format!("reserved number(s) {text} of `{msg}` are no longer reserved"),
-                hm.location.clone(),
+                Rule::CardinalityChanged,
+                construct(),
                 format!(
-                    "restore `reserved {text};` in `{msg}`: old artifacts may still carry them"
+                    "field `{}` = {number} of `{msg}` changed from {} to {}{why}",
+                    hf.name,
+                    label(bf.repeated),
+                    label(hf.repeated)
                 ),
+                loc(),
+                "add a new field with a new number instead of changing the label",
             ));
-        }
-    }
-    for name in &bm.reserved_names {
-        if !hm.reserved_names.contains(name) && hm.field_named(name).is_none() {
+        } else if hf.oneof == bf.oneof && hf.presence != bf.presence && !hf.is_message {
             out.push(Finding::new(
-                Rule::ReservedRemoved,
-                format!("{msg} reserved \"{name}\""),
-                format!("reserved name \"{name}\" of `{msg}` is no longer reserved"),
-                hm.location.clone(),
-                format!("restore `reserved \"{name}\";` in `{msg}`"),
+                Rule::PresenceChanged,
+                construct(),
+                format!(
+                    "field `{}` = {number} of `{msg}` {} explicit presence: readers may tell unset from default differently",
+                    hf.name,
+                    if hf.presence { "gained" } else { "lost" }
+                ),
+                loc(),
+                "make sure no reader depends on presence, or add a new field",
+            ));
+        }
+        if hf.repeated && bf.repeated && hf.packed != bf.packed && packable(bf) && packable(hf) {
+            let enc = |p: bool| if p { "packed" } else { "expanded" };
+            out.push(Finding::new(
+                Rule::PackedChanged,
+                construct(),
+                format!(
+                    "field `{}` = {number} of `{msg}` changed from {} to {} encoding: protobuf parsers (prost included) accept both for repeated numbers",
+                    hf.name,
+                    enc(bf.packed),
+                    enc(hf.packed)
+                ),
+                loc(),
+                "nothing to do unless a reader older than protobuf 2.3 or a hand-written parser reads it",
+            ));
+        }
+        if hf.oneof != bf.oneof {
+            let where_ = |o: &Option<String>| match o {
+                Some(o) => format!("oneof `{o}`"),
+                None => "no oneof".to_owned(),
+            };
+            out.push(Finding::new(
+                Rule::OneofChanged,
+                construct(),
+                format!(
+                    "field `{}` = {number} of `{msg}` moved from {} to {}: setting it now clears other fields",
+                    hf.name,
+                    where_(&bf.oneof),
+                    where_(&hf.oneof)
+                ),
+                loc(),
+                "add a new field with a new number in the wanted oneof",
             ));
         }
     }
-}
 
-fn field_shape_rules(msg: &str, bf: &Field, hf: &Field, out: &mut Vec<Finding>) {
-    let number = bf.number;
-    // Named and located only when a rule fires: most fields keep their shape.
-    let construct = || format!("{msg}.{}", bf.name);
-    let loc = || hf.location.clone();
-    if hf.wire != bf.wire {
-        out.push(Finding::new(
-            Rule::WireTypeChanged,
-            construct(),
-            format!(
-                "field `{}` = {number} of `{msg}` changed from `{}` ({}) to `{}` ({}): old and new readers misparse each other",
-                hf.name, bf.type_name, bf.wire.name(), hf.type_name, hf.wire.name()
-            ),
-            loc(),
-            "add a new field with a new number and the new type; deprecate the old one",
-        ));
-    } else if hf.type_name != bf.type_name {
-        out.push(Finding::new(
-            Rule::TypeChanged,
-            construct(),
-            format!(
-                "field `{}` = {number} of `{msg}` changed type from `{}` to `{}` (same wire type)",
-                hf.name, bf.type_name, hf.type_name
-            ),
-            loc(),
-            "check that every old value reads the same under the new type, or add a new field",
-        ));
-    }
-    if hf.repeated != bf.repeated {
-        let label = |r: bool| if r { "repeated" } else { "singular" };
-        out.push(Finding::new(
-            Rule::CardinalityChanged,
-            construct(),
-            format!(
-                "field `{}` = {number} of `{msg}` changed from {} to {}",
-                hf.name,
-                label(bf.repeated),
-                label(hf.repeated)
-            ),
-            loc(),
-            "add a new field with a new number instead of changing the label",
-        ));
-    } else if hf.oneof == bf.oneof && hf.presence != bf.presence && !hf.is_message {
-        out.push(Finding::new(
-            Rule::PresenceChanged,
-            construct(),
-            format!(
-                "field `{}` = {number} of `{msg}` {} explicit presence: readers may tell unset from default differently",
-                hf.name,
-                if hf.presence { "gained" } else { "lost" }
-            ),
-            loc(),
-            "make sure no reader depends on presence, or add a new field",
-        ));
-    }
-    if hf.oneof != bf.oneof {
-        let where_ = |o: &Option<String>| match o {
-            Some(o) => format!("oneof `{o}`"),
-            None => "no oneof".to_owned(),
-        };
-        out.push(Finding::new(
-            Rule::OneofChanged,
-            construct(),
-            format!(
-                "field `{}` = {number} of `{msg}` moved from {} to {}: setting it now clears other fields",
-                hf.name,
-                where_(&bf.oneof),
-                where_(&hf.oneof)
-            ),
-            loc(),
-            "add a new field with a new number in the wanted oneof",
-        ));
-    }
-}
-
-fn new_fields(base: &Model, history: &History, bm: &Message, hm: &Message, out: &mut Vec<Finding>) {
-    let msg = &hm.name;
-    for (number, hf) in &hm.fields {
-        let construct = || format!("{msg}.{}", hf.name);
-        if !bm.fields.contains_key(number) {
-            if let Some(earlier) = earlier_number(base, history, msg, *number, &hf.name) {
-                out.push(Finding::new(
-                    Rule::NumberReused,
-                    construct(),
-                    format!(
-                        "field `{}` reuses number {number} of `{msg}`: {earlier}; old artifacts decode as the wrong field",
-                        hf.name
-                    ),
-                    hf.location.clone(),
-                    format!(
-                        "pick a number never used in `{msg}` and keep `reserved {number};`"
-                    ),
-                ));
+    fn new_fields(&mut self, bm: &Message, hm: &Message) {
+        let msg = &hm.name;
+        for (number, hf) in &hm.fields {
+            let construct = || format!("{msg}.{}", hf.name);
+            if !bm.fields.contains_key(number) {
+                if let Some(earlier) = earlier_number(&self.lineage, msg, hf) {
+                    self.out.push(Finding::new(
+                        Rule::NumberReused,
+                        construct(),
+                        format!(
+                            "field `{}` reuses number {number} of `{msg}`: {earlier}; old artifacts decode as the wrong field",
+                            hf.name
+                        ),
+                        hf.location.clone(),
+                        format!(
+                            "pick a number never used in `{msg}` and keep `reserved {number};`"
+                        ),
+                    ));
+                }
             }
-        }
-        if bm.field_named(&hf.name).is_none() {
-            if let Some(earlier) = earlier_name(base, history, msg, *number, &hf.name) {
-                out.push(Finding::new(
-                    Rule::NameReused,
-                    construct(),
-                    format!(
-                        "field `{}` = {number} reuses the name `{}` of `{msg}`: {earlier}; text-format and JSON goldens read it as the old field",
-                        hf.name, hf.name
-                    ),
-                    hf.location.clone(),
-                    "pick a name never used in this message",
-                ));
+            if bm.field_named(&hf.name).is_none() {
+                if let Some(earlier) = earlier_name(&self.lineage, msg, *number, &hf.name) {
+                    self.out.push(Finding::new(
+                        Rule::NameReused,
+                        construct(),
+                        format!(
+                            "field `{}` = {number} reuses the name `{}` of `{msg}`: {earlier}; text-format and JSON goldens read it as the old field",
+                            hf.name, hf.name
+                        ),
+                        hf.location.clone(),
+                        "pick a name never used in this message",
+                    ));
+                }
             }
         }
     }
-}
 
-fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut Vec<Finding>) {
-    let en = &be.name;
-    for (name, bv) in &be.values {
-        let construct = || format!("{en}.{name}");
-        if let Some(hv) = he.values.get(name) {
-            if hv.number != bv.number {
-                out.push(Finding::new(
-                    Rule::WireTypeChanged,
+    fn enum_rules(&mut self, be: &Enum, he: &Enum) {
+        let (lineage, out) = (&self.lineage, &mut self.out);
+        let en = &be.name;
+        for (name, bv) in &be.values {
+            let construct = || format!("{en}.{name}");
+            if let Some(hv) = he.values.get(name) {
+                if hv.number != bv.number {
+                    out.push(Finding::new(
+                    Rule::Renumbered,
                     construct(),
                     format!(
                         "enum value `{name}` of `{en}` renumbered from {} to {}: old artifacts decode as another value",
@@ -426,16 +669,16 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
                     hv.location.clone(),
                     "keep the number; add a new value instead",
                 ));
+                }
+                continue;
             }
-            continue;
-        }
-        let renamed_to: Vec<&str> = he
-            .values_numbered(bv.number)
-            .filter(|v| !be.values.contains_key(&v.name))
-            .map(|v| v.name.as_str())
-            .collect();
-        if let Some(new_name) = renamed_to.first() {
-            out.push(Finding::new(
+            let renamed_to: Vec<&str> = he
+                .values_numbered(bv.number)
+                .filter(|v| !be.values.contains_key(&v.name))
+                .map(|v| v.name.as_str())
+                .collect();
+            if let Some(new_name) = renamed_to.first() {
+                out.push(Finding::new(
                 Rule::Renamed,
                 construct(),
                 format!(
@@ -445,13 +688,13 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
                 he.values.get(*new_name).and_then(|v| v.location.clone()),
                 format!("keep the old name, or reserve \"{name}\" and regenerate the text goldens"),
             ));
-            continue;
-        }
-        let number_ok =
-            he.number_reserved(bv.number) || he.values_numbered(bv.number).next().is_some();
-        let name_ok = he.reserved_names.contains(name);
-        if !(number_ok && name_ok) {
-            out.push(Finding::new(
+                continue;
+            }
+            let number_ok =
+                he.number_reserved(bv.number) || he.values_numbered(bv.number).next().is_some();
+            let name_ok = he.reserved_names.contains(name);
+            if !(number_ok && name_ok) {
+                out.push(Finding::new(
                 Rule::EnumValueDeleted,
                 construct(),
                 format!(
@@ -464,64 +707,65 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
                     bv.number
                 ),
             ));
+            }
         }
-    }
-    for (name, hv) in &he.values {
-        let construct = || format!("{en}.{name}");
-        if be.values.contains_key(name) {
-            continue;
-        }
-        let number_new = be.values_numbered(hv.number).next().is_none();
-        if number_new {
-            if let Some(earlier) = earlier_enum_number(base, history, en, hv.number, name) {
+        for (name, hv) in &he.values {
+            let construct = || format!("{en}.{name}");
+            if be.values.contains_key(name) {
+                continue;
+            }
+            let number_new = be.values_numbered(hv.number).next().is_none();
+            if number_new {
+                if let Some(earlier) = earlier_enum_number(lineage, en, hv.number, name) {
+                    out.push(Finding::new(
+                        Rule::NumberReused,
+                        construct(),
+                        format!(
+                            "enum value `{name}` reuses number {} of `{en}`: {earlier}",
+                            hv.number
+                        ),
+                        hv.location.clone(),
+                        "pick a number never used in this enum",
+                    ));
+                }
+            }
+            if let Some(earlier) = earlier_enum_name(lineage, en, hv.number, name) {
                 out.push(Finding::new(
-                    Rule::NumberReused,
+                    Rule::NameReused,
                     construct(),
                     format!(
-                        "enum value `{name}` reuses number {} of `{en}`: {earlier}",
+                        "enum value `{name}` = {} reuses a name of `{en}`: {earlier}",
                         hv.number
                     ),
                     hv.location.clone(),
-                    "pick a number never used in this enum",
+                    "pick a name never used in this enum",
                 ));
             }
         }
-        if let Some(earlier) = earlier_enum_name(base, history, en, hv.number, name) {
-            out.push(Finding::new(
-                Rule::NameReused,
-                construct(),
-                format!(
-                    "enum value `{name}` = {} reuses a name of `{en}`: {earlier}",
-                    hv.number
-                ),
-                hv.location.clone(),
-                "pick a name never used in this enum",
-            ));
+        for (start, end) in &be.reserved_ranges {
+            let dropped = (*start..=*end)
+                .take(1 << 16)
+                .find(|n| !he.number_reserved(*n) && he.values_numbered(*n).next().is_none());
+            if let Some(n) = dropped {
+                out.push(Finding::new(
+                    Rule::ReservedRemoved,
+                    format!("{en} reserved {n}"),
+                    format!("reserved number {n} of `{en}` is no longer reserved"),
+                    he.location.clone(),
+                    format!("restore the reserved range in `{en}`"),
+                ));
+            }
         }
-    }
-    for (start, end) in &be.reserved_ranges {
-        let dropped = (*start..=*end)
-            .take(1 << 16)
-            .find(|n| !he.number_reserved(*n) && he.values_numbered(*n).next().is_none());
-        if let Some(n) = dropped {
-            out.push(Finding::new(
-                Rule::ReservedRemoved,
-                format!("{en} reserved {n}"),
-                format!("reserved number {n} of `{en}` is no longer reserved"),
-                he.location.clone(),
-                format!("restore the reserved range in `{en}`"),
-            ));
-        }
-    }
-    for name in &be.reserved_names {
-        if !he.reserved_names.contains(name) && !he.values.contains_key(name) {
-            out.push(Finding::new(
-                Rule::ReservedRemoved,
-                format!("{en} reserved \"{name}\""),
-                format!("reserved name \"{name}\" of `{en}` is no longer reserved"),
-                he.location.clone(),
-                format!("restore `reserved \"{name}\";` in `{en}`"),
-            ));
+        for name in &be.reserved_names {
+            if !he.reserved_names.contains(name) && !he.values.contains_key(name) {
+                out.push(Finding::new(
+                    Rule::ReservedRemoved,
+                    format!("{en} reserved \"{name}\""),
+                    format!("reserved name \"{name}\" of `{en}` is no longer reserved"),
+                    he.location.clone(),
+                    format!("restore `reserved \"{name}\";` in `{en}`"),
+                ));
+            }
         }
     }
 }
@@ -548,28 +792,6 @@ fn construct_location(model: &Model, construct: &str) -> Option<Location> {
         .or_else(|| e.location.clone())
 }
 
-/// Whether a base field or enum value still exists in the head under another name (a rename:
-/// binary artifacts are unaffected, the `renamed` rule reports it).
-fn survives_renamed(base: &Model, head: &Model, construct: &str) -> bool {
-    let Some((parent, child)) = construct.rsplit_once('.') else {
-        return false;
-    };
-    if let (Some(bm), Some(hm)) = (base.messages.get(parent), head.messages.get(parent)) {
-        if let Some(bf) = bm.field_named(child) {
-            return hm
-                .fields
-                .get(&bf.number)
-                .is_some_and(|hf| hf.wire == bf.wire);
-        }
-    }
-    if let (Some(be), Some(he)) = (base.enums.get(parent), head.enums.get(parent)) {
-        if let Some(bv) = be.values.get(child) {
-            return he.values_numbered(bv.number).next().is_some();
-        }
-    }
-    false
-}
-
 /// Forward and backward windows, and the staged-rollout notes for new constructs.
 pub fn windows(
     base: Side<'_>,
@@ -582,10 +804,26 @@ pub fn windows(
     let base_constructs = base.constructs();
     let head_constructs = head.constructs();
     let window_start = today.add_months(-BACKWARD_WINDOW_MONTHS);
+    let lineage = Lineage::new(base.model, head.model, history);
+    let head_to_base = lineage
+        .base()
+        .map(|b| b.from_head.clone())
+        .unwrap_or_default();
+    let base_to_head = invert(head_to_base.clone());
+    // Whether a construct of one side has a counterpart on the other: by identity for the
+    // model's constructs (a rename survives, a renumbering does not), by name for the extras.
+    let survives = |construct: &str| {
+        counterpart(base.model, head.model, &base_to_head, construct)
+            .unwrap_or_else(|| head_constructs.contains(construct))
+    };
+    let in_base = |construct: &str| {
+        counterpart(head.model, base.model, &head_to_base, construct)
+            .unwrap_or_else(|| base_constructs.contains(construct))
+    };
 
     // Backward: removals and flag default changes.
-    for construct in base_constructs.difference(&head_constructs) {
-        if survives_renamed(base.model, head.model, construct) {
+    for construct in &base_constructs {
+        if survives(construct) {
             continue;
         }
         if let Some(golden) = census.newest_user_since(construct, window_start) {
@@ -643,13 +881,11 @@ pub fn windows(
             if head.model.field(construct).is_some_and(|f| f.ignorable) {
                 continue;
             }
-            let since = match history.first_seen(construct) {
+            let since = match first_seen(&lineage, head.model, history, construct) {
                 Some(None) => continue,
                 Some(Some(date)) => date,
                 // Without any snapshot the base is the baseline: what it has predates the windows.
-                None if history.snapshots.is_empty() && base_constructs.contains(construct) => {
-                    continue
-                }
+                None if history.snapshots.is_empty() && in_base(construct) => continue,
                 None => today,
             };
             let age = today.days_since(since);
@@ -674,23 +910,24 @@ pub fn windows(
         }
     }
 
-    // Staged rollout: say when each new construct may ship.
-    for construct in head_constructs.difference(&base_constructs) {
-        if construct.starts_with("flag:") || reported.contains(construct) {
+    // Staged rollout: say when each new construct may ship (new by identity: a renamed
+    // construct is not new, a renumbered field is).
+    for construct in &head_constructs {
+        if construct.starts_with("flag:") || reported.contains(construct) || in_base(construct) {
             continue;
         }
         let (parent, _) = construct.rsplit_once('.').unwrap_or((construct, ""));
         // A new message's fields are covered by the message's note.
-        let new_parent = (!base.model.messages.contains_key(parent)
-            && head.model.messages.contains_key(parent))
-            || (!base.model.enums.contains_key(parent) && head.model.enums.contains_key(parent));
+        let new_parent = (head.model.messages.contains_key(parent)
+            || head.model.enums.contains_key(parent))
+            && !in_base(parent);
         if new_parent && !construct.contains(':') {
             continue;
         }
         if head.model.field(construct).is_some_and(|f| f.ignorable) {
             continue;
         }
-        let since = match history.first_seen(construct) {
+        let since = match first_seen(&lineage, head.model, history, construct) {
             Some(None) => continue,
             Some(Some(date)) => date,
             None => today,
