@@ -557,8 +557,27 @@ fn field(
             .filter(|o| !o.is_synthetic())
             .map(|o| o.name().to_owned()),
         ignorable,
-        packed: f.is_packed(),
+        packed: packed(f),
         location: spans.locate(f.path()),
+    }
+}
+
+/// Whether a field is encoded packed. The pool's own answer reads `packed` before protox's option
+/// resolution sets it (an explicit `[packed = false]` reads as the proto3 default), so an
+/// explicit option is read from the resolved options.
+fn packed(f: &FieldDescriptor) -> bool {
+    let default = f.is_packed();
+    if f.field_descriptor_proto().options.is_none() || !f.is_list() {
+        return default;
+    }
+    let options = f.options();
+    let explicit = prost_reflect::ReflectMessage::descriptor(&options)
+        .get_field_by_name("packed")
+        .filter(|p| options.has_field(p))
+        .map(|p| matches!(options.get_field(&p).as_ref(), Value::Bool(true)));
+    match explicit {
+        Some(p) => p && !matches!(f.kind(), Kind::String | Kind::Bytes | Kind::Message(_)),
+        None => default,
     }
 }
 

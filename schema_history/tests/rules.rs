@@ -691,3 +691,379 @@ fn listing_round_trips_through_the_history_model() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Identity by number: renumberings, renames and the age of a construct
+
+/// Every finding of `rule`, as `severity construct: message`.
+fn said(findings: &[Finding], rule: &str) -> Vec<String> {
+    findings
+        .iter()
+        .filter(|f| f.rule.id() == rule)
+        .map(|f| format!("{} {}: {}", f.severity, f.construct, f.message))
+        .collect()
+}
+
+/// Every rule that fired, as `severity rule construct`, in report order.
+fn fired(findings: Vec<Finding>) -> Vec<String> {
+    report(findings, Vec::new(), date("2026-11-29"))
+        .findings
+        .iter()
+        .map(|f| format!("{} {} {}", f.severity, f.rule, f.construct))
+        .collect()
+}
+
+#[test]
+fn renumbered_field_is_an_error_even_with_the_old_number_reserved() {
+    // Blind spot 1: `size` moves from 2 to 3 and 2 is reserved, so no field is deleted without
+    // a reservation; old artifacts still carry the size as field 2.
+    let c = Case::new(
+        "message Root { int32 a = 1; int64 size = 2; }",
+        "message Root { reserved 2; int32 a = 1; int64 size = 3; }",
+    );
+    let f = c.findings();
+    assert_eq!(
+        said(&f, "renumbered"),
+        vec![
+            "error t.Root.size: field `size` of `t.Root` renumbered from 2 to 3: old artifacts \
+             carry it as 2, which the new reader no longer reads as `size`"
+        ]
+    );
+    assert_eq!(c.report().exit_code(), 1);
+}
+
+#[test]
+fn renumbered_enum_value_is_an_error_even_with_the_old_number_reserved() {
+    let c = Case::new(
+        "enum K { K0 = 0; K_GEMM = 1; } message Root { K k = 1; }",
+        "enum K { reserved 1; K0 = 0; K_GEMM = 2; } message Root { K k = 1; }",
+    );
+    assert_eq!(
+        said(&c.findings(), "renumbered"),
+        vec![
+            "error t.K.K_GEMM: enum value `K_GEMM` of `t.K` renumbered from 1 to 2: old \
+             artifacts decode as another value"
+        ]
+    );
+}
+
+#[test]
+fn rename_keeps_the_age_of_a_field_after_regeneration() {
+    // Blind spot 7: `c` (in the baseline) was renamed in a change recorded 5 days ago; the
+    // goldens were then regenerated, so the newest golden names `c_count`. Field 2 is as old
+    // as the baseline: no forward-window error.
+    let old = "message Root { int32 a = 1; int32 c = 2; }";
+    let renamed = "message Root { int32 a = 1; int32 c_count = 2; }";
+    let mut c = Case::new(renamed, renamed);
+    c.history = history(&[("2026-10-01", old), ("2026-11-24", renamed)]);
+    c.census.goldens = vec![golden(
+        "h100",
+        2,
+        "2026-11-29",
+        &["t.Root.a", "t.Root.c_count"],
+    )];
+    assert_eq!(fired(c.findings()), Vec::<String>::new(), "{}", c.text());
+    // The rename itself, regenerated in the same change: a warning, no window finding.
+    let mut c = Case::new(old, renamed);
+    c.history = history(&[("2026-10-01", old), ("2026-11-29", renamed)]);
+    c.census.goldens = vec![golden("h100", 2, "2026-11-29", &["t.Root.c_count"])];
+    assert_eq!(fired(c.findings()), vec!["warning renamed t.Root.c"]);
+}
+
+#[test]
+fn renumbered_field_is_new_for_the_forward_window() {
+    // The same name under a new number is a construct no older runtime reads.
+    let old = "message Root { int32 a = 1; int32 c = 2; }";
+    let moved = "message Root { reserved 2; int32 a = 1; int32 c = 3; }";
+    let mut c = Case::new(moved, moved);
+    c.history = history(&[("2026-10-01", old), ("2026-11-24", moved)]);
+    c.census.goldens = vec![golden("h100", 2, "2026-11-29", &["t.Root.c"])];
+    assert_eq!(
+        said(&c.findings(), "forward-window"),
+        vec![
+            "error t.Root.c: `t.Root.c` is emitted by default (golden h100/v2 uses it) but has \
+             been in the schema only since 2026-11-24 (5 days); runtimes up to 14 days old \
+             cannot read it"
+        ]
+    );
+}
+
+#[test]
+fn renamed_enum_value_keeps_its_age() {
+    let old = "enum K { K0 = 0; K_START = 1; } message Root { K k = 1; }";
+    let renamed = "enum K { K0 = 0; K_BEGIN = 1; } message Root { K k = 1; }";
+    let mut c = Case::new(renamed, renamed);
+    c.history = history(&[("2026-10-01", old), ("2026-11-27", renamed)]);
+    c.census.goldens = vec![golden("h100", 2, "2026-11-29", &["t.K.K_BEGIN"])];
+    assert_eq!(fired(c.findings()), Vec::<String>::new());
+}
+
+#[test]
+fn renumbered_field_is_a_removal_for_the_backward_window() {
+    // By name `legacy` survives; by number field 2, which a golden carries, is gone.
+    let mut c = Case::new(
+        "message Root { int32 a = 1; int32 legacy = 2; }",
+        "message Root { reserved 2; int32 a = 1; int32 legacy = 3; }",
+    );
+    c.census.goldens = vec![golden("h100", 2, "2026-11-01", &["t.Root.legacy"])];
+    assert_eq!(
+        said(&c.findings(), "backward-window"),
+        vec![
+            "error t.Root.legacy: `t.Root.legacy` is removed, but golden h100/v2 (created \
+             2026-11-01) uses it and today's runtime must load artifacts for 6 months"
+        ]
+    );
+}
+
+#[test]
+fn restoring_a_deleted_field_identically_is_not_a_reuse_but_with_another_type_it_is() {
+    let mut c = Case::new(
+        "message Root { int32 a = 1; }",
+        "message Root { int32 a = 1; int32 old = 3; }",
+    );
+    c.history = history(&[("2026-01-01", "message Root { int32 a = 1; int32 old = 3; }")]);
+    assert_eq!(said(&c.findings(), "number-reused"), Vec::<String>::new());
+    c.head = "message Root { int32 a = 1; string old = 3; }";
+    assert_eq!(
+        said(&c.findings(), "number-reused"),
+        vec![
+            "error t.Root.old: field `old` reuses number 3 of `t.Root`: snapshot 2026-01-01-s1 \
+             used it for `old` as `int32`; old artifacts decode as the wrong field"
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Type changes by what a reader sees
+
+/// The findings of the wire rules on a retype of field `v` from `old` to `new`, as
+/// `severity rule: message` (the staged-rollout note a new encoding gets left out).
+fn retype(old: &str, new: &str) -> Vec<String> {
+    let base = format!("enum E {{ E0 = 0; }} enum F {{ F0 = 0; }} message M {{ int32 x = 1; }} message Root {{ {old} v = 1; M keep = 2; E e = 3; F f = 4; }}");
+    let head = format!("enum E {{ E0 = 0; }} enum F {{ F0 = 0; }} message M {{ int32 x = 1; }} message Root {{ {new} v = 1; M keep = 2; E e = 3; F f = 4; }}");
+    let c = Case::new(&base, &head);
+    c.findings()
+        .iter()
+        .filter(|f| f.rule.id() != "staged-rollout")
+        .map(|f| format!("{} {}: {}", f.severity, f.rule, f.message))
+        .collect()
+}
+
+#[test]
+fn retype_bytes_to_string_is_an_error() {
+    assert_eq!(
+        retype("bytes", "string"),
+        vec![
+            "error type-incompatible: field `v` = 1 of `t.Root` changed from `bytes` to \
+             `string`: string readers validate UTF-8: old artifacts whose payload is not UTF-8 \
+             stop decoding"
+        ]
+    );
+}
+
+#[test]
+fn retype_string_to_bytes_is_an_error() {
+    assert_eq!(
+        retype("string", "bytes"),
+        vec![
+            "error type-incompatible: field `v` = 1 of `t.Root` changed from `string` to \
+             `bytes`: runtimes up to 14 days old read it as a string and validate UTF-8: new \
+             payloads that are not UTF-8 fail to decode there"
+        ]
+    );
+}
+
+#[test]
+fn retype_fixed64_to_double_is_an_error() {
+    assert_eq!(
+        retype("fixed64", "double"),
+        vec![
+            "error type-incompatible: field `v` = 1 of `t.Root` changed from `fixed64` to \
+             `double`: the same fixed-width bytes read as `fixed64` and as `double` are \
+             different numbers: every value changes"
+        ]
+    );
+}
+
+#[test]
+fn retype_float_to_fixed32_is_an_error() {
+    assert_eq!(
+        retype("float", "fixed32"),
+        vec![
+            "error type-incompatible: field `v` = 1 of `t.Root` changed from `float` to \
+             `fixed32`: the same fixed-width bytes read as `float` and as `fixed32` are \
+             different numbers: every value changes"
+        ]
+    );
+}
+
+#[test]
+fn retype_string_to_message_is_an_error() {
+    assert_eq!(
+        retype("string", "M"),
+        vec![
+            "error type-incompatible: field `v` = 1 of `t.Root` changed from `string` to \
+             `.t.M`: a message reader parses the payload as fields and a `string` reader takes \
+             it as data: one side misreads the other"
+        ]
+    );
+}
+
+#[test]
+fn retype_message_to_bytes_is_an_error() {
+    assert_eq!(
+        retype("M", "bytes"),
+        vec![
+            "error type-incompatible: field `v` = 1 of `t.Root` changed from `.t.M` to `bytes`: \
+             a message reader parses the payload as fields and a `bytes` reader takes it as \
+             data: one side misreads the other",
+            "warning presence-changed: field `v` = 1 of `t.Root` lost explicit presence: \
+             readers may tell unset from default differently"
+        ]
+    );
+}
+
+#[test]
+fn retype_scalar_to_message_is_a_wire_type_change() {
+    assert_eq!(
+        retype("int64", "M"),
+        vec![
+            "error wire-type-changed: field `v` = 1 of `t.Root` changed from `int64` (varint) \
+             to `.t.M` (length-delimited): old and new readers misparse each other"
+        ]
+    );
+}
+
+#[test]
+fn retype_within_the_int32_family_is_a_warning() {
+    assert_eq!(
+        retype("int32", "uint64"),
+        vec![
+            "warning type-changed: field `v` = 1 of `t.Root` changed type from `int32` to \
+             `uint64` (same wire type): `int32` and `uint64` share the varint encoding: values \
+             that do not fit the new type are truncated as a C++ cast would, and signs may be \
+             reinterpreted"
+        ]
+    );
+}
+
+#[test]
+fn retype_bool_to_int32_is_a_warning() {
+    assert_eq!(
+        retype("bool", "int32"),
+        vec![
+            "warning type-changed: field `v` = 1 of `t.Root` changed type from `bool` to \
+             `int32` (same wire type): `bool` and `int32` share the varint encoding: values \
+             that do not fit the new type are truncated as a C++ cast would, and signs may be \
+             reinterpreted"
+        ]
+    );
+}
+
+#[test]
+fn retype_sint32_to_sint64_is_a_warning() {
+    assert_eq!(
+        retype("sint32", "sint64"),
+        vec![
+            "warning type-changed: field `v` = 1 of `t.Root` changed type from `sint32` to \
+             `sint64` (same wire type): `sint32` and `sint64` share the zigzag encoding: 64-bit \
+             values are truncated by 32-bit readers"
+        ]
+    );
+}
+
+#[test]
+fn retype_fixed32_to_sfixed32_is_a_warning() {
+    assert_eq!(
+        retype("fixed32", "sfixed32"),
+        vec![
+            "warning type-changed: field `v` = 1 of `t.Root` changed type from `fixed32` to \
+             `sfixed32` (same wire type): `fixed32` and `sfixed32` share the fixed-width \
+             encoding: values with the top bit set change sign"
+        ]
+    );
+}
+
+#[test]
+fn retype_enum_to_int32_is_a_warning() {
+    assert_eq!(
+        retype("E", "int32"),
+        vec![
+            "warning type-changed: field `v` = 1 of `t.Root` changed type from `.t.E` to \
+             `int32` (same wire type): enums and the int32 family share the varint encoding: \
+             numbers the enum does not define read as unknown values, 64-bit values are \
+             truncated"
+        ]
+    );
+}
+
+#[test]
+fn retype_enum_to_another_enum_is_a_warning() {
+    assert_eq!(
+        retype("E", "F"),
+        vec![
+            "warning type-changed: field `v` = 1 of `t.Root` changed type from `.t.E` to \
+             `.t.F` (same wire type): both enums are varints read by number: a number `.t.F` \
+             does not define reads as an unknown value"
+        ]
+    );
+}
+
+#[test]
+fn retype_sint64_to_int64_is_a_wire_type_change() {
+    assert_eq!(
+        retype("sint64", "int64"),
+        vec![
+            "error wire-type-changed: field `v` = 1 of `t.Root` changed from `sint64` (zigzag \
+             varint) to `int64` (varint): old and new readers misparse each other"
+        ]
+    );
+}
+
+#[test]
+fn packed_to_expanded_is_a_note() {
+    assert_eq!(
+        retype("repeated int32", "repeated int32").len(),
+        0,
+        "unchanged"
+    );
+    let c = Case::new(
+        "message Root { repeated int32 dims = 1; }",
+        "message Root { repeated int32 dims = 1 [packed = false]; }",
+    );
+    assert_eq!(
+        said(&c.findings(), "packed-changed"),
+        vec![
+            "note t.Root.dims: field `dims` = 1 of `t.Root` changed from packed to expanded \
+             encoding: protobuf parsers (prost included) accept both for repeated numbers"
+        ]
+    );
+    assert_eq!(c.report().exit_code(), 0);
+}
+
+#[test]
+fn singular_to_repeated_string_is_an_error_without_the_packed_reason() {
+    let c = Case::new(
+        "message Root { string name = 1; }",
+        "message Root { repeated string name = 1; }",
+    );
+    assert_eq!(
+        said(&c.findings(), "cardinality-changed"),
+        vec!["error t.Root.name: field `name` = 1 of `t.Root` changed from singular to repeated"]
+    );
+}
+
+#[test]
+fn repeated_packed_to_singular_names_the_packed_encoding() {
+    let c = Case::new(
+        "message Root { repeated int64 dims = 1; }",
+        "message Root { int64 dims = 1; }",
+    );
+    assert_eq!(
+        said(&c.findings(), "cardinality-changed"),
+        vec![
+            "error t.Root.dims: field `dims` = 1 of `t.Root` changed from repeated to \
+             singular: a singular reader cannot parse the packed encoding"
+        ]
+    );
+}
