@@ -328,8 +328,9 @@ impl Wire<'_> {
     }
 
     /// A type is deleted when the head no longer reaches it. Deleting it together with the last
-    /// field that used it is the field rules' business; a field that survives with another type
-    /// is not.
+    /// field that used it is the field rules' business; so is a field that survives with a type
+    /// of compatible structure (a `type-changed` warning). A field that survives with a type its
+    /// old values do not read as is the error.
     fn type_deleted(&mut self, name: &str, kind: &str, location: Option<&Location>) {
         let type_name = format!(".{name}");
         for bm in self.base.messages.values() {
@@ -346,6 +347,9 @@ impl Wire<'_> {
                 else {
                     continue;
                 };
+                if hf.wire == bf.wire && matches!(self.retype(bf, hf), Retype::Compatible(_)) {
+                    continue;
+                }
                 self.out.push(Finding::new(
                     Rule::TypeDeleted,
                     name,

@@ -302,8 +302,8 @@ fn oneof_changed_compliant() {
 #[test]
 fn type_deleted_breaking() {
     let c = Case::new(
-        "message Foo { int32 v = 1; } message Bar { int32 v = 1; } message Root { Foo foo = 1; Bar bar = 2; }",
-        "message Bar { int32 v = 1; } message Root { Bar foo = 1; Bar bar = 2; }",
+        "message Foo { int32 v = 1; } message Bar { string v = 1; } message Root { Foo foo = 1; Bar bar = 2; }",
+        "message Bar { string v = 1; } message Root { Bar foo = 1; Bar bar = 2; }",
     );
     insta::assert_snapshot!(c.text());
 }
@@ -1064,6 +1064,317 @@ fn repeated_packed_to_singular_names_the_packed_encoding() {
         vec![
             "error t.Root.dims: field `dims` = 1 of `t.Root` changed from repeated to \
              singular: a singular reader cannot parse the packed encoding"
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message retypes compared by structure; types renamed or moved
+
+const SLICE: &str = "message BufferAllocationSliceProto { int64 buffer_allocation_index = 1; \
+                     int64 offset = 2; int64 size = 3; }";
+
+#[test]
+fn retype_to_a_structurally_different_message_names_the_first_incompatible_path() {
+    // A thunk's payload replaced in place by another message whose field 3 is a string.
+    let base = "message KernelThunkProto { string kernel_name = 1; int32 shmem = 2; int64 size = 3; } \
+                message OtherProto { string kernel_name = 1; int32 shmem = 2; string size = 3; } \
+                message Root { oneof impl { KernelThunkProto kernel_thunk = 8; OtherProto other = 9; } }";
+    let head =
+        "message KernelThunkProto { string kernel_name = 1; int32 shmem = 2; int64 size = 3; } \
+                message OtherProto { string kernel_name = 1; int32 shmem = 2; string size = 3; } \
+                message Root { oneof impl { OtherProto kernel_thunk = 8; OtherProto other = 9; } }";
+    let c = Case::new(base, head);
+    let f = c.findings();
+    assert_eq!(
+        said(&f, "type-incompatible"),
+        vec![
+            "error t.Root.kernel_thunk: `t.Root.kernel_thunk` (t.KernelThunkProto -> \
+             t.OtherProto): field 3 `size` int64 -> string"
+        ]
+    );
+    assert_eq!(said(&f, "type-changed"), Vec::<String>::new());
+}
+
+#[test]
+fn slice_replaced_in_place_by_a_different_message_is_an_error() {
+    // Issue 12: the argument slices of a kernel replaced by shaped slices, same number.
+    let base = format!(
+        "{SLICE} message ShapedSliceProto {{ BufferAllocationSliceProto slice = 1; int64 rank = 2; }} \
+         message Root {{ repeated BufferAllocationSliceProto args = 2; ShapedSliceProto out = 3; }}"
+    );
+    let head = format!(
+        "{SLICE} message ShapedSliceProto {{ BufferAllocationSliceProto slice = 1; int64 rank = 2; }} \
+         message Root {{ repeated ShapedSliceProto args = 2; ShapedSliceProto out = 3; }}"
+    );
+    let c = Case::new(&base, &head);
+    assert_eq!(
+        said(&c.findings(), "type-incompatible"),
+        vec![
+            "error t.Root.args: `t.Root.args` (t.BufferAllocationSliceProto -> \
+             t.ShapedSliceProto): field 1 `buffer_allocation_index` int64 -> \
+             .t.BufferAllocationSliceProto"
+        ]
+    );
+    assert_eq!(c.report().exit_code(), 1);
+}
+
+#[test]
+fn oneof_member_inserted_before_the_last_shifts_numbers() {
+    // Issue 12: a new collective inserted at 39 pushes all_reduce from 39 to 40.
+    let thunks = "message AllGatherThunkProto { repeated int64 replica_groups = 1; int64 dim = 2; } \
+                  message AllReduceThunkProto { repeated int64 replica_groups = 1; int32 reduction = 2; } \
+                  message ReduceScatterThunkProto { repeated int64 replica_groups = 1; string scatter = 2; }";
+    let base = format!(
+        "{thunks} message Root {{ ReduceScatterThunkProto rs = 1; oneof impl {{ \
+         AllGatherThunkProto all_gather_thunk = 38; AllReduceThunkProto all_reduce_thunk = 39; }} }}"
+    );
+    let head = format!(
+        "{thunks} message Root {{ ReduceScatterThunkProto rs = 1; oneof impl {{ \
+         AllGatherThunkProto all_gather_thunk = 38; ReduceScatterThunkProto reduce_scatter_thunk = 39; \
+         AllReduceThunkProto all_reduce_thunk = 40; }} }}"
+    );
+    let c = Case::new(&base, &head);
+    let f = c.findings();
+    assert_eq!(
+        fired(f.clone()),
+        vec![
+            "error type-incompatible t.Root.all_reduce_thunk",
+            "error renumbered t.Root.all_reduce_thunk",
+            "warning renamed t.Root.all_reduce_thunk",
+            "note staged-rollout t.Root.all_reduce_thunk",
+        ]
+    );
+    assert_eq!(
+        said(&f, "type-incompatible"),
+        vec![
+            "error t.Root.all_reduce_thunk: `t.Root.reduce_scatter_thunk` \
+             (t.AllReduceThunkProto -> t.ReduceScatterThunkProto): field 2 `reduction` int32 \
+             -> string"
+        ]
+    );
+}
+
+#[test]
+fn retype_to_a_compatible_structure_is_a_warning() {
+    let base = format!(
+        "{SLICE} message SliceV2 {{ int64 buffer_allocation_index = 1; int64 offset = 2; \
+         int64 size = 3; int64 stride = 4; }} message Root {{ BufferAllocationSliceProto s = 1; \
+         SliceV2 keep = 2; }}"
+    );
+    let head = base.replace("BufferAllocationSliceProto s = 1", "SliceV2 s = 1");
+    let c = Case::new(&base, &head);
+    assert_eq!(
+        said(&c.findings(), "type-changed"),
+        vec![
+            "warning t.Root.s: field `s` = 1 of `t.Root` changed type from \
+             `.t.BufferAllocationSliceProto` to `.t.SliceV2` (same wire type): the structure is \
+             compatible (same numbers, wire types, labels and oneofs), but the meaning may differ"
+        ]
+    );
+    assert_eq!(c.report().exit_code(), 0);
+}
+
+#[test]
+fn retype_dropping_a_field_is_an_error_unless_the_new_type_reserves_it() {
+    let base = "message A { int64 x = 1; int64 y = 2; } message B { int64 x = 1; } \
+                message C { reserved 2; int64 x = 1; } \
+                message Root { A a = 1; B b = 2; C c = 3; }";
+    let head = base.replace("A a = 1", "B a = 1");
+    let c = Case::new(base, &head);
+    assert_eq!(
+        said(&c.findings(), "type-incompatible"),
+        vec!["error t.Root.a: `t.Root.a` (t.A -> t.B): field 2 `y` (int64) is missing: the new reader drops it"]
+    );
+    let head = base.replace("A a = 1", "C a = 1");
+    let c = Case::new(base, &head);
+    assert_eq!(
+        said(&c.findings(), "type-incompatible"),
+        Vec::<String>::new()
+    );
+    assert_eq!(said(&c.findings(), "type-changed").len(), 1);
+}
+
+#[test]
+fn retype_changing_oneof_grouping_is_an_error() {
+    let base = "message A { oneof k { int64 x = 1; int64 y = 2; } } \
+                message B { oneof k { int64 x = 1; } oneof l { int64 y = 2; } } \
+                message Root { A a = 1; B b = 2; }";
+    let head = base.replace("A a = 1", "B a = 1");
+    let c = Case::new(base, &head);
+    assert_eq!(
+        said(&c.findings(), "type-incompatible"),
+        vec!["error t.Root.a: `t.Root.a` (t.A -> t.B): field 2 `y` changes oneof grouping (oneof `k` -> `l`)"]
+    );
+}
+
+#[test]
+fn structural_comparison_follows_nested_messages_and_ends_on_cycles() {
+    // Both trees are recursive; the difference is two levels down.
+    let base = "message Leaf { fixed64 bits = 1; } message LeafD { double bits = 1; } \
+                message Node { repeated Node children = 1; Leaf leaf = 2; } \
+                message Tree { repeated Tree children = 1; LeafD leaf = 2; } \
+                message Same { repeated Same children = 1; Leaf leaf = 2; } \
+                message Root { Node n = 1; Tree t = 2; Same s = 3; Node m = 4; }";
+    let head = base.replace("Node n = 1", "Tree n = 1");
+    let c = Case::new(base, &head);
+    assert_eq!(
+        said(&c.findings(), "type-incompatible"),
+        vec!["error t.Root.n: `t.Root.n` (t.Node -> t.Tree): field 2 `leaf` (.t.Leaf -> .t.LeafD): field 1 `bits` fixed64 -> double"]
+    );
+    // Same structure through the cycle: compatible.
+    let head = base.replace("Node m = 4", "Same m = 4");
+    let c = Case::new(base, &head);
+    assert_eq!(
+        said(&c.findings(), "type-incompatible"),
+        Vec::<String>::new()
+    );
+    assert_eq!(said(&c.findings(), "type-changed").len(), 1);
+}
+
+#[test]
+fn structural_comparison_stops_at_its_depth_bound() {
+    // Two distinct chains of 40 messages: deeper than the bound, compared no further.
+    let mut body = String::new();
+    for i in 0..40 {
+        body.push_str(&format!(
+            "message A{i} {{ A{} next = 1; }} message B{i} {{ B{} next = 1; }} ",
+            i + 1,
+            i + 1
+        ));
+    }
+    body.push_str("message A40 { int64 v = 1; } message B40 { int64 v = 1; } ");
+    let base = format!("{body} message Root {{ A0 x = 1; B0 y = 2; }}");
+    let head = format!("{body} message Root {{ B0 x = 1; B0 y = 2; }}");
+    let c = Case::new(&base, &head);
+    let f = said(&c.findings(), "type-incompatible");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].ends_with(": field 1 `next` (.t.A31 -> .t.B31): field 1 `next` (.t.A32 -> .t.B32): nested deeper than 32 messages: not compared further"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn types_renamed_with_their_fields_are_a_rename_not_a_deletion() {
+    // Issue 12: `*_start_thunk` -> `*_thunk`, types and the fields using them renamed
+    // together, same numbers and structure.
+    let base = "message AllReduceStartThunkProto { repeated int64 replica_groups = 1; } \
+                message CollectiveStartConfig { int32 op = 1; AllReduceStartThunkProto inner = 2; } \
+                message Root { oneof impl { AllReduceStartThunkProto all_reduce_start_thunk = 39; \
+                CollectiveStartConfig collective_start_config = 40; } }";
+    let head = "message AllReduceThunkProto { repeated int64 replica_groups = 1; } \
+                message CollectiveConfig { int32 op = 1; AllReduceThunkProto inner = 2; } \
+                message Root { oneof impl { AllReduceThunkProto all_reduce_thunk = 39; \
+                CollectiveConfig collective_config = 40; } }";
+    let c = Case::new(base, head);
+    let f = c.findings();
+    assert_eq!(
+        fired(f.clone()),
+        vec![
+            "warning renamed t.AllReduceStartThunkProto",
+            "warning renamed t.CollectiveStartConfig",
+            "warning renamed t.Root.all_reduce_start_thunk",
+            "warning renamed t.Root.collective_start_config",
+        ]
+    );
+    assert_eq!(
+        said(&f, "renamed").first().map(String::as_str),
+        Some(
+            "warning t.AllReduceStartThunkProto: message `t.AllReduceStartThunkProto` renamed \
+             or moved to `t.AllReduceThunkProto` with a compatible structure: binary artifacts \
+             still load, but whatever names the type (`Any` type URLs, reflection by name) breaks"
+        )
+    );
+    assert_eq!(c.report().exit_code(), 0);
+}
+
+#[test]
+fn type_renamed_to_an_incompatible_structure_is_still_a_deletion() {
+    let base = "message StartThunk { int64 id = 1; } message Root { StartThunk start_thunk = 1; }";
+    let head = "message Thunk { string id = 1; } message Root { Thunk thunk = 1; }";
+    let c = Case::new(base, head);
+    assert_eq!(
+        fired(c.findings()),
+        vec![
+            "error type-incompatible t.Root.start_thunk",
+            "error type-deleted t.StartThunk",
+            "warning renamed t.Root.start_thunk",
+            "note staged-rollout t.Thunk",
+        ]
+    );
+}
+
+fn model_of(files: &[(&str, &str)]) -> Model {
+    let compiled: Compiled = ProtoSources::from_texts(files.iter().map(|(n, t)| (*n, *t)))
+        .compile(&[], "fixture")
+        .expect("fixture compiles");
+    Model::extract(&compiled, "t.Root", "t.ignorable").expect("fixture has t.Root")
+}
+
+#[test]
+fn message_moved_to_another_package_is_a_rename() {
+    // Issue 12: a message moved to another package with identical fields.
+    let base = model_of(&[
+        (
+            "t.proto",
+            "syntax = \"proto3\"; package t; import \"old.proto\"; \
+             message Root { xla.old.Slice slice = 1; }",
+        ),
+        (
+            "old.proto",
+            "syntax = \"proto3\"; package xla.old; message Slice { int64 offset = 1; int64 size = 2; }",
+        ),
+    ]);
+    let head = model_of(&[
+        (
+            "t.proto",
+            "syntax = \"proto3\"; package t; import \"new.proto\"; \
+             message Root { xla.gpu.Slice slice = 1; }",
+        ),
+        (
+            "new.proto",
+            "syntax = \"proto3\"; package xla.gpu; message Slice { int64 offset = 1; int64 size = 2; }",
+        ),
+    ]);
+    let f = wire(&base, &head, &History::default());
+    assert_eq!(
+        said(&f, "renamed"),
+        vec![
+            "warning xla.old.Slice: message `xla.old.Slice` renamed or moved to `xla.gpu.Slice` \
+             with a compatible structure: binary artifacts still load, but whatever names the \
+             type (`Any` type URLs, reflection by name) breaks"
+        ]
+    );
+    assert_eq!(fired(f), vec!["warning renamed xla.old.Slice"]);
+}
+
+#[test]
+fn renamed_type_keeps_the_age_of_its_fields() {
+    let old = "message StartThunk { int64 id = 1; } message Root { StartThunk start_thunk = 1; }";
+    let new = "message Thunk { int64 id = 1; } message Root { Thunk thunk = 1; }";
+    let mut c = Case::new(new, new);
+    c.history = history(&[("2026-10-01", old), ("2026-11-26", new)]);
+    c.census.goldens = vec![golden(
+        "h100",
+        3,
+        "2026-11-29",
+        &["t.Thunk", "t.Thunk.id", "t.Root.thunk"],
+    )];
+    assert_eq!(fired(c.findings()), Vec::<String>::new());
+    // A golden younger than 6 months uses the old names: the rename is not a removal.
+    let mut c = Case::new(old, new);
+    c.census.goldens = vec![golden(
+        "h100",
+        2,
+        "2026-10-01",
+        &["t.StartThunk", "t.StartThunk.id", "t.Root.start_thunk"],
+    )];
+    assert_eq!(
+        fired(c.findings()),
+        vec![
+            "warning renamed t.StartThunk",
+            "warning renamed t.Root.start_thunk"
         ]
     );
 }
