@@ -137,11 +137,25 @@ pub fn load_history(
 
 /// The extras of the newest snapshot under `dir` at `rev` (`None` when there is none).
 pub fn newest_extras(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<Extras>, Error> {
+    Ok(newest_meta(repo, rev, dir)?.map(|m| m.extras.normalized()))
+}
+
+/// The commit the newest snapshot under `dir` at `rev` was taken on (`None` without snapshots).
+///
+/// The bot's self-check compares the working tree with it: everything since the surface was
+/// last recorded, committed or not, goes through the rules, so a break committed after the
+/// snapshot fails the check (comparing `HEAD` with a clean working tree could not).
+pub fn snapshot_base(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<Revision>, Error> {
+    Ok(newest_meta(repo, rev, dir)?.map(|m| Revision::Git(m.commit)))
+}
+
+/// The `surface.json` of the newest snapshot under `dir` at `rev` (by `seq`, date, path).
+fn newest_meta(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<SnapshotMeta>, Error> {
     let (repo, rev, dir) = history_source(repo, rev, dir);
     let (repo, rev, dir) = (&repo, &rev, dir.as_str());
     let metas = repo.list_files(rev, dir, "/surface.json")?;
     let contents = repo.read_files(rev, &metas)?;
-    let mut newest: Option<(u32, Date, String, Extras)> = None;
+    let mut newest: Option<(u32, Date, String, SnapshotMeta)> = None;
     for (path, bytes) in contents {
         let meta: SnapshotMeta =
             serde_json::from_slice(&bytes).map_err(|e| Error::format(&path, e))?;
@@ -150,10 +164,10 @@ pub fn newest_extras(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<Ex
             .as_ref()
             .is_none_or(|(s, d, p, _)| (*s, *d, p.clone()) < key)
         {
-            newest = Some((meta.seq, meta.date, path, meta.extras));
+            newest = Some((meta.seq, meta.date, path, meta));
         }
     }
-    Ok(newest.map(|n| n.3.normalized()))
+    Ok(newest.map(|n| n.3))
 }
 
 struct Context {

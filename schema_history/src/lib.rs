@@ -31,7 +31,7 @@ mod waiver;
 
 pub use census::{Census, Golden};
 pub use date::Date;
-pub use diff::{diff, load_history, newest_extras, DiffOptions, SchemaSpec};
+pub use diff::{diff, load_history, newest_extras, snapshot_base, DiffOptions, SchemaSpec};
 pub use error::Error;
 pub use fallback::{scan as scan_fallbacks, scan_text as scan_fallback_text};
 pub use finding::{Finding, Rule, Severity};
