@@ -244,6 +244,10 @@ impl<'a> Structure<'a> {
 /// type pairs at most once.
 pub(crate) fn type_renames(old: &Model, new: &Model) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
+    // Most diffs add or delete no type: the sorted names are equal, one comparison each.
+    if old.messages.keys().eq(new.messages.keys()) && old.enums.keys().eq(new.enums.keys()) {
+        return out;
+    }
     let gone_msgs: BTreeSet<&str> = old
         .messages
         .keys()
@@ -256,7 +260,6 @@ pub(crate) fn type_renames(old: &Model, new: &Model) -> BTreeMap<String, String>
         .filter(|n| !new.enums.contains_key(*n))
         .map(String::as_str)
         .collect();
-    // Most diffs add or delete no type: nothing to pair.
     if gone_msgs.is_empty() && gone_enums.is_empty() {
         return out;
     }

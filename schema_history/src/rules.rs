@@ -124,22 +124,20 @@ fn counterpart(
     from_to: &BTreeMap<String, String>,
     construct: &str,
 ) -> Option<bool> {
-    let mapped = |name: &str| {
-        from_to
-            .get(name)
-            .cloned()
-            .unwrap_or_else(|| name.to_owned())
-    };
+    // Runs for every construct of a side: looked up without allocating.
+    fn mapped<'m>(from_to: &'m BTreeMap<String, String>, name: &'m str) -> &'m str {
+        from_to.get(name).map_or(name, String::as_str)
+    }
     if from.messages.contains_key(construct) {
-        return Some(to.messages.contains_key(&mapped(construct)));
+        return Some(to.messages.contains_key(mapped(from_to, construct)));
     }
     if from.enums.contains_key(construct) {
-        return Some(to.enums.contains_key(&mapped(construct)));
+        return Some(to.enums.contains_key(mapped(from_to, construct)));
     }
     let (parent, child) = construct.rsplit_once('.')?;
     if let Some(m) = from.messages.get(parent) {
         let f = m.field_named(child)?;
-        return Some(to.messages.get(&mapped(parent)).is_some_and(|tm| {
+        return Some(to.messages.get(mapped(from_to, parent)).is_some_and(|tm| {
             tm.fields
                 .get(&f.number)
                 .is_some_and(|g| g.wire == f.wire && g.oneof == f.oneof)
@@ -149,9 +147,51 @@ fn counterpart(
     let v = e.values.get(child)?;
     Some(
         to.enums
-            .get(&mapped(parent))
+            .get(mapped(from_to, parent))
             .is_some_and(|te| te.values_numbered(v.number).next().is_some()),
     )
+}
+
+/// The constructs of `from` without a counterpart in `to` (see [`counterpart`]), found in one
+/// walk: a name lookup per type, number lookups per member. Usually none.
+fn vanished(from: &Model, to: &Model, from_to: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mapped = |name: &str| {
+        to.messages
+            .get(from_to.get(name).map_or(name, String::as_str))
+    };
+    for (name, m) in &from.messages {
+        let Some(tm) = mapped(name) else {
+            out.insert(name.clone());
+            out.extend(m.fields.values().map(|f| format!("{name}.{}", f.name)));
+            continue;
+        };
+        for f in m.fields.values() {
+            let same = tm
+                .fields
+                .get(&f.number)
+                .is_some_and(|g| g.wire == f.wire && g.oneof == f.oneof);
+            if !same {
+                out.insert(format!("{name}.{}", f.name));
+            }
+        }
+    }
+    for (name, e) in &from.enums {
+        let Some(te) = to
+            .enums
+            .get(from_to.get(name).map_or(name.as_str(), String::as_str))
+        else {
+            out.insert(name.clone());
+            out.extend(e.values.keys().map(|v| format!("{name}.{v}")));
+            continue;
+        };
+        for v in e.values.values() {
+            if te.values_numbered(v.number).next().is_none() {
+                out.insert(format!("{name}.{}", v.name));
+            }
+        }
+    }
+    out
 }
 
 /// When the head's `construct` first appeared, by identity (see [`counterpart`]): `None` when no
@@ -373,7 +413,12 @@ impl Wire<'_> {
             let construct = || format!("{msg}.{}", bf.name);
             // A name that survives under another number: old artifacts' number is no longer
             // read as this field, whatever became of it (reserved, reused, nothing).
-            if let Some(moved) = hm.field_named(&bf.name).filter(|f| f.number != *number) {
+            let kept = hm.fields.get(number).is_some_and(|hf| hf.name == bf.name);
+            if let Some(moved) = (!kept)
+                .then(|| hm.field_named(&bf.name))
+                .flatten()
+                .filter(|f| f.number != *number)
+            {
                 self.out.push(Finding::new(
                     Rule::Renumbered,
                     construct(),
@@ -814,22 +859,30 @@ pub fn windows(
         .map(|b| b.from_head.clone())
         .unwrap_or_default();
     let base_to_head = invert(head_to_base.clone());
-    // Whether a construct of one side has a counterpart on the other: by identity for the
-    // model's constructs (a rename survives, a renumbering does not), by name for the extras.
-    let survives = |construct: &str| {
-        counterpart(base.model, head.model, &base_to_head, construct)
-            .unwrap_or_else(|| head_constructs.contains(construct))
-    };
+    // What each side has that the other lacks: by identity for the model's constructs (a rename
+    // survives, a renumbering does not), by name for the extras (whose names hold a `:`, which
+    // no protobuf name does).
+    let base_only = vanished(base.model, head.model, &base_to_head);
+    let head_only = vanished(head.model, base.model, &head_to_base);
+    let extra = |c: &&String| c.contains(':');
     let in_base = |construct: &str| {
-        counterpart(head.model, base.model, &head_to_base, construct)
-            .unwrap_or_else(|| base_constructs.contains(construct))
+        if construct.contains(':') {
+            base_constructs.contains(construct)
+        } else {
+            !head_only.contains(construct)
+        }
     };
+    let removed: BTreeSet<&String> = base_only
+        .iter()
+        .chain(base_constructs.difference(&head_constructs).filter(extra))
+        .collect();
+    let added: BTreeSet<&String> = head_only
+        .iter()
+        .chain(head_constructs.difference(&base_constructs).filter(extra))
+        .collect();
 
     // Backward: removals and flag default changes.
-    for construct in &base_constructs {
-        if survives(construct) {
-            continue;
-        }
+    for construct in removed {
         if let Some(golden) = census.newest_user_since(construct, window_start) {
             let legal = golden.created.add_months(BACKWARD_WINDOW_MONTHS);
             out.push(Finding::new(
@@ -916,8 +969,9 @@ pub fn windows(
 
     // Staged rollout: say when each new construct may ship (new by identity: a renamed
     // construct is not new, a renumbered field is).
-    for construct in &head_constructs {
-        if construct.starts_with("flag:") || reported.contains(construct) || in_base(construct) {
+    for construct in &added {
+        let construct = construct.as_str();
+        if construct.starts_with("flag:") || reported.contains(construct) {
             continue;
         }
         let (parent, _) = construct.rsplit_once('.').unwrap_or((construct, ""));
