@@ -77,9 +77,10 @@ pub(crate) fn scalar_retype(old: &Field, new: &Field) -> Retype {
             "both enums are varints read by number: a number `{to}` does not define reads as an unknown value"
         )),
         (Scalar::Enum, Scalar::Integer) | (Scalar::Integer, Scalar::Enum) => {
-            Retype::Compatible(format!(
+            Retype::Compatible(
                 "enums and the int32 family share the varint encoding: numbers the enum does not define read as unknown values, 64-bit values are truncated"
-            ))
+                    .to_owned(),
+            )
         }
         (Scalar::ZigZag, Scalar::ZigZag) => Retype::Compatible(format!(
             "`{from}` and `{to}` share the zigzag encoding: 64-bit values are truncated by 32-bit readers"
