@@ -751,10 +751,15 @@ impl Wire<'_> {
                     bv.number
                 ),
                 loc_of(he.location.as_ref(), bv.location.as_ref()),
-                format!(
-                    "add `reserved {};` and `reserved \"{name}\";` to `{en}`",
-                    bv.number
-                ),
+                // Ask only for what is missing: repositories often reserve the number alone.
+                match number_ok {
+                    true => format!("add `reserved \"{name}\";` to `{en}`"),
+                    false if name_ok => format!("add `reserved {};` to `{en}`", bv.number),
+                    false => format!(
+                        "add `reserved {};` and `reserved \"{name}\";` to `{en}`",
+                        bv.number
+                    ),
+                },
             ));
             }
         }

@@ -1378,3 +1378,19 @@ fn renamed_type_keeps_the_age_of_its_fields() {
         ]
     );
 }
+
+#[test]
+fn enum_value_deleted_asks_only_for_the_missing_reservation() {
+    // Issue 12: `reserved 2; // Was K_B.` reserves the number; the hint must not ask for it again.
+    let c = Case::new(
+        "enum Kind { K_UNSET = 0; K_A = 1; K_B = 2; } message Root { Kind kind = 1; }",
+        "enum Kind { reserved 2; K_UNSET = 0; K_A = 1; } message Root { Kind kind = 1; }",
+    );
+    let hints: Vec<String> = c
+        .findings()
+        .iter()
+        .filter(|f| f.rule.id() == "enum-value-deleted")
+        .map(|f| f.hint.clone())
+        .collect();
+    assert_eq!(hints, vec!["add `reserved \"K_B\";` to `t.Kind`"]);
+}
