@@ -356,6 +356,17 @@ pub fn wire(base: &Model, head: &Model, history: &History) -> Vec<Finding> {
 
 impl Wire<'_> {
     fn type_renamed(&mut self, kind: &str, old: &str, new: &str, location: Option<&Location>) {
+        // A nested type (a map entry, say) that moved with its renamed parent is part of the
+        // parent's finding.
+        let moved_with_parent = match (old.rsplit_once('.'), new.rsplit_once('.')) {
+            (Some((op, on)), Some((np, nn))) => {
+                on == nn && self.renames.get(op).is_some_and(|p| p == np)
+            }
+            _ => false,
+        };
+        if moved_with_parent {
+            return;
+        }
         self.out.push(Finding::new(
             Rule::Renamed,
             old,

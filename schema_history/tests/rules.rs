@@ -1394,3 +1394,19 @@ fn enum_value_deleted_asks_only_for_the_missing_reservation() {
         .collect();
     assert_eq!(hints, vec!["add `reserved \"K_B\";` to `t.Kind`"]);
 }
+
+#[test]
+fn nested_types_moving_with_a_renamed_parent_are_one_rename() {
+    let base = "message StartThunk { map<string, int64> attrs = 1; message Inner { int32 v = 1; } \
+                Inner inner = 2; } message Root { StartThunk start_thunk = 1; }";
+    let head = "message Thunk { map<string, int64> attrs = 1; message Inner { int32 v = 1; } \
+                Inner inner = 2; } message Root { Thunk thunk = 1; }";
+    let c = Case::new(base, head);
+    assert_eq!(
+        fired(c.findings()),
+        vec![
+            "warning renamed t.StartThunk",
+            "warning renamed t.Root.start_thunk"
+        ]
+    );
+}
