@@ -307,10 +307,16 @@ pub(crate) fn type_renames(old: &Model, new: &Model) -> BTreeMap<String, String>
             }
         }
     }
-    // Package moves of types no surviving field points at.
+    // Package moves of top-level types no surviving field points at. Nested types (map entries
+    // above all) pair only through their parents, above: the same short name in two unrelated
+    // messages says nothing.
     let short = |n: &str| n.rsplit('.').next().unwrap_or(n).to_owned();
+    let nested = |m: &Model, n: &str| {
+        n.rsplit_once('.')
+            .is_some_and(|(parent, _)| m.messages.contains_key(parent))
+    };
     for x in gone_msgs.iter().chain(&gone_enums) {
-        if out.contains_key(*x) {
+        if out.contains_key(*x) || nested(old, x) {
             continue;
         }
         let is_msg = gone_msgs.contains(x);
@@ -321,6 +327,7 @@ pub(crate) fn type_renames(old: &Model, new: &Model) -> BTreeMap<String, String>
         };
         let found = candidates.into_iter().find(|y| {
             fresh(y)
+                && !nested(new, y)
                 && !taken.contains(*y)
                 && short(y) == short(x)
                 && if is_msg {

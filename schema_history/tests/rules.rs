@@ -1410,3 +1410,14 @@ fn nested_types_moving_with_a_renamed_parent_are_one_rename() {
         ]
     );
 }
+
+#[test]
+fn map_entries_of_unrelated_messages_are_not_paired_as_a_move() {
+    // `Foo` goes away (its field reserved) and `Bar` arrives: both have an `AttrsEntry`, which
+    // is no package move.
+    let base = "message Foo { map<string, int64> attrs = 1; } message Root { Foo foo = 1; }";
+    let head = "message Bar { map<string, int64> attrs = 1; } \
+                message Root { reserved 1; reserved \"foo\"; Bar bar = 2; }";
+    let c = Case::new(base, head);
+    assert_eq!(said(&c.findings(), "renamed"), Vec::<String>::new());
+}
