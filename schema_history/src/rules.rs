@@ -459,10 +459,15 @@ fn enum_rules(base: &Model, history: &History, be: &Enum, he: &Enum, out: &mut V
                     bv.number
                 ),
                 loc_of(he.location.as_ref(), bv.location.as_ref()),
-                format!(
-                    "add `reserved {};` and `reserved \"{name}\";` to `{en}`",
-                    bv.number
-                ),
+                // Ask only for what is missing: never to reserve a number already reserved.
+                match (number_ok, name_ok) {
+                    (false, false) => format!(
+                        "add `reserved {};` and `reserved \"{name}\";` to `{en}`",
+                        bv.number
+                    ),
+                    (false, true) => format!("add `reserved {};` to `{en}`", bv.number),
+                    _ => format!("add `reserved \"{name}\";` to `{en}`"),
+                },
             ));
         }
     }
