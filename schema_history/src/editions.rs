@@ -123,6 +123,9 @@ const ENCODING_PACKED: i32 = 1;
 const ENCODING_EXPANDED: i32 = 2;
 const UTF8_VERIFY: i32 = 2;
 const UTF8_NONE: i32 = 3;
+/// `NONE` in the descriptor.proto that protox resolves options against (prost-reflect's copy
+/// predates the renumbering to 3); images written by a current protoc carry 3.
+const UTF8_NONE_OLD: i32 = 1;
 const MESSAGE_LENGTH_PREFIXED: i32 = 1;
 const MESSAGE_DELIMITED: i32 = 2;
 
@@ -163,7 +166,7 @@ fn apply(options: &DynamicMessage, into: &mut FieldFeatures, closed: &mut bool) 
     }
     match get("utf8_validation") {
         Some(UTF8_VERIFY) => into.utf8_verified = true,
-        Some(UTF8_NONE) => into.utf8_verified = false,
+        Some(UTF8_NONE | UTF8_NONE_OLD) => into.utf8_verified = false,
         _ => {}
     }
     match get("message_encoding") {
@@ -618,7 +621,8 @@ impl Pass<'_> {
                     i += 1;
                 }
                 "message" | "enum" | "oneof" | "extend" | "service"
-                    if ctx != Ctx::Enum && self.tok(i + 1).is_some_and(|t| t.kind == Tok::Ident) =>
+                    if ctx != Ctx::Enum
+                        && self.tok(i + 1).is_some_and(|t| t.kind == Tok::Ident) =>
                 {
                     // Up to the opening brace (an extend names a dotted type).
                     let mut j = i + 1;
@@ -647,7 +651,8 @@ impl Pass<'_> {
                     let idents: Vec<usize> = (i + 1..end)
                         .filter(|j| self.tok(*j).is_some_and(|t| t.kind == Tok::Ident))
                         .collect();
-                    let numbers = (i + 1..end).any(|j| self.tok(j).is_some_and(|t| t.kind == Tok::Int));
+                    let numbers =
+                        (i + 1..end).any(|j| self.tok(j).is_some_and(|t| t.kind == Tok::Int));
                     if !numbers {
                         for j in idents {
                             if let Some(t) = self.tok(j) {
@@ -848,7 +853,10 @@ mod tests {
                 "",
                 "",
                 "       message A {",
-                &format!("  optional string s = 1 [{}features.utf8_validation = NONE];", " ".repeat(38)),
+                &format!(
+                    "  optional string s = 1 [{}features.utf8_validation = NONE];",
+                    " ".repeat(38)
+                ),
                 &format!("  optional string t = 2{};", " ".repeat(39)),
                 "}",
             ]

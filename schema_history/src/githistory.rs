@@ -99,11 +99,14 @@ pub(crate) fn load(
 }
 
 /// The model of the protos at `commit`, `None` when they do not compile or lack the root.
-fn model_at(repo: &Repo, commit: &str, spec: &SchemaSpec, cache: &Arc<ParseCache>) -> Option<Model> {
+fn model_at(
+    repo: &Repo,
+    commit: &str,
+    spec: &SchemaSpec,
+    cache: &Arc<ParseCache>,
+) -> Option<Model> {
     let rev = crate::Revision::Git(commit.to_owned());
     let sources = ProtoSources::load(repo, &rev, &spec.proto_dirs).ok()?;
-    let compiled = sources
-        .compile_for_model(&spec.files, commit, cache)
-        .ok()?;
+    let compiled = sources.compile_for_model(&spec.files, commit, cache).ok()?;
     Model::extract(&compiled, &spec.root, &spec.ignorable).ok()
 }

@@ -183,9 +183,12 @@ impl Policy {
                             ));
                         };
                         for item in items {
-                            policy
-                                .exceptions
-                                .push(exception(path, text, table(path, text, &name, item)?, item)?);
+                            policy.exceptions.push(exception(
+                                path,
+                                text,
+                                table(path, text, &name, item)?,
+                                item,
+                            )?);
                         }
                     }
                     _ => {
@@ -254,7 +257,13 @@ fn exception(
         match k.get_ref().as_ref() {
             "path" => {
                 let DeValue::String(p) = v.get_ref() else {
-                    return Err(bad(path, text, v.span().start, &key, "expected a glob string"));
+                    return Err(bad(
+                        path,
+                        text,
+                        v.span().start,
+                        &key,
+                        "expected a glob string",
+                    ));
                 };
                 let matcher = Glob::new(p)
                     .map_err(|e| bad(path, text, v.span().start, &key, e.kind().to_string()))?
@@ -263,7 +272,13 @@ fn exception(
             }
             "rules" => {
                 let DeValue::Array(ids) = v.get_ref() else {
-                    return Err(bad(path, text, v.span().start, &key, "expected a list of rule ids"));
+                    return Err(bad(
+                        path,
+                        text,
+                        v.span().start,
+                        &key,
+                        "expected a list of rule ids",
+                    ));
                 };
                 for id in ids {
                     let DeValue::String(s) = id.get_ref() else {
@@ -287,7 +302,8 @@ fn exception(
     let start = at.span().start;
     let (path_glob, matcher) =
         glob.ok_or_else(|| bad(path, text, start, "breaking.except.path", "missing"))?;
-    let level = level.ok_or_else(|| bad(path, text, start, "breaking.except.severity", "missing"))?;
+    let level =
+        level.ok_or_else(|| bad(path, text, start, "breaking.except.severity", "missing"))?;
     Ok(Exception {
         path: path_glob,
         matcher,
@@ -303,19 +319,21 @@ fn name_only(f: &Finding, base: &Model, head: &Model) -> bool {
     };
     match f.rule {
         Rule::FieldDeleted => {
-            let (Some(bm), Some(hm)) = (base.messages.get(parent), head.messages.get(parent)) else {
+            let (Some(bm), Some(hm)) = (base.messages.get(parent), head.messages.get(parent))
+            else {
                 return false;
             };
-            bm.field_named(name)
-                .is_some_and(|bf| hm.number_reserved(bf.number) && !hm.reserved_names.contains(name))
+            bm.field_named(name).is_some_and(|bf| {
+                hm.number_reserved(bf.number) && !hm.reserved_names.contains(name)
+            })
         }
         Rule::EnumValueDeleted => {
             let (Some(be), Some(he)) = (base.enums.get(parent), head.enums.get(parent)) else {
                 return false;
             };
-            be.values
-                .get(name)
-                .is_some_and(|bv| he.number_reserved(bv.number) && !he.reserved_names.contains(name))
+            be.values.get(name).is_some_and(|bv| {
+                he.number_reserved(bv.number) && !he.reserved_names.contains(name)
+            })
         }
         _ => false,
     }
@@ -326,7 +344,9 @@ mod tests {
     use super::*;
 
     fn err(text: &str) -> String {
-        Policy::parse(text, "policy.toml").expect_err("malformed").to_string()
+        Policy::parse(text, "policy.toml")
+            .expect_err("malformed")
+            .to_string()
     }
 
     #[test]
