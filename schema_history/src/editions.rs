@@ -202,8 +202,9 @@ pub(crate) fn resolve_field(field: &FieldDescriptor, edition: Option<Edition>) -
             } else {
                 Presence::Implicit
             },
-            packed: if field.is_list() {
-                field.is_packed()
+            // Only packable scalars have an encoding to choose.
+            packed: if field.is_list() && is_packable(&field.kind()) {
+                packed_option(field).unwrap_or(proto3)
             } else {
                 true
             },
@@ -248,6 +249,20 @@ pub(crate) fn resolve_field(field: &FieldDescriptor, edition: Option<Edition>) -
         features.delimited = false;
     }
     features
+}
+
+/// The `packed` option as written, read from the options themselves (prost-reflect's
+/// `is_packed` does not see it in a pool that protox built).
+fn packed_option(field: &FieldDescriptor) -> Option<bool> {
+    field.field_descriptor_proto().options.as_ref()?;
+    let options = field.options();
+    if !options.has_field_by_name("packed") {
+        return None;
+    }
+    match options.get_field_by_name("packed").as_deref() {
+        Some(Value::Bool(b)) => Some(*b),
+        _ => None,
+    }
 }
 
 /// Scalars that may be packed.

@@ -1006,3 +1006,20 @@ fn no_verdict_still_writes_each_format() {
         render_error(Format::Markdown, message).contains("**No verdict: the bot could not run.**")
     );
 }
+
+#[test]
+fn proto2_and_proto3_features_are_what_the_syntax_means() {
+    let sources = ProtoSources::from_texts([
+        (
+            "rw/two.proto",
+            "syntax = \"proto2\";\npackage rw;\nimport \"rw/three.proto\";\nenum E { A = 1; }\nmessage Two {\n  required int32 r = 1;\n  repeated int32 x = 2;\n  repeated int32 p = 3 [packed = true];\n  optional string s = 4;\n  optional group G = 5 { optional int32 a = 1; }\n  optional E e = 6;\n  repeated Two more = 7;\n  optional Three three = 8;\n}\n",
+        ),
+        (
+            "rw/three.proto",
+            "syntax = \"proto3\";\npackage rw;\nenum F { F0 = 0; }\nmessage Three {\n  int32 a = 1;\n  repeated int32 b = 2;\n  repeated int32 c = 3 [packed = false];\n  string s = 4;\n  repeated Three t = 5;\n  F f = 6;\n}\n",
+        ),
+    ]);
+    let compiled = sources.compile(&[], "test").expect("compiles");
+    let model = schema_history::Model::extract(&compiled, "rw.Two", "rw.ignorable").expect("model");
+    insta::assert_snapshot!(model.listing().join("\n"));
+}
