@@ -245,11 +245,11 @@ pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             since,
         } => {
             let format: Format = format.parse()?;
-            let bound = schema_history::GitHistoryBound {
-                depth: *history_depth,
-                since: since.as_deref().map(str::parse).transpose()?,
-            };
             let diff = || -> anyhow::Result<schema_history::Report> {
+                let bound = schema_history::GitHistoryBound {
+                    depth: *history_depth,
+                    since: since.as_deref().map(str::parse).transpose()?,
+                };
                 let repo = common.repo();
                 let git = Repo::new(&repo);
                 let base = match against {
