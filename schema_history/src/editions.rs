@@ -218,7 +218,7 @@ pub(crate) fn resolve_field(field: &FieldDescriptor, edition: Option<Edition>) -
     if file.file_descriptor_proto().options.is_some() {
         apply(&file.options(), &mut features, &mut closed);
     }
-    for m in message_chain(&field.parent_message()) {
+    for m in message_chain(field.parent_message()) {
         if m.descriptor_proto().options.is_some() {
             apply(&m.options(), &mut features, &mut closed);
         }
@@ -718,13 +718,11 @@ impl Pass<'_> {
     }
 }
 
+/// `google/protobuf/cpp_features.proto` and its siblings (java, go, rust, ...): they define
+/// language features only, and protox's resolver does not have them.
 fn is_language_features(path: &str) -> bool {
-    matches!(
-        path,
-        "google/protobuf/cpp_features.proto"
-            | "google/protobuf/java_features.proto"
-            | "google/protobuf/go_features.proto"
-    )
+    path.strip_prefix("google/protobuf/")
+        .is_some_and(|p| p.ends_with("_features.proto") && !p.contains('/'))
 }
 
 /// Rewrites an editions file into proto2 text (see the module docs); `Ok(None)` when `text` is

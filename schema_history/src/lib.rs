@@ -8,6 +8,12 @@
 //! compiled from git objects or the working tree with protox, no checkout) against the dated
 //! history, the golden census and the waivers, and the reports (text, markdown, json, github).
 //!
+//! Inputs beyond `proto2` / `proto3` sources: Protobuf Editions files (2023, 2024; `editions`
+//! rewrites them line for line into proto2 text for protox and resolves their features per
+//! field), `FileDescriptorSet` images for either side, and, where a repository keeps no
+//! snapshots, the compared protos' git history for the history rules (`githistory`). A
+//! repository policy (`policy`) sets which rules apply and how strictly, per path.
+//!
 //! It must not know the compiler, the runtime or the HLO crate: the harness, which sees them,
 //! hands the non-proto parts of the surface in as plain data ([`Extras`]). It depends on the
 //! `proto` crate only for the project's defaults (root message, compat option name).

@@ -629,7 +629,7 @@ impl Repo {
             } else if let Some(c) = line.strip_prefix("committer ") {
                 // `Name <email> SECONDS ZONE`.
                 time = c
-                    .rsplitn(3, ' ')
+                    .rsplit(' ')
                     .nth(1)
                     .and_then(|t| t.parse().ok())
                     .unwrap_or(0);
