@@ -220,6 +220,10 @@ impl Policy {
             if let Some(l) = self.name_only_reservation {
                 if name_only(&f, base, head) {
                     level = Some(l);
+                    f.message.push_str(
+                        " (the number is reserved, only the name is not: the policy's \
+                         name_only_reservation applies)",
+                    );
                 }
             }
             if let Some(file) = f.location.as_ref().map(|l| l.file.as_str()) {
