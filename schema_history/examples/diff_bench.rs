@@ -8,7 +8,9 @@
 //! target is within 2x of one compile. `SCHEMA_HISTORY_TRACE=1` prints when each of the diff's
 //! steps ends. `DIFF_BENCH_EDITIONS=1` writes the schema as edition 2023 files (the same reader
 //! view: implicit presence at file level, `scale` explicit) and times the diff against protox's
-//! compile of the proto3 twins, which protox can read.
+//! compile of the proto3 twins, which protox can read. `DIFF_BENCH_HISTORY=N` keeps no
+//! snapshots and instead commits N earlier states (each touching one file), so that the diff's
+//! history rules walk the git history (one compile per state).
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -153,11 +155,28 @@ fn main() {
         ignorable: "none.ignorable".into(),
     };
     write_schema(&dir, false);
+    let history_commits: usize = std::env::var("DIFF_BENCH_HISTORY")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for k in 0..history_commits {
+        // An earlier state: one file differs (a comment), so each commit is a state to compile.
+        let path = dir.join(format!("proto/bench/f{:02}.proto", k % FILES));
+        let text = std::fs::read_to_string(&path).expect("read");
+        std::fs::write(&path, format!("// state {k}\n{text}")).expect("write");
+        git(&dir, &["add", "-A"]);
+        git(&dir, &["commit", "-q", "-m", &format!("state {k}")]);
+    }
+    if history_commits > 0 {
+        write_schema(&dir, false);
+    }
     // A short history, so the reuse rules have snapshots to walk.
-    for (k, day) in ["2026-01-01", "2026-02-01", "2026-03-01"]
-        .iter()
-        .enumerate()
-    {
+    let days: &[&str] = if history_commits > 0 {
+        &[]
+    } else {
+        &["2026-01-01", "2026-02-01", "2026-03-01"]
+    };
+    for (k, day) in days.iter().enumerate() {
         let compiled = spec
             .compile(&Repo::new(&dir), &Revision::WorkTree)
             .expect("compiles");

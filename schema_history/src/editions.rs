@@ -186,10 +186,35 @@ fn message_chain(msg: &MessageDescriptor) -> Vec<MessageDescriptor> {
     chain
 }
 
-/// The features of `field` as a reader sees them. `edition` is the edition of its file (`None`
-/// for proto2 / proto3 files, whose syntax fixes them).
-pub(crate) fn resolve_field(field: &FieldDescriptor, edition: Option<Edition>) -> FieldFeatures {
-    let Some(_) = edition else {
+/// The features the fields of `msg` inherit (edition defaults, the file, each enclosing
+/// message); `None` outside editions files. Computed once per message: each level's options
+/// are decoded once, not once per field.
+pub(crate) fn inherited(
+    msg: &MessageDescriptor,
+    edition: Option<Edition>,
+) -> Option<FieldFeatures> {
+    edition?;
+    let mut features = FieldFeatures::default();
+    let mut closed = false;
+    let file = msg.parent_file();
+    if file.file_descriptor_proto().options.is_some() {
+        apply(&file.options(), &mut features, &mut closed);
+    }
+    for m in message_chain(msg) {
+        if m.descriptor_proto().options.is_some() {
+            apply(&m.options(), &mut features, &mut closed);
+        }
+    }
+    Some(features)
+}
+
+/// The features of `field` as a reader sees them. `inherited` is [`inherited`] of its message:
+/// `None` for proto2 / proto3 files, whose syntax fixes them.
+pub(crate) fn resolve_field(
+    field: &FieldDescriptor,
+    inherited: Option<FieldFeatures>,
+) -> FieldFeatures {
+    let Some(mut features) = inherited else {
         // What proto2 and proto3 mean in terms of features.
         let proto3 = field.parent_file().syntax() == Syntax::Proto3;
         return FieldFeatures {
@@ -212,17 +237,7 @@ pub(crate) fn resolve_field(field: &FieldDescriptor, edition: Option<Edition>) -
             delimited: field.is_group(),
         };
     };
-    let mut features = FieldFeatures::default();
     let mut closed = false;
-    let file = field.parent_file();
-    if file.file_descriptor_proto().options.is_some() {
-        apply(&file.options(), &mut features, &mut closed);
-    }
-    for m in message_chain(field.parent_message()) {
-        if m.descriptor_proto().options.is_some() {
-            apply(&m.options(), &mut features, &mut closed);
-        }
-    }
     if let Some(oneof) = field.containing_oneof() {
         if oneof.oneof_descriptor_proto().options.is_some() {
             apply(&oneof.options(), &mut features, &mut closed);

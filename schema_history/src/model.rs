@@ -482,8 +482,9 @@ fn message(
 ) -> Message {
     let spans = locator.file(&msg.parent_file());
     let mut fields = BTreeMap::new();
+    let inherited = editions::inherited(msg, edition);
     for f in msg.fields() {
-        let field = field(&f, ext, &spans, edition);
+        let field = field(&f, ext, &spans, inherited);
         fields.insert(field.number, field);
     }
     Message {
@@ -539,7 +540,7 @@ fn field(
     f: &FieldDescriptor,
     ext: Option<&prost_reflect::ExtensionDescriptor>,
     spans: &FileSpans,
-    edition: Option<editions::Edition>,
+    inherited: Option<FieldFeatures>,
 ) -> Field {
     let kind = f.kind();
     let type_name = match &kind {
@@ -570,11 +571,11 @@ fn field(
         options.has_extension(ext)
             && matches!(options.get_extension(ext).as_ref(), Value::Bool(true))
     });
-    let features = editions::resolve_field(f, edition);
+    let features = editions::resolve_field(f, inherited);
     let repeated = f.cardinality() == Cardinality::Repeated;
     // An editions file is compiled as proto2 text (every field `optional`): its presence and
     // group encoding come from the features.
-    let (presence, group) = match edition {
+    let (presence, group) = match inherited {
         Some(_) => (
             !repeated && features.presence != Presence::Implicit,
             features.delimited,
