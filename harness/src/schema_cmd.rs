@@ -32,50 +32,54 @@ enum SchemaCommand {
     },
     /// Compare a change's surface with its base and the history; report rule findings.
     /// Exit 0 clean, 1 error findings, 2 usage or internal error.
-    Diff {
-        #[command(flatten)]
-        common: CommonArgs,
-        /// Base git revision (default: the merge base of HEAD with main).
-        #[arg(long)]
-        against: Option<String>,
-        /// Head git revision (default: the working tree).
-        #[arg(long)]
-        head: Option<String>,
-        /// Goldens directory scanned for `*/v*/manifest.json` census entries.
-        #[arg(long, default_value = "goldens/executables")]
-        goldens: PathBuf,
-        /// Runtime sources scanned for fallbacks and their expiry comments.
-        #[arg(long, default_value = "runtime/src")]
-        runtime_src: PathBuf,
-        /// Waivers file.
-        #[arg(long, default_value = "schema_history/waivers.toml")]
-        waivers: PathBuf,
-        /// Output format: text, markdown, json, github.
-        #[arg(long, default_value = "text")]
-        format: String,
-        /// Write the report to this file instead of stdout (stdout then gets the text report).
-        #[arg(long)]
-        output: Option<PathBuf>,
-        /// Read the base from this FileDescriptorSet image (`protoc --include_imports
-        /// --include_source_info --descriptor_set_out`, `buf build -o`) instead of the protos
-        /// at --against.
-        #[arg(long)]
-        against_image: Option<PathBuf>,
-        /// Read the head from this FileDescriptorSet image instead of the protos at --head.
-        #[arg(long)]
-        head_image: Option<PathBuf>,
-        /// Repository policy file: rules, severities, per-path exceptions (absent: the
-        /// built-in strict defaults).
-        #[arg(long, default_value = schema_history::DEFAULT_POLICY)]
-        policy: PathBuf,
-        /// Without snapshots, the history rules read at most this many commits of git history
-        /// back from the base (0: none).
-        #[arg(long, default_value_t = schema_history::GitHistoryBound::default().depth)]
-        history_depth: usize,
-        /// Without snapshots, the history rules read git history back to this day (YYYY-MM-DD).
-        #[arg(long)]
-        since: Option<String>,
-    },
+    Diff(Box<DiffArgs>),
+}
+
+/// The options of `aot schema diff`.
+#[derive(Debug, clap::Args)]
+struct DiffArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Base git revision (default: the merge base of HEAD with main).
+    #[arg(long)]
+    against: Option<String>,
+    /// Head git revision (default: the working tree).
+    #[arg(long)]
+    head: Option<String>,
+    /// Goldens directory scanned for `*/v*/manifest.json` census entries.
+    #[arg(long, default_value = "goldens/executables")]
+    goldens: PathBuf,
+    /// Runtime sources scanned for fallbacks and their expiry comments.
+    #[arg(long, default_value = "runtime/src")]
+    runtime_src: PathBuf,
+    /// Waivers file.
+    #[arg(long, default_value = "schema_history/waivers.toml")]
+    waivers: PathBuf,
+    /// Output format: text, markdown, json, github.
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Write the report to this file instead of stdout (stdout then gets the text report).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Read the base from this FileDescriptorSet image (`protoc --include_imports
+    /// --include_source_info --descriptor_set_out`, `buf build -o`) instead of the protos
+    /// at --against.
+    #[arg(long)]
+    against_image: Option<PathBuf>,
+    /// Read the head from this FileDescriptorSet image instead of the protos at --head.
+    #[arg(long)]
+    head_image: Option<PathBuf>,
+    /// Repository policy file: rules, severities, per-path exceptions (absent: the
+    /// built-in strict defaults).
+    #[arg(long, default_value = schema_history::DEFAULT_POLICY)]
+    policy: PathBuf,
+    /// Without snapshots, the history rules read at most this many commits of git history
+    /// back from the base (0: none).
+    #[arg(long, default_value_t = schema_history::GitHistoryBound::default().depth)]
+    history_depth: usize,
+    /// Without snapshots, the history rules read git history back to this day (YYYY-MM-DD).
+    #[arg(long)]
+    since: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -229,21 +233,22 @@ pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
-        SchemaCommand::Diff {
-            common,
-            against,
-            head,
-            goldens,
-            runtime_src,
-            waivers,
-            format,
-            output,
-            against_image,
-            head_image,
-            policy,
-            history_depth,
-            since,
-        } => {
+        SchemaCommand::Diff(args) => {
+            let DiffArgs {
+                common,
+                against,
+                head,
+                goldens,
+                runtime_src,
+                waivers,
+                format,
+                output,
+                against_image,
+                head_image,
+                policy,
+                history_depth,
+                since,
+            } = &**args;
             let format: Format = format.parse()?;
             let diff = || -> anyhow::Result<schema_history::Report> {
                 let bound = schema_history::GitHistoryBound {

@@ -694,11 +694,8 @@ impl Pass<'_> {
                     i = end;
                 }
                 "extensions" | "syntax" | "package" => i = self.statement_end(i),
-                "edition" if ctx == Ctx::File => {
-                    return Err(self.unsupported(
-                        i,
-                        "an edition declaration that is not the file's first statement".into(),
-                    ));
+                "edition" if ctx == Ctx::File && self.is_punct(i + 1, b'=') => {
+                    return Err(self.unsupported(i, "a second edition declaration".into()));
                 }
                 _ if ctx == Ctx::Enum => {
                     let end = self.statement_end(i);
@@ -753,6 +750,26 @@ pub(crate) fn lower(text: &str) -> Result<Option<Lowered>, Unsupported> {
         edits: Vec::new(),
     };
     let Some(edition) = pass.run()? else {
+        // protox would say `expected 'enum', ... but found 'edition'`: say what it is.
+        // At file level only: an enum value may be called `edition`.
+        let mut depth = 0usize;
+        let misplaced = (0..pass.toks.len()).find(|&i| {
+            if pass.is_punct(i, b'{') {
+                depth += 1;
+            } else if pass.is_punct(i, b'}') {
+                depth = depth.saturating_sub(1);
+            }
+            depth == 0
+                && pass.word(i) == "edition"
+                && pass.is_punct(i + 1, b'=')
+                && (i == 0 || pass.is_punct(i - 1, b';') || pass.is_punct(i - 1, b'}'))
+        });
+        if let Some(i) = misplaced {
+            return Err(pass.unsupported(
+                i,
+                "an edition declaration after other statements (it must come first)".into(),
+            ));
+        }
         return Ok(None);
     };
     let mut edits = std::mem::take(&mut pass.edits);
@@ -895,6 +912,30 @@ mod tests {
     fn not_an_editions_file() {
         assert_eq!(lower("syntax = \"proto3\";\n// edition\n"), Ok(None));
         assert_eq!(lower("syntax = \"proto3\";\nmessage A {}\n"), Ok(None));
+    }
+
+    #[test]
+    fn misplaced_and_repeated_editions_name_the_line() {
+        assert_eq!(
+            lower("package p;\nedition = \"2023\";\n"),
+            Err(Unsupported {
+                line: 2,
+                column: 1,
+                what: "an edition declaration after other statements (it must come first)".into()
+            })
+        );
+        assert_eq!(
+            lower("edition = \"2023\";\n  edition = \"2024\";\n"),
+            Err(Unsupported {
+                line: 2,
+                column: 3,
+                what: "a second edition declaration".into()
+            })
+        );
+        // A field or an enum value called `edition` is one.
+        assert!(lower("syntax = \"proto3\";\nmessage A { int32 edition = 1; }\nenum E { X = 0; edition = 1; }\n")
+            .expect("reads")
+            .is_none());
     }
 
     #[test]
