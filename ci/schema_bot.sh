@@ -9,7 +9,10 @@
 #                         or main)
 #   SCHEMA_BOT_COMMENT    where the markdown comment goes (default target/schema-bot/comment.md)
 #   SCHEMA_BOT_TODAY      YYYY-MM-DD to compute the windows for (default: today, UTC)
-#   GITHUB_ACTIONS        when set, findings are also printed as workflow annotations
+#   GITHUB_ACTIONS        when set, findings are also printed as workflow annotations (at most 50
+#                         and a summary line; one ::error when there is no verdict)
+#   SCHEMA_BOT_ARGS       extra `aot schema diff` options, e.g. `--policy FILE`,
+#                         `--against-image base.binpb`, `--history-depth 2000`, `--since DATE`
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,11 +44,18 @@ args=(schema diff --against "$base")
 if [ -n "${SCHEMA_BOT_TODAY:-}" ]; then
   args+=(--today "$SCHEMA_BOT_TODAY")
 fi
+if [ -n "${SCHEMA_BOT_ARGS:-}" ]; then
+  # Word-split on purpose: a list of options.
+  # shellcheck disable=SC2206
+  args+=(${SCHEMA_BOT_ARGS})
+fi
 
 echo "== schema bot: working tree against $base"
 status=0
 "$aot" "${args[@]}" --format markdown --output "$comment" || status=$?
-if [ -n "${GITHUB_ACTIONS:-}" ] && [ "$status" -ne 2 ]; then
+# Annotations even without a verdict: on exit 2 the github format prints one `::error` naming
+# what failed (the comment then says "No verdict" with the same message).
+if [ -n "${GITHUB_ACTIONS:-}" ]; then
   "$aot" "${args[@]}" --format github || true
 fi
 

@@ -32,31 +32,54 @@ enum SchemaCommand {
     },
     /// Compare a change's surface with its base and the history; report rule findings.
     /// Exit 0 clean, 1 error findings, 2 usage or internal error.
-    Diff {
-        #[command(flatten)]
-        common: CommonArgs,
-        /// Base git revision (default: the merge base of HEAD with main).
-        #[arg(long)]
-        against: Option<String>,
-        /// Head git revision (default: the working tree).
-        #[arg(long)]
-        head: Option<String>,
-        /// Goldens directory scanned for `*/v*/manifest.json` census entries.
-        #[arg(long, default_value = "goldens/executables")]
-        goldens: PathBuf,
-        /// Runtime sources scanned for fallbacks and their expiry comments.
-        #[arg(long, default_value = "runtime/src")]
-        runtime_src: PathBuf,
-        /// Waivers file.
-        #[arg(long, default_value = "schema_history/waivers.toml")]
-        waivers: PathBuf,
-        /// Output format: text, markdown, json, github.
-        #[arg(long, default_value = "text")]
-        format: String,
-        /// Write the report to this file instead of stdout (stdout then gets the text report).
-        #[arg(long)]
-        output: Option<PathBuf>,
-    },
+    Diff(Box<DiffArgs>),
+}
+
+/// The options of `aot schema diff`.
+#[derive(Debug, clap::Args)]
+struct DiffArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Base git revision (default: the merge base of HEAD with main).
+    #[arg(long)]
+    against: Option<String>,
+    /// Head git revision (default: the working tree).
+    #[arg(long)]
+    head: Option<String>,
+    /// Goldens directory scanned for `*/v*/manifest.json` census entries.
+    #[arg(long, default_value = "goldens/executables")]
+    goldens: PathBuf,
+    /// Runtime sources scanned for fallbacks and their expiry comments.
+    #[arg(long, default_value = "runtime/src")]
+    runtime_src: PathBuf,
+    /// Waivers file.
+    #[arg(long, default_value = "schema_history/waivers.toml")]
+    waivers: PathBuf,
+    /// Output format: text, markdown, json, github.
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Write the report to this file instead of stdout (stdout then gets the text report).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Read the base from this FileDescriptorSet image (`protoc --include_imports
+    /// --include_source_info --descriptor_set_out`, `buf build -o`) instead of the protos
+    /// at --against.
+    #[arg(long)]
+    against_image: Option<PathBuf>,
+    /// Read the head from this FileDescriptorSet image instead of the protos at --head.
+    #[arg(long)]
+    head_image: Option<PathBuf>,
+    /// Repository policy file: rules, severities, per-path exceptions (absent: the
+    /// built-in strict defaults).
+    #[arg(long, default_value = schema_history::DEFAULT_POLICY)]
+    policy: PathBuf,
+    /// Without snapshots, the history rules read at most this many commits of git history
+    /// back from the base (0: none).
+    #[arg(long, default_value_t = schema_history::GitHistoryBound::default().depth)]
+    history_depth: usize,
+    /// Without snapshots, the history rules read git history back to this day (YYYY-MM-DD).
+    #[arg(long)]
+    since: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -210,44 +233,75 @@ pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
-        SchemaCommand::Diff {
-            common,
-            against,
-            head,
-            goldens,
-            runtime_src,
-            waivers,
-            format,
-            output,
-        } => {
+        SchemaCommand::Diff(args) => {
+            let DiffArgs {
+                common,
+                against,
+                head,
+                goldens,
+                runtime_src,
+                waivers,
+                format,
+                output,
+                against_image,
+                head_image,
+                policy,
+                history_depth,
+                since,
+            } = &**args;
             let format: Format = format.parse()?;
-            let repo = common.repo();
-            let git = Repo::new(&repo);
-            let base = match against {
-                Some(rev) => rev.clone(),
-                None => git
-                    .default_base()
-                    .context("finding the merge base with main (pass --against REV)")?,
+            let diff = || -> anyhow::Result<schema_history::Report> {
+                let bound = schema_history::GitHistoryBound {
+                    depth: *history_depth,
+                    since: since.as_deref().map(str::parse).transpose()?,
+                };
+                let repo = common.repo();
+                let git = Repo::new(&repo);
+                let base = match against {
+                    Some(rev) => rev.clone(),
+                    None if against_image.is_some() => "HEAD".to_owned(),
+                    None => git
+                        .default_base()
+                        .context("finding the merge base with main (pass --against REV)")?,
+                };
+                let head_rev = match head {
+                    Some(rev) => Revision::Git(rev.clone()),
+                    None => Revision::WorkTree,
+                };
+                let head_extras =
+                    (common.is_project() && head_rev == Revision::WorkTree).then(project_extras);
+                let opts = DiffOptions {
+                    repo: repo.clone(),
+                    spec: common.spec(),
+                    base: Revision::Git(base),
+                    head: head_rev,
+                    history_dir: common.history.clone(),
+                    goldens: goldens.clone(),
+                    runtime_src: runtime_src.clone(),
+                    waivers: waivers.clone(),
+                    today: common.today()?,
+                    head_extras,
+                    base_image: against_image.clone(),
+                    head_image: head_image.clone(),
+                    policy: policy.clone(),
+                    git_history: bound,
+                };
+                Ok(schema_history::diff(&opts)?)
             };
-            let head_rev = match head {
-                Some(rev) => Revision::Git(rev.clone()),
-                None => Revision::WorkTree,
+            let report = match diff() {
+                Ok(report) => report,
+                Err(e) => {
+                    // No verdict (exit 2): still something the consumer of the format reads.
+                    let rendered = schema_history::render_error(format, &format!("{e:#}"));
+                    match output {
+                        Some(path) => std::fs::write(path, &rendered)
+                            .with_context(|| format!("writing {}", path.display()))?,
+                        None if format != Format::Text => out.write_all(rendered.as_bytes())?,
+                        None => {}
+                    }
+                    return Err(e);
+                }
             };
-            let head_extras =
-                (common.is_project() && head_rev == Revision::WorkTree).then(project_extras);
-            let opts = DiffOptions {
-                repo: repo.clone(),
-                spec: common.spec(),
-                base: Revision::Git(base),
-                head: head_rev,
-                history_dir: common.history.clone(),
-                goldens: goldens.clone(),
-                runtime_src: runtime_src.clone(),
-                waivers: waivers.clone(),
-                today: common.today()?,
-                head_extras,
-            };
-            let report = schema_history::diff(&opts)?;
             let rendered = report.render(format);
             match output {
                 Some(path) => {

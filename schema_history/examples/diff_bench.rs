@@ -6,7 +6,11 @@
 //! The diff reads the base from git objects and the head from the working tree, compiles both,
 //! walks reachability, runs every rule (against a 3-snapshot history) and renders the report; the
 //! target is within 2x of one compile. `SCHEMA_HISTORY_TRACE=1` prints when each of the diff's
-//! steps ends.
+//! steps ends. `DIFF_BENCH_EDITIONS=1` writes the schema as edition 2023 files (the same reader
+//! view: implicit presence at file level, `scale` explicit) and times the diff against protox's
+//! compile of the proto3 twins, which protox can read. `DIFF_BENCH_HISTORY=N` keeps no
+//! snapshots and instead commits N earlier states (each touching one file), so that the diff's
+//! history rules walk the git history (one compile per state).
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,6 +22,25 @@ use schema_history::{
 
 const FILES: usize = 20;
 const MESSAGES_PER_FILE: usize = 15;
+
+fn editions() -> bool {
+    std::env::var_os("DIFF_BENCH_EDITIONS").is_some()
+}
+
+/// The edition 2023 form of a proto3 file of [`file_text`].
+fn edition_text(proto3: &str) -> String {
+    proto3
+        .replace(
+            "syntax = \"proto3\";",
+            "edition = \"2023\";\noption features.field_presence = IMPLICIT;",
+        )
+        .replace(
+            "optional double scale = 5;",
+            "double scale = 5 [features.field_presence = EXPLICIT];",
+        )
+        .replace("reserved \"gone\";", "reserved gone;")
+        .replace("reserved \"removed\";", "reserved removed;")
+}
 
 fn file_text(i: usize, variant: bool) -> String {
     let mut s = String::new();
@@ -84,11 +107,26 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(ok, "git {args:?} failed");
 }
 
+/// The schema under `proto/` (as edition 2023 files in editions mode) and its proto3 form under
+/// `twin/` for protox's compile.
 fn write_schema(dir: &Path, variant: bool) {
     for i in 0..FILES {
-        let path = dir.join(format!("proto/bench/f{i:02}.proto"));
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, file_text(i, variant)).expect("write");
+        let text = file_text(i, variant);
+        for (root, text) in [
+            (
+                "proto",
+                if editions() {
+                    edition_text(&text)
+                } else {
+                    text.clone()
+                },
+            ),
+            ("twin", text.clone()),
+        ] {
+            let path = dir.join(format!("{root}/bench/f{i:02}.proto"));
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
     }
 }
 
@@ -117,11 +155,28 @@ fn main() {
         ignorable: "none.ignorable".into(),
     };
     write_schema(&dir, false);
+    let history_commits: usize = std::env::var("DIFF_BENCH_HISTORY")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for k in 0..history_commits {
+        // An earlier state: one file differs (a comment), so each commit is a state to compile.
+        let path = dir.join(format!("proto/bench/f{:02}.proto", k % FILES));
+        let text = std::fs::read_to_string(&path).expect("read");
+        std::fs::write(&path, format!("// state {k}\n{text}")).expect("write");
+        git(&dir, &["add", "-A"]);
+        git(&dir, &["commit", "-q", "-m", &format!("state {k}")]);
+    }
+    if history_commits > 0 {
+        write_schema(&dir, false);
+    }
     // A short history, so the reuse rules have snapshots to walk.
-    for (k, day) in ["2026-01-01", "2026-02-01", "2026-03-01"]
-        .iter()
-        .enumerate()
-    {
+    let days: &[&str] = if history_commits > 0 {
+        &[]
+    } else {
+        &["2026-01-01", "2026-02-01", "2026-03-01"]
+    };
+    for (k, day) in days.iter().enumerate() {
         let compiled = spec
             .compile(&Repo::new(&dir), &Revision::WorkTree)
             .expect("compiles");
@@ -160,7 +215,7 @@ fn main() {
     let mut findings = 0;
     for _ in 0..iterations {
         let t = Instant::now();
-        let mut compiler = protox::Compiler::new([dir.join("proto")]).expect("compiler");
+        let mut compiler = protox::Compiler::new([dir.join("twin")]).expect("compiler");
         compiler.include_imports(true).include_source_info(true);
         compiler.open_files(&files).expect("protox compiles");
         let pool = compiler.descriptor_pool();
@@ -208,7 +263,7 @@ fn main() {
     let mut same_diff = Vec::new();
     for _ in 0..iterations {
         let t = Instant::now();
-        let mut compiler = protox::Compiler::new([dir.join("proto")]).expect("compiler");
+        let mut compiler = protox::Compiler::new([dir.join("twin")]).expect("compiler");
         compiler.include_imports(true).include_source_info(true);
         compiler.open_files(&files).expect("protox compiles");
         same_compile.push(t.elapsed());
@@ -219,7 +274,14 @@ fn main() {
     }
     let c = median(compile_times);
     let d = median(diff_times);
-    println!("schema: {FILES} files, {messages} messages; {iterations} iterations, medians");
+    println!(
+        "schema: {FILES} files, {messages} messages{}; {iterations} iterations, medians",
+        if editions() {
+            " (edition 2023; protox compiles the proto3 twins)"
+        } else {
+            ""
+        }
+    );
     println!(
         "protox compile (one side, from disk): {:>9.2} ms",
         c.as_secs_f64() * 1e3

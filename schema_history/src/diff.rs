@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::census::Census;
 use crate::finding::Finding;
+use crate::githistory::GitHistoryBound;
 use crate::model::Model;
 use crate::report::Report;
 use crate::rules::{self, Side};
@@ -85,6 +86,15 @@ pub struct DiffOptions {
     pub today: Date,
     /// The head's opcodes, registry and flags when known live (else: the head's newest snapshot).
     pub head_extras: Option<Extras>,
+    /// Read the base from this `FileDescriptorSet` image instead of the protos at `base`
+    /// (relative to the repository, or absolute).
+    pub base_image: Option<PathBuf>,
+    /// Read the head from this `FileDescriptorSet` image instead of the protos at `head`.
+    pub head_image: Option<PathBuf>,
+    /// The repository policy file (relative to the repository; absent: the built-in defaults).
+    pub policy: PathBuf,
+    /// How far back the git history is read when there are no snapshots.
+    pub git_history: GitHistoryBound,
 }
 
 impl DiffOptions {
@@ -101,6 +111,10 @@ impl DiffOptions {
             waivers: PathBuf::from("schema_history/waivers.toml"),
             today,
             head_extras: None,
+            base_image: None,
+            head_image: None,
+            policy: PathBuf::from(crate::policy::DEFAULT_POLICY),
+            git_history: GitHistoryBound::default(),
         }
     }
 }
@@ -173,6 +187,8 @@ fn newest_meta(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<Snapshot
 struct Context {
     labels: (String, String),
     history: History,
+    /// Without snapshots: the compared protos' git history (see [`crate::githistory`]).
+    git_history: Option<History>,
     head_extras: Extras,
     base_extras: Extras,
     census: Census,
@@ -210,6 +226,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     };
     let context = || -> Result<Context, Error> {
         let history = load_history(&repo, &opts.head, &opts.history_dir, &spec.ignorable)?;
+        let git_history = crate::inputs::git_history(&repo, opts, &history)?;
         let head_extras = match &opts.head_extras {
             Some(e) => e.clone().normalized(),
             None => newest_extras(&repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
@@ -242,6 +259,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         Ok(Context {
             labels,
             history,
+            git_history,
             head_extras,
             base_extras,
             census,
@@ -277,13 +295,16 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     // side that finishes last frees the parses.
     let cache = Arc::new(ParseCache::default());
     let head_cache = Arc::clone(&cache);
-    let (base_owned, head_model, ctx) = std::thread::scope(|scope| {
+    let (base_owned, head_model, ctx, created) = std::thread::scope(|scope| {
         // The base's git reads first, before any compile starts: they lead to the base's
         // compile, and git (a process of its own: start-up, then a few round trips) gets little
         // of a small machine while compiles run beside it.
         repo.prefetch(&opts.base, &git_reads(false));
         let (sources_tx, sources_rx) = std::sync::mpsc::channel();
         let head = scope.spawn(move || {
+            if let Some(image) = &opts.head_image {
+                return crate::inputs::image_model(&opts.repo, image, spec, &opts.head);
+            }
             repo.prefetch(&opts.head, &git_reads(true));
             let sources = load(&opts.head)?;
             head_cache.expect(&sources);
@@ -291,7 +312,22 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             build(&sources, &opts.head, &head_cache)
         });
         let ctx = scope.spawn(context);
-        let base_sources = load(&opts.base);
+        let base_image = opts
+            .base_image
+            .as_ref()
+            .map(|i| crate::inputs::image_model(&opts.repo, i, spec, &opts.base));
+        let base_sources = match base_image {
+            Some(_) => Err(Error::NoProtoFiles {
+                side: opts.base.to_string(),
+                dirs: "(read from an image)".to_owned(),
+            }),
+            None => load(&opts.base),
+        };
+        // The compared file absent at the base: a creation (see `inputs::created`).
+        let missing = base_sources
+            .as_ref()
+            .ok()
+            .and_then(|b| crate::inputs::missing_file(b, &spec.files));
         // Most changes do not touch the protos: then one compile serves both sides.
         let same = match (&base_sources, sources_rx.recv()) {
             (Ok(b), Ok(h)) => b.same_as(&h),
@@ -308,7 +344,16 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
                 b.parse_into(&cache);
             }
         }
-        let base = (!same).then(|| base_sources.and_then(|b| build(&b, &opts.base, &cache)));
+        let base = match (base_image, &missing) {
+            (Some(image), _) => Some(image),
+            (None, Some(file)) => Some(Err(Error::NoProtoFiles {
+                side: opts.base.to_string(),
+                dirs: file.clone(),
+            })),
+            (None, None) => {
+                (!same).then(|| base_sources.and_then(|b| build(&b, &opts.base, &cache)))
+            }
+        };
         drop(cache);
         let head = head
             .join()
@@ -325,12 +370,15 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
             },
         };
         let ctx = ctx.join().unwrap_or_else(|_| Err(panicked("history")));
-        Ok::<_, Error>((base?, head?, ctx?))
+        // Absent at the base (no protos, not the compared file, not the root): a creation.
+        let (base, created) = crate::inputs::created(base, spec);
+        Ok::<_, Error>((base?, head?, ctx?, created))
     })?;
     let base_model = base_owned.as_ref().unwrap_or(&head_model);
     let Context {
         labels,
         history,
+        git_history,
         head_extras,
         base_extras,
         census,
@@ -352,7 +400,8 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         .collect();
     // The wire rules beside the windows and the fallback scan.
     let (wire, windows, fallbacks) = std::thread::scope(|scope| {
-        let wire = scope.spawn(|| rules::wire(base_model, &head_model, &history));
+        let wire_history = git_history.as_ref().unwrap_or(&history);
+        let wire = scope.spawn(|| rules::wire(base_model, &head_model, wire_history));
         let windows = rules::windows(base_side, head_side, &history, &census, opts.today);
         let fallbacks = fallback::scan(
             &under(&opts.repo, &opts.runtime_src),
@@ -368,6 +417,13 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     let mut findings: Vec<Finding> = wire;
     findings.extend(windows);
     findings.extend(fallbacks?);
+    findings.extend(crate::features::compare(base_model, &head_model));
+    findings.extend(created.map(|what| crate::inputs::created_note(&what, &head_model, &labels.0)));
+    let policy = crate::policy::Policy::load(
+        &under(&opts.repo, &opts.policy),
+        &opts.policy.to_string_lossy(),
+    )?;
+    let findings = policy.apply(findings, base_model, &head_model);
     let waivers_path = under(&opts.repo, &opts.waivers);
     let shown = waivers_path
         .strip_prefix(&opts.repo)
@@ -389,7 +445,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     mark("report");
     // Free the snapshots beside the models.
     std::thread::scope(|scope| {
-        scope.spawn(move || drop(history));
+        scope.spawn(move || drop((history, git_history)));
         drop(head_model);
         drop(base_owned);
     });

@@ -59,6 +59,18 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The policy file is malformed.
+    #[error("{path}:{line}: {key}: {message}")]
+    Policy {
+        /// The policy file as shown to the user.
+        path: String,
+        /// 1-based line of the offending key or value.
+        line: u32,
+        /// The dotted key (`breaking.rules.renamed`).
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A JSON or TOML file does not have the expected shape.
     #[error("{path}: {message}")]
     Format {

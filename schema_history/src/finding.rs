@@ -79,6 +79,11 @@ pub enum Rule {
     WaiverExpired,
     /// A waiver that matches no finding.
     WaiverUnused,
+    /// A Protobuf Editions feature that changes the wire form or validation changed (error),
+    /// or one that does not (note).
+    FeatureChanged,
+    /// The compared file or root message is new at the head (absent at the base).
+    SchemaCreated,
 }
 
 impl Rule {
@@ -106,6 +111,8 @@ impl Rule {
         Rule::CleanupDue,
         Rule::WaiverExpired,
         Rule::WaiverUnused,
+        Rule::FeatureChanged,
+        Rule::SchemaCreated,
     ];
 
     /// The rule's id, as reports and waivers spell it.
@@ -133,6 +140,8 @@ impl Rule {
             Rule::CleanupDue => "cleanup-due",
             Rule::WaiverExpired => "waiver-expired",
             Rule::WaiverUnused => "waiver-unused",
+            Rule::FeatureChanged => "feature-changed",
+            Rule::SchemaCreated => "schema-created",
         }
     }
 
@@ -145,9 +154,11 @@ impl Rule {
     pub fn severity(self) -> Severity {
         match self {
             Rule::TypeChanged | Rule::PresenceChanged | Rule::Renamed => Severity::Warning,
-            Rule::StagedRollout | Rule::CleanupDue | Rule::WaiverUnused | Rule::PackedChanged => {
-                Severity::Note
-            }
+            Rule::StagedRollout
+            | Rule::CleanupDue
+            | Rule::WaiverUnused
+            | Rule::PackedChanged
+            | Rule::SchemaCreated => Severity::Note,
             _ => Severity::Error,
         }
     }

@@ -8,6 +8,12 @@
 //! compiled from git objects or the working tree with protox, no checkout) against the dated
 //! history, the golden census and the waivers, and the reports (text, markdown, json, github).
 //!
+//! Inputs beyond `proto2` / `proto3` sources: Protobuf Editions files (2023, 2024; `editions`
+//! rewrites them line for line into proto2 text for protox and resolves their features per
+//! field), `FileDescriptorSet` images for either side, and, where a repository keeps no
+//! snapshots, the compared protos' git history for the history rules (`githistory`). A
+//! repository policy (`policy`) sets which rules apply and how strictly, per path.
+//!
 //! It must not know the compiler, the runtime or the HLO crate: the harness, which sees them,
 //! hands the non-proto parts of the surface in as plain data ([`Extras`]). It depends on the
 //! `proto` crate only for the project's defaults (root message, compat option name).
@@ -17,11 +23,16 @@
 mod census;
 mod date;
 mod diff;
+mod editions;
 mod error;
 mod fallback;
+mod features;
 mod finding;
+mod githistory;
+mod inputs;
 mod model;
 mod odb;
+mod policy;
 mod report;
 mod retype;
 mod rules;
@@ -32,11 +43,14 @@ mod waiver;
 pub use census::{Census, Golden};
 pub use date::Date;
 pub use diff::{diff, load_history, newest_extras, snapshot_base, DiffOptions, SchemaSpec};
+pub use editions::{Edition, FieldFeatures, Presence};
 pub use error::Error;
 pub use fallback::{scan as scan_fallbacks, scan_text as scan_fallback_text};
 pub use finding::{Finding, Rule, Severity};
+pub use githistory::GitHistoryBound;
 pub use model::{Enum, EnumValue, Field, Location, Message, Model, WireClass};
-pub use report::{Format, Report};
+pub use policy::{Exception, Level, Policy, DEFAULT_POLICY};
+pub use report::{render_error, Format, Report, GITHUB_ANNOTATIONS, MARKDOWN_LIMIT};
 pub use rules::{windows, wire, Side, BACKWARD_WINDOW_MONTHS, FORWARD_WINDOW_DAYS};
 pub use source::{Compiled, ProtoSources, Repo, Revision};
 pub use surface::{

@@ -11,6 +11,7 @@ use prost_reflect::{
 };
 use serde::Serialize;
 
+use crate::editions::{self, FieldFeatures, Presence};
 use crate::source::Compiled;
 use crate::Error;
 
@@ -105,6 +106,10 @@ pub struct Field {
     pub packed: bool,
     /// Where it is declared.
     pub location: Option<Location>,
+    /// The resolved features that change what a reader sees (for proto2 / proto3 files, what
+    /// their syntax means; for editions files, the edition defaults and the file, message,
+    /// oneof and field settings). `presence` and `wire` above already reflect them.
+    pub features: FieldFeatures,
 }
 
 /// A reachable message.
@@ -162,6 +167,9 @@ pub struct Enum {
     pub reserved_names: BTreeSet<String>,
     /// Where it is declared.
     pub location: Option<Location>,
+    /// Closed (`enum_type = CLOSED`, every proto2 enum): a reader keeps unknown values as
+    /// unknown fields instead of in the field.
+    pub closed: bool,
 }
 
 impl Enum {
@@ -322,7 +330,8 @@ impl Model {
                     _ => {}
                 }
             }
-            let m = message(&msg, ext.as_ref(), &mut locator);
+            let edition = compiled.editions.get(msg.parent_file().name()).copied();
+            let m = message(&msg, ext.as_ref(), &mut locator, edition);
             model.messages.insert(m.name.clone(), m);
         }
         for e in enums {
@@ -352,6 +361,7 @@ impl Model {
                     .collect(),
                 reserved_names: e.reserved_names().map(str::to_owned).collect(),
                 location: spans.locate(e.path()),
+                closed: editions::enum_closed(&e, compiled.editions.get(file.name()).copied()),
             };
             model.enums.insert(en.name.clone(), en);
         }
@@ -416,6 +426,20 @@ impl Model {
                 if f.ignorable {
                     line.push_str(" [ignorable]");
                 }
+                // The features that differ from the edition 2023 defaults (presence is the
+                // `optional` above; required is written out).
+                if f.features.presence == Presence::Required {
+                    line.push_str(" [required]");
+                }
+                if !f.features.packed {
+                    line.push_str(" [expanded]");
+                }
+                if !f.features.utf8_verified {
+                    line.push_str(" [utf8-unchecked]");
+                }
+                if f.features.delimited {
+                    line.push_str(" [delimited]");
+                }
                 lines.push(line);
             }
             for (s, e) in &m.reserved_ranges {
@@ -426,7 +450,11 @@ impl Model {
             }
         }
         for e in self.enums.values() {
-            lines.push(format!("{} enum", e.name));
+            lines.push(if e.closed {
+                format!("{} enum closed", e.name)
+            } else {
+                format!("{} enum", e.name)
+            });
             for v in e.values.values() {
                 lines.push(format!("{}.{} value {}", e.name, v.name, v.number));
             }
@@ -454,11 +482,13 @@ fn message(
     msg: &MessageDescriptor,
     ext: Option<&prost_reflect::ExtensionDescriptor>,
     locator: &mut Locator<'_>,
+    edition: Option<editions::Edition>,
 ) -> Message {
     let spans = locator.file(&msg.parent_file());
     let mut fields = BTreeMap::new();
+    let inherited = editions::inherited(msg, edition);
     for f in msg.fields() {
-        let field = field(&f, ext, &spans);
+        let field = field(&f, ext, &spans, inherited);
         fields.insert(field.number, field);
     }
     Message {
@@ -514,6 +544,7 @@ fn field(
     f: &FieldDescriptor,
     ext: Option<&prost_reflect::ExtensionDescriptor>,
     spans: &FileSpans,
+    inherited: Option<FieldFeatures>,
 ) -> Field {
     let kind = f.kind();
     let type_name = match &kind {
@@ -544,40 +575,33 @@ fn field(
         options.has_extension(ext)
             && matches!(options.get_extension(ext).as_ref(), Value::Bool(true))
     });
+    let features = editions::resolve_field(f, inherited);
+    let repeated = f.cardinality() == Cardinality::Repeated;
+    // An editions file is compiled as proto2 text (every field `optional`): its presence and
+    // group encoding come from the features.
+    let (presence, group) = match inherited {
+        Some(_) => (
+            !repeated && features.presence != Presence::Implicit,
+            features.delimited,
+        ),
+        None => (f.supports_presence(), f.is_group()),
+    };
     Field {
         name: f.name().to_owned(),
         number: f.number(),
-        wire: WireClass::of(&kind, f.is_group()),
+        wire: WireClass::of(&kind, group),
         type_name,
-        repeated: f.cardinality() == Cardinality::Repeated,
-        presence: f.supports_presence(),
+        repeated,
+        presence,
         is_message: matches!(kind, Kind::Message(_)),
         oneof: f
             .containing_oneof()
             .filter(|o| !o.is_synthetic())
             .map(|o| o.name().to_owned()),
         ignorable,
-        packed: packed(f),
+        packed: repeated && crate::editions::is_packable(&kind) && features.packed,
         location: spans.locate(f.path()),
-    }
-}
-
-/// Whether a field is encoded packed. The pool's own answer reads `packed` before protox's option
-/// resolution sets it (an explicit `[packed = false]` reads as the proto3 default), so an
-/// explicit option is read from the resolved options.
-fn packed(f: &FieldDescriptor) -> bool {
-    let default = f.is_packed();
-    if f.field_descriptor_proto().options.is_none() || !f.is_list() {
-        return default;
-    }
-    let options = f.options();
-    let explicit = prost_reflect::ReflectMessage::descriptor(&options)
-        .get_field_by_name("packed")
-        .filter(|p| options.has_field(p))
-        .map(|p| matches!(options.get_field(&p).as_ref(), Value::Bool(true)));
-    match explicit {
-        Some(p) => p && !matches!(f.kind(), Kind::String | Kind::Bytes | Kind::Message(_)),
-        None => default,
+        features,
     }
 }
 
@@ -642,6 +666,7 @@ impl Model {
                         reserved_ranges: Vec::new(),
                         reserved_names: BTreeSet::new(),
                         location: None,
+                        closed: rest.ends_with(" closed"),
                     };
                     match enum_index.get(name) {
                         Some(&i) => enums[i] = e,
@@ -702,6 +727,23 @@ impl Model {
                         _ => WireClass::Length,
                     };
                     let ignorable = rest.contains(&"[ignorable]");
+                    let features = FieldFeatures {
+                        presence: if rest.contains(&"[required]") {
+                            Presence::Required
+                        } else if presence || repeated || oneof.is_some() || is_message {
+                            Presence::Explicit
+                        } else {
+                            Presence::Implicit
+                        },
+                        packed: !rest.contains(&"[expanded]"),
+                        utf8_verified: !rest.contains(&"[utf8-unchecked]"),
+                        delimited: rest.contains(&"[delimited]"),
+                    };
+                    let wire = if features.delimited {
+                        WireClass::Group
+                    } else {
+                        wire
+                    };
                     messages[m].fields.insert(
                         number,
                         Field {
@@ -716,6 +758,7 @@ impl Model {
                             ignorable,
                             packed: false,
                             location: None,
+                            features,
                         },
                     );
                 }

@@ -162,42 +162,100 @@ impl Report {
         if !self.findings.is_empty() {
             let _ = writeln!(s, "| rule | severity | count |\n| --- | --- | --- |");
             for rule in Rule::ALL {
-                let of_rule: Vec<&Finding> =
-                    self.findings.iter().filter(|f| f.rule == *rule).collect();
-                if let Some(first) = of_rule.first() {
-                    let _ = writeln!(s, "| `{rule}` | {} | {} |", first.severity, of_rule.len());
+                for severity in [Severity::Error, Severity::Warning, Severity::Note] {
+                    let n = self
+                        .findings
+                        .iter()
+                        .filter(|f| f.rule == *rule && f.severity == severity)
+                        .count();
+                    if n > 0 {
+                        let _ = writeln!(s, "| `{rule}` | {severity} | {n} |");
+                    }
                 }
             }
-            let _ = writeln!(s, "\n### Findings\n");
-            for f in &self.findings {
-                let place = f
-                    .location
-                    .as_ref()
-                    .map_or_else(|| format!("`{}`", f.construct), |l| format!("`{l}`"));
-                let _ = writeln!(
-                    s,
-                    "- **{}** `{}` at {place}: {}\n  - *How to land it:* {}",
-                    f.severity, f.rule, f.message, f.hint
-                );
+        }
+        // Everything after the table must fit GitHub's comment limit (65,536 characters):
+        // errors first, then warnings, then the notes collapsed; what does not fit is counted.
+        let tail = format!("\n{}\n", self.summary_line());
+        let mut budget = MARKDOWN_LIMIT
+            .saturating_sub(s.chars().count() + tail.chars().count() + ELISION_RESERVE);
+        let mut elided = [0usize; 3];
+        let sections = [
+            (Severity::Error, "### Errors\n"),
+            (Severity::Warning, "### Warnings\n"),
+            (Severity::Note, "<details><summary>Notes</summary>\n"),
+        ];
+        for (i, (severity, heading)) in sections.iter().enumerate() {
+            let of: Vec<&Finding> = self
+                .findings
+                .iter()
+                .filter(|f| f.severity == *severity)
+                .collect();
+            if of.is_empty() {
+                continue;
             }
+            let mut section = format!("\n{heading}\n");
+            let closing = if *severity == Severity::Note {
+                "\n</details>\n"
+            } else {
+                ""
+            };
+            let mut used = section.chars().count() + closing.chars().count();
+            if used > budget {
+                elided[i] = of.len();
+                continue;
+            }
+            for (n, f) in of.iter().enumerate() {
+                let item = markdown_item(f);
+                let len = item.chars().count();
+                if used + len > budget {
+                    elided[i] = of.len() - n;
+                    break;
+                }
+                used += len;
+                section.push_str(&item);
+            }
+            section.push_str(closing);
+            budget -= used;
+            s.push_str(&section);
         }
         if !self.waived.is_empty() {
-            let _ = writeln!(s, "\n### Waived\n");
+            let mut section = String::from("\n### Waived\n\n");
+            let mut used = section.chars().count();
+            let mut shown = 0;
             for (f, w) in &self.waived {
-                let _ = writeln!(
-                    s,
-                    "- `{}` `{}` until {}: {}",
+                let item = format!(
+                    "- `{}` `{}` until {}: {}\n",
                     f.rule, f.construct, w.expires, w.reason
                 );
+                if used + item.chars().count() > budget {
+                    break;
+                }
+                used += item.chars().count();
+                section.push_str(&item);
+                shown += 1;
             }
+            if shown > 0 {
+                s.push_str(&section);
+            }
+            elided[2] += self.waived.len() - shown;
         }
-        let _ = writeln!(s, "\n{}", self.summary_line());
+        if elided.iter().any(|n| *n > 0) {
+            let _ = writeln!(
+                s,
+                "\n*Not shown, to fit the comment limit: {} error(s), {} warning(s), {} note(s) \
+                 or waived finding(s). `aot schema diff --format text` with the same options \
+                 prints every finding.*",
+                elided[0], elided[1], elided[2]
+            );
+        }
+        s.push_str(&tail);
         s
     }
 
     fn github(&self) -> String {
         let mut s = String::new();
-        for f in &self.findings {
+        for f in self.findings.iter().take(GITHUB_ANNOTATIONS) {
             let level = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
@@ -218,8 +276,72 @@ impl Report {
                 escape_data(&message)
             );
         }
+        // Errors sort first, so what is left out is the least severe.
+        let rest = self.findings.get(GITHUB_ANNOTATIONS..).unwrap_or(&[]);
+        if !rest.is_empty() {
+            let count = |sev| rest.iter().filter(|f| f.severity == sev).count();
+            let level = if count(Severity::Error) > 0 {
+                "error"
+            } else if count(Severity::Warning) > 0 {
+                "warning"
+            } else {
+                "notice"
+            };
+            let _ = writeln!(
+                s,
+                "::{level} title=schema-bot::{} more finding(s) not annotated ({} error(s), {} \
+                 warning(s), {} note(s)); `aot schema diff --format text` prints every finding",
+                rest.len(),
+                count(Severity::Error),
+                count(Severity::Warning),
+                count(Severity::Note)
+            );
+        }
         let _ = writeln!(s, "{}", self.summary_line());
         s
+    }
+}
+
+/// GitHub's limit on a comment, in characters.
+pub const MARKDOWN_LIMIT: usize = 65_536;
+/// Room kept for the line that counts what was left out.
+const ELISION_RESERVE: usize = 400;
+/// Workflow annotations printed at most (GitHub shows only so many per step).
+pub const GITHUB_ANNOTATIONS: usize = 50;
+
+fn markdown_item(f: &Finding) -> String {
+    let place = f
+        .location
+        .as_ref()
+        .map_or_else(|| format!("`{}`", f.construct), |l| format!("`{l}`"));
+    format!(
+        "- **{}** `{}` at {place}: {}\n  - *How to land it:* {}\n",
+        f.severity, f.rule, f.message, f.hint
+    )
+}
+
+/// What a run that could not reach a verdict (exit 2) writes in `format`: json an error object,
+/// github an `::error` annotation, markdown a comment that says so, text the message.
+pub fn render_error(format: Format, message: &str) -> String {
+    match format {
+        Format::Text => format!("error: {message}\n"),
+        Format::Json => {
+            let value = serde_json::json!({
+                "error": { "message": message, "exit_code": 2 },
+                "findings": [],
+            });
+            let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        Format::Github => format!(
+            "::error title=schema-bot::the schema bot could not run: {}\n",
+            escape_data(message)
+        ),
+        Format::Markdown => format!(
+            "## Schema compatibility bot\n\n⚠️ **No verdict: the bot could not run.**\n\n```\n{}\n```\n",
+            message.replace("```", "'''")
+        ),
     }
 }
 

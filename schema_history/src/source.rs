@@ -11,6 +11,7 @@ use prost_reflect::prost_types::FileDescriptorProto;
 use prost_reflect::DescriptorPool;
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 
+use crate::editions::{self, Edition, Unsupported};
 use crate::model::Spans;
 use crate::odb::{Answer, Odb};
 use crate::Error;
@@ -609,6 +610,57 @@ impl Repo {
         Ok(out)
     }
 
+    /// The parents and the committer time (seconds since the epoch) of the commit `oid` (full
+    /// hex name); `None` when there is no such commit.
+    pub(crate) fn commit_info(&self, oid: &str) -> Result<Option<(Vec<String>, i64)>, Error> {
+        let Some(Some(object)) = self.objects(&[oid.to_owned()])?.pop() else {
+            return Ok(None);
+        };
+        if object.kind != "commit" {
+            return Ok(None);
+        }
+        let text = String::from_utf8_lossy(&object.body);
+        let mut parents = Vec::new();
+        let mut time = 0;
+        // The header ends at the first empty line; the message may contain anything.
+        for line in text.lines().take_while(|l| !l.is_empty()) {
+            if let Some(p) = line.strip_prefix("parent ") {
+                parents.push(p.trim().to_owned());
+            } else if let Some(c) = line.strip_prefix("committer ") {
+                // `Name <email> SECONDS ZONE`.
+                time = c
+                    .rsplit(' ')
+                    .nth(1)
+                    .and_then(|t| t.parse().ok())
+                    .unwrap_or(0);
+            }
+        }
+        Ok(Some((parents, time)))
+    }
+
+    /// The object name at `commit:path` for each of `paths` (`None` where there is none).
+    pub(crate) fn path_oids(
+        &self,
+        commit: &str,
+        paths: &[&str],
+    ) -> Result<Vec<Option<String>>, Error> {
+        let requests: Vec<String> = paths
+            .iter()
+            .map(|p| {
+                if p.is_empty() {
+                    format!("{commit}^{{tree}}")
+                } else {
+                    format!("{commit}:{p}")
+                }
+            })
+            .collect();
+        Ok(self
+            .objects(&requests)?
+            .into_iter()
+            .map(|o| o.map(|o| o.oid))
+            .collect())
+    }
+
     /// Asks the repository's `git cat-file --batch` (started on first use) for `requests`.
     fn cat_file(&self, requests: &[String]) -> Result<Vec<Option<Object>>, Error> {
         let args = ["cat-file", "--batch"];
@@ -661,8 +713,11 @@ fn git_error(args: &[&str], message: String) -> Error {
 /// The `.proto` sources of one side, keyed by import name (the path below its proto directory).
 #[derive(Debug, Clone, Default)]
 pub struct ProtoSources {
-    /// Import name to (repository-relative path, source text).
+    /// Import name to (repository-relative path, source text). An editions file's text is its
+    /// proto2 rewrite (see [`crate::editions`]), line for line.
     files: BTreeMap<String, (String, String)>,
+    /// Import name to the edition of each editions file, or why it cannot be read.
+    editions: BTreeMap<String, Result<Edition, Unsupported>>,
 }
 
 impl ProtoSources {
@@ -688,15 +743,148 @@ impl ProtoSources {
         }
         let paths: Vec<String> = names.iter().map(|(_, p)| p.clone()).collect();
         let mut contents = repo.read_files(rev, &paths)?;
-        let mut files = BTreeMap::new();
+        let mut sources = ProtoSources::default();
         for (name, path) in names {
             if let Some(bytes) = contents.remove(&path) {
                 let text = String::from_utf8(bytes)
                     .map_err(|_| Error::format(&path, "not valid UTF-8"))?;
-                files.insert(name, (path, text));
+                sources.insert(name, path, text);
             }
         }
-        Ok(ProtoSources { files })
+        Ok(sources)
+    }
+
+    /// Adds a file, rewriting it when it is an editions file.
+    fn insert(&mut self, name: String, path: String, text: String) {
+        let text = match editions::lower(&text) {
+            Ok(None) => text,
+            Ok(Some(lowered)) => {
+                self.editions.insert(name.clone(), Ok(lowered.edition));
+                lowered.text
+            }
+            Err(unsupported) => {
+                self.editions.insert(name.clone(), Err(unsupported));
+                text
+            }
+        };
+        self.files.insert(name, (path, text));
+    }
+
+    /// The edition of each editions file that reads.
+    fn edition_map(&self) -> BTreeMap<String, Edition> {
+        self.editions
+            .iter()
+            .filter_map(|(n, e)| Some((n.clone(), *e.as_ref().ok()?)))
+            .collect()
+    }
+
+    /// The import chain from one of `open` to `target`: `[open file, ..., target]` (just
+    /// `[target]` when no opened file imports it).
+    fn import_chain(&self, open: &[String], target: &str) -> Vec<String> {
+        let mut parent: HashMap<String, String> = HashMap::new();
+        let mut queue: std::collections::VecDeque<String> = open.iter().cloned().collect();
+        let mut seen: std::collections::HashSet<String> = open.iter().cloned().collect();
+        while let Some(name) = queue.pop_front() {
+            if name == target {
+                let mut chain = vec![name.clone()];
+                let mut at = name;
+                while let Some(p) = parent.get(&at) {
+                    chain.push(p.clone());
+                    at = p.clone();
+                }
+                chain.reverse();
+                return chain;
+            }
+            let Some((_, text)) = self.files.get(&name) else {
+                continue;
+            };
+            for dep in editions::imports(text) {
+                if seen.insert(dep.clone()) {
+                    parent.insert(dep.clone(), name.clone());
+                    queue.push_back(dep);
+                }
+            }
+        }
+        vec![target.to_owned()]
+    }
+
+    /// `; imported by a.proto <- b.proto` for a file reached through imports, else nothing.
+    fn chain_text(&self, open: &[String], target: &str) -> String {
+        let chain = self.import_chain(open, target);
+        if chain.len() < 2 {
+            return String::new();
+        }
+        let importers: Vec<&str> = chain.iter().rev().skip(1).map(String::as_str).collect();
+        format!(" (imported by {})", importers.join(" <- "))
+    }
+
+    /// The repository path of a file (its import name when unknown).
+    fn path_of<'a>(&'a self, name: &'a str) -> &'a str {
+        self.files.get(name).map_or(name, |(p, _)| p.as_str())
+    }
+
+    /// The first editions file reached from `open` that cannot be read, as a compile error.
+    fn check_editions(&self, open: &[String], side: &str) -> Result<(), Error> {
+        if self.editions.values().all(Result::is_ok) {
+            return Ok(());
+        }
+        let reached = self.closure(open);
+        for (name, status) in &self.editions {
+            if let (Err(u), true) = (status, reached.contains(name)) {
+                return Err(Error::Compile {
+                    side: side.to_owned(),
+                    message: format!(
+                        "{}:{}:{}: unsupported Protobuf Editions construct: {}{}",
+                        self.path_of(name),
+                        u.line,
+                        u.column,
+                        u.what,
+                        self.chain_text(open, name)
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every file `open` reaches through imports (themselves included).
+    fn closure(&self, open: &[String]) -> std::collections::HashSet<String> {
+        let mut seen: std::collections::HashSet<String> = open.iter().cloned().collect();
+        let mut stack: Vec<String> = open.to_vec();
+        while let Some(name) = stack.pop() {
+            if let Some((_, text)) = self.files.get(&name) {
+                for dep in editions::imports(text) {
+                    if seen.insert(dep.clone()) {
+                        stack.push(dep);
+                    }
+                }
+            }
+        }
+        seen
+    }
+
+    /// protox's error with the line and column of its first label, the repository path and the
+    /// import chain that led to the file.
+    fn describe(&self, e: &protox::Error, open: &[String]) -> String {
+        let text = e.to_string();
+        let Some(file) = e.file() else {
+            return text;
+        };
+        let offset = miette::Diagnostic::labels(e)
+            .and_then(|mut labels| labels.next())
+            .map(|l| l.offset());
+        let place = match (offset, self.files.get(file)) {
+            (Some(offset), Some((_, source))) => {
+                let (line, column) = editions::line_col(source, offset);
+                format!("{}:{line}:{column}", self.path_of(file))
+            }
+            _ => self.path_of(file).to_owned(),
+        };
+        let edition = match self.editions.get(file) {
+            Some(Ok(e)) => format!(" (edition {e}, read as its proto2 rewrite)"),
+            _ => String::new(),
+        };
+        format!("{place}: {text}{edition}{}", self.chain_text(open, file))
     }
 
     /// Sources given directly: `(import name, text)`; the repository path is the import name.
@@ -706,14 +894,12 @@ impl ProtoSources {
         N: Into<String>,
         T: Into<String>,
     {
-        let files = texts
-            .into_iter()
-            .map(|(n, t)| {
-                let n = n.into();
-                (n.clone(), (n, t.into()))
-            })
-            .collect();
-        ProtoSources { files }
+        let mut sources = ProtoSources::default();
+        for (n, t) in texts {
+            let n = n.into();
+            sources.insert(n.clone(), n, t.into());
+        }
+        sources
     }
 
     /// The import names of every file, sorted.
@@ -725,6 +911,7 @@ impl ProtoSources {
     /// imports. `side` names the side in errors.
     pub fn compile(&self, files: &[String], side: &str) -> Result<Compiled, Error> {
         let open = self.to_open(files, side)?;
+        self.check_editions(&open, side)?;
         let mut chain = ChainFileResolver::new();
         chain.add(MemoryResolver {
             sources: self.texts(),
@@ -732,12 +919,13 @@ impl ProtoSources {
         chain.add(GoogleFileResolver::new());
         let compiler = open_all(chain, &open).map_err(|e| Error::Compile {
             side: side.to_owned(),
-            message: describe_protox_error(&e),
+            message: self.describe(&e, &open),
         })?;
         Ok(Compiled {
             pool: compiler.descriptor_pool(),
             repo_paths: self.repo_paths(),
             spans: HashMap::new(),
+            editions: self.edition_map(),
         })
     }
 
@@ -752,6 +940,7 @@ impl ProtoSources {
         cache: &Arc<ParseCache>,
     ) -> Result<Compiled, Error> {
         let open = self.to_open(files, side)?;
+        self.check_editions(&open, side)?;
         let spans = Arc::new(Mutex::new(HashMap::new()));
         let mut chain = ChainFileResolver::new();
         chain.add(CachedResolver {
@@ -770,6 +959,7 @@ impl ProtoSources {
             pool,
             repo_paths: self.repo_paths(),
             spans,
+            editions: self.edition_map(),
         })
     }
 
@@ -830,13 +1020,6 @@ pub(crate) fn normalize_dir(dir: &str) -> &str {
         ""
     } else {
         d
-    }
-}
-
-fn describe_protox_error(e: &protox::Error) -> String {
-    match e.file() {
-        Some(file) if !e.to_string().contains(file) => format!("{file}: {e}"),
-        _ => e.to_string(),
     }
 }
 
@@ -993,6 +1176,9 @@ pub struct Compiled {
     pub repo_paths: BTreeMap<String, String>,
     /// Spans of the declarations of files whose source info is not in the pool, by import name.
     pub(crate) spans: HashMap<String, Arc<Spans>>,
+    /// Import name to the edition of each editions file (compiled as its proto2 rewrite, or
+    /// lowered from an image): the features of its fields are resolved from it.
+    pub editions: BTreeMap<String, Edition>,
 }
 
 impl Compiled {
@@ -1006,13 +1192,35 @@ impl Compiled {
             pool,
             repo_paths: BTreeMap::new(),
             spans: HashMap::new(),
+            editions: BTreeMap::new(),
         })
     }
 }
 
+impl Compiled {
+    /// A schema from a `FileDescriptorSet` image as `protoc --include_imports
+    /// --include_source_info --descriptor_set_out` or `buf build -o` write it; editions files
+    /// in it are read as [`crate::editions::lower_image`] says. `what` names it in errors.
+    pub fn from_image(bytes: &[u8], what: &str) -> Result<Compiled, Error> {
+        let (bytes, editions) =
+            editions::lower_image(bytes).map_err(|message| Error::Descriptors {
+                what: what.to_owned(),
+                message,
+            })?;
+        let mut compiled = Compiled::decode(&bytes, what)?;
+        compiled.editions = editions;
+        Ok(compiled)
+    }
+}
+
 impl ProtoSources {
+    /// Whether a file (import name or repository path) is among the sources.
+    pub fn has_file(&self, file: &str) -> bool {
+        self.files.contains_key(file) || self.files.values().any(|(p, _)| p == file)
+    }
+
     /// Whether both sides have exactly the same files and texts (the diff then compiles once).
     pub fn same_as(&self, other: &ProtoSources) -> bool {
-        self.files == other.files
+        self.files == other.files && self.editions == other.editions
     }
 }
