@@ -14,6 +14,9 @@
 //! `census` is either a list of construct names for the whole version or an object mapping each
 //! case to its list. Construct names: `pkg.Message`, `pkg.Message.field` (oneof variants are
 //! fields), `pkg.Enum`, `pkg.Enum.VALUE`, `opcode:NAME`, `registry:NAME`, `flag:NAME`.
+//! `flag:NAME` and `pass:NAME` (the runtime flags and load-time passes the artifact's load and
+//! execution depend on) are also derived at diff time from the surface's `flag_readers` and
+//! `load_passes` ([`Census::with_runtime_dependencies`]), since v1 manifests predate them.
 //! `target` and `version` default to the directory names; the creation date is read from
 //! `created`, `creation_date` or `date` (`YYYY-MM-DD` or an RFC 3339 timestamp).
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,7 +25,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::source::{Repo, Revision};
-use crate::{Date, Error};
+use crate::{Date, Error, Extras};
 
 /// One golden version and what it uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +125,23 @@ impl Census {
         }
         goldens.sort_by(|a, b| (&a.target, a.version).cmp(&(&b.target, b.version)));
         Ok(Census { goldens })
+    }
+
+    /// Adds to every golden the runtime flags and load-time passes it depends on (`flag:NAME`,
+    /// `pass:NAME`), derived from the constructs it uses and each side's surface
+    /// ([`Extras::runtime_dependencies`]). Manifests written before the census recorded them
+    /// (versions are immutable, so they are never rewritten) get them this way; newer manifests
+    /// record them too, and the union is kept. Deriving from both sides means a flag that one
+    /// side stops declaring a reader for still counts.
+    pub fn with_runtime_dependencies(mut self, sides: &[&Extras]) -> Census {
+        for g in &mut self.goldens {
+            let derived: BTreeSet<String> = sides
+                .iter()
+                .flat_map(|e| e.runtime_dependencies(&g.constructs))
+                .collect();
+            g.constructs.extend(derived);
+        }
+        self
     }
 
     /// The newest version of each target: what today's compiler emits by default (golden

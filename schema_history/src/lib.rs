@@ -20,6 +20,7 @@ mod diff;
 mod error;
 mod fallback;
 mod finding;
+mod flag_rules;
 mod model;
 mod odb;
 mod report;
@@ -39,7 +40,7 @@ pub use report::{Format, Report};
 pub use rules::{windows, wire, Side, BACKWARD_WINDOW_MONTHS, FORWARD_WINDOW_DAYS};
 pub use source::{Compiled, ProtoSources, Repo, Revision};
 pub use surface::{
-    unified_diff, write_snapshot, Extras, History, RegistryName, RuntimeFlag, Snapshot,
-    SnapshotMeta, SnapshotOutcome, Surface, DEFAULT_HISTORY_DIR,
+    unified_diff, write_snapshot, Extras, FlagReaders, History, LoadPass, RegistryName,
+    RuntimeFlag, Snapshot, SnapshotMeta, SnapshotOutcome, Surface, DEFAULT_HISTORY_DIR,
 };
 pub use waiver::{Waiver, Waivers};
