@@ -129,8 +129,70 @@ fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>)
             coverage(&s, target)
         }));
     }
+    out.extend(handwritten_trials(store));
     out.extend(negative_trials(store));
     out.extend(forward_negative_trials(store));
+    out
+}
+
+/// The hand-written versions (`<target>/handwritten/v<N>/`): integrity, backward compatibility
+/// and environment skew like compiled versions (no golden verification: no compiler made them),
+/// and the coverage check from the runtime's side.
+fn handwritten_trials(compiled: &Arc<GoldenStore>) -> Vec<Trial> {
+    let all = all_versions_requested(std::env::var(ALL_VERSIONS_ENV).ok().as_deref());
+    let store = Arc::new(GoldenStore::handwritten(compiled.root()));
+    let mut out = Vec::new();
+    for &target in GOLDEN_TARGETS {
+        // The coverage check reads whatever versions exist, so it runs (and names what is
+        // missing) even when the hand-written store is absent.
+        let (c, h) = (compiled.clone(), store.clone());
+        out.push(Trial::test(
+            format!("coverage::runtime::{target}"),
+            move || {
+                replay::runtime_coverage(&[&c, &h], target, schema_history::Date::today())
+                    .map_err(fail)
+            },
+        ));
+        let versions = match store.versions(target) {
+            Ok(v) => v,
+            Err(e) => {
+                let msg = e.to_string();
+                out.push(Trial::test(
+                    format!("handwritten::store::{target}"),
+                    move || Err(msg.into()),
+                ));
+                continue;
+            }
+        };
+        for &v in &versions {
+            let s = store.clone();
+            out.push(Trial::test(
+                format!("handwritten::integrity::{target}::v{v}"),
+                move || replay::integrity(&s, target, v).map_err(fail),
+            ));
+        }
+        for v in select_versions(&versions, all) {
+            for case in cases_of(&store, target, v) {
+                let s = store.clone();
+                let c = case.clone();
+                out.push(Trial::test(
+                    format!("handwritten::backward_compat::{target}::v{v}::{case}"),
+                    move || {
+                        let golden = GoldenCase::read(&s, target, v, &c).map_err(fail)?;
+                        replay::backward_compat(&golden).map_err(fail)
+                    },
+                ));
+                let s = store.clone();
+                out.push(Trial::test(
+                    format!("handwritten::env_skew::{target}::v{v}::{case}"),
+                    move || {
+                        let golden = GoldenCase::read(&s, target, v, &case).map_err(fail)?;
+                        replay::env_skew(&golden).map_err(fail)
+                    },
+                ));
+            }
+        }
+    }
     out
 }
 

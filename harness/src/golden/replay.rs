@@ -933,6 +933,125 @@ fn check_enum(e: &EnumDescriptor, n: i32, here: &str, out: &mut Vec<String>) {
     }
 }
 
+/// The thunk kinds (`impl` oneof variants of `xla.gpu.ThunkProto`, from the descriptor) that
+/// today's runtime decodes, found by asking it: each variant, set to its default message, is
+/// validated inside `base` for `device` (the golden's own); a variant refused with UNIMPLEMENTED
+/// is one this runtime does not execute, any other outcome (loaded, or refused for its empty
+/// fields) is one it does.
+pub fn runtime_thunk_kinds(
+    base: &GpuExecutableProto,
+    device: &DeviceDescription,
+) -> Result<Vec<(String, bool)>, String> {
+    let pool = proto::descriptor_pool();
+    let thunk = pool
+        .get_message_by_name("xla.gpu.ThunkProto")
+        .ok_or("the schema has no xla.gpu.ThunkProto")?;
+    let oneof = thunk
+        .oneofs()
+        .find(|o| o.name() == "impl")
+        .ok_or("xla.gpu.ThunkProto has no oneof impl")?;
+    let info = thunk
+        .get_field_by_name("thunk_info")
+        .ok_or("xla.gpu.ThunkProto has no thunk_info")?;
+    let flags = runtime::RuntimeFlags::default();
+    let registry = runtime::Registry::builtin();
+    let mut out = Vec::new();
+    for variant in oneof.fields() {
+        let Kind::Message(body) = variant.kind() else {
+            continue;
+        };
+        let mut probe = DynamicMessage::new(thunk.clone());
+        if let Kind::Message(info_desc) = info.kind() {
+            probe.set_field(&info, Value::Message(DynamicMessage::new(info_desc)));
+        }
+        probe.set_field(&variant, Value::Message(DynamicMessage::new(body)));
+        let probe: proto::xla::gpu::ThunkProto = probe
+            .transcode_to()
+            .map_err(|e| format!("{}: {e}", variant.full_name()))?;
+        let mut exe = base.clone();
+        exe.thunks = vec![probe];
+        let bytes = proto::prost::Message::encode_to_vec(&exe);
+        let executes = !matches!(
+            runtime::validate(&bytes, device, &flags, &registry),
+            Err(runtime::Error::Unimplemented(_))
+        );
+        out.push((variant.full_name().to_owned(), executes));
+    }
+    Ok(out)
+}
+
+/// Coverage from the runtime's side: every thunk kind the runtime executes and every name (and
+/// legacy alias) its registry resolves must be used by a golden of `target` inside the 6-month
+/// window, in any of `stores` (compiled and hand-written). Otherwise a change to its semantics
+/// would pass every gate: add a golden, or drop the support.
+pub fn runtime_coverage(
+    stores: &[&GoldenStore],
+    target: &str,
+    today: schema_history::Date,
+) -> Result<(), String> {
+    let window_start = today.add_months(-schema_history::BACKWARD_WINDOW_MONTHS);
+    let mut used = std::collections::BTreeSet::new();
+    let mut base: Option<(GpuExecutableProto, DeviceDescription)> = None;
+    for store in stores {
+        let versions = match store.versions(target) {
+            Ok(v) => v,
+            // A store without versions holds no golden (the store's own trial reports it).
+            Err(super::GoldenError::NoVersions { .. }) => continue,
+            Err(e) => return Err(e.to_string()),
+        };
+        for v in versions {
+            let m = manifest(store, target, v)?;
+            let created: schema_history::Date = m
+                .created
+                .parse()
+                .map_err(|e| format!("{target}/v{v}/manifest.json: created: {e}"))?;
+            if created < window_start {
+                continue;
+            }
+            if base.is_none() {
+                if let Some(case) = m.cases.first() {
+                    let g = GoldenCase::read(store, target, v, case)?;
+                    let exe = proto::decode_limited(&g.bytes, usize::MAX)
+                        .map_err(|e| format!("{}: {e}", g.label()))?;
+                    base = Some((exe, g.description()?));
+                }
+            }
+            used.extend(m.census.into_values().flatten());
+        }
+    }
+    let (base, device) =
+        base.ok_or_else(|| format!("{target} has no golden inside the 6-month window"))?;
+    let mut missing = Vec::new();
+    for (kind, executes) in runtime_thunk_kinds(&base, &device)? {
+        if executes && !used.contains(&kind) {
+            missing.push(format!("{kind} (a thunk kind the runtime executes)"));
+        }
+    }
+    for (name, aliases) in runtime::registry::names() {
+        for n in std::iter::once(&name).chain(&aliases) {
+            if !used.contains(&format!("registry:{n}")) {
+                let what = if *n == name {
+                    "a registered name".to_owned()
+                } else {
+                    format!("a legacy alias of {name}")
+                };
+                missing.push(format!("registry:{n} ({what})"));
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} construct(s) today's runtime supports are used by no golden of {target} inside the 6-month window:\n  {}\n\
+         Nothing would notice a change to their semantics: add a golden that uses each \
+         (a hand-written case in harness/src/golden/handwritten.rs, then \
+         `cargo run -p harness --example handwritten_goldens`), or drop the support; see docs/goldens.md.",
+        missing.len(),
+        missing.join("\n  ")
+    ))
+}
+
 /// Integrity of one version: every file hashed in the manifest matches, none missing or extra.
 pub fn integrity(store: &GoldenStore, target: &str, version: u32) -> Result<(), String> {
     let dir = store.version_dir(target, version);
