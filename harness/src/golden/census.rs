@@ -64,24 +64,37 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
 pub const PASS_APPLIES_TO: &[(&str, &[&str])] =
     &[("command_buffer_conversion", COMMAND_BUFFER_THUNKS)];
 
-/// [`FLAG_READERS`] as the surface records it.
-pub fn flag_readers() -> Vec<FlagReaders> {
-    FLAG_READERS
+/// The constructs of `name` in a table, as owned strings (none when it has no entry).
+fn lookup(table: &[(&str, &[&str])], name: &str) -> Vec<String> {
+    table
         .iter()
-        .map(|(flag, read_for)| FlagReaders {
-            flag: (*flag).to_owned(),
-            read_for: read_for.iter().map(|c| (*c).to_owned()).collect(),
+        .find(|(n, _)| *n == name)
+        .map(|(_, cs)| cs.iter().map(|c| (*c).to_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// The flags the runtime reads (`runtime::flags::defaults()`) with their readers from
+/// [`FLAG_READERS`], as the surface records them. Driven by the runtime's list, so a flag removed
+/// there leaves the surface even if the table still names it.
+pub fn flag_readers() -> Vec<FlagReaders> {
+    runtime::flags::defaults()
+        .into_iter()
+        .map(|(flag, _)| FlagReaders {
+            flag: flag.to_owned(),
+            read_for: lookup(FLAG_READERS, flag),
         })
         .collect()
 }
 
-/// [`PASS_APPLIES_TO`] as the surface records it.
+/// The runtime's load-time passes (`runtime::flags::LOAD_PASSES`) with what each applies to
+/// ([`PASS_APPLIES_TO`]), as the surface records them: a pass removed from the runtime leaves
+/// the surface, and the bot then names the goldens that depended on it.
 pub fn load_passes() -> Vec<LoadPass> {
-    PASS_APPLIES_TO
+    runtime::flags::LOAD_PASSES
         .iter()
-        .map(|(name, applies_to)| LoadPass {
+        .map(|name| LoadPass {
             name: (*name).to_owned(),
-            applies_to: applies_to.iter().map(|c| (*c).to_owned()).collect(),
+            applies_to: lookup(PASS_APPLIES_TO, name),
         })
         .collect()
 }
