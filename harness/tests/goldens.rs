@@ -5,12 +5,22 @@
 //!   the reference evaluator). Boundary versions by default (the oldest and the second-newest);
 //!   every version when `XLA_AOT_TEST_ALL_VERSIONS` is truthy.
 //! - `golden_verification::<target>::<case>`: today's compiler reproduces the newest version.
-//! - `forward_compat::<target>::<case>`: today's artifact is readable by the oldest schema
-//!   snapshot that is at least 14 days old.
+//! - `forward_compat::<target>::<case>`: today's artifact is read correctly by a runtime built
+//!   from the newest schema snapshot at least 14 days old (its whole schema and surface).
 //! - `integrity::<target>::v<N>`: every version matches its manifest.
 //! - `coverage::<target>`: every thunk kind and opcode today's compiler can emit appears in the
 //!   newest version.
-//! - `negative::*`: mutated goldens make the replay fail with a message that says what broke.
+//! - `env_skew::<target>::v<N>::<case>`: the same bytes on a device with newer ABI versions (loads,
+//!   identical outputs), older ones (FAILED_PRECONDITION naming the component and both versions)
+//!   and another compute capability (named first).
+//! - `coverage::runtime::<target>`: every thunk kind the runtime decodes and every registry name
+//!   and alias is used by a golden inside the 6-month window.
+//! - `handwritten::{integrity,backward_compat,env_skew}::...`: the hand-written versions
+//!   (`<target>/handwritten/v<N>/`).
+//! - `negative::*`: mutated goldens make the replay fail with a message that says what broke; the
+//!   runtime coverage check fails, naming them, without the hand-written versions.
+//! - `forward_negative::*`: an older runtime crafted to lack or misread one construct makes
+//!   `forward_compat` fail naming it.
 //!
 //! Filters work as with any cargo test (`cargo test -p harness --test goldens -- backward_compat`);
 //! `--list` shows every check. docs/goldens.md explains failures and regeneration.
@@ -151,6 +161,27 @@ fn handwritten_trials(compiled: &Arc<GoldenStore>) -> Vec<Trial> {
             move || {
                 replay::runtime_coverage(&[&c, &h], target, schema_history::Date::today())
                     .map_err(fail)
+            },
+        ));
+        // The gate itself: the compiled versions alone leave the hand-written constructs
+        // unpinned, and the check must say so, naming them.
+        let c = compiled.clone();
+        out.push(Trial::test(
+            format!("negative::runtime_coverage_without_handwritten::{target}"),
+            move || match replay::runtime_coverage(&[&c], target, schema_history::Date::today()) {
+                Ok(()) => Err("coverage::runtime passed without the hand-written goldens".into()),
+                Err(msg)
+                    if [
+                        "xla.gpu.ThunkProto.memzero_thunk (a thunk kind the runtime executes)",
+                        "xla.gpu.ThunkProto.memset32bit_value_thunk (a thunk kind the runtime executes)",
+                        "registry:Memcpy (a legacy alias of xla.runtime.memcpy)",
+                    ]
+                    .iter()
+                    .all(|n| msg.contains(n)) =>
+                {
+                    Ok(())
+                }
+                Err(msg) => Err(format!("the failure does not name the unpinned constructs:\n{msg}").into()),
             },
         ));
         let versions = match store.versions(target) {
