@@ -106,6 +106,22 @@ const MAX_DEPTH: usize = 64;
 pub fn census_of(executable: &GpuExecutableProto) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     walk(&proto::to_dynamic(executable), &mut out, 0);
+    out.extend(data_constructs(executable));
+    let dependencies = schema_history::Extras {
+        flag_readers: flag_readers(),
+        load_passes: load_passes(),
+        ..Default::default()
+    }
+    .runtime_dependencies(&out);
+    out.extend(dependencies);
+    out
+}
+
+/// The constructs that come from the artifact's data rather than its schema: the HLO opcodes of
+/// the embedded module (`opcode:NAME`) and the custom-call targets (`registry:NAME`). Cheap (no
+/// reflection), for checks that need only these.
+pub fn data_constructs(executable: &GpuExecutableProto) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
     if let Some(module) = executable
         .hlo_module_with_config
         .as_ref()
@@ -138,13 +154,6 @@ pub fn census_of(executable: &GpuExecutableProto) -> BTreeSet<String> {
             _ => {}
         }
     }
-    let dependencies = schema_history::Extras {
-        flag_readers: flag_readers(),
-        load_passes: load_passes(),
-        ..Default::default()
-    }
-    .runtime_dependencies(&out);
-    out.extend(dependencies);
     out
 }
 

@@ -591,7 +591,7 @@ pub fn forward_compat(
     let mut problems = Vec::new();
     check_known(&proto::to_dynamic(today), &old_root, "", &mut problems, 0);
     let known = old.extras.constructs();
-    for construct in super::census_of(today) {
+    for construct in super::census::data_constructs(today) {
         let kind = if construct.starts_with("opcode:") {
             "HLO opcode"
         } else if construct.starts_with("registry:") {
