@@ -170,6 +170,8 @@ pub fn project_extras() -> Extras {
             .map(|o| o.name().to_owned())
             .collect(),
         runtime_flags,
+        flag_readers: crate::golden::census::flag_readers(),
+        load_passes: crate::golden::census::load_passes(),
     }
     .normalized()
 }

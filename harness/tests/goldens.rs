@@ -5,12 +5,22 @@
 //!   the reference evaluator). Boundary versions by default (the oldest and the second-newest);
 //!   every version when `XLA_AOT_TEST_ALL_VERSIONS` is truthy.
 //! - `golden_verification::<target>::<case>`: today's compiler reproduces the newest version.
-//! - `forward_compat::<target>::<case>`: today's artifact is readable by the oldest schema
-//!   snapshot that is at least 14 days old.
+//! - `forward_compat::<target>::<case>`: today's artifact is read correctly by a runtime built
+//!   from the newest schema snapshot at least 14 days old (its whole schema and surface).
 //! - `integrity::<target>::v<N>`: every version matches its manifest.
 //! - `coverage::<target>`: every thunk kind and opcode today's compiler can emit appears in the
 //!   newest version.
-//! - `negative::*`: mutated goldens make the replay fail with a message that says what broke.
+//! - `env_skew::<target>::v<N>::<case>`: the same bytes on a device with newer ABI versions (loads,
+//!   identical outputs), older ones (FAILED_PRECONDITION naming the component and both versions)
+//!   and another compute capability (named first).
+//! - `coverage::runtime::<target>`: every thunk kind the runtime decodes and every registry name
+//!   and alias is used by a golden inside the 6-month window.
+//! - `handwritten::{integrity,backward_compat,env_skew}::...`: the hand-written versions
+//!   (`<target>/handwritten/v<N>/`).
+//! - `negative::*`: mutated goldens make the replay fail with a message that says what broke; the
+//!   runtime coverage check fails, naming them, without the hand-written versions.
+//! - `forward_negative::*`: an older runtime crafted to lack or misread one construct makes
+//!   `forward_compat` fail naming it.
 //!
 //! Filters work as with any cargo test (`cargo test -p harness --test goldens -- backward_compat`);
 //! `--list` shows every check. docs/goldens.md explains failures and regeneration.
@@ -22,6 +32,11 @@ use harness::golden::{all_versions_requested, select_versions, GoldenStore, ALL_
 use harness::goldens_cmd::GOLDEN_TARGETS;
 use libtest_mimic::{Arguments, Failed, Trial};
 use proto::prost::Message;
+use proto::prost_reflect::prost_types::{
+    DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+};
+use proto::prost_reflect::DescriptorPool;
+use proto::stream_executor::{executable_abi_version_proto, ExecutableAbiVersionProto};
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
 
 fn fail(e: impl std::fmt::Display) -> Failed {
@@ -75,11 +90,20 @@ fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>)
         for v in select_versions(&versions, all) {
             for case in cases_of(store, target, v) {
                 let s = store.clone();
+                let c = case.clone();
                 out.push(Trial::test(
                     format!("backward_compat::{target}::v{v}::{case}"),
                     move || {
-                        let golden = GoldenCase::read(&s, target, v, &case).map_err(fail)?;
+                        let golden = GoldenCase::read(&s, target, v, &c).map_err(fail)?;
                         replay::backward_compat(&golden).map_err(fail)
+                    },
+                ));
+                let s = store.clone();
+                out.push(Trial::test(
+                    format!("env_skew::{target}::v{v}::{case}"),
+                    move || {
+                        let golden = GoldenCase::read(&s, target, v, &case).map_err(fail)?;
+                        replay::env_skew(&golden).map_err(fail)
                     },
                 ));
             }
@@ -103,7 +127,10 @@ fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>)
                     let golden = GoldenCase::read(&s, target, n, &case).map_err(fail)?;
                     let today = compile_today(&golden)?;
                     let old = schema.as_ref().as_ref().map_err(fail)?;
-                    replay::forward_compat(&today, old).map_err(fail)
+                    let abi =
+                        replay::accepted_abi(&s, target, &case, schema_history::Date::today())
+                            .map_err(fail)?;
+                    replay::forward_compat(&today, old, abi.as_ref()).map_err(fail)
                 },
             ));
         }
@@ -112,8 +139,288 @@ fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>)
             coverage(&s, target)
         }));
     }
+    out.extend(handwritten_trials(store));
     out.extend(negative_trials(store));
+    out.extend(forward_negative_trials(store));
     out
+}
+
+/// The hand-written versions (`<target>/handwritten/v<N>/`): integrity, backward compatibility
+/// and environment skew like compiled versions (no golden verification: no compiler made them),
+/// and the coverage check from the runtime's side.
+fn handwritten_trials(compiled: &Arc<GoldenStore>) -> Vec<Trial> {
+    let all = all_versions_requested(std::env::var(ALL_VERSIONS_ENV).ok().as_deref());
+    let store = Arc::new(GoldenStore::handwritten(compiled.root()));
+    let mut out = Vec::new();
+    for &target in GOLDEN_TARGETS {
+        // The coverage check reads whatever versions exist, so it runs (and names what is
+        // missing) even when the hand-written store is absent.
+        let (c, h) = (compiled.clone(), store.clone());
+        out.push(Trial::test(
+            format!("coverage::runtime::{target}"),
+            move || {
+                replay::runtime_coverage(&[&c, &h], target, schema_history::Date::today())
+                    .map_err(fail)
+            },
+        ));
+        // The gate itself: the compiled versions alone leave the hand-written constructs
+        // unpinned, and the check must say so, naming them.
+        let c = compiled.clone();
+        out.push(Trial::test(
+            format!("negative::runtime_coverage_without_handwritten::{target}"),
+            move || match replay::runtime_coverage(&[&c], target, schema_history::Date::today()) {
+                Ok(()) => Err("coverage::runtime passed without the hand-written goldens".into()),
+                Err(msg)
+                    if [
+                        "xla.gpu.ThunkProto.memzero_thunk (a thunk kind the runtime executes)",
+                        "xla.gpu.ThunkProto.memset32bit_value_thunk (a thunk kind the runtime executes)",
+                        "registry:Memcpy (a legacy alias of xla.runtime.memcpy)",
+                    ]
+                    .iter()
+                    .all(|n| msg.contains(n)) =>
+                {
+                    Ok(())
+                }
+                Err(msg) => Err(format!("the failure does not name the unpinned constructs:\n{msg}").into()),
+            },
+        ));
+        let versions = match store.versions(target) {
+            Ok(v) => v,
+            Err(e) => {
+                let msg = e.to_string();
+                out.push(Trial::test(
+                    format!("handwritten::store::{target}"),
+                    move || Err(msg.into()),
+                ));
+                continue;
+            }
+        };
+        for &v in &versions {
+            let s = store.clone();
+            out.push(Trial::test(
+                format!("handwritten::integrity::{target}::v{v}"),
+                move || replay::integrity(&s, target, v).map_err(fail),
+            ));
+        }
+        for v in select_versions(&versions, all) {
+            for case in cases_of(&store, target, v) {
+                let s = store.clone();
+                let c = case.clone();
+                out.push(Trial::test(
+                    format!("handwritten::backward_compat::{target}::v{v}::{case}"),
+                    move || {
+                        let golden = GoldenCase::read(&s, target, v, &c).map_err(fail)?;
+                        replay::backward_compat(&golden).map_err(fail)
+                    },
+                ));
+                let s = store.clone();
+                out.push(Trial::test(
+                    format!("handwritten::env_skew::{target}::v{v}::{case}"),
+                    move || {
+                        let golden = GoldenCase::read(&s, target, v, &case).map_err(fail)?;
+                        replay::env_skew(&golden).map_err(fail)
+                    },
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// How a crafted older runtime differs from today's: its schema (file descriptors), its surface
+/// (opcodes, registry) or the ABI its hosts run.
+enum Craft {
+    Schema(fn(&mut Vec<FileDescriptorProto>) -> bool),
+    Surface(fn(&mut schema_history::Extras) -> bool),
+    Abi(fn(&mut ExecutableAbiVersionProto)),
+}
+
+fn message_mut<'a>(
+    files: &'a mut [FileDescriptorProto],
+    package: &str,
+    name: &str,
+) -> Option<&'a mut DescriptorProto> {
+    files
+        .iter_mut()
+        .filter(|f| f.package() == package)
+        .flat_map(|f| f.message_type.iter_mut())
+        .find(|m| m.name() == name)
+}
+
+fn field_mut<'a>(
+    files: &'a mut [FileDescriptorProto],
+    package: &str,
+    message: &str,
+    field: &str,
+) -> Option<&'a mut FieldDescriptorProto> {
+    message_mut(files, package, message)?
+        .field
+        .iter_mut()
+        .find(|f| f.name() == field)
+}
+
+/// forward_compat must fail, naming the construct, when the older runtime lacks or reads
+/// differently something today's artifact uses. Each trial crafts such an older runtime from
+/// today's (schema, surface, ABI) and reads the newest golden of the first target with it.
+fn forward_negative_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
+    use proto::prost_reflect::prost_types::field_descriptor_proto::Type;
+    let cases: Vec<(&str, &str, Craft, &str)> = vec![
+        (
+            "retyped_int64_to_string",
+            "softmax",
+            Craft::Schema(|files| {
+                field_mut(files, "xla", "BufferAllocationProto", "size").is_some_and(|f| {
+                    f.set_type(Type::String);
+                    true
+                })
+            }),
+            "field xla.BufferAllocationProto.size (number 2) is int64 (varint) today, the older schema declares string (length-delimited): the wire type differs",
+        ),
+        (
+            "retyped_int64_to_bool_value_misread",
+            "softmax",
+            // An older reader of bool truncates every size but 0 and 1: wire-compatible on
+            // paper, misread in fact.
+            Craft::Schema(|files| {
+                field_mut(files, "xla", "BufferAllocationProto", "size").is_some_and(|f| {
+                    f.set_type(Type::Bool);
+                    true
+                })
+            }),
+            "field xla.BufferAllocationProto.size (number 2) is int64 (varint) today, the older schema declares bool (varint): the value",
+        ),
+        (
+            "unknown_enum_value",
+            "softmax",
+            Craft::Schema(|files| {
+                let Some(e) = files
+                    .iter_mut()
+                    .filter(|f| f.package() == "xla")
+                    .flat_map(|f| f.enum_type.iter_mut())
+                    .find(|e| e.name() == "PrimitiveType")
+                else {
+                    return false;
+                };
+                let before = e.value.len();
+                e.value.retain(|v| v.name() != "F32");
+                e.value.len() < before
+            }),
+            "enum value 11 of xla.PrimitiveType is unknown to the older schema",
+        ),
+        (
+            "unknown_oneof_variant",
+            "softmax",
+            Craft::Schema(|files| {
+                let Some(m) = message_mut(files, "xla.gpu", "ThunkProto") else {
+                    return false;
+                };
+                let before = m.field.len();
+                m.field.retain(|f| f.name() != "kernel_thunk");
+                m.field.len() < before
+            }),
+            "oneof variant xla.gpu.ThunkProto.kernel_thunk (number 8) is unknown to the older schema",
+        ),
+        (
+            "unknown_field",
+            "softmax",
+            Craft::Schema(|files| {
+                let Some(m) = message_mut(files, "xla.gpu", "GpuExecutableProto") else {
+                    return false;
+                };
+                let before = m.field.len();
+                m.field.retain(|f| f.name() != "buffer_allocations");
+                m.field.len() < before
+            }),
+            "field xla.gpu.GpuExecutableProto.buffer_allocations (number 10) is unknown to the older schema and not ignorable",
+        ),
+        (
+            "unknown_opcode",
+            "softmax",
+            Craft::Surface(|extras| {
+                let before = extras.opcodes.len();
+                extras.opcodes.retain(|o| o != "exponential");
+                extras.opcodes.len() < before
+            }),
+            "opcode:exponential: HLO opcode unknown to the older runtime",
+        ),
+        (
+            "unknown_registry_name",
+            "custom_call_axpy",
+            Craft::Surface(|extras| {
+                let mut removed = false;
+                for r in &mut extras.registry {
+                    let before = r.aliases.len();
+                    r.aliases.retain(|a| a != "__xla_saxpy");
+                    removed |= r.aliases.len() < before;
+                }
+                removed
+            }),
+            "registry:__xla_saxpy: custom-call target unknown to the older runtime",
+        ),
+        (
+            "abi_above_accepted",
+            "softmax",
+            Craft::Abi(|abi| {
+                if let Some(executable_abi_version_proto::PlatformVersion::CudaPlatformVersion(v)) =
+                    &mut abi.platform_version
+                {
+                    v.cuda_toolkit_version = "12.4.0".into();
+                }
+            }),
+            "executable_abi_version.cuda_platform_version.cuda_toolkit_version: today's artifact needs CUDA toolkit 12.8.0, above the 12.4.0 the older runtime's artifacts needed",
+        ),
+    ];
+    let Some(&target) = GOLDEN_TARGETS.first() else {
+        return Vec::new();
+    };
+    cases
+        .into_iter()
+        .map(|(name, case, craft, needle)| {
+            let s = store.clone();
+            Trial::test(format!("forward_negative::{name}"), move || {
+                let n = newest(&s, target).map_err(fail)?;
+                let golden = GoldenCase::read(&s, target, n, case).map_err(fail)?;
+                let today: GpuExecutableProto =
+                    proto::decode_limited(&golden.bytes, usize::MAX).map_err(fail)?;
+                let mut files: Vec<FileDescriptorProto> = proto::descriptor_pool()
+                    .file_descriptor_protos()
+                    .cloned()
+                    .collect();
+                let mut extras = harness::schema_cmd::project_extras();
+                let mut abi = today.executable_abi_version.clone().unwrap_or_default();
+                let crafted = match &craft {
+                    Craft::Schema(f) => f(&mut files),
+                    Craft::Surface(f) => f(&mut extras),
+                    Craft::Abi(f) => {
+                        f(&mut abi);
+                        true
+                    }
+                };
+                if !crafted {
+                    return Err(format!(
+                        "{case}: the schema or surface has nothing to craft for {name}"
+                    )
+                    .into());
+                }
+                let pool =
+                    DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file: files })
+                        .map_err(fail)?;
+                let old = OldSchema {
+                    name: format!("crafted-{name}"),
+                    pool,
+                    extras,
+                };
+                match replay::forward_compat(&today, &old, Some(&abi)) {
+                    Ok(()) => Err(format!(
+                        "{case} passed forward_compat against the crafted older runtime"
+                    )
+                    .into()),
+                    Err(msg) if msg.contains(needle) => Ok(()),
+                    Err(msg) => Err(format!("the failure does not name `{needle}`:\n{msg}").into()),
+                }
+            })
+        })
+        .collect()
 }
 
 /// Every thunk kind and HLO opcode today's compiler can emit must appear in the newest version

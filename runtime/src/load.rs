@@ -3,7 +3,8 @@
 //!
 //! 1. size limit, then protobuf decode;
 //! 2. ABI: each of the device's versions ≥ the executable's;
-//! 3. compute capability equal to the device's;
+//! 3. compute capability equal to the device's (2 and 3 both run first; when both fail the
+//!    message names the compute capability first, then the ABI problem);
 //! 4. the embedded HLO module is structurally valid (`hlo::convert::check_proto`; an unknown
 //!    opcode fails the load);
 //! 5. buffer allocations (and constants, parameters, outputs) within bounds, before anything is
@@ -129,8 +130,7 @@ fn finish(
     flags: &RuntimeFlags,
     registry: &Registry,
 ) -> Result<Executable> {
-    check_abi(&p, device)?;
-    check_capability(&p, device)?;
+    check_environment(&p, device)?;
 
     // 4. The embedded HLO. The runtime executes thunks, never the HLO: check its structure (ids,
     // opcodes, shapes, call graph) without building the IR or decoding attributes.
@@ -453,6 +453,22 @@ fn parse_version(s: &str) -> Option<[u64; 3]> {
         n += 1;
     }
     (n > 0).then_some(out)
+}
+
+/// Steps 2 and 3, the environment checks. Both run before either fails, because the compute
+/// capability is the mismatch a user can act on (pick the right target or device) while an ABI
+/// complaint on the wrong device is noise (an sm_90 artifact on an A100 whose target config has no
+/// CUDA toolkit version must say "sm_90 vs sm_80" first). When both fail, the capability leads and
+/// the ABI problem follows, so nothing is hidden.
+fn check_environment(p: &GpuExecutableProto, device: &DeviceDescription) -> Result<()> {
+    let abi = check_abi(p, device);
+    match (check_capability(p, device), abi) {
+        (Err(Error::FailedPrecondition(cc)), Err(Error::FailedPrecondition(abi))) => Err(
+            Error::FailedPrecondition(format!("{cc}; the ABI check fails too: {abi}")),
+        ),
+        (Err(cc), _) => Err(cc),
+        (Ok(()), abi) => abi,
+    }
 }
 
 fn check_abi(p: &GpuExecutableProto, device: &DeviceDescription) -> Result<()> {

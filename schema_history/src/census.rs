@@ -11,9 +11,16 @@
 //! }
 //! ```
 //!
+//! Hand-written versions (`<target>/handwritten/v<N>/manifest.json`) are read too, as target
+//! `<target>/handwritten`: they count for the backward window but are never the compiler's
+//! default output ([`Census::newest_per_target`] skips them).
+//!
 //! `census` is either a list of construct names for the whole version or an object mapping each
 //! case to its list. Construct names: `pkg.Message`, `pkg.Message.field` (oneof variants are
 //! fields), `pkg.Enum`, `pkg.Enum.VALUE`, `opcode:NAME`, `registry:NAME`, `flag:NAME`.
+//! `flag:NAME` and `pass:NAME` (the runtime flags and load-time passes the artifact's load and
+//! execution depend on) are also derived at diff time from the surface's `flag_readers` and
+//! `load_passes` ([`Census::with_runtime_dependencies`]), since v1 manifests predate them.
 //! `target` and `version` default to the directory names; the creation date is read from
 //! `created`, `creation_date` or `date` (`YYYY-MM-DD` or an RFC 3339 timestamp).
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,7 +29,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::source::{Repo, Revision};
-use crate::{Date, Error};
+use crate::{Date, Error, Extras};
 
 /// One golden version and what it uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,10 +44,21 @@ pub struct Golden {
     pub constructs: BTreeSet<String>,
 }
 
+/// The directory, inside a target's, of its hand-written versions.
+const HANDWRITTEN: &str = "handwritten";
+
 impl Golden {
-    /// `h100/v3`.
+    /// `h100/v3`, `h100/handwritten/v1`.
     pub fn label(&self) -> String {
         format!("{}/v{}", self.target, self.version)
+    }
+
+    /// A hand-written version (`<target>/handwritten/v<N>/`): replayed for the backward window,
+    /// never what the compiler emits.
+    pub fn is_handwritten(&self) -> bool {
+        self.target
+            .rsplit_once('/')
+            .is_some_and(|(_, last)| last == HANDWRITTEN)
     }
 }
 
@@ -98,8 +116,14 @@ impl Census {
                 }
             };
             let parts: Vec<&str> = rel.split('/').collect();
-            let [target, version, "manifest.json"] = parts.as_slice() else {
-                continue;
+            // Compiled versions, and hand-written ones (`<target>/handwritten/v<N>/`), which
+            // count for the backward window under the target name `<target>/handwritten`.
+            let (target, version) = match parts.as_slice() {
+                [target, version, "manifest.json"] => ((*target).to_owned(), *version),
+                [target, HANDWRITTEN, version, "manifest.json"] => {
+                    (format!("{target}/{HANDWRITTEN}"), *version)
+                }
+                _ => continue,
             };
             let Some(version) = version
                 .strip_prefix('v')
@@ -107,7 +131,7 @@ impl Census {
             else {
                 continue;
             };
-            wanted.push((path.clone(), (*target).to_owned(), version));
+            wanted.push((path.clone(), target, version));
         }
         let paths: Vec<String> = wanted.iter().map(|(p, _, _)| p.clone()).collect();
         let contents = repo.read_files(rev, &paths)?;
@@ -124,11 +148,29 @@ impl Census {
         Ok(Census { goldens })
     }
 
+    /// Adds to every golden the runtime flags and load-time passes it depends on (`flag:NAME`,
+    /// `pass:NAME`), derived from the constructs it uses and each side's surface
+    /// ([`Extras::runtime_dependencies`]). Manifests written before the census recorded them
+    /// (versions are immutable, so they are never rewritten) get them this way; newer manifests
+    /// record them too, and the union is kept. Deriving from both sides means a flag that one
+    /// side stops declaring a reader for still counts.
+    pub fn with_runtime_dependencies(mut self, sides: &[&Extras]) -> Census {
+        for g in &mut self.goldens {
+            let derived: BTreeSet<String> = sides
+                .iter()
+                .flat_map(|e| e.runtime_dependencies(&g.constructs))
+                .collect();
+            g.constructs.extend(derived);
+        }
+        self
+    }
+
     /// The newest version of each target: what today's compiler emits by default (golden
-    /// verification keeps it reproducible).
+    /// verification keeps it reproducible). Hand-written versions are not: no compiler emitted
+    /// them.
     pub fn newest_per_target(&self) -> Vec<&Golden> {
         let mut newest: BTreeMap<&str, &Golden> = BTreeMap::new();
-        for g in &self.goldens {
+        for g in self.goldens.iter().filter(|g| !g.is_handwritten()) {
             let slot = newest.entry(&g.target).or_insert(g);
             if g.version > slot.version {
                 *slot = g;
@@ -171,10 +213,58 @@ fn read_manifest(
         CensusValue::List(list) => list.into_iter().collect(),
         CensusValue::PerCase(cases) => cases.into_values().flatten().collect(),
     };
+    // A hand-written version's manifest names the plain target; its directory says what it is.
+    let target = match manifest.target {
+        Some(t) if target.ends_with(&format!("/{HANDWRITTEN}")) => format!("{t}/{HANDWRITTEN}"),
+        Some(t) => t,
+        None => target.to_owned(),
+    };
     Ok(Some(Golden {
-        target: manifest.target.unwrap_or_else(|| target.to_owned()),
+        target,
         version,
         created,
         constructs,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handwritten_versions_count_for_the_backward_window_only() {
+        let dir = std::env::temp_dir().join(format!("census-handwritten-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (sub, constructs) in [
+            ("h100/v1", r#"["xla.gpu.ThunkProto.kernel_thunk"]"#),
+            (
+                "h100/handwritten/v1",
+                r#"["xla.gpu.ThunkProto.memzero_thunk"]"#,
+            ),
+        ] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+            std::fs::write(
+                dir.join(sub).join("manifest.json"),
+                format!(r#"{{"target": "h100", "created": "2026-11-29", "census": {constructs}}}"#),
+            )
+            .unwrap();
+        }
+        let census = Census::load(&dir).unwrap();
+        let labels: Vec<String> = census.goldens.iter().map(Golden::label).collect();
+        assert_eq!(labels, ["h100/v1", "h100/handwritten/v1"]);
+        let newest: Vec<String> = census
+            .newest_per_target()
+            .into_iter()
+            .map(Golden::label)
+            .collect();
+        assert_eq!(newest, ["h100/v1"]);
+        let since: Date = "2026-06-01".parse().unwrap();
+        assert_eq!(
+            census
+                .newest_user_since("xla.gpu.ThunkProto.memzero_thunk", since)
+                .map(Golden::label),
+            Some("h100/handwritten/v1".to_owned())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -243,7 +243,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         // the head's with themselves rather than report all of them as new.
         let base_extras = newest_extras(&repo, &opts.base, &opts.history_dir)?
             .unwrap_or_else(|| head_extras.clone());
-        let census = census?;
+        let census = census?.with_runtime_dependencies(&[&base_extras, &head_extras]);
         let label = |rev: &Revision| match rev {
             Revision::WorkTree => "working tree".to_owned(),
             Revision::Git(r) => match repo.resolve(r) {

@@ -28,6 +28,7 @@ mod error;
 mod fallback;
 mod features;
 mod finding;
+mod flag_rules;
 mod githistory;
 mod inputs;
 mod model;
@@ -54,7 +55,7 @@ pub use report::{render_error, Format, Report, GITHUB_ANNOTATIONS, MARKDOWN_LIMI
 pub use rules::{windows, wire, Side, BACKWARD_WINDOW_MONTHS, FORWARD_WINDOW_DAYS};
 pub use source::{Compiled, ProtoSources, Repo, Revision};
 pub use surface::{
-    unified_diff, write_snapshot, Extras, History, RegistryName, RuntimeFlag, Snapshot,
-    SnapshotMeta, SnapshotOutcome, Surface, DEFAULT_HISTORY_DIR,
+    unified_diff, write_snapshot, Extras, FlagReaders, History, LoadPass, RegistryName,
+    RuntimeFlag, Snapshot, SnapshotMeta, SnapshotOutcome, Surface, DEFAULT_HISTORY_DIR,
 };
 pub use waiver::{Waiver, Waivers};

@@ -940,6 +940,13 @@ pub fn windows(
         }
     }
 
+    out.extend(crate::flag_rules::load_passes(
+        base.extras,
+        head.extras,
+        census,
+        today,
+    ));
+
     // Forward: what today's compiler emits by default must be at least 14 days old.
     let mut reported = BTreeSet::new();
     for golden in census.newest_per_target() {

@@ -31,6 +31,29 @@ pub struct RuntimeFlag {
     pub default: String,
 }
 
+/// Which constructs make the runtime read a flag: a golden whose census holds any of them depends
+/// on the flag's default (`flag:NAME flag read-for C1,C2` in the listing).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FlagReaders {
+    /// Flag name (one of [`Extras::runtime_flags`]).
+    pub flag: String,
+    /// Construct names (`xla.gpu.ThunkProto.while_thunk`; `xla.gpu.GpuExecutableProto` for every
+    /// artifact).
+    pub read_for: Vec<String>,
+}
+
+/// A load-time thunk pass the runtime runs (`pass:NAME pass applies-to C1,C2` in the listing):
+/// removing it, or narrowing what it applies to, changes how artifacts that use those constructs
+/// execute.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct LoadPass {
+    /// Pass name.
+    pub name: String,
+    /// Constructs the pass rewrites (thunk kinds, as oneof-variant field names).
+    #[serde(default)]
+    pub applies_to: Vec<String>,
+}
+
 /// The parts of the surface that are not protobuf descriptors. Only the harness can see the
 /// runtime and the HLO crate, so it supplies them as plain data.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +67,13 @@ pub struct Extras {
     /// Runtime flags with their defaults.
     #[serde(default)]
     pub runtime_flags: Vec<RuntimeFlag>,
+    /// Per flag, the constructs that make the runtime read it (absent from snapshots taken before
+    /// it was recorded: then nothing is derived from that side).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flag_readers: Vec<FlagReaders>,
+    /// The load-time passes, in no particular order (sorted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load_passes: Vec<LoadPass>,
 }
 
 impl Extras {
@@ -59,10 +89,41 @@ impl Extras {
         self.opcodes.dedup();
         self.runtime_flags.sort();
         self.runtime_flags.dedup();
+        for f in &mut self.flag_readers {
+            f.read_for.sort();
+            f.read_for.dedup();
+        }
+        self.flag_readers.sort();
+        self.flag_readers.dedup();
+        for p in &mut self.load_passes {
+            p.applies_to.sort();
+            p.applies_to.dedup();
+        }
+        self.load_passes.sort();
+        self.load_passes.dedup();
         self
     }
 
-    /// Construct names: `opcode:NAME`, `registry:NAME` (aliases too), `flag:NAME`.
+    /// The runtime dependencies of a golden that uses `constructs`: `flag:NAME` for every flag
+    /// read for one of them, `pass:NAME` for every load-time pass applying to one of them.
+    pub fn runtime_dependencies(&self, constructs: &BTreeSet<String>) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for f in &self.flag_readers {
+            if f.read_for.iter().any(|c| constructs.contains(c)) {
+                out.insert(format!("flag:{}", f.flag));
+            }
+        }
+        for p in &self.load_passes {
+            if p.applies_to.iter().any(|c| constructs.contains(c)) {
+                out.insert(format!("pass:{}", p.name));
+            }
+        }
+        out
+    }
+
+    /// Construct names: `opcode:NAME`, `registry:NAME` (aliases too), `flag:NAME`. Load passes
+    /// (`pass:NAME`) are not among them: they are never emitted, so the forward-window and
+    /// staged-rollout rules have nothing to say about them; `flag_rules` checks their removal.
     pub fn constructs(&self) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         for o in &self.opcodes {
@@ -99,6 +160,20 @@ impl Extras {
         }
         for f in &self.runtime_flags {
             lines.push(format!("flag:{} flag default {}", f.name, f.default));
+        }
+        for f in &self.flag_readers {
+            lines.push(format!(
+                "flag:{} flag read-for {}",
+                f.flag,
+                f.read_for.join(",")
+            ));
+        }
+        for p in &self.load_passes {
+            lines.push(format!(
+                "pass:{} pass applies-to {}",
+                p.name,
+                p.applies_to.join(",")
+            ));
         }
         lines.sort();
         lines

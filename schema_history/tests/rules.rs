@@ -390,6 +390,7 @@ fn forward_window_opcode_and_registry() {
             aliases: vec![],
         }],
         runtime_flags: vec![],
+        ..Extras::default()
     };
     c.census.goldens = vec![golden(
         "a100",
@@ -438,6 +439,7 @@ fn backward_window_opcodes_registry_flags() {
             name: "enable_command_buffers".into(),
             default: "true".into(),
         }],
+        ..Extras::default()
     };
     c.head_extras = Extras {
         opcodes: vec!["add".into()],
@@ -449,6 +451,7 @@ fn backward_window_opcodes_registry_flags() {
             name: "enable_command_buffers".into(),
             default: "false".into(),
         }],
+        ..Extras::default()
     };
     c.census.goldens = vec![golden(
         "h100",

@@ -6,11 +6,98 @@
 //! `xla.gpu.ThunkProto.kernel_thunk`) and, for enum fields, the enum value
 //! (`xla.PrimitiveType.F32`). Two constructs come from the data rather than the schema: the HLO
 //! opcodes of the embedded module (`opcode:add`) and the custom-call targets the runtime must
-//! resolve (`registry:NAME`).
+//! resolve (`registry:NAME`). Two come from the runtime: the flags its load and execution of the
+//! artifact read (`flag:num_streams`) and the load-time passes that rewrite it
+//! (`pass:command_buffer_conversion`), from [`FLAG_READERS`] and [`PASS_APPLIES_TO`].
 use std::collections::BTreeSet;
 
 use proto::prost_reflect::{DynamicMessage, Kind, ReflectMessage, Value};
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
+use schema_history::{FlagReaders, LoadPass};
+
+/// Every artifact.
+const ANY_ARTIFACT: &[&str] = &["xla.gpu.GpuExecutableProto"];
+/// Every thunk: each one's stream id and nesting depth are checked at load.
+const ANY_THUNK: &[&str] = &["xla.gpu.ThunkProto"];
+/// Thunks the command-buffer conversion groups (`runtime/src/passes/command_buffer.rs`,
+/// `eligible`).
+const COMMAND_BUFFER_THUNKS: &[&str] = &[
+    "xla.gpu.ThunkProto.kernel_thunk",
+    "xla.gpu.ThunkProto.copy_thunk",
+    "xla.gpu.ThunkProto.memset32bit_value_thunk",
+    "xla.gpu.ThunkProto.memzero_thunk",
+    "xla.gpu.ThunkProto.gemm_thunk",
+];
+/// Thunks that launch PTX on the device.
+const KERNEL_THUNKS: &[&str] = &[
+    "xla.gpu.ThunkProto.kernel_thunk",
+    "xla.gpu.ThunkProto.custom_kernel_thunk",
+];
+/// Thunks that wait for the other replicas.
+const COLLECTIVE_THUNKS: &[&str] = &[
+    "xla.gpu.ThunkProto.all_gather_start_thunk",
+    "xla.gpu.ThunkProto.all_reduce_start_thunk",
+    "xla.gpu.ThunkProto.reduce_scatter_thunk",
+    "xla.gpu.ThunkProto.all_to_all_start_thunk",
+    "xla.gpu.ThunkProto.collective_permute_start_thunk",
+];
+
+/// For every flag of `runtime::flags::defaults()`, the constructs whose load or execution reads
+/// it: a golden using one of them depends on the flag's default (the `flag:` census entries, and
+/// the surface's `read-for` lines the bot derives them from for manifests that predate them).
+/// Hand-written from the runtime's code (where each flag is read); the test
+/// `every_runtime_flag_has_readers` fails when a flag is added without an entry.
+pub const FLAG_READERS: &[(&str, &[&str])] = &[
+    // Checked against the artifact's size before decoding.
+    ("max_artifact_bytes", ANY_ARTIFACT),
+    ("enable_command_buffers", COMMAND_BUFFER_THUNKS),
+    ("command_buffer_min_thunks", COMMAND_BUFFER_THUNKS),
+    ("max_while_iterations", &["xla.gpu.ThunkProto.while_thunk"]),
+    ("num_streams", ANY_THUNK),
+    ("max_thunk_depth", ANY_THUNK),
+    ("emulator_instruction_budget", KERNEL_THUNKS),
+    ("collective_timeout_secs", COLLECTIVE_THUNKS),
+    ("ptx_check", KERNEL_THUNKS),
+];
+
+/// For every pass of `runtime::flags::LOAD_PASSES`, the thunk kinds it rewrites.
+pub const PASS_APPLIES_TO: &[(&str, &[&str])] =
+    &[("command_buffer_conversion", COMMAND_BUFFER_THUNKS)];
+
+/// The constructs of `name` in a table, as owned strings (none when it has no entry).
+fn lookup(table: &[(&str, &[&str])], name: &str) -> Vec<String> {
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, cs)| cs.iter().map(|c| (*c).to_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// The flags the runtime reads (`runtime::flags::defaults()`) with their readers from
+/// [`FLAG_READERS`], as the surface records them. Driven by the runtime's list, so a flag removed
+/// there leaves the surface even if the table still names it.
+pub fn flag_readers() -> Vec<FlagReaders> {
+    runtime::flags::defaults()
+        .into_iter()
+        .map(|(flag, _)| FlagReaders {
+            flag: flag.to_owned(),
+            read_for: lookup(FLAG_READERS, flag),
+        })
+        .collect()
+}
+
+/// The runtime's load-time passes (`runtime::flags::LOAD_PASSES`) with what each applies to
+/// ([`PASS_APPLIES_TO`]), as the surface records them: a pass removed from the runtime leaves
+/// the surface, and the bot then names the goldens that depended on it.
+pub fn load_passes() -> Vec<LoadPass> {
+    runtime::flags::LOAD_PASSES
+        .iter()
+        .map(|name| LoadPass {
+            name: (*name).to_owned(),
+            applies_to: lookup(PASS_APPLIES_TO, name),
+        })
+        .collect()
+}
 
 /// Deepest message nesting walked (the schema's own nesting is far shallower).
 const MAX_DEPTH: usize = 64;
@@ -19,6 +106,22 @@ const MAX_DEPTH: usize = 64;
 pub fn census_of(executable: &GpuExecutableProto) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     walk(&proto::to_dynamic(executable), &mut out, 0);
+    out.extend(data_constructs(executable));
+    let dependencies = schema_history::Extras {
+        flag_readers: flag_readers(),
+        load_passes: load_passes(),
+        ..Default::default()
+    }
+    .runtime_dependencies(&out);
+    out.extend(dependencies);
+    out
+}
+
+/// The constructs that come from the artifact's data rather than its schema: the HLO opcodes of
+/// the embedded module (`opcode:NAME`) and the custom-call targets (`registry:NAME`). Cheap (no
+/// reflection), for checks that need only these.
+pub fn data_constructs(executable: &GpuExecutableProto) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
     if let Some(module) = executable
         .hlo_module_with_config
         .as_ref()
@@ -139,10 +242,52 @@ mod tests {
         ] {
             assert!(census.contains(want), "{want} missing from {census:#?}");
         }
+        for want in [
+            "flag:num_streams",
+            "flag:max_thunk_depth",
+            "flag:max_artifact_bytes",
+            "flag:ptx_check",
+            "flag:enable_command_buffers",
+            "pass:command_buffer_conversion",
+        ] {
+            assert!(census.contains(want), "{want} missing from {census:#?}");
+        }
+        for unread in ["flag:max_while_iterations", "flag:collective_timeout_secs"] {
+            assert!(
+                !census.contains(unread),
+                "{unread}: no while or collective thunk"
+            );
+        }
         assert!(!census.contains("xla.gpu.ThunkProto.gemm_thunk"));
         assert!(
             !census.contains("xla.gpu.KernelThunkProto.shmem_bytes"),
             "unset fields are not used"
         );
+    }
+
+    #[test]
+    fn every_runtime_flag_and_pass_has_readers() {
+        let flags: Vec<&str> = runtime::flags::defaults().iter().map(|(n, _)| *n).collect();
+        let readers: Vec<&str> = FLAG_READERS.iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            readers, flags,
+            "FLAG_READERS must list every runtime flag, in order"
+        );
+        let passes: Vec<&str> = PASS_APPLIES_TO.iter().map(|(n, _)| *n).collect();
+        assert_eq!(passes, runtime::flags::LOAD_PASSES);
+        // Every construct named is a real one (a typo would make a flag read for nothing).
+        let pool = proto::descriptor_pool();
+        for c in FLAG_READERS
+            .iter()
+            .chain(PASS_APPLIES_TO)
+            .flat_map(|(_, cs)| cs.iter())
+        {
+            let known = pool.get_message_by_name(c).is_some()
+                || c.rsplit_once('.').is_some_and(|(m, f)| {
+                    pool.get_message_by_name(m)
+                        .is_some_and(|m| m.get_field_by_name(f).is_some())
+                });
+            assert!(known, "{c} is not a message or field of the schema");
+        }
     }
 }

@@ -15,7 +15,8 @@ pub const MANIFEST_FORMAT_VERSION: u32 = 1;
 ///
 /// The `census` key is read by the schema bot (`schema_history::Census`): per case, the sorted
 /// construct names the case's artifact uses (`pkg.Message`, `pkg.Message.field`, `pkg.Enum.VALUE`,
-/// `opcode:NAME`, `registry:NAME`).
+/// `opcode:NAME`, `registry:NAME`) and the runtime flags and load passes it depends on
+/// (`flag:NAME`, `pass:NAME`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     /// [`MANIFEST_FORMAT_VERSION`] when written.

@@ -7,6 +7,8 @@
 //!   gathered by reflection over the descriptor (never by hand-written lists).
 //! - [`cases`]: the curated case list.
 //! - [`regen`]: writing the next version.
+//! - [`handwritten`]: the hand-written cases (`<target>/handwritten/v<N>/`), for constructs the
+//!   runtime executes but today's compiler does not emit.
 //! - [`replay`]: the checks the golden suite runs.
 //!
 //! Layout of a version (docs/goldens.md):
@@ -23,6 +25,7 @@
 //! ```
 pub mod cases;
 pub mod census;
+pub mod handwritten;
 pub mod manifest;
 pub mod regen;
 pub mod replay;
@@ -32,4 +35,5 @@ pub use census::census_of;
 pub use manifest::{IntegrityProblem, Manifest, MANIFEST_FILE, MANIFEST_FORMAT_VERSION};
 pub use store::{
     all_versions_requested, select_versions, GoldenError, GoldenStore, ALL_VERSIONS_ENV,
+    HANDWRITTEN_DIR,
 };

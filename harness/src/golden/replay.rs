@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use hlo::io::IoCase;
 use hlo::literal::Array;
 use proto::prost_reflect::{
-    DescriptorPool, DynamicMessage, MessageDescriptor, ReflectMessage, Value,
+    DescriptorPool, DynamicMessage, EnumDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,
 };
+use proto::stream_executor::{executable_abi_version_proto, ExecutableAbiVersionProto};
 use proto::xla::gpu::GpuExecutableProto;
 use runtime::DeviceDescription;
 
@@ -205,6 +206,188 @@ pub fn replay_bytes(golden: &GoldenCase, bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `X.Y.Z` with the minor version raised: a runtime upgrade the artifact must survive.
+fn newer_version(v: &str) -> Option<String> {
+    let (major, minor, _) = version_triple(v)?;
+    Some(format!("{major}.{}.0", minor.checked_add(1)?))
+}
+
+/// The nearest `X.Y.Z` strictly below `v` (its lowest non-zero component lowered by one), `None`
+/// for `0.0.0`: the smallest downgrade, so a check that tolerates any older version is caught.
+fn older_version(v: &str) -> Option<String> {
+    let (major, minor, patch) = version_triple(v)?;
+    if patch > 0 {
+        Some(format!("{major}.{minor}.{}", patch - 1))
+    } else if minor > 0 {
+        Some(format!("{major}.{}.0", minor - 1))
+    } else if major > 0 {
+        Some(format!("{}.0.0", major - 1))
+    } else {
+        None
+    }
+}
+
+/// The device's three ABI versions, as `(component name in load errors, field)`.
+fn abi_slots(d: &mut DeviceDescription) -> [(&'static str, &mut String); 3] {
+    [
+        ("CUDA toolkit", &mut d.cuda_toolkit_version),
+        ("cuDNN", &mut d.cudnn_version),
+        ("CUB", &mut d.cub_version),
+    ]
+}
+
+/// Environment skew: the golden's device with every ABI version newer than both the device's and
+/// the artifact's must load it and produce bit-identical outputs (a driver upgrade on a serving
+/// host); with one version older than the artifact needs it must fail with FAILED_PRECONDITION
+/// naming the component and both versions; on a device of another compute capability it must fail
+/// naming both capabilities, and that mismatch leads the message when the ABI fails too.
+///
+/// Only the newer device executes (the older and other-capability ones fail at load, before any
+/// allocation), so the skew costs one extra execution per case.
+pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
+    let label = golden.label();
+    let broken = |what: String| {
+        format!(
+            "environment skew mishandled for {label}: {what}\nA runtime must accept every device \
+             whose ABI versions are at least the artifact's, refuse older ones with \
+             FAILED_PRECONDITION naming the component, and refuse another compute capability \
+             (named first); see {COMPAT_GUIDE}."
+        )
+    };
+    let exe: GpuExecutableProto = proto::decode_limited(&golden.bytes, usize::MAX)
+        .map_err(|e| format!("{label}/{EXECUTABLE_FILE}: {e}"))?;
+    let needed: Vec<String> =
+        cuda_versions(&exe.executable_abi_version.clone().unwrap_or_default())
+            .into_iter()
+            .map(|(_, _, v)| v)
+            .collect();
+    let exact = golden.description()?;
+
+    let mut newer = exact.clone();
+    for ((_, have), need) in abi_slots(&mut newer).into_iter().zip(&needed) {
+        let base = match (version_triple(have), version_triple(need)) {
+            (Some(h), Some(n)) if n > h => need.clone(),
+            (Some(_), _) => have.clone(),
+            (None, Some(_)) => need.clone(),
+            (None, None) => continue,
+        };
+        if let Some(v) = newer_version(&base) {
+            *have = v;
+        }
+    }
+    let produced = run_artifact(&golden.bytes, &newer, &golden.io).map_err(|e| {
+        broken(format!(
+            "a device with newer ABI versions (CUDA toolkit \"{}\", cuDNN \"{}\", CUB \"{}\") refused it: {e:#}",
+            newer.cuda_toolkit_version, newer.cudnn_version, newer.cub_version
+        ))
+    })?;
+    compare_outputs(&produced, &golden.io).map_err(|m| {
+        broken(format!(
+            "on a device with newer ABI versions, {m} (execution must not depend on the versions)"
+        ))
+    })?;
+
+    let flags = runtime::RuntimeFlags::default();
+    let registry = runtime::Registry::builtin();
+    let refuse = |d: &DeviceDescription| -> Result<String, String> {
+        match runtime::validate(&golden.bytes, d, &flags, &registry) {
+            Ok(_) => Err("loaded".to_owned()),
+            Err(runtime::Error::FailedPrecondition(m)) => Ok(m),
+            Err(e) => Err(format!("failed with another code: {e}")),
+        }
+    };
+    for (i, need) in needed.iter().enumerate() {
+        let Some(lower) = older_version(need) else {
+            continue;
+        };
+        let mut older = newer.clone();
+        let Some((component, slot)) = abi_slots(&mut older).into_iter().nth(i) else {
+            continue;
+        };
+        *slot = lower.clone();
+        let msg = refuse(&older).map_err(|why| {
+            broken(format!(
+                "a device with {component} {lower}, older than the {need} the artifact needs, did not refuse it with FAILED_PRECONDITION: {why}"
+            ))
+        })?;
+        if !(msg.contains(component) && msg.contains(need.as_str()) && msg.contains(&lower)) {
+            return Err(broken(format!(
+                "refusing a device with {component} {lower} (the artifact needs {need}), the message does not name the component and both versions: {msg}"
+            )));
+        }
+    }
+
+    let (major, minor) = exact.compute_capability;
+    let other = if (major, minor) == (8, 0) {
+        (9, 0)
+    } else {
+        (8, 0)
+    };
+    let mut elsewhere = newer.clone();
+    elsewhere.compute_capability = other;
+    let artifact_cc = format!("sm_{major}{minor}");
+    let device_cc = format!("sm_{}{}", other.0, other.1);
+    let msg = refuse(&elsewhere).map_err(|why| {
+        broken(format!(
+            "a {device_cc} device did not refuse the {artifact_cc} artifact with FAILED_PRECONDITION: {why}"
+        ))
+    })?;
+    if !(msg.starts_with("gpu_compute_capability")
+        && msg.contains(&artifact_cc)
+        && msg.contains(&device_cc))
+    {
+        return Err(broken(format!(
+            "refusing a {device_cc} device, the message does not lead with the compute capability and name both: {msg}"
+        )));
+    }
+    // Both environment checks failing: the compute capability still leads.
+    let mut both = elsewhere.clone();
+    for ((_, slot), need) in abi_slots(&mut both).into_iter().zip(&needed) {
+        if let Some(lower) = older_version(need) {
+            *slot = lower;
+        }
+    }
+    if needed.iter().any(|n| older_version(n).is_some()) {
+        let msg = refuse(&both).map_err(|why| {
+            broken(format!(
+                "a {device_cc} device with older ABI versions did not refuse it with FAILED_PRECONDITION: {why}"
+            ))
+        })?;
+        if !msg.starts_with("gpu_compute_capability") {
+            return Err(broken(format!(
+                "with both the compute capability and the ABI wrong, the message must name the compute capability first: {msg}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Outputs bit-identical to the recorded ones, replica by replica.
+fn compare_outputs(produced: &[IoCase], recorded: &[IoCase]) -> Result<(), String> {
+    if produced.len() != recorded.len() {
+        return Err(format!(
+            "{} replicas ran, {} recorded",
+            produced.len(),
+            recorded.len()
+        ));
+    }
+    for (r, (got, want)) in produced.iter().zip(recorded).enumerate() {
+        if got.outputs.len() != want.outputs.len() {
+            return Err(format!(
+                "replica {r} produced {} outputs, {} recorded",
+                got.outputs.len(),
+                want.outputs.len()
+            ));
+        }
+        for (i, (g, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
+            bit_identical(g, w).map_err(|m| {
+                format!("replica {r} output {i} is not bit-identical to the recorded one: {m}")
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// Fields whose differences golden verification ignores: debug information only.
 ///
 /// - `xla.gpu.ThunkInfoProto.profile_annotation`: the profiler's label for a thunk.
@@ -325,21 +508,30 @@ fn short(v: &Value) -> String {
     }
 }
 
-/// An older schema to decode today's artifacts with: the oldest snapshot at least 14 days older
-/// than `today`, or the oldest snapshot there is.
+/// What a runtime built from an older snapshot understands: its full schema (the descriptor
+/// set) and the rest of its surface (opcodes, registry names), as recorded in the snapshot.
 #[derive(Debug, Clone)]
 pub struct OldSchema {
     /// Snapshot directory name.
     pub name: String,
     /// Its descriptor pool.
     pub pool: DescriptorPool,
+    /// Its non-proto surface (`surface.json`): HLO opcodes and registry names it accepts.
+    pub extras: schema_history::Extras,
 }
 
-/// Picks the forward-compatibility schema from `schema_history/snapshots`.
+/// Picks the forward-compatibility schema from `schema_history/snapshots`: the newest snapshot at
+/// least 14 days older than `today` (the oldest runtime the forward window promises to serve), or
+/// the oldest snapshot there is.
 pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSchema, String> {
     let entries = std::fs::read_dir(snapshots)
         .map_err(|e| format!("cannot read {}: {e}", snapshots.display()))?;
-    let mut dated: Vec<(schema_history::Date, String, PathBuf)> = Vec::new();
+    let mut dated: Vec<(
+        schema_history::Date,
+        String,
+        PathBuf,
+        schema_history::SnapshotMeta,
+    )> = Vec::new();
     for e in entries.filter_map(Result::ok) {
         let dir = e.path();
         let meta = dir.join("surface.json");
@@ -348,14 +540,18 @@ pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSc
         };
         let meta: schema_history::SnapshotMeta =
             serde_json::from_slice(&text).map_err(|err| format!("{}: {err}", meta.display()))?;
-        dated.push((meta.date, e.file_name().to_string_lossy().into_owned(), dir));
+        dated.push((
+            meta.date,
+            e.file_name().to_string_lossy().into_owned(),
+            dir,
+            meta,
+        ));
     }
-    dated.sort();
+    dated.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     let cutoff = today.add_days(-14);
     let chosen = dated
         .iter()
-        .filter(|(d, _, _)| *d <= cutoff)
-        .max()
+        .rfind(|(d, _, _, _)| *d <= cutoff)
         .or_else(|| dated.first())
         .ok_or_else(|| format!("no schema snapshots under {}", snapshots.display()))?;
     let bytes = std::fs::read(chosen.2.join("descriptor_set.bin"))
@@ -365,12 +561,26 @@ pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSc
     Ok(OldSchema {
         name: chosen.1.clone(),
         pool,
+        extras: chosen.3.extras.clone(),
     })
 }
 
-/// Forward compatibility: every field of today's artifact that the older schema does not know
-/// must be `ignorable`, and every oneof variant set must be one the older schema knows.
-pub fn forward_compat(today: &GpuExecutableProto, old: &OldSchema) -> Result<(), String> {
+/// Forward compatibility: today's artifact read as a runtime built from the older snapshot reads
+/// it. Every problem is reported, each naming the construct:
+///
+/// - a field the older schema does not know that is not `ignorable`, or an unknown oneof variant;
+/// - a field whose number it knows with another wire type or declared type (an `int64` read as
+///   `string` decodes garbage or fails), or another cardinality;
+/// - an enum value number it does not know;
+/// - an HLO opcode of the embedded module or a custom-call target it does not accept (from the
+///   snapshot's surface);
+/// - ABI versions above `accepted_abi`, the versions the older compiler emitted for the target
+///   (what serving hosts of that runtime were set up for), when given.
+pub fn forward_compat(
+    today: &GpuExecutableProto,
+    old: &OldSchema,
+    accepted_abi: Option<&ExecutableAbiVersionProto>,
+) -> Result<(), String> {
     let Some(old_root) = old.pool.get_message_by_name(proto::ROOT_MESSAGE) else {
         return Err(format!(
             "snapshot {} has no {}",
@@ -379,20 +589,259 @@ pub fn forward_compat(today: &GpuExecutableProto, old: &OldSchema) -> Result<(),
         ));
     };
     let mut problems = Vec::new();
-    check_known(&proto::to_dynamic(today), &old_root, "", &mut problems);
+    check_known(&proto::to_dynamic(today), &old_root, "", &mut problems, 0);
+    let known = old.extras.constructs();
+    for construct in super::census::data_constructs(today) {
+        let kind = if construct.starts_with("opcode:") {
+            "HLO opcode"
+        } else if construct.starts_with("registry:") {
+            "custom-call target"
+        } else {
+            continue;
+        };
+        if !known.contains(&construct) {
+            problems.push(format!(
+                "{construct}: {kind} unknown to the older runtime (not in snapshot {}'s surface)",
+                old.name
+            ));
+        }
+    }
+    if let Some(accepted) = accepted_abi {
+        check_abi_not_above(today, accepted, &mut problems);
+    }
     if problems.is_empty() {
         return Ok(());
     }
     Err(format!(
         "today's compiler emits constructs a runtime built from schema snapshot {} cannot read:\n{}\n\
          A new field must be marked [(xla.compat.ignorable) = true] if older runtimes may drop it, \
-         or stay behind an emission flag that is off by default until 2 weeks have passed; see {COMPAT_GUIDE}.",
+         or stay behind an emission flag that is off by default until 2 weeks have passed; a type \
+         change needs a new field instead; see {COMPAT_GUIDE}.",
         old.name,
         problems.join("\n")
     ))
 }
 
-fn check_known(msg: &DynamicMessage, old: &MessageDescriptor, path: &str, out: &mut Vec<String>) {
+/// The ABI versions runtimes of the forward window were serving for `case` on `target`: those of
+/// the case's artifact in the newest version created at least 14 days before `today`, or in the
+/// oldest version there is. `Ok(None)` when no such version holds the case (a new case).
+pub fn accepted_abi(
+    store: &GoldenStore,
+    target: &str,
+    case: &str,
+    today: schema_history::Date,
+) -> Result<Option<ExecutableAbiVersionProto>, String> {
+    let versions = store.versions(target).map_err(|e| e.to_string())?;
+    let cutoff = today.add_days(-14);
+    let mut chosen = None;
+    for &v in &versions {
+        let m = manifest(store, target, v)?;
+        let created: schema_history::Date = m
+            .created
+            .parse()
+            .map_err(|e| format!("{target}/v{v}/manifest.json: created: {e}"))?;
+        if created <= cutoff || chosen.is_none() {
+            chosen = Some((v, m));
+        }
+    }
+    let Some((v, m)) = chosen else {
+        return Ok(None);
+    };
+    if !m.cases.iter().any(|c| c == case) {
+        return Ok(None);
+    }
+    let path = store
+        .version_dir(target, v)
+        .join(case)
+        .join(EXECUTABLE_FILE);
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // Only the ABI is wanted: the embedded module (1) and the thunks (13), nearly all of the
+    // bytes, stay undecoded.
+    let split = proto::wire::decode_except::<GpuExecutableProto>(&bytes, usize::MAX, &[1, 13])
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(split.message.executable_abi_version)
+}
+
+/// The `X.Y.Z` components of a version string (missing components are 0); `None` if not numeric.
+fn version_triple(v: &str) -> Option<(u64, u64, u64)> {
+    let mut parts = v.trim().split('.').map(|p| p.parse::<u64>().ok());
+    let major = parts.next()??;
+    let minor = parts.next().unwrap_or(Some(0))?;
+    let patch = parts.next().unwrap_or(Some(0))?;
+    Some((major, minor, patch))
+}
+
+fn cuda_versions(abi: &ExecutableAbiVersionProto) -> [(&'static str, &'static str, String); 3] {
+    let v = match &abi.platform_version {
+        Some(executable_abi_version_proto::PlatformVersion::CudaPlatformVersion(v)) => v.clone(),
+        None => Default::default(),
+    };
+    [
+        (
+            "cuda_toolkit_version",
+            "CUDA toolkit",
+            v.cuda_toolkit_version,
+        ),
+        ("cudnn_version", "cuDNN", v.cudnn_version),
+        ("cub_version", "CUB", v.cub_version),
+    ]
+}
+
+fn check_abi_not_above(
+    today: &GpuExecutableProto,
+    accepted: &ExecutableAbiVersionProto,
+    out: &mut Vec<String>,
+) {
+    let Some(abi) = &today.executable_abi_version else {
+        return;
+    };
+    if !abi
+        .platform_name
+        .eq_ignore_ascii_case(&accepted.platform_name)
+    {
+        out.push(format!(
+            "executable_abi_version.platform_name: today's artifact says \"{}\", the older runtime's artifacts \"{}\"",
+            abi.platform_name.escape_debug(),
+            accepted.platform_name.escape_debug()
+        ));
+    }
+    for ((field, component, need), (_, _, had)) in
+        cuda_versions(abi).into_iter().zip(cuda_versions(accepted))
+    {
+        if need.is_empty() {
+            continue;
+        }
+        let above = match (version_triple(&need), version_triple(&had)) {
+            (Some(n), Some(h)) => n > h,
+            // An unparsable requirement, or one the older artifacts never made, is above.
+            _ => true,
+        };
+        if above {
+            out.push(format!(
+                "executable_abi_version.cuda_platform_version.{field}: today's artifact needs {component} {need}, above the {} the older runtime's artifacts needed (its hosts may not have it)",
+                if had.is_empty() { "none".to_owned() } else { had }
+            ));
+        }
+    }
+}
+
+/// A field's declared type as a reader sees it (`int64`, `string`, `message xla.ShapeProto`).
+fn declared_type(kind: &Kind) -> String {
+    match kind {
+        Kind::Message(m) => format!("message {}", m.full_name()),
+        Kind::Enum(e) => format!("enum {}", e.full_name()),
+        other => format!("{other:?}").to_ascii_lowercase(),
+    }
+}
+
+/// The wire type a field of this kind is written with.
+fn wire_type(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => "fixed64",
+        Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => "fixed32",
+        Kind::String | Kind::Bytes | Kind::Message(_) => "length-delimited",
+        _ => "varint",
+    }
+}
+
+/// The encodings within which protobuf documents a type change as wire-compatible (values are
+/// read back truncated or reinterpreted, so each value must also fit the older type).
+fn compat_group(kind: &Kind) -> Option<u8> {
+    match kind {
+        Kind::Int32 | Kind::Int64 | Kind::Uint32 | Kind::Uint64 | Kind::Bool | Kind::Enum(_) => {
+            Some(0)
+        }
+        Kind::Sint32 | Kind::Sint64 => Some(1),
+        Kind::Fixed32 | Kind::Sfixed32 => Some(2),
+        Kind::Fixed64 | Kind::Sfixed64 => Some(3),
+        _ => None,
+    }
+}
+
+/// An integer value as written, widened.
+fn integer(v: &Value) -> Option<i128> {
+    match v {
+        Value::I32(x) => Some((*x).into()),
+        Value::I64(x) => Some((*x).into()),
+        Value::U32(x) => Some((*x).into()),
+        Value::U64(x) => Some((*x).into()),
+        Value::Bool(b) => Some((*b).into()),
+        Value::EnumNumber(n) => Some((*n).into()),
+        _ => None,
+    }
+}
+
+/// Whether an older reader of kind `old` reads the integer `v` back as the same number.
+fn fits(old: &Kind, v: i128) -> bool {
+    match old {
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Enum(_) => i32::try_from(v).is_ok(),
+        Kind::Uint32 | Kind::Fixed32 => u32::try_from(v).is_ok(),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => i64::try_from(v).is_ok(),
+        Kind::Uint64 | Kind::Fixed64 => u64::try_from(v).is_ok(),
+        Kind::Bool => v == 0 || v == 1,
+        _ => false,
+    }
+}
+
+/// Whether an older reader of `old` reads `value`, written today as `today`, as the same thing:
+/// `Err` says why not. Messages are compared by the recursion (field by field, by number) and
+/// enums value by value, so two message or two enum types pass here.
+fn same_reading(today: &Kind, old: &Kind, value: &Value) -> Result<(), String> {
+    // Same kind (two messages, two enums, or the same scalar type): nothing to check here. A
+    // comparison without formatting, since it runs for every field of every message, the
+    // embedded module's instructions included.
+    if std::mem::discriminant(today) == std::mem::discriminant(old) {
+        return Ok(());
+    }
+    let (w, ow) = (wire_type(today), wire_type(old));
+    let mismatch = || {
+        format!(
+            "{} ({w}) today, the older schema declares {} ({ow}){}",
+            declared_type(today),
+            declared_type(old),
+            if w == ow {
+                ""
+            } else {
+                ": the wire type differs"
+            }
+        )
+    };
+    if compat_group(today).is_none() || compat_group(today) != compat_group(old) {
+        return Err(mismatch());
+    }
+    let values: Vec<&Value> = match value {
+        Value::List(items) => items.iter().collect(),
+        v => vec![v],
+    };
+    for v in values {
+        match integer(v) {
+            Some(n) if fits(old, n) => {}
+            Some(n) => {
+                return Err(format!(
+                    "{}: the value {n} does not fit the older reader's {}",
+                    mismatch(),
+                    declared_type(old)
+                ))
+            }
+            None => return Err(mismatch()),
+        }
+    }
+    Ok(())
+}
+
+fn check_known(
+    msg: &DynamicMessage,
+    old: &MessageDescriptor,
+    path: &str,
+    out: &mut Vec<String>,
+    depth: usize,
+) {
+    if depth > MAX_FORWARD_DEPTH {
+        out.push(format!(
+            "{path}: nested deeper than {MAX_FORWARD_DEPTH} messages"
+        ));
+        return;
+    }
     for (field, value) in msg.fields() {
         let here = if path.is_empty() {
             field.name().to_owned()
@@ -415,26 +864,60 @@ fn check_known(msg: &DynamicMessage, old: &MessageDescriptor, path: &str, out: &
             }
             continue;
         };
-        let child = match old_field.kind() {
-            proto::prost_reflect::Kind::Message(m) => Some(m),
-            _ => None,
-        };
-        let Some(child) = child else { continue };
-        match value {
-            Value::Message(m) => check_known(m, &child, &here, out),
-            Value::List(items) => {
+        let (kind, old_kind) = (field.kind(), old_field.kind());
+        if let Err(why) = same_reading(&kind, &old_kind, value) {
+            out.push(format!(
+                "{here}: field {} (number {}) is {why} (as {})",
+                field.full_name(),
+                field.number(),
+                old_field.full_name(),
+            ));
+            continue;
+        }
+        if field.is_list() != old_field.is_list() || field.is_map() != old_field.is_map() {
+            let card = |f: &proto::prost_reflect::FieldDescriptor| {
+                if f.is_map() {
+                    "a map"
+                } else if f.is_list() {
+                    "repeated"
+                } else {
+                    "singular"
+                }
+            };
+            out.push(format!(
+                "{here}: field {} (number {}) is {} today, {} in the older schema",
+                field.full_name(),
+                field.number(),
+                card(&field),
+                card(&old_field)
+            ));
+            continue;
+        }
+        match (&old_kind, value) {
+            (Kind::Enum(e), Value::EnumNumber(n)) => check_enum(e, *n, &here, out),
+            (Kind::Enum(e), Value::List(items)) => {
                 for (i, v) in items.iter().enumerate() {
-                    if let Value::Message(m) = v {
-                        check_known(m, &child, &format!("{here}[{i}]"), out);
+                    if let Value::EnumNumber(n) = v {
+                        check_enum(e, *n, &format!("{here}[{i}]"), out);
                     }
                 }
             }
-            Value::Map(entries) => {
-                let value_field = child.map_entry_value_field();
-                if let proto::prost_reflect::Kind::Message(vm) = value_field.kind() {
+            (Kind::Message(child), Value::Message(m)) => {
+                check_known(m, child, &here, out, depth + 1)
+            }
+            (Kind::Message(child), Value::List(items)) => {
+                for (i, v) in items.iter().enumerate() {
+                    if let Value::Message(m) = v {
+                        check_known(m, child, &format!("{here}[{i}]"), out, depth + 1);
+                    }
+                }
+            }
+            (Kind::Message(entry), Value::Map(entries)) => {
+                let value_field = entry.map_entry_value_field();
+                if let Kind::Message(vm) = value_field.kind() {
                     for v in entries.values() {
                         if let Value::Message(m) = v {
-                            check_known(m, &vm, &here, out);
+                            check_known(m, &vm, &here, out, depth + 1);
                         }
                     }
                 }
@@ -442,6 +925,138 @@ fn check_known(msg: &DynamicMessage, old: &MessageDescriptor, path: &str, out: &
             _ => {}
         }
     }
+}
+
+/// Deepest message nesting the forward check walks (the schema's own nesting is far shallower;
+/// this bounds the recursion on a hostile artifact).
+const MAX_FORWARD_DEPTH: usize = 64;
+
+fn check_enum(e: &EnumDescriptor, n: i32, here: &str, out: &mut Vec<String>) {
+    if e.get_value(n).is_none() {
+        out.push(format!(
+            "{here}: enum value {n} of {} is unknown to the older schema",
+            e.full_name()
+        ));
+    }
+}
+
+/// The thunk kinds (`impl` oneof variants of `xla.gpu.ThunkProto`, from the descriptor) that
+/// today's runtime decodes, found by asking it: each variant, set to its default message, is
+/// validated inside `base` for `device` (the golden's own); a variant refused with UNIMPLEMENTED
+/// is one this runtime does not execute, any other outcome (loaded, or refused for its empty
+/// fields) is one it does.
+pub fn runtime_thunk_kinds(
+    base: &GpuExecutableProto,
+    device: &DeviceDescription,
+) -> Result<Vec<(String, bool)>, String> {
+    let pool = proto::descriptor_pool();
+    let thunk = pool
+        .get_message_by_name("xla.gpu.ThunkProto")
+        .ok_or("the schema has no xla.gpu.ThunkProto")?;
+    let oneof = thunk
+        .oneofs()
+        .find(|o| o.name() == "impl")
+        .ok_or("xla.gpu.ThunkProto has no oneof impl")?;
+    let info = thunk
+        .get_field_by_name("thunk_info")
+        .ok_or("xla.gpu.ThunkProto has no thunk_info")?;
+    let flags = runtime::RuntimeFlags::default();
+    let registry = runtime::Registry::builtin();
+    let mut out = Vec::new();
+    for variant in oneof.fields() {
+        let Kind::Message(body) = variant.kind() else {
+            continue;
+        };
+        let mut probe = DynamicMessage::new(thunk.clone());
+        if let Kind::Message(info_desc) = info.kind() {
+            probe.set_field(&info, Value::Message(DynamicMessage::new(info_desc)));
+        }
+        probe.set_field(&variant, Value::Message(DynamicMessage::new(body)));
+        let probe: proto::xla::gpu::ThunkProto = probe
+            .transcode_to()
+            .map_err(|e| format!("{}: {e}", variant.full_name()))?;
+        let mut exe = base.clone();
+        exe.thunks = vec![probe];
+        let bytes = proto::prost::Message::encode_to_vec(&exe);
+        let executes = !matches!(
+            runtime::validate(&bytes, device, &flags, &registry),
+            Err(runtime::Error::Unimplemented(_))
+        );
+        out.push((variant.full_name().to_owned(), executes));
+    }
+    Ok(out)
+}
+
+/// Coverage from the runtime's side: every thunk kind the runtime executes and every name (and
+/// legacy alias) its registry resolves must be used by a golden of `target` inside the 6-month
+/// window, in any of `stores` (compiled and hand-written). Otherwise a change to its semantics
+/// would pass every gate: add a golden, or drop the support.
+pub fn runtime_coverage(
+    stores: &[&GoldenStore],
+    target: &str,
+    today: schema_history::Date,
+) -> Result<(), String> {
+    let window_start = today.add_months(-schema_history::BACKWARD_WINDOW_MONTHS);
+    let mut used = std::collections::BTreeSet::new();
+    let mut base: Option<(GpuExecutableProto, DeviceDescription)> = None;
+    for store in stores {
+        let versions = match store.versions(target) {
+            Ok(v) => v,
+            // A store without versions holds no golden (the store's own trial reports it).
+            Err(super::GoldenError::NoVersions { .. }) => continue,
+            Err(e) => return Err(e.to_string()),
+        };
+        for v in versions {
+            let m = manifest(store, target, v)?;
+            let created: schema_history::Date = m
+                .created
+                .parse()
+                .map_err(|e| format!("{target}/v{v}/manifest.json: created: {e}"))?;
+            if created < window_start {
+                continue;
+            }
+            if base.is_none() {
+                if let Some(case) = m.cases.first() {
+                    let g = GoldenCase::read(store, target, v, case)?;
+                    let exe = proto::decode_limited(&g.bytes, usize::MAX)
+                        .map_err(|e| format!("{}: {e}", g.label()))?;
+                    base = Some((exe, g.description()?));
+                }
+            }
+            used.extend(m.census.into_values().flatten());
+        }
+    }
+    let (base, device) =
+        base.ok_or_else(|| format!("{target} has no golden inside the 6-month window"))?;
+    let mut missing = Vec::new();
+    for (kind, executes) in runtime_thunk_kinds(&base, &device)? {
+        if executes && !used.contains(&kind) {
+            missing.push(format!("{kind} (a thunk kind the runtime executes)"));
+        }
+    }
+    for (name, aliases) in runtime::registry::names() {
+        for n in std::iter::once(&name).chain(&aliases) {
+            if !used.contains(&format!("registry:{n}")) {
+                let what = if *n == name {
+                    "a registered name".to_owned()
+                } else {
+                    format!("a legacy alias of {name}")
+                };
+                missing.push(format!("registry:{n} ({what})"));
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} construct(s) today's runtime supports are used by no golden of {target} inside the 6-month window:\n  {}\n\
+         Nothing would notice a change to their semantics: add a golden that uses each \
+         (a hand-written case in harness/src/golden/handwritten.rs, then \
+         `cargo run -p harness --example handwritten_goldens`), or drop the support; see docs/goldens.md.",
+        missing.len(),
+        missing.join("\n  ")
+    ))
 }
 
 /// Integrity of one version: every file hashed in the manifest matches, none missing or extra.

@@ -27,21 +27,58 @@ pub enum GoldenError {
     },
 }
 
+/// The directory, inside a target's, of its hand-written versions
+/// (`goldens/executables/<target>/handwritten/v<N>/`): artifacts built with the proto types for
+/// constructs today's compiler does not emit, replayed like the others but never compared with
+/// today's compiler, and not "what the compiler emits by default" for the forward window.
+pub const HANDWRITTEN_DIR: &str = "handwritten";
+
 /// A golden store rooted at `goldens/executables`.
 #[derive(Debug, Clone)]
 pub struct GoldenStore {
     root: PathBuf,
+    /// `Some(HANDWRITTEN_DIR)` for the hand-written versions of each target.
+    subdir: Option<&'static str>,
 }
 
 impl GoldenStore {
     /// A store rooted at `root` (usually `<repo>/goldens/executables`).
     pub fn new(root: impl Into<PathBuf>) -> GoldenStore {
-        GoldenStore { root: root.into() }
+        GoldenStore {
+            root: root.into(),
+            subdir: None,
+        }
+    }
+
+    /// The hand-written versions under `root`: `<root>/<target>/handwritten/v<N>/`.
+    pub fn handwritten(root: impl Into<PathBuf>) -> GoldenStore {
+        GoldenStore {
+            root: root.into(),
+            subdir: Some(HANDWRITTEN_DIR),
+        }
     }
 
     /// The repository's own store.
     pub fn in_repo() -> GoldenStore {
         GoldenStore::new(super::cases::repo_root().join("goldens/executables"))
+    }
+
+    /// The repository's hand-written versions.
+    pub fn handwritten_in_repo() -> GoldenStore {
+        GoldenStore::handwritten(super::cases::repo_root().join("goldens/executables"))
+    }
+
+    /// Whether this is a store of hand-written versions.
+    pub fn is_handwritten(&self) -> bool {
+        self.subdir.is_some()
+    }
+
+    /// The directory holding a target's versions.
+    fn target_dir(&self, target: &str) -> PathBuf {
+        match self.subdir {
+            Some(sub) => self.root.join(target).join(sub),
+            None => self.root.join(target),
+        }
     }
 
     /// The root directory.
@@ -51,7 +88,7 @@ impl GoldenStore {
 
     /// The directory of one version.
     pub fn version_dir(&self, target: &str, version: u32) -> PathBuf {
-        self.root.join(target).join(format!("v{version}"))
+        self.target_dir(target).join(format!("v{version}"))
     }
 
     /// Target names (subdirectories), sorted. A missing root means no targets.
@@ -80,7 +117,7 @@ impl GoldenStore {
     /// count; anything else (notes, scratch directories, `v1.tmp-...`) is ignored. No versions is
     /// a [`GoldenError::NoVersions`].
     pub fn versions(&self, target: &str) -> Result<Vec<u32>, GoldenError> {
-        let dir = self.root.join(target);
+        let dir = self.target_dir(target);
         let entries = std::fs::read_dir(&dir).map_err(|source| match source.kind() {
             std::io::ErrorKind::NotFound => GoldenError::NoVersions {
                 target: target.to_owned(),

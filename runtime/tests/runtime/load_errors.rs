@@ -148,6 +148,17 @@ fn sm90_artifact_on_sm80_device_is_failed_precondition() {
 }
 
 #[test]
+fn capability_mismatch_is_named_before_an_abi_mismatch() {
+    // a100_sxm_80's target config has no CUDA toolkit version: both environment checks fail, and
+    // the actionable one (wrong device) must lead.
+    let p = vadd();
+    assert_eq!(
+        load_err_with(&p, &desc("a100_sxm_80"), &RuntimeFlags::default()),
+        "FAILED_PRECONDITION: gpu_compute_capability is sm_90 (9.0), the device is sm_80 (8.0); an executable runs only on a device with the same major and minor compute capability; the ABI check fails too: executable_abi_version.cuda_platform_version.cuda_toolkit_version: the executable needs CUDA toolkit 12.8.0, the device's runtime has no CUDA toolkit version"
+    );
+}
+
+#[test]
 fn sm80_artifact_on_sm90_device_is_failed_precondition() {
     let mut p = vadd();
     if let Some(gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c)) = p

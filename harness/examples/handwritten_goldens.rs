@@ -1,0 +1,26 @@
+//! Writes the next hand-written golden version of every golden target
+//! (`goldens/executables/<target>/handwritten/v<N>/`, see docs/goldens.md):
+//!
+//! ```sh
+//! cargo run -p harness --example handwritten_goldens [YYYY-MM-DD]
+//! ```
+//!
+//! The date recorded is the argument, else today (UTC). Existing versions are never touched; a
+//! run that would write the same files as the newest version fails instead.
+use harness::golden::handwritten::write_version;
+use harness::golden::GoldenStore;
+use harness::goldens_cmd::GOLDEN_TARGETS;
+
+fn main() -> anyhow::Result<()> {
+    let created = match std::env::args().nth(1) {
+        Some(d) => d,
+        None => schema_history::Date::today().to_string(),
+    };
+    let compiled = GoldenStore::in_repo();
+    let handwritten = GoldenStore::handwritten_in_repo();
+    for &target in GOLDEN_TARGETS {
+        let dir = write_version(&compiled, &handwritten, target, &created)?;
+        println!("wrote {}", dir.display());
+    }
+    Ok(())
+}

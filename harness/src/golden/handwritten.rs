@@ -1,0 +1,376 @@
+//! Hand-written golden cases: artifacts built directly with the proto types, for constructs the
+//! runtime executes but today's compiler does not emit (memset32 and memzero thunks, sequential
+//! thunks, every registered custom-call name and legacy alias), so a change to their semantics
+//! fails the backward suite like any other break.
+//!
+//! Each case's expected outputs are written here by hand (`io_json`), worked out from the thunk
+//! semantics the case's comment states, never by running the runtime: recording what the code
+//! under test produces would pin a bug as readily as a behaviour. [`write_version`] writes the
+//! cases as `goldens/executables/<target>/handwritten/v<N>/` (same layout and manifest as compiled
+//! versions, `compiler_version` = [`HANDWRITTEN_COMPILER`]); like every version it is immutable
+//! once committed, so a changed or added case is a new version.
+//!
+//! The execution environment (compute capability, ABI versions) and the target config come from
+//! the target's newest compiled version, so a hand-written artifact differs from a compiled one
+//! only in its thunks.
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use proto::prost::Message;
+use proto::xla::buffer_assignment::BufferAllocationSliceProto;
+use proto::xla::gpu::gpu_executable_proto::{
+    OutputInfoMapEntry, OutputInfoProto, RepeatedBufferAllocations,
+};
+use proto::xla::gpu::thunk_proto::Impl;
+use proto::xla::gpu::{
+    CustomCallThunkProto, GpuExecutableProto, Memset32BitValueThunkProto, MemzeroThunkProto,
+    NullableShapedSliceProto, SequentialThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
+};
+use proto::xla::{BufferAllocationProto, CustomCallApiVersion, ProgramShapeProto, ShapeIndexProto};
+
+use super::census_of;
+use super::manifest::{hash_files, Manifest, MANIFEST_FILE, MANIFEST_FORMAT_VERSION};
+use super::regen::{EXECUTABLE_FILE, MODULE_FILE, TARGET_FILE};
+use super::store::{GoldenError, GoldenStore};
+
+/// `compiler_version` and `compiler_commit` of a hand-written version's manifest.
+pub const HANDWRITTEN_COMPILER: &str = "hand-written (harness/src/golden/handwritten.rs)";
+
+/// One hand-written case.
+#[derive(Debug, Clone, Copy)]
+pub struct HandCase {
+    /// Case directory name.
+    pub name: &'static str,
+    /// The embedded module (checked structurally by the runtime; the reference evaluator's
+    /// oracle when it has no custom call).
+    pub module: &'static str,
+    /// Inputs and the hand-computed expected outputs.
+    pub io_json: &'static str,
+    /// The thunks and allocations, on top of [`skeleton`].
+    pub build: fn(&mut GpuExecutableProto),
+}
+
+/// out = [1.5, 1.5, 0.0, -2.5]: a sequential thunk runs, in order, memset32 of the whole f32[4]
+/// output with 0x3FC00000 (1.5), memzero of element 2 (bytes 8..12), memset32 of element 3 with
+/// 0xC0200000 (-2.5). The parameter is not read.
+const MEMSET_MODULE: &str =
+    "HloModule memset_memzero_sequential, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+// What the thunks compute: a constant (the parameter is unused).
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  ROOT out = f32[4]{0} constant({1.5, 1.5, 0, -2.5})
+}
+";
+
+const MEMSET_IO: &str = r#"{"inputs": [{"dtype": "f32", "shape": [4], "data": [7.0, 7.0, 7.0, 7.0]}], "outputs": [{"dtype": "f32", "shape": [4], "data": [1.5, 1.5, 0.0, -2.5]}]}
+"#;
+
+fn build_memset(p: &mut GpuExecutableProto) {
+    set_allocations(p, &[(16, Some(0), false), (16, None, true)]);
+    p.output_info_map = vec![output(1)];
+    p.thunks = vec![thunk(
+        1,
+        Impl::SequentialThunk(SequentialThunkProto {
+            thunks: vec![
+                thunk(
+                    2,
+                    Impl::Memset32bitValueThunk(Memset32BitValueThunkProto {
+                        dest_buffer: Some(slice(1, 0, 16)),
+                        value: 0x3FC0_0000,
+                    }),
+                ),
+                thunk(
+                    3,
+                    Impl::MemzeroThunk(MemzeroThunkProto {
+                        dest_buffer: Some(ShapedSliceProto {
+                            slice: Some(slice(1, 8, 4)),
+                            shape: None,
+                        }),
+                    }),
+                ),
+                thunk(
+                    4,
+                    Impl::Memset32bitValueThunk(Memset32BitValueThunkProto {
+                        dest_buffer: Some(slice(1, 12, 4)),
+                        value: 0xC020_0000,
+                    }),
+                ),
+            ],
+        }),
+    )];
+}
+
+/// out = 3 * p for p = [1, 2, -3, 0.5], i.e. [3, 6, -9, 1.5] (exact in f32): a chain of custom
+/// calls through every registered name and legacy alias — `Memcpy` p → a, `__xla_memcpy` a → b,
+/// `xla.runtime.memcpy` b → c, `xla.runtime.axpy_f32` (typed FFI, attribute alpha = 2)
+/// out = 2 * c + p, then `xla.runtime.noop` and `__xla_noop` on out (results keep their contents).
+/// `__xla_saxpy` (the legacy opaque form) is the compiled `custom_call_axpy` case.
+const CUSTOM_CALL_MODULE: &str =
+    "HloModule custom_call_registry, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+// The buffers of the hand-written thunks, one custom call each.
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  a = f32[4]{0} custom-call(p), custom_call_target=\"Memcpy\"
+  b = f32[4]{0} custom-call(a), custom_call_target=\"__xla_memcpy\"
+  c = f32[4]{0} custom-call(b), custom_call_target=\"xla.runtime.memcpy\"
+  d = f32[4]{0} custom-call(c, p), custom_call_target=\"xla.runtime.axpy_f32\"
+  e = f32[4]{0} custom-call(d), custom_call_target=\"xla.runtime.noop\"
+  ROOT out = f32[4]{0} custom-call(e), custom_call_target=\"__xla_noop\"
+}
+";
+
+const CUSTOM_CALL_IO: &str = r#"{"inputs": [{"dtype": "f32", "shape": [4], "data": [1.0, 2.0, -3.0, 0.5]}], "outputs": [{"dtype": "f32", "shape": [4], "data": [3.0, 6.0, -9.0, 1.5]}]}
+"#;
+
+fn build_custom_calls(p: &mut GpuExecutableProto) {
+    // 0: p, 1: a, 2: b, 3: c, 4: out.
+    set_allocations(
+        p,
+        &[
+            (16, Some(0), false),
+            (16, None, false),
+            (16, None, false),
+            (16, None, false),
+            (16, None, true),
+        ],
+    );
+    p.output_info_map = vec![output(4)];
+    let call = |id: i64, target: &str, operands: &[i64], results: &[i64], alpha: Option<&str>| {
+        let nullable = |allocs: &[i64]| {
+            allocs
+                .iter()
+                .map(|&a| NullableShapedSliceProto {
+                    shaped_slice: Some(ShapedSliceProto {
+                        slice: Some(slice(a, 0, 16)),
+                        shape: None,
+                    }),
+                })
+                .collect()
+        };
+        thunk(
+            id,
+            Impl::CustomCallThunk(CustomCallThunkProto {
+                target_name: target.to_owned(),
+                operands: nullable(operands),
+                results: nullable(results),
+                api_version: CustomCallApiVersion::ApiVersionTypedFfi as i32,
+                attributes: alpha
+                    .map(|a| [("alpha".to_owned(), a.to_owned())].into_iter().collect())
+                    .unwrap_or_default(),
+                ..Default::default()
+            }),
+        )
+    };
+    p.thunks = vec![
+        call(1, "Memcpy", &[0], &[1], None),
+        call(2, "__xla_memcpy", &[1], &[2], None),
+        call(3, "xla.runtime.memcpy", &[2], &[3], None),
+        call(4, "xla.runtime.axpy_f32", &[3, 0], &[4], Some("2")),
+        call(5, "xla.runtime.noop", &[4], &[4], None),
+        call(6, "__xla_noop", &[], &[4], None),
+    ];
+}
+
+/// Every hand-written case, sorted by name.
+pub const CASES: &[HandCase] = &[
+    HandCase {
+        name: "custom_call_registry",
+        module: CUSTOM_CALL_MODULE,
+        io_json: CUSTOM_CALL_IO,
+        build: build_custom_calls,
+    },
+    HandCase {
+        name: "memset_memzero_sequential",
+        module: MEMSET_MODULE,
+        io_json: MEMSET_IO,
+        build: build_memset,
+    },
+];
+
+fn slice(allocation: i64, offset: i64, size: i64) -> BufferAllocationSliceProto {
+    BufferAllocationSliceProto {
+        offset,
+        size,
+        buffer_allocation_index: allocation,
+    }
+}
+
+fn thunk(id: i64, imp: Impl) -> ThunkProto {
+    ThunkProto {
+        thunk_info: Some(ThunkInfoProto {
+            profile_annotation: format!("hand-written thunk {id}"),
+            thunk_id: id,
+            execution_stream_id: 0,
+        }),
+        r#impl: Some(imp),
+    }
+}
+
+/// `(size, parameter number, maybe_live_out)` per allocation, in index order.
+fn set_allocations(p: &mut GpuExecutableProto, allocs: &[(i64, Option<i64>, bool)]) {
+    p.buffer_allocations = Some(RepeatedBufferAllocations {
+        values: allocs
+            .iter()
+            .enumerate()
+            .map(|(i, &(size, param, live_out))| BufferAllocationProto {
+                index: i as i64,
+                size,
+                is_entry_computation_parameter: param.is_some(),
+                parameter_number: param.unwrap_or(0),
+                maybe_live_out: live_out,
+                ..Default::default()
+            })
+            .collect(),
+    });
+}
+
+/// The whole (non-tuple) result lives in `allocation`.
+fn output(allocation: i64) -> OutputInfoMapEntry {
+    OutputInfoMapEntry {
+        shape_index: Some(ShapeIndexProto { indices: vec![] }),
+        output_info: Some(OutputInfoProto {
+            allocation_index: allocation,
+            passthrough: false,
+            alias_config: None,
+        }),
+    }
+}
+
+/// An artifact with the case's embedded module and program shape, and the environment (compute
+/// capability, ABI versions) of `environment`; no allocations or thunks.
+pub fn skeleton(
+    case: &HandCase,
+    environment: &GpuExecutableProto,
+) -> anyhow::Result<GpuExecutableProto> {
+    let module = hlo::parse_module(case.module)
+        .map_err(|e| anyhow::anyhow!("{}/{MODULE_FILE}: {e}", case.name))?;
+    let with_config =
+        hlo::convert::to_proto(&module).map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
+    let entry = module.entry_computation();
+    let parameters = entry
+        .param_shapes()
+        .iter()
+        .map(|s| hlo::convert::shape_to_proto(s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
+    let root = entry
+        .root_instruction()
+        .with_context(|| format!("{}: the entry computation is empty", case.name))?;
+    let result = hlo::convert::shape_to_proto(&root.shape)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
+    Ok(GpuExecutableProto {
+        hlo_module_with_config: Some(with_config),
+        gpu_compute_capability: environment.gpu_compute_capability.clone(),
+        executable_abi_version: environment.executable_abi_version.clone(),
+        module_name: module.name.clone(),
+        program_shape: Some(ProgramShapeProto {
+            parameters,
+            result: Some(result),
+            parameter_names: vec![],
+        }),
+        ..Default::default()
+    })
+}
+
+/// The artifact of a case for the environment of `environment`.
+pub fn artifact(
+    case: &HandCase,
+    environment: &GpuExecutableProto,
+) -> anyhow::Result<GpuExecutableProto> {
+    let mut p = skeleton(case, environment)?;
+    (case.build)(&mut p);
+    Ok(p)
+}
+
+/// Writes every case as the next hand-written version of `target`, with the environment and
+/// target config of the target's newest compiled version in `compiled`. Refuses when the newest
+/// hand-written version already holds exactly these files (nothing to pin).
+pub fn write_version(
+    compiled: &GoldenStore,
+    handwritten: &GoldenStore,
+    target: &str,
+    created: &str,
+) -> anyhow::Result<PathBuf> {
+    let newest_compiled = *compiled
+        .versions(target)?
+        .last()
+        .context("no compiled version")?;
+    let compiled_dir = compiled.version_dir(target, newest_compiled);
+    let manifest = Manifest::read(&compiled_dir).map_err(anyhow::Error::msg)?;
+    let first = manifest
+        .cases
+        .first()
+        .context("the newest compiled version has no case")?;
+    let env_bytes = std::fs::read(compiled_dir.join(first).join(EXECUTABLE_FILE))?;
+    let environment: GpuExecutableProto = proto::decode_limited(&env_bytes, usize::MAX)?;
+    let target_config = std::fs::read(compiled_dir.join(TARGET_FILE))?;
+
+    let newest = match handwritten.versions(target) {
+        Ok(v) => v.last().copied(),
+        Err(GoldenError::NoVersions { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let version = newest.map_or(1, |n| n + 1);
+    let dir = handwritten.version_dir(target, version);
+    let tmp = dir.with_file_name(format!(".v{version}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let result = write_into(&tmp, &environment, &target_config, target, version, created);
+    let written = match result {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    if let Some(n) = newest {
+        let previous =
+            Manifest::read(&handwritten.version_dir(target, n)).map_err(anyhow::Error::msg)?;
+        if previous.files == written.files {
+            let _ = std::fs::remove_dir_all(&tmp);
+            bail!(
+                "{target}/{}/v{n} already holds these cases",
+                super::HANDWRITTEN_DIR
+            );
+        }
+    }
+    std::fs::rename(&tmp, &dir)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), dir.display()))?;
+    Ok(dir)
+}
+
+fn write_into(
+    dir: &Path,
+    environment: &GpuExecutableProto,
+    target_config: &[u8],
+    target: &str,
+    version: u32,
+    created: &str,
+) -> anyhow::Result<Manifest> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(TARGET_FILE), target_config)?;
+    let mut census = std::collections::BTreeMap::new();
+    for case in CASES {
+        let exe = artifact(case, environment)?;
+        let case_dir = dir.join(case.name);
+        std::fs::create_dir_all(&case_dir)?;
+        std::fs::write(case_dir.join(EXECUTABLE_FILE), exe.encode_to_vec())?;
+        std::fs::write(case_dir.join(MODULE_FILE), case.module)?;
+        std::fs::write(case_dir.join("io.json"), case.io_json)?;
+        census.insert(case.name.to_owned(), census_of(&exe));
+    }
+    let manifest = Manifest {
+        format_version: MANIFEST_FORMAT_VERSION,
+        version,
+        target: target.to_owned(),
+        created: created.to_owned(),
+        compiler_version: HANDWRITTEN_COMPILER.to_owned(),
+        compiler_commit: HANDWRITTEN_COMPILER.to_owned(),
+        cases: CASES.iter().map(|c| c.name.to_owned()).collect(),
+        files: hash_files(dir)?,
+        census,
+    };
+    std::fs::write(dir.join(MANIFEST_FILE), manifest.to_json())?;
+    Ok(manifest)
+}
