@@ -431,6 +431,11 @@ fn check_case_inner(
     };
     let verdict = judge(&run, expected_lines, &unknown);
     match (&verdict, cx.args.old_compiler.as_deref()) {
+        // Backward: the artifact is the older revision's own and today's runtime already matched
+        // the expectations with it; an older runtime that refuses it never ran the case.
+        (Verdict::Rejected(msg), _) if cx.args.backward => Ok(Verdict::OldBroken(format!(
+            "the older revision fails its own artifact: {msg}"
+        ))),
         (Verdict::Rejected(_) | Verdict::Differs(_), Some(old)) if !cx.args.backward => {
             own_artifact_check(cx, old, case, config, &dir, &expected_paths, verdict)
         }
