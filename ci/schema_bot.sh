@@ -59,6 +59,21 @@ if [ -n "${GITHUB_ACTIONS:-}" ]; then
   "$aot" "${args[@]}" --format github || true
 fi
 
+# Forward check on the older runtime binary, for changes that touch the compatibility surface
+# (schema, compiler, runtime, goldens): the schema diff cannot see a field an older runtime
+# would misinterpret. SCHEMA_BOT_FORWARD=0 skips it (reported); its failure fails the bot.
+if [ "$status" -ne 2 ] && [ "${SCHEMA_BOT_FORWARD:-1}" != 0 ]; then
+  if ! git diff --quiet "$base" -- proto compiler runtime hlo ptx goldens 2>/dev/null ||
+     [ -n "$(git status --porcelain -- proto compiler runtime hlo ptx goldens)" ]; then
+    echo "== schema bot: the change touches the surface; forward check on the older runtime"
+    ci/forward_compat.sh || { fc=$?; [ "$fc" -gt "$status" ] && status=$fc; }
+  else
+    echo "== schema bot: surface untouched; forward check on the older runtime not needed"
+  fi
+elif [ "${SCHEMA_BOT_FORWARD:-1}" = 0 ]; then
+  echo "== schema bot: forward check on the older runtime skipped (SCHEMA_BOT_FORWARD=0)"
+fi
+
 case "$status" in
   0) echo "schema bot: clean; comment in $comment" ;;
   1) echo "schema bot: the change breaks the compatibility contract; comment in $comment" ;;

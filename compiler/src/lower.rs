@@ -103,6 +103,16 @@ pub enum Op {
         /// Output.
         out: Loc,
     },
+    /// A byte fill of a whole buffer (`memset8bit_value_thunk`, behind
+    /// `CompileOptions::emit_memset8`).
+    Memset8 {
+        /// Profile annotation.
+        name: String,
+        /// Destination.
+        dst: Loc,
+        /// The byte.
+        value: u8,
+    },
     /// A device-to-device copy.
     Copy {
         /// Profile annotation.
@@ -636,6 +646,40 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The byte a group fills its output with, when the group is only a broadcast of an 8-bit
+    /// scalar constant and `emit_memset8` is on.
+    fn memset8_fill(&self, comp: &Computation, g: &Group) -> Option<(InstrId, u8)> {
+        if !self.options.emit_memset8 {
+            return None;
+        }
+        let [out] = g.outputs.as_slice() else {
+            return None;
+        };
+        let b = comp.instructions.get(out.index())?;
+        let &c = match (b.opcode, b.operands.as_slice()) {
+            (Opcode::Broadcast, [c]) => c,
+            _ => return None,
+        };
+        if !g.members.iter().all(|m| *m == *out || *m == c) {
+            return None;
+        }
+        let constant = comp.instructions.get(c.index())?;
+        if constant.opcode != Opcode::Constant || constant.shape.rank() != 0 {
+            return None;
+        }
+        if !matches!(
+            constant.shape.element_type(),
+            Some(PrimitiveType::Pred | PrimitiveType::S8 | PrimitiveType::U8)
+        ) {
+            return None;
+        }
+        // The same bytes a constant buffer of this type would hold.
+        match constant_bytes(comp, constant).ok()?.as_slice() {
+            [value] => Some((*out, *value)),
+            _ => None,
+        }
+    }
+
     fn emit_group(
         &mut self,
         comp: &Computation,
@@ -643,6 +687,20 @@ impl Lowerer<'_> {
         env: &mut [Option<Vec<Loc>>],
         ops: &mut Vec<Op>,
     ) -> Result<(), CompileError> {
+        if let Some((out, value)) = self.memset8_fill(comp, g) {
+            let instr = &comp[out];
+            let t = self.tick();
+            let dst = self.temp(&instr.shape, &instr.name, t);
+            if let Some(slot) = env.get_mut(out.index()) {
+                *slot = Some(vec![dst]);
+            }
+            ops.push(Op::Memset8 {
+                name: instr.name.clone(),
+                dst,
+                value,
+            });
+            return Ok(());
+        }
         let members: std::collections::BTreeSet<InstrId> = g.members.iter().copied().collect();
         let mut inputs: Vec<InstrId> = Vec::new();
         let mut fused = Computation {

@@ -24,6 +24,13 @@ pub struct CompileOptions {
     /// No runtime reads such hints yet and the compiler emits nothing for it today; the flag
     /// exists so the mechanism is in place. Off by default.
     pub emit_command_buffer_hints: bool,
+    /// Staged rollout (docs/adding_a_thunk_kind.md), stage 1 since 2026-12-01: lower a fusion
+    /// that only broadcasts an 8-bit scalar constant (`pred`, `s8`, `u8`) to a
+    /// `memset8bit_value_thunk` (a device memset) instead of a kernel launch with its PTX. Runtimes
+    /// before 2026-12-01 do not know the thunk and refuse the artifact, so this stays **off by
+    /// default** until the forward window has passed: the default may flip on 2026-12-15
+    /// (`aot schema diff` names that day until then).
+    pub emit_memset8: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -40,6 +47,7 @@ impl Default for CompileOptions {
             fusion: true,
             emit_trip_count_hints: true,
             emit_command_buffer_hints: false,
+            emit_memset8: false,
             verify_between_passes: false,
             cubin: false,
         }

@@ -98,6 +98,13 @@ impl ThunkBuilder<'_> {
                     deterministic: true,
                 })),
             },
+            Op::Memset8 { name, dst, value } => pg::ThunkProto {
+                thunk_info: self.info(name),
+                r#impl: Some(Impl::Memset8bitValueThunk(pg::Memset8BitValueThunkProto {
+                    dest_buffer: Some(asg.slice(*dst)?),
+                    value: u32::from(*value),
+                })),
+            },
             Op::Copy { name, src, dst } => pg::ThunkProto {
                 thunk_info: self.info(name),
                 r#impl: Some(Impl::CopyThunk(pg::CopyThunkProto {

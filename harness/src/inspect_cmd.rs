@@ -120,6 +120,7 @@ fn kind(t: &ThunkProto) -> String {
         Impl::PartitionIdThunk(_) => "partition-id".into(),
         Impl::MemzeroThunk(_) => "memzero".into(),
         Impl::Memset32bitValueThunk(m) => format!("memset32 {:#x}", m.value),
+        Impl::Memset8bitValueThunk(m) => format!("memset8 {:#x}", m.value),
         Impl::CustomCallThunk(c) => format!("custom-call {}", c.target_name),
         Impl::CustomKernelThunk(k) => format!(
             "custom-kernel {}",

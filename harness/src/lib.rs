@@ -4,6 +4,7 @@
 pub mod check_cmd;
 pub mod demo_cmd;
 pub mod eval_cmd;
+pub mod forward_cmd;
 pub mod golden;
 pub mod goldens_cmd;
 pub mod inspect_cmd;

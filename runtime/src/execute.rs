@@ -77,6 +77,10 @@ enum Command {
         dst: Slice,
         value: u32,
     },
+    Fill8 {
+        dst: Slice,
+        value: u8,
+    },
     Zero {
         dst: Slice,
     },
@@ -418,6 +422,10 @@ impl Run<'_> {
                 dst: *destination,
                 value: *value,
             },
+            ThunkKind::Memset8 { destination, value } => Command::Fill8 {
+                dst: *destination,
+                value: *value,
+            },
             ThunkKind::Memzero(s) => Command::Zero { dst: s.slice },
             ThunkKind::Gemm(g) => Command::Gemm(g.clone()),
             other => {
@@ -539,6 +547,18 @@ impl Run<'_> {
                 size: *size,
             },
             Command::Fill { dst, value } => DeviceOp::Memset32 {
+                dst: self.addr(dst)?,
+                size: dst.size,
+                value: *value,
+            },
+            // A byte fill of whole words is the same bytes as a word fill of the repeated byte
+            // (cuMemsetD32 is the faster path on CUDA).
+            Command::Fill8 { dst, value } if dst.size % 4 == 0 => DeviceOp::Memset32 {
+                dst: self.addr(dst)?,
+                size: dst.size,
+                value: u32::from_le_bytes([*value; 4]),
+            },
+            Command::Fill8 { dst, value } => DeviceOp::Memset8 {
                 dst: self.addr(dst)?,
                 size: dst.size,
                 value: *value,

@@ -57,7 +57,9 @@ pub fn accesses(t: &Thunk) -> (Vec<Slice>, Vec<Slice>) {
         }
         ThunkKind::ReplicaId(s) | ThunkKind::PartitionId(s) => w.push(*s),
         ThunkKind::Memzero(s) => w.push(s.slice),
-        ThunkKind::Memset32 { destination, .. } => w.push(*destination),
+        ThunkKind::Memset32 { destination, .. } | ThunkKind::Memset8 { destination, .. } => {
+            w.push(*destination)
+        }
         ThunkKind::CustomCall(c) => {
             r.extend(c.operands.iter().flatten().map(|s| s.slice));
             w.extend(c.results.iter().flatten().map(|s| s.slice));

@@ -52,6 +52,10 @@ enum Command {
     Demo(harness::demo_cmd::DemoArgs),
     /// Release engineering on the golden store: list, verify, regen.
     Goldens(harness::goldens_cmd::GoldensArgs),
+    /// Forward compatibility on the real older runtime: today's artifacts for every golden case
+    /// and target on an older `aot run` binary (ci/forward_compat.sh builds it), bit for bit.
+    /// Exit status: 0 every row passes, 1 any fails, 2 an error.
+    Forward(harness::forward_cmd::ForwardArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => code(harness::inspect_cmd::run(&args, &mut stdout)),
         Command::Demo(args) => code(harness::demo_cmd::run(&args, &mut stdout)),
         Command::Goldens(args) => code(harness::goldens_cmd::run(&args, &mut stdout)),
+        Command::Forward(args) => code(harness::forward_cmd::run(&args, &mut stdout)),
         Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {

@@ -56,6 +56,7 @@ fn signature(ops: &[DeviceOp<'_>]) -> String {
             DeviceOp::Copy { dst, src, size } => write!(s, "C{dst}:{src}:{size};"),
             DeviceOp::Memset32 { dst, size, value } => write!(s, "M{dst}:{size}:{value};"),
             DeviceOp::Zero { dst, size } => write!(s, "Z{dst}:{size};"),
+            DeviceOp::Memset8 { dst, size, value } => write!(s, "B{dst}:{size}:{value};"),
             DeviceOp::Gemm {
                 config,
                 lhs,
@@ -471,6 +472,13 @@ impl CudaDevice {
                     .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
                 // SAFETY: the caller's contract.
                 unsafe { result::memset_d8_async(*dst, 0, n, stream) }
+                    .map_err(|e| drv("cuMemsetD8Async", e))
+            }
+            DeviceOp::Memset8 { dst, size, value } => {
+                let n = usize::try_from(*size)
+                    .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+                // SAFETY: the caller's contract.
+                unsafe { result::memset_d8_async(*dst, *value, n, stream) }
                     .map_err(|e| drv("cuMemsetD8Async", e))
             }
             DeviceOp::Gemm {

@@ -245,6 +245,15 @@ pub enum DeviceOp<'a> {
         /// The value.
         value: u32,
     },
+    /// Fill every byte with `value` (`size` not a multiple of 4).
+    Memset8 {
+        /// Destination.
+        dst: u64,
+        /// Bytes.
+        size: u64,
+        /// The byte.
+        value: u8,
+    },
     /// Zero bytes (`size` not a multiple of 4).
     Zero {
         /// Destination.
@@ -283,6 +292,11 @@ pub fn issue<D: Device + ?Sized>(device: &D, op: &DeviceOp<'_>) -> Result<()> {
             let n = usize::try_from(*size)
                 .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
             device.write(*dst, &vec![0u8; n])
+        }
+        DeviceOp::Memset8 { dst, size, value } => {
+            let n = usize::try_from(*size)
+                .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+            device.write(*dst, &vec![*value; n])
         }
         DeviceOp::Gemm {
             config,

@@ -15,6 +15,7 @@ fn eligible(t: &Thunk) -> bool {
         ThunkKind::Kernel(_)
             | ThunkKind::Copy { .. }
             | ThunkKind::Memset32 { .. }
+            | ThunkKind::Memset8 { .. }
             | ThunkKind::Memzero(_)
             | ThunkKind::Gemm(_)
     )

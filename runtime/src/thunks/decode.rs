@@ -377,6 +377,15 @@ fn thunk(
                 value: m.value,
             }
         }
+        Impl::Memset8bitValueThunk(m) => {
+            let p2 = format!("{path}.memset8bit_value_thunk");
+            let destination = slice(ctx, m.dest_buffer.as_ref(), &format!("{p2}.dest_buffer"))?;
+            // The wire type is uint32 (as memset32's); only one byte is meaningful, and a larger
+            // value would be silently truncated by a device memset: refuse it.
+            let value = u8::try_from(m.value)
+                .map_err(|_| invalid(format!("{p2}.value is {}, larger than 255", m.value)))?;
+            ThunkKind::Memset8 { destination, value }
+        }
         Impl::CustomCallThunk(c) => {
             let p2 = format!("{path}.custom_call_thunk");
             let handler = ctx.registry.resolve(&c.target_name).cloned().ok_or_else(|| {

@@ -163,6 +163,12 @@ pub fn encode(t: &Thunk) -> ThunkProto {
                 value: *value,
             })
         }
+        ThunkKind::Memset8 { destination, value } => {
+            Impl::Memset8bitValueThunk(Memset8BitValueThunkProto {
+                dest_buffer: Some(sl(destination)),
+                value: u32::from(*value),
+            })
+        }
         ThunkKind::CustomCall(c) => Impl::CustomCallThunk(CustomCallThunkProto {
             target_name: c.target_name.clone(),
             operands: nullable(&c.operands),

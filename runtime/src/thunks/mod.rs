@@ -104,6 +104,13 @@ pub enum ThunkKind {
         /// The value.
         value: u32,
     },
+    /// Fills every byte of a slice (any size) with one byte.
+    Memset8 {
+        /// Destination.
+        destination: Slice,
+        /// The byte.
+        value: u8,
+    },
     /// A call into a registered handler.
     CustomCall(Box<CustomCallThunk>),
     /// A kernel from the runtime's own library (refused at load: not emitted today).
@@ -130,6 +137,7 @@ impl ThunkKind {
             ThunkKind::PartitionId(_) => "partition_id_thunk",
             ThunkKind::Memzero(_) => "memzero_thunk",
             ThunkKind::Memset32 { .. } => "memset32bit_value_thunk",
+            ThunkKind::Memset8 { .. } => "memset8bit_value_thunk",
             ThunkKind::CustomCall(_) => "custom_call_thunk",
             ThunkKind::CustomKernel(_) => "custom_kernel_thunk",
             ThunkKind::Collective(c) => c.op.proto_name(),

@@ -178,6 +178,16 @@ pub fn memset(id: i64, dest: BufferAllocationSliceProto, value: u32) -> ThunkPro
     )
 }
 
+pub fn memset8(id: i64, dest: BufferAllocationSliceProto, value: u32) -> ThunkProto {
+    thunk(
+        id,
+        Impl::Memset8bitValueThunk(Memset8BitValueThunkProto {
+            dest_buffer: Some(dest),
+            value,
+        }),
+    )
+}
+
 pub fn copy(
     id: i64,
     src: BufferAllocationSliceProto,

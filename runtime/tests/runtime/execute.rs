@@ -274,6 +274,33 @@ fn custom_calls_resolve_names_and_legacy_aliases() {
     assert_eq!(to_f32s(&r.outputs[0]), vec![0.; 4]);
 }
 
+/// memset8 over an odd number of bytes (a byte fill) and over whole words (issued as a word fill
+/// of the repeated byte), with command buffers on and off.
+#[test]
+fn memset8_fills_every_byte() {
+    let x = f32s(&[1., 2., 3., 4.]);
+    let y = f32s(&[10., 20., 30., 40.]);
+    let mut p = vadd();
+    p.thunks = vec![
+        kernel(1, "vadd", vec![sl(0, 0, 16), sl(1, 0, 16), sl(2, 0, 16)], 4),
+        memset8(2, sl(2, 1, 5), 0x7f),
+        memset8(3, sl(2, 8, 8), 0x80),
+    ];
+    let d = device();
+    for enable_command_buffers in [true, false] {
+        let flags = RuntimeFlags {
+            enable_command_buffers,
+            ..RuntimeFlags::default()
+        };
+        let exe = runtime::load(&p.encode_to_vec(), &d, &flags).unwrap();
+        let out = &exe.execute(&d, &[&x, &y]).unwrap().outputs[0];
+        let mut want = f32s(&[11., 22., 33., 44.]);
+        want[1..6].fill(0x7f);
+        want[8..16].fill(0x80);
+        assert_eq!(out, &want, "command buffers {enable_command_buffers}");
+    }
+}
+
 /// vadd, copy, memset, vadd again: one command buffer of 4 commands.
 fn chain() -> GpuExecutableProto {
     let mut p = vadd();
@@ -637,6 +664,9 @@ impl Device for WholeBuffers {
                     format!("memset32 {size} {value:#x}")
                 }
                 runtime::DeviceOp::Zero { size, .. } => format!("zero {size}"),
+                runtime::DeviceOp::Memset8 { size, value, .. } => {
+                    format!("memset8 {size} {value:#x}")
+                }
                 runtime::DeviceOp::Gemm { .. } => "gemm".to_owned(),
             })
             .collect();

@@ -622,6 +622,16 @@ fn memset_size_not_a_multiple_of_four() {
 }
 
 #[test]
+fn memset8_value_larger_than_a_byte() {
+    let mut p = vadd();
+    p.thunks = vec![memset8(1, sl(2, 0, 6), 256)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].memset8bit_value_thunk.value is 256, larger than 255"
+    );
+}
+
+#[test]
 fn replica_group_id_out_of_range() {
     let mut p = vadd();
     p.thunks = vec![thunk(

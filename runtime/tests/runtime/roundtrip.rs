@@ -64,6 +64,7 @@ fn copy_memset_memzero() {
         vec![
             copy(1, sl(0, 0, 16), sl(1, 16, 16), 12),
             memset(2, sl(2, 4, 8), 0xdead_beef),
+            memset8(4, sl(2, 1, 3), 0xab),
             thunk(
                 3,
                 Impl::MemzeroThunk(MemzeroThunkProto {

@@ -1,0 +1,226 @@
+//! The staged rollout of `memset8bit_value_thunk` (docs/adding_a_thunk_kind.md), stage 1: the
+//! runtime runs it, the compiler emits it only behind `CompileOptions::emit_memset8` (off by
+//! default), and the schema bot refuses the flip of that default until the forward window has
+//! passed since the construct entered the schema.
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use harness::golden::cases::{curated_cases, repo_root, Case};
+use harness::golden::census_of;
+use harness::golden::regen::run_artifact;
+use hlo::io::IoCase;
+use proto::prost::Message;
+use schema_history::{Date, DiffOptions, Revision, Rule};
+
+const CONSTRUCT: &str = "xla.gpu.ThunkProto.memset8bit_value_thunk";
+const TARGETS: [&str; 2] = ["h100_sxm", "a100_sxm_80"];
+
+fn case() -> Case {
+    curated_cases()
+        .unwrap()
+        .into_iter()
+        .find(|c| c.name == "memset8_fill")
+        .expect("goldens/cases/memset8_fill.hlo")
+}
+
+fn target_config(target: &str) -> PathBuf {
+    repo_root().join(format!("goldens/executables/{target}/v1/target.txtpb"))
+}
+
+fn compile(case: &Case, target: &str, options: &compiler::CompileOptions) -> Vec<u8> {
+    let text = std::fs::read_to_string(&case.module).unwrap();
+    let module = hlo::parse_module(&text).unwrap();
+    let target = compiler::Target::load(&target_config(target)).unwrap();
+    compiler::compile_to_bytes(&module, &target, options).unwrap()
+}
+
+fn flipped() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_memset8 = true;
+    options
+}
+
+fn census(bytes: &[u8]) -> BTreeSet<String> {
+    census_of(&proto::xla::gpu::GpuExecutableProto::decode(bytes).unwrap())
+}
+
+fn kernel_count(bytes: &[u8]) -> usize {
+    let exe = proto::xla::gpu::GpuExecutableProto::decode(bytes).unwrap();
+    exe.thunks
+        .iter()
+        .filter(|t| {
+            matches!(
+                t.r#impl,
+                Some(proto::xla::gpu::thunk_proto::Impl::KernelThunk(_))
+            )
+        })
+        .count()
+}
+
+fn outputs(bytes: &[u8], target: &str, case: &Case) -> Vec<hlo::literal::Array> {
+    let config = proto::load_target_config(&target_config(target)).unwrap();
+    let description = runtime::DeviceDescription::from_target_config(&config).unwrap();
+    let expected: Vec<IoCase> = case.io.iter().map(|p| IoCase::read(p).unwrap()).collect();
+    let mut got = run_artifact(bytes, &description, &expected).unwrap();
+    got.remove(0).outputs
+}
+
+#[test]
+fn off_by_default_the_fills_stay_kernels() {
+    let case = case();
+    for target in TARGETS {
+        let bytes = compile(&case, target, &compiler::CompileOptions::default());
+        assert!(
+            !census(&bytes).contains(CONSTRUCT),
+            "{target}: the default compiler emits {CONSTRUCT} before its date"
+        );
+    }
+}
+
+#[test]
+fn behind_the_flag_the_byte_fills_become_memsets_with_identical_outputs() {
+    let case = case();
+    let want = IoCase::read(&case.io[0]).unwrap().outputs;
+    for target in TARGETS {
+        let legacy = compile(&case, target, &compiler::CompileOptions::default());
+        let staged = compile(&case, target, &flipped());
+        let c = census(&staged);
+        assert!(c.contains(CONSTRUCT), "{target}: no {CONSTRUCT} in {c:?}");
+        // Two of the three outputs are pure fills: two kernel launches fewer.
+        assert_eq!(kernel_count(&staged) + 2, kernel_count(&legacy), "{target}");
+        let (a, b) = (
+            outputs(&legacy, target, &case),
+            outputs(&staged, target, &case),
+        );
+        assert_eq!(a, b, "{target}: the memset path computes other bytes");
+        assert_eq!(b, want, "{target}: not the expected outputs");
+    }
+}
+
+/// The day the construct entered the schema: the first snapshot whose listing has it, else today
+/// (a construct in no snapshot is new today).
+fn first_seen(today: Date) -> Date {
+    let dir = repo_root().join("schema_history/snapshots");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    for name in names {
+        let listing = std::fs::read_to_string(dir.join(&name).join("surface.txt")).unwrap();
+        if listing
+            .lines()
+            .any(|l| l.starts_with(&format!("{CONSTRUCT} ")))
+        {
+            let d: Vec<u32> = name[..10].split('-').map(|p| p.parse().unwrap()).collect();
+            return Date::new(d[0] as i32, d[1], d[2]).unwrap();
+        }
+    }
+    today
+}
+
+/// A scratch golden store whose newest h100_sxm version is what the compiler emits once the
+/// flag's default is flipped: the bot reads the newest golden as the default emission.
+fn flipped_goldens(dir: &Path, created: Date) {
+    let case = case();
+    let bytes = compile(&case, "h100_sxm", &flipped());
+    let v = dir.join("h100_sxm/v2");
+    std::fs::create_dir_all(&v).unwrap();
+    let manifest = serde_json::json!({
+        "target": "h100_sxm",
+        "version": 2,
+        "created": created.to_string(),
+        "census": { "memset8_fill": census(&bytes) },
+    });
+    std::fs::write(v.join("manifest.json"), manifest.to_string()).unwrap();
+}
+
+fn bot(today: Date, goldens: &Path) -> Vec<schema_history::Finding> {
+    let mut opts = DiffOptions::project(
+        repo_root(),
+        Revision::Git("HEAD".into()),
+        Revision::WorkTree,
+        today,
+    );
+    opts.goldens = goldens.to_owned();
+    schema_history::diff(&opts)
+        .unwrap()
+        .findings
+        .into_iter()
+        .filter(|f| f.rule == Rule::ForwardWindow && f.construct == CONSTRUCT)
+        .collect()
+}
+
+#[test]
+fn the_bot_blocks_the_flip_until_the_forward_window_has_passed() {
+    let today = Date::new(2026, 12, 1).unwrap();
+    let since = first_seen(today);
+    let legal = since.add_days(14);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("staged-rollout-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    flipped_goldens(&dir, today);
+
+    let early = bot(today, &dir);
+    assert_eq!(early.len(), 1, "{early:#?}");
+    assert_eq!(
+        early[0].hint,
+        format!(
+            "keep its emission behind a compiler flag that is off by default until {legal}, and regenerate the goldens without it"
+        )
+    );
+    assert!(
+        early[0].message.starts_with(&format!(
+            "`{CONSTRUCT}` is emitted by default (golden h100_sxm/v2 uses it) but has been in the schema only since {since}"
+        )),
+        "{}",
+        early[0].message
+    );
+    let day_before = bot(legal.add_days(-1), &dir);
+    assert_eq!(day_before.len(), 1, "still blocked the day before {legal}");
+    let on_the_day = bot(legal, &dir);
+    assert!(on_the_day.is_empty(), "{on_the_day:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The golden set of the flag (`goldens/staged/memset8/<target>/memset8_fill/`): the exact bytes
+/// today's compiler emits with `emit_memset8` on, and the outputs recorded for them. Today's
+/// runtime must replay them (they are what stage 2 will emit by default), and today's compiler
+/// with the flag must still reproduce them. `STAGED_BLESS=1` writes them (then review and commit).
+#[test]
+fn the_flags_golden_set_replays_and_is_reproduced() {
+    let case = case();
+    let inputs = IoCase::read(&case.io[0]).unwrap();
+    for target in TARGETS {
+        let dir = repo_root().join(format!("goldens/staged/memset8/{target}/memset8_fill"));
+        let bytes = compile(&case, target, &flipped());
+        if std::env::var_os("STAGED_BLESS").is_some() {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("executable.pb"), &bytes).unwrap();
+            let recorded = IoCase {
+                inputs: inputs.inputs.clone(),
+                outputs: outputs(&bytes, target, &case),
+            };
+            std::fs::write(dir.join("io.json"), hlo::io::case_to_json(&recorded)).unwrap();
+        }
+        let bless = "STAGED_BLESS=1 cargo test -p harness --test staged_rollout";
+        let committed = std::fs::read(dir.join("executable.pb"))
+            .unwrap_or_else(|e| panic!("{}: {e}; write it with {bless}", dir.display()));
+        let recorded = IoCase::read(&dir.join("io.json")).unwrap();
+        assert!(census(&committed).contains(CONSTRUCT), "{target}");
+        assert_eq!(
+            outputs(&committed, target, &case),
+            recorded.outputs,
+            "{target}: today's runtime no longer runs the staged golden as recorded"
+        );
+        assert_eq!(
+            recorded.outputs, inputs.outputs,
+            "{target}: recorded outputs are wrong"
+        );
+        assert!(
+            committed == bytes,
+            "{target}: today's compiler with emit_memset8 no longer reproduces {}; if intended, {bless}",
+            dir.display()
+        );
+    }
+}
