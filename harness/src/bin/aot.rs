@@ -52,6 +52,10 @@ enum Command {
     Demo(harness::demo_cmd::DemoArgs),
     /// Release engineering on the golden store: list, verify, regen.
     Goldens(harness::goldens_cmd::GoldensArgs),
+    /// The gate self-test: commit each edit of the catalogue (harness/gate_selftest/) to a
+    /// scratch worktree, run the gates, and check that breaks are caught and safe edits pass.
+    /// Exit status: 0 every edit judged right, 1 a miss, false alarm or broken entry, 2 an error.
+    Selftest(harness::selftest_cmd::SelftestArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => code(harness::inspect_cmd::run(&args, &mut stdout)),
         Command::Demo(args) => code(harness::demo_cmd::run(&args, &mut stdout)),
         Command::Goldens(args) => code(harness::goldens_cmd::run(&args, &mut stdout)),
+        Command::Selftest(args) => code(harness::selftest_cmd::run(&args, &mut stdout)),
         Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {
