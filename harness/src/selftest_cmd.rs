@@ -446,6 +446,8 @@ fn run_entry(
 ) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     let logs = s.logs.join(slug(&e.name));
+    // Logs of an earlier run would be mistaken for this one's.
+    let _ = std::fs::remove_dir_all(&logs);
     std::fs::create_dir_all(&logs)?;
     let expected = match e.kind {
         Kind::Break => e

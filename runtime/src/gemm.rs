@@ -309,7 +309,7 @@ mod tests {
                             let o = layout(oo, 2, 2, false, ElemType::F32);
                             let lhs = store_logical(&l, &[rows(&A)]);
                             let rhs = store_logical(&r, &[rows(&B)]);
-                            let cfg = config(l.clone(), r.clone(), o.clone(), ElemType::F32);
+                            let cfg = config(l, r, o, ElemType::F32);
                             let mut out = vec![0u8; 16];
                             gemm(&cfg, &lhs, &rhs, &mut out).expect("gemm runs");
                             assert_eq!(
@@ -330,7 +330,7 @@ mod tests {
         let l = layout(Order::RowMajor, 2, 3, false, ElemType::F32);
         let r = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
         let o = layout(Order::RowMajor, 2, 2, true, ElemType::F32);
-        let cfg = config(l.clone(), r.clone(), o, ElemType::F32);
+        let cfg = config(l, r, o, ElemType::F32);
         let mut out = vec![0u8; 16];
         gemm(
             &cfg,
@@ -365,7 +365,7 @@ mod tests {
         (o.batch_size, o.batch_stride) = (2, 5);
         let lhs = store_logical(&l, &[rows(&A), a1]);
         let rhs = store_logical(&r, &[rows(&B), b1]);
-        let cfg = config(l, r, o.clone(), ElemType::F32);
+        let cfg = config(l, r, o, ElemType::F32);
         assert_eq!(cfg.batch, 2);
         let mut out = vec![0u8; 9 * 4];
         gemm(&cfg, &lhs, &rhs, &mut out).expect("gemm runs");
@@ -415,7 +415,8 @@ mod tests {
             );
         }
         // Integer: 3 * (3*5 + 4*6) + 2 * 10 = 117 + 20 = 137.
-        for t in [ElemType::S32] {
+        {
+            let t = ElemType::S32;
             assert_eq!(
                 run_1x2x1(t, ElemType::S32, t, [3.0, 4.0], [5.0, 6.0], 3.0, 2.0, 10.0),
                 137.0
@@ -623,7 +624,7 @@ mod tests {
         let lhs = store_logical(&l, &[rows(&A)]);
         let rhs = store_logical(&r, &[rows(&B)]);
         for compute in [ElemType::F32, ElemType::F64] {
-            let cfg = config(l.clone(), r.clone(), o.clone(), compute);
+            let cfg = config(l, r, o, compute);
             let mut out = vec![0u8; 16];
             assert_eq!(gemm(&cfg, &lhs[..20], &rhs, &mut out), Err(err.clone()));
             assert_eq!(gemm(&cfg, &lhs, &rhs[..20], &mut out), Err(err.clone()));
