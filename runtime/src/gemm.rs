@@ -439,6 +439,50 @@ mod tests {
     }
 
     #[test]
+    fn integer_operands_with_a_float_compute_type() {
+        // -3*5 + 4*-6 = -39 read through the float path (s8 and s32 operands).
+        for (t, c) in [
+            (ElemType::S8, ElemType::F32),
+            (ElemType::S32, ElemType::F32),
+            (ElemType::S8, ElemType::F64),
+            (ElemType::S32, ElemType::F64),
+        ] {
+            assert_eq!(
+                run_1x2x1(t, c, ElemType::F32, [-3.0, 4.0], [5.0, -6.0], 1.0, 0.0, 0.0),
+                -39.0,
+                "{t:?} {c:?}"
+            );
+        }
+        // An s32 output read back as the old value for beta: -39 + 1 * 5 = -34.
+        assert_eq!(
+            run_1x2x1(
+                ElemType::S32,
+                ElemType::F32,
+                ElemType::S32,
+                [-3.0, 4.0],
+                [5.0, -6.0],
+                1.0,
+                1.0,
+                5.0
+            ),
+            -34.0
+        );
+        assert_eq!(
+            run_1x2x1(
+                ElemType::S32,
+                ElemType::F64,
+                ElemType::S32,
+                [-3.0, 4.0],
+                [5.0, -6.0],
+                1.0,
+                1.0,
+                5.0
+            ),
+            -34.0
+        );
+    }
+
+    #[test]
     fn beta_zero_never_reads_the_old_output() {
         // A NaN in the output does not propagate (docs/artifact.md "Gemm").
         for (t, c) in [
