@@ -375,6 +375,8 @@ mod tests {
         assert_eq!(get(&out, ElemType::F32, 4), 0.0);
     }
 
+    // One row of two times one column of two, with every knob the cases vary spelled out.
+    #[allow(clippy::too_many_arguments)]
     fn run_1x2x1(
         dtype: ElemType,
         compute: ElemType,
