@@ -11,3 +11,4 @@ pub mod inspect_cmd;
 pub mod ptx_run;
 pub mod run_cmd;
 pub mod schema_cmd;
+pub mod selftest_cmd;

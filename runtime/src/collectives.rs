@@ -286,3 +286,326 @@ pub fn reduce(
     }
     Ok(acc)
 }
+
+/// Pins the reductions (every element type and kind, hand-computed, including wrap-around,
+/// signed zeros and NaN order) and the rendezvous (group order, groups kept apart, slots
+/// recycled, timeout and abort).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn le<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+        v.iter().flat_map(|&x| f(x)).collect()
+    }
+
+    const KINDS: [ReductionKind; 4] = [
+        ReductionKind::Sum,
+        ReductionKind::Product,
+        ReductionKind::Min,
+        ReductionKind::Max,
+    ];
+
+    /// Three replicas' contributions of two elements: [3, -2], [5, 4], [-1, 6].
+    /// Sum [7, 8], product [-15, -48], min [-1, -2], max [5, 6].
+    const SIGNED: [[i64; 2]; 3] = [[3, -2], [5, 4], [-1, 6]];
+    const SIGNED_EXPECT: [[i64; 2]; 4] = [[7, 8], [-15, -48], [-1, -2], [5, 6]];
+
+    macro_rules! check_signed {
+        ($t:ty, $e:expr) => {
+            for (kind, want) in KINDS.iter().zip(SIGNED_EXPECT) {
+                let parts: Vec<Vec<u8>> = SIGNED
+                    .iter()
+                    .map(|p| le(&p.map(|v| v as $t), <$t>::to_le_bytes))
+                    .collect();
+                let got = reduce(*kind, $e, 2, &parts).expect("reduces");
+                assert_eq!(
+                    got,
+                    le(&want.map(|v| v as $t), <$t>::to_le_bytes),
+                    "{:?} {kind:?}",
+                    $e
+                );
+            }
+        };
+    }
+
+    #[test]
+    fn signed_and_float_reductions_of_every_kind() {
+        check_signed!(i8, ElemType::S8);
+        check_signed!(i16, ElemType::S16);
+        check_signed!(i32, ElemType::S32);
+        check_signed!(i64, ElemType::S64);
+        check_signed!(f32, ElemType::F32);
+        check_signed!(f64, ElemType::F64);
+        for (kind, want) in KINDS.iter().zip(SIGNED_EXPECT) {
+            let parts: Vec<Vec<u8>> = SIGNED
+                .iter()
+                .map(|p| le(&p.map(|v| f16::from_f64(v as f64)), f16::to_le_bytes))
+                .collect();
+            let got = reduce(*kind, ElemType::F16, 2, &parts).expect("reduces");
+            assert_eq!(
+                got,
+                le(&want.map(|v| f16::from_f64(v as f64)), f16::to_le_bytes),
+                "f16 {kind:?}"
+            );
+            let parts: Vec<Vec<u8>> = SIGNED
+                .iter()
+                .map(|p| le(&p.map(|v| bf16::from_f64(v as f64)), bf16::to_le_bytes))
+                .collect();
+            let got = reduce(*kind, ElemType::Bf16, 2, &parts).expect("reduces");
+            assert_eq!(
+                got,
+                le(&want.map(|v| bf16::from_f64(v as f64)), bf16::to_le_bytes),
+                "bf16 {kind:?}"
+            );
+        }
+    }
+
+    /// Unsigned: [3, 200], [5, 2], [1, 6]: sum [9, 208], product [15, 2400], min [1, 2], max
+    /// [5, 200] (u8 wraps: 2400 mod 256 = 96).
+    macro_rules! check_unsigned {
+        ($t:ty, $e:expr, $prod:expr) => {
+            let parts: Vec<Vec<u8>> = [[3u64, 200], [5, 2], [1, 6]]
+                .iter()
+                .map(|p| le(&p.map(|v| v as $t), <$t>::to_le_bytes))
+                .collect();
+            for (kind, want) in KINDS
+                .iter()
+                .zip([[9u64, 208], [15, $prod], [1, 2], [5, 200]])
+            {
+                let got = reduce(*kind, $e, 2, &parts).expect("reduces");
+                assert_eq!(
+                    got,
+                    le(&want.map(|v| v as $t), <$t>::to_le_bytes),
+                    "{:?} {kind:?}",
+                    $e
+                );
+            }
+        };
+    }
+
+    #[test]
+    fn unsigned_reductions_of_every_kind_wrap() {
+        check_unsigned!(u8, ElemType::U8, 96);
+        check_unsigned!(u16, ElemType::U16, 2400);
+        check_unsigned!(u32, ElemType::U32, 2400);
+        check_unsigned!(u64, ElemType::U64, 2400);
+        // s8 sum wraps too: 100 + 100 = 200 -> -56.
+        let got =
+            reduce(ReductionKind::Sum, ElemType::S8, 1, &[vec![100], vec![100]]).expect("reduces");
+        assert_eq!(got, [(-56i8) as u8]);
+    }
+
+    #[test]
+    fn pred_reductions_are_or_and_and() {
+        let parts = vec![vec![0, 1, 0, 1], vec![0, 0, 1, 1]];
+        let or = [0, 1, 1, 1];
+        let and = [0, 0, 0, 1];
+        for (kind, want) in KINDS.iter().zip([or, and, and, or]) {
+            assert_eq!(
+                reduce(*kind, ElemType::Pred, 4, &parts).expect("reduces"),
+                want,
+                "{kind:?}"
+            );
+        }
+        // Any non-zero byte is true; the result is 0/1.
+        assert_eq!(
+            reduce(ReductionKind::Max, ElemType::Pred, 1, &[vec![0], vec![7]]).expect("reduces"),
+            [1]
+        );
+    }
+
+    #[test]
+    fn float_min_max_keep_the_first_on_ties_and_nan() {
+        // min(0.0, -0.0): -0.0 < 0.0 is false, so the accumulated 0.0 stays (bits matter).
+        let z = |v: f32| v.to_le_bytes().to_vec();
+        let parts = vec![z(0.0), z(-0.0)];
+        assert_eq!(
+            reduce(ReductionKind::Min, ElemType::F32, 1, &parts).expect("reduces"),
+            z(0.0)
+        );
+        assert_eq!(
+            reduce(ReductionKind::Max, ElemType::F32, 1, &parts).expect("reduces"),
+            z(0.0)
+        );
+        let parts = vec![z(-0.0), z(0.0)];
+        assert_eq!(
+            reduce(ReductionKind::Min, ElemType::F32, 1, &parts).expect("reduces"),
+            z(-0.0)
+        );
+        assert_eq!(
+            reduce(ReductionKind::Max, ElemType::F32, 1, &parts).expect("reduces"),
+            z(-0.0)
+        );
+        // A NaN contributed after the first replica is never taken (the comparison is false).
+        let parts = vec![z(1.0), z(f32::NAN)];
+        assert_eq!(
+            reduce(ReductionKind::Min, ElemType::F32, 1, &parts).expect("reduces"),
+            z(1.0)
+        );
+        assert_eq!(
+            reduce(ReductionKind::Max, ElemType::F32, 1, &parts).expect("reduces"),
+            z(1.0)
+        );
+        let h = |v: f32| f16::from_f32(v).to_le_bytes().to_vec();
+        let parts = vec![h(0.0), h(-0.0)];
+        assert_eq!(
+            reduce(ReductionKind::Min, ElemType::F16, 1, &parts).expect("reduces"),
+            h(0.0)
+        );
+        assert_eq!(
+            reduce(ReductionKind::Max, ElemType::F16, 1, &parts).expect("reduces"),
+            h(0.0)
+        );
+        let parts = vec![h(2.0), h(f32::NAN)];
+        assert_eq!(
+            reduce(ReductionKind::Min, ElemType::F16, 1, &parts).expect("reduces"),
+            h(2.0)
+        );
+        assert_eq!(
+            reduce(ReductionKind::Max, ElemType::F16, 1, &parts).expect("reduces"),
+            h(2.0)
+        );
+    }
+
+    #[test]
+    fn half_sums_round_in_f32_then_to_the_half_type() {
+        // f16: 2048 + 1 = 2049 rounds (ties to even) to 2048; the next 1 again gives 2048:
+        // the sum is taken pairwise in rank order, rounded each time.
+        let h = |v: f32| f16::from_f32(v).to_le_bytes().to_vec();
+        let parts = vec![h(2048.0), h(1.0), h(1.0)];
+        assert_eq!(
+            reduce(ReductionKind::Sum, ElemType::F16, 1, &parts).expect("reduces"),
+            h(2048.0)
+        );
+        let parts = vec![h(1.0), h(1.0), h(2048.0)];
+        assert_eq!(
+            reduce(ReductionKind::Sum, ElemType::F16, 1, &parts).expect("reduces"),
+            h(2050.0)
+        );
+    }
+
+    #[test]
+    fn short_buffers_are_internal_errors_and_no_parts_give_nothing() {
+        let err = Err(Error::Internal("collective buffer too short".into()));
+        assert_eq!(
+            reduce(ReductionKind::Sum, ElemType::F32, 2, &[vec![0; 4]]),
+            err
+        );
+        assert_eq!(
+            reduce(
+                ReductionKind::Sum,
+                ElemType::F32,
+                2,
+                &[vec![0; 8], vec![0; 4]]
+            ),
+            err
+        );
+        assert_eq!(
+            reduce(
+                ReductionKind::Sum,
+                ElemType::S32,
+                2,
+                &[vec![0; 8], vec![0; 7]]
+            ),
+            err
+        );
+        assert_eq!(
+            reduce(
+                ReductionKind::Sum,
+                ElemType::F16,
+                2,
+                &[vec![0; 4], vec![0; 2]]
+            ),
+            err
+        );
+        assert_eq!(
+            reduce(ReductionKind::Sum, ElemType::F32, 2, &[]),
+            Ok(Vec::new())
+        );
+        // Extra bytes beyond `count` elements are not part of the result.
+        assert_eq!(
+            reduce(
+                ReductionKind::Sum,
+                ElemType::U8,
+                1,
+                &[vec![1, 9], vec![2, 9]]
+            ),
+            Ok(vec![3])
+        );
+    }
+
+    #[test]
+    fn exchange_returns_contributions_in_group_order_and_keeps_groups_apart() {
+        let clique = Arc::new(Clique::new(4, Duration::from_secs(10)));
+        assert_eq!(clique.replicas(), 4);
+        // Two groups at the same sequence number, listed out of id order.
+        let groups: [&[i64]; 2] = [&[1, 0], &[3, 2]];
+        let handles: Vec<_> = (0..4i64)
+            .map(|me| {
+                let c = Arc::clone(&clique);
+                let group = if me < 2 { groups[0] } else { groups[1] };
+                std::thread::spawn(move || c.exchange(7, group, me, vec![me as u8 * 10]))
+            })
+            .collect();
+        let results: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic").expect("exchanges"))
+            .collect();
+        assert_eq!(results[0], [vec![10], vec![0]]);
+        assert_eq!(results[1], [vec![10], vec![0]]);
+        assert_eq!(results[2], [vec![30], vec![20]]);
+        assert_eq!(results[3], [vec![30], vec![20]]);
+    }
+
+    #[test]
+    fn a_finished_collective_frees_its_slot() {
+        let clique = Arc::new(Clique::new(2, Duration::from_millis(50)));
+        let c = Arc::clone(&clique);
+        let other = std::thread::spawn(move || c.exchange(0, &[0, 1], 1, vec![1]));
+        assert_eq!(
+            clique.exchange(0, &[0, 1], 0, vec![0]),
+            Ok(vec![vec![0], vec![1]])
+        );
+        assert_eq!(other.join().expect("no panic"), Ok(vec![vec![0], vec![1]]));
+        // The same key again starts empty: replica 0 alone must wait (and time out), not see
+        // replica 1's old contribution.
+        assert_eq!(
+            clique.exchange(0, &[0, 1], 0, vec![5]),
+            Err(Error::Unavailable(
+                "collective 0: replica 0 waited 50ms for the group [0, 1] (RuntimeFlags::collective_timeout_secs)".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_group_of_one_does_not_wait() {
+        let clique = Clique::new(1, Duration::from_secs(10));
+        assert_eq!(
+            clique.exchange(3, &[0], 0, vec![9, 8]),
+            Ok(vec![vec![9, 8]])
+        );
+        assert_eq!(clique.exchange(3, &[0], 0, vec![7]), Ok(vec![vec![7]]));
+    }
+
+    #[test]
+    fn abort_wakes_the_waiting_replicas_with_the_first_reason() {
+        let clique = Arc::new(Clique::new(2, Duration::from_secs(30)));
+        let c = Arc::clone(&clique);
+        let waiting = std::thread::spawn(move || c.exchange(4, &[0, 1], 0, vec![0]));
+        std::thread::sleep(Duration::from_millis(50));
+        clique.abort("replica 1: out of memory");
+        clique.abort("a later reason");
+        let want = Err(Error::Unavailable(
+            "collective 4: another replica failed: replica 1: out of memory".into(),
+        ));
+        assert_eq!(waiting.join().expect("no panic"), want);
+        // Later collectives fail at once.
+        assert_eq!(
+            clique.exchange(5, &[0, 1], 1, vec![0]),
+            Err(Error::Unavailable(
+                "collective 5: another replica failed: replica 1: out of memory".into()
+            ))
+        );
+    }
+}

@@ -68,3 +68,99 @@ pub fn array_from_bytes(element_type: &str, dims: &[i64], bytes: &[u8]) -> Resul
         ))
     })
 }
+
+/// Pins the byte layout of every element type in both directions (little-endian, row-major,
+/// pred as 0/1 bytes) and the errors.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(name: &str, dims: &[i64], data: Data, bytes: &[u8]) {
+        let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+        let a = Array::new(shape, data).expect("a valid array");
+        assert_eq!(array_to_bytes(&a), bytes, "{name} to bytes");
+        assert_eq!(
+            array_from_bytes(name, dims, bytes).expect("decodes"),
+            a,
+            "{name} from bytes"
+        );
+    }
+
+    #[test]
+    fn every_element_type_is_little_endian_row_major() {
+        round_trip(
+            "pred",
+            &[3],
+            Data::Pred(vec![true, false, true]),
+            &[1, 0, 1],
+        );
+        round_trip("s8", &[2], Data::S8(vec![-1, 2]), &[0xff, 2]);
+        round_trip(
+            "s16",
+            &[2],
+            Data::S16(vec![-2, 0x0102]),
+            &[0xfe, 0xff, 2, 1],
+        );
+        round_trip("s32", &[1], Data::S32(vec![0x0102_0304]), &[4, 3, 2, 1]);
+        round_trip(
+            "s64",
+            &[1],
+            Data::S64(vec![-2]),
+            &[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+        );
+        round_trip("u8", &[2], Data::U8(vec![7, 200]), &[7, 200]);
+        round_trip("u16", &[1], Data::U16(vec![0xabcd]), &[0xcd, 0xab]);
+        round_trip(
+            "u32",
+            &[1],
+            Data::U32(vec![0xdead_beef]),
+            &[0xef, 0xbe, 0xad, 0xde],
+        );
+        round_trip(
+            "u64",
+            &[1],
+            Data::U64(vec![1 << 56]),
+            &[0, 0, 0, 0, 0, 0, 0, 1],
+        );
+        // 1.0: f16 0x3c00, bf16 0x3f80, f32 0x3f800000, f64 0x3ff0000000000000.
+        round_trip("f16", &[1], Data::F16(vec![f16::ONE]), &[0x00, 0x3c]);
+        round_trip("bf16", &[1], Data::BF16(vec![bf16::ONE]), &[0x80, 0x3f]);
+        round_trip("f32", &[1], Data::F32(vec![1.0]), &[0, 0, 0x80, 0x3f]);
+        round_trip(
+            "f64",
+            &[1],
+            Data::F64(vec![1.0]),
+            &[0, 0, 0, 0, 0, 0, 0xf0, 0x3f],
+        );
+        // Row-major: a 2x2 s32 [[1, 2], [3, 4]].
+        round_trip(
+            "s32",
+            &[2, 2],
+            Data::S32(vec![1, 2, 3, 4]),
+            &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0],
+        );
+    }
+
+    #[test]
+    fn any_non_zero_byte_is_a_true_pred() {
+        let a = array_from_bytes("pred", &[3], &[0, 2, 255]).expect("decodes");
+        assert_eq!(a.data(), &Data::Pred(vec![false, true, true]));
+    }
+
+    #[test]
+    fn unknown_types_and_wrong_sizes_are_invalid_arguments() {
+        assert_eq!(
+            array_from_bytes("c64", &[1], &[0; 8]).map_err(|e| e.to_string()),
+            Err("INVALID_ARGUMENT: element type c64 has no host array form".to_owned())
+        );
+        let err = array_from_bytes("f32", &[2], &[0; 4]).map_err(|e| e.to_string());
+        let msg = err.expect_err("4 bytes are not two f32");
+        assert!(
+            msg.starts_with("INVALID_ARGUMENT: output bytes do not form a f32 array: "),
+            "{msg}"
+        );
+        // A negative dimension counts as 0 elements.
+        let a = array_from_bytes("u8", &[-1], &[]).expect("an empty array");
+        assert_eq!(a.dims(), [0]);
+    }
+}

@@ -56,6 +56,10 @@ enum Command {
     /// and target on an older `aot run` binary (ci/forward_compat.sh builds it), bit for bit.
     /// Exit status: 0 every row passes, 1 any fails, 2 an error.
     Forward(harness::forward_cmd::ForwardArgs),
+    /// The gate self-test: commit each edit of the catalogue (harness/gate_selftest/) to a
+    /// scratch worktree, run the gates, and check that breaks are caught and safe edits pass.
+    /// Exit status: 0 every edit judged right, 1 a miss, false alarm or broken entry, 2 an error.
+    Selftest(harness::selftest_cmd::SelftestArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => code(harness::demo_cmd::run(&args, &mut stdout)),
         Command::Goldens(args) => code(harness::goldens_cmd::run(&args, &mut stdout)),
         Command::Forward(args) => code(harness::forward_cmd::run(&args, &mut stdout)),
+        Command::Selftest(args) => code(harness::selftest_cmd::run(&args, &mut stdout)),
         Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {
