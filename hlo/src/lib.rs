@@ -14,6 +14,7 @@ pub mod literal;
 pub mod parser;
 pub mod printer;
 pub mod shape;
+pub mod stablehlo;
 pub mod verify;
 
 pub use error::{ParseError, ParseErrorKind, VerifyError};
