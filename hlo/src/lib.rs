@@ -8,6 +8,7 @@ pub mod convert;
 pub mod error;
 pub mod eval;
 pub mod io;
+pub mod input;
 pub mod ir;
 pub mod lexer;
 pub mod literal;

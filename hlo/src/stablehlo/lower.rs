@@ -439,7 +439,7 @@ impl Front<'_> {
                 let rank = self.shape_of(self.operand_at(op, 0)?).rank() as i64;
                 let d = self.int_attr(op, &["dimension"])?.unwrap_or(-1);
                 a.dimensions = Some(vec![if d < 0 { d + rank } else { d }]);
-                a.is_stable = Some(self.bool_attr(op, &["is_stable"])?.unwrap_or(false));
+                a.is_stable = self.bool_attr(op, &["is_stable"])?.filter(|&b| b);
                 a.to_apply = Some(self.region_at(op, 0)?.comp);
                 Opcode::Sort
             }
@@ -457,7 +457,7 @@ impl Front<'_> {
                     start_indices_batching_dims: g("start_indices_batching_dims"),
                 });
                 a.gather_slice_sizes = Some(self.req_ints(op, &["slice_sizes"])?);
-                a.indices_are_sorted = Some(self.bool_attr(op, &["indices_are_sorted"])?.unwrap_or(false));
+                a.indices_are_sorted = self.bool_attr(op, &["indices_are_sorted"])?.filter(|&b| b);
                 Opcode::Gather
             }
             "scatter" => {
@@ -473,8 +473,8 @@ impl Front<'_> {
                     input_batching_dims: g("input_batching_dims"),
                     scatter_indices_batching_dims: g("scatter_indices_batching_dims"),
                 });
-                a.indices_are_sorted = Some(self.bool_attr(op, &["indices_are_sorted"])?.unwrap_or(false));
-                a.unique_indices = Some(self.bool_attr(op, &["unique_indices"])?.unwrap_or(false));
+                a.indices_are_sorted = self.bool_attr(op, &["indices_are_sorted"])?.filter(|&b| b);
+                a.unique_indices = self.bool_attr(op, &["unique_indices"])?.filter(|&b| b);
                 a.to_apply = Some(self.region_at(op, 0)?.comp);
                 Opcode::Scatter
             }
@@ -1047,8 +1047,9 @@ impl Front<'_> {
                 _ => return Err(bad()),
             },
             t => match e {
-                Elem::Float(f) => LiteralValue::Float(f),
-                Elem::Int(i) => LiteralValue::Float(i as f64),
+                // MLIR reads a float literal into its element type: round it there.
+                Elem::Float(f) => LiteralValue::Float(round_to(t, f)),
+                Elem::Int(i) => LiteralValue::Float(round_to(t, i as f64)),
                 Elem::Bits(b) => LiteralValue::Float(match t {
                     PrimitiveType::F16 => f64::from(half::f16::from_bits(b as u16)),
                     PrimitiveType::Bf16 => f64::from(half::bf16::from_bits(b as u16)),
@@ -1061,6 +1062,16 @@ impl Front<'_> {
                 _ => return Err(bad()),
             },
         })
+    }
+}
+
+/// `f` rounded to the nearest value of element type `t` (the types with an exact f64 form).
+fn round_to(t: PrimitiveType, f: f64) -> f64 {
+    match t {
+        PrimitiveType::F32 => f64::from(f as f32),
+        PrimitiveType::F16 => f64::from(half::f16::from_f64(f)),
+        PrimitiveType::Bf16 => f64::from(half::bf16::from_f64(f)),
+        _ => f,
     }
 }
 
