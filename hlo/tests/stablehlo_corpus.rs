@@ -2,16 +2,80 @@
 //! function as `NAME.hlo`) is converted by the StableHLO front end and evaluated on
 //! `NAME.io.json`'s inputs; it must match the io file's outputs within the io tolerance
 //! (`mlir::NAME`) and what the `.hlo` twin computes on the same inputs (`twin::NAME`).
+//!
+//! `testdata/stablehlo/` holds this project's own JAX 0.10.2 exports (`gen.py`) of constructs
+//! the public corpus lacks (convolution, select-and-scatter, top-k, batched gather, scatter):
+//! each key instruction converted from `NAME.mlir` must equal, in shape and attributes, the one
+//! in JAX's HLO export `NAME.hlo` (`export_attrs::NAME`), and the ones the evaluator runs must
+//! match their io file (`export_eval::NAME`).
 use std::path::{Path, PathBuf};
 
 use hlo::eval::evaluate_flat;
 use hlo::io::{compare, IoCase, Tolerance};
 use hlo::literal::Array;
+use hlo::{HloModule, Opcode};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/corpus/hlo")
 }
+
+fn exports_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/stablehlo")
+}
+
+/// Opcodes whose instructions `export_attrs` compares (the constructs the exports exist for).
+const KEY_OPCODES: &[Opcode] = &[
+    Opcode::Convolution,
+    Opcode::SelectAndScatter,
+    Opcode::ReduceWindow,
+    Opcode::TopK,
+    Opcode::Gather,
+    Opcode::Scatter,
+    Opcode::Dot,
+];
+
+/// Every instruction with a key opcode: opcode, shape without layout, attributes without the
+/// computation handles (numbered differently by the two front ends), in module order.
+fn key_instructions(m: &HloModule) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &m.computations {
+        for i in &c.instructions {
+            if KEY_OPCODES.contains(&i.opcode) {
+                let mut a = i.attrs.clone();
+                a.to_apply = None;
+                a.select = None;
+                a.scatter = None;
+                out.push(format!("{} {} {:?}", i.opcode, i.shape.without_layout(), a));
+            }
+        }
+    }
+    out
+}
+
+fn export_attrs(name: &str) -> Result<(), Failed> {
+    let dir = exports_dir();
+    let mlir = std::fs::read_to_string(dir.join(format!("{name}.mlir")))?;
+    let hlo_text = std::fs::read_to_string(dir.join(format!("{name}.hlo")))?;
+    let got = key_instructions(&hlo::stablehlo::parse_module(&mlir).map_err(|e| format!("{name}.mlir:{e}"))?);
+    let want = key_instructions(&hlo::parse_module(&hlo_text).map_err(|e| format!("{name}.hlo:{e}"))?);
+    if got.is_empty() || got != want {
+        return Err(format!("converted:\n{}\nJAX's HLO:\n{}", got.join("\n"), want.join("\n")).into());
+    }
+    Ok(())
+}
+
+fn export_eval(name: &str) -> Result<(), Failed> {
+    let dir = exports_dir();
+    let text = std::fs::read_to_string(dir.join(format!("{name}.mlir")))?;
+    let module = hlo::stablehlo::parse_module(&text).map_err(|e| format!("{name}.mlir:{e}"))?;
+    let case = IoCase::read(&dir.join(format!("{name}.io.json")))?;
+    let got = evaluate_flat(&module, &case.inputs).map_err(|e| format!("evaluate: {e}"))?;
+    check(&got, &case.outputs, "the io file")
+}
+
+/// Exports the reference evaluator runs (it has no convolution or top-k).
+const EVALUATED_EXPORTS: &[&str] = &["batched_gather", "maxpool_grad", "scatter_add"];
 
 fn eval_mlir(name: &str) -> Result<(Vec<Array>, IoCase), Failed> {
     let dir = corpus_dir();
@@ -65,8 +129,8 @@ fn against_twin(name: &str) -> Result<(), Failed> {
     check(&got, &want, "the .hlo twin")
 }
 
-fn names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(corpus_dir())
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .filter_map(|e| e.file_name().into_string().ok())
@@ -80,7 +144,7 @@ fn names() -> Vec<String> {
 
 fn main() {
     let args = Arguments::from_args();
-    let names = names();
+    let names = names_in(&corpus_dir());
     let mut trials: Vec<Trial> = Vec::new();
     for name in &names {
         let n = name.clone();
@@ -88,6 +152,23 @@ fn main() {
         let n = name.clone();
         trials.push(Trial::test(format!("twin::{name}"), move || against_twin(&n)));
     }
+    let exports = names_in(&exports_dir());
+    for name in &exports {
+        let n = name.clone();
+        trials.push(Trial::test(format!("export_attrs::{name}"), move || export_attrs(&n)));
+        if EVALUATED_EXPORTS.contains(&name.as_str()) {
+            let n = name.clone();
+            trials.push(Trial::test(format!("export_eval::{name}"), move || export_eval(&n)));
+        }
+    }
+    let n_exports = exports.len();
+    trials.push(Trial::test("export_attrs::exports_are_present", move || {
+        if n_exports >= 5 {
+            Ok(())
+        } else {
+            Err(format!("only {n_exports} exports found in {}", exports_dir().display()).into())
+        }
+    }));
     let count = names.len();
     trials.push(Trial::test("mlir::corpus_is_present", move || {
         if count >= 43 {

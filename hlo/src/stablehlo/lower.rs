@@ -123,14 +123,22 @@ fn ints(a: &Attr) -> Option<Vec<i64>> {
                 _ => None,
             })
             .collect(),
-        Attr::Dense(Dense::Elems(e), _) => e
-            .iter()
-            .map(|x| match x {
-                Elem::Int(i) => i64::try_from(*i).ok(),
-                Elem::Bool(b) => Some(i64::from(*b)),
-                _ => None,
-            })
-            .collect(),
+        Attr::Dense(Dense::Elems(e), ty) => {
+            let v: Vec<i64> = e
+                .iter()
+                .map(|x| match x {
+                    Elem::Int(i) => i64::try_from(*i).ok(),
+                    Elem::Bool(b) => Some(i64::from(*b)),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            // A splat (`dense<0> : tensor<4x2xi64>`) stands for every element.
+            let n = ty.element_count();
+            match v.as_slice() {
+                [one] if n != 1 && n <= 1 << 20 => Some(vec![*one; n as usize]),
+                _ => Some(v),
+            }
+        }
         Attr::Int(i) => i64::try_from(*i).ok().map(|x| vec![x]),
         _ => None,
     }
@@ -653,8 +661,9 @@ impl Front<'_> {
         };
         a.window = Some(window);
         a.conv_dimension_numbers = Some(dn);
-        a.feature_group_count = Some(self.int_attr(op, &["feature_group_count"])?.unwrap_or(1));
-        a.batch_group_count = Some(self.int_attr(op, &["batch_group_count"])?.unwrap_or(1));
+        // XLA writes group counts only when they are not 1.
+        a.feature_group_count = self.int_attr(op, &["feature_group_count"])?.filter(|&g| g != 1);
+        a.batch_group_count = self.int_attr(op, &["batch_group_count"])?.filter(|&g| g != 1);
         a.operand_precision = self.precision(op)?;
         Ok(self.emit(op, Opcode::Convolution, op.operands.clone(), a))
     }

@@ -1010,6 +1010,24 @@ impl<'a> Front<'a> {
                 op.result_types = self.type_sig(op)?.1;
                 Ok(())
             }
+            "chlo.top_k" => {
+                // `chlo.top_k(%x, k = 3) : T -> (T, U)`
+                self.c.expect(b'(')?;
+                op.operands.push(self.operand()?);
+                self.c.expect(b',')?;
+                self.c.expect_kw("k")?;
+                self.c.expect(b'=')?;
+                let k = self.c.attr_bare()?;
+                op.attrs.push(("k".into(), k));
+                self.c.expect(b')')?;
+                if self.c.peek() == Some(b'{') {
+                    let d = self.c.dict()?;
+                    op.attrs.extend(d);
+                }
+                self.c.expect(b':')?;
+                op.result_types = self.type_sig(op)?.1;
+                Ok(())
+            }
             "composite" if op.name == "stablehlo.composite" => {
                 let n = self.c.string()?;
                 op.attrs.push(("name".into(), Attr::Str(n)));

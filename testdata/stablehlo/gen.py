@@ -1,0 +1,39 @@
+import json, numpy as np, jax, jax.numpy as jnp
+from jax import lax
+jax.config.update("jax_platforms", "cpu")
+
+def arr(x):
+    x = np.asarray(x)
+    dt = {"float32":"f32","int32":"s32","bool":"pred"}[str(x.dtype)]
+    data = x.reshape(-1).tolist()
+    if dt == "pred": data = [int(v) for v in data]
+    return {"dtype": dt, "shape": list(x.shape), "data": data}
+
+def export(name, f, *args):
+    lowered = jax.jit(f).lower(*args)
+    open(f"{name}.mlir", "w").write(lowered.as_text())
+    open(f"{name}.hlo", "w").write(lowered.as_text(dialect="hlo"))
+    out = jax.jit(f)(*args)
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    json.dump({"inputs": [arr(a) for a in args], "outputs": [arr(o) for o in outs]}, open(f"{name}.io.json", "w"))
+
+rng = np.random.default_rng(0)
+x = rng.standard_normal((2, 8, 8, 3)).astype(np.float32)
+w = rng.standard_normal((3, 3, 3, 4)).astype(np.float32)
+export("conv2d", lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")), x, w)
+# select-and-scatter: the gradient of max pooling.
+def maxpool(x):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+xs = rng.standard_normal((1, 6, 6, 2)).astype(np.float32)
+export("maxpool_grad", lambda x: jax.grad(lambda y: (maxpool(y) ** 2).sum())(x), xs)
+xt = rng.standard_normal((4, 10)).astype(np.float32)
+export("top_k", lambda x: lax.top_k(x, 3), xt)
+# Batched gather: per-batch row selection.
+table = rng.standard_normal((3, 5, 4)).astype(np.float32)
+idx = np.array([[0, 4], [2, 2], [1, 3]], dtype=np.int32)
+export("batched_gather", lambda t, i: jax.vmap(lambda tt, ii: tt[ii])(t, i), table, idx)
+# Scatter-add.
+base = np.zeros((6, 3), np.float32)
+upd = rng.standard_normal((4, 3)).astype(np.float32)
+sidx = np.array([0, 2, 2, 5], np.int32)
+export("scatter_add", lambda b, i, u: b.at[i].add(u), base, sidx, upd)
