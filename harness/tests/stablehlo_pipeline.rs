@@ -3,6 +3,8 @@
 //! runtime on the emulated device, run, compared with `NAME.io.json`), `aot eval`, and the
 //! format checks every entry point shares: HLO text named `.mlir` and StableHLO named `.hlo` are
 //! refused with both formats named; a StableHLO golden case is recorded as its HLO conversion.
+//! The project's own exports in `testdata/stablehlo` that the compiler supports go through
+//! check-hlo too, in the pretty and the generic form.
 //!
 //! `AOT_RUN_FILTER=substring` limits the corpus trials (libtest-mimic's own filter works too).
 use std::path::{Path, PathBuf};
@@ -156,6 +158,19 @@ fn main() {
         }
         let n = name.clone();
         trials.push(Trial::test(format!("embedded::{name}"), move || embeds_conversion(&n)));
+    }
+    // This project's own exports whose constructs the compiler supports (convolution,
+    // select-and-scatter, top-k and batched gather are not compiled yet), pretty and generic.
+    let exports = root().join("testdata/stablehlo");
+    for name in ["misc_ops", "scatter_add"] {
+        for form in ["mlir", "generic.mlir"] {
+            for target in ["h100_sxm", "a100_sxm_80"] {
+                let module = exports.join(format!("{name}.{form}"));
+                let io = exports.join(format!("{name}.io.json"));
+                let t = target.to_owned();
+                trials.push(Trial::test(format!("check_export::{target}::{name}.{form}"), move || check(&module, &io, &t)));
+            }
+        }
     }
     libtest_mimic::run(&args, trials).exit();
 }

@@ -7,7 +7,8 @@
 //! the public corpus lacks (convolution, select-and-scatter, top-k, batched gather, scatter):
 //! each key instruction converted from `NAME.mlir` must equal, in shape and attributes, the one
 //! in JAX's HLO export `NAME.hlo` (`export_attrs::NAME`), and the ones the evaluator runs must
-//! match their io file (`export_eval::NAME`).
+//! match their io file (`export_eval::NAME`). Each also comes in MLIR's generic form
+//! (`NAME.generic.mlir`), which must convert to the same module (`generic::NAME`).
 use std::path::{Path, PathBuf};
 
 use hlo::eval::evaluate_flat;
@@ -36,7 +37,8 @@ const KEY_OPCODES: &[Opcode] = &[
 ];
 
 /// Every instruction with a key opcode: opcode, shape without layout, attributes without the
-/// computation handles (numbered differently by the two front ends), in module order.
+/// computation handles (numbered differently by the two front ends), sorted (the two order
+/// their computations differently).
 fn key_instructions(m: &HloModule) -> Vec<String> {
     let mut out = Vec::new();
     for c in &m.computations {
@@ -50,6 +52,7 @@ fn key_instructions(m: &HloModule) -> Vec<String> {
             }
         }
     }
+    out.sort();
     out
 }
 
@@ -75,7 +78,25 @@ fn export_eval(name: &str) -> Result<(), Failed> {
 }
 
 /// Exports the reference evaluator runs (it has no convolution or top-k).
-const EVALUATED_EXPORTS: &[&str] = &["batched_gather", "maxpool_grad", "scatter_add"];
+const EVALUATED_EXPORTS: &[&str] = &["batched_gather", "maxpool_grad", "misc_ops", "scatter_add"];
+
+/// `NAME.generic.mlir` (MLIR's generic op form of the same module, module and functions
+/// included) converts to exactly the module `NAME.mlir` converts to.
+fn generic_equals_pretty(name: &str) -> Result<(), Failed> {
+    let dir = exports_dir();
+    let pretty = std::fs::read_to_string(dir.join(format!("{name}.mlir")))?;
+    let generic = std::fs::read_to_string(dir.join(format!("{name}.generic.mlir")))?;
+    let a = hlo::stablehlo::parse_module(&pretty).map_err(|e| format!("{name}.mlir:{e}"))?;
+    let b = hlo::stablehlo::parse_module(&generic).map_err(|e| format!("{name}.generic.mlir:{e}"))?;
+    if a != b {
+        let diff = similar::TextDiff::from_lines(&hlo::print_module(&a), &hlo::print_module(&b))
+            .unified_diff()
+            .header("pretty", "generic")
+            .to_string();
+        return Err(diff.into());
+    }
+    Ok(())
+}
 
 fn eval_mlir(name: &str) -> Result<(Vec<Array>, IoCase), Failed> {
     let dir = corpus_dir();
@@ -135,6 +156,7 @@ fn names_in(dir: &Path) -> Vec<String> {
             rd.filter_map(|e| e.ok())
                 .filter_map(|e| e.file_name().into_string().ok())
                 .filter_map(|n| n.strip_suffix(".mlir").map(str::to_string))
+                .filter(|n| !n.ends_with(".generic"))
                 .collect()
         })
         .unwrap_or_default();
@@ -156,6 +178,8 @@ fn main() {
     for name in &exports {
         let n = name.clone();
         trials.push(Trial::test(format!("export_attrs::{name}"), move || export_attrs(&n)));
+        let n = name.clone();
+        trials.push(Trial::test(format!("generic::{name}"), move || generic_equals_pretty(&n)));
         if EVALUATED_EXPORTS.contains(&name.as_str()) {
             let n = name.clone();
             trials.push(Trial::test(format!("export_eval::{name}"), move || export_eval(&n)));

@@ -1,3 +1,4 @@
+"""Exports of constructs the public corpus lacks; run with JAX 0.10.2 (jaxlib 0.10.2, CPU)."""
 import json, numpy as np, jax, jax.numpy as jnp
 from jax import lax
 jax.config.update("jax_platforms", "cpu")
@@ -10,8 +11,12 @@ def arr(x):
     return {"dtype": dt, "shape": list(x.shape), "data": data}
 
 def export(name, f, *args):
+    """NAME.mlir (pretty, as JAX prints it), NAME.generic.mlir (MLIR's generic op form),
+    NAME.hlo (JAX's HLO export) and NAME.io.json (inputs and JAX's outputs)."""
     lowered = jax.jit(f).lower(*args)
     open(f"{name}.mlir", "w").write(lowered.as_text())
+    ir = lowered.compiler_ir("stablehlo")
+    open(f"{name}.generic.mlir", "w").write(ir.operation.get_asm(print_generic_op_form=True))
     open(f"{name}.hlo", "w").write(lowered.as_text(dialect="hlo"))
     out = jax.jit(f)(*args)
     outs = out if isinstance(out, (tuple, list)) else [out]
@@ -37,3 +42,18 @@ base = np.zeros((6, 3), np.float32)
 upd = rng.standard_normal((4, 3)).astype(np.float32)
 sidx = np.array([0, 2, 2, 5], np.int32)
 export("scatter_add", lambda b, i, u: b.at[i].add(u), base, sidx, upd)
+
+rng = np.random.default_rng(1)
+x = rng.standard_normal((4, 6)).astype(np.float32)
+k = rng.integers(-5, 5, (4, 6)).astype(np.int32)
+def misc(x, k):
+    a = lax.sort((k, x), dimension=1, num_keys=1)
+    b = lax.optimization_barrier((x, k))
+    c = lax.bitcast_convert_type(x, jnp.int32)
+    d = lax.reduce_precision(x, exponent_bits=5, mantissa_bits=10)
+    e = lax.erf(x) + jnp.tan(x * 0.1)
+    f = jnp.isinf(x / 0.0) & jnp.isposinf(x / 0.0)
+    g = lax.cond(x[0, 0] > 0, lambda: x * 2, lambda: x - 1)
+    h = jnp.cumsum(x, axis=1)
+    return a[0], a[1], b[0], c, d, e, f, g, h, lax.iota(jnp.int32, 5), x.T @ x
+export("misc_ops", misc, x, k)

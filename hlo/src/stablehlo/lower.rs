@@ -279,7 +279,11 @@ impl Front<'_> {
     }
 
     fn lower_call(&mut self, op: &Op) -> Result<Lowered> {
-        let Some(callee) = op.callee.clone() else {
+        let generic = match op.get(&["callee"]) {
+            Some(Attr::Symbol(f)) => Some(f.clone()),
+            _ => None,
+        };
+        let Some(callee) = op.callee.clone().or(generic) else {
             return Err(self.err_at(op.loc, ParseErrorKind::Syntax, "call without a callee"));
         };
         let id = self.func_id(&callee, op.loc);

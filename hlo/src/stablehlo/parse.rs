@@ -472,6 +472,9 @@ impl<'a> Front<'a> {
 
     pub fn module(mut self) -> Result<HloModule> {
         self.c.ws();
+        if self.c.rest().starts_with(b"\"builtin.module\"") {
+            return self.generic_module();
+        }
         let had_module = if self.c.eat_kw("module") {
             if let Some(name) = self.c.symbol()? {
                 self.module_name = name;
@@ -508,6 +511,10 @@ impl<'a> Front<'a> {
                 self.func()?;
                 continue;
             }
+            if self.c.rest().starts_with(b"\"func.func\"") {
+                self.generic_func()?;
+                continue;
+            }
             return Err(self.c.expected("'func.func'"));
         }
         // Alias definitions may also follow the module.
@@ -521,6 +528,130 @@ impl<'a> Front<'a> {
             return Err(self.c.expected("end of input"));
         }
         self.finish()
+    }
+
+    /// `"builtin.module"() <{sym_name = "m"}> ({ "func.func"() ... }) {attrs} : () -> ()`.
+    fn generic_module(mut self) -> Result<HloModule> {
+        self.c.string()?;
+        self.c.expect(b'(')?;
+        self.c.expect(b')')?;
+        if self.c.eat(b'<') {
+            let props = self.c.dict()?;
+            if let Some((_, Attr::Str(n))) = props.iter().find(|(k, _)| k == "sym_name") {
+                self.module_name = n.clone();
+            }
+            self.c.expect(b'>')?;
+        }
+        self.c.expect(b'(')?;
+        self.c.expect(b'{')?;
+        loop {
+            if self.c.eat(b'}') {
+                break;
+            }
+            if self.c.rest().starts_with(b"\"func.func\"") {
+                self.generic_func()?;
+                continue;
+            }
+            return Err(self.c.expected("'\"func.func\"' or '}'"));
+        }
+        self.c.expect(b')')?;
+        if self.c.peek() == Some(b'{') {
+            let attrs = self.c.dict()?;
+            self.module_attrs(&attrs);
+        }
+        self.c.expect(b':')?;
+        self.function_type()?;
+        self.c.opt_loc()?;
+        while self.c.peek() == Some(b'#') {
+            self.c.pos += 1;
+            self.c.expect_ident("an alias name")?;
+            self.c.expect(b'=')?;
+            self.c.attr()?;
+        }
+        if !self.c.at_end() {
+            return Err(self.c.expected("end of input"));
+        }
+        self.finish()
+    }
+
+    /// `(T, ...) -> (R, ...)` or `(T) -> R`, skipped.
+    fn function_type(&mut self) -> Result<()> {
+        if self.c.peek() != Some(b'(') {
+            return Err(self.c.expected("a function type '(...) -> ...'"));
+        }
+        self.c.skip_balanced()?;
+        if !self.c.eat_arrow() {
+            return Err(self.c.expected("'->'"));
+        }
+        if self.c.peek() == Some(b'(') {
+            self.c.skip_balanced()?;
+        } else {
+            self.c.ty()?;
+        }
+        Ok(())
+    }
+
+    /// `"func.func"() <{sym_name = "f", sym_visibility = "private", function_type = ...}>
+    /// ({ ^bb0(args): ... }) : () -> ()`.
+    fn generic_func(&mut self) -> Result<()> {
+        let loc = self.c.loc();
+        self.c.string()?;
+        self.op_name = "func.func".into();
+        self.c.expect(b'(').map_err(|e| self.named(e))?;
+        self.c.expect(b')').map_err(|e| self.named(e))?;
+        let mut sym = None;
+        let mut public = true;
+        if self.c.eat(b'<') {
+            self.c.expect(b'{').map_err(|e| self.named(e))?;
+            if !self.c.eat(b'}') {
+                loop {
+                    let key = self.c.expect_ident("a property name").map_err(|e| self.named(e))?;
+                    self.c.expect(b'=').map_err(|e| self.named(e))?;
+                    match key {
+                        "function_type" => self.function_type().map_err(|e| self.named(e))?,
+                        "sym_name" => sym = Some(self.c.string().map_err(|e| self.named(e))?),
+                        "sym_visibility" => public = self.c.string().map_err(|e| self.named(e))? == "public",
+                        _ => {
+                            self.c.attr().map_err(|e| self.named(e))?;
+                        }
+                    }
+                    if self.c.eat(b'}') {
+                        break;
+                    }
+                    self.c.expect(b',').map_err(|e| self.named(e))?;
+                }
+            }
+            self.c.expect(b'>').map_err(|e| self.named(e))?;
+        }
+        let Some(sym) = sym else {
+            return Err(self.err_at(loc, ParseErrorKind::Syntax, "func.func without sym_name"));
+        };
+        self.op_name = format!("func.func @{sym}");
+        if self.funcs.get(&sym).is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some)) {
+            return Err(self.err_at(loc, ParseErrorKind::DuplicateName, format!("function @{sym} defined twice")));
+        }
+        let id = self.func_id(&sym, loc);
+        if public {
+            if sym == "main" {
+                self.main = Some(id);
+            }
+            self.publics.push(id);
+        }
+        self.c.expect(b'(').map_err(|e| self.named(e))?;
+        let fname = self.op_name.clone();
+        let ret = self.region_body(RegionKind::Function, None, loc)?;
+        self.op_name = fname;
+        let root = self.root_of(RegionKind::Function, &ret, loc);
+        self.finish_frame(id, &sym, root)?;
+        self.c.expect(b')').map_err(|e| self.named(e))?;
+        if self.c.peek() == Some(b'{') {
+            self.c.dict().map_err(|e| self.named(e))?;
+        }
+        self.c.expect(b':').map_err(|e| self.named(e))?;
+        self.function_type().map_err(|e| self.named(e))?;
+        self.c.opt_loc()?;
+        self.op_name.clear();
+        Ok(())
     }
 
     fn module_attrs(&mut self, attrs: &[(String, Attr)]) {
