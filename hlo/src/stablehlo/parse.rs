@@ -471,7 +471,13 @@ impl<'a> Front<'a> {
     // ---- module and functions ----------------------------------------------------------
 
     pub fn module(mut self) -> Result<HloModule> {
-        self.c.ws();
+        // Location aliases (`#loc1 = loc(...)`) may come first.
+        while self.c.peek() == Some(b'#') {
+            self.c.pos += 1;
+            self.c.expect_ident("an alias name")?;
+            self.c.expect(b'=')?;
+            self.c.attr()?;
+        }
         if self.c.rest().starts_with(b"\"builtin.module\"") {
             return self.generic_module();
         }
@@ -854,6 +860,10 @@ impl<'a> Front<'a> {
             }
         };
         self.op_name = outer_op;
+        if self.c.peek() == Some(b'^') {
+            let e = self.c.error(ParseErrorKind::Structure, "regions with several blocks are not supported");
+            return Err(self.named(e));
+        }
         self.c.expect(b'}').map_err(|e| self.named(e))?;
         self.c.leave();
         Ok(ret)
