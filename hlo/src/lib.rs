@@ -1,5 +1,7 @@
-//! HLO front end: the IR (arenas and typed handles), the text parser and printer, the shape
-//! verifier, the reference evaluator and conversion to and from `HloModuleProto`.
+//! HLO front end: the IR (arenas and typed handles), the text parser and printer, the StableHLO
+//! (MLIR text) front end that builds the same IR, format detection for module files
+//! ([`input`]), the shape verifier, the reference evaluator and conversion to and from
+//! `HloModuleProto`.
 //!
 //! This crate knows nothing of GPUs, thunks, buffer assignment or artifacts: the compiler and the
 //! runtime both use it, and neither may leak its types into the other through here.
