@@ -1,4 +1,7 @@
 """Exports of constructs the public corpus lacks; run with JAX 0.10.2 (jaxlib 0.10.2, CPU)."""
+import os
+# Two CPU devices, for the pmap export of the collectives.
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
 import json, numpy as np, jax, jax.numpy as jnp
 from jax import lax
 jax.config.update("jax_platforms", "cpu")
@@ -57,3 +60,24 @@ def misc(x, k):
     h = jnp.cumsum(x, axis=1)
     return a[0], a[1], b[0], c, d, e, f, g, h, lax.iota(jnp.int32, 5), x.T @ x
 export("misc_ops", misc, x, k)
+
+def write(name, lowered):
+    """The text forms only (collectives need several devices to run; outputs are not recorded)."""
+    open(f"{name}.mlir", "w").write(lowered.as_text())
+    ir = lowered.compiler_ir("stablehlo")
+    open(f"{name}.generic.mlir", "w").write(ir.operation.get_asm(print_generic_op_form=True))
+    open(f"{name}.hlo", "w").write(lowered.as_text(dialect="hlo"))
+
+def coll(x):
+    a = lax.psum(x, "i")
+    b = lax.all_gather(x, "i")
+    c = lax.ppermute(x, "i", [(0, 1), (1, 0)])
+    d = lax.psum_scatter(jnp.tile(x, 2), "i", tiled=True)
+    e = lax.all_to_all(jnp.tile(x, 2).reshape(2, -1), "i", 0, 0)
+    return a, b, c, d, e, lax.axis_index("i")
+x = np.arange(8, dtype=np.float32).reshape(2, 4)
+write("collectives", jax.pmap(coll, axis_name="i").lower(x))
+def rng(k):
+    key = jax.random.wrap_key_data(k, impl="rbg")
+    return jax.random.bits(key, (8,), jnp.uint32)
+write("rng_bits", jax.jit(rng).lower(np.zeros(4, np.uint32)))

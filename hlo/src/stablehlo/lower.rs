@@ -272,6 +272,7 @@ impl Front<'_> {
             ("func", "call") | ("", "call") => self.lower_call(&op),
             ("stablehlo", s) => self.lower_stablehlo(s, &op),
             ("chlo", s) => self.lower_chlo(s, &op),
+            ("sdy", _) => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, super::parse::SHARDY)),
             ("mhlo", _) => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode,
                 "MHLO ops are not accepted: export StableHLO (jax.jit(f).lower(...).as_text())")),
             _ => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, format!("unsupported operation \"{name}\""))),

@@ -127,6 +127,9 @@ pub(crate) struct Front<'a> {
     publics: Vec<ComputationId>,
 }
 
+/// Why Shardy (`sdy`) ops are refused.
+pub(crate) const SHARDY: &str = "Shardy partitioning (sdy.mesh, sdy.manual_computation) is not supported: give the per-device program (the body of the manual computation) or an unpartitioned one";
+
 fn is_terminator(name: &str) -> bool {
     matches!(name, "stablehlo.return" | "func.return" | "return" | "mhlo.return")
 }
@@ -520,6 +523,10 @@ impl<'a> Front<'a> {
             if self.c.rest().starts_with(b"\"func.func\"") {
                 self.generic_func()?;
                 continue;
+            }
+            if self.c.rest().starts_with(b"sdy.") {
+                let e = self.c.error(ParseErrorKind::UnknownOpcode, SHARDY);
+                return Err(e);
             }
             return Err(self.c.expected("'func.func'"));
         }
