@@ -123,3 +123,36 @@ fn input_parse_error_names_the_file() {
     let e = hlo::input::parse_as(hlo::input::Format::StableHlo, b"module {\n  func.func @main() -> () {\n  }\n}\n", std::path::Path::new("m.mlir")).unwrap_err();
     assert_eq!(e.to_string(), "m.mlir:3:3: func.func @main: region ends without a return");
 }
+
+/// The literal of `main`'s root constant for `dense<...> : tensor<...>`.
+fn constant(dense: &str, ty: &str) -> Vec<hlo::ir::LiteralValue> {
+    let text = format!("func.func @main() -> {ty} {{\n  %0 = stablehlo.constant {dense} : {ty}\n  return %0 : {ty}\n}}\n");
+    let m = parse_module(&text).unwrap_or_else(|e| panic!("{dense} : {ty}: {e}"));
+    match m.entry_computation().root_instruction().and_then(|r| r.attrs.literal.clone()) {
+        Some(hlo::ir::Literal::Array(a)) => a.values,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn dense_forms_for_every_element_type() {
+    use hlo::ir::LiteralValue::{Bool, Complex, Float, Int};
+    assert_eq!(constant("dense<1.500000e+00>", "tensor<2xf32>"), vec![Float(1.5), Float(1.5)]);
+    assert_eq!(constant("dense<0xFF800000>", "tensor<f32>"), vec![Float(f64::NEG_INFINITY)]);
+    assert_eq!(constant("dense<\"0x0000803F00000040\">", "tensor<2xf32>"), vec![Float(1.0), Float(2.0)]);
+    assert_eq!(constant("dense<\"0x0000803F\">", "tensor<3xf32>"), vec![Float(1.0); 3]);
+    assert_eq!(constant("dense<[[1.0, 2.0], [3.0, 4.0]]>", "tensor<2x2xf64>"), vec![Float(1.0), Float(2.0), Float(3.0), Float(4.0)]);
+    assert_eq!(constant("dense<0.1>", "tensor<f32>"), vec![Float(f64::from(0.1f32))]);
+    assert_eq!(constant("dense<[1.000000e+00, 0x7C00]>", "tensor<2xf16>"), vec![Float(1.0), Float(f64::INFINITY)]);
+    assert_eq!(constant("dense<\"0x803F0040\">", "tensor<2xbf16>"), vec![Float(1.0), Float(2.0)]);
+    assert_eq!(constant("dense<[-128, 127]>", "tensor<2xi8>"), vec![Int(-128), Int(127)]);
+    assert_eq!(constant("dense<\"0xFF7F\">", "tensor<2xi8>"), vec![Int(-1), Int(127)]);
+    assert_eq!(constant("dense<255>", "tensor<ui8>"), vec![Int(255)]);
+    assert_eq!(constant("dense<\"0xFFFFFFFF\">", "tensor<ui32>"), vec![Int(4294967295)]);
+    assert_eq!(constant("dense<-9223372036854775808>", "tensor<i64>"), vec![Int(i128::from(i64::MIN))]);
+    assert_eq!(constant("dense<[true, false]>", "tensor<2xi1>"), vec![Bool(true), Bool(false)]);
+    assert_eq!(constant("dense<\"0x0100\">", "tensor<2xi1>"), vec![Bool(true), Bool(false)]);
+    assert_eq!(constant("dense<(1.0, -2.0)>", "tensor<complex<f32>>"), vec![Complex(1.0, -2.0)]);
+    assert_eq!(constant("dense<\"0x0000803F000000C0\">", "tensor<complex<f32>>"), vec![Complex(1.0, -2.0)]);
+    assert_eq!(constant("dense<>", "tensor<0xf32>"), vec![]);
+}

@@ -606,7 +606,15 @@ impl<'a> Cursor<'a> {
                 if !self.b.get(self.pos).is_some_and(u8::is_ascii_digit) {
                     break;
                 }
-                let d = self.integer("a dimension size")?;
+                // Decimal digits only: `0xf32` is a zero dimension of f32, not hex.
+                let start = self.pos;
+                while self.b.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                    self.pos += 1;
+                }
+                let d: i64 = self.src.get(start..self.pos).and_then(|t| t.parse().ok()).ok_or_else(|| {
+                    let loc = self.loc_at(start);
+                    ParseError::new(loc, ParseErrorKind::BadShape, "dimension size out of range")
+                })?;
                 if dims.len() >= MAX_RANK {
                     return Err(
                         self.error(ParseErrorKind::BadShape, format!("rank larger than {MAX_RANK}"))
