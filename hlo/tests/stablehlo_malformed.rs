@@ -1,4 +1,5 @@
-//! Malformed StableHLO: truncations and mutations of every corpus `.mlir` file either convert or
+//! Malformed StableHLO: truncations and mutations of every corpus `.mlir` file (the JAX corpus and
+//! `testdata/stablehlo`) either convert or
 //! give a `ParseError` whose line:column lies inside the text; none panics, hangs or allocates
 //! without bound. Whatever converts also evaluates (or fails) without panicking.
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -6,11 +7,12 @@ use std::path::Path;
 
 use hlo::stablehlo::parse_module;
 
+/// The JAX corpus and this project's own exports (pretty and generic forms).
 fn corpus() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/corpus/hlo");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+    let mut files: Vec<_> = ["corpus/hlo", "stablehlo"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap().flatten())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "mlir"))
         .collect();
