@@ -20,7 +20,9 @@ fn corpus() -> PathBuf {
 }
 
 fn spec(name: &str) -> PathBuf {
-    root().join("testdata/target_specs").join(format!("{name}.txtpb"))
+    root()
+        .join("testdata/target_specs")
+        .join(format!("{name}.txtpb"))
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -74,7 +76,9 @@ fn format_trials() -> Vec<Trial> {
         Trial::test("format::hlo_text_named_mlir", || {
             let p = tmp("add_hlo_as.mlir");
             std::fs::copy(corpus().join("add.hlo"), &p)?;
-            let e = harness::check_cmd::compile_file(&p, &spec("h100_sxm")).err().ok_or("accepted")?;
+            let e = harness::check_cmd::compile_file(&p, &spec("h100_sxm"))
+                .err()
+                .ok_or("accepted")?;
             let want = format!(
                 "{}: expected StableHLO (MLIR text) (from the extension), found HLO text: name the file .hlo to read it as HLO text",
                 p.display()
@@ -88,7 +92,9 @@ fn format_trials() -> Vec<Trial> {
             let p = tmp("add_mlir_as.hlo");
             std::fs::copy(corpus().join("add.mlir"), &p)?;
             let mut out = Vec::new();
-            let e = harness::eval_cmd::run(&p, &corpus().join("add.io.json"), &mut out).err().ok_or("accepted")?;
+            let e = harness::eval_cmd::run(&p, &corpus().join("add.io.json"), &mut out)
+                .err()
+                .ok_or("accepted")?;
             let want = format!(
                 "{}: expected HLO text (from the extension), found StableHLO (MLIR text): name the file .mlir to read it as StableHLO (MLIR text)",
                 p.display()
@@ -100,10 +106,16 @@ fn format_trials() -> Vec<Trial> {
         }),
         Trial::test("format::mlir_parse_error_is_located", || {
             let p = tmp("bad.mlir");
-            let text = std::fs::read_to_string(corpus().join("add.mlir"))?.replace("stablehlo.add %arg0, %arg1", "stablehlo.add %arg0, %nope");
+            let text = std::fs::read_to_string(corpus().join("add.mlir"))?
+                .replace("stablehlo.add %arg0, %arg1", "stablehlo.add %arg0, %nope");
             std::fs::write(&p, text)?;
-            let e = harness::check_cmd::compile_file(&p, &spec("h100_sxm")).err().ok_or("accepted")?;
-            let want = format!("{}:3:31: stablehlo.add: use of undefined value %nope", p.display());
+            let e = harness::check_cmd::compile_file(&p, &spec("h100_sxm"))
+                .err()
+                .ok_or("accepted")?;
+            let want = format!(
+                "{}:3:31: stablehlo.add: use of undefined value %nope",
+                p.display()
+            );
             if format!("{e:#}") != want {
                 return Err(format!("got {e:#}\nwant {want}").into());
             }
@@ -113,15 +125,34 @@ fn format_trials() -> Vec<Trial> {
             // A directory holding only NAME.mlir makes a case; NAME.hlo beside it wins.
             let d = tmp("cases");
             std::fs::create_dir_all(&d)?;
-            for f in ["softmax.mlir", "softmax.io.json", "add.mlir", "add.hlo", "add.io.json"] {
+            for f in [
+                "softmax.mlir",
+                "softmax.io.json",
+                "add.mlir",
+                "add.hlo",
+                "add.io.json",
+            ] {
                 std::fs::copy(corpus().join(f), d.join(f))?;
             }
             let cases = harness::golden::cases::cases_in(&d)?;
             let names: Vec<(&str, String)> = cases
                 .iter()
-                .map(|c| (c.name.as_str(), c.module.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()))
+                .map(|c| {
+                    (
+                        c.name.as_str(),
+                        c.module
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                    )
+                })
                 .collect();
-            if names != [("add", "add.hlo".to_string()), ("softmax", "softmax.mlir".to_string())] {
+            if names
+                != [
+                    ("add", "add.hlo".to_string()),
+                    ("softmax", "softmax.mlir".to_string()),
+                ]
+            {
                 return Err(format!("cases: {names:?}").into());
             }
             Ok(())
@@ -154,10 +185,15 @@ fn main() {
             let module = corpus().join(format!("{name}.mlir"));
             let io = corpus().join(format!("{name}.io.json"));
             let t = target.to_owned();
-            trials.push(Trial::test(format!("check_mlir::{target}::{name}"), move || check(&module, &io, &t)));
+            trials.push(Trial::test(
+                format!("check_mlir::{target}::{name}"),
+                move || check(&module, &io, &t),
+            ));
         }
         let n = name.clone();
-        trials.push(Trial::test(format!("embedded::{name}"), move || embeds_conversion(&n)));
+        trials.push(Trial::test(format!("embedded::{name}"), move || {
+            embeds_conversion(&n)
+        }));
     }
     // This project's own exports whose constructs the compiler supports (convolution,
     // select-and-scatter, top-k and batched gather are not compiled yet), pretty and generic.
@@ -168,7 +204,10 @@ fn main() {
                 let module = exports.join(format!("{name}.{form}"));
                 let io = exports.join(format!("{name}.io.json"));
                 let t = target.to_owned();
-                trials.push(Trial::test(format!("check_export::{target}::{name}.{form}"), move || check(&module, &io, &t)));
+                trials.push(Trial::test(
+                    format!("check_export::{target}::{name}.{form}"),
+                    move || check(&module, &io, &t),
+                ));
             }
         }
     }

@@ -19,7 +19,9 @@ fn texts(ext: &str) -> Vec<String> {
         n.ends_with(ext) && !n.ends_with(".opt.hlo")
     });
     v.sort();
-    v.iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect()
+    v.iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
 }
 
 fn best(reps: usize, mut f: impl FnMut()) -> Duration {
@@ -34,19 +36,32 @@ fn best(reps: usize, mut f: impl FnMut()) -> Duration {
 }
 
 fn main() {
-    let reps: usize = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(50);
+    let reps: usize = std::env::var("REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(50);
     let hlo_texts = texts(".hlo");
     let mlir_texts = texts(".mlir");
     type FrontEnd = (&'static str, &'static str, fn(&str) -> bool);
     let runs: [FrontEnd; 4] = [
         ("hlo parse", ".hlo", |t| hlo::parse_module(t).is_ok()),
-        ("mlir parse", ".mlir", |t| hlo::stablehlo::parse_module_unverified(t).is_ok()),
-        ("hlo parse+verify", ".hlo", |t| hlo::parse_module(t).is_ok_and(|m| hlo::verify::verify(&m).is_ok())),
-        ("mlir parse+verify", ".mlir", |t| hlo::stablehlo::parse_module(t).is_ok()),
+        ("mlir parse", ".mlir", |t| {
+            hlo::stablehlo::parse_module_unverified(t).is_ok()
+        }),
+        ("hlo parse+verify", ".hlo", |t| {
+            hlo::parse_module(t).is_ok_and(|m| hlo::verify::verify(&m).is_ok())
+        }),
+        ("mlir parse+verify", ".mlir", |t| {
+            hlo::stablehlo::parse_module(t).is_ok()
+        }),
     ];
     let mut mbps = Vec::new();
     for (name, ext, run) in runs {
-        let set = if ext == ".hlo" { &hlo_texts } else { &mlir_texts };
+        let set = if ext == ".hlo" {
+            &hlo_texts
+        } else {
+            &mlir_texts
+        };
         let bytes: usize = set.iter().map(String::len).sum();
         assert!(set.iter().all(|t| run(t)), "{name}: a corpus file fails");
         let d = best(reps, || {
@@ -56,7 +71,11 @@ fn main() {
         });
         let rate = bytes as f64 / d.as_secs_f64() / 1e6;
         mbps.push(rate);
-        println!("{name:<18} {:>3} files {bytes:>7} bytes {:>8.0} us {rate:>8.1} MB/s", set.len(), d.as_secs_f64() * 1e6);
+        println!(
+            "{name:<18} {:>3} files {bytes:>7} bytes {:>8.0} us {rate:>8.1} MB/s",
+            set.len(),
+            d.as_secs_f64() * 1e6
+        );
     }
     println!(
         "stablehlo / hlo text MB/s: parse {:.2}x, parse+verify {:.2}x",

@@ -192,7 +192,9 @@ pub fn sniff(bytes: &[u8]) -> Content {
     let t = significant(text);
     let word: &str = {
         let end = t
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' || c == '%'))
+            .find(|c: char| {
+                !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' || c == '%')
+            })
             .unwrap_or(t.len());
         &t[..end]
     };
@@ -200,9 +202,18 @@ pub fn sniff(bytes: &[u8]) -> Content {
     match word {
         "HloModule" | "ENTRY" => Content::HloText,
         "module" | "func.func" => Content::Mlir,
-        "" if t.starts_with('#') || t.starts_with("\"builtin.module\"") || t.starts_with("\"func.func\"") => Content::Mlir,
+        "" if t.starts_with('#')
+            || t.starts_with("\"builtin.module\"")
+            || t.starts_with("\"func.func\"") =>
+        {
+            Content::Mlir
+        }
         // An HLO computation without the module header: `name {` or `%name (params) -> ... {`.
-        w if !w.is_empty() && (after.starts_with('{') || (w.starts_with('%') && after.starts_with('('))) => Content::HloText,
+        w if !w.is_empty()
+            && (after.starts_with('{') || (w.starts_with('%') && after.starts_with('('))) =>
+        {
+            Content::HloText
+        }
         _ if text.contains('\0') => Content::Binary,
         _ => Content::Unknown,
     }
@@ -211,23 +222,42 @@ pub fn sniff(bytes: &[u8]) -> Content {
 /// The format a path's extension names.
 pub fn format_of(path: &Path) -> Result<Format, InputError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    Format::from_extension(ext).ok_or_else(|| InputError::UnknownExtension { path: path.to_owned(), ext: ext.to_string() })
+    Format::from_extension(ext).ok_or_else(|| InputError::UnknownExtension {
+        path: path.to_owned(),
+        ext: ext.to_string(),
+    })
 }
 
 /// Checks `bytes` against `format` and parses them with that format's front end. `path` is for
 /// messages only.
 pub fn parse_as(format: Format, bytes: &[u8], path: &Path) -> Result<HloModule, InputError> {
     let found = sniff(bytes);
-    let wrong = || InputError::WrongFormat { path: path.to_owned(), expected: format, found };
+    let wrong = || InputError::WrongFormat {
+        path: path.to_owned(),
+        expected: format,
+        found,
+    };
     match format {
         Format::HloProto => {
-            if matches!(found, Content::HloText | Content::Mlir | Content::MlirBytecode) {
+            if matches!(
+                found,
+                Content::HloText | Content::Mlir | Content::MlirBytecode
+            ) {
                 return Err(wrong());
             }
-            let module = proto::xla::HloModuleProto::decode(bytes)
-                .map_err(|e| InputError::Proto { path: path.to_owned(), message: e.to_string() })?;
-            let with_config = proto::xla::HloModuleProtoWithConfig { hlo_module: Some(module), config: None };
-            crate::convert::from_proto(&with_config).map_err(|e| InputError::Proto { path: path.to_owned(), message: e.to_string() })
+            let module =
+                proto::xla::HloModuleProto::decode(bytes).map_err(|e| InputError::Proto {
+                    path: path.to_owned(),
+                    message: e.to_string(),
+                })?;
+            let with_config = proto::xla::HloModuleProtoWithConfig {
+                hlo_module: Some(module),
+                config: None,
+            };
+            crate::convert::from_proto(&with_config).map_err(|e| InputError::Proto {
+                path: path.to_owned(),
+                message: e.to_string(),
+            })
         }
         Format::HloText | Format::StableHlo => {
             let ok = match format {
@@ -242,7 +272,11 @@ pub fn parse_as(format: Format, bytes: &[u8], path: &Path) -> Result<HloModule, 
                 Format::HloText => crate::parser::parse_module(text),
                 _ => crate::stablehlo::parse_module(text),
             };
-            parsed.map_err(|error| InputError::Parse { path: path.to_owned(), format, error })
+            parsed.map_err(|error| InputError::Parse {
+                path: path.to_owned(),
+                format,
+                error,
+            })
         }
     }
 }
@@ -256,10 +290,19 @@ pub fn read_module(path: &Path) -> Result<HloModule, InputError> {
 
 /// Reads a file of at most [`MAX_MODULE_BYTES`].
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, InputError> {
-    let io = |error| InputError::Io { path: path.to_owned(), error };
+    let io = |error| InputError::Io {
+        path: path.to_owned(),
+        error,
+    };
     let size = std::fs::metadata(path).map_err(io)?.len();
     if size > MAX_MODULE_BYTES {
-        return Err(InputError::TooLarge { path: path.to_owned(), size });
+        return Err(InputError::TooLarge {
+            path: path.to_owned(),
+            size,
+        });
     }
-    std::fs::read(path).map_err(|error| InputError::Io { path: path.to_owned(), error })
+    std::fs::read(path).map_err(|error| InputError::Io {
+        path: path.to_owned(),
+        error,
+    })
 }

@@ -9,8 +9,8 @@
 pub mod convert;
 pub mod error;
 pub mod eval;
-pub mod io;
 pub mod input;
+pub mod io;
 pub mod ir;
 pub mod lexer;
 pub mod literal;

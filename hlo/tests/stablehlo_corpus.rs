@@ -80,10 +80,18 @@ fn export_attrs(name: &str) -> Result<(), Failed> {
             hlo_text = format!("HloModule {hlo_name}\n{}", rest.1);
         }
     }
-    let got = key_instructions(&hlo::stablehlo::parse_module(&mlir).map_err(|e| format!("{name}.mlir:{e}"))?);
-    let want = key_instructions(&hlo::parse_module(&hlo_text).map_err(|e| format!("{hlo_name}.hlo:{e}"))?);
+    let got = key_instructions(
+        &hlo::stablehlo::parse_module(&mlir).map_err(|e| format!("{name}.mlir:{e}"))?,
+    );
+    let want =
+        key_instructions(&hlo::parse_module(&hlo_text).map_err(|e| format!("{hlo_name}.hlo:{e}"))?);
     if got.is_empty() || got != want {
-        return Err(format!("converted:\n{}\nJAX's HLO:\n{}", got.join("\n"), want.join("\n")).into());
+        return Err(format!(
+            "converted:\n{}\nJAX's HLO:\n{}",
+            got.join("\n"),
+            want.join("\n")
+        )
+        .into());
     }
     Ok(())
 }
@@ -109,7 +117,8 @@ fn generic_equals_pretty(name: &str) -> Result<(), Failed> {
         return Err(format!("{name}.generic.mlir is missing").into());
     };
     let a = hlo::stablehlo::parse_module(&pretty).map_err(|e| format!("{name}.mlir:{e}"))?;
-    let b = hlo::stablehlo::parse_module(&generic).map_err(|e| format!("{name}.generic.mlir:{e}"))?;
+    let b =
+        hlo::stablehlo::parse_module(&generic).map_err(|e| format!("{name}.generic.mlir:{e}"))?;
     if a != b {
         let diff = similar::TextDiff::from_lines(&hlo::print_module(&a), &hlo::print_module(&b))
             .unified_diff()
@@ -122,9 +131,11 @@ fn generic_equals_pretty(name: &str) -> Result<(), Failed> {
 
 fn eval_mlir(name: &str) -> Result<(Vec<Array>, IoCase), Failed> {
     let dir = corpus_dir();
-    let text = std::fs::read_to_string(dir.join(format!("{name}.mlir"))).map_err(|e| format!("read: {e}"))?;
+    let text = std::fs::read_to_string(dir.join(format!("{name}.mlir")))
+        .map_err(|e| format!("read: {e}"))?;
     let module = hlo::stablehlo::parse_module(&text).map_err(|e| format!("{name}.mlir:{e}"))?;
-    let case = IoCase::read(&dir.join(format!("{name}.io.json"))).map_err(|e| format!("io file: {e}"))?;
+    let case =
+        IoCase::read(&dir.join(format!("{name}.io.json"))).map_err(|e| format!("io file: {e}"))?;
     let got = evaluate_flat(&module, &case.inputs).map_err(|e| format!("evaluate: {e}"))?;
     Ok((got, case))
 }
@@ -166,9 +177,11 @@ fn against_io(name: &str) -> Result<(), Failed> {
 
 fn against_twin(name: &str) -> Result<(), Failed> {
     let (got, case) = eval_mlir(name)?;
-    let text = std::fs::read_to_string(corpus_dir().join(format!("{name}.hlo"))).map_err(|e| format!("read: {e}"))?;
+    let text = std::fs::read_to_string(corpus_dir().join(format!("{name}.hlo")))
+        .map_err(|e| format!("read: {e}"))?;
     let twin = hlo::parse_module(&text).map_err(|e| format!("{name}.hlo:{e}"))?;
-    let want = evaluate_flat(&twin, &case.inputs).map_err(|e| format!("evaluate {name}.hlo: {e}"))?;
+    let want =
+        evaluate_flat(&twin, &case.inputs).map_err(|e| format!("evaluate {name}.hlo: {e}"))?;
     check(&got, &want, "the .hlo twin")
 }
 
@@ -194,7 +207,9 @@ fn main() {
         let n = name.clone();
         trials.push(Trial::test(format!("mlir::{name}"), move || against_io(&n)));
         let n = name.clone();
-        trials.push(Trial::test(format!("twin::{name}"), move || against_twin(&n)));
+        trials.push(Trial::test(format!("twin::{name}"), move || {
+            against_twin(&n)
+        }));
     }
     let exports = names_in(&exports_dir());
     for name in &exports {
@@ -212,30 +227,47 @@ fn main() {
             continue;
         }
         let n = name.clone();
-        trials.push(Trial::test(format!("export_attrs::{name}"), move || export_attrs(&n)));
+        trials.push(Trial::test(format!("export_attrs::{name}"), move || {
+            export_attrs(&n)
+        }));
         if exports_dir().join(format!("{name}.generic.mlir")).exists() {
             let n = name.clone();
-            trials.push(Trial::test(format!("generic::{name}"), move || generic_equals_pretty(&n)));
+            trials.push(Trial::test(format!("generic::{name}"), move || {
+                generic_equals_pretty(&n)
+            }));
         }
         if EVALUATED_EXPORTS.contains(&name.as_str()) {
             let n = name.clone();
-            trials.push(Trial::test(format!("export_eval::{name}"), move || export_eval(&n)));
+            trials.push(Trial::test(format!("export_eval::{name}"), move || {
+                export_eval(&n)
+            }));
         }
     }
     let n_exports = exports.len();
-    trials.push(Trial::test("export_attrs::exports_are_present", move || {
-        if n_exports >= 5 {
-            Ok(())
-        } else {
-            Err(format!("only {n_exports} exports found in {}", exports_dir().display()).into())
-        }
-    }));
+    trials.push(Trial::test(
+        "export_attrs::exports_are_present",
+        move || {
+            if n_exports >= 5 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "only {n_exports} exports found in {}",
+                    exports_dir().display()
+                )
+                .into())
+            }
+        },
+    ));
     let count = names.len();
     trials.push(Trial::test("mlir::corpus_is_present", move || {
         if count >= 43 {
             Ok(())
         } else {
-            Err(format!("only {count} .mlir cases found in {}", corpus_dir().display()).into())
+            Err(format!(
+                "only {count} .mlir cases found in {}",
+                corpus_dir().display()
+            )
+            .into())
         }
     }));
     libtest_mimic::run(&args, trials).exit();

@@ -19,7 +19,12 @@ fn corpus() -> Vec<(String, String)> {
     files.sort();
     files
         .into_iter()
-        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap()))
+        .map(|p| {
+            (
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -32,9 +37,19 @@ fn parse_checked(text: &str, what: &str) -> bool {
         Ok(Err(e)) => {
             let lines: Vec<&str> = text.split('\n').collect();
             let line = e.line as usize;
-            assert!(line >= 1 && line <= lines.len(), "{what}: line {} outside 1..={}: {e}", e.line, lines.len());
+            assert!(
+                line >= 1 && line <= lines.len(),
+                "{what}: line {} outside 1..={}: {e}",
+                e.line,
+                lines.len()
+            );
             let len = lines[line - 1].chars().count();
-            assert!(e.column >= 1 && e.column as usize <= len + 1, "{what}: column {} outside 1..={}: {e}", e.column, len + 1);
+            assert!(
+                e.column >= 1 && e.column as usize <= len + 1,
+                "{what}: column {} outside 1..={}: {e}",
+                e.column,
+                len + 1
+            );
             false
         }
         Ok(Ok(_)) => true,
@@ -47,7 +62,9 @@ fn truncations_never_panic() {
     assert!(files.len() >= 43, "corpus missing: {}", files.len());
     let (mut cuts, mut errors) = (0, 0);
     for (name, text) in &files {
-        let boundaries: Vec<usize> = (0..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+        let boundaries: Vec<usize> = (0..text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
         let step = (boundaries.len() / 60).max(1);
         for &cut in boundaries.iter().step_by(step) {
             // A cut that drops only trailing whitespace leaves the module whole.
@@ -110,7 +127,9 @@ fn mutations_never_panic() {
             .collect();
         for _ in 0..40 {
             let at = starts[(next() as usize) % starts.len()];
-            let end = text[at..].find([' ', ',', ')', '>', ']', '\n']).map_or(text.len(), |e| at + e);
+            let end = text[at..]
+                .find([' ', ',', ')', '>', ']', '\n'])
+                .map_or(text.len(), |e| at + e);
             let rep = replacements[(next() as usize) % replacements.len()];
             let mutated = format!("{}{}{}", &text[..at], rep, &text[end..]);
             if parse_checked(&mutated, &format!("{name} with [{at}..{end}] = {rep:?}")) {
@@ -121,7 +140,10 @@ fn mutations_never_panic() {
             }
         }
     }
-    assert!(converted > 0, "no mutation converted: the test exercises nothing past the parser");
+    assert!(
+        converted > 0,
+        "no mutation converted: the test exercises nothing past the parser"
+    );
 }
 
 /// Deep nesting is an error, not a stack overflow.
@@ -133,8 +155,12 @@ fn deep_nesting_is_an_error() {
         "]".repeat(100_000)
     );
     let e = parse_module(&deep_attr).unwrap_err();
-    assert_eq!(e.to_string(), "1:128: func.func @main: nesting deeper than 64 levels");
-    let mut regions = String::from("func.func @main(%p: tensor<i1>, %a: tensor<f32>) -> tensor<f32> {\n");
+    assert_eq!(
+        e.to_string(),
+        "1:128: func.func @main: nesting deeper than 64 levels"
+    );
+    let mut regions =
+        String::from("func.func @main(%p: tensor<i1>, %a: tensor<f32>) -> tensor<f32> {\n");
     for _ in 0..200 {
         regions.push_str("%r = \"stablehlo.if\"(%p) ({\n");
     }

@@ -109,7 +109,15 @@ pub(crate) const STRUCTURED: &[&str] = &[
 ];
 
 /// CHLO ops that are decomposed (or mapped to their HLO opcode).
-pub(crate) const CHLO_SUPPORTED: &[&str] = &["erf", "is_inf", "is_neg_inf", "is_pos_inf", "square", "tan", "top_k"];
+pub(crate) const CHLO_SUPPORTED: &[&str] = &[
+    "erf",
+    "is_inf",
+    "is_neg_inf",
+    "is_pos_inf",
+    "square",
+    "tan",
+    "top_k",
+];
 
 /// Elements of an integer-list attribute (`array<i64: ...>`, `[1, 2]`, `dense<[1, 2]>`).
 fn ints(a: &Attr) -> Option<Vec<i64>> {
@@ -184,24 +192,30 @@ impl Front<'_> {
     fn ints_attr(&self, op: &Op, names: &[&str]) -> Result<Option<Vec<i64>>> {
         match op.get(names) {
             None => Ok(None),
-            Some(a) => ints(a).map(Some).ok_or_else(|| self.bad(op, format!("{} must be a list of integers", names[0]))),
+            Some(a) => ints(a)
+                .map(Some)
+                .ok_or_else(|| self.bad(op, format!("{} must be a list of integers", names[0]))),
         }
     }
 
     fn req_ints(&self, op: &Op, names: &[&str]) -> Result<Vec<i64>> {
-        self.ints_attr(op, names)?.ok_or_else(|| self.bad(op, format!("missing attribute {}", names[names.len() - 1])))
+        self.ints_attr(op, names)?
+            .ok_or_else(|| self.bad(op, format!("missing attribute {}", names[names.len() - 1])))
     }
 
     fn int_attr(&self, op: &Op, names: &[&str]) -> Result<Option<i64>> {
         match op.get(names) {
             None => Ok(None),
-            Some(Attr::Int(i)) => i64::try_from(*i).map(Some).map_err(|_| self.bad(op, format!("{} out of range", names[0]))),
+            Some(Attr::Int(i)) => i64::try_from(*i)
+                .map(Some)
+                .map_err(|_| self.bad(op, format!("{} out of range", names[0]))),
             Some(_) => Err(self.bad(op, format!("{} must be an integer", names[0]))),
         }
     }
 
     fn req_int(&self, op: &Op, names: &[&str]) -> Result<i64> {
-        self.int_attr(op, names)?.ok_or_else(|| self.bad(op, format!("missing attribute {}", names[names.len() - 1])))
+        self.int_attr(op, names)?
+            .ok_or_else(|| self.bad(op, format!("missing attribute {}", names[names.len() - 1])))
     }
 
     fn bool_attr(&self, op: &Op, names: &[&str]) -> Result<Option<bool>> {
@@ -228,9 +242,18 @@ impl Front<'_> {
                 Attr::Enum(e) => Precision::from_name(e),
                 _ => None,
             };
-            out.push(p.ok_or_else(|| self.bad(op, "precision_config entries must be DEFAULT, HIGH or HIGHEST"))?);
+            out.push(p.ok_or_else(|| {
+                self.bad(
+                    op,
+                    "precision_config entries must be DEFAULT, HIGH or HIGHEST",
+                )
+            })?);
         }
-        Ok(if out.iter().all(|p| *p == Precision::Default) { None } else { Some(out) })
+        Ok(if out.iter().all(|p| *p == Precision::Default) {
+            None
+        } else {
+            Some(out)
+        })
     }
 
     fn result_shape(&self, op: &Op) -> Shape {
@@ -251,16 +274,32 @@ impl Front<'_> {
     }
 
     fn region_at<'o>(&self, op: &'o Op, i: usize) -> Result<&'o RegionOut> {
-        op.regions.get(i).ok_or_else(|| self.err_at(op.loc, ParseErrorKind::Structure, format!("expected at least {} region(s)", i + 1)))
+        op.regions.get(i).ok_or_else(|| {
+            self.err_at(
+                op.loc,
+                ParseErrorKind::Structure,
+                format!("expected at least {} region(s)", i + 1),
+            )
+        })
     }
 
     fn operand_at(&self, op: &Op, i: usize) -> Result<InstrId> {
-        op.operands.get(i).copied().ok_or_else(|| self.err_at(op.loc, ParseErrorKind::Structure, format!("expected at least {} operand(s)", i + 1)))
+        op.operands.get(i).copied().ok_or_else(|| {
+            self.err_at(
+                op.loc,
+                ParseErrorKind::Structure,
+                format!("expected at least {} operand(s)", i + 1),
+            )
+        })
     }
 
     fn count(&self, op: &Op, n: usize) -> Result<()> {
         if op.operands.len() != n {
-            return Err(self.err_at(op.loc, ParseErrorKind::Structure, format!("expected {n} operand(s), found {}", op.operands.len())));
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::Structure,
+                format!("expected {n} operand(s), found {}", op.operands.len()),
+            ));
         }
         Ok(())
     }
@@ -272,10 +311,19 @@ impl Front<'_> {
             ("func", "call") | ("", "call") => self.lower_call(&op),
             ("stablehlo", s) => self.lower_stablehlo(s, &op),
             ("chlo", s) => self.lower_chlo(s, &op),
-            ("sdy", _) => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, super::parse::SHARDY)),
-            ("mhlo", _) => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode,
-                "MHLO ops are not accepted: export StableHLO (jax.jit(f).lower(...).as_text())")),
-            _ => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, format!("unsupported operation \"{name}\""))),
+            ("sdy", _) => {
+                Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, super::parse::SHARDY))
+            }
+            ("mhlo", _) => Err(self.err_at(
+                op.loc,
+                ParseErrorKind::UnknownOpcode,
+                "MHLO ops are not accepted: export StableHLO (jax.jit(f).lower(...).as_text())",
+            )),
+            _ => Err(self.err_at(
+                op.loc,
+                ParseErrorKind::UnknownOpcode,
+                format!("unsupported operation \"{name}\""),
+            )),
         }
     }
 
@@ -288,7 +336,10 @@ impl Front<'_> {
             return Err(self.err_at(op.loc, ParseErrorKind::Syntax, "call without a callee"));
         };
         let id = self.func_id(&callee, op.loc);
-        let attrs = Attrs { to_apply: Some(id), ..Attrs::default() };
+        let attrs = Attrs {
+            to_apply: Some(id),
+            ..Attrs::default()
+        };
         Ok(self.emit(op, Opcode::Call, op.operands.clone(), attrs))
     }
 
@@ -311,13 +362,17 @@ impl Front<'_> {
                     _ => op.positional.first().cloned(),
                 };
                 let dir = dir.ok_or_else(|| self.bad(op, "missing comparison_direction"))?;
-                a.comparison_direction = Some(ComparisonDirection::from_name(&dir).ok_or_else(|| self.bad(op, format!("unknown comparison_direction {dir}")))?);
+                a.comparison_direction =
+                    Some(ComparisonDirection::from_name(&dir).ok_or_else(|| {
+                        self.bad(op, format!("unknown comparison_direction {dir}"))
+                    })?);
                 let ty = match op.get(&["compare_type"]) {
                     Some(Attr::Enum(e)) => Some(e.clone()),
                     _ => op.positional.get(1).cloned(),
                 };
                 if let Some(ty) = ty {
-                    let t = ComparisonType::from_name(&ty).ok_or_else(|| self.bad(op, format!("unknown compare_type {ty}")))?;
+                    let t = ComparisonType::from_name(&ty)
+                        .ok_or_else(|| self.bad(op, format!("unknown compare_type {ty}")))?;
                     let et = self.shape_of(self.operand_at(op, 0)?).element_type();
                     // XLA prints (and stores) only a type that differs from the element type's default.
                     let default = match et {
@@ -351,11 +406,26 @@ impl Front<'_> {
             "slice" => {
                 let st = self.req_ints(op, &["start_indices"])?;
                 let li = self.req_ints(op, &["limit_indices"])?;
-                let sd = self.ints_attr(op, &["strides"])?.unwrap_or_else(|| vec![1; st.len()]);
+                let sd = self
+                    .ints_attr(op, &["strides"])?
+                    .unwrap_or_else(|| vec![1; st.len()]);
                 if li.len() != st.len() || sd.len() != st.len() {
-                    return Err(self.bad(op, "start_indices, limit_indices and strides differ in length"));
+                    return Err(self.bad(
+                        op,
+                        "start_indices, limit_indices and strides differ in length",
+                    ));
                 }
-                a.slice = Some(st.iter().zip(&li).zip(&sd).map(|((&start, &limit), &stride)| SliceDim { start, limit, stride }).collect());
+                a.slice = Some(
+                    st.iter()
+                        .zip(&li)
+                        .zip(&sd)
+                        .map(|((&start, &limit), &stride)| SliceDim {
+                            start,
+                            limit,
+                            stride,
+                        })
+                        .collect(),
+                );
                 Opcode::Slice
             }
             "dynamic_slice" => {
@@ -366,11 +436,23 @@ impl Front<'_> {
             "pad" => {
                 let lo = self.req_ints(op, &["low", "edge_padding_low"])?;
                 let hi = self.req_ints(op, &["high", "edge_padding_high"])?;
-                let it = self.ints_attr(op, &["interior", "interior_padding"])?.unwrap_or_else(|| vec![0; lo.len()]);
+                let it = self
+                    .ints_attr(op, &["interior", "interior_padding"])?
+                    .unwrap_or_else(|| vec![0; lo.len()]);
                 if hi.len() != lo.len() || it.len() != lo.len() {
                     return Err(self.bad(op, "low, high and interior padding differ in length"));
                 }
-                a.padding = Some(lo.iter().zip(&hi).zip(&it).map(|((&low, &high), &interior)| PadDim { low, high, interior }).collect());
+                a.padding = Some(
+                    lo.iter()
+                        .zip(&hi)
+                        .zip(&it)
+                        .map(|((&low, &high), &interior)| PadDim {
+                            low,
+                            high,
+                            interior,
+                        })
+                        .collect(),
+                );
                 Opcode::Pad
             }
             "get_tuple_element" => {
@@ -390,18 +472,24 @@ impl Front<'_> {
                     d.lhs_contracting_dims = g("lhs_contracting_dimensions");
                     d.rhs_contracting_dims = g("rhs_contracting_dimensions");
                 } else {
-                    let pair = |names: &[&str]| -> Result<(Vec<i64>, Vec<i64>)> {
-                        match op.get(names) {
-                            None => Ok((Vec::new(), Vec::new())),
-                            Some(Attr::Pair(l, r)) => Ok((ints(l).unwrap_or_default(), ints(r).unwrap_or_default())),
-                            Some(_) => Err(self.bad(op, format!("{} must be written [..] x [..]", names[0]))),
-                        }
-                    };
+                    let pair =
+                        |names: &[&str]| -> Result<(Vec<i64>, Vec<i64>)> {
+                            match op.get(names) {
+                                None => Ok((Vec::new(), Vec::new())),
+                                Some(Attr::Pair(l, r)) => {
+                                    Ok((ints(l).unwrap_or_default(), ints(r).unwrap_or_default()))
+                                }
+                                Some(_) => Err(self
+                                    .bad(op, format!("{} must be written [..] x [..]", names[0]))),
+                            }
+                        };
                     (d.lhs_batch_dims, d.rhs_batch_dims) = pair(&["batching_dims"])?;
                     (d.lhs_contracting_dims, d.rhs_contracting_dims) = pair(&["contracting_dims"])?;
                 }
                 if op.get(&["algorithm"]).is_some() {
-                    return Err(self.bad(op, "dot algorithms (algorithm = <...>) are not supported"));
+                    return Err(
+                        self.bad(op, "dot algorithms (algorithm = <...>) are not supported")
+                    );
                 }
                 a.dot_dimension_numbers = Some(d);
                 a.operand_precision = self.precision(op)?;
@@ -420,15 +508,31 @@ impl Front<'_> {
             "reduce" => {
                 a.dimensions = Some(self.req_ints(op, &["dimensions"])?);
                 if op.operands.len() % 2 != 0 || op.operands.is_empty() {
-                    return Err(self.err_at(op.loc, ParseErrorKind::Structure, "reduce needs inputs and as many init values"));
+                    return Err(self.err_at(
+                        op.loc,
+                        ParseErrorKind::Structure,
+                        "reduce needs inputs and as many init values",
+                    ));
                 }
                 a.to_apply = Some(match &op.applies {
                     Some(f) => {
                         let short = f.strip_prefix("stablehlo.").unwrap_or(f);
-                        let opc = ELEMENTWISE.iter().find(|(n, _)| *n == short).map(|x| x.1).filter(|o| o.is_elementwise_binary())
-                            .ok_or_else(|| self.bad(op, format!("reduce applies {f}: not a binary element-wise op")))?;
+                        let opc = ELEMENTWISE
+                            .iter()
+                            .find(|(n, _)| *n == short)
+                            .map(|x| x.1)
+                            .filter(|o| o.is_elementwise_binary())
+                            .ok_or_else(|| {
+                                self.bad(
+                                    op,
+                                    format!("reduce applies {f}: not a binary element-wise op"),
+                                )
+                            })?;
                         let init = self.operand_at(op, op.operands.len() / 2)?;
-                        let et = self.shape_of(init).element_type().ok_or_else(|| self.bad(op, "init value is not an array"))?;
+                        let et = self
+                            .shape_of(init)
+                            .element_type()
+                            .ok_or_else(|| self.bad(op, "init value is not an array"))?;
                         self.binary_region(opc, Shape::scalar(et), op.loc)?.comp
                     }
                     None => self.region_at(op, 0)?.comp,
@@ -437,13 +541,29 @@ impl Front<'_> {
             }
             "reduce_window" => {
                 let sizes = self.req_ints(op, &["window_dimensions"])?;
-                a.window = Some(self.window(op, &sizes, &["window_strides"], &["padding"], &["base_dilations"], &["window_dilations"], &[])?);
+                a.window = Some(self.window(
+                    op,
+                    &sizes,
+                    &["window_strides"],
+                    &["padding"],
+                    &["base_dilations"],
+                    &["window_dilations"],
+                    &[],
+                )?);
                 a.to_apply = Some(self.region_at(op, 0)?.comp);
                 Opcode::ReduceWindow
             }
             "select_and_scatter" => {
                 let sizes = self.req_ints(op, &["window_dimensions"])?;
-                a.window = Some(self.window(op, &sizes, &["window_strides"], &["padding"], &[], &[], &[])?);
+                a.window = Some(self.window(
+                    op,
+                    &sizes,
+                    &["window_strides"],
+                    &["padding"],
+                    &[],
+                    &[],
+                    &[],
+                )?);
                 a.select = Some(self.region_at(op, 0)?.comp);
                 a.scatter = Some(self.region_at(op, 1)?.comp);
                 Opcode::SelectAndScatter
@@ -458,14 +578,20 @@ impl Front<'_> {
             }
             "gather" => {
                 let Some(Attr::Struct(_, f)) = op.get(&["dimension_numbers"]) else {
-                    return Err(self.bad(op, "gather needs dimension_numbers = #stablehlo.gather<...>"));
+                    return Err(self.bad(
+                        op,
+                        "gather needs dimension_numbers = #stablehlo.gather<...>",
+                    ));
                 };
                 let g = |n: &str| field(f, n).and_then(ints).unwrap_or_default();
                 a.gather_dimension_numbers = Some(GatherDimensionNumbers {
                     offset_dims: g("offset_dims"),
                     collapsed_slice_dims: g("collapsed_slice_dims"),
                     start_index_map: g("start_index_map"),
-                    index_vector_dim: field(f, "index_vector_dim").and_then(ints).and_then(|v| v.first().copied()).unwrap_or(0),
+                    index_vector_dim: field(f, "index_vector_dim")
+                        .and_then(ints)
+                        .and_then(|v| v.first().copied())
+                        .unwrap_or(0),
                     operand_batching_dims: g("operand_batching_dims"),
                     start_indices_batching_dims: g("start_indices_batching_dims"),
                 });
@@ -475,14 +601,20 @@ impl Front<'_> {
             }
             "scatter" => {
                 let Some(Attr::Struct(_, f)) = op.get(&["scatter_dimension_numbers"]) else {
-                    return Err(self.bad(op, "scatter needs scatter_dimension_numbers = #stablehlo.scatter<...>"));
+                    return Err(self.bad(
+                        op,
+                        "scatter needs scatter_dimension_numbers = #stablehlo.scatter<...>",
+                    ));
                 };
                 let g = |n: &str| field(f, n).and_then(ints).unwrap_or_default();
                 a.scatter_dimension_numbers = Some(ScatterDimensionNumbers {
                     update_window_dims: g("update_window_dims"),
                     inserted_window_dims: g("inserted_window_dims"),
                     scatter_dims_to_operand_dims: g("scatter_dims_to_operand_dims"),
-                    index_vector_dim: field(f, "index_vector_dim").and_then(ints).and_then(|v| v.first().copied()).unwrap_or(0),
+                    index_vector_dim: field(f, "index_vector_dim")
+                        .and_then(ints)
+                        .and_then(|v| v.first().copied())
+                        .unwrap_or(0),
                     input_batching_dims: g("input_batching_dims"),
                     scatter_indices_batching_dims: g("scatter_indices_batching_dims"),
                 });
@@ -498,7 +630,13 @@ impl Front<'_> {
             "optimization_barrier" => {
                 let t = self.tuple(op.operands.clone(), op.loc);
                 let shape = self.shape_of(t).clone();
-                let id = self.add(Opcode::OptimizationBarrier, shape, vec![t], Attrs::default(), op.loc);
+                let id = self.add(
+                    Opcode::OptimizationBarrier,
+                    shape,
+                    vec![t],
+                    Attrs::default(),
+                    op.loc,
+                );
                 return Ok(Lowered::Tuple(id, op.operands.len()));
             }
             "composite" => {
@@ -517,8 +655,13 @@ impl Front<'_> {
             "reduce_precision" => {
                 match op.get(&["format"]) {
                     Some(Attr::Enum(f)) => {
-                        let parsed = f.strip_prefix('e').and_then(|r| r.split_once('m')).and_then(|(e, m)| Some((e.parse().ok()?, m.parse().ok()?)));
-                        let (e, m) = parsed.ok_or_else(|| self.bad(op, format!("bad format {f} (expected eXmY)")))?;
+                        let parsed = f
+                            .strip_prefix('e')
+                            .and_then(|r| r.split_once('m'))
+                            .and_then(|(e, m)| Some((e.parse().ok()?, m.parse().ok()?)));
+                        let (e, m) = parsed.ok_or_else(|| {
+                            self.bad(op, format!("bad format {f} (expected eXmY)"))
+                        })?;
                         a.exponent_bits = Some(e);
                         a.mantissa_bits = Some(m);
                     }
@@ -533,7 +676,11 @@ impl Front<'_> {
                 let alg = match op.get(&["rng_algorithm", "algorithm"]) {
                     Some(Attr::Enum(e)) => e.clone(),
                     None => "DEFAULT".into(),
-                    Some(_) => return Err(self.bad(op, "rng_algorithm must be DEFAULT, THREE_FRY or PHILOX")),
+                    Some(_) => {
+                        return Err(
+                            self.bad(op, "rng_algorithm must be DEFAULT, THREE_FRY or PHILOX")
+                        )
+                    }
                 };
                 let v = match alg.as_str() {
                     "DEFAULT" => "rng_default",
@@ -544,11 +691,20 @@ impl Front<'_> {
                 a.raw.push(("algorithm".into(), v.into()));
                 Opcode::RngBitGenerator
             }
-            "all_reduce" | "all_gather" | "reduce_scatter" | "all_to_all" | "collective_permute" | "collective_broadcast" => {
+            "all_reduce"
+            | "all_gather"
+            | "reduce_scatter"
+            | "all_to_all"
+            | "collective_permute"
+            | "collective_broadcast" => {
                 return self.lower_collective(s, op);
             }
             _ => {
-                return Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, format!("unsupported operation \"stablehlo.{s}\"")));
+                return Err(self.err_at(
+                    op.loc,
+                    ParseErrorKind::UnknownOpcode,
+                    format!("unsupported operation \"stablehlo.{s}\""),
+                ));
             }
         };
         Ok(self.emit(op, opcode, op.operands.clone(), a))
@@ -566,13 +722,31 @@ impl Front<'_> {
             return Err(self.bad(op, "broadcast_in_dim needs array operand and result"));
         };
         if dims.len() != xa.rank() {
-            return Err(self.bad(op, format!("broadcast_dimensions has {} entries for an operand of rank {}", dims.len(), xa.rank())));
+            return Err(self.bad(
+                op,
+                format!(
+                    "broadcast_dimensions has {} entries for an operand of rank {}",
+                    dims.len(),
+                    xa.rank()
+                ),
+            ));
         }
         let mut keep_dims = Vec::new();
         let mut keep_sizes = Vec::new();
         for (i, &d) in dims.iter().enumerate() {
-            let out_size = usize::try_from(d).ok().and_then(|d| oa.dims.get(d)).copied()
-                .ok_or_else(|| self.bad(op, format!("broadcast dimension {d} out of range for rank {}", oa.rank())))?;
+            let out_size = usize::try_from(d)
+                .ok()
+                .and_then(|d| oa.dims.get(d))
+                .copied()
+                .ok_or_else(|| {
+                    self.bad(
+                        op,
+                        format!(
+                            "broadcast dimension {d} out of range for rank {}",
+                            oa.rank()
+                        ),
+                    )
+                })?;
             let size = xa.dims.get(i).copied().unwrap_or(1);
             if size == 1 && out_size != 1 {
                 continue;
@@ -585,20 +759,41 @@ impl Front<'_> {
             let shape = Shape::array(xa.element_type, keep_sizes);
             operand = self.add(Opcode::Reshape, shape, vec![x], Attrs::default(), op.loc);
         }
-        let a = Attrs { dimensions: Some(keep_dims), ..Attrs::default() };
+        let a = Attrs {
+            dimensions: Some(keep_dims),
+            ..Attrs::default()
+        };
         Ok(self.emit(op, Opcode::Broadcast, vec![operand], a))
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn window(&self, op: &Op, sizes: &[i64], strides: &[&str], padding: &[&str], lhs: &[&str], rhs: &[&str], rev: &[&str]) -> Result<Window> {
+    fn window(
+        &self,
+        op: &Op,
+        sizes: &[i64],
+        strides: &[&str],
+        padding: &[&str],
+        lhs: &[&str],
+        rhs: &[&str],
+        rev: &[&str],
+    ) -> Result<Window> {
         let n = sizes.len();
         let list = |names: &[&str], default: i64| -> Result<Vec<i64>> {
             if names.is_empty() {
                 return Ok(vec![default; n]);
             }
-            let v = self.ints_attr(op, names)?.unwrap_or_else(|| vec![default; n]);
+            let v = self
+                .ints_attr(op, names)?
+                .unwrap_or_else(|| vec![default; n]);
             if v.len() != n {
-                return Err(self.bad(op, format!("{} has {} entries, the window has {n} dimensions", names[0], v.len())));
+                return Err(self.bad(
+                    op,
+                    format!(
+                        "{} has {} entries, the window has {n} dimensions",
+                        names[0],
+                        v.len()
+                    ),
+                ));
             }
             Ok(v)
         };
@@ -608,7 +803,8 @@ impl Front<'_> {
         let rv = list(rev, 0)?;
         let pads = match padding.iter().find_map(|p| op.get(&[p])) {
             None => vec![vec![0, 0]; n],
-            Some(a) => int_rows(a).ok_or_else(|| self.bad(op, "padding must be pairs [[low, high], ...]"))?,
+            Some(a) => int_rows(a)
+                .ok_or_else(|| self.bad(op, "padding must be pairs [[low, high], ...]"))?,
         };
         if pads.len() != n || pads.iter().any(|p| p.len() != 2) {
             return Err(self.bad(op, format!("padding must have {n} [low, high] pairs")));
@@ -634,7 +830,12 @@ impl Front<'_> {
         let dn = match op.get(&["dimension_numbers"]) {
             Some(Attr::Conv(l, r, o)) => self.conv_labels(op, l, r, o)?,
             Some(Attr::Struct(_, f)) => {
-                let one = |n: &str| field(f, n).and_then(ints).and_then(|v| v.first().copied()).unwrap_or(0);
+                let one = |n: &str| {
+                    field(f, n)
+                        .and_then(ints)
+                        .and_then(|v| v.first().copied())
+                        .unwrap_or(0)
+                };
                 let many = |n: &str| field(f, n).and_then(ints).unwrap_or_default();
                 ConvDimensionNumbers {
                     input_batch_dimension: one("input_batch_dimension"),
@@ -654,26 +855,60 @@ impl Front<'_> {
         let sizes: Vec<i64> = dn
             .kernel_spatial_dimensions
             .iter()
-            .map(|&d| usize::try_from(d).ok().and_then(|d| kernel.dims().get(d)).copied())
+            .map(|&d| {
+                usize::try_from(d)
+                    .ok()
+                    .and_then(|d| kernel.dims().get(d))
+                    .copied()
+            })
             .collect::<Option<_>>()
             .ok_or_else(|| self.bad(op, "kernel spatial dimension out of range"))?;
         let window = if let Some(Attr::Dict(w)) = op.get(&["window"]) {
             // The pretty form: window = {stride = [..], pad = [[..]], lhs_dilate = [..], ...}.
-            let sub = Op { attrs: w.clone(), ..op.clone() };
-            self.window(&sub, &sizes, &["stride"], &["pad"], &["lhs_dilate"], &["rhs_dilate"], &["reverse"])?
+            let sub = Op {
+                attrs: w.clone(),
+                ..op.clone()
+            };
+            self.window(
+                &sub,
+                &sizes,
+                &["stride"],
+                &["pad"],
+                &["lhs_dilate"],
+                &["rhs_dilate"],
+                &["reverse"],
+            )?
         } else {
-            self.window(op, &sizes, &["window_strides"], &["padding"], &["lhs_dilation"], &["rhs_dilation"], &["window_reversal"])?
+            self.window(
+                op,
+                &sizes,
+                &["window_strides"],
+                &["padding"],
+                &["lhs_dilation"],
+                &["rhs_dilation"],
+                &["window_reversal"],
+            )?
         };
         a.window = Some(window);
         a.conv_dimension_numbers = Some(dn);
         // XLA writes group counts only when they are not 1.
-        a.feature_group_count = self.int_attr(op, &["feature_group_count"])?.filter(|&g| g != 1);
-        a.batch_group_count = self.int_attr(op, &["batch_group_count"])?.filter(|&g| g != 1);
+        a.feature_group_count = self
+            .int_attr(op, &["feature_group_count"])?
+            .filter(|&g| g != 1);
+        a.batch_group_count = self
+            .int_attr(op, &["batch_group_count"])?
+            .filter(|&g| g != 1);
         a.operand_precision = self.precision(op)?;
         Ok(self.emit(op, Opcode::Convolution, op.operands.clone(), a))
     }
 
-    fn conv_labels(&self, op: &Op, l: &[String], r: &[String], o: &[String]) -> Result<ConvDimensionNumbers> {
+    fn conv_labels(
+        &self,
+        op: &Op,
+        l: &[String],
+        r: &[String],
+        o: &[String],
+    ) -> Result<ConvDimensionNumbers> {
         let split = |labels: &[String], a: &str, b: &str| -> Result<(i64, i64, Vec<i64>)> {
             let (mut x, mut y) = (None, None);
             let mut spatial: Vec<Option<i64>> = vec![None; labels.len()];
@@ -684,7 +919,12 @@ impl Front<'_> {
                     x = Some(pos);
                 } else if lab == b && y.is_none() {
                     y = Some(pos);
-                } else if let Some(slot) = lab.parse::<usize>().ok().and_then(|d| spatial.get_mut(d)).filter(|s| s.is_none()) {
+                } else if let Some(slot) = lab
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|d| spatial.get_mut(d))
+                    .filter(|s| s.is_none())
+                {
                     *slot = Some(pos);
                     n_spatial += 1;
                 } else {
@@ -694,7 +934,10 @@ impl Front<'_> {
             let sp: Option<Vec<i64>> = spatial.into_iter().take(n_spatial).collect();
             match (x, y, sp) {
                 (Some(x), Some(y), Some(sp)) => Ok((x, y, sp)),
-                _ => Err(self.bad(op, format!("convolution labels need '{a}', '{b}' and spatial dimensions 0..n"))),
+                _ => Err(self.bad(
+                    op,
+                    format!("convolution labels need '{a}', '{b}' and spatial dimensions 0..n"),
+                )),
             }
         };
         let (ib, if_, is) = split(l, "b", "f")?;
@@ -719,7 +962,15 @@ impl Front<'_> {
         let body = self.region_at(op, 1)?.clone();
         let n = op.operands.len();
         if cond.arg_shapes.len() != n || body.arg_shapes.len() != n {
-            return Err(self.err_at(op.loc, ParseErrorKind::Structure, format!("while has {n} operands; its regions take {} and {}", cond.arg_shapes.len(), body.arg_shapes.len())));
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::Structure,
+                format!(
+                    "while has {n} operands; its regions take {} and {}",
+                    cond.arg_shapes.len(),
+                    body.arg_shapes.len()
+                ),
+            ));
         }
         // Captured values of both regions, in first-use order.
         let mut all: Vec<(InstrId, Shape)> = Vec::new();
@@ -728,15 +979,25 @@ impl Front<'_> {
                 all.push((c.outer, c.shape.clone()));
             }
         }
-        let mut state: Vec<Shape> = op.operands.iter().map(|&o| self.shape_of(o).clone()).collect();
+        let mut state: Vec<Shape> = op
+            .operands
+            .iter()
+            .map(|&o| self.shape_of(o).clone())
+            .collect();
         state.extend(all.iter().map(|(_, s)| s.clone()));
         let state = Shape::Tuple(state);
         for r in [&cond, &body] {
             let is_body = r.comp == body.comp;
             let Some(p) = r.tuple_param else {
-                return Err(self.err_at(r.loc, ParseErrorKind::Structure, "loop region without its parameter"));
+                return Err(self.err_at(
+                    r.loc,
+                    ParseErrorKind::Structure,
+                    "loop region without its parameter",
+                ));
             };
-            let Some(comp) = self.comp_mut(r.comp) else { continue };
+            let Some(comp) = self.comp_mut(r.comp) else {
+                continue;
+            };
             comp.instructions[p.index()].shape = state.clone();
             for c in &r.captures {
                 let pos = all.iter().position(|(o, _)| *o == c.outer).unwrap_or(0);
@@ -746,17 +1007,27 @@ impl Front<'_> {
                 // The body hands captured values on unchanged.
                 let mut extra = Vec::new();
                 for (pos, (outer, shape)) in all.iter().enumerate() {
-                    let existing = r.captures.iter().find(|c| c.outer == *outer).map(|c| c.inner);
+                    let existing = r
+                        .captures
+                        .iter()
+                        .find(|c| c.outer == *outer)
+                        .map(|c| c.inner);
                     let id = match existing {
                         Some(id) => id,
                         None => {
                             let id = InstrId(comp.instructions.len() as u32);
                             comp.instructions.push(Instruction {
-                                name: format!("get-tuple-element.capture.{pos}.{}", comp.instructions.len()),
+                                name: format!(
+                                    "get-tuple-element.capture.{pos}.{}",
+                                    comp.instructions.len()
+                                ),
                                 opcode: Opcode::GetTupleElement,
                                 shape: shape.clone(),
                                 operands: vec![p],
-                                attrs: Attrs { tuple_index: Some((n + pos) as i64), ..Attrs::default() },
+                                attrs: Attrs {
+                                    tuple_index: Some((n + pos) as i64),
+                                    ..Attrs::default()
+                                },
                                 metadata: None,
                                 loc: r.loc,
                             });
@@ -776,7 +1047,11 @@ impl Front<'_> {
         let mut init = op.operands.clone();
         init.extend(all.iter().map(|(o, _)| *o));
         let t = self.tuple(init, op.loc);
-        let a = Attrs { condition: Some(cond.comp), body: Some(body.comp), ..Attrs::default() };
+        let a = Attrs {
+            condition: Some(cond.comp),
+            body: Some(body.comp),
+            ..Attrs::default()
+        };
         let id = self.add(Opcode::While, state, vec![t], a, op.loc);
         Ok(Lowered::Tuple(id, n))
     }
@@ -800,13 +1075,21 @@ impl Front<'_> {
         let mut a = Attrs::default();
         if s == "if" {
             let [t, f] = comps.as_slice() else {
-                return Err(self.err_at(op.loc, ParseErrorKind::Structure, format!("if needs 2 regions, found {}", comps.len())));
+                return Err(self.err_at(
+                    op.loc,
+                    ParseErrorKind::Structure,
+                    format!("if needs 2 regions, found {}", comps.len()),
+                ));
             };
             a.true_computation = Some(*t);
             a.false_computation = Some(*f);
         } else {
             if comps.is_empty() {
-                return Err(self.err_at(op.loc, ParseErrorKind::Structure, "case needs at least one branch"));
+                return Err(self.err_at(
+                    op.loc,
+                    ParseErrorKind::Structure,
+                    "case needs at least one branch",
+                ));
             }
             a.branch_computations = Some(comps);
         }
@@ -827,7 +1110,12 @@ impl Front<'_> {
                 }
             }
             Some(Attr::Dict(d)) if d.is_empty() => {}
-            Some(_) => return Err(self.bad(op, "backend_config must be a string (typed-FFI dictionaries are not supported)")),
+            Some(_) => {
+                return Err(self.bad(
+                    op,
+                    "backend_config must be a string (typed-FFI dictionaries are not supported)",
+                ))
+            }
         }
         let version = match op.get(&["api_version"]) {
             None => 1,
@@ -865,11 +1153,17 @@ impl Front<'_> {
                 a.called_computations = Some(ids);
             }
         }
-        for unsupported in ["operand_layouts", "result_layouts", "output_operand_aliases"] {
+        for unsupported in [
+            "operand_layouts",
+            "result_layouts",
+            "output_operand_aliases",
+        ] {
             if let Some(v) = op.get(&[unsupported]) {
                 let empty = matches!(v, Attr::List(l) if l.is_empty());
                 if !empty {
-                    return Err(self.bad(op, format!("custom_call {unsupported} are not supported")));
+                    return Err(
+                        self.bad(op, format!("custom_call {unsupported} are not supported"))
+                    );
                 }
             }
         }
@@ -879,12 +1173,20 @@ impl Front<'_> {
     fn lower_collective(&mut self, s: &str, op: &Op) -> Result<Lowered> {
         let mut a = Attrs::default();
         if let Some(g) = op.get(&["replica_groups"]) {
-            let rows = int_rows(g).ok_or_else(|| self.bad(op, "replica_groups must be a 2-D integer tensor"))?;
+            let rows = int_rows(g)
+                .ok_or_else(|| self.bad(op, "replica_groups must be a 2-D integer tensor"))?;
             // Padding entries (-1) of a ragged group list are not members.
-            a.replica_groups = Some(ReplicaGroups::List(rows.into_iter().map(|r| r.into_iter().filter(|&x| x >= 0).collect()).collect()));
+            a.replica_groups = Some(ReplicaGroups::List(
+                rows.into_iter()
+                    .map(|r| r.into_iter().filter(|&x| x >= 0).collect())
+                    .collect(),
+            ));
         }
         if let Some(Attr::Struct(_, f)) = op.get(&["channel_handle"]) {
-            let h = field(f, "handle").and_then(ints).and_then(|v| v.first().copied()).unwrap_or(0);
+            let h = field(f, "handle")
+                .and_then(ints)
+                .and_then(|v| v.first().copied())
+                .unwrap_or(0);
             if h > 0 {
                 a.channel_id = Some(h);
             }
@@ -916,9 +1218,23 @@ impl Front<'_> {
                 Opcode::AllToAll
             }
             "collective_permute" => {
-                let pairs = op.get(&["source_target_pairs"]).and_then(int_rows).ok_or_else(|| self.bad(op, "collective_permute needs source_target_pairs"))?;
-                let text: Vec<String> = pairs.iter().map(|p| format!("{{{}}}", p.iter().map(i64::to_string).collect::<Vec<_>>().join(","))).collect();
-                a.raw.push(("source_target_pairs".into(), format!("{{{}}}", text.join(","))));
+                let pairs = op
+                    .get(&["source_target_pairs"])
+                    .and_then(int_rows)
+                    .ok_or_else(|| self.bad(op, "collective_permute needs source_target_pairs"))?;
+                let text: Vec<String> = pairs
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{{{}}}",
+                            p.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                        )
+                    })
+                    .collect();
+                a.raw.push((
+                    "source_target_pairs".into(),
+                    format!("{{{}}}", text.join(",")),
+                ));
                 Opcode::CollectivePermute
             }
             _ => Opcode::CollectiveBroadcast,
@@ -974,11 +1290,19 @@ impl Front<'_> {
     /// The literal of `dense<...> : type`.
     fn dense_literal(&self, op: &Op, d: &Dense, ty: &Shape) -> Result<Literal> {
         let Some(arr) = ty.as_array() else {
-            return Err(self.err_at(op.loc, ParseErrorKind::BadLiteral, "dense literal of a non-tensor type"));
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::BadLiteral,
+                "dense literal of a non-tensor type",
+            ));
         };
         let n = arr.element_count();
         if n > MAX_CONSTANT_ELEMENTS {
-            return Err(self.err_at(op.loc, ParseErrorKind::BadLiteral, format!("constant of {n} elements exceeds the limit of {MAX_CONSTANT_ELEMENTS}")));
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::BadLiteral,
+                format!("constant of {n} elements exceeds the limit of {MAX_CONSTANT_ELEMENTS}"),
+            ));
         }
         let n = n as usize;
         let et = arr.element_type;
@@ -989,18 +1313,39 @@ impl Front<'_> {
                 let size = match et {
                     PrimitiveType::Pred => 1,
                     t if t.bit_width() % 8 == 0 => (t.bit_width() / 8) as usize,
-                    t => return Err(bad(format!("hex dense literal of {} (sub-byte) is not supported", t.name()))),
+                    t => {
+                        return Err(bad(format!(
+                            "hex dense literal of {} (sub-byte) is not supported",
+                            t.name()
+                        )))
+                    }
                 };
                 if b.len() != size * n && b.len() != size {
-                    return Err(bad(format!("hex dense literal has {} bytes; {} of {} needs {}", b.len(), n, et.name(), size * n)));
+                    return Err(bad(format!(
+                        "hex dense literal has {} bytes; {} of {} needs {}",
+                        b.len(),
+                        n,
+                        et.name(),
+                        size * n
+                    )));
                 }
                 b.chunks(size)
                     .map(|c| {
-                        let word = |c: &[u8]| c.iter().rev().fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
+                        let word = |c: &[u8]| {
+                            c.iter()
+                                .rev()
+                                .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
+                        };
                         if et.is_complex() {
                             let h = size / 2;
                             let (re, im) = c.split_at(h);
-                            let f = |w: u64| if h == 4 { f64::from(f32::from_bits(w as u32)) } else { f64::from_bits(w) };
+                            let f = |w: u64| {
+                                if h == 4 {
+                                    f64::from(f32::from_bits(w as u32))
+                                } else {
+                                    f64::from_bits(w)
+                                }
+                            };
                             Elem::Complex(f(word(re)), f(word(im)))
                         } else {
                             Elem::Bits(word(c))
@@ -1010,7 +1355,11 @@ impl Front<'_> {
             }
         };
         if elems.len() != n && elems.len() != 1 {
-            return Err(bad(format!("dense literal has {} elements, its type {} needs {n}", elems.len(), show(ty))));
+            return Err(bad(format!(
+                "dense literal has {} elements, its type {} needs {n}",
+                elems.len(),
+                show(ty)
+            )));
         }
         let mut values = Vec::with_capacity(n);
         let first = match elems.first() {
@@ -1030,7 +1379,13 @@ impl Front<'_> {
     }
 
     fn literal_value(&self, op: &Op, et: PrimitiveType, e: Elem) -> Result<LiteralValue> {
-        let bad = || self.err_at(op.loc, ParseErrorKind::BadLiteral, format!("element {e:?} does not fit {}", et.name()));
+        let bad = || {
+            self.err_at(
+                op.loc,
+                ParseErrorKind::BadLiteral,
+                format!("element {e:?} does not fit {}", et.name()),
+            )
+        };
         Ok(match et {
             PrimitiveType::Pred => match e {
                 Elem::Bool(b) => LiteralValue::Bool(b),
@@ -1045,7 +1400,11 @@ impl Front<'_> {
                     Elem::Bool(b) => LiteralValue::Int(i128::from(b)),
                     Elem::Bits(b) => {
                         let v = i128::from(b);
-                        if t.is_signed_int() && bits < 128 && (v >> (bits - 1)) & 1 == 1 && bits <= 64 {
+                        if t.is_signed_int()
+                            && bits < 128
+                            && (v >> (bits - 1)) & 1 == 1
+                            && bits <= 64
+                        {
                             LiteralValue::Int(v - (1i128 << bits))
                         } else {
                             LiteralValue::Int(v)
@@ -1070,7 +1429,11 @@ impl Front<'_> {
                     PrimitiveType::F32 => f64::from(f32::from_bits(b as u32)),
                     PrimitiveType::F64 => f64::from_bits(b),
                     other => {
-                        return Err(self.err_at(op.loc, ParseErrorKind::BadLiteral, format!("hex elements of {} are not supported", other.name())));
+                        return Err(self.err_at(
+                            op.loc,
+                            ParseErrorKind::BadLiteral,
+                            format!("hex elements of {} are not supported", other.name()),
+                        ));
                     }
                 }),
                 _ => return Err(bad()),

@@ -48,9 +48,19 @@ pub fn parse_module(text: &str) -> Result<HloModule, ParseError> {
     if let Err(errs) = crate::verify::verify(&module) {
         let first = errs.first();
         let loc = first.map_or(SourceLoc::default(), |e| e.loc);
-        let msg = first.map_or_else(String::new, |e| format!("{}/{}: {}", e.computation, e.instruction, e.message));
-        let more = if errs.len() > 1 { format!(" (and {} more problems)", errs.len() - 1) } else { String::new() };
-        return Err(ParseError::new(loc, ParseErrorKind::Invalid, format!("the converted module is invalid: {msg}{more}")));
+        let msg = first.map_or_else(String::new, |e| {
+            format!("{}/{}: {}", e.computation, e.instruction, e.message)
+        });
+        let more = if errs.len() > 1 {
+            format!(" (and {} more problems)", errs.len() - 1)
+        } else {
+            String::new()
+        };
+        return Err(ParseError::new(
+            loc,
+            ParseErrorKind::Invalid,
+            format!("the converted module is invalid: {msg}{more}"),
+        ));
     }
     Ok(module)
 }
@@ -62,7 +72,11 @@ pub fn parse_module_unverified(text: &str) -> Result<HloModule, ParseError> {
 
 /// The StableHLO op names (without `stablehlo.`) this front end converts.
 pub fn supported_ops() -> Vec<&'static str> {
-    let mut v: Vec<&str> = lower::ELEMENTWISE.iter().map(|(n, _)| *n).chain(lower::STRUCTURED.iter().copied()).collect();
+    let mut v: Vec<&str> = lower::ELEMENTWISE
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(lower::STRUCTURED.iter().copied())
+        .collect();
     v.sort_unstable();
     v
 }

@@ -54,7 +54,11 @@ pub(crate) struct RegionOut {
 enum ValDef {
     One(InstrId),
     /// Results `first..first+count` of a tuple-shaped instruction.
-    Multi { tuple: InstrId, first: usize, count: usize },
+    Multi {
+        tuple: InstrId,
+        first: usize,
+        count: usize,
+    },
 }
 
 pub(crate) struct Frame {
@@ -131,7 +135,10 @@ pub(crate) struct Front<'a> {
 pub(crate) const SHARDY: &str = "Shardy partitioning (sdy.mesh, sdy.manual_computation) is not supported: give the per-device program (the body of the manual computation) or an unpartitioned one";
 
 fn is_terminator(name: &str) -> bool {
-    matches!(name, "stablehlo.return" | "func.return" | "return" | "mhlo.return")
+    matches!(
+        name,
+        "stablehlo.return" | "func.return" | "return" | "mhlo.return"
+    )
 }
 
 impl<'a> Front<'a> {
@@ -152,7 +159,12 @@ impl<'a> Front<'a> {
     }
 
     /// An error at `loc` naming the op being read.
-    pub fn err_at(&self, loc: SourceLoc, kind: ParseErrorKind, msg: impl Into<String>) -> ParseError {
+    pub fn err_at(
+        &self,
+        loc: SourceLoc,
+        kind: ParseErrorKind,
+        msg: impl Into<String>,
+    ) -> ParseError {
         let msg = msg.into();
         if self.op_name.is_empty() {
             ParseError::new(loc, kind, msg)
@@ -178,9 +190,19 @@ impl<'a> Front<'a> {
     fn unique_comp_name(&mut self, base: &str) -> String {
         let clean: String = base
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
-        let clean = if clean.is_empty() { "f".to_string() } else { clean };
+        let clean = if clean.is_empty() {
+            "f".to_string()
+        } else {
+            clean
+        };
         let mut name = clean.clone();
         while self.comp_names.contains(&name) {
             name = format!("{clean}.{}", self.next_id());
@@ -211,12 +233,27 @@ impl<'a> Front<'a> {
     }
 
     /// Adds an instruction to the innermost computation.
-    pub fn add(&mut self, opcode: Opcode, shape: Shape, operands: Vec<InstrId>, attrs: Attrs, loc: SourceLoc) -> InstrId {
+    pub fn add(
+        &mut self,
+        opcode: Opcode,
+        shape: Shape,
+        operands: Vec<InstrId>,
+        attrs: Attrs,
+        loc: SourceLoc,
+    ) -> InstrId {
         let level = self.frames.len() - 1;
         self.add_at(level, opcode, shape, operands, attrs, loc)
     }
 
-    fn add_at(&mut self, level: usize, opcode: Opcode, shape: Shape, operands: Vec<InstrId>, attrs: Attrs, loc: SourceLoc) -> InstrId {
+    fn add_at(
+        &mut self,
+        level: usize,
+        opcode: Opcode,
+        shape: Shape,
+        operands: Vec<InstrId>,
+        attrs: Attrs,
+        loc: SourceLoc,
+    ) -> InstrId {
         let n = self.next_id();
         let name = match opcode {
             Opcode::Parameter => format!("Arg_{}.{n}", attrs.parameter_number.unwrap_or(0)),
@@ -224,7 +261,15 @@ impl<'a> Front<'a> {
         };
         let f = &mut self.frames[level];
         let id = InstrId(u32::try_from(f.instrs.len()).unwrap_or(u32::MAX));
-        f.instrs.push(Instruction { name, opcode, shape, operands, attrs, metadata: None, loc });
+        f.instrs.push(Instruction {
+            name,
+            opcode,
+            shape,
+            operands,
+            attrs,
+            metadata: None,
+            loc,
+        });
         id
     }
 
@@ -243,8 +288,18 @@ impl<'a> Front<'a> {
             .and_then(|t| t.get(index))
             .cloned()
             .unwrap_or(Shape::Tuple(Vec::new()));
-        let attrs = Attrs { tuple_index: Some(index as i64), ..Attrs::default() };
-        let g = self.add_at(level, Opcode::GetTupleElement, shape, vec![tuple], attrs, loc);
+        let attrs = Attrs {
+            tuple_index: Some(index as i64),
+            ..Attrs::default()
+        };
+        let g = self.add_at(
+            level,
+            Opcode::GetTupleElement,
+            shape,
+            vec![tuple],
+            attrs,
+            loc,
+        );
         self.frames[level].gtes.insert((tuple, index), g);
         g
     }
@@ -260,8 +315,11 @@ impl<'a> Front<'a> {
         let (tuple, n) = match lowered {
             Lowered::One(id) => {
                 if total != 1 {
-                    return Err(self.err_at(names.first().map_or_else(SourceLoc::default, |n| n.2), ParseErrorKind::Structure,
-                        format!("op has 1 result, {total} names declared")));
+                    return Err(self.err_at(
+                        names.first().map_or_else(SourceLoc::default, |n| n.2),
+                        ParseErrorKind::Structure,
+                        format!("op has 1 result, {total} names declared"),
+                    ));
                 }
                 let (name, _, loc) = &names[0];
                 return self.define(name, ValDef::One(id), *loc);
@@ -269,12 +327,23 @@ impl<'a> Front<'a> {
             Lowered::Tuple(t, n) => (t, n),
         };
         if total != n {
-            return Err(self.err_at(names.first().map_or_else(SourceLoc::default, |n| n.2), ParseErrorKind::Structure,
-                format!("op has {n} results, {total} names declared")));
+            return Err(self.err_at(
+                names.first().map_or_else(SourceLoc::default, |n| n.2),
+                ParseErrorKind::Structure,
+                format!("op has {n} results, {total} names declared"),
+            ));
         }
         let mut first = 0;
         for (name, count, loc) in names {
-            self.define(name, ValDef::Multi { tuple, first, count: *count }, *loc)?;
+            self.define(
+                name,
+                ValDef::Multi {
+                    tuple,
+                    first,
+                    count: *count,
+                },
+                *loc,
+            )?;
             first += count;
         }
         Ok(())
@@ -282,32 +351,69 @@ impl<'a> Front<'a> {
 
     fn define(&mut self, name: &str, def: ValDef, loc: SourceLoc) -> Result<()> {
         if self.top().values.insert(name.to_string(), def).is_some() {
-            return Err(self.err_at(loc, ParseErrorKind::DuplicateName, format!("value %{name} defined twice")));
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::DuplicateName,
+                format!("value %{name} defined twice"),
+            ));
         }
         Ok(())
     }
 
     /// The instruction for a use of `%name` or `%name#index` in the innermost region.
-    pub fn use_value(&mut self, name: &str, index: Option<usize>, loc: SourceLoc) -> Result<InstrId> {
+    pub fn use_value(
+        &mut self,
+        name: &str,
+        index: Option<usize>,
+        loc: SourceLoc,
+    ) -> Result<InstrId> {
         let level = self.frames.len() - 1;
         self.resolve(level, name, index, loc)
     }
 
-    fn resolve(&mut self, level: usize, name: &str, index: Option<usize>, loc: SourceLoc) -> Result<InstrId> {
+    fn resolve(
+        &mut self,
+        level: usize,
+        name: &str,
+        index: Option<usize>,
+        loc: SourceLoc,
+    ) -> Result<InstrId> {
         if let Some(&def) = self.frames[level].values.get(name) {
             return match (def, index) {
                 (ValDef::One(id), None | Some(0)) => Ok(id),
-                (ValDef::One(_), Some(i)) => Err(self.err_at(loc, ParseErrorKind::UndefinedOperand,
-                    format!("%{name}#{i}: %{name} is a single value"))),
-                (ValDef::Multi { tuple, first, count }, i) => {
-                    let i = match i {
-                        Some(i) if i < count => i,
-                        None if count == 1 => 0,
-                        None => return Err(self.err_at(loc, ParseErrorKind::UndefinedOperand,
-                            format!("%{name} names {count} results: use %{name}#0 .. %{name}#{}", count - 1))),
-                        Some(i) => return Err(self.err_at(loc, ParseErrorKind::UndefinedOperand,
-                            format!("%{name}#{i}: %{name} has {count} results"))),
-                    };
+                (ValDef::One(_), Some(i)) => Err(self.err_at(
+                    loc,
+                    ParseErrorKind::UndefinedOperand,
+                    format!("%{name}#{i}: %{name} is a single value"),
+                )),
+                (
+                    ValDef::Multi {
+                        tuple,
+                        first,
+                        count,
+                    },
+                    i,
+                ) => {
+                    let i =
+                        match i {
+                            Some(i) if i < count => i,
+                            None if count == 1 => 0,
+                            None => return Err(self.err_at(
+                                loc,
+                                ParseErrorKind::UndefinedOperand,
+                                format!(
+                                    "%{name} names {count} results: use %{name}#0 .. %{name}#{}",
+                                    count - 1
+                                ),
+                            )),
+                            Some(i) => {
+                                return Err(self.err_at(
+                                    loc,
+                                    ParseErrorKind::UndefinedOperand,
+                                    format!("%{name}#{i}: %{name} has {count} results"),
+                                ))
+                            }
+                        };
                     Ok(self.gte_at(level, tuple, first + i, loc))
                 }
             };
@@ -377,7 +483,10 @@ impl<'a> Front<'a> {
         match kind {
             RegionKind::Function | RegionKind::Plain => {
                 for (i, (name, shape, aloc)) in args.iter().enumerate() {
-                    let attrs = Attrs { parameter_number: Some(i as i64), ..Attrs::default() };
+                    let attrs = Attrs {
+                        parameter_number: Some(i as i64),
+                        ..Attrs::default()
+                    };
                     let p = self.add(Opcode::Parameter, shape.clone(), vec![], attrs, *aloc);
                     self.top().params.push(p);
                     self.define(name, ValDef::One(p), *aloc)?;
@@ -385,7 +494,10 @@ impl<'a> Front<'a> {
             }
             RegionKind::LoopCond | RegionKind::LoopBody => {
                 let shapes: Vec<Shape> = args.iter().map(|a| a.1.clone()).collect();
-                let attrs = Attrs { parameter_number: Some(0), ..Attrs::default() };
+                let attrs = Attrs {
+                    parameter_number: Some(0),
+                    ..Attrs::default()
+                };
                 let p = self.add(Opcode::Parameter, Shape::Tuple(shapes), vec![], attrs, loc);
                 let f = self.top();
                 f.params.push(p);
@@ -398,7 +510,11 @@ impl<'a> Front<'a> {
             }
             RegionKind::Branch => {
                 if let Some((_, _, aloc)) = args.first() {
-                    return Err(self.err_at(*aloc, ParseErrorKind::Structure, "a branch region takes no block arguments"));
+                    return Err(self.err_at(
+                        *aloc,
+                        ParseErrorKind::Structure,
+                        "a branch region takes no block arguments",
+                    ));
                 }
             }
         }
@@ -406,18 +522,38 @@ impl<'a> Front<'a> {
     }
 
     /// Pops the innermost frame into a computation with root `root`.
-    fn finish_frame(&mut self, id: ComputationId, base_name: &str, root: InstrId) -> Result<Vec<Capture>> {
+    fn finish_frame(
+        &mut self,
+        id: ComputationId,
+        base_name: &str,
+        root: InstrId,
+    ) -> Result<Vec<Capture>> {
         let Some(mut f) = self.frames.pop() else {
-            return Err(ParseError::new(SourceLoc::default(), ParseErrorKind::Structure, "no open region"));
+            return Err(ParseError::new(
+                SourceLoc::default(),
+                ParseErrorKind::Structure,
+                "no open region",
+            ));
         };
         let mut root = root;
         if f.kind == RegionKind::Branch {
             match f.captures.len() {
                 0 => {
                     let n = self.next_id();
-                    let attrs = Attrs { parameter_number: Some(0), ..Attrs::default() };
+                    let attrs = Attrs {
+                        parameter_number: Some(0),
+                        ..Attrs::default()
+                    };
                     let pid = InstrId(u32::try_from(f.instrs.len()).unwrap_or(u32::MAX));
-                    f.instrs.push(Instruction { name: format!("Arg_0.{n}"), opcode: Opcode::Parameter, shape: Shape::Tuple(Vec::new()), operands: vec![], attrs, metadata: None, loc: f.loc });
+                    f.instrs.push(Instruction {
+                        name: format!("Arg_0.{n}"),
+                        opcode: Opcode::Parameter,
+                        shape: Shape::Tuple(Vec::new()),
+                        operands: vec![],
+                        attrs,
+                        metadata: None,
+                        loc: f.loc,
+                    });
                     f.params.push(pid);
                 }
                 1 => {
@@ -429,11 +565,20 @@ impl<'a> Front<'a> {
                     let i = &mut f.instrs[inner.index()];
                     i.opcode = Opcode::Parameter;
                     i.operands.clear();
-                    i.attrs = Attrs { parameter_number: Some(0), ..Attrs::default() };
+                    i.attrs = Attrs {
+                        parameter_number: Some(0),
+                        ..Attrs::default()
+                    };
                     i.name = format!("Arg_0.{n}");
                     let removed = tuple.index();
                     f.instrs.remove(removed);
-                    let fix = |x: InstrId| if x.index() > removed { InstrId(x.0 - 1) } else { x };
+                    let fix = |x: InstrId| {
+                        if x.index() > removed {
+                            InstrId(x.0 - 1)
+                        } else {
+                            x
+                        }
+                    };
                     for ins in &mut f.instrs {
                         for o in &mut ins.operands {
                             *o = fix(*o);
@@ -618,12 +763,17 @@ impl<'a> Front<'a> {
             self.c.expect(b'{').map_err(|e| self.named(e))?;
             if !self.c.eat(b'}') {
                 loop {
-                    let key = self.c.expect_ident("a property name").map_err(|e| self.named(e))?;
+                    let key = self
+                        .c
+                        .expect_ident("a property name")
+                        .map_err(|e| self.named(e))?;
                     self.c.expect(b'=').map_err(|e| self.named(e))?;
                     match key {
                         "function_type" => self.function_type().map_err(|e| self.named(e))?,
                         "sym_name" => sym = Some(self.c.string().map_err(|e| self.named(e))?),
-                        "sym_visibility" => public = self.c.string().map_err(|e| self.named(e))? == "public",
+                        "sym_visibility" => {
+                            public = self.c.string().map_err(|e| self.named(e))? == "public"
+                        }
                         _ => {
                             self.c.attr().map_err(|e| self.named(e))?;
                         }
@@ -640,8 +790,16 @@ impl<'a> Front<'a> {
             return Err(self.err_at(loc, ParseErrorKind::Syntax, "func.func without sym_name"));
         };
         self.op_name = format!("func.func @{sym}");
-        if self.funcs.get(&sym).is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some)) {
-            return Err(self.err_at(loc, ParseErrorKind::DuplicateName, format!("function @{sym} defined twice")));
+        if self
+            .funcs
+            .get(&sym)
+            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
+        {
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::DuplicateName,
+                format!("function @{sym} defined twice"),
+            ));
         }
         let id = self.func_id(&sym, loc);
         if public {
@@ -692,16 +850,36 @@ impl<'a> Front<'a> {
             .collect();
         missing.sort_by_key(|(_, l)| (l.line, l.column));
         if let Some((name, loc)) = missing.first() {
-            return Err(ParseError::new(**loc, ParseErrorKind::UndefinedComputation, format!("call to undefined function @{name}")));
+            return Err(ParseError::new(
+                **loc,
+                ParseErrorKind::UndefinedComputation,
+                format!("call to undefined function @{name}"),
+            ));
         }
         let entry = match (self.main, self.publics.as_slice()) {
             (Some(m), _) => m,
             (None, [one]) => *one,
-            (None, []) => return Err(ParseError::new(SourceLoc { line: 1, column: 1 }, ParseErrorKind::Structure, "no entry function: expected a public func.func @main")),
-            (None, _) => return Err(ParseError::new(SourceLoc { line: 1, column: 1 }, ParseErrorKind::Structure, "several public functions and none is @main: cannot choose the entry")),
+            (None, []) => {
+                return Err(ParseError::new(
+                    SourceLoc { line: 1, column: 1 },
+                    ParseErrorKind::Structure,
+                    "no entry function: expected a public func.func @main",
+                ))
+            }
+            (None, _) => {
+                return Err(ParseError::new(
+                    SourceLoc { line: 1, column: 1 },
+                    ParseErrorKind::Structure,
+                    "several public functions and none is @main: cannot choose the entry",
+                ))
+            }
         };
         if self.comps.iter().any(Option::is_none) {
-            return Err(ParseError::new(SourceLoc::default(), ParseErrorKind::Structure, "a computation was left unfinished"));
+            return Err(ParseError::new(
+                SourceLoc::default(),
+                ParseErrorKind::Structure,
+                "a computation was left unfinished",
+            ));
         }
         let computations: Vec<Computation> = self.comps.drain(..).flatten().collect();
         let mut module = HloModule {
@@ -712,8 +890,14 @@ impl<'a> Front<'a> {
             stack_frames: StackFrameIndex::default(),
         };
         let e = module.entry_computation();
-        let params = e.param_shapes().into_iter().map(with_default_layout).collect();
-        let result = e.root_instruction().map_or(Shape::Tuple(Vec::new()), |r| with_default_layout(&r.shape));
+        let params = e
+            .param_shapes()
+            .into_iter()
+            .map(with_default_layout)
+            .collect();
+        let result = e
+            .root_instruction()
+            .map_or(Shape::Tuple(Vec::new()), |r| with_default_layout(&r.shape));
         module.config.entry_computation_layout = Some(ProgramLayout { params, result });
         Ok(module)
     }
@@ -731,8 +915,16 @@ impl<'a> Front<'a> {
             return Err(self.c.expected("a function name '@...'"));
         };
         self.op_name = format!("func.func @{sym}");
-        if self.funcs.get(&sym).is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some)) {
-            return Err(self.err_at(loc, ParseErrorKind::DuplicateName, format!("function @{sym} defined twice")));
+        if self
+            .funcs
+            .get(&sym)
+            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
+        {
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::DuplicateName,
+                format!("function @{sym} defined twice"),
+            ));
         }
         let id = self.func_id(&sym, loc);
         // Arguments.
@@ -742,7 +934,10 @@ impl<'a> Front<'a> {
             loop {
                 let aloc = self.c.loc();
                 let Some(name) = self.c.value_name().map_err(|e| self.named(e))? else {
-                    return { let e = self.c.expected("an argument '%name: type'"); Err(self.named(e)) };
+                    return {
+                        let e = self.c.expected("an argument '%name: type'");
+                        Err(self.named(e))
+                    };
                 };
                 self.c.expect(b':').map_err(|e| self.named(e))?;
                 let ty = self.c.ty().map_err(|e| self.named(e))?;
@@ -787,7 +982,10 @@ impl<'a> Front<'a> {
             self.publics.push(id);
         }
         if self.c.peek() != Some(b'{') {
-            return { let e = self.c.expected("'{' starting the function body (declarations without a body are not supported)"); Err(self.named(e)) };
+            return {
+                let e = self.c.expected("'{' starting the function body (declarations without a body are not supported)");
+                Err(self.named(e))
+            };
         }
         let fname = self.op_name.clone();
         let ret = self.region_body(RegionKind::Function, Some(args), loc)?;
@@ -810,12 +1008,23 @@ impl<'a> Front<'a> {
 
     pub fn tuple(&mut self, elems: Vec<InstrId>, loc: SourceLoc) -> InstrId {
         let shapes = elems.iter().map(|&e| self.shape_of(e).clone()).collect();
-        self.add(Opcode::Tuple, Shape::Tuple(shapes), elems, Attrs::default(), loc)
+        self.add(
+            Opcode::Tuple,
+            Shape::Tuple(shapes),
+            elems,
+            Attrs::default(),
+            loc,
+        )
     }
 
     /// `{ ^bb0(args): ops... terminator }`: pushes a frame, reads the body and returns the
     /// returned values; the frame stays open for the caller to finish.
-    fn region_body(&mut self, kind: RegionKind, preset: Option<Vec<(String, Shape, SourceLoc)>>, loc: SourceLoc) -> Result<Vec<InstrId>> {
+    fn region_body(
+        &mut self,
+        kind: RegionKind,
+        preset: Option<Vec<(String, Shape, SourceLoc)>>,
+        loc: SourceLoc,
+    ) -> Result<Vec<InstrId>> {
         self.c.enter().map_err(|e| self.named(e))?;
         self.c.expect(b'{').map_err(|e| self.named(e))?;
         self.push_frame(kind, loc);
@@ -828,7 +1037,10 @@ impl<'a> Front<'a> {
                 loop {
                     let aloc = self.c.loc();
                     let Some(name) = self.c.value_name()? else {
-                        return { let e = self.c.expected("a block argument '%name: type'"); Err(self.named(e)) };
+                        return {
+                            let e = self.c.expected("a block argument '%name: type'");
+                            Err(self.named(e))
+                        };
                     };
                     self.c.expect(b':').map_err(|e| self.named(e))?;
                     let ty = self.c.ty().map_err(|e| self.named(e))?;
@@ -842,7 +1054,11 @@ impl<'a> Front<'a> {
             }
             self.c.expect(b':').map_err(|e| self.named(e))?;
             if args.is_some() {
-                return Err(self.err_at(loc, ParseErrorKind::Structure, "region arguments written twice"));
+                return Err(self.err_at(
+                    loc,
+                    ParseErrorKind::Structure,
+                    "region arguments written twice",
+                ));
             }
             args = Some(bargs);
         }
@@ -852,15 +1068,28 @@ impl<'a> Front<'a> {
             if self.c.peek() == Some(b'}') {
                 let l = self.c.loc();
                 self.op_name = outer_op.clone();
-                return Err(self.err_at(l, ParseErrorKind::Structure, "region ends without a return"));
+                return Err(self.err_at(
+                    l,
+                    ParseErrorKind::Structure,
+                    "region ends without a return",
+                ));
             }
             if self.c.at_end() {
                 self.op_name = outer_op.clone();
-                return { let e = self.c.expected("'}' closing the region"); Err(self.named(e)) };
+                return {
+                    let e = self.c.expected("'}' closing the region");
+                    Err(self.named(e))
+                };
             }
             if self.c.peek() == Some(b'^') {
                 self.op_name = outer_op.clone();
-                return { let e = self.c.error(ParseErrorKind::Structure, "regions with several blocks are not supported"); Err(self.named(e)) };
+                return {
+                    let e = self.c.error(
+                        ParseErrorKind::Structure,
+                        "regions with several blocks are not supported",
+                    );
+                    Err(self.named(e))
+                };
             }
             if let Some(r) = self.statement()? {
                 break r;
@@ -868,7 +1097,10 @@ impl<'a> Front<'a> {
         };
         self.op_name = outer_op;
         if self.c.peek() == Some(b'^') {
-            let e = self.c.error(ParseErrorKind::Structure, "regions with several blocks are not supported");
+            let e = self.c.error(
+                ParseErrorKind::Structure,
+                "regions with several blocks are not supported",
+            );
             return Err(self.named(e));
         }
         self.c.expect(b'}').map_err(|e| self.named(e))?;
@@ -877,17 +1109,28 @@ impl<'a> Front<'a> {
     }
 
     /// A region of an op, built into a new computation.
-    pub fn region(&mut self, kind: RegionKind, preset: Option<Vec<(String, Shape, SourceLoc)>>) -> Result<RegionOut> {
+    pub fn region(
+        &mut self,
+        kind: RegionKind,
+        preset: Option<Vec<(String, Shape, SourceLoc)>>,
+    ) -> Result<RegionOut> {
         let loc = self.c.loc();
         let ret = self.region_body(kind, preset, loc)?;
         let arg_shapes = match self.top().tuple_param {
             Some(p) if matches!(kind, RegionKind::LoopCond | RegionKind::LoopBody) => {
                 let n = self.top().n_args;
-                self.top().instrs[p.index()].shape.tuple_shapes().map(|t| t[..n.min(t.len())].to_vec()).unwrap_or_default()
+                self.top().instrs[p.index()]
+                    .shape
+                    .tuple_shapes()
+                    .map(|t| t[..n.min(t.len())].to_vec())
+                    .unwrap_or_default()
             }
             _ => {
                 let f = &self.frames[self.frames.len() - 1];
-                f.params.iter().map(|p| f.instrs[p.index()].shape.clone()).collect()
+                f.params
+                    .iter()
+                    .map(|p| f.instrs[p.index()].shape.clone())
+                    .collect()
             }
         };
         let root = self.root_of(kind, &ret, loc);
@@ -895,7 +1138,13 @@ impl<'a> Front<'a> {
         let id = self.reserve_comp();
         let n = self.next_id();
         let captures = self.finish_frame(id, &format!("region_{n}"), root)?;
-        Ok(RegionOut { comp: id, captures, arg_shapes, tuple_param, loc })
+        Ok(RegionOut {
+            comp: id,
+            captures,
+            arg_shapes,
+            tuple_param,
+            loc,
+        })
     }
 
     // ---- ops ----------------------------------------------------------------------------
@@ -913,9 +1162,16 @@ impl<'a> Front<'a> {
                 let mut count = 1;
                 if self.c.eat(b':') {
                     let n = self.c.integer("a result count")?;
-                    count = usize::try_from(n).ok().filter(|&n| n > 0 && n <= 1 << 20).ok_or_else(|| {
-                        ParseError::new(nloc, ParseErrorKind::Syntax, format!("bad result count {n}"))
-                    })?;
+                    count = usize::try_from(n)
+                        .ok()
+                        .filter(|&n| n > 0 && n <= 1 << 20)
+                        .ok_or_else(|| {
+                            ParseError::new(
+                                nloc,
+                                ParseErrorKind::Syntax,
+                                format!("bad result count {n}"),
+                            )
+                        })?;
                 }
                 names.push((name.to_string(), count, nloc));
                 if !self.c.eat(b',') {
@@ -936,7 +1192,11 @@ impl<'a> Front<'a> {
         };
         self.op_name = name.clone();
         let mut op = Op::new(name, if names.is_empty() { oploc } else { loc });
-        let r = if generic { self.generic(&mut op) } else { self.pretty(&mut op) };
+        let r = if generic {
+            self.generic(&mut op)
+        } else {
+            self.pretty(&mut op)
+        };
         r.map_err(|e| self.named(e))?;
         self.c.opt_loc().map_err(|e| self.named(e))?;
         if is_terminator(&op.name) {
@@ -964,7 +1224,10 @@ impl<'a> Front<'a> {
         if self.c.peek_at(0) == Some(b'#') {
             self.c.pos += 1;
             let i = self.c.integer("a result number")?;
-            index = Some(usize::try_from(i).map_err(|_| self.err_at(loc, ParseErrorKind::Syntax, "bad result number"))?);
+            index = Some(
+                usize::try_from(i)
+                    .map_err(|_| self.err_at(loc, ParseErrorKind::Syntax, "bad result number"))?,
+            );
         }
         self.use_value(name, index, loc)
     }
@@ -988,7 +1251,10 @@ impl<'a> Front<'a> {
     fn generic(&mut self, op: &mut Op) -> Result<()> {
         self.operand_list_paren(op)?;
         if self.c.peek() == Some(b'[') {
-            return Err(self.c.error(ParseErrorKind::Structure, "successor blocks are not supported"));
+            return Err(self.c.error(
+                ParseErrorKind::Structure,
+                "successor blocks are not supported",
+            ));
         }
         if self.c.peek() == Some(b'<') {
             self.c.pos += 1;
@@ -1054,7 +1320,10 @@ impl<'a> Front<'a> {
         Ok((Some(operands), self.results_after_arrow(&list)?))
     }
 
-    fn results_after_arrow(&mut self, list: &dyn Fn(&mut Self) -> Result<Vec<Shape>>) -> Result<Vec<Shape>> {
+    fn results_after_arrow(
+        &mut self,
+        list: &dyn Fn(&mut Self) -> Result<Vec<Shape>>,
+    ) -> Result<Vec<Shape>> {
         if self.c.peek() == Some(b'(') {
             list(self)
         } else {
@@ -1074,12 +1343,20 @@ impl<'a> Front<'a> {
         if v.len() == 1 {
             return Ok(v);
         }
-        Err(self.err_at(op.loc, ParseErrorKind::Syntax, format!("expected one result type, found {}", v.len())))
+        Err(self.err_at(
+            op.loc,
+            ParseErrorKind::Syntax,
+            format!("expected one result type, found {}", v.len()),
+        ))
     }
 
     /// The pretty forms.
     fn pretty(&mut self, op: &mut Op) -> Result<()> {
-        let short = op.name.strip_prefix("stablehlo.").unwrap_or(&op.name).to_string();
+        let short = op
+            .name
+            .strip_prefix("stablehlo.")
+            .unwrap_or(&op.name)
+            .to_string();
         match short.as_str() {
             "constant" if op.name == "stablehlo.constant" => {
                 if self.c.peek() == Some(b'{') {
@@ -1090,7 +1367,10 @@ impl<'a> Front<'a> {
                 if let Attr::Dense(_, ty) = &v {
                     op.result_types = vec![ty.clone()];
                 } else {
-                    return Err(self.c.error(ParseErrorKind::BadLiteral, "expected a dense<...> : type literal"));
+                    return Err(self.c.error(
+                        ParseErrorKind::BadLiteral,
+                        "expected a dense<...> : type literal",
+                    ));
                 }
                 op.attrs.push(("value".into(), v));
                 Ok(())
@@ -1137,7 +1417,9 @@ impl<'a> Front<'a> {
                 op.result_types = self.type_sig(op)?.1;
                 Ok(())
             }
-            "reduce" if op.name == "stablehlo.reduce" && self.c.peek() == Some(b'(') => self.pretty_reduce(op),
+            "reduce" if op.name == "stablehlo.reduce" && self.c.peek() == Some(b'(') => {
+                self.pretty_reduce(op)
+            }
             "while" if op.name == "stablehlo.while" => self.pretty_while(op),
             "convolution" if op.name == "stablehlo.convolution" => {
                 self.operand_list_paren(op)?;
@@ -1240,7 +1522,11 @@ impl<'a> Front<'a> {
                 if self.c.eat(b':') {
                     ranged = true;
                     limits.push(self.c.integer("a limit index")?);
-                    strides.push(if self.c.eat(b':') { self.c.integer("a stride")? } else { 1 });
+                    strides.push(if self.c.eat(b':') {
+                        self.c.integer("a stride")?
+                    } else {
+                        1
+                    });
                 }
                 if self.c.eat(b']') {
                     break;
@@ -1250,15 +1536,22 @@ impl<'a> Front<'a> {
         }
         if ranged {
             if limits.len() != starts.len() {
-                return Err(self.c.error(ParseErrorKind::BadAttribute, "every slice dimension needs start:limit"));
+                return Err(self.c.error(
+                    ParseErrorKind::BadAttribute,
+                    "every slice dimension needs start:limit",
+                ));
             }
-            op.attrs.push(("start_indices".into(), Attr::IntArray(starts)));
-            op.attrs.push(("limit_indices".into(), Attr::IntArray(limits)));
+            op.attrs
+                .push(("start_indices".into(), Attr::IntArray(starts)));
+            op.attrs
+                .push(("limit_indices".into(), Attr::IntArray(limits)));
             op.attrs.push(("strides".into(), Attr::IntArray(strides)));
         } else {
             match starts.as_slice() {
                 [i] => op.attrs.push(("index".into(), Attr::Int(i128::from(*i)))),
-                _ => op.attrs.push(("start_indices".into(), Attr::IntArray(starts))),
+                _ => op
+                    .attrs
+                    .push(("start_indices".into(), Attr::IntArray(starts))),
             }
         }
         Ok(())
@@ -1360,13 +1653,21 @@ impl<'a> Front<'a> {
             }
         }
         if types.len() != names.len() {
-            return Err(self.err_at(op.loc, ParseErrorKind::Syntax, format!("{} loop values, {} types", names.len(), types.len())));
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::Syntax,
+                format!("{} loop values, {} types", names.len(), types.len()),
+            ));
         }
         if self.c.eat_kw("attributes") {
             let d = self.c.dict()?;
             op.attrs.extend(d);
         }
-        let args: Vec<(String, Shape, SourceLoc)> = names.into_iter().zip(types.iter().cloned()).map(|((n, l), t)| (n, t, l)).collect();
+        let args: Vec<(String, Shape, SourceLoc)> = names
+            .into_iter()
+            .zip(types.iter().cloned())
+            .map(|((n, l), t)| (n, t, l))
+            .collect();
         self.c.expect_kw("cond")?;
         let cond = self.region(RegionKind::LoopCond, Some(args.clone()))?;
         self.c.expect_kw("do")?;
@@ -1378,16 +1679,30 @@ impl<'a> Front<'a> {
     }
 
     /// A computation built directly (the body of `reduce ... applies OP`).
-    pub fn binary_region(&mut self, opcode: Opcode, scalar: Shape, loc: SourceLoc) -> Result<RegionOut> {
+    pub fn binary_region(
+        &mut self,
+        opcode: Opcode,
+        scalar: Shape,
+        loc: SourceLoc,
+    ) -> Result<RegionOut> {
         self.push_frame(RegionKind::Plain, loc);
-        let args = vec![("lhs".to_string(), scalar.clone(), loc), ("rhs".to_string(), scalar.clone(), loc)];
+        let args = vec![
+            ("lhs".to_string(), scalar.clone(), loc),
+            ("rhs".to_string(), scalar.clone(), loc),
+        ];
         self.bind_args(&args)?;
         let params = self.top().params.clone();
         let root = self.add(opcode, scalar.clone(), params, Attrs::default(), loc);
         let id = self.reserve_comp();
         let n = self.next_id();
         self.finish_frame(id, &format!("region_{n}"), root)?;
-        Ok(RegionOut { comp: id, captures: Vec::new(), arg_shapes: vec![scalar.clone(), scalar], tuple_param: None, loc })
+        Ok(RegionOut {
+            comp: id,
+            captures: Vec::new(),
+            arg_shapes: vec![scalar.clone(), scalar],
+            tuple_param: None,
+            loc,
+        })
     }
 }
 

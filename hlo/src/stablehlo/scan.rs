@@ -164,7 +164,9 @@ impl<'a> Cursor<'a> {
             Some(c) if c.is_ascii_alphanumeric() || c == '%' || c == '@' || c == '_' => {
                 let word: String = rest
                     .chars()
-                    .take_while(|&c| c.is_ascii() && (is_suffix_char(c as u8) || c == '%' || c == '@'))
+                    .take_while(|&c| {
+                        c.is_ascii() && (is_suffix_char(c as u8) || c == '%' || c == '@')
+                    })
                     .take(40)
                     .collect();
                 format!("'{word}'")
@@ -175,7 +177,10 @@ impl<'a> Cursor<'a> {
 
     pub fn expected(&mut self, what: &str) -> ParseError {
         let found = self.found();
-        self.error(ParseErrorKind::Syntax, format!("expected {what}, found {found}"))
+        self.error(
+            ParseErrorKind::Syntax,
+            format!("expected {what}, found {found}"),
+        )
     }
 
     pub fn enter(&mut self) -> Result<()> {
@@ -356,7 +361,11 @@ impl<'a> Cursor<'a> {
         loop {
             let Some(&c) = self.b.get(self.pos) else {
                 let loc = self.loc_at(open);
-                return Err(ParseError::new(loc, ParseErrorKind::Lex, "unterminated string"));
+                return Err(ParseError::new(
+                    loc,
+                    ParseErrorKind::Lex,
+                    "unterminated string",
+                ));
             };
             self.pos += 1;
             match c {
@@ -394,7 +403,8 @@ impl<'a> Cursor<'a> {
             }
         }
         // Escapes can produce bytes that are not UTF-8 (binary blobs); keep what is valid.
-        Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        Ok(String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
 
     /// A number: `-?digits`, `-?digits.digits(e[+-]digits)?`, `0x...`, `inf`/`nan` words.
@@ -463,9 +473,14 @@ impl<'a> Cursor<'a> {
                 .map(|f| Some(Num::Float(f)))
                 .map_err(|_| self.error(ParseErrorKind::BadLiteral, format!("bad float '{text}'")))
         } else {
-            text.parse::<i128>().map(|i| Some(Num::Int(i))).map_err(|_| {
-                self.error(ParseErrorKind::BadLiteral, format!("integer '{text}' out of range"))
-            })
+            text.parse::<i128>()
+                .map(|i| Some(Num::Int(i)))
+                .map_err(|_| {
+                    self.error(
+                        ParseErrorKind::BadLiteral,
+                        format!("integer '{text}' out of range"),
+                    )
+                })
         }
     }
 
@@ -473,10 +488,18 @@ impl<'a> Cursor<'a> {
         let loc = self.loc();
         match self.number()? {
             Some(Num::Int(i)) => i64::try_from(i).map_err(|_| {
-                ParseError::new(loc, ParseErrorKind::BadLiteral, format!("{what} {i} out of range"))
+                ParseError::new(
+                    loc,
+                    ParseErrorKind::BadLiteral,
+                    format!("{what} {i} out of range"),
+                )
             }),
             Some(Num::Hex(h)) => i64::from_str_radix(&h, 16).map_err(|_| {
-                ParseError::new(loc, ParseErrorKind::BadLiteral, format!("{what} 0x{h} out of range"))
+                ParseError::new(
+                    loc,
+                    ParseErrorKind::BadLiteral,
+                    format!("{what} 0x{h} out of range"),
+                )
             }),
             _ => Err(self.expected(what)),
         }
@@ -491,7 +514,11 @@ impl<'a> Cursor<'a> {
         loop {
             let Some(&c) = self.b.get(self.pos) else {
                 let loc = self.loc_at(start);
-                return Err(ParseError::new(loc, ParseErrorKind::Syntax, "unbalanced brackets"));
+                return Err(ParseError::new(
+                    loc,
+                    ParseErrorKind::Syntax,
+                    "unbalanced brackets",
+                ));
             };
             match c {
                 b'(' | b'[' | b'{' | b'<' => {
@@ -611,14 +638,23 @@ impl<'a> Cursor<'a> {
                 while self.b.get(self.pos).is_some_and(u8::is_ascii_digit) {
                     self.pos += 1;
                 }
-                let d: i64 = self.src.get(start..self.pos).and_then(|t| t.parse().ok()).ok_or_else(|| {
-                    let loc = self.loc_at(start);
-                    ParseError::new(loc, ParseErrorKind::BadShape, "dimension size out of range")
-                })?;
+                let d: i64 = self
+                    .src
+                    .get(start..self.pos)
+                    .and_then(|t| t.parse().ok())
+                    .ok_or_else(|| {
+                        let loc = self.loc_at(start);
+                        ParseError::new(
+                            loc,
+                            ParseErrorKind::BadShape,
+                            "dimension size out of range",
+                        )
+                    })?;
                 if dims.len() >= MAX_RANK {
-                    return Err(
-                        self.error(ParseErrorKind::BadShape, format!("rank larger than {MAX_RANK}"))
-                    );
+                    return Err(self.error(
+                        ParseErrorKind::BadShape,
+                        format!("rank larger than {MAX_RANK}"),
+                    ));
                 }
                 dims.push(d);
                 if self.b.get(self.pos) != Some(&b'x') {
@@ -660,9 +696,9 @@ impl<'a> Cursor<'a> {
     pub fn at_type(&mut self) -> bool {
         match self.peek() {
             Some(b'!') => true,
-            _ => self
-                .peek_ident()
-                .is_some_and(|w| w == "tensor" || w == "tuple" || w == "complex" || element_type_named(w).is_some()),
+            _ => self.peek_ident().is_some_and(|w| {
+                w == "tensor" || w == "tuple" || w == "complex" || element_type_named(w).is_some()
+            }),
         }
     }
 
@@ -781,7 +817,11 @@ impl<'a> Cursor<'a> {
                 } else {
                     self.expect_ident("an attribute name")?.to_string()
                 };
-                let v = if self.eat(b'=') { self.attr()? } else { Attr::Unit };
+                let v = if self.eat(b'=') {
+                    self.attr()?
+                } else {
+                    Attr::Unit
+                };
                 out.push((key, v));
                 if self.eat(b'}') {
                     break;
@@ -820,7 +860,11 @@ impl<'a> Cursor<'a> {
         let (dialect, rest) = name.split_once('.').unwrap_or((name, ""));
         if !matches!(dialect, "stablehlo" | "mhlo" | "chlo") {
             // An alias (`#loc1`) or another dialect's attribute: skip its body.
-            let text = if self.peek() == Some(b'<') { self.skip_balanced()? } else { "" };
+            let text = if self.peek() == Some(b'<') {
+                self.skip_balanced()?
+            } else {
+                ""
+            };
             return Ok(Attr::Opaque(format!("#{name}{text}")));
         }
         if rest.is_empty() {
@@ -930,10 +974,12 @@ impl<'a> Cursor<'a> {
                         self.error(ParseErrorKind::BadAttribute, "array element out of range")
                     })?,
                     Attr::Bool(b) => i64::from(b),
-                    _ => return Err(self.error(
-                        ParseErrorKind::BadAttribute,
-                        format!("array<{}> elements must be integers", et.name()),
-                    )),
+                    _ => {
+                        return Err(self.error(
+                            ParseErrorKind::BadAttribute,
+                            format!("array<{}> elements must be integers", et.name()),
+                        ))
+                    }
                 };
                 out.push(v);
                 if self.peek() == Some(b'>') {
@@ -952,11 +998,22 @@ impl<'a> Cursor<'a> {
         let body = if self.peek() == Some(b'"') {
             let loc = self.loc();
             let s = self.string()?;
-            let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).ok_or_else(|| {
-                ParseError::new(loc, ParseErrorKind::BadLiteral, "dense string literal is not hex (\"0x...\")")
-            })?;
+            let hex = s
+                .strip_prefix("0x")
+                .or_else(|| s.strip_prefix("0X"))
+                .ok_or_else(|| {
+                    ParseError::new(
+                        loc,
+                        ParseErrorKind::BadLiteral,
+                        "dense string literal is not hex (\"0x...\")",
+                    )
+                })?;
             Dense::Bytes(decode_hex(hex).ok_or_else(|| {
-                ParseError::new(loc, ParseErrorKind::BadLiteral, "bad hex digits in dense literal")
+                ParseError::new(
+                    loc,
+                    ParseErrorKind::BadLiteral,
+                    "bad hex digits in dense literal",
+                )
             })?)
         } else if self.peek() == Some(b'>') {
             Dense::Elems(Vec::new())
@@ -996,9 +1053,15 @@ impl<'a> Cursor<'a> {
                     match self.number()? {
                         Some(Num::Int(i)) => Elem::Int(i),
                         Some(Num::Float(f)) => Elem::Float(f),
-                        Some(Num::Hex(h)) => Elem::Bits(u64::from_str_radix(&h, 16).map_err(|_| {
-                            ParseError::new(loc, ParseErrorKind::BadLiteral, format!("hex element 0x{h} wider than 64 bits"))
-                        })?),
+                        Some(Num::Hex(h)) => {
+                            Elem::Bits(u64::from_str_radix(&h, 16).map_err(|_| {
+                                ParseError::new(
+                                    loc,
+                                    ParseErrorKind::BadLiteral,
+                                    format!("hex element 0x{h} wider than 64 bits"),
+                                )
+                            })?)
+                        }
                         None => return Err(self.expected("a dense element")),
                     }
                 }
