@@ -1103,12 +1103,8 @@ impl Front<'_> {
         };
         a.custom_call_target = Some(target.clone());
         match op.get(&["backend_config"]) {
-            None => {}
-            Some(Attr::Str(s)) => {
-                if !s.is_empty() {
-                    a.backend_config = Some(s.clone());
-                }
-            }
+            Some(Attr::Str(s)) if !s.is_empty() => a.backend_config = Some(s.clone()),
+            None | Some(Attr::Str(_)) => {}
             Some(Attr::Dict(d)) if d.is_empty() => {}
             Some(_) => {
                 return Err(self.bad(
