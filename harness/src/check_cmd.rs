@@ -1,4 +1,4 @@
-//! `aot check-hlo MODULE.hlo --io CASE.io.json --target-config T.txtpb`: compile the module,
+//! `aot check-hlo MODULE.{hlo,mlir,pb} --io CASE.io.json --target-config T.txtpb`: compile the module,
 //! serialize it, load the bytes in a fresh runtime (an emulated device from the same target
 //! config), execute and compare with the io file. Exit 0 / 1 / 2 like `aot eval`.
 use std::io::Write;
@@ -10,7 +10,7 @@ use runtime::RuntimeFlags;
 /// Arguments of `aot check-hlo`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// HLO text module.
+    /// The module: HLO text (`.hlo`, `.txt`), StableHLO (`.mlir`) or a binary HloModuleProto (`.pb`).
     pub module: PathBuf,
     /// Inputs and expected outputs; one per replica or one for all.
     #[arg(long, required = true)]
@@ -28,10 +28,7 @@ pub fn compile_file(
     module: &std::path::Path,
     target_config: &std::path::Path,
 ) -> anyhow::Result<Vec<u8>> {
-    let text = std::fs::read_to_string(module)
-        .with_context(|| format!("cannot read {}", module.display()))?;
-    let m =
-        hlo::parse_module(&text).with_context(|| format!("cannot parse {}", module.display()))?;
+    let m = hlo::input::read_module(module)?;
     let target = compiler::Target::load(target_config)
         .with_context(|| format!("cannot load {}", target_config.display()))?;
     compiler::compile_to_bytes(&m, &target, &compiler::CompileOptions::default())

@@ -69,8 +69,7 @@ fn count_thunks(thunks: &[ThunkProto], kernels: &mut usize, total: &mut usize) {
 }
 
 fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
-    let text = std::fs::read_to_string(&case.module)?;
-    let module = hlo::parse_module(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let module = hlo::input::read_module(&case.module)?;
     let target = compiler::Target::load(config)?;
     let t0 = Instant::now();
     let exe = compiler::compile(&module, &target, &compiler::CompileOptions::default())?;

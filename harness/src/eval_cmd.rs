@@ -1,4 +1,4 @@
-//! `aot eval MODULE.hlo --io CASE.io.json`: evaluate an HLO module with the reference evaluator
+//! `aot eval MODULE.{hlo,mlir,pb} --io CASE.io.json`: evaluate a module (any format `hlo::input` reads) with the reference evaluator
 //! and compare with the io file's outputs.
 //!
 //! Output: one verdict line per output leaf,
@@ -31,10 +31,7 @@ pub fn run_with_while_limit(
     max_while_iterations: u64,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
-    let text = std::fs::read_to_string(module)
-        .with_context(|| format!("cannot read {}", module.display()))?;
-    let m =
-        hlo::parse_module(&text).with_context(|| format!("cannot parse {}", module.display()))?;
+    let m = hlo::input::read_module(module)?;
     let case = IoCase::read(io).with_context(|| format!("cannot load {}", io.display()))?;
     let args: Vec<Literal> = case.inputs.iter().cloned().map(Literal::Array).collect();
     let options = EvalOptions::with_while_limit(max_while_iterations);

@@ -31,6 +31,9 @@ pub enum ParseErrorKind {
     /// A structural problem: no computations, two ROOTs, two ENTRY computations, bad parameter
     /// numbering, a missing shape that cannot be inferred.
     Structure,
+    /// A module a front end built that fails verification (the StableHLO front end reports
+    /// it at the op it came from).
+    Invalid,
 }
 
 /// A parse failure at a 1-based line and column.

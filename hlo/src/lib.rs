@@ -1,5 +1,7 @@
-//! HLO front end: the IR (arenas and typed handles), the text parser and printer, the shape
-//! verifier, the reference evaluator and conversion to and from `HloModuleProto`.
+//! HLO front end: the IR (arenas and typed handles), the text parser and printer, the StableHLO
+//! (MLIR text) front end that builds the same IR, format detection for module files
+//! ([`input`]), the shape verifier, the reference evaluator and conversion to and from
+//! `HloModuleProto`.
 //!
 //! This crate knows nothing of GPUs, thunks, buffer assignment or artifacts: the compiler and the
 //! runtime both use it, and neither may leak its types into the other through here.
@@ -7,6 +9,7 @@
 pub mod convert;
 pub mod error;
 pub mod eval;
+pub mod input;
 pub mod io;
 pub mod ir;
 pub mod lexer;
@@ -14,6 +17,7 @@ pub mod literal;
 pub mod parser;
 pub mod printer;
 pub mod shape;
+pub mod stablehlo;
 pub mod verify;
 
 pub use error::{ParseError, ParseErrorKind, VerifyError};

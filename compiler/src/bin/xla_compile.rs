@@ -6,19 +6,19 @@
 //!             --gpu_target_config=h100_sxm.txtpb
 //! ```
 //!
-//! `--module_file` is HLO text (`.hlo`, `.txt`) or a binary `HloModuleProto` (`.pb`).
+//! `--module_file` is HLO text (`.hlo`, `.txt`), StableHLO MLIR text (`.mlir`, what JAX prints)
+//! or a binary `HloModuleProto` (`.pb`); the content must match the extension.
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use proto::prost::Message;
 
 /// Compiles an HLO module into a serialized `xla.gpu.GpuExecutableProto`.
 #[derive(Parser, Debug)]
 #[command(name = "xla_compile", version, about)]
 struct Args {
-    /// The HLO module: text (`.hlo`, `.txt`) or a binary HloModuleProto (`.pb`).
+    /// The module: HLO text (`.hlo`, `.txt`), StableHLO (`.mlir`) or a binary HloModuleProto (`.pb`).
     #[arg(long = "module_file", value_name = "FILE")]
     module_file: PathBuf,
     /// Where to write the serialized executable.
@@ -36,28 +36,10 @@ struct Args {
     cubin: bool,
 }
 
+/// Reads the module in the format its extension names, checked against the content
+/// (`hlo::input`, shared by every tool that takes a module).
 fn read_module(path: &Path) -> Result<hlo::HloModule> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    match ext {
-        "pb" => {
-            let bytes = std::fs::read(path).with_context(|| format!("cannot read module file {}", path.display()))?;
-            let module = proto::xla::HloModuleProto::decode(bytes.as_slice())
-                .with_context(|| format!("{} is not a binary HloModuleProto", path.display()))?;
-            let with_config = proto::xla::HloModuleProtoWithConfig {
-                hlo_module: Some(module),
-                config: None,
-            };
-            hlo::convert::from_proto(&with_config).with_context(|| format!("invalid HloModuleProto in {}", path.display()))
-        }
-        "hlo" | "txt" => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read module file {}", path.display()))?;
-            hlo::parse_module(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
-        }
-        other => bail!(
-            "--module_file={}: unknown extension \"{other}\" (expected .hlo or .txt for HLO text, .pb for a binary HloModuleProto)",
-            path.display()
-        ),
-    }
+    hlo::input::read_module(path).map_err(anyhow::Error::new)
 }
 
 fn run(args: Args) -> Result<()> {

@@ -17,10 +17,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Evaluate an HLO module with the reference evaluator and compare with an io file.
-    /// Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
+    /// Evaluate a module (HLO text, StableHLO or HloModuleProto) with the reference evaluator
+    /// and compare with an io file. Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
     Eval {
-        /// HLO text module (as printed by JAX or XLA).
+        /// The module: HLO text (`.hlo`, `.txt`), StableHLO (`.mlir`) or a binary
+        /// HloModuleProto (`.pb`), as printed by JAX or XLA.
         module: PathBuf,
         /// Inputs and expected outputs (`{"inputs": [...], "outputs": [...]}`).
         #[arg(long)]
@@ -41,7 +42,7 @@ enum Command {
     /// Load a serialized executable in the runtime, execute it and compare with an io file.
     /// Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
     Run(harness::run_cmd::RunArgs),
-    /// Compile an HLO module, load the bytes in a fresh runtime, execute and compare.
+    /// Compile a module (HLO text, StableHLO or HloModuleProto), load the bytes in a fresh runtime, execute and compare.
     /// Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
     CheckHlo(harness::check_cmd::CheckArgs),
     /// Print an executable in protobuf text format (PTX as text) with a summary.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 pub struct Case {
     /// Case name (the module's file stem), unique across the list.
     pub name: String,
-    /// The HLO text module.
+    /// The module: HLO text, or StableHLO (read through `hlo::input`).
     pub module: PathBuf,
     /// One io file for a single-replica case, or one per replica (replica order).
     pub io: Vec<PathBuf>,
@@ -40,8 +40,9 @@ pub fn curated_cases() -> Result<Vec<Case>, String> {
     Ok(cases)
 }
 
-/// Cases in one directory: `NAME.hlo` (not `NAME.opt.hlo`) with `NAME.io.json` or
-/// `NAME.replica<R>.io.json` files.
+/// Cases in one directory: `NAME.hlo` (not `NAME.opt.hlo`), or `NAME.mlir` (StableHLO) when there
+/// is no `NAME.hlo` (the corpus's `.mlir` twins of `.hlo` cases are not separate cases), with
+/// `NAME.io.json` or `NAME.replica<R>.io.json` files.
 pub fn cases_in(dir: &Path) -> Result<Vec<Case>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -52,8 +53,10 @@ pub fn cases_in(dir: &Path) -> Result<Vec<Case>, String> {
     names.sort();
     let mut cases = Vec::new();
     for file in &names {
-        let Some(name) = file.strip_suffix(".hlo") else {
-            continue;
+        let name = match (file.strip_suffix(".hlo"), file.strip_suffix(".mlir")) {
+            (Some(n), _) => n,
+            (None, Some(n)) if !names.contains(&format!("{n}.hlo")) => n,
+            _ => continue,
         };
         if name.ends_with(".opt") {
             continue;

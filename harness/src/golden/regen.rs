@@ -95,10 +95,7 @@ pub fn build_case(
     target: &compiler::Target,
     description: &DeviceDescription,
 ) -> anyhow::Result<(Vec<u8>, Vec<IoCase>)> {
-    let text = std::fs::read_to_string(&case.module)
-        .with_context(|| format!("cannot read {}", case.module.display()))?;
-    let module =
-        hlo::parse_module(&text).map_err(|e| anyhow::anyhow!("{}:{e}", case.module.display()))?;
+    let module = hlo::input::read_module(&case.module)?;
     let bytes = compiler::compile_to_bytes(&module, target, &compiler::CompileOptions::default())
         .with_context(|| format!("cannot compile case `{}`", case.name))?;
     let expected = case
@@ -262,7 +259,14 @@ fn write_version(
         let case_dir = dir.join(&case.name);
         std::fs::create_dir_all(&case_dir)?;
         std::fs::write(case_dir.join(EXECUTABLE_FILE), &bytes)?;
-        std::fs::copy(&case.module, case_dir.join(MODULE_FILE))?;
+        if hlo::input::format_of(&case.module)? == hlo::input::Format::HloText {
+            std::fs::copy(&case.module, case_dir.join(MODULE_FILE))?;
+        } else {
+            // A StableHLO case is recorded as the HLO module it converts to: what the artifact
+            // embeds and what golden verification recompiles (the printer round-trips).
+            let module = hlo::input::read_module(&case.module)?;
+            std::fs::write(case_dir.join(MODULE_FILE), hlo::print_module(&module))?;
+        }
         for (r, io) in recorded.iter().enumerate() {
             let mut text = case_to_json(io);
             text.push('\n');

@@ -1,0 +1,1729 @@
+//! The StableHLO syntax: module, `func.func`, regions and blocks, and every op in both its
+//! generic form (`"stablehlo.add"(%a, %b) : (...) -> ...`) and the pretty forms JAX prints.
+//! Each op is read into one [`Op`] (operands resolved to instructions, attributes under their
+//! generic names or the pretty keywords, regions already built as computations) and handed to
+//! the lowering in `lower.rs`.
+
+use std::collections::HashMap;
+
+use super::scan::{Attr, Cursor, Result};
+use crate::error::{ParseError, ParseErrorKind};
+use crate::ir::*;
+use crate::shape::Shape;
+
+/// How a region's block arguments and the values it uses from outside become HLO parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RegionKind {
+    /// `func.func`: arguments are parameters; nothing is visible from outside.
+    Function,
+    /// Called computations (reduce, sort, scatter, reduce_window, all_reduce, ...): arguments
+    /// are parameters; XLA's `to_apply` computations cannot capture outer values.
+    Plain,
+    /// `while` condition: one tuple parameter (iteration values, then captured values).
+    LoopCond,
+    /// `while` body: like the condition; the root passes captured values through.
+    LoopBody,
+    /// `if` / `case` branch: no arguments; captured values become the branch's operand (the
+    /// value itself for one, a tuple for none or several, as XLA's exporter does).
+    Branch,
+}
+
+/// A value a region uses from an enclosing one.
+#[derive(Debug, Clone)]
+pub(crate) struct Capture {
+    /// The value in the enclosing computation.
+    pub outer: InstrId,
+    /// The `get-tuple-element` (or parameter) standing for it inside the region.
+    pub inner: InstrId,
+    pub shape: Shape,
+}
+
+/// A region, built into a computation.
+#[derive(Debug, Clone)]
+pub(crate) struct RegionOut {
+    pub comp: ComputationId,
+    pub captures: Vec<Capture>,
+    pub arg_shapes: Vec<Shape>,
+    /// The tuple parameter of a loop region.
+    pub tuple_param: Option<InstrId>,
+    pub loc: SourceLoc,
+}
+
+/// What an SSA name stands for.
+#[derive(Debug, Clone, Copy)]
+enum ValDef {
+    One(InstrId),
+    /// Results `first..first+count` of a tuple-shaped instruction.
+    Multi {
+        tuple: InstrId,
+        first: usize,
+        count: usize,
+    },
+}
+
+pub(crate) struct Frame {
+    pub loc: SourceLoc,
+    pub kind: RegionKind,
+    pub instrs: Vec<Instruction>,
+    pub params: Vec<InstrId>,
+    values: HashMap<String, ValDef>,
+    gtes: HashMap<(InstrId, usize), InstrId>,
+    pub tuple_param: Option<InstrId>,
+    pub n_args: usize,
+    pub captures: Vec<Capture>,
+    capture_keys: HashMap<(String, Option<usize>), usize>,
+}
+
+/// One op as read: the common form every syntax is turned into.
+#[derive(Debug, Clone)]
+pub(crate) struct Op {
+    pub name: String,
+    pub loc: SourceLoc,
+    pub operands: Vec<InstrId>,
+    /// Attributes by name (generic names, or the pretty keywords such as `dims`).
+    pub attrs: Vec<(String, Attr)>,
+    /// Bare keywords of the pretty form, in order (`GT`, `FLOAT` of `compare`).
+    pub positional: Vec<String>,
+    pub regions: Vec<RegionOut>,
+    pub result_types: Vec<Shape>,
+    /// `@callee` of `func.call` and `custom_call`.
+    pub callee: Option<String>,
+    /// `applies stablehlo.add` of the pretty `reduce`.
+    pub applies: Option<String>,
+}
+
+impl Op {
+    fn new(name: String, loc: SourceLoc) -> Op {
+        Op {
+            name,
+            loc,
+            operands: Vec::new(),
+            attrs: Vec::new(),
+            positional: Vec::new(),
+            regions: Vec::new(),
+            result_types: Vec::new(),
+            callee: None,
+            applies: None,
+        }
+    }
+}
+
+/// The result of lowering one op.
+pub(crate) enum Lowered {
+    /// One result.
+    One(InstrId),
+    /// `n` results, elements of a tuple-shaped instruction.
+    Tuple(InstrId, usize),
+}
+
+pub(crate) struct Front<'a> {
+    pub c: Cursor<'a>,
+    pub frames: Vec<Frame>,
+    pub comps: Vec<Option<Computation>>,
+    funcs: HashMap<String, (ComputationId, SourceLoc)>,
+    comp_names: std::collections::HashSet<String>,
+    counter: u64,
+    /// The op being read, for error messages.
+    pub op_name: String,
+    pub module_name: String,
+    pub config: ModuleConfig,
+    main: Option<ComputationId>,
+    publics: Vec<ComputationId>,
+}
+
+/// Why Shardy (`sdy`) ops are refused.
+pub(crate) const SHARDY: &str = "Shardy partitioning (sdy.mesh, sdy.manual_computation) is not supported: give the per-device program (the body of the manual computation) or an unpartitioned one";
+
+fn is_terminator(name: &str) -> bool {
+    matches!(
+        name,
+        "stablehlo.return" | "func.return" | "return" | "mhlo.return"
+    )
+}
+
+impl<'a> Front<'a> {
+    pub fn new(text: &'a str) -> Front<'a> {
+        Front {
+            c: Cursor::new(text),
+            frames: Vec::new(),
+            comps: Vec::new(),
+            funcs: HashMap::new(),
+            comp_names: Default::default(),
+            counter: 0,
+            op_name: String::new(),
+            module_name: "main".into(),
+            config: ModuleConfig::default(),
+            main: None,
+            publics: Vec::new(),
+        }
+    }
+
+    /// An error at `loc` naming the op being read.
+    pub fn err_at(
+        &self,
+        loc: SourceLoc,
+        kind: ParseErrorKind,
+        msg: impl Into<String>,
+    ) -> ParseError {
+        let msg = msg.into();
+        if self.op_name.is_empty() {
+            ParseError::new(loc, kind, msg)
+        } else {
+            ParseError::new(loc, kind, format!("{}: {msg}", self.op_name))
+        }
+    }
+
+    /// Adds the op name to a scanner error.
+    fn named(&self, e: ParseError) -> ParseError {
+        if self.op_name.is_empty() || e.message.starts_with(&self.op_name) {
+            e
+        } else {
+            ParseError::new(e.loc(), e.kind, format!("{}: {}", self.op_name, e.message))
+        }
+    }
+
+    fn next_id(&mut self) -> u64 {
+        self.counter += 1;
+        self.counter
+    }
+
+    fn unique_comp_name(&mut self, base: &str) -> String {
+        let clean: String = base
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let clean = if clean.is_empty() {
+            "f".to_string()
+        } else {
+            clean
+        };
+        let mut name = clean.clone();
+        while self.comp_names.contains(&name) {
+            name = format!("{clean}.{}", self.next_id());
+        }
+        self.comp_names.insert(name.clone());
+        name
+    }
+
+    fn reserve_comp(&mut self) -> ComputationId {
+        self.comps.push(None);
+        ComputationId(u32::try_from(self.comps.len() - 1).unwrap_or(u32::MAX))
+    }
+
+    /// The computation of function `@sym`, reserved on first reference.
+    pub fn func_id(&mut self, sym: &str, loc: SourceLoc) -> ComputationId {
+        if let Some(&(id, _)) = self.funcs.get(sym) {
+            return id;
+        }
+        let id = self.reserve_comp();
+        self.funcs.insert(sym.to_string(), (id, loc));
+        id
+    }
+
+    fn top(&mut self) -> &mut Frame {
+        // A frame is pushed before any op is read, so this never fails on parser paths.
+        let n = self.frames.len();
+        &mut self.frames[n - 1]
+    }
+
+    /// Adds an instruction to the innermost computation.
+    pub fn add(
+        &mut self,
+        opcode: Opcode,
+        shape: Shape,
+        operands: Vec<InstrId>,
+        attrs: Attrs,
+        loc: SourceLoc,
+    ) -> InstrId {
+        let level = self.frames.len() - 1;
+        self.add_at(level, opcode, shape, operands, attrs, loc)
+    }
+
+    fn add_at(
+        &mut self,
+        level: usize,
+        opcode: Opcode,
+        shape: Shape,
+        operands: Vec<InstrId>,
+        attrs: Attrs,
+        loc: SourceLoc,
+    ) -> InstrId {
+        let n = self.next_id();
+        let name = match opcode {
+            Opcode::Parameter => format!("Arg_{}.{n}", attrs.parameter_number.unwrap_or(0)),
+            _ => format!("{}.{n}", opcode.name()),
+        };
+        let f = &mut self.frames[level];
+        let id = InstrId(u32::try_from(f.instrs.len()).unwrap_or(u32::MAX));
+        f.instrs.push(Instruction {
+            name,
+            opcode,
+            shape,
+            operands,
+            attrs,
+            metadata: None,
+            loc,
+        });
+        id
+    }
+
+    pub fn shape_of(&self, id: InstrId) -> &Shape {
+        let f = &self.frames[self.frames.len() - 1];
+        &f.instrs[id.index()].shape
+    }
+
+    fn gte_at(&mut self, level: usize, tuple: InstrId, index: usize, loc: SourceLoc) -> InstrId {
+        if let Some(&g) = self.frames[level].gtes.get(&(tuple, index)) {
+            return g;
+        }
+        let shape = self.frames[level].instrs[tuple.index()]
+            .shape
+            .tuple_shapes()
+            .and_then(|t| t.get(index))
+            .cloned()
+            .unwrap_or(Shape::Tuple(Vec::new()));
+        let attrs = Attrs {
+            tuple_index: Some(index as i64),
+            ..Attrs::default()
+        };
+        let g = self.add_at(
+            level,
+            Opcode::GetTupleElement,
+            shape,
+            vec![tuple],
+            attrs,
+            loc,
+        );
+        self.frames[level].gtes.insert((tuple, index), g);
+        g
+    }
+
+    pub fn gte(&mut self, tuple: InstrId, index: usize, loc: SourceLoc) -> InstrId {
+        let level = self.frames.len() - 1;
+        self.gte_at(level, tuple, index, loc)
+    }
+
+    /// Binds the results of an op to the names it declared.
+    fn bind(&mut self, names: &[(String, usize, SourceLoc)], lowered: Lowered) -> Result<()> {
+        let total: usize = names.iter().map(|n| n.1).sum();
+        let (tuple, n) = match lowered {
+            Lowered::One(id) => {
+                if total != 1 {
+                    return Err(self.err_at(
+                        names.first().map_or_else(SourceLoc::default, |n| n.2),
+                        ParseErrorKind::Structure,
+                        format!("op has 1 result, {total} names declared"),
+                    ));
+                }
+                let (name, _, loc) = &names[0];
+                return self.define(name, ValDef::One(id), *loc);
+            }
+            Lowered::Tuple(t, n) => (t, n),
+        };
+        if total != n {
+            return Err(self.err_at(
+                names.first().map_or_else(SourceLoc::default, |n| n.2),
+                ParseErrorKind::Structure,
+                format!("op has {n} results, {total} names declared"),
+            ));
+        }
+        let mut first = 0;
+        for (name, count, loc) in names {
+            self.define(
+                name,
+                ValDef::Multi {
+                    tuple,
+                    first,
+                    count: *count,
+                },
+                *loc,
+            )?;
+            first += count;
+        }
+        Ok(())
+    }
+
+    fn define(&mut self, name: &str, def: ValDef, loc: SourceLoc) -> Result<()> {
+        if self.top().values.insert(name.to_string(), def).is_some() {
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::DuplicateName,
+                format!("value %{name} defined twice"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The instruction for a use of `%name` or `%name#index` in the innermost region.
+    pub fn use_value(
+        &mut self,
+        name: &str,
+        index: Option<usize>,
+        loc: SourceLoc,
+    ) -> Result<InstrId> {
+        let level = self.frames.len() - 1;
+        self.resolve(level, name, index, loc)
+    }
+
+    fn resolve(
+        &mut self,
+        level: usize,
+        name: &str,
+        index: Option<usize>,
+        loc: SourceLoc,
+    ) -> Result<InstrId> {
+        if let Some(&def) = self.frames[level].values.get(name) {
+            return match (def, index) {
+                (ValDef::One(id), None | Some(0)) => Ok(id),
+                (ValDef::One(_), Some(i)) => Err(self.err_at(
+                    loc,
+                    ParseErrorKind::UndefinedOperand,
+                    format!("%{name}#{i}: %{name} is a single value"),
+                )),
+                (
+                    ValDef::Multi {
+                        tuple,
+                        first,
+                        count,
+                    },
+                    i,
+                ) => {
+                    let i =
+                        match i {
+                            Some(i) if i < count => i,
+                            None if count == 1 => 0,
+                            None => return Err(self.err_at(
+                                loc,
+                                ParseErrorKind::UndefinedOperand,
+                                format!(
+                                    "%{name} names {count} results: use %{name}#0 .. %{name}#{}",
+                                    count - 1
+                                ),
+                            )),
+                            Some(i) => {
+                                return Err(self.err_at(
+                                    loc,
+                                    ParseErrorKind::UndefinedOperand,
+                                    format!("%{name}#{i}: %{name} has {count} results"),
+                                ))
+                            }
+                        };
+                    Ok(self.gte_at(level, tuple, first + i, loc))
+                }
+            };
+        }
+        let kind = self.frames[level].kind;
+        let shown = match index {
+            Some(i) => format!("%{name}#{i}"),
+            None => format!("%{name}"),
+        };
+        let defined_outside = (0..level).any(|l| self.frames[l].values.contains_key(name));
+        match kind {
+            RegionKind::Function => Err(self.err_at(loc, ParseErrorKind::UndefinedOperand, format!("use of undefined value {shown}"))),
+            RegionKind::Plain if defined_outside => Err(self.err_at(loc, ParseErrorKind::UndefinedOperand,
+                format!("{shown} is defined outside this region: the computations of reduce, sort, scatter and the other called regions cannot capture values"))),
+            RegionKind::Plain => Err(self.err_at(loc, ParseErrorKind::UndefinedOperand, format!("use of undefined value {shown}"))),
+            RegionKind::LoopCond | RegionKind::LoopBody | RegionKind::Branch => {
+                let key = (name.to_string(), index);
+                if let Some(&k) = self.frames[level].capture_keys.get(&key) {
+                    return Ok(self.frames[level].captures[k].inner);
+                }
+                if level == 0 || !defined_outside {
+                    return Err(self.err_at(loc, ParseErrorKind::UndefinedOperand, format!("use of undefined value {shown}")));
+                }
+                let outer = self.resolve(level - 1, name, index, loc)?;
+                let shape = self.frames[level - 1].instrs[outer.index()].shape.clone();
+                let param = match self.frames[level].tuple_param {
+                    Some(p) => p,
+                    None => {
+                        let attrs = Attrs { parameter_number: Some(0), ..Attrs::default() };
+                        let p = self.add_at(level, Opcode::Parameter, Shape::Tuple(Vec::new()), vec![], attrs, loc);
+                        self.frames[level].params.push(p);
+                        self.frames[level].tuple_param = Some(p);
+                        p
+                    }
+                };
+                let f = &self.frames[level];
+                let index_in_tuple = f.n_args + f.captures.len();
+                let attrs = Attrs { tuple_index: Some(index_in_tuple as i64), ..Attrs::default() };
+                let inner = self.add_at(level, Opcode::GetTupleElement, shape.clone(), vec![param], attrs, loc);
+                let f = &mut self.frames[level];
+                f.capture_keys.insert(key, f.captures.len());
+                f.captures.push(Capture { outer, inner, shape });
+                Ok(inner)
+            }
+        }
+    }
+
+    fn push_frame(&mut self, kind: RegionKind, loc: SourceLoc) {
+        self.frames.push(Frame {
+            loc,
+            kind,
+            instrs: Vec::new(),
+            params: Vec::new(),
+            values: HashMap::new(),
+            gtes: HashMap::new(),
+            tuple_param: None,
+            n_args: 0,
+            captures: Vec::new(),
+            capture_keys: HashMap::new(),
+        });
+    }
+
+    /// Binds block arguments in the innermost frame according to its kind.
+    fn bind_args(&mut self, args: &[(String, Shape, SourceLoc)]) -> Result<()> {
+        let kind = self.top().kind;
+        let loc = self.top().loc;
+        match kind {
+            RegionKind::Function | RegionKind::Plain => {
+                for (i, (name, shape, aloc)) in args.iter().enumerate() {
+                    let attrs = Attrs {
+                        parameter_number: Some(i as i64),
+                        ..Attrs::default()
+                    };
+                    let p = self.add(Opcode::Parameter, shape.clone(), vec![], attrs, *aloc);
+                    self.top().params.push(p);
+                    self.define(name, ValDef::One(p), *aloc)?;
+                }
+            }
+            RegionKind::LoopCond | RegionKind::LoopBody => {
+                let shapes: Vec<Shape> = args.iter().map(|a| a.1.clone()).collect();
+                let attrs = Attrs {
+                    parameter_number: Some(0),
+                    ..Attrs::default()
+                };
+                let p = self.add(Opcode::Parameter, Shape::Tuple(shapes), vec![], attrs, loc);
+                let f = self.top();
+                f.params.push(p);
+                f.tuple_param = Some(p);
+                f.n_args = args.len();
+                for (i, (name, _, aloc)) in args.iter().enumerate() {
+                    let g = self.gte(p, i, *aloc);
+                    self.define(name, ValDef::One(g), *aloc)?;
+                }
+            }
+            RegionKind::Branch => {
+                if let Some((_, _, aloc)) = args.first() {
+                    return Err(self.err_at(
+                        *aloc,
+                        ParseErrorKind::Structure,
+                        "a branch region takes no block arguments",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Pops the innermost frame into a computation with root `root`.
+    fn finish_frame(
+        &mut self,
+        id: ComputationId,
+        base_name: &str,
+        root: InstrId,
+    ) -> Result<Vec<Capture>> {
+        let Some(mut f) = self.frames.pop() else {
+            return Err(ParseError::new(
+                SourceLoc::default(),
+                ParseErrorKind::Structure,
+                "no open region",
+            ));
+        };
+        let mut root = root;
+        if f.kind == RegionKind::Branch {
+            match f.captures.len() {
+                0 => {
+                    let n = self.next_id();
+                    let attrs = Attrs {
+                        parameter_number: Some(0),
+                        ..Attrs::default()
+                    };
+                    let pid = InstrId(u32::try_from(f.instrs.len()).unwrap_or(u32::MAX));
+                    f.instrs.push(Instruction {
+                        name: format!("Arg_0.{n}"),
+                        opcode: Opcode::Parameter,
+                        shape: Shape::Tuple(Vec::new()),
+                        operands: vec![],
+                        attrs,
+                        metadata: None,
+                        loc: f.loc,
+                    });
+                    f.params.push(pid);
+                }
+                1 => {
+                    // One captured value is the branch's operand itself: the get-tuple-element
+                    // becomes the parameter and the tuple parameter goes.
+                    let inner = f.captures[0].inner;
+                    let tuple = f.tuple_param.unwrap_or(inner);
+                    let n = self.next_id();
+                    let i = &mut f.instrs[inner.index()];
+                    i.opcode = Opcode::Parameter;
+                    i.operands.clear();
+                    i.attrs = Attrs {
+                        parameter_number: Some(0),
+                        ..Attrs::default()
+                    };
+                    i.name = format!("Arg_0.{n}");
+                    let removed = tuple.index();
+                    f.instrs.remove(removed);
+                    let fix = |x: InstrId| {
+                        if x.index() > removed {
+                            InstrId(x.0 - 1)
+                        } else {
+                            x
+                        }
+                    };
+                    for ins in &mut f.instrs {
+                        for o in &mut ins.operands {
+                            *o = fix(*o);
+                        }
+                    }
+                    root = fix(root);
+                    f.params = vec![fix(inner)];
+                    f.captures[0].inner = fix(inner);
+                    f.tuple_param = None;
+                }
+                _ => {
+                    let shapes = f.captures.iter().map(|c| c.shape.clone()).collect();
+                    if let Some(p) = f.tuple_param {
+                        f.instrs[p.index()].shape = Shape::Tuple(shapes);
+                    }
+                }
+            }
+        }
+        let name = self.unique_comp_name(base_name);
+        let comp = Computation {
+            name,
+            instructions: f.instrs,
+            params: f.params,
+            root,
+            execution_thread: None,
+            loc: f.loc,
+        };
+        if let Some(slot) = self.comps.get_mut(id.index()) {
+            *slot = Some(comp);
+        }
+        Ok(f.captures)
+    }
+
+    pub fn comp_mut(&mut self, id: ComputationId) -> Option<&mut Computation> {
+        self.comps.get_mut(id.index()).and_then(Option::as_mut)
+    }
+
+    // ---- module and functions ----------------------------------------------------------
+
+    pub fn module(mut self) -> Result<HloModule> {
+        // Location aliases (`#loc1 = loc(...)`) may come first.
+        while self.c.peek() == Some(b'#') {
+            self.c.pos += 1;
+            self.c.expect_ident("an alias name")?;
+            self.c.expect(b'=')?;
+            self.c.attr()?;
+        }
+        if self.c.rest().starts_with(b"\"builtin.module\"") {
+            return self.generic_module();
+        }
+        let had_module = if self.c.eat_kw("module") {
+            if let Some(name) = self.c.symbol()? {
+                self.module_name = name;
+            }
+            if self.c.eat_kw("attributes") {
+                let attrs = self.c.dict()?;
+                self.module_attrs(&attrs);
+            }
+            self.c.expect(b'{')?;
+            true
+        } else {
+            false
+        };
+        loop {
+            if had_module && self.c.eat(b'}') {
+                self.c.opt_loc()?;
+                break;
+            }
+            if self.c.at_end() {
+                if had_module {
+                    return Err(self.c.expected("'}' closing the module"));
+                }
+                break;
+            }
+            if self.c.peek() == Some(b'#') {
+                // `#loc1 = loc(...)` and other attribute aliases.
+                self.c.pos += 1;
+                self.c.expect_ident("an alias name")?;
+                self.c.expect(b'=')?;
+                self.c.attr()?;
+                continue;
+            }
+            if self.c.eat_kw("func.func") {
+                self.func()?;
+                continue;
+            }
+            if self.c.rest().starts_with(b"\"func.func\"") {
+                self.generic_func()?;
+                continue;
+            }
+            if self.c.rest().starts_with(b"sdy.") {
+                let e = self.c.error(ParseErrorKind::UnknownOpcode, SHARDY);
+                return Err(e);
+            }
+            return Err(self.c.expected("'func.func'"));
+        }
+        // Alias definitions may also follow the module.
+        while self.c.peek() == Some(b'#') {
+            self.c.pos += 1;
+            self.c.expect_ident("an alias name")?;
+            self.c.expect(b'=')?;
+            self.c.attr()?;
+        }
+        if !self.c.at_end() {
+            return Err(self.c.expected("end of input"));
+        }
+        self.finish()
+    }
+
+    /// `"builtin.module"() <{sym_name = "m"}> ({ "func.func"() ... }) {attrs} : () -> ()`.
+    fn generic_module(mut self) -> Result<HloModule> {
+        self.c.string()?;
+        self.c.expect(b'(')?;
+        self.c.expect(b')')?;
+        if self.c.eat(b'<') {
+            let props = self.c.dict()?;
+            if let Some((_, Attr::Str(n))) = props.iter().find(|(k, _)| k == "sym_name") {
+                self.module_name = n.clone();
+            }
+            self.c.expect(b'>')?;
+        }
+        self.c.expect(b'(')?;
+        self.c.expect(b'{')?;
+        loop {
+            if self.c.eat(b'}') {
+                break;
+            }
+            if self.c.rest().starts_with(b"\"func.func\"") {
+                self.generic_func()?;
+                continue;
+            }
+            return Err(self.c.expected("'\"func.func\"' or '}'"));
+        }
+        self.c.expect(b')')?;
+        if self.c.peek() == Some(b'{') {
+            let attrs = self.c.dict()?;
+            self.module_attrs(&attrs);
+        }
+        self.c.expect(b':')?;
+        self.function_type()?;
+        self.c.opt_loc()?;
+        while self.c.peek() == Some(b'#') {
+            self.c.pos += 1;
+            self.c.expect_ident("an alias name")?;
+            self.c.expect(b'=')?;
+            self.c.attr()?;
+        }
+        if !self.c.at_end() {
+            return Err(self.c.expected("end of input"));
+        }
+        self.finish()
+    }
+
+    /// `(T, ...) -> (R, ...)` or `(T) -> R`, skipped.
+    fn function_type(&mut self) -> Result<()> {
+        if self.c.peek() != Some(b'(') {
+            return Err(self.c.expected("a function type '(...) -> ...'"));
+        }
+        self.c.skip_balanced()?;
+        if !self.c.eat_arrow() {
+            return Err(self.c.expected("'->'"));
+        }
+        if self.c.peek() == Some(b'(') {
+            self.c.skip_balanced()?;
+        } else {
+            self.c.ty()?;
+        }
+        Ok(())
+    }
+
+    /// `"func.func"() <{sym_name = "f", sym_visibility = "private", function_type = ...}>
+    /// ({ ^bb0(args): ... }) : () -> ()`.
+    fn generic_func(&mut self) -> Result<()> {
+        let loc = self.c.loc();
+        self.c.string()?;
+        self.op_name = "func.func".into();
+        self.c.expect(b'(').map_err(|e| self.named(e))?;
+        self.c.expect(b')').map_err(|e| self.named(e))?;
+        let mut sym = None;
+        let mut public = true;
+        if self.c.eat(b'<') {
+            self.c.expect(b'{').map_err(|e| self.named(e))?;
+            if !self.c.eat(b'}') {
+                loop {
+                    let key = self
+                        .c
+                        .expect_ident("a property name")
+                        .map_err(|e| self.named(e))?;
+                    self.c.expect(b'=').map_err(|e| self.named(e))?;
+                    match key {
+                        "function_type" => self.function_type().map_err(|e| self.named(e))?,
+                        "sym_name" => sym = Some(self.c.string().map_err(|e| self.named(e))?),
+                        "sym_visibility" => {
+                            public = self.c.string().map_err(|e| self.named(e))? == "public"
+                        }
+                        _ => {
+                            self.c.attr().map_err(|e| self.named(e))?;
+                        }
+                    }
+                    if self.c.eat(b'}') {
+                        break;
+                    }
+                    self.c.expect(b',').map_err(|e| self.named(e))?;
+                }
+            }
+            self.c.expect(b'>').map_err(|e| self.named(e))?;
+        }
+        let Some(sym) = sym else {
+            return Err(self.err_at(loc, ParseErrorKind::Syntax, "func.func without sym_name"));
+        };
+        self.op_name = format!("func.func @{sym}");
+        if self
+            .funcs
+            .get(&sym)
+            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
+        {
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::DuplicateName,
+                format!("function @{sym} defined twice"),
+            ));
+        }
+        let id = self.func_id(&sym, loc);
+        if public {
+            if sym == "main" {
+                self.main = Some(id);
+            }
+            self.publics.push(id);
+        }
+        self.c.expect(b'(').map_err(|e| self.named(e))?;
+        let fname = self.op_name.clone();
+        let ret = self.region_body(RegionKind::Function, None, loc)?;
+        self.op_name = fname;
+        let root = self.root_of(RegionKind::Function, &ret, loc);
+        self.finish_frame(id, &sym, root)?;
+        self.c.expect(b')').map_err(|e| self.named(e))?;
+        if self.c.peek() == Some(b'{') {
+            self.c.dict().map_err(|e| self.named(e))?;
+        }
+        self.c.expect(b':').map_err(|e| self.named(e))?;
+        self.function_type().map_err(|e| self.named(e))?;
+        self.c.opt_loc()?;
+        self.op_name.clear();
+        Ok(())
+    }
+
+    fn module_attrs(&mut self, attrs: &[(String, Attr)]) {
+        for (k, v) in attrs {
+            let n = match v {
+                Attr::Int(i) => i64::try_from(*i).ok(),
+                _ => None,
+            };
+            match k.as_str() {
+                "mhlo.num_replicas" => self.config.replica_count = n,
+                "mhlo.num_partitions" => self.config.num_partitions = n,
+                // Everything else (jax.uses_shape_polymorphism, mhlo.frontend_attributes,
+                // sharding hints) does not change what the module computes.
+                _ => {}
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<HloModule> {
+        let mut missing: Vec<(&String, &SourceLoc)> = self
+            .funcs
+            .iter()
+            .filter(|(_, (id, _))| self.comps.get(id.index()).is_none_or(Option::is_none))
+            .map(|(n, (_, l))| (n, l))
+            .collect();
+        missing.sort_by_key(|(_, l)| (l.line, l.column));
+        if let Some((name, loc)) = missing.first() {
+            return Err(ParseError::new(
+                **loc,
+                ParseErrorKind::UndefinedComputation,
+                format!("call to undefined function @{name}"),
+            ));
+        }
+        let entry = match (self.main, self.publics.as_slice()) {
+            (Some(m), _) => m,
+            (None, [one]) => *one,
+            (None, []) => {
+                return Err(ParseError::new(
+                    SourceLoc { line: 1, column: 1 },
+                    ParseErrorKind::Structure,
+                    "no entry function: expected a public func.func @main",
+                ))
+            }
+            (None, _) => {
+                return Err(ParseError::new(
+                    SourceLoc { line: 1, column: 1 },
+                    ParseErrorKind::Structure,
+                    "several public functions and none is @main: cannot choose the entry",
+                ))
+            }
+        };
+        if self.comps.iter().any(Option::is_none) {
+            return Err(ParseError::new(
+                SourceLoc::default(),
+                ParseErrorKind::Structure,
+                "a computation was left unfinished",
+            ));
+        }
+        let computations: Vec<Computation> = self.comps.drain(..).flatten().collect();
+        let mut module = HloModule {
+            name: self.module_name.clone(),
+            computations,
+            entry,
+            config: std::mem::take(&mut self.config),
+            stack_frames: StackFrameIndex::default(),
+        };
+        let e = module.entry_computation();
+        let params = e
+            .param_shapes()
+            .into_iter()
+            .map(with_default_layout)
+            .collect();
+        let result = e
+            .root_instruction()
+            .map_or(Shape::Tuple(Vec::new()), |r| with_default_layout(&r.shape));
+        module.config.entry_computation_layout = Some(ProgramLayout { params, result });
+        Ok(module)
+    }
+
+    fn func(&mut self) -> Result<()> {
+        let loc = self.c.loc();
+        let mut public = true;
+        if self.c.eat_kw("private") {
+            public = false;
+        } else if self.c.eat_kw("public") {
+        } else if self.c.eat_kw("nested") {
+            public = false;
+        }
+        let Some(sym) = self.c.symbol()? else {
+            return Err(self.c.expected("a function name '@...'"));
+        };
+        self.op_name = format!("func.func @{sym}");
+        if self
+            .funcs
+            .get(&sym)
+            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
+        {
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::DuplicateName,
+                format!("function @{sym} defined twice"),
+            ));
+        }
+        let id = self.func_id(&sym, loc);
+        // Arguments.
+        self.c.expect(b'(').map_err(|e| self.named(e))?;
+        let mut args = Vec::new();
+        if !self.c.eat(b')') {
+            loop {
+                let aloc = self.c.loc();
+                let Some(name) = self.c.value_name().map_err(|e| self.named(e))? else {
+                    return {
+                        let e = self.c.expected("an argument '%name: type'");
+                        Err(self.named(e))
+                    };
+                };
+                self.c.expect(b':').map_err(|e| self.named(e))?;
+                let ty = self.c.ty().map_err(|e| self.named(e))?;
+                if self.c.peek() == Some(b'{') {
+                    self.c.dict().map_err(|e| self.named(e))?;
+                }
+                self.c.opt_loc()?;
+                args.push((name.to_string(), ty, aloc));
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',').map_err(|e| self.named(e))?;
+            }
+        }
+        // Results (their attributes, such as jax.result_info, are names only).
+        if self.c.eat_arrow() {
+            if self.c.eat(b'(') {
+                if !self.c.eat(b')') {
+                    loop {
+                        self.c.ty().map_err(|e| self.named(e))?;
+                        if self.c.peek() == Some(b'{') {
+                            self.c.dict().map_err(|e| self.named(e))?;
+                        }
+                        if self.c.eat(b')') {
+                            break;
+                        }
+                        self.c.expect(b',').map_err(|e| self.named(e))?;
+                    }
+                }
+            } else {
+                self.c.ty().map_err(|e| self.named(e))?;
+            }
+        }
+        if self.c.eat_kw("attributes") {
+            self.c.dict().map_err(|e| self.named(e))?;
+        }
+        self.c.opt_loc()?;
+        if public {
+            if sym == "main" {
+                self.main = Some(id);
+            }
+            self.publics.push(id);
+        }
+        if self.c.peek() != Some(b'{') {
+            return {
+                let e = self.c.expected("'{' starting the function body (declarations without a body are not supported)");
+                Err(self.named(e))
+            };
+        }
+        let fname = self.op_name.clone();
+        let ret = self.region_body(RegionKind::Function, Some(args), loc)?;
+        self.op_name = fname;
+        let root = self.root_of(RegionKind::Function, &ret, loc);
+        self.finish_frame(id, &sym, root)?;
+        self.c.opt_loc()?;
+        self.op_name.clear();
+        Ok(())
+    }
+
+    /// The root for the values a region returns.
+    fn root_of(&mut self, kind: RegionKind, ret: &[InstrId], loc: SourceLoc) -> InstrId {
+        match (kind, ret) {
+            (RegionKind::LoopBody, _) | (_, []) => self.tuple(ret.to_vec(), loc),
+            (_, [one]) => *one,
+            _ => self.tuple(ret.to_vec(), loc),
+        }
+    }
+
+    pub fn tuple(&mut self, elems: Vec<InstrId>, loc: SourceLoc) -> InstrId {
+        let shapes = elems.iter().map(|&e| self.shape_of(e).clone()).collect();
+        self.add(
+            Opcode::Tuple,
+            Shape::Tuple(shapes),
+            elems,
+            Attrs::default(),
+            loc,
+        )
+    }
+
+    /// `{ ^bb0(args): ops... terminator }`: pushes a frame, reads the body and returns the
+    /// returned values; the frame stays open for the caller to finish.
+    fn region_body(
+        &mut self,
+        kind: RegionKind,
+        preset: Option<Vec<(String, Shape, SourceLoc)>>,
+        loc: SourceLoc,
+    ) -> Result<Vec<InstrId>> {
+        self.c.enter().map_err(|e| self.named(e))?;
+        self.c.expect(b'{').map_err(|e| self.named(e))?;
+        self.push_frame(kind, loc);
+        let mut args = preset;
+        if self.c.peek() == Some(b'^') {
+            self.c.pos += 1;
+            self.c.ident();
+            let mut bargs = Vec::new();
+            if self.c.eat(b'(') && !self.c.eat(b')') {
+                loop {
+                    let aloc = self.c.loc();
+                    let Some(name) = self.c.value_name()? else {
+                        return {
+                            let e = self.c.expected("a block argument '%name: type'");
+                            Err(self.named(e))
+                        };
+                    };
+                    self.c.expect(b':').map_err(|e| self.named(e))?;
+                    let ty = self.c.ty().map_err(|e| self.named(e))?;
+                    self.c.opt_loc()?;
+                    bargs.push((name.to_string(), ty, aloc));
+                    if self.c.eat(b')') {
+                        break;
+                    }
+                    self.c.expect(b',').map_err(|e| self.named(e))?;
+                }
+            }
+            self.c.expect(b':').map_err(|e| self.named(e))?;
+            if args.is_some() {
+                return Err(self.err_at(
+                    loc,
+                    ParseErrorKind::Structure,
+                    "region arguments written twice",
+                ));
+            }
+            args = Some(bargs);
+        }
+        self.bind_args(&args.unwrap_or_default())?;
+        let outer_op = std::mem::take(&mut self.op_name);
+        let ret = loop {
+            if self.c.peek() == Some(b'}') {
+                let l = self.c.loc();
+                self.op_name = outer_op.clone();
+                return Err(self.err_at(
+                    l,
+                    ParseErrorKind::Structure,
+                    "region ends without a return",
+                ));
+            }
+            if self.c.at_end() {
+                self.op_name = outer_op.clone();
+                return {
+                    let e = self.c.expected("'}' closing the region");
+                    Err(self.named(e))
+                };
+            }
+            if self.c.peek() == Some(b'^') {
+                self.op_name = outer_op.clone();
+                return {
+                    let e = self.c.error(
+                        ParseErrorKind::Structure,
+                        "regions with several blocks are not supported",
+                    );
+                    Err(self.named(e))
+                };
+            }
+            if let Some(r) = self.statement()? {
+                break r;
+            }
+        };
+        self.op_name = outer_op;
+        if self.c.peek() == Some(b'^') {
+            let e = self.c.error(
+                ParseErrorKind::Structure,
+                "regions with several blocks are not supported",
+            );
+            return Err(self.named(e));
+        }
+        self.c.expect(b'}').map_err(|e| self.named(e))?;
+        self.c.leave();
+        Ok(ret)
+    }
+
+    /// A region of an op, built into a new computation.
+    pub fn region(
+        &mut self,
+        kind: RegionKind,
+        preset: Option<Vec<(String, Shape, SourceLoc)>>,
+    ) -> Result<RegionOut> {
+        let loc = self.c.loc();
+        let ret = self.region_body(kind, preset, loc)?;
+        let arg_shapes = match self.top().tuple_param {
+            Some(p) if matches!(kind, RegionKind::LoopCond | RegionKind::LoopBody) => {
+                let n = self.top().n_args;
+                self.top().instrs[p.index()]
+                    .shape
+                    .tuple_shapes()
+                    .map(|t| t[..n.min(t.len())].to_vec())
+                    .unwrap_or_default()
+            }
+            _ => {
+                let f = &self.frames[self.frames.len() - 1];
+                f.params
+                    .iter()
+                    .map(|p| f.instrs[p.index()].shape.clone())
+                    .collect()
+            }
+        };
+        let root = self.root_of(kind, &ret, loc);
+        let tuple_param = self.top().tuple_param;
+        let id = self.reserve_comp();
+        let n = self.next_id();
+        let captures = self.finish_frame(id, &format!("region_{n}"), root)?;
+        Ok(RegionOut {
+            comp: id,
+            captures,
+            arg_shapes,
+            tuple_param,
+            loc,
+        })
+    }
+
+    // ---- ops ----------------------------------------------------------------------------
+
+    /// One statement; `Some(values)` when it was the region's terminator.
+    fn statement(&mut self) -> Result<Option<Vec<InstrId>>> {
+        let loc = self.c.loc();
+        let mut names: Vec<(String, usize, SourceLoc)> = Vec::new();
+        if self.c.peek() == Some(b'%') {
+            loop {
+                let nloc = self.c.loc();
+                let Some(name) = self.c.value_name()? else {
+                    return Err(self.c.expected("a result name"));
+                };
+                let mut count = 1;
+                if self.c.eat(b':') {
+                    let n = self.c.integer("a result count")?;
+                    count = usize::try_from(n)
+                        .ok()
+                        .filter(|&n| n > 0 && n <= 1 << 20)
+                        .ok_or_else(|| {
+                            ParseError::new(
+                                nloc,
+                                ParseErrorKind::Syntax,
+                                format!("bad result count {n}"),
+                            )
+                        })?;
+                }
+                names.push((name.to_string(), count, nloc));
+                if !self.c.eat(b',') {
+                    break;
+                }
+            }
+            self.c.expect(b'=')?;
+        }
+        let oploc = self.c.loc();
+        let generic = self.c.peek() == Some(b'"');
+        let name = if generic {
+            self.c.string()?
+        } else {
+            match self.c.ident() {
+                Some(n) => n.to_string(),
+                None => return Err(self.c.expected("an operation")),
+            }
+        };
+        self.op_name = name.clone();
+        let mut op = Op::new(name, if names.is_empty() { oploc } else { loc });
+        let r = if generic {
+            self.generic(&mut op)
+        } else {
+            self.pretty(&mut op)
+        };
+        r.map_err(|e| self.named(e))?;
+        self.c.opt_loc().map_err(|e| self.named(e))?;
+        if is_terminator(&op.name) {
+            if !names.is_empty() {
+                return Err(self.err_at(loc, ParseErrorKind::Syntax, "a return has no results"));
+            }
+            return Ok(Some(op.operands));
+        }
+        let lowered = self.lower(op)?;
+        if names.is_empty() {
+            // Results nobody names (side effects only) are kept as dead instructions.
+            return Ok(None);
+        }
+        self.bind(&names, lowered)?;
+        Ok(None)
+    }
+
+    /// `%name` or `%name#N` as an operand.
+    pub fn operand(&mut self) -> Result<InstrId> {
+        let loc = self.c.loc();
+        let Some(name) = self.c.value_name()? else {
+            return Err(self.c.expected("an operand '%name'"));
+        };
+        let mut index = None;
+        if self.c.peek_at(0) == Some(b'#') {
+            self.c.pos += 1;
+            let i = self.c.integer("a result number")?;
+            index = Some(
+                usize::try_from(i)
+                    .map_err(|_| self.err_at(loc, ParseErrorKind::Syntax, "bad result number"))?,
+            );
+        }
+        self.use_value(name, index, loc)
+    }
+
+    fn operand_list_paren(&mut self, op: &mut Op) -> Result<()> {
+        self.c.expect(b'(')?;
+        if !self.c.eat(b')') {
+            loop {
+                let v = self.operand()?;
+                op.operands.push(v);
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',')?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The generic form after the quoted name.
+    fn generic(&mut self, op: &mut Op) -> Result<()> {
+        self.operand_list_paren(op)?;
+        if self.c.peek() == Some(b'[') {
+            return Err(self.c.error(
+                ParseErrorKind::Structure,
+                "successor blocks are not supported",
+            ));
+        }
+        if self.c.peek() == Some(b'<') {
+            self.c.pos += 1;
+            let props = self.c.dict()?;
+            op.attrs.extend(props);
+            self.c.expect(b'>')?;
+        }
+        if self.c.peek() == Some(b'(') {
+            self.c.pos += 1;
+            let mut i = 0;
+            loop {
+                let kind = region_kind(&op.name, i);
+                let r = self.region(kind, None)?;
+                op.regions.push(r);
+                i += 1;
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',')?;
+            }
+        }
+        if self.c.peek() == Some(b'{') {
+            let d = self.c.dict()?;
+            op.attrs.extend(d);
+        }
+        self.c.expect(b':')?;
+        let (_, results) = self.type_sig(op)?;
+        op.result_types = results;
+        Ok(())
+    }
+
+    /// The types after `:`: `(A, B) -> R`, `(A) -> (R, S)`, `A -> R`, `T`, or `T, U`.
+    fn type_sig(&mut self, op: &Op) -> Result<(Option<Vec<Shape>>, Vec<Shape>)> {
+        let list = |s: &mut Self| -> Result<Vec<Shape>> {
+            let mut v = Vec::new();
+            s.c.expect(b'(')?;
+            if !s.c.eat(b')') {
+                loop {
+                    v.push(s.c.ty()?);
+                    if s.c.eat(b')') {
+                        break;
+                    }
+                    s.c.expect(b',')?;
+                }
+            }
+            Ok(v)
+        };
+        let operands = if self.c.peek() == Some(b'(') {
+            list(self)?
+        } else {
+            let mut v = vec![self.c.ty()?];
+            while self.c.eat(b',') {
+                v.push(self.c.ty()?);
+            }
+            if !self.c.eat_arrow() {
+                return Ok((None, self.plain_results(op, v)?));
+            }
+            return Ok((Some(v), self.results_after_arrow(&list)?));
+        };
+        if !self.c.eat_arrow() {
+            return Err(self.c.expected("'->' after the operand types"));
+        }
+        Ok((Some(operands), self.results_after_arrow(&list)?))
+    }
+
+    fn results_after_arrow(
+        &mut self,
+        list: &dyn Fn(&mut Self) -> Result<Vec<Shape>>,
+    ) -> Result<Vec<Shape>> {
+        if self.c.peek() == Some(b'(') {
+            list(self)
+        } else {
+            Ok(vec![self.c.ty()?])
+        }
+    }
+
+    /// Result types of a signature written without `->`.
+    fn plain_results(&mut self, op: &Op, v: Vec<Shape>) -> Result<Vec<Shape>> {
+        let short = op.name.rsplit_once('.').map_or(op.name.as_str(), |x| x.1);
+        if is_terminator(&op.name) || short == "optimization_barrier" {
+            return Ok(v);
+        }
+        if short == "select" {
+            return Ok(v.last().cloned().into_iter().collect());
+        }
+        if v.len() == 1 {
+            return Ok(v);
+        }
+        Err(self.err_at(
+            op.loc,
+            ParseErrorKind::Syntax,
+            format!("expected one result type, found {}", v.len()),
+        ))
+    }
+
+    /// The pretty forms.
+    fn pretty(&mut self, op: &mut Op) -> Result<()> {
+        let short = op
+            .name
+            .strip_prefix("stablehlo.")
+            .unwrap_or(&op.name)
+            .to_string();
+        match short.as_str() {
+            "constant" if op.name == "stablehlo.constant" => {
+                if self.c.peek() == Some(b'{') {
+                    let d = self.c.dict()?;
+                    op.attrs.extend(d);
+                }
+                let v = self.c.attr()?;
+                if let Attr::Dense(_, ty) = &v {
+                    op.result_types = vec![ty.clone()];
+                } else {
+                    return Err(self.c.error(
+                        ParseErrorKind::BadLiteral,
+                        "expected a dense<...> : type literal",
+                    ));
+                }
+                op.attrs.push(("value".into(), v));
+                Ok(())
+            }
+            "return" | "func.return" => {
+                if self.c.peek() == Some(b'%') {
+                    loop {
+                        let v = self.operand()?;
+                        op.operands.push(v);
+                        if !self.c.eat(b',') {
+                            break;
+                        }
+                    }
+                    self.c.expect(b':')?;
+                    self.type_sig(op)?;
+                }
+                Ok(())
+            }
+            "call" | "func.call" => {
+                let Some(sym) = self.c.symbol()? else {
+                    return Err(self.c.expected("a callee '@name'"));
+                };
+                op.callee = Some(sym);
+                self.operand_list_paren(op)?;
+                if self.c.peek() == Some(b'{') {
+                    let d = self.c.dict()?;
+                    op.attrs.extend(d);
+                }
+                self.c.expect(b':')?;
+                op.result_types = self.type_sig(op)?.1;
+                Ok(())
+            }
+            "custom_call" if op.name == "stablehlo.custom_call" => {
+                let Some(sym) = self.c.symbol()? else {
+                    return Err(self.c.expected("a call target '@name'"));
+                };
+                op.attrs.push(("call_target_name".into(), Attr::Str(sym)));
+                self.operand_list_paren(op)?;
+                if self.c.peek() == Some(b'{') {
+                    let d = self.c.dict()?;
+                    op.attrs.extend(d);
+                }
+                self.c.expect(b':')?;
+                op.result_types = self.type_sig(op)?.1;
+                Ok(())
+            }
+            "reduce" if op.name == "stablehlo.reduce" && self.c.peek() == Some(b'(') => {
+                self.pretty_reduce(op)
+            }
+            "while" if op.name == "stablehlo.while" => self.pretty_while(op),
+            "convolution" if op.name == "stablehlo.convolution" => {
+                self.operand_list_paren(op)?;
+                self.c.expect_kw("dim_numbers")?;
+                self.c.expect(b'=')?;
+                let d = self.c.conv_labels()?;
+                op.attrs.push(("dimension_numbers".into(), d));
+                self.c.expect(b',')?;
+                self.c.expect_kw("window")?;
+                self.c.expect(b'=')?;
+                let w = self.c.attr_bare()?;
+                op.attrs.push(("window".into(), w));
+                if self.c.peek() == Some(b'{') {
+                    let d = self.c.dict()?;
+                    op.attrs.extend(d);
+                }
+                self.c.expect(b':')?;
+                op.result_types = self.type_sig(op)?.1;
+                Ok(())
+            }
+            "chlo.top_k" => {
+                // `chlo.top_k(%x, k = 3) : T -> (T, U)`
+                self.c.expect(b'(')?;
+                op.operands.push(self.operand()?);
+                self.c.expect(b',')?;
+                self.c.expect_kw("k")?;
+                self.c.expect(b'=')?;
+                let k = self.c.attr_bare()?;
+                op.attrs.push(("k".into(), k));
+                self.c.expect(b')')?;
+                if self.c.peek() == Some(b'{') {
+                    let d = self.c.dict()?;
+                    op.attrs.extend(d);
+                }
+                self.c.expect(b':')?;
+                op.result_types = self.type_sig(op)?.1;
+                Ok(())
+            }
+            "composite" if op.name == "stablehlo.composite" => {
+                let n = self.c.string()?;
+                op.attrs.push(("name".into(), Attr::Str(n)));
+                self.pretty_default(op)
+            }
+            _ => self.pretty_default(op),
+        }
+    }
+
+    /// The common pretty shape: operands, `key = value` keywords, bare keywords, `[...]` slice
+    /// or index suffixes and an attribute dictionary, in any order, then `:` and the types.
+    fn pretty_default(&mut self, op: &mut Op) -> Result<()> {
+        loop {
+            match self.c.peek() {
+                Some(b':') => break,
+                Some(b'%') => {
+                    let v = self.operand()?;
+                    op.operands.push(v);
+                    if self.c.peek() == Some(b'[') {
+                        self.bracket_suffix(op)?;
+                    }
+                }
+                Some(b'{') => {
+                    let d = self.c.dict()?;
+                    op.attrs.extend(d);
+                    continue;
+                }
+                _ => {
+                    let Some(word) = self.c.ident() else {
+                        return Err(self.c.expected("':' and the op's types"));
+                    };
+                    if self.c.eat(b'=') {
+                        let mut v = self.c.attr_bare()?;
+                        if self.c.eat_kw("x") {
+                            let w = self.c.attr_bare()?;
+                            v = Attr::Pair(Box::new(v), Box::new(w));
+                        }
+                        op.attrs.push((word.to_string(), v));
+                    } else {
+                        op.positional.push(word.to_string());
+                    }
+                }
+            }
+            if !self.c.eat(b',') && !matches!(self.c.peek(), Some(b':' | b'{')) {
+                return Err(self.c.expected("',' or ':'"));
+            }
+        }
+        self.c.expect(b':')?;
+        op.result_types = self.type_sig(op)?.1;
+        Ok(())
+    }
+
+    /// `[1:5, 0:8:2]` (slice) or `[0]` (get_tuple_element index).
+    fn bracket_suffix(&mut self, op: &mut Op) -> Result<()> {
+        self.c.expect(b'[')?;
+        let (mut starts, mut limits, mut strides) = (Vec::new(), Vec::new(), Vec::new());
+        let mut ranged = false;
+        if !self.c.eat(b']') {
+            loop {
+                let s = self.c.integer("a start index")?;
+                starts.push(s);
+                if self.c.eat(b':') {
+                    ranged = true;
+                    limits.push(self.c.integer("a limit index")?);
+                    strides.push(if self.c.eat(b':') {
+                        self.c.integer("a stride")?
+                    } else {
+                        1
+                    });
+                }
+                if self.c.eat(b']') {
+                    break;
+                }
+                self.c.expect(b',')?;
+            }
+        }
+        if ranged {
+            if limits.len() != starts.len() {
+                return Err(self.c.error(
+                    ParseErrorKind::BadAttribute,
+                    "every slice dimension needs start:limit",
+                ));
+            }
+            op.attrs
+                .push(("start_indices".into(), Attr::IntArray(starts)));
+            op.attrs
+                .push(("limit_indices".into(), Attr::IntArray(limits)));
+            op.attrs.push(("strides".into(), Attr::IntArray(strides)));
+        } else {
+            match starts.as_slice() {
+                [i] => op.attrs.push(("index".into(), Attr::Int(i128::from(*i)))),
+                _ => op
+                    .attrs
+                    .push(("start_indices".into(), Attr::IntArray(starts))),
+            }
+        }
+        Ok(())
+    }
+
+    /// `stablehlo.reduce(%a init: %i), ... applies OP across dimensions = [..] : types` or with
+    /// `reducer(%acc: T, %x: T) ... { body }`.
+    fn pretty_reduce(&mut self, op: &mut Op) -> Result<()> {
+        let mut inputs = Vec::new();
+        let mut inits = Vec::new();
+        loop {
+            self.c.expect(b'(')?;
+            inputs.push(self.operand()?);
+            self.c.expect_kw("init")?;
+            self.c.expect(b':')?;
+            inits.push(self.operand()?);
+            self.c.expect(b')')?;
+            if !self.c.eat(b',') {
+                break;
+            }
+        }
+        op.operands.extend(inputs);
+        op.operands.extend(inits);
+        if self.c.eat_kw("applies") {
+            let Some(name) = self.c.ident() else {
+                return Err(self.c.expected("the op a reduce applies"));
+            };
+            op.applies = Some(name.to_string());
+        }
+        self.c.expect_kw("across")?;
+        self.c.expect_kw("dimensions")?;
+        self.c.expect(b'=')?;
+        let d = self.c.attr_bare()?;
+        op.attrs.push(("dimensions".into(), d));
+        if self.c.peek() == Some(b'{') {
+            let d = self.c.dict()?;
+            op.attrs.extend(d);
+        }
+        self.c.expect(b':')?;
+        op.result_types = self.type_sig(op)?.1;
+        if op.applies.is_none() {
+            self.c.expect_kw("reducer")?;
+            let mut accs = Vec::new();
+            let mut xs = Vec::new();
+            while self.c.eat(b'(') {
+                let mut pair = Vec::new();
+                for k in 0..2 {
+                    if k == 1 {
+                        self.c.expect(b',')?;
+                    }
+                    let aloc = self.c.loc();
+                    let Some(name) = self.c.value_name()? else {
+                        return Err(self.c.expected("a reducer argument '%name: type'"));
+                    };
+                    self.c.expect(b':')?;
+                    let ty = self.c.ty()?;
+                    self.c.opt_loc()?;
+                    pair.push((name.to_string(), ty, aloc));
+                }
+                self.c.expect(b')')?;
+                let mut it = pair.into_iter();
+                accs.extend(it.next());
+                xs.extend(it.next());
+            }
+            accs.extend(xs);
+            let r = self.region(RegionKind::Plain, Some(accs))?;
+            op.regions.push(r);
+        }
+        Ok(())
+    }
+
+    /// `stablehlo.while(%iterArg = %init, ...) : types cond { ... } do { ... }`.
+    fn pretty_while(&mut self, op: &mut Op) -> Result<()> {
+        self.c.expect(b'(')?;
+        let mut names = Vec::new();
+        if !self.c.eat(b')') {
+            loop {
+                let aloc = self.c.loc();
+                let Some(name) = self.c.value_name()? else {
+                    return Err(self.c.expected("'%iterArg = %init'"));
+                };
+                self.c.expect(b'=')?;
+                op.operands.push(self.operand()?);
+                names.push((name.to_string(), aloc));
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',')?;
+            }
+        }
+        self.c.expect(b':')?;
+        let mut types = Vec::new();
+        if !names.is_empty() {
+            loop {
+                types.push(self.c.ty()?);
+                if !self.c.eat(b',') {
+                    break;
+                }
+            }
+        }
+        if types.len() != names.len() {
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::Syntax,
+                format!("{} loop values, {} types", names.len(), types.len()),
+            ));
+        }
+        if self.c.eat_kw("attributes") {
+            let d = self.c.dict()?;
+            op.attrs.extend(d);
+        }
+        let args: Vec<(String, Shape, SourceLoc)> = names
+            .into_iter()
+            .zip(types.iter().cloned())
+            .map(|((n, l), t)| (n, t, l))
+            .collect();
+        self.c.expect_kw("cond")?;
+        let cond = self.region(RegionKind::LoopCond, Some(args.clone()))?;
+        self.c.expect_kw("do")?;
+        let body = self.region(RegionKind::LoopBody, Some(args))?;
+        op.regions.push(cond);
+        op.regions.push(body);
+        op.result_types = types;
+        Ok(())
+    }
+
+    /// A computation built directly (the body of `reduce ... applies OP`).
+    pub fn binary_region(
+        &mut self,
+        opcode: Opcode,
+        scalar: Shape,
+        loc: SourceLoc,
+    ) -> Result<RegionOut> {
+        self.push_frame(RegionKind::Plain, loc);
+        let args = vec![
+            ("lhs".to_string(), scalar.clone(), loc),
+            ("rhs".to_string(), scalar.clone(), loc),
+        ];
+        self.bind_args(&args)?;
+        let params = self.top().params.clone();
+        let root = self.add(opcode, scalar.clone(), params, Attrs::default(), loc);
+        let id = self.reserve_comp();
+        let n = self.next_id();
+        self.finish_frame(id, &format!("region_{n}"), root)?;
+        Ok(RegionOut {
+            comp: id,
+            captures: Vec::new(),
+            arg_shapes: vec![scalar.clone(), scalar],
+            tuple_param: None,
+            loc,
+        })
+    }
+}
+
+/// The kind of region `i` of a generic op.
+fn region_kind(name: &str, i: usize) -> RegionKind {
+    match (name, i) {
+        ("stablehlo.while", 0) => RegionKind::LoopCond,
+        ("stablehlo.while", _) => RegionKind::LoopBody,
+        ("stablehlo.if" | "stablehlo.case", _) => RegionKind::Branch,
+        _ => RegionKind::Plain,
+    }
+}
+
+fn with_default_layout(s: &Shape) -> Shape {
+    match s {
+        Shape::Array(a) => {
+            let mut a = a.clone();
+            a.layout = Some(crate::shape::Layout::default_for_rank(a.rank()));
+            Shape::Array(a)
+        }
+        Shape::Tuple(t) => Shape::Tuple(t.iter().map(with_default_layout).collect()),
+        other => other.clone(),
+    }
+}
