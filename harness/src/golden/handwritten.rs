@@ -1,5 +1,6 @@
 //! Hand-written golden cases: artifacts built directly with the proto types, for constructs the
-//! runtime executes but today's compiler does not emit (memset32 and memzero thunks, sequential
+//! runtime executes but today's compiler does not emit by default (memset32, memset8 and memzero
+//! thunks, sequential
 //! thunks, every registered custom-call name and legacy alias), so a change to their semantics
 //! fails the backward suite like any other break.
 //!
@@ -23,8 +24,9 @@ use proto::xla::gpu::gpu_executable_proto::{
 };
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
-    CustomCallThunkProto, GpuExecutableProto, Memset32BitValueThunkProto, MemzeroThunkProto,
-    NullableShapedSliceProto, SequentialThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
+    CustomCallThunkProto, GpuExecutableProto, Memset32BitValueThunkProto,
+    Memset8BitValueThunkProto, MemzeroThunkProto, NullableShapedSliceProto, SequentialThunkProto,
+    ShapedSliceProto, ThunkInfoProto, ThunkProto,
 };
 use proto::xla::{BufferAllocationProto, CustomCallApiVersion, ProgramShapeProto, ShapeIndexProto};
 
@@ -94,6 +96,50 @@ fn build_memset(p: &mut GpuExecutableProto) {
                     Impl::Memset32bitValueThunk(Memset32BitValueThunkProto {
                         dest_buffer: Some(slice(1, 12, 4)),
                         value: 0xC020_0000,
+                    }),
+                ),
+            ],
+        }),
+    )];
+}
+
+/// out = [7, 7, 7, 7, 171, 171] (u8[6]): a sequential thunk runs memset8 of the whole 6-byte
+/// output with 0xAB (171; 6 bytes, not a whole number of words: the byte fill), then memset8 of
+/// bytes 0..4 with 7 (a whole word: the word fill). The parameter is not read. The compiler emits
+/// this thunk only behind `CompileOptions::emit_memset8` (staged rollout, docs/compatibility.md),
+/// so this case pins its semantics inside the window whatever the default emits.
+const MEMSET8_MODULE: &str =
+    "HloModule memset8_fill, entry_computation_layout={(u8[6]{0})->u8[6]{0}}
+
+// What the thunks compute: a constant (the parameter is unused).
+ENTRY main {
+  p = u8[6]{0} parameter(0)
+  ROOT out = u8[6]{0} constant({7, 7, 7, 7, 171, 171})
+}
+";
+
+const MEMSET8_IO: &str = r#"{"inputs": [{"dtype": "u8", "shape": [6], "data": [1, 2, 3, 4, 5, 6]}], "outputs": [{"dtype": "u8", "shape": [6], "data": [7, 7, 7, 7, 171, 171]}]}
+"#;
+
+fn build_memset8(p: &mut GpuExecutableProto) {
+    set_allocations(p, &[(6, Some(0), false), (6, None, true)]);
+    p.output_info_map = vec![output(1)];
+    p.thunks = vec![thunk(
+        1,
+        Impl::SequentialThunk(SequentialThunkProto {
+            thunks: vec![
+                thunk(
+                    2,
+                    Impl::Memset8bitValueThunk(Memset8BitValueThunkProto {
+                        dest_buffer: Some(slice(1, 0, 6)),
+                        value: 0xAB,
+                    }),
+                ),
+                thunk(
+                    3,
+                    Impl::Memset8bitValueThunk(Memset8BitValueThunkProto {
+                        dest_buffer: Some(slice(1, 0, 4)),
+                        value: 7,
                     }),
                 ),
             ],
@@ -180,6 +226,12 @@ pub const CASES: &[HandCase] = &[
         module: CUSTOM_CALL_MODULE,
         io_json: CUSTOM_CALL_IO,
         build: build_custom_calls,
+    },
+    HandCase {
+        name: "memset8_fill",
+        module: MEMSET8_MODULE,
+        io_json: MEMSET8_IO,
+        build: build_memset8,
     },
     HandCase {
         name: "memset_memzero_sequential",

@@ -394,26 +394,27 @@ impl<'a> Front<'a> {
                     },
                     i,
                 ) => {
-                    let i =
-                        match i {
-                            Some(i) if i < count => i,
-                            None if count == 1 => 0,
-                            None => return Err(self.err_at(
+                    let i = match i {
+                        Some(i) if i < count => i,
+                        None if count == 1 => 0,
+                        None => {
+                            return Err(self.err_at(
                                 loc,
                                 ParseErrorKind::UndefinedOperand,
                                 format!(
                                     "%{name} names {count} results: use %{name}#0 .. %{name}#{}",
                                     count - 1
                                 ),
-                            )),
-                            Some(i) => {
-                                return Err(self.err_at(
-                                    loc,
-                                    ParseErrorKind::UndefinedOperand,
-                                    format!("%{name}#{i}: %{name} has {count} results"),
-                                ))
-                            }
-                        };
+                            ))
+                        }
+                        Some(i) => {
+                            return Err(self.err_at(
+                                loc,
+                                ParseErrorKind::UndefinedOperand,
+                                format!("%{name}#{i}: %{name} has {count} results"),
+                            ))
+                        }
+                    };
                     Ok(self.gte_at(level, tuple, first + i, loc))
                 }
             };
