@@ -28,6 +28,10 @@ pub struct RuntimeFlags {
     pub collective_timeout_secs: u64,
     /// How much of each kernel's PTX the load parses. Default [`PtxCheck::Signatures`].
     pub ptx_check: PtxCheck,
+    /// Largest `replica_count` accepted (step 4), checked before the count sizes anything (the
+    /// replica-group check keeps one flag per replica, execution one device per replica).
+    /// Default 1024.
+    pub max_replicas: u64,
 }
 
 /// How much of each kernel's PTX text the load parses (step 6).
@@ -82,6 +86,7 @@ impl Default for RuntimeFlags {
             emulator_instruction_budget: 1 << 36,
             collective_timeout_secs: 120,
             ptx_check: PtxCheck::Signatures,
+            max_replicas: 1024,
         }
     }
 }
@@ -112,6 +117,7 @@ pub fn defaults() -> Vec<(&'static str, String)> {
             d.collective_timeout_secs.to_string(),
         ),
         ("ptx_check", d.ptx_check.as_str().to_string()),
+        ("max_replicas", d.max_replicas.to_string()),
     ]
 }
 

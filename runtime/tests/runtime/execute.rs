@@ -379,7 +379,7 @@ fn cross_stream_dependencies_become_event_waits() {
     assert_eq!(r.stats.event_waits, 3);
 }
 
-fn collective_artifact(imp: Impl, dst_elems: i64) -> GpuExecutableProto {
+pub(crate) fn collective_artifact(imp: Impl, dst_elems: i64) -> GpuExecutableProto {
     let hlo = "HloModule ar, replica_count=2\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = s32[] constant(0)\n}\n";
     let result = format!("(f32[{dst_elems}], u32[])");
     let mut p = artifact(hlo, &["f32[4]"], &result);
@@ -401,7 +401,7 @@ fn collective_artifact(imp: Impl, dst_elems: i64) -> GpuExecutableProto {
     p
 }
 
-fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
+pub(crate) fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
     vec![CollectiveBufferProto {
         element_count: count,
         source_buffer: Some(sl(0, 0, 16)),
@@ -411,7 +411,7 @@ fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
     }]
 }
 
-fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
+pub(crate) fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
     Some(CollectiveConfigProto {
         operand_element_type: vec![proto::xla::PrimitiveType::F32 as i32],
         replica_groups: groups

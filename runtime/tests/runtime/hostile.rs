@@ -173,3 +173,24 @@ fn infinite_loop_is_bounded() {
     let e = exe.execute(&d, &[]).unwrap_err();
     assert_eq!(e.code(), runtime::Code::ResourceExhausted);
 }
+
+/// A `replica_count` of 2^63-1 once made the collective decode allocate one flag per replica
+/// (9223372036854775807 bytes: an abort, exit 134). It is now refused at step 4, before any
+/// count sizes an allocation.
+#[test]
+fn huge_replica_count_is_refused_before_it_sizes_an_allocation() {
+    let mut p = crate::execute::collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: crate::execute::config(vec![vec![0, 1]]),
+            buffers: crate::execute::cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        4,
+    );
+    let hlo = "HloModule ar, replica_count=9223372036854775807\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = s32[] constant(0)\n}\n";
+    p.hlo_module_with_config = artifact(hlo, &[], "s32[]").hlo_module_with_config;
+    assert_eq!(
+        load_err(&p),
+        "RESOURCE_EXHAUSTED: hlo_module_with_config.config.replica_count is 9223372036854775807, over the limit of 1024 replicas (RuntimeFlags::max_replicas, aot run --max-replicas)"
+    );
+}
