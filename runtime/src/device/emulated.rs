@@ -27,9 +27,21 @@ impl std::fmt::Debug for EmulatedDevice {
     }
 }
 
+/// The emulator's launch options that `flags` sets.
+fn launch_options(flags: &crate::flags::RuntimeFlags) -> LaunchOptions {
+    LaunchOptions {
+        instruction_budget: flags.emulator_instruction_budget,
+        wall_time_limit: Some(std::time::Duration::from_secs(flags.max_execution_secs)),
+        ..LaunchOptions::default()
+    }
+}
+
 fn emu_err(e: emu::EmuError) -> Error {
     match e {
         emu::EmuError::HostMemory { message } => Error::ResourceExhausted(message),
+        e @ emu::EmuError::WallTimeExceeded { .. } => Error::ResourceExhausted(format!(
+            "emulated device: {e} (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)"
+        )),
         other => Error::Internal(format!("emulated device: {other}")),
     }
 }
@@ -46,11 +58,7 @@ impl EmulatedDevice {
             description,
             memory: Mutex::new(Memory::with_limit(limit)),
             modules: Mutex::new(HashMap::new()),
-            options: LaunchOptions {
-                instruction_budget: crate::flags::RuntimeFlags::default()
-                    .emulator_instruction_budget,
-                ..LaunchOptions::default()
-            },
+            options: launch_options(&crate::flags::RuntimeFlags::default()),
         }
     }
 
@@ -63,9 +71,13 @@ impl EmulatedDevice {
         )?))
     }
 
-    /// Applies the runtime flags the device reads (the per-launch instruction budget).
+    /// Applies the runtime flags the device reads (the per-launch instruction budget and
+    /// wall-time limit).
     pub fn with_flags(mut self, flags: &crate::flags::RuntimeFlags) -> EmulatedDevice {
-        self.options.instruction_budget = flags.emulator_instruction_budget;
+        self.options = LaunchOptions {
+            threads: self.options.threads,
+            ..launch_options(flags)
+        };
         self
     }
 

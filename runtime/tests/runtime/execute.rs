@@ -77,7 +77,7 @@ fn while_loop_bound_is_resource_exhausted() {
     let e = exe.execute(&d, &[]).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "RESOURCE_EXHAUSTED: while_thunk 2 (t2): the loop ran 5 iterations without its condition becoming false, the limit is 5 (RuntimeFlags::max_while_iterations)"
+        "RESOURCE_EXHAUSTED: while_thunk 2 (t2): the loop ran 5 iterations without its condition becoming false, the limit is 5 (RuntimeFlags::max_while_iterations, aot run --max-while-iterations)"
     );
 }
 

@@ -194,3 +194,37 @@ fn huge_replica_count_is_refused_before_it_sizes_an_allocation() {
         "RESOURCE_EXHAUSTED: hlo_module_with_config.config.replica_count is 9223372036854775807, over the limit of 1024 replicas (RuntimeFlags::max_replicas, aot run --max-replicas)"
     );
 }
+
+/// A loop whose condition never changes ran 10^8 iterations (hours) before the iteration limit;
+/// the wall-time limit stops it, naming the flag to raise.
+#[test]
+fn endless_loop_stops_at_the_wall_time_limit() {
+    let mut p = artifact(SCALAR_HLO, &[], "s32[]");
+    *allocs(&mut p) = vec![alloc(0, 4, None, true), alloc(1, 1, None, false)];
+    p.output_info_map = vec![out(vec![], 0)];
+    p.thunks = vec![thunk(
+        1,
+        Impl::WhileThunk(WhileThunkProto {
+            condition_result_buffer_index: Some(sl(1, 0, 1)),
+            condition_thunk_sequence: Some(ThunkSequenceProto {
+                thunks: vec![kernel(2, "forever", vec![sl(1, 0, 1)], 1)],
+            }),
+            body_thunk_sequence: Some(ThunkSequenceProto { thunks: vec![] }),
+            trip_count: None,
+        }),
+    )];
+    let flags = RuntimeFlags {
+        max_while_iterations: u64::MAX,
+        max_execution_secs: 1,
+        ..RuntimeFlags::default()
+    };
+    let d = device().with_flags(&flags);
+    let exe = runtime::load(&p.encode_to_vec(), &d, &flags).unwrap();
+    let start = std::time::Instant::now();
+    let e = exe.execute(&d, &[]).unwrap_err();
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(
+        e.to_string(),
+        "RESOURCE_EXHAUSTED: while_thunk 1 (t1): the execution ran longer than the wall-time limit of 1 s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)"
+    );
+}
