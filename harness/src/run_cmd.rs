@@ -54,6 +54,9 @@ pub struct LimitArgs {
     /// Most iterations of one while loop (RuntimeFlags::max_while_iterations).
     #[arg(long, default_value_t = RuntimeFlags::default().max_while_iterations)]
     pub max_while_iterations: u64,
+    /// Most bytes the emulated device allocates (RuntimeFlags::emulator_host_memory_bytes).
+    #[arg(long, default_value_t = RuntimeFlags::default().emulator_host_memory_bytes)]
+    pub emulator_host_memory_bytes: u64,
 }
 
 impl Default for LimitArgs {
@@ -63,6 +66,7 @@ impl Default for LimitArgs {
             max_replicas: d.max_replicas,
             max_execution_secs: d.max_execution_secs,
             max_while_iterations: d.max_while_iterations,
+            emulator_host_memory_bytes: d.emulator_host_memory_bytes,
         }
     }
 }
@@ -74,6 +78,7 @@ impl LimitArgs {
             max_replicas: self.max_replicas,
             max_execution_secs: self.max_execution_secs,
             max_while_iterations: self.max_while_iterations,
+            emulator_host_memory_bytes: self.emulator_host_memory_bytes,
             ..base
         }
     }

@@ -38,6 +38,12 @@ pub struct RuntimeFlags {
     /// emulated kernel launch by [`crate::EmulatedDevice::with_flags`] (so one execution is bounded
     /// by about twice this). Default 120.
     pub max_execution_secs: u64,
+    /// Most bytes the emulated device allocates in total (its memory is the smaller of this and
+    /// the target's `device_memory_size`). Allocations commit host memory lazily, as they are
+    /// touched, so this bounds what a hostile artifact can make the host commit; an allocation
+    /// over it fails with `RESOURCE_EXHAUSTED`. Applied by [`crate::EmulatedDevice::new`] (the
+    /// default) and [`crate::EmulatedDevice::with_flags`]. Default 8 GiB.
+    pub emulator_host_memory_bytes: u64,
 }
 
 /// How much of each kernel's PTX text the load parses (step 6).
@@ -94,6 +100,7 @@ impl Default for RuntimeFlags {
             ptx_check: PtxCheck::Signatures,
             max_replicas: 1024,
             max_execution_secs: 120,
+            emulator_host_memory_bytes: 8 << 30,
         }
     }
 }
@@ -126,6 +133,10 @@ pub fn defaults() -> Vec<(&'static str, String)> {
         ("ptx_check", d.ptx_check.as_str().to_string()),
         ("max_replicas", d.max_replicas.to_string()),
         ("max_execution_secs", d.max_execution_secs.to_string()),
+        (
+            "emulator_host_memory_bytes",
+            d.emulator_host_memory_bytes.to_string(),
+        ),
     ]
 }
 
