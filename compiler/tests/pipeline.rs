@@ -389,7 +389,8 @@ fn optimized_xla_modules_never_panic() {
 #[test]
 fn out_of_range_dimensions_are_refused_with_a_location() {
     let target = compiler::Target::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/target_specs/h100_sxm.txtpb"),
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/target_specs/h100_sxm.txtpb"),
     )
     .unwrap();
     let reduce = "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(x, z), dimensions={-1}, to_apply=add\n}\n";

@@ -458,8 +458,17 @@ L:
         ..LaunchOptions::default()
     };
     let start = std::time::Instant::now();
-    let err = emu::launch(&m, "spin", [1, 1, 1], [32, 1, 1], 0, &[], &mut Memory::new(), &opts)
-        .unwrap_err();
+    let err = emu::launch(
+        &m,
+        "spin",
+        [1, 1, 1],
+        [32, 1, 1],
+        0,
+        &[],
+        &mut Memory::new(),
+        &opts,
+    )
+    .unwrap_err();
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
     match err {
         EmuError::WallTimeExceeded { limit_ms, at } => {
@@ -477,15 +486,33 @@ fn launch_larger_than_the_budget_is_refused_before_running() {
     let m = load(&module(".visible .entry k()\n{\n ret;\n}\n"));
     let opts = LaunchOptions::default();
     let start = std::time::Instant::now();
-    let err = emu::launch(&m, "k", [(1 << 31) - 1, 1, 1], [64, 1, 1], 0, &[], &mut Memory::new(), &opts)
-        .unwrap_err();
+    let err = emu::launch(
+        &m,
+        "k",
+        [(1 << 31) - 1, 1, 1],
+        [64, 1, 1],
+        0,
+        &[],
+        &mut Memory::new(),
+        &opts,
+    )
+    .unwrap_err();
     assert!(start.elapsed() < std::time::Duration::from_secs(1));
     assert_eq!(
         err.to_string(),
         "kernel `k`: invalid launch configuration: grid [2147483647, 1, 1] x block [64, 1, 1] is 137438953408 threads, more than the instruction budget of 68719476736 lane-instructions can run"
     );
-    let err = emu::launch(&m, "k", [1, 65536, 1], [1, 1, 1], 0, &[], &mut Memory::new(), &opts)
-        .unwrap_err();
+    let err = emu::launch(
+        &m,
+        "k",
+        [1, 65536, 1],
+        [1, 1, 1],
+        0,
+        &[],
+        &mut Memory::new(),
+        &opts,
+    )
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         "kernel `k`: invalid launch configuration: grid [1, 65536, 1] exceeds the grid limit [2147483647, 65535, 65535]"

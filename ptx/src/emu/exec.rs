@@ -1102,7 +1102,10 @@ impl<'a> LaunchCtx<'a> {
                 // lane-instructions costs nothing measurable.
                 if self.deadline.is_some_and(|d| std::time::Instant::now() > d) {
                     let lane = gmask.trailing_zeros();
-                    return Err((pc, Fault::new(FaultKind::WallTime, Space::Global, 0, 0, lane)));
+                    return Err((
+                        pc,
+                        Fault::new(FaultKind::WallTime, Space::Global, 0, 0, lane),
+                    ));
                 }
             }
             if mask == 0 && !matches!(inst.op, Op::Bar { .. }) {

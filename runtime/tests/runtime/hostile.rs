@@ -249,7 +249,10 @@ fn declared_buffers_cost_nothing_until_touched_and_the_budget_is_enforced() {
     let exe = runtime::load(&p.encode_to_vec(), &d, &flags).unwrap();
     let before = peak_rss_bytes();
     let r = exe
-        .execute(&d, &[&f32s(&[1., 2., 3., 4.]), &f32s(&[10., 20., 30., 40.])])
+        .execute(
+            &d,
+            &[&f32s(&[1., 2., 3., 4.]), &f32s(&[10., 20., 30., 40.])],
+        )
         .unwrap();
     assert_eq!(to_f32s(&r.outputs[0]), vec![11., 22., 33., 44.]);
     if let (Some(a), Some(b)) = (before, peak_rss_bytes()) {
@@ -259,7 +262,10 @@ fn declared_buffers_cost_nothing_until_touched_and_the_budget_is_enforced() {
     allocs(&mut p).push(alloc(3, 9 << 30, None, false));
     let exe = runtime::load(&p.encode_to_vec(), &d, &flags).unwrap();
     let e = exe
-        .execute(&d, &[&f32s(&[1., 2., 3., 4.]), &f32s(&[10., 20., 30., 40.])])
+        .execute(
+            &d,
+            &[&f32s(&[1., 2., 3., 4.]), &f32s(&[10., 20., 30., 40.])],
+        )
         .unwrap_err();
     assert_eq!(
         e.to_string(),
