@@ -58,6 +58,13 @@ pub fn compile(
             "the module has no entry computation".into(),
         ));
     }
+    // The input is verified before any pass sees it: the code generator trusts dimension
+    // indices and shapes, and an unverified `dimensions={-1}` compiled into kernels the
+    // emulator stopped for out-of-bounds access. Every problem is reported, with its location.
+    hlo::verify::verify(module).map_err(|errors| {
+        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        CompileError::InvalidModule(text.join("; "))
+    })?;
     let optimized = optimize(module, options)?;
     let lowered = lower::lower(optimized, target, options)?;
     let assignment = buffers::assign(&lowered.values)?;

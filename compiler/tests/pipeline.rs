@@ -382,3 +382,29 @@ fn optimized_xla_modules_never_panic() {
     }
     assert!(compiled > 0);
 }
+
+/// `dimensions={-1}` once compiled into a kernel the emulator stopped for an out-of-bounds
+/// access (reduce), or failed deep in codegen (broadcast of dimension 10^9); the compiler now
+/// verifies its input and refuses both with the instruction's location.
+#[test]
+fn out_of_range_dimensions_are_refused_with_a_location() {
+    let target = compiler::Target::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/target_specs/h100_sxm.txtpb"),
+    )
+    .unwrap();
+    let reduce = "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(x, z), dimensions={-1}, to_apply=add\n}\n";
+    let m = hlo::parse_module(reduce).unwrap();
+    let e = compiler::compile(&m, &target, &compiler::CompileOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid module: 12:8: e/r: reduce: reduce dimension -1 is out of range for rank 1"
+    );
+    let broadcast = "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = f32[4,4] broadcast(x), dimensions={1000000000}\n}\n";
+    let m = hlo::parse_module(broadcast).unwrap();
+    let e = compiler::compile(&m, &target, &compiler::CompileOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid module: 5:8: e/r: broadcast: broadcast dimension 1000000000 is out of range for rank 2"
+    );
+}

@@ -188,7 +188,14 @@ pub fn run(ptx: &Path, launch: &Path, out: &mut dyn Write) -> anyhow::Result<boo
         dyn_shared,
         &params,
         &mut mem,
-        &LaunchOptions::default(),
+        // The runtime's limits, so a launch spec gets what an artifact gets.
+        &LaunchOptions {
+            instruction_budget: runtime::RuntimeFlags::default().emulator_instruction_budget,
+            wall_time_limit: Some(std::time::Duration::from_secs(
+                runtime::RuntimeFlags::default().max_execution_secs,
+            )),
+            ..LaunchOptions::default()
+        },
     )
     .with_context(|| format!("launching `{kernel}`"))?;
     writeln!(

@@ -37,20 +37,67 @@ pub struct RunArgs {
     /// (turns the command-buffer pass off, so that each launch is timed on its own).
     #[arg(long)]
     pub profile: bool,
+    /// Limits on hostile or runaway artifacts (RuntimeFlags).
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
-/// Builds `count` devices of `kind` for a target config.
+/// The runtime's limits as options (defaults: [`RuntimeFlags::default`]).
+#[derive(Debug, clap::Args)]
+pub struct LimitArgs {
+    /// Largest replica_count accepted (RuntimeFlags::max_replicas).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_replicas)]
+    pub max_replicas: u64,
+    /// Longest wall time of one execution, in seconds (RuntimeFlags::max_execution_secs).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_execution_secs)]
+    pub max_execution_secs: u64,
+    /// Most iterations of one while loop (RuntimeFlags::max_while_iterations).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_while_iterations)]
+    pub max_while_iterations: u64,
+    /// Most bytes the emulated device allocates (RuntimeFlags::emulator_host_memory_bytes).
+    #[arg(long, default_value_t = RuntimeFlags::default().emulator_host_memory_bytes)]
+    pub emulator_host_memory_bytes: u64,
+}
+
+impl Default for LimitArgs {
+    fn default() -> Self {
+        let d = RuntimeFlags::default();
+        LimitArgs {
+            max_replicas: d.max_replicas,
+            max_execution_secs: d.max_execution_secs,
+            max_while_iterations: d.max_while_iterations,
+            emulator_host_memory_bytes: d.emulator_host_memory_bytes,
+        }
+    }
+}
+
+impl LimitArgs {
+    /// `base` with these limits.
+    pub fn apply(&self, base: RuntimeFlags) -> RuntimeFlags {
+        RuntimeFlags {
+            max_replicas: self.max_replicas,
+            max_execution_secs: self.max_execution_secs,
+            max_while_iterations: self.max_while_iterations,
+            emulator_host_memory_bytes: self.emulator_host_memory_bytes,
+            ..base
+        }
+    }
+}
+
+/// Builds `count` devices of `kind` for a target config; emulated ones read `flags` (the
+/// per-launch instruction budget and wall-time limit).
 pub fn make_devices(
     kind: &str,
     target_config: &Path,
     count: usize,
+    flags: &RuntimeFlags,
 ) -> anyhow::Result<Vec<Arc<dyn Device>>> {
     let config = proto::load_target_config(target_config)?;
     let description = DeviceDescription::from_target_config(&config)?;
     (0..count)
         .map(|i| -> anyhow::Result<Arc<dyn Device>> {
             Ok(match kind {
-                "emulated" => Arc::new(EmulatedDevice::new(description.clone())),
+                "emulated" => Arc::new(EmulatedDevice::new(description.clone()).with_flags(flags)),
                 "cuda" => Arc::new(runtime::CudaDevice::new(i, description.clone())?),
                 other => bail!("unknown device {other:?} (emulated or cuda)"),
             })
@@ -153,7 +200,7 @@ pub fn load_run_compare(
     profile: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
-    let probe = make_devices(device_kind, target_config, 1)?;
+    let probe = make_devices(device_kind, target_config, 1, flags)?;
     let exe = runtime::load(bytes, probe[0].as_ref(), flags)?;
     let n = replicas.unwrap_or(exe.num_replicas as usize);
     if n as u64 != exe.num_replicas {
@@ -174,7 +221,7 @@ pub fn load_run_compare(
     let devices = if n == 1 {
         probe
     } else {
-        make_devices(device_kind, target_config, n)?
+        make_devices(device_kind, target_config, n, flags)?
     };
     let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
     let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
@@ -225,10 +272,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let bytes = std::fs::read(&args.artifact)
         .with_context(|| format!("cannot read {}", args.artifact.display()))?;
     // Profiling times each launch: command buffers (a CUDA graph on CUDA) would hide them.
-    let flags = RuntimeFlags {
+    let flags = args.limits.apply(RuntimeFlags {
         enable_command_buffers: !args.no_command_buffers && !args.profile,
         ..RuntimeFlags::default()
-    };
+    });
     let ok = load_run_compare(
         &bytes,
         &args.device,

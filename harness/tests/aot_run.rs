@@ -57,6 +57,7 @@ fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, Str
         no_command_buffers: false,
         device: "emulated".into(),
         profile: true,
+        limits: Default::default(),
     };
     let mut out = Vec::new();
     let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));

@@ -116,6 +116,7 @@ pub fn run_spec_ast(
     let opts = LaunchOptions {
         threads,
         instruction_budget: budget,
+        ..LaunchOptions::default()
     };
     let stats = emu::launch(
         &module,

@@ -415,6 +415,7 @@ L:
         let opts = LaunchOptions {
             instruction_budget: 1_000_000,
             threads,
+            ..LaunchOptions::default()
         };
         let err = emu::launch(
             &m,
@@ -435,6 +436,87 @@ L:
             e => panic!("wrong error {e}"),
         }
     }
+}
+
+/// A branch-to-self loop under the default 2^36 budget ran for seconds to minutes; the wall-time
+/// limit stops it at the same check as the budget.
+#[test]
+fn wall_time_limit_stops_a_spinning_kernel() {
+    let text = module(
+        r#"
+.visible .entry spin()
+{
+L:
+    bra L;
+}
+"#,
+    );
+    let m = load(&text);
+    let opts = LaunchOptions {
+        threads: 1,
+        wall_time_limit: Some(std::time::Duration::from_millis(200)),
+        ..LaunchOptions::default()
+    };
+    let start = std::time::Instant::now();
+    let err = emu::launch(
+        &m,
+        "spin",
+        [1, 1, 1],
+        [32, 1, 1],
+        0,
+        &[],
+        &mut Memory::new(),
+        &opts,
+    )
+    .unwrap_err();
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    match err {
+        EmuError::WallTimeExceeded { limit_ms, at } => {
+            assert_eq!(limit_ms, 200);
+            assert_eq!(at.kernel, "spin");
+        }
+        e => panic!("wrong error {e}"),
+    }
+}
+
+/// 2^31-1 blocks pass CUDA's grid limit, but cannot finish within the budget (every thread runs
+/// at least its `ret`): refused before any block runs rather than run for minutes.
+#[test]
+fn launch_larger_than_the_budget_is_refused_before_running() {
+    let m = load(&module(".visible .entry k()\n{\n ret;\n}\n"));
+    let opts = LaunchOptions::default();
+    let start = std::time::Instant::now();
+    let err = emu::launch(
+        &m,
+        "k",
+        [(1 << 31) - 1, 1, 1],
+        [64, 1, 1],
+        0,
+        &[],
+        &mut Memory::new(),
+        &opts,
+    )
+    .unwrap_err();
+    assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    assert_eq!(
+        err.to_string(),
+        "kernel `k`: invalid launch configuration: grid [2147483647, 1, 1] x block [64, 1, 1] is 137438953408 threads, more than the instruction budget of 68719476736 lane-instructions can run"
+    );
+    let err = emu::launch(
+        &m,
+        "k",
+        [1, 65536, 1],
+        [1, 1, 1],
+        0,
+        &[],
+        &mut Memory::new(),
+        &opts,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "kernel `k`: invalid launch configuration: grid [1, 65536, 1] exceeds the grid limit [2147483647, 65535, 65535]"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! its own device, sharing a [`Clique`] for collectives.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::collectives::{self, Clique};
 use crate::device::{Device, DeviceOp};
@@ -102,6 +102,8 @@ struct Run<'a> {
     collective_seq: u64,
     stats: ExecutionStats,
     waits: HashMap<i64, usize>,
+    /// When `RuntimeFlags::max_execution_secs` runs out (`None`: past the clock's range).
+    deadline: Option<Instant>,
 }
 
 impl Executable {
@@ -238,6 +240,8 @@ impl Executable {
                 collective_seq: 0,
                 stats: ExecutionStats::default(),
                 waits,
+                deadline: Instant::now()
+                    .checked_add(Duration::from_secs(self.flags.max_execution_secs)),
             };
             run.sequence(&self.thunks)?;
             device.synchronize()?;
@@ -287,6 +291,21 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Fails once the execution has run past `RuntimeFlags::max_execution_secs`. Checked at every
+    /// while iteration: loops are the only thunks that repeat, so everything else is bounded by
+    /// the artifact's size times one launch, and one emulated launch is bounded by the emulator's
+    /// own wall-time limit (the same flag, applied per launch by `EmulatedDevice::with_flags`).
+    fn check_deadline(&self, what: &dyn Fn() -> String) -> Result<()> {
+        match self.deadline {
+            Some(d) if Instant::now() > d => Err(Error::ResourceExhausted(format!(
+                "{}: the execution ran longer than the wall-time limit of {} s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",
+                what(),
+                self.exe.flags.max_execution_secs
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     fn thunk(&mut self, t: &Thunk) -> Result<()> {
         self.stats.thunks += 1;
         if let Some(&n) = self.waits.get(&t.info.thunk_id) {
@@ -332,6 +351,7 @@ impl Run<'_> {
             ThunkKind::While(w) => {
                 let mut iterations: u64 = 0;
                 loop {
+                    self.check_deadline(&what)?;
                     self.sequence(&w.condition)?;
                     let mut pred = [0u8; 1];
                     self.device
@@ -341,7 +361,7 @@ impl Run<'_> {
                     }
                     if iterations >= self.exe.flags.max_while_iterations {
                         return Err(Error::ResourceExhausted(format!(
-                            "{}: the loop ran {iterations} iterations without its condition becoming false, the limit is {} (RuntimeFlags::max_while_iterations)",
+                            "{}: the loop ran {iterations} iterations without its condition becoming false, the limit is {} (RuntimeFlags::max_while_iterations, aot run --max-while-iterations)",
                             what(),
                             self.exe.flags.max_while_iterations
                         )));

@@ -11,7 +11,8 @@ pub struct RuntimeFlags {
     /// Fewest consecutive eligible thunks grouped into a command buffer. Default 2.
     pub command_buffer_min_thunks: usize,
     /// Most iterations one `while_thunk` may run before execution fails with
-    /// `RESOURCE_EXHAUSTED`. Default 100 000 000.
+    /// `RESOURCE_EXHAUSTED`. Default 10 000 000, the cap of `aot eval` (10^8 iterations of a
+    /// loop with kernels in it ran for hours: in effect a hang).
     pub max_while_iterations: u64,
     /// Number of execution streams: `execution_stream_id` must be in `[0, num_streams)`.
     /// Default 4.
@@ -28,6 +29,21 @@ pub struct RuntimeFlags {
     pub collective_timeout_secs: u64,
     /// How much of each kernel's PTX the load parses. Default [`PtxCheck::Signatures`].
     pub ptx_check: PtxCheck,
+    /// Largest `replica_count` accepted (step 4), checked before the count sizes anything (the
+    /// replica-group check keeps one flag per replica, execution one device per replica).
+    /// Default 1024.
+    pub max_replicas: u64,
+    /// Longest wall time of one execution, in seconds, before it fails with
+    /// `RESOURCE_EXHAUSTED`: checked before every thunk and while iteration, and applied to each
+    /// emulated kernel launch by [`crate::EmulatedDevice::with_flags`] (so one execution is bounded
+    /// by about twice this). Default 120.
+    pub max_execution_secs: u64,
+    /// Most bytes the emulated device allocates in total (its memory is the smaller of this and
+    /// the target's `device_memory_size`). Allocations commit host memory lazily, as they are
+    /// touched, so this bounds what a hostile artifact can make the host commit; an allocation
+    /// over it fails with `RESOURCE_EXHAUSTED`. Applied by [`crate::EmulatedDevice::new`] (the
+    /// default) and [`crate::EmulatedDevice::with_flags`]. Default 8 GiB.
+    pub emulator_host_memory_bytes: u64,
 }
 
 /// How much of each kernel's PTX text the load parses (step 6).
@@ -76,12 +92,15 @@ impl Default for RuntimeFlags {
             max_artifact_bytes: 2 << 30,
             enable_command_buffers: true,
             command_buffer_min_thunks: 2,
-            max_while_iterations: 100_000_000,
+            max_while_iterations: 10_000_000,
             num_streams: 4,
             max_thunk_depth: 32,
             emulator_instruction_budget: 1 << 36,
             collective_timeout_secs: 120,
             ptx_check: PtxCheck::Signatures,
+            max_replicas: 1024,
+            max_execution_secs: 120,
+            emulator_host_memory_bytes: 8 << 30,
         }
     }
 }
@@ -112,6 +131,12 @@ pub fn defaults() -> Vec<(&'static str, String)> {
             d.collective_timeout_secs.to_string(),
         ),
         ("ptx_check", d.ptx_check.as_str().to_string()),
+        ("max_replicas", d.max_replicas.to_string()),
+        ("max_execution_secs", d.max_execution_secs.to_string()),
+        (
+            "emulator_host_memory_bytes",
+            d.emulator_host_memory_bytes.to_string(),
+        ),
     ]
 }
 

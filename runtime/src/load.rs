@@ -148,6 +148,14 @@ fn finish(
         other => invalid(format!("hlo_module_with_config: {other}")),
     })?;
     let num_replicas = summary.replica_count.max(1) as u64;
+    // Bounded here, before anything is sized by it: the replica-group check keeps one flag per
+    // replica, and execution wants one device per replica.
+    if num_replicas > flags.max_replicas {
+        return Err(Error::ResourceExhausted(format!(
+            "hlo_module_with_config.config.replica_count is {num_replicas}, over the limit of {} replicas (RuntimeFlags::max_replicas, aot run --max-replicas)",
+            flags.max_replicas
+        )));
+    }
     let num_partitions = summary.num_partitions.max(1) as u64;
     if num_partitions > 1 {
         return Err(Error::Unimplemented(format!(

@@ -127,6 +127,7 @@ pub fn run_plan(
         let opts = LaunchOptions {
             instruction_budget: 1 << 34,
             threads: 0,
+            ..LaunchOptions::default()
         };
         launch(
             &loaded,

@@ -171,6 +171,14 @@ pub enum EmuError {
         /// The budget.
         budget: u64,
     },
+    /// The launch ran longer than [`crate::emu::LaunchOptions::wall_time_limit`].
+    #[error("wall-time limit of {limit_ms} ms exceeded ({at})")]
+    WallTimeExceeded {
+        /// Where one warp was when the time ran out.
+        at: Box<Location>,
+        /// The limit, in milliseconds.
+        limit_ms: u64,
+    },
     /// A trap instruction, an unsupported runtime case, or a call stack overflow.
     #[error("{message} ({at})")]
     Trap {

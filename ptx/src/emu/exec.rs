@@ -62,6 +62,10 @@ pub(crate) struct LaunchCtx<'a> {
     pub budget: u64,
     pub used: &'a AtomicU64,
     pub stop: &'a AtomicBool,
+    /// When the launch's wall time runs out (checked with the budget).
+    pub deadline: Option<std::time::Instant>,
+    /// The wall-time limit, for the error message.
+    pub wall_time_limit: std::time::Duration,
 }
 
 /// Counters of one worker.
@@ -80,6 +84,7 @@ enum FaultKind {
     ReadOnly,
     Trap(String),
     Budget,
+    WallTime,
 }
 
 /// An execution fault inside a warp, turned into an [`EmuError`] with location by the CTA.
@@ -853,6 +858,10 @@ impl<'a> LaunchCtx<'a> {
                 at,
                 budget: self.budget,
             },
+            FaultKind::WallTime => EmuError::WallTimeExceeded {
+                at,
+                limit_ms: self.wall_time_limit.as_millis() as u64,
+            },
         }
     }
 
@@ -1084,9 +1093,20 @@ impl<'a> LaunchCtx<'a> {
             m.counters.warp_instructions += 1;
             m.counters.lane_instructions += active;
             m.since_sync += active;
-            if m.since_sync > 1 << 16 && self.flush_budget(m) {
-                let lane = gmask.trailing_zeros();
-                return Err((pc, Fault::new(FaultKind::Budget, Space::Global, 0, 0, lane)));
+            if m.since_sync > 1 << 16 {
+                if self.flush_budget(m) {
+                    let lane = gmask.trailing_zeros();
+                    return Err((pc, Fault::new(FaultKind::Budget, Space::Global, 0, 0, lane)));
+                }
+                // Checked at the same cadence as the budget: a clock read per 64Ki
+                // lane-instructions costs nothing measurable.
+                if self.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                    let lane = gmask.trailing_zeros();
+                    return Err((
+                        pc,
+                        Fault::new(FaultKind::WallTime, Space::Global, 0, 0, lane),
+                    ));
+                }
             }
             if mask == 0 && !matches!(inst.op, Op::Bar { .. }) {
                 w.gpc += 1;

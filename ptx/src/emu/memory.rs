@@ -54,14 +54,20 @@ pub(crate) struct Allocation {
 
 impl Allocation {
     fn new(size: u64) -> Option<Allocation> {
-        let n = usize::try_from(size.div_ceil(8)).ok()?;
-        let mut v = Vec::new();
-        v.try_reserve_exact(n).ok()?;
-        v.resize_with(n, || AtomicU64::new(0));
-        Some(Allocation {
-            words: v.into_boxed_slice(),
-            size,
-        })
+        let n = usize::try_from(size.div_ceil(8)).ok()?.max(1);
+        // Zeroed by the allocator, not by writing every word: a large zeroed allocation is fresh
+        // pages from the OS, so a declared size commits no host memory until a kernel or a copy
+        // touches it (a 4 GiB buffer used to commit 4.2 GB and take 14 s before anything ran).
+        let layout = std::alloc::Layout::array::<AtomicU64>(n).ok()?;
+        // SAFETY: `layout` has a non-zero size (n >= 1 words of 8 bytes).
+        let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: `p` is a fresh global-allocator block with the layout of `[AtomicU64; n]`
+        // (what `Box<[AtomicU64]>` frees it with), and all-zero bytes are a valid `AtomicU64`.
+        let words = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n)) };
+        Some(Allocation { words, size })
     }
 
     fn bytes_mut(&mut self) -> &mut [u8] {
@@ -114,7 +120,18 @@ impl Memory {
         }
     }
 
-    /// Allocates `bytes` zeroed bytes (at least one) and returns their device address.
+    /// Changes the limit on the bytes allocated in total (allocations already made stay).
+    pub fn set_limit(&mut self, limit: u64) {
+        self.limit = limit;
+    }
+
+    /// The limit on the bytes allocated in total.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Allocates `bytes` zeroed bytes (at least one) and returns their device address. Host
+    /// memory is committed lazily, page by page, as the allocation is touched.
     pub fn alloc(&mut self, bytes: u64) -> Result<DevicePtr, EmuError> {
         let size = bytes.max(1);
         if self.used.saturating_add(size) > self.limit {

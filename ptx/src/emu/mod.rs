@@ -129,6 +129,10 @@ pub struct LaunchOptions {
     pub instruction_budget: u64,
     /// Worker OS threads (CTAs run in parallel); 0 = available parallelism.
     pub threads: usize,
+    /// Longest wall time the launch may run, checked where the budget is (every 64Ki
+    /// lane-instructions per worker), so a kernel that spins fails with
+    /// [`EmuError::WallTimeExceeded`] in bounded time whatever its budget. `None`: no limit.
+    pub wall_time_limit: Option<std::time::Duration>,
 }
 
 impl Default for LaunchOptions {
@@ -136,6 +140,7 @@ impl Default for LaunchOptions {
         LaunchOptions {
             instruction_budget: 1 << 36,
             threads: 0,
+            wall_time_limit: None,
         }
     }
 }
@@ -159,6 +164,8 @@ pub struct LaunchStats {
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
 /// Largest shared memory per CTA accepted (static + dynamic).
 pub const MAX_SHARED_BYTES: u64 = 228 * 1024;
+/// Largest grid the emulator accepts, per dimension (CUDA's limits since compute capability 3.0).
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
 
 /// Runs `kernel` over `grid` CTAs of `block` threads.
 #[allow(clippy::too_many_arguments)]
@@ -187,10 +194,29 @@ pub fn launch(
             "grid {grid:?} and block {block:?} must be non-zero"
         )));
     }
+    if grid.iter().zip(MAX_GRID).any(|(&g, m)| g > m) {
+        return Err(cfg(format!(
+            "grid {grid:?} exceeds the grid limit {MAX_GRID:?}"
+        )));
+    }
     let nthreads = block.iter().map(|&b| b as u64).product::<u64>();
     if nthreads > MAX_THREADS_PER_BLOCK as u64 {
         return Err(cfg(format!(
             "block {block:?} has {nthreads} threads, more than {MAX_THREADS_PER_BLOCK}"
+        )));
+    }
+    // Every thread executes at least one instruction (its `ret`), so a launch with more threads
+    // than the budget has lane-instructions cannot finish: refuse it before running any block
+    // (2^31-1 blocks would otherwise run for minutes before the budget stops them).
+    let total_threads = grid
+        .iter()
+        .map(|&g| g as u64)
+        .product::<u64>()
+        .saturating_mul(nthreads);
+    if total_threads > options.instruction_budget {
+        return Err(cfg(format!(
+            "grid {grid:?} x block {block:?} is {total_threads} threads, more than the instruction budget of {} lane-instructions can run",
+            options.instruction_budget
         )));
     }
     let shared = (func.shared_static as u64).div_ceil(16) * 16 + dynamic_shared_bytes as u64;
@@ -264,6 +290,10 @@ pub fn launch(
         budget: options.instruction_budget,
         used: &used,
         stop: &stop,
+        deadline: options
+            .wall_time_limit
+            .and_then(|d| std::time::Instant::now().checked_add(d)),
+        wall_time_limit: options.wall_time_limit.unwrap_or_default(),
     };
     let next = AtomicU64::new(0);
     let results: Vec<Result<exec::Counters, EmuError>> = if threads == 1 {

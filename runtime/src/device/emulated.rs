@@ -27,9 +27,32 @@ impl std::fmt::Debug for EmulatedDevice {
     }
 }
 
+/// The emulated device's memory: the target's `device_memory_size` (64 GiB when the target
+/// leaves it unset), at most `RuntimeFlags::emulator_host_memory_bytes`.
+fn memory_limit(description: &DeviceDescription, flags: &crate::flags::RuntimeFlags) -> u64 {
+    let device = if description.device_memory_size == 0 {
+        64 << 30
+    } else {
+        description.device_memory_size
+    };
+    device.min(flags.emulator_host_memory_bytes)
+}
+
+/// The emulator's launch options that `flags` sets.
+fn launch_options(flags: &crate::flags::RuntimeFlags) -> LaunchOptions {
+    LaunchOptions {
+        instruction_budget: flags.emulator_instruction_budget,
+        wall_time_limit: Some(std::time::Duration::from_secs(flags.max_execution_secs)),
+        ..LaunchOptions::default()
+    }
+}
+
 fn emu_err(e: emu::EmuError) -> Error {
     match e {
         emu::EmuError::HostMemory { message } => Error::ResourceExhausted(message),
+        e @ emu::EmuError::WallTimeExceeded { .. } => Error::ResourceExhausted(format!(
+            "emulated device: {e} (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)"
+        )),
         other => Error::Internal(format!("emulated device: {other}")),
     }
 }
@@ -37,20 +60,12 @@ fn emu_err(e: emu::EmuError) -> Error {
 impl EmulatedDevice {
     /// A device described by `description` (memory limited to its `device_memory_size`).
     pub fn new(description: DeviceDescription) -> EmulatedDevice {
-        let limit = if description.device_memory_size == 0 {
-            64 << 30
-        } else {
-            description.device_memory_size
-        };
+        let flags = crate::flags::RuntimeFlags::default();
         EmulatedDevice {
+            memory: Mutex::new(Memory::with_limit(memory_limit(&description, &flags))),
             description,
-            memory: Mutex::new(Memory::with_limit(limit)),
             modules: Mutex::new(HashMap::new()),
-            options: LaunchOptions {
-                instruction_budget: crate::flags::RuntimeFlags::default()
-                    .emulator_instruction_budget,
-                ..LaunchOptions::default()
-            },
+            options: launch_options(&crate::flags::RuntimeFlags::default()),
         }
     }
 
@@ -63,9 +78,17 @@ impl EmulatedDevice {
         )?))
     }
 
-    /// Applies the runtime flags the device reads (the per-launch instruction budget).
+    /// Applies the runtime flags the device reads (the per-launch instruction budget and
+    /// wall-time limit).
     pub fn with_flags(mut self, flags: &crate::flags::RuntimeFlags) -> EmulatedDevice {
-        self.options.instruction_budget = flags.emulator_instruction_budget;
+        let limit = memory_limit(&self.description, flags);
+        if let Ok(m) = self.memory.get_mut() {
+            m.set_limit(limit);
+        }
+        self.options = LaunchOptions {
+            threads: self.options.threads,
+            ..launch_options(flags)
+        };
         self
     }
 
@@ -124,7 +147,12 @@ impl Device for EmulatedDevice {
     }
 
     fn allocate(&self, size: u64) -> Result<u64> {
-        self.mem()?.alloc(size).map(|p| p.0).map_err(emu_err)
+        self.mem()?.alloc(size).map(|p| p.0).map_err(|e| match e {
+            emu::EmuError::HostMemory { message } => Error::ResourceExhausted(format!(
+                "emulated device: {message} (the smaller of the target's device_memory_size and RuntimeFlags::emulator_host_memory_bytes, aot run --emulator-host-memory-bytes)"
+            )),
+            other => emu_err(other),
+        })
     }
 
     fn free(&self, address: u64) -> Result<()> {

@@ -77,7 +77,7 @@ fn while_loop_bound_is_resource_exhausted() {
     let e = exe.execute(&d, &[]).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "RESOURCE_EXHAUSTED: while_thunk 2 (t2): the loop ran 5 iterations without its condition becoming false, the limit is 5 (RuntimeFlags::max_while_iterations)"
+        "RESOURCE_EXHAUSTED: while_thunk 2 (t2): the loop ran 5 iterations without its condition becoming false, the limit is 5 (RuntimeFlags::max_while_iterations, aot run --max-while-iterations)"
     );
 }
 
@@ -406,7 +406,7 @@ fn cross_stream_dependencies_become_event_waits() {
     assert_eq!(r.stats.event_waits, 3);
 }
 
-fn collective_artifact(imp: Impl, dst_elems: i64) -> GpuExecutableProto {
+pub(crate) fn collective_artifact(imp: Impl, dst_elems: i64) -> GpuExecutableProto {
     let hlo = "HloModule ar, replica_count=2\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = s32[] constant(0)\n}\n";
     let result = format!("(f32[{dst_elems}], u32[])");
     let mut p = artifact(hlo, &["f32[4]"], &result);
@@ -428,7 +428,7 @@ fn collective_artifact(imp: Impl, dst_elems: i64) -> GpuExecutableProto {
     p
 }
 
-fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
+pub(crate) fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
     vec![CollectiveBufferProto {
         element_count: count,
         source_buffer: Some(sl(0, 0, 16)),
@@ -438,7 +438,7 @@ fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
     }]
 }
 
-fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
+pub(crate) fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
     Some(CollectiveConfigProto {
         operand_element_type: vec![proto::xla::PrimitiveType::F32 as i32],
         replica_groups: groups

@@ -173,3 +173,102 @@ fn infinite_loop_is_bounded() {
     let e = exe.execute(&d, &[]).unwrap_err();
     assert_eq!(e.code(), runtime::Code::ResourceExhausted);
 }
+
+/// A `replica_count` of 2^63-1 once made the collective decode allocate one flag per replica
+/// (9223372036854775807 bytes: an abort, exit 134). It is now refused at step 4, before any
+/// count sizes an allocation.
+#[test]
+fn huge_replica_count_is_refused_before_it_sizes_an_allocation() {
+    let mut p = crate::execute::collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: crate::execute::config(vec![vec![0, 1]]),
+            buffers: crate::execute::cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        4,
+    );
+    let hlo = "HloModule ar, replica_count=9223372036854775807\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = s32[] constant(0)\n}\n";
+    p.hlo_module_with_config = artifact(hlo, &[], "s32[]").hlo_module_with_config;
+    assert_eq!(
+        load_err(&p),
+        "RESOURCE_EXHAUSTED: hlo_module_with_config.config.replica_count is 9223372036854775807, over the limit of 1024 replicas (RuntimeFlags::max_replicas, aot run --max-replicas)"
+    );
+}
+
+/// A loop whose condition never changes ran 10^8 iterations (hours) before the iteration limit;
+/// the wall-time limit stops it, naming the flag to raise.
+#[test]
+fn endless_loop_stops_at_the_wall_time_limit() {
+    let mut p = artifact(SCALAR_HLO, &[], "s32[]");
+    *allocs(&mut p) = vec![alloc(0, 4, None, true), alloc(1, 1, None, false)];
+    p.output_info_map = vec![out(vec![], 0)];
+    p.thunks = vec![thunk(
+        1,
+        Impl::WhileThunk(WhileThunkProto {
+            condition_result_buffer_index: Some(sl(1, 0, 1)),
+            condition_thunk_sequence: Some(ThunkSequenceProto {
+                thunks: vec![kernel(2, "forever", vec![sl(1, 0, 1)], 1)],
+            }),
+            body_thunk_sequence: Some(ThunkSequenceProto { thunks: vec![] }),
+            trip_count: None,
+        }),
+    )];
+    let flags = RuntimeFlags {
+        max_while_iterations: u64::MAX,
+        max_execution_secs: 1,
+        ..RuntimeFlags::default()
+    };
+    let d = device().with_flags(&flags);
+    let exe = runtime::load(&p.encode_to_vec(), &d, &flags).unwrap();
+    let start = std::time::Instant::now();
+    let e = exe.execute(&d, &[]).unwrap_err();
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(
+        e.to_string(),
+        "RESOURCE_EXHAUSTED: while_thunk 1 (t1): the execution ran longer than the wall-time limit of 1 s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)"
+    );
+}
+
+/// Peak resident memory of this process (Linux; `None` elsewhere).
+fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// A 629-byte artifact declaring a 4 GiB buffer made the emulated device commit 4.2 GB of host
+/// memory (14 s) before anything ran: allocations are now committed as they are touched, so an
+/// untouched 4 GiB temporary costs nothing; past the host-memory budget an allocation fails.
+#[test]
+fn declared_buffers_cost_nothing_until_touched_and_the_budget_is_enforced() {
+    let mut p = vadd();
+    allocs(&mut p).push(alloc(3, 4 << 30, None, false));
+    let d = device();
+    let flags = RuntimeFlags::default();
+    let exe = runtime::load(&p.encode_to_vec(), &d, &flags).unwrap();
+    let before = peak_rss_bytes();
+    let r = exe
+        .execute(
+            &d,
+            &[&f32s(&[1., 2., 3., 4.]), &f32s(&[10., 20., 30., 40.])],
+        )
+        .unwrap();
+    assert_eq!(to_f32s(&r.outputs[0]), vec![11., 22., 33., 44.]);
+    if let (Some(a), Some(b)) = (before, peak_rss_bytes()) {
+        assert!(b - a < 1 << 30, "peak RSS grew by {} bytes", b - a);
+    }
+    let mut p = vadd();
+    allocs(&mut p).push(alloc(3, 9 << 30, None, false));
+    let exe = runtime::load(&p.encode_to_vec(), &d, &flags).unwrap();
+    let e = exe
+        .execute(
+            &d,
+            &[&f32s(&[1., 2., 3., 4.]), &f32s(&[10., 20., 30., 40.])],
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "RESOURCE_EXHAUSTED: emulated device: allocating 9663676416 bytes exceeds the device limit of 8589934592 bytes (48 in use) (the smaller of the target's device_memory_size and RuntimeFlags::emulator_host_memory_bytes, aot run --emulator-host-memory-bytes)"
+    );
+}
