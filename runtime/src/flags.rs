@@ -11,8 +11,9 @@ pub struct RuntimeFlags {
     /// Fewest consecutive eligible thunks grouped into a command buffer. Default 2.
     pub command_buffer_min_thunks: usize,
     /// Most iterations one `while_thunk` may run before execution fails with
-    /// `RESOURCE_EXHAUSTED`. Default 10 000 000, the cap of `aot eval` (10^8 iterations of a
-    /// loop with kernels in it ran for hours: in effect a hang).
+    /// `RESOURCE_EXHAUSTED`. Default 100 000 000. Goldens with loops depend on this default, so
+    /// it may not be lowered inside the backward window (the schema bot's `backward-window`
+    /// rule): a loop that never ends is stopped by `max_execution_secs` instead.
     pub max_while_iterations: u64,
     /// Number of execution streams: `execution_stream_id` must be in `[0, num_streams)`.
     /// Default 4.
@@ -92,7 +93,7 @@ impl Default for RuntimeFlags {
             max_artifact_bytes: 2 << 30,
             enable_command_buffers: true,
             command_buffer_min_thunks: 2,
-            max_while_iterations: 10_000_000,
+            max_while_iterations: 100_000_000,
             num_streams: 4,
             max_thunk_depth: 32,
             emulator_instruction_budget: 1 << 36,
