@@ -25,6 +25,7 @@ const COMMAND_BUFFER_THUNKS: &[&str] = &[
     "xla.gpu.ThunkProto.kernel_thunk",
     "xla.gpu.ThunkProto.copy_thunk",
     "xla.gpu.ThunkProto.memset32bit_value_thunk",
+    "xla.gpu.ThunkProto.memset8bit_value_thunk",
     "xla.gpu.ThunkProto.memzero_thunk",
     "xla.gpu.ThunkProto.gemm_thunk",
 ];
@@ -58,6 +59,12 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     ("emulator_instruction_budget", KERNEL_THUNKS),
     ("collective_timeout_secs", COLLECTIVE_THUNKS),
     ("ptx_check", KERNEL_THUNKS),
+    // Checked against `replica_count` at load, before it sizes anything.
+    ("max_replicas", ANY_ARTIFACT),
+    // The wall-time limit of every execution (per while iteration and per emulated launch).
+    ("max_execution_secs", ANY_ARTIFACT),
+    // Bounds every emulated allocation the artifact declares.
+    ("emulator_host_memory_bytes", ANY_ARTIFACT),
 ];
 
 /// For every pass of `runtime::flags::LOAD_PASSES`, the thunk kinds it rewrites.
