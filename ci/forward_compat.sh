@@ -55,6 +55,24 @@ head_time=$(git log -1 --format=%ct HEAD)
 # Whether REV has the runtime CLI this check drives (`aot run`, harness/src/run_cmd.rs).
 has_runtime_cli() { git cat-file -e "$1:harness/src/run_cmd.rs" 2>/dev/null; }
 
+# Older runtimes known to be broken on their own artifacts (ci/forward_compat_broken.txt: the
+# commit that fixed each bug): a revision without the fix is never picked by default, since its
+# own bugs would read as compatibility breaks.
+broken_list="$root/ci/forward_compat_broken.txt"
+is_broken() {
+  [ -f "$broken_list" ] || return 1
+  local fix reason
+  while read -r fix reason; do
+    case "$fix" in ''|'#'*) continue ;; esac
+    if git rev-parse -q --verify "$fix^{commit}" >/dev/null \
+      && ! git merge-base --is-ancestor "$fix" "$1"; then
+      echo "== skipping ${1:0:10}: it lacks the fix $fix (ci/forward_compat_broken.txt)" >&2
+      return 0
+    fi
+  done < "$broken_list"
+  return 1
+}
+
 candidates=()
 if [ -n "$rev" ]; then
   sha=$(git rev-parse --verify -q "$rev^{commit}") || die "no such revision: $rev"
@@ -63,7 +81,10 @@ if [ -n "$rev" ]; then
   why="given"
 else
   cutoff=$((head_time - window_days * 86400))
-  sha=$(git rev-list -n 1 --before="$cutoff" HEAD)
+  sha=""
+  while read -r c; do
+    is_broken "$c" || { sha="$c"; break; }
+  done < <(git rev-list --first-parent --before="$cutoff" HEAD)
   if [ -n "$sha" ] && has_runtime_cli "$sha"; then
     candidates=("$sha")
     why="newest commit at least $window_days days older than HEAD"
@@ -71,7 +92,7 @@ else
     # The history is younger than the window (or starts without the CLI): the oldest commits
     # that have the runtime CLI, oldest first; the first that builds is used.
     while read -r c; do
-      has_runtime_cli "$c" && candidates+=("$c")
+      has_runtime_cli "$c" && ! is_broken "$c" && candidates+=("$c")
       [ ${#candidates[@]} -ge 3 ] && break
     done < <(git rev-list --reverse --first-parent HEAD)
     why="no commit is $window_days days older than HEAD ($(git log -1 --format=%cs HEAD)); oldest commit with a runtime CLI that builds"
