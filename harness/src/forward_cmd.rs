@@ -383,25 +383,15 @@ fn check_case_inner(
         Ok(t) => t,
         Err(e) => return Ok(Verdict::Error(format!("today's runtime: {e:#}"))),
     };
-    for (r, (got, want)) in today.iter().zip(&expected).enumerate() {
-        let mut report = Vec::new();
-        let matched = crate::run_cmd::report(
-            &format!("replica {r} "),
-            &got.outputs,
-            &want.outputs,
-            &mut report,
-        )?;
-        if matched != want.outputs.len() {
-            let text = String::from_utf8_lossy(&report);
-            let first = text
-                .lines()
-                .find(|l| l.contains("MISMATCH"))
-                .unwrap_or_default()
-                .to_owned();
-            return Ok(Verdict::Expectation(format!(
-                "today's runtime vs the recorded expectations: {first}"
-            )));
-        }
+    if let Some(text) = crate::run_cmd::first_mismatch(&today, &expected)? {
+        let first = text
+            .lines()
+            .find(|l| l.contains("MISMATCH"))
+            .unwrap_or_default()
+            .to_owned();
+        return Ok(Verdict::Expectation(format!(
+            "today's runtime vs the recorded expectations: {first}"
+        )));
     }
     let replicas = today.len();
     let mut cmd = Command::new(&cx.args.old_aot);

@@ -139,6 +139,24 @@ pub fn execute_arrays(
     Ok((arrays, stats))
 }
 
+/// The report (as [`report`] prints it) of the first replica whose outputs differ from its
+/// expectations, or `None` when every replica matches.
+pub fn first_mismatch(got: &[IoCase], want: &[IoCase]) -> anyhow::Result<Option<String>> {
+    for (r, (got, want)) in got.iter().zip(want).enumerate() {
+        let mut text = Vec::new();
+        let matched = report(
+            &format!("replica {r} "),
+            &got.outputs,
+            &want.outputs,
+            &mut text,
+        )?;
+        if matched != want.outputs.len() {
+            return Ok(Some(String::from_utf8_lossy(&text).into_owned()));
+        }
+    }
+    Ok(None)
+}
+
 /// Prints one verdict line per output (`prefix` names the replica) and returns how many match.
 pub fn report(
     prefix: &str,

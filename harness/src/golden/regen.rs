@@ -105,22 +105,12 @@ pub fn build_case(
         .collect::<anyhow::Result<Vec<_>>>()?;
     let recorded = run_artifact(&bytes, description, &expected)
         .with_context(|| format!("case `{}`", case.name))?;
-    for (r, (got, want)) in recorded.iter().zip(&expected).enumerate() {
-        let mut report = Vec::new();
-        let matched = crate::run_cmd::report(
-            &format!("replica {r} "),
-            &got.outputs,
-            &want.outputs,
-            &mut report,
-        )?;
-        if matched != want.outputs.len() {
-            bail!(
-                "case `{}`: today's compiler and runtime do not reproduce the expected outputs; \
-                 refusing to record them:\n{}",
-                case.name,
-                String::from_utf8_lossy(&report)
-            );
-        }
+    if let Some(report) = crate::run_cmd::first_mismatch(&recorded, &expected)? {
+        bail!(
+            "case `{}`: today's compiler and runtime do not reproduce the expected outputs; \
+             refusing to record them:\n{report}",
+            case.name,
+        );
     }
     Ok((bytes, recorded))
 }
