@@ -2,11 +2,11 @@
 //! a removal inside and outside the backward window, a number reused across three commits), the
 //! bot's verdict checked at each step, comparing git objects (no checkout) with the working tree
 //! and with other commits.
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use common::{date, TempRepo};
 use schema_history::{
-    diff, write_snapshot, Date, DiffOptions, Extras, Format, Repo, Report, Revision, SchemaSpec,
+    diff, write_snapshot, DiffOptions, Extras, Format, Repo, Report, Revision, SchemaSpec,
     SnapshotOutcome, Surface,
 };
 
@@ -15,14 +15,6 @@ package t;
 import "google/protobuf/descriptor.proto";
 extend google.protobuf.FieldOptions { bool ignorable = 51001; }
 "#;
-
-struct TempRepo {
-    dir: PathBuf,
-}
-
-fn date(s: &str) -> Date {
-    s.parse().expect("test date")
-}
 
 fn spec() -> SchemaSpec {
     SchemaSpec {
@@ -34,52 +26,6 @@ fn spec() -> SchemaSpec {
 }
 
 impl TempRepo {
-    fn new(name: &str) -> TempRepo {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!(
-            "schema-history-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let repo = TempRepo { dir };
-        repo.git(&["init", "-q", "-b", "main"]);
-        repo.git(&["config", "user.name", "Schema Bot Test"]);
-        repo.git(&["config", "user.email", "schema-bot@example.invalid"]);
-        repo.git(&["config", "commit.gpgsign", "false"]);
-        repo
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        self.git_env(args, &[])
-    }
-
-    fn git_env(&self, args: &[&str], env: &[(&str, &str)]) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(args)
-            .envs(env.iter().copied())
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
-
-    fn write(&self, path: &str, text: &str) {
-        let full = self.dir.join(path);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(full, text).expect("write");
-    }
-
     fn schema(&self, body: &str) {
         self.write("proto/t/root.proto", &format!("{HEADER}{body}\n"));
     }
@@ -122,16 +68,6 @@ impl TempRepo {
         .expect("snapshot written")
     }
 
-    fn commit(&self, message: &str, day: &str) -> String {
-        let stamp = format!("{day}T12:00:00Z");
-        self.git(&["add", "-A"]);
-        self.git_env(
-            &["commit", "-q", "-m", message],
-            &[("GIT_AUTHOR_DATE", &stamp), ("GIT_COMMITTER_DATE", &stamp)],
-        );
-        self.git(&["rev-parse", "HEAD"])
-    }
-
     fn bot(&self, base: &str, head: Option<&str>, today: &str) -> Report {
         let mut opts = DiffOptions::project(
             &self.dir,
@@ -141,12 +77,6 @@ impl TempRepo {
         );
         opts.spec = spec();
         diff(&opts).expect("the bot runs")
-    }
-}
-
-impl Drop for TempRepo {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -164,7 +94,7 @@ fn text(report: &Report) -> String {
 
 #[test]
 fn dated_history_verdicts() {
-    let repo = TempRepo::new("e2e");
+    let repo = TempRepo::new("history", "e2e");
 
     // 2026-01-05: the baseline.
     repo.schema("message Root { int32 a = 1; int32 old = 3; }");
@@ -278,7 +208,7 @@ fn dated_history_verdicts() {
 
 #[test]
 fn snapshot_is_idempotent_and_orders_by_sequence() {
-    let repo = TempRepo::new("snap");
+    let repo = TempRepo::new("history", "snap");
     repo.schema("message Root { int32 a = 1; }");
     let first = repo.snapshot("2026-05-01", "x");
     assert!(matches!(first, SnapshotOutcome::Written(_)));
@@ -329,7 +259,7 @@ fn snapshot_is_idempotent_and_orders_by_sequence() {
 
 #[test]
 fn errors_are_reported_not_panics() {
-    let repo = TempRepo::new("errors");
+    let repo = TempRepo::new("history", "errors");
     repo.schema("message Root { int32 a = 1; }");
     repo.commit("ok", "2026-01-01");
     // A broken head schema.
@@ -359,5 +289,4 @@ fn errors_are_reported_not_panics() {
     );
     let err = diff(&opts).expect_err("bad snapshot");
     assert!(err.to_string().contains("surface.json"), "{err}");
-    let _ = Path::new("unused");
 }

@@ -2,8 +2,9 @@
 //! recorded by the newest snapshot) can fail: on a scratch repository where a breaking edit is
 //! committed after the snapshot, with a clean working tree, it reports the break, where
 //! comparing `HEAD` with the working tree (the old check) saw nothing.
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
+
+use common::TempRepo;
 
 use schema_history::{
     diff, snapshot_base, write_snapshot, Date, DiffOptions, Extras, Format, Repo, Report, Revision,
@@ -11,10 +12,6 @@ use schema_history::{
 };
 
 const HEADER: &str = "syntax = \"proto3\";\npackage t;\n";
-
-struct Scratch {
-    dir: PathBuf,
-}
 
 fn spec() -> SchemaSpec {
     SchemaSpec {
@@ -29,47 +26,11 @@ fn today() -> Date {
     "2026-12-01".parse().expect("test date")
 }
 
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir =
-            std::env::temp_dir().join(format!("schema-gate-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let s = Scratch { dir };
-        s.git(&["init", "-q", "-b", "main"]);
-        s.git(&["config", "user.name", "Schema Gate Test"]);
-        s.git(&["config", "user.email", "schema-gate@example.invalid"]);
-        s.git(&["config", "commit.gpgsign", "false"]);
-        s
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(args)
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
-
+impl TempRepo {
     fn schema(&self, body: &str) {
         let path = self.dir.join("proto/t/root.proto");
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(path, format!("{HEADER}{body}\n")).expect("write");
-    }
-
-    fn commit(&self, message: &str) {
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", message]);
     }
 
     /// `aot schema snapshot` on a clean tree: records the short `HEAD` as its commit.
@@ -117,12 +78,6 @@ impl Scratch {
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 fn errors(r: &Report) -> Vec<String> {
     r.findings
         .iter()
@@ -133,9 +88,9 @@ fn errors(r: &Report) -> Vec<String> {
 
 #[test]
 fn snapshot_base_is_the_newest_snapshots_commit() {
-    let s = Scratch::new("base");
+    let s = TempRepo::new("gate", "base");
     s.schema("message Root { int32 a = 1; }");
-    s.commit("schema");
+    s.commit_now("schema");
     assert_eq!(
         snapshot_base(&Repo::new(&s.dir), &Revision::WorkTree, DEFAULT_HISTORY_DIR).expect("reads"),
         None
@@ -150,11 +105,11 @@ fn snapshot_base_is_the_newest_snapshots_commit() {
 
 #[test]
 fn self_check_fails_on_a_committed_deletion() {
-    let s = Scratch::new("deletion");
+    let s = TempRepo::new("gate", "deletion");
     s.schema("message Root { int32 a = 1; int32 b = 2; }");
-    s.commit("schema");
+    s.commit_now("schema");
     s.snapshot();
-    s.commit("snapshot");
+    s.commit_now("snapshot");
     // Nothing changed since the snapshot: clean, no findings at all.
     let clean = s.gate();
     assert_eq!(
@@ -164,7 +119,7 @@ fn self_check_fails_on_a_committed_deletion() {
         clean.render(Format::Text)
     );
     s.schema("message Root { int32 a = 1; }");
-    s.commit("drop b");
+    s.commit_now("drop b");
     // The old check: HEAD against a clean working tree cannot see the committed break.
     assert_eq!(s.bot(Revision::Git("HEAD".into())).exit_code(), 0);
     let r = s.gate();
@@ -180,13 +135,13 @@ fn self_check_fails_on_a_committed_deletion() {
 
 #[test]
 fn self_check_fails_on_a_committed_renumbering() {
-    let s = Scratch::new("renumber");
+    let s = TempRepo::new("gate", "renumber");
     s.schema("message Root { int32 a = 1; int64 size = 2; }");
-    s.commit("schema");
+    s.commit_now("schema");
     s.snapshot();
-    s.commit("snapshot");
+    s.commit_now("snapshot");
     s.schema("message Root { reserved 2; int32 a = 1; int64 size = 3; }");
-    s.commit("renumber size");
+    s.commit_now("renumber size");
     assert_eq!(s.bot(Revision::Git("HEAD".into())).exit_code(), 0);
     let r = s.gate();
     assert_eq!(

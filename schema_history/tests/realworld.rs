@@ -9,24 +9,18 @@
 //! every format (text, markdown, json, github) with insta, commit hashes redacted. To bless:
 //! `INSTA_UPDATE=always cargo test -p schema_history --test realworld`, then read the `.snap`
 //! diffs. Each test also asserts its verdict directly.
+mod common;
+
+use common::{date, TempRepo};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use prost::Message as _;
 use schema_history::{
-    diff, render_error, Date, DiffOptions, Error, Finding, Format, GitHistoryBound, Location,
+    diff, render_error, DiffOptions, Error, Finding, Format, GitHistoryBound, Location,
     ProtoSources, Report, Revision, Rule, SchemaSpec, Severity, GITHUB_ANNOTATIONS, MARKDOWN_LIMIT,
 };
 
 const TODAY: &str = "2026-12-01";
-
-struct TempRepo {
-    dir: PathBuf,
-}
-
-fn date(s: &str) -> Date {
-    s.parse().expect("test date")
-}
 
 fn spec(root: &str) -> SchemaSpec {
     SchemaSpec {
@@ -38,62 +32,6 @@ fn spec(root: &str) -> SchemaSpec {
 }
 
 impl TempRepo {
-    fn new(name: &str) -> TempRepo {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!(
-            "schema-realworld-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let repo = TempRepo { dir };
-        repo.git(&["init", "-q", "-b", "main"]);
-        repo.git(&["config", "user.name", "Schema Bot Test"]);
-        repo.git(&["config", "user.email", "schema-bot@example.invalid"]);
-        repo.git(&["config", "commit.gpgsign", "false"]);
-        repo
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        self.git_env(args, &[])
-    }
-
-    fn git_env(&self, args: &[&str], env: &[(&str, &str)]) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(args)
-            .envs(env.iter().copied())
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
-
-    fn write(&self, path: &str, text: &str) {
-        let full = self.dir.join(path);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(full, text).expect("write");
-    }
-
-    fn commit(&self, message: &str, day: &str) -> String {
-        let stamp = format!("{day}T12:00:00Z");
-        self.git(&["add", "-A"]);
-        self.git_env(
-            &["commit", "-q", "--allow-empty", "-m", message],
-            &[("GIT_AUTHOR_DATE", &stamp), ("GIT_COMMITTER_DATE", &stamp)],
-        );
-        self.git(&["rev-parse", "HEAD"])
-    }
-
     fn options(&self, root: &str, base: &str) -> DiffOptions {
         let mut opts = DiffOptions::project(
             &self.dir,
@@ -107,12 +45,6 @@ impl TempRepo {
 
     fn bot(&self, root: &str, base: &str) -> Report {
         diff(&self.options(root, base)).expect("the bot runs")
-    }
-}
-
-impl Drop for TempRepo {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -236,7 +168,7 @@ message ThunkProto {
 "#;
 
 fn editions_repo(name: &str, base: &str) -> TempRepo {
-    let repo = TempRepo::new(name);
+    let repo = TempRepo::new("realworld", name);
     repo.write("proto/rw/thunk.proto", base);
     repo.commit("base", "2026-11-01");
     repo
@@ -599,7 +531,7 @@ message ThunkProto {
 
 /// The practice of the repository of issue 12: `reserved 11; // Was foo.`
 fn number_only_repo(name: &str) -> TempRepo {
-    let repo = TempRepo::new(name);
+    let repo = TempRepo::new("realworld", name);
     repo.write("proto/rw/thunk.proto", KINDS);
     repo.commit("base", "2026-11-01");
     repo.write(
@@ -655,7 +587,7 @@ fn a_policy_can_accept_reserving_only_the_number() {
 
 #[test]
 fn a_policy_name_only_setting_leaves_unreserved_deletions_errors() {
-    let repo = TempRepo::new("policy-unreserved");
+    let repo = TempRepo::new("realworld", "policy-unreserved");
     repo.write("proto/rw/thunk.proto", KINDS);
     repo.commit("base", "2026-11-01");
     repo.write(
@@ -672,7 +604,7 @@ fn a_policy_name_only_setting_leaves_unreserved_deletions_errors() {
 
 #[test]
 fn policy_rules_and_path_exceptions() {
-    let repo = TempRepo::new("policy-paths");
+    let repo = TempRepo::new("realworld", "policy-paths");
     let with_old = KINDS
         .replace("package rw;", "package rw;\nimport \"legacy/old.proto\";")
         .replace("Kind kind = 4;", "Kind kind = 4;\n  legacy.Old old = 5;");
@@ -765,7 +697,7 @@ message ThunkProto {
 /// A repository without snapshots: field 3 used in January 2025, deleted unreserved in
 /// February 2025, other changes later.
 fn long_ago_repo(name: &str) -> TempRepo {
-    let repo = TempRepo::new(name);
+    let repo = TempRepo::new("realworld", name);
     repo.write("proto/rw/thunk.proto", OLD_FIELD);
     repo.commit("add legacy_offset", "2025-01-10");
     repo.write(
@@ -867,7 +799,7 @@ fn created_note(report: &Report) -> &Finding {
 
 #[test]
 fn creating_the_compared_file_is_a_note() {
-    let repo = TempRepo::new("create-file");
+    let repo = TempRepo::new("realworld", "create-file");
     repo.write("README.md", "no protos yet\n");
     repo.commit("start", "2026-11-01");
     repo.write("proto/rw/thunk.proto", PROTO3_THUNK);
@@ -881,7 +813,7 @@ fn creating_the_compared_file_is_a_note() {
     insta::assert_snapshot!(every_format(&report));
 
     // Other protos at the base, not the compared file.
-    let repo = TempRepo::new("create-named");
+    let repo = TempRepo::new("realworld", "create-named");
     repo.write(
         "proto/rw/other.proto",
         "syntax = \"proto3\";\npackage rw;\nmessage Other {}\n",
@@ -900,7 +832,7 @@ fn creating_the_compared_file_is_a_note() {
 
 #[test]
 fn creating_the_root_message_is_a_note() {
-    let repo = TempRepo::new("create-root");
+    let repo = TempRepo::new("realworld", "create-root");
     repo.write(
         "proto/rw/thunk.proto",
         "syntax = \"proto3\";\npackage rw;\nmessage Slice { int64 offset = 1; }\n",
