@@ -269,23 +269,10 @@ fn run_with_deadline(
         .with_context(|| format!("cannot create {}", out_path.display()))?;
     let stderr = std::fs::File::create(&err_path)
         .with_context(|| format!("cannot create {}", err_path.display()))?;
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr)
-        .spawn()
+    let mut child = crate::deadline::spawn_group(cmd.stdout(stdout).stderr(stderr))
         .context("cannot start the older binary")?;
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("did not finish within {} s (killed)", timeout.as_secs());
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let Some(status) = crate::deadline::wait_or_kill(&mut child, timeout)? else {
+        bail!("did not finish within {} s (killed)", timeout.as_secs());
     };
     let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned());
     Ok((

@@ -2,6 +2,7 @@
 //! It is the only crate that sees every other crate of the workspace.
 
 pub mod check_cmd;
+pub mod deadline;
 pub mod demo_cmd;
 pub mod eval_cmd;
 pub mod forward_cmd;

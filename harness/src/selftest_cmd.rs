@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -362,7 +362,6 @@ impl Scratch {
     /// Runs `argv` in the worktree with the scratch target directory, output to `log`, killed
     /// (with its process group: cargo's children too) past the time limit.
     fn run(&self, argv: &[String], log: &Path) -> anyhow::Result<Ran> {
-        use std::os::unix::process::CommandExt;
         let Some((program, args)) = argv.split_first() else {
             bail!("empty command");
         };
@@ -370,30 +369,16 @@ impl Scratch {
             std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
         let err = file.try_clone()?;
         let start = Instant::now();
-        let mut child = Command::new(program)
-            .args(args)
-            .current_dir(&self.worktree)
-            .env("CARGO_TARGET_DIR", &self.target)
-            .stdin(Stdio::null())
-            .stdout(file)
-            .stderr(err)
-            .process_group(0)
-            .spawn()
-            .with_context(|| format!("starting {}", argv.join(" ")))?;
-        let status = loop {
-            if let Some(status) = child.try_wait()? {
-                break Some(status);
-            }
-            if start.elapsed() > self.timeout {
-                // A negative pid addresses the process group the child leads.
-                let _ = Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{}", child.id())])
-                    .status();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        };
+        let mut child = crate::deadline::spawn_group(
+            Command::new(program)
+                .args(args)
+                .current_dir(&self.worktree)
+                .env("CARGO_TARGET_DIR", &self.target)
+                .stdout(file)
+                .stderr(err),
+        )
+        .with_context(|| format!("starting {}", argv.join(" ")))?;
+        let status = crate::deadline::wait_or_kill(&mut child, self.timeout)?;
         let secs = start.elapsed().as_secs_f64();
         let mut output = std::fs::read_to_string(log).unwrap_or_default();
         if status.is_none() {
