@@ -13,3 +13,4 @@ pub mod ptx_run;
 pub mod run_cmd;
 pub mod schema_cmd;
 pub mod selftest_cmd;
+pub mod xla_artifact;
