@@ -117,6 +117,22 @@ fn malformed_version_is_invalid_argument() {
 }
 
 #[test]
+fn toolkit_requirement_of_zero_is_met_by_a_runtime_without_one() {
+    // XLA:GPU records CUDA toolkit 0.0.0 for targets whose spec has no runtime version (a100).
+    let mut p = vadd();
+    abi(&mut p).cuda_toolkit_version = "0.0.0".into();
+    let mut device = h100();
+    device.cuda_toolkit_version = String::new();
+    runtime::validate(
+        &p.encode_to_vec(),
+        &device,
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap();
+}
+
+#[test]
 fn other_platform_is_failed_precondition() {
     let mut p = vadd();
     p.executable_abi_version.as_mut().unwrap().platform_name = "ROCM".into();
