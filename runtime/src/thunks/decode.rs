@@ -421,23 +421,40 @@ fn thunk(
         }
         Impl::CustomKernelThunk(k) => {
             let p2 = format!("{path}.custom_kernel_thunk");
-            unimpl(ctx, "custom_kernel_thunk")?;
+            let ck = k.custom_kernel.clone().unwrap_or_default();
+            let code = kernel_code(ck.kernel_spec.as_ref());
+            if !ctx.allow_unimplemented {
+                // Say what the kernel carries, so a refused XLA:GPU artifact names the reason
+                // (the emulated device runs PTX; XLA's kernels carry only a cubin).
+                return Err(Error::Unimplemented(format!(
+                    "{p2}: this runtime does not execute custom-kernel thunks (kernel `{}`: {}); the emulated device runs PTX",
+                    ck.name,
+                    code.describe()
+                )));
+            }
             let args = k
                 .args
                 .iter()
                 .enumerate()
                 .map(|(i, a)| shaped(ctx, Some(a), &format!("{p2}.args[{i}]")))
                 .collect::<Result<Vec<_>>>()?;
-            let ck = k.custom_kernel.clone().unwrap_or_default();
-            let (grid, block) = launch_dims(
-                ctx,
-                ck.launch_dimensions.as_ref(),
-                &format!("{p2}.custom_kernel.launch_dimensions"),
+            let cd = format!("{p2}.custom_kernel");
+            let grid = dims(
+                ck.block_dims.as_ref().and_then(|d| d.coordinates.as_ref()),
+                &format!("{cd}.block_dims.coordinates"),
+                ctx.device.block_dim_limit,
+                "block_dim_limit",
+            )?;
+            let block = dims(
+                ck.thread_dims.as_ref().and_then(|d| d.coordinates.as_ref()),
+                &format!("{cd}.thread_dims.coordinates"),
+                ctx.device.thread_dim_limit,
+                "thread_dim_limit",
             )?;
             let shared_memory_bytes = shmem(
                 ctx,
                 ck.shared_memory_bytes,
-                &format!("{p2}.custom_kernel.shared_memory_bytes"),
+                &format!("{cd}.shared_memory_bytes"),
             )?;
             ThunkKind::CustomKernel(CustomKernelThunk {
                 args,
@@ -446,6 +463,7 @@ fn thunk(
                 grid,
                 block,
                 shared_memory_bytes,
+                code,
             })
         }
         Impl::AllGatherStartThunk(c) => collective(
@@ -570,15 +588,10 @@ fn id_dest(
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
-fn dims(
-    d: Option<&Dim3DProto>,
-    path: &str,
-    limits: [u64; 3],
-    limit_name: &str,
-) -> Result<[u32; 3]> {
+fn dims(d: Option<&impl Xyz>, path: &str, limits: [u64; 3], limit_name: &str) -> Result<[u32; 3]> {
     let d = d.ok_or_else(|| invalid(format!("{path} is not set")))?;
     let mut out = [0u32; 3];
-    for (i, (v, axis)) in [d.x, d.y, d.z].into_iter().zip(AXES).enumerate() {
+    for (i, (v, axis)) in d.xyz().into_iter().zip(AXES).enumerate() {
         let limit = limits.get(i).copied().unwrap_or(0).min(u64::from(u32::MAX));
         let ok = u64::try_from(v).ok().filter(|&v| v >= 1 && v <= limit);
         let Some(v) = ok else {
@@ -591,6 +604,38 @@ fn dims(
         }
     }
     Ok(out)
+}
+
+/// The three coordinates of either `Dim3DProto`: this project's (`xla.gpu`, in kernel thunks) and
+/// XLA's (`stream_executor`, in custom kernels), which are wire-identical.
+trait Xyz {
+    fn xyz(&self) -> [i64; 3];
+}
+
+impl Xyz for Dim3DProto {
+    fn xyz(&self) -> [i64; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+impl Xyz for proto::stream_executor::Dim3DProto {
+    fn xyz(&self) -> [i64; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+/// What a custom kernel's `kernel_spec` carries.
+fn kernel_code(spec: Option<&proto::stream_executor::KernelLoaderSpecProto>) -> KernelCode {
+    use proto::stream_executor::kernel_loader_spec_proto::Payload;
+    let Some(spec) = spec else {
+        return KernelCode::None;
+    };
+    match &spec.payload {
+        Some(Payload::Ptx(p)) => KernelCode::Ptx(p.data.clone()),
+        Some(Payload::Cubin(c)) => KernelCode::Cubin(c.data.clone()),
+        Some(Payload::InProcessSymbol(s)) => KernelCode::Symbol(s.persistent_name.clone()),
+        None => KernelCode::None,
+    }
 }
 
 fn launch_dims(

@@ -178,15 +178,47 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             attributes: c.attributes.clone(),
             called_computation: c.called_computation.clone(),
         }),
-        ThunkKind::CustomKernel(k) => Impl::CustomKernelThunk(CustomKernelThunkProto {
-            args: k.args.iter().map(shaped).collect(),
-            written: k.written.clone(),
-            custom_kernel: Some(CustomKernelProto {
-                name: k.name.clone(),
-                launch_dimensions: Some(launch(k.grid, k.block)),
-                shared_memory_bytes: k.shared_memory_bytes.into(),
-            }),
-        }),
+        ThunkKind::CustomKernel(k) => {
+            use proto::stream_executor::{
+                kernel_loader_spec_proto::Payload, BlockDimProto, CudaCubinProto, CudaPtxProto,
+                Dim3DProto as SeDim3, InProcessSymbolProto, KernelLoaderSpecProto, ThreadDimProto,
+            };
+            let d = |v: [u32; 3]| {
+                Some(SeDim3 {
+                    x: v[0].into(),
+                    y: v[1].into(),
+                    z: v[2].into(),
+                })
+            };
+            let payload = match &k.code {
+                KernelCode::Ptx(p) => Some(Payload::Ptx(CudaPtxProto { data: p.clone() })),
+                KernelCode::Cubin(c) => Some(Payload::Cubin(CudaCubinProto { data: c.clone() })),
+                KernelCode::Symbol(s) => Some(Payload::InProcessSymbol(InProcessSymbolProto {
+                    persistent_name: s.clone(),
+                })),
+                KernelCode::None => None,
+            };
+            Impl::CustomKernelThunk(CustomKernelThunkProto {
+                args: k.args.iter().map(shaped).collect(),
+                written: k.written.clone(),
+                custom_kernel: Some(CustomKernelProto {
+                    name: k.name.clone(),
+                    kernel_spec: Some(KernelLoaderSpecProto {
+                        payload,
+                        arity: 0,
+                        kernel_name: k.name.clone(),
+                    }),
+                    block_dims: Some(BlockDimProto {
+                        coordinates: d(k.grid),
+                    }),
+                    thread_dims: Some(ThreadDimProto {
+                        coordinates: d(k.block),
+                    }),
+                    cluster_dim: None,
+                    shared_memory_bytes: k.shared_memory_bytes.into(),
+                }),
+            })
+        }
         ThunkKind::Collective(c) => {
             let config = Some(CollectiveConfigProto {
                 operand_element_type: c

@@ -421,6 +421,48 @@ pub struct CustomKernelThunk {
     pub block: [u32; 3],
     /// Shared memory bytes.
     pub shared_memory_bytes: u32,
+    /// The device code of `custom_kernel.kernel_spec`.
+    pub code: KernelCode,
+}
+
+/// The device code a custom kernel carries (`stream_executor.KernelLoaderSpecProto.payload`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelCode {
+    /// PTX text.
+    Ptx(String),
+    /// A cubin (XLA:GPU's form).
+    Cubin(Vec<u8>),
+    /// The name of a kernel linked into the runtime.
+    Symbol(String),
+    /// Nothing set.
+    None,
+}
+
+impl KernelCode {
+    /// One line for messages: "only an sm_90a cubin (N bytes), no PTX", "PTX (N bytes)", ...
+    pub fn describe(&self) -> String {
+        match self {
+            KernelCode::Ptx(p) => format!("PTX ({} bytes)", p.len()),
+            KernelCode::Cubin(c) => match ptx::ptxas::cubin_sm(c) {
+                // e_flags bit 0x800 is the `a` (architecture-specific) feature set, as ptxas
+                // writes it (sm_90: 0x5a055a, sm_90a: 0x5a0d5a).
+                Ok(sm) => {
+                    let accel = c
+                        .get(48..52)
+                        .map(|f| u32::from_le_bytes([f[0], f[1], f[2], f[3]]) & 0x800 != 0)
+                        .unwrap_or(false);
+                    format!(
+                        "it carries only an sm_{sm}{} cubin ({} bytes), no PTX",
+                        if accel { "a" } else { "" },
+                        c.len()
+                    )
+                }
+                Err(e) => format!("its cubin ({} bytes) is not a CUDA ELF: {e}", c.len()),
+            },
+            KernelCode::Symbol(s) => format!("an in-process symbol `{s}`, no device code"),
+            KernelCode::None => "no kernel_spec payload".into(),
+        }
+    }
 }
 
 /// A reduction of a collective.

@@ -1,4 +1,5 @@
 //! Every thunk kind converts from its proto and back unchanged.
+use proto::stream_executor as se;
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::*;
 use runtime::thunks::{decode_sequence, encode_sequence, DecodeContext};
@@ -203,12 +204,25 @@ fn custom_kernel() {
             Impl::CustomKernelThunk(CustomKernelThunkProto {
                 args: vec![shaped(0, 0, 8)],
                 written: vec![true],
+                // XLA's layout: block and thread dims wrap the coordinates, the code is a cubin.
                 custom_kernel: Some(CustomKernelProto {
                     name: "lib_kernel".into(),
-                    launch_dimensions: Some(LaunchDimensionsProto {
-                        block_counts: Some(dim(2, 1, 1)),
-                        thread_counts_per_block: Some(dim(32, 2, 1)),
+                    kernel_spec: Some(se::KernelLoaderSpecProto {
+                        payload: Some(se::kernel_loader_spec_proto::Payload::Cubin(
+                            se::CudaCubinProto {
+                                data: b"\x7fELF-not-checked-on-decode".to_vec(),
+                            },
+                        )),
+                        arity: 0,
+                        kernel_name: "lib_kernel".into(),
                     }),
+                    block_dims: Some(se::BlockDimProto {
+                        coordinates: Some(se::Dim3DProto { x: 2, y: 1, z: 1 }),
+                    }),
+                    thread_dims: Some(se::ThreadDimProto {
+                        coordinates: Some(se::Dim3DProto { x: 32, y: 2, z: 1 }),
+                    }),
+                    cluster_dim: None,
                     shared_memory_bytes: 256,
                 }),
             }),
