@@ -1,7 +1,11 @@
 //! `aot inspect ARTIFACT`: the executable in protobuf text format, with each kernel's PTX shown
-//! as text (the text format would escape it into one line), followed by a summary: sizes, the
-//! thunk tree, the buffer allocations and the kernels. Needs no device; does not validate (use
-//! `aot run` for that). Exit 0, or 2 when the file does not decode.
+//! as text (the text format would escape it into one line) and cubins replaced by their target and
+//! size, followed by a summary: the form the bytes were in, sizes, compute capability, ABI, the
+//! buffer allocations, the kernels, the thunk tree and the census of constructs used (with the
+//! fields this schema does not declare). Reads all three forms: this project's artifact, a bare
+//! XLA:GPU `GpuExecutableProto`, and PjRt `SerializeExecutable` bytes (see
+//! [`crate::xla_artifact`]). Needs no device; does not validate (use `aot run` for that). Exit 0,
+//! or 2 when the file does not decode.
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,7 +18,8 @@ use proto::xla::gpu::{GpuExecutableProto, ThunkProto};
 /// Arguments of `aot inspect`.
 #[derive(Debug, clap::Args)]
 pub struct InspectArgs {
-    /// Serialized executable (`GpuExecutableProto`, protobuf binary).
+    /// Serialized executable: a `GpuExecutableProto` (this project's or XLA:GPU's) or PjRt
+    /// `SerializeExecutable` bytes.
     pub artifact: PathBuf,
     /// Print only the summary.
     #[arg(long)]
@@ -122,10 +127,33 @@ fn kind(t: &ThunkProto) -> String {
         Impl::Memset32bitValueThunk(m) => format!("memset32 {:#x}", m.value),
         Impl::Memset8bitValueThunk(m) => format!("memset8 {:#x}", m.value),
         Impl::CustomCallThunk(c) => format!("custom-call {}", c.target_name),
-        Impl::CustomKernelThunk(k) => format!(
-            "custom-kernel {}",
-            k.custom_kernel.as_ref().map_or("", |c| c.name.as_str())
-        ),
+        Impl::CustomKernelThunk(k) => {
+            let c = k.custom_kernel.clone().unwrap_or_default();
+            let g = c.block_dims.and_then(|d| d.coordinates).unwrap_or_default();
+            let b = c
+                .thread_dims
+                .and_then(|d| d.coordinates)
+                .unwrap_or_default();
+            format!(
+                "custom-kernel {} grid {}x{}x{} block {}x{}x{} shmem {} args {}",
+                c.name,
+                g.x,
+                g.y,
+                g.z,
+                b.x,
+                b.y,
+                b.z,
+                c.shared_memory_bytes,
+                k.args
+                    .iter()
+                    .map(|a| {
+                        let s = a.slice.unwrap_or_default();
+                        format!("a{}[{}+{}]", s.buffer_allocation_index, s.offset, s.size)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        }
         Impl::AllGatherStartThunk(_) => "all-gather".into(),
         Impl::AllReduceStartThunk(a) => format!("all-reduce (reduction {})", a.reduction_kind),
         Impl::ReduceScatterThunk(a) => {
@@ -170,6 +198,121 @@ fn collect_kernels<'a>(thunks: &'a [ThunkProto], acc: &mut Vec<(&'a str, &'a str
     }
 }
 
+/// What a custom kernel carries, for the kernel list: `(name, code)`.
+fn collect_custom_kernels(thunks: &[ThunkProto], acc: &mut Vec<(String, String)>) {
+    use proto::stream_executor::kernel_loader_spec_proto::Payload;
+    for t in thunks {
+        if let Some(Impl::CustomKernelThunk(k)) = &t.r#impl {
+            let c = k.custom_kernel.clone().unwrap_or_default();
+            let code = match c.kernel_spec.and_then(|s| s.payload) {
+                Some(Payload::Cubin(b)) => format!(
+                    "cubin {} ({} bytes), no PTX",
+                    crate::xla_artifact::cubin_target(&b.data)
+                        .unwrap_or_else(|| "that is not a CUDA ELF".into()),
+                    b.data.len()
+                ),
+                Some(Payload::Ptx(p)) => format!("PTX ({} bytes)", p.data.len()),
+                Some(Payload::InProcessSymbol(s)) => {
+                    format!("in-process symbol {}", s.persistent_name)
+                }
+                None => "no device code".into(),
+            };
+            acc.push((c.name, code));
+        }
+        for (_, seq) in children(t) {
+            collect_custom_kernels(seq, acc);
+        }
+    }
+}
+
+/// Replaces each custom kernel's cubin (an ELF image, unreadable as text) by its target and size.
+fn strip_cubins(thunks: &mut [ThunkProto]) {
+    use proto::stream_executor::kernel_loader_spec_proto::Payload;
+    for t in thunks {
+        match t.r#impl.as_mut() {
+            Some(Impl::CustomKernelThunk(k)) => {
+                let spec = k
+                    .custom_kernel
+                    .as_mut()
+                    .and_then(|c| c.kernel_spec.as_mut());
+                if let Some(Payload::Cubin(b)) = spec.and_then(|s| s.payload.as_mut()) {
+                    let what = crate::xla_artifact::cubin_target(&b.data)
+                        .unwrap_or_else(|| "not a CUDA ELF".into());
+                    b.data =
+                        format!("<cubin: {} bytes, {what}; not shown>", b.data.len()).into_bytes();
+                }
+            }
+            Some(Impl::SequentialThunk(s)) => strip_cubins(&mut s.thunks),
+            Some(Impl::WhileThunk(w)) => {
+                for s in [&mut w.condition_thunk_sequence, &mut w.body_thunk_sequence]
+                    .into_iter()
+                    .flatten()
+                {
+                    strip_cubins(&mut s.thunks);
+                }
+            }
+            Some(Impl::ConditionalThunk(c)) => {
+                for b in &mut c.branch_thunks {
+                    strip_cubins(&mut b.thunks);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The compute capability as `sm_XY` (with `a` for the accelerated feature set).
+fn capability(p: &GpuExecutableProto) -> String {
+    use proto::stream_executor::cuda_compute_capability_proto::FeatureExtension;
+    use proto::stream_executor::gpu_compute_capability_proto::ComputeCapability;
+    match p
+        .gpu_compute_capability
+        .as_ref()
+        .and_then(|c| c.compute_capability.as_ref())
+    {
+        Some(ComputeCapability::CudaComputeCapability(c)) => format!(
+            "sm_{}{}{} (CUDA {}.{})",
+            c.major,
+            c.minor,
+            if c.feature_extension == FeatureExtension::AcceleratedFeatures as i32 {
+                "a"
+            } else {
+                ""
+            },
+            c.major,
+            c.minor
+        ),
+        Some(ComputeCapability::RocmComputeCapability(r)) => format!("ROCm {}", r.gcn_arch_name),
+        Some(ComputeCapability::OneapiComputeCapability(o)) => format!("oneAPI {}", o.architecture),
+        None => "not set".into(),
+    }
+}
+
+/// The ABI versions the executable needs.
+fn abi(p: &GpuExecutableProto) -> String {
+    use proto::stream_executor::executable_abi_version_proto::PlatformVersion;
+    let Some(a) = &p.executable_abi_version else {
+        return "not set".into();
+    };
+    let shown = |v: &str| {
+        if v.is_empty() {
+            "-".to_owned()
+        } else {
+            v.to_owned()
+        }
+    };
+    match &a.platform_version {
+        Some(PlatformVersion::CudaPlatformVersion(v)) => format!(
+            "platform {}, CUDA toolkit {}, cuDNN {}, CUB {}",
+            a.platform_name,
+            shown(&v.cuda_toolkit_version),
+            shown(&v.cudnn_version),
+            shown(&v.cub_version)
+        ),
+        _ => format!("platform {}, no CUDA versions", a.platform_name),
+    }
+}
+
 /// Replaces each kernel's PTX by a reference to the module printed below, and an embedded cubin
 /// (an ELF image, unreadable as text) by its size and SM.
 fn strip_ptx(thunks: &mut [ThunkProto], modules: &BTreeMap<String, usize>) {
@@ -190,11 +333,18 @@ fn strip_ptx(thunks: &mut [ThunkProto], modules: &BTreeMap<String, usize>) {
     }
 }
 
-/// Prints the inspection of `bytes`.
+/// Prints the inspection of `bytes` (any of the three forms).
 pub fn inspect(bytes: &[u8], summary_only: bool, out: &mut dyn Write) -> anyhow::Result<()> {
-    let p = GpuExecutableProto::decode(bytes).context("not a GpuExecutableProto")?;
+    let unwrapped = crate::xla_artifact::unwrap(bytes)?;
+    let exe = unwrapped.executable.as_slice();
+    let p = GpuExecutableProto::decode(exe).context("not a GpuExecutableProto")?;
+    // The reflective decode tells unknown fields (allowed) from mis-typed ones (an error).
+    let census = crate::golden::census::census_of_bytes(exe)
+        .context("the executable does not decode with this project's schema")?;
     let mut kernels = Vec::new();
     collect_kernels(&p.thunks, &mut kernels);
+    let mut custom = Vec::new();
+    collect_custom_kernels(&p.thunks, &mut custom);
     let mut modules: BTreeMap<String, usize> = BTreeMap::new();
     let mut ordered: Vec<&str> = Vec::new();
     for (_, ptx) in &kernels {
@@ -206,6 +356,7 @@ pub fn inspect(bytes: &[u8], summary_only: bool, out: &mut dyn Write) -> anyhow:
     if !summary_only {
         let mut shown = p.clone();
         strip_ptx(&mut shown.thunks, &modules);
+        strip_cubins(&mut shown.thunks);
         writeln!(out, "{}", proto::to_text_format(&shown))?;
         for (i, ptx) in ordered.iter().enumerate() {
             writeln!(out, "# ---- PTX module {i} ({} bytes) ----", ptx.len())?;
@@ -213,20 +364,33 @@ pub fn inspect(bytes: &[u8], summary_only: bool, out: &mut dyn Write) -> anyhow:
         }
         writeln!(out)?;
     }
+    writeln!(out, "# ---- summary ----")?;
+    match &unwrapped.envelope {
+        Some(e) => writeln!(
+            out,
+            "form: PjRt SerializeExecutable bytes (serializer {}): header {} bytes, Riegeli file {} bytes with {} records (the GpuExecutableProto is the last), CompileOptionsProto {} bytes",
+            e.serializer, e.header_bytes, e.riegeli_bytes, e.records, e.compile_options_bytes
+        )?,
+        None if crate::xla_artifact::looks_like_xla(exe) => {
+            writeln!(out, "form: bare GpuExecutableProto written by XLA:GPU")?
+        }
+        None => writeln!(out, "form: GpuExecutableProto (this project's artifact)")?,
+    }
     let hlo_bytes = p
         .hlo_module_with_config
         .as_ref()
         .map_or(0, |h| h.encoded_len());
     let ptx_bytes: usize = ordered.iter().map(|s| s.len()).sum();
-    writeln!(out, "# ---- summary ----")?;
     writeln!(out, "module: {}", p.module_name)?;
     writeln!(
         out,
-        "sizes: artifact {} bytes, embedded HLO {hlo_bytes}, binary (constants) {}, PTX {ptx_bytes} in {} modules",
-        bytes.len(),
+        "sizes: executable {} bytes, embedded HLO {hlo_bytes}, binary (constants) {}, PTX {ptx_bytes} in {} modules",
+        exe.len(),
         p.binary.len(),
         ordered.len()
     )?;
+    writeln!(out, "compute capability: {}", capability(&p))?;
+    writeln!(out, "abi: {}", abi(&p))?;
     let allocs = p
         .buffer_allocations
         .as_ref()
@@ -272,7 +436,7 @@ pub fn inspect(bytes: &[u8], summary_only: bool, out: &mut dyn Write) -> anyhow:
             if info.passthrough { " passthrough" } else { "" }
         )?;
     }
-    writeln!(out, "kernels: {}", kernels.len())?;
+    writeln!(out, "kernels: {}", kernels.len() + custom.len())?;
     for (name, ptx) in &kernels {
         writeln!(
             out,
@@ -280,8 +444,35 @@ pub fn inspect(bytes: &[u8], summary_only: bool, out: &mut dyn Write) -> anyhow:
             modules.get(*ptx).copied().unwrap_or(0)
         )?;
     }
+    for (name, code) in &custom {
+        writeln!(out, "  {name} (custom kernel: {code})")?;
+    }
     writeln!(out, "thunks:")?;
     tree(&p.thunks, 0, out)?;
+    let unknown: Vec<&String> = census
+        .iter()
+        .filter(|c| c.starts_with("unknown:"))
+        .collect();
+    writeln!(
+        out,
+        "census: {} constructs, {} fields this schema does not declare",
+        census.len() - unknown.len(),
+        unknown.len()
+    )?;
+    for c in &census {
+        match c.strip_prefix("unknown:xla.gpu.ThunkProto.") {
+            Some(n) => {
+                let name = n
+                    .parse()
+                    .ok()
+                    .and_then(crate::xla_artifact::xla_thunk_kind)
+                    .map(|k| format!(" (XLA's {k})"))
+                    .unwrap_or_default();
+                writeln!(out, "  {c}{name}")?;
+            }
+            None => writeln!(out, "  {c}")?,
+        }
+    }
     Ok(())
 }
 
@@ -291,4 +482,46 @@ pub fn run(args: &InspectArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         .with_context(|| format!("cannot read {}", args.artifact.display()))?;
     inspect(&bytes, args.summary, out).with_context(|| format!("{}", args.artifact.display()))?;
     Ok(0)
+}
+
+/// Arguments of `aot census`.
+#[derive(Debug, clap::Args)]
+pub struct CensusArgs {
+    /// Serialized executables, in any of the forms `aot inspect` reads.
+    #[arg(required = true)]
+    pub artifacts: Vec<PathBuf>,
+    /// Print `{"census": [...]}` (the golden manifests' `census` format) instead of one
+    /// construct per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The union of the censuses of `paths` (any form), sorted: what `census` in a golden manifest
+/// records, plus `unknown:MESSAGE.NUMBER` for each field this schema does not declare, so the
+/// bot's windows can be computed from what another compiler (XLA:GPU) really emits.
+pub fn census(paths: &[PathBuf], json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut all = std::collections::BTreeSet::new();
+    for p in paths {
+        let raw = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let u = crate::xla_artifact::unwrap(&raw).with_context(|| format!("{}", p.display()))?;
+        let c = crate::golden::census::census_of_bytes(&u.executable).with_context(|| {
+            format!(
+                "{}: the executable does not decode with this project's schema",
+                p.display()
+            )
+        })?;
+        all.extend(c);
+    }
+    if json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "census": all }))?
+        )?;
+    } else {
+        for c in &all {
+            writeln!(out, "{c}")?;
+        }
+    }
+    Ok(())
 }

@@ -285,10 +285,39 @@ pub fn load_run_compare(
     Ok(ok)
 }
 
-/// Runs `aot run`: 0 all outputs match, 1 a mismatch; errors are the caller's exit 2.
+/// When a load failed on a thunk whose kind this schema lacks (`impl is not set`), the kinds
+/// the bytes carry that it lacks, by oneof number and XLA's name, found by reflection (the typed
+/// decode drops unknown fields, so the runtime cannot name them).
+fn unknown_thunk_kinds(executable: &[u8]) -> Option<String> {
+    let census = crate::golden::census::census_of_bytes(executable).ok()?;
+    let kinds: Vec<String> = census
+        .iter()
+        .filter_map(|c| c.strip_prefix("unknown:xla.gpu.ThunkProto."))
+        .map(|n| {
+            let name = n.parse().ok().and_then(crate::xla_artifact::xla_thunk_kind);
+            match name {
+                Some(k) => format!("{n} (XLA's {k})"),
+                None => n.to_owned(),
+            }
+        })
+        .collect();
+    (!kinds.is_empty()).then(|| {
+        format!(
+            "the thunks use ThunkProto oneof field {}, which this runtime's schema does not declare",
+            kinds.join(", ")
+        )
+    })
+}
+
+/// Runs `aot run`: 0 all outputs match, 1 a mismatch; errors are the caller's exit 2. The
+/// artifact may be in any of the three forms `aot inspect` reads (PjRt bytes are unwrapped to
+/// the `GpuExecutableProto` first).
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let bytes = std::fs::read(&args.artifact)
+    let raw = std::fs::read(&args.artifact)
         .with_context(|| format!("cannot read {}", args.artifact.display()))?;
+    let bytes = crate::xla_artifact::unwrap(&raw)
+        .with_context(|| format!("{}", args.artifact.display()))?
+        .executable;
     // Profiling times each launch: command buffers (a CUDA graph on CUDA) would hide them.
     let flags = args.limits.apply(RuntimeFlags {
         enable_command_buffers: !args.no_command_buffers && !args.profile,
@@ -304,6 +333,13 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         args.profile,
         out,
     )
+    .map_err(|e| {
+        let impl_unset = format!("{e:#}").contains(".impl is not set");
+        match unknown_thunk_kinds(&bytes).filter(|_| impl_unset) {
+            Some(kinds) => e.context(kinds),
+            None => e,
+        }
+    })
     .with_context(|| format!("{}", args.artifact.display()))?;
     Ok(if ok { 0 } else { 1 })
 }

@@ -124,7 +124,9 @@ pub enum XlaArtifactError {
         what: String,
     },
     /// A size over [`MAX_DECODED`].
-    #[error("Riegeli chunk at byte {at}: {what} of {size} bytes is over the limit of {limit} bytes")]
+    #[error(
+        "Riegeli chunk at byte {at}: {what} of {size} bytes is over the limit of {limit} bytes"
+    )]
     TooLarge {
         /// Offset of the chunk.
         at: usize,
@@ -211,10 +213,7 @@ enum Field<'a> {
     Fixed,
 }
 
-fn fields<'a>(
-    b: &'a [u8],
-    what: &'static str,
-) -> Result<Vec<(u64, Field<'a>)>, XlaArtifactError> {
+fn fields<'a>(b: &'a [u8], what: &'static str) -> Result<Vec<(u64, Field<'a>)>, XlaArtifactError> {
     let mut c = Cursor::new(b, what);
     let mut out = Vec::new();
     while c.left() > 0 {
@@ -285,16 +284,24 @@ pub fn unwrap(bytes: &[u8]) -> Result<Unwrapped, XlaArtifactError> {
     }
     let body = bytes.get(body_start..).unwrap_or_default();
     let mut riegeli = None;
-    let mut compile_options_bytes = 0;
+    let mut compile_options = None;
     for (num, f) in fields(body, "envelope body")? {
         match (num, f) {
             (1, Field::Bytes(b)) => riegeli = Some(b),
-            (2, Field::Bytes(b)) => compile_options_bytes = b.len(),
+            (2, Field::Bytes(b)) => compile_options = Some(b.len()),
             _ => {}
         }
     }
     let riegeli = riegeli.ok_or_else(|| {
         XlaArtifactError::Envelope("body has no field 1 (the Riegeli file)".into())
+    })?;
+    // PjRt always writes the options the executable was compiled with; without them the bytes
+    // were cut right after the Riegeli file.
+    let compile_options_bytes = compile_options.ok_or_else(|| {
+        XlaArtifactError::Envelope(
+            "body has no field 2 (the CompileOptionsProto): truncated after the Riegeli file"
+                .into(),
+        )
     })?;
     let mut records = riegeli_records(riegeli)?;
     let n = records.len();
@@ -558,12 +565,67 @@ pub fn looks_like_xla(executable: &[u8]) -> bool {
         .unwrap_or(false)
 }
 
-/// The ELF `e_flags` SM of a cubin (its low byte; `sm_90a` sets the accelerated bit as well),
-/// or `None` when the bytes are not a 64-bit little-endian ELF.
-pub fn cubin_sm(cubin: &[u8]) -> Option<u32> {
-    if cubin.get(0..4)? != b"\x7fELF" || *cubin.get(4)? != 2 || *cubin.get(5)? != 1 {
-        return None;
-    }
-    let f = cubin.get(48..52)?;
-    Some(u32::from_le_bytes([f[0], f[1], f[2], f[3]]))
+/// A cubin's target as ptxas names it (`sm_90a`, `sm_80`), from its ELF header: the SM is the
+/// low byte of `e_flags` and bit 0x800 the `a` feature set (ptxas 12.9 writes 0x5a055a for sm_90,
+/// 0x5a0d5a for sm_90a). `None` when the bytes are not a CUDA ELF.
+pub fn cubin_target(cubin: &[u8]) -> Option<String> {
+    let sm = ptx::ptxas::cubin_sm(cubin).ok()?;
+    let flags = cubin.get(48..52)?;
+    let accel = u32::from_le_bytes([flags[0], flags[1], flags[2], flags[3]]) & 0x800 != 0;
+    Some(format!("sm_{sm}{}", if accel { "a" } else { "" }))
+}
+
+/// XLA's name for a `ThunkProto` oneof number (xla/backends/gpu/runtime/thunk.proto at the
+/// revision docs/artifact.md names), for messages about thunk kinds this schema lacks.
+pub fn xla_thunk_kind(number: u32) -> Option<&'static str> {
+    Some(match number {
+        2 => "sequential_thunk",
+        3 => "copy_thunk",
+        4 => "device_to_host_copy_thunk",
+        5 => "host_to_device_copy_thunk",
+        6 => "conditional_thunk",
+        7 => "while_thunk",
+        8 => "kernel_thunk",
+        9 => "gemm_thunk",
+        11 => "triangular_solve_thunk",
+        12 => "replica_id_thunk",
+        13 => "device_to_device_copy_thunk",
+        14 => "partition_id_thunk",
+        15 => "cudnn_thunk",
+        16 => "host_execute_start_thunk",
+        17 => "host_execute_done_thunk",
+        18 => "dynamic_slice_thunk",
+        19 => "memzero_thunk",
+        20 => "select_k_thunk",
+        21 => "infeed_thunk",
+        22 => "cublas_lt_matmul_thunk",
+        23 => "outfeed_thunk",
+        24 => "norm_thunk",
+        25 => "convolution_thunk",
+        26 => "convolution_reorder_thunk",
+        27 => "fft_thunk",
+        28 => "memset32bit_value_thunk",
+        30 => "custom_call_thunk",
+        32 => "host_send_thunk",
+        33 => "host_send_done_thunk",
+        34 => "host_recv_thunk",
+        35 => "host_recv_done_thunk",
+        36 => "custom_kernel_thunk",
+        38 => "all_gather_thunk",
+        39 => "all_reduce_thunk",
+        40 => "reduce_scatter_thunk",
+        41 => "all_to_all_thunk",
+        42 => "ragged_all_to_all_thunk",
+        43 => "collective_permute_thunk",
+        44 => "send_thunk",
+        45 => "recv_thunk",
+        46 => "collective_broadcast_thunk",
+        47 => "collective_group_thunk",
+        57 => "async_start_thunk",
+        58 => "async_done_thunk",
+        59 => "collective_kernel_thunk",
+        60 => "dynamic_slice_fusion_thunk",
+        61 => "rng_seed_thunk",
+        _ => return None,
+    })
 }

@@ -24,9 +24,293 @@ fn pjrt_envelope_holds_the_committed_executable() {
             assert_eq!(u.form, Form::Pjrt, "{t}/{m}");
             let env = u.envelope.unwrap();
             assert_eq!(env.serializer, "pjrt_ifrt");
-            assert!(env.compile_options_bytes > 0, "{t}/{m}: no CompileOptionsProto");
+            assert!(
+                env.compile_options_bytes > 0,
+                "{t}/{m}: no CompileOptionsProto"
+            );
             assert_eq!(u.executable, read(t, m, "gpuexe"), "{t}/{m}");
             assert!(xla_artifact::looks_like_xla(&u.executable), "{t}/{m}");
         }
+    }
+}
+
+#[test]
+fn every_committed_executable_decodes_with_this_schema() {
+    // Reflection keeps unknown fields and refuses a known number with another wire type, so this
+    // is the "unknown allowed, mis-typed not" check.
+    for t in TARGETS {
+        for m in MODULES {
+            let census = harness::golden::census::census_of_bytes(&read(t, m, "gpuexe"))
+                .unwrap_or_else(|e| panic!("{t}/{m}: {e}"));
+            assert!(
+                census.contains("stream_executor.CudaCubinProto.data"),
+                "{t}/{m}: no cubin read: {census:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_old_custom_kernel_layout_is_a_mis_typed_field() {
+    // Before 2026-12-01 this schema declared CustomKernelProto field 3 as an int64
+    // (shared_memory_bytes); XLA's field 3 is block_dims, a message. Bytes of the old layout must
+    // fail the reflective decode, not read as an unknown field.
+    // GpuExecutableProto.thunks (13) { custom_kernel_thunk (36) { custom_kernel (3) { 3: 256 } } }
+    let custom_kernel = [0x18, 0x80, 0x02];
+    let mut thunk_impl = vec![0x1a, custom_kernel.len() as u8];
+    thunk_impl.extend(custom_kernel);
+    let mut thunk = vec![0xa2, 0x02, thunk_impl.len() as u8];
+    thunk.extend(thunk_impl);
+    let mut exe = vec![0x6a, thunk.len() as u8];
+    exe.extend(thunk);
+    let err = harness::golden::census::census_of_bytes(&exe).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "failed to decode Protobuf message: invalid wire type: Varint (expected LengthDelimited)"
+    );
+}
+
+/// `aot run`'s verdict on one committed artifact (both forms must give the same one).
+fn verdict(target: &str, module: &str, ext: &str) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let args = harness::run_cmd::RunArgs {
+        artifact: testdata().join(target).join(format!("{module}.{ext}")),
+        target_config: root.join(format!("testdata/target_specs/{target}.txtpb")),
+        io: vec![root.join(format!("testdata/corpus/hlo/{module}.io.json"))],
+        replicas: None,
+        no_command_buffers: false,
+        device: "emulated".into(),
+        profile: false,
+        limits: Default::default(),
+    };
+    let mut out = Vec::new();
+    match harness::run_cmd::run(&args, &mut out) {
+        Ok(code) => format!("exit {code}: {}", String::from_utf8_lossy(&out)),
+        // The chain without the file name (the first context).
+        Err(e) => format!("{:#}", e.root_cause()),
+    }
+}
+
+#[test]
+fn load_verdicts_on_the_emulated_device() {
+    // Every one passes decode, the ABI check (a100's recorded CUDA toolkit 0.0.0 is met by a
+    // runtime without a toolkit version), the compute capability and the embedded HLO, and stops
+    // at the first construct this runtime lacks.
+    let kernel = |name: &str, code: &str| {
+        format!(
+            "UNIMPLEMENTED: thunks[0].custom_kernel_thunk: this runtime does not execute custom-kernel thunks (kernel `{name}`: it carries only an {code}, no PTX); the emulated device runs PTX"
+        )
+    };
+    let tuple = "UNIMPLEMENTED: buffer_allocations.values[3].is_tuple is true; this runtime never materialises tuple index tables".to_owned();
+    let want = [
+        (
+            "h100_sxm",
+            "add",
+            kernel("wrapped_add", "sm_90a cubin (3264 bytes)"),
+        ),
+        (
+            "h100_sxm",
+            "softmax",
+            kernel("triton_softmax_2", "sm_90a cubin (4920 bytes)"),
+        ),
+        (
+            "h100_sxm",
+            "mlp",
+            kernel("gemm_fusion_dot_2", "sm_90a cubin (6984 bytes)"),
+        ),
+        (
+            "h100_sxm",
+            "cond",
+            kernel("loop_select_fusion", "sm_90a cubin (3392 bytes)"),
+        ),
+        ("h100_sxm", "fori_loop", tuple.clone()),
+        (
+            "a100_sxm_80",
+            "add",
+            kernel("wrapped_add", "sm_80 cubin (2856 bytes)"),
+        ),
+        (
+            "a100_sxm_80",
+            "softmax",
+            kernel("triton_softmax_2", "sm_80 cubin (4648 bytes)"),
+        ),
+        (
+            "a100_sxm_80",
+            "mlp",
+            kernel("gemm_fusion_dot_2", "sm_80 cubin (6432 bytes)"),
+        ),
+        (
+            "a100_sxm_80",
+            "cond",
+            kernel("loop_select_fusion", "sm_80 cubin (2856 bytes)"),
+        ),
+        ("a100_sxm_80", "fori_loop", tuple),
+    ];
+    for (t, m, w) in want {
+        for ext in ["gpuexe", "pjrt"] {
+            assert_eq!(verdict(t, m, ext), w, "{t}/{m}.{ext}");
+        }
+    }
+}
+
+fn inspect(target: &str, module: &str, ext: &str) -> String {
+    let mut out = Vec::new();
+    harness::inspect_cmd::inspect(&read(target, module, ext), true, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn inspect_reads_the_pjrt_form() {
+    let s = inspect("h100_sxm", "add", "pjrt");
+    assert!(
+        s.contains("\nform: PjRt SerializeExecutable bytes (serializer pjrt_ifrt): header 136 bytes, Riegeli file 3160 bytes with 5 records (the GpuExecutableProto is the last), CompileOptionsProto 1105 bytes\n"),
+        "{s}"
+    );
+    // The same executable as the bare form: everything after the form line agrees.
+    let bare = inspect("h100_sxm", "add", "gpuexe");
+    assert_eq!(
+        s.split_once("\nmodule:").unwrap().1,
+        bare.split_once("\nmodule:").unwrap().1
+    );
+}
+
+#[test]
+fn inspect_shows_an_xla_executable() {
+    let s = inspect("h100_sxm", "add", "gpuexe");
+    for line in [
+        "form: bare GpuExecutableProto written by XLA:GPU",
+        "compute capability: sm_90a (CUDA 9.0)",
+        "abi: platform CUDA, CUDA toolkit 12.8.0, cuDNN 9.10.0, CUB 3.1.2",
+        "  wrapped_add (custom kernel: cubin sm_90a (3264 bytes), no PTX)",
+        "  #1 custom-kernel wrapped_add grid 1x1x1 block 20x1x1 shmem 0 args a1[0+80] a2[0+80] a0[0+80] [stream 0] wrapped_add",
+        "  unknown:xla.gpu.GpuExecutableProto.2",
+        "  xla.gpu.ThunkProto.custom_kernel_thunk",
+    ] {
+        assert!(s.lines().any(|l| l == line), "no line {line:?} in:\n{s}");
+    }
+    let a100 = inspect("a100_sxm_80", "add", "gpuexe");
+    assert!(
+        a100.lines()
+            .any(|l| l == "abi: platform CUDA, CUDA toolkit 0.0.0, cuDNN 8.9.4, CUB 0.0.0"),
+        "{a100}"
+    );
+    // A thunk kind this schema lacks is named by XLA's name.
+    let f = inspect("h100_sxm", "fori_loop", "gpuexe");
+    assert!(
+        f.lines()
+            .any(|l| l == "  unknown:xla.gpu.ThunkProto.13 (XLA's device_to_device_copy_thunk)"),
+        "{f}"
+    );
+}
+
+/// The Riegeli file inside a committed `.pjrt`, and where it starts.
+fn riegeli_of(pjrt: &[u8]) -> (usize, Vec<u8>) {
+    let env = xla_artifact::unwrap(pjrt).unwrap().envelope.unwrap();
+    // Body field 1: key 0x0a, then the varint length of the file.
+    let len_bytes = (64 - (env.riegeli_bytes as u64).leading_zeros() as usize).div_ceil(7);
+    let start = env.header_bytes + 1 + len_bytes;
+    (start, pjrt[start..start + env.riegeli_bytes].to_vec())
+}
+
+#[test]
+fn truncated_input_is_a_typed_error() {
+    for t in TARGETS {
+        for m in MODULES {
+            let pjrt = read(t, m, "pjrt");
+            let (start, riegeli) = riegeli_of(&pjrt);
+            // Cut anywhere inside the Riegeli file: never a panic, never an executable.
+            for n in 0..riegeli.len() {
+                assert!(
+                    xla_artifact::riegeli_records(&riegeli[..n])
+                        .map(|r| r.len() < 5)
+                        .unwrap_or(true),
+                    "{t}/{m}: cut at {n} still gave every record"
+                );
+            }
+            // Cut the envelope after its header: the body's fields run past the end, or the
+            // CompileOptionsProto is missing.
+            for n in start..pjrt.len() {
+                assert!(
+                    xla_artifact::unwrap(&pjrt[..n]).is_err(),
+                    "{t}/{m}: cut at {n}"
+                );
+            }
+        }
+    }
+    let (_, riegeli) = riegeli_of(&read("h100_sxm", "add", "pjrt"));
+    assert_eq!(
+        xla_artifact::riegeli_records(&riegeli[..200])
+            .unwrap_err()
+            .to_string(),
+        "Riegeli chunk data at byte 64 needs 3056 bytes, only 96 left (truncated input)"
+    );
+    assert_eq!(
+        xla_artifact::riegeli_records(&riegeli[..70])
+            .unwrap_err()
+            .to_string(),
+        "Riegeli chunk header at byte 64 needs 40 bytes, only 6 left (truncated input)"
+    );
+    assert_eq!(
+        xla_artifact::riegeli_records(&riegeli[..10])
+            .unwrap_err()
+            .to_string(),
+        "Riegeli block header at byte 0 needs 24 bytes, only 10 left (truncated input)"
+    );
+    let pjrt = read("h100_sxm", "add", "pjrt");
+    assert_eq!(
+        xla_artifact::unwrap(&pjrt[..200]).unwrap_err().to_string(),
+        "envelope body at byte 3 needs 3160 bytes, only 61 left (truncated input)"
+    );
+}
+
+#[test]
+fn corrupt_input_is_a_typed_error() {
+    let pjrt = read("h100_sxm", "add", "pjrt");
+    let (_, riegeli) = riegeli_of(&pjrt);
+    let flipped = |at: usize| {
+        let mut r = riegeli.clone();
+        r[at] ^= 0x40;
+        xla_artifact::riegeli_records(&r).unwrap_err()
+    };
+    let hash_at = |e: xla_artifact::XlaArtifactError| match e {
+        xla_artifact::XlaArtifactError::Hash { what, at, .. } => (what, at),
+        other => panic!("not a hash error: {other}"),
+    };
+    assert_eq!(hash_at(flipped(12)), ("block header", 0));
+    assert_eq!(hash_at(flipped(64 + 30)), ("chunk header", 64));
+    assert_eq!(hash_at(flipped(64 + 40 + 500)), ("chunk data", 64));
+    // Another serializer's envelope is refused by name.
+    let mut other = pjrt.clone();
+    let at = other.windows(9).position(|w| w == b"pjrt_ifrt").unwrap();
+    other[at + 8] = b'x';
+    assert_eq!(
+        xla_artifact::unwrap(&other).unwrap_err().to_string(),
+        "PjRt envelope: header names serializer \"pjrt_ifrx\", expected \"pjrt_ifrt\""
+    );
+}
+
+#[test]
+fn census_reads_every_form() {
+    let mut out = Vec::new();
+    let paths = vec![
+        testdata().join("h100_sxm/fori_loop.pjrt"),
+        testdata().join("a100_sxm_80/cond.gpuexe"),
+    ];
+    harness::inspect_cmd::census(&paths, true, &mut out).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let census: Vec<&str> = v["census"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    for c in [
+        "xla.gpu.ThunkProto.while_thunk",
+        "xla.gpu.ThunkProto.custom_kernel_thunk",
+        "unknown:xla.gpu.ThunkProto.13",
+        "stream_executor.CudaComputeCapabilityProto.FeatureExtension.NONE",
+        "flag:max_while_iterations",
+    ] {
+        assert!(census.contains(&c), "{c} missing from {census:?}");
     }
 }

@@ -47,6 +47,9 @@ enum Command {
     CheckHlo(harness::check_cmd::CheckArgs),
     /// Print an executable in protobuf text format (PTX as text) with a summary.
     Inspect(harness::inspect_cmd::InspectArgs),
+    /// The census of executables (this project's, bare XLA:GPU, or PjRt bytes): every construct
+    /// they use, and `unknown:` the fields this schema lacks. Exit 0, or 2 on an error.
+    Census(harness::inspect_cmd::CensusArgs),
     /// The whole pipeline on the bundled cases (compile, load as a serving host would, execute on
     /// the emulated h100_sxm, check against the reference evaluator, replay the goldens).
     /// Exit status: 0 everything matched, 1 a mismatch, 2 an error.
@@ -101,6 +104,9 @@ fn main() -> ExitCode {
         Command::Run(args) => code(harness::run_cmd::run(&args, &mut stdout)),
         Command::CheckHlo(args) => code(harness::check_cmd::run(&args, &mut stdout)),
         Command::Inspect(args) => code(harness::inspect_cmd::run(&args, &mut stdout)),
+        Command::Census(args) => {
+            code(harness::inspect_cmd::census(&args.artifacts, args.json, &mut stdout).map(|()| 0))
+        }
         Command::Demo(args) => code(harness::demo_cmd::run(&args, &mut stdout)),
         Command::Goldens(args) => code(harness::goldens_cmd::run(&args, &mut stdout)),
         Command::Forward(args) => code(harness::forward_cmd::run(&args, &mut stdout)),
