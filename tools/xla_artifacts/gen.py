@@ -7,6 +7,7 @@ XLA:GPU, compile-only (no GPU needed), for the h100_sxm and a100_sxm_80 target c
   testdata/xla_gpu/<target>/NAME.pjrt   PjRt `SerializeExecutable` bytes (IFRT envelope), for the
                                         modules in KEEP only (size)
   testdata/xla_gpu/<target>/NAME.gpuexe the bare inner `xla.gpu.GpuExecutableProto`, same modules
+  testdata/xla_gpu/xla_descriptors.binpb XLA's own schema (FileDescriptorSet) from the plugin
 
 Needs: jax==0.10.2 jaxlib==0.10.2 jax-cuda12-plugin==0.10.2 jax-cuda12-pjrt==0.10.2 and
 nvidia-cuda-nvcc-cu12 (libdevice, ptxas). Run from the repository root:
@@ -228,6 +229,57 @@ THUNK_NAMES = {2: "sequential", 3: "copy", 4: "device_to_host_copy", 5: "host_to
                58: "async_done"}
 
 
+def descriptor_end(b, pos, limit):
+    """End of the serialized FileDescriptorProto starting at b[pos]: the generated code stores
+    each one as a bare byte array, so read fields until one is not a FileDescriptorProto field
+    (numbers 1-14) or does not fit."""
+    i = pos
+    while i < limit:
+        try:
+            key, j = varint(b, i)
+            num, wt = key >> 3, key & 7
+            if not 1 <= num <= 14:
+                break
+            if wt == 0:
+                _, j = varint(b, j)
+            elif wt == 2:
+                n, j = varint(b, j)
+                j += n
+            else:
+                break
+        except IndexError:
+            break
+        if j > limit:
+            break
+        i = j
+    return i
+
+
+def write_descriptors(path):
+    """XLA's own schema, as the plugin was built with it: every `xla/...proto`
+    FileDescriptorProto embedded in xla_cuda_plugin.so, as one FileDescriptorSet."""
+    import mmap
+    import jax_plugins.xla_cuda12 as plugin
+    so = os.path.join(os.path.dirname(plugin.__file__), "xla_cuda_plugin.so")
+    with open(so, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        names = sorted(set(re.findall(rb"\n.(xla/[a-z0-9_/]+\.proto)\x12", m[:])))
+        out = bytearray()
+        for name in names:
+            pos = m.find(b"\n" + bytes([len(name)]) + name + b"\x12")
+            fd = m[pos:descriptor_end(m, pos, min(len(m), pos + (1 << 20)))]
+            n, size = len(fd), bytearray()
+            while True:
+                c, n = n & 0x7F, n >> 7
+                size.append(c | (0x80 if n else 0))
+                if not n:
+                    break
+            out += b"\n" + bytes(size) + fd
+    with open(path, "wb") as f:
+        f.write(out)
+    print(len(names), "XLA descriptors,", len(out), "bytes")
+
+
 def compile_one(client, dev, text):
     opts = compiler.get_compile_options(num_replicas=1, num_partitions=1)
     with mlir.make_ir_context():
@@ -240,6 +292,7 @@ def compile_one(client, dev, text):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    write_descriptors(os.path.join(OUT, "xla_descriptors.binpb"))
     modules = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(CORPUS, "*.mlir")))
     rows = []
     for target in TARGETS:
