@@ -198,6 +198,53 @@ fn walk(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
     }
 }
 
+/// The census of serialized executable bytes read with this project's schema by reflection, plus
+/// every field the schema does not declare, as `unknown:MESSAGE.NUMBER` (what a newer compiler, or
+/// XLA:GPU, writes that this schema lacks). A field whose number is declared with another wire
+/// type fails the decode (a mis-typed field is a schema disagreement, not an unknown field).
+pub fn census_of_bytes(executable: &[u8]) -> Result<BTreeSet<String>, proto::prost::DecodeError> {
+    let root = proto::message_descriptor::<GpuExecutableProto>();
+    let dynamic = DynamicMessage::decode(root, executable)?;
+    let mut out = BTreeSet::new();
+    walk(&dynamic, &mut out, 0);
+    unknown(&dynamic, &mut out, 0);
+    // The data constructs and runtime dependencies need the typed message; the reflective decode
+    // above already proved the bytes are well-typed, so this decode cannot disagree.
+    if let Ok(typed) = <GpuExecutableProto as proto::prost::Message>::decode(executable) {
+        out.extend(data_constructs(&typed));
+        let dependencies = schema_history::Extras {
+            flag_readers: flag_readers(),
+            load_passes: load_passes(),
+            ..Default::default()
+        }
+        .runtime_dependencies(&out);
+        out.extend(dependencies);
+    }
+    Ok(out)
+}
+
+fn unknown(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let name = message.descriptor().full_name().to_owned();
+    for f in message.unknown_fields() {
+        out.insert(format!("unknown:{name}.{}", f.number()));
+    }
+    for (_, value) in message.fields() {
+        let mut visit = |v: &Value| {
+            if let Value::Message(m) = v {
+                unknown(m, out, depth + 1);
+            }
+        };
+        match value {
+            Value::List(items) => items.iter().for_each(&mut visit),
+            Value::Map(entries) => entries.values().for_each(&mut visit),
+            v => visit(v),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,53 +342,6 @@ mod tests {
                         .is_some_and(|m| m.get_field_by_name(f).is_some())
                 });
             assert!(known, "{c} is not a message or field of the schema");
-        }
-    }
-}
-
-/// The census of serialized executable bytes read with this project's schema by reflection, plus
-/// every field the schema does not declare, as `unknown:MESSAGE.NUMBER` (what a newer compiler, or
-/// XLA:GPU, writes that this schema lacks). A field whose number is declared with another wire
-/// type fails the decode (a mis-typed field is a schema disagreement, not an unknown field).
-pub fn census_of_bytes(executable: &[u8]) -> Result<BTreeSet<String>, proto::prost::DecodeError> {
-    let root = proto::message_descriptor::<GpuExecutableProto>();
-    let dynamic = DynamicMessage::decode(root, executable)?;
-    let mut out = BTreeSet::new();
-    walk(&dynamic, &mut out, 0);
-    unknown(&dynamic, &mut out, 0);
-    // The data constructs and runtime dependencies need the typed message; the reflective decode
-    // above already proved the bytes are well-typed, so this decode cannot disagree.
-    if let Ok(typed) = <GpuExecutableProto as proto::prost::Message>::decode(executable) {
-        out.extend(data_constructs(&typed));
-        let dependencies = schema_history::Extras {
-            flag_readers: flag_readers(),
-            load_passes: load_passes(),
-            ..Default::default()
-        }
-        .runtime_dependencies(&out);
-        out.extend(dependencies);
-    }
-    Ok(out)
-}
-
-fn unknown(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let name = message.descriptor().full_name().to_owned();
-    for f in message.unknown_fields() {
-        out.insert(format!("unknown:{name}.{}", f.number()));
-    }
-    for (_, value) in message.fields() {
-        let mut visit = |v: &Value| {
-            if let Value::Message(m) = v {
-                unknown(m, out, depth + 1);
-            }
-        };
-        match value {
-            Value::List(items) => items.iter().for_each(&mut visit),
-            Value::Map(entries) => entries.values().for_each(&mut visit),
-            v => visit(v),
         }
     }
 }
