@@ -555,10 +555,9 @@ fn simple_chunk(
 }
 
 /// Whether a `GpuExecutableProto` was written by XLA rather than this project's compiler: XLA
-/// writes fields this project never does (2 `buffer_assignment`, 15
-/// `cpu_target_machine_options`) and no module-level `binary` with kernels elsewhere; this
-/// project always writes `binary`-less constants through its own `constants` offsets. Only the
-/// top-level field numbers are looked at.
+/// writes top-level fields this project's schema reserves or lacks (2 `buffer_assignment`, 15
+/// `cpu_target_machine_options`), which this project's compiler never writes. Only the
+/// top-level field numbers are looked at; bytes that do not parse are "not XLA".
 pub fn looks_like_xla(executable: &[u8]) -> bool {
     fields(executable, "executable")
         .map(|fs| fs.iter().any(|(n, _)| *n == 2 || *n == 15))
