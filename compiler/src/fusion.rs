@@ -241,6 +241,7 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
         member_of[id.index()].push(g);
     }
     if fuse {
+        merge_rows(comp, &mut groups, &mut member_of, &users, &single, &pos);
         merge_siblings(comp, &mut groups, &single, &pos);
     }
     // Schedule: units ordered by the topological position of their root.
@@ -305,7 +306,14 @@ type RawGroup = (InstrId, BTreeSet<InstrId>, Vec<InstrId>);
 /// Sibling multi-output fusion: a loop kernel whose root has the same dimensions as an earlier
 /// loop kernel's, and that reads one of the same buffers, is merged into it (the buffer is then
 /// read once), provided every buffer it reads is produced before the earlier kernel runs.
+///
+/// Of the candidates, the earliest kernel wins. Each kernel's inputs are computed once and kept
+/// up to date on a merge, and the candidates are found through an index from (input, root
+/// dimensions) to the kernels that read it, ordered by position: linear in the number of
+/// instructions (up to a log factor), where comparing every kernel with every earlier one grew
+/// as N^1.4 on chains of dot+tanh pairs (issue 17).
 fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], pos: &[usize]) {
+    use std::collections::{BTreeMap, HashMap};
     let n = comp.instructions.len();
     // Position of the unit that materializes each instruction.
     // Parameters and constants are available before anything runs.
@@ -327,41 +335,306 @@ fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], 
             .filter(|o| !g.1.contains(o))
             .collect()
     };
+    // (A row kernel has an elemental root too, but only one output.)
     let loop_root = |g: &RawGroup| {
         let r = &comp[g.0];
-        class(r) == Class::Elemental && r.shape.is_array() && !g.1.is_empty()
+        class(r) == Class::Elemental
+            && r.shape.is_array()
+            && !g.1.is_empty()
+            && !g.1.iter().any(|&m| comp[m].opcode == Opcode::Reduce)
     };
     let mut order: Vec<usize> = (0..groups.len()).collect();
     order.sort_by_key(|&g| pos[groups[g].0.index()]);
-    for (bi, &b) in order.iter().enumerate() {
+    // Inputs of the loop kernels seen so far (kept current when a kernel absorbs another).
+    let mut inputs: HashMap<usize, BTreeSet<InstrId>> = HashMap::new();
+    // (input, root dimensions) -> kernels reading it, by root position.
+    let mut readers: HashMap<(InstrId, Vec<i64>), BTreeMap<usize, usize>> = HashMap::new();
+    for &b in &order {
         if !loop_root(&groups[b]) {
             continue;
         }
         let b_inputs = inputs_of(&groups[b]);
         let b_dims = comp[groups[b].0].shape.dims().to_vec();
-        for &a in &order[..bi] {
-            if !loop_root(&groups[a]) || comp[groups[a].0].shape.dims() != b_dims.as_slice() {
-                continue;
-            }
-            let a_pos = pos[groups[a].0.index()];
-            let a_inputs = inputs_of(&groups[a]);
-            let shares = b_inputs
+        // Every input of b must be materialized before the kernel b joins runs.
+        let ready_after = b_inputs
+            .iter()
+            .map(|i| unit_pos[i.index()])
+            .max()
+            .unwrap_or(0);
+        let mut best: Option<(usize, usize)> = None;
+        if ready_after != usize::MAX {
+            for i in b_inputs
                 .iter()
-                .any(|i| a_inputs.contains(i) && comp[*i].opcode != Opcode::Constant);
-            let ready = b_inputs.iter().all(|i| unit_pos[i.index()] < a_pos);
-            if !shares || !ready {
-                continue;
+                .filter(|i| comp[**i].opcode != Opcode::Constant)
+            {
+                let Some(list) = readers.get(&(*i, b_dims.clone())) else {
+                    continue;
+                };
+                if let Some((&p, &a)) = list.range(ready_after.saturating_add(1)..).next() {
+                    if best.is_none_or(|(bp, _)| p < bp) {
+                        best = Some((p, a));
+                    }
+                }
             }
-            let (b_members, b_outputs) = (
-                std::mem::take(&mut groups[b].1),
-                std::mem::take(&mut groups[b].2),
-            );
-            for o in &b_outputs {
-                unit_pos[o.index()] = a_pos;
+        }
+        match best {
+            Some((a_pos, a)) => {
+                let (b_members, b_outputs) = (
+                    std::mem::take(&mut groups[b].1),
+                    std::mem::take(&mut groups[b].2),
+                );
+                for o in &b_outputs {
+                    unit_pos[o.index()] = a_pos;
+                }
+                let a_inputs = inputs.entry(a).or_default();
+                for m in &b_members {
+                    // b recomputes what a read from memory: no longer an input of a.
+                    if a_inputs.remove(m) {
+                        if let Some(list) = readers.get_mut(&(*m, b_dims.clone())) {
+                            list.remove(&a_pos);
+                        }
+                    }
+                }
+                for &i in &b_inputs {
+                    if !groups[a].1.contains(&i) && a_inputs.insert(i) {
+                        readers
+                            .entry((i, b_dims.clone()))
+                            .or_default()
+                            .insert(a_pos, a);
+                    }
+                }
+                groups[a].1.extend(b_members);
+                groups[a].2.extend(b_outputs);
             }
-            groups[a].1.extend(b_members);
-            groups[a].2.extend(b_outputs);
-            break;
+            None => {
+                let b_pos = pos[groups[b].0.index()];
+                for &i in &b_inputs {
+                    readers
+                        .entry((i, b_dims.clone()))
+                        .or_default()
+                        .insert(b_pos, b);
+                }
+                inputs.insert(b, b_inputs);
+            }
         }
     }
+}
+
+/// Row-reduction fusion: a reduction whose result only its consumer kernel reads is merged into
+/// that kernel when the two form a row kernel ([`row_dims`]), latest reduction first (so a
+/// chain of them, as in softmax, folds into the last consumer); then a loop kernel whose
+/// outputs only one row kernel reads is merged into it as a producer (the gather of
+/// `jnp.take`, whose index feeds both the bounds check and the gather).
+fn merge_rows(
+    comp: &Computation,
+    groups: &mut [RawGroup],
+    member_of: &mut [Vec<usize>],
+    users: &[Vec<InstrId>],
+    single: &[bool],
+    pos: &[usize],
+) {
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&g| std::cmp::Reverse(pos[groups[g].0.index()]));
+    // The one kernel (other than g) that reads every output of g, if there is one.
+    let sole_consumer = |groups: &[RawGroup], member_of: &[Vec<usize>], g: usize| {
+        let mut found: Option<usize> = None;
+        for o in &groups[g].2 {
+            if *o == comp.root {
+                return None;
+            }
+            for u in &users[o.index()] {
+                if single[u.index()] {
+                    return None;
+                }
+                let mut inside = false;
+                for &h in &member_of[u.index()] {
+                    if h == g {
+                        inside = true;
+                        continue;
+                    }
+                    match found {
+                        Some(x) if x != h => return None,
+                        _ => found = Some(h),
+                    }
+                }
+                if !inside && member_of[u.index()].is_empty() {
+                    return None;
+                }
+            }
+        }
+        found
+    };
+    let sorted = |a: &BTreeSet<InstrId>, b: &BTreeSet<InstrId>| -> Vec<InstrId> {
+        let mut v: Vec<InstrId> = a.union(b).copied().collect();
+        v.sort_by_key(|i| pos[i.index()]);
+        v
+    };
+    let merge = |groups: &mut [RawGroup], member_of: &mut [Vec<usize>], g: usize, c: usize| {
+        let members = std::mem::take(&mut groups[g].1);
+        groups[g].2.clear();
+        for m in &members {
+            let of = &mut member_of[m.index()];
+            of.retain(|&h| h != g);
+            if !of.contains(&c) {
+                of.push(c);
+            }
+        }
+        groups[c].1.extend(members);
+    };
+    let mut is_row = vec![false; groups.len()];
+    for &g in &order {
+        let root = &comp[groups[g].0];
+        if root.opcode != Opcode::Reduce || groups[g].2.len() != 1 || groups[g].1.is_empty() {
+            continue;
+        }
+        let Some(c) = sole_consumer(groups, member_of, g) else {
+            continue;
+        };
+        let c_root = &comp[groups[c].0];
+        if groups[c].2.len() != 1
+            || !matches!(class(c_root), Class::Elemental | Class::Reduce)
+            || !c_root.shape.is_array()
+        {
+            continue;
+        }
+        let cand = sorted(&groups[c].1, &groups[g].1);
+        if row_dims(comp, &cand, groups[c].0).is_some() {
+            merge(groups, member_of, g, c);
+            is_row[c] = true;
+        }
+    }
+    for &p in &order {
+        let root = &comp[groups[p].0];
+        if class(root) != Class::Elemental || groups[p].1.is_empty() || is_row[p] {
+            continue;
+        }
+        let Some(c) = sole_consumer(groups, member_of, p) else {
+            continue;
+        };
+        if !is_row[c] {
+            continue;
+        }
+        let cand = sorted(&groups[c].1, &groups[p].1);
+        if row_dims(comp, &cand, groups[c].0).is_some() {
+            merge(groups, member_of, p, c);
+        }
+    }
+}
+
+/// Most instructions one row kernel holds: merging re-checks the whole group, so the cap keeps
+/// planning linear, and a row's code stays a size ptxas handles quickly.
+const MAX_ROW_MEMBERS: usize = 4096;
+
+/// The row dimensions when `members` (in topological order; everything else is an input read
+/// from memory) can be one *row kernel*: one block per row computing every `reduce` of the
+/// group for that row in turn (each a shared-memory tree, as the reduction kernel does), then
+/// the root's elements of the row. It holds when
+/// - every reduce has one input, reduces a suffix of that input's dimensions, and keeps the
+///   same leading dimensions (the row dimensions) as the others;
+/// - every instruction that depends on a reduce of the group (is *row-dependent*) has
+///   dimensions that start with the row dimensions, and maps its index to its row-dependent
+///   operands keeping the row part: elementwise with equal dimensions, a reshape between two
+///   such shapes (row-major keeps the row), or a broadcast whose operand's leading dimensions
+///   map to the same output dimensions;
+/// - no reduce's init value is row-dependent, and the root is row-dependent and an array.
+///
+/// Then a reduce is only ever read at the current row, where its value is known: the code
+/// generator substitutes it. Instructions that do not depend on a reduce are computed at
+/// whatever index they are read, as in any loop kernel.
+pub fn row_dims(comp: &Computation, members: &[InstrId], root: InstrId) -> Option<Vec<i64>> {
+    if members.len() > MAX_ROW_MEMBERS {
+        return None;
+    }
+    let member: BTreeSet<InstrId> = members.iter().copied().collect();
+    let mut tainted: BTreeSet<InstrId> = BTreeSet::new();
+    let mut rows: Option<Vec<i64>> = None;
+    let starts_with_rows =
+        |dims: &[i64], rows: &[i64]| dims.len() >= rows.len() && dims[..rows.len()] == *rows;
+    for &id in members {
+        let instr = comp.get(id)?;
+        if !instr.shape.is_array() {
+            return None;
+        }
+        let dims = instr.shape.dims();
+        if instr.opcode == Opcode::Reduce {
+            let [input, init] = instr.operands.as_slice() else {
+                return None;
+            };
+            if tainted.contains(init) {
+                return None;
+            }
+            let in_dims = comp.get(*input)?.shape.dims();
+            let reduced = instr.attrs.dimensions.as_deref().unwrap_or(&[]);
+            let k = in_dims.len().checked_sub(reduced.len())?;
+            if reduced
+                .iter()
+                .enumerate()
+                .any(|(j, &d)| d != (k + j) as i64)
+                || dims != &in_dims[..k]
+            {
+                return None;
+            }
+            match &rows {
+                Some(r) if r.as_slice() != dims => return None,
+                Some(_) => {}
+                None => rows = Some(dims.to_vec()),
+            }
+            tainted.insert(id);
+            continue;
+        }
+        let dependent: Vec<InstrId> = instr
+            .operands
+            .iter()
+            .copied()
+            .filter(|o| member.contains(o) && tainted.contains(o))
+            .collect();
+        if dependent.is_empty() {
+            continue;
+        }
+        let r = rows.as_deref()?;
+        if !starts_with_rows(dims, r) {
+            return None;
+        }
+        let op = instr.opcode;
+        let ok = if op.is_elementwise_unary()
+            || op.is_elementwise_binary()
+            || matches!(
+                op,
+                Opcode::Compare
+                    | Opcode::Select
+                    | Opcode::Clamp
+                    | Opcode::Convert
+                    | Opcode::BitcastConvert
+                    | Opcode::ReducePrecision
+            ) {
+            dependent
+                .iter()
+                .all(|&o| comp.get(o).is_some_and(|o| o.shape.dims() == dims))
+        } else if matches!(op, Opcode::Reshape | Opcode::Bitcast) {
+            dependent.iter().all(|&o| {
+                comp.get(o)
+                    .is_some_and(|o| starts_with_rows(o.shape.dims(), r))
+            })
+        } else if op == Opcode::Broadcast {
+            let map = instr.attrs.dimensions.as_deref().unwrap_or(&[]);
+            dependent.iter().all(|&o| {
+                comp.get(o)
+                    .is_some_and(|o| starts_with_rows(o.shape.dims(), r))
+            }) && map.len() >= r.len()
+                && map
+                    .iter()
+                    .take(r.len())
+                    .enumerate()
+                    .all(|(j, &d)| d == j as i64)
+        } else {
+            false
+        };
+        if !ok {
+            return None;
+        }
+        tainted.insert(id);
+    }
+    (member.contains(&root) && tainted.contains(&root))
+        .then_some(rows)
+        .flatten()
 }

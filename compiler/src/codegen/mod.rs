@@ -17,6 +17,7 @@ pub mod builder;
 pub mod elemental;
 pub mod kernels;
 pub mod math;
+pub mod row;
 pub mod scalar;
 
 /// What code generation needs to know about the target.
@@ -136,7 +137,9 @@ type LoopGroup = (Vec<i64>, Vec<(InstrId, usize)>);
 
 /// Generates the kernels of one fused computation.
 ///
-/// The root decides the kernel shape: `reduce` → a reduction kernel, `sort` → a sort kernel,
+/// A row fusion (reductions along trailing dimensions with their elementwise consumers, see
+/// [`row`]) becomes one row kernel. Otherwise the root decides the kernel shape: `reduce` → a
+/// reduction kernel, `sort` → a sort kernel,
 /// `scatter` → a scatter kernel, anything else → a loop kernel. A tuple root is split into one
 /// loop kernel per group of equally-shaped non-reduction leaves plus one reduction kernel per
 /// reduction leaf; kernel `k > 0` of a plan is named `{name}_{k}`.
@@ -148,6 +151,13 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         CodegenError::Invalid(format!("computation {} is empty", computation.name))
     })?;
     let rid = computation.root;
+    // Reductions fused with their consumers: one row kernel (see `row.rs`).
+    if let Some(rows) = row::detect(computation) {
+        return Ok(KernelPlan {
+            kernels: vec![row::row_kernel(request, computation, request.name, &rows)?],
+            scratch_bytes: 0,
+        });
+    }
     let mut names = (0u32..).map(|k| {
         if k == 0 {
             request.name.to_string()
