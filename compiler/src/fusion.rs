@@ -5,7 +5,8 @@
 //!   transpose, slice, concatenate, pad, iota, reverse, gather, dynamic-slice,
 //!   dynamic-update-slice, reduce-window, ...): each output element is computed from operand
 //!   elements by indexing, so any chain of them fuses into one loop kernel;
-//! - *reductions* (`reduce`): fused with their elemental producers (input fusion);
+//! - *reductions* (`reduce`): fused with their elemental producers (input fusion), and along
+//!   trailing dimensions with their consumers too (row-reduction fusion, [`row_dims`]);
 //! - *standalone kernels* (sort, scatter, ...): one kernel each;
 //! - *non-kernel* instructions (parameters, constants, tuples, get-tuple-element, bitcasts, dot,
 //!   while, conditional, custom-call, collectives): become thunks or cost nothing.
