@@ -243,6 +243,7 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
     }
     if fuse {
         merge_rows(comp, &mut groups, &mut member_of, &users, &single, &pos);
+        merge_dots(comp, &mut groups, &mut member_of, &users, &mut single, &pos);
         merge_siblings(comp, &mut groups, &single, &pos);
     }
     // Schedule: units ordered by the topological position of their root.
@@ -638,4 +639,131 @@ pub fn row_dims(comp: &Computation, members: &[InstrId], root: InstrId) -> Optio
     (member.contains(&root) && tainted.contains(&root))
         .then_some(rows)
         .flatten()
+}
+
+/// `(M, K, N)` when `dot` is a plain product of row-major f32 matrices `[M, K] x [K, N]` small
+/// enough for one block's shared memory ([`crate::codegen::gemm::MAX_OPERAND_BYTES`]).
+pub fn small_gemm(comp: &Computation, dot: InstrId) -> Option<(u64, u64, u64)> {
+    let d = comp.get(dot)?;
+    let [lhs, rhs] = d.operands.as_slice() else {
+        return None;
+    };
+    let (l, r) = (comp.get(*lhs)?, comp.get(*rhs)?);
+    let f32_ = |s: &hlo::Shape| s.element_type() == Some(hlo::PrimitiveType::F32);
+    if d.opcode != Opcode::Dot || !f32_(&d.shape) || !f32_(&l.shape) || !f32_(&r.shape) {
+        return None;
+    }
+    let dn = d.attrs.dot_dimension_numbers.as_ref()?;
+    if !dn.lhs_batch_dims.is_empty()
+        || !dn.rhs_batch_dims.is_empty()
+        || dn.lhs_contracting_dims != [1]
+        || dn.rhs_contracting_dims != [0]
+    {
+        return None;
+    }
+    let (&[m, k], &[k2, n], &[m2, n2]) = (l.shape.dims(), r.shape.dims(), d.shape.dims()) else {
+        return None;
+    };
+    if k != k2 || m != m2 || n != n2 || [m, k, n].iter().any(|&x| x <= 0) {
+        return None;
+    }
+    let (m, k, n) = (m as u64, k as u64, n as u64);
+    let bytes = (m * k).checked_add(k * n)?.checked_mul(4)?;
+    (bytes <= crate::codegen::gemm::MAX_OPERAND_BYTES).then_some((m, k, n))
+}
+
+/// True when, in `members` (topological order; the rest are inputs), everything that depends on
+/// `dot` is elementwise with the dot's dimensions, up to and including `root`, and no other
+/// dot or reduce is a member: the epilogue then reads the dot only at the element it computes.
+pub fn epilogue_ok(comp: &Computation, members: &[InstrId], dot: InstrId, root: InstrId) -> bool {
+    let Some(d) = comp.get(dot) else {
+        return false;
+    };
+    let member: BTreeSet<InstrId> = members.iter().copied().collect();
+    let mut tainted: BTreeSet<InstrId> = BTreeSet::new();
+    tainted.insert(dot);
+    for &id in members {
+        let Some(instr) = comp.get(id) else {
+            return false;
+        };
+        if id == dot {
+            continue;
+        }
+        if matches!(instr.opcode, Opcode::Dot | Opcode::Reduce) {
+            return false;
+        }
+        let dependent = instr
+            .operands
+            .iter()
+            .any(|o| member.contains(o) && tainted.contains(o));
+        if !dependent {
+            continue;
+        }
+        let op = instr.opcode;
+        let elementwise = op.is_elementwise_unary()
+            || op.is_elementwise_binary()
+            || matches!(
+                op,
+                Opcode::Compare | Opcode::Select | Opcode::Clamp | Opcode::Convert
+            );
+        if !elementwise || instr.shape.dims() != d.shape.dims() || !instr.shape.is_array() {
+            return false;
+        }
+        tainted.insert(id);
+    }
+    root != dot && tainted.contains(&root)
+}
+
+/// Gemm epilogue fusion: a small f32 dot ([`small_gemm`]) whose only readers are one loop
+/// kernel that applies elementwise operations to it (bias, activation) joins that kernel, which
+/// becomes a generated gemm kernel with the epilogue (`codegen/gemm.rs`): one launch, no
+/// intermediate buffer. Its operands stay inputs of the kernel.
+fn merge_dots(
+    comp: &Computation,
+    groups: &mut [RawGroup],
+    member_of: &mut [Vec<usize>],
+    users: &[Vec<InstrId>],
+    single: &mut [bool],
+    pos: &[usize],
+) {
+    let dots: Vec<InstrId> = comp
+        .iter()
+        .filter(|(id, i)| i.opcode == Opcode::Dot && single[id.index()] && *id != comp.root)
+        .map(|(id, _)| id)
+        .collect();
+    for dot in dots {
+        if small_gemm(comp, dot).is_none() {
+            continue;
+        }
+        let mut consumer: Option<usize> = None;
+        let mut ok = !users[dot.index()].is_empty();
+        for u in &users[dot.index()] {
+            let of = &member_of[u.index()];
+            if single[u.index()] || of.len() != 1 || consumer.is_some_and(|c| c != of[0]) {
+                ok = false;
+                break;
+            }
+            consumer = Some(of[0]);
+        }
+        let Some(c) = consumer.filter(|_| ok) else {
+            continue;
+        };
+        let root = groups[c].0;
+        let operands = &comp[dot].operands;
+        if groups[c].2.len() != 1
+            || class(&comp[root]) != Class::Elemental
+            || operands.iter().any(|o| groups[c].1.contains(o))
+            || groups[c].1.len() + 1 > MAX_ROW_MEMBERS
+        {
+            continue;
+        }
+        let mut cand: Vec<InstrId> = groups[c].1.iter().copied().collect();
+        cand.push(dot);
+        cand.sort_by_key(|i| pos[i.index()]);
+        if epilogue_ok(comp, &cand, dot, root) {
+            groups[c].1.insert(dot);
+            member_of[dot.index()] = vec![c];
+            single[dot.index()] = false;
+        }
+    }
 }

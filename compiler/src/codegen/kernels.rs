@@ -227,6 +227,7 @@ pub fn loop_kernel(
         id: 0,
     };
     let outputs = f.outputs.clone();
+    let shared = share_scalar_inputs(&mut f, comp, n)?;
     grid_stride(&mut f.e, false, n, |e, i| {
         let idx = e.delinearize(Ix::R(i), &dims);
         // Every value first, then the stores: an output may alias an input (in-place).
@@ -247,8 +248,53 @@ pub fn loop_kernel(
             grid: [grid, 1, 1],
             block: [block, 1, 1],
         },
-        0,
+        shared,
     ))
+}
+
+/// Scalar inputs of a kernel over `n > 1` elements (a select's predicate once a conditional
+/// became one, clamp bounds, ...): thread 0 of each block loads each once into shared memory
+/// and, after a barrier, every thread takes it from there, instead of every thread loading the
+/// same word from global memory. Returns the shared bytes used.
+fn share_scalar_inputs(f: &mut Frame<'_>, comp: &Computation, n: u64) -> Result<u64, CodegenError> {
+    let scalars: Vec<(Reg, InstrId, P)> = comp
+        .params
+        .iter()
+        .zip(f.inputs.iter())
+        .filter_map(|(&p, &ptr)| {
+            let i = comp.get(p)?;
+            (i.shape.is_array() && i.shape.rank() == 0)
+                .then_some(())
+                .and_then(|_| elem(&i.shape))
+                .map(|t| (ptr, p, t))
+        })
+        .collect();
+    if n <= 1 || scalars.is_empty() {
+        return Ok(0);
+    }
+    let e = &mut f.e;
+    let tid = e.b.special(SpecialReg::Tid(Dim::X));
+    let smem = e.b.symbol_addr(SHARED_NAME);
+    let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
+    let slots: Vec<Reg> = (0..scalars.len())
+        .map(|k| {
+            e.b.bin(O::Add, &[], Type::S64, smem.into(), Src::I(8 * k as i64))
+        })
+        .collect();
+    e.when(first, |e| {
+        for (&(ptr, _, ty), &slot) in scalars.iter().zip(&slots) {
+            let v = load_at(e, ptr, Ix::C(0), ty)?;
+            scalar::store(&mut e.b, StateSpace::Shared, slot, v).map_err(CodegenError::Invalid)?;
+        }
+        Ok(())
+    })?;
+    e.b.barrier();
+    for (&(_, p, ty), &slot) in scalars.iter().zip(&slots) {
+        let v =
+            scalar::load(&mut e.b, StateSpace::Shared, ty, slot).map_err(CodegenError::Invalid)?;
+        e.set_row_value(0, p, vec![v]);
+    }
+    Ok(8 * scalars.len() as u64)
 }
 
 /// What a block reduction needs to know about one `reduce` instruction.

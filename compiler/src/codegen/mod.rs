@@ -15,6 +15,7 @@ use hlo::{ComputationId, HloModule, Opcode};
 
 pub mod builder;
 pub mod elemental;
+pub mod gemm;
 pub mod kernels;
 pub mod math;
 pub mod row;
@@ -151,6 +152,13 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         CodegenError::Invalid(format!("computation {} is empty", computation.name))
     })?;
     let rid = computation.root;
+    // A small dot with its elementwise epilogue: one gemm kernel (see `gemm.rs`).
+    if let Some(g) = gemm::detect(computation) {
+        return Ok(KernelPlan {
+            kernels: vec![gemm::gemm_kernel(request, computation, request.name, g)?],
+            scratch_bytes: 0,
+        });
+    }
     // Reductions fused with their consumers: one row kernel (see `row.rs`).
     if let Some(rows) = row::detect(computation) {
         return Ok(KernelPlan {
