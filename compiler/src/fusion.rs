@@ -8,7 +8,8 @@
 //! - *reductions* (`reduce`): fused with their elemental producers (input fusion), and along
 //!   trailing dimensions with their consumers too (row-reduction fusion, [`row_dims`]);
 //! - *standalone kernels* (sort, scatter, ...): one kernel each;
-//! - *non-kernel* instructions (parameters, constants, tuples, get-tuple-element, bitcasts, dot,
+//! - *non-kernel* instructions (parameters, constants, tuples, get-tuple-element, bitcasts, dot
+//!   (except a small f32 dot fused with its elementwise epilogue, [`small_gemm`]),
 //!   while, conditional, custom-call, collectives): become thunks or cost nothing.
 //!
 //! The planner walks the computation from the root to the parameters (consumers before
@@ -246,8 +247,25 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
         merge_dots(comp, &mut groups, &mut member_of, &users, &mut single, &pos);
         merge_siblings(comp, &mut groups, &single, &pos);
     }
-    // Schedule: units ordered by the topological position of their root.
-    let mut units: Vec<(usize, Unit)> = Vec::new();
+    // Schedule: units ordered by the topological position of their root, except that a
+    // get-tuple-element (which only names part of its operand's buffer) comes right after the
+    // unit that materializes its operand, as `merge_siblings` assumes.
+    let mut key: Vec<(usize, usize)> = pos.iter().map(|&p| (p, p)).collect();
+    for (root, _, outputs) in groups.iter().filter(|g| !g.1.is_empty()) {
+        let p = pos[root.index()];
+        for o in outputs {
+            key[o.index()] = (p, p);
+        }
+    }
+    for &id in &order {
+        let instr = &comp[id];
+        if single[id.index()] && instr.opcode == Opcode::GetTupleElement {
+            if let Some(&o) = instr.operands.first() {
+                key[id.index()] = (key[o.index()].0, pos[id.index()]);
+            }
+        }
+    }
+    let mut units: Vec<((usize, usize), Unit)> = Vec::new();
     for (root, members, outputs) in groups.into_iter().filter(|g| !g.1.is_empty()) {
         let mut m: Vec<InstrId> = members.into_iter().collect();
         m.sort_by_key(|i| pos[i.index()]);
@@ -257,7 +275,7 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
         let mut outs = vec![root];
         outs.extend(extra);
         units.push((
-            pos[root.index()],
+            key[root.index()],
             Unit::Kernel(Group {
                 members: m,
                 outputs: outs,
@@ -266,7 +284,7 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
     }
     for &id in &order {
         if single[id.index()] {
-            units.push((pos[id.index()], Unit::Single(id)));
+            units.push((key[id.index()], Unit::Single(id)));
         }
     }
     units.sort_by_key(|(p, _)| *p);
@@ -306,8 +324,9 @@ fn external_reaches_group(
 type RawGroup = (InstrId, BTreeSet<InstrId>, Vec<InstrId>);
 
 /// Sibling multi-output fusion: a loop kernel whose root has the same dimensions as an earlier
-/// loop kernel's, and that reads one of the same buffers, is merged into it (the buffer is then
-/// read once), provided every buffer it reads is produced before the earlier kernel runs.
+/// loop kernel's, and that reads one of the same buffers (or, for scalar roots, any earlier
+/// scalar loop kernel), is merged into it (the buffer is then read once), provided every
+/// buffer it reads is produced before the earlier kernel runs.
 ///
 /// Of the candidates, the earliest kernel wins. Each kernel's inputs are computed once and kept
 /// up to date on a merge, and the candidates are found through an index from (input, root
@@ -331,6 +350,18 @@ fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], 
             unit_pos[o.index()] = unit_pos[o.index()].min(pos[root.index()]);
         }
     }
+    // A get-tuple-element only names part of its operand's buffer: it is available when the
+    // operand is (a loop state's elements are available before the body runs).
+    let mut by_pos: Vec<usize> = (0..n).collect();
+    by_pos.sort_by_key(|&i| pos[i]);
+    for i in by_pos {
+        let instr = &comp.instructions[i];
+        if instr.opcode == Opcode::GetTupleElement && single[i] {
+            if let Some(&o) = instr.operands.first() {
+                unit_pos[i] = unit_pos[i].min(unit_pos[o.index()]);
+            }
+        }
+    }
     let inputs_of = |g: &RawGroup| -> BTreeSet<InstrId> {
         g.1.iter()
             .flat_map(|&m| comp[m].operands.iter().copied())
@@ -351,6 +382,9 @@ fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], 
     let mut inputs: HashMap<usize, BTreeSet<InstrId>> = HashMap::new();
     // (input, root dimensions) -> kernels reading it, by root position.
     let mut readers: HashMap<(InstrId, Vec<i64>), BTreeMap<usize, usize>> = HashMap::new();
+    // Scalar loop kernels by root position: two of them merge even without a common input (the
+    // traffic is the same and a launch is saved: a loop's counters, as in `fori_loop`).
+    let mut scalars: BTreeMap<usize, usize> = BTreeMap::new();
     for &b in &order {
         if !loop_root(&groups[b]) {
             continue;
@@ -373,6 +407,13 @@ fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], 
                     continue;
                 };
                 if let Some((&p, &a)) = list.range(ready_after.saturating_add(1)..).next() {
+                    if best.is_none_or(|(bp, _)| p < bp) {
+                        best = Some((p, a));
+                    }
+                }
+            }
+            if b_dims.is_empty() {
+                if let Some((&p, &a)) = scalars.range(ready_after.saturating_add(1)..).next() {
                     if best.is_none_or(|(bp, _)| p < bp) {
                         best = Some((p, a));
                     }
@@ -417,6 +458,9 @@ fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], 
                         .insert(b_pos, b);
                 }
                 inputs.insert(b, b_inputs);
+                if b_dims.is_empty() {
+                    scalars.insert(b_pos, b);
+                }
             }
         }
     }
