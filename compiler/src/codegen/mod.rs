@@ -138,8 +138,9 @@ type LoopGroup = (Vec<i64>, Vec<(InstrId, usize)>);
 
 /// Generates the kernels of one fused computation.
 ///
-/// A row fusion (reductions along trailing dimensions with their elementwise consumers, see
-/// [`row`]) becomes one row kernel. Otherwise the root decides the kernel shape: `reduce` → a
+/// A small f32 dot with its elementwise epilogue becomes one gemm kernel ([`gemm`]); a row
+/// fusion (reductions along trailing dimensions with their elementwise consumers, see [`row`])
+/// becomes one row kernel. Otherwise the root decides the kernel shape: `reduce` → a
 /// reduction kernel, `sort` → a sort kernel,
 /// `scatter` → a scatter kernel, anything else → a loop kernel. A tuple root is split into one
 /// loop kernel per group of equally-shaped non-reduction leaves plus one reduction kernel per
