@@ -4,6 +4,10 @@
 //! - kernel launches (kernel thunks) and library calls (gemm thunks) in the executable, against
 //!   the fusions + library calls + unfused kernel instructions of XLA's own optimized module
 //!   (`NAME.opt.hlo`),
+//! - XLA:GPU's kernel launches for the same module and target, read from
+//!   `testdata/xla_gpu/summary.json` (rows of `module`, `target`, `launches`, written by the
+//!   generator under `tools/`; `-` where the file or the row is missing: the bench needs no
+//!   Python), and whether this project needs at most as many,
 //! - global-memory traffic of one run on the `ptx` emulator (test thunk interpreter), divided
 //!   by the minimum: parameter bytes read once plus output bytes written once.
 //!
@@ -55,6 +59,33 @@ fn xla_launches(m: &HloModule) -> usize {
     count
 }
 
+/// XLA:GPU's launches per module for `target`, from the generator's summary (empty when absent).
+fn xla_gpu_launches(target: &str) -> std::collections::BTreeMap<String, u64> {
+    let path = root().join("testdata/xla_gpu/summary.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Default::default();
+    };
+    let v: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("{}: {e}", path.display());
+            return Default::default();
+        }
+    };
+    v.get("rows")
+        .and_then(|r| r.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|r| r.get("target").and_then(|t| t.as_str()) == Some(target))
+        .filter_map(|r| {
+            Some((
+                r.get("module")?.as_str()?.to_string(),
+                r.get("launches")?.as_u64()?,
+            ))
+        })
+        .collect()
+}
+
 fn count(thunks: &[ThunkProto], k: &mut (usize, usize, usize)) {
     for t in thunks {
         match &t.r#impl {
@@ -102,9 +133,14 @@ fn main() {
         })
         .collect();
     cases.sort();
-    println!("| case | compile ms | kernels | gemms | other thunks | launches (k+g) | XLA fusions+calls | launches ok | traffic ratio |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: |");
+    let gpu = xla_gpu_launches("h100_sxm");
+    if gpu.is_empty() {
+        eprintln!("no XLA:GPU launch counts (testdata/xla_gpu/summary.json): that column shows -");
+    }
+    println!("| case | compile ms | kernels | gemms | other thunks | launches (k+g) | XLA fusions+calls | launches ok | XLA:GPU launches | <= XLA:GPU | traffic ratio |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | :---: | ---: |");
     let (mut ok_launch, mut n, mut log_ratio_sum, mut n_ratio) = (0usize, 0usize, 0f64, 0usize);
+    let (mut ok_gpu, mut n_gpu) = (0usize, 0usize);
     for case in &cases {
         let text = std::fs::read_to_string(dir.join(format!("{case}.hlo"))).expect("hlo");
         let module = hlo::parse_module(&text).expect("parse");
@@ -120,7 +156,7 @@ fn main() {
         let exe = match exe {
             Some(Ok(e)) => e,
             Some(Err(e)) => {
-                println!("| {case} | - | compile error: {e} | | | | | | |");
+                println!("| {case} | - | compile error: {e} | | | | | | | | |");
                 continue;
             }
             None => continue,
@@ -155,14 +191,29 @@ fn main() {
             Ok(_) => "-".into(),
             Err(e) => format!("run error: {e}"),
         };
+        let on_gpu = gpu.get(case.as_str()).copied();
+        let ok_g = on_gpu.map(|x| launches as u64 <= x);
+        if let Some(okg) = ok_g {
+            n_gpu += 1;
+            ok_gpu += usize::from(okg);
+        }
         println!(
-            "| {case} | {:.2} | {k} | {g} | {o} | {launches} | {} | {} | {ratio} |",
+            "| {case} | {:.2} | {k} | {g} | {o} | {launches} | {} | {} | {} | {} | {ratio} |",
             times[times.len() / 2],
             xla.map_or("?".into(), |x| x.to_string()),
-            if ok { "yes" } else { "no" }
+            if ok { "yes" } else { "no" },
+            on_gpu.map_or("-".into(), |x| x.to_string()),
+            match ok_g {
+                Some(true) => "yes",
+                Some(false) => "no",
+                None => "-",
+            }
         );
     }
     println!();
+    println!(
+        "launches <= XLA:GPU's on {ok_gpu}/{n_gpu} cases with a count in testdata/xla_gpu/summary.json"
+    );
     println!(
         "launches <= XLA on {ok_launch}/{n} cases ({:.0}%); geometric-mean traffic ratio {:.3} over {n_ratio} cases",
         100.0 * ok_launch as f64 / n.max(1) as f64,

@@ -128,17 +128,14 @@ pub fn assign(values: &[Value]) -> Result<Assignment, CompileError> {
             .then(def[a].cmp(&def[b]))
             .then(a.cmp(&b))
     });
-    let mut placed: Vec<(u64, u64, u32, u32)> = Vec::new(); // (offset, end, def, last)
+    let mut placed = LiveIndex::new(temps.iter().map(|&i| (def[i], last[i])).collect());
     let mut temp_bytes = 0u64;
     let mut temp_offsets = Vec::new();
-    for i in temps {
+    for (k, &i) in temps.iter().enumerate() {
         let size = values[i].size.max(1);
         let (d, l) = (def[i], last[i]);
-        let mut conflicts: Vec<(u64, u64)> = placed
-            .iter()
-            .filter(|&&(_, _, pd, pl)| !(pl < d || l < pd))
-            .map(|&(o, e, _, _)| (o, e))
-            .collect();
+        let mut conflicts: Vec<(u64, u64)> = Vec::new();
+        placed.overlapping(d, l, &mut conflicts);
         conflicts.sort();
         let mut offset = 0u64;
         for (o, e) in conflicts {
@@ -147,7 +144,7 @@ pub fn assign(values: &[Value]) -> Result<Assignment, CompileError> {
             }
             offset = offset.max(e.div_ceil(TEMP_ALIGNMENT) * TEMP_ALIGNMENT);
         }
-        placed.push((offset, offset + size, d, l));
+        placed.place(k, offset, offset + size);
         temp_bytes = temp_bytes.max(offset + size);
         temp_offsets.push((i, offset));
     }
@@ -178,4 +175,76 @@ pub fn assign(values: &[Value]) -> Result<Assignment, CompileError> {
         constants,
         temp_bytes,
     })
+}
+
+/// The temporaries placed so far, found by live range: a segment tree over all temporaries
+/// sorted by definition tick, each node holding the latest last use among its placed members.
+/// Finding those live at the same time as `[d, l]` visits only subtrees that hold one, so
+/// placing N temporaries costs O((N + conflicts) log N) where scanning every placed temporary
+/// was quadratic (issue 17). Hand-written: about forty lines, no crate offers this exact query
+/// with incremental insertion over a known set.
+struct LiveIndex {
+    /// (def, last) per temporary, in placement order.
+    ranges: Vec<(u32, u32)>,
+    /// Temporaries (placement-order index) sorted by def.
+    by_def: Vec<usize>,
+    /// Position of each temporary in `by_def`.
+    slot: Vec<usize>,
+    /// (offset, end) of each placed temporary.
+    extent: Vec<Option<(u64, u64)>>,
+    /// Segment tree over `by_def`: the latest last use of a placed temporary below the node.
+    tree: Vec<Option<u32>>,
+    size: usize,
+}
+
+impl LiveIndex {
+    fn new(ranges: Vec<(u32, u32)>) -> LiveIndex {
+        let n = ranges.len();
+        let mut by_def: Vec<usize> = (0..n).collect();
+        by_def.sort_by_key(|&k| (ranges[k].0, k));
+        let mut slot = vec![0; n];
+        for (p, &k) in by_def.iter().enumerate() {
+            slot[k] = p;
+        }
+        let size = n.next_power_of_two().max(1);
+        LiveIndex {
+            ranges,
+            by_def,
+            slot,
+            extent: vec![None; n],
+            tree: vec![None; 2 * size],
+            size,
+        }
+    }
+
+    fn place(&mut self, k: usize, offset: u64, end: u64) {
+        self.extent[k] = Some((offset, end));
+        let last = self.ranges[k].1;
+        let mut node = self.size + self.slot[k];
+        while node >= 1 {
+            self.tree[node] = Some(self.tree[node].map_or(last, |m| m.max(last)));
+            node /= 2;
+        }
+    }
+
+    /// Appends the extents of placed temporaries whose live range meets `[d, l]`.
+    fn overlapping(&self, d: u32, l: u32, out: &mut Vec<(u64, u64)>) {
+        // Candidates are defined no later than l: a prefix of `by_def`.
+        let limit = self.by_def.partition_point(|&k| self.ranges[k].0 <= l);
+        let mut stack = vec![(1usize, 0usize, self.size)];
+        while let Some((node, lo, hi)) = stack.pop() {
+            if lo >= limit || self.tree[node].is_none_or(|m| m < d) {
+                continue;
+            }
+            if node >= self.size {
+                if let Some(e) = self.by_def.get(lo).and_then(|&k| self.extent[k]) {
+                    out.push(e);
+                }
+                continue;
+            }
+            let mid = (lo + hi) / 2;
+            stack.push((2 * node, lo, mid));
+            stack.push((2 * node + 1, mid, hi));
+        }
+    }
 }

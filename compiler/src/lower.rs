@@ -713,9 +713,12 @@ impl Lowerer<'_> {
         };
         let mut map: std::collections::BTreeMap<InstrId, InstrId> = Default::default();
         let mut inline_constants: Vec<InstrId> = Vec::new();
+        // Operands already taken as inputs or inlined constants (a set: a kernel may have
+        // thousands of inputs, and scanning the lists made outlining quadratic).
+        let mut seen: std::collections::BTreeSet<InstrId> = Default::default();
         for &m in &g.members {
             for &o in &comp[m].operands {
-                if members.contains(&o) || inputs.contains(&o) || inline_constants.contains(&o) {
+                if members.contains(&o) || !seen.insert(o) {
                     continue;
                 }
                 let op = &comp[o];

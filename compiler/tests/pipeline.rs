@@ -408,3 +408,144 @@ fn out_of_range_dimensions_are_refused_with_a_location() {
         "invalid module: 5:8: e/r: broadcast: broadcast dimension 1000000000 is out of range for rank 2"
     );
 }
+
+/// Thunk kinds at the top level of an executable, in order.
+fn top_kinds(exe: &proto::xla::gpu::GpuExecutableProto) -> Vec<&'static str> {
+    exe.thunks
+        .iter()
+        .map(|t| match &t.r#impl {
+            Some(Impl::KernelThunk(_)) => "kernel",
+            Some(Impl::GemmThunk(_)) => "gemm",
+            Some(Impl::ConditionalThunk(_)) => "conditional",
+            Some(Impl::CopyThunk(_)) => "copy",
+            _ => "other",
+        })
+        .collect()
+}
+
+const SWITCH3: &str = "HloModule m
+b0 {
+  x = f32[6]{0} parameter(0)
+  c = f32[] constant(1)
+  b = f32[6]{0} broadcast(c), dimensions={}
+  ROOT r = f32[6]{0} subtract(x, b)
+}
+b1 {
+  x = f32[6]{0} parameter(0)
+  c = f32[] constant(2)
+  b = f32[6]{0} broadcast(c), dimensions={}
+  ROOT r = f32[6]{0} multiply(x, b)
+}
+b2 {
+  x = f32[6]{0} parameter(0)
+  ROOT r = f32[6]{0} negate(x)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  x = f32[6]{0} parameter(1)
+  ROOT c = f32[6]{0} conditional(i, x, x, x), branch_computations={b0, b1, b2}
+}
+";
+
+#[test]
+fn conditional_with_cheap_branches_is_one_kernel_with_the_same_branch_choice() {
+    // An index out of range takes the last branch, as the conditional thunk does.
+    for sel in [-1, 0, 1, 2, 7] {
+        let i = Array::new(vec![], Data::S32(vec![sel])).expect("scalar");
+        let exe = run_vs_reference(SWITCH3, &[i, f32s(vec![6], |k| k as f32 - 2.5)]);
+        assert_eq!(top_kinds(&exe), ["kernel"], "index {sel}");
+    }
+}
+
+#[test]
+fn pred_conditional_with_cheap_branches_is_a_select() {
+    let text = "HloModule m
+t {
+  x = f32[4]{0} parameter(0)
+  ROOT r = f32[4]{0} exponential(x)
+}
+f {
+  x = f32[4]{0} parameter(0)
+  ROOT r = f32[4]{0} abs(x)
+}
+ENTRY e {
+  p = pred[] parameter(0)
+  x = f32[4]{0} parameter(1)
+  ROOT c = f32[4]{0} conditional(p, x, x), true_computation=t, false_computation=f
+}
+";
+    for p in [true, false] {
+        let pa = Array::new(vec![], Data::Pred(vec![p])).expect("scalar");
+        let exe = run_vs_reference(text, &[pa, f32s(vec![4], |k| k as f32 - 1.5)]);
+        assert_eq!(top_kinds(&exe), ["kernel"], "pred {p}");
+    }
+}
+
+#[test]
+fn conditional_with_a_reduction_in_a_branch_stays_a_conditional() {
+    let text = "HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+b0 {
+  x = f32[6]{0} parameter(0)
+  z = f32[] constant(0)
+  s = f32[] reduce(x, z), dimensions={0}, to_apply=add
+  ROOT r = f32[6]{0} broadcast(s), dimensions={}
+}
+b1 {
+  ROOT x = f32[6]{0} parameter(0)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  x = f32[6]{0} parameter(1)
+  ROOT c = f32[6]{0} conditional(i, x, x), branch_computations={b0, b1}
+}
+";
+    let i = Array::new(vec![], Data::S32(vec![0])).expect("scalar");
+    let exe = run_vs_reference(text, &[i, f32s(vec![6], |k| k as f32)]);
+    assert!(
+        top_kinds(&exe).contains(&"conditional"),
+        "{:?}",
+        top_kinds(&exe)
+    );
+}
+
+fn dense_layer(m: usize, k: usize, n: usize) -> String {
+    format!(
+        "HloModule m
+ENTRY e {{
+  x = f32[{m},{k}]{{1,0}} parameter(0)
+  w = f32[{k},{n}]{{1,0}} parameter(1)
+  b = f32[{n}]{{0}} parameter(2)
+  d = f32[{m},{n}]{{1,0}} dot(x, w), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+  bb = f32[{m},{n}]{{1,0}} broadcast(b), dimensions={{1}}
+  a = f32[{m},{n}]{{1,0}} add(d, bb)
+  ROOT t = f32[{m},{n}]{{1,0}} tanh(a)
+}}
+"
+    )
+}
+
+#[test]
+fn small_dot_with_bias_and_activation_is_one_gemm_kernel() {
+    let (m, k, n) = (8, 32, 64);
+    let exe = run_vs_reference(
+        &dense_layer(m, k, n),
+        &[
+            f32s(vec![m, k], |i| ((i * 7) % 13) as f32 * 0.1 - 0.6),
+            f32s(vec![k, n], |i| ((i * 5) % 11) as f32 * 0.05 - 0.25),
+            f32s(vec![n], |i| i as f32 * 0.01),
+        ],
+    );
+    assert_eq!(top_kinds(&exe), ["kernel"]);
+}
+
+#[test]
+fn dot_too_big_for_shared_memory_stays_a_gemm_thunk() {
+    // (96*48 + 48*96) * 4 bytes = 36 KiB > 32 KiB.
+    let exe = compile(&dense_layer(96, 48, 96));
+    assert_eq!(top_kinds(&exe), ["gemm", "kernel"]);
+}

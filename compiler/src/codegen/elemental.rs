@@ -70,6 +70,9 @@ pub struct Emitter<'m> {
     /// Module-scope constant tables.
     pub globals: Vec<VarDecl>,
     scopes: Vec<HashMap<Key, Vec<Val>>>,
+    /// Values that stand for an instruction at every index the kernel reads it at: the
+    /// reductions of a row kernel, computed once per row (see `row.rs`).
+    row_values: HashMap<(u32, InstrId), Vec<Val>>,
     next_ctx: u32,
     name: String,
 }
@@ -106,6 +109,7 @@ impl<'m> Emitter<'m> {
             module,
             globals: Vec::new(),
             scopes: vec![HashMap::new()],
+            row_values: HashMap::new(),
             next_ctx: 0,
             name: name.to_string(),
         }
@@ -115,6 +119,17 @@ impl<'m> Emitter<'m> {
     pub fn ctx_id(&mut self) -> u32 {
         self.next_ctx += 1;
         self.next_ctx
+    }
+
+    /// From now on, instruction `id` of context `ctx` has value `v` wherever it is read (the
+    /// caller guarantees it is only read at one index: a row kernel's current row).
+    pub fn set_row_value(&mut self, ctx: u32, id: InstrId, v: Vec<Val>) {
+        self.row_values.insert((ctx, id), v);
+    }
+
+    /// Forgets every value set by [`Emitter::set_row_value`].
+    pub fn clear_row_values(&mut self) {
+        self.row_values.clear();
     }
 
     /// Opens a cache scope.
@@ -385,6 +400,9 @@ impl<'m> Emitter<'m> {
         id: InstrId,
         idx: &[Ix],
     ) -> Result<Vec<Val>, CodegenError> {
+        if let Some(v) = self.row_values.get(&(ctx.id, id)) {
+            return Ok(v.clone());
+        }
         let key = (ctx.id, id, idx.to_vec());
         for s in self.scopes.iter().rev() {
             if let Some(v) = s.get(&key) {

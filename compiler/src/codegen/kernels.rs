@@ -14,17 +14,17 @@ use super::{CodegenError, EmittedKernel, KernelArg, KernelRequest, LaunchDims};
 const BLOCK: u32 = 256;
 
 /// Common kernel scaffolding: parameters, pointers, finishing.
-struct Frame<'m> {
-    e: Emitter<'m>,
+pub(super) struct Frame<'m> {
+    pub(super) e: Emitter<'m>,
     params: Vec<String>,
     args: Vec<KernelArg>,
-    inputs: Vec<Reg>,
-    outputs: Vec<Reg>,
+    pub(super) inputs: Vec<Reg>,
+    pub(super) outputs: Vec<Reg>,
     name: String,
 }
 
 impl<'m> Frame<'m> {
-    fn new(
+    pub(super) fn new(
         req: &KernelRequest<'m>,
         comp: &Computation,
         name: &str,
@@ -56,7 +56,12 @@ impl<'m> Frame<'m> {
         }
     }
 
-    fn finish(self, req: &KernelRequest<'_>, launch: LaunchDims, shared: u64) -> EmittedKernel {
+    pub(super) fn finish(
+        self,
+        req: &KernelRequest<'_>,
+        launch: LaunchDims,
+        shared: u64,
+    ) -> EmittedKernel {
         let written = self
             .args
             .iter()
@@ -77,12 +82,12 @@ impl<'m> Frame<'m> {
     }
 }
 
-fn grid_for(req: &KernelRequest<'_>, work: u64) -> u32 {
+pub(super) fn grid_for(req: &KernelRequest<'_>, work: u64) -> u32 {
     let cap = req.target.max_grid[0].clamp(1, 1 << 20);
     work.clamp(1, cap) as u32
 }
 
-fn block_for(req: &KernelRequest<'_>, want: u32) -> u32 {
+pub(super) fn block_for(req: &KernelRequest<'_>, want: u32) -> u32 {
     want.min(req.target.max_threads_per_block.max(32))
 }
 
@@ -94,7 +99,7 @@ fn check_size(comp: &Computation, instr: &Instruction, n: u64) -> Result<(), Cod
 }
 
 /// Grid-stride loop over `0..n` (in units of `unit`: threads or blocks).
-fn grid_stride<'m, F>(
+pub(super) fn grid_stride<'m, F>(
     e: &mut Emitter<'m>,
     per_block: bool,
     n: u64,
@@ -153,7 +158,7 @@ where
 }
 
 /// Thread-strided loop `for k = tid; k < n; k += blockDim` (divergent).
-fn thread_loop<'m, F>(
+pub(super) fn thread_loop<'m, F>(
     e: &mut Emitter<'m>,
     start: Reg,
     block: u32,
@@ -184,7 +189,12 @@ where
     Ok(())
 }
 
-fn store_at(e: &mut Emitter<'_>, base: Reg, lin: Ix, v: Val) -> Result<(), CodegenError> {
+pub(super) fn store_at(
+    e: &mut Emitter<'_>,
+    base: Reg,
+    lin: Ix,
+    v: Val,
+) -> Result<(), CodegenError> {
     let addr = e.elem_addr(base, lin, v.ty);
     scalar::store(&mut e.b, StateSpace::Global, addr, v).map_err(CodegenError::Invalid)
 }
@@ -217,6 +227,7 @@ pub fn loop_kernel(
         id: 0,
     };
     let outputs = f.outputs.clone();
+    let shared = share_scalar_inputs(&mut f, comp, n)?;
     grid_stride(&mut f.e, false, n, |e, i| {
         let idx = e.delinearize(Ix::R(i), &dims);
         // Every value first, then the stores: an output may alias an input (in-place).
@@ -237,8 +248,327 @@ pub fn loop_kernel(
             grid: [grid, 1, 1],
             block: [block, 1, 1],
         },
-        0,
+        shared,
     ))
+}
+
+/// Scalar inputs of a kernel over `n > 1` elements (a select's predicate once a conditional
+/// became one, clamp bounds, ...): thread 0 of each block loads each once into shared memory
+/// and, after a barrier, every thread takes it from there, instead of every thread loading the
+/// same word from global memory. Returns the shared bytes used.
+fn share_scalar_inputs(f: &mut Frame<'_>, comp: &Computation, n: u64) -> Result<u64, CodegenError> {
+    let scalars: Vec<(Reg, InstrId, P)> = comp
+        .params
+        .iter()
+        .zip(f.inputs.iter())
+        .filter_map(|(&p, &ptr)| {
+            let i = comp.get(p)?;
+            (i.shape.is_array() && i.shape.rank() == 0)
+                .then_some(())
+                .and_then(|_| elem(&i.shape))
+                .map(|t| (ptr, p, t))
+        })
+        .collect();
+    if n <= 1 || scalars.is_empty() {
+        return Ok(0);
+    }
+    let e = &mut f.e;
+    let tid = e.b.special(SpecialReg::Tid(Dim::X));
+    let smem = e.b.symbol_addr(SHARED_NAME);
+    let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
+    let slots: Vec<Reg> = (0..scalars.len())
+        .map(|k| {
+            e.b.bin(O::Add, &[], Type::S64, smem.into(), Src::I(8 * k as i64))
+        })
+        .collect();
+    e.when(first, |e| {
+        for (&(ptr, _, ty), &slot) in scalars.iter().zip(&slots) {
+            let v = load_at(e, ptr, Ix::C(0), ty)?;
+            scalar::store(&mut e.b, StateSpace::Shared, slot, v).map_err(CodegenError::Invalid)?;
+        }
+        Ok(())
+    })?;
+    e.b.barrier();
+    for (&(_, p, ty), &slot) in scalars.iter().zip(&slots) {
+        let v =
+            scalar::load(&mut e.b, StateSpace::Shared, ty, slot).map_err(CodegenError::Invalid)?;
+        e.set_row_value(0, p, vec![v]);
+    }
+    Ok(8 * scalars.len() as u64)
+}
+
+/// What a block reduction needs to know about one `reduce` instruction.
+pub(super) struct ReduceSpec {
+    inputs: Vec<InstrId>,
+    inits: Vec<InstrId>,
+    in_dims: Vec<u64>,
+    red: Vec<usize>,
+    kept: Vec<usize>,
+    red_dims: Vec<u64>,
+    /// Dimensions of the result (the kept dimensions).
+    pub out_dims: Vec<u64>,
+    /// Elements reduced into each result element.
+    pub total_red: u64,
+    f_red: hlo::ComputationId,
+    types: Vec<P>,
+}
+
+impl ReduceSpec {
+    /// Reads and checks reduce `id` of `comp`.
+    pub(super) fn new(comp: &Computation, id: InstrId) -> Result<ReduceSpec, CodegenError> {
+        let instr = comp
+            .get(id)
+            .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+        let err = |e: &str| unsupported(comp, instr, e);
+        let n = instr.operands.len() / 2;
+        if n == 0 {
+            return Err(err("reduce without operands"));
+        }
+        let inputs: Vec<InstrId> = instr.operands[..n].to_vec();
+        let inits: Vec<InstrId> = instr.operands[n..].to_vec();
+        let in_shape = &comp.get(inputs[0]).ok_or_else(|| err("bad operand"))?.shape;
+        let in_dims = dims_of(in_shape);
+        check_size(comp, instr, in_dims.iter().product())?;
+        let red: Vec<usize> = instr
+            .attrs
+            .dimensions
+            .clone()
+            .unwrap_or_default()
+            .iter()
+            .map(|&d| d.max(0) as usize)
+            .collect();
+        if red.iter().any(|&d| d >= in_dims.len()) {
+            return Err(err("reduced dimension out of range"));
+        }
+        let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
+        let out_dims: Vec<u64> = kept.iter().map(|&d| in_dims[d]).collect();
+        let red_dims: Vec<u64> = red
+            .iter()
+            .map(|&d| in_dims.get(d).copied().unwrap_or(1))
+            .collect();
+        let total_red: u64 = red_dims.iter().product();
+        let f_red = instr
+            .attrs
+            .to_apply
+            .ok_or_else(|| err("reduce without to_apply"))?;
+        let types: Vec<P> = inits
+            .iter()
+            .map(|&i| {
+                comp.get(i)
+                    .and_then(|x| elem(&x.shape))
+                    .ok_or_else(|| err("bad init"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(ReduceSpec {
+            inputs,
+            inits,
+            in_dims,
+            red,
+            kept,
+            red_dims,
+            out_dims,
+            total_red,
+            f_red,
+            types,
+        })
+    }
+
+    /// Threads per block: a power of two covering the reduced elements, 32 to 256. For
+    /// `total_red` up to the block size every thread holds at most one element, so the tree's
+    /// result is the same for any larger power-of-two block (the row kernel relies on it).
+    pub(super) fn block(&self, req: &KernelRequest<'_>) -> u32 {
+        let block = block_for(
+            req,
+            (self
+                .total_red
+                .next_power_of_two()
+                .clamp(32, u64::from(BLOCK))) as u32,
+        );
+        if block.is_power_of_two() {
+            block
+        } else {
+            32
+        }
+    }
+
+    /// Shared memory bytes the tree needs for `block` threads.
+    pub(super) fn shared_bytes(&self, block: u32) -> u64 {
+        self.types.len() as u64 * u64::from(block) * 8
+    }
+}
+
+/// The block's reduction of result element `oidx` of `spec`: thread-strided accumulation, a
+/// shared-memory tree and warp shuffles; then `at_thread0` runs in thread 0 with the result
+/// components. `my_slot` is this thread's 8-byte slot of the tree's shared memory.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn block_reduce<'m, F>(
+    e: &mut Emitter<'m>,
+    ctx: &Ctx<'_>,
+    spec: &ReduceSpec,
+    oidx: &[Ix],
+    tid: Reg,
+    my_slot: Reg,
+    block: u32,
+    mut at_thread0: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
+{
+    let (inputs, inits, types, f_red) = (&spec.inputs, &spec.inits, &spec.types, spec.f_red);
+    let (total_red, in_dims, kept, red, red_dims) = (
+        spec.total_red,
+        &spec.in_dims,
+        &spec.kept,
+        &spec.red,
+        &spec.red_dims,
+    );
+    let mut init_vals = Vec::new();
+    for &i in inits {
+        init_vals.push(e.emit1(ctx, i, &[])?);
+    }
+    // Thread 0 starts from the init value; thread t > 0 from element t (so the init value
+    // is applied exactly once, whatever it is).
+    let acc = e.fresh_copy(&init_vals)?;
+    let full_index = |e: &mut Emitter<'_>, k: Reg| -> Vec<Ix> {
+        let ridx = e.delinearize(Ix::R(k), red_dims);
+        let mut full = vec![Ix::C(0); in_dims.len()];
+        for (j, &d) in kept.iter().enumerate() {
+            full[d] = oidx[j];
+        }
+        for (j, &d) in red.iter().enumerate() {
+            full[d] = ridx[j];
+        }
+        full
+    };
+    let k0 = e.b.mov(Type::B32, tid.into());
+    let not_first = e.b.setp(CmpOp::Ne, Type::U32, tid.into(), Src::I(0));
+    let has =
+        e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(total_red as i64));
+    let own = e.b.pand(not_first, has);
+    e.when(own, |e| {
+        let full = full_index(e, tid);
+        let mut xs = Vec::new();
+        for &i in inputs {
+            xs.push(e.emit1(ctx, i, &full)?);
+        }
+        e.update(&acc, &xs)?;
+        e.b.op_to(
+            k0,
+            O::Add,
+            vec![super::builder::t(Type::U32)],
+            &[tid.into(), Src::I(i64::from(block))],
+        );
+        Ok(())
+    })?;
+    thread_loop(e, k0, block, total_red, |e, k| {
+        let full = full_index(e, k);
+        let mut args = acc.clone();
+        for &i in inputs {
+            args.push(e.emit1(ctx, i, &full)?);
+        }
+        let new = e.inline_scalar(f_red, &args)?;
+        e.update(&acc, &new)
+    })?;
+    let nvalid = u64::from(block).min(total_red.max(1));
+    // Shared-memory tree.
+    let comp_base = |e: &mut Emitter<'_>, c: usize, slot: Reg| -> Reg {
+        e.b.bin(
+            O::Add,
+            &[],
+            Type::S64,
+            slot.into(),
+            Src::I((c as u64 * u64::from(block) * 8) as i64),
+        )
+    };
+    let mut nvalid = nvalid;
+    if block > 32 {
+        for (c, v) in acc.iter().enumerate() {
+            let a = comp_base(e, c, my_slot);
+            scalar::store(&mut e.b, StateSpace::Shared, a, *v).map_err(CodegenError::Invalid)?;
+        }
+        let mut s = block / 2;
+        while s >= 32 {
+            e.b.barrier();
+            let lim = u64::from(s).min(nvalid.saturating_sub(u64::from(s)));
+            if lim > 0 {
+                let active =
+                    e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
+                e.when(active, |e| {
+                    let mut args = Vec::new();
+                    for off in [0u64, u64::from(s) * 8] {
+                        for (c, ty) in types.iter().enumerate() {
+                            let a = comp_base(e, c, my_slot);
+                            let a =
+                                e.b.bin(O::Add, &[], Type::S64, a.into(), Src::I(off as i64));
+                            args.push(
+                                scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
+                                    .map_err(CodegenError::Invalid)?,
+                            );
+                        }
+                    }
+                    let new = e.inline_scalar(f_red, &args)?;
+                    for (c, v) in new.iter().enumerate() {
+                        let a = comp_base(e, c, my_slot);
+                        scalar::store(&mut e.b, StateSpace::Shared, a, *v)
+                            .map_err(CodegenError::Invalid)?;
+                    }
+                    Ok(())
+                })?;
+            }
+            nvalid = nvalid.min(u64::from(s));
+            s /= 2;
+        }
+        e.b.barrier();
+    }
+    // Warp 0 finishes with shuffles (all 32 lanes execute every shfl.sync).
+    let warp0 = e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(32));
+    e.when(warp0, |e| {
+        if block > 32 {
+            let mut vals = Vec::new();
+            for (c, ty) in types.iter().enumerate() {
+                let a = comp_base(e, c, my_slot);
+                vals.push(
+                    scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
+                        .map_err(CodegenError::Invalid)?,
+                );
+            }
+            e.update(&acc, &vals)?;
+        }
+        let mut s = 16u32;
+        while s > 0 {
+            let lim = u64::from(s).min(nvalid.saturating_sub(u64::from(s)));
+            if lim > 0 {
+                let mut partner = Vec::new();
+                for v in &acc {
+                    partner.push(shfl_down(e, *v, s)?);
+                }
+                let active =
+                    e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
+                e.when(active, |e| {
+                    let mut args = acc.clone();
+                    args.extend(partner.iter().copied());
+                    let new = e.inline_scalar(f_red, &args)?;
+                    e.update(&acc, &new)
+                })?;
+            }
+            nvalid = nvalid.min(u64::from(s));
+            s /= 2;
+        }
+        let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
+        e.when(first, |e| at_thread0(e, &acc))
+    })
+}
+
+/// This thread's 8-byte slot of the kernel's shared memory (`smem + 8 * tid`).
+pub(super) fn shared_slot(e: &mut Emitter<'_>, tid: Reg) -> Reg {
+    let smem = e.b.symbol_addr(SHARED_NAME);
+    let tid_off = e.b.op(
+        O::Mul,
+        vec![ptx::ast::Modifier::Wide, super::builder::t(Type::U32)],
+        Type::U64,
+        &[tid.into(), Src::I(8)],
+    );
+    e.b.bin(O::Add, &[], Type::S64, smem.into(), tid_off.into())
 }
 
 /// A reduction kernel for `reduce` instruction `id`; `outputs` maps result components to
@@ -250,57 +580,10 @@ pub fn reduce_kernel(
     id: InstrId,
     outputs: &[(usize, usize)],
 ) -> Result<EmittedKernel, CodegenError> {
-    let instr = comp
-        .get(id)
-        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
-    let err = |e: &str| unsupported(comp, instr, e);
-    let n = instr.operands.len() / 2;
-    if n == 0 {
-        return Err(err("reduce without operands"));
-    }
-    let inputs: Vec<InstrId> = instr.operands[..n].to_vec();
-    let inits: Vec<InstrId> = instr.operands[n..].to_vec();
-    let in_shape = &comp.get(inputs[0]).ok_or_else(|| err("bad operand"))?.shape;
-    let in_dims = dims_of(in_shape);
-    check_size(comp, instr, in_dims.iter().product())?;
-    let red: Vec<usize> = instr
-        .attrs
-        .dimensions
-        .clone()
-        .unwrap_or_default()
-        .iter()
-        .map(|&d| d.max(0) as usize)
-        .collect();
-    if red.iter().any(|&d| d >= in_dims.len()) {
-        return Err(err("reduced dimension out of range"));
-    }
-    let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
-    let out_dims: Vec<u64> = kept.iter().map(|&d| in_dims[d]).collect();
-    let red_dims: Vec<u64> = red
-        .iter()
-        .map(|&d| in_dims.get(d).copied().unwrap_or(1))
-        .collect();
-    let total_out: u64 = out_dims.iter().product();
-    let total_red: u64 = red_dims.iter().product();
-    let f_red = instr
-        .attrs
-        .to_apply
-        .ok_or_else(|| err("reduce without to_apply"))?;
-    let types: Vec<P> = inits
-        .iter()
-        .map(|&i| {
-            comp.get(i)
-                .and_then(|x| elem(&x.shape))
-                .ok_or_else(|| err("bad init"))
-        })
-        .collect::<Result<_, _>>()?;
-    let block = block_for(
-        req,
-        (total_red.next_power_of_two().clamp(32, u64::from(BLOCK))) as u32,
-    );
-    let block = if block.is_power_of_two() { block } else { 32 };
+    let spec = ReduceSpec::new(comp, id)?;
+    let block = spec.block(req);
     // (Declared even when the block is a single warp, which never touches it.)
-    let shared = types.len() as u64 * u64::from(block) * 8;
+    let shared = spec.shared_bytes(block);
     let outs: Vec<usize> = outputs.iter().map(|o| o.1).collect();
     let mut f = Frame::new(req, comp, name, &outs);
     let ctx = Ctx {
@@ -310,166 +593,23 @@ pub fn reduce_kernel(
     };
     let out_ptrs = f.outputs.clone();
     let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
-    let smem = f.e.b.symbol_addr(SHARED_NAME);
-    let tid_off = f.e.b.op(
-        O::Mul,
-        vec![ptx::ast::Modifier::Wide, super::builder::t(Type::U32)],
-        Type::U64,
-        &[tid.into(), Src::I(8)],
-    );
-    let my_slot =
-        f.e.b
-            .bin(O::Add, &[], Type::S64, smem.into(), tid_off.into());
-    grid_stride(&mut f.e, true, total_out, |e, o| {
+    let my_slot = shared_slot(&mut f.e, tid);
+    let out_dims = spec.out_dims.clone();
+    grid_stride(&mut f.e, true, out_dims.iter().product(), |e, o| {
         let oidx = e.delinearize(Ix::R(o), &out_dims);
-        let mut init_vals = Vec::new();
-        for &i in &inits {
-            init_vals.push(e.emit1(&ctx, i, &[])?);
-        }
-        // Thread 0 starts from the init value; thread t > 0 from element t (so the init value
-        // is applied exactly once, whatever it is).
-        let acc = e.fresh_copy(&init_vals)?;
-        let full_index = |e: &mut Emitter<'_>, k: Reg| -> Vec<Ix> {
-            let ridx = e.delinearize(Ix::R(k), &red_dims);
-            let mut full = vec![Ix::C(0); in_dims.len()];
-            for (j, &d) in kept.iter().enumerate() {
-                full[d] = oidx[j];
+        block_reduce(e, &ctx, &spec, &oidx, tid, my_slot, block, |e, acc| {
+            for (k, &(c, _)) in outputs.iter().enumerate() {
+                let v = *acc
+                    .get(c)
+                    .ok_or_else(|| CodegenError::Invalid("bad component".into()))?;
+                store_at(e, out_ptrs[k], Ix::R(o), v)?;
             }
-            for (j, &d) in red.iter().enumerate() {
-                full[d] = ridx[j];
-            }
-            full
-        };
-        let k0 = e.b.mov(Type::B32, tid.into());
-        let not_first = e.b.setp(CmpOp::Ne, Type::U32, tid.into(), Src::I(0));
-        let has =
-            e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(total_red as i64));
-        let own = e.b.pand(not_first, has);
-        e.when(own, |e| {
-            let full = full_index(e, tid);
-            let mut xs = Vec::new();
-            for &i in &inputs {
-                xs.push(e.emit1(&ctx, i, &full)?);
-            }
-            e.update(&acc, &xs)?;
-            e.b.op_to(
-                k0,
-                O::Add,
-                vec![super::builder::t(Type::U32)],
-                &[tid.into(), Src::I(i64::from(block))],
-            );
             Ok(())
-        })?;
-        thread_loop(e, k0, block, total_red, |e, k| {
-            let full = full_index(e, k);
-            let mut args = acc.clone();
-            for &i in &inputs {
-                args.push(e.emit1(&ctx, i, &full)?);
-            }
-            let new = e.inline_scalar(f_red, &args)?;
-            e.update(&acc, &new)
-        })?;
-        let nvalid = u64::from(block).min(total_red.max(1));
-        // Shared-memory tree.
-        let comp_base = |e: &mut Emitter<'_>, c: usize, slot: Reg| -> Reg {
-            e.b.bin(
-                O::Add,
-                &[],
-                Type::S64,
-                slot.into(),
-                Src::I((c as u64 * u64::from(block) * 8) as i64),
-            )
-        };
-        let mut nvalid = nvalid;
-        if block > 32 {
-            for (c, v) in acc.iter().enumerate() {
-                let a = comp_base(e, c, my_slot);
-                scalar::store(&mut e.b, StateSpace::Shared, a, *v)
-                    .map_err(CodegenError::Invalid)?;
-            }
-            let mut s = block / 2;
-            while s >= 32 {
-                e.b.barrier();
-                let lim = u64::from(s).min(nvalid.saturating_sub(u64::from(s)));
-                if lim > 0 {
-                    let active =
-                        e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
-                    e.when(active, |e| {
-                        let mut args = Vec::new();
-                        for off in [0u64, u64::from(s) * 8] {
-                            for (c, ty) in types.iter().enumerate() {
-                                let a = comp_base(e, c, my_slot);
-                                let a =
-                                    e.b.bin(O::Add, &[], Type::S64, a.into(), Src::I(off as i64));
-                                args.push(
-                                    scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
-                                        .map_err(CodegenError::Invalid)?,
-                                );
-                            }
-                        }
-                        let new = e.inline_scalar(f_red, &args)?;
-                        for (c, v) in new.iter().enumerate() {
-                            let a = comp_base(e, c, my_slot);
-                            scalar::store(&mut e.b, StateSpace::Shared, a, *v)
-                                .map_err(CodegenError::Invalid)?;
-                        }
-                        Ok(())
-                    })?;
-                }
-                nvalid = nvalid.min(u64::from(s));
-                s /= 2;
-            }
-            e.b.barrier();
-        }
-        // Warp 0 finishes with shuffles (all 32 lanes execute every shfl.sync).
-        let warp0 = e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(32));
-        e.when(warp0, |e| {
-            if block > 32 {
-                let mut vals = Vec::new();
-                for (c, ty) in types.iter().enumerate() {
-                    let a = comp_base(e, c, my_slot);
-                    vals.push(
-                        scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
-                            .map_err(CodegenError::Invalid)?,
-                    );
-                }
-                e.update(&acc, &vals)?;
-            }
-            let mut s = 16u32;
-            while s > 0 {
-                let lim = u64::from(s).min(nvalid.saturating_sub(u64::from(s)));
-                if lim > 0 {
-                    let mut partner = Vec::new();
-                    for v in &acc {
-                        partner.push(shfl_down(e, *v, s)?);
-                    }
-                    let active =
-                        e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
-                    e.when(active, |e| {
-                        let mut args = acc.clone();
-                        args.extend(partner.iter().copied());
-                        let new = e.inline_scalar(f_red, &args)?;
-                        e.update(&acc, &new)
-                    })?;
-                }
-                nvalid = nvalid.min(u64::from(s));
-                s /= 2;
-            }
-            let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
-            e.when(first, |e| {
-                for (k, &(c, _)) in outputs.iter().enumerate() {
-                    let v = *acc
-                        .get(c)
-                        .ok_or_else(|| CodegenError::Invalid("bad component".into()))?;
-                    store_at(e, out_ptrs[k], Ix::R(o), v)?;
-                }
-                Ok(())
-            })
         })?;
         e.b.barrier();
         Ok(())
     })?;
-    let grid = grid_for(req, total_out);
+    let grid = grid_for(req, out_dims.iter().product());
     Ok(f.finish(
         req,
         LaunchDims {

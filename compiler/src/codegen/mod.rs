@@ -15,8 +15,10 @@ use hlo::{ComputationId, HloModule, Opcode};
 
 pub mod builder;
 pub mod elemental;
+pub mod gemm;
 pub mod kernels;
 pub mod math;
+pub mod row;
 pub mod scalar;
 
 /// What code generation needs to know about the target.
@@ -136,7 +138,10 @@ type LoopGroup = (Vec<i64>, Vec<(InstrId, usize)>);
 
 /// Generates the kernels of one fused computation.
 ///
-/// The root decides the kernel shape: `reduce` → a reduction kernel, `sort` → a sort kernel,
+/// A small f32 dot with its elementwise epilogue becomes one gemm kernel ([`gemm`]); a row
+/// fusion (reductions along trailing dimensions with their elementwise consumers, see [`row`])
+/// becomes one row kernel. Otherwise the root decides the kernel shape: `reduce` → a
+/// reduction kernel, `sort` → a sort kernel,
 /// `scatter` → a scatter kernel, anything else → a loop kernel. A tuple root is split into one
 /// loop kernel per group of equally-shaped non-reduction leaves plus one reduction kernel per
 /// reduction leaf; kernel `k > 0` of a plan is named `{name}_{k}`.
@@ -148,6 +153,20 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         CodegenError::Invalid(format!("computation {} is empty", computation.name))
     })?;
     let rid = computation.root;
+    // A small dot with its elementwise epilogue: one gemm kernel (see `gemm.rs`).
+    if let Some(g) = gemm::detect(computation) {
+        return Ok(KernelPlan {
+            kernels: vec![gemm::gemm_kernel(request, computation, request.name, g)?],
+            scratch_bytes: 0,
+        });
+    }
+    // Reductions fused with their consumers: one row kernel (see `row.rs`).
+    if let Some(rows) = row::detect(computation) {
+        return Ok(KernelPlan {
+            kernels: vec![row::row_kernel(request, computation, request.name, &rows)?],
+            scratch_bytes: 0,
+        });
+    }
     let mut names = (0u32..).map(|k| {
         if k == 0 {
             request.name.to_string()

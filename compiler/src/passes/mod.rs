@@ -1,15 +1,16 @@
 //! The HLO passes that run before fusion, in order:
 //!
 //! 1. [`inline_calls`]: inline `call` (and pre-existing `fusion`) instructions.
-//! 2. [`dce`]: drop instructions whose values nobody uses.
-//! 3. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
+//! 2. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
+//! 3. [`dce`]: drop instructions whose values nobody uses.
+//! 4. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
 //!    slices/copies, tuple/get-tuple-element forwarding, small constant folding).
-//! 4. [`cse`]: common subexpression elimination.
-//! 5. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
+//! 5. [`cse`]: common subexpression elimination.
+//! 6. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
 //!    transposes around a leading-dimension collective.
-//! 6. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
+//! 7. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
 //!    place.
-//! 7. [`dce`] again.
+//! 8. [`dce`] again.
 //!
 //! Fusion ([`crate::fusion`]) and lowering to thunks follow.
 use hlo::HloModule;
@@ -18,6 +19,7 @@ use crate::error::CompileError;
 use crate::options::CompileOptions;
 
 pub mod collectives;
+pub mod cond_select;
 pub mod cse;
 pub mod dce;
 pub mod gemm_operands;
@@ -30,6 +32,7 @@ pub type Pass = fn(&mut HloModule) -> Result<(), CompileError>;
 /// The passes in pipeline order, with their names.
 pub const PIPELINE: &[(&str, Pass)] = &[
     ("inline-calls", inline_calls::run),
+    ("cond-select", cond_select::run),
     ("dce", dce::run),
     ("simplify", simplify::run),
     ("cse", cse::run),

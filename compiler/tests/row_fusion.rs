@@ -1,0 +1,66 @@
+//! Row-reduction fusion and sibling fusion decisions (the numerics are checked on the corpus by
+//! `tests/execute.rs`).
+use std::path::PathBuf;
+
+use compiler::fusion::{plan, Unit};
+
+fn kernels(text: &str) -> usize {
+    let module = hlo::parse_module(text).expect("parse");
+    let m = compiler::optimize(&module, &compiler::CompileOptions::default()).expect("optimize");
+    let entry = m.get(m.entry).expect("entry");
+    plan(entry, true)
+        .expect("plan")
+        .iter()
+        .filter(|u| matches!(u, Unit::Kernel(_)))
+        .count()
+}
+
+const SOFTMAX_TAIL: &str = "
+  e = f32[8,128]{1,0} exponential(s)
+  z = f32[] constant(0)
+  sum = f32[8]{0} reduce(e, z), dimensions={1}, to_apply=add
+  b2 = f32[8,128]{1,0} broadcast(sum), dimensions={0}
+  ROOT d = f32[8,128]{1,0} divide(e, b2)
+}
+";
+
+fn module(consumer: &str) -> String {
+    format!(
+        "HloModule m\nmax {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}}\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\nENTRY e {{\n  x = f32[8,128]{{1,0}} parameter(0)\n  ninf = f32[] constant(-inf)\n  mx = f32[8]{{0}} reduce(x, ninf), dimensions={{1}}, to_apply=max\n{consumer}{SOFTMAX_TAIL}"
+    )
+}
+
+#[test]
+fn softmax_is_one_row_kernel() {
+    let text = module(
+        "  b1 = f32[8,128]{1,0} broadcast(mx), dimensions={0}\n  s = f32[8,128]{1,0} subtract(x, b1)\n",
+    );
+    assert_eq!(kernels(&text), 1);
+}
+
+#[test]
+fn a_reduce_read_at_another_row_is_not_fused() {
+    // The reversed maximum reads row 7 - r: not the block's own row, so it stays a kernel.
+    let text = module(
+        "  rv = f32[8]{0} reverse(mx), dimensions={0}\n  b1 = f32[8,128]{1,0} broadcast(rv), dimensions={0}\n  s = f32[8,128]{1,0} subtract(x, b1)\n",
+    );
+    assert_eq!(kernels(&text), 2);
+}
+
+#[test]
+fn a_reduce_broadcast_along_rows_is_not_fused() {
+    // Broadcasting the row maxima along dimension 1 of a [128, 8] array maps them to columns.
+    let text = module(
+        "  t = f32[128,8]{1,0} broadcast(mx), dimensions={1}\n  tt = f32[8,128]{1,0} transpose(t), dimensions={1,0}\n  s = f32[8,128]{1,0} subtract(x, tt)\n",
+    );
+    assert_eq!(kernels(&text), 2);
+}
+
+#[test]
+fn the_corpus_softmax_and_layernorm_are_one_kernel() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/corpus/hlo");
+    for case in ["softmax", "layernorm", "gather_take"] {
+        let text = std::fs::read_to_string(dir.join(format!("{case}.hlo"))).expect("corpus");
+        assert_eq!(kernels(&text), 1, "{case}");
+    }
+}
