@@ -94,9 +94,9 @@ fn report_refusal(size: usize, limit: usize) {
     let target = super::Target::ALL
         .get(CASE_TARGET.load(Relaxed))
         .map_or("?", |t| t.name());
-    let _ = write!(
+    let _ = writeln!(
         w,
-        "fuzz finding: allocation of {size} bytes refused, over the limit of {limit} live bytes; target {target}, case seed {seed}\n"
+        "fuzz finding: allocation of {size} bytes refused, over the limit of {limit} live bytes; target {target}, case seed {seed}"
     );
     let left = w.len();
     let used = buf.len() - left;

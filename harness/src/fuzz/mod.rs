@@ -346,6 +346,14 @@ pub fn run_input(
     }
 }
 
+/// [`run_input`] on the bundled h100_sxm device with [`Limits::default`]'s flags: what the
+/// cargo-fuzz targets under `fuzz/` call with libFuzzer's bytes.
+pub fn run_default(target: Target, input: &[u8]) -> Outcome {
+    static FLAGS: OnceLock<RuntimeFlags> = OnceLock::new();
+    let flags = FLAGS.get_or_init(|| Limits::default().flags);
+    run_input(target, input, &default_device(), flags)
+}
+
 fn text(input: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(input).map_err(|_| "utf8".to_owned())
 }
