@@ -26,6 +26,10 @@ pub struct FuzzArgs {
     /// Live heap bytes a case may reach before its allocation is refused.
     #[arg(long, default_value_t = 1 << 30)]
     pub max_heap_bytes: usize,
+    /// Stop each target after this many seconds, even before --iterations (the report gives
+    /// the count that ran).
+    #[arg(long)]
+    pub max_secs: Option<u64>,
 }
 
 /// Runs `aot fuzz`; the exit status.
@@ -46,6 +50,7 @@ pub fn run(args: &FuzzArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let limits = Limits {
         deadline: Duration::from_secs(args.deadline_secs),
         heap_bytes: args.max_heap_bytes,
+        time_limit: args.max_secs.map(Duration::from_secs),
         ..Limits::default()
     };
     let root = fuzz::repo_root();

@@ -81,6 +81,8 @@ pub struct Limits {
     pub deadline: Duration,
     /// Live heap bytes allowed (the counting allocator refuses past it).
     pub heap_bytes: usize,
+    /// Stop starting cases after this long (the report says how many ran).
+    pub time_limit: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -97,6 +99,7 @@ impl Default for Limits {
             deadline: Duration::from_secs(30),
             // The emulated memory (256 MiB), a decoded artifact and the emulator's state.
             heap_bytes: 1 << 30,
+            time_limit: None,
         }
     }
 }
@@ -493,6 +496,9 @@ pub fn run(
     let mut report = Report::default();
     let fallback = seeds.devices.first().cloned();
     for i in 0..iterations {
+        if limits.time_limit.is_some_and(|t| started.elapsed() >= t) {
+            break;
+        }
         let cs = case_seed(seed, i);
         let (index, input) = seeds.case(cs);
         let device = seeds
