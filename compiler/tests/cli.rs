@@ -37,6 +37,26 @@ fn module(name: &str) -> String {
         .to_string()
 }
 
+/// Errors exit with status 2, as every binary of the project does (README, "Exit status").
+#[test]
+fn an_error_exits_with_status_2() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xla_compile"))
+        .args([
+            format!("--module_file={}", module("no_such_module")),
+            format!("--output_file={}", tmp("none.pb").display()),
+            "--platform=gpu".into(),
+            format!("--gpu_target_config={}", spec("h100_sxm")),
+        ])
+        .output()
+        .expect("run xla_compile");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn compiles_text_and_binary_modules() {
     let out = tmp("softmax.pb");

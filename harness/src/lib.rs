@@ -6,6 +6,8 @@ pub mod deadline;
 pub mod demo_cmd;
 pub mod eval_cmd;
 pub mod forward_cmd;
+pub mod fuzz;
+pub mod fuzz_cmd;
 pub mod golden;
 pub mod goldens_cmd;
 pub mod inspect_cmd;

@@ -948,8 +948,14 @@ pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, Conv
     };
     let mut computations = Vec::with_capacity(module.computations.len());
     for (ci, comp) in module.computations.iter().enumerate() {
+        // Operands before their users, as XLA writes a module and as a runtime checks it: the
+        // text parser accepts operands defined later in the text, and writing the text order
+        // made artifacts the runtime refuses ("operand id 3 is not an earlier instruction").
+        // For text already in that order (everything XLA and JAX print) the order is the same.
         let instructions = comp
-            .iter()
+            .post_order()
+            .into_iter()
+            .filter_map(|id| comp.get(id).map(|instr| (id, instr)))
             .map(|(id, instr)| instruction_to_proto(module, comp, ci, &ids, id, instr))
             .collect::<Result<Vec<_>, _>>()?;
         let root_id = ids

@@ -114,9 +114,44 @@ pub enum DecodeError {
         limit: usize,
     },
     /// The bytes are not a valid encoding of the message.
-    #[error("malformed protobuf: {0}")]
+    #[error("malformed protobuf: {}", describe_decode_error(.0))]
     Malformed(#[source] prost::DecodeError),
     /// Valid protobuf that this loader refuses to stream (see [`wire::decode_except`]).
     #[error("unsupported encoding: {0}")]
     Unsupported(String),
+}
+
+/// Frames of a decode error's field path kept at each end when the middle is elided.
+const DECODE_PATH_ENDS: usize = 3;
+
+/// prost's description of a decode failure, made readable: fields named as in the `.proto`
+/// (prost prints the Rust identifier `r#impl` for the `impl` oneof), and a field path longer than
+/// a few frames (deep nesting: one frame per level, 200 levels of a hostile artifact gave a
+/// 10 KB message) elided in the middle, with the count of frames left out.
+pub fn describe_decode_error(e: &prost::DecodeError) -> String {
+    let text = e.to_string().replace("r#", "");
+    const PREFIX: &str = "failed to decode Protobuf message: ";
+    let Some(rest) = text.strip_prefix(PREFIX) else {
+        return text;
+    };
+    let parts: Vec<&str> = rest.split(": ").collect();
+    // The frames are `Message.field`; the last part is the description.
+    let Some((description, frames)) = parts.split_last() else {
+        return text;
+    };
+    if frames.len() <= 2 * DECODE_PATH_ENDS + 1 {
+        return text;
+    }
+    let (head, tail) = (
+        frames.get(..DECODE_PATH_ENDS).unwrap_or_default(),
+        frames
+            .get(frames.len() - DECODE_PATH_ENDS..)
+            .unwrap_or_default(),
+    );
+    format!(
+        "{PREFIX}{}: … ({} more fields): {}: {description}",
+        head.join(": "),
+        frames.len() - 2 * DECODE_PATH_ENDS,
+        tail.join(": ")
+    )
 }

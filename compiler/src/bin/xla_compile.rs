@@ -66,7 +66,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("xla_compile: error: {e:#}");
-            ExitCode::FAILURE
+            // The project's one convention (README): 0 ok, 1 mismatch or findings, 2 error; clap
+            // exits 2 on a usage error too.
+            ExitCode::from(2)
         }
     }
 }

@@ -64,6 +64,10 @@ enum Command {
     /// scratch worktree, run the gates, and check that breaks are caught and safe edits pass.
     /// Exit status: 0 every edit judged right, 1 a miss, false alarm or broken entry, 2 an error.
     Selftest(harness::selftest_cmd::SelftestArgs),
+    /// Mutation testing of the entry points that read untrusted input (artifact loader, HLO,
+    /// StableHLO, PTX, target configs), with outcomes counted by error code.
+    /// Exit status: 0 no finding, 1 a panic, hang or allocation over the limit, 2 an error.
+    Fuzz(harness::fuzz_cmd::FuzzArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -89,9 +93,11 @@ fn code(result: anyhow::Result<u8>) -> ExitCode {
 
 /// mimalloc: the schema bot's diff and the compiler allocate many small objects from several
 /// threads, where it is markedly faster than glibc's malloc (schema_history's diff_bench uses it
-/// too, so it measures what this binary does).
+/// too, so it measures what this binary does). Counted (one relaxed atomic add per call, no limit
+/// unless `aot fuzz` sets one), so that `aot fuzz` can check its memory property.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: harness::fuzz::alloc::CountingAlloc<mimalloc::MiMalloc> =
+    harness::fuzz::alloc::CountingAlloc(mimalloc::MiMalloc);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -111,6 +117,7 @@ fn main() -> ExitCode {
         Command::Goldens(args) => code(harness::goldens_cmd::run(&args, &mut stdout)),
         Command::Forward(args) => code(harness::forward_cmd::run(&args, &mut stdout)),
         Command::Selftest(args) => code(harness::selftest_cmd::run(&args, &mut stdout)),
+        Command::Fuzz(args) => code(harness::fuzz_cmd::run(&args, &mut stdout)),
         Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {

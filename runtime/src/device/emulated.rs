@@ -57,6 +57,21 @@ fn emu_err(e: emu::EmuError) -> Error {
     }
 }
 
+/// A launch's failure. The emulator's messages already name the kernel (and the instruction
+/// where it stopped), so no context is added: it would say the kernel twice.
+fn launch_err(e: emu::EmuError) -> Error {
+    match e {
+        e @ emu::EmuError::BudgetExhausted { .. } => Error::ResourceExhausted(format!(
+            "emulated device: {e} (RuntimeFlags::emulator_instruction_budget)"
+        )),
+        e @ emu::EmuError::LaunchConfig { .. } => Error::InvalidArgument(e.to_string()),
+        e @ (emu::EmuError::HostMemory { .. } | emu::EmuError::WallTimeExceeded { .. }) => {
+            emu_err(e)
+        }
+        other => Error::Internal(other.to_string()),
+    }
+}
+
 impl EmulatedDevice {
     /// A device described by `description` (memory limited to its `device_memory_size`).
     pub fn new(description: DeviceDescription) -> EmulatedDevice {
@@ -184,6 +199,20 @@ impl Device for EmulatedDevice {
         args: &[u64],
     ) -> Result<()> {
         let loaded = self.translated(module)?;
+        // Every thread runs at least one instruction, so a launch with more threads than the
+        // budget cannot finish here (2^31-1 blocks pass the device's grid limits): a limit of
+        // this device, named with the flag that raises it, not an artifact defect.
+        let threads = grid
+            .iter()
+            .chain(&block)
+            .map(|&d| d as u64)
+            .fold(1u64, u64::saturating_mul);
+        if threads > self.options.instruction_budget {
+            return Err(Error::ResourceExhausted(format!(
+                "kernel {kernel}: the launch of grid {grid:?} x block {block:?} is {threads} threads, more than the emulator's budget of {} lane-instructions can run (RuntimeFlags::emulator_instruction_budget)",
+                self.options.instruction_budget
+            )));
+        }
         let params: Vec<ParamValue> = args.iter().map(|&a| ParamValue::u64(a)).collect();
         let mut mem = self.mem()?;
         emu::launch(
@@ -196,7 +225,7 @@ impl Device for EmulatedDevice {
             &mut mem,
             &self.options,
         )
-        .map_err(|e| Error::Internal(format!("kernel {kernel}: {e}")))?;
+        .map_err(launch_err)?;
         Ok(())
     }
 

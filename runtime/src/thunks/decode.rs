@@ -157,7 +157,8 @@ pub fn decode_encoded_sequence(
         let path = format!("{path}[{i}]");
         let mut p = ThunkProto::decode(*bytes).map_err(|e| {
             invalid(format!(
-                "the artifact is not a valid GpuExecutableProto: {path}: {e}"
+                "the artifact is not a valid GpuExecutableProto: {path}: {}",
+                proto::describe_decode_error(&e)
             ))
         })?;
         out.push(thunk(ctx, &mut p, &path, 1)?);

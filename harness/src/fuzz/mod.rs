@@ -1,0 +1,592 @@
+//! Structure-aware mutation testing of every entry point that reads untrusted input: the
+//! artifact loader (load, then run within the limits), the HLO text parser and verifier, the
+//! StableHLO front end, the PTX parser and the target-config parser.
+//!
+//! One engine serves three users: `harness/tests/fuzz.rs` (CI size, in `cargo test`), `aot fuzz`
+//! (long runs, outcomes counted by error code) and the cargo-fuzz targets under `fuzz/`
+//! ([`run_input`] on the bytes libFuzzer gives).
+//!
+//! Each case is made from a seed input (the goldens' artifacts, the corpus's HLO, StableHLO and
+//! PTX, XLA's target configs) by one to four mutations chosen from [`mutate`]: byte-level ones,
+//! text-level ones for text inputs, and, for artifacts, field-level ones through prost-reflect
+//! over the whole schema. A case is reproducible from its *case seed* alone
+//! (`aot fuzz --target T --seed CASE_SEED --iterations 1`).
+//!
+//! The property: the entry point returns (an error or a result) without panicking, within the
+//! deadline, and without allocating more than the limit. A panic is caught ([`Finding`]); a case
+//! over the deadline is reported by a watchdog thread, which prints the case seed and ends the
+//! process (a hang cannot be interrupted in-thread); an allocation over the limit is refused by
+//! [`alloc::CountingAlloc`], which prints the case seed before the process aborts.
+pub mod alloc;
+pub mod mutate;
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use fastrand::Rng;
+use proto::prost::Message;
+use proto::prost_reflect::DynamicMessage;
+use runtime::{Device, DeviceDescription, EmulatedDevice, Registry, RuntimeFlags};
+
+/// The entry points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Target {
+    /// `runtime::load` then one execution on the emulated device (goldens' artifacts).
+    Loader,
+    /// `hlo::parse_module` then `hlo::verify::verify` (HLO text).
+    Hlo,
+    /// `hlo::stablehlo::parse_module` (StableHLO MLIR text).
+    Stablehlo,
+    /// `ptx::parse` (PTX text).
+    Ptx,
+    /// `proto::parse_target_config` then `DeviceDescription::from_target_config`.
+    Config,
+}
+
+impl Target {
+    /// Every target, in this order.
+    pub const ALL: &'static [Target] = &[
+        Target::Loader,
+        Target::Hlo,
+        Target::Stablehlo,
+        Target::Ptx,
+        Target::Config,
+    ];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Loader => "loader",
+            Target::Hlo => "hlo",
+            Target::Stablehlo => "stablehlo",
+            Target::Ptx => "ptx",
+            Target::Config => "config",
+        }
+    }
+}
+
+/// Limits every case runs under.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// The runtime flags of the loader target: the defaults with a wall time of 1 s, 1000 while
+    /// iterations, a 2^26 lane-instruction budget, 256 MiB of emulated memory and a 1 s
+    /// collective timeout, so that a case that runs to a limit costs about a second.
+    pub flags: RuntimeFlags,
+    /// Wall time of one case before the watchdog reports a hang.
+    pub deadline: Duration,
+    /// Live heap bytes allowed (the counting allocator refuses past it).
+    pub heap_bytes: usize,
+    /// Stop starting cases after this long (the report says how many ran).
+    pub time_limit: Option<Duration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            flags: RuntimeFlags {
+                max_execution_secs: 1,
+                max_while_iterations: 1000,
+                emulator_instruction_budget: 1 << 26,
+                emulator_host_memory_bytes: 256 << 20,
+                collective_timeout_secs: 1,
+                ..RuntimeFlags::default()
+            },
+            deadline: Duration::from_secs(30),
+            // The emulated memory (256 MiB), a decoded artifact and the emulator's state.
+            heap_bytes: 1 << 30,
+            time_limit: None,
+        }
+    }
+}
+
+/// What one case did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Accepted (and, for the loader, executed to the end).
+    Ok,
+    /// Refused with this class: `load INVALID_ARGUMENT`, `run RESOURCE_EXHAUSTED`,
+    /// `parse Syntax`, `verify`, `utf8`, ...
+    Error(String),
+    /// A panic, with its message.
+    Panic(String),
+}
+
+/// A panic, with the case seed that reproduces it.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// The target.
+    pub target: Target,
+    /// `aot fuzz --target T --seed CASE_SEED --iterations 1` replays it.
+    pub case_seed: u64,
+    /// The panic message.
+    pub message: String,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Cases per outcome class (`ok`, `load INVALID_ARGUMENT`, ...).
+    pub outcomes: BTreeMap<String, u64>,
+    /// Cases run.
+    pub cases: u64,
+    /// Panics.
+    pub findings: Vec<Finding>,
+    /// The case with the highest heap peak: (bytes over the live size at its start, case seed).
+    pub worst_heap: (usize, u64),
+    /// The slowest case: (time, case seed).
+    pub slowest: (Duration, u64),
+    /// Wall time of the run.
+    pub elapsed: Duration,
+}
+
+/// The inputs mutations start from, for one target.
+pub struct Seeds {
+    target: Target,
+    inputs: Vec<Vec<u8>>,
+    /// Loader: the device each artifact was compiled for, by input.
+    devices: Vec<Arc<DeviceDescription>>,
+    /// Loader: each artifact decoded, and its field sites.
+    decoded: Vec<(DynamicMessage, Vec<mutate::Site>)>,
+    dictionary: Vec<&'static str>,
+}
+
+/// The repository root (seeds are read from the goldens and `testdata/`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn files_with(dir: &Path, suffix: &str) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(walkdir::DirEntry::into_path)
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    out.sort();
+    if out.is_empty() {
+        bail!("no seed files *{suffix} under {}", dir.display());
+    }
+    Ok(out)
+}
+
+/// Words the text mutations substitute: the names each grammar is made of.
+fn dictionary(target: Target) -> Vec<&'static str> {
+    match target {
+        Target::Hlo => hlo::Opcode::ALL.iter().map(|o| o.name()).collect(),
+        Target::Stablehlo => hlo::stablehlo::supported_ops(),
+        Target::Loader | Target::Ptx => vec![
+            "ld.global.f32",
+            "st.global.f32",
+            "st.shared.u32",
+            "bar.sync",
+            "bra",
+            "setp.lt.s32",
+            "%p1",
+            "%r1",
+            "%rd1",
+            "%tid.x",
+            "%ctaid.x",
+            ".reg",
+            ".pred",
+            ".entry",
+            ".param",
+            "ret",
+            "exit",
+            "@%p1",
+            "mov.u32",
+            "add.s32",
+            "mad.lo.s32",
+            "cvta.to.global.u64",
+        ],
+        Target::Config => vec![
+            "threads_per_block_limit",
+            "shared_memory_per_block",
+            "block_dim_limit_x",
+            "device_memory_size",
+            "cuda_compute_capability",
+            "rocm_compute_capability",
+            "major",
+            "minor",
+            "platform_name",
+            "runtime_version",
+            "gpu_device_info",
+        ],
+    }
+}
+
+impl Seeds {
+    /// Reads the seeds of `target` from the repository at `root`.
+    pub fn load(target: Target, root: &Path) -> anyhow::Result<Seeds> {
+        let paths = match target {
+            Target::Loader => files_with(&root.join("goldens/executables"), "executable.pb")?,
+            Target::Hlo => {
+                let mut p = files_with(&root.join("testdata/corpus/hlo"), ".hlo")?;
+                p.extend(files_with(&root.join("testdata/corpus/xla_hlo"), ".hlo")?);
+                p
+            }
+            Target::Stablehlo => {
+                let mut p = files_with(&root.join("testdata/corpus/hlo"), ".mlir")?;
+                p.extend(files_with(&root.join("testdata/stablehlo"), ".mlir")?);
+                p
+            }
+            Target::Ptx => files_with(&root.join("testdata/corpus/ptx"), ".ptx")?,
+            Target::Config => files_with(&root.join("testdata/target_specs"), ".txtpb")?,
+        };
+        let mut seeds = Seeds {
+            target,
+            inputs: Vec::new(),
+            devices: Vec::new(),
+            decoded: Vec::new(),
+            dictionary: dictionary(target),
+        };
+        let mut descriptions: BTreeMap<String, Arc<DeviceDescription>> = BTreeMap::new();
+        for path in paths {
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            if target == Target::Loader {
+                // goldens/executables/<target>/...: the device the artifact is for.
+                let rel = path.strip_prefix(root.join("goldens/executables"))?;
+                let Some(name) = rel.iter().next().and_then(|s| s.to_str()) else {
+                    bail!("{}: no target directory", path.display());
+                };
+                let description = match descriptions.get(name) {
+                    Some(d) => d.clone(),
+                    None => {
+                        let spec = root.join(format!("testdata/target_specs/{name}.txtpb"));
+                        let config = proto::load_target_config(&spec)?;
+                        let d = Arc::new(DeviceDescription::from_target_config(&config)?);
+                        descriptions.insert(name.to_owned(), d.clone());
+                        d
+                    }
+                };
+                let message = DynamicMessage::decode(
+                    proto::message_descriptor::<proto::xla::gpu::GpuExecutableProto>(),
+                    bytes.as_slice(),
+                )
+                .with_context(|| format!("decoding {}", path.display()))?;
+                let sites = mutate::sites(&message);
+                seeds.devices.push(description);
+                seeds.decoded.push((message, sites));
+            }
+            seeds.inputs.push(bytes);
+        }
+        Ok(seeds)
+    }
+
+    /// How many seed inputs there are.
+    pub fn len(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.inputs.is_empty()
+    }
+
+    /// The case of `case_seed`: the index of its seed input and the mutated bytes.
+    pub fn case(&self, case_seed: u64) -> (usize, Vec<u8>) {
+        let mut rng = Rng::with_seed(case_seed);
+        let i = rng.usize(0..self.inputs.len());
+        let others: Vec<&[u8]> = self.inputs.iter().map(Vec::as_slice).collect();
+        let rounds = rng.usize(1..=4);
+        if self.target == Target::Loader && rng.u8(0..4) != 0 {
+            // Field-level: decode once (cached), mutate fields, re-encode; sometimes a byte-level
+            // mutation on top.
+            let (message, sites) = &self.decoded[i];
+            let mut m = message.clone();
+            for _ in 0..rounds {
+                if sites.is_empty() {
+                    break;
+                }
+                let site = &sites[rng.usize(0..sites.len())];
+                mutate::field(&mut rng, &mut m, site, &self.dictionary);
+            }
+            let mut out = m.encode_to_vec();
+            if rng.u8(0..4) == 0 {
+                mutate::bytes(&mut rng, &mut out, &others);
+            }
+            return (i, out);
+        }
+        let mut out = self.inputs[i].clone();
+        for _ in 0..rounds {
+            if self.target == Target::Loader {
+                mutate::bytes(&mut rng, &mut out, &others);
+            } else {
+                mutate::text(&mut rng, &mut out, &others, &self.dictionary);
+            }
+        }
+        (i, out)
+    }
+}
+
+/// Runs `input` through `target`'s entry point (the loader on `device`) under `flags`,
+/// catching a panic.
+pub fn run_input(
+    target: Target,
+    input: &[u8],
+    device: &DeviceDescription,
+    flags: &RuntimeFlags,
+) -> Outcome {
+    match catch_unwind(AssertUnwindSafe(|| entry(target, input, device, flags))) {
+        Ok(Ok(())) => Outcome::Ok,
+        Ok(Err(class)) => Outcome::Error(class),
+        Err(payload) => Outcome::Panic(
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(non-string panic payload)".to_owned()),
+        ),
+    }
+}
+
+/// [`run_input`] on the bundled h100_sxm device with [`Limits::default`]'s flags: what the
+/// cargo-fuzz targets under `fuzz/` call with libFuzzer's bytes.
+pub fn run_default(target: Target, input: &[u8]) -> Outcome {
+    static FLAGS: OnceLock<RuntimeFlags> = OnceLock::new();
+    let flags = FLAGS.get_or_init(|| Limits::default().flags);
+    run_input(target, input, &default_device(), flags)
+}
+
+fn text(input: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(input).map_err(|_| "utf8".to_owned())
+}
+
+fn parse_class(kind: hlo::ParseErrorKind) -> String {
+    format!("parse {kind:?}")
+}
+
+/// Most argument bytes the loader target passes to an execution.
+const MAX_ARGUMENT_BYTES: u64 = 64 << 20;
+
+/// The entry point; an error is returned as its outcome class.
+fn entry(
+    target: Target,
+    input: &[u8],
+    device: &DeviceDescription,
+    flags: &RuntimeFlags,
+) -> Result<(), String> {
+    match target {
+        Target::Loader => {
+            static REGISTRY: OnceLock<Registry> = OnceLock::new();
+            let registry = REGISTRY.get_or_init(Registry::builtin);
+            let dev = EmulatedDevice::new(device.clone()).with_flags(flags);
+            let exe = runtime::load_with_registry(input, &dev, flags, registry)
+                .map_err(|e| format!("load {}", e.code()))?;
+            // The arguments are the harness's allocation, not the runtime's: a declared
+            // parameter larger than this is the device's to refuse, which the loader did not.
+            let total: u64 = exe.parameters.iter().map(|(_, l)| l.size).sum();
+            if total > MAX_ARGUMENT_BYTES {
+                return Err("load ok, not run (parameters over 64 MiB)".to_owned());
+            }
+            let args: Vec<Vec<u8>> = exe
+                .parameters
+                .iter()
+                .map(|(_, leaf)| vec![0u8; leaf.size as usize])
+                .collect();
+            let result = if exe.num_replicas == 1 {
+                let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+                exe.execute(&dev, &refs).map(|_| ())
+            } else if exe.num_replicas <= 8 {
+                let devices: Vec<Arc<dyn Device>> = (0..exe.num_replicas)
+                    .map(|_| {
+                        Arc::new(EmulatedDevice::new(device.clone()).with_flags(flags))
+                            as Arc<dyn Device>
+                    })
+                    .collect();
+                let all = vec![args; devices.len()];
+                exe.execute_replicated(&devices, &all).map(|_| ())
+            } else {
+                // Loaded; running more replicas than this takes one thread each and proves
+                // nothing the smaller counts do not.
+                return Err("load ok, not run (replicas)".to_owned());
+            };
+            result.map_err(|e| format!("run {}", e.code()))
+        }
+        Target::Hlo => {
+            let m = hlo::parse_module(text(input)?).map_err(|e| parse_class(e.kind))?;
+            hlo::verify::verify(&m).map_err(|_| "verify".to_owned())
+        }
+        Target::Stablehlo => hlo::stablehlo::parse_module(text(input)?)
+            .map(|_| ())
+            .map_err(|e| parse_class(e.kind)),
+        Target::Ptx => ptx::parse(text(input)?)
+            .map(|_| ())
+            .map_err(|_| "parse".to_owned()),
+        Target::Config => {
+            let config = proto::parse_target_config(text(input)?, "fuzz").map_err(|e| match e {
+                proto::TargetConfigError::Parse { .. } => "parse".to_owned(),
+                proto::TargetConfigError::Incomplete { .. } => "incomplete".to_owned(),
+                _ => "other".to_owned(),
+            })?;
+            DeviceDescription::from_target_config(&config)
+                .map(|_| ())
+                .map_err(|e| format!("device {}", e.code()))
+        }
+    }
+}
+
+/// Start of the case running now, in ms since [`watchdog_epoch`] (0: none), and its seed.
+static CASE_STARTED_MS: AtomicU64 = AtomicU64::new(0);
+static WATCHED_SEED: AtomicU64 = AtomicU64::new(0);
+static WATCHED_TARGET: AtomicU64 = AtomicU64::new(0);
+
+fn watchdog_epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+fn now_ms() -> u64 {
+    watchdog_epoch().elapsed().as_millis() as u64 + 1
+}
+
+/// Starts (once per process) the thread that reports a case running past `deadline` and ends
+/// the process with status 1: a hang cannot be interrupted from inside the thread that hangs.
+fn start_watchdog(deadline: Duration) {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        watchdog_epoch();
+        let limit = deadline.as_millis() as u64;
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(100));
+            let started = CASE_STARTED_MS.load(Relaxed);
+            if started != 0 && now_ms().saturating_sub(started) > limit {
+                let target = Target::ALL
+                    .get(WATCHED_TARGET.load(Relaxed) as usize)
+                    .map_or("?", |t| t.name());
+                eprintln!(
+                    "fuzz finding: a case ran past the deadline of {deadline:?} (a hang); target {target}, case seed {} (replay: aot fuzz --target {target} --seed {} --iterations 1)",
+                    WATCHED_SEED.load(Relaxed),
+                    WATCHED_SEED.load(Relaxed)
+                );
+                std::process::exit(1);
+            }
+        });
+    });
+}
+
+/// The case seed of iteration `i` of a run started with `seed` (so a finding is replayed with
+/// `--seed CASE_SEED --iterations 1`).
+pub fn case_seed(seed: u64, i: u64) -> u64 {
+    seed.wrapping_add(i)
+}
+
+/// Runs `iterations` cases of `target` from `seeds`, starting at `seed`; `progress` is called
+/// after each case with the report so far.
+pub fn run(
+    seeds: &Seeds,
+    iterations: u64,
+    seed: u64,
+    limits: &Limits,
+    mut progress: impl FnMut(&Report),
+) -> Report {
+    let target = seeds.target;
+    start_watchdog(limits.deadline);
+    alloc::set_limit(alloc::live().saturating_add(limits.heap_bytes));
+    let started = Instant::now();
+    let mut report = Report::default();
+    let fallback = seeds.devices.first().cloned();
+    for i in 0..iterations {
+        if limits.time_limit.is_some_and(|t| started.elapsed() >= t) {
+            break;
+        }
+        let cs = case_seed(seed, i);
+        let (index, input) = seeds.case(cs);
+        let device = seeds
+            .devices
+            .get(index)
+            .cloned()
+            .or_else(|| fallback.clone());
+        alloc::set_case(target, cs);
+        WATCHED_SEED.store(cs, Relaxed);
+        WATCHED_TARGET.store(target as u64, Relaxed);
+        let base = alloc::reset_peak();
+        let t0 = Instant::now();
+        CASE_STARTED_MS.store(now_ms(), Relaxed);
+        let outcome = match device.as_deref() {
+            Some(d) => run_input(target, &input, d, &limits.flags),
+            None => run_input(target, &input, &default_device(), &limits.flags),
+        };
+        CASE_STARTED_MS.store(0, Relaxed);
+        let took = t0.elapsed();
+        drop(input);
+        let heap = alloc::peak().saturating_sub(base);
+        if heap > report.worst_heap.0 {
+            report.worst_heap = (heap, cs);
+        }
+        if took > report.slowest.0 {
+            report.slowest = (took, cs);
+        }
+        let class = match outcome {
+            Outcome::Ok => "ok".to_owned(),
+            Outcome::Error(c) => c,
+            Outcome::Panic(message) => {
+                report.findings.push(Finding {
+                    target,
+                    case_seed: cs,
+                    message,
+                });
+                "PANIC".to_owned()
+            }
+        };
+        *report.outcomes.entry(class).or_default() += 1;
+        report.cases += 1;
+        progress(&report);
+    }
+    alloc::set_limit(usize::MAX);
+    report.elapsed = started.elapsed();
+    report
+}
+
+/// The device the text targets pass (they do not use it).
+fn default_device() -> DeviceDescription {
+    static D: OnceLock<Option<DeviceDescription>> = OnceLock::new();
+    D.get_or_init(|| {
+        let spec = repo_root().join("testdata/target_specs/h100_sxm.txtpb");
+        let config = proto::load_target_config(&spec).ok()?;
+        DeviceDescription::from_target_config(&config).ok()
+    })
+    .clone()
+    .unwrap_or_else(|| unreachable!("the bundled h100_sxm target config is valid"))
+}
+
+impl Report {
+    /// The report as printed by `aot fuzz`: one line per outcome class, then the totals.
+    pub fn render(&self, target: Target) -> String {
+        let mut s = String::new();
+        for (class, n) in &self.outcomes {
+            s.push_str(&format!("  {n:>10}  {class}\n"));
+        }
+        let rate = self.cases as f64 / self.elapsed.as_secs_f64().max(1e-9);
+        s.push_str(&format!(
+            "{}: {} cases in {:.1} s ({rate:.0}/s), {} panics; worst heap peak {} bytes (case seed {}); slowest case {:.3} s (case seed {})\n",
+            target.name(),
+            self.cases,
+            self.elapsed.as_secs_f64(),
+            self.findings.len(),
+            self.worst_heap.0,
+            self.worst_heap.1,
+            self.slowest.0.as_secs_f64(),
+            self.slowest.1,
+        ));
+        for f in &self.findings {
+            s.push_str(&format!(
+                "PANIC in {} (replay: aot fuzz --target {} --seed {} --iterations 1): {}\n",
+                f.target.name(),
+                f.target.name(),
+                f.case_seed,
+                f.message
+            ));
+        }
+        s
+    }
+}

@@ -1,0 +1,387 @@
+//! Writes the hostile-input corpus of `testdata/hostile/` (run from the repository root):
+//!
+//! ```sh
+//! cargo run -p harness --example hostile_corpus
+//! ```
+//!
+//! Each case is derived from a golden artifact, a bundled PTX kernel or written here, and is
+//! listed in `manifest.json` with what the replay (`harness/tests/hostile.rs`) must get: the
+//! stage that refuses it, the exact absl code (or `OK` for inputs that must load and run within
+//! the limits) and a fragment of the message. Deterministic: running it again rewrites the same
+//! bytes.
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use proto::prost::Message;
+use proto::xla::gpu::thunk_proto::Impl;
+use proto::xla::gpu::*;
+use serde_json::{json, Value};
+
+const OUT: &str = "testdata/hostile";
+
+fn golden(name: &str) -> Result<GpuExecutableProto> {
+    let path = format!("goldens/executables/h100_sxm/v1/{name}/executable.pb");
+    let bytes = std::fs::read(&path).with_context(|| path.clone())?;
+    Ok(GpuExecutableProto::decode(bytes.as_slice())?)
+}
+
+/// Every thunk, depth first (control-flow thunks and their bodies).
+fn for_each_thunk(thunks: &mut [ThunkProto], f: &mut dyn FnMut(&mut ThunkProto)) {
+    for t in thunks {
+        f(t);
+        match t.r#impl.as_mut() {
+            Some(Impl::SequentialThunk(s)) => for_each_thunk(&mut s.thunks, f),
+            Some(Impl::WhileThunk(w)) => {
+                for s in [&mut w.condition_thunk_sequence, &mut w.body_thunk_sequence]
+                    .into_iter()
+                    .flatten()
+                {
+                    for_each_thunk(&mut s.thunks, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn allocs(p: &mut GpuExecutableProto) -> &mut Vec<proto::xla::BufferAllocationProto> {
+    &mut p
+        .buffer_allocations
+        .get_or_insert_with(Default::default)
+        .values
+}
+
+fn first_kernel(p: &mut GpuExecutableProto) -> &mut KernelThunkProto {
+    let mut kernels = proto::kernel_thunks_mut(&mut p.thunks);
+    assert!(!kernels.is_empty(), "the golden has a kernel thunk");
+    kernels.swap_remove(0)
+}
+
+struct Corpus {
+    entries: Vec<Value>,
+}
+
+impl Corpus {
+    fn write(&mut self, file: &str, bytes: &[u8], entry: Value) -> Result<()> {
+        std::fs::write(Path::new(OUT).join(file), bytes)?;
+        let mut e = json!({ "file": file });
+        if let (Some(e), Value::Object(more)) = (e.as_object_mut(), entry) {
+            e.extend(more);
+        }
+        self.entries.push(e);
+        Ok(())
+    }
+
+    /// An artifact for the h100_sxm emulated device (or `target`), refused at `stage`.
+    fn artifact(
+        &mut self,
+        file: &str,
+        p: &GpuExecutableProto,
+        stage: &str,
+        code: &str,
+        message: &str,
+    ) -> Result<()> {
+        self.write(file, &p.encode_to_vec(), json!({"kind": "artifact", "target": "h100_sxm", "stage": stage, "code": code, "message": message}))
+    }
+}
+
+fn main() -> Result<()> {
+    std::fs::create_dir_all(OUT)?;
+    let mut c = Corpus {
+        entries: Vec::new(),
+    };
+
+    // The abort of issue 16: replica_count 2^63-1.
+    let mut p = golden("add")?;
+    if let Some(cfg) = p
+        .hlo_module_with_config
+        .as_mut()
+        .and_then(|h| h.config.as_mut())
+    {
+        cfg.replica_count = i64::MAX;
+    }
+    c.artifact(
+        "huge_replica_count.pb",
+        &p,
+        "load",
+        "RESOURCE_EXHAUSTED",
+        "replica_count is 9223372036854775807, over the limit of 1024 replicas",
+    )?;
+
+    // A loop whose condition reads a counter the body never changes (the body emptied).
+    let mut p = golden("fori_loop")?;
+    for_each_thunk(&mut p.thunks, &mut |t| {
+        if let Some(Impl::WhileThunk(w)) = t.r#impl.as_mut() {
+            w.body_thunk_sequence = Some(ThunkSequenceProto { thunks: vec![] });
+        }
+    });
+    c.artifact(
+        "loop_on_unchanged_buffer.pb",
+        &p,
+        "run",
+        "RESOURCE_EXHAUSTED",
+        "the loop ran 1000 iterations without its condition becoming false",
+    )?;
+
+    // 2^31-1 blocks: within CUDA's grid limit, stopped by the wall-time limit.
+    let mut p = golden("add")?;
+    if let Some(b) = first_kernel(&mut p)
+        .launch_dimensions
+        .as_mut()
+        .and_then(|l| l.block_counts.as_mut())
+    {
+        b.x = (1 << 31) - 1;
+    }
+    c.artifact("two_pow_31_blocks.pb", &p, "run", "RESOURCE_EXHAUSTED", "is 549755813632 threads, more than the emulator's budget of 68719476736 lane-instructions can run (RuntimeFlags::emulator_instruction_budget)")?;
+
+    // Threads per block and shared memory over the device's limits.
+    let mut p = golden("add")?;
+    if let Some(t) = first_kernel(&mut p)
+        .launch_dimensions
+        .as_mut()
+        .and_then(|l| l.thread_counts_per_block.as_mut())
+    {
+        t.x = 2048;
+    }
+    c.artifact(
+        "threads_per_block_over_limit.pb",
+        &p,
+        "load",
+        "INVALID_ARGUMENT",
+        "thread_counts_per_block.x is 2048, out of range [1, 1024]",
+    )?;
+    let mut p = golden("add")?;
+    first_kernel(&mut p).shmem_bytes = 1 << 20;
+    c.artifact(
+        "shared_memory_over_limit.pb",
+        &p,
+        "load",
+        "INVALID_ARGUMENT",
+        "shmem_bytes is 1048576, out of range [0, 232448]",
+    )?;
+
+    // A 629-byte-class artifact declaring a 4 GiB buffer: costs nothing until touched, and the
+    // emulated memory limit refuses it when it is over.
+    let mut p = golden("add")?;
+    if let Some(a) = allocs(&mut p).last_mut() {
+        a.size = 4 << 30;
+    }
+    c.artifact(
+        "four_gib_buffer.pb",
+        &p,
+        "run",
+        "RESOURCE_EXHAUSTED",
+        "allocating 4294967296 bytes exceeds the device limit of 1073741824 bytes",
+    )?;
+
+    // Negative size, out-of-range allocation index, slice past its allocation.
+    let mut p = golden("add")?;
+    allocs(&mut p)[0].size = -1;
+    c.artifact(
+        "negative_allocation_size.pb",
+        &p,
+        "load",
+        "INVALID_ARGUMENT",
+        "buffer_allocations.values[0].size is -1, must be >= 0",
+    )?;
+    let mut p = golden("add")?;
+    first_kernel(&mut p).args[0].buffer_allocation_index = 999;
+    c.artifact(
+        "allocation_index_out_of_range.pb",
+        &p,
+        "load",
+        "INVALID_ARGUMENT",
+        "args[0].buffer_allocation_index is 999, out of range [0, 3)",
+    )?;
+    let mut p = golden("add")?;
+    first_kernel(&mut p).args[0].offset = 1 << 40;
+    c.artifact(
+        "slice_past_allocation.pb",
+        &p,
+        "load",
+        "INVALID_ARGUMENT",
+        "offset 1099511627776 + size 80 exceeds the size 80 of buffer_allocations[0]",
+    )?;
+
+    // Truncations: half the artifact, and all but its last byte.
+    let bytes = golden("add")?.encode_to_vec();
+    c.write("truncated_half.pb", &bytes[..bytes.len() / 2], json!({"kind": "artifact", "target": "h100_sxm", "stage": "load", "code": "INVALID_ARGUMENT", "message": "not a valid GpuExecutableProto: malformed protobuf: failed to decode Protobuf message: GpuExecutableProto.thunks: buffer underflow"}))?;
+    c.write("truncated_last_byte.pb", &bytes[..bytes.len() - 1], json!({"kind": "artifact", "target": "h100_sxm", "stage": "load", "code": "INVALID_ARGUMENT", "message": "GpuExecutableProto.executable_abi_version: buffer underflow"}))?;
+
+    // Unknown opcode in the embedded module.
+    let mut p = golden("add")?;
+    if let Some(m) = p
+        .hlo_module_with_config
+        .as_mut()
+        .and_then(|h| h.hlo_module.as_mut())
+    {
+        if let Some(i) = m
+            .computations
+            .iter_mut()
+            .flat_map(|c| c.instructions.iter_mut())
+            .find(|i| i.opcode == "add")
+        {
+            i.opcode = "frobnicate".into();
+        }
+    }
+    c.artifact(
+        "unknown_opcode.pb",
+        &p,
+        "load",
+        "UNIMPLEMENTED",
+        "unknown opcode \"frobnicate\"",
+    )?;
+
+    // A newer toolkit than the device's runtime.
+    let mut p = golden("add")?;
+    use proto::stream_executor::executable_abi_version_proto::PlatformVersion;
+    if let Some(PlatformVersion::CudaPlatformVersion(v)) = p
+        .executable_abi_version
+        .as_mut()
+        .and_then(|a| a.platform_version.as_mut())
+    {
+        v.cuda_toolkit_version = "99.0.0".into();
+    }
+    c.artifact("newer_abi.pb", &p, "load", "FAILED_PRECONDITION", "the executable needs CUDA toolkit 99.0.0 or newer, the device's runtime has CUDA toolkit 12.8.0")?;
+
+    // Compiled for Hopper, loaded on Ampere.
+    let p = golden("add")?;
+    c.write("wrong_compute_capability.pb", &p.encode_to_vec(), json!({"kind": "artifact", "target": "a100_sxm_80", "stage": "load", "code": "FAILED_PRECONDITION", "message": "gpu_compute_capability is sm_90 (9.0), the device is sm_80 (8.0)"}))?;
+
+    // A custom-call target no registry knows.
+    let mut p = golden("custom_call_axpy")?;
+    for_each_thunk(&mut p.thunks, &mut |t| {
+        if let Some(Impl::CustomCallThunk(cc)) = t.r#impl.as_mut() {
+            cc.target_name = "no_such_target".into();
+        }
+    });
+    c.artifact(
+        "unknown_custom_call_target.pb",
+        &p,
+        "load",
+        "NOT_FOUND",
+        "target_name \"no_such_target\" is not registered",
+    )?;
+
+    // An unset thunk oneof (what a newer compiler's thunk kind looks like).
+    let mut p = golden("add")?;
+    p.thunks[0].r#impl = None;
+    c.artifact(
+        "unset_thunk_oneof.pb",
+        &p,
+        "load",
+        "UNIMPLEMENTED",
+        "thunks[0].impl is not set: the thunk was made by a newer compiler",
+    )?;
+
+    // Deep message nesting: past prost's recursion limit, and past the runtime's depth limit.
+    for (file, depth, code, message) in [
+        ("nesting_200_sequential.pb", 200, "INVALID_ARGUMENT", "ThunkProto.impl: … (95 more fields): ThunkProto.impl: SequentialThunkProto.thunks: ThunkProto.impl: recursion limit reached"),
+        ("nesting_40_sequential.pb", 40, "INVALID_ARGUMENT", "thunk nesting depth 33 exceeds the limit of 32 (RuntimeFlags::max_thunk_depth)"),
+    ] {
+        let mut p = golden("add")?;
+        let mut t = p.thunks.remove(0);
+        for i in 0..depth {
+            t = ThunkProto { thunk_info: Some(ThunkInfoProto { thunk_id: 1000 + i, ..t.thunk_info.clone().unwrap_or_default() }), r#impl: Some(Impl::SequentialThunk(SequentialThunkProto { thunks: vec![t] })) };
+        }
+        p.thunks.insert(0, t);
+        c.artifact(file, &p, "load", code, message)?;
+    }
+    // While thunks nested 3000 deep.
+    let mut p = golden("add")?;
+    let mut t = p.thunks.remove(0);
+    for i in 0..3000 {
+        t = ThunkProto {
+            thunk_info: Some(ThunkInfoProto {
+                thunk_id: 1000 + i,
+                ..t.thunk_info.clone().unwrap_or_default()
+            }),
+            r#impl: Some(Impl::WhileThunk(WhileThunkProto {
+                condition_result_buffer_index: None,
+                condition_thunk_sequence: Some(ThunkSequenceProto { thunks: vec![] }),
+                body_thunk_sequence: Some(ThunkSequenceProto { thunks: vec![t] }),
+                trip_count: None,
+            })),
+        };
+    }
+    p.thunks.insert(0, t);
+    c.artifact("while_nested_3000.pb", &p, "load", "INVALID_ARGUMENT", "not a valid GpuExecutableProto: thunks[0]: failed to decode Protobuf message: WhileThunkProto.condition_thunk_sequence: ThunkProto.impl: ThunkSequenceProto.thunks: … (95 more fields)")?;
+
+    // HLO the compiler must refuse, or compile into artifacts that load and stop at a limit.
+    let hlo = |c: &mut Corpus, file: &str, text: &str, stage: &str, code: &str, message: &str| {
+        c.write(file, text.as_bytes(), json!({"kind": "hlo", "target": "h100_sxm", "stage": stage, "code": code, "message": message}))
+    };
+    hlo(&mut c, "always_true_while.hlo", "HloModule always_true\n\ncond {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n\nbody {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n  ROOT a = s32[] add(p, one)\n}\n\nENTRY e {\n  z = s32[] constant(0)\n  ROOT w = s32[] while(z), condition=cond, body=body\n}\n", "run", "RESOURCE_EXHAUSTED", "while_thunk 2 (w): the loop ran 1000 iterations without its condition becoming false")?;
+    hlo(&mut c, "dimensions_minus_one.hlo", "HloModule dims\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT b = f32[4,4] broadcast(x), dimensions={-1}\n}\n", "compile", "InvalidModule", "broadcast dimension -1 is out of range for rank 2")?;
+    hlo(&mut c, "reordered_instructions.hlo", "HloModule reordered\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT a = f32[4] add(x, y)\n  y = f32[4] negate(x)\n}\n", "run", "OK", "")?;
+    let mut chain = String::from("HloModule nested_calls\n\n");
+    let depth = 2000;
+    chain.push_str("c0 {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n\n");
+    for i in 1..depth {
+        chain.push_str(&format!(
+            "c{i} {{\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] call(p), to_apply=c{}\n}}\n\n",
+            i - 1
+        ));
+    }
+    chain.push_str(&format!(
+        "ENTRY e {{\n  x = f32[4] parameter(0)\n  ROOT r = f32[4] call(x), to_apply=c{}\n}}\n",
+        depth - 1
+    ));
+    hlo(&mut c, "nested_calls_2000.hlo", &chain, "run", "OK", "")?;
+
+    // PTX launched by `aot ptx-run`: a store far past its buffer, and a barrier that half the
+    // block never reaches.
+    let vadd = std::fs::read_to_string("testdata/corpus/ptx/vadd.ptx")?;
+    let oob = vadd.replace(
+        "mul.wide.s32 \t%rd5, %r1, 4;",
+        "mul.wide.s32 \t%rd5, %r1, 4096;",
+    );
+    assert_ne!(oob, vadd, "vadd.ptx has the index scaling this edit moves");
+    let launch = |n: usize| {
+        json!({"kernel": "vadd", "grid": [1, 1, 1], "block": [n, 1, 1], "params": [
+        {"kind": "buffer", "dtype": "f32", "data": vec![1.0; n]},
+        {"kind": "buffer", "dtype": "f32", "data": vec![2.0; n]},
+        {"kind": "buffer", "dtype": "f32", "data": vec![0.0; n], "expected": vec![3.0; n], "abs_tol": 0.0, "rel_tol": 0.0},
+        {"kind": "scalar", "dtype": "s32", "value": n}]})
+    };
+    std::fs::write(
+        Path::new(OUT).join("oob_store.launch.json"),
+        serde_json::to_vec_pretty(&launch(64))?,
+    )?;
+    c.write("oob_store.ptx", oob.as_bytes(), json!({"kind": "ptx", "launch": "oob_store.launch.json", "stage": "run", "code": "ERROR", "message": "out-of-bounds global access"}))?;
+    let deadlock = vadd.replace("$L__BB0_2:\n\tret;", "\tbar.sync \t0;\n$L__BB0_2:\n\tret;");
+    assert_ne!(
+        deadlock, vadd,
+        "vadd.ptx ends with the label this edit uses"
+    );
+    let mut spec = launch(64);
+    spec["params"][3]["value"] = json!(40);
+    std::fs::write(
+        Path::new(OUT).join("barrier_deadlock.launch.json"),
+        serde_json::to_vec_pretty(&spec)?,
+    )?;
+    c.write("barrier_deadlock.ptx", deadlock.as_bytes(), json!({"kind": "ptx", "launch": "barrier_deadlock.launch.json", "stage": "run", "code": "ERROR", "message": "barrier deadlock in CTA (0,0,0): barrier 0: 40 of 64 expected threads arrived, 24 threads of the CTA have exited"}))?;
+
+    // Target configs.
+    let h100 = std::fs::read_to_string("testdata/target_specs/h100_sxm.txtpb")?;
+    c.write("config_truncated.txtpb", &h100.as_bytes()[..h100.len() / 2], json!({"kind": "config", "stage": "parse", "code": "ERROR", "message": "expected '}' or a field name, but reached end of input"}))?;
+    let no_platform: String = h100
+        .lines()
+        .filter(|l| !l.starts_with("platform_name"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(no_platform, h100, "h100_sxm.txtpb names its platform");
+    c.write("config_no_platform.txtpb", no_platform.as_bytes(), json!({"kind": "config", "stage": "parse", "code": "ERROR", "message": "platform_name is missing"}))?;
+
+    let manifest = json!({
+        "comment": "Written by gen.rs (cargo run -p harness --example hostile_corpus); replayed by harness/tests/hostile.rs. stage: where the input must stop (load, run, compile, parse); code: the absl code, ERROR for the tools without codes, OK for inputs that must be accepted and run within the limits; message: a fragment of the error.",
+        "flags": {"max_execution_secs": 1, "max_while_iterations": 1000, "emulator_host_memory_bytes": 1073741824},
+        "cases": c.entries,
+    });
+    std::fs::write(
+        Path::new(OUT).join("manifest.json"),
+        serde_json::to_string_pretty(&manifest)? + "\n",
+    )?;
+    println!("wrote {} cases to {OUT}", c.entries.len());
+    Ok(())
+}
