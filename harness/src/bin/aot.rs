@@ -61,6 +61,11 @@ enum Command {
     /// scratch worktree, run the gates, and check that breaks are caught and safe edits pass.
     /// Exit status: 0 every edit judged right, 1 a miss, false alarm or broken entry, 2 an error.
     Selftest(harness::selftest_cmd::SelftestArgs),
+    /// The performance figures (docs/performance.md): corpus compile/load/size/launches/traffic,
+    /// emulator throughput and core scaling, the scale table next to XLA:CPU, compile and load
+    /// growth, golden suite and schema bot times, and a summary line per metric with its target.
+    /// Exit status: 0 (the summary says which targets are met), 2 an error.
+    Bench(harness::bench::BenchArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -86,9 +91,11 @@ fn code(result: anyhow::Result<u8>) -> ExitCode {
 
 /// mimalloc: the schema bot's diff and the compiler allocate many small objects from several
 /// threads, where it is markedly faster than glibc's malloc (schema_history's diff_bench uses it
-/// too, so it measures what this binary does).
+/// too, so it measures what this binary does). Wrapped in a byte counter (two relaxed atomic adds
+/// per allocation) so that `aot bench` can report the peak heap of a load.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: harness::bench::CountingAlloc<mimalloc::MiMalloc> =
+    harness::bench::CountingAlloc(mimalloc::MiMalloc);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -105,6 +112,7 @@ fn main() -> ExitCode {
         Command::Goldens(args) => code(harness::goldens_cmd::run(&args, &mut stdout)),
         Command::Forward(args) => code(harness::forward_cmd::run(&args, &mut stdout)),
         Command::Selftest(args) => code(harness::selftest_cmd::run(&args, &mut stdout)),
+        Command::Bench(args) => code(harness::bench::run(&args, &mut stdout)),
         Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {
