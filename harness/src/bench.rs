@@ -1292,7 +1292,8 @@ mod tests {
         // tools/xla_cpu_times.py: ((i * (7 + 2p)) % 13 - 6) / 16.
         assert_eq!(scale_input(0, 0), -6.0 / 16.0);
         assert_eq!(scale_input(0, 1), 1.0 / 16.0);
-        assert_eq!(scale_input(1, 2), 5.0 / 16.0);
+        // (2 * 9) mod 13 = 5.
+        assert_eq!(scale_input(1, 2), -1.0 / 16.0);
         assert_eq!(scale_input(2, 1000), ((11_000 % 13) as f32 - 6.0) / 16.0);
     }
 
