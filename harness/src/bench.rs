@@ -1200,6 +1200,9 @@ fn schema(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// One section of the bench.
+type Step = fn(&Env, &mut Report) -> anyhow::Result<()>;
+
 /// Runs the whole bench and prints the report. Exit code 0 (a bench has no verdict; the summary
 /// says which targets are met), 2 on an error.
 pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
@@ -1221,7 +1224,7 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         quick: args.quick,
         ..Report::default()
     };
-    let steps: [(&str, fn(&Env, &mut Report) -> anyhow::Result<()>); 6] = [
+    let steps: [(&str, Step); 6] = [
         ("corpus", corpus),
         ("emulator", emulator),
         ("scale", scale),
