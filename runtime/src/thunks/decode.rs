@@ -1060,3 +1060,34 @@ fn collective(
         buffers: out,
     }))
 }
+
+#[cfg(test)]
+mod kernel_table_tests {
+    use super::*;
+
+    fn ptx(name: &str) -> String {
+        format!(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry {name}()\n{{\n  ret;\n}}\n")
+    }
+
+    /// The same text gives the same module; texts of equal length (names of the same digit
+    /// count) stay distinct modules; a cubin that differs for the same text is refused.
+    #[test]
+    fn equal_texts_share_a_module_and_equal_lengths_do_not() -> Result<()> {
+        let mut t = KernelTable::default();
+        let a = t.intern(ptx("k_101"), Vec::new(), PtxCheck::Signatures, "a")?;
+        let b = t.intern(ptx("k_102"), Vec::new(), PtxCheck::Signatures, "b")?;
+        let a2 = t.intern(ptx("k_101"), Vec::new(), PtxCheck::Signatures, "c")?;
+        assert!(Arc::ptr_eq(&a, &a2));
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert_eq!(t.modules.len(), 2);
+        let err = t.intern(ptx("k_102"), vec![1], PtxCheck::Signatures, "d");
+        assert_eq!(
+            err.err().map(|e| e.to_string()),
+            Some(
+                invalid("d.kernel_binary.cubin differs from the one of an earlier kernel thunk with the same PTX")
+                    .to_string()
+            )
+        );
+        Ok(())
+    }
+}
