@@ -597,6 +597,8 @@ struct KernelRun {
     one: Duration,
     all: Duration,
     native: Duration,
+    /// Process CPU time with all threads ÷ with 1 thread (all repetitions).
+    cpu_ratio: Option<f64>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -609,20 +611,37 @@ fn time_kernel(
     params: &[ptx::emu::ParamValue],
     mem: &mut ptx::emu::Memory,
     threads: usize,
-) -> anyhow::Result<(u64, Duration, Duration)> {
+) -> anyhow::Result<(u64, Duration, Duration, Option<f64>)> {
     let mut run = |threads: usize| {
         let opts = ptx::emu::LaunchOptions {
             threads,
             ..ptx::emu::LaunchOptions::default()
         };
-        best(reps, || {
+        let cpu0 = process_cpu();
+        let r = best(reps, || {
             ptx::emu::launch(module, kernel, grid, block, 0, params, mem, &opts)
-        })
+        });
+        (r, process_cpu().zip(cpu0).map(|(b, a)| b - a))
     };
-    let (one, stats) = run(1);
+    let ((one, stats), cpu_one) = run(1);
     let stats = stats?;
-    let (all, _) = run(threads);
-    Ok((stats.lane_instructions, one, all))
+    let ((all, _), cpu_all) = run(threads);
+    let cpu_ratio = cpu_all
+        .zip(cpu_one)
+        .and_then(|(a, o)| (o > 0.0).then(|| a / o));
+    Ok((stats.lane_instructions, one, all, cpu_ratio))
+}
+
+/// CPU time of the whole process (every thread), in seconds, from `/proc/self/stat` (clock
+/// ticks, 10 ms at the usual 100 Hz): on a loaded machine, N threads that spend no more CPU in
+/// total than 1 thread show the work itself parallelizes, whatever share of the cores they got.
+fn process_cpu() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = s.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
@@ -649,7 +668,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         py,
         &y0.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
     )?;
-    let (lanes, one, all) = time_kernel(
+    let (lanes, one, all, cpu_ratio) = time_kernel(
         reps,
         &saxpy,
         "saxpy",
@@ -687,6 +706,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         one,
         all,
         native,
+        cpu_ratio,
     });
 
     // Reduction: shared-memory block sums (256 threads, 2 elements each).
@@ -702,7 +722,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         ParamValue::ptr(pout),
         ParamValue::i32(n as i32),
     ];
-    let (lanes, one, all) = time_kernel(
+    let (lanes, one, all, cpu_ratio) = time_kernel(
         reps,
         &reduce,
         "block_sum",
@@ -731,6 +751,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         one,
         all,
         native,
+        cpu_ratio,
     });
 
     // Tiled matmul (16x16 shared-memory tiles).
@@ -755,7 +776,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         ParamValue::i32(dd),
     ];
     let grid = [(d / 16) as u32, (d / 16) as u32, 1];
-    let (lanes, one, all) = time_kernel(
+    let (lanes, one, all, cpu_ratio) = time_kernel(
         reps,
         &mm,
         "matmul",
@@ -789,6 +810,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         one,
         all,
         native,
+        cpu_ratio,
     });
 
     let mut rows = Vec::new();
@@ -805,6 +827,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             format!("{:.0}", rate / 1e6),
             format!("{:.1}", ms(r.all)),
             format!("{speedup:.2}"),
+            opt(r.cpu_ratio, 2),
             format!("{:.2}", ms(r.native)),
             format!("{:.0}", r.one.as_secs_f64() / r.native.as_secs_f64()),
         ]);
@@ -812,7 +835,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     report.sections.push(Section {
         title: "Emulator throughput".into(),
         note: format!(
-            "corpus PTX kernels on `ptx::emu` (wall time, best of {reps}); rate = lane-instructions/s with 1 worker thread (per core); speedup = 1 thread ÷ {threads} threads; native = the same work as a plain Rust loop, 1 thread"
+            "corpus PTX kernels on `ptx::emu` (wall time, best of {reps}); rate = lane-instructions/s with 1 worker thread (per core); speedup = 1 thread ÷ {threads} threads (wall); CPU N/1 = process CPU time with {threads} threads ÷ with 1 (about 1: the threads add no work, so the speedup is bounded only by the free cores); native = the same work as a plain Rust loop, 1 thread"
         ),
         headers: [
             "kernel",
@@ -821,6 +844,7 @@ fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             "M lane-instr/s/core",
             &format!("{threads} threads ms"),
             "speedup",
+            "CPU N/1",
             "native ms",
             "emu/native",
         ]
