@@ -1,6 +1,7 @@
 //! Harness: the golden store, the replay suites and regeneration, and the `aot` command-line tool.
 //! It is the only crate that sees every other crate of the workspace.
 
+pub mod bench;
 pub mod check_cmd;
 pub mod deadline;
 pub mod demo_cmd;

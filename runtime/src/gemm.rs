@@ -2,6 +2,28 @@
 //! type (F32 for f16/bf16/f32, F64 for f64, S32 for s8/s32) in increasing k order, then
 //! `alpha * acc + beta * old` in the compute type, converted to the output type with round to
 //! nearest even. `beta == 0` never reads the old output.
+//!
+//! Two implementations with the same results bit for bit:
+//! - [`gemm`], the fast one: per batch, `op(lhs)` and `op(rhs)` are converted once into packed
+//!   row-major matrices of the compute type, then blocks of 4 output rows x up to 256 columns are
+//!   accumulated in registers/L1 (the inner loop runs over contiguous columns, so it vectorizes;
+//!   an AVX2 copy is chosen at run time where the CPU has it), rows split over the machine's cores.
+//!   Every output element is still `acc = 0; for k in 0..K { acc = acc + a[i][k] * b[k][j] }` with a
+//!   separate multiply and add (Rust never contracts them into an FMA): the reduction order per
+//!   element is fixed, independent of the blocking, the thread count and the CPU, so results are
+//!   identical across runs, machines and thread counts and to the reference loop.
+//! - `gemm_reference`, the element-at-a-time loop the semantics are written in. [`gemm`] falls back
+//!   to it whenever packing is not possible (an operand access out of bounds, an element type with
+//!   no arithmetic, operands whose packed copies would be much larger than their buffers, as with a
+//!   zero stride): the errors and their messages are then the reference's own.
+//!
+//! Hand-written rather than the `gemm` or `matrixmultiply` crates: both split K into cache blocks
+//! whose partial sums are added to the output (and use FMA where the CPU has it), which changes the
+//! rounding of every artifact's gemm outputs, and the goldens pin them bit for bit ("increasing k
+//! order" is part of the thunk's execution semantics); neither covers bf16 or s32 either.
+use std::num::Wrapping;
+use std::ops::{Add, Mul};
+
 use half::{bf16, f16};
 
 use crate::error::{Error, Result};
@@ -70,6 +92,232 @@ fn op_index(l: &MatrixLayout, b: u64, r: u64, c: u64) -> u64 {
 /// Runs the gemm on host buffers (sizes were validated at load; a short buffer is an INTERNAL
 /// error, never a panic).
 pub fn gemm(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> Result<()> {
+    let done = match cfg.compute_type {
+        ElemType::S32 => fast::<Wrapping<i32>>(cfg, lhs, rhs, out),
+        ElemType::F64 => fast::<f64>(cfg, lhs, rhs, out),
+        _ => fast::<f32>(cfg, lhs, rhs, out),
+    };
+    if done {
+        Ok(())
+    } else {
+        gemm_reference(cfg, lhs, rhs, out)
+    }
+}
+
+/// A compute type of the fast path: how an operand element is read into it (exactly as the
+/// reference loop reads it) and how the accumulator is written back.
+trait Compute: Copy + Send + Sync + Add<Output = Self> + Mul<Output = Self> + 'static {
+    const ZERO: Self;
+    fn read(buf: &[u8], t: ElemType, i: u64) -> Option<Self>;
+    /// `alpha * acc (+ beta * old)` converted for the output, as the reference loop computes it.
+    fn finish(cfg: &GemmConfig, acc: Self, out: &[u8], oi: u64) -> Option<Acc>;
+}
+
+impl Compute for f32 {
+    const ZERO: f32 = 0.0;
+    fn read(buf: &[u8], t: ElemType, i: u64) -> Option<f32> {
+        load(buf, t, i).map(|v| v as f32)
+    }
+    fn finish(cfg: &GemmConfig, acc: f32, out: &[u8], oi: u64) -> Option<Acc> {
+        let mut r = cfg.alpha_real as f32 * acc;
+        if cfg.beta != 0.0 {
+            r += cfg.beta as f32 * (load(out, cfg.output.dtype, oi)? as f32);
+        }
+        Some(Acc::F(f64::from(r)))
+    }
+}
+
+impl Compute for f64 {
+    const ZERO: f64 = 0.0;
+    fn read(buf: &[u8], t: ElemType, i: u64) -> Option<f64> {
+        load(buf, t, i)
+    }
+    fn finish(cfg: &GemmConfig, acc: f64, out: &[u8], oi: u64) -> Option<Acc> {
+        let mut r = cfg.alpha_real * acc;
+        if cfg.beta != 0.0 {
+            r += cfg.beta * load(out, cfg.output.dtype, oi)?;
+        }
+        Some(Acc::F(r))
+    }
+}
+
+impl Compute for Wrapping<i32> {
+    const ZERO: Wrapping<i32> = Wrapping(0);
+    fn read(buf: &[u8], t: ElemType, i: u64) -> Option<Wrapping<i32>> {
+        load_i(buf, t, i).map(Wrapping)
+    }
+    fn finish(cfg: &GemmConfig, acc: Wrapping<i32>, out: &[u8], oi: u64) -> Option<Acc> {
+        let mut r = (cfg.alpha_real as i32).wrapping_mul(acc.0);
+        if cfg.beta != 0.0 {
+            let old = load_i(out, cfg.output.dtype, oi)?;
+            r = r.wrapping_add((cfg.beta as i32).wrapping_mul(old));
+        }
+        Some(Acc::I(r))
+    }
+}
+
+/// Rows x columns of the register block of the fast path (4 x 16 f32 accumulators are eight
+/// AVX2 registers).
+const MR: usize = 4;
+const NR: usize = 16;
+/// Below this many multiply-adds per batch one thread does the work (spawning costs more).
+const PARALLEL_MIN: usize = 1 << 18;
+
+/// The fast path; `false` when it cannot run (the caller then runs the reference loop, which
+/// reports the error if there is one). A batch's operands are read completely before any of its
+/// outputs is written, so a `false` after a write only comes with an access the reference fails
+/// on too.
+fn fast<T: Compute>(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> bool {
+    let dims = (
+        usize::try_from(cfg.m),
+        usize::try_from(cfg.n),
+        usize::try_from(cfg.k),
+    );
+    let (Ok(m), Ok(n), Ok(k)) = dims else {
+        return false;
+    };
+    if m == 0 || n == 0 {
+        // Nothing to read or write, as in the reference loop.
+        return true;
+    }
+    let (mp, np) = (m.div_ceil(MR) * MR, n.div_ceil(NR) * NR);
+    // The packed copies are bounded by the operands they copy (a few times their size for
+    // narrow types, plus the padding to whole blocks), never by dimensions alone: a stride-0
+    // (broadcast) operand of a huge M x K stays on the reference loop rather than allocating it.
+    let size = std::mem::size_of::<T>();
+    let bound = |elems: Option<usize>, buf: usize, pad: usize| {
+        elems.and_then(|e| e.checked_mul(size)).is_some_and(|b| {
+            b <= buf
+                .saturating_mul(4)
+                .saturating_add(pad.saturating_mul(size))
+        })
+    };
+    if !bound(mp.checked_mul(k), lhs.len(), MR * k)
+        || !bound(k.checked_mul(np), rhs.len(), NR * k)
+        || !bound(mp.checked_mul(np), out.len(), MR * np + NR * mp)
+    {
+        return false;
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    let mut c = Vec::new();
+    for batch in 0..cfg.batch {
+        // A in MR-row panels (`[panel][k][MR]`), B in NR-column panels (`[panel][k][NR]`), both
+        // zero-padded to whole panels: the padding only feeds rows and columns never stored.
+        a.clear();
+        a.resize(mp * k, T::ZERO);
+        for i in 0..m {
+            let (panel, r) = (i / MR, i % MR);
+            for kk in 0..k {
+                let v = T::read(
+                    lhs,
+                    cfg.lhs.dtype,
+                    op_index(&cfg.lhs, batch, i as u64, kk as u64),
+                );
+                match (v, a.get_mut((panel * k + kk) * MR + r)) {
+                    (Some(v), Some(slot)) => *slot = v,
+                    _ => return false,
+                }
+            }
+        }
+        b.clear();
+        b.resize(k * np, T::ZERO);
+        for kk in 0..k {
+            for j in 0..n {
+                let (panel, col) = (j / NR, j % NR);
+                let v = T::read(
+                    rhs,
+                    cfg.rhs.dtype,
+                    op_index(&cfg.rhs, batch, kk as u64, j as u64),
+                );
+                match (v, b.get_mut((panel * k + kk) * NR + col)) {
+                    (Some(v), Some(slot)) => *slot = v,
+                    _ => return false,
+                }
+            }
+        }
+        c.clear();
+        c.resize(mp * np, T::ZERO);
+        let work = m.saturating_mul(n).saturating_mul(k);
+        let threads = if work < PARALLEL_MIN { 1 } else { threads };
+        // Whole row panels per thread; each thread owns disjoint output rows.
+        let panels = (mp / MR).div_ceil(threads).max(1);
+        if threads <= 1 || panels * MR >= mp {
+            product(&a, &b, &mut c, k, np);
+        } else {
+            std::thread::scope(|s| {
+                let (a_chunk, c_chunk) = (panels * MR * k, panels * MR * np);
+                for (a_rows, c_rows) in a.chunks(a_chunk).zip(c.chunks_mut(c_chunk)) {
+                    let b = &b;
+                    s.spawn(move || product(a_rows, b, c_rows, k, np));
+                }
+            });
+        }
+        // The epilogue element by element in the reference's order, each old output read just
+        // before its element is written (as the reference does, so even an output layout that
+        // maps two elements to one address gives the reference's result).
+        for (i, row) in c.chunks_exact(np).take(m).enumerate() {
+            for (j, &v) in row.iter().take(n).enumerate() {
+                let oi = op_index(&cfg.output, batch, i as u64, j as u64);
+                let stored =
+                    T::finish(cfg, v, out, oi).and_then(|r| store(out, cfg.output.dtype, oi, r));
+                if stored.is_none() {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// `c = a x b` for the row panels of `a` (`[panel][k][MR]`) and the rows of `c` (`MR` rows of
+/// `np` per panel, row-major), `b` being packed `[panel][k][NR]`; each element is its products
+/// summed from zero in increasing k order.
+fn product<T: Compute>(a: &[T], b: &[T], c: &mut [T], k: usize, np: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above), all the target feature requires.
+        unsafe { product_avx2(a, b, c, k, np) };
+        return;
+    }
+    product_body(a, b, c, k, np);
+}
+
+/// The same loop compiled with AVX2 (8 f32 lanes instead of SSE2's 4); the arithmetic, and so the
+/// result, is the same.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn product_avx2<T: Compute>(a: &[T], b: &[T], c: &mut [T], k: usize, np: usize) {
+    product_body(a, b, c, k, np);
+}
+
+#[inline(always)]
+fn product_body<T: Compute>(a: &[T], b: &[T], c: &mut [T], k: usize, np: usize) {
+    if k == 0 || np == 0 {
+        return;
+    }
+    for (a_panel, c_rows) in a.chunks_exact(MR * k).zip(c.chunks_exact_mut(MR * np)) {
+        for (p, b_panel) in b.chunks_exact(NR * k).enumerate() {
+            let mut acc = [[T::ZERO; NR]; MR];
+            for (av, bv) in a_panel.chunks_exact(MR).zip(b_panel.chunks_exact(NR)) {
+                for (acc_r, &x) in acc.iter_mut().zip(av) {
+                    for (s, &y) in acc_r.iter_mut().zip(bv) {
+                        *s = *s + x * y;
+                    }
+                }
+            }
+            for (row, acc_r) in c_rows.chunks_exact_mut(np).zip(&acc) {
+                if let Some(dst) = row.get_mut(p * NR..(p + 1) * NR) {
+                    dst.copy_from_slice(acc_r);
+                }
+            }
+        }
+    }
+}
+
+/// The reference loop: one output element at a time, exactly as docs/artifact.md words it.
+fn gemm_reference(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> Result<()> {
     let oob = || Error::Internal("gemm operand access out of bounds".into());
     for b in 0..cfg.batch {
         for i in 0..cfg.m {
@@ -712,5 +960,120 @@ mod tests {
             ElemType::F32,
         );
         assert_eq!(gemm(&cfg, &[0; 4], &[0; 4], &mut [0; 1]), Err(err));
+    }
+
+    /// Buffer big enough for every element `layout` addresses over `batch` batches, filled with
+    /// pseudo-random values of its type (sums of them round differently in each order).
+    fn random_buffer(l: &MatrixLayout, batch: u64, seed: &mut u64) -> Vec<u8> {
+        let mut last = 0;
+        for b in 0..batch {
+            for r in 0..l.num_rows {
+                for c in 0..l.num_cols {
+                    last = last.max(l.offset(b, r, c) + 1);
+                }
+            }
+        }
+        let mut buf = vec![0u8; (last * l.dtype.size()) as usize];
+        for i in 0..last {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let x = ((*seed >> 33) % 2001) as f64 / 1000.0 - 1.0;
+            let v = match l.dtype {
+                ElemType::S8 | ElemType::S32 => (x * 100.0).round(),
+                _ => x * 3.7,
+            };
+            put(&mut buf, l.dtype, i, v);
+        }
+        buf
+    }
+
+    /// The fast path against the reference loop, bit for bit: every order and transpose of each
+    /// operand and of the output, sizes on both sides of the 4 x 16 register blocks, batches with
+    /// padded strides, every compute type with its operand types, alpha and beta, and one size big
+    /// enough to split rows over threads.
+    #[test]
+    fn the_fast_path_matches_the_reference_loop_bit_for_bit() {
+        let mut seed = 17u64;
+        let sizes: [(u64, u64, u64); 7] = [
+            (1, 1, 1),
+            (3, 5, 2),
+            (4, 16, 7),
+            (5, 17, 1),
+            (9, 33, 13),
+            (2, 3, 0),
+            (70, 75, 64),
+        ];
+        let types = [
+            (ElemType::F32, ElemType::F32, ElemType::F32),
+            (ElemType::F16, ElemType::F16, ElemType::F32),
+            (ElemType::Bf16, ElemType::Bf16, ElemType::Bf16),
+            (ElemType::F64, ElemType::F64, ElemType::F64),
+            (ElemType::S8, ElemType::S32, ElemType::S32),
+            (ElemType::S32, ElemType::F32, ElemType::S32),
+        ];
+        let mut cases = 0;
+        for (ti, &(operand, output, compute)) in types.iter().enumerate() {
+            for (si, &(m, n, k)) in sizes.iter().enumerate() {
+                let variant = ti + si;
+                let orders = [Order::RowMajor, Order::ColumnMajor];
+                let lo = orders[variant % 2];
+                let ro = orders[(variant / 2) % 2];
+                let oo = orders[(variant / 4) % 2];
+                let (lt, rt, ot) = (variant % 3 == 0, variant % 5 == 1, variant % 7 == 2);
+                let batch = 1 + (variant % 3) as u64;
+                let (lr, lc) = if lt { (k, m) } else { (m, k) };
+                let (rr, rc) = if rt { (n, k) } else { (k, n) };
+                let (or, oc) = if ot { (n, m) } else { (m, n) };
+                let mut l = layout(lo, lr, lc, lt, operand);
+                let mut r = layout(ro, rr, rc, rt, operand);
+                let mut o = layout(oo, or, oc, ot, output);
+                for x in [&mut l, &mut r, &mut o] {
+                    x.batch_size = batch;
+                    x.leading_dim_stride += 1;
+                    x.batch_stride = (x.leading_dim_stride + 1) * x.num_rows.max(x.num_cols) + 3;
+                }
+                let mut cfg = config(l, r, o, compute);
+                cfg.alpha_real = if compute == ElemType::S32 { 3.0 } else { 0.75 };
+                cfg.beta = [0.0, 1.0, -0.5][variant % 3];
+                if compute == ElemType::S32 && output == ElemType::F32 {
+                    // An s32 accumulator reads an old output only as an integer (an error for
+                    // f32 outputs, pinned by the test above).
+                    cfg.beta = 0.0;
+                }
+                let lhs = random_buffer(&l, batch, &mut seed);
+                let rhs = random_buffer(&r, batch, &mut seed);
+                let out0 = random_buffer(&o, batch, &mut seed);
+                let (mut fast_out, mut ref_out) = (out0.clone(), out0);
+                assert_eq!(gemm(&cfg, &lhs, &rhs, &mut fast_out), Ok(()));
+                assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut ref_out), Ok(()));
+                assert!(
+                    fast_out == ref_out,
+                    "fast path differs from the reference for {cfg:?}"
+                );
+                cases += 1;
+            }
+        }
+        assert_eq!(cases, types.len() * sizes.len());
+    }
+
+    /// Operands whose packed copies would dwarf their buffers (stride 0: every row the same
+    /// memory) take the reference loop, with the same result and no M x K allocation.
+    #[test]
+    fn a_broadcast_operand_takes_the_reference_loop() {
+        let mut l = layout(Order::RowMajor, 4096, 2, false, ElemType::F32);
+        l.leading_dim_stride = 0;
+        let r = layout(Order::RowMajor, 2, 1, false, ElemType::F32);
+        let o = layout(Order::RowMajor, 4096, 1, false, ElemType::F32);
+        let cfg = config(l, r, o, ElemType::F32);
+        let lhs: Vec<u8> = [1.5f32, 2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let rhs: Vec<u8> = [4.0f32, 0.25]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert!(!fast::<f32>(&cfg, &lhs, &rhs, &mut vec![0u8; 4096 * 4]));
+        let mut out = vec![0u8; 4096 * 4];
+        assert_eq!(gemm(&cfg, &lhs, &rhs, &mut out), Ok(()));
+        assert!((0..4096).all(|i| get(&out, ElemType::F32, i) == 6.5));
     }
 }

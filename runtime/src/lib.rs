@@ -27,7 +27,9 @@ pub mod registry;
 pub mod streams;
 pub mod thunks;
 
-pub use device::{CudaDevice, Device, DeviceDescription, DeviceKind, DeviceOp, EmulatedDevice};
+pub use device::{
+    CudaDevice, Device, DeviceDescription, DeviceKind, DeviceOp, DeviceTotals, EmulatedDevice,
+};
 pub use error::{Code, Error, Result};
 pub use execute::{ExecutionResult, ExecutionStats, KernelTiming};
 pub use flags::{PtxCheck, RuntimeFlags};

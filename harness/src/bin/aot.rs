@@ -68,6 +68,11 @@ enum Command {
     /// StableHLO, PTX, target configs), with outcomes counted by error code.
     /// Exit status: 0 no finding, 1 a panic, hang or allocation over the limit, 2 an error.
     Fuzz(harness::fuzz_cmd::FuzzArgs),
+    /// The performance figures (docs/performance.md): corpus compile/load/size/launches/traffic,
+    /// emulator throughput and core scaling, the scale table next to XLA:CPU, compile and load
+    /// growth, golden suite and schema bot times, and a summary line per metric with its target.
+    /// Exit status: 0 (the summary says which targets are met), 2 an error.
+    Bench(harness::bench::BenchArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -94,7 +99,8 @@ fn code(result: anyhow::Result<u8>) -> ExitCode {
 /// mimalloc: the schema bot's diff and the compiler allocate many small objects from several
 /// threads, where it is markedly faster than glibc's malloc (schema_history's diff_bench uses it
 /// too, so it measures what this binary does). Counted (one relaxed atomic add per call, no limit
-/// unless `aot fuzz` sets one), so that `aot fuzz` can check its memory property.
+/// unless `aot fuzz` sets one), so that `aot fuzz` can check its memory property and `aot bench`
+/// can report the peak heap of a load.
 #[global_allocator]
 static GLOBAL: harness::fuzz::alloc::CountingAlloc<mimalloc::MiMalloc> =
     harness::fuzz::alloc::CountingAlloc(mimalloc::MiMalloc);
@@ -118,6 +124,7 @@ fn main() -> ExitCode {
         Command::Forward(args) => code(harness::forward_cmd::run(&args, &mut stdout)),
         Command::Selftest(args) => code(harness::selftest_cmd::run(&args, &mut stdout)),
         Command::Fuzz(args) => code(harness::fuzz_cmd::run(&args, &mut stdout)),
+        Command::Bench(args) => code(harness::bench::run(&args, &mut stdout)),
         Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {

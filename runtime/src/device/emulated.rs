@@ -2,6 +2,7 @@
 //! crate's SIMT emulator. Operations run synchronously in issue order.
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use ptx::emu::{self, DevicePtr, LaunchOptions, LoadedModule, Memory, ParamValue};
@@ -16,6 +17,39 @@ pub struct EmulatedDevice {
     memory: Mutex<Memory>,
     modules: Mutex<HashMap<u64, Arc<LoadedModule>>>,
     options: LaunchOptions,
+    totals: Counters,
+}
+
+/// What the device did since it was made or last [`EmulatedDevice::take_totals`]: the
+/// emulator's counts summed over launches, plus the bytes gemms and copies move (they run
+/// natively, outside the emulator). For benchmarks (`aot bench`); nothing reads them to decide.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeviceTotals {
+    /// Kernel launches.
+    pub launches: u64,
+    /// Instructions executed, once per active lane.
+    pub lane_instructions: u64,
+    /// Bytes read from global memory (kernel loads and atomics, gemm operands, copy sources).
+    pub bytes_read: u64,
+    /// Bytes written to global memory (kernel stores and atomics, gemm outputs, copy targets).
+    pub bytes_written: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    launches: AtomicU64,
+    lane_instructions: AtomicU64,
+    bytes_read: AtomicU64,
+    bytes_written: AtomicU64,
+}
+
+impl Counters {
+    fn add(&self, launches: u64, lanes: u64, read: u64, written: u64) {
+        self.launches.fetch_add(launches, Ordering::Relaxed);
+        self.lane_instructions.fetch_add(lanes, Ordering::Relaxed);
+        self.bytes_read.fetch_add(read, Ordering::Relaxed);
+        self.bytes_written.fetch_add(written, Ordering::Relaxed);
+    }
 }
 
 impl std::fmt::Debug for EmulatedDevice {
@@ -81,6 +115,18 @@ impl EmulatedDevice {
             description,
             modules: Mutex::new(HashMap::new()),
             options: launch_options(&crate::flags::RuntimeFlags::default()),
+            totals: Counters::default(),
+        }
+    }
+
+    /// The totals since the device was made or last asked, and zero again.
+    pub fn take_totals(&self) -> DeviceTotals {
+        let t = &self.totals;
+        DeviceTotals {
+            launches: t.launches.swap(0, Ordering::Relaxed),
+            lane_instructions: t.lane_instructions.swap(0, Ordering::Relaxed),
+            bytes_read: t.bytes_read.swap(0, Ordering::Relaxed),
+            bytes_written: t.bytes_written.swap(0, Ordering::Relaxed),
         }
     }
 
@@ -215,7 +261,7 @@ impl Device for EmulatedDevice {
         }
         let params: Vec<ParamValue> = args.iter().map(|&a| ParamValue::u64(a)).collect();
         let mut mem = self.mem()?;
-        emu::launch(
+        let stats = emu::launch(
             &loaded,
             kernel,
             grid,
@@ -226,6 +272,25 @@ impl Device for EmulatedDevice {
             &self.options,
         )
         .map_err(launch_err)?;
+        self.totals.add(
+            1,
+            stats.lane_instructions,
+            stats.global_bytes_read,
+            stats.global_bytes_written,
+        );
+        Ok(())
+    }
+
+    fn gemm(
+        &self,
+        config: &crate::thunks::GemmConfig,
+        lhs: (u64, u64),
+        rhs: (u64, u64),
+        out: (u64, u64),
+    ) -> Result<()> {
+        super::host_gemm(self, config, lhs, rhs, out)?;
+        let old = if config.beta != 0.0 { out.1 } else { 0 };
+        self.totals.add(0, 0, lhs.1 + rhs.1 + old, out.1);
         Ok(())
     }
 
@@ -234,7 +299,9 @@ impl Device for EmulatedDevice {
         let n = usize::try_from(size)
             .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
         let data = mem.read_vec(DevicePtr(source), n).map_err(emu_err)?;
-        mem.write(DevicePtr(destination), &data).map_err(emu_err)
+        mem.write(DevicePtr(destination), &data).map_err(emu_err)?;
+        self.totals.add(0, 0, size, size);
+        Ok(())
     }
 
     fn synchronize(&self) -> Result<()> {

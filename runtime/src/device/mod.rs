@@ -17,7 +17,7 @@ pub mod cuda;
 pub mod emulated;
 
 pub use cuda::CudaDevice;
-pub use emulated::EmulatedDevice;
+pub use emulated::{DeviceTotals, EmulatedDevice};
 
 /// What the loader checks an executable against: capability, limits and ABI versions.
 #[derive(Debug, Clone, PartialEq, Eq)]

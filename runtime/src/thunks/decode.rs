@@ -18,14 +18,15 @@ use crate::device::DeviceDescription;
 use crate::error::{invalid, Error, Result};
 use crate::flags::{PtxCheck, RuntimeFlags};
 use crate::registry::Registry;
+use std::hash::BuildHasher;
 
 static NEXT_KERNEL_MODULE: AtomicU64 = AtomicU64::new(1);
 
 /// The PTX modules of an executable, de-duplicated by text.
 #[derive(Debug, Default)]
 pub struct KernelTable {
-    /// Indices into `modules`, by text length (equal lengths are then compared in full).
-    by_len: HashMap<usize, Vec<usize>>,
+    /// Indices into `modules`, by text length and hash (equal keys are then compared in full).
+    by_key: HashMap<(usize, u64), Vec<usize>>,
     /// Every distinct module, in first-use order.
     pub modules: Vec<Arc<KernelModule>>,
 }
@@ -40,11 +41,15 @@ impl KernelTable {
         check: PtxCheck,
         path: &str,
     ) -> Result<Arc<KernelModule>> {
-        // Keyed by length: equal lengths are rare across distinct kernels, and comparing the
-        // texts then costs less than hashing every text would.
-        let key = text.len();
+        // Keyed by length and a hash of the whole text: lengths alone are equal across many
+        // distinct kernels (generated names of the same digit count), and comparing each new
+        // text with every earlier one of its length made load quadratic in the kernel count.
+        // foldhash with a fixed seed: fast (several GB/s, under the outline parse's cost) and
+        // the same in every process.
+        let hash = foldhash::fast::FixedState::with_seed(0).hash_one(text.as_bytes());
+        let key = (text.len(), hash);
         let same = self
-            .by_len
+            .by_key
             .get(&key)
             .and_then(|v| v.iter().map(|&i| &self.modules[i]).find(|m| m.text == text));
         if let Some(m) = same {
@@ -71,7 +76,7 @@ impl KernelTable {
             outline,
             cubin,
         });
-        self.by_len.entry(key).or_default().push(self.modules.len());
+        self.by_key.entry(key).or_default().push(self.modules.len());
         self.modules.push(m.clone());
         Ok(m)
     }
@@ -1100,4 +1105,35 @@ fn collective(
         },
         buffers: out,
     }))
+}
+
+#[cfg(test)]
+mod kernel_table_tests {
+    use super::*;
+
+    fn ptx(name: &str) -> String {
+        format!(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry {name}()\n{{\n  ret;\n}}\n")
+    }
+
+    /// The same text gives the same module; texts of equal length (names of the same digit
+    /// count) stay distinct modules; a cubin that differs for the same text is refused.
+    #[test]
+    fn equal_texts_share_a_module_and_equal_lengths_do_not() -> Result<()> {
+        let mut t = KernelTable::default();
+        let a = t.intern(ptx("k_101"), Vec::new(), PtxCheck::Signatures, "a")?;
+        let b = t.intern(ptx("k_102"), Vec::new(), PtxCheck::Signatures, "b")?;
+        let a2 = t.intern(ptx("k_101"), Vec::new(), PtxCheck::Signatures, "c")?;
+        assert!(Arc::ptr_eq(&a, &a2));
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert_eq!(t.modules.len(), 2);
+        let err = t.intern(ptx("k_102"), vec![1], PtxCheck::Signatures, "d");
+        assert_eq!(
+            err.err().map(|e| e.to_string()),
+            Some(
+                invalid("d.kernel_binary.cubin differs from the one of an earlier kernel thunk with the same PTX")
+                    .to_string()
+            )
+        );
+        Ok(())
+    }
 }
