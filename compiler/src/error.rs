@@ -29,13 +29,14 @@ pub enum CompileError {
     #[error("invalid module: {0}")]
     InvalidModule(String),
     /// Kernel generation failed for a fusion.
-    #[error("code generation for fusion {fusion}: {source}")]
+    // The code generator's error is part of this message and deliberately not a `#[source]`:
+    // printers that walk the chain (anyhow's `{:#}`) would otherwise say it twice.
+    #[error("code generation for fusion {fusion}: {error}")]
     Codegen {
         /// The fused computation's name.
         fusion: String,
         /// What the code generator said.
-        #[source]
-        source: CodegenError,
+        error: CodegenError,
     },
     /// The module could not be converted for embedding in the executable.
     #[error("cannot embed the HLO module: {0}")]

@@ -98,15 +98,18 @@ pub enum EvalError {
         /// The limit.
         limit: u64,
     },
-    /// An error while evaluating an instruction.
-    #[error("{computation}/{instruction}: {source}")]
+    /// An error while evaluating an instruction. The inner error is part of the message and
+    /// deliberately not a `#[source]`, so chain printers (anyhow's `{:#}`) say it once.
+    #[error("{loc}: {computation}/{instruction}: {error}")]
     At {
         /// Computation name.
         computation: String,
         /// Instruction name.
         instruction: String,
+        /// Where the instruction is in the input module (`line:column`).
+        loc: crate::ir::SourceLoc,
         /// The underlying error.
-        source: Box<EvalError>,
+        error: Box<EvalError>,
     },
 }
 
@@ -114,7 +117,7 @@ impl EvalError {
     /// The innermost error, past any [`EvalError::At`] context.
     pub fn root_cause(&self) -> &EvalError {
         match self {
-            EvalError::At { source, .. } => source.root_cause(),
+            EvalError::At { error, .. } => error.root_cause(),
             e => e,
         }
     }
@@ -209,6 +212,7 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Subtract,
     Opcode::Tan,
     Opcode::Tanh,
+    Opcode::TopK,
     Opcode::Tuple,
     Opcode::While,
     Opcode::Xor,
@@ -579,7 +583,8 @@ impl<'m> Interp<'m> {
                 .map_err(|e| EvalError::At {
                     computation: comp.name.clone(),
                     instruction: instr.name.clone(),
-                    source: Box::new(e),
+                    loc: instr.loc,
+                    error: Box::new(e),
                 })?;
             values[i] = Some(value);
         }
@@ -915,6 +920,16 @@ impl<'m> Interp<'m> {
                 };
                 let out = sort::sort(&inputs, d, &mut less)?;
                 Ok(leaves_to_literal(out, &instr.shape))
+            }
+            Opcode::TopK => {
+                nops(1)?;
+                let k = attr(&a.k, op, "k")?;
+                let k = usize::try_from(*k).map_err(|_| invalid(op.name(), "k is negative"))?;
+                let (values, indices) = sort::top_k(array(0)?, k, a.largest.unwrap_or(true))?;
+                Ok(Literal::Tuple(vec![
+                    Literal::Array(values),
+                    Literal::Array(indices),
+                ]))
             }
             Opcode::SelectAndScatter => {
                 nops(3)?;
