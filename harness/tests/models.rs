@@ -29,10 +29,6 @@ const EXPECTED_TO_FAIL: &[(&str, &str)] = &[
         "rng_bit_generator_algorithms",
         "bitcast-convert between widths 32 and 64 is not compiled",
     ),
-    (
-        "transformer_block_bf16",
-        "bf16 chains are rounded after every op; XLA keeps f32 inside a fusion (excess precision)",
-    ),
 ];
 
 fn root() -> PathBuf {

@@ -276,12 +276,26 @@ fn shape_string(shape: &Shape) -> String {
 }
 
 /// Evaluation settings.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct EvalOptions {
     /// Fail with [`EvalError::WhileLimit`] after this many iterations of any one `while` loop
     /// (`None`: no limit, a non-terminating loop runs forever, as it would on a device).
     pub max_while_iterations: Option<u64>,
+    /// XLA's `--xla_allow_excess_precision` (default true, as XLA and the compiler's
+    /// `CompileOptions`): evaluate the module as [`crate::precision::allow_excess_precision`]
+    /// rewrites it, so results compare like with like against XLA and against compiled
+    /// executables. False: every `f16`/`bf16` result is rounded (strict).
+    pub allow_excess_precision: bool,
+}
+
+impl Default for EvalOptions {
+    fn default() -> EvalOptions {
+        EvalOptions {
+            max_while_iterations: None,
+            allow_excess_precision: true,
+        }
+    }
 }
 
 impl EvalOptions {
@@ -289,7 +303,14 @@ impl EvalOptions {
     pub fn with_while_limit(limit: u64) -> EvalOptions {
         EvalOptions {
             max_while_iterations: Some(limit),
+            ..EvalOptions::default()
         }
+    }
+
+    /// These options with excess precision allowed or not.
+    pub fn excess_precision(mut self, allow: bool) -> EvalOptions {
+        self.allow_excess_precision = allow;
+        self
     }
 }
 
@@ -305,6 +326,13 @@ pub fn evaluate_with(
     args: &[Literal],
     options: &EvalOptions,
 ) -> Result<Literal, EvalError> {
+    let rewritten;
+    let module = if options.allow_excess_precision {
+        rewritten = crate::precision::allow_excess_precision(module);
+        &rewritten
+    } else {
+        module
+    };
     let entry = module.get(module.entry).ok_or_else(|| {
         EvalError::Malformed("the entry computation handle is out of range".into())
     })?;
