@@ -243,10 +243,15 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         }
         _ => {
             if !root.shape.is_array() {
+                // Every opcode with a tuple-shaped kernel root is matched above, so the
+                // instruction itself is what is not supported (not its shape).
                 return Err(elemental::unsupported(
                     computation,
                     root,
-                    "a tuple-shaped root must be a tuple, reduce, sort, scatter or topk",
+                    format!(
+                        "{} is not supported by the GPU code generator",
+                        root.opcode.name()
+                    ),
                 ));
             }
             vec![kernels::loop_kernel(

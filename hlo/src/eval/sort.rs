@@ -101,47 +101,6 @@ pub fn sort(
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::literal::Data;
-
-    #[test]
-    fn sort_rows_with_payload_stably() {
-        let keys = Array::new(
-            vec![2, 4],
-            Data::F32(vec![3.0, 1.0, 2.0, 1.0, 0.0, -1.0, 5.0, -1.0]),
-        )
-        .unwrap();
-        let vals = Array::new(vec![2, 4], Data::S32(vec![0, 1, 2, 3, 4, 5, 6, 7])).unwrap();
-        let mut less = |a: &[Array]| -> Result<bool, EvalError> {
-            Ok(a[0].data().get_f64(0).unwrap_or(0.0) < a[1].data().get_f64(0).unwrap_or(0.0))
-        };
-        let out = sort(&[&keys, &vals], 1, &mut less).unwrap();
-        assert_eq!(
-            out[0].data().to_f64_vec(),
-            vec![1.0, 1.0, 2.0, 3.0, -1.0, -1.0, 0.0, 5.0]
-        );
-        assert_eq!(out[1].data(), &Data::S32(vec![1, 3, 2, 0, 5, 7, 4, 6]));
-        // Along dimension 0.
-        let out = sort(&[&keys], 0, &mut less).unwrap();
-        assert_eq!(
-            out[0].data().to_f64_vec(),
-            vec![0.0, -1.0, 2.0, -1.0, 3.0, 1.0, 5.0, 1.0]
-        );
-    }
-
-    #[test]
-    fn inconsistent_comparator_does_not_panic() {
-        let keys = Array::new(vec![9], Data::S32((0..9).collect())).unwrap();
-        let mut always = |_: &[Array]| -> Result<bool, EvalError> { Ok(true) };
-        let out = sort(&[&keys], 0, &mut always).unwrap();
-        assert_eq!(out[0].len(), 9);
-        let mut failing = |_: &[Array]| -> Result<bool, EvalError> { Err(invalid("sort", "boom")) };
-        assert!(sort(&[&keys], 0, &mut failing).is_err());
-    }
-}
-
 /// An element's bits mapped so that unsigned order is the type's total order (floats: XLA's
 /// `TOTALORDER`, -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN; signed integers offset by
 /// the sign bit).
@@ -208,4 +167,75 @@ pub fn top_k(x: &Array, k: usize, largest: bool) -> Result<(Array, Array), EvalE
     let values = Array::new(odims.clone(), crate::literal::Data::from_bits(dtype, &vals))?;
     let indices = Array::new(odims, crate::literal::Data::S32(idxs))?;
     Ok((values, indices))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::literal::Data;
+
+    #[test]
+    fn sort_rows_with_payload_stably() {
+        let keys = Array::new(
+            vec![2, 4],
+            Data::F32(vec![3.0, 1.0, 2.0, 1.0, 0.0, -1.0, 5.0, -1.0]),
+        )
+        .unwrap();
+        let vals = Array::new(vec![2, 4], Data::S32(vec![0, 1, 2, 3, 4, 5, 6, 7])).unwrap();
+        let mut less = |a: &[Array]| -> Result<bool, EvalError> {
+            Ok(a[0].data().get_f64(0).unwrap_or(0.0) < a[1].data().get_f64(0).unwrap_or(0.0))
+        };
+        let out = sort(&[&keys, &vals], 1, &mut less).unwrap();
+        assert_eq!(
+            out[0].data().to_f64_vec(),
+            vec![1.0, 1.0, 2.0, 3.0, -1.0, -1.0, 0.0, 5.0]
+        );
+        assert_eq!(out[1].data(), &Data::S32(vec![1, 3, 2, 0, 5, 7, 4, 6]));
+        // Along dimension 0.
+        let out = sort(&[&keys], 0, &mut less).unwrap();
+        assert_eq!(
+            out[0].data().to_f64_vec(),
+            vec![0.0, -1.0, 2.0, -1.0, 3.0, 1.0, 5.0, 1.0]
+        );
+    }
+
+    #[test]
+    fn inconsistent_comparator_does_not_panic() {
+        let keys = Array::new(vec![9], Data::S32((0..9).collect())).unwrap();
+        let mut always = |_: &[Array]| -> Result<bool, EvalError> { Ok(true) };
+        let out = sort(&[&keys], 0, &mut always).unwrap();
+        assert_eq!(out[0].len(), 9);
+        let mut failing = |_: &[Array]| -> Result<bool, EvalError> { Err(invalid("sort", "boom")) };
+        assert!(sort(&[&keys], 0, &mut failing).is_err());
+    }
+    #[test]
+    fn top_k_keeps_ties_in_index_order_and_orders_nan_as_total_order() {
+        let x = Array::new(
+            vec![2, 4],
+            Data::F32(vec![1.0, 3.0, 3.0, -0.0, f32::NAN, 0.0, -f32::INFINITY, -0.0]),
+        )
+        .unwrap();
+        let (v, i) = top_k(&x, 3, true).unwrap();
+        assert_eq!(i.data(), &Data::S32(vec![1, 2, 0, 0, 1, 3]));
+        assert_eq!(v.dims(), &[2, 3]);
+        let (_, i) = top_k(&x, 2, false).unwrap();
+        assert_eq!(i.data(), &Data::S32(vec![3, 0, 2, 3]));
+    }
+
+    #[test]
+    fn top_k_of_signed_integers() {
+        let x = Array::new(vec![5], Data::S32(vec![-5, 7, i32::MIN, 7, 0])).unwrap();
+        let (v, i) = top_k(&x, 3, true).unwrap();
+        assert_eq!(v.data(), &Data::S32(vec![7, 7, 0]));
+        assert_eq!(i.data(), &Data::S32(vec![1, 3, 4]));
+    }
+
+    #[test]
+    fn top_k_larger_than_the_row_is_an_error() {
+        let x = Array::new(vec![2], Data::F32(vec![1.0, 2.0])).unwrap();
+        assert_eq!(
+            top_k(&x, 3, true).unwrap_err().to_string(),
+            "topk: k=3 exceeds the last dimension (2)"
+        );
+    }
 }
