@@ -35,8 +35,9 @@ pub enum CompileError {
     Codegen {
         /// The fused computation's name.
         fusion: String,
-        /// What the code generator said.
-        error: CodegenError,
+        /// What the code generator said (boxed: it names the instruction and its location,
+        /// and every `Result<_, CompileError>` would otherwise carry its size).
+        error: Box<CodegenError>,
     },
     /// The module could not be converted for embedding in the executable.
     #[error("cannot embed the HLO module: {0}")]

@@ -807,7 +807,7 @@ impl Lowerer<'_> {
                 self.module.computations.pop();
                 return Err(CompileError::Codegen {
                     fusion: name,
-                    error: source,
+                    error: Box::new(source),
                 });
             }
         };

@@ -416,9 +416,21 @@ fn topk_kernel_keeps_ties_in_index_order() {
     let x = Array::new(
         vec![3, 5],
         Data::F32(vec![
-            2.0, 7.0, 7.0, -1.0, 7.0, //
-            -0.0, 0.0, -0.0, f32::NEG_INFINITY, 1.0, //
-            4.0, 3.0, 2.0, 1.0, 0.0,
+            2.0,
+            7.0,
+            7.0,
+            -1.0,
+            7.0, //
+            -0.0,
+            0.0,
+            -0.0,
+            f32::NEG_INFINITY,
+            1.0, //
+            4.0,
+            3.0,
+            2.0,
+            1.0,
+            0.0,
         ]),
     )
     .unwrap();
@@ -454,8 +466,8 @@ fn a_refused_instruction_is_named_once_with_its_line() {
         "HloModule m\n\nENTRY e {\n  k = u64[2] parameter(0)\n  r = (u64[2], u32[8]) rng-bit-generator(k), algorithm=rng_philox\n  ROOT b = u32[8] get-tuple-element(r), index=1\n}\n",
     )
     .unwrap();
-    let e = compiler::compile(&module, &common::target("h100_sxm"), &common::options())
-        .unwrap_err();
+    let e =
+        compiler::compile(&module, &common::target("h100_sxm"), &common::options()).unwrap_err();
     let shown = format!("{:#}", anyhow::Error::new(e));
     assert_eq!(
         shown,

@@ -77,9 +77,21 @@ fn compiled_matches(allow: bool, target: &str, io: &Path) -> bool {
 fn compiled_executables_match_xla_in_both_settings() {
     assert!(compiler::CompileOptions::default().allow_excess_precision);
     for target in ["h100_sxm", "a100_sxm_80"] {
-        assert!(compiled_matches(true, target, &default_io()), "{target}: on");
-        assert!(!compiled_matches(true, target, &strict_io()), "{target}: on vs strict");
-        assert!(compiled_matches(false, target, &strict_io()), "{target}: off");
-        assert!(!compiled_matches(false, target, &default_io()), "{target}: off vs default");
+        assert!(
+            compiled_matches(true, target, &default_io()),
+            "{target}: on"
+        );
+        assert!(
+            !compiled_matches(true, target, &strict_io()),
+            "{target}: on vs strict"
+        );
+        assert!(
+            compiled_matches(false, target, &strict_io()),
+            "{target}: off"
+        );
+        assert!(
+            !compiled_matches(false, target, &default_io()),
+            "{target}: off vs default"
+        );
     }
 }

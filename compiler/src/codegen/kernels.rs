@@ -1011,11 +1011,13 @@ pub fn topk_kernel(
             );
             Ok(())
         })?;
-        let kept = e.b.setp(CmpOp::Lt, Type::U32, count.into(), Src::I(k as i64));
+        let kept =
+            e.b.setp(CmpOp::Lt, Type::U32, count.into(), Src::I(k as i64));
         e.when(kept, |e| {
             // Output slot: the row's first slot plus the rank.
             let row = e.b.bin(O::Sub, &[], Type::U32, i.into(), pos.into());
-            let row = e.b.bin(O::Div, &[], Type::U32, row.into(), Src::I(n as i64));
+            let row =
+                e.b.bin(O::Div, &[], Type::U32, row.into(), Src::I(n as i64));
             let slot = e.b.op(
                 O::Mad,
                 vec![ptx::ast::Modifier::Lo, super::builder::t(Type::U32)],
@@ -1062,7 +1064,9 @@ pub fn select_and_scatter_kernel(
         .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
     let err = |e: &str| unsupported(comp, instr, e);
     let [operand, source, init] = instr.operands.as_slice() else {
-        return Err(err("select-and-scatter takes operand, source and init_value"));
+        return Err(err(
+            "select-and-scatter takes operand, source and init_value",
+        ));
     };
     let (operand, source, init) = (*operand, *source, *init);
     let shape_of = |id: InstrId| {
@@ -1148,7 +1152,8 @@ pub fn select_and_scatter_kernel(
                 );
                 let r = e.b.bin(O::Sub, &[], Type::S32, p.into(), ws.into());
                 let c1 = e.b.setp(CmpOp::Ge, Type::S32, wd.into(), Src::I(0));
-                let c2 = e.b.setp(CmpOp::Lt, Type::S32, wd.into(), Src::I(sdims[d] as i64));
+                let c2 =
+                    e.b.setp(CmpOp::Lt, Type::S32, wd.into(), Src::I(sdims[d] as i64));
                 let c3 = e.b.setp(CmpOp::Ge, Type::S32, r.into(), Src::I(0));
                 let c4 = e.b.setp(CmpOp::Lt, Type::S32, r.into(), Src::I(w.size));
                 let c = e.b.pand(c1, c2);
@@ -1185,7 +1190,8 @@ pub fn select_and_scatter_kernel(
                         let a = e.b.bin(O::Add, &[], Type::S32, a.into(), jd.into());
                         let a = e.b.bin(O::Sub, &[], Type::S32, a.into(), Src::I(w.pad_low));
                         let ge = e.b.setp(CmpOp::Ge, Type::S32, a.into(), Src::I(0));
-                        let lt = e.b.setp(CmpOp::Lt, Type::S32, a.into(), Src::I(odims[d] as i64));
+                        let lt =
+                            e.b.setp(CmpOp::Lt, Type::S32, a.into(), Src::I(odims[d] as i64));
                         let c = e.b.pand(ge, lt);
                         inb = Some(match inb {
                             Some(x) => e.b.pand(x, c),

@@ -212,7 +212,16 @@ mod tests {
     fn top_k_keeps_ties_in_index_order_and_orders_nan_as_total_order() {
         let x = Array::new(
             vec![2, 4],
-            Data::F32(vec![1.0, 3.0, 3.0, -0.0, f32::NAN, 0.0, -f32::INFINITY, -0.0]),
+            Data::F32(vec![
+                1.0,
+                3.0,
+                3.0,
+                -0.0,
+                f32::NAN,
+                0.0,
+                -f32::INFINITY,
+                -0.0,
+            ]),
         )
         .unwrap();
         let (v, i) = top_k(&x, 3, true).unwrap();
