@@ -29,13 +29,15 @@ pub enum CompileError {
     #[error("invalid module: {0}")]
     InvalidModule(String),
     /// Kernel generation failed for a fusion.
-    #[error("code generation for fusion {fusion}: {source}")]
+    // The code generator's error is part of this message and deliberately not a `#[source]`:
+    // printers that walk the chain (anyhow's `{:#}`) would otherwise say it twice.
+    #[error("code generation for fusion {fusion}: {error}")]
     Codegen {
         /// The fused computation's name.
         fusion: String,
-        /// What the code generator said.
-        #[source]
-        source: CodegenError,
+        /// What the code generator said (boxed: it names the instruction and its location,
+        /// and every `Result<_, CompileError>` would otherwise carry its size).
+        error: Box<CodegenError>,
     },
     /// The module could not be converted for embedding in the executable.
     #[error("cannot embed the HLO module: {0}")]

@@ -42,7 +42,13 @@ use proto::xla::gpu::GpuExecutableProto;
 
 /// The module after the HLO passes (what fusion sees); useful for tests and debugging.
 pub fn optimize(module: &HloModule, options: &CompileOptions) -> Result<HloModule, CompileError> {
-    let mut m = module.clone();
+    // Excess precision first: it only rewrites what the input says (a widening `convert` of
+    // narrow arithmetic), before simplification could move either.
+    let mut m = if options.allow_excess_precision {
+        hlo::precision::allow_excess_precision(module)
+    } else {
+        module.clone()
+    };
     passes::run_pipeline(&mut m, options)?;
     Ok(m)
 }

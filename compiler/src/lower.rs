@@ -810,7 +810,7 @@ impl Lowerer<'_> {
                 self.module.computations.pop();
                 return Err(CompileError::Codegen {
                     fusion: name,
-                    source,
+                    error: Box::new(source),
                 });
             }
         };

@@ -39,6 +39,13 @@ pub struct CompileOptions {
     /// can then load SASS for the exact SM instead of JIT-compiling PTX. Off by default: a cubin
     /// depends on the `ptxas` version, and goldens must not.
     pub cubin: bool,
+    /// XLA's `--xla_allow_excess_precision` (on by default, as in XLA): `f16`/`bf16` arithmetic
+    /// whose result the program widens to `f32` is computed in `f32` without the intermediate
+    /// rounding (`hlo::precision`, applied before the passes), as XLA does; the reference
+    /// evaluator's `EvalOptions::allow_excess_precision` is the same rewrite. Off: every narrow
+    /// result is rounded (strict). Not a new construct: the artifact holds the same kinds of
+    /// kernels either way, so no runtime is affected.
+    pub allow_excess_precision: bool,
 }
 
 impl Default for CompileOptions {
@@ -50,6 +57,7 @@ impl Default for CompileOptions {
             emit_memset8: false,
             verify_between_passes: false,
             cubin: false,
+            allow_excess_precision: true,
         }
     }
 }

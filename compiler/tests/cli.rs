@@ -180,3 +180,41 @@ fn separate_processes_give_identical_bytes() {
     }
     assert_eq!(outputs[0], outputs[1]);
 }
+
+#[test]
+fn xla_allow_excess_precision_is_on_by_default_and_can_be_turned_off() {
+    let hlo = common::root()
+        .join("testdata/models/transformer_block_bf16.hlo")
+        .display()
+        .to_string();
+    let compile = |name: &str, extra: &[&str]| -> Vec<u8> {
+        let out = tmp(name);
+        let mut args = vec![
+            format!("--module_file={hlo}"),
+            format!("--output_file={}", out.display()),
+            "--platform=gpu".into(),
+            format!("--gpu_target_config={}", spec("h100_sxm")),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let (ok, err) = xla_compile(&args);
+        assert!(ok, "{err}");
+        std::fs::read(&out).expect("output")
+    };
+    let default = compile("tb_default.pb", &[]);
+    let on = compile("tb_on.pb", &["--xla_allow_excess_precision=true"]);
+    let off = compile("tb_off.pb", &["--xla_allow_excess_precision=false"]);
+    assert_eq!(default, on);
+    assert_ne!(on, off, "the flag must change the kernels of a bf16 block");
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={hlo}"),
+        format!("--output_file={}", tmp("tb_bad.pb").display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", spec("h100_sxm")),
+        "--xla_allow_excess_precision=maybe".into(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("invalid value 'maybe' for '--xla_allow_excess_precision <BOOL>'"),
+        "{err}"
+    );
+}

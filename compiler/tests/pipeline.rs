@@ -548,4 +548,68 @@ fn dot_too_big_for_shared_memory_stays_a_gemm_thunk() {
     // (96*48 + 48*96) * 4 bytes = 36 KiB > 32 KiB.
     let exe = compile(&dense_layer(96, 48, 96));
     assert_eq!(top_kinds(&exe), ["gemm", "kernel"]);
+#[test]
+fn topk_kernel_keeps_ties_in_index_order() {
+    // Rows with repeated values, -0/+0 and -inf: the kernel's ranks must give the evaluator's
+    // stable total order, for largest and smallest.
+    let x = Array::new(
+        vec![3, 5],
+        Data::F32(vec![
+            2.0,
+            7.0,
+            7.0,
+            -1.0,
+            7.0, //
+            -0.0,
+            0.0,
+            -0.0,
+            f32::NEG_INFINITY,
+            1.0, //
+            4.0,
+            3.0,
+            2.0,
+            1.0,
+            0.0,
+        ]),
+    )
+    .unwrap();
+    for largest in [true, false] {
+        let text = format!(
+            "HloModule t\n\nENTRY e {{\n  x = f32[3,5] parameter(0)\n  t = (f32[3,3], s32[3,3]) topk(x), k=3, largest={largest}\n  v = f32[3,3] get-tuple-element(t), index=0\n  i = s32[3,3] get-tuple-element(t), index=1\n  ROOT r = (f32[3,3], s32[3,3]) tuple(v, i)\n}}\n"
+        );
+        run_vs_reference(&text, std::slice::from_ref(&x));
+    }
+}
+
+#[test]
+fn select_and_scatter_with_padding_and_overlapping_windows() {
+    // Window 3 stride 2 overlaps; padding 1 on each side is never selected; ties pick the first
+    // element (GE keeps the current one).
+    let text = "HloModule s\n\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[5,6] parameter(0)\n  s = f32[3,3] parameter(1)\n  z = f32[] constant(0.5)\n  ROOT r = f32[5,6] select-and-scatter(x, s, z), window={size=3x3 stride=2x2 pad=1_1x1_0}, select=ge, scatter=add\n}\n";
+    let x = f32s(vec![5, 6], |i| ((i * 7) % 5) as f32);
+    let s = f32s(vec![3, 3], |i| 1.0 + i as f32);
+    run_vs_reference(text, &[x, s]);
+}
+
+#[test]
+fn gather_and_scatter_with_batching_dimensions() {
+    let text = "HloModule b\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[3,5] parameter(0)\n  i = s32[3,2,1] parameter(1)\n  g = f32[3,2] gather(x, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}\n  ROOT s = f32[3,5] scatter(x, i, g), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=add\n}\n";
+    let x = f32s(vec![3, 5], |i| i as f32);
+    let i = Array::new(vec![3, 2, 1], Data::S32(vec![4, 0, 2, 2, 1, 3])).unwrap();
+    run_vs_reference(text, &[x, i]);
+}
+
+#[test]
+fn a_refused_instruction_is_named_once_with_its_line() {
+    let module = hlo::parse_module(
+        "HloModule m\n\nENTRY e {\n  k = u64[2] parameter(0)\n  r = (u64[2], u32[8]) rng-bit-generator(k), algorithm=rng_philox\n  ROOT b = u32[8] get-tuple-element(r), index=1\n}\n",
+    )
+    .unwrap();
+    let e =
+        compiler::compile(&module, &common::target("h100_sxm"), &common::options()).unwrap_err();
+    let shown = format!("{:#}", anyhow::Error::new(e));
+    assert_eq!(
+        shown,
+        "code generation for fusion fusion_r: r (rng-bit-generator) at 5:3: rng-bit-generator is not supported by the GPU code generator"
+    );
 }

@@ -14,10 +14,6 @@ use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Cases that do not match yet, with why. Remove an entry when its case passes.
 const EXPECTED_TO_FAIL: &[(&str, &str)] = &[
-    (
-        "batched_scatter_add",
-        "scatter batching dimensions are not compiled",
-    ),
     ("conv1d_bf16", "convolution is not compiled"),
     ("conv2d_bias_relu", "convolution is not compiled"),
     ("conv2d_depthwise", "convolution is not compiled"),
@@ -30,27 +26,8 @@ const EXPECTED_TO_FAIL: &[(&str, &str)] = &[
     ("conv2d_nchw", "convolution is not compiled"),
     ("conv2d_strided", "convolution is not compiled"),
     (
-        "maxpool_grad_overlapping",
-        "select-and-scatter is not compiled",
-    ),
-    ("moe_gating", "topk is not compiled"),
-    (
         "rng_bit_generator_algorithms",
-        "bitcast-convert between widths 32 and 64 is not compiled",
-    ),
-    ("top_k_int", "topk is not compiled"),
-    ("top_k_rows", "topk is not compiled"),
-    (
-        "transformer_block_bf16",
-        "bf16 chains are rounded after every op; XLA keeps f32 inside a fusion (excess precision)",
-    ),
-    (
-        "xent_take_along_axis",
-        "gather batching dimensions are not compiled",
-    ),
-    (
-        "xent_take_along_axis_grad",
-        "scatter batching dimensions are not compiled",
+        "rng-bit-generator is refused when read (no back end implements it)",
     ),
 ];
 

@@ -3,8 +3,8 @@
 //! runtime on the emulated device, run, compared with `NAME.io.json`), `aot eval`, and the
 //! format checks every entry point shares: HLO text named `.mlir` and StableHLO named `.hlo` are
 //! refused with both formats named; a StableHLO golden case is recorded as its HLO conversion.
-//! The project's own exports in `testdata/stablehlo` that the compiler supports go through
-//! check-hlo too, in the pretty and the generic form.
+//! The project's own exports in `testdata/stablehlo` that the compiler supports (all but
+//! `conv2d` today) go through check-hlo too, in the pretty and the generic form.
 //!
 //! `AOT_RUN_FILTER=substring` limits the corpus trials (libtest-mimic's own filter works too).
 use std::path::{Path, PathBuf};
@@ -195,10 +195,16 @@ fn main() {
             embeds_conversion(&n)
         }));
     }
-    // This project's own exports whose constructs the compiler supports (convolution,
-    // select-and-scatter, top-k and batched gather are not compiled yet), pretty and generic.
+    // This project's own exports whose constructs the compiler supports (convolution is not
+    // compiled yet: `conv2d` joins this list with it), pretty and generic.
     let exports = root().join("testdata/stablehlo");
-    for name in ["misc_ops", "scatter_add"] {
+    for name in [
+        "misc_ops",
+        "scatter_add",
+        "maxpool_grad",
+        "top_k",
+        "batched_gather",
+    ] {
         for form in ["mlir", "generic.mlir"] {
             for target in ["h100_sxm", "a100_sxm_80"] {
                 let module = exports.join(format!("{name}.{form}"));

@@ -15,6 +15,7 @@ pub mod ir;
 pub mod lexer;
 pub mod literal;
 pub mod parser;
+pub mod precision;
 pub mod printer;
 pub mod shape;
 pub mod stablehlo;

@@ -34,6 +34,16 @@ struct Args {
     /// nvidia-cuda-nvcc-cu12 wheel).
     #[arg(long)]
     cubin: bool,
+    /// XLA's flag of the same name: compute f16/bf16 arithmetic that the program widens to f32
+    /// without the intermediate rounding, as XLA does (`--xla_allow_excess_precision=false`:
+    /// round every narrow result).
+    #[arg(
+        long = "xla_allow_excess_precision",
+        value_name = "BOOL",
+        default_value_t = true,
+        action = clap::ArgAction::Set
+    )]
+    allow_excess_precision: bool,
 }
 
 /// Reads the module in the format its extension names, checked against the content
@@ -53,6 +63,7 @@ fn run(args: Args) -> Result<()> {
     let module = read_module(&args.module_file)?;
     let mut options = compiler::CompileOptions::default();
     options.cubin = args.cubin;
+    options.allow_excess_precision = args.allow_excess_precision;
     let bytes = compiler::compile_to_bytes(&module, &target, &options)
         .with_context(|| format!("cannot compile {}", args.module_file.display()))?;
     std::fs::write(&args.output_file, bytes)

@@ -96,6 +96,7 @@ pub fn unsupported(
     CodegenError::Unsupported {
         computation: comp.name.clone(),
         instruction: instr.name.clone(),
+        loc: instr.loc,
         opcode: instr.opcode.name().to_string(),
         reason: reason.into(),
     }
@@ -771,7 +772,7 @@ impl<'m> Emitter<'m> {
                 self.emit(&sub, callee.root, idx)
             }
             _ => Err(err(format!(
-                "{} is not supported inside a fused computation",
+                "{} is not supported by the GPU code generator",
                 op.name()
             ))),
         }
@@ -947,9 +948,6 @@ impl<'m> Emitter<'m> {
             .gather_dimension_numbers
             .clone()
             .ok_or_else(|| err("gather without dimension numbers"))?;
-        if !dn.operand_batching_dims.is_empty() {
-            return Err(err("gather batching dimensions are not supported"));
-        }
         let slice = instr.attrs.gather_slice_sizes.clone().unwrap_or_default();
         let to_u = |v: &[i64]| -> Vec<usize> { v.iter().map(|&x| x.max(0) as usize).collect() };
         let offset_dims = to_u(&dn.offset_dims);
@@ -995,8 +993,26 @@ impl<'m> Emitter<'m> {
                 .ok_or_else(|| err("start_index_map out of range"))?;
             *slot = Ix::R(self.b.cvt(None, Type::U32, Type::U64, w.into()));
         }
+        // Batching dimensions (as in the HLO spec): operand dimension `operand_batching_dims[k]`
+        // starts at the output's position along index dimension
+        // `start_indices_batching_dims[k]`; like a collapsed dimension it has slice size 1 and no
+        // offset dimension in the output.
+        let op_batch = to_u(&dn.operand_batching_dims);
+        let idx_batch = to_u(&dn.start_indices_batching_dims);
+        if op_batch.len() != idx_batch.len() {
+            return Err(err("batching dimension counts differ"));
+        }
+        for (&od, &id) in op_batch.iter().zip(&idx_batch) {
+            let c = *coords
+                .get(id)
+                .ok_or_else(|| err("start_indices_batching_dims out of range"))?;
+            let slot = start
+                .get_mut(od)
+                .ok_or_else(|| err("operand_batching_dims out of range"))?;
+            *slot = c;
+        }
         let offset_operand: Vec<usize> = (0..odims.len())
-            .filter(|d| !collapsed.contains(d))
+            .filter(|d| !collapsed.contains(d) && !op_batch.contains(d))
             .collect();
         let mut sub = start;
         for (j, &d) in offset_operand.iter().enumerate() {

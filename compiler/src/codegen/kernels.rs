@@ -922,15 +922,22 @@ pub fn scatter_kernel(
         .scatter_dimension_numbers
         .clone()
         .ok_or_else(|| err("scatter without dimension numbers"))?;
-    if !dn.input_batching_dims.is_empty() {
-        return Err(err("scatter batching dimensions are not supported"));
-    }
     let to_u = |v: &[i64]| -> Vec<usize> { v.iter().map(|&x| x.max(0) as usize).collect() };
     let window_dims = to_u(&dn.update_window_dims);
     let inserted = to_u(&dn.inserted_window_dims);
     let to_operand = to_u(&dn.scatter_dims_to_operand_dims);
     let ivd = dn.index_vector_dim.max(0) as usize;
-    let window_operand: Vec<usize> = (0..odims.len()).filter(|d| !inserted.contains(d)).collect();
+    // Batching dimensions (HLO spec): operand dimension `input_batching_dims[k]` is addressed at
+    // the update's position along index dimension `scatter_indices_batching_dims[k]`, with window
+    // size 1, like an inserted window dimension.
+    let in_batch = to_u(&dn.input_batching_dims);
+    let idx_batch = to_u(&dn.scatter_indices_batching_dims);
+    if in_batch.len() != idx_batch.len() || idx_batch.iter().any(|&d| d >= idims.len()) {
+        return Err(err("batching dimension counts or indices differ"));
+    }
+    let window_operand: Vec<usize> = (0..odims.len())
+        .filter(|d| !inserted.contains(d) && !in_batch.contains(d))
+        .collect();
     let mut wsize = vec![1u64; odims.len()];
     for (j, &d) in window_operand.iter().enumerate() {
         let wd = *window_dims
@@ -997,7 +1004,13 @@ pub fn scatter_kernel(
                         let v = e.emit1(&ctx, indices, &c)?;
                         scalar::to_index64(&mut e.b, v).map_err(|m| unsupported(comp, instr, m))?
                     }
-                    None => e.b.mov(Type::B64, Src::I(0)),
+                    None => match in_batch.iter().position(|&x| x == d) {
+                        Some(k) => {
+                            let c = e.ix_reg(coords[idx_batch[k]]);
+                            e.b.cvt(None, Type::U64, Type::U32, c.into())
+                        }
+                        None => e.b.mov(Type::B64, Src::I(0)),
+                    },
                 };
                 let fits = e.b.setp(
                     CmpOp::Le,
@@ -1056,7 +1069,329 @@ pub fn scatter_kernel(
     ))
 }
 
+/// A `topk` kernel for the root `topk` (outputs 0: values, 1: `s32` indices).
+///
+/// One thread per operand element computes its rank in its row: the number of elements that
+/// come before it (greater, or smaller for `largest=false`, in the total order, or equal at a
+/// lower index: ties keep index order, as XLA's sort-based top-k). Ranks are a permutation of the
+/// row, so each of the `k` output slots is written by exactly one thread and the result is
+/// deterministic. The work is `n` comparisons per element: rows are short in practice
+/// (vocabularies of experts, beams), and the kernel needs no shared memory or synchronisation.
+pub fn topk_kernel(
+    req: &KernelRequest<'_>,
+    comp: &Computation,
+    name: &str,
+    id: InstrId,
+) -> Result<EmittedKernel, CodegenError> {
+    let instr = comp
+        .get(id)
+        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let err = |e: &str| unsupported(comp, instr, e);
+    let [x] = instr.operands.as_slice() else {
+        return Err(err("topk takes one operand"));
+    };
+    let x = *x;
+    let dims = comp
+        .get(x)
+        .map(|i| dims_of(&i.shape))
+        .ok_or_else(|| err("bad operand"))?;
+    let Some((&n, _)) = dims.split_last() else {
+        return Err(err("topk needs an operand of rank 1 or more"));
+    };
+    let k = instr.attrs.k.ok_or_else(|| err("topk without k"))?;
+    let k = u64::try_from(k).map_err(|_| err("k is negative"))?;
+    if k > n {
+        return Err(err("k exceeds the last dimension"));
+    }
+    let largest = instr.attrs.largest.unwrap_or(true);
+    let total: u64 = dims.iter().product();
+    check_size(comp, instr, total)?;
+    let rank = dims.len();
+    let mut f = Frame::new(req, comp, name, &[0, 1]);
+    let ctx = Ctx {
+        comp,
+        params: ParamSrc::Buffers(f.inputs.clone()),
+        id: 0,
+    };
+    let out_ptrs = f.outputs.clone();
+    let before = if largest {
+        hlo::ir::ComparisonDirection::Gt
+    } else {
+        hlo::ir::ComparisonDirection::Lt
+    };
+    let total_order = Some(hlo::ir::ComparisonType::TotalOrder);
+    grid_stride(&mut f.e, false, total, |e, i| {
+        let idx = e.delinearize(Ix::R(i), &dims);
+        let me = e.emit1(&ctx, x, &idx)?;
+        let pos = e.ix_reg(idx[rank - 1]);
+        let count = e.b.mov(Type::B32, Src::I(0));
+        e.counted_loop(n, |e, j| {
+            let mut other = idx.clone();
+            other[rank - 1] = Ix::R(j);
+            let y = e.emit1(&ctx, x, &other)?;
+            let ahead = scalar::compare(&mut e.b, before, total_order, y, me)
+                .map_err(|m| unsupported(comp, instr, m))?;
+            let same = scalar::compare(
+                &mut e.b,
+                hlo::ir::ComparisonDirection::Eq,
+                total_order,
+                y,
+                me,
+            )
+            .map_err(|m| unsupported(comp, instr, m))?;
+            let lower = e.b.setp(CmpOp::Lt, Type::U32, j.into(), pos.into());
+            let tie = e.b.pand(same.reg, lower);
+            let first = e.b.por(ahead.reg, tie);
+            let inc = e.b.selp(Type::U32, Src::I(1), Src::I(0), first);
+            e.b.op_to(
+                count,
+                O::Add,
+                vec![super::builder::t(Type::U32)],
+                &[count.into(), inc.into()],
+            );
+            Ok(())
+        })?;
+        let kept =
+            e.b.setp(CmpOp::Lt, Type::U32, count.into(), Src::I(k as i64));
+        e.when(kept, |e| {
+            // Output slot: the row's first slot plus the rank.
+            let row = e.b.bin(O::Sub, &[], Type::U32, i.into(), pos.into());
+            let row =
+                e.b.bin(O::Div, &[], Type::U32, row.into(), Src::I(n as i64));
+            let slot = e.b.op(
+                O::Mad,
+                vec![ptx::ast::Modifier::Lo, super::builder::t(Type::U32)],
+                Type::U32,
+                &[row.into(), Src::I(k as i64), count.into()],
+            );
+            store_at(e, out_ptrs[0], Ix::R(slot), me)?;
+            let at = Val {
+                ty: P::S32,
+                reg: pos,
+            };
+            store_at(e, out_ptrs[1], Ix::R(slot), at)
+        })
+    })?;
+    let block = block_for(req, BLOCK);
+    let grid = grid_for(req, total.div_ceil(u64::from(block)));
+    Ok(f.finish(
+        req,
+        LaunchDims {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+        },
+        0,
+    ))
+}
+
+/// A `select-and-scatter` kernel for the root instruction (the max-pool gradient).
+///
+/// Gather form, one thread per operand element, so no atomics and a deterministic order: the
+/// thread visits every window that covers its element (at most `ceil(size/stride)` per
+/// dimension), in increasing window order as XLA's evaluator does, repeats the window's
+/// selection (the first element in row-major order, replaced whenever `select(current,
+/// candidate)` is false; padding positions are never selected), and when the selection is its
+/// own element combines that window's `source` value into its accumulator, which starts at
+/// `init_value`. Overlapping windows are therefore exact.
+pub fn select_and_scatter_kernel(
+    req: &KernelRequest<'_>,
+    comp: &Computation,
+    name: &str,
+    id: InstrId,
+) -> Result<EmittedKernel, CodegenError> {
+    let instr = comp
+        .get(id)
+        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let err = |e: &str| unsupported(comp, instr, e);
+    let [operand, source, init] = instr.operands.as_slice() else {
+        return Err(err(
+            "select-and-scatter takes operand, source and init_value",
+        ));
+    };
+    let (operand, source, init) = (*operand, *source, *init);
+    let shape_of = |id: InstrId| {
+        comp.get(id)
+            .map(|i| dims_of(&i.shape))
+            .ok_or_else(|| err("bad operand"))
+    };
+    let odims = shape_of(operand)?;
+    let sdims = shape_of(source)?;
+    let window = instr
+        .attrs
+        .window
+        .clone()
+        .ok_or_else(|| err("select-and-scatter without window"))?;
+    if window.dims.len() != odims.len() || sdims.len() != odims.len() {
+        return Err(err("window, source and operand ranks differ"));
+    }
+    if window
+        .dims
+        .iter()
+        .any(|w| w.lhs_dilation > 1 || w.rhs_dilation > 1 || w.size < 1 || w.stride < 1)
+    {
+        return Err(err(
+            "select-and-scatter windows need size and stride >= 1 and no dilation",
+        ));
+    }
+    let select = instr
+        .attrs
+        .select
+        .ok_or_else(|| err("select-and-scatter without select"))?;
+    let scatter = instr
+        .attrs
+        .scatter
+        .ok_or_else(|| err("select-and-scatter without scatter"))?;
+    let total: u64 = odims.iter().product();
+    check_size(comp, instr, total)?;
+    let sizes: Vec<u64> = window.dims.iter().map(|w| w.size as u64).collect();
+    let wtotal: u64 = sizes.iter().product();
+    // Windows covering one position along a dimension.
+    let cover: Vec<u64> = window
+        .dims
+        .iter()
+        .map(|w| (w.size as u64).div_ceil(w.stride as u64))
+        .collect();
+    let ctotal: u64 = cover.iter().product();
+    let mut f = Frame::new(req, comp, name, &[0]);
+    let ctx = Ctx {
+        comp,
+        params: ParamSrc::Buffers(f.inputs.clone()),
+        id: 0,
+    };
+    let out = f.outputs.clone();
+    grid_stride(&mut f.e, false, total, |e, i| {
+        let idx = e.delinearize(Ix::R(i), &odims);
+        let init_v = e.emit1(&ctx, init, &[])?;
+        let acc = e.fresh_copy(&[init_v])?;
+        e.counted_loop(ctotal, |e, t| {
+            let tidx = e.delinearize(Ix::R(t), &cover);
+            let mut ok: Option<Reg> = None;
+            let mut win = Vec::with_capacity(odims.len());
+            let mut rel = Vec::with_capacity(odims.len());
+            for (d, w) in window.dims.iter().enumerate() {
+                // w_d = (o + pad_low) / stride - (cover - 1 - t): the covering windows in
+                // increasing order; rel = o + pad_low - w_d * stride is the position inside it.
+                let o = e.ix_reg(idx[d]);
+                let p = e.b.bin(O::Add, &[], Type::S32, o.into(), Src::I(w.pad_low));
+                let q = e.b.bin(O::Div, &[], Type::S32, p.into(), Src::I(w.stride));
+                let tt = e.ix_reg(tidx[d]);
+                let back = e.b.bin(
+                    O::Sub,
+                    &[],
+                    Type::S32,
+                    Src::I(cover[d] as i64 - 1),
+                    tt.into(),
+                );
+                let wd = e.b.bin(O::Sub, &[], Type::S32, q.into(), back.into());
+                let ws = e.b.bin(
+                    O::Mul,
+                    &[ptx::ast::Modifier::Lo],
+                    Type::S32,
+                    wd.into(),
+                    Src::I(w.stride),
+                );
+                let r = e.b.bin(O::Sub, &[], Type::S32, p.into(), ws.into());
+                let c1 = e.b.setp(CmpOp::Ge, Type::S32, wd.into(), Src::I(0));
+                let c2 =
+                    e.b.setp(CmpOp::Lt, Type::S32, wd.into(), Src::I(sdims[d] as i64));
+                let c3 = e.b.setp(CmpOp::Ge, Type::S32, r.into(), Src::I(0));
+                let c4 = e.b.setp(CmpOp::Lt, Type::S32, r.into(), Src::I(w.size));
+                let c = e.b.pand(c1, c2);
+                let c = e.b.pand(c, c3);
+                let c = e.b.pand(c, c4);
+                ok = Some(match ok {
+                    Some(x) => e.b.pand(x, c),
+                    None => c,
+                });
+                win.push(Ix::R(wd));
+                rel.push(Ix::R(r));
+            }
+            let Some(ok) = ok else {
+                return Err(err("select-and-scatter of rank 0"));
+            };
+            e.when(ok, |e| {
+                let have = e.b.mov(Type::B32, Src::I(0));
+                let chosen = e.b.mov(Type::B32, Src::I(0));
+                let sel = e.fresh_copy(&[init_v])?;
+                e.counted_loop(wtotal, |e, j| {
+                    let jdx = e.delinearize(Ix::R(j), &sizes);
+                    let mut inb: Option<Reg> = None;
+                    let mut pos = Vec::with_capacity(odims.len());
+                    for (d, w) in window.dims.iter().enumerate() {
+                        let wd = e.ix_reg(win[d]);
+                        let jd = e.ix_reg(jdx[d]);
+                        let a = e.b.bin(
+                            O::Mul,
+                            &[ptx::ast::Modifier::Lo],
+                            Type::S32,
+                            wd.into(),
+                            Src::I(w.stride),
+                        );
+                        let a = e.b.bin(O::Add, &[], Type::S32, a.into(), jd.into());
+                        let a = e.b.bin(O::Sub, &[], Type::S32, a.into(), Src::I(w.pad_low));
+                        let ge = e.b.setp(CmpOp::Ge, Type::S32, a.into(), Src::I(0));
+                        let lt =
+                            e.b.setp(CmpOp::Lt, Type::S32, a.into(), Src::I(odims[d] as i64));
+                        let c = e.b.pand(ge, lt);
+                        inb = Some(match inb {
+                            Some(x) => e.b.pand(x, c),
+                            None => c,
+                        });
+                        pos.push(Ix::R(a));
+                    }
+                    let Some(inb) = inb else { return Ok(()) };
+                    e.when(inb, |e| {
+                        let v = e.emit1(&ctx, operand, &pos)?;
+                        let keep = e.inline_scalar(select, &[sel[0], v])?;
+                        let [keep] = keep.as_slice() else {
+                            return Err(unsupported(comp, instr, "select must return a pred"));
+                        };
+                        let first = e.b.setp(CmpOp::Eq, Type::U32, have.into(), Src::I(0));
+                        let replace = e.b.pnot(keep.reg);
+                        let take = e.b.por(first, replace);
+                        let pick = Val {
+                            ty: P::Pred,
+                            reg: take,
+                        };
+                        let nv = scalar::select(&mut e.b, pick, v, sel[0])
+                            .map_err(|m| unsupported(comp, instr, m))?;
+                        e.update(&sel, &[nv])?;
+                        let nj = e.b.selp(Type::U32, j.into(), chosen.into(), take);
+                        e.b.mov_to(chosen, Type::B32, nj.into());
+                        e.b.mov_to(have, Type::B32, Src::I(1));
+                        Ok(())
+                    })
+                })?;
+                let mine = e.linearize(&rel, &sizes);
+                let mine = e.ix_reg(mine);
+                let hit = e.b.setp(CmpOp::Eq, Type::U32, chosen.into(), mine.into());
+                let any = e.b.setp(CmpOp::Ne, Type::U32, have.into(), Src::I(0));
+                let hit = e.b.pand(hit, any);
+                e.when(hit, |e| {
+                    let sv = e.emit1(&ctx, source, &win)?;
+                    let new = e.inline_scalar(scatter, &[acc[0], sv])?;
+                    e.update(&acc, &new)
+                })
+            })
+        })?;
+        store_at(e, out[0], Ix::R(i), acc[0])
+    })?;
+    let block = block_for(req, BLOCK);
+    let grid = grid_for(req, total.div_ceil(u64::from(block)));
+    Ok(f.finish(
+        req,
+        LaunchDims {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+        },
+        0,
+    ))
+}
+
 /// True for instructions that need their own kernel shape (not a loop).
 pub fn is_special_root(op: H) -> bool {
-    matches!(op, H::Reduce | H::Sort | H::Scatter)
+    matches!(
+        op,
+        H::Reduce | H::Sort | H::Scatter | H::TopK | H::SelectAndScatter
+    )
 }

@@ -117,12 +117,16 @@ pub struct KernelPlan {
 #[non_exhaustive]
 pub enum CodegenError {
     /// An instruction or configuration the code generator does not handle.
-    #[error("codegen: {instruction} ({opcode}) in {computation}: {reason}")]
+    // Said once, with where: the fused computation is the compiler's own (named after its root),
+    // so the message leads with the instruction and its line:column in the input module.
+    #[error("{instruction} ({opcode}) at {loc}: {reason}")]
     Unsupported {
-        /// Computation name.
+        /// Computation name (the fused computation the instruction was copied into).
         computation: String,
         /// Instruction name.
         instruction: String,
+        /// Where the instruction is in the input module (`line:column`).
+        loc: hlo::ir::SourceLoc,
         /// Opcode name.
         opcode: String,
         /// Why.
@@ -178,6 +182,13 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
     let kernels = match root.opcode {
         Opcode::Sort => vec![kernels::sort_kernel(request, computation, &next(), rid)?],
         Opcode::Scatter => vec![kernels::scatter_kernel(request, computation, &next(), rid)?],
+        Opcode::TopK => vec![kernels::topk_kernel(request, computation, &next(), rid)?],
+        Opcode::SelectAndScatter => vec![kernels::select_and_scatter_kernel(
+            request,
+            computation,
+            &next(),
+            rid,
+        )?],
         Opcode::Reduce => {
             let n = root.operands.len() / 2;
             let outs: Vec<(usize, usize)> = (0..n).map(|k| (k, k)).collect();
@@ -212,11 +223,12 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
                         (src.opcode == Opcode::Reduce)
                             .then(|| (o, instr.attrs.tuple_index.unwrap_or(0).max(0) as usize))
                     }),
-                    Opcode::Sort | Opcode::Scatter => {
+                    Opcode::Sort | Opcode::Scatter | Opcode::TopK | Opcode::SelectAndScatter => {
                         return Err(elemental::unsupported(
                             computation,
                             instr,
-                            "sort and scatter must be the root of their fusion",
+                            "sort, scatter, topk and select-and-scatter must be the root of \
+                             their fusion",
                         ))
                     }
                     _ => None,
@@ -250,10 +262,15 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         }
         _ => {
             if !root.shape.is_array() {
+                // Every opcode with a tuple-shaped kernel root is matched above, so the
+                // instruction itself is what is not supported (not its shape).
                 return Err(elemental::unsupported(
                     computation,
                     root,
-                    "a tuple-shaped root must be a tuple, reduce, sort or scatter",
+                    format!(
+                        "{} is not supported by the GPU code generator",
+                        root.opcode.name()
+                    ),
                 ));
             }
             vec![kernels::loop_kernel(

@@ -98,15 +98,18 @@ pub enum EvalError {
         /// The limit.
         limit: u64,
     },
-    /// An error while evaluating an instruction.
-    #[error("{computation}/{instruction}: {source}")]
+    /// An error while evaluating an instruction. The inner error is part of the message and
+    /// deliberately not a `#[source]`, so chain printers (anyhow's `{:#}`) say it once.
+    #[error("{loc}: {computation}/{instruction}: {error}")]
     At {
         /// Computation name.
         computation: String,
         /// Instruction name.
         instruction: String,
+        /// Where the instruction is in the input module (`line:column`).
+        loc: crate::ir::SourceLoc,
         /// The underlying error.
-        source: Box<EvalError>,
+        error: Box<EvalError>,
     },
 }
 
@@ -114,7 +117,7 @@ impl EvalError {
     /// The innermost error, past any [`EvalError::At`] context.
     pub fn root_cause(&self) -> &EvalError {
         match self {
-            EvalError::At { source, .. } => source.root_cause(),
+            EvalError::At { error, .. } => error.root_cause(),
             e => e,
         }
     }
@@ -209,6 +212,8 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Subtract,
     Opcode::Tan,
     Opcode::Tanh,
+    Opcode::TopK,
+    Opcode::Transpose,
     Opcode::Tuple,
     Opcode::While,
     Opcode::Xor,
@@ -272,12 +277,26 @@ fn shape_string(shape: &Shape) -> String {
 }
 
 /// Evaluation settings.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct EvalOptions {
     /// Fail with [`EvalError::WhileLimit`] after this many iterations of any one `while` loop
     /// (`None`: no limit, a non-terminating loop runs forever, as it would on a device).
     pub max_while_iterations: Option<u64>,
+    /// XLA's `--xla_allow_excess_precision` (default true, as XLA and the compiler's
+    /// `CompileOptions`): evaluate the module as [`crate::precision::allow_excess_precision`]
+    /// rewrites it, so results compare like with like against XLA and against compiled
+    /// executables. False: every `f16`/`bf16` result is rounded (strict).
+    pub allow_excess_precision: bool,
+}
+
+impl Default for EvalOptions {
+    fn default() -> EvalOptions {
+        EvalOptions {
+            max_while_iterations: None,
+            allow_excess_precision: true,
+        }
+    }
 }
 
 impl EvalOptions {
@@ -285,7 +304,14 @@ impl EvalOptions {
     pub fn with_while_limit(limit: u64) -> EvalOptions {
         EvalOptions {
             max_while_iterations: Some(limit),
+            ..EvalOptions::default()
         }
+    }
+
+    /// These options with excess precision allowed or not.
+    pub fn excess_precision(mut self, allow: bool) -> EvalOptions {
+        self.allow_excess_precision = allow;
+        self
     }
 }
 
@@ -301,6 +327,13 @@ pub fn evaluate_with(
     args: &[Literal],
     options: &EvalOptions,
 ) -> Result<Literal, EvalError> {
+    let rewritten;
+    let module = if options.allow_excess_precision {
+        rewritten = crate::precision::allow_excess_precision(module);
+        &rewritten
+    } else {
+        module
+    };
     let entry = module.get(module.entry).ok_or_else(|| {
         EvalError::Malformed("the entry computation handle is out of range".into())
     })?;
@@ -579,7 +612,8 @@ impl<'m> Interp<'m> {
                 .map_err(|e| EvalError::At {
                     computation: comp.name.clone(),
                     instruction: instr.name.clone(),
-                    source: Box::new(e),
+                    loc: instr.loc,
+                    error: Box::new(e),
                 })?;
             values[i] = Some(value);
         }
@@ -916,6 +950,16 @@ impl<'m> Interp<'m> {
                 let out = sort::sort(&inputs, d, &mut less)?;
                 Ok(leaves_to_literal(out, &instr.shape))
             }
+            Opcode::TopK => {
+                nops(1)?;
+                let k = attr(&a.k, op, "k")?;
+                let k = usize::try_from(*k).map_err(|_| invalid(op.name(), "k is negative"))?;
+                let (values, indices) = sort::top_k(array(0)?, k, a.largest.unwrap_or(true))?;
+                Ok(Literal::Tuple(vec![
+                    Literal::Array(values),
+                    Literal::Array(indices),
+                ]))
+            }
             Opcode::SelectAndScatter => {
                 nops(3)?;
                 let select = called(&a.select, "select")?;
@@ -1151,6 +1195,21 @@ mod tests {
             Ok(m) => m,
             Err(e) => panic!("test module does not parse: {e}\n{text}"),
         }
+    }
+
+    #[test]
+    fn an_error_names_the_instruction_and_its_line_once() {
+        let m = module(
+            "HloModule m\n\nENTRY e {\n  k = u64[2] parameter(0)\n  r = (u64[2], u32[8]) rng-bit-generator(k), algorithm=rng_philox\n  ROOT b = u32[8] get-tuple-element(r), index=1\n}\n",
+        );
+        let args = [Literal::array(vec![2], Data::U64(vec![1, 2])).unwrap()];
+        let e = evaluate(&m, &args).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "5:3: e/r: unimplemented opcode `rng-bit-generator`"
+        );
+        // No source chain: printers that walk it (anyhow's `{:#}`) say the reason once.
+        assert!(std::error::Error::source(&e).is_none());
     }
 
     fn f32s(dims: Vec<usize>, v: Vec<f32>) -> Literal {

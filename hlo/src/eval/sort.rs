@@ -101,6 +101,74 @@ pub fn sort(
         .collect()
 }
 
+/// An element's bits mapped so that unsigned order is the type's total order (floats: XLA's
+/// `TOTALORDER`, -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN; signed integers offset by
+/// the sign bit).
+fn total_order_key(bits: u64, dtype: crate::literal::DType) -> u64 {
+    let w = dtype.bit_width().clamp(1, 64);
+    let sign = 1u64 << (w - 1);
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let bits = bits & mask;
+    if dtype.is_float() {
+        if bits & sign != 0 {
+            !bits & mask
+        } else {
+            bits | sign
+        }
+    } else if dtype.is_signed_int() {
+        bits ^ sign
+    } else {
+        bits
+    }
+}
+
+/// `topk(x), k=K, largest=L`: along the last dimension, the `K` largest (or smallest) elements
+/// in order and their `s32` positions; equal elements keep their order (lower index first), as
+/// XLA's sort-based top-k does.
+pub fn top_k(x: &Array, k: usize, largest: bool) -> Result<(Array, Array), EvalError> {
+    let dims = x.dims().to_vec();
+    let Some((&n, outer)) = dims.split_last() else {
+        return Err(invalid("topk", "needs an operand of rank 1 or more"));
+    };
+    if k > n {
+        return Err(invalid(
+            "topk",
+            format!("k={k} exceeds the last dimension ({n})"),
+        ));
+    }
+    if n > i32::MAX as usize {
+        return Err(invalid("topk", "the last dimension exceeds s32 indices"));
+    }
+    let dtype = x.dtype();
+    let bits = x.data().to_bits();
+    let rows: usize = outer.iter().product();
+    let mut vals = Vec::with_capacity(rows * k);
+    let mut idxs = Vec::with_capacity(rows * k);
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    for r in 0..rows {
+        let row = bits
+            .get(r * n..(r + 1) * n)
+            .ok_or_else(|| invalid("topk", "operand data is shorter than its shape"))?;
+        order.clear();
+        order.extend(0..n);
+        // `sort_by_key` is stable: ties stay in index order.
+        if largest {
+            order.sort_by_key(|&i| std::cmp::Reverse(total_order_key(row[i], dtype)));
+        } else {
+            order.sort_by_key(|&i| total_order_key(row[i], dtype));
+        }
+        for &i in order.iter().take(k) {
+            vals.push(row[i]);
+            idxs.push(i as i32);
+        }
+    }
+    let mut odims = outer.to_vec();
+    odims.push(k);
+    let values = Array::new(odims.clone(), crate::literal::Data::from_bits(dtype, &vals))?;
+    let indices = Array::new(odims, crate::literal::Data::S32(idxs))?;
+    Ok((values, indices))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +207,44 @@ mod tests {
         assert_eq!(out[0].len(), 9);
         let mut failing = |_: &[Array]| -> Result<bool, EvalError> { Err(invalid("sort", "boom")) };
         assert!(sort(&[&keys], 0, &mut failing).is_err());
+    }
+    #[test]
+    fn top_k_keeps_ties_in_index_order_and_orders_nan_as_total_order() {
+        let x = Array::new(
+            vec![2, 4],
+            Data::F32(vec![
+                1.0,
+                3.0,
+                3.0,
+                -0.0,
+                f32::NAN,
+                0.0,
+                -f32::INFINITY,
+                -0.0,
+            ]),
+        )
+        .unwrap();
+        let (v, i) = top_k(&x, 3, true).unwrap();
+        assert_eq!(i.data(), &Data::S32(vec![1, 2, 0, 0, 1, 3]));
+        assert_eq!(v.dims(), &[2, 3]);
+        let (_, i) = top_k(&x, 2, false).unwrap();
+        assert_eq!(i.data(), &Data::S32(vec![3, 0, 2, 3]));
+    }
+
+    #[test]
+    fn top_k_of_signed_integers() {
+        let x = Array::new(vec![5], Data::S32(vec![-5, 7, i32::MIN, 7, 0])).unwrap();
+        let (v, i) = top_k(&x, 3, true).unwrap();
+        assert_eq!(v.data(), &Data::S32(vec![7, 7, 0]));
+        assert_eq!(i.data(), &Data::S32(vec![1, 3, 4]));
+    }
+
+    #[test]
+    fn top_k_larger_than_the_row_is_an_error() {
+        let x = Array::new(vec![2], Data::F32(vec![1.0, 2.0])).unwrap();
+        assert_eq!(
+            top_k(&x, 3, true).unwrap_err().to_string(),
+            "topk: k=3 exceeds the last dimension (2)"
+        );
     }
 }
