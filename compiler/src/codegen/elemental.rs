@@ -724,6 +724,7 @@ impl<'m> Emitter<'m> {
             H::Gather => self.gather(ctx, instr, idx),
             H::Reduce => self.reduce(ctx, instr, idx),
             H::ReduceWindow => self.reduce_window(ctx, instr, idx),
+            H::Convolution => self.convolution(ctx, instr, idx),
             H::Map => {
                 let mut args = Vec::new();
                 for &o in &instr.operands {
