@@ -6,7 +6,7 @@
 //!   dynamic-update-slice, reduce-window, ...): each output element is computed from operand
 //!   elements by indexing, so any chain of them fuses into one loop kernel;
 //! - *reductions* (`reduce`): fused with their elemental producers (input fusion);
-//! - *standalone kernels* (sort, scatter, ...): one kernel each;
+//! - *standalone kernels* (sort, scatter, convolution, ...): one kernel each;
 //! - *non-kernel* instructions (parameters, constants, tuples, get-tuple-element, bitcasts, dot,
 //!   while, conditional, custom-call, collectives): become thunks or cost nothing.
 //!

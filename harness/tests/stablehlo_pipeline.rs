@@ -195,10 +195,10 @@ fn main() {
             embeds_conversion(&n)
         }));
     }
-    // This project's own exports whose constructs the compiler supports (convolution,
-    // select-and-scatter, top-k and batched gather are not compiled yet), pretty and generic.
+    // This project's own exports whose constructs the compiler supports (select-and-scatter,
+    // top-k and batched gather are not compiled yet), pretty and generic.
     let exports = root().join("testdata/stablehlo");
-    for name in ["misc_ops", "scatter_add"] {
+    for name in ["conv2d", "misc_ops", "scatter_add"] {
         for form in ["mlir", "generic.mlir"] {
             for target in ["h100_sxm", "a100_sxm_80"] {
                 let module = exports.join(format!("{name}.{form}"));

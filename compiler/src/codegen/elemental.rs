@@ -6,7 +6,8 @@
 //! Covers elementwise operations, broadcast, reshape/bitcast, transpose, slice, reverse, pad,
 //! concatenate, iota, constants, convert/bitcast-convert, compare/select/clamp, dynamic-slice,
 //! dynamic-update-slice (clamped starts), gather (clamped starts), reduce and reduce-window as
-//! per-element loops with the reducer inlined, map, call, tuple and get-tuple-element.
+//! per-element loops with the reducer inlined, convolution as a per-element loop over the window
+//! and the input features (`convolution.rs`), map, call, tuple and get-tuple-element.
 use std::collections::HashMap;
 
 use hlo::ir::{Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue};
