@@ -274,3 +274,19 @@ fn a_geometry_the_evaluator_refuses_is_refused_with_its_message() {
         "code generation for fusion fusion_c: codegen: c (convolution) in fusion_c: feature_group_count (2) and batch_group_count (2) cannot both be > 1"
     );
 }
+
+#[test]
+fn loop_trip_counts_beyond_32_bits_are_refused() {
+    // 65536 window positions x 32768 input features per output element (shapes only: nothing is
+    // allocated at compile time).
+    let text = module(
+        "huge_window",
+        &["f32[1,65536,32768]", "f32[65536,32768,1]"],
+        "f32[1,1,1]",
+        "window={size=65536}, dim_labels=b0f_0io->b0f",
+    );
+    assert_eq!(
+        compile_error(&text),
+        "code generation for fusion fusion_c: codegen: c (convolution) in fusion_c: 2147483648 products per output element, beyond 32-bit loop counters"
+    );
+}

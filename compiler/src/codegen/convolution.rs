@@ -39,8 +39,21 @@ fn accumulator(out: P, lhs: P, rhs: P) -> Option<P> {
     }
 }
 
-/// Index arithmetic is 32-bit signed: refuse geometries whose positions could overflow it.
+/// Index arithmetic and loop counters are 32-bit: refuse geometries whose positions or loop trip
+/// counts could overflow them.
 fn fits_i32(comp: &Computation, instr: &Instruction, g: &ConvGeometry) -> Result<(), CodegenError> {
+    let taps = g
+        .spatial
+        .iter()
+        .fold(1u128, |n, s| n.saturating_mul(s.window.size.max(0) as u128));
+    let macs = taps.saturating_mul(g.in_features_per_group as u128);
+    if macs >= i32::MAX as u128 {
+        return Err(unsupported(
+            comp,
+            instr,
+            format!("{macs} products per output element, beyond 32-bit loop counters"),
+        ));
+    }
     for sd in &g.spatial {
         let w = &sd.window;
         let reach = (sd.out_size as i128) * i128::from(w.stride)
