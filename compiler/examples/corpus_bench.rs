@@ -11,7 +11,11 @@
 //! - global-memory traffic of one run on the `ptx` emulator (test thunk interpreter), divided
 //!   by the minimum: parameter bytes read once plus output bytes written once.
 //!
-//! Run: `cargo run --release -p compiler --example corpus_bench`.
+//! - emulated run time of that one run (the `ptx` emulator's speed, not a GPU's).
+//!
+//! Run: `cargo run --release -p compiler --example corpus_bench [-- DIR [SUBSTRING]]`: DIR (relative
+//! to the workspace root, default `testdata/corpus/hlo`) and only the cases whose name contains
+//! SUBSTRING, e.g. `-- testdata/models conv`. Directories without `NAME.opt.hlo` show `?` for XLA.
 #[path = "../tests/common/interp.rs"]
 #[allow(dead_code)]
 mod interp;
@@ -118,7 +122,9 @@ fn census(exe: &GpuExecutableProto) -> (usize, usize, usize) {
 }
 
 fn main() {
-    let dir = root().join("testdata/corpus/hlo");
+    let cli: Vec<String> = std::env::args().skip(1).collect();
+    let dir = root().join(cli.first().map_or("testdata/corpus/hlo", String::as_str));
+    let filter = cli.get(1).cloned().unwrap_or_default();
     let target = compiler::Target::load(&root().join("testdata/target_specs/h100_sxm.txtpb"))
         .expect("target");
     let options = compiler::CompileOptions::default();
@@ -131,14 +137,17 @@ fn main() {
                 .and_then(|n| n.strip_suffix(".io.json"))
                 .map(str::to_owned)
         })
+        .filter(|n| n.contains(&filter))
         .collect();
     cases.sort();
     let gpu = xla_gpu_launches("h100_sxm");
     if gpu.is_empty() {
         eprintln!("no XLA:GPU launch counts (testdata/xla_gpu/summary.json): that column shows -");
     }
-    println!("| case | compile ms | kernels | gemms | other thunks | launches (k+g) | XLA fusions+calls | launches ok | XLA:GPU launches | <= XLA:GPU | traffic ratio |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | :---: | ---: |");
+    println!("| case | compile ms | kernels | gemms | other thunks | launches (k+g) | XLA fusions+calls | launches ok | XLA:GPU launches | <= XLA:GPU | traffic ratio | emulated ms |");
+    println!(
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | :---: | ---: | ---: |"
+    );
     let (mut ok_launch, mut n, mut log_ratio_sum, mut n_ratio) = (0usize, 0usize, 0f64, 0usize);
     let (mut ok_gpu, mut n_gpu) = (0usize, 0usize);
     for case in &cases {
@@ -156,7 +165,7 @@ fn main() {
         let exe = match exe {
             Some(Ok(e)) => e,
             Some(Err(e)) => {
-                println!("| {case} | - | compile error: {e} | | | | | | | | |");
+                println!("| {case} | - | compile error: {e} | | | | | | | | | |");
                 continue;
             }
             None => continue,
@@ -181,7 +190,10 @@ fn main() {
             .collect();
         let min_bytes: usize =
             args.iter().map(Vec::len).sum::<usize>() + sizes.iter().sum::<usize>();
-        let ratio = match interp::run(&exe, &args, &sizes) {
+        let t0 = Instant::now();
+        let result = interp::run(&exe, &args, &sizes);
+        let emulated_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let ratio = match result {
             Ok((_, t)) if min_bytes > 0 => {
                 let r = (t.read + t.written) as f64 / min_bytes as f64;
                 log_ratio_sum += r.max(1e-9).ln();
@@ -198,7 +210,7 @@ fn main() {
             ok_gpu += usize::from(okg);
         }
         println!(
-            "| {case} | {:.2} | {k} | {g} | {o} | {launches} | {} | {} | {} | {} | {ratio} |",
+            "| {case} | {:.2} | {k} | {g} | {o} | {launches} | {} | {} | {} | {} | {ratio} | {emulated_ms:.1} |",
             times[times.len() / 2],
             xla.map_or("?".into(), |x| x.to_string()),
             if ok { "yes" } else { "no" },

@@ -35,6 +35,7 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Conditional,
     Opcode::Constant,
     Opcode::Convert,
+    Opcode::Convolution,
     Opcode::Cos,
     Opcode::CustomCall,
     Opcode::Divide,

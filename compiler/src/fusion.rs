@@ -7,7 +7,7 @@
 //!   elements by indexing, so any chain of them fuses into one loop kernel;
 //! - *reductions* (`reduce`): fused with their elemental producers (input fusion), and along
 //!   trailing dimensions with their consumers too (row-reduction fusion, [`row_dims`]);
-//! - *standalone kernels* (sort, scatter, ...): one kernel each;
+//! - *standalone kernels* (sort, scatter, convolution, ...): one kernel each;
 //! - *non-kernel* instructions (parameters, constants, tuples, get-tuple-element, bitcasts, dot
 //!   (except a small f32 dot fused with its elementwise epilogue, [`small_gemm`]),
 //!   while, conditional, custom-call, collectives): become thunks or cost nothing.

@@ -281,14 +281,13 @@ fn compile_errors_name_the_instruction() {
     let text = r#"
 HloModule m
 ENTRY e {
-  p = f32[1,4,4,1] parameter(0)
-  k = f32[2,2,1,1] parameter(1)
-  ROOT c = f32[1,3,3,1] convolution(p, k), window={size=2x2}, dim_labels=b01f_01io->b01f
+  p = c64[4] parameter(0)
+  ROOT f = c64[4] fft(p), fft_type=FFT, fft_length={4}
 }"#;
     let module = hlo::parse_module(text).expect("parse");
     let err = compiler::compile(&module, &common::target("h100_sxm"), &common::options())
         .expect_err("unsupported");
-    assert!(err.to_string().contains("convolution"), "{err}");
+    assert!(err.to_string().contains("fft"), "{err}");
 }
 
 #[test]
@@ -548,6 +547,8 @@ fn dot_too_big_for_shared_memory_stays_a_gemm_thunk() {
     // (96*48 + 48*96) * 4 bytes = 36 KiB > 32 KiB.
     let exe = compile(&dense_layer(96, 48, 96));
     assert_eq!(top_kinds(&exe), ["gemm", "kernel"]);
+}
+
 #[test]
 fn topk_kernel_keeps_ties_in_index_order() {
     // Rows with repeated values, -0/+0 and -inf: the kernel's ranks must give the evaluator's

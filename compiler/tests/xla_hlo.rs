@@ -6,10 +6,7 @@ mod common;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Modules that use instructions the compiler does not support.
-const UNSUPPORTED: &[(&str, &str)] = &[(
-    "cpu",
-    "convolution (no emitter), and XLA:CPU-only custom calls",
-)];
+const UNSUPPORTED: &[(&str, &str)] = &[("cpu", "fft (no emitter), and XLA:CPU-only custom calls")];
 
 fn check(path: &std::path::Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;

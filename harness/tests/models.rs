@@ -13,23 +13,10 @@ use std::path::{Path, PathBuf};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Cases that do not match yet, with why. Remove an entry when its case passes.
-const EXPECTED_TO_FAIL: &[(&str, &str)] = &[
-    ("conv1d_bf16", "convolution is not compiled"),
-    ("conv2d_bias_relu", "convolution is not compiled"),
-    ("conv2d_depthwise", "convolution is not compiled"),
-    ("conv2d_depthwise_grads", "convolution is not compiled"),
-    ("conv2d_dilated", "convolution is not compiled"),
-    ("conv2d_grad_input", "convolution is not compiled"),
-    ("conv2d_grad_weight", "convolution is not compiled"),
-    ("conv2d_grouped", "convolution is not compiled"),
-    ("conv2d_grouped_grad_weight", "convolution is not compiled"),
-    ("conv2d_nchw", "convolution is not compiled"),
-    ("conv2d_strided", "convolution is not compiled"),
-    (
-        "rng_bit_generator_algorithms",
-        "rng-bit-generator is refused when read (no back end implements it)",
-    ),
-];
+const EXPECTED_TO_FAIL: &[(&str, &str)] = &[(
+    "rng_bit_generator_algorithms",
+    "rng-bit-generator is refused when read (no back end implements it)",
+)];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -195,10 +195,10 @@ fn main() {
             embeds_conversion(&n)
         }));
     }
-    // This project's own exports whose constructs the compiler supports (convolution is not
-    // compiled yet: `conv2d` joins this list with it), pretty and generic.
+    // This project's own exports whose constructs the compiler supports, pretty and generic.
     let exports = root().join("testdata/stablehlo");
     for name in [
+        "conv2d",
         "misc_ops",
         "scatter_add",
         "maxpool_grad",

@@ -105,8 +105,14 @@ fn export_eval(name: &str) -> Result<(), Failed> {
     check(&got, &case.outputs, "the io file")
 }
 
-/// Exports the reference evaluator runs (it has no convolution or top-k).
-const EVALUATED_EXPORTS: &[&str] = &["batched_gather", "maxpool_grad", "misc_ops", "scatter_add"];
+/// Exports the reference evaluator runs (it has no top-k).
+const EVALUATED_EXPORTS: &[&str] = &[
+    "batched_gather",
+    "conv2d",
+    "maxpool_grad",
+    "misc_ops",
+    "scatter_add",
+];
 
 /// `NAME.generic.mlir` (MLIR's generic op form of the same module, module and functions
 /// included) converts to exactly the module `NAME.mlir` converts to.

@@ -6,7 +6,8 @@
 //! Covers elementwise operations, broadcast, reshape/bitcast, transpose, slice, reverse, pad,
 //! concatenate, iota, constants, convert/bitcast-convert, compare/select/clamp, dynamic-slice,
 //! dynamic-update-slice (clamped starts), gather (clamped starts), reduce and reduce-window as
-//! per-element loops with the reducer inlined, map, call, tuple and get-tuple-element.
+//! per-element loops with the reducer inlined, convolution as a per-element loop over the window
+//! and the input features (`convolution.rs`), map, call, tuple and get-tuple-element.
 use std::collections::HashMap;
 
 use hlo::ir::{Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue};
@@ -743,6 +744,7 @@ impl<'m> Emitter<'m> {
             H::Gather => self.gather(ctx, instr, idx),
             H::Reduce => self.reduce(ctx, instr, idx),
             H::ReduceWindow => self.reduce_window(ctx, instr, idx),
+            H::Convolution => self.convolution(ctx, instr, idx),
             H::Map => {
                 let mut args = Vec::new();
                 for &o in &instr.operands {

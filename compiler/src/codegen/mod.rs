@@ -14,6 +14,7 @@ use hlo::ir::InstrId;
 use hlo::{ComputationId, HloModule, Opcode};
 
 pub mod builder;
+pub mod convolution;
 pub mod elemental;
 pub mod gemm;
 pub mod kernels;

@@ -17,6 +17,7 @@
 //! runs until its condition is false, unless [`EvalOptions::max_while_iterations`] caps it.
 //!
 //! Opcodes: see [`SUPPORTED_OPCODES`]; anything else is [`EvalError::Unimplemented`].
+pub mod convolution;
 pub mod dot;
 pub mod elementwise;
 pub mod gather;
@@ -157,6 +158,7 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Conditional,
     Opcode::Constant,
     Opcode::Convert,
+    Opcode::Convolution,
     Opcode::Copy,
     Opcode::Cos,
     Opcode::Divide,
@@ -863,6 +865,27 @@ impl<'m> Interp<'m> {
                     rhs_contracting: dn.rhs_contracting_dims,
                 };
                 one(dot::dot(array(0)?, array(1)?, &dims, dtype)?)
+            }
+            Opcode::Convolution => {
+                nops(2)?;
+                let (dtype, dims) = array_shape(&instr.shape, op)?;
+                let out_dims = dims
+                    .iter()
+                    .map(|&d| usize::try_from(d))
+                    .collect::<Result<Vec<usize>, _>>()
+                    .map_err(|_| invalid(op.name(), format!("negative dimension in {dims:?}")))?;
+                let (lhs, rhs) = (array(0)?, array(1)?);
+                let geometry = convolution::ConvGeometry::new(
+                    lhs.dims(),
+                    rhs.dims(),
+                    &out_dims,
+                    attr(&a.conv_dimension_numbers, op, "dim_labels")?,
+                    a.window.as_ref().map(|w| w.dims.as_slice()),
+                    a.feature_group_count.unwrap_or(1),
+                    a.batch_group_count.unwrap_or(1),
+                )
+                .map_err(|m| invalid(op.name(), m))?;
+                one(convolution::convolution(lhs, rhs, &geometry, dtype)?)
             }
             Opcode::Reduce | Opcode::ReduceWindow => {
                 let all = arrays(0)?;
