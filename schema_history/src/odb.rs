@@ -1,6 +1,6 @@
 //! Reading git objects in-process: loose objects and version-2 pack indexes and packs (deltas
 //! included), simple references (`HEAD`, branches, tags, remotes; loose or packed), and the
-//! requests [`Repo`](crate::source::Repo) sends `git cat-file --batch` (`<id>`,
+//! requests [`Repo`](crate::git::Repo) sends `git cat-file --batch` (`<id>`,
 //! `<rev>^{commit}`, `<rev>^{tree}`, `<rev>:<path>`).
 //!
 //! Everything here answers only what it is sure of, the way git would: anything else (an

@@ -398,7 +398,7 @@ fn loose_refs_symbolic_head_tags_and_detached_head() {
 #[test]
 fn the_repo_falls_back_to_git_for_what_it_cannot_read() {
     let repo = TempRepo::with_history("fallback");
-    let r = crate::source::Repo::new(&repo.dir);
+    let r = crate::git::Repo::new(&repo.dir);
     // A revision expression: through git.
     assert_eq!(
         r.resolve("HEAD~1").expect("resolves"),
@@ -408,7 +408,7 @@ fn the_repo_falls_back_to_git_for_what_it_cannot_read() {
         r.resolve("main").expect("resolves"),
         repo.git(&["rev-parse", "main"])
     );
-    let rev = crate::source::Revision::Git("HEAD~1".to_owned());
+    let rev = crate::git::Revision::Git("HEAD~1".to_owned());
     let files = r.list_files(&rev, "proto", ".proto").expect("lists");
     assert_eq!(files.len(), 9);
     let read = r.read_files(&rev, &files).expect("reads");
