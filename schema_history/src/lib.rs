@@ -33,7 +33,6 @@ mod git;
 mod githistory;
 mod inputs;
 mod model;
-mod odb;
 mod policy;
 mod protos;
 mod report;
