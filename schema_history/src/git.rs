@@ -132,26 +132,31 @@ impl Repo {
         })
     }
 
+    /// The object `rev` names, and how errors name the request (`rev-parse REV^{KIND}`).
+    fn named<'r>(
+        repo: &'r gix::Repository,
+        rev: &str,
+        kind: &str,
+    ) -> Result<(gix::Object<'r>, String), Error> {
+        let what = format!("rev-parse {rev}^{{{kind}}}");
+        let object = repo
+            .rev_parse_single(rev)
+            .map_err(|e| git_error(&what, e))?
+            .object()
+            .map_err(|e| git_error(&what, e))?;
+        Ok((object, what))
+    }
+
     /// The commit `rev` names (`rev^{commit}`).
     fn commit_of<'r>(repo: &'r gix::Repository, rev: &str) -> Result<gix::Commit<'r>, Error> {
-        let what = || format!("rev-parse {rev}^{{commit}}");
-        repo.rev_parse_single(rev)
-            .map_err(|e| git_error(&what(), e))?
-            .object()
-            .map_err(|e| git_error(&what(), e))?
-            .peel_to_commit()
-            .map_err(|e| git_error(&what(), e))
+        let (object, what) = Self::named(repo, rev, "commit")?;
+        object.peel_to_commit().map_err(|e| git_error(&what, e))
     }
 
     /// The tree `rev` names (`rev^{tree}`).
     fn tree_of<'r>(repo: &'r gix::Repository, rev: &str) -> Result<gix::Tree<'r>, Error> {
-        let what = || format!("rev-parse {rev}^{{tree}}");
-        repo.rev_parse_single(rev)
-            .map_err(|e| git_error(&what(), e))?
-            .object()
-            .map_err(|e| git_error(&what(), e))?
-            .peel_to_tree()
-            .map_err(|e| git_error(&what(), e))
+        let (object, what) = Self::named(repo, rev, "tree")?;
+        object.peel_to_tree().map_err(|e| git_error(&what, e))
     }
 
     /// The full commit hash a revision names.

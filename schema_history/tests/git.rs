@@ -12,18 +12,7 @@ use common::TempRepo;
 use schema_history::{Repo, Revision};
 
 fn git_in(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    common::git_in(dir, args, &[])
 }
 
 /// Several commits over nested directories, with large files that change a little each time
