@@ -213,24 +213,13 @@ pub struct Lowered {
     pub outputs: Vec<OutputLeaf>,
 }
 
-/// Array leaves of a shape with their indices, depth-first.
+/// Array leaves of a shape with their indices, depth-first, without layouts.
 pub fn leaves(shape: &Shape) -> Vec<(Vec<i64>, Shape)> {
-    fn go(s: &Shape, prefix: &mut Vec<i64>, out: &mut Vec<(Vec<i64>, Shape)>) {
-        match s {
-            Shape::Array(_) => out.push((prefix.clone(), s.without_layout())),
-            Shape::Tuple(t) => {
-                for (i, e) in t.iter().enumerate() {
-                    prefix.push(i as i64);
-                    go(e, prefix, out);
-                    prefix.pop();
-                }
-            }
-            Shape::Token => {}
-        }
-    }
-    let mut out = Vec::new();
-    go(shape, &mut Vec::new(), &mut out);
-    out
+    shape
+        .leaves()
+        .into_iter()
+        .map(|(index, leaf)| (index, leaf.without_layout()))
+        .collect()
 }
 
 fn leaf_count(shape: &Shape) -> usize {

@@ -428,6 +428,28 @@ impl Shape {
         Some(s)
     }
 
+    /// The array leaves, depth-first, each with its tuple index path (`[]` for an array shape;
+    /// tokens have none). The one listing of leaves the compiler's buffer assignment and the
+    /// runtime's output checks both follow, so they agree on leaf order.
+    pub fn leaves(&self) -> Vec<(Vec<i64>, &Shape)> {
+        fn go<'a>(s: &'a Shape, prefix: &mut Vec<i64>, out: &mut Vec<(Vec<i64>, &'a Shape)>) {
+            match s {
+                Shape::Array(_) => out.push((prefix.clone(), s)),
+                Shape::Tuple(t) => {
+                    for (i, e) in (0i64..).zip(t) {
+                        prefix.push(i);
+                        go(e, prefix, out);
+                        prefix.pop();
+                    }
+                }
+                Shape::Token => {}
+            }
+        }
+        let mut out = Vec::new();
+        go(self, &mut Vec::new(), &mut out);
+        out
+    }
+
     /// Equality ignoring layouts (element types, dims, dynamic flags, tuple structure).
     pub fn compatible(&self, other: &Shape) -> bool {
         match (self, other) {
@@ -554,5 +576,30 @@ mod tests {
         assert_eq!(s.to_string(), "(f32[2,3]{1,0}, pred[])");
         assert_eq!(s.tuple_shapes().map(|t| t[0].byte_size()), Some(24));
         assert_eq!(PrimitiveType::from_name("bf16"), Some(PrimitiveType::Bf16));
+    }
+
+    #[test]
+    fn leaves_are_the_arrays_depth_first_with_their_indices() {
+        let f32s = |n| Shape::Array(ArrayShape::new(PrimitiveType::F32, vec![n]));
+        let s = Shape::Tuple(vec![
+            f32s(1),
+            Shape::Tuple(vec![Shape::Token, f32s(2), Shape::Tuple(vec![])]),
+            f32s(3),
+        ]);
+        let leaves: Vec<(Vec<i64>, String)> = s
+            .leaves()
+            .into_iter()
+            .map(|(i, l)| (i, l.to_string()))
+            .collect();
+        assert_eq!(
+            leaves,
+            [
+                (vec![0], "f32[1]".to_owned()),
+                (vec![1, 1], "f32[2]".to_owned()),
+                (vec![2], "f32[3]".to_owned()),
+            ]
+        );
+        assert_eq!(f32s(4).leaves(), [(vec![], &f32s(4))]);
+        assert!(Shape::Token.leaves().is_empty());
     }
 }

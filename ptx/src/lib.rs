@@ -8,11 +8,13 @@
 //!   without building the model ([`check`], which returns an [`Outline`]); errors are [`ParseError`].
 //! - [`printer`]: model to text ([`print()`], and `Display` on every node).
 //! - [`ptxas`]: find and run NVIDIA's `ptxas` to validate PTX text.
+//! - [`launch_spec`]: launch specs (`NAME.launch.json`) read, run on the emulator and compared.
 #![warn(missing_docs)]
 
 pub mod ast;
 pub mod emu;
 pub mod error;
+pub mod launch_spec;
 pub mod lexer;
 pub mod parser;
 pub mod printer;

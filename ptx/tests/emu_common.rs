@@ -1,65 +1,8 @@
 //! Shared helpers of the emulator tests: launch specs (`NAME.launch.json`) and small kernels.
 #![allow(dead_code)]
-use half::{bf16, f16};
 use ptx::emu::{self, DevicePtr, LaunchOptions, LaunchStats, LoadedModule, Memory, ParamValue};
+use ptx::launch_spec::{self, LaunchSpec};
 use serde_json::Value;
-
-/// Encodes one JSON number (or "nan"/"inf"/"-inf") as `dtype` little-endian bytes.
-pub fn encode(dtype: &str, v: &Value) -> Result<Vec<u8>, String> {
-    let f = match v {
-        Value::Number(n) => n.as_f64().ok_or("bad number")?,
-        Value::String(s) => match s.as_str() {
-            "nan" => f64::NAN,
-            "inf" => f64::INFINITY,
-            "-inf" => f64::NEG_INFINITY,
-            _ => return Err(format!("bad value {s}")),
-        },
-        Value::Bool(b) => *b as u8 as f64,
-        _ => return Err(format!("bad value {v}")),
-    };
-    let i = v.as_i64().unwrap_or(f as i64);
-    Ok(match dtype {
-        "f32" => (f as f32).to_le_bytes().to_vec(),
-        "f64" => f.to_le_bytes().to_vec(),
-        "f16" => f16::from_f64(f).to_le_bytes().to_vec(),
-        "bf16" => bf16::from_f64(f).to_le_bytes().to_vec(),
-        "s8" | "u8" | "pred" => vec![i as u8],
-        "s16" | "u16" => (i as u16).to_le_bytes().to_vec(),
-        "s32" | "u32" => (i as u32).to_le_bytes().to_vec(),
-        "s64" => i.to_le_bytes().to_vec(),
-        "u64" => v.as_u64().unwrap_or(i as u64).to_le_bytes().to_vec(),
-        _ => return Err(format!("unknown dtype {dtype}")),
-    })
-}
-
-/// Element size of a dtype.
-pub fn dsize(dtype: &str) -> usize {
-    match dtype {
-        "f64" | "s64" | "u64" => 8,
-        "f32" | "s32" | "u32" => 4,
-        "f16" | "bf16" | "s16" | "u16" => 2,
-        _ => 1,
-    }
-}
-
-/// Decodes an element to f64 (for comparison) plus its raw bits.
-pub fn decode(dtype: &str, b: &[u8]) -> (f64, u64) {
-    let mut w = [0u8; 8];
-    w[..b.len()].copy_from_slice(b);
-    let bits = u64::from_le_bytes(w);
-    let v = match dtype {
-        "f32" => f32::from_bits(bits as u32) as f64,
-        "f64" => f64::from_bits(bits),
-        "f16" => f16::from_bits(bits as u16).to_f64(),
-        "bf16" => bf16::from_bits(bits as u16).to_f64(),
-        "s8" => bits as u8 as i8 as f64,
-        "s16" => bits as u16 as i16 as f64,
-        "s32" => bits as u32 as i32 as f64,
-        "s64" => bits as i64 as f64,
-        _ => bits as f64,
-    };
-    (v, bits)
-}
 
 /// Runs a launch spec against PTX text; returns mismatch descriptions (empty = pass).
 pub fn run_spec(
@@ -76,95 +19,37 @@ pub fn run_spec(
     )
 }
 
-/// [`run_spec`] on an already parsed module, with an instruction budget.
+/// [`run_spec`] on an already parsed module, with an instruction budget: the first 10
+/// mismatches over all buffers, through `ptx::launch_spec` (the runner `aot ptx-run` uses).
 pub fn run_spec_ast(
     ast: &ptx::Module,
     spec: &Value,
     threads: usize,
     budget: u64,
 ) -> Result<(Vec<String>, LaunchStats), String> {
+    const SHOW: usize = 10;
     let module = LoadedModule::load(ast).map_err(|e| format!("load: {e}"))?;
-    let dims = |k: &str| -> Result<[u32; 3], String> {
-        let a = spec[k].as_array().ok_or(format!("missing {k}"))?;
-        let mut d = [1u32; 3];
-        for (i, x) in a.iter().take(3).enumerate() {
-            d[i] = x.as_u64().ok_or("bad dim")? as u32;
-        }
-        Ok(d)
-    };
-    let (grid, block) = (dims("grid")?, dims("block")?);
-    let mut mem = Memory::new();
-    let mut params = Vec::new();
-    let mut bufs: Vec<Option<(DevicePtr, usize)>> = Vec::new();
-    for p in spec["params"].as_array().ok_or("params")? {
-        let dtype = p["dtype"].as_str().ok_or("dtype")?;
-        if p["kind"] == "buffer" {
-            let mut bytes = Vec::new();
-            for v in p["data"].as_array().ok_or("data")? {
-                bytes.extend(encode(dtype, v)?);
-            }
-            let ptr = mem.alloc(bytes.len() as u64).map_err(|e| e.to_string())?;
-            mem.write(ptr, &bytes).map_err(|e| e.to_string())?;
-            bufs.push(Some((ptr, bytes.len())));
-            params.push(ParamValue::ptr(ptr));
-        } else {
-            bufs.push(None);
-            params.push(ParamValue(encode(dtype, &p["value"])?));
-        }
-    }
-    let kernel = spec["kernel"].as_str().ok_or("kernel")?;
+    let spec = LaunchSpec::from_json(spec).map_err(|e| e.to_string())?;
     let opts = LaunchOptions {
         threads,
         instruction_budget: budget,
         ..LaunchOptions::default()
     };
-    let stats = emu::launch(
-        &module,
-        kernel,
-        grid,
-        block,
-        spec["dynamic_shared_bytes"].as_u64().unwrap_or(0) as u32,
-        &params,
-        &mut mem,
-        &opts,
-    )
-    .map_err(|e| format!("launch: {e}"))?;
-    let mut bad = Vec::new();
-    for e in spec["expected"].as_array().ok_or("expected")? {
-        let pi = e["param"].as_u64().ok_or("param")? as usize;
-        let dtype = e["dtype"].as_str().ok_or("dtype")?;
-        let (ptr, len) = bufs
-            .get(pi)
-            .copied()
-            .flatten()
-            .ok_or("expected param is not a buffer")?;
-        let got = mem.read_vec(ptr, len).map_err(|e| e.to_string())?;
-        let (at, rt) = (
-            e["abs_tol"].as_f64().unwrap_or(0.0),
-            e["rel_tol"].as_f64().unwrap_or(0.0),
-        );
-        let sz = dsize(dtype);
-        for (i, want) in e["data"].as_array().ok_or("data")?.iter().enumerate() {
-            let Some(g) = got.get(i * sz..(i + 1) * sz) else {
-                bad.push(format!("param {pi}[{i}]: missing"));
-                continue;
-            };
-            let (gv, gbits) = decode(dtype, g);
-            let wb = encode(dtype, want)?;
-            let (wv, wbits) = decode(dtype, &wb);
-            let ok = if gv.is_nan() || wv.is_nan() {
-                gv.is_nan() && wv.is_nan()
-            } else if at == 0.0 && rt == 0.0 {
-                gbits == wbits
-            } else {
-                (gv - wv).abs() <= at + rt * wv.abs()
-            };
-            if !ok && bad.len() < 10 {
-                bad.push(format!("param {pi}[{i}]: got {gv} want {wv}"));
-            }
-        }
-    }
-    Ok((bad, stats))
+    let outcome = launch_spec::run(&module, &spec, &opts, SHOW).map_err(|e| e.to_string())?;
+    let bad = outcome
+        .checks
+        .iter()
+        .flat_map(|c| {
+            c.first.iter().map(move |m| {
+                format!(
+                    "param {}[{}]: got {} want {}",
+                    c.expected.param, m.index, m.got, m.want
+                )
+            })
+        })
+        .take(SHOW)
+        .collect();
+    Ok((bad, outcome.stats))
 }
 
 /// Parses and loads PTX text.

@@ -430,25 +430,7 @@ fn finish(
 
 /// Shape indices of every array leaf, in order.
 fn leaf_indices(s: &hlo::Shape) -> Vec<Vec<i64>> {
-    fn go(s: &hlo::Shape, prefix: &mut Vec<i64>, out: &mut Vec<Vec<i64>>) {
-        match s.tuple_shapes() {
-            Some(ts) => {
-                for (i, t) in ts.iter().enumerate() {
-                    prefix.push(i as i64);
-                    go(t, prefix, out);
-                    prefix.pop();
-                }
-            }
-            None => {
-                if s.is_array() {
-                    out.push(prefix.clone());
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    go(s, &mut Vec::new(), &mut out);
-    out
+    s.leaves().into_iter().map(|(index, _)| index).collect()
 }
 
 /// Parses "X.Y.Z" (missing components are 0).

@@ -28,7 +28,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::source::{Repo, Revision};
+use crate::git::{Repo, Revision};
 use crate::{Date, Error, Extras};
 
 /// One golden version and what it uses.

@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use crate::census::Census;
 use crate::finding::Finding;
+use crate::git::{Repo, Revision};
 use crate::githistory::GitHistoryBound;
 use crate::model::Model;
+use crate::protos::{normalize_dir, Compiled, ParseCache, ProtoSources};
 use crate::report::Report;
 use crate::rules::{self, Side};
-use crate::source::{normalize_dir, Compiled, ParseCache, ProtoSources, Repo, Revision};
 use crate::surface::{Extras, History, SnapshotMeta};
 use crate::waiver::Waivers;
 use crate::{fallback, Date, Error};

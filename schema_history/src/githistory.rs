@@ -14,8 +14,9 @@
 use std::sync::Arc;
 
 use crate::diff::SchemaSpec;
+use crate::git::Repo;
 use crate::model::Model;
-use crate::source::{normalize_dir, ParseCache, ProtoSources, Repo};
+use crate::protos::{normalize_dir, ParseCache, ProtoSources};
 use crate::surface::{Extras, History, Snapshot, SnapshotMeta};
 use crate::{Date, Error};
 

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use crate::diff::{DiffOptions, SchemaSpec};
 use crate::finding::{Finding, Rule};
+use crate::git::{Repo, Revision};
 use crate::model::Model;
-use crate::source::{Compiled, ProtoSources, Repo, Revision};
+use crate::protos::{Compiled, ProtoSources};
 use crate::surface::History;
 use crate::Error;
 

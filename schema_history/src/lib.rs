@@ -29,15 +29,16 @@ mod fallback;
 mod features;
 mod finding;
 mod flag_rules;
+mod git;
 mod githistory;
 mod inputs;
 mod model;
-mod odb;
 mod policy;
+mod protos;
 mod report;
 mod retype;
 mod rules;
-mod source;
+mod spans;
 mod surface;
 mod waiver;
 
@@ -48,12 +49,13 @@ pub use editions::{Edition, FieldFeatures, Presence};
 pub use error::Error;
 pub use fallback::{scan as scan_fallbacks, scan_text as scan_fallback_text};
 pub use finding::{Finding, Rule, Severity};
+pub use git::{Repo, Revision};
 pub use githistory::GitHistoryBound;
 pub use model::{Enum, EnumValue, Field, Location, Message, Model, WireClass};
 pub use policy::{Exception, Level, Policy, DEFAULT_POLICY};
+pub use protos::{Compiled, ProtoSources};
 pub use report::{render_error, Format, Report, GITHUB_ANNOTATIONS, MARKDOWN_LIMIT};
 pub use rules::{windows, wire, Side, BACKWARD_WINDOW_MONTHS, FORWARD_WINDOW_DAYS};
-pub use source::{Compiled, ProtoSources, Repo, Revision};
 pub use surface::{
     unified_diff, write_snapshot, Extras, FlagReaders, History, LoadPass, RegistryName,
     RuntimeFlag, Snapshot, SnapshotMeta, SnapshotOutcome, Surface, DEFAULT_HISTORY_DIR,

@@ -4,7 +4,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
 use std::sync::Arc;
 
-use prost_reflect::prost_types::SourceCodeInfo;
 use prost_reflect::{
     Cardinality, DescriptorPool, EnumDescriptor, FieldDescriptor, FileDescriptor, Kind,
     MessageDescriptor, Value,
@@ -12,7 +11,8 @@ use prost_reflect::{
 use serde::Serialize;
 
 use crate::editions::{self, FieldFeatures, Presence};
-use crate::source::Compiled;
+use crate::protos::Compiled;
+use crate::spans::{FastMap, Spans};
 use crate::Error;
 
 /// A place in a `.proto` file: repository-relative path, 1-based line and column.
@@ -199,53 +199,6 @@ pub struct Model {
     pub files: BTreeSet<String>,
 }
 
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-
-/// Source spans (1-based line and column) of the declarations of one file, by descriptor path.
-#[derive(Debug, Default)]
-pub(crate) struct Spans(FastMap<Vec<i32>, (u32, u32)>);
-
-impl Spans {
-    fn of(file: &FileDescriptor) -> Spans {
-        let locations = file.file_descriptor_proto().source_code_info.iter();
-        Spans::collect(
-            locations
-                .flat_map(|i| &i.location)
-                .map(|l| (l.path.as_slice(), &l.span)),
-        )
-    }
-
-    /// The spans of a file's source info, taken from it.
-    pub(crate) fn from_info(info: Option<SourceCodeInfo>) -> Spans {
-        let locations = info.into_iter().flat_map(|i| i.location);
-        Spans::collect(locations.map(|l| (l.path, l.span)))
-    }
-
-    fn collect<P, S>(locations: impl Iterator<Item = (P, S)>) -> Spans
-    where
-        P: AsRef<[i32]> + Into<Vec<i32>>,
-        S: AsRef<[i32]>,
-    {
-        let mut map =
-            FastMap::with_capacity_and_hasher(locations.size_hint().0, Default::default());
-        for (path, span) in locations {
-            // Declarations have even-length paths (tag, index pairs); odd-length ones point at
-            // their parts (name, number, type), which findings never need.
-            if path.as_ref().len() % 2 != 0 {
-                continue;
-            }
-            if let [line, col, ..] = span.as_ref() {
-                let entry = (
-                    u32::try_from(*line).unwrap_or(0) + 1,
-                    u32::try_from(*col).unwrap_or(0) + 1,
-                );
-                map.entry(path.into()).or_insert(entry);
-            }
-        }
-        Spans(map)
-    }
-}
-
 /// Where the declarations of one file are.
 struct FileSpans {
     /// Repository-relative path (or import name).
@@ -255,7 +208,7 @@ struct FileSpans {
 
 impl FileSpans {
     fn locate(&self, path: &[i32]) -> Option<Location> {
-        let (line, column) = *self.spans.0.get(path)?;
+        let (line, column) = self.spans.get(path)?;
         Some(Location {
             file: self.path.clone(),
             line,

@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::git::{Repo, Revision};
 use crate::model::{encode_reachable, Model};
-use crate::source::{Compiled, Repo, Revision};
+use crate::protos::Compiled;
 use crate::{Date, Error};
 
 /// Where the project keeps its snapshots, relative to the repository root.

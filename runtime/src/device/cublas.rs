@@ -122,30 +122,6 @@ pub(super) fn present() -> bool {
     unsafe { sys::is_culib_present() }
 }
 
-/// A cuBLAS handle (created in the device's current context).
-pub(super) fn create() -> Result<sys::cublasHandle_t, String> {
-    result::create_handle().map_err(|e| format!("cublasCreate: {e:?}"))
-}
-
-/// Makes `handle` issue on `stream` (null: the legacy default stream).
-///
-/// # Safety
-/// `handle` came from [`create`]; `stream` is a stream of the same context, or null.
-pub(super) unsafe fn set_stream(
-    handle: sys::cublasHandle_t,
-    stream: sys::cudaStream_t,
-) -> Result<(), String> {
-    unsafe { result::set_stream(handle, stream) }.map_err(|e| format!("cublasSetStream: {e:?}"))
-}
-
-/// Destroys a handle from [`create`].
-///
-/// # Safety
-/// `handle` came from [`create`] and is not used afterwards.
-pub(super) unsafe fn destroy(handle: sys::cublasHandle_t) {
-    let _ = unsafe { result::destroy_handle(handle) };
-}
-
 /// Why [`run`] did not complete.
 #[derive(Debug)]
 pub(super) enum Failure {
@@ -160,7 +136,7 @@ pub(super) enum Failure {
 ///
 /// # Safety
 /// The addresses are live device allocations of this context, large enough for the layouts
-/// (checked at load), and `handle` belongs to the current context.
+/// (checked at load), and `handle` (a `CudaBlas`'s) belongs to the current context.
 pub(super) unsafe fn run(
     handle: sys::cublasHandle_t,
     plan: &Plan,

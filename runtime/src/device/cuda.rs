@@ -10,11 +10,21 @@
 //! gemms, shapes past `i32`, or a machine without libcublas run the native implementation on
 //! host copies. Single operations run synchronously on the context's null stream; a command buffer
 //! is captured into a CUDA graph on a non-blocking stream and launched from there.
+//!
+//! Contexts, modules, functions, streams, graphs and the cuBLAS handle are cudarc's RAII types
+//! (`cudarc::driver::safe`, `cudarc::cublas::CudaBlas`): each frees itself, in dependency order,
+//! when the device drops. Device memory stays raw addresses: the [`Device`] trait speaks device
+//! addresses (the executor allocates, slices and frees them), so allocations and copies use
+//! cudarc's `result` layer on those addresses.
 use std::collections::HashMap;
-use std::ffi::{c_void, CString};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{result, sys};
+use cudarc::cublas::CudaBlas;
+use cudarc::driver::{
+    result, sys, CudaContext, CudaFunction, CudaGraph, CudaModule, CudaStream, DriverError,
+    LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
 
 use super::{cublas, Device, DeviceDescription, DeviceKind, DeviceOp};
 use crate::error::{Error, Result};
@@ -23,15 +33,30 @@ use crate::thunks::{GemmConfig, KernelModule};
 /// A CUDA device (one ordinal, its primary context).
 pub struct CudaDevice {
     description: DeviceDescription,
-    context: sys::CUcontext,
-    modules: Mutex<HashMap<u64, usize>>,
-    /// Loaded `CUmodule` handles, stored as integers so the type is `Send`.
-    handles: Mutex<Vec<usize>>,
-    /// The cuBLAS handle, created at the first gemm (0: none yet); `None` once cuBLAS turned out
-    /// to be missing.
-    cublas: Mutex<Option<usize>>,
+    context: Arc<CudaContext>,
+    /// The context's null stream: single operations run there, synchronously.
+    null_stream: Arc<CudaStream>,
+    /// Loaded modules by module id, and the functions looked up in them.
+    modules: Mutex<Modules>,
+    /// cuBLAS, created at the first gemm.
+    cublas: Mutex<Blas>,
     /// Command buffers as CUDA graphs.
     graphs: Mutex<Graphs>,
+}
+
+#[derive(Default)]
+struct Modules {
+    loaded: HashMap<u64, Arc<CudaModule>>,
+    functions: HashMap<(u64, String), CudaFunction>,
+}
+
+/// The cuBLAS handle's state.
+enum Blas {
+    /// Not asked for yet.
+    Unprobed,
+    /// libcublas is not on this machine: gemms run natively.
+    Missing,
+    Ready(CudaBlas),
 }
 
 /// What a captured graph bakes in, exactly: kernels (by module id), launch shapes, addresses,
@@ -68,20 +93,24 @@ fn signature(ops: &[DeviceOp<'_>]) -> String {
     s
 }
 
-/// The capture stream (0 until first used) and, per command buffer, its instantiated graph and
-/// the operations it was captured from (a graph bakes in addresses and launch parameters: a
-/// different list is captured again). Handles are integers so the type is `Send`.
+/// The capture stream (created at the first command buffer) and, per command buffer, its
+/// instantiated graph and the operations it was captured from (a graph bakes in addresses and
+/// launch parameters: a different list is captured again).
 #[derive(Default)]
 struct Graphs {
-    stream: usize,
-    execs: HashMap<u64, (String, usize)>,
+    stream: Option<Arc<CudaStream>>,
+    execs: HashMap<u64, (String, Graph)>,
 }
 
-// SAFETY: the CUDA driver API is thread-safe; the context handle is only passed to the driver
-// (made current on the calling thread before each use).
-unsafe impl Send for CudaDevice {}
-// SAFETY: as above; interior state is behind mutexes.
-unsafe impl Sync for CudaDevice {}
+/// A captured, instantiated graph.
+///
+/// cudarc leaves `CudaGraph` neither `Send` nor `Sync`: CUDA graph objects are not internally
+/// synchronized. Every use of one here (launch, replacement, drop) happens with the `graphs`
+/// mutex of its device held, which is the external serialization the driver asks for.
+struct Graph(CudaGraph);
+
+// SAFETY: see `Graph`: all access is serialized by the owning device's `graphs` mutex.
+unsafe impl Send for Graph {}
 
 impl std::fmt::Debug for CudaDevice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -91,8 +120,12 @@ impl std::fmt::Debug for CudaDevice {
     }
 }
 
-fn drv(what: &str, e: result::DriverError) -> Error {
+fn drv(what: &str, e: DriverError) -> Error {
     Error::Internal(format!("CUDA {what}: {e:?}"))
+}
+
+fn poisoned(what: &str) -> Error {
+    Error::Internal(format!("CUDA {what} lock poisoned"))
 }
 
 /// Whether the CUDA driver library can be loaded on this machine.
@@ -112,65 +145,112 @@ impl CudaDevice {
             ));
         }
         result::init().map_err(|e| Error::Unavailable(format!("cuInit failed: {e:?}")))?;
-        let count = result::device::get_count().map_err(|e| drv("cuDeviceGetCount", e))?;
-        let ord = i32::try_from(ordinal).unwrap_or(i32::MAX);
-        if ord >= count {
+        let count = CudaContext::device_count().map_err(|e| drv("cuDeviceGetCount", e))?;
+        if i32::try_from(ordinal).map_or(true, |o| o >= count) {
             return Err(Error::Unavailable(format!(
                 "CUDA device {ordinal} requested, the machine has {count}"
             )));
         }
-        let dev = result::device::get(ord).map_err(|e| drv("cuDeviceGet", e))?;
-        // SAFETY: `dev` is a valid device handle returned by the driver.
-        let (major, minor, mem, context) = unsafe {
-            let major = result::device::get_attribute(
-                dev,
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-            )
+        let context = CudaContext::new(ordinal).map_err(|e| drv("cuDevicePrimaryCtxRetain", e))?;
+        let (major, minor) = context
+            .compute_capability()
             .map_err(|e| drv("cuDeviceGetAttribute", e))?;
-            let minor = result::device::get_attribute(
-                dev,
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-            )
-            .map_err(|e| drv("cuDeviceGetAttribute", e))?;
-            let mem = result::device::total_mem(dev).map_err(|e| drv("cuDeviceTotalMem", e))?;
-            let ctx =
-                result::primary_ctx::retain(dev).map_err(|e| drv("cuDevicePrimaryCtxRetain", e))?;
-            (major, minor, mem, ctx)
-        };
+        let mem = context
+            .total_mem()
+            .map_err(|e| drv("cuDeviceTotalMem", e))?;
         let mut description = description;
         description.compute_capability = (major, minor);
         description.device_memory_size = mem as u64;
-        if let Ok(name) = result::device::get_name(dev) {
+        if let Ok(name) = context.name() {
             description.name = name;
         }
         Ok(CudaDevice {
             description,
+            null_stream: context.default_stream(),
             context,
-            modules: Mutex::new(HashMap::new()),
-            handles: Mutex::new(Vec::new()),
-            cublas: Mutex::new(Some(0)),
-            graphs: Mutex::new(Graphs::default()),
+            modules: Mutex::default(),
+            cublas: Mutex::new(Blas::Unprobed),
+            graphs: Mutex::default(),
         })
     }
 
     fn current(&self) -> Result<()> {
-        // SAFETY: the context was retained in `new` and is never released while `self` lives.
-        unsafe { result::ctx::set_current(self.context) }.map_err(|e| drv("cuCtxSetCurrent", e))
+        self.context
+            .bind_to_thread()
+            .map_err(|e| drv("cuCtxSetCurrent", e))
     }
 
-    fn function(&self, module: &KernelModule, kernel: &str) -> Result<sys::CUfunction> {
-        self.load_module(module)?;
-        let handle = *self
-            .modules
-            .lock()
-            .map_err(|_| Error::Internal("CUDA module lock poisoned".into()))?
-            .get(&module.id)
-            .ok_or_else(|| Error::Internal("CUDA module vanished".into()))?;
-        let name = CString::new(kernel)
-            .map_err(|_| Error::InvalidArgument(format!("kernel name {kernel:?} contains NUL")))?;
-        // SAFETY: `handle` is a loaded, never-unloaded CUmodule.
-        unsafe { result::module::get_function(handle as sys::CUmodule, name) }
-            .map_err(|e| drv(&format!("cuModuleGetFunction({kernel})"), e))
+    fn function(&self, module: &KernelModule, kernel: &str) -> Result<CudaFunction> {
+        let mut modules = self.modules.lock().map_err(|_| poisoned("module"))?;
+        let key = (module.id, kernel.to_owned());
+        if let Some(f) = modules.functions.get(&key) {
+            return Ok(f.clone());
+        }
+        let loaded = self.loaded(&mut modules, module)?;
+        // cudarc's lookup panics on a NUL in the name: refuse it first.
+        if kernel.contains('\0') {
+            return Err(Error::InvalidArgument(format!(
+                "kernel name {kernel:?} contains NUL"
+            )));
+        }
+        let f = loaded
+            .load_function(kernel)
+            .map_err(|e| drv(&format!("cuModuleGetFunction({kernel})"), e))?;
+        modules.functions.insert(key, f.clone());
+        Ok(f)
+    }
+
+    /// The module `module` (loaded now unless it already is).
+    fn loaded(&self, modules: &mut Modules, module: &KernelModule) -> Result<Arc<CudaModule>> {
+        if let Some(m) = modules.loaded.get(&module.id) {
+            return Ok(Arc::clone(m));
+        }
+        let image = if module.cubin.is_empty() {
+            // cudarc turns PTX into a C string and panics on a NUL: refuse it first.
+            if module.text.contains('\0') {
+                return Err(Error::InvalidArgument(
+                    "kernel PTX contains a NUL byte".into(),
+                ));
+            }
+            (
+                Ptx::from_src(module.text.as_str()),
+                "cuModuleLoadData (PTX)",
+            )
+        } else {
+            // A cubin (an ELF image for this SM, header checked at load): the driver reads it
+            // without JIT.
+            (
+                Ptx::from_binary(module.cubin.clone()),
+                "cuModuleLoadData (cubin)",
+            )
+        };
+        let m = self
+            .context
+            .load_module(image.0)
+            .map_err(|e| drv(image.1, e))?;
+        modules.loaded.insert(module.id, Arc::clone(&m));
+        Ok(m)
+    }
+
+    /// Runs `f` with the cuBLAS handle (created on first use); `None` when libcublas is not on
+    /// the machine.
+    fn with_cublas<T>(&self, f: impl FnOnce(Option<&mut CudaBlas>) -> Result<T>) -> Result<T> {
+        let mut slot = self.cublas.lock().map_err(|_| poisoned("cuBLAS handle"))?;
+        if let Blas::Unprobed = *slot {
+            // cudarc panics when a dynamically loaded library is missing: ask first.
+            *slot = if cublas::present() {
+                self.current()?;
+                let blas = CudaBlas::new(Arc::clone(&self.null_stream))
+                    .map_err(|e| Error::Internal(format!("cublasCreate: {e:?}")))?;
+                Blas::Ready(blas)
+            } else {
+                Blas::Missing
+            };
+        }
+        match &mut *slot {
+            Blas::Ready(blas) => f(Some(blas)),
+            Blas::Unprobed | Blas::Missing => f(None),
+        }
     }
 }
 
@@ -223,31 +303,8 @@ impl Device for CudaDevice {
     }
 
     fn load_module(&self, module: &KernelModule) -> Result<()> {
-        let mut modules = self
-            .modules
-            .lock()
-            .map_err(|_| Error::Internal("CUDA module lock poisoned".into()))?;
-        if modules.contains_key(&module.id) {
-            return Ok(());
-        }
-        self.current()?;
-        let m = if module.cubin.is_empty() {
-            let image = CString::new(module.text.as_str())
-                .map_err(|_| Error::InvalidArgument("kernel PTX contains a NUL byte".into()))?;
-            // SAFETY: `image` is a NUL-terminated PTX string that outlives the call.
-            unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
-                .map_err(|e| drv("cuModuleLoadData (PTX)", e))?
-        } else {
-            // SAFETY: a cubin (an ELF image for this SM, header checked at load) that outlives
-            // the call; the driver reads it without JIT.
-            unsafe { result::module::load_data(module.cubin.as_ptr() as *const c_void) }
-                .map_err(|e| drv("cuModuleLoadData (cubin)", e))?
-        };
-        modules.insert(module.id, m as usize);
-        if let Ok(mut h) = self.handles.lock() {
-            h.push(m as usize);
-        }
-        Ok(())
+        let mut modules = self.modules.lock().map_err(|_| poisoned("module"))?;
+        self.loaded(&mut modules, module).map(drop)
     }
 
     fn launch(
@@ -259,11 +316,10 @@ impl Device for CudaDevice {
         shmem_bytes: u32,
         args: &[u64],
     ) -> Result<()> {
-        self.current()?;
         // SAFETY: every address was validated at load against allocations of this device.
         unsafe {
             self.launch_on(
-                std::ptr::null_mut(),
+                &self.null_stream,
                 module,
                 kernel,
                 grid,
@@ -272,7 +328,9 @@ impl Device for CudaDevice {
                 args,
             )?
         };
-        result::ctx::synchronize().map_err(|e| drv(&format!("kernel {kernel}"), e))
+        self.context
+            .synchronize()
+            .map_err(|e| drv(&format!("kernel {kernel}"), e))
     }
 
     fn gemm(
@@ -282,17 +340,28 @@ impl Device for CudaDevice {
         rhs: (u64, u64),
         out: (u64, u64),
     ) -> Result<()> {
-        if let (Some(plan), Some(handle)) = (cublas::plan(config), self.cublas_handle()?) {
-            self.current()?;
-            // SAFETY: the slices were validated at load against the allocations, which this
-            // device allocated; the handle was created in this context.
-            match unsafe { cublas::run(handle, &plan, config, lhs.0, rhs.0, out.0) } {
-                Ok(()) => {
-                    return result::ctx::synchronize().map_err(|e| drv("cuBLAS gemm", e));
+        if let Some(plan) = cublas::plan(config) {
+            let ran = self.with_cublas(|blas| {
+                let Some(blas) = blas else {
+                    return Ok(false);
+                };
+                self.current()?;
+                // SAFETY: the slices were validated at load against the allocations, which
+                // this device allocated; the handle was created in this context.
+                match unsafe { cublas::run(*blas.handle(), &plan, config, lhs.0, rhs.0, out.0) } {
+                    Ok(()) => self
+                        .context
+                        .synchronize()
+                        .map(|()| true)
+                        .map_err(|e| drv("cuBLAS gemm", e)),
+                    // Refused before running (an unsupported type combination): nothing was
+                    // written.
+                    Err(cublas::Failure::Refused) => Ok(false),
+                    Err(cublas::Failure::Failed(e)) => Err(Error::Internal(e)),
                 }
-                // Refused before running (an unsupported type combination): nothing was written.
-                Err(cublas::Failure::Refused) => {}
-                Err(cublas::Failure::Failed(e)) => return Err(Error::Internal(e)),
+            })?;
+            if ran {
+                return Ok(());
             }
         }
         super::host_gemm(self, config, lhs, rhs, out)
@@ -303,14 +372,16 @@ impl Device for CudaDevice {
     /// Returns `Ok(false)`, issuing nothing, when an operation cannot be captured (a gemm cuBLAS
     /// does not run).
     fn run_command_buffer(&self, key: u64, ops: &[DeviceOp<'_>]) -> Result<bool> {
-        let mut handle = None;
+        let mut gemms = false;
         for op in ops {
             match op {
                 DeviceOp::Gemm { config, .. } => {
-                    match (cublas::plan(config), self.cublas_handle()?) {
-                        (Some(_), Some(h)) => handle = Some(h),
-                        _ => return Ok(false),
+                    let runs = cublas::plan(config).is_some()
+                        && self.with_cublas(|blas| Ok(blas.is_some()))?;
+                    if !runs {
+                        return Ok(false);
                     }
+                    gemms = true;
                 }
                 // Loading a module is not allowed during a capture: load now.
                 DeviceOp::Launch { module, kernel, .. } => {
@@ -320,80 +391,80 @@ impl Device for CudaDevice {
             }
         }
         let signature = signature(ops);
-        let mut graphs = self
-            .graphs
-            .lock()
-            .map_err(|_| Error::Internal("CUDA graph lock poisoned".into()))?;
+        let mut graphs = self.graphs.lock().map_err(|_| poisoned("graph"))?;
         self.current()?;
-        if graphs.stream == 0 {
-            let s = result::stream::create(result::stream::StreamKind::NonBlocking)
-                .map_err(|e| drv("cuStreamCreate", e))?;
-            graphs.stream = s as usize;
-        }
-        let stream = graphs.stream as sys::CUstream;
-        let cached = graphs
-            .execs
-            .get(&key)
-            .filter(|(sig, _)| *sig == signature)
-            .map(|(_, e)| *e);
-        let exec = match cached {
-            Some(e) => e as sys::CUgraphExec,
+        let stream = match &graphs.stream {
+            Some(s) => Arc::clone(s),
             None => {
-                let exec = self.capture(stream, ops, handle)?;
-                if let Some((_, old)) = graphs.execs.insert(key, (signature, exec as usize)) {
-                    // SAFETY: instantiated by `capture`, no longer referenced.
-                    let _ = unsafe { result::graph::exec_destroy(old as sys::CUgraphExec) };
-                }
-                exec
+                let s = self
+                    .context
+                    .new_stream()
+                    .map_err(|e| drv("cuStreamCreate", e))?;
+                graphs.stream = Some(Arc::clone(&s));
+                s
             }
         };
-        // SAFETY: `exec` and `stream` belong to this context; the stream is synchronized before
-        // the buffers can be touched again.
-        unsafe {
-            result::graph::launch(exec, stream).map_err(|e| drv("cuGraphLaunch", e))?;
-            result::stream::synchronize(stream)
-                .map_err(|e| drv("command buffer (CUDA graph)", e))?;
+        let fresh = match graphs.execs.get(&key) {
+            Some((sig, _)) if *sig == signature => None,
+            _ if gemms => Some(self.with_cublas(|blas| self.capture(&stream, ops, blas))?),
+            _ => Some(self.capture(&stream, ops, None)?),
+        };
+        if let Some(graph) = fresh {
+            // The graph it replaces (captured from other operations) drops here.
+            graphs.execs.insert(key, (signature, Graph(graph)));
         }
+        let Some((_, graph)) = graphs.execs.get(&key) else {
+            return Err(Error::Internal("CUDA graph vanished".into()));
+        };
+        graph.0.launch().map_err(|e| drv("cuGraphLaunch", e))?;
+        stream
+            .synchronize()
+            .map_err(|e| drv("command buffer (CUDA graph)", e))?;
         Ok(true)
     }
 
     fn synchronize(&self) -> Result<()> {
-        self.current()?;
-        result::ctx::synchronize().map_err(|e| drv("cuCtxSynchronize", e))
+        self.context
+            .synchronize()
+            .map_err(|e| drv("cuCtxSynchronize", e))
     }
 }
 
 impl CudaDevice {
-    /// Records `ops` on `stream` in capture mode and instantiates the graph.
+    /// Records `ops` on `stream` in capture mode and instantiates the graph; gemms issue
+    /// through `blas`, moved onto the capture stream for the capture.
     fn capture(
         &self,
-        stream: sys::CUstream,
+        stream: &Arc<CudaStream>,
         ops: &[DeviceOp<'_>],
-        cublas_handle: Option<cudarc::cublas::sys::cublasHandle_t>,
-    ) -> Result<sys::CUgraphExec> {
-        // SAFETY: the stream belongs to this context; every address was validated at load
-        // against allocations of this device; kernel parameters are 64-bit device addresses.
-        unsafe {
-            result::stream::begin_capture(
-                stream,
-                sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-            )
+        mut blas: Option<&mut CudaBlas>,
+    ) -> Result<CudaGraph> {
+        stream
+            .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
             .map_err(|e| drv("cuStreamBeginCapture", e))?;
-            if let Some(h) = cublas_handle {
-                cublas::set_stream(h, stream as _).map_err(Error::Internal)?;
+        let issued = (|| {
+            if let Some(b) = blas.as_deref_mut() {
+                // SAFETY: the capture stream belongs to this device's context.
+                unsafe { b.set_stream(Arc::clone(stream)) }
+                    .map_err(|e| Error::Internal(format!("cublasSetStream: {e:?}")))?;
             }
-            let issued = ops.iter().try_for_each(|op| self.issue_async(stream, op));
-            if let Some(h) = cublas_handle {
-                let _ = cublas::set_stream(h, std::ptr::null_mut());
-            }
-            // Always end the capture, also after a failed operation.
-            let graph = result::stream::end_capture(stream);
-            issued?;
-            let graph = graph.map_err(|e| drv("cuStreamEndCapture", e))?;
-            let exec = result::graph::instantiate(graph, sys::CUgraphInstantiate_flags(0));
-            let _ = result::graph::destroy(graph);
-            exec.map_err(|e| drv("cuGraphInstantiate", e))
+            let handle = blas.as_deref().map(|b| *b.handle());
+            // SAFETY: the stream belongs to this context; every address was validated at load
+            // against allocations of this device; kernel parameters are 64-bit device
+            // addresses.
+            ops.iter()
+                .try_for_each(|op| unsafe { self.issue_async(stream, op, handle) })
+        })();
+        if let Some(b) = blas {
+            // SAFETY: back to the null stream of the same context.
+            let _ = unsafe { b.set_stream(Arc::clone(&self.null_stream)) };
         }
+        // Always end the capture, also after a failed operation.
+        let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0));
+        issued?;
+        graph
+            .map_err(|e| drv("cuStreamEndCapture / cuGraphInstantiate", e))?
+            .ok_or_else(|| Error::Internal("CUDA stream capture recorded no graph".into()))
     }
 
     /// Launches `.entry kernel` on `stream` without waiting (kernel parameters are copied by the
@@ -401,11 +472,11 @@ impl CudaDevice {
     ///
     /// # Safety
     /// Every argument is a 64-bit device address of this context (checked at load against the
-    /// PTX signature and the allocations); `stream` belongs to this context or is null.
+    /// PTX signature and the allocations); `stream` belongs to this context.
     #[allow(clippy::too_many_arguments)]
     unsafe fn launch_on(
         &self,
-        stream: sys::CUstream,
+        stream: &CudaStream,
         module: &KernelModule,
         kernel: &str,
         grid: [u32; 3],
@@ -414,37 +485,39 @@ impl CudaDevice {
         args: &[u64],
     ) -> Result<()> {
         let f = self.function(module, kernel)?;
-        let mut values: Vec<u64> = args.to_vec();
-        let mut params: Vec<*mut c_void> = values
-            .iter_mut()
-            .map(|v| v as *mut u64 as *mut c_void)
-            .collect();
-        // SAFETY: the caller's contract; `values` outlives the call.
-        unsafe {
-            if shmem > 48 * 1024 {
-                let _ = result::function::set_function_attribute(
-                    f,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    shmem as i32,
-                );
-            }
-            result::launch_kernel(
-                f,
-                (grid[0], grid[1], grid[2]),
-                (block[0], block[1], block[2]),
-                shmem,
-                stream,
-                &mut params,
-            )
+        if shmem > 48 * 1024 {
+            let _ = f.set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shmem as i32,
+            );
         }
-        .map_err(|e| drv(&format!("cuLaunchKernel({kernel})"), e))
+        let mut launch = stream.launch_builder(&f);
+        for a in args {
+            launch.arg(a);
+        }
+        let config = LaunchConfig {
+            grid_dim: (grid[0], grid[1], grid[2]),
+            block_dim: (block[0], block[1], block[2]),
+            shared_mem_bytes: shmem,
+        };
+        // SAFETY: the caller's contract; `args` outlives the call.
+        unsafe { launch.launch(config) }
+            .map(drop)
+            .map_err(|e| drv(&format!("cuLaunchKernel({kernel})"), e))
     }
 
-    /// Issues one operation on `stream` without waiting (during a capture: records it).
+    /// Issues one operation on `stream` without waiting (during a capture: records it); gemms
+    /// through the cuBLAS `handle`, whose stream is `stream`.
     ///
     /// # Safety
     /// As for [`CudaDevice::capture`].
-    unsafe fn issue_async(&self, stream: sys::CUstream, op: &DeviceOp<'_>) -> Result<()> {
+    unsafe fn issue_async(
+        &self,
+        stream: &CudaStream,
+        op: &DeviceOp<'_>,
+        handle: Option<cudarc::cublas::sys::cublasHandle_t>,
+    ) -> Result<()> {
+        let raw = stream.cu_stream();
         match op {
             DeviceOp::Launch {
                 module,
@@ -458,12 +531,12 @@ impl CudaDevice {
                 let n = usize::try_from(*size)
                     .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
                 // SAFETY: the caller's contract.
-                unsafe { result::memcpy_dtod_async(*dst, *src, n, stream) }
+                unsafe { result::memcpy_dtod_async(*dst, *src, n, raw) }
                     .map_err(|e| drv("cuMemcpyDtoDAsync", e))
             }
             DeviceOp::Memset32 { dst, size, value } => {
                 // SAFETY: the caller's contract; `size` is a multiple of 4.
-                unsafe { sys::cuMemsetD32Async(*dst, *value, (*size / 4) as usize, stream) }
+                unsafe { sys::cuMemsetD32Async(*dst, *value, (*size / 4) as usize, raw) }
                     .result()
                     .map_err(|e| drv("cuMemsetD32Async", e))
             }
@@ -471,14 +544,14 @@ impl CudaDevice {
                 let n = usize::try_from(*size)
                     .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
                 // SAFETY: the caller's contract.
-                unsafe { result::memset_d8_async(*dst, 0, n, stream) }
+                unsafe { result::memset_d8_async(*dst, 0, n, raw) }
                     .map_err(|e| drv("cuMemsetD8Async", e))
             }
             DeviceOp::Memset8 { dst, size, value } => {
                 let n = usize::try_from(*size)
                     .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
                 // SAFETY: the caller's contract.
-                unsafe { result::memset_d8_async(*dst, *value, n, stream) }
+                unsafe { result::memset_d8_async(*dst, *value, n, raw) }
                     .map_err(|e| drv("cuMemsetD8Async", e))
             }
             DeviceOp::Gemm {
@@ -487,7 +560,7 @@ impl CudaDevice {
                 rhs,
                 out,
             } => {
-                let (Some(plan), Some(h)) = (cublas::plan(config), self.cublas_handle()?) else {
+                let (Some(plan), Some(h)) = (cublas::plan(config), handle) else {
                     return Err(Error::Internal(
                         "a gemm cuBLAS cannot run reached a CUDA graph capture".into(),
                     ));
@@ -500,58 +573,6 @@ impl CudaDevice {
                     )),
                     Err(cublas::Failure::Failed(e)) => Err(Error::Internal(e)),
                 }
-            }
-        }
-    }
-
-    /// The cuBLAS handle, created on first use; `None` when libcublas is not on the machine.
-    fn cublas_handle(&self) -> Result<Option<cudarc::cublas::sys::cublasHandle_t>> {
-        let mut slot = self
-            .cublas
-            .lock()
-            .map_err(|_| Error::Internal("cuBLAS handle lock poisoned".into()))?;
-        match *slot {
-            None => Ok(None),
-            Some(0) => {
-                if !cublas::present() {
-                    *slot = None;
-                    return Ok(None);
-                }
-                self.current()?;
-                let h = cublas::create().map_err(Error::Internal)?;
-                *slot = Some(h as usize);
-                Ok(Some(h))
-            }
-            Some(h) => Ok(Some(h as cudarc::cublas::sys::cublasHandle_t)),
-        }
-    }
-}
-
-impl Drop for CudaDevice {
-    fn drop(&mut self) {
-        if self.current().is_err() {
-            return;
-        }
-        if let Ok(g) = self.graphs.get_mut() {
-            for (_, exec) in g.execs.values() {
-                // SAFETY: instantiated by `capture` in this context, destroyed once.
-                let _ = unsafe { result::graph::exec_destroy(*exec as sys::CUgraphExec) };
-            }
-            if g.stream != 0 {
-                // SAFETY: created in `run_command_buffer`, destroyed once.
-                let _ = unsafe { result::stream::destroy(g.stream as sys::CUstream) };
-            }
-        }
-        if let Ok(Some(h)) = self.cublas.lock().map(|s| *s) {
-            if h != 0 {
-                // SAFETY: created by `cublas_handle` in this context, destroyed once.
-                unsafe { cublas::destroy(h as cudarc::cublas::sys::cublasHandle_t) };
-            }
-        }
-        if let Ok(h) = self.handles.lock() {
-            for &m in h.iter() {
-                // SAFETY: each module was loaded once by this device and is unloaded once.
-                let _ = unsafe { result::module::unload(m as sys::CUmodule) };
             }
         }
     }

@@ -3,7 +3,7 @@
 //! test file adds the helpers of its own fixtures in its own `impl TempRepo`.
 // Each test binary uses only part of it.
 #![allow(dead_code)]
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use schema_history::Date;
@@ -41,19 +41,7 @@ impl TempRepo {
     }
 
     pub fn git_env(&self, args: &[&str], env: &[(&str, &str)]) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(args)
-            .envs(env.iter().copied())
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        git_in(&self.dir, args, env)
     }
 
     pub fn write(&self, path: &str, text: &str) {
@@ -81,6 +69,23 @@ impl TempRepo {
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "-m", message]);
     }
+}
+
+/// `git -C DIR ARGS` with `env`: its trimmed stdout; a failure fails the test with git's words.
+pub fn git_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 impl Drop for TempRepo {
