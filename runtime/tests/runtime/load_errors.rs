@@ -658,3 +658,151 @@ fn replica_group_id_out_of_range() {
         "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config.replica_groups[0].replica_ids[1] is 1, out of range [0, 1) (the module's replica_count)"
     );
 }
+
+// Every limit is inclusive: an artifact exactly at a bound loads, one past it fails. These pin
+// the comparison operators of the checks above (cargo-mutants: `>` vs `>=`, `<` vs `<=`).
+
+#[test]
+fn artifact_exactly_at_the_size_limit_loads() {
+    let bytes = vadd().encode_to_vec();
+    let at = RuntimeFlags {
+        max_artifact_bytes: bytes.len(),
+        ..RuntimeFlags::default()
+    };
+    runtime::validate(&bytes, &h100(), &at, &Registry::builtin()).unwrap();
+    let under = RuntimeFlags {
+        max_artifact_bytes: bytes.len() - 1,
+        ..RuntimeFlags::default()
+    };
+    let e = runtime::validate(&bytes, &h100(), &under, &Registry::builtin()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "RESOURCE_EXHAUSTED: the artifact is {} bytes, over the limit of {} bytes (RuntimeFlags::max_artifact_bytes)",
+            bytes.len(),
+            bytes.len() - 1
+        )
+    );
+}
+
+/// A two-replica artifact (an all-reduce of f32[4]).
+fn two_replicas() -> GpuExecutableProto {
+    crate::execute::collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: crate::execute::config(vec![]),
+            buffers: crate::execute::cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        4,
+    )
+}
+
+#[test]
+fn replica_count_exactly_at_the_limit_loads() {
+    let at = RuntimeFlags {
+        max_replicas: 2,
+        ..RuntimeFlags::default()
+    };
+    assert_loads(&two_replicas(), &at);
+    let under = RuntimeFlags {
+        max_replicas: 1,
+        ..RuntimeFlags::default()
+    };
+    assert_eq!(
+        load_err_with(&two_replicas(), &h100(), &under),
+        "RESOURCE_EXHAUSTED: hlo_module_with_config.config.replica_count is 2, over the limit of 1 replicas (RuntimeFlags::max_replicas, aot run --max-replicas)"
+    );
+}
+
+fn assert_loads(p: &GpuExecutableProto, f: &RuntimeFlags) {
+    runtime::validate(&p.encode_to_vec(), &h100(), f, &Registry::builtin()).unwrap();
+}
+
+#[test]
+fn more_than_one_partition_is_unimplemented() {
+    let mut p = vadd();
+    let hlo = ADD_HLO.replace("HloModule add", "HloModule add, num_partitions=2");
+    p.hlo_module_with_config = artifact(&hlo, &[], "s32[]").hlo_module_with_config;
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: hlo_module_with_config.config.num_partitions is 2; this runtime runs one partition"
+    );
+    // One partition, spelled out, is the default.
+    let hlo = ADD_HLO.replace("HloModule add", "HloModule add, num_partitions=1");
+    p.hlo_module_with_config = artifact(&hlo, &[], "s32[]").hlo_module_with_config;
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn allocations_exactly_filling_device_memory_load() {
+    // vadd's three allocations are 48 bytes.
+    let mut d = h100();
+    d.device_memory_size = 48;
+    runtime::validate(
+        &vadd().encode_to_vec(),
+        &d,
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap();
+    d.device_memory_size = 47;
+    assert_eq!(
+        load_err_with(&vadd(), &d, &RuntimeFlags::default()),
+        "RESOURCE_EXHAUSTED: buffer_allocations need 48 bytes in total, over the device's device_memory_size of 47 bytes"
+    );
+}
+
+#[test]
+fn parameter_number_out_of_range_is_invalid_argument() {
+    let mut p = vadd();
+    allocs(&mut p)[1].parameter_number = 2;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: buffer_allocations.values[1].parameter_number is 2, out of range [0, 2) (program_shape.parameters)"
+    );
+}
+
+fn constant(size: i64, allocation_index: i64) -> gpu_executable_proto::ConstantInfoProto {
+    gpu_executable_proto::ConstantInfoProto {
+        symbol_name: "k".into(),
+        offset_in_binary: 0,
+        size,
+        allocation_index,
+    }
+}
+
+#[test]
+fn constant_allocation_out_of_range_is_invalid_argument() {
+    let mut p = vadd();
+    p.binary = vec![0; 16];
+    p.constants = vec![constant(16, 3)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: constants[0].allocation_index is 3, out of range [0, 3)"
+    );
+}
+
+#[test]
+fn constant_larger_than_its_allocation_is_invalid_argument() {
+    let mut p = vadd();
+    p.binary = vec![0; 20];
+    p.constants = vec![constant(20, 2)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: constants[0].size is 20, larger than buffer_allocations[2].size 16"
+    );
+    // Exactly the binary's length and the allocation's size.
+    p.binary = vec![0; 16];
+    p.constants = vec![constant(16, 2)];
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn output_leaf_larger_than_its_allocation_is_invalid_argument() {
+    let mut p = vadd();
+    allocs(&mut p)[2].size = 12;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: output_info_map[0]: the leaf [] is 16 bytes, larger than buffer_allocations[2].size 12"
+    );
+}
