@@ -13,6 +13,8 @@ use crate::registry::Registration;
 
 mod decode;
 mod encode;
+#[cfg(test)]
+mod tests;
 
 pub use decode::{decode_encoded_sequence, decode_sequence, DecodeContext, KernelTable};
 pub use encode::{encode, encode_sequence};

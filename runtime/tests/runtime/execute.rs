@@ -710,3 +710,274 @@ fn a_device_may_run_command_buffers_whole() {
         ]
     );
 }
+
+// Pinned by cargo-mutants (docs/gate_selftest.md): the counters, the argument checks of
+// replicated runs, the device operation each recorded command becomes, and collective details
+// the tests above leave open.
+
+/// Every counter of one execution, with the timings' wall time (the only nondeterministic part)
+/// left out: (kernel, bytes) per launch.
+fn counters(s: &runtime::ExecutionStats) -> (runtime::ExecutionStats, Vec<(String, u64)>) {
+    let timings = s
+        .kernel_timings
+        .iter()
+        .map(|t| (t.kernel.clone(), t.bytes))
+        .collect();
+    let rest = runtime::ExecutionStats {
+        kernel_timings: vec![],
+        ..s.clone()
+    };
+    (rest, timings)
+}
+
+#[test]
+fn while_loop_counts_every_thunk_launch_and_iteration() {
+    let r = run(&while_counter(), &RuntimeFlags::default(), &[]);
+    // memset + while, then 11 evaluations of the condition (lt10) and 10 of the body (inc).
+    let mut launches = vec![];
+    for _ in 0..10 {
+        launches.push(("lt10".to_owned(), 5)); // counter (4 bytes) + predicate (1 byte)
+        launches.push(("inc".to_owned(), 4));
+    }
+    launches.push(("lt10".to_owned(), 5));
+    assert_eq!(
+        counters(&r.stats),
+        (
+            runtime::ExecutionStats {
+                thunks: 23,
+                kernel_launches: 21,
+                while_iterations: 10,
+                ..Default::default()
+            },
+            launches
+        )
+    );
+}
+
+#[test]
+fn command_buffer_counts_its_commands_and_its_own_recordings() {
+    let x = f32s(&[1., 2., 3., 4.]);
+    let y = f32s(&[10., 20., 30., 40.]);
+    let d = device();
+    let exe = runtime::load(&chain().encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    let first = exe.execute(&d, &[&x, &y]).unwrap();
+    let second = exe.execute(&d, &[&x, &y]).unwrap();
+    // The command buffer thunk itself and its 4 commands; two vadd launches of 3 x 16 bytes.
+    let launches = vec![("vadd".to_owned(), 48), ("vadd".to_owned(), 48)];
+    assert_eq!(
+        counters(&first.stats),
+        (
+            runtime::ExecutionStats {
+                thunks: 5,
+                kernel_launches: 2,
+                command_buffer_recordings: 1,
+                ..Default::default()
+            },
+            launches.clone()
+        )
+    );
+    assert_eq!(
+        counters(&second.stats),
+        (
+            runtime::ExecutionStats {
+                thunks: 5,
+                kernel_launches: 2,
+                command_buffer_replays: 1,
+                ..Default::default()
+            },
+            launches
+        )
+    );
+    // The thunk's own counters, across both executions.
+    let runtime::thunks::ThunkKind::CommandBuffer(cb) = &exe.thunks[0].kind else {
+        panic!("not a command buffer: {:?}", exe.thunks[0].kind.name());
+    };
+    assert_eq!(
+        (*cb.recordings.lock().unwrap(), *cb.replays.lock().unwrap()),
+        (1, 1)
+    );
+}
+
+#[test]
+fn conditional_index_equal_to_the_branch_count_runs_the_last_branch() {
+    let p = conditional(false, 3);
+    let r = run(&p, &RuntimeFlags::default(), &[&3i32.to_le_bytes()]);
+    assert_eq!(to_u32s(&r.outputs[0]), vec![102]);
+}
+
+#[test]
+fn replicated_executable_refuses_a_single_device_run() {
+    let p = collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: config(vec![]),
+            buffers: cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        4,
+    );
+    let d = device();
+    let exe = runtime::load(&p.encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    let e = exe.execute(&d, &[&f32s(&[1.; 4])]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: the executable has replica_count 2; use execute_replicated"
+    );
+}
+
+/// Replica 1 fails before the all-reduce, so replica 0 fails in it with "another replica
+/// failed"; the run reports replica 1's error, the one a user can act on.
+#[test]
+fn replicated_run_reports_the_root_cause() {
+    let p = collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: config(vec![]),
+            buffers: cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        4,
+    );
+    let devices: Vec<Arc<dyn Device>> = vec![Arc::new(device()), Arc::new(device())];
+    let exe = runtime::load(
+        &p.encode_to_vec(),
+        devices[0].as_ref(),
+        &RuntimeFlags::default(),
+    )
+    .unwrap();
+    let e = exe
+        .execute_replicated(&devices, &[vec![f32s(&[1.; 4])], vec![f32s(&[1.; 2])]])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: argument 0 (parameter 0 [], f32[4]) is 8 bytes, expected 16"
+    );
+    let e = exe
+        .execute_replicated(&devices, &[vec![f32s(&[1.; 4])]])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: 1 argument sets given for 2 replicas"
+    );
+}
+
+fn run2_stats(p: &GpuExecutableProto) -> Vec<runtime::ExecutionResult> {
+    let devices: Vec<Arc<dyn Device>> = vec![Arc::new(device()), Arc::new(device())];
+    let exe = runtime::load(
+        &p.encode_to_vec(),
+        devices[0].as_ref(),
+        &RuntimeFlags::default(),
+    )
+    .unwrap();
+    let args = vec![
+        vec![f32s(&[1., 2., 3., 4.])],
+        vec![f32s(&[10., 20., 30., 40.])],
+    ];
+    exe.execute_replicated(&devices, &args).unwrap()
+}
+
+/// element_count, not the source slice's size, is what a collective sends.
+#[test]
+fn all_gather_sends_element_count_elements_of_a_larger_source() {
+    let p = collective_artifact(
+        Impl::AllGatherStartThunk(AllGatherStartThunkProto {
+            collective_config: config(vec![]),
+            buffers: cbuf(2, 4),
+        }),
+        4,
+    );
+    let r = run2_stats(&p);
+    for (replica, r) in r.iter().enumerate() {
+        assert_eq!(to_f32s(&r.outputs[0]), vec![1., 2., 10., 20.]);
+        assert_eq!(to_u32s(&r.outputs[1]), vec![replica as u32]);
+        assert_eq!(
+            counters(&r.stats).0,
+            runtime::ExecutionStats {
+                thunks: 2,
+                collectives: 1,
+                ..Default::default()
+            }
+        );
+    }
+}
+
+/// Two buffers of one all-reduce are two rendezvous: each gets its own contributions.
+#[test]
+fn all_reduce_of_two_buffers_keeps_them_apart() {
+    let buffers = vec![
+        CollectiveBufferProto {
+            element_count: 2,
+            source_buffer: Some(sl(0, 0, 8)),
+            destination_buffer: Some(sl(1, 0, 8)),
+            ..Default::default()
+        },
+        CollectiveBufferProto {
+            element_count: 2,
+            source_buffer: Some(sl(0, 8, 8)),
+            destination_buffer: Some(sl(1, 8, 8)),
+            ..Default::default()
+        },
+    ];
+    let mut c = config(vec![]);
+    if let Some(c) = c.as_mut() {
+        c.operand_element_type.push(c.operand_element_type[0]);
+    }
+    let p = collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: c,
+            buffers,
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        4,
+    );
+    for r in run2_stats(&p) {
+        assert_eq!(to_f32s(&r.outputs[0]), vec![11., 22., 33., 44.]);
+    }
+}
+
+/// The device operation each fill becomes: a byte fill or zeroing of whole words is issued as
+/// the word fill of the repeated byte (cuMemsetD32), any other size as itself.
+#[test]
+fn byte_fills_and_zeroing_become_word_fills_only_on_whole_words() {
+    let x = f32s(&[1., 2., 3., 4.]);
+    let y = f32s(&[10., 20., 30., 40.]);
+    let mut p = vadd();
+    p.thunks = vec![
+        kernel(1, "vadd", vec![sl(0, 0, 16), sl(1, 0, 16), sl(2, 0, 16)], 4),
+        memset8(2, sl(2, 0, 4), 0x7f),
+        memset8(3, sl(2, 4, 3), 0x80),
+        thunk(
+            4,
+            Impl::MemzeroThunk(MemzeroThunkProto {
+                dest_buffer: Some(shaped(2, 8, 4)),
+            }),
+        ),
+        thunk(
+            5,
+            Impl::MemzeroThunk(MemzeroThunkProto {
+                dest_buffer: Some(shaped(2, 13, 2)),
+            }),
+        ),
+    ];
+    let d = WholeBuffers {
+        inner: device(),
+        seen: Default::default(),
+    };
+    let exe = runtime::load(&p.encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    let r = exe.execute(&d, &[&x, &y]).unwrap();
+    let mut want = f32s(&[11., 22., 33., 44.]);
+    want[0..4].fill(0x7f);
+    want[4..7].fill(0x80);
+    want[8..12].fill(0);
+    want[13..15].fill(0);
+    assert_eq!(r.outputs[0], want);
+    let seen = d.seen.lock().unwrap();
+    assert_eq!(
+        seen[0].1,
+        vec![
+            "launch vadd",
+            "memset32 4 0x7f7f7f7f",
+            "memset8 3 0x80",
+            "memset32 4 0x0",
+            "zero 2"
+        ]
+    );
+}

@@ -674,3 +674,398 @@ fn replica_group_id_out_of_range() {
         "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config.replica_groups[0].replica_ids[1] is 1, out of range [0, 1) (the module's replica_count)"
     );
 }
+
+// Every limit is inclusive: an artifact exactly at a bound loads, one past it fails. These pin
+// the comparison operators of the checks above (cargo-mutants: `>` vs `>=`, `<` vs `<=`).
+
+#[test]
+fn artifact_exactly_at_the_size_limit_loads() {
+    let bytes = vadd().encode_to_vec();
+    let at = RuntimeFlags {
+        max_artifact_bytes: bytes.len(),
+        ..RuntimeFlags::default()
+    };
+    runtime::validate(&bytes, &h100(), &at, &Registry::builtin()).unwrap();
+    let under = RuntimeFlags {
+        max_artifact_bytes: bytes.len() - 1,
+        ..RuntimeFlags::default()
+    };
+    let e = runtime::validate(&bytes, &h100(), &under, &Registry::builtin()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "RESOURCE_EXHAUSTED: the artifact is {} bytes, over the limit of {} bytes (RuntimeFlags::max_artifact_bytes)",
+            bytes.len(),
+            bytes.len() - 1
+        )
+    );
+}
+
+/// A two-replica artifact (an all-reduce of f32[4]).
+fn two_replicas() -> GpuExecutableProto {
+    crate::execute::collective_artifact(
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: crate::execute::config(vec![]),
+            buffers: crate::execute::cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+        4,
+    )
+}
+
+#[test]
+fn replica_count_exactly_at_the_limit_loads() {
+    let at = RuntimeFlags {
+        max_replicas: 2,
+        ..RuntimeFlags::default()
+    };
+    assert_loads(&two_replicas(), &at);
+    let under = RuntimeFlags {
+        max_replicas: 1,
+        ..RuntimeFlags::default()
+    };
+    assert_eq!(
+        load_err_with(&two_replicas(), &h100(), &under),
+        "RESOURCE_EXHAUSTED: hlo_module_with_config.config.replica_count is 2, over the limit of 1 replicas (RuntimeFlags::max_replicas, aot run --max-replicas)"
+    );
+}
+
+fn assert_loads(p: &GpuExecutableProto, f: &RuntimeFlags) {
+    runtime::validate(&p.encode_to_vec(), &h100(), f, &Registry::builtin()).unwrap();
+}
+
+#[test]
+fn more_than_one_partition_is_unimplemented() {
+    let mut p = vadd();
+    let hlo = ADD_HLO.replace("HloModule add", "HloModule add, num_partitions=2");
+    p.hlo_module_with_config = artifact(&hlo, &[], "s32[]").hlo_module_with_config;
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: hlo_module_with_config.config.num_partitions is 2; this runtime runs one partition"
+    );
+    // One partition, spelled out, is the default.
+    let hlo = ADD_HLO.replace("HloModule add", "HloModule add, num_partitions=1");
+    p.hlo_module_with_config = artifact(&hlo, &[], "s32[]").hlo_module_with_config;
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn allocations_exactly_filling_device_memory_load() {
+    // vadd's three allocations are 48 bytes.
+    let mut d = h100();
+    d.device_memory_size = 48;
+    runtime::validate(
+        &vadd().encode_to_vec(),
+        &d,
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap();
+    d.device_memory_size = 47;
+    assert_eq!(
+        load_err_with(&vadd(), &d, &RuntimeFlags::default()),
+        "RESOURCE_EXHAUSTED: buffer_allocations need 48 bytes in total, over the device's device_memory_size of 47 bytes"
+    );
+}
+
+#[test]
+fn parameter_number_out_of_range_is_invalid_argument() {
+    let mut p = vadd();
+    allocs(&mut p)[1].parameter_number = 2;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: buffer_allocations.values[1].parameter_number is 2, out of range [0, 2) (program_shape.parameters)"
+    );
+}
+
+fn constant(size: i64, allocation_index: i64) -> gpu_executable_proto::ConstantInfoProto {
+    gpu_executable_proto::ConstantInfoProto {
+        symbol_name: "k".into(),
+        offset_in_binary: 0,
+        size,
+        allocation_index,
+    }
+}
+
+#[test]
+fn constant_allocation_out_of_range_is_invalid_argument() {
+    let mut p = vadd();
+    p.binary = vec![0; 16];
+    p.constants = vec![constant(16, 3)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: constants[0].allocation_index is 3, out of range [0, 3)"
+    );
+}
+
+#[test]
+fn constant_larger_than_its_allocation_is_invalid_argument() {
+    let mut p = vadd();
+    p.binary = vec![0; 20];
+    p.constants = vec![constant(20, 2)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: constants[0].size is 20, larger than buffer_allocations[2].size 16"
+    );
+    // Exactly the binary's length and the allocation's size.
+    p.binary = vec![0; 16];
+    p.constants = vec![constant(16, 2)];
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn output_leaf_larger_than_its_allocation_is_invalid_argument() {
+    let mut p = vadd();
+    allocs(&mut p)[2].size = 12;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: output_info_map[0]: the leaf [] is 16 bytes, larger than buffer_allocations[2].size 12"
+    );
+}
+
+// Step 6 again: the decoder's bounds, at and past each limit (cargo-mutants survivors of
+// runtime/src/thunks/decode.rs).
+
+fn nested_in_sequentials(levels: i64) -> GpuExecutableProto {
+    let mut p = vadd();
+    let mut t = p.thunks[0].clone();
+    for i in 0..levels {
+        t = thunk(
+            100 + i,
+            Impl::SequentialThunk(SequentialThunkProto { thunks: vec![t] }),
+        );
+    }
+    p.thunks = vec![t];
+    p
+}
+
+#[test]
+fn nesting_exactly_at_the_limit_loads() {
+    let flags = RuntimeFlags {
+        max_thunk_depth: 4,
+        ..RuntimeFlags::default()
+    };
+    runtime::validate(
+        &nested_in_sequentials(3).encode_to_vec(),
+        &h100(),
+        &flags,
+        &Registry::builtin(),
+    )
+    .unwrap();
+}
+
+/// Branches, loop conditions and loop bodies are one level deeper than their thunk.
+#[test]
+fn nesting_counts_branches_and_loop_sequences() {
+    let flags = RuntimeFlags {
+        max_thunk_depth: 1,
+        ..RuntimeFlags::default()
+    };
+    let deep = || {
+        thunk(
+            20,
+            Impl::SequentialThunk(SequentialThunkProto {
+                thunks: vec![memset(21, sl(2, 0, 4), 0)],
+            }),
+        )
+    };
+    let mut cond = vadd();
+    cond.thunks = vec![thunk(
+        1,
+        Impl::ConditionalThunk(ConditionalThunkProto {
+            branch_index_buffer: Some(shaped(0, 0, 4)),
+            branch_thunks: vec![ThunkSequenceProto {
+                thunks: vec![deep()],
+            }],
+            branch_index_is_bool: false,
+        }),
+    )];
+    assert_eq!(
+        load_err_with(&cond, &h100(), &flags),
+        "INVALID_ARGUMENT: thunks[0].conditional_thunk.branch_thunks[0].thunks[0]: thunk nesting depth 2 exceeds the limit of 1 (RuntimeFlags::max_thunk_depth)"
+    );
+    let while_with = |in_condition: bool| {
+        let mut p = vadd();
+        let (c, b) = if in_condition {
+            (vec![deep()], vec![])
+        } else {
+            (vec![], vec![deep()])
+        };
+        p.thunks = vec![thunk(
+            1,
+            Impl::WhileThunk(WhileThunkProto {
+                condition_result_buffer_index: Some(sl(2, 0, 1)),
+                condition_thunk_sequence: Some(ThunkSequenceProto { thunks: c }),
+                body_thunk_sequence: Some(ThunkSequenceProto { thunks: b }),
+                trip_count: None,
+            }),
+        )];
+        p
+    };
+    assert_eq!(
+        load_err_with(&while_with(true), &h100(), &flags),
+        "INVALID_ARGUMENT: thunks[0].while_thunk.condition_thunk_sequence.thunks[0]: thunk nesting depth 2 exceeds the limit of 1 (RuntimeFlags::max_thunk_depth)"
+    );
+    assert_eq!(
+        load_err_with(&while_with(false), &h100(), &flags),
+        "INVALID_ARGUMENT: thunks[0].while_thunk.body_thunk_sequence.thunks[0]: thunk nesting depth 2 exceeds the limit of 1 (RuntimeFlags::max_thunk_depth)"
+    );
+}
+
+#[test]
+fn negative_stream_id() {
+    let mut p = vadd();
+    p.thunks[0].thunk_info.as_mut().unwrap().execution_stream_id = -1;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].thunk_info.execution_stream_id is -1, out of range [0, 4) (RuntimeFlags::num_streams)"
+    );
+}
+
+/// Id 0 means "no id": any number of thunks may have it.
+#[test]
+fn thunk_id_zero_may_repeat() {
+    let mut p = vadd();
+    p.thunks = vec![memset(0, sl(2, 0, 4), 1), memset(0, sl(2, 4, 4), 2)];
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+/// The overlap check looks at the bytes copied (mem_size), not the whole slices.
+#[test]
+fn copy_within_one_allocation_overlaps_only_by_its_size() {
+    let mut p = vadd();
+    p.thunks = vec![copy(1, sl(2, 0, 12), sl(2, 4, 8), 8)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].copy_thunk: source_buffer and destination_buffer overlap in allocation 2"
+    );
+    p.thunks = vec![
+        memset(1, sl(2, 0, 4), 7),
+        copy(2, sl(2, 0, 12), sl(2, 8, 8), 4),
+    ];
+    let r = run(&p, &RuntimeFlags::default(), &[&[0; 16], &[0; 16]]);
+    assert_eq!(to_u32s(&r.outputs[0]), vec![7, 0, 7, 0]);
+}
+
+fn conditional_with(size: i64, is_bool: bool, branches: usize) -> GpuExecutableProto {
+    let mut p = vadd();
+    p.thunks = vec![thunk(
+        1,
+        Impl::ConditionalThunk(ConditionalThunkProto {
+            branch_index_buffer: Some(shaped(0, 0, size)),
+            branch_thunks: vec![ThunkSequenceProto::default(); branches],
+            branch_index_is_bool: is_bool,
+        }),
+    )];
+    p
+}
+
+#[test]
+fn conditional_selector_smaller_than_its_type() {
+    assert_eq!(
+        load_err(&conditional_with(3, false, 2)),
+        "INVALID_ARGUMENT: thunks[0].conditional_thunk.branch_index_buffer.slice.size is 3, smaller than the 4 bytes of the s32 selector"
+    );
+    assert_eq!(
+        load_err(&conditional_with(0, true, 2)),
+        "INVALID_ARGUMENT: thunks[0].conditional_thunk.branch_index_buffer.slice.size is 0, smaller than the 1 bytes of the pred selector"
+    );
+}
+
+#[test]
+fn pred_conditional_needs_exactly_two_branches() {
+    assert_eq!(
+        load_err(&conditional_with(1, true, 3)),
+        "INVALID_ARGUMENT: thunks[0].conditional_thunk.branch_thunks has 3 branches; a pred selector needs exactly 2"
+    );
+    // An index selector takes any number.
+    assert_loads(&conditional_with(4, false, 3), &RuntimeFlags::default());
+}
+
+#[test]
+fn while_condition_result_of_zero_bytes() {
+    let mut p = vadd();
+    p.thunks = vec![thunk(
+        1,
+        Impl::WhileThunk(WhileThunkProto {
+            condition_result_buffer_index: Some(sl(2, 0, 0)),
+            ..Default::default()
+        }),
+    )];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].while_thunk.condition_result_buffer_index.size is 0, smaller than the 1 byte of a pred"
+    );
+}
+
+#[test]
+fn replica_id_destination_smaller_than_a_u32() {
+    let mut p = vadd();
+    p.thunks = vec![thunk(
+        1,
+        Impl::ReplicaIdThunk(ReplicaIdThunkProto {
+            dest_buffer: Some(sl(2, 0, 3)),
+        }),
+    )];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].replica_id_thunk.dest_buffer.size is 3, smaller than the 4 bytes of a u32 id"
+    );
+}
+
+/// Launch dimensions and shared memory exactly at the device's limits load.
+#[test]
+fn launch_exactly_at_the_device_limits_loads() {
+    let mut p = vadd();
+    let k = kernel_mut(&mut p);
+    k.launch_dimensions = Some(LaunchDimensionsProto {
+        block_counts: Some(dim(2147483647, 65535, 65535)),
+        thread_counts_per_block: Some(dim(16, 1, 64)),
+    });
+    k.shmem_bytes = 232448;
+    assert_loads(&p, &RuntimeFlags::default());
+    let k = kernel_mut(&mut p);
+    k.launch_dimensions = Some(LaunchDimensionsProto {
+        block_counts: Some(dim(1, 1, 1)),
+        thread_counts_per_block: Some(dim(1024, 1, 1)),
+    });
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn written_must_be_parallel_to_args() {
+    let mut p = vadd();
+    kernel_mut(&mut p).written.pop();
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.written has 2 entries, args has 3; they must be parallel"
+    );
+    // Empty means "unknown".
+    kernel_mut(&mut p).written.clear();
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+/// A cubin is checked against major * 10 + minor: sm_86 on an 8.6 device loads (a minor of 0
+/// would hide an arithmetic slip).
+#[test]
+fn cubin_for_the_device_with_a_nonzero_minor_loads() {
+    let mut p = vadd();
+    if let Some(gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c)) = p
+        .gpu_compute_capability
+        .as_mut()
+        .and_then(|c| c.compute_capability.as_mut())
+    {
+        c.major = 8;
+        c.minor = 6;
+    }
+    kernel_mut(&mut p).kernel_binary.as_mut().unwrap().cubin = cubin_header(86);
+    let mut d = h100();
+    d.compute_capability = (8, 6);
+    runtime::validate(
+        &p.encode_to_vec(),
+        &d,
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap();
+}
