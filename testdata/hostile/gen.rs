@@ -341,8 +341,9 @@ fn main() -> Result<()> {
         json!({"kernel": "vadd", "grid": [1, 1, 1], "block": [n, 1, 1], "params": [
         {"kind": "buffer", "dtype": "f32", "data": vec![1.0; n]},
         {"kind": "buffer", "dtype": "f32", "data": vec![2.0; n]},
-        {"kind": "buffer", "dtype": "f32", "data": vec![0.0; n], "expected": vec![3.0; n], "abs_tol": 0.0, "rel_tol": 0.0},
-        {"kind": "scalar", "dtype": "s32", "value": n}]})
+        {"kind": "buffer", "dtype": "f32", "data": vec![0.0; n]},
+        {"kind": "scalar", "dtype": "s32", "value": n}],
+        "expected": [{"param": 2, "dtype": "f32", "data": vec![3.0; n], "abs_tol": 0.0, "rel_tol": 0.0}]})
     };
     std::fs::write(
         Path::new(OUT).join("oob_store.launch.json"),
