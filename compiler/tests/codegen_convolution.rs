@@ -242,7 +242,7 @@ fn a_pred_convolution_is_refused_by_name() {
     );
     assert_eq!(
         compile_error(&text),
-        "code generation for fusion fusion_c: codegen: c (convolution) in fusion_c: pred x pred -> pred convolution is not supported (floats, or integers into an integer result)"
+        "code generation for fusion fusion_c: c (convolution) at 6:8: pred x pred -> pred convolution is not supported (floats, or integers into an integer result)"
     );
 }
 
@@ -256,7 +256,7 @@ fn positions_beyond_32_bit_index_arithmetic_are_refused() {
     );
     assert_eq!(
         compile_error(&text),
-        "code generation for fusion fusion_c: codegen: c (convolution) in fusion_c: window positions reach 4294967300, beyond 32-bit index arithmetic"
+        "code generation for fusion fusion_c: c (convolution) at 6:8: window positions reach 4294967300, beyond 32-bit index arithmetic"
     );
 }
 
@@ -271,7 +271,7 @@ fn a_geometry_the_evaluator_refuses_is_refused_with_its_message() {
     );
     assert_eq!(
         compile_error(&text),
-        "code generation for fusion fusion_c: codegen: c (convolution) in fusion_c: feature_group_count (2) and batch_group_count (2) cannot both be > 1"
+        "code generation for fusion fusion_c: c (convolution) at 6:8: feature_group_count (2) and batch_group_count (2) cannot both be > 1"
     );
 }
 
@@ -287,6 +287,6 @@ fn loop_trip_counts_beyond_32_bits_are_refused() {
     );
     assert_eq!(
         compile_error(&text),
-        "code generation for fusion fusion_c: codegen: c (convolution) in fusion_c: 2147483648 products per output element, beyond 32-bit loop counters"
+        "code generation for fusion fusion_c: c (convolution) at 6:8: 2147483648 products per output element, beyond 32-bit loop counters"
     );
 }
