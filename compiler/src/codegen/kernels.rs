@@ -56,6 +56,27 @@ impl<'m> Frame<'m> {
         }
     }
 
+    /// Finishes a one-thread-per-element kernel over `work` elements: blocks of `BLOCK` threads
+    /// (fewer where the target allows fewer), as many blocks as cover the work (capped: the
+    /// kernels loop over the grid stride).
+    pub(super) fn finish_1d(
+        self,
+        req: &KernelRequest<'_>,
+        work: u64,
+        shared: u64,
+    ) -> EmittedKernel {
+        let block = block_for(req, BLOCK);
+        let grid = grid_for(req, work.div_ceil(u64::from(block)));
+        self.finish(
+            req,
+            LaunchDims {
+                grid: [grid, 1, 1],
+                block: [block, 1, 1],
+            },
+            shared,
+        )
+    }
+
     pub(super) fn finish(
         self,
         req: &KernelRequest<'_>,
@@ -240,16 +261,7 @@ pub fn loop_kernel(
         }
         Ok(())
     })?;
-    let block = block_for(req, BLOCK);
-    let grid = grid_for(req, n.div_ceil(u64::from(block)));
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        shared,
-    ))
+    Ok(f.finish_1d(req, n, shared))
 }
 
 /// Scalar inputs of a kernel over `n > 1` elements (a select's predicate once a conditional
@@ -1057,16 +1069,7 @@ pub fn scatter_kernel(
         }
         Ok(())
     })?;
-    let block = block_for(req, BLOCK);
-    let grid = grid_for(req, total.div_ceil(u64::from(block)));
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        0,
-    ))
+    Ok(f.finish_1d(req, total, 0))
 }
 
 /// A `topk` kernel for the root `topk` (outputs 0: values, 1: `s32` indices).
@@ -1172,16 +1175,7 @@ pub fn topk_kernel(
             store_at(e, out_ptrs[1], Ix::R(slot), at)
         })
     })?;
-    let block = block_for(req, BLOCK);
-    let grid = grid_for(req, total.div_ceil(u64::from(block)));
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        0,
-    ))
+    Ok(f.finish_1d(req, total, 0))
 }
 
 /// A `select-and-scatter` kernel for the root instruction (the max-pool gradient).
@@ -1376,16 +1370,7 @@ pub fn select_and_scatter_kernel(
         })?;
         store_at(e, out[0], Ix::R(i), acc[0])
     })?;
-    let block = block_for(req, BLOCK);
-    let grid = grid_for(req, total.div_ceil(u64::from(block)));
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        0,
-    ))
+    Ok(f.finish_1d(req, total, 0))
 }
 
 /// True for instructions that need their own kernel shape (not a loop).
