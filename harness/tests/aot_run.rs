@@ -5,34 +5,10 @@
 //! `AOT_RUN_FILTER=substring` limits the corpus trials (libtest-mimic's own filter works too).
 use std::path::{Path, PathBuf};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+mod common;
+use common::{check, root, spec};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn spec(name: &str) -> PathBuf {
-    root()
-        .join("testdata/target_specs")
-        .join(format!("{name}.txtpb"))
-}
-
-fn check(module: &Path, io: &Path, target: &str) -> Result<(), Failed> {
-    let args = harness::check_cmd::CheckArgs {
-        module: module.to_owned(),
-        io: vec![io.to_owned()],
-        target_config: spec(target),
-        no_command_buffers: false,
-    };
-    let mut out = Vec::new();
-    let r = harness::check_cmd::run(&args, &mut out);
-    let text = String::from_utf8_lossy(&out);
-    match r {
-        Ok(0) => Ok(()),
-        Ok(c) => Err(format!("exit {c}:\n{text}").into()),
-        Err(e) => Err(format!("error: {e:#}\n{text}").into()),
-    }
-}
+use libtest_mimic::{Arguments, Trial};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("aot_run_test_{}", std::process::id()));

@@ -8,7 +8,10 @@
 //! the list never hides progress or a regression.
 //!
 //! `AOT_RUN_FILTER=substring` limits the trials (libtest-mimic's own filter works too).
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+mod common;
+use common::{check, root};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -18,35 +21,8 @@ const EXPECTED_TO_FAIL: &[(&str, &str)] = &[(
     "rng-bit-generator is refused when read (no back end implements it)",
 )];
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn models() -> PathBuf {
     root().join("testdata/models")
-}
-
-fn spec(name: &str) -> PathBuf {
-    root()
-        .join("testdata/target_specs")
-        .join(format!("{name}.txtpb"))
-}
-
-fn check(module: &Path, io: &Path, target: &str) -> Result<(), String> {
-    let args = harness::check_cmd::CheckArgs {
-        module: module.to_owned(),
-        io: vec![io.to_owned()],
-        target_config: spec(target),
-        no_command_buffers: false,
-    };
-    let mut out = Vec::new();
-    let r = harness::check_cmd::run(&args, &mut out);
-    let text = String::from_utf8_lossy(&out);
-    match r {
-        Ok(0) => Ok(()),
-        Ok(c) => Err(format!("exit {c}:\n{text}")),
-        Err(e) => Err(format!("error: {e:#}\n{text}")),
-    }
 }
 
 fn trial(name: &str, ext: &str, target: &str) -> Trial {
@@ -60,7 +36,7 @@ fn trial(name: &str, ext: &str, target: &str) -> Trial {
     Trial::test(format!("{ext}::{target}::{name}"), move || {
         match (check(&module, &io, &t), expected_failure) {
             (Ok(()), None) => Ok(()),
-            (Err(e), None) => Err(Failed::from(e)),
+            (Err(e), None) => Err(e),
             (Err(_), Some(_)) => Ok(()),
             (Ok(()), Some(why)) => Err(Failed::from(format!(
                 "passes now: remove it from EXPECTED_TO_FAIL (listed as: {why})"

@@ -7,45 +7,21 @@
 //! `conv2d` today) go through check-hlo too, in the pretty and the generic form.
 //!
 //! `AOT_RUN_FILTER=substring` limits the corpus trials (libtest-mimic's own filter works too).
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+mod common;
+use common::{check, root, spec};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn corpus() -> PathBuf {
     root().join("testdata/corpus/hlo")
-}
-
-fn spec(name: &str) -> PathBuf {
-    root()
-        .join("testdata/target_specs")
-        .join(format!("{name}.txtpb"))
 }
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("stablehlo_pipeline_{}", std::process::id()));
     std::fs::create_dir_all(&d).ok();
     d.join(name)
-}
-
-fn check(module: &Path, io: &Path, target: &str) -> Result<(), Failed> {
-    let args = harness::check_cmd::CheckArgs {
-        module: module.to_owned(),
-        io: vec![io.to_owned()],
-        target_config: spec(target),
-        no_command_buffers: false,
-    };
-    let mut out = Vec::new();
-    let r = harness::check_cmd::run(&args, &mut out);
-    let text = String::from_utf8_lossy(&out);
-    match r {
-        Ok(0) => Ok(()),
-        Ok(c) => Err(format!("exit {c}:\n{text}").into()),
-        Err(e) => Err(format!("error: {e:#}\n{text}").into()),
-    }
 }
 
 /// The artifact compiled from `NAME.mlir` embeds exactly the module the StableHLO front end
