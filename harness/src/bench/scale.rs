@@ -1,0 +1,129 @@
+//! The scale section: the `testdata/bench` modules on the emulated GPU next to XLA:CPU's times.
+use anyhow::Context;
+use runtime::RuntimeFlags;
+
+use super::report::{Report, Section};
+use super::stats::{best, geomean, ms, opt};
+use super::Env;
+
+/// Element `i` of parameter `p` of a scale module, as `tools/xla_cpu_times.py` builds it.
+pub fn scale_input(p: usize, i: usize) -> f32 {
+    let v = (i as u64).wrapping_mul(7 + 2 * p as u64) % 13;
+    (v as f32 - 6.0) / 16.0
+}
+
+#[derive(serde::Deserialize)]
+struct XlaTimes {
+    date: String,
+    jax: String,
+    machine: String,
+    modules: std::collections::BTreeMap<String, XlaModule>,
+}
+
+#[derive(serde::Deserialize)]
+struct XlaModule {
+    median_ms: f64,
+    output_sum: f64,
+    output_abs_sum: f64,
+}
+
+pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
+    let dir = env.root.join("testdata/bench");
+    let path = dir.join("xla_cpu_times.json");
+    let times: XlaTimes = serde_json::from_str(
+        &std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+    )
+    .with_context(|| format!("{} is not the generator's format", path.display()))?;
+    let reps = if env.quick { 1 } else { 3 };
+    let flags = RuntimeFlags::default();
+    let options = compiler::CompileOptions::default();
+    let mut rows = Vec::new();
+    let mut ratios = Vec::new();
+    let mut matmul_ratio = None;
+    for (name, xla) in &times.modules {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.hlo")))?;
+        let module = hlo::parse_module(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let bytes = compiler::compile_to_bytes(&module, &env.target, &options)
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let device = env.device();
+        let exe = runtime::load(&bytes, &device, &flags)?;
+        let mut args = Vec::new();
+        for (number, leaf) in &exe.parameters {
+            anyhow::ensure!(
+                leaf.element_type == "f32",
+                "{name}: parameter {number} is {}, the generator writes f32",
+                leaf.element_type
+            );
+            let n = (leaf.size / 4) as usize;
+            args.push(
+                (0..n)
+                    .flat_map(|i| scale_input(*number, i).to_le_bytes())
+                    .collect::<Vec<u8>>(),
+            );
+        }
+        let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        device.take_totals();
+        let (t, result) = best(reps, || exe.execute(&device, &refs));
+        let result = result?;
+        let totals = device.take_totals();
+        let sum: f64 = result
+            .outputs
+            .iter()
+            .flat_map(|o| o.chunks_exact(4))
+            .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .sum();
+        let ok = (sum - xla.output_sum).abs() <= 1e-4 * xla.output_abs_sum + 1e-3;
+        let ratio = ms(t) / xla.median_ms;
+        ratios.push(ratio);
+        if name.contains("matmul") {
+            matmul_ratio = Some(ratio);
+        }
+        rows.push(vec![
+            name.clone(),
+            format!("{:.2}", ms(t)),
+            format!("{:.3}", xla.median_ms),
+            format!("{ratio:.1}"),
+            (totals.launches / reps as u64).to_string(),
+            (totals.lane_instructions / reps as u64).to_string(),
+            if ok {
+                "sums match".into()
+            } else {
+                format!("sum {sum} vs XLA {}", xla.output_sum)
+            },
+        ]);
+    }
+    report.sections.push(Section {
+        title: "Scale: the emulated GPU next to XLA:CPU".into(),
+        note: format!(
+            "testdata/bench modules, compiled for h100_sxm and run with `aot run`'s defaults (best of {reps}); XLA:CPU: median of the jitted function from testdata/bench/xla_cpu_times.json (jax {}, {}, {}; rerun tools/xla_cpu_times.py on the machine you compare on)",
+            times.jax, times.machine, times.date
+        ),
+        headers: [
+            "module",
+            "emulated ms",
+            "XLA:CPU ms",
+            "ratio",
+            "kernel launches",
+            "lane-instr",
+            "check",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    });
+    let g = geomean(&ratios);
+    report.line(
+        "emulated ÷ XLA:CPU, scale modules (geometric mean)",
+        format!("{}×", opt(g, 1)),
+        "≤ 20×",
+        g.map(|v| v <= 20.0),
+    );
+    report.line(
+        "emulated gemm ÷ XLA:CPU, matmul 512³",
+        format!("{}×", opt(matmul_ratio, 2)),
+        "≤ 2×",
+        matmul_ratio.map(|v| v <= 2.0),
+    );
+    Ok(())
+}
