@@ -1,7 +1,7 @@
-//! Small graph utilities over one computation: topological order, users, and rebuilding a
-//! computation from a new instruction list.
+//! Small graph utilities over one computation: topological order, users, and the remapping of
+//! old handles to new ones that rebuilding a computation uses ([`crate::passes::rebuild`]).
 use hlo::ir::Computation;
-use hlo::{InstrId, Instruction};
+use hlo::InstrId;
 
 use crate::error::CompileError;
 
@@ -65,28 +65,6 @@ pub(crate) fn users(comp: &Computation) -> Vec<Vec<InstrId>> {
         }
     }
     users
-}
-
-/// Builds a new instruction list for a computation, remapping operands.
-#[derive(Default)]
-pub(crate) struct Rebuilder {
-    /// The new instructions.
-    pub instrs: Vec<Instruction>,
-}
-
-impl Rebuilder {
-    /// Appends an instruction (operands already remapped) and returns its handle.
-    pub fn push(&mut self, instr: Instruction) -> InstrId {
-        self.instrs.push(instr);
-        InstrId((self.instrs.len() - 1) as u32)
-    }
-
-    /// Replaces the instructions of `comp`, with new params and root.
-    pub fn finish(self, comp: &mut Computation, params: Vec<InstrId>, root: InstrId) {
-        comp.instructions = self.instrs;
-        comp.params = params;
-        comp.root = root;
-    }
 }
 
 /// Maps an old handle through a remapping table.

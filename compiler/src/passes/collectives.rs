@@ -6,21 +6,17 @@ use hlo::ir::{Attrs, Computation};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;
-use crate::graph::{remap, topo_order, Rebuilder};
+use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
 
-/// Runs the pass on every reachable computation.
+/// Runs the pass on every reachable computation that has a collective to rewrite.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
-    for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else {
-            continue;
-        };
-        let needs = comp.instructions.iter().any(needs_rewrite);
-        if needs {
-            let new = rewrite(comp)?;
-            module.computations[cid.index()] = new;
+    for_each_computation(module, Scope::Reachable, |_, comp| {
+        if comp.instructions.iter().any(needs_rewrite) {
+            rewrite(comp).map(Some)
+        } else {
+            Ok(None)
         }
-    }
-    Ok(())
+    })
 }
 
 fn gather_dim(instr: &Instruction) -> Option<usize> {
@@ -74,19 +70,12 @@ fn transpose(
 }
 
 fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
-    let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
-    let mut b = Rebuilder::default();
-    for id in topo_order(comp)? {
-        let mut instr = comp[id].clone();
-        instr.operands = instr
-            .operands
-            .iter()
-            .map(|&o| remap(&map, o, &comp.name))
-            .collect::<Result<Vec<_>, _>>()?;
-        if !needs_rewrite(&instr) || instr.operands.len() != 1 {
-            map[id.index()] = Some(b.push(instr));
-            continue;
-        }
+    rebuild(comp, |r, _, old| {
+        let instr = r.remapped(old)?;
+        let operand = match (needs_rewrite(&instr), instr.operands.as_slice()) {
+            (true, &[operand]) => operand,
+            _ => return Ok(Some(r.push(instr))),
+        };
         let d = gather_dim(&instr).unwrap_or(0);
         let rank = instr.shape.rank();
         let mut perm: Vec<usize> = vec![d];
@@ -97,13 +86,12 @@ fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
                 *slot = i;
             }
         }
-        let operand = instr.operands[0];
-        let operand_shape = b
-            .instrs
+        let operand_shape = r
+            .instrs()
             .get(operand.index())
             .map(|o| o.shape.clone())
             .ok_or_else(|| CompileError::Internal("collective operand missing".into()))?;
-        let t_in = b.push(transpose(
+        let t_in = r.push(transpose(
             format!("{}.lead_in", instr.name),
             operand,
             permuted(&operand_shape, &perm),
@@ -115,23 +103,13 @@ fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
         coll.shape = permuted(&instr.shape, &perm);
         coll.attrs.dimensions = Some(vec![0]);
         coll.name = format!("{}.lead", instr.name);
-        let c = b.push(coll);
-        let out = b.push(transpose(
+        let c = r.push(coll);
+        Ok(Some(r.push(transpose(
             instr.name.clone(),
             c,
             instr.shape.clone(),
             &inverse,
             &instr,
-        ));
-        map[id.index()] = Some(out);
-    }
-    let params = comp
-        .params
-        .iter()
-        .map(|&p| remap(&map, p, &comp.name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = remap(&map, comp.root, &comp.name)?;
-    let mut out = comp.clone();
-    b.finish(&mut out, params, root);
-    Ok(out)
+        ))))
+    })
 }

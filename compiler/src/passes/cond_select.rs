@@ -12,10 +12,10 @@
 //! Branch choice keeps the conditional's semantics: a `pred` selector takes branch 0 when true;
 //! an `s32` index `i` takes branch `i`, and branch N-1 when `i` is out of range.
 use hlo::ir::{ArrayLiteral, Attrs, ComparisonDirection, Computation, Literal, LiteralValue};
-use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
+use hlo::{ComputationId, HloModule, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
-use crate::graph::{remap, topo_order, Rebuilder};
+use crate::passes::rebuild::{for_each_computation, rebuild, Rebuild, Scope};
 
 /// Branches with more instructions stay a conditional (computing them all would cost more than
 /// the launch it saves).
@@ -23,29 +23,28 @@ pub const MAX_BRANCH_INSTRUCTIONS: usize = 16;
 
 /// Runs the pass on every computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
-    for c in 0..module.computations.len() {
-        let comp = &module.computations[c];
-        if !comp.instructions.iter().any(|i| {
+    for_each_computation(module, Scope::All, |module, comp| {
+        let qualifies = comp.instructions.iter().any(|i| {
             i.operands
                 .first()
                 .and_then(|&s| comp.get(s))
                 .is_some_and(|s| branches(module, i, s).is_some())
-        }) {
-            continue;
+        });
+        if qualifies {
+            rewrite(module, comp).map(Some)
+        } else {
+            Ok(None)
         }
-        let new = rewrite(module, comp)?;
-        module.computations[c] = new;
-    }
-    Ok(())
+    })
 }
 
 /// The branch computations of a conditional that qualifies (see the module docs), given its
 /// selector operand.
-fn branches<'m>(
-    module: &'m HloModule,
+fn branches(
+    module: &HloModule,
     instr: &Instruction,
     selector: &Instruction,
-) -> Option<Vec<&'m Computation>> {
+) -> Option<Vec<ComputationId>> {
     if instr.opcode != Opcode::Conditional || !instr.shape.is_array() {
         return None;
     }
@@ -90,55 +89,42 @@ fn branches<'m>(
                         || (op == Opcode::Constant && i.shape.rank() == 0))
             })
     };
-    comps.iter().all(|c| cheap(c)).then_some(comps)
+    comps.iter().all(|c| cheap(c)).then_some(ids)
 }
 
 fn rewrite(module: &HloModule, comp: &Computation) -> Result<Computation, CompileError> {
-    let order = topo_order(comp)?;
-    let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
-    let mut b = Rebuilder::default();
     let mut counter = 0usize;
-    for id in order {
-        let instr = &comp[id];
-        let operands = instr
-            .operands
-            .iter()
-            .map(|&o| remap(&map, o, &comp.name))
-            .collect::<Result<Vec<_>, _>>()?;
+    rebuild(comp, |b, _, instr| {
         let selector = instr.operands.first().and_then(|&s| comp.get(s));
-        let chosen = selector.and_then(|s| branches(module, instr, s));
-        let Some(bs) = chosen else {
-            let mut new = instr.clone();
-            new.operands = operands;
-            map[id.index()] = Some(b.push(new));
-            continue;
+        let Some(bs) = selector.and_then(|s| branches(module, instr, s)) else {
+            return b.keep(instr).map(Some);
         };
+        let operands = b.operands(instr)?;
         let pred = selector.and_then(|s| s.shape.element_type()) == Some(PrimitiveType::Pred);
         let mut results = Vec::new();
-        for (k, branch) in bs.iter().enumerate() {
-            let mut inner: Vec<Option<InstrId>> = vec![None; branch.instructions.len()];
-            if let (Some(&p), Some(&arg)) = (branch.params.first(), operands.get(k + 1)) {
-                inner[p.index()] = Some(arg);
-            }
-            for bid in topo_order(branch)? {
-                if inner[bid.index()].is_some() {
-                    continue;
-                }
-                let bi = &branch[bid];
-                let mut new = bi.clone();
-                new.operands = bi
-                    .operands
-                    .iter()
-                    .map(|&o| remap(&inner, o, &branch.name))
-                    .collect::<Result<Vec<_>, _>>()?;
-                counter += 1;
-                new.name = format!("{}.csel{counter}", bi.name);
-                inner[bid.index()] = Some(b.push(new));
-            }
-            results.push(remap(&inner, branch.root, &branch.name)?);
+        for (k, &branch) in bs.iter().enumerate() {
+            // Branch k takes operand k + 1 (`branches` checked there is one per branch).
+            let args = operands.get(k + 1).copied().into_iter().collect();
+            // A qualifying branch has no calls to expand.
+            results.push(b.inline(
+                module,
+                branch,
+                args,
+                instr,
+                |_| None,
+                |name| {
+                    counter += 1;
+                    format!("{name}.csel{counter}")
+                },
+            )?);
         }
-        let sel = operands[0];
-        let mut derived = |b: &mut Rebuilder, name: &str, opcode, shape: Shape, ops, attrs| {
+        let Some(&sel) = operands.first() else {
+            return Err(CompileError::Internal(format!(
+                "{} has no selector",
+                instr.name
+            )));
+        };
+        let mut derived = |b: &mut Rebuild<'_>, name: &str, opcode, shape: Shape, ops, attrs| {
             counter += 1;
             b.push(Instruction {
                 name: format!("{}.{name}{counter}", instr.name),
@@ -167,7 +153,7 @@ fn rewrite(module: &HloModule, comp: &Computation) -> Result<Computation, Compil
                 sel
             } else {
                 let c = derived(
-                    &mut b,
+                    b,
                     "index",
                     Opcode::Constant,
                     Shape::scalar(PrimitiveType::S32),
@@ -180,7 +166,7 @@ fn rewrite(module: &HloModule, comp: &Computation) -> Result<Computation, Compil
                     },
                 );
                 derived(
-                    &mut b,
+                    b,
                     "is",
                     Opcode::Compare,
                     Shape::scalar(PrimitiveType::Pred),
@@ -192,7 +178,7 @@ fn rewrite(module: &HloModule, comp: &Computation) -> Result<Computation, Compil
                 )
             };
             let pb = derived(
-                &mut b,
+                b,
                 "pick",
                 Opcode::Broadcast,
                 pred_shape.clone(),
@@ -200,7 +186,7 @@ fn rewrite(module: &HloModule, comp: &Computation) -> Result<Computation, Compil
                 bcast.clone(),
             );
             acc = derived(
-                &mut b,
+                b,
                 "select",
                 Opcode::Select,
                 instr.shape.clone(),
@@ -208,15 +194,6 @@ fn rewrite(module: &HloModule, comp: &Computation) -> Result<Computation, Compil
                 Attrs::default(),
             );
         }
-        map[id.index()] = Some(acc);
-    }
-    let params = comp
-        .params
-        .iter()
-        .map(|&p| remap(&map, p, &comp.name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = remap(&map, comp.root, &comp.name)?;
-    let mut out = comp.clone();
-    b.finish(&mut out, params, root);
-    Ok(out)
+        Ok(Some(acc))
+    })
 }

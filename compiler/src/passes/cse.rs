@@ -7,19 +7,14 @@ use hlo::ir::Computation;
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode};
 
 use crate::error::CompileError;
-use crate::graph::{remap, topo_order, Rebuilder};
 use crate::passes::dce::has_side_effect;
+use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
 
 /// Runs the pass on every reachable computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
-    for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else {
-            continue;
-        };
-        let new = cse(module, comp)?;
-        module.computations[cid.index()] = new;
-    }
-    Ok(())
+    for_each_computation(module, Scope::Reachable, |module, comp| {
+        cse(module, comp).map(Some)
+    })
 }
 
 /// True when two computations compute the same function (instruction by instruction, names
@@ -79,43 +74,25 @@ fn mergeable(i: &Instruction) -> bool {
 
 /// CSE of one computation.
 pub fn cse(module: &HloModule, comp: &Computation) -> Result<Computation, CompileError> {
-    let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
-    let mut b = Rebuilder::default();
     let mut seen: BTreeMap<(Opcode, Vec<InstrId>), Vec<InstrId>> = BTreeMap::new();
-    for id in topo_order(comp)? {
-        let mut instr = comp[id].clone();
-        instr.operands = instr
-            .operands
-            .iter()
-            .map(|&o| remap(&map, o, &comp.name))
-            .collect::<Result<Vec<_>, _>>()?;
-        if mergeable(&instr) {
-            let key = (instr.opcode, instr.operands.clone());
-            let found = seen.get(&key).and_then(|c| {
-                c.iter().copied().find(|&e| {
-                    b.instrs
-                        .get(e.index())
-                        .is_some_and(|x| same(module, x, &instr))
-                })
-            });
-            if let Some(e) = found {
-                map[id.index()] = Some(e);
-                continue;
-            }
-            let new = b.push(instr);
-            seen.entry(key).or_default().push(new);
-            map[id.index()] = Some(new);
-        } else {
-            map[id.index()] = Some(b.push(instr));
+    rebuild(comp, |r, _, old| {
+        let instr = r.remapped(old)?;
+        if !mergeable(&instr) {
+            return Ok(Some(r.push(instr)));
         }
-    }
-    let params = comp
-        .params
-        .iter()
-        .map(|&p| remap(&map, p, &comp.name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = remap(&map, comp.root, &comp.name)?;
-    let mut out = comp.clone();
-    b.finish(&mut out, params, root);
-    Ok(out)
+        let key = (instr.opcode, instr.operands.clone());
+        let found = seen.get(&key).and_then(|c| {
+            c.iter().copied().find(|&e| {
+                r.instrs()
+                    .get(e.index())
+                    .is_some_and(|x| same(module, x, &instr))
+            })
+        });
+        if let Some(e) = found {
+            return Ok(Some(e));
+        }
+        let new = r.push(instr);
+        seen.entry(key).or_default().push(new);
+        Ok(Some(new))
+    })
 }

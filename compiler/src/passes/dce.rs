@@ -4,7 +4,7 @@ use hlo::ir::Computation;
 use hlo::{HloModule, InstrId, Instruction, Opcode};
 
 use crate::error::CompileError;
-use crate::graph::{remap, topo_order, Rebuilder};
+use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
 
 /// True for instructions that must run even when nobody uses their value.
 pub fn has_side_effect(instr: &Instruction) -> bool {
@@ -22,14 +22,7 @@ pub fn has_side_effect(instr: &Instruction) -> bool {
 
 /// Runs the pass on every reachable computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
-    for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else {
-            continue;
-        };
-        let new = dce(comp)?;
-        module.computations[cid.index()] = new;
-    }
-    Ok(())
+    for_each_computation(module, Scope::Reachable, |_, comp| dce(comp).map(Some))
 }
 
 /// Dead code elimination of one computation.
@@ -57,27 +50,11 @@ pub fn dce(comp: &Computation) -> Result<Computation, CompileError> {
         *flag = true;
         stack.extend(comp[id].operands.iter().copied());
     }
-    let mut map: Vec<Option<InstrId>> = vec![None; n];
-    let mut b = Rebuilder::default();
-    for id in topo_order(comp)? {
-        if !live[id.index()] {
-            continue;
+    rebuild(comp, |r, id, old| {
+        if live.get(id.index()) == Some(&true) {
+            r.keep(old).map(Some)
+        } else {
+            Ok(None)
         }
-        let mut new = comp[id].clone();
-        new.operands = new
-            .operands
-            .iter()
-            .map(|&o| remap(&map, o, &comp.name))
-            .collect::<Result<Vec<_>, _>>()?;
-        map[id.index()] = Some(b.push(new));
-    }
-    let params = comp
-        .params
-        .iter()
-        .map(|&p| remap(&map, p, &comp.name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = remap(&map, comp.root, &comp.name)?;
-    let mut out = comp.clone();
-    b.finish(&mut out, params, root);
-    Ok(out)
+    })
 }

@@ -12,20 +12,17 @@ use hlo::ir::{Attrs, Computation, DotDimensionNumbers};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;
-use crate::graph::{remap, topo_order, Rebuilder};
+use crate::passes::rebuild::{for_each_computation, rebuild, Rebuild, Scope};
 
-/// Runs the pass on every reachable computation.
+/// Runs the pass on every reachable computation that has a dot.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
-    for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else {
-            continue;
-        };
+    for_each_computation(module, Scope::Reachable, |_, comp| {
         if comp.instructions.iter().any(|i| i.opcode == Opcode::Dot) {
-            let new = rewrite(comp)?;
-            module.computations[cid.index()] = new;
+            rewrite(comp).map(Some)
+        } else {
+            Ok(None)
         }
-    }
-    Ok(())
+    })
 }
 
 /// How one operand of a dot is laid out.
@@ -140,88 +137,77 @@ fn absorb_transpose(
     Some((src, batch, contracting))
 }
 
-fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
-    let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
-    let mut b = Rebuilder::default();
-    for id in topo_order(comp)? {
-        let old = &comp[id];
-        let mut instr = old.clone();
-        instr.operands = instr
-            .operands
-            .iter()
-            .map(|&o| remap(&map, o, &comp.name))
-            .collect::<Result<Vec<_>, _>>()?;
-        if instr.opcode == Opcode::Dot && instr.operands.len() == 2 {
-            if let Some((ll, rl)) = dot_layouts(comp, old) {
-                let mut dn = DotDimensionNumbers::default();
-                let nb = ll.batch.len() as i64;
-                let fix = |b: &mut Rebuilder,
-                           operand: InstrId,
-                           layout: &OperandLayout,
-                           lhs: bool,
-                           suffix: &str| {
-                    if let Some(absorbed) = absorb_transpose(&b.instrs, operand, layout, lhs) {
-                        return absorbed;
-                    }
-                    if in_place(layout, lhs).is_some() {
-                        return (operand, layout.batch.clone(), layout.contracting.clone());
-                    }
-                    let order = layout.order(lhs);
-                    let shape = b
-                        .instrs
-                        .get(operand.index())
-                        .map(|o| o.shape.clone())
-                        .unwrap_or(Shape::Token);
-                    let dims = order
-                        .iter()
-                        .filter_map(|&d| shape.dims().get(d).copied())
-                        .collect();
-                    let t = b.push(Instruction {
-                        name: format!("{}.{suffix}", old.name),
-                        opcode: Opcode::Transpose,
-                        shape: Shape::array(
-                            shape.element_type().unwrap_or(hlo::PrimitiveType::F32),
-                            dims,
-                        ),
-                        operands: vec![operand],
-                        attrs: Attrs {
-                            dimensions: Some(order.iter().map(|&d| d as i64).collect()),
-                            ..Attrs::default()
-                        },
-                        metadata: old.metadata.clone(),
-                        loc: old.loc,
-                    });
-                    let nbatch = layout.batch.len();
-                    let nc = layout.contracting.len();
-                    let nf = layout.free.len();
-                    let contracting = if lhs {
-                        (nbatch + nf..nbatch + nf + nc).collect()
-                    } else {
-                        (nbatch..nbatch + nc).collect()
-                    };
-                    (t, (0..nbatch).collect(), contracting)
-                };
-                let (l, lb, lc) = fix(&mut b, instr.operands[0], &ll, true, "lhs_t");
-                let (r, rb, rc) = fix(&mut b, instr.operands[1], &rl, false, "rhs_t");
-                let _ = nb;
-                let to_i = |v: Vec<usize>| v.into_iter().map(|d| d as i64).collect::<Vec<i64>>();
-                dn.lhs_batch_dims = to_i(lb);
-                dn.lhs_contracting_dims = to_i(lc);
-                dn.rhs_batch_dims = to_i(rb);
-                dn.rhs_contracting_dims = to_i(rc);
-                instr.operands = vec![l, r];
-                instr.attrs.dot_dimension_numbers = Some(dn);
-            }
-        }
-        map[id.index()] = Some(b.push(instr));
+/// The operand as the gemm reads it, with its batch and contracting dimensions: in place, read
+/// through a transpose in front of it, or through a new transpose to the canonical order.
+fn fix(
+    r: &mut Rebuild<'_>,
+    dot: &Instruction,
+    operand: InstrId,
+    layout: &OperandLayout,
+    lhs: bool,
+    suffix: &str,
+) -> (InstrId, Vec<usize>, Vec<usize>) {
+    if let Some(absorbed) = absorb_transpose(r.instrs(), operand, layout, lhs) {
+        return absorbed;
     }
-    let params = comp
-        .params
+    if in_place(layout, lhs).is_some() {
+        return (operand, layout.batch.clone(), layout.contracting.clone());
+    }
+    let order = layout.order(lhs);
+    let shape = r
+        .instrs()
+        .get(operand.index())
+        .map(|o| o.shape.clone())
+        .unwrap_or(Shape::Token);
+    let dims = order
         .iter()
-        .map(|&p| remap(&map, p, &comp.name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = remap(&map, comp.root, &comp.name)?;
-    let mut out = comp.clone();
-    b.finish(&mut out, params, root);
-    Ok(out)
+        .filter_map(|&d| shape.dims().get(d).copied())
+        .collect();
+    let t = r.push(Instruction {
+        name: format!("{}.{suffix}", dot.name),
+        opcode: Opcode::Transpose,
+        shape: Shape::array(
+            shape.element_type().unwrap_or(hlo::PrimitiveType::F32),
+            dims,
+        ),
+        operands: vec![operand],
+        attrs: Attrs {
+            dimensions: Some(order.iter().map(|&d| d as i64).collect()),
+            ..Attrs::default()
+        },
+        metadata: dot.metadata.clone(),
+        loc: dot.loc,
+    });
+    let nbatch = layout.batch.len();
+    let nc = layout.contracting.len();
+    let nf = layout.free.len();
+    let contracting = if lhs {
+        (nbatch + nf..nbatch + nf + nc).collect()
+    } else {
+        (nbatch..nbatch + nc).collect()
+    };
+    (t, (0..nbatch).collect(), contracting)
+}
+
+fn rewrite(comp: &Computation) -> Result<Computation, CompileError> {
+    rebuild(comp, |r, _, old| {
+        let mut instr = r.remapped(old)?;
+        let layouts = match (instr.opcode, instr.operands.as_slice()) {
+            (Opcode::Dot, &[l, r]) => dot_layouts(comp, old).map(|ls| (l, r, ls)),
+            _ => None,
+        };
+        if let Some((l, rr, (ll, rl))) = layouts {
+            let (l, lb, lc) = fix(r, old, l, &ll, true, "lhs_t");
+            let (rr, rb, rc) = fix(r, old, rr, &rl, false, "rhs_t");
+            let to_i = |v: Vec<usize>| v.into_iter().map(|d| d as i64).collect::<Vec<i64>>();
+            instr.operands = vec![l, rr];
+            instr.attrs.dot_dimension_numbers = Some(DotDimensionNumbers {
+                lhs_batch_dims: to_i(lb),
+                lhs_contracting_dims: to_i(lc),
+                rhs_batch_dims: to_i(rb),
+                rhs_contracting_dims: to_i(rc),
+            });
+        }
+        Ok(Some(r.push(instr)))
+    })
 }

@@ -13,6 +13,11 @@
 //! 8. [`dce`] again.
 //!
 //! Fusion ([`crate::fusion`]) and lowering to thunks follow.
+//!
+//! Each pass is one file holding its rule over one computation; the loop over the module and
+//! the rebuild of a computation (topological order, operands remapped) are shared, in
+//! [`rebuild`]. Each pass is tested alone by the filetests in `compiler/tests/filetests/<pass>/`
+//! (input HLO, the pass, the expected HLO after it; `BLESS=1` rewrites the expectations).
 use hlo::HloModule;
 
 use crate::error::CompileError;
@@ -24,6 +29,7 @@ pub mod cse;
 pub mod dce;
 pub mod gemm_operands;
 pub mod inline_calls;
+pub mod rebuild;
 pub mod simplify;
 
 /// A pass over a module.

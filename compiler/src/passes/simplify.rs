@@ -10,18 +10,11 @@ use hlo::ir::{ArrayLiteral, Attrs, Computation, Literal, LiteralValue};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
-use crate::graph::{remap, topo_order, Rebuilder};
+use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
 
 /// Runs the pass on every reachable computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
-    for cid in module.post_order() {
-        let Some(comp) = module.get(cid) else {
-            continue;
-        };
-        let new = simplify(comp)?;
-        module.computations[cid.index()] = new;
-    }
-    Ok(())
+    for_each_computation(module, Scope::Reachable, |_, comp| simplify(comp).map(Some))
 }
 
 enum Action {
@@ -36,31 +29,14 @@ fn is_identity(perm: &[i64]) -> bool {
 
 /// Simplifies one computation.
 pub fn simplify(comp: &Computation) -> Result<Computation, CompileError> {
-    let mut map: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
-    let mut b = Rebuilder::default();
-    for id in topo_order(comp)? {
-        let mut instr = comp[id].clone();
-        instr.operands = instr
-            .operands
-            .iter()
-            .map(|&o| remap(&map, o, &comp.name))
-            .collect::<Result<Vec<_>, _>>()?;
-        let new_id = match rule(&b.instrs, &instr) {
-            Action::Keep => b.push(instr),
+    rebuild(comp, |r, _, old| {
+        let instr = r.remapped(old)?;
+        Ok(Some(match rule(r.instrs(), &instr) {
+            Action::Keep => r.push(instr),
             Action::Forward(to) => to,
-            Action::Replace(r) => b.push(*r),
-        };
-        map[id.index()] = Some(new_id);
-    }
-    let params = comp
-        .params
-        .iter()
-        .map(|&p| remap(&map, p, &comp.name))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = remap(&map, comp.root, &comp.name)?;
-    let mut out = comp.clone();
-    b.finish(&mut out, params, root);
-    Ok(out)
+            Action::Replace(new) => r.push(*new),
+        }))
+    })
 }
 
 fn rule(instrs: &[Instruction], instr: &Instruction) -> Action {

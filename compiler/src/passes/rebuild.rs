@@ -1,0 +1,310 @@
+//! What every pass shares, so that a pass file holds only its rule (cranelift's shape: one pass
+//! per file, over one computation):
+//!
+//! - [`for_each_computation`]: the loop over a module's computations, replacing each one the pass
+//!   rewrote (in order, so a pass sees the computations it already rewrote, as callers see their
+//!   rewritten callees);
+//! - [`rebuild`]: a new instruction list for one computation, in topological order, with every
+//!   operand, parameter and the root remapped to the new handles; the pass decides per
+//!   instruction what it becomes ([`Rebuild::keep`], a forward to an existing value, new
+//!   instructions, or nothing);
+//! - [`Rebuild::inline`]: a callee's body copied in place of a call site, nested calls expanded
+//!   iteratively (a chain of 100,000 nested calls costs heap, not thread stack, and memory
+//!   linear in what is copied).
+use hlo::ir::Computation;
+use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode};
+
+use crate::error::CompileError;
+use crate::graph::{remap, topo_order};
+
+/// Which computations a pass visits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Those reachable from the entry, callees before callers ([`HloModule::post_order`]).
+    Reachable,
+    /// Every computation, in text order.
+    All,
+}
+
+/// Runs `pass` over the computations in `scope`; a computation it returns replaces the one it
+/// was given before the next is visited. `None` leaves the computation as it was (untouched,
+/// not even renumbered).
+pub(crate) fn for_each_computation(
+    module: &mut HloModule,
+    scope: Scope,
+    mut pass: impl FnMut(&HloModule, &Computation) -> Result<Option<Computation>, CompileError>,
+) -> Result<(), CompileError> {
+    let ids: Vec<ComputationId> = match scope {
+        Scope::Reachable => module.post_order(),
+        Scope::All => (0..module.computations.len())
+            .map(|i| ComputationId(i as u32))
+            .collect(),
+    };
+    for cid in ids {
+        let Some(comp) = module.get(cid) else {
+            continue;
+        };
+        if let Some(new) = pass(module, comp)? {
+            if let Some(slot) = module.computations.get_mut(cid.index()) {
+                *slot = new;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A computation being rebuilt: the source, the new instructions so far, and where each source
+/// instruction went.
+pub(crate) struct Rebuild<'c> {
+    source: &'c Computation,
+    map: Vec<Option<InstrId>>,
+    instrs: Vec<Instruction>,
+    // Per computation of the module, whether [`Rebuild::inline`] is inside it now (made once per
+    // rebuild, not per call site: a computation with many call sites stays linear).
+    open: Vec<bool>,
+}
+
+impl<'c> Rebuild<'c> {
+    /// The new instructions so far (indexed by new handles).
+    pub fn instrs(&self) -> &[Instruction] {
+        &self.instrs
+    }
+
+    /// Appends an instruction whose operands are new handles, and returns its handle.
+    pub fn push(&mut self, instr: Instruction) -> InstrId {
+        self.instrs.push(instr);
+        InstrId((self.instrs.len() - 1) as u32)
+    }
+
+    /// The new handles of a source instruction's operands (each operand precedes it in the
+    /// topological order, so it is mapped unless the pass dropped it).
+    pub fn operands(&self, old: &Instruction) -> Result<Vec<InstrId>, CompileError> {
+        old.operands
+            .iter()
+            .map(|&o| remap(&self.map, o, &self.source.name))
+            .collect()
+    }
+
+    /// A copy of a source instruction with its operands remapped.
+    pub fn remapped(&self, old: &Instruction) -> Result<Instruction, CompileError> {
+        let operands = self.operands(old)?;
+        Ok(Instruction {
+            operands,
+            ..old.clone()
+        })
+    }
+
+    /// Keeps a source instruction as it is (operands remapped).
+    pub fn keep(&mut self, old: &Instruction) -> Result<InstrId, CompileError> {
+        let new = self.remapped(old)?;
+        Ok(self.push(new))
+    }
+
+    /// Copies the body of `callee` here with `args` (new handles) for its parameters, and
+    /// returns the new handle of its root. `site` is the instruction that calls it (for
+    /// messages). A copied instruction for which `expand` names a computation is itself
+    /// expanded in place, to any depth; every other copied instruction is renamed by `rename`.
+    ///
+    /// Work and memory are linear in the number of instructions copied: the expansion keeps
+    /// one frame per open call level on the heap, and names are renamed once, not once per
+    /// level. A callee that calls itself (directly or not) is refused, and so is an expansion
+    /// past [`MAX_INLINED_INSTRUCTIONS`] (a call graph that repeats its callees grows
+    /// exponentially with its depth).
+    pub fn inline(
+        &mut self,
+        module: &HloModule,
+        callee: ComputationId,
+        args: Vec<InstrId>,
+        site: &Instruction,
+        expand: impl Fn(&Instruction) -> Option<ComputationId>,
+        mut rename: impl FnMut(&str) -> String,
+    ) -> Result<InstrId, CompileError> {
+        if self.open.len() < module.computations.len() {
+            self.open.resize(module.computations.len(), false);
+        }
+        let budget = MAX_INLINED_INSTRUCTIONS.saturating_sub(self.instrs.len());
+        let mut copied = 0usize;
+        let mut stack = vec![enter(
+            module,
+            &mut self.open,
+            callee,
+            args,
+            site,
+            InstrId(0),
+        )?];
+        loop {
+            let Some(top) = stack.last_mut() else {
+                return Err(CompileError::Internal(format!(
+                    "inlining into {} lost its call frames",
+                    self.source.name
+                )));
+            };
+            let Some(&cid) = top.order.get(top.next) else {
+                let value = remap(&top.inner, top.comp.root, &top.comp.name)?;
+                let (done_id, done_site) = (top.id, top.site);
+                stack.pop();
+                if let Some(flag) = self.open.get_mut(done_id.index()) {
+                    *flag = false;
+                }
+                match stack.last_mut() {
+                    Some(parent) => {
+                        if let Some(slot) = parent.inner.get_mut(done_site.index()) {
+                            *slot = Some(value);
+                        }
+                        continue;
+                    }
+                    None => return Ok(value),
+                }
+            };
+            top.next += 1;
+            if top.inner.get(cid.index()).copied().flatten().is_some() {
+                continue;
+            }
+            let comp = top.comp;
+            let ci = comp.get(cid).ok_or_else(|| {
+                CompileError::Internal(format!("instruction {cid:?} of {} missing", comp.name))
+            })?;
+            if ci.opcode == Opcode::Parameter {
+                return Err(CompileError::InvalidModule(format!(
+                    "parameter {} of {} is not in its parameter list",
+                    ci.name, comp.name
+                )));
+            }
+            let operands = ci
+                .operands
+                .iter()
+                .map(|&o| remap(&top.inner, o, &comp.name))
+                .collect::<Result<Vec<_>, _>>()?;
+            if let Some(nested) = expand(ci) {
+                let frame = enter(module, &mut self.open, nested, operands, ci, cid)?;
+                stack.push(frame);
+                continue;
+            }
+            copied += 1;
+            if copied > budget {
+                return Err(CompileError::InvalidModule(format!(
+                    "inlining the calls of {} makes more than {MAX_INLINED_INSTRUCTIONS} instructions",
+                    self.source.name
+                )));
+            }
+            let new = Instruction {
+                name: rename(&ci.name),
+                operands,
+                ..ci.clone()
+            };
+            let id = self.push(new);
+            if let Some(slot) = top.inner.get_mut(cid.index()) {
+                *slot = Some(id);
+            }
+        }
+    }
+}
+
+/// One open call level of [`Rebuild::inline`].
+struct Frame<'m> {
+    id: ComputationId,
+    comp: &'m Computation,
+    order: Vec<InstrId>,
+    next: usize,
+    // Where each instruction of `comp` went in the rebuild.
+    inner: Vec<Option<InstrId>>,
+    // The call instruction, in the caller's frame, that this frame's root value replaces.
+    site: InstrId,
+}
+
+/// Opens a frame for a call of `callee` with `args` from `site` (`site_id` in the caller).
+fn enter<'m>(
+    module: &'m HloModule,
+    open: &mut [bool],
+    callee: ComputationId,
+    args: Vec<InstrId>,
+    site: &Instruction,
+    site_id: InstrId,
+) -> Result<Frame<'m>, CompileError> {
+    let comp = module.get(callee).ok_or_else(|| {
+        CompileError::InvalidModule(format!(
+            "{} calls a computation that does not exist",
+            site.name
+        ))
+    })?;
+    if comp.params.len() != args.len() {
+        return Err(CompileError::InvalidModule(format!(
+            "{} passes {} operands to {}, which has {} parameters",
+            site.name,
+            args.len(),
+            comp.name,
+            comp.params.len()
+        )));
+    }
+    match open.get_mut(callee.index()) {
+        Some(flag) if !*flag => *flag = true,
+        _ => {
+            return Err(CompileError::InvalidModule(format!(
+                "{} calls {}, which is already being called: calls may not recurse",
+                site.name, comp.name
+            )))
+        }
+    }
+    let mut inner: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];
+    for (&p, arg) in comp.params.iter().zip(args) {
+        if let Some(slot) = inner.get_mut(p.index()) {
+            *slot = Some(arg);
+        }
+    }
+    Ok(Frame {
+        id: callee,
+        comp,
+        order: topo_order(comp)?,
+        next: 0,
+        inner,
+        site: site_id,
+    })
+}
+
+/// The most instructions one computation may hold after inlining its calls: well past any real
+/// model (the largest export in the corpus has a few thousand), and small enough that a call
+/// graph that repeats its callees (each level calling the next twice doubles the size) fails
+/// with a message instead of exhausting memory.
+pub const MAX_INLINED_INSTRUCTIONS: usize = 1 << 22;
+
+/// Rebuilds `comp`: visits its instructions in topological order, and `visit` returns the new
+/// handle each one becomes (`None`: dropped; nothing may use it then). Parameters and the root
+/// are remapped the same way.
+pub(crate) fn rebuild(
+    comp: &Computation,
+    mut visit: impl FnMut(
+        &mut Rebuild<'_>,
+        InstrId,
+        &Instruction,
+    ) -> Result<Option<InstrId>, CompileError>,
+) -> Result<Computation, CompileError> {
+    let mut r = Rebuild {
+        source: comp,
+        map: vec![None; comp.instructions.len()],
+        instrs: Vec::new(),
+        open: Vec::new(),
+    };
+    for id in topo_order(comp)? {
+        let old = comp.get(id).ok_or_else(|| {
+            CompileError::Internal(format!("instruction {id:?} of {} missing", comp.name))
+        })?;
+        let new = visit(&mut r, id, old)?;
+        if let Some(slot) = r.map.get_mut(id.index()) {
+            *slot = new;
+        }
+    }
+    let params = comp
+        .params
+        .iter()
+        .map(|&p| remap(&r.map, p, &comp.name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = remap(&r.map, comp.root, &comp.name)?;
+    Ok(Computation {
+        name: comp.name.clone(),
+        instructions: r.instrs,
+        params,
+        root,
+        execution_thread: comp.execution_thread.clone(),
+        loc: comp.loc,
+    })
+}
