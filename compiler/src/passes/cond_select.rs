@@ -112,7 +112,7 @@ fn rewrite(module: &HloModule, comp: &Computation) -> Result<Computation, Compil
                 args,
                 instr,
                 |_| None,
-                |name| {
+                |name, _| {
                     counter += 1;
                     format!("{name}.csel{counter}")
                 },

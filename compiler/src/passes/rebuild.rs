@@ -18,12 +18,14 @@ use crate::error::CompileError;
 use crate::graph::{remap, topo_order};
 
 /// Which computations a pass visits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Scope {
     /// Those reachable from the entry, callees before callers ([`HloModule::post_order`]).
     Reachable,
     /// Every computation, in text order.
     All,
+    /// These, in this order.
+    Listed(Vec<ComputationId>),
 }
 
 /// Runs `pass` over the computations in `scope`; a computation it returns replaces the one it
@@ -39,6 +41,7 @@ pub(crate) fn for_each_computation(
         Scope::All => (0..module.computations.len())
             .map(|i| ComputationId(i as u32))
             .collect(),
+        Scope::Listed(ids) => ids,
     };
     for cid in ids {
         let Some(comp) = module.get(cid) else {
@@ -103,13 +106,17 @@ impl<'c> Rebuild<'c> {
     /// Copies the body of `callee` here with `args` (new handles) for its parameters, and
     /// returns the new handle of its root. `site` is the instruction that calls it (for
     /// messages). A copied instruction for which `expand` names a computation is itself
-    /// expanded in place, to any depth; every other copied instruction is renamed by `rename`.
+    /// expanded in place, to any depth; every other copied instruction is renamed by `rename`,
+    /// which gets, for an instruction at most [`MAX_NAMED_LEVELS`] calls below the site, the
+    /// count of instructions each enclosing call level has taken from its callees so far,
+    /// innermost first (what each level's own counter would say had it been inlined on its
+    /// own, callees first), and `None` for deeper ones.
     ///
     /// Work and memory are linear in the number of instructions copied: the expansion keeps
     /// one frame per open call level on the heap, and names are renamed once, not once per
-    /// level. A callee that calls itself (directly or not) is refused, and so is an expansion
-    /// past [`MAX_INLINED_INSTRUCTIONS`] (a call graph that repeats its callees grows
-    /// exponentially with its depth).
+    /// level. A callee that calls itself (directly or not) is refused. How many instructions
+    /// an expansion copies is the caller's to bound (a call graph that repeats its callees
+    /// grows exponentially with its depth): see `inline_calls`.
     pub fn inline(
         &mut self,
         module: &HloModule,
@@ -117,13 +124,11 @@ impl<'c> Rebuild<'c> {
         args: Vec<InstrId>,
         site: &Instruction,
         expand: impl Fn(&Instruction) -> Option<ComputationId>,
-        mut rename: impl FnMut(&str) -> String,
+        mut rename: impl FnMut(&str, Option<&[usize]>) -> String,
     ) -> Result<InstrId, CompileError> {
         if self.open.len() < module.computations.len() {
             self.open.resize(module.computations.len(), false);
         }
-        let budget = MAX_INLINED_INSTRUCTIONS.saturating_sub(self.instrs.len());
-        let mut copied = 0usize;
         let mut stack = vec![enter(
             module,
             &mut self.open,
@@ -131,6 +136,7 @@ impl<'c> Rebuild<'c> {
             args,
             site,
             InstrId(0),
+            self.instrs.len(),
         )?];
         loop {
             let Some(top) = stack.last_mut() else {
@@ -176,29 +182,51 @@ impl<'c> Rebuild<'c> {
                 .map(|&o| remap(&top.inner, o, &comp.name))
                 .collect::<Result<Vec<_>, _>>()?;
             if let Some(nested) = expand(ci) {
-                let frame = enter(module, &mut self.open, nested, operands, ci, cid)?;
+                let frame = enter(
+                    module,
+                    &mut self.open,
+                    nested,
+                    operands,
+                    ci,
+                    cid,
+                    self.instrs.len(),
+                )?;
                 stack.push(frame);
                 continue;
             }
-            copied += 1;
-            if copied > budget {
-                return Err(CompileError::InvalidModule(format!(
-                    "inlining the calls of {} makes more than {MAX_INLINED_INSTRUCTIONS} instructions",
-                    self.source.name
-                )));
-            }
+            // How many instructions each enclosing call level has taken from its callees so far,
+            // counting this one, innermost first: each level's own count, as if it had been
+            // inlined on its own (see `rename`).
+            let depth = stack.len() - 1;
+            let levels: Option<Vec<usize>> = (depth <= MAX_NAMED_LEVELS).then(|| {
+                let pushed = self.instrs.len();
+                stack
+                    .iter()
+                    .take(depth)
+                    .rev()
+                    .map(|f| pushed - f.opened_at - f.direct + 1)
+                    .collect()
+            });
             let new = Instruction {
-                name: rename(&ci.name),
+                name: rename(&ci.name, levels.as_deref()),
                 operands,
                 ..ci.clone()
             };
             let id = self.push(new);
-            if let Some(slot) = top.inner.get_mut(cid.index()) {
-                *slot = Some(id);
+            if let Some(top) = stack.last_mut() {
+                top.direct += 1;
+                if let Some(slot) = top.inner.get_mut(cid.index()) {
+                    *slot = Some(id);
+                }
             }
         }
     }
 }
+
+/// How many call levels below a call site an inlined instruction keeps a count per level in
+/// its name (see [`Rebuild::inline`]): names stay those of inlining each level on its own for
+/// the nesting real modules have, and do not grow with the depth of a chain of calls.
+pub const MAX_NAMED_LEVELS: usize = 8;
 
 /// One open call level of [`Rebuild::inline`].
 struct Frame<'m> {
@@ -210,6 +238,10 @@ struct Frame<'m> {
     inner: Vec<Option<InstrId>>,
     // The call instruction, in the caller's frame, that this frame's root value replaces.
     site: InstrId,
+    // Instructions in the rebuild when the frame opened, and those copied from `comp` itself
+    // since: the rest since then came from its callees.
+    opened_at: usize,
+    direct: usize,
 }
 
 /// Opens a frame for a call of `callee` with `args` from `site` (`site_id` in the caller).
@@ -220,6 +252,7 @@ fn enter<'m>(
     args: Vec<InstrId>,
     site: &Instruction,
     site_id: InstrId,
+    opened_at: usize,
 ) -> Result<Frame<'m>, CompileError> {
     let comp = module.get(callee).ok_or_else(|| {
         CompileError::InvalidModule(format!(
@@ -258,14 +291,10 @@ fn enter<'m>(
         next: 0,
         inner,
         site: site_id,
+        opened_at,
+        direct: 0,
     })
 }
-
-/// The most instructions one computation may hold after inlining its calls: well past any real
-/// model (the largest export in the corpus has a few thousand), and small enough that a call
-/// graph that repeats its callees (each level calling the next twice doubles the size) fails
-/// with a message instead of exhausting memory.
-pub const MAX_INLINED_INSTRUCTIONS: usize = 1 << 22;
 
 /// Rebuilds `comp`: visits its instructions in topological order, and `visit` returns the new
 /// handle each one becomes (`None`: dropped; nothing may use it then). Parameters and the root
