@@ -543,33 +543,7 @@ impl<'m> Emitter<'m> {
             return one(scalar::binary(&mut self.b, op, x, y).map_err(err)?);
         }
         match op {
-            H::Parameter => {
-                let n = instr.parameter_number().unwrap_or(-1);
-                let n = usize::try_from(n).map_err(|_| err("bad parameter number".into()))?;
-                match &ctx.params {
-                    ParamSrc::Buffers(ptrs) => {
-                        let base = *ptrs
-                            .get(n)
-                            .ok_or_else(|| err(format!("no buffer for parameter {n}")))?;
-                        let ty = out_ty
-                            .ok_or_else(|| err("tuple parameters are not supported".into()))?;
-                        let dims = dims_of(&instr.shape);
-                        let lin = self.linearize(idx, &dims);
-                        let addr = self.elem_addr(base, lin, ty);
-                        one(scalar::load(&mut self.b, StateSpace::Global, ty, addr).map_err(err)?)
-                    }
-                    ParamSrc::Values(vals) => vals
-                        .get(n)
-                        .cloned()
-                        .ok_or_else(|| err(format!("no value for parameter {n}"))),
-                    ParamSrc::Caller(parent, ops) => {
-                        let o = *ops
-                            .get(n)
-                            .ok_or_else(|| err(format!("no operand for parameter {n}")))?;
-                        self.emit(parent, o, idx)
-                    }
-                }
-            }
+            H::Parameter => self.parameter(ctx, instr, idx),
             H::Constant => self.constant(ctx, instr, idx),
             H::Copy | H::OptimizationBarrier => self.emit(ctx, Self::operand(ctx, instr, 0)?, idx),
             H::Tuple => {
@@ -637,6 +611,120 @@ impl<'m> Emitter<'m> {
                 };
                 one(r.map_err(err)?)
             }
+            H::Broadcast
+            | H::Reshape
+            | H::Bitcast
+            | H::Transpose
+            | H::Slice
+            | H::Reverse
+            | H::DynamicSlice => self.index_mapped(ctx, instr, idx),
+            H::Iota => {
+                let d = instr.attrs.iota_dimension.unwrap_or(0);
+                let d = usize::try_from(d).map_err(|_| err("bad iota dimension".into()))?;
+                let i = *idx
+                    .get(d)
+                    .ok_or_else(|| err("iota dimension out of range".into()))?;
+                let r = self.ix_reg(i);
+                let to = out_ty.ok_or_else(|| err("tuple result".into()))?;
+                one(scalar::convert(&mut self.b, Val { ty: P::U32, reg: r }, to).map_err(err)?)
+            }
+            H::Pad => self.pad(ctx, instr, idx),
+            H::Concatenate => {
+                let d = instr
+                    .attrs
+                    .dimensions
+                    .as_ref()
+                    .and_then(|v| v.first().copied())
+                    .unwrap_or(0);
+                let d = usize::try_from(d).map_err(|_| err("bad dimension".into()))?;
+                self.concat(ctx, instr, idx, d, 0, 0)
+            }
+            H::DynamicUpdateSlice => self.dus(ctx, instr, idx),
+            H::Gather => self.gather(ctx, instr, idx),
+            H::Reduce => self.reduce(ctx, instr, idx),
+            H::ReduceWindow => self.reduce_window(ctx, instr, idx),
+            H::Convolution => self.convolution(ctx, instr, idx),
+            H::Map => {
+                let mut args = Vec::new();
+                for &o in &instr.operands {
+                    args.push(self.emit1(ctx, o, idx)?);
+                }
+                let f = instr
+                    .attrs
+                    .to_apply
+                    .ok_or_else(|| err("map without to_apply".into()))?;
+                self.inline_scalar(f, &args)
+            }
+            H::Call => {
+                let f = instr
+                    .attrs
+                    .to_apply
+                    .or_else(|| instr.attrs.calls.as_ref().and_then(|c| c.first().copied()))
+                    .ok_or_else(|| err("call without to_apply".into()))?;
+                let module = self.module;
+                let callee = module
+                    .get(f)
+                    .ok_or_else(|| err("unknown called computation".into()))?;
+                let sub = Ctx {
+                    comp: callee,
+                    params: ParamSrc::Caller(ctx, instr.operands.clone()),
+                    id: self.ctx_id(),
+                };
+                self.emit(&sub, callee.root, idx)
+            }
+            _ => Err(err(format!(
+                "{} is not supported by the GPU code generator",
+                op.name()
+            ))),
+        }
+    }
+
+    /// A parameter: loaded from its buffer, taken from the values given, or the caller's operand.
+    fn parameter(
+        &mut self,
+        ctx: &Ctx<'_>,
+        instr: &Instruction,
+        idx: &[Ix],
+    ) -> Result<Vec<Val>, CodegenError> {
+        let err = |e: String| unsupported(ctx.comp, instr, e);
+        let out_ty = elem(&instr.shape);
+        let one = |v: Val| Ok(vec![v]);
+        let n = instr.parameter_number().unwrap_or(-1);
+        let n = usize::try_from(n).map_err(|_| err("bad parameter number".into()))?;
+        match &ctx.params {
+            ParamSrc::Buffers(ptrs) => {
+                let base = *ptrs
+                    .get(n)
+                    .ok_or_else(|| err(format!("no buffer for parameter {n}")))?;
+                let ty = out_ty.ok_or_else(|| err("tuple parameters are not supported".into()))?;
+                let dims = dims_of(&instr.shape);
+                let lin = self.linearize(idx, &dims);
+                let addr = self.elem_addr(base, lin, ty);
+                one(scalar::load(&mut self.b, StateSpace::Global, ty, addr).map_err(err)?)
+            }
+            ParamSrc::Values(vals) => vals
+                .get(n)
+                .cloned()
+                .ok_or_else(|| err(format!("no value for parameter {n}"))),
+            ParamSrc::Caller(parent, ops) => {
+                let o = *ops
+                    .get(n)
+                    .ok_or_else(|| err(format!("no operand for parameter {n}")))?;
+                self.emit(parent, o, idx)
+            }
+        }
+    }
+
+    /// An instruction that reads its operand at other indices (broadcast, reshape, transpose,
+    /// slices, reverse): computes the operand's index for `idx` and emits the operand there.
+    fn index_mapped(
+        &mut self,
+        ctx: &Ctx<'_>,
+        instr: &Instruction,
+        idx: &[Ix],
+    ) -> Result<Vec<Val>, CodegenError> {
+        let err = |e: String| unsupported(ctx.comp, instr, e);
+        match instr.opcode {
             H::Broadcast => {
                 let dims = instr.attrs.dimensions.clone().unwrap_or_default();
                 let mut sub = Vec::with_capacity(dims.len());
@@ -705,27 +793,6 @@ impl<'m> Emitter<'m> {
                 }
                 self.emit(ctx, Self::operand(ctx, instr, 0)?, &sub)
             }
-            H::Iota => {
-                let d = instr.attrs.iota_dimension.unwrap_or(0);
-                let d = usize::try_from(d).map_err(|_| err("bad iota dimension".into()))?;
-                let i = *idx
-                    .get(d)
-                    .ok_or_else(|| err("iota dimension out of range".into()))?;
-                let r = self.ix_reg(i);
-                let to = out_ty.ok_or_else(|| err("tuple result".into()))?;
-                one(scalar::convert(&mut self.b, Val { ty: P::U32, reg: r }, to).map_err(err)?)
-            }
-            H::Pad => self.pad(ctx, instr, idx),
-            H::Concatenate => {
-                let d = instr
-                    .attrs
-                    .dimensions
-                    .as_ref()
-                    .and_then(|v| v.first().copied())
-                    .unwrap_or(0);
-                let d = usize::try_from(d).map_err(|_| err("bad dimension".into()))?;
-                self.concat(ctx, instr, idx, d, 0, 0)
-            }
             H::DynamicSlice => {
                 let o = Self::operand(ctx, instr, 0)?;
                 let in_dims = dims_of(Self::shape_of(ctx, o)?);
@@ -740,42 +807,9 @@ impl<'m> Emitter<'m> {
                 }
                 self.emit(ctx, o, &sub)
             }
-            H::DynamicUpdateSlice => self.dus(ctx, instr, idx),
-            H::Gather => self.gather(ctx, instr, idx),
-            H::Reduce => self.reduce(ctx, instr, idx),
-            H::ReduceWindow => self.reduce_window(ctx, instr, idx),
-            H::Convolution => self.convolution(ctx, instr, idx),
-            H::Map => {
-                let mut args = Vec::new();
-                for &o in &instr.operands {
-                    args.push(self.emit1(ctx, o, idx)?);
-                }
-                let f = instr
-                    .attrs
-                    .to_apply
-                    .ok_or_else(|| err("map without to_apply".into()))?;
-                self.inline_scalar(f, &args)
-            }
-            H::Call => {
-                let f = instr
-                    .attrs
-                    .to_apply
-                    .or_else(|| instr.attrs.calls.as_ref().and_then(|c| c.first().copied()))
-                    .ok_or_else(|| err("call without to_apply".into()))?;
-                let module = self.module;
-                let callee = module
-                    .get(f)
-                    .ok_or_else(|| err("unknown called computation".into()))?;
-                let sub = Ctx {
-                    comp: callee,
-                    params: ParamSrc::Caller(ctx, instr.operands.clone()),
-                    id: self.ctx_id(),
-                };
-                self.emit(&sub, callee.root, idx)
-            }
-            _ => Err(err(format!(
-                "{} is not supported by the GPU code generator",
-                op.name()
+            other => Err(err(format!(
+                "{} does not map indices (an internal dispatch error)",
+                other.name()
             ))),
         }
     }

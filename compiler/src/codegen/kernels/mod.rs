@@ -1,0 +1,334 @@
+//! Kernel shapes: loop (one thread per output element, grid-stride), reduction (one block per
+//! output element, thread-strided accumulation and a shared-memory tree), sort (one block per
+//! row, odd-even transposition sort in the output buffers: stable), scatter (one thread per
+//! output element applying every matching update in order: deterministic).
+mod reduce;
+mod scatter;
+mod select_and_scatter;
+mod sort;
+mod topk;
+
+pub use reduce::reduce_kernel;
+pub(super) use reduce::{block_reduce, shared_slot, ReduceSpec};
+pub use scatter::scatter_kernel;
+pub use select_and_scatter::select_and_scatter_kernel;
+pub use sort::sort_kernel;
+pub use topk::topk_kernel;
+
+use hlo::ir::{Computation, InstrId, Instruction};
+use hlo::{Opcode as H, PrimitiveType as P};
+use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
+
+use super::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix, ParamSrc};
+use super::scalar::{self, Val};
+use super::{CodegenError, EmittedKernel, KernelArg, KernelRequest, LaunchDims};
+use crate::codegen::builder::{Reg, Src, SHARED_NAME};
+
+const BLOCK: u32 = 256;
+
+/// Common kernel scaffolding: parameters, pointers, finishing.
+pub(super) struct Frame<'m> {
+    pub(super) e: Emitter<'m>,
+    params: Vec<String>,
+    args: Vec<KernelArg>,
+    pub(super) inputs: Vec<Reg>,
+    pub(super) outputs: Vec<Reg>,
+    name: String,
+}
+
+impl<'m> Frame<'m> {
+    pub(super) fn new(
+        req: &KernelRequest<'m>,
+        comp: &Computation,
+        name: &str,
+        outputs: &[usize],
+    ) -> Frame<'m> {
+        let mut e = Emitter::new(req.module, name);
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        for i in 0..comp.params.len() {
+            params.push(format!("{name}_param_{i}"));
+            args.push(KernelArg::Input(i));
+        }
+        for &j in outputs {
+            params.push(format!("{name}_param_{}", params.len()));
+            args.push(KernelArg::Output(j));
+        }
+        let mut ptrs = Vec::new();
+        for p in &params {
+            ptrs.push(e.b.param_ptr(p));
+        }
+        let outputs = ptrs.split_off(comp.params.len());
+        Frame {
+            e,
+            params,
+            args,
+            inputs: ptrs,
+            outputs,
+            name: name.to_string(),
+        }
+    }
+
+    /// Finishes a one-thread-per-element kernel over `work` elements: blocks of `BLOCK` threads
+    /// (fewer where the target allows fewer), as many blocks as cover the work (capped: the
+    /// kernels loop over the grid stride).
+    pub(super) fn finish_1d(
+        self,
+        req: &KernelRequest<'_>,
+        work: u64,
+        shared: u64,
+    ) -> EmittedKernel {
+        let block = block_for(req, BLOCK);
+        let grid = grid_for(req, work.div_ceil(u64::from(block)));
+        self.finish(
+            req,
+            LaunchDims {
+                grid: [grid, 1, 1],
+                block: [block, 1, 1],
+            },
+            shared,
+        )
+    }
+
+    pub(super) fn finish(
+        self,
+        req: &KernelRequest<'_>,
+        launch: LaunchDims,
+        shared: u64,
+    ) -> EmittedKernel {
+        let written = self
+            .args
+            .iter()
+            .map(|a| matches!(a, KernelArg::Output(_)))
+            .collect();
+        let ptx = self
+            .e
+            .b
+            .finish(&self.name, &self.params, self.e.globals, shared, req.target);
+        EmittedKernel {
+            name: self.name,
+            ptx,
+            launch,
+            dynamic_shared_bytes: 0,
+            args: self.args,
+            written,
+        }
+    }
+}
+
+pub(super) fn grid_for(req: &KernelRequest<'_>, work: u64) -> u32 {
+    let cap = req.target.max_grid[0].clamp(1, 1 << 20);
+    work.clamp(1, cap) as u32
+}
+
+pub(super) fn block_for(req: &KernelRequest<'_>, want: u32) -> u32 {
+    want.min(req.target.max_threads_per_block.max(32))
+}
+
+fn check_size(comp: &Computation, instr: &Instruction, n: u64) -> Result<(), CodegenError> {
+    if n >= (1u64 << 31) {
+        return Err(unsupported(comp, instr, "more than 2^31 elements"));
+    }
+    Ok(())
+}
+
+/// Grid-stride loop over `0..n` (in units of `unit`: threads or blocks).
+pub(super) fn grid_stride<'m, F>(
+    e: &mut Emitter<'m>,
+    per_block: bool,
+    n: u64,
+    mut body: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, Reg) -> Result<(), CodegenError>,
+{
+    let (start, stride) = if per_block {
+        let c = e.b.special(SpecialReg::Ctaid(Dim::X));
+        let n = e.b.special(SpecialReg::Nctaid(Dim::X));
+        (c, n)
+    } else {
+        let c = e.b.special(SpecialReg::Ctaid(Dim::X));
+        let nt = e.b.special(SpecialReg::Ntid(Dim::X));
+        let t = e.b.special(SpecialReg::Tid(Dim::X));
+        let g = e.b.op(
+            O::Mad,
+            vec![
+                ptx::ast::Modifier::Lo,
+                crate::codegen::builder::t(Type::U32),
+            ],
+            Type::U32,
+            &[c.into(), nt.into(), t.into()],
+        );
+        let nc = e.b.special(SpecialReg::Nctaid(Dim::X));
+        let s = e.b.bin(
+            O::Mul,
+            &[ptx::ast::Modifier::Lo],
+            Type::U32,
+            nc.into(),
+            nt.into(),
+        );
+        (g, s)
+    };
+    let i = e.b.mov(Type::B32, start.into());
+    let top = e.b.label();
+    let end = e.b.label();
+    e.b.place(&top);
+    let done = e.b.setp(CmpOp::Ge, Type::U32, i.into(), Src::I(n as i64));
+    if per_block {
+        e.b.bra(Some((done, false)), &end);
+    } else {
+        e.b.bra_div(done, false, &end);
+    }
+    e.push();
+    let r = body(e, i);
+    e.pop();
+    r?;
+    e.b.op_to(
+        i,
+        O::Add,
+        vec![crate::codegen::builder::t(Type::U32)],
+        &[i.into(), stride.into()],
+    );
+    e.b.bra(None, &top);
+    e.b.place(&end);
+    Ok(())
+}
+
+/// Thread-strided loop `for k = tid; k < n; k += blockDim` (divergent).
+pub(super) fn thread_loop<'m, F>(
+    e: &mut Emitter<'m>,
+    start: Reg,
+    block: u32,
+    n: u64,
+    mut body: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, Reg) -> Result<(), CodegenError>,
+{
+    let k = e.b.mov(Type::B32, start.into());
+    let top = e.b.label();
+    let end = e.b.label();
+    e.b.place(&top);
+    let done = e.b.setp(CmpOp::Ge, Type::U32, k.into(), Src::I(n as i64));
+    e.b.bra_div(done, false, &end);
+    e.push();
+    let r = body(e, k);
+    e.pop();
+    r?;
+    e.b.op_to(
+        k,
+        O::Add,
+        vec![crate::codegen::builder::t(Type::U32)],
+        &[k.into(), Src::I(i64::from(block))],
+    );
+    e.b.bra(None, &top);
+    e.b.place(&end);
+    Ok(())
+}
+
+pub(super) fn store_at(
+    e: &mut Emitter<'_>,
+    base: Reg,
+    lin: Ix,
+    v: Val,
+) -> Result<(), CodegenError> {
+    let addr = e.elem_addr(base, lin, v.ty);
+    scalar::store(&mut e.b, StateSpace::Global, addr, v).map_err(CodegenError::Invalid)
+}
+
+fn load_at(e: &mut Emitter<'_>, base: Reg, lin: Ix, ty: P) -> Result<Val, CodegenError> {
+    let addr = e.elem_addr(base, lin, ty);
+    scalar::load(&mut e.b, StateSpace::Global, ty, addr).map_err(CodegenError::Invalid)
+}
+
+/// A loop kernel computing `targets` (array-shaped instructions of equal dimensions) into
+/// outputs (`(instruction, output leaf)`).
+pub fn loop_kernel(
+    req: &KernelRequest<'_>,
+    comp: &Computation,
+    name: &str,
+    targets: &[(InstrId, usize)],
+) -> Result<EmittedKernel, CodegenError> {
+    let first = targets
+        .first()
+        .and_then(|(id, _)| comp.get(*id))
+        .ok_or_else(|| CodegenError::Invalid("loop kernel without outputs".into()))?;
+    let dims = dims_of(&first.shape);
+    let n: u64 = dims.iter().product();
+    check_size(comp, first, n)?;
+    let outs: Vec<usize> = targets.iter().map(|t| t.1).collect();
+    let mut f = Frame::new(req, comp, name, &outs);
+    let ctx = Ctx {
+        comp,
+        params: ParamSrc::Buffers(f.inputs.clone()),
+        id: 0,
+    };
+    let outputs = f.outputs.clone();
+    let shared = share_scalar_inputs(&mut f, comp, n)?;
+    grid_stride(&mut f.e, false, n, |e, i| {
+        let idx = e.delinearize(Ix::R(i), &dims);
+        // Every value first, then the stores: an output may alias an input (in-place).
+        let mut vals = Vec::with_capacity(targets.len());
+        for (id, _) in targets {
+            vals.push(e.emit1(&ctx, *id, &idx)?);
+        }
+        for (k, v) in vals.into_iter().enumerate() {
+            store_at(e, outputs[k], Ix::R(i), v)?;
+        }
+        Ok(())
+    })?;
+    Ok(f.finish_1d(req, n, shared))
+}
+
+/// Scalar inputs of a kernel over `n > 1` elements (a select's predicate once a conditional
+/// became one, clamp bounds, ...): thread 0 of each block loads each once into shared memory
+/// and, after a barrier, every thread takes it from there, instead of every thread loading the
+/// same word from global memory. Returns the shared bytes used.
+fn share_scalar_inputs(f: &mut Frame<'_>, comp: &Computation, n: u64) -> Result<u64, CodegenError> {
+    let scalars: Vec<(Reg, InstrId, P)> = comp
+        .params
+        .iter()
+        .zip(f.inputs.iter())
+        .filter_map(|(&p, &ptr)| {
+            let i = comp.get(p)?;
+            (i.shape.is_array() && i.shape.rank() == 0)
+                .then_some(())
+                .and_then(|_| elem(&i.shape))
+                .map(|t| (ptr, p, t))
+        })
+        .collect();
+    if n <= 1 || scalars.is_empty() {
+        return Ok(0);
+    }
+    let e = &mut f.e;
+    let tid = e.b.special(SpecialReg::Tid(Dim::X));
+    let smem = e.b.symbol_addr(SHARED_NAME);
+    let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
+    let slots: Vec<Reg> = (0..scalars.len())
+        .map(|k| {
+            e.b.bin(O::Add, &[], Type::S64, smem.into(), Src::I(8 * k as i64))
+        })
+        .collect();
+    e.when(first, |e| {
+        for (&(ptr, _, ty), &slot) in scalars.iter().zip(&slots) {
+            let v = load_at(e, ptr, Ix::C(0), ty)?;
+            scalar::store(&mut e.b, StateSpace::Shared, slot, v).map_err(CodegenError::Invalid)?;
+        }
+        Ok(())
+    })?;
+    e.b.barrier();
+    for (&(_, p, ty), &slot) in scalars.iter().zip(&slots) {
+        let v =
+            scalar::load(&mut e.b, StateSpace::Shared, ty, slot).map_err(CodegenError::Invalid)?;
+        e.set_row_value(0, p, vec![v]);
+    }
+    Ok(8 * scalars.len() as u64)
+}
+
+/// True for instructions that need their own kernel shape (not a loop).
+pub fn is_special_root(op: H) -> bool {
+    matches!(
+        op,
+        H::Reduce | H::Sort | H::Scatter | H::TopK | H::SelectAndScatter
+    )
+}

@@ -1,0 +1,120 @@
+//! Top-k: one thread per operand element computes its rank in its row.
+use hlo::ir::{Computation, InstrId};
+use hlo::PrimitiveType as P;
+use ptx::ast::{CmpOp, Opcode as O, Type};
+
+use crate::codegen::builder::Src;
+use crate::codegen::elemental::{dims_of, unsupported, Ctx, Ix, ParamSrc};
+use crate::codegen::scalar::{self, Val};
+use crate::codegen::{CodegenError, EmittedKernel, KernelRequest};
+
+use super::*;
+
+/// A `topk` kernel for the root `topk` (outputs 0: values, 1: `s32` indices).
+///
+/// One thread per operand element computes its rank in its row: the number of elements that
+/// come before it (greater, or smaller for `largest=false`, in the total order, or equal at a
+/// lower index: ties keep index order, as XLA's sort-based top-k). Ranks are a permutation of the
+/// row, so each of the `k` output slots is written by exactly one thread and the result is
+/// deterministic. The work is `n` comparisons per element: rows are short in practice
+/// (vocabularies of experts, beams), and the kernel needs no shared memory or synchronisation.
+pub fn topk_kernel(
+    req: &KernelRequest<'_>,
+    comp: &Computation,
+    name: &str,
+    id: InstrId,
+) -> Result<EmittedKernel, CodegenError> {
+    let instr = comp
+        .get(id)
+        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let err = |e: &str| unsupported(comp, instr, e);
+    let [x] = instr.operands.as_slice() else {
+        return Err(err("topk takes one operand"));
+    };
+    let x = *x;
+    let dims = comp
+        .get(x)
+        .map(|i| dims_of(&i.shape))
+        .ok_or_else(|| err("bad operand"))?;
+    let Some((&n, _)) = dims.split_last() else {
+        return Err(err("topk needs an operand of rank 1 or more"));
+    };
+    let k = instr.attrs.k.ok_or_else(|| err("topk without k"))?;
+    let k = u64::try_from(k).map_err(|_| err("k is negative"))?;
+    if k > n {
+        return Err(err("k exceeds the last dimension"));
+    }
+    let largest = instr.attrs.largest.unwrap_or(true);
+    let total: u64 = dims.iter().product();
+    check_size(comp, instr, total)?;
+    let rank = dims.len();
+    let mut f = Frame::new(req, comp, name, &[0, 1]);
+    let ctx = Ctx {
+        comp,
+        params: ParamSrc::Buffers(f.inputs.clone()),
+        id: 0,
+    };
+    let out_ptrs = f.outputs.clone();
+    let before = if largest {
+        hlo::ir::ComparisonDirection::Gt
+    } else {
+        hlo::ir::ComparisonDirection::Lt
+    };
+    let total_order = Some(hlo::ir::ComparisonType::TotalOrder);
+    grid_stride(&mut f.e, false, total, |e, i| {
+        let idx = e.delinearize(Ix::R(i), &dims);
+        let me = e.emit1(&ctx, x, &idx)?;
+        let pos = e.ix_reg(idx[rank - 1]);
+        let count = e.b.mov(Type::B32, Src::I(0));
+        e.counted_loop(n, |e, j| {
+            let mut other = idx.clone();
+            other[rank - 1] = Ix::R(j);
+            let y = e.emit1(&ctx, x, &other)?;
+            let ahead = scalar::compare(&mut e.b, before, total_order, y, me)
+                .map_err(|m| unsupported(comp, instr, m))?;
+            let same = scalar::compare(
+                &mut e.b,
+                hlo::ir::ComparisonDirection::Eq,
+                total_order,
+                y,
+                me,
+            )
+            .map_err(|m| unsupported(comp, instr, m))?;
+            let lower = e.b.setp(CmpOp::Lt, Type::U32, j.into(), pos.into());
+            let tie = e.b.pand(same.reg, lower);
+            let first = e.b.por(ahead.reg, tie);
+            let inc = e.b.selp(Type::U32, Src::I(1), Src::I(0), first);
+            e.b.op_to(
+                count,
+                O::Add,
+                vec![crate::codegen::builder::t(Type::U32)],
+                &[count.into(), inc.into()],
+            );
+            Ok(())
+        })?;
+        let kept =
+            e.b.setp(CmpOp::Lt, Type::U32, count.into(), Src::I(k as i64));
+        e.when(kept, |e| {
+            // Output slot: the row's first slot plus the rank.
+            let row = e.b.bin(O::Sub, &[], Type::U32, i.into(), pos.into());
+            let row =
+                e.b.bin(O::Div, &[], Type::U32, row.into(), Src::I(n as i64));
+            let slot = e.b.op(
+                O::Mad,
+                vec![
+                    ptx::ast::Modifier::Lo,
+                    crate::codegen::builder::t(Type::U32),
+                ],
+                Type::U32,
+                &[row.into(), Src::I(k as i64), count.into()],
+            );
+            store_at(e, out_ptrs[0], Ix::R(slot), me)?;
+            let at = Val {
+                ty: P::S32,
+                reg: pos,
+            };
+            store_at(e, out_ptrs[1], Ix::R(slot), at)
+        })
+    })?;
+    Ok(f.finish_1d(req, total, 0))
+}

@@ -1,0 +1,118 @@
+//! Collectives: all-reduce, all-gather and reduce-scatter (the leading dimension, over replica groups).
+use hlo::ir::{Computation, ReplicaGroups};
+use hlo::{Instruction, Opcode};
+use proto::xla::gpu as pg;
+
+use crate::error::CompileError;
+
+use super::*;
+
+impl Lowerer<'_> {
+    pub(super) fn lower_collective(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<Vec<Loc>, CompileError> {
+        let bad = |why: String| CompileError::unsupported(&comp.name, instr, why);
+        let reduction = if instr.opcode == Opcode::AllGather {
+            pg::ReductionKindProto::ReductionKindUnspecified
+        } else {
+            let apply = instr
+                .attrs
+                .to_apply
+                .and_then(|c| self.module.get(c))
+                .ok_or_else(|| bad("no reduction computation".into()))?;
+            match apply.root_instruction().map(|r| r.opcode) {
+                Some(Opcode::Add) => pg::ReductionKindProto::ReductionKindSum,
+                Some(Opcode::Multiply) => pg::ReductionKindProto::ReductionKindProduct,
+                Some(Opcode::Minimum) => pg::ReductionKindProto::ReductionKindMin,
+                Some(Opcode::Maximum) => pg::ReductionKindProto::ReductionKindMax,
+                other => {
+                    return Err(bad(format!(
+                        "reduction {other:?} is not sum/product/min/max"
+                    )))
+                }
+            }
+        };
+        if instr.opcode != Opcode::AllReduce {
+            let dim_ok = match instr.attrs.dimensions.as_deref() {
+                Some([d]) => instr
+                    .shape
+                    .dims()
+                    .iter()
+                    .take(usize::try_from(*d).unwrap_or(0))
+                    .all(|&n| n == 1),
+                _ => false,
+            };
+            if !dim_ok {
+                return Err(bad(
+                    "only leading-dimension gathers/scatters are supported".into()
+                ));
+            }
+        }
+        let groups = match &instr.attrs.replica_groups {
+            None => Vec::new(),
+            Some(ReplicaGroups::List(l)) => l
+                .iter()
+                .map(|g| proto::xla::ReplicaGroup {
+                    replica_ids: g.clone(),
+                })
+                .collect(),
+            Some(ReplicaGroups::Iota(s)) => return Err(bad(format!("iota replica groups {s}"))),
+        };
+        let mut srcs = Vec::new();
+        let mut types = Vec::new();
+        for &o in &instr.operands {
+            for (loc, (_, shape)) in self
+                .locs(comp, o, env)?
+                .into_iter()
+                .zip(leaves(&comp[o].shape))
+            {
+                let t = shape
+                    .element_type()
+                    .and_then(hlo::convert::element_type_to_proto)
+                    .ok_or_else(|| bad("element type".into()))?;
+                types.push(t as i32);
+                srcs.push((loc, shape.element_count() as i64));
+            }
+        }
+        let out_leaves = leaves(&instr.shape);
+        if out_leaves.len() != srcs.len() {
+            return Err(bad("operands and results differ in number".into()));
+        }
+        let t = self.tick();
+        let mut buffers = Vec::new();
+        let mut locs = Vec::new();
+        for ((src, count), (_, shape)) in srcs.into_iter().zip(out_leaves) {
+            self.use_loc(src, t);
+            let dst = self.temp(&shape, &instr.name, t);
+            locs.push(dst);
+            buffers.push((count, src, dst));
+        }
+        let group_mode = if instr.attrs.channel_id.is_some() {
+            if instr.attrs.use_global_device_ids == Some(true) {
+                pg::CollectiveOpGroupModeProto::CollectiveOpGroupModeFlattenedId
+            } else {
+                pg::CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplicaAndPartition
+            }
+        } else {
+            pg::CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica
+        };
+        ops.push(Op::Collective {
+            name: instr.name.clone(),
+            kind: instr.opcode,
+            reduction,
+            config: pg::CollectiveConfigProto {
+                operand_element_type: types,
+                replica_groups: groups,
+                group_mode: group_mode as i32,
+                op_id: instr.attrs.channel_id.unwrap_or(0),
+                use_symmetric_buffer: false,
+            },
+            buffers,
+        });
+        Ok(locs)
+    }
+}

@@ -1,0 +1,657 @@
+//! Lowering: turns the optimized module into a program of thunk operations over logical
+//! buffers ("values"), which buffer assignment then places in allocations.
+//!
+//! Every array leaf an instruction produces is a [`Loc`]: a byte range of a value. Parameters,
+//! tuples, get-tuple-element, bitcasts, reshapes and contiguous slices only forward locations.
+//! Kernels, gemms, collectives and custom calls define new temporary values. Time is a clock
+//! that ticks once per operation (nested sequences of while and conditional tick inside their
+//! parent's range), and every value records the tick that defines it and the last tick that
+//! reads it: buffer assignment shares memory between values whose ranges do not overlap.
+//!
+//! Loop-carried state lives in fixed values for the whole while loop: the initial state is
+//! copied in, the body's results are either computed in place (when every read of the old state
+//! happens before the producer runs) or copied back at the end of the body. Conditional results
+//! are fixed values every branch writes. Entry outputs that alias a parameter
+//! (`input_output_alias`) are computed into the parameter's allocation the same way.
+mod collective;
+mod control;
+mod group;
+mod single;
+
+use hlo::ir::{Computation, IoAlias, Literal, LiteralValue};
+use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
+use proto::xla::gpu as pg;
+
+use crate::codegen::EmittedKernel;
+use crate::error::CompileError;
+use crate::fusion::{self, Unit};
+use crate::options::CompileOptions;
+use crate::target::Target;
+
+/// A byte range of a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loc {
+    /// The value.
+    pub value: usize,
+    /// Offset in bytes.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// Where a value lives.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Placement {
+    /// An entry parameter leaf.
+    Param {
+        /// Parameter number.
+        number: i64,
+        /// Leaf index inside a tuple parameter (empty for arrays).
+        index: Vec<i64>,
+    },
+    /// A constant.
+    Constant {
+        /// The HLO instruction name.
+        symbol: String,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
+    /// A temporary in the shared temp allocation.
+    Temp,
+    /// An entry output in an allocation of its own.
+    Output,
+}
+
+/// A logical buffer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    /// Size in bytes.
+    pub size: u64,
+    /// Placement.
+    pub placement: Placement,
+    /// Tick that defines it.
+    pub def: u32,
+    /// Last tick that reads it.
+    pub last_use: u32,
+    /// When set, this value lives in another value's memory (same size, offset 0).
+    pub alias_of: Option<usize>,
+    /// A name for messages.
+    pub name: String,
+    /// Written by a single elementwise kernel that reads every input element only at the
+    /// index it writes: the value may take the memory of one of that kernel's inputs.
+    pub in_place_ok: bool,
+}
+
+/// One operation of a thunk sequence, before buffer assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// A kernel launch.
+    Kernel {
+        /// Profile annotation (HLO name).
+        name: String,
+        /// The kernel.
+        kernel: EmittedKernel,
+        /// Arguments, parallel to `kernel.args`.
+        args: Vec<Loc>,
+    },
+    /// A gemm.
+    Gemm {
+        /// Profile annotation.
+        name: String,
+        /// Config.
+        config: pg::GemmConfigProto,
+        /// Lhs.
+        lhs: Loc,
+        /// Rhs.
+        rhs: Loc,
+        /// Output.
+        out: Loc,
+    },
+    /// A byte fill of a whole buffer (`memset8bit_value_thunk`, behind
+    /// `CompileOptions::emit_memset8`).
+    Memset8 {
+        /// Profile annotation.
+        name: String,
+        /// Destination.
+        dst: Loc,
+        /// The byte.
+        value: u8,
+    },
+    /// A device-to-device copy.
+    Copy {
+        /// Profile annotation.
+        name: String,
+        /// Source.
+        src: Loc,
+        /// Destination.
+        dst: Loc,
+    },
+    /// A while loop.
+    While {
+        /// Profile annotation.
+        name: String,
+        /// The condition's pred.
+        pred: Loc,
+        /// Condition sequence.
+        cond: Vec<Op>,
+        /// Body sequence.
+        body: Vec<Op>,
+        /// Known trip count.
+        trip_count: Option<i64>,
+    },
+    /// A conditional.
+    Conditional {
+        /// Profile annotation.
+        name: String,
+        /// Branch selector.
+        index: Loc,
+        /// Selector element type.
+        index_shape: Shape,
+        /// Pred selector.
+        is_bool: bool,
+        /// Branch sequences.
+        branches: Vec<Vec<Op>>,
+    },
+    /// replica-id / partition-id.
+    DeviceId {
+        /// Profile annotation.
+        name: String,
+        /// Partition (rather than replica) id.
+        partition: bool,
+        /// Destination (4 bytes).
+        dst: Loc,
+    },
+    /// A custom call.
+    CustomCall {
+        /// Profile annotation.
+        name: String,
+        /// Target name.
+        target: String,
+        /// Operand leaves.
+        operands: Vec<(Loc, Shape)>,
+        /// Result leaves.
+        results: Vec<(Loc, Shape)>,
+        /// Opaque bytes (backend config).
+        opaque: Vec<u8>,
+        /// API version.
+        api_version: i32,
+    },
+    /// all-reduce / all-gather / reduce-scatter.
+    Collective {
+        /// Profile annotation.
+        name: String,
+        /// Which.
+        kind: Opcode,
+        /// Reduction kind (all-reduce, reduce-scatter).
+        reduction: pg::ReductionKindProto,
+        /// Config.
+        config: pg::CollectiveConfigProto,
+        /// (element count, source, destination) per buffer.
+        buffers: Vec<(i64, Loc, Loc)>,
+    },
+}
+
+/// An output leaf of the entry computation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputLeaf {
+    /// Shape index in the result.
+    pub index: Vec<i64>,
+    /// Where it is.
+    pub loc: Loc,
+    /// An entry parameter returned unchanged.
+    pub passthrough: bool,
+    /// The io alias it honours.
+    pub alias: Option<IoAlias>,
+}
+
+/// The lowered program.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The working module (optimized, with the fused computations appended).
+    pub module: HloModule,
+    /// All values.
+    pub values: Vec<Value>,
+    /// The entry sequence.
+    pub ops: Vec<Op>,
+    /// Entry output leaves, in leaf order.
+    pub outputs: Vec<OutputLeaf>,
+}
+
+/// Array leaves of a shape with their indices, depth-first, without layouts.
+pub fn leaves(shape: &Shape) -> Vec<(Vec<i64>, Shape)> {
+    shape
+        .leaves()
+        .into_iter()
+        .map(|(index, leaf)| (index, leaf.without_layout()))
+        .collect()
+}
+
+fn leaf_count(shape: &Shape) -> usize {
+    leaves(shape).len()
+}
+
+struct Lowerer<'a> {
+    module: HloModule,
+    target: &'a Target,
+    options: &'a CompileOptions,
+    values: Vec<Value>,
+    clock: u32,
+    names: std::collections::BTreeSet<String>,
+}
+
+/// Lowers an optimized module.
+pub fn lower(
+    module: HloModule,
+    target: &Target,
+    options: &CompileOptions,
+) -> Result<Lowered, CompileError> {
+    let mut l = Lowerer {
+        module,
+        target,
+        options,
+        values: Vec::new(),
+        clock: 1,
+        names: Default::default(),
+    };
+    let entry_id = l.module.entry;
+    let entry = l
+        .module
+        .get(entry_id)
+        .cloned()
+        .ok_or_else(|| CompileError::InvalidModule("no entry computation".into()))?;
+    let mut params = Vec::new();
+    for (n, &p) in entry.params.iter().enumerate() {
+        let instr = entry
+            .get(p)
+            .ok_or_else(|| CompileError::InvalidModule("dangling parameter".into()))?;
+        let mut locs = Vec::new();
+        for (index, shape) in leaves(&instr.shape) {
+            let v = l.new_value(
+                shape.byte_size(),
+                Placement::Param {
+                    number: n as i64,
+                    index,
+                },
+                &instr.name,
+            );
+            l.values[v].def = 0;
+            locs.push(l.whole(v));
+        }
+        params.push(locs);
+    }
+    let (mut ops, root_locs) = l.lower_computation(entry_id, params)?;
+    let root_shape = entry
+        .root_instruction()
+        .map(|r| r.shape.clone())
+        .unwrap_or(Shape::Tuple(Vec::new()));
+    let out_leaves = leaves(&root_shape);
+    if out_leaves.len() != root_locs.len() {
+        return Err(CompileError::Internal(
+            "root leaves do not match the result shape".into(),
+        ));
+    }
+    let aliases = l
+        .module
+        .config
+        .input_output_alias
+        .clone()
+        .unwrap_or_default();
+    let end = l.tick();
+    let mut outputs = Vec::new();
+    let mut used_values = std::collections::BTreeSet::new();
+    for ((index, shape), loc) in out_leaves.into_iter().zip(root_locs) {
+        let alias = aliases.iter().find(|a| a.output_index == index).cloned();
+        let name = format!("output{index:?}");
+        l.use_loc(loc, end);
+        if let Some(a) = &alias {
+            let param = l.values.iter().position(|v| {
+                matches!(&v.placement, Placement::Param { number, index } if *number == a.param_number && *index == a.param_index)
+            });
+            let Some(param) = param else {
+                return Err(CompileError::InvalidModule(format!(
+                    "input_output_alias names parameter {} {:?}, which is not an array leaf",
+                    a.param_number, a.param_index
+                )));
+            };
+            if l.values[param].size != shape.byte_size() {
+                return Err(CompileError::InvalidModule(format!(
+                    "input_output_alias: output {index:?} and parameter {} {:?} differ in size",
+                    a.param_number, a.param_index
+                )));
+            }
+            let dst = l.whole(param);
+            let passthrough = l.resolve(loc.value) == param && loc.offset == 0;
+            if !passthrough && !l.try_merge(loc, param, 0) {
+                let t = l.tick();
+                l.use_loc(loc, t);
+                ops.push(Op::Copy {
+                    name: name.clone(),
+                    src: loc,
+                    dst,
+                });
+            }
+            used_values.insert(param);
+            outputs.push(OutputLeaf {
+                index,
+                loc: dst,
+                passthrough,
+                alias,
+            });
+            continue;
+        }
+        let r = l.resolve(loc.value);
+        let whole = loc.offset == 0 && loc.size == l.values[r].size;
+        let fresh = !used_values.contains(&r);
+        match l.values[r].placement {
+            Placement::Param { .. } if whole && fresh => {
+                used_values.insert(r);
+                outputs.push(OutputLeaf {
+                    index,
+                    loc,
+                    passthrough: true,
+                    alias: None,
+                });
+            }
+            Placement::Temp if whole && fresh => {
+                l.values[r].placement = Placement::Output;
+                used_values.insert(r);
+                outputs.push(OutputLeaf {
+                    index,
+                    loc,
+                    passthrough: false,
+                    alias: None,
+                });
+            }
+            _ => {
+                let v = l.new_value(shape.byte_size(), Placement::Output, &name);
+                let t = l.tick();
+                l.values[v].def = t;
+                l.use_loc(loc, t);
+                let dst = l.whole(v);
+                ops.push(Op::Copy {
+                    name,
+                    src: loc,
+                    dst,
+                });
+                used_values.insert(v);
+                outputs.push(OutputLeaf {
+                    index,
+                    loc: dst,
+                    passthrough: false,
+                    alias: None,
+                });
+            }
+        }
+    }
+    Ok(Lowered {
+        module: l.module,
+        values: l.values,
+        ops,
+        outputs,
+    })
+}
+
+/// Parses `known_trip_count` out of a while's backend config.
+fn known_trip_count(instr: &Instruction) -> Option<i64> {
+    let cfg = instr.attrs.backend_config.as_deref()?;
+    let at = cfg.find("known_trip_count")?;
+    let rest = &cfg[at..];
+    let n_at = rest.find("\"n\"")?;
+    let digits: String = rest[n_at + 3..]
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+fn sanitize(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, 'k');
+    }
+    s
+}
+
+impl Lowerer<'_> {
+    fn tick(&mut self) -> u32 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn new_value(&mut self, size: u64, placement: Placement, name: &str) -> usize {
+        self.values.push(Value {
+            size,
+            placement,
+            def: self.clock,
+            last_use: self.clock,
+            alias_of: None,
+            name: name.to_owned(),
+            in_place_ok: false,
+        });
+        self.values.len() - 1
+    }
+
+    fn whole(&self, v: usize) -> Loc {
+        Loc {
+            value: v,
+            offset: 0,
+            size: self.values.get(v).map_or(0, |x| x.size),
+        }
+    }
+
+    fn temp(&mut self, shape: &Shape, name: &str, at: u32) -> Loc {
+        let v = self.new_value(shape.byte_size(), Placement::Temp, name);
+        self.values[v].def = at;
+        self.values[v].last_use = at;
+        self.whole(v)
+    }
+
+    fn use_loc(&mut self, loc: Loc, at: u32) {
+        if let Some(v) = self.values.get_mut(loc.value) {
+            v.last_use = v.last_use.max(at);
+        }
+    }
+
+    fn resolve(&self, mut v: usize) -> usize {
+        while let Some(Some(next)) = self.values.get(v).map(|x| x.alias_of) {
+            v = next;
+        }
+        v
+    }
+
+    fn effective_last_use(&self, root: usize) -> u32 {
+        self.values
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.resolve(*i) == root)
+            .map(|(_, v)| v.last_use)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Makes the value at `src` live in `dst`'s memory when that is safe: `src` is a whole
+    /// temporary defined at or after `since`, and every read of `dst` happens before it is
+    /// defined.
+    fn try_merge(&mut self, src: Loc, dst: usize, since: u32) -> bool {
+        let r = self.resolve(src.value);
+        let dst = self.resolve(dst);
+        if r == dst || src.offset != 0 {
+            return false;
+        }
+        let (size, placement, def) = match self.values.get(r) {
+            Some(v) => (v.size, v.placement.clone(), v.def),
+            None => return false,
+        };
+        if size != self.values[dst].size || placement != Placement::Temp || def < since {
+            return false;
+        }
+        let last = self.effective_last_use(dst);
+        if last > def || (last == def && !self.values[r].in_place_ok) {
+            return false;
+        }
+        self.values[r].alias_of = Some(dst);
+        let lu = self.values[r].last_use;
+        self.values[dst].last_use = self.values[dst].last_use.max(lu);
+        self.values[dst].def = self.values[dst].def.min(def);
+        true
+    }
+
+    fn kernel_name(&mut self, base: &str) -> String {
+        let base = format!("fusion_{}", sanitize(base));
+        let mut name = base.clone();
+        let mut n = 1;
+        while self.names.contains(&name) || self.module.find(&name).is_some() {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.names.insert(name.clone());
+        name
+    }
+
+    fn locs(
+        &mut self,
+        comp: &Computation,
+        id: InstrId,
+        env: &mut [Option<Vec<Loc>>],
+    ) -> Result<Vec<Loc>, CompileError> {
+        if let Some(Some(l)) = env.get(id.index()) {
+            return Ok(l.clone());
+        }
+        let instr = comp.get(id).ok_or_else(|| {
+            CompileError::Internal(format!("no instruction {id:?} in {}", comp.name))
+        })?;
+        if instr.opcode != Opcode::Constant {
+            return Err(CompileError::Internal(format!(
+                "{} in {} is used before it is computed",
+                instr.name, comp.name
+            )));
+        }
+        let bytes = constant_bytes(comp, instr)?;
+        let v = self.new_value(
+            bytes.len() as u64,
+            Placement::Constant {
+                symbol: instr.name.clone(),
+                bytes,
+            },
+            &instr.name,
+        );
+        self.values[v].def = 0;
+        let locs = vec![self.whole(v)];
+        if let Some(slot) = env.get_mut(id.index()) {
+            *slot = Some(locs.clone());
+        }
+        Ok(locs)
+    }
+
+    fn one_loc(
+        &mut self,
+        comp: &Computation,
+        id: InstrId,
+        env: &mut [Option<Vec<Loc>>],
+    ) -> Result<Loc, CompileError> {
+        let l = self.locs(comp, id, env)?;
+        match l.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(CompileError::Internal(format!(
+                "{} in {} is not an array",
+                comp.get(id).map_or("?", |i| i.name.as_str()),
+                comp.name
+            ))),
+        }
+    }
+
+    /// Lowers a computation whose parameters live at `params` (leaf locations per parameter);
+    /// returns its operations and the locations of its root's leaves.
+    fn lower_computation(
+        &mut self,
+        cid: ComputationId,
+        params: Vec<Vec<Loc>>,
+    ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
+        let comp = self
+            .module
+            .get(cid)
+            .cloned()
+            .ok_or_else(|| CompileError::InvalidModule(format!("no computation {cid:?}")))?;
+        if params.len() != comp.params.len() {
+            return Err(CompileError::InvalidModule(format!(
+                "{} takes {} parameters, given {}",
+                comp.name,
+                comp.params.len(),
+                params.len()
+            )));
+        }
+        let mut env: Vec<Option<Vec<Loc>>> = vec![None; comp.instructions.len()];
+        for (&p, locs) in comp.params.iter().zip(params) {
+            if let Some(slot) = env.get_mut(p.index()) {
+                *slot = Some(locs);
+            }
+        }
+        let units = fusion::plan(&comp, self.options.fusion)?;
+        let mut ops = Vec::new();
+        for unit in units {
+            match unit {
+                Unit::Kernel(g) => self.lower_group(&comp, &g, &mut env, &mut ops)?,
+                Unit::Single(id) => self.lower_single(&comp, id, &mut env, &mut ops)?,
+            }
+        }
+        let root = self.locs(&comp, comp.root, &mut env)?;
+        Ok((ops, root))
+    }
+}
+
+/// The bytes of an array constant: row-major, little-endian.
+pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>, CompileError> {
+    let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
+    let t = instr
+        .shape
+        .element_type()
+        .ok_or_else(|| bad("tuple constants are not supported"))?;
+    let values = match &instr.attrs.literal {
+        Some(Literal::Array(a)) => &a.values,
+        Some(Literal::Elided) => return Err(bad("the constant's values were elided")),
+        _ => return Err(bad("tuple constants are not supported")),
+    };
+    if values.len() as u64 != instr.shape.element_count() {
+        return Err(bad("the literal's element count does not match its shape"));
+    }
+    let mut out = Vec::with_capacity(instr.shape.byte_size() as usize);
+    use PrimitiveType as P;
+    for &v in values {
+        match t {
+            P::Pred => out.push(u8::from(v.as_bool())),
+            P::S8 | P::U8 => out.push(v.as_i128() as u8),
+            P::S16 | P::U16 => out.extend((v.as_i128() as u16).to_le_bytes()),
+            P::S32 | P::U32 => out.extend((v.as_i128() as u32).to_le_bytes()),
+            P::S64 | P::U64 => out.extend((v.as_i128() as u64).to_le_bytes()),
+            P::F16 => out.extend(half::f16::from_f64(v.as_f64()).to_le_bytes()),
+            P::Bf16 => out.extend(half::bf16::from_f64(v.as_f64()).to_le_bytes()),
+            P::F32 => out.extend((v.as_f64() as f32).to_le_bytes()),
+            P::F64 => out.extend(v.as_f64().to_le_bytes()),
+            P::C64 | P::C128 => {
+                let (re, im) = match v {
+                    LiteralValue::Complex(r, i) => (r, i),
+                    other => (other.as_f64(), 0.0),
+                };
+                if t == P::C64 {
+                    out.extend((re as f32).to_le_bytes());
+                    out.extend((im as f32).to_le_bytes());
+                } else {
+                    out.extend(re.to_le_bytes());
+                    out.extend(im.to_le_bytes());
+                }
+            }
+            other => return Err(bad(&format!("constants of type {other} are not supported"))),
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,313 @@
+//! An instruction outside any fusion: forwarding, constants, gemms, control flow, replica and
+//! partition ids, custom calls and collectives (dispatched to their own files).
+use hlo::ir::Computation;
+use hlo::{InstrId, Instruction, Opcode, PrimitiveType, Shape};
+use proto::xla::gpu as pg;
+
+use crate::error::CompileError;
+use crate::fusion::{self};
+use crate::passes::gemm_operands;
+
+use super::*;
+
+impl Lowerer<'_> {
+    pub(super) fn lower_single(
+        &mut self,
+        comp: &Computation,
+        id: InstrId,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<(), CompileError> {
+        let instr = comp[id].clone();
+        let set = |env: &mut [Option<Vec<Loc>>], locs: Vec<Loc>| {
+            if let Some(slot) = env.get_mut(id.index()) {
+                *slot = Some(locs);
+            }
+        };
+        let operand = |i: usize| -> Result<InstrId, CompileError> {
+            instr.operands.get(i).copied().ok_or_else(|| {
+                CompileError::unsupported(&comp.name, &instr, format!("missing operand {i}"))
+            })
+        };
+        match instr.opcode {
+            Opcode::Parameter => {
+                if env.get(id.index()).is_none_or(Option::is_none) {
+                    return Err(CompileError::InvalidModule(format!(
+                        "parameter {} of {} is not in its parameter list",
+                        instr.name, comp.name
+                    )));
+                }
+            }
+            Opcode::Constant => {}
+            Opcode::AfterAll => set(env, Vec::new()),
+            Opcode::Tuple => {
+                let mut all = Vec::new();
+                for &o in &instr.operands {
+                    all.extend(self.locs(comp, o, env)?);
+                }
+                set(env, all);
+            }
+            Opcode::GetTupleElement => {
+                let src = operand(0)?;
+                let locs = self.locs(comp, src, env)?;
+                let shape = &comp[src].shape;
+                let idx = instr
+                    .attrs
+                    .tuple_index
+                    .and_then(|i| usize::try_from(i).ok());
+                let elems = shape.tuple_shapes().unwrap_or(&[]);
+                let Some(idx) = idx.filter(|&i| i < elems.len()) else {
+                    return Err(CompileError::unsupported(
+                        &comp.name,
+                        &instr,
+                        "tuple index out of range",
+                    ));
+                };
+                let start: usize = elems[..idx].iter().map(leaf_count).sum();
+                let n = leaf_count(&elems[idx]);
+                let sub = locs
+                    .get(start..start + n)
+                    .map(<[Loc]>::to_vec)
+                    .ok_or_else(|| {
+                        CompileError::Internal(format!("{}: tuple leaves out of range", instr.name))
+                    })?;
+                set(env, sub);
+            }
+            Opcode::Bitcast | Opcode::Reshape => {
+                let src = self.one_loc(comp, operand(0)?, env)?;
+                let size = instr.shape.byte_size();
+                if size > src.size {
+                    return Err(CompileError::unsupported(
+                        &comp.name,
+                        &instr,
+                        "bitcast to a larger shape",
+                    ));
+                }
+                set(env, vec![Loc { size, ..src }]);
+            }
+            Opcode::Slice => {
+                let o = operand(0)?;
+                let src = self.one_loc(comp, o, env)?;
+                let off = fusion::slice_offset(&instr, &comp[o]);
+                set(
+                    env,
+                    vec![Loc {
+                        value: src.value,
+                        offset: src.offset + off,
+                        size: instr.shape.byte_size(),
+                    }],
+                );
+            }
+            Opcode::OptimizationBarrier | Opcode::AddDependency => {
+                let l = self.locs(comp, operand(0)?, env)?;
+                set(env, l);
+            }
+            Opcode::Dot => {
+                let op = self.lower_dot(comp, &instr, env)?;
+                let out = match &op {
+                    Op::Gemm { out, .. } => *out,
+                    _ => return Err(CompileError::Internal("dot did not lower to a gemm".into())),
+                };
+                ops.push(op);
+                set(env, vec![out]);
+            }
+            Opcode::While => {
+                let locs = self.lower_while(comp, &instr, env, ops)?;
+                set(env, locs);
+            }
+            Opcode::Conditional => {
+                let locs = self.lower_conditional(comp, &instr, env, ops)?;
+                set(env, locs);
+            }
+            Opcode::ReplicaId | Opcode::PartitionId => {
+                let t = self.tick();
+                let dst = self.temp(&instr.shape, &instr.name, t);
+                ops.push(Op::DeviceId {
+                    name: instr.name.clone(),
+                    partition: instr.opcode == Opcode::PartitionId,
+                    dst,
+                });
+                set(env, vec![dst]);
+            }
+            Opcode::CustomCall => {
+                let mut operands = Vec::new();
+                for &o in &instr.operands {
+                    let locs = self.locs(comp, o, env)?;
+                    for (loc, (_, shape)) in locs.into_iter().zip(leaves(&comp[o].shape)) {
+                        operands.push((loc, shape));
+                    }
+                }
+                let t = self.tick();
+                for (l, _) in &operands {
+                    self.use_loc(*l, t);
+                }
+                let mut results = Vec::new();
+                let mut locs = Vec::new();
+                for (_, shape) in leaves(&instr.shape) {
+                    let l = self.temp(&shape, &instr.name, t);
+                    locs.push(l);
+                    results.push((l, shape));
+                }
+                let api_version = match instr.attrs.api_version.as_deref() {
+                    None | Some("API_VERSION_ORIGINAL") => {
+                        proto::xla::CustomCallApiVersion::ApiVersionOriginal
+                    }
+                    Some("API_VERSION_STATUS_RETURNING") => {
+                        proto::xla::CustomCallApiVersion::ApiVersionStatusReturning
+                    }
+                    Some("API_VERSION_STATUS_RETURNING_UNIFIED") => {
+                        proto::xla::CustomCallApiVersion::ApiVersionStatusReturningUnified
+                    }
+                    Some("API_VERSION_TYPED_FFI") => {
+                        proto::xla::CustomCallApiVersion::ApiVersionTypedFfi
+                    }
+                    Some(other) => {
+                        return Err(CompileError::unsupported(
+                            &comp.name,
+                            &instr,
+                            format!("api_version {other}"),
+                        ))
+                    }
+                } as i32;
+                ops.push(Op::CustomCall {
+                    name: instr.name.clone(),
+                    target: instr.attrs.custom_call_target.clone().unwrap_or_default(),
+                    operands,
+                    results,
+                    opaque: instr
+                        .attrs
+                        .backend_config
+                        .clone()
+                        .unwrap_or_default()
+                        .into_bytes(),
+                    api_version,
+                });
+                set(env, locs);
+            }
+            Opcode::AllReduce | Opcode::AllGather | Opcode::ReduceScatter => {
+                let locs = self.lower_collective(comp, &instr, env, ops)?;
+                set(env, locs);
+            }
+            _ => {
+                return Err(CompileError::unsupported(
+                    &comp.name,
+                    &instr,
+                    "no lowering for this instruction",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn lower_dot(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        env: &mut [Option<Vec<Loc>>],
+    ) -> Result<Op, CompileError> {
+        let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
+        let (ll, rl) = gemm_operands::dot_layouts(comp, instr)
+            .ok_or_else(|| bad("bad dot dimension numbers"))?;
+        let lt =
+            gemm_operands::in_place(&ll, true).ok_or_else(|| bad("lhs is not in a gemm layout"))?;
+        let rt = gemm_operands::in_place(&rl, false)
+            .ok_or_else(|| bad("rhs is not in a gemm layout"))?;
+        let (&l_id, &r_id) = match instr.operands.as_slice() {
+            [l, r] => (l, r),
+            _ => return Err(bad("dot needs two operands")),
+        };
+        let (ls, rs) = (&comp[l_id].shape, &comp[r_id].shape);
+        let prod = |s: &Shape, dims: &[usize]| -> i64 {
+            dims.iter()
+                .map(|&d| s.dims().get(d).copied().unwrap_or(1))
+                .product()
+        };
+        let batch = prod(ls, &ll.batch);
+        if batch != prod(rs, &rl.batch) {
+            return Err(bad("batch sizes differ"));
+        }
+        let m = prod(ls, &ll.free);
+        let k = prod(ls, &ll.contracting);
+        if k != prod(rs, &rl.contracting) {
+            return Err(bad("contracting sizes differ"));
+        }
+        let n = prod(rs, &rl.free);
+        let ty = |s: &Shape| -> Result<(PrimitiveType, i32), CompileError> {
+            let t = s
+                .element_type()
+                .ok_or_else(|| bad("operand is not an array"))?;
+            let p = hlo::convert::element_type_to_proto(t).ok_or_else(|| bad("element type"))?;
+            Ok((t, p as i32))
+        };
+        let (lty, lp) = ty(ls)?;
+        let (rty, rp) = ty(rs)?;
+        let (_, op) = ty(&instr.shape)?;
+        use PrimitiveType as P;
+        let compute = match (lty, rty) {
+            (P::F32 | P::F16 | P::Bf16, P::F32 | P::F16 | P::Bf16) => {
+                proto::xla::PrimitiveType::F32
+            }
+            (P::F64, P::F64) => proto::xla::PrimitiveType::F64,
+            (P::S8 | P::S32, P::S8 | P::S32) => proto::xla::PrimitiveType::S32,
+            _ => return Err(bad(&format!("no gemm for {lty} x {rty}"))),
+        } as i32;
+        let layout = |rows: i64, cols: i64, transpose: bool, dtype: i32| pg::MatrixLayoutProto {
+            order: pg::matrix_layout_proto::Order::RowMajor as i32,
+            num_rows: rows,
+            num_cols: cols,
+            batch_size: batch,
+            leading_dim_stride: cols,
+            batch_stride: rows * cols,
+            transpose,
+            dtype,
+        };
+        let lhs_layout = if lt {
+            layout(k, m, true, lp)
+        } else {
+            layout(m, k, false, lp)
+        };
+        let rhs_layout = if rt {
+            layout(n, k, true, rp)
+        } else {
+            layout(k, n, false, rp)
+        };
+        let precision = instr
+            .attrs
+            .operand_precision
+            .iter()
+            .flatten()
+            .map(|p| match p {
+                hlo::ir::Precision::Default => {
+                    proto::xla::precision_config::Precision::Default as i32
+                }
+                hlo::ir::Precision::High => proto::xla::precision_config::Precision::High as i32,
+                hlo::ir::Precision::Highest => {
+                    proto::xla::precision_config::Precision::Highest as i32
+                }
+            })
+            .collect();
+        let config = pg::GemmConfigProto {
+            lhs_layout: Some(lhs_layout),
+            rhs_layout: Some(rhs_layout),
+            output_layout: Some(layout(m, n, false, op)),
+            alpha_real: 1.0,
+            alpha_imag: 0.0,
+            beta: 0.0,
+            compute_type: compute,
+            operand_precisions: precision,
+        };
+        let lhs = self.one_loc(comp, l_id, env)?;
+        let rhs = self.one_loc(comp, r_id, env)?;
+        let t = self.tick();
+        self.use_loc(lhs, t);
+        self.use_loc(rhs, t);
+        let out = self.temp(&instr.shape, &instr.name, t);
+        Ok(Op::Gemm {
+            name: instr.name.clone(),
+            config,
+            lhs,
+            rhs,
+            out,
+        })
+    }
+}
