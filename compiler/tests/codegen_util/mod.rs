@@ -66,26 +66,19 @@ fn from_bytes(dtype: DType, dims: Vec<usize>, bytes: &[u8]) -> Result<Array> {
     Ok(Array::new(dims, Data::from_bits(dtype, &bits))?)
 }
 
-/// Array leaves (dtype, dims) of a shape.
+/// Array leaves (dtype, dims) of a shape, in [`Shape::leaves`] order.
 pub fn leaves(shape: &Shape) -> Result<Vec<(DType, Vec<usize>)>> {
-    let mut out = Vec::new();
-    match shape.tuple_shapes() {
-        Some(t) => {
-            for s in t {
-                out.extend(leaves(s)?);
-            }
-        }
-        None => {
-            let ty = shape
-                .element_type()
-                .ok_or_else(|| anyhow!("not an array"))?;
-            out.push((
+    shape
+        .leaves()
+        .into_iter()
+        .map(|(_, s)| {
+            let ty = s.element_type().ok_or_else(|| anyhow!("not an array"))?;
+            Ok((
                 dtype_of(ty)?,
-                shape.dims().iter().map(|&d| d as usize).collect(),
-            ));
-        }
-    }
-    Ok(out)
+                s.dims().iter().map(|&d| d as usize).collect(),
+            ))
+        })
+        .collect()
 }
 
 /// Runs a plan on the emulator; returns the output leaves.

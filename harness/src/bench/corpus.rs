@@ -74,8 +74,8 @@ fn census(exe: &GpuExecutableProto) -> (usize, usize, usize) {
 }
 
 /// Fusions, library calls and unfused kernel instructions of XLA's optimized module, in the entry
-/// and the control-flow computations it reaches (as `compiler/examples/corpus_bench.rs` counts).
-fn xla_launches(m: &hlo::HloModule) -> usize {
+/// and the control-flow computations it reaches (the `corpus_bench` example counts with it too).
+pub fn xla_launches(m: &hlo::HloModule) -> usize {
     use hlo::Opcode;
     let mut count = 0;
     let mut stack = vec![m.entry];

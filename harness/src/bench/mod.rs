@@ -38,6 +38,7 @@ use std::time::Instant;
 use anyhow::Context;
 use runtime::{DeviceDescription, EmulatedDevice};
 
+pub use corpus::xla_launches;
 use report::{machine, Report};
 pub use scale::scale_input;
 pub use scaling::{chain_module, dot_tanh_module};

@@ -8,59 +8,28 @@
 //!   `testdata/xla_gpu/summary.json` (rows of `module`, `target`, `launches`, written by the
 //!   generator under `tools/`; `-` where the file or the row is missing: the bench needs no
 //!   Python), and whether this project needs at most as many,
-//! - global-memory traffic of one run on the `ptx` emulator (test thunk interpreter), divided
-//!   by the minimum: parameter bytes read once plus output bytes written once.
+//! - global-memory traffic of one run on the emulated GPU (today's runtime), divided by the
+//!   minimum: parameter bytes read once plus output bytes written once.
 //!
 //! - emulated run time of that one run (the `ptx` emulator's speed, not a GPU's).
 //!
-//! Run: `cargo run --release -p compiler --example corpus_bench [-- DIR [SUBSTRING]]`: DIR (relative
+//! It lives in the harness because it runs what the compiler emits, and only the harness sees
+//! both the compiler and the runtime (docs: DESIGN.md, dependency rules); `aot bench` reports
+//! the same figures over the corpus without the XLA:GPU column.
+//!
+//! Run: `cargo run --release -p harness --example corpus_bench [-- DIR [SUBSTRING]]`: DIR (relative
 //! to the workspace root, default `testdata/corpus/hlo`) and only the cases whose name contains
 //! SUBSTRING, e.g. `-- testdata/models conv`. Directories without `NAME.opt.hlo` show `?` for XLA.
-#[path = "../tests/common/interp.rs"]
-#[allow(dead_code)]
-mod interp;
-
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
-use hlo::ir::Computation;
-use hlo::{HloModule, Opcode};
+use harness::bench::xla_launches;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
+use runtime::{Device, DeviceDescription, EmulatedDevice, RuntimeFlags};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Fusions, library calls and unfused kernel instructions of XLA's optimized module, counted in
-/// the entry and the control-flow computations it reaches (not inside fusions or reducers).
-fn xla_launches(m: &HloModule) -> usize {
-    let mut count = 0;
-    let mut stack = vec![m.entry];
-    let mut seen = std::collections::BTreeSet::new();
-    while let Some(c) = stack.pop() {
-        if !seen.insert(c) {
-            continue;
-        }
-        let Some(comp): Option<&Computation> = m.get(c) else {
-            continue;
-        };
-        for i in &comp.instructions {
-            match i.opcode {
-                Opcode::Fusion | Opcode::CustomCall | Opcode::Dot | Opcode::Convolution => {
-                    count += 1
-                }
-                Opcode::While | Opcode::Conditional | Opcode::Call => {
-                    stack.extend(i.called_computations());
-                }
-                _ => {
-                    if compiler::fusion::class(i) != compiler::fusion::Class::NonKernel {
-                        count += 1;
-                    }
-                }
-            }
-        }
-    }
-    count
 }
 
 /// XLA:GPU's launches per module for `target`, from the generator's summary (empty when absent).
@@ -121,6 +90,27 @@ fn census(exe: &GpuExecutableProto) -> (usize, usize, usize) {
     k
 }
 
+/// Runs the executable once on an emulated device: global bytes read and written ÷ the minimum
+/// (parameters read once, outputs written once); `None` for multi-replica executables.
+fn run(
+    exe: &GpuExecutableProto,
+    desc: &DeviceDescription,
+    inputs: &[hlo::literal::Array],
+) -> anyhow::Result<Option<f64>> {
+    use proto::prost::Message;
+    let dev = Arc::new(EmulatedDevice::new(desc.clone()));
+    let loaded = runtime::load(&exe.encode_to_vec(), dev.as_ref(), &RuntimeFlags::default())?;
+    if loaded.num_replicas != 1 {
+        return Ok(None);
+    }
+    let devices: Vec<Arc<dyn Device>> = vec![dev.clone()];
+    harness::run_cmd::execute_arrays(&loaded, &devices, std::slice::from_ref(&inputs.to_vec()))?;
+    let min: u64 = loaded.parameters.iter().map(|(_, l)| l.size).sum::<u64>()
+        + loaded.outputs.iter().map(|l| l.size).sum::<u64>();
+    let totals = dev.take_totals();
+    Ok((min > 0).then(|| (totals.bytes_read + totals.bytes_written) as f64 / min as f64))
+}
+
 fn main() {
     let cli: Vec<String> = std::env::args().skip(1).collect();
     let dir = root().join(cli.first().map_or("testdata/corpus/hlo", String::as_str));
@@ -128,6 +118,9 @@ fn main() {
     let target = compiler::Target::load(&root().join("testdata/target_specs/h100_sxm.txtpb"))
         .expect("target");
     let options = compiler::CompileOptions::default();
+    let spec = proto::load_target_config(&root().join("testdata/target_specs/h100_sxm.txtpb"))
+        .expect("target config");
+    let desc = DeviceDescription::from_target_config(&spec).expect("device");
     let mut cases: Vec<String> = std::fs::read_dir(&dir)
         .expect("corpus")
         .filter_map(|e| e.ok())
@@ -182,25 +175,16 @@ fn main() {
             ok_launch += 1;
         }
         let io = hlo::io::IoCase::read(&dir.join(format!("{case}.io.json"))).expect("io");
-        let args: Vec<Vec<u8>> = io.inputs.iter().map(interp::to_bytes).collect();
-        let sizes: Vec<usize> = io
-            .outputs
-            .iter()
-            .map(|a| a.len() * (a.dtype().bit_width() / 8) as usize)
-            .collect();
-        let min_bytes: usize =
-            args.iter().map(Vec::len).sum::<usize>() + sizes.iter().sum::<usize>();
         let t0 = Instant::now();
-        let result = interp::run(&exe, &args, &sizes);
+        let result = run(&exe, &desc, &io.inputs);
         let emulated_ms = t0.elapsed().as_secs_f64() * 1e3;
         let ratio = match result {
-            Ok((_, t)) if min_bytes > 0 => {
-                let r = (t.read + t.written) as f64 / min_bytes as f64;
+            Ok(Some(r)) => {
                 log_ratio_sum += r.max(1e-9).ln();
                 n_ratio += 1;
                 format!("{r:.2}")
             }
-            Ok(_) => "-".into(),
+            Ok(None) => "-".into(),
             Err(e) => format!("run error: {e}"),
         };
         let on_gpu = gpu.get(case.as_str()).copied();
