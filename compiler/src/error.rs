@@ -39,6 +39,15 @@ pub enum CompileError {
         /// and every `Result<_, CompileError>` would otherwise carry its size).
         error: Box<CodegenError>,
     },
+    /// While/conditional bodies nest deeper than [`crate::lower::MAX_CONTROL_FLOW_DEPTH`]:
+    /// the runtime would refuse the artifact.
+    #[error("control flow nests deeper than {limit} levels at computation {computation} (compiler::MAX_CONTROL_FLOW_DEPTH): the runtime refuses thunks nested deeper")]
+    NestingTooDeep {
+        /// The computation that would be nested one level too deep.
+        computation: String,
+        /// The limit.
+        limit: usize,
+    },
     /// The module could not be converted for embedding in the executable.
     #[error("cannot embed the HLO module: {0}")]
     Embed(String),

@@ -33,6 +33,7 @@ pub mod target;
 
 pub use coverage::{supported_opcodes, EMITTED_THUNK_KINDS, SUPPORTED_OPCODES};
 pub use error::CompileError;
+pub use lower::MAX_CONTROL_FLOW_DEPTH;
 pub use options::CompileOptions;
 pub use target::Target;
 

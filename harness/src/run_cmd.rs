@@ -84,6 +84,14 @@ impl LimitArgs {
     }
 }
 
+/// The device a target config file describes; its errors name the file (once).
+pub fn target_description(target_config: &Path) -> anyhow::Result<DeviceDescription> {
+    // The parser's errors already say `target config FILE:line:col`.
+    let config = proto::load_target_config(target_config)?;
+    DeviceDescription::from_target_config(&config)
+        .with_context(|| target_config.display().to_string())
+}
+
 /// Builds `count` devices of `kind` for a target config; emulated ones read `flags` (the
 /// per-launch instruction budget and wall-time limit).
 pub fn make_devices(
@@ -92,8 +100,7 @@ pub fn make_devices(
     count: usize,
     flags: &RuntimeFlags,
 ) -> anyhow::Result<Vec<Arc<dyn Device>>> {
-    let config = proto::load_target_config(target_config)?;
-    let description = DeviceDescription::from_target_config(&config)?;
+    let description = target_description(target_config)?;
     (0..count)
         .map(|i| -> anyhow::Result<Arc<dyn Device>> {
             Ok(match kind {
@@ -313,6 +320,9 @@ fn unknown_thunk_kinds(executable: &[u8]) -> Option<String> {
 /// artifact may be in any of the three forms `aot inspect` reads (PjRt bytes are unwrapped to
 /// the `GpuExecutableProto` first).
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    // The target config first, outside the artifact's context: a bad config was reported
+    // under the artifact's path.
+    target_description(&args.target_config)?;
     let raw = std::fs::read(&args.artifact)
         .with_context(|| format!("cannot read {}", args.artifact.display()))?;
     let bytes = crate::xla_artifact::unwrap(&raw)

@@ -66,6 +66,25 @@ fn cli_trials() -> Vec<Trial> {
             if r != Ok(1) || !text.contains("MISMATCH") {
                 return Err(format!("{r:?}\n{text}").into());
             }
+            // A target config out of range: the error names the config file, not the artifact.
+            let h100 = std::fs::read_to_string(spec("h100_sxm"))?;
+            let bad = tmp("cc_major_minus_one.txtpb");
+            std::fs::write(&bad, h100.replacen("    major: 9\n", "    major: -1\n", 1))?;
+            let args = harness::run_cmd::RunArgs {
+                artifact: artifact.clone(),
+                target_config: bad.clone(),
+                io: vec![io.clone()],
+                replicas: None,
+                no_command_buffers: false,
+                device: "emulated".into(),
+                profile: false,
+                limits: Default::default(),
+            };
+            let e = harness::run_cmd::run(&args, &mut Vec::new()).map_err(|e| format!("{e:#}"));
+            let want = format!("{}: INVALID_ARGUMENT: target config: gpu_device_info.cuda_compute_capability.major is -1, out of range [1, 99]", bad.display());
+            if e != Err(want.clone()) {
+                return Err(format!("{e:?}\nwanted {want:?}").into());
+            }
             // An sm_90 executable on an sm_80 device: an error (exit 2) naming both.
             let (r, _) = run_cli(&artifact, "a100_sxm_40", &io);
             match r {

@@ -35,6 +35,16 @@ pub enum SpecError {
         /// What it must be.
         what: &'static str,
     },
+    /// A launch dimension out of the emulator's range (as on every NVIDIA GPU).
+    #[error("launch spec: `{field}` is {value}, out of range [1, {max}]")]
+    Range {
+        /// `grid[0]`, `block[2]`, or `block` (the threads of the whole block).
+        field: String,
+        /// The value given (for `block`, the product of its dimensions).
+        value: u64,
+        /// The largest accepted.
+        max: u64,
+    },
     /// A dtype name this runner does not know.
     #[error("{at}: unknown dtype `{dtype}`")]
     Dtype {
@@ -94,12 +104,14 @@ pub enum SpecError {
         held: usize,
     },
     /// The emulator refused or stopped the launch.
-    #[error("launching `{kernel}`: {source}")]
+    // The emulator's error is part of this message and deliberately not a `#[source]` (a
+    // field named `source` would be one): chain printers (anyhow's `{:#}`) said it twice.
+    #[error("launching `{kernel}`: {error}")]
     Launch {
         /// The kernel.
         kernel: String,
         /// Why.
-        source: EmuError,
+        error: EmuError,
     },
     /// Emulated memory could not hold or give back a buffer.
     #[error("device memory: {0}")]
@@ -363,6 +375,34 @@ impl LaunchSpec {
             .to_owned();
         let grid = dims(spec, "grid")?;
         let block = dims(spec, "block")?;
+        // The emulator's launch limits, checked here too so a bad spec is named by its field
+        // before any buffer is allocated for it.
+        for (i, (&g, max)) in grid.iter().zip(emu::MAX_GRID).enumerate() {
+            if g == 0 || g > max {
+                return Err(SpecError::Range {
+                    field: format!("grid[{i}]"),
+                    value: u64::from(g),
+                    max: u64::from(max),
+                });
+            }
+        }
+        for (i, &b) in block.iter().enumerate() {
+            if b == 0 || b > emu::MAX_THREADS_PER_BLOCK {
+                return Err(SpecError::Range {
+                    field: format!("block[{i}]"),
+                    value: u64::from(b),
+                    max: u64::from(emu::MAX_THREADS_PER_BLOCK),
+                });
+            }
+        }
+        let threads = block.iter().map(|&b| u64::from(b)).product::<u64>();
+        if threads > u64::from(emu::MAX_THREADS_PER_BLOCK) {
+            return Err(SpecError::Range {
+                field: "block".into(),
+                value: threads,
+                max: u64::from(emu::MAX_THREADS_PER_BLOCK),
+            });
+        }
         let dynamic_shared_bytes = match &spec["dynamic_shared_bytes"] {
             Value::Null => 0,
             v => v
@@ -466,12 +506,25 @@ impl Outcome {
     }
 }
 
-/// Runs `spec` on `module` with `options`, keeping the first `keep` mismatches of each buffer.
+/// Runs `spec` on `module` with `options`, keeping the first `keep` mismatches of each buffer,
+/// on an emulated memory of 64 GiB.
 pub fn run(
     module: &LoadedModule,
     spec: &LaunchSpec,
     options: &LaunchOptions,
     keep: usize,
+) -> Result<Outcome, SpecError> {
+    run_limited(module, spec, options, keep, Memory::new().limit())
+}
+
+/// [`run`] on an emulated memory that refuses allocations beyond `memory_bytes` in total (the
+/// spec's buffers and the module's variables).
+pub fn run_limited(
+    module: &LoadedModule,
+    spec: &LaunchSpec,
+    options: &LaunchOptions,
+    keep: usize,
+    memory_bytes: u64,
 ) -> Result<Outcome, SpecError> {
     let kernel = &spec.kernel;
     let sizes = module
@@ -491,7 +544,7 @@ pub fn run(
             gives: spec.params.len(),
         });
     }
-    let mut mem = Memory::new();
+    let mut mem = Memory::with_limit(memory_bytes);
     let mut params = Vec::with_capacity(spec.params.len());
     let mut buffers: Vec<Option<(DevicePtr, usize)>> = Vec::with_capacity(spec.params.len());
     for p in &spec.params {
@@ -518,9 +571,9 @@ pub fn run(
         &mut mem,
         options,
     )
-    .map_err(|source| SpecError::Launch {
+    .map_err(|error| SpecError::Launch {
         kernel: kernel.clone(),
-        source,
+        error,
     })?;
     let mut checks = Vec::with_capacity(spec.expected.len());
     for (index, e) in spec.expected.iter().enumerate() {
@@ -599,7 +652,27 @@ mod tests {
             "params": [{"kind": "buffer", "dtype": "u32", "data": [1, 2]}],
             "expected": [{"param": 0, "dtype": "u32", "data": [1, 2]}]});
         assert!(spec(ok.clone()).is_ok());
-        let cases: [(&str, Value, &str); 7] = [
+        let cases: [(&str, Value, &str); 11] = [
+            (
+                "grid",
+                serde_json::json!([0]),
+                "launch spec: `grid[0]` is 0, out of range [1, 2147483647]",
+            ),
+            (
+                "grid",
+                serde_json::json!([1, 65536]),
+                "launch spec: `grid[1]` is 65536, out of range [1, 65535]",
+            ),
+            (
+                "block",
+                serde_json::json!([32, 1, 2048]),
+                "launch spec: `block[2]` is 2048, out of range [1, 1024]",
+            ),
+            (
+                "block",
+                serde_json::json!([64, 32]),
+                "launch spec: `block` is 2048, out of range [1, 1024]",
+            ),
             (
                 "kernel",
                 serde_json::json!(3),

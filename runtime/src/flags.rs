@@ -25,6 +25,16 @@ pub struct RuntimeFlags {
     /// instead of hanging). Applied by [`crate::EmulatedDevice::with_flags`]. Default 2^36: about
     /// four minutes of emulation at 300M lane-instructions per second, far above any real kernel.
     pub emulator_instruction_budget: u64,
+    /// Lane-instructions per launched thread that an emulated launch may execute: its budget is
+    /// this times the launch's thread count, at least `emulator_instruction_floor` and at most
+    /// `emulator_instruction_budget`, so a small launch that never ends stops in a time
+    /// proportional to its size (a branch-to-self loop in one block: well under a second, not
+    /// minutes). Default 2^22 (4 Mi): every golden and corpus kernel runs far below it. 0 turns
+    /// the scaling off. Applied by [`crate::EmulatedDevice::with_flags`].
+    pub emulator_instructions_per_thread: u64,
+    /// The least lane-instruction budget of a scaled emulated launch (kernels where a few threads
+    /// do all the work). Default 2^28.
+    pub emulator_instruction_floor: u64,
     /// Seconds a replica waits at a collective for the other participants before failing with
     /// `UNAVAILABLE`. Default 120.
     pub collective_timeout_secs: u64,
@@ -97,6 +107,8 @@ impl Default for RuntimeFlags {
             num_streams: 4,
             max_thunk_depth: 32,
             emulator_instruction_budget: 1 << 36,
+            emulator_instructions_per_thread: 1 << 22,
+            emulator_instruction_floor: 1 << 28,
             collective_timeout_secs: 120,
             ptx_check: PtxCheck::Signatures,
             max_replicas: 1024,
@@ -126,6 +138,14 @@ pub fn defaults() -> Vec<(&'static str, String)> {
         (
             "emulator_instruction_budget",
             d.emulator_instruction_budget.to_string(),
+        ),
+        (
+            "emulator_instructions_per_thread",
+            d.emulator_instructions_per_thread.to_string(),
+        ),
+        (
+            "emulator_instruction_floor",
+            d.emulator_instruction_floor.to_string(),
         ),
         (
             "collective_timeout_secs",

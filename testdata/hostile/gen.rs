@@ -274,6 +274,20 @@ fn main() -> Result<()> {
         "thunks[0].impl is not set: the thunk was made by a newer compiler",
     )?;
 
+    // A 10,000-character kernel name: the message echoes its start and its length, not all.
+    let mut p = golden("add")?;
+    first_kernel(&mut p).kernel_name = "k".repeat(10_000);
+    c.artifact(
+        "kernel_name_10000_characters.pb",
+        &p,
+        "load",
+        "NOT_FOUND",
+        &format!(
+            "kernel_name \"{}… (10000 characters)\" is not an .entry",
+            "k".repeat(60)
+        ),
+    )?;
+
     // Deep message nesting: past prost's recursion limit, and past the runtime's depth limit.
     for (file, depth, code, message) in [
         ("nesting_200_sequential.pb", 200, "INVALID_ARGUMENT", "ThunkProto.impl: … (95 more fields): ThunkProto.impl: SequentialThunkProto.thunks: ThunkProto.impl: recursion limit reached"),
@@ -329,6 +343,64 @@ fn main() -> Result<()> {
     ));
     hlo(&mut c, "nested_calls_2000.hlo", &chain, "run", "OK", "")?;
 
+    // Operand chains and nesting deep enough to overflow a recursive compiler: an elementwise
+    // chain fusion cuts into kernels (it must compile and run), a reducer whose chain is longer
+    // than the emitter follows, tuples nested past the parser's limit, and while loops nested
+    // past what the runtime loads (refused by the compiler; 30 deep compiles and runs).
+    let mut chain = String::from("HloModule chain\n\nENTRY e {\n  x0 = f32[4] parameter(0)\n");
+    let depth = 3000;
+    for i in 1..depth {
+        chain.push_str(&format!("  x{i} = f32[4] negate(x{})\n", i - 1));
+    }
+    chain.push_str(&format!(
+        "  ROOT x{depth} = f32[4] negate(x{})\n}}\n",
+        depth - 1
+    ));
+    hlo(
+        &mut c,
+        "elementwise_chain_3000.hlo",
+        &chain,
+        "run",
+        "OK",
+        "",
+    )?;
+    let mut reducer = String::from("HloModule deep_reducer\n\nsum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  r0 = f32[] add(a, b)\n");
+    for i in 1..3000 {
+        reducer.push_str(&format!("  r{i} = f32[] negate(r{})\n", i - 1));
+    }
+    reducer.push_str("  ROOT r3000 = f32[] negate(r2999)\n}\n\nENTRY e {\n  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT s = f32[] reduce(x, z), dimensions={0}, to_apply=sum\n}\n");
+    hlo(
+        &mut c,
+        "reducer_chain_3000.hlo",
+        &reducer,
+        "compile",
+        "Codegen",
+        "the expression nests deeper than 2048 operands (codegen::elemental::MAX_EXPRESSION_DEPTH)",
+    )?;
+    let nested = format!(
+        "HloModule nested_tuple\n\nENTRY e {{\n  p = {}f32[4]{} parameter(0)\n  ROOT c = f32[4] constant({{1, 2, 3, 4}})\n}}\n",
+        "(".repeat(100),
+        ")".repeat(100)
+    );
+    hlo(
+        &mut c,
+        "tuple_shape_nested_100.hlo",
+        &nested,
+        "parse",
+        "TooDeep",
+        "nesting deeper than 64 levels",
+    )?;
+    let whiles = |n: usize| {
+        let mut s = String::from("HloModule nested_whiles\n\ncond {\n  p = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  one = s32[] constant(1)\n  ROOT lt = pred[] compare(i, one), direction=LT\n}\n\nb0 {\n  p = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  x = f32[4] get-tuple-element(p), index=1\n  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n  nx = f32[4] negate(x)\n  ROOT t = (s32[], f32[4]) tuple(i1, nx)\n}\n\n");
+        for k in 1..n {
+            s.push_str(&format!("b{k} {{\n  p = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  x = f32[4] get-tuple-element(p), index=1\n  z = s32[] constant(0)\n  it = (s32[], f32[4]) tuple(z, x)\n  w = (s32[], f32[4]) while(it), condition=cond, body=b{}\n  x2 = f32[4] get-tuple-element(w), index=1\n  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n  ROOT t = (s32[], f32[4]) tuple(i1, x2)\n}}\n\n", k - 1));
+        }
+        s.push_str(&format!("ENTRY e {{\n  x = f32[4] parameter(0)\n  z = s32[] constant(0)\n  it = (s32[], f32[4]) tuple(z, x)\n  w = (s32[], f32[4]) while(it), condition=cond, body=b{}\n  ROOT r = f32[4] get-tuple-element(w), index=1\n}}\n", n - 1));
+        s
+    };
+    hlo(&mut c, "while_nested_30.hlo", &whiles(30), "run", "OK", "")?;
+    hlo(&mut c, "while_nested_40.hlo", &whiles(40), "compile", "NestingTooDeep", "control flow nests deeper than 30 levels at computation cond (compiler::MAX_CONTROL_FLOW_DEPTH)")?;
+
     // PTX launched by `aot ptx-run`: a store far past its buffer, and a barrier that half the
     // block never reaches.
     let vadd = std::fs::read_to_string("testdata/corpus/ptx/vadd.ptx")?;
@@ -363,6 +435,27 @@ fn main() -> Result<()> {
     )?;
     c.write("barrier_deadlock.ptx", deadlock.as_bytes(), json!({"kind": "ptx", "launch": "barrier_deadlock.launch.json", "stage": "run", "code": "ERROR", "message": "barrier deadlock in CTA (0,0,0): barrier 0: 40 of 64 expected threads arrived, 24 threads of the CTA have exited"}))?;
 
+    // A branch-to-self loop in a small launch: stopped by the budget scaled to its 64 threads
+    // (the floor, 2^28), in well under a second rather than after the whole 2^36.
+    let spin = vadd.replace(
+        "$L__BB0_2:\n\tret;",
+        "$L__BB0_2:\n\tbra.uni \t$L__BB0_2;\n\tret;",
+    );
+    assert_ne!(spin, vadd, "vadd.ptx ends with the label this edit uses");
+    std::fs::write(
+        Path::new(OUT).join("spin.launch.json"),
+        serde_json::to_vec_pretty(&launch(64))?,
+    )?;
+    c.write("spin.ptx", spin.as_bytes(), json!({"kind": "ptx", "launch": "spin.launch.json", "stage": "run", "code": "ERROR", "message": "instruction budget of 268435456 lane-instructions exhausted"}))?;
+    // A launch spec whose grid is past the emulator's limit, refused before anything runs.
+    let mut spec = launch(64);
+    spec["grid"] = json!([1, 65536, 1]);
+    std::fs::write(
+        Path::new(OUT).join("grid_over_limit.launch.json"),
+        serde_json::to_vec_pretty(&spec)?,
+    )?;
+    c.write("grid_over_limit.ptx", vadd.as_bytes(), json!({"kind": "ptx", "launch": "grid_over_limit.launch.json", "stage": "run", "code": "ERROR", "message": "launch spec: `grid[1]` is 65536, out of range [1, 65535]"}))?;
+
     // Target configs.
     let h100 = std::fs::read_to_string("testdata/target_specs/h100_sxm.txtpb")?;
     c.write("config_truncated.txtpb", &h100.as_bytes()[..h100.len() / 2], json!({"kind": "config", "stage": "parse", "code": "ERROR", "message": "expected '}' or a field name, but reached end of input"}))?;
@@ -373,6 +466,30 @@ fn main() -> Result<()> {
         .collect();
     assert_ne!(no_platform, h100, "h100_sxm.txtpb names its platform");
     c.write("config_no_platform.txtpb", no_platform.as_bytes(), json!({"kind": "config", "stage": "parse", "code": "ERROR", "message": "platform_name is missing"}))?;
+
+    // Limits out of range: a compute capability with major -1, a negative SM count.
+    for (file, from, to, message) in [
+        (
+            "config_cc_major_minus_one.txtpb",
+            "    major: 9\n",
+            "    major: -1\n",
+            "gpu_device_info.cuda_compute_capability.major is -1, out of range [1, 99]",
+        ),
+        (
+            "config_negative_core_count.txtpb",
+            "  core_count: 132\n",
+            "  core_count: -1\n",
+            "gpu_device_info.core_count is -1, out of range [0, 65536]",
+        ),
+    ] {
+        let bad = h100.replacen(from, to, 1);
+        assert_ne!(bad, h100, "h100_sxm.txtpb has {from:?}");
+        c.write(
+            file,
+            bad.as_bytes(),
+            json!({"kind": "config", "stage": "parse", "code": "ERROR", "message": message}),
+        )?;
+    }
 
     let manifest = json!({
         "comment": "Written by gen.rs (cargo run -p harness --example hostile_corpus); replayed by harness/tests/hostile.rs. stage: where the input must stop (load, run, compile, parse); code: the absl code, ERROR for the tools without codes, OK for inputs that must be accepted and run within the limits; message: a fragment of the error.",

@@ -136,6 +136,17 @@ pub enum CodegenError {
     /// The request itself is malformed (bad computation id, nested tuple root, ...).
     #[error("codegen: invalid request: {0}")]
     Invalid(String),
+    /// An expression nests deeper than the emitter follows (an inlined reducer or map body
+    /// whose operand chain is longer than [`elemental::MAX_EXPRESSION_DEPTH`]).
+    #[error("{instruction} in {computation}: the expression nests deeper than {limit} operands (codegen::elemental::MAX_EXPRESSION_DEPTH)")]
+    TooDeep {
+        /// Computation name.
+        computation: String,
+        /// The instruction at which the limit was reached.
+        instruction: String,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 /// Leaves of one loop kernel: their dimensions and `(instruction, output leaf)` pairs.

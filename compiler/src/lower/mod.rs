@@ -237,7 +237,18 @@ struct Lowerer<'a> {
     values: Vec<Value>,
     clock: u32,
     names: std::collections::BTreeSet<String>,
+    /// How many while/conditional bodies enclose the computation being lowered.
+    depth: usize,
 }
+
+/// Deepest nesting of while/conditional bodies the compiler lowers; deeper modules fail with
+/// [`CompileError::NestingTooDeep`]. Each level becomes a thunk sequence inside a thunk, and the
+/// runtime refuses artifacts nested deeper than its `RuntimeFlags::max_thunk_depth` (default
+/// 32) or than the protobuf decoder's recursion limit of 100 messages (three per level:
+/// `ThunkProto`, the while/conditional message, `ThunkSequenceProto`, plus the innermost
+/// kernel's own messages): refusing here keeps the compiler from writing an artifact its own
+/// runtime rejects, and bounds the lowering's recursion.
+pub const MAX_CONTROL_FLOW_DEPTH: usize = 30;
 
 /// Lowers an optimized module.
 pub fn lower(
@@ -252,6 +263,7 @@ pub fn lower(
         values: Vec::new(),
         clock: 1,
         names: Default::default(),
+        depth: 0,
     };
     let entry_id = l.module.entry;
     let entry = l
@@ -573,6 +585,27 @@ impl Lowerer<'_> {
     /// Lowers a computation whose parameters live at `params` (leaf locations per parameter);
     /// returns its operations and the locations of its root's leaves.
     fn lower_computation(
+        &mut self,
+        cid: ComputationId,
+        params: Vec<Vec<Loc>>,
+    ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
+        // The entry is at depth 0; every while/conditional body lowered from here is one deeper.
+        if self.depth > MAX_CONTROL_FLOW_DEPTH {
+            return Err(CompileError::NestingTooDeep {
+                computation: self
+                    .module
+                    .get(cid)
+                    .map_or_else(|| format!("{cid:?}"), |c| c.name.clone()),
+                limit: MAX_CONTROL_FLOW_DEPTH,
+            });
+        }
+        self.depth += 1;
+        let r = self.lower_computation_body(cid, params);
+        self.depth -= 1;
+        r
+    }
+
+    fn lower_computation_body(
         &mut self,
         cid: ComputationId,
         params: Vec<Vec<Loc>>,

@@ -35,6 +35,8 @@ enum Command {
         /// Launch spec (`KERNEL.launch.json`).
         #[arg(long)]
         launch: PathBuf,
+        #[command(flatten)]
+        limits: harness::ptx_run::Limits,
     },
     /// Snapshot or diff the compatibility surface (the schema bot).
     /// Exit status: 0 clean, 1 error findings, 2 usage or internal error.
@@ -110,9 +112,16 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     match cli.command {
         Command::Eval { module, io } => verdict(harness::eval_cmd::run(&module, &io, &mut stdout)),
-        Command::PtxRun { ptx, launch } => {
-            verdict(harness::ptx_run::run(&ptx, &launch, &mut stdout))
-        }
+        Command::PtxRun {
+            ptx,
+            launch,
+            limits,
+        } => verdict(harness::ptx_run::run_with(
+            &ptx,
+            &launch,
+            &limits,
+            &mut stdout,
+        )),
         Command::Run(args) => code(harness::run_cmd::run(&args, &mut stdout)),
         Command::CheckHlo(args) => code(harness::check_cmd::run(&args, &mut stdout)),
         Command::Inspect(args) => code(harness::inspect_cmd::run(&args, &mut stdout)),

@@ -57,6 +57,8 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     ("num_streams", ANY_THUNK),
     ("max_thunk_depth", ANY_THUNK),
     ("emulator_instruction_budget", KERNEL_THUNKS),
+    ("emulator_instructions_per_thread", KERNEL_THUNKS),
+    ("emulator_instruction_floor", KERNEL_THUNKS),
     ("collective_timeout_secs", COLLECTIVE_THUNKS),
     ("ptx_check", KERNEL_THUNKS),
     // Checked against `replica_count` at load, before it sizes anything.

@@ -101,7 +101,9 @@ pub enum EvalError {
     },
     /// An error while evaluating an instruction. The inner error is part of the message and
     /// deliberately not a `#[source]`, so chain printers (anyhow's `{:#}`) say it once.
-    #[error("{loc}: {computation}/{instruction}: {error}")]
+    // Said once per frame, and a deep chain elided in the middle (a call chain 256 deep once
+    // printed every frame); printed without recursing into the inner frames.
+    #[error("{}", at_message(.loc, .computation, .instruction, .error))]
     At {
         /// Computation name.
         computation: String,
@@ -112,6 +114,45 @@ pub enum EvalError {
         /// The underlying error.
         error: Box<EvalError>,
     },
+}
+
+/// Frames of an [`EvalError::At`] chain printed at each end; the ones between are counted.
+const SHOWN_FRAMES: usize = 4;
+
+/// The message of an [`EvalError::At`] chain: its frames outermost first (the middle of a long
+/// chain elided as `… (N more frames)`), then the innermost error.
+fn at_message(
+    loc: &crate::ir::SourceLoc,
+    computation: &str,
+    instruction: &str,
+    error: &EvalError,
+) -> String {
+    let mut frames = vec![format!("{loc}: {computation}/{instruction}")];
+    let mut inner = error;
+    while let EvalError::At {
+        loc,
+        computation,
+        instruction,
+        error,
+    } = inner
+    {
+        frames.push(format!("{loc}: {computation}/{instruction}"));
+        inner = error;
+    }
+    let mut out = String::new();
+    let n = frames.len();
+    for (k, frame) in frames.iter().enumerate() {
+        if n > 2 * SHOWN_FRAMES && k == SHOWN_FRAMES {
+            out.push_str(&format!("… ({} more frames): ", n - 2 * SHOWN_FRAMES));
+        }
+        if n > 2 * SHOWN_FRAMES && (SHOWN_FRAMES..n - SHOWN_FRAMES).contains(&k) {
+            continue;
+        }
+        out.push_str(frame);
+        out.push_str(": ");
+    }
+    out.push_str(&inner.to_string());
+    out
 }
 
 impl EvalError {
@@ -1233,6 +1274,31 @@ mod tests {
         );
         // No source chain: printers that walk it (anyhow's `{:#}`) say the reason once.
         assert!(std::error::Error::source(&e).is_none());
+    }
+
+    #[test]
+    fn a_deep_call_chain_names_its_ends_and_counts_the_frames_between() {
+        // c0 negates; c_i calls c_(i-1); the entry calls c299: 301 computations deep.
+        let mut text = String::from(
+            "HloModule m\n\nc0 {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] negate(p)\n}\n\n",
+        );
+        for i in 1..300 {
+            text.push_str(&format!(
+                "c{i} {{\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] call(p), to_apply=c{}\n}}\n\n",
+                i - 1
+            ));
+        }
+        text.push_str(
+            "ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT r = f32[2] call(x), to_apply=c299\n}\n",
+        );
+        let m = module(&text);
+        let e = evaluate(&m, &[f32s(vec![2], vec![1.0, 2.0])]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "1505:8: e/r: 1500:8: c299/r: 1495:8: c298/r: 1490:8: c297/r: … (249 more frames): \
+             240:8: c47/r: 235:8: c46/r: 230:8: c45/r: 225:8: c44/r: \
+             computations nest deeper than 256 calls"
+        );
     }
 
     fn f32s(dims: Vec<usize>, v: Vec<f32>) -> Literal {

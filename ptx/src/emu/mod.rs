@@ -133,6 +133,26 @@ pub struct LaunchOptions {
     /// lane-instructions per worker), so a kernel that spins fails with
     /// [`EmuError::WallTimeExceeded`] in bounded time whatever its budget. `None`: no limit.
     pub wall_time_limit: Option<std::time::Duration>,
+    /// Lane-instructions each launched thread may execute on average: the launch's budget is
+    /// this times its thread count, at least [`LaunchOptions::instruction_floor`] and at most
+    /// [`LaunchOptions::instruction_budget`], so a small launch that spins stops after a time in
+    /// proportion to its size, not after the whole budget. 0: no scaling (the budget alone).
+    pub instructions_per_thread: u64,
+    /// The least budget a scaled launch gets (setup, and kernels where few threads do much).
+    pub instruction_floor: u64,
+}
+
+impl LaunchOptions {
+    /// The lane-instruction budget of a launch of `threads` threads.
+    pub fn budget_for(&self, threads: u64) -> u64 {
+        if self.instructions_per_thread == 0 {
+            return self.instruction_budget;
+        }
+        self.instructions_per_thread
+            .saturating_mul(threads)
+            .max(self.instruction_floor)
+            .min(self.instruction_budget)
+    }
 }
 
 impl Default for LaunchOptions {
@@ -141,6 +161,8 @@ impl Default for LaunchOptions {
             instruction_budget: 1 << 36,
             threads: 0,
             wall_time_limit: None,
+            instructions_per_thread: 0,
+            instruction_floor: 0,
         }
     }
 }
@@ -219,6 +241,7 @@ pub fn launch(
             options.instruction_budget
         )));
     }
+    let budget = options.budget_for(total_threads);
     let shared = (func.shared_static as u64).div_ceil(16) * 16 + dynamic_shared_bytes as u64;
     if shared > MAX_SHARED_BYTES {
         return Err(cfg(format!(
@@ -287,7 +310,7 @@ pub fn launch(
         grid,
         block,
         dyn_shared: dynamic_shared_bytes,
-        budget: options.instruction_budget,
+        budget,
         used: &used,
         stop: &stop,
         deadline: options
@@ -339,7 +362,7 @@ pub fn launch(
     if let Some(e) = first_err {
         return Err(e);
     }
-    if used.load(Ordering::Relaxed) > options.instruction_budget {
+    if used.load(Ordering::Relaxed) > budget {
         return Err(EmuError::BudgetExhausted {
             at: Box::new(Location {
                 kernel: kernel.to_string(),
@@ -349,8 +372,56 @@ pub fn launch(
                 ctaid: [0; 3],
                 tid: [0; 3],
             }),
-            budget: options.instruction_budget,
+            budget,
         });
     }
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_scales_with_the_launch_between_floor_and_cap() {
+        let opts = LaunchOptions {
+            instructions_per_thread: 1 << 10,
+            instruction_floor: 1 << 20,
+            ..LaunchOptions::default()
+        };
+        assert_eq!(opts.budget_for(64), 1 << 20);
+        assert_eq!(opts.budget_for(1 << 12), 1 << 22);
+        assert_eq!(opts.budget_for(u64::MAX), 1 << 36);
+        assert_eq!(LaunchOptions::default().budget_for(64), 1 << 36);
+    }
+
+    #[test]
+    fn a_small_spinning_launch_stops_at_its_scaled_budget() {
+        let text = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry spin()\n{\nSPIN:\n\tbra.uni SPIN;\n}\n";
+        let ast = crate::parse(text).expect("the kernel parses");
+        let m = LoadedModule::load(&ast).expect("the kernel loads");
+        let opts = LaunchOptions {
+            instructions_per_thread: 1 << 10,
+            instruction_floor: 1 << 20,
+            ..LaunchOptions::default()
+        };
+        let start = std::time::Instant::now();
+        let err = launch(
+            &m,
+            "spin",
+            [1, 1, 1],
+            [64, 1, 1],
+            0,
+            &[],
+            &mut Memory::new(),
+            &opts,
+        )
+        .expect_err("a branch-to-self loop never ends");
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        let message = err.to_string();
+        assert!(
+            message.starts_with("instruction budget of 1048576 lane-instructions exhausted ("),
+            "{message}"
+        );
+    }
 }

@@ -77,6 +77,8 @@ fn launch_options(flags: &crate::flags::RuntimeFlags) -> LaunchOptions {
     LaunchOptions {
         instruction_budget: flags.emulator_instruction_budget,
         wall_time_limit: Some(std::time::Duration::from_secs(flags.max_execution_secs)),
+        instructions_per_thread: flags.emulator_instructions_per_thread,
+        instruction_floor: flags.emulator_instruction_floor,
         ..LaunchOptions::default()
     }
 }
@@ -96,7 +98,7 @@ fn emu_err(e: emu::EmuError) -> Error {
 fn launch_err(e: emu::EmuError) -> Error {
     match e {
         e @ emu::EmuError::BudgetExhausted { .. } => Error::ResourceExhausted(format!(
-            "emulated device: {e} (RuntimeFlags::emulator_instruction_budget)"
+            "emulated device: {e} (RuntimeFlags::emulator_instructions_per_thread times the launch's threads, at least emulator_instruction_floor, at most emulator_instruction_budget)"
         )),
         e @ emu::EmuError::LaunchConfig { .. } => Error::InvalidArgument(e.to_string()),
         e @ (emu::EmuError::HostMemory { .. } | emu::EmuError::WallTimeExceeded { .. }) => {

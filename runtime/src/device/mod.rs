@@ -52,6 +52,109 @@ fn pos(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
+/// `gpu_device_info.<field>` must be in `[lo, hi]`: a hostile or corrupted target config is
+/// refused with the field named, before a bound derived from it checks any artifact.
+fn in_range(field: &str, v: i64, lo: i64, hi: i64) -> Result<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "target config: gpu_device_info.{field} is {v}, out of range [{lo}, {hi}]"
+        )))
+    }
+}
+
+/// Every limit of a CUDA `gpu_device_info` checked against a range: 0 (unset) is accepted where
+/// the runtime does not need the field; the upper bounds are far above any NVIDIA GPU.
+fn check_device_info(info: &proto::stream_executor::GpuDeviceInfoProto) -> Result<()> {
+    const MIB: i64 = 1 << 20;
+    let ints: [(&str, i64, i64, i64); 19] = [
+        (
+            "threads_per_block_limit",
+            info.threads_per_block_limit.into(),
+            0,
+            1024,
+        ),
+        ("threads_per_warp", info.threads_per_warp.into(), 0, 64),
+        (
+            "shared_memory_per_block",
+            info.shared_memory_per_block.into(),
+            0,
+            16 * MIB,
+        ),
+        (
+            "shared_memory_per_core",
+            info.shared_memory_per_core.into(),
+            0,
+            16 * MIB,
+        ),
+        (
+            "shared_memory_per_block_optin",
+            info.shared_memory_per_block_optin.into(),
+            0,
+            16 * MIB,
+        ),
+        (
+            "threads_per_core_limit",
+            info.threads_per_core_limit.into(),
+            0,
+            1 << 16,
+        ),
+        ("core_count", info.core_count.into(), 0, 1 << 16),
+        ("fpus_per_core", info.fpus_per_core, 0, 1 << 16),
+        (
+            "block_dim_limit_x",
+            info.block_dim_limit_x,
+            0,
+            u32::MAX.into(),
+        ),
+        (
+            "block_dim_limit_y",
+            info.block_dim_limit_y,
+            0,
+            u32::MAX.into(),
+        ),
+        (
+            "block_dim_limit_z",
+            info.block_dim_limit_z,
+            0,
+            u32::MAX.into(),
+        ),
+        ("thread_dim_limit_x", info.thread_dim_limit_x, 0, 1024),
+        ("thread_dim_limit_y", info.thread_dim_limit_y, 0, 1024),
+        ("thread_dim_limit_z", info.thread_dim_limit_z, 0, 1024),
+        ("memory_bandwidth", info.memory_bandwidth, 0, 1 << 50),
+        ("l2_cache_size", info.l2_cache_size, 0, 1 << 36),
+        ("device_memory_size", info.device_memory_size, 0, 1 << 50),
+        (
+            "registers_per_core_limit",
+            info.registers_per_core_limit,
+            0,
+            1 << 24,
+        ),
+        (
+            "registers_per_block_limit",
+            info.registers_per_block_limit,
+            0,
+            1 << 24,
+        ),
+    ];
+    for (field, v, lo, hi) in ints {
+        in_range(field, v, lo, hi)?;
+    }
+    for (field, v) in [
+        ("clock_rate_ghz", info.clock_rate_ghz),
+        ("mem_clock_ghz", info.mem_clock_ghz),
+    ] {
+        if !(0.0..=100.0).contains(&v) {
+            return Err(invalid(format!(
+                "target config: gpu_device_info.{field} is {v}, out of range [0, 100]"
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl DeviceDescription {
     /// Builds the description from a target config (`stream_executor.GpuTargetConfigProto`).
     pub fn from_target_config(config: &GpuTargetConfigProto) -> Result<DeviceDescription> {
@@ -61,6 +164,9 @@ impl DeviceDescription {
             .ok_or_else(|| invalid("target config: gpu_device_info is not set"))?;
         let cc = match &info.compute_capability {
             Some(gpu_device_info_proto::ComputeCapability::CudaComputeCapability(c)) => {
+                let at = "cuda_compute_capability";
+                in_range(&format!("{at}.major"), c.major.into(), 1, 99)?;
+                in_range(&format!("{at}.minor"), c.minor.into(), 0, 99)?;
                 (c.major, c.minor)
             }
             Some(_) => {
@@ -76,6 +182,7 @@ impl DeviceDescription {
                 ))
             }
         };
+        check_device_info(info)?;
         let optin = pos(info.shared_memory_per_block_optin.into());
         let per_block = pos(info.shared_memory_per_block.into());
         Ok(DeviceDescription {

@@ -171,6 +171,20 @@ pub fn decode_encoded_sequence(
     Ok(out)
 }
 
+/// Longest value an error message echoes whole, in characters.
+const ECHO_LIMIT: usize = 120;
+
+/// `s` as an error message echoes it: whole when short, else its first characters and its
+/// length (`… (10000 characters)`), so a hostile 10,000-character name cannot flood a log.
+pub(crate) fn elide(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= ECHO_LIMIT {
+        return s.to_owned();
+    }
+    let head: String = s.chars().take(ECHO_LIMIT / 2).collect();
+    format!("{head}… ({n} characters)")
+}
+
 fn opt_seq(
     ctx: &mut DecodeContext<'_>,
     s: Option<&mut ThunkSequenceProto>,
@@ -397,7 +411,7 @@ fn thunk(
             let handler = ctx.registry.resolve(&c.target_name).cloned().ok_or_else(|| {
                 Error::NotFound(format!(
                     "{p2}.target_name \"{}\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-                    c.target_name.escape_debug()
+                    elide(&c.target_name.escape_debug().to_string())
                 ))
             })?;
             let nullable = |list: &[proto::xla::gpu::NullableShapedSliceProto],
@@ -738,11 +752,11 @@ fn kernel(
         path,
     )?;
     let Some(entry) = module.outline.kernel(&k.kernel_name) else {
-        let entries: Vec<&str> = module.outline.entries().map(|f| f.name.as_str()).collect();
+        let entries: Vec<String> = module.outline.entries().map(|f| elide(&f.name)).collect();
         return Err(Error::NotFound(format!(
             "{path}.kernel_name \"{}\" is not an .entry of its kernel_binary.ptx (entries: {})",
-            k.kernel_name.escape_debug(),
-            entries.join(", ")
+            elide(&k.kernel_name.escape_debug().to_string()),
+            elide(&entries.join(", "))
         )));
     };
     let params = entry.params();

@@ -63,6 +63,18 @@ pub struct Ctx<'a> {
 
 type Key = (u32, InstrId, Vec<Ix>);
 
+/// Deepest chain of operands [`Emitter::emit`] follows before it fails with
+/// [`CodegenError::TooDeep`]. Fusion already cuts chains at [`crate::fusion::MAX_FUSION_DEPTH`],
+/// so only an inlined computation (a reducer, comparator or map body) with a chain this long
+/// reaches it. Each level runs on a stack grown on the heap when needed (`stacker`): a debug
+/// build uses about 35 KB of stack per level, so this bounds that memory to about 70 MB.
+pub const MAX_EXPRESSION_DEPTH: usize = 2048;
+
+/// Stack left below which [`Emitter::emit`] continues on a new heap-allocated segment, and that
+/// segment's size: several levels of the emitter's largest (debug) frames fit in each.
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
 /// The emitter state for one kernel.
 #[derive(Debug)]
 pub struct Emitter<'m> {
@@ -78,6 +90,8 @@ pub struct Emitter<'m> {
     row_values: HashMap<(u32, InstrId), Vec<Val>>,
     next_ctx: u32,
     name: String,
+    /// How many [`Emitter::emit`] calls are active (the operand chain being followed).
+    depth: usize,
 }
 
 /// The dimensions of an array shape as u64.
@@ -116,6 +130,7 @@ impl<'m> Emitter<'m> {
             row_values: HashMap::new(),
             next_ctx: 0,
             name: name.to_string(),
+            depth: 0,
         }
     }
 
@@ -413,7 +428,24 @@ impl<'m> Emitter<'m> {
                 return Ok(v.clone());
             }
         }
-        let v = self.emit_uncached(ctx, id, idx)?;
+        // The emitter recurses along operand chains: bound the depth, and run each level where
+        // there is stack for it, so a deep expression is an error or works, never an overflow.
+        if self.depth >= MAX_EXPRESSION_DEPTH {
+            return Err(CodegenError::TooDeep {
+                computation: ctx.comp.name.clone(),
+                instruction: ctx
+                    .comp
+                    .get(id)
+                    .map_or_else(|| format!("{id:?}"), |i| i.name.clone()),
+                limit: MAX_EXPRESSION_DEPTH,
+            });
+        }
+        self.depth += 1;
+        let v = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.emit_uncached(ctx, id, idx)
+        });
+        self.depth -= 1;
+        let v = v?;
         if let Some(top) = self.scopes.last_mut() {
             top.insert(key, v.clone());
         }
