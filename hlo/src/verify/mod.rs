@@ -5,6 +5,10 @@
 //! elementwise, data-movement, reduction, control-flow and indexing opcodes; opcodes it cannot
 //! infer (custom-call, collectives, rng, bitcast, ...) are accepted with their declared shape.
 
+mod error;
+
+pub use error::{LayoutError, Needs, ShapeError};
+
 use std::collections::HashSet;
 
 use crate::error::VerifyError;
@@ -35,22 +39,26 @@ impl Signature {
 /// Looks up the signature of a called computation.
 pub type CalleeLookup<'a> = &'a dyn Fn(ComputationId) -> Option<Signature>;
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, ShapeError>;
 
 fn arr<'a>(ops: &[&'a Shape], i: usize) -> R<&'a ArrayShape> {
     match ops.get(i) {
         Some(Shape::Array(a)) => Ok(a),
-        Some(s) => Err(format!("operand {i} must be an array, found {s}")),
-        None => Err(format!("missing operand {i}")),
+        Some(s) => Err(ShapeError::NotArray {
+            index: i,
+            found: (*s).clone(),
+        }),
+        None => Err(ShapeError::MissingOperand { index: i }),
     }
 }
 
 fn count(ops: &[&Shape], n: usize, opcode: Opcode) -> R<()> {
     if ops.len() != n {
-        return Err(format!(
-            "{opcode} takes {n} operand(s), found {}",
-            ops.len()
-        ));
+        return Err(ShapeError::OperandCount {
+            opcode,
+            expected: n,
+            found: ops.len(),
+        });
     }
     Ok(())
 }
@@ -67,14 +75,22 @@ fn idx(d: i64, rank: usize, what: &str) -> R<usize> {
     usize::try_from(d)
         .ok()
         .filter(|&u| u < rank)
-        .ok_or_else(|| format!("{what} {d} is out of range for rank {rank}"))
+        .ok_or_else(|| ShapeError::OutOfRange {
+            what: what.to_owned(),
+            value: d,
+            rank,
+        })
 }
 
-fn check_unique(v: &[i64], what: &str) -> R<()> {
+fn check_unique(v: &[i64], what: &'static str) -> R<()> {
     let mut seen = HashSet::new();
     for d in v {
         if !seen.insert(d) {
-            return Err(format!("{what} {v:?} repeats {d}"));
+            return Err(ShapeError::Repeated {
+                what,
+                dims: v.to_vec(),
+                repeated: *d,
+            });
         }
     }
     Ok(())
@@ -82,7 +98,7 @@ fn check_unique(v: &[i64], what: &str) -> R<()> {
 
 fn window_out(d: i64, w: &WindowDim) -> R<i64> {
     if w.stride <= 0 || w.lhs_dilation <= 0 || w.rhs_dilation <= 0 || w.size < 0 {
-        return Err(format!("invalid window dimension {w:?}"));
+        return Err(ShapeError::InvalidWindow(*w));
     }
     let dilated_base = if d == 0 {
         0
@@ -110,30 +126,33 @@ fn window_out(d: i64, w: &WindowDim) -> R<i64> {
 fn callee(
     lookup: Option<CalleeLookup<'_>>,
     id: Option<ComputationId>,
-    what: &str,
+    what: &'static str,
 ) -> R<Option<Signature>> {
     let Some(id) = id else {
-        return Err(format!("missing {what}"));
+        return Err(ShapeError::MissingCallee { what });
     };
     Ok(match lookup {
-        Some(f) => Some(f(id).ok_or_else(|| format!("{what} refers to a missing computation"))?),
+        Some(f) => Some(f(id).ok_or(ShapeError::UnknownCallee { what })?),
         None => None,
     })
 }
 
 fn check_params(sig: &Signature, args: &[&Shape], what: &str) -> R<()> {
     if sig.params.len() != args.len() {
-        return Err(format!(
-            "{what} takes {} parameter(s) but is given {}",
-            sig.params.len(),
-            args.len()
-        ));
+        return Err(ShapeError::ParamCount {
+            what: what.to_owned(),
+            params: sig.params.len(),
+            args: args.len(),
+        });
     }
     for (i, (p, a)) in sig.params.iter().zip(args).enumerate() {
         if !p.compatible(a) {
-            return Err(format!(
-                "{what} parameter {i} has shape {p}, but is given {a}"
-            ));
+            return Err(ShapeError::ParamShape {
+                what: what.to_owned(),
+                index: i,
+                param: p.clone(),
+                arg: (*a).clone(),
+            });
         }
     }
     Ok(())
@@ -141,33 +160,41 @@ fn check_params(sig: &Signature, args: &[&Shape], what: &str) -> R<()> {
 
 /// Checks a reducer-like computation (reduce, reduce-window, sort comparator excluded): `2n`
 /// scalar parameters and a result of `n` scalars matching the init values.
-fn check_reducer(sig: &Signature, inits: &[PrimitiveType], what: &str) -> R<()> {
+fn check_reducer(sig: &Signature, inits: &[PrimitiveType], what: &'static str) -> R<()> {
     let n = inits.len();
     if sig.params.len() != 2 * n {
-        return Err(format!(
-            "{what} takes {} parameter(s), expected {}",
-            sig.params.len(),
-            2 * n
-        ));
+        return Err(ShapeError::ReducerParamCount {
+            what,
+            found: sig.params.len(),
+            expected: 2 * n,
+        });
     }
     let results: Vec<&Shape> = match (&sig.result, n) {
         (Shape::Tuple(t), n) if n > 1 || t.len() == 1 => t.iter().collect(),
         (s, 1) => vec![s],
         (s, _) => {
-            return Err(format!(
-                "{what} must return a tuple of {n} scalars, returns {s}"
-            ))
+            return Err(ShapeError::ReducerNotTuple {
+                what,
+                n,
+                result: s.clone(),
+            })
         }
     };
     if results.len() != n {
-        return Err(format!(
-            "{what} returns {} value(s), expected {n}",
-            results.len()
-        ));
+        return Err(ShapeError::ReducerResultCount {
+            what,
+            found: results.len(),
+            expected: n,
+        });
     }
     for (i, (r, t)) in results.iter().zip(inits).enumerate() {
         if !r.compatible(&Shape::scalar(*t)) {
-            return Err(format!("{what} result {i} is {r}, expected {}[]", t));
+            return Err(ShapeError::ReducerResultType {
+                what,
+                index: i,
+                found: (*r).clone(),
+                expected: *t,
+            });
         }
     }
     Ok(())
@@ -201,9 +228,11 @@ pub fn infer_shape(
         let ty = match opcode {
             IsFinite => {
                 if !t.is_float() {
-                    return Err(format!(
-                        "is-finite needs a floating-point operand, found {t}"
-                    ));
+                    return Err(ShapeError::ElementType {
+                        opcode,
+                        needs: Needs::FloatOperand,
+                        found: t,
+                    });
                 }
                 PrimitiveType::Pred
             }
@@ -211,30 +240,42 @@ pub fn infer_shape(
             Abs => t.complex_component(),
             Not => {
                 if !(t.is_int() || t.is_pred()) {
-                    return Err(format!("not needs a pred or integer operand, found {t}"));
+                    return Err(ShapeError::ElementType {
+                        opcode,
+                        needs: Needs::PredOrIntOperand,
+                        found: t,
+                    });
                 }
                 t
             }
             Clz | PopulationCount => {
                 if !t.is_int() {
-                    return Err(format!("{opcode} needs an integer operand, found {t}"));
+                    return Err(ShapeError::ElementType {
+                        opcode,
+                        needs: Needs::IntOperand,
+                        found: t,
+                    });
                 }
                 t
             }
             Floor | Ceil | RoundNearestAfz | RoundNearestEven => {
                 if !t.is_float() {
-                    return Err(format!(
-                        "{opcode} needs a floating-point operand, found {t}"
-                    ));
+                    return Err(ShapeError::ElementType {
+                        opcode,
+                        needs: Needs::FloatOperand,
+                        found: t,
+                    });
                 }
                 t
             }
             Exp | Expm1 | Log | Log1p | Logistic | Sqrt | Rsqrt | Cbrt | Sin | Cos | Tan | Tanh
             | Erf => {
                 if !float_like {
-                    return Err(format!(
-                        "{opcode} needs a floating-point operand, found {t}"
-                    ));
+                    return Err(ShapeError::ElementType {
+                        opcode,
+                        needs: Needs::FloatOperand,
+                        found: t,
+                    });
                 }
                 t
             }
@@ -246,18 +287,26 @@ pub fn infer_shape(
         count(ops, 2, opcode)?;
         let (x, y) = (arr(ops, 0)?, arr(ops, 1)?);
         if !x.compatible(y) {
-            return Err(format!(
-                "{opcode} operands must have the same shape, found {x} and {y}"
-            ));
+            return Err(ShapeError::OperandShapes {
+                opcode,
+                lhs: x.clone(),
+                rhs: y.clone(),
+            });
         }
         let t = x.element_type;
         if matches!(opcode, And | Or | Xor) && !(t.is_int() || t.is_pred()) {
-            return Err(format!(
-                "{opcode} needs pred or integer operands, found {t}"
-            ));
+            return Err(ShapeError::ElementType {
+                opcode,
+                needs: Needs::PredOrIntOperands,
+                found: t,
+            });
         }
         if matches!(opcode, ShiftLeft | ShiftRightArithmetic | ShiftRightLogical) && !t.is_int() {
-            return Err(format!("{opcode} needs integer operands, found {t}"));
+            return Err(ShapeError::ElementType {
+                opcode,
+                needs: Needs::IntOperands,
+                found: t,
+            });
         }
         return Ok(Some(array(t, dims_of(x))));
     }
@@ -304,18 +353,16 @@ pub fn infer_shape(
             if opcode == Constant {
                 if let Some(d) = declared {
                     if !literal_matches(a.literal.as_ref(), d) {
-                        return Err(format!(
-                            "constant literal does not have the structure of {d}"
-                        ));
+                        return Err(ShapeError::ConstantStructure(d.clone()));
                     }
                 }
                 if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, declared_array) {
                     if l.values.len() as u64 != d.element_count() {
-                        return Err(format!(
-                            "constant has {} values, its shape {d} needs {}",
-                            l.values.len(),
-                            d.element_count()
-                        ));
+                        return Err(ShapeError::ConstantValueCount {
+                            values: l.values.len(),
+                            shape: d.clone(),
+                            needs: d.element_count(),
+                        });
                     }
                 }
             }
@@ -325,12 +372,17 @@ pub fn infer_shape(
             count(ops, 2, opcode)?;
             let (x, y) = (arr(ops, 0)?, arr(ops, 1)?);
             if !x.compatible(y) {
-                return Err(format!(
-                    "compare operands must have the same shape, found {x} and {y}"
-                ));
+                return Err(ShapeError::OperandShapes {
+                    opcode,
+                    lhs: x.clone(),
+                    rhs: y.clone(),
+                });
             }
             if a.comparison_direction.is_none() {
-                return Err("compare needs direction=".into());
+                return Err(ShapeError::MissingAttribute {
+                    opcode,
+                    attr: "direction=",
+                });
             }
             array(PrimitiveType::Pred, dims_of(x))
         }
@@ -338,12 +390,21 @@ pub fn infer_shape(
             count(ops, 2, opcode)?;
             let (x, y) = (arr(ops, 0)?, arr(ops, 1)?);
             if !x.compatible(y) {
-                return Err(format!("complex operands differ: {x} and {y}"));
+                return Err(ShapeError::ComplexOperands {
+                    lhs: x.clone(),
+                    rhs: y.clone(),
+                });
             }
             let t = match x.element_type {
                 PrimitiveType::F32 => PrimitiveType::C64,
                 PrimitiveType::F64 => PrimitiveType::C128,
-                t => return Err(format!("complex needs f32 or f64 operands, found {t}")),
+                t => {
+                    return Err(ShapeError::ElementType {
+                        opcode,
+                        needs: Needs::F32OrF64Operands,
+                        found: t,
+                    })
+                }
             };
             array(t, dims_of(x))
         }
@@ -351,13 +412,19 @@ pub fn infer_shape(
             count(ops, 3, opcode)?;
             let (p, t, f) = (arr(ops, 0)?, arr(ops, 1)?, arr(ops, 2)?);
             if p.element_type != PrimitiveType::Pred {
-                return Err(format!("select predicate must be pred, found {p}"));
+                return Err(ShapeError::SelectPredicateType(p.clone()));
             }
             if !t.compatible(f) {
-                return Err(format!("select branches differ: {t} and {f}"));
+                return Err(ShapeError::SelectBranches {
+                    on_true: t.clone(),
+                    on_false: f.clone(),
+                });
             }
             if p.rank() != 0 && p.dims != t.dims {
-                return Err(format!("select predicate {p} does not match {t}"));
+                return Err(ShapeError::SelectPredicateShape {
+                    pred: p.clone(),
+                    on_true: t.clone(),
+                });
             }
             array(t.element_type, dims_of(t))
         }
@@ -366,7 +433,10 @@ pub fn infer_shape(
             let (lo, x, hi) = (arr(ops, 0)?, arr(ops, 1)?, arr(ops, 2)?);
             for b in [lo, hi] {
                 if b.element_type != x.element_type || (b.rank() != 0 && b.dims != x.dims) {
-                    return Err(format!("clamp bound {b} does not match operand {x}"));
+                    return Err(ShapeError::ClampBound {
+                        bound: b.clone(),
+                        operand: x.clone(),
+                    });
                 }
             }
             array(x.element_type, dims_of(x))
@@ -399,23 +469,27 @@ pub fn infer_shape(
             let Some(d) = declared_array else {
                 return Ok(None);
             };
-            let dims = a.dimensions.as_ref().ok_or("broadcast needs dimensions=")?;
+            let dims = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "dimensions=",
+            })?;
             if dims.len() != x.rank() {
-                return Err(format!(
-                    "broadcast dimensions {dims:?} must have one entry per operand dimension ({})",
-                    x.rank()
-                ));
+                return Err(ShapeError::BroadcastRank {
+                    dims: dims.clone(),
+                    rank: x.rank(),
+                });
             }
             check_unique(dims, "broadcast dimensions")?;
             for (i, &od) in dims.iter().enumerate() {
                 let o = idx(od, d.rank(), "broadcast dimension")?;
                 let (want, have) = (d.dims.get(o).copied(), x.dims.get(i).copied());
                 if want != have && have != Some(1) {
-                    return Err(format!(
-                        "broadcast operand dimension {i} ({}) does not match result dimension {o} ({})",
-                        have.unwrap_or(-1),
-                        want.unwrap_or(-1)
-                    ));
+                    return Err(ShapeError::BroadcastDim {
+                        operand_dim: i,
+                        size: have.unwrap_or(-1),
+                        result_dim: o,
+                        result_size: want.unwrap_or(-1),
+                    });
                 }
             }
             array(x.element_type, dims_of(d))
@@ -427,23 +501,27 @@ pub fn infer_shape(
                 return Ok(None);
             };
             if d.element_count() != x.element_count() {
-                return Err(format!(
-                    "reshape changes the element count: {x} has {}, {d} has {}",
-                    x.element_count(),
-                    d.element_count()
-                ));
+                return Err(ShapeError::ReshapeCount {
+                    operand: x.clone(),
+                    operand_count: x.element_count(),
+                    result: d.clone(),
+                    result_count: d.element_count(),
+                });
             }
             array(x.element_type, dims_of(d))
         }
         Transpose => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let perm = a.dimensions.as_ref().ok_or("transpose needs dimensions=")?;
+            let perm = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "dimensions=",
+            })?;
             if perm.len() != x.rank() {
-                return Err(format!(
-                    "transpose permutation {perm:?} does not match rank {}",
-                    x.rank()
-                ));
+                return Err(ShapeError::TransposeRank {
+                    perm: perm.clone(),
+                    rank: x.rank(),
+                });
             }
             check_unique(perm, "transpose dimensions")?;
             let mut out = Vec::with_capacity(perm.len());
@@ -464,21 +542,26 @@ pub fn infer_shape(
         Slice => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let s = a.slice.as_ref().ok_or("slice needs slice=")?;
+            let s = a.slice.as_ref().ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "slice=",
+            })?;
             if s.len() != x.rank() {
-                return Err(format!(
-                    "slice has {} dimension(s), operand rank is {}",
-                    s.len(),
-                    x.rank()
-                ));
+                return Err(ShapeError::SliceRank {
+                    dims: s.len(),
+                    rank: x.rank(),
+                });
             }
             let mut out = Vec::new();
             for (d, (sd, &n)) in s.iter().zip(&x.dims).enumerate() {
                 if sd.start < 0 || sd.start > sd.limit || sd.limit > n || sd.stride <= 0 {
-                    return Err(format!(
-                        "slice dimension {d} [{}:{}:{}] is invalid for size {n}",
-                        sd.start, sd.limit, sd.stride
-                    ));
+                    return Err(ShapeError::SliceDim {
+                        dim: d,
+                        start: sd.start,
+                        limit: sd.limit,
+                        stride: sd.stride,
+                        size: n,
+                    });
                 }
                 out.push((sd.limit - sd.start).div_ceil_nonneg(sd.stride));
             }
@@ -486,32 +569,35 @@ pub fn infer_shape(
         }
         Concatenate => {
             if ops.is_empty() {
-                return Err("concatenate needs at least one operand".into());
+                return Err(ShapeError::NoOperands { opcode });
             }
             let first = arr(ops, 0)?;
-            let dims = a
-                .dimensions
-                .as_ref()
-                .ok_or("concatenate needs dimensions=")?;
+            let dims = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "dimensions=",
+            })?;
             let [d] = dims.as_slice() else {
-                return Err(format!(
-                    "concatenate needs exactly one dimension, found {dims:?}"
-                ));
+                return Err(ShapeError::ConcatenateDims(dims.clone()));
             };
             let d = idx(*d, first.rank(), "concatenate dimension")?;
             let mut out = first.dims.clone();
             for i in 1..ops.len() {
                 let x = arr(ops, i)?;
                 if x.element_type != first.element_type || x.rank() != first.rank() {
-                    return Err(format!(
-                        "concatenate operand {i} ({x}) does not match {first}"
-                    ));
+                    return Err(ShapeError::ConcatenateOperand {
+                        index: i,
+                        operand: x.clone(),
+                        first: first.clone(),
+                    });
                 }
                 for (k, (&p, &q)) in x.dims.iter().zip(&first.dims).enumerate() {
                     if k != d && p != q {
-                        return Err(format!(
-                            "concatenate operand {i} ({x}) differs from {first} in dimension {k}"
-                        ));
+                        return Err(ShapeError::ConcatenateDim {
+                            index: i,
+                            operand: x.clone(),
+                            first: first.clone(),
+                            dim: k,
+                        });
                     }
                 }
                 if let (Some(o), Some(v)) = (out.get_mut(d), x.dims.get(d)) {
@@ -524,23 +610,25 @@ pub fn infer_shape(
             count(ops, 2, opcode)?;
             let (x, v) = (arr(ops, 0)?, arr(ops, 1)?);
             if v.rank() != 0 || v.element_type != x.element_type {
-                return Err(format!(
-                    "pad value must be a {}[] scalar, found {v}",
-                    x.element_type
-                ));
+                return Err(ShapeError::PadValue {
+                    ty: x.element_type,
+                    value: v.clone(),
+                });
             }
-            let p = a.padding.as_ref().ok_or("pad needs padding=")?;
+            let p = a.padding.as_ref().ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "padding=",
+            })?;
             if p.len() != x.rank() {
-                return Err(format!(
-                    "padding has {} dimension(s), operand rank is {}",
-                    p.len(),
-                    x.rank()
-                ));
+                return Err(ShapeError::PaddingRank {
+                    dims: p.len(),
+                    rank: x.rank(),
+                });
             }
             let mut out = Vec::new();
             for (pd, &n) in p.iter().zip(&x.dims) {
                 if pd.interior < 0 {
-                    return Err(format!("negative interior padding {}", pd.interior));
+                    return Err(ShapeError::NegativeInterior(pd.interior));
                 }
                 let size = pd
                     .low
@@ -548,7 +636,10 @@ pub fn infer_shape(
                     .saturating_add(n)
                     .saturating_add(n.saturating_sub(1).max(0).saturating_mul(pd.interior));
                 if size < 0 {
-                    return Err(format!("padding {pd:?} makes dimension {n} negative"));
+                    return Err(ShapeError::NegativePadding {
+                        padding: *pd,
+                        size: n,
+                    });
                 }
                 out.push(size);
             }
@@ -562,7 +653,7 @@ pub fn infer_shape(
             if dn.lhs_batch_dims.len() != dn.rhs_batch_dims.len()
                 || dn.lhs_contracting_dims.len() != dn.rhs_contracting_dims.len()
             {
-                return Err("dot batch / contracting dimension lists differ in length".into());
+                return Err(ShapeError::DotDimsLength);
             }
             let mut used_l = HashSet::new();
             let mut used_r = HashSet::new();
@@ -577,12 +668,20 @@ pub fn infer_shape(
                     let li = idx(ld, l.rank(), &format!("lhs {what} dimension"))?;
                     let ri = idx(rd, r.rank(), &format!("rhs {what} dimension"))?;
                     if !used_l.insert(li) || !used_r.insert(ri) {
-                        return Err(format!("dot dimension used twice ({what} {ld}/{rd})"));
+                        return Err(ShapeError::DotDimTwice {
+                            what,
+                            lhs: ld,
+                            rhs: rd,
+                        });
                     }
                     if l.dims.get(li) != r.dims.get(ri) {
-                        return Err(format!(
-                            "dot {what} dimensions differ: lhs {ld} of {l} vs rhs {rd} of {r}"
-                        ));
+                        return Err(ShapeError::DotDimSize {
+                            what,
+                            lhs_dim: ld,
+                            lhs: l.clone(),
+                            rhs_dim: rd,
+                            rhs: r.clone(),
+                        });
                     }
                 }
             }
@@ -611,7 +710,10 @@ pub fn infer_shape(
             count(ops, 2, opcode)?;
             let (l, k) = (arr(ops, 0)?, arr(ops, 1)?);
             let Some(c) = &a.conv_dimension_numbers else {
-                return Err("convolution needs dim_labels=".into());
+                return Err(ShapeError::MissingAttribute {
+                    opcode,
+                    attr: "dim_labels=",
+                });
             };
             let fgc = a.feature_group_count.unwrap_or(1).max(1);
             let bgc = a.batch_group_count.unwrap_or(1).max(1);
@@ -620,16 +722,19 @@ pub fn infer_shape(
                 Ok(s.dims.get(i).copied().unwrap_or(0))
             };
             if l.rank() != k.rank() || c.input_spatial_dimensions.len() + 2 != l.rank() {
-                return Err(format!(
-                    "convolution ranks do not match dim_labels: {l}, {k}"
-                ));
+                return Err(ShapeError::ConvolutionRanks {
+                    lhs: l.clone(),
+                    kernel: k.clone(),
+                });
             }
             let in_f = get(l, c.input_feature_dimension, "input feature dimension")?;
             let k_in = get(k, c.kernel_input_feature_dimension, "kernel input feature")?;
             if in_f != k_in.saturating_mul(fgc) {
-                return Err(format!(
-                    "convolution input features ({in_f}) != kernel input features ({k_in}) x feature_group_count ({fgc})"
-                ));
+                return Err(ShapeError::ConvolutionFeatures {
+                    input: in_f,
+                    kernel: k_in,
+                    groups: fgc,
+                });
             }
             let default_window = Window {
                 dims: c
@@ -643,11 +748,10 @@ pub fn infer_shape(
             };
             let w = a.window.as_ref().unwrap_or(&default_window);
             if w.dims.len() != c.input_spatial_dimensions.len() {
-                return Err(format!(
-                    "window has {} dimension(s), convolution has {} spatial",
-                    w.dims.len(),
-                    c.input_spatial_dimensions.len()
-                ));
+                return Err(ShapeError::ConvolutionWindowRank {
+                    window: w.dims.len(),
+                    spatial: c.input_spatial_dimensions.len(),
+                });
             }
             let mut out = vec![0i64; l.rank()];
             let mut put = |d: i64, v: i64| -> R<()> {
@@ -674,10 +778,11 @@ pub fn infer_shape(
                 let ksd = c.kernel_spatial_dimensions.get(i).copied().unwrap_or(0);
                 let osd = c.output_spatial_dimensions.get(i).copied().unwrap_or(0);
                 if get(k, ksd, "kernel spatial")? != wd.size {
-                    return Err(format!(
-                        "window size {} does not match kernel spatial dimension {ksd} of {k}",
-                        wd.size
-                    ));
+                    return Err(ShapeError::ConvolutionWindowSize {
+                        size: wd.size,
+                        dim: ksd,
+                        kernel: k.clone(),
+                    });
                 }
                 put(osd, window_out(get(l, isd, "input spatial")?, wd)?)?;
             }
@@ -685,14 +790,14 @@ pub fn infer_shape(
         }
         Reduce => {
             if ops.is_empty() || ops.len() % 2 != 0 {
-                return Err(format!(
-                    "reduce takes 2n operands (inputs then inits), found {}",
-                    ops.len()
-                ));
+                return Err(ShapeError::ReduceOperands(ops.len()));
             }
             let n = ops.len() / 2;
             let first = arr(ops, 0)?;
-            let dims = a.dimensions.as_ref().ok_or("reduce needs dimensions=")?;
+            let dims = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "dimensions=",
+            })?;
             check_unique(dims, "reduce dimensions")?;
             let mut reduced = HashSet::new();
             for &d in dims {
@@ -709,13 +814,19 @@ pub fn infer_shape(
             for i in 0..n {
                 let x = arr(ops, i)?;
                 if x.dims != first.dims {
-                    return Err(format!("reduce input {i} ({x}) differs from {first}"));
+                    return Err(ShapeError::ReduceInput {
+                        opcode,
+                        index: i,
+                        input: x.clone(),
+                        first: first.clone(),
+                    });
                 }
                 let init = arr(ops, n + i)?;
                 if init.rank() != 0 {
-                    return Err(format!(
-                        "reduce init value {i} must be a scalar, found {init}"
-                    ));
+                    return Err(ShapeError::ReduceInit {
+                        index: i,
+                        init: init.clone(),
+                    });
                 }
                 inits.push(init.element_type);
             }
@@ -734,10 +845,7 @@ pub fn infer_shape(
         }
         ReduceWindow => {
             if ops.is_empty() || ops.len() % 2 != 0 {
-                return Err(format!(
-                    "reduce-window takes 2n operands, found {}",
-                    ops.len()
-                ));
+                return Err(ShapeError::ReduceWindowOperands(ops.len()));
             }
             let n = ops.len() / 2;
             let first = arr(ops, 0)?;
@@ -746,11 +854,10 @@ pub fn infer_shape(
             };
             let w = a.window.as_ref().unwrap_or(&default_window);
             if w.dims.len() != first.rank() {
-                return Err(format!(
-                    "window has {} dimension(s), operand rank is {}",
-                    w.dims.len(),
-                    first.rank()
-                ));
+                return Err(ShapeError::WindowRank {
+                    window: w.dims.len(),
+                    rank: first.rank(),
+                });
             }
             let mut out_dims = Vec::new();
             for (&d, wd) in first.dims.iter().zip(&w.dims) {
@@ -760,15 +867,19 @@ pub fn infer_shape(
             for i in 0..n {
                 let x = arr(ops, i)?;
                 if x.dims != first.dims {
-                    return Err(format!(
-                        "reduce-window input {i} ({x}) differs from {first}"
-                    ));
+                    return Err(ShapeError::ReduceInput {
+                        opcode,
+                        index: i,
+                        input: x.clone(),
+                        first: first.clone(),
+                    });
                 }
                 let init = arr(ops, n + i)?;
                 if init.rank() != 0 {
-                    return Err(format!(
-                        "reduce-window init {i} must be a scalar, found {init}"
-                    ));
+                    return Err(ShapeError::ReduceWindowInit {
+                        index: i,
+                        init: init.clone(),
+                    });
                 }
                 inits.push(init.element_type);
             }
@@ -795,7 +906,10 @@ pub fn infer_shape(
             let Some(d) = declared_array else {
                 return Ok(None);
             };
-            let i = a.iota_dimension.ok_or("iota needs iota_dimension=")?;
+            let i = a.iota_dimension.ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "iota_dimension=",
+            })?;
             idx(i, d.rank(), "iota_dimension")?;
             array(d.element_type, dims_of(d))
         }
@@ -804,10 +918,15 @@ pub fn infer_shape(
             let t = ops
                 .first()
                 .and_then(|s| s.tuple_shapes())
-                .ok_or("get-tuple-element needs a tuple operand")?;
-            let i = a.tuple_index.ok_or("get-tuple-element needs index=")?;
+                .ok_or(ShapeError::TupleOperand)?;
+            let i = a.tuple_index.ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "index=",
+            })?;
             let i = idx(i, t.len(), "tuple index")?;
-            t.get(i).map(Shape::without_layout).ok_or("bad index")?
+            t.get(i)
+                .map(Shape::without_layout)
+                .ok_or(ShapeError::TupleIndex)?
         }
         Tuple => Shape::Tuple(ops.iter().map(|s| s.without_layout()).collect()),
         Call | Fusion => {
@@ -829,20 +948,15 @@ pub fn infer_shape(
             let first = arr(ops, 0)?;
             for i in 1..ops.len() {
                 if arr(ops, i)?.dims != first.dims {
-                    return Err("map operands must have equal dimensions".into());
+                    return Err(ShapeError::MapDims);
                 }
             }
             match callee(callees, a.to_apply, "to_apply")? {
                 Some(sig) => {
                     if sig.params.len() != ops.len() {
-                        return Err(
-                            "map to_apply parameter count differs from operand count".into()
-                        );
+                        return Err(ShapeError::MapParamCount);
                     }
-                    let t = sig
-                        .result
-                        .element_type()
-                        .ok_or("map to_apply must return a scalar")?;
+                    let t = sig.result.element_type().ok_or(ShapeError::MapResult)?;
                     array(t, dims_of(first))
                 }
                 None => return Ok(None),
@@ -850,23 +964,20 @@ pub fn infer_shape(
         }
         While => {
             count(ops, 1, opcode)?;
-            let init = ops.first().copied().ok_or("while needs an operand")?;
+            let init = ops.first().copied().ok_or(ShapeError::WhileOperand)?;
             if let Some(c) = callee(callees, a.condition, "condition")? {
                 check_params(&c, ops, "while condition")?;
                 if !c.result.compatible(&Shape::scalar(PrimitiveType::Pred)) {
-                    return Err(format!(
-                        "while condition must return pred[], returns {}",
-                        c.result
-                    ));
+                    return Err(ShapeError::WhileCondition(c.result.clone()));
                 }
             }
             if let Some(b) = callee(callees, a.body, "body")? {
                 check_params(&b, ops, "while body")?;
                 if !b.result.compatible(init) {
-                    return Err(format!(
-                        "while body returns {}, but the loop state is {init}",
-                        b.result
-                    ));
+                    return Err(ShapeError::WhileBody {
+                        body: b.result.clone(),
+                        state: init.clone(),
+                    });
                 }
             }
             init.without_layout()
@@ -880,28 +991,23 @@ pub fn infer_shape(
             ) {
                 (Some(b), _, _) => {
                     if p.element_type != PrimitiveType::S32 || p.rank() != 0 {
-                        return Err(format!("conditional branch index must be s32[], found {p}"));
+                        return Err(ShapeError::BranchIndex(p.clone()));
                     }
                     b.clone()
                 }
                 (None, Some(t), Some(f)) => {
                     if p.element_type != PrimitiveType::Pred || p.rank() != 0 {
-                        return Err(format!("conditional predicate must be pred[], found {p}"));
+                        return Err(ShapeError::ConditionalPredicate(p.clone()));
                     }
                     vec![t, f]
                 }
-                _ => {
-                    return Err(
-                        "conditional needs branch_computations= or true_/false_computation=".into(),
-                    )
-                }
+                _ => return Err(ShapeError::ConditionalBranches),
             };
             if ops.len() != branches.len() + 1 {
-                return Err(format!(
-                    "conditional has {} branch(es) but {} branch operand(s)",
-                    branches.len(),
-                    ops.len().saturating_sub(1)
-                ));
+                return Err(ShapeError::BranchOperands {
+                    branches: branches.len(),
+                    operands: ops.len().saturating_sub(1),
+                });
             }
             let mut result: Option<Shape> = None;
             for (i, &b) in branches.iter().enumerate() {
@@ -913,10 +1019,11 @@ pub fn infer_shape(
                 match &result {
                     None => result = Some(sig.result.without_layout()),
                     Some(r) if !r.compatible(&sig.result) => {
-                        return Err(format!(
-                            "conditional branch {i} returns {}, branch 0 returns {r}",
-                            sig.result
-                        ))
+                        return Err(ShapeError::BranchResult {
+                            index: i,
+                            result: sig.result.clone(),
+                            first: r.clone(),
+                        })
                     }
                     _ => {}
                 }
@@ -928,12 +1035,12 @@ pub fn infer_shape(
         }
         Sort => {
             if ops.is_empty() {
-                return Err("sort needs at least one operand".into());
+                return Err(ShapeError::NoOperands { opcode });
             }
             let first = arr(ops, 0)?;
             for i in 1..ops.len() {
                 if arr(ops, i)?.dims != first.dims {
-                    return Err("sort operands must have equal dimensions".into());
+                    return Err(ShapeError::SortDims);
                 }
             }
             if let Some(d) = a.dimensions.as_ref().and_then(|d| d.first()) {
@@ -941,17 +1048,13 @@ pub fn infer_shape(
             }
             if let Some(sig) = callee(callees, a.to_apply, "to_apply")? {
                 if sig.params.len() != 2 * ops.len() {
-                    return Err(format!(
-                        "sort comparator takes {} parameter(s), expected {}",
-                        sig.params.len(),
-                        2 * ops.len()
-                    ));
+                    return Err(ShapeError::ComparatorParams {
+                        found: sig.params.len(),
+                        expected: 2 * ops.len(),
+                    });
                 }
                 if !sig.result.compatible(&Shape::scalar(PrimitiveType::Pred)) {
-                    return Err(format!(
-                        "sort comparator must return pred[], returns {}",
-                        sig.result
-                    ));
+                    return Err(ShapeError::ComparatorResult(sig.result.clone()));
                 }
             }
             if ops.len() == 1 {
@@ -968,16 +1071,19 @@ pub fn infer_shape(
             let sizes = a
                 .dynamic_slice_sizes
                 .as_ref()
-                .ok_or("dynamic-slice needs dynamic_slice_sizes=")?;
+                .ok_or(ShapeError::MissingAttribute {
+                    opcode,
+                    attr: "dynamic_slice_sizes=",
+                })?;
             if sizes.len() != x.rank() {
-                return Err(format!(
-                    "dynamic_slice_sizes {sizes:?} does not match rank {}",
-                    x.rank()
-                ));
+                return Err(ShapeError::DynamicSliceRank {
+                    sizes: sizes.clone(),
+                    rank: x.rank(),
+                });
             }
             for (&s, &n) in sizes.iter().zip(&x.dims) {
                 if s < 0 || s > n {
-                    return Err(format!("dynamic slice size {s} exceeds dimension {n}"));
+                    return Err(ShapeError::DynamicSliceSize { size: s, dim: n });
                 }
             }
             array(x.element_type, sizes.clone())
@@ -986,10 +1092,16 @@ pub fn infer_shape(
             let (x, u) = (arr(ops, 0)?, arr(ops, 1)?);
             check_indices(ops, 2, x.rank(), opcode)?;
             if u.rank() != x.rank() || u.element_type != x.element_type {
-                return Err(format!("update {u} does not match operand {x}"));
+                return Err(ShapeError::UpdateMismatch {
+                    update: u.clone(),
+                    operand: x.clone(),
+                });
             }
             if u.dims.iter().zip(&x.dims).any(|(a, b)| a > b) {
-                return Err(format!("update {u} is larger than operand {x}"));
+                return Err(ShapeError::UpdateTooLarge {
+                    update: u.clone(),
+                    operand: x.clone(),
+                });
             }
             array(x.element_type, dims_of(x))
         }
@@ -999,32 +1111,34 @@ pub fn infer_shape(
             let g = a
                 .gather_dimension_numbers
                 .as_ref()
-                .ok_or("gather needs dimension numbers")?;
+                .ok_or(ShapeError::GatherDimensionNumbers)?;
             let sizes = a
                 .gather_slice_sizes
                 .as_ref()
-                .ok_or("gather needs slice_sizes=")?;
+                .ok_or(ShapeError::MissingAttribute {
+                    opcode,
+                    attr: "slice_sizes=",
+                })?;
             if sizes.len() != x.rank() {
-                return Err(format!(
-                    "slice_sizes {sizes:?} does not match operand rank {}",
-                    x.rank()
-                ));
+                return Err(ShapeError::GatherSliceRank {
+                    sizes: sizes.clone(),
+                    rank: x.rank(),
+                });
             }
             let ivd = usize::try_from(g.index_vector_dim)
                 .ok()
                 .filter(|&d| d <= ind.rank())
-                .ok_or_else(|| format!("index_vector_dim {} out of range", g.index_vector_dim))?;
+                .ok_or(ShapeError::IndexVectorDim(g.index_vector_dim))?;
             let index_len = if ivd == ind.rank() {
                 1
             } else {
                 ind.dims.get(ivd).copied().unwrap_or(0)
             };
             if g.start_index_map.len() as i64 != index_len {
-                return Err(format!(
-                    "start_index_map {:?} has {} entries, the index vector has {index_len}",
-                    g.start_index_map,
-                    g.start_index_map.len()
-                ));
+                return Err(ShapeError::StartIndexMap {
+                    map: g.start_index_map.clone(),
+                    index_len,
+                });
             }
             let batch: Vec<i64> = ind
                 .dims
@@ -1046,12 +1160,10 @@ pub fn infer_shape(
                 .map(|(_, &s)| s)
                 .collect();
             if offsets.len() != g.offset_dims.len() {
-                return Err(format!(
-                    "offset_dims {:?} has {} entries, expected {}",
-                    g.offset_dims,
-                    g.offset_dims.len(),
-                    offsets.len()
-                ));
+                return Err(ShapeError::OffsetDims {
+                    dims: g.offset_dims.clone(),
+                    expected: offsets.len(),
+                });
             }
             let rank = batch.len() + offsets.len();
             let offset_set: HashSet<i64> = g.offset_dims.iter().copied().collect();
@@ -1063,13 +1175,13 @@ pub fn infer_shape(
                 } else {
                     bi.next()
                 };
-                out.push(*v.ok_or("gather offset_dims out of range")?);
+                out.push(*v.ok_or(ShapeError::OffsetDimsRange)?);
             }
             array(x.element_type, out)
         }
         Scatter => {
             if ops.len() < 3 || ops.len() % 2 == 0 {
-                return Err(format!("scatter takes 2n+1 operands, found {}", ops.len()));
+                return Err(ShapeError::ScatterOperands(ops.len()));
             }
             let n = (ops.len() - 1) / 2;
             if n == 1 {
@@ -1092,16 +1204,22 @@ pub fn infer_shape(
         Fft => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let len = a.fft_length.as_ref().ok_or("fft needs fft_length=")?;
+            let len = a.fft_length.as_ref().ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "fft_length=",
+            })?;
             let mut dims = x.dims.clone();
             let last = dims.len().checked_sub(1);
-            match a.fft_type.ok_or("fft needs fft_type=")? {
+            match a.fft_type.ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "fft_type=",
+            })? {
                 FftType::Fft | FftType::Ifft => array(x.element_type, dims),
                 FftType::Rfft => {
                     let t = match x.element_type {
                         PrimitiveType::F32 => PrimitiveType::C64,
                         PrimitiveType::F64 => PrimitiveType::C128,
-                        t => return Err(format!("rfft needs f32 or f64, found {t}")),
+                        t => return Err(ShapeError::RfftElementType(t)),
                     };
                     if let (Some(l), Some(&n)) = (last, len.last()) {
                         if let Some(d) = dims.get_mut(l) {
@@ -1156,11 +1274,12 @@ pub fn infer_shape(
         TopK => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let k = a.k.ok_or("topk needs k=")?;
+            let k =
+                a.k.ok_or(ShapeError::MissingAttribute { opcode, attr: "k=" })?;
             let mut dims = x.dims.clone();
             if let Some(l) = dims.last_mut() {
                 if k > *l {
-                    return Err(format!("topk k={k} exceeds the last dimension {l}"));
+                    return Err(ShapeError::TopK { k, dim: *l });
                 }
                 *l = k;
             }
@@ -1203,23 +1322,26 @@ fn literal_matches(l: Option<&Literal>, s: &Shape) -> bool {
 fn check_indices(ops: &[&Shape], from: usize, rank: usize, opcode: Opcode) -> R<()> {
     let n = ops.len().saturating_sub(from);
     if n != rank {
-        return Err(format!(
-            "{opcode} needs {rank} start index operand(s), found {n}"
-        ));
+        return Err(ShapeError::StartIndexCount {
+            opcode,
+            rank,
+            found: n,
+        });
     }
     for i in from..ops.len() {
         let s = arr(ops, i)?;
         if s.rank() != 0 || !s.element_type.is_int() {
-            return Err(format!(
-                "{opcode} start index {} must be an integer scalar, found {s}",
-                i - from
-            ));
+            return Err(ShapeError::StartIndexType {
+                opcode,
+                index: i - from,
+                found: s.clone(),
+            });
         }
     }
     Ok(())
 }
 
-fn check_layout(shape: &Shape) -> Result<(), String> {
+fn check_layout(shape: &Shape) -> Result<(), LayoutError> {
     match shape {
         Shape::Array(a) => {
             if let Some(Layout { minor_to_major, .. }) = &a.layout {
@@ -1235,13 +1357,11 @@ fn check_layout(shape: &Shape) -> Result<(), String> {
                             .is_some_and(|s| !std::mem::replace(s, true))
                     });
                 if !ok {
-                    return Err(format!(
-                        "layout of {a} is not a permutation of its dimensions"
-                    ));
+                    return Err(LayoutError::NotPermutation(a.clone()));
                 }
             }
             if a.dims.len() != a.dynamic.len() {
-                return Err(format!("shape {a} has mismatched dynamic flags"));
+                return Err(LayoutError::DynamicFlags(a.clone()));
             }
             Ok(())
         }
@@ -1324,7 +1444,7 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
                 ierr(format!("instruction name '{}' is used twice", instr.name));
             }
             if let Err(m) = check_layout(&instr.shape) {
-                ierr(m);
+                ierr(m.to_string());
             }
             let mut bad_callee = false;
             for callee in instr.called_computations() {
