@@ -28,7 +28,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             if dn.lhs_batch_dims.len() != dn.rhs_batch_dims.len()
                 || dn.lhs_contracting_dims.len() != dn.rhs_contracting_dims.len()
             {
-                return Err(ShapeError::DotDimsLength);
+                return fail(ShapeError::DotDimsLength);
             }
             let mut used_l = HashSet::new();
             let mut used_r = HashSet::new();
@@ -43,14 +43,14 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     let li = idx(ld, l.rank(), &format!("lhs {what} dimension"))?;
                     let ri = idx(rd, r.rank(), &format!("rhs {what} dimension"))?;
                     if !used_l.insert(li) || !used_r.insert(ri) {
-                        return Err(ShapeError::DotDimTwice {
+                        return fail(ShapeError::DotDimTwice {
                             what,
                             lhs: ld,
                             rhs: rd,
                         });
                     }
                     if l.dims.get(li) != r.dims.get(ri) {
-                        return Err(ShapeError::DotDimSize {
+                        return fail(ShapeError::DotDimSize {
                             what,
                             lhs_dim: ld,
                             lhs: l.clone(),
@@ -85,7 +85,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             count(ops, 2, opcode)?;
             let (l, k) = (arr(ops, 0)?, arr(ops, 1)?);
             let Some(c) = &a.conv_dimension_numbers else {
-                return Err(ShapeError::MissingAttribute {
+                return fail(ShapeError::MissingAttribute {
                     opcode,
                     attr: "dim_labels=",
                 });
@@ -97,7 +97,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 Ok(s.dims.get(i).copied().unwrap_or(0))
             };
             if l.rank() != k.rank() || c.input_spatial_dimensions.len() + 2 != l.rank() {
-                return Err(ShapeError::ConvolutionRanks {
+                return fail(ShapeError::ConvolutionRanks {
                     lhs: l.clone(),
                     kernel: k.clone(),
                 });
@@ -105,7 +105,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             let in_f = get(l, c.input_feature_dimension, "input feature dimension")?;
             let k_in = get(k, c.kernel_input_feature_dimension, "kernel input feature")?;
             if in_f != k_in.saturating_mul(fgc) {
-                return Err(ShapeError::ConvolutionFeatures {
+                return fail(ShapeError::ConvolutionFeatures {
                     input: in_f,
                     kernel: k_in,
                     groups: fgc,
@@ -123,7 +123,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             };
             let w = a.window.as_ref().unwrap_or(&default_window);
             if w.dims.len() != c.input_spatial_dimensions.len() {
-                return Err(ShapeError::ConvolutionWindowRank {
+                return fail(ShapeError::ConvolutionWindowRank {
                     window: w.dims.len(),
                     spatial: c.input_spatial_dimensions.len(),
                 });
@@ -153,7 +153,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 let ksd = c.kernel_spatial_dimensions.get(i).copied().unwrap_or(0);
                 let osd = c.output_spatial_dimensions.get(i).copied().unwrap_or(0);
                 if get(k, ksd, "kernel spatial")? != wd.size {
-                    return Err(ShapeError::ConvolutionWindowSize {
+                    return fail(ShapeError::ConvolutionWindowSize {
                         size: wd.size,
                         dim: ksd,
                         kernel: k.clone(),

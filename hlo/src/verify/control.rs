@@ -35,13 +35,13 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             let first = arr(ops, 0)?;
             for i in 1..ops.len() {
                 if arr(ops, i)?.dims != first.dims {
-                    return Err(ShapeError::MapDims);
+                    return fail(ShapeError::MapDims);
                 }
             }
             match callee(callees, a.to_apply, "to_apply")? {
                 Some(sig) => {
                     if sig.params.len() != ops.len() {
-                        return Err(ShapeError::MapParamCount);
+                        return fail(ShapeError::MapParamCount);
                     }
                     let t = sig.result.element_type().ok_or(ShapeError::MapResult)?;
                     array(t, dims_of(first))
@@ -55,13 +55,13 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             if let Some(c) = callee(callees, a.condition, "condition")? {
                 check_params(&c, ops, "while condition")?;
                 if !c.result.compatible(&Shape::scalar(PrimitiveType::Pred)) {
-                    return Err(ShapeError::WhileCondition(c.result.clone()));
+                    return fail(ShapeError::WhileCondition(c.result.clone()));
                 }
             }
             if let Some(b) = callee(callees, a.body, "body")? {
                 check_params(&b, ops, "while body")?;
                 if !b.result.compatible(init) {
-                    return Err(ShapeError::WhileBody {
+                    return fail(ShapeError::WhileBody {
                         body: b.result.clone(),
                         state: init.clone(),
                     });
@@ -78,20 +78,20 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             ) {
                 (Some(b), _, _) => {
                     if p.element_type != PrimitiveType::S32 || p.rank() != 0 {
-                        return Err(ShapeError::BranchIndex(p.clone()));
+                        return fail(ShapeError::BranchIndex(p.clone()));
                     }
                     b.clone()
                 }
                 (None, Some(t), Some(f)) => {
                     if p.element_type != PrimitiveType::Pred || p.rank() != 0 {
-                        return Err(ShapeError::ConditionalPredicate(p.clone()));
+                        return fail(ShapeError::ConditionalPredicate(p.clone()));
                     }
                     vec![t, f]
                 }
-                _ => return Err(ShapeError::ConditionalBranches),
+                _ => return fail(ShapeError::ConditionalBranches),
             };
             if ops.len() != branches.len() + 1 {
-                return Err(ShapeError::BranchOperands {
+                return fail(ShapeError::BranchOperands {
                     branches: branches.len(),
                     operands: ops.len().saturating_sub(1),
                 });
@@ -106,7 +106,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 match &result {
                     None => result = Some(sig.result.without_layout()),
                     Some(r) if !r.compatible(&sig.result) => {
-                        return Err(ShapeError::BranchResult {
+                        return fail(ShapeError::BranchResult {
                             index: i,
                             result: sig.result.clone(),
                             first: r.clone(),

@@ -16,7 +16,7 @@ pub(super) fn unary(cx: &Inst<'_>) -> R<Option<Shape>> {
     let ty = match opcode {
         IsFinite => {
             if !t.is_float() {
-                return Err(ShapeError::ElementType {
+                return fail(ShapeError::ElementType {
                     opcode,
                     needs: Needs::FloatOperand,
                     found: t,
@@ -28,7 +28,7 @@ pub(super) fn unary(cx: &Inst<'_>) -> R<Option<Shape>> {
         Abs => t.complex_component(),
         Not => {
             if !(t.is_int() || t.is_pred()) {
-                return Err(ShapeError::ElementType {
+                return fail(ShapeError::ElementType {
                     opcode,
                     needs: Needs::PredOrIntOperand,
                     found: t,
@@ -38,7 +38,7 @@ pub(super) fn unary(cx: &Inst<'_>) -> R<Option<Shape>> {
         }
         Clz | PopulationCount => {
             if !t.is_int() {
-                return Err(ShapeError::ElementType {
+                return fail(ShapeError::ElementType {
                     opcode,
                     needs: Needs::IntOperand,
                     found: t,
@@ -48,7 +48,7 @@ pub(super) fn unary(cx: &Inst<'_>) -> R<Option<Shape>> {
         }
         Floor | Ceil | RoundNearestAfz | RoundNearestEven => {
             if !t.is_float() {
-                return Err(ShapeError::ElementType {
+                return fail(ShapeError::ElementType {
                     opcode,
                     needs: Needs::FloatOperand,
                     found: t,
@@ -59,7 +59,7 @@ pub(super) fn unary(cx: &Inst<'_>) -> R<Option<Shape>> {
         Exp | Expm1 | Log | Log1p | Logistic | Sqrt | Rsqrt | Cbrt | Sin | Cos | Tan | Tanh
         | Erf => {
             if !float_like {
-                return Err(ShapeError::ElementType {
+                return fail(ShapeError::ElementType {
                     opcode,
                     needs: Needs::FloatOperand,
                     found: t,
@@ -69,7 +69,7 @@ pub(super) fn unary(cx: &Inst<'_>) -> R<Option<Shape>> {
         }
         _ => t,
     };
-    return Ok(Some(array(ty, dims_of(x))));
+    Ok(Some(array(ty, dims_of(x))))
 }
 
 /// Elementwise binary opcodes: two operands of one shape.
@@ -79,7 +79,7 @@ pub(super) fn binary(cx: &Inst<'_>) -> R<Option<Shape>> {
     count(ops, 2, opcode)?;
     let (x, y) = (arr(ops, 0)?, arr(ops, 1)?);
     if !x.compatible(y) {
-        return Err(ShapeError::OperandShapes {
+        return fail(ShapeError::OperandShapes {
             opcode,
             lhs: x.clone(),
             rhs: y.clone(),
@@ -87,20 +87,20 @@ pub(super) fn binary(cx: &Inst<'_>) -> R<Option<Shape>> {
     }
     let t = x.element_type;
     if matches!(opcode, And | Or | Xor) && !(t.is_int() || t.is_pred()) {
-        return Err(ShapeError::ElementType {
+        return fail(ShapeError::ElementType {
             opcode,
             needs: Needs::PredOrIntOperands,
             found: t,
         });
     }
     if matches!(opcode, ShiftLeft | ShiftRightArithmetic | ShiftRightLogical) && !t.is_int() {
-        return Err(ShapeError::ElementType {
+        return fail(ShapeError::ElementType {
             opcode,
             needs: Needs::IntOperands,
             found: t,
         });
     }
-    return Ok(Some(array(t, dims_of(x))));
+    Ok(Some(array(t, dims_of(x))))
 }
 
 /// Compare, complex, select, clamp and the conversions.
@@ -120,14 +120,14 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
             count(ops, 2, opcode)?;
             let (x, y) = (arr(ops, 0)?, arr(ops, 1)?);
             if !x.compatible(y) {
-                return Err(ShapeError::OperandShapes {
+                return fail(ShapeError::OperandShapes {
                     opcode,
                     lhs: x.clone(),
                     rhs: y.clone(),
                 });
             }
             if a.comparison_direction.is_none() {
-                return Err(ShapeError::MissingAttribute {
+                return fail(ShapeError::MissingAttribute {
                     opcode,
                     attr: "direction=",
                 });
@@ -138,7 +138,7 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
             count(ops, 2, opcode)?;
             let (x, y) = (arr(ops, 0)?, arr(ops, 1)?);
             if !x.compatible(y) {
-                return Err(ShapeError::ComplexOperands {
+                return fail(ShapeError::ComplexOperands {
                     lhs: x.clone(),
                     rhs: y.clone(),
                 });
@@ -147,7 +147,7 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
                 PrimitiveType::F32 => PrimitiveType::C64,
                 PrimitiveType::F64 => PrimitiveType::C128,
                 t => {
-                    return Err(ShapeError::ElementType {
+                    return fail(ShapeError::ElementType {
                         opcode,
                         needs: Needs::F32OrF64Operands,
                         found: t,
@@ -160,16 +160,16 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
             count(ops, 3, opcode)?;
             let (p, t, f) = (arr(ops, 0)?, arr(ops, 1)?, arr(ops, 2)?);
             if p.element_type != PrimitiveType::Pred {
-                return Err(ShapeError::SelectPredicateType(p.clone()));
+                return fail(ShapeError::SelectPredicateType(p.clone()));
             }
             if !t.compatible(f) {
-                return Err(ShapeError::SelectBranches {
+                return fail(ShapeError::SelectBranches {
                     on_true: t.clone(),
                     on_false: f.clone(),
                 });
             }
             if p.rank() != 0 && p.dims != t.dims {
-                return Err(ShapeError::SelectPredicateShape {
+                return fail(ShapeError::SelectPredicateShape {
                     pred: p.clone(),
                     on_true: t.clone(),
                 });
@@ -181,7 +181,7 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
             let (lo, x, hi) = (arr(ops, 0)?, arr(ops, 1)?, arr(ops, 2)?);
             for b in [lo, hi] {
                 if b.element_type != x.element_type || (b.rank() != 0 && b.dims != x.dims) {
-                    return Err(ShapeError::ClampBound {
+                    return fail(ShapeError::ClampBound {
                         bound: b.clone(),
                         operand: x.clone(),
                     });

@@ -437,8 +437,8 @@ pub enum ShapeError {
 pub enum LayoutError {
     /// `minor_to_major` is not a permutation of `0..rank`.
     #[error("layout of {0} is not a permutation of its dimensions")]
-    NotPermutation(ArrayShape),
+    NotPermutation(Box<ArrayShape>),
     /// Not one dynamic flag per dimension.
     #[error("shape {0} has mismatched dynamic flags")]
-    DynamicFlags(ArrayShape),
+    DynamicFlags(Box<ArrayShape>),
 }

@@ -39,14 +39,14 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     attr: "dynamic_slice_sizes=",
                 })?;
             if sizes.len() != x.rank() {
-                return Err(ShapeError::DynamicSliceRank {
+                return fail(ShapeError::DynamicSliceRank {
                     sizes: sizes.clone(),
                     rank: x.rank(),
                 });
             }
             for (&s, &n) in sizes.iter().zip(&x.dims) {
                 if s < 0 || s > n {
-                    return Err(ShapeError::DynamicSliceSize { size: s, dim: n });
+                    return fail(ShapeError::DynamicSliceSize { size: s, dim: n });
                 }
             }
             array(x.element_type, sizes.clone())
@@ -55,13 +55,13 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             let (x, u) = (arr(ops, 0)?, arr(ops, 1)?);
             check_indices(ops, 2, x.rank(), opcode)?;
             if u.rank() != x.rank() || u.element_type != x.element_type {
-                return Err(ShapeError::UpdateMismatch {
+                return fail(ShapeError::UpdateMismatch {
                     update: u.clone(),
                     operand: x.clone(),
                 });
             }
             if u.dims.iter().zip(&x.dims).any(|(a, b)| a > b) {
-                return Err(ShapeError::UpdateTooLarge {
+                return fail(ShapeError::UpdateTooLarge {
                     update: u.clone(),
                     operand: x.clone(),
                 });
@@ -83,7 +83,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     attr: "slice_sizes=",
                 })?;
             if sizes.len() != x.rank() {
-                return Err(ShapeError::GatherSliceRank {
+                return fail(ShapeError::GatherSliceRank {
                     sizes: sizes.clone(),
                     rank: x.rank(),
                 });
@@ -98,7 +98,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 ind.dims.get(ivd).copied().unwrap_or(0)
             };
             if g.start_index_map.len() as i64 != index_len {
-                return Err(ShapeError::StartIndexMap {
+                return fail(ShapeError::StartIndexMap {
                     map: g.start_index_map.clone(),
                     index_len,
                 });
@@ -123,7 +123,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 .map(|(_, &s)| s)
                 .collect();
             if offsets.len() != g.offset_dims.len() {
-                return Err(ShapeError::OffsetDims {
+                return fail(ShapeError::OffsetDims {
                     dims: g.offset_dims.clone(),
                     expected: offsets.len(),
                 });
@@ -144,7 +144,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         }
         Scatter => {
             if ops.len() < 3 || ops.len() % 2 == 0 {
-                return Err(ShapeError::ScatterOperands(ops.len()));
+                return fail(ShapeError::ScatterOperands(ops.len()));
             }
             let n = (ops.len() - 1) / 2;
             if n == 1 {

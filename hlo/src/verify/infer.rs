@@ -110,22 +110,29 @@ pub fn infer_shape(
     }
 }
 
-pub(super) type R<T> = Result<T, ShapeError>;
+/// Boxed: the error carries shapes, and the success path (every instruction verified) should
+/// not pay for moving them.
+pub(super) type R<T> = Result<T, Box<ShapeError>>;
+
+/// The error `e`, boxed.
+pub(super) fn fail<T>(e: ShapeError) -> R<T> {
+    Err(Box::new(e))
+}
 
 pub(super) fn arr<'a>(ops: &[&'a Shape], i: usize) -> R<&'a ArrayShape> {
     match ops.get(i) {
         Some(Shape::Array(a)) => Ok(a),
-        Some(s) => Err(ShapeError::NotArray {
+        Some(s) => fail(ShapeError::NotArray {
             index: i,
             found: (*s).clone(),
         }),
-        None => Err(ShapeError::MissingOperand { index: i }),
+        None => fail(ShapeError::MissingOperand { index: i }),
     }
 }
 
 pub(super) fn count(ops: &[&Shape], n: usize, opcode: Opcode) -> R<()> {
     if ops.len() != n {
-        return Err(ShapeError::OperandCount {
+        return fail(ShapeError::OperandCount {
             opcode,
             expected: n,
             found: ops.len(),
@@ -146,10 +153,12 @@ pub(super) fn idx(d: i64, rank: usize, what: &str) -> R<usize> {
     usize::try_from(d)
         .ok()
         .filter(|&u| u < rank)
-        .ok_or_else(|| ShapeError::OutOfRange {
-            what: what.to_owned(),
-            value: d,
-            rank,
+        .ok_or_else(|| {
+            Box::new(ShapeError::OutOfRange {
+                what: what.to_owned(),
+                value: d,
+                rank,
+            })
         })
 }
 
@@ -157,7 +166,7 @@ pub(super) fn check_unique(v: &[i64], what: &'static str) -> R<()> {
     let mut seen = HashSet::new();
     for d in v {
         if !seen.insert(d) {
-            return Err(ShapeError::Repeated {
+            return fail(ShapeError::Repeated {
                 what,
                 dims: v.to_vec(),
                 repeated: *d,
@@ -169,7 +178,7 @@ pub(super) fn check_unique(v: &[i64], what: &'static str) -> R<()> {
 
 pub(super) fn window_out(d: i64, w: &WindowDim) -> R<i64> {
     if w.stride <= 0 || w.lhs_dilation <= 0 || w.rhs_dilation <= 0 || w.size < 0 {
-        return Err(ShapeError::InvalidWindow(*w));
+        return fail(ShapeError::InvalidWindow(*w));
     }
     let dilated_base = if d == 0 {
         0
@@ -200,7 +209,7 @@ pub(super) fn callee(
     what: &'static str,
 ) -> R<Option<Signature>> {
     let Some(id) = id else {
-        return Err(ShapeError::MissingCallee { what });
+        return fail(ShapeError::MissingCallee { what });
     };
     Ok(match lookup {
         Some(f) => Some(f(id).ok_or(ShapeError::UnknownCallee { what })?),
@@ -210,7 +219,7 @@ pub(super) fn callee(
 
 pub(super) fn check_params(sig: &Signature, args: &[&Shape], what: &str) -> R<()> {
     if sig.params.len() != args.len() {
-        return Err(ShapeError::ParamCount {
+        return fail(ShapeError::ParamCount {
             what: what.to_owned(),
             params: sig.params.len(),
             args: args.len(),
@@ -218,7 +227,7 @@ pub(super) fn check_params(sig: &Signature, args: &[&Shape], what: &str) -> R<()
     }
     for (i, (p, a)) in sig.params.iter().zip(args).enumerate() {
         if !p.compatible(a) {
-            return Err(ShapeError::ParamShape {
+            return fail(ShapeError::ParamShape {
                 what: what.to_owned(),
                 index: i,
                 param: p.clone(),
@@ -234,7 +243,7 @@ pub(super) fn check_params(sig: &Signature, args: &[&Shape], what: &str) -> R<()
 pub(super) fn check_reducer(sig: &Signature, inits: &[PrimitiveType], what: &'static str) -> R<()> {
     let n = inits.len();
     if sig.params.len() != 2 * n {
-        return Err(ShapeError::ReducerParamCount {
+        return fail(ShapeError::ReducerParamCount {
             what,
             found: sig.params.len(),
             expected: 2 * n,
@@ -244,7 +253,7 @@ pub(super) fn check_reducer(sig: &Signature, inits: &[PrimitiveType], what: &'st
         (Shape::Tuple(t), n) if n > 1 || t.len() == 1 => t.iter().collect(),
         (s, 1) => vec![s],
         (s, _) => {
-            return Err(ShapeError::ReducerNotTuple {
+            return fail(ShapeError::ReducerNotTuple {
                 what,
                 n,
                 result: s.clone(),
@@ -252,7 +261,7 @@ pub(super) fn check_reducer(sig: &Signature, inits: &[PrimitiveType], what: &'st
         }
     };
     if results.len() != n {
-        return Err(ShapeError::ReducerResultCount {
+        return fail(ShapeError::ReducerResultCount {
             what,
             found: results.len(),
             expected: n,
@@ -260,7 +269,7 @@ pub(super) fn check_reducer(sig: &Signature, inits: &[PrimitiveType], what: &'st
     }
     for (i, (r, t)) in results.iter().zip(inits).enumerate() {
         if !r.compatible(&Shape::scalar(*t)) {
-            return Err(ShapeError::ReducerResultType {
+            return fail(ShapeError::ReducerResultType {
                 what,
                 index: i,
                 found: (*r).clone(),
@@ -300,7 +309,7 @@ pub(super) fn literal_matches(l: Option<&Literal>, s: &Shape) -> bool {
 pub(super) fn check_indices(ops: &[&Shape], from: usize, rank: usize, opcode: Opcode) -> R<()> {
     let n = ops.len().saturating_sub(from);
     if n != rank {
-        return Err(ShapeError::StartIndexCount {
+        return fail(ShapeError::StartIndexCount {
             opcode,
             rank,
             found: n,
@@ -309,7 +318,7 @@ pub(super) fn check_indices(ops: &[&Shape], from: usize, rank: usize, opcode: Op
     for i in from..ops.len() {
         let s = arr(ops, i)?;
         if s.rank() != 0 || !s.element_type.is_int() {
-            return Err(ShapeError::StartIndexType {
+            return fail(ShapeError::StartIndexType {
                 opcode,
                 index: i - from,
                 found: s.clone(),

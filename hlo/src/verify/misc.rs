@@ -28,7 +28,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     let t = match x.element_type {
                         PrimitiveType::F32 => PrimitiveType::C64,
                         PrimitiveType::F64 => PrimitiveType::C128,
-                        t => return Err(ShapeError::RfftElementType(t)),
+                        t => return fail(ShapeError::RfftElementType(t)),
                     };
                     if let (Some(l), Some(&n)) = (last, len.last()) {
                         if let Some(d) = dims.get_mut(l) {
@@ -88,7 +88,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             let mut dims = x.dims.clone();
             if let Some(l) = dims.last_mut() {
                 if k > *l {
-                    return Err(ShapeError::TopK { k, dim: *l });
+                    return fail(ShapeError::TopK { k, dim: *l });
                 }
                 *l = k;
             }

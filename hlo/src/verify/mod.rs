@@ -70,11 +70,11 @@ fn check_layout(shape: &Shape) -> Result<(), LayoutError> {
                             .is_some_and(|s| !std::mem::replace(s, true))
                     });
                 if !ok {
-                    return Err(LayoutError::NotPermutation(a.clone()));
+                    return Err(LayoutError::NotPermutation(Box::new(a.clone())));
                 }
             }
             if a.dims.len() != a.dynamic.len() {
-                return Err(LayoutError::DynamicFlags(a.clone()));
+                return Err(LayoutError::DynamicFlags(Box::new(a.clone())));
             }
             Ok(())
         }

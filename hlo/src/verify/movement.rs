@@ -28,7 +28,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 attr: "dimensions=",
             })?;
             if dims.len() != x.rank() {
-                return Err(ShapeError::BroadcastRank {
+                return fail(ShapeError::BroadcastRank {
                     dims: dims.clone(),
                     rank: x.rank(),
                 });
@@ -38,7 +38,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 let o = idx(od, d.rank(), "broadcast dimension")?;
                 let (want, have) = (d.dims.get(o).copied(), x.dims.get(i).copied());
                 if want != have && have != Some(1) {
-                    return Err(ShapeError::BroadcastDim {
+                    return fail(ShapeError::BroadcastDim {
                         operand_dim: i,
                         size: have.unwrap_or(-1),
                         result_dim: o,
@@ -55,7 +55,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 return Ok(None);
             };
             if d.element_count() != x.element_count() {
-                return Err(ShapeError::ReshapeCount {
+                return fail(ShapeError::ReshapeCount {
                     operand: x.clone(),
                     operand_count: x.element_count(),
                     result: d.clone(),
@@ -72,7 +72,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 attr: "dimensions=",
             })?;
             if perm.len() != x.rank() {
-                return Err(ShapeError::TransposeRank {
+                return fail(ShapeError::TransposeRank {
                     perm: perm.clone(),
                     rank: x.rank(),
                 });
@@ -101,7 +101,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 attr: "slice=",
             })?;
             if s.len() != x.rank() {
-                return Err(ShapeError::SliceRank {
+                return fail(ShapeError::SliceRank {
                     dims: s.len(),
                     rank: x.rank(),
                 });
@@ -109,7 +109,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             let mut out = Vec::new();
             for (d, (sd, &n)) in s.iter().zip(&x.dims).enumerate() {
                 if sd.start < 0 || sd.start > sd.limit || sd.limit > n || sd.stride <= 0 {
-                    return Err(ShapeError::SliceDim {
+                    return fail(ShapeError::SliceDim {
                         dim: d,
                         start: sd.start,
                         limit: sd.limit,
@@ -123,7 +123,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         }
         Concatenate => {
             if ops.is_empty() {
-                return Err(ShapeError::NoOperands { opcode });
+                return fail(ShapeError::NoOperands { opcode });
             }
             let first = arr(ops, 0)?;
             let dims = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
@@ -131,14 +131,14 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 attr: "dimensions=",
             })?;
             let [d] = dims.as_slice() else {
-                return Err(ShapeError::ConcatenateDims(dims.clone()));
+                return fail(ShapeError::ConcatenateDims(dims.clone()));
             };
             let d = idx(*d, first.rank(), "concatenate dimension")?;
             let mut out = first.dims.clone();
             for i in 1..ops.len() {
                 let x = arr(ops, i)?;
                 if x.element_type != first.element_type || x.rank() != first.rank() {
-                    return Err(ShapeError::ConcatenateOperand {
+                    return fail(ShapeError::ConcatenateOperand {
                         index: i,
                         operand: x.clone(),
                         first: first.clone(),
@@ -146,7 +146,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 }
                 for (k, (&p, &q)) in x.dims.iter().zip(&first.dims).enumerate() {
                     if k != d && p != q {
-                        return Err(ShapeError::ConcatenateDim {
+                        return fail(ShapeError::ConcatenateDim {
                             index: i,
                             operand: x.clone(),
                             first: first.clone(),
@@ -164,7 +164,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             count(ops, 2, opcode)?;
             let (x, v) = (arr(ops, 0)?, arr(ops, 1)?);
             if v.rank() != 0 || v.element_type != x.element_type {
-                return Err(ShapeError::PadValue {
+                return fail(ShapeError::PadValue {
                     ty: x.element_type,
                     value: v.clone(),
                 });
@@ -174,7 +174,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 attr: "padding=",
             })?;
             if p.len() != x.rank() {
-                return Err(ShapeError::PaddingRank {
+                return fail(ShapeError::PaddingRank {
                     dims: p.len(),
                     rank: x.rank(),
                 });
@@ -182,7 +182,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             let mut out = Vec::new();
             for (pd, &n) in p.iter().zip(&x.dims) {
                 if pd.interior < 0 {
-                    return Err(ShapeError::NegativeInterior(pd.interior));
+                    return fail(ShapeError::NegativeInterior(pd.interior));
                 }
                 let size = pd
                     .low
@@ -190,7 +190,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     .saturating_add(n)
                     .saturating_add(n.saturating_sub(1).max(0).saturating_mul(pd.interior));
                 if size < 0 {
-                    return Err(ShapeError::NegativePadding {
+                    return fail(ShapeError::NegativePadding {
                         padding: *pd,
                         size: n,
                     });

@@ -59,12 +59,12 @@ pub(super) fn declared(cx: &Inst<'_>) -> R<Option<Shape>> {
             if opcode == Constant {
                 if let Some(d) = declared {
                     if !literal_matches(a.literal.as_ref(), d) {
-                        return Err(ShapeError::ConstantStructure(d.clone()));
+                        return fail(ShapeError::ConstantStructure(d.clone()));
                     }
                 }
                 if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, declared_array) {
                     if l.values.len() as u64 != d.element_count() {
-                        return Err(ShapeError::ConstantValueCount {
+                        return fail(ShapeError::ConstantValueCount {
                             values: l.values.len(),
                             shape: d.clone(),
                             needs: d.element_count(),

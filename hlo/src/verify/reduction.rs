@@ -20,7 +20,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
     let out = match opcode {
         Reduce => {
             if ops.is_empty() || ops.len() % 2 != 0 {
-                return Err(ShapeError::ReduceOperands(ops.len()));
+                return fail(ShapeError::ReduceOperands(ops.len()));
             }
             let n = ops.len() / 2;
             let first = arr(ops, 0)?;
@@ -44,7 +44,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             for i in 0..n {
                 let x = arr(ops, i)?;
                 if x.dims != first.dims {
-                    return Err(ShapeError::ReduceInput {
+                    return fail(ShapeError::ReduceInput {
                         opcode,
                         index: i,
                         input: x.clone(),
@@ -53,7 +53,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 }
                 let init = arr(ops, n + i)?;
                 if init.rank() != 0 {
-                    return Err(ShapeError::ReduceInit {
+                    return fail(ShapeError::ReduceInit {
                         index: i,
                         init: init.clone(),
                     });
@@ -75,7 +75,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         }
         ReduceWindow => {
             if ops.is_empty() || ops.len() % 2 != 0 {
-                return Err(ShapeError::ReduceWindowOperands(ops.len()));
+                return fail(ShapeError::ReduceWindowOperands(ops.len()));
             }
             let n = ops.len() / 2;
             let first = arr(ops, 0)?;
@@ -84,7 +84,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             };
             let w = a.window.as_ref().unwrap_or(&default_window);
             if w.dims.len() != first.rank() {
-                return Err(ShapeError::WindowRank {
+                return fail(ShapeError::WindowRank {
                     window: w.dims.len(),
                     rank: first.rank(),
                 });
@@ -97,7 +97,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             for i in 0..n {
                 let x = arr(ops, i)?;
                 if x.dims != first.dims {
-                    return Err(ShapeError::ReduceInput {
+                    return fail(ShapeError::ReduceInput {
                         opcode,
                         index: i,
                         input: x.clone(),
@@ -106,7 +106,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 }
                 let init = arr(ops, n + i)?;
                 if init.rank() != 0 {
-                    return Err(ShapeError::ReduceWindowInit {
+                    return fail(ShapeError::ReduceWindowInit {
                         index: i,
                         init: init.clone(),
                     });
@@ -133,12 +133,12 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         }
         Sort => {
             if ops.is_empty() {
-                return Err(ShapeError::NoOperands { opcode });
+                return fail(ShapeError::NoOperands { opcode });
             }
             let first = arr(ops, 0)?;
             for i in 1..ops.len() {
                 if arr(ops, i)?.dims != first.dims {
-                    return Err(ShapeError::SortDims);
+                    return fail(ShapeError::SortDims);
                 }
             }
             if let Some(d) = a.dimensions.as_ref().and_then(|d| d.first()) {
@@ -146,13 +146,13 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             }
             if let Some(sig) = callee(callees, a.to_apply, "to_apply")? {
                 if sig.params.len() != 2 * ops.len() {
-                    return Err(ShapeError::ComparatorParams {
+                    return fail(ShapeError::ComparatorParams {
                         found: sig.params.len(),
                         expected: 2 * ops.len(),
                     });
                 }
                 if !sig.result.compatible(&Shape::scalar(PrimitiveType::Pred)) {
-                    return Err(ShapeError::ComparatorResult(sig.result.clone()));
+                    return fail(ShapeError::ComparatorResult(sig.result.clone()));
                 }
             }
             if ops.len() == 1 {
