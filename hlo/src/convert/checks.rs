@@ -8,6 +8,7 @@ use proto::xla as px;
 
 use crate::ir::*;
 
+use super::error::{ProtoError, ShapeProtoError};
 use super::shapes::{check_shape, program_shape_with};
 use super::wire::{malformed, Wire};
 use super::{invalid, ConvertError};
@@ -40,29 +41,25 @@ pub(super) fn called_roles(
     opcode: Opcode,
     called: usize,
     operand0_is_pred: bool,
-) -> Result<CalledRoles, String> {
+) -> Result<CalledRoles, ProtoError> {
     use Opcode::*;
     Ok(match opcode {
         _ if called == 0 => CalledRoles::None,
         While if called == 2 => CalledRoles::ConditionBody,
-        While => return Err(format!("while takes 2 called computations, got {called}")),
+        While => return Err(ProtoError::WhileCallees(called)),
         Conditional if !operand0_is_pred => CalledRoles::Branches,
         Conditional if called == 2 => CalledRoles::TrueFalse,
-        Conditional => return Err(format!("a pred conditional takes 2 branches, got {called}")),
+        Conditional => return Err(ProtoError::PredBranches(called)),
         SelectAndScatter if called == 2 => CalledRoles::SelectScatter,
-        SelectAndScatter => {
-            return Err(format!(
-                "select-and-scatter takes 2 called computations, got {called}"
-            ))
-        }
+        SelectAndScatter => return Err(ProtoError::SelectAndScatterCallees(called)),
         Fusion | AsyncStart => CalledRoles::Calls,
         CustomCall if called != 1 => CalledRoles::CalledComputations,
         _ if called == 1 => CalledRoles::ToApply,
         _ => {
-            return Err(format!(
-                "{} takes one called computation, got {called}",
-                opcode.name()
-            ))
+            return Err(ProtoError::OneCallee {
+                opcode: opcode.name(),
+                got: called,
+            })
         }
     })
 }
@@ -163,9 +160,9 @@ pub(super) struct Checked<'a> {
 pub(super) trait Sink {
     type Shape;
     /// Checks (and, building, converts) a shape.
-    fn shape(&mut self, p: &px::ShapeProto) -> Result<Self::Shape, String>;
+    fn shape(&mut self, p: &px::ShapeProto) -> Result<Self::Shape, ShapeProtoError>;
     /// An instruction whose structure is valid; an error is the instruction's.
-    fn instruction(&mut self, i: Checked<'_>, shape: Self::Shape) -> Result<(), String>;
+    fn instruction(&mut self, i: Checked<'_>, shape: Self::Shape) -> Result<(), ProtoError>;
     /// The end of a valid computation; `root` indexes its instructions.
     fn computation(&mut self, head: &CompHead<'_>, root: u32);
 }
@@ -174,10 +171,10 @@ pub(super) struct CheckOnly;
 
 impl Sink for CheckOnly {
     type Shape = ();
-    fn shape(&mut self, p: &px::ShapeProto) -> Result<(), String> {
+    fn shape(&mut self, p: &px::ShapeProto) -> Result<(), ShapeProtoError> {
         check_shape(p)
     }
-    fn instruction(&mut self, _: Checked<'_>, _: ()) -> Result<(), String> {
+    fn instruction(&mut self, _: Checked<'_>, _: ()) -> Result<(), ProtoError> {
         Ok(())
     }
     fn computation(&mut self, _: &CompHead<'_>, _: u32) {}
@@ -333,7 +330,8 @@ pub(super) fn walk_proto<'p, S: Sink>(
                 .and_then(|&o| is_pred.get(o as usize))
                 .copied()
                 .unwrap_or(false);
-            let roles = called_roles(opcode, called.len(), operand0_is_pred).map_err(err)?;
+            let roles = called_roles(opcode, called.len(), operand0_is_pred)
+                .map_err(|e| err(e.to_string()))?;
             let checked = Checked {
                 proto: ip,
                 opcode,
@@ -341,7 +339,8 @@ pub(super) fn walk_proto<'p, S: Sink>(
                 operands: &operands,
                 called,
             };
-            sink.instruction(checked, shape).map_err(err)?;
+            sink.instruction(checked, shape)
+                .map_err(|e| err(e.to_string()))?;
             if opcode == Opcode::Parameter && !params.insert(ip.parameter_number) {
                 return Err(err(format!(
                     "parameter number {} used twice",
@@ -354,7 +353,7 @@ pub(super) fn walk_proto<'p, S: Sink>(
             is_pred.push(shape_proto.element_type == px::PrimitiveType::Pred as i32);
             Ok(())
         })?;
-        check_parameter_numbers(&params).map_err(|m| invalid(cname, "", m))?;
+        check_parameter_numbers(&params).map_err(|m| invalid(cname, "", m.to_string()))?;
         let root = local.get(&head.root_id).copied().ok_or_else(|| {
             invalid(
                 cname,
@@ -400,7 +399,7 @@ pub(super) fn walk_proto<'p, S: Sink>(
 }
 
 /// Parameter numbers, already unique, must be exactly `0..n`. Allocates only to name the error.
-pub(super) fn check_parameter_numbers(params: &HashSet<i64>) -> Result<(), String> {
+pub(super) fn check_parameter_numbers(params: &HashSet<i64>) -> Result<(), ProtoError> {
     let n = params.len();
     if params
         .iter()
@@ -415,7 +414,7 @@ pub(super) fn check_parameter_numbers(params: &HashSet<i64>) -> Result<(), Strin
         .zip(0..)
         .find(|&(&x, expected)| x != expected)
         .map_or(0, |(&x, _)| x);
-    Err(format!("parameter numbers must be 0..{n}, found {found}"))
+    Err(ProtoError::ParameterNumbers { n, found })
 }
 
 /// Refuses call graphs with cycles (a computation calling itself, directly or not): evaluating

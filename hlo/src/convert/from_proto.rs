@@ -7,6 +7,7 @@ use crate::ir::*;
 use crate::shape::Shape;
 
 use super::checks::{decoded, walk_proto, CalledRoles, Checked, CompHead, Sink, Walked};
+use super::error::{ProtoError, ShapeProtoError};
 use super::literals::literal_from_proto;
 use super::shapes::shape_from_proto;
 use super::types::API_VERSIONS;
@@ -53,12 +54,12 @@ pub(super) fn window_from_proto(w: &px::Window) -> Window {
     }
 }
 
-pub(super) fn precision_from_proto(p: i32) -> Result<Precision, String> {
+pub(super) fn precision_from_proto(p: i32) -> Result<Precision, ProtoError> {
     match px::precision_config::Precision::try_from(p) {
         Ok(px::precision_config::Precision::Default) => Ok(Precision::Default),
         Ok(px::precision_config::Precision::High) => Ok(Precision::High),
         Ok(px::precision_config::Precision::Highest) => Ok(Precision::Highest),
-        _ => Err(format!("unsupported operand precision {p}")),
+        _ => Err(ProtoError::Precision(p)),
     }
 }
 
@@ -66,15 +67,15 @@ pub(super) fn frontend_from_proto(p: &px::FrontendAttributes) -> Vec<(String, St
     p.map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
-pub(super) fn sharding_from_proto(p: &px::OpSharding) -> Result<String, String> {
+pub(super) fn sharding_from_proto(p: &px::OpSharding) -> Result<String, ProtoError> {
     match px::op_sharding::Type::try_from(p.r#type) {
         Ok(px::op_sharding::Type::Replicated) => Ok("{replicated}".into()),
         Ok(px::op_sharding::Type::Manual) => Ok("{manual}".into()),
         Ok(px::op_sharding::Type::Maximal) => match p.tile_assignment_devices.as_slice() {
             [d] => Ok(format!("{{maximal device={d}}}")),
-            other => Err(format!("maximal sharding with devices {other:?}")),
+            other => Err(ProtoError::MaximalSharding(other.to_vec())),
         },
-        _ => Err(format!("sharding type {}", p.r#type)),
+        _ => Err(ProtoError::ShardingType(p.r#type)),
     }
 }
 
@@ -113,10 +114,10 @@ pub(super) struct Builder {
 
 impl Sink for Builder {
     type Shape = Shape;
-    fn shape(&mut self, p: &px::ShapeProto) -> Result<Shape, String> {
+    fn shape(&mut self, p: &px::ShapeProto) -> Result<Shape, ShapeProtoError> {
         shape_from_proto(p)
     }
-    fn instruction(&mut self, i: Checked<'_>, shape: Shape) -> Result<(), String> {
+    fn instruction(&mut self, i: Checked<'_>, shape: Shape) -> Result<(), ProtoError> {
         let mut attrs = Attrs::default();
         assign_called(
             &mut attrs,
@@ -239,20 +240,21 @@ pub(super) fn fill_attrs(
     opcode: Opcode,
     p: &px::HloInstructionProto,
     shape: &Shape,
-) -> Result<(), String> {
+) -> Result<(), ProtoError> {
     use Opcode::*;
     if opcode == Parameter {
         a.parameter_number = Some(p.parameter_number);
     }
     if let Some(l) = &p.literal {
-        a.literal = Some(literal_from_proto(l, shape).map_err(|m| format!("literal: {m}"))?);
+        a.literal =
+            Some(literal_from_proto(l, shape).map_err(|m| ProtoError::Literal(Box::new(m)))?);
     } else if opcode == Constant {
-        return Err("constant has no literal".into());
+        return Err(ProtoError::NoLiteral);
     }
     if opcode == Iota {
         match p.dimensions.as_slice() {
             [d] => a.iota_dimension = Some(*d),
-            other => return Err(format!("iota needs one dimension, got {other:?}")),
+            other => return Err(ProtoError::IotaDimensions(other.to_vec())),
         }
     } else if !p.dimensions.is_empty()
         || matches!(
@@ -323,21 +325,21 @@ pub(super) fn fill_attrs(
     if !p.comparison_direction.is_empty() {
         a.comparison_direction = Some(
             ComparisonDirection::from_name(&p.comparison_direction)
-                .ok_or_else(|| format!("comparison direction \"{}\"", p.comparison_direction))?,
+                .ok_or_else(|| ProtoError::ComparisonDirection(p.comparison_direction.clone()))?,
         );
     } else if opcode == Compare {
-        return Err("compare has no comparison_direction".into());
+        return Err(ProtoError::NoComparisonDirection);
     }
     if !p.comparison_type.is_empty() {
         a.comparison_type = Some(
             ComparisonType::from_name(&p.comparison_type)
-                .ok_or_else(|| format!("comparison type \"{}\"", p.comparison_type))?,
+                .ok_or_else(|| ProtoError::ComparisonType(p.comparison_type.clone()))?,
         );
     }
     if !p.fusion_kind.is_empty() {
         a.fusion_kind = Some(
             FusionKind::from_name(&p.fusion_kind)
-                .ok_or_else(|| format!("fusion kind \"{}\"", p.fusion_kind))?,
+                .ok_or_else(|| ProtoError::FusionKind(p.fusion_kind.clone()))?,
         );
     }
     if opcode == GetTupleElement {
@@ -384,14 +386,14 @@ pub(super) fn fill_attrs(
             .iter()
             .find(|(_, e)| *e as i32 == p.custom_call_api_version)
             .map(|(name, _)| (*name).to_owned())
-            .ok_or_else(|| format!("custom-call api version {}", p.custom_call_api_version))?;
+            .ok_or(ProtoError::ApiVersion(p.custom_call_api_version))?;
         a.api_version = Some(v);
     }
     a.custom_call_has_side_effect = p.custom_call_has_side_effect.then_some(true);
     if !p.backend_config.is_empty() {
         a.backend_config = Some(
             String::from_utf8(p.backend_config.clone())
-                .map_err(|_| "backend_config is not UTF-8".to_owned())?,
+                .map_err(|_| ProtoError::BackendConfigUtf8)?,
         );
     }
     a.frontend_attributes = p.frontend_attributes.as_ref().map(frontend_from_proto);
@@ -412,7 +414,7 @@ pub(super) fn fill_attrs(
             Ok(px::FftType::Ifft) => FftType::Ifft,
             Ok(px::FftType::Rfft) => FftType::Rfft,
             Ok(px::FftType::Irfft) => FftType::Irfft,
-            Err(_) => return Err(format!("fft type {}", p.fft_type)),
+            Err(_) => return Err(ProtoError::FftType(p.fft_type)),
         });
         a.fft_length = Some(p.fft_length.clone());
     }
@@ -420,7 +422,7 @@ pub(super) fn fill_attrs(
         a.distribution = Some(match px::RandomDistribution::try_from(p.distribution) {
             Ok(px::RandomDistribution::RngUniform) => RandomDistribution::Uniform,
             Ok(px::RandomDistribution::RngNormal) => RandomDistribution::Normal,
-            _ => return Err(format!("rng distribution {}", p.distribution)),
+            _ => return Err(ProtoError::RngDistribution(p.distribution)),
         });
     }
     a.exponent_bits = (p.exponent_bits != 0).then_some(i64::from(p.exponent_bits));

@@ -5,11 +5,15 @@ use proto::xla as px;
 use crate::ir::*;
 use crate::shape::{PrimitiveType, Shape};
 
+use super::error::{ProtoError, Unrepresentable};
 use super::shapes::shape_to_proto;
 
-pub(super) fn literal_to_proto(lit: &Literal, shape: &Shape) -> Result<px::LiteralProto, String> {
+pub(super) fn literal_to_proto(
+    lit: &Literal,
+    shape: &Shape,
+) -> Result<px::LiteralProto, Unrepresentable> {
     match (lit, shape) {
-        (Literal::Elided, _) => Err("an elided constant (`{...}`)".into()),
+        (Literal::Elided, _) => Err(Unrepresentable::ElidedConstant),
         (Literal::Tuple(elems), Shape::Tuple(shapes)) if elems.len() == shapes.len() => {
             Ok(px::LiteralProto {
                 shape: Some(shape_to_proto(shape)?),
@@ -24,11 +28,10 @@ pub(super) fn literal_to_proto(lit: &Literal, shape: &Shape) -> Result<px::Liter
         (Literal::Array(a), Shape::Array(s)) => {
             let count = s.element_count();
             if a.values.len() as u64 != count {
-                return Err(format!(
-                    "a constant with {} values for {} elements",
-                    a.values.len(),
-                    count
-                ));
+                return Err(Unrepresentable::ConstantValueCount {
+                    values: a.values.len(),
+                    elements: count,
+                });
             }
             let mut p = px::LiteralProto {
                 shape: Some(shape_to_proto(shape)?),
@@ -70,24 +73,26 @@ pub(super) fn literal_to_proto(lit: &Literal, shape: &Shape) -> Result<px::Liter
                         .flat_map(|x| half::bf16::from_f64(x.as_f64()).to_le_bytes())
                         .collect()
                 }
-                other => return Err(format!("a constant of element type {other}")),
+                other => return Err(Unrepresentable::ConstantElementType(other)),
             }
             Ok(p)
         }
-        _ => Err("a constant whose value does not match its shape".into()),
+        _ => Err(Unrepresentable::ConstantMismatch),
     }
 }
 
-pub(super) fn literal_from_proto(p: &px::LiteralProto, shape: &Shape) -> Result<Literal, String> {
+pub(super) fn literal_from_proto(
+    p: &px::LiteralProto,
+    shape: &Shape,
+) -> Result<Literal, ProtoError> {
     match shape {
-        Shape::Token => Err("a token constant".into()),
+        Shape::Token => Err(ProtoError::TokenConstant),
         Shape::Tuple(shapes) => {
             if p.tuple_literals.len() != shapes.len() {
-                return Err(format!(
-                    "tuple constant has {} elements, its shape {}",
-                    p.tuple_literals.len(),
-                    shapes.len()
-                ));
+                return Err(ProtoError::TupleConstant {
+                    elements: p.tuple_literals.len(),
+                    shape: shapes.len(),
+                });
             }
             Ok(Literal::Tuple(
                 p.tuple_literals
@@ -125,14 +130,13 @@ pub(super) fn literal_from_proto(p: &px::LiteralProto, shape: &Shape) -> Result<
                 T::Bf16 => pairs(&p.bf16s)
                     .map(|c| V::Float(half::bf16::from_le_bytes(c).to_f64()))
                     .collect(),
-                other => return Err(format!("a constant of element type {other}")),
+                other => return Err(ProtoError::ConstantElementType(other)),
             };
             if values.len() as u64 != s.element_count() {
-                return Err(format!(
-                    "constant has {} values for {} elements",
-                    values.len(),
-                    s.element_count()
-                ));
+                return Err(ProtoError::ConstantValueCount {
+                    values: values.len(),
+                    elements: s.element_count(),
+                });
             }
             Ok(Literal::Array(ArrayLiteral { values }))
         }

@@ -18,6 +18,7 @@
 //! `wire`) and `from_proto`.
 
 mod checks;
+mod error;
 mod from_proto;
 mod literals;
 mod shapes;
@@ -26,6 +27,7 @@ mod types;
 mod wire;
 
 pub use checks::{check_proto, check_proto_bytes, ProtoSummary};
+pub use error::{ProtoError, ShapeProtoError, Unrepresentable};
 pub use from_proto::from_proto;
 pub use shapes::{check_shape, shape_from_proto, shape_to_proto};
 pub use to_proto::to_proto;

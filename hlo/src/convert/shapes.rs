@@ -6,13 +6,14 @@ use proto::xla as px;
 use crate::ir::*;
 use crate::shape::{ArrayShape, Layout, PrimitiveType, Shape, Tile, TILE_COMBINE_DIM};
 
+use super::error::{ShapeProtoError, Unrepresentable};
 use super::types::{element_type_from_proto, element_type_to_proto};
 
 /// Deepest tuple nesting accepted from a proto.
 const MAX_SHAPE_DEPTH: usize = 64;
 
 /// Converts a shape. Fails only for element types or layouts the proto cannot carry.
-pub fn shape_to_proto(shape: &Shape) -> Result<px::ShapeProto, String> {
+pub fn shape_to_proto(shape: &Shape) -> Result<px::ShapeProto, Unrepresentable> {
     Ok(match shape {
         Shape::Token => px::ShapeProto {
             element_type: px::PrimitiveType::Token as i32,
@@ -25,12 +26,12 @@ pub fn shape_to_proto(shape: &Shape) -> Result<px::ShapeProto, String> {
         },
         Shape::Array(a) => {
             let element_type = element_type_to_proto(a.element_type)
-                .ok_or_else(|| format!("element type {}", a.element_type))?;
+                .ok_or(Unrepresentable::ElementType(a.element_type))?;
             let layout = match &a.layout {
                 None => None,
                 Some(l) => {
                     if !l.other.is_empty() {
-                        return Err(format!("layout attribute `{}`", l.other));
+                        return Err(Unrepresentable::LayoutAttribute(l.other.clone()));
                     }
                     Some(px::LayoutProto {
                         minor_to_major: l.minor_to_major.clone(),
@@ -63,13 +64,13 @@ pub fn shape_to_proto(shape: &Shape) -> Result<px::ShapeProto, String> {
 }
 
 /// Converts a shape from a proto, validating element type, dimensions and nesting depth.
-pub fn shape_from_proto(p: &px::ShapeProto) -> Result<Shape, String> {
+pub fn shape_from_proto(p: &px::ShapeProto) -> Result<Shape, ShapeProtoError> {
     shape_from_proto_at(p, 0)
 }
 
 /// Validates a shape proto exactly as [`shape_from_proto`] does (same checks, same messages)
 /// without building the [`Shape`]: it allocates nothing for shapes of rank up to 64.
-pub fn check_shape(p: &px::ShapeProto) -> Result<(), String> {
+pub fn check_shape(p: &px::ShapeProto) -> Result<(), ShapeProtoError> {
     check_shape_at(p, 0)
 }
 
@@ -81,39 +82,42 @@ pub(super) enum ShapeNode {
 }
 
 /// The checks of one shape node, shared by [`shape_from_proto`] and [`check_shape`].
-pub(super) fn check_shape_node(p: &px::ShapeProto, depth: usize) -> Result<ShapeNode, String> {
+pub(super) fn check_shape_node(
+    p: &px::ShapeProto,
+    depth: usize,
+) -> Result<ShapeNode, ShapeProtoError> {
     if depth > MAX_SHAPE_DEPTH {
-        return Err(format!("tuple shape nested deeper than {MAX_SHAPE_DEPTH}"));
+        return Err(ShapeProtoError::TooDeep(MAX_SHAPE_DEPTH));
     }
     let et = px::PrimitiveType::try_from(p.element_type)
-        .map_err(|_| format!("unknown element type number {}", p.element_type))?;
+        .map_err(|_| ShapeProtoError::UnknownElementType(p.element_type))?;
     match et {
         px::PrimitiveType::Token => Ok(ShapeNode::Token),
         px::PrimitiveType::Tuple => Ok(ShapeNode::Tuple),
-        px::PrimitiveType::Invalid => Err("element type is unset".into()),
+        px::PrimitiveType::Invalid => Err(ShapeProtoError::ElementTypeUnset),
         other => {
-            let element_type = element_type_from_proto(other)
-                .ok_or_else(|| format!("element type {other:?} is not an array type"))?;
+            let element_type =
+                element_type_from_proto(other).ok_or(ShapeProtoError::NotArrayType(other))?;
             let rank = p.dimensions.len();
             if let Some(d) = p
                 .dimensions
                 .iter()
                 .find(|&&d| d < 0 && d != crate::shape::UNBOUNDED_DIM)
             {
-                return Err(format!("negative dimension size {d}"));
+                return Err(ShapeProtoError::NegativeDimension(*d));
             }
             if !p.is_dynamic_dimension.is_empty() && p.is_dynamic_dimension.len() != rank {
-                return Err(format!(
-                    "is_dynamic_dimension has {} entries for rank {rank}",
-                    p.is_dynamic_dimension.len()
-                ));
+                return Err(ShapeProtoError::DynamicFlags {
+                    entries: p.is_dynamic_dimension.len(),
+                    rank,
+                });
             }
             if let Some(l) = &p.layout {
                 if !l.minor_to_major.is_empty() && !is_permutation(&l.minor_to_major, rank) {
-                    return Err(format!(
-                        "layout minor_to_major {:?} is not a permutation of rank {rank}",
-                        l.minor_to_major
-                    ));
+                    return Err(ShapeProtoError::LayoutNotPermutation {
+                        minor_to_major: l.minor_to_major.clone(),
+                        rank,
+                    });
                 }
             }
             Ok(ShapeNode::Array(element_type))
@@ -147,7 +151,7 @@ pub(super) fn is_permutation(v: &[i64], rank: usize) -> bool {
     }
 }
 
-pub(super) fn check_shape_at(p: &px::ShapeProto, depth: usize) -> Result<(), String> {
+pub(super) fn check_shape_at(p: &px::ShapeProto, depth: usize) -> Result<(), ShapeProtoError> {
     if let ShapeNode::Tuple = check_shape_node(p, depth)? {
         for s in &p.tuple_shapes {
             check_shape_at(s, depth + 1)?;
@@ -156,7 +160,10 @@ pub(super) fn check_shape_at(p: &px::ShapeProto, depth: usize) -> Result<(), Str
     Ok(())
 }
 
-pub(super) fn shape_from_proto_at(p: &px::ShapeProto, depth: usize) -> Result<Shape, String> {
+pub(super) fn shape_from_proto_at(
+    p: &px::ShapeProto,
+    depth: usize,
+) -> Result<Shape, ShapeProtoError> {
     Ok(match check_shape_node(p, depth)? {
         ShapeNode::Token => Shape::Token,
         ShapeNode::Tuple => Shape::Tuple(
@@ -198,20 +205,20 @@ pub(super) fn shape_from_proto_at(p: &px::ShapeProto, depth: usize) -> Result<Sh
 /// place that requires the result.
 pub(super) fn program_shape_with<T>(
     p: &px::ProgramShapeProto,
-    mut shape: impl FnMut(&px::ShapeProto) -> Result<T, String>,
-) -> Result<(Vec<T>, T), String> {
+    mut shape: impl FnMut(&px::ShapeProto) -> Result<T, ShapeProtoError>,
+) -> Result<(Vec<T>, T), ShapeProtoError> {
     let params = p
         .parameters
         .iter()
         .map(&mut shape)
         .collect::<Result<_, _>>()?;
-    let result = shape(p.result.as_ref().ok_or("program shape has no result")?)?;
+    let result = shape(p.result.as_ref().ok_or(ShapeProtoError::NoProgramResult)?)?;
     Ok((params, result))
 }
 
 pub(super) fn program_shape_to_proto(
     layout: &ProgramLayout,
-) -> Result<px::ProgramShapeProto, String> {
+) -> Result<px::ProgramShapeProto, Unrepresentable> {
     Ok(px::ProgramShapeProto {
         parameters: layout
             .params

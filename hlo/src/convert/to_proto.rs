@@ -3,6 +3,7 @@
 
 use proto::xla as px;
 
+use super::error::Unrepresentable;
 use super::literals::literal_to_proto;
 use super::shapes::{program_shape_to_proto, shape_to_proto};
 use super::types::API_VERSIONS;
@@ -78,7 +79,9 @@ pub(super) fn sharding_to_proto(s: &str) -> Option<px::OpSharding> {
     })
 }
 
-pub(super) fn replica_groups_to_proto(g: &ReplicaGroups) -> Result<Vec<px::ReplicaGroup>, String> {
+pub(super) fn replica_groups_to_proto(
+    g: &ReplicaGroups,
+) -> Result<Vec<px::ReplicaGroup>, Unrepresentable> {
     match g {
         ReplicaGroups::List(groups) => Ok(groups
             .iter()
@@ -86,7 +89,7 @@ pub(super) fn replica_groups_to_proto(g: &ReplicaGroups) -> Result<Vec<px::Repli
                 replica_ids: ids.clone(),
             })
             .collect()),
-        ReplicaGroups::Iota(text) => Err(format!("iota replica groups `{text}`")),
+        ReplicaGroups::Iota(text) => Err(Unrepresentable::IotaReplicaGroups(text.clone())),
     }
 }
 
@@ -122,7 +125,7 @@ pub(super) fn instruction_to_proto(
     let mut p = px::HloInstructionProto {
         name: instr.name.clone(),
         opcode: instr.opcode.name().to_owned(),
-        shape: Some(shape_to_proto(&instr.shape).map_err(bad)?),
+        shape: Some(shape_to_proto(&instr.shape).map_err(|e| bad(e.to_string()))?),
         id: global(comp_index, id),
         operand_ids: instr
             .operands
@@ -141,7 +144,7 @@ pub(super) fn instruction_to_proto(
         p.parameter_number = n;
     }
     if let Some(lit) = &a.literal {
-        p.literal = Some(literal_to_proto(lit, &instr.shape).map_err(bad)?);
+        p.literal = Some(literal_to_proto(lit, &instr.shape).map_err(|e| bad(e.to_string()))?);
     }
     if let Some(d) = &a.dimensions {
         p.dimensions = d.clone();
@@ -266,7 +269,7 @@ pub(super) fn instruction_to_proto(
         p.sharding = Some(sharding_to_proto(s).ok_or_else(|| bad(format!("sharding `{s}`")))?);
     }
     if let Some(g) = &a.replica_groups {
-        p.replica_groups = replica_groups_to_proto(g).map_err(bad)?;
+        p.replica_groups = replica_groups_to_proto(g).map_err(|e| bad(e.to_string()))?;
     }
     p.channel_id = a.channel_id.unwrap_or(0);
     p.use_global_device_ids = a.use_global_device_ids.unwrap_or(false);
@@ -348,12 +351,12 @@ pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, Conv
                 .into_iter()
                 .map(shape_to_proto)
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(module_bad)?;
+                .map_err(|e| module_bad(e.to_string()))?;
             let result = comp
                 .root_instruction()
                 .map(|r| shape_to_proto(&r.shape))
                 .transpose()
-                .map_err(module_bad)?;
+                .map_err(|e| module_bad(e.to_string()))?;
             px::ProgramShapeProto {
                 parameters: params,
                 result,
@@ -380,7 +383,7 @@ pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, Conv
         .as_ref()
         .map(program_shape_to_proto)
         .transpose()
-        .map_err(module_bad)?;
+        .map_err(|e| module_bad(e.to_string()))?;
     let schedule = (cfg.is_scheduled == Some(true)).then(|| px::HloScheduleProto {
         sequences: computations
             .iter()
@@ -422,26 +425,29 @@ pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, Conv
     let stack_frame_index = if sf.is_empty() {
         None
     } else {
-        fn dense<T: Clone>(v: &[(i64, T)], what: &str) -> Result<Vec<T>, String> {
+        fn dense<T: Clone>(v: &[(i64, T)], what: &'static str) -> Result<Vec<T>, Unrepresentable> {
             v.iter()
                 .enumerate()
                 .map(|(i, (id, x))| {
                     if *id == i as i64 + 1 {
                         Ok(x.clone())
                     } else {
-                        Err(format!(
-                            "{what} id {id} at position {} (ids must be 1, 2, ...)",
-                            i + 1
-                        ))
+                        Err(Unrepresentable::StackFrameIds {
+                            what,
+                            id: *id,
+                            position: i + 1,
+                        })
                     }
                 })
                 .collect()
         }
         Some(px::StackFrameIndexProto {
-            file_names: dense(&sf.file_names, "file name").map_err(module_bad)?,
-            function_names: dense(&sf.function_names, "function name").map_err(module_bad)?,
+            file_names: dense(&sf.file_names, "file name")
+                .map_err(|e| module_bad(e.to_string()))?,
+            function_names: dense(&sf.function_names, "function name")
+                .map_err(|e| module_bad(e.to_string()))?,
             file_locations: dense(&sf.file_locations, "file location")
-                .map_err(module_bad)?
+                .map_err(|e| module_bad(e.to_string()))?
                 .into_iter()
                 .map(|l| px::stack_frame_index_proto::FileLocation {
                     file_name_id: l.file_name_id as i32,
@@ -453,7 +459,7 @@ pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, Conv
                 })
                 .collect(),
             stack_frames: dense(&sf.stack_frames, "stack frame")
-                .map_err(module_bad)?
+                .map_err(|e| module_bad(e.to_string()))?
                 .into_iter()
                 .map(|f| px::stack_frame_index_proto::StackFrame {
                     file_location_id: f.file_location_id as i32,
