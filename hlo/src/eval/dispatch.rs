@@ -325,7 +325,7 @@ pub(super) fn contraction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
                 .collect::<Result<Vec<usize>, _>>()
                 .map_err(|_| invalid(op.name(), format!("negative dimension in {dims:?}")))?;
             let (lhs, rhs) = (array(0)?, array(1)?);
-            let geometry = convolution::ConvGeometry::new(
+            let geometry = convolution::ConvGeometry::try_new(
                 lhs.dims(),
                 rhs.dims(),
                 &out_dims,
@@ -334,7 +334,7 @@ pub(super) fn contraction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
                 a.feature_group_count.unwrap_or(1),
                 a.batch_group_count.unwrap_or(1),
             )
-            .map_err(|m| invalid(op.name(), m))?;
+            .map_err(|m| invalid(op.name(), m.to_string()))?;
             one(convolution::convolution(lhs, rhs, &geometry, dtype)?)
         }
         other => Err(EvalError::Unimplemented {
