@@ -77,11 +77,97 @@ pub struct ConvGeometry {
     pub batch_per_group: usize,
 }
 
-fn dim(what: &str, d: i64, rank: usize) -> Result<usize, String> {
+/// Why a convolution's attributes do not fit its operand and result dimensions.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConvError {
+    /// Operand, kernel or result rank other than the spatial dimensions plus two.
+    #[error("ranks do not match dim_labels: input {lhs:?}, kernel {rhs:?}, output {out:?}, {spatial} spatial dimension(s)")]
+    Ranks {
+        lhs: Vec<usize>,
+        rhs: Vec<usize>,
+        out: Vec<usize>,
+        spatial: usize,
+    },
+    /// A `dim_labels` dimension outside `0..rank`.
+    #[error("{what} dimension {dim} is out of range for rank {rank}")]
+    Dimension {
+        what: &'static str,
+        dim: i64,
+        rank: usize,
+    },
+    /// A group count below 1.
+    #[error("feature_group_count ({feature}) and batch_group_count ({batch}) must be >= 1")]
+    GroupCount { feature: i64, batch: i64 },
+    /// Feature and batch groups together.
+    #[error("feature_group_count ({feature}) and batch_group_count ({batch}) cannot both be > 1")]
+    BothGroups { feature: i64, batch: i64 },
+    /// A size that does not fit the integer type it is converted to.
+    #[error(transparent)]
+    Conversion(#[from] std::num::TryFromIntError),
+    /// Input features other than kernel input features times the feature group count.
+    #[error("input features ({input}) != kernel input features ({kernel}) x feature_group_count ({groups})")]
+    InputFeatures {
+        input: usize,
+        kernel: usize,
+        groups: usize,
+    },
+    /// Kernel output features not divisible into the feature groups.
+    #[error(
+        "kernel output features ({features}) are not a multiple of feature_group_count ({groups})"
+    )]
+    OutputFeatures { features: usize, groups: usize },
+    /// Batch or output features not divisible into the batch groups.
+    #[error("input batch ({batch}) and kernel output features ({features}) must be multiples of batch_group_count ({groups})")]
+    BatchGroups {
+        batch: usize,
+        features: usize,
+        groups: usize,
+    },
+    /// A result whose batch or feature size is not what the operands give.
+    #[error("output {out:?} needs batch {batch} (dimension {batch_dim}) and features {features} (dimension {feature_dim})")]
+    Output {
+        out: Vec<usize>,
+        batch: usize,
+        batch_dim: usize,
+        features: usize,
+        feature_dim: usize,
+    },
+    /// A window with other than one dimension per spatial dimension.
+    #[error("window has {window} dimension(s), the convolution {spatial} spatial")]
+    WindowRank { window: usize, spatial: usize },
+    /// A stride or dilation below 1.
+    #[error("window dimension {dim}: stride ({stride}), lhs_dilate ({lhs_dilation}) and rhs_dilate ({rhs_dilation}) must be >= 1")]
+    Dilation {
+        dim: usize,
+        stride: i64,
+        lhs_dilation: i64,
+        rhs_dilation: i64,
+    },
+    /// A window size other than the kernel's spatial size.
+    #[error("window dimension {dim}: size {size} differs from the kernel's spatial size {kernel}")]
+    WindowSize {
+        dim: usize,
+        size: i64,
+        kernel: usize,
+    },
+    /// Window arithmetic that overflows.
+    #[error("window dimension {0}: sizes overflow")]
+    Overflow(usize),
+    /// A result spatial size other than the window gives.
+    #[error("output spatial dimension {dim} is {size}, the window gives {want}")]
+    OutputSpatial {
+        dim: usize,
+        size: usize,
+        want: usize,
+    },
+}
+
+fn dim(what: &'static str, d: i64, rank: usize) -> Result<usize, ConvError> {
     usize::try_from(d)
         .ok()
         .filter(|&d| d < rank)
-        .ok_or_else(|| format!("{what} dimension {d} is out of range for rank {rank}"))
+        .ok_or(ConvError::Dimension { what, dim: d, rank })
 }
 
 fn size_of(dims: &[usize], d: usize) -> usize {
@@ -113,6 +199,9 @@ impl ConvGeometry {
     /// Checks a convolution of `lhs_dims` by `rhs_dims` producing `out_dims`. `window` has one
     /// entry per spatial dimension (`None`: size from the kernel, no stride, padding or
     /// dilation). The message says which attribute is wrong and by how much.
+    ///
+    /// [`ConvGeometry::try_new`] with the error as text, for callers that only report it (the
+    /// compiler's kernel generator).
     pub fn new(
         lhs_dims: &[usize],
         rhs_dims: &[usize],
@@ -122,6 +211,28 @@ impl ConvGeometry {
         feature_group_count: i64,
         batch_group_count: i64,
     ) -> Result<ConvGeometry, String> {
+        ConvGeometry::try_new(
+            lhs_dims,
+            rhs_dims,
+            out_dims,
+            dn,
+            window,
+            feature_group_count,
+            batch_group_count,
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    /// [`ConvGeometry::new`], with a typed error.
+    pub fn try_new(
+        lhs_dims: &[usize],
+        rhs_dims: &[usize],
+        out_dims: &[usize],
+        dn: &ConvDimensionNumbers,
+        window: Option<&[WindowDim]>,
+        feature_group_count: i64,
+        batch_group_count: i64,
+    ) -> Result<ConvGeometry, ConvError> {
         let rank = lhs_dims.len();
         let n_spatial = dn.input_spatial_dimensions.len();
         if rhs_dims.len() != rank
@@ -130,9 +241,12 @@ impl ConvGeometry {
             || dn.kernel_spatial_dimensions.len() != n_spatial
             || dn.output_spatial_dimensions.len() != n_spatial
         {
-            return Err(format!(
-                "ranks do not match dim_labels: input {lhs_dims:?}, kernel {rhs_dims:?}, output {out_dims:?}, {n_spatial} spatial dimension(s)"
-            ));
+            return Err(ConvError::Ranks {
+                lhs: lhs_dims.to_vec(),
+                rhs: rhs_dims.to_vec(),
+                out: out_dims.to_vec(),
+                spatial: n_spatial,
+            });
         }
         let lhs_batch = dim("input batch", dn.input_batch_dimension, rank)?;
         let lhs_feature = dim("input feature", dn.input_feature_dimension, rank)?;
@@ -149,48 +263,58 @@ impl ConvGeometry {
         let out_batch = dim("output batch", dn.output_batch_dimension, rank)?;
         let out_feature = dim("output feature", dn.output_feature_dimension, rank)?;
         if feature_group_count < 1 || batch_group_count < 1 {
-            return Err(format!(
-                "feature_group_count ({feature_group_count}) and batch_group_count ({batch_group_count}) must be >= 1"
-            ));
+            return Err(ConvError::GroupCount {
+                feature: feature_group_count,
+                batch: batch_group_count,
+            });
         }
         if feature_group_count > 1 && batch_group_count > 1 {
-            return Err(format!(
-                "feature_group_count ({feature_group_count}) and batch_group_count ({batch_group_count}) cannot both be > 1"
-            ));
+            return Err(ConvError::BothGroups {
+                feature: feature_group_count,
+                batch: batch_group_count,
+            });
         }
         // Both are >= 1 here and at most i64::MAX, which fits usize on 64-bit targets.
-        let fgc = usize::try_from(feature_group_count).map_err(|e| e.to_string())?;
-        let bgc = usize::try_from(batch_group_count).map_err(|e| e.to_string())?;
+        let fgc = usize::try_from(feature_group_count)?;
+        let bgc = usize::try_from(batch_group_count)?;
         let n = size_of(lhs_dims, lhs_batch);
         let c = size_of(lhs_dims, lhs_feature);
         let ci = size_of(rhs_dims, rhs_in_feature);
         let o = size_of(rhs_dims, rhs_out_feature);
         if ci.checked_mul(fgc) != Some(c) {
-            return Err(format!(
-                "input features ({c}) != kernel input features ({ci}) x feature_group_count ({fgc})"
-            ));
+            return Err(ConvError::InputFeatures {
+                input: c,
+                kernel: ci,
+                groups: fgc,
+            });
         }
         if o % fgc != 0 {
-            return Err(format!(
-                "kernel output features ({o}) are not a multiple of feature_group_count ({fgc})"
-            ));
+            return Err(ConvError::OutputFeatures {
+                features: o,
+                groups: fgc,
+            });
         }
         if o % bgc != 0 || n % bgc != 0 {
-            return Err(format!(
-                "input batch ({n}) and kernel output features ({o}) must be multiples of batch_group_count ({bgc})"
-            ));
+            return Err(ConvError::BatchGroups {
+                batch: n,
+                features: o,
+                groups: bgc,
+            });
         }
         if size_of(out_dims, out_batch) != n / bgc || size_of(out_dims, out_feature) != o {
-            return Err(format!(
-                "output {out_dims:?} needs batch {} (dimension {out_batch}) and features {o} (dimension {out_feature})",
-                n / bgc
-            ));
+            return Err(ConvError::Output {
+                out: out_dims.to_vec(),
+                batch: n / bgc,
+                batch_dim: out_batch,
+                features: o,
+                feature_dim: out_feature,
+            });
         }
         if let Some(ws) = window.filter(|ws| ws.len() != n_spatial) {
-            return Err(format!(
-                "window has {} dimension(s), the convolution {n_spatial} spatial",
-                ws.len()
-            ));
+            return Err(ConvError::WindowRank {
+                window: ws.len(),
+                spatial: n_spatial,
+            });
         }
         let mut spatial = Vec::with_capacity(n_spatial);
         for i in 0..n_spatial {
@@ -201,30 +325,34 @@ impl ConvGeometry {
             let w = match window.and_then(|ws| ws.get(i)) {
                 Some(w) => *w,
                 None => WindowDim {
-                    size: i64::try_from(ksize).map_err(|e| e.to_string())?,
+                    size: i64::try_from(ksize)?,
                     ..WindowDim::default()
                 },
             };
             if w.stride < 1 || w.lhs_dilation < 1 || w.rhs_dilation < 1 {
-                return Err(format!(
-                    "window dimension {i}: stride ({}), lhs_dilate ({}) and rhs_dilate ({}) must be >= 1",
-                    w.stride, w.lhs_dilation, w.rhs_dilation
-                ));
+                return Err(ConvError::Dilation {
+                    dim: i,
+                    stride: w.stride,
+                    lhs_dilation: w.lhs_dilation,
+                    rhs_dilation: w.rhs_dilation,
+                });
             }
             if usize::try_from(w.size).ok() != Some(ksize) {
-                return Err(format!(
-                    "window dimension {i}: size {} differs from the kernel's spatial size {ksize}",
-                    w.size
-                ));
+                return Err(ConvError::WindowSize {
+                    dim: i,
+                    size: w.size,
+                    kernel: ksize,
+                });
             }
             let lhs_size = size_of(lhs_dims, lhs_dim);
             let out_size = size_of(out_dims, out_dim);
-            let want = window_out(lhs_size, &w)
-                .ok_or_else(|| format!("window dimension {i}: sizes overflow"))?;
+            let want = window_out(lhs_size, &w).ok_or(ConvError::Overflow(i))?;
             if want != out_size {
-                return Err(format!(
-                    "output spatial dimension {out_dim} is {out_size}, the window gives {want}"
-                ));
+                return Err(ConvError::OutputSpatial {
+                    dim: out_dim,
+                    size: out_size,
+                    want,
+                });
             }
             spatial.push(SpatialDim {
                 lhs_dim,

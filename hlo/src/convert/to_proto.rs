@@ -1,0 +1,507 @@
+//! IR to `HloModuleProtoWithConfig`: deterministic (instruction ids in program order across
+//! the module, computation ids are computation indices), refusing what the proto cannot carry.
+
+use proto::xla as px;
+
+use super::error::Unrepresentable;
+use super::literals::literal_to_proto;
+use super::shapes::{program_shape_to_proto, shape_to_proto};
+use super::types::API_VERSIONS;
+use super::ConvertError;
+use crate::ir::*;
+
+pub(super) fn metadata_to_proto(m: &OpMetadata) -> px::OpMetadata {
+    px::OpMetadata {
+        op_type: m.op_type.clone().unwrap_or_default(),
+        op_name: m.op_name.clone().unwrap_or_default(),
+        source_file: m.source_file.clone().unwrap_or_default(),
+        source_line: m.source_line.unwrap_or(0) as i32,
+        source_end_line: m.source_end_line.unwrap_or(0) as i32,
+        source_column: m.source_column.unwrap_or(0) as i32,
+        source_end_column: m.source_end_column.unwrap_or(0) as i32,
+        deduplicated_name: m.deduplicated_name.as_deref() == Some("true"),
+        stack_frame_id: m.stack_frame_id.unwrap_or(0) as i32,
+        scheduling_name: m.scheduling_name.clone().unwrap_or_default(),
+    }
+}
+
+pub(super) fn window_to_proto(w: &Window) -> px::Window {
+    px::Window {
+        dimensions: w
+            .dims
+            .iter()
+            .map(|d| px::WindowDimension {
+                size: d.size,
+                stride: d.stride,
+                padding_low: d.pad_low,
+                padding_high: d.pad_high,
+                window_dilation: d.rhs_dilation,
+                base_dilation: d.lhs_dilation,
+                window_reversal: d.reversal,
+            })
+            .collect(),
+    }
+}
+
+pub(super) fn precision_to_proto(p: Precision) -> px::precision_config::Precision {
+    match p {
+        Precision::Default => px::precision_config::Precision::Default,
+        Precision::High => px::precision_config::Precision::High,
+        Precision::Highest => px::precision_config::Precision::Highest,
+    }
+}
+
+pub(super) fn frontend_to_proto(attrs: &[(String, String)]) -> px::FrontendAttributes {
+    px::FrontendAttributes {
+        map: attrs.iter().cloned().collect(),
+    }
+}
+
+/// Sharding forms that map onto `OpSharding` without a full sharding parser.
+pub(super) fn sharding_to_proto(s: &str) -> Option<px::OpSharding> {
+    let inner = s.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    let ty = match inner {
+        "replicated" => px::op_sharding::Type::Replicated,
+        "manual" => px::op_sharding::Type::Manual,
+        _ => {
+            let device = inner.strip_prefix("maximal device=")?.trim().parse().ok()?;
+            return Some(px::OpSharding {
+                r#type: px::op_sharding::Type::Maximal as i32,
+                tile_assignment_dimensions: vec![1],
+                tile_assignment_devices: vec![device],
+                ..Default::default()
+            });
+        }
+    };
+    Some(px::OpSharding {
+        r#type: ty as i32,
+        ..Default::default()
+    })
+}
+
+pub(super) fn replica_groups_to_proto(
+    g: &ReplicaGroups,
+) -> Result<Vec<px::ReplicaGroup>, Unrepresentable> {
+    match g {
+        ReplicaGroups::List(groups) => Ok(groups
+            .iter()
+            .map(|ids| px::ReplicaGroup {
+                replica_ids: ids.clone(),
+            })
+            .collect()),
+        ReplicaGroups::Iota(text) => Err(Unrepresentable::IotaReplicaGroups(text.clone())),
+    }
+}
+
+pub(super) struct ModuleIds {
+    /// Per computation, the global id of each instruction.
+    instr: Vec<Vec<i64>>,
+}
+
+pub(super) fn instruction_to_proto(
+    module: &HloModule,
+    comp: &Computation,
+    comp_index: usize,
+    ids: &ModuleIds,
+    id: InstrId,
+    instr: &Instruction,
+) -> Result<px::HloInstructionProto, ConvertError> {
+    let bad = |what: String| ConvertError::Unrepresentable {
+        computation: comp.name.clone(),
+        instruction: instr.name.clone(),
+        what,
+    };
+    let a = &instr.attrs;
+    if let Some((key, value)) = a.raw.first() {
+        return Err(bad(format!("attribute `{key}={value}`")));
+    }
+    let global = |c: usize, i: InstrId| -> i64 {
+        ids.instr
+            .get(c)
+            .and_then(|v| v.get(i.index()))
+            .copied()
+            .unwrap_or(-1)
+    };
+    let mut p = px::HloInstructionProto {
+        name: instr.name.clone(),
+        opcode: instr.opcode.name().to_owned(),
+        shape: Some(shape_to_proto(&instr.shape).map_err(|e| bad(e.to_string()))?),
+        id: global(comp_index, id),
+        operand_ids: instr
+            .operands
+            .iter()
+            .map(|&o| global(comp_index, o))
+            .collect(),
+        called_computation_ids: instr
+            .called_computations()
+            .iter()
+            .map(|c| i64::from(c.0))
+            .collect(),
+        metadata: instr.metadata.as_ref().map(metadata_to_proto),
+        ..Default::default()
+    };
+    if let Some(n) = a.parameter_number {
+        p.parameter_number = n;
+    }
+    if let Some(lit) = &a.literal {
+        p.literal = Some(literal_to_proto(lit, &instr.shape).map_err(|e| bad(e.to_string()))?);
+    }
+    if let Some(d) = &a.dimensions {
+        p.dimensions = d.clone();
+    }
+    if let Some(d) = a.iota_dimension {
+        p.dimensions = vec![d];
+    }
+    if let Some(s) = &a.slice {
+        p.slice_dimensions = s
+            .iter()
+            .map(|d| px::hlo_instruction_proto::SliceDimensions {
+                start: d.start,
+                limit: d.limit,
+                stride: d.stride,
+            })
+            .collect();
+    }
+    if let Some(pad) = &a.padding {
+        p.padding_config = Some(px::PaddingConfig {
+            dimensions: pad
+                .iter()
+                .map(|d| px::padding_config::PaddingConfigDimension {
+                    edge_padding_low: d.low,
+                    edge_padding_high: d.high,
+                    interior_padding: d.interior,
+                })
+                .collect(),
+        });
+    }
+    if let Some(w) = &a.window {
+        p.window = Some(window_to_proto(w));
+    }
+    if let Some(d) = &a.dot_dimension_numbers {
+        p.dot_dimension_numbers = Some(px::DotDimensionNumbers {
+            lhs_contracting_dimensions: d.lhs_contracting_dims.clone(),
+            rhs_contracting_dimensions: d.rhs_contracting_dims.clone(),
+            lhs_batch_dimensions: d.lhs_batch_dims.clone(),
+            rhs_batch_dimensions: d.rhs_batch_dims.clone(),
+        });
+    }
+    if let Some(d) = &a.conv_dimension_numbers {
+        p.convolution_dimension_numbers = Some(px::ConvolutionDimensionNumbers {
+            input_batch_dimension: d.input_batch_dimension,
+            input_feature_dimension: d.input_feature_dimension,
+            input_spatial_dimensions: d.input_spatial_dimensions.clone(),
+            kernel_input_feature_dimension: d.kernel_input_feature_dimension,
+            kernel_output_feature_dimension: d.kernel_output_feature_dimension,
+            kernel_spatial_dimensions: d.kernel_spatial_dimensions.clone(),
+            output_batch_dimension: d.output_batch_dimension,
+            output_feature_dimension: d.output_feature_dimension,
+            output_spatial_dimensions: d.output_spatial_dimensions.clone(),
+        });
+    }
+    p.feature_group_count = a.feature_group_count.unwrap_or(0);
+    p.batch_group_count = a.batch_group_count.unwrap_or(0);
+    if let Some(ps) = &a.operand_precision {
+        p.precision_config = Some(px::PrecisionConfig {
+            operand_precision: ps.iter().map(|&x| precision_to_proto(x) as i32).collect(),
+        });
+    }
+    if let Some(d) = a.comparison_direction {
+        p.comparison_direction = d.name().to_owned();
+    }
+    if let Some(t) = a.comparison_type {
+        p.comparison_type = t.name().to_owned();
+    }
+    if let Some(k) = a.fusion_kind {
+        p.fusion_kind = k.name().to_owned();
+    }
+    if let Some(i) = a.tuple_index {
+        p.tuple_index = i;
+    }
+    if let Some(g) = &a.gather_dimension_numbers {
+        p.gather_dimension_numbers = Some(px::GatherDimensionNumbers {
+            offset_dims: g.offset_dims.clone(),
+            collapsed_slice_dims: g.collapsed_slice_dims.clone(),
+            start_index_map: g.start_index_map.clone(),
+            index_vector_dim: g.index_vector_dim,
+            operand_batching_dims: g.operand_batching_dims.clone(),
+            start_indices_batching_dims: g.start_indices_batching_dims.clone(),
+        });
+    }
+    if let Some(s) = &a.gather_slice_sizes {
+        p.gather_slice_sizes = s.clone();
+    }
+    if let Some(s) = &a.scatter_dimension_numbers {
+        p.scatter_dimension_numbers = Some(px::ScatterDimensionNumbers {
+            update_window_dims: s.update_window_dims.clone(),
+            inserted_window_dims: s.inserted_window_dims.clone(),
+            scatter_dims_to_operand_dims: s.scatter_dims_to_operand_dims.clone(),
+            index_vector_dim: s.index_vector_dim,
+            input_batching_dims: s.input_batching_dims.clone(),
+            scatter_indices_batching_dims: s.scatter_indices_batching_dims.clone(),
+        });
+    }
+    p.indices_are_sorted = a.indices_are_sorted.unwrap_or(false);
+    p.unique_indices = a.unique_indices.unwrap_or(false);
+    if let Some(s) = &a.dynamic_slice_sizes {
+        p.dynamic_slice_sizes = s.clone();
+    }
+    p.is_stable = a.is_stable.unwrap_or(false);
+    p.k = a.k.unwrap_or(0);
+    p.largest = a.largest.unwrap_or(false);
+    if let Some(t) = &a.custom_call_target {
+        p.custom_call_target = t.clone();
+    }
+    if let Some(v) = &a.api_version {
+        let (_, e) = API_VERSIONS
+            .iter()
+            .find(|(name, _)| name == v)
+            .ok_or_else(|| bad(format!("custom-call api_version `{v}`")))?;
+        p.custom_call_api_version = *e as i32;
+    }
+    p.custom_call_has_side_effect = a.custom_call_has_side_effect.unwrap_or(false);
+    if let Some(b) = &a.backend_config {
+        p.backend_config = b.clone().into_bytes();
+    }
+    if let Some(f) = &a.frontend_attributes {
+        p.frontend_attributes = Some(frontend_to_proto(f));
+    }
+    if let Some(s) = &a.sharding {
+        p.sharding = Some(sharding_to_proto(s).ok_or_else(|| bad(format!("sharding `{s}`")))?);
+    }
+    if let Some(g) = &a.replica_groups {
+        p.replica_groups = replica_groups_to_proto(g).map_err(|e| bad(e.to_string()))?;
+    }
+    p.channel_id = a.channel_id.unwrap_or(0);
+    p.use_global_device_ids = a.use_global_device_ids.unwrap_or(false);
+    if let Some(t) = a.fft_type {
+        p.fft_type = match t {
+            FftType::Fft => px::FftType::Fft,
+            FftType::Ifft => px::FftType::Ifft,
+            FftType::Rfft => px::FftType::Rfft,
+            FftType::Irfft => px::FftType::Irfft,
+        } as i32;
+    }
+    if let Some(l) = &a.fft_length {
+        p.fft_length = l.clone();
+    }
+    if let Some(d) = a.distribution {
+        p.distribution = match d {
+            RandomDistribution::Uniform => px::RandomDistribution::RngUniform,
+            RandomDistribution::Normal => px::RandomDistribution::RngNormal,
+        } as i32;
+    }
+    p.exponent_bits = a.exponent_bits.unwrap_or(0) as i32;
+    p.mantissa_bits = a.mantissa_bits.unwrap_or(0) as i32;
+    p.delta = a.delta.unwrap_or(0);
+    if let Some(e) = a.epsilon {
+        p.epsilon = e.as_f64() as f32;
+    }
+    p.feature_index = a.feature_index.unwrap_or(0);
+    let _ = module;
+    Ok(p)
+}
+
+/// Converts a module to `HloModuleProtoWithConfig`.
+pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, ConvertError> {
+    let module_bad = |what: String| ConvertError::Unrepresentable {
+        computation: "<module>".into(),
+        instruction: String::new(),
+        what,
+    };
+    if let Some((k, v)) = module.config.raw.first() {
+        return Err(module_bad(format!("module attribute `{k}={v}`")));
+    }
+    let mut next = 0i64;
+    let ids = ModuleIds {
+        instr: module
+            .computations
+            .iter()
+            .map(|c| {
+                c.instructions
+                    .iter()
+                    .map(|_| {
+                        next += 1;
+                        next
+                    })
+                    .collect()
+            })
+            .collect(),
+    };
+    let mut computations = Vec::with_capacity(module.computations.len());
+    for (ci, comp) in module.computations.iter().enumerate() {
+        // Operands before their users, as XLA writes a module and as a runtime checks it: the
+        // text parser accepts operands defined later in the text, and writing the text order
+        // made artifacts the runtime refuses ("operand id 3 is not an earlier instruction").
+        // For text already in that order (everything XLA and JAX print) the order is the same.
+        let instructions = comp
+            .post_order()
+            .into_iter()
+            .filter_map(|id| comp.get(id).map(|instr| (id, instr)))
+            .map(|(id, instr)| instruction_to_proto(module, comp, ci, &ids, id, instr))
+            .collect::<Result<Vec<_>, _>>()?;
+        let root_id = ids
+            .instr
+            .get(ci)
+            .and_then(|v| v.get(comp.root.index()))
+            .copied()
+            .ok_or_else(|| module_bad(format!("computation {} has no root", comp.name)))?;
+        let program_shape = {
+            let params = comp
+                .param_shapes()
+                .into_iter()
+                .map(shape_to_proto)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| module_bad(e.to_string()))?;
+            let result = comp
+                .root_instruction()
+                .map(|r| shape_to_proto(&r.shape))
+                .transpose()
+                .map_err(|e| module_bad(e.to_string()))?;
+            px::ProgramShapeProto {
+                parameters: params,
+                result,
+                parameter_names: comp
+                    .params
+                    .iter()
+                    .filter_map(|&p| comp.get(p).map(|i| i.name.clone()))
+                    .collect(),
+            }
+        };
+        computations.push(px::HloComputationProto {
+            name: comp.name.clone(),
+            instructions,
+            program_shape: Some(program_shape),
+            id: ci as i64,
+            root_id,
+            is_fusion_computation: false,
+            execution_thread: comp.execution_thread.clone().unwrap_or_default(),
+        });
+    }
+    let cfg = &module.config;
+    let entry_layout = cfg
+        .entry_computation_layout
+        .as_ref()
+        .map(program_shape_to_proto)
+        .transpose()
+        .map_err(|e| module_bad(e.to_string()))?;
+    let schedule = (cfg.is_scheduled == Some(true)).then(|| px::HloScheduleProto {
+        sequences: computations
+            .iter()
+            .map(|c| {
+                (
+                    c.id,
+                    px::hlo_schedule_proto::InstructionSequence {
+                        instruction_ids: c.instructions.iter().map(|i| i.id).collect(),
+                    },
+                )
+            })
+            .collect(),
+    });
+    let input_output_alias = cfg
+        .input_output_alias
+        .as_ref()
+        .map(|aliases| {
+            aliases
+                .iter()
+                .map(|a| {
+                    let kind = match a.kind.as_deref() {
+                        None => px::Kind::UndefinedAlias,
+                        Some("may-alias") => px::Kind::MayAlias,
+                        Some("must-alias") => px::Kind::MustAlias,
+                        Some(other) => return Err(module_bad(format!("alias kind `{other}`"))),
+                    };
+                    Ok(px::hlo_input_output_alias_proto::AliasEntryProto {
+                        output_shape_index: a.output_index.clone(),
+                        parameter_number: a.param_number,
+                        parameter_shape_index: a.param_index.clone(),
+                        kind: kind as i32,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(|entries| px::HloInputOutputAliasProto { entries })
+        })
+        .transpose()?;
+    let sf = &module.stack_frames;
+    let stack_frame_index = if sf.is_empty() {
+        None
+    } else {
+        fn dense<T: Clone>(v: &[(i64, T)], what: &'static str) -> Result<Vec<T>, Unrepresentable> {
+            v.iter()
+                .enumerate()
+                .map(|(i, (id, x))| {
+                    if *id == i as i64 + 1 {
+                        Ok(x.clone())
+                    } else {
+                        Err(Unrepresentable::StackFrameIds {
+                            what,
+                            id: *id,
+                            position: i + 1,
+                        })
+                    }
+                })
+                .collect()
+        }
+        Some(px::StackFrameIndexProto {
+            file_names: dense(&sf.file_names, "file name")
+                .map_err(|e| module_bad(e.to_string()))?,
+            function_names: dense(&sf.function_names, "function name")
+                .map_err(|e| module_bad(e.to_string()))?,
+            file_locations: dense(&sf.file_locations, "file location")
+                .map_err(|e| module_bad(e.to_string()))?
+                .into_iter()
+                .map(|l| px::stack_frame_index_proto::FileLocation {
+                    file_name_id: l.file_name_id as i32,
+                    function_name_id: l.function_name_id as i32,
+                    line: l.line as i32,
+                    end_line: l.end_line as i32,
+                    column: l.column as i32,
+                    end_column: l.end_column as i32,
+                })
+                .collect(),
+            stack_frames: dense(&sf.stack_frames, "stack frame")
+                .map_err(|e| module_bad(e.to_string()))?
+                .into_iter()
+                .map(|f| px::stack_frame_index_proto::StackFrame {
+                    file_location_id: f.file_location_id as i32,
+                    parent_frame_id: f.parent_frame_id as i32,
+                })
+                .collect(),
+        })
+    };
+    let entry = module
+        .get(module.entry)
+        .ok_or_else(|| module_bad("entry computation is missing".into()))?;
+    let hlo_module = px::HloModuleProto {
+        name: module.name.clone(),
+        entry_computation_name: entry.name.clone(),
+        entry_computation_id: i64::from(module.entry.0),
+        host_program_shape: computations
+            .get(module.entry.index())
+            .and_then(|c| c.program_shape.clone()),
+        computations,
+        id: 0,
+        schedule,
+        input_output_alias,
+        is_dynamic: false,
+        stack_frame_index,
+        frontend_attributes: cfg.frontend_attributes.as_deref().map(frontend_to_proto),
+    };
+    let config = px::HloModuleConfigProto {
+        entry_computation_layout: entry_layout,
+        replica_count: cfg.replica_count.unwrap_or(0),
+        num_partitions: cfg.num_partitions.unwrap_or(0),
+        allow_spmd_sharding_propagation_to_parameters: cfg
+            .allow_spmd_sharding_propagation_to_parameters
+            .clone()
+            .unwrap_or_default(),
+        allow_spmd_sharding_propagation_to_output: cfg
+            .allow_spmd_sharding_propagation_to_output
+            .clone()
+            .unwrap_or_default(),
+        ..Default::default()
+    };
+    Ok(px::HloModuleProtoWithConfig {
+        hlo_module: Some(hlo_module),
+        config: Some(config),
+    })
+}

@@ -1,0 +1,468 @@
+//! The values of instruction attributes: comparison, FFT, RNG, precision and fusion kinds, windows and dimension numbers, replica groups, constant literals and metadata.
+
+/// `direction=` of `compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ComparisonDirection {
+    /// `EQ`
+    Eq,
+    /// `NE`
+    Ne,
+    /// `GE`
+    Ge,
+    /// `GT`
+    Gt,
+    /// `LE`
+    Le,
+    /// `LT`
+    Lt,
+}
+
+impl ComparisonDirection {
+    /// Text form (`"GT"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ComparisonDirection::Eq => "EQ",
+            ComparisonDirection::Ne => "NE",
+            ComparisonDirection::Ge => "GE",
+            ComparisonDirection::Gt => "GT",
+            ComparisonDirection::Le => "LE",
+            ComparisonDirection::Lt => "LT",
+        }
+    }
+
+    /// Parses the text form.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "EQ" => ComparisonDirection::Eq,
+            "NE" => ComparisonDirection::Ne,
+            "GE" => ComparisonDirection::Ge,
+            "GT" => ComparisonDirection::Gt,
+            "LE" => ComparisonDirection::Le,
+            "LT" => ComparisonDirection::Lt,
+            _ => return None,
+        })
+    }
+}
+
+/// `type=` of `compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ComparisonType {
+    /// `FLOAT`: IEEE comparison (partial order).
+    Float,
+    /// `TOTALORDER`: total order on floats.
+    TotalOrder,
+    /// `SIGNED`
+    Signed,
+    /// `UNSIGNED`
+    Unsigned,
+}
+
+impl ComparisonType {
+    /// Text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            ComparisonType::Float => "FLOAT",
+            ComparisonType::TotalOrder => "TOTALORDER",
+            ComparisonType::Signed => "SIGNED",
+            ComparisonType::Unsigned => "UNSIGNED",
+        }
+    }
+
+    /// Parses the text form.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "FLOAT" => ComparisonType::Float,
+            "TOTALORDER" => ComparisonType::TotalOrder,
+            "SIGNED" => ComparisonType::Signed,
+            "UNSIGNED" => ComparisonType::Unsigned,
+            _ => return None,
+        })
+    }
+}
+
+/// One dimension of `slice={[start:limit:stride], ...}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SliceDim {
+    /// Inclusive start.
+    pub start: i64,
+    /// Exclusive limit.
+    pub limit: i64,
+    /// Stride (1 when not written).
+    pub stride: i64,
+}
+
+/// One dimension of `padding=low_high_interior x ...`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PadDim {
+    /// Edge padding at the start (may be negative).
+    pub low: i64,
+    /// Edge padding at the end (may be negative).
+    pub high: i64,
+    /// Padding between elements.
+    pub interior: i64,
+}
+
+/// One dimension of `window={size=.. stride=.. pad=.. lhs_dilate=.. rhs_dilate=.. rhs_reversal=..}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WindowDim {
+    /// Window size.
+    pub size: i64,
+    /// Stride (default 1).
+    pub stride: i64,
+    /// Low padding (default 0).
+    pub pad_low: i64,
+    /// High padding (default 0).
+    pub pad_high: i64,
+    /// Base (lhs) dilation (default 1).
+    pub lhs_dilation: i64,
+    /// Window (rhs) dilation (default 1).
+    pub rhs_dilation: i64,
+    /// Window reversal (default false).
+    pub reversal: bool,
+}
+
+impl Default for WindowDim {
+    fn default() -> Self {
+        WindowDim {
+            size: 1,
+            stride: 1,
+            pad_low: 0,
+            pad_high: 0,
+            lhs_dilation: 1,
+            rhs_dilation: 1,
+            reversal: false,
+        }
+    }
+}
+
+/// `window={...}` of convolution, reduce-window and select-and-scatter.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Window {
+    /// One entry per spatial (or, for reduce-window, per operand) dimension.
+    pub dims: Vec<WindowDim>,
+}
+
+/// Dot dimension numbers (`lhs_batch_dims`, `lhs_contracting_dims`, `rhs_batch_dims`,
+/// `rhs_contracting_dims`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct DotDimensionNumbers {
+    /// `lhs_batch_dims`
+    pub lhs_batch_dims: Vec<i64>,
+    /// `lhs_contracting_dims`
+    pub lhs_contracting_dims: Vec<i64>,
+    /// `rhs_batch_dims`
+    pub rhs_batch_dims: Vec<i64>,
+    /// `rhs_contracting_dims`
+    pub rhs_contracting_dims: Vec<i64>,
+}
+
+/// Convolution dimension numbers, from `dim_labels=b01f_01io->b01f`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ConvDimensionNumbers {
+    /// Input batch dimension (`b` in the lhs labels).
+    pub input_batch_dimension: i64,
+    /// Input feature dimension (`f`).
+    pub input_feature_dimension: i64,
+    /// Input spatial dimensions (`0`, `1`, ... in order).
+    pub input_spatial_dimensions: Vec<i64>,
+    /// Kernel input feature dimension (`i`).
+    pub kernel_input_feature_dimension: i64,
+    /// Kernel output feature dimension (`o`).
+    pub kernel_output_feature_dimension: i64,
+    /// Kernel spatial dimensions.
+    pub kernel_spatial_dimensions: Vec<i64>,
+    /// Output batch dimension (`b`).
+    pub output_batch_dimension: i64,
+    /// Output feature dimension (`f`).
+    pub output_feature_dimension: i64,
+    /// Output spatial dimensions.
+    pub output_spatial_dimensions: Vec<i64>,
+}
+
+/// Gather dimension numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct GatherDimensionNumbers {
+    /// `offset_dims`
+    pub offset_dims: Vec<i64>,
+    /// `collapsed_slice_dims`
+    pub collapsed_slice_dims: Vec<i64>,
+    /// `start_index_map`
+    pub start_index_map: Vec<i64>,
+    /// `index_vector_dim`
+    pub index_vector_dim: i64,
+    /// `operand_batching_dims`
+    pub operand_batching_dims: Vec<i64>,
+    /// `start_indices_batching_dims`
+    pub start_indices_batching_dims: Vec<i64>,
+}
+
+/// Scatter dimension numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ScatterDimensionNumbers {
+    /// `update_window_dims`
+    pub update_window_dims: Vec<i64>,
+    /// `inserted_window_dims`
+    pub inserted_window_dims: Vec<i64>,
+    /// `scatter_dims_to_operand_dims`
+    pub scatter_dims_to_operand_dims: Vec<i64>,
+    /// `index_vector_dim`
+    pub index_vector_dim: i64,
+    /// `input_batching_dims`
+    pub input_batching_dims: Vec<i64>,
+    /// `scatter_indices_batching_dims`
+    pub scatter_indices_batching_dims: Vec<i64>,
+}
+
+/// `fft_type=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FftType {
+    /// Forward complex FFT.
+    Fft,
+    /// Inverse complex FFT.
+    Ifft,
+    /// Forward real-to-complex FFT.
+    Rfft,
+    /// Inverse complex-to-real FFT.
+    Irfft,
+}
+
+impl FftType {
+    /// Text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            FftType::Fft => "FFT",
+            FftType::Ifft => "IFFT",
+            FftType::Rfft => "RFFT",
+            FftType::Irfft => "IRFFT",
+        }
+    }
+
+    /// Parses the text form.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "FFT" => FftType::Fft,
+            "IFFT" => FftType::Ifft,
+            "RFFT" => FftType::Rfft,
+            "IRFFT" => FftType::Irfft,
+            _ => return None,
+        })
+    }
+}
+
+/// `distribution=` of `rng`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RandomDistribution {
+    /// `rng_uniform`
+    Uniform,
+    /// `rng_normal`
+    Normal,
+}
+
+impl RandomDistribution {
+    /// Text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            RandomDistribution::Uniform => "rng_uniform",
+            RandomDistribution::Normal => "rng_normal",
+        }
+    }
+
+    /// Parses the text form.
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "rng_uniform" => Some(RandomDistribution::Uniform),
+            "rng_normal" => Some(RandomDistribution::Normal),
+            _ => None,
+        }
+    }
+}
+
+/// One entry of `operand_precision={default,high}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// `default`
+    Default,
+    /// `high`
+    High,
+    /// `highest`
+    Highest,
+}
+
+impl Precision {
+    /// Text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Default => "default",
+            Precision::High => "high",
+            Precision::Highest => "highest",
+        }
+    }
+
+    /// Parses the text form (case-insensitive, as XLA accepts `DEFAULT`).
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "default" => Some(Precision::Default),
+            "high" => Some(Precision::High),
+            "highest" => Some(Precision::Highest),
+            _ => None,
+        }
+    }
+}
+
+/// `kind=` of `fusion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FusionKind {
+    /// `kLoop`
+    Loop,
+    /// `kInput`
+    Input,
+    /// `kOutput`
+    Output,
+    /// `kCustom`
+    Custom,
+}
+
+impl FusionKind {
+    /// Text form (`"kLoop"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FusionKind::Loop => "kLoop",
+            FusionKind::Input => "kInput",
+            FusionKind::Output => "kOutput",
+            FusionKind::Custom => "kCustom",
+        }
+    }
+
+    /// Parses the text form.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "kLoop" => FusionKind::Loop,
+            "kInput" => FusionKind::Input,
+            "kOutput" => FusionKind::Output,
+            "kCustom" => FusionKind::Custom,
+            _ => return None,
+        })
+    }
+}
+
+/// `replica_groups=`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ReplicaGroups {
+    /// Explicit groups: `{}` (empty = all replicas in one group) or `{{0,1},{2,3}}`.
+    List(Vec<Vec<i64>>),
+    /// Iota form, verbatim: `[2,2]<=[4]` or `[2,2]<=[2,2]T(1,0)`.
+    Iota(String),
+}
+
+/// One scalar of a constant literal.
+///
+/// Floats compare by bit pattern so NaN constants keep `parse(print(m)) == m`. For
+/// floating-point element types the parser always produces [`LiteralValue::Float`] (an integer
+/// written as `1` becomes `1.0`); for integer types [`LiteralValue::Int`]; for `pred`
+/// [`LiteralValue::Bool`]; for complex types [`LiteralValue::Complex`].
+#[derive(Debug, Clone, Copy)]
+pub enum LiteralValue {
+    /// `true` / `false`.
+    Bool(bool),
+    /// Any integer (wide enough for u64 and i64).
+    Int(i128),
+    /// A real number, including `nan`, `inf`, `-inf`.
+    Float(f64),
+    /// A complex number `(re, im)`.
+    Complex(f64, f64),
+}
+
+impl PartialEq for LiteralValue {
+    fn eq(&self, other: &Self) -> bool {
+        use LiteralValue::*;
+        match (self, other) {
+            (Bool(a), Bool(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (Float(a), Float(b)) => a.to_bits() == b.to_bits(),
+            (Complex(a, b), Complex(c, d)) => {
+                a.to_bits() == c.to_bits() && b.to_bits() == d.to_bits()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for LiteralValue {}
+
+impl LiteralValue {
+    /// The value as f64 (bools 0/1, complex → real part).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            LiteralValue::Bool(b) => f64::from(u8::from(b)),
+            LiteralValue::Int(i) => i as f64,
+            LiteralValue::Float(f) => f,
+            LiteralValue::Complex(r, _) => r,
+        }
+    }
+
+    /// The value as i128 (floats truncated, bools 0/1, complex → real part).
+    pub fn as_i128(self) -> i128 {
+        match self {
+            LiteralValue::Bool(b) => i128::from(b),
+            LiteralValue::Int(i) => i,
+            LiteralValue::Float(f) => f as i128,
+            LiteralValue::Complex(r, _) => r as i128,
+        }
+    }
+
+    /// The value as bool (non-zero is true).
+    pub fn as_bool(self) -> bool {
+        match self {
+            LiteralValue::Bool(b) => b,
+            LiteralValue::Int(i) => i != 0,
+            LiteralValue::Float(f) => f != 0.0,
+            LiteralValue::Complex(r, i) => r != 0.0 || i != 0.0,
+        }
+    }
+}
+
+/// The values of an array constant, in row-major (logical index) order; `values.len()` equals
+/// the shape's element count.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ArrayLiteral {
+    /// Values in row-major order, irrespective of layout.
+    pub values: Vec<LiteralValue>,
+}
+
+/// The literal of a `constant` instruction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Literal {
+    /// An array (or scalar) constant.
+    Array(ArrayLiteral),
+    /// A tuple constant, one literal per element.
+    Tuple(Vec<Literal>),
+    /// `{...}`: the values were elided when the text was printed.
+    Elided,
+}
+
+/// `metadata={...}` of an instruction.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OpMetadata {
+    /// `op_type`
+    pub op_type: Option<String>,
+    /// `op_name`
+    pub op_name: Option<String>,
+    /// `source_file`
+    pub source_file: Option<String>,
+    /// `source_line`
+    pub source_line: Option<i64>,
+    /// `source_end_line`
+    pub source_end_line: Option<i64>,
+    /// `source_column`
+    pub source_column: Option<i64>,
+    /// `source_end_column`
+    pub source_end_column: Option<i64>,
+    /// `stack_frame_id` (into [`HloModule::stack_frames`]).
+    pub stack_frame_id: Option<i64>,
+    /// `deduplicated_name`
+    pub deduplicated_name: Option<String>,
+    /// `scheduling_name`
+    pub scheduling_name: Option<String>,
+    /// Other `key=value` pairs, value text verbatim, in order.
+    pub other: Vec<(String, String)>,
+}

@@ -1,0 +1,260 @@
+//! The generic form: `"builtin.module"() ({...})`, `"func.func"` and `"stablehlo.add"(%a, %b) : (...) -> ...`.
+
+use super::*;
+
+impl<'a> Front<'a> {
+    pub(super) fn operand_list_paren(&mut self, op: &mut Op) -> Result<()> {
+        self.c.expect(b'(')?;
+        if !self.c.eat(b')') {
+            loop {
+                let v = self.operand()?;
+                op.operands.push(v);
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',')?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The generic form after the quoted name.
+    pub(super) fn generic(&mut self, op: &mut Op) -> Result<()> {
+        self.operand_list_paren(op)?;
+        if self.c.peek() == Some(b'[') {
+            return Err(self.c.error(
+                ParseErrorKind::Structure,
+                "successor blocks are not supported",
+            ));
+        }
+        if self.c.peek() == Some(b'<') {
+            self.c.pos += 1;
+            let props = self.c.dict()?;
+            op.attrs.extend(props);
+            self.c.expect(b'>')?;
+        }
+        if self.c.peek() == Some(b'(') {
+            self.c.pos += 1;
+            let mut i = 0;
+            loop {
+                let kind = region_kind(&op.name, i);
+                let r = self.region(kind, None)?;
+                op.regions.push(r);
+                i += 1;
+                if self.c.eat(b')') {
+                    break;
+                }
+                self.c.expect(b',')?;
+            }
+        }
+        if self.c.peek() == Some(b'{') {
+            let d = self.c.dict()?;
+            op.attrs.extend(d);
+        }
+        self.c.expect(b':')?;
+        let (_, results) = self.type_sig(op)?;
+        op.result_types = results;
+        Ok(())
+    }
+
+    /// The types after `:`: `(A, B) -> R`, `(A) -> (R, S)`, `A -> R`, `T`, or `T, U`.
+    pub(super) fn type_sig(&mut self, op: &Op) -> Result<(Option<Vec<Shape>>, Vec<Shape>)> {
+        let list = |s: &mut Self| -> Result<Vec<Shape>> {
+            let mut v = Vec::new();
+            s.c.expect(b'(')?;
+            if !s.c.eat(b')') {
+                loop {
+                    v.push(s.c.ty()?);
+                    if s.c.eat(b')') {
+                        break;
+                    }
+                    s.c.expect(b',')?;
+                }
+            }
+            Ok(v)
+        };
+        let operands = if self.c.peek() == Some(b'(') {
+            list(self)?
+        } else {
+            let mut v = vec![self.c.ty()?];
+            while self.c.eat(b',') {
+                v.push(self.c.ty()?);
+            }
+            if !self.c.eat_arrow() {
+                return Ok((None, self.plain_results(op, v)?));
+            }
+            return Ok((Some(v), self.results_after_arrow(&list)?));
+        };
+        if !self.c.eat_arrow() {
+            return Err(self.c.expected("'->' after the operand types"));
+        }
+        Ok((Some(operands), self.results_after_arrow(&list)?))
+    }
+
+    pub(super) fn results_after_arrow(
+        &mut self,
+        list: &dyn Fn(&mut Self) -> Result<Vec<Shape>>,
+    ) -> Result<Vec<Shape>> {
+        if self.c.peek() == Some(b'(') {
+            list(self)
+        } else {
+            Ok(vec![self.c.ty()?])
+        }
+    }
+
+    /// Result types of a signature written without `->`.
+    pub(super) fn plain_results(&mut self, op: &Op, v: Vec<Shape>) -> Result<Vec<Shape>> {
+        let short = op.name.rsplit_once('.').map_or(op.name.as_str(), |x| x.1);
+        if is_terminator(&op.name) || short == "optimization_barrier" {
+            return Ok(v);
+        }
+        if short == "select" {
+            return Ok(v.last().cloned().into_iter().collect());
+        }
+        if v.len() == 1 {
+            return Ok(v);
+        }
+        Err(self.err_at(
+            op.loc,
+            ParseErrorKind::Syntax,
+            format!("expected one result type, found {}", v.len()),
+        ))
+    }
+
+    /// `"builtin.module"() <{sym_name = "m"}> ({ "func.func"() ... }) {attrs} : () -> ()`.
+    pub(super) fn generic_module(mut self) -> Result<HloModule> {
+        self.c.string()?;
+        self.c.expect(b'(')?;
+        self.c.expect(b')')?;
+        if self.c.eat(b'<') {
+            let props = self.c.dict()?;
+            if let Some((_, Attr::Str(n))) = props.iter().find(|(k, _)| k == "sym_name") {
+                self.module_name = n.clone();
+            }
+            self.c.expect(b'>')?;
+        }
+        self.c.expect(b'(')?;
+        self.c.expect(b'{')?;
+        loop {
+            if self.c.eat(b'}') {
+                break;
+            }
+            if self.c.rest().starts_with(b"\"func.func\"") {
+                self.generic_func()?;
+                continue;
+            }
+            return Err(self.c.expected("'\"func.func\"' or '}'"));
+        }
+        self.c.expect(b')')?;
+        if self.c.peek() == Some(b'{') {
+            let attrs = self.c.dict()?;
+            self.module_attrs(&attrs);
+        }
+        self.c.expect(b':')?;
+        self.function_type()?;
+        self.c.opt_loc()?;
+        while self.c.peek() == Some(b'#') {
+            self.c.pos += 1;
+            self.c.expect_ident("an alias name")?;
+            self.c.expect(b'=')?;
+            self.c.attr()?;
+        }
+        if !self.c.at_end() {
+            return Err(self.c.expected("end of input"));
+        }
+        self.finish()
+    }
+
+    /// `(T, ...) -> (R, ...)` or `(T) -> R`, skipped.
+    pub(super) fn function_type(&mut self) -> Result<()> {
+        if self.c.peek() != Some(b'(') {
+            return Err(self.c.expected("a function type '(...) -> ...'"));
+        }
+        self.c.skip_balanced()?;
+        if !self.c.eat_arrow() {
+            return Err(self.c.expected("'->'"));
+        }
+        if self.c.peek() == Some(b'(') {
+            self.c.skip_balanced()?;
+        } else {
+            self.c.ty()?;
+        }
+        Ok(())
+    }
+
+    /// `"func.func"() <{sym_name = "f", sym_visibility = "private", function_type = ...}>
+    /// ({ ^bb0(args): ... }) : () -> ()`.
+    pub(super) fn generic_func(&mut self) -> Result<()> {
+        let loc = self.c.loc();
+        self.c.string()?;
+        self.op_name = "func.func".into();
+        self.c.expect(b'(').map_err(|e| self.named(e))?;
+        self.c.expect(b')').map_err(|e| self.named(e))?;
+        let mut sym = None;
+        let mut public = true;
+        if self.c.eat(b'<') {
+            self.c.expect(b'{').map_err(|e| self.named(e))?;
+            if !self.c.eat(b'}') {
+                loop {
+                    let key = self
+                        .c
+                        .expect_ident("a property name")
+                        .map_err(|e| self.named(e))?;
+                    self.c.expect(b'=').map_err(|e| self.named(e))?;
+                    match key {
+                        "function_type" => self.function_type().map_err(|e| self.named(e))?,
+                        "sym_name" => sym = Some(self.c.string().map_err(|e| self.named(e))?),
+                        "sym_visibility" => {
+                            public = self.c.string().map_err(|e| self.named(e))? == "public"
+                        }
+                        _ => {
+                            self.c.attr().map_err(|e| self.named(e))?;
+                        }
+                    }
+                    if self.c.eat(b'}') {
+                        break;
+                    }
+                    self.c.expect(b',').map_err(|e| self.named(e))?;
+                }
+            }
+            self.c.expect(b'>').map_err(|e| self.named(e))?;
+        }
+        let Some(sym) = sym else {
+            return Err(self.err_at(loc, ParseErrorKind::Syntax, "func.func without sym_name"));
+        };
+        self.op_name = format!("func.func @{sym}");
+        if self
+            .funcs
+            .get(&sym)
+            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
+        {
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::DuplicateName,
+                format!("function @{sym} defined twice"),
+            ));
+        }
+        let id = self.func_id(&sym, loc);
+        if public {
+            if sym == "main" {
+                self.main = Some(id);
+            }
+            self.publics.push(id);
+        }
+        self.c.expect(b'(').map_err(|e| self.named(e))?;
+        let fname = self.op_name.clone();
+        let ret = self.region_body(RegionKind::Function, None, loc)?;
+        self.op_name = fname;
+        let root = self.root_of(RegionKind::Function, &ret, loc);
+        self.finish_frame(id, &sym, root)?;
+        self.c.expect(b')').map_err(|e| self.named(e))?;
+        if self.c.peek() == Some(b'{') {
+            self.c.dict().map_err(|e| self.named(e))?;
+        }
+        self.c.expect(b':').map_err(|e| self.named(e))?;
+        self.function_type().map_err(|e| self.named(e))?;
+        self.c.opt_loc()?;
+        self.op_name.clear();
+        Ok(())
+    }
+}

@@ -1,0 +1,103 @@
+//! Everything else with a fixed rule: FFT, tokens, ids, linear algebra and top-k.
+
+use super::error::ShapeError;
+use super::infer::*;
+use crate::ir::*;
+use crate::shape::{PrimitiveType, Shape};
+
+/// FFT, tokens, dependencies, ids, linear algebra and top-k.
+pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
+    use Opcode::*;
+    let Inst { opcode, ops, a, .. } = *cx;
+    let out = match opcode {
+        Fft => {
+            count(ops, 1, opcode)?;
+            let x = arr(ops, 0)?;
+            let len = a.fft_length.as_ref().ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "fft_length=",
+            })?;
+            let mut dims = x.dims.clone();
+            let last = dims.len().checked_sub(1);
+            match a.fft_type.ok_or(ShapeError::MissingAttribute {
+                opcode,
+                attr: "fft_type=",
+            })? {
+                FftType::Fft | FftType::Ifft => array(x.element_type, dims),
+                FftType::Rfft => {
+                    let t = match x.element_type {
+                        PrimitiveType::F32 => PrimitiveType::C64,
+                        PrimitiveType::F64 => PrimitiveType::C128,
+                        t => return fail(ShapeError::RfftElementType(t)),
+                    };
+                    if let (Some(l), Some(&n)) = (last, len.last()) {
+                        if let Some(d) = dims.get_mut(l) {
+                            *d = n / 2 + 1;
+                        }
+                    }
+                    array(t, dims)
+                }
+                FftType::Irfft => {
+                    if let (Some(l), Some(&n)) = (last, len.last()) {
+                        if let Some(d) = dims.get_mut(l) {
+                            *d = n;
+                        }
+                    }
+                    array(x.element_type.complex_component(), dims)
+                }
+            }
+        }
+        AfterAll => Shape::Token,
+        AddDependency => {
+            count(ops, 2, opcode)?;
+            ops.first()
+                .map(|s| s.without_layout())
+                .unwrap_or(Shape::Token)
+        }
+        OptimizationBarrier => {
+            count(ops, 1, opcode)?;
+            ops.first()
+                .map(|s| s.without_layout())
+                .unwrap_or(Shape::Token)
+        }
+        PartitionId | ReplicaId => {
+            count(ops, 0, opcode)?;
+            Shape::scalar(PrimitiveType::U32)
+        }
+        GetDimensionSize => {
+            count(ops, 1, opcode)?;
+            Shape::scalar(PrimitiveType::S32)
+        }
+        Cholesky => {
+            count(ops, 1, opcode)?;
+            ops.first()
+                .map(|s| s.without_layout())
+                .unwrap_or(Shape::Token)
+        }
+        TriangularSolve => {
+            count(ops, 2, opcode)?;
+            ops.get(1)
+                .map(|s| s.without_layout())
+                .unwrap_or(Shape::Token)
+        }
+        TopK => {
+            count(ops, 1, opcode)?;
+            let x = arr(ops, 0)?;
+            let k =
+                a.k.ok_or(ShapeError::MissingAttribute { opcode, attr: "k=" })?;
+            let mut dims = x.dims.clone();
+            if let Some(l) = dims.last_mut() {
+                if k > *l {
+                    return fail(ShapeError::TopK { k, dim: *l });
+                }
+                *l = k;
+            }
+            Shape::Tuple(vec![
+                array(x.element_type, dims.clone()),
+                array(PrimitiveType::S32, dims),
+            ])
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(out))
+}

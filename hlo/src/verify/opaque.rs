@@ -1,0 +1,89 @@
+//! Opaque opcodes: custom-call, rng, send/recv, the collectives and async pairs, batch-norm, ... and constants.
+
+use super::error::ShapeError;
+use super::infer::*;
+use crate::ir::*;
+use crate::shape::Shape;
+
+/// Opcodes whose shape is not inferred (the declared one is trusted; constants are checked against their literal), and all-reduce, whose result is its operands'.
+pub(super) fn declared(cx: &Inst<'_>) -> R<Option<Shape>> {
+    use Opcode::*;
+    let Inst {
+        opcode,
+        ops,
+        a,
+        declared,
+        ..
+    } = *cx;
+    let declared_array = declared.and_then(Shape::as_array);
+    let out = match opcode {
+        Parameter
+        | Constant
+        | Rng
+        | RngBitGenerator
+        | RngGetAndUpdateState
+        | CustomCall
+        | Bitcast
+        | Infeed
+        | Outfeed
+        | Send
+        | SendDone
+        | Recv
+        | RecvDone
+        | AllGather
+        | AllGatherStart
+        | AllGatherDone
+        | AllReduceStart
+        | AllReduceDone
+        | AllToAll
+        | RaggedAllToAll
+        | ReduceScatter
+        | CollectiveBroadcast
+        | CollectivePermute
+        | CollectivePermuteStart
+        | CollectivePermuteDone
+        | AsyncStart
+        | AsyncUpdate
+        | AsyncDone
+        | CopyStart
+        | CopyDone
+        | Domain
+        | DynamicReshape
+        | SetDimensionSize
+        | BatchNormGrad
+        | BatchNormInference
+        | BatchNormTraining
+        | StochasticConvert
+        | RaggedDot
+        | ScaledDot => {
+            if opcode == Constant {
+                if let Some(d) = declared {
+                    if !literal_matches(a.literal.as_ref(), d) {
+                        return fail(ShapeError::ConstantStructure(d.clone()));
+                    }
+                }
+                if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, declared_array) {
+                    if l.values.len() as u64 != d.element_count() {
+                        return fail(ShapeError::ConstantValueCount {
+                            values: l.values.len(),
+                            shape: d.clone(),
+                            needs: d.element_count(),
+                        });
+                    }
+                }
+            }
+            return Ok(None);
+        }
+        AllReduce => {
+            if ops.len() == 1 {
+                ops.first()
+                    .map(|s| s.without_layout())
+                    .unwrap_or(Shape::Token)
+            } else {
+                Shape::Tuple(ops.iter().map(|s| s.without_layout()).collect())
+            }
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(out))
+}
