@@ -39,6 +39,7 @@ use super::decode::{
     AKind, AOp, CmpKind, ConstSrc, Conv, FUn, Func, IOp, IUn, Op, PBool, ReduxOp, Sp, NONE, R,
 };
 use super::error::{EmuError, Location, Space};
+use super::lanes;
 use super::memory::{
     atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, Memory, LOCAL_WINDOW,
     PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
@@ -66,6 +67,43 @@ pub(crate) struct LaunchCtx<'a> {
     pub deadline: Option<std::time::Instant>,
     /// The wall-time limit, for the error message.
     pub wall_time_limit: std::time::Duration,
+    /// Which warp loop runs.
+    pub engine: Engine,
+}
+
+/// The warp loop a launch runs: the reference (the general path of every instruction), or the
+/// fast one (the reference plus whole-row kernels for common forms, compiled for the host's
+/// vector units where it has them). Both give bit-identical results, faults and counts; the
+/// reference stays callable (`LaunchOptions::reference_engine`) so tests can check that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Engine {
+    Reference,
+    Fast,
+    #[cfg(target_arch = "x86_64")]
+    FastX86,
+}
+
+impl Engine {
+    /// The fast engine for this CPU, or the reference when `reference`.
+    pub(crate) fn choose(reference: bool) -> Engine {
+        if reference {
+            return Engine::Reference;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("sse4.1")
+                && std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2")
+                && std::arch::is_x86_feature_detected!("lzcnt")
+            {
+                return Engine::FastX86;
+            }
+        }
+        Engine::Fast
+    }
 }
 
 /// Counters of one worker.
@@ -985,9 +1023,7 @@ impl<'a> LaunchCtx<'a> {
                     continue;
                 }
                 ran = true;
-                if let Err((pc, fault)) =
-                    self.run_warp(m, w, ctaid, &mut arrived, &mut expected, nthreads)
-                {
+                if let Err((pc, fault)) = self.run_warp(m, w, &mut arrived, &mut expected) {
                     return Err(self.fault_error(fault, pc, ctaid, w.index));
                 }
                 // Release complete barriers.
@@ -1044,19 +1080,52 @@ impl<'a> LaunchCtx<'a> {
     }
 
     /// Runs one warp until all its lanes have exited or are blocked at a barrier, or its time
-    /// slice is used up.
-    #[allow(clippy::too_many_arguments)]
+    /// slice is used up, on the engine the launch chose ([`Engine`]).
     fn run_warp(
         &self,
         m: &mut CtaMem,
         w: &mut Warp,
-        ctaid: [u32; 3],
         arrived: &mut [u32; 16],
         expected: &mut [u32; 16],
-        nthreads: u32,
+    ) -> Result<(), (u32, Fault)> {
+        match self.engine {
+            Engine::Reference => self.warp_loop::<false>(m, w, arrived, expected),
+            #[cfg(target_arch = "x86_64")]
+            Engine::FastX86 => {
+                // SAFETY: `Engine::FastX86` is only chosen when the CPU reports these features
+                // (`Engine::fast`).
+                unsafe { self.warp_loop_x86(m, w, arrived, expected) }
+            }
+            Engine::Fast => self.warp_loop::<true>(m, w, arrived, expected),
+        }
+    }
+
+    /// The fast engine compiled for AVX2 and FMA: the lane loops of [`super::lanes`] vectorize
+    /// and `mul_add`/`trunc`/`round_ties_even` become instructions. IEEE semantics are the
+    /// same (Rust never contracts `a * b + c` into an FMA), so results are bit-identical.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,sse4.1,popcnt,bmi1,bmi2,lzcnt")]
+    unsafe fn warp_loop_x86(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        arrived: &mut [u32; 16],
+        expected: &mut [u32; 16],
+    ) -> Result<(), (u32, Fault)> {
+        self.warp_loop::<true>(m, w, arrived, expected)
+    }
+
+    /// The warp loop. `FAST` adds the whole-row kernels of [`super::lanes`] for the forms the
+    /// compiler's math library spends its time on; without it this is the reference engine.
+    #[inline(always)]
+    fn warp_loop<const FAST: bool>(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        arrived: &mut [u32; 16],
+        expected: &mut [u32; 16],
     ) -> Result<(), (u32, Fault)> {
         let code = &self.func.code;
-        let _ = (ctaid, nthreads);
         if w.gmask == 0 && !w.reselect() {
             return Ok(());
         }
@@ -1289,7 +1358,10 @@ impl<'a> LaunchCtx<'a> {
                     b,
                 } => {
                     let (op, fmt, rnd, ftz, sat) = (*op, *fmt, *rnd, *ftz, *sat);
-                    if fmt == Fmt::F32 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
+                    if FAST && fmt == Fmt::F64 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
+                        let out = lanes::f64_bin(op, &rd(&w.regs, *a), &rd(&w.regs, *b));
+                        wr(&mut w.regs, *d, &out, mask);
+                    } else if fmt == Fmt::F32 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
                         match op {
                             num::FOp::Add => map2!(w, mask, *d, *a, *b, |x, y| f32_canon(
                                 f32::from_bits(x as u32) + f32::from_bits(y as u32)
@@ -1332,7 +1404,15 @@ impl<'a> LaunchCtx<'a> {
                 } => {
                     let (max, fmt, ftz, nan) = (*max, *fmt, *ftz, *nan);
                     let f = move |x, y| num::fminmax(fmt, max, ftz, nan, x, y);
-                    if *packed {
+                    if FAST && !ftz && !*packed && matches!(fmt, Fmt::F64 | Fmt::F32) {
+                        let (av, bv) = (rd(&w.regs, *a), rd(&w.regs, *b));
+                        let out = if fmt == Fmt::F64 {
+                            lanes::f64_minmax(max, nan, &av, &bv)
+                        } else {
+                            lanes::f32_minmax(max, nan, &av, &bv)
+                        };
+                        wr(&mut w.regs, *d, &out, mask);
+                    } else if *packed {
                         map2!(w, mask, *d, *a, *b, |x, y| packed2(x, y, f))
                     } else {
                         map2!(w, mask, *d, *a, *b, |x, y| f(x, y))
@@ -1358,7 +1438,16 @@ impl<'a> LaunchCtx<'a> {
                             r
                         }
                     };
-                    if *packed {
+                    let plain = rnd == Rnd::Rn && !ftz && !sat && !*packed;
+                    if FAST && plain && matches!(fmt, Fmt::F64 | Fmt::F32) {
+                        let (av, bv, cv) = (rd(&w.regs, *a), rd(&w.regs, *b), rd(&w.regs, *c));
+                        let out = if fmt == Fmt::F64 {
+                            lanes::f64_fma(&av, &bv, &cv)
+                        } else {
+                            lanes::f32_fma(&av, &bv, &cv)
+                        };
+                        wr(&mut w.regs, *d, &out, mask);
+                    } else if *packed {
                         map3!(w, mask, *d, *a, *b, *c, |x, y, z| packed3(x, y, z, f))
                     } else if fmt == Fmt::F32 && rnd == Rnd::Rn && !ftz && !sat {
                         // Only active lanes: mul_add may be a libm call.
@@ -1387,6 +1476,22 @@ impl<'a> LaunchCtx<'a> {
                     a,
                 } => {
                     let (op, fmt, ftz) = (*op, *fmt, *ftz);
+                    if FAST && fmt == Fmt::F64 && !ftz && !*packed {
+                        let av = rd(&w.regs, *a);
+                        let fast = match op {
+                            FUn::Neg => Some(av.map(|x| x ^ (1 << 63))),
+                            FUn::Abs => Some(av.map(|x| x & !(1 << 63))),
+                            FUn::Rcp(Rnd::Rn) => {
+                                Some(lanes::f64_bin(num::FOp::Div, &[1f64.to_bits(); 32], &av))
+                            }
+                            _ => None,
+                        };
+                        if let Some(out) = fast {
+                            wr(&mut w.regs, *d, &out, mask);
+                            w.gpc += 1;
+                            continue;
+                        }
+                    }
                     let f = move |x: u64| -> u64 {
                         let sign = 1u64 << (fmt.bits() - 1);
                         match op {
@@ -1439,6 +1544,9 @@ impl<'a> LaunchCtx<'a> {
                     let bv = rd(&w.regs, *b);
                     let mut v = 0u32;
                     match *kind {
+                        CmpKind::Float(fmt @ (Fmt::F64 | Fmt::F32)) if FAST && !*ftz => {
+                            v = lanes::fcmp_mask(*cmp, fmt == Fmt::F64, &av, &bv);
+                        }
                         CmpKind::Int(IntTy { bits: 32, signed }) => {
                             for l in 0..32 {
                                 let r = if signed {
@@ -1510,6 +1618,51 @@ impl<'a> LaunchCtx<'a> {
                 }
                 Op::Cvt { conv, d, a } => {
                     let conv = *conv;
+                    let fast = if FAST {
+                        let av = || rd(&w.regs, *a);
+                        match conv {
+                            Conv::F2F {
+                                from: Fmt::F64,
+                                to: Fmt::F64,
+                                irnd: Some(ir),
+                                ftz: false,
+                                sat: false,
+                                ..
+                            } => Some(lanes::f64_round_int(ir, &av())),
+                            Conv::F2F {
+                                from: Fmt::F32,
+                                to: Fmt::F64,
+                                irnd: None,
+                                ftz: false,
+                                sat: false,
+                                ..
+                            } => Some(lanes::f32_to_f64(&av())),
+                            Conv::F2F {
+                                from: Fmt::F64,
+                                to: Fmt::F32,
+                                rnd: Rnd::Rn,
+                                irnd: None,
+                                ftz: false,
+                                sat: false,
+                            } => Some(lanes::f64_to_f32_rn(&av())),
+                            Conv::I2F {
+                                from,
+                                to: Fmt::F64,
+                                rnd: Rnd::Rn,
+                                sat: false,
+                            } if from.bits == 32 || from.bits == 64 => {
+                                Some(lanes::int_to_f64(from.signed, from.bits, &av()))
+                            }
+                            _ => None,
+                        }
+                    } else {
+                        None
+                    };
+                    if let Some(out) = fast {
+                        wr(&mut w.regs, *d, &out, mask);
+                        w.gpc += 1;
+                        continue;
+                    }
                     match conv {
                         Conv::I2I {
                             from,

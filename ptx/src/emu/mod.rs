@@ -39,6 +39,7 @@
 mod decode;
 pub mod error;
 mod exec;
+mod lanes;
 pub mod memory;
 pub mod numeric;
 
@@ -133,6 +134,10 @@ pub struct LaunchOptions {
     /// lane-instructions per worker), so a kernel that spins fails with
     /// [`EmuError::WallTimeExceeded`] in bounded time whatever its budget. `None`: no limit.
     pub wall_time_limit: Option<std::time::Duration>,
+    /// Run the reference engine: every instruction through its general path, no vector units.
+    /// The default fast engine gives bit-identical results, faults and counts; this switch is
+    /// what the tests that check that compare against.
+    pub reference_engine: bool,
 }
 
 impl Default for LaunchOptions {
@@ -141,6 +146,7 @@ impl Default for LaunchOptions {
             instruction_budget: 1 << 36,
             threads: 0,
             wall_time_limit: None,
+            reference_engine: false,
         }
     }
 }
@@ -294,6 +300,7 @@ pub fn launch(
             .wall_time_limit
             .and_then(|d| std::time::Instant::now().checked_add(d)),
         wall_time_limit: options.wall_time_limit.unwrap_or_default(),
+        engine: exec::Engine::choose(options.reference_engine),
     };
     let next = AtomicU64::new(0);
     let results: Vec<Result<exec::Counters, EmuError>> = if threads == 1 {
