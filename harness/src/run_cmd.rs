@@ -252,24 +252,10 @@ pub fn load_run_compare(
     let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
     if profile {
         for k in &stats.kernel_timings {
-            writeln!(
-                out,
-                "kernel {} bytes={} time_us={:.1} bandwidth_gbps={:.2}",
-                k.kernel,
-                k.bytes,
-                k.nanos as f64 / 1e3,
-                k.bytes as f64 / (k.nanos.max(1) as f64)
-            )?;
+            writeln!(out, "{}", profile_line(k))?;
         }
         if let Some(k) = stats.kernel_timings.iter().max_by_key(|k| k.bytes) {
-            writeln!(
-                out,
-                "largest kernel {} bytes={} time_us={:.1} bandwidth_gbps={:.2}",
-                k.kernel,
-                k.bytes,
-                k.nanos as f64 / 1e3,
-                k.bytes as f64 / (k.nanos.max(1) as f64)
-            )?;
+            writeln!(out, "largest {}", profile_line(k))?;
         }
     }
     let mut matched = 0;
@@ -290,6 +276,26 @@ pub fn load_run_compare(
         if ok { "OK" } else { "MISMATCH" }
     )?;
     Ok(ok)
+}
+
+/// One `--profile` line: the launch, its shape, the emulator's lane-instruction count (`n/a`
+/// on a device that does not count, CUDA), wall time, achieved lane-instructions per second,
+/// and the bytes its argument slices span with the bandwidth that implies.
+fn profile_line(k: &runtime::KernelTiming) -> String {
+    let [gx, gy, gz] = k.grid;
+    let [bx, by, bz] = k.block;
+    let secs = k.nanos.max(1) as f64 / 1e9;
+    let (lanes, rate) = match k.lane_instructions {
+        Some(n) => (n.to_string(), format!("{:.3e}", n as f64 / secs)),
+        None => ("n/a".to_string(), "n/a".to_string()),
+    };
+    format!(
+        "kernel {} grid={gx}x{gy}x{gz} block={bx}x{by}x{bz} lane_instructions={lanes} time_us={:.1} lane_instructions_per_s={rate} bytes={} bandwidth_gbps={:.2}",
+        k.kernel,
+        k.nanos as f64 / 1e3,
+        k.bytes,
+        k.bytes as f64 / (k.nanos.max(1) as f64)
+    )
 }
 
 /// When a load failed on a thunk whose kind this schema lacks (`impl is not set`), the kinds
@@ -352,4 +358,33 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     })
     .with_context(|| format!("{}", args.artifact.display()))?;
     Ok(if ok { 0 } else { 1 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_line_without_a_count_says_n_a() {
+        let k = runtime::KernelTiming {
+            kernel: "fusion_1".into(),
+            grid: [4, 1, 1],
+            block: [128, 2, 1],
+            lane_instructions: None,
+            bytes: 2_000,
+            nanos: 1_000,
+        };
+        assert_eq!(
+            profile_line(&k),
+            "kernel fusion_1 grid=4x1x1 block=128x2x1 lane_instructions=n/a time_us=1.0 lane_instructions_per_s=n/a bytes=2000 bandwidth_gbps=2.00"
+        );
+        let counted = runtime::KernelTiming {
+            lane_instructions: Some(3_000),
+            ..k
+        };
+        assert_eq!(
+            profile_line(&counted),
+            "kernel fusion_1 grid=4x1x1 block=128x2x1 lane_instructions=3000 time_us=1.0 lane_instructions_per_s=3.000e9 bytes=2000 bandwidth_gbps=2.00"
+        );
+    }
 }

@@ -40,6 +40,13 @@ fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, Str
     (r, String::from_utf8_lossy(&out).into_owned())
 }
 
+/// `aot run --profile` on the softmax corpus case, times masked.
+const PROFILE_SOFTMAX: &str = "\
+kernel fusion_div_7 grid=8x1x1 block=128x1x1 lane_instructions=235072 time_us=* lane_instructions_per_s=* bytes=8192 bandwidth_gbps=*
+largest kernel fusion_div_7 grid=8x1x1 block=128x1x1 lane_instructions=235072 time_us=* lane_instructions_per_s=* bytes=8192 bandwidth_gbps=*
+output 0 f32[8,128]: OK max_abs_err=1.4901161193847656e-8
+OK: 1 of 1 outputs match";
+
 fn cli_trials() -> Vec<Trial> {
     vec![
         Trial::test("cli::run_exit_codes", || {
@@ -91,6 +98,36 @@ fn cli_trials() -> Vec<Trial> {
                 Err(e) if e.contains("FAILED_PRECONDITION: gpu_compute_capability is sm_90 (9.0), the device is sm_80 (8.0)") => Ok(()),
                 other => Err(format!("{other:?}").into()),
             }
+        }),
+        Trial::test("cli::run_profile_counts_lane_instructions", || {
+            // softmax: one row-reduction launch. Times vary; everything else is deterministic.
+            let (hlo, io) = corpus_case("softmax");
+            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let artifact = tmp("softmax.profile.h100.pb");
+            std::fs::write(&artifact, &bytes)?;
+            let (r, text) = run_cli(&artifact, "h100_sxm", &io);
+            let masked: Vec<String> = text
+                .lines()
+                .map(|l| {
+                    l.split(' ')
+                        .map(|f| match f.split_once('=') {
+                            Some((
+                                k @ ("time_us" | "lane_instructions_per_s" | "bandwidth_gbps"),
+                                _,
+                            )) => {
+                                format!("{k}=*")
+                            }
+                            _ => f.to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            let want = PROFILE_SOFTMAX;
+            if r != Ok(0) || masked.join("\n") != want {
+                return Err(format!("{r:?}\ngot:\n{}\nwant:\n{want}", masked.join("\n")).into());
+            }
+            Ok(())
         }),
         Trial::test("cli::inspect_summary", || {
             let (hlo, _) = corpus_case("add");

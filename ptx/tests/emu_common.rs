@@ -81,6 +81,10 @@ pub fn read_u32(mem: &mut Memory, p: DevicePtr, n: usize) -> Vec<u32> {
 
 /// Runs `kernel` with one u32 buffer per entry of `bufs` (passed as pointers, in order),
 /// returns the final contents of every buffer.
+///
+/// Every call is also a differential test of the two engines: the launch runs on the fast
+/// engine (what it returns) and on the reference engine (`LaunchOptions::reference_engine`),
+/// and the buffers, counts or error messages must be identical, else it panics.
 pub fn run_bufs(
     text: &str,
     kernel: &str,
@@ -89,20 +93,36 @@ pub fn run_bufs(
     bufs: &[Vec<u32>],
     threads: usize,
 ) -> Result<Vec<Vec<u32>>, emu::EmuError> {
-    let m = load(text);
-    let mut mem = Memory::new();
-    let ptrs: Vec<DevicePtr> = bufs.iter().map(|b| buf_u32(&mut mem, b)).collect();
-    let params: Vec<ParamValue> = ptrs.iter().map(|p| ParamValue::ptr(*p)).collect();
-    let opts = LaunchOptions {
-        threads,
-        ..LaunchOptions::default()
+    let run = |reference_engine: bool| {
+        let m = load(text);
+        let mut mem = Memory::new();
+        let ptrs: Vec<DevicePtr> = bufs.iter().map(|b| buf_u32(&mut mem, b)).collect();
+        let params: Vec<ParamValue> = ptrs.iter().map(|p| ParamValue::ptr(*p)).collect();
+        let opts = LaunchOptions {
+            threads,
+            reference_engine,
+            ..LaunchOptions::default()
+        };
+        let stats = emu::launch(&m, kernel, grid, block, 0, &params, &mut mem, &opts)?;
+        let out: Vec<Vec<u32>> = ptrs
+            .iter()
+            .zip(bufs)
+            .map(|(p, b)| read_u32(&mut mem, *p, b.len()))
+            .collect();
+        Ok::<_, emu::EmuError>((out, stats.lane_instructions))
     };
-    emu::launch(&m, kernel, grid, block, 0, &params, &mut mem, &opts)?;
-    Ok(ptrs
-        .iter()
-        .zip(bufs)
-        .map(|(p, b)| read_u32(&mut mem, *p, b.len()))
-        .collect())
+    let fast = run(false);
+    let reference = run(true);
+    let same = match (&fast, &reference) {
+        (Ok(f), Ok(r)) => f == r,
+        (Err(f), Err(r)) => f.to_string() == r.to_string(),
+        _ => false,
+    };
+    assert!(
+        same,
+        "the fast and reference engines differ on kernel {kernel}:\nfast: {fast:?}\nreference: {reference:?}\n{text}"
+    );
+    fast.map(|(out, _)| out)
 }
 
 /// A kernel prologue: `%r0` = global thread index (x), `%rd0` = &out[%r0] (param 0 = out),

@@ -41,6 +41,14 @@ pub struct ExecutionStats {
 pub struct KernelTiming {
     /// The `.entry` name.
     pub kernel: String,
+    /// Launch grid (CTAs per dimension).
+    pub grid: [u32; 3],
+    /// Launch block (threads per dimension).
+    pub block: [u32; 3],
+    /// Instructions the launch executed, once per active lane, as the device counted them
+    /// ([`crate::Device::last_launch_lane_instructions`]); `None` on a device that does not
+    /// count (CUDA).
+    pub lane_instructions: Option<u64>,
     /// Sum of the argument slices' sizes (the bytes the kernel can touch).
     pub bytes: u64,
     /// Wall time of the launch, in nanoseconds.
@@ -464,7 +472,14 @@ impl Run<'_> {
 
     /// Issues `op` (built from `c` by [`Self::op`]), timing kernel launches.
     fn issue_op(&mut self, c: &Command, op: &DeviceOp<'_>) -> Result<()> {
-        let Command::Launch { kernel, args, .. } = c else {
+        let Command::Launch {
+            kernel,
+            args,
+            grid,
+            block,
+            ..
+        } = c
+        else {
             return crate::device::issue(self.device, op);
         };
         self.stats.kernel_launches += 1;
@@ -472,6 +487,9 @@ impl Run<'_> {
         crate::device::issue(self.device, op)?;
         self.stats.kernel_timings.push(KernelTiming {
             kernel: kernel.clone(),
+            grid: *grid,
+            block: *block,
+            lane_instructions: self.device.last_launch_lane_instructions(),
             bytes: args.iter().map(|s| s.size).sum(),
             nanos: u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX),
         });

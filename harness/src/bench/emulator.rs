@@ -81,7 +81,7 @@ fn time_kernel(
 /// CPU time of the whole process (every thread), in seconds, from `/proc/self/stat` (clock
 /// ticks, 10 ms at the usual 100 Hz): on a loaded machine, N threads that spend no more CPU in
 /// total than 1 thread show the work itself parallelizes, whatever share of the cores they got.
-fn process_cpu() -> Option<f64> {
+pub(super) fn process_cpu() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/stat").ok()?;
     // Fields after the command name (which is in parentheses and may hold spaces).
     let rest = s.rsplit_once(')')?.1;

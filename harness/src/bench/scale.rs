@@ -5,6 +5,7 @@ use runtime::RuntimeFlags;
 use super::report::{Report, Section};
 use super::stats::{best, geomean, ms, opt};
 use super::Env;
+use super::emulator::process_cpu;
 
 /// Element `i` of parameter `p` of a scale module, as `tools/xla_cpu_times.py` builds it.
 pub fn scale_input(p: usize, i: usize) -> f32 {
@@ -64,9 +65,26 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         }
         let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
         device.take_totals();
+        let cpu0 = process_cpu();
         let (t, result) = best(reps, || exe.execute(&device, &refs));
+        let cpu = process_cpu().zip(cpu0).map(|(b, a)| (b - a) / reps as f64);
         let result = result?;
         let totals = device.take_totals();
+        // The same executable on the reference engine (the interpreter without the fast
+        // engine's whole-row kernels and vector units: what the emulator was before them),
+        // whose outputs must be the same bytes.
+        let reference = env.device().with_launch_options(ptx::emu::LaunchOptions {
+            reference_engine: true,
+            ..ptx::emu::LaunchOptions::default()
+        });
+        let ref_exe = runtime::load(&bytes, &reference, &flags)?;
+        let cpu0 = process_cpu();
+        let (t_ref, ref_result) = best(1, || ref_exe.execute(&reference, &refs));
+        let cpu_ref = process_cpu().zip(cpu0).map(|(b, a)| b - a);
+        anyhow::ensure!(
+            ref_result?.outputs == result.outputs,
+            "{name}: the fast and the reference engine give different outputs"
+        );
         let sum: f64 = result
             .outputs
             .iter()
@@ -82,6 +100,9 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         rows.push(vec![
             name.clone(),
             format!("{:.2}", ms(t)),
+            opt(cpu.map(|c| c * 1e3), 0),
+            format!("{:.2}", ms(t_ref)),
+            opt(cpu_ref.map(|c| c * 1e3), 0),
             format!("{:.3}", xla.median_ms),
             format!("{ratio:.1}"),
             (totals.launches / reps as u64).to_string(),
@@ -96,12 +117,15 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     report.sections.push(Section {
         title: "Scale: the emulated GPU next to XLA:CPU".into(),
         note: format!(
-            "testdata/bench modules, compiled for h100_sxm and run with `aot run`'s defaults (best of {reps}); XLA:CPU: median of the jitted function from testdata/bench/xla_cpu_times.json (jax {}, {}, {}; rerun tools/xla_cpu_times.py on the machine you compare on)",
+            "testdata/bench modules, compiled for h100_sxm and run with `aot run`'s defaults (best of {reps}; CPU: process CPU time per run, all threads); the reference engine (`LaunchOptions::reference_engine`, one run, outputs checked byte-identical) is the emulator without its fast paths; XLA:CPU: median of the jitted function from testdata/bench/xla_cpu_times.json (jax {}, {}, {}; rerun tools/xla_cpu_times.py on the machine you compare on)",
             times.jax, times.machine, times.date
         ),
         headers: [
             "module",
             "emulated ms",
+            "CPU ms",
+            "reference engine ms",
+            "reference CPU ms",
             "XLA:CPU ms",
             "ratio",
             "kernel launches",

@@ -17,6 +17,10 @@
 //!   words, so concurrent CTAs and `atom.*` are race-free; shared/local/param memory per CTA.
 //! * Numeric semantics (rounding modes, ftz, saturation, NaN rules, approximations) live in
 //!   [`numeric`].
+//! * Two engines run the same decoded code with bit-identical results, counts and faults: the
+//!   reference (every instruction through its general path) and the default fast one (whole-row
+//!   kernels for the compiler's common f64/f32 forms, compiled for AVX2/FMA where the CPU has
+//!   them); [`LaunchOptions::reference_engine`] picks the reference (docs/performance.md).
 //!
 //! # Supported instructions
 //!
@@ -39,6 +43,7 @@
 mod decode;
 pub mod error;
 mod exec;
+mod lanes;
 pub mod memory;
 pub mod numeric;
 
@@ -140,6 +145,10 @@ pub struct LaunchOptions {
     pub instructions_per_thread: u64,
     /// The least budget a scaled launch gets (setup, and kernels where few threads do much).
     pub instruction_floor: u64,
+    /// Run the reference engine: every instruction through its general path, no vector units.
+    /// The default fast engine gives bit-identical results, faults and counts; this switch is
+    /// what the tests that check that compare against.
+    pub reference_engine: bool,
 }
 
 impl LaunchOptions {
@@ -163,6 +172,7 @@ impl Default for LaunchOptions {
             wall_time_limit: None,
             instructions_per_thread: 0,
             instruction_floor: 0,
+            reference_engine: false,
         }
     }
 }
@@ -317,6 +327,7 @@ pub fn launch(
             .wall_time_limit
             .and_then(|d| std::time::Instant::now().checked_add(d)),
         wall_time_limit: options.wall_time_limit.unwrap_or_default(),
+        engine: exec::Engine::choose(options.reference_engine),
     };
     let next = AtomicU64::new(0);
     let results: Vec<Result<exec::Counters, EmuError>> = if threads == 1 {

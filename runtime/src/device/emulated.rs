@@ -37,6 +37,8 @@ pub struct DeviceTotals {
 
 #[derive(Debug, Default)]
 struct Counters {
+    /// The most recent launch's lane-instructions (not reset by `take_totals`).
+    last_launch_lanes: AtomicU64,
     launches: AtomicU64,
     lane_instructions: AtomicU64,
     bytes_read: AtomicU64,
@@ -274,6 +276,9 @@ impl Device for EmulatedDevice {
             &self.options,
         )
         .map_err(launch_err)?;
+        self.totals
+            .last_launch_lanes
+            .store(stats.lane_instructions, Ordering::Relaxed);
         self.totals.add(
             1,
             stats.lane_instructions,
@@ -281,6 +286,10 @@ impl Device for EmulatedDevice {
             stats.global_bytes_written,
         );
         Ok(())
+    }
+
+    fn last_launch_lane_instructions(&self) -> Option<u64> {
+        Some(self.totals.last_launch_lanes.load(Ordering::Relaxed))
     }
 
     fn gemm(

@@ -271,6 +271,12 @@ pub trait Device: Send + Sync + fmt::Debug {
         shmem_bytes: u32,
         args: &[u64],
     ) -> Result<()>;
+    /// Lane-instructions (instructions once per active lane) of this device's most recent
+    /// kernel launch, for `aot run --profile`; `None` (the default) where the device does not
+    /// count them (CUDA runs the kernel on hardware).
+    fn last_launch_lane_instructions(&self) -> Option<u64> {
+        None
+    }
     /// `output = alpha * op(lhs) x op(rhs) + beta * output` (docs/artifact.md "Gemm"). The default
     /// runs the native implementation on host copies of the buffers.
     fn gemm(

@@ -1,0 +1,500 @@
+//! The decoded form: operations on register rows and predicate masks, one [`Inst`] per PTX
+//! instruction, and the per-function tables the engine reads.
+use super::super::numeric::{Approx, Cmp, FOp, Fmt, IRnd, IntTy, PrmtMode, Rnd, TestP};
+use crate::ast::{ShflMode, SpecialReg, VoteMode};
+
+use super::{P, R};
+
+/// Memory state space of an access after decoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sp {
+    Global,
+    Shared,
+    Local,
+    /// Kernel parameter buffer (read-only).
+    Param,
+    Const,
+    Generic,
+}
+
+/// Integer binary operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IOp {
+    Add,
+    Sub,
+    MulLo,
+    MulHi,
+    MulWide,
+    Min,
+    Max,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    AddSat,
+    SubSat,
+    /// `mul24.lo` / `mad24.lo`.
+    Mul24Lo,
+    /// `mul24.hi` / `mad24.hi`.
+    Mul24Hi,
+    /// `|a - b|` (`sad`).
+    AbsDiff,
+}
+
+/// Integer unary operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IUn {
+    Neg,
+    Abs,
+    Not,
+    Cnot,
+    Popc,
+    Clz,
+    Brev,
+    Bfind { shiftamt: bool },
+}
+
+/// Float unary operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FUn {
+    Neg,
+    Abs,
+    Sqrt(Rnd),
+    Rcp(Rnd),
+    Approx(Approx),
+}
+
+/// Conversions of `cvt`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Conv {
+    I2I {
+        from: IntTy,
+        to: IntTy,
+        sat: bool,
+    },
+    F2I {
+        from: Fmt,
+        ftz: bool,
+        rnd: IRnd,
+        to: IntTy,
+    },
+    I2F {
+        from: IntTy,
+        to: Fmt,
+        rnd: Rnd,
+        sat: bool,
+    },
+    F2F {
+        from: Fmt,
+        to: Fmt,
+        rnd: Rnd,
+        irnd: Option<IRnd>,
+        ftz: bool,
+        sat: bool,
+    },
+}
+
+/// Atomic operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// Value type of an atomic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AKind {
+    Int(IntTy),
+    Float(Fmt),
+    /// Packed pair of 16-bit floats.
+    Packed(Fmt),
+}
+
+/// Comparison kind of `setp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CmpKind {
+    Int(IntTy),
+    Float(Fmt),
+}
+
+/// Boolean operator for predicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PBool {
+    And,
+    Or,
+    Xor,
+}
+
+/// Warp-level reduction of `redux.sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+/// A decoded operation. Register operands are rows, predicates are predicate indices.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Op {
+    Nop,
+    Mov {
+        d: R,
+        a: R,
+    },
+    PMov {
+        d: P,
+        a: P,
+        neg: bool,
+    },
+    PBin {
+        op: PBool,
+        d: P,
+        a: P,
+        an: bool,
+        b: P,
+        bn: bool,
+    },
+    /// `mov.b64 d, {a, b}`: parts little-endian, `bits` each.
+    Pack {
+        d: R,
+        parts: [R; 4],
+        n: u8,
+        bits: u8,
+    },
+    /// `mov.b64 {a, b}, s`.
+    Unpack {
+        ds: [R; 4],
+        n: u8,
+        bits: u8,
+        a: R,
+    },
+    IBin {
+        op: IOp,
+        ty: IntTy,
+        d: R,
+        a: R,
+        b: R,
+    },
+    IUn {
+        op: IUn,
+        ty: IntTy,
+        d: R,
+        a: R,
+    },
+    /// `mad.lo/hi/wide` (`mode` as IOp::MulLo/MulHi/MulWide), `.sat` for `mad.hi.sat.s32`.
+    Mad {
+        mode: IOp,
+        ty: IntTy,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Bfe {
+        ty: IntTy,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Bfi {
+        bits: u32,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        e: R,
+    },
+    Prmt {
+        mode: PrmtMode,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Lop3 {
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        lut: u8,
+    },
+    Shf {
+        left: bool,
+        clamp: bool,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    FBin {
+        op: FOp,
+        fmt: Fmt,
+        packed: bool,
+        rnd: Rnd,
+        ftz: bool,
+        sat: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
+    FMinMax {
+        max: bool,
+        fmt: Fmt,
+        packed: bool,
+        ftz: bool,
+        nan: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
+    Fma {
+        fmt: Fmt,
+        packed: bool,
+        rnd: Rnd,
+        ftz: bool,
+        sat: bool,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    FUn {
+        op: FUn,
+        fmt: Fmt,
+        packed: bool,
+        ftz: bool,
+        d: R,
+        a: R,
+    },
+    Copysign {
+        fmt: Fmt,
+        d: R,
+        a: R,
+        b: R,
+    },
+    Testp {
+        t: TestP,
+        fmt: Fmt,
+        d: P,
+        a: R,
+    },
+    Setp {
+        cmp: Cmp,
+        kind: CmpKind,
+        ftz: bool,
+        d: P,
+        dn: P,
+        a: R,
+        b: R,
+        comb: Option<(PBool, P, bool)>,
+    },
+    /// `set.cmp.dtype.stype`: all ones / 1.0 when true.
+    Set {
+        cmp: Cmp,
+        kind: CmpKind,
+        ftz: bool,
+        float_out: bool,
+        d: R,
+        a: R,
+        b: R,
+    },
+    Selp {
+        d: R,
+        a: R,
+        b: R,
+        p: P,
+        pn: bool,
+    },
+    Cvt {
+        conv: Conv,
+        d: R,
+        a: R,
+    },
+    /// `cvt.rn.f16x2.f32 d, a, b`: `d = {cvt(a) (high), cvt(b) (low)}`.
+    CvtPack {
+        fmt: Fmt,
+        rnd: Rnd,
+        d: R,
+        a: R,
+        b: R,
+    },
+    /// Generic ↔ state-space address (`to` = generic → space).
+    Cvta {
+        to: bool,
+        space: Sp,
+        bits: u8,
+        d: R,
+        a: R,
+    },
+    /// `ld`: `n` elements of `size` bytes into `ds`; `sext` sign-extends from the element size.
+    Ld {
+        space: Sp,
+        size: u8,
+        n: u8,
+        sext: bool,
+        ds: [R; 4],
+        base: R,
+        base32: bool,
+        off: i64,
+    },
+    St {
+        space: Sp,
+        size: u8,
+        n: u8,
+        ss: [R; 4],
+        base: R,
+        base32: bool,
+        off: i64,
+    },
+    Atom {
+        space: Sp,
+        op: AOp,
+        kind: AKind,
+        d: R,
+        base: R,
+        base32: bool,
+        off: i64,
+        b: R,
+        c: R,
+    },
+    Bra {
+        target: u32,
+    },
+    Exit,
+    /// `bar.sync`/`barrier.sync` (arrive = false) or `bar.arrive`.
+    Bar {
+        id: R,
+        count: R,
+        arrive: bool,
+    },
+    Shfl {
+        mode: ShflMode,
+        d: R,
+        p: P,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Vote {
+        mode: VoteMode,
+        d: R,
+        dp: P,
+        a: P,
+        an: bool,
+    },
+    Activemask {
+        d: R,
+    },
+    MatchAny {
+        d: R,
+        a: R,
+        bits: u8,
+    },
+    MatchAll {
+        d: R,
+        p: P,
+        a: R,
+        bits: u8,
+    },
+    Redux {
+        op: ReduxOp,
+        signed: bool,
+        d: R,
+        a: R,
+    },
+    /// `slct`: `d = c >= 0 ? a : b` (`cf`: float comparison operand, NaN selects `b`).
+    Slct {
+        cf: Option<Fmt>,
+        ftz: bool,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    /// Extended-precision `add.cc addc sub.cc subc mad.cc madc` (`mul` = NONE for add/sub,
+    /// else `d = a * b (lo or hi) + c`); the carry flag CC.CF is predicate `cc`.
+    Carry {
+        sub: bool,
+        hi: bool,
+        carry_in: bool,
+        carry_out: bool,
+        ty: IntTy,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        cc: P,
+    },
+    Trap,
+}
+
+/// One decoded instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Inst {
+    /// Guard predicate (NONE = unguarded).
+    pub guard: P,
+    /// `@!p`.
+    pub gneg: bool,
+    /// The operation.
+    pub op: Op,
+}
+
+/// Source of a constant row's value, filled when a warp starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ConstSrc {
+    Imm(u64),
+    Special(SpecialReg),
+    /// Device address of module variable `idx` plus offset.
+    ModuleVar(u32, i64),
+    /// Shared-space address of the dynamic shared memory (after all static shared variables,
+    /// 16-byte aligned) plus offset.
+    DynShared(i64),
+}
+
+/// A module-scope `.global` / `.const` variable.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ModuleVar {
+    pub name: String,
+    pub size: u64,
+    pub init: Vec<u8>,
+}
+
+/// A kernel parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ParamSlot {
+    pub name: String,
+    pub offset: u32,
+    pub size: u32,
+}
+
+/// A decoded function (kernels after inlining every call).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Func {
+    pub name: String,
+    pub code: Vec<Inst>,
+    /// Printed text of each instruction, for error messages.
+    pub text: Vec<String>,
+    pub nrows: u32,
+    pub npreds: u32,
+    pub consts: Vec<(R, ConstSrc)>,
+    pub pconsts: Vec<(P, bool)>,
+    pub shared_static: u32,
+    pub local_size: u32,
+    pub params: Vec<ParamSlot>,
+    pub param_size: u32,
+}

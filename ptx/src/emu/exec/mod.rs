@@ -1,0 +1,701 @@
+//! The SIMT execution engine: warps of 32 lanes in lockstep, CTAs on a pool of OS threads.
+//!
+//! # Divergence and reconvergence: minimum-pc scheduling
+//!
+//! Each lane has its own pc. A warp executes one *group* at a time: the lanes whose pc is the
+//! smallest among the warp's runnable lanes, in lockstep with that set as the active mask. A
+//! branch that splits the group stores each lane's new pc and re-selects; when the running group
+//! reaches the pc where other lanes wait, they merge. For the reducible control flow compilers
+//! emit (forward branches to join points, backward branches closing loops) the minimum-pc rule
+//! reconverges exactly at the immediate post-dominator: lanes that left a loop wait at the exit
+//! block until the lanes still iterating (at smaller pcs) arrive; the two sides of an if/else
+//! both run before the join. No stack, no decode-time analysis, and a warp-synchronous
+//! instruction (`shfl`, `vote`, `bar`) sees every lane that reaches it together.
+//!
+//! # Barriers
+//!
+//! `bar.sync`/`barrier.sync` are per thread (sm_70+ semantics): arriving lanes block, the rest of
+//! the warp continues. A CTA runs its warps round-robin, each until all of its lanes have exited
+//! or blocked or its time slice (16Ki warp-instructions, so that a warp spinning on a flag set by
+//! another warp of the CTA makes progress) ends, and releases every barrier whose arrival count
+//! reached its expected count (the whole CTA, or the `b` operand). If no warp can run and some
+//! lanes still wait, that is a barrier deadlock (for example threads that exited before a
+//! `bar.sync` the others wait at), reported as an error. CTAs are not time-sliced against each
+//! other: a kernel in which one CTA spins on a flag another CTA sets needs at least as many
+//! worker threads as CTAs that must run at once, else it runs into the instruction budget.
+//!
+//! # Memory ordering
+//!
+//! `membar`/`fence` are no-ops: inside a CTA execution is sequentially consistent (one OS thread
+//! runs a CTA), and across CTAs every global access is an atomic access of its own size.
+
+//!
+//! # Files
+//!
+//! This module holds the launch context, the CTA scheduler and the warp loop, whose `match`
+//! delegates each instruction to its family's handler: `alu` (moves, integers, select/carry),
+//! `float` (float arithmetic, comparisons, conversions), `mem` (loads, stores, atomics and
+//! address resolution), `warp_ops` (control flow, barriers, warp collectives); `regs` reads and
+//! writes register rows. Every handler is `#[inline(always)]`: the loop compiles to one
+//! function per engine, as fast as the single match it replaced.
+
+// Lane loops index several 32-element arrays by lane: clearer than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::ast::SpecialReg;
+
+use super::decode::{ConstSrc, Func, Op, NONE};
+use super::error::{EmuError, Location, Space};
+use super::memory::Memory;
+
+const FULL: u32 = u32::MAX;
+/// Warp-instructions a warp runs before yielding to the other warps of its CTA.
+const SLICE: u32 = 1 << 14;
+
+/// Per-launch, read-only context shared by all worker threads.
+pub(crate) struct LaunchCtx<'a> {
+    pub kernel: &'a str,
+    pub func: &'a Func,
+    pub mem: &'a Memory,
+    pub params: &'a [u8],
+    pub var_addrs: &'a [u64],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dyn_shared: u32,
+    pub budget: u64,
+    pub used: &'a AtomicU64,
+    pub stop: &'a AtomicBool,
+    /// When the launch's wall time runs out (checked with the budget).
+    pub deadline: Option<std::time::Instant>,
+    /// The wall-time limit, for the error message.
+    pub wall_time_limit: std::time::Duration,
+    /// Which warp loop runs.
+    pub engine: Engine,
+}
+
+/// The warp loop a launch runs: the reference (the general path of every instruction), or the
+/// fast one (the reference plus whole-row kernels for common forms, compiled for the host's
+/// vector units where it has them). Both give bit-identical results, faults and counts; the
+/// reference stays callable (`LaunchOptions::reference_engine`) so tests can check that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Engine {
+    Reference,
+    Fast,
+    #[cfg(target_arch = "x86_64")]
+    FastX86,
+}
+
+impl Engine {
+    /// The fast engine for this CPU, or the reference when `reference`.
+    pub(crate) fn choose(reference: bool) -> Engine {
+        if reference {
+            return Engine::Reference;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("sse4.1")
+                && std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2")
+                && std::arch::is_x86_feature_detected!("lzcnt")
+            {
+                return Engine::FastX86;
+            }
+        }
+        Engine::Fast
+    }
+}
+
+/// Counters of one worker.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Counters {
+    pub lane_instructions: u64,
+    pub warp_instructions: u64,
+    pub global_bytes_read: u64,
+    pub global_bytes_written: u64,
+}
+
+#[derive(Debug)]
+pub(super) enum FaultKind {
+    Oob,
+    Misaligned,
+    ReadOnly,
+    Trap(String),
+    Budget,
+    WallTime,
+}
+
+/// An execution fault inside a warp, turned into an [`EmuError`] with location by the CTA.
+#[derive(Debug)]
+pub(super) struct Fault {
+    kind: FaultKind,
+    space: Space,
+    addr: u64,
+    size: u32,
+    lane: u32,
+}
+
+impl Fault {
+    pub(super) fn new(kind: FaultKind, space: Space, addr: u64, size: u32, lane: u32) -> Fault {
+        Fault {
+            kind,
+            space,
+            addr,
+            size,
+            lane,
+        }
+    }
+}
+
+pub(super) struct Warp {
+    regs: Vec<u64>,
+    preds: Vec<u32>,
+    pc: [u32; 32],
+    bar_id: [u8; 32],
+    live: u32,
+    blocked: u32,
+    gpc: u32,
+    gmask: u32,
+    next_other: u32,
+    index: u32,
+}
+
+impl Warp {
+    fn store_group(&mut self) {
+        let mut m = self.gmask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if let Some(p) = self.pc.get_mut(l) {
+                *p = self.gpc;
+            }
+        }
+        self.gmask = 0;
+    }
+
+    /// Picks the runnable lanes with the smallest pc as the new group.
+    fn reselect(&mut self) -> bool {
+        let runnable = self.live & !self.blocked;
+        if runnable == 0 {
+            self.gmask = 0;
+            return false;
+        }
+        let mut min = u32::MAX;
+        let mut m = runnable;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            min = min.min(self.pc[l]);
+        }
+        let (mut g, mut next) = (0u32, u32::MAX);
+        let mut m = runnable;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.pc[l] == min {
+                g |= 1 << l;
+            } else {
+                next = next.min(self.pc[l]);
+            }
+        }
+        self.gpc = min;
+        self.gmask = g;
+        self.next_other = next;
+        true
+    }
+}
+
+/// Memory private to one CTA plus the global-allocation cache of its worker.
+pub(super) struct CtaMem {
+    shared: Vec<u8>,
+    local: Vec<u8>,
+    local_size: usize,
+    cache_base: u64,
+    cache_end: u64,
+    cache_ptr: *const u8,
+    counters: Counters,
+    since_sync: u64,
+}
+
+/// What the warp loop does after a control instruction.
+pub(super) enum Step {
+    /// The next instruction (`gpc + 1`).
+    Next,
+    /// The group's pc was set (branch taken, regrouped): run from there.
+    Jumped,
+    /// No lane of the warp can run: yield to the CTA scheduler.
+    Stop,
+}
+
+macro_rules! map1 {
+    ($w:expr, $mask:expr, $d:expr, $a:expr, |$x:ident| $e:expr) => {{
+        let av = rd(&$w.regs, $a);
+        let mut out = [0u64; 32];
+        for l in 0..32 {
+            let $x = av[l];
+            out[l] = $e;
+        }
+        wr(&mut $w.regs, $d, &out, $mask);
+    }};
+}
+
+macro_rules! map2 {
+    ($w:expr, $mask:expr, $d:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $e:expr) => {{
+        let av = rd(&$w.regs, $a);
+        let bv = rd(&$w.regs, $b);
+        let mut out = [0u64; 32];
+        for l in 0..32 {
+            let $x = av[l];
+            let $y = bv[l];
+            out[l] = $e;
+        }
+        wr(&mut $w.regs, $d, &out, $mask);
+    }};
+}
+
+macro_rules! map3 {
+    ($w:expr, $mask:expr, $d:expr, $a:expr, $b:expr, $c:expr, |$x:ident, $y:ident, $z:ident| $e:expr) => {{
+        let av = rd(&$w.regs, $a);
+        let bv = rd(&$w.regs, $b);
+        let cv = rd(&$w.regs, $c);
+        let mut out = [0u64; 32];
+        for l in 0..32 {
+            let $x = av[l];
+            let $y = bv[l];
+            let $z = cv[l];
+            out[l] = $e;
+        }
+        wr(&mut $w.regs, $d, &out, $mask);
+    }};
+}
+
+mod alu;
+mod float;
+mod mem;
+mod regs;
+mod warp_ops;
+
+use regs::{pget, pset};
+
+impl<'a> LaunchCtx<'a> {
+    fn special(&self, s: SpecialReg, ctaid: [u32; 3], warp: u32, lane: u32, nwarps: u32) -> u64 {
+        let t = warp * 32 + lane;
+        let [bx, by, _] = self.block;
+        let tid = [
+            t % bx.max(1),
+            (t / bx.max(1)) % by.max(1),
+            t / (bx.max(1) * by.max(1)),
+        ];
+        match s {
+            SpecialReg::Tid(d) => tid[d.index()] as u64,
+            SpecialReg::Ntid(d) => self.block[d.index()] as u64,
+            SpecialReg::Ctaid(d) => ctaid[d.index()] as u64,
+            SpecialReg::Nctaid(d) => self.grid[d.index()] as u64,
+            SpecialReg::ClusterCtaid(_) | SpecialReg::Clusterid(_) | SpecialReg::ClusterCtarank => {
+                0
+            }
+            SpecialReg::ClusterNctaid(_)
+            | SpecialReg::Nclusterid(_)
+            | SpecialReg::ClusterNctarank => 1,
+            SpecialReg::Laneid => lane as u64,
+            SpecialReg::Warpid => warp as u64,
+            SpecialReg::Nwarpid => nwarps as u64,
+            SpecialReg::Nsmid => 1,
+            SpecialReg::LanemaskEq => 1u64 << lane,
+            SpecialReg::LanemaskLe => ((2u64 << lane) - 1) & 0xffff_ffff,
+            SpecialReg::LanemaskLt => (1u64 << lane) - 1,
+            SpecialReg::LanemaskGe => (!((1u64 << lane) - 1)) & 0xffff_ffff,
+            SpecialReg::LanemaskGt => (!((2u64 << lane) - 1)) & 0xffff_ffff,
+            SpecialReg::DynamicSmemSize => self.dyn_shared as u64,
+            SpecialReg::TotalSmemSize | SpecialReg::AggrSmemSize => {
+                (self.dyn_base() + self.dyn_shared as u64).max(self.func.shared_static as u64)
+            }
+            _ => 0,
+        }
+    }
+
+    fn dyn_base(&self) -> u64 {
+        (self.func.shared_static as u64).div_ceil(16) * 16
+    }
+
+    fn location(&self, pc: u32, ctaid: [u32; 3], warp: u32, lane: u32) -> Box<Location> {
+        let t = warp * 32 + lane;
+        let [bx, by, _] = self.block;
+        let (bx, by) = (bx.max(1), by.max(1));
+        Box::new(Location {
+            kernel: self.kernel.to_string(),
+            function: self.func.name.clone(),
+            pc,
+            instruction: self
+                .func
+                .text
+                .get(pc as usize)
+                .cloned()
+                .unwrap_or_else(|| "<end>".into()),
+            ctaid,
+            tid: [t % bx, (t / bx) % by, t / (bx * by)],
+        })
+    }
+
+    fn fault_error(&self, f: Fault, pc: u32, ctaid: [u32; 3], warp: u32) -> EmuError {
+        let at = self.location(pc, ctaid, warp, f.lane);
+        match f.kind {
+            FaultKind::Oob => EmuError::OutOfBounds {
+                at,
+                space: f.space,
+                address: f.addr,
+                size: f.size,
+            },
+            FaultKind::Misaligned => EmuError::Misaligned {
+                at,
+                space: f.space,
+                address: f.addr,
+                size: f.size,
+            },
+            FaultKind::ReadOnly => EmuError::ReadOnly {
+                at,
+                space: f.space,
+                address: f.addr,
+            },
+            FaultKind::Trap(message) => EmuError::Trap { at, message },
+            FaultKind::Budget => EmuError::BudgetExhausted {
+                at,
+                budget: self.budget,
+            },
+            FaultKind::WallTime => EmuError::WallTimeExceeded {
+                at,
+                limit_ms: self.wall_time_limit.as_millis() as u64,
+            },
+        }
+    }
+
+    fn flush_budget(&self, m: &mut CtaMem) -> bool {
+        let n = std::mem::take(&mut m.since_sync);
+        let total = self.used.fetch_add(n, Ordering::Relaxed) + n;
+        total > self.budget
+    }
+
+    /// Runs every CTA index handed out by `next`, returning this worker's counters.
+    pub(crate) fn worker(
+        &self,
+        next: &std::sync::atomic::AtomicU64,
+        ncta: u64,
+    ) -> Result<Counters, EmuError> {
+        let f = self.func;
+        let nthreads = self.block[0] * self.block[1] * self.block[2];
+        let nwarps = nthreads.div_ceil(32);
+        let shared_size =
+            (self.dyn_base() + self.dyn_shared as u64).max(f.shared_static as u64) as usize;
+        let mut m = CtaMem {
+            shared: vec![0; shared_size],
+            local: vec![0; f.local_size as usize * nthreads as usize],
+            local_size: f.local_size as usize,
+            cache_base: 1,
+            cache_end: 0,
+            cache_ptr: std::ptr::null(),
+            counters: Counters::default(),
+            since_sync: 0,
+        };
+        let mut warps: Vec<Warp> = (0..nwarps)
+            .map(|i| Warp {
+                regs: vec![0; f.nrows as usize * 32],
+                preds: vec![0; f.npreds as usize],
+                pc: [0; 32],
+                bar_id: [0; 32],
+                live: 0,
+                blocked: 0,
+                gpc: 0,
+                gmask: 0,
+                next_other: u32::MAX,
+                index: i,
+            })
+            .collect();
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let c = next.fetch_add(1, Ordering::Relaxed);
+            if c >= ncta {
+                break;
+            }
+            let [gx, gy, _] = self.grid;
+            let (gx, gy) = (gx as u64, gy as u64);
+            let ctaid = [
+                (c % gx) as u32,
+                ((c / gx) % gy) as u32,
+                (c / (gx * gy)) as u32,
+            ];
+            if let Err(e) = self.run_cta(&mut m, &mut warps, ctaid, nthreads) {
+                self.stop.store(true, Ordering::Relaxed);
+                return Err(e);
+            }
+        }
+        self.used.fetch_add(m.since_sync, Ordering::Relaxed);
+        Ok(m.counters)
+    }
+
+    fn run_cta(
+        &self,
+        m: &mut CtaMem,
+        warps: &mut [Warp],
+        ctaid: [u32; 3],
+        nthreads: u32,
+    ) -> Result<(), EmuError> {
+        let f = self.func;
+        m.shared.fill(0);
+        m.local.fill(0);
+        let nwarps = warps.len() as u32;
+        for w in warps.iter_mut() {
+            let first = w.index * 32;
+            let n = nthreads.saturating_sub(first).min(32);
+            w.live = if n == 32 { FULL } else { (1u32 << n) - 1 };
+            w.blocked = 0;
+            w.pc = [0; 32];
+            w.gpc = 0;
+            w.gmask = w.live;
+            w.next_other = u32::MAX;
+            w.preds.fill(0);
+            for (r, src) in &f.consts {
+                let base = *r as usize * 32;
+                if let Some(row) = w.regs.get_mut(base..base + 32) {
+                    for (lane, x) in row.iter_mut().enumerate() {
+                        *x = match src {
+                            ConstSrc::Imm(v) => *v,
+                            ConstSrc::Special(s) => {
+                                self.special(*s, ctaid, w.index, lane as u32, nwarps)
+                            }
+                            ConstSrc::ModuleVar(i, off) => self
+                                .var_addrs
+                                .get(*i as usize)
+                                .copied()
+                                .unwrap_or(0)
+                                .wrapping_add(*off as u64),
+                            ConstSrc::DynShared(off) => self.dyn_base().wrapping_add(*off as u64),
+                        };
+                    }
+                }
+            }
+            for (p, v) in &f.pconsts {
+                pset(&mut w.preds, *p, if *v { FULL } else { 0 }, FULL);
+            }
+        }
+        let mut arrived = [0u32; 16];
+        let mut expected = [0u32; 16];
+        loop {
+            let mut ran = false;
+            for wi in 0..warps.len() {
+                let w = &mut warps[wi];
+                if w.live & !w.blocked == 0 {
+                    continue;
+                }
+                ran = true;
+                if let Err((pc, fault)) = self.run_warp(m, w, &mut arrived, &mut expected) {
+                    return Err(self.fault_error(fault, pc, ctaid, w.index));
+                }
+                // Release complete barriers.
+                for id in 0..16 {
+                    let exp = if expected[id] == 0 {
+                        nthreads
+                    } else {
+                        expected[id]
+                    };
+                    if arrived[id] > 0 && arrived[id] >= exp {
+                        arrived[id] -= exp;
+                        expected[id] = 0;
+                        for w2 in warps.iter_mut() {
+                            let mut mm = w2.blocked;
+                            while mm != 0 {
+                                let l = mm.trailing_zeros();
+                                mm &= mm - 1;
+                                if w2.bar_id[l as usize] as usize == id {
+                                    w2.blocked &= !(1 << l);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if !ran {
+                break;
+            }
+        }
+        // Everything stopped: either all exited or a deadlock.
+        if let Some(w) = warps.iter().find(|w| w.live & w.blocked != 0) {
+            let l = (w.live & w.blocked).trailing_zeros();
+            let id = w.bar_id[l as usize] as usize;
+            let exited: u32 = warps
+                .iter()
+                .map(|w| 32 - w.live.count_ones())
+                .sum::<u32>()
+                .saturating_sub(nwarps * 32 - nthreads);
+            let exp = if expected[id] == 0 {
+                nthreads
+            } else {
+                expected[id]
+            };
+            let pc = w.pc[l as usize].saturating_sub(1);
+            return Err(EmuError::BarrierDeadlock {
+                at: self.location(pc, ctaid, w.index, l),
+                message: format!(
+                    "barrier {id}: {} of {exp} expected threads arrived, {exited} threads of the CTA have exited",
+                    arrived[id]
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs one warp until all its lanes have exited or are blocked at a barrier, or its time
+    /// slice is used up, on the engine the launch chose ([`Engine`]).
+    fn run_warp(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        arrived: &mut [u32; 16],
+        expected: &mut [u32; 16],
+    ) -> Result<(), (u32, Fault)> {
+        match self.engine {
+            Engine::Reference => self.warp_loop::<false>(m, w, arrived, expected),
+            #[cfg(target_arch = "x86_64")]
+            Engine::FastX86 => {
+                // SAFETY: `Engine::FastX86` is only chosen when the CPU reports these features
+                // (`Engine::fast`).
+                unsafe { self.warp_loop_x86(m, w, arrived, expected) }
+            }
+            Engine::Fast => self.warp_loop::<true>(m, w, arrived, expected),
+        }
+    }
+
+    /// The fast engine compiled for AVX2 and FMA: the lane loops of [`super::lanes`] vectorize
+    /// and `mul_add`/`trunc`/`round_ties_even` become instructions. IEEE semantics are the
+    /// same (Rust never contracts `a * b + c` into an FMA), so results are bit-identical.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,sse4.1,popcnt,bmi1,bmi2,lzcnt")]
+    unsafe fn warp_loop_x86(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        arrived: &mut [u32; 16],
+        expected: &mut [u32; 16],
+    ) -> Result<(), (u32, Fault)> {
+        self.warp_loop::<true>(m, w, arrived, expected)
+    }
+
+    /// The warp loop. `FAST` adds the whole-row kernels of [`super::lanes`] for the forms the
+    /// compiler's math library spends its time on; without it this is the reference engine.
+    #[inline(always)]
+    fn warp_loop<const FAST: bool>(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        arrived: &mut [u32; 16],
+        expected: &mut [u32; 16],
+    ) -> Result<(), (u32, Fault)> {
+        let code = &self.func.code;
+        if w.gmask == 0 && !w.reselect() {
+            return Ok(());
+        }
+        // Time slice: yield to the CTA's other warps now and then, so that a warp spinning on
+        // a flag another warp of the CTA sets (without a barrier) still sees it set.
+        let mut slice = 0u32;
+        loop {
+            slice += 1;
+            if slice > SLICE {
+                return Ok(());
+            }
+            if w.gpc == w.next_other {
+                w.store_group();
+                w.reselect();
+            }
+            let pc = w.gpc;
+            let Some(inst) = code.get(pc as usize) else {
+                // Falling off the end: exit.
+                w.live &= !w.gmask;
+                w.gmask = 0;
+                if !w.reselect() {
+                    return Ok(());
+                }
+                continue;
+            };
+            let gmask = w.gmask;
+            let mask = if inst.guard == NONE {
+                gmask
+            } else {
+                let p = pget(&w.preds, inst.guard);
+                gmask & if inst.gneg { !p } else { p }
+            };
+            let active = gmask.count_ones() as u64;
+            m.counters.warp_instructions += 1;
+            m.counters.lane_instructions += active;
+            m.since_sync += active;
+            if m.since_sync > 1 << 16 {
+                if self.flush_budget(m) {
+                    let lane = gmask.trailing_zeros();
+                    return Err((pc, Fault::new(FaultKind::Budget, Space::Global, 0, 0, lane)));
+                }
+                // Checked at the same cadence as the budget: a clock read per 64Ki
+                // lane-instructions costs nothing measurable.
+                if self.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                    let lane = gmask.trailing_zeros();
+                    return Err((
+                        pc,
+                        Fault::new(FaultKind::WallTime, Space::Global, 0, 0, lane),
+                    ));
+                }
+            }
+            if mask == 0 && !matches!(inst.op, Op::Bar { .. }) {
+                w.gpc += 1;
+                continue;
+            }
+            match &inst.op {
+                Op::Nop => {}
+                op @ (Op::Mov { .. }
+                | Op::PMov { .. }
+                | Op::PBin { .. }
+                | Op::Pack { .. }
+                | Op::Unpack { .. }
+                | Op::Selp { .. }) => alu::moves(w, mask, op),
+                op @ (Op::IBin { .. }
+                | Op::IUn { .. }
+                | Op::Mad { .. }
+                | Op::Bfe { .. }
+                | Op::Bfi { .. }
+                | Op::Prmt { .. }
+                | Op::Lop3 { .. }
+                | Op::Shf { .. }) => alu::integer(w, mask, op),
+                op @ (Op::Slct { .. } | Op::Carry { .. }) => alu::select_carry(w, mask, op),
+                op @ (Op::FBin { .. }
+                | Op::FMinMax { .. }
+                | Op::Fma { .. }
+                | Op::FUn { .. }
+                | Op::Copysign { .. }
+                | Op::Testp { .. }) => float::arith::<FAST>(w, mask, op),
+                op @ (Op::Setp { .. }
+                | Op::Set { .. }
+                | Op::Cvt { .. }
+                | Op::CvtPack { .. }
+                | Op::Cvta { .. }) => float::compare_convert::<FAST>(w, mask, op),
+                op @ (Op::Ld { .. } | Op::St { .. } | Op::Atom { .. }) => {
+                    self.memory(m, w, pc, mask, op)?
+                }
+                op @ (Op::Bra { .. } | Op::Exit | Op::Trap | Op::Bar { .. }) => {
+                    match self.control(w, pc, gmask, mask, op, arrived, expected)? {
+                        Step::Next => {}
+                        Step::Jumped => continue,
+                        Step::Stop => return Ok(()),
+                    }
+                }
+                op @ (Op::Shfl { .. }
+                | Op::Vote { .. }
+                | Op::Activemask { .. }
+                | Op::MatchAny { .. }
+                | Op::MatchAll { .. }
+                | Op::Redux { .. }) => warp_ops::collective(w, gmask, mask, op),
+            }
+            w.gpc += 1;
+        }
+    }
+}

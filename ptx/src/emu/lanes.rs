@@ -1,0 +1,237 @@
+//! Whole-row lane kernels of the fast engine: the common f64/f32 forms the compiler's math
+//! library (`compiler::codegen::math`, every transcendental is an f64 polynomial) spends its
+//! instructions on, written so that each is the *same computation* as the general path in
+//! [`super::numeric`] with its format, rounding and flags fixed (each function says which
+//! general call it equals), and so that a loop over 32 lanes has no calls and no branches the
+//! compiler cannot turn into selects: with AVX2/FMA enabled (`exec`'s multiversioned warp loop)
+//! LLVM vectorizes them; `mul_add`, `trunc` and `round_ties_even` become single instructions
+//! instead of libm calls.
+//!
+//! Every function computes all 32 lanes (inactive lanes compute on stale values and are
+//! discarded by the masked write-back): none of them can fault or has side effects.
+use super::numeric::{Cmp, IRnd};
+
+/// PTX's canonical f64 NaN (what [`super::numeric::Fmt::nan`] returns for f64).
+const F64_NAN: u64 = 0x7fff_ffff_ffff_ffff;
+/// PTX's canonical f32 NaN.
+const F32_NAN: u64 = 0x7fff_ffff;
+
+pub(crate) type Row = [u64; 32];
+
+#[inline(always)]
+fn f64_canon(v: f64) -> u64 {
+    if v.is_nan() {
+        F64_NAN
+    } else {
+        v.to_bits()
+    }
+}
+
+#[inline(always)]
+fn f32_canon(v: f32) -> u64 {
+    if v.is_nan() {
+        F32_NAN
+    } else {
+        v.to_bits() as u64
+    }
+}
+
+#[inline(always)]
+fn map2(a: &Row, b: &Row, f: impl Fn(u64, u64) -> u64) -> Row {
+    let mut out = [0u64; 32];
+    for l in 0..32 {
+        out[l] = f(a[l], b[l]);
+    }
+    out
+}
+
+#[inline(always)]
+fn map1(a: &Row, f: impl Fn(u64) -> u64) -> Row {
+    let mut out = [0u64; 32];
+    for l in 0..32 {
+        out[l] = f(a[l]);
+    }
+    out
+}
+
+/// `numeric::fbin(op, Fmt::F64, Rnd::Rn, false, ..)`: the native operation, NaN canonical.
+#[inline(always)]
+pub(crate) fn f64_bin(op: super::numeric::FOp, a: &Row, b: &Row) -> Row {
+    use super::numeric::FOp;
+    let v =
+        |x: u64, y: u64, f: fn(f64, f64) -> f64| f64_canon(f(f64::from_bits(x), f64::from_bits(y)));
+    match op {
+        FOp::Add => map2(a, b, |x, y| v(x, y, |p, q| p + q)),
+        FOp::Sub => map2(a, b, |x, y| v(x, y, |p, q| p - q)),
+        FOp::Mul => map2(a, b, |x, y| v(x, y, |p, q| p * q)),
+        FOp::Div => map2(a, b, |x, y| v(x, y, |p, q| p / q)),
+    }
+}
+
+/// `numeric::ffma(Fmt::F64, Rnd::Rn, false, ..)`: one fused multiply-add, NaN canonical.
+#[inline(always)]
+pub(crate) fn f64_fma(a: &Row, b: &Row, c: &Row) -> Row {
+    let mut out = [0u64; 32];
+    for l in 0..32 {
+        out[l] =
+            f64_canon(f64::from_bits(a[l]).mul_add(f64::from_bits(b[l]), f64::from_bits(c[l])));
+    }
+    out
+}
+
+/// `numeric::ffma(Fmt::F32, Rnd::Rn, false, ..)`.
+#[inline(always)]
+pub(crate) fn f32_fma(a: &Row, b: &Row, c: &Row) -> Row {
+    let mut out = [0u64; 32];
+    for l in 0..32 {
+        let (x, y, z) = (
+            f32::from_bits(a[l] as u32),
+            f32::from_bits(b[l] as u32),
+            f32::from_bits(c[l] as u32),
+        );
+        out[l] = f32_canon(x.mul_add(y, z));
+    }
+    out
+}
+
+/// `numeric::fminmax(Fmt::F64, max, false, nan, ..)`: a NaN operand yields the other one (both
+/// NaN, or any NaN with `.NaN`: canonical NaN); equal values (only zeros can be equal with
+/// different bits) pick by the sign of `a`.
+#[inline(always)]
+pub(crate) fn f64_minmax(max: bool, nan: bool, a: &Row, b: &Row) -> Row {
+    map2(a, b, |x, y| {
+        let (p, q) = (f64::from_bits(x), f64::from_bits(y));
+        let (an, bn) = (p.is_nan(), q.is_nan());
+        if an || bn {
+            return if nan || (an && bn) {
+                F64_NAN
+            } else if an {
+                y
+            } else {
+                x
+            };
+        }
+        let a_neg = x >> 63 != 0;
+        let pick_a = if p == q {
+            a_neg != max
+        } else if max {
+            p > q
+        } else {
+            p < q
+        };
+        if pick_a {
+            x
+        } else {
+            y
+        }
+    })
+}
+
+/// The same for f32 (`numeric::fminmax(Fmt::F32, max, false, nan, ..)`): comparing the f32
+/// values equals comparing their exact f64 images.
+#[inline(always)]
+pub(crate) fn f32_minmax(max: bool, nan: bool, a: &Row, b: &Row) -> Row {
+    map2(a, b, |x, y| {
+        let (p, q) = (f32::from_bits(x as u32), f32::from_bits(y as u32));
+        let (an, bn) = (p.is_nan(), q.is_nan());
+        if an || bn {
+            return if nan || (an && bn) {
+                F32_NAN
+            } else if an {
+                y
+            } else {
+                x
+            };
+        }
+        let a_neg = (x >> 31) & 1 != 0;
+        let pick_a = if p == q {
+            a_neg != max
+        } else if max {
+            p > q
+        } else {
+            p < q
+        };
+        if pick_a {
+            x
+        } else {
+            y
+        }
+    })
+}
+
+/// `numeric::fcmp(cmp, Fmt::F64 or F32, false, ..)` over a row, as a lane mask. Comparing the
+/// native values equals comparing the exact f64 images the general path compares.
+#[inline(always)]
+pub(crate) fn fcmp_mask(cmp: Cmp, f64s: bool, a: &Row, b: &Row) -> u32 {
+    macro_rules! mask {
+        (|$x:ident, $y:ident| $e:expr) => {{
+            let mut v = 0u32;
+            if f64s {
+                for l in 0..32 {
+                    let ($x, $y) = (f64::from_bits(a[l]), f64::from_bits(b[l]));
+                    v |= ($e as u32) << l;
+                }
+            } else {
+                for l in 0..32 {
+                    let ($x, $y) = (f32::from_bits(a[l] as u32), f32::from_bits(b[l] as u32));
+                    v |= ($e as u32) << l;
+                }
+            }
+            v
+        }};
+    }
+    match cmp {
+        Cmp::Eq => mask!(|x, y| x == y),
+        Cmp::Ne => mask!(|x, y| !x.is_nan() && !y.is_nan() && x != y),
+        Cmp::Lt | Cmp::Lo => mask!(|x, y| x < y),
+        Cmp::Le | Cmp::Ls => mask!(|x, y| x <= y),
+        Cmp::Gt | Cmp::Hi => mask!(|x, y| x > y),
+        Cmp::Ge | Cmp::Hs => mask!(|x, y| x >= y),
+        Cmp::Equ => mask!(|x, y| x.is_nan() || y.is_nan() || x == y),
+        Cmp::Neu => mask!(|x, y| x != y),
+        Cmp::Ltu => mask!(|x, y| x.is_nan() || y.is_nan() || x < y),
+        Cmp::Leu => mask!(|x, y| x.is_nan() || y.is_nan() || x <= y),
+        Cmp::Gtu => mask!(|x, y| x.is_nan() || y.is_nan() || x > y),
+        Cmp::Geu => mask!(|x, y| x.is_nan() || y.is_nan() || x >= y),
+        Cmp::Num => mask!(|x, y| !x.is_nan() && !y.is_nan()),
+        Cmp::Nan => mask!(|x, y| x.is_nan() || y.is_nan()),
+    }
+}
+
+/// `numeric::f2f(F64, a, F64, _, Some(ir), false, false)`: `cvt.rXi.f64.f64` (the rounding
+/// is exact, so `round_pair` returns it unchanged; NaN canonical).
+#[inline(always)]
+pub(crate) fn f64_round_int(ir: IRnd, a: &Row) -> Row {
+    let g = |f: fn(f64) -> f64| map1(a, move |x| f64_canon(f(f64::from_bits(x))));
+    match ir {
+        IRnd::Rni => g(f64::round_ties_even),
+        IRnd::Rzi => g(f64::trunc),
+        IRnd::Rmi => g(f64::floor),
+        IRnd::Rpi => g(f64::ceil),
+    }
+}
+
+/// `numeric::f2f(F32, a, F64, _, None, false, false)`: exact widening, NaN canonical.
+#[inline(always)]
+pub(crate) fn f32_to_f64(a: &Row) -> Row {
+    map1(a, |x| f64_canon(f32::from_bits(x as u32) as f64))
+}
+
+/// `numeric::f2f(F64, a, F32, Rn, None, false, false)`: `round_pair(x, 0.0, F32, Rn)` is the
+/// nearest-even f32 (an exact f64 lo of zero never breaks a tie), NaN canonical.
+#[inline(always)]
+pub(crate) fn f64_to_f32_rn(a: &Row) -> Row {
+    map1(a, |x| f32_canon(f64::from_bits(x) as f32))
+}
+
+/// `numeric::i2f(from, a, F64, Rn)` for a 64- or 32-bit integer: Rust's integer → float casts
+/// round to nearest even, the value `round_pair(hi, lo, F64, Rn)` keeps.
+#[inline(always)]
+pub(crate) fn int_to_f64(signed: bool, bits: u32, a: &Row) -> Row {
+    match (signed, bits) {
+        (true, 64) => map1(a, |x| (x as i64 as f64).to_bits()),
+        (false, 64) => map1(a, |x| (x as f64).to_bits()),
+        (true, _) => map1(a, |x| (x as u32 as i32 as f64).to_bits()),
+        (false, _) => map1(a, |x| (x as u32 as f64).to_bits()),
+    }
+}
