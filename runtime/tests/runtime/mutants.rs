@@ -364,3 +364,37 @@ fn reduce_scatter_destination_must_hold_its_share() {
         "INVALID_ARGUMENT: thunks[0].reduce_scatter_thunk.buffers[0].destination_buffer.size is 4, smaller than the 8 bytes element_count 4 of F32 needs"
     );
 }
+
+/// A sequential thunk runs its thunks in order (here the memset after the kernel overwrites the
+/// kernel's first element), with command buffers on and off; with them off, the sequential and
+/// its two thunks are three executed thunks.
+#[test]
+fn a_sequential_thunk_runs_its_thunks_in_order() {
+    let x = f32s(&[1., 2., 3., 4.]);
+    let y = f32s(&[10., 20., 30., 40.]);
+    let mut p = vadd();
+    p.thunks = vec![thunk(
+        1,
+        Impl::SequentialThunk(SequentialThunkProto {
+            thunks: vec![
+                kernel(2, "vadd", vec![sl(0, 0, 16), sl(1, 0, 16), sl(2, 0, 16)], 4),
+                memset(3, sl(2, 0, 4), 0x3f80_0000), // 1.0f
+            ],
+        }),
+    )];
+    for enable_command_buffers in [true, false] {
+        let flags = RuntimeFlags {
+            enable_command_buffers,
+            ..RuntimeFlags::default()
+        };
+        let r = run(&p, &flags, &[&x, &y]);
+        assert_eq!(
+            to_f32s(&r.outputs[0]),
+            vec![1., 22., 33., 44.],
+            "command buffers {enable_command_buffers}"
+        );
+        if !enable_command_buffers {
+            assert_eq!((r.stats.thunks, r.stats.kernel_launches), (3, 1));
+        }
+    }
+}
