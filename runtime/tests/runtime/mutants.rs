@@ -398,3 +398,36 @@ fn a_sequential_thunk_runs_its_thunks_in_order() {
         }
     }
 }
+
+/// The partition id is 0 (one partition per replica), written as a u32 over what was there.
+#[test]
+fn the_partition_id_thunk_writes_zero() {
+    let mut p = artifact(SCALAR_HLO, &[], "s32[]");
+    *allocs(&mut p) = vec![alloc(0, 4, None, true)];
+    p.output_info_map = vec![out(vec![], 0)];
+    p.thunks = vec![
+        memset(1, sl(0, 0, 4), 0xdead_beef),
+        thunk(
+            2,
+            Impl::PartitionIdThunk(PartitionIdThunkProto {
+                dest_buffer: Some(sl(0, 0, 4)),
+            }),
+        ),
+    ];
+    let r = run(&p, &RuntimeFlags::default(), &[]);
+    assert_eq!(to_u32s(&r.outputs[0]), vec![0]);
+}
+
+/// An operand buffer one element short of what its layout spans is refused with both sizes
+/// (hostile.rs covers only a span that overflows).
+#[test]
+fn gemm_buffer_smaller_than_its_layout_spans() {
+    let mut p = gemm_artifact(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        g.lhs_buffer = Some(sl(0, 0, 20));
+    }
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.lhs_buffer.size is 20, smaller than the 24 bytes gemm_config.lhs_layout addresses"
+    );
+}
