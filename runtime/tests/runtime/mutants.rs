@@ -431,3 +431,17 @@ fn gemm_buffer_smaller_than_its_layout_spans() {
         "INVALID_ARGUMENT: thunks[0].gemm_thunk.lhs_buffer.size is 20, smaller than the 24 bytes gemm_config.lhs_layout addresses"
     );
 }
+
+/// The overlap check truncates the destination to mem_size too (load_errors.rs's
+/// `copy_within_one_allocation_overlaps_only_by_its_size` truncates the source): a destination
+/// slice that covers the source but whose first mem_size bytes do not is a valid copy.
+#[test]
+fn copy_into_a_destination_overlapping_only_past_mem_size() {
+    let mut p = vadd();
+    p.thunks = vec![
+        memset(1, sl(2, 12, 4), 7),
+        copy(2, sl(2, 12, 4), sl(2, 0, 16), 4),
+    ];
+    let r = run(&p, &RuntimeFlags::default(), &[&[0; 16], &[0; 16]]);
+    assert_eq!(to_u32s(&r.outputs[0]), vec![7, 0, 0, 7]);
+}
