@@ -25,7 +25,7 @@
 //! Filters work as with any cargo test (`cargo test -p harness --test goldens -- backward_compat`);
 //! `--list` shows every check. docs/goldens.md explains failures and regeneration.
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use harness::golden::replay::{self, GoldenCase, OldSchema};
 use harness::golden::{all_versions_requested, select_versions, GoldenStore, ALL_VERSIONS_ENV};
@@ -66,6 +66,37 @@ fn compile_today(golden: &GoldenCase) -> Result<GpuExecutableProto, Failed> {
     compiler::compile(&module, &target, &compiler::CompileOptions::default()).map_err(fail)
 }
 
+/// One golden case for the trials that replay it (`backward_compat` and `env_skew`): read from
+/// the store (artifact bytes, io files parsed) by whichever trial runs first, then shared, instead
+/// of once per trial. A read error fails both trials with the same message.
+#[derive(Clone)]
+struct SharedCase {
+    store: Arc<GoldenStore>,
+    target: &'static str,
+    version: u32,
+    case: Arc<str>,
+    read: Arc<OnceLock<Result<GoldenCase, String>>>,
+}
+
+impl SharedCase {
+    fn new(store: &Arc<GoldenStore>, target: &'static str, version: u32, case: &str) -> Self {
+        SharedCase {
+            store: store.clone(),
+            target,
+            version,
+            case: case.into(),
+            read: Arc::default(),
+        }
+    }
+
+    fn get(&self) -> Result<&GoldenCase, Failed> {
+        self.read
+            .get_or_init(|| GoldenCase::read(&self.store, self.target, self.version, &self.case))
+            .as_ref()
+            .map_err(fail)
+    }
+}
+
 fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>) -> Vec<Trial> {
     let all = all_versions_requested(std::env::var(ALL_VERSIONS_ENV).ok().as_deref());
     let mut out = Vec::new();
@@ -89,22 +120,15 @@ fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>)
         }
         for v in select_versions(&versions, all) {
             for case in cases_of(store, target, v) {
-                let s = store.clone();
-                let c = case.clone();
+                let golden = SharedCase::new(store, target, v, &case);
+                let g = golden.clone();
                 out.push(Trial::test(
                     format!("backward_compat::{target}::v{v}::{case}"),
-                    move || {
-                        let golden = GoldenCase::read(&s, target, v, &c).map_err(fail)?;
-                        replay::backward_compat(&golden).map_err(fail)
-                    },
+                    move || replay::backward_compat(g.get()?).map_err(fail),
                 ));
-                let s = store.clone();
                 out.push(Trial::test(
                     format!("env_skew::{target}::v{v}::{case}"),
-                    move || {
-                        let golden = GoldenCase::read(&s, target, v, &case).map_err(fail)?;
-                        replay::env_skew(&golden).map_err(fail)
-                    },
+                    move || replay::env_skew(golden.get()?).map_err(fail),
                 ));
             }
         }
@@ -204,22 +228,15 @@ fn handwritten_trials(compiled: &Arc<GoldenStore>) -> Vec<Trial> {
         }
         for v in select_versions(&versions, all) {
             for case in cases_of(&store, target, v) {
-                let s = store.clone();
-                let c = case.clone();
+                let golden = SharedCase::new(&store, target, v, &case);
+                let g = golden.clone();
                 out.push(Trial::test(
                     format!("handwritten::backward_compat::{target}::v{v}::{case}"),
-                    move || {
-                        let golden = GoldenCase::read(&s, target, v, &c).map_err(fail)?;
-                        replay::backward_compat(&golden).map_err(fail)
-                    },
+                    move || replay::backward_compat(g.get()?).map_err(fail),
                 ));
-                let s = store.clone();
                 out.push(Trial::test(
                     format!("handwritten::env_skew::{target}::v{v}::{case}"),
-                    move || {
-                        let golden = GoldenCase::read(&s, target, v, &case).map_err(fail)?;
-                        replay::env_skew(&golden).map_err(fail)
-                    },
+                    move || replay::env_skew(golden.get()?).map_err(fail),
                 ));
             }
         }

@@ -3,4 +3,5 @@ mod common;
 mod execute;
 mod hostile;
 mod load_errors;
+mod mutants;
 mod roundtrip;
