@@ -58,8 +58,10 @@ fn fuzz_target(target: Target) -> Result<(), Failed> {
     Ok(())
 }
 
-/// Every seed, unmutated, is accepted under the engine's default limits (the loader's run to the
-/// end): limits so tight that a seed fails would leave its mutations testing only the limit.
+/// Every loader seed (each golden artifact), unmutated, loads and runs to the end under the
+/// engine's default limits: limits so tight that a seed fails would leave its mutations testing
+/// only the limit. (The text targets have no limits to outgrow, and some of their seeds are
+/// refused by design: non-CUDA target configs, StableHLO with collectives.)
 fn seeds_pass(target: Target) -> Result<(), Failed> {
     let seeds = Seeds::load(target, &fuzz::repo_root()).map_err(|e| format!("{e:#}"))?;
     let limits = Limits::default();
@@ -92,9 +94,9 @@ fn main() -> ExitCode {
     let trials = Target::ALL
         .iter()
         .map(|&t| Trial::test(format!("fuzz::{}", t.name()), move || fuzz_target(t)))
-        .chain(Target::ALL.iter().map(|&t| {
-            Trial::test(format!("seeds::{}", t.name()), move || seeds_pass(t))
-        }))
+        .chain(std::iter::once(Trial::test("seeds::loader", || {
+            seeds_pass(Target::Loader)
+        })))
         .collect();
     libtest_mimic::run(&args, trials).exit_code()
 }
