@@ -17,10 +17,16 @@
 //! over the deadline is reported by a watchdog thread, which prints the case seed and ends the
 //! process (a hang cannot be interrupted in-thread); an allocation over the limit is refused by
 //! [`alloc::CountingAlloc`], which prints the case seed before the process aborts.
+//!
+//! Speed (a long run is a million cases per target): the seeds are read, decoded and walked for
+//! field sites once; one watchdog thread serves the whole process; the emulator runs each launch
+//! on the calling thread; the per-case limits ([`Limits`]) are small enough that a case that runs
+//! to one costs milliseconds; and a case whose mutated bytes equal an earlier case's is counted
+//! with that case's outcome instead of being run again (it would take the same path).
 pub mod alloc;
 pub mod mutate;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -29,8 +35,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use fastrand::Rng;
+use highway::{HighwayHash, HighwayHasher};
 use proto::prost::Message;
 use proto::prost_reflect::DynamicMessage;
+use ptx::emu::LaunchOptions;
 use runtime::{Device, DeviceDescription, EmulatedDevice, Registry, RuntimeFlags};
 
 /// The entry points.
@@ -73,16 +81,29 @@ impl Target {
 /// Limits every case runs under.
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// The runtime flags of the loader target: the defaults with a wall time of 1 s, 1000 while
-    /// iterations, a 2^26 lane-instruction budget, 256 MiB of emulated memory and a 1 s
-    /// collective timeout, so that a case that runs to a limit costs about a second.
+    /// The runtime flags of the loader target: the defaults with a wall time of 1 s per
+    /// execution, 1000 while iterations, a 2^22 lane-instruction budget per launch, 64 MiB of
+    /// emulated memory and a 1 s collective timeout. The largest golden launch needs between
+    /// 2^19 and 2^20 lane-instructions and every golden fits in 1 MiB (measured with
+    /// `aot fuzz --target loader --seeds-only` and smaller limits), so an unmutated seed runs to
+    /// the end with room to spare, and a mutated case that spins stops within milliseconds.
     pub flags: RuntimeFlags,
+    /// Wall time of one emulated kernel launch (the flags count whole seconds; a launch that
+    /// neither ends nor spends its budget, e.g. one waiting at a barrier, stops after this).
+    pub launch_wall_time: Duration,
+    /// Emulator worker threads per launch. 1: the launch runs on the case's thread, so a panic in
+    /// the emulator reaches the engine's `catch_unwind` (with worker threads `ptx::emu` turns a
+    /// worker's panic into an error, which would hide it) and no thread is spawned per launch.
+    pub emulator_threads: usize,
     /// Wall time of one case before the watchdog reports a hang.
     pub deadline: Duration,
     /// Live heap bytes allowed (the counting allocator refuses past it).
     pub heap_bytes: usize,
     /// Stop starting cases after this long (the report says how many ran).
     pub time_limit: Option<Duration>,
+    /// Count a case whose mutated bytes equal an earlier case's (by a 128-bit HighwayHash) with
+    /// that case's outcome instead of running it again.
+    pub dedupe: bool,
 }
 
 impl Default for Limits {
@@ -91,16 +112,50 @@ impl Default for Limits {
             flags: RuntimeFlags {
                 max_execution_secs: 1,
                 max_while_iterations: 1000,
-                emulator_instruction_budget: 1 << 26,
-                emulator_host_memory_bytes: 256 << 20,
+                emulator_instruction_budget: 1 << 22,
+                emulator_host_memory_bytes: 64 << 20,
                 collective_timeout_secs: 1,
                 ..RuntimeFlags::default()
             },
+            launch_wall_time: Duration::from_millis(200),
+            emulator_threads: 1,
             deadline: Duration::from_secs(30),
-            // The emulated memory (256 MiB), a decoded artifact and the emulator's state.
+            // The emulated memory (64 MiB), a decoded artifact, the emulator's state and the
+            // dedupe table.
             heap_bytes: 1 << 30,
             time_limit: None,
+            dedupe: true,
         }
+    }
+}
+
+impl Limits {
+    /// The limits in one line, as `aot fuzz` prints them before a run.
+    pub fn describe(&self) -> String {
+        let f = &self.flags;
+        format!(
+            "limits: execution {} s, launch {} ms, {} lane-instructions per launch, {} while iterations, {} bytes of emulated memory, {} emulator threads; case deadline {} s, heap {} bytes; dedupe {}",
+            f.max_execution_secs,
+            self.launch_wall_time.as_millis(),
+            f.emulator_instruction_budget,
+            f.max_while_iterations,
+            f.emulator_host_memory_bytes,
+            self.emulator_threads,
+            self.deadline.as_secs(),
+            self.heap_bytes,
+            if self.dedupe { "on" } else { "off" },
+        )
+    }
+
+    /// The emulated device of a loader case.
+    fn device(&self, description: &DeviceDescription) -> EmulatedDevice {
+        EmulatedDevice::new(description.clone())
+            .with_flags(&self.flags)
+            .with_launch_options(LaunchOptions {
+                instruction_budget: self.flags.emulator_instruction_budget,
+                threads: self.emulator_threads,
+                wall_time_limit: Some(self.launch_wall_time),
+            })
     }
 }
 
@@ -142,12 +197,20 @@ pub struct Report {
     pub slowest: (Duration, u64),
     /// Wall time of the run.
     pub elapsed: Duration,
+    /// Time spent in the entry point, by outcome class (where the run's time goes).
+    pub time_by_class: BTreeMap<String, Duration>,
+    /// Time spent making the cases (mutating, encoding, hashing).
+    pub generating: Duration,
+    /// Cases whose bytes equalled an earlier case's, counted with its outcome, not run again.
+    pub duplicates: u64,
 }
 
 /// The inputs mutations start from, for one target.
 pub struct Seeds {
     target: Target,
     inputs: Vec<Vec<u8>>,
+    /// Each input's path, relative to the repository root.
+    names: Vec<String>,
     /// Loader: the device each artifact was compiled for, by input.
     devices: Vec<Arc<DeviceDescription>>,
     /// Loader: each artifact decoded, and its field sites.
@@ -244,6 +307,7 @@ impl Seeds {
         let mut seeds = Seeds {
             target,
             inputs: Vec::new(),
+            names: Vec::new(),
             devices: Vec::new(),
             decoded: Vec::new(),
             dictionary: dictionary(target),
@@ -278,8 +342,26 @@ impl Seeds {
                 seeds.decoded.push((message, sites));
             }
             seeds.inputs.push(bytes);
+            let name = path.strip_prefix(root).unwrap_or(&path);
+            seeds.names.push(name.display().to_string());
         }
         Ok(seeds)
+    }
+
+    /// Seed input `i`'s path, relative to the repository root.
+    pub fn name(&self, i: usize) -> Option<&str> {
+        self.names.get(i).map(String::as_str)
+    }
+
+    /// Runs seed input `i` unmutated under `limits` (`None`: no such seed). Every seed should be
+    /// accepted (and, for the loader, run to the end): limits so tight that a seed fails would
+    /// leave its mutations testing only the limit.
+    pub fn run_seed(&self, i: usize, limits: &Limits) -> Option<Outcome> {
+        let input = self.inputs.get(i)?;
+        Some(match self.devices.get(i) {
+            Some(d) => run_input(self.target, input, d, limits),
+            None => run_input(self.target, input, &default_device(), limits),
+        })
     }
 
     /// How many seed inputs there are.
@@ -328,15 +410,15 @@ impl Seeds {
     }
 }
 
-/// Runs `input` through `target`'s entry point (the loader on `device`) under `flags`,
+/// Runs `input` through `target`'s entry point (the loader on `device`) under `limits`,
 /// catching a panic.
 pub fn run_input(
     target: Target,
     input: &[u8],
     device: &DeviceDescription,
-    flags: &RuntimeFlags,
+    limits: &Limits,
 ) -> Outcome {
-    match catch_unwind(AssertUnwindSafe(|| entry(target, input, device, flags))) {
+    match catch_unwind(AssertUnwindSafe(|| entry(target, input, device, limits))) {
         Ok(Ok(())) => Outcome::Ok,
         Ok(Err(class)) => Outcome::Error(class),
         Err(payload) => Outcome::Panic(
@@ -349,12 +431,12 @@ pub fn run_input(
     }
 }
 
-/// [`run_input`] on the bundled h100_sxm device with [`Limits::default`]'s flags: what the
-/// cargo-fuzz targets under `fuzz/` call with libFuzzer's bytes.
+/// [`run_input`] on the bundled h100_sxm device with [`Limits::default`]: what the cargo-fuzz
+/// targets under `fuzz/` call with libFuzzer's bytes.
 pub fn run_default(target: Target, input: &[u8]) -> Outcome {
-    static FLAGS: OnceLock<RuntimeFlags> = OnceLock::new();
-    let flags = FLAGS.get_or_init(|| Limits::default().flags);
-    run_input(target, input, &default_device(), flags)
+    static LIMITS: OnceLock<Limits> = OnceLock::new();
+    let limits = LIMITS.get_or_init(Limits::default);
+    run_input(target, input, &default_device(), limits)
 }
 
 fn text(input: &[u8]) -> Result<&str, String> {
@@ -373,13 +455,16 @@ fn entry(
     target: Target,
     input: &[u8],
     device: &DeviceDescription,
-    flags: &RuntimeFlags,
+    limits: &Limits,
 ) -> Result<(), String> {
     match target {
         Target::Loader => {
             static REGISTRY: OnceLock<Registry> = OnceLock::new();
             let registry = REGISTRY.get_or_init(Registry::builtin);
-            let dev = EmulatedDevice::new(device.clone()).with_flags(flags);
+            let flags = &limits.flags;
+            // A fresh device per case: its module cache is keyed by module id, which a mutated
+            // artifact may keep while changing the PTX.
+            let dev = limits.device(device);
             let exe = runtime::load_with_registry(input, &dev, flags, registry)
                 .map_err(|e| format!("load {}", e.code()))?;
             // The arguments are the harness's allocation, not the runtime's: a declared
@@ -398,10 +483,7 @@ fn entry(
                 exe.execute(&dev, &refs).map(|_| ())
             } else if exe.num_replicas <= 8 {
                 let devices: Vec<Arc<dyn Device>> = (0..exe.num_replicas)
-                    .map(|_| {
-                        Arc::new(EmulatedDevice::new(device.clone()).with_flags(flags))
-                            as Arc<dyn Device>
-                    })
+                    .map(|_| Arc::new(limits.device(device)) as Arc<dyn Device>)
                     .collect();
                 let all = vec![args; devices.len()];
                 exe.execute_replicated(&devices, &all).map(|_| ())
@@ -480,6 +562,19 @@ pub fn case_seed(seed: u64, i: u64) -> u64 {
     seed.wrapping_add(i)
 }
 
+/// Most distinct inputs the dedupe table remembers; past it, new inputs are run without being
+/// remembered. A slot is 33 bytes (a 16-byte-aligned u128 key, a u32 class, a control byte) and
+/// the table keeps a power of two of slots at most 7/8 full: 2^20 slots (35 MB) up to 917,504
+/// inputs, 2^23 (277 MB) when full, well under the 1 GiB heap limit.
+const MAX_REMEMBERED: usize = 1 << 22;
+
+/// The 128-bit HighwayHash of a case's bytes (the dedupe key; a collision between two distinct
+/// inputs in a million is about 2^-88 likely).
+fn input_hash(input: &[u8]) -> u128 {
+    let [a, b] = HighwayHasher::default().hash128(input);
+    (u128::from(a) << 64) | u128::from(b)
+}
+
 /// Runs `iterations` cases of `target` from `seeds`, starting at `seed`; `progress` is called
 /// after each case with the report so far.
 pub fn run(
@@ -491,16 +586,38 @@ pub fn run(
 ) -> Report {
     let target = seeds.target;
     start_watchdog(limits.deadline);
+    // One uncounted run of the first seed, unmutated: the entry points' one-time set-up (the
+    // registry, descriptor pools, the default device) would otherwise be charged to the first
+    // case as its heap peak and make it the "worst input" of every run.
+    if !seeds.is_empty() {
+        drop(seeds.run_seed(0, limits));
+    }
     alloc::set_limit(alloc::live().saturating_add(limits.heap_bytes));
     let started = Instant::now();
     let mut report = Report::default();
     let fallback = seeds.devices.first().cloned();
+    // Input hash -> index of its outcome class in `classes`.
+    let mut seen: HashMap<u128, u32> = HashMap::new();
+    let mut classes: Vec<String> = Vec::new();
     for i in 0..iterations {
         if limits.time_limit.is_some_and(|t| started.elapsed() >= t) {
             break;
         }
         let cs = case_seed(seed, i);
+        let g0 = Instant::now();
         let (index, input) = seeds.case(cs);
+        let key = limits.dedupe.then(|| input_hash(&input));
+        report.generating += g0.elapsed();
+        if let Some(class) = key
+            .and_then(|k| seen.get(&k))
+            .and_then(|&c| classes.get(c as usize))
+        {
+            *report.outcomes.entry(class.clone()).or_default() += 1;
+            report.duplicates += 1;
+            report.cases += 1;
+            progress(&report);
+            continue;
+        }
         let device = seeds
             .devices
             .get(index)
@@ -513,8 +630,8 @@ pub fn run(
         let t0 = Instant::now();
         CASE_STARTED_MS.store(now_ms(), Relaxed);
         let outcome = match device.as_deref() {
-            Some(d) => run_input(target, &input, d, &limits.flags),
-            None => run_input(target, &input, &default_device(), &limits.flags),
+            Some(d) => run_input(target, &input, d, limits),
+            None => run_input(target, &input, &default_device(), limits),
         };
         CASE_STARTED_MS.store(0, Relaxed);
         let took = t0.elapsed();
@@ -538,6 +655,19 @@ pub fn run(
                 "PANIC".to_owned()
             }
         };
+        if let Some(k) = key {
+            if seen.len() < MAX_REMEMBERED {
+                let c = match classes.iter().position(|c| *c == class) {
+                    Some(c) => c,
+                    None => {
+                        classes.push(class.clone());
+                        classes.len() - 1
+                    }
+                };
+                seen.insert(k, c as u32);
+            }
+        }
+        *report.time_by_class.entry(class.clone()).or_default() += took;
         *report.outcomes.entry(class).or_default() += 1;
         report.cases += 1;
         progress(&report);
@@ -560,18 +690,28 @@ fn default_device() -> DeviceDescription {
 }
 
 impl Report {
-    /// The report as printed by `aot fuzz`: one line per outcome class, then the totals.
+    /// The report as printed by `aot fuzz`: one line per outcome class (cases, and the time its
+    /// cases spent in the entry point), then the totals.
     pub fn render(&self, target: Target) -> String {
         let mut s = String::new();
         for (class, n) in &self.outcomes {
-            s.push_str(&format!("  {n:>10}  {class}\n"));
+            let t = self
+                .time_by_class
+                .get(class)
+                .copied()
+                .unwrap_or_default()
+                .as_secs_f64();
+            s.push_str(&format!("  {n:>10}  {class}  ({t:.1} s)\n"));
         }
         let rate = self.cases as f64 / self.elapsed.as_secs_f64().max(1e-9);
         s.push_str(&format!(
-            "{}: {} cases in {:.1} s ({rate:.0}/s), {} panics; worst heap peak {} bytes (case seed {}); slowest case {:.3} s (case seed {})\n",
+            "{}: {} cases ({} distinct, {} duplicates counted without running) in {:.1} s ({rate:.0}/s; making the cases {:.1} s), {} panics; worst heap peak {} bytes (case seed {}); slowest case {:.3} s (case seed {})\n",
             target.name(),
             self.cases,
+            self.cases - self.duplicates,
+            self.duplicates,
             self.elapsed.as_secs_f64(),
+            self.generating.as_secs_f64(),
             self.findings.len(),
             self.worst_heap.0,
             self.worst_heap.1,

@@ -129,6 +129,10 @@ pub fn text(rng: &mut Rng, input: &mut Vec<u8>, others: &[&[u8]], dictionary: &[
     if choice == 0 {
         return bytes(rng, input, others);
     }
+    if choice >= 6 {
+        return text_in_place(rng, choice, input, dictionary);
+    }
+    // Only the line mutations split the text: a PTX seed is hundreds of lines, one allocation each.
     let mut lines: Vec<Vec<u8>> = input.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
     let n = lines.len();
     match choice {
@@ -154,18 +158,18 @@ pub fn text(rng: &mut Rng, input: &mut Vec<u8>, others: &[&[u8]], dictionary: &[
             let l = theirs[rng.usize(0..theirs.len())].to_vec();
             lines.insert(rng.usize(0..=n), l);
         }
-        6 => {
-            let mut s = std::mem::take(input);
-            replace_number(rng, &mut s);
-            *input = s;
-            return;
-        }
-        7 => {
-            let mut s = std::mem::take(input);
-            replace_word(rng, &mut s, dictionary);
-            *input = s;
-            return;
-        }
+        // 5 with nothing to splice from: an insertion instead.
+        _ => return text_in_place(rng, 8, input, dictionary),
+    }
+    *input = lines.join(&b'\n');
+}
+
+/// The text mutations that work on the bytes directly: a number (6), a word (7), nesting or a
+/// long word inserted (8).
+fn text_in_place(rng: &mut Rng, choice: u8, input: &mut Vec<u8>, dictionary: &[&str]) {
+    match choice {
+        6 => replace_number(rng, input),
+        7 => replace_word(rng, input, dictionary),
         _ => {
             let at = rng.usize(0..=input.len());
             let insert: Vec<u8> = match rng.u8(0..3) {
@@ -174,10 +178,8 @@ pub fn text(rng: &mut Rng, input: &mut Vec<u8>, others: &[&[u8]], dictionary: &[
                 _ => b"x".repeat(10_000),
             };
             input.splice(at..at, insert);
-            return;
         }
     }
-    *input = lines.join(&b'\n');
 }
 
 /// Spans of ASCII digit runs (with a leading `-`).
