@@ -125,3 +125,25 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub(crate) fn invalid(m: impl Into<String>) -> Error {
     Error::InvalidArgument(m.into())
 }
+
+/// The one range check for an index the artifact gives (an allocation, a parameter number):
+/// `value` must be in `[0, n)`. The message is `{field} is {value}, out of range [0, {n})`, then
+/// ` ({what})` naming what `n` counts when `what` is not empty.
+///
+/// `field` is formatted only on failure: the check runs for every slice of every thunk.
+pub(crate) fn check_index(
+    field: fmt::Arguments<'_>,
+    value: i64,
+    n: usize,
+    what: &str,
+) -> Result<usize> {
+    match usize::try_from(value) {
+        Ok(i) if i < n => Ok(i),
+        _ if what.is_empty() => Err(invalid(format!(
+            "{field} is {value}, out of range [0, {n})"
+        ))),
+        _ => Err(invalid(format!(
+            "{field} is {value}, out of range [0, {n}) ({what})"
+        ))),
+    }
+}

@@ -9,13 +9,14 @@ use proto::xla::buffer_assignment::BufferAllocationSliceProto;
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
     matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, Dim3DProto,
-    LaunchDimensionsProto, MatrixLayoutProto, ShapedSliceProto, ThunkProto, ThunkSequenceProto,
+    LaunchDimensionsProto, MatrixLayoutProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
+    ThunkSequenceProto,
 };
 use proto::xla::gpu::{CollectiveOpGroupModeProto, ReductionKindProto};
 
 use super::*;
 use crate::device::DeviceDescription;
-use crate::error::{invalid, Error, Result};
+use crate::error::{check_index, invalid, Error, Result};
 use crate::flags::{PtxCheck, RuntimeFlags};
 use crate::registry::Registry;
 use std::hash::BuildHasher;
@@ -195,28 +196,34 @@ fn thunk(
             ctx.flags.max_thunk_depth
         )));
     }
-    let info = p.thunk_info.clone().unwrap_or_default();
-    if info.execution_stream_id < 0 || info.execution_stream_id >= ctx.flags.num_streams {
+    // Destructured without `..`: a field added to the schema is a compile error here until the
+    // loader decides what it means.
+    let ThunkProto { thunk_info, r#impl } = p;
+    let ThunkInfoProto {
+        profile_annotation,
+        thunk_id,
+        execution_stream_id,
+    } = thunk_info.clone().unwrap_or_default();
+    if execution_stream_id < 0 || execution_stream_id >= ctx.flags.num_streams {
         return Err(invalid(format!(
-            "{path}.thunk_info.execution_stream_id is {}, out of range [0, {}) (RuntimeFlags::num_streams)",
-            info.execution_stream_id, ctx.flags.num_streams
+            "{path}.thunk_info.execution_stream_id is {execution_stream_id}, out of range [0, {}) (RuntimeFlags::num_streams)",
+            ctx.flags.num_streams
         )));
     }
-    if info.thunk_id != 0 {
-        if let Some(first) = ctx.seen_ids.get(&info.thunk_id) {
+    if thunk_id != 0 {
+        if let Some(first) = ctx.seen_ids.get(&thunk_id) {
             return Err(invalid(format!(
-                "{path}.thunk_info.thunk_id is {}, already used by {first}; thunk ids must be unique",
-                info.thunk_id
+                "{path}.thunk_info.thunk_id is {thunk_id}, already used by {first}; thunk ids must be unique"
             )));
         }
-        ctx.seen_ids.insert(info.thunk_id, path.to_owned());
+        ctx.seen_ids.insert(thunk_id, path.to_owned());
     }
     let info = ThunkInfo {
-        profile_annotation: info.profile_annotation,
-        thunk_id: info.thunk_id,
-        execution_stream_id: info.execution_stream_id,
+        profile_annotation,
+        thunk_id,
+        execution_stream_id,
     };
-    let Some(imp) = &mut p.r#impl else {
+    let Some(imp) = r#impl else {
         return Err(Error::Unimplemented(format!(
             "{path}.impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
         )));
@@ -544,16 +551,12 @@ fn slice(
     path: &str,
 ) -> Result<Slice> {
     let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
-    let n = ctx.allocation_sizes.len();
-    let idx = p.buffer_allocation_index;
-    let allocation = usize::try_from(idx)
-        .ok()
-        .filter(|&i| i < n)
-        .ok_or_else(|| {
-            invalid(format!(
-                "{path}.buffer_allocation_index is {idx}, out of range [0, {n})"
-            ))
-        })?;
+    let allocation = check_index(
+        format_args!("{path}.buffer_allocation_index"),
+        p.buffer_allocation_index,
+        ctx.allocation_sizes.len(),
+        "",
+    )?;
     let offset = nonneg(p.offset, &format!("{path}.offset"))?;
     let size = nonneg(p.size, &format!("{path}.size"))?;
     let alloc_size = ctx.allocation_sizes.get(allocation).copied().unwrap_or(0);
