@@ -20,6 +20,7 @@
 //! compile error here until the loader decides what it means (checked, or ignored with a reason).
 use std::sync::Arc;
 
+use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};
 use proto::stream_executor::executable_abi_version_proto::{
     CudaPlatformVersionProto, PlatformVersion,
 };
@@ -76,15 +77,15 @@ pub fn validate(
     let split = proto::wire::decode_except::<GpuExecutableProto>(
         bytes,
         flags.max_artifact_bytes,
-        &[HLO_MODULE_WITH_CONFIG, THUNKS],
+        &[EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS],
     )
     .map_err(|e| {
         invalid(format!(
             "the artifact is not a valid GpuExecutableProto: {e}"
         ))
     })?;
-    let hlo = split.payload(HLO_MODULE_WITH_CONFIG);
-    let thunks: Vec<&[u8]> = split.occurrences(THUNKS).collect();
+    let hlo = split.payload(EXECUTABLE_HLO_MODULE_WITH_CONFIG);
+    let thunks: Vec<&[u8]> = split.occurrences(EXECUTABLE_THUNKS).collect();
     finish(
         split.message,
         Hlo::Encoded(hlo.as_deref()),
@@ -94,11 +95,6 @@ pub fn validate(
         registry,
     )
 }
-
-/// `GpuExecutableProto.hlo_module_with_config`.
-const HLO_MODULE_WITH_CONFIG: u32 = 1;
-/// `GpuExecutableProto.thunks`.
-const THUNKS: u32 = 13;
 
 /// Where the entry thunk sequence is: in the decoded proto, or as the encodings of its elements.
 enum Thunks<'a> {

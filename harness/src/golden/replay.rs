@@ -655,10 +655,15 @@ pub fn accepted_abi(
         .join(case)
         .join(EXECUTABLE_FILE);
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    // Only the ABI is wanted: the embedded module (1) and the thunks (13), nearly all of the
-    // bytes, stay undecoded.
-    let split = proto::wire::decode_except::<GpuExecutableProto>(&bytes, usize::MAX, &[1, 13])
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // Only the ABI is wanted: the embedded module and the thunks, nearly all of the bytes, stay
+    // undecoded.
+    use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};
+    let split = proto::wire::decode_except::<GpuExecutableProto>(
+        &bytes,
+        usize::MAX,
+        &[EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS],
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(split.message.executable_abi_version)
 }
 
