@@ -165,7 +165,7 @@ impl Executable {
                 .into_iter()
                 .map(|h| {
                     h.join()
-                        .unwrap_or_else(|_| Err(Error::Internal("replica thread panicked".into())))
+                        .unwrap_or_else(|_| Err(Error::internal("replica thread panicked")))
                 })
                 .collect()
         });
@@ -221,10 +221,10 @@ impl Executable {
                 let bytes = self
                     .binary
                     .get(lo..lo + c.size as usize)
-                    .ok_or_else(|| Error::Internal("constant outside binary".into()))?;
+                    .ok_or_else(|| Error::internal("constant outside binary"))?;
                 let base = *bases
                     .get(c.allocation)
-                    .ok_or_else(|| Error::Internal("constant allocation".into()))?;
+                    .ok_or_else(|| Error::internal("constant allocation"))?;
                 device.write(base, bytes)?;
             }
             let mut waits = HashMap::new();
@@ -250,7 +250,7 @@ impl Executable {
                 let mut buf = vec![0u8; o.size as usize];
                 let base = *bases
                     .get(o.allocation)
-                    .ok_or_else(|| Error::Internal("output allocation".into()))?;
+                    .ok_or_else(|| Error::internal("output allocation"))?;
                 device.read(base, &mut buf)?;
                 outputs.push(buf);
             }
@@ -275,7 +275,7 @@ impl Run<'_> {
         self.bases
             .get(s.allocation)
             .map(|b| b + s.offset)
-            .ok_or_else(|| Error::Internal(format!("allocation {} has no buffer", s.allocation)))
+            .ok_or_else(|| Error::internal(format!("allocation {} has no buffer", s.allocation)))
     }
 
     fn read(&self, s: &Slice) -> Result<Vec<u8>> {
@@ -297,7 +297,7 @@ impl Run<'_> {
     /// own wall-time limit (the same flag, applied per launch by `EmulatedDevice::with_flags`).
     fn check_deadline(&self, what: &dyn Fn() -> String) -> Result<()> {
         match self.deadline {
-            Some(d) if Instant::now() > d => Err(Error::ResourceExhausted(format!(
+            Some(d) if Instant::now() > d => Err(Error::resource_exhausted(format!(
                 "{}: the execution ran longer than the wall-time limit of {} s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",
                 what(),
                 self.exe.flags.max_execution_secs
@@ -360,7 +360,7 @@ impl Run<'_> {
                         break;
                     }
                     if iterations >= self.exe.flags.max_while_iterations {
-                        return Err(Error::ResourceExhausted(format!(
+                        return Err(Error::resource_exhausted(format!(
                             "{}: the loop ran {iterations} iterations without its condition becoming false, the limit is {} (RuntimeFlags::max_while_iterations, aot run --max-while-iterations)",
                             what(),
                             self.exe.flags.max_while_iterations
@@ -391,12 +391,12 @@ impl Run<'_> {
                     attributes: &c.attributes,
                 };
                 (c.handler.handler)(&mut frame).map_err(|m| {
-                    Error::Internal(format!("custom call {} failed: {m}", c.target_name))
+                    Error::internal(format!("custom call {} failed: {m}", c.target_name))
                 })?;
                 for (s, r) in c.results.iter().zip(&results) {
                     if let (Some(s), Some(r)) = (s, r) {
                         if r.len() as u64 != s.slice.size {
-                            return Err(Error::Internal(format!(
+                            return Err(Error::internal(format!(
                                 "custom call {} changed a result's size",
                                 c.target_name
                             )));
@@ -407,7 +407,7 @@ impl Run<'_> {
                 Ok(())
             }
             ThunkKind::Collective(c) => self.collective(c),
-            ThunkKind::CustomKernel(_) => Err(Error::Unimplemented(format!(
+            ThunkKind::CustomKernel(_) => Err(Error::unimplemented(format!(
                 "{}: custom kernels are not executed by this runtime",
                 what()
             ))),
@@ -449,7 +449,7 @@ impl Run<'_> {
             ThunkKind::Memzero(s) => Command::Zero { dst: s.slice },
             ThunkKind::Gemm(g) => Command::Gemm(g.clone()),
             other => {
-                return Err(Error::Internal(format!(
+                return Err(Error::internal(format!(
                     "{} cannot be recorded into a command buffer",
                     other.name()
                 )))
@@ -485,7 +485,7 @@ impl Run<'_> {
             .recordings
             .lists
             .lock()
-            .map_err(|_| Error::Internal("recordings lock poisoned".into()))?
+            .map_err(|_| Error::internal("recordings lock poisoned"))?
             .get(&key)
             .cloned();
         let list = match existing {
@@ -507,7 +507,7 @@ impl Run<'_> {
                     .recordings
                     .lists
                     .lock()
-                    .map_err(|_| Error::Internal("recordings lock poisoned".into()))?
+                    .map_err(|_| Error::internal("recordings lock poisoned"))?
                     .insert(key, l.clone());
                 self.stats.command_buffer_recordings += 1;
                 if let Ok(mut r) = cb.recordings.lock() {
@@ -613,7 +613,7 @@ impl Run<'_> {
                 .find(|g| g.contains(&self.replica))
                 .cloned()
                 .ok_or_else(|| {
-                    Error::Internal(format!("replica {} is in no replica group", self.replica))
+                    Error::internal(format!("replica {} is in no replica group", self.replica))
                 })?
         };
         let rank = group.iter().position(|&r| r == self.replica).unwrap_or(0);
@@ -636,11 +636,11 @@ impl Run<'_> {
                     let full = collectives::reduce(*k, *t, count, &parts)?;
                     let chunk = count / group.len().max(1) * esz;
                     full.get(rank * chunk..(rank + 1) * chunk)
-                        .ok_or_else(|| Error::Internal("reduce-scatter chunk".into()))?
+                        .ok_or_else(|| Error::internal("reduce-scatter chunk"))?
                         .to_vec()
                 }
                 other => {
-                    return Err(Error::Unimplemented(format!(
+                    return Err(Error::unimplemented(format!(
                         "{} is not executed by this runtime",
                         other.proto_name()
                     )))

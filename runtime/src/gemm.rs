@@ -318,7 +318,7 @@ fn product_body<T: Compute>(a: &[T], b: &[T], c: &mut [T], k: usize, np: usize) 
 
 /// The reference loop: one output element at a time, exactly as docs/artifact.md words it.
 fn gemm_reference(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> Result<()> {
-    let oob = || Error::Internal("gemm operand access out of bounds".into());
+    let oob = || Error::internal("gemm operand access out of bounds");
     for b in 0..cfg.batch {
         for i in 0..cfg.m {
             for j in 0..cfg.n {
@@ -911,7 +911,7 @@ mod tests {
 
     #[test]
     fn short_buffers_and_unsupported_types_are_internal_errors() {
-        let err = Error::Internal("gemm operand access out of bounds".into());
+        let err = Error::internal("gemm operand access out of bounds");
         let l = layout(Order::RowMajor, 2, 3, false, ElemType::F32);
         let r = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
         let o = layout(Order::RowMajor, 2, 2, false, ElemType::F32);

@@ -34,7 +34,7 @@ use proto::xla::gpu::{GpuExecutableProto, ThunkProto};
 use proto::xla::{BufferAllocationProto, HloModuleProtoWithConfig, ProgramShapeProto};
 
 use crate::device::{Device, DeviceDescription};
-use crate::error::{check_index, invalid, Error, Result};
+use crate::error::{check_index, invalid, Code, Error, Result};
 use crate::flags::RuntimeFlags;
 use crate::passes;
 use crate::registry::Registry;
@@ -121,7 +121,7 @@ pub fn decode_executable(
 /// Step 1, before a byte is decoded.
 fn check_size(bytes: &[u8], flags: &RuntimeFlags) -> Result<()> {
     if bytes.len() > flags.max_artifact_bytes {
-        return Err(Error::ResourceExhausted(format!(
+        return Err(Error::resource_exhausted(format!(
             "the artifact is {} bytes, over the limit of {} bytes (RuntimeFlags::max_artifact_bytes)",
             bytes.len(),
             flags.max_artifact_bytes
@@ -231,21 +231,21 @@ fn check_hlo(hlo: Option<HloSource<'_>>, flags: &RuntimeFlags) -> Result<u64> {
         None => return Err(invalid("hlo_module_with_config is not set")),
     }
     .map_err(|e| match e {
-        hlo::convert::ConvertError::UnknownOpcode { .. } => Error::Unimplemented(format!(
+        hlo::convert::ConvertError::UnknownOpcode { .. } => Error::unimplemented(format!(
             "hlo_module_with_config: {e}; this runtime does not know that opcode"
         )),
         other => invalid(format!("hlo_module_with_config: {other}")),
     })?;
     let num_replicas = summary.replica_count.max(1) as u64;
     if num_replicas > flags.max_replicas {
-        return Err(Error::ResourceExhausted(format!(
+        return Err(Error::resource_exhausted(format!(
             "hlo_module_with_config.config.replica_count is {num_replicas}, over the limit of {} replicas (RuntimeFlags::max_replicas, aot run --max-replicas)",
             flags.max_replicas
         )));
     }
     let num_partitions = summary.num_partitions.max(1) as u64;
     if num_partitions > 1 {
-        return Err(Error::Unimplemented(format!(
+        return Err(Error::unimplemented(format!(
             "hlo_module_with_config.config.num_partitions is {num_partitions}; this runtime runs one partition"
         )));
     }
@@ -312,7 +312,7 @@ fn check_allocations(
         let size = u64::try_from(*size)
             .map_err(|_| invalid(format!("{path}.size is {size}, must be >= 0")))?;
         if *is_tuple {
-            return Err(Error::Unimplemented(format!(
+            return Err(Error::unimplemented(format!(
                 "{path}.is_tuple is true; this runtime never materialises tuple index tables"
             )));
         }
@@ -356,7 +356,7 @@ fn check_allocations(
         });
     }
     if total > device.device_memory_size {
-        return Err(Error::ResourceExhausted(format!(
+        return Err(Error::resource_exhausted(format!(
             "buffer_allocations need {total} bytes in total, over the device's device_memory_size of {} bytes",
             device.device_memory_size
         )));
@@ -565,9 +565,15 @@ fn check_environment(
 ) -> Result<()> {
     let abi = check_abi(abi, device);
     match (check_capability(cc, device), abi) {
-        (Err(Error::FailedPrecondition(cc)), Err(Error::FailedPrecondition(abi))) => Err(
-            Error::FailedPrecondition(format!("{cc}; the ABI check fails too: {abi}")),
-        ),
+        (Err(cc), Err(abi))
+            if cc.code() == Code::FailedPrecondition && abi.code() == Code::FailedPrecondition =>
+        {
+            Err(Error::failed_precondition(format!(
+                "{}; the ABI check fails too: {}",
+                cc.message(),
+                abi.message()
+            )))
+        }
         (Err(cc), _) => Err(cc),
         (Ok(()), abi) => abi,
     }
@@ -580,7 +586,7 @@ fn check_abi(abi: Option<&ExecutableAbiVersionProto>, device: &DeviceDescription
         platform_version,
     } = abi.ok_or_else(|| invalid("executable_abi_version is not set"))?;
     if !platform_name.eq_ignore_ascii_case(&device.platform_name) {
-        return Err(Error::FailedPrecondition(format!(
+        return Err(Error::failed_precondition(format!(
             "executable_abi_version.platform_name is \"{}\", the device's platform is \"{}\"",
             platform_name.escape_debug(),
             device.platform_name
@@ -636,12 +642,12 @@ fn check_version(field: &str, component: &str, needed: &str, have: &str) -> Resu
         return Ok(());
     }
     let Some(got) = parse_version(have) else {
-        return Err(Error::FailedPrecondition(format!(
+        return Err(Error::failed_precondition(format!(
             "{path}: the executable needs {component} {needed}, the device's runtime has no {component} version"
         )));
     };
     if got < need {
-        return Err(Error::FailedPrecondition(format!(
+        return Err(Error::failed_precondition(format!(
             "{path}: the executable needs {component} {needed} or newer, the device's runtime has {component} {have}"
         )));
     }
@@ -660,7 +666,7 @@ fn check_capability(
     match cc {
         gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c) => {
             if (c.major, c.minor) != (dm, dn) {
-                return Err(Error::FailedPrecondition(format!(
+                return Err(Error::failed_precondition(format!(
                     "gpu_compute_capability is sm_{}{} ({}.{}), the device is sm_{dm}{dn} ({dm}.{dn}); an executable runs only on a device with the same major and minor compute capability",
                     c.major, c.minor, c.major, c.minor
                 )));
@@ -668,13 +674,13 @@ fn check_capability(
             Ok(())
         }
         gpu_compute_capability_proto::ComputeCapability::RocmComputeCapability(r) => {
-            Err(Error::FailedPrecondition(format!(
+            Err(Error::failed_precondition(format!(
                 "gpu_compute_capability is ROCm {}, the device is CUDA sm_{dm}{dn}",
                 r.gcn_arch_name
             )))
         }
         gpu_compute_capability_proto::ComputeCapability::OneapiComputeCapability(o) => {
-            Err(Error::FailedPrecondition(format!(
+            Err(Error::failed_precondition(format!(
                 "gpu_compute_capability is oneAPI {}, the device is CUDA sm_{dm}{dn}",
                 o.architecture
             )))

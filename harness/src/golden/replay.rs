@@ -292,7 +292,7 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
     let refuse = |d: &DeviceDescription| -> Result<String, String> {
         match runtime::validate(&golden.bytes, d, &flags, &registry) {
             Ok(_) => Err("loaded".to_owned()),
-            Err(runtime::Error::FailedPrecondition(m)) => Ok(m),
+            Err(e) if e.code() == runtime::Code::FailedPrecondition => Ok(e.into_message()),
             Err(e) => Err(format!("failed with another code: {e}")),
         }
     };
@@ -985,7 +985,7 @@ pub fn runtime_thunk_kinds(
         let bytes = proto::prost::Message::encode_to_vec(&exe);
         let executes = !matches!(
             runtime::validate(&bytes, device, &flags, &registry),
-            Err(runtime::Error::Unimplemented(_))
+            Err(e) if e.code() == runtime::Code::Unimplemented
         );
         out.push((variant.full_name().to_owned(), executes));
     }

@@ -224,7 +224,7 @@ fn thunk(
         execution_stream_id,
     };
     let Some(imp) = r#impl else {
-        return Err(Error::Unimplemented(format!(
+        return Err(Error::unimplemented(format!(
             "{path}.impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
         )));
     };
@@ -232,7 +232,7 @@ fn thunk(
         if ctx.allow_unimplemented {
             Ok(())
         } else {
-            Err(Error::Unimplemented(format!(
+            Err(Error::unimplemented(format!(
                 "{path}.{what}: this runtime does not execute {what} (not emitted by today's compiler)"
             )))
         }
@@ -402,7 +402,7 @@ fn thunk(
         Impl::CustomCallThunk(c) => {
             let p2 = format!("{path}.custom_call_thunk");
             let handler = ctx.registry.resolve(&c.target_name).cloned().ok_or_else(|| {
-                Error::NotFound(format!(
+                Error::not_found(format!(
                     "{p2}.target_name \"{}\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
                     c.target_name.escape_debug()
                 ))
@@ -439,7 +439,7 @@ fn thunk(
             if !ctx.allow_unimplemented {
                 // Say what the kernel carries, so a refused XLA:GPU artifact names the reason
                 // (the emulated device runs PTX; XLA's kernels carry only a cubin).
-                return Err(Error::Unimplemented(format!(
+                return Err(Error::unimplemented(format!(
                     "{p2}: this runtime does not execute custom-kernel thunks (kernel `{}`: {}); the emulated device runs PTX",
                     ck.name,
                     code.describe()
@@ -727,7 +727,7 @@ fn kernel(
                 )))
             }
             Ok(sm) if i64::from(sm) != want => {
-                return Err(Error::FailedPrecondition(format!(
+                return Err(Error::failed_precondition(format!(
                     "{path}.kernel_binary.cubin is for sm_{sm}, the device is sm_{want}"
                 )))
             }
@@ -742,7 +742,7 @@ fn kernel(
     )?;
     let Some(entry) = module.outline.kernel(&k.kernel_name) else {
         let entries: Vec<&str> = module.outline.entries().map(|f| f.name.as_str()).collect();
-        return Err(Error::NotFound(format!(
+        return Err(Error::not_found(format!(
             "{path}.kernel_name \"{}\" is not an .entry of its kernel_binary.ptx (entries: {})",
             k.kernel_name.escape_debug(),
             entries.join(", ")
@@ -806,7 +806,7 @@ fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
             )
         })
         .ok_or_else(|| {
-            Error::Unimplemented(format!(
+            Error::unimplemented(format!(
                 "{path}.dtype is {}; this runtime's gemm supports {GEMM_TYPES}",
                 type_name(p.dtype)
             ))
@@ -882,13 +882,13 @@ fn gemm(
     let compute_type = ElemType::from_proto(c.compute_type)
         .filter(|t| matches!(t, ElemType::F32 | ElemType::F64 | ElemType::S32))
         .ok_or_else(|| {
-            Error::Unimplemented(format!(
+            Error::unimplemented(format!(
                 "{cp}.compute_type is {}; this runtime's gemm accumulates in F32, F64 or S32",
                 type_name(c.compute_type)
             ))
         })?;
     if c.alpha_imag != 0.0 {
-        return Err(Error::Unimplemented(format!(
+        return Err(Error::unimplemented(format!(
             "{cp}.alpha_imag is {}; this runtime has no complex gemm",
             c.alpha_imag
         )));
@@ -977,7 +977,7 @@ fn collective(
         .enumerate()
         .map(|(i, &t)| {
             ElemType::from_proto(t).ok_or_else(|| {
-                Error::Unimplemented(format!(
+                Error::unimplemented(format!(
                     "{cp}.operand_element_type[{i}] is {}; collectives support pred, s8-s64, u8-u64, f16, bf16, f32, f64",
                     type_name(t)
                 ))
@@ -993,7 +993,7 @@ fn collective(
             | CollectiveOpGroupModeProto::CollectiveOpGroupModeFlattenedId,
         ) => {}
         Ok(CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition) => {
-            return Err(Error::Unimplemented(format!(
+            return Err(Error::unimplemented(format!(
                 "{cp}.group_mode is {}; this runtime runs one partition per replica",
                 c.group_mode
             )))
