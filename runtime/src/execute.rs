@@ -212,7 +212,7 @@ impl Executable {
                 bases.push(device.allocate(a.size)?);
             }
             for ((_, leaf), a) in self.parameters.iter().zip(args) {
-                if let Some(&base) = bases.get(leaf.allocation) {
+                if let Some(&base) = leaf.allocation.and_then(|a| bases.get(a)) {
                     device.write(base, a)?;
                 }
             }
@@ -248,8 +248,9 @@ impl Executable {
             let mut outputs = Vec::with_capacity(self.outputs.len());
             for o in &self.outputs {
                 let mut buf = vec![0u8; o.size as usize];
-                let base = *bases
-                    .get(o.allocation)
+                let base = *o
+                    .allocation
+                    .and_then(|a| bases.get(a))
                     .ok_or_else(|| Error::internal("output allocation"))?;
                 device.read(base, &mut buf)?;
                 outputs.push(buf);

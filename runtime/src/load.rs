@@ -440,9 +440,9 @@ fn check_outputs(
             .as_ref()
             .map(|s| s.indices.clone())
             .unwrap_or_default();
-        let leaf = result_shape
+        let (leaf, array) = result_shape
             .subshape(&index)
-            .filter(|s| s.is_array())
+            .and_then(|s| Some((s, s.as_array()?)))
             .ok_or_else(|| {
                 invalid(format!(
                     "{path}.shape_index {index:?} is not an array leaf of program_shape.result"
@@ -472,13 +472,10 @@ fn check_outputs(
         }
         outputs.push(Leaf {
             shape_index: index,
-            allocation,
+            allocation: Some(allocation),
             size,
-            element_type: leaf
-                .element_type()
-                .map(|t| t.name().to_owned())
-                .unwrap_or_default(),
-            dims: leaf.dims().to_vec(),
+            element_type: array.element_type,
+            dims: array.dims.clone(),
             passthrough: *passthrough,
         });
     }
@@ -491,6 +488,9 @@ fn parameter_leaves(param_shapes: &[hlo::Shape], allocations: &[Allocation]) -> 
     let mut parameters = Vec::new();
     for (number, shape) in param_shapes.iter().enumerate() {
         for (index, leaf) in shape.leaves() {
+            let Some(array) = leaf.as_array() else {
+                continue;
+            };
             let allocation = allocations
                 .iter()
                 .find(|a| {
@@ -501,13 +501,10 @@ fn parameter_leaves(param_shapes: &[hlo::Shape], allocations: &[Allocation]) -> 
                 number,
                 Leaf {
                     shape_index: index,
-                    allocation: allocation.unwrap_or(usize::MAX),
+                    allocation,
                     size: leaf.byte_size(),
-                    element_type: leaf
-                        .element_type()
-                        .map(|t| t.name().to_owned())
-                        .unwrap_or_default(),
-                    dims: leaf.dims().to_vec(),
+                    element_type: array.element_type,
+                    dims: array.dims.clone(),
                     passthrough: false,
                 },
             ));
