@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use half::{bf16, f16};
 
 use crate::error::{Error, Result};
-use crate::thunks::{ElemType, ReductionKind};
+use crate::thunks::{ElemType, ElemTypeExt, ReductionKind};
 
 #[derive(Debug, Default)]
 struct State {
@@ -280,7 +280,7 @@ pub fn reduce(
         ElemType::U32 => int!(u32),
         ElemType::U64 => int!(u64),
         ElemType::F16 => half!(f16),
-        ElemType::Bf16 => half!(bf16),
+        ElemType::BF16 => half!(bf16),
         ElemType::F32 => num!(f32),
         ElemType::F64 => num!(f64),
     }
@@ -352,7 +352,7 @@ mod tests {
                 .iter()
                 .map(|p| le(&p.map(|v| bf16::from_f64(v as f64)), bf16::to_le_bytes))
                 .collect();
-            let got = reduce(*kind, ElemType::Bf16, 2, &parts).expect("reduces");
+            let got = reduce(*kind, ElemType::BF16, 2, &parts).expect("reduces");
             assert_eq!(
                 got,
                 le(&want.map(|v| bf16::from_f64(v as f64)), bf16::to_le_bytes),

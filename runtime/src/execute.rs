@@ -11,7 +11,8 @@ use crate::device::{Device, DeviceOp};
 use crate::error::{invalid, Error, Result};
 use crate::registry::CallFrame;
 use crate::thunks::{
-    CollectiveOp, CommandBufferThunk, KernelModule, ShapedSlice, Slice, Thunk, ThunkKind,
+    CollectiveOp, CommandBufferThunk, ElemTypeExt, KernelModule, ShapedSlice, Slice, Thunk,
+    ThunkKind,
 };
 use crate::Executable;
 

@@ -30,7 +30,7 @@ pub fn array_to_bytes(a: &Array) -> Vec<u8> {
 
 /// An array of `element_type` and `dims` from its bytes.
 pub fn array_from_bytes(element_type: PrimitiveType, dims: &[i64], bytes: &[u8]) -> Result<Array> {
-    let dtype = DType::from_name(element_type.name()).ok_or_else(|| {
+    let dtype = DType::from_primitive(element_type).ok_or_else(|| {
         invalid(format!(
             "element type {element_type} has no host array form"
         ))

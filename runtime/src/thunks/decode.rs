@@ -798,7 +798,7 @@ fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
             matches!(
                 t,
                 ElemType::F16
-                    | ElemType::Bf16
+                    | ElemType::BF16
                     | ElemType::F32
                     | ElemType::F64
                     | ElemType::S8
