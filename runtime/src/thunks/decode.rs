@@ -8,9 +8,9 @@ use std::sync::Arc;
 use proto::xla::buffer_assignment::BufferAllocationSliceProto;
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
-    matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, Dim3DProto,
-    LaunchDimensionsProto, MatrixLayoutProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
-    ThunkSequenceProto,
+    matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, CopyThunkProto, Dim3DProto,
+    KernelThunkProto, LaunchDimensionsProto, MatrixLayoutProto, ShapedSliceProto, ThunkInfoProto,
+    ThunkProto, ThunkSequenceProto, WhileThunkProto,
 };
 use proto::xla::gpu::{CollectiveOpGroupModeProto, ReductionKindProto};
 
@@ -244,19 +244,19 @@ fn thunk(
             &format!("{path}.sequential_thunk.thunks"),
             depth + 1,
         )?),
-        Impl::CopyThunk(c) => {
+        Impl::CopyThunk(CopyThunkProto {
+            source_buffer,
+            destination_buffer,
+            mem_size,
+        }) => {
             let p2 = format!("{path}.copy_thunk");
-            let source = slice(
-                ctx,
-                c.source_buffer.as_ref(),
-                &format!("{p2}.source_buffer"),
-            )?;
+            let source = slice(ctx, source_buffer.as_ref(), &format!("{p2}.source_buffer"))?;
             let destination = slice(
                 ctx,
-                c.destination_buffer.as_ref(),
+                destination_buffer.as_ref(),
                 &format!("{p2}.destination_buffer"),
             )?;
-            let size = nonneg(c.mem_size, &format!("{p2}.mem_size"))?;
+            let size = nonneg(*mem_size, &format!("{p2}.mem_size"))?;
             for (s, name) in [
                 (&source, "source_buffer"),
                 (&destination, "destination_buffer"),
@@ -326,11 +326,16 @@ fn thunk(
                 selector_is_bool: c.branch_index_is_bool,
             }))
         }
-        Impl::WhileThunk(w) => {
+        Impl::WhileThunk(WhileThunkProto {
+            condition_result_buffer_index,
+            condition_thunk_sequence,
+            body_thunk_sequence,
+            trip_count,
+        }) => {
             let p2 = format!("{path}.while_thunk");
             let condition_result = slice(
                 ctx,
-                w.condition_result_buffer_index.as_ref(),
+                condition_result_buffer_index.as_ref(),
                 &format!("{p2}.condition_result_buffer_index"),
             )?;
             if condition_result.size < 1 {
@@ -340,13 +345,13 @@ fn thunk(
             }
             let condition = opt_seq(
                 ctx,
-                w.condition_thunk_sequence.as_mut(),
+                condition_thunk_sequence.as_mut(),
                 &format!("{p2}.condition_thunk_sequence"),
                 depth + 1,
             )?;
             let body = opt_seq(
                 ctx,
-                w.body_thunk_sequence.as_mut(),
+                body_thunk_sequence.as_mut(),
                 &format!("{p2}.body_thunk_sequence"),
                 depth + 1,
             )?;
@@ -354,7 +359,7 @@ fn thunk(
                 condition_result,
                 condition,
                 body,
-                trip_count: w.trip_count,
+                trip_count: *trip_count,
             })
         }
         Impl::KernelThunk(k) => ThunkKind::Kernel(kernel(ctx, k, &format!("{path}.kernel_thunk"))?),
@@ -691,30 +696,37 @@ fn shmem(ctx: &DecodeContext<'_>, v: i64, path: &str) -> Result<u32> {
 
 fn kernel(
     ctx: &mut DecodeContext<'_>,
-    k: &mut proto::xla::gpu::KernelThunkProto,
+    k: &mut KernelThunkProto,
     path: &str,
 ) -> Result<KernelThunk> {
-    let args = k
-        .args
+    let KernelThunkProto {
+        args: arg_protos,
+        written,
+        kernel_name,
+        launch_dimensions,
+        shmem_bytes,
+        args_shape,
+        kernel_binary,
+    } = k;
+    let args = arg_protos
         .iter()
         .enumerate()
         .map(|(i, a)| slice(ctx, Some(a), &format!("{path}.args[{i}]")))
         .collect::<Result<Vec<_>>>()?;
-    if !k.written.is_empty() && k.written.len() != args.len() {
+    if !written.is_empty() && written.len() != args.len() {
         return Err(invalid(format!(
             "{path}.written has {} entries, args has {}; they must be parallel",
-            k.written.len(),
+            written.len(),
             args.len()
         )));
     }
     let (grid, block) = launch_dims(
         ctx,
-        k.launch_dimensions.as_ref(),
+        launch_dimensions.as_ref(),
         &format!("{path}.launch_dimensions"),
     )?;
-    let shmem_bytes = shmem(ctx, k.shmem_bytes, &format!("{path}.shmem_bytes"))?;
-    let bin = k
-        .kernel_binary
+    let shmem_bytes = shmem(ctx, *shmem_bytes, &format!("{path}.shmem_bytes"))?;
+    let bin = kernel_binary
         .as_mut()
         .ok_or_else(|| invalid(format!("{path}.kernel_binary is not set")))?;
     if !bin.cubin.is_empty() {
@@ -740,11 +752,11 @@ fn kernel(
         ctx.flags.ptx_check,
         path,
     )?;
-    let Some(entry) = module.outline.kernel(&k.kernel_name) else {
+    let Some(entry) = module.outline.kernel(kernel_name) else {
         let entries: Vec<&str> = module.outline.entries().map(|f| f.name.as_str()).collect();
         return Err(Error::not_found(format!(
             "{path}.kernel_name \"{}\" is not an .entry of its kernel_binary.ptx (entries: {})",
-            k.kernel_name.escape_debug(),
+            kernel_name.escape_debug(),
             entries.join(", ")
         )));
     };
@@ -753,7 +765,7 @@ fn kernel(
         return Err(invalid(format!(
             "{path}.args has {} entries, .entry {} takes {} parameters",
             args.len(),
-            k.kernel_name,
+            kernel_name,
             params.len()
         )));
     }
@@ -763,18 +775,18 @@ fn kernel(
         if bytes != 8 {
             return Err(invalid(format!(
                 "{path}: parameter {j} ({}) of .entry {} is {bytes} bytes; every kernel_thunk parameter must be a 64-bit device address",
-                prm.name, k.kernel_name
+                prm.name, kernel_name
             )));
         }
     }
     Ok(KernelThunk {
         args,
-        written: k.written.clone(),
-        kernel_name: k.kernel_name.clone(),
+        written: written.clone(),
+        kernel_name: kernel_name.clone(),
         grid,
         block,
         shmem_bytes,
-        args_shape: k.args_shape.clone(),
+        args_shape: args_shape.clone(),
         module,
     })
 }
