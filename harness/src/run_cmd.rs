@@ -137,7 +137,7 @@ pub fn execute_arrays(
                 .iter()
                 .zip(&exe.outputs)
                 .map(|(bytes, leaf)| {
-                    runtime::host::array_from_bytes(&leaf.element_type, &leaf.dims, bytes)
+                    runtime::host::array_from_bytes(leaf.element_type, &leaf.dims, bytes)
                         .map_err(anyhow::Error::from)
                 })
                 .collect()

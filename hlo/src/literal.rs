@@ -13,7 +13,13 @@
 use half::{bf16, f16};
 use thiserror::Error;
 
-/// Element type of an array, named as in HLO text (`f32`, `s32`, `pred`, ...).
+use crate::shape::PrimitiveType;
+
+/// The element types an array can hold values of: the subset of [`PrimitiveType`] that the
+/// evaluator computes with, io files carry and the runtime's thunks read and write. Not a second
+/// element-type vocabulary: each is one [`PrimitiveType`] ([`DType::primitive`]), and its name
+/// and parser are that type's, so `hlo::PrimitiveType` stays the one enum and this one only says
+/// "has host values".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {
     /// Boolean.
@@ -62,28 +68,40 @@ pub const ALL_DTYPES: [DType; 13] = [
 ];
 
 impl DType {
-    /// The HLO spelling (`"f32"`, `"pred"`, ...).
-    pub fn name(self) -> &'static str {
+    /// The element type this is.
+    pub fn primitive(self) -> PrimitiveType {
         match self {
-            DType::Pred => "pred",
-            DType::S8 => "s8",
-            DType::S16 => "s16",
-            DType::S32 => "s32",
-            DType::S64 => "s64",
-            DType::U8 => "u8",
-            DType::U16 => "u16",
-            DType::U32 => "u32",
-            DType::U64 => "u64",
-            DType::F16 => "f16",
-            DType::BF16 => "bf16",
-            DType::F32 => "f32",
-            DType::F64 => "f64",
+            DType::Pred => PrimitiveType::Pred,
+            DType::S8 => PrimitiveType::S8,
+            DType::S16 => PrimitiveType::S16,
+            DType::S32 => PrimitiveType::S32,
+            DType::S64 => PrimitiveType::S64,
+            DType::U8 => PrimitiveType::U8,
+            DType::U16 => PrimitiveType::U16,
+            DType::U32 => PrimitiveType::U32,
+            DType::U64 => PrimitiveType::U64,
+            DType::F16 => PrimitiveType::F16,
+            DType::BF16 => PrimitiveType::Bf16,
+            DType::F32 => PrimitiveType::F32,
+            DType::F64 => PrimitiveType::F64,
         }
     }
 
-    /// Parses the HLO spelling; `None` for anything else.
+    /// The `DType` of an element type; `None` for one without host values (sub-byte, complex,
+    /// fp8, opaque).
+    pub fn from_primitive(t: PrimitiveType) -> Option<DType> {
+        ALL_DTYPES.iter().copied().find(|d| d.primitive() == t)
+    }
+
+    /// The HLO spelling (`"f32"`, `"pred"`, ...): [`PrimitiveType::name`].
+    pub fn name(self) -> &'static str {
+        self.primitive().name()
+    }
+
+    /// Parses the HLO spelling with [`PrimitiveType::from_name`]; `None` for anything else,
+    /// element types without host values included.
     pub fn from_name(name: &str) -> Option<DType> {
-        ALL_DTYPES.iter().copied().find(|d| d.name() == name)
+        PrimitiveType::from_name(name).and_then(DType::from_primitive)
     }
 
     /// True for `f16`, `bf16`, `f32`, `f64`.
@@ -934,6 +952,17 @@ impl Literal {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_dtype_is_one_primitive_type_with_its_name() {
+        for d in ALL_DTYPES {
+            assert_eq!(DType::from_primitive(d.primitive()), Some(d), "{d:?}");
+            assert_eq!(d.name(), d.primitive().name(), "{d:?}");
+            assert_eq!(DType::from_name(d.name()), Some(d), "{d:?}");
+        }
+        for name in ["c64", "s4", "f8e5m2", "token", "F32", ""] {
+            assert_eq!(DType::from_name(name), None, "{name}");
+        }
+    }
     use super::*;
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use half::{bf16, f16};
 
 use crate::error::{Error, Result};
-use crate::thunks::{ElemType, ReductionKind};
+use crate::thunks::{ElemType, ElemTypeExt, ReductionKind};
 
 #[derive(Debug, Default)]
 struct State {
@@ -70,7 +70,7 @@ impl Clique {
         data: Vec<u8>,
     ) -> Result<Vec<Vec<u8>>> {
         let key = (seq, group.first().copied().unwrap_or(0));
-        let lock_err = || Error::Internal("clique lock poisoned".into());
+        let lock_err = || Error::internal("clique lock poisoned");
         let mut s = self.state.lock().map_err(|_| lock_err())?;
         s.slots
             .entry(key)
@@ -81,7 +81,7 @@ impl Clique {
         let deadline = Instant::now() + self.timeout;
         loop {
             if let Some(f) = &s.failed {
-                return Err(Error::Unavailable(format!(
+                return Err(Error::unavailable(format!(
                     "collective {seq}: another replica failed: {f}"
                 )));
             }
@@ -94,7 +94,7 @@ impl Clique {
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(Error::Unavailable(format!(
+                return Err(Error::unavailable(format!(
                     "collective {seq}: replica {me} waited {:?} for the group {group:?} (RuntimeFlags::collective_timeout_secs)",
                     self.timeout
                 )));
@@ -108,14 +108,14 @@ impl Clique {
         let slot = s
             .slots
             .get_mut(&key)
-            .ok_or_else(|| Error::Internal("clique slot vanished".into()))?;
+            .ok_or_else(|| Error::internal("clique slot vanished"))?;
         let mut out = Vec::with_capacity(group.len());
         for id in group {
             out.push(
                 slot.contributions
                     .get(id)
                     .cloned()
-                    .ok_or_else(|| Error::Internal(format!("no contribution from replica {id}")))?,
+                    .ok_or_else(|| Error::internal(format!("no contribution from replica {id}")))?,
             );
         }
         slot.taken += 1;
@@ -134,12 +134,12 @@ macro_rules! fold {
             let hi = lo + sz;
             let mut a = match $acc.get(lo..hi) {
                 Some(b) => $from(b),
-                None => return Err(Error::Internal("collective buffer too short".into())),
+                None => return Err(Error::internal("collective buffer too short")),
             };
             for p in $parts {
                 let b = match p.get(lo..hi) {
                     Some(b) => $from(b),
-                    None => return Err(Error::Internal("collective buffer too short".into())),
+                    None => return Err(Error::internal("collective buffer too short")),
                 };
                 a = $op(a, b);
             }
@@ -169,7 +169,7 @@ pub fn reduce(
     let bytes = count * t.size() as usize;
     let mut acc = first
         .get(..bytes)
-        .ok_or_else(|| Error::Internal("collective buffer too short".into()))?
+        .ok_or_else(|| Error::internal("collective buffer too short"))?
         .to_vec();
     macro_rules! num {
         ($t:ty) => {{
@@ -280,7 +280,7 @@ pub fn reduce(
         ElemType::U32 => int!(u32),
         ElemType::U64 => int!(u64),
         ElemType::F16 => half!(f16),
-        ElemType::Bf16 => half!(bf16),
+        ElemType::BF16 => half!(bf16),
         ElemType::F32 => num!(f32),
         ElemType::F64 => num!(f64),
     }
@@ -352,7 +352,7 @@ mod tests {
                 .iter()
                 .map(|p| le(&p.map(|v| bf16::from_f64(v as f64)), bf16::to_le_bytes))
                 .collect();
-            let got = reduce(*kind, ElemType::Bf16, 2, &parts).expect("reduces");
+            let got = reduce(*kind, ElemType::BF16, 2, &parts).expect("reduces");
             assert_eq!(
                 got,
                 le(&want.map(|v| bf16::from_f64(v as f64)), bf16::to_le_bytes),
@@ -487,7 +487,7 @@ mod tests {
 
     #[test]
     fn short_buffers_are_internal_errors_and_no_parts_give_nothing() {
-        let err = Err(Error::Internal("collective buffer too short".into()));
+        let err = Err(Error::internal("collective buffer too short"));
         assert_eq!(
             reduce(ReductionKind::Sum, ElemType::F32, 2, &[vec![0; 4]]),
             err
@@ -572,8 +572,8 @@ mod tests {
         // replica 1's old contribution.
         assert_eq!(
             clique.exchange(0, &[0, 1], 0, vec![5]),
-            Err(Error::Unavailable(
-                "collective 0: replica 0 waited 50ms for the group [0, 1] (RuntimeFlags::collective_timeout_secs)".into()
+            Err(Error::unavailable(
+                "collective 0: replica 0 waited 50ms for the group [0, 1] (RuntimeFlags::collective_timeout_secs)"
             ))
         );
     }
@@ -596,15 +596,15 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         clique.abort("replica 1: out of memory");
         clique.abort("a later reason");
-        let want = Err(Error::Unavailable(
-            "collective 4: another replica failed: replica 1: out of memory".into(),
+        let want = Err(Error::unavailable(
+            "collective 4: another replica failed: replica 1: out of memory",
         ));
         assert_eq!(waiting.join().expect("no panic"), want);
         // Later collectives fail at once.
         assert_eq!(
             clique.exchange(5, &[0, 1], 1, vec![0]),
-            Err(Error::Unavailable(
-                "collective 5: another replica failed: replica 1: out of memory".into()
+            Err(Error::unavailable(
+                "collective 5: another replica failed: replica 1: out of memory"
             ))
         );
     }

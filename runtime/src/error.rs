@@ -1,5 +1,7 @@
 //! Runtime errors: an absl-style status code plus a message that names the artifact field, the
-//! bad value and the bound it violated.
+//! bad value and the bound it violated. One error type with the kind as data (prost-reflect's
+//! shape), so code that only reports an error never matches on its kind, and code that decides on
+//! it asks [`Error::code`].
 use std::fmt;
 
 /// The absl status codes the runtime reports.
@@ -46,76 +48,74 @@ impl fmt::Display for Code {
 /// A runtime failure. `Display` is `CODE: message`, e.g.
 /// `FAILED_PRECONDITION: executable_abi_version.cuda_platform_version.cudnn_version: ...`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// See [`Code::InvalidArgument`].
-    #[error("INVALID_ARGUMENT: {0}")]
-    InvalidArgument(String),
-    /// See [`Code::FailedPrecondition`].
-    #[error("FAILED_PRECONDITION: {0}")]
-    FailedPrecondition(String),
-    /// See [`Code::NotFound`].
-    #[error("NOT_FOUND: {0}")]
-    NotFound(String),
-    /// See [`Code::Unimplemented`].
-    #[error("UNIMPLEMENTED: {0}")]
-    Unimplemented(String),
-    /// See [`Code::ResourceExhausted`].
-    #[error("RESOURCE_EXHAUSTED: {0}")]
-    ResourceExhausted(String),
-    /// See [`Code::Internal`].
-    #[error("INTERNAL: {0}")]
-    Internal(String),
-    /// See [`Code::Unavailable`].
-    #[error("UNAVAILABLE: {0}")]
-    Unavailable(String),
+#[error("{code}: {message}")]
+pub struct Error {
+    code: Code,
+    message: String,
 }
 
 impl Error {
+    /// Builds an error of `code` with `message`.
+    pub fn new(code: Code, message: impl Into<String>) -> Error {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+
     /// The status code.
     pub fn code(&self) -> Code {
-        match self {
-            Error::InvalidArgument(_) => Code::InvalidArgument,
-            Error::FailedPrecondition(_) => Code::FailedPrecondition,
-            Error::NotFound(_) => Code::NotFound,
-            Error::Unimplemented(_) => Code::Unimplemented,
-            Error::ResourceExhausted(_) => Code::ResourceExhausted,
-            Error::Internal(_) => Code::Internal,
-            Error::Unavailable(_) => Code::Unavailable,
-        }
+        self.code
     }
 
     /// The message without the code.
     pub fn message(&self) -> &str {
-        match self {
-            Error::InvalidArgument(m)
-            | Error::FailedPrecondition(m)
-            | Error::NotFound(m)
-            | Error::Unimplemented(m)
-            | Error::ResourceExhausted(m)
-            | Error::Internal(m)
-            | Error::Unavailable(m) => m,
-        }
+        &self.message
     }
 
-    /// Builds an error of `code` with `message`.
-    pub fn new(code: Code, message: impl Into<String>) -> Error {
-        let m = message.into();
-        match code {
-            Code::InvalidArgument => Error::InvalidArgument(m),
-            Code::FailedPrecondition => Error::FailedPrecondition(m),
-            Code::NotFound => Error::NotFound(m),
-            Code::Unimplemented => Error::Unimplemented(m),
-            Code::ResourceExhausted => Error::ResourceExhausted(m),
-            Code::Internal => Error::Internal(m),
-            Code::Unavailable => Error::Unavailable(m),
-        }
+    /// The message, owned.
+    pub fn into_message(self) -> String {
+        self.message
     }
 
     /// The same error with `prefix: ` in front of its message.
     pub fn context(self, prefix: &str) -> Error {
-        let code = self.code();
-        Error::new(code, format!("{prefix}: {}", self.message()))
+        Error::new(self.code, format!("{prefix}: {}", self.message))
+    }
+
+    /// [`Code::InvalidArgument`].
+    pub fn invalid_argument(message: impl Into<String>) -> Error {
+        Error::new(Code::InvalidArgument, message)
+    }
+
+    /// [`Code::FailedPrecondition`].
+    pub fn failed_precondition(message: impl Into<String>) -> Error {
+        Error::new(Code::FailedPrecondition, message)
+    }
+
+    /// [`Code::NotFound`].
+    pub fn not_found(message: impl Into<String>) -> Error {
+        Error::new(Code::NotFound, message)
+    }
+
+    /// [`Code::Unimplemented`].
+    pub fn unimplemented(message: impl Into<String>) -> Error {
+        Error::new(Code::Unimplemented, message)
+    }
+
+    /// [`Code::ResourceExhausted`].
+    pub fn resource_exhausted(message: impl Into<String>) -> Error {
+        Error::new(Code::ResourceExhausted, message)
+    }
+
+    /// [`Code::Internal`].
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::new(Code::Internal, message)
+    }
+
+    /// [`Code::Unavailable`].
+    pub fn unavailable(message: impl Into<String>) -> Error {
+        Error::new(Code::Unavailable, message)
     }
 }
 
@@ -123,5 +123,27 @@ impl Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 pub(crate) fn invalid(m: impl Into<String>) -> Error {
-    Error::InvalidArgument(m.into())
+    Error::invalid_argument(m)
+}
+
+/// The one range check for an index the artifact gives (an allocation, a parameter number):
+/// `value` must be in `[0, n)`. The message is `{field} is {value}, out of range [0, {n})`, then
+/// ` ({what})` naming what `n` counts when `what` is not empty.
+///
+/// `field` is formatted only on failure: the check runs for every slice of every thunk.
+pub(crate) fn check_index(
+    field: fmt::Arguments<'_>,
+    value: i64,
+    n: usize,
+    what: &str,
+) -> Result<usize> {
+    match usize::try_from(value) {
+        Ok(i) if i < n => Ok(i),
+        _ if what.is_empty() => Err(invalid(format!(
+            "{field} is {value}, out of range [0, {n})"
+        ))),
+        _ => Err(invalid(format!(
+            "{field} is {value}, out of range [0, {n}) ({what})"
+        ))),
+    }
 }

@@ -11,7 +11,8 @@ use crate::device::{Device, DeviceOp};
 use crate::error::{invalid, Error, Result};
 use crate::registry::CallFrame;
 use crate::thunks::{
-    CollectiveOp, CommandBufferThunk, KernelModule, ShapedSlice, Slice, Thunk, ThunkKind,
+    CollectiveOp, CommandBufferThunk, ElemTypeExt, KernelModule, ShapedSlice, Slice, Thunk,
+    ThunkKind,
 };
 use crate::Executable;
 
@@ -173,7 +174,7 @@ impl Executable {
                 .into_iter()
                 .map(|h| {
                     h.join()
-                        .unwrap_or_else(|_| Err(Error::Internal("replica thread panicked".into())))
+                        .unwrap_or_else(|_| Err(Error::internal("replica thread panicked")))
                 })
                 .collect()
         });
@@ -220,7 +221,7 @@ impl Executable {
                 bases.push(device.allocate(a.size)?);
             }
             for ((_, leaf), a) in self.parameters.iter().zip(args) {
-                if let Some(&base) = bases.get(leaf.allocation) {
+                if let Some(&base) = leaf.allocation.and_then(|a| bases.get(a)) {
                     device.write(base, a)?;
                 }
             }
@@ -229,10 +230,10 @@ impl Executable {
                 let bytes = self
                     .binary
                     .get(lo..lo + c.size as usize)
-                    .ok_or_else(|| Error::Internal("constant outside binary".into()))?;
+                    .ok_or_else(|| Error::internal("constant outside binary"))?;
                 let base = *bases
                     .get(c.allocation)
-                    .ok_or_else(|| Error::Internal("constant allocation".into()))?;
+                    .ok_or_else(|| Error::internal("constant allocation"))?;
                 device.write(base, bytes)?;
             }
             let mut waits = HashMap::new();
@@ -256,9 +257,10 @@ impl Executable {
             let mut outputs = Vec::with_capacity(self.outputs.len());
             for o in &self.outputs {
                 let mut buf = vec![0u8; o.size as usize];
-                let base = *bases
-                    .get(o.allocation)
-                    .ok_or_else(|| Error::Internal("output allocation".into()))?;
+                let base = *o
+                    .allocation
+                    .and_then(|a| bases.get(a))
+                    .ok_or_else(|| Error::internal("output allocation"))?;
                 device.read(base, &mut buf)?;
                 outputs.push(buf);
             }
@@ -283,7 +285,7 @@ impl Run<'_> {
         self.bases
             .get(s.allocation)
             .map(|b| b + s.offset)
-            .ok_or_else(|| Error::Internal(format!("allocation {} has no buffer", s.allocation)))
+            .ok_or_else(|| Error::internal(format!("allocation {} has no buffer", s.allocation)))
     }
 
     fn read(&self, s: &Slice) -> Result<Vec<u8>> {
@@ -305,7 +307,7 @@ impl Run<'_> {
     /// own wall-time limit (the same flag, applied per launch by `EmulatedDevice::with_flags`).
     fn check_deadline(&self, what: &dyn Fn() -> String) -> Result<()> {
         match self.deadline {
-            Some(d) if Instant::now() > d => Err(Error::ResourceExhausted(format!(
+            Some(d) if Instant::now() > d => Err(Error::resource_exhausted(format!(
                 "{}: the execution ran longer than the wall-time limit of {} s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",
                 what(),
                 self.exe.flags.max_execution_secs
@@ -368,7 +370,7 @@ impl Run<'_> {
                         break;
                     }
                     if iterations >= self.exe.flags.max_while_iterations {
-                        return Err(Error::ResourceExhausted(format!(
+                        return Err(Error::resource_exhausted(format!(
                             "{}: the loop ran {iterations} iterations without its condition becoming false, the limit is {} (RuntimeFlags::max_while_iterations, aot run --max-while-iterations)",
                             what(),
                             self.exe.flags.max_while_iterations
@@ -399,12 +401,12 @@ impl Run<'_> {
                     attributes: &c.attributes,
                 };
                 (c.handler.handler)(&mut frame).map_err(|m| {
-                    Error::Internal(format!("custom call {} failed: {m}", c.target_name))
+                    Error::internal(format!("custom call {} failed: {m}", c.target_name))
                 })?;
                 for (s, r) in c.results.iter().zip(&results) {
                     if let (Some(s), Some(r)) = (s, r) {
                         if r.len() as u64 != s.slice.size {
-                            return Err(Error::Internal(format!(
+                            return Err(Error::internal(format!(
                                 "custom call {} changed a result's size",
                                 c.target_name
                             )));
@@ -415,7 +417,7 @@ impl Run<'_> {
                 Ok(())
             }
             ThunkKind::Collective(c) => self.collective(c),
-            ThunkKind::CustomKernel(_) => Err(Error::Unimplemented(format!(
+            ThunkKind::CustomKernel(_) => Err(Error::unimplemented(format!(
                 "{}: custom kernels are not executed by this runtime",
                 what()
             ))),
@@ -457,7 +459,7 @@ impl Run<'_> {
             ThunkKind::Memzero(s) => Command::Zero { dst: s.slice },
             ThunkKind::Gemm(g) => Command::Gemm(g.clone()),
             other => {
-                return Err(Error::Internal(format!(
+                return Err(Error::internal(format!(
                     "{} cannot be recorded into a command buffer",
                     other.name()
                 )))
@@ -503,7 +505,7 @@ impl Run<'_> {
             .recordings
             .lists
             .lock()
-            .map_err(|_| Error::Internal("recordings lock poisoned".into()))?
+            .map_err(|_| Error::internal("recordings lock poisoned"))?
             .get(&key)
             .cloned();
         let list = match existing {
@@ -525,7 +527,7 @@ impl Run<'_> {
                     .recordings
                     .lists
                     .lock()
-                    .map_err(|_| Error::Internal("recordings lock poisoned".into()))?
+                    .map_err(|_| Error::internal("recordings lock poisoned"))?
                     .insert(key, l.clone());
                 self.stats.command_buffer_recordings += 1;
                 if let Ok(mut r) = cb.recordings.lock() {
@@ -631,7 +633,7 @@ impl Run<'_> {
                 .find(|g| g.contains(&self.replica))
                 .cloned()
                 .ok_or_else(|| {
-                    Error::Internal(format!("replica {} is in no replica group", self.replica))
+                    Error::internal(format!("replica {} is in no replica group", self.replica))
                 })?
         };
         let rank = group.iter().position(|&r| r == self.replica).unwrap_or(0);
@@ -654,11 +656,11 @@ impl Run<'_> {
                     let full = collectives::reduce(*k, *t, count, &parts)?;
                     let chunk = count / group.len().max(1) * esz;
                     full.get(rank * chunk..(rank + 1) * chunk)
-                        .ok_or_else(|| Error::Internal("reduce-scatter chunk".into()))?
+                        .ok_or_else(|| Error::internal("reduce-scatter chunk"))?
                         .to_vec()
                 }
                 other => {
-                    return Err(Error::Unimplemented(format!(
+                    return Err(Error::unimplemented(format!(
                         "{} is not executed by this runtime",
                         other.proto_name()
                     )))

@@ -27,7 +27,7 @@ use std::ops::{Add, Mul};
 use half::{bf16, f16};
 
 use crate::error::{Error, Result};
-use crate::thunks::{ElemType, GemmConfig, MatrixLayout};
+use crate::thunks::{ElemType, ElemTypeExt, GemmConfig, MatrixLayout};
 
 fn load(buf: &[u8], t: ElemType, i: u64) -> Option<f64> {
     let sz = t.size() as usize;
@@ -35,7 +35,7 @@ fn load(buf: &[u8], t: ElemType, i: u64) -> Option<f64> {
     let b = buf.get(o..o.checked_add(sz)?)?;
     Some(match t {
         ElemType::F16 => f16::from_le_bytes([b[0], b[1]]).to_f64(),
-        ElemType::Bf16 => bf16::from_le_bytes([b[0], b[1]]).to_f64(),
+        ElemType::BF16 => bf16::from_le_bytes([b[0], b[1]]).to_f64(),
         ElemType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]).into(),
         ElemType::F64 => f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
         ElemType::S8 => (b[0] as i8).into(),
@@ -67,7 +67,7 @@ fn store(buf: &mut [u8], t: ElemType, i: u64, v: Acc) -> Option<()> {
     let b = buf.get_mut(o..o.checked_add(sz)?)?;
     match (t, v) {
         (ElemType::F16, Acc::F(v)) => b.copy_from_slice(&f16::from_f64(v).to_le_bytes()),
-        (ElemType::Bf16, Acc::F(v)) => b.copy_from_slice(&bf16::from_f64(v).to_le_bytes()),
+        (ElemType::BF16, Acc::F(v)) => b.copy_from_slice(&bf16::from_f64(v).to_le_bytes()),
         (ElemType::F32, Acc::F(v)) => b.copy_from_slice(&(v as f32).to_le_bytes()),
         (ElemType::F64, Acc::F(v)) => b.copy_from_slice(&v.to_le_bytes()),
         (ElemType::S32, Acc::I(v)) => b.copy_from_slice(&v.to_le_bytes()),
@@ -318,7 +318,7 @@ fn product_body<T: Compute>(a: &[T], b: &[T], c: &mut [T], k: usize, np: usize) 
 
 /// The reference loop: one output element at a time, exactly as docs/artifact.md words it.
 fn gemm_reference(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> Result<()> {
-    let oob = || Error::Internal("gemm operand access out of bounds".into());
+    let oob = || Error::internal("gemm operand access out of bounds");
     for b in 0..cfg.batch {
         for i in 0..cfg.m {
             for j in 0..cfg.n {
@@ -447,7 +447,7 @@ mod tests {
         let b = &mut buf[o..o + sz];
         match t {
             ElemType::F16 => b.copy_from_slice(&f16::from_f64(v).to_le_bytes()),
-            ElemType::Bf16 => b.copy_from_slice(&bf16::from_f64(v).to_le_bytes()),
+            ElemType::BF16 => b.copy_from_slice(&bf16::from_f64(v).to_le_bytes()),
             ElemType::F32 => b.copy_from_slice(&(v as f32).to_le_bytes()),
             ElemType::F64 => b.copy_from_slice(&v.to_le_bytes()),
             ElemType::S8 => b.copy_from_slice(&[v as i8 as u8]),
@@ -462,7 +462,7 @@ mod tests {
         let b = &buf[o..o + sz];
         match t {
             ElemType::F16 => f16::from_le_bytes([b[0], b[1]]).to_f64(),
-            ElemType::Bf16 => bf16::from_le_bytes([b[0], b[1]]).to_f64(),
+            ElemType::BF16 => bf16::from_le_bytes([b[0], b[1]]).to_f64(),
             ElemType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]).into(),
             ElemType::F64 => f64::from_le_bytes(b.try_into().expect("8 bytes")),
             ElemType::S8 => (b[0] as i8).into(),
@@ -656,7 +656,7 @@ mod tests {
             (ElemType::F32, ElemType::F32),
             (ElemType::F64, ElemType::F64),
             (ElemType::F16, ElemType::F32),
-            (ElemType::Bf16, ElemType::F32),
+            (ElemType::BF16, ElemType::F32),
         ] {
             assert_eq!(
                 run_1x2x1(t, c, t, [3.0, 4.0], [5.0, 6.0], 2.0, 0.5, 10.0),
@@ -821,9 +821,9 @@ mod tests {
         let h = 2f64.powi(-8);
         assert_eq!(
             run_1x2x1(
-                ElemType::Bf16,
+                ElemType::BF16,
                 ElemType::F32,
-                ElemType::Bf16,
+                ElemType::BF16,
                 [1.0, h],
                 [1.0, 1.0],
                 1.0,
@@ -834,9 +834,9 @@ mod tests {
         );
         assert_eq!(
             run_1x2x1(
-                ElemType::Bf16,
+                ElemType::BF16,
                 ElemType::F32,
-                ElemType::Bf16,
+                ElemType::BF16,
                 [1.0, 3.0 * h],
                 [1.0, 1.0],
                 1.0,
@@ -911,7 +911,7 @@ mod tests {
 
     #[test]
     fn short_buffers_and_unsupported_types_are_internal_errors() {
-        let err = Error::Internal("gemm operand access out of bounds".into());
+        let err = Error::internal("gemm operand access out of bounds");
         let l = layout(Order::RowMajor, 2, 3, false, ElemType::F32);
         let r = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
         let o = layout(Order::RowMajor, 2, 2, false, ElemType::F32);
@@ -1007,7 +1007,7 @@ mod tests {
         let types = [
             (ElemType::F32, ElemType::F32, ElemType::F32),
             (ElemType::F16, ElemType::F16, ElemType::F32),
-            (ElemType::Bf16, ElemType::Bf16, ElemType::Bf16),
+            (ElemType::BF16, ElemType::BF16, ElemType::BF16),
             (ElemType::F64, ElemType::F64, ElemType::F64),
             (ElemType::S8, ElemType::S32, ElemType::S32),
             (ElemType::S32, ElemType::F32, ElemType::S32),

@@ -2,6 +2,7 @@
 //! row-major bytes the executable's buffers hold.
 use half::{bf16, f16};
 use hlo::literal::{Array, DType, Data};
+use hlo::PrimitiveType;
 
 use crate::error::{invalid, Result};
 
@@ -27,9 +28,9 @@ pub fn array_to_bytes(a: &Array) -> Vec<u8> {
     }
 }
 
-/// An array of `element_type` (HLO name, e.g. `f32`) and `dims` from its bytes.
-pub fn array_from_bytes(element_type: &str, dims: &[i64], bytes: &[u8]) -> Result<Array> {
-    let dtype = DType::from_name(element_type).ok_or_else(|| {
+/// An array of `element_type` and `dims` from its bytes.
+pub fn array_from_bytes(element_type: PrimitiveType, dims: &[i64], bytes: &[u8]) -> Result<Array> {
+    let dtype = DType::from_primitive(element_type).ok_or_else(|| {
         invalid(format!(
             "element type {element_type} has no host array form"
         ))
@@ -75,12 +76,16 @@ pub fn array_from_bytes(element_type: &str, dims: &[i64], bytes: &[u8]) -> Resul
 mod tests {
     use super::*;
 
+    fn ty(name: &str) -> PrimitiveType {
+        PrimitiveType::from_name(name).expect("an HLO element type name")
+    }
+
     fn round_trip(name: &str, dims: &[i64], data: Data, bytes: &[u8]) {
         let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
         let a = Array::new(shape, data).expect("a valid array");
         assert_eq!(array_to_bytes(&a), bytes, "{name} to bytes");
         assert_eq!(
-            array_from_bytes(name, dims, bytes).expect("decodes"),
+            array_from_bytes(ty(name), dims, bytes).expect("decodes"),
             a,
             "{name} from bytes"
         );
@@ -143,24 +148,24 @@ mod tests {
 
     #[test]
     fn any_non_zero_byte_is_a_true_pred() {
-        let a = array_from_bytes("pred", &[3], &[0, 2, 255]).expect("decodes");
+        let a = array_from_bytes(ty("pred"), &[3], &[0, 2, 255]).expect("decodes");
         assert_eq!(a.data(), &Data::Pred(vec![false, true, true]));
     }
 
     #[test]
     fn unknown_types_and_wrong_sizes_are_invalid_arguments() {
         assert_eq!(
-            array_from_bytes("c64", &[1], &[0; 8]).map_err(|e| e.to_string()),
+            array_from_bytes(ty("c64"), &[1], &[0; 8]).map_err(|e| e.to_string()),
             Err("INVALID_ARGUMENT: element type c64 has no host array form".to_owned())
         );
-        let err = array_from_bytes("f32", &[2], &[0; 4]).map_err(|e| e.to_string());
+        let err = array_from_bytes(ty("f32"), &[2], &[0; 4]).map_err(|e| e.to_string());
         let msg = err.expect_err("4 bytes are not two f32");
         assert!(
             msg.starts_with("INVALID_ARGUMENT: output bytes do not form a f32 array: "),
             "{msg}"
         );
         // A negative dimension counts as 0 elements.
-        let a = array_from_bytes("u8", &[-1], &[]).expect("an empty array");
+        let a = array_from_bytes(ty("u8"), &[-1], &[]).expect("an empty array");
         assert_eq!(a.dims(), [0]);
     }
 }

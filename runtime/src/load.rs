@@ -1,29 +1,45 @@
-//! Loading: bytes → a validated, ready [`Executable`], in DESIGN's order. Each step fails with a
-//! typed [`Error`] naming the field, the value and the bound:
+//! Loading: bytes → a validated, ready [`Executable`], in DESIGN's order. [`validate`] and
+//! [`decode_executable`] call one `check_*` function per step, each failing with a typed [`Error`]
+//! that names the field, the value and the bound:
 //!
-//! 1. size limit, then protobuf decode;
-//! 2. ABI: each of the device's versions ≥ the executable's;
-//! 3. compute capability equal to the device's (2 and 3 both run first; when both fail the
-//!    message names the compute capability first, then the ABI problem);
-//! 4. the embedded HLO module is structurally valid (`hlo::convert::check_proto`; an unknown
-//!    opcode fails the load);
-//! 5. buffer allocations (and constants, parameters, outputs) within bounds, before anything is
-//!    allocated;
-//! 6. thunks (see [`crate::thunks::decode_sequence`]);
+//! 1. [`check_size`], then protobuf decode;
+//! 2. [`check_abi`]: each of the device's versions ≥ the executable's;
+//! 3. [`check_capability`]: compute capability equal to the device's (2 and 3 both run first, in
+//!    [`check_environment`]; when both fail the message names the compute capability first, then
+//!    the ABI problem);
+//! 4. [`check_hlo`]: the embedded HLO module is structurally valid
+//!    (`hlo::convert::check_proto`; an unknown opcode fails the load), with its replica and
+//!    partition counts within what this runtime runs;
+//! 5. [`check_program_shape`], [`check_allocations`], [`check_constants`], [`check_outputs`]:
+//!    everything sized by the artifact is within bounds before anything is allocated;
+//! 6. [`check_thunks`] (see [`crate::thunks::decode_sequence`]);
 //! 7. load-time passes (command-buffer conversion);
-//! 8. ready: the kernels are loaded on the device.
+//! 8. ready: the kernels are loaded on the device ([`load_with_registry`]).
+//!
+//! The artifact's messages are destructured without `..`, so a field added to the schema is a
+//! compile error here until the loader decides what it means (checked, or ignored with a reason).
 use std::sync::Arc;
 
-use proto::stream_executor::{executable_abi_version_proto, gpu_compute_capability_proto};
-use proto::xla::gpu::GpuExecutableProto;
+use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};
+use proto::stream_executor::executable_abi_version_proto::{
+    CudaPlatformVersionProto, PlatformVersion,
+};
+use proto::stream_executor::{
+    gpu_compute_capability_proto, ExecutableAbiVersionProto, GpuComputeCapabilityProto,
+};
+use proto::xla::gpu::gpu_executable_proto::{
+    ConstantInfoProto, OutputInfoMapEntry, OutputInfoProto, RepeatedBufferAllocations,
+};
+use proto::xla::gpu::{GpuExecutableProto, ThunkProto};
+use proto::xla::{BufferAllocationProto, HloModuleProtoWithConfig, ProgramShapeProto};
 
 use crate::device::{Device, DeviceDescription};
-use crate::error::{invalid, Error, Result};
+use crate::error::{check_index, invalid, Code, Error, Result};
 use crate::flags::RuntimeFlags;
 use crate::passes;
 use crate::registry::Registry;
 use crate::streams;
-use crate::thunks::{decode_encoded_sequence, decode_sequence, DecodeContext};
+use crate::thunks::{decode_encoded_sequence, decode_sequence, DecodeContext, KernelModule, Thunk};
 use crate::{Allocation, AllocationKind, Constant, Executable, Leaf};
 
 /// Loads an executable for `device` with the built-in registry.
@@ -54,28 +70,22 @@ pub fn validate(
     flags: &RuntimeFlags,
     registry: &Registry,
 ) -> Result<Executable> {
-    // 1. Size limit, then decode.
-    if bytes.len() > flags.max_artifact_bytes {
-        return Err(Error::ResourceExhausted(format!(
-            "the artifact is {} bytes, over the limit of {} bytes (RuntimeFlags::max_artifact_bytes)",
-            bytes.len(),
-            flags.max_artifact_bytes
-        )));
-    }
-    // The embedded HLO module (field 1) stays in wire form: it is checked by streaming over it,
-    // one instruction at a time, since prost's structs for it are many times its size.
+    check_size(bytes, flags)?;
+    // The embedded HLO module stays in wire form: it is checked by streaming over it, one
+    // instruction at a time, since prost's structs for it are many times its size. The thunks stay
+    // in wire form too and are decoded one at a time.
     let split = proto::wire::decode_except::<GpuExecutableProto>(
         bytes,
         flags.max_artifact_bytes,
-        &[HLO_MODULE_WITH_CONFIG, THUNKS],
+        &[EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS],
     )
     .map_err(|e| {
         invalid(format!(
             "the artifact is not a valid GpuExecutableProto: {e}"
         ))
     })?;
-    let hlo = split.payload(HLO_MODULE_WITH_CONFIG);
-    let thunks: Vec<&[u8]> = split.occurrences(THUNKS).collect();
+    let hlo = split.payload(EXECUTABLE_HLO_MODULE_WITH_CONFIG);
+    let thunks: Vec<&[u8]> = split.occurrences(EXECUTABLE_THUNKS).collect();
     finish(
         split.message,
         Hlo::Encoded(hlo.as_deref()),
@@ -86,95 +96,173 @@ pub fn validate(
     )
 }
 
-/// `GpuExecutableProto.hlo_module_with_config`.
-const HLO_MODULE_WITH_CONFIG: u32 = 1;
-/// `GpuExecutableProto.thunks`.
-const THUNKS: u32 = 13;
-
-/// The entry thunk sequence: decoded, or the encodings of its elements (decoded one at a time).
+/// Where the entry thunk sequence is: in the decoded proto, or as the encodings of its elements.
 enum Thunks<'a> {
     Decoded,
     Encoded(&'a [&'a [u8]]),
 }
 
-/// The embedded HLO module, decoded or in wire form.
+/// Where the embedded HLO module is: in the decoded proto, or in wire form.
 enum Hlo<'a> {
-    Decoded(Option<&'a proto::xla::HloModuleProtoWithConfig>),
+    Decoded,
     Encoded(Option<&'a [u8]>),
 }
 
 /// Steps 2-7 on an already decoded proto.
 pub fn decode_executable(
-    mut p: GpuExecutableProto,
+    p: GpuExecutableProto,
     device: &DeviceDescription,
     flags: &RuntimeFlags,
     registry: &Registry,
 ) -> Result<Executable> {
-    let hlo = p.hlo_module_with_config.take();
-    finish(
-        p,
-        Hlo::Decoded(hlo.as_ref()),
-        Thunks::Decoded,
-        device,
-        flags,
-        registry,
-    )
+    finish(p, Hlo::Decoded, Thunks::Decoded, device, flags, registry)
 }
 
-/// Steps 2-7; `p` has no `hlo_module_with_config` (it is `hlo`).
+/// Step 1, before a byte is decoded.
+fn check_size(bytes: &[u8], flags: &RuntimeFlags) -> Result<()> {
+    if bytes.len() > flags.max_artifact_bytes {
+        return Err(Error::resource_exhausted(format!(
+            "the artifact is {} bytes, over the limit of {} bytes (RuntimeFlags::max_artifact_bytes)",
+            bytes.len(),
+            flags.max_artifact_bytes
+        )));
+    }
+    Ok(())
+}
+
+/// Steps 2-7. In the `Encoded` forms, `p`'s `hlo_module_with_config` and `thunks` are empty and
+/// `hlo` / `encoded_thunks` hold them.
 fn finish(
-    mut p: GpuExecutableProto,
+    p: GpuExecutableProto,
     hlo: Hlo<'_>,
     encoded_thunks: Thunks<'_>,
     device: &DeviceDescription,
     flags: &RuntimeFlags,
     registry: &Registry,
 ) -> Result<Executable> {
-    check_environment(&p, device)?;
+    let GpuExecutableProto {
+        hlo_module_with_config,
+        binary,
+        gpu_compute_capability,
+        module_name,
+        program_shape,
+        buffer_allocations,
+        output_info_map,
+        constants: constant_protos,
+        thunks,
+        executable_abi_version,
+    } = p;
 
-    // 4. The embedded HLO. The runtime executes thunks, never the HLO: check its structure (ids,
-    // opcodes, shapes, call graph) without building the IR or decoding attributes.
+    check_environment(
+        gpu_compute_capability.as_ref(),
+        executable_abi_version.as_ref(),
+        device,
+    )?;
+
+    let hlo = match hlo {
+        Hlo::Decoded => hlo_module_with_config.as_ref().map(HloSource::Decoded),
+        Hlo::Encoded(b) => b.map(HloSource::Encoded),
+    };
+    let num_replicas = check_hlo(hlo, flags)?;
+    drop(hlo_module_with_config);
+
+    let (param_shapes, result_shape) = check_program_shape(program_shape.as_ref())?;
+    let allocations = check_allocations(buffer_allocations.as_ref(), &param_shapes, device)?;
+    let constants = check_constants(&constant_protos, &binary, &allocations)?;
+    let outputs = check_outputs(&output_info_map, &result_shape, &allocations)?;
+    let parameters = parameter_leaves(&param_shapes, &allocations);
+    let sizes: Vec<u64> = allocations.iter().map(|a| a.size).collect();
+    // What step 5 read is no longer needed: free it before the thunks and their PTX.
+    drop((
+        param_shapes,
+        result_shape,
+        program_shape,
+        buffer_allocations,
+        output_info_map,
+        constant_protos,
+    ));
+
+    let thunk_source = match encoded_thunks {
+        Thunks::Decoded => ThunkSource::Decoded(thunks),
+        Thunks::Encoded(t) => ThunkSource::Encoded(t),
+    };
+    let (thunks, kernels) =
+        check_thunks(thunk_source, &sizes, device, flags, registry, num_replicas)?;
+
+    // Cross-stream waits, from the artifact's own sequence.
+    let events = streams::plan(&thunks);
+
+    // 7. Load-time passes.
+    let thunks = if flags.enable_command_buffers {
+        passes::command_buffer::convert(thunks, flags.command_buffer_min_thunks)
+    } else {
+        thunks
+    };
+    Ok(Executable {
+        module_name,
+        allocations,
+        constants,
+        binary: Arc::new(binary),
+        parameters,
+        outputs,
+        thunks,
+        kernels,
+        num_replicas,
+        flags: flags.clone(),
+        events,
+        recordings: Default::default(),
+    })
+}
+
+/// The embedded HLO module, decoded or in wire form.
+enum HloSource<'a> {
+    Decoded(&'a HloModuleProtoWithConfig),
+    Encoded(&'a [u8]),
+}
+
+/// Step 4: the embedded HLO. The runtime executes thunks, never the HLO: its structure (ids,
+/// opcodes, shapes, call graph) is checked without building the IR or decoding attributes.
+/// Returns the number of replicas, bounded here before anything is sized by it: the replica-group
+/// check keeps one flag per replica, and execution wants one device per replica.
+fn check_hlo(hlo: Option<HloSource<'_>>, flags: &RuntimeFlags) -> Result<u64> {
     let summary = match hlo {
-        Hlo::Decoded(Some(h)) => hlo::convert::check_proto(h),
-        Hlo::Encoded(Some(b)) => hlo::convert::check_proto_bytes(b),
-        Hlo::Decoded(None) | Hlo::Encoded(None) => {
-            return Err(invalid("hlo_module_with_config is not set"))
-        }
+        Some(HloSource::Decoded(h)) => hlo::convert::check_proto(h),
+        Some(HloSource::Encoded(b)) => hlo::convert::check_proto_bytes(b),
+        None => return Err(invalid("hlo_module_with_config is not set")),
     }
     .map_err(|e| match e {
-        hlo::convert::ConvertError::UnknownOpcode { .. } => Error::Unimplemented(format!(
+        hlo::convert::ConvertError::UnknownOpcode { .. } => Error::unimplemented(format!(
             "hlo_module_with_config: {e}; this runtime does not know that opcode"
         )),
         other => invalid(format!("hlo_module_with_config: {other}")),
     })?;
     let num_replicas = summary.replica_count.max(1) as u64;
-    // Bounded here, before anything is sized by it: the replica-group check keeps one flag per
-    // replica, and execution wants one device per replica.
     if num_replicas > flags.max_replicas {
-        return Err(Error::ResourceExhausted(format!(
+        return Err(Error::resource_exhausted(format!(
             "hlo_module_with_config.config.replica_count is {num_replicas}, over the limit of {} replicas (RuntimeFlags::max_replicas, aot run --max-replicas)",
             flags.max_replicas
         )));
     }
     let num_partitions = summary.num_partitions.max(1) as u64;
     if num_partitions > 1 {
-        return Err(Error::Unimplemented(format!(
+        return Err(Error::unimplemented(format!(
             "hlo_module_with_config.config.num_partitions is {num_partitions}; this runtime runs one partition"
         )));
     }
+    Ok(num_replicas)
+}
 
-    // 5. Allocations, constants, parameters, outputs: all checked before allocating anything.
-    let allocs = p
-        .buffer_allocations
-        .as_ref()
-        .map(|b| b.values.as_slice())
-        .unwrap_or(&[]);
-    let program = p
-        .program_shape
-        .as_ref()
-        .ok_or_else(|| invalid("program_shape is not set"))?;
-    let param_shapes = program
-        .parameters
+/// Step 5a: the entry signature, as shapes (parameters, result).
+fn check_program_shape(
+    program: Option<&ProgramShapeProto>,
+) -> Result<(Vec<hlo::Shape>, hlo::Shape)> {
+    let ProgramShapeProto {
+        parameters,
+        result,
+        // Names are for people reading the module: nothing is looked up by them.
+        parameter_names: _,
+    } = program.ok_or_else(|| invalid("program_shape is not set"))?;
+    let param_shapes = parameters
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -183,64 +271,79 @@ fn finish(
         })
         .collect::<Result<Vec<_>>>()?;
     let result_shape = hlo::convert::shape_from_proto(
-        program
-            .result
+        result
             .as_ref()
             .ok_or_else(|| invalid("program_shape.result is not set"))?,
     )
     .map_err(|e| invalid(format!("program_shape.result: {e}")))?;
+    Ok((param_shapes, result_shape))
+}
 
+/// Step 5b: every allocation's index, size and role, and their total against the device memory.
+fn check_allocations(
+    allocs: Option<&RepeatedBufferAllocations>,
+    param_shapes: &[hlo::Shape],
+    device: &DeviceDescription,
+) -> Result<Vec<Allocation>> {
+    let allocs = allocs
+        .map(|RepeatedBufferAllocations { values }| values.as_slice())
+        .unwrap_or(&[]);
     let mut allocations = Vec::with_capacity(allocs.len());
     let mut total: u64 = 0;
     for (i, a) in allocs.iter().enumerate() {
         let path = format!("buffer_allocations.values[{i}]");
-        if a.index != i as i64 {
-            return Err(invalid(format!(
-                "{path}.index is {}, expected {i}",
-                a.index
-            )));
+        let BufferAllocationProto {
+            index,
+            size,
+            // Thread-local buffers and colors (memory spaces) are never emitted by the compiler;
+            // the runtime places every allocation in device global memory.
+            is_thread_local: _,
+            color: _,
+            is_tuple,
+            is_entry_computation_parameter,
+            is_constant,
+            parameter_number,
+            parameter_shape_index,
+            maybe_live_out,
+        } = a;
+        if *index != i as i64 {
+            return Err(invalid(format!("{path}.index is {index}, expected {i}")));
         }
-        let size = u64::try_from(a.size)
-            .map_err(|_| invalid(format!("{path}.size is {}, must be >= 0", a.size)))?;
-        if a.is_tuple {
-            return Err(Error::Unimplemented(format!(
+        let size = u64::try_from(*size)
+            .map_err(|_| invalid(format!("{path}.size is {size}, must be >= 0")))?;
+        if *is_tuple {
+            return Err(Error::unimplemented(format!(
                 "{path}.is_tuple is true; this runtime never materialises tuple index tables"
             )));
         }
         total = total.saturating_add(size);
-        let kind = if a.is_entry_computation_parameter {
-            let n = param_shapes.len();
-            let number = usize::try_from(a.parameter_number)
-                .ok()
-                .filter(|&x| x < n)
-                .ok_or_else(|| {
-                    invalid(format!(
-                        "{path}.parameter_number is {}, out of range [0, {n}) (program_shape.parameters)",
-                        a.parameter_number
-                    ))
-                })?;
+        let kind = if *is_entry_computation_parameter {
+            let number = check_index(
+                format_args!("{path}.parameter_number"),
+                *parameter_number,
+                param_shapes.len(),
+                "program_shape.parameters",
+            )?;
             let leaf = param_shapes
                 .get(number)
-                .and_then(|s| s.subshape(&a.parameter_shape_index))
+                .and_then(|s| s.subshape(parameter_shape_index))
                 .filter(|s| s.is_array())
                 .ok_or_else(|| {
                     invalid(format!(
-                        "{path}.parameter_shape_index {:?} is not an array leaf of program_shape.parameters[{number}]",
-                        a.parameter_shape_index
+                        "{path}.parameter_shape_index {parameter_shape_index:?} is not an array leaf of program_shape.parameters[{number}]"
                     ))
                 })?;
             let want = leaf.byte_size();
             if want != size {
                 return Err(invalid(format!(
-                    "{path}.size is {size}, but parameter {number} {:?} is {want} bytes",
-                    a.parameter_shape_index
+                    "{path}.size is {size}, but parameter {number} {parameter_shape_index:?} is {want} bytes"
                 )));
             }
             AllocationKind::Parameter {
                 number,
-                shape_index: a.parameter_shape_index.clone(),
+                shape_index: parameter_shape_index.clone(),
             }
-        } else if a.is_constant {
+        } else if *is_constant {
             AllocationKind::Constant
         } else {
             AllocationKind::Temporary
@@ -249,98 +352,119 @@ fn finish(
             index: i,
             size,
             kind,
-            maybe_live_out: a.maybe_live_out,
+            maybe_live_out: *maybe_live_out,
         });
     }
     if total > device.device_memory_size {
-        return Err(Error::ResourceExhausted(format!(
+        return Err(Error::resource_exhausted(format!(
             "buffer_allocations need {total} bytes in total, over the device's device_memory_size of {} bytes",
             device.device_memory_size
         )));
     }
-    let sizes: Vec<u64> = allocations.iter().map(|a| a.size).collect();
+    Ok(allocations)
+}
 
-    let mut constants = Vec::with_capacity(p.constants.len());
-    for (i, c) in p.constants.iter().enumerate() {
+/// Step 5c: each constant's bytes lie inside `binary` and fit its allocation.
+fn check_constants(
+    constants: &[ConstantInfoProto],
+    binary: &[u8],
+    allocations: &[Allocation],
+) -> Result<Vec<Constant>> {
+    let mut out = Vec::with_capacity(constants.len());
+    for (i, c) in constants.iter().enumerate() {
         let path = format!("constants[{i}]");
-        let n = allocations.len();
-        let allocation = usize::try_from(c.allocation_index)
-            .ok()
-            .filter(|&x| x < n)
-            .ok_or_else(|| {
-                invalid(format!(
-                    "{path}.allocation_index is {}, out of range [0, {n})",
-                    c.allocation_index
-                ))
-            })?;
-        let offset = u64::try_from(c.offset_in_binary).map_err(|_| {
+        let ConstantInfoProto {
+            symbol_name,
+            offset_in_binary,
+            size,
+            allocation_index,
+        } = c;
+        let allocation = check_index(
+            format_args!("{path}.allocation_index"),
+            *allocation_index,
+            allocations.len(),
+            "",
+        )?;
+        let offset = u64::try_from(*offset_in_binary).map_err(|_| {
             invalid(format!(
-                "{path}.offset_in_binary is {}, must be >= 0",
-                c.offset_in_binary
+                "{path}.offset_in_binary is {offset_in_binary}, must be >= 0"
             ))
         })?;
-        let size = u64::try_from(c.size)
-            .map_err(|_| invalid(format!("{path}.size is {}, must be >= 0", c.size)))?;
-        let blen = p.binary.len() as u64;
+        let size = u64::try_from(*size)
+            .map_err(|_| invalid(format!("{path}.size is {size}, must be >= 0")))?;
+        let blen = binary.len() as u64;
         if offset.checked_add(size).is_none_or(|e| e > blen) {
             return Err(invalid(format!(
                 "{path}: offset_in_binary {offset} + size {size} exceeds the {blen} bytes of binary"
             )));
         }
-        let asize = sizes.get(allocation).copied().unwrap_or(0);
+        let asize = allocations.get(allocation).map_or(0, |a| a.size);
         if size > asize {
             return Err(invalid(format!(
                 "{path}.size is {size}, larger than buffer_allocations[{allocation}].size {asize}"
             )));
         }
-        constants.push(Constant {
-            symbol_name: c.symbol_name.clone(),
+        out.push(Constant {
+            symbol_name: symbol_name.clone(),
             allocation,
             offset_in_binary: offset,
             size,
         });
     }
+    Ok(out)
+}
 
-    let leaves = leaf_indices(&result_shape);
-    if p.output_info_map.len() != leaves.len() {
+/// Step 5d: one `output_info_map` entry per array leaf of the result, each in an allocation that
+/// holds it.
+fn check_outputs(
+    entries: &[OutputInfoMapEntry],
+    result_shape: &hlo::Shape,
+    allocations: &[Allocation],
+) -> Result<Vec<Leaf>> {
+    let leaves = result_shape.leaves();
+    if entries.len() != leaves.len() {
         return Err(invalid(format!(
             "output_info_map has {} entries, the result has {} array leaves",
-            p.output_info_map.len(),
+            entries.len(),
             leaves.len()
         )));
     }
     let mut outputs = Vec::with_capacity(leaves.len());
-    for (i, e) in p.output_info_map.iter().enumerate() {
+    for (i, e) in entries.iter().enumerate() {
         let path = format!("output_info_map[{i}]");
-        let index = e
-            .shape_index
+        let OutputInfoMapEntry {
+            shape_index,
+            output_info,
+        } = e;
+        let index = shape_index
             .as_ref()
             .map(|s| s.indices.clone())
             .unwrap_or_default();
-        let leaf = result_shape
+        let (leaf, array) = result_shape
             .subshape(&index)
-            .filter(|s| s.is_array())
+            .and_then(|s| Some((s, s.as_array()?)))
             .ok_or_else(|| {
                 invalid(format!(
                     "{path}.shape_index {index:?} is not an array leaf of program_shape.result"
                 ))
             })?;
-        let info = e
-            .output_info
+        let OutputInfoProto {
+            allocation_index,
+            passthrough,
+            // Aliasing is already in the buffer assignment (the output's allocation is the
+            // parameter's): the runtime needs no second description of it.
+            alias_config: _,
+        } = output_info
             .as_ref()
             .ok_or_else(|| invalid(format!("{path}.output_info is not set")))?;
-        let n = allocations.len();
-        let allocation = usize::try_from(info.allocation_index)
-            .ok()
-            .filter(|&x| x < n)
-            .ok_or_else(|| {
-                invalid(format!(
-                    "{path}.output_info.allocation_index is {}, out of range [0, {n})",
-                    info.allocation_index
-                ))
-            })?;
+        let allocation = check_index(
+            format_args!("{path}.output_info.allocation_index"),
+            *allocation_index,
+            allocations.len(),
+            "",
+        )?;
         let size = leaf.byte_size();
-        let asize = sizes.get(allocation).copied().unwrap_or(0);
+        let asize = allocations.get(allocation).map_or(0, |a| a.size);
         if size > asize {
             return Err(invalid(format!(
                 "{path}: the leaf {index:?} is {size} bytes, larger than buffer_allocations[{allocation}].size {asize}"
@@ -348,20 +472,23 @@ fn finish(
         }
         outputs.push(Leaf {
             shape_index: index,
-            allocation,
+            allocation: Some(allocation),
             size,
-            element_type: leaf
-                .element_type()
-                .map(|t| t.name().to_owned())
-                .unwrap_or_default(),
-            dims: leaf.dims().to_vec(),
-            passthrough: info.passthrough,
+            element_type: array.element_type,
+            dims: array.dims.clone(),
+            passthrough: *passthrough,
         });
     }
+    Ok(outputs)
+}
+
+/// The parameter leaves in the order [`Executable::execute`] takes them, each with the allocation
+/// that receives it (none for a leaf the program never reads).
+fn parameter_leaves(param_shapes: &[hlo::Shape], allocations: &[Allocation]) -> Vec<(usize, Leaf)> {
     let mut parameters = Vec::new();
     for (number, shape) in param_shapes.iter().enumerate() {
-        for index in leaf_indices(shape) {
-            let Some(leaf) = shape.subshape(&index) else {
+        for (index, leaf) in shape.leaves() {
+            let Some(array) = leaf.as_array() else {
                 continue;
             };
             let allocation = allocations
@@ -374,63 +501,41 @@ fn finish(
                 number,
                 Leaf {
                     shape_index: index,
-                    allocation: allocation.unwrap_or(usize::MAX),
+                    allocation,
                     size: leaf.byte_size(),
-                    element_type: leaf
-                        .element_type()
-                        .map(|t| t.name().to_owned())
-                        .unwrap_or_default(),
-                    dims: leaf.dims().to_vec(),
+                    element_type: array.element_type,
+                    dims: array.dims.clone(),
                     passthrough: false,
                 },
             ));
         }
     }
-
-    // What step 5 read is no longer needed: free it before the thunks and their PTX.
-    drop((param_shapes, result_shape, leaves));
-    p.program_shape = None;
-    p.buffer_allocations = None;
-    p.output_info_map = Vec::new();
-    p.constants = Vec::new();
-
-    // 6. Thunks.
-    let mut ctx = DecodeContext::new(&sizes, device, flags, registry, num_replicas);
-    let thunks = match encoded_thunks {
-        Thunks::Decoded => decode_sequence(&mut ctx, &mut p.thunks, "thunks")?,
-        Thunks::Encoded(t) => decode_encoded_sequence(&mut ctx, t, "thunks")?,
-    };
-    let kernels = std::mem::take(&mut ctx.kernels.modules);
-    drop(ctx);
-
-    // Cross-stream waits, from the artifact's own sequence.
-    let events = streams::plan(&thunks);
-
-    // 7. Load-time passes.
-    let thunks = if flags.enable_command_buffers {
-        passes::command_buffer::convert(thunks, flags.command_buffer_min_thunks)
-    } else {
-        thunks
-    };
-    Ok(Executable {
-        module_name: p.module_name,
-        allocations,
-        constants,
-        binary: Arc::new(p.binary),
-        parameters,
-        outputs,
-        thunks,
-        kernels,
-        num_replicas,
-        flags: flags.clone(),
-        events,
-        recordings: Default::default(),
-    })
+    parameters
 }
 
-/// Shape indices of every array leaf, in order.
-fn leaf_indices(s: &hlo::Shape) -> Vec<Vec<i64>> {
-    s.leaves().into_iter().map(|(index, _)| index).collect()
+/// The entry thunk sequence: decoded protos, or the encodings of its elements.
+enum ThunkSource<'a> {
+    Decoded(Vec<ThunkProto>),
+    Encoded(&'a [&'a [u8]]),
+}
+
+/// Step 6: every thunk against the allocations, the device's limits and the registry. Returns the
+/// thunks and the distinct kernel modules they launch.
+fn check_thunks(
+    source: ThunkSource<'_>,
+    sizes: &[u64],
+    device: &DeviceDescription,
+    flags: &RuntimeFlags,
+    registry: &Registry,
+    num_replicas: u64,
+) -> Result<(Vec<Thunk>, Vec<Arc<KernelModule>>)> {
+    let mut ctx = DecodeContext::new(sizes, device, flags, registry, num_replicas);
+    let thunks = match source {
+        ThunkSource::Decoded(mut t) => decode_sequence(&mut ctx, &mut t, "thunks")?,
+        ThunkSource::Encoded(t) => decode_encoded_sequence(&mut ctx, t, "thunks")?,
+    };
+    let kernels = std::mem::take(&mut ctx.kernels.modules);
+    Ok((thunks, kernels))
 }
 
 /// Parses "X.Y.Z" (missing components are 0).
@@ -450,34 +555,45 @@ fn parse_version(s: &str) -> Option<[u64; 3]> {
 /// complaint on the wrong device is noise (an sm_90 artifact on an A100 whose target config has no
 /// CUDA toolkit version must say "sm_90 vs sm_80" first). When both fail, the capability leads and
 /// the ABI problem follows, so nothing is hidden.
-fn check_environment(p: &GpuExecutableProto, device: &DeviceDescription) -> Result<()> {
-    let abi = check_abi(p, device);
-    match (check_capability(p, device), abi) {
-        (Err(Error::FailedPrecondition(cc)), Err(Error::FailedPrecondition(abi))) => Err(
-            Error::FailedPrecondition(format!("{cc}; the ABI check fails too: {abi}")),
-        ),
+fn check_environment(
+    cc: Option<&GpuComputeCapabilityProto>,
+    abi: Option<&ExecutableAbiVersionProto>,
+    device: &DeviceDescription,
+) -> Result<()> {
+    let abi = check_abi(abi, device);
+    match (check_capability(cc, device), abi) {
+        (Err(cc), Err(abi))
+            if cc.code() == Code::FailedPrecondition && abi.code() == Code::FailedPrecondition =>
+        {
+            Err(Error::failed_precondition(format!(
+                "{}; the ABI check fails too: {}",
+                cc.message(),
+                abi.message()
+            )))
+        }
         (Err(cc), _) => Err(cc),
         (Ok(()), abi) => abi,
     }
 }
 
-fn check_abi(p: &GpuExecutableProto, device: &DeviceDescription) -> Result<()> {
-    let abi = p
-        .executable_abi_version
-        .as_ref()
-        .ok_or_else(|| invalid("executable_abi_version is not set"))?;
-    if !abi
-        .platform_name
-        .eq_ignore_ascii_case(&device.platform_name)
-    {
-        return Err(Error::FailedPrecondition(format!(
+/// Step 2: the platform, then each version the executable needs against the device runtime's.
+fn check_abi(abi: Option<&ExecutableAbiVersionProto>, device: &DeviceDescription) -> Result<()> {
+    let ExecutableAbiVersionProto {
+        platform_name,
+        platform_version,
+    } = abi.ok_or_else(|| invalid("executable_abi_version is not set"))?;
+    if !platform_name.eq_ignore_ascii_case(&device.platform_name) {
+        return Err(Error::failed_precondition(format!(
             "executable_abi_version.platform_name is \"{}\", the device's platform is \"{}\"",
-            abi.platform_name.escape_debug(),
+            platform_name.escape_debug(),
             device.platform_name
         )));
     }
-    let Some(executable_abi_version_proto::PlatformVersion::CudaPlatformVersion(v)) =
-        &abi.platform_version
+    let Some(PlatformVersion::CudaPlatformVersion(CudaPlatformVersionProto {
+        cuda_toolkit_version,
+        cudnn_version,
+        cub_version,
+    })) = platform_version
     else {
         return Err(invalid(
             "executable_abi_version.cuda_platform_version is not set",
@@ -487,58 +603,67 @@ fn check_abi(p: &GpuExecutableProto, device: &DeviceDescription) -> Result<()> {
         (
             "cuda_toolkit_version",
             "CUDA toolkit",
-            &v.cuda_toolkit_version,
+            cuda_toolkit_version,
             &device.cuda_toolkit_version,
         ),
         (
             "cudnn_version",
             "cuDNN",
-            &v.cudnn_version,
+            cudnn_version,
             &device.cudnn_version,
         ),
-        ("cub_version", "CUB", &v.cub_version, &device.cub_version),
+        ("cub_version", "CUB", cub_version, &device.cub_version),
     ] {
-        let path = format!("executable_abi_version.cuda_platform_version.{field}");
-        if needed.is_empty() {
-            continue;
-        }
-        let need = parse_version(needed).ok_or_else(|| {
-            invalid(format!(
-                "{path} is \"{}\", not an X.Y.Z version",
-                needed.escape_debug()
-            ))
-        })?;
-        // A requirement of 0.0.0 asks for nothing: any runtime meets it, one without that
-        // component's version too (XLA records the toolkit as 0.0.0 when its target config has
-        // no runtime version, as the a100 specs do).
-        if need == [0, 0, 0] {
-            continue;
-        }
-        let Some(got) = parse_version(have) else {
-            return Err(Error::FailedPrecondition(format!(
-                "{path}: the executable needs {component} {needed}, the device's runtime has no {component} version"
-            )));
-        };
-        if got < need {
-            return Err(Error::FailedPrecondition(format!(
-                "{path}: the executable needs {component} {needed} or newer, the device's runtime has {component} {have}"
-            )));
-        }
+        check_version(field, component, needed, have)?;
     }
     Ok(())
 }
 
-fn check_capability(p: &GpuExecutableProto, device: &DeviceDescription) -> Result<()> {
+/// One component of step 2: the executable's `needed` ("X.Y.Z", or empty for none) against the
+/// device runtime's `have`.
+fn check_version(field: &str, component: &str, needed: &str, have: &str) -> Result<()> {
+    if needed.is_empty() {
+        return Ok(());
+    }
+    let path = format!("executable_abi_version.cuda_platform_version.{field}");
+    let need = parse_version(needed).ok_or_else(|| {
+        invalid(format!(
+            "{path} is \"{}\", not an X.Y.Z version",
+            needed.escape_debug()
+        ))
+    })?;
+    // A requirement of 0.0.0 asks for nothing: any runtime meets it, one without that component's
+    // version too (XLA records the toolkit as 0.0.0 when its target config has no runtime
+    // version, as the a100 specs do).
+    if need == [0, 0, 0] {
+        return Ok(());
+    }
+    let Some(got) = parse_version(have) else {
+        return Err(Error::failed_precondition(format!(
+            "{path}: the executable needs {component} {needed}, the device's runtime has no {component} version"
+        )));
+    };
+    if got < need {
+        return Err(Error::failed_precondition(format!(
+            "{path}: the executable needs {component} {needed} or newer, the device's runtime has {component} {have}"
+        )));
+    }
+    Ok(())
+}
+
+/// Step 3: the executable's compute capability is the device's, major and minor.
+fn check_capability(
+    cc: Option<&GpuComputeCapabilityProto>,
+    device: &DeviceDescription,
+) -> Result<()> {
     let (dm, dn) = device.compute_capability;
-    let cc = p
-        .gpu_compute_capability
-        .as_ref()
+    let cc = cc
         .and_then(|c| c.compute_capability.as_ref())
         .ok_or_else(|| invalid("gpu_compute_capability is not set"))?;
     match cc {
         gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c) => {
             if (c.major, c.minor) != (dm, dn) {
-                return Err(Error::FailedPrecondition(format!(
+                return Err(Error::failed_precondition(format!(
                     "gpu_compute_capability is sm_{}{} ({}.{}), the device is sm_{dm}{dn} ({dm}.{dn}); an executable runs only on a device with the same major and minor compute capability",
                     c.major, c.minor, c.major, c.minor
                 )));
@@ -546,13 +671,13 @@ fn check_capability(p: &GpuExecutableProto, device: &DeviceDescription) -> Resul
             Ok(())
         }
         gpu_compute_capability_proto::ComputeCapability::RocmComputeCapability(r) => {
-            Err(Error::FailedPrecondition(format!(
+            Err(Error::failed_precondition(format!(
                 "gpu_compute_capability is ROCm {}, the device is CUDA sm_{dm}{dn}",
                 r.gcn_arch_name
             )))
         }
         gpu_compute_capability_proto::ComputeCapability::OneapiComputeCapability(o) => {
-            Err(Error::FailedPrecondition(format!(
+            Err(Error::failed_precondition(format!(
                 "gpu_compute_capability is oneAPI {}, the device is CUDA sm_{dm}{dn}",
                 o.architecture
             )))

@@ -52,7 +52,7 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         let mut args = Vec::new();
         for (number, leaf) in &exe.parameters {
             anyhow::ensure!(
-                leaf.element_type == "f32",
+                leaf.element_type == hlo::PrimitiveType::F32,
                 "{name}: parameter {number} is {}, the generator writes f32",
                 leaf.element_type
             );

@@ -155,6 +155,9 @@ impl Limits {
                 instruction_budget: self.flags.emulator_instruction_budget,
                 threads: self.emulator_threads,
                 wall_time_limit: Some(self.launch_wall_time),
+                instructions_per_thread: self.flags.emulator_instructions_per_thread,
+                instruction_floor: self.flags.emulator_instruction_floor,
+                ..LaunchOptions::default()
             })
     }
 }

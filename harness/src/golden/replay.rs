@@ -295,7 +295,7 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
     let refuse = |d: &DeviceDescription| -> Result<String, String> {
         match runtime::validate(&golden.bytes, d, &flags, &registry) {
             Ok(_) => Err("loaded".to_owned()),
-            Err(runtime::Error::FailedPrecondition(m)) => Ok(m),
+            Err(e) if e.code() == runtime::Code::FailedPrecondition => Ok(e.into_message()),
             Err(e) => Err(format!("failed with another code: {e}")),
         }
     };
@@ -658,10 +658,15 @@ pub fn accepted_abi(
         .join(case)
         .join(EXECUTABLE_FILE);
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    // Only the ABI is wanted: the embedded module (1) and the thunks (13), nearly all of the
-    // bytes, stay undecoded.
-    let split = proto::wire::decode_except::<GpuExecutableProto>(&bytes, usize::MAX, &[1, 13])
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // Only the ABI is wanted: the embedded module and the thunks, nearly all of the bytes, stay
+    // undecoded.
+    use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};
+    let split = proto::wire::decode_except::<GpuExecutableProto>(
+        &bytes,
+        usize::MAX,
+        &[EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS],
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(split.message.executable_abi_version)
 }
 
@@ -983,7 +988,7 @@ pub fn runtime_thunk_kinds(
         let bytes = proto::prost::Message::encode_to_vec(&exe);
         let executes = !matches!(
             runtime::validate(&bytes, device, &flags, &registry),
-            Err(runtime::Error::Unimplemented(_))
+            Err(e) if e.code() == runtime::Code::Unimplemented
         );
         out.push((variant.full_name().to_owned(), executes));
     }

@@ -268,25 +268,8 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
 
 /// The evaluator's element type for an IR primitive type.
 pub fn dtype_of(t: PrimitiveType) -> Result<DType, EvalError> {
-    Ok(match t {
-        PrimitiveType::Pred => DType::Pred,
-        PrimitiveType::S8 => DType::S8,
-        PrimitiveType::S16 => DType::S16,
-        PrimitiveType::S32 => DType::S32,
-        PrimitiveType::S64 => DType::S64,
-        PrimitiveType::U8 => DType::U8,
-        PrimitiveType::U16 => DType::U16,
-        PrimitiveType::U32 => DType::U32,
-        PrimitiveType::U64 => DType::U64,
-        PrimitiveType::F16 => DType::F16,
-        PrimitiveType::Bf16 => DType::BF16,
-        PrimitiveType::F32 => DType::F32,
-        PrimitiveType::F64 => DType::F64,
-        other => {
-            return Err(EvalError::UnsupportedType {
-                dtype: other.name().to_string(),
-            })
-        }
+    DType::from_primitive(t).ok_or_else(|| EvalError::UnsupportedType {
+        dtype: t.name().to_string(),
     })
 }
 

@@ -57,7 +57,7 @@ pub(super) struct Plan {
 fn data_type(t: ElemType) -> Option<sys::cudaDataType> {
     Some(match t {
         ElemType::F16 => sys::cudaDataType::CUDA_R_16F,
-        ElemType::Bf16 => sys::cudaDataType::CUDA_R_16BF,
+        ElemType::BF16 => sys::cudaDataType::CUDA_R_16BF,
         ElemType::F32 => sys::cudaDataType::CUDA_R_32F,
         ElemType::F64 => sys::cudaDataType::CUDA_R_64F,
         _ => None?,

@@ -121,11 +121,11 @@ impl std::fmt::Debug for CudaDevice {
 }
 
 fn drv(what: &str, e: DriverError) -> Error {
-    Error::Internal(format!("CUDA {what}: {e:?}"))
+    Error::internal(format!("CUDA {what}: {e:?}"))
 }
 
 fn poisoned(what: &str) -> Error {
-    Error::Internal(format!("CUDA {what} lock poisoned"))
+    Error::internal(format!("CUDA {what} lock poisoned"))
 }
 
 /// Whether the CUDA driver library can be loaded on this machine.
@@ -140,14 +140,14 @@ impl CudaDevice {
     /// No driver → `UNAVAILABLE`.
     pub fn new(ordinal: usize, description: DeviceDescription) -> Result<CudaDevice> {
         if !driver_present() {
-            return Err(Error::Unavailable(
-                "no CUDA driver library (libcuda.so) on this machine".into(),
+            return Err(Error::unavailable(
+                "no CUDA driver library (libcuda.so) on this machine",
             ));
         }
-        result::init().map_err(|e| Error::Unavailable(format!("cuInit failed: {e:?}")))?;
+        result::init().map_err(|e| Error::unavailable(format!("cuInit failed: {e:?}")))?;
         let count = CudaContext::device_count().map_err(|e| drv("cuDeviceGetCount", e))?;
         if i32::try_from(ordinal).map_or(true, |o| o >= count) {
-            return Err(Error::Unavailable(format!(
+            return Err(Error::unavailable(format!(
                 "CUDA device {ordinal} requested, the machine has {count}"
             )));
         }
@@ -189,7 +189,7 @@ impl CudaDevice {
         let loaded = self.loaded(&mut modules, module)?;
         // cudarc's lookup panics on a NUL in the name: refuse it first.
         if kernel.contains('\0') {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "kernel name {kernel:?} contains NUL"
             )));
         }
@@ -208,9 +208,7 @@ impl CudaDevice {
         let image = if module.cubin.is_empty() {
             // cudarc turns PTX into a C string and panics on a NUL: refuse it first.
             if module.text.contains('\0') {
-                return Err(Error::InvalidArgument(
-                    "kernel PTX contains a NUL byte".into(),
-                ));
+                return Err(Error::invalid_argument("kernel PTX contains a NUL byte"));
             }
             (
                 Ptx::from_src(module.text.as_str()),
@@ -241,7 +239,7 @@ impl CudaDevice {
             *slot = if cublas::present() {
                 self.current()?;
                 let blas = CudaBlas::new(Arc::clone(&self.null_stream))
-                    .map_err(|e| Error::Internal(format!("cublasCreate: {e:?}")))?;
+                    .map_err(|e| Error::internal(format!("cublasCreate: {e:?}")))?;
                 Blas::Ready(blas)
             } else {
                 Blas::Missing
@@ -266,7 +264,7 @@ impl Device for CudaDevice {
     fn allocate(&self, size: u64) -> Result<u64> {
         self.current()?;
         let n = usize::try_from(size.max(1))
-            .map_err(|_| Error::ResourceExhausted(format!("allocation of {size} bytes")))?;
+            .map_err(|_| Error::resource_exhausted(format!("allocation of {size} bytes")))?;
         // SAFETY: plain allocation in the current context; zeroed like the emulator's.
         unsafe {
             let p = result::malloc_sync(n).map_err(|e| drv("cuMemAlloc", e))?;
@@ -296,7 +294,7 @@ impl Device for CudaDevice {
     fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
         self.current()?;
         let n = usize::try_from(size)
-            .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
+            .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;
         // SAFETY: as for `write`.
         unsafe { result::memcpy_dtod_sync(destination, source, n) }
             .map_err(|e| drv("cuMemcpyDtoD", e))
@@ -357,7 +355,7 @@ impl Device for CudaDevice {
                     // Refused before running (an unsupported type combination): nothing was
                     // written.
                     Err(cublas::Failure::Refused) => Ok(false),
-                    Err(cublas::Failure::Failed(e)) => Err(Error::Internal(e)),
+                    Err(cublas::Failure::Failed(e)) => Err(Error::internal(e)),
                 }
             })?;
             if ran {
@@ -414,7 +412,7 @@ impl Device for CudaDevice {
             graphs.execs.insert(key, (signature, Graph(graph)));
         }
         let Some((_, graph)) = graphs.execs.get(&key) else {
-            return Err(Error::Internal("CUDA graph vanished".into()));
+            return Err(Error::internal("CUDA graph vanished"));
         };
         graph.0.launch().map_err(|e| drv("cuGraphLaunch", e))?;
         stream
@@ -446,7 +444,7 @@ impl CudaDevice {
             if let Some(b) = blas.as_deref_mut() {
                 // SAFETY: the capture stream belongs to this device's context.
                 unsafe { b.set_stream(Arc::clone(stream)) }
-                    .map_err(|e| Error::Internal(format!("cublasSetStream: {e:?}")))?;
+                    .map_err(|e| Error::internal(format!("cublasSetStream: {e:?}")))?;
             }
             let handle = blas.as_deref().map(|b| *b.handle());
             // SAFETY: the stream belongs to this context; every address was validated at load
@@ -464,7 +462,7 @@ impl CudaDevice {
         issued?;
         graph
             .map_err(|e| drv("cuStreamEndCapture / cuGraphInstantiate", e))?
-            .ok_or_else(|| Error::Internal("CUDA stream capture recorded no graph".into()))
+            .ok_or_else(|| Error::internal("CUDA stream capture recorded no graph"))
     }
 
     /// Launches `.entry kernel` on `stream` without waiting (kernel parameters are copied by the
@@ -529,7 +527,7 @@ impl CudaDevice {
             } => unsafe { self.launch_on(stream, module, kernel, *grid, *block, *shmem, args) },
             DeviceOp::Copy { dst, src, size } => {
                 let n = usize::try_from(*size)
-                    .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
+                    .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;
                 // SAFETY: the caller's contract.
                 unsafe { result::memcpy_dtod_async(*dst, *src, n, raw) }
                     .map_err(|e| drv("cuMemcpyDtoDAsync", e))
@@ -542,14 +540,14 @@ impl CudaDevice {
             }
             DeviceOp::Zero { dst, size } => {
                 let n = usize::try_from(*size)
-                    .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+                    .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
                 // SAFETY: the caller's contract.
                 unsafe { result::memset_d8_async(*dst, 0, n, raw) }
                     .map_err(|e| drv("cuMemsetD8Async", e))
             }
             DeviceOp::Memset8 { dst, size, value } => {
                 let n = usize::try_from(*size)
-                    .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+                    .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
                 // SAFETY: the caller's contract.
                 unsafe { result::memset_d8_async(*dst, *value, n, raw) }
                     .map_err(|e| drv("cuMemsetD8Async", e))
@@ -561,17 +559,17 @@ impl CudaDevice {
                 out,
             } => {
                 let (Some(plan), Some(h)) = (cublas::plan(config), handle) else {
-                    return Err(Error::Internal(
-                        "a gemm cuBLAS cannot run reached a CUDA graph capture".into(),
+                    return Err(Error::internal(
+                        "a gemm cuBLAS cannot run reached a CUDA graph capture",
                     ));
                 };
                 // SAFETY: the caller's contract; the handle's stream is the capture stream.
                 match unsafe { cublas::run(h, &plan, config, lhs.0, rhs.0, out.0) } {
                     Ok(()) => Ok(()),
-                    Err(cublas::Failure::Refused) => Err(Error::Internal(
-                        "cuBLAS refused a gemm inside a CUDA graph capture".into(),
+                    Err(cublas::Failure::Refused) => Err(Error::internal(
+                        "cuBLAS refused a gemm inside a CUDA graph capture",
                     )),
-                    Err(cublas::Failure::Failed(e)) => Err(Error::Internal(e)),
+                    Err(cublas::Failure::Failed(e)) => Err(Error::internal(e)),
                 }
             }
         }

@@ -87,11 +87,11 @@ fn launch_options(flags: &crate::flags::RuntimeFlags) -> LaunchOptions {
 
 fn emu_err(e: emu::EmuError) -> Error {
     match e {
-        emu::EmuError::HostMemory { message } => Error::ResourceExhausted(message),
-        e @ emu::EmuError::WallTimeExceeded { .. } => Error::ResourceExhausted(format!(
+        emu::EmuError::HostMemory { message } => Error::resource_exhausted(message),
+        e @ emu::EmuError::WallTimeExceeded { .. } => Error::resource_exhausted(format!(
             "emulated device: {e} (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)"
         )),
-        other => Error::Internal(format!("emulated device: {other}")),
+        other => Error::internal(format!("emulated device: {other}")),
     }
 }
 
@@ -99,14 +99,14 @@ fn emu_err(e: emu::EmuError) -> Error {
 /// where it stopped), so no context is added: it would say the kernel twice.
 fn launch_err(e: emu::EmuError) -> Error {
     match e {
-        e @ emu::EmuError::BudgetExhausted { .. } => Error::ResourceExhausted(format!(
+        e @ emu::EmuError::BudgetExhausted { .. } => Error::resource_exhausted(format!(
             "emulated device: {e} (RuntimeFlags::emulator_instructions_per_thread times the launch's threads, at least emulator_instruction_floor, at most emulator_instruction_budget)"
         )),
-        e @ emu::EmuError::LaunchConfig { .. } => Error::InvalidArgument(e.to_string()),
+        e @ emu::EmuError::LaunchConfig { .. } => Error::invalid_argument(e.to_string()),
         e @ (emu::EmuError::HostMemory { .. } | emu::EmuError::WallTimeExceeded { .. }) => {
             emu_err(e)
         }
-        other => Error::Internal(other.to_string()),
+        other => Error::internal(other.to_string()),
     }
 }
 
@@ -137,7 +137,7 @@ impl EmulatedDevice {
     /// A device built from a target config file (`.txtpb`).
     pub fn from_target_config_file(path: &Path) -> Result<EmulatedDevice> {
         let config =
-            proto::load_target_config(path).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+            proto::load_target_config(path).map_err(|e| Error::invalid_argument(e.to_string()))?;
         Ok(EmulatedDevice::new(DeviceDescription::from_target_config(
             &config,
         )?))
@@ -168,12 +168,12 @@ impl EmulatedDevice {
         let mut modules = self
             .modules
             .lock()
-            .map_err(|_| Error::Internal("emulated device module lock poisoned".into()))?;
+            .map_err(|_| Error::internal("emulated device module lock poisoned"))?;
         if let Some(m) = modules.get(&module.id) {
             return Ok(m.clone());
         }
         let parsed = ptx::parse(&module.text).map_err(|e| {
-            Error::InvalidArgument(format!(
+            Error::invalid_argument(format!(
                 "kernel_binary.ptx (.entry {}) does not parse: line {}:{}: {} (found at its first launch; RuntimeFlags::ptx_check = full finds it at load)",
                 module
                     .outline
@@ -187,7 +187,7 @@ impl EmulatedDevice {
             ))
         })?;
         let loaded = Arc::new(LoadedModule::load(&parsed).map_err(|e| {
-            Error::Unimplemented(format!(
+            Error::unimplemented(format!(
                 "the emulated device cannot load the PTX module: {e}"
             ))
         })?);
@@ -198,7 +198,7 @@ impl EmulatedDevice {
     fn mem(&self) -> Result<MutexGuard<'_, Memory>> {
         self.memory
             .lock()
-            .map_err(|_| Error::Internal("emulated device memory lock poisoned".into()))
+            .map_err(|_| Error::internal("emulated device memory lock poisoned"))
     }
 }
 
@@ -213,7 +213,7 @@ impl Device for EmulatedDevice {
 
     fn allocate(&self, size: u64) -> Result<u64> {
         self.mem()?.alloc(size).map(|p| p.0).map_err(|e| match e {
-            emu::EmuError::HostMemory { message } => Error::ResourceExhausted(format!(
+            emu::EmuError::HostMemory { message } => Error::resource_exhausted(format!(
                 "emulated device: {message} (the smaller of the target's device_memory_size and RuntimeFlags::emulator_host_memory_bytes, aot run --emulator-host-memory-bytes)"
             )),
             other => emu_err(other),
@@ -258,7 +258,7 @@ impl Device for EmulatedDevice {
             .map(|&d| d as u64)
             .fold(1u64, u64::saturating_mul);
         if threads > self.options.instruction_budget {
-            return Err(Error::ResourceExhausted(format!(
+            return Err(Error::resource_exhausted(format!(
                 "kernel {kernel}: the launch of grid {grid:?} x block {block:?} is {threads} threads, more than the emulator's budget of {} lane-instructions can run (RuntimeFlags::emulator_instruction_budget)",
                 self.options.instruction_budget
             )));
@@ -308,7 +308,7 @@ impl Device for EmulatedDevice {
     fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
         let mut mem = self.mem()?;
         let n = usize::try_from(size)
-            .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
+            .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;
         let data = mem.read_vec(DevicePtr(source), n).map_err(emu_err)?;
         mem.write(DevicePtr(destination), &data).map_err(emu_err)?;
         self.totals.add(0, 0, size, size);

@@ -170,7 +170,7 @@ impl DeviceDescription {
                 (c.major, c.minor)
             }
             Some(_) => {
-                return Err(Error::Unimplemented(format!(
+                return Err(Error::unimplemented(format!(
                     "target config: platform {:?} has no CUDA compute capability; this runtime \
                      runs CUDA targets only",
                     config.platform_name
@@ -246,7 +246,7 @@ pub trait Device: Send + Sync + fmt::Debug {
     /// Device → device copy of `size` bytes (non-overlapping).
     fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
         let n = usize::try_from(size)
-            .map_err(|_| Error::ResourceExhausted(format!("copy of {size} bytes")))?;
+            .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;
         let mut buf = vec![0u8; n];
         self.read(source, &mut buf)?;
         self.write(destination, &buf)
@@ -254,7 +254,7 @@ pub trait Device: Send + Sync + fmt::Debug {
     /// Fills `size` bytes (a multiple of 4) with the little-endian `value`.
     fn memset32(&self, address: u64, size: u64, value: u32) -> Result<()> {
         let n = usize::try_from(size)
-            .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+            .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
         let bytes = value.to_le_bytes();
         let buf: Vec<u8> = (0..n).map(|i| bytes[i % 4]).collect();
         self.write(address, &buf)
@@ -310,7 +310,7 @@ pub fn host_gemm<D: Device + ?Sized>(
 ) -> Result<()> {
     let rd = |(addr, size): (u64, u64)| -> Result<Vec<u8>> {
         let n = usize::try_from(size)
-            .map_err(|_| Error::ResourceExhausted(format!("gemm buffer of {size} bytes")))?;
+            .map_err(|_| Error::resource_exhausted(format!("gemm buffer of {size} bytes")))?;
         let mut v = vec![0u8; n];
         device.read(addr, &mut v)?;
         Ok(v)
@@ -403,12 +403,12 @@ pub fn issue<D: Device + ?Sized>(device: &D, op: &DeviceOp<'_>) -> Result<()> {
         DeviceOp::Memset32 { dst, size, value } => device.memset32(*dst, *size, *value),
         DeviceOp::Zero { dst, size } => {
             let n = usize::try_from(*size)
-                .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+                .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
             device.write(*dst, &vec![0u8; n])
         }
         DeviceOp::Memset8 { dst, size, value } => {
             let n = usize::try_from(*size)
-                .map_err(|_| Error::ResourceExhausted(format!("memset of {size} bytes")))?;
+                .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
             device.write(*dst, &vec![*value; n])
         }
         DeviceOp::Gemm {

@@ -8,14 +8,15 @@ use std::sync::Arc;
 use proto::xla::buffer_assignment::BufferAllocationSliceProto;
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
-    matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, Dim3DProto,
-    LaunchDimensionsProto, MatrixLayoutProto, ShapedSliceProto, ThunkProto, ThunkSequenceProto,
+    matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, CopyThunkProto, Dim3DProto,
+    KernelThunkProto, LaunchDimensionsProto, MatrixLayoutProto, ShapedSliceProto, ThunkInfoProto,
+    ThunkProto, ThunkSequenceProto, WhileThunkProto,
 };
 use proto::xla::gpu::{CollectiveOpGroupModeProto, ReductionKindProto};
 
 use super::*;
 use crate::device::DeviceDescription;
-use crate::error::{invalid, Error, Result};
+use crate::error::{check_index, invalid, Error, Result};
 use crate::flags::{PtxCheck, RuntimeFlags};
 use crate::registry::Registry;
 use std::hash::BuildHasher;
@@ -209,29 +210,35 @@ fn thunk(
             ctx.flags.max_thunk_depth
         )));
     }
-    let info = p.thunk_info.clone().unwrap_or_default();
-    if info.execution_stream_id < 0 || info.execution_stream_id >= ctx.flags.num_streams {
+    // Destructured without `..`: a field added to the schema is a compile error here until the
+    // loader decides what it means.
+    let ThunkProto { thunk_info, r#impl } = p;
+    let ThunkInfoProto {
+        profile_annotation,
+        thunk_id,
+        execution_stream_id,
+    } = thunk_info.clone().unwrap_or_default();
+    if execution_stream_id < 0 || execution_stream_id >= ctx.flags.num_streams {
         return Err(invalid(format!(
-            "{path}.thunk_info.execution_stream_id is {}, out of range [0, {}) (RuntimeFlags::num_streams)",
-            info.execution_stream_id, ctx.flags.num_streams
+            "{path}.thunk_info.execution_stream_id is {execution_stream_id}, out of range [0, {}) (RuntimeFlags::num_streams)",
+            ctx.flags.num_streams
         )));
     }
-    if info.thunk_id != 0 {
-        if let Some(first) = ctx.seen_ids.get(&info.thunk_id) {
+    if thunk_id != 0 {
+        if let Some(first) = ctx.seen_ids.get(&thunk_id) {
             return Err(invalid(format!(
-                "{path}.thunk_info.thunk_id is {}, already used by {first}; thunk ids must be unique",
-                info.thunk_id
+                "{path}.thunk_info.thunk_id is {thunk_id}, already used by {first}; thunk ids must be unique"
             )));
         }
-        ctx.seen_ids.insert(info.thunk_id, path.to_owned());
+        ctx.seen_ids.insert(thunk_id, path.to_owned());
     }
     let info = ThunkInfo {
-        profile_annotation: info.profile_annotation,
-        thunk_id: info.thunk_id,
-        execution_stream_id: info.execution_stream_id,
+        profile_annotation,
+        thunk_id,
+        execution_stream_id,
     };
-    let Some(imp) = &mut p.r#impl else {
-        return Err(Error::Unimplemented(format!(
+    let Some(imp) = r#impl else {
+        return Err(Error::unimplemented(format!(
             "{path}.impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
         )));
     };
@@ -239,7 +246,7 @@ fn thunk(
         if ctx.allow_unimplemented {
             Ok(())
         } else {
-            Err(Error::Unimplemented(format!(
+            Err(Error::unimplemented(format!(
                 "{path}.{what}: this runtime does not execute {what} (not emitted by today's compiler)"
             )))
         }
@@ -251,19 +258,19 @@ fn thunk(
             &format!("{path}.sequential_thunk.thunks"),
             depth + 1,
         )?),
-        Impl::CopyThunk(c) => {
+        Impl::CopyThunk(CopyThunkProto {
+            source_buffer,
+            destination_buffer,
+            mem_size,
+        }) => {
             let p2 = format!("{path}.copy_thunk");
-            let source = slice(
-                ctx,
-                c.source_buffer.as_ref(),
-                &format!("{p2}.source_buffer"),
-            )?;
+            let source = slice(ctx, source_buffer.as_ref(), &format!("{p2}.source_buffer"))?;
             let destination = slice(
                 ctx,
-                c.destination_buffer.as_ref(),
+                destination_buffer.as_ref(),
                 &format!("{p2}.destination_buffer"),
             )?;
-            let size = nonneg(c.mem_size, &format!("{p2}.mem_size"))?;
+            let size = nonneg(*mem_size, &format!("{p2}.mem_size"))?;
             for (s, name) in [
                 (&source, "source_buffer"),
                 (&destination, "destination_buffer"),
@@ -333,11 +340,16 @@ fn thunk(
                 selector_is_bool: c.branch_index_is_bool,
             }))
         }
-        Impl::WhileThunk(w) => {
+        Impl::WhileThunk(WhileThunkProto {
+            condition_result_buffer_index,
+            condition_thunk_sequence,
+            body_thunk_sequence,
+            trip_count,
+        }) => {
             let p2 = format!("{path}.while_thunk");
             let condition_result = slice(
                 ctx,
-                w.condition_result_buffer_index.as_ref(),
+                condition_result_buffer_index.as_ref(),
                 &format!("{p2}.condition_result_buffer_index"),
             )?;
             if condition_result.size < 1 {
@@ -347,13 +359,13 @@ fn thunk(
             }
             let condition = opt_seq(
                 ctx,
-                w.condition_thunk_sequence.as_mut(),
+                condition_thunk_sequence.as_mut(),
                 &format!("{p2}.condition_thunk_sequence"),
                 depth + 1,
             )?;
             let body = opt_seq(
                 ctx,
-                w.body_thunk_sequence.as_mut(),
+                body_thunk_sequence.as_mut(),
                 &format!("{p2}.body_thunk_sequence"),
                 depth + 1,
             )?;
@@ -361,7 +373,7 @@ fn thunk(
                 condition_result,
                 condition,
                 body,
-                trip_count: w.trip_count,
+                trip_count: *trip_count,
             })
         }
         Impl::KernelThunk(k) => ThunkKind::Kernel(kernel(ctx, k, &format!("{path}.kernel_thunk"))?),
@@ -409,7 +421,7 @@ fn thunk(
         Impl::CustomCallThunk(c) => {
             let p2 = format!("{path}.custom_call_thunk");
             let handler = ctx.registry.resolve(&c.target_name).cloned().ok_or_else(|| {
-                Error::NotFound(format!(
+                Error::not_found(format!(
                     "{p2}.target_name \"{}\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
                     elide(&c.target_name.escape_debug().to_string())
                 ))
@@ -446,7 +458,7 @@ fn thunk(
             if !ctx.allow_unimplemented {
                 // Say what the kernel carries, so a refused XLA:GPU artifact names the reason
                 // (the emulated device runs PTX; XLA's kernels carry only a cubin).
-                return Err(Error::Unimplemented(format!(
+                return Err(Error::unimplemented(format!(
                     "{p2}: this runtime does not execute custom-kernel thunks (kernel `{}`: {}); the emulated device runs PTX",
                     ck.name,
                     code.describe()
@@ -558,16 +570,12 @@ fn slice(
     path: &str,
 ) -> Result<Slice> {
     let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
-    let n = ctx.allocation_sizes.len();
-    let idx = p.buffer_allocation_index;
-    let allocation = usize::try_from(idx)
-        .ok()
-        .filter(|&i| i < n)
-        .ok_or_else(|| {
-            invalid(format!(
-                "{path}.buffer_allocation_index is {idx}, out of range [0, {n})"
-            ))
-        })?;
+    let allocation = check_index(
+        format_args!("{path}.buffer_allocation_index"),
+        p.buffer_allocation_index,
+        ctx.allocation_sizes.len(),
+        "",
+    )?;
     let offset = nonneg(p.offset, &format!("{path}.offset"))?;
     let size = nonneg(p.size, &format!("{path}.size"))?;
     let alloc_size = ctx.allocation_sizes.get(allocation).copied().unwrap_or(0);
@@ -702,30 +710,37 @@ fn shmem(ctx: &DecodeContext<'_>, v: i64, path: &str) -> Result<u32> {
 
 fn kernel(
     ctx: &mut DecodeContext<'_>,
-    k: &mut proto::xla::gpu::KernelThunkProto,
+    k: &mut KernelThunkProto,
     path: &str,
 ) -> Result<KernelThunk> {
-    let args = k
-        .args
+    let KernelThunkProto {
+        args: arg_protos,
+        written,
+        kernel_name,
+        launch_dimensions,
+        shmem_bytes,
+        args_shape,
+        kernel_binary,
+    } = k;
+    let args = arg_protos
         .iter()
         .enumerate()
         .map(|(i, a)| slice(ctx, Some(a), &format!("{path}.args[{i}]")))
         .collect::<Result<Vec<_>>>()?;
-    if !k.written.is_empty() && k.written.len() != args.len() {
+    if !written.is_empty() && written.len() != args.len() {
         return Err(invalid(format!(
             "{path}.written has {} entries, args has {}; they must be parallel",
-            k.written.len(),
+            written.len(),
             args.len()
         )));
     }
     let (grid, block) = launch_dims(
         ctx,
-        k.launch_dimensions.as_ref(),
+        launch_dimensions.as_ref(),
         &format!("{path}.launch_dimensions"),
     )?;
-    let shmem_bytes = shmem(ctx, k.shmem_bytes, &format!("{path}.shmem_bytes"))?;
-    let bin = k
-        .kernel_binary
+    let shmem_bytes = shmem(ctx, *shmem_bytes, &format!("{path}.shmem_bytes"))?;
+    let bin = kernel_binary
         .as_mut()
         .ok_or_else(|| invalid(format!("{path}.kernel_binary is not set")))?;
     if !bin.cubin.is_empty() {
@@ -738,7 +753,7 @@ fn kernel(
                 )))
             }
             Ok(sm) if i64::from(sm) != want => {
-                return Err(Error::FailedPrecondition(format!(
+                return Err(Error::failed_precondition(format!(
                     "{path}.kernel_binary.cubin is for sm_{sm}, the device is sm_{want}"
                 )))
             }
@@ -751,11 +766,11 @@ fn kernel(
         ctx.flags.ptx_check,
         path,
     )?;
-    let Some(entry) = module.outline.kernel(&k.kernel_name) else {
+    let Some(entry) = module.outline.kernel(kernel_name) else {
         let entries: Vec<String> = module.outline.entries().map(|f| elide(&f.name)).collect();
-        return Err(Error::NotFound(format!(
+        return Err(Error::not_found(format!(
             "{path}.kernel_name \"{}\" is not an .entry of its kernel_binary.ptx (entries: {})",
-            elide(&k.kernel_name.escape_debug().to_string()),
+            elide(&kernel_name.escape_debug().to_string()),
             elide(&entries.join(", "))
         )));
     };
@@ -764,7 +779,7 @@ fn kernel(
         return Err(invalid(format!(
             "{path}.args has {} entries, .entry {} takes {} parameters",
             args.len(),
-            k.kernel_name,
+            kernel_name,
             params.len()
         )));
     }
@@ -774,18 +789,18 @@ fn kernel(
         if bytes != 8 {
             return Err(invalid(format!(
                 "{path}: parameter {j} ({}) of .entry {} is {bytes} bytes; every kernel_thunk parameter must be a 64-bit device address",
-                prm.name, k.kernel_name
+                prm.name, kernel_name
             )));
         }
     }
     Ok(KernelThunk {
         args,
-        written: k.written.clone(),
-        kernel_name: k.kernel_name.clone(),
+        written: written.clone(),
+        kernel_name: kernel_name.clone(),
         grid,
         block,
         shmem_bytes,
-        args_shape: k.args_shape.clone(),
+        args_shape: args_shape.clone(),
         module,
     })
 }
@@ -809,7 +824,7 @@ fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
             matches!(
                 t,
                 ElemType::F16
-                    | ElemType::Bf16
+                    | ElemType::BF16
                     | ElemType::F32
                     | ElemType::F64
                     | ElemType::S8
@@ -817,7 +832,7 @@ fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
             )
         })
         .ok_or_else(|| {
-            Error::Unimplemented(format!(
+            Error::unimplemented(format!(
                 "{path}.dtype is {}; this runtime's gemm supports {GEMM_TYPES}",
                 type_name(p.dtype)
             ))
@@ -893,13 +908,13 @@ fn gemm(
     let compute_type = ElemType::from_proto(c.compute_type)
         .filter(|t| matches!(t, ElemType::F32 | ElemType::F64 | ElemType::S32))
         .ok_or_else(|| {
-            Error::Unimplemented(format!(
+            Error::unimplemented(format!(
                 "{cp}.compute_type is {}; this runtime's gemm accumulates in F32, F64 or S32",
                 type_name(c.compute_type)
             ))
         })?;
     if c.alpha_imag != 0.0 {
-        return Err(Error::Unimplemented(format!(
+        return Err(Error::unimplemented(format!(
             "{cp}.alpha_imag is {}; this runtime has no complex gemm",
             c.alpha_imag
         )));
@@ -988,7 +1003,7 @@ fn collective(
         .enumerate()
         .map(|(i, &t)| {
             ElemType::from_proto(t).ok_or_else(|| {
-                Error::Unimplemented(format!(
+                Error::unimplemented(format!(
                     "{cp}.operand_element_type[{i}] is {}; collectives support pred, s8-s64, u8-u64, f16, bf16, f32, f64",
                     type_name(t)
                 ))
@@ -1004,7 +1019,7 @@ fn collective(
             | CollectiveOpGroupModeProto::CollectiveOpGroupModeFlattenedId,
         ) => {}
         Ok(CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition) => {
-            return Err(Error::Unimplemented(format!(
+            return Err(Error::unimplemented(format!(
                 "{cp}.group_mode is {}; this runtime runs one partition per replica",
                 c.group_mode
             )))

@@ -217,87 +217,37 @@ pub enum Order {
     ColumnMajor,
 }
 
-/// A gemm element type (validated at load).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ElemType {
-    /// pred (collectives only)
-    Pred,
-    /// s8
-    S8,
-    /// s16
-    S16,
-    /// s32
-    S32,
-    /// s64
-    S64,
-    /// u8
-    U8,
-    /// u16
-    U16,
-    /// u32
-    U32,
-    /// u64
-    U64,
-    /// f16
-    F16,
-    /// bf16
-    Bf16,
-    /// f32
-    F32,
-    /// f64
-    F64,
+/// The element type a gemm or collective thunk reads and writes (validated at load): the
+/// evaluator's and io files' [`hlo::literal::DType`], so the runtime has no element-type enum of
+/// its own.
+pub type ElemType = hlo::literal::DType;
+
+/// What the runtime needs of an [`ElemType`] beyond `hlo`: its byte width and its wire value
+/// (the proto mapping is `hlo::convert`'s, the one table of it).
+pub trait ElemTypeExt: Sized {
+    /// Bytes per element.
+    fn size(self) -> u64;
+    /// From the proto enum value; `None` for a value without host values or unknown.
+    fn from_proto(v: i32) -> Option<Self>;
+    /// To the proto enum value.
+    fn to_proto(self) -> i32;
 }
 
-impl ElemType {
-    /// Bytes per element.
-    pub fn size(self) -> u64 {
-        match self {
-            ElemType::Pred | ElemType::S8 | ElemType::U8 => 1,
-            ElemType::S16 | ElemType::U16 | ElemType::F16 | ElemType::Bf16 => 2,
-            ElemType::S32 | ElemType::U32 | ElemType::F32 => 4,
-            ElemType::S64 | ElemType::U64 | ElemType::F64 => 8,
-        }
+impl ElemTypeExt for ElemType {
+    fn size(self) -> u64 {
+        // DType's own width (one match): gemm and collectives ask per element.
+        u64::from(self.bit_width() / 8)
     }
 
-    /// From the proto enum value.
-    pub fn from_proto(v: i32) -> Option<ElemType> {
-        use proto::xla::PrimitiveType as P;
-        Some(match P::try_from(v).ok()? {
-            P::Pred => ElemType::Pred,
-            P::S8 => ElemType::S8,
-            P::S16 => ElemType::S16,
-            P::S32 => ElemType::S32,
-            P::S64 => ElemType::S64,
-            P::U8 => ElemType::U8,
-            P::U16 => ElemType::U16,
-            P::U32 => ElemType::U32,
-            P::U64 => ElemType::U64,
-            P::F16 => ElemType::F16,
-            P::Bf16 => ElemType::Bf16,
-            P::F32 => ElemType::F32,
-            P::F64 => ElemType::F64,
-            _ => return None,
-        })
+    fn from_proto(v: i32) -> Option<ElemType> {
+        let p = proto::xla::PrimitiveType::try_from(v).ok()?;
+        ElemType::from_primitive(hlo::convert::element_type_from_proto(p)?)
     }
 
-    /// To the proto enum value.
-    pub fn to_proto(self) -> i32 {
-        use proto::xla::PrimitiveType as P;
-        (match self {
-            ElemType::Pred => P::Pred,
-            ElemType::S8 => P::S8,
-            ElemType::S16 => P::S16,
-            ElemType::S32 => P::S32,
-            ElemType::S64 => P::S64,
-            ElemType::U8 => P::U8,
-            ElemType::U16 => P::U16,
-            ElemType::U32 => P::U32,
-            ElemType::U64 => P::U64,
-            ElemType::F16 => P::F16,
-            ElemType::Bf16 => P::Bf16,
-            ElemType::F32 => P::F32,
-            ElemType::F64 => P::F64,
-        }) as i32
+    fn to_proto(self) -> i32 {
+        // Every DType has a proto value: the table covers every PrimitiveType with host values.
+        hlo::convert::element_type_to_proto(self.primitive())
+            .map_or(proto::xla::PrimitiveType::Invalid as i32, |p| p as i32)
     }
 }
 

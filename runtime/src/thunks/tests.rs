@@ -47,7 +47,7 @@ const ALL: [ElemType; 13] = [
     ElemType::U32,
     ElemType::U64,
     ElemType::F16,
-    ElemType::Bf16,
+    ElemType::BF16,
     ElemType::F32,
     ElemType::F64,
 ];
