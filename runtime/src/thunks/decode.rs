@@ -211,6 +211,9 @@ fn thunk(
         }
         ctx.seen_ids.insert(info.thunk_id, path.to_owned());
     }
+    // `concurrent_region_id` (XLA's field 4) is a scheduling hint: thunks of one region may run
+    // concurrently, and running them in order on their stream is a correct schedule, so it is
+    // not read. (Runtimes before 2026-12-01 read field 4 as the stream id.)
     let info = ThunkInfo {
         profile_annotation: info.profile_annotation,
         thunk_id: info.thunk_id,
@@ -651,26 +654,57 @@ fn launch_dims(
 ) -> Result<([u32; 3], [u32; 3])> {
     let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
     let dev = ctx.device;
+    // Which pair of fields carries the counts: the project numbers (1000, 1001) when either is
+    // set, else the v1 numbers (1, 2). Both at once would leave the launch ambiguous.
+    let xyz = p.block_counts_xyz.is_some() || p.thread_counts_per_block_xyz.is_some();
+    let (block_counts, thread_counts, names) = if xyz {
+        if p.block_counts.is_some() || p.thread_counts_per_block.is_some() {
+            return Err(invalid(format!(
+                "{path} sets both block_counts/thread_counts_per_block (1, 2) and block_counts_xyz/thread_counts_per_block_xyz (1000, 1001); an artifact sets one pair"
+            )));
+        }
+        (
+            p.block_counts_xyz.as_ref(),
+            p.thread_counts_per_block_xyz.as_ref(),
+            ["block_counts_xyz", "thread_counts_per_block_xyz"],
+        )
+    } else {
+        legacy_launch_dims(p)
+    };
     let grid = dims(
-        p.block_counts.as_ref(),
-        &format!("{path}.block_counts"),
+        block_counts,
+        &format!("{path}.{}", names[0]),
         dev.block_dim_limit,
         "block_dim_limit",
     )?;
     let block = dims(
-        p.thread_counts_per_block.as_ref(),
-        &format!("{path}.thread_counts_per_block"),
+        thread_counts,
+        &format!("{path}.{}", names[1]),
         dev.thread_dim_limit,
         "thread_dim_limit",
     )?;
     let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
     if threads > dev.threads_per_block_limit {
         return Err(invalid(format!(
-            "{path}.thread_counts_per_block is {}x{}x{} = {threads} threads, over the device's threads_per_block_limit of {}",
-            block[0], block[1], block[2], dev.threads_per_block_limit
+            "{path}.{} is {}x{}x{} = {threads} threads, over the device's threads_per_block_limit of {}",
+            names[1], block[0], block[1], block[2], dev.threads_per_block_limit
         )));
     }
     Ok((grid, block))
+}
+
+/// The launch counts at the v1 numbers 1 and 2, which the compiler writes by default until the
+/// stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then carry only
+/// these.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_launch_dims(
+    p: &LaunchDimensionsProto,
+) -> (Option<&Dim3DProto>, Option<&Dim3DProto>, [&'static str; 2]) {
+    (
+        p.block_counts.as_ref(),
+        p.thread_counts_per_block.as_ref(),
+        ["block_counts", "thread_counts_per_block"],
+    )
 }
 
 fn shmem(ctx: &DecodeContext<'_>, v: i64, path: &str) -> Result<u32> {
