@@ -159,7 +159,11 @@ fn bot(construct: &str, today: Date, goldens: &Path) -> Vec<schema_history::Find
 
 /// The bot's verdict on flipping `options` on by default: the forward-window finding for
 /// `construct` until the window has passed since it entered the schema, none from that day.
-fn assert_the_bot_blocks_the_flip(construct: &str, case: &Case, options: &compiler::CompileOptions) {
+fn assert_the_bot_blocks_the_flip(
+    construct: &str,
+    case: &Case,
+    options: &compiler::CompileOptions,
+) {
     let today = Date::new(2026, 12, 1).unwrap();
     let since = first_seen(construct, today);
     let legal = since.add_days(14);
@@ -268,7 +272,11 @@ fn launch_xyz() -> compiler::CompileOptions {
 fn off_by_default_the_launch_counts_stay_at_the_v1_numbers() {
     let case = case_named("add");
     for target in TARGETS {
-        let c = census(&compile(&case, target, &compiler::CompileOptions::default()));
+        let c = census(&compile(
+            &case,
+            target,
+            &compiler::CompileOptions::default(),
+        ));
         assert!(
             !c.contains(LAUNCH_XYZ) && !c.contains(LAUNCH_XYZ_BLOCK),
             "{target}: the default compiler emits the launch counts at 1000/1001 before their date"
@@ -298,7 +306,10 @@ fn behind_the_flag_the_launch_counts_move_with_identical_outputs() {
             outputs(&legacy, target, &case),
             outputs(&staged, target, &case),
         );
-        assert_eq!(a, b, "{target}: the moved launch counts compute other bytes");
+        assert_eq!(
+            a, b,
+            "{target}: the moved launch counts compute other bytes"
+        );
         assert_eq!(b, want, "{target}: not the expected outputs");
     }
 }
@@ -310,5 +321,10 @@ fn the_bot_blocks_the_launch_counts_flip_until_the_forward_window_has_passed() {
 
 #[test]
 fn the_launch_counts_golden_set_replays_and_is_reproduced() {
-    assert_the_golden_set_replays("launch_dims_xyz", LAUNCH_XYZ, &case_named("add"), &launch_xyz());
+    assert_the_golden_set_replays(
+        "launch_dims_xyz",
+        LAUNCH_XYZ,
+        &case_named("add"),
+        &launch_xyz(),
+    );
 }
