@@ -439,7 +439,7 @@ fn launch_counts_at_the_project_numbers_load() {
 fn launch_counts_in_both_pairs() {
     let mut p = vadd();
     let ld = launch_xyz(&mut p);
-    ld.block_counts = ld.block_counts_xyz.clone();
+    ld.block_counts = ld.block_counts_xyz;
     assert_eq!(
         load_err(&p),
         "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions sets both block_counts/thread_counts_per_block (1, 2) and block_counts_xyz/thread_counts_per_block_xyz (1000, 1001); an artifact sets one pair"
