@@ -39,6 +39,12 @@ pub struct CompileOptions {
     /// artifact (`launch_dimensions.block_counts is not set`), so this stays **off by default**
     /// until 2026-12-15.
     pub emit_launch_dims_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_launch_dims_xyz`: write each copy
+    /// thunk's slices at `CopyThunkProto.source_buffer_xyz` / `destination_buffer_xyz` (1000,
+    /// 1001) instead of 1 and 2, where XLA declares `xla.ShapedSliceProto`. Runtimes before
+    /// 2026-12-01 refuse such an artifact (`copy_thunk.source_buffer is not set`): **off by
+    /// default** until 2026-12-15.
+    pub emit_copy_slices_xyz: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -64,6 +70,7 @@ impl Default for CompileOptions {
             emit_command_buffer_hints: false,
             emit_memset8: false,
             emit_launch_dims_xyz: false,
+            emit_copy_slices_xyz: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -32,6 +32,8 @@ struct ThunkBuilder<'a> {
     next_id: i64,
     /// `CompileOptions::emit_launch_dims_xyz`.
     launch_dims_xyz: bool,
+    /// `CompileOptions::emit_copy_slices_xyz`.
+    copy_slices_xyz: bool,
 }
 
 impl ThunkBuilder<'_> {
@@ -119,10 +121,20 @@ impl ThunkBuilder<'_> {
             },
             Op::Copy { name, src, dst } => pg::ThunkProto {
                 thunk_info: self.info(name),
-                r#impl: Some(Impl::CopyThunk(pg::CopyThunkProto {
-                    source_buffer: Some(asg.slice(*src)?),
-                    destination_buffer: Some(asg.slice(*dst)?),
-                    mem_size: src.size.min(dst.size) as i64,
+                r#impl: Some(Impl::CopyThunk(if self.copy_slices_xyz {
+                    pg::CopyThunkProto {
+                        source_buffer_xyz: Some(asg.slice(*src)?),
+                        destination_buffer_xyz: Some(asg.slice(*dst)?),
+                        mem_size: src.size.min(dst.size) as i64,
+                        ..Default::default()
+                    }
+                } else {
+                    pg::CopyThunkProto {
+                        source_buffer: Some(asg.slice(*src)?),
+                        destination_buffer: Some(asg.slice(*dst)?),
+                        mem_size: src.size.min(dst.size) as i64,
+                        ..Default::default()
+                    }
                 })),
             },
             Op::While {
@@ -351,6 +363,7 @@ pub fn build(
         asg,
         next_id: 1,
         launch_dims_xyz: options.emit_launch_dims_xyz,
+        copy_slices_xyz: options.emit_copy_slices_xyz,
     };
     let thunks = tb.sequence(&lowered.ops)?;
     Ok(pg::GpuExecutableProto {

@@ -4,7 +4,9 @@
 //! passed since the construct entered the schema. Two are in stage 1:
 //! - `memset8bit_value_thunk` behind `CompileOptions::emit_memset8`;
 //! - `LaunchDimensionsProto.block_counts_xyz` / `thread_counts_per_block_xyz` (the launch counts
-//!   moved off XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_launch_dims_xyz`.
+//!   moved off XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_launch_dims_xyz`;
+//! - `CopyThunkProto.source_buffer_xyz` / `destination_buffer_xyz` (the copy slices moved off
+//!   XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_copy_slices_xyz`.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -326,5 +328,78 @@ fn the_launch_counts_golden_set_replays_and_is_reproduced() {
         LAUNCH_XYZ,
         &case_named("add"),
         &launch_xyz(),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the copy slices move off XLA's numbers 1 and 2 (CopyThunkProto).
+
+const COPY_XYZ: &str = "xla.gpu.CopyThunkProto.source_buffer_xyz";
+const COPY_XYZ_DST: &str = "xla.gpu.CopyThunkProto.destination_buffer_xyz";
+const COPY_V1: [&str; 2] = [
+    "xla.gpu.CopyThunkProto.source_buffer",
+    "xla.gpu.CopyThunkProto.destination_buffer",
+];
+
+fn copy_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_copy_slices_xyz = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_copy_slices_stay_at_the_v1_numbers() {
+    let case = case_named("fori_loop");
+    for target in TARGETS {
+        let c = census(&compile(
+            &case,
+            target,
+            &compiler::CompileOptions::default(),
+        ));
+        assert!(
+            !c.contains(COPY_XYZ) && !c.contains(COPY_XYZ_DST),
+            "{target}: the default compiler emits the copy slices at 1000/1001 before their date"
+        );
+        assert!(COPY_V1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
+    }
+}
+
+#[test]
+fn behind_the_flag_the_copy_slices_move_with_identical_outputs() {
+    let case = case_named("fori_loop");
+    let want = IoCase::read(&case.io[0]).unwrap().outputs;
+    for target in TARGETS {
+        let legacy = compile(&case, target, &compiler::CompileOptions::default());
+        let staged = compile(&case, target, &copy_xyz());
+        let c = census(&staged);
+        assert!(
+            c.contains(COPY_XYZ) && c.contains(COPY_XYZ_DST),
+            "{target}: {c:?}"
+        );
+        assert!(
+            COPY_V1.iter().all(|f| !c.contains(*f)),
+            "{target}: the flag must vacate 1 and 2: {c:?}"
+        );
+        let (a, b) = (
+            outputs(&legacy, target, &case),
+            outputs(&staged, target, &case),
+        );
+        assert_eq!(a, b, "{target}: the moved copy slices compute other bytes");
+        assert_eq!(b, want, "{target}: not the expected outputs");
+    }
+}
+
+#[test]
+fn the_bot_blocks_the_copy_slices_flip_until_the_forward_window_has_passed() {
+    assert_the_bot_blocks_the_flip(COPY_XYZ, &case_named("fori_loop"), &copy_xyz());
+}
+
+#[test]
+fn the_copy_slices_golden_set_replays_and_is_reproduced() {
+    assert_the_golden_set_replays(
+        "copy_slices_xyz",
+        COPY_XYZ,
+        &case_named("fori_loop"),
+        &copy_xyz(),
     );
 }

@@ -242,21 +242,27 @@ fn thunk(
         )?),
         Impl::CopyThunk(c) => {
             let p2 = format!("{path}.copy_thunk");
-            let source = slice(
-                ctx,
-                c.source_buffer.as_ref(),
-                &format!("{p2}.source_buffer"),
-            )?;
-            let destination = slice(
-                ctx,
-                c.destination_buffer.as_ref(),
-                &format!("{p2}.destination_buffer"),
-            )?;
+            // Which pair carries the slices: the project numbers (1000, 1001) when either is
+            // set, else the v1 numbers (1, 2). Both at once would leave the copy ambiguous.
+            let xyz = c.source_buffer_xyz.is_some() || c.destination_buffer_xyz.is_some();
+            let (source, destination, names) = if xyz {
+                if c.source_buffer.is_some() || c.destination_buffer.is_some() {
+                    return Err(invalid(format!(
+                        "{p2} sets both source_buffer/destination_buffer (1, 2) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+                    )));
+                }
+                (
+                    c.source_buffer_xyz.as_ref(),
+                    c.destination_buffer_xyz.as_ref(),
+                    ["source_buffer_xyz", "destination_buffer_xyz"],
+                )
+            } else {
+                legacy_copy_slices(c)
+            };
+            let source = slice(ctx, source, &format!("{p2}.{}", names[0]))?;
+            let destination = slice(ctx, destination, &format!("{p2}.{}", names[1]))?;
             let size = nonneg(c.mem_size, &format!("{p2}.mem_size"))?;
-            for (s, name) in [
-                (&source, "source_buffer"),
-                (&destination, "destination_buffer"),
-            ] {
+            for (s, name) in [(&source, names[0]), (&destination, names[1])] {
                 if size > s.size {
                     return Err(invalid(format!(
                         "{p2}.mem_size is {size}, larger than {name}.size {}",
@@ -534,6 +540,24 @@ fn thunk(
         }
     };
     Ok(Thunk { info, kind })
+}
+
+/// A copy's slices at the v1 numbers 1 and 2, which the compiler writes by default until the
+/// stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then carry only
+/// these.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_copy_slices(
+    c: &proto::xla::gpu::CopyThunkProto,
+) -> (
+    Option<&BufferAllocationSliceProto>,
+    Option<&BufferAllocationSliceProto>,
+    [&'static str; 2],
+) {
+    (
+        c.source_buffer.as_ref(),
+        c.destination_buffer.as_ref(),
+        ["source_buffer", "destination_buffer"],
+    )
 }
 
 fn nonneg(v: i64, path: &str) -> Result<u64> {

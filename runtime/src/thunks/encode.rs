@@ -106,9 +106,11 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             destination,
             size,
         } => Impl::CopyThunk(CopyThunkProto {
+            // The v1 numbers (1, 2), which every runtime reads; see CopyThunkProto.
             source_buffer: Some(sl(source)),
             destination_buffer: Some(sl(destination)),
             mem_size: *size as i64,
+            ..Default::default()
         }),
         ThunkKind::Conditional(c) => Impl::ConditionalThunk(ConditionalThunkProto {
             branch_index_buffer: Some(shaped(&c.selector)),

@@ -202,6 +202,7 @@ pub fn copy(
             source_buffer: Some(src),
             destination_buffer: Some(dst),
             mem_size: n,
+            ..Default::default()
         }),
     )
 }

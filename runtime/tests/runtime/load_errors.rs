@@ -680,6 +680,66 @@ fn copy_larger_than_its_slices() {
     );
 }
 
+/// A copy with its slices at the stage-1 numbers (1000, 1001).
+fn copy_xyz(
+    id: i64,
+    src: proto::xla::buffer_assignment::BufferAllocationSliceProto,
+    dst: proto::xla::buffer_assignment::BufferAllocationSliceProto,
+    n: i64,
+) -> ThunkProto {
+    let mut t = copy(id, src, dst, n);
+    if let Some(Impl::CopyThunk(c)) = &mut t.r#impl {
+        c.source_buffer_xyz = c.source_buffer.take();
+        c.destination_buffer_xyz = c.destination_buffer.take();
+    }
+    t
+}
+
+#[test]
+fn copy_slices_at_the_project_numbers_load() {
+    let mut p = vadd();
+    p.thunks = vec![copy_xyz(1, sl(0, 0, 8), sl(2, 0, 16), 8)];
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn copy_slices_in_both_pairs() {
+    let mut p = vadd();
+    let mut t = copy_xyz(1, sl(0, 0, 8), sl(2, 0, 16), 8);
+    if let Some(Impl::CopyThunk(c)) = &mut t.r#impl {
+        c.source_buffer = Some(sl(0, 0, 8));
+    }
+    p.thunks = vec![t];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].copy_thunk sets both source_buffer/destination_buffer (1, 2) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+    );
+}
+
+#[test]
+fn copy_at_the_project_numbers_larger_than_its_slices() {
+    let mut p = vadd();
+    p.thunks = vec![copy_xyz(1, sl(0, 0, 8), sl(2, 0, 16), 12)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].copy_thunk.mem_size is 12, larger than source_buffer_xyz.size 8"
+    );
+}
+
+#[test]
+fn copy_at_the_project_numbers_without_its_destination() {
+    let mut p = vadd();
+    let mut t = copy_xyz(1, sl(0, 0, 8), sl(2, 0, 16), 8);
+    if let Some(Impl::CopyThunk(c)) = &mut t.r#impl {
+        c.destination_buffer_xyz = None;
+    }
+    p.thunks = vec![t];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].copy_thunk.destination_buffer_xyz is not set"
+    );
+}
+
 #[test]
 fn memset_size_not_a_multiple_of_four() {
     let mut p = vadd();
