@@ -123,7 +123,7 @@ fn phases(text: &str, target: &compiler::Target) -> Vec<(String, f64)> {
     out.push((
         "serialize".to_string(),
         best(|| {
-            compiler::serialize::build(&module, &lowered, &asg, target).expect("build");
+            compiler::serialize::build(&module, &lowered, &asg, target, &options).expect("build");
         }),
     ));
     out.push((

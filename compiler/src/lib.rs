@@ -75,7 +75,7 @@ pub fn compile(
     let optimized = optimize(module, options)?;
     let lowered = lower::lower(optimized, target, options)?;
     let assignment = buffers::assign(&lowered.values)?;
-    let mut exe = serialize::build(module, &lowered, &assignment, target)?;
+    let mut exe = serialize::build(module, &lowered, &assignment, target, options)?;
     if options.cubin {
         cubin::embed(&mut exe, target)?;
     }

@@ -31,6 +31,20 @@ pub struct CompileOptions {
     /// default** until the forward window has passed: the default may flip on 2026-12-15
     /// (`aot schema diff` names that day until then).
     pub emit_memset8: bool,
+    /// Staged rollout (docs/artifact.md, "Fidelity to XLA's schema"), stage 1 since 2026-12-01:
+    /// write each kernel thunk's launch dimensions at `LaunchDimensionsProto.block_counts_xyz`
+    /// / `thread_counts_per_block_xyz` (1000, 1001) instead of 1 and 2, the numbers XLA declares
+    /// with other types, so that 1 and 2 can later take XLA's `BlockDimProto` /
+    /// `ThreadDimProto`. Runtimes before 2026-12-01 do not read 1000/1001 and refuse such an
+    /// artifact (`launch_dimensions.block_counts is not set`), so this stays **off by default**
+    /// until 2026-12-15.
+    pub emit_launch_dims_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_launch_dims_xyz`: write each copy
+    /// thunk's slices at `CopyThunkProto.source_buffer_xyz` / `destination_buffer_xyz` (1000,
+    /// 1001) instead of 1 and 2, where XLA declares `xla.ShapedSliceProto`. Runtimes before
+    /// 2026-12-01 refuse such an artifact (`copy_thunk.source_buffer is not set`): **off by
+    /// default** until 2026-12-15.
+    pub emit_copy_slices_xyz: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -55,6 +69,8 @@ impl Default for CompileOptions {
             emit_trip_count_hints: true,
             emit_command_buffer_hints: false,
             emit_memset8: false,
+            emit_launch_dims_xyz: false,
+            emit_copy_slices_xyz: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -30,6 +30,10 @@ fn shape_proto(shape: &Shape) -> Result<proto::xla::ShapeProto, CompileError> {
 struct ThunkBuilder<'a> {
     asg: &'a Assignment,
     next_id: i64,
+    /// `CompileOptions::emit_launch_dims_xyz`.
+    launch_dims_xyz: bool,
+    /// `CompileOptions::emit_copy_slices_xyz`.
+    copy_slices_xyz: bool,
 }
 
 impl ThunkBuilder<'_> {
@@ -40,6 +44,7 @@ impl ThunkBuilder<'_> {
             profile_annotation: name.to_owned(),
             thunk_id: id,
             execution_stream_id: 0,
+            concurrent_region_id: None,
         })
     }
 
@@ -68,9 +73,18 @@ impl ThunkBuilder<'_> {
                             .collect::<Result<_, _>>()?,
                         written: kernel.written.clone(),
                         kernel_name: kernel.name.clone(),
-                        launch_dimensions: Some(pg::LaunchDimensionsProto {
-                            block_counts: Some(dim(l.grid)),
-                            thread_counts_per_block: Some(dim(l.block)),
+                        launch_dimensions: Some(if self.launch_dims_xyz {
+                            pg::LaunchDimensionsProto {
+                                block_counts_xyz: Some(dim(l.grid)),
+                                thread_counts_per_block_xyz: Some(dim(l.block)),
+                                ..Default::default()
+                            }
+                        } else {
+                            pg::LaunchDimensionsProto {
+                                block_counts: Some(dim(l.grid)),
+                                thread_counts_per_block: Some(dim(l.block)),
+                                ..Default::default()
+                            }
                         }),
                         shmem_bytes: kernel.dynamic_shared_bytes.into(),
                         args_shape: Vec::new(),
@@ -107,10 +121,20 @@ impl ThunkBuilder<'_> {
             },
             Op::Copy { name, src, dst } => pg::ThunkProto {
                 thunk_info: self.info(name),
-                r#impl: Some(Impl::CopyThunk(pg::CopyThunkProto {
-                    source_buffer: Some(asg.slice(*src)?),
-                    destination_buffer: Some(asg.slice(*dst)?),
-                    mem_size: src.size.min(dst.size) as i64,
+                r#impl: Some(Impl::CopyThunk(if self.copy_slices_xyz {
+                    pg::CopyThunkProto {
+                        source_buffer_xyz: Some(asg.slice(*src)?),
+                        destination_buffer_xyz: Some(asg.slice(*dst)?),
+                        mem_size: src.size.min(dst.size) as i64,
+                        ..Default::default()
+                    }
+                } else {
+                    pg::CopyThunkProto {
+                        source_buffer: Some(asg.slice(*src)?),
+                        destination_buffer: Some(asg.slice(*dst)?),
+                        mem_size: src.size.min(dst.size) as i64,
+                        ..Default::default()
+                    }
                 })),
             },
             Op::While {
@@ -264,6 +288,7 @@ pub fn build(
     lowered: &Lowered,
     asg: &Assignment,
     target: &Target,
+    options: &crate::CompileOptions,
 ) -> Result<pg::GpuExecutableProto, CompileError> {
     let embedded = hlo::convert::to_proto(input).map_err(|e| CompileError::Embed(e.to_string()))?;
     let entry = input.entry_computation();
@@ -334,7 +359,12 @@ pub fn build(
         });
         binary.extend_from_slice(bytes);
     }
-    let mut tb = ThunkBuilder { asg, next_id: 1 };
+    let mut tb = ThunkBuilder {
+        asg,
+        next_id: 1,
+        launch_dims_xyz: options.emit_launch_dims_xyz,
+        copy_slices_xyz: options.emit_copy_slices_xyz,
+    };
     let thunks = tb.sequence(&lowered.ops)?;
     Ok(pg::GpuExecutableProto {
         hlo_module_with_config: Some(embedded),

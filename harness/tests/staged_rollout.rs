@@ -1,7 +1,12 @@
-//! The staged rollout of `memset8bit_value_thunk` (docs/adding_a_thunk_kind.md), stage 1: the
-//! runtime runs it, the compiler emits it only behind `CompileOptions::emit_memset8` (off by
+//! Staged rollouts in stage 1 (docs/adding_a_thunk_kind.md, docs/compatibility.md): the runtime
+//! reads the construct, the compiler emits it only behind a `CompileOptions` flag (off by
 //! default), and the schema bot refuses the flip of that default until the forward window has
-//! passed since the construct entered the schema.
+//! passed since the construct entered the schema. Two are in stage 1:
+//! - `memset8bit_value_thunk` behind `CompileOptions::emit_memset8`;
+//! - `LaunchDimensionsProto.block_counts_xyz` / `thread_counts_per_block_xyz` (the launch counts
+//!   moved off XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_launch_dims_xyz`;
+//! - `CopyThunkProto.source_buffer_xyz` / `destination_buffer_xyz` (the copy slices moved off
+//!   XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_copy_slices_xyz`.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -16,11 +21,15 @@ const CONSTRUCT: &str = "xla.gpu.ThunkProto.memset8bit_value_thunk";
 const TARGETS: [&str; 2] = ["h100_sxm", "a100_sxm_80"];
 
 fn case() -> Case {
+    case_named("memset8_fill")
+}
+
+fn case_named(name: &str) -> Case {
     curated_cases()
         .unwrap()
         .into_iter()
-        .find(|c| c.name == "memset8_fill")
-        .expect("goldens/cases/memset8_fill.hlo")
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no curated case {name}"))
 }
 
 fn target_config(target: &str) -> PathBuf {
@@ -99,7 +108,7 @@ fn behind_the_flag_the_byte_fills_become_memsets_with_identical_outputs() {
 
 /// The day the construct entered the schema: the first snapshot whose listing has it, else today
 /// (a construct in no snapshot is new today).
-fn first_seen(today: Date) -> Date {
+fn first_seen(construct: &str, today: Date) -> Date {
     let dir = repo_root().join("schema_history/snapshots");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -110,7 +119,7 @@ fn first_seen(today: Date) -> Date {
         let listing = std::fs::read_to_string(dir.join(&name).join("surface.txt")).unwrap();
         if listing
             .lines()
-            .any(|l| l.starts_with(&format!("{CONSTRUCT} ")))
+            .any(|l| l.starts_with(&format!("{construct} ")))
         {
             let d: Vec<u32> = name[..10].split('-').map(|p| p.parse().unwrap()).collect();
             return Date::new(d[0] as i32, d[1], d[2]).unwrap();
@@ -121,21 +130,20 @@ fn first_seen(today: Date) -> Date {
 
 /// A scratch golden store whose newest h100_sxm version is what the compiler emits once the
 /// flag's default is flipped: the bot reads the newest golden as the default emission.
-fn flipped_goldens(dir: &Path, created: Date) {
-    let case = case();
-    let bytes = compile(&case, "h100_sxm", &flipped());
+fn flipped_goldens(dir: &Path, created: Date, case: &Case, options: &compiler::CompileOptions) {
+    let bytes = compile(case, "h100_sxm", options);
     let v = dir.join("h100_sxm/v2");
     std::fs::create_dir_all(&v).unwrap();
     let manifest = serde_json::json!({
         "target": "h100_sxm",
         "version": 2,
         "created": created.to_string(),
-        "census": { "memset8_fill": census(&bytes) },
+        "census": { case.name.clone(): census(&bytes) },
     });
     std::fs::write(v.join("manifest.json"), manifest.to_string()).unwrap();
 }
 
-fn bot(today: Date, goldens: &Path) -> Vec<schema_history::Finding> {
+fn bot(construct: &str, today: Date, goldens: &Path) -> Vec<schema_history::Finding> {
     let mut opts = DiffOptions::project(
         repo_root(),
         Revision::Git("HEAD".into()),
@@ -147,21 +155,29 @@ fn bot(today: Date, goldens: &Path) -> Vec<schema_history::Finding> {
         .unwrap()
         .findings
         .into_iter()
-        .filter(|f| f.rule == Rule::ForwardWindow && f.construct == CONSTRUCT)
+        .filter(|f| f.rule == Rule::ForwardWindow && f.construct == construct)
         .collect()
 }
 
-#[test]
-fn the_bot_blocks_the_flip_until_the_forward_window_has_passed() {
+/// The bot's verdict on flipping `options` on by default: the forward-window finding for
+/// `construct` until the window has passed since it entered the schema, none from that day.
+fn assert_the_bot_blocks_the_flip(
+    construct: &str,
+    case: &Case,
+    options: &compiler::CompileOptions,
+) {
     let today = Date::new(2026, 12, 1).unwrap();
-    let since = first_seen(today);
+    let since = first_seen(construct, today);
     let legal = since.add_days(14);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("staged-rollout-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "staged-rollout-{}-{}",
+        case.name,
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
-    flipped_goldens(&dir, today);
+    flipped_goldens(&dir, today, case, options);
 
-    let early = bot(today, &dir);
+    let early = bot(construct, today, &dir);
     assert_eq!(early.len(), 1, "{early:#?}");
     assert_eq!(
         early[0].hint,
@@ -171,35 +187,43 @@ fn the_bot_blocks_the_flip_until_the_forward_window_has_passed() {
     );
     assert!(
         early[0].message.starts_with(&format!(
-            "`{CONSTRUCT}` is emitted by default (golden h100_sxm/v2 uses it) but has been in the schema only since {since}"
+            "`{construct}` is emitted by default (golden h100_sxm/v2 uses it) but has been in the schema only since {since}"
         )),
         "{}",
         early[0].message
     );
-    let day_before = bot(legal.add_days(-1), &dir);
+    let day_before = bot(construct, legal.add_days(-1), &dir);
     assert_eq!(day_before.len(), 1, "still blocked the day before {legal}");
-    let on_the_day = bot(legal, &dir);
+    let on_the_day = bot(construct, legal, &dir);
     assert!(on_the_day.is_empty(), "{on_the_day:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The golden set of the flag (`goldens/staged/memset8/<target>/memset8_fill/`): the exact bytes
-/// today's compiler emits with `emit_memset8` on, and the outputs recorded for them. Today's
-/// runtime must replay them (they are what stage 2 will emit by default), and today's compiler
-/// with the flag must still reproduce them. `STAGED_BLESS=1` writes them (then review and commit).
 #[test]
-fn the_flags_golden_set_replays_and_is_reproduced() {
-    let case = case();
+fn the_bot_blocks_the_flip_until_the_forward_window_has_passed() {
+    assert_the_bot_blocks_the_flip(CONSTRUCT, &case(), &flipped());
+}
+
+/// The golden set of a flag (`goldens/staged/<flag>/<target>/<case>/`): the exact bytes today's
+/// compiler emits with the flag on, and the outputs recorded for them. Today's runtime must
+/// replay them (they are what stage 2 will emit by default), and today's compiler with the flag
+/// must still reproduce them. `STAGED_BLESS=1` writes them (then review and commit).
+fn assert_the_golden_set_replays(
+    flag: &str,
+    construct: &str,
+    case: &Case,
+    options: &compiler::CompileOptions,
+) {
     let inputs = IoCase::read(&case.io[0]).unwrap();
     for target in TARGETS {
-        let dir = repo_root().join(format!("goldens/staged/memset8/{target}/memset8_fill"));
-        let bytes = compile(&case, target, &flipped());
+        let dir = repo_root().join(format!("goldens/staged/{flag}/{target}/{}", case.name));
+        let bytes = compile(case, target, options);
         if std::env::var_os("STAGED_BLESS").is_some() {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join("executable.pb"), &bytes).unwrap();
             let recorded = IoCase {
                 inputs: inputs.inputs.clone(),
-                outputs: outputs(&bytes, target, &case),
+                outputs: outputs(&bytes, target, case),
             };
             std::fs::write(dir.join("io.json"), hlo::io::case_to_json(&recorded)).unwrap();
         }
@@ -207,9 +231,9 @@ fn the_flags_golden_set_replays_and_is_reproduced() {
         let committed = std::fs::read(dir.join("executable.pb"))
             .unwrap_or_else(|e| panic!("{}: {e}; write it with {bless}", dir.display()));
         let recorded = IoCase::read(&dir.join("io.json")).unwrap();
-        assert!(census(&committed).contains(CONSTRUCT), "{target}");
+        assert!(census(&committed).contains(construct), "{target}");
         assert_eq!(
-            outputs(&committed, target, &case),
+            outputs(&committed, target, case),
             recorded.outputs,
             "{target}: today's runtime no longer runs the staged golden as recorded"
         );
@@ -219,8 +243,163 @@ fn the_flags_golden_set_replays_and_is_reproduced() {
         );
         assert!(
             committed == bytes,
-            "{target}: today's compiler with emit_memset8 no longer reproduces {}; if intended, {bless}",
+            "{target}: today's compiler with the `{flag}` flag no longer reproduces {}; if intended, {bless}",
             dir.display()
         );
     }
+}
+
+#[test]
+fn the_flags_golden_set_replays_and_is_reproduced() {
+    assert_the_golden_set_replays("memset8", CONSTRUCT, &case(), &flipped());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the launch counts move off XLA's numbers 1 and 2 (LaunchDimensionsProto).
+
+const LAUNCH_XYZ: &str = "xla.gpu.LaunchDimensionsProto.block_counts_xyz";
+const LAUNCH_XYZ_BLOCK: &str = "xla.gpu.LaunchDimensionsProto.thread_counts_per_block_xyz";
+const LAUNCH_V1: [&str; 2] = [
+    "xla.gpu.LaunchDimensionsProto.block_counts",
+    "xla.gpu.LaunchDimensionsProto.thread_counts_per_block",
+];
+
+fn launch_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_launch_dims_xyz = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_launch_counts_stay_at_the_v1_numbers() {
+    let case = case_named("add");
+    for target in TARGETS {
+        let c = census(&compile(
+            &case,
+            target,
+            &compiler::CompileOptions::default(),
+        ));
+        assert!(
+            !c.contains(LAUNCH_XYZ) && !c.contains(LAUNCH_XYZ_BLOCK),
+            "{target}: the default compiler emits the launch counts at 1000/1001 before their date"
+        );
+        assert!(LAUNCH_V1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
+    }
+}
+
+#[test]
+fn behind_the_flag_the_launch_counts_move_with_identical_outputs() {
+    let case = case_named("add");
+    let want = IoCase::read(&case.io[0]).unwrap().outputs;
+    for target in TARGETS {
+        let legacy = compile(&case, target, &compiler::CompileOptions::default());
+        let staged = compile(&case, target, &launch_xyz());
+        let c = census(&staged);
+        assert!(
+            c.contains(LAUNCH_XYZ) && c.contains(LAUNCH_XYZ_BLOCK),
+            "{target}: {c:?}"
+        );
+        assert!(
+            LAUNCH_V1.iter().all(|f| !c.contains(*f)),
+            "{target}: the flag must vacate 1 and 2: {c:?}"
+        );
+        assert_eq!(kernel_count(&staged), kernel_count(&legacy), "{target}");
+        let (a, b) = (
+            outputs(&legacy, target, &case),
+            outputs(&staged, target, &case),
+        );
+        assert_eq!(
+            a, b,
+            "{target}: the moved launch counts compute other bytes"
+        );
+        assert_eq!(b, want, "{target}: not the expected outputs");
+    }
+}
+
+#[test]
+fn the_bot_blocks_the_launch_counts_flip_until_the_forward_window_has_passed() {
+    assert_the_bot_blocks_the_flip(LAUNCH_XYZ, &case_named("add"), &launch_xyz());
+}
+
+#[test]
+fn the_launch_counts_golden_set_replays_and_is_reproduced() {
+    assert_the_golden_set_replays(
+        "launch_dims_xyz",
+        LAUNCH_XYZ,
+        &case_named("add"),
+        &launch_xyz(),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the copy slices move off XLA's numbers 1 and 2 (CopyThunkProto).
+
+const COPY_XYZ: &str = "xla.gpu.CopyThunkProto.source_buffer_xyz";
+const COPY_XYZ_DST: &str = "xla.gpu.CopyThunkProto.destination_buffer_xyz";
+const COPY_V1: [&str; 2] = [
+    "xla.gpu.CopyThunkProto.source_buffer",
+    "xla.gpu.CopyThunkProto.destination_buffer",
+];
+
+fn copy_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_copy_slices_xyz = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_copy_slices_stay_at_the_v1_numbers() {
+    let case = case_named("fori_loop");
+    for target in TARGETS {
+        let c = census(&compile(
+            &case,
+            target,
+            &compiler::CompileOptions::default(),
+        ));
+        assert!(
+            !c.contains(COPY_XYZ) && !c.contains(COPY_XYZ_DST),
+            "{target}: the default compiler emits the copy slices at 1000/1001 before their date"
+        );
+        assert!(COPY_V1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
+    }
+}
+
+#[test]
+fn behind_the_flag_the_copy_slices_move_with_identical_outputs() {
+    let case = case_named("fori_loop");
+    let want = IoCase::read(&case.io[0]).unwrap().outputs;
+    for target in TARGETS {
+        let legacy = compile(&case, target, &compiler::CompileOptions::default());
+        let staged = compile(&case, target, &copy_xyz());
+        let c = census(&staged);
+        assert!(
+            c.contains(COPY_XYZ) && c.contains(COPY_XYZ_DST),
+            "{target}: {c:?}"
+        );
+        assert!(
+            COPY_V1.iter().all(|f| !c.contains(*f)),
+            "{target}: the flag must vacate 1 and 2: {c:?}"
+        );
+        let (a, b) = (
+            outputs(&legacy, target, &case),
+            outputs(&staged, target, &case),
+        );
+        assert_eq!(a, b, "{target}: the moved copy slices compute other bytes");
+        assert_eq!(b, want, "{target}: not the expected outputs");
+    }
+}
+
+#[test]
+fn the_bot_blocks_the_copy_slices_flip_until_the_forward_window_has_passed() {
+    assert_the_bot_blocks_the_flip(COPY_XYZ, &case_named("fori_loop"), &copy_xyz());
+}
+
+#[test]
+fn the_copy_slices_golden_set_replays_and_is_reproduced() {
+    assert_the_golden_set_replays(
+        "copy_slices_xyz",
+        COPY_XYZ,
+        &case_named("fori_loop"),
+        &copy_xyz(),
+    );
 }

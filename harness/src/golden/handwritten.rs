@@ -255,6 +255,7 @@ fn thunk(id: i64, imp: Impl) -> ThunkProto {
             profile_annotation: format!("hand-written thunk {id}"),
             thunk_id: id,
             execution_stream_id: 0,
+            concurrent_region_id: None,
         }),
         r#impl: Some(imp),
     }

@@ -217,6 +217,7 @@ fn thunk(
         profile_annotation,
         thunk_id,
         execution_stream_id,
+        concurrent_region_id: _,
     } = thunk_info.clone().unwrap_or_default();
     if execution_stream_id < 0 || execution_stream_id >= ctx.flags.num_streams {
         return Err(invalid(format!(
@@ -232,6 +233,9 @@ fn thunk(
         }
         ctx.seen_ids.insert(thunk_id, path.to_owned());
     }
+    // `concurrent_region_id` (XLA's field 4) is a scheduling hint: thunks of one region may run
+    // concurrently, and running them in order on their stream is a correct schedule, so it is
+    // not read. (Runtimes before 2026-12-01 read field 4 as the stream id.)
     let info = ThunkInfo {
         profile_annotation,
         thunk_id,
@@ -262,19 +266,31 @@ fn thunk(
             source_buffer,
             destination_buffer,
             mem_size,
+            source_buffer_xyz,
+            destination_buffer_xyz,
         }) => {
             let p2 = format!("{path}.copy_thunk");
-            let source = slice(ctx, source_buffer.as_ref(), &format!("{p2}.source_buffer"))?;
-            let destination = slice(
-                ctx,
-                destination_buffer.as_ref(),
-                &format!("{p2}.destination_buffer"),
-            )?;
+            // Which pair carries the slices: the project numbers (1000, 1001) when either is
+            // set, else the v1 numbers (1, 2). Both at once would leave the copy ambiguous.
+            let xyz = source_buffer_xyz.is_some() || destination_buffer_xyz.is_some();
+            let (source, destination, names) = if xyz {
+                if source_buffer.is_some() || destination_buffer.is_some() {
+                    return Err(invalid(format!(
+                        "{p2} sets both source_buffer/destination_buffer (1, 2) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+                    )));
+                }
+                (
+                    source_buffer_xyz.as_ref(),
+                    destination_buffer_xyz.as_ref(),
+                    ["source_buffer_xyz", "destination_buffer_xyz"],
+                )
+            } else {
+                legacy_copy_slices(source_buffer.as_ref(), destination_buffer.as_ref())
+            };
+            let source = slice(ctx, source, &format!("{p2}.{}", names[0]))?;
+            let destination = slice(ctx, destination, &format!("{p2}.{}", names[1]))?;
             let size = nonneg(*mem_size, &format!("{p2}.mem_size"))?;
-            for (s, name) in [
-                (&source, "source_buffer"),
-                (&destination, "destination_buffer"),
-            ] {
+            for (s, name) in [(&source, names[0]), (&destination, names[1])] {
                 if size > s.size {
                     return Err(invalid(format!(
                         "{p2}.mem_size is {size}, larger than {name}.size {}",
@@ -559,6 +575,25 @@ fn thunk(
     Ok(Thunk { info, kind })
 }
 
+/// A copy's slices at the v1 numbers 1 and 2, which the compiler writes by default until the
+/// stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then carry only
+/// these.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_copy_slices<'a>(
+    source_buffer: Option<&'a BufferAllocationSliceProto>,
+    destination_buffer: Option<&'a BufferAllocationSliceProto>,
+) -> (
+    Option<&'a BufferAllocationSliceProto>,
+    Option<&'a BufferAllocationSliceProto>,
+    [&'static str; 2],
+) {
+    (
+        source_buffer,
+        destination_buffer,
+        ["source_buffer", "destination_buffer"],
+    )
+}
+
 fn nonneg(v: i64, path: &str) -> Result<u64> {
     u64::try_from(v).map_err(|_| invalid(format!("{path} is {v}, must be >= 0")))
 }
@@ -673,26 +708,57 @@ fn launch_dims(
 ) -> Result<([u32; 3], [u32; 3])> {
     let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
     let dev = ctx.device;
+    // Which pair of fields carries the counts: the project numbers (1000, 1001) when either is
+    // set, else the v1 numbers (1, 2). Both at once would leave the launch ambiguous.
+    let xyz = p.block_counts_xyz.is_some() || p.thread_counts_per_block_xyz.is_some();
+    let (block_counts, thread_counts, names) = if xyz {
+        if p.block_counts.is_some() || p.thread_counts_per_block.is_some() {
+            return Err(invalid(format!(
+                "{path} sets both block_counts/thread_counts_per_block (1, 2) and block_counts_xyz/thread_counts_per_block_xyz (1000, 1001); an artifact sets one pair"
+            )));
+        }
+        (
+            p.block_counts_xyz.as_ref(),
+            p.thread_counts_per_block_xyz.as_ref(),
+            ["block_counts_xyz", "thread_counts_per_block_xyz"],
+        )
+    } else {
+        legacy_launch_dims(p)
+    };
     let grid = dims(
-        p.block_counts.as_ref(),
-        &format!("{path}.block_counts"),
+        block_counts,
+        &format!("{path}.{}", names[0]),
         dev.block_dim_limit,
         "block_dim_limit",
     )?;
     let block = dims(
-        p.thread_counts_per_block.as_ref(),
-        &format!("{path}.thread_counts_per_block"),
+        thread_counts,
+        &format!("{path}.{}", names[1]),
         dev.thread_dim_limit,
         "thread_dim_limit",
     )?;
     let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
     if threads > dev.threads_per_block_limit {
         return Err(invalid(format!(
-            "{path}.thread_counts_per_block is {}x{}x{} = {threads} threads, over the device's threads_per_block_limit of {}",
-            block[0], block[1], block[2], dev.threads_per_block_limit
+            "{path}.{} is {}x{}x{} = {threads} threads, over the device's threads_per_block_limit of {}",
+            names[1], block[0], block[1], block[2], dev.threads_per_block_limit
         )));
     }
     Ok((grid, block))
+}
+
+/// The launch counts at the v1 numbers 1 and 2, which the compiler writes by default until the
+/// stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then carry only
+/// these.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_launch_dims(
+    p: &LaunchDimensionsProto,
+) -> (Option<&Dim3DProto>, Option<&Dim3DProto>, [&'static str; 2]) {
+    (
+        p.block_counts.as_ref(),
+        p.thread_counts_per_block.as_ref(),
+        ["block_counts", "thread_counts_per_block"],
+    )
 }
 
 fn shmem(ctx: &DecodeContext<'_>, v: i64, path: &str) -> Result<u32> {

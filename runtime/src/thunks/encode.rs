@@ -50,9 +50,11 @@ fn dim(d: [u32; 3]) -> Dim3DProto {
 }
 
 fn launch(grid: [u32; 3], block: [u32; 3]) -> LaunchDimensionsProto {
+    // The v1 numbers (1, 2), which every runtime reads; see LaunchDimensionsProto.
     LaunchDimensionsProto {
         block_counts: Some(dim(grid)),
         thread_counts_per_block: Some(dim(block)),
+        ..Default::default()
     }
 }
 
@@ -104,9 +106,11 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             destination,
             size,
         } => Impl::CopyThunk(CopyThunkProto {
+            // The v1 numbers (1, 2), which every runtime reads; see CopyThunkProto.
             source_buffer: Some(sl(source)),
             destination_buffer: Some(sl(destination)),
             mem_size: *size as i64,
+            ..Default::default()
         }),
         ThunkKind::Conditional(c) => Impl::ConditionalThunk(ConditionalThunkProto {
             branch_index_buffer: Some(shaped(&c.selector)),
@@ -292,6 +296,7 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             profile_annotation: t.info.profile_annotation.clone(),
             thunk_id: t.info.thunk_id,
             execution_stream_id: t.info.execution_stream_id,
+            concurrent_region_id: None,
         }),
         r#impl: Some(imp),
     }

@@ -132,6 +132,7 @@ pub fn thunk(id: i64, imp: Impl) -> ThunkProto {
             profile_annotation: format!("t{id}"),
             thunk_id: id,
             execution_stream_id: 0,
+            concurrent_region_id: None,
         }),
         r#impl: Some(imp),
     }
@@ -157,6 +158,7 @@ pub fn kernel(
             launch_dimensions: Some(LaunchDimensionsProto {
                 block_counts: Some(dim(1, 1, 1)),
                 thread_counts_per_block: Some(dim(threads, 1, 1)),
+                ..Default::default()
             }),
             shmem_bytes: 0,
             args_shape: vec![],
@@ -200,6 +202,7 @@ pub fn copy(
             source_buffer: Some(src),
             destination_buffer: Some(dst),
             mem_size: n,
+            ..Default::default()
         }),
     )
 }

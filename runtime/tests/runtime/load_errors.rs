@@ -420,6 +420,59 @@ fn grid_dimension_over_its_limit() {
     );
 }
 
+/// Moves the launch counts of the first kernel to the stage-1 numbers (1000, 1001).
+fn launch_xyz(p: &mut GpuExecutableProto) -> &mut LaunchDimensionsProto {
+    let ld = kernel_mut(p).launch_dimensions.as_mut().unwrap();
+    ld.block_counts_xyz = ld.block_counts.take();
+    ld.thread_counts_per_block_xyz = ld.thread_counts_per_block.take();
+    ld
+}
+
+#[test]
+fn launch_counts_at_the_project_numbers_load() {
+    let mut p = vadd();
+    launch_xyz(&mut p);
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn launch_counts_in_both_pairs() {
+    let mut p = vadd();
+    let ld = launch_xyz(&mut p);
+    ld.block_counts = ld.block_counts_xyz;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions sets both block_counts/thread_counts_per_block (1, 2) and block_counts_xyz/thread_counts_per_block_xyz (1000, 1001); an artifact sets one pair"
+    );
+}
+
+#[test]
+fn launch_counts_at_the_project_numbers_without_the_block() {
+    let mut p = vadd();
+    launch_xyz(&mut p).thread_counts_per_block_xyz = None;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions.thread_counts_per_block_xyz is not set"
+    );
+}
+
+#[test]
+fn launch_counts_at_the_project_numbers_over_the_limits() {
+    let mut p = vadd();
+    launch_xyz(&mut p).block_counts_xyz = Some(dim(1, 65536, 1));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions.block_counts_xyz.y is 65536, out of range [1, 65535] (the device's block_dim_limit_y)"
+    );
+    let ld = kernel_mut(&mut p).launch_dimensions.as_mut().unwrap();
+    ld.block_counts_xyz = Some(dim(1, 1, 1));
+    ld.thread_counts_per_block_xyz = Some(dim(64, 32, 1));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.launch_dimensions.thread_counts_per_block_xyz is 64x32x1 = 2048 threads, over the device's threads_per_block_limit of 1024"
+    );
+}
+
 #[test]
 fn zero_grid_dimension() {
     let mut p = vadd();
@@ -624,6 +677,66 @@ fn copy_larger_than_its_slices() {
     assert_eq!(
         load_err(&p),
         "INVALID_ARGUMENT: thunks[0].copy_thunk.mem_size is 12, larger than source_buffer.size 8"
+    );
+}
+
+/// A copy with its slices at the stage-1 numbers (1000, 1001).
+fn copy_xyz(
+    id: i64,
+    src: proto::xla::buffer_assignment::BufferAllocationSliceProto,
+    dst: proto::xla::buffer_assignment::BufferAllocationSliceProto,
+    n: i64,
+) -> ThunkProto {
+    let mut t = copy(id, src, dst, n);
+    if let Some(Impl::CopyThunk(c)) = &mut t.r#impl {
+        c.source_buffer_xyz = c.source_buffer.take();
+        c.destination_buffer_xyz = c.destination_buffer.take();
+    }
+    t
+}
+
+#[test]
+fn copy_slices_at_the_project_numbers_load() {
+    let mut p = vadd();
+    p.thunks = vec![copy_xyz(1, sl(0, 0, 8), sl(2, 0, 16), 8)];
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn copy_slices_in_both_pairs() {
+    let mut p = vadd();
+    let mut t = copy_xyz(1, sl(0, 0, 8), sl(2, 0, 16), 8);
+    if let Some(Impl::CopyThunk(c)) = &mut t.r#impl {
+        c.source_buffer = Some(sl(0, 0, 8));
+    }
+    p.thunks = vec![t];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].copy_thunk sets both source_buffer/destination_buffer (1, 2) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+    );
+}
+
+#[test]
+fn copy_at_the_project_numbers_larger_than_its_slices() {
+    let mut p = vadd();
+    p.thunks = vec![copy_xyz(1, sl(0, 0, 8), sl(2, 0, 16), 12)];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].copy_thunk.mem_size is 12, larger than source_buffer_xyz.size 8"
+    );
+}
+
+#[test]
+fn copy_at_the_project_numbers_without_its_destination() {
+    let mut p = vadd();
+    let mut t = copy_xyz(1, sl(0, 0, 8), sl(2, 0, 16), 8);
+    if let Some(Impl::CopyThunk(c)) = &mut t.r#impl {
+        c.destination_buffer_xyz = None;
+    }
+    p.thunks = vec![t];
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].copy_thunk.destination_buffer_xyz is not set"
     );
 }
 
@@ -1021,6 +1134,7 @@ fn launch_exactly_at_the_device_limits_loads() {
     k.launch_dimensions = Some(LaunchDimensionsProto {
         block_counts: Some(dim(2147483647, 65535, 65535)),
         thread_counts_per_block: Some(dim(16, 1, 64)),
+        ..Default::default()
     });
     k.shmem_bytes = 232448;
     assert_loads(&p, &RuntimeFlags::default());
@@ -1028,6 +1142,7 @@ fn launch_exactly_at_the_device_limits_loads() {
     k.launch_dimensions = Some(LaunchDimensionsProto {
         block_counts: Some(dim(1, 1, 1)),
         thread_counts_per_block: Some(dim(1024, 1, 1)),
+        ..Default::default()
     });
     assert_loads(&p, &RuntimeFlags::default());
 }
