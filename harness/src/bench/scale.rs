@@ -2,10 +2,10 @@
 use anyhow::Context;
 use runtime::RuntimeFlags;
 
+use super::emulator::process_cpu;
 use super::report::{Report, Section};
 use super::stats::{best, geomean, ms, opt};
 use super::Env;
-use super::emulator::process_cpu;
 
 /// Element `i` of parameter `p` of a scale module, as `tools/xla_cpu_times.py` builds it.
 pub fn scale_input(p: usize, i: usize) -> f32 {
