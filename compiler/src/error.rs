@@ -5,7 +5,11 @@ use crate::codegen::CodegenError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompileError {
-    /// The target config is unusable (wrong platform, missing capability, unreadable file).
+    /// The target config could not be read or parsed. Its error already names the file (and
+    /// the line), so nothing is added: saying the file twice was issue 16's repeated context.
+    #[error(transparent)]
+    TargetConfig(#[from] proto::TargetConfigError),
+    /// The target config is unusable (wrong platform, missing capability).
     #[error("target config {origin}: {message}")]
     Target {
         /// The file (or other origin) of the config.

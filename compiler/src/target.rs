@@ -125,21 +125,13 @@ impl Target {
 
     /// Reads a target config file (protobuf text format) and builds the target.
     pub fn load(path: &Path) -> Result<Target, CompileError> {
-        let origin = path.display().to_string();
-        let config = proto::load_target_config(path).map_err(|e| CompileError::Target {
-            origin: origin.clone(),
-            message: e.to_string(),
-        })?;
-        Target::from_config(config, &origin)
+        let config = proto::load_target_config(path)?;
+        Target::from_config(config, &path.display().to_string())
     }
 
     /// Parses a target config from text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Target, CompileError> {
-        let config =
-            proto::parse_target_config(text, origin).map_err(|e| CompileError::Target {
-                origin: origin.to_owned(),
-                message: e.to_string(),
-            })?;
+        let config = proto::parse_target_config(text, origin)?;
         Target::from_config(config, origin)
     }
 

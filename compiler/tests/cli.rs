@@ -218,3 +218,29 @@ fn xla_allow_excess_precision_is_on_by_default_and_can_be_turned_off() {
         "{err}"
     );
 }
+
+/// A target config that does not parse is named once, with the line and column (issue 16: the
+/// message used to say `target config F: target config F:2:28: …`).
+#[test]
+fn a_config_parse_error_names_the_file_once() {
+    let bad = tmp("bad_config.txtpb");
+    std::fs::write(
+        &bad,
+        "gpu_device_info {\n  threads_per_block_limit: \"x\"\n}\n",
+    )
+    .expect("write");
+    let (ok, err) = xla_compile(&[
+        format!("--module_file={}", module("add")),
+        format!("--output_file={}", tmp("z.pb").display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", bad.display()),
+    ]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "xla_compile: error: target config {}:2:28: expected an integer, but found '\"x\"' (parsing stream_executor.GpuTargetConfigProto)",
+            bad.display()
+        )
+    );
+}

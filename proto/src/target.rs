@@ -13,22 +13,21 @@ use crate::text::{parse_text_format, TextFormatError};
 #[non_exhaustive]
 pub enum TargetConfigError {
     /// The file could not be read.
-    #[error("cannot read target config {path}: {source}")]
+    #[error("cannot read target config {path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
+        /// The I/O error. Said in the message and not also exposed as the error's source, so
+        /// a printer of the whole chain (`{:#}`) says it once.
+        error: std::io::Error,
     },
     /// The file is not a valid text-format `GpuTargetConfigProto`.
-    #[error("target config {origin}:{source}")]
+    #[error("target config {origin}:{error}")]
     Parse {
         /// The file (or other origin) of the text.
         origin: String,
-        /// Where and what.
-        #[source]
-        source: TextFormatError,
+        /// Where and what; in the message only, as `Io`'s error is.
+        error: TextFormatError,
     },
     /// The config parsed but lacks something every consumer needs.
     #[error("target config {origin}: {message}")]
@@ -46,9 +45,9 @@ pub fn parse_target_config(
     origin: &str,
 ) -> Result<GpuTargetConfigProto, TargetConfigError> {
     let config: GpuTargetConfigProto =
-        parse_text_format(text).map_err(|source| TargetConfigError::Parse {
+        parse_text_format(text).map_err(|error| TargetConfigError::Parse {
             origin: origin.to_owned(),
-            source,
+            error,
         })?;
     let incomplete = |message: &str| TargetConfigError::Incomplete {
         origin: origin.to_owned(),
@@ -69,9 +68,9 @@ pub fn parse_target_config(
 
 /// Reads and parses a target config file.
 pub fn load_target_config(path: &Path) -> Result<GpuTargetConfigProto, TargetConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TargetConfigError::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| TargetConfigError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     parse_target_config(&text, &path.display().to_string())
 }
