@@ -860,6 +860,54 @@ mod tests {
         assert!(c.edit.iter().filter(|e| e.kind == Kind::Safe).count() >= 3);
     }
 
+    /// Every entry's text edits still apply to today's tree: each `find` occurs exactly once in
+    /// its file, after the entry's earlier edits (applied in memory, nothing is written). A
+    /// refactor that moves an anchor then fails `cargo test` here, instead of only the
+    /// self-test's run in CI reporting a BROKEN ENTRY (which is how four went stale once).
+    #[test]
+    fn every_catalogue_edit_applies_to_the_tree() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the workspace root");
+        let text = std::fs::read_to_string(root.join("harness/gate_selftest/catalogue.toml"))
+            .expect("the catalogue is in the repository");
+        let c = Catalogue::parse(&text).expect("the catalogue is valid");
+        let mut stale = Vec::new();
+        for e in &c.edit {
+            let mut files: BTreeMap<&str, String> = BTreeMap::new();
+            for (i, step) in e.step.iter().enumerate() {
+                let Step::Replace { file, find, with } = step else {
+                    continue;
+                };
+                let text = match files.get(file.as_str()) {
+                    Some(t) => t.clone(),
+                    None => match std::fs::read_to_string(root.join(file)) {
+                        Ok(t) => t,
+                        Err(err) => {
+                            stale.push(format!("{} step {}: reading {file}: {err}", e.name, i + 1));
+                            continue;
+                        }
+                    },
+                };
+                let n = text.matches(find.as_str()).count();
+                if n != 1 {
+                    stale.push(format!(
+                        "{} step {}: the text occurs {n} times in {file} (must be once)",
+                        e.name,
+                        i + 1
+                    ));
+                    continue;
+                }
+                files.insert(file, text.replacen(find.as_str(), with, 1));
+            }
+        }
+        assert!(
+            stale.is_empty(),
+            "stale catalogue entries:\n{}",
+            stale.join("\n")
+        );
+    }
+
     #[test]
     fn a_break_without_expectation_is_rejected() {
         let e = "[[edit]]\nname = \"x\"\nkind = \"break\"\nsummary = \"s\"\ngates = [\"bot\"]\n\
