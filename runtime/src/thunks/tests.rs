@@ -247,3 +247,21 @@ fn kind_names_are_the_schema_names() {
         assert_eq!(k.name(), want);
     }
 }
+
+/// A long value is echoed as its first 60 characters (half the 120-character echo limit) and
+/// its length; one at the limit is echoed whole (cargo-mutants: `ECHO_LIMIT / 2` → `* 2` in
+/// `elide` survived every other test).
+#[test]
+fn elide_keeps_half_the_echo_limit_of_a_long_value() {
+    let long = "k".repeat(10_000);
+    assert_eq!(
+        decode::elide(&long),
+        format!("{}… (10000 characters)", "k".repeat(60))
+    );
+    let at_limit = "é".repeat(120);
+    assert_eq!(decode::elide(&at_limit), at_limit);
+    assert_eq!(
+        decode::elide(&"é".repeat(121)),
+        format!("{}… (121 characters)", "é".repeat(60))
+    );
+}
