@@ -16,60 +16,23 @@ pub(super) fn declared(cx: &Inst<'_>) -> R<Option<Shape>> {
         ..
     } = *cx;
     let declared_array = declared.and_then(Shape::as_array);
+    // The dispatcher (`infer::infer_shape`) is the one list of the opcodes sent here: every one
+    // of them trusts its declared shape, except a constant's literal, checked against it, and
+    // all-reduce, whose result is its operands'.
     let out = match opcode {
-        Parameter
-        | Constant
-        | Rng
-        | RngBitGenerator
-        | RngGetAndUpdateState
-        | CustomCall
-        | Bitcast
-        | Infeed
-        | Outfeed
-        | Send
-        | SendDone
-        | Recv
-        | RecvDone
-        | AllGather
-        | AllGatherStart
-        | AllGatherDone
-        | AllReduceStart
-        | AllReduceDone
-        | AllToAll
-        | RaggedAllToAll
-        | ReduceScatter
-        | CollectiveBroadcast
-        | CollectivePermute
-        | CollectivePermuteStart
-        | CollectivePermuteDone
-        | AsyncStart
-        | AsyncUpdate
-        | AsyncDone
-        | CopyStart
-        | CopyDone
-        | Domain
-        | DynamicReshape
-        | SetDimensionSize
-        | BatchNormGrad
-        | BatchNormInference
-        | BatchNormTraining
-        | StochasticConvert
-        | RaggedDot
-        | ScaledDot => {
-            if opcode == Constant {
-                if let Some(d) = declared {
-                    if !literal_matches(a.literal.as_ref(), d) {
-                        return fail(ShapeError::ConstantStructure(d.clone()));
-                    }
+        Constant => {
+            if let Some(d) = declared {
+                if !literal_matches(a.literal.as_ref(), d) {
+                    return fail(ShapeError::ConstantStructure(d.clone()));
                 }
-                if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, declared_array) {
-                    if l.values.len() as u64 != d.element_count() {
-                        return fail(ShapeError::ConstantValueCount {
-                            values: l.values.len(),
-                            shape: d.clone(),
-                            needs: d.element_count(),
-                        });
-                    }
+            }
+            if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, declared_array) {
+                if l.values.len() as u64 != d.element_count() {
+                    return fail(ShapeError::ConstantValueCount {
+                        values: l.values.len(),
+                        shape: d.clone(),
+                        needs: d.element_count(),
+                    });
                 }
             }
             return Ok(None);
