@@ -1,7 +1,7 @@
 //! The fast engine against the reference engine (`LaunchOptions::reference_engine`): on every
 //! nvcc corpus kernel (`testdata/corpus/ptx/`), and on a kernel that applies every form the fast
 //! engine has a whole-row kernel for (the f64/f32 arithmetic, min/max, comparisons and
-//! conversions of the compiler's math library) to all pairs of a table of special values (NaNs
+//! conversions, float → integer included, of the compiler's math library) to all pairs of a table of special values (NaNs
 //! with payloads and signs, infinities, signed zeros, subnormals, ties, integer extremes), with
 //! some lanes masked off. Every buffer byte, every count and every error message must be
 //! identical, with one and with four worker threads. The other emulator tests compare the
@@ -193,6 +193,32 @@ fn forms() -> Vec<String> {
             "{f32form}\n mov.b32 %r9, %f2;\n cvt.u64.u32 %rd9, %r9;"
         ));
     }
+    // Float → integer conversions (every rounding, both source formats, 32- and 64-bit
+    // destinations: NaN, saturation at both ends, ties, negative to unsigned), the f32 sign
+    // operations, and the 64-bit shift.
+    for f2i in [
+        "cvt.rni.s64.f64 %rd9, %fd0;",
+        "cvt.rzi.s64.f64 %rd9, %fd0;",
+        "cvt.rmi.u64.f64 %rd9, %fd0;",
+        "cvt.rpi.u64.f64 %rd9, %fd0;",
+        "cvt.rzi.s64.f32 %rd9, %f0;",
+        "cvt.rni.u64.f32 %rd9, %f0;",
+        "shl.b64 %rd9, %rd5, %r4;",
+    ] {
+        v.push(f2i.into());
+    }
+    for f2i32 in [
+        "cvt.rzi.s32.f64 %r9, %fd0;",
+        "cvt.rni.u32.f64 %r9, %fd0;",
+        "cvt.rmi.s32.f32 %r9, %f0;",
+        "cvt.rpi.u32.f32 %r9, %f0;",
+        "cvt.rni.s32.f32 %r9, %f0;",
+        "neg.f32 %f2, %f0;\n mov.b32 %r9, %f2;",
+        "abs.f32 %f2, %f0;\n mov.b32 %r9, %f2;",
+    ] {
+        v.push(format!("{f2i32}\n cvt.u64.u32 %rd9, %r9;"));
+    }
+    v.push("mov.b64 %rd9, 7;\n @%p1 cvt.rni.s64.f64 %rd9, %fd0;".into());
     for cmp in [
         "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
     ] {

@@ -188,13 +188,17 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
             a,
         } => {
             let (op, fmt, ftz) = (*op, *fmt, *ftz);
-            if FAST && fmt == Fmt::F64 && !ftz && !*packed {
+            if FAST && matches!(fmt, Fmt::F64 | Fmt::F32) && !ftz && !*packed {
                 let av = rd(&w.regs, *a);
+                let f64s = fmt == Fmt::F64;
+                // The general path's `x ^ sign` and `x & !sign & trunc(MAX, bits)`.
                 let fast = match op {
-                    FUn::Neg => Some(av.map(|x| x ^ (1 << 63))),
-                    FUn::Abs => Some(av.map(|x| x & !(1 << 63))),
-                    FUn::Rcp(Rnd::Rn) => {
-                        Some(lanes::f64_bin(num::FOp::Div, &[1f64.to_bits(); 32], &av))
+                    FUn::Neg if f64s => Some(av.map(|x| x ^ (1 << 63))),
+                    FUn::Abs if f64s => Some(av.map(|x| x & !(1 << 63))),
+                    FUn::Neg => Some(av.map(|x| x ^ (1 << 31))),
+                    FUn::Abs => Some(av.map(|x| x & 0x7fff_ffff)),
+                    FUn::Rcp(Rnd::Rn) if f64s => {
+                        Some(lanes::f64_bin(num::FOp::Div, &[1f64.to_bits(); 32], av))
                     }
                     _ => None,
                 };
@@ -352,6 +356,14 @@ pub(super) fn compare_convert<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op
                         ftz: false,
                         sat: false,
                     } => Some(lanes::f64_to_f32_rn(&av())),
+                    Conv::F2I {
+                        from: from @ (Fmt::F64 | Fmt::F32),
+                        ftz: false,
+                        rnd,
+                        to,
+                    } if to.bits == 32 || to.bits == 64 => {
+                        Some(lanes::float_to_int(from == Fmt::F64, rnd, to, &av()))
+                    }
                     Conv::I2F {
                         from,
                         to: Fmt::F64,

@@ -113,7 +113,7 @@ pub(super) fn lane_addrs(regs: &[u64], base: R, base32: bool, off: i64) -> [u64;
     let bv = if base == NONE {
         [0u64; 32]
     } else {
-        rd(regs, base)
+        *rd(regs, base)
     };
     let mut a = [0u64; 32];
     for l in 0..32 {

@@ -458,23 +458,29 @@ impl<'a> LaunchCtx<'a> {
             w.gmask = w.live;
             w.next_other = u32::MAX;
             w.preds.fill(0);
+            // Row by row: a constant row is one value but for the lane-varying special
+            // registers, so most rows are a fill (per lane with a match, this was a seventh of
+            // an elementwise kernel's host instructions: many CTAs of few iterations).
             for (r, src) in &f.consts {
                 let base = *r as usize * 32;
                 if let Some(row) = w.regs.get_mut(base..base + 32) {
-                    for (lane, x) in row.iter_mut().enumerate() {
-                        *x = match src {
-                            ConstSrc::Imm(v) => *v,
-                            ConstSrc::Special(s) => {
-                                self.special(*s, ctaid, w.index, lane as u32, nwarps)
+                    match src {
+                        ConstSrc::Imm(v) => row.fill(*v),
+                        ConstSrc::Special(s) => {
+                            for (lane, x) in row.iter_mut().enumerate() {
+                                *x = self.special(*s, ctaid, w.index, lane as u32, nwarps);
                             }
-                            ConstSrc::ModuleVar(i, off) => self
-                                .var_addrs
+                        }
+                        ConstSrc::ModuleVar(i, off) => row.fill(
+                            self.var_addrs
                                 .get(*i as usize)
                                 .copied()
                                 .unwrap_or(0)
                                 .wrapping_add(*off as u64),
-                            ConstSrc::DynShared(off) => self.dyn_base().wrapping_add(*off as u64),
-                        };
+                        ),
+                        ConstSrc::DynShared(off) => {
+                            row.fill(self.dyn_base().wrapping_add(*off as u64))
+                        }
                     }
                 }
             }
