@@ -268,3 +268,54 @@ pub(crate) fn float_to_int(f64s: bool, ir: IRnd, to: IntTy, a: &Row) -> Row {
         IRnd::Rpi => cast!(f64::ceil),
     }
 }
+
+/// `numeric::icmp(cmp, bits, signed, ..)` over a row for 32- and 64-bit integers, as a lane
+/// mask: the general path compares the sign-extended (signed) or truncated values, which for
+/// these widths are the native `i32`/`u32`/`i64`/`u64` values; `lo ls hi hs` are unsigned
+/// whatever the type, `num` is always true and `nan` always false.
+#[inline(always)]
+pub(crate) fn icmp_mask(cmp: Cmp, bits: u32, signed: bool, a: &Row, b: &Row) -> u32 {
+    macro_rules! mask {
+        ($t:ty, |$x:ident, $y:ident| $e:expr) => {{
+            let mut v = 0u32;
+            for l in 0..32 {
+                let ($x, $y) = (a[l] as $t, b[l] as $t);
+                v |= ($e as u32) << l;
+            }
+            v
+        }};
+    }
+    macro_rules! by_type {
+        (|$x:ident, $y:ident| $e:expr) => {
+            match (bits, signed) {
+                (64, true) => mask!(i64, |$x, $y| $e),
+                (64, false) => mask!(u64, |$x, $y| $e),
+                (_, true) => mask!(i32, |$x, $y| $e),
+                (_, false) => mask!(u32, |$x, $y| $e),
+            }
+        };
+    }
+    macro_rules! unsigned {
+        (|$x:ident, $y:ident| $e:expr) => {
+            if bits == 64 {
+                mask!(u64, |$x, $y| $e)
+            } else {
+                mask!(u32, |$x, $y| $e)
+            }
+        };
+    }
+    match cmp {
+        Cmp::Eq | Cmp::Equ => by_type!(|x, y| x == y),
+        Cmp::Ne | Cmp::Neu => by_type!(|x, y| x != y),
+        Cmp::Lt | Cmp::Ltu => by_type!(|x, y| x < y),
+        Cmp::Le | Cmp::Leu => by_type!(|x, y| x <= y),
+        Cmp::Gt | Cmp::Gtu => by_type!(|x, y| x > y),
+        Cmp::Ge | Cmp::Geu => by_type!(|x, y| x >= y),
+        Cmp::Lo => unsigned!(|x, y| x < y),
+        Cmp::Ls => unsigned!(|x, y| x <= y),
+        Cmp::Hi => unsigned!(|x, y| x > y),
+        Cmp::Hs => unsigned!(|x, y| x >= y),
+        Cmp::Num => u32::MAX,
+        Cmp::Nan => 0,
+    }
+}

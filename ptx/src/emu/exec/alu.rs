@@ -141,7 +141,9 @@ pub(super) fn moves(w: &mut Warp, mask: u32, op: &Op) {
             let bv = rd(&w.regs, *b);
             let mut out = [0u64; 32];
             for l in 0..32 {
-                out[l] = if pv >> l & 1 != 0 { av[l] } else { bv[l] };
+                // All ones where the predicate is set: a blend, not a branch per lane.
+                let m = 0u64.wrapping_sub((pv >> l & 1) as u64);
+                out[l] = (av[l] & m) | (bv[l] & !m);
             }
             wr(&mut w.regs, *d, &out, mask);
         }

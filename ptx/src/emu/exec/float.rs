@@ -268,6 +268,9 @@ pub(super) fn compare_convert<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op
                 CmpKind::Float(fmt @ (Fmt::F64 | Fmt::F32)) if FAST && !*ftz => {
                     v = lanes::fcmp_mask(*cmp, fmt == Fmt::F64, &av, &bv);
                 }
+                CmpKind::Int(IntTy { bits, signed }) if FAST && (bits == 32 || bits == 64) => {
+                    v = lanes::icmp_mask(*cmp, bits, signed, av, bv);
+                }
                 CmpKind::Int(IntTy { bits: 32, signed }) => {
                     for l in 0..32 {
                         let r = if signed {

@@ -3,6 +3,23 @@
 use super::super::decode::R;
 use super::FULL;
 
+/// Lane masks of four lanes: entry `n` has all ones in lane `j` where bit `j` of `n` is set.
+static NIBBLE: [[u64; 4]; 16] = {
+    let mut t = [[0u64; 4]; 16];
+    let mut n = 0;
+    while n < 16 {
+        let mut j = 0;
+        while j < 4 {
+            if n >> j & 1 != 0 {
+                t[n][j] = u64::MAX;
+            }
+            j += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
 /// Reads as zero: the row an out-of-range index reads.
 static ZERO_ROW: [u64; 32] = [0; 32];
 
@@ -26,10 +43,13 @@ pub(super) fn wr(regs: &mut [u64], r: R, vals: &[u64; 32], mask: u32) {
         if mask == FULL {
             dst.copy_from_slice(vals);
         } else {
-            // A select per lane rather than a branch: LLVM turns it into masked blends.
-            for l in 0..32 {
-                let keep = mask >> l & 1 == 0;
-                dst[l] = if keep { dst[l] } else { vals[l] };
+            // Four lanes at a time through a table of lane masks: blends, no branch per lane.
+            for q in 0..8 {
+                let sel = &NIBBLE[(mask >> (4 * q) & 0xf) as usize];
+                for j in 0..4 {
+                    let l = 4 * q + j;
+                    dst[l] = (dst[l] & !sel[j]) | (vals[l] & sel[j]);
+                }
             }
         }
     }
