@@ -282,15 +282,17 @@ use regs::{pget, pset};
 
 impl<'a> LaunchCtx<'a> {
     fn special(&self, s: SpecialReg, ctaid: [u32; 3], warp: u32, lane: u32, nwarps: u32) -> u64 {
-        let t = warp * 32 + lane;
-        let [bx, by, _] = self.block;
-        let tid = [
-            t % bx.max(1),
-            (t / bx.max(1)) % by.max(1),
-            t / (bx.max(1) * by.max(1)),
-        ];
         match s {
-            SpecialReg::Tid(d) => tid[d.index()] as u64,
+            SpecialReg::Tid(d) => {
+                let t = warp * 32 + lane;
+                let [bx, by, _] = self.block;
+                let tid = [
+                    t % bx.max(1),
+                    (t / bx.max(1)) % by.max(1),
+                    t / (bx.max(1) * by.max(1)),
+                ];
+                tid[d.index()] as u64
+            }
             SpecialReg::Ntid(d) => self.block[d.index()] as u64,
             SpecialReg::Ctaid(d) => ctaid[d.index()] as u64,
             SpecialReg::Nctaid(d) => self.grid[d.index()] as u64,
@@ -466,10 +468,22 @@ impl<'a> LaunchCtx<'a> {
                 if let Some(row) = w.regs.get_mut(base..base + 32) {
                     match src {
                         ConstSrc::Imm(v) => row.fill(*v),
-                        ConstSrc::Special(s) => {
+                        ConstSrc::Special(
+                            s @ (SpecialReg::Tid(_)
+                            | SpecialReg::Laneid
+                            | SpecialReg::LanemaskEq
+                            | SpecialReg::LanemaskLe
+                            | SpecialReg::LanemaskLt
+                            | SpecialReg::LanemaskGe
+                            | SpecialReg::LanemaskGt),
+                        ) => {
                             for (lane, x) in row.iter_mut().enumerate() {
                                 *x = self.special(*s, ctaid, w.index, lane as u32, nwarps);
                             }
+                        }
+                        // The others are the same in every lane of the warp.
+                        ConstSrc::Special(s) => {
+                            row.fill(self.special(*s, ctaid, w.index, 0, nwarps))
                         }
                         ConstSrc::ModuleVar(i, off) => row.fill(
                             self.var_addrs
