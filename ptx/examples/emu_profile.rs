@@ -32,7 +32,7 @@ fn main() {
     let pos: Vec<&String> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && !(*i > 0 && args[i - 1] == "--threads"))
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--threads"))
         .map(|(_, a)| a)
         .collect();
     let [file, kernel, grid, block, bufs @ ..] = pos.as_slice() else {
