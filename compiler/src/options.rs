@@ -45,6 +45,12 @@ pub struct CompileOptions {
     /// 2026-12-01 refuse such an artifact (`copy_thunk.source_buffer is not set`): **off by
     /// default** until 2026-12-15.
     pub emit_copy_slices_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_launch_dims_xyz`: write each
+    /// collective's group mode at `CollectiveConfigProto.group_mode_xyz` (1001) instead of 3,
+    /// where XLA's `xla.CollectiveOpGroupMode` gives the same number another mode (its values are
+    /// this project's minus one). Runtimes before 2026-12-01 do not read 1001 and would take the
+    /// mode as UNSPECIFIED: **off by default** until 2026-12-15.
+    pub emit_group_mode_xyz: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -71,6 +77,7 @@ impl Default for CompileOptions {
             emit_memset8: false,
             emit_launch_dims_xyz: false,
             emit_copy_slices_xyz: false,
+            emit_group_mode_xyz: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -34,6 +34,8 @@ struct ThunkBuilder<'a> {
     launch_dims_xyz: bool,
     /// `CompileOptions::emit_copy_slices_xyz`.
     copy_slices_xyz: bool,
+    /// `CompileOptions::emit_group_mode_xyz`.
+    group_mode_xyz: bool,
 }
 
 impl ThunkBuilder<'_> {
@@ -252,7 +254,12 @@ impl ThunkBuilder<'_> {
                         })
                     })
                     .collect::<Result<Vec<_>, CompileError>>()?;
-                let collective_config = Some(config.clone());
+                let mut config = config.clone();
+                if self.group_mode_xyz {
+                    // Behind the flag the mode moves to 1001 and 3 stays unset (UNSPECIFIED).
+                    config.group_mode_xyz = Some(std::mem::take(&mut config.group_mode));
+                }
+                let collective_config = Some(config);
                 let imp = match kind {
                     hlo::Opcode::AllReduce => {
                         Impl::AllReduceStartThunk(pg::AllReduceStartThunkProto {
@@ -364,6 +371,7 @@ pub fn build(
         next_id: 1,
         launch_dims_xyz: options.emit_launch_dims_xyz,
         copy_slices_xyz: options.emit_copy_slices_xyz,
+        group_mode_xyz: options.emit_group_mode_xyz,
     };
     let thunks = tb.sequence(&lowered.ops)?;
     Ok(pg::GpuExecutableProto {

@@ -274,6 +274,7 @@ fn disagreements_with_xla_are_the_documented_ones() {
         "xla.ShapeIndexProto.indices = 1: named `indexes` by XLA",
         "xla.gpu.CollectiveBufferProto.destination_buffer = 3: singular message BufferAllocationSliceProto here, XLA `destination_buffer` singular message ShapedSliceProto",
         "xla.gpu.CollectiveBufferProto.source_buffer = 2: singular message BufferAllocationSliceProto here, XLA `source_buffer` singular message ShapedSliceProto",
+        "xla.gpu.CollectiveConfigProto.group_mode_xyz = 1001: XLA has no field 1001",
         "xla.gpu.CollectiveConfigProto.group_mode = 3: singular enum CollectiveOpGroupModeProto here, XLA `group_mode` singular enum CollectiveOpGroupMode",
         "xla.gpu.CollectiveConfigProto.op_id = 4: singular int64 here, XLA `use_symmetric_buffer` singular bool",
         "xla.gpu.CollectiveConfigProto.use_symmetric_buffer = 5: XLA has no field 5",

@@ -594,6 +594,13 @@ fn legacy_copy_slices<'a>(
     )
 }
 
+/// A collective's group mode at the v1 number 3, which the compiler writes by default until the
+/// stage-2 date of the move to 1001 (2026-12-15); artifacts written before then carry only it.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_group_mode(c: &CollectiveConfigProto) -> (i32, &'static str) {
+    (c.group_mode, "group_mode")
+}
+
 fn nonneg(v: i64, path: &str) -> Result<u64> {
     u64::try_from(v).map_err(|_| invalid(format!("{path} is {v}, must be >= 0")))
 }
@@ -1076,7 +1083,20 @@ fn collective(
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    match CollectiveOpGroupModeProto::try_from(c.group_mode) {
+    // Which field carries the mode: `group_mode_xyz` (1001) when present, else the v1 number 3.
+    // Both at once would leave the mode ambiguous.
+    let (group_mode, mode_field) = match c.group_mode_xyz {
+        Some(m) => {
+            if c.group_mode != 0 {
+                return Err(invalid(format!(
+                    "{cp} sets both group_mode (3) and group_mode_xyz (1001); an artifact sets one"
+                )));
+            }
+            (m, "group_mode_xyz")
+        }
+        None => legacy_group_mode(c),
+    };
+    match CollectiveOpGroupModeProto::try_from(group_mode) {
         // With one partition per replica (checked at load), these modes all group replicas.
         Ok(
             CollectiveOpGroupModeProto::CollectiveOpGroupModeUnspecified
@@ -1086,14 +1106,12 @@ fn collective(
         ) => {}
         Ok(CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition) => {
             return Err(Error::unimplemented(format!(
-                "{cp}.group_mode is {}; this runtime runs one partition per replica",
-                c.group_mode
+                "{cp}.{mode_field} is {group_mode}; this runtime runs one partition per replica"
             )))
         }
         Err(_) => {
             return Err(invalid(format!(
-                "{cp}.group_mode is {}, not a known CollectiveOpGroupModeProto",
-                c.group_mode
+                "{cp}.{mode_field} is {group_mode}, not a known CollectiveOpGroupModeProto"
             )))
         }
     }
@@ -1194,7 +1212,7 @@ fn collective(
         config: CollectiveConfig {
             element_types,
             replica_groups: groups,
-            group_mode: c.group_mode,
+            group_mode,
             op_id: c.op_id,
             use_symmetric_buffer: c.use_symmetric_buffer,
         },

@@ -239,9 +239,11 @@ pub fn encode(t: &Thunk) -> ThunkProto {
                         replica_ids: g.clone(),
                     })
                     .collect(),
+                // The v1 number (3), which every runtime reads; see CollectiveConfigProto.
                 group_mode: c.config.group_mode,
                 op_id: c.config.op_id,
                 use_symmetric_buffer: c.config.use_symmetric_buffer,
+                group_mode_xyz: None,
             });
             let buffers: Vec<CollectiveBufferProto> = c
                 .buffers

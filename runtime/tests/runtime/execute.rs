@@ -448,6 +448,7 @@ pub(crate) fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
         group_mode: 1,
         op_id: 1,
         use_symmetric_buffer: false,
+        group_mode_xyz: None,
     })
 }
 

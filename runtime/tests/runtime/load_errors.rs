@@ -788,6 +788,90 @@ fn replica_group_id_out_of_range() {
     );
 }
 
+/// A one-replica all-reduce whose config `edit` adjusts (group mode tests).
+fn all_reduce_with(edit: impl FnOnce(&mut CollectiveConfigProto)) -> GpuExecutableProto {
+    let mut config = CollectiveConfigProto {
+        operand_element_type: vec![proto::xla::PrimitiveType::F32 as i32],
+        ..Default::default()
+    };
+    edit(&mut config);
+    let mut p = vadd();
+    p.thunks = vec![thunk(
+        1,
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: Some(config),
+            buffers: vec![CollectiveBufferProto {
+                element_count: 4,
+                source_buffer: Some(sl(0, 0, 16)),
+                destination_buffer: Some(sl(2, 0, 16)),
+                ..Default::default()
+            }],
+            reduction_kind: 1,
+        }),
+    )];
+    p
+}
+
+const CROSS_REPLICA: i32 = CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica as i32;
+const CROSS_PARTITION: i32 =
+    CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition as i32;
+
+#[test]
+fn group_mode_at_the_project_number_loads() {
+    for mode in [0, CROSS_REPLICA] {
+        let p = all_reduce_with(|c| c.group_mode_xyz = Some(mode));
+        assert_loads(&p, &RuntimeFlags::default());
+    }
+}
+
+#[test]
+fn group_mode_in_both_fields() {
+    let p = all_reduce_with(|c| {
+        c.group_mode = CROSS_REPLICA;
+        c.group_mode_xyz = Some(CROSS_REPLICA);
+    });
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config sets both group_mode (3) and group_mode_xyz (1001); an artifact sets one"
+    );
+}
+
+#[test]
+fn group_mode_unknown() {
+    let p = all_reduce_with(|c| c.group_mode = 9);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config.group_mode is 9, not a known CollectiveOpGroupModeProto"
+    );
+}
+
+#[test]
+fn group_mode_at_the_project_number_unknown() {
+    let p = all_reduce_with(|c| c.group_mode_xyz = Some(9));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config.group_mode_xyz is 9, not a known CollectiveOpGroupModeProto"
+    );
+}
+
+#[test]
+fn group_mode_cross_partition_is_unimplemented() {
+    let p = all_reduce_with(|c| c.group_mode = CROSS_PARTITION);
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: thunks[0].all_reduce_start_thunk.collective_config.group_mode is 2; this runtime runs one partition per replica"
+    );
+}
+
+#[test]
+fn group_mode_at_the_project_number_cross_partition_is_unimplemented() {
+    let p = all_reduce_with(|c| c.group_mode_xyz = Some(CROSS_PARTITION));
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: thunks[0].all_reduce_start_thunk.collective_config.group_mode_xyz is 2; this runtime runs one partition per replica"
+    );
+}
+
 // Every limit is inclusive: an artifact exactly at a bound loads, one past it fails. These pin
 // the comparison operators of the checks above (cargo-mutants: `>` vs `>=`, `<` vs `<=`).
 

@@ -33,6 +33,7 @@ fn cfg(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
         group_mode: 1,
         op_id: 7,
         use_symmetric_buffer: true,
+        group_mode_xyz: None,
     })
 }
 
