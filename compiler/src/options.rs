@@ -51,6 +51,12 @@ pub struct CompileOptions {
     /// this project's minus one). Runtimes before 2026-12-01 do not read 1001 and would take the
     /// mode as UNSPECIFIED: **off by default** until 2026-12-15.
     pub emit_group_mode_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_launch_dims_xyz`: write each gemm
+    /// thunk's config at `GemmThunkProto.gemm_config_xyz` (1000, `GemmConfigXyzProto`: the same
+    /// fields under a project name) instead of 1, where XLA declares its own
+    /// `xla.GemmConfigProto` with other fields from 3 on. Runtimes before 2026-12-01 refuse such
+    /// an artifact (`gemm_thunk.gemm_config is not set`): **off by default** until 2026-12-15.
+    pub emit_gemm_config_xyz: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -78,6 +84,7 @@ impl Default for CompileOptions {
             emit_launch_dims_xyz: false,
             emit_copy_slices_xyz: false,
             emit_group_mode_xyz: false,
+            emit_gemm_config_xyz: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -36,6 +36,8 @@ struct ThunkBuilder<'a> {
     copy_slices_xyz: bool,
     /// `CompileOptions::emit_group_mode_xyz`.
     group_mode_xyz: bool,
+    /// `CompileOptions::emit_gemm_config_xyz`.
+    gemm_config_xyz: bool,
 }
 
 impl ThunkBuilder<'_> {
@@ -106,7 +108,9 @@ impl ThunkBuilder<'_> {
             } => pg::ThunkProto {
                 thunk_info: self.info(name),
                 r#impl: Some(Impl::GemmThunk(pg::GemmThunkProto {
-                    gemm_config: Some(config.clone()),
+                    // Behind the flag the config moves to 1000 and 1 stays unset.
+                    gemm_config: (!self.gemm_config_xyz).then(|| config.clone()),
+                    gemm_config_xyz: self.gemm_config_xyz.then(|| config.into()),
                     lhs_buffer: Some(asg.slice(*lhs)?),
                     rhs_buffer: Some(asg.slice(*rhs)?),
                     output_buffer: Some(asg.slice(*out)?),
@@ -372,6 +376,7 @@ pub fn build(
         launch_dims_xyz: options.emit_launch_dims_xyz,
         copy_slices_xyz: options.emit_copy_slices_xyz,
         group_mode_xyz: options.emit_group_mode_xyz,
+        gemm_config_xyz: options.emit_gemm_config_xyz,
     };
     let thunks = tb.sequence(&lowered.ops)?;
     Ok(pg::GpuExecutableProto {

@@ -8,7 +8,9 @@
 //! - `CopyThunkProto.source_buffer_xyz` / `destination_buffer_xyz` (the copy slices moved off
 //!   XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_copy_slices_xyz`;
 //! - `CollectiveConfigProto.group_mode_xyz` (the group mode moved off XLA's number 3, whose enum
-//!   numbers the modes differently, issue 19) behind `CompileOptions::emit_group_mode_xyz`.
+//!   numbers the modes differently, issue 19) behind `CompileOptions::emit_group_mode_xyz`;
+//! - `GemmThunkProto.gemm_config_xyz` (the gemm config moved off XLA's number 1, whose
+//!   `xla.GemmConfigProto` has other fields, issue 19) behind `CompileOptions::emit_gemm_config_xyz`.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -105,6 +107,17 @@ fn behind_the_flag_the_byte_fills_become_memsets_with_identical_outputs() {
         );
         assert_eq!(a, b, "{target}: the memset path computes other bytes");
         assert_eq!(b, want, "{target}: not the expected outputs");
+    }
+}
+
+/// `got` matches the case's expected outputs within `hlo::io`'s tolerance for their type (exact
+/// for integers and `pred`), as the golden suites compare: a gemm's f32 sums need not be
+/// bit-identical to the reference evaluator's.
+fn assert_close(got: &[hlo::literal::Array], want: &[hlo::literal::Array], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: output count");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let c = hlo::io::compare(g, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        assert!(c.ok, "{what}: output {i}: {c:?}");
     }
 }
 
@@ -239,9 +252,10 @@ fn assert_the_golden_set_replays(
             recorded.outputs,
             "{target}: today's runtime no longer runs the staged golden as recorded"
         );
-        assert_eq!(
-            recorded.outputs, inputs.outputs,
-            "{target}: recorded outputs are wrong"
+        assert_close(
+            &recorded.outputs,
+            &inputs.outputs,
+            &format!("{target}: recorded outputs are wrong"),
         );
         assert!(
             committed == bytes,
@@ -292,7 +306,7 @@ fn assert_the_move(case: &Case, options: &compiler::CompileOptions, moved: &[&st
             outputs(&staged, target, case),
         );
         assert_eq!(a, b, "{target}: the moved fields compute other bytes");
-        assert_eq!(b, want, "{target}: not the expected outputs");
+        assert_close(&b, &want, &format!("{target}: not the expected outputs"));
     }
 }
 
@@ -436,5 +450,48 @@ fn the_group_mode_golden_set_replays_and_is_reproduced() {
         GROUP_MODE_XYZ,
         &case_named("all_reduce_replica_id"),
         &group_mode_xyz(),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the gemm config moves off XLA's number 1 (GemmThunkProto), where XLA declares its
+// own GemmConfigProto.
+
+const GEMM_XYZ: &str = "xla.gpu.GemmThunkProto.gemm_config_xyz";
+const GEMM_V1: [&str; 1] = ["xla.gpu.GemmThunkProto.gemm_config"];
+
+fn gemm_config_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_gemm_config_xyz = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_gemm_config_stays_at_the_v1_number() {
+    assert_off_by_default(&case_named("matmul"), &[GEMM_XYZ], &GEMM_V1);
+}
+
+#[test]
+fn behind_the_flag_the_gemm_config_moves_with_identical_outputs() {
+    assert_the_move(
+        &case_named("matmul"),
+        &gemm_config_xyz(),
+        &[GEMM_XYZ],
+        &GEMM_V1,
+    );
+}
+
+#[test]
+fn the_bot_blocks_the_gemm_config_flip_until_the_forward_window_has_passed() {
+    assert_the_bot_blocks_the_flip(GEMM_XYZ, &case_named("matmul"), &gemm_config_xyz());
+}
+
+#[test]
+fn the_gemm_config_golden_set_replays_and_is_reproduced() {
+    assert_the_golden_set_replays(
+        "gemm_config_xyz",
+        GEMM_XYZ,
+        &case_named("matmul"),
+        &gemm_config_xyz(),
     );
 }

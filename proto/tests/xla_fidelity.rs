@@ -297,6 +297,7 @@ fn disagreements_with_xla_are_the_documented_ones() {
         "xla.gpu.GemmConfigProto (as XLA's xla.GemmConfigProto).operand_precisions = 10: repeated enum Precision here, XLA `algorithm` singular int64",
         "xla.gpu.GemmConfigProto (as XLA's xla.GemmConfigProto).output_layout = 3: singular message MatrixLayoutProto here, XLA `c_layout` singular message MatrixLayout",
         "xla.gpu.GemmConfigProto (as XLA's xla.GemmConfigProto).rhs_layout = 2: singular message MatrixLayoutProto here, XLA `rhs_layout` singular message MatrixLayout",
+        "xla.gpu.GemmThunkProto.gemm_config_xyz = 1000: XLA has no field 1000",
         "xla.gpu.GpuExecutableProto.ConstantInfoProto.offset_in_binary = 4: XLA has no field 4",
         "xla.gpu.GpuExecutableProto.ConstantInfoProto.size = 5: XLA has no field 5",
         "xla.gpu.KernelThunkProto.kernel_binary = 11: XLA has no field 11",

@@ -880,14 +880,16 @@ fn kernel(
 
 const GEMM_TYPES: &str = "f16, bf16, f32, f64, s8, s32";
 
-fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
+/// `layout_type` names the layout's message in errors (the two forms of the gemm config have
+/// one each, with the same fields).
+fn layout(p: Option<&MatrixLayoutProto>, path: &str, layout_type: &str) -> Result<MatrixLayout> {
     let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
     let order = match matrix_layout_proto::Order::try_from(p.order) {
         Ok(matrix_layout_proto::Order::RowMajor) => Order::RowMajor,
         Ok(matrix_layout_proto::Order::ColumnMajor) => Order::ColumnMajor,
         Err(_) => {
             return Err(invalid(format!(
-                "{path}.order is {}, not a known MatrixLayoutProto.Order",
+                "{path}.order is {}, not a known {layout_type}.Order",
                 p.order
             )))
         }
@@ -953,14 +955,40 @@ fn gemm(
     g: &proto::xla::gpu::GemmThunkProto,
     path: &str,
 ) -> Result<GemmThunk> {
-    let cp = format!("{path}.gemm_config");
-    let c = g
-        .gemm_config
-        .as_ref()
-        .ok_or_else(|| invalid(format!("{cp} is not set")))?;
-    let lhs_l = layout(c.lhs_layout.as_ref(), &format!("{cp}.lhs_layout"))?;
-    let rhs_l = layout(c.rhs_layout.as_ref(), &format!("{cp}.rhs_layout"))?;
-    let out_l = layout(c.output_layout.as_ref(), &format!("{cp}.output_layout"))?;
+    // Which field carries the config: `gemm_config_xyz` (1000) when set, else the v1 number 1.
+    // Both at once would leave the product ambiguous. The two forms have the same fields, so the
+    // project form is read through the v1 type.
+    let (c, field, layout_type) = match &g.gemm_config_xyz {
+        Some(x) => {
+            if g.gemm_config.is_some() {
+                return Err(invalid(format!(
+                    "{path} sets both gemm_config (1) and gemm_config_xyz (1000); an artifact sets one"
+                )));
+            }
+            (
+                std::borrow::Cow::Owned(proto::xla::gpu::GemmConfigProto::from(x)),
+                "gemm_config_xyz",
+                "MatrixLayoutXyzProto",
+            )
+        }
+        None => legacy_gemm_config(g, path)?,
+    };
+    let cp = format!("{path}.{field}");
+    let lhs_l = layout(
+        c.lhs_layout.as_ref(),
+        &format!("{cp}.lhs_layout"),
+        layout_type,
+    )?;
+    let rhs_l = layout(
+        c.rhs_layout.as_ref(),
+        &format!("{cp}.rhs_layout"),
+        layout_type,
+    )?;
+    let out_l = layout(
+        c.output_layout.as_ref(),
+        &format!("{cp}.output_layout"),
+        layout_type,
+    )?;
     let (m, k) = lhs_l.op_dims();
     let (k2, n) = rhs_l.op_dims();
     let (m2, n2) = out_l.op_dims();
@@ -1008,7 +1036,7 @@ fn gemm(
             Some(need) if need <= s.size => {}
             need => {
                 return Err(invalid(format!(
-                    "{path}.{sname}.size is {}, smaller than the {} bytes gemm_config.{lname} addresses",
+                    "{path}.{sname}.size is {}, smaller than the {} bytes {field}.{lname} addresses",
                     s.size,
                     need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string())
                 )))
@@ -1040,6 +1068,28 @@ fn gemm(
         workspace,
         deterministic: g.deterministic,
     })
+}
+
+/// A gemm's config at the v1 number 1, which the compiler writes by default until the stage-2
+/// date of the move to 1000 (2026-12-15); artifacts written before then carry only it.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_gemm_config<'a>(
+    g: &'a proto::xla::gpu::GemmThunkProto,
+    path: &str,
+) -> Result<(
+    std::borrow::Cow<'a, proto::xla::gpu::GemmConfigProto>,
+    &'static str,
+    &'static str,
+)> {
+    let c = g
+        .gemm_config
+        .as_ref()
+        .ok_or_else(|| invalid(format!("{path}.gemm_config is not set")))?;
+    Ok((
+        std::borrow::Cow::Borrowed(c),
+        "gemm_config",
+        "MatrixLayoutProto",
+    ))
 }
 
 fn reduction(v: i32, path: &str) -> Result<ReductionKind> {

@@ -151,6 +151,9 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             output_buffer: Some(sl(&g.output)),
             workspace: g.workspace.as_ref().map(sl),
             deterministic: g.deterministic,
+            // The config stays at the v1 number (1), which every runtime reads; see
+            // GemmThunkProto.
+            gemm_config_xyz: None,
         }),
         ThunkKind::ReplicaId(s) => Impl::ReplicaIdThunk(ReplicaIdThunkProto {
             dest_buffer: Some(sl(s)),

@@ -652,6 +652,88 @@ fn all_to_all_is_unimplemented() {
     );
 }
 
+/// The gemm artifact's config at the stage-1 number (1000), for `edit` to break.
+fn gemm_xyz_with(
+    edit: impl FnOnce(&mut GemmThunkProto, &mut GemmConfigXyzProto),
+) -> GpuExecutableProto {
+    let mut p = crate::execute::gemm_artifact_xyz(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        let mut c = g.gemm_config_xyz.take().unwrap();
+        edit(g, &mut c);
+        g.gemm_config_xyz = Some(c);
+    }
+    p
+}
+
+#[test]
+fn gemm_config_in_both_fields() {
+    let p = gemm_xyz_with(|g, c| g.gemm_config = Some((&*c).into()));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk sets both gemm_config (1) and gemm_config_xyz (1000); an artifact sets one"
+    );
+}
+
+#[test]
+fn gemm_config_in_neither_field() {
+    let mut p = crate::execute::gemm_artifact(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        g.gemm_config = None;
+    }
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config is not set"
+    );
+}
+
+#[test]
+fn gemm_config_at_the_project_number_without_a_layout() {
+    let p = gemm_xyz_with(|_, c| c.lhs_layout = None);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config_xyz.lhs_layout is not set"
+    );
+}
+
+#[test]
+fn gemm_config_at_the_project_number_with_an_unknown_order() {
+    let p = gemm_xyz_with(|_, c| c.rhs_layout.as_mut().unwrap().order = 5);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config_xyz.rhs_layout.order is 5, not a known MatrixLayoutXyzProto.Order"
+    );
+}
+
+#[test]
+fn gemm_layout_with_an_unknown_order() {
+    let mut p = crate::execute::gemm_artifact(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        g.gemm_config.as_mut().unwrap().rhs_layout.as_mut().unwrap().order = 5;
+    }
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config.rhs_layout.order is 5, not a known MatrixLayoutProto.Order"
+    );
+}
+
+#[test]
+fn gemm_config_at_the_project_number_whose_shapes_disagree() {
+    let p = gemm_xyz_with(|_, c| c.rhs_layout.as_mut().unwrap().num_rows = 4);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config_xyz: op(lhs) is 2x3, op(rhs) is 4x2, output is 2x2; need MxK, KxN and MxN"
+    );
+}
+
+#[test]
+fn gemm_buffer_smaller_than_its_layout_at_the_project_number() {
+    let p = gemm_xyz_with(|g, _| g.output_buffer = Some(sl(2, 0, 12)));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.output_buffer.size is 12, smaller than the 16 bytes gemm_config_xyz.output_layout addresses"
+    );
+}
+
 #[test]
 fn gemm_shapes_must_agree() {
     let mut p = crate::execute::gemm_artifact(false);
