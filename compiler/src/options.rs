@@ -57,6 +57,17 @@ pub struct CompileOptions {
     /// `xla.GemmConfigProto` with other fields from 3 on. Runtimes before 2026-12-01 refuse such
     /// an artifact (`gemm_thunk.gemm_config is not set`): **off by default** until 2026-12-15.
     pub emit_gemm_config_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_copy_slices_xyz`: write each
+    /// collective buffer's slices at `CollectiveBufferProto.source_buffer_xyz` /
+    /// `destination_buffer_xyz` (1000, 1001) instead of 2 and 3, where XLA declares
+    /// `xla.ShapedSliceProto`. Runtimes before 2026-12-01 refuse such an artifact
+    /// (`buffers[0].source_buffer is not set`): **off by default** until 2026-12-15.
+    pub emit_collective_slices_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_group_mode_xyz`: write each
+    /// collective's channel id at `CollectiveConfigProto.op_id_xyz` (1000) instead of 4, XLA's
+    /// `bool use_symmetric_buffer`. Runtimes before 2026-12-01 would read the id as 0: **off by
+    /// default** until 2026-12-15.
+    pub emit_op_id_xyz: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -85,6 +96,8 @@ impl Default for CompileOptions {
             emit_copy_slices_xyz: false,
             emit_group_mode_xyz: false,
             emit_gemm_config_xyz: false,
+            emit_collective_slices_xyz: false,
+            emit_op_id_xyz: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -10,7 +10,10 @@
 //! - `CollectiveConfigProto.group_mode_xyz` (the group mode moved off XLA's number 3, whose enum
 //!   numbers the modes differently, issue 19) behind `CompileOptions::emit_group_mode_xyz`;
 //! - `GemmThunkProto.gemm_config_xyz` (the gemm config moved off XLA's number 1, whose
-//!   `xla.GemmConfigProto` has other fields, issue 19) behind `CompileOptions::emit_gemm_config_xyz`.
+//!   `xla.GemmConfigProto` has other fields, issue 19) behind `CompileOptions::emit_gemm_config_xyz`;
+//! - `CollectiveBufferProto.source_buffer_xyz` / `destination_buffer_xyz` (off XLA's 2 and 3)
+//!   behind `CompileOptions::emit_collective_slices_xyz`, and `CollectiveConfigProto.op_id_xyz`
+//!   (off XLA's 4, its `use_symmetric_buffer`) behind `CompileOptions::emit_op_id_xyz`.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -184,9 +187,11 @@ fn assert_the_bot_blocks_the_flip(
     let today = Date::new(2026, 12, 1).unwrap();
     let since = first_seen(construct, today);
     let legal = since.add_days(14);
+    // One directory per construct: tests of several moves share a case and run in parallel.
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "staged-rollout-{}-{}",
+        "staged-rollout-{}-{}-{}",
         case.name,
+        construct.replace('.', "_"),
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
@@ -494,4 +499,75 @@ fn the_gemm_config_golden_set_replays_and_is_reproduced() {
         &case_named("matmul"),
         &gemm_config_xyz(),
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the collective buffer slices move off XLA's 2 and 3 (CollectiveBufferProto), and the
+// channel id off XLA's 4 (CollectiveConfigProto.op_id).
+
+const COLLECTIVE_XYZ: &str = "xla.gpu.CollectiveBufferProto.source_buffer_xyz";
+const COLLECTIVE_XYZ_DST: &str = "xla.gpu.CollectiveBufferProto.destination_buffer_xyz";
+const COLLECTIVE_V1: [&str; 2] = [
+    "xla.gpu.CollectiveBufferProto.source_buffer",
+    "xla.gpu.CollectiveBufferProto.destination_buffer",
+];
+const OP_ID_XYZ: &str = "xla.gpu.CollectiveConfigProto.op_id_xyz";
+const OP_ID_V1: [&str; 1] = ["xla.gpu.CollectiveConfigProto.op_id"];
+
+fn collective_slices_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_collective_slices_xyz = true;
+    options
+}
+
+fn op_id_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_op_id_xyz = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_collective_slices_and_op_id_stay_at_the_v1_numbers() {
+    let case = case_named("all_reduce_replica_id");
+    assert_off_by_default(&case, &[COLLECTIVE_XYZ, COLLECTIVE_XYZ_DST], &COLLECTIVE_V1);
+    assert_off_by_default(&case, &[OP_ID_XYZ], &OP_ID_V1);
+}
+
+#[test]
+fn behind_the_flag_the_collective_slices_move_with_identical_outputs() {
+    assert_the_move(
+        &case_named("all_reduce_replica_id"),
+        &collective_slices_xyz(),
+        &[COLLECTIVE_XYZ, COLLECTIVE_XYZ_DST],
+        &COLLECTIVE_V1,
+    );
+}
+
+#[test]
+fn behind_the_flag_the_op_id_moves_with_identical_outputs() {
+    assert_the_move(
+        &case_named("all_reduce_replica_id"),
+        &op_id_xyz(),
+        &[OP_ID_XYZ],
+        &OP_ID_V1,
+    );
+}
+
+#[test]
+fn the_bot_blocks_the_collective_slices_and_op_id_flips_until_the_forward_window_has_passed() {
+    let case = case_named("all_reduce_replica_id");
+    assert_the_bot_blocks_the_flip(COLLECTIVE_XYZ, &case, &collective_slices_xyz());
+    assert_the_bot_blocks_the_flip(OP_ID_XYZ, &case, &op_id_xyz());
+}
+
+#[test]
+fn the_collective_slices_and_op_id_golden_sets_replay_and_are_reproduced() {
+    let case = case_named("all_reduce_replica_id");
+    assert_the_golden_set_replays(
+        "collective_slices_xyz",
+        COLLECTIVE_XYZ,
+        &case,
+        &collective_slices_xyz(),
+    );
+    assert_the_golden_set_replays("op_id_xyz", OP_ID_XYZ, &case, &op_id_xyz());
 }

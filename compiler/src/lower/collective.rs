@@ -112,6 +112,7 @@ impl Lowerer<'_> {
                 use_symmetric_buffer: false,
                 // Set by serialization behind CompileOptions::emit_group_mode_xyz.
                 group_mode_xyz: None,
+                op_id_xyz: None,
             },
             buffers,
         });

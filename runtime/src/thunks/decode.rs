@@ -601,6 +601,31 @@ fn legacy_group_mode(c: &CollectiveConfigProto) -> (i32, &'static str) {
     (c.group_mode, "group_mode")
 }
 
+/// A collective's channel id at the v1 number 4, which the compiler writes by default until the
+/// stage-2 date of the move to 1000 (2026-12-15); artifacts written before then carry only it.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_op_id(c: &CollectiveConfigProto) -> i64 {
+    c.op_id
+}
+
+/// A collective buffer's slices at the v1 numbers 2 and 3, which the compiler writes by default
+/// until the stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then
+/// carry only these.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_collective_slices(
+    b: &CollectiveBufferProto,
+) -> (
+    Option<&BufferAllocationSliceProto>,
+    Option<&BufferAllocationSliceProto>,
+    [&'static str; 2],
+) {
+    (
+        b.source_buffer.as_ref(),
+        b.destination_buffer.as_ref(),
+        ["source_buffer", "destination_buffer"],
+    )
+}
+
 fn nonneg(v: i64, path: &str) -> Result<u64> {
     u64::try_from(v).map_err(|_| invalid(format!("{path} is {v}, must be >= 0")))
 }
@@ -1165,6 +1190,18 @@ fn collective(
             )))
         }
     }
+    // Which field carries the channel id: `op_id_xyz` (1000) when present, else the v1 number 4.
+    let op_id = match c.op_id_xyz {
+        Some(id) => {
+            if c.op_id != 0 {
+                return Err(invalid(format!(
+                    "{cp} sets both op_id (4) and op_id_xyz (1000); an artifact sets one"
+                )));
+            }
+            id
+        }
+        None => legacy_op_id(c),
+    };
     let n = ctx.num_replicas;
     let mut seen = vec![false; usize::try_from(n).unwrap_or(0)];
     let mut groups = Vec::with_capacity(c.replica_groups.len());
@@ -1210,16 +1247,25 @@ fn collective(
     for (i, (b, t)) in buffers.iter().zip(&element_types).enumerate() {
         let bp = format!("{path}.buffers[{i}]");
         let count = nonneg(b.element_count, &format!("{bp}.element_count"))?;
-        let source = slice(
-            ctx,
-            b.source_buffer.as_ref(),
-            &format!("{bp}.source_buffer"),
-        )?;
-        let destination = slice(
-            ctx,
-            b.destination_buffer.as_ref(),
-            &format!("{bp}.destination_buffer"),
-        )?;
+        // Which pair carries the slices: the project numbers (1000, 1001) when either is set,
+        // else the v1 numbers (2, 3). Both at once would leave the buffer ambiguous.
+        let (source, destination, names) =
+            if b.source_buffer_xyz.is_some() || b.destination_buffer_xyz.is_some() {
+                if b.source_buffer.is_some() || b.destination_buffer.is_some() {
+                    return Err(invalid(format!(
+                        "{bp} sets both source_buffer/destination_buffer (2, 3) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+                    )));
+                }
+                (
+                    b.source_buffer_xyz.as_ref(),
+                    b.destination_buffer_xyz.as_ref(),
+                    ["source_buffer_xyz", "destination_buffer_xyz"],
+                )
+            } else {
+                legacy_collective_slices(b)
+            };
+        let source = slice(ctx, source, &format!("{bp}.{}", names[0]))?;
+        let destination = slice(ctx, destination, &format!("{bp}.{}", names[1]))?;
         let bytes = count.checked_mul(t.size());
         let (src_need, dst_need) = match &op {
             CollectiveOp::AllGather => (bytes, bytes.and_then(|b| b.checked_mul(group_size))),
@@ -1234,8 +1280,8 @@ fn collective(
             _ => (bytes, bytes),
         };
         for (need, s, name) in [
-            (src_need, &source, "source_buffer"),
-            (dst_need, &destination, "destination_buffer"),
+            (src_need, &source, names[0]),
+            (dst_need, &destination, names[1]),
         ] {
             match need {
                 Some(need) if need <= s.size => {}
@@ -1263,7 +1309,7 @@ fn collective(
             element_types,
             replica_groups: groups,
             group_mode,
-            op_id: c.op_id,
+            op_id,
             use_symmetric_buffer: c.use_symmetric_buffer,
         },
         buffers: out,

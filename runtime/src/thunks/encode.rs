@@ -247,6 +247,7 @@ pub fn encode(t: &Thunk) -> ThunkProto {
                 op_id: c.config.op_id,
                 use_symmetric_buffer: c.config.use_symmetric_buffer,
                 group_mode_xyz: None,
+                op_id_xyz: None,
             });
             let buffers: Vec<CollectiveBufferProto> = c
                 .buffers
@@ -257,6 +258,8 @@ pub fn encode(t: &Thunk) -> ThunkProto {
                     destination_buffer: Some(sl(&b.destination)),
                     source_memory_space: b.source_memory_space,
                     destination_memory_space: b.destination_memory_space,
+                    // The v1 numbers (2, 3), which every runtime reads; see CollectiveBufferProto.
+                    ..Default::default()
                 })
                 .collect();
             match &c.op {

@@ -463,6 +463,7 @@ pub(crate) fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
         destination_buffer: Some(sl(1, 0, dst_elems * 4)),
         source_memory_space: 0,
         destination_memory_space: 0,
+        ..Default::default()
     }]
 }
 
@@ -477,6 +478,7 @@ pub(crate) fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
         op_id: 1,
         use_symmetric_buffer: false,
         group_mode_xyz: None,
+        op_id_xyz: None,
     })
 }
 

@@ -898,6 +898,79 @@ const CROSS_REPLICA: i32 = CollectiveOpGroupModeProto::CollectiveOpGroupModeCros
 const CROSS_PARTITION: i32 =
     CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition as i32;
 
+/// The all-reduce's buffer with its slices moved to the stage-1 numbers (1000, 1001).
+fn all_reduce_slices_xyz() -> GpuExecutableProto {
+    let mut p = all_reduce_with(|_| {});
+    if let Some(Impl::AllReduceStartThunk(t)) = p.thunks[0].r#impl.as_mut() {
+        let b = &mut t.buffers[0];
+        b.source_buffer_xyz = b.source_buffer.take();
+        b.destination_buffer_xyz = b.destination_buffer.take();
+    }
+    p
+}
+
+fn all_reduce_buffer(p: &mut GpuExecutableProto) -> &mut CollectiveBufferProto {
+    match p.thunks[0].r#impl.as_mut() {
+        Some(Impl::AllReduceStartThunk(t)) => &mut t.buffers[0],
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn collective_slices_at_the_project_numbers_load() {
+    assert_loads(&all_reduce_slices_xyz(), &RuntimeFlags::default());
+}
+
+#[test]
+fn collective_slices_in_both_pairs() {
+    let mut p = all_reduce_slices_xyz();
+    all_reduce_buffer(&mut p).destination_buffer = Some(sl(2, 0, 16));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.buffers[0] sets both source_buffer/destination_buffer (2, 3) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+    );
+}
+
+#[test]
+fn collective_slices_at_the_project_numbers_without_a_source() {
+    let mut p = all_reduce_slices_xyz();
+    all_reduce_buffer(&mut p).source_buffer_xyz = None;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.buffers[0].source_buffer_xyz is not set"
+    );
+}
+
+#[test]
+fn collective_slice_at_the_project_numbers_too_small() {
+    let mut p = all_reduce_slices_xyz();
+    all_reduce_buffer(&mut p).destination_buffer_xyz = Some(sl(2, 0, 12));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.buffers[0].destination_buffer_xyz.size is 12, smaller than the 16 bytes element_count 4 of F32 needs"
+    );
+}
+
+#[test]
+fn op_id_at_the_project_number_loads() {
+    for id in [0, 7] {
+        let p = all_reduce_with(|c| c.op_id_xyz = Some(id));
+        assert_loads(&p, &RuntimeFlags::default());
+    }
+}
+
+#[test]
+fn op_id_in_both_fields() {
+    let p = all_reduce_with(|c| {
+        c.op_id = 7;
+        c.op_id_xyz = Some(7);
+    });
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config sets both op_id (4) and op_id_xyz (1000); an artifact sets one"
+    );
+}
+
 #[test]
 fn group_mode_at_the_project_number_loads() {
     for mode in [0, CROSS_REPLICA] {

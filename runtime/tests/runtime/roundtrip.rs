@@ -34,6 +34,7 @@ fn cfg(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
         op_id: 7,
         use_symmetric_buffer: true,
         group_mode_xyz: None,
+        op_id_xyz: None,
     })
 }
 
@@ -44,6 +45,7 @@ fn bufs() -> Vec<CollectiveBufferProto> {
         destination_buffer: Some(sl(1, 0, 32)),
         source_memory_space: 0,
         destination_memory_space: 1,
+        ..Default::default()
     }]
 }
 
