@@ -333,7 +333,11 @@ fn launch_xyz() -> compiler::CompileOptions {
 
 #[test]
 fn off_by_default_the_launch_counts_stay_at_the_v1_numbers() {
-    assert_off_by_default(&case_named("add"), &[LAUNCH_XYZ, LAUNCH_XYZ_BLOCK], &LAUNCH_V1);
+    assert_off_by_default(
+        &case_named("add"),
+        &[LAUNCH_XYZ, LAUNCH_XYZ_BLOCK],
+        &LAUNCH_V1,
+    );
 }
 
 #[test]
@@ -379,7 +383,11 @@ fn copy_xyz() -> compiler::CompileOptions {
 
 #[test]
 fn off_by_default_the_copy_slices_stay_at_the_v1_numbers() {
-    assert_off_by_default(&case_named("fori_loop"), &[COPY_XYZ, COPY_XYZ_DST], &COPY_V1);
+    assert_off_by_default(
+        &case_named("fori_loop"),
+        &[COPY_XYZ, COPY_XYZ_DST],
+        &COPY_V1,
+    );
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! `GemmConfigProto` at 1 and `GemmConfigXyzProto` at 1000 are the same config, field for field,
 //! so each converts to the other without loss. The destructurings below have no `..`: a field
 //! added to one form and not handled here is a compile error.
-use crate::xla::gpu::{GemmConfigProto, GemmConfigXyzProto, MatrixLayoutProto, MatrixLayoutXyzProto};
+use crate::xla::gpu::{
+    GemmConfigProto, GemmConfigXyzProto, MatrixLayoutProto, MatrixLayoutXyzProto,
+};
 
 impl From<&MatrixLayoutXyzProto> for MatrixLayoutProto {
     fn from(l: &MatrixLayoutXyzProto) -> Self {

@@ -1059,13 +1059,11 @@ fn gemm(
     ] {
         match span(l, batch) {
             Some(need) if need <= s.size => {}
-            need => {
-                return Err(invalid(format!(
-                    "{path}.{sname}.size is {}, smaller than the {} bytes {field}.{lname} addresses",
-                    s.size,
-                    need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string())
-                )))
-            }
+            need => return Err(invalid(format!(
+                "{path}.{sname}.size is {}, smaller than the {} bytes {field}.{lname} addresses",
+                s.size,
+                need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string())
+            ))),
         }
     }
     let workspace = match &g.workspace {
@@ -1249,21 +1247,22 @@ fn collective(
         let count = nonneg(b.element_count, &format!("{bp}.element_count"))?;
         // Which pair carries the slices: the project numbers (1000, 1001) when either is set,
         // else the v1 numbers (2, 3). Both at once would leave the buffer ambiguous.
-        let (source, destination, names) =
-            if b.source_buffer_xyz.is_some() || b.destination_buffer_xyz.is_some() {
-                if b.source_buffer.is_some() || b.destination_buffer.is_some() {
-                    return Err(invalid(format!(
+        let (source, destination, names) = if b.source_buffer_xyz.is_some()
+            || b.destination_buffer_xyz.is_some()
+        {
+            if b.source_buffer.is_some() || b.destination_buffer.is_some() {
+                return Err(invalid(format!(
                         "{bp} sets both source_buffer/destination_buffer (2, 3) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
                     )));
-                }
-                (
-                    b.source_buffer_xyz.as_ref(),
-                    b.destination_buffer_xyz.as_ref(),
-                    ["source_buffer_xyz", "destination_buffer_xyz"],
-                )
-            } else {
-                legacy_collective_slices(b)
-            };
+            }
+            (
+                b.source_buffer_xyz.as_ref(),
+                b.destination_buffer_xyz.as_ref(),
+                ["source_buffer_xyz", "destination_buffer_xyz"],
+            )
+        } else {
+            legacy_collective_slices(b)
+        };
         let source = slice(ctx, source, &format!("{bp}.{}", names[0]))?;
         let destination = slice(ctx, destination, &format!("{bp}.{}", names[1]))?;
         let bytes = count.checked_mul(t.size());

@@ -708,7 +708,13 @@ fn gemm_config_at_the_project_number_with_an_unknown_order() {
 fn gemm_layout_with_an_unknown_order() {
     let mut p = crate::execute::gemm_artifact(false);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
-        g.gemm_config.as_mut().unwrap().rhs_layout.as_mut().unwrap().order = 5;
+        g.gemm_config
+            .as_mut()
+            .unwrap()
+            .rhs_layout
+            .as_mut()
+            .unwrap()
+            .order = 5;
     }
     assert_eq!(
         load_err(&p),
@@ -895,8 +901,7 @@ fn all_reduce_with(edit: impl FnOnce(&mut CollectiveConfigProto)) -> GpuExecutab
 }
 
 const CROSS_REPLICA: i32 = CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica as i32;
-const CROSS_PARTITION: i32 =
-    CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition as i32;
+const CROSS_PARTITION: i32 = CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition as i32;
 
 /// The all-reduce's buffer with its slices moved to the stage-1 numbers (1000, 1001).
 fn all_reduce_slices_xyz() -> GpuExecutableProto {
