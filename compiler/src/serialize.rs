@@ -258,8 +258,8 @@ impl ThunkBuilder<'_> {
                         let xyz = self.collective_slices_xyz;
                         Ok(pg::CollectiveBufferProto {
                             element_count: *count,
-                            source_buffer: (!xyz).then(|| src.clone()),
-                            destination_buffer: (!xyz).then(|| dst.clone()),
+                            source_buffer: (!xyz).then_some(src),
+                            destination_buffer: (!xyz).then_some(dst),
                             source_memory_space: 0,
                             destination_memory_space: 0,
                             source_buffer_xyz: xyz.then_some(src),
