@@ -594,6 +594,38 @@ fn legacy_copy_slices<'a>(
     )
 }
 
+/// A collective's group mode at the v1 number 3, which the compiler writes by default until the
+/// stage-2 date of the move to 1001 (2026-12-15); artifacts written before then carry only it.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_group_mode(c: &CollectiveConfigProto) -> (i32, &'static str) {
+    (c.group_mode, "group_mode")
+}
+
+/// A collective's channel id at the v1 number 4, which the compiler writes by default until the
+/// stage-2 date of the move to 1000 (2026-12-15); artifacts written before then carry only it.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_op_id(c: &CollectiveConfigProto) -> i64 {
+    c.op_id
+}
+
+/// A collective buffer's slices at the v1 numbers 2 and 3, which the compiler writes by default
+/// until the stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then
+/// carry only these.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_collective_slices(
+    b: &CollectiveBufferProto,
+) -> (
+    Option<&BufferAllocationSliceProto>,
+    Option<&BufferAllocationSliceProto>,
+    [&'static str; 2],
+) {
+    (
+        b.source_buffer.as_ref(),
+        b.destination_buffer.as_ref(),
+        ["source_buffer", "destination_buffer"],
+    )
+}
+
 fn nonneg(v: i64, path: &str) -> Result<u64> {
     u64::try_from(v).map_err(|_| invalid(format!("{path} is {v}, must be >= 0")))
 }
@@ -873,14 +905,16 @@ fn kernel(
 
 const GEMM_TYPES: &str = "f16, bf16, f32, f64, s8, s32";
 
-fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
+/// `layout_type` names the layout's message in errors (the two forms of the gemm config have
+/// one each, with the same fields).
+fn layout(p: Option<&MatrixLayoutProto>, path: &str, layout_type: &str) -> Result<MatrixLayout> {
     let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
     let order = match matrix_layout_proto::Order::try_from(p.order) {
         Ok(matrix_layout_proto::Order::RowMajor) => Order::RowMajor,
         Ok(matrix_layout_proto::Order::ColumnMajor) => Order::ColumnMajor,
         Err(_) => {
             return Err(invalid(format!(
-                "{path}.order is {}, not a known MatrixLayoutProto.Order",
+                "{path}.order is {}, not a known {layout_type}.Order",
                 p.order
             )))
         }
@@ -946,14 +980,40 @@ fn gemm(
     g: &proto::xla::gpu::GemmThunkProto,
     path: &str,
 ) -> Result<GemmThunk> {
-    let cp = format!("{path}.gemm_config");
-    let c = g
-        .gemm_config
-        .as_ref()
-        .ok_or_else(|| invalid(format!("{cp} is not set")))?;
-    let lhs_l = layout(c.lhs_layout.as_ref(), &format!("{cp}.lhs_layout"))?;
-    let rhs_l = layout(c.rhs_layout.as_ref(), &format!("{cp}.rhs_layout"))?;
-    let out_l = layout(c.output_layout.as_ref(), &format!("{cp}.output_layout"))?;
+    // Which field carries the config: `gemm_config_xyz` (1000) when set, else the v1 number 1.
+    // Both at once would leave the product ambiguous. The two forms have the same fields, so the
+    // project form is read through the v1 type.
+    let (c, field, layout_type) = match &g.gemm_config_xyz {
+        Some(x) => {
+            if g.gemm_config.is_some() {
+                return Err(invalid(format!(
+                    "{path} sets both gemm_config (1) and gemm_config_xyz (1000); an artifact sets one"
+                )));
+            }
+            (
+                std::borrow::Cow::Owned(proto::xla::gpu::GemmConfigProto::from(x)),
+                "gemm_config_xyz",
+                "MatrixLayoutXyzProto",
+            )
+        }
+        None => legacy_gemm_config(g, path)?,
+    };
+    let cp = format!("{path}.{field}");
+    let lhs_l = layout(
+        c.lhs_layout.as_ref(),
+        &format!("{cp}.lhs_layout"),
+        layout_type,
+    )?;
+    let rhs_l = layout(
+        c.rhs_layout.as_ref(),
+        &format!("{cp}.rhs_layout"),
+        layout_type,
+    )?;
+    let out_l = layout(
+        c.output_layout.as_ref(),
+        &format!("{cp}.output_layout"),
+        layout_type,
+    )?;
     let (m, k) = lhs_l.op_dims();
     let (k2, n) = rhs_l.op_dims();
     let (m2, n2) = out_l.op_dims();
@@ -999,13 +1059,11 @@ fn gemm(
     ] {
         match span(l, batch) {
             Some(need) if need <= s.size => {}
-            need => {
-                return Err(invalid(format!(
-                    "{path}.{sname}.size is {}, smaller than the {} bytes gemm_config.{lname} addresses",
-                    s.size,
-                    need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string())
-                )))
-            }
+            need => return Err(invalid(format!(
+                "{path}.{sname}.size is {}, smaller than the {} bytes {field}.{lname} addresses",
+                s.size,
+                need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string())
+            ))),
         }
     }
     let workspace = match &g.workspace {
@@ -1033,6 +1091,28 @@ fn gemm(
         workspace,
         deterministic: g.deterministic,
     })
+}
+
+/// A gemm's config at the v1 number 1, which the compiler writes by default until the stage-2
+/// date of the move to 1000 (2026-12-15); artifacts written before then carry only it.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_gemm_config<'a>(
+    g: &'a proto::xla::gpu::GemmThunkProto,
+    path: &str,
+) -> Result<(
+    std::borrow::Cow<'a, proto::xla::gpu::GemmConfigProto>,
+    &'static str,
+    &'static str,
+)> {
+    let c = g
+        .gemm_config
+        .as_ref()
+        .ok_or_else(|| invalid(format!("{path}.gemm_config is not set")))?;
+    Ok((
+        std::borrow::Cow::Borrowed(c),
+        "gemm_config",
+        "MatrixLayoutProto",
+    ))
 }
 
 fn reduction(v: i32, path: &str) -> Result<ReductionKind> {
@@ -1076,7 +1156,20 @@ fn collective(
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    match CollectiveOpGroupModeProto::try_from(c.group_mode) {
+    // Which field carries the mode: `group_mode_xyz` (1001) when present, else the v1 number 3.
+    // Both at once would leave the mode ambiguous.
+    let (group_mode, mode_field) = match c.group_mode_xyz {
+        Some(m) => {
+            if c.group_mode != 0 {
+                return Err(invalid(format!(
+                    "{cp} sets both group_mode (3) and group_mode_xyz (1001); an artifact sets one"
+                )));
+            }
+            (m, "group_mode_xyz")
+        }
+        None => legacy_group_mode(c),
+    };
+    match CollectiveOpGroupModeProto::try_from(group_mode) {
         // With one partition per replica (checked at load), these modes all group replicas.
         Ok(
             CollectiveOpGroupModeProto::CollectiveOpGroupModeUnspecified
@@ -1086,17 +1179,27 @@ fn collective(
         ) => {}
         Ok(CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition) => {
             return Err(Error::unimplemented(format!(
-                "{cp}.group_mode is {}; this runtime runs one partition per replica",
-                c.group_mode
+                "{cp}.{mode_field} is {group_mode}; this runtime runs one partition per replica"
             )))
         }
         Err(_) => {
             return Err(invalid(format!(
-                "{cp}.group_mode is {}, not a known CollectiveOpGroupModeProto",
-                c.group_mode
+                "{cp}.{mode_field} is {group_mode}, not a known CollectiveOpGroupModeProto"
             )))
         }
     }
+    // Which field carries the channel id: `op_id_xyz` (1000) when present, else the v1 number 4.
+    let op_id = match c.op_id_xyz {
+        Some(id) => {
+            if c.op_id != 0 {
+                return Err(invalid(format!(
+                    "{cp} sets both op_id (4) and op_id_xyz (1000); an artifact sets one"
+                )));
+            }
+            id
+        }
+        None => legacy_op_id(c),
+    };
     let n = ctx.num_replicas;
     let mut seen = vec![false; usize::try_from(n).unwrap_or(0)];
     let mut groups = Vec::with_capacity(c.replica_groups.len());
@@ -1142,16 +1245,26 @@ fn collective(
     for (i, (b, t)) in buffers.iter().zip(&element_types).enumerate() {
         let bp = format!("{path}.buffers[{i}]");
         let count = nonneg(b.element_count, &format!("{bp}.element_count"))?;
-        let source = slice(
-            ctx,
-            b.source_buffer.as_ref(),
-            &format!("{bp}.source_buffer"),
-        )?;
-        let destination = slice(
-            ctx,
-            b.destination_buffer.as_ref(),
-            &format!("{bp}.destination_buffer"),
-        )?;
+        // Which pair carries the slices: the project numbers (1000, 1001) when either is set,
+        // else the v1 numbers (2, 3). Both at once would leave the buffer ambiguous.
+        let (source, destination, names) = if b.source_buffer_xyz.is_some()
+            || b.destination_buffer_xyz.is_some()
+        {
+            if b.source_buffer.is_some() || b.destination_buffer.is_some() {
+                return Err(invalid(format!(
+                        "{bp} sets both source_buffer/destination_buffer (2, 3) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+                    )));
+            }
+            (
+                b.source_buffer_xyz.as_ref(),
+                b.destination_buffer_xyz.as_ref(),
+                ["source_buffer_xyz", "destination_buffer_xyz"],
+            )
+        } else {
+            legacy_collective_slices(b)
+        };
+        let source = slice(ctx, source, &format!("{bp}.{}", names[0]))?;
+        let destination = slice(ctx, destination, &format!("{bp}.{}", names[1]))?;
         let bytes = count.checked_mul(t.size());
         let (src_need, dst_need) = match &op {
             CollectiveOp::AllGather => (bytes, bytes.and_then(|b| b.checked_mul(group_size))),
@@ -1166,8 +1279,8 @@ fn collective(
             _ => (bytes, bytes),
         };
         for (need, s, name) in [
-            (src_need, &source, "source_buffer"),
-            (dst_need, &destination, "destination_buffer"),
+            (src_need, &source, names[0]),
+            (dst_need, &destination, names[1]),
         ] {
             match need {
                 Some(need) if need <= s.size => {}
@@ -1194,8 +1307,8 @@ fn collective(
         config: CollectiveConfig {
             element_types,
             replica_groups: groups,
-            group_mode: c.group_mode,
-            op_id: c.op_id,
+            group_mode,
+            op_id,
             use_symmetric_buffer: c.use_symmetric_buffer,
         },
         buffers: out,

@@ -197,9 +197,37 @@ pub fn gemm_artifact(rhs_transposed: bool) -> GpuExecutableProto {
             output_buffer: Some(sl(2, 0, 16)),
             workspace: None,
             deterministic: true,
+            gemm_config_xyz: None,
         }),
     )];
     p
+}
+
+/// The gemm artifact with its config at the stage-1 number (1000) instead of 1.
+pub fn gemm_artifact_xyz(rhs_transposed: bool) -> GpuExecutableProto {
+    let mut p = gemm_artifact(rhs_transposed);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        g.gemm_config_xyz = g.gemm_config.take().as_ref().map(Into::into);
+    }
+    p
+}
+
+#[test]
+fn gemm_with_its_config_at_the_project_number_computes_the_same_product() {
+    let a = f32s(&[1., 2., 3., 4., 5., 6.]);
+    for transposed in [false, true] {
+        let b = if transposed {
+            f32s(&[7., 9., 11., 8., 10., 12.])
+        } else {
+            f32s(&[7., 8., 9., 10., 11., 12.])
+        };
+        let r = run(
+            &gemm_artifact_xyz(transposed),
+            &RuntimeFlags::default(),
+            &[&a, &b],
+        );
+        assert_eq!(to_f32s(&r.outputs[0]), vec![58., 64., 139., 154.]);
+    }
 }
 
 #[test]
@@ -435,6 +463,7 @@ pub(crate) fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
         destination_buffer: Some(sl(1, 0, dst_elems * 4)),
         source_memory_space: 0,
         destination_memory_space: 0,
+        ..Default::default()
     }]
 }
 
@@ -448,6 +477,8 @@ pub(crate) fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
         group_mode: 1,
         op_id: 1,
         use_symmetric_buffer: false,
+        group_mode_xyz: None,
+        op_id_xyz: None,
     })
 }
 

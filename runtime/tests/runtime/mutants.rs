@@ -239,6 +239,7 @@ fn gemm_with_an_empty_contraction_writes_zeros() {
                 output_buffer: Some(sl(2, 0, 16)),
                 workspace: None,
                 deterministic: true,
+                gemm_config_xyz: None,
             }),
         ),
     ];

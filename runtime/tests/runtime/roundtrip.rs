@@ -33,6 +33,8 @@ fn cfg(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
         group_mode: 1,
         op_id: 7,
         use_symmetric_buffer: true,
+        group_mode_xyz: None,
+        op_id_xyz: None,
     })
 }
 
@@ -43,6 +45,7 @@ fn bufs() -> Vec<CollectiveBufferProto> {
         destination_buffer: Some(sl(1, 0, 32)),
         source_memory_space: 0,
         destination_memory_space: 1,
+        ..Default::default()
     }]
 }
 
