@@ -244,8 +244,8 @@ fn shared_state(body: &Computation, init: &[Loc]) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// Sinks above which [`state_writers_last`] keeps the plan's order (its ordering of the sinks
-/// compares every pair).
+/// Sinks above which [`state_writers_last`] keeps the plan's order among them (its ordering of
+/// the sinks compares every pair); they still run after the other units.
 const MAX_ORDERED_SINKS: usize = 256;
 
 /// A while body's units, reordered so that fewer results need a copy back into the loop state.

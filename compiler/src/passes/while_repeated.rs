@@ -230,3 +230,48 @@ fn redirect_reads(comp: &mut Computation, repeats: &[usize]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A loop whose elements 0 and 1 start from one constant and are each updated by a chain of
+    /// `n` negations (element 1's chain reading element 1).
+    fn chains(n: usize) -> HloModule {
+        let mut body = String::from("body {\n  s = (f32[], f32[]) parameter(0)\n");
+        for e in 0..2 {
+            body += &format!("  x{e}_0 = f32[] get-tuple-element(s), index={e}\n");
+            for k in 1..=n {
+                body += &format!("  x{e}_{k} = f32[] negate(x{e}_{})\n", k - 1);
+            }
+        }
+        body += &format!("  ROOT t = (f32[], f32[]) tuple(x0_{n}, x1_{n})\n}}\n");
+        let text = format!(
+            "HloModule m\n{body}\ncond {{\n  s = (f32[], f32[]) parameter(0)\n  ROOT f = pred[] constant(false)\n}}\n\nENTRY e {{\n  z = f32[] constant(0)\n  i = (f32[], f32[]) tuple(z, z)\n  ROOT w = (f32[], f32[]) while(i), condition=cond, body=body\n}}\n"
+        );
+        hlo::parse_module(&text).expect("parse")
+    }
+
+    fn root_operands(module: &HloModule) -> Vec<InstrId> {
+        let body = module
+            .find("body")
+            .and_then(|c| module.get(c))
+            .expect("body");
+        body.get(body.root).expect("root").operands.clone()
+    }
+
+    /// Equal chains are proven equal while the comparison stays within MAX_COMPARED_PAIRS
+    /// pairs; a longer one is left alone rather than compared without bound.
+    #[test]
+    fn the_comparison_gives_up_past_its_bound() {
+        let mut short = chains(100);
+        run(&mut short).expect("pass");
+        let ops = root_operands(&short);
+        assert_eq!(ops[0], ops[1], "chains of 100 are merged");
+
+        let mut long = chains(MAX_COMPARED_PAIRS + 10);
+        let before = root_operands(&long);
+        run(&mut long).expect("pass");
+        assert_eq!(root_operands(&long), before, "a chain past the bound stays");
+    }
+}
