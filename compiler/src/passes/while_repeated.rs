@@ -19,7 +19,9 @@
 //! [`super::cse`] compares them), operands pairwise equal, and only instructions CSE would
 //! merge (no side effects, random numbers, custom calls, collectives or nested control flow).
 //! A pair whose comparison needs more than [`MAX_COMPARED_PAIRS`] instruction pairs is left
-//! alone. The body and condition must belong to this loop alone (another loop calling them has
+//! alone, and one loop's comparisons together visit at most [`MAX_COMPARED_PAIRS`] plus
+//! [`PAIRS_PER_BODY_INSTRUCTION`] per body instruction (then its remaining elements repeat
+//! nothing), so the pass stays linear in the module however many elements start alike. The body and condition must belong to this loop alone (another loop calling them has
 //! other initial values); the state must be a flat tuple built by a `tuple` instruction.
 use std::collections::BTreeSet;
 
@@ -32,6 +34,10 @@ use crate::passes::cse::{equivalent, mergeable};
 /// The most instruction pairs one comparison of two body results visits before it gives up
 /// (and the pair stays as it is): keeps the pass linear on bodies of any size.
 pub const MAX_COMPARED_PAIRS: usize = 4096;
+
+/// What each instruction of a loop's body adds to the pairs all of that loop's comparisons may
+/// visit together (on top of [`MAX_COMPARED_PAIRS`]).
+pub const PAIRS_PER_BODY_INSTRUCTION: usize = 4;
 
 /// One loop to rewrite: its body and condition, and for each state element the element whose
 /// value it repeats (itself when none).
@@ -124,6 +130,8 @@ fn plan(
         .zip(&root.operands)
         .map(|((&start, shape), &result)| (start, shape, result))
         .collect();
+    let mut budget = MAX_COMPARED_PAIRS
+        .saturating_add(PAIRS_PER_BODY_INSTRUCTION.saturating_mul(body_comp.instructions.len()));
     let mut repeats: Vec<usize> = Vec::with_capacity(elements.len());
     for (j, &(start, shape, result)) in elements.iter().enumerate() {
         let first = elements.iter().zip(&repeats).enumerate().find(
@@ -131,7 +139,14 @@ fn plan(
                 rep == i
                     && start_i == start
                     && shape_i == shape
-                    && equal_if_state_equal(module, body_comp, *param, (i, j), result_i, result)
+                    && equal_if_state_equal(
+                        module,
+                        body_comp,
+                        *param,
+                        (i, j),
+                        (result_i, result),
+                        &mut budget,
+                    )
             },
         );
         let at = first.map_or(j, |(i, _)| i);
@@ -149,14 +164,15 @@ fn plan(
 }
 
 /// True when `a` and `b` compute equal values whenever state elements `i` and `j` of the
-/// computation's parameter `param` are equal.
+/// computation's parameter `param` are equal. Every pair visited takes one from `budget`; an
+/// empty budget answers false.
 fn equal_if_state_equal(
     module: &HloModule,
     comp: &Computation,
     param: InstrId,
     (i, j): (usize, usize),
-    a: InstrId,
-    b: InstrId,
+    (a, b): (InstrId, InstrId),
+    budget: &mut usize,
 ) -> bool {
     let state_read = |x: &Instruction| -> Option<usize> {
         (x.opcode == Opcode::GetTupleElement && x.operands.first() == Some(&param))
@@ -170,9 +186,10 @@ fn equal_if_state_equal(
         if a == b || !seen.insert((a, b)) {
             continue;
         }
-        if seen.len() > MAX_COMPARED_PAIRS {
+        if seen.len() > MAX_COMPARED_PAIRS || *budget == 0 {
             return false;
         }
+        *budget -= 1;
         let (Some(x), Some(y)) = (comp.get(a), comp.get(b)) else {
             return false;
         };
@@ -273,5 +290,48 @@ mod tests {
         let before = root_operands(&long);
         run(&mut long).expect("pass");
         assert_eq!(root_operands(&long), before, "a chain past the bound stays");
+    }
+
+    /// `n` elements from one constant, each updated by `add(its read, c_e)` under a chain of
+    /// `chain` negations, `c_e` telling the elements apart except the last two.
+    fn alike_starts(n: usize, chain: usize) -> HloModule {
+        let tuple = vec!["f32[]"; n].join(", ");
+        let mut body = format!("body {{\n  s = ({tuple}) parameter(0)\n");
+        for e in 0..n {
+            let c = e.min(n - 2);
+            body += &format!("  r{e} = f32[] get-tuple-element(s), index={e}\n");
+            body += &format!("  c{e} = f32[] constant({c})\n  x{e}_0 = f32[] add(r{e}, c{e})\n");
+            for k in 1..=chain {
+                body += &format!("  x{e}_{k} = f32[] negate(x{e}_{})\n", k - 1);
+            }
+        }
+        let ys: Vec<String> = (0..n).map(|e| format!("x{e}_{chain}")).collect();
+        body += &format!("  ROOT t = ({tuple}) tuple({})\n}}\n", ys.join(", "));
+        let zs = vec!["z"; n].join(", ");
+        let text = format!(
+            "HloModule m\n{body}\ncond {{\n  s = ({tuple}) parameter(0)\n  ROOT f = pred[] constant(false)\n}}\n\nENTRY e {{\n  z = f32[] constant(0)\n  i = ({tuple}) tuple({zs})\n  ROOT w = ({tuple}) while(i), condition=cond, body=body\n}}\n"
+        );
+        hlo::parse_module(&text).expect("parse")
+    }
+
+    /// One loop's comparisons share a budget: with 4 elements the last two are found equal;
+    /// with 40, each comparison walks its whole chain before the constants differ, the
+    /// budget runs out, and the last two are left alone (the pass stays linear).
+    #[test]
+    fn one_loops_comparisons_share_a_budget() {
+        let mut few = alike_starts(4, 1000);
+        run(&mut few).expect("pass");
+        let ops = root_operands(&few);
+        assert_eq!(ops[3], ops[2], "the last two of 4 elements are merged");
+        assert_ne!(ops[1], ops[0]);
+
+        let mut many = alike_starts(40, 1000);
+        let before = root_operands(&many);
+        run(&mut many).expect("pass");
+        assert_eq!(
+            root_operands(&many),
+            before,
+            "the budget ran out before the last pair"
+        );
     }
 }
