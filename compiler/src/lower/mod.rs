@@ -230,6 +230,16 @@ fn leaf_count(shape: &Shape) -> usize {
     leaves(shape).len()
 }
 
+/// The order in which a computation's units (kernels, single instructions) are lowered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Schedule {
+    /// The fusion plan's order (topological by kernel root).
+    Plan,
+    /// A while body: the kernels that compute the next loop state run after the kernels that
+    /// still read the state they replace ([`control::state_writers_last`]).
+    StateWritersLast,
+}
+
 struct Lowerer<'a> {
     module: HloModule,
     target: &'a Target,
@@ -589,6 +599,16 @@ impl Lowerer<'_> {
         cid: ComputationId,
         params: Vec<Vec<Loc>>,
     ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
+        self.lower_scheduled(cid, params, Schedule::Plan)
+    }
+
+    /// [`Self::lower_computation`] with the fusion plan's units in the order `schedule` gives.
+    fn lower_scheduled(
+        &mut self,
+        cid: ComputationId,
+        params: Vec<Vec<Loc>>,
+        schedule: Schedule,
+    ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
         // The entry is at depth 0; every while/conditional body lowered from here is one deeper.
         if self.depth > MAX_CONTROL_FLOW_DEPTH {
             return Err(CompileError::NestingTooDeep {
@@ -600,7 +620,7 @@ impl Lowerer<'_> {
             });
         }
         self.depth += 1;
-        let r = self.lower_computation_body(cid, params);
+        let r = self.lower_computation_body(cid, params, schedule);
         self.depth -= 1;
         r
     }
@@ -609,6 +629,7 @@ impl Lowerer<'_> {
         &mut self,
         cid: ComputationId,
         params: Vec<Vec<Loc>>,
+        schedule: Schedule,
     ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
         let comp = self
             .module
@@ -630,6 +651,10 @@ impl Lowerer<'_> {
             }
         }
         let units = fusion::plan(&comp, self.options.fusion)?;
+        let units = match schedule {
+            Schedule::Plan => units,
+            Schedule::StateWritersLast => control::state_writers_last(&comp, units),
+        };
         let mut ops = Vec::new();
         for unit in units {
             match unit {
