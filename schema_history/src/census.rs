@@ -95,13 +95,15 @@ struct Manifest<C> {
     census: Option<C>,
 }
 
-/// The construct names of a `census` value read in one pass: the list, or every case's list
-/// (a case named twice keeps its last list, as [`CensusValue::PerCase`] does). It accepts
-/// exactly what [`CensusValue`] accepts; names are borrowed from the input where they can be and
-/// copied once per distinct name (a big manifest names each construct in many cases).
+/// The construct names of a `census` value read in one pass: the list, or every case's list.
+/// It accepts what [`CensusValue`] accepts, except a case named twice (an error, so that the
+/// exact read, which keeps the last list, runs instead). Names are borrowed from the input
+/// where they can be and copied once per distinct name (a big manifest names each construct in
+/// many cases).
 struct Constructs(BTreeSet<String>);
 
 /// A string borrowed from the input unless it has escapes.
+#[derive(PartialEq, Eq, Hash)]
 struct Name<'de>(std::borrow::Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Name<'de> {
@@ -140,6 +142,29 @@ fn sorted(names: Names<'_>) -> Constructs {
     )
 }
 
+/// A list of names, each added to the set as it is read.
+struct AddNames<'a, 'de>(&'a mut Names<'de>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for AddNames<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for AddNames<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list of construct names")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(name) = seq.next_element::<Name<'de>>()? {
+            self.0.insert(name.0);
+        }
+        Ok(())
+    }
+}
+
 impl<'de> Deserialize<'de> for Constructs {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -150,23 +175,27 @@ impl<'de> Deserialize<'de> for Constructs {
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
-                mut seq: A,
+                seq: A,
             ) -> Result<Constructs, A::Error> {
                 let mut names = Names::default();
-                while let Some(name) = seq.next_element::<Name<'de>>()? {
-                    names.insert(name.0);
-                }
+                AddNames(&mut names).visit_seq(seq)?;
                 Ok(sorted(names))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
             ) -> Result<Constructs, A::Error> {
-                let mut cases: BTreeMap<String, Vec<Name<'de>>> = BTreeMap::new();
-                while let Some((case, names)) = map.next_entry::<String, Vec<Name<'de>>>()? {
-                    cases.insert(case, names);
+                let mut names = Names::default();
+                let mut cases: std::collections::HashSet<Name<'de>, foldhash::fast::RandomState> =
+                    Default::default();
+                while let Some(case) = map.next_key::<Name<'de>>()? {
+                    // A case named twice keeps only its last list: this pass, which adds
+                    // each list as it is read, cannot; the exact read does it.
+                    if !cases.insert(case) {
+                        return Err(serde::de::Error::custom("a case named twice"));
+                    }
+                    map.next_value_seed(AddNames(&mut names))?;
                 }
-                let names: Names<'de> = cases.into_values().flatten().map(|n| n.0).collect();
                 Ok(sorted(names))
             }
         }
@@ -391,11 +420,20 @@ mod tests {
         m.census.map(CensusValue::into_constructs)
     }
 
-    /// The constructs as the one-pass form reads them.
-    fn fast(census: &str) -> Option<BTreeSet<String>> {
+    /// The constructs as the one-pass form alone reads them.
+    fn one_pass(census: &str) -> Option<BTreeSet<String>> {
         let text = format!(r#"{{"created": "2026-11-29", "census": {census}}}"#);
         let m: Manifest<Constructs> = serde_json::from_str(&text).ok()?;
         m.census.map(|c| c.0)
+    }
+
+    /// The constructs as the census reads them (the one-pass form, else the exact one).
+    fn read(census: &str) -> Option<BTreeSet<String>> {
+        let text = format!(r#"{{"created": "2026-11-29", "census": {census}}}"#);
+        read_manifest(text.as_bytes(), "m", "t", 1)
+            .ok()
+            .flatten()
+            .map(|g| g.constructs)
     }
 
     #[test]
@@ -415,11 +453,15 @@ mod tests {
             r#""a.B""#,
             "7",
         ] {
-            assert_eq!(fast(census), exact(census), "census {census}");
+            assert_eq!(read(census), exact(census), "census {census}");
         }
+        // The one-pass form declines a case named twice; the exact read keeps the last list.
+        let twice = r#"{"x": ["a.B"], "x": ["a.C"]}"#;
+        assert_eq!(one_pass(twice), None);
+        assert_eq!(read(twice), Some(BTreeSet::from(["a.C".to_owned()])));
         assert_eq!(
-            fast(r#"{"x": ["a.B"], "x": ["a.C"]}"#),
-            Some(BTreeSet::from(["a.C".to_owned()]))
+            one_pass(r#"{"x": ["a.B"], "y": ["a.C", "a.B"]}"#),
+            Some(BTreeSet::from(["a.B".to_owned(), "a.C".to_owned()]))
         );
     }
 
