@@ -464,6 +464,9 @@ fn read_sides(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Sides, E
     })
 }
 
+/// The findings that stand, and those a waiver silences with the waiver.
+type Judged = (Vec<Finding>, Vec<(Finding, Waiver)>);
+
 /// Every rule, then the policy and the waivers: the findings that stand and those waived.
 fn run_rules(
     opts: &DiffOptions,
@@ -471,7 +474,7 @@ fn run_rules(
     head_model: &Model,
     ctx: &Context,
     created: Option<String>,
-) -> Result<(Vec<Finding>, Vec<(Finding, Waiver)>), Error> {
+) -> Result<Judged, Error> {
     let base_side = Side {
         model: base_model,
         extras: &ctx.base_extras,
