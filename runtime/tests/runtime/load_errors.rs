@@ -937,7 +937,7 @@ fn output_leaf_larger_than_its_allocation_is_invalid_argument() {
 }
 
 // Step 6 again: the decoder's bounds, at and past each limit (cargo-mutants survivors of
-// runtime/src/thunks/decode.rs).
+// runtime/src/thunks/decode/).
 
 fn nested_in_sequentials(levels: i64) -> GpuExecutableProto {
     let mut p = vadd();

@@ -132,7 +132,7 @@ fn a_refused_custom_kernel_names_the_cubin_it_carries() {
     }
 }
 
-// ---- thunks/decode.rs ----
+// ---- thunks/decode/ ----
 
 /// An index equal to the allocation count is the first one out of range.
 #[test]

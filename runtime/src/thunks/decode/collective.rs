@@ -1,0 +1,169 @@
+//! Collective thunks: replica groups, element types and buffer sizes.
+use super::*;
+
+pub(super) fn reduction(v: i32, path: &str) -> Result<ReductionKind> {
+    match ReductionKindProto::try_from(v) {
+        Ok(ReductionKindProto::ReductionKindSum) => Ok(ReductionKind::Sum),
+        Ok(ReductionKindProto::ReductionKindProduct) => Ok(ReductionKind::Product),
+        Ok(ReductionKindProto::ReductionKindMin) => Ok(ReductionKind::Min),
+        Ok(ReductionKindProto::ReductionKindMax) => Ok(ReductionKind::Max),
+        _ => Err(invalid(format!(
+            "{path}.reduction_kind is {v}; expected SUM, PRODUCT, MIN or MAX"
+        ))),
+    }
+}
+
+pub(super) fn collective(
+    ctx: &DecodeContext<'_>,
+    op: CollectiveOp,
+    config: Option<&CollectiveConfigProto>,
+    buffers: &[CollectiveBufferProto],
+    path: &str,
+) -> Result<ThunkKind> {
+    let cp = format!("{path}.collective_config");
+    let c = config.ok_or_else(|| invalid(format!("{cp} is not set")))?;
+    if c.operand_element_type.len() != buffers.len() {
+        return Err(invalid(format!(
+            "{cp}.operand_element_type has {} entries, buffers has {}; they must be parallel",
+            c.operand_element_type.len(),
+            buffers.len()
+        )));
+    }
+    let element_types = c
+        .operand_element_type
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            ElemType::from_proto(t).ok_or_else(|| {
+                Error::unimplemented(format!(
+                    "{cp}.operand_element_type[{i}] is {}; collectives support pred, s8-s64, u8-u64, f16, bf16, f32, f64",
+                    type_name(t)
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    match CollectiveOpGroupModeProto::try_from(c.group_mode) {
+        // With one partition per replica (checked at load), these modes all group replicas.
+        Ok(
+            CollectiveOpGroupModeProto::CollectiveOpGroupModeUnspecified
+            | CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica
+            | CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplicaAndPartition
+            | CollectiveOpGroupModeProto::CollectiveOpGroupModeFlattenedId,
+        ) => {}
+        Ok(CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition) => {
+            return Err(Error::unimplemented(format!(
+                "{cp}.group_mode is {}; this runtime runs one partition per replica",
+                c.group_mode
+            )))
+        }
+        Err(_) => {
+            return Err(invalid(format!(
+                "{cp}.group_mode is {}, not a known CollectiveOpGroupModeProto",
+                c.group_mode
+            )))
+        }
+    }
+    let n = ctx.num_replicas;
+    let mut seen = vec![false; usize::try_from(n).unwrap_or(0)];
+    let mut groups = Vec::with_capacity(c.replica_groups.len());
+    let mut group_size = n;
+    for (gi, g) in c.replica_groups.iter().enumerate() {
+        for (j, &id) in g.replica_ids.iter().enumerate() {
+            let slot = usize::try_from(id).ok().and_then(|i| seen.get_mut(i));
+            match slot {
+                Some(s) if !*s => *s = true,
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "{cp}.replica_groups[{gi}].replica_ids[{j}] is {id}, which already appears in an earlier group"
+                    )))
+                }
+                None => {
+                    return Err(invalid(format!(
+                        "{cp}.replica_groups[{gi}].replica_ids[{j}] is {id}, out of range [0, {n}) (the module's replica_count)"
+                    )))
+                }
+            }
+        }
+        if g.replica_ids.is_empty() {
+            return Err(invalid(format!("{cp}.replica_groups[{gi}] is empty")));
+        }
+        if gi == 0 {
+            group_size = g.replica_ids.len() as u64;
+        } else if g.replica_ids.len() as u64 != group_size {
+            return Err(invalid(format!(
+                "{cp}.replica_groups[{gi}] has {} replicas, replica_groups[0] has {group_size}; groups must have equal sizes",
+                g.replica_ids.len()
+            )));
+        }
+        groups.push(g.replica_ids.clone());
+    }
+    if !groups.is_empty() {
+        if let Some(missing) = seen.iter().position(|s| !s) {
+            return Err(invalid(format!(
+                "{cp}.replica_groups: replica {missing} is in no group (replica_count is {n})"
+            )));
+        }
+    }
+    let mut out = Vec::with_capacity(buffers.len());
+    for (i, (b, t)) in buffers.iter().zip(&element_types).enumerate() {
+        let bp = format!("{path}.buffers[{i}]");
+        let count = nonneg(b.element_count, &format!("{bp}.element_count"))?;
+        let source = slice(
+            ctx,
+            b.source_buffer.as_ref(),
+            &format!("{bp}.source_buffer"),
+        )?;
+        let destination = slice(
+            ctx,
+            b.destination_buffer.as_ref(),
+            &format!("{bp}.destination_buffer"),
+        )?;
+        let bytes = count.checked_mul(t.size());
+        let (src_need, dst_need) = match &op {
+            CollectiveOp::AllGather => (bytes, bytes.and_then(|b| b.checked_mul(group_size))),
+            CollectiveOp::ReduceScatter(_) => {
+                if group_size == 0 || count % group_size != 0 {
+                    return Err(invalid(format!(
+                        "{bp}.element_count is {count}, not a multiple of the group size {group_size}"
+                    )));
+                }
+                (bytes, bytes.map(|b| b / group_size))
+            }
+            _ => (bytes, bytes),
+        };
+        for (need, s, name) in [
+            (src_need, &source, "source_buffer"),
+            (dst_need, &destination, "destination_buffer"),
+        ] {
+            match need {
+                Some(need) if need <= s.size => {}
+                need => {
+                    return Err(invalid(format!(
+                        "{bp}.{name}.size is {}, smaller than the {} bytes element_count {count} of {} needs",
+                        s.size,
+                        need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string()),
+                        type_name(t.to_proto())
+                    )))
+                }
+            }
+        }
+        out.push(CollectiveBuffer {
+            element_count: count,
+            source,
+            destination,
+            source_memory_space: b.source_memory_space,
+            destination_memory_space: b.destination_memory_space,
+        });
+    }
+    Ok(ThunkKind::Collective(CollectiveThunk {
+        op,
+        config: CollectiveConfig {
+            element_types,
+            replica_groups: groups,
+            group_mode: c.group_mode,
+            op_id: c.op_id,
+            use_symmetric_buffer: c.use_symmetric_buffer,
+        },
+        buffers: out,
+    }))
+}
