@@ -21,16 +21,21 @@ pub(super) fn collective(
     path: &str,
 ) -> Result<ThunkKind> {
     let cp = format!("{path}.collective_config");
-    let c = config.ok_or_else(|| invalid(format!("{cp} is not set")))?;
-    if c.operand_element_type.len() != buffers.len() {
+    let CollectiveConfigProto {
+        operand_element_type,
+        replica_groups,
+        group_mode,
+        op_id,
+        use_symmetric_buffer,
+    } = config.ok_or_else(|| invalid(format!("{cp} is not set")))?;
+    if operand_element_type.len() != buffers.len() {
         return Err(invalid(format!(
             "{cp}.operand_element_type has {} entries, buffers has {}; they must be parallel",
-            c.operand_element_type.len(),
+            operand_element_type.len(),
             buffers.len()
         )));
     }
-    let element_types = c
-        .operand_element_type
+    let element_types = operand_element_type
         .iter()
         .enumerate()
         .map(|(i, &t)| {
@@ -42,7 +47,7 @@ pub(super) fn collective(
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    match CollectiveOpGroupModeProto::try_from(c.group_mode) {
+    match CollectiveOpGroupModeProto::try_from(*group_mode) {
         // With one partition per replica (checked at load), these modes all group replicas.
         Ok(
             CollectiveOpGroupModeProto::CollectiveOpGroupModeUnspecified
@@ -53,22 +58,23 @@ pub(super) fn collective(
         Ok(CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition) => {
             return Err(Error::unimplemented(format!(
                 "{cp}.group_mode is {}; this runtime runs one partition per replica",
-                c.group_mode
+                group_mode
             )))
         }
         Err(_) => {
             return Err(invalid(format!(
                 "{cp}.group_mode is {}, not a known CollectiveOpGroupModeProto",
-                c.group_mode
+                group_mode
             )))
         }
     }
     let n = ctx.num_replicas;
     let mut seen = vec![false; usize::try_from(n).unwrap_or(0)];
-    let mut groups = Vec::with_capacity(c.replica_groups.len());
+    let mut groups = Vec::with_capacity(replica_groups.len());
     let mut group_size = n;
-    for (gi, g) in c.replica_groups.iter().enumerate() {
-        for (j, &id) in g.replica_ids.iter().enumerate() {
+    for (gi, g) in replica_groups.iter().enumerate() {
+        let ReplicaGroup { replica_ids } = g;
+        for (j, &id) in replica_ids.iter().enumerate() {
             let slot = usize::try_from(id).ok().and_then(|i| seen.get_mut(i));
             match slot {
                 Some(s) if !*s => *s = true,
@@ -84,18 +90,18 @@ pub(super) fn collective(
                 }
             }
         }
-        if g.replica_ids.is_empty() {
+        if replica_ids.is_empty() {
             return Err(invalid(format!("{cp}.replica_groups[{gi}] is empty")));
         }
         if gi == 0 {
-            group_size = g.replica_ids.len() as u64;
-        } else if g.replica_ids.len() as u64 != group_size {
+            group_size = replica_ids.len() as u64;
+        } else if replica_ids.len() as u64 != group_size {
             return Err(invalid(format!(
                 "{cp}.replica_groups[{gi}] has {} replicas, replica_groups[0] has {group_size}; groups must have equal sizes",
-                g.replica_ids.len()
+                replica_ids.len()
             )));
         }
-        groups.push(g.replica_ids.clone());
+        groups.push(replica_ids.clone());
     }
     if !groups.is_empty() {
         if let Some(missing) = seen.iter().position(|s| !s) {
@@ -106,16 +112,19 @@ pub(super) fn collective(
     }
     let mut out = Vec::with_capacity(buffers.len());
     for (i, (b, t)) in buffers.iter().zip(&element_types).enumerate() {
+        let CollectiveBufferProto {
+            element_count,
+            source_buffer,
+            destination_buffer,
+            source_memory_space,
+            destination_memory_space,
+        } = b;
         let bp = format!("{path}.buffers[{i}]");
-        let count = nonneg(b.element_count, &format!("{bp}.element_count"))?;
-        let source = slice(
-            ctx,
-            b.source_buffer.as_ref(),
-            &format!("{bp}.source_buffer"),
-        )?;
+        let count = nonneg(*element_count, &format!("{bp}.element_count"))?;
+        let source = slice(ctx, source_buffer.as_ref(), &format!("{bp}.source_buffer"))?;
         let destination = slice(
             ctx,
-            b.destination_buffer.as_ref(),
+            destination_buffer.as_ref(),
             &format!("{bp}.destination_buffer"),
         )?;
         let bytes = count.checked_mul(t.size());
@@ -151,8 +160,8 @@ pub(super) fn collective(
             element_count: count,
             source,
             destination,
-            source_memory_space: b.source_memory_space,
-            destination_memory_space: b.destination_memory_space,
+            source_memory_space: *source_memory_space,
+            destination_memory_space: *destination_memory_space,
         });
     }
     Ok(ThunkKind::Collective(CollectiveThunk {
@@ -160,9 +169,9 @@ pub(super) fn collective(
         config: CollectiveConfig {
             element_types,
             replica_groups: groups,
-            group_mode: c.group_mode,
-            op_id: c.op_id,
-            use_symmetric_buffer: c.use_symmetric_buffer,
+            group_mode: *group_mode,
+            op_id: *op_id,
+            use_symmetric_buffer: *use_symmetric_buffer,
         },
         buffers: out,
     }))

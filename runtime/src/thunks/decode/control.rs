@@ -9,37 +9,43 @@ pub(super) fn conditional(
     path: &str,
     depth: usize,
 ) -> Result<ThunkKind> {
+    let ConditionalThunkProto {
+        branch_index_buffer,
+        branch_thunks,
+        branch_index_is_bool,
+    } = c;
+    let branch_index_is_bool = *branch_index_is_bool;
     let p2 = format!("{path}.conditional_thunk");
     let selector = shaped(
         ctx,
-        c.branch_index_buffer.as_ref(),
+        branch_index_buffer.as_ref(),
         &format!("{p2}.branch_index_buffer"),
     )?;
-    let need = if c.branch_index_is_bool { 1 } else { 4 };
+    let need = if branch_index_is_bool { 1 } else { 4 };
     if selector.slice.size < need {
         return Err(invalid(format!(
             "{p2}.branch_index_buffer.slice.size is {}, smaller than the {need} bytes of the {}",
             selector.slice.size,
-            if c.branch_index_is_bool {
+            if branch_index_is_bool {
                 "pred selector"
             } else {
                 "s32 selector"
             }
         )));
     }
-    if c.branch_thunks.is_empty() {
+    if branch_thunks.is_empty() {
         return Err(invalid(format!(
             "{p2}.branch_thunks is empty; a conditional needs at least one branch"
         )));
     }
-    if c.branch_index_is_bool && c.branch_thunks.len() != 2 {
+    if branch_index_is_bool && branch_thunks.len() != 2 {
         return Err(invalid(format!(
             "{p2}.branch_thunks has {} branches; a pred selector needs exactly 2",
-            c.branch_thunks.len()
+            branch_thunks.len()
         )));
     }
-    let mut branches = Vec::with_capacity(c.branch_thunks.len());
-    for (i, b) in c.branch_thunks.iter_mut().enumerate() {
+    let mut branches = Vec::with_capacity(branch_thunks.len());
+    for (i, b) in branch_thunks.iter_mut().enumerate() {
         branches.push(seq(
             ctx,
             &mut b.thunks,
@@ -50,7 +56,7 @@ pub(super) fn conditional(
     Ok(ThunkKind::Conditional(Box::new(ConditionalThunk {
         selector,
         branches,
-        selector_is_bool: c.branch_index_is_bool,
+        selector_is_bool: branch_index_is_bool,
     })))
 }
 

@@ -7,11 +7,20 @@ pub(super) fn custom_call(
     c: &CustomCallThunkProto,
     path: &str,
 ) -> Result<ThunkKind> {
+    let CustomCallThunkProto {
+        target_name,
+        operands,
+        results,
+        opaque,
+        api_version,
+        attributes,
+        called_computation,
+    } = c;
     let p2 = format!("{path}.custom_call_thunk");
-    let handler = ctx.registry.resolve(&c.target_name).cloned().ok_or_else(|| {
+    let handler = ctx.registry.resolve(target_name).cloned().ok_or_else(|| {
         Error::not_found(format!(
             "{p2}.target_name \"{}\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-            elide(&c.target_name.escape_debug().to_string())
+            elide(&target_name.escape_debug().to_string())
         ))
     })?;
     let nullable = |list: &[proto::xla::gpu::NullableShapedSliceProto],
@@ -27,16 +36,16 @@ pub(super) fn custom_call(
             })
             .collect()
     };
-    let operands = nullable(&c.operands, "operands")?;
-    let results = nullable(&c.results, "results")?;
+    let operands = nullable(operands, "operands")?;
+    let results = nullable(results, "results")?;
     Ok(ThunkKind::CustomCall(Box::new(CustomCallThunk {
-        target_name: c.target_name.clone(),
+        target_name: target_name.clone(),
         handler,
         operands,
         results,
-        opaque: c.opaque.clone(),
-        api_version: c.api_version,
-        attributes: c.attributes.clone(),
-        called_computation: c.called_computation.clone(),
+        opaque: opaque.clone(),
+        api_version: *api_version,
+        attributes: attributes.clone(),
+        called_computation: called_computation.clone(),
     })))
 }

@@ -5,17 +5,27 @@ const GEMM_TYPES: &str = "f16, bf16, f32, f64, s8, s32";
 
 fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
     let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
-    let order = match matrix_layout_proto::Order::try_from(p.order) {
+    let MatrixLayoutProto {
+        order,
+        num_rows,
+        num_cols,
+        batch_size,
+        leading_dim_stride,
+        batch_stride,
+        transpose,
+        dtype,
+    } = *p;
+    let order = match matrix_layout_proto::Order::try_from(order) {
         Ok(matrix_layout_proto::Order::RowMajor) => Order::RowMajor,
         Ok(matrix_layout_proto::Order::ColumnMajor) => Order::ColumnMajor,
         Err(_) => {
             return Err(invalid(format!(
                 "{path}.order is {}, not a known MatrixLayoutProto.Order",
-                p.order
+                order
             )))
         }
     };
-    let dtype = ElemType::from_proto(p.dtype)
+    let dtype = ElemType::from_proto(dtype)
         .filter(|t| {
             matches!(
                 t,
@@ -30,17 +40,17 @@ fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
         .ok_or_else(|| {
             Error::unimplemented(format!(
                 "{path}.dtype is {}; this runtime's gemm supports {GEMM_TYPES}",
-                type_name(p.dtype)
+                type_name(dtype)
             ))
         })?;
     Ok(MatrixLayout {
         order,
-        num_rows: nonneg(p.num_rows, &format!("{path}.num_rows"))?,
-        num_cols: nonneg(p.num_cols, &format!("{path}.num_cols"))?,
-        batch_size: nonneg(p.batch_size, &format!("{path}.batch_size"))?,
-        leading_dim_stride: nonneg(p.leading_dim_stride, &format!("{path}.leading_dim_stride"))?,
-        batch_stride: nonneg(p.batch_stride, &format!("{path}.batch_stride"))?,
-        transpose: p.transpose,
+        num_rows: nonneg(num_rows, &format!("{path}.num_rows"))?,
+        num_cols: nonneg(num_cols, &format!("{path}.num_cols"))?,
+        batch_size: nonneg(batch_size, &format!("{path}.batch_size"))?,
+        leading_dim_stride: nonneg(leading_dim_stride, &format!("{path}.leading_dim_stride"))?,
+        batch_stride: nonneg(batch_stride, &format!("{path}.batch_stride"))?,
+        transpose,
         dtype,
     })
 }
@@ -65,19 +75,31 @@ fn span(l: &MatrixLayout, batch: u64) -> Option<u64> {
     last.checked_add(1)?.checked_mul(l.dtype.size())
 }
 
-pub(super) fn gemm(
-    ctx: &DecodeContext<'_>,
-    g: &proto::xla::gpu::GemmThunkProto,
-    path: &str,
-) -> Result<GemmThunk> {
+pub(super) fn gemm(ctx: &DecodeContext<'_>, g: &GemmThunkProto, path: &str) -> Result<GemmThunk> {
+    let GemmThunkProto {
+        gemm_config,
+        lhs_buffer,
+        rhs_buffer,
+        output_buffer,
+        workspace,
+        deterministic,
+    } = g;
     let cp = format!("{path}.gemm_config");
-    let c = g
-        .gemm_config
+    let GemmConfigProto {
+        lhs_layout,
+        rhs_layout,
+        output_layout,
+        alpha_real,
+        alpha_imag,
+        beta,
+        compute_type,
+        operand_precisions,
+    } = gemm_config
         .as_ref()
         .ok_or_else(|| invalid(format!("{cp} is not set")))?;
-    let lhs_l = layout(c.lhs_layout.as_ref(), &format!("{cp}.lhs_layout"))?;
-    let rhs_l = layout(c.rhs_layout.as_ref(), &format!("{cp}.rhs_layout"))?;
-    let out_l = layout(c.output_layout.as_ref(), &format!("{cp}.output_layout"))?;
+    let lhs_l = layout(lhs_layout.as_ref(), &format!("{cp}.lhs_layout"))?;
+    let rhs_l = layout(rhs_layout.as_ref(), &format!("{cp}.rhs_layout"))?;
+    let out_l = layout(output_layout.as_ref(), &format!("{cp}.output_layout"))?;
     let (m, k) = lhs_l.op_dims();
     let (k2, n) = rhs_l.op_dims();
     let (m2, n2) = out_l.op_dims();
@@ -95,25 +117,25 @@ pub(super) fn gemm(
             )));
         }
     }
-    let compute_type = ElemType::from_proto(c.compute_type)
+    let compute_type = ElemType::from_proto(*compute_type)
         .filter(|t| matches!(t, ElemType::F32 | ElemType::F64 | ElemType::S32))
         .ok_or_else(|| {
             Error::unimplemented(format!(
                 "{cp}.compute_type is {}; this runtime's gemm accumulates in F32, F64 or S32",
-                type_name(c.compute_type)
+                type_name(*compute_type)
             ))
         })?;
-    if c.alpha_imag != 0.0 {
+    if *alpha_imag != 0.0 {
         return Err(Error::unimplemented(format!(
             "{cp}.alpha_imag is {}; this runtime has no complex gemm",
-            c.alpha_imag
+            alpha_imag
         )));
     }
-    let lhs = slice(ctx, g.lhs_buffer.as_ref(), &format!("{path}.lhs_buffer"))?;
-    let rhs = slice(ctx, g.rhs_buffer.as_ref(), &format!("{path}.rhs_buffer"))?;
+    let lhs = slice(ctx, lhs_buffer.as_ref(), &format!("{path}.lhs_buffer"))?;
+    let rhs = slice(ctx, rhs_buffer.as_ref(), &format!("{path}.rhs_buffer"))?;
     let output = slice(
         ctx,
-        g.output_buffer.as_ref(),
+        output_buffer.as_ref(),
         &format!("{path}.output_buffer"),
     )?;
     for (l, s, lname, sname) in [
@@ -132,7 +154,7 @@ pub(super) fn gemm(
             }
         }
     }
-    let workspace = match &g.workspace {
+    let workspace = match workspace {
         Some(w) => Some(slice(ctx, Some(w), &format!("{path}.workspace"))?),
         None => None,
     };
@@ -141,11 +163,11 @@ pub(super) fn gemm(
             lhs: lhs_l,
             rhs: rhs_l,
             output: out_l,
-            alpha_real: c.alpha_real,
-            alpha_imag: c.alpha_imag,
-            beta: c.beta,
+            alpha_real: *alpha_real,
+            alpha_imag: *alpha_imag,
+            beta: *beta,
             compute_type,
-            operand_precisions: c.operand_precisions.clone(),
+            operand_precisions: operand_precisions.clone(),
             m,
             n,
             k,
@@ -155,6 +177,6 @@ pub(super) fn gemm(
         rhs,
         output,
         workspace,
-        deterministic: g.deterministic,
+        deterministic: *deterministic,
     })
 }

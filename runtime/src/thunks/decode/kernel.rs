@@ -231,46 +231,59 @@ pub(super) fn custom_kernel(
     k: &CustomKernelThunkProto,
     path: &str,
 ) -> Result<ThunkKind> {
+    let CustomKernelThunkProto {
+        args: arg_protos,
+        written,
+        custom_kernel,
+    } = k;
     let p2 = format!("{path}.custom_kernel_thunk");
-    let ck = k.custom_kernel.clone().unwrap_or_default();
-    let code = kernel_code(ck.kernel_spec.as_ref());
+    let CustomKernelProto {
+        name,
+        kernel_spec,
+        block_dims,
+        thread_dims,
+        // A thread-block cluster shape: not read, as custom kernels are not executed here (the
+        // check below refuses them outside conversion tests) and conversion does not carry it.
+        cluster_dim: _,
+        shared_memory_bytes,
+    } = custom_kernel.clone().unwrap_or_default();
+    let code = kernel_code(kernel_spec.as_ref());
     if !ctx.allow_unimplemented {
         // Say what the kernel carries, so a refused XLA:GPU artifact names the reason
         // (the emulated device runs PTX; XLA's kernels carry only a cubin).
         return Err(Error::unimplemented(format!(
             "{p2}: this runtime does not execute custom-kernel thunks (kernel `{}`: {}); the emulated device runs PTX",
-            ck.name,
+            name,
             code.describe()
         )));
     }
-    let args = k
-        .args
+    let args = arg_protos
         .iter()
         .enumerate()
         .map(|(i, a)| shaped(ctx, Some(a), &format!("{p2}.args[{i}]")))
         .collect::<Result<Vec<_>>>()?;
     let cd = format!("{p2}.custom_kernel");
     let grid = dims(
-        ck.block_dims.as_ref().and_then(|d| d.coordinates.as_ref()),
+        block_dims.as_ref().and_then(|d| d.coordinates.as_ref()),
         &format!("{cd}.block_dims.coordinates"),
         ctx.device.block_dim_limit,
         "block_dim_limit",
     )?;
     let block = dims(
-        ck.thread_dims.as_ref().and_then(|d| d.coordinates.as_ref()),
+        thread_dims.as_ref().and_then(|d| d.coordinates.as_ref()),
         &format!("{cd}.thread_dims.coordinates"),
         ctx.device.thread_dim_limit,
         "thread_dim_limit",
     )?;
     let shared_memory_bytes = shmem(
         ctx,
-        ck.shared_memory_bytes,
+        shared_memory_bytes,
         &format!("{cd}.shared_memory_bytes"),
     )?;
     Ok(ThunkKind::CustomKernel(CustomKernelThunk {
         args,
-        written: k.written.clone(),
-        name: ck.name,
+        written: written.clone(),
+        name,
         grid,
         block,
         shared_memory_bytes,

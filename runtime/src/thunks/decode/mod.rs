@@ -13,12 +13,17 @@ use std::sync::Arc;
 use proto::xla::buffer_assignment::BufferAllocationSliceProto;
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
-    matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, ConditionalThunkProto,
-    CopyThunkProto, CustomCallThunkProto, CustomKernelThunkProto, Dim3DProto, KernelThunkProto,
-    LaunchDimensionsProto, MatrixLayoutProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
+    matrix_layout_proto, AllGatherStartThunkProto, AllReduceStartThunkProto,
+    AllToAllStartThunkProto, CollectiveBufferProto, CollectiveConfigProto,
+    CollectivePermuteStartThunkProto, ConditionalThunkProto, CopyThunkProto, CustomCallThunkProto,
+    CustomKernelProto, CustomKernelThunkProto, Dim3DProto, GemmConfigProto, GemmThunkProto,
+    KernelThunkProto, LaunchDimensionsProto, MatrixLayoutProto, Memset32BitValueThunkProto,
+    Memset8BitValueThunkProto, MemzeroThunkProto, PartitionIdThunkProto, ReduceScatterThunkProto,
+    ReplicaIdThunkProto, SequentialThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
     ThunkSequenceProto, WhileThunkProto,
 };
 use proto::xla::gpu::{CollectiveOpGroupModeProto, ReductionKindProto};
+use proto::xla::ReplicaGroup;
 
 use super::*;
 use crate::device::DeviceDescription;
@@ -273,9 +278,9 @@ fn thunk(
         }
     };
     let kind = match imp {
-        Impl::SequentialThunk(s) => ThunkKind::Sequential(seq(
+        Impl::SequentialThunk(SequentialThunkProto { thunks }) => ThunkKind::Sequential(seq(
             ctx,
-            &mut s.thunks,
+            thunks,
             &format!("{path}.sequential_thunk.thunks"),
             depth + 1,
         )?),
@@ -286,24 +291,26 @@ fn thunk(
         Impl::GemmThunk(g) => {
             ThunkKind::Gemm(Box::new(gemm(ctx, g, &format!("{path}.gemm_thunk"))?))
         }
-        Impl::ReplicaIdThunk(r) => ThunkKind::ReplicaId(id_dest(
+        Impl::ReplicaIdThunk(ReplicaIdThunkProto { dest_buffer }) => ThunkKind::ReplicaId(id_dest(
             ctx,
-            r.dest_buffer.as_ref(),
+            dest_buffer.as_ref(),
             &format!("{path}.replica_id_thunk.dest_buffer"),
         )?),
-        Impl::PartitionIdThunk(r) => ThunkKind::PartitionId(id_dest(
+        Impl::PartitionIdThunk(PartitionIdThunkProto { dest_buffer }) => {
+            ThunkKind::PartitionId(id_dest(
+                ctx,
+                dest_buffer.as_ref(),
+                &format!("{path}.partition_id_thunk.dest_buffer"),
+            )?)
+        }
+        Impl::MemzeroThunk(MemzeroThunkProto { dest_buffer }) => ThunkKind::Memzero(shaped(
             ctx,
-            r.dest_buffer.as_ref(),
-            &format!("{path}.partition_id_thunk.dest_buffer"),
-        )?),
-        Impl::MemzeroThunk(m) => ThunkKind::Memzero(shaped(
-            ctx,
-            m.dest_buffer.as_ref(),
+            dest_buffer.as_ref(),
             &format!("{path}.memzero_thunk.dest_buffer"),
         )?),
-        Impl::Memset32bitValueThunk(m) => {
+        Impl::Memset32bitValueThunk(Memset32BitValueThunkProto { dest_buffer, value }) => {
             let p2 = format!("{path}.memset32bit_value_thunk.dest_buffer");
-            let destination = slice(ctx, m.dest_buffer.as_ref(), &p2)?;
+            let destination = slice(ctx, dest_buffer.as_ref(), &p2)?;
             if destination.size % 4 != 0 {
                 return Err(invalid(format!(
                     "{p2}.size is {}, not a multiple of 4",
@@ -312,74 +319,92 @@ fn thunk(
             }
             ThunkKind::Memset32 {
                 destination,
-                value: m.value,
+                value: *value,
             }
         }
-        Impl::Memset8bitValueThunk(m) => {
+        Impl::Memset8bitValueThunk(Memset8BitValueThunkProto { dest_buffer, value }) => {
             let p2 = format!("{path}.memset8bit_value_thunk");
-            let destination = slice(ctx, m.dest_buffer.as_ref(), &format!("{p2}.dest_buffer"))?;
+            let destination = slice(ctx, dest_buffer.as_ref(), &format!("{p2}.dest_buffer"))?;
             // The wire type is uint32 (as memset32's); only one byte is meaningful, and a larger
             // value would be silently truncated by a device memset: refuse it.
-            let value = u8::try_from(m.value)
-                .map_err(|_| invalid(format!("{p2}.value is {}, larger than 255", m.value)))?;
+            let value = u8::try_from(*value)
+                .map_err(|_| invalid(format!("{p2}.value is {}, larger than 255", value)))?;
             ThunkKind::Memset8 { destination, value }
         }
         Impl::CustomCallThunk(c) => custom_call::custom_call(ctx, c, path)?,
         Impl::CustomKernelThunk(k) => kernel::custom_kernel(ctx, k, path)?,
-        Impl::AllGatherStartThunk(c) => collective(
+        Impl::AllGatherStartThunk(AllGatherStartThunkProto {
+            collective_config,
+            buffers,
+        }) => collective(
             ctx,
             CollectiveOp::AllGather,
-            c.collective_config.as_ref(),
-            &c.buffers,
+            collective_config.as_ref(),
+            buffers,
             &format!("{path}.all_gather_start_thunk"),
         )?,
-        Impl::AllReduceStartThunk(c) => {
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config,
+            buffers,
+            reduction_kind,
+        }) => {
             let p2 = format!("{path}.all_reduce_start_thunk");
-            let r = reduction(c.reduction_kind, &p2)?;
+            let r = reduction(*reduction_kind, &p2)?;
             collective(
                 ctx,
                 CollectiveOp::AllReduce(r),
-                c.collective_config.as_ref(),
-                &c.buffers,
+                collective_config.as_ref(),
+                buffers,
                 &p2,
             )?
         }
-        Impl::ReduceScatterThunk(c) => {
+        Impl::ReduceScatterThunk(ReduceScatterThunkProto {
+            collective_config,
+            buffers,
+            reduction_kind,
+        }) => {
             let p2 = format!("{path}.reduce_scatter_thunk");
-            let r = reduction(c.reduction_kind, &p2)?;
+            let r = reduction(*reduction_kind, &p2)?;
             collective(
                 ctx,
                 CollectiveOp::ReduceScatter(r),
-                c.collective_config.as_ref(),
-                &c.buffers,
+                collective_config.as_ref(),
+                buffers,
                 &p2,
             )?
         }
-        Impl::AllToAllStartThunk(c) => {
+        Impl::AllToAllStartThunk(AllToAllStartThunkProto {
+            collective_config,
+            buffers,
+            has_split_dimension,
+        }) => {
             unimpl(ctx, "all_to_all_start_thunk")?;
             collective(
                 ctx,
                 CollectiveOp::AllToAll {
-                    has_split_dimension: c.has_split_dimension,
+                    has_split_dimension: *has_split_dimension,
                 },
-                c.collective_config.as_ref(),
-                &c.buffers,
+                collective_config.as_ref(),
+                buffers,
                 &format!("{path}.all_to_all_start_thunk"),
             )?
         }
-        Impl::CollectivePermuteStartThunk(c) => {
+        Impl::CollectivePermuteStartThunk(CollectivePermuteStartThunkProto {
+            buffers,
+            collective_config,
+            source_target_pairs,
+        }) => {
             unimpl(ctx, "collective_permute_start_thunk")?;
             collective(
                 ctx,
                 CollectiveOp::CollectivePermute {
-                    source_target_pairs: c
-                        .source_target_pairs
+                    source_target_pairs: source_target_pairs
                         .iter()
                         .map(|p| (p.source, p.target))
                         .collect(),
                 },
-                c.collective_config.as_ref(),
-                &c.buffers,
+                collective_config.as_ref(),
+                buffers,
                 &format!("{path}.collective_permute_start_thunk"),
             )?
         }
