@@ -595,3 +595,38 @@ pub(super) fn control(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{evaluate, SUPPORTED_OPCODES};
+    use super::*;
+
+    /// `Interp::instruction` and the family functions each list their opcodes, and
+    /// `SUPPORTED_OPCODES` lists them a third time: every opcode, put alone in an entry
+    /// computation with no operands, must reach a family that handles it (an error about its
+    /// operands or attributes, or a value) exactly when it is listed as supported, and be
+    /// `Unimplemented` otherwise, so the lists cannot drift apart.
+    #[test]
+    fn every_opcode_reaches_the_family_that_handles_it() {
+        let text = "HloModule m\n\nENTRY e {\n  ROOT r = f32[] constant(0)\n}\n";
+        let mut drifted = Vec::new();
+        for &op in Opcode::ALL {
+            let mut m = match crate::parse_module(text) {
+                Ok(m) => m,
+                Err(e) => panic!("test module does not parse: {e}"),
+            };
+            let e = m.entry.index();
+            for instr in &mut m.computations[e].instructions {
+                instr.opcode = op;
+            }
+            let unimplemented = matches!(
+                evaluate(&m, &[]).as_ref().map_err(EvalError::root_cause),
+                Err(EvalError::Unimplemented { opcode }) if opcode == op.name()
+            );
+            if unimplemented == SUPPORTED_OPCODES.contains(&op) {
+                drifted.push(op.name());
+            }
+        }
+        assert_eq!(drifted, Vec::<&str>::new());
+    }
+}

@@ -20,7 +20,10 @@
 //!
 //! Dispatch: `Interp::instruction` handles parameters and constants itself and hands every
 //! other opcode to one function per family in `dispatch` (values, elementwise, movement,
-//! contraction, reduction, control), which reads operands through `dispatch::Step`.
+//! contraction, reduction, control), which reads operands through `dispatch::Step`. That
+//! routing, each family's own match and [`SUPPORTED_OPCODES`] list the opcodes separately; a
+//! test puts every opcode through the evaluator and fails when one of them is unimplemented
+//! though listed as supported, or the other way round, so the lists cannot drift apart.
 mod dispatch;
 mod error;
 
