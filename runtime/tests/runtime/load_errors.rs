@@ -654,7 +654,7 @@ fn all_to_all_is_unimplemented() {
 
 #[test]
 fn gemm_shapes_must_agree() {
-    let mut p = crate::execute::gemm_artifact(false);
+    let mut p = crate::common::gemm_artifact(false);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         g.gemm_config
             .as_mut()
@@ -816,10 +816,10 @@ fn artifact_exactly_at_the_size_limit_loads() {
 
 /// A two-replica artifact (an all-reduce of f32[4]).
 fn two_replicas() -> GpuExecutableProto {
-    crate::execute::collective_artifact(
+    crate::common::collective_artifact(
         Impl::AllReduceStartThunk(AllReduceStartThunkProto {
-            collective_config: crate::execute::config(vec![]),
-            buffers: crate::execute::cbuf(4, 4),
+            collective_config: crate::common::config(vec![]),
+            buffers: crate::common::cbuf(4, 4),
             reduction_kind: ReductionKindProto::ReductionKindSum as i32,
         }),
         4,
