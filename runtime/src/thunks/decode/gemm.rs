@@ -28,7 +28,7 @@ fn layout(p: Option<&MatrixLayoutProto>, path: &str) -> Result<MatrixLayout> {
     let dtype = ElemType::from_proto(dtype)
         .filter(|t| {
             matches!(
-                t,
+                *t,
                 ElemType::F16
                     | ElemType::BF16
                     | ElemType::F32
@@ -118,7 +118,7 @@ pub(super) fn gemm(ctx: &DecodeContext<'_>, g: &GemmThunkProto, path: &str) -> R
         }
     }
     let compute_type = ElemType::from_proto(*compute_type)
-        .filter(|t| matches!(t, ElemType::F32 | ElemType::F64 | ElemType::S32))
+        .filter(|t| matches!(*t, ElemType::F32 | ElemType::F64 | ElemType::S32))
         .ok_or_else(|| {
             Error::unimplemented(format!(
                 "{cp}.compute_type is {}; this runtime's gemm accumulates in F32, F64 or S32",
