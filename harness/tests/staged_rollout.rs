@@ -270,50 +270,71 @@ fn launch_xyz() -> compiler::CompileOptions {
     options
 }
 
-#[test]
-fn off_by_default_the_launch_counts_stay_at_the_v1_numbers() {
-    let case = case_named("add");
+/// The default compiler keeps a staged pair of fields at XLA's numbers (`v1`), not at the
+/// project's (`xyz`); `what` names the pair in the message.
+fn assert_off_by_default(what: &str, case: &Case, xyz: [&str; 2], v1: [&str; 2]) {
     for target in TARGETS {
-        let c = census(&compile(
-            &case,
-            target,
-            &compiler::CompileOptions::default(),
-        ));
+        let c = census(&compile(case, target, &compiler::CompileOptions::default()));
         assert!(
-            !c.contains(LAUNCH_XYZ) && !c.contains(LAUNCH_XYZ_BLOCK),
-            "{target}: the default compiler emits the launch counts at 1000/1001 before their date"
+            !c.contains(xyz[0]) && !c.contains(xyz[1]),
+            "{target}: the default compiler emits the {what} at 1000/1001 before their date"
         );
-        assert!(LAUNCH_V1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
+        assert!(v1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
+    }
+}
+
+/// Behind `options` the pair moves to the project's numbers and vacates XLA's, and the outputs
+/// are the default compiler's and the expected ones (with `same_kernels`, so is the kernel count).
+fn assert_moved_with_identical_outputs(
+    what: &str,
+    case: &Case,
+    options: &compiler::CompileOptions,
+    xyz: [&str; 2],
+    v1: [&str; 2],
+    same_kernels: bool,
+) {
+    let want = IoCase::read(&case.io[0]).unwrap().outputs;
+    for target in TARGETS {
+        let legacy = compile(case, target, &compiler::CompileOptions::default());
+        let staged = compile(case, target, options);
+        let c = census(&staged);
+        assert!(c.contains(xyz[0]) && c.contains(xyz[1]), "{target}: {c:?}");
+        assert!(
+            v1.iter().all(|f| !c.contains(*f)),
+            "{target}: the flag must vacate 1 and 2: {c:?}"
+        );
+        if same_kernels {
+            assert_eq!(kernel_count(&staged), kernel_count(&legacy), "{target}");
+        }
+        let (a, b) = (
+            outputs(&legacy, target, case),
+            outputs(&staged, target, case),
+        );
+        assert_eq!(a, b, "{target}: the moved {what} compute other bytes");
+        assert_eq!(b, want, "{target}: not the expected outputs");
     }
 }
 
 #[test]
+fn off_by_default_the_launch_counts_stay_at_the_v1_numbers() {
+    assert_off_by_default(
+        "launch counts",
+        &case_named("add"),
+        [LAUNCH_XYZ, LAUNCH_XYZ_BLOCK],
+        LAUNCH_V1,
+    );
+}
+
+#[test]
 fn behind_the_flag_the_launch_counts_move_with_identical_outputs() {
-    let case = case_named("add");
-    let want = IoCase::read(&case.io[0]).unwrap().outputs;
-    for target in TARGETS {
-        let legacy = compile(&case, target, &compiler::CompileOptions::default());
-        let staged = compile(&case, target, &launch_xyz());
-        let c = census(&staged);
-        assert!(
-            c.contains(LAUNCH_XYZ) && c.contains(LAUNCH_XYZ_BLOCK),
-            "{target}: {c:?}"
-        );
-        assert!(
-            LAUNCH_V1.iter().all(|f| !c.contains(*f)),
-            "{target}: the flag must vacate 1 and 2: {c:?}"
-        );
-        assert_eq!(kernel_count(&staged), kernel_count(&legacy), "{target}");
-        let (a, b) = (
-            outputs(&legacy, target, &case),
-            outputs(&staged, target, &case),
-        );
-        assert_eq!(
-            a, b,
-            "{target}: the moved launch counts compute other bytes"
-        );
-        assert_eq!(b, want, "{target}: not the expected outputs");
-    }
+    assert_moved_with_identical_outputs(
+        "launch counts",
+        &case_named("add"),
+        &launch_xyz(),
+        [LAUNCH_XYZ, LAUNCH_XYZ_BLOCK],
+        LAUNCH_V1,
+        true,
+    );
 }
 
 #[test]
@@ -349,44 +370,24 @@ fn copy_xyz() -> compiler::CompileOptions {
 
 #[test]
 fn off_by_default_the_copy_slices_stay_at_the_v1_numbers() {
-    let case = case_named("fori_loop");
-    for target in TARGETS {
-        let c = census(&compile(
-            &case,
-            target,
-            &compiler::CompileOptions::default(),
-        ));
-        assert!(
-            !c.contains(COPY_XYZ) && !c.contains(COPY_XYZ_DST),
-            "{target}: the default compiler emits the copy slices at 1000/1001 before their date"
-        );
-        assert!(COPY_V1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
-    }
+    assert_off_by_default(
+        "copy slices",
+        &case_named("fori_loop"),
+        [COPY_XYZ, COPY_XYZ_DST],
+        COPY_V1,
+    );
 }
 
 #[test]
 fn behind_the_flag_the_copy_slices_move_with_identical_outputs() {
-    let case = case_named("fori_loop");
-    let want = IoCase::read(&case.io[0]).unwrap().outputs;
-    for target in TARGETS {
-        let legacy = compile(&case, target, &compiler::CompileOptions::default());
-        let staged = compile(&case, target, &copy_xyz());
-        let c = census(&staged);
-        assert!(
-            c.contains(COPY_XYZ) && c.contains(COPY_XYZ_DST),
-            "{target}: {c:?}"
-        );
-        assert!(
-            COPY_V1.iter().all(|f| !c.contains(*f)),
-            "{target}: the flag must vacate 1 and 2: {c:?}"
-        );
-        let (a, b) = (
-            outputs(&legacy, target, &case),
-            outputs(&staged, target, &case),
-        );
-        assert_eq!(a, b, "{target}: the moved copy slices compute other bytes");
-        assert_eq!(b, want, "{target}: not the expected outputs");
-    }
+    assert_moved_with_identical_outputs(
+        "copy slices",
+        &case_named("fori_loop"),
+        &copy_xyz(),
+        [COPY_XYZ, COPY_XYZ_DST],
+        COPY_V1,
+        false,
+    );
 }
 
 #[test]
