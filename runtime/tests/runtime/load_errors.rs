@@ -656,7 +656,7 @@ fn all_to_all_is_unimplemented() {
 fn gemm_xyz_with(
     edit: impl FnOnce(&mut GemmThunkProto, &mut GemmConfigXyzProto),
 ) -> GpuExecutableProto {
-    let mut p = crate::execute::gemm_artifact_xyz(false);
+    let mut p = crate::common::gemm_artifact_xyz(false);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         let mut c = g.gemm_config_xyz.take().unwrap();
         edit(g, &mut c);
@@ -676,7 +676,7 @@ fn gemm_config_in_both_fields() {
 
 #[test]
 fn gemm_config_in_neither_field() {
-    let mut p = crate::execute::gemm_artifact(false);
+    let mut p = crate::common::gemm_artifact(false);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         g.gemm_config = None;
     }
@@ -706,7 +706,7 @@ fn gemm_config_at_the_project_number_with_an_unknown_order() {
 
 #[test]
 fn gemm_layout_with_an_unknown_order() {
-    let mut p = crate::execute::gemm_artifact(false);
+    let mut p = crate::common::gemm_artifact(false);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         g.gemm_config
             .as_mut()
@@ -742,7 +742,7 @@ fn gemm_buffer_smaller_than_its_layout_at_the_project_number() {
 
 #[test]
 fn gemm_shapes_must_agree() {
-    let mut p = crate::execute::gemm_artifact(false);
+    let mut p = crate::common::gemm_artifact(false);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         g.gemm_config
             .as_mut()
@@ -1060,10 +1060,10 @@ fn artifact_exactly_at_the_size_limit_loads() {
 
 /// A two-replica artifact (an all-reduce of f32[4]).
 fn two_replicas() -> GpuExecutableProto {
-    crate::execute::collective_artifact(
+    crate::common::collective_artifact(
         Impl::AllReduceStartThunk(AllReduceStartThunkProto {
-            collective_config: crate::execute::config(vec![]),
-            buffers: crate::execute::cbuf(4, 4),
+            collective_config: crate::common::config(vec![]),
+            buffers: crate::common::cbuf(4, 4),
             reduction_kind: ReductionKindProto::ReductionKindSum as i32,
         }),
         4,
@@ -1181,7 +1181,7 @@ fn output_leaf_larger_than_its_allocation_is_invalid_argument() {
 }
 
 // Step 6 again: the decoder's bounds, at and past each limit (cargo-mutants survivors of
-// runtime/src/thunks/decode.rs).
+// runtime/src/thunks/decode/).
 
 fn nested_in_sequentials(levels: i64) -> GpuExecutableProto {
     let mut p = vadd();

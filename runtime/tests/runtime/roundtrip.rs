@@ -139,7 +139,7 @@ fn kernel() {
 
 #[test]
 fn gemm() {
-    let mut p = crate::execute::gemm_artifact(true);
+    let mut p = crate::common::gemm_artifact(true);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         g.workspace = Some(sl(3, 0, 64));
         let c = g.gemm_config.as_mut().unwrap();
