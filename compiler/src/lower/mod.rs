@@ -246,7 +246,13 @@ struct Lowerer<'a> {
     options: &'a CompileOptions,
     values: Vec<Value>,
     clock: u32,
-    names: std::collections::BTreeSet<String>,
+    /// Names taken: the module's computations (at the start of lowering) and every kernel
+    /// named so far. One set, so naming a kernel is a lookup rather than a scan of the
+    /// module's computations, which grow by one per kernel (quadratic: issue 17).
+    names: std::collections::HashSet<String>,
+    /// Per kernel base name, the first suffix not yet known to be taken: names are only ever
+    /// added, so the suffixes below it stay taken and the search resumes there.
+    next_suffix: std::collections::HashMap<String, usize>,
     /// How many while/conditional bodies enclose the computation being lowered.
     depth: usize,
 }
@@ -273,8 +279,15 @@ pub fn lower(
         values: Vec::new(),
         clock: 1,
         names: Default::default(),
+        next_suffix: Default::default(),
         depth: 0,
     };
+    l.names = l
+        .module
+        .computations
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
     let entry_id = l.module.entry;
     let entry = l
         .module
@@ -531,11 +544,16 @@ impl Lowerer<'_> {
     fn kernel_name(&mut self, base: &str) -> String {
         let base = format!("fusion_{}", sanitize(base));
         let mut name = base.clone();
-        let mut n = 1;
-        while self.names.contains(&name) || self.module.find(&name).is_some() {
+        let mut n = self.next_suffix.get(&base).copied().unwrap_or(1);
+        if self.names.contains(&name) {
             name = format!("{base}_{n}");
+            while self.names.contains(&name) {
+                n += 1;
+                name = format!("{base}_{n}");
+            }
             n += 1;
         }
+        self.next_suffix.insert(base, n);
         self.names.insert(name.clone());
         name
     }
