@@ -150,21 +150,22 @@ pub(super) fn collective(
         let count = nonneg(*element_count, &format!("{bp}.element_count"))?;
         // Which pair carries the slices: the project numbers (1000, 1001) when either is set,
         // else the v1 numbers (2, 3). Both at once would leave the buffer ambiguous.
-        let (source, destination, names) =
-            if source_buffer_xyz.is_some() || destination_buffer_xyz.is_some() {
-                if source_buffer.is_some() || destination_buffer.is_some() {
-                    return Err(invalid(format!(
+        let (source, destination, names) = if source_buffer_xyz.is_some()
+            || destination_buffer_xyz.is_some()
+        {
+            if source_buffer.is_some() || destination_buffer.is_some() {
+                return Err(invalid(format!(
                         "{bp} sets both source_buffer/destination_buffer (2, 3) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
                     )));
-                }
-                (
-                    source_buffer_xyz.as_ref(),
-                    destination_buffer_xyz.as_ref(),
-                    ["source_buffer_xyz", "destination_buffer_xyz"],
-                )
-            } else {
-                legacy_collective_slices(source_buffer.as_ref(), destination_buffer.as_ref())
-            };
+            }
+            (
+                source_buffer_xyz.as_ref(),
+                destination_buffer_xyz.as_ref(),
+                ["source_buffer_xyz", "destination_buffer_xyz"],
+            )
+        } else {
+            legacy_collective_slices(source_buffer.as_ref(), destination_buffer.as_ref())
+        };
         let source = slice(ctx, source, &format!("{bp}.{}", names[0]))?;
         let destination = slice(ctx, destination, &format!("{bp}.{}", names[1]))?;
         let bytes = count.checked_mul(t.size());
