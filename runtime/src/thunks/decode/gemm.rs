@@ -176,11 +176,13 @@ pub(super) fn gemm(ctx: &DecodeContext<'_>, g: &GemmThunkProto, path: &str) -> R
     ] {
         match span(l, batch) {
             Some(need) if need <= s.size => {}
-            need => return Err(invalid(format!(
+            need => {
+                return Err(invalid(format!(
                 "{path}.{sname}.size is {}, smaller than the {} bytes {field}.{lname} addresses",
                 s.size,
                 need.map_or_else(|| "overflowing".to_owned(), |n| n.to_string())
-            ))),
+            )))
+            }
         }
     }
     let workspace = match workspace {
