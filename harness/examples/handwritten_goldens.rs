@@ -22,5 +22,11 @@ fn main() -> anyhow::Result<()> {
         let dir = write_version(&compiled, &handwritten, target, &created)?;
         println!("wrote {}", dir.display());
     }
+    // The schema bot reads the census through this index (docs/goldens.md).
+    match schema_history::write_index(compiled.root())? {
+        schema_history::IndexOutcome::Written(p) | schema_history::IndexOutcome::UpToDate(p) => {
+            println!("compact census {}", p.display())
+        }
+    }
     Ok(())
 }

@@ -35,8 +35,12 @@ pub struct GoldensArgs {
 pub enum GoldensCommand {
     /// Targets, versions, creation dates and cases.
     List,
-    /// Checks every version against its manifest (hashes, missing or extra files).
+    /// Checks every version against its manifest (hashes, missing or extra files), and that the
+    /// compact census (`census.json`) summarizes the manifests as they are.
     Verify,
+    /// Rewrites the compact census `census.json` (what the schema bot reads instead of every
+    /// manifest) from the manifests; `regen` does it with each new version.
+    Index,
     /// Compiles every case with today's compiler and writes the next version `v<N+1>`.
     Regen {
         /// Only this target (default: every golden target).
@@ -63,6 +67,7 @@ pub fn run(args: &GoldensArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     match &args.command {
         GoldensCommand::List => list(&store, out),
         GoldensCommand::Verify => verify(&store, out),
+        GoldensCommand::Index => index(&store, out),
         GoldensCommand::Regen {
             target,
             force,
@@ -113,9 +118,33 @@ pub fn run(args: &GoldensArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
                     }
                 }
             }
+            // The schema bot reads the census through the index: keep it in step with the
+            // new versions (it would otherwise be ignored as stale, and the bot read every
+            // manifest).
+            write_census_index(&store, out)?;
             Ok(0)
         }
     }
+}
+
+/// Rewrites the store's compact census and says what it did.
+fn write_census_index(store: &GoldenStore, out: &mut dyn Write) -> anyhow::Result<()> {
+    let outcome = schema_history::write_index(store.root())
+        .with_context(|| format!("writing the census index of {}", store.root().display()))?;
+    match outcome {
+        schema_history::IndexOutcome::Written(path) => {
+            writeln!(out, "wrote the compact census {}", path.display())?
+        }
+        schema_history::IndexOutcome::UpToDate(path) => {
+            writeln!(out, "the compact census {} is up to date", path.display())?
+        }
+    }
+    Ok(())
+}
+
+fn index(store: &GoldenStore, out: &mut dyn Write) -> anyhow::Result<u8> {
+    write_census_index(store, out)?;
+    Ok(0)
 }
 
 fn list(store: &GoldenStore, out: &mut dyn Write) -> anyhow::Result<u8> {
@@ -155,6 +184,17 @@ fn verify(store: &GoldenStore, out: &mut dyn Write) -> anyhow::Result<u8> {
                     writeln!(out, "{e}")?;
                 }
             }
+        }
+    }
+    match schema_history::check_index(store.root()) {
+        Ok(Ok(())) => writeln!(out, "census index: OK")?,
+        Ok(Err(stale)) => {
+            bad += 1;
+            writeln!(out, "{stale}")?;
+        }
+        Err(e) => {
+            bad += 1;
+            writeln!(out, "census index: the manifests cannot be read: {e}")?;
         }
     }
     Ok(u8::from(bad > 0))

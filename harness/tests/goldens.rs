@@ -8,6 +8,8 @@
 //! - `forward_compat::<target>::<case>`: today's artifact is read correctly by a runtime built
 //!   from the newest schema snapshot at least 14 days old (its whole schema and surface).
 //! - `integrity::<target>::v<N>`: every version matches its manifest.
+//! - `integrity::census`: `goldens/executables/census.json`, the compact census the schema bot
+//!   reads, summarizes the manifests as they are (else it names `aot goldens index`).
 //! - `coverage::<target>`: every thunk kind and opcode today's compiler can emit appears in the
 //!   newest version.
 //! - `env_skew::<target>::v<N>::<case>`: the same bytes on a device with newer ABI versions (loads,
@@ -100,6 +102,14 @@ impl SharedCase {
 fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>) -> Vec<Trial> {
     let all = all_versions_requested(std::env::var(ALL_VERSIONS_ENV).ok().as_deref());
     let mut out = Vec::new();
+    // The compact census the schema bot reads (schema_history's `census/index.rs`): a stale one
+    // is ignored by the bot, which then reads every manifest; this keeps the fast path taken.
+    let s = store.clone();
+    out.push(Trial::test("integrity::census", move || {
+        schema_history::check_index(s.root())
+            .map_err(fail)?
+            .map_err(fail)
+    }));
     for &target in GOLDEN_TARGETS {
         let versions = match store.versions(target) {
             Ok(v) => v,

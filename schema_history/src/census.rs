@@ -31,6 +31,10 @@ use serde::Deserialize;
 use crate::git::{Repo, Revision};
 use crate::{Date, Error, Extras};
 
+mod index;
+
+pub use index::{check_index, write_index, IndexError, IndexOutcome, INDEX_COMMAND, INDEX_FILE};
+
 /// One golden version and what it uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Golden {
@@ -220,58 +224,29 @@ impl Census {
         Census::load_at(&repo, &Revision::WorkTree, "")
     }
 
-    /// Scans `dir` (repository-relative) at `rev` for `<target>/v<N>/manifest.json`.
+    /// Scans `dir` (repository-relative) at `rev` for `<target>/v<N>/manifest.json`, read
+    /// through the compact census `<dir>/census.json` when it summarizes exactly those manifests
+    /// (see [`index`]; else from the manifests themselves, with the same result).
     pub fn load_at(repo: &Repo, rev: &Revision, dir: &str) -> Result<Census, Error> {
-        // Manifests are at `<target>/v<N>/` and `<target>/handwritten/v<N>/`: the walk enters
-        // no version's case directories (most of the goldens' files and directory reads).
-        let enter = |parts: &[&str]| match parts {
-            [_] | [_, _] => true,
-            [_, parent, _] => *parent == HANDWRITTEN,
-            _ => false,
-        };
-        let manifests = repo.list_files_within(rev, dir, "/manifest.json", &enter)?;
-        let prefix = dir.trim_end_matches('/');
-        let mut wanted = Vec::new();
-        for path in manifests {
-            let rel = if prefix.is_empty() {
-                path.as_str()
-            } else {
-                match path.strip_prefix(prefix) {
-                    Some(r) => r.trim_start_matches('/'),
-                    None => continue,
-                }
-            };
-            let parts: Vec<&str> = rel.split('/').collect();
-            // Compiled versions, and hand-written ones (`<target>/handwritten/v<N>/`), which
-            // count for the backward window under the target name `<target>/handwritten`.
-            let (target, version) = match parts.as_slice() {
-                [target, version, "manifest.json"] => ((*target).to_owned(), *version),
-                [target, HANDWRITTEN, version, "manifest.json"] => {
-                    (format!("{target}/{HANDWRITTEN}"), *version)
-                }
-                _ => continue,
-            };
-            let Some(version) = version
-                .strip_prefix('v')
-                .and_then(|v| v.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            wanted.push((path.clone(), target, version));
-        }
-        let paths: Vec<String> = wanted.iter().map(|(p, _, _)| p.clone()).collect();
-        let contents = repo.read_files(rev, &paths)?;
-        let mut goldens = Vec::new();
-        for (path, target, version) in wanted {
-            let Some(bytes) = contents.get(&path) else {
-                continue;
-            };
-            if let Some(g) = read_manifest(bytes, &path, &target, version)? {
-                goldens.push(g);
+        Census::load_traced(repo, rev, dir).map(|(census, _)| census)
+    }
+
+    /// [`load_at`](Self::load_at), and why the index was not used when it was not.
+    pub(crate) fn load_traced(
+        repo: &Repo,
+        rev: &Revision,
+        dir: &str,
+    ) -> Result<(Census, Option<IndexError>), Error> {
+        let store = read_store(repo, rev, dir)?;
+        match index::read(store.index.as_deref(), &store.index_path, &store.listed()) {
+            Ok(mut census) => {
+                census
+                    .goldens
+                    .sort_by(|a, b| (&a.target, a.version).cmp(&(&b.target, b.version)));
+                Ok((census, None))
             }
+            Err(why) => Ok((from_manifests(&store)?, Some(why))),
         }
-        goldens.sort_by(|a, b| (&a.target, a.version).cmp(&(&b.target, b.version)));
-        Ok(Census { goldens })
     }
 
     /// Adds to every golden the runtime flags and load-time passes it depends on (`flag:NAME`,
@@ -312,6 +287,179 @@ impl Census {
             .filter(|g| g.created > since && g.constructs.contains(construct))
             .max_by_key(|g| (g.created, g.version))
     }
+}
+
+/// A golden store's manifests and compact census as read at one revision.
+pub(crate) struct Store {
+    /// The manifests found, in path order, each with its bytes.
+    manifests: Vec<StoredManifest>,
+    /// The compact census, when there is one.
+    index: Option<Vec<u8>>,
+    /// Its repository path.
+    index_path: String,
+}
+
+struct StoredManifest {
+    /// Repository-relative.
+    path: String,
+    /// Below the goldens directory (what the index records).
+    rel: String,
+    target: String,
+    version: u32,
+    bytes: Vec<u8>,
+}
+
+impl Store {
+    fn listed(&self) -> Vec<index::Listed<'_>> {
+        self.manifests
+            .iter()
+            .map(|m| index::Listed {
+                rel: &m.rel,
+                bytes: &m.bytes,
+            })
+            .collect()
+    }
+}
+
+/// Lists and reads the manifests under `dir` at `rev`, and the compact census beside them.
+fn read_store(repo: &Repo, rev: &Revision, dir: &str) -> Result<Store, Error> {
+    let manifests = match rev {
+        Revision::WorkTree => worktree_manifests(repo.root(), dir)?,
+        Revision::Git(_) => {
+            // Manifests are at `<target>/v<N>/` and `<target>/handwritten/v<N>/` (a git
+            // listing is the whole tree's, cached, whatever `enter` says).
+            let enter = |parts: &[&str]| match parts {
+                [_] | [_, _] => true,
+                [_, parent, _] => *parent == HANDWRITTEN,
+                _ => false,
+            };
+            repo.list_files_within(rev, dir, "/manifest.json", &enter)?
+        }
+    };
+    let prefix = dir.trim_end_matches('/');
+    let mut wanted = Vec::new();
+    for path in manifests {
+        let rel = if prefix.is_empty() {
+            path.as_str()
+        } else {
+            match path.strip_prefix(prefix) {
+                Some(r) => r.trim_start_matches('/'),
+                None => continue,
+            }
+        };
+        let parts: Vec<&str> = rel.split('/').collect();
+        // Compiled versions, and hand-written ones (`<target>/handwritten/v<N>/`), which
+        // count for the backward window under the target name `<target>/handwritten`.
+        let (target, version) = match parts.as_slice() {
+            [target, version, "manifest.json"] => ((*target).to_owned(), *version),
+            [target, HANDWRITTEN, version, "manifest.json"] => {
+                (format!("{target}/{HANDWRITTEN}"), *version)
+            }
+            _ => continue,
+        };
+        let Some(version) = version
+            .strip_prefix('v')
+            .and_then(|v| v.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        wanted.push((path.clone(), rel.to_owned(), target, version));
+    }
+    let index_path = if prefix.is_empty() {
+        index::INDEX_FILE.to_owned()
+    } else {
+        format!("{prefix}/{}", index::INDEX_FILE)
+    };
+    let mut paths: Vec<String> = wanted.iter().map(|(p, ..)| p.clone()).collect();
+    paths.push(index_path.clone());
+    let mut contents = repo.read_files(rev, &paths)?;
+    let index = contents.remove(&index_path);
+    let manifests = wanted
+        .into_iter()
+        .filter_map(|(path, rel, target, version)| {
+            let bytes = contents.remove(&path)?;
+            Some(StoredManifest {
+                path,
+                rel,
+                target,
+                version,
+                bytes,
+            })
+        })
+        .collect();
+    Ok(Store {
+        manifests,
+        index,
+        index_path,
+    })
+}
+
+/// The repository paths (below `root`) of the files `<dir>/<target>/v<N>/manifest.json` and
+/// `<dir>/<target>/handwritten/v<N>/manifest.json` on the file system, sorted: the manifests
+/// [`read_store`] reads. Listed by looking at those paths only (a directory read per target,
+/// one `lstat` per version), where a general walk read every version's directory of 57 cases
+/// and cost more than the whole census read from the index. Like that walk it follows no
+/// symbolic link and lists only regular files.
+fn worktree_manifests(root: &Path, dir: &str) -> Result<Vec<String>, Error> {
+    let dir = dir.trim_end_matches('/');
+    let base = root.join(dir);
+    if !base.is_dir() {
+        return Ok(Vec::new());
+    }
+    // The subdirectories of `path` (not links to them), by name.
+    let subdirs = |path: &Path| -> Result<Vec<String>, Error> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(path).map_err(|e| Error::io(path, e))? {
+            let entry = entry.map_err(|e| Error::io(path, e))?;
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                names.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        Ok(names)
+    };
+    let is_version = |name: &str| {
+        name.strip_prefix('v')
+            .is_some_and(|n| n.parse::<u32>().is_ok())
+    };
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let mut found = Vec::new();
+    let mut consider = |rel: String| {
+        let is_file = std::fs::symlink_metadata(base.join(&rel)).is_ok_and(|m| m.is_file());
+        if is_file {
+            found.push(format!("{prefix}{rel}"));
+        }
+    };
+    for target in subdirs(&base)? {
+        for version in subdirs(&base.join(&target))? {
+            if version == HANDWRITTEN {
+                for hand in subdirs(&base.join(&target).join(HANDWRITTEN))? {
+                    if is_version(&hand) {
+                        consider(format!("{target}/{HANDWRITTEN}/{hand}/manifest.json"));
+                    }
+                }
+            } else if is_version(&version) {
+                consider(format!("{target}/{version}/manifest.json"));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The census the manifests of `store` give, each read in full.
+fn from_manifests(store: &Store) -> Result<Census, Error> {
+    let mut goldens = Vec::new();
+    for m in &store.manifests {
+        if let Some(g) = read_manifest(&m.bytes, &m.path, &m.target, m.version)? {
+            goldens.push(g);
+        }
+    }
+    goldens.sort_by(|a, b| (&a.target, a.version).cmp(&(&b.target, b.version)));
+    Ok(Census { goldens })
 }
 
 fn read_manifest(

@@ -310,15 +310,19 @@ fn read_context(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Contex
     // before the base's extras (the base's git reads are under way meanwhile), reported
     // after them.
     let census = if opts.goldens.is_absolute() {
-        Census::load(&opts.goldens)
+        Census::load_traced(&Repo::new(&opts.goldens), &Revision::WorkTree, "")
     } else {
-        Census::load_at(repo, &opts.head, &opts.goldens.to_string_lossy())
+        Census::load_traced(repo, &opts.head, &opts.goldens.to_string_lossy())
     };
     // A base without snapshots says nothing about its opcodes, registry and flags: compare
     // the head's with themselves rather than report all of them as new.
     let base_extras =
         newest_extras(repo, &opts.base, &opts.history_dir)?.unwrap_or_else(|| head_extras.clone());
-    let census = census?.with_runtime_dependencies(&[&base_extras, &head_extras]);
+    let (census, unindexed) = census?;
+    if let Some(why) = unindexed {
+        trace.mark(&format!("census read from the manifests: {why}"));
+    }
+    let census = census.with_runtime_dependencies(&[&base_extras, &head_extras]);
     let label = |rev: &Revision| match rev {
         Revision::WorkTree => "working tree".to_owned(),
         Revision::Git(r) => match repo.resolve(r) {
@@ -357,7 +361,10 @@ fn git_reads(opts: &DiffOptions, head: bool) -> Vec<(&str, &str)> {
         }
     }
     if head && !opts.goldens.is_absolute() {
-        wants.extend(opts.goldens.to_str().map(|g| (g, "/manifest.json")));
+        if let Some(g) = opts.goldens.to_str() {
+            wants.push((g, "/manifest.json"));
+            wants.push((g, "/census.json"));
+        }
     }
     wants
 }

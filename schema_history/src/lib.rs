@@ -42,7 +42,9 @@ mod spans;
 mod surface;
 mod waiver;
 
-pub use census::{Census, Golden};
+pub use census::{
+    check_index, write_index, Census, Golden, IndexError, IndexOutcome, INDEX_COMMAND, INDEX_FILE,
+};
 pub use date::Date;
 pub use diff::{diff, load_history, newest_extras, snapshot_base, DiffOptions, SchemaSpec};
 pub use editions::{Edition, FieldFeatures, Presence};
