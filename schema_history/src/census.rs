@@ -23,6 +23,10 @@
 //! `load_passes` ([`Census::with_runtime_dependencies`]), since v1 manifests predate them.
 //! `target` and `version` default to the directory names; the creation date is read from
 //! `created`, `creation_date` or `date` (`YYYY-MM-DD` or an RFC 3339 timestamp).
+//!
+//! The manifests are read through the compact census `<goldens>/census.json` ([`index`]) when
+//! it summarizes exactly the manifests found (by path and content hash); otherwise from the
+//! manifests themselves. Both give the same [`Census`].
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
