@@ -17,7 +17,8 @@
 //!   kernel per 256 levels; N/2 dot+tanh pairs), with the fitted exponent;
 //! - goldens: the wall time of the backward-compatibility replay (boundary versions, and every
 //!   version) and of golden verification;
-//! - schema: the schema bot's diff of the project's protos ÷ protox's compile of the same files;
+//! - schema: the schema bot's diff of the project's protos ÷ protox's compile of the same files,
+//!   by wall time and by process CPU time (the diff's threads wait for cores on a loaded machine);
 //!
 //! then one summary line per metric with its target. `--quick` uses fewer repetitions and smaller
 //! scaling sizes (under a minute on 2 cores, release); CI runs it as a smoke test, without
