@@ -267,12 +267,7 @@ impl<'m> Emitter<'m> {
                 Src::I(i64::from(c) * size),
             ),
             Ix::R(r) => {
-                let off = self.b.op(
-                    O::Mul,
-                    vec![ptx::ast::Modifier::Wide, super::builder::t(Type::U32)],
-                    Type::U64,
-                    &[r.into(), Src::I(size)],
-                );
+                let off = self.b.mul_wide_u32(r.into(), Src::I(size));
                 self.b.bin(O::Add, &[], Type::S64, base.into(), off.into())
             }
         }
@@ -296,12 +291,7 @@ impl<'m> Emitter<'m> {
         let r = body(self, i);
         self.pop();
         r?;
-        self.b.op_to(
-            i,
-            O::Add,
-            vec![super::builder::t(Type::U32)],
-            &[i.into(), Src::I(1)],
-        );
+        self.b.add_u32_to(i, i.into(), Src::I(1));
         let more = self
             .b
             .setp(CmpOp::Lt, Type::U32, i.into(), Src::I(n as i64));

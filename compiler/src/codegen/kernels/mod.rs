@@ -150,15 +150,7 @@ where
         let c = e.b.special(SpecialReg::Ctaid(Dim::X));
         let nt = e.b.special(SpecialReg::Ntid(Dim::X));
         let t = e.b.special(SpecialReg::Tid(Dim::X));
-        let g = e.b.op(
-            O::Mad,
-            vec![
-                ptx::ast::Modifier::Lo,
-                crate::codegen::builder::t(Type::U32),
-            ],
-            Type::U32,
-            &[c.into(), nt.into(), t.into()],
-        );
+        let g = e.b.mad_lo_u32(c.into(), nt.into(), t.into());
         let nc = e.b.special(SpecialReg::Nctaid(Dim::X));
         let s = e.b.bin(
             O::Mul,
@@ -183,12 +175,7 @@ where
     let r = body(e, i);
     e.pop();
     r?;
-    e.b.op_to(
-        i,
-        O::Add,
-        vec![crate::codegen::builder::t(Type::U32)],
-        &[i.into(), stride.into()],
-    );
+    e.b.add_u32_to(i, i.into(), stride.into());
     e.b.bra(None, &top);
     e.b.place(&end);
     Ok(())
@@ -215,12 +202,7 @@ where
     let r = body(e, k);
     e.pop();
     r?;
-    e.b.op_to(
-        k,
-        O::Add,
-        vec![crate::codegen::builder::t(Type::U32)],
-        &[k.into(), Src::I(i64::from(block))],
-    );
+    e.b.add_u32_to(k, k.into(), Src::I(i64::from(block)));
     e.b.bra(None, &top);
     e.b.place(&end);
     Ok(())

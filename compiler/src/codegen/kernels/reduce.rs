@@ -169,12 +169,7 @@ where
             xs.push(e.emit1(ctx, i, &full)?);
         }
         e.update(&acc, &xs)?;
-        e.b.op_to(
-            k0,
-            O::Add,
-            vec![crate::codegen::builder::t(Type::U32)],
-            &[tid.into(), Src::I(i64::from(block))],
-        );
+        e.b.add_u32_to(k0, tid.into(), Src::I(i64::from(block)));
         Ok(())
     })?;
     thread_loop(e, k0, block, total_red, |e, k| {
@@ -279,15 +274,7 @@ where
 /// This thread's 8-byte slot of the kernel's shared memory (`smem + 8 * tid`).
 pub(in crate::codegen) fn shared_slot(e: &mut Emitter<'_>, tid: Reg) -> Reg {
     let smem = e.b.symbol_addr(SHARED_NAME);
-    let tid_off = e.b.op(
-        O::Mul,
-        vec![
-            ptx::ast::Modifier::Wide,
-            crate::codegen::builder::t(Type::U32),
-        ],
-        Type::U64,
-        &[tid.into(), Src::I(8)],
-    );
+    let tid_off = e.b.mul_wide_u32(tid.into(), Src::I(8));
     e.b.bin(O::Add, &[], Type::S64, smem.into(), tid_off.into())
 }
 

@@ -84,15 +84,7 @@ pub fn sort_kernel(
     };
     // Address of element `j` of operand `k` in shared memory.
     let slot = |e: &mut Emitter<'_>, base: Reg, k: usize, j: Reg| -> Reg {
-        let off = e.b.op(
-            O::Mul,
-            vec![
-                ptx::ast::Modifier::Wide,
-                crate::codegen::builder::t(Type::U32),
-            ],
-            Type::U64,
-            &[j.into(), Src::I(8)],
-        );
+        let off = e.b.mul_wide_u32(j.into(), Src::I(8));
         let a = e.b.bin(O::Add, &[], Type::S64, base.into(), off.into());
         e.b.bin(
             O::Add,
@@ -152,15 +144,7 @@ pub fn sort_kernel(
             let phase = e.b.bin(O::And, &[], Type::B32, r.into(), Src::I(1));
             let pairs = n_sort / 2;
             thread_loop(e, tid, block, pairs, |e, t| {
-                let i = e.b.op(
-                    O::Mad,
-                    vec![
-                        ptx::ast::Modifier::Lo,
-                        crate::codegen::builder::t(Type::U32),
-                    ],
-                    Type::U32,
-                    &[t.into(), Src::I(2), phase.into()],
-                );
+                let i = e.b.mad_lo_u32(t.into(), Src::I(2), phase.into());
                 let i1 = e.b.bin(O::Add, &[], Type::U32, i.into(), Src::I(1));
                 let ok =
                     e.b.setp(CmpOp::Lt, Type::U32, i1.into(), Src::I(n_sort as i64));

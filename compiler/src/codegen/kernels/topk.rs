@@ -84,12 +84,7 @@ pub fn topk_kernel(
             let tie = e.b.pand(same.reg, lower);
             let first = e.b.por(ahead.reg, tie);
             let inc = e.b.selp(Type::U32, Src::I(1), Src::I(0), first);
-            e.b.op_to(
-                count,
-                O::Add,
-                vec![crate::codegen::builder::t(Type::U32)],
-                &[count.into(), inc.into()],
-            );
+            e.b.add_u32_to(count, count.into(), inc.into());
             Ok(())
         })?;
         let kept =
@@ -99,15 +94,7 @@ pub fn topk_kernel(
             let row = e.b.bin(O::Sub, &[], Type::U32, i.into(), pos.into());
             let row =
                 e.b.bin(O::Div, &[], Type::U32, row.into(), Src::I(n as i64));
-            let slot = e.b.op(
-                O::Mad,
-                vec![
-                    ptx::ast::Modifier::Lo,
-                    crate::codegen::builder::t(Type::U32),
-                ],
-                Type::U32,
-                &[row.into(), Src::I(k as i64), count.into()],
-            );
+            let slot = e.b.mad_lo_u32(row.into(), Src::I(k as i64), count.into());
             store_at(e, out_ptrs[0], Ix::R(slot), me)?;
             let at = Val {
                 ty: P::S32,
