@@ -274,6 +274,15 @@ impl Builder {
         self.bin(Opcode::And, &[], Type::Pred, a.into(), b.into())
     }
 
+    /// `acc && c` for a conjunction built one condition at a time (per dimension, say): just
+    /// `c` for the first, so a rank-1 guard costs no `and`.
+    pub fn pand_acc(&mut self, acc: Option<Reg>, c: Reg) -> Reg {
+        match acc {
+            Some(p) => self.pand(p, c),
+            None => c,
+        }
+    }
+
     /// `or.pred`.
     pub fn por(&mut self, a: Reg, b: Reg) -> Reg {
         self.bin(Opcode::Or, &[], Type::Pred, a.into(), b.into())

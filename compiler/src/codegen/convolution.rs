@@ -186,10 +186,7 @@ impl<'m> Emitter<'m> {
                 } else {
                     u
                 };
-                ok = Some(match ok {
-                    Some(p) => e.b.pand(p, c),
-                    None => c,
-                });
+                ok = Some(e.b.pand_acc(ok, c));
                 if let Some(slot) = lhs_idx.get_mut(sd.lhs_dim) {
                     *slot = Ix::R(pos);
                 }

@@ -1083,10 +1083,7 @@ impl<'m> Emitter<'m> {
                 } else {
                     p
                 };
-                ok = Some(match ok {
-                    Some(x) => e.b.pand(x, c),
-                    None => c,
-                });
+                ok = Some(e.b.pand_acc(ok, c));
                 pos.push(Ix::R(q));
             }
             let body = |e: &mut Emitter<'m>| -> Result<(), CodegenError> {

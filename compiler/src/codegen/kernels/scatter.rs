@@ -151,10 +151,7 @@ pub fn scatter_kernel(
                 let inw =
                     e.b.setp(CmpOp::Lt, Type::U64, r.into(), Src::I(wsize[d] as i64));
                 let c = e.b.pand(fits, inw);
-                ok = Some(match ok {
-                    Some(p) => e.b.pand(p, c),
-                    None => c,
-                });
+                ok = Some(e.b.pand_acc(ok, c));
                 rel.push(e.b.cvt(None, Type::U32, Type::U64, r.into()));
             }
             let Some(ok) = ok else { return Ok(()) };

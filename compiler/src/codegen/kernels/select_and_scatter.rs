@@ -126,10 +126,7 @@ pub fn select_and_scatter_kernel(
                 let c = e.b.pand(c1, c2);
                 let c = e.b.pand(c, c3);
                 let c = e.b.pand(c, c4);
-                ok = Some(match ok {
-                    Some(x) => e.b.pand(x, c),
-                    None => c,
-                });
+                ok = Some(e.b.pand_acc(ok, c));
                 win.push(Ix::R(wd));
                 rel.push(Ix::R(r));
             }
@@ -160,10 +157,7 @@ pub fn select_and_scatter_kernel(
                         let lt =
                             e.b.setp(CmpOp::Lt, Type::S32, a.into(), Src::I(odims[d] as i64));
                         let c = e.b.pand(ge, lt);
-                        inb = Some(match inb {
-                            Some(x) => e.b.pand(x, c),
-                            None => c,
-                        });
+                        inb = Some(e.b.pand_acc(inb, c));
                         pos.push(Ix::R(a));
                     }
                     let Some(inb) = inb else { return Ok(()) };
