@@ -21,7 +21,7 @@ use hlo::{Opcode as H, PrimitiveType as P};
 use ptx::ast::{CmpOp, Modifier, Opcode as O, Type};
 
 use super::builder::{Reg, Src};
-use super::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix};
+use super::elemental::{dims_of, elem, instr_of, unsupported, Ctx, Emitter, Ix};
 use super::scalar::{self, Val};
 use super::CodegenError;
 
@@ -97,11 +97,7 @@ impl<'m> Emitter<'m> {
             [l, r] => (*l, *r),
             ops => return Err(err(format!("takes 2 operands, found {}", ops.len()))),
         };
-        let operand = |id| {
-            comp.get(id)
-                .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))
-        };
-        let (lhs, rhs) = (operand(lhs_id)?, operand(rhs_id)?);
+        let (lhs, rhs) = (instr_of(comp, lhs_id)?, instr_of(comp, rhs_id)?);
         let usize_dims = |i: &Instruction| -> Vec<usize> {
             dims_of(&i.shape).iter().map(|&d| d as usize).collect()
         };

@@ -104,6 +104,14 @@ pub fn elem(shape: &Shape) -> Option<P> {
     shape.element_type()
 }
 
+/// Instruction `id` of `comp`. Ids come from the computation itself (its operands, its root,
+/// the fusion planner's groups), so a missing one is the code generator's bug, not the input's:
+/// an internal error, not an unsupported construct.
+pub fn instr_of(comp: &Computation, id: InstrId) -> Result<&Instruction, CodegenError> {
+    comp.get(id)
+        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))
+}
+
 /// Error naming an instruction.
 pub fn unsupported(
     comp: &Computation,
@@ -448,10 +456,7 @@ impl<'m> Emitter<'m> {
         match v.as_slice() {
             [x] => Ok(*x),
             _ => {
-                let instr = ctx
-                    .comp
-                    .get(id)
-                    .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+                let instr = instr_of(ctx.comp, id)?;
                 Err(unsupported(
                     ctx.comp,
                     instr,
@@ -470,10 +475,7 @@ impl<'m> Emitter<'m> {
     }
 
     fn shape_of<'c>(ctx: &'c Ctx<'_>, id: InstrId) -> Result<&'c Shape, CodegenError> {
-        ctx.comp
-            .get(id)
-            .map(|i| &i.shape)
-            .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))
+        instr_of(ctx.comp, id).map(|i| &i.shape)
     }
 
     fn constant(

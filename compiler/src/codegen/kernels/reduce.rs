@@ -33,9 +33,7 @@ impl ReduceSpec {
         comp: &Computation,
         id: InstrId,
     ) -> Result<ReduceSpec, CodegenError> {
-        let instr = comp
-            .get(id)
-            .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+        let instr = instr_of(comp, id)?;
         let err = |e: &str| unsupported(comp, instr, e);
         let n = instr.operands.len() / 2;
         if n == 0 {

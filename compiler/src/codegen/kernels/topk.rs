@@ -24,9 +24,7 @@ pub fn topk_kernel(
     name: &str,
     id: InstrId,
 ) -> Result<EmittedKernel, CodegenError> {
-    let instr = comp
-        .get(id)
-        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let instr = instr_of(comp, id)?;
     let err = |e: &str| unsupported(comp, instr, e);
     let [x] = instr.operands.as_slice() else {
         return Err(err("topk takes one operand"));
