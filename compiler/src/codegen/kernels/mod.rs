@@ -69,6 +69,16 @@ impl<'m> Frame<'m> {
         }
     }
 
+    /// The emitter context of `comp` (the computation the frame was made for): its parameters
+    /// read from the kernel's input buffers.
+    pub(super) fn ctx<'c>(&self, comp: &'c Computation) -> Ctx<'c> {
+        Ctx {
+            comp,
+            params: ParamSrc::Buffers(self.inputs.clone()),
+            id: 0,
+        }
+    }
+
     /// Finishes a one-thread-per-element kernel over `work` elements: blocks of `BLOCK` threads
     /// (fewer where the target allows fewer), as many blocks as cover the work (capped: the
     /// kernels loop over the grid stride).
@@ -79,7 +89,20 @@ impl<'m> Frame<'m> {
         shared: u64,
     ) -> EmittedKernel {
         let block = block_for(req, BLOCK);
-        let grid = grid_for(req, work.div_ceil(u64::from(block)));
+        self.finish_blocks(req, work.div_ceil(u64::from(block)), block, shared)
+    }
+
+    /// Finishes a kernel of `block` threads per block and one block per item (a row, a
+    /// result element), as many blocks as cover the items (capped by [`grid_for`]: the kernels
+    /// loop over the grid stride).
+    pub(super) fn finish_blocks(
+        self,
+        req: &KernelRequest<'_>,
+        items: u64,
+        block: u32,
+        shared: u64,
+    ) -> EmittedKernel {
+        let grid = grid_for(req, items);
         self.finish(
             req,
             LaunchDims {
@@ -125,7 +148,9 @@ pub(super) fn block_for(req: &KernelRequest<'_>, want: u32) -> u32 {
     want.min(req.target.max_threads_per_block.max(32))
 }
 
-fn check_size(comp: &Computation, instr: &Instruction, n: u64) -> Result<(), CodegenError> {
+/// Kernels index elements with 32-bit registers: `n` elements must fit (an error naming the
+/// instruction otherwise).
+pub(super) fn check_size(comp: &Computation, instr: &Instruction, n: u64) -> Result<(), CodegenError> {
     if n >= (1u64 << 31) {
         return Err(unsupported(comp, instr, "more than 2^31 elements"));
     }
@@ -240,11 +265,7 @@ pub fn loop_kernel(
     check_size(comp, first, n)?;
     let outs: Vec<usize> = targets.iter().map(|t| t.1).collect();
     let mut f = Frame::new(req, comp, name, &outs);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let outputs = f.outputs.clone();
     let shared = share_scalar_inputs(&mut f, comp, n)?;
     grid_stride(&mut f.e, false, n, |e, i| {

@@ -1,14 +1,6 @@
 //! Reductions: one block per output element, thread-strided accumulation and a shared-memory
 //! tree (warp shuffles for the last steps).
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
-
-use crate::codegen::builder::{Reg, Src, SHARED_NAME};
-use crate::codegen::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix, ParamSrc};
-use crate::codegen::scalar::{self, Val};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest, LaunchDims};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// What a block reduction needs to know about one `reduce` instruction.
@@ -291,11 +283,7 @@ pub fn reduce_kernel(
     let shared = spec.shared_bytes(block);
     let outs: Vec<usize> = outputs.iter().map(|o| o.1).collect();
     let mut f = Frame::new(req, comp, name, &outs);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
     let my_slot = shared_slot(&mut f.e, tid);
@@ -314,15 +302,7 @@ pub fn reduce_kernel(
         e.b.barrier();
         Ok(())
     })?;
-    let grid = grid_for(req, out_dims.iter().product());
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        shared,
-    ))
+    Ok(f.finish_blocks(req, out_dims.iter().product(), block, shared))
 }
 
 /// `shfl.sync.down` of a value of any carrier (64-bit values in two halves, pred as 0/1).

@@ -1,14 +1,6 @@
 //! Scatter: one thread per output element applying every matching update in order
 //! (deterministic).
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Opcode as O, Type};
-
-use crate::codegen::builder::{Reg, Src};
-use crate::codegen::elemental::{dims_of, elem, unsupported, Ctx, Ix, ParamSrc};
-use crate::codegen::scalar::{self};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// A scatter kernel for the root `scatter` (outputs 0..n).
@@ -88,11 +80,7 @@ pub fn scatter_kernel(
     let total: u64 = odims.iter().product();
     let outs: Vec<usize> = (0..n).collect();
     let mut f = Frame::new(req, comp, name, &outs);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     grid_stride(&mut f.e, false, total, |e, i| {
         let idx = e.delinearize(Ix::R(i), &odims);

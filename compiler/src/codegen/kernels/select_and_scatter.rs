@@ -1,14 +1,6 @@
 //! Select-and-scatter (the max-pool gradient): one thread per operand element, visiting every
 //! window that covers it.
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Opcode as O, Type};
-
-use crate::codegen::builder::{Reg, Src};
-use crate::codegen::elemental::{dims_of, unsupported, Ctx, Ix, ParamSrc};
-use crate::codegen::scalar::{self, Val};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// A `select-and-scatter` kernel for the root instruction (the max-pool gradient).
@@ -78,11 +70,7 @@ pub fn select_and_scatter_kernel(
         .collect();
     let ctotal: u64 = cover.iter().product();
     let mut f = Frame::new(req, comp, name, &[0]);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out = f.outputs.clone();
     grid_stride(&mut f.e, false, total, |e, i| {
         let idx = e.delinearize(Ix::R(i), &odims);

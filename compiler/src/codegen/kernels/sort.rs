@@ -1,13 +1,5 @@
 //! Sort: one block per row, odd-even transposition sort in the output buffers (stable).
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
-
-use crate::codegen::builder::{Reg, Src, SHARED_NAME};
-use crate::codegen::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix, ParamSrc};
-use crate::codegen::scalar::{self, Val};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest, LaunchDims};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// A sort kernel for the root `sort` (outputs 0..n are its operands' sorted copies).
@@ -64,11 +56,7 @@ pub fn sort_kernel(
     );
     let outs: Vec<usize> = (0..ops.len()).collect();
     let mut f = Frame::new(req, comp, name, &outs);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
     // Rows that fit are sorted in shared memory (8-byte slots per element and operand): the
@@ -198,13 +186,5 @@ pub fn sort_kernel(
         }
         Ok(())
     })?;
-    let grid = grid_for(req, rows);
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        if use_smem { smem_bytes } else { 0 },
-    ))
+    Ok(f.finish_blocks(req, rows, block, if use_smem { smem_bytes } else { 0 }))
 }

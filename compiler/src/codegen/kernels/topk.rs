@@ -1,13 +1,5 @@
 //! Top-k: one thread per operand element computes its rank in its row.
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Opcode as O, Type};
-
-use crate::codegen::builder::Src;
-use crate::codegen::elemental::{dims_of, unsupported, Ctx, Ix, ParamSrc};
-use crate::codegen::scalar::{self, Val};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// A `topk` kernel for the root `topk` (outputs 0: values, 1: `s32` indices).
@@ -47,11 +39,7 @@ pub fn topk_kernel(
     check_size(comp, instr, total)?;
     let rank = dims.len();
     let mut f = Frame::new(req, comp, name, &[0, 1]);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     let before = if largest {
         hlo::ir::ComparisonDirection::Gt
