@@ -104,6 +104,74 @@ pub fn elem(shape: &Shape) -> Option<P> {
     shape.element_type()
 }
 
+/// The dimensions of a `reduce` over an input of dimensions `in_dims`: which are reduced
+/// (as the `dimensions` attribute lists them), which are kept (the result's, in order), and
+/// how an input index is put together from a result index and a reduced element's number.
+/// The emitter's reduce (inside a loop kernel) and the block reduction both go through it, so
+/// they read the reduced elements in one order.
+pub(in crate::codegen) struct ReduceAxes {
+    /// The input's dimensions.
+    pub in_dims: Vec<u64>,
+    /// Reduced input dimensions.
+    pub red: Vec<usize>,
+    /// Kept input dimensions.
+    pub kept: Vec<usize>,
+    /// Sizes of the reduced dimensions (1 for one out of range).
+    pub red_dims: Vec<u64>,
+    /// Elements reduced into each result element.
+    pub total: u64,
+}
+
+impl ReduceAxes {
+    /// The axes of reduce `instr` over an input of dimensions `in_dims` (negative dimension
+    /// numbers read as 0; range checks are the caller's).
+    pub(in crate::codegen) fn new(instr: &Instruction, in_dims: Vec<u64>) -> ReduceAxes {
+        let red: Vec<usize> = instr
+            .attrs
+            .dimensions
+            .clone()
+            .unwrap_or_default()
+            .iter()
+            .map(|&d| d.max(0) as usize)
+            .collect();
+        let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
+        let red_dims: Vec<u64> = red
+            .iter()
+            .map(|&d| in_dims.get(d).copied().unwrap_or(1))
+            .collect();
+        let total = red_dims.iter().product();
+        ReduceAxes {
+            in_dims,
+            red,
+            kept,
+            red_dims,
+            total,
+        }
+    }
+
+    /// The input index of reduced element `k` of result element `oidx`; `None` when `oidx`
+    /// has fewer entries than there are kept dimensions. Out-of-range reduced dimensions are
+    /// skipped.
+    pub(in crate::codegen) fn input_index(
+        &self,
+        e: &mut Emitter<'_>,
+        oidx: &[Ix],
+        k: Reg,
+    ) -> Option<Vec<Ix>> {
+        let ridx = e.delinearize(Ix::R(k), &self.red_dims);
+        let mut full = vec![Ix::C(0); self.in_dims.len()];
+        for (j, &d) in self.kept.iter().enumerate() {
+            *full.get_mut(d)? = *oidx.get(j)?;
+        }
+        for (&d, &r) in self.red.iter().zip(&ridx) {
+            if let Some(slot) = full.get_mut(d) {
+                *slot = r;
+            }
+        }
+        Some(full)
+    }
+}
+
 /// Instruction `id` of `comp`. Ids come from the computation itself (its operands, its root,
 /// the fusion planner's groups), so a missing one is the code generator's bug, not the input's:
 /// an internal error, not an unsupported construct.
@@ -966,15 +1034,7 @@ impl<'m> Emitter<'m> {
         }
         let inputs: Vec<InstrId> = instr.operands[..n].to_vec();
         let inits: Vec<InstrId> = instr.operands[n..].to_vec();
-        let in_dims = dims_of(Self::shape_of(ctx, inputs[0])?);
-        let red: Vec<usize> = instr
-            .attrs
-            .dimensions
-            .clone()
-            .unwrap_or_default()
-            .iter()
-            .map(|&d| d.max(0) as usize)
-            .collect();
+        let axes = ReduceAxes::new(instr, dims_of(Self::shape_of(ctx, inputs[0])?));
         let f = instr
             .attrs
             .to_apply
@@ -984,23 +1044,10 @@ impl<'m> Emitter<'m> {
             init_vals.push(self.emit1(ctx, i, &[])?);
         }
         let acc = self.fresh_copy(&init_vals)?;
-        let red_dims: Vec<u64> = red
-            .iter()
-            .map(|&d| in_dims.get(d).copied().unwrap_or(1))
-            .collect();
-        let total: u64 = red_dims.iter().product();
-        let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
-        self.counted_loop(total, |e, k| {
-            let ridx = e.delinearize(Ix::R(k), &red_dims);
-            let mut full = vec![Ix::C(0); in_dims.len()];
-            for (j, &d) in kept.iter().enumerate() {
-                full[d] = *idx.get(j).ok_or_else(|| err("rank mismatch"))?;
-            }
-            for (j, &d) in red.iter().enumerate() {
-                if let Some(slot) = full.get_mut(d) {
-                    *slot = ridx[j];
-                }
-            }
+        self.counted_loop(axes.total, |e, k| {
+            let full = axes
+                .input_index(e, idx, k)
+                .ok_or_else(|| err("rank mismatch"))?;
             let mut args = acc.clone();
             for &i in &inputs {
                 args.push(e.emit1(ctx, i, &full)?);

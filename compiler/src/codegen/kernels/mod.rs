@@ -19,7 +19,9 @@ use hlo::ir::{Computation, InstrId, Instruction};
 use hlo::{Opcode as H, PrimitiveType as P};
 use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
-use super::elemental::{dims_of, elem, instr_of, unsupported, Ctx, Emitter, Ix, ParamSrc};
+use super::elemental::{
+    dims_of, elem, instr_of, unsupported, Ctx, Emitter, Ix, ParamSrc, ReduceAxes,
+};
 use super::scalar::{self, Val};
 use super::{CodegenError, EmittedKernel, KernelArg, KernelRequest, LaunchDims};
 use crate::codegen::builder::{Reg, Src, SHARED_NAME};

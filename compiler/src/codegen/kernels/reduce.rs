@@ -7,10 +7,7 @@ use super::*;
 pub(in crate::codegen) struct ReduceSpec {
     inputs: Vec<InstrId>,
     inits: Vec<InstrId>,
-    in_dims: Vec<u64>,
-    red: Vec<usize>,
-    kept: Vec<usize>,
-    red_dims: Vec<u64>,
+    axes: ReduceAxes,
     /// Dimensions of the result (the kept dimensions).
     pub out_dims: Vec<u64>,
     /// Elements reduced into each result element.
@@ -36,24 +33,16 @@ impl ReduceSpec {
         let in_shape = &comp.get(inputs[0]).ok_or_else(|| err("bad operand"))?.shape;
         let in_dims = dims_of(in_shape);
         check_size(comp, instr, in_dims.iter().product())?;
-        let red: Vec<usize> = instr
-            .attrs
-            .dimensions
-            .clone()
-            .unwrap_or_default()
-            .iter()
-            .map(|&d| d.max(0) as usize)
-            .collect();
-        if red.iter().any(|&d| d >= in_dims.len()) {
+        let axes = ReduceAxes::new(instr, in_dims);
+        if axes.red.iter().any(|&d| d >= axes.in_dims.len()) {
             return Err(err("reduced dimension out of range"));
         }
-        let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
-        let out_dims: Vec<u64> = kept.iter().map(|&d| in_dims[d]).collect();
-        let red_dims: Vec<u64> = red
+        let out_dims: Vec<u64> = axes
+            .kept
             .iter()
-            .map(|&d| in_dims.get(d).copied().unwrap_or(1))
+            .filter_map(|&d| axes.in_dims.get(d).copied())
             .collect();
-        let total_red: u64 = red_dims.iter().product();
+        let total_red = axes.total;
         let f_red = instr
             .attrs
             .to_apply
@@ -69,10 +58,7 @@ impl ReduceSpec {
         Ok(ReduceSpec {
             inputs,
             inits,
-            in_dims,
-            red,
-            kept,
-            red_dims,
+            axes,
             out_dims,
             total_red,
             f_red,
@@ -122,13 +108,7 @@ where
     F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
 {
     let (inputs, inits, types, f_red) = (&spec.inputs, &spec.inits, &spec.types, spec.f_red);
-    let (total_red, in_dims, kept, red, red_dims) = (
-        spec.total_red,
-        &spec.in_dims,
-        &spec.kept,
-        &spec.red,
-        &spec.red_dims,
-    );
+    let total_red = spec.total_red;
     let mut init_vals = Vec::new();
     for &i in inits {
         init_vals.push(e.emit1(ctx, i, &[])?);
@@ -136,16 +116,10 @@ where
     // Thread 0 starts from the init value; thread t > 0 from element t (so the init value
     // is applied exactly once, whatever it is).
     let acc = e.fresh_copy(&init_vals)?;
-    let full_index = |e: &mut Emitter<'_>, k: Reg| -> Vec<Ix> {
-        let ridx = e.delinearize(Ix::R(k), red_dims);
-        let mut full = vec![Ix::C(0); in_dims.len()];
-        for (j, &d) in kept.iter().enumerate() {
-            full[d] = oidx[j];
-        }
-        for (j, &d) in red.iter().enumerate() {
-            full[d] = ridx[j];
-        }
-        full
+    let full_index = |e: &mut Emitter<'_>, k: Reg| -> Result<Vec<Ix>, CodegenError> {
+        spec.axes.input_index(e, oidx, k).ok_or_else(|| {
+            CodegenError::Invalid("reduce result index of the wrong rank".into())
+        })
     };
     let k0 = e.b.mov(Type::B32, tid.into());
     let not_first = e.b.setp(CmpOp::Ne, Type::U32, tid.into(), Src::I(0));
@@ -153,7 +127,7 @@ where
         e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(total_red as i64));
     let own = e.b.pand(not_first, has);
     e.when(own, |e| {
-        let full = full_index(e, tid);
+        let full = full_index(e, tid)?;
         let mut xs = Vec::new();
         for &i in inputs {
             xs.push(e.emit1(ctx, i, &full)?);
@@ -163,7 +137,7 @@ where
         Ok(())
     })?;
     thread_loop(e, k0, block, total_red, |e, k| {
-        let full = full_index(e, k);
+        let full = full_index(e, k)?;
         let mut args = acc.clone();
         for &i in inputs {
             args.push(e.emit1(ctx, i, &full)?);
