@@ -159,6 +159,51 @@ pub(super) fn check_size(comp: &Computation, instr: &Instruction, n: u64) -> Res
     Ok(())
 }
 
+/// The dimensions of `id`, an operand of kernel root `instr` (an error naming `instr` when the
+/// operand is missing).
+pub(super) fn operand_dims(
+    comp: &Computation,
+    instr: &Instruction,
+    id: InstrId,
+) -> Result<Vec<u64>, CodegenError> {
+    comp.get(id)
+        .map(|i| dims_of(&i.shape))
+        .ok_or_else(|| unsupported(comp, instr, "bad operand"))
+}
+
+/// The element types of `ids` (operands or init values of kernel root `instr`); `error` is the
+/// reason given for one that is missing or tuple-shaped.
+pub(super) fn elem_types(
+    comp: &Computation,
+    instr: &Instruction,
+    ids: &[InstrId],
+    error: &str,
+) -> Result<Vec<P>, CodegenError> {
+    ids.iter()
+        .map(|&o| {
+            comp.get(o)
+                .and_then(|x| elem(&x.shape))
+                .ok_or_else(|| unsupported(comp, instr, error))
+        })
+        .collect()
+}
+
+/// An index of `rank` entries: `rest` in order, with 0 at position `at` (a row's start along
+/// the sorted dimension; scatter indices' index-vector dimension, filled in per component).
+/// Entries past the end of `rest` are 0.
+pub(super) fn with_zero_at(rest: &[Ix], rank: usize, at: usize) -> Vec<Ix> {
+    let mut it = rest.iter();
+    (0..rank)
+        .map(|k| {
+            if k == at {
+                Ix::C(0)
+            } else {
+                *it.next().unwrap_or(&Ix::C(0))
+            }
+        })
+        .collect()
+}
+
 /// Grid-stride loop over `0..n` (in units of `unit`: threads or blocks).
 pub(super) fn grid_stride<'m, F>(
     e: &mut Emitter<'m>,

@@ -47,14 +47,7 @@ impl ReduceSpec {
             .attrs
             .to_apply
             .ok_or_else(|| err("reduce without to_apply"))?;
-        let types: Vec<P> = inits
-            .iter()
-            .map(|&i| {
-                comp.get(i)
-                    .and_then(|x| elem(&x.shape))
-                    .ok_or_else(|| err("bad init"))
-            })
-            .collect::<Result<_, _>>()?;
+        let types = elem_types(comp, instr, &inits, "bad init")?;
         Ok(ReduceSpec {
             inputs,
             inits,

@@ -20,11 +20,7 @@ pub fn scatter_kernel(
     let operands = instr.operands[..n].to_vec();
     let indices = instr.operands[n];
     let updates = instr.operands[n + 1..].to_vec();
-    let shape_of = |id: InstrId| {
-        comp.get(id)
-            .map(|i| dims_of(&i.shape))
-            .ok_or_else(|| err("bad operand"))
-    };
+    let shape_of = |id: InstrId| operand_dims(comp, instr, id);
     let odims = shape_of(operands[0])?;
     let idims = shape_of(indices)?;
     let udims = shape_of(updates[0])?;
@@ -64,15 +60,8 @@ pub fn scatter_kernel(
         .collect();
     let sdims: Vec<u64> = scatter_dims.iter().map(|&d| udims[d]).collect();
     let total_s: u64 = sdims.iter().product();
-    let types: Vec<P> = operands
-        .iter()
-        .map(|&o| {
-            comp.get(o)
-                .and_then(|x| elem(&x.shape))
-                .ok_or_else(|| err("bad operand"))
-        })
-        .collect::<Result<_, _>>()?;
-    let _ = &types;
+    // Only checked: every operand is an array (the combiner reads the types from the values).
+    elem_types(comp, instr, &operands, "bad operand")?;
     let comb = instr
         .attrs
         .to_apply
@@ -91,15 +80,7 @@ pub fn scatter_kernel(
         let acc = e.fresh_copy(&cur)?;
         e.counted_loop(total_s, |e, s| {
             let sidx = e.delinearize(Ix::R(s), &sdims);
-            let mut coords = Vec::with_capacity(idims.len());
-            let mut si = sidx.iter();
-            for d in 0..idims.len() {
-                coords.push(if d == ivd {
-                    Ix::C(0)
-                } else {
-                    *si.next().unwrap_or(&Ix::C(0))
-                });
-            }
+            let coords = with_zero_at(&sidx, idims.len(), ivd);
             let mut ok: Option<Reg> = None;
             let mut rel = Vec::with_capacity(odims.len());
             for (d, &od) in odims.iter().enumerate() {

@@ -26,11 +26,7 @@ pub fn select_and_scatter_kernel(
         ));
     };
     let (operand, source, init) = (*operand, *source, *init);
-    let shape_of = |id: InstrId| {
-        comp.get(id)
-            .map(|i| dims_of(&i.shape))
-            .ok_or_else(|| err("bad operand"))
-    };
+    let shape_of = |id: InstrId| operand_dims(comp, instr, id);
     let odims = shape_of(operand)?;
     let sdims = shape_of(source)?;
     let window = instr

@@ -35,14 +35,7 @@ pub fn sort_kernel(
         .collect();
     let rows: u64 = row_dims.iter().product();
     let stride: u64 = dims[d + 1..].iter().product();
-    let types: Vec<P> = ops
-        .iter()
-        .map(|&o| {
-            comp.get(o)
-                .and_then(|x| elem(&x.shape))
-                .ok_or_else(|| err("bad operand"))
-        })
-        .collect::<Result<_, _>>()?;
+    let types = elem_types(comp, instr, &ops, "bad operand")?;
     let cmp_fn = instr
         .attrs
         .to_apply
@@ -102,15 +95,7 @@ pub fn sort_kernel(
         };
     grid_stride(&mut f.e, true, rows, |e, row| {
         let ridx = e.delinearize(Ix::R(row), &row_dims);
-        let mut base_idx = Vec::with_capacity(dims.len());
-        let mut it = ridx.iter();
-        for k in 0..dims.len() {
-            base_idx.push(if k == d {
-                Ix::C(0)
-            } else {
-                *it.next().unwrap_or(&Ix::C(0))
-            });
-        }
+        let base_idx = with_zero_at(&ridx, dims.len(), d);
         let base_lin = e.linearize(&base_idx, &dims);
         let base_lin = e.ix_reg(base_lin);
         // Copy the row into the outputs.

@@ -22,10 +22,7 @@ pub fn topk_kernel(
         return Err(err("topk takes one operand"));
     };
     let x = *x;
-    let dims = comp
-        .get(x)
-        .map(|i| dims_of(&i.shape))
-        .ok_or_else(|| err("bad operand"))?;
+    let dims = operand_dims(comp, instr, x)?;
     let Some((&n, _)) = dims.split_last() else {
         return Err(err("topk needs an operand of rank 1 or more"));
     };
