@@ -10,7 +10,9 @@
 //! and the input features (`convolution.rs`), map, call, tuple and get-tuple-element.
 use std::collections::HashMap;
 
-use hlo::ir::{Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue};
+use hlo::ir::{
+    Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue, WindowDim,
+};
 use hlo::{HloModule, Opcode as H, PrimitiveType as P, Shape};
 use ptx::ast::{CmpOp, Opcode as O, StateSpace, Type, VarDecl};
 
@@ -346,6 +348,43 @@ impl<'m> Emitter<'m> {
                 let off = self.b.mul_wide_u32(r.into(), Src::I(size));
                 self.b.bin(O::Add, &[], Type::S64, base.into(), off.into())
             }
+        }
+    }
+
+    /// Where tap `k` of the window at output position `o` falls in the padded, lhs-dilated
+    /// input: `o * stride + k * rhs_dilation - pad_low` (signed; may be out of range).
+    /// Reduce-window and convolution address their input so.
+    pub(in crate::codegen) fn window_tap(&mut self, o: Reg, k: Reg, w: &WindowDim) -> Reg {
+        let a = self.b.bin(
+            O::Mul,
+            &[ptx::ast::Modifier::Lo],
+            Type::S32,
+            o.into(),
+            Src::I(w.stride),
+        );
+        let kd = self.b.bin(
+            O::Mul,
+            &[ptx::ast::Modifier::Lo],
+            Type::S32,
+            k.into(),
+            Src::I(w.rhs_dilation),
+        );
+        let p = self.b.bin(O::Add, &[], Type::S32, a.into(), kd.into());
+        self.b.bin(O::Sub, &[], Type::S32, p.into(), Src::I(w.pad_low))
+    }
+
+    /// Undoes lhs dilation `ld` of tap position `p` (from [`Emitter::window_tap`]), whose
+    /// in-range condition is `c`: with `ld > 1` only multiples of `ld` hit an input element, so
+    /// `c` gains `p % ld == 0` and the position is `p / ld`. Returns the condition and the
+    /// input position.
+    pub(in crate::codegen) fn undilate(&mut self, p: Reg, ld: i64, c: Reg) -> (Reg, Reg) {
+        if ld > 1 {
+            let r = self.b.bin(O::Rem, &[], Type::S32, p.into(), Src::I(ld));
+            let z = self.b.setp(CmpOp::Eq, Type::S32, r.into(), Src::I(0));
+            let c = self.b.pand(c, z);
+            (c, self.b.bin(O::Div, &[], Type::S32, p.into(), Src::I(ld)))
+        } else {
+            (c, p)
         }
     }
 
@@ -1098,23 +1137,7 @@ impl<'m> Emitter<'m> {
             for (d, w) in window.dims.iter().enumerate() {
                 let o = e.ix_reg(*idx.get(d).ok_or_else(|| err("rank mismatch"))?);
                 let wi = e.ix_reg(widx[d]);
-                // p = o*stride + w*rhs_dilation - pad_low (signed)
-                let a = e.b.bin(
-                    O::Mul,
-                    &[ptx::ast::Modifier::Lo],
-                    Type::S32,
-                    o.into(),
-                    Src::I(w.stride),
-                );
-                let bb = e.b.bin(
-                    O::Mul,
-                    &[ptx::ast::Modifier::Lo],
-                    Type::S32,
-                    wi.into(),
-                    Src::I(w.rhs_dilation),
-                );
-                let p = e.b.bin(O::Add, &[], Type::S32, a.into(), bb.into());
-                let p = e.b.bin(O::Sub, &[], Type::S32, p.into(), Src::I(w.pad_low));
+                let p = e.window_tap(o, wi, w);
                 let ld = w.lhs_dilation.max(1);
                 let ge = e.b.setp(CmpOp::Ge, Type::S32, p.into(), Src::I(0));
                 let lt = e.b.setp(
@@ -1123,15 +1146,8 @@ impl<'m> Emitter<'m> {
                     p.into(),
                     Src::I(((in_dims[d] as i64) - 1) * ld + 1),
                 );
-                let mut c = e.b.pand(ge, lt);
-                let q = if ld > 1 {
-                    let r = e.b.bin(O::Rem, &[], Type::S32, p.into(), Src::I(ld));
-                    let z = e.b.setp(CmpOp::Eq, Type::S32, r.into(), Src::I(0));
-                    c = e.b.pand(c, z);
-                    e.b.bin(O::Div, &[], Type::S32, p.into(), Src::I(ld))
-                } else {
-                    p
-                };
+                let in_range = e.b.pand(ge, lt);
+                let (c, q) = e.undilate(p, ld, in_range);
                 ok = Some(e.b.pand_acc(ok, c));
                 pos.push(Ix::R(q));
             }
