@@ -10,9 +10,7 @@
 //! and the input features (`convolution.rs`), map, call, tuple and get-tuple-element.
 use std::collections::HashMap;
 
-use hlo::ir::{
-    Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue, WindowDim,
-};
+use hlo::ir::{Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue, WindowDim};
 use hlo::{HloModule, Opcode as H, PrimitiveType as P, Shape};
 use ptx::ast::{CmpOp, Opcode as O, StateSpace, Type, VarDecl};
 
@@ -370,7 +368,8 @@ impl<'m> Emitter<'m> {
             Src::I(w.rhs_dilation),
         );
         let p = self.b.bin(O::Add, &[], Type::S32, a.into(), kd.into());
-        self.b.bin(O::Sub, &[], Type::S32, p.into(), Src::I(w.pad_low))
+        self.b
+            .bin(O::Sub, &[], Type::S32, p.into(), Src::I(w.pad_low))
     }
 
     /// Undoes lhs dilation `ld` of tap position `p` (from [`Emitter::window_tap`]), whose

@@ -152,7 +152,11 @@ pub(super) fn block_for(req: &KernelRequest<'_>, want: u32) -> u32 {
 
 /// Kernels index elements with 32-bit registers: `n` elements must fit (an error naming the
 /// instruction otherwise).
-pub(super) fn check_size(comp: &Computation, instr: &Instruction, n: u64) -> Result<(), CodegenError> {
+pub(super) fn check_size(
+    comp: &Computation,
+    instr: &Instruction,
+    n: u64,
+) -> Result<(), CodegenError> {
     if n >= (1u64 << 31) {
         return Err(unsupported(comp, instr, "more than 2^31 elements"));
     }

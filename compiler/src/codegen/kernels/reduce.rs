@@ -110,9 +110,9 @@ where
     // is applied exactly once, whatever it is).
     let acc = e.fresh_copy(&init_vals)?;
     let full_index = |e: &mut Emitter<'_>, k: Reg| -> Result<Vec<Ix>, CodegenError> {
-        spec.axes.input_index(e, oidx, k).ok_or_else(|| {
-            CodegenError::Invalid("reduce result index of the wrong rank".into())
-        })
+        spec.axes
+            .input_index(e, oidx, k)
+            .ok_or_else(|| CodegenError::Invalid("reduce result index of the wrong rank".into()))
     };
     let k0 = e.b.mov(Type::B32, tid.into());
     let not_first = e.b.setp(CmpOp::Ne, Type::U32, tid.into(), Src::I(0));
