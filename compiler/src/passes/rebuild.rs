@@ -10,7 +10,9 @@
 //!   instructions, or nothing);
 //! - [`Rebuild::inline`]: a callee's body copied in place of a call site, nested calls expanded
 //!   iteratively (a chain of 100,000 nested calls costs heap, not thread stack, and memory
-//!   linear in what is copied).
+//!   linear in what is copied);
+//! - [`transpose`] and [`permuted`]: the `transpose` a pass puts in front of or behind the
+//!   instruction it rewrites (collectives, gemm-operands), with its result shape.
 use hlo::ir::{Attrs, Computation};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, Shape};
 
