@@ -244,9 +244,43 @@ impl Builder {
         self.op(Opcode::Fma, vec![RN, t(ty)], ty, &[a, b, c])
     }
 
+    /// `mad.lo.u32 d, a, b, c` (`a * b + c` in 32 bits): a global thread number, a row's slot.
+    pub fn mad_lo_u32(&mut self, a: Src, b: Src, c: Src) -> Reg {
+        self.op(
+            Opcode::Mad,
+            vec![Modifier::Lo, t(Type::U32)],
+            Type::U32,
+            &[a, b, c],
+        )
+    }
+
+    /// `mul.wide.u32 d, a, b`: a 32-bit index times an element size, as a 64-bit byte offset.
+    pub fn mul_wide_u32(&mut self, a: Src, b: Src) -> Reg {
+        self.op(
+            Opcode::Mul,
+            vec![Modifier::Wide, t(Type::U32)],
+            Type::U64,
+            &[a, b],
+        )
+    }
+
+    /// `add.u32 dst, a, b` into an existing register: the step of a loop counter.
+    pub fn add_u32_to(&mut self, dst: Reg, a: Src, b: Src) {
+        self.op_to(dst, Opcode::Add, vec![t(Type::U32)], &[a, b]);
+    }
+
     /// `and/or/xor/not` on predicates.
     pub fn pand(&mut self, a: Reg, b: Reg) -> Reg {
         self.bin(Opcode::And, &[], Type::Pred, a.into(), b.into())
+    }
+
+    /// `acc && c` for a conjunction built one condition at a time (per dimension, say): just
+    /// `c` for the first, so a rank-1 guard costs no `and`.
+    pub fn pand_acc(&mut self, acc: Option<Reg>, c: Reg) -> Reg {
+        match acc {
+            Some(p) => self.pand(p, c),
+            None => c,
+        }
     }
 
     /// `or.pred`.

@@ -18,10 +18,10 @@
 use hlo::eval::convolution::ConvGeometry;
 use hlo::ir::{Computation, Instruction};
 use hlo::{Opcode as H, PrimitiveType as P};
-use ptx::ast::{CmpOp, Modifier, Opcode as O, Type};
+use ptx::ast::{CmpOp, Opcode as O, Type};
 
 use super::builder::{Reg, Src};
-use super::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix};
+use super::elemental::{dims_of, elem, instr_of, unsupported, Ctx, Emitter, Ix};
 use super::scalar::{self, Val};
 use super::CodegenError;
 
@@ -97,11 +97,7 @@ impl<'m> Emitter<'m> {
             [l, r] => (*l, *r),
             ops => return Err(err(format!("takes 2 operands, found {}", ops.len()))),
         };
-        let operand = |id| {
-            comp.get(id)
-                .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))
-        };
-        let (lhs, rhs) = (operand(lhs_id)?, operand(rhs_id)?);
+        let (lhs, rhs) = (instr_of(comp, lhs_id)?, instr_of(comp, rhs_id)?);
         let usize_dims = |i: &Instruction| -> Vec<usize> {
             dims_of(&i.shape).iter().map(|&d| d as usize).collect()
         };
@@ -156,40 +152,14 @@ impl<'m> Emitter<'m> {
                 let w = &sd.window;
                 let s = e.ix_reg(at(sd.out_dim));
                 let wi = e.ix_reg(widx.get(d).copied().unwrap_or(Ix::C(0)));
-                // u = s*stride - pad_low + k*rhs_dilation, in the dilated, padded input.
-                let u = e.b.bin(
-                    O::Mul,
-                    &[Modifier::Lo],
-                    Type::S32,
-                    s.into(),
-                    Src::I(w.stride),
-                );
-                let kd = e.b.bin(
-                    O::Mul,
-                    &[Modifier::Lo],
-                    Type::S32,
-                    wi.into(),
-                    Src::I(w.rhs_dilation),
-                );
-                let u = e.b.bin(O::Add, &[], Type::S32, u.into(), kd.into());
-                let u = e.b.bin(O::Sub, &[], Type::S32, u.into(), Src::I(w.pad_low));
+                let u = e.window_tap(s, wi, w);
                 let ld = w.lhs_dilation.max(1);
                 let ge = e.b.setp(CmpOp::Ge, Type::S32, u.into(), Src::I(0));
                 let last = (sd.lhs_size as i64 - 1) * ld;
                 let le = e.b.setp(CmpOp::Le, Type::S32, u.into(), Src::I(last));
-                let mut c = e.b.pand(ge, le);
-                let pos = if ld > 1 {
-                    let r = e.b.bin(O::Rem, &[], Type::S32, u.into(), Src::I(ld));
-                    let z = e.b.setp(CmpOp::Eq, Type::S32, r.into(), Src::I(0));
-                    c = e.b.pand(c, z);
-                    e.b.bin(O::Div, &[], Type::S32, u.into(), Src::I(ld))
-                } else {
-                    u
-                };
-                ok = Some(match ok {
-                    Some(p) => e.b.pand(p, c),
-                    None => c,
-                });
+                let in_range = e.b.pand(ge, le);
+                let (c, pos) = e.undilate(u, ld, in_range);
+                ok = Some(e.b.pand_acc(ok, c));
                 if let Some(slot) = lhs_idx.get_mut(sd.lhs_dim) {
                     *slot = Ix::R(pos);
                 }

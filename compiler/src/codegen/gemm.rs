@@ -14,7 +14,7 @@ use hlo::{Opcode as H, PrimitiveType as P};
 use ptx::ast::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::builder::{Src, SHARED_NAME};
-use super::elemental::{Ctx, Ix, ParamSrc};
+use super::elemental::Ix;
 use super::kernels::{block_for, store_at, thread_loop, Frame};
 use super::scalar;
 use super::{CodegenError, EmittedKernel, KernelRequest, LaunchDims};
@@ -76,11 +76,7 @@ pub fn gemm_kernel(
     let a_bytes = m * k * 4;
     let shared = a_bytes + k * n * 4;
     let mut f = Frame::new(req, comp, name, &[0]);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out =
         f.outputs.first().copied().ok_or_else(|| {
             CodegenError::Invalid(format!("gemm kernel {name} without an output"))

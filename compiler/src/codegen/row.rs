@@ -14,12 +14,12 @@ use hlo::Opcode as H;
 use ptx::ast::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::builder::Src;
-use super::elemental::{dims_of, elem, Ctx, Ix, ParamSrc};
+use super::elemental::{dims_of, elem, Ix};
 use super::kernels::{
-    block_reduce, grid_for, grid_stride, shared_slot, store_at, thread_loop, Frame, ReduceSpec,
+    block_reduce, check_size, grid_stride, shared_slot, store_at, thread_loop, Frame, ReduceSpec,
 };
 use super::scalar;
-use super::{CodegenError, EmittedKernel, KernelRequest, LaunchDims};
+use super::{CodegenError, EmittedKernel, KernelRequest};
 
 /// The row dimensions when `comp` is a row fusion: an array root that is not itself the only
 /// reduce, and a valid row group (see [`crate::fusion::row_dims`]).
@@ -59,13 +59,7 @@ pub fn row_kernel(
     let col_dims: Vec<u64> = root_dims.get(row_dims.len()..).unwrap_or(&[]).to_vec();
     let n_rows: u64 = row_dims.iter().product();
     let n_cols: u64 = col_dims.iter().product();
-    if n_rows.saturating_mul(n_cols) >= (1u64 << 31) {
-        return Err(super::elemental::unsupported(
-            comp,
-            root,
-            "more than 2^31 elements",
-        ));
-    }
+    check_size(comp, root, n_rows.saturating_mul(n_cols))?;
     // The reductions in topological order (the outlined computation lists its members so).
     let reduces: Vec<(InstrId, ReduceSpec)> = comp
         .iter()
@@ -87,11 +81,7 @@ pub fn row_kernel(
     // After the tree: one 8-byte broadcast slot per reduction.
     let shared = tree_bytes + 8 * reduces.len() as u64;
     let mut f = Frame::new(req, comp, name, &[0]);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out = f
         .outputs
         .first()
@@ -144,13 +134,5 @@ pub fn row_kernel(
         e.b.barrier();
         Ok(())
     })?;
-    let grid = grid_for(req, n_rows);
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        shared,
-    ))
+    Ok(f.finish_blocks(req, n_rows, block, shared))
 }

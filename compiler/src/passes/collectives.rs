@@ -2,11 +2,11 @@
 //! on the leading dimension (docs/artifact.md), so `all-gather(x), dimensions={d}` becomes
 //! `transpose(all-gather(transpose(x)), dimensions={0})` (and likewise for reduce-scatter)
 //! unless every dimension before `d` has size 1, where the two layouts coincide.
-use hlo::ir::{Attrs, Computation};
-use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
+use hlo::ir::Computation;
+use hlo::{HloModule, Instruction, Opcode};
 
 use crate::error::CompileError;
-use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
+use crate::passes::rebuild::{for_each_computation, permuted, rebuild, transpose, Scope};
 
 /// Runs the pass on every reachable computation that has a collective to rewrite.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
@@ -34,38 +34,6 @@ fn needs_rewrite(instr: &Instruction) -> bool {
     match gather_dim(instr) {
         Some(d) => instr.shape.dims().iter().take(d).any(|&n| n != 1),
         None => false,
-    }
-}
-
-fn permuted(shape: &Shape, perm: &[usize]) -> Shape {
-    let dims = perm
-        .iter()
-        .filter_map(|&p| shape.dims().get(p).copied())
-        .collect();
-    Shape::array(
-        shape.element_type().unwrap_or(hlo::PrimitiveType::F32),
-        dims,
-    )
-}
-
-fn transpose(
-    name: String,
-    operand: InstrId,
-    shape: Shape,
-    perm: &[usize],
-    like: &Instruction,
-) -> Instruction {
-    Instruction {
-        name,
-        opcode: Opcode::Transpose,
-        shape,
-        operands: vec![operand],
-        attrs: Attrs {
-            dimensions: Some(perm.iter().map(|&p| p as i64).collect()),
-            ..Attrs::default()
-        },
-        metadata: like.metadata.clone(),
-        loc: like.loc,
     }
 }
 

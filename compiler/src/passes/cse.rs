@@ -38,9 +38,16 @@ pub(crate) fn equivalent(module: &HloModule, a: ComputationId, b: ComputationId)
 }
 
 fn same(module: &HloModule, a: &Instruction, b: &Instruction) -> bool {
-    if a.opcode != b.opcode || a.shape != b.shape || a.operands != b.operands {
-        return false;
-    }
+    a.opcode == b.opcode
+        && a.shape == b.shape
+        && a.operands == b.operands
+        && same_attrs(module, a, b)
+}
+
+/// Attributes equal, a reducer (`to_apply`) compared by structure, not by name: two
+/// instructions whose reducers were cloned under different names still merge (CSE here, and
+/// `while-repeated`'s comparison of two state elements).
+pub(crate) fn same_attrs(module: &HloModule, a: &Instruction, b: &Instruction) -> bool {
     if a.attrs == b.attrs {
         return true;
     }

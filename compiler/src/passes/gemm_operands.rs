@@ -8,11 +8,11 @@
 //! (or fuses with the operand's producer). An operand that is itself a `transpose` is read
 //! through the transpose's input when that input is readable in place (the gemm's `transpose`
 //! flag replaces the kernel).
-use hlo::ir::{Attrs, Computation, DotDimensionNumbers};
+use hlo::ir::{Computation, DotDimensionNumbers};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;
-use crate::passes::rebuild::{for_each_computation, rebuild, Rebuild, Scope};
+use crate::passes::rebuild::{for_each_computation, permuted, rebuild, transpose, Rebuild, Scope};
 
 /// Runs the pass on every reachable computation that has a dot.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
@@ -159,25 +159,13 @@ fn fix(
         .get(operand.index())
         .map(|o| o.shape.clone())
         .unwrap_or(Shape::Token);
-    let dims = order
-        .iter()
-        .filter_map(|&d| shape.dims().get(d).copied())
-        .collect();
-    let t = r.push(Instruction {
-        name: format!("{}.{suffix}", dot.name),
-        opcode: Opcode::Transpose,
-        shape: Shape::array(
-            shape.element_type().unwrap_or(hlo::PrimitiveType::F32),
-            dims,
-        ),
-        operands: vec![operand],
-        attrs: Attrs {
-            dimensions: Some(order.iter().map(|&d| d as i64).collect()),
-            ..Attrs::default()
-        },
-        metadata: dot.metadata.clone(),
-        loc: dot.loc,
-    });
+    let t = r.push(transpose(
+        format!("{}.{suffix}", dot.name),
+        operand,
+        permuted(&shape, &order),
+        &order,
+        dot,
+    ));
     let nbatch = layout.batch.len();
     let nc = layout.contracting.len();
     let nf = layout.free.len();

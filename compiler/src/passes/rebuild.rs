@@ -10,9 +10,11 @@
 //!   instructions, or nothing);
 //! - [`Rebuild::inline`]: a callee's body copied in place of a call site, nested calls expanded
 //!   iteratively (a chain of 100,000 nested calls costs heap, not thread stack, and memory
-//!   linear in what is copied).
-use hlo::ir::Computation;
-use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode};
+//!   linear in what is copied);
+//! - [`transpose`] and [`permuted`]: the `transpose` a pass puts in front of or behind the
+//!   instruction it rewrites (collectives, gemm-operands), with its result shape.
+use hlo::ir::{Attrs, Computation};
+use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;
 use crate::graph::{remap, topo_order};
@@ -336,4 +338,41 @@ pub(crate) fn rebuild(
         execution_thread: comp.execution_thread.clone(),
         loc: comp.loc,
     })
+}
+
+/// `shape` with its dimensions in the order `perm` (`perm[i]` is the input dimension that
+/// becomes dimension `i`): the result shape of a transpose. A tuple or token (which no pass
+/// transposes) would come out as an `f32` array.
+pub(crate) fn permuted(shape: &Shape, perm: &[usize]) -> Shape {
+    let dims = perm
+        .iter()
+        .filter_map(|&p| shape.dims().get(p).copied())
+        .collect();
+    Shape::array(
+        shape.element_type().unwrap_or(hlo::PrimitiveType::F32),
+        dims,
+    )
+}
+
+/// A `transpose` of `operand` by `perm` into `shape`, carrying `like`'s metadata and source
+/// location: what a pass inserts in front of or behind the instruction it rewrites.
+pub(crate) fn transpose(
+    name: String,
+    operand: InstrId,
+    shape: Shape,
+    perm: &[usize],
+    like: &Instruction,
+) -> Instruction {
+    Instruction {
+        name,
+        opcode: Opcode::Transpose,
+        shape,
+        operands: vec![operand],
+        attrs: Attrs {
+            dimensions: Some(perm.iter().map(|&p| p as i64).collect()),
+            ..Attrs::default()
+        },
+        metadata: like.metadata.clone(),
+        loc: like.loc,
+    }
 }

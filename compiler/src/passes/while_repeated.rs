@@ -29,7 +29,7 @@ use hlo::ir::Computation;
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode};
 
 use crate::error::CompileError;
-use crate::passes::cse::{equivalent, mergeable};
+use crate::passes::cse::{mergeable, same_attrs};
 
 /// The most instruction pairs one comparison of two body results visits before it gives up
 /// (and the pair stays as it is): keeps the pass linear on bodies of any size.
@@ -210,21 +210,6 @@ fn equal_if_state_equal(
         todo.extend(x.operands.iter().copied().zip(y.operands.iter().copied()));
     }
     true
-}
-
-/// Attributes equal, a reducer compared by structure.
-fn same_attrs(module: &HloModule, a: &Instruction, b: &Instruction) -> bool {
-    if a.attrs == b.attrs {
-        return true;
-    }
-    match (a.attrs.to_apply, b.attrs.to_apply) {
-        (Some(x), Some(y)) if equivalent(module, x, y) => {
-            let mut aa = a.attrs.clone();
-            aa.to_apply = b.attrs.to_apply;
-            aa == b.attrs
-        }
-        _ => false,
-    }
 }
 
 /// Makes every read of a repeated state element (`get-tuple-element` of the parameter) read the

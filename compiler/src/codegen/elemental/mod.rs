@@ -10,7 +10,7 @@
 //! and the input features (`convolution.rs`), map, call, tuple and get-tuple-element.
 use std::collections::HashMap;
 
-use hlo::ir::{Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue};
+use hlo::ir::{Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue, WindowDim};
 use hlo::{HloModule, Opcode as H, PrimitiveType as P, Shape};
 use ptx::ast::{CmpOp, Opcode as O, StateSpace, Type, VarDecl};
 
@@ -102,6 +102,82 @@ pub fn dims_of(shape: &Shape) -> Vec<u64> {
 /// Element type of an array shape.
 pub fn elem(shape: &Shape) -> Option<P> {
     shape.element_type()
+}
+
+/// The dimensions of a `reduce` over an input of dimensions `in_dims`: which are reduced
+/// (as the `dimensions` attribute lists them), which are kept (the result's, in order), and
+/// how an input index is put together from a result index and a reduced element's number.
+/// The emitter's reduce (inside a loop kernel) and the block reduction both go through it, so
+/// they read the reduced elements in one order.
+pub(in crate::codegen) struct ReduceAxes {
+    /// The input's dimensions.
+    pub in_dims: Vec<u64>,
+    /// Reduced input dimensions.
+    pub red: Vec<usize>,
+    /// Kept input dimensions.
+    pub kept: Vec<usize>,
+    /// Sizes of the reduced dimensions (1 for one out of range).
+    pub red_dims: Vec<u64>,
+    /// Elements reduced into each result element.
+    pub total: u64,
+}
+
+impl ReduceAxes {
+    /// The axes of reduce `instr` over an input of dimensions `in_dims` (negative dimension
+    /// numbers read as 0; range checks are the caller's).
+    pub(in crate::codegen) fn new(instr: &Instruction, in_dims: Vec<u64>) -> ReduceAxes {
+        let red: Vec<usize> = instr
+            .attrs
+            .dimensions
+            .clone()
+            .unwrap_or_default()
+            .iter()
+            .map(|&d| d.max(0) as usize)
+            .collect();
+        let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
+        let red_dims: Vec<u64> = red
+            .iter()
+            .map(|&d| in_dims.get(d).copied().unwrap_or(1))
+            .collect();
+        let total = red_dims.iter().product();
+        ReduceAxes {
+            in_dims,
+            red,
+            kept,
+            red_dims,
+            total,
+        }
+    }
+
+    /// The input index of reduced element `k` of result element `oidx`; `None` when `oidx`
+    /// has fewer entries than there are kept dimensions. Out-of-range reduced dimensions are
+    /// skipped.
+    pub(in crate::codegen) fn input_index(
+        &self,
+        e: &mut Emitter<'_>,
+        oidx: &[Ix],
+        k: Reg,
+    ) -> Option<Vec<Ix>> {
+        let ridx = e.delinearize(Ix::R(k), &self.red_dims);
+        let mut full = vec![Ix::C(0); self.in_dims.len()];
+        for (j, &d) in self.kept.iter().enumerate() {
+            *full.get_mut(d)? = *oidx.get(j)?;
+        }
+        for (&d, &r) in self.red.iter().zip(&ridx) {
+            if let Some(slot) = full.get_mut(d) {
+                *slot = r;
+            }
+        }
+        Some(full)
+    }
+}
+
+/// Instruction `id` of `comp`. Ids come from the computation itself (its operands, its root,
+/// the fusion planner's groups), so a missing one is the code generator's bug, not the input's:
+/// an internal error, not an unsupported construct.
+pub fn instr_of(comp: &Computation, id: InstrId) -> Result<&Instruction, CodegenError> {
+    comp.get(id)
+        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))
 }
 
 /// Error naming an instruction.
@@ -267,14 +343,47 @@ impl<'m> Emitter<'m> {
                 Src::I(i64::from(c) * size),
             ),
             Ix::R(r) => {
-                let off = self.b.op(
-                    O::Mul,
-                    vec![ptx::ast::Modifier::Wide, super::builder::t(Type::U32)],
-                    Type::U64,
-                    &[r.into(), Src::I(size)],
-                );
+                let off = self.b.mul_wide_u32(r.into(), Src::I(size));
                 self.b.bin(O::Add, &[], Type::S64, base.into(), off.into())
             }
+        }
+    }
+
+    /// Where tap `k` of the window at output position `o` falls in the padded, lhs-dilated
+    /// input: `o * stride + k * rhs_dilation - pad_low` (signed; may be out of range).
+    /// Reduce-window and convolution address their input so.
+    pub(in crate::codegen) fn window_tap(&mut self, o: Reg, k: Reg, w: &WindowDim) -> Reg {
+        let a = self.b.bin(
+            O::Mul,
+            &[ptx::ast::Modifier::Lo],
+            Type::S32,
+            o.into(),
+            Src::I(w.stride),
+        );
+        let kd = self.b.bin(
+            O::Mul,
+            &[ptx::ast::Modifier::Lo],
+            Type::S32,
+            k.into(),
+            Src::I(w.rhs_dilation),
+        );
+        let p = self.b.bin(O::Add, &[], Type::S32, a.into(), kd.into());
+        self.b
+            .bin(O::Sub, &[], Type::S32, p.into(), Src::I(w.pad_low))
+    }
+
+    /// Undoes lhs dilation `ld` of tap position `p` (from [`Emitter::window_tap`]), whose
+    /// in-range condition is `c`: with `ld > 1` only multiples of `ld` hit an input element, so
+    /// `c` gains `p % ld == 0` and the position is `p / ld`. Returns the condition and the
+    /// input position.
+    pub(in crate::codegen) fn undilate(&mut self, p: Reg, ld: i64, c: Reg) -> (Reg, Reg) {
+        if ld > 1 {
+            let r = self.b.bin(O::Rem, &[], Type::S32, p.into(), Src::I(ld));
+            let z = self.b.setp(CmpOp::Eq, Type::S32, r.into(), Src::I(0));
+            let c = self.b.pand(c, z);
+            (c, self.b.bin(O::Div, &[], Type::S32, p.into(), Src::I(ld)))
+        } else {
+            (c, p)
         }
     }
 
@@ -296,12 +405,7 @@ impl<'m> Emitter<'m> {
         let r = body(self, i);
         self.pop();
         r?;
-        self.b.op_to(
-            i,
-            O::Add,
-            vec![super::builder::t(Type::U32)],
-            &[i.into(), Src::I(1)],
-        );
+        self.b.add_u32_to(i, i.into(), Src::I(1));
         let more = self
             .b
             .setp(CmpOp::Lt, Type::U32, i.into(), Src::I(n as i64));
@@ -458,10 +562,7 @@ impl<'m> Emitter<'m> {
         match v.as_slice() {
             [x] => Ok(*x),
             _ => {
-                let instr = ctx
-                    .comp
-                    .get(id)
-                    .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+                let instr = instr_of(ctx.comp, id)?;
                 Err(unsupported(
                     ctx.comp,
                     instr,
@@ -480,10 +581,7 @@ impl<'m> Emitter<'m> {
     }
 
     fn shape_of<'c>(ctx: &'c Ctx<'_>, id: InstrId) -> Result<&'c Shape, CodegenError> {
-        ctx.comp
-            .get(id)
-            .map(|i| &i.shape)
-            .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))
+        instr_of(ctx.comp, id).map(|i| &i.shape)
     }
 
     fn constant(
@@ -974,15 +1072,7 @@ impl<'m> Emitter<'m> {
         }
         let inputs: Vec<InstrId> = instr.operands[..n].to_vec();
         let inits: Vec<InstrId> = instr.operands[n..].to_vec();
-        let in_dims = dims_of(Self::shape_of(ctx, inputs[0])?);
-        let red: Vec<usize> = instr
-            .attrs
-            .dimensions
-            .clone()
-            .unwrap_or_default()
-            .iter()
-            .map(|&d| d.max(0) as usize)
-            .collect();
+        let axes = ReduceAxes::new(instr, dims_of(Self::shape_of(ctx, inputs[0])?));
         let f = instr
             .attrs
             .to_apply
@@ -992,23 +1082,10 @@ impl<'m> Emitter<'m> {
             init_vals.push(self.emit1(ctx, i, &[])?);
         }
         let acc = self.fresh_copy(&init_vals)?;
-        let red_dims: Vec<u64> = red
-            .iter()
-            .map(|&d| in_dims.get(d).copied().unwrap_or(1))
-            .collect();
-        let total: u64 = red_dims.iter().product();
-        let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
-        self.counted_loop(total, |e, k| {
-            let ridx = e.delinearize(Ix::R(k), &red_dims);
-            let mut full = vec![Ix::C(0); in_dims.len()];
-            for (j, &d) in kept.iter().enumerate() {
-                full[d] = *idx.get(j).ok_or_else(|| err("rank mismatch"))?;
-            }
-            for (j, &d) in red.iter().enumerate() {
-                if let Some(slot) = full.get_mut(d) {
-                    *slot = ridx[j];
-                }
-            }
+        self.counted_loop(axes.total, |e, k| {
+            let full = axes
+                .input_index(e, idx, k)
+                .ok_or_else(|| err("rank mismatch"))?;
             let mut args = acc.clone();
             for &i in &inputs {
                 args.push(e.emit1(ctx, i, &full)?);
@@ -1059,23 +1136,7 @@ impl<'m> Emitter<'m> {
             for (d, w) in window.dims.iter().enumerate() {
                 let o = e.ix_reg(*idx.get(d).ok_or_else(|| err("rank mismatch"))?);
                 let wi = e.ix_reg(widx[d]);
-                // p = o*stride + w*rhs_dilation - pad_low (signed)
-                let a = e.b.bin(
-                    O::Mul,
-                    &[ptx::ast::Modifier::Lo],
-                    Type::S32,
-                    o.into(),
-                    Src::I(w.stride),
-                );
-                let bb = e.b.bin(
-                    O::Mul,
-                    &[ptx::ast::Modifier::Lo],
-                    Type::S32,
-                    wi.into(),
-                    Src::I(w.rhs_dilation),
-                );
-                let p = e.b.bin(O::Add, &[], Type::S32, a.into(), bb.into());
-                let p = e.b.bin(O::Sub, &[], Type::S32, p.into(), Src::I(w.pad_low));
+                let p = e.window_tap(o, wi, w);
                 let ld = w.lhs_dilation.max(1);
                 let ge = e.b.setp(CmpOp::Ge, Type::S32, p.into(), Src::I(0));
                 let lt = e.b.setp(
@@ -1084,19 +1145,9 @@ impl<'m> Emitter<'m> {
                     p.into(),
                     Src::I(((in_dims[d] as i64) - 1) * ld + 1),
                 );
-                let mut c = e.b.pand(ge, lt);
-                let q = if ld > 1 {
-                    let r = e.b.bin(O::Rem, &[], Type::S32, p.into(), Src::I(ld));
-                    let z = e.b.setp(CmpOp::Eq, Type::S32, r.into(), Src::I(0));
-                    c = e.b.pand(c, z);
-                    e.b.bin(O::Div, &[], Type::S32, p.into(), Src::I(ld))
-                } else {
-                    p
-                };
-                ok = Some(match ok {
-                    Some(x) => e.b.pand(x, c),
-                    None => c,
-                });
+                let in_range = e.b.pand(ge, lt);
+                let (c, q) = e.undilate(p, ld, in_range);
+                ok = Some(e.b.pand_acc(ok, c));
                 pos.push(Ix::R(q));
             }
             let body = |e: &mut Emitter<'m>| -> Result<(), CodegenError> {

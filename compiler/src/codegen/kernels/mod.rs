@@ -19,7 +19,9 @@ use hlo::ir::{Computation, InstrId, Instruction};
 use hlo::{Opcode as H, PrimitiveType as P};
 use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
-use super::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix, ParamSrc};
+use super::elemental::{
+    dims_of, elem, instr_of, unsupported, Ctx, Emitter, Ix, ParamSrc, ReduceAxes,
+};
 use super::scalar::{self, Val};
 use super::{CodegenError, EmittedKernel, KernelArg, KernelRequest, LaunchDims};
 use crate::codegen::builder::{Reg, Src, SHARED_NAME};
@@ -69,6 +71,16 @@ impl<'m> Frame<'m> {
         }
     }
 
+    /// The emitter context of `comp` (the computation the frame was made for): its parameters
+    /// read from the kernel's input buffers.
+    pub(super) fn ctx<'c>(&self, comp: &'c Computation) -> Ctx<'c> {
+        Ctx {
+            comp,
+            params: ParamSrc::Buffers(self.inputs.clone()),
+            id: 0,
+        }
+    }
+
     /// Finishes a one-thread-per-element kernel over `work` elements: blocks of `BLOCK` threads
     /// (fewer where the target allows fewer), as many blocks as cover the work (capped: the
     /// kernels loop over the grid stride).
@@ -79,7 +91,20 @@ impl<'m> Frame<'m> {
         shared: u64,
     ) -> EmittedKernel {
         let block = block_for(req, BLOCK);
-        let grid = grid_for(req, work.div_ceil(u64::from(block)));
+        self.finish_blocks(req, work.div_ceil(u64::from(block)), block, shared)
+    }
+
+    /// Finishes a kernel of `block` threads per block and one block per item (a row, a
+    /// result element), as many blocks as cover the items (capped by [`grid_for`]: the kernels
+    /// loop over the grid stride).
+    pub(super) fn finish_blocks(
+        self,
+        req: &KernelRequest<'_>,
+        items: u64,
+        block: u32,
+        shared: u64,
+    ) -> EmittedKernel {
+        let grid = grid_for(req, items);
         self.finish(
             req,
             LaunchDims {
@@ -125,11 +150,62 @@ pub(super) fn block_for(req: &KernelRequest<'_>, want: u32) -> u32 {
     want.min(req.target.max_threads_per_block.max(32))
 }
 
-fn check_size(comp: &Computation, instr: &Instruction, n: u64) -> Result<(), CodegenError> {
+/// Kernels index elements with 32-bit registers: `n` elements must fit (an error naming the
+/// instruction otherwise).
+pub(super) fn check_size(
+    comp: &Computation,
+    instr: &Instruction,
+    n: u64,
+) -> Result<(), CodegenError> {
     if n >= (1u64 << 31) {
         return Err(unsupported(comp, instr, "more than 2^31 elements"));
     }
     Ok(())
+}
+
+/// The dimensions of `id`, an operand of kernel root `instr` (an error naming `instr` when the
+/// operand is missing).
+pub(super) fn operand_dims(
+    comp: &Computation,
+    instr: &Instruction,
+    id: InstrId,
+) -> Result<Vec<u64>, CodegenError> {
+    comp.get(id)
+        .map(|i| dims_of(&i.shape))
+        .ok_or_else(|| unsupported(comp, instr, "bad operand"))
+}
+
+/// The element types of `ids` (operands or init values of kernel root `instr`); `error` is the
+/// reason given for one that is missing or tuple-shaped.
+pub(super) fn elem_types(
+    comp: &Computation,
+    instr: &Instruction,
+    ids: &[InstrId],
+    error: &str,
+) -> Result<Vec<P>, CodegenError> {
+    ids.iter()
+        .map(|&o| {
+            comp.get(o)
+                .and_then(|x| elem(&x.shape))
+                .ok_or_else(|| unsupported(comp, instr, error))
+        })
+        .collect()
+}
+
+/// An index of `rank` entries: `rest` in order, with 0 at position `at` (a row's start along
+/// the sorted dimension; scatter indices' index-vector dimension, filled in per component).
+/// Entries past the end of `rest` are 0.
+pub(super) fn with_zero_at(rest: &[Ix], rank: usize, at: usize) -> Vec<Ix> {
+    let mut it = rest.iter();
+    (0..rank)
+        .map(|k| {
+            if k == at {
+                Ix::C(0)
+            } else {
+                *it.next().unwrap_or(&Ix::C(0))
+            }
+        })
+        .collect()
 }
 
 /// Grid-stride loop over `0..n` (in units of `unit`: threads or blocks).
@@ -150,15 +226,7 @@ where
         let c = e.b.special(SpecialReg::Ctaid(Dim::X));
         let nt = e.b.special(SpecialReg::Ntid(Dim::X));
         let t = e.b.special(SpecialReg::Tid(Dim::X));
-        let g = e.b.op(
-            O::Mad,
-            vec![
-                ptx::ast::Modifier::Lo,
-                crate::codegen::builder::t(Type::U32),
-            ],
-            Type::U32,
-            &[c.into(), nt.into(), t.into()],
-        );
+        let g = e.b.mad_lo_u32(c.into(), nt.into(), t.into());
         let nc = e.b.special(SpecialReg::Nctaid(Dim::X));
         let s = e.b.bin(
             O::Mul,
@@ -183,12 +251,7 @@ where
     let r = body(e, i);
     e.pop();
     r?;
-    e.b.op_to(
-        i,
-        O::Add,
-        vec![crate::codegen::builder::t(Type::U32)],
-        &[i.into(), stride.into()],
-    );
+    e.b.add_u32_to(i, i.into(), stride.into());
     e.b.bra(None, &top);
     e.b.place(&end);
     Ok(())
@@ -215,12 +278,7 @@ where
     let r = body(e, k);
     e.pop();
     r?;
-    e.b.op_to(
-        k,
-        O::Add,
-        vec![crate::codegen::builder::t(Type::U32)],
-        &[k.into(), Src::I(i64::from(block))],
-    );
+    e.b.add_u32_to(k, k.into(), Src::I(i64::from(block)));
     e.b.bra(None, &top);
     e.b.place(&end);
     Ok(())
@@ -258,11 +316,7 @@ pub fn loop_kernel(
     check_size(comp, first, n)?;
     let outs: Vec<usize> = targets.iter().map(|t| t.1).collect();
     let mut f = Frame::new(req, comp, name, &outs);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let outputs = f.outputs.clone();
     let shared = share_scalar_inputs(&mut f, comp, n)?;
     grid_stride(&mut f.e, false, n, |e, i| {

@@ -1,24 +1,13 @@
 //! Reductions: one block per output element, thread-strided accumulation and a shared-memory
 //! tree (warp shuffles for the last steps).
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
-
-use crate::codegen::builder::{Reg, Src, SHARED_NAME};
-use crate::codegen::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix, ParamSrc};
-use crate::codegen::scalar::{self, Val};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest, LaunchDims};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// What a block reduction needs to know about one `reduce` instruction.
 pub(in crate::codegen) struct ReduceSpec {
     inputs: Vec<InstrId>,
     inits: Vec<InstrId>,
-    in_dims: Vec<u64>,
-    red: Vec<usize>,
-    kept: Vec<usize>,
-    red_dims: Vec<u64>,
+    axes: ReduceAxes,
     /// Dimensions of the result (the kept dimensions).
     pub out_dims: Vec<u64>,
     /// Elements reduced into each result element.
@@ -33,9 +22,7 @@ impl ReduceSpec {
         comp: &Computation,
         id: InstrId,
     ) -> Result<ReduceSpec, CodegenError> {
-        let instr = comp
-            .get(id)
-            .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+        let instr = instr_of(comp, id)?;
         let err = |e: &str| unsupported(comp, instr, e);
         let n = instr.operands.len() / 2;
         if n == 0 {
@@ -46,43 +33,25 @@ impl ReduceSpec {
         let in_shape = &comp.get(inputs[0]).ok_or_else(|| err("bad operand"))?.shape;
         let in_dims = dims_of(in_shape);
         check_size(comp, instr, in_dims.iter().product())?;
-        let red: Vec<usize> = instr
-            .attrs
-            .dimensions
-            .clone()
-            .unwrap_or_default()
-            .iter()
-            .map(|&d| d.max(0) as usize)
-            .collect();
-        if red.iter().any(|&d| d >= in_dims.len()) {
+        let axes = ReduceAxes::new(instr, in_dims);
+        if axes.red.iter().any(|&d| d >= axes.in_dims.len()) {
             return Err(err("reduced dimension out of range"));
         }
-        let kept: Vec<usize> = (0..in_dims.len()).filter(|d| !red.contains(d)).collect();
-        let out_dims: Vec<u64> = kept.iter().map(|&d| in_dims[d]).collect();
-        let red_dims: Vec<u64> = red
+        let out_dims: Vec<u64> = axes
+            .kept
             .iter()
-            .map(|&d| in_dims.get(d).copied().unwrap_or(1))
+            .filter_map(|&d| axes.in_dims.get(d).copied())
             .collect();
-        let total_red: u64 = red_dims.iter().product();
+        let total_red = axes.total;
         let f_red = instr
             .attrs
             .to_apply
             .ok_or_else(|| err("reduce without to_apply"))?;
-        let types: Vec<P> = inits
-            .iter()
-            .map(|&i| {
-                comp.get(i)
-                    .and_then(|x| elem(&x.shape))
-                    .ok_or_else(|| err("bad init"))
-            })
-            .collect::<Result<_, _>>()?;
+        let types = elem_types(comp, instr, &inits, "bad init")?;
         Ok(ReduceSpec {
             inputs,
             inits,
-            in_dims,
-            red,
-            kept,
-            red_dims,
+            axes,
             out_dims,
             total_red,
             f_red,
@@ -132,13 +101,7 @@ where
     F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
 {
     let (inputs, inits, types, f_red) = (&spec.inputs, &spec.inits, &spec.types, spec.f_red);
-    let (total_red, in_dims, kept, red, red_dims) = (
-        spec.total_red,
-        &spec.in_dims,
-        &spec.kept,
-        &spec.red,
-        &spec.red_dims,
-    );
+    let total_red = spec.total_red;
     let mut init_vals = Vec::new();
     for &i in inits {
         init_vals.push(e.emit1(ctx, i, &[])?);
@@ -146,16 +109,10 @@ where
     // Thread 0 starts from the init value; thread t > 0 from element t (so the init value
     // is applied exactly once, whatever it is).
     let acc = e.fresh_copy(&init_vals)?;
-    let full_index = |e: &mut Emitter<'_>, k: Reg| -> Vec<Ix> {
-        let ridx = e.delinearize(Ix::R(k), red_dims);
-        let mut full = vec![Ix::C(0); in_dims.len()];
-        for (j, &d) in kept.iter().enumerate() {
-            full[d] = oidx[j];
-        }
-        for (j, &d) in red.iter().enumerate() {
-            full[d] = ridx[j];
-        }
-        full
+    let full_index = |e: &mut Emitter<'_>, k: Reg| -> Result<Vec<Ix>, CodegenError> {
+        spec.axes
+            .input_index(e, oidx, k)
+            .ok_or_else(|| CodegenError::Invalid("reduce result index of the wrong rank".into()))
     };
     let k0 = e.b.mov(Type::B32, tid.into());
     let not_first = e.b.setp(CmpOp::Ne, Type::U32, tid.into(), Src::I(0));
@@ -163,22 +120,17 @@ where
         e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(total_red as i64));
     let own = e.b.pand(not_first, has);
     e.when(own, |e| {
-        let full = full_index(e, tid);
+        let full = full_index(e, tid)?;
         let mut xs = Vec::new();
         for &i in inputs {
             xs.push(e.emit1(ctx, i, &full)?);
         }
         e.update(&acc, &xs)?;
-        e.b.op_to(
-            k0,
-            O::Add,
-            vec![crate::codegen::builder::t(Type::U32)],
-            &[tid.into(), Src::I(i64::from(block))],
-        );
+        e.b.add_u32_to(k0, tid.into(), Src::I(i64::from(block)));
         Ok(())
     })?;
     thread_loop(e, k0, block, total_red, |e, k| {
-        let full = full_index(e, k);
+        let full = full_index(e, k)?;
         let mut args = acc.clone();
         for &i in inputs {
             args.push(e.emit1(ctx, i, &full)?);
@@ -279,15 +231,7 @@ where
 /// This thread's 8-byte slot of the kernel's shared memory (`smem + 8 * tid`).
 pub(in crate::codegen) fn shared_slot(e: &mut Emitter<'_>, tid: Reg) -> Reg {
     let smem = e.b.symbol_addr(SHARED_NAME);
-    let tid_off = e.b.op(
-        O::Mul,
-        vec![
-            ptx::ast::Modifier::Wide,
-            crate::codegen::builder::t(Type::U32),
-        ],
-        Type::U64,
-        &[tid.into(), Src::I(8)],
-    );
+    let tid_off = e.b.mul_wide_u32(tid.into(), Src::I(8));
     e.b.bin(O::Add, &[], Type::S64, smem.into(), tid_off.into())
 }
 
@@ -306,11 +250,7 @@ pub fn reduce_kernel(
     let shared = spec.shared_bytes(block);
     let outs: Vec<usize> = outputs.iter().map(|o| o.1).collect();
     let mut f = Frame::new(req, comp, name, &outs);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
     let my_slot = shared_slot(&mut f.e, tid);
@@ -329,15 +269,7 @@ pub fn reduce_kernel(
         e.b.barrier();
         Ok(())
     })?;
-    let grid = grid_for(req, out_dims.iter().product());
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        shared,
-    ))
+    Ok(f.finish_blocks(req, out_dims.iter().product(), block, shared))
 }
 
 /// `shfl.sync.down` of a value of any carrier (64-bit values in two halves, pred as 0/1).

@@ -1,14 +1,6 @@
 //! Scatter: one thread per output element applying every matching update in order
 //! (deterministic).
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Opcode as O, Type};
-
-use crate::codegen::builder::{Reg, Src};
-use crate::codegen::elemental::{dims_of, elem, unsupported, Ctx, Ix, ParamSrc};
-use crate::codegen::scalar::{self};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// A scatter kernel for the root `scatter` (outputs 0..n).
@@ -18,9 +10,7 @@ pub fn scatter_kernel(
     name: &str,
     id: InstrId,
 ) -> Result<EmittedKernel, CodegenError> {
-    let instr = comp
-        .get(id)
-        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let instr = instr_of(comp, id)?;
     let err = |e: &str| unsupported(comp, instr, e);
     let nops = instr.operands.len();
     if nops < 3 || nops % 2 == 0 {
@@ -30,11 +20,7 @@ pub fn scatter_kernel(
     let operands = instr.operands[..n].to_vec();
     let indices = instr.operands[n];
     let updates = instr.operands[n + 1..].to_vec();
-    let shape_of = |id: InstrId| {
-        comp.get(id)
-            .map(|i| dims_of(&i.shape))
-            .ok_or_else(|| err("bad operand"))
-    };
+    let shape_of = |id: InstrId| operand_dims(comp, instr, id);
     let odims = shape_of(operands[0])?;
     let idims = shape_of(indices)?;
     let udims = shape_of(updates[0])?;
@@ -74,15 +60,8 @@ pub fn scatter_kernel(
         .collect();
     let sdims: Vec<u64> = scatter_dims.iter().map(|&d| udims[d]).collect();
     let total_s: u64 = sdims.iter().product();
-    let types: Vec<P> = operands
-        .iter()
-        .map(|&o| {
-            comp.get(o)
-                .and_then(|x| elem(&x.shape))
-                .ok_or_else(|| err("bad operand"))
-        })
-        .collect::<Result<_, _>>()?;
-    let _ = &types;
+    // Only checked: every operand is an array (the combiner reads the types from the values).
+    elem_types(comp, instr, &operands, "bad operand")?;
     let comb = instr
         .attrs
         .to_apply
@@ -90,11 +69,7 @@ pub fn scatter_kernel(
     let total: u64 = odims.iter().product();
     let outs: Vec<usize> = (0..n).collect();
     let mut f = Frame::new(req, comp, name, &outs);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     grid_stride(&mut f.e, false, total, |e, i| {
         let idx = e.delinearize(Ix::R(i), &odims);
@@ -105,15 +80,7 @@ pub fn scatter_kernel(
         let acc = e.fresh_copy(&cur)?;
         e.counted_loop(total_s, |e, s| {
             let sidx = e.delinearize(Ix::R(s), &sdims);
-            let mut coords = Vec::with_capacity(idims.len());
-            let mut si = sidx.iter();
-            for d in 0..idims.len() {
-                coords.push(if d == ivd {
-                    Ix::C(0)
-                } else {
-                    *si.next().unwrap_or(&Ix::C(0))
-                });
-            }
+            let coords = with_zero_at(&sidx, idims.len(), ivd);
             let mut ok: Option<Reg> = None;
             let mut rel = Vec::with_capacity(odims.len());
             for (d, &od) in odims.iter().enumerate() {
@@ -151,10 +118,7 @@ pub fn scatter_kernel(
                 let inw =
                     e.b.setp(CmpOp::Lt, Type::U64, r.into(), Src::I(wsize[d] as i64));
                 let c = e.b.pand(fits, inw);
-                ok = Some(match ok {
-                    Some(p) => e.b.pand(p, c),
-                    None => c,
-                });
+                ok = Some(e.b.pand_acc(ok, c));
                 rel.push(e.b.cvt(None, Type::U32, Type::U64, r.into()));
             }
             let Some(ok) = ok else { return Ok(()) };

@@ -1,14 +1,6 @@
 //! Select-and-scatter (the max-pool gradient): one thread per operand element, visiting every
 //! window that covers it.
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Opcode as O, Type};
-
-use crate::codegen::builder::{Reg, Src};
-use crate::codegen::elemental::{dims_of, unsupported, Ctx, Ix, ParamSrc};
-use crate::codegen::scalar::{self, Val};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// A `select-and-scatter` kernel for the root instruction (the max-pool gradient).
@@ -26,9 +18,7 @@ pub fn select_and_scatter_kernel(
     name: &str,
     id: InstrId,
 ) -> Result<EmittedKernel, CodegenError> {
-    let instr = comp
-        .get(id)
-        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let instr = instr_of(comp, id)?;
     let err = |e: &str| unsupported(comp, instr, e);
     let [operand, source, init] = instr.operands.as_slice() else {
         return Err(err(
@@ -36,11 +26,7 @@ pub fn select_and_scatter_kernel(
         ));
     };
     let (operand, source, init) = (*operand, *source, *init);
-    let shape_of = |id: InstrId| {
-        comp.get(id)
-            .map(|i| dims_of(&i.shape))
-            .ok_or_else(|| err("bad operand"))
-    };
+    let shape_of = |id: InstrId| operand_dims(comp, instr, id);
     let odims = shape_of(operand)?;
     let sdims = shape_of(source)?;
     let window = instr
@@ -80,11 +66,7 @@ pub fn select_and_scatter_kernel(
         .collect();
     let ctotal: u64 = cover.iter().product();
     let mut f = Frame::new(req, comp, name, &[0]);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out = f.outputs.clone();
     grid_stride(&mut f.e, false, total, |e, i| {
         let idx = e.delinearize(Ix::R(i), &odims);
@@ -126,10 +108,7 @@ pub fn select_and_scatter_kernel(
                 let c = e.b.pand(c1, c2);
                 let c = e.b.pand(c, c3);
                 let c = e.b.pand(c, c4);
-                ok = Some(match ok {
-                    Some(x) => e.b.pand(x, c),
-                    None => c,
-                });
+                ok = Some(e.b.pand_acc(ok, c));
                 win.push(Ix::R(wd));
                 rel.push(Ix::R(r));
             }
@@ -160,10 +139,7 @@ pub fn select_and_scatter_kernel(
                         let lt =
                             e.b.setp(CmpOp::Lt, Type::S32, a.into(), Src::I(odims[d] as i64));
                         let c = e.b.pand(ge, lt);
-                        inb = Some(match inb {
-                            Some(x) => e.b.pand(x, c),
-                            None => c,
-                        });
+                        inb = Some(e.b.pand_acc(inb, c));
                         pos.push(Ix::R(a));
                     }
                     let Some(inb) = inb else { return Ok(()) };

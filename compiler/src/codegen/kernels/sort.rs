@@ -1,13 +1,5 @@
 //! Sort: one block per row, odd-even transposition sort in the output buffers (stable).
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
-
-use crate::codegen::builder::{Reg, Src, SHARED_NAME};
-use crate::codegen::elemental::{dims_of, elem, unsupported, Ctx, Emitter, Ix, ParamSrc};
-use crate::codegen::scalar::{self, Val};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest, LaunchDims};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// A sort kernel for the root `sort` (outputs 0..n are its operands' sorted copies).
@@ -17,9 +9,7 @@ pub fn sort_kernel(
     name: &str,
     id: InstrId,
 ) -> Result<EmittedKernel, CodegenError> {
-    let instr = comp
-        .get(id)
-        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let instr = instr_of(comp, id)?;
     let err = |e: &str| unsupported(comp, instr, e);
     let ops = instr.operands.clone();
     let first = comp
@@ -45,14 +35,7 @@ pub fn sort_kernel(
         .collect();
     let rows: u64 = row_dims.iter().product();
     let stride: u64 = dims[d + 1..].iter().product();
-    let types: Vec<P> = ops
-        .iter()
-        .map(|&o| {
-            comp.get(o)
-                .and_then(|x| elem(&x.shape))
-                .ok_or_else(|| err("bad operand"))
-        })
-        .collect::<Result<_, _>>()?;
+    let types = elem_types(comp, instr, &ops, "bad operand")?;
     let cmp_fn = instr
         .attrs
         .to_apply
@@ -66,11 +49,7 @@ pub fn sort_kernel(
     );
     let outs: Vec<usize> = (0..ops.len()).collect();
     let mut f = Frame::new(req, comp, name, &outs);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
     // Rows that fit are sorted in shared memory (8-byte slots per element and operand): the
@@ -84,15 +63,7 @@ pub fn sort_kernel(
     };
     // Address of element `j` of operand `k` in shared memory.
     let slot = |e: &mut Emitter<'_>, base: Reg, k: usize, j: Reg| -> Reg {
-        let off = e.b.op(
-            O::Mul,
-            vec![
-                ptx::ast::Modifier::Wide,
-                crate::codegen::builder::t(Type::U32),
-            ],
-            Type::U64,
-            &[j.into(), Src::I(8)],
-        );
+        let off = e.b.mul_wide_u32(j.into(), Src::I(8));
         let a = e.b.bin(O::Add, &[], Type::S64, base.into(), off.into());
         e.b.bin(
             O::Add,
@@ -124,15 +95,7 @@ pub fn sort_kernel(
         };
     grid_stride(&mut f.e, true, rows, |e, row| {
         let ridx = e.delinearize(Ix::R(row), &row_dims);
-        let mut base_idx = Vec::with_capacity(dims.len());
-        let mut it = ridx.iter();
-        for k in 0..dims.len() {
-            base_idx.push(if k == d {
-                Ix::C(0)
-            } else {
-                *it.next().unwrap_or(&Ix::C(0))
-            });
-        }
+        let base_idx = with_zero_at(&ridx, dims.len(), d);
         let base_lin = e.linearize(&base_idx, &dims);
         let base_lin = e.ix_reg(base_lin);
         // Copy the row into the outputs.
@@ -152,15 +115,7 @@ pub fn sort_kernel(
             let phase = e.b.bin(O::And, &[], Type::B32, r.into(), Src::I(1));
             let pairs = n_sort / 2;
             thread_loop(e, tid, block, pairs, |e, t| {
-                let i = e.b.op(
-                    O::Mad,
-                    vec![
-                        ptx::ast::Modifier::Lo,
-                        crate::codegen::builder::t(Type::U32),
-                    ],
-                    Type::U32,
-                    &[t.into(), Src::I(2), phase.into()],
-                );
+                let i = e.b.mad_lo_u32(t.into(), Src::I(2), phase.into());
                 let i1 = e.b.bin(O::Add, &[], Type::U32, i.into(), Src::I(1));
                 let ok =
                     e.b.setp(CmpOp::Lt, Type::U32, i1.into(), Src::I(n_sort as i64));
@@ -216,13 +171,5 @@ pub fn sort_kernel(
         }
         Ok(())
     })?;
-    let grid = grid_for(req, rows);
-    Ok(f.finish(
-        req,
-        LaunchDims {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-        },
-        if use_smem { smem_bytes } else { 0 },
-    ))
+    Ok(f.finish_blocks(req, rows, block, if use_smem { smem_bytes } else { 0 }))
 }

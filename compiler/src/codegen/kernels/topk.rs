@@ -1,13 +1,5 @@
 //! Top-k: one thread per operand element computes its rank in its row.
-use hlo::ir::{Computation, InstrId};
-use hlo::PrimitiveType as P;
-use ptx::ast::{CmpOp, Opcode as O, Type};
-
-use crate::codegen::builder::Src;
-use crate::codegen::elemental::{dims_of, unsupported, Ctx, Ix, ParamSrc};
-use crate::codegen::scalar::{self, Val};
-use crate::codegen::{CodegenError, EmittedKernel, KernelRequest};
-
+// Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// A `topk` kernel for the root `topk` (outputs 0: values, 1: `s32` indices).
@@ -24,18 +16,13 @@ pub fn topk_kernel(
     name: &str,
     id: InstrId,
 ) -> Result<EmittedKernel, CodegenError> {
-    let instr = comp
-        .get(id)
-        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {id:?}")))?;
+    let instr = instr_of(comp, id)?;
     let err = |e: &str| unsupported(comp, instr, e);
     let [x] = instr.operands.as_slice() else {
         return Err(err("topk takes one operand"));
     };
     let x = *x;
-    let dims = comp
-        .get(x)
-        .map(|i| dims_of(&i.shape))
-        .ok_or_else(|| err("bad operand"))?;
+    let dims = operand_dims(comp, instr, x)?;
     let Some((&n, _)) = dims.split_last() else {
         return Err(err("topk needs an operand of rank 1 or more"));
     };
@@ -49,11 +36,7 @@ pub fn topk_kernel(
     check_size(comp, instr, total)?;
     let rank = dims.len();
     let mut f = Frame::new(req, comp, name, &[0, 1]);
-    let ctx = Ctx {
-        comp,
-        params: ParamSrc::Buffers(f.inputs.clone()),
-        id: 0,
-    };
+    let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     let before = if largest {
         hlo::ir::ComparisonDirection::Gt
@@ -84,12 +67,7 @@ pub fn topk_kernel(
             let tie = e.b.pand(same.reg, lower);
             let first = e.b.por(ahead.reg, tie);
             let inc = e.b.selp(Type::U32, Src::I(1), Src::I(0), first);
-            e.b.op_to(
-                count,
-                O::Add,
-                vec![crate::codegen::builder::t(Type::U32)],
-                &[count.into(), inc.into()],
-            );
+            e.b.add_u32_to(count, count.into(), inc.into());
             Ok(())
         })?;
         let kept =
@@ -99,15 +77,7 @@ pub fn topk_kernel(
             let row = e.b.bin(O::Sub, &[], Type::U32, i.into(), pos.into());
             let row =
                 e.b.bin(O::Div, &[], Type::U32, row.into(), Src::I(n as i64));
-            let slot = e.b.op(
-                O::Mad,
-                vec![
-                    ptx::ast::Modifier::Lo,
-                    crate::codegen::builder::t(Type::U32),
-                ],
-                Type::U32,
-                &[row.into(), Src::I(k as i64), count.into()],
-            );
+            let slot = e.b.mad_lo_u32(row.into(), Src::I(k as i64), count.into());
             store_at(e, out_ptrs[0], Ix::R(slot), me)?;
             let at = Val {
                 ty: P::S32,
