@@ -161,6 +161,11 @@ pub(super) struct Warp {
     gmask: u32,
     next_other: u32,
     index: u32,
+    /// The lane-varying constant rows (`%tid`, `%laneid`, the lane masks), in the order of
+    /// [`Func::consts`]: they depend on the warp and the block shape but not on the CTA, so
+    /// they are computed once per worker and copied at each CTA start (computed per lane at
+    /// each CTA start, they were a twentieth of the elementwise kernel's host instructions).
+    lane_rows: Vec<[u64; 32]>,
 }
 
 impl Warp {
@@ -279,6 +284,21 @@ mod regs;
 mod warp_ops;
 
 use regs::{pget, pset};
+
+/// The special registers whose value differs between the lanes of a warp (the others are one
+/// value per warp or per CTA).
+fn lane_varying(s: SpecialReg) -> bool {
+    matches!(
+        s,
+        SpecialReg::Tid(_)
+            | SpecialReg::Laneid
+            | SpecialReg::LanemaskEq
+            | SpecialReg::LanemaskLe
+            | SpecialReg::LanemaskLt
+            | SpecialReg::LanemaskGe
+            | SpecialReg::LanemaskGt
+    )
+}
 
 impl<'a> LaunchCtx<'a> {
     fn special(&self, s: SpecialReg, ctaid: [u32; 3], warp: u32, lane: u32, nwarps: u32) -> u64 {
@@ -413,6 +433,18 @@ impl<'a> LaunchCtx<'a> {
                 gmask: 0,
                 next_other: u32::MAX,
                 index: i,
+                lane_rows: f
+                    .consts
+                    .iter()
+                    .filter_map(|(_, src)| match src {
+                        ConstSrc::Special(s) if lane_varying(*s) => {
+                            Some(std::array::from_fn(|lane| {
+                                self.special(*s, [0; 3], i, lane as u32, nwarps)
+                            }))
+                        }
+                        _ => None,
+                    })
+                    .collect(),
             })
             .collect();
         loop {
@@ -463,22 +495,15 @@ impl<'a> LaunchCtx<'a> {
             // Row by row: a constant row is one value but for the lane-varying special
             // registers, so most rows are a fill (per lane with a match, this was a seventh of
             // an elementwise kernel's host instructions: many CTAs of few iterations).
+            let mut lane_rows = w.lane_rows.iter();
             for (r, src) in &f.consts {
                 let base = *r as usize * 32;
                 if let Some(row) = w.regs.get_mut(base..base + 32) {
                     match src {
                         ConstSrc::Imm(v) => row.fill(*v),
-                        ConstSrc::Special(
-                            s @ (SpecialReg::Tid(_)
-                            | SpecialReg::Laneid
-                            | SpecialReg::LanemaskEq
-                            | SpecialReg::LanemaskLe
-                            | SpecialReg::LanemaskLt
-                            | SpecialReg::LanemaskGe
-                            | SpecialReg::LanemaskGt),
-                        ) => {
-                            for (lane, x) in row.iter_mut().enumerate() {
-                                *x = self.special(*s, ctaid, w.index, lane as u32, nwarps);
+                        ConstSrc::Special(s) if lane_varying(*s) => {
+                            if let Some(v) = lane_rows.next() {
+                                row.copy_from_slice(v);
                             }
                         }
                         // The others are the same in every lane of the warp.
