@@ -156,6 +156,19 @@ fn minmax<const MAX: bool, const NAN: bool, const F64: bool>(a: &Row, b: &Row) -
     out
 }
 
+/// `neg`/`abs` on f64 (`sign_bit` 63) or f32 (31) without `.ftz`: the general path's
+/// `x ^ sign` and `x & !sign & trunc(MAX, bits)`.
+#[inline(always)]
+pub(crate) fn sign(abs: bool, sign_bit: u32, a: &Row) -> Row {
+    if abs {
+        let keep = (1u64 << sign_bit) - 1;
+        map1(a, |x| x & keep)
+    } else {
+        let flip = 1u64 << sign_bit;
+        map1(a, |x| x ^ flip)
+    }
+}
+
 /// `numeric::fcmp(cmp, Fmt::F64 or F32, false, ..)` over a row, as a lane mask. Comparing the
 /// native values equals comparing the exact f64 images the general path compares.
 #[inline(always)]

@@ -72,6 +72,9 @@ pub(crate) struct LaunchCtx<'a> {
     pub wall_time_limit: std::time::Duration,
     /// Which warp loop runs.
     pub engine: Engine,
+    /// The fast engine's row kernel of each instruction ([`fast::table`]); empty for the
+    /// reference engine, which never reads it.
+    pub fast: Vec<Option<fast::FastInst>>,
 }
 
 /// The warp loop a launch runs: the reference (the general path of every instruction), or the
@@ -278,11 +281,13 @@ macro_rules! map3 {
 }
 
 mod alu;
+pub(crate) mod fast;
 mod float;
 mod mem;
 mod regs;
 mod warp_ops;
 
+pub(crate) use fast::table as fast_table;
 use regs::{pget, pset};
 
 /// The special registers whose value differs between the lanes of a warp (the others are one
@@ -695,6 +700,13 @@ impl<'a> LaunchCtx<'a> {
                 w.gpc += 1;
                 continue;
             }
+            if FAST {
+                if let Some(Some(f)) = self.fast.get(pc as usize) {
+                    fast::run(w, mask, f);
+                    w.gpc += 1;
+                    continue;
+                }
+            }
             match &inst.op {
                 Op::Nop => {}
                 op @ (Op::Mov { .. }
@@ -717,7 +729,7 @@ impl<'a> LaunchCtx<'a> {
                 | Op::Fma { .. }
                 | Op::FUn { .. }
                 | Op::Copysign { .. }
-                | Op::Testp { .. }) => float::arith::<FAST>(w, mask, op),
+                | Op::Testp { .. }) => float::arith(w, mask, op),
                 op @ (Op::Setp { .. }
                 | Op::Set { .. }
                 | Op::Cvt { .. }
