@@ -191,24 +191,26 @@ impl Warp {
             self.gmask = 0;
             return false;
         }
-        let mut min = u32::MAX;
-        let mut m = runnable;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            min = min.min(self.pc[l]);
-        }
-        let (mut g, mut next) = (0u32, u32::MAX);
-        let mut m = runnable;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            if self.pc[l] == min {
-                g |= 1 << l;
+        // Over all 32 lanes with the non-runnable ones masked to the largest pc: compares and
+        // minimums that vectorize, where a walk over the set bits was a branch per lane (an
+        // eighth of a block-sum kernel, whose barriers regroup every warp often).
+        let pcs: [u32; 32] = std::array::from_fn(|l| {
+            if runnable >> l & 1 != 0 {
+                self.pc[l]
             } else {
-                next = next.min(self.pc[l]);
+                u32::MAX
             }
+        });
+        let min = pcs.iter().fold(u32::MAX, |a, &b| a.min(b));
+        let (mut g, mut next) = (0u32, u32::MAX);
+        for (l, &p) in pcs.iter().enumerate() {
+            let at_min = p == min;
+            g |= (at_min as u32) << l;
+            next = next.min(if at_min { u32::MAX } else { p });
         }
+        // A non-runnable lane holds u32::MAX, which is never below a runnable pc, so neither
+        // the group (runnable & at the minimum) nor `next` changes with it.
+        g &= runnable;
         self.gpc = min;
         self.gmask = g;
         self.next_other = next;
@@ -545,7 +547,10 @@ impl<'a> LaunchCtx<'a> {
                 if let Err((pc, fault)) = self.run_warp(m, w, &mut arrived, &mut expected) {
                     return Err(self.fault_error(fault, pc, ctaid, w.index));
                 }
-                // Release complete barriers.
+                // Release complete barriers (none can be complete while nothing has arrived).
+                if arrived.iter().fold(0, |a, &b| a | b) == 0 {
+                    continue;
+                }
                 for id in 0..16 {
                     let exp = if expected[id] == 0 {
                         nthreads
@@ -556,14 +561,13 @@ impl<'a> LaunchCtx<'a> {
                         arrived[id] -= exp;
                         expected[id] = 0;
                         for w2 in warps.iter_mut() {
-                            let mut mm = w2.blocked;
-                            while mm != 0 {
-                                let l = mm.trailing_zeros();
-                                mm &= mm - 1;
-                                if w2.bar_id[l as usize] as usize == id {
-                                    w2.blocked &= !(1 << l);
-                                }
+                            // The lanes waiting at `id`, as a mask: one compare per lane that
+                            // vectorizes, not a branch per blocked lane.
+                            let mut at_id = 0u32;
+                            for (l, &b) in w2.bar_id.iter().enumerate() {
+                                at_id |= ((b as usize == id) as u32) << l;
                             }
+                            w2.blocked &= !at_id;
                         }
                     }
                 }
