@@ -3,8 +3,16 @@
 //! measured with
 //!
 //! ```text
-//! valgrind --tool=cachegrind --cache-sim=no --toggle-collect='*emu*launch*' \
+//! valgrind --tool=cachegrind --cache-sim=no \
 //!     target/debug/examples/emu_profile KERNEL.ptx NAME GRID BLOCK BYTES... [--reference]
+//! ```
+//!
+//! (the whole process: `--toggle-collect` is callgrind's, cachegrind has no such option; the
+//! process without the launch, i.e. the input fill, is about 6.5 M host instructions plus 2.6 M
+//! per MB of buffers), and per worker thread with
+//!
+//! ```text
+//! valgrind --tool=callgrind --separate-threads=yes target/debug/examples/emu_profile ... --threads 2
 //! ```
 //!
 //! Every parameter given as a number is a buffer of `BYTES` bytes filled with the f32 values

@@ -216,7 +216,7 @@ fn integer_ops() {
         ),
         (
             "shr.s32 %r1, 0x80000001, %r2;",
-            Box::new(|x| (i32::MIN + 1 >> x.min(31)) as u32),
+            Box::new(|x| ((i32::MIN + 1) >> x.min(31)) as u32),
         ),
         (
             "mov.b64 %rd1, 0x8000000180000000; shr.u64 %rd2, %rd1, %r2; xor.b64 %rd3, %rd2, %rd1; cvt.u32.u64 %r1, %rd3; shr.u64 %rd2, %rd2, 32; cvt.u32.u64 %r3, %rd2; xor.b32 %r1, %r1, %r3;",
