@@ -36,7 +36,8 @@
 //! delegates each instruction to its family's handler: `alu` (moves, integers, select/carry),
 //! `float` (float arithmetic, comparisons, conversions), `mem` (loads, stores, atomics and
 //! address resolution), `warp_ops` (control flow, barriers, warp collectives); `regs` reads and
-//! writes register rows. Every handler is `#[inline(always)]`: the loop compiles to one
+//! writes register rows; `fast` is the fast engine's table of row kernels, one per decoded
+//! instruction, which the fast warp loop consults before that `match`. Every handler is `#[inline(always)]`: the loop compiles to one
 //! function per engine, as fast as the single match it replaced.
 
 // Lane loops index several 32-element arrays by lane: clearer than zipped iterators.
