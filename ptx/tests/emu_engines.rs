@@ -165,6 +165,8 @@ fn forms() -> Vec<String> {
         "fma.rn.f64 %fd2, %fd1, %fd1, %fd0;",
         "min.f64 %fd2, %fd0, %fd1;",
         "max.f64 %fd2, %fd0, %fd1;",
+        "min.NaN.f64 %fd2, %fd0, %fd1;",
+        "max.NaN.f64 %fd2, %fd0, %fd1;",
         "neg.f64 %fd2, %fd0;",
         "abs.f64 %fd2, %fd0;",
         "rcp.rn.f64 %fd2, %fd0;",
@@ -250,6 +252,12 @@ fn forms() -> Vec<String> {
     // Masked lanes: odd lanes keep the old value.
     v.push(
         "mov.b64 %rd9, 7;\n @%p1 fma.rn.f64 %fd2, %fd0, %fd1, %fd1;\n @%p1 mov.b64 %rd9, %fd2;"
+            .into(),
+    );
+    // The branch-free min/max blends: masked lanes keep the old bits.
+    v.push("mov.b64 %fd2, 7;\n @%p1 max.f64 %fd2, %fd0, %fd1;\n mov.b64 %rd9, %fd2;".into());
+    v.push(
+        "mov.b32 %f2, 7;\n @%p1 min.f32 %f2, %f0, %f1;\n mov.b32 %r9, %f2;\n cvt.u64.u32 %rd9, %r9;"
             .into(),
     );
     v.push(

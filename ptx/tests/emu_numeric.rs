@@ -69,6 +69,11 @@ fn integer_ops() {
         0xdead_beef,
         100,
         0x7fff_ffff,
+        // Shift counts at and next to the 32- and 64-bit widths.
+        31,
+        32,
+        63,
+        64,
     ];
     let cases: Vec<(&str, Box<dyn Fn(u32) -> u32>)> = vec![
         (
@@ -203,6 +208,32 @@ fn integer_ops() {
             Box::new(|x| ((x as i32) >> 31) as u32),
         ),
         ("shr.u32 %r1, %r2, 3;", Box::new(|x| x >> 3)),
+        // Register shift counts (the input as the count: 0, in range, at and past the width,
+        // with high bits set) on the row forms of `shr` at 32 and 64 bits.
+        (
+            "shr.u32 %r1, 0x80000001, %r2;",
+            Box::new(|x| if x >= 32 { 0 } else { 0x8000_0001 >> x }),
+        ),
+        (
+            "shr.s32 %r1, 0x80000001, %r2;",
+            Box::new(|x| ((i32::MIN + 1) >> x.min(31)) as u32),
+        ),
+        (
+            "mov.b64 %rd1, 0x8000000180000000; shr.u64 %rd2, %rd1, %r2; xor.b64 %rd3, %rd2, %rd1; cvt.u32.u64 %r1, %rd3; shr.u64 %rd2, %rd2, 32; cvt.u32.u64 %r3, %rd2; xor.b32 %r1, %r1, %r3;",
+            Box::new(|x| {
+                let v = 0x8000_0001_8000_0000u64;
+                let r = if x >= 64 { 0 } else { v >> x };
+                (r ^ v) as u32 ^ (r >> 32) as u32
+            }),
+        ),
+        (
+            "mov.b64 %rd1, 0x8000000180000000; shr.s64 %rd2, %rd1, %r2; xor.b64 %rd3, %rd2, %rd1; cvt.u32.u64 %r1, %rd3; shr.u64 %rd2, %rd2, 32; cvt.u32.u64 %r3, %rd2; xor.b32 %r1, %r1, %r3;",
+            Box::new(|x| {
+                let v = 0x8000_0001_8000_0000u64;
+                let r = ((v as i64) >> x.min(63)) as u64;
+                (r ^ v) as u32 ^ (r >> 32) as u32
+            }),
+        ),
         (
             "min.s32 %r1, %r2, 5;",
             Box::new(|x| (x as i32).min(5) as u32),

@@ -94,69 +94,79 @@ pub(crate) fn f32_fma(a: &Row, b: &Row, c: &Row) -> Row {
     out
 }
 
+/// `x` where `c`, else `y`: a blend through an all-ones mask, never a branch (LLVM keeps a
+/// `bool`-chosen `if` as a branch when both sides are cheap loads, which stops the lane loop
+/// from vectorizing).
+#[inline(always)]
+fn pick(c: bool, x: u64, y: u64) -> u64 {
+    let m = 0u64.wrapping_sub(c as u64);
+    (x & m) | (y & !m)
+}
+
 /// `numeric::fminmax(Fmt::F64, max, false, nan, ..)`: a NaN operand yields the other one (both
 /// NaN, or any NaN with `.NaN`: canonical NaN); equal values (only zeros can be equal with
-/// different bits) pick by the sign of `a`.
+/// different bits) pick by the sign of `a`. `max` and `nan` are chosen once per row, and each
+/// lane is a handful of compares and blends (the per-lane branches of the general path's
+/// early returns were a twentieth of the elementwise kernel).
 #[inline(always)]
 pub(crate) fn f64_minmax(max: bool, nan: bool, a: &Row, b: &Row) -> Row {
-    map2(a, b, |x, y| {
-        let (p, q) = (f64::from_bits(x), f64::from_bits(y));
-        let (an, bn) = (p.is_nan(), q.is_nan());
-        if an || bn {
-            return if nan || (an && bn) {
-                F64_NAN
-            } else if an {
-                y
-            } else {
-                x
-            };
-        }
-        let a_neg = x >> 63 != 0;
-        let pick_a = if p == q {
-            a_neg != max
-        } else if max {
-            p > q
-        } else {
-            p < q
-        };
-        if pick_a {
-            x
-        } else {
-            y
-        }
-    })
+    match (max, nan) {
+        (false, false) => minmax::<false, false, true>(a, b),
+        (false, true) => minmax::<false, true, true>(a, b),
+        (true, false) => minmax::<true, false, true>(a, b),
+        (true, true) => minmax::<true, true, true>(a, b),
+    }
 }
 
 /// The same for f32 (`numeric::fminmax(Fmt::F32, max, false, nan, ..)`): comparing the f32
 /// values equals comparing their exact f64 images.
 #[inline(always)]
 pub(crate) fn f32_minmax(max: bool, nan: bool, a: &Row, b: &Row) -> Row {
-    map2(a, b, |x, y| {
-        let (p, q) = (f32::from_bits(x as u32), f32::from_bits(y as u32));
-        let (an, bn) = (p.is_nan(), q.is_nan());
-        if an || bn {
-            return if nan || (an && bn) {
-                F32_NAN
-            } else if an {
-                y
-            } else {
-                x
-            };
-        }
-        let a_neg = (x >> 31) & 1 != 0;
-        let pick_a = if p == q {
-            a_neg != max
-        } else if max {
-            p > q
+    match (max, nan) {
+        (false, false) => minmax::<false, false, false>(a, b),
+        (false, true) => minmax::<false, true, false>(a, b),
+        (true, false) => minmax::<true, false, false>(a, b),
+        (true, true) => minmax::<true, true, false>(a, b),
+    }
+}
+
+/// The branch-free lane of [`f64_minmax`] / [`f32_minmax`] (`F64` picks the format). Every
+/// comparison with a NaN is false, so with a NaN operand `pick_a` is false and the blends
+/// give: `b` NaN only → `a`; `a` NaN only → `b`; both (or any, with `.NaN`) → canonical NaN,
+/// the general path's early returns in that order.
+#[inline(always)]
+fn minmax<const MAX: bool, const NAN: bool, const F64: bool>(a: &Row, b: &Row) -> Row {
+    let mut out = [0u64; 32];
+    for l in 0..32 {
+        let (x, y) = (a[l], b[l]);
+        let (eq, ordered, an, bn, a_neg) = if F64 {
+            let (p, q) = (f64::from_bits(x), f64::from_bits(y));
+            let ordered = if MAX { p > q } else { p < q };
+            (p == q, ordered, p.is_nan(), q.is_nan(), x >> 63 != 0)
         } else {
-            p < q
+            let (p, q) = (f32::from_bits(x as u32), f32::from_bits(y as u32));
+            let ordered = if MAX { p > q } else { p < q };
+            (p == q, ordered, p.is_nan(), q.is_nan(), (x >> 31) & 1 != 0)
         };
-        if pick_a {
-            x
-        } else {
-            y
-        }
-    })
+        let pick_a = (eq & (a_neg != MAX)) | ordered;
+        let r = pick(pick_a | (bn & !an), x, y);
+        let canon = if NAN { an | bn } else { an & bn };
+        out[l] = pick(canon, if F64 { F64_NAN } else { F32_NAN }, r);
+    }
+    out
+}
+
+/// `neg`/`abs` on f64 (`sign_bit` 63) or f32 (31) without `.ftz`: the general path's
+/// `x ^ sign` and `x & !sign & trunc(MAX, bits)`.
+#[inline(always)]
+pub(crate) fn sign(abs: bool, sign_bit: u32, a: &Row) -> Row {
+    if abs {
+        let keep = (1u64 << sign_bit) - 1;
+        map1(a, |x| x & keep)
+    } else {
+        let flip = 1u64 << sign_bit;
+        map1(a, |x| x ^ flip)
+    }
 }
 
 /// `numeric::fcmp(cmp, Fmt::F64 or F32, false, ..)` over a row, as a lane mask. Comparing the

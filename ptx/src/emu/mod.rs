@@ -329,6 +329,11 @@ pub fn launch(
             .and_then(|d| std::time::Instant::now().checked_add(d)),
         wall_time_limit: options.wall_time_limit.unwrap_or_default(),
         engine: exec::Engine::choose(options.reference_engine),
+        fast: if options.reference_engine {
+            Vec::new()
+        } else {
+            exec::fast_table(&func.code)
+        },
     };
     let next = AtomicU64::new(0);
     let results: Vec<Result<exec::Counters, EmuError>> = if threads == 1 {

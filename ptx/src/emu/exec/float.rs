@@ -1,5 +1,6 @@
-//! Floating-point arithmetic, comparisons and conversions; with `FAST`, the whole-row kernels of
-//! [`super::super::lanes`] for the forms they cover.
+//! Floating-point arithmetic, comparisons and conversions: the general paths (the fast engine
+//! runs the forms [`super::fast`] covers through its table instead), and with `FAST` the
+//! whole-row comparison kernels of [`super::super::lanes`] for `setp`.
 use super::super::decode::{CmpKind, Conv, FUn, Op, PBool, Sp, NONE};
 use super::super::lanes;
 use super::super::memory::{LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
@@ -56,7 +57,7 @@ pub(super) fn cvt(conv: Conv, a: u64) -> u64 {
 
 /// Floating-point arithmetic, min/max, unary functions, `copysign`, `testp`.
 #[inline(always)]
-pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
+pub(super) fn arith(w: &mut Warp, mask: u32, op: &Op) {
     match op {
         Op::FBin {
             op,
@@ -70,10 +71,7 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
             b,
         } => {
             let (op, fmt, rnd, ftz, sat) = (*op, *fmt, *rnd, *ftz, *sat);
-            if FAST && fmt == Fmt::F64 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
-                let out = lanes::f64_bin(op, rd(&w.regs, *a), rd(&w.regs, *b));
-                wr(&mut w.regs, *d, &out, mask);
-            } else if fmt == Fmt::F32 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
+            if fmt == Fmt::F32 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
                 match op {
                     num::FOp::Add => map2!(w, mask, *d, *a, *b, |x, y| f32_canon(
                         f32::from_bits(x as u32) + f32::from_bits(y as u32)
@@ -116,15 +114,7 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
         } => {
             let (max, fmt, ftz, nan) = (*max, *fmt, *ftz, *nan);
             let f = move |x, y| num::fminmax(fmt, max, ftz, nan, x, y);
-            if FAST && !ftz && !*packed && matches!(fmt, Fmt::F64 | Fmt::F32) {
-                let (av, bv) = (rd(&w.regs, *a), rd(&w.regs, *b));
-                let out = if fmt == Fmt::F64 {
-                    lanes::f64_minmax(max, nan, av, bv)
-                } else {
-                    lanes::f32_minmax(max, nan, av, bv)
-                };
-                wr(&mut w.regs, *d, &out, mask);
-            } else if *packed {
+            if *packed {
                 map2!(w, mask, *d, *a, *b, |x, y| packed2(x, y, f))
             } else {
                 map2!(w, mask, *d, *a, *b, |x, y| f(x, y))
@@ -150,16 +140,7 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
                     r
                 }
             };
-            let plain = rnd == Rnd::Rn && !ftz && !sat && !*packed;
-            if FAST && plain && matches!(fmt, Fmt::F64 | Fmt::F32) {
-                let (av, bv, cv) = (rd(&w.regs, *a), rd(&w.regs, *b), rd(&w.regs, *c));
-                let out = if fmt == Fmt::F64 {
-                    lanes::f64_fma(av, bv, cv)
-                } else {
-                    lanes::f32_fma(av, bv, cv)
-                };
-                wr(&mut w.regs, *d, &out, mask);
-            } else if *packed {
+            if *packed {
                 map3!(w, mask, *d, *a, *b, *c, |x, y, z| packed3(x, y, z, f))
             } else if fmt == Fmt::F32 && rnd == Rnd::Rn && !ftz && !sat {
                 // Only active lanes: mul_add may be a libm call.
@@ -188,25 +169,6 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
             a,
         } => {
             let (op, fmt, ftz) = (*op, *fmt, *ftz);
-            if FAST && matches!(fmt, Fmt::F64 | Fmt::F32) && !ftz && !*packed {
-                let av = rd(&w.regs, *a);
-                let f64s = fmt == Fmt::F64;
-                // The general path's `x ^ sign` and `x & !sign & trunc(MAX, bits)`.
-                let fast = match op {
-                    FUn::Neg if f64s => Some(av.map(|x| x ^ (1 << 63))),
-                    FUn::Abs if f64s => Some(av.map(|x| x & !(1 << 63))),
-                    FUn::Neg => Some(av.map(|x| x ^ (1 << 31))),
-                    FUn::Abs => Some(av.map(|x| x & 0x7fff_ffff)),
-                    FUn::Rcp(Rnd::Rn) if f64s => {
-                        Some(lanes::f64_bin(num::FOp::Div, &[1f64.to_bits(); 32], av))
-                    }
-                    _ => None,
-                };
-                if let Some(out) = fast {
-                    wr(&mut w.regs, *d, &out, mask);
-                    return;
-                }
-            }
             let f = move |x: u64| -> u64 {
                 let sign = 1u64 << (fmt.bits() - 1);
                 match op {
@@ -332,58 +294,6 @@ pub(super) fn compare_convert<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op
         }
         Op::Cvt { conv, d, a } => {
             let conv = *conv;
-            let fast = if FAST {
-                let av = || rd(&w.regs, *a);
-                match conv {
-                    Conv::F2F {
-                        from: Fmt::F64,
-                        to: Fmt::F64,
-                        irnd: Some(ir),
-                        ftz: false,
-                        sat: false,
-                        ..
-                    } => Some(lanes::f64_round_int(ir, av())),
-                    Conv::F2F {
-                        from: Fmt::F32,
-                        to: Fmt::F64,
-                        irnd: None,
-                        ftz: false,
-                        sat: false,
-                        ..
-                    } => Some(lanes::f32_to_f64(av())),
-                    Conv::F2F {
-                        from: Fmt::F64,
-                        to: Fmt::F32,
-                        rnd: Rnd::Rn,
-                        irnd: None,
-                        ftz: false,
-                        sat: false,
-                    } => Some(lanes::f64_to_f32_rn(av())),
-                    Conv::F2I {
-                        from: from @ (Fmt::F64 | Fmt::F32),
-                        ftz: false,
-                        rnd,
-                        to,
-                    } if to.bits == 32 || to.bits == 64 => {
-                        Some(lanes::float_to_int(from == Fmt::F64, rnd, to, av()))
-                    }
-                    Conv::I2F {
-                        from,
-                        to: Fmt::F64,
-                        rnd: Rnd::Rn,
-                        sat: false,
-                    } if from.bits == 32 || from.bits == 64 => {
-                        Some(lanes::int_to_f64(from.signed, from.bits, av()))
-                    }
-                    _ => None,
-                }
-            } else {
-                None
-            };
-            if let Some(out) = fast {
-                wr(&mut w.regs, *d, &out, mask);
-                return;
-            }
             match conv {
                 Conv::I2I {
                     from,

@@ -36,7 +36,8 @@
 //! delegates each instruction to its family's handler: `alu` (moves, integers, select/carry),
 //! `float` (float arithmetic, comparisons, conversions), `mem` (loads, stores, atomics and
 //! address resolution), `warp_ops` (control flow, barriers, warp collectives); `regs` reads and
-//! writes register rows. Every handler is `#[inline(always)]`: the loop compiles to one
+//! writes register rows; `fast` is the fast engine's table of row kernels, one per decoded
+//! instruction, which the fast warp loop consults before that `match`. Every handler is `#[inline(always)]`: the loop compiles to one
 //! function per engine, as fast as the single match it replaced.
 
 // Lane loops index several 32-element arrays by lane: clearer than zipped iterators.
@@ -72,6 +73,9 @@ pub(crate) struct LaunchCtx<'a> {
     pub wall_time_limit: std::time::Duration,
     /// Which warp loop runs.
     pub engine: Engine,
+    /// The fast engine's row kernel of each instruction ([`fast::table`]); empty for the
+    /// reference engine, which never reads it.
+    pub fast: Vec<Option<fast::FastInst>>,
 }
 
 /// The warp loop a launch runs: the reference (the general path of every instruction), or the
@@ -161,6 +165,11 @@ pub(super) struct Warp {
     gmask: u32,
     next_other: u32,
     index: u32,
+    /// The lane-varying constant rows (`%tid`, `%laneid`, the lane masks), in the order of
+    /// [`Func::consts`]: they depend on the warp and the block shape but not on the CTA, so
+    /// they are computed once per worker and copied at each CTA start (computed per lane at
+    /// each CTA start, they were a twentieth of the elementwise kernel's host instructions).
+    lane_rows: Vec<[u64; 32]>,
 }
 
 impl Warp {
@@ -183,24 +192,26 @@ impl Warp {
             self.gmask = 0;
             return false;
         }
-        let mut min = u32::MAX;
-        let mut m = runnable;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            min = min.min(self.pc[l]);
-        }
-        let (mut g, mut next) = (0u32, u32::MAX);
-        let mut m = runnable;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            if self.pc[l] == min {
-                g |= 1 << l;
+        // Over all 32 lanes with the non-runnable ones masked to the largest pc: compares and
+        // minimums that vectorize, where a walk over the set bits was a branch per lane (an
+        // eighth of a block-sum kernel, whose barriers regroup every warp often).
+        let pcs: [u32; 32] = std::array::from_fn(|l| {
+            if runnable >> l & 1 != 0 {
+                self.pc[l]
             } else {
-                next = next.min(self.pc[l]);
+                u32::MAX
             }
+        });
+        let min = pcs.iter().fold(u32::MAX, |a, &b| a.min(b));
+        let (mut g, mut next) = (0u32, u32::MAX);
+        for (l, &p) in pcs.iter().enumerate() {
+            let at_min = p == min;
+            g |= (at_min as u32) << l;
+            next = next.min(if at_min { u32::MAX } else { p });
         }
+        // A non-runnable lane holds u32::MAX, which is never below a runnable pc, so neither
+        // the group (runnable & at the minimum) nor `next` changes with it.
+        g &= runnable;
         self.gpc = min;
         self.gmask = g;
         self.next_other = next;
@@ -273,12 +284,29 @@ macro_rules! map3 {
 }
 
 mod alu;
+pub(crate) mod fast;
 mod float;
 mod mem;
 mod regs;
 mod warp_ops;
 
+pub(crate) use fast::table as fast_table;
 use regs::{pget, pset};
+
+/// The special registers whose value differs between the lanes of a warp (the others are one
+/// value per warp or per CTA).
+fn lane_varying(s: SpecialReg) -> bool {
+    matches!(
+        s,
+        SpecialReg::Tid(_)
+            | SpecialReg::Laneid
+            | SpecialReg::LanemaskEq
+            | SpecialReg::LanemaskLe
+            | SpecialReg::LanemaskLt
+            | SpecialReg::LanemaskGe
+            | SpecialReg::LanemaskGt
+    )
+}
 
 impl<'a> LaunchCtx<'a> {
     fn special(&self, s: SpecialReg, ctaid: [u32; 3], warp: u32, lane: u32, nwarps: u32) -> u64 {
@@ -413,6 +441,18 @@ impl<'a> LaunchCtx<'a> {
                 gmask: 0,
                 next_other: u32::MAX,
                 index: i,
+                lane_rows: f
+                    .consts
+                    .iter()
+                    .filter_map(|(_, src)| match src {
+                        ConstSrc::Special(s) if lane_varying(*s) => {
+                            Some(std::array::from_fn(|lane| {
+                                self.special(*s, [0; 3], i, lane as u32, nwarps)
+                            }))
+                        }
+                        _ => None,
+                    })
+                    .collect(),
             })
             .collect();
         loop {
@@ -463,22 +503,15 @@ impl<'a> LaunchCtx<'a> {
             // Row by row: a constant row is one value but for the lane-varying special
             // registers, so most rows are a fill (per lane with a match, this was a seventh of
             // an elementwise kernel's host instructions: many CTAs of few iterations).
+            let mut lane_rows = w.lane_rows.iter();
             for (r, src) in &f.consts {
                 let base = *r as usize * 32;
                 if let Some(row) = w.regs.get_mut(base..base + 32) {
                     match src {
                         ConstSrc::Imm(v) => row.fill(*v),
-                        ConstSrc::Special(
-                            s @ (SpecialReg::Tid(_)
-                            | SpecialReg::Laneid
-                            | SpecialReg::LanemaskEq
-                            | SpecialReg::LanemaskLe
-                            | SpecialReg::LanemaskLt
-                            | SpecialReg::LanemaskGe
-                            | SpecialReg::LanemaskGt),
-                        ) => {
-                            for (lane, x) in row.iter_mut().enumerate() {
-                                *x = self.special(*s, ctaid, w.index, lane as u32, nwarps);
+                        ConstSrc::Special(s) if lane_varying(*s) => {
+                            if let Some(v) = lane_rows.next() {
+                                row.copy_from_slice(v);
                             }
                         }
                         // The others are the same in every lane of the warp.
@@ -515,7 +548,10 @@ impl<'a> LaunchCtx<'a> {
                 if let Err((pc, fault)) = self.run_warp(m, w, &mut arrived, &mut expected) {
                     return Err(self.fault_error(fault, pc, ctaid, w.index));
                 }
-                // Release complete barriers.
+                // Release complete barriers (none can be complete while nothing has arrived).
+                if arrived.iter().fold(0, |a, &b| a | b) == 0 {
+                    continue;
+                }
                 for id in 0..16 {
                     let exp = if expected[id] == 0 {
                         nthreads
@@ -526,14 +562,13 @@ impl<'a> LaunchCtx<'a> {
                         arrived[id] -= exp;
                         expected[id] = 0;
                         for w2 in warps.iter_mut() {
-                            let mut mm = w2.blocked;
-                            while mm != 0 {
-                                let l = mm.trailing_zeros();
-                                mm &= mm - 1;
-                                if w2.bar_id[l as usize] as usize == id {
-                                    w2.blocked &= !(1 << l);
-                                }
+                            // The lanes waiting at `id`, as a mask: one compare per lane that
+                            // vectorizes, not a branch per blocked lane.
+                            let mut at_id = 0u32;
+                            for (l, &b) in w2.bar_id.iter().enumerate() {
+                                at_id |= ((b as usize == id) as u32) << l;
                             }
+                            w2.blocked &= !at_id;
                         }
                     }
                 }
@@ -670,6 +705,13 @@ impl<'a> LaunchCtx<'a> {
                 w.gpc += 1;
                 continue;
             }
+            if FAST {
+                if let Some(Some(f)) = self.fast.get(pc as usize) {
+                    fast::run(w, mask, f);
+                    w.gpc += 1;
+                    continue;
+                }
+            }
             match &inst.op {
                 Op::Nop => {}
                 op @ (Op::Mov { .. }
@@ -692,7 +734,7 @@ impl<'a> LaunchCtx<'a> {
                 | Op::Fma { .. }
                 | Op::FUn { .. }
                 | Op::Copysign { .. }
-                | Op::Testp { .. }) => float::arith::<FAST>(w, mask, op),
+                | Op::Testp { .. }) => float::arith(w, mask, op),
                 op @ (Op::Setp { .. }
                 | Op::Set { .. }
                 | Op::Cvt { .. }

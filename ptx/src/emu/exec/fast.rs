@@ -1,0 +1,244 @@
+//! The fast engine's row kernels, chosen once per decoded instruction: [`table`] turns each
+//! instruction of a function into the [`Kernel`] that computes it (or none: the general path of
+//! its family), once per launch, so the warp loop runs a row kernel after one `match` on a
+//! small enum instead of matching the instruction, then its format, rounding, flags and
+//! packing on every warp-instruction (that re-selection was a tenth of the elementwise
+//! kernel's host instructions).
+//!
+//! Each entry is the condition under which the general path equals the row kernel (the
+//! kernels in [`super::super::lanes`] say which general call each one is); the reference engine
+//! never reads the table.
+use super::super::decode::{Conv, FUn, Op, R};
+use super::super::lanes::{self, Row};
+use super::super::numeric::{FOp, Fmt, IRnd, IntTy, Rnd};
+use super::regs::{rd, wr};
+use super::Warp;
+
+/// A whole-row computation of `d` from rows `a`, `b`, `c` (unused operands are ignored).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Kernel {
+    /// `mov`: the row itself.
+    Mov,
+    F64Add,
+    F64Sub,
+    F64Mul,
+    F64Div,
+    F64Fma,
+    F32Fma,
+    /// `min`/`max` on f64 (`f64s`) or f32, `.NaN` when `nan`.
+    MinMax {
+        f64s: bool,
+        max: bool,
+        nan: bool,
+    },
+    /// `neg`/`abs` (`abs`) on f64 (`f64s`) or f32: the sign bit flipped or cleared.
+    Sign {
+        f64s: bool,
+        abs: bool,
+    },
+    /// `rcp.rn.f64`.
+    F64Rcp,
+    /// `cvt.rXi.f64.f64`.
+    F64RoundInt(IRnd),
+    /// `cvt.f64.f32`.
+    F32ToF64,
+    /// `cvt.rn.f32.f64`.
+    F64ToF32,
+    /// `cvt.rXi.{s,u}{32,64}.{f64,f32}`.
+    FloatToInt {
+        f64s: bool,
+        ir: IRnd,
+        to: IntTy,
+    },
+    /// `cvt.rn.f64.{s,u}{32,64}`.
+    IntToF64 {
+        signed: bool,
+        bits: u32,
+    },
+}
+
+/// One table entry: the kernel and its rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct FastInst {
+    kernel: Kernel,
+    d: R,
+    a: R,
+    b: R,
+    c: R,
+}
+
+/// The row kernel of each instruction of `code`, `None` where the general path runs.
+pub(crate) fn table(code: &[super::super::decode::Inst]) -> Vec<Option<FastInst>> {
+    code.iter().map(|i| classify(&i.op)).collect()
+}
+
+/// The row kernel that computes `op` exactly as its general path does, if there is one.
+fn classify(op: &Op) -> Option<FastInst> {
+    let at = |kernel, d, a, b, c| Some(FastInst { kernel, d, a, b, c });
+    match *op {
+        Op::Mov { d, a } => at(Kernel::Mov, d, a, a, a),
+        // `numeric::fbin(op, Fmt::F64, Rnd::Rn, false, ..)`.
+        Op::FBin {
+            op,
+            fmt: Fmt::F64,
+            packed: false,
+            rnd: Rnd::Rn,
+            ftz: false,
+            sat: false,
+            d,
+            a,
+            b,
+        } => {
+            let k = match op {
+                FOp::Add => Kernel::F64Add,
+                FOp::Sub => Kernel::F64Sub,
+                FOp::Mul => Kernel::F64Mul,
+                FOp::Div => Kernel::F64Div,
+            };
+            at(k, d, a, b, b)
+        }
+        Op::FMinMax {
+            max,
+            fmt: fmt @ (Fmt::F64 | Fmt::F32),
+            packed: false,
+            ftz: false,
+            nan,
+            d,
+            a,
+            b,
+        } => at(
+            Kernel::MinMax {
+                f64s: fmt == Fmt::F64,
+                max,
+                nan,
+            },
+            d,
+            a,
+            b,
+            b,
+        ),
+        Op::Fma {
+            fmt: fmt @ (Fmt::F64 | Fmt::F32),
+            packed: false,
+            rnd: Rnd::Rn,
+            ftz: false,
+            sat: false,
+            d,
+            a,
+            b,
+            c,
+        } => {
+            let k = if fmt == Fmt::F64 {
+                Kernel::F64Fma
+            } else {
+                Kernel::F32Fma
+            };
+            at(k, d, a, b, c)
+        }
+        Op::FUn {
+            op,
+            fmt: fmt @ (Fmt::F64 | Fmt::F32),
+            packed: false,
+            ftz: false,
+            d,
+            a,
+        } => {
+            let f64s = fmt == Fmt::F64;
+            // The general path's `x ^ sign` and `x & !sign & trunc(MAX, bits)`.
+            let k = match op {
+                FUn::Neg => Kernel::Sign { f64s, abs: false },
+                FUn::Abs => Kernel::Sign { f64s, abs: true },
+                FUn::Rcp(Rnd::Rn) if f64s => Kernel::F64Rcp,
+                _ => return None,
+            };
+            at(k, d, a, a, a)
+        }
+        Op::Cvt { conv, d, a } => {
+            let k = match conv {
+                Conv::F2F {
+                    from: Fmt::F64,
+                    to: Fmt::F64,
+                    irnd: Some(ir),
+                    ftz: false,
+                    sat: false,
+                    ..
+                } => Kernel::F64RoundInt(ir),
+                Conv::F2F {
+                    from: Fmt::F32,
+                    to: Fmt::F64,
+                    irnd: None,
+                    ftz: false,
+                    sat: false,
+                    ..
+                } => Kernel::F32ToF64,
+                Conv::F2F {
+                    from: Fmt::F64,
+                    to: Fmt::F32,
+                    rnd: Rnd::Rn,
+                    irnd: None,
+                    ftz: false,
+                    sat: false,
+                } => Kernel::F64ToF32,
+                Conv::F2I {
+                    from: from @ (Fmt::F64 | Fmt::F32),
+                    ftz: false,
+                    rnd,
+                    to,
+                } if to.bits == 32 || to.bits == 64 => Kernel::FloatToInt {
+                    f64s: from == Fmt::F64,
+                    ir: rnd,
+                    to,
+                },
+                Conv::I2F {
+                    from,
+                    to: Fmt::F64,
+                    rnd: Rnd::Rn,
+                    sat: false,
+                } if from.bits == 32 || from.bits == 64 => Kernel::IntToF64 {
+                    signed: from.signed,
+                    bits: from.bits,
+                },
+                _ => return None,
+            };
+            at(k, d, a, a, a)
+        }
+        _ => None,
+    }
+}
+
+/// Runs `f` on the lanes of `mask` (the row kernels compute every lane; the write-back keeps
+/// the others).
+#[inline(always)]
+pub(super) fn run(w: &mut Warp, mask: u32, f: &FastInst) {
+    let out: Row = {
+        let (a, b, c) = (rd(&w.regs, f.a), rd(&w.regs, f.b), rd(&w.regs, f.c));
+        match f.kernel {
+            Kernel::Mov => *a,
+            Kernel::F64Add => lanes::f64_bin(FOp::Add, a, b),
+            Kernel::F64Sub => lanes::f64_bin(FOp::Sub, a, b),
+            Kernel::F64Mul => lanes::f64_bin(FOp::Mul, a, b),
+            Kernel::F64Div => lanes::f64_bin(FOp::Div, a, b),
+            Kernel::F64Fma => lanes::f64_fma(a, b, c),
+            Kernel::F32Fma => lanes::f32_fma(a, b, c),
+            Kernel::MinMax {
+                f64s: true,
+                max,
+                nan,
+            } => lanes::f64_minmax(max, nan, a, b),
+            Kernel::MinMax {
+                f64s: false,
+                max,
+                nan,
+            } => lanes::f32_minmax(max, nan, a, b),
+            Kernel::Sign { f64s: true, abs } => lanes::sign(abs, 63, a),
+            Kernel::Sign { f64s: false, abs } => lanes::sign(abs, 31, a),
+            Kernel::F64Rcp => lanes::f64_bin(FOp::Div, &[1f64.to_bits(); 32], a),
+            Kernel::F64RoundInt(ir) => lanes::f64_round_int(ir, a),
+            Kernel::F32ToF64 => lanes::f32_to_f64(a),
+            Kernel::F64ToF32 => lanes::f64_to_f32_rn(a),
+            Kernel::FloatToInt { f64s, ir, to } => lanes::float_to_int(f64s, ir, to, a),
+            Kernel::IntToF64 { signed, bits } => lanes::int_to_f64(signed, bits, a),
+        }
+    };
+    wr(&mut w.regs, f.d, &out, mask);
+}
