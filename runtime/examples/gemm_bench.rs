@@ -2,8 +2,9 @@
 //! the 512³ f32 product of the `aot bench` scale module (`testdata/bench/scale_matmul_512.hlo`),
 //! then the other layouts, transpositions, batch forms and element types the gemm thunk supports.
 //!
-//! `cargo run --release -p runtime --example gemm_bench [-- REPS [ISA [FILTER]]]`,
-//! ISA `best` (the default), `portable`, `avx2` or `avx512`, FILTER a substring of the case names. Prints
+//! `cargo run --release -p runtime --example gemm_bench [-- REPS [ISA [FILTER [THREADS]]]]`,
+//! ISA `best` (the default), `portable`, `avx2` or `avx512`, FILTER a substring of the case
+//! names, THREADS one thread count instead of 1 and all. Prints
 //! per case the median and best wall time with one thread and with all of the machine's, and an
 //! FNV-1a hash of the output bytes (the same with either thread count, or the bench stops), so
 //! builds and kernels can be checked for bit-identical results too.
@@ -55,6 +56,14 @@ fn encode(t: ElemType, v: f64) -> Vec<u8> {
     }
 }
 
+/// CPU time of the calling thread (Linux: the first field of `/proc/thread-self/schedstat`, in
+/// nanoseconds), or `None` where that file is missing.
+fn thread_cpu_ms() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e6)
+}
+
 fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
@@ -70,7 +79,7 @@ struct Case {
     types: (ElemType, ElemType, ElemType),
 }
 
-fn run(case: &Case, reps: usize, isa: Isa, threads: usize) {
+fn run(case: &Case, reps: usize, isa: Isa, thread_counts: &[usize]) {
     let (m, n, k) = case.mnk;
     let (operand, compute, output) = case.types;
     let stored = |(rows, cols): (u64, u64), t: bool| if t { (cols, rows) } else { (rows, cols) };
@@ -104,10 +113,11 @@ fn run(case: &Case, reps: usize, isa: Isa, threads: usize) {
     let (lhs, rhs) = (buffer(0, &l), buffer(1, &r));
     let mut line = format!("{:<28}", case.name);
     let mut hashes = Vec::new();
-    for threads in [1, threads] {
+    for &threads in thread_counts {
         let options = Options { threads, isa };
         let mut out = vec![0u8; (o.batch_stride * case.batch * output.size()) as usize];
         gemm_with(&cfg, &lhs, &rhs, &mut out, options).expect("gemm runs");
+        let cpu0 = thread_cpu_ms();
         let mut times: Vec<f64> = (0..reps)
             .map(|_| {
                 let t = Instant::now();
@@ -115,17 +125,24 @@ fn run(case: &Case, reps: usize, isa: Isa, threads: usize) {
                 t.elapsed().as_secs_f64() * 1e3
             })
             .collect();
+        let cpu = thread_cpu_ms()
+            .zip(cpu0)
+            .map(|(b, a)| (b - a) / reps as f64);
         times.sort_by(f64::total_cmp);
         line += &format!(
             "  {threads}T median {:>8.3} best {:>8.3} ms",
             times[times.len() / 2],
             times[0]
         );
+        if let (1, Some(cpu)) = (threads, cpu) {
+            // One thread: its CPU time is the work, whatever else the machine runs.
+            line += &format!(" (CPU {cpu:>8.3} ms)");
+        }
         hashes.push(fnv(&out));
     }
     assert!(
         hashes.windows(2).all(|w| w[0] == w[1]),
-        "{}: different bytes with 1 and {threads} threads",
+        "{}: different bytes with {thread_counts:?} threads",
         case.name
     );
     println!("{line}  hash {:016x}", hashes[0]);
@@ -223,7 +240,11 @@ fn main() {
         },
     ];
     let filter = std::env::args().nth(3).unwrap_or_default();
+    let thread_counts: Vec<usize> = match std::env::args().nth(4) {
+        Some(t) => vec![t.parse().expect("THREADS is a count")],
+        None => vec![1, threads],
+    };
     for case in cases.iter().filter(|c| c.name.contains(&filter)) {
-        run(case, reps, isa, threads);
+        run(case, reps, isa, &thread_counts);
     }
 }

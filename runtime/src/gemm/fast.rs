@@ -8,7 +8,7 @@ use std::ops::{Add, Mul};
 
 use super::kernels::{self, Kernel};
 use super::{load, load_i, store, Acc, Options};
-use crate::thunks::{ElemType, GemmConfig, MatrixLayout, Order};
+use crate::thunks::{ElemType, ElemTypeExt, GemmConfig, MatrixLayout, Order};
 
 /// A compute type of the fast path: how an operand element is read into it (exactly as the
 /// reference loop reads it), how the accumulator is written back, and its vector kernels.
@@ -154,7 +154,6 @@ impl View {
 
 /// Whether every index of the access lies in a buffer of `len` bytes of `t`.
 fn covers(v: View, batches: u64, rows: usize, cols: usize, t: ElemType, len: usize) -> bool {
-    use crate::thunks::ElemTypeExt;
     let elems = len as u64 / t.size().max(1);
     v.last(batches, rows, cols).is_some_and(|l| l < elems)
 }
@@ -222,6 +221,7 @@ pub(super) fn run<T: Compute>(
     } else {
         options.threads.max(1)
     };
+    let osz = ot.size();
     let mut a = Vec::new();
     let mut b = Vec::new();
     let mut c = Vec::new();
@@ -232,35 +232,98 @@ pub(super) fn run<T: Compute>(
         a.resize(mp * k, T::ZERO);
         b.clear();
         b.resize(k * np, T::ZERO);
-        if !pack::<T>(lhs, lt, av, batch, m, k, mr, &mut a)
-            || !pack::<T>(rhs, rt, bv, batch, n, k, nr, &mut b)
-        {
-            return false;
-        }
         c.clear();
         c.resize(mp * np, T::ZERO);
-        // Whole row panels per thread; each thread owns disjoint output rows.
-        let panels = (mp / mr).div_ceil(threads).max(1);
-        if threads <= 1 || panels * mr >= mp {
+        let (a0, b0, o0) = (av.start(batch), bv.start(batch), ov.start(batch));
+        // Whole row panels of A (so of C and of the output) per thread, whole column panels of B.
+        let a_rows = (mp / mr).div_ceil(threads) * mr;
+        let b_cols = (np / nr).div_ceil(threads) * nr;
+        if threads <= 1 || a_rows >= mp || k == 0 {
+            let ok = pack::<T>(lhs, lt, av, a0, m, k, mr, &mut a)
+                && pack::<T>(rhs, rt, bv, b0, n, k, nr, &mut b);
+            if !ok {
+                return false;
+            }
             product(&kernel, &a, &b, &mut c, k, np);
-        } else {
-            std::thread::scope(|s| {
-                let (a_chunk, c_chunk) = (panels * mr * k, panels * mr * np);
-                for (a_rows, c_rows) in a.chunks(a_chunk).zip(c.chunks_mut(c_chunk)) {
-                    let (b, kernel) = (&b, &kernel);
-                    s.spawn(move || product(kernel, a_rows, b, c_rows, k, np));
-                }
-            });
+            if !epilogue(cfg, &c, np, 0, m, n, ov, o0, out, 0) {
+                return false;
+            }
+            continue;
         }
-        if !epilogue(cfg, &c, np, m, n, ov, batch, out) {
+        // The packing split the same way. Every chunk starts at a panel holding a real row or
+        // column (a multiple of mr below mp is below m), so the `min`s never go below one.
+        let packed = std::thread::scope(|s| {
+            let mut jobs = Vec::new();
+            for (t, dst) in a.chunks_mut(a_rows * k).enumerate() {
+                let r0 = t * a_rows;
+                let rows = a_rows.min(m.saturating_sub(r0));
+                let first = a0 + r0 as u64 * av.row;
+                jobs.push(s.spawn(move || pack::<T>(lhs, lt, av, first, rows, k, mr, dst)));
+            }
+            for (t, dst) in b.chunks_mut(b_cols * k).enumerate() {
+                let j0 = t * b_cols;
+                let cols = b_cols.min(n.saturating_sub(j0));
+                let first = b0 + j0 as u64 * bv.row;
+                jobs.push(s.spawn(move || pack::<T>(rhs, rt, bv, first, cols, k, nr, dst)));
+            }
+            jobs.into_iter().all(|j| j.join().unwrap_or(false))
+        });
+        if !packed {
+            return false;
+        }
+        // Contiguous output rows that do not overlap (row stride at least n) put the rows of
+        // different threads in disjoint pieces of the buffer: each thread then also runs its
+        // rows' epilogue (the order within an element is the same; elements do not interact).
+        // Any other output layout gets the epilogue on this thread afterwards.
+        let split = ov.col == 1 && ov.row >= n as u64;
+        let mut pieces = Vec::new();
+        if split {
+            let mut rest = &mut *out;
+            let mut at = 0u64;
+            for t in 1..mp.div_ceil(a_rows) {
+                // Within the buffer: row t * a_rows < m starts below the checked last index.
+                let cut = o0 + (t * a_rows) as u64 * ov.row;
+                let Ok(len) = usize::try_from((cut - at) * osz) else {
+                    return false;
+                };
+                let Some((head, tail)) = (len <= rest.len()).then(|| rest.split_at_mut(len)) else {
+                    return false;
+                };
+                pieces.push((head, at));
+                (rest, at) = (tail, cut);
+            }
+            pieces.push((rest, at));
+        }
+        let done = std::thread::scope(|s| {
+            let mut jobs = Vec::new();
+            let mut pieces = pieces.into_iter();
+            let chunks = a.chunks(a_rows * k).zip(c.chunks_mut(a_rows * np));
+            for (t, (a_part, c_part)) in chunks.enumerate() {
+                let piece = pieces.next();
+                let (b, kernel) = (&b, &kernel);
+                let i0 = t * a_rows;
+                let rows = a_rows.min(m.saturating_sub(i0));
+                jobs.push(s.spawn(move || {
+                    product(kernel, a_part, b, c_part, k, np);
+                    match piece {
+                        Some((piece, base)) => {
+                            epilogue(cfg, c_part, np, i0, rows, n, ov, o0, piece, base)
+                        }
+                        None => true,
+                    }
+                }));
+            }
+            jobs.into_iter().all(|j| j.join().unwrap_or(false))
+        });
+        if !done || (!split && !epilogue(cfg, &c, np, 0, m, n, ov, o0, out, 0)) {
             return false;
         }
     }
     true
 }
 
-/// Packs rows `0..rows` x columns `0..cols` of the view (element `(r, c)` at
-/// `b * batch + r * row + c * col` of `buf`, of type `t`) into `w`-row panels `[panel][c][w]`
+/// Packs rows `0..rows` x columns `0..cols` of the view from element `first` (element `(r, c)`
+/// at `first + r * row + c * col` of `buf`, of type `t`) into `w`-row panels `[panel][c][w]`
 /// of `dst`, leaving the padding rows of the last panel as they are; `false` (before anything
 /// is read) for a view with no unit stride, which no layout has. The element type is
 /// matched once here, so each element is one inlined decode of a fixed-size cell.
@@ -269,7 +332,7 @@ fn pack<T: Compute>(
     buf: &[u8],
     t: ElemType,
     v: View,
-    b: u64,
+    first: u64,
     rows: usize,
     cols: usize,
     w: usize,
@@ -282,7 +345,7 @@ fn pack<T: Compute>(
                     |cell| T::read(cell, ElemType::$ty, 0),
                     buf,
                     v,
-                    b,
+                    first,
                     rows,
                     cols,
                     w,
@@ -308,7 +371,7 @@ fn pack_with<T: Copy, const SZ: usize>(
     read: impl Fn(&[u8]) -> Option<T>,
     buf: &[u8],
     v: View,
-    b: u64,
+    start: u64,
     rows: usize,
     cols: usize,
     w: usize,
@@ -317,7 +380,6 @@ fn pack_with<T: Copy, const SZ: usize>(
     if cols == 0 {
         return true;
     }
-    let start = v.start(b);
     // Every layout has a unit stride (its order's minor dimension), so the panel is walked along
     // it: by rows when the columns of a row are adjacent (each row one run of `cols` cells), by
     // columns when the rows are.
@@ -381,20 +443,23 @@ fn product<T: Compute>(kernel: &Kernel<T>, a: &[T], b: &[T], c: &mut [T], k: usi
     }
 }
 
-/// The epilogue element by element in the reference's order (rows, then columns), each old
-/// output read just before its element is written (as the reference does, so even an output
-/// layout that maps two elements to one address gives the reference's result). The output type
-/// is matched once here.
+/// The epilogue of rows `i0..i0 + rows` (`c` holds them from its first row) element by element
+/// in the reference's order (rows, then columns), each old output read just before its element
+/// is written (as the reference does, so even an output layout that maps two elements to one
+/// address gives the reference's result). `out` is the output buffer from element `base` on;
+/// `o0` is the batch's first element. The output type is matched once here.
 #[allow(clippy::too_many_arguments)]
 fn epilogue<T: Compute>(
     cfg: &GemmConfig,
     c: &[T],
     np: usize,
-    m: usize,
+    i0: usize,
+    rows: usize,
     n: usize,
     ov: View,
-    batch: u64,
+    o0: u64,
     out: &mut [u8],
+    base: u64,
 ) -> bool {
     macro_rules! typed {
         ($($ty:ident: $sz:literal),*) => {
@@ -402,10 +467,10 @@ fn epilogue<T: Compute>(
                 $(ElemType::$ty => epilogue_with::<T, $sz>(
                     c,
                     np,
-                    m,
+                    (i0, rows),
                     n,
                     ov,
-                    batch,
+                    (o0, base),
                     out,
                     // The cell is the element: `finish` reads the old value from it, `store`
                     // writes the new one.
@@ -425,16 +490,16 @@ fn epilogue<T: Compute>(
 fn epilogue_with<T: Compute, const SZ: usize>(
     c: &[T],
     np: usize,
-    m: usize,
+    (i0, rows): (usize, usize),
     n: usize,
     ov: View,
-    batch: u64,
+    (o0, base): (u64, u64),
     out: &mut [u8],
     write: impl Fn(&mut [u8], T) -> Option<()>,
 ) -> bool {
-    let start = ov.start(batch);
-    c.chunks_exact(np).take(m).enumerate().all(|(i, row)| {
-        let Ok(first) = usize::try_from(start + i as u64 * ov.row) else {
+    c.chunks_exact(np).take(rows).enumerate().all(|(li, row)| {
+        let first = (o0 + (i0 + li) as u64 * ov.row).checked_sub(base);
+        let Some(Ok(first)) = first.map(usize::try_from) else {
             return false;
         };
         let mut values = row.iter().take(n);

@@ -679,7 +679,18 @@ fn the_fast_path_matches_the_reference_loop_bit_for_bit() {
             assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut ref_out), Ok(()));
             for &opt in &options {
                 let mut fast_out = out0.clone();
-                assert_eq!(gemm_with(&cfg, &lhs, &rhs, &mut fast_out, opt), Ok(()));
+                // The fast path itself, not the reference loop it falls back to.
+                let ran = match compute {
+                    ElemType::S32 => {
+                        fast::run::<Wrapping<i32>>(&cfg, &lhs, &rhs, &mut fast_out, opt)
+                    }
+                    ElemType::F64 => fast::run::<f64>(&cfg, &lhs, &rhs, &mut fast_out, opt),
+                    _ => fast::run::<f32>(&cfg, &lhs, &rhs, &mut fast_out, opt),
+                };
+                assert!(ran, "the fast path declined {cfg:?} ({opt:?})");
+                let mut via_gemm = out0.clone();
+                assert_eq!(gemm_with(&cfg, &lhs, &rhs, &mut via_gemm, opt), Ok(()));
+                assert!(via_gemm == fast_out);
                 assert!(
                     fast_out == ref_out,
                     "fast path ({opt:?}) differs from the reference for {cfg:?}"
