@@ -147,8 +147,9 @@ impl View {
     }
 
     fn start(self, b: u64) -> u64 {
-        // Cannot overflow: `last` of the whole access was checked first.
-        b * self.batch
+        // Exact wherever it is used: `last` of the whole access was checked first. Only an
+        // operand with K = 0, which is never read, goes unchecked (hence no overflow panic).
+        b.wrapping_mul(self.batch)
     }
 }
 
