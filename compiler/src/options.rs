@@ -45,6 +45,29 @@ pub struct CompileOptions {
     /// 2026-12-01 refuse such an artifact (`copy_thunk.source_buffer is not set`): **off by
     /// default** until 2026-12-15.
     pub emit_copy_slices_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_launch_dims_xyz`: write each
+    /// collective's group mode at `CollectiveConfigProto.group_mode_xyz` (1001) instead of 3,
+    /// where XLA's `xla.CollectiveOpGroupMode` gives the same number another mode (its values are
+    /// this project's minus one). Runtimes before 2026-12-01 do not read 1001 and would take the
+    /// mode as UNSPECIFIED: **off by default** until 2026-12-15.
+    pub emit_group_mode_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_launch_dims_xyz`: write each gemm
+    /// thunk's config at `GemmThunkProto.gemm_config_xyz` (1000, `GemmConfigXyzProto`: the same
+    /// fields under a project name) instead of 1, where XLA declares its own
+    /// `xla.GemmConfigProto` with other fields from 3 on. Runtimes before 2026-12-01 refuse such
+    /// an artifact (`gemm_thunk.gemm_config is not set`): **off by default** until 2026-12-15.
+    pub emit_gemm_config_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_copy_slices_xyz`: write each
+    /// collective buffer's slices at `CollectiveBufferProto.source_buffer_xyz` /
+    /// `destination_buffer_xyz` (1000, 1001) instead of 2 and 3, where XLA declares
+    /// `xla.ShapedSliceProto`. Runtimes before 2026-12-01 refuse such an artifact
+    /// (`buffers[0].source_buffer is not set`): **off by default** until 2026-12-15.
+    pub emit_collective_slices_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_group_mode_xyz`: write each
+    /// collective's channel id at `CollectiveConfigProto.op_id_xyz` (1000) instead of 4, XLA's
+    /// `bool use_symmetric_buffer`. Runtimes before 2026-12-01 would read the id as 0: **off by
+    /// default** until 2026-12-15.
+    pub emit_op_id_xyz: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -71,6 +94,10 @@ impl Default for CompileOptions {
             emit_memset8: false,
             emit_launch_dims_xyz: false,
             emit_copy_slices_xyz: false,
+            emit_group_mode_xyz: false,
+            emit_gemm_config_xyz: false,
+            emit_collective_slices_xyz: false,
+            emit_op_id_xyz: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -34,6 +34,14 @@ struct ThunkBuilder<'a> {
     launch_dims_xyz: bool,
     /// `CompileOptions::emit_copy_slices_xyz`.
     copy_slices_xyz: bool,
+    /// `CompileOptions::emit_group_mode_xyz`.
+    group_mode_xyz: bool,
+    /// `CompileOptions::emit_gemm_config_xyz`.
+    gemm_config_xyz: bool,
+    /// `CompileOptions::emit_collective_slices_xyz`.
+    collective_slices_xyz: bool,
+    /// `CompileOptions::emit_op_id_xyz`.
+    op_id_xyz: bool,
 }
 
 impl ThunkBuilder<'_> {
@@ -104,7 +112,9 @@ impl ThunkBuilder<'_> {
             } => pg::ThunkProto {
                 thunk_info: self.info(name),
                 r#impl: Some(Impl::GemmThunk(pg::GemmThunkProto {
-                    gemm_config: Some(config.clone()),
+                    // Behind the flag the config moves to 1000 and 1 stays unset.
+                    gemm_config: (!self.gemm_config_xyz).then(|| config.clone()),
+                    gemm_config_xyz: self.gemm_config_xyz.then(|| config.into()),
                     lhs_buffer: Some(asg.slice(*lhs)?),
                     rhs_buffer: Some(asg.slice(*rhs)?),
                     output_buffer: Some(asg.slice(*out)?),
@@ -243,16 +253,30 @@ impl ThunkBuilder<'_> {
                 let buffers = buffers
                     .iter()
                     .map(|(count, src, dst)| {
+                        let (src, dst) = (asg.slice(*src)?, asg.slice(*dst)?);
+                        // Behind the flag the slices move to 1000/1001 and 2, 3 stay unset.
+                        let xyz = self.collective_slices_xyz;
                         Ok(pg::CollectiveBufferProto {
                             element_count: *count,
-                            source_buffer: Some(asg.slice(*src)?),
-                            destination_buffer: Some(asg.slice(*dst)?),
+                            source_buffer: (!xyz).then_some(src),
+                            destination_buffer: (!xyz).then_some(dst),
                             source_memory_space: 0,
                             destination_memory_space: 0,
+                            source_buffer_xyz: xyz.then_some(src),
+                            destination_buffer_xyz: xyz.then_some(dst),
                         })
                     })
                     .collect::<Result<Vec<_>, CompileError>>()?;
-                let collective_config = Some(config.clone());
+                let mut config = config.clone();
+                if self.group_mode_xyz {
+                    // Behind the flag the mode moves to 1001 and 3 stays unset (UNSPECIFIED).
+                    config.group_mode_xyz = Some(std::mem::take(&mut config.group_mode));
+                }
+                if self.op_id_xyz {
+                    // Behind the flag the channel id moves to 1000 and 4 stays unset (0).
+                    config.op_id_xyz = Some(std::mem::take(&mut config.op_id));
+                }
+                let collective_config = Some(config);
                 let imp = match kind {
                     hlo::Opcode::AllReduce => {
                         Impl::AllReduceStartThunk(pg::AllReduceStartThunkProto {
@@ -364,6 +388,10 @@ pub fn build(
         next_id: 1,
         launch_dims_xyz: options.emit_launch_dims_xyz,
         copy_slices_xyz: options.emit_copy_slices_xyz,
+        group_mode_xyz: options.emit_group_mode_xyz,
+        gemm_config_xyz: options.emit_gemm_config_xyz,
+        collective_slices_xyz: options.emit_collective_slices_xyz,
+        op_id_xyz: options.emit_op_id_xyz,
     };
     let thunks = tb.sequence(&lowered.ops)?;
     Ok(pg::GpuExecutableProto {

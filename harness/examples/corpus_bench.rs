@@ -4,12 +4,16 @@
 //! - kernel launches (kernel thunks) and library calls (gemm thunks) in the executable, against
 //!   the fusions + library calls + unfused kernel instructions of XLA's own optimized module
 //!   (`NAME.opt.hlo`),
-//! - XLA:GPU's kernel launches for the same module and target, read from
-//!   `testdata/xla_gpu/summary.json` (rows of `module`, `target`, `launches`, written by the
-//!   generator under `tools/`; `-` where the file or the row is missing: the bench needs no
-//!   Python), and whether this project needs at most as many,
-//! - global-memory traffic of one run on the emulated GPU (today's runtime), divided by the
-//!   minimum: parameter bytes read once plus output bytes written once.
+//! - XLA:GPU's kernel launches and device-to-device copies for the same module and target, read
+//!   from `testdata/xla_gpu/summary.json` (rows of `module`, `target`, `launches`, `thunks`,
+//!   written by the generator under `tools/`; `-` where the file or the row is missing: the bench
+//!   needs no Python), and whether this project needs at most as many of each (copy thunks
+//!   counted at every depth, each once, as the generator counts XLA's),
+//! - global-memory traffic of one run on the emulated GPU (today's runtime), in bytes and divided
+//!   by the minimum: parameter bytes read once plus output bytes written once. XLA:GPU's traffic
+//!   is not in the summary and cannot be read from its artifact: its kernels are cubins only
+//!   (no PTX for the emulator to run) and the artifact records what each launch may touch, not
+//!   what it reads; docs/compiler.md, "Tests and benchmark".
 //!
 //! - emulated run time of that one run (the `ptx` emulator's speed, not a GPU's).
 //!
@@ -32,8 +36,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// XLA:GPU's launches per module for `target`, from the generator's summary (empty when absent).
-fn xla_gpu_launches(target: &str) -> std::collections::BTreeMap<String, u64> {
+/// XLA:GPU's (launches, device-to-device copies) per module for `target`, from the generator's
+/// summary (empty when absent; a row without a copy count has none).
+fn xla_gpu_counts(target: &str) -> std::collections::BTreeMap<String, (u64, u64)> {
     let path = root().join("testdata/xla_gpu/summary.json");
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Default::default();
@@ -51,19 +56,29 @@ fn xla_gpu_launches(target: &str) -> std::collections::BTreeMap<String, u64> {
         .flatten()
         .filter(|r| r.get("target").and_then(|t| t.as_str()) == Some(target))
         .filter_map(|r| {
+            let copies = r
+                .get("thunks")
+                .and_then(|t| t.get("device_to_device_copy"))
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
             Some((
                 r.get("module")?.as_str()?.to_string(),
-                r.get("launches")?.as_u64()?,
+                (r.get("launches")?.as_u64()?, copies),
             ))
         })
         .collect()
 }
 
-fn count(thunks: &[ThunkProto], k: &mut (usize, usize, usize)) {
+/// (kernels, gemms, other thunks, copies), at every depth.
+fn count(thunks: &[ThunkProto], k: &mut (usize, usize, usize, usize)) {
     for t in thunks {
         match &t.r#impl {
             Some(Impl::KernelThunk(_)) => k.0 += 1,
             Some(Impl::GemmThunk(_)) => k.1 += 1,
+            Some(Impl::CopyThunk(_)) => {
+                k.2 += 1;
+                k.3 += 1;
+            }
             Some(Impl::WhileThunk(w)) => {
                 k.2 += 1;
                 for s in [&w.condition_thunk_sequence, &w.body_thunk_sequence]
@@ -84,19 +99,19 @@ fn count(thunks: &[ThunkProto], k: &mut (usize, usize, usize)) {
     }
 }
 
-fn census(exe: &GpuExecutableProto) -> (usize, usize, usize) {
-    let mut k = (0, 0, 0);
+fn census(exe: &GpuExecutableProto) -> (usize, usize, usize, usize) {
+    let mut k = (0, 0, 0, 0);
     count(&exe.thunks, &mut k);
     k
 }
 
-/// Runs the executable once on an emulated device: global bytes read and written ÷ the minimum
-/// (parameters read once, outputs written once); `None` for multi-replica executables.
+/// Runs the executable once on an emulated device: global bytes read and written, and that ÷ the
+/// minimum (parameters read once, outputs written once); `None` for multi-replica executables.
 fn run(
     exe: &GpuExecutableProto,
     desc: &DeviceDescription,
     inputs: &[hlo::literal::Array],
-) -> anyhow::Result<Option<f64>> {
+) -> anyhow::Result<Option<(u64, f64)>> {
     use proto::prost::Message;
     let dev = Arc::new(EmulatedDevice::new(desc.clone()));
     let loaded = runtime::load(&exe.encode_to_vec(), dev.as_ref(), &RuntimeFlags::default())?;
@@ -108,7 +123,8 @@ fn run(
     let min: u64 = loaded.parameters.iter().map(|(_, l)| l.size).sum::<u64>()
         + loaded.outputs.iter().map(|l| l.size).sum::<u64>();
     let totals = dev.take_totals();
-    Ok((min > 0).then(|| (totals.bytes_read + totals.bytes_written) as f64 / min as f64))
+    let bytes = totals.bytes_read + totals.bytes_written;
+    Ok((min > 0).then(|| (bytes, bytes as f64 / min as f64)))
 }
 
 fn main() {
@@ -133,16 +149,17 @@ fn main() {
         .filter(|n| n.contains(&filter))
         .collect();
     cases.sort();
-    let gpu = xla_gpu_launches("h100_sxm");
+    let gpu = xla_gpu_counts("h100_sxm");
     if gpu.is_empty() {
-        eprintln!("no XLA:GPU launch counts (testdata/xla_gpu/summary.json): that column shows -");
+        eprintln!("no XLA:GPU counts (testdata/xla_gpu/summary.json): those columns show -");
     }
-    println!("| case | compile ms | kernels | gemms | other thunks | launches (k+g) | XLA fusions+calls | launches ok | XLA:GPU launches | <= XLA:GPU | traffic ratio | emulated ms |");
+    println!("| case | compile ms | kernels | gemms | other thunks | launches (k+g) | XLA fusions+calls | launches ok | XLA:GPU launches | <= XLA:GPU | copies | XLA:GPU copies | traffic bytes | traffic ratio | emulated ms |");
     println!(
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | :---: | ---: | ---: |"
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: |"
     );
     let (mut ok_launch, mut n, mut log_ratio_sum, mut n_ratio) = (0usize, 0usize, 0f64, 0usize);
     let (mut ok_gpu, mut n_gpu) = (0usize, 0usize);
+    let (mut ok_copies, mut n_copies) = (0usize, 0usize);
     for case in &cases {
         let text = std::fs::read_to_string(dir.join(format!("{case}.hlo"))).expect("hlo");
         let module = hlo::parse_module(&text).expect("parse");
@@ -158,12 +175,12 @@ fn main() {
         let exe = match exe {
             Some(Ok(e)) => e,
             Some(Err(e)) => {
-                println!("| {case} | - | compile error: {e} | | | | | | | | | |");
+                println!("| {case} | - | compile error: {e} | | | | | | | | | | | | |");
                 continue;
             }
             None => continue,
         };
-        let (k, g, o) = census(&exe);
+        let (k, g, o, copies) = census(&exe);
         let xla = std::fs::read_to_string(dir.join(format!("{case}.opt.hlo")))
             .ok()
             .and_then(|t| hlo::parse_module(&t).ok())
@@ -178,23 +195,28 @@ fn main() {
         let t0 = Instant::now();
         let result = run(&exe, &desc, &io.inputs);
         let emulated_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let ratio = match result {
-            Ok(Some(r)) => {
+        let (traffic, ratio) = match result {
+            Ok(Some((b, r))) => {
                 log_ratio_sum += r.max(1e-9).ln();
                 n_ratio += 1;
-                format!("{r:.2}")
+                (b.to_string(), format!("{r:.2}"))
             }
-            Ok(None) => "-".into(),
-            Err(e) => format!("run error: {e}"),
+            Ok(None) => ("-".into(), "-".into()),
+            Err(e) => ("-".into(), format!("run error: {e}")),
         };
-        let on_gpu = gpu.get(case.as_str()).copied();
+        let on_gpu = gpu.get(case.as_str()).map(|&(l, _)| l);
+        let gpu_copies = gpu.get(case.as_str()).map(|&(_, c)| c);
         let ok_g = on_gpu.map(|x| launches as u64 <= x);
         if let Some(okg) = ok_g {
             n_gpu += 1;
             ok_gpu += usize::from(okg);
         }
+        if let Some(c) = gpu_copies {
+            n_copies += 1;
+            ok_copies += usize::from(copies as u64 <= c);
+        }
         println!(
-            "| {case} | {:.2} | {k} | {g} | {o} | {launches} | {} | {} | {} | {} | {ratio} | {emulated_ms:.1} |",
+            "| {case} | {:.2} | {k} | {g} | {o} | {launches} | {} | {} | {} | {} | {copies} | {} | {traffic} | {ratio} | {emulated_ms:.1} |",
             times[times.len() / 2],
             xla.map_or("?".into(), |x| x.to_string()),
             if ok { "yes" } else { "no" },
@@ -203,13 +225,15 @@ fn main() {
                 Some(true) => "yes",
                 Some(false) => "no",
                 None => "-",
-            }
+            },
+            gpu_copies.map_or("-".into(), |x| x.to_string()),
         );
     }
     println!();
     println!(
         "launches <= XLA:GPU's on {ok_gpu}/{n_gpu} cases with a count in testdata/xla_gpu/summary.json"
     );
+    println!("copies <= XLA:GPU's on {ok_copies}/{n_copies} cases");
     println!(
         "launches <= XLA on {ok_launch}/{n} cases ({:.0}%); geometric-mean traffic ratio {:.3} over {n_ratio} cases",
         100.0 * ok_launch as f64 / n.max(1) as f64,

@@ -107,7 +107,12 @@ fn kind(t: &ThunkProto) -> String {
             )
         }
         Impl::GemmThunk(g) => {
-            let c = g.gemm_config.clone().unwrap_or_default();
+            // Either form of the config (1, or 1000 since 2026-12-01; they have the same fields).
+            let c = g
+                .gemm_config
+                .clone()
+                .or_else(|| g.gemm_config_xyz.as_ref().map(Into::into))
+                .unwrap_or_default();
             let l = c.lhs_layout.unwrap_or_default();
             let r = c.rhs_layout.unwrap_or_default();
             format!(

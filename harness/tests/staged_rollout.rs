@@ -1,12 +1,19 @@
 //! Staged rollouts in stage 1 (docs/adding_a_thunk_kind.md, docs/compatibility.md): the runtime
 //! reads the construct, the compiler emits it only behind a `CompileOptions` flag (off by
 //! default), and the schema bot refuses the flip of that default until the forward window has
-//! passed since the construct entered the schema. Two are in stage 1:
+//! passed since the construct entered the schema. In stage 1:
 //! - `memset8bit_value_thunk` behind `CompileOptions::emit_memset8`;
 //! - `LaunchDimensionsProto.block_counts_xyz` / `thread_counts_per_block_xyz` (the launch counts
 //!   moved off XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_launch_dims_xyz`;
 //! - `CopyThunkProto.source_buffer_xyz` / `destination_buffer_xyz` (the copy slices moved off
-//!   XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_copy_slices_xyz`.
+//!   XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_copy_slices_xyz`;
+//! - `CollectiveConfigProto.group_mode_xyz` (the group mode moved off XLA's number 3, whose enum
+//!   numbers the modes differently, issue 19) behind `CompileOptions::emit_group_mode_xyz`;
+//! - `GemmThunkProto.gemm_config_xyz` (the gemm config moved off XLA's number 1, whose
+//!   `xla.GemmConfigProto` has other fields, issue 19) behind `CompileOptions::emit_gemm_config_xyz`;
+//! - `CollectiveBufferProto.source_buffer_xyz` / `destination_buffer_xyz` (off XLA's 2 and 3)
+//!   behind `CompileOptions::emit_collective_slices_xyz`, and `CollectiveConfigProto.op_id_xyz`
+//!   (off XLA's 4, its `use_symmetric_buffer`) behind `CompileOptions::emit_op_id_xyz`.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -106,6 +113,17 @@ fn behind_the_flag_the_byte_fills_become_memsets_with_identical_outputs() {
     }
 }
 
+/// `got` matches the case's expected outputs within `hlo::io`'s tolerance for their type (exact
+/// for integers and `pred`), as the golden suites compare: a gemm's f32 sums need not be
+/// bit-identical to the reference evaluator's.
+fn assert_close(got: &[hlo::literal::Array], want: &[hlo::literal::Array], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: output count");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let c = hlo::io::compare(g, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        assert!(c.ok, "{what}: output {i}: {c:?}");
+    }
+}
+
 /// The day the construct entered the schema: the first snapshot whose listing has it, else today
 /// (a construct in no snapshot is new today).
 fn first_seen(construct: &str, today: Date) -> Date {
@@ -169,9 +187,11 @@ fn assert_the_bot_blocks_the_flip(
     let today = Date::new(2026, 12, 1).unwrap();
     let since = first_seen(construct, today);
     let legal = since.add_days(14);
+    // One directory per construct: tests of several moves share a case and run in parallel.
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "staged-rollout-{}-{}",
+        "staged-rollout-{}-{}-{}",
         case.name,
+        construct.replace('.', "_"),
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
@@ -237,9 +257,10 @@ fn assert_the_golden_set_replays(
             recorded.outputs,
             "{target}: today's runtime no longer runs the staged golden as recorded"
         );
-        assert_eq!(
-            recorded.outputs, inputs.outputs,
-            "{target}: recorded outputs are wrong"
+        assert_close(
+            &recorded.outputs,
+            &inputs.outputs,
+            &format!("{target}: recorded outputs are wrong"),
         );
         assert!(
             committed == bytes,
@@ -252,6 +273,46 @@ fn assert_the_golden_set_replays(
 #[test]
 fn the_flags_golden_set_replays_and_is_reproduced() {
     assert_the_golden_set_replays("memset8", CONSTRUCT, &case(), &flipped());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: fields that move off a number XLA declares otherwise. Each move has the same three
+// checks: off by default only the v1 numbers are written; behind the flag only the new ones,
+// with the same kernels and the same outputs; and the bot's and golden set's checks above.
+
+/// Today's default compiler writes `case` with every `v1` field and none of `moved`.
+fn assert_off_by_default(case: &Case, moved: &[&str], v1: &[&str]) {
+    for target in TARGETS {
+        let c = census(&compile(case, target, &compiler::CompileOptions::default()));
+        assert!(
+            moved.iter().all(|f| !c.contains(*f)),
+            "{target}: the default compiler emits {moved:?} before their date"
+        );
+        assert!(v1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
+    }
+}
+
+/// Behind `options`, `case` carries every `moved` field and no `v1` field, launches the same
+/// kernels and computes the same outputs (the expected ones) as the default compiler's artifact.
+fn assert_the_move(case: &Case, options: &compiler::CompileOptions, moved: &[&str], v1: &[&str]) {
+    let want = IoCase::read(&case.io[0]).unwrap().outputs;
+    for target in TARGETS {
+        let legacy = compile(case, target, &compiler::CompileOptions::default());
+        let staged = compile(case, target, options);
+        let c = census(&staged);
+        assert!(moved.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
+        assert!(
+            v1.iter().all(|f| !c.contains(*f)),
+            "{target}: the flag must vacate {v1:?}: {c:?}"
+        );
+        assert_eq!(kernel_count(&staged), kernel_count(&legacy), "{target}");
+        let (a, b) = (
+            outputs(&legacy, target, case),
+            outputs(&staged, target, case),
+        );
+        assert_eq!(a, b, "{target}: the moved fields compute other bytes");
+        assert_close(&b, &want, &format!("{target}: not the expected outputs"));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -272,48 +333,21 @@ fn launch_xyz() -> compiler::CompileOptions {
 
 #[test]
 fn off_by_default_the_launch_counts_stay_at_the_v1_numbers() {
-    let case = case_named("add");
-    for target in TARGETS {
-        let c = census(&compile(
-            &case,
-            target,
-            &compiler::CompileOptions::default(),
-        ));
-        assert!(
-            !c.contains(LAUNCH_XYZ) && !c.contains(LAUNCH_XYZ_BLOCK),
-            "{target}: the default compiler emits the launch counts at 1000/1001 before their date"
-        );
-        assert!(LAUNCH_V1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
-    }
+    assert_off_by_default(
+        &case_named("add"),
+        &[LAUNCH_XYZ, LAUNCH_XYZ_BLOCK],
+        &LAUNCH_V1,
+    );
 }
 
 #[test]
 fn behind_the_flag_the_launch_counts_move_with_identical_outputs() {
-    let case = case_named("add");
-    let want = IoCase::read(&case.io[0]).unwrap().outputs;
-    for target in TARGETS {
-        let legacy = compile(&case, target, &compiler::CompileOptions::default());
-        let staged = compile(&case, target, &launch_xyz());
-        let c = census(&staged);
-        assert!(
-            c.contains(LAUNCH_XYZ) && c.contains(LAUNCH_XYZ_BLOCK),
-            "{target}: {c:?}"
-        );
-        assert!(
-            LAUNCH_V1.iter().all(|f| !c.contains(*f)),
-            "{target}: the flag must vacate 1 and 2: {c:?}"
-        );
-        assert_eq!(kernel_count(&staged), kernel_count(&legacy), "{target}");
-        let (a, b) = (
-            outputs(&legacy, target, &case),
-            outputs(&staged, target, &case),
-        );
-        assert_eq!(
-            a, b,
-            "{target}: the moved launch counts compute other bytes"
-        );
-        assert_eq!(b, want, "{target}: not the expected outputs");
-    }
+    assert_the_move(
+        &case_named("add"),
+        &launch_xyz(),
+        &[LAUNCH_XYZ, LAUNCH_XYZ_BLOCK],
+        &LAUNCH_V1,
+    );
 }
 
 #[test]
@@ -349,44 +383,21 @@ fn copy_xyz() -> compiler::CompileOptions {
 
 #[test]
 fn off_by_default_the_copy_slices_stay_at_the_v1_numbers() {
-    let case = case_named("fori_loop");
-    for target in TARGETS {
-        let c = census(&compile(
-            &case,
-            target,
-            &compiler::CompileOptions::default(),
-        ));
-        assert!(
-            !c.contains(COPY_XYZ) && !c.contains(COPY_XYZ_DST),
-            "{target}: the default compiler emits the copy slices at 1000/1001 before their date"
-        );
-        assert!(COPY_V1.iter().all(|f| c.contains(*f)), "{target}: {c:?}");
-    }
+    assert_off_by_default(
+        &case_named("fori_loop"),
+        &[COPY_XYZ, COPY_XYZ_DST],
+        &COPY_V1,
+    );
 }
 
 #[test]
 fn behind_the_flag_the_copy_slices_move_with_identical_outputs() {
-    let case = case_named("fori_loop");
-    let want = IoCase::read(&case.io[0]).unwrap().outputs;
-    for target in TARGETS {
-        let legacy = compile(&case, target, &compiler::CompileOptions::default());
-        let staged = compile(&case, target, &copy_xyz());
-        let c = census(&staged);
-        assert!(
-            c.contains(COPY_XYZ) && c.contains(COPY_XYZ_DST),
-            "{target}: {c:?}"
-        );
-        assert!(
-            COPY_V1.iter().all(|f| !c.contains(*f)),
-            "{target}: the flag must vacate 1 and 2: {c:?}"
-        );
-        let (a, b) = (
-            outputs(&legacy, target, &case),
-            outputs(&staged, target, &case),
-        );
-        assert_eq!(a, b, "{target}: the moved copy slices compute other bytes");
-        assert_eq!(b, want, "{target}: not the expected outputs");
-    }
+    assert_the_move(
+        &case_named("fori_loop"),
+        &copy_xyz(),
+        &[COPY_XYZ, COPY_XYZ_DST],
+        &COPY_V1,
+    );
 }
 
 #[test]
@@ -402,4 +413,169 @@ fn the_copy_slices_golden_set_replays_and_is_reproduced() {
         &case_named("fori_loop"),
         &copy_xyz(),
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the collective group mode moves off XLA's number 3 (CollectiveConfigProto), where
+// XLA's enum gives each value another mode.
+
+const GROUP_MODE_XYZ: &str = "xla.gpu.CollectiveConfigProto.group_mode_xyz";
+const GROUP_MODE_V1: [&str; 1] = ["xla.gpu.CollectiveConfigProto.group_mode"];
+
+fn group_mode_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_group_mode_xyz = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_group_mode_stays_at_the_v1_number() {
+    assert_off_by_default(
+        &case_named("all_reduce_replica_id"),
+        &[GROUP_MODE_XYZ],
+        &GROUP_MODE_V1,
+    );
+}
+
+#[test]
+fn behind_the_flag_the_group_mode_moves_with_identical_outputs() {
+    assert_the_move(
+        &case_named("all_reduce_replica_id"),
+        &group_mode_xyz(),
+        &[GROUP_MODE_XYZ],
+        &GROUP_MODE_V1,
+    );
+}
+
+#[test]
+fn the_bot_blocks_the_group_mode_flip_until_the_forward_window_has_passed() {
+    assert_the_bot_blocks_the_flip(
+        GROUP_MODE_XYZ,
+        &case_named("all_reduce_replica_id"),
+        &group_mode_xyz(),
+    );
+}
+
+#[test]
+fn the_group_mode_golden_set_replays_and_is_reproduced() {
+    assert_the_golden_set_replays(
+        "group_mode_xyz",
+        GROUP_MODE_XYZ,
+        &case_named("all_reduce_replica_id"),
+        &group_mode_xyz(),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the gemm config moves off XLA's number 1 (GemmThunkProto), where XLA declares its
+// own GemmConfigProto.
+
+const GEMM_XYZ: &str = "xla.gpu.GemmThunkProto.gemm_config_xyz";
+const GEMM_V1: [&str; 1] = ["xla.gpu.GemmThunkProto.gemm_config"];
+
+fn gemm_config_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_gemm_config_xyz = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_gemm_config_stays_at_the_v1_number() {
+    assert_off_by_default(&case_named("matmul"), &[GEMM_XYZ], &GEMM_V1);
+}
+
+#[test]
+fn behind_the_flag_the_gemm_config_moves_with_identical_outputs() {
+    assert_the_move(
+        &case_named("matmul"),
+        &gemm_config_xyz(),
+        &[GEMM_XYZ],
+        &GEMM_V1,
+    );
+}
+
+#[test]
+fn the_bot_blocks_the_gemm_config_flip_until_the_forward_window_has_passed() {
+    assert_the_bot_blocks_the_flip(GEMM_XYZ, &case_named("matmul"), &gemm_config_xyz());
+}
+
+#[test]
+fn the_gemm_config_golden_set_replays_and_is_reproduced() {
+    assert_the_golden_set_replays(
+        "gemm_config_xyz",
+        GEMM_XYZ,
+        &case_named("matmul"),
+        &gemm_config_xyz(),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the collective buffer slices move off XLA's 2 and 3 (CollectiveBufferProto), and the
+// channel id off XLA's 4 (CollectiveConfigProto.op_id).
+
+const COLLECTIVE_XYZ: &str = "xla.gpu.CollectiveBufferProto.source_buffer_xyz";
+const COLLECTIVE_XYZ_DST: &str = "xla.gpu.CollectiveBufferProto.destination_buffer_xyz";
+const COLLECTIVE_V1: [&str; 2] = [
+    "xla.gpu.CollectiveBufferProto.source_buffer",
+    "xla.gpu.CollectiveBufferProto.destination_buffer",
+];
+const OP_ID_XYZ: &str = "xla.gpu.CollectiveConfigProto.op_id_xyz";
+const OP_ID_V1: [&str; 1] = ["xla.gpu.CollectiveConfigProto.op_id"];
+
+fn collective_slices_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_collective_slices_xyz = true;
+    options
+}
+
+fn op_id_xyz() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_op_id_xyz = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_collective_slices_and_op_id_stay_at_the_v1_numbers() {
+    let case = case_named("all_reduce_replica_id");
+    assert_off_by_default(&case, &[COLLECTIVE_XYZ, COLLECTIVE_XYZ_DST], &COLLECTIVE_V1);
+    assert_off_by_default(&case, &[OP_ID_XYZ], &OP_ID_V1);
+}
+
+#[test]
+fn behind_the_flag_the_collective_slices_move_with_identical_outputs() {
+    assert_the_move(
+        &case_named("all_reduce_replica_id"),
+        &collective_slices_xyz(),
+        &[COLLECTIVE_XYZ, COLLECTIVE_XYZ_DST],
+        &COLLECTIVE_V1,
+    );
+}
+
+#[test]
+fn behind_the_flag_the_op_id_moves_with_identical_outputs() {
+    assert_the_move(
+        &case_named("all_reduce_replica_id"),
+        &op_id_xyz(),
+        &[OP_ID_XYZ],
+        &OP_ID_V1,
+    );
+}
+
+#[test]
+fn the_bot_blocks_the_collective_slices_and_op_id_flips_until_the_forward_window_has_passed() {
+    let case = case_named("all_reduce_replica_id");
+    assert_the_bot_blocks_the_flip(COLLECTIVE_XYZ, &case, &collective_slices_xyz());
+    assert_the_bot_blocks_the_flip(OP_ID_XYZ, &case, &op_id_xyz());
+}
+
+#[test]
+fn the_collective_slices_and_op_id_golden_sets_replay_and_are_reproduced() {
+    let case = case_named("all_reduce_replica_id");
+    assert_the_golden_set_replays(
+        "collective_slices_xyz",
+        COLLECTIVE_XYZ,
+        &case,
+        &collective_slices_xyz(),
+    );
+    assert_the_golden_set_replays("op_id_xyz", OP_ID_XYZ, &case, &op_id_xyz());
 }

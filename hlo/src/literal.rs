@@ -17,37 +17,57 @@ use crate::shape::PrimitiveType;
 
 /// The element types an array can hold values of: the subset of [`PrimitiveType`] that the
 /// evaluator computes with, io files carry and the runtime's thunks read and write. Not a second
-/// element-type vocabulary: each is one [`PrimitiveType`] ([`DType::primitive`]), and its name
-/// and parser are that type's, so `hlo::PrimitiveType` stays the one enum and this one only says
-/// "has host values".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DType {
+/// element-type enum: a `DType` is a [`PrimitiveType`] checked to have host values, made only
+/// through [`TryFrom`] ([`DType::from_primitive`], [`DType::from_name`]) or the constants below,
+/// so `hlo::PrimitiveType` is the one enum and this type only says "has host values".
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DType(PrimitiveType);
+
+/// A [`PrimitiveType`] without host values (sub-byte, complex, fp8, opaque) where a [`DType`]
+/// was asked for.
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+#[error("{} has no host values", .0.name())]
+pub struct NoHostValues(pub PrimitiveType);
+
+impl TryFrom<PrimitiveType> for DType {
+    type Error = NoHostValues;
+    fn try_from(t: PrimitiveType) -> Result<DType, NoHostValues> {
+        ALL_DTYPES
+            .iter()
+            .copied()
+            .find(|d| d.0 == t)
+            .ok_or(NoHostValues(t))
+    }
+}
+
+#[allow(non_upper_case_globals)]
+impl DType {
     /// Boolean.
-    Pred,
+    pub const Pred: DType = DType(PrimitiveType::Pred);
     /// Signed 8-bit integer.
-    S8,
+    pub const S8: DType = DType(PrimitiveType::S8);
     /// Signed 16-bit integer.
-    S16,
+    pub const S16: DType = DType(PrimitiveType::S16);
     /// Signed 32-bit integer.
-    S32,
+    pub const S32: DType = DType(PrimitiveType::S32);
     /// Signed 64-bit integer.
-    S64,
+    pub const S64: DType = DType(PrimitiveType::S64);
     /// Unsigned 8-bit integer.
-    U8,
+    pub const U8: DType = DType(PrimitiveType::U8);
     /// Unsigned 16-bit integer.
-    U16,
+    pub const U16: DType = DType(PrimitiveType::U16);
     /// Unsigned 32-bit integer.
-    U32,
+    pub const U32: DType = DType(PrimitiveType::U32);
     /// Unsigned 64-bit integer.
-    U64,
+    pub const U64: DType = DType(PrimitiveType::U64);
     /// IEEE half precision.
-    F16,
+    pub const F16: DType = DType(PrimitiveType::F16);
     /// bfloat16.
-    BF16,
+    pub const BF16: DType = DType(PrimitiveType::Bf16);
     /// IEEE single precision.
-    F32,
+    pub const F32: DType = DType(PrimitiveType::F32);
     /// IEEE double precision.
-    F64,
+    pub const F64: DType = DType(PrimitiveType::F64);
 }
 
 /// Every element type, in declaration order.
@@ -70,27 +90,13 @@ pub const ALL_DTYPES: [DType; 13] = [
 impl DType {
     /// The element type this is.
     pub fn primitive(self) -> PrimitiveType {
-        match self {
-            DType::Pred => PrimitiveType::Pred,
-            DType::S8 => PrimitiveType::S8,
-            DType::S16 => PrimitiveType::S16,
-            DType::S32 => PrimitiveType::S32,
-            DType::S64 => PrimitiveType::S64,
-            DType::U8 => PrimitiveType::U8,
-            DType::U16 => PrimitiveType::U16,
-            DType::U32 => PrimitiveType::U32,
-            DType::U64 => PrimitiveType::U64,
-            DType::F16 => PrimitiveType::F16,
-            DType::BF16 => PrimitiveType::Bf16,
-            DType::F32 => PrimitiveType::F32,
-            DType::F64 => PrimitiveType::F64,
-        }
+        self.0
     }
 
     /// The `DType` of an element type; `None` for one without host values (sub-byte, complex,
     /// fp8, opaque).
     pub fn from_primitive(t: PrimitiveType) -> Option<DType> {
-        ALL_DTYPES.iter().copied().find(|d| d.primitive() == t)
+        DType::try_from(t).ok()
     }
 
     /// The HLO spelling (`"f32"`, `"pred"`, ...): [`PrimitiveType::name`].
@@ -124,13 +130,19 @@ impl DType {
         self.is_signed_int() || self.is_unsigned_int()
     }
 
-    /// Storage width in bits (`pred` counts as 8, as in XLA).
+    /// Storage width in bits (`pred` counts as 8, as in XLA): [`PrimitiveType::bit_width`].
     pub fn bit_width(self) -> u32 {
-        match self {
-            DType::Pred | DType::S8 | DType::U8 => 8,
-            DType::S16 | DType::U16 | DType::F16 | DType::BF16 => 16,
-            DType::S32 | DType::U32 | DType::F32 => 32,
-            DType::S64 | DType::U64 | DType::F64 => 64,
+        self.0.bit_width() as u32
+    }
+}
+
+/// The names the constants have (`BF16`, not the `Bf16` of [`PrimitiveType`]'s `Debug`), as
+/// `Debug` printed them when `DType` was an enum of its own.
+impl std::fmt::Debug for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            DType::BF16 => f.write_str("BF16"),
+            d => write!(f, "{:?}", d.0),
         }
     }
 }
@@ -460,6 +472,7 @@ impl Data {
             DType::U16 => Data::U16(conv(&v)),
             DType::U32 => Data::U32(conv(&v)),
             DType::U64 => Data::U64(conv(&v)),
+            d => unreachable!("{d:?}: a DType holds only host-valued types"),
         }
     }
 
@@ -479,6 +492,7 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
+            d => unreachable!("{d:?}: a DType holds only host-valued types"),
         }
     }
 
@@ -555,6 +569,7 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_bits(*x as u16)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| f32::from_bits(*x as u32)).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| f64::from_bits(*x)).collect()),
+            d => unreachable!("{d:?}: a DType holds only host-valued types"),
         }
     }
 
@@ -952,6 +967,21 @@ impl Literal {
 
 #[cfg(test)]
 mod tests {
+    /// A `DType` is made only from the 13 host-valued element types; every other one is refused
+    /// with a message naming it; `Debug` keeps the names the enum's variants had.
+    #[test]
+    fn only_host_valued_element_types_are_dtypes() {
+        for t in ALL_DTYPES {
+            assert_eq!(DType::try_from(t.primitive()), Ok(t));
+        }
+        assert_eq!(
+            DType::try_from(PrimitiveType::C64).map_err(|e| e.to_string()),
+            Err("c64 has no host values".to_string())
+        );
+        assert_eq!(DType::from_name("s4"), None);
+        assert_eq!(format!("{:?} {:?}", DType::BF16, DType::Pred), "BF16 Pred");
+    }
+
     #[test]
     fn every_dtype_is_one_primitive_type_with_its_name() {
         for d in ALL_DTYPES {

@@ -25,8 +25,12 @@ field_numbers! {
     MODULE_WITH_CONFIG_CONFIG = "xla.HloModuleProtoWithConfig"."config": 2;
     /// A module's computations, streamed one at a time.
     MODULE_COMPUTATIONS = "xla.HloModuleProto"."computations": 3;
+    /// A computation's name, read from the wire so it can be borrowed from the bytes.
+    COMPUTATION_NAME = "xla.HloComputationProto"."name": 1;
     /// A computation's instructions, streamed one at a time.
     COMPUTATION_INSTRUCTIONS = "xla.HloComputationProto"."instructions": 2;
+    /// A computation's execution thread, read from the wire as its name is.
+    COMPUTATION_EXECUTION_THREAD = "xla.HloComputationProto"."execution_thread": 8;
     /// An instruction's name, read to locate an instruction that does not decode.
     INSTRUCTION_NAME = "xla.HloInstructionProto"."name": 1;
 }

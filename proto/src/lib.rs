@@ -12,6 +12,7 @@
 //! messages or how the runtime interprets them.
 
 pub mod fields;
+mod gemm;
 mod reflect;
 pub mod target;
 mod text;

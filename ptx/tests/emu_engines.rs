@@ -1,7 +1,7 @@
 //! The fast engine against the reference engine (`LaunchOptions::reference_engine`): on every
 //! nvcc corpus kernel (`testdata/corpus/ptx/`), and on a kernel that applies every form the fast
 //! engine has a whole-row kernel for (the f64/f32 arithmetic, min/max, comparisons and
-//! conversions of the compiler's math library) to all pairs of a table of special values (NaNs
+//! conversions, float → integer included, of the compiler's math library) to all pairs of a table of special values (NaNs
 //! with payloads and signs, infinities, signed zeros, subnormals, ties, integer extremes), with
 //! some lanes masked off. Every buffer byte, every count and every error message must be
 //! identical, with one and with four worker threads. The other emulator tests compare the
@@ -153,8 +153,8 @@ const VALUES: [u64; 34] = [
 ];
 
 /// The operations of the special-values kernel: PTX computing `%rd9` (64-bit result) from
-/// `%fd0, %fd1` (the pair as f64), `%f0, %f1` (their low halves as f32), `%rd5` (a as b64)
-/// and `%r4` (a's low half).
+/// `%fd0, %fd1` (the pair as f64), `%f0, %f1` (their low halves as f32), `%rd5, %rd10` (the
+/// pair as b64) and `%r4, %r6` (their low halves).
 fn forms() -> Vec<String> {
     let mut v: Vec<String> = [
         "add.rn.f64 %fd2, %fd0, %fd1;",
@@ -193,10 +193,55 @@ fn forms() -> Vec<String> {
             "{f32form}\n mov.b32 %r9, %f2;\n cvt.u64.u32 %rd9, %r9;"
         ));
     }
+    // Float → integer conversions (every rounding, both source formats, 32- and 64-bit
+    // destinations: NaN, saturation at both ends, ties, negative to unsigned), the f32 sign
+    // operations, and the 64-bit shift.
+    for f2i in [
+        "cvt.rni.s64.f64 %rd9, %fd0;",
+        "cvt.rzi.s64.f64 %rd9, %fd0;",
+        "cvt.rmi.u64.f64 %rd9, %fd0;",
+        "cvt.rpi.u64.f64 %rd9, %fd0;",
+        "cvt.rzi.s64.f32 %rd9, %f0;",
+        "cvt.rni.u64.f32 %rd9, %f0;",
+        "shl.b64 %rd9, %rd5, %r4;",
+    ] {
+        v.push(f2i.into());
+    }
+    for f2i32 in [
+        "cvt.rzi.s32.f64 %r9, %fd0;",
+        "cvt.rni.u32.f64 %r9, %fd0;",
+        "cvt.rmi.s32.f32 %r9, %f0;",
+        "cvt.rpi.u32.f32 %r9, %f0;",
+        "cvt.rni.s32.f32 %r9, %f0;",
+        "neg.f32 %f2, %f0;\n mov.b32 %r9, %f2;",
+        "abs.f32 %f2, %f0;\n mov.b32 %r9, %f2;",
+    ] {
+        v.push(format!("{f2i32}\n cvt.u64.u32 %rd9, %r9;"));
+    }
+    v.push("mov.b64 %rd9, 7;\n @%p1 cvt.rni.s64.f64 %rd9, %fd0;".into());
     for cmp in [
         "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
     ] {
         for (ty, a, b) in [("f64", "%fd0", "%fd1"), ("f32", "%f0", "%f1")] {
+            v.push(format!(
+                "setp.{cmp}.{ty} %p2, {a}, {b};\n selp.u64 %rd9, 1, 0, %p2;"
+            ));
+        }
+    }
+    // Integer comparisons on the same bits (`%r4, %r6` the low halves of the pair, `%rd5,
+    // %rd10` the pair): signed and unsigned, 32 and 64 bits, both orders of the extremes.
+    for (ty, a, b) in [
+        ("s32", "%r4", "%r6"),
+        ("u32", "%r4", "%r6"),
+        ("s64", "%rd5", "%rd10"),
+        ("u64", "%rd5", "%rd10"),
+    ] {
+        let unsigned: &[&str] = if ty.starts_with('u') {
+            &["lo", "ls", "hi", "hs"]
+        } else {
+            &[]
+        };
+        for cmp in ["eq", "ne", "lt", "le", "gt", "ge"].iter().chain(unsigned) {
             v.push(format!(
                 "setp.{cmp}.{ty} %p2, {a}, {b};\n selp.u64 %rd9, 1, 0, %p2;"
             ));
@@ -222,7 +267,7 @@ fn special_values() -> Result<(), Failed> {
         body.push_str(&format!(" {f}\n st.global.u64 [%rd7+{}], %rd9;\n", k * 8));
     }
     let text = emu_common::module(&format!(
-        ".visible .entry k(.param .u64 out, .param .u64 inp)\n{{\n .reg .pred %p<4>;\n .reg .b32 %r<16>;\n .reg .b64 %rd<16>;\n .reg .f64 %fd<8>;\n .reg .f32 %f<8>;\n mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %tid.x;\n mad.lo.s32 %r0, %r1, %r2, %r3;\n setp.ge.u32 %p0, %r0, {n};\n @%p0 ret;\n and.b32 %r5, %r3, 1;\n setp.eq.u32 %p1, %r5, 0;\n ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [inp];\n mul.wide.u32 %rd3, %r0, 16;\n add.s64 %rd4, %rd2, %rd3;\n ld.global.f64 %fd0, [%rd4];\n ld.global.f64 %fd1, [%rd4+8];\n ld.global.b64 %rd5, [%rd4];\n ld.global.f32 %f0, [%rd4];\n ld.global.f32 %f1, [%rd4+8];\n ld.global.b32 %r4, [%rd4];\n mul.wide.u32 %rd6, %r0, {};\n add.s64 %rd7, %rd1, %rd6;\n{body} ret;\n}}\n",
+        ".visible .entry k(.param .u64 out, .param .u64 inp)\n{{\n .reg .pred %p<4>;\n .reg .b32 %r<16>;\n .reg .b64 %rd<16>;\n .reg .f64 %fd<8>;\n .reg .f32 %f<8>;\n mov.u32 %r1, %ctaid.x;\n mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %tid.x;\n mad.lo.s32 %r0, %r1, %r2, %r3;\n setp.ge.u32 %p0, %r0, {n};\n @%p0 ret;\n and.b32 %r5, %r3, 1;\n setp.eq.u32 %p1, %r5, 0;\n ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [inp];\n mul.wide.u32 %rd3, %r0, 16;\n add.s64 %rd4, %rd2, %rd3;\n ld.global.f64 %fd0, [%rd4];\n ld.global.f64 %fd1, [%rd4+8];\n ld.global.b64 %rd5, [%rd4];\n ld.global.f32 %f0, [%rd4];\n ld.global.f32 %f1, [%rd4+8];\n ld.global.b32 %r4, [%rd4];\n ld.global.b32 %r6, [%rd4+8];\n ld.global.b64 %rd10, [%rd4+8];\n mul.wide.u32 %rd6, %r0, {};\n add.s64 %rd7, %rd1, %rd6;\n{body} ret;\n}}\n",
         forms.len() * 8
     ));
     let mut inp = Vec::with_capacity(n * 4);

@@ -10,7 +10,10 @@
 //! view: implicit presence at file level, `scale` explicit) and times the diff against protox's
 //! compile of the proto3 twins, which protox can read. `DIFF_BENCH_HISTORY=N` keeps no
 //! snapshots and instead commits N earlier states (each touching one file), so that the diff's
-//! history rules walk the git history (one compile per state).
+//! history rules walk the git history (one compile per state). `DIFF_BENCH_REPO=DIR` measures
+//! instead what `aot bench`'s schema section does: the project layout at DIR (its protos, HEAD
+//! against the working tree, its snapshots, goldens, runtime sources and waivers) next to
+//! protox's compile of DIR's working-tree protos, the best of ITERATIONS each.
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -135,11 +138,50 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v.get(v.len() / 2).copied().unwrap_or_default()
 }
 
+/// The project layout at `root`, as `aot bench`'s schema section measures it (best of
+/// `iterations`): one compile of the working tree's protos, then the bot's whole diff.
+fn project(root: &Path, iterations: usize) {
+    let spec = SchemaSpec::project();
+    let repo = Repo::new(root);
+    let best = |f: &mut dyn FnMut()| {
+        (0..iterations.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .min()
+            .unwrap_or_default()
+    };
+    let compile = best(&mut || {
+        spec.compile(&repo, &Revision::WorkTree)
+            .expect("the project's protos compile");
+    });
+    let opts = DiffOptions::project(
+        root,
+        Revision::Git("HEAD".into()),
+        Revision::WorkTree,
+        Date::today(),
+    );
+    let mut findings = 0;
+    let d = best(&mut || findings = diff(&opts).expect("diff runs").findings.len());
+    println!(
+        "{}: protox compile {:.2} ms, whole diff ({findings} findings) {:.2} ms, ratio {:.2}x (best of {iterations})",
+        root.display(),
+        compile.as_secs_f64() * 1e3,
+        d.as_secs_f64() * 1e3,
+        d.as_secs_f64() / compile.as_secs_f64().max(1e-9)
+    );
+}
+
 fn main() {
     let iterations: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(15);
+    if let Some(root) = std::env::var_os("DIFF_BENCH_REPO") {
+        return project(Path::new(&root), iterations);
+    }
     let dir: PathBuf = std::env::temp_dir().join(format!("schema-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");

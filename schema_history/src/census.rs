@@ -83,14 +83,133 @@ enum VersionValue {
     Text(String),
 }
 
+/// A manifest's fields the census reads, with its `census` as `C`: [`Constructs`] on the fast
+/// path, [`CensusValue`] (untagged: buffered, then tried as each form) for the exact error.
 #[derive(Deserialize)]
-struct Manifest {
+struct Manifest<C> {
     target: Option<String>,
     version: Option<VersionValue>,
     created: Option<String>,
     creation_date: Option<String>,
     date: Option<String>,
-    census: Option<CensusValue>,
+    census: Option<C>,
+}
+
+/// The construct names of a `census` value read in one pass: the list, or every case's list.
+/// It accepts what [`CensusValue`] accepts, except a case named twice (an error, so that the
+/// exact read, which keeps the last list, runs instead). Names are borrowed from the input
+/// where they can be and copied once per distinct name (a big manifest names each construct in
+/// many cases).
+struct Constructs(BTreeSet<String>);
+
+/// A string borrowed from the input unless it has escapes.
+#[derive(PartialEq, Eq, Hash)]
+struct Name<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Name<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Name<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Name<'de>, E> {
+                Ok(Name(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Name<'de>, E> {
+                Ok(Name(std::borrow::Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Name<'de>, E> {
+                Ok(Name(std::borrow::Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The distinct names seen so far, borrowed where they can be (hashed: a sorted set's string
+/// comparisons cost more than the parse on the project's goldens).
+type Names<'de> =
+    std::collections::HashSet<std::borrow::Cow<'de, str>, foldhash::fast::RandomState>;
+
+fn sorted(names: Names<'_>) -> Constructs {
+    Constructs(
+        names
+            .into_iter()
+            .map(std::borrow::Cow::into_owned)
+            .collect(),
+    )
+}
+
+/// A list of names, each added to the set as it is read.
+struct AddNames<'a, 'de>(&'a mut Names<'de>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for AddNames<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for AddNames<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list of construct names")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(name) = seq.next_element::<Name<'de>>()? {
+            self.0.insert(name.0);
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Constructs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Constructs;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of construct names, or an object of such lists")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<Constructs, A::Error> {
+                let mut names = Names::default();
+                AddNames(&mut names).visit_seq(seq)?;
+                Ok(sorted(names))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Constructs, A::Error> {
+                let mut names = Names::default();
+                let mut cases: std::collections::HashSet<Name<'de>, foldhash::fast::RandomState> =
+                    Default::default();
+                while let Some(case) = map.next_key::<Name<'de>>()? {
+                    // A case named twice keeps only its last list: this pass, which adds
+                    // each list as it is read, cannot; the exact read does it.
+                    if !cases.insert(case) {
+                        return Err(serde::de::Error::custom("a case named twice"));
+                    }
+                    map.next_value_seed(AddNames(&mut names))?;
+                }
+                Ok(sorted(names))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl CensusValue {
+    fn into_constructs(self) -> BTreeSet<String> {
+        match self {
+            CensusValue::List(list) => list.into_iter().collect(),
+            CensusValue::PerCase(cases) => cases.into_values().flatten().collect(),
+        }
+    }
 }
 
 impl Census {
@@ -103,7 +222,14 @@ impl Census {
 
     /// Scans `dir` (repository-relative) at `rev` for `<target>/v<N>/manifest.json`.
     pub fn load_at(repo: &Repo, rev: &Revision, dir: &str) -> Result<Census, Error> {
-        let manifests = repo.list_files(rev, dir, "/manifest.json")?;
+        // Manifests are at `<target>/v<N>/` and `<target>/handwritten/v<N>/`: the walk enters
+        // no version's case directories (most of the goldens' files and directory reads).
+        let enter = |parts: &[&str]| match parts {
+            [_] | [_, _] => true,
+            [_, parent, _] => *parent == HANDWRITTEN,
+            _ => false,
+        };
+        let manifests = repo.list_files_within(rev, dir, "/manifest.json", &enter)?;
         let prefix = dir.trim_end_matches('/');
         let mut wanted = Vec::new();
         for path in manifests {
@@ -194,8 +320,31 @@ fn read_manifest(
     target: &str,
     version: u32,
 ) -> Result<Option<Golden>, Error> {
-    let manifest: Manifest = serde_json::from_slice(text).map_err(|e| Error::format(path, e))?;
-    let Some(census) = manifest.census else {
+    // The fast path reads what the exact one does; on any error the exact one runs, for its
+    // message.
+    let manifest = match serde_json::from_slice::<Manifest<Constructs>>(text) {
+        Ok(m) => Manifest {
+            target: m.target,
+            version: m.version,
+            created: m.created,
+            creation_date: m.creation_date,
+            date: m.date,
+            census: m.census.map(|c| c.0),
+        },
+        Err(_) => {
+            let m: Manifest<CensusValue> =
+                serde_json::from_slice(text).map_err(|e| Error::format(path, e))?;
+            Manifest {
+                target: m.target,
+                version: m.version,
+                created: m.created,
+                creation_date: m.creation_date,
+                date: m.date,
+                census: m.census.map(CensusValue::into_constructs),
+            }
+        }
+    };
+    let Some(constructs) = manifest.census else {
         return Ok(None);
     };
     let created = manifest
@@ -208,10 +357,6 @@ fn read_manifest(
         Some(VersionValue::Number(n)) => n,
         Some(VersionValue::Text(t)) => t.trim_start_matches('v').parse().unwrap_or(version),
         None => version,
-    };
-    let constructs = match census {
-        CensusValue::List(list) => list.into_iter().collect(),
-        CensusValue::PerCase(cases) => cases.into_values().flatten().collect(),
     };
     // A hand-written version's manifest names the plain target; its directory says what it is.
     let target = match manifest.target {
@@ -265,6 +410,88 @@ mod tests {
                 .map(Golden::label),
             Some("h100/handwritten/v1".to_owned())
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The constructs as the exact (untagged) form reads them.
+    fn exact(census: &str) -> Option<BTreeSet<String>> {
+        let text = format!(r#"{{"created": "2026-11-29", "census": {census}}}"#);
+        let m: Manifest<CensusValue> = serde_json::from_str(&text).ok()?;
+        m.census.map(CensusValue::into_constructs)
+    }
+
+    /// The constructs as the one-pass form alone reads them.
+    fn one_pass(census: &str) -> Option<BTreeSet<String>> {
+        let text = format!(r#"{{"created": "2026-11-29", "census": {census}}}"#);
+        let m: Manifest<Constructs> = serde_json::from_str(&text).ok()?;
+        m.census.map(|c| c.0)
+    }
+
+    /// The constructs as the census reads them (the one-pass form, else the exact one).
+    fn read(census: &str) -> Option<BTreeSet<String>> {
+        let text = format!(r#"{{"created": "2026-11-29", "census": {census}}}"#);
+        read_manifest(text.as_bytes(), "m", "t", 1)
+            .ok()
+            .flatten()
+            .map(|g| g.constructs)
+    }
+
+    #[test]
+    fn the_one_pass_read_accepts_what_the_untagged_form_accepts() {
+        for census in [
+            r#"["a.B", "opcode:add", "a.B"]"#,
+            r#"{"x": ["a.B", "a.C"], "y": ["a.C", "flag:f"]}"#,
+            // A case named twice keeps its last list.
+            r#"{"x": ["a.B"], "x": ["a.C"]}"#,
+            r#"["esc\u0061ped", "a.\"q\""]"#,
+            "[]",
+            "{}",
+            "null",
+            // Neither form: both reject.
+            "[1]",
+            r#"{"x": "a.B"}"#,
+            r#""a.B""#,
+            "7",
+        ] {
+            assert_eq!(read(census), exact(census), "census {census}");
+        }
+        // The one-pass form declines a case named twice; the exact read keeps the last list.
+        let twice = r#"{"x": ["a.B"], "x": ["a.C"]}"#;
+        assert_eq!(one_pass(twice), None);
+        assert_eq!(read(twice), Some(BTreeSet::from(["a.C".to_owned()])));
+        assert_eq!(
+            one_pass(r#"{"x": ["a.B"], "y": ["a.C", "a.B"]}"#),
+            Some(BTreeSet::from(["a.B".to_owned(), "a.C".to_owned()]))
+        );
+    }
+
+    #[test]
+    fn a_census_of_neither_form_keeps_the_untagged_message() {
+        let text = br#"{"created": "2026-11-29", "census": [1]}"#;
+        let err = read_manifest(text, "t/v1/manifest.json", "t", 1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t/v1/manifest.json: data did not match any variant of untagged enum CensusValue at line 1 column 40"
+        );
+    }
+
+    #[test]
+    fn manifests_inside_case_directories_are_not_read() {
+        let dir = std::env::temp_dir().join(format!("census-depth-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let manifest = r#"{"created": "2026-11-29", "census": ["a.B"]}"#;
+        for sub in [
+            "h100/v1",
+            "h100/v1/case",
+            "h100/handwritten/v2",
+            "h100/handwritten/v2/case",
+        ] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+            std::fs::write(dir.join(sub).join("manifest.json"), manifest).unwrap();
+        }
+        let census = Census::load(&dir).unwrap();
+        let labels: Vec<String> = census.goldens.iter().map(Golden::label).collect();
+        assert_eq!(labels, ["h100/v1", "h100/handwritten/v2"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -12,7 +12,7 @@ use crate::protos::{normalize_dir, Compiled, ParseCache, ProtoSources};
 use crate::report::Report;
 use crate::rules::{self, Side};
 use crate::surface::{Extras, History, SnapshotMeta};
-use crate::waiver::Waivers;
+use crate::waiver::{Waiver, Waivers};
 use crate::{fallback, Date, Error};
 
 /// Which protos make up a schema and where its root is.
@@ -195,124 +195,206 @@ struct Context {
     census: Census,
 }
 
+/// Prints, with `SCHEMA_HISTORY_TRACE` set, when each of the diff's steps ends.
+struct Trace {
+    on: bool,
+    started: std::time::Instant,
+}
+
+impl Trace {
+    fn start() -> Trace {
+        Trace {
+            on: std::env::var_os("SCHEMA_HISTORY_TRACE").is_some(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn mark(&self, what: &str) {
+        if self.on {
+            eprintln!("[schema_history] {what}: {:?}", self.started.elapsed());
+        }
+    }
+}
+
+/// The two compared models (the base `None` when the head's serves for it), the rest of what
+/// the rules read, and why the base is absent when the change creates the schema.
+struct Sides {
+    base: Option<Model>,
+    head: Model,
+    context: Context,
+    created: Option<String>,
+}
+
 /// Runs every rule on `head` against `base`.
 pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     let repo = Repo::new(&opts.repo);
+    let trace = Trace::start();
+    let Sides {
+        base: base_owned,
+        head: head_model,
+        context,
+        created,
+    } = read_sides(&repo, opts, &trace)?;
+    let base_model = base_owned.as_ref().unwrap_or(&head_model);
+    trace.mark("joined");
+    let (findings, waived) = run_rules(opts, base_model, &head_model, &context, created)?;
+    trace.mark("rules");
+    let Context {
+        labels,
+        history,
+        git_history,
+        ..
+    } = context;
+    let mut report = Report {
+        base: labels.0,
+        head: labels.1,
+        today: opts.today,
+        findings,
+        waived,
+    };
+    report.sort();
+    trace.mark("report");
+    // Free the snapshots beside the models.
+    std::thread::scope(|scope| {
+        scope.spawn(move || drop((history, git_history)));
+        drop(head_model);
+        drop(base_owned);
+    });
+    Ok(report)
+}
+
+/// A side's proto sources, an error when there are none.
+fn load_sources(
+    repo: &Repo,
+    spec: &SchemaSpec,
+    rev: &Revision,
+    trace: &Trace,
+) -> Result<ProtoSources, Error> {
+    let sources = ProtoSources::load(repo, rev, &spec.proto_dirs)?;
+    trace.mark(&format!("{rev}: sources read"));
+    if sources.names().next().is_none() {
+        return Err(Error::NoProtoFiles {
+            side: rev.to_string(),
+            dirs: spec.proto_dirs.join(", "),
+        });
+    }
+    Ok(sources)
+}
+
+/// A side's wire model, compiled from its sources (parses shared through `cache`).
+fn build_model(
+    spec: &SchemaSpec,
+    sources: &ProtoSources,
+    rev: &Revision,
+    cache: &Arc<ParseCache>,
+    trace: &Trace,
+) -> Result<Model, Error> {
+    let compiled = sources.compile_for_model(&spec.files, &rev.to_string(), cache)?;
+    trace.mark(&format!("{rev}: compiled"));
+    let model = spec.model(&compiled, rev);
+    drop(compiled);
+    trace.mark(&format!("{rev}: model"));
+    model
+}
+
+/// The history, the extras of both sides, the census and the labels.
+fn read_context(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Context, Error> {
     let spec = &opts.spec;
-    let trace = std::env::var_os("SCHEMA_HISTORY_TRACE").is_some();
-    let started = std::time::Instant::now();
-    let mark = |what: &str| {
-        if trace {
-            eprintln!("[schema_history] {what}: {:?}", started.elapsed());
-        }
+    let history = load_history(repo, &opts.head, &opts.history_dir, &spec.ignorable)?;
+    let git_history = crate::inputs::git_history(repo, opts, &history)?;
+    let head_extras = match &opts.head_extras {
+        Some(e) => e.clone().normalized(),
+        None => newest_extras(repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
     };
-    let load = |rev: &Revision| -> Result<ProtoSources, Error> {
-        let sources = ProtoSources::load(&repo, rev, &spec.proto_dirs)?;
-        mark(&format!("{rev}: sources read"));
-        if sources.names().next().is_none() {
-            return Err(Error::NoProtoFiles {
-                side: rev.to_string(),
-                dirs: spec.proto_dirs.join(", "),
-            });
-        }
-        Ok(sources)
+    // The census of the head: read from its git objects when the head is a revision. Read
+    // before the base's extras (the base's git reads are under way meanwhile), reported
+    // after them.
+    let census = if opts.goldens.is_absolute() {
+        Census::load(&opts.goldens)
+    } else {
+        Census::load_at(repo, &opts.head, &opts.goldens.to_string_lossy())
     };
-    let build = |sources: &ProtoSources, rev: &Revision, cache: &Arc<ParseCache>| {
-        let compiled = sources.compile_for_model(&spec.files, &rev.to_string(), cache)?;
-        mark(&format!("{rev}: compiled"));
-        let model = spec.model(&compiled, rev);
-        drop(compiled);
-        mark(&format!("{rev}: model"));
-        model
-    };
-    let context = || -> Result<Context, Error> {
-        let history = load_history(&repo, &opts.head, &opts.history_dir, &spec.ignorable)?;
-        let git_history = crate::inputs::git_history(&repo, opts, &history)?;
-        let head_extras = match &opts.head_extras {
-            Some(e) => e.clone().normalized(),
-            None => newest_extras(&repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
-        };
-        // The census of the head: read from its git objects when the head is a revision. Read
-        // before the base's extras (the base's git reads are under way meanwhile), reported
-        // after them.
-        let census = if opts.goldens.is_absolute() {
-            Census::load(&opts.goldens)
-        } else {
-            Census::load_at(&repo, &opts.head, &opts.goldens.to_string_lossy())
-        };
-        // A base without snapshots says nothing about its opcodes, registry and flags: compare
-        // the head's with themselves rather than report all of them as new.
-        let base_extras = newest_extras(&repo, &opts.base, &opts.history_dir)?
-            .unwrap_or_else(|| head_extras.clone());
-        let census = census?.with_runtime_dependencies(&[&base_extras, &head_extras]);
-        let label = |rev: &Revision| match rev {
-            Revision::WorkTree => "working tree".to_owned(),
-            Revision::Git(r) => match repo.resolve(r) {
-                Ok(hash) if !hash.starts_with(r.as_str()) => {
-                    format!("{r} ({})", hash.get(..10).unwrap_or(&hash))
-                }
-                Ok(hash) => hash.get(..10).unwrap_or(&hash).to_owned(),
-                Err(_) => r.clone(),
-            },
-        };
-        let labels = (label(&opts.base), label(&opts.head));
-        mark("history, extras, census");
-        Ok(Context {
-            labels,
-            history,
-            git_history,
-            head_extras,
-            base_extras,
-            census,
-        })
-    };
-    // What the diff reads from a git side (the history and the census: as the context reads
-    // them), read ahead together: one walk of its trees, one batch of files.
-    let git_reads = |head: bool| -> Vec<(&str, &str)> {
-        let mut wants: Vec<(&str, &str)> = spec
-            .proto_dirs
-            .iter()
-            .map(|d| (normalize_dir(d), ".proto"))
-            .collect();
-        if !Path::new(&opts.history_dir).is_absolute() {
-            wants.push((&opts.history_dir, "/surface.json"));
-            if head {
-                wants.push((&opts.history_dir, "/surface.txt"));
+    // A base without snapshots says nothing about its opcodes, registry and flags: compare
+    // the head's with themselves rather than report all of them as new.
+    let base_extras =
+        newest_extras(repo, &opts.base, &opts.history_dir)?.unwrap_or_else(|| head_extras.clone());
+    let census = census?.with_runtime_dependencies(&[&base_extras, &head_extras]);
+    let label = |rev: &Revision| match rev {
+        Revision::WorkTree => "working tree".to_owned(),
+        Revision::Git(r) => match repo.resolve(r) {
+            Ok(hash) if !hash.starts_with(r.as_str()) => {
+                format!("{r} ({})", hash.get(..10).unwrap_or(&hash))
             }
-        }
-        if head && !opts.goldens.is_absolute() {
-            wants.extend(opts.goldens.to_str().map(|g| (g, "/manifest.json")));
-        }
-        wants
+            Ok(hash) => hash.get(..10).unwrap_or(&hash).to_owned(),
+            Err(_) => r.clone(),
+        },
     };
-    // Base, head and the rest are independent (git reads, two protox compiles, the history):
-    // run side by side.
-    let panicked = |what: &str| Error::Compile {
+    let labels = (label(&opts.base), label(&opts.head));
+    trace.mark("history, extras, census");
+    Ok(Context {
+        labels,
+        history,
+        git_history,
+        head_extras,
+        base_extras,
+        census,
+    })
+}
+
+/// What the diff reads from a git side (the history and the census: as the context reads
+/// them), read ahead together: one walk of its trees, one batch of files.
+fn git_reads(opts: &DiffOptions, head: bool) -> Vec<(&str, &str)> {
+    let mut wants: Vec<(&str, &str)> = opts
+        .spec
+        .proto_dirs
+        .iter()
+        .map(|d| (normalize_dir(d), ".proto"))
+        .collect();
+    if !Path::new(&opts.history_dir).is_absolute() {
+        wants.push((&opts.history_dir, "/surface.json"));
+        if head {
+            wants.push((&opts.history_dir, "/surface.txt"));
+        }
+    }
+    if head && !opts.goldens.is_absolute() {
+        wants.extend(opts.goldens.to_str().map(|g| (g, "/manifest.json")));
+    }
+    wants
+}
+
+/// An error for a worker thread that panicked.
+fn panicked(what: &str) -> Error {
+    Error::Compile {
         side: what.to_owned(),
         message: "the worker thread panicked".to_owned(),
-    };
-    let repo = &repo;
+    }
+}
+
+/// Reads and builds both sides and the context. Base, head and the rest are independent (git
+/// reads, two protox compiles, the history): they run side by side.
+fn read_sides(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Sides, Error> {
+    let spec = &opts.spec;
     // Files both sides have alike are parsed once, by whichever side opens them first; the
     // side that finishes last frees the parses.
     let cache = Arc::new(ParseCache::default());
     let head_cache = Arc::clone(&cache);
-    let (base_owned, head_model, ctx, created) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         // The base's git reads first, before any compile starts: they lead to the base's
         // compile, and git (a process of its own: start-up, then a few round trips) gets little
         // of a small machine while compiles run beside it.
-        repo.prefetch(&opts.base, &git_reads(false));
+        repo.prefetch(&opts.base, &git_reads(opts, false));
         let (sources_tx, sources_rx) = std::sync::mpsc::channel();
         let head = scope.spawn(move || {
             if let Some(image) = &opts.head_image {
                 return crate::inputs::image_model(&opts.repo, image, spec, &opts.head);
             }
-            repo.prefetch(&opts.head, &git_reads(true));
-            let sources = load(&opts.head)?;
+            repo.prefetch(&opts.head, &git_reads(opts, true));
+            let sources = load_sources(repo, spec, &opts.head, trace)?;
             head_cache.expect(&sources);
             let _ = sources_tx.send(sources.clone());
-            build(&sources, &opts.head, &head_cache)
+            build_model(spec, &sources, &opts.head, &head_cache, trace)
         });
-        let ctx = scope.spawn(context);
+        let ctx = scope.spawn(|| read_context(repo, opts, trace));
         let base_image = opts
             .base_image
             .as_ref()
@@ -322,7 +404,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
                 side: opts.base.to_string(),
                 dirs: "(read from an image)".to_owned(),
             }),
-            None => load(&opts.base),
+            None => load_sources(repo, spec, &opts.base, trace),
         };
         // The compared file absent at the base: a creation (see `inputs::created`).
         let missing = base_sources
@@ -351,9 +433,9 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
                 side: opts.base.to_string(),
                 dirs: file.clone(),
             })),
-            (None, None) => {
-                (!same).then(|| base_sources.and_then(|b| build(&b, &opts.base, &cache)))
-            }
+            (None, None) => (!same).then(|| {
+                base_sources.and_then(|b| build_model(spec, &b, &opts.base, &cache, trace))
+            }),
         };
         drop(cache);
         let head = head
@@ -373,37 +455,45 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         let ctx = ctx.join().unwrap_or_else(|_| Err(panicked("history")));
         // Absent at the base (no protos, not the compared file, not the root): a creation.
         let (base, created) = crate::inputs::created(base, spec);
-        Ok::<_, Error>((base?, head?, ctx?, created))
-    })?;
-    let base_model = base_owned.as_ref().unwrap_or(&head_model);
-    let Context {
-        labels,
-        history,
-        git_history,
-        head_extras,
-        base_extras,
-        census,
-    } = ctx;
+        Ok(Sides {
+            base: base?,
+            head: head?,
+            context: ctx?,
+            created,
+        })
+    })
+}
+
+/// The findings that stand, and those a waiver silences with the waiver.
+type Judged = (Vec<Finding>, Vec<(Finding, Waiver)>);
+
+/// Every rule, then the policy and the waivers: the findings that stand and those waived.
+fn run_rules(
+    opts: &DiffOptions,
+    base_model: &Model,
+    head_model: &Model,
+    ctx: &Context,
+    created: Option<String>,
+) -> Result<Judged, Error> {
     let base_side = Side {
         model: base_model,
-        extras: &base_extras,
+        extras: &ctx.base_extras,
     };
     let head_side = Side {
-        model: &head_model,
-        extras: &head_extras,
+        model: head_model,
+        extras: &ctx.head_extras,
     };
-
-    mark("joined");
-    let aliases: Vec<String> = head_extras
+    let aliases: Vec<String> = ctx
+        .head_extras
         .registry
         .iter()
         .flat_map(|r| r.aliases.iter().cloned())
         .collect();
     // The wire rules beside the windows and the fallback scan.
     let (wire, windows, fallbacks) = std::thread::scope(|scope| {
-        let wire_history = git_history.as_ref().unwrap_or(&history);
-        let wire = scope.spawn(|| rules::wire(base_model, &head_model, wire_history));
-        let windows = rules::windows(base_side, head_side, &history, &census, opts.today);
+        let wire_history = ctx.git_history.as_ref().unwrap_or(&ctx.history);
+        let wire = scope.spawn(|| rules::wire(base_model, head_model, wire_history));
+        let windows = rules::windows(base_side, head_side, &ctx.history, &ctx.census, opts.today);
         let fallbacks = fallback::scan(
             &under(&opts.repo, &opts.runtime_src),
             &opts.repo,
@@ -418,13 +508,14 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     let mut findings: Vec<Finding> = wire;
     findings.extend(windows);
     findings.extend(fallbacks?);
-    findings.extend(crate::features::compare(base_model, &head_model));
-    findings.extend(created.map(|what| crate::inputs::created_note(&what, &head_model, &labels.0)));
+    findings.extend(crate::features::compare(base_model, head_model));
+    findings
+        .extend(created.map(|what| crate::inputs::created_note(&what, head_model, &ctx.labels.0)));
     let policy = crate::policy::Policy::load(
         &under(&opts.repo, &opts.policy),
         &opts.policy.to_string_lossy(),
     )?;
-    let findings = policy.apply(findings, base_model, &head_model);
+    let findings = policy.apply(findings, base_model, head_model);
     let waivers_path = under(&opts.repo, &opts.waivers);
     let shown = waivers_path
         .strip_prefix(&opts.repo)
@@ -432,23 +523,5 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
         .to_string_lossy()
         .into_owned();
     let waivers = Waivers::load(&waivers_path, &shown)?;
-    let (findings, waived) = waivers.apply(findings, opts.today);
-    mark("rules");
-
-    let mut report = Report {
-        base: labels.0,
-        head: labels.1,
-        today: opts.today,
-        findings,
-        waived,
-    };
-    report.sort();
-    mark("report");
-    // Free the snapshots beside the models.
-    std::thread::scope(|scope| {
-        scope.spawn(move || drop((history, git_history)));
-        drop(head_model);
-        drop(base_owned);
-    });
-    Ok(report)
+    Ok(waivers.apply(findings, opts.today))
 }

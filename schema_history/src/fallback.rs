@@ -95,16 +95,45 @@ fn declared_fallback(line: &str) -> Option<String> {
     None
 }
 
-fn alias_literal<'a>(line: &str, aliases: &'a [String]) -> Option<&'a str> {
-    let code = match line.find("//") {
-        Some(i) => line.get(..i).unwrap_or(""),
-        None => line,
-    };
-    aliases
-        .iter()
-        .find(|a| code.contains(&format!("\"{a}\"")))
-        .map(String::as_str)
+/// The registered legacy aliases as the string literals a line may hold (`"name"`), formed
+/// once per scan rather than once per line.
+struct Literals<'a> {
+    quoted: Vec<(String, &'a str)>,
 }
+
+impl<'a> Literals<'a> {
+    fn new(aliases: &'a [String]) -> Literals<'a> {
+        Literals {
+            quoted: aliases
+                .iter()
+                .map(|a| (format!("\"{a}\""), a.as_str()))
+                .collect(),
+        }
+    }
+
+    /// Whether `text` holds any of them anywhere.
+    fn any_in(&self, text: &str) -> bool {
+        self.quoted.iter().any(|(q, _)| text.contains(q.as_str()))
+    }
+
+    /// The first alias whose literal is in the code of `line` (before any `//`).
+    fn in_line(&self, line: &str) -> Option<&'a str> {
+        let code = match line.find("//") {
+            Some(i) => line.get(..i).unwrap_or(""),
+            None => line,
+        };
+        self.quoted
+            .iter()
+            .find(|(q, _)| code.contains(q.as_str()))
+            .map(|(_, a)| *a)
+    }
+}
+
+/// What a line must hold (ASCII case folded) for [`expiry`] to be other than `None`: its
+/// comment must say it.
+const EXPIRY_WORDS: &str = "can be removed";
+/// What a line must hold (case folded) for [`declared_fallback`] to find a name.
+const FALLBACK_WORDS: [&str; 2] = ["legacy", "fallback"];
 
 /// Scans every `.rs` file under `dir` (missing: no findings). `display_root` is stripped from
 /// paths in findings; `aliases` are the registry's legacy names.
@@ -136,15 +165,34 @@ pub fn scan(
 }
 
 /// Scans one file's text.
+///
+/// Every finding needs a line whose case-folded text says `can be removed`, `legacy` or
+/// `fallback`, or that holds an alias literal, so a file with none of them is skipped whole,
+/// and a line is only parsed for what its words allow (most runtime files and lines hold none:
+/// the scan was most of a diff's time when every line was parsed).
 pub fn scan_text(file: &str, text: &str, aliases: &[String], today: Date, out: &mut Vec<Finding>) {
+    let literals = Literals::new(aliases);
+    // ASCII case folding keeps every byte offset, so the folded lines pair with the lines.
+    let folded = text.to_ascii_lowercase();
+    let may_expire = folded.contains(EXPIRY_WORDS);
+    let may_declare = FALLBACK_WORDS.iter().any(|w| folded.contains(w));
+    let may_alias = literals.any_in(text);
+    if !(may_expire || may_declare || may_alias) {
+        return;
+    }
     let lines: Vec<&str> = text.lines().collect();
-    for (i, line) in lines.iter().enumerate() {
+    for (i, (line, folded)) in lines.iter().zip(folded.lines()).enumerate() {
         let loc = |col: usize| Location {
             file: file.to_owned(),
             line: i as u32 + 1,
             column: col as u32 + 1,
         };
-        match expiry(line) {
+        let expires = if may_expire && folded.contains(EXPIRY_WORDS) {
+            expiry(line)
+        } else {
+            Expiry::None
+        };
+        match expires {
             Expiry::Malformed => {
                 out.push(Finding::new(
                     Rule::FallbackExpiry,
@@ -168,10 +216,15 @@ pub fn scan_text(file: &str, text: &str, aliases: &[String], today: Date, out: &
             }
             _ => {}
         }
-        let subject = declared_fallback(line)
+        let declares = may_declare && FALLBACK_WORDS.iter().any(|w| folded.contains(w));
+        let subject = declares
+            .then(|| declared_fallback(line))
+            .flatten()
             .map(|n| (n.clone(), format!("fallback `{n}`")))
             .or_else(|| {
-                alias_literal(line, aliases)
+                (may_alias && line.contains('"'))
+                    .then(|| literals.in_line(line))
+                    .flatten()
                     .map(|a| (a.to_owned(), format!("legacy alias \"{a}\"")))
             });
         let Some((name, what)) = subject else {

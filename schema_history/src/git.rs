@@ -217,6 +217,21 @@ impl Repo {
         dir: &str,
         suffix: &str,
     ) -> Result<Vec<String>, Error> {
+        self.list_files_within(rev, dir, suffix, &|_| true)
+    }
+
+    /// [`list_files`](Self::list_files) where the working tree's walk enters only the
+    /// directories `enter` accepts (called with the entry's path below `dir`, in components);
+    /// a git revision's listing is the whole tree's, cached, whatever `enter` says. For callers
+    /// that know the depth their files are at (a golden's case directories hold hundreds of
+    /// files that are not manifests).
+    pub(crate) fn list_files_within(
+        &self,
+        rev: &Revision,
+        dir: &str,
+        suffix: &str,
+        enter: &dyn Fn(&[&str]) -> bool,
+    ) -> Result<Vec<String>, Error> {
         let dir = dir.trim_end_matches('/');
         let mut files = Vec::new();
         match rev {
@@ -225,7 +240,19 @@ impl Repo {
                 if !base.is_dir() {
                     return Ok(files);
                 }
-                for entry in walkdir::WalkDir::new(&base).sort_by_file_name() {
+                let entered = |e: &walkdir::DirEntry| {
+                    if !e.file_type().is_dir() || e.depth() == 0 {
+                        return true;
+                    }
+                    let Ok(below) = e.path().strip_prefix(&base) else {
+                        return true;
+                    };
+                    let parts: Vec<_> = below.iter().map(|c| c.to_string_lossy()).collect();
+                    let parts: Vec<&str> = parts.iter().map(|c| c.as_ref()).collect();
+                    enter(&parts)
+                };
+                let walk = walkdir::WalkDir::new(&base).sort_by_file_name();
+                for entry in walk.into_iter().filter_entry(entered) {
                     let entry = entry
                         .map_err(|e| Error::io(&base, std::io::Error::other(e.to_string())))?;
                     if !entry.file_type().is_file() {

@@ -230,13 +230,29 @@ fn leaf_count(shape: &Shape) -> usize {
     leaves(shape).len()
 }
 
+/// The order in which a computation's units (kernels, single instructions) are lowered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Schedule {
+    /// The fusion plan's order (topological by kernel root).
+    Plan,
+    /// A while body: the kernels that compute the next loop state run after the kernels that
+    /// still read the state they replace ([`control::state_writers_last`]).
+    StateWritersLast,
+}
+
 struct Lowerer<'a> {
     module: HloModule,
     target: &'a Target,
     options: &'a CompileOptions,
     values: Vec<Value>,
     clock: u32,
-    names: std::collections::BTreeSet<String>,
+    /// Names taken: the module's computations (at the start of lowering) and every kernel
+    /// named so far. One set, so naming a kernel is a lookup rather than a scan of the
+    /// module's computations, which grow by one per kernel (quadratic: issue 17).
+    names: std::collections::HashSet<String>,
+    /// Per kernel base name, the first suffix not yet known to be taken: names are only ever
+    /// added, so the suffixes below it stay taken and the search resumes there.
+    next_suffix: std::collections::HashMap<String, usize>,
     /// How many while/conditional bodies enclose the computation being lowered.
     depth: usize,
 }
@@ -263,8 +279,15 @@ pub fn lower(
         values: Vec::new(),
         clock: 1,
         names: Default::default(),
+        next_suffix: Default::default(),
         depth: 0,
     };
+    l.names = l
+        .module
+        .computations
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
     let entry_id = l.module.entry;
     let entry = l
         .module
@@ -521,11 +544,16 @@ impl Lowerer<'_> {
     fn kernel_name(&mut self, base: &str) -> String {
         let base = format!("fusion_{}", sanitize(base));
         let mut name = base.clone();
-        let mut n = 1;
-        while self.names.contains(&name) || self.module.find(&name).is_some() {
+        let mut n = self.next_suffix.get(&base).copied().unwrap_or(1);
+        if self.names.contains(&name) {
             name = format!("{base}_{n}");
+            while self.names.contains(&name) {
+                n += 1;
+                name = format!("{base}_{n}");
+            }
             n += 1;
         }
+        self.next_suffix.insert(base, n);
         self.names.insert(name.clone());
         name
     }
@@ -589,6 +617,16 @@ impl Lowerer<'_> {
         cid: ComputationId,
         params: Vec<Vec<Loc>>,
     ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
+        self.lower_scheduled(cid, params, Schedule::Plan)
+    }
+
+    /// [`Self::lower_computation`] with the fusion plan's units in the order `schedule` gives.
+    fn lower_scheduled(
+        &mut self,
+        cid: ComputationId,
+        params: Vec<Vec<Loc>>,
+        schedule: Schedule,
+    ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
         // The entry is at depth 0; every while/conditional body lowered from here is one deeper.
         if self.depth > MAX_CONTROL_FLOW_DEPTH {
             return Err(CompileError::NestingTooDeep {
@@ -600,7 +638,7 @@ impl Lowerer<'_> {
             });
         }
         self.depth += 1;
-        let r = self.lower_computation_body(cid, params);
+        let r = self.lower_computation_body(cid, params, schedule);
         self.depth -= 1;
         r
     }
@@ -609,6 +647,7 @@ impl Lowerer<'_> {
         &mut self,
         cid: ComputationId,
         params: Vec<Vec<Loc>>,
+        schedule: Schedule,
     ) -> Result<(Vec<Op>, Vec<Loc>), CompileError> {
         let comp = self
             .module
@@ -630,6 +669,10 @@ impl Lowerer<'_> {
             }
         }
         let units = fusion::plan(&comp, self.options.fusion)?;
+        let units = match schedule {
+            Schedule::Plan => units,
+            Schedule::StateWritersLast => control::state_writers_last(&comp, units),
+        };
         let mut ops = Vec::new();
         for unit in units {
             match unit {

@@ -19,7 +19,7 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
 
 /// True when two computations compute the same function (instruction by instruction, names
 /// ignored).
-fn equivalent(module: &HloModule, a: ComputationId, b: ComputationId) -> bool {
+pub(crate) fn equivalent(module: &HloModule, a: ComputationId, b: ComputationId) -> bool {
     if a == b {
         return true;
     }
@@ -54,7 +54,7 @@ fn same(module: &HloModule, a: &Instruction, b: &Instruction) -> bool {
     }
 }
 
-fn mergeable(i: &Instruction) -> bool {
+pub(crate) fn mergeable(i: &Instruction) -> bool {
     !has_side_effect(i)
         && !matches!(
             i.opcode,

@@ -5,12 +5,14 @@
 //! 3. [`dce`]: drop instructions whose values nobody uses.
 //! 4. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
 //!    slices/copies, tuple/get-tuple-element forwarding, small constant folding).
-//! 5. [`cse`]: common subexpression elimination.
-//! 6. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
+//! 5. [`while_repeated`]: while-loop state elements that provably hold equal values (JAX's
+//!    `fori_loop` counter, carried twice) are read and updated as one.
+//! 6. [`cse`]: common subexpression elimination.
+//! 7. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
 //!    transposes around a leading-dimension collective.
-//! 7. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
+//! 8. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
 //!    place.
-//! 8. [`dce`] again.
+//! 9. [`dce`] again.
 //!
 //! Fusion ([`crate::fusion`]) and lowering to thunks follow.
 //!
@@ -31,6 +33,7 @@ pub mod gemm_operands;
 pub mod inline_calls;
 pub mod rebuild;
 pub mod simplify;
+pub mod while_repeated;
 
 /// A pass over a module.
 pub type Pass = fn(&mut HloModule) -> Result<(), CompileError>;
@@ -41,6 +44,7 @@ pub const PIPELINE: &[(&str, Pass)] = &[
     ("cond-select", cond_select::run),
     ("dce", dce::run),
     ("simplify", simplify::run),
+    ("while-repeated", while_repeated::run),
     ("cse", cse::run),
     ("collectives", collectives::run),
     ("gemm-operands", gemm_operands::run),

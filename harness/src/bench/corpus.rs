@@ -216,7 +216,7 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     report.sections.push(Section {
         title: "Corpus: compile, load, size, launches, traffic".into(),
         note: format!(
-            "testdata/corpus/hlo for h100_sxm; best of {compile_reps} compiles and {load_reps} loads/decodes; payload = kernel binaries + constants + embedded HLO; traffic = global bytes read + written in one emulated run (kernels, gemms, copies) ÷ (parameters + outputs)"
+            "testdata/corpus/hlo for h100_sxm; best of {compile_reps} compiles and {load_reps} loads/decodes; payload = kernel binaries + constants + embedded HLO; traffic = global bytes read + written in one emulated run (kernels, gemms, copies) ÷ (parameters + outputs); XLA:GPU's traffic cannot be read from its artifact (cubin-only kernels; argument slices bound what a launch may touch, not what it reads: docs/compiler.md)"
         ),
         headers: [
             "module",

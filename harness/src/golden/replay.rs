@@ -256,9 +256,15 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
     };
     // Only the ABI is wanted here (the replay decodes the rest): the embedded module (1) and the
     // thunks (13), nearly all of the bytes, stay undecoded, as in `accepted_abi`.
-    let split =
-        proto::wire::decode_except::<GpuExecutableProto>(&golden.bytes, usize::MAX, &[1, 13])
-            .map_err(|e| format!("{label}/{EXECUTABLE_FILE}: {e}"))?;
+    let split = proto::wire::decode_except::<GpuExecutableProto>(
+        &golden.bytes,
+        usize::MAX,
+        &[
+            proto::fields::EXECUTABLE_HLO_MODULE_WITH_CONFIG,
+            proto::fields::EXECUTABLE_THUNKS,
+        ],
+    )
+    .map_err(|e| format!("{label}/{EXECUTABLE_FILE}: {e}"))?;
     let needed: Vec<String> =
         cuda_versions(&split.message.executable_abi_version.unwrap_or_default())
             .into_iter()

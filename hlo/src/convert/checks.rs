@@ -117,14 +117,19 @@ pub fn check_proto(p: &px::HloModuleProtoWithConfig) -> Result<ProtoSummary, Con
 /// protobuf's semantics (a repeated singular field: the last wins; a repeated message field:
 /// merged), plus an error naming the part that is not valid protobuf.
 pub fn check_proto_bytes(bytes: &[u8]) -> Result<ProtoSummary, ConvertError> {
+    use proto::fields::{MODULE_WITH_CONFIG_CONFIG, MODULE_WITH_CONFIG_HLO_MODULE};
     use proto::wire::decode_except;
-    let split = decode_except::<px::HloModuleProtoWithConfig>(bytes, usize::MAX, &[1, 2])
-        .map_err(|e| malformed("hlo_module_with_config", e))?;
+    let split = decode_except::<px::HloModuleProtoWithConfig>(
+        bytes,
+        usize::MAX,
+        &[MODULE_WITH_CONFIG_HLO_MODULE, MODULE_WITH_CONFIG_CONFIG],
+    )
+    .map_err(|e| malformed("hlo_module_with_config", e))?;
     let module = split
-        .payload(1)
+        .payload(MODULE_WITH_CONFIG_HLO_MODULE)
         .ok_or_else(|| invalid("<module>", "", "hlo_module is not set"))?;
     let config = split
-        .payload(2)
+        .payload(MODULE_WITH_CONFIG_CONFIG)
         .map(|c| <px::HloModuleConfigProto as proto::prost::Message>::decode(c.as_ref()))
         .transpose()
         .map_err(|e| malformed("config", e))?;

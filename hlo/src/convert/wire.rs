@@ -1,15 +1,15 @@
 //! The wire-form source of the walk: an `HloModuleProtoWithConfig` read one computation header
 //! and one instruction at a time.
 
+// The field numbers read from the wire: `proto`'s constants, each checked against the schema.
+use proto::fields::{
+    COMPUTATION_EXECUTION_THREAD, COMPUTATION_INSTRUCTIONS, COMPUTATION_NAME, INSTRUCTION_NAME,
+    MODULE_COMPUTATIONS,
+};
 use proto::xla as px;
 
 use super::checks::{CompHead, Source, Visit};
 use super::{invalid, ConvertError};
-
-/// Field numbers read from the wire by [`Wire`].
-pub(super) const MODULE_COMPUTATIONS: u32 = 3;
-pub(super) const COMPUTATION_INSTRUCTIONS: u32 = 2;
-pub(super) const INSTRUCTION_NAME: u32 = 1;
 
 /// An `HloModuleProtoWithConfig` in wire form: the config and the module without its
 /// computations are decoded; each computation's header, then each instruction, is decoded as
@@ -65,9 +65,9 @@ impl<'p> Source<'p> for Wire<'p> {
             .map(|&(id, root_id, bytes)| {
                 Ok(CompHead {
                     id,
-                    name: last_string(bytes, 1)?,
+                    name: last_string(bytes, COMPUTATION_NAME)?,
                     root_id,
-                    execution_thread: last_string(bytes, 8)?,
+                    execution_thread: last_string(bytes, COMPUTATION_EXECUTION_THREAD)?,
                 })
             })
             .collect()

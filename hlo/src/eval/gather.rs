@@ -8,39 +8,11 @@ use super::movement::{checked_count, dim_index, sizes};
 use super::reduce::{fold, Reducer};
 use super::{invalid, EvalError};
 
-/// Gather dimension numbers.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GatherDims {
-    /// `offset_dims`
-    pub offset_dims: Vec<i64>,
-    /// `collapsed_slice_dims`
-    pub collapsed_slice_dims: Vec<i64>,
-    /// `start_index_map`
-    pub start_index_map: Vec<i64>,
-    /// `index_vector_dim`
-    pub index_vector_dim: i64,
-    /// `operand_batching_dims`
-    pub operand_batching_dims: Vec<i64>,
-    /// `start_indices_batching_dims`
-    pub start_indices_batching_dims: Vec<i64>,
-}
+/// Gather dimension numbers: the IR's attribute, read as it is.
+pub type GatherDims = crate::ir::GatherDimensionNumbers;
 
-/// Scatter dimension numbers.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ScatterDims {
-    /// `update_window_dims`
-    pub update_window_dims: Vec<i64>,
-    /// `inserted_window_dims`
-    pub inserted_window_dims: Vec<i64>,
-    /// `scatter_dims_to_operand_dims`
-    pub scatter_dims_to_operand_dims: Vec<i64>,
-    /// `index_vector_dim`
-    pub index_vector_dim: i64,
-    /// `input_batching_dims`
-    pub input_batching_dims: Vec<i64>,
-    /// `scatter_indices_batching_dims`
-    pub scatter_indices_batching_dims: Vec<i64>,
-}
+/// Scatter dimension numbers: the IR's attribute, read as it is.
+pub type ScatterDims = crate::ir::ScatterDimensionNumbers;
 
 /// Validates a list of distinct dimension numbers of a rank-`rank` array.
 fn dims_of(op: &str, ds: &[i64], rank: usize) -> Result<Vec<usize>, EvalError> {

@@ -20,8 +20,12 @@
 //!
 //! Dispatch: `Interp::instruction` handles parameters and constants itself and hands every
 //! other opcode to one function per family in `dispatch` (values, elementwise, movement,
-//! contraction, reduction, control), which reads operands through `dispatch::Step`.
+//! contraction, reduction, control), which reads operands through `dispatch::Step`. That
+//! routing, each family's own match and [`SUPPORTED_OPCODES`] list the opcodes separately; a
+//! test puts every opcode through the evaluator and fails when one of them is unimplemented
+//! though listed as supported, or the other way round, so the lists cannot drift apart.
 mod dispatch;
+mod error;
 
 pub mod convolution;
 pub mod dot;
@@ -31,151 +35,15 @@ pub mod movement;
 pub mod reduce;
 pub mod sort;
 
-use thiserror::Error;
-
 use crate::ir::{self, ComputationId, HloModule, Instruction, LiteralValue, Opcode};
-use crate::literal::{Array, DType, Data, Literal, LiteralError};
+use crate::literal::{Array, DType, Data, Literal};
 use crate::shape::{PrimitiveType, Shape};
 
 use dispatch::one;
 use elementwise::{BinaryOp, UnaryOp};
+pub(crate) use error::invalid;
+pub use error::EvalError;
 use reduce::Reducer;
-
-/// Errors of the evaluator and its kernels.
-#[derive(Debug, Error, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum EvalError {
-    /// The opcode has no evaluator support.
-    #[error("unimplemented opcode `{opcode}`")]
-    Unimplemented {
-        /// The opcode's text name.
-        opcode: String,
-    },
-    /// An element type the evaluator does not model (complex, f8, sub-byte ints, tokens...).
-    #[error("unsupported type {dtype}")]
-    UnsupportedType {
-        /// The type's text name.
-        dtype: String,
-    },
-    /// An operation got operands or attributes it cannot accept.
-    #[error("{op}: {reason}")]
-    Invalid {
-        /// The operation.
-        op: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The number of arguments differs from the entry computation's parameters.
-    #[error("the entry computation takes {expected} arguments, got {got}")]
-    ArgumentCount {
-        /// Entry parameters.
-        expected: usize,
-        /// Arguments given.
-        got: usize,
-    },
-    /// An argument's type or shape differs from its parameter's.
-    #[error("argument {index} (parameter `{name}`): expected {expected}, got {got}")]
-    Argument {
-        /// Parameter number.
-        index: usize,
-        /// Parameter instruction name.
-        name: String,
-        /// Declared shape.
-        expected: String,
-        /// Shape of the argument.
-        got: String,
-    },
-    /// A literal could not be built or accessed.
-    #[error(transparent)]
-    Literal(#[from] LiteralError),
-    /// The module is malformed (dangling handles, cycles, missing attributes...).
-    #[error("malformed module: {0}")]
-    Malformed(String),
-    /// Calls nest deeper than the limit (likely a recursive module).
-    #[error("computations nest deeper than {limit} calls")]
-    TooDeep {
-        /// The limit.
-        limit: usize,
-    },
-    /// A `while` loop ran more iterations than [`EvalOptions::max_while_iterations`].
-    #[error("while loop exceeded {limit} iterations")]
-    WhileLimit {
-        /// The limit.
-        limit: u64,
-    },
-    /// An error while evaluating an instruction. The inner error is part of the message and
-    /// deliberately not a `#[source]`, so chain printers (anyhow's `{:#}`) say it once.
-    // Said once per frame, and a deep chain elided in the middle (a call chain 256 deep once
-    // printed every frame); printed without recursing into the inner frames.
-    #[error("{}", at_message(.loc, .computation, .instruction, .error))]
-    At {
-        /// Computation name.
-        computation: String,
-        /// Instruction name.
-        instruction: String,
-        /// Where the instruction is in the input module (`line:column`).
-        loc: crate::ir::SourceLoc,
-        /// The underlying error.
-        error: Box<EvalError>,
-    },
-}
-
-/// Frames of an [`EvalError::At`] chain printed at each end; the ones between are counted.
-const SHOWN_FRAMES: usize = 4;
-
-/// The message of an [`EvalError::At`] chain: its frames outermost first (the middle of a long
-/// chain elided as `… (N more frames)`), then the innermost error.
-fn at_message(
-    loc: &crate::ir::SourceLoc,
-    computation: &str,
-    instruction: &str,
-    error: &EvalError,
-) -> String {
-    let mut frames = vec![format!("{loc}: {computation}/{instruction}")];
-    let mut inner = error;
-    while let EvalError::At {
-        loc,
-        computation,
-        instruction,
-        error,
-    } = inner
-    {
-        frames.push(format!("{loc}: {computation}/{instruction}"));
-        inner = error;
-    }
-    let mut out = String::new();
-    let n = frames.len();
-    for (k, frame) in frames.iter().enumerate() {
-        if n > 2 * SHOWN_FRAMES && k == SHOWN_FRAMES {
-            out.push_str(&format!("… ({} more frames): ", n - 2 * SHOWN_FRAMES));
-        }
-        if n > 2 * SHOWN_FRAMES && (SHOWN_FRAMES..n - SHOWN_FRAMES).contains(&k) {
-            continue;
-        }
-        out.push_str(frame);
-        out.push_str(": ");
-    }
-    out.push_str(&inner.to_string());
-    out
-}
-
-impl EvalError {
-    /// The innermost error, past any [`EvalError::At`] context.
-    pub fn root_cause(&self) -> &EvalError {
-        match self {
-            EvalError::At { error, .. } => error.root_cause(),
-            e => e,
-        }
-    }
-}
-
-/// Shorthand for [`EvalError::Invalid`].
-pub(crate) fn invalid(op: &str, reason: impl Into<String>) -> EvalError {
-    EvalError::Invalid {
-        op: op.to_string(),
-        reason: reason.into(),
-    }
-}
 
 /// A sub-computation as seen by kernels: scalar (or array) arguments in parameter order, the
 /// result's array leaves out.

@@ -9,7 +9,7 @@
 //!
 //! Every function computes all 32 lanes (inactive lanes compute on stale values and are
 //! discarded by the masked write-back): none of them can fault or has side effects.
-use super::numeric::{Cmp, IRnd};
+use super::numeric::{Cmp, IRnd, IntTy};
 
 /// PTX's canonical f64 NaN (what [`super::numeric::Fmt::nan`] returns for f64).
 const F64_NAN: u64 = 0x7fff_ffff_ffff_ffff;
@@ -233,5 +233,89 @@ pub(crate) fn int_to_f64(signed: bool, bits: u32, a: &Row) -> Row {
         (false, 64) => map1(a, |x| (x as f64).to_bits()),
         (true, _) => map1(a, |x| (x as u32 as i32 as f64).to_bits()),
         (false, _) => map1(a, |x| (x as u32 as f64).to_bits()),
+    }
+}
+
+/// `numeric::f2i(F64 or F32, false, a, ir, to)` for a 32- or 64-bit integer `to`: the f32
+/// operand widens exactly, rounds to an integral f64, and Rust's saturating float → integer
+/// cast is the general path's clamp (at or below the type's minimum: the minimum; at or above
+/// the maximum as f64: the maximum; NaN: 0), so the value is the same; truncation to `to`'s
+/// width follows.
+#[inline(always)]
+pub(crate) fn float_to_int(f64s: bool, ir: IRnd, to: IntTy, a: &Row) -> Row {
+    #[inline(always)]
+    fn go(a: &Row, f64s: bool, round: impl Fn(f64) -> f64, cast: impl Fn(f64) -> u64) -> Row {
+        if f64s {
+            map1(a, |x| cast(round(f64::from_bits(x))))
+        } else {
+            map1(a, |x| cast(round(f32::from_bits(x as u32) as f64)))
+        }
+    }
+    macro_rules! cast {
+        ($round:expr) => {
+            match (to.signed, to.bits) {
+                (true, 64) => go(a, f64s, $round, |v| v as i64 as u64),
+                (false, 64) => go(a, f64s, $round, |v| v as u64),
+                (true, _) => go(a, f64s, $round, |v| v as i32 as u32 as u64),
+                (false, _) => go(a, f64s, $round, |v| v as u32 as u64),
+            }
+        };
+    }
+    match ir {
+        IRnd::Rni => cast!(f64::round_ties_even),
+        IRnd::Rzi => cast!(f64::trunc),
+        IRnd::Rmi => cast!(f64::floor),
+        IRnd::Rpi => cast!(f64::ceil),
+    }
+}
+
+/// `numeric::icmp(cmp, bits, signed, ..)` over a row for 32- and 64-bit integers, as a lane
+/// mask: the general path compares the sign-extended (signed) or truncated values, which for
+/// these widths are the native `i32`/`u32`/`i64`/`u64` values; `lo ls hi hs` are unsigned
+/// whatever the type, `num` is always true and `nan` always false.
+#[inline(always)]
+pub(crate) fn icmp_mask(cmp: Cmp, bits: u32, signed: bool, a: &Row, b: &Row) -> u32 {
+    macro_rules! mask {
+        ($t:ty, |$x:ident, $y:ident| $e:expr) => {{
+            let mut v = 0u32;
+            for l in 0..32 {
+                let ($x, $y) = (a[l] as $t, b[l] as $t);
+                v |= ($e as u32) << l;
+            }
+            v
+        }};
+    }
+    macro_rules! by_type {
+        (|$x:ident, $y:ident| $e:expr) => {
+            match (bits, signed) {
+                (64, true) => mask!(i64, |$x, $y| $e),
+                (64, false) => mask!(u64, |$x, $y| $e),
+                (_, true) => mask!(i32, |$x, $y| $e),
+                (_, false) => mask!(u32, |$x, $y| $e),
+            }
+        };
+    }
+    macro_rules! unsigned {
+        (|$x:ident, $y:ident| $e:expr) => {
+            if bits == 64 {
+                mask!(u64, |$x, $y| $e)
+            } else {
+                mask!(u32, |$x, $y| $e)
+            }
+        };
+    }
+    match cmp {
+        Cmp::Eq | Cmp::Equ => by_type!(|x, y| x == y),
+        Cmp::Ne | Cmp::Neu => by_type!(|x, y| x != y),
+        Cmp::Lt | Cmp::Ltu => by_type!(|x, y| x < y),
+        Cmp::Le | Cmp::Leu => by_type!(|x, y| x <= y),
+        Cmp::Gt | Cmp::Gtu => by_type!(|x, y| x > y),
+        Cmp::Ge | Cmp::Geu => by_type!(|x, y| x >= y),
+        Cmp::Lo => unsigned!(|x, y| x < y),
+        Cmp::Ls => unsigned!(|x, y| x <= y),
+        Cmp::Hi => unsigned!(|x, y| x > y),
+        Cmp::Hs => unsigned!(|x, y| x >= y),
+        Cmp::Num => u32::MAX,
+        Cmp::Nan => 0,
     }
 }

@@ -19,8 +19,9 @@
 //!   [`numeric`].
 //! * Two engines run the same decoded code with bit-identical results, counts and faults: the
 //!   reference (every instruction through its general path) and the default fast one (whole-row
-//!   kernels for the compiler's common f64/f32 forms, compiled for AVX2/FMA where the CPU has
-//!   them); [`LaunchOptions::reference_engine`] picks the reference (docs/performance.md).
+//!   kernels for the compiler's common f64/f32 forms, float → integer conversions and integer
+//!   comparisons, compiled for AVX2/FMA where the CPU has them);
+//!   [`LaunchOptions::reference_engine`] picks the reference (docs/performance.md).
 //!
 //! # Supported instructions
 //!

@@ -151,6 +151,9 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             output_buffer: Some(sl(&g.output)),
             workspace: g.workspace.as_ref().map(sl),
             deterministic: g.deterministic,
+            // The config stays at the v1 number (1), which every runtime reads; see
+            // GemmThunkProto.
+            gemm_config_xyz: None,
         }),
         ThunkKind::ReplicaId(s) => Impl::ReplicaIdThunk(ReplicaIdThunkProto {
             dest_buffer: Some(sl(s)),
@@ -239,9 +242,12 @@ pub fn encode(t: &Thunk) -> ThunkProto {
                         replica_ids: g.clone(),
                     })
                     .collect(),
+                // The v1 number (3), which every runtime reads; see CollectiveConfigProto.
                 group_mode: c.config.group_mode,
                 op_id: c.config.op_id,
                 use_symmetric_buffer: c.config.use_symmetric_buffer,
+                group_mode_xyz: None,
+                op_id_xyz: None,
             });
             let buffers: Vec<CollectiveBufferProto> = c
                 .buffers
@@ -252,6 +258,8 @@ pub fn encode(t: &Thunk) -> ThunkProto {
                     destination_buffer: Some(sl(&b.destination)),
                     source_memory_space: b.source_memory_space,
                     destination_memory_space: b.destination_memory_space,
+                    // The v1 numbers (2, 3), which every runtime reads; see CollectiveBufferProto.
+                    ..Default::default()
                 })
                 .collect();
             match &c.op {

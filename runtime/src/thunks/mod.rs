@@ -235,7 +235,7 @@ pub trait ElemTypeExt: Sized {
 
 impl ElemTypeExt for ElemType {
     fn size(self) -> u64 {
-        // DType's own width (one match): gemm and collectives ask per element.
+        // The width of the PrimitiveType it is: gemm and collectives ask per element.
         u64::from(self.bit_width() / 8)
     }
 

@@ -35,30 +35,6 @@ fn wrong_argument_size_is_invalid_argument() {
     );
 }
 
-/// counter = 0; while (counter < 10) counter += 1.
-fn while_counter() -> GpuExecutableProto {
-    let mut p = artifact(SCALAR_HLO, &[], "s32[]");
-    *allocs(&mut p) = vec![alloc(0, 4, None, true), alloc(1, 1, None, false)];
-    p.output_info_map = vec![out(vec![], 0)];
-    p.thunks = vec![
-        memset(1, sl(0, 0, 4), 0),
-        thunk(
-            2,
-            Impl::WhileThunk(WhileThunkProto {
-                condition_result_buffer_index: Some(sl(1, 0, 1)),
-                condition_thunk_sequence: Some(ThunkSequenceProto {
-                    thunks: vec![kernel(3, "lt10", vec![sl(0, 0, 4), sl(1, 0, 1)], 1)],
-                }),
-                body_thunk_sequence: Some(ThunkSequenceProto {
-                    thunks: vec![kernel(4, "inc", vec![sl(0, 0, 4)], 1)],
-                }),
-                trip_count: Some(10),
-            }),
-        ),
-    ];
-    p
-}
-
 #[test]
 fn while_loop_with_a_counter_kernel() {
     let r = run(&while_counter(), &RuntimeFlags::default(), &[]);
@@ -138,68 +114,6 @@ fn conditional_with_index_selector_out_of_range_runs_the_last_branch() {
         to_u32s(&run(&p, &f, &[&(-1i32).to_le_bytes()]).outputs[0]),
         vec![102]
     );
-}
-
-pub fn layout(rows: i64, cols: i64, transpose: bool, dtype: i32) -> MatrixLayoutProto {
-    MatrixLayoutProto {
-        order: 0,
-        num_rows: rows,
-        num_cols: cols,
-        batch_size: 1,
-        leading_dim_stride: cols,
-        batch_stride: rows * cols,
-        transpose,
-        dtype,
-    }
-}
-
-pub fn gemm_artifact(rhs_transposed: bool) -> GpuExecutableProto {
-    let hlo = "HloModule g\n\nENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[3,2] parameter(1)\n  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
-    let f32t = proto::xla::PrimitiveType::F32 as i32;
-    let mut p = artifact(
-        hlo,
-        &[
-            "f32[2,3]",
-            if rhs_transposed {
-                "f32[2,3]"
-            } else {
-                "f32[3,2]"
-            },
-        ],
-        "f32[2,2]",
-    );
-    *allocs(&mut p) = vec![
-        alloc(0, 24, Some(0), false),
-        alloc(1, 24, Some(1), false),
-        alloc(2, 16, None, true),
-    ];
-    p.output_info_map = vec![out(vec![], 2)];
-    let rhs = if rhs_transposed {
-        layout(2, 3, true, f32t)
-    } else {
-        layout(3, 2, false, f32t)
-    };
-    p.thunks = vec![thunk(
-        1,
-        Impl::GemmThunk(GemmThunkProto {
-            gemm_config: Some(GemmConfigProto {
-                lhs_layout: Some(layout(2, 3, false, f32t)),
-                rhs_layout: Some(rhs),
-                output_layout: Some(layout(2, 2, false, f32t)),
-                alpha_real: 1.0,
-                alpha_imag: 0.0,
-                beta: 0.0,
-                compute_type: f32t,
-                operand_precisions: vec![],
-            }),
-            lhs_buffer: Some(sl(0, 0, 24)),
-            rhs_buffer: Some(sl(1, 0, 24)),
-            output_buffer: Some(sl(2, 0, 16)),
-            workspace: None,
-            deterministic: true,
-        }),
-    )];
-    p
 }
 
 #[test]
@@ -406,68 +320,27 @@ fn cross_stream_dependencies_become_event_waits() {
     assert_eq!(r.stats.event_waits, 3);
 }
 
-pub(crate) fn collective_artifact(imp: Impl, dst_elems: i64) -> GpuExecutableProto {
-    let hlo = "HloModule ar, replica_count=2\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT c = s32[] constant(0)\n}\n";
-    let result = format!("(f32[{dst_elems}], u32[])");
-    let mut p = artifact(hlo, &["f32[4]"], &result);
-    *allocs(&mut p) = vec![
-        alloc(0, 16, Some(0), false),
-        alloc(1, dst_elems * 4, None, true),
-        alloc(2, 4, None, true),
-    ];
-    p.output_info_map = vec![out(vec![0], 1), out(vec![1], 2)];
-    p.thunks = vec![
-        thunk(1, imp),
-        thunk(
-            2,
-            Impl::ReplicaIdThunk(ReplicaIdThunkProto {
-                dest_buffer: Some(sl(2, 0, 4)),
-            }),
-        ),
-    ];
-    p
+#[test]
+fn gemm_with_its_config_at_the_project_number_computes_the_same_product() {
+    let a = f32s(&[1., 2., 3., 4., 5., 6.]);
+    for transposed in [false, true] {
+        let b = if transposed {
+            f32s(&[7., 9., 11., 8., 10., 12.])
+        } else {
+            f32s(&[7., 8., 9., 10., 11., 12.])
+        };
+        let r = run(
+            &gemm_artifact_xyz(transposed),
+            &RuntimeFlags::default(),
+            &[&a, &b],
+        );
+        assert_eq!(to_f32s(&r.outputs[0]), vec![58., 64., 139., 154.]);
+    }
 }
 
-pub(crate) fn cbuf(count: i64, dst_elems: i64) -> Vec<CollectiveBufferProto> {
-    vec![CollectiveBufferProto {
-        element_count: count,
-        source_buffer: Some(sl(0, 0, 16)),
-        destination_buffer: Some(sl(1, 0, dst_elems * 4)),
-        source_memory_space: 0,
-        destination_memory_space: 0,
-    }]
-}
-
-pub(crate) fn config(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
-    Some(CollectiveConfigProto {
-        operand_element_type: vec![proto::xla::PrimitiveType::F32 as i32],
-        replica_groups: groups
-            .into_iter()
-            .map(|g| proto::xla::ReplicaGroup { replica_ids: g })
-            .collect(),
-        group_mode: 1,
-        op_id: 1,
-        use_symmetric_buffer: false,
-    })
-}
-
+/// [`run_two`] with each replica's first u32 output.
 fn run2(p: &GpuExecutableProto) -> Vec<(Vec<f32>, u32)> {
-    let devices: Vec<Arc<dyn Device>> = vec![Arc::new(device()), Arc::new(device())];
-    let exe = runtime::load(
-        &p.encode_to_vec(),
-        devices[0].as_ref(),
-        &RuntimeFlags::default(),
-    )
-    .unwrap();
-    let args = vec![
-        vec![f32s(&[1., 2., 3., 4.])],
-        vec![f32s(&[10., 20., 30., 40.])],
-    ];
-    exe.execute_replicated(&devices, &args)
-        .unwrap()
-        .into_iter()
-        .map(|r| (to_f32s(&r.outputs[0]), to_u32s(&r.outputs[1])[0]))
-        .collect()
+    run_two(p).into_iter().map(|(f, u)| (f, u[0])).collect()
 }
 
 #[test]

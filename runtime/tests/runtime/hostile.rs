@@ -40,7 +40,7 @@ fn random_bytes_never_panic() {
 
 #[test]
 fn every_truncation_of_an_artifact_fails_cleanly() {
-    let mut p = crate::execute::gemm_artifact(false);
+    let mut p = crate::common::gemm_artifact(false);
     p.thunks.push(kernel(
         2,
         "vadd",
@@ -74,7 +74,7 @@ fn streamed_load_agrees_with_whole_decode() {
     let registry = Registry::builtin();
     let d = h100();
     let mut r = Rng(7);
-    for p in [vadd(), crate::execute::gemm_artifact(false)] {
+    for p in [vadd(), crate::common::gemm_artifact(false)] {
         let bytes = p.encode_to_vec();
         for _ in 0..1500 {
             let mut b = bytes.clone();
@@ -108,7 +108,7 @@ fn huge_sizes_and_counts_are_refused() {
         load_err(&p),
         format!("INVALID_ARGUMENT: thunks[0].copy_thunk.source_buffer: offset {} + size {} exceeds the size 16 of buffer_allocations[0]", i64::MAX, i64::MAX)
     );
-    let mut p = crate::execute::gemm_artifact(false);
+    let mut p = crate::common::gemm_artifact(false);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         let l = g.gemm_config.as_mut().unwrap().lhs_layout.as_mut().unwrap();
         l.leading_dim_stride = i64::MAX / 2;
@@ -179,10 +179,10 @@ fn infinite_loop_is_bounded() {
 /// count sizes an allocation.
 #[test]
 fn huge_replica_count_is_refused_before_it_sizes_an_allocation() {
-    let mut p = crate::execute::collective_artifact(
+    let mut p = crate::common::collective_artifact(
         Impl::AllReduceStartThunk(AllReduceStartThunkProto {
-            collective_config: crate::execute::config(vec![vec![0, 1]]),
-            buffers: crate::execute::cbuf(4, 4),
+            collective_config: crate::common::config(vec![vec![0, 1]]),
+            buffers: crate::common::cbuf(4, 4),
             reduction_kind: ReductionKindProto::ReductionKindSum as i32,
         }),
         4,

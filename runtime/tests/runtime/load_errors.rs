@@ -652,9 +652,97 @@ fn all_to_all_is_unimplemented() {
     );
 }
 
+/// The gemm artifact's config at the stage-1 number (1000), for `edit` to break.
+fn gemm_xyz_with(
+    edit: impl FnOnce(&mut GemmThunkProto, &mut GemmConfigXyzProto),
+) -> GpuExecutableProto {
+    let mut p = crate::common::gemm_artifact_xyz(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        let mut c = g.gemm_config_xyz.take().unwrap();
+        edit(g, &mut c);
+        g.gemm_config_xyz = Some(c);
+    }
+    p
+}
+
+#[test]
+fn gemm_config_in_both_fields() {
+    let p = gemm_xyz_with(|g, c| g.gemm_config = Some((&*c).into()));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk sets both gemm_config (1) and gemm_config_xyz (1000); an artifact sets one"
+    );
+}
+
+#[test]
+fn gemm_config_in_neither_field() {
+    let mut p = crate::common::gemm_artifact(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        g.gemm_config = None;
+    }
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config is not set"
+    );
+}
+
+#[test]
+fn gemm_config_at_the_project_number_without_a_layout() {
+    let p = gemm_xyz_with(|_, c| c.lhs_layout = None);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config_xyz.lhs_layout is not set"
+    );
+}
+
+#[test]
+fn gemm_config_at_the_project_number_with_an_unknown_order() {
+    let p = gemm_xyz_with(|_, c| c.rhs_layout.as_mut().unwrap().order = 5);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config_xyz.rhs_layout.order is 5, not a known MatrixLayoutXyzProto.Order"
+    );
+}
+
+#[test]
+fn gemm_layout_with_an_unknown_order() {
+    let mut p = crate::common::gemm_artifact(false);
+    if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
+        g.gemm_config
+            .as_mut()
+            .unwrap()
+            .rhs_layout
+            .as_mut()
+            .unwrap()
+            .order = 5;
+    }
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config.rhs_layout.order is 5, not a known MatrixLayoutProto.Order"
+    );
+}
+
+#[test]
+fn gemm_config_at_the_project_number_whose_shapes_disagree() {
+    let p = gemm_xyz_with(|_, c| c.rhs_layout.as_mut().unwrap().num_rows = 4);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.gemm_config_xyz: op(lhs) is 2x3, op(rhs) is 4x2, output is 2x2; need MxK, KxN and MxN"
+    );
+}
+
+#[test]
+fn gemm_buffer_smaller_than_its_layout_at_the_project_number() {
+    let p = gemm_xyz_with(|g, _| g.output_buffer = Some(sl(2, 0, 12)));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].gemm_thunk.output_buffer.size is 12, smaller than the 16 bytes gemm_config_xyz.output_layout addresses"
+    );
+}
+
 #[test]
 fn gemm_shapes_must_agree() {
-    let mut p = crate::execute::gemm_artifact(false);
+    let mut p = crate::common::gemm_artifact(false);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         g.gemm_config
             .as_mut()
@@ -788,6 +876,162 @@ fn replica_group_id_out_of_range() {
     );
 }
 
+/// A one-replica all-reduce whose config `edit` adjusts (group mode tests).
+fn all_reduce_with(edit: impl FnOnce(&mut CollectiveConfigProto)) -> GpuExecutableProto {
+    let mut config = CollectiveConfigProto {
+        operand_element_type: vec![proto::xla::PrimitiveType::F32 as i32],
+        ..Default::default()
+    };
+    edit(&mut config);
+    let mut p = vadd();
+    p.thunks = vec![thunk(
+        1,
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: Some(config),
+            buffers: vec![CollectiveBufferProto {
+                element_count: 4,
+                source_buffer: Some(sl(0, 0, 16)),
+                destination_buffer: Some(sl(2, 0, 16)),
+                ..Default::default()
+            }],
+            reduction_kind: 1,
+        }),
+    )];
+    p
+}
+
+const CROSS_REPLICA: i32 = CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica as i32;
+const CROSS_PARTITION: i32 = CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition as i32;
+
+/// The all-reduce's buffer with its slices moved to the stage-1 numbers (1000, 1001).
+fn all_reduce_slices_xyz() -> GpuExecutableProto {
+    let mut p = all_reduce_with(|_| {});
+    if let Some(Impl::AllReduceStartThunk(t)) = p.thunks[0].r#impl.as_mut() {
+        let b = &mut t.buffers[0];
+        b.source_buffer_xyz = b.source_buffer.take();
+        b.destination_buffer_xyz = b.destination_buffer.take();
+    }
+    p
+}
+
+fn all_reduce_buffer(p: &mut GpuExecutableProto) -> &mut CollectiveBufferProto {
+    match p.thunks[0].r#impl.as_mut() {
+        Some(Impl::AllReduceStartThunk(t)) => &mut t.buffers[0],
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn collective_slices_at_the_project_numbers_load() {
+    assert_loads(&all_reduce_slices_xyz(), &RuntimeFlags::default());
+}
+
+#[test]
+fn collective_slices_in_both_pairs() {
+    let mut p = all_reduce_slices_xyz();
+    all_reduce_buffer(&mut p).destination_buffer = Some(sl(2, 0, 16));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.buffers[0] sets both source_buffer/destination_buffer (2, 3) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+    );
+}
+
+#[test]
+fn collective_slices_at_the_project_numbers_without_a_source() {
+    let mut p = all_reduce_slices_xyz();
+    all_reduce_buffer(&mut p).source_buffer_xyz = None;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.buffers[0].source_buffer_xyz is not set"
+    );
+}
+
+#[test]
+fn collective_slice_at_the_project_numbers_too_small() {
+    let mut p = all_reduce_slices_xyz();
+    all_reduce_buffer(&mut p).destination_buffer_xyz = Some(sl(2, 0, 12));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.buffers[0].destination_buffer_xyz.size is 12, smaller than the 16 bytes element_count 4 of F32 needs"
+    );
+}
+
+#[test]
+fn op_id_at_the_project_number_loads() {
+    for id in [0, 7] {
+        let p = all_reduce_with(|c| c.op_id_xyz = Some(id));
+        assert_loads(&p, &RuntimeFlags::default());
+    }
+}
+
+#[test]
+fn op_id_in_both_fields() {
+    let p = all_reduce_with(|c| {
+        c.op_id = 7;
+        c.op_id_xyz = Some(7);
+    });
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config sets both op_id (4) and op_id_xyz (1000); an artifact sets one"
+    );
+}
+
+#[test]
+fn group_mode_at_the_project_number_loads() {
+    for mode in [0, CROSS_REPLICA] {
+        let p = all_reduce_with(|c| c.group_mode_xyz = Some(mode));
+        assert_loads(&p, &RuntimeFlags::default());
+    }
+}
+
+#[test]
+fn group_mode_in_both_fields() {
+    let p = all_reduce_with(|c| {
+        c.group_mode = CROSS_REPLICA;
+        c.group_mode_xyz = Some(CROSS_REPLICA);
+    });
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config sets both group_mode (3) and group_mode_xyz (1001); an artifact sets one"
+    );
+}
+
+#[test]
+fn group_mode_unknown() {
+    let p = all_reduce_with(|c| c.group_mode = 9);
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config.group_mode is 9, not a known CollectiveOpGroupModeProto"
+    );
+}
+
+#[test]
+fn group_mode_at_the_project_number_unknown() {
+    let p = all_reduce_with(|c| c.group_mode_xyz = Some(9));
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].all_reduce_start_thunk.collective_config.group_mode_xyz is 9, not a known CollectiveOpGroupModeProto"
+    );
+}
+
+#[test]
+fn group_mode_cross_partition_is_unimplemented() {
+    let p = all_reduce_with(|c| c.group_mode = CROSS_PARTITION);
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: thunks[0].all_reduce_start_thunk.collective_config.group_mode is 2; this runtime runs one partition per replica"
+    );
+}
+
+#[test]
+fn group_mode_at_the_project_number_cross_partition_is_unimplemented() {
+    let p = all_reduce_with(|c| c.group_mode_xyz = Some(CROSS_PARTITION));
+    assert_eq!(
+        load_err(&p),
+        "UNIMPLEMENTED: thunks[0].all_reduce_start_thunk.collective_config.group_mode_xyz is 2; this runtime runs one partition per replica"
+    );
+}
+
 // Every limit is inclusive: an artifact exactly at a bound loads, one past it fails. These pin
 // the comparison operators of the checks above (cargo-mutants: `>` vs `>=`, `<` vs `<=`).
 
@@ -816,10 +1060,10 @@ fn artifact_exactly_at_the_size_limit_loads() {
 
 /// A two-replica artifact (an all-reduce of f32[4]).
 fn two_replicas() -> GpuExecutableProto {
-    crate::execute::collective_artifact(
+    crate::common::collective_artifact(
         Impl::AllReduceStartThunk(AllReduceStartThunkProto {
-            collective_config: crate::execute::config(vec![]),
-            buffers: crate::execute::cbuf(4, 4),
+            collective_config: crate::common::config(vec![]),
+            buffers: crate::common::cbuf(4, 4),
             reduction_kind: ReductionKindProto::ReductionKindSum as i32,
         }),
         4,
@@ -937,7 +1181,7 @@ fn output_leaf_larger_than_its_allocation_is_invalid_argument() {
 }
 
 // Step 6 again: the decoder's bounds, at and past each limit (cargo-mutants survivors of
-// runtime/src/thunks/decode.rs).
+// runtime/src/thunks/decode/).
 
 fn nested_in_sequentials(levels: i64) -> GpuExecutableProto {
     let mut p = vadd();

@@ -2,43 +2,17 @@
 //! execute.rs and thunks/ pass; docs/gate_selftest.md lists each mutant a test here kills).
 //! Each test checks an exact output or an exact message, at the case where the mutated
 //! operator and the real one disagree.
-use std::sync::Arc;
 
 use proto::prost::Message;
 use proto::stream_executor as se;
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::*;
 use runtime::thunks::{decode_sequence, DecodeContext};
-use runtime::{Device, Registry, RuntimeFlags};
+use runtime::{Registry, RuntimeFlags};
 
 use crate::common::*;
-use crate::execute::{cbuf, collective_artifact, config, gemm_artifact, layout};
 
 // ---- execute.rs ----
-
-/// counter = 0; while (counter < 10) counter += 1 (the loop of execute.rs's tests).
-fn counting_loop() -> GpuExecutableProto {
-    let mut p = artifact(SCALAR_HLO, &[], "s32[]");
-    *allocs(&mut p) = vec![alloc(0, 4, None, true), alloc(1, 1, None, false)];
-    p.output_info_map = vec![out(vec![], 0)];
-    p.thunks = vec![
-        memset(1, sl(0, 0, 4), 0),
-        thunk(
-            2,
-            Impl::WhileThunk(WhileThunkProto {
-                condition_result_buffer_index: Some(sl(1, 0, 1)),
-                condition_thunk_sequence: Some(ThunkSequenceProto {
-                    thunks: vec![kernel(3, "lt10", vec![sl(0, 0, 4), sl(1, 0, 1)], 1)],
-                }),
-                body_thunk_sequence: Some(ThunkSequenceProto {
-                    thunks: vec![kernel(4, "inc", vec![sl(0, 0, 4)], 1)],
-                }),
-                trip_count: Some(10),
-            }),
-        ),
-    ];
-    p
-}
 
 /// The deadline is checked before the first iteration: with a limit of 0 s it has passed by then
 /// (the memset before the loop takes time), so a loop that would finish fails at once. Pins the
@@ -51,14 +25,14 @@ fn a_wall_time_limit_of_zero_stops_a_loop_before_its_first_iteration() {
         ..RuntimeFlags::default()
     };
     let d = device();
-    let exe = runtime::load(&counting_loop().encode_to_vec(), &d, &flags).unwrap();
+    let exe = runtime::load(&while_counter().encode_to_vec(), &d, &flags).unwrap();
     let e = exe.execute(&d, &[]).unwrap_err();
     assert_eq!(
         e.to_string(),
         "RESOURCE_EXHAUSTED: while_thunk 2 (t2): the execution ran longer than the wall-time limit of 0 s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)"
     );
     // The same loop under the default limit runs to the end.
-    let r = run(&counting_loop(), &RuntimeFlags::default(), &[]);
+    let r = run(&while_counter(), &RuntimeFlags::default(), &[]);
     assert_eq!(to_u32s(&r.outputs[0]), vec![10]);
 }
 
@@ -132,7 +106,7 @@ fn a_refused_custom_kernel_names_the_cubin_it_carries() {
     }
 }
 
-// ---- thunks/decode.rs ----
+// ---- thunks/decode/ ----
 
 /// An index equal to the allocation count is the first one out of range.
 #[test]
@@ -239,6 +213,7 @@ fn gemm_with_an_empty_contraction_writes_zeros() {
                 output_buffer: Some(sl(2, 0, 16)),
                 workspace: None,
                 deterministic: true,
+                gemm_config_xyz: None,
             }),
         ),
     ];
@@ -263,26 +238,6 @@ fn all_reduce(groups: Vec<Vec<i64>>) -> GpuExecutableProto {
         }),
         4,
     )
-}
-
-/// Runs on two emulated devices, replica r with f32[4] argument `[1, 2, 3, 4] * 10^r`.
-fn run_two(p: &GpuExecutableProto) -> Vec<(Vec<f32>, Vec<u32>)> {
-    let devices: Vec<Arc<dyn Device>> = vec![Arc::new(device()), Arc::new(device())];
-    let exe = runtime::load(
-        &p.encode_to_vec(),
-        devices[0].as_ref(),
-        &RuntimeFlags::default(),
-    )
-    .unwrap();
-    let args = vec![
-        vec![f32s(&[1., 2., 3., 4.])],
-        vec![f32s(&[10., 20., 30., 40.])],
-    ];
-    exe.execute_replicated(&devices, &args)
-        .unwrap()
-        .into_iter()
-        .map(|r| (to_f32s(&r.outputs[0]), to_u32s(&r.outputs[1])))
-        .collect()
 }
 
 /// Two groups of one replica each: every replica reduces only its own contribution.

@@ -33,6 +33,8 @@ fn cfg(groups: Vec<Vec<i64>>) -> Option<CollectiveConfigProto> {
         group_mode: 1,
         op_id: 7,
         use_symmetric_buffer: true,
+        group_mode_xyz: None,
+        op_id_xyz: None,
     })
 }
 
@@ -43,6 +45,7 @@ fn bufs() -> Vec<CollectiveBufferProto> {
         destination_buffer: Some(sl(1, 0, 32)),
         source_memory_space: 0,
         destination_memory_space: 1,
+        ..Default::default()
     }]
 }
 
@@ -136,7 +139,7 @@ fn kernel() {
 
 #[test]
 fn gemm() {
-    let mut p = crate::execute::gemm_artifact(true);
+    let mut p = crate::common::gemm_artifact(true);
     if let Some(Impl::GemmThunk(g)) = p.thunks[0].r#impl.as_mut() {
         g.workspace = Some(sl(3, 0, 64));
         let c = g.gemm_config.as_mut().unwrap();

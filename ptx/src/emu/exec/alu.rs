@@ -85,7 +85,7 @@ pub(super) fn iun(op: IUn, ty: IntTy, a: u64) -> u64 {
 pub(super) fn moves(w: &mut Warp, mask: u32, op: &Op) {
     match op {
         Op::Mov { d, a } => {
-            let av = rd(&w.regs, *a);
+            let av = *rd(&w.regs, *a);
             wr(&mut w.regs, *d, &av, mask);
         }
         Op::PMov { d, a, neg } => {
@@ -125,7 +125,7 @@ pub(super) fn moves(w: &mut Warp, mask: u32, op: &Op) {
             wr(&mut w.regs, *d, &out, mask);
         }
         Op::Unpack { ds, n, bits, a } => {
-            let v = rd(&w.regs, *a);
+            let v = *rd(&w.regs, *a);
             for k in 0..(*n as usize).min(4) {
                 let sh = k as u32 * *bits as u32;
                 let mut out = [0u64; 32];
@@ -141,7 +141,9 @@ pub(super) fn moves(w: &mut Warp, mask: u32, op: &Op) {
             let bv = rd(&w.regs, *b);
             let mut out = [0u64; 32];
             for l in 0..32 {
-                out[l] = if pv >> l & 1 != 0 { av[l] } else { bv[l] };
+                // All ones where the predicate is set: a blend, not a branch per lane.
+                let m = 0u64.wrapping_sub((pv >> l & 1) as u64);
+                out[l] = (av[l] & m) | (bv[l] & !m);
             }
             wr(&mut w.regs, *d, &out, mask);
         }
@@ -188,6 +190,14 @@ pub(super) fn integer(w: &mut Warp, mask: u32, op: &Op) {
                         0
                     } else {
                         ((x as u32) << n) as u64
+                    }
+                }),
+                (IOp::Shl, 64) => map2!(w, mask, *d, *a, *b, |x, y| {
+                    let n = y as u32;
+                    if n >= 64 {
+                        0
+                    } else {
+                        x << n
                     }
                 }),
                 _ => map2!(w, mask, *d, *a, *b, |x, y| ibin(op, ty, x, y)),
@@ -320,7 +330,7 @@ pub(super) fn select_carry(w: &mut Warp, mask: u32, op: &Op) {
             let cv = if *c == NONE {
                 [0u64; 32]
             } else {
-                rd(&w.regs, *c)
+                *rd(&w.regs, *c)
             };
             let mut out = [0u64; 32];
             let mut cout = 0u32;

@@ -71,7 +71,7 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
         } => {
             let (op, fmt, rnd, ftz, sat) = (*op, *fmt, *rnd, *ftz, *sat);
             if FAST && fmt == Fmt::F64 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
-                let out = lanes::f64_bin(op, &rd(&w.regs, *a), &rd(&w.regs, *b));
+                let out = lanes::f64_bin(op, rd(&w.regs, *a), rd(&w.regs, *b));
                 wr(&mut w.regs, *d, &out, mask);
             } else if fmt == Fmt::F32 && rnd == Rnd::Rn && !ftz && !sat && !*packed {
                 match op {
@@ -119,9 +119,9 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
             if FAST && !ftz && !*packed && matches!(fmt, Fmt::F64 | Fmt::F32) {
                 let (av, bv) = (rd(&w.regs, *a), rd(&w.regs, *b));
                 let out = if fmt == Fmt::F64 {
-                    lanes::f64_minmax(max, nan, &av, &bv)
+                    lanes::f64_minmax(max, nan, av, bv)
                 } else {
-                    lanes::f32_minmax(max, nan, &av, &bv)
+                    lanes::f32_minmax(max, nan, av, bv)
                 };
                 wr(&mut w.regs, *d, &out, mask);
             } else if *packed {
@@ -154,9 +154,9 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
             if FAST && plain && matches!(fmt, Fmt::F64 | Fmt::F32) {
                 let (av, bv, cv) = (rd(&w.regs, *a), rd(&w.regs, *b), rd(&w.regs, *c));
                 let out = if fmt == Fmt::F64 {
-                    lanes::f64_fma(&av, &bv, &cv)
+                    lanes::f64_fma(av, bv, cv)
                 } else {
-                    lanes::f32_fma(&av, &bv, &cv)
+                    lanes::f32_fma(av, bv, cv)
                 };
                 wr(&mut w.regs, *d, &out, mask);
             } else if *packed {
@@ -188,13 +188,17 @@ pub(super) fn arith<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op) {
             a,
         } => {
             let (op, fmt, ftz) = (*op, *fmt, *ftz);
-            if FAST && fmt == Fmt::F64 && !ftz && !*packed {
+            if FAST && matches!(fmt, Fmt::F64 | Fmt::F32) && !ftz && !*packed {
                 let av = rd(&w.regs, *a);
+                let f64s = fmt == Fmt::F64;
+                // The general path's `x ^ sign` and `x & !sign & trunc(MAX, bits)`.
                 let fast = match op {
-                    FUn::Neg => Some(av.map(|x| x ^ (1 << 63))),
-                    FUn::Abs => Some(av.map(|x| x & !(1 << 63))),
-                    FUn::Rcp(Rnd::Rn) => {
-                        Some(lanes::f64_bin(num::FOp::Div, &[1f64.to_bits(); 32], &av))
+                    FUn::Neg if f64s => Some(av.map(|x| x ^ (1 << 63))),
+                    FUn::Abs if f64s => Some(av.map(|x| x & !(1 << 63))),
+                    FUn::Neg => Some(av.map(|x| x ^ (1 << 31))),
+                    FUn::Abs => Some(av.map(|x| x & 0x7fff_ffff)),
+                    FUn::Rcp(Rnd::Rn) if f64s => {
+                        Some(lanes::f64_bin(num::FOp::Div, &[1f64.to_bits(); 32], av))
                     }
                     _ => None,
                 };
@@ -262,7 +266,10 @@ pub(super) fn compare_convert<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op
             let mut v = 0u32;
             match *kind {
                 CmpKind::Float(fmt @ (Fmt::F64 | Fmt::F32)) if FAST && !*ftz => {
-                    v = lanes::fcmp_mask(*cmp, fmt == Fmt::F64, &av, &bv);
+                    v = lanes::fcmp_mask(*cmp, fmt == Fmt::F64, av, bv);
+                }
+                CmpKind::Int(IntTy { bits, signed }) if FAST && (bits == 32 || bits == 64) => {
+                    v = lanes::icmp_mask(*cmp, bits, signed, av, bv);
                 }
                 CmpKind::Int(IntTy { bits: 32, signed }) => {
                     for l in 0..32 {
@@ -335,7 +342,7 @@ pub(super) fn compare_convert<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op
                         ftz: false,
                         sat: false,
                         ..
-                    } => Some(lanes::f64_round_int(ir, &av())),
+                    } => Some(lanes::f64_round_int(ir, av())),
                     Conv::F2F {
                         from: Fmt::F32,
                         to: Fmt::F64,
@@ -343,7 +350,7 @@ pub(super) fn compare_convert<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op
                         ftz: false,
                         sat: false,
                         ..
-                    } => Some(lanes::f32_to_f64(&av())),
+                    } => Some(lanes::f32_to_f64(av())),
                     Conv::F2F {
                         from: Fmt::F64,
                         to: Fmt::F32,
@@ -351,14 +358,22 @@ pub(super) fn compare_convert<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op
                         irnd: None,
                         ftz: false,
                         sat: false,
-                    } => Some(lanes::f64_to_f32_rn(&av())),
+                    } => Some(lanes::f64_to_f32_rn(av())),
+                    Conv::F2I {
+                        from: from @ (Fmt::F64 | Fmt::F32),
+                        ftz: false,
+                        rnd,
+                        to,
+                    } if to.bits == 32 || to.bits == 64 => {
+                        Some(lanes::float_to_int(from == Fmt::F64, rnd, to, av()))
+                    }
                     Conv::I2F {
                         from,
                         to: Fmt::F64,
                         rnd: Rnd::Rn,
                         sat: false,
                     } if from.bits == 32 || from.bits == 64 => {
-                        Some(lanes::int_to_f64(from.signed, from.bits, &av()))
+                        Some(lanes::int_to_f64(from.signed, from.bits, av()))
                     }
                     _ => None,
                 }

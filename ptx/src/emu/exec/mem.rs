@@ -113,7 +113,7 @@ pub(super) fn lane_addrs(regs: &[u64], base: R, base32: bool, off: i64) -> [u64;
     let bv = if base == NONE {
         [0u64; 32]
     } else {
-        rd(regs, base)
+        *rd(regs, base)
     };
     let mut a = [0u64; 32];
     for l in 0..32 {
@@ -130,6 +130,8 @@ pub(super) enum Fast {
     Global,
     /// Every active lane inside the CTA's shared memory.
     Shared,
+    /// Every active lane inside the kernel's parameter buffer (read-only: a store faults).
+    Param,
 }
 
 /// Where an address lands after resolving generic addressing.
@@ -228,8 +230,9 @@ impl<'a> LaunchCtx<'a> {
     }
 
     /// Checks a whole warp's scalar access at once: all active lanes aligned and inside one
-    /// global allocation (which becomes the cached one) or inside shared memory. `None` sends
-    /// the instruction down the per-lane path, which also produces the precise error.
+    /// global allocation (which becomes the cached one), inside shared memory, or inside the
+    /// parameter buffer. `None` sends the instruction down the per-lane path, which
+    /// also produces the precise error.
     #[inline(always)]
     pub(super) fn fast_target(
         &self,
@@ -268,6 +271,9 @@ impl<'a> LaunchCtx<'a> {
                 Some(Fast::Global)
             }
             Sp::Shared if end <= m.shared.len() as u64 => Some(Fast::Shared),
+            // Every kernel reads its parameters with `ld.param`, every warp of every CTA: the
+            // per-lane path for them was a few percent of a short kernel.
+            Sp::Param if end <= self.params.len() as u64 => Some(Fast::Param),
             _ => None,
         }
     }
@@ -440,6 +446,13 @@ impl<'a> LaunchCtx<'a> {
                                     out[l] = bytes_load(&m.shared, addrs[l], size).unwrap_or(0);
                                 }
                             }
+                            Fast::Param => {
+                                while mm != 0 {
+                                    let l = mm.trailing_zeros() as usize;
+                                    mm &= mm - 1;
+                                    out[l] = bytes_load(self.params, addrs[l], size).unwrap_or(0);
+                                }
+                            }
                         }
                         if *sext {
                             for v in out.iter_mut() {
@@ -520,6 +533,14 @@ impl<'a> LaunchCtx<'a> {
                                     mm &= mm - 1;
                                     let _ = bytes_store(&mut m.shared, addrs[l], size, vals[l]);
                                 }
+                            }
+                            Fast::Param => {
+                                // The per-lane path's fault: the first active lane's store.
+                                let l = mask.trailing_zeros();
+                                let addr = addrs.get(l as usize).copied().unwrap_or(0);
+                                let f =
+                                    Fault::new(FaultKind::ReadOnly, Space::Param, addr, size, l);
+                                return Err((pc, f));
                             }
                         }
                         return Ok(());

@@ -282,15 +282,17 @@ use regs::{pget, pset};
 
 impl<'a> LaunchCtx<'a> {
     fn special(&self, s: SpecialReg, ctaid: [u32; 3], warp: u32, lane: u32, nwarps: u32) -> u64 {
-        let t = warp * 32 + lane;
-        let [bx, by, _] = self.block;
-        let tid = [
-            t % bx.max(1),
-            (t / bx.max(1)) % by.max(1),
-            t / (bx.max(1) * by.max(1)),
-        ];
         match s {
-            SpecialReg::Tid(d) => tid[d.index()] as u64,
+            SpecialReg::Tid(d) => {
+                let t = warp * 32 + lane;
+                let [bx, by, _] = self.block;
+                let tid = [
+                    t % bx.max(1),
+                    (t / bx.max(1)) % by.max(1),
+                    t / (bx.max(1) * by.max(1)),
+                ];
+                tid[d.index()] as u64
+            }
             SpecialReg::Ntid(d) => self.block[d.index()] as u64,
             SpecialReg::Ctaid(d) => ctaid[d.index()] as u64,
             SpecialReg::Nctaid(d) => self.grid[d.index()] as u64,
@@ -458,23 +460,41 @@ impl<'a> LaunchCtx<'a> {
             w.gmask = w.live;
             w.next_other = u32::MAX;
             w.preds.fill(0);
+            // Row by row: a constant row is one value but for the lane-varying special
+            // registers, so most rows are a fill (per lane with a match, this was a seventh of
+            // an elementwise kernel's host instructions: many CTAs of few iterations).
             for (r, src) in &f.consts {
                 let base = *r as usize * 32;
                 if let Some(row) = w.regs.get_mut(base..base + 32) {
-                    for (lane, x) in row.iter_mut().enumerate() {
-                        *x = match src {
-                            ConstSrc::Imm(v) => *v,
-                            ConstSrc::Special(s) => {
-                                self.special(*s, ctaid, w.index, lane as u32, nwarps)
+                    match src {
+                        ConstSrc::Imm(v) => row.fill(*v),
+                        ConstSrc::Special(
+                            s @ (SpecialReg::Tid(_)
+                            | SpecialReg::Laneid
+                            | SpecialReg::LanemaskEq
+                            | SpecialReg::LanemaskLe
+                            | SpecialReg::LanemaskLt
+                            | SpecialReg::LanemaskGe
+                            | SpecialReg::LanemaskGt),
+                        ) => {
+                            for (lane, x) in row.iter_mut().enumerate() {
+                                *x = self.special(*s, ctaid, w.index, lane as u32, nwarps);
                             }
-                            ConstSrc::ModuleVar(i, off) => self
-                                .var_addrs
+                        }
+                        // The others are the same in every lane of the warp.
+                        ConstSrc::Special(s) => {
+                            row.fill(self.special(*s, ctaid, w.index, 0, nwarps))
+                        }
+                        ConstSrc::ModuleVar(i, off) => row.fill(
+                            self.var_addrs
                                 .get(*i as usize)
                                 .copied()
                                 .unwrap_or(0)
                                 .wrapping_add(*off as u64),
-                            ConstSrc::DynShared(off) => self.dyn_base().wrapping_add(*off as u64),
-                        };
+                        ),
+                        ConstSrc::DynShared(off) => {
+                            row.fill(self.dyn_base().wrapping_add(*off as u64))
+                        }
                     }
                 }
             }

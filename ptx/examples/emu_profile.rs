@@ -1,0 +1,78 @@
+//! Runs one PTX kernel on a deterministic input, for profiling the emulator (not a test): the
+//! driver behind the host-instructions-per-lane-instruction figures of docs/performance.md,
+//! measured with
+//!
+//! ```text
+//! valgrind --tool=cachegrind --cache-sim=no --toggle-collect='*emu*launch*' \
+//!     target/debug/examples/emu_profile KERNEL.ptx NAME GRID BLOCK BYTES... [--reference]
+//! ```
+//!
+//! Every parameter is a buffer of `BYTES` bytes filled with the f32 values `aot bench`'s scale
+//! modules get (`harness::bench::scale::scale_input`), so the compiler's scale kernels
+//! (`aot inspect` prints their PTX) run on the data they are measured with. One worker thread;
+//! prints the launch's lane-instructions and its wall time.
+use std::time::Instant;
+
+use ptx::emu::{self, LaunchOptions, LoadedModule, Memory, ParamValue};
+
+fn scale_input(p: usize, i: usize) -> f32 {
+    let v = (i as u64).wrapping_mul(7 + 2 * p as u64) % 13;
+    (v as f32 - 6.0) / 16.0
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let reference = args.iter().any(|a| a == "--reference");
+    let threads = args
+        .iter()
+        .position(|a| a == "--threads")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1usize);
+    let pos: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--threads"))
+        .map(|(_, a)| a)
+        .collect();
+    let [file, kernel, grid, block, bufs @ ..] = pos.as_slice() else {
+        eprintln!("usage: emu_profile FILE.ptx KERNEL GRID_X BLOCK_X BYTES... [--reference] [--threads N]");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(file).expect("read the PTX file");
+    let module = LoadedModule::load(&ptx::parse(&text).expect("parse")).expect("load");
+    let mut mem = Memory::new();
+    let mut params = Vec::new();
+    for (p, bytes) in bufs.iter().enumerate() {
+        let n: usize = bytes.parse().expect("buffer size in bytes");
+        let data: Vec<u8> = (0..n / 4)
+            .flat_map(|i| scale_input(p, i).to_le_bytes())
+            .collect();
+        let ptr = mem.alloc(n as u64).expect("alloc");
+        mem.write(ptr, &data).expect("write");
+        params.push(ParamValue::ptr(ptr));
+    }
+    let options = LaunchOptions {
+        threads,
+        reference_engine: reference,
+        ..LaunchOptions::default()
+    };
+    let t = Instant::now();
+    let stats = emu::launch(
+        &module,
+        kernel,
+        [grid.parse().expect("grid"), 1, 1],
+        [block.parse().expect("block"), 1, 1],
+        0,
+        &params,
+        &mut mem,
+        &options,
+    )
+    .expect("launch");
+    println!(
+        "{kernel}: {} lane-instructions, {} warp-instructions, {:.1} ms",
+        stats.lane_instructions,
+        stats.warp_instructions,
+        t.elapsed().as_secs_f64() * 1e3
+    );
+}

@@ -1,0 +1,292 @@
+//! Kernel launches: kernel thunks (PTX checked against the device and its `.entry`) and custom
+//! kernels; launch dimensions and shared memory against the device's limits.
+use super::*;
+
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+fn dims(d: Option<&impl Xyz>, path: &str, limits: [u64; 3], limit_name: &str) -> Result<[u32; 3]> {
+    let d = d.ok_or_else(|| invalid(format!("{path} is not set")))?;
+    let mut out = [0u32; 3];
+    for (i, (v, axis)) in d.xyz().into_iter().zip(AXES).enumerate() {
+        let limit = limits.get(i).copied().unwrap_or(0).min(u64::from(u32::MAX));
+        let ok = u64::try_from(v).ok().filter(|&v| v >= 1 && v <= limit);
+        let Some(v) = ok else {
+            return Err(invalid(format!(
+                "{path}.{axis} is {v}, out of range [1, {limit}] (the device's {limit_name}_{axis})"
+            )));
+        };
+        if let Some(o) = out.get_mut(i) {
+            *o = v as u32;
+        }
+    }
+    Ok(out)
+}
+
+/// The three coordinates of either `Dim3DProto`: this project's (`xla.gpu`, in kernel thunks) and
+/// XLA's (`stream_executor`, in custom kernels), which are wire-identical.
+trait Xyz {
+    fn xyz(&self) -> [i64; 3];
+}
+
+impl Xyz for Dim3DProto {
+    fn xyz(&self) -> [i64; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+impl Xyz for proto::stream_executor::Dim3DProto {
+    fn xyz(&self) -> [i64; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+/// What a custom kernel's `kernel_spec` carries.
+fn kernel_code(spec: Option<&proto::stream_executor::KernelLoaderSpecProto>) -> KernelCode {
+    use proto::stream_executor::kernel_loader_spec_proto::Payload;
+    let Some(spec) = spec else {
+        return KernelCode::None;
+    };
+    match &spec.payload {
+        Some(Payload::Ptx(p)) => KernelCode::Ptx(p.data.clone()),
+        Some(Payload::Cubin(c)) => KernelCode::Cubin(c.data.clone()),
+        Some(Payload::InProcessSymbol(s)) => KernelCode::Symbol(s.persistent_name.clone()),
+        None => KernelCode::None,
+    }
+}
+
+fn launch_dims(
+    ctx: &DecodeContext<'_>,
+    p: Option<&LaunchDimensionsProto>,
+    path: &str,
+) -> Result<([u32; 3], [u32; 3])> {
+    let p = p.ok_or_else(|| invalid(format!("{path} is not set")))?;
+    let dev = ctx.device;
+    // Which pair of fields carries the counts: the project numbers (1000, 1001) when either is
+    // set, else the v1 numbers (1, 2). Both at once would leave the launch ambiguous.
+    let xyz = p.block_counts_xyz.is_some() || p.thread_counts_per_block_xyz.is_some();
+    let (block_counts, thread_counts, names) = if xyz {
+        if p.block_counts.is_some() || p.thread_counts_per_block.is_some() {
+            return Err(invalid(format!(
+                "{path} sets both block_counts/thread_counts_per_block (1, 2) and block_counts_xyz/thread_counts_per_block_xyz (1000, 1001); an artifact sets one pair"
+            )));
+        }
+        (
+            p.block_counts_xyz.as_ref(),
+            p.thread_counts_per_block_xyz.as_ref(),
+            ["block_counts_xyz", "thread_counts_per_block_xyz"],
+        )
+    } else {
+        legacy_launch_dims(p)
+    };
+    let grid = dims(
+        block_counts,
+        &format!("{path}.{}", names[0]),
+        dev.block_dim_limit,
+        "block_dim_limit",
+    )?;
+    let block = dims(
+        thread_counts,
+        &format!("{path}.{}", names[1]),
+        dev.thread_dim_limit,
+        "thread_dim_limit",
+    )?;
+    let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
+    if threads > dev.threads_per_block_limit {
+        return Err(invalid(format!(
+            "{path}.{} is {}x{}x{} = {threads} threads, over the device's threads_per_block_limit of {}",
+            names[1], block[0], block[1], block[2], dev.threads_per_block_limit
+        )));
+    }
+    Ok((grid, block))
+}
+
+/// The launch counts at the v1 numbers 1 and 2, which the compiler writes by default until the
+/// stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then carry only
+/// these.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_launch_dims(
+    p: &LaunchDimensionsProto,
+) -> (Option<&Dim3DProto>, Option<&Dim3DProto>, [&'static str; 2]) {
+    (
+        p.block_counts.as_ref(),
+        p.thread_counts_per_block.as_ref(),
+        ["block_counts", "thread_counts_per_block"],
+    )
+}
+
+fn shmem(ctx: &DecodeContext<'_>, v: i64, path: &str) -> Result<u32> {
+    let limit = ctx.device.shared_memory_per_block_optin;
+    u64::try_from(v)
+        .ok()
+        .filter(|&v| v <= limit)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| {
+            invalid(format!(
+                "{path} is {v}, out of range [0, {limit}] (the device's shared_memory_per_block_optin)"
+            ))
+        })
+}
+
+pub(super) fn kernel(
+    ctx: &mut DecodeContext<'_>,
+    k: &mut KernelThunkProto,
+    path: &str,
+) -> Result<KernelThunk> {
+    let KernelThunkProto {
+        args: arg_protos,
+        written,
+        kernel_name,
+        launch_dimensions,
+        shmem_bytes,
+        args_shape,
+        kernel_binary,
+    } = k;
+    let args = arg_protos
+        .iter()
+        .enumerate()
+        .map(|(i, a)| slice(ctx, Some(a), &format!("{path}.args[{i}]")))
+        .collect::<Result<Vec<_>>>()?;
+    if !written.is_empty() && written.len() != args.len() {
+        return Err(invalid(format!(
+            "{path}.written has {} entries, args has {}; they must be parallel",
+            written.len(),
+            args.len()
+        )));
+    }
+    let (grid, block) = launch_dims(
+        ctx,
+        launch_dimensions.as_ref(),
+        &format!("{path}.launch_dimensions"),
+    )?;
+    let shmem_bytes = shmem(ctx, *shmem_bytes, &format!("{path}.shmem_bytes"))?;
+    let bin = kernel_binary
+        .as_mut()
+        .ok_or_else(|| invalid(format!("{path}.kernel_binary is not set")))?;
+    if !bin.cubin.is_empty() {
+        let (major, minor) = ctx.device.compute_capability;
+        let want = i64::from(major) * 10 + i64::from(minor);
+        match ptx::ptxas::cubin_sm(&bin.cubin) {
+            Err(e) => {
+                return Err(invalid(format!(
+                    "{path}.kernel_binary.cubin is not a cubin: {e}"
+                )))
+            }
+            Ok(sm) if i64::from(sm) != want => {
+                return Err(Error::failed_precondition(format!(
+                    "{path}.kernel_binary.cubin is for sm_{sm}, the device is sm_{want}"
+                )))
+            }
+            Ok(_) => {}
+        }
+    }
+    let module = ctx.kernels.intern(
+        std::mem::take(&mut bin.ptx),
+        std::mem::take(&mut bin.cubin),
+        ctx.flags.ptx_check,
+        path,
+    )?;
+    let Some(entry) = module.outline.kernel(kernel_name) else {
+        let entries: Vec<String> = module.outline.entries().map(|f| elide(&f.name)).collect();
+        return Err(Error::not_found(format!(
+            "{path}.kernel_name \"{}\" is not an .entry of its kernel_binary.ptx (entries: {})",
+            elide(&kernel_name.escape_debug().to_string()),
+            elide(&entries.join(", "))
+        )));
+    };
+    let params = entry.params();
+    if params.len() != args.len() {
+        return Err(invalid(format!(
+            "{path}.args has {} entries, .entry {} takes {} parameters",
+            args.len(),
+            kernel_name,
+            params.len()
+        )));
+    }
+    for (j, prm) in params.iter().enumerate() {
+        let bytes =
+            prm.ty.size_bytes() as u64 * prm.array.iter().map(|d| d.unwrap_or(1)).product::<u64>();
+        if bytes != 8 {
+            return Err(invalid(format!(
+                "{path}: parameter {j} ({}) of .entry {} is {bytes} bytes; every kernel_thunk parameter must be a 64-bit device address",
+                prm.name, kernel_name
+            )));
+        }
+    }
+    Ok(KernelThunk {
+        args,
+        written: written.clone(),
+        kernel_name: kernel_name.clone(),
+        grid,
+        block,
+        shmem_bytes,
+        args_shape: args_shape.clone(),
+        module,
+    })
+}
+
+/// A `custom_kernel_thunk`: refused unless the context accepts unimplemented kinds, then checked
+/// like a kernel launch.
+pub(super) fn custom_kernel(
+    ctx: &DecodeContext<'_>,
+    k: &CustomKernelThunkProto,
+    path: &str,
+) -> Result<ThunkKind> {
+    let CustomKernelThunkProto {
+        args: arg_protos,
+        written,
+        custom_kernel,
+    } = k;
+    let p2 = format!("{path}.custom_kernel_thunk");
+    let CustomKernelProto {
+        name,
+        kernel_spec,
+        block_dims,
+        thread_dims,
+        // A thread-block cluster shape: not read, as custom kernels are not executed here (the
+        // check below refuses them outside conversion tests) and conversion does not carry it.
+        cluster_dim: _,
+        shared_memory_bytes,
+    } = custom_kernel.clone().unwrap_or_default();
+    let code = kernel_code(kernel_spec.as_ref());
+    if !ctx.allow_unimplemented {
+        // Say what the kernel carries, so a refused XLA:GPU artifact names the reason
+        // (the emulated device runs PTX; XLA's kernels carry only a cubin).
+        return Err(Error::unimplemented(format!(
+            "{p2}: this runtime does not execute custom-kernel thunks (kernel `{}`: {}); the emulated device runs PTX",
+            name,
+            code.describe()
+        )));
+    }
+    let args = arg_protos
+        .iter()
+        .enumerate()
+        .map(|(i, a)| shaped(ctx, Some(a), &format!("{p2}.args[{i}]")))
+        .collect::<Result<Vec<_>>>()?;
+    let cd = format!("{p2}.custom_kernel");
+    let grid = dims(
+        block_dims.as_ref().and_then(|d| d.coordinates.as_ref()),
+        &format!("{cd}.block_dims.coordinates"),
+        ctx.device.block_dim_limit,
+        "block_dim_limit",
+    )?;
+    let block = dims(
+        thread_dims.as_ref().and_then(|d| d.coordinates.as_ref()),
+        &format!("{cd}.thread_dims.coordinates"),
+        ctx.device.thread_dim_limit,
+        "thread_dim_limit",
+    )?;
+    let shared_memory_bytes = shmem(
+        ctx,
+        shared_memory_bytes,
+        &format!("{cd}.shared_memory_bytes"),
+    )?;
+    Ok(ThunkKind::CustomKernel(CustomKernelThunk {
+        args,
+        written: written.clone(),
+        name,
+        grid,
+        block,
+        shared_memory_bytes,
+        code,
+    }))
+}
