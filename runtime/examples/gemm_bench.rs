@@ -10,7 +10,7 @@
 //! builds and kernels can be checked for bit-identical results too.
 use std::time::Instant;
 
-use runtime::gemm::{gemm_with, Isa, Options};
+use runtime::gemm::{gemm_with, kernel_name, Isa, Options};
 use runtime::thunks::{ElemType, ElemTypeExt, GemmConfig, MatrixLayout, Order};
 
 /// Element `i` of parameter `p`, the formula of `tools/xla_cpu_times.py` (and `aot bench`).
@@ -145,7 +145,11 @@ fn run(case: &Case, reps: usize, isa: Isa, thread_counts: &[usize]) {
         "{}: different bytes with {thread_counts:?} threads",
         case.name
     );
-    println!("{line}  hash {:016x}", hashes[0]);
+    println!(
+        "{line}  hash {:016x}  [{}]",
+        hashes[0],
+        kernel_name(compute, isa)
+    );
 }
 
 fn main() {

@@ -16,32 +16,20 @@ pub(super) trait Compute:
     Copy + Send + Sync + Add<Output = Self> + Mul<Output = Self> + 'static
 {
     const ZERO: Self;
+    /// Element `i` of `buf` (of type `t`) in this compute type, `None` for a type it cannot read
+    /// (`pack` then declines before anything is written).
     fn read(buf: &[u8], t: ElemType, i: u64) -> Option<Self>;
-    /// Whether operands of type `t` can be read into this compute type.
-    fn reads(t: ElemType) -> bool;
     /// `alpha * acc (+ beta * old)` converted for the output, as the reference loop computes it.
     fn finish(cfg: &GemmConfig, acc: Self, out: &[u8], oi: u64) -> Option<Acc>;
     /// A hand-written kernel for `isa` (the CPU has it), if the type has one.
     fn vector_kernel(isa: super::Isa) -> Option<Kernel<Self>>;
 }
 
-const FLOAT_OPERANDS: [ElemType; 6] = [
-    ElemType::F16,
-    ElemType::BF16,
-    ElemType::F32,
-    ElemType::F64,
-    ElemType::S8,
-    ElemType::S32,
-];
-
 impl Compute for f32 {
     const ZERO: f32 = 0.0;
     #[inline(always)]
     fn read(buf: &[u8], t: ElemType, i: u64) -> Option<f32> {
         load(buf, t, i).map(|v| v as f32)
-    }
-    fn reads(t: ElemType) -> bool {
-        FLOAT_OPERANDS.contains(&t)
     }
     #[inline(always)]
     fn finish(cfg: &GemmConfig, acc: f32, out: &[u8], oi: u64) -> Option<Acc> {
@@ -62,9 +50,6 @@ impl Compute for f64 {
     fn read(buf: &[u8], t: ElemType, i: u64) -> Option<f64> {
         load(buf, t, i)
     }
-    fn reads(t: ElemType) -> bool {
-        FLOAT_OPERANDS.contains(&t)
-    }
     #[inline(always)]
     fn finish(cfg: &GemmConfig, acc: f64, out: &[u8], oi: u64) -> Option<Acc> {
         let mut r = cfg.alpha_real * acc;
@@ -84,9 +69,6 @@ impl Compute for Wrapping<i32> {
     fn read(buf: &[u8], t: ElemType, i: u64) -> Option<Wrapping<i32>> {
         load_i(buf, t, i).map(Wrapping)
     }
-    fn reads(t: ElemType) -> bool {
-        matches!(t, ElemType::S8 | ElemType::S32)
-    }
     #[inline(always)]
     fn finish(cfg: &GemmConfig, acc: Wrapping<i32>, out: &[u8], oi: u64) -> Option<Acc> {
         let mut r = (cfg.alpha_real as i32).wrapping_mul(acc.0);
@@ -105,17 +87,76 @@ impl Compute for Wrapping<i32> {
 /// Below this many multiply-adds per batch one thread does the work (spawning costs more).
 pub(super) const PARALLEL_MIN: usize = 1 << 18;
 
+/// How each batch's work is split over threads, decided from the shape alone before anything
+/// runs (the results do not depend on it; the tests pin it, since they cannot see it otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Plan {
+    /// Threads that pack and multiply, each a run of `a_rows` rows; 1: all on the calling
+    /// thread.
+    pub threads: usize,
+    /// Rows of A (whole `mr` panels) per thread; the padded M on one thread.
+    pub a_rows: usize,
+    /// Columns of B (whole `nr` panels) each packing thread packs; the padded N on one thread.
+    pub b_cols: usize,
+    /// Whether each thread also runs its rows' epilogue (rather than the calling thread after
+    /// the product).
+    pub split_epilogue: bool,
+}
+
+impl Plan {
+    /// The plan for an `m x n x k` product in `mr x nr` blocks on up to `threads` threads, into
+    /// an output of view `out`.
+    pub(super) fn new(
+        (m, n, k): (usize, usize, usize),
+        (mr, nr): (usize, usize),
+        out: View,
+        threads: usize,
+    ) -> Plan {
+        let (mp, np) = (m.div_ceil(mr) * mr, n.div_ceil(nr) * nr);
+        // K = 0 is no work, so it always runs on one thread (the split below packs `a_rows * k`
+        // elements per thread, which needs k > 0).
+        let work = m.saturating_mul(n).saturating_mul(k);
+        let threads = if work < PARALLEL_MIN {
+            1
+        } else {
+            threads.max(1)
+        };
+        // Whole row panels of A (so of C and of the output) per thread, whole column panels of B.
+        let a_rows = (mp / mr).div_ceil(threads) * mr;
+        if a_rows >= mp {
+            // One thread, or one panel of rows (nothing to split).
+            return Plan {
+                threads: 1,
+                a_rows: mp,
+                b_cols: np,
+                split_epilogue: false,
+            };
+        }
+        Plan {
+            threads: mp.div_ceil(a_rows),
+            a_rows,
+            b_cols: (np / nr).div_ceil(threads) * nr,
+            // Contiguous output rows that do not overlap (row stride at least n) put the rows
+            // of different threads in disjoint pieces of the buffer: each thread then also
+            // runs its rows' epilogue (the order within an element is the same; elements do
+            // not interact). Any other output layout gets the epilogue on the calling thread
+            // afterwards, in the reference's order.
+            split_epilogue: out.col == 1 && out.row >= n as u64,
+        }
+    }
+}
+
 /// Element `(r, c)` of `op(X)` of batch `b` is element `b * batch + r * row + c * col` of the
 /// buffer (the same sum `MatrixLayout::offset` computes, with the transpose folded in).
 #[derive(Clone, Copy)]
-struct View {
+pub(super) struct View {
     batch: u64,
     row: u64,
     col: u64,
 }
 
 impl View {
-    fn of(l: &MatrixLayout) -> View {
+    pub(super) fn of(l: &MatrixLayout) -> View {
         let (rs, cs) = match l.order {
             Order::RowMajor => (l.leading_dim_stride, 1),
             Order::ColumnMajor => (1, l.leading_dim_stride),
@@ -207,21 +248,18 @@ pub(super) fn run<T: Compute>(
         View::of(&cfg.output),
     );
     let (lt, rt, ot) = (cfg.lhs.dtype, cfg.rhs.dtype, cfg.output.dtype);
-    if !T::reads(lt)
-        || !T::reads(rt)
-        || !super::STORED.contains(&ot)
+    // The operand types are checked by `pack` (before anything is written); an operand with
+    // K = 0 is never read, so it needs no elements. The index ranges are checked here, whole,
+    // so that no index computed below overflows.
+    if !super::STORED.contains(&ot)
         || (k > 0 && !covers(av, cfg.batch, m, k, lt, lhs.len()))
         || (k > 0 && !covers(bv, cfg.batch, n, k, rt, rhs.len()))
         || !covers(ov, cfg.batch, m, n, ot, out.len())
     {
         return false;
     }
-    let work = m.saturating_mul(n).saturating_mul(k);
-    let threads = if work < PARALLEL_MIN {
-        1
-    } else {
-        options.threads.max(1)
-    };
+    let plan = Plan::new((m, n, k), (mr, nr), ov, options.threads);
+    let (a_rows, b_cols) = (plan.a_rows, plan.b_cols);
     let osz = ot.size();
     let mut a = Vec::new();
     let mut b = Vec::new();
@@ -236,10 +274,7 @@ pub(super) fn run<T: Compute>(
         c.clear();
         c.resize(mp * np, T::ZERO);
         let (a0, b0, o0) = (av.start(batch), bv.start(batch), ov.start(batch));
-        // Whole row panels of A (so of C and of the output) per thread, whole column panels of B.
-        let a_rows = (mp / mr).div_ceil(threads) * mr;
-        let b_cols = (np / nr).div_ceil(threads) * nr;
-        if threads <= 1 || a_rows >= mp || k == 0 {
+        if plan.threads == 1 {
             let ok = pack::<T>(lhs, lt, av, a0, m, k, mr, &mut a)
                 && pack::<T>(rhs, rt, bv, b0, n, k, nr, &mut b);
             if !ok {
@@ -272,16 +307,13 @@ pub(super) fn run<T: Compute>(
         if !packed {
             return false;
         }
-        // Contiguous output rows that do not overlap (row stride at least n) put the rows of
-        // different threads in disjoint pieces of the buffer: each thread then also runs its
-        // rows' epilogue (the order within an element is the same; elements do not interact).
-        // Any other output layout gets the epilogue on this thread afterwards.
-        let split = ov.col == 1 && ov.row >= n as u64;
+        // Each thread's rows of the output as its own slice when it runs their epilogue.
+        let split = plan.split_epilogue;
         let mut pieces = Vec::new();
         if split {
             let mut rest = &mut *out;
             let mut at = 0u64;
-            for t in 1..mp.div_ceil(a_rows) {
+            for t in 1..plan.threads {
                 // Within the buffer: row t * a_rows < m starts below the checked last index.
                 let cut = o0 + (t * a_rows) as u64 * ov.row;
                 let Ok(len) = usize::try_from((cut - at) * osz) else {

@@ -15,6 +15,9 @@ use super::Isa;
 /// A block kernel and the block it computes.
 #[derive(Clone, Copy)]
 pub(super) struct Kernel<T> {
+    /// Which kernel it is (`"f32 8x32 avx512"`): the tests check that each ISA gets its own,
+    /// which the results cannot show (every kernel gives the same bytes).
+    pub name: &'static str,
     /// Rows of the block (rows of an A panel).
     pub mr: usize,
     /// Columns of the block (columns of a B panel).
@@ -82,14 +85,19 @@ pub(super) fn select<T: Compute>(isa: Isa) -> Kernel<T> {
     if let Some(k) = T::vector_kernel(isa) {
         return k;
     }
-    let block = match isa {
-        Isa::Portable => portable_4x16::<T>,
-        Isa::Avx2 | Isa::Avx512 => portable_4x16_avx2::<T>,
-    };
-    Kernel {
-        mr: 4,
-        nr: 16,
-        block,
+    match isa {
+        Isa::Portable => Kernel {
+            name: "4x16 portable",
+            mr: 4,
+            nr: 16,
+            block: portable_4x16::<T>,
+        },
+        Isa::Avx2 | Isa::Avx512 => Kernel {
+            name: "4x16 portable, built for avx2",
+            mr: 4,
+            nr: 16,
+            block: portable_4x16_avx2::<T>,
+        },
     }
 }
 
@@ -97,12 +105,8 @@ pub(super) fn select<T: Compute>(isa: Isa) -> Kernel<T> {
 pub(super) fn f32_kernel(isa: Isa) -> Option<Kernel<f32>> {
     match isa {
         Isa::Portable => None,
-        Isa::Avx2 => Some(Kernel {
-            mr: 6,
-            nr: 16,
-            block: f32_6x16_avx2,
-        }),
-        Isa::Avx512 => avx512_f32(),
+        Isa::Avx2 => Some(F32_AVX2),
+        Isa::Avx512 => Some(F32_AVX512),
     }
 }
 
@@ -110,14 +114,50 @@ pub(super) fn f32_kernel(isa: Isa) -> Option<Kernel<f32>> {
 pub(super) fn f64_kernel(isa: Isa) -> Option<Kernel<f64>> {
     match isa {
         Isa::Portable => None,
-        Isa::Avx2 => Some(Kernel {
-            mr: 6,
-            nr: 8,
-            block: f64_6x8_avx2,
-        }),
-        Isa::Avx512 => avx512_f64(),
+        Isa::Avx2 => Some(F64_AVX2),
+        Isa::Avx512 => Some(F64_AVX512),
     }
 }
+
+const F32_AVX2: Kernel<f32> = Kernel {
+    name: "f32 6x16 avx2",
+    mr: 6,
+    nr: 16,
+    block: f32_6x16_avx2,
+};
+
+const F64_AVX2: Kernel<f64> = Kernel {
+    name: "f64 6x8 avx2",
+    mr: 6,
+    nr: 8,
+    block: f64_6x8_avx2,
+};
+
+// AVX-512 intrinsics and `target_feature(enable = "avx512f")` are stable from Rust 1.89; the
+// workspace's rust-version is 1.85, where these kernels are left out (the AVX2 ones run). They
+// are constants rather than functions so that the code of the toolchain not in use is no
+// function body (cargo-mutants would mutate it, and no test can see a mutant that is not built).
+#[rustversion::since(1.89)]
+const F32_AVX512: Kernel<f32> = Kernel {
+    name: "f32 8x32 avx512",
+    mr: 8,
+    nr: 32,
+    block: f32_8x32_avx512,
+};
+
+#[rustversion::before(1.89)]
+const F32_AVX512: Kernel<f32> = F32_AVX2;
+
+#[rustversion::since(1.89)]
+const F64_AVX512: Kernel<f64> = Kernel {
+    name: "f64 8x16 avx512",
+    mr: 8,
+    nr: 16,
+    block: f64_8x16_avx512,
+};
+
+#[rustversion::before(1.89)]
+const F64_AVX512: Kernel<f64> = F64_AVX2;
 
 fn f32_6x16_avx2(a: &[f32], b: &[f32], c: &mut [f32], ldc: usize) {
     #[cfg(target_arch = "x86_64")]
@@ -137,36 +177,6 @@ fn f64_6x8_avx2(a: &[f64], b: &[f64], c: &mut [f64], ldc: usize) {
         return;
     }
     portable::<f64, 6, 8>(a, b, c, ldc);
-}
-
-// AVX-512 intrinsics and `target_feature(enable = "avx512f")` are stable from Rust 1.89; the
-// workspace's rust-version is 1.85, where these kernels are left out (the AVX2 ones run).
-#[rustversion::since(1.89)]
-fn avx512_f32() -> Option<Kernel<f32>> {
-    Some(Kernel {
-        mr: 8,
-        nr: 32,
-        block: f32_8x32_avx512,
-    })
-}
-
-#[rustversion::before(1.89)]
-fn avx512_f32() -> Option<Kernel<f32>> {
-    f32_kernel(Isa::Avx2)
-}
-
-#[rustversion::since(1.89)]
-fn avx512_f64() -> Option<Kernel<f64>> {
-    Some(Kernel {
-        mr: 8,
-        nr: 16,
-        block: f64_8x16_avx512,
-    })
-}
-
-#[rustversion::before(1.89)]
-fn avx512_f64() -> Option<Kernel<f64>> {
-    f64_kernel(Isa::Avx2)
 }
 
 #[rustversion::since(1.89)]

@@ -197,6 +197,17 @@ pub fn gemm_with(
     }
 }
 
+/// The name of the micro-kernel [`gemm_with`] runs for `compute_type` with `isa` on this CPU,
+/// e.g. `"f32 8x32 avx512"` (`runtime/examples/gemm_bench.rs` prints it). Every kernel gives the
+/// same bytes, so the name is the only way to tell which one runs.
+pub fn kernel_name(compute_type: ElemType, isa: Isa) -> &'static str {
+    match compute_type {
+        ElemType::S32 => kernels::select::<Wrapping<i32>>(isa).name,
+        ElemType::F64 => kernels::select::<f64>(isa).name,
+        _ => kernels::select::<f32>(isa).name,
+    }
+}
+
 /// The reference loop: one output element at a time, exactly as docs/artifact.md words it.
 fn gemm_reference(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> Result<()> {
     let oob = || Error::internal("gemm operand access out of bounds");

@@ -842,3 +842,338 @@ fn the_machine_options_are_what_the_cpu_has() {
     let best = Isa::ALL.iter().position(|&i| i == o.isa).expect("listed");
     assert!(Isa::ALL[best + 1..].iter().all(|i| !i.supported()));
 }
+
+/// The fast path alone (not the reference loop `gemm_with` falls back to) for `cfg`'s compute
+/// type: whether it ran.
+fn fast_run(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8], opt: Options) -> bool {
+    match cfg.compute_type {
+        ElemType::S32 => fast::run::<Wrapping<i32>>(cfg, lhs, rhs, out, opt),
+        ElemType::F64 => fast::run::<f64>(cfg, lhs, rhs, out, opt),
+        _ => fast::run::<f32>(cfg, lhs, rhs, out, opt),
+    }
+}
+
+/// Every kernel this CPU has, on one thread (the decisions below do not depend on threads).
+fn every_isa() -> Vec<Options> {
+    Isa::ALL
+        .into_iter()
+        .filter(|i| i.supported())
+        .map(|isa| Options { threads: 1, isa })
+        .collect()
+}
+
+/// A row-major `m x k` times `k x n` f32 product into a row-major `m x n` output, with random
+/// operands and old output, and `beta = 0.5` (so a second pass over an element would show).
+fn f32_case(m: u64, n: u64, k: u64, seed: &mut u64) -> (GemmConfig, Vec<u8>, Vec<u8>, Vec<u8>) {
+    let l = layout(Order::RowMajor, m, k, false, ElemType::F32);
+    let r = layout(Order::RowMajor, k, n, false, ElemType::F32);
+    let o = layout(Order::RowMajor, m, n, false, ElemType::F32);
+    let mut cfg = config(l, r, o, ElemType::F32);
+    cfg.beta = 0.5;
+    let (lhs, rhs, out) = (
+        random_buffer(&l, 1, seed),
+        random_buffer(&r, 1, seed),
+        random_buffer(&o, 1, seed),
+    );
+    (cfg, lhs, rhs, out)
+}
+
+/// An empty product has nothing to read or write: the fast path is done at once, with no
+/// buffers at all. With K = 0 (an empty sum) it writes `beta * old` and reads no operand.
+#[test]
+fn empty_products_run_on_the_fast_path_without_operands() {
+    for (m, n, k, batch) in [(0, 3, 2, 1), (2, 0, 3, 1), (2, 3, 2, 0)] {
+        let mut cfg = config(
+            layout(Order::RowMajor, m, k, false, ElemType::F32),
+            layout(Order::RowMajor, k, n, false, ElemType::F32),
+            layout(Order::RowMajor, m, n, false, ElemType::F32),
+            ElemType::F32,
+        );
+        cfg.batch = batch;
+        for opt in every_isa() {
+            assert!(
+                fast_run(&cfg, &[], &[], &mut [], opt),
+                "{m}x{n}x{k}, {batch} batches, {opt:?}"
+            );
+        }
+        assert_eq!(gemm(&cfg, &[], &[], &mut []), Ok(()));
+    }
+    let o = layout(Order::RowMajor, 2, 3, false, ElemType::F32);
+    let mut cfg = config(
+        layout(Order::RowMajor, 2, 0, false, ElemType::F32),
+        layout(Order::RowMajor, 0, 3, false, ElemType::F32),
+        o,
+        ElemType::F32,
+    );
+    (cfg.alpha_real, cfg.beta) = (2.0, 0.5);
+    let old = store_logical(&o, &[vec![vec![1.0, 2.0, 3.0], vec![4.0, -6.0, 8.0]]]);
+    for opt in every_isa() {
+        let mut out = old.clone();
+        assert!(fast_run(&cfg, &[], &[], &mut out, opt), "{opt:?}");
+        assert_eq!(
+            read_logical(&o, &out, 0),
+            [[0.5, 1.0, 1.5], [2.0, -3.0, 4.0]],
+            "{opt:?}"
+        );
+    }
+}
+
+/// An output one element too short: the fast path declines before writing anything (on one
+/// thread and split over threads), and the reference loop reports the error.
+#[test]
+fn a_short_output_is_declined_before_any_write() {
+    let mut seed = 3u64;
+    // 3 x 5 (one thread), 64 x 64 x 64 (2^18 multiply-adds: split over threads).
+    for (m, n, k) in [(3, 5, 4), (64, 64, 64)] {
+        let (cfg, lhs, rhs, mut old) = f32_case(m, n, k, &mut seed);
+        old.truncate(old.len() - 4);
+        let mut options = every_isa();
+        options.extend([2, 3].map(|threads| Options {
+            threads,
+            ..Options::machine()
+        }));
+        for opt in options {
+            let mut out = old.clone();
+            assert!(
+                !fast_run(&cfg, &lhs, &rhs, &mut out, opt),
+                "{m}x{n}x{k} {opt:?}"
+            );
+            assert!(out == old, "{m}x{n}x{k} {opt:?}: the output was written");
+        }
+        let mut out = old.clone();
+        assert_eq!(
+            gemm(&cfg, &lhs, &rhs, &mut out),
+            Err(Error::internal("gemm operand access out of bounds"))
+        );
+    }
+}
+
+/// An operand layout whose last index does not fit in u64 is declined whole, before any index
+/// of it is computed (in release builds such an index would wrap around into the buffer).
+#[test]
+fn an_operand_whose_last_index_overflows_is_declined() {
+    let huge = 1u64 << 63;
+    let mut l = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
+    let mut r = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
+    let o = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
+    let fine = config(l, r, o, ElemType::F32);
+    let buf = vec![0u8; 64];
+    for opt in every_isa() {
+        assert!(fast_run(&fine, &buf, &buf, &mut vec![0u8; 24], opt));
+    }
+    // Row 2 of the lhs at 2 * 2^63; column 2 of op(rhs) (row 2 of the stored rhs) likewise.
+    l.leading_dim_stride = huge;
+    r.leading_dim_stride = huge;
+    for cfg in [
+        config(l, fine.rhs, o, ElemType::F32),
+        config(fine.lhs, r, o, ElemType::F32),
+    ] {
+        for opt in every_isa() {
+            assert!(
+                !fast_run(&cfg, &buf, &buf, &mut vec![0u8; 24], opt),
+                "{opt:?}: lhs stride {}, rhs stride {}",
+                cfg.lhs.leading_dim_stride,
+                cfg.rhs.leading_dim_stride
+            );
+        }
+    }
+}
+
+/// An output whose rows all overlap (row stride 0) over a large M x N: its product buffer
+/// would be many times the output's size, so the reference loop runs it (same bytes).
+#[test]
+fn a_broadcast_output_takes_the_reference_loop() {
+    let mut seed = 11u64;
+    let (mut cfg, lhs, rhs, _) = f32_case(1024, 256, 1, &mut seed);
+    cfg.output.leading_dim_stride = 0;
+    let old = random_buffer(&cfg.output, 1, &mut seed);
+    assert_eq!(old.len(), 256 * 4);
+    for opt in every_isa() {
+        let mut out = old.clone();
+        assert!(!fast_run(&cfg, &lhs, &rhs, &mut out, opt), "{opt:?}");
+        assert!(out == old);
+    }
+    let (mut want, mut got) = (old.clone(), old);
+    assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want), Ok(()));
+    assert_eq!(gemm(&cfg, &lhs, &rhs, &mut got), Ok(()));
+    assert!(got == want);
+}
+
+/// Matrix-vector products (one column of B, or one row of A): the packed copies are mostly
+/// block padding, within the bound that allows for it, so the fast path runs them.
+#[test]
+fn matrix_vector_products_take_the_fast_path() {
+    let mut seed = 23u64;
+    for (m, n, k) in [(100, 1, 64), (1, 100, 64), (1, 1, 64)] {
+        let (cfg, lhs, rhs, old) = f32_case(m, n, k, &mut seed);
+        let mut want = old.clone();
+        assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want), Ok(()));
+        for opt in every_isa() {
+            let mut out = old.clone();
+            assert!(
+                fast_run(&cfg, &lhs, &rhs, &mut out, opt),
+                "{m}x{n}x{k} {opt:?}"
+            );
+            assert!(out == want, "{m}x{n}x{k} {opt:?}");
+        }
+    }
+}
+
+/// Output rows that overlap (row stride below N) get their epilogue on the calling thread in
+/// the reference's order, also when the product is split over threads: each old value is read
+/// just before its element is written, as in the reference loop.
+#[test]
+fn overlapping_output_rows_take_the_fast_path_on_every_thread_count() {
+    let mut seed = 29u64;
+    let (mut cfg, lhs, rhs, _) = f32_case(64, 64, 64, &mut seed);
+    cfg.output.leading_dim_stride = 40;
+    let old = random_buffer(&cfg.output, 1, &mut seed);
+    assert_eq!(old.len(), (63 * 40 + 64) * 4);
+    let mut want = old.clone();
+    assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want), Ok(()));
+    for opt in every_option() {
+        let mut out = old.clone();
+        assert!(fast_run(&cfg, &lhs, &rhs, &mut out, opt), "{opt:?}");
+        assert!(out == want, "{opt:?}");
+    }
+}
+
+/// The plan of a row-major `m x n x k` product in 8 x 32 blocks.
+fn plan(m: u64, n: u64, k: u64, block: (usize, usize), threads: usize) -> fast::Plan {
+    let o = layout(Order::RowMajor, m, n, false, ElemType::F32);
+    let dims = (m as usize, n as usize, k as usize);
+    fast::Plan::new(dims, block, fast::View::of(&o), threads)
+}
+
+fn one_thread(mp: usize, np: usize) -> fast::Plan {
+    fast::Plan {
+        threads: 1,
+        a_rows: mp,
+        b_cols: np,
+        split_epilogue: false,
+    }
+}
+
+/// Threads only from 2^18 multiply-adds per batch, and only with two row panels or more; K = 0
+/// (no work) never.
+#[test]
+fn the_plan_splits_only_products_of_2_18_multiply_adds_and_two_row_panels() {
+    let split = |threads, a_rows, b_cols| fast::Plan {
+        threads,
+        a_rows,
+        b_cols,
+        split_epilogue: true,
+    };
+    let b = (8, 32);
+    // 64 x 64 x 63 = 2^18 - 4096 multiply-adds; 64^3 = 2^18.
+    assert_eq!(plan(64, 64, 63, b, 2), one_thread(64, 64));
+    assert_eq!(plan(64, 64, 64, b, 2), split(2, 32, 32));
+    assert_eq!(plan(64, 64, 64, b, 1), one_thread(64, 64));
+    assert_eq!(plan(64, 64, 64, b, 0), one_thread(64, 64));
+    // One panel of 8 rows (2^18 multiply-adds), then two (9 rows, the second padded).
+    assert_eq!(plan(8, 4096, 8, b, 2), one_thread(8, 4096));
+    assert_eq!(plan(9, 4096, 8, b, 2), split(2, 8, 2048));
+    // No work: one thread whatever M and N.
+    assert_eq!(plan(4096, 4096, 0, b, 2), one_thread(4096, 4096));
+}
+
+/// Whole panels per thread: 13 row panels of 8 (M = 100 padded to 104) and 4 column panels of
+/// 32 (N = 100 padded to 128), split as evenly as whole panels go, the last thread taking
+/// what is left; with more threads than row panels, one panel each.
+#[test]
+fn the_plan_splits_rows_and_columns_in_whole_panels() {
+    let split = |threads, a_rows, b_cols| fast::Plan {
+        threads,
+        a_rows,
+        b_cols,
+        split_epilogue: true,
+    };
+    let b = (8, 32);
+    // 2 threads: 7 + 6 row panels (56 + 48 rows), 2 + 2 column panels.
+    assert_eq!(plan(100, 100, 64, b, 2), split(2, 56, 64));
+    // 3 threads: 5 + 5 + 3 row panels, 2 + 2 column panels (two packing threads suffice).
+    assert_eq!(plan(100, 100, 64, b, 3), split(3, 40, 64));
+    // 16 threads: one row panel each (13 threads), one column panel each.
+    assert_eq!(plan(100, 100, 64, b, 16), split(13, 8, 32));
+    // 6 x 16 blocks: 17 row panels (M padded to 102) and 7 column panels (N padded to 112).
+    assert_eq!(plan(100, 100, 64, (6, 16), 3), split(3, 36, 48));
+}
+
+/// The threads run their own rows' epilogue only when those rows are disjoint, contiguous
+/// pieces of the output: unit column stride, row stride at least N.
+#[test]
+fn the_plan_splits_the_epilogue_only_over_disjoint_contiguous_rows() {
+    let with = |order, rows, cols, ld: u64, transpose| {
+        let mut o = layout(order, rows, cols, transpose, ElemType::F32);
+        o.leading_dim_stride = ld;
+        let (m, n) = o.op_dims();
+        fast::Plan::new((m as usize, n as usize, 64), (8, 32), fast::View::of(&o), 2)
+    };
+    // 64 x 64 row-major: row stride 64 or more; 63 overlaps.
+    assert!(with(Order::RowMajor, 64, 64, 64, false).split_epilogue);
+    assert!(with(Order::RowMajor, 64, 64, 70, false).split_epilogue);
+    assert!(!with(Order::RowMajor, 64, 64, 63, false).split_epilogue);
+    // Column-major, or a transposed row-major store: columns are contiguous, not rows.
+    assert!(!with(Order::ColumnMajor, 64, 64, 64, false).split_epilogue);
+    assert!(!with(Order::RowMajor, 64, 64, 64, true).split_epilogue);
+    // One column (4096 x 1, 2^18 multiply-adds): column-major has row stride 1, which is at
+    // least N = 1, but its column stride is not 1; row-major with stride 1 is contiguous.
+    assert!(!with(Order::ColumnMajor, 4096, 1, 4096, false).split_epilogue);
+    assert!(with(Order::RowMajor, 4096, 1, 1, false).split_epilogue);
+    assert_eq!(with(Order::RowMajor, 4096, 1, 1, false).threads, 2);
+}
+
+// The AVX-512 kernels need Rust 1.89; before it the AVX2 ones run for `Isa::Avx512`.
+#[rustversion::since(1.89)]
+const AVX512_KERNELS: [&str; 2] = ["f32 8x32 avx512", "f64 8x16 avx512"];
+#[rustversion::before(1.89)]
+const AVX512_KERNELS: [&str; 2] = ["f32 6x16 avx2", "f64 6x8 avx2"];
+
+/// Which kernel each ISA runs for each compute type on this CPU (the bytes cannot tell: every
+/// kernel gives the same ones), read from the CPU's own feature flags: an ISA it lacks runs
+/// the portable loop. The block shape is the one the name says.
+#[test]
+fn each_isa_runs_its_own_kernel_where_the_cpu_has_it() {
+    #[cfg(target_arch = "x86_64")]
+    let (avx2, avx512) = (
+        std::is_x86_feature_detected!("avx2"),
+        std::is_x86_feature_detected!("avx512f"),
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    let (avx2, avx512) = (false, false);
+    assert_eq!(
+        (Isa::Avx2.supported(), Isa::Avx512.supported()),
+        (avx2, avx512)
+    );
+    let portable = "4x16 portable";
+    let int_avx2 = "4x16 portable, built for avx2";
+    let [f32_512, f64_512] = AVX512_KERNELS;
+    let want = [
+        (Isa::Portable, true, [portable, portable, portable]),
+        (Isa::Avx2, avx2, ["f32 6x16 avx2", "f64 6x8 avx2", int_avx2]),
+        (Isa::Avx512, avx512, [f32_512, f64_512, int_avx2]),
+    ];
+    for (isa, has, names) in want {
+        let [f32_name, f64_name, s32_name] = if has { names } else { [portable; 3] };
+        for (compute, name) in [
+            (ElemType::F32, f32_name),
+            (ElemType::F16, f32_name),
+            (ElemType::BF16, f32_name),
+            (ElemType::F64, f64_name),
+            (ElemType::S32, s32_name),
+        ] {
+            assert_eq!(kernel_name(compute, isa), name, "{compute:?} {isa:?}");
+        }
+        let shape = |mr: usize, nr: usize, name: &str| {
+            assert!(
+                name.starts_with(&format!("{mr}x{nr}")) || name.contains(&format!(" {mr}x{nr} "))
+            );
+        };
+        let k = kernels::select::<f32>(isa);
+        shape(k.mr, k.nr, k.name);
+        let k = kernels::select::<f64>(isa);
+        shape(k.mr, k.nr, k.name);
+        let k = kernels::select::<Wrapping<i32>>(isa);
+        shape(k.mr, k.nr, k.name);
+    }
+}
