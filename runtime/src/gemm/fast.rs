@@ -21,8 +21,10 @@ pub(super) trait Compute:
     fn read(buf: &[u8], t: ElemType, i: u64) -> Option<Self>;
     /// `alpha * acc (+ beta * old)` converted for the output, as the reference loop computes it.
     fn finish(cfg: &GemmConfig, acc: Self, out: &[u8], oi: u64) -> Option<Acc>;
-    /// A hand-written kernel for `isa` (the CPU has it), if the type has one.
-    fn vector_kernel(isa: super::Isa) -> Option<Kernel<Self>>;
+    /// Its hand-written AVX2 kernel, if it has one (else the portable loop built for AVX2 runs).
+    const AVX2: Option<Kernel<Self>>;
+    /// Its hand-written AVX-512 kernel, likewise.
+    const AVX512: Option<Kernel<Self>>;
 }
 
 impl Compute for f32 {
@@ -39,9 +41,8 @@ impl Compute for f32 {
         }
         Some(Acc::F(f64::from(r)))
     }
-    fn vector_kernel(isa: super::Isa) -> Option<Kernel<f32>> {
-        kernels::f32_kernel(isa)
-    }
+    const AVX2: Option<Kernel<f32>> = Some(kernels::F32_AVX2);
+    const AVX512: Option<Kernel<f32>> = Some(kernels::F32_AVX512);
 }
 
 impl Compute for f64 {
@@ -58,9 +59,8 @@ impl Compute for f64 {
         }
         Some(Acc::F(r))
     }
-    fn vector_kernel(isa: super::Isa) -> Option<Kernel<f64>> {
-        kernels::f64_kernel(isa)
-    }
+    const AVX2: Option<Kernel<f64>> = Some(kernels::F64_AVX2);
+    const AVX512: Option<Kernel<f64>> = Some(kernels::F64_AVX512);
 }
 
 impl Compute for Wrapping<i32> {
@@ -78,10 +78,9 @@ impl Compute for Wrapping<i32> {
         }
         Some(Acc::I(r))
     }
-    fn vector_kernel(_: super::Isa) -> Option<Kernel<Wrapping<i32>>> {
-        // The portable loop compiled for AVX2 vectorizes the wrapping i32 ops as they are.
-        None
-    }
+    // The portable loop compiled for AVX2 vectorizes the wrapping i32 ops as they are.
+    const AVX2: Option<Kernel<Wrapping<i32>>> = None;
+    const AVX512: Option<Kernel<Wrapping<i32>>> = None;
 }
 
 /// Below this many multiply-adds per batch one thread does the work (spawning costs more).
@@ -106,7 +105,7 @@ pub(super) struct Plan {
 impl Plan {
     /// The plan for an `m x n x k` product in `mr x nr` blocks on up to `threads` threads, into
     /// an output of view `out`.
-    pub(super) fn new(
+    pub(super) fn of(
         (m, n, k): (usize, usize, usize),
         (mr, nr): (usize, usize),
         out: View,
@@ -258,7 +257,7 @@ pub(super) fn run<T: Compute>(
     {
         return false;
     }
-    let plan = Plan::new((m, n, k), (mr, nr), ov, options.threads);
+    let plan = Plan::of((m, n, k), (mr, nr), ov, options.threads);
     let (a_rows, b_cols) = (plan.a_rows, plan.b_cols);
     let osz = ot.size();
     let mut a = Vec::new();

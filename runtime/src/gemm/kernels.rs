@@ -82,7 +82,12 @@ fn portable_4x16_avx2<T: Compute>(a: &[T], b: &[T], c: &mut [T], ldc: usize) {
 /// own for `T`, gets the portable loop: the same results).
 pub(super) fn select<T: Compute>(isa: Isa) -> Kernel<T> {
     let isa = if isa.supported() { isa } else { Isa::Portable };
-    if let Some(k) = T::vector_kernel(isa) {
+    let own = match isa {
+        Isa::Portable => None,
+        Isa::Avx2 => T::AVX2,
+        Isa::Avx512 => T::AVX512,
+    };
+    if let Some(k) = own {
         return k;
     }
     match isa {
@@ -101,32 +106,14 @@ pub(super) fn select<T: Compute>(isa: Isa) -> Kernel<T> {
     }
 }
 
-/// The f32 kernels with intrinsics.
-pub(super) fn f32_kernel(isa: Isa) -> Option<Kernel<f32>> {
-    match isa {
-        Isa::Portable => None,
-        Isa::Avx2 => Some(F32_AVX2),
-        Isa::Avx512 => Some(F32_AVX512),
-    }
-}
-
-/// The f64 kernels with intrinsics.
-pub(super) fn f64_kernel(isa: Isa) -> Option<Kernel<f64>> {
-    match isa {
-        Isa::Portable => None,
-        Isa::Avx2 => Some(F64_AVX2),
-        Isa::Avx512 => Some(F64_AVX512),
-    }
-}
-
-const F32_AVX2: Kernel<f32> = Kernel {
+pub(super) const F32_AVX2: Kernel<f32> = Kernel {
     name: "f32 6x16 avx2",
     mr: 6,
     nr: 16,
     block: f32_6x16_avx2,
 };
 
-const F64_AVX2: Kernel<f64> = Kernel {
+pub(super) const F64_AVX2: Kernel<f64> = Kernel {
     name: "f64 6x8 avx2",
     mr: 6,
     nr: 8,
@@ -138,7 +125,7 @@ const F64_AVX2: Kernel<f64> = Kernel {
 // are constants rather than functions so that the code of the toolchain not in use is no
 // function body (cargo-mutants would mutate it, and no test can see a mutant that is not built).
 #[rustversion::since(1.89)]
-const F32_AVX512: Kernel<f32> = Kernel {
+pub(super) const F32_AVX512: Kernel<f32> = Kernel {
     name: "f32 8x32 avx512",
     mr: 8,
     nr: 32,
@@ -146,10 +133,10 @@ const F32_AVX512: Kernel<f32> = Kernel {
 };
 
 #[rustversion::before(1.89)]
-const F32_AVX512: Kernel<f32> = F32_AVX2;
+pub(super) const F32_AVX512: Kernel<f32> = F32_AVX2;
 
 #[rustversion::since(1.89)]
-const F64_AVX512: Kernel<f64> = Kernel {
+pub(super) const F64_AVX512: Kernel<f64> = Kernel {
     name: "f64 8x16 avx512",
     mr: 8,
     nr: 16,
@@ -157,7 +144,7 @@ const F64_AVX512: Kernel<f64> = Kernel {
 };
 
 #[rustversion::before(1.89)]
-const F64_AVX512: Kernel<f64> = F64_AVX2;
+pub(super) const F64_AVX512: Kernel<f64> = F64_AVX2;
 
 fn f32_6x16_avx2(a: &[f32], b: &[f32], c: &mut [f32], ldc: usize) {
     #[cfg(target_arch = "x86_64")]

@@ -1042,7 +1042,7 @@ fn overlapping_output_rows_take_the_fast_path_on_every_thread_count() {
 fn plan(m: u64, n: u64, k: u64, block: (usize, usize), threads: usize) -> fast::Plan {
     let o = layout(Order::RowMajor, m, n, false, ElemType::F32);
     let dims = (m as usize, n as usize, k as usize);
-    fast::Plan::new(dims, block, fast::View::of(&o), threads)
+    fast::Plan::of(dims, block, fast::View::of(&o), threads)
 }
 
 fn one_thread(mp: usize, np: usize) -> fast::Plan {
@@ -1107,7 +1107,7 @@ fn the_plan_splits_the_epilogue_only_over_disjoint_contiguous_rows() {
         let mut o = layout(order, rows, cols, transpose, ElemType::F32);
         o.leading_dim_stride = ld;
         let (m, n) = o.op_dims();
-        fast::Plan::new((m as usize, n as usize, 64), (8, 32), fast::View::of(&o), 2)
+        fast::Plan::of((m as usize, n as usize, 64), (8, 32), fast::View::of(&o), 2)
     };
     // 64 x 64 row-major: row stride 64 or more; 63 overlaps.
     assert!(with(Order::RowMajor, 64, 64, 64, false).split_epilogue);
