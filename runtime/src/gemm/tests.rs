@@ -948,33 +948,77 @@ fn a_short_output_is_declined_before_any_write() {
     }
 }
 
-/// An operand layout whose last index does not fit in u64 is declined whole, before any index
-/// of it is computed (in release builds such an index would wrap around into the buffer).
+/// An operand (or output) too short only in its last batch: the whole access is checked before
+/// batch 0 is written, so the fast path declines with the output untouched, and the reference
+/// loop reports the error.
+#[test]
+fn a_buffer_short_in_its_last_batch_is_declined_before_batch_0_is_written() {
+    let mut seed = 7u64;
+    let l = layout(Order::RowMajor, 3, 4, false, ElemType::F32);
+    let r = layout(Order::RowMajor, 4, 5, false, ElemType::F32);
+    let o = layout(Order::RowMajor, 3, 5, false, ElemType::F32);
+    let [l, r, o] = [l, r, o].map(|x| MatrixLayout { batch_size: 2, ..x });
+    let mut cfg = config(l, r, o, ElemType::F32);
+    cfg.beta = 0.5;
+    let lhs = random_buffer(&l, 2, &mut seed);
+    let rhs = random_buffer(&r, 2, &mut seed);
+    let old = random_buffer(&o, 2, &mut seed);
+    let short = |b: &[u8]| b[..b.len() - 4].to_vec();
+    let cases = [
+        ("lhs", short(&lhs), rhs.clone(), old.clone()),
+        ("rhs", lhs.clone(), short(&rhs), old.clone()),
+        ("output", lhs.clone(), rhs.clone(), short(&old)),
+    ];
+    for (what, lhs, rhs, old) in cases {
+        for opt in every_isa() {
+            let mut out = old.clone();
+            assert!(!fast_run(&cfg, &lhs, &rhs, &mut out, opt), "{what} {opt:?}");
+            assert!(out == old, "short {what} ({opt:?}): batch 0 was written");
+        }
+        let mut out = old.clone();
+        assert_eq!(
+            gemm(&cfg, &lhs, &rhs, &mut out),
+            Err(Error::internal("gemm operand access out of bounds")),
+            "{what}"
+        );
+    }
+}
+
+/// An operand whose last batch's index does not fit in u64 is declined whole, before batch 0
+/// is written: batch 2 at 2 * 2^63 would wrap around to index 0 (in release builds) and read
+/// batch 0's elements.
 #[test]
 fn an_operand_whose_last_index_overflows_is_declined() {
-    let huge = 1u64 << 63;
-    let mut l = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
-    let mut r = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
-    let o = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
+    let mut seed = 13u64;
+    let l = layout(Order::RowMajor, 3, 2, false, ElemType::F32);
+    let r = layout(Order::RowMajor, 2, 3, false, ElemType::F32);
+    let o = layout(Order::RowMajor, 3, 3, false, ElemType::F32);
+    let [l, r, o] = [l, r, o].map(|x| MatrixLayout { batch_size: 3, ..x });
     let fine = config(l, r, o, ElemType::F32);
-    let buf = vec![0u8; 64];
+    let (lhs, rhs) = (
+        random_buffer(&l, 3, &mut seed),
+        random_buffer(&r, 3, &mut seed),
+    );
+    let old = random_buffer(&o, 3, &mut seed);
     for opt in every_isa() {
-        assert!(fast_run(&fine, &buf, &buf, &mut vec![0u8; 24], opt));
+        assert!(fast_run(&fine, &lhs, &rhs, &mut old.clone(), opt));
     }
-    // Row 2 of the lhs at 2 * 2^63; column 2 of op(rhs) (row 2 of the stored rhs) likewise.
-    l.leading_dim_stride = huge;
-    r.leading_dim_stride = huge;
+    let huge = MatrixLayout {
+        batch_stride: 1 << 63,
+        ..l
+    };
+    let huge_r = MatrixLayout {
+        batch_stride: 1 << 63,
+        ..r
+    };
     for cfg in [
-        config(l, fine.rhs, o, ElemType::F32),
-        config(fine.lhs, r, o, ElemType::F32),
+        config(huge, r, o, ElemType::F32),
+        config(l, huge_r, o, ElemType::F32),
     ] {
         for opt in every_isa() {
-            assert!(
-                !fast_run(&cfg, &buf, &buf, &mut vec![0u8; 24], opt),
-                "{opt:?}: lhs stride {}, rhs stride {}",
-                cfg.lhs.leading_dim_stride,
-                cfg.rhs.leading_dim_stride
-            );
+            let mut out = old.clone();
+            assert!(!fast_run(&cfg, &lhs, &rhs, &mut out, opt), "{opt:?}");
+            assert!(out == old, "{opt:?}: batch 0 was written");
         }
     }
 }
