@@ -274,6 +274,7 @@ macro_rules! map3 {
 
 mod alu;
 mod float;
+mod matrix;
 mod mem;
 mod regs;
 mod warp_ops;
@@ -714,6 +715,7 @@ impl<'a> LaunchCtx<'a> {
                 | Op::MatchAny { .. }
                 | Op::MatchAll { .. }
                 | Op::Redux { .. }) => warp_ops::collective(w, gmask, mask, op),
+                Op::Matrix(mx) => self.matrix(m, w, pc, mask, mx)?,
             }
             w.gpc += 1;
         }
