@@ -13,6 +13,10 @@ dump, per case, in testdata/xla_ptx/:
                     corpus inputs (NAME.io.json) as buffer params in the fusion's operand order,
                     the output buffer last, and the expected output (see `expected` below)
 
+Tests: ptx/tests/emu_xla.rs (what the emulator refuses, and each kernel against its launch
+spec on both engines) and harness/tests/xla_ptx.rs (each kernel against the project's HLO
+evaluator on CASE.hlo, with inputs from a formula).
+
 Each case is compiled in its own process because XLA reads XLA_FLAGS once per process and the
 cases differ in flags (the pipelined gemm forces a Triton config with two stages, which is what
 makes Triton emit `cp.async`: a compile without a GPU cannot autotune, and XLA's default config

@@ -51,6 +51,11 @@
 //!   (no-ops);
 //! - `cvt.rna.tf32.f32`.
 //!
+//! XLA's own a100 kernels (`testdata/xla_ptx/`, from `tools/xla_artifacts/xla_ptx.py`) are the
+//! corpus for these: `tests/emu_xla.rs` holds the exact list of what the emulator refuses in
+//! them (empty today) and runs each against its launch spec; the harness's `tests/xla_ptx.rs`
+//! compares each with the `hlo` evaluator on the fusion XLA dumped with it.
+//!
 //! `ldmatrix` and `mma` need the whole warp (else a trap). Any other shape, layout, type,
 //! accumulator (`.f16` C/D), `.satfinite`/`.relu`, the ignore-src predicate of `cp.async`, or a
 //! `src-size` above `cp-size` (a trap at run time) is refused.
