@@ -25,7 +25,7 @@ for these small dots has one stage and no asynchronous copies).
 Needs what gen.py needs (jax/jaxlib 0.10.2, jax-cuda12-plugin/pjrt 0.10.2, nvidia-cuda-nvcc-cu12)
 and numpy. Run from the repository root:
 
-  python3 tools/xla_artifacts/xla_ptx.py [OUT_DIR]
+  python3 tools/xla_artifacts/xla_ptx.py [OUT_DIR [CASE...]]   (default: every case)
 
 Deterministic: every case is compiled twice (two processes, two dump folders) and the script
 fails if the kept files differ.
@@ -69,13 +69,27 @@ CASES = {
     "bf16_matmul": ("bf16_matmul", "", "bf16_dot"),
     "bf16_matmul_pipelined": ("bf16_matmul", PIPELINED, "bf16_dot"),
 }
+# Every other corpus module that XLA compiles for a100 to exactly one kernel with one output
+# and no dot (a dot needs a tf32/bf16 rule above): XLA:CPU's outputs are the expectation.
+# (argmax, gather_take and reshape_transpose are such modules too, but their entry ROOT is not
+# the fusion itself: a bitcast or tuple after it, which this script does not map to buffers.)
+for _m in ["clamp", "compare_select", "cumsum", "dynamic_slice", "f16_elementwise", "layernorm",
+           "matvec", "pad_reverse", "reduce_max_all", "reduce_sum", "relu_broadcast", "sigmoid",
+           "slice_concat", "trig"]:
+    CASES[_m] = (_m, "", "xla_cpu")
 
 # Tolerances of the expected outputs, |got - want| <= abs + rel * |want|:
 #   xla_cpu f32: the corpus default (testdata/corpus/README.md) for reduction order and `ex2.approx`;
 #   tf32_dot: f32 accumulation in another order over K <= 48 products of tf32 values of about 1;
 #   bf16_dot: one bf16 ulp (2^-8 relative) where f32 accumulation rounds across a tie.
 TOLERANCE = {"xla_cpu": (1e-5, 1e-4), "tf32_dot": (1e-4, 1e-4), "bf16_dot": (1e-6, 2.0 ** -7)}
-EXACT_CASES = {"add"}  # add.rn.f32 is IEEE: bit-exact against XLA:CPU
+# Bit-exact against XLA:CPU: IEEE add/compare/max (add, clamp, compare_select, relu_broadcast),
+# data movement (dynamic_slice, gather_take, pad_reverse, reshape_transpose, slice_concat),
+# and a max reduction (reduce_max_all: order does not matter).
+EXACT_CASES = {"add", "clamp", "compare_select", "dynamic_slice", "pad_reverse", "reduce_max_all",
+               "relu_broadcast", "slice_concat"}
+# f16 results: the corpus f16 tolerance (testdata/corpus/README.md: looser for f16/bf16).
+F16_CASES = {"f16_elementwise"}
 
 
 def compile_case(name, dump):
@@ -185,7 +199,12 @@ def spec_json(name, files):
     for d in out[0]["shape"]:
         n *= d
     params.append({"kind": "buffer", "dtype": out[0]["dtype"], "data": [0] * n})
-    abs_tol, rel_tol = (0.0, 0.0) if name in EXACT_CASES else TOLERANCE[rule]
+    if name in EXACT_CASES:
+        abs_tol, rel_tol = 0.0, 0.0
+    elif name in F16_CASES:
+        abs_tol, rel_tol = 1e-3, 1e-3
+    else:
+        abs_tol, rel_tol = TOLERANCE[rule]
     spec = {
         "kernel": kernel, "grid": grid, "block": block, "dynamic_shared_bytes": smem,
         "params": params,
@@ -201,7 +220,7 @@ def main():
         return
     out = sys.argv[1] if len(sys.argv) > 1 else OUT
     os.makedirs(out, exist_ok=True)
-    for name in CASES:
+    for name in [n for n in CASES if n in sys.argv[2:]] if len(sys.argv) > 2 else CASES:
         runs = []
         for _ in range(2):
             with tempfile.TemporaryDirectory() as dump:
