@@ -27,12 +27,24 @@ pub fn run_spec_ast(
     threads: usize,
     budget: u64,
 ) -> Result<(Vec<String>, LaunchStats), String> {
+    run_spec_engine(ast, spec, threads, budget, false)
+}
+
+/// [`run_spec_ast`] on the reference engine (`reference`) or the fast one.
+pub fn run_spec_engine(
+    ast: &ptx::Module,
+    spec: &Value,
+    threads: usize,
+    budget: u64,
+    reference: bool,
+) -> Result<(Vec<String>, LaunchStats), String> {
     const SHOW: usize = 10;
     let module = LoadedModule::load(ast).map_err(|e| format!("load: {e}"))?;
     let spec = LaunchSpec::from_json(spec).map_err(|e| e.to_string())?;
     let opts = LaunchOptions {
         threads,
         instruction_budget: budget,
+        reference_engine: reference,
         ..LaunchOptions::default()
     };
     let outcome = launch_spec::run(&module, &spec, &opts, SHOW).map_err(|e| e.to_string())?;

@@ -37,9 +37,33 @@
 //! `vote.sync` (all any uni ballot), `activemask`, `match.any/all`, `redux.sync`, `trap`;
 //! `membar fence bar.warp.sync prefetch nanosleep` are no-ops.
 //!
+//! # Matrix instructions
+//!
+//! What XLA's Triton gemm kernels use on Ampere (`testdata/xla_ptx/`), each form exactly
+//! (semantics and why they are legal in `exec/matrix.rs`):
+//!
+//! - `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16`;
+//! - `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`,
+//!   `mma.sync.aligned.m16n8k8.row.col.f32.{f16,bf16,tf32}.{same}.f32`: exact products, one
+//!   rounding to f32 per element;
+//! - `cp.async.{ca,cg}.shared.global{.L2::64B,.L2::128B,.L2::256B} [d], [s], cp-size{, src-size}`
+//!   (completed when issued), `cp.async.commit_group`, `cp.async.wait_group`, `cp.async.wait_all`
+//!   (no-ops);
+//! - `cvt.rna.tf32.f32`.
+//!
+//! XLA's own a100 kernels (`testdata/xla_ptx/`, from `tools/xla_artifacts/xla_ptx.py`) are the
+//! corpus for these: `tests/emu_xla.rs` holds the exact list of what the emulator refuses in
+//! them (empty today) and runs each against its launch spec; the harness's `tests/xla_ptx.rs`
+//! compares each with the `hlo` evaluator on the fusion XLA dumped with it.
+//!
+//! `ldmatrix` and `mma` need the whole warp (else a trap). Any other shape, layout, type,
+//! accumulator (`.f16` C/D), `.satfinite`/`.relu`, the ignore-src predicate of `cp.async`, or a
+//! `src-size` above `cp-size` (a trap at run time) is refused.
+//!
 //! Not supported (loading fails with [`EmuError::Unsupported`]): `bar.red`, indirect calls and
 //! `brx.idx`, recursion, `dp4a dp2a fns bmsk szext isspacep cvt.pack`, textures/surfaces,
-//! `cp.async`, `mma`/`wmma`, `.b128` and fp8 types, `.v8` vectors. `%clock`, `%clock64` and `%globaltimer` read 0, `%smid`
+//! other `mma` forms, `wmma`, `stmatrix`, `cp.async.bulk`, `.b128` and fp8 types, `.v8`
+//! vectors. `%clock`, `%clock64` and `%globaltimer` read 0, `%smid`
 //! reads 0 and `%nsmid` 1.
 mod decode;
 pub mod error;

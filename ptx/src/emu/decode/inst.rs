@@ -118,6 +118,12 @@ impl<'m> Ctx<'m> {
             O::Addc | O::Subc | O::Madc => {
                 return self.carry(scope, i, fname, true);
             }
+            O::Ldmatrix
+            | O::Mma
+            | O::CpAsync
+            | O::CpAsyncCommitGroup
+            | O::CpAsyncWaitGroup
+            | O::CpAsyncWaitAll => self.inst_matrix(scope, i, fname)?,
             other => return Err(self.unsupported_opcode(fname, other)),
         };
         self.push(i, scope, op, fname)
@@ -729,6 +735,17 @@ impl<'m> Ctx<'m> {
                             sat,
                         },
                         (None, None, Some(to), Some(from)) => Conv::I2I { from, to, sat },
+                        // sm_80's only form: `.rna`, no `.ftz`/`.sat`/`.satfinite`/`.relu`.
+                        _ if dt == Type::Tf32
+                            && st == Type::F32
+                            && r == Some(ast::Rounding::Rna)
+                            && !ftz
+                            && !sat
+                            && !i.has(Modifier::SatFinite)
+                            && !i.has(Modifier::Relu) =>
+                        {
+                            Conv::F2Tf32
+                        }
                         _ => {
                             return Err(self.err(
                                 fname,

@@ -32,6 +32,7 @@ pub(crate) const NONE: u32 = u32::MAX;
 
 mod call;
 mod inst;
+mod matrix;
 mod ops;
 
 pub(crate) use ops::*;

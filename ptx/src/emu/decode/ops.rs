@@ -95,6 +95,9 @@ pub(crate) enum Conv {
         ftz: bool,
         sat: bool,
     },
+    /// `cvt.rna.tf32.f32`: an f32 rounded to tf32 (10 mantissa bits, nearest, ties away from
+    /// zero), kept in f32 format with the low 13 bits zero.
+    F2Tf32,
 }
 
 /// Atomic operations.
@@ -441,6 +444,66 @@ pub(crate) enum Op {
         cc: P,
     },
     Trap,
+    /// `ldmatrix`, `mma`, `cp.async` (boxed: they are rare, and `Op` stays as small as the
+    /// hot loop needs).
+    Matrix(Box<MatrixOp>),
+}
+
+/// Operand types of a supported `mma.sync` form (all accumulate in f32, layout `.row.col`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MmaInput {
+    /// `.f16` A and B; `k16`: shape m16n8k16, else m16n8k8.
+    F16 { k16: bool },
+    /// `.bf16` A and B; `k16` as for F16.
+    Bf16 { k16: bool },
+    /// `.tf32` A and B, shape m16n8k8.
+    Tf32,
+}
+
+impl MmaInput {
+    /// Registers per lane of the A and B fragments.
+    pub(crate) fn registers(self) -> (usize, usize) {
+        match self {
+            MmaInput::F16 { k16: true } | MmaInput::Bf16 { k16: true } => (4, 2),
+            MmaInput::F16 { k16: false } | MmaInput::Bf16 { k16: false } => (2, 1),
+            MmaInput::Tf32 => (4, 2),
+        }
+    }
+}
+
+/// The warp-level matrix instructions (decode/matrix.rs, exec/matrix.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum MatrixOp {
+    /// `ldmatrix.sync.aligned.m8n8.x{n}{.trans}.b16`: `n` 8x8 matrices of b16 into `ds[..n]`.
+    Ldmatrix {
+        n: u8,
+        trans: bool,
+        space: Sp,
+        ds: [R; 4],
+        base: R,
+        base32: bool,
+        off: i64,
+    },
+    /// `mma.sync.aligned.m16n8k{8,16}.row.col.f32.T.T.f32 d, a, b, c` (unused slots NONE).
+    Mma {
+        input: MmaInput,
+        d: [R; 4],
+        a: [R; 4],
+        b: [R; 2],
+        c: [R; 4],
+    },
+    /// `cp.async`: `size` bytes to shared `[dst]` from global `[src]`, of which the first
+    /// `src_size` (a row; NONE: all) come from `src` and the rest are zero.
+    CpAsync {
+        size: u8,
+        src_size: R,
+        dst: R,
+        dst32: bool,
+        doff: i64,
+        src: R,
+        src32: bool,
+        soff: i64,
+    },
 }
 
 /// One decoded instruction.

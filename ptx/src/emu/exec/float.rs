@@ -52,6 +52,7 @@ pub(super) fn cvt(conv: Conv, a: u64) -> u64 {
             ftz,
             sat,
         } => num::f2f(from, a, to, rnd, irnd, ftz, sat),
+        Conv::F2Tf32 => super::matrix::tf32_rna(a),
     }
 }
 

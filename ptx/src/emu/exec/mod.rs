@@ -286,6 +286,7 @@ macro_rules! map3 {
 mod alu;
 pub(crate) mod fast;
 mod float;
+mod matrix;
 mod mem;
 mod regs;
 mod warp_ops;
@@ -756,6 +757,7 @@ impl<'a> LaunchCtx<'a> {
                 | Op::MatchAny { .. }
                 | Op::MatchAll { .. }
                 | Op::Redux { .. }) => warp_ops::collective(w, gmask, mask, op),
+                Op::Matrix(mx) => self.matrix(m, w, pc, mask, mx)?,
             }
             w.gpc += 1;
         }
