@@ -222,31 +222,9 @@ impl<'a> Front<'a> {
         let Some(sym) = sym else {
             return Err(self.err_at(loc, ParseErrorKind::Syntax, "func.func without sym_name"));
         };
-        self.op_name = format!("func.func @{sym}");
-        if self
-            .funcs
-            .get(&sym)
-            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
-        {
-            return Err(self.err_at(
-                loc,
-                ParseErrorKind::DuplicateName,
-                format!("function @{sym} defined twice"),
-            ));
-        }
-        let id = self.func_id(&sym, loc);
-        if public {
-            if sym == "main" {
-                self.main = Some(id);
-            }
-            self.publics.push(id);
-        }
+        let id = self.begin_func(&sym, public, loc)?;
         self.c.expect(b'(').map_err(|e| self.named(e))?;
-        let fname = self.op_name.clone();
-        let ret = self.region_body(RegionKind::Function, None, loc)?;
-        self.op_name = fname;
-        let root = self.root_of(RegionKind::Function, &ret, loc);
-        self.finish_frame(id, &sym, root)?;
+        self.func_body(id, &sym, None, loc)?;
         self.c.expect(b')').map_err(|e| self.named(e))?;
         if self.c.peek() == Some(b'{') {
             self.c.dict().map_err(|e| self.named(e))?;
