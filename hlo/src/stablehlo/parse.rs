@@ -679,7 +679,12 @@ impl<'a> Front<'a> {
             }
             return Err(self.c.expected("'func.func'"));
         }
-        // Alias definitions may also follow the module.
+        self.after_module()
+    }
+
+    /// What may follow the module in both spellings (pretty and generic): alias definitions
+    /// (`#name = ...`, skipped), then the end of the input; then the module is finished.
+    fn after_module(mut self) -> Result<HloModule> {
         while self.c.peek() == Some(b'#') {
             self.c.pos += 1;
             self.c.expect_ident("an alias name")?;

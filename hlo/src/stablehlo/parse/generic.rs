@@ -153,16 +153,7 @@ impl<'a> Front<'a> {
         self.c.expect(b':')?;
         self.function_type()?;
         self.c.opt_loc()?;
-        while self.c.peek() == Some(b'#') {
-            self.c.pos += 1;
-            self.c.expect_ident("an alias name")?;
-            self.c.expect(b'=')?;
-            self.c.attr()?;
-        }
-        if !self.c.at_end() {
-            return Err(self.c.expected("end of input"));
-        }
-        self.finish()
+        self.after_module()
     }
 
     /// `(T, ...) -> (R, ...)` or `(T) -> R`, skipped.
