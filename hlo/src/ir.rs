@@ -545,9 +545,18 @@ impl Computation {
     /// the parser also accepts operands defined later in the text). Instructions in a cycle
     /// (rejected by the verifier) are appended in text order.
     pub fn post_order(&self) -> Vec<InstrId> {
+        self.operand_walk().0
+    }
+
+    /// The depth-first walk over operand edges behind [`Computation::post_order`] and the
+    /// verifier's cycle check: the post-order, and whether the walk met an edge back to an
+    /// instruction still on its stack (a cycle). One walk so that the order the passes use and
+    /// the cycle the verifier rejects are the same graph read the same way.
+    pub(crate) fn operand_walk(&self) -> (Vec<InstrId>, bool) {
         let n = self.instructions.len();
         let mut state = vec![0u8; n];
         let mut out = Vec::with_capacity(n);
+        let mut cyclic = false;
         for start in 0..n {
             if state.get(start) != Some(&0) {
                 continue;
@@ -565,11 +574,15 @@ impl Computation {
                 match next {
                     Some(op) => {
                         *pos += 1;
-                        if state.get(op) == Some(&0) {
-                            if let Some(s) = state.get_mut(op) {
-                                *s = 1;
+                        match state.get(op) {
+                            Some(0) => {
+                                if let Some(s) = state.get_mut(op) {
+                                    *s = 1;
+                                }
+                                stack.push((op, 0));
                             }
-                            stack.push((op, 0));
+                            Some(1) => cyclic = true,
+                            _ => {}
                         }
                     }
                     None => {
@@ -582,7 +595,7 @@ impl Computation {
                 }
             }
         }
-        out
+        (out, cyclic)
     }
 
     /// For each instruction (indexed like [`Computation::instructions`]), the instructions that

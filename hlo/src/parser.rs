@@ -216,15 +216,21 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `{1,2,3}` (or `{}`).
-    fn int_list(&mut self, what: &str) -> Result<Vec<i64>> {
+    /// `{item, item, ...}` (or `{}`): the braced, comma-separated list of int and bool lists,
+    /// slices and `input_output_alias`, one item read by `item`; `what` names the list in the
+    /// errors for its braces and commas.
+    fn braced_list<T>(
+        &mut self,
+        what: &str,
+        mut item: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
         self.expect(&TokenKind::LBrace, &format!("'{{' starting {what}"))?;
         let mut out = Vec::new();
         if self.eat(&TokenKind::RBrace) {
             return Ok(out);
         }
         loop {
-            out.push(self.int(&format!("integer in {what}"))?);
+            out.push(item(self)?);
             if self.eat(&TokenKind::RBrace) {
                 return Ok(out);
             }
@@ -232,19 +238,13 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `{1,2,3}` (or `{}`).
+    fn int_list(&mut self, what: &str) -> Result<Vec<i64>> {
+        self.braced_list(what, |p| p.int(&format!("integer in {what}")))
+    }
+
     fn bool_list(&mut self, what: &str) -> Result<Vec<bool>> {
-        self.expect(&TokenKind::LBrace, &format!("'{{' starting {what}"))?;
-        let mut out = Vec::new();
-        if self.eat(&TokenKind::RBrace) {
-            return Ok(out);
-        }
-        loop {
-            out.push(self.boolean(what)?);
-            if self.eat(&TokenKind::RBrace) {
-                return Ok(out);
-            }
-            self.expect(&TokenKind::Comma, &format!("',' or '}}' in {what}"))?;
-        }
+        self.braced_list(what, |p| p.boolean(what))
     }
 
     /// Captures an attribute value verbatim: tokens up to a top-level `,`, an unmatched closing

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::collectives::{self, Clique};
-use crate::device::{Device, DeviceOp};
+use crate::device::{Device, DeviceOp, LaunchShape};
 use crate::error::{invalid, Error, Result};
 use crate::registry::CallFrame;
 use crate::thunks::{
@@ -72,9 +72,7 @@ enum Command {
     Launch {
         module: Arc<KernelModule>,
         kernel: String,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shmem: u32,
+        shape: LaunchShape,
         args: Vec<Slice>,
     },
     Copy {
@@ -434,9 +432,11 @@ impl Run<'_> {
             ThunkKind::Kernel(k) => Command::Launch {
                 module: k.module.clone(),
                 kernel: k.kernel_name.clone(),
-                grid: k.grid,
-                block: k.block,
-                shmem: k.shmem_bytes,
+                shape: LaunchShape {
+                    grid: k.grid,
+                    block: k.block,
+                    shmem_bytes: k.shmem_bytes,
+                },
                 args: k.args.clone(),
             },
             ThunkKind::Copy {
@@ -477,8 +477,7 @@ impl Run<'_> {
         let Command::Launch {
             kernel,
             args,
-            grid,
-            block,
+            shape,
             ..
         } = c
         else {
@@ -489,8 +488,8 @@ impl Run<'_> {
         crate::device::issue(self.device, op)?;
         self.stats.kernel_timings.push(KernelTiming {
             kernel: kernel.clone(),
-            grid: *grid,
-            block: *block,
+            grid: shape.grid,
+            block: shape.block,
             lane_instructions: self.device.last_launch_lane_instructions(),
             bytes: args.iter().map(|s| s.size).sum(),
             nanos: u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX),
@@ -566,16 +565,12 @@ impl Run<'_> {
             Command::Launch {
                 module,
                 kernel,
-                grid,
-                block,
-                shmem,
+                shape,
                 args,
             } => DeviceOp::Launch {
                 module,
                 kernel,
-                grid: *grid,
-                block: *block,
-                shmem: *shmem,
+                shape: *shape,
                 args: args
                     .iter()
                     .map(|s| self.addr(s))

@@ -7,6 +7,7 @@ use crate::ir::*;
 use crate::shape::Shape;
 
 use super::checks::{decoded, walk_proto, CalledRoles, Checked, CompHead, Sink, Walked};
+use super::dims;
 use super::error::{ProtoError, ShapeProtoError};
 use super::literals::literal_from_proto;
 use super::shapes::shape_from_proto;
@@ -289,29 +290,11 @@ pub(super) fn fill_attrs(
         );
     }
     a.window = p.window.as_ref().map(window_from_proto);
-    a.dot_dimension_numbers = p
-        .dot_dimension_numbers
+    a.dot_dimension_numbers = p.dot_dimension_numbers.as_ref().map(dims::dot_from_proto);
+    a.conv_dimension_numbers = p
+        .convolution_dimension_numbers
         .as_ref()
-        .map(|d| DotDimensionNumbers {
-            lhs_batch_dims: d.lhs_batch_dimensions.clone(),
-            lhs_contracting_dims: d.lhs_contracting_dimensions.clone(),
-            rhs_batch_dims: d.rhs_batch_dimensions.clone(),
-            rhs_contracting_dims: d.rhs_contracting_dimensions.clone(),
-        });
-    a.conv_dimension_numbers =
-        p.convolution_dimension_numbers
-            .as_ref()
-            .map(|d| ConvDimensionNumbers {
-                input_batch_dimension: d.input_batch_dimension,
-                input_feature_dimension: d.input_feature_dimension,
-                input_spatial_dimensions: d.input_spatial_dimensions.clone(),
-                kernel_input_feature_dimension: d.kernel_input_feature_dimension,
-                kernel_output_feature_dimension: d.kernel_output_feature_dimension,
-                kernel_spatial_dimensions: d.kernel_spatial_dimensions.clone(),
-                output_batch_dimension: d.output_batch_dimension,
-                output_feature_dimension: d.output_feature_dimension,
-                output_spatial_dimensions: d.output_spatial_dimensions.clone(),
-            });
+        .map(dims::conv_from_proto);
     a.feature_group_count = (p.feature_group_count != 0).then_some(p.feature_group_count);
     a.batch_group_count = (p.batch_group_count != 0).then_some(p.batch_group_count);
     if let Some(pc) = &p.precision_config {
@@ -345,31 +328,17 @@ pub(super) fn fill_attrs(
     if opcode == GetTupleElement {
         a.tuple_index = Some(p.tuple_index);
     }
-    a.gather_dimension_numbers =
-        p.gather_dimension_numbers
-            .as_ref()
-            .map(|g| GatherDimensionNumbers {
-                offset_dims: g.offset_dims.clone(),
-                collapsed_slice_dims: g.collapsed_slice_dims.clone(),
-                start_index_map: g.start_index_map.clone(),
-                index_vector_dim: g.index_vector_dim,
-                operand_batching_dims: g.operand_batching_dims.clone(),
-                start_indices_batching_dims: g.start_indices_batching_dims.clone(),
-            });
+    a.gather_dimension_numbers = p
+        .gather_dimension_numbers
+        .as_ref()
+        .map(dims::gather_from_proto);
     if !p.gather_slice_sizes.is_empty() || opcode == Gather {
         a.gather_slice_sizes = Some(p.gather_slice_sizes.clone());
     }
-    a.scatter_dimension_numbers =
-        p.scatter_dimension_numbers
-            .as_ref()
-            .map(|s| ScatterDimensionNumbers {
-                update_window_dims: s.update_window_dims.clone(),
-                inserted_window_dims: s.inserted_window_dims.clone(),
-                scatter_dims_to_operand_dims: s.scatter_dims_to_operand_dims.clone(),
-                index_vector_dim: s.index_vector_dim,
-                input_batching_dims: s.input_batching_dims.clone(),
-                scatter_indices_batching_dims: s.scatter_indices_batching_dims.clone(),
-            });
+    a.scatter_dimension_numbers = p
+        .scatter_dimension_numbers
+        .as_ref()
+        .map(dims::scatter_from_proto);
     a.indices_are_sorted = p.indices_are_sorted.then_some(true);
     a.unique_indices = p.unique_indices.then_some(true);
     if !p.dynamic_slice_sizes.is_empty() || opcode == DynamicSlice {

@@ -14,10 +14,12 @@
 //! field for, which are debug information only and are dropped.
 //!
 //! The submodules split by direction and concern: `types` (element types), `shapes`, `literals`,
-//! `to_proto`, `checks` (the structural walk both readers share; its wire-form source is
-//! `wire`) and `from_proto`.
+//! `dims` (the dimension-number attributes, both directions from one field list), `to_proto`,
+//! `checks` (the structural walk both readers share; its wire-form source is `wire`) and
+//! `from_proto`.
 
 mod checks;
+mod dims;
 mod error;
 mod from_proto;
 mod literals;

@@ -3,6 +3,7 @@
 
 use proto::xla as px;
 
+use super::dims;
 use super::error::Unrepresentable;
 use super::literals::literal_to_proto;
 use super::shapes::{program_shape_to_proto, shape_to_proto};
@@ -177,27 +178,8 @@ pub(super) fn instruction_to_proto(
     if let Some(w) = &a.window {
         p.window = Some(window_to_proto(w));
     }
-    if let Some(d) = &a.dot_dimension_numbers {
-        p.dot_dimension_numbers = Some(px::DotDimensionNumbers {
-            lhs_contracting_dimensions: d.lhs_contracting_dims.clone(),
-            rhs_contracting_dimensions: d.rhs_contracting_dims.clone(),
-            lhs_batch_dimensions: d.lhs_batch_dims.clone(),
-            rhs_batch_dimensions: d.rhs_batch_dims.clone(),
-        });
-    }
-    if let Some(d) = &a.conv_dimension_numbers {
-        p.convolution_dimension_numbers = Some(px::ConvolutionDimensionNumbers {
-            input_batch_dimension: d.input_batch_dimension,
-            input_feature_dimension: d.input_feature_dimension,
-            input_spatial_dimensions: d.input_spatial_dimensions.clone(),
-            kernel_input_feature_dimension: d.kernel_input_feature_dimension,
-            kernel_output_feature_dimension: d.kernel_output_feature_dimension,
-            kernel_spatial_dimensions: d.kernel_spatial_dimensions.clone(),
-            output_batch_dimension: d.output_batch_dimension,
-            output_feature_dimension: d.output_feature_dimension,
-            output_spatial_dimensions: d.output_spatial_dimensions.clone(),
-        });
-    }
+    p.dot_dimension_numbers = a.dot_dimension_numbers.as_ref().map(dims::dot_to_proto);
+    p.convolution_dimension_numbers = a.conv_dimension_numbers.as_ref().map(dims::conv_to_proto);
     p.feature_group_count = a.feature_group_count.unwrap_or(0);
     p.batch_group_count = a.batch_group_count.unwrap_or(0);
     if let Some(ps) = &a.operand_precision {
@@ -217,29 +199,17 @@ pub(super) fn instruction_to_proto(
     if let Some(i) = a.tuple_index {
         p.tuple_index = i;
     }
-    if let Some(g) = &a.gather_dimension_numbers {
-        p.gather_dimension_numbers = Some(px::GatherDimensionNumbers {
-            offset_dims: g.offset_dims.clone(),
-            collapsed_slice_dims: g.collapsed_slice_dims.clone(),
-            start_index_map: g.start_index_map.clone(),
-            index_vector_dim: g.index_vector_dim,
-            operand_batching_dims: g.operand_batching_dims.clone(),
-            start_indices_batching_dims: g.start_indices_batching_dims.clone(),
-        });
-    }
+    p.gather_dimension_numbers = a
+        .gather_dimension_numbers
+        .as_ref()
+        .map(dims::gather_to_proto);
     if let Some(s) = &a.gather_slice_sizes {
         p.gather_slice_sizes = s.clone();
     }
-    if let Some(s) = &a.scatter_dimension_numbers {
-        p.scatter_dimension_numbers = Some(px::ScatterDimensionNumbers {
-            update_window_dims: s.update_window_dims.clone(),
-            inserted_window_dims: s.inserted_window_dims.clone(),
-            scatter_dims_to_operand_dims: s.scatter_dims_to_operand_dims.clone(),
-            index_vector_dim: s.index_vector_dim,
-            input_batching_dims: s.input_batching_dims.clone(),
-            scatter_indices_batching_dims: s.scatter_indices_batching_dims.clone(),
-        });
-    }
+    p.scatter_dimension_numbers = a
+        .scatter_dimension_numbers
+        .as_ref()
+        .map(dims::scatter_to_proto);
     p.indices_are_sorted = a.indices_are_sorted.unwrap_or(false);
     p.unique_indices = a.unique_indices.unwrap_or(false);
     if let Some(s) = &a.dynamic_slice_sizes {

@@ -6,7 +6,7 @@ use super::elementwise::{self, Direction};
 use super::reduce::{self, Reducer};
 use super::{
     arr, array_shape, attr, bitcast, builtin_reducer, convolution, dot, gather, invalid,
-    leaves_to_literal, movement, pred_result, sort, window_dims, EvalError, Interp,
+    leaves_to_literal, movement, pred_result, sort, EvalError, Interp,
 };
 use crate::ir::{self, ComparisonDirection, ComparisonType, ComputationId, Instruction, Opcode};
 use crate::literal::{Array, DType, Data, Literal};
@@ -373,7 +373,7 @@ pub(super) fn reduction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
                     reducer,
                 )?
             } else {
-                let w = window_dims(attr(&a.window, op, "window")?);
+                let w = attr(&a.window, op, "window")?.dims.clone();
                 reduce::reduce_window(inputs, inits, &w, reducer)?
             };
             Ok(leaves_to_literal(out, &instr.shape))
@@ -428,7 +428,7 @@ pub(super) fn reduction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
             nops(3)?;
             let select = called(&a.select, "select")?;
             let scatter = called(&a.scatter, "scatter")?;
-            let w = window_dims(attr(&a.window, op, "window")?);
+            let w = attr(&a.window, op, "window")?.dims.clone();
             let mut sel = |xs: &[Array]| -> Result<bool, EvalError> {
                 pred_result(op, interp.call_arrays(select, xs, depth)?)
             };

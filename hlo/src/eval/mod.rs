@@ -674,21 +674,6 @@ fn pred_result(op: Opcode, r: Vec<Array>) -> Result<bool, EvalError> {
     }
 }
 
-/// Converts the IR window to the kernels' window description.
-fn window_dims(w: &ir::Window) -> Vec<reduce::WindowDim> {
-    w.dims
-        .iter()
-        .map(|d| reduce::WindowDim {
-            size: d.size,
-            stride: d.stride,
-            pad_low: d.pad_low,
-            pad_high: d.pad_high,
-            base_dilation: d.lhs_dilation,
-            window_dilation: d.rhs_dilation,
-        })
-        .collect()
-}
-
 /// Wraps kernel results as the instruction's result: a tuple when the shape is a tuple.
 fn leaves_to_literal(mut out: Vec<Array>, shape: &Shape) -> Literal {
     if shape.is_tuple() || out.len() != 1 {

@@ -4,6 +4,7 @@
 //! fold with a [`Reducer`]: either a recognised built-in binary operation (the fast path, for a
 //! single operand: floats accumulate in `f64` and are rounded once) or a callback that evaluates
 //! the reducer computation on scalars.
+use crate::ir::WindowDim;
 use crate::literal::{element_count, next_index, strides, Array, Data, Wide};
 
 use super::elementwise::{binary_f, binary_p, binary_s, binary_u, BinaryOp};
@@ -251,37 +252,10 @@ pub fn reduce(
     fold("reduce", start, inputs, &pairs, reducer)
 }
 
-/// One dimension of a reduce-window window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WindowDim {
-    /// Window size.
-    pub size: i64,
-    /// Stride.
-    pub stride: i64,
-    /// Low padding.
-    pub pad_low: i64,
-    /// High padding.
-    pub pad_high: i64,
-    /// Base (input) dilation.
-    pub base_dilation: i64,
-    /// Window dilation.
-    pub window_dilation: i64,
-}
-
-impl Default for WindowDim {
-    fn default() -> Self {
-        WindowDim {
-            size: 1,
-            stride: 1,
-            pad_low: 0,
-            pad_high: 0,
-            base_dilation: 1,
-            window_dilation: 1,
-        }
-    }
-}
-
 /// `reduce-window`: padding positions contribute nothing (only the init value).
+///
+/// The window is the IR's [`WindowDim`] list, as the instruction carries it; `reversal` is not
+/// read (reduce-window has no reversal).
 pub fn reduce_window(
     inputs: &[&Array],
     inits: &[&Array],
@@ -309,7 +283,7 @@ fn window_pairs(
     }
     let mut out_dims = Vec::with_capacity(dims.len());
     for (d, w) in window.iter().enumerate() {
-        if w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1 {
+        if w.size < 1 || w.stride < 1 || w.lhs_dilation < 1 || w.rhs_dilation < 1 {
             return Err(invalid(op, format!("invalid window in dimension {d}")));
         }
         let n = dims[d] as i64;
@@ -318,14 +292,14 @@ fn window_pairs(
             Some(0)
         } else {
             (n - 1)
-                .checked_mul(w.base_dilation)
+                .checked_mul(w.lhs_dilation)
                 .and_then(|x| x.checked_add(1))
         }
         .and_then(|x| x.checked_add(w.pad_low))
         .and_then(|x| x.checked_add(w.pad_high))
         .ok_or_else(overflow)?;
         let win = (w.size - 1)
-            .checked_mul(w.window_dilation)
+            .checked_mul(w.rhs_dilation)
             .and_then(|x| x.checked_add(1))
             .ok_or_else(overflow)?;
         out_dims.push(if base < win {
@@ -350,13 +324,13 @@ fn window_pairs(
                 let mut pos = Some(0usize);
                 for d in 0..dims.len() {
                     let w = &window[d];
-                    let p = o_idx[d] as i64 * w.stride + w_idx[d] as i64 * w.window_dilation
-                        - w.pad_low;
-                    if p < 0 || p % w.base_dilation != 0 {
+                    let p =
+                        o_idx[d] as i64 * w.stride + w_idx[d] as i64 * w.rhs_dilation - w.pad_low;
+                    if p < 0 || p % w.lhs_dilation != 0 {
                         pos = None;
                         break;
                     }
-                    let p = p / w.base_dilation;
+                    let p = p / w.lhs_dilation;
                     if p >= dims[d] as i64 {
                         pos = None;
                         break;
@@ -521,14 +495,14 @@ mod tests {
         assert_eq!(r[0].data(), &Data::S32(vec![3, 4, 5]));
         let w = WindowDim {
             size: 2,
-            window_dilation: 2,
+            rhs_dilation: 2,
             ..WindowDim::default()
         };
         let r = reduce_window(&[&y], &[&m], &[w], Reducer::Builtin(BinaryOp::Maximum)).unwrap();
         assert_eq!(r[0].data(), &Data::S32(vec![4, 1, 5]));
         let w = WindowDim {
             size: 1,
-            base_dilation: 2,
+            lhs_dilation: 2,
             ..WindowDim::default()
         };
         let r = reduce_window(&[&y], &[&m], &[w], Reducer::Builtin(BinaryOp::Maximum)).unwrap();

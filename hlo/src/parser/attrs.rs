@@ -199,32 +199,23 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn slice_attr(&mut self) -> Result<Vec<SliceDim>> {
-        self.expect(&TokenKind::LBrace, "'{' starting slice")?;
-        let mut out = Vec::new();
-        if self.eat(&TokenKind::RBrace) {
-            return Ok(out);
-        }
-        loop {
-            self.expect(&TokenKind::LBracket, "'[' starting a slice dimension")?;
-            let start = self.int("slice start")?;
-            self.expect(&TokenKind::Colon, "':' in a slice dimension")?;
-            let limit = self.int("slice limit")?;
-            let stride = if self.eat(&TokenKind::Colon) {
-                self.int("slice stride")?
+        self.braced_list("slice", |p| {
+            p.expect(&TokenKind::LBracket, "'[' starting a slice dimension")?;
+            let start = p.int("slice start")?;
+            p.expect(&TokenKind::Colon, "':' in a slice dimension")?;
+            let limit = p.int("slice limit")?;
+            let stride = if p.eat(&TokenKind::Colon) {
+                p.int("slice stride")?
             } else {
                 1
             };
-            self.expect(&TokenKind::RBracket, "']' closing a slice dimension")?;
-            out.push(SliceDim {
+            p.expect(&TokenKind::RBracket, "']' closing a slice dimension")?;
+            Ok(SliceDim {
                 start,
                 limit,
                 stride,
-            });
-            if self.eat(&TokenKind::RBrace) {
-                return Ok(out);
-            }
-            self.expect(&TokenKind::Comma, "',' or '}' in slice")?;
-        }
+            })
+        })
     }
 
     /// Splits a `AxB...` word into per-dimension parts and parses each with `f`.

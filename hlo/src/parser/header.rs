@@ -79,35 +79,26 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn io_alias(&mut self) -> Result<Vec<IoAlias>> {
-        self.expect(&TokenKind::LBrace, "'{' starting input_output_alias")?;
-        let mut out = Vec::new();
-        if self.eat(&TokenKind::RBrace) {
-            return Ok(out);
-        }
-        loop {
-            let output_index = self.int_list("an output index")?;
-            self.expect(&TokenKind::Colon, "':' after the output index")?;
-            self.expect(&TokenKind::LParen, "'(' starting an alias")?;
-            let param_number = self.int("a parameter number")?;
-            self.expect(&TokenKind::Comma, "','")?;
-            let param_index = self.int_list("a parameter index")?;
-            let kind = if self.eat(&TokenKind::Comma) {
-                Some(self.expect_word("an alias kind")?.0)
+        self.braced_list("input_output_alias", |p| {
+            let output_index = p.int_list("an output index")?;
+            p.expect(&TokenKind::Colon, "':' after the output index")?;
+            p.expect(&TokenKind::LParen, "'(' starting an alias")?;
+            let param_number = p.int("a parameter number")?;
+            p.expect(&TokenKind::Comma, "','")?;
+            let param_index = p.int_list("a parameter index")?;
+            let kind = if p.eat(&TokenKind::Comma) {
+                Some(p.expect_word("an alias kind")?.0)
             } else {
                 None
             };
-            self.expect(&TokenKind::RParen, "')' closing an alias")?;
-            out.push(IoAlias {
+            p.expect(&TokenKind::RParen, "')' closing an alias")?;
+            Ok(IoAlias {
                 output_index,
                 param_number,
                 param_index,
                 kind,
-            });
-            if self.eat(&TokenKind::RBrace) {
-                return Ok(out);
-            }
-            self.expect(&TokenKind::Comma, "',' or '}' in input_output_alias")?;
-        }
+            })
+        })
     }
 
     /// `{key="value", key2="value2"}`.

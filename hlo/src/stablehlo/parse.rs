@@ -679,7 +679,12 @@ impl<'a> Front<'a> {
             }
             return Err(self.c.expected("'func.func'"));
         }
-        // Alias definitions may also follow the module.
+        self.after_module()
+    }
+
+    /// What may follow the module in both spellings (pretty and generic): alias definitions
+    /// (`#name = ...`, skipped), then the end of the input; then the module is finished.
+    fn after_module(mut self) -> Result<HloModule> {
         while self.c.peek() == Some(b'#') {
             self.c.pos += 1;
             self.c.expect_ident("an alias name")?;
@@ -781,19 +786,7 @@ impl<'a> Front<'a> {
         let Some(sym) = self.c.symbol()? else {
             return Err(self.c.expected("a function name '@...'"));
         };
-        self.op_name = format!("func.func @{sym}");
-        if self
-            .funcs
-            .get(&sym)
-            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
-        {
-            return Err(self.err_at(
-                loc,
-                ParseErrorKind::DuplicateName,
-                format!("function @{sym} defined twice"),
-            ));
-        }
-        let id = self.func_id(&sym, loc);
+        let id = self.begin_func(&sym, public, loc)?;
         // Arguments.
         self.c.expect(b'(').map_err(|e| self.named(e))?;
         let mut args = Vec::new();
@@ -842,25 +835,59 @@ impl<'a> Front<'a> {
             self.c.dict().map_err(|e| self.named(e))?;
         }
         self.c.opt_loc()?;
-        if public {
-            if sym == "main" {
-                self.main = Some(id);
-            }
-            self.publics.push(id);
-        }
         if self.c.peek() != Some(b'{') {
             return {
                 let e = self.c.expected("'{' starting the function body (declarations without a body are not supported)");
                 Err(self.named(e))
             };
         }
-        let fname = self.op_name.clone();
-        let ret = self.region_body(RegionKind::Function, Some(args), loc)?;
-        self.op_name = fname;
-        let root = self.root_of(RegionKind::Function, &ret, loc);
-        self.finish_frame(id, &sym, root)?;
+        self.func_body(id, &sym, Some(args), loc)?;
         self.c.opt_loc()?;
         self.op_name.clear();
+        Ok(())
+    }
+
+    /// What both spellings of `func.func` (pretty and generic) do once the name is read: name
+    /// the op for error messages, reject a second definition of `@sym`, take its computation id
+    /// (reserved earlier if a call named it first) and record a public function (and `@main`).
+    fn begin_func(&mut self, sym: &str, public: bool, loc: SourceLoc) -> Result<ComputationId> {
+        self.op_name = format!("func.func @{sym}");
+        if self
+            .funcs
+            .get(sym)
+            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
+        {
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::DuplicateName,
+                format!("function @{sym} defined twice"),
+            ));
+        }
+        let id = self.func_id(sym, loc);
+        if public {
+            if sym == "main" {
+                self.main = Some(id);
+            }
+            self.publics.push(id);
+        }
+        Ok(id)
+    }
+
+    /// A function's body region, shared by both spellings of `func.func`: reads it (the op
+    /// name is restored after nested ops changed it) and finishes computation `id` with the
+    /// values it returns.
+    fn func_body(
+        &mut self,
+        id: ComputationId,
+        sym: &str,
+        args: Option<Vec<(String, Shape, SourceLoc)>>,
+        loc: SourceLoc,
+    ) -> Result<()> {
+        let fname = self.op_name.clone();
+        let ret = self.region_body(RegionKind::Function, args, loc)?;
+        self.op_name = fname;
+        let root = self.root_of(RegionKind::Function, &ret, loc);
+        self.finish_frame(id, sym, root)?;
         Ok(())
     }
 

@@ -10,15 +10,7 @@ use crate::shape::{ArrayShape, Shape};
 /// Dot and convolution.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
     use Opcode::*;
-    let Inst {
-        opcode,
-        ops,
-        a,
-        declared,
-        ..
-    } = *cx;
-    let declared_array = declared.and_then(Shape::as_array);
-    let declared_ty = declared_array.map(|d| d.element_type);
+    let Inst { opcode, ops, a, .. } = *cx;
     let out = match opcode {
         Dot => {
             count(ops, 2, opcode)?;
@@ -79,17 +71,12 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     .filter(|(i, _)| !used_r.contains(i))
                     .map(|(_, &d)| d),
             );
-            array(declared_ty.unwrap_or(l.element_type), out)
+            array(cx.declared_ty().unwrap_or(l.element_type), out)
         }
         Convolution => {
             count(ops, 2, opcode)?;
             let (l, k) = (arr(ops, 0)?, arr(ops, 1)?);
-            let Some(c) = &a.conv_dimension_numbers else {
-                return fail(ShapeError::MissingAttribute {
-                    opcode,
-                    attr: "dim_labels=",
-                });
-            };
+            let c = required(a.conv_dimension_numbers.as_ref(), opcode, "dim_labels=")?;
             let fgc = a.feature_group_count.unwrap_or(1).max(1);
             let bgc = a.batch_group_count.unwrap_or(1).max(1);
             let get = |s: &ArrayShape, d: i64, what: &str| -> R<i64> {
@@ -161,7 +148,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 }
                 put(osd, window_out(get(l, isd, "input spatial")?, wd)?)?;
             }
-            array(declared_ty.unwrap_or(l.element_type), out)
+            array(cx.declared_ty().unwrap_or(l.element_type), out)
         }
         _ => return Ok(None),
     };

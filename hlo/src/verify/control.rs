@@ -8,13 +8,7 @@ use crate::shape::{PrimitiveType, Shape};
 /// Call, fusion, map, while and conditional.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
     use Opcode::*;
-    let Inst {
-        opcode,
-        ops,
-        a,
-        callees,
-        ..
-    } = *cx;
+    let Inst { opcode, ops, a, .. } = *cx;
     let out = match opcode {
         Call | Fusion => {
             let id = if opcode == Call {
@@ -23,7 +17,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 a.calls.as_ref().and_then(|c| c.first().copied())
             };
             let what = if opcode == Call { "to_apply" } else { "calls" };
-            match callee(callees, id, what)? {
+            match callee(cx.callees, id, what)? {
                 Some(sig) => {
                     check_params(&sig, ops, what)?;
                     sig.result.without_layout()
@@ -38,7 +32,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     return fail(ShapeError::MapDims);
                 }
             }
-            match callee(callees, a.to_apply, "to_apply")? {
+            match callee(cx.callees, a.to_apply, "to_apply")? {
                 Some(sig) => {
                     if sig.params.len() != ops.len() {
                         return fail(ShapeError::MapParamCount);
@@ -52,13 +46,13 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         While => {
             count(ops, 1, opcode)?;
             let init = ops.first().copied().ok_or(ShapeError::WhileOperand)?;
-            if let Some(c) = callee(callees, a.condition, "condition")? {
+            if let Some(c) = callee(cx.callees, a.condition, "condition")? {
                 check_params(&c, ops, "while condition")?;
                 if !c.result.compatible(&Shape::scalar(PrimitiveType::Pred)) {
                     return fail(ShapeError::WhileCondition(c.result.clone()));
                 }
             }
-            if let Some(b) = callee(callees, a.body, "body")? {
+            if let Some(b) = callee(cx.callees, a.body, "body")? {
                 check_params(&b, ops, "while body")?;
                 if !b.result.compatible(init) {
                     return fail(ShapeError::WhileBody {
@@ -98,7 +92,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             }
             let mut result: Option<Shape> = None;
             for (i, &b) in branches.iter().enumerate() {
-                let Some(sig) = callee(callees, Some(b), "branch computation")? else {
+                let Some(sig) = callee(cx.callees, Some(b), "branch computation")? else {
                     return Ok(None);
                 };
                 let arg = ops.get(i + 1).copied().into_iter().collect::<Vec<_>>();

@@ -106,15 +106,7 @@ pub(super) fn binary(cx: &Inst<'_>) -> R<Option<Shape>> {
 /// Compare, complex, select, clamp and the conversions.
 pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
     use Opcode::*;
-    let Inst {
-        opcode,
-        ops,
-        a,
-        declared,
-        ..
-    } = *cx;
-    let declared_array = declared.and_then(Shape::as_array);
-    let declared_ty = declared_array.map(|d| d.element_type);
+    let Inst { opcode, ops, a, .. } = *cx;
     let out = match opcode {
         Compare => {
             count(ops, 2, opcode)?;
@@ -126,12 +118,7 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
                     rhs: y.clone(),
                 });
             }
-            if a.comparison_direction.is_none() {
-                return fail(ShapeError::MissingAttribute {
-                    opcode,
-                    attr: "direction=",
-                });
-            }
+            required(a.comparison_direction, opcode, "direction=")?;
             array(PrimitiveType::Pred, dims_of(x))
         }
         Complex => {
@@ -195,7 +182,7 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
             match opcode {
                 ReducePrecision | Copy => array(x.element_type, dims_of(x)),
                 BitcastConvert => {
-                    let Some(t) = declared_ty else {
+                    let Some(t) = cx.declared_ty() else {
                         return Ok(None);
                     };
                     if t.bit_width() != x.element_type.bit_width() {
@@ -204,7 +191,7 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
                     array(t, dims_of(x))
                 }
                 _ => {
-                    let Some(t) = declared_ty else {
+                    let Some(t) = cx.declared_ty() else {
                         return Ok(None);
                     };
                     array(t, dims_of(x))

@@ -18,10 +18,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 .first()
                 .and_then(|s| s.tuple_shapes())
                 .ok_or(ShapeError::TupleOperand)?;
-            let i = a.tuple_index.ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "index=",
-            })?;
+            let i = required(a.tuple_index, opcode, "index=")?;
             let i = idx(i, t.len(), "tuple index")?;
             t.get(i)
                 .map(Shape::without_layout)
@@ -31,13 +28,11 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         DynamicSlice => {
             let x = arr(ops, 0)?;
             check_indices(ops, 1, x.rank(), opcode)?;
-            let sizes = a
-                .dynamic_slice_sizes
-                .as_ref()
-                .ok_or(ShapeError::MissingAttribute {
-                    opcode,
-                    attr: "dynamic_slice_sizes=",
-                })?;
+            let sizes = required(
+                a.dynamic_slice_sizes.as_ref(),
+                opcode,
+                "dynamic_slice_sizes=",
+            )?;
             if sizes.len() != x.rank() {
                 return fail(ShapeError::DynamicSliceRank {
                     sizes: sizes.clone(),
@@ -75,13 +70,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 .gather_dimension_numbers
                 .as_ref()
                 .ok_or(ShapeError::GatherDimensionNumbers)?;
-            let sizes = a
-                .gather_slice_sizes
-                .as_ref()
-                .ok_or(ShapeError::MissingAttribute {
-                    opcode,
-                    attr: "slice_sizes=",
-                })?;
+            let sizes = required(a.gather_slice_sizes.as_ref(), opcode, "slice_sizes=")?;
             if sizes.len() != x.rank() {
                 return fail(ShapeError::GatherSliceRank {
                     sizes: sizes.clone(),

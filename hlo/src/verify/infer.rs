@@ -17,7 +17,16 @@ pub(super) struct Inst<'a> {
     pub(super) ops: &'a [&'a Shape],
     pub(super) a: &'a Attrs,
     pub(super) declared: Option<&'a Shape>,
+    /// `declared` when it is an array: computed once here so that no family rule repeats it.
+    pub(super) declared_array: Option<&'a ArrayShape>,
     pub(super) callees: Option<CalleeLookup<'a>>,
+}
+
+impl Inst<'_> {
+    /// The declared element type, when the declared shape is an array.
+    pub(super) fn declared_ty(&self) -> Option<PrimitiveType> {
+        self.declared_array.map(|d| d.element_type)
+    }
 }
 
 /// Infers the result shape (without layout) of an instruction from its operands' shapes and
@@ -43,6 +52,7 @@ pub fn infer_shape(
         ops,
         a,
         declared,
+        declared_array: declared.and_then(Shape::as_array),
         callees,
     };
     if opcode.is_elementwise_unary() {
@@ -127,6 +137,24 @@ pub(super) fn arr<'a>(ops: &[&'a Shape], i: usize) -> R<&'a ArrayShape> {
             found: (*s).clone(),
         }),
         None => fail(ShapeError::MissingOperand { index: i }),
+    }
+}
+
+/// A required attribute, or the error that names it as the text format spells it (`attr`,
+/// e.g. `"dimensions="`): the one place the families turn an absent attribute into an error.
+pub(super) fn required<T>(v: Option<T>, opcode: Opcode, attr: &'static str) -> R<T> {
+    v.ok_or_else(|| Box::new(ShapeError::MissingAttribute { opcode, attr }))
+}
+
+/// The result of an opcode whose outputs mirror its operands (all-reduce, sort): the one
+/// operand's shape, or a tuple of all of them.
+pub(super) fn mirror_operands(ops: &[&Shape]) -> Shape {
+    if ops.len() == 1 {
+        ops.first()
+            .map(|s| s.without_layout())
+            .unwrap_or(Shape::Token)
+    } else {
+        Shape::Tuple(ops.iter().map(|s| s.without_layout()).collect())
     }
 }
 

@@ -13,16 +13,10 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         Fft => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let len = a.fft_length.as_ref().ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "fft_length=",
-            })?;
+            let len = required(a.fft_length.as_ref(), opcode, "fft_length=")?;
             let mut dims = x.dims.clone();
             let last = dims.len().checked_sub(1);
-            match a.fft_type.ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "fft_type=",
-            })? {
+            match required(a.fft_type, opcode, "fft_type=")? {
                 FftType::Fft | FftType::Ifft => array(x.element_type, dims),
                 FftType::Rfft => {
                     let t = match x.element_type {
@@ -83,8 +77,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         TopK => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let k =
-                a.k.ok_or(ShapeError::MissingAttribute { opcode, attr: "k=" })?;
+            let k = required(a.k, opcode, "k=")?;
             let mut dims = x.dims.clone();
             if let Some(l) = dims.last_mut() {
                 if k > *l {

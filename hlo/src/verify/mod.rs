@@ -229,42 +229,7 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
     }
 }
 
-/// True when the operand graph of `c` has a cycle (iterative DFS).
+/// True when the operand graph of `c` has a cycle (the walk behind `post_order`).
 fn has_cycle(c: &Computation) -> bool {
-    let n = c.instructions.len();
-    let mut state = vec![0u8; n];
-    for start in 0..n {
-        if state.get(start) != Some(&0) {
-            continue;
-        }
-        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
-        if let Some(s) = state.get_mut(start) {
-            *s = 1;
-        }
-        while let Some((node, pos)) = stack.last_mut() {
-            let ops = c.instructions.get(*node).map(|i| &i.operands);
-            match ops.and_then(|o| o.get(*pos)) {
-                Some(op) => {
-                    *pos += 1;
-                    match state.get(op.index()) {
-                        Some(1) => return true,
-                        Some(0) => {
-                            if let Some(s) = state.get_mut(op.index()) {
-                                *s = 1;
-                            }
-                            stack.push((op.index(), 0));
-                        }
-                        _ => {}
-                    }
-                }
-                None => {
-                    if let Some(s) = state.get_mut(*node) {
-                        *s = 2;
-                    }
-                    stack.pop();
-                }
-            }
-        }
-    }
-    false
+    c.operand_walk().1
 }

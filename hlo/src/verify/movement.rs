@@ -8,25 +8,15 @@ use crate::shape::Shape;
 /// Broadcast, reshape, transpose, reverse, slice, concatenate, pad and iota.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
     use Opcode::*;
-    let Inst {
-        opcode,
-        ops,
-        a,
-        declared,
-        ..
-    } = *cx;
-    let declared_array = declared.and_then(Shape::as_array);
+    let Inst { opcode, ops, a, .. } = *cx;
     let out = match opcode {
         Broadcast => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let Some(d) = declared_array else {
+            let Some(d) = cx.declared_array else {
                 return Ok(None);
             };
-            let dims = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "dimensions=",
-            })?;
+            let dims = required(a.dimensions.as_ref(), opcode, "dimensions=")?;
             if dims.len() != x.rank() {
                 return fail(ShapeError::BroadcastRank {
                     dims: dims.clone(),
@@ -51,7 +41,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         Reshape => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let Some(d) = declared_array else {
+            let Some(d) = cx.declared_array else {
                 return Ok(None);
             };
             if d.element_count() != x.element_count() {
@@ -67,10 +57,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         Transpose => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let perm = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "dimensions=",
-            })?;
+            let perm = required(a.dimensions.as_ref(), opcode, "dimensions=")?;
             if perm.len() != x.rank() {
                 return fail(ShapeError::TransposeRank {
                     perm: perm.clone(),
@@ -96,10 +83,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         Slice => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
-            let s = a.slice.as_ref().ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "slice=",
-            })?;
+            let s = required(a.slice.as_ref(), opcode, "slice=")?;
             if s.len() != x.rank() {
                 return fail(ShapeError::SliceRank {
                     dims: s.len(),
@@ -126,10 +110,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 return fail(ShapeError::NoOperands { opcode });
             }
             let first = arr(ops, 0)?;
-            let dims = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "dimensions=",
-            })?;
+            let dims = required(a.dimensions.as_ref(), opcode, "dimensions=")?;
             let [d] = dims.as_slice() else {
                 return fail(ShapeError::ConcatenateDims(dims.clone()));
             };
@@ -169,10 +150,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     value: v.clone(),
                 });
             }
-            let p = a.padding.as_ref().ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "padding=",
-            })?;
+            let p = required(a.padding.as_ref(), opcode, "padding=")?;
             if p.len() != x.rank() {
                 return fail(ShapeError::PaddingRank {
                     dims: p.len(),
@@ -201,13 +179,10 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         }
         Iota => {
             count(ops, 0, opcode)?;
-            let Some(d) = declared_array else {
+            let Some(d) = cx.declared_array else {
                 return Ok(None);
             };
-            let i = a.iota_dimension.ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "iota_dimension=",
-            })?;
+            let i = required(a.iota_dimension, opcode, "iota_dimension=")?;
             idx(i, d.rank(), "iota_dimension")?;
             array(d.element_type, dims_of(d))
         }

@@ -8,25 +8,18 @@ use crate::shape::Shape;
 /// Opcodes whose shape is not inferred (the declared one is trusted; constants are checked against their literal), and all-reduce, whose result is its operands'.
 pub(super) fn declared(cx: &Inst<'_>) -> R<Option<Shape>> {
     use Opcode::*;
-    let Inst {
-        opcode,
-        ops,
-        a,
-        declared,
-        ..
-    } = *cx;
-    let declared_array = declared.and_then(Shape::as_array);
+    let Inst { opcode, ops, a, .. } = *cx;
     // The dispatcher (`infer::infer_shape`) is the one list of the opcodes sent here: every one
     // of them trusts its declared shape, except a constant's literal, checked against it, and
     // all-reduce, whose result is its operands'.
     let out = match opcode {
         Constant => {
-            if let Some(d) = declared {
+            if let Some(d) = cx.declared {
                 if !literal_matches(a.literal.as_ref(), d) {
                     return fail(ShapeError::ConstantStructure(d.clone()));
                 }
             }
-            if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, declared_array) {
+            if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, cx.declared_array) {
                 if l.values.len() as u64 != d.element_count() {
                     return fail(ShapeError::ConstantValueCount {
                         values: l.values.len(),
@@ -37,15 +30,7 @@ pub(super) fn declared(cx: &Inst<'_>) -> R<Option<Shape>> {
             }
             return Ok(None);
         }
-        AllReduce => {
-            if ops.len() == 1 {
-                ops.first()
-                    .map(|s| s.without_layout())
-                    .unwrap_or(Shape::Token)
-            } else {
-                Shape::Tuple(ops.iter().map(|s| s.without_layout()).collect())
-            }
-        }
+        AllReduce => mirror_operands(ops),
         _ => return Ok(None),
     };
     Ok(Some(out))

@@ -10,13 +10,7 @@ use crate::shape::{PrimitiveType, Shape};
 /// Reduce, reduce-window, select-and-scatter and sort.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
     use Opcode::*;
-    let Inst {
-        opcode,
-        ops,
-        a,
-        callees,
-        ..
-    } = *cx;
+    let Inst { opcode, ops, a, .. } = *cx;
     let out = match opcode {
         Reduce => {
             if ops.is_empty() || ops.len() % 2 != 0 {
@@ -24,10 +18,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             }
             let n = ops.len() / 2;
             let first = arr(ops, 0)?;
-            let dims = a.dimensions.as_ref().ok_or(ShapeError::MissingAttribute {
-                opcode,
-                attr: "dimensions=",
-            })?;
+            let dims = required(a.dimensions.as_ref(), opcode, "dimensions=")?;
             check_unique(dims, "reduce dimensions")?;
             let mut reduced = HashSet::new();
             for &d in dims {
@@ -60,7 +51,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 }
                 inits.push(init.element_type);
             }
-            if let Some(sig) = callee(callees, a.to_apply, "to_apply")? {
+            if let Some(sig) = callee(cx.callees, a.to_apply, "to_apply")? {
                 check_reducer(&sig, &inits, "reduce to_apply")?;
             }
             let shapes: Vec<Shape> = inits.iter().map(|&t| array(t, out_dims.clone())).collect();
@@ -113,7 +104,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 }
                 inits.push(init.element_type);
             }
-            if let Some(sig) = callee(callees, a.to_apply, "to_apply")? {
+            if let Some(sig) = callee(cx.callees, a.to_apply, "to_apply")? {
                 check_reducer(&sig, &inits, "reduce-window to_apply")?;
             }
             let shapes: Vec<Shape> = inits.iter().map(|&t| array(t, out_dims.clone())).collect();
@@ -144,7 +135,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             if let Some(d) = a.dimensions.as_ref().and_then(|d| d.first()) {
                 idx(*d, first.rank(), "sort dimension")?;
             }
-            if let Some(sig) = callee(callees, a.to_apply, "to_apply")? {
+            if let Some(sig) = callee(cx.callees, a.to_apply, "to_apply")? {
                 if sig.params.len() != 2 * ops.len() {
                     return fail(ShapeError::ComparatorParams {
                         found: sig.params.len(),
@@ -155,13 +146,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                     return fail(ShapeError::ComparatorResult(sig.result.clone()));
                 }
             }
-            if ops.len() == 1 {
-                ops.first()
-                    .map(|s| s.without_layout())
-                    .unwrap_or(Shape::Token)
-            } else {
-                Shape::Tuple(ops.iter().map(|s| s.without_layout()).collect())
-            }
+            mirror_operands(ops)
         }
         _ => return Ok(None),
     };

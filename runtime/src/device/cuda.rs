@@ -26,7 +26,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::{cublas, Device, DeviceDescription, DeviceKind, DeviceOp};
+use super::{cublas, Device, DeviceDescription, DeviceKind, DeviceOp, LaunchShape};
 use crate::error::{Error, Result};
 use crate::thunks::{GemmConfig, KernelModule};
 
@@ -69,9 +69,12 @@ fn signature(ops: &[DeviceOp<'_>]) -> String {
             DeviceOp::Launch {
                 module,
                 kernel,
-                grid,
-                block,
-                shmem,
+                shape:
+                    LaunchShape {
+                        grid,
+                        block,
+                        shmem_bytes: shmem,
+                    },
                 args,
             } => write!(
                 s,
@@ -309,23 +312,11 @@ impl Device for CudaDevice {
         &self,
         module: &KernelModule,
         kernel: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shmem_bytes: u32,
+        shape: LaunchShape,
         args: &[u64],
     ) -> Result<()> {
         // SAFETY: every address was validated at load against allocations of this device.
-        unsafe {
-            self.launch_on(
-                &self.null_stream,
-                module,
-                kernel,
-                grid,
-                block,
-                shmem_bytes,
-                args,
-            )?
-        };
+        unsafe { self.launch_on(&self.null_stream, module, kernel, shape, args)? };
         self.context
             .synchronize()
             .map_err(|e| drv(&format!("kernel {kernel}"), e))
@@ -471,17 +462,19 @@ impl CudaDevice {
     /// # Safety
     /// Every argument is a 64-bit device address of this context (checked at load against the
     /// PTX signature and the allocations); `stream` belongs to this context.
-    #[allow(clippy::too_many_arguments)]
     unsafe fn launch_on(
         &self,
         stream: &CudaStream,
         module: &KernelModule,
         kernel: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shmem: u32,
+        shape: LaunchShape,
         args: &[u64],
     ) -> Result<()> {
+        let LaunchShape {
+            grid,
+            block,
+            shmem_bytes: shmem,
+        } = shape;
         let f = self.function(module, kernel)?;
         if shmem > 48 * 1024 {
             let _ = f.set_attribute(
@@ -520,11 +513,9 @@ impl CudaDevice {
             DeviceOp::Launch {
                 module,
                 kernel,
-                grid,
-                block,
-                shmem,
+                shape,
                 args,
-            } => unsafe { self.launch_on(stream, module, kernel, *grid, *block, *shmem, args) },
+            } => unsafe { self.launch_on(stream, module, kernel, *shape, args) },
             DeviceOp::Copy { dst, src, size } => {
                 let n = usize::try_from(*size)
                     .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use ptx::emu::{self, DevicePtr, LaunchOptions, LoadedModule, Memory, ParamValue};
 
-use super::{Device, DeviceDescription, DeviceKind};
+use super::{Device, DeviceDescription, DeviceKind, LaunchShape};
 use crate::error::{Error, Result};
 use crate::thunks::KernelModule;
 
@@ -243,11 +243,14 @@ impl Device for EmulatedDevice {
         &self,
         module: &KernelModule,
         kernel: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shmem_bytes: u32,
+        shape: LaunchShape,
         args: &[u64],
     ) -> Result<()> {
+        let LaunchShape {
+            grid,
+            block,
+            shmem_bytes,
+        } = shape;
         let loaded = self.translated(module)?;
         // Every thread runs at least one instruction, so a launch with more threads than the
         // budget cannot finish here (2^31-1 blocks pass the device's grid limits): a limit of

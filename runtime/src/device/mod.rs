@@ -266,9 +266,7 @@ pub trait Device: Send + Sync + fmt::Debug {
         &self,
         module: &KernelModule,
         kernel: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shmem_bytes: u32,
+        shape: LaunchShape,
         args: &[u64],
     ) -> Result<()>;
     /// Lane-instructions (instructions once per active lane) of this device's most recent
@@ -322,6 +320,18 @@ pub fn host_gemm<D: Device + ?Sized>(
     device.write(out.0, &c)
 }
 
+/// How a kernel is launched: what [`Device::launch`], [`DeviceOp::Launch`] and the executor's
+/// recorded commands carry together, so the three spell it once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LaunchShape {
+    /// Blocks in the grid (x, y, z).
+    pub grid: [u32; 3],
+    /// Threads in a block (x, y, z).
+    pub block: [u32; 3],
+    /// Dynamic shared memory per block, in bytes.
+    pub shmem_bytes: u32,
+}
+
 /// One operation of a command buffer, with the device addresses of the current execution.
 #[derive(Debug)]
 pub enum DeviceOp<'a> {
@@ -331,12 +341,8 @@ pub enum DeviceOp<'a> {
         module: &'a KernelModule,
         /// The `.entry`.
         kernel: &'a str,
-        /// Grid.
-        grid: [u32; 3],
-        /// Block.
-        block: [u32; 3],
-        /// Dynamic shared memory.
-        shmem: u32,
+        /// Grid, block and dynamic shared memory.
+        shape: LaunchShape,
         /// Argument addresses.
         args: Vec<u64>,
     },
@@ -394,11 +400,9 @@ pub fn issue<D: Device + ?Sized>(device: &D, op: &DeviceOp<'_>) -> Result<()> {
         DeviceOp::Launch {
             module,
             kernel,
-            grid,
-            block,
-            shmem,
+            shape,
             args,
-        } => device.launch(module, kernel, *grid, *block, *shmem, args),
+        } => device.launch(module, kernel, *shape, args),
         DeviceOp::Copy { dst, src, size } => device.copy(*dst, *src, *size),
         DeviceOp::Memset32 { dst, size, value } => device.memset32(*dst, *size, *value),
         DeviceOp::Zero { dst, size } => {

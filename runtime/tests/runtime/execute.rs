@@ -519,13 +519,10 @@ impl Device for WholeBuffers {
         &self,
         module: &runtime::thunks::KernelModule,
         kernel: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shmem_bytes: u32,
+        shape: runtime::LaunchShape,
         args: &[u64],
     ) -> runtime::Result<()> {
-        self.inner
-            .launch(module, kernel, grid, block, shmem_bytes, args)
+        self.inner.launch(module, kernel, shape, args)
     }
     fn run_command_buffer(&self, key: u64, ops: &[runtime::DeviceOp<'_>]) -> runtime::Result<bool> {
         let kinds = ops

@@ -153,16 +153,7 @@ impl<'a> Front<'a> {
         self.c.expect(b':')?;
         self.function_type()?;
         self.c.opt_loc()?;
-        while self.c.peek() == Some(b'#') {
-            self.c.pos += 1;
-            self.c.expect_ident("an alias name")?;
-            self.c.expect(b'=')?;
-            self.c.attr()?;
-        }
-        if !self.c.at_end() {
-            return Err(self.c.expected("end of input"));
-        }
-        self.finish()
+        self.after_module()
     }
 
     /// `(T, ...) -> (R, ...)` or `(T) -> R`, skipped.
@@ -222,31 +213,9 @@ impl<'a> Front<'a> {
         let Some(sym) = sym else {
             return Err(self.err_at(loc, ParseErrorKind::Syntax, "func.func without sym_name"));
         };
-        self.op_name = format!("func.func @{sym}");
-        if self
-            .funcs
-            .get(&sym)
-            .is_some_and(|(id, _)| self.comps.get(id.index()).is_some_and(Option::is_some))
-        {
-            return Err(self.err_at(
-                loc,
-                ParseErrorKind::DuplicateName,
-                format!("function @{sym} defined twice"),
-            ));
-        }
-        let id = self.func_id(&sym, loc);
-        if public {
-            if sym == "main" {
-                self.main = Some(id);
-            }
-            self.publics.push(id);
-        }
+        let id = self.begin_func(&sym, public, loc)?;
         self.c.expect(b'(').map_err(|e| self.named(e))?;
-        let fname = self.op_name.clone();
-        let ret = self.region_body(RegionKind::Function, None, loc)?;
-        self.op_name = fname;
-        let root = self.root_of(RegionKind::Function, &ret, loc);
-        self.finish_frame(id, &sym, root)?;
+        self.func_body(id, &sym, None, loc)?;
         self.c.expect(b')').map_err(|e| self.named(e))?;
         if self.c.peek() == Some(b'{') {
             self.c.dict().map_err(|e| self.named(e))?;

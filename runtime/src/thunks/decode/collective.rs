@@ -148,24 +148,12 @@ pub(super) fn collective(
         } = b;
         let bp = format!("{path}.buffers[{i}]");
         let count = nonneg(*element_count, &format!("{bp}.element_count"))?;
-        // Which pair carries the slices: the project numbers (1000, 1001) when either is set,
-        // else the v1 numbers (2, 3). Both at once would leave the buffer ambiguous.
-        let (source, destination, names) = if source_buffer_xyz.is_some()
-            || destination_buffer_xyz.is_some()
-        {
-            if source_buffer.is_some() || destination_buffer.is_some() {
-                return Err(invalid(format!(
-                        "{bp} sets both source_buffer/destination_buffer (2, 3) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
-                    )));
-            }
-            (
-                source_buffer_xyz.as_ref(),
-                destination_buffer_xyz.as_ref(),
-                ["source_buffer_xyz", "destination_buffer_xyz"],
-            )
-        } else {
-            legacy_collective_slices(source_buffer.as_ref(), destination_buffer.as_ref())
-        };
+        let (source, destination, names) = slice_pair(
+            &bp,
+            "2, 3",
+            [source_buffer.as_ref(), destination_buffer.as_ref()],
+            [source_buffer_xyz.as_ref(), destination_buffer_xyz.as_ref()],
+        )?;
         let source = slice(ctx, source, &format!("{bp}.{}", names[0]))?;
         let destination = slice(ctx, destination, &format!("{bp}.{}", names[1]))?;
         let bytes = count.checked_mul(t.size());
@@ -230,23 +218,4 @@ fn legacy_group_mode(group_mode: i32) -> (i32, &'static str) {
 // Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_op_id(op_id: i64) -> i64 {
     op_id
-}
-
-/// A collective buffer's slices at the v1 numbers 2 and 3, which the compiler writes by default
-/// until the stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then
-/// carry only these.
-// Can be removed in June 2027 (6 months backward compatibility window).
-fn legacy_collective_slices<'a>(
-    source_buffer: Option<&'a BufferAllocationSliceProto>,
-    destination_buffer: Option<&'a BufferAllocationSliceProto>,
-) -> (
-    Option<&'a BufferAllocationSliceProto>,
-    Option<&'a BufferAllocationSliceProto>,
-    [&'static str; 2],
-) {
-    (
-        source_buffer,
-        destination_buffer,
-        ["source_buffer", "destination_buffer"],
-    )
 }

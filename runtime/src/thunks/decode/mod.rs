@@ -412,6 +412,53 @@ fn thunk(
     Ok(Thunk { info, kind })
 }
 
+/// A source/destination pair of slice fields and their names (for error paths).
+type SlicePair<'a> = (
+    Option<&'a BufferAllocationSliceProto>,
+    Option<&'a BufferAllocationSliceProto>,
+    [&'static str; 2],
+);
+
+/// Which pair of fields carries the source and destination slices of a copy thunk or a
+/// collective buffer, both mid-move from their v1 numbers (`v1_numbers`, as the error names
+/// them) to 1000/1001: the project pair when either of it is set, else the v1 pair. Both at once
+/// would leave the slices ambiguous.
+fn slice_pair<'a>(
+    path: &str,
+    v1_numbers: &str,
+    [source_buffer, destination_buffer]: [Option<&'a BufferAllocationSliceProto>; 2],
+    [source_xyz, destination_xyz]: [Option<&'a BufferAllocationSliceProto>; 2],
+) -> Result<SlicePair<'a>> {
+    if source_xyz.is_none() && destination_xyz.is_none() {
+        return Ok(legacy_slice_pair(source_buffer, destination_buffer));
+    }
+    if source_buffer.is_some() || destination_buffer.is_some() {
+        return Err(invalid(format!(
+            "{path} sets both source_buffer/destination_buffer ({v1_numbers}) and source_buffer_xyz/destination_buffer_xyz (1000, 1001); an artifact sets one pair"
+        )));
+    }
+    Ok((
+        source_xyz,
+        destination_xyz,
+        ["source_buffer_xyz", "destination_buffer_xyz"],
+    ))
+}
+
+/// Slices at the v1 numbers (a copy's 1 and 2, a collective buffer's 2 and 3), which the
+/// compiler writes by default until the stage-2 date of both moves to 1000/1001 (2026-12-15);
+/// artifacts written before then carry only these.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_slice_pair<'a>(
+    source_buffer: Option<&'a BufferAllocationSliceProto>,
+    destination_buffer: Option<&'a BufferAllocationSliceProto>,
+) -> SlicePair<'a> {
+    (
+        source_buffer,
+        destination_buffer,
+        ["source_buffer", "destination_buffer"],
+    )
+}
+
 fn nonneg(v: i64, path: &str) -> Result<u64> {
     u64::try_from(v).map_err(|_| invalid(format!("{path} is {v}, must be >= 0")))
 }
