@@ -357,8 +357,11 @@ const HOSTILE: &[Mutation] = &[
         "frontend_attributes_at_18_and_19",
         |p| {
             let m = p.hlo_module.as_mut().unwrap();
-            m.frontend_attributes_legacy = Some(Default::default());
-            m.frontend_attributes = Some(Default::default());
+            let attributes = proto::xla::FrontendAttributes {
+                map: [("k".to_owned(), "v".to_owned())].into(),
+            };
+            m.frontend_attributes_legacy = Some(attributes.clone());
+            m.frontend_attributes = Some(attributes);
         },
         "<module>/: hlo_module sets both frontend_attributes (19) and its legacy number 18; a module sets one",
         Check::Same,
@@ -516,6 +519,19 @@ fn moves_trial() -> Trial {
                 if checked != streamed {
                     return Err(format!("check_proto {checked:?}, streamed {streamed:?}").into());
                 }
+            }
+            // XLA's own form: attributes at 19 and an empty 18 (its `buffer_donor`, no donors) is
+            // valid and reads the attributes at 19.
+            let mut xla_form = xla.clone();
+            xla_form
+                .hlo_module
+                .as_mut()
+                .unwrap()
+                .frontend_attributes_legacy = Some(Default::default());
+            let back = from_proto(&xla_form).map_err(|e| e.to_string())?;
+            check_proto_bytes(&xla_form.encode_to_vec()).map_err(|e| e.to_string())?;
+            if normalize(back) != want {
+                return Err("attributes at 19 with an empty 18 read as another module".into());
             }
             // An artifact written before 2026-12-01 with the bool still reads it.
             let mut old = legacy.clone();

@@ -87,8 +87,8 @@ pub struct ProtoSummary {
 ///
 /// Checked here, in this order (the first problem is the error):
 /// - `hlo_module` is set; no field moving to XLA's number is set at both numbers
-///   ([`ConvertError::BothNumbers`]: module `frontend_attributes` 18 and 19, the config's
-///   propagation lists 23 and 33, 24 and 27); computation ids are unique;
+///   ([`ConvertError::BothNumbers`]: module frontend attributes at 18 and 19, the config's
+///   propagation lists at 23 and 33, 24 and 27; set means non-empty); computation ids are unique;
 /// - per computation, per instruction in order: its name is not a duplicate; its opcode is known
 ///   ([`ConvertError::UnknownOpcode`]); its shape is set and valid ([`check_shape`]); operand ids
 ///   name earlier instructions of the computation; called computation ids exist, and their
@@ -219,8 +219,19 @@ pub(super) trait Source<'p> {
     fn entry(&self) -> (i64, &str);
     /// The module config, when set.
     fn config(&self) -> Option<&px::HloModuleConfigProto>;
-    /// Whether the module sets `frontend_attributes` at the legacy 18 and at XLA's 19.
+    /// Whether the module carries frontend attributes (a non-empty map) at the legacy 18 and at
+    /// XLA's 19. Non-empty, not present: XLA's own artifacts set 19 and an empty 18 (XLA's
+    /// `buffer_donor` with no donors, which decodes here as an empty map), and they are valid.
     fn frontend_attributes_set(&self) -> (bool, bool);
+}
+
+/// [`Source::frontend_attributes_set`] of the two fields.
+pub(super) fn attributes_set(
+    legacy: Option<&px::FrontendAttributes>,
+    xla: Option<&px::FrontendAttributes>,
+) -> (bool, bool) {
+    let set = |f: Option<&px::FrontendAttributes>| f.is_some_and(|f| !f.map.is_empty());
+    (set(legacy), set(xla))
 }
 
 /// Refuses a module that sets a field moving to XLA's number (`super::WriteOptions`) at both
@@ -305,9 +316,9 @@ impl<'p> Source<'p> for Decoded<'p> {
         self.config
     }
     fn frontend_attributes_set(&self) -> (bool, bool) {
-        (
-            self.module.frontend_attributes_legacy.is_some(),
-            self.module.frontend_attributes.is_some(),
+        attributes_set(
+            self.module.frontend_attributes_legacy.as_ref(),
+            self.module.frontend_attributes.as_ref(),
         )
     }
 }

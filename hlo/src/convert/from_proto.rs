@@ -203,13 +203,21 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
         .or_else(|| non_empty(&cfg.allow_spmd_sharding_propagation_to_output_legacy)),
         replica_count: (summary.replica_count != 0).then_some(summary.replica_count),
         num_partitions: (summary.num_partitions != 0).then_some(summary.num_partitions),
-        // XLA's 19 or the legacy 18: the walk refused both.
+        // XLA's 19 or the legacy 18 (the walk refused both non-empty): the one with attributes,
+        // else whichever is present, 19 first (XLA's artifacts set an empty 18, its
+        // `buffer_donor`).
         // Can be removed in June 2027 (6 months backward compatibility window).
-        frontend_attributes: hm
-            .frontend_attributes
-            .as_ref()
-            .or(hm.frontend_attributes_legacy.as_ref())
-            .map(frontend_from_proto),
+        frontend_attributes: {
+            let (legacy, xla) = (
+                hm.frontend_attributes_legacy.as_ref(),
+                hm.frontend_attributes.as_ref(),
+            );
+            match super::checks::attributes_set(legacy, xla) {
+                (true, false) => legacy,
+                _ => xla.or(legacy),
+            }
+            .map(frontend_from_proto)
+        },
         raw: Vec::new(),
     };
     let stack_frames = hm

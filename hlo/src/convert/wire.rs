@@ -19,7 +19,7 @@ pub(super) struct Wire<'p> {
     entry_id: i64,
     entry_name: String,
     config: Option<px::HloModuleConfigProto>,
-    /// Whether `frontend_attributes` is set at the legacy 18, and at XLA's 19.
+    /// Whether frontend attributes are set at the legacy 18, and at XLA's 19 (non-empty).
     frontend_attributes_set: (bool, bool),
     /// Each computation: `id`, `root_id` and its encoding.
     computations: Vec<(i64, i64, &'p [u8])>,
@@ -52,9 +52,9 @@ impl<'p> Wire<'p> {
         }
         Ok(Wire {
             entry_id: split.message.entry_computation_id,
-            frontend_attributes_set: (
-                split.message.frontend_attributes_legacy.is_some(),
-                split.message.frontend_attributes.is_some(),
+            frontend_attributes_set: super::checks::attributes_set(
+                split.message.frontend_attributes_legacy.as_ref(),
+                split.message.frontend_attributes.as_ref(),
             ),
             entry_name: split.message.entry_computation_name,
             config,
