@@ -156,10 +156,7 @@ fn first_seen(construct: &str, today: Date) -> Date {
     names.sort();
     for name in names {
         let listing = std::fs::read_to_string(dir.join(&name).join("surface.txt")).unwrap();
-        if listing
-            .lines()
-            .any(|l| l.starts_with(&prefix))
-        {
+        if listing.lines().any(|l| l.starts_with(&prefix)) {
             let d: Vec<u32> = name[..10].split('-').map(|p| p.parse().unwrap()).collect();
             return Date::new(d[0] as i32, d[1], d[2]).unwrap();
         }
@@ -677,7 +674,12 @@ fn the_bot_blocks_the_module_field_flips_until_the_forward_window_has_passed() {
 #[test]
 fn the_module_field_golden_sets_replay_and_are_reproduced() {
     let case = staged_case("module_attributes");
-    assert_the_golden_set_replays("spmd_propagation_xla", SPMD_XLA[0], &case, &spmd_propagation_xla());
+    assert_the_golden_set_replays(
+        "spmd_propagation_xla",
+        SPMD_XLA[0],
+        &case,
+        &spmd_propagation_xla(),
+    );
     assert_the_golden_set_replays(
         "module_frontend_attributes_19",
         ATTRIBUTES_XLA,
