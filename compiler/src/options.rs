@@ -68,6 +68,24 @@ pub struct CompileOptions {
     /// `bool use_symmetric_buffer`. Runtimes before 2026-12-01 would read the id as 0: **off by
     /// default** until 2026-12-15.
     pub emit_op_id_xyz: bool,
+    /// Staged rollout, stage 1 since 2026-12-01 (issue 19): write the embedded module config's
+    /// `allow_spmd_sharding_propagation_to_parameters` / `_output` at XLA's numbers 33 and 27
+    /// instead of 23 and 24, where XLA declares `memory_space_assignment_config` and
+    /// `phase_ordering_config` (`hlo::convert::WriteOptions::spmd_propagation_at_xla_numbers`).
+    /// Every JAX export carries them. Readers before 2026-12-01 do not read 33/27 and would drop
+    /// the lists: **off by default** until 2026-12-15.
+    pub emit_spmd_propagation_xla: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_spmd_propagation_xla`: write the
+    /// embedded module's own `frontend_attributes` at XLA's number 19 instead of 18, XLA's
+    /// `buffer_donor` (`WriteOptions::frontend_attributes_at_19`). Readers before 2026-12-01
+    /// would drop them: **off by default** until 2026-12-15.
+    pub emit_module_frontend_attributes_19: bool,
+    /// Staged rollout, stage 1 since 2026-12-01, as `emit_spmd_propagation_xla`: write the
+    /// element types `F4E2M1FN` and `F8E8M0FNU` as XLA's 32 and 33 instead of 30 and 31 (XLA's
+    /// `S1` and `U1`) in the embedded module and the executable's `program_shape`
+    /// (`WriteOptions::narrow_floats_at_xla_numbers`). Runtimes before 2026-12-01 refuse 32 and
+    /// 33 (`unknown element type number 32`): **off by default** until 2026-12-15.
+    pub emit_narrow_floats_xla: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -98,6 +116,9 @@ impl Default for CompileOptions {
             emit_gemm_config_xyz: false,
             emit_collective_slices_xyz: false,
             emit_op_id_xyz: false,
+            emit_spmd_propagation_xla: false,
+            emit_module_frontend_attributes_19: false,
+            emit_narrow_floats_xla: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

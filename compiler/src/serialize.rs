@@ -314,14 +314,19 @@ pub fn build(
     target: &Target,
     options: &crate::CompileOptions,
 ) -> Result<pg::GpuExecutableProto, CompileError> {
-    let embedded = hlo::convert::to_proto(input).map_err(|e| CompileError::Embed(e.to_string()))?;
+    let mut write = hlo::convert::WriteOptions::default();
+    write.spmd_propagation_at_xla_numbers = options.emit_spmd_propagation_xla;
+    write.frontend_attributes_at_19 = options.emit_module_frontend_attributes_19;
+    write.narrow_floats_at_xla_numbers = options.emit_narrow_floats_xla;
+    let embedded = hlo::convert::to_proto_with(input, &write)
+        .map_err(|e| CompileError::Embed(e.to_string()))?;
     let entry = input.entry_computation();
     let params = entry.param_shapes();
     let result = entry
         .root_instruction()
         .map(|r| r.shape.clone())
         .ok_or_else(|| CompileError::InvalidModule("the entry computation is empty".into()))?;
-    let program_shape = proto::xla::ProgramShapeProto {
+    let mut program_shape = proto::xla::ProgramShapeProto {
         parameters: params
             .iter()
             .map(|s| shape_proto(s))
@@ -334,6 +339,10 @@ pub fn build(
             .map(|i| i.name.clone())
             .collect(),
     };
+    if options.emit_narrow_floats_xla {
+        // The runtime reads the entry signature from here too: the same numbers as the module.
+        hlo::convert::program_shape_at_xla_numbers(&mut program_shape);
+    }
     let mut allocations = asg.allocations.clone();
     let mut output_info_map = Vec::new();
     for out in &lowered.outputs {

@@ -13,7 +13,12 @@
 //!   `xla.GemmConfigProto` has other fields, issue 19) behind `CompileOptions::emit_gemm_config_xyz`;
 //! - `CollectiveBufferProto.source_buffer_xyz` / `destination_buffer_xyz` (off XLA's 2 and 3)
 //!   behind `CompileOptions::emit_collective_slices_xyz`, and `CollectiveConfigProto.op_id_xyz`
-//!   (off XLA's 4, its `use_symmetric_buffer`) behind `CompileOptions::emit_op_id_xyz`.
+//!   (off XLA's 4, its `use_symmetric_buffer`) behind `CompileOptions::emit_op_id_xyz`;
+//! - in the embedded HLO, moving onto XLA's own numbers: `HloModuleConfigProto`'s propagation
+//!   lists (23/24 → 33/27) behind `CompileOptions::emit_spmd_propagation_xla`, the module's
+//!   `frontend_attributes` (18 → 19) behind `emit_module_frontend_attributes_19`, and the element
+//!   types `F4E2M1FN` / `F8E8M0FNU` (30/31 → 32/33) behind `emit_narrow_floats_xla`; these use
+//!   the cases of `goldens/staged/cases/` (no curated case carries the fields).
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -124,9 +129,25 @@ fn assert_close(got: &[hlo::literal::Array], want: &[hlo::literal::Array], what:
     }
 }
 
+/// How the listing line of `construct` starts: a field with its number, as the bot keeps a
+/// field's identity by number (a field renamed `_legacy` leaves its old name in older listings at
+/// another number: `allow_spmd_sharding_propagation_to_parameters` was 23 before it was 33).
+fn listing_prefix(construct: &str) -> String {
+    let field = construct.rsplit_once('.').and_then(|(message, name)| {
+        proto::descriptor_pool()
+            .get_message_by_name(message)?
+            .get_field_by_name(name)
+    });
+    match field {
+        Some(f) => format!("{construct} field {} ", f.number()),
+        None => format!("{construct} "),
+    }
+}
+
 /// The day the construct entered the schema: the first snapshot whose listing has it, else today
 /// (a construct in no snapshot is new today).
 fn first_seen(construct: &str, today: Date) -> Date {
+    let prefix = listing_prefix(construct);
     let dir = repo_root().join("schema_history/snapshots");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -135,10 +156,7 @@ fn first_seen(construct: &str, today: Date) -> Date {
     names.sort();
     for name in names {
         let listing = std::fs::read_to_string(dir.join(&name).join("surface.txt")).unwrap();
-        if listing
-            .lines()
-            .any(|l| l.starts_with(&format!("{construct} ")))
-        {
+        if listing.lines().any(|l| l.starts_with(&prefix)) {
             let d: Vec<u32> = name[..10].split('-').map(|p| p.parse().unwrap()).collect();
             return Date::new(d[0] as i32, d[1], d[2]).unwrap();
         }
@@ -578,4 +596,148 @@ fn the_collective_slices_and_op_id_golden_sets_replay_and_are_reproduced() {
         &collective_slices_xyz(),
     );
     assert_the_golden_set_replays("op_id_xyz", OP_ID_XYZ, &case, &op_id_xyz());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: fields of the embedded HLO move onto XLA's own numbers (XLA declares them under the
+// same names there). The module is part of the contract: the runtime checks it at load, and
+// `hlo::convert::from_proto` (aot inspect, the golden tools) reads every field.
+
+/// A case of `goldens/staged/cases/` (modules that carry the moving fields; no curated case
+/// does).
+fn staged_case(name: &str) -> Case {
+    let dir = repo_root().join("goldens/staged/cases");
+    Case {
+        name: name.to_owned(),
+        module: dir.join(format!("{name}.hlo")),
+        io: vec![dir.join(format!("{name}.io.json"))],
+    }
+}
+
+const SPMD_XLA: [&str; 2] = [
+    "xla.HloModuleConfigProto.allow_spmd_sharding_propagation_to_parameters",
+    "xla.HloModuleConfigProto.allow_spmd_sharding_propagation_to_output",
+];
+const SPMD_V1: [&str; 2] = [
+    "xla.HloModuleConfigProto.allow_spmd_sharding_propagation_to_parameters_legacy",
+    "xla.HloModuleConfigProto.allow_spmd_sharding_propagation_to_output_legacy",
+];
+const ATTRIBUTES_XLA: &str = "xla.HloModuleProto.frontend_attributes";
+const ATTRIBUTES_V1: [&str; 1] = ["xla.HloModuleProto.frontend_attributes_legacy"];
+
+fn spmd_propagation_xla() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_spmd_propagation_xla = true;
+    options
+}
+
+fn module_frontend_attributes_19() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_module_frontend_attributes_19 = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_module_fields_stay_at_the_v1_numbers() {
+    let case = staged_case("module_attributes");
+    assert_off_by_default(&case, &SPMD_XLA, &SPMD_V1);
+    assert_off_by_default(&case, &[ATTRIBUTES_XLA], &ATTRIBUTES_V1);
+}
+
+#[test]
+fn behind_the_flag_the_propagation_lists_move_with_identical_outputs() {
+    assert_the_move(
+        &staged_case("module_attributes"),
+        &spmd_propagation_xla(),
+        &SPMD_XLA,
+        &SPMD_V1,
+    );
+}
+
+#[test]
+fn behind_the_flag_the_module_frontend_attributes_move_with_identical_outputs() {
+    assert_the_move(
+        &staged_case("module_attributes"),
+        &module_frontend_attributes_19(),
+        &[ATTRIBUTES_XLA],
+        &ATTRIBUTES_V1,
+    );
+}
+
+#[test]
+fn the_bot_blocks_the_module_field_flips_until_the_forward_window_has_passed() {
+    let case = staged_case("module_attributes");
+    assert_the_bot_blocks_the_flip(SPMD_XLA[0], &case, &spmd_propagation_xla());
+    assert_the_bot_blocks_the_flip(ATTRIBUTES_XLA, &case, &module_frontend_attributes_19());
+}
+
+#[test]
+fn the_module_field_golden_sets_replay_and_are_reproduced() {
+    let case = staged_case("module_attributes");
+    assert_the_golden_set_replays(
+        "spmd_propagation_xla",
+        SPMD_XLA[0],
+        &case,
+        &spmd_propagation_xla(),
+    );
+    assert_the_golden_set_replays(
+        "module_frontend_attributes_19",
+        ATTRIBUTES_XLA,
+        &case,
+        &module_frontend_attributes_19(),
+    );
+}
+
+/// `OpMetadata.deduplicated_name` (12) is never written: XLA's 12 is a string, this schema's a
+/// bool, and metadata means nothing to a reader (the runtime does not decode it), so dropping it
+/// loses nothing: the artifact is the one the module without that metadata gives, byte for byte.
+#[test]
+fn deduplicated_name_is_not_written_and_a_reader_loses_nothing() {
+    let case = staged_case("module_attributes");
+    let text = std::fs::read_to_string(&case.module).unwrap();
+    assert!(text.contains("deduplicated_name=\"true\""));
+    let without = text.replace(" deduplicated_name=\"true\"", "");
+    for target in TARGETS {
+        let with = compile(&case, target, &compiler::CompileOptions::default());
+        assert!(
+            !census(&with).contains("xla.OpMetadata.deduplicated_name"),
+            "{target}: deduplicated_name written"
+        );
+        let module = hlo::parse_module(&without).unwrap();
+        let t = compiler::Target::load(&target_config(target)).unwrap();
+        let plain =
+            compiler::compile_to_bytes(&module, &t, &compiler::CompileOptions::default()).unwrap();
+        assert!(with == plain, "{target}: the metadata changed the artifact");
+    }
+}
+
+/// The narrow float types at XLA's numbers: the compiler has no code generation for them, so the
+/// case is a module that passes them through (no kernel). Behind the flag every shape of the
+/// embedded module and the executable's `program_shape` carries 32/33 and none 30/31; today's
+/// runtime loads both forms. (No golden set: the emulated device cannot hold these inputs.)
+#[test]
+fn behind_the_flag_the_narrow_float_types_move_and_today_s_runtime_loads_both() {
+    const LEGACY: [&str; 2] = [
+        "xla.PrimitiveType.F4E2M1FN_LEGACY",
+        "xla.PrimitiveType.F8E8M0FNU_LEGACY",
+    ];
+    const XLA: [&str; 2] = ["xla.PrimitiveType.F4E2M1FN", "xla.PrimitiveType.F8E8M0FNU"];
+    let case = staged_case("narrow_floats");
+    let mut options = compiler::CompileOptions::default();
+    options.emit_narrow_floats_xla = true;
+    for target in TARGETS {
+        let legacy = compile(&case, target, &compiler::CompileOptions::default());
+        let staged = compile(&case, target, &options);
+        let (lc, sc) = (census(&legacy), census(&staged));
+        assert!(LEGACY.iter().all(|v| lc.contains(*v)), "{target}: {lc:?}");
+        assert!(XLA.iter().all(|v| !lc.contains(*v)), "{target}: {lc:?}");
+        assert!(XLA.iter().all(|v| sc.contains(*v)), "{target}: {sc:?}");
+        assert!(LEGACY.iter().all(|v| !sc.contains(*v)), "{target}: {sc:?}");
+        let config = proto::load_target_config(&target_config(target)).unwrap();
+        let description = runtime::DeviceDescription::from_target_config(&config).unwrap();
+        let device = runtime::EmulatedDevice::new(description);
+        for bytes in [&legacy, &staged] {
+            runtime::load(bytes, &device, &runtime::RuntimeFlags::default()).unwrap();
+        }
+    }
 }

@@ -352,7 +352,203 @@ const HOSTILE: &[Mutation] = &[
         "<module>/: entry_computation_layout: program shape has no result",
         Check::Same,
     ),
+    // Issue 19, stage 1: a field moving to XLA's number is read at either number, never both.
+    (
+        "frontend_attributes_at_18_and_19",
+        |p| {
+            let m = p.hlo_module.as_mut().unwrap();
+            let attributes = proto::xla::FrontendAttributes {
+                map: [("k".to_owned(), "v".to_owned())].into(),
+            };
+            m.frontend_attributes_legacy = Some(attributes.clone());
+            m.frontend_attributes = Some(attributes);
+        },
+        "<module>/: hlo_module sets both frontend_attributes (19) and its legacy number 18; a module sets one",
+        Check::Same,
+    ),
+    (
+        "propagation_to_parameters_at_23_and_33",
+        |p| {
+            let c = p.config.as_mut().unwrap();
+            c.allow_spmd_sharding_propagation_to_parameters_legacy = vec![true];
+            c.allow_spmd_sharding_propagation_to_parameters = vec![true];
+        },
+        "<module>/: config sets both allow_spmd_sharding_propagation_to_parameters (33) and its legacy number 23; a module sets one",
+        Check::Same,
+    ),
+    (
+        "propagation_to_output_at_24_and_27",
+        |p| {
+            let c = p.config.as_mut().unwrap();
+            c.allow_spmd_sharding_propagation_to_output_legacy = vec![false];
+            c.allow_spmd_sharding_propagation_to_output = vec![true];
+        },
+        "<module>/: config sets both allow_spmd_sharding_propagation_to_output (27) and its legacy number 24; a module sets one",
+        Check::Same,
+    ),
 ];
+
+/// A module with every field that moves to XLA's number (issue 19): the propagation lists, the
+/// module's frontend attributes, `f4e2m1fn` / `f8e8m0fnu` shapes (a parameter, a tuple element,
+/// the entry layout) and metadata with `deduplicated_name`.
+const MOVING: &str = r#"HloModule moving, entry_computation_layout={(f4e2m1fn[4]{0}, f8e8m0fnu[2]{0})->(f4e2m1fn[4]{0}, f8e8m0fnu[2]{0})}, allow_spmd_sharding_propagation_to_parameters={true,false}, allow_spmd_sharding_propagation_to_output={true}, frontend_attributes={xla.sdy.meshes="{}"}
+
+ENTRY main {
+  a = f4e2m1fn[4]{0} parameter(0), metadata={op_name="a" deduplicated_name="true"}
+  b = f8e8m0fnu[2]{0} parameter(1)
+  ROOT t = (f4e2m1fn[4]{0}, f8e8m0fnu[2]{0}) tuple(a, b)
+}
+"#;
+
+/// Element type numbers of every instruction shape (tuple elements included) and of the entry
+/// layout, in order.
+fn element_numbers(p: &HloModuleProtoWithConfig) -> Vec<i32> {
+    fn walk(s: &proto::xla::ShapeProto, out: &mut Vec<i32>) {
+        out.push(s.element_type);
+        for t in &s.tuple_shapes {
+            walk(t, out);
+        }
+    }
+    let mut out = Vec::new();
+    for c in &p.hlo_module.as_ref().unwrap().computations {
+        for i in &c.instructions {
+            walk(i.shape.as_ref().unwrap(), &mut out);
+        }
+    }
+    let layout = p.config.as_ref().unwrap().entry_computation_layout.as_ref();
+    for s in layout
+        .iter()
+        .flat_map(|l| l.parameters.iter().chain(&l.result))
+    {
+        walk(s, &mut out);
+    }
+    out
+}
+
+/// Each moving field: by default only the legacy number is written, behind its option only XLA's;
+/// either reads back as the same module (and checks the same); `deduplicated_name` is never
+/// written, and reading it from an older artifact still works, so a reader loses nothing it used.
+fn moves_trial() -> Trial {
+    use hlo::convert::{to_proto_with, WriteOptions};
+    Trial::test(
+        "convert::moves::legacy_by_default_xla_behind_the_options",
+        || {
+            let module = hlo::parse_module(MOVING).map_err(|e| e.to_string())?;
+            let legacy = to_proto(&module).map_err(|e| e.to_string())?;
+            let mut options = WriteOptions::default();
+            options.spmd_propagation_at_xla_numbers = true;
+            options.frontend_attributes_at_19 = true;
+            options.narrow_floats_at_xla_numbers = true;
+            let xla = to_proto_with(&module, &options).map_err(|e| e.to_string())?;
+            let (lc, xc) = (
+                legacy.config.as_ref().unwrap(),
+                xla.config.as_ref().unwrap(),
+            );
+            let (lm, xm) = (
+                legacy.hlo_module.as_ref().unwrap(),
+                xla.hlo_module.as_ref().unwrap(),
+            );
+            let checks = [
+                (
+                    lc.allow_spmd_sharding_propagation_to_parameters_legacy == [true, false]
+                        && lc.allow_spmd_sharding_propagation_to_output_legacy == [true]
+                        && lc.allow_spmd_sharding_propagation_to_parameters.is_empty()
+                        && lc.allow_spmd_sharding_propagation_to_output.is_empty(),
+                    "default: the propagation lists at 23/24 only",
+                ),
+                (
+                    xc.allow_spmd_sharding_propagation_to_parameters == [true, false]
+                        && xc.allow_spmd_sharding_propagation_to_output == [true]
+                        && xc
+                            .allow_spmd_sharding_propagation_to_parameters_legacy
+                            .is_empty()
+                        && xc
+                            .allow_spmd_sharding_propagation_to_output_legacy
+                            .is_empty(),
+                    "options: the propagation lists at 33/27 only",
+                ),
+                (
+                    lm.frontend_attributes_legacy.is_some() && lm.frontend_attributes.is_none(),
+                    "default: frontend attributes at 18 only",
+                ),
+                (
+                    xm.frontend_attributes.is_some() && xm.frontend_attributes_legacy.is_none(),
+                    "options: frontend attributes at 19 only",
+                ),
+                (
+                    element_numbers(&legacy) == [30, 31, 13, 30, 31, 30, 31, 13, 30, 31],
+                    "default: F4E2M1FN 30, F8E8M0FNU 31",
+                ),
+                (
+                    element_numbers(&xla) == [32, 33, 13, 32, 33, 32, 33, 13, 32, 33],
+                    "options: F4E2M1FN 32, F8E8M0FNU 33",
+                ),
+            ];
+            if let Some((_, what)) = checks.iter().find(|(ok, _)| !ok) {
+                return Err(format!("{what}: {legacy:?} / {xla:?}").into());
+            }
+            // Not written, by either: XLA's 12 is a string, this schema's a bool.
+            let written = |p: &HloModuleProtoWithConfig| {
+                p.hlo_module.as_ref().unwrap().computations[0].instructions[0]
+                    .metadata
+                    .as_ref()
+                    .map(|m| (m.op_name.clone(), m.deduplicated_name))
+            };
+            for p in [&legacy, &xla] {
+                if written(p) != Some(("a".into(), false)) {
+                    return Err(format!("metadata written as {:?}", written(p)).into());
+                }
+            }
+            // Both forms read back as one module, and check alike.
+            let strip = |mut m: HloModule| {
+                for i in &mut m.computations[0].instructions {
+                    if let Some(md) = &mut i.metadata {
+                        md.deduplicated_name = None;
+                    }
+                }
+                normalize(m)
+            };
+            let want = strip(module.clone());
+            for p in [&legacy, &xla] {
+                let back = from_proto(p).map_err(|e| e.to_string())?;
+                if normalize(back) != want {
+                    return Err(format!("{p:?} reads back as another module").into());
+                }
+                let checked = check_proto(p).map_err(|e| e.to_string())?;
+                let streamed = check_proto_bytes(&p.encode_to_vec()).map_err(|e| e.to_string())?;
+                if checked != streamed {
+                    return Err(format!("check_proto {checked:?}, streamed {streamed:?}").into());
+                }
+            }
+            // XLA's own form: attributes at 19 and an empty 18 (its `buffer_donor`, no donors) is
+            // valid and reads the attributes at 19.
+            let mut xla_form = xla.clone();
+            xla_form
+                .hlo_module
+                .as_mut()
+                .unwrap()
+                .frontend_attributes_legacy = Some(Default::default());
+            let back = from_proto(&xla_form).map_err(|e| e.to_string())?;
+            check_proto_bytes(&xla_form.encode_to_vec()).map_err(|e| e.to_string())?;
+            if normalize(back) != want {
+                return Err("attributes at 19 with an empty 18 read as another module".into());
+            }
+            // An artifact written before 2026-12-01 with the bool still reads it.
+            let mut old = legacy.clone();
+            old.hlo_module.as_mut().unwrap().computations[0].instructions[0]
+                .metadata
+                .as_mut()
+                .unwrap()
+                .deduplicated_name = true;
+            let back = from_proto(&old).map_err(|e| e.to_string())?;
+            let md = back.computations[0].instructions[0].metadata.as_ref();
+            if md.and_then(|m| m.deduplicated_name.as_deref()) != Some("true") {
+                return Err(format!("the legacy bool was not read: {md:?}").into());
+            }
+            Ok(())
+        },
+    )
+}
 
 fn set_instr(
     p: &mut HloModuleProtoWithConfig,
@@ -530,7 +726,7 @@ fn main() {
             Trial::test(name, move || round_trip(&p))
         })
         .chain(hostile_trials())
-        .chain([shape_check_trial(), wire_trial()])
+        .chain([shape_check_trial(), wire_trial(), moves_trial()])
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }

@@ -86,7 +86,9 @@ pub struct ProtoSummary {
 /// implementation: `from_proto` runs the same walk and only adds to it).
 ///
 /// Checked here, in this order (the first problem is the error):
-/// - `hlo_module` is set; computation ids are unique;
+/// - `hlo_module` is set; no field moving to XLA's number is set at both numbers
+///   ([`ConvertError::BothNumbers`]: module frontend attributes at 18 and 19, the config's
+///   propagation lists at 23 and 33, 24 and 27; set means non-empty); computation ids are unique;
 /// - per computation, per instruction in order: its name is not a duplicate; its opcode is known
 ///   ([`ConvertError::UnknownOpcode`]); its shape is set and valid ([`check_shape`]); operand ids
 ///   name earlier instructions of the computation; called computation ids exist, and their
@@ -217,6 +219,60 @@ pub(super) trait Source<'p> {
     fn entry(&self) -> (i64, &str);
     /// The module config, when set.
     fn config(&self) -> Option<&px::HloModuleConfigProto>;
+    /// Whether the module carries frontend attributes (a non-empty map) at the legacy 18 and at
+    /// XLA's 19. Non-empty, not present: XLA's own artifacts set 19 and an empty 18 (XLA's
+    /// `buffer_donor` with no donors, which decodes here as an empty map), and they are valid.
+    fn frontend_attributes_set(&self) -> (bool, bool);
+}
+
+/// [`Source::frontend_attributes_set`] of the two fields.
+pub(super) fn attributes_set(
+    legacy: Option<&px::FrontendAttributes>,
+    xla: Option<&px::FrontendAttributes>,
+) -> (bool, bool) {
+    let set = |f: Option<&px::FrontendAttributes>| f.is_some_and(|f| !f.map.is_empty());
+    (set(legacy), set(xla))
+}
+
+/// Refuses a module that sets a field moving to XLA's number (`super::WriteOptions`) at both
+/// numbers: every writer sets one, and a reader taking either could not say which one is meant.
+fn check_moved_fields<'p>(src: &impl Source<'p>) -> Result<(), ConvertError> {
+    let both = |message, field, number, legacy| ConvertError::BothNumbers {
+        message,
+        field,
+        number,
+        legacy,
+    };
+    if src.frontend_attributes_set() == (true, true) {
+        return Err(both("hlo_module", "frontend_attributes", 19, 18));
+    }
+    if let Some(c) = src.config() {
+        if !c.allow_spmd_sharding_propagation_to_parameters.is_empty()
+            && !c
+                .allow_spmd_sharding_propagation_to_parameters_legacy
+                .is_empty()
+        {
+            return Err(both(
+                "config",
+                "allow_spmd_sharding_propagation_to_parameters",
+                33,
+                23,
+            ));
+        }
+        if !c.allow_spmd_sharding_propagation_to_output.is_empty()
+            && !c
+                .allow_spmd_sharding_propagation_to_output_legacy
+                .is_empty()
+        {
+            return Err(both(
+                "config",
+                "allow_spmd_sharding_propagation_to_output",
+                27,
+                24,
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A decoded `HloModuleProtoWithConfig` (whose `hlo_module` is set).
@@ -259,6 +315,12 @@ impl<'p> Source<'p> for Decoded<'p> {
     fn config(&self) -> Option<&px::HloModuleConfigProto> {
         self.config
     }
+    fn frontend_attributes_set(&self) -> (bool, bool) {
+        attributes_set(
+            self.module.frontend_attributes_legacy.as_ref(),
+            self.module.frontend_attributes.as_ref(),
+        )
+    }
 }
 
 /// The structural checks of [`check_proto`], reading the module from `src` and feeding `sink`
@@ -269,6 +331,7 @@ pub(super) fn walk_proto<'p, S: Sink>(
     sink: &mut S,
 ) -> Result<Walked<S::Shape>, ConvertError> {
     const M: &str = "<module>";
+    check_moved_fields(src)?;
     let heads = src.heads()?;
     let mut comp_index: HashMap<i64, usize> = HashMap::with_capacity(heads.len());
     for (i, c) in heads.iter().enumerate() {

@@ -30,11 +30,17 @@ pub(super) fn metadata_from_proto(p: &px::OpMetadata) -> Option<OpMetadata> {
         source_column: n(p.source_column),
         source_end_column: n(p.source_end_column),
         stack_frame_id: n(p.stack_frame_id),
+        // Read from artifacts written before 2026-12-01 (no writer sets it since) until 12 is
+        // retired after 2027-06-01.
         deduplicated_name: p.deduplicated_name.then(|| "true".to_owned()),
         scheduling_name: s(&p.scheduling_name),
         other: Vec::new(),
     };
     (m != OpMetadata::default()).then_some(m)
+}
+
+fn non_empty(v: &[bool]) -> Option<Vec<bool>> {
+    (!v.is_empty()).then(|| v.to_vec())
 }
 
 pub(super) fn window_from_proto(w: &px::Window) -> Window {
@@ -186,17 +192,33 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
                 })
                 .collect()
         }),
-        allow_spmd_sharding_propagation_to_parameters: (!cfg
-            .allow_spmd_sharding_propagation_to_parameters
-            .is_empty())
-        .then(|| cfg.allow_spmd_sharding_propagation_to_parameters.clone()),
-        allow_spmd_sharding_propagation_to_output: (!cfg
-            .allow_spmd_sharding_propagation_to_output
-            .is_empty())
-        .then(|| cfg.allow_spmd_sharding_propagation_to_output.clone()),
+        // XLA's numbers (33, 27) or the legacy ones (23, 24): the walk refused both.
+        // Can be removed in June 2027 (6 months backward compatibility window).
+        allow_spmd_sharding_propagation_to_parameters: non_empty(
+            &cfg.allow_spmd_sharding_propagation_to_parameters,
+        )
+        .or_else(|| non_empty(&cfg.allow_spmd_sharding_propagation_to_parameters_legacy)),
+        allow_spmd_sharding_propagation_to_output: non_empty(
+            &cfg.allow_spmd_sharding_propagation_to_output,
+        )
+        .or_else(|| non_empty(&cfg.allow_spmd_sharding_propagation_to_output_legacy)),
         replica_count: (summary.replica_count != 0).then_some(summary.replica_count),
         num_partitions: (summary.num_partitions != 0).then_some(summary.num_partitions),
-        frontend_attributes: hm.frontend_attributes.as_ref().map(frontend_from_proto),
+        // XLA's 19 or the legacy 18 (the walk refused both non-empty): the one with attributes,
+        // else whichever is present, 19 first (XLA's artifacts set an empty 18, its
+        // `buffer_donor`).
+        // Can be removed in June 2027 (6 months backward compatibility window).
+        frontend_attributes: {
+            let (legacy, xla) = (
+                hm.frontend_attributes_legacy.as_ref(),
+                hm.frontend_attributes.as_ref(),
+            );
+            match super::checks::attributes_set(legacy, xla) {
+                (true, false) => legacy,
+                _ => xla.or(legacy),
+            }
+            .map(frontend_from_proto)
+        },
         raw: Vec::new(),
     };
     let stack_frames = hm

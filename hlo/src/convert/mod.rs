@@ -32,8 +32,31 @@ pub use checks::{check_proto, check_proto_bytes, ProtoSummary};
 pub use error::{ProtoError, ShapeProtoError, Unrepresentable};
 pub use from_proto::from_proto;
 pub use shapes::{check_shape, shape_from_proto, shape_to_proto};
-pub use to_proto::to_proto;
+pub use to_proto::{program_shape_at_xla_numbers, to_proto, to_proto_with};
 pub use types::{element_type_from_proto, element_type_to_proto};
+
+/// Where [`to_proto_with`] writes what is moving to XLA's numbers (issue 19, docs/artifact.md
+/// "Every disagreement, classified"). Each is stage 1 of a staged rollout (docs/compatibility.md):
+/// both readers ([`from_proto`], [`check_proto`]) take the legacy number or XLA's (never both in
+/// one module: [`ConvertError::BothNumbers`]), and the writer uses XLA's only when asked, because
+/// a reader older than 2026-12-01 does not know it. `WriteOptions::default()` is the legacy
+/// numbers, what [`to_proto`] writes; the compiler sets these from its `CompileOptions`, whose
+/// defaults may flip on 2026-12-15 at the earliest.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteOptions {
+    /// Write `HloModuleConfigProto.allow_spmd_sharding_propagation_to_parameters` / `_output` at
+    /// XLA's 33 and 27 instead of 23 and 24 (XLA's `memory_space_assignment_config` and
+    /// `phase_ordering_config`). A reader before 2026-12-01 would drop the lists.
+    pub spmd_propagation_at_xla_numbers: bool,
+    /// Write the module's `HloModuleProto.frontend_attributes` at XLA's 19 instead of 18 (XLA's
+    /// `buffer_donor`). A reader before 2026-12-01 would drop them.
+    pub frontend_attributes_at_19: bool,
+    /// Write the element types `F4E2M1FN` and `F8E8M0FNU` as XLA's 32 and 33 instead of 30 and
+    /// 31 (XLA's `S1` and `U1`), in every shape and literal of the module. A reader before
+    /// 2026-12-01 refuses 32 and 33 (`unknown element type number 32`).
+    pub narrow_floats_at_xla_numbers: bool,
+}
 
 /// Why a module could not be converted.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -58,6 +81,19 @@ pub enum ConvertError {
         instruction: String,
         /// The opcode string from the proto.
         opcode: String,
+    },
+    /// A field that is moving to XLA's number (see [`WriteOptions`]) is set at both numbers: a
+    /// writer sets one, so the module is not what any writer made.
+    #[error("<module>/: {message} sets both {field} ({number}) and its legacy number {legacy}; a module sets one")]
+    BothNumbers {
+        /// The message (`config`, `hlo_module`).
+        message: &'static str,
+        /// The field's name (XLA's, at `number`).
+        field: &'static str,
+        /// XLA's number.
+        number: u32,
+        /// The legacy number.
+        legacy: u32,
     },
     /// The proto is inconsistent.
     #[error("{computation}/{instruction}: {message}")]

@@ -7,8 +7,8 @@ use super::dims;
 use super::error::Unrepresentable;
 use super::literals::literal_to_proto;
 use super::shapes::{program_shape_to_proto, shape_to_proto};
-use super::types::API_VERSIONS;
-use super::ConvertError;
+use super::types::{at_xla_number, API_VERSIONS};
+use super::{ConvertError, WriteOptions};
 use crate::ir::*;
 
 pub(super) fn metadata_to_proto(m: &OpMetadata) -> px::OpMetadata {
@@ -20,7 +20,11 @@ pub(super) fn metadata_to_proto(m: &OpMetadata) -> px::OpMetadata {
         source_end_line: m.source_end_line.unwrap_or(0) as i32,
         source_column: m.source_column.unwrap_or(0) as i32,
         source_end_column: m.source_end_column.unwrap_or(0) as i32,
-        deduplicated_name: m.deduplicated_name.as_deref() == Some("true"),
+        // Never written since 2026-12-01 (issue 19): XLA's field 12 is the deduplicated name as
+        // a string, where this schema still declares a bool. Metadata is debug information no
+        // reader gives meaning to, so a reader loses nothing; `from_proto` still reads the bool
+        // from older artifacts until 12 is retired.
+        deduplicated_name: false,
         stack_frame_id: m.stack_frame_id.unwrap_or(0) as i32,
         scheduling_name: m.scheduling_name.clone().unwrap_or_default(),
     }
@@ -271,8 +275,18 @@ pub(super) fn instruction_to_proto(
     Ok(p)
 }
 
-/// Converts a module to `HloModuleProtoWithConfig`.
+/// Converts a module to `HloModuleProtoWithConfig`, with every moving field at its legacy number
+/// (`to_proto_with` and `WriteOptions::default()`).
 pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, ConvertError> {
+    to_proto_with(module, &WriteOptions::default())
+}
+
+/// Converts a module to `HloModuleProtoWithConfig`, writing the fields that move to XLA's numbers
+/// where `options` says.
+pub fn to_proto_with(
+    module: &HloModule,
+    options: &WriteOptions,
+) -> Result<px::HloModuleProtoWithConfig, ConvertError> {
     let module_bad = |what: String| ConvertError::Unrepresentable {
         computation: "<module>".into(),
         instruction: String::new(),
@@ -441,7 +455,7 @@ pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, Conv
     let entry = module
         .get(module.entry)
         .ok_or_else(|| module_bad("entry computation is missing".into()))?;
-    let hlo_module = px::HloModuleProto {
+    let mut hlo_module = px::HloModuleProto {
         name: module.name.clone(),
         entry_computation_name: entry.name.clone(),
         entry_computation_id: i64::from(module.entry.0),
@@ -454,24 +468,102 @@ pub fn to_proto(module: &HloModule) -> Result<px::HloModuleProtoWithConfig, Conv
         input_output_alias,
         is_dynamic: false,
         stack_frame_index,
-        frontend_attributes: cfg.frontend_attributes.as_deref().map(frontend_to_proto),
+        frontend_attributes_legacy: None,
+        frontend_attributes: None,
     };
-    let config = px::HloModuleConfigProto {
+    // Exactly one number of each moving field is written (the readers refuse both).
+    let attributes = cfg.frontend_attributes.as_deref().map(frontend_to_proto);
+    if options.frontend_attributes_at_19 {
+        hlo_module.frontend_attributes = attributes;
+    } else {
+        hlo_module.frontend_attributes_legacy = attributes;
+    }
+    let mut config = px::HloModuleConfigProto {
         entry_computation_layout: entry_layout,
         replica_count: cfg.replica_count.unwrap_or(0),
         num_partitions: cfg.num_partitions.unwrap_or(0),
-        allow_spmd_sharding_propagation_to_parameters: cfg
-            .allow_spmd_sharding_propagation_to_parameters
-            .clone()
-            .unwrap_or_default(),
-        allow_spmd_sharding_propagation_to_output: cfg
-            .allow_spmd_sharding_propagation_to_output
-            .clone()
-            .unwrap_or_default(),
         ..Default::default()
     };
-    Ok(px::HloModuleProtoWithConfig {
+    let parameters = cfg
+        .allow_spmd_sharding_propagation_to_parameters
+        .clone()
+        .unwrap_or_default();
+    let output = cfg
+        .allow_spmd_sharding_propagation_to_output
+        .clone()
+        .unwrap_or_default();
+    if options.spmd_propagation_at_xla_numbers {
+        config.allow_spmd_sharding_propagation_to_parameters = parameters;
+        config.allow_spmd_sharding_propagation_to_output = output;
+    } else {
+        config.allow_spmd_sharding_propagation_to_parameters_legacy = parameters;
+        config.allow_spmd_sharding_propagation_to_output_legacy = output;
+    }
+    let mut out = px::HloModuleProtoWithConfig {
         hlo_module: Some(hlo_module),
         config: Some(config),
-    })
+    };
+    if options.narrow_floats_at_xla_numbers {
+        element_types_at_xla_numbers(&mut out);
+    }
+    Ok(out)
+}
+
+/// Rewrites every element type of `p` that has a legacy number (`F4E2M1FN`, `F8E8M0FNU`) to
+/// XLA's number: every instruction's shape, every literal's, every program shape and the entry
+/// layout (the places `to_proto_with` writes shapes).
+pub(super) fn element_types_at_xla_numbers(p: &mut px::HloModuleProtoWithConfig) {
+    if let Some(m) = &mut p.hlo_module {
+        for c in &mut m.computations {
+            for i in &mut c.instructions {
+                if let Some(s) = &mut i.shape {
+                    shape_at_xla_numbers(s);
+                }
+                if let Some(l) = &mut i.literal {
+                    literal_at_xla_numbers(l);
+                }
+            }
+            if let Some(ps) = &mut c.program_shape {
+                program_shape_at_xla_numbers(ps);
+            }
+        }
+        if let Some(ps) = &mut m.host_program_shape {
+            program_shape_at_xla_numbers(ps);
+        }
+    }
+    if let Some(ps) = p
+        .config
+        .as_mut()
+        .and_then(|c| c.entry_computation_layout.as_mut())
+    {
+        program_shape_at_xla_numbers(ps);
+    }
+}
+
+/// What `WriteOptions::narrow_floats_at_xla_numbers` does to the module's shapes, for one program
+/// shape outside the module (the executable's own `program_shape`, which a runtime reads too).
+pub fn program_shape_at_xla_numbers(p: &mut px::ProgramShapeProto) {
+    for s in p.parameters.iter_mut().chain(p.result.as_mut()) {
+        shape_at_xla_numbers(s);
+    }
+}
+
+/// [`element_types_at_xla_numbers`] for one shape and its tuple elements. Iterative: an artifact
+/// a reader accepted bounds the nesting, but this must not recurse on anything.
+pub(super) fn shape_at_xla_numbers(s: &mut px::ShapeProto) {
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        s.element_type = at_xla_number(s.element_type);
+        stack.extend(s.tuple_shapes.iter_mut());
+    }
+}
+
+fn literal_at_xla_numbers(l: &mut px::LiteralProto) {
+    let mut stack = vec![l];
+    while let Some(l) = stack.pop() {
+        if let Some(s) = &mut l.shape {
+            shape_at_xla_numbers(s);
+        }
+        stack.extend(l.tuple_literals.iter_mut());
+    }
 }

@@ -19,6 +19,8 @@ pub(super) struct Wire<'p> {
     entry_id: i64,
     entry_name: String,
     config: Option<px::HloModuleConfigProto>,
+    /// Whether frontend attributes are set at the legacy 18, and at XLA's 19 (non-empty).
+    frontend_attributes_set: (bool, bool),
     /// Each computation: `id`, `root_id` and its encoding.
     computations: Vec<(i64, i64, &'p [u8])>,
 }
@@ -50,6 +52,10 @@ impl<'p> Wire<'p> {
         }
         Ok(Wire {
             entry_id: split.message.entry_computation_id,
+            frontend_attributes_set: super::checks::attributes_set(
+                split.message.frontend_attributes_legacy.as_ref(),
+                split.message.frontend_attributes.as_ref(),
+            ),
             entry_name: split.message.entry_computation_name,
             config,
             computations,
@@ -95,6 +101,9 @@ impl<'p> Source<'p> for Wire<'p> {
     }
     fn config(&self) -> Option<&px::HloModuleConfigProto> {
         self.config.as_ref()
+    }
+    fn frontend_attributes_set(&self) -> (bool, bool) {
+        self.frontend_attributes_set
     }
 }
 
