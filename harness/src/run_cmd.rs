@@ -33,7 +33,7 @@ pub struct RunArgs {
     /// Device: `emulated` (default) or `cuda`.
     #[arg(long, default_value = "emulated")]
     pub device: String,
-    /// Print every kernel launch of replica 0 (bytes, time, bandwidth) and the largest one
+    /// Print every kernel launch of replica 0 (lane-instructions, time, achieved lane-instructions/s, bytes, bandwidth) and the largest one
     /// (turns the command-buffer pass off, so that each launch is timed on its own).
     #[arg(long)]
     pub profile: bool,
