@@ -9,6 +9,7 @@ use runtime::{Device, RuntimeFlags};
 
 use super::report::{Report, Section};
 use super::stats::{best, geomean, max, median, ms, opt, us};
+use super::xla_gpu::XlaGpuSummary;
 use super::Env;
 
 // ---------------------------------------------------------------------------------------------
@@ -121,10 +122,13 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     let (compile_reps, load_reps) = if env.quick { (1, 5) } else { (3, 20) };
     let flags = RuntimeFlags::default();
     let options = compiler::CompileOptions::default();
+    let xla_gpu = XlaGpuSummary::read(&env.root)?;
     let mut rows = Vec::new();
     let (mut r_lc, mut r_ld, mut r_heap, mut r_pay, mut r_traffic) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut r_gpu_size, mut r_gpu_compile) = (Vec::new(), Vec::new());
     let (mut launches_ok, mut launches_n) = (0, 0);
+    let (mut gpu_ok, mut gpu_n) = (0, 0);
     for case in &cases {
         let text = std::fs::read_to_string(dir.join(format!("{case}.hlo")))?;
         let module = match hlo::parse_module(&text) {
@@ -170,6 +174,15 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
                 launches_ok += 1;
             }
         }
+        let gpu = xla_gpu.as_ref().and_then(|s| s.get(case, super::TARGET));
+        if let Some(g) = gpu {
+            gpu_n += 1;
+            if launches as u64 <= g.launches {
+                gpu_ok += 1;
+            }
+            r_gpu_size.push(bytes.len() as f64 / g.executable_bytes.max(1) as f64);
+            r_gpu_compile.push(ms(compile) / g.compile_ms);
+        }
         // Traffic of one run, on the io file's inputs (single replica only).
         let traffic = (|| -> Option<f64> {
             let io = hlo::io::IoCase::read(&dir.join(format!("{case}.io.json"))).ok()?;
@@ -210,13 +223,17 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             format!("{pay:.2}"),
             format!("{launches} ({kernels}+{gemms})"),
             xla.map_or_else(|| "-".into(), |x| x.to_string()),
+            gpu.map_or_else(|| "-".into(), |g| g.launches.to_string()),
+            gpu.map_or_else(|| "-".into(), |g| g.executable_bytes.to_string()),
+            gpu.map_or_else(|| "-".into(), |g| format!("{:.1}", g.compile_ms)),
             opt(traffic, 2),
         ]);
     }
     report.sections.push(Section {
         title: "Corpus: compile, load, size, launches, traffic".into(),
         note: format!(
-            "testdata/corpus/hlo for h100_sxm; best of {compile_reps} compiles and {load_reps} loads/decodes; payload = kernel binaries + constants + embedded HLO; traffic = global bytes read + written in one emulated run (kernels, gemms, copies) ÷ (parameters + outputs); XLA:GPU's traffic cannot be read from its artifact (cubin-only kernels; argument slices bound what a launch may touch, not what it reads: docs/compiler.md)"
+            "testdata/corpus/hlo for h100_sxm; best of {compile_reps} compiles and {load_reps} loads/decodes; payload = kernel binaries + constants + embedded HLO; traffic = global bytes read + written in one emulated run (kernels, gemms, copies) ÷ (parameters + outputs); XLA:GPU's traffic cannot be read from its artifact (cubin-only kernels; argument slices bound what a launch may touch, not what it reads: docs/compiler.md); XLA:GPU columns: launches, inner GpuExecutableProto bytes and one compile, from testdata/xla_gpu/summary.json ({}: the generator's machine and time, not this run)",
+            xla_gpu.as_ref().map_or_else(|| "absent".to_owned(), |s| format!("jax {}", s.jax))
         ),
         headers: [
             "module",
@@ -229,6 +246,9 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             "size/payload",
             "launches (k+g)",
             "XLA fusions+calls",
+            "XLA:GPU launches",
+            "XLA:GPU bytes",
+            "XLA:GPU compile ms",
             "traffic/min",
         ]
         .map(String::from)
@@ -266,6 +286,32 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         format!("{launches_ok}/{launches_n} modules"),
         "every module",
         Some(launches_ok == launches_n),
+    );
+    report.line(
+        "launches ≤ real XLA:GPU's (testdata/xla_gpu/summary.json)",
+        format!("{gpu_ok}/{gpu_n} modules"),
+        "every module",
+        (gpu_n > 0).then_some(gpu_ok == gpu_n),
+    );
+    report.line(
+        "artifact size ÷ XLA:GPU's executable (geometric mean; max)",
+        format!(
+            "{} ; {}",
+            opt(geomean(&r_gpu_size), 2),
+            opt(max(&r_gpu_size), 2)
+        ),
+        "none: PTX text here, cubins there",
+        None,
+    );
+    report.line(
+        "compile time ÷ XLA:GPU's, as recorded (geometric mean; max)",
+        format!(
+            "{} ; {}",
+            opt(geomean(&r_gpu_compile), 4),
+            opt(max(&r_gpu_compile), 4)
+        ),
+        "none: not side by side (XLA's times are the generator's)",
+        None,
     );
     report.line(
         "traffic ÷ minimum (geometric mean)",

@@ -5,7 +5,9 @@
 //! - corpus: per module of `testdata/corpus/hlo`, compiled for h100_sxm: compile time, load time,
 //!   load ÷ compile, load ÷ bare protobuf decode, peak heap during load ÷ artifact size, artifact
 //!   size ÷ payload (kernel binaries, constants and the embedded HLO: what the artifact must carry),
-//!   launches (kernel + gemm thunks) next to XLA's fusions and library calls (`NAME.opt.hlo`), and
+//!   launches (kernel + gemm thunks) next to XLA's fusions and library calls (`NAME.opt.hlo`) and
+//!   next to real XLA:GPU's launches, executable bytes and compile time (`testdata/xla_gpu/
+//!   summary.json`, [`XlaGpuSummary`]: recorded by the generator, not measured in this run), and
 //!   global-memory traffic of one emulated run ÷ the minimum (parameters read once, outputs written
 //!   once);
 //! - emulator: lane-instructions per second per core on an elementwise, a reduction and a tiled
@@ -31,6 +33,7 @@ mod scale;
 mod scaling;
 mod stats;
 mod suites;
+mod xla_gpu;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -43,6 +46,7 @@ pub use corpus::xla_launches;
 use report::{machine, Report};
 pub use scale::scale_input;
 pub use scaling::{chain_module, dot_tanh_module};
+pub use xla_gpu::{XlaGpuRow, XlaGpuSummary, XlaGpuSummaryError};
 
 /// `aot bench` arguments.
 #[derive(clap::Args, Debug)]
@@ -67,6 +71,9 @@ pub enum OutputFormat {
     Json,
 }
 
+/// The target every section compiles for (its spec is `testdata/target_specs/TARGET.txtpb`).
+const TARGET: &str = "h100_sxm";
+
 struct Env {
     root: PathBuf,
     target: compiler::Target,
@@ -87,7 +94,7 @@ type Step = fn(&Env, &mut Report) -> anyhow::Result<()>;
 /// says which targets are met), 2 on an error.
 pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let root = crate::golden::cases::repo_root();
-    let spec = root.join("testdata/target_specs/h100_sxm.txtpb");
+    let spec = root.join(format!("testdata/target_specs/{TARGET}.txtpb"));
     let target = compiler::Target::load(&spec)?;
     let desc = DeviceDescription::from_target_config(&proto::load_target_config(&spec)?)?;
     let env = Env {
