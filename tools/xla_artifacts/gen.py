@@ -16,7 +16,8 @@ nvidia-cuda-nvcc-cu12 (libdevice, ptxas). Run from the repository root:
 
 The environment it needs (JAX_PLATFORMS=cpu, JAX_SKIP_CUDA_CONSTRAINTS_CHECK=1, CUDA_ROOT) is set
 here before jax is imported. Compilation is deterministic: a second run gives identical bytes
-(the script checks that on KEEP and fails otherwise).
+(the script compiles every module COMPILES times, keeps the best time, and fails if the bytes
+differ).
 """
 import glob
 import json
@@ -49,6 +50,8 @@ SPECS = os.path.join(ROOT, "testdata", "target_specs")
 TARGETS = ["h100_sxm", "a100_sxm_80"]
 # Committed in full (PjRt bytes and inner proto); every module gets a summary row.
 KEEP = ["add", "softmax", "mlp", "cond", "fori_loop"]
+# Compiles per module: `compile_ms` is the best, and every one must give the same bytes.
+COMPILES = 3
 # gpu_device_info fields of the bundled specs that the XLA inside jaxlib 0.10.2 does not know.
 UNKNOWN_FIELDS = ["mem_clock_ghz", "reserved_shared_memory_per_block",
                   "max_blocks_per_multiprocessor", "collective_memory_granularity"]
@@ -304,7 +307,13 @@ def main():
         for name in modules:
             with open(os.path.join(CORPUS, name + ".mlir")) as f:
                 text = f.read()
+            # Best of COMPILES: one compile measures the machine's load as much as XLA.
             pjrt, ms = compile_one(client, dev, text)
+            for _ in range(COMPILES - 1):
+                again, t = compile_one(client, dev, text)
+                if again != pjrt:
+                    sys.exit("%s/%s: a second compilation gave different bytes" % (target, name))
+                ms = min(ms, t)
             inner = inner_executable(pjrt)
             kinds, launches = thunk_census(inner)
             rows.append({
@@ -317,9 +326,6 @@ def main():
                 "compile_ms": round(ms, 2),
             })
             if name in KEEP:
-                again, _ = compile_one(client, dev, text)
-                if again != pjrt:
-                    sys.exit("%s/%s: a second compilation gave different bytes" % (target, name))
                 for ext, data in ((".pjrt", pjrt), (".gpuexe", inner)):
                     with open(os.path.join(OUT, target, name + ext), "wb") as f:
                         f.write(data)
@@ -327,6 +333,9 @@ def main():
                   flush=True)
     summary = {
         "generator": "tools/xla_artifacts/gen.py",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
         "jax": jax.__version__,
         "jaxlib": jax.lib.__version__ if hasattr(jax.lib, "__version__") else jax.__version__,
         "jax_cuda12_plugin": "0.10.2",
