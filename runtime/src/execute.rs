@@ -21,7 +21,7 @@ use crate::Executable;
 pub struct ExecutionStats {
     /// Thunks executed (command-buffer commands included, control flow counted once per run).
     pub thunks: u64,
-    /// Kernel launches.
+    /// PTX kernel launches, those a command buffer replays included (gemms are not launches).
     pub kernel_launches: u64,
     /// Command buffers recorded during this execution.
     pub command_buffer_recordings: u64,
