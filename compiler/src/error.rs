@@ -49,7 +49,7 @@ pub enum CompileError {
     NestingTooDeep {
         /// The computation that would be nested one level too deep.
         computation: String,
-        /// The limit.
+        /// [`crate::lower::MAX_CONTROL_FLOW_DEPTH`], the deepest nesting lowered.
         limit: usize,
     },
     /// The module could not be converted for embedding in the executable.
