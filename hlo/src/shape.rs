@@ -270,7 +270,7 @@ impl Layout {
 /// An array shape: element type, dimensions, dynamic flags and optional layout.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ArrayShape {
-    /// Element type.
+    /// Element type (tuples and tokens are other [`Shape`]s, not element types).
     pub element_type: PrimitiveType,
     /// Dimension sizes (the bound for bounded-dynamic dims; [`UNBOUNDED_DIM`] for `?`).
     pub dims: Vec<i64>,
