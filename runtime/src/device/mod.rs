@@ -212,7 +212,7 @@ impl DeviceDescription {
     }
 }
 
-/// The kind of a device.
+/// Which [`Device`] implementation a device is ([`Device::kind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceKind {
     /// The SIMT emulator.

@@ -346,7 +346,8 @@ pub struct GemmThunk {
 pub struct CustomCallThunk {
     /// The name as written in the artifact (possibly a legacy alias).
     pub target_name: String,
-    /// The resolved handler.
+    /// Resolved at load from `target_name` (a name or a legacy alias); an unregistered target
+    /// fails the load with NOT_FOUND.
     pub handler: Registration,
     /// Operands (`None` = null).
     pub operands: Vec<Option<ShapedSlice>>,
@@ -356,9 +357,10 @@ pub struct CustomCallThunk {
     pub opaque: Vec<u8>,
     /// `CustomCallApiVersion` value.
     pub api_version: i32,
-    /// FFI attributes.
+    /// FFI attributes by name, as the artifact wrote them; the handler gets them in its
+    /// `CallFrame`.
     pub attributes: BTreeMap<String, String>,
-    /// Called computation name.
+    /// The HLO computation the call names, carried through encoding; no handler is given it.
     pub called_computation: Option<String>,
 }
 
@@ -498,7 +500,7 @@ pub struct CollectiveConfig {
     /// The channel id (`op_id_xyz`, number 1000, when set, else the v1 `op_id`, number 4);
     /// carried through encoding, not used to execute.
     pub op_id: i64,
-    /// Symmetric-buffer hint.
+    /// Symmetric-buffer hint, carried through encoding, not read to execute.
     pub use_symmetric_buffer: bool,
 }
 
