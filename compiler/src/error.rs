@@ -24,7 +24,7 @@ pub enum CompileError {
         computation: String,
         /// Instruction name.
         instruction: String,
-        /// Opcode name.
+        /// The opcode as HLO text spells it (`get-tuple-element`).
         opcode: String,
         /// Why.
         reason: String,

@@ -128,7 +128,7 @@ pub enum CodegenError {
         instruction: String,
         /// Where the instruction is in the input module (`line:column`).
         loc: hlo::ir::SourceLoc,
-        /// Opcode name.
+        /// The opcode as HLO text spells it (`get-tuple-element`).
         opcode: String,
         /// Why.
         reason: String,

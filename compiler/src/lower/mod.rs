@@ -139,7 +139,8 @@ pub enum Op {
         cond: Vec<Op>,
         /// Body sequence.
         body: Vec<Op>,
-        /// Known trip count.
+        /// The backend config's `known_trip_count`, only with
+        /// `CompileOptions::emit_trip_count_hints` (a hint: the loop still runs its condition).
         trip_count: Option<i64>,
     },
     /// A conditional: exactly one of `branches` runs, chosen by `index` at run time.
@@ -213,7 +214,7 @@ pub struct OutputLeaf {
 pub struct Lowered {
     /// The working module (optimized, with the fused computations appended).
     pub module: HloModule,
-    /// All values.
+    /// Every logical buffer, indexed by [`Loc::value`]; buffer assignment places them.
     pub values: Vec<Value>,
     /// The entry sequence.
     pub ops: Vec<Op>,
