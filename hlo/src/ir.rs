@@ -737,7 +737,8 @@ pub struct HloModule {
     pub entry: ComputationId,
     /// Header attributes.
     pub config: ModuleConfig,
-    /// Stack-frame tables.
+    /// The stack-frame tables after the header (empty when the text has none); instruction
+    /// metadata's `stack_frame_id` refers into them.
     pub stack_frames: StackFrameIndex,
 }
 

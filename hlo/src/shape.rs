@@ -362,17 +362,14 @@ impl Shape {
         }
     }
 
-    /// True for tuples.
     pub fn is_tuple(&self) -> bool {
         matches!(self, Shape::Tuple(_))
     }
 
-    /// True for arrays.
     pub fn is_array(&self) -> bool {
         matches!(self, Shape::Array(_))
     }
 
-    /// True for tokens.
     pub fn is_token(&self) -> bool {
         matches!(self, Shape::Token)
     }
