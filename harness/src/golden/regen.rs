@@ -68,7 +68,6 @@ pub enum RegenOutcome {
     },
     /// The output equals the newest version; nothing was written.
     Unchanged {
-        /// The newest version.
         version: u32,
     },
 }
