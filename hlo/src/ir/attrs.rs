@@ -457,7 +457,7 @@ pub struct OpMetadata {
     pub source_column: Option<i64>,
     /// `source_end_column`
     pub source_end_column: Option<i64>,
-    /// `stack_frame_id` (into [`HloModule::stack_frames`]).
+    /// `stack_frame_id` (into [`HloModule::stack_frames`](crate::HloModule::stack_frames)).
     pub stack_frame_id: Option<i64>,
     /// `deduplicated_name`
     pub deduplicated_name: Option<String>,
