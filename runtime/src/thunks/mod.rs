@@ -44,7 +44,7 @@ impl Slice {
 /// A slice and the shape of the array stored in it (the shape kept as the artifact wrote it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShapedSlice {
-    /// Where the array's bytes are; what executes reads and writes only this.
+    /// Where the array's bytes are: all that execution uses (`shape` is carried, not read).
     pub slice: Slice,
     /// The array's shape, when the artifact gave one.
     pub shape: Option<ShapeProto>,
