@@ -24,7 +24,7 @@ pub enum CompileError {
         computation: String,
         /// Instruction name.
         instruction: String,
-        /// Opcode name.
+        /// The opcode as HLO text spells it (`get-tuple-element`).
         opcode: String,
         /// Why.
         reason: String,
@@ -49,7 +49,7 @@ pub enum CompileError {
     NestingTooDeep {
         /// The computation that would be nested one level too deep.
         computation: String,
-        /// The limit.
+        /// [`crate::lower::MAX_CONTROL_FLOW_DEPTH`], the deepest nesting lowered.
         limit: usize,
     },
     /// The module could not be converted for embedding in the executable.

@@ -133,7 +133,7 @@ impl Verdict {
 pub struct Row {
     /// Case name.
     pub case: String,
-    /// Golden target name.
+    /// Golden target name (`h100_sxm`).
     pub target: String,
     /// What happened.
     pub verdict: Verdict,

@@ -146,7 +146,8 @@ pub enum Step {
     /// Run a command in the scratch worktree (placeholders as for gates), e.g.
     /// `["{aot}", "schema", "snapshot"]`; it must succeed.
     Run {
-        /// The command.
+        /// Program and arguments, not a shell line; with `{aot}` in it, `aot` is first rebuilt
+        /// from the edited tree when an edit made it stale.
         command: Vec<String>,
     },
 }

@@ -134,7 +134,7 @@ pub enum XlaArtifactError {
         what: &'static str,
         /// Declared size.
         size: u64,
-        /// The limit.
+        /// [`MAX_DECODED`], the same for every size checked.
         limit: u64,
     },
     /// Snappy could not decompress a buffer.

@@ -45,7 +45,8 @@ pub struct ParseError {
     pub line: u32,
     /// 1-based column.
     pub column: u32,
-    /// The kind of problem.
+    /// The kind of problem, for callers that branch on it (tests, the fuzzer's classes);
+    /// `message` is for people.
     pub kind: ParseErrorKind,
     /// Human-readable description: what was expected and what was found.
     pub message: String,

@@ -114,7 +114,7 @@ pub enum InputError {
     TooLarge {
         /// The file.
         path: PathBuf,
-        /// Its size.
+        /// Its size in bytes as the file system reports it (checked before reading).
         size: u64,
     },
     /// The extension names no module format.
@@ -140,7 +140,7 @@ pub enum InputError {
     Parse {
         /// The file.
         path: PathBuf,
-        /// Its format.
+        /// Which front end failed: HLO text or StableHLO (binary protos do not get here).
         format: Format,
         /// The located error (part of the message, not a separate source, so it prints once).
         error: ParseError,

@@ -287,7 +287,7 @@ pub struct Tolerance {
 }
 
 impl Tolerance {
-    /// Exact comparison.
+    /// Equal values only (NaN still matches NaN); the tolerance of integer and pred dtypes.
     pub const EXACT: Tolerance = Tolerance {
         atol: 0.0,
         rtol: 0.0,

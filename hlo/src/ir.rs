@@ -382,7 +382,8 @@ pub struct Attrs {
     pub gather_dimension_numbers: Option<GatherDimensionNumbers>,
     /// `slice_sizes={...}` of gather.
     pub gather_slice_sizes: Option<Vec<i64>>,
-    /// Scatter dimension numbers.
+    /// Scatter dimension numbers (any of the scatter `*_dims` attributes, or
+    /// `index_vector_dim=` on a scatter); `None` when none is written.
     pub scatter_dimension_numbers: Option<ScatterDimensionNumbers>,
     /// `indices_are_sorted=`
     pub indices_are_sorted: Option<bool>,
@@ -450,7 +451,7 @@ impl Attrs {
 pub struct Instruction {
     /// Name without the `%` sigil.
     pub name: String,
-    /// Opcode.
+    /// What the instruction computes; it decides which `attrs` apply.
     pub opcode: Opcode,
     /// Declared result shape.
     pub shape: Shape,
@@ -736,7 +737,8 @@ pub struct HloModule {
     pub entry: ComputationId,
     /// Header attributes.
     pub config: ModuleConfig,
-    /// Stack-frame tables.
+    /// The stack-frame tables after the header (empty when the text has none); instruction
+    /// metadata's `stack_frame_id` refers into them.
     pub stack_frames: StackFrameIndex,
 }
 

@@ -8,7 +8,7 @@
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::SourceLoc;
 
-/// Token kinds.
+/// What the lexer splits HLO text into; words stay uninterpreted until the parser reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenKind {
     /// A word (name, number, keyword, `2x2`, ...), with a leading `%` removed.

@@ -757,7 +757,7 @@ impl Array {
         &self.dims
     }
 
-    /// Rank.
+    /// Number of dimensions: 0 for a scalar.
     pub fn rank(&self) -> usize {
         self.dims.len()
     }

@@ -270,7 +270,7 @@ impl Layout {
 /// An array shape: element type, dimensions, dynamic flags and optional layout.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ArrayShape {
-    /// Element type.
+    /// Element type (tuples and tokens are other [`Shape`]s, not element types).
     pub element_type: PrimitiveType,
     /// Dimension sizes (the bound for bounded-dynamic dims; [`UNBOUNDED_DIM`] for `?`).
     pub dims: Vec<i64>,
@@ -362,17 +362,14 @@ impl Shape {
         }
     }
 
-    /// True for tuples.
     pub fn is_tuple(&self) -> bool {
         matches!(self, Shape::Tuple(_))
     }
 
-    /// True for arrays.
     pub fn is_array(&self) -> bool {
         matches!(self, Shape::Array(_))
     }
 
-    /// True for tokens.
     pub fn is_token(&self) -> bool {
         matches!(self, Shape::Token)
     }

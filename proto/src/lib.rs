@@ -110,9 +110,9 @@ pub enum DecodeError {
     /// The input is larger than the caller's limit.
     #[error("serialized message is {size} bytes, over the limit of {limit} bytes")]
     TooLarge {
-        /// Size of the input.
+        /// Size of the input in bytes; nothing of it was decoded.
         size: usize,
-        /// The limit it exceeded.
+        /// The `limit` the caller passed ([`decode_limited`], [`wire::decode_except`]).
         limit: usize,
     },
     /// The bytes are not a valid encoding of the message.

@@ -135,7 +135,7 @@ impl Value<'_> {
 pub struct Field<'a> {
     /// The field number.
     pub number: u32,
-    /// Its value.
+    /// Its value as the wire type gives it; a length-delimited one borrows from the input.
     pub value: Value<'a>,
     /// Byte offset of its key in the message.
     pub start: usize,

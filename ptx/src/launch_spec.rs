@@ -72,7 +72,7 @@ pub enum SpecError {
     /// The spec gives another number of parameters than the kernel takes.
     #[error("kernel `{kernel}` takes {takes} parameters, the launch spec gives {gives}")]
     ParamCount {
-        /// The kernel.
+        /// The spec's `kernel`.
         kernel: String,
         /// Parameters of the kernel.
         takes: usize,
@@ -108,7 +108,7 @@ pub enum SpecError {
     // field named `source` would be one): chain printers (anyhow's `{:#}`) said it twice.
     #[error("launching `{kernel}`: {error}")]
     Launch {
-        /// The kernel.
+        /// The spec's `kernel`.
         kernel: String,
         /// Why.
         error: EmuError,

@@ -44,7 +44,8 @@ pub struct Allocation {
 pub struct Constant {
     /// The HLO constant's name.
     pub symbol_name: String,
-    /// Destination allocation.
+    /// Index of the allocation it fills, from offset 0 (at most that allocation's size; checked
+    /// at load).
     pub allocation: usize,
     /// Where its bytes are in `binary`.
     pub offset_in_binary: u64,

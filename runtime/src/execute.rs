@@ -21,7 +21,7 @@ use crate::Executable;
 pub struct ExecutionStats {
     /// Thunks executed (command-buffer commands included, control flow counted once per run).
     pub thunks: u64,
-    /// Kernel launches.
+    /// PTX kernel launches, those a command buffer replays included (gemms are not launches).
     pub kernel_launches: u64,
     /// Command buffers recorded during this execution.
     pub command_buffer_recordings: u64,
@@ -29,9 +29,9 @@ pub struct ExecutionStats {
     pub command_buffer_replays: u64,
     /// Cross-stream event waits honoured.
     pub event_waits: u64,
-    /// While-loop iterations.
+    /// Body runs of every while loop, summed (a loop whose condition is false at once adds 0).
     pub while_iterations: u64,
-    /// Collectives run.
+    /// Collective thunks run (each counts once, whatever its buffer count).
     pub collectives: u64,
     /// Every kernel launch: name, bytes of its arguments, wall time of the (synchronous) launch.
     pub kernel_timings: Vec<KernelTiming>,

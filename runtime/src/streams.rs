@@ -15,11 +15,13 @@ use crate::thunks::{walk, Slice, Thunk, ThunkKind};
 pub struct EventWait {
     /// The waiting thunk's id.
     pub waiter: i64,
-    /// Its stream.
+    /// The waiter's `execution_stream_id`, never `producer_stream` (same-stream order needs no
+    /// event).
     pub waiter_stream: i64,
     /// The thunk it waits for.
     pub producer: i64,
-    /// The producer's stream.
+    /// The producer's `execution_stream_id`. A waiter has at most one wait per producer stream:
+    /// on the latest conflicting thunk there, which orders the earlier ones too.
     pub producer_stream: i64,
 }
 

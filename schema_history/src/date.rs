@@ -59,7 +59,7 @@ impl Date {
         Date::from_days(i64::try_from(secs / 86_400).unwrap_or(0))
     }
 
-    /// The year.
+    /// The year in full (`2026`, not `26`).
     pub fn year(self) -> i32 {
         self.year
     }

@@ -29,7 +29,7 @@ pub enum Error {
     /// No `.proto` file was found to compile.
     #[error("no .proto files under {dirs} in {side}")]
     NoProtoFiles {
-        /// Which side.
+        /// Which side (a git revision or "working tree").
         side: String,
         /// The proto directories searched.
         dirs: String,
@@ -39,7 +39,8 @@ pub enum Error {
     NoRoot {
         /// The requested root.
         root: String,
-        /// Which side.
+        /// Which side (a git revision or "working tree"; "the schema" where the caller
+        /// compiled no revision).
         side: String,
     },
     /// A descriptor set does not decode.

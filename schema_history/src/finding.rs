@@ -179,9 +179,10 @@ impl Serialize for Rule {
 /// One problem (or notice) the engine found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// The rule.
+    /// Which check fired; reports and waivers name it by [`Rule::id`] (`field-deleted`, ...).
     pub rule: Rule,
-    /// Its severity.
+    /// The rule's [`Rule::severity`] at first; a waiver lowers it to a note, a policy
+    /// exception sets it.
     pub severity: Severity,
     /// The construct it is about (`pkg.Msg.field`, `opcode:add`, a source file for fallbacks).
     pub construct: String,

@@ -123,7 +123,8 @@ pub struct Message {
     pub oneofs: BTreeSet<String>,
     /// Reserved number ranges, `start..end` (end exclusive).
     pub reserved_ranges: Vec<(u32, u32)>,
-    /// Reserved names.
+    /// Field names the message reserves: a later field that takes one is a `name-reused`
+    /// finding.
     pub reserved_names: BTreeSet<String>,
     /// Where it is declared.
     pub location: Option<Location>,
@@ -148,7 +149,8 @@ impl Message {
 pub struct EnumValue {
     /// Short name.
     pub name: String,
-    /// Number.
+    /// Several values may share one (an enum with `allow_alias`): look values up by number with
+    /// [`Enum::values_numbered`].
     pub number: i32,
     /// Where it is declared.
     pub location: Option<Location>,
@@ -161,9 +163,10 @@ pub struct Enum {
     pub name: String,
     /// Values by name.
     pub values: BTreeMap<String, EnumValue>,
-    /// Reserved number ranges, inclusive.
+    /// Reserved number ranges, inclusive (as descriptors store an enum's, unlike a message's:
+    /// [`Message::reserved_ranges`]).
     pub reserved_ranges: Vec<(i32, i32)>,
-    /// Reserved names.
+    /// Value names the enum reserves: a later value that takes one is a `name-reused` finding.
     pub reserved_names: BTreeSet<String>,
     /// Where it is declared.
     pub location: Option<Location>,

@@ -188,7 +188,8 @@ pub struct Surface {
     pub date: Date,
     /// The commit it was taken at (the working tree's `HEAD`, or a label).
     pub commit: String,
-    /// The root message.
+    /// Full name of the message whose reachable types the surface lists
+    /// (`xla.gpu.GpuExecutableProto`).
     pub root: String,
     /// Encoded `FileDescriptorSet` of the files declaring reachable types, with their imports.
     pub descriptors: Vec<u8>,
@@ -246,7 +247,8 @@ pub struct SnapshotMeta {
     /// Whether the working tree had uncommitted schema changes when it was taken.
     #[serde(default)]
     pub dirty: bool,
-    /// The root message.
+    /// Full name of the message whose reachable types the surface lists
+    /// (`xla.gpu.GpuExecutableProto`).
     pub root: String,
     /// The non-proto parts of the surface.
     #[serde(flatten)]

@@ -21,7 +21,7 @@ use crate::{Date, Error};
 pub struct Waiver {
     /// Rule id it silences.
     pub rule: String,
-    /// Construct it silences.
+    /// A finding's `construct` exactly (`xla.gpu.ThunkProto.memzero_thunk`; no patterns).
     pub construct: String,
     /// Why.
     pub reason: String,

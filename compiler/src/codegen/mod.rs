@@ -60,7 +60,7 @@ pub struct KernelRequest<'a> {
     pub computation: ComputationId,
     /// Base name for the kernels; unique in the executable, a valid PTX identifier.
     pub name: &'a str,
-    /// The target.
+    /// SM, PTX version and launch limits the kernels are generated for.
     pub target: &'a CodegenTarget,
 }
 
@@ -128,7 +128,7 @@ pub enum CodegenError {
         instruction: String,
         /// Where the instruction is in the input module (`line:column`).
         loc: hlo::ir::SourceLoc,
-        /// Opcode name.
+        /// The opcode as HLO text spells it (`get-tuple-element`).
         opcode: String,
         /// Why.
         reason: String,
@@ -144,7 +144,7 @@ pub enum CodegenError {
         computation: String,
         /// The instruction at which the limit was reached.
         instruction: String,
-        /// The limit.
+        /// [`elemental::MAX_EXPRESSION_DEPTH`], the deepest operand chain followed.
         limit: usize,
     },
 }

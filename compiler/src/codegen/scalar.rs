@@ -670,7 +670,9 @@ pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
     Ok(val(ty, fix(b, ty, r)))
 }
 
-/// `compare`.
+/// `compare`, giving a `pred`. `ne` on floats is unordered (true when either is NaN), the other
+/// float directions ordered; `TOTALORDER` compares sign-magnitude keys of the bits (-NaN < -inf
+/// < ... < -0 < +0 < ... < +inf < +NaN); pred operands compare as 0/1.
 pub fn compare(
     b: &mut Builder,
     dir: ComparisonDirection,

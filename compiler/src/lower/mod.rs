@@ -31,7 +31,7 @@ use crate::target::Target;
 /// A byte range of a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Loc {
-    /// The value.
+    /// Index into [`Lowered::values`]; follow `alias_of` to the value that owns the memory.
     pub value: usize,
     /// Offset in bytes.
     pub offset: u64,
@@ -49,11 +49,12 @@ pub enum Placement {
         /// Leaf index inside a tuple parameter (empty for arrays).
         index: Vec<i64>,
     },
-    /// A constant.
+    /// An HLO constant, in a constant allocation of its own.
     Constant {
         /// The HLO instruction name.
         symbol: String,
-        /// Its bytes.
+        /// The literal, row-major and little-endian ([`constant_bytes`]): the contents of its
+        /// constant allocation.
         bytes: Vec<u8>,
     },
     /// A temporary in the shared temp allocation.
@@ -67,7 +68,8 @@ pub enum Placement {
 pub struct Value {
     /// Size in bytes.
     pub size: u64,
-    /// Placement.
+    /// Which allocation buffer assignment gives it; a `Temp` the entry returns whole becomes
+    /// `Output` at the end of lowering.
     pub placement: Placement,
     /// Tick that defines it.
     pub def: u32,
@@ -89,20 +91,21 @@ pub enum Op {
     Kernel {
         /// Profile annotation (HLO name).
         name: String,
-        /// The kernel.
+        /// The generated PTX, its launch dimensions and parameter list.
         kernel: EmittedKernel,
         /// Arguments, parallel to `kernel.args`.
         args: Vec<Loc>,
     },
-    /// A gemm.
+    /// A dot not fused into a kernel, lowered to a `gemm_thunk`.
     Gemm {
         /// Profile annotation.
         name: String,
-        /// Config.
+        /// Row-major layouts of the three operands (a transposed operand as `transpose`),
+        /// alpha 1, beta 0.
         config: pg::GemmConfigProto,
-        /// Lhs.
+        /// Left operand, as `config.lhs_layout` describes it.
         lhs: Loc,
-        /// Rhs.
+        /// Right operand, as `config.rhs_layout` describes it.
         rhs: Loc,
         /// Output.
         out: Loc,
@@ -136,10 +139,11 @@ pub enum Op {
         cond: Vec<Op>,
         /// Body sequence.
         body: Vec<Op>,
-        /// Known trip count.
+        /// The backend config's `known_trip_count`, only with
+        /// `CompileOptions::emit_trip_count_hints` (a hint: the loop still runs its condition).
         trip_count: Option<i64>,
     },
-    /// A conditional.
+    /// A conditional: exactly one of `branches` runs, chosen by `index` at run time.
     Conditional {
         /// Profile annotation.
         name: String,
@@ -161,7 +165,7 @@ pub enum Op {
         /// Destination (4 bytes).
         dst: Loc,
     },
-    /// A custom call.
+    /// A `custom-call`, run by the runtime's handler registered under `target`.
     CustomCall {
         /// Profile annotation.
         name: String,
@@ -173,7 +177,7 @@ pub enum Op {
         results: Vec<(Loc, Shape)>,
         /// Opaque bytes (backend config).
         opaque: Vec<u8>,
-        /// API version.
+        /// `CustomCallApiVersion` value of the HLO's `api_version=` (ORIGINAL when absent).
         api_version: i32,
     },
     /// all-reduce / all-gather / reduce-scatter.
@@ -184,7 +188,8 @@ pub enum Op {
         kind: Opcode,
         /// Reduction kind (all-reduce, reduce-scatter).
         reduction: pg::ReductionKindProto,
-        /// Config.
+        /// Element types, replica groups and mode, channel id (`op_id`, 0 without
+        /// `channel_id=`); the `_xyz` fields are left to serialization.
         config: pg::CollectiveConfigProto,
         /// (element count, source, destination) per buffer.
         buffers: Vec<(i64, Loc, Loc)>,
@@ -209,7 +214,7 @@ pub struct OutputLeaf {
 pub struct Lowered {
     /// The working module (optimized, with the fused computations appended).
     pub module: HloModule,
-    /// All values.
+    /// Every logical buffer, indexed by [`Loc::value`]; buffer assignment places them.
     pub values: Vec<Value>,
     /// The entry sequence.
     pub ops: Vec<Op>,

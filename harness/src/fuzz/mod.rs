@@ -177,7 +177,7 @@ pub enum Outcome {
 /// A panic, with the case seed that reproduces it.
 #[derive(Debug, Clone)]
 pub struct Finding {
-    /// The target.
+    /// The entry point that panicked (the `T` of the replay command).
     pub target: Target,
     /// `aot fuzz --target T --seed CASE_SEED --iterations 1` replays it.
     pub case_seed: u64,

@@ -51,7 +51,7 @@ pub enum IntegrityProblem {
     Extra(String),
     /// A file's hash differs from the manifest's.
     HashMismatch {
-        /// Relative path.
+        /// Path relative to the version directory, as the manifest lists it.
         path: String,
         /// Hash in the manifest.
         expected: String,

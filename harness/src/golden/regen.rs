@@ -68,7 +68,7 @@ pub enum RegenOutcome {
     },
     /// The output equals the newest version; nothing was written.
     Unchanged {
-        /// The newest version.
+        /// The newest version's `N`: every file's hash in its manifest equals the new output's.
         version: u32,
     },
 }

@@ -30,11 +30,11 @@ pub fn regen_command(target: &str) -> String {
 /// One golden case of one version, read from disk.
 #[derive(Debug, Clone)]
 pub struct GoldenCase {
-    /// Target name.
+    /// Target spec name (`h100_sxm`): its directory under the store's root.
     pub target: String,
-    /// Version number.
+    /// The `N` of the `v<N>` directory.
     pub version: u32,
-    /// Case name.
+    /// Case name: its directory inside the version directory.
     pub case: String,
     /// The version directory.
     pub dir: PathBuf,

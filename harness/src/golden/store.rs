@@ -11,7 +11,7 @@ pub enum GoldenError {
     /// No `v<N>` directory exists for the target.
     #[error("NotFound: no golden versions for target `{target}` under {dir} (expected v1, v2, ... directories; run `aot goldens regen --target {target}`)")]
     NoVersions {
-        /// The target.
+        /// The target spec's name (`h100_sxm`), as the caller gave it.
         target: String,
         /// The directory searched.
         dir: PathBuf,
@@ -19,7 +19,7 @@ pub enum GoldenError {
     /// The store directory or a version directory could not be read.
     #[error("cannot read {path}: {source}")]
     Io {
-        /// The path.
+        /// The directory whose listing failed.
         path: PathBuf,
         /// The I/O error.
         #[source]

@@ -58,13 +58,13 @@ pub enum EvalError {
     /// Calls nest deeper than the limit (likely a recursive module).
     #[error("computations nest deeper than {limit} calls")]
     TooDeep {
-        /// The limit.
+        /// [`MAX_DEPTH`](super::MAX_DEPTH), the deepest call nesting evaluated.
         limit: usize,
     },
     /// A `while` loop ran more iterations than [`EvalOptions::max_while_iterations`](super::EvalOptions::max_while_iterations).
     #[error("while loop exceeded {limit} iterations")]
     WhileLimit {
-        /// The limit.
+        /// The `max_while_iterations` that was set: iterations of the body that ran.
         limit: u64,
     },
     /// An error while evaluating an instruction. The inner error is part of the message and

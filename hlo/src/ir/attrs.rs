@@ -169,13 +169,13 @@ pub struct ConvDimensionNumbers {
     pub kernel_input_feature_dimension: i64,
     /// Kernel output feature dimension (`o`).
     pub kernel_output_feature_dimension: i64,
-    /// Kernel spatial dimensions.
+    /// Kernel spatial dimensions (where `0`, `1`, ... are in the rhs labels, in that order).
     pub kernel_spatial_dimensions: Vec<i64>,
     /// Output batch dimension (`b`).
     pub output_batch_dimension: i64,
     /// Output feature dimension (`f`).
     pub output_feature_dimension: i64,
-    /// Output spatial dimensions.
+    /// Output spatial dimensions (where `0`, `1`, ... are in the output labels, in that order).
     pub output_spatial_dimensions: Vec<i64>,
 }
 
@@ -457,7 +457,7 @@ pub struct OpMetadata {
     pub source_column: Option<i64>,
     /// `source_end_column`
     pub source_end_column: Option<i64>,
-    /// `stack_frame_id` (into [`HloModule::stack_frames`]).
+    /// `stack_frame_id` (into [`HloModule::stack_frames`](crate::HloModule::stack_frames)).
     pub stack_frame_id: Option<i64>,
     /// `deduplicated_name`
     pub deduplicated_name: Option<String>,

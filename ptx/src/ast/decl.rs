@@ -124,7 +124,7 @@ pub enum Statement {
     BranchTargets {
         /// The target list's name (operand of `brx.idx`).
         name: String,
-        /// The labels.
+        /// `brx.idx` with index `i` jumps to `labels[i]`; at least one (the parser requires it).
         labels: Vec<String>,
     },
     /// `name: .callprototype {(ret)} _ (params) {.noreturn};`
@@ -145,9 +145,10 @@ pub enum Statement {
 pub struct Loc {
     /// File index (see `.file`).
     pub file: u32,
-    /// Line.
+    /// Source line in that file, as written: the directive is parsed to be printed back, and
+    /// nothing else reads it.
     pub line: u32,
-    /// Column.
+    /// Source column, as written (like `line`).
     pub column: u32,
     /// `, function_name label{+off}, inlined_at file line column`
     pub inlined_at: Option<InlinedAt>,

@@ -193,7 +193,7 @@ pub enum SectionItem {
     Data {
         /// Element type (`.b8`, `.b16`, `.b32`, `.b64`).
         ty: Type,
-        /// Values.
+        /// The line's comma-separated values, each `ty` wide.
         values: Vec<SectionValue>,
     },
 }

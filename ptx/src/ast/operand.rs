@@ -295,7 +295,7 @@ pub enum AddressBase {
 /// An address operand `[base]`, `[base+off]`, `[base+-off]`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Address {
-    /// The base.
+    /// What the offset is added to: a register, a variable or parameter, or an absolute address.
     pub base: AddressBase,
     /// Byte offset (0 when absent).
     pub offset: i64,

@@ -140,7 +140,7 @@ pub enum EmuError {
         at: Box<Location>,
         /// State space of the access.
         space: Space,
-        /// Address.
+        /// The access's first byte, relative as in [`EmuError::OutOfBounds`].
         address: u64,
         /// Access size in bytes.
         size: u32,
@@ -152,7 +152,7 @@ pub enum EmuError {
         at: Box<Location>,
         /// State space.
         space: Space,
-        /// Address.
+        /// The written address, relative as in [`EmuError::OutOfBounds`].
         address: u64,
     },
     /// Threads wait at a barrier that the rest of the CTA can never reach.
@@ -168,7 +168,8 @@ pub enum EmuError {
     BudgetExhausted {
         /// Where one warp was when the budget ran out.
         at: Box<Location>,
-        /// The budget.
+        /// Lane-instructions the whole launch was allowed
+        /// ([`LaunchOptions::budget_for`](crate::emu::LaunchOptions::budget_for) its threads).
         budget: u64,
     },
     /// The launch ran longer than [`crate::emu::LaunchOptions::wall_time_limit`].

@@ -100,7 +100,8 @@ impl LoadedModule {
         })
     }
 
-    /// Names of the kernels.
+    /// The launchable kernels: the module's `.entry` functions with a body, in declaration
+    /// order.
     pub fn kernel_names(&self) -> Vec<&str> {
         self.kernels.iter().map(|k| k.name.as_str()).collect()
     }
@@ -152,7 +153,8 @@ impl ParamValue {
     }
 }
 
-/// Launch options.
+/// Limits and engine of one launch; the default is a budget of 2^36 lane-instructions, no time
+/// limit, all cores.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchOptions {
     /// Maximum lane-instructions the whole launch may execute (checked every 64Ki per worker).

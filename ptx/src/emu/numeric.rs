@@ -867,7 +867,7 @@ pub fn round_int(x: f64, r: IRnd) -> f64 {
 pub struct IntTy {
     /// Width in bits (8, 16, 32, 64).
     pub bits: u32,
-    /// Signed?
+    /// Two's complement (`.s`) rather than unsigned (`.u`, `.b`): decides the range.
     pub signed: bool,
 }
 

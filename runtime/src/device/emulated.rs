@@ -25,7 +25,7 @@ pub struct EmulatedDevice {
 /// natively, outside the emulator). For benchmarks (`aot bench`); nothing reads them to decide.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DeviceTotals {
-    /// Kernel launches.
+    /// PTX kernels the emulator ran (gemms and copies add bytes, not launches).
     pub launches: u64,
     /// Instructions executed, once per active lane.
     pub lane_instructions: u64,

@@ -28,7 +28,8 @@ pub struct DeviceDescription {
     pub platform_name: String,
     /// CUDA compute capability (major, minor).
     pub compute_capability: (i32, i32),
-    /// Threads per block.
+    /// Most threads one block may have (the product of its three dims, checked per launch at
+    /// load).
     pub threads_per_block_limit: u64,
     /// Per-dimension thread limits of a block.
     pub thread_dim_limit: [u64; 3],
@@ -42,9 +43,10 @@ pub struct DeviceDescription {
     pub device_memory_size: u64,
     /// CUDA toolkit version ("X.Y.Z"; empty = none).
     pub cuda_toolkit_version: String,
-    /// cuDNN version.
+    /// cuDNN version ("X.Y.Z"; empty = none), the target config's `dnn_version`; the loader
+    /// refuses an executable that needs a newer one.
     pub cudnn_version: String,
-    /// CUB version.
+    /// CUB version ("X.Y.Z"; empty = none), checked at load like `cudnn_version`.
     pub cub_version: String,
 }
 
@@ -210,7 +212,7 @@ impl DeviceDescription {
     }
 }
 
-/// The kind of a device.
+/// Which [`Device`] implementation a device is ([`Device::kind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceKind {
     /// The SIMT emulator.
@@ -337,7 +339,8 @@ pub struct LaunchShape {
 pub enum DeviceOp<'a> {
     /// A kernel launch with pointer arguments.
     Launch {
-        /// The module.
+        /// Holds `kernel`; already made launchable by [`Device::load_module`] (the loader and
+        /// the multi-replica run do it for every module before executing).
         module: &'a KernelModule,
         /// The `.entry`.
         kernel: &'a str,
@@ -361,7 +364,7 @@ pub enum DeviceOp<'a> {
         dst: u64,
         /// Bytes.
         size: u64,
-        /// The value.
+        /// Written to every 4-byte word, little-endian.
         value: u32,
     },
     /// Fill every byte with `value` (`size` not a multiple of 4).

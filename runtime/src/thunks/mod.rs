@@ -44,7 +44,7 @@ impl Slice {
 /// A slice and the shape of the array stored in it (the shape kept as the artifact wrote it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShapedSlice {
-    /// The slice.
+    /// Where the array's bytes are: all that execution uses (`shape` is carried, not read).
     pub slice: Slice,
     /// The array's shape, when the artifact gave one.
     pub shape: Option<ShapeProto>,
@@ -101,14 +101,14 @@ pub enum ThunkKind {
     Memzero(ShapedSlice),
     /// Fills a slice with a u32.
     Memset32 {
-        /// Destination.
+        /// The bytes filled; its size is a multiple of 4 (checked at load).
         destination: Slice,
-        /// The value.
+        /// Written to every 4-byte word, little-endian.
         value: u32,
     },
     /// Fills every byte of a slice (any size) with one byte.
     Memset8 {
-        /// Destination.
+        /// The bytes filled.
         destination: Slice,
         /// The byte.
         value: u8,
@@ -153,7 +153,8 @@ impl ThunkKind {
 pub struct ConditionalThunk {
     /// Where the selector lives.
     pub selector: ShapedSlice,
-    /// The branches.
+    /// At least one (exactly two for a pred selector; checked at load). An s32 selector out of
+    /// range runs the last branch.
     pub branches: Vec<Vec<Thunk>>,
     /// Pred selector (true runs branch 0) rather than an s32 index.
     pub selector_is_bool: bool,
@@ -164,9 +165,11 @@ pub struct ConditionalThunk {
 pub struct WhileThunk {
     /// The pred the condition writes.
     pub condition_result: Slice,
-    /// The condition.
+    /// Runs before every iteration, the first included; the loop ends when it leaves 0 in
+    /// `condition_result`.
     pub condition: Vec<Thunk>,
-    /// The body.
+    /// Runs after each true condition; more than `RuntimeFlags::max_while_iterations`
+    /// iterations fail the execution.
     pub body: Vec<Thunk>,
     /// The compiler's trip-count hint.
     pub trip_count: Option<i64>,
@@ -211,9 +214,9 @@ pub struct KernelThunk {
 /// Storage order of a gemm operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
-    /// Row-major.
+    /// A row's elements are adjacent; `leading_dim_stride` steps from one row to the next.
     RowMajor,
-    /// Column-major.
+    /// A column's elements are adjacent; `leading_dim_stride` steps from one column to the next.
     ColumnMajor,
 }
 
@@ -294,11 +297,11 @@ impl MatrixLayout {
 /// The gemm configuration (see docs/artifact.md "Gemm").
 #[derive(Debug, Clone, PartialEq)]
 pub struct GemmConfig {
-    /// Left operand.
+    /// Left operand; `op(lhs)` is M x K.
     pub lhs: MatrixLayout,
-    /// Right operand.
+    /// Right operand; `op(rhs)` is K x N.
     pub rhs: MatrixLayout,
-    /// Output.
+    /// The result's layout; `op(output)` is M x N.
     pub output: MatrixLayout,
     /// Scale of the product.
     pub alpha_real: f64,
@@ -310,13 +313,14 @@ pub struct GemmConfig {
     pub compute_type: ElemType,
     /// Operand precisions (proto enum values, informational).
     pub operand_precisions: Vec<i32>,
-    /// M, N, K and the batch count, derived and checked at load.
+    /// Rows of `op(lhs)` and of the output. M, N, K and `batch` are derived from the layouts at
+    /// load, which checks that the three layouts agree on them.
     pub m: u64,
-    /// N.
+    /// Columns of `op(rhs)` and of the output.
     pub n: u64,
-    /// K.
+    /// The contracted dimension: columns of `op(lhs)`, rows of `op(rhs)`.
     pub k: u64,
-    /// Batches.
+    /// The output's `batch_size`, at least 1 (a `batch_size` of 0 counts as 1).
     pub batch: u64,
 }
 
@@ -342,7 +346,8 @@ pub struct GemmThunk {
 pub struct CustomCallThunk {
     /// The name as written in the artifact (possibly a legacy alias).
     pub target_name: String,
-    /// The resolved handler.
+    /// Resolved at load from `target_name` (a name or a legacy alias); an unregistered target
+    /// fails the load with NOT_FOUND.
     pub handler: Registration,
     /// Operands (`None` = null).
     pub operands: Vec<Option<ShapedSlice>>,
@@ -352,26 +357,30 @@ pub struct CustomCallThunk {
     pub opaque: Vec<u8>,
     /// `CustomCallApiVersion` value.
     pub api_version: i32,
-    /// FFI attributes.
+    /// FFI attributes by name, as the artifact wrote them; the handler gets them in its
+    /// `CallFrame`.
     pub attributes: BTreeMap<String, String>,
-    /// Called computation name.
+    /// The HLO computation the call names, carried through encoding; no handler is given it.
     pub called_computation: Option<String>,
 }
 
 /// `custom_kernel_thunk`.
 #[derive(Debug, Clone)]
 pub struct CustomKernelThunk {
-    /// Arguments.
+    /// Arguments, in parameter order.
     pub args: Vec<ShapedSlice>,
-    /// Written flags.
+    /// Whether the kernel writes each argument, as the artifact gave it (not checked against
+    /// `args`: custom kernels are decoded for conversion, never run).
     pub written: Vec<bool>,
     /// Library kernel name.
     pub name: String,
-    /// Grid.
+    /// Blocks per dimension (`custom_kernel.block_dims`), each within the device's
+    /// `block_dim_limit`.
     pub grid: [u32; 3],
-    /// Block.
+    /// Threads per block per dimension (`custom_kernel.thread_dims`), each within the device's
+    /// `thread_dim_limit`.
     pub block: [u32; 3],
-    /// Shared memory bytes.
+    /// Dynamic shared memory per block, at most the device's `shared_memory_per_block_optin`.
     pub shared_memory_bytes: u32,
     /// The device code of `custom_kernel.kernel_spec`.
     pub code: KernelCode,
@@ -488,20 +497,22 @@ pub struct CollectiveConfig {
     pub replica_groups: Vec<Vec<i64>>,
     /// `CollectiveOpGroupModeProto` value.
     pub group_mode: i32,
-    /// Op id.
+    /// The channel id (`op_id_xyz`, number 1000, when set, else the v1 `op_id`, number 4);
+    /// carried through encoding, not used to execute.
     pub op_id: i64,
-    /// Symmetric-buffer hint.
+    /// Symmetric-buffer hint, carried through encoding, not read to execute.
     pub use_symmetric_buffer: bool,
 }
 
-/// A collective thunk.
+/// A collective across replicas: one of the `*_start_thunk` cases or `reduce_scatter_thunk`
+/// (`op` says which, [`CollectiveOp::proto_name`] its schema name).
 #[derive(Debug, Clone)]
 pub struct CollectiveThunk {
     /// Which operation.
     pub op: CollectiveOp,
     /// Types and groups.
     pub config: CollectiveConfig,
-    /// The buffers.
+    /// One per operand, parallel to `config.element_types` (checked at load).
     pub buffers: Vec<CollectiveBuffer>,
 }
 
