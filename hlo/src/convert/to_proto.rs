@@ -471,7 +471,9 @@ pub fn to_proto_with(
         frontend_attributes_legacy: None,
         frontend_attributes: None,
     };
-    // Exactly one number of each moving field is written (the readers refuse both).
+    // Exactly one number of each moving field is written: the readers refuse frontend
+    // attributes at both, and a config with XLA's 33 or 27 is read in XLA's schema (its 23 and 24
+    // would be ignored).
     let attributes = cfg.frontend_attributes.as_deref().map(frontend_to_proto);
     if options.frontend_attributes_at_19 {
         hlo_module.frontend_attributes = attributes;
