@@ -33,7 +33,7 @@ pub use error::{ProtoError, ShapeProtoError, Unrepresentable};
 pub use from_proto::from_proto;
 pub use shapes::{check_shape, shape_from_proto, shape_to_proto};
 pub use to_proto::{program_shape_at_xla_numbers, to_proto, to_proto_with};
-pub use types::{element_type_from_proto, element_type_to_proto};
+pub use types::{element_type_at_xla_number, element_type_from_proto, element_type_to_proto};
 
 /// Where [`to_proto_with`] writes what is moving to XLA's numbers (issue 19, docs/artifact.md
 /// "Every disagreement, classified"). Each is stage 1 of a staged rollout (docs/compatibility.md):

@@ -7,7 +7,7 @@ use super::dims;
 use super::error::Unrepresentable;
 use super::literals::literal_to_proto;
 use super::shapes::{program_shape_to_proto, shape_to_proto};
-use super::types::{at_xla_number, API_VERSIONS};
+use super::types::{element_type_at_xla_number, API_VERSIONS};
 use super::{ConvertError, WriteOptions};
 use crate::ir::*;
 
@@ -555,7 +555,7 @@ pub fn program_shape_at_xla_numbers(p: &mut px::ProgramShapeProto) {
 pub(super) fn shape_at_xla_numbers(s: &mut px::ShapeProto) {
     let mut stack = vec![s];
     while let Some(s) = stack.pop() {
-        s.element_type = at_xla_number(s.element_type);
+        s.element_type = element_type_at_xla_number(s.element_type);
         stack.extend(s.tuple_shapes.iter_mut());
     }
 }
