@@ -82,9 +82,11 @@ pub struct CompileOptions {
     pub emit_module_frontend_attributes_19: bool,
     /// Staged rollout, stage 1 since 2026-12-01, as `emit_spmd_propagation_xla`: write the
     /// element types `F4E2M1FN` and `F8E8M0FNU` as XLA's 32 and 33 instead of 30 and 31 (XLA's
-    /// `S1` and `U1`) in the embedded module and the executable's `program_shape`
-    /// (`WriteOptions::narrow_floats_at_xla_numbers`). Runtimes before 2026-12-01 refuse 32 and
-    /// 33 (`unknown element type number 32`): **off by default** until 2026-12-15.
+    /// `S1` and `U1`) everywhere the executable carries an `xla.PrimitiveType`: the embedded
+    /// module (`WriteOptions::narrow_floats_at_xla_numbers`), `program_shape` and the thunks'
+    /// shapes and types (one reflective walk, `proto::map_enum_values`). Runtimes before
+    /// 2026-12-01 refuse 32 and 33 (`unknown element type number 32`): **off by default** until
+    /// 2026-12-15.
     pub emit_narrow_floats_xla: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,

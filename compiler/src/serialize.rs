@@ -326,7 +326,7 @@ pub fn build(
         .root_instruction()
         .map(|r| r.shape.clone())
         .ok_or_else(|| CompileError::InvalidModule("the entry computation is empty".into()))?;
-    let mut program_shape = proto::xla::ProgramShapeProto {
+    let program_shape = proto::xla::ProgramShapeProto {
         parameters: params
             .iter()
             .map(|s| shape_proto(s))
@@ -339,10 +339,6 @@ pub fn build(
             .map(|i| i.name.clone())
             .collect(),
     };
-    if options.emit_narrow_floats_xla {
-        // The runtime reads the entry signature from here too: the same numbers as the module.
-        hlo::convert::program_shape_at_xla_numbers(&mut program_shape);
-    }
     let mut allocations = asg.allocations.clone();
     let mut output_info_map = Vec::new();
     for out in &lowered.outputs {
@@ -403,7 +399,7 @@ pub fn build(
         op_id_xyz: options.emit_op_id_xyz,
     };
     let thunks = tb.sequence(&lowered.ops)?;
-    Ok(pg::GpuExecutableProto {
+    let mut exe = pg::GpuExecutableProto {
         hlo_module_with_config: Some(embedded),
         binary,
         gpu_compute_capability: Some(target.compute_capability_proto()),
@@ -416,5 +412,20 @@ pub fn build(
         constants,
         thunks,
         executable_abi_version: Some(target.abi_version()),
-    })
+    };
+    if options.emit_narrow_floats_xla {
+        // The module is written at XLA's numbers already (`write`); the element types outside it
+        // are everywhere a `ShapeProto` or a bare `xla.PrimitiveType` appears (`program_shape`,
+        // custom-call and conditional shaped slices, kernel `args_shape`, gemm layouts and compute
+        // types, collective operand types), so one reflective walk over the whole executable
+        // renumbers them all, and any such field added to the schema later, where per-field code
+        // would miss the next one.
+        proto::map_enum_values(
+            &mut exe,
+            "xla.PrimitiveType",
+            hlo::convert::element_type_at_xla_number,
+        )
+        .map_err(|e| CompileError::Internal(format!("narrow float numbers: {e}")))?;
+    }
+    Ok(exe)
 }

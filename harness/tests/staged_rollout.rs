@@ -711,10 +711,58 @@ fn deduplicated_name_is_not_written_and_a_reader_loses_nothing() {
     }
 }
 
+/// Every `xla.PrimitiveType` value the encoded executable carries, anywhere, with the path of the
+/// field that holds it (`thunks[0].custom_call_thunk.operands[0].shaped_slice.shape.element_type`),
+/// read through reflection so that no field holding one can be missed.
+fn primitive_types(bytes: &[u8]) -> Vec<(String, i32)> {
+    use proto::prost_reflect::{DynamicMessage, Kind, Value};
+    fn walk(m: &DynamicMessage, path: &str, out: &mut Vec<(String, i32)>) {
+        for (field, value) in m.fields() {
+            let kind = match field.kind() {
+                Kind::Message(entry) if field.is_map() => entry.map_entry_value_field().kind(),
+                kind => kind,
+            };
+            let is_type = matches!(&kind, Kind::Enum(e) if e.full_name() == "xla.PrimitiveType");
+            let here = format!("{path}.{}", field.name());
+            let values: Vec<(String, &Value)> = match value {
+                Value::List(items) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (format!("{here}[{i}]"), v))
+                    .collect(),
+                Value::Map(entries) => entries
+                    .iter()
+                    .map(|(k, v)| (format!("{here}[{k:?}]"), v))
+                    .collect(),
+                v => vec![(here, v)],
+            };
+            for (p, v) in values {
+                match v {
+                    Value::EnumNumber(n) if is_type => out.push((p, *n)),
+                    Value::Message(child) => walk(child, &p, out),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let exe = DynamicMessage::decode(
+        proto::descriptor_pool()
+            .get_message_by_name(proto::ROOT_MESSAGE)
+            .unwrap(),
+        bytes,
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    walk(&exe, "", &mut out);
+    out
+}
+
 /// The narrow float types at XLA's numbers: the compiler has no code generation for them, so the
-/// case is a module that passes them through (no kernel). Behind the flag every shape of the
-/// embedded module and the executable's `program_shape` carries 32/33 and none 30/31; today's
-/// runtime loads both forms. (No golden set: the emulated device cannot hold these inputs.)
+/// case is a module that only hands them to custom calls (`xla.runtime.memcpy`, no kernel).
+/// Behind the flag no `xla.PrimitiveType` anywhere in the artifact is 30/31 (the embedded module,
+/// `program_shape`, the custom-call thunks' shaped slices: every field, found by reflection), and
+/// without it none is 32/33; today's runtime loads both forms. (No golden set: the emulated device
+/// cannot hold these inputs.)
 #[test]
 fn behind_the_flag_the_narrow_float_types_move_and_today_s_runtime_loads_both() {
     const LEGACY: [&str; 2] = [
@@ -733,6 +781,24 @@ fn behind_the_flag_the_narrow_float_types_move_and_today_s_runtime_loads_both() 
         assert!(XLA.iter().all(|v| !lc.contains(*v)), "{target}: {lc:?}");
         assert!(XLA.iter().all(|v| sc.contains(*v)), "{target}: {sc:?}");
         assert!(LEGACY.iter().all(|v| !sc.contains(*v)), "{target}: {sc:?}");
+        let (lt, st) = (primitive_types(&legacy), primitive_types(&staged));
+        // The same fields, each at its own type's number in each form.
+        let fields = |t: &[(String, i32)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+        assert_eq!(fields(&lt), fields(&st), "{target}");
+        for (types, gone, form) in [(&lt, [32, 33], "default"), (&st, [30, 31], "flag")] {
+            let wrong: Vec<_> = types.iter().filter(|(_, n)| gone.contains(n)).collect();
+            assert!(wrong.is_empty(), "{target}, {form}: {wrong:?}");
+            // Outside the module: the thunks' shaped slices carry both types.
+            let mut in_thunks: Vec<i32> = types
+                .iter()
+                .filter(|(p, _)| p.starts_with(".thunks["))
+                .map(|&(_, n)| n)
+                .collect();
+            in_thunks.sort_unstable();
+            in_thunks.dedup();
+            let want = if form == "flag" { [32, 33] } else { [30, 31] };
+            assert_eq!(in_thunks, want, "{target}, {form}: {types:?}");
+        }
         let config = proto::load_target_config(&target_config(target)).unwrap();
         let description = runtime::DeviceDescription::from_target_config(&config).unwrap();
         let device = runtime::EmulatedDevice::new(description);

@@ -314,3 +314,136 @@ fn census_reads_every_form() {
         assert!(census.contains(&c), "{c} missing from {census:?}");
     }
 }
+
+/// XLA's encoding of `HloModuleConfigProto` 23 (`repeated uint64 memory_space_assignment_config`,
+/// packed) and 24 (`repeated BoolList phase_ordering_config`, `BoolList { repeated bool vals =
+/// 1 }`): values of every varint length, a BoolList with a two-byte length, an empty one and one
+/// with its bools unpacked.
+fn xla_23_and_24() -> Vec<u8> {
+    use proto::prost::encoding::{encode_key, encode_varint, WireType};
+    let mut packed = Vec::new();
+    for v in [0, 1, 300, 1 << 40, u64::MAX] {
+        encode_varint(v, &mut packed);
+    }
+    let mut out = Vec::new();
+    encode_key(23, WireType::LengthDelimited, &mut out);
+    encode_varint(packed.len() as u64, &mut out);
+    out.extend(&packed);
+    let long: Vec<u8> = (0..150).map(|i| u8::from(i % 2 == 0)).collect();
+    let mut lists = vec![Vec::new(), vec![0x08, 0x01, 0x08, 0x00]];
+    let mut packed_list = vec![0x0a];
+    encode_varint(long.len() as u64, &mut packed_list);
+    packed_list.extend(&long);
+    lists.push(packed_list);
+    for m in lists {
+        encode_key(24, WireType::LengthDelimited, &mut out);
+        encode_varint(m.len() as u64, &mut out);
+        out.extend(m);
+    }
+    out
+}
+
+/// `exe` (an encoded `GpuExecutableProto`) with `extra` appended to its embedded module's config,
+/// through protobuf's merge of a message field that occurs twice: the executable and the module
+/// re-encoded without the config, then the config's own bytes plus `extra` at its number.
+fn with_config_bytes(exe: &[u8], extra: &[u8]) -> Vec<u8> {
+    use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, MODULE_WITH_CONFIG_CONFIG};
+    use proto::prost::encoding::{encode_key, encode_varint, WireType};
+    use proto::prost::Message;
+    let field = |out: &mut Vec<u8>, number: u32, bytes: &[u8]| {
+        encode_key(number, WireType::LengthDelimited, out);
+        encode_varint(bytes.len() as u64, out);
+        out.extend(bytes);
+    };
+    let mut exe = proto::xla::gpu::GpuExecutableProto::decode(exe).unwrap();
+    let mut module = exe.hlo_module_with_config.take().unwrap();
+    let mut config = module.config.take().unwrap().encode_to_vec();
+    config.extend(extra);
+    let mut module_bytes = module.encode_to_vec();
+    field(&mut module_bytes, MODULE_WITH_CONFIG_CONFIG, &config);
+    let mut out = exe.encode_to_vec();
+    field(&mut out, EXECUTABLE_HLO_MODULE_WITH_CONFIG, &module_bytes);
+    out
+}
+
+/// XLA's artifacts carry its propagation lists at 33/27; XLA's `memory_space_assignment_config`
+/// (23) and `phase_ordering_config` (24) next to them are valid XLA and must not be read as the
+/// legacy lists at those numbers (issue 19): with both added, every committed artifact decodes
+/// (prost and reflection), its module checks and converts as without them, and the runtime's load
+/// verdict is the same.
+#[test]
+fn xla_s_23_and_24_next_to_33_and_27_are_ignored() {
+    use proto::prost::Message;
+    let device = |t: &str| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let config =
+            proto::load_target_config(&root.join(format!("testdata/target_specs/{t}.txtpb")))
+                .unwrap();
+        runtime::EmulatedDevice::new(
+            runtime::DeviceDescription::from_target_config(&config).unwrap(),
+        )
+    };
+    let load = |bytes: &[u8], t: &str| match runtime::load(bytes, &device(t), &Default::default()) {
+        Ok(_) => "loaded".to_owned(),
+        Err(e) => e.to_string(),
+    };
+    for t in TARGETS {
+        for m in MODULES {
+            let plain = read(t, m, "gpuexe");
+            let with = with_config_bytes(&plain, &xla_23_and_24());
+            let module = |bytes: &[u8]| {
+                proto::xla::gpu::GpuExecutableProto::decode(bytes)
+                    .unwrap_or_else(|e| panic!("{t}/{m}: {e}"))
+                    .hlo_module_with_config
+                    .unwrap()
+            };
+            let (p, w) = (module(&plain), module(&with));
+            let (pc, wc) = (p.config.as_ref().unwrap(), w.config.as_ref().unwrap());
+            // XLA's own lists at 33/27, nothing at 23/24; then 23/24 decoded into the legacy
+            // fields (a bool per varint: 5; 0 + 4 + 152).
+            assert!(
+                !pc.allow_spmd_sharding_propagation_to_parameters.is_empty()
+                    && !pc.allow_spmd_sharding_propagation_to_output.is_empty()
+                    && pc
+                        .allow_spmd_sharding_propagation_to_parameters_legacy
+                        .is_empty()
+                    && pc
+                        .allow_spmd_sharding_propagation_to_output_legacy
+                        .is_empty(),
+                "{t}/{m}: {pc:?}"
+            );
+            assert_eq!(
+                (
+                    wc.allow_spmd_sharding_propagation_to_parameters_legacy
+                        .len(),
+                    wc.allow_spmd_sharding_propagation_to_output_legacy.len()
+                ),
+                (5, 156),
+                "{t}/{m}"
+            );
+            harness::golden::census::census_of_bytes(&with)
+                .unwrap_or_else(|e| panic!("{t}/{m}: reflection: {e}"));
+            assert_eq!(
+                hlo::convert::check_proto(&w),
+                hlo::convert::check_proto(&p),
+                "{t}/{m}"
+            );
+            assert!(hlo::convert::check_proto(&p).is_ok(), "{t}/{m}");
+            assert_eq!(
+                hlo::convert::check_proto_bytes(&w.encode_to_vec()),
+                hlo::convert::check_proto(&p),
+                "{t}/{m}"
+            );
+            let converted = hlo::convert::from_proto(&p);
+            assert!(
+                converted.as_ref().is_ok_and(|m| m
+                    .config
+                    .allow_spmd_sharding_propagation_to_parameters
+                    .is_some()),
+                "{t}/{m}: {converted:?}"
+            );
+            assert_eq!(hlo::convert::from_proto(&w), converted, "{t}/{m}");
+            assert_eq!(load(&with, t), load(&plain, t), "{t}/{m}");
+        }
+    }
+}

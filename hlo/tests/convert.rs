@@ -352,7 +352,8 @@ const HOSTILE: &[Mutation] = &[
         "<module>/: entry_computation_layout: program shape has no result",
         Check::Same,
     ),
-    // Issue 19, stage 1: a field moving to XLA's number is read at either number, never both.
+    // Issue 19, stage 1: the module's frontend attributes are read at either number, never both
+    // (the config's propagation lists next to XLA's 23 and 24 are valid: `xla_config_trial`).
     (
         "frontend_attributes_at_18_and_19",
         |p| {
@@ -364,26 +365,6 @@ const HOSTILE: &[Mutation] = &[
             m.frontend_attributes = Some(attributes);
         },
         "<module>/: hlo_module sets both frontend_attributes (19) and its legacy number 18; a module sets one",
-        Check::Same,
-    ),
-    (
-        "propagation_to_parameters_at_23_and_33",
-        |p| {
-            let c = p.config.as_mut().unwrap();
-            c.allow_spmd_sharding_propagation_to_parameters_legacy = vec![true];
-            c.allow_spmd_sharding_propagation_to_parameters = vec![true];
-        },
-        "<module>/: config sets both allow_spmd_sharding_propagation_to_parameters (33) and its legacy number 23; a module sets one",
-        Check::Same,
-    ),
-    (
-        "propagation_to_output_at_24_and_27",
-        |p| {
-            let c = p.config.as_mut().unwrap();
-            c.allow_spmd_sharding_propagation_to_output_legacy = vec![false];
-            c.allow_spmd_sharding_propagation_to_output = vec![true];
-        },
-        "<module>/: config sets both allow_spmd_sharding_propagation_to_output (27) and its legacy number 24; a module sets one",
         Check::Same,
     ),
 ];
@@ -548,6 +529,131 @@ fn moves_trial() -> Trial {
             Ok(())
         },
     )
+}
+
+/// XLA's encoding of `HloModuleConfigProto` 23 (`repeated uint64 memory_space_assignment_config`,
+/// packed) and 24 (`repeated BoolList phase_ordering_config`, `BoolList { repeated bool vals = 1 }`,
+/// packed): values that exercise every varint length, an empty BoolList, one long enough for a
+/// two-byte length and one with its bools unpacked (an older writer's form, also valid).
+fn xla_23_and_24() -> Vec<u8> {
+    use proto::prost::encoding::{encode_key, encode_varint, WireType};
+    let mut packed = Vec::new();
+    for v in [0, 1, 127, 128, 300, 1 << 35, u64::MAX] {
+        encode_varint(v, &mut packed);
+    }
+    let mut out = Vec::new();
+    encode_key(23, WireType::LengthDelimited, &mut out);
+    encode_varint(packed.len() as u64, &mut out);
+    out.extend(&packed);
+    let bool_list = |vals: &[bool], packed: bool| {
+        let mut m = Vec::new();
+        if packed && !vals.is_empty() {
+            encode_key(1, WireType::LengthDelimited, &mut m);
+            encode_varint(vals.len() as u64, &mut m);
+            m.extend(vals.iter().map(|&v| u8::from(v)));
+        } else if !packed {
+            for &v in vals {
+                encode_key(1, WireType::Varint, &mut m);
+                m.push(u8::from(v));
+            }
+        }
+        m
+    };
+    let long: Vec<bool> = (0..200).map(|i| i % 3 == 0).collect();
+    for m in [
+        bool_list(&[true, false, true], true),
+        bool_list(&[], true),
+        bool_list(&long, true),
+        bool_list(&[false, true], false),
+    ] {
+        encode_key(24, WireType::LengthDelimited, &mut out);
+        encode_varint(m.len() as u64, &mut out);
+        out.extend(m);
+    }
+    out
+}
+
+/// The encoding of `p` with `extra` appended to its config's encoding (protobuf merges the
+/// fields of a message that occurs twice, so this is `p` plus the extra fields).
+fn with_config_bytes(p: &HloModuleProtoWithConfig, extra: &[u8]) -> Vec<u8> {
+    use proto::prost::encoding::{encode_key, encode_varint, WireType};
+    let mut config = p
+        .config
+        .as_ref()
+        .map(Message::encode_to_vec)
+        .unwrap_or_default();
+    config.extend(extra);
+    let mut out = HloModuleProtoWithConfig {
+        hlo_module: p.hlo_module.clone(),
+        config: None,
+    }
+    .encode_to_vec();
+    encode_key(2, WireType::LengthDelimited, &mut out);
+    encode_varint(config.len() as u64, &mut out);
+    out.extend(config);
+    out
+}
+
+/// A config in XLA's schema (its propagation lists at 33/27) may carry XLA's own fields at 23 and
+/// 24: they decode (into the legacy `repeated bool` fields), are ignored, and the module checks
+/// and reads as without them; a config with no 33 or 27 still reads the legacy lists at 23/24.
+fn xla_config_trial() -> Trial {
+    use hlo::convert::{to_proto_with, WriteOptions};
+    Trial::test("convert::moves::xla_23_and_24_next_to_33_and_27", || {
+        let module = hlo::parse_module(MOVING).map_err(|e| e.to_string())?;
+        let mut options = WriteOptions::default();
+        options.spmd_propagation_at_xla_numbers = true;
+        let xla = to_proto_with(&module, &options).map_err(|e| e.to_string())?;
+        let want = normalize(from_proto(&xla).map_err(|e| e.to_string())?);
+        let want_summary = check_proto(&xla).map_err(|e| e.to_string())?;
+        // Only 33 set (27 empty) is XLA's schema too: 24 is then not the output list.
+        let mut only_33 = xla.clone();
+        only_33
+            .config
+            .as_mut()
+            .unwrap()
+            .allow_spmd_sharding_propagation_to_output
+            .clear();
+        let mut want_only_33 = want.clone();
+        want_only_33
+            .config
+            .allow_spmd_sharding_propagation_to_output = None;
+        for (p, want) in [(&xla, &want), (&only_33, &want_only_33)] {
+            let bytes = with_config_bytes(p, &xla_23_and_24());
+            let decoded = HloModuleProtoWithConfig::decode(bytes.as_slice())
+                .map_err(|e| format!("XLA's 23/24 do not decode: {e}"))?;
+            let c = decoded.config.as_ref().unwrap();
+            // The data landed in the legacy fields: a bool per varint (7 uint64s; the BoolLists'
+            // tags, lengths and bools, 5 + 0 + 202 + 4).
+            let got = (
+                c.allow_spmd_sharding_propagation_to_parameters_legacy.len(),
+                c.allow_spmd_sharding_propagation_to_output_legacy.len(),
+            );
+            if got != (7, 211) {
+                return Err(format!("23/24 decoded as {got:?} bools").into());
+            }
+            let checked = check_proto(&decoded).map_err(|e| e.to_string())?;
+            let streamed = check_proto_bytes(&bytes).map_err(|e| e.to_string())?;
+            if (checked, streamed) != (want_summary, want_summary) {
+                return Err(format!("checked {checked:?}, streamed {streamed:?}").into());
+            }
+            let back = normalize(from_proto(&decoded).map_err(|e| e.to_string())?);
+            if &back != want {
+                return Err(format!("reads as another module: {:?}", back.config).into());
+            }
+        }
+        // The legacy form: no 33 or 27, the lists at 23/24.
+        let legacy = to_proto(&module).map_err(|e| e.to_string())?;
+        let back = from_proto(&legacy).map_err(|e| e.to_string())?;
+        let lists = (
+            back.config.allow_spmd_sharding_propagation_to_parameters,
+            back.config.allow_spmd_sharding_propagation_to_output,
+        );
+        if lists != (Some(vec![true, false]), Some(vec![true])) {
+            return Err(format!("the legacy lists read as {lists:?}").into());
+        }
+        Ok(())
+    })
 }
 
 fn set_instr(
@@ -726,7 +832,12 @@ fn main() {
             Trial::test(name, move || round_trip(&p))
         })
         .chain(hostile_trials())
-        .chain([shape_check_trial(), wire_trial(), moves_trial()])
+        .chain([
+            shape_check_trial(),
+            wire_trial(),
+            moves_trial(),
+            xla_config_trial(),
+        ])
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }

@@ -52,3 +52,58 @@ pub fn field_is_ignorable(field: &FieldDescriptor) -> bool {
     }
     matches!(options.get_extension(&ext).as_ref(), Value::Bool(true))
 }
+
+/// Replaces every value of the enum `enum_name` (full name) that `message` carries, at any depth
+/// (singular and repeated fields, map values, oneof members), by `map` of it, through reflection
+/// over the schema; returns how many values changed. A writer that renumbers an enum's values
+/// calls this once on what it built instead of once per field that holds the enum, so a field
+/// added to the schema later is covered without a new call site. `message` is left as it was
+/// when nothing changes (or on an error, which a message this crate's types encoded cannot give:
+/// its encoding decodes with the same schema).
+pub fn map_enum_values<M: prost::Message + prost::Name + Default>(
+    message: &mut M,
+    enum_name: &str,
+    mut map: impl FnMut(i32) -> i32,
+) -> Result<usize, prost::DecodeError> {
+    use prost_reflect::Kind;
+    let mut dynamic = DynamicMessage::decode(
+        message_descriptor::<M>(),
+        message.encode_to_vec().as_slice(),
+    )?;
+    let is_the_enum = |kind: &Kind| matches!(kind, Kind::Enum(e) if e.full_name() == enum_name);
+    let mut changed = 0;
+    let mut apply = |n: &mut i32| {
+        let m = map(*n);
+        if m != *n {
+            *n = m;
+            changed += 1;
+        }
+    };
+    // Iterative: nesting depth is the message's (while bodies, tuple shapes), never the stack's.
+    let mut stack = vec![&mut dynamic];
+    while let Some(m) = stack.pop() {
+        for (field, value) in m.fields_mut() {
+            // The kind of the values a list or a map holds (for a map: its value field's).
+            let kind = match field.kind() {
+                Kind::Message(entry) if field.is_map() => entry.map_entry_value_field().kind(),
+                kind => kind,
+            };
+            let values: Vec<&mut Value> = match value {
+                Value::List(items) => items.iter_mut().collect(),
+                Value::Map(entries) => entries.values_mut().collect(),
+                v => vec![v],
+            };
+            for v in values {
+                match v {
+                    Value::EnumNumber(n) if is_the_enum(&kind) => apply(n),
+                    Value::Message(child) => stack.push(child),
+                    _ => {}
+                }
+            }
+        }
+    }
+    if changed > 0 {
+        *message = M::decode(prost::Message::encode_to_vec(&dynamic).as_slice())?;
+    }
+    Ok(changed)
+}

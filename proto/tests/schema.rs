@@ -273,3 +273,88 @@ fn the_gemm_config_converts_between_its_two_forms_without_loss() {
     assert_eq!(GemmConfigProto::from(&xyz), v1);
     assert_eq!(xyz.encode_to_vec(), v1.encode_to_vec());
 }
+
+#[test]
+fn map_enum_values_reaches_every_field_of_the_enum_at_any_depth() {
+    // Narrow float types at their legacy numbers in a nested tuple shape of a custom call inside
+    // a while body, a layout's index type, a gemm's operand layout and compute type, and a
+    // collective's repeated operand types; a map (custom-call attributes) beside them.
+    let text = r#"
+thunks {
+  while_thunk {
+    body_thunk_sequence {
+      thunks {
+        custom_call_thunk {
+          target_name: "t"
+          api_version: API_VERSION_ORIGINAL
+          attributes { key: "k" value: "v" }
+          operands {
+            shaped_slice {
+              shape {
+                element_type: TUPLE
+                tuple_shapes { element_type: F4E2M1FN_LEGACY dimensions: 4 }
+                tuple_shapes {
+                  element_type: TUPLE
+                  tuple_shapes {
+                    element_type: F8E8M0FNU_LEGACY
+                    layout { index_primitive_type: F4E2M1FN_LEGACY }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+thunks {
+  gemm_thunk {
+    gemm_config { lhs_layout { dtype: F8E8M0FNU_LEGACY } compute_type: F4E2M1FN_LEGACY }
+  }
+}
+thunks {
+  all_reduce_start_thunk {
+    collective_config { operand_element_type: [F4E2M1FN_LEGACY, F32, F8E8M0FNU_LEGACY] }
+  }
+}
+"#;
+    let exe: GpuExecutableProto = proto::parse_text_format(text).unwrap();
+    let mut same = exe.clone();
+    assert_eq!(
+        proto::map_enum_values(&mut same, "xla.PrimitiveType", |n| n).unwrap(),
+        0
+    );
+    assert_eq!(same, exe);
+    let mut moved = exe.clone();
+    let at_xla = |n| match n {
+        30 => 32,
+        31 => 33,
+        n => n,
+    };
+    assert_eq!(
+        proto::map_enum_values(&mut moved, "xla.PrimitiveType", at_xla).unwrap(),
+        7
+    );
+    let moved_text = proto::to_text_format(&moved);
+    assert!(!moved_text.contains("_LEGACY"), "{moved_text}");
+    // Nothing else changed: mapping back gives the original.
+    let back = |n| match n {
+        32 => 30,
+        33 => 31,
+        n => n,
+    };
+    assert_eq!(
+        proto::map_enum_values(&mut moved, "xla.PrimitiveType", back).unwrap(),
+        7
+    );
+    assert_eq!(moved, exe);
+    // Another enum's mapping touches its own field only.
+    assert_eq!(
+        proto::map_enum_values(&mut moved, "xla.CustomCallApiVersion", |n| n + 1).unwrap(),
+        1
+    );
+    let text = proto::to_text_format(&moved);
+    assert!(text.contains("API_VERSION_STATUS_RETURNING\n"), "{text}");
+    assert_eq!(text.matches("_LEGACY").count(), 7, "{text}");
+}

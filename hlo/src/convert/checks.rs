@@ -86,9 +86,10 @@ pub struct ProtoSummary {
 /// implementation: `from_proto` runs the same walk and only adds to it).
 ///
 /// Checked here, in this order (the first problem is the error):
-/// - `hlo_module` is set; no field moving to XLA's number is set at both numbers
-///   ([`ConvertError::BothNumbers`]: module frontend attributes at 18 and 19, the config's
-///   propagation lists at 23 and 33, 24 and 27; set means non-empty); computation ids are unique;
+/// - `hlo_module` is set; the module's frontend attributes are not set at both 18 and 19
+///   ([`ConvertError::BothNumbers`]; set means non-empty; the config's propagation lists are
+///   read at XLA's 33/27 or else the legacy 23/24, never refused: `spmd_propagation_lists`);
+///   computation ids are unique;
 /// - per computation, per instruction in order: its name is not a duplicate; its opcode is known
 ///   ([`ConvertError::UnknownOpcode`]); its shape is set and valid ([`check_shape`]); operand ids
 ///   name earlier instructions of the computation; called computation ids exist, and their
@@ -234,45 +235,51 @@ pub(super) fn attributes_set(
     (set(legacy), set(xla))
 }
 
-/// Refuses a module that sets a field moving to XLA's number (`super::WriteOptions`) at both
-/// numbers: every writer sets one, and a reader taking either could not say which one is meant.
+/// Refuses a module that sets its frontend attributes at both numbers (`super::WriteOptions`):
+/// every writer sets one, and a reader taking either could not say which one is meant.
+///
+/// The config's propagation lists are not checked here: a config in XLA's schema (see
+/// [`spmd_propagation_lists`]) may carry data at 23 and 24 as well, which is then XLA's
+/// `memory_space_assignment_config` and `phase_ordering_config`, not the legacy lists.
 fn check_moved_fields<'p>(src: &impl Source<'p>) -> Result<(), ConvertError> {
-    let both = |message, field, number, legacy| ConvertError::BothNumbers {
-        message,
-        field,
-        number,
-        legacy,
-    };
     if src.frontend_attributes_set() == (true, true) {
-        return Err(both("hlo_module", "frontend_attributes", 19, 18));
-    }
-    if let Some(c) = src.config() {
-        if !c.allow_spmd_sharding_propagation_to_parameters.is_empty()
-            && !c
-                .allow_spmd_sharding_propagation_to_parameters_legacy
-                .is_empty()
-        {
-            return Err(both(
-                "config",
-                "allow_spmd_sharding_propagation_to_parameters",
-                33,
-                23,
-            ));
-        }
-        if !c.allow_spmd_sharding_propagation_to_output.is_empty()
-            && !c
-                .allow_spmd_sharding_propagation_to_output_legacy
-                .is_empty()
-        {
-            return Err(both(
-                "config",
-                "allow_spmd_sharding_propagation_to_output",
-                27,
-                24,
-            ));
-        }
+        return Err(ConvertError::BothNumbers {
+            message: "hlo_module",
+            field: "frontend_attributes",
+            number: 19,
+            legacy: 18,
+        });
     }
     Ok(())
+}
+
+/// The config's `allow_spmd_sharding_propagation_to_parameters` and `_output` lists, from XLA's
+/// numbers 33 and 27 or the legacy 23 and 24 (empty: unset).
+///
+/// A config that sets either of 33 and 27 was written in XLA's schema (no writer of this project
+/// writes a legacy list next to XLA's numbers: `to_proto_with` writes one pair), so both lists are
+/// read there and whatever 23 and 24 hold is XLA's `memory_space_assignment_config` (repeated
+/// uint64) and `phase_ordering_config` (repeated BoolList), which mean nothing to this reader and
+/// are ignored. Only a config with neither 33 nor 27 carries the legacy lists at 23 and 24. (One
+/// that XLA wrote with both of its lists empty and a non-empty 23 or 24 would be misread as
+/// legacy lists; XLA writes its lists whenever it writes a config, `{false}` by default.) XLA's
+/// data at 23 and 24 always decodes into the legacy `repeated bool` fields: a packed uint64 is a
+/// run of complete varints, and so is a BoolList's encoding (one-byte tags, a length varint,
+/// one-byte bools), each read as a bool.
+/// Can be removed in June 2027 (6 months backward compatibility window), with the legacy fields.
+pub(super) fn spmd_propagation_lists(c: &px::HloModuleConfigProto) -> (&[bool], &[bool]) {
+    let (parameters, output) = (
+        &c.allow_spmd_sharding_propagation_to_parameters,
+        &c.allow_spmd_sharding_propagation_to_output,
+    );
+    if parameters.is_empty() && output.is_empty() {
+        (
+            &c.allow_spmd_sharding_propagation_to_parameters_legacy,
+            &c.allow_spmd_sharding_propagation_to_output_legacy,
+        )
+    } else {
+        (parameters, output)
+    }
 }
 
 /// A decoded `HloModuleProtoWithConfig` (whose `hlo_module` is set).

@@ -6,7 +6,9 @@ use proto::xla as px;
 use crate::ir::*;
 use crate::shape::Shape;
 
-use super::checks::{decoded, walk_proto, CalledRoles, Checked, CompHead, Sink, Walked};
+use super::checks::{
+    decoded, spmd_propagation_lists, walk_proto, CalledRoles, Checked, CompHead, Sink, Walked,
+};
 use super::dims;
 use super::error::{ProtoError, ShapeProtoError};
 use super::literals::literal_from_proto;
@@ -173,6 +175,7 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
     } = walk_proto(&src, &mut builder)?;
     let default_config = px::HloModuleConfigProto::default();
     let cfg = p.config.as_ref().unwrap_or(&default_config);
+    let spmd = spmd_propagation_lists(cfg);
     let config = ModuleConfig {
         is_scheduled: hm.schedule.as_ref().map(|_| true),
         entry_computation_layout: entry_layout
@@ -192,16 +195,9 @@ pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, Convert
                 })
                 .collect()
         }),
-        // XLA's numbers (33, 27) or the legacy ones (23, 24): the walk refused both.
-        // Can be removed in June 2027 (6 months backward compatibility window).
-        allow_spmd_sharding_propagation_to_parameters: non_empty(
-            &cfg.allow_spmd_sharding_propagation_to_parameters,
-        )
-        .or_else(|| non_empty(&cfg.allow_spmd_sharding_propagation_to_parameters_legacy)),
-        allow_spmd_sharding_propagation_to_output: non_empty(
-            &cfg.allow_spmd_sharding_propagation_to_output,
-        )
-        .or_else(|| non_empty(&cfg.allow_spmd_sharding_propagation_to_output_legacy)),
+        // XLA's numbers (33, 27) when the config uses either, else the legacy ones (23, 24).
+        allow_spmd_sharding_propagation_to_parameters: non_empty(spmd.0),
+        allow_spmd_sharding_propagation_to_output: non_empty(spmd.1),
         replica_count: (summary.replica_count != 0).then_some(summary.replica_count),
         num_partitions: (summary.num_partitions != 0).then_some(summary.num_partitions),
         // XLA's 19 or the legacy 18 (the walk refused both non-empty): the one with attributes,

@@ -33,15 +33,16 @@ pub use error::{ProtoError, ShapeProtoError, Unrepresentable};
 pub use from_proto::from_proto;
 pub use shapes::{check_shape, shape_from_proto, shape_to_proto};
 pub use to_proto::{program_shape_at_xla_numbers, to_proto, to_proto_with};
-pub use types::{element_type_from_proto, element_type_to_proto};
+pub use types::{element_type_at_xla_number, element_type_from_proto, element_type_to_proto};
 
 /// Where [`to_proto_with`] writes what is moving to XLA's numbers (issue 19, docs/artifact.md
 /// "Every disagreement, classified"). Each is stage 1 of a staged rollout (docs/compatibility.md):
-/// both readers ([`from_proto`], [`check_proto`]) take the legacy number or XLA's (never both in
-/// one module: [`ConvertError::BothNumbers`]), and the writer uses XLA's only when asked, because
-/// a reader older than 2026-12-01 does not know it. `WriteOptions::default()` is the legacy
-/// numbers, what [`to_proto`] writes; the compiler sets these from its `CompileOptions`, whose
-/// defaults may flip on 2026-12-15 at the earliest.
+/// both readers ([`from_proto`], [`check_proto`]) take the legacy number or XLA's (the module's
+/// frontend attributes never at both: [`ConvertError::BothNumbers`]; a config that uses XLA's 33
+/// or 27 is read in XLA's schema, its 23 and 24 ignored), and the writer uses XLA's only when
+/// asked, because a reader older than 2026-12-01 does not know it. `WriteOptions::default()` is
+/// the legacy numbers, what [`to_proto`] writes; the compiler sets these from its
+/// `CompileOptions`, whose defaults may flip on 2026-12-15 at the earliest.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WriteOptions {
@@ -82,8 +83,12 @@ pub enum ConvertError {
         /// The opcode string from the proto.
         opcode: String,
     },
-    /// A field that is moving to XLA's number (see [`WriteOptions`]) is set at both numbers: a
-    /// writer sets one, so the module is not what any writer made.
+    /// The module's frontend attributes are set (non-empty) at both XLA's 19 and the legacy 18
+    /// (see [`WriteOptions`]): a writer sets one, so the module is not what any writer made.
+    /// Only that field is refused so: the config's propagation lists are read at XLA's 33 and 27
+    /// when either is set, and 23 and 24 are then XLA's own fields
+    /// (`memory_space_assignment_config`, `phase_ordering_config`), valid next to them and
+    /// ignored; element types have no two fields.
     #[error("<module>/: {message} sets both {field} ({number}) and its legacy number {legacy}; a module sets one")]
     BothNumbers {
         /// The message (`config`, `hlo_module`).

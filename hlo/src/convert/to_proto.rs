@@ -7,7 +7,7 @@ use super::dims;
 use super::error::Unrepresentable;
 use super::literals::literal_to_proto;
 use super::shapes::{program_shape_to_proto, shape_to_proto};
-use super::types::{at_xla_number, API_VERSIONS};
+use super::types::{element_type_at_xla_number, API_VERSIONS};
 use super::{ConvertError, WriteOptions};
 use crate::ir::*;
 
@@ -471,7 +471,9 @@ pub fn to_proto_with(
         frontend_attributes_legacy: None,
         frontend_attributes: None,
     };
-    // Exactly one number of each moving field is written (the readers refuse both).
+    // Exactly one number of each moving field is written: the readers refuse frontend
+    // attributes at both, and a config with XLA's 33 or 27 is read in XLA's schema (its 23 and 24
+    // would be ignored).
     let attributes = cfg.frontend_attributes.as_deref().map(frontend_to_proto);
     if options.frontend_attributes_at_19 {
         hlo_module.frontend_attributes = attributes;
@@ -553,7 +555,7 @@ pub fn program_shape_at_xla_numbers(p: &mut px::ProgramShapeProto) {
 pub(super) fn shape_at_xla_numbers(s: &mut px::ShapeProto) {
     let mut stack = vec![s];
     while let Some(s) = stack.pop() {
-        s.element_type = at_xla_number(s.element_type);
+        s.element_type = element_type_at_xla_number(s.element_type);
         stack.extend(s.tuple_shapes.iter_mut());
     }
 }

@@ -48,9 +48,11 @@ pub(super) const TYPE_TABLE: &[(PrimitiveType, px::PrimitiveType)] = &[
 ];
 
 /// XLA's number for an element type written at a legacy number (`F4E2M1FN` 30 → 32,
-/// `F8E8M0FNU` 31 → 33); every other value as it is.
+/// `F8E8M0FNU` 31 → 33); every other value as it is. What
+/// `WriteOptions::narrow_floats_at_xla_numbers` writes, and what the compiler applies to every
+/// `xla.PrimitiveType` its executable carries outside the module.
 // Can be removed in June 2027 (6 months backward compatibility window).
-pub(super) fn at_xla_number(t: i32) -> i32 {
+pub fn element_type_at_xla_number(t: i32) -> i32 {
     const MOVED: [(px::PrimitiveType, px::PrimitiveType); 2] = [
         (
             px::PrimitiveType::F4e2m1fnLegacy,
