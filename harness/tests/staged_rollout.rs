@@ -828,8 +828,7 @@ fn the_handwritten_custom_calls_move_their_attributes_with_identical_outputs() {
             &device,
             &runtime::RuntimeFlags::default(),
         )
-        .err()
-        .expect("the map at both numbers loaded");
+        .expect_err("the map at both numbers loaded");
         assert_eq!(
             err.to_string(),
             "INVALID_ARGUMENT: thunks[3].custom_call_thunk sets both attributes (6) and attributes_xyz (1000); an artifact sets one",
