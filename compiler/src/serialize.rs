@@ -237,8 +237,12 @@ impl ThunkBuilder<'_> {
                         results: shaped(results)?,
                         opaque: opaque.clone(),
                         api_version: *api_version,
+                        // The backend config goes to `opaque`; no attribute map is filled at
+                        // either number, so moving the map from 6 to 1000 needs no
+                        // CompileOptions flag (docs/artifact.md).
                         attributes: Default::default(),
                         called_computation: None,
+                        attributes_xyz: Default::default(),
                     })),
                 }
             }

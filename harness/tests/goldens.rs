@@ -18,7 +18,8 @@
 //! - `coverage::runtime::<target>`: every thunk kind the runtime decodes and every registry name
 //!   and alias is used by a golden inside the 6-month window.
 //! - `handwritten::{integrity,backward_compat,env_skew}::...`: the hand-written versions
-//!   (`<target>/handwritten/v<N>/`).
+//!   (`<target>/handwritten/v<N>/`); boundary mode replays the oldest and the newest (no golden
+//!   verification pins the newest of these).
 //! - `negative::*`: mutated goldens make the replay fail with a message that says what broke; the
 //!   runtime coverage check fails, naming them, without the hand-written versions.
 //! - `forward_negative::*`: an older runtime crafted to lack or misread one construct makes
@@ -30,7 +31,10 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
 use harness::golden::replay::{self, GoldenCase, OldSchema};
-use harness::golden::{all_versions_requested, select_versions, GoldenStore, ALL_VERSIONS_ENV};
+use harness::golden::{
+    all_versions_requested, select_handwritten_versions, select_versions, GoldenStore,
+    ALL_VERSIONS_ENV,
+};
 use harness::goldens_cmd::GOLDEN_TARGETS;
 use libtest_mimic::{Arguments, Failed, Trial};
 use proto::prost::Message;
@@ -236,7 +240,7 @@ fn handwritten_trials(compiled: &Arc<GoldenStore>) -> Vec<Trial> {
                 move || replay::integrity(&s, target, v).map_err(fail),
             ));
         }
-        for v in select_versions(&versions, all) {
+        for v in select_handwritten_versions(&versions, all) {
             for case in cases_of(&store, target, v) {
                 let golden = SharedCase::new(&store, target, v, &case);
                 let g = golden.clone();

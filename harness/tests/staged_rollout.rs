@@ -807,3 +807,98 @@ fn behind_the_flag_the_narrow_float_types_move_and_today_s_runtime_loads_both() 
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 19: the custom-call attributes move off XLA's number 6 (CustomCallThunkProto), where XLA
+// declares its `xla.ffi.AttributesMapProto`. No compiler path writes attributes, so there is no
+// flag: the hand-written goldens carry the map, at 6 in v1 and v2 and at 1000 from v3 on.
+
+const CC_ATTRIBUTES_XYZ: &str = "xla.gpu.CustomCallThunkProto.attributes_xyz";
+const CC_ATTRIBUTES_V1: &str = "xla.gpu.CustomCallThunkProto.attributes";
+
+fn handwritten_custom_calls(target: &str, version: u32) -> (Vec<u8>, BTreeSet<String>) {
+    let store = harness::golden::GoldenStore::handwritten_in_repo();
+    let dir = store
+        .version_dir(target, version)
+        .join("custom_call_registry");
+    let bytes = std::fs::read(dir.join("executable.pb")).unwrap();
+    let c = census(&bytes);
+    (bytes, c)
+}
+
+#[test]
+fn the_compiler_writes_custom_call_attributes_at_neither_number() {
+    let case = case_named("custom_call_axpy");
+    for target in TARGETS {
+        let c = census(&compile(
+            &case,
+            target,
+            &compiler::CompileOptions::default(),
+        ));
+        assert!(
+            c.contains("xla.gpu.CustomCallThunkProto"),
+            "{target}: {c:?}"
+        );
+        assert!(
+            !c.contains(CC_ATTRIBUTES_V1) && !c.contains(CC_ATTRIBUTES_XYZ),
+            "{target}: a compiler path writes custom-call attributes; it must keep 6 behind a flag until 2026-12-15: {c:?}"
+        );
+    }
+}
+
+/// The hand-written `custom_call_registry` case: v2 carries `alpha` at 6, v3 at 1000 and nothing
+/// else differs in what runs; today's runtime computes the hand-worked outputs from both, and
+/// refuses the map at both numbers.
+#[test]
+fn the_handwritten_custom_calls_move_their_attributes_with_identical_outputs() {
+    let io = harness::golden::handwritten::CASES
+        .iter()
+        .find(|c| c.name == "custom_call_registry")
+        .unwrap()
+        .io_json;
+    let want = IoCase::parse(io).unwrap();
+    let run = |bytes: &[u8], target: &str| {
+        let config = proto::load_target_config(&target_config(target)).unwrap();
+        let description = runtime::DeviceDescription::from_target_config(&config).unwrap();
+        run_artifact(bytes, &description, std::slice::from_ref(&want))
+            .unwrap()
+            .remove(0)
+            .outputs
+    };
+    for target in TARGETS {
+        let (v2, c2) = handwritten_custom_calls(target, 2);
+        let (v3, c3) = handwritten_custom_calls(target, 3);
+        assert!(
+            c2.contains(CC_ATTRIBUTES_V1) && !c2.contains(CC_ATTRIBUTES_XYZ),
+            "{target}: {c2:?}"
+        );
+        assert!(
+            c3.contains(CC_ATTRIBUTES_XYZ) && !c3.contains(CC_ATTRIBUTES_V1),
+            "{target}: {c3:?}"
+        );
+        let (a, b) = (run(&v2, target), run(&v3, target));
+        assert_eq!(a, b, "{target}: the moved attributes compute other bytes");
+        assert_eq!(b, want.outputs, "{target}: not the hand-worked outputs");
+
+        let mut both = proto::xla::gpu::GpuExecutableProto::decode(v3.as_slice()).unwrap();
+        for t in &mut both.thunks {
+            if let Some(proto::xla::gpu::thunk_proto::Impl::CustomCallThunk(c)) = &mut t.r#impl {
+                c.attributes = c.attributes_xyz.clone();
+            }
+        }
+        let config = proto::load_target_config(&target_config(target)).unwrap();
+        let description = runtime::DeviceDescription::from_target_config(&config).unwrap();
+        let device = runtime::EmulatedDevice::new(description);
+        let err = runtime::load(
+            &both.encode_to_vec(),
+            &device,
+            &runtime::RuntimeFlags::default(),
+        )
+        .expect_err("the map at both numbers loaded");
+        assert_eq!(
+            err.to_string(),
+            "INVALID_ARGUMENT: thunks[3].custom_call_thunk sets both attributes (6) and attributes_xyz (1000); an artifact sets one",
+            "{target}"
+        );
+    }
+}

@@ -151,7 +151,8 @@ fn build_memset8(p: &mut GpuExecutableProto) {
 /// calls through every registered name and legacy alias — `Memcpy` p → a, `__xla_memcpy` a → b,
 /// `xla.runtime.memcpy` b → c, `xla.runtime.axpy_f32` (typed FFI, attribute alpha = 2)
 /// out = 2 * c + p, then `xla.runtime.noop` and `__xla_noop` on out (results keep their contents).
-/// `__xla_saxpy` (the legacy opaque form) is the compiled `custom_call_axpy` case.
+/// `__xla_saxpy` (the legacy opaque form) is the compiled `custom_call_axpy` case. The attribute
+/// is at `CustomCallThunkProto.attributes_xyz` (1000) from v3 on, at `attributes` (6) in v1, v2.
 const CUSTOM_CALL_MODULE: &str =
     "HloModule custom_call_registry, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
 
@@ -202,7 +203,9 @@ fn build_custom_calls(p: &mut GpuExecutableProto) {
                 operands: nullable(operands),
                 results: nullable(results),
                 api_version: CustomCallApiVersion::ApiVersionTypedFfi as i32,
-                attributes: alpha
+                // At 1000 since v3 (2026-12-01); v1 and v2 carry the attributes at 6, XLA's
+                // number for its `AttributesMapProto` (CustomCallThunkProto).
+                attributes_xyz: alpha
                     .map(|a| [("alpha".to_owned(), a.to_owned())].into_iter().collect())
                     .unwrap_or_default(),
                 ..Default::default()

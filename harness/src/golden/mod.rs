@@ -34,6 +34,6 @@ pub mod store;
 pub use census::census_of;
 pub use manifest::{IntegrityProblem, Manifest, MANIFEST_FILE, MANIFEST_FORMAT_VERSION};
 pub use store::{
-    all_versions_requested, select_versions, GoldenError, GoldenStore, ALL_VERSIONS_ENV,
-    HANDWRITTEN_DIR,
+    all_versions_requested, select_handwritten_versions, select_versions, GoldenError, GoldenStore,
+    ALL_VERSIONS_ENV, HANDWRITTEN_DIR,
 };

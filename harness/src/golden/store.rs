@@ -183,6 +183,21 @@ pub fn select_versions(versions: &[u32], all: bool) -> Vec<u32> {
     oldest.into_iter().chain(second_newest).collect()
 }
 
+/// [`select_versions`] for hand-written versions: the oldest and the newest. No compiler made
+/// them, so golden verification pins none of them and the newest must be replayed (it holds the
+/// forms added last, such as the attributes at 1000 of hand-written v3).
+pub fn select_handwritten_versions(versions: &[u32], all: bool) -> Vec<u32> {
+    let mut sorted = versions.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if all || sorted.len() <= 2 {
+        return sorted;
+    }
+    let oldest = sorted.first().copied();
+    let newest = sorted.last().copied();
+    oldest.into_iter().chain(newest).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +245,14 @@ mod tests {
         assert_eq!(select_versions(&[10, 2, 9, 1], false), vec![1, 9]);
         assert_eq!(select_versions(&[10, 2, 9, 1], true), vec![1, 2, 9, 10]);
         assert_eq!(select_versions(&[], false), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn handwritten_boundary_selection_keeps_the_newest() {
+        assert_eq!(select_handwritten_versions(&[1, 2], false), vec![1, 2]);
+        assert_eq!(select_handwritten_versions(&[3, 1, 2], false), vec![1, 3]);
+        assert_eq!(select_handwritten_versions(&[3, 1, 2], true), vec![1, 2, 3]);
+        assert_eq!(select_handwritten_versions(&[], false), Vec::<u32>::new());
     }
 
     #[test]

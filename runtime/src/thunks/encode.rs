@@ -182,8 +182,10 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             results: nullable(&c.results),
             opaque: c.opaque.clone(),
             api_version: c.api_version,
+            // The v1 number (6), which every runtime reads; see CustomCallThunkProto.
             attributes: c.attributes.clone(),
             called_computation: c.called_computation.clone(),
+            attributes_xyz: Default::default(),
         }),
         ThunkKind::CustomKernel(k) => {
             use proto::stream_executor::{

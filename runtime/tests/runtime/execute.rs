@@ -156,6 +156,7 @@ fn custom_call(target: &str, opaque: Vec<u8>) -> GpuExecutableProto {
             api_version: 0,
             attributes: Default::default(),
             called_computation: None,
+            attributes_xyz: Default::default(),
         }),
     )];
     p
@@ -177,6 +178,15 @@ fn custom_calls_resolve_names_and_legacy_aliases() {
     let mut p = custom_call("xla.runtime.axpy_f32", vec![]);
     if let Some(Impl::CustomCallThunk(c)) = &mut p.thunks[0].r#impl {
         c.attributes.insert("alpha".into(), "-1".into());
+    }
+    assert_eq!(
+        to_f32s(&run(&p, &f, &[&x, &y]).outputs[0]),
+        vec![9., 18., 27., 36.]
+    );
+    // The same attribute at the stage-1 number (1000, CustomCallThunkProto.attributes_xyz).
+    let mut p = custom_call("xla.runtime.axpy_f32", vec![]);
+    if let Some(Impl::CustomCallThunk(c)) = &mut p.thunks[0].r#impl {
+        c.attributes_xyz.insert("alpha".into(), "-1".into());
     }
     assert_eq!(
         to_f32s(&run(&p, &f, &[&x, &y]).outputs[0]),

@@ -621,6 +621,39 @@ fn unknown_custom_call_target_is_not_found() {
     );
 }
 
+/// An FFI call with `alpha` in the attributes at 6 (`at_6`) and/or at 1000 (`at_1000`).
+fn axpy_with_attributes(at_6: bool, at_1000: bool) -> GpuExecutableProto {
+    let mut p = vadd();
+    let alpha: std::collections::BTreeMap<String, String> =
+        [("alpha".to_owned(), "2".to_owned())].into_iter().collect();
+    p.thunks[0].r#impl = Some(Impl::CustomCallThunk(CustomCallThunkProto {
+        target_name: "xla.runtime.axpy_f32".into(),
+        api_version: 4,
+        attributes: if at_6 {
+            alpha.clone()
+        } else {
+            Default::default()
+        },
+        attributes_xyz: if at_1000 { alpha } else { Default::default() },
+        ..Default::default()
+    }));
+    p
+}
+
+#[test]
+fn custom_call_attributes_load_from_either_number() {
+    assert_loads(&axpy_with_attributes(true, false), &RuntimeFlags::default());
+    assert_loads(&axpy_with_attributes(false, true), &RuntimeFlags::default());
+}
+
+#[test]
+fn custom_call_attributes_at_both_numbers() {
+    assert_eq!(
+        load_err(&axpy_with_attributes(true, true)),
+        "INVALID_ARGUMENT: thunks[0].custom_call_thunk sets both attributes (6) and attributes_xyz (1000); an artifact sets one"
+    );
+}
+
 #[test]
 fn nesting_deeper_than_the_limit() {
     let mut p = vadd();

@@ -193,6 +193,7 @@ fn custom_call() {
                 api_version: 4,
                 attributes,
                 called_computation: Some("callee".into()),
+                attributes_xyz: Default::default(),
             }),
         )],
         1,

@@ -1,4 +1,6 @@
 //! The custom-call thunk.
+use std::collections::BTreeMap;
+
 use super::*;
 
 /// A `custom_call_thunk`: a registered target and slices that fit their allocations.
@@ -15,8 +17,22 @@ pub(super) fn custom_call(
         api_version,
         attributes,
         called_computation,
+        attributes_xyz,
     } = c;
     let p2 = format!("{path}.custom_call_thunk");
+    // Which field carries the attributes: `attributes_xyz` (1000) when it has any, else the v1
+    // number 6. A map has no presence on the wire, so "set" means non-empty; both at once would
+    // leave a handler's arguments ambiguous.
+    let attributes = if attributes_xyz.is_empty() {
+        legacy_attributes(attributes)
+    } else {
+        if !attributes.is_empty() {
+            return Err(invalid(format!(
+                "{p2} sets both attributes (6) and attributes_xyz (1000); an artifact sets one"
+            )));
+        }
+        attributes_xyz
+    };
     let handler = ctx.registry.resolve(target_name).cloned().ok_or_else(|| {
         Error::not_found(format!(
             "{p2}.target_name \"{}\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
@@ -48,4 +64,12 @@ pub(super) fn custom_call(
         attributes: attributes.clone(),
         called_computation: called_computation.clone(),
     })))
+}
+
+/// Attributes at the v1 number 6, where the hand-written goldens v1 and v2 (2026-12-01) carry
+/// them; no compiler of this project writes attributes, and hand-written versions from v3 on
+/// write them at 1000.
+// Can be removed in June 2027 (6 months backward compatibility window).
+fn legacy_attributes(attributes: &BTreeMap<String, String>) -> &BTreeMap<String, String> {
+    attributes
 }
