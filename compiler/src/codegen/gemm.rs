@@ -15,9 +15,9 @@ use ptx::ast::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::builder::{Src, SHARED_NAME};
 use super::elemental::Ix;
-use super::kernels::{block_for, store_at, thread_loop, Frame};
+use super::kernels::{block_for, store_at, thread_loop, Frame, KernelSite};
 use super::scalar;
-use super::{CodegenError, EmittedKernel, KernelRequest, LaunchDims};
+use super::{CodegenError, EmittedKernel, LaunchDims};
 
 /// Both operands together must fit in this much shared memory (below the 48 KiB every CUDA
 /// target gives a block without opting in).
@@ -54,14 +54,16 @@ pub fn detect(comp: &Computation) -> Option<(InstrId, u64, u64, u64)> {
 
 /// The gemm-with-epilogue kernel of `comp` (from [`detect`]).
 pub fn gemm_kernel(
-    req: &KernelRequest<'_>,
-    comp: &Computation,
-    name: &str,
-    (dot, m, k, n): (InstrId, u64, u64, u64),
+    site: KernelSite<'_, '_>,
+    (m, k, n): (u64, u64, u64),
 ) -> Result<EmittedKernel, CodegenError> {
-    let d = comp
-        .get(dot)
-        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {dot:?}")))?;
+    let KernelSite {
+        req,
+        comp,
+        name,
+        id: dot,
+    } = site;
+    let d = site.instr()?;
     let param_index = |o: InstrId| comp.params.iter().position(|&p| p == o);
     let (Some(lhs), Some(rhs)) = (
         d.operands.first().copied().and_then(param_index),

@@ -28,6 +28,52 @@ use crate::codegen::builder::{Reg, Src, SHARED_NAME};
 
 const BLOCK: u32 = 256;
 
+/// One kernel to emit: the request, the fused computation, the kernel's name, and the
+/// instruction the kernel is built around (its root; a gemm's dot). One value, so that every
+/// kernel entry reads its instruction and names it in errors the same way.
+#[derive(Clone, Copy)]
+pub struct KernelSite<'s, 'm> {
+    /// The request the fused computation came in.
+    pub req: &'s KernelRequest<'m>,
+    /// The fused computation.
+    pub comp: &'s Computation,
+    /// The kernel's name (unique in the executable).
+    pub name: &'s str,
+    /// The instruction of `comp` the kernel is built around.
+    pub id: InstrId,
+}
+
+impl<'s, 'm> KernelSite<'s, 'm> {
+    /// The site of instruction `id` of `comp`, as kernel `name`.
+    pub fn new(
+        req: &'s KernelRequest<'m>,
+        comp: &'s Computation,
+        name: &'s str,
+        id: InstrId,
+    ) -> KernelSite<'s, 'm> {
+        KernelSite {
+            req,
+            comp,
+            name,
+            id,
+        }
+    }
+
+    /// The site's instruction (an internal error when the id is not in the computation: ids
+    /// come from the computation itself, see [`instr_of`]).
+    pub fn instr(&self) -> Result<&'s Instruction, CodegenError> {
+        instr_of(self.comp, self.id)
+    }
+
+    /// The error for a construct of the site's instruction that the kernel does not support.
+    pub fn unsupported(&self, reason: impl Into<String>) -> CodegenError {
+        match self.instr() {
+            Ok(instr) => unsupported(self.comp, instr, reason),
+            Err(missing) => missing,
+        }
+    }
+}
+
 /// Common kernel scaffolding: parameters, pointers, finishing.
 pub(super) struct Frame<'m> {
     pub(super) e: Emitter<'m>,

@@ -238,12 +238,15 @@ pub(in crate::codegen) fn shared_slot(e: &mut Emitter<'_>, tid: Reg) -> Reg {
 /// A reduction kernel for `reduce` instruction `id`; `outputs` maps result components to
 /// output leaves.
 pub fn reduce_kernel(
-    req: &KernelRequest<'_>,
-    comp: &Computation,
-    name: &str,
-    id: InstrId,
+    site: KernelSite<'_, '_>,
     outputs: &[(usize, usize)],
 ) -> Result<EmittedKernel, CodegenError> {
+    let KernelSite {
+        req,
+        comp,
+        name,
+        id,
+    } = site;
     let spec = ReduceSpec::new(comp, id)?;
     let block = spec.block(req);
     // (Declared even when the block is a single warp, which never touches it.)
