@@ -538,7 +538,7 @@ pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
     let r = match op {
         H::Add => b.bin(O::Add, &[], c, xr.into(), yr.into()),
         H::Subtract => b.bin(O::Sub, &[], c, xr.into(), yr.into()),
-        H::Multiply => b.bin(O::Mul, &[ptx::ast::Modifier::Lo], c, xr.into(), yr.into()),
+        H::Multiply => b.mul_lo(c, xr.into(), yr.into()),
         H::Maximum => b.bin(O::Max, &[], c, xr.into(), yr.into()),
         H::Minimum => b.bin(O::Min, &[], c, xr.into(), yr.into()),
         H::And => b.bin(O::And, &[], bt, xr.into(), yr.into()),
@@ -632,22 +632,10 @@ pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
             b.bra_div(done, false, &end);
             let bit = b.bin(O::And, &[], bt, e.into(), Src::I(1));
             let odd = b.setp(CmpOp::Ne, bt, bit.into(), Src::I(0));
-            let prod = b.bin(
-                O::Mul,
-                &[ptx::ast::Modifier::Lo],
-                c,
-                acc.into(),
-                base.into(),
-            );
+            let prod = b.mul_lo(c, acc.into(), base.into());
             let na = b.selp(c, prod.into(), acc.into(), odd);
             b.mov_to(acc, bt, na.into());
-            let sq = b.bin(
-                O::Mul,
-                &[ptx::ast::Modifier::Lo],
-                c,
-                base.into(),
-                base.into(),
-            );
+            let sq = b.mul_lo(c, base.into(), base.into());
             b.mov_to(base, bt, sq.into());
             let ut = if wide { Type::U64 } else { Type::U32 };
             let ne = b.bin(O::Shr, &[], ut, e.into(), Src::I(1));

@@ -264,13 +264,7 @@ impl<'m> Emitter<'m> {
             Ix::C(x) => Ix::C((u64::from(x) * k) as u32),
             _ if k == 1 => a,
             _ if k == 0 => Ix::C(0),
-            _ => Ix::R(self.b.bin(
-                O::Mul,
-                &[ptx::ast::Modifier::Lo],
-                Type::U32,
-                a.src(),
-                Src::I(k as i64),
-            )),
+            _ => Ix::R(self.b.mul_lo(Type::U32, a.src(), Src::I(k as i64))),
         }
     }
 
@@ -353,20 +347,8 @@ impl<'m> Emitter<'m> {
     /// input: `o * stride + k * rhs_dilation - pad_low` (signed; may be out of range).
     /// Reduce-window and convolution address their input so.
     pub(in crate::codegen) fn window_tap(&mut self, o: Reg, k: Reg, w: &WindowDim) -> Reg {
-        let a = self.b.bin(
-            O::Mul,
-            &[ptx::ast::Modifier::Lo],
-            Type::S32,
-            o.into(),
-            Src::I(w.stride),
-        );
-        let kd = self.b.bin(
-            O::Mul,
-            &[ptx::ast::Modifier::Lo],
-            Type::S32,
-            k.into(),
-            Src::I(w.rhs_dilation),
-        );
+        let a = self.b.mul_lo(Type::S32, o.into(), Src::I(w.stride));
+        let kd = self.b.mul_lo(Type::S32, k.into(), Src::I(w.rhs_dilation));
         let p = self.b.bin(O::Add, &[], Type::S32, a.into(), kd.into());
         self.b
             .bin(O::Sub, &[], Type::S32, p.into(), Src::I(w.pad_low))

@@ -274,13 +274,7 @@ where
         let t = e.b.special(SpecialReg::Tid(Dim::X));
         let g = e.b.mad_lo_u32(c.into(), nt.into(), t.into());
         let nc = e.b.special(SpecialReg::Nctaid(Dim::X));
-        let s = e.b.bin(
-            O::Mul,
-            &[ptx::ast::Modifier::Lo],
-            Type::U32,
-            nc.into(),
-            nt.into(),
-        );
+        let s = e.b.mul_lo(Type::U32, nc.into(), nt.into());
         (g, s)
     };
     let i = e.b.mov(Type::B32, start.into());

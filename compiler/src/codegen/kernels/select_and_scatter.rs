@@ -86,13 +86,7 @@ pub fn select_and_scatter_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKern
                     tt.into(),
                 );
                 let wd = e.b.bin(O::Sub, &[], Type::S32, q.into(), back.into());
-                let ws = e.b.bin(
-                    O::Mul,
-                    &[ptx::ast::Modifier::Lo],
-                    Type::S32,
-                    wd.into(),
-                    Src::I(w.stride),
-                );
+                let ws = e.b.mul_lo(Type::S32, wd.into(), Src::I(w.stride));
                 let r = e.b.bin(O::Sub, &[], Type::S32, p.into(), ws.into());
                 let c1 = e.b.setp(CmpOp::Ge, Type::S32, wd.into(), Src::I(0));
                 let c2 =
@@ -120,13 +114,7 @@ pub fn select_and_scatter_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKern
                     for (d, w) in window.dims.iter().enumerate() {
                         let wd = e.ix_reg(win[d]);
                         let jd = e.ix_reg(jdx[d]);
-                        let a = e.b.bin(
-                            O::Mul,
-                            &[ptx::ast::Modifier::Lo],
-                            Type::S32,
-                            wd.into(),
-                            Src::I(w.stride),
-                        );
+                        let a = e.b.mul_lo(Type::S32, wd.into(), Src::I(w.stride));
                         let a = e.b.bin(O::Add, &[], Type::S32, a.into(), jd.into());
                         let a = e.b.bin(O::Sub, &[], Type::S32, a.into(), Src::I(w.pad_low));
                         let ge = e.b.setp(CmpOp::Ge, Type::S32, a.into(), Src::I(0));
