@@ -43,9 +43,9 @@ fn accumulator(out: P, lhs: P, rhs: P) -> Option<P> {
 /// counts could overflow them.
 fn fits_i32(comp: &Computation, instr: &Instruction, g: &ConvGeometry) -> Result<(), CodegenError> {
     let taps = g
-        .spatial
+        .window_sizes()
         .iter()
-        .fold(1u128, |n, s| n.saturating_mul(s.window.size.max(0) as u128));
+        .fold(1u128, |n, &s| n.saturating_mul(s as u128));
     let macs = taps.saturating_mul(g.in_features_per_group as u128);
     if macs >= i32::MAX as u128 {
         return Err(unsupported(
@@ -115,7 +115,7 @@ impl<'m> Emitter<'m> {
             a.feature_group_count.unwrap_or(1),
             a.batch_group_count.unwrap_or(1),
         )
-        .map_err(err)?;
+        .map_err(|e| err(e.to_string()))?;
         fits_i32(comp, instr, &g)?;
         let (out_ty, lt, rt) = match (elem(&instr.shape), elem(&lhs.shape), elem(&rhs.shape)) {
             (Some(o), Some(l), Some(r)) => (o, l, r),
@@ -136,11 +136,7 @@ impl<'m> Emitter<'m> {
         let first_feature = self.ix_mul(group, g.in_features_per_group as u64);
         let zero = scalar::konst_num(&mut self.b, acc_ty, 0.0).map_err(CodegenError::Invalid)?;
         let acc = self.fresh_copy(&[zero])?;
-        let wdims: Vec<u64> = g
-            .spatial
-            .iter()
-            .map(|s| s.window.size.max(0) as u64)
-            .collect();
+        let wdims: Vec<u64> = g.window_sizes().iter().map(|&s| s as u64).collect();
         let taps: u64 = wdims.iter().product();
         let rank = g.lhs_dims.len();
         self.counted_loop(taps, |e, k| {
