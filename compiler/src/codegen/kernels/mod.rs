@@ -331,12 +331,12 @@ pub(super) fn store_at(
     v: Val,
 ) -> Result<(), CodegenError> {
     let addr = e.elem_addr(base, lin, v.ty);
-    scalar::store(&mut e.b, StateSpace::Global, addr, v).map_err(CodegenError::Invalid)
+    scalar::store(&mut e.b, StateSpace::Global, addr, v).map_err(CodegenError::from)
 }
 
 fn load_at(e: &mut Emitter<'_>, base: Reg, lin: Ix, ty: P) -> Result<Val, CodegenError> {
     let addr = e.elem_addr(base, lin, ty);
-    scalar::load(&mut e.b, StateSpace::Global, ty, addr).map_err(CodegenError::Invalid)
+    scalar::load(&mut e.b, StateSpace::Global, ty, addr).map_err(CodegenError::from)
 }
 
 /// A loop kernel computing `targets` (array-shaped instructions of equal dimensions) into
@@ -406,14 +406,13 @@ fn share_scalar_inputs(f: &mut Frame<'_>, comp: &Computation, n: u64) -> Result<
     e.when(first, |e| {
         for (&(ptr, _, ty), &slot) in scalars.iter().zip(&slots) {
             let v = load_at(e, ptr, Ix::C(0), ty)?;
-            scalar::store(&mut e.b, StateSpace::Shared, slot, v).map_err(CodegenError::Invalid)?;
+            scalar::store(&mut e.b, StateSpace::Shared, slot, v)?;
         }
         Ok(())
     })?;
     e.b.barrier();
     for (&(_, p, ty), &slot) in scalars.iter().zip(&slots) {
-        let v =
-            scalar::load(&mut e.b, StateSpace::Shared, ty, slot).map_err(CodegenError::Invalid)?;
+        let v = scalar::load(&mut e.b, StateSpace::Shared, ty, slot)?;
         e.set_row_value(0, p, vec![v]);
     }
     Ok(8 * scalars.len() as u64)

@@ -88,7 +88,8 @@ pub fn scatter_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, Codegen
                             c[ivd] = Ix::C(k as u32);
                         }
                         let v = e.emit1(&ctx, indices, &c)?;
-                        scalar::to_index64(&mut e.b, v).map_err(|m| unsupported(comp, instr, m))?
+                        scalar::to_index64(&mut e.b, v)
+                            .map_err(|m| unsupported(comp, instr, m.to_string()))?
                     }
                     None => match in_batch.iter().position(|&x| x == d) {
                         Some(k) => {

@@ -139,7 +139,7 @@ pub fn select_and_scatter_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKern
                             reg: take,
                         };
                         let nv = scalar::select(&mut e.b, pick, v, sel[0])
-                            .map_err(|m| unsupported(comp, instr, m))?;
+                            .map_err(|m| unsupported(comp, instr, m.to_string()))?;
                         e.update(&sel, &[nv])?;
                         let nj = e.b.selp(Type::U32, j.into(), chosen.into(), take);
                         e.b.mov_to(chosen, Type::B32, nj.into());

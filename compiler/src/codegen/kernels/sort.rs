@@ -78,7 +78,7 @@ pub fn sort_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenErr
             match smem {
                 Some(base) => {
                     let a = slot(e, base, k, j);
-                    scalar::load(&mut e.b, StateSpace::Shared, ty, a).map_err(CodegenError::Invalid)
+                    scalar::load(&mut e.b, StateSpace::Shared, ty, a).map_err(CodegenError::from)
                 }
                 None => load_at(e, out_ptrs[k], lin, ty),
             }
@@ -88,7 +88,7 @@ pub fn sort_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenErr
             match smem {
                 Some(base) => {
                     let a = slot(e, base, k, j);
-                    scalar::store(&mut e.b, StateSpace::Shared, a, v).map_err(CodegenError::Invalid)
+                    scalar::store(&mut e.b, StateSpace::Shared, a, v).map_err(CodegenError::from)
                 }
                 None => store_at(e, out_ptrs[k], lin, v),
             }

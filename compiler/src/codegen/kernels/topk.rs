@@ -54,7 +54,7 @@ pub fn topk_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenErr
             other[rank - 1] = Ix::R(j);
             let y = e.emit1(&ctx, x, &other)?;
             let ahead = scalar::compare(&mut e.b, before, total_order, y, me)
-                .map_err(|m| unsupported(comp, instr, m))?;
+                .map_err(|m| unsupported(comp, instr, m.to_string()))?;
             let same = scalar::compare(
                 &mut e.b,
                 hlo::ir::ComparisonDirection::Eq,
@@ -62,7 +62,7 @@ pub fn topk_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenErr
                 y,
                 me,
             )
-            .map_err(|m| unsupported(comp, instr, m))?;
+            .map_err(|m| unsupported(comp, instr, m.to_string()))?;
             let lower = e.b.setp(CmpOp::Lt, Type::U32, j.into(), pos.into());
             let tie = e.b.pand(same.reg, lower);
             let first = e.b.por(ahead.reg, tie);
