@@ -16,12 +16,40 @@ use thiserror::Error;
 use crate::shape::PrimitiveType;
 
 /// The element types an array can hold values of: the subset of [`PrimitiveType`] that the
-/// evaluator computes with, io files carry and the runtime's thunks read and write. Not a second
-/// element-type enum: a `DType` is a [`PrimitiveType`] checked to have host values, made only
-/// through [`TryFrom`] ([`DType::from_primitive`], [`DType::from_name`]) or the constants below,
-/// so `hlo::PrimitiveType` is the one enum and this type only says "has host values".
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DType(PrimitiveType);
+/// evaluator computes with, io files carry and the runtime's thunks read and write. Each variant
+/// is the [`PrimitiveType`] of the same name ([`DType::primitive`]; [`TryFrom`] the other way),
+/// so `hlo::PrimitiveType` stays the one element-type vocabulary and this type only says "has
+/// host values". An enum rather than a checked `PrimitiveType`, so that a `match` on a `DType`
+/// is exhaustive by itself: no arm for the types without host values, which cannot occur.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// Boolean.
+    Pred,
+    /// Signed 8-bit integer.
+    S8,
+    /// Signed 16-bit integer.
+    S16,
+    /// Signed 32-bit integer.
+    S32,
+    /// Signed 64-bit integer.
+    S64,
+    /// Unsigned 8-bit integer.
+    U8,
+    /// Unsigned 16-bit integer.
+    U16,
+    /// Unsigned 32-bit integer.
+    U32,
+    /// Unsigned 64-bit integer.
+    U64,
+    /// IEEE half precision.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// IEEE single precision.
+    F32,
+    /// IEEE double precision.
+    F64,
+}
 
 /// A [`PrimitiveType`] without host values (sub-byte, complex, fp8, opaque) where a [`DType`]
 /// was asked for.
@@ -35,39 +63,9 @@ impl TryFrom<PrimitiveType> for DType {
         ALL_DTYPES
             .iter()
             .copied()
-            .find(|d| d.0 == t)
+            .find(|d| d.primitive() == t)
             .ok_or(NoHostValues(t))
     }
-}
-
-#[allow(non_upper_case_globals)]
-impl DType {
-    /// Boolean.
-    pub const Pred: DType = DType(PrimitiveType::Pred);
-    /// Signed 8-bit integer.
-    pub const S8: DType = DType(PrimitiveType::S8);
-    /// Signed 16-bit integer.
-    pub const S16: DType = DType(PrimitiveType::S16);
-    /// Signed 32-bit integer.
-    pub const S32: DType = DType(PrimitiveType::S32);
-    /// Signed 64-bit integer.
-    pub const S64: DType = DType(PrimitiveType::S64);
-    /// Unsigned 8-bit integer.
-    pub const U8: DType = DType(PrimitiveType::U8);
-    /// Unsigned 16-bit integer.
-    pub const U16: DType = DType(PrimitiveType::U16);
-    /// Unsigned 32-bit integer.
-    pub const U32: DType = DType(PrimitiveType::U32);
-    /// Unsigned 64-bit integer.
-    pub const U64: DType = DType(PrimitiveType::U64);
-    /// IEEE half precision.
-    pub const F16: DType = DType(PrimitiveType::F16);
-    /// bfloat16.
-    pub const BF16: DType = DType(PrimitiveType::Bf16);
-    /// IEEE single precision.
-    pub const F32: DType = DType(PrimitiveType::F32);
-    /// IEEE double precision.
-    pub const F64: DType = DType(PrimitiveType::F64);
 }
 
 /// Every element type, in declaration order.
@@ -90,7 +88,21 @@ pub const ALL_DTYPES: [DType; 13] = [
 impl DType {
     /// The element type this is.
     pub fn primitive(self) -> PrimitiveType {
-        self.0
+        match self {
+            DType::Pred => PrimitiveType::Pred,
+            DType::S8 => PrimitiveType::S8,
+            DType::S16 => PrimitiveType::S16,
+            DType::S32 => PrimitiveType::S32,
+            DType::S64 => PrimitiveType::S64,
+            DType::U8 => PrimitiveType::U8,
+            DType::U16 => PrimitiveType::U16,
+            DType::U32 => PrimitiveType::U32,
+            DType::U64 => PrimitiveType::U64,
+            DType::F16 => PrimitiveType::F16,
+            DType::BF16 => PrimitiveType::Bf16,
+            DType::F32 => PrimitiveType::F32,
+            DType::F64 => PrimitiveType::F64,
+        }
     }
 
     /// The `DType` of an element type; `None` for one without host values (sub-byte, complex,
@@ -132,18 +144,7 @@ impl DType {
 
     /// Storage width in bits (`pred` counts as 8, as in XLA): [`PrimitiveType::bit_width`].
     pub fn bit_width(self) -> u32 {
-        self.0.bit_width() as u32
-    }
-}
-
-/// The names the constants have (`BF16`, not the `Bf16` of [`PrimitiveType`]'s `Debug`), as
-/// `Debug` printed them when `DType` was an enum of its own.
-impl std::fmt::Debug for DType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            DType::BF16 => f.write_str("BF16"),
-            d => write!(f, "{:?}", d.0),
-        }
+        self.primitive().bit_width() as u32
     }
 }
 
@@ -472,7 +473,6 @@ impl Data {
             DType::U16 => Data::U16(conv(&v)),
             DType::U32 => Data::U32(conv(&v)),
             DType::U64 => Data::U64(conv(&v)),
-            d => unreachable!("{d:?}: a DType holds only host-valued types"),
         }
     }
 
@@ -492,7 +492,6 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
-            d => unreachable!("{d:?}: a DType holds only host-valued types"),
         }
     }
 
@@ -569,7 +568,6 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_bits(*x as u16)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| f32::from_bits(*x as u32)).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| f64::from_bits(*x)).collect()),
-            d => unreachable!("{d:?}: a DType holds only host-valued types"),
         }
     }
 

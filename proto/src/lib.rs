@@ -14,6 +14,7 @@
 pub mod fields;
 mod gemm;
 mod reflect;
+pub mod scan;
 pub mod target;
 mod text;
 pub mod wire;

@@ -138,16 +138,8 @@ fn tokenize(text: &str) -> Vec<(Tok, usize, usize)> {
                 }
             }
             b'"' | b'\'' => {
-                i += 1;
-                while let Some(&d) = bytes.get(i) {
-                    i += 1;
-                    if d == b'\\' {
-                        i += 1;
-                    } else if d == c || d == b'\n' {
-                        break;
-                    }
-                }
-                out.push((Tok::Str, start, i.min(bytes.len())));
+                i = crate::scan::string_literal_end(bytes, start);
+                out.push((Tok::Str, start, i));
             }
             b'0'..=b'9' | b'.' | b'-' | b'+' => {
                 i += 1;

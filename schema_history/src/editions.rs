@@ -350,16 +350,7 @@ fn tokenize(text: &str) -> Vec<Token> {
                 i = (i + 2).min(b.len());
             }
             b'"' | b'\'' => {
-                i += 1;
-                while let Some(&d) = b.get(i) {
-                    i += 1;
-                    if d == b'\\' {
-                        i += 1;
-                    } else if d == c || d == b'\n' {
-                        break;
-                    }
-                }
-                i = i.min(b.len());
+                i = proto::scan::string_literal_end(b, start);
                 out.push(Token {
                     kind: Tok::Str,
                     start,

@@ -206,6 +206,11 @@ impl Builder {
         self.op(op, mods, ty, &[a, b])
     }
 
+    /// `mul.lo.<ty> d, a, b`: the low half of an integer product, as index arithmetic wants it.
+    pub fn mul_lo(&mut self, ty: Type, a: Src, b: Src) -> Reg {
+        self.bin(Opcode::Mul, &[Modifier::Lo], ty, a, b)
+    }
+
     /// A one-operand instruction.
     pub fn un(&mut self, op: Opcode, pre: &[Modifier], ty: Type, a: Src) -> Reg {
         let mut mods = pre.to_vec();

@@ -43,9 +43,9 @@ fn accumulator(out: P, lhs: P, rhs: P) -> Option<P> {
 /// counts could overflow them.
 fn fits_i32(comp: &Computation, instr: &Instruction, g: &ConvGeometry) -> Result<(), CodegenError> {
     let taps = g
-        .spatial
+        .window_sizes()
         .iter()
-        .fold(1u128, |n, s| n.saturating_mul(s.window.size.max(0) as u128));
+        .fold(1u128, |n, &s| n.saturating_mul(s as u128));
     let macs = taps.saturating_mul(g.in_features_per_group as u128);
     if macs >= i32::MAX as u128 {
         return Err(unsupported(
@@ -115,7 +115,7 @@ impl<'m> Emitter<'m> {
             a.feature_group_count.unwrap_or(1),
             a.batch_group_count.unwrap_or(1),
         )
-        .map_err(err)?;
+        .map_err(|e| err(e.to_string()))?;
         fits_i32(comp, instr, &g)?;
         let (out_ty, lt, rt) = match (elem(&instr.shape), elem(&lhs.shape), elem(&rhs.shape)) {
             (Some(o), Some(l), Some(r)) => (o, l, r),
@@ -134,13 +134,9 @@ impl<'m> Emitter<'m> {
         let bgroup = self.ix_mul(bgroup, g.batch_per_group as u64);
         let in_batch = self.ix_add(bgroup, ob);
         let first_feature = self.ix_mul(group, g.in_features_per_group as u64);
-        let zero = scalar::konst_num(&mut self.b, acc_ty, 0.0).map_err(CodegenError::Invalid)?;
+        let zero = scalar::konst_num(&mut self.b, acc_ty, 0.0)?;
         let acc = self.fresh_copy(&[zero])?;
-        let wdims: Vec<u64> = g
-            .spatial
-            .iter()
-            .map(|s| s.window.size.max(0) as u64)
-            .collect();
+        let wdims: Vec<u64> = g.window_sizes().iter().map(|&s| s as u64).collect();
         let taps: u64 = wdims.iter().product();
         let rank = g.lhs_dims.len();
         self.counted_loop(taps, |e, k| {
@@ -192,7 +188,7 @@ impl<'m> Emitter<'m> {
                     let x = e.emit1(ctx, lhs_id, &li)?;
                     let y = e.emit1(ctx, rhs_id, &ri)?;
                     let conv = |e: &mut Emitter<'m>, v: Val| {
-                        scalar::convert(&mut e.b, v, acc_ty).map_err(CodegenError::Invalid)
+                        scalar::convert(&mut e.b, v, acc_ty).map_err(CodegenError::from)
                     };
                     let (x, y) = (conv(e, x)?, conv(e, y)?);
                     let cur = acc.first().copied().ok_or_else(|| {
@@ -207,9 +203,8 @@ impl<'m> Emitter<'m> {
                         let r = e.b.fma(t, x.reg.into(), y.reg.into(), cur.reg.into());
                         Val { ty: acc_ty, reg: r }
                     } else {
-                        let p = scalar::binary(&mut e.b, H::Multiply, x, y)
-                            .map_err(CodegenError::Invalid)?;
-                        scalar::binary(&mut e.b, H::Add, cur, p).map_err(CodegenError::Invalid)?
+                        let p = scalar::binary(&mut e.b, H::Multiply, x, y)?;
+                        scalar::binary(&mut e.b, H::Add, cur, p)?
                     };
                     e.update(&acc, &[next])
                 })
@@ -223,7 +218,7 @@ impl<'m> Emitter<'m> {
             .first()
             .copied()
             .ok_or_else(|| CodegenError::Invalid("convolution accumulator missing".into()))?;
-        let out = scalar::convert(&mut self.b, total, out_ty).map_err(CodegenError::Invalid)?;
+        let out = scalar::convert(&mut self.b, total, out_ty)?;
         Ok(vec![out])
     }
 }

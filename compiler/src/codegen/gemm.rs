@@ -15,9 +15,9 @@ use ptx::ast::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::builder::{Src, SHARED_NAME};
 use super::elemental::Ix;
-use super::kernels::{block_for, store_at, thread_loop, Frame};
+use super::kernels::{block_for, store_at, thread_loop, Frame, KernelSite};
 use super::scalar;
-use super::{CodegenError, EmittedKernel, KernelRequest, LaunchDims};
+use super::{CodegenError, EmittedKernel, LaunchDims};
 
 /// Both operands together must fit in this much shared memory (below the 48 KiB every CUDA
 /// target gives a block without opting in).
@@ -54,14 +54,16 @@ pub fn detect(comp: &Computation) -> Option<(InstrId, u64, u64, u64)> {
 
 /// The gemm-with-epilogue kernel of `comp` (from [`detect`]).
 pub fn gemm_kernel(
-    req: &KernelRequest<'_>,
-    comp: &Computation,
-    name: &str,
-    (dot, m, k, n): (InstrId, u64, u64, u64),
+    site: KernelSite<'_, '_>,
+    (m, k, n): (u64, u64, u64),
 ) -> Result<EmittedKernel, CodegenError> {
-    let d = comp
-        .get(dot)
-        .ok_or_else(|| CodegenError::Invalid(format!("no instruction {dot:?}")))?;
+    let KernelSite {
+        req,
+        comp,
+        name,
+        id: dot,
+    } = site;
+    let d = site.instr()?;
     let param_index = |o: InstrId| comp.params.iter().position(|&p| p == o);
     let (Some(lhs), Some(rhs)) = (
         d.operands.first().copied().and_then(param_index),
@@ -91,30 +93,27 @@ pub fn gemm_kernel(
     for (ptr, base, count) in [(a_ptr, smem, m * k), (b_ptr, b_base, k * n)] {
         thread_loop(e, tid, block, count, |e, t| {
             let addr = e.elem_addr(ptr, Ix::R(t), P::F32);
-            let v = scalar::load(&mut e.b, StateSpace::Global, P::F32, addr)
-                .map_err(CodegenError::Invalid)?;
+            let v = scalar::load(&mut e.b, StateSpace::Global, P::F32, addr)?;
             let to = e.elem_addr(base, Ix::R(t), P::F32);
-            scalar::store(&mut e.b, StateSpace::Shared, to, v).map_err(CodegenError::Invalid)
+            scalar::store(&mut e.b, StateSpace::Shared, to, v).map_err(CodegenError::from)
         })?;
     }
     e.b.barrier();
     thread_loop(e, tid, block, m * n, |e, o| {
         let idx = e.delinearize(Ix::R(o), &[m, n]);
-        let zero = scalar::konst_num(&mut e.b, P::F32, 0.0).map_err(CodegenError::Invalid)?;
+        let zero = scalar::konst_num(&mut e.b, P::F32, 0.0)?;
         let acc = e.fresh_copy(&[zero])?;
         let row = e.ix_mul(idx[0], k);
         e.counted_loop(k, |e, kk| {
             let ai = e.ix_add(row, Ix::R(kk));
             let a_at = e.elem_addr(smem, ai, P::F32);
-            let x = scalar::load(&mut e.b, StateSpace::Shared, P::F32, a_at)
-                .map_err(CodegenError::Invalid)?;
+            let x = scalar::load(&mut e.b, StateSpace::Shared, P::F32, a_at)?;
             let bi = e.ix_mul(Ix::R(kk), n);
             let bi = e.ix_add(bi, idx[1]);
             let b_at = e.elem_addr(b_base, bi, P::F32);
-            let y = scalar::load(&mut e.b, StateSpace::Shared, P::F32, b_at)
-                .map_err(CodegenError::Invalid)?;
-            let p = scalar::binary(&mut e.b, H::Multiply, x, y).map_err(CodegenError::Invalid)?;
-            let s = scalar::binary(&mut e.b, H::Add, acc[0], p).map_err(CodegenError::Invalid)?;
+            let y = scalar::load(&mut e.b, StateSpace::Shared, P::F32, b_at)?;
+            let p = scalar::binary(&mut e.b, H::Multiply, x, y)?;
+            let s = scalar::binary(&mut e.b, H::Add, acc[0], p)?;
             e.update(&acc, &[s])
         })?;
         e.set_row_value(ctx.id, dot, acc.clone());

@@ -12,6 +12,7 @@
 //! docs/artifact.md). The kernels of a plan run in order, each after the previous one finished.
 use hlo::ir::InstrId;
 use hlo::{ComputationId, HloModule, Opcode};
+use kernels::KernelSite;
 
 pub mod builder;
 pub mod convolution;
@@ -170,9 +171,10 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
     })?;
     let rid = computation.root;
     // A small dot with its elementwise epilogue: one gemm kernel (see `gemm.rs`).
-    if let Some(g) = gemm::detect(computation) {
+    if let Some((dot, m, k, n)) = gemm::detect(computation) {
+        let site = KernelSite::new(request, computation, request.name, dot);
         return Ok(KernelPlan {
-            kernels: vec![gemm::gemm_kernel(request, computation, request.name, g)?],
+            kernels: vec![gemm::gemm_kernel(site, (m, k, n))?],
             scratch_bytes: 0,
         });
     }
@@ -191,26 +193,17 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         }
     });
     let mut next = || names.next().unwrap_or_default();
+    // A plan of one kernel names it with the base name (what `next` gives first).
+    let root_site = KernelSite::new(request, computation, request.name, rid);
     let kernels = match root.opcode {
-        Opcode::Sort => vec![kernels::sort_kernel(request, computation, &next(), rid)?],
-        Opcode::Scatter => vec![kernels::scatter_kernel(request, computation, &next(), rid)?],
-        Opcode::TopK => vec![kernels::topk_kernel(request, computation, &next(), rid)?],
-        Opcode::SelectAndScatter => vec![kernels::select_and_scatter_kernel(
-            request,
-            computation,
-            &next(),
-            rid,
-        )?],
+        Opcode::Sort => vec![kernels::sort_kernel(root_site)?],
+        Opcode::Scatter => vec![kernels::scatter_kernel(root_site)?],
+        Opcode::TopK => vec![kernels::topk_kernel(root_site)?],
+        Opcode::SelectAndScatter => vec![kernels::select_and_scatter_kernel(root_site)?],
         Opcode::Reduce => {
             let n = root.operands.len() / 2;
             let outs: Vec<(usize, usize)> = (0..n).map(|k| (k, k)).collect();
-            vec![kernels::reduce_kernel(
-                request,
-                computation,
-                &next(),
-                rid,
-                &outs,
-            )?]
+            vec![kernels::reduce_kernel(root_site, &outs)?]
         }
         Opcode::Tuple => {
             let mut out = Vec::new();
@@ -262,13 +255,9 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
                 out.push(kernels::loop_kernel(request, computation, &next(), g)?);
             }
             for (rid, outs) in &reductions {
-                out.push(kernels::reduce_kernel(
-                    request,
-                    computation,
-                    &next(),
-                    *rid,
-                    outs,
-                )?);
+                let name = next();
+                let site = KernelSite::new(request, computation, &name, *rid);
+                out.push(kernels::reduce_kernel(site, outs)?);
             }
             out
         }

@@ -108,11 +108,10 @@ pub fn row_kernel(
                 let v = *acc
                     .first()
                     .ok_or_else(|| CodegenError::Invalid("reduce without a result".into()))?;
-                scalar::store(&mut e.b, StateSpace::Shared, slot, v).map_err(CodegenError::Invalid)
+                scalar::store(&mut e.b, StateSpace::Shared, slot, v).map_err(CodegenError::from)
             })?;
             e.b.barrier();
-            let v = scalar::load(&mut e.b, StateSpace::Shared, ty, slot)
-                .map_err(CodegenError::Invalid)?;
+            let v = scalar::load(&mut e.b, StateSpace::Shared, ty, slot)?;
             e.set_row_value(ctx.id, *id, vec![v]);
         }
         let base = e.b.op(

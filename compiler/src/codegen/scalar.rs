@@ -17,6 +17,7 @@ use ptx::ast::{CmpOp, Opcode as O, Rounding, StateSpace, Type};
 
 use super::builder::{Builder, Reg, RegKind, Src, RN};
 use super::math;
+use super::CodegenError;
 
 /// A scalar value in a register, tagged with its HLO element type.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,8 +28,49 @@ pub struct Val {
     pub reg: Reg,
 }
 
-/// Result of scalar code generation; the error is a reason text.
-pub type R<T> = Result<T, String>;
+/// Why scalar code generation cannot emit an operation. The elementwise emitter reports it as
+/// an unsupported construct of the instruction it was emitting; kernel scaffolding, which only
+/// loads, stores and combines values of types it checked, as an internal error (the `From`
+/// below). Either way the text is the `Display` here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScalarError {
+    /// An element type without a PTX carrier (sub-byte, complex, fp8, tuple, token).
+    #[error("element type {} is not supported", .0.name())]
+    ElementType(P),
+    /// An operation not defined for the element type (`not` of a float, `sin` of an integer).
+    #[error("{} is not defined for {}", .op.name(), .ty.name())]
+    Undefined {
+        /// The operation.
+        op: H,
+        /// The element type.
+        ty: P,
+    },
+    /// A binary operation on two different element types.
+    #[error("operand types differ: {} vs {}", .0.name(), .1.name())]
+    OperandTypes(P, P),
+    /// `bitcast-convert` between element types of different widths.
+    #[error("bitcast-convert between widths {0} and {1} is not supported")]
+    BitcastWidths(u64, u64),
+    /// An index value of a non-integer type.
+    #[error("index of type {} is not an integer", .0.name())]
+    IndexType(P),
+    /// `reduce-precision` of a non-float type.
+    #[error("reduce-precision is not defined for {}", .0.name())]
+    ReducePrecisionType(P),
+    /// `reduce-precision` with fewer than one exponent or negative mantissa bits.
+    #[error("exponent_bits={0}, mantissa_bits={1}")]
+    ReducePrecisionBits(i64, i64),
+}
+
+impl From<ScalarError> for CodegenError {
+    fn from(e: ScalarError) -> CodegenError {
+        CodegenError::Invalid(e.to_string())
+    }
+}
+
+/// Result of scalar code generation.
+pub type R<T> = Result<T, ScalarError>;
 
 /// The PTX type a value of `ty` is computed in.
 pub fn carrier(ty: P) -> R<Type> {
@@ -40,7 +82,7 @@ pub fn carrier(ty: P) -> R<Type> {
         P::U64 => Type::U64,
         P::F16 | P::Bf16 | P::F32 => Type::F32,
         P::F64 => Type::F64,
-        other => return Err(format!("element type {} is not supported", other.name())),
+        other => return Err(ScalarError::ElementType(other)),
     })
 }
 
@@ -267,7 +309,7 @@ fn is_f32_family(ty: P) -> bool {
 pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
     let ty = x.ty;
     let c = carrier(ty)?;
-    let unsupported = || Err(format!("{} is not defined for {}", op.name(), ty.name()));
+    let unsupported = || Err(ScalarError::Undefined { op, ty });
     if c == Type::Pred {
         return match op {
             H::Not => Ok(val(ty, b.pnot(x.reg))),
@@ -474,14 +516,10 @@ fn fminmax(b: &mut Builder, c: Type, max: bool, x: Reg, y: Reg) -> Reg {
 pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
     let ty = x.ty;
     if y.ty != ty {
-        return Err(format!(
-            "operand types differ: {} vs {}",
-            ty.name(),
-            y.ty.name()
-        ));
+        return Err(ScalarError::OperandTypes(ty, y.ty));
     }
     let c = carrier(ty)?;
-    let unsupported = || Err(format!("{} is not defined for {}", op.name(), ty.name()));
+    let unsupported = || Err(ScalarError::Undefined { op, ty });
     let (xr, yr) = (x.reg, y.reg);
     if c == Type::Pred {
         let r = match op {
@@ -538,7 +576,7 @@ pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
     let r = match op {
         H::Add => b.bin(O::Add, &[], c, xr.into(), yr.into()),
         H::Subtract => b.bin(O::Sub, &[], c, xr.into(), yr.into()),
-        H::Multiply => b.bin(O::Mul, &[ptx::ast::Modifier::Lo], c, xr.into(), yr.into()),
+        H::Multiply => b.mul_lo(c, xr.into(), yr.into()),
         H::Maximum => b.bin(O::Max, &[], c, xr.into(), yr.into()),
         H::Minimum => b.bin(O::Min, &[], c, xr.into(), yr.into()),
         H::And => b.bin(O::And, &[], bt, xr.into(), yr.into()),
@@ -632,22 +670,10 @@ pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
             b.bra_div(done, false, &end);
             let bit = b.bin(O::And, &[], bt, e.into(), Src::I(1));
             let odd = b.setp(CmpOp::Ne, bt, bit.into(), Src::I(0));
-            let prod = b.bin(
-                O::Mul,
-                &[ptx::ast::Modifier::Lo],
-                c,
-                acc.into(),
-                base.into(),
-            );
+            let prod = b.mul_lo(c, acc.into(), base.into());
             let na = b.selp(c, prod.into(), acc.into(), odd);
             b.mov_to(acc, bt, na.into());
-            let sq = b.bin(
-                O::Mul,
-                &[ptx::ast::Modifier::Lo],
-                c,
-                base.into(),
-                base.into(),
-            );
+            let sq = b.mul_lo(c, base.into(), base.into());
             b.mov_to(base, bt, sq.into());
             let ut = if wide { Type::U64 } else { Type::U32 };
             let ne = b.bin(O::Shr, &[], ut, e.into(), Src::I(1));
@@ -836,11 +862,7 @@ pub fn convert(b: &mut Builder, x: Val, to: P) -> R<Val> {
 /// `bitcast-convert` between types of the same width.
 pub fn bitcast(b: &mut Builder, x: Val, to: P) -> R<Val> {
     if x.ty.bit_width() != to.bit_width() {
-        return Err(format!(
-            "bitcast-convert between widths {} and {} is not supported",
-            x.ty.bit_width(),
-            to.bit_width()
-        ));
+        return Err(ScalarError::BitcastWidths(x.ty.bit_width(), to.bit_width()));
     }
     let raw = to_bits(b, x)?;
     from_bits(b, to, raw)
@@ -853,7 +875,7 @@ pub fn to_index64(b: &mut Builder, v: Val) -> R<Reg> {
         Type::S32 => b.cvt(None, Type::S64, Type::S32, v.reg.into()),
         Type::U32 => b.cvt(None, Type::U64, Type::U32, v.reg.into()),
         Type::S64 | Type::U64 => v.reg,
-        _ => return Err(format!("index of type {} is not an integer", v.ty.name())),
+        _ => return Err(ScalarError::IndexType(v.ty)),
     })
 }
 
@@ -866,15 +888,10 @@ pub fn reduce_precision(b: &mut Builder, x: Val, e: i64, m: i64) -> R<Val> {
         P::Bf16 => (7, 8),
         P::F32 => (23, 8),
         P::F64 => (52, 11),
-        other => {
-            return Err(format!(
-                "reduce-precision is not defined for {}",
-                other.name()
-            ))
-        }
+        other => return Err(ScalarError::ReducePrecisionType(other)),
     };
     if e < 1 || m < 0 {
-        return Err(format!("exponent_bits={e}, mantissa_bits={m}"));
+        return Err(ScalarError::ReducePrecisionBits(e, m));
     }
     let wide = x.ty == P::F64;
     let (bt, ut) = if wide {

@@ -198,33 +198,8 @@ fn window_out(input: usize, w: &WindowDim) -> Option<usize> {
 impl ConvGeometry {
     /// Checks a convolution of `lhs_dims` by `rhs_dims` producing `out_dims`. `window` has one
     /// entry per spatial dimension (`None`: size from the kernel, no stride, padding or
-    /// dilation). The message says which attribute is wrong and by how much.
-    ///
-    /// [`ConvGeometry::try_new`] with the error as text, for callers that only report it (the
-    /// compiler's kernel generator).
+    /// dilation). The error says which attribute is wrong and by how much.
     pub fn new(
-        lhs_dims: &[usize],
-        rhs_dims: &[usize],
-        out_dims: &[usize],
-        dn: &ConvDimensionNumbers,
-        window: Option<&[WindowDim]>,
-        feature_group_count: i64,
-        batch_group_count: i64,
-    ) -> Result<ConvGeometry, String> {
-        ConvGeometry::try_new(
-            lhs_dims,
-            rhs_dims,
-            out_dims,
-            dn,
-            window,
-            feature_group_count,
-            batch_group_count,
-        )
-        .map_err(|e| e.to_string())
-    }
-
-    /// [`ConvGeometry::new`], with a typed error.
-    pub fn try_new(
         lhs_dims: &[usize],
         rhs_dims: &[usize],
         out_dims: &[usize],
@@ -381,6 +356,15 @@ impl ConvGeometry {
         })
     }
 
+    /// The window's size along each spatial dimension (the kernel's spatial sizes: checked to
+    /// be equal).
+    pub fn window_sizes(&self) -> Vec<usize> {
+        self.spatial
+            .iter()
+            .map(|s| size_of(&self.rhs_dims, s.rhs_dim))
+            .collect()
+    }
+
     /// Input position along spatial dimension `d` for output position `s` and window offset
     /// `k`, or `None` where that falls on padding or a dilation hole.
     pub fn input_position(&self, d: usize, s: usize, k: usize) -> Option<usize> {
@@ -438,11 +422,7 @@ pub fn convolution(
         strides(&g.rhs_dims),
         strides(&g.out_dims),
     );
-    let window: Vec<usize> = g
-        .spatial
-        .iter()
-        .map(|s| s.window.size.max(0) as usize)
-        .collect();
+    let window = g.window_sizes();
     let window_count: usize = window.iter().product();
     // (lhs offset, rhs offset) pairs of one output element, or None for the whole product
     // when a window position falls outside the input.
@@ -651,8 +631,9 @@ mod tests {
 
     #[test]
     fn group_count_mismatch_is_refused() {
-        let e =
-            ConvGeometry::new(&[1, 1, 3], &[1, 1, 2], &[1, 1, 2], &nwc(), None, 2, 1).unwrap_err();
+        let e = ConvGeometry::new(&[1, 1, 3], &[1, 1, 2], &[1, 1, 2], &nwc(), None, 2, 1)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "input features (3) != kernel input features (1) x feature_group_count (2)"
@@ -661,8 +642,9 @@ mod tests {
 
     #[test]
     fn both_group_counts_above_one_are_refused() {
-        let e =
-            ConvGeometry::new(&[2, 1, 2], &[1, 1, 2], &[1, 1, 2], &nwc(), None, 2, 2).unwrap_err();
+        let e = ConvGeometry::new(&[2, 1, 2], &[1, 1, 2], &[1, 1, 2], &nwc(), None, 2, 2)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "feature_group_count (2) and batch_group_count (2) cannot both be > 1"
@@ -671,8 +653,9 @@ mod tests {
 
     #[test]
     fn batch_groups_must_divide_the_batch() {
-        let e =
-            ConvGeometry::new(&[3, 1, 1], &[1, 1, 2], &[1, 1, 2], &nwc(), None, 1, 2).unwrap_err();
+        let e = ConvGeometry::new(&[3, 1, 1], &[1, 1, 2], &[1, 1, 2], &nwc(), None, 1, 2)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "input batch (3) and kernel output features (2) must be multiples of batch_group_count (2)"
@@ -681,8 +664,9 @@ mod tests {
 
     #[test]
     fn a_wrong_output_size_is_refused() {
-        let e =
-            ConvGeometry::new(&[1, 4, 1], &[3, 1, 1], &[1, 4, 1], &nwc(), None, 1, 1).unwrap_err();
+        let e = ConvGeometry::new(&[1, 4, 1], &[3, 1, 1], &[1, 4, 1], &nwc(), None, 1, 1)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "output spatial dimension 1 is 4, the window gives 2");
     }
 
@@ -701,7 +685,8 @@ mod tests {
             1,
             1,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             e,
             "window dimension 0: size 2 differs from the kernel's spatial size 3"
@@ -724,7 +709,8 @@ mod tests {
             1,
             1,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             e,
             "window dimension 0: stride (0), lhs_dilate (1) and rhs_dilate (1) must be >= 1"

@@ -317,7 +317,7 @@ pub(super) fn contraction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
                 .collect::<Result<Vec<usize>, _>>()
                 .map_err(|_| invalid(op.name(), format!("negative dimension in {dims:?}")))?;
             let (lhs, rhs) = (array(0)?, array(1)?);
-            let geometry = convolution::ConvGeometry::try_new(
+            let geometry = convolution::ConvGeometry::new(
                 lhs.dims(),
                 rhs.dims(),
                 &out_dims,

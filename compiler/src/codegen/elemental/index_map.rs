@@ -28,7 +28,8 @@ impl Emitter<'_> {
                 let dims = dims_of(&instr.shape);
                 let lin = self.linearize(idx, &dims);
                 let addr = self.elem_addr(base, lin, ty);
-                one(scalar::load(&mut self.b, StateSpace::Global, ty, addr).map_err(err)?)
+                one(scalar::load(&mut self.b, StateSpace::Global, ty, addr)
+                    .map_err(|e| err(e.to_string()))?)
             }
             ParamSrc::Values(vals) => vals
                 .get(n)

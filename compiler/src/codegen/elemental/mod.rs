@@ -264,13 +264,7 @@ impl<'m> Emitter<'m> {
             Ix::C(x) => Ix::C((u64::from(x) * k) as u32),
             _ if k == 1 => a,
             _ if k == 0 => Ix::C(0),
-            _ => Ix::R(self.b.bin(
-                O::Mul,
-                &[ptx::ast::Modifier::Lo],
-                Type::U32,
-                a.src(),
-                Src::I(k as i64),
-            )),
+            _ => Ix::R(self.b.mul_lo(Type::U32, a.src(), Src::I(k as i64))),
         }
     }
 
@@ -353,20 +347,8 @@ impl<'m> Emitter<'m> {
     /// input: `o * stride + k * rhs_dilation - pad_low` (signed; may be out of range).
     /// Reduce-window and convolution address their input so.
     pub(in crate::codegen) fn window_tap(&mut self, o: Reg, k: Reg, w: &WindowDim) -> Reg {
-        let a = self.b.bin(
-            O::Mul,
-            &[ptx::ast::Modifier::Lo],
-            Type::S32,
-            o.into(),
-            Src::I(w.stride),
-        );
-        let kd = self.b.bin(
-            O::Mul,
-            &[ptx::ast::Modifier::Lo],
-            Type::S32,
-            k.into(),
-            Src::I(w.rhs_dilation),
-        );
+        let a = self.b.mul_lo(Type::S32, o.into(), Src::I(w.stride));
+        let kd = self.b.mul_lo(Type::S32, k.into(), Src::I(w.rhs_dilation));
         let p = self.b.bin(O::Add, &[], Type::S32, a.into(), kd.into());
         self.b
             .bin(O::Sub, &[], Type::S32, p.into(), Src::I(w.pad_low))
@@ -441,7 +423,7 @@ impl<'m> Emitter<'m> {
         F: FnOnce(&mut Emitter<'m>) -> Result<Val, CodegenError>,
         G: FnOnce(&mut Emitter<'m>) -> Result<Val, CodegenError>,
     {
-        let kind = scalar::kind(ty).map_err(CodegenError::Invalid)?;
+        let kind = scalar::kind(ty)?;
         let res = self.b.reg(kind);
         let l_else = self.b.label();
         let l_end = self.b.label();
@@ -449,13 +431,13 @@ impl<'m> Emitter<'m> {
         self.push();
         let v = then(self);
         self.pop();
-        scalar::assign(&mut self.b, res, v?).map_err(CodegenError::Invalid)?;
+        scalar::assign(&mut self.b, res, v?)?;
         self.b.bra(None, &l_end);
         self.b.place(&l_else);
         self.push();
         let v = otherwise(self);
         self.pop();
-        scalar::assign(&mut self.b, res, v?).map_err(CodegenError::Invalid)?;
+        scalar::assign(&mut self.b, res, v?)?;
         self.b.place(&l_end);
         Ok(Val { ty, reg: res })
     }
@@ -464,9 +446,9 @@ impl<'m> Emitter<'m> {
     pub fn fresh_copy(&mut self, vals: &[Val]) -> Result<Vec<Val>, CodegenError> {
         let mut out = Vec::with_capacity(vals.len());
         for v in vals {
-            let k = scalar::kind(v.ty).map_err(CodegenError::Invalid)?;
+            let k = scalar::kind(v.ty)?;
             let r = self.b.reg(k);
-            scalar::assign(&mut self.b, r, *v).map_err(CodegenError::Invalid)?;
+            scalar::assign(&mut self.b, r, *v)?;
             out.push(Val { ty: v.ty, reg: r });
         }
         Ok(out)
@@ -482,7 +464,7 @@ impl<'m> Emitter<'m> {
         };
         for (a, n) in acc.iter().zip(&new) {
             if a.reg != n.reg {
-                scalar::assign(&mut self.b, a.reg, *n).map_err(CodegenError::Invalid)?;
+                scalar::assign(&mut self.b, a.reg, *n)?;
             }
         }
         Ok(())
@@ -605,7 +587,9 @@ impl<'m> Emitter<'m> {
         let err = |e: String| unsupported(ctx.comp, instr, e);
         if values.len() == 1 {
             let v = values.first().copied().unwrap_or(LiteralValue::Int(0));
-            return Ok(vec![scalar::konst(&mut self.b, ty, v).map_err(err)?]);
+            return Ok(vec![
+                scalar::konst(&mut self.b, ty, v).map_err(|e| err(e.to_string()))?
+            ]);
         }
         // A table in global memory.
         let mut bytes = Vec::with_capacity(values.len() * ty.byte_size() as usize);
@@ -632,7 +616,7 @@ impl<'m> Emitter<'m> {
             ty,
             addr,
         )
-        .map_err(err)?])
+        .map_err(|e| err(e.to_string()))?])
     }
 
     /// A scalar integer operand as a clamped start index in [0, max].
@@ -644,7 +628,8 @@ impl<'m> Emitter<'m> {
         max: u64,
     ) -> Result<Ix, CodegenError> {
         let v = self.emit1(ctx, id, &[])?;
-        let w = scalar::to_index64(&mut self.b, v).map_err(|e| unsupported(ctx.comp, instr, e))?;
+        let w = scalar::to_index64(&mut self.b, v)
+            .map_err(|e| unsupported(ctx.comp, instr, e.to_string()))?;
         let w = self.b.bin(O::Max, &[], Type::S64, w.into(), Src::I(0));
         let w = self
             .b
@@ -667,12 +652,12 @@ impl<'m> Emitter<'m> {
         let one = |v: Val| Ok(vec![v]);
         if op.is_elementwise_unary() && op != H::Copy {
             let x = self.emit1(ctx, Self::operand(ctx, instr, 0)?, idx)?;
-            return one(scalar::unary(&mut self.b, op, x).map_err(err)?);
+            return one(scalar::unary(&mut self.b, op, x).map_err(|e| err(e.to_string()))?);
         }
         if op.is_elementwise_binary() {
             let x = self.emit1(ctx, Self::operand(ctx, instr, 0)?, idx)?;
             let y = self.emit1(ctx, Self::operand(ctx, instr, 1)?, idx)?;
-            return one(scalar::binary(&mut self.b, op, x, y).map_err(err)?);
+            return one(scalar::binary(&mut self.b, op, x, y).map_err(|e| err(e.to_string()))?);
         }
         match op {
             H::Parameter => self.parameter(ctx, instr, idx),
@@ -710,7 +695,7 @@ impl<'m> Emitter<'m> {
                     .ok_or_else(|| err("compare without direction".into()))?;
                 one(
                     scalar::compare(&mut self.b, dir, instr.attrs.comparison_type, x, y)
-                        .map_err(err)?,
+                        .map_err(|e| err(e.to_string()))?,
                 )
             }
             H::Select | H::Clamp => {
@@ -725,13 +710,14 @@ impl<'m> Emitter<'m> {
                 } else {
                     scalar::clamp(&mut self.b, v[0], v[1], v[2])
                 };
-                one(r.map_err(err)?)
+                one(r.map_err(|e| err(e.to_string()))?)
             }
             H::ReducePrecision => {
                 let x = self.emit1(ctx, Self::operand(ctx, instr, 0)?, idx)?;
                 let e = instr.attrs.exponent_bits.unwrap_or(-1);
                 let m = instr.attrs.mantissa_bits.unwrap_or(-1);
-                one(scalar::reduce_precision(&mut self.b, x, e, m).map_err(err)?)
+                one(scalar::reduce_precision(&mut self.b, x, e, m)
+                    .map_err(|e| err(e.to_string()))?)
             }
             H::Convert | H::BitcastConvert => {
                 let x = self.emit1(ctx, Self::operand(ctx, instr, 0)?, idx)?;
@@ -741,7 +727,7 @@ impl<'m> Emitter<'m> {
                 } else {
                     scalar::bitcast(&mut self.b, x, to)
                 };
-                one(r.map_err(err)?)
+                one(r.map_err(|e| err(e.to_string()))?)
             }
             H::Broadcast
             | H::Reshape
@@ -758,7 +744,8 @@ impl<'m> Emitter<'m> {
                     .ok_or_else(|| err("iota dimension out of range".into()))?;
                 let r = self.ix_reg(i);
                 let to = out_ty.ok_or_else(|| err("tuple result".into()))?;
-                one(scalar::convert(&mut self.b, Val { ty: P::U32, reg: r }, to).map_err(err)?)
+                one(scalar::convert(&mut self.b, Val { ty: P::U32, reg: r }, to)
+                    .map_err(|e| err(e.to_string()))?)
             }
             H::Pad => self.pad(ctx, instr, idx),
             H::Concatenate => {
@@ -1010,8 +997,8 @@ impl<'m> Emitter<'m> {
                 c[ivd] = Ix::C(k as u32);
             }
             let v = self.emit1(ctx, ind, &c)?;
-            let w =
-                scalar::to_index64(&mut self.b, v).map_err(|e| unsupported(ctx.comp, instr, e))?;
+            let w = scalar::to_index64(&mut self.b, v)
+                .map_err(|e| unsupported(ctx.comp, instr, e.to_string()))?;
             let max = odims
                 .get(d)
                 .copied()

@@ -28,6 +28,52 @@ use crate::codegen::builder::{Reg, Src, SHARED_NAME};
 
 const BLOCK: u32 = 256;
 
+/// One kernel to emit: the request, the fused computation, the kernel's name, and the
+/// instruction the kernel is built around (its root; a gemm's dot). One value, so that every
+/// kernel entry reads its instruction and names it in errors the same way.
+#[derive(Clone, Copy)]
+pub struct KernelSite<'s, 'm> {
+    /// The request the fused computation came in.
+    pub req: &'s KernelRequest<'m>,
+    /// The fused computation.
+    pub comp: &'s Computation,
+    /// The kernel's name (unique in the executable).
+    pub name: &'s str,
+    /// The instruction of `comp` the kernel is built around.
+    pub id: InstrId,
+}
+
+impl<'s, 'm> KernelSite<'s, 'm> {
+    /// The site of instruction `id` of `comp`, as kernel `name`.
+    pub fn new(
+        req: &'s KernelRequest<'m>,
+        comp: &'s Computation,
+        name: &'s str,
+        id: InstrId,
+    ) -> KernelSite<'s, 'm> {
+        KernelSite {
+            req,
+            comp,
+            name,
+            id,
+        }
+    }
+
+    /// The site's instruction (an internal error when the id is not in the computation: ids
+    /// come from the computation itself, see [`instr_of`]).
+    pub fn instr(&self) -> Result<&'s Instruction, CodegenError> {
+        instr_of(self.comp, self.id)
+    }
+
+    /// The error for a construct of the site's instruction that the kernel does not support.
+    pub fn unsupported(&self, reason: impl Into<String>) -> CodegenError {
+        match self.instr() {
+            Ok(instr) => unsupported(self.comp, instr, reason),
+            Err(missing) => missing,
+        }
+    }
+}
+
 /// Common kernel scaffolding: parameters, pointers, finishing.
 pub(super) struct Frame<'m> {
     pub(super) e: Emitter<'m>,
@@ -228,13 +274,7 @@ where
         let t = e.b.special(SpecialReg::Tid(Dim::X));
         let g = e.b.mad_lo_u32(c.into(), nt.into(), t.into());
         let nc = e.b.special(SpecialReg::Nctaid(Dim::X));
-        let s = e.b.bin(
-            O::Mul,
-            &[ptx::ast::Modifier::Lo],
-            Type::U32,
-            nc.into(),
-            nt.into(),
-        );
+        let s = e.b.mul_lo(Type::U32, nc.into(), nt.into());
         (g, s)
     };
     let i = e.b.mov(Type::B32, start.into());
@@ -291,12 +331,12 @@ pub(super) fn store_at(
     v: Val,
 ) -> Result<(), CodegenError> {
     let addr = e.elem_addr(base, lin, v.ty);
-    scalar::store(&mut e.b, StateSpace::Global, addr, v).map_err(CodegenError::Invalid)
+    scalar::store(&mut e.b, StateSpace::Global, addr, v).map_err(CodegenError::from)
 }
 
 fn load_at(e: &mut Emitter<'_>, base: Reg, lin: Ix, ty: P) -> Result<Val, CodegenError> {
     let addr = e.elem_addr(base, lin, ty);
-    scalar::load(&mut e.b, StateSpace::Global, ty, addr).map_err(CodegenError::Invalid)
+    scalar::load(&mut e.b, StateSpace::Global, ty, addr).map_err(CodegenError::from)
 }
 
 /// A loop kernel computing `targets` (array-shaped instructions of equal dimensions) into
@@ -366,14 +406,13 @@ fn share_scalar_inputs(f: &mut Frame<'_>, comp: &Computation, n: u64) -> Result<
     e.when(first, |e| {
         for (&(ptr, _, ty), &slot) in scalars.iter().zip(&slots) {
             let v = load_at(e, ptr, Ix::C(0), ty)?;
-            scalar::store(&mut e.b, StateSpace::Shared, slot, v).map_err(CodegenError::Invalid)?;
+            scalar::store(&mut e.b, StateSpace::Shared, slot, v)?;
         }
         Ok(())
     })?;
     e.b.barrier();
     for (&(_, p, ty), &slot) in scalars.iter().zip(&slots) {
-        let v =
-            scalar::load(&mut e.b, StateSpace::Shared, ty, slot).map_err(CodegenError::Invalid)?;
+        let v = scalar::load(&mut e.b, StateSpace::Shared, ty, slot)?;
         e.set_row_value(0, p, vec![v]);
     }
     Ok(8 * scalars.len() as u64)

@@ -153,7 +153,7 @@ where
     if block > 32 {
         for (c, v) in acc.iter().enumerate() {
             let a = comp_base(e, c, my_slot);
-            scalar::store(&mut e.b, StateSpace::Shared, a, *v).map_err(CodegenError::Invalid)?;
+            scalar::store(&mut e.b, StateSpace::Shared, a, *v)?;
         }
         let mut s = block / 2;
         while s >= 32 {
@@ -169,17 +169,13 @@ where
                             let a = comp_base(e, c, my_slot);
                             let a =
                                 e.b.bin(O::Add, &[], Type::S64, a.into(), Src::I(off as i64));
-                            args.push(
-                                scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
-                                    .map_err(CodegenError::Invalid)?,
-                            );
+                            args.push(scalar::load(&mut e.b, StateSpace::Shared, *ty, a)?);
                         }
                     }
                     let new = e.inline_scalar(f_red, &args)?;
                     for (c, v) in new.iter().enumerate() {
                         let a = comp_base(e, c, my_slot);
-                        scalar::store(&mut e.b, StateSpace::Shared, a, *v)
-                            .map_err(CodegenError::Invalid)?;
+                        scalar::store(&mut e.b, StateSpace::Shared, a, *v)?;
                     }
                     Ok(())
                 })?;
@@ -196,10 +192,7 @@ where
             let mut vals = Vec::new();
             for (c, ty) in types.iter().enumerate() {
                 let a = comp_base(e, c, my_slot);
-                vals.push(
-                    scalar::load(&mut e.b, StateSpace::Shared, *ty, a)
-                        .map_err(CodegenError::Invalid)?,
-                );
+                vals.push(scalar::load(&mut e.b, StateSpace::Shared, *ty, a)?);
             }
             e.update(&acc, &vals)?;
         }
@@ -238,12 +231,15 @@ pub(in crate::codegen) fn shared_slot(e: &mut Emitter<'_>, tid: Reg) -> Reg {
 /// A reduction kernel for `reduce` instruction `id`; `outputs` maps result components to
 /// output leaves.
 pub fn reduce_kernel(
-    req: &KernelRequest<'_>,
-    comp: &Computation,
-    name: &str,
-    id: InstrId,
+    site: KernelSite<'_, '_>,
     outputs: &[(usize, usize)],
 ) -> Result<EmittedKernel, CodegenError> {
+    let KernelSite {
+        req,
+        comp,
+        name,
+        id,
+    } = site;
     let spec = ReduceSpec::new(comp, id)?;
     let block = spec.block(req);
     // (Declared even when the block is a single warp, which never touches it.)
@@ -274,7 +270,7 @@ pub fn reduce_kernel(
 
 /// `shfl.sync.down` of a value of any carrier (64-bit values in two halves, pred as 0/1).
 fn shfl_down(e: &mut Emitter<'_>, v: Val, s: u32) -> Result<Val, CodegenError> {
-    let c = scalar::carrier(v.ty).map_err(CodegenError::Invalid)?;
+    let c = scalar::carrier(v.ty)?;
     let shfl = |e: &mut Emitter<'_>, r: Reg| -> Reg {
         let d = e.b.reg(r.kind);
         e.b.op_to(

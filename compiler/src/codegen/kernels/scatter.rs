@@ -4,17 +4,14 @@
 use super::*;
 
 /// A scatter kernel for the root `scatter` (outputs 0..n).
-pub fn scatter_kernel(
-    req: &KernelRequest<'_>,
-    comp: &Computation,
-    name: &str,
-    id: InstrId,
-) -> Result<EmittedKernel, CodegenError> {
-    let instr = instr_of(comp, id)?;
-    let err = |e: &str| unsupported(comp, instr, e);
+pub fn scatter_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenError> {
+    let KernelSite {
+        req, comp, name, ..
+    } = site;
+    let instr = site.instr()?;
     let nops = instr.operands.len();
     if nops < 3 || nops % 2 == 0 {
-        return Err(err("scatter needs n operands, indices and n updates"));
+        return Err(site.unsupported("scatter needs n operands, indices and n updates"));
     }
     let n = (nops - 1) / 2;
     let operands = instr.operands[..n].to_vec();
@@ -29,7 +26,7 @@ pub fn scatter_kernel(
         .attrs
         .scatter_dimension_numbers
         .clone()
-        .ok_or_else(|| err("scatter without dimension numbers"))?;
+        .ok_or_else(|| site.unsupported("scatter without dimension numbers"))?;
     let to_u = |v: &[i64]| -> Vec<usize> { v.iter().map(|&x| x.max(0) as usize).collect() };
     let window_dims = to_u(&dn.update_window_dims);
     let inserted = to_u(&dn.inserted_window_dims);
@@ -41,7 +38,7 @@ pub fn scatter_kernel(
     let in_batch = to_u(&dn.input_batching_dims);
     let idx_batch = to_u(&dn.scatter_indices_batching_dims);
     if in_batch.len() != idx_batch.len() || idx_batch.iter().any(|&d| d >= idims.len()) {
-        return Err(err("batching dimension counts or indices differ"));
+        return Err(site.unsupported("batching dimension counts or indices differ"));
     }
     let window_operand: Vec<usize> = (0..odims.len())
         .filter(|d| !inserted.contains(d) && !in_batch.contains(d))
@@ -50,10 +47,10 @@ pub fn scatter_kernel(
     for (j, &d) in window_operand.iter().enumerate() {
         let wd = *window_dims
             .get(j)
-            .ok_or_else(|| err("update_window_dims mismatch"))?;
+            .ok_or_else(|| site.unsupported("update_window_dims mismatch"))?;
         wsize[d] = *udims
             .get(wd)
-            .ok_or_else(|| err("update_window_dims out of range"))?;
+            .ok_or_else(|| site.unsupported("update_window_dims out of range"))?;
     }
     let scatter_dims: Vec<usize> = (0..udims.len())
         .filter(|d| !window_dims.contains(d))
@@ -65,7 +62,7 @@ pub fn scatter_kernel(
     let comb = instr
         .attrs
         .to_apply
-        .ok_or_else(|| err("scatter without to_apply"))?;
+        .ok_or_else(|| site.unsupported("scatter without to_apply"))?;
     let total: u64 = odims.iter().product();
     let outs: Vec<usize> = (0..n).collect();
     let mut f = Frame::new(req, comp, name, &outs);
@@ -91,7 +88,8 @@ pub fn scatter_kernel(
                             c[ivd] = Ix::C(k as u32);
                         }
                         let v = e.emit1(&ctx, indices, &c)?;
-                        scalar::to_index64(&mut e.b, v).map_err(|m| unsupported(comp, instr, m))?
+                        scalar::to_index64(&mut e.b, v)
+                            .map_err(|m| unsupported(comp, instr, m.to_string()))?
                     }
                     None => match in_batch.iter().position(|&x| x == d) {
                         Some(k) => {

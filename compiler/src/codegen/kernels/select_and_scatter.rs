@@ -12,18 +12,13 @@ use super::*;
 /// candidate)` is false; padding positions are never selected), and when the selection is its
 /// own element combines that window's `source` value into its accumulator, which starts at
 /// `init_value`. Overlapping windows are therefore exact.
-pub fn select_and_scatter_kernel(
-    req: &KernelRequest<'_>,
-    comp: &Computation,
-    name: &str,
-    id: InstrId,
-) -> Result<EmittedKernel, CodegenError> {
-    let instr = instr_of(comp, id)?;
-    let err = |e: &str| unsupported(comp, instr, e);
+pub fn select_and_scatter_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenError> {
+    let KernelSite {
+        req, comp, name, ..
+    } = site;
+    let instr = site.instr()?;
     let [operand, source, init] = instr.operands.as_slice() else {
-        return Err(err(
-            "select-and-scatter takes operand, source and init_value",
-        ));
+        return Err(site.unsupported("select-and-scatter takes operand, source and init_value"));
     };
     let (operand, source, init) = (*operand, *source, *init);
     let shape_of = |id: InstrId| operand_dims(comp, instr, id);
@@ -33,27 +28,26 @@ pub fn select_and_scatter_kernel(
         .attrs
         .window
         .clone()
-        .ok_or_else(|| err("select-and-scatter without window"))?;
+        .ok_or_else(|| site.unsupported("select-and-scatter without window"))?;
     if window.dims.len() != odims.len() || sdims.len() != odims.len() {
-        return Err(err("window, source and operand ranks differ"));
+        return Err(site.unsupported("window, source and operand ranks differ"));
     }
     if window
         .dims
         .iter()
         .any(|w| w.lhs_dilation > 1 || w.rhs_dilation > 1 || w.size < 1 || w.stride < 1)
     {
-        return Err(err(
-            "select-and-scatter windows need size and stride >= 1 and no dilation",
-        ));
+        return Err(site
+            .unsupported("select-and-scatter windows need size and stride >= 1 and no dilation"));
     }
     let select = instr
         .attrs
         .select
-        .ok_or_else(|| err("select-and-scatter without select"))?;
+        .ok_or_else(|| site.unsupported("select-and-scatter without select"))?;
     let scatter = instr
         .attrs
         .scatter
-        .ok_or_else(|| err("select-and-scatter without scatter"))?;
+        .ok_or_else(|| site.unsupported("select-and-scatter without scatter"))?;
     let total: u64 = odims.iter().product();
     check_size(comp, instr, total)?;
     let sizes: Vec<u64> = window.dims.iter().map(|w| w.size as u64).collect();
@@ -92,13 +86,7 @@ pub fn select_and_scatter_kernel(
                     tt.into(),
                 );
                 let wd = e.b.bin(O::Sub, &[], Type::S32, q.into(), back.into());
-                let ws = e.b.bin(
-                    O::Mul,
-                    &[ptx::ast::Modifier::Lo],
-                    Type::S32,
-                    wd.into(),
-                    Src::I(w.stride),
-                );
+                let ws = e.b.mul_lo(Type::S32, wd.into(), Src::I(w.stride));
                 let r = e.b.bin(O::Sub, &[], Type::S32, p.into(), ws.into());
                 let c1 = e.b.setp(CmpOp::Ge, Type::S32, wd.into(), Src::I(0));
                 let c2 =
@@ -113,7 +101,7 @@ pub fn select_and_scatter_kernel(
                 rel.push(Ix::R(r));
             }
             let Some(ok) = ok else {
-                return Err(err("select-and-scatter of rank 0"));
+                return Err(site.unsupported("select-and-scatter of rank 0"));
             };
             e.when(ok, |e| {
                 let have = e.b.mov(Type::B32, Src::I(0));
@@ -126,13 +114,7 @@ pub fn select_and_scatter_kernel(
                     for (d, w) in window.dims.iter().enumerate() {
                         let wd = e.ix_reg(win[d]);
                         let jd = e.ix_reg(jdx[d]);
-                        let a = e.b.bin(
-                            O::Mul,
-                            &[ptx::ast::Modifier::Lo],
-                            Type::S32,
-                            wd.into(),
-                            Src::I(w.stride),
-                        );
+                        let a = e.b.mul_lo(Type::S32, wd.into(), Src::I(w.stride));
                         let a = e.b.bin(O::Add, &[], Type::S32, a.into(), jd.into());
                         let a = e.b.bin(O::Sub, &[], Type::S32, a.into(), Src::I(w.pad_low));
                         let ge = e.b.setp(CmpOp::Ge, Type::S32, a.into(), Src::I(0));
@@ -157,7 +139,7 @@ pub fn select_and_scatter_kernel(
                             reg: take,
                         };
                         let nv = scalar::select(&mut e.b, pick, v, sel[0])
-                            .map_err(|m| unsupported(comp, instr, m))?;
+                            .map_err(|m| unsupported(comp, instr, m.to_string()))?;
                         e.update(&sel, &[nv])?;
                         let nj = e.b.selp(Type::U32, j.into(), chosen.into(), take);
                         e.b.mov_to(chosen, Type::B32, nj.into());

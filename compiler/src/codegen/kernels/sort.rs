@@ -3,18 +3,18 @@
 use super::*;
 
 /// A sort kernel for the root `sort` (outputs 0..n are its operands' sorted copies).
-pub fn sort_kernel(
-    req: &KernelRequest<'_>,
-    comp: &Computation,
-    name: &str,
-    id: InstrId,
-) -> Result<EmittedKernel, CodegenError> {
-    let instr = instr_of(comp, id)?;
-    let err = |e: &str| unsupported(comp, instr, e);
+pub fn sort_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenError> {
+    let KernelSite {
+        req, comp, name, ..
+    } = site;
+    let instr = site.instr()?;
     let ops = instr.operands.clone();
     let first = comp
-        .get(*ops.first().ok_or_else(|| err("sort without operands"))?)
-        .ok_or_else(|| err("bad operand"))?;
+        .get(
+            *ops.first()
+                .ok_or_else(|| site.unsupported("sort without operands"))?,
+        )
+        .ok_or_else(|| site.unsupported("bad operand"))?;
     let dims = dims_of(&first.shape);
     check_size(comp, instr, dims.iter().product())?;
     let d = instr
@@ -26,7 +26,7 @@ pub fn sort_kernel(
         .max(0) as usize;
     let n_sort = *dims
         .get(d)
-        .ok_or_else(|| err("sort dimension out of range"))?;
+        .ok_or_else(|| site.unsupported("sort dimension out of range"))?;
     let row_dims: Vec<u64> = dims
         .iter()
         .enumerate()
@@ -39,7 +39,7 @@ pub fn sort_kernel(
     let cmp_fn = instr
         .attrs
         .to_apply
-        .ok_or_else(|| err("sort without comparator"))?;
+        .ok_or_else(|| site.unsupported("sort without comparator"))?;
     let block = block_for(
         req,
         (n_sort
@@ -78,7 +78,7 @@ pub fn sort_kernel(
             match smem {
                 Some(base) => {
                     let a = slot(e, base, k, j);
-                    scalar::load(&mut e.b, StateSpace::Shared, ty, a).map_err(CodegenError::Invalid)
+                    scalar::load(&mut e.b, StateSpace::Shared, ty, a).map_err(CodegenError::from)
                 }
                 None => load_at(e, out_ptrs[k], lin, ty),
             }
@@ -88,7 +88,7 @@ pub fn sort_kernel(
             match smem {
                 Some(base) => {
                     let a = slot(e, base, k, j);
-                    scalar::store(&mut e.b, StateSpace::Shared, a, v).map_err(CodegenError::Invalid)
+                    scalar::store(&mut e.b, StateSpace::Shared, a, v).map_err(CodegenError::from)
                 }
                 None => store_at(e, out_ptrs[k], lin, v),
             }

@@ -10,26 +10,26 @@ use super::*;
 /// row, so each of the `k` output slots is written by exactly one thread and the result is
 /// deterministic. The work is `n` comparisons per element: rows are short in practice
 /// (vocabularies of experts, beams), and the kernel needs no shared memory or synchronisation.
-pub fn topk_kernel(
-    req: &KernelRequest<'_>,
-    comp: &Computation,
-    name: &str,
-    id: InstrId,
-) -> Result<EmittedKernel, CodegenError> {
-    let instr = instr_of(comp, id)?;
-    let err = |e: &str| unsupported(comp, instr, e);
+pub fn topk_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenError> {
+    let KernelSite {
+        req, comp, name, ..
+    } = site;
+    let instr = site.instr()?;
     let [x] = instr.operands.as_slice() else {
-        return Err(err("topk takes one operand"));
+        return Err(site.unsupported("topk takes one operand"));
     };
     let x = *x;
     let dims = operand_dims(comp, instr, x)?;
     let Some((&n, _)) = dims.split_last() else {
-        return Err(err("topk needs an operand of rank 1 or more"));
+        return Err(site.unsupported("topk needs an operand of rank 1 or more"));
     };
-    let k = instr.attrs.k.ok_or_else(|| err("topk without k"))?;
-    let k = u64::try_from(k).map_err(|_| err("k is negative"))?;
+    let k = instr
+        .attrs
+        .k
+        .ok_or_else(|| site.unsupported("topk without k"))?;
+    let k = u64::try_from(k).map_err(|_| site.unsupported("k is negative"))?;
     if k > n {
-        return Err(err("k exceeds the last dimension"));
+        return Err(site.unsupported("k exceeds the last dimension"));
     }
     let largest = instr.attrs.largest.unwrap_or(true);
     let total: u64 = dims.iter().product();
@@ -54,7 +54,7 @@ pub fn topk_kernel(
             other[rank - 1] = Ix::R(j);
             let y = e.emit1(&ctx, x, &other)?;
             let ahead = scalar::compare(&mut e.b, before, total_order, y, me)
-                .map_err(|m| unsupported(comp, instr, m))?;
+                .map_err(|m| unsupported(comp, instr, m.to_string()))?;
             let same = scalar::compare(
                 &mut e.b,
                 hlo::ir::ComparisonDirection::Eq,
@@ -62,7 +62,7 @@ pub fn topk_kernel(
                 y,
                 me,
             )
-            .map_err(|m| unsupported(comp, instr, m))?;
+            .map_err(|m| unsupported(comp, instr, m.to_string()))?;
             let lower = e.b.setp(CmpOp::Lt, Type::U32, j.into(), pos.into());
             let tie = e.b.pand(same.reg, lower);
             let first = e.b.por(ahead.reg, tie);
