@@ -308,8 +308,7 @@ pub fn read_module(path: &Path) -> Result<HloModule, InputError> {
 /// `aot eval`, `aot check-hlo`) refuses them here with `opcode X is not supported` and the
 /// location, instead of failing later in one back end with its own words. The runtime does not
 /// read modules this way (it parses an artifact's embedded module), so this list is no part of
-/// the compatibility surface. `docs/opcodes.md` has the whole table. `convolution` is not
-/// listed: it is being added to both back ends.
+/// the compatibility surface. `docs/opcodes.md` has the whole table.
 pub const UNSUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::AllGatherDone,
     Opcode::AllGatherStart,
