@@ -796,9 +796,9 @@ impl<'m> Ctx<'m> {
                 let (sym_space, base, base32, off) = self.addr(scope, ao, fname)?;
                 let decl_space = i
                     .state_space()
-                    .map(|s| space_of(s).unwrap_or(Sp::Generic))
-                    .unwrap_or(Sp::Generic);
-                // A symbol's own space wins over generic; kernel params are in Sp::Param, call-site
+                    .map(|s| space_of(s).unwrap_or(Space::Generic))
+                    .unwrap_or(Space::Generic);
+                // A symbol's own space wins over generic; kernel params are in Space::Param, call-site
                 // params in local memory.
                 let space = match (sym_space, decl_space) {
                     (Some(s), _) => s,
@@ -864,8 +864,9 @@ impl<'m> Ctx<'m> {
                 };
                 let (sym_space, base, base32, off) =
                     self.addr(scope, self.operand(i, k0, fname)?, fname)?;
-                let space = sym_space
-                    .unwrap_or_else(|| i.state_space().and_then(space_of).unwrap_or(Sp::Generic));
+                let space = sym_space.unwrap_or_else(|| {
+                    i.state_space().and_then(space_of).unwrap_or(Space::Generic)
+                });
                 let b = self.src(scope, self.operand(i, k0 + 1, fname)?, t, fname)?;
                 let rop = i
                     .reduce_op()

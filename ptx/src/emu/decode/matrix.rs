@@ -55,7 +55,7 @@ impl<'m> Ctx<'m> {
                 Modifier::Count(c) if count.is_none() => count = Some(*c),
                 Modifier::Trans if !trans => trans = true,
                 Modifier::Space(StateSpace::Shared | StateSpace::SharedCta) if space.is_none() => {
-                    space = Some(Sp::Shared)
+                    space = Some(Space::Shared)
                 }
                 _ => ok = false,
             }
@@ -91,7 +91,7 @@ impl<'m> Ctx<'m> {
         Ok(Op::Matrix(Box::new(MatrixOp::Ldmatrix {
             n: n as u8,
             trans,
-            space: sym_space.or(space).unwrap_or(Sp::Generic),
+            space: sym_space.or(space).unwrap_or(Space::Generic),
             ds,
             base,
             base32,
@@ -226,7 +226,7 @@ impl<'m> Ctx<'m> {
         }
         let (dsym, dst, dst32, doff) = self.addr(scope, self.operand(i, 0, fname)?, fname)?;
         let (ssym, src, src32, soff) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
-        if dsym.is_some_and(|s| s != Sp::Shared) || ssym.is_some() {
+        if dsym.is_some_and(|s| s != Space::Shared) || ssym.is_some() {
             return Err(self.err(
                 fname,
                 "cp.async copies from global memory into shared memory",

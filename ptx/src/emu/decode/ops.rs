@@ -5,17 +5,9 @@ use crate::ast::{ShflMode, SpecialReg, VoteMode};
 
 use super::{P, R};
 
-/// Memory state space of an access after decoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Sp {
-    Global,
-    Shared,
-    Local,
-    /// Kernel parameter buffer (read-only).
-    Param,
-    Const,
-    Generic,
-}
+/// The state space of an access is decoded straight to the one its faults name (`.param`: the
+/// kernel parameter buffer, read-only), so the engine reports a fault without a translation.
+pub(crate) use super::super::error::Space;
 
 /// Integer binary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,14 +331,14 @@ pub(crate) enum Op {
     /// Generic ↔ state-space address (`to` = generic → space).
     Cvta {
         to: bool,
-        space: Sp,
+        space: Space,
         bits: u8,
         d: R,
         a: R,
     },
     /// `ld`: `n` elements of `size` bytes into `ds`; `sext` sign-extends from the element size.
     Ld {
-        space: Sp,
+        space: Space,
         size: u8,
         n: u8,
         sext: bool,
@@ -356,7 +348,7 @@ pub(crate) enum Op {
         off: i64,
     },
     St {
-        space: Sp,
+        space: Space,
         size: u8,
         n: u8,
         ss: [R; 4],
@@ -365,7 +357,7 @@ pub(crate) enum Op {
         off: i64,
     },
     Atom {
-        space: Sp,
+        space: Space,
         op: AOp,
         kind: AKind,
         d: R,
@@ -478,7 +470,7 @@ pub(crate) enum MatrixOp {
     Ldmatrix {
         n: u8,
         trans: bool,
-        space: Sp,
+        space: Space,
         ds: [R; 4],
         base: R,
         base32: bool,

@@ -21,7 +21,7 @@
 //!   covering its group returns (and to other threads until a barrier after that), so a
 //!   program that reads the shared destination, or writes the global source, before then has a
 //!   data race and no defined result; every race-free program sees the same bytes as on a GPU.
-use super::super::decode::{MatrixOp, MmaInput, Sp, NONE};
+use super::super::decode::{MatrixOp, MmaInput, NONE};
 use super::super::error::Space;
 use super::super::numeric::Fmt;
 use super::float::f32_canon;
@@ -254,7 +254,7 @@ impl<'a> LaunchCtx<'a> {
                         for at in (0..size).step_by(chunk as usize) {
                             let align = if at == 0 { size } else { chunk };
                             let v = self
-                                .load(m, Sp::Global, saddr + at as u64, chunk, align, tid, l)
+                                .load(m, Space::Global, saddr + at as u64, chunk, align, tid, l)
                                 .map_err(|f| (pc, f))?;
                             for e in 0..chunk {
                                 if let Some(b) = bytes.get_mut((at + e) as usize) {
@@ -270,7 +270,7 @@ impl<'a> LaunchCtx<'a> {
                         }
                         for at in 0..n {
                             let v = self
-                                .load(m, Sp::Global, saddr + at as u64, 1, 1, tid, l)
+                                .load(m, Space::Global, saddr + at as u64, 1, 1, tid, l)
                                 .map_err(|f| (pc, f))?;
                             if let Some(b) = bytes.get_mut(at as usize) {
                                 *b = v as u8;
@@ -285,7 +285,7 @@ impl<'a> LaunchCtx<'a> {
                                 << (8 * e);
                         }
                         let align = if at == 0 { size } else { chunk };
-                        self.store(m, Sp::Shared, daddr + at as u64, chunk, align, tid, l, v)
+                        self.store(m, Space::Shared, daddr + at as u64, chunk, align, tid, l, v)
                             .map_err(|f| (pc, f))?;
                     }
                 }

@@ -1,7 +1,7 @@
 //! Memory instructions and address resolution: every access is bounds- and alignment-checked,
 //! a whole warp at once when all its lanes land in one global allocation or in shared memory.
 use super::super::decode::IOp;
-use super::super::decode::{AKind, AOp, Op, Sp, NONE, R};
+use super::super::decode::{AKind, AOp, Op, NONE, R};
 use super::super::error::Space;
 use super::super::memory::{
     atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, LOCAL_WINDOW, PARAM_WINDOW,
@@ -83,17 +83,6 @@ pub(super) fn atom_size(kind: AKind) -> u32 {
     }
 }
 
-pub(super) fn space_name(sp: Sp) -> Space {
-    match sp {
-        Sp::Global => Space::Global,
-        Sp::Shared => Space::Shared,
-        Sp::Local => Space::Local,
-        Sp::Param => Space::Param,
-        Sp::Const => Space::Const,
-        Sp::Generic => Space::Generic,
-    }
-}
-
 /// The address lane `lane` of an `ld`/`st` accesses: its base register (none: 0, `.u32`
 /// addressing: the low 32 bits) plus the immediate offset.
 #[inline(always)]
@@ -149,7 +138,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn resolve(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addr: u64,
         size: u32,
         align: u32,
@@ -157,15 +146,9 @@ impl<'a> LaunchCtx<'a> {
         write: bool,
     ) -> Result<Target, Fault> {
         if addr & (align as u64 - 1) != 0 {
-            return Err(Fault::new(
-                FaultKind::Misaligned,
-                space_name(space),
-                addr,
-                size,
-                lane,
-            ));
+            return Err(Fault::new(FaultKind::Misaligned, space, addr, size, lane));
         }
-        let space = if space == Sp::Generic {
+        let space = if space == Space::Generic {
             if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
                 return Ok(Target::Shared(addr - SHARED_WINDOW));
             } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) {
@@ -182,14 +165,14 @@ impl<'a> LaunchCtx<'a> {
                 }
                 return Ok(Target::Param(addr - PARAM_WINDOW));
             }
-            Sp::Global
+            Space::Global
         } else {
             space
         };
         match space {
-            Sp::Shared => Ok(Target::Shared(addr & 0xffff_ffff)),
-            Sp::Local => Ok(Target::Local(addr & 0xffff_ffff)),
-            Sp::Param => {
+            Space::Shared => Ok(Target::Shared(addr & 0xffff_ffff)),
+            Space::Local => Ok(Target::Local(addr & 0xffff_ffff)),
+            Space::Param => {
                 if write {
                     return Err(Fault::new(
                         FaultKind::ReadOnly,
@@ -217,13 +200,7 @@ impl<'a> LaunchCtx<'a> {
                         // SAFETY: addr..end lies inside the allocation.
                         Ok(Target::Global(unsafe { ptr.add((addr - base) as usize) }))
                     }
-                    _ => Err(Fault::new(
-                        FaultKind::Oob,
-                        space_name(space),
-                        addr,
-                        size,
-                        lane,
-                    )),
+                    _ => Err(Fault::new(FaultKind::Oob, space, addr, size, lane)),
                 }
             }
         }
@@ -237,7 +214,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn fast_target(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addrs: &[u64; 32],
         mask: u32,
         size: u32,
@@ -257,7 +234,7 @@ impl<'a> LaunchCtx<'a> {
         }
         let end = hi.checked_add(size as u64)?;
         match space {
-            Sp::Global | Sp::Const | Sp::Generic => {
+            Space::Global | Space::Const | Space::Generic => {
                 if !(lo >= m.cache_base && end <= m.cache_end) {
                     // Global allocations never overlap the generic windows, so a hit is global.
                     let (b, e, p) = self.mem.lookup(lo)?;
@@ -270,10 +247,10 @@ impl<'a> LaunchCtx<'a> {
                 }
                 Some(Fast::Global)
             }
-            Sp::Shared if end <= m.shared.len() as u64 => Some(Fast::Shared),
+            Space::Shared if end <= m.shared.len() as u64 => Some(Fast::Shared),
             // Every kernel reads its parameters with `ld.param`, every warp of every CTA: the
             // per-lane path for them was a few percent of a short kernel.
-            Sp::Param if end <= self.params.len() as u64 => Some(Fast::Param),
+            Space::Param if end <= self.params.len() as u64 => Some(Fast::Param),
             _ => None,
         }
     }
@@ -283,7 +260,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn load(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addr: u64,
         size: u32,
         align: u32,
@@ -315,7 +292,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn store(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addr: u64,
         size: u32,
         align: u32,
@@ -357,7 +334,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn atomic(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addr: u64,
         size: u32,
         tid: u32,
