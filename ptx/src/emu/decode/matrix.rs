@@ -84,7 +84,7 @@ impl<'m> Ctx<'m> {
                 *slot = self.dst(scope, p, fname)?;
             }
         }
-        let (sym_space, base, base32, off) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
+        let (sym_space, addr) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
         if i.operands.len() != 2 {
             return Err(self.err(fname, "ldmatrix takes two operands"));
         }
@@ -93,9 +93,7 @@ impl<'m> Ctx<'m> {
             trans,
             space: sym_space.or(space).unwrap_or(Space::Generic),
             ds,
-            base,
-            base32,
-            off,
+            addr,
         })))
     }
 
@@ -224,8 +222,8 @@ impl<'m> Ctx<'m> {
         if i.operands.len() > 4 {
             return Err(self.err(fname, form_refused(i)));
         }
-        let (dsym, dst, dst32, doff) = self.addr(scope, self.operand(i, 0, fname)?, fname)?;
-        let (ssym, src, src32, soff) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
+        let (dsym, dst) = self.addr(scope, self.operand(i, 0, fname)?, fname)?;
+        let (ssym, src) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
         if dsym.is_some_and(|s| s != Space::Shared) || ssym.is_some() {
             return Err(self.err(
                 fname,
@@ -236,11 +234,7 @@ impl<'m> Ctx<'m> {
             size: size as u8,
             src_size,
             dst,
-            dst32,
-            doff,
             src,
-            src32,
-            soff,
         })))
     }
 }

@@ -747,51 +747,97 @@ impl<'m> Ctx<'m> {
         }
     }
 
-    /// An address operand → (space override from the symbol, base row, base is 32-bit, offset).
+    /// An address operand → (space override from the symbol, the address).
     fn addr(
         &mut self,
         scope: &HashMap<String, Sym>,
         o: &Operand,
         fname: &str,
-    ) -> Result<(Option<Space>, R, bool, i64), EmuError> {
+    ) -> Result<(Option<Space>, Addr), EmuError> {
         let a = match o {
             Operand::Address(a) => a,
             _ => return Err(self.err(fname, "address operand expected")),
         };
         match &a.base {
             AddressBase::Reg(r) => match self.lookup(scope, r.name(), fname)? {
-                Sym::Val { row, bits } => Ok((None, row, bits <= 32, a.offset)),
+                Sym::Val { row, bits } => Ok((
+                    None,
+                    Addr {
+                        base: row,
+                        base32: bits <= 32,
+                        off: a.offset,
+                    },
+                )),
                 Sym::Addr { space, off } => Ok((
                     Some(space),
-                    NONE,
-                    false,
-                    (off as i64).wrapping_add(a.offset),
+                    Addr {
+                        base: NONE,
+                        base32: false,
+                        off: (off as i64).wrapping_add(a.offset),
+                    },
                 )),
                 Sym::ModuleVar { idx, .. } => {
                     let r = self.konst(ConstSrc::ModuleVar(idx, 0));
-                    Ok((None, r, false, a.offset))
+                    Ok((
+                        None,
+                        Addr {
+                            base: r,
+                            base32: false,
+                            off: a.offset,
+                        },
+                    ))
                 }
                 _ => Err(self.err(fname, format!("bad address base {}", r.name()))),
             },
             AddressBase::Symbol(n) => match self.lookup(scope, n, fname)? {
                 Sym::Addr { space, off } => Ok((
                     Some(space),
-                    NONE,
-                    false,
-                    (off as i64).wrapping_add(a.offset),
+                    Addr {
+                        base: NONE,
+                        base32: false,
+                        off: (off as i64).wrapping_add(a.offset),
+                    },
                 )),
                 Sym::ModuleVar { idx, .. } => {
                     let r = self.konst(ConstSrc::ModuleVar(idx, 0));
-                    Ok((None, r, false, a.offset))
+                    Ok((
+                        None,
+                        Addr {
+                            base: r,
+                            base32: false,
+                            off: a.offset,
+                        },
+                    ))
                 }
-                Sym::Val { row, bits } => Ok((None, row, bits <= 32, a.offset)),
+                Sym::Val { row, bits } => Ok((
+                    None,
+                    Addr {
+                        base: row,
+                        base32: bits <= 32,
+                        off: a.offset,
+                    },
+                )),
                 Sym::DynShared => {
                     let r = self.konst(ConstSrc::DynShared(0));
-                    Ok((Some(Space::Shared), r, true, a.offset))
+                    Ok((
+                        Some(Space::Shared),
+                        Addr {
+                            base: r,
+                            base32: true,
+                            off: a.offset,
+                        },
+                    ))
                 }
                 _ => Err(self.err(fname, format!("bad address symbol `{n}`"))),
             },
-            AddressBase::Imm(v) => Ok((None, NONE, false, (*v as i64).wrapping_add(a.offset))),
+            AddressBase::Imm(v) => Ok((
+                None,
+                Addr {
+                    base: NONE,
+                    base32: false,
+                    off: (*v as i64).wrapping_add(a.offset),
+                },
+            )),
         }
     }
 

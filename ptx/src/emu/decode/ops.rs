@@ -9,6 +9,16 @@ use super::{P, R};
 /// kernel parameter buffer, read-only), so the engine reports a fault without a translation.
 pub(crate) use super::super::error::Space;
 
+/// An address operand after decoding: the base register's value (none: 0; `base32`, `.u32`
+/// addressing: its low 32 bits) plus the immediate offset. One type for every instruction that
+/// takes an address, so decode and exec agree on it in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Addr {
+    pub(crate) base: R,
+    pub(crate) base32: bool,
+    pub(crate) off: i64,
+}
+
 /// Integer binary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum IOp {
@@ -343,27 +353,21 @@ pub(crate) enum Op {
         n: u8,
         sext: bool,
         ds: [R; 4],
-        base: R,
-        base32: bool,
-        off: i64,
+        addr: Addr,
     },
     St {
         space: Space,
         size: u8,
         n: u8,
         ss: [R; 4],
-        base: R,
-        base32: bool,
-        off: i64,
+        addr: Addr,
     },
     Atom {
         space: Space,
         op: AOp,
         kind: AKind,
         d: R,
-        base: R,
-        base32: bool,
-        off: i64,
+        addr: Addr,
         b: R,
         c: R,
     },
@@ -472,9 +476,7 @@ pub(crate) enum MatrixOp {
         trans: bool,
         space: Space,
         ds: [R; 4],
-        base: R,
-        base32: bool,
-        off: i64,
+        addr: Addr,
     },
     /// `mma.sync.aligned.m16n8k{8,16}.row.col.f32.T.T.f32 d, a, b, c` (unused slots NONE).
     Mma {
@@ -489,12 +491,8 @@ pub(crate) enum MatrixOp {
     CpAsync {
         size: u8,
         src_size: R,
-        dst: R,
-        dst32: bool,
-        doff: i64,
-        src: R,
-        src32: bool,
-        soff: i64,
+        dst: Addr,
+        src: Addr,
     },
 }
 

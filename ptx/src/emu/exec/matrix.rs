@@ -131,9 +131,7 @@ impl<'a> LaunchCtx<'a> {
                 trans,
                 space,
                 ds,
-                base,
-                base32,
-                off,
+                addr,
             } => {
                 whole_warp(pc, mask, "ldmatrix")?;
                 let n = *n as usize;
@@ -142,7 +140,7 @@ impl<'a> LaunchCtx<'a> {
                 for (j, matrix) in rows.iter_mut().enumerate().take(n) {
                     for (r, row) in matrix.iter_mut().enumerate() {
                         let lane = (8 * j + r) as u32;
-                        let addr = lane_address(&w.regs, *base, *base32, *off, lane);
+                        let addr = lane_address(&w.regs, *addr, lane);
                         let tid = w.index * 32 + lane;
                         // Each row is 16 bytes, 16-byte aligned (the ISA's requirement).
                         for half in 0..2u64 {
@@ -221,11 +219,7 @@ impl<'a> LaunchCtx<'a> {
                 size,
                 src_size,
                 dst,
-                dst32,
-                doff,
                 src,
-                src32,
-                soff,
             } => {
                 let size = *size as u32;
                 let mut mm = mask;
@@ -233,8 +227,8 @@ impl<'a> LaunchCtx<'a> {
                     let l = mm.trailing_zeros();
                     mm &= mm - 1;
                     let tid = w.index * 32 + l;
-                    let daddr = lane_address(&w.regs, *dst, *dst32, *doff, l);
-                    let saddr = lane_address(&w.regs, *src, *src32, *soff, l);
+                    let daddr = lane_address(&w.regs, *dst, l);
+                    let saddr = lane_address(&w.regs, *src, l);
                     let n = if *src_size == NONE {
                         size
                     } else {

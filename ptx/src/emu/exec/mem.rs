@@ -1,7 +1,7 @@
 //! Memory instructions and address resolution: every access is bounds- and alignment-checked,
 //! a whole warp at once when all its lanes land in one global allocation or in shared memory.
 use super::super::decode::IOp;
-use super::super::decode::{AKind, AOp, Op, NONE, R};
+use super::super::decode::{AKind, AOp, Addr, Op, NONE};
 use super::super::error::Space;
 use super::super::memory::{
     atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, LOCAL_WINDOW, PARAM_WINDOW,
@@ -83,10 +83,10 @@ pub(super) fn atom_size(kind: AKind) -> u32 {
     }
 }
 
-/// The address lane `lane` of an `ld`/`st` accesses: its base register (none: 0, `.u32`
-/// addressing: the low 32 bits) plus the immediate offset.
+/// The address lane `lane` of a memory instruction accesses.
 #[inline(always)]
-pub(super) fn lane_address(regs: &[u64], base: R, base32: bool, off: i64, lane: u32) -> u64 {
+pub(super) fn lane_address(regs: &[u64], addr: Addr, lane: u32) -> u64 {
+    let Addr { base, base32, off } = addr;
     let b = if base == NONE {
         0
     } else {
@@ -98,7 +98,8 @@ pub(super) fn lane_address(regs: &[u64], base: R, base32: bool, off: i64, lane: 
 
 /// Per-lane addresses `base + off` of a memory instruction.
 #[inline(always)]
-pub(super) fn lane_addrs(regs: &[u64], base: R, base32: bool, off: i64) -> [u64; 32] {
+pub(super) fn lane_addrs(regs: &[u64], addr: Addr) -> [u64; 32] {
+    let Addr { base, base32, off } = addr;
     let bv = if base == NONE {
         [0u64; 32]
     } else {
@@ -392,13 +393,11 @@ impl<'a> LaunchCtx<'a> {
                 n,
                 sext,
                 ds,
-                base,
-                base32,
-                off,
+                addr,
             } => {
                 let (size, n) = (*size as u32, *n as u32);
                 if n == 1 {
-                    let addrs = lane_addrs(&w.regs, *base, *base32, *off);
+                    let addrs = lane_addrs(&w.regs, *addr);
                     if let Some(fast) = self.fast_target(m, *space, &addrs, mask, size) {
                         let mut out = [0u64; 32];
                         let mut mm = mask;
@@ -444,7 +443,7 @@ impl<'a> LaunchCtx<'a> {
                 while mm != 0 {
                     let l = mm.trailing_zeros();
                     mm &= mm - 1;
-                    let addr = lane_address(&w.regs, *base, *base32, *off, l);
+                    let addr = lane_address(&w.regs, *addr, l);
                     let tid = w.index * 32 + l;
                     for k in 0..n {
                         let align = if k == 0 { size * n } else { size };
@@ -476,13 +475,11 @@ impl<'a> LaunchCtx<'a> {
                 size,
                 n,
                 ss,
-                base,
-                base32,
-                off,
+                addr,
             } => {
                 let (size, n) = (*size as u32, *n as u32);
                 if n == 1 {
-                    let addrs = lane_addrs(&w.regs, *base, *base32, *off);
+                    let addrs = lane_addrs(&w.regs, *addr);
                     if let Some(fast) = self.fast_target(m, *space, &addrs, mask, size) {
                         let vals = rd(&w.regs, ss[0]);
                         let mut mm = mask;
@@ -527,7 +524,7 @@ impl<'a> LaunchCtx<'a> {
                 while mm != 0 {
                     let l = mm.trailing_zeros();
                     mm &= mm - 1;
-                    let addr = lane_address(&w.regs, *base, *base32, *off, l);
+                    let addr = lane_address(&w.regs, *addr, l);
                     let tid = w.index * 32 + l;
                     for k in 0..n {
                         let align = if k == 0 { size * n } else { size };
@@ -551,9 +548,7 @@ impl<'a> LaunchCtx<'a> {
                 op,
                 kind,
                 d,
-                base,
-                base32,
-                off,
+                addr,
                 b,
                 c,
             } => {
@@ -563,13 +558,7 @@ impl<'a> LaunchCtx<'a> {
                 while mm != 0 {
                     let l = mm.trailing_zeros();
                     mm &= mm - 1;
-                    let bb = if *base == NONE {
-                        0
-                    } else {
-                        rd1(&w.regs, *base, l)
-                    };
-                    let bb = if *base32 { bb & 0xffff_ffff } else { bb };
-                    let addr = bb.wrapping_add(*off as u64);
+                    let addr = lane_address(&w.regs, *addr, l);
                     let bv = rd1(&w.regs, *b, l);
                     let cv = if *c == NONE { 0 } else { rd1(&w.regs, *c, l) };
                     let tid = w.index * 32 + l;
