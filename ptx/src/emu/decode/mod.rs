@@ -758,86 +758,63 @@ impl<'m> Ctx<'m> {
             Operand::Address(a) => a,
             _ => return Err(self.err(fname, "address operand expected")),
         };
-        match &a.base {
-            AddressBase::Reg(r) => match self.lookup(scope, r.name(), fname)? {
-                Sym::Val { row, bits } => Ok((
+        // A register and a symbol resolve alike, but only a symbol may name the dynamic shared
+        // memory, and each is refused in its own words.
+        let (name, is_reg) = match &a.base {
+            AddressBase::Reg(r) => (r.name(), true),
+            AddressBase::Symbol(n) => (n.as_str(), false),
+            AddressBase::Imm(v) => {
+                return Ok((
                     None,
-                    Addr {
-                        base: row,
-                        base32: bits <= 32,
-                        off: a.offset,
-                    },
-                )),
-                Sym::Addr { space, off } => Ok((
-                    Some(space),
                     Addr {
                         base: NONE,
                         base32: false,
-                        off: (off as i64).wrapping_add(a.offset),
+                        off: (*v as i64).wrapping_add(a.offset),
                     },
-                )),
-                Sym::ModuleVar { idx, .. } => {
-                    let r = self.konst(ConstSrc::ModuleVar(idx, 0));
-                    Ok((
-                        None,
-                        Addr {
-                            base: r,
-                            base32: false,
-                            off: a.offset,
-                        },
-                    ))
-                }
-                _ => Err(self.err(fname, format!("bad address base {}", r.name()))),
-            },
-            AddressBase::Symbol(n) => match self.lookup(scope, n, fname)? {
-                Sym::Addr { space, off } => Ok((
-                    Some(space),
-                    Addr {
-                        base: NONE,
-                        base32: false,
-                        off: (off as i64).wrapping_add(a.offset),
-                    },
-                )),
-                Sym::ModuleVar { idx, .. } => {
-                    let r = self.konst(ConstSrc::ModuleVar(idx, 0));
-                    Ok((
-                        None,
-                        Addr {
-                            base: r,
-                            base32: false,
-                            off: a.offset,
-                        },
-                    ))
-                }
-                Sym::Val { row, bits } => Ok((
-                    None,
-                    Addr {
-                        base: row,
-                        base32: bits <= 32,
-                        off: a.offset,
-                    },
-                )),
-                Sym::DynShared => {
-                    let r = self.konst(ConstSrc::DynShared(0));
-                    Ok((
-                        Some(Space::Shared),
-                        Addr {
-                            base: r,
-                            base32: true,
-                            off: a.offset,
-                        },
-                    ))
-                }
-                _ => Err(self.err(fname, format!("bad address symbol `{n}`"))),
-            },
-            AddressBase::Imm(v) => Ok((
+                ));
+            }
+        };
+        match self.lookup(scope, name, fname)? {
+            Sym::Val { row, bits } => Ok((
                 None,
+                Addr {
+                    base: row,
+                    base32: bits <= 32,
+                    off: a.offset,
+                },
+            )),
+            Sym::Addr { space, off } => Ok((
+                Some(space),
                 Addr {
                     base: NONE,
                     base32: false,
-                    off: (*v as i64).wrapping_add(a.offset),
+                    off: (off as i64).wrapping_add(a.offset),
                 },
             )),
+            Sym::ModuleVar { idx, .. } => {
+                let r = self.konst(ConstSrc::ModuleVar(idx, 0));
+                Ok((
+                    None,
+                    Addr {
+                        base: r,
+                        base32: false,
+                        off: a.offset,
+                    },
+                ))
+            }
+            Sym::DynShared if !is_reg => {
+                let r = self.konst(ConstSrc::DynShared(0));
+                Ok((
+                    Some(Space::Shared),
+                    Addr {
+                        base: r,
+                        base32: true,
+                        off: a.offset,
+                    },
+                ))
+            }
+            _ if is_reg => Err(self.err(fname, format!("bad address base {name}"))),
+            _ => Err(self.err(fname, format!("bad address symbol `{name}`"))),
         }
     }
 
