@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::collectives::{self, Clique};
-use crate::device::{Device, DeviceOp, LaunchShape};
+use crate::device::{Device, DeviceOp, GemmBuffers, LaunchShape};
 use crate::error::{invalid, Error, Result};
 use crate::registry::CallFrame;
 use crate::thunks::{
@@ -609,9 +609,11 @@ impl Run<'_> {
             },
             Command::Gemm(g) => DeviceOp::Gemm {
                 config: &g.config,
-                lhs: (self.addr(&g.lhs)?, g.lhs.size),
-                rhs: (self.addr(&g.rhs)?, g.rhs.size),
-                out: (self.addr(&g.output)?, g.output.size),
+                buffers: GemmBuffers {
+                    lhs: (self.addr(&g.lhs)?, g.lhs.size),
+                    rhs: (self.addr(&g.rhs)?, g.rhs.size),
+                    out: (self.addr(&g.output)?, g.output.size),
+                },
             },
         })
     }

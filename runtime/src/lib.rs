@@ -28,7 +28,7 @@ pub mod thunks;
 
 pub use device::{
     CudaDevice, Device, DeviceDescription, DeviceKind, DeviceOp, DeviceTotals, EmulatedDevice,
-    LaunchShape,
+    GemmBuffers, LaunchShape,
 };
 pub use error::{Code, Error, Result};
 pub use executable::{Allocation, AllocationKind, Constant, Executable, Leaf};

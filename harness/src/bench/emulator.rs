@@ -4,28 +4,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use ptx::emu::bench::{self, Workload};
+
 use super::report::{Report, Section};
 use super::stats::{best, geomean, ms, opt};
 use super::Env;
-
-fn f32_buffer(mem: &mut ptx::emu::Memory, v: &[f32]) -> anyhow::Result<ptx::emu::DevicePtr> {
-    let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let p = mem.alloc(b.len() as u64)?;
-    mem.write(p, &b)?;
-    Ok(p)
-}
-
-fn read_f32(
-    mem: &mut ptx::emu::Memory,
-    p: ptx::emu::DevicePtr,
-    n: usize,
-) -> anyhow::Result<Vec<f32>> {
-    Ok(mem
-        .read_vec(p, n * 4)?
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
-}
 
 fn corpus_kernel(root: &Path, name: &str) -> anyhow::Result<ptx::emu::LoadedModule> {
     let path = root.join(format!("testdata/corpus/ptx/{name}.ptx"));
@@ -47,26 +30,21 @@ struct KernelRun {
     cpu_ratio: Option<f64>,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Times `w` with 1 and with `threads` worker threads and natively, checks what it wrote.
 fn time_kernel(
     reps: usize,
-    module: &ptx::emu::LoadedModule,
-    kernel: &str,
-    grid: [u32; 3],
-    block: [u32; 3],
-    params: &[ptx::emu::ParamValue],
-    mem: &mut ptx::emu::Memory,
+    name: String,
+    mut w: Workload,
     threads: usize,
-) -> anyhow::Result<(u64, Duration, Duration, Option<f64>)> {
+    wrong: &str,
+) -> anyhow::Result<KernelRun> {
     let mut run = |threads: usize| {
         let opts = ptx::emu::LaunchOptions {
             threads,
             ..ptx::emu::LaunchOptions::default()
         };
         let cpu0 = process_cpu();
-        let r = best(reps, || {
-            ptx::emu::launch(module, kernel, grid, block, 0, params, mem, &opts)
-        });
+        let r = best(reps, || w.launch(&opts));
         (r, process_cpu().zip(cpu0).map(|(b, a)| b - a))
     };
     let ((one, stats), cpu_one) = run(1);
@@ -75,7 +53,16 @@ fn time_kernel(
     let cpu_ratio = cpu_all
         .zip(cpu_one)
         .and_then(|(a, o)| (o > 0.0).then(|| a / o));
-    Ok((stats.lane_instructions, one, all, cpu_ratio))
+    let (native, ()) = best(reps, || w.native());
+    anyhow::ensure!(w.check()?, "{wrong}");
+    Ok(KernelRun {
+        name,
+        lanes: stats.lane_instructions,
+        one,
+        all,
+        native,
+        cpu_ratio,
+    })
 }
 
 /// CPU time of the whole process (every thread), in seconds, from `/proc/self/stat` (clock
@@ -91,173 +78,39 @@ pub(super) fn process_cpu() -> Option<f64> {
 }
 
 pub(super) fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
-    use ptx::emu::{Memory, ParamValue};
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let reps = if env.quick { 1 } else { 3 };
-    let mut runs = Vec::new();
+    let load = |name: &str| corpus_kernel(&env.root, name);
 
-    // Elementwise: grid-stride SAXPY (checked bit for bit against the native loop).
-    let saxpy = corpus_kernel(&env.root, "saxpy_gridstride")?;
     let n = if env.quick { 1 << 20 } else { 1 << 23 };
-    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.001).collect();
-    let y0: Vec<f32> = (0..n).map(|i| (i % 777) as f32 * 0.5).collect();
-    let alpha = 1.5f32;
-    let mut mem = Memory::new();
-    let (px, py) = (f32_buffer(&mut mem, &x)?, f32_buffer(&mut mem, &y0)?);
-    let params = [
-        ParamValue::i32(n as i32),
-        ParamValue::f32(alpha),
-        ParamValue::ptr(px),
-        ParamValue::ptr(py),
-    ];
-    mem.write(
-        py,
-        &y0.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
-    )?;
-    let (lanes, one, all, cpu_ratio) = time_kernel(
-        reps,
-        &saxpy,
-        "saxpy",
-        [1024, 1, 1],
-        [256, 1, 1],
-        &params,
-        &mut mem,
-        threads,
-    )?;
-    let mut y = y0.clone();
-    let (native, _) = best(reps, || {
-        y.copy_from_slice(&y0);
-        for (yi, xi) in y.iter_mut().zip(&x) {
-            *yi = alpha.mul_add(*xi, *yi);
-        }
-        std::hint::black_box(&y);
-    });
-    // The emulator ran 2 * reps times on the same y: as many applications natively.
-    let mut want = y0.clone();
-    for _ in 0..2 * reps {
-        for (w, xi) in want.iter_mut().zip(&x) {
-            *w = alpha.mul_add(*xi, *w);
-        }
-    }
-    let got = read_f32(&mut mem, py, n)?;
-    anyhow::ensure!(
-        got.iter()
-            .zip(&want)
-            .all(|(a, b)| a.to_bits() == b.to_bits()),
-        "saxpy on the emulator differs from the native loop"
-    );
-    runs.push(KernelRun {
-        name: format!("elementwise: saxpy {n} (grid-stride)"),
-        lanes,
-        one,
-        all,
-        native,
-        cpu_ratio,
-    });
-
-    // Reduction: shared-memory block sums (256 threads, 2 elements each).
-    let reduce = corpus_kernel(&env.root, "block_reduce_smem")?;
-    let n = if env.quick { 1 << 20 } else { 1 << 22 };
-    let v: Vec<f32> = (0..n).map(|i| ((i % 13) as f32 - 6.0) * 0.125).collect();
-    let blocks = n / 512;
-    let mut mem = Memory::new();
-    let pin = f32_buffer(&mut mem, &v)?;
-    let pout = f32_buffer(&mut mem, &vec![0.0; blocks])?;
-    let params = [
-        ParamValue::ptr(pin),
-        ParamValue::ptr(pout),
-        ParamValue::i32(n as i32),
-    ];
-    let (lanes, one, all, cpu_ratio) = time_kernel(
-        reps,
-        &reduce,
-        "block_sum",
-        [blocks as u32, 1, 1],
-        [256, 1, 1],
-        &params,
-        &mut mem,
-        threads,
-    )?;
-    let mut partial = vec![0f32; blocks];
-    let (native, _) = best(reps, || {
-        for (p, chunk) in partial.iter_mut().zip(v.chunks(512)) {
-            *p = chunk.iter().sum();
-        }
-        std::hint::black_box(&partial);
-    });
-    // Every value is a multiple of 1/8 with small partial sums: exact in any order.
-    let got = read_f32(&mut mem, pout, blocks)?;
-    anyhow::ensure!(
-        got == partial,
-        "block_sum on the emulator differs from the native sums"
-    );
-    runs.push(KernelRun {
-        name: format!("reduction: block sums of {n}"),
-        lanes,
-        one,
-        all,
-        native,
-        cpu_ratio,
-    });
-
-    // Tiled matmul (16x16 shared-memory tiles).
-    let mm = corpus_kernel(&env.root, "tiled_matmul")?;
+    let m = if env.quick { 1 << 20 } else { 1 << 22 };
     let d = if env.quick { 128usize } else { 256 };
-    let a: Vec<f32> = (0..d * d)
-        .map(|i| ((i * 7) % 13) as f32 * 0.25 - 1.0)
-        .collect();
-    let b: Vec<f32> = (0..d * d)
-        .map(|i| ((i * 5) % 11) as f32 * 0.125 - 0.5)
-        .collect();
-    let mut mem = Memory::new();
-    let (pa, pb) = (f32_buffer(&mut mem, &a)?, f32_buffer(&mut mem, &b)?);
-    let pc = f32_buffer(&mut mem, &vec![0.0; d * d])?;
-    let dd = d as i32;
-    let params = [
-        ParamValue::ptr(pa),
-        ParamValue::ptr(pb),
-        ParamValue::ptr(pc),
-        ParamValue::i32(dd),
-        ParamValue::i32(dd),
-        ParamValue::i32(dd),
+    let runs = [
+        // Elementwise: grid-stride SAXPY (checked bit for bit against the native loop).
+        time_kernel(
+            reps,
+            format!("elementwise: saxpy {n} (grid-stride)"),
+            Workload::saxpy(load(bench::SAXPY)?, n)?,
+            threads,
+            "saxpy on the emulator differs from the native loop",
+        )?,
+        // Reduction: shared-memory block sums (256 threads, 2 elements each).
+        time_kernel(
+            reps,
+            format!("reduction: block sums of {m}"),
+            Workload::block_sum(load(bench::BLOCK_SUM)?, m)?,
+            threads,
+            "block_sum on the emulator differs from the native sums",
+        )?,
+        // Tiled matmul (16x16 shared-memory tiles).
+        time_kernel(
+            reps,
+            format!("tiled matmul {d}³ (16x16 tiles)"),
+            Workload::tiled_matmul(load(bench::TILED_MATMUL)?, d)?,
+            threads,
+            "tiled matmul on the emulator differs from the native loop",
+        )?,
     ];
-    let grid = [(d / 16) as u32, (d / 16) as u32, 1];
-    let (lanes, one, all, cpu_ratio) = time_kernel(
-        reps,
-        &mm,
-        "matmul",
-        grid,
-        [16, 16, 1],
-        &params,
-        &mut mem,
-        threads,
-    )?;
-    let mut c = vec![0f32; d * d];
-    let (native, _) = best(reps, || {
-        for i in 0..d {
-            for j in 0..d {
-                let mut acc = 0f32;
-                for k in 0..d {
-                    acc = a[i * d + k].mul_add(b[k * d + j], acc);
-                }
-                c[i * d + j] = acc;
-            }
-        }
-        std::hint::black_box(&c);
-    });
-    let got = read_f32(&mut mem, pc, d * d)?;
-    anyhow::ensure!(
-        got.iter().zip(&c).all(|(g, w)| g.to_bits() == w.to_bits()),
-        "tiled matmul on the emulator differs from the native loop"
-    );
-    runs.push(KernelRun {
-        name: format!("tiled matmul {d}³ (16x16 tiles)"),
-        lanes,
-        one,
-        all,
-        native,
-        cpu_ratio,
-    });
 
     let mut rows = Vec::new();
     let (mut rates, mut speedups) = (Vec::new(), Vec::new());

@@ -65,6 +65,7 @@
 //! other `mma` forms, `wmma`, `stmatrix`, `cp.async.bulk`, `.b128` and fp8 types, `.v8`
 //! vectors. `%clock`, `%clock64` and `%globaltimer` read 0, `%smid`
 //! reads 0 and `%nsmid` 1.
+pub mod bench;
 mod decode;
 pub mod error;
 mod exec;

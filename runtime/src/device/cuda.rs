@@ -26,7 +26,9 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::{cublas, Device, DeviceDescription, DeviceKind, DeviceOp, LaunchShape};
+use super::{
+    cublas, host_len, Device, DeviceDescription, DeviceKind, DeviceOp, GemmBuffers, LaunchShape,
+};
 use crate::error::{Error, Result};
 use crate::thunks::{GemmConfig, KernelModule};
 
@@ -87,9 +89,7 @@ fn signature(ops: &[DeviceOp<'_>]) -> String {
             DeviceOp::Memset8 { dst, size, value } => write!(s, "B{dst}:{size}:{value};"),
             DeviceOp::Gemm {
                 config,
-                lhs,
-                rhs,
-                out,
+                buffers: GemmBuffers { lhs, rhs, out },
             } => write!(s, "G{config:?}{lhs:?}{rhs:?}{out:?};"),
         };
     }
@@ -266,8 +266,7 @@ impl Device for CudaDevice {
 
     fn allocate(&self, size: u64) -> Result<u64> {
         self.current()?;
-        let n = usize::try_from(size.max(1))
-            .map_err(|_| Error::resource_exhausted(format!("allocation of {size} bytes")))?;
+        let n = host_len(size, "allocation")?.max(1);
         // SAFETY: plain allocation in the current context; zeroed like the emulator's.
         unsafe {
             let p = result::malloc_sync(n).map_err(|e| drv("cuMemAlloc", e))?;
@@ -296,8 +295,7 @@ impl Device for CudaDevice {
 
     fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
         self.current()?;
-        let n = usize::try_from(size)
-            .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;
+        let n = host_len(size, "copy")?;
         // SAFETY: as for `write`.
         unsafe { result::memcpy_dtod_sync(destination, source, n) }
             .map_err(|e| drv("cuMemcpyDtoD", e))
@@ -322,13 +320,8 @@ impl Device for CudaDevice {
             .map_err(|e| drv(&format!("kernel {kernel}"), e))
     }
 
-    fn gemm(
-        &self,
-        config: &GemmConfig,
-        lhs: (u64, u64),
-        rhs: (u64, u64),
-        out: (u64, u64),
-    ) -> Result<()> {
+    fn gemm(&self, config: &GemmConfig, buffers: GemmBuffers) -> Result<()> {
+        let GemmBuffers { lhs, rhs, out } = buffers;
         if let Some(plan) = cublas::plan(config) {
             let ran = self.with_cublas(|blas| {
                 let Some(blas) = blas else {
@@ -353,7 +346,7 @@ impl Device for CudaDevice {
                 return Ok(());
             }
         }
-        super::host_gemm(self, config, lhs, rhs, out)
+        super::host_gemm(self, config, buffers)
     }
 
     /// Captures the operations into a CUDA graph on a non-blocking stream the first time (and
@@ -517,8 +510,7 @@ impl CudaDevice {
                 args,
             } => unsafe { self.launch_on(stream, module, kernel, *shape, args) },
             DeviceOp::Copy { dst, src, size } => {
-                let n = usize::try_from(*size)
-                    .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;
+                let n = host_len(*size, "copy")?;
                 // SAFETY: the caller's contract.
                 unsafe { result::memcpy_dtod_async(*dst, *src, n, raw) }
                     .map_err(|e| drv("cuMemcpyDtoDAsync", e))
@@ -530,24 +522,20 @@ impl CudaDevice {
                     .map_err(|e| drv("cuMemsetD32Async", e))
             }
             DeviceOp::Zero { dst, size } => {
-                let n = usize::try_from(*size)
-                    .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
+                let n = host_len(*size, "memset")?;
                 // SAFETY: the caller's contract.
                 unsafe { result::memset_d8_async(*dst, 0, n, raw) }
                     .map_err(|e| drv("cuMemsetD8Async", e))
             }
             DeviceOp::Memset8 { dst, size, value } => {
-                let n = usize::try_from(*size)
-                    .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
+                let n = host_len(*size, "memset")?;
                 // SAFETY: the caller's contract.
                 unsafe { result::memset_d8_async(*dst, *value, n, raw) }
                     .map_err(|e| drv("cuMemsetD8Async", e))
             }
             DeviceOp::Gemm {
                 config,
-                lhs,
-                rhs,
-                out,
+                buffers: GemmBuffers { lhs, rhs, out },
             } => {
                 let (Some(plan), Some(h)) = (cublas::plan(config), handle) else {
                     return Err(Error::internal(

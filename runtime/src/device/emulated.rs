@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use ptx::emu::{self, DevicePtr, LaunchOptions, LoadedModule, Memory, ParamValue};
 
-use super::{Device, DeviceDescription, DeviceKind, LaunchShape};
+use super::{host_len, Device, DeviceDescription, DeviceKind, GemmBuffers, LaunchShape};
 use crate::error::{Error, Result};
 use crate::thunks::KernelModule;
 
@@ -295,14 +295,9 @@ impl Device for EmulatedDevice {
         Some(self.totals.last_launch_lanes.load(Ordering::Relaxed))
     }
 
-    fn gemm(
-        &self,
-        config: &crate::thunks::GemmConfig,
-        lhs: (u64, u64),
-        rhs: (u64, u64),
-        out: (u64, u64),
-    ) -> Result<()> {
-        super::host_gemm(self, config, lhs, rhs, out)?;
+    fn gemm(&self, config: &crate::thunks::GemmConfig, buffers: GemmBuffers) -> Result<()> {
+        super::host_gemm(self, config, buffers)?;
+        let GemmBuffers { lhs, rhs, out } = buffers;
         let old = if config.beta != 0.0 { out.1 } else { 0 };
         self.totals.add(0, 0, lhs.1 + rhs.1 + old, out.1);
         Ok(())
@@ -310,8 +305,7 @@ impl Device for EmulatedDevice {
 
     fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
         let mut mem = self.mem()?;
-        let n = usize::try_from(size)
-            .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;
+        let n = host_len(size, "copy")?;
         let data = mem.read_vec(DevicePtr(source), n).map_err(emu_err)?;
         mem.write(DevicePtr(destination), &data).map_err(emu_err)?;
         self.totals.add(0, 0, size, size);

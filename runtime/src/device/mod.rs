@@ -247,16 +247,14 @@ pub trait Device: Send + Sync + fmt::Debug {
     fn read(&self, address: u64, out: &mut [u8]) -> Result<()>;
     /// Device → device copy of `size` bytes (non-overlapping).
     fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
-        let n = usize::try_from(size)
-            .map_err(|_| Error::resource_exhausted(format!("copy of {size} bytes")))?;
+        let n = host_len(size, "copy")?;
         let mut buf = vec![0u8; n];
         self.read(source, &mut buf)?;
         self.write(destination, &buf)
     }
     /// Fills `size` bytes (a multiple of 4) with the little-endian `value`.
     fn memset32(&self, address: u64, size: u64, value: u32) -> Result<()> {
-        let n = usize::try_from(size)
-            .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
+        let n = host_len(size, "memset")?;
         let bytes = value.to_le_bytes();
         let buf: Vec<u8> = (0..n).map(|i| bytes[i % 4]).collect();
         self.write(address, &buf)
@@ -279,14 +277,8 @@ pub trait Device: Send + Sync + fmt::Debug {
     }
     /// `output = alpha * op(lhs) x op(rhs) + beta * output` (docs/artifact.md "Gemm"). The default
     /// runs the native implementation on host copies of the buffers.
-    fn gemm(
-        &self,
-        config: &GemmConfig,
-        lhs: (u64, u64),
-        rhs: (u64, u64),
-        out: (u64, u64),
-    ) -> Result<()> {
-        host_gemm(self, config, lhs, rhs, out)
+    fn gemm(&self, config: &GemmConfig, buffers: GemmBuffers) -> Result<()> {
+        host_gemm(self, config, buffers)
     }
     /// Runs a command buffer's operations (addresses of this execution) as one unit when the
     /// device has such a thing: the CUDA device captures them into a CUDA graph on first use
@@ -299,18 +291,22 @@ pub trait Device: Send + Sync + fmt::Debug {
     fn synchronize(&self) -> Result<()>;
 }
 
+/// `size` device bytes as a host length, for a host copy or a driver call: a size past this
+/// host's address space is a resource it lacks, named by what the bytes were for.
+pub(crate) fn host_len(size: u64, what: &str) -> Result<usize> {
+    usize::try_from(size).map_err(|_| Error::resource_exhausted(format!("{what} of {size} bytes")))
+}
+
 /// The native gemm on host copies of the buffers (the [`Device::gemm`] default, and the CUDA
 /// device's fallback for what cuBLAS does not cover).
 pub fn host_gemm<D: Device + ?Sized>(
     device: &D,
     config: &GemmConfig,
-    lhs: (u64, u64),
-    rhs: (u64, u64),
-    out: (u64, u64),
+    buffers: GemmBuffers,
 ) -> Result<()> {
+    let GemmBuffers { lhs, rhs, out } = buffers;
     let rd = |(addr, size): (u64, u64)| -> Result<Vec<u8>> {
-        let n = usize::try_from(size)
-            .map_err(|_| Error::resource_exhausted(format!("gemm buffer of {size} bytes")))?;
+        let n = host_len(size, "gemm buffer")?;
         let mut v = vec![0u8; n];
         device.read(addr, &mut v)?;
         Ok(v)
@@ -332,6 +328,18 @@ pub struct LaunchShape {
     pub block: [u32; 3],
     /// Dynamic shared memory per block, in bytes.
     pub shmem_bytes: u32,
+}
+
+/// The (address, size) of each operand of a gemm: what [`Device::gemm`], [`DeviceOp::Gemm`] and
+/// [`host_gemm`] carry together, so the three spell it once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GemmBuffers {
+    /// Left operand.
+    pub lhs: (u64, u64),
+    /// Right operand.
+    pub rhs: (u64, u64),
+    /// Output.
+    pub out: (u64, u64),
 }
 
 /// One operation of a command buffer, with the device addresses of the current execution.
@@ -383,16 +391,12 @@ pub enum DeviceOp<'a> {
         /// Bytes.
         size: u64,
     },
-    /// A gemm: (address, size) of each operand.
+    /// A gemm.
     Gemm {
         /// Configuration.
         config: &'a GemmConfig,
-        /// Left operand.
-        lhs: (u64, u64),
-        /// Right operand.
-        rhs: (u64, u64),
-        /// Output.
-        out: (u64, u64),
+        /// Its operands.
+        buffers: GemmBuffers,
     },
 }
 
@@ -409,20 +413,13 @@ pub fn issue<D: Device + ?Sized>(device: &D, op: &DeviceOp<'_>) -> Result<()> {
         DeviceOp::Copy { dst, src, size } => device.copy(*dst, *src, *size),
         DeviceOp::Memset32 { dst, size, value } => device.memset32(*dst, *size, *value),
         DeviceOp::Zero { dst, size } => {
-            let n = usize::try_from(*size)
-                .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
+            let n = host_len(*size, "memset")?;
             device.write(*dst, &vec![0u8; n])
         }
         DeviceOp::Memset8 { dst, size, value } => {
-            let n = usize::try_from(*size)
-                .map_err(|_| Error::resource_exhausted(format!("memset of {size} bytes")))?;
+            let n = host_len(*size, "memset")?;
             device.write(*dst, &vec![*value; n])
         }
-        DeviceOp::Gemm {
-            config,
-            lhs,
-            rhs,
-            out,
-        } => device.gemm(config, *lhs, *rhs, *out),
+        DeviceOp::Gemm { config, buffers } => device.gemm(config, *buffers),
     }
 }

@@ -94,7 +94,7 @@ impl<'m> Ctx<'m> {
             if matches!(
                 sym,
                 Sym::Addr {
-                    space: Sp::Shared,
+                    space: Space::Shared,
                     ..
                 }
             ) && !cscope.contains_key(name)

@@ -793,12 +793,12 @@ impl<'m> Ctx<'m> {
                 } else {
                     (self.operand(i, 1, fname)?, self.operand(i, 0, fname)?)
                 };
-                let (sym_space, base, base32, off) = self.addr(scope, ao, fname)?;
+                let (sym_space, addr) = self.addr(scope, ao, fname)?;
                 let decl_space = i
                     .state_space()
-                    .map(|s| space_of(s).unwrap_or(Sp::Generic))
-                    .unwrap_or(Sp::Generic);
-                // A symbol's own space wins over generic; kernel params are in Sp::Param, call-site
+                    .map(|s| space_of(s).unwrap_or(Space::Generic))
+                    .unwrap_or(Space::Generic);
+                // A symbol's own space wins over generic; kernel params are in Space::Param, call-site
                 // params in local memory.
                 let space = match (sym_space, decl_space) {
                     (Some(s), _) => s,
@@ -837,9 +837,7 @@ impl<'m> Ctx<'m> {
                         size: size as u8,
                         n: n as u8,
                         ss: regs,
-                        base,
-                        base32,
-                        off,
+                        addr,
                     }
                 } else {
                     Op::Ld {
@@ -848,9 +846,7 @@ impl<'m> Ctx<'m> {
                         n: n as u8,
                         sext: t.is_signed(),
                         ds: regs,
-                        base,
-                        base32,
-                        off,
+                        addr,
                     }
                 }
             }
@@ -862,10 +858,10 @@ impl<'m> Ctx<'m> {
                 } else {
                     self.dst(scope, self.operand(i, 0, fname)?, fname)?
                 };
-                let (sym_space, base, base32, off) =
-                    self.addr(scope, self.operand(i, k0, fname)?, fname)?;
-                let space = sym_space
-                    .unwrap_or_else(|| i.state_space().and_then(space_of).unwrap_or(Sp::Generic));
+                let (sym_space, addr) = self.addr(scope, self.operand(i, k0, fname)?, fname)?;
+                let space = sym_space.unwrap_or_else(|| {
+                    i.state_space().and_then(space_of).unwrap_or(Space::Generic)
+                });
                 let b = self.src(scope, self.operand(i, k0 + 1, fname)?, t, fname)?;
                 let rop = i
                     .reduce_op()
@@ -898,9 +894,7 @@ impl<'m> Ctx<'m> {
                     op,
                     kind,
                     d,
-                    base,
-                    base32,
-                    off,
+                    addr,
                     b,
                     c,
                 }

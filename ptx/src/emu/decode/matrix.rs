@@ -55,7 +55,7 @@ impl<'m> Ctx<'m> {
                 Modifier::Count(c) if count.is_none() => count = Some(*c),
                 Modifier::Trans if !trans => trans = true,
                 Modifier::Space(StateSpace::Shared | StateSpace::SharedCta) if space.is_none() => {
-                    space = Some(Sp::Shared)
+                    space = Some(Space::Shared)
                 }
                 _ => ok = false,
             }
@@ -84,18 +84,16 @@ impl<'m> Ctx<'m> {
                 *slot = self.dst(scope, p, fname)?;
             }
         }
-        let (sym_space, base, base32, off) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
+        let (sym_space, addr) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
         if i.operands.len() != 2 {
             return Err(self.err(fname, "ldmatrix takes two operands"));
         }
         Ok(Op::Matrix(Box::new(MatrixOp::Ldmatrix {
             n: n as u8,
             trans,
-            space: sym_space.or(space).unwrap_or(Sp::Generic),
+            space: sym_space.or(space).unwrap_or(Space::Generic),
             ds,
-            base,
-            base32,
-            off,
+            addr,
         })))
     }
 
@@ -224,9 +222,9 @@ impl<'m> Ctx<'m> {
         if i.operands.len() > 4 {
             return Err(self.err(fname, form_refused(i)));
         }
-        let (dsym, dst, dst32, doff) = self.addr(scope, self.operand(i, 0, fname)?, fname)?;
-        let (ssym, src, src32, soff) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
-        if dsym.is_some_and(|s| s != Sp::Shared) || ssym.is_some() {
+        let (dsym, dst) = self.addr(scope, self.operand(i, 0, fname)?, fname)?;
+        let (ssym, src) = self.addr(scope, self.operand(i, 1, fname)?, fname)?;
+        if dsym.is_some_and(|s| s != Space::Shared) || ssym.is_some() {
             return Err(self.err(
                 fname,
                 "cp.async copies from global memory into shared memory",
@@ -236,11 +234,7 @@ impl<'m> Ctx<'m> {
             size: size as u8,
             src_size,
             dst,
-            dst32,
-            doff,
             src,
-            src32,
-            soff,
         })))
     }
 }

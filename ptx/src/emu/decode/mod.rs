@@ -46,7 +46,7 @@ enum Sym {
     Pred(P),
     /// Address in a state space (shared/local/kernel param offsets).
     Addr {
-        space: Sp,
+        space: Space,
         off: u64,
     },
     ModuleVar {
@@ -58,7 +58,7 @@ enum Sym {
 
 struct Ctx<'m> {
     module: &'m ast::Module,
-    vars: &'m HashMap<String, (u32, Sp)>,
+    vars: &'m HashMap<String, (u32, Space)>,
     code: Vec<Inst>,
     text: Vec<String>,
     nrows: u32,
@@ -164,13 +164,13 @@ fn operand_text(o: &Operand, s: &mut String) {
     }
 }
 
-fn space_of(s: StateSpace) -> Option<Sp> {
+fn space_of(s: StateSpace) -> Option<Space> {
     Some(match s {
-        StateSpace::Global => Sp::Global,
-        StateSpace::Shared | StateSpace::SharedCta => Sp::Shared,
-        StateSpace::Local => Sp::Local,
-        StateSpace::Param | StateSpace::ParamEntry | StateSpace::ParamFunc => Sp::Param,
-        StateSpace::Const => Sp::Const,
+        StateSpace::Global => Space::Global,
+        StateSpace::Shared | StateSpace::SharedCta => Space::Shared,
+        StateSpace::Local => Space::Local,
+        StateSpace::Param | StateSpace::ParamEntry | StateSpace::ParamFunc => Space::Param,
+        StateSpace::Const => Space::Const,
         _ => return None,
     })
 }
@@ -321,8 +321,8 @@ pub(crate) fn decode_module(module: &ast::Module) -> Result<Decoded, EmuError> {
     let mut var_map = HashMap::new();
     for v in module.variables() {
         let sp = match v.space {
-            StateSpace::Global => Sp::Global,
-            StateSpace::Const => Sp::Const,
+            StateSpace::Global => Space::Global,
+            StateSpace::Const => Space::Const,
             // Module-scope .shared variables are handled per kernel.
             _ => continue,
         };
@@ -359,7 +359,7 @@ pub(crate) fn decode_module(module: &ast::Module) -> Result<Decoded, EmuError> {
 
 fn decode_kernel(
     module: &ast::Module,
-    vars: &HashMap<String, (u32, Sp)>,
+    vars: &HashMap<String, (u32, Space)>,
     f: &ast::Function,
 ) -> Result<Func, EmuError> {
     let mut cx = Ctx {
@@ -387,7 +387,7 @@ fn decode_kernel(
     for v in module.variables() {
         if matches!(v.space, StateSpace::Shared | StateSpace::SharedCta) {
             for d in &v.declarators {
-                cx.declare_mem(&mut scope, v, d, Sp::Shared);
+                cx.declare_mem(&mut scope, v, d, Space::Shared);
             }
         }
     }
@@ -417,7 +417,7 @@ fn decode_kernel(
         scope.insert(
             p.name.clone(),
             Sym::Addr {
-                space: Sp::Param,
+                space: Space::Param,
                 off: off as u64,
             },
         );
@@ -505,16 +505,16 @@ impl<'m> Ctx<'m> {
         scope: &mut HashMap<String, Sym>,
         v: &ast::VarDecl,
         d: &ast::Declarator,
-        sp: Sp,
+        sp: Space,
     ) {
         let elem = v.ty.size_bytes() as u64 * v.vector.map_or(1, |w| w.len() as u64);
         let align = (v.align.map_or(elem, |a| a as u64)).max(1);
-        if sp == Sp::Shared && d.array.iter().any(|a| a.is_none()) {
+        if sp == Space::Shared && d.array.iter().any(|a| a.is_none()) {
             scope.insert(d.name.clone(), Sym::DynShared);
             return;
         }
         let size = decl_size(v.ty, v.vector, d);
-        let cur = if sp == Sp::Shared {
+        let cur = if sp == Space::Shared {
             &mut self.shared
         } else {
             &mut self.local
@@ -605,13 +605,13 @@ impl<'m> Ctx<'m> {
             }
             StateSpace::Shared | StateSpace::SharedCta => {
                 for d in &v.declarators {
-                    self.declare_mem(scope, v, d, Sp::Shared);
+                    self.declare_mem(scope, v, d, Space::Shared);
                 }
             }
             // Local variables and call-site `.param` variables are per-thread local memory.
             StateSpace::Local | StateSpace::Param => {
                 for d in &v.declarators {
-                    self.declare_mem(scope, v, d, Sp::Local);
+                    self.declare_mem(scope, v, d, Space::Local);
                 }
             }
             other => {
@@ -747,51 +747,74 @@ impl<'m> Ctx<'m> {
         }
     }
 
-    /// An address operand → (space override from the symbol, base row, base is 32-bit, offset).
+    /// An address operand → (space override from the symbol, the address).
     fn addr(
         &mut self,
         scope: &HashMap<String, Sym>,
         o: &Operand,
         fname: &str,
-    ) -> Result<(Option<Sp>, R, bool, i64), EmuError> {
+    ) -> Result<(Option<Space>, Addr), EmuError> {
         let a = match o {
             Operand::Address(a) => a,
             _ => return Err(self.err(fname, "address operand expected")),
         };
-        match &a.base {
-            AddressBase::Reg(r) => match self.lookup(scope, r.name(), fname)? {
-                Sym::Val { row, bits } => Ok((None, row, bits <= 32, a.offset)),
-                Sym::Addr { space, off } => Ok((
-                    Some(space),
-                    NONE,
-                    false,
-                    (off as i64).wrapping_add(a.offset),
-                )),
-                Sym::ModuleVar { idx, .. } => {
-                    let r = self.konst(ConstSrc::ModuleVar(idx, 0));
-                    Ok((None, r, false, a.offset))
-                }
-                _ => Err(self.err(fname, format!("bad address base {}", r.name()))),
-            },
-            AddressBase::Symbol(n) => match self.lookup(scope, n, fname)? {
-                Sym::Addr { space, off } => Ok((
-                    Some(space),
-                    NONE,
-                    false,
-                    (off as i64).wrapping_add(a.offset),
-                )),
-                Sym::ModuleVar { idx, .. } => {
-                    let r = self.konst(ConstSrc::ModuleVar(idx, 0));
-                    Ok((None, r, false, a.offset))
-                }
-                Sym::Val { row, bits } => Ok((None, row, bits <= 32, a.offset)),
-                Sym::DynShared => {
-                    let r = self.konst(ConstSrc::DynShared(0));
-                    Ok((Some(Sp::Shared), r, true, a.offset))
-                }
-                _ => Err(self.err(fname, format!("bad address symbol `{n}`"))),
-            },
-            AddressBase::Imm(v) => Ok((None, NONE, false, (*v as i64).wrapping_add(a.offset))),
+        // A register and a symbol resolve alike, but only a symbol may name the dynamic shared
+        // memory, and each is refused in its own words.
+        let (name, is_reg) = match &a.base {
+            AddressBase::Reg(r) => (r.name(), true),
+            AddressBase::Symbol(n) => (n.as_str(), false),
+            AddressBase::Imm(v) => {
+                return Ok((
+                    None,
+                    Addr {
+                        base: NONE,
+                        base32: false,
+                        off: (*v as i64).wrapping_add(a.offset),
+                    },
+                ));
+            }
+        };
+        match self.lookup(scope, name, fname)? {
+            Sym::Val { row, bits } => Ok((
+                None,
+                Addr {
+                    base: row,
+                    base32: bits <= 32,
+                    off: a.offset,
+                },
+            )),
+            Sym::Addr { space, off } => Ok((
+                Some(space),
+                Addr {
+                    base: NONE,
+                    base32: false,
+                    off: (off as i64).wrapping_add(a.offset),
+                },
+            )),
+            Sym::ModuleVar { idx, .. } => {
+                let r = self.konst(ConstSrc::ModuleVar(idx, 0));
+                Ok((
+                    None,
+                    Addr {
+                        base: r,
+                        base32: false,
+                        off: a.offset,
+                    },
+                ))
+            }
+            Sym::DynShared if !is_reg => {
+                let r = self.konst(ConstSrc::DynShared(0));
+                Ok((
+                    Some(Space::Shared),
+                    Addr {
+                        base: r,
+                        base32: true,
+                        off: a.offset,
+                    },
+                ))
+            }
+            _ if is_reg => Err(self.err(fname, format!("bad address base {name}"))),
+            _ => Err(self.err(fname, format!("bad address symbol `{name}`"))),
         }
     }
 

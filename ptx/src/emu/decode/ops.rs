@@ -5,16 +5,18 @@ use crate::ast::{ShflMode, SpecialReg, VoteMode};
 
 use super::{P, R};
 
-/// Memory state space of an access after decoding.
+/// The state space of an access is decoded straight to the one its faults name (`.param`: the
+/// kernel parameter buffer, read-only), so the engine reports a fault without a translation.
+pub(crate) use super::super::error::Space;
+
+/// An address operand after decoding: the base register's value (none: 0; `base32`, `.u32`
+/// addressing: its low 32 bits) plus the immediate offset. One type for every instruction that
+/// takes an address, so decode and exec agree on it in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Sp {
-    Global,
-    Shared,
-    Local,
-    /// Kernel parameter buffer (read-only).
-    Param,
-    Const,
-    Generic,
+pub(crate) struct Addr {
+    pub(crate) base: R,
+    pub(crate) base32: bool,
+    pub(crate) off: i64,
 }
 
 /// Integer binary operations.
@@ -339,39 +341,33 @@ pub(crate) enum Op {
     /// Generic ↔ state-space address (`to` = generic → space).
     Cvta {
         to: bool,
-        space: Sp,
+        space: Space,
         bits: u8,
         d: R,
         a: R,
     },
     /// `ld`: `n` elements of `size` bytes into `ds`; `sext` sign-extends from the element size.
     Ld {
-        space: Sp,
+        space: Space,
         size: u8,
         n: u8,
         sext: bool,
         ds: [R; 4],
-        base: R,
-        base32: bool,
-        off: i64,
+        addr: Addr,
     },
     St {
-        space: Sp,
+        space: Space,
         size: u8,
         n: u8,
         ss: [R; 4],
-        base: R,
-        base32: bool,
-        off: i64,
+        addr: Addr,
     },
     Atom {
-        space: Sp,
+        space: Space,
         op: AOp,
         kind: AKind,
         d: R,
-        base: R,
-        base32: bool,
-        off: i64,
+        addr: Addr,
         b: R,
         c: R,
     },
@@ -478,11 +474,9 @@ pub(crate) enum MatrixOp {
     Ldmatrix {
         n: u8,
         trans: bool,
-        space: Sp,
+        space: Space,
         ds: [R; 4],
-        base: R,
-        base32: bool,
-        off: i64,
+        addr: Addr,
     },
     /// `mma.sync.aligned.m16n8k{8,16}.row.col.f32.T.T.f32 d, a, b, c` (unused slots NONE).
     Mma {
@@ -497,12 +491,8 @@ pub(crate) enum MatrixOp {
     CpAsync {
         size: u8,
         src_size: R,
-        dst: R,
-        dst32: bool,
-        doff: i64,
-        src: R,
-        src32: bool,
-        soff: i64,
+        dst: Addr,
+        src: Addr,
     },
 }
 

@@ -1,7 +1,7 @@
 //! Floating-point arithmetic, comparisons and conversions: the general paths (the fast engine
 //! runs the forms [`super::fast`] covers through its table instead), and with `FAST` the
 //! whole-row comparison kernels of [`super::super::lanes`] for `setp`.
-use super::super::decode::{CmpKind, Conv, FUn, Op, PBool, Sp, NONE};
+use super::super::decode::{CmpKind, Conv, FUn, Op, PBool, Space, NONE};
 use super::super::lanes;
 use super::super::memory::{LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use super::super::numeric::{self as num, Fmt, IntTy, Rnd};
@@ -326,9 +326,9 @@ pub(super) fn compare_convert<const FAST: bool>(w: &mut Warp, mask: u32, op: &Op
         } => {
             let (to, space, bits) = (*to, *space, *bits as u32);
             let win = match space {
-                Sp::Shared => SHARED_WINDOW,
-                Sp::Local => LOCAL_WINDOW,
-                Sp::Param => PARAM_WINDOW,
+                Space::Shared => SHARED_WINDOW,
+                Space::Local => LOCAL_WINDOW,
+                Space::Param => PARAM_WINDOW,
                 _ => 0,
             };
             map1!(w, mask, *d, *a, |x| {

@@ -21,7 +21,7 @@
 //!   covering its group returns (and to other threads until a barrier after that), so a
 //!   program that reads the shared destination, or writes the global source, before then has a
 //!   data race and no defined result; every race-free program sees the same bytes as on a GPU.
-use super::super::decode::{MatrixOp, MmaInput, Sp, NONE};
+use super::super::decode::{MatrixOp, MmaInput, NONE};
 use super::super::error::Space;
 use super::super::numeric::Fmt;
 use super::float::f32_canon;
@@ -131,9 +131,7 @@ impl<'a> LaunchCtx<'a> {
                 trans,
                 space,
                 ds,
-                base,
-                base32,
-                off,
+                addr,
             } => {
                 whole_warp(pc, mask, "ldmatrix")?;
                 let n = *n as usize;
@@ -142,7 +140,7 @@ impl<'a> LaunchCtx<'a> {
                 for (j, matrix) in rows.iter_mut().enumerate().take(n) {
                     for (r, row) in matrix.iter_mut().enumerate() {
                         let lane = (8 * j + r) as u32;
-                        let addr = lane_address(&w.regs, *base, *base32, *off, lane);
+                        let addr = lane_address(&w.regs, *addr, lane);
                         let tid = w.index * 32 + lane;
                         // Each row is 16 bytes, 16-byte aligned (the ISA's requirement).
                         for half in 0..2u64 {
@@ -221,11 +219,7 @@ impl<'a> LaunchCtx<'a> {
                 size,
                 src_size,
                 dst,
-                dst32,
-                doff,
                 src,
-                src32,
-                soff,
             } => {
                 let size = *size as u32;
                 let mut mm = mask;
@@ -233,8 +227,8 @@ impl<'a> LaunchCtx<'a> {
                     let l = mm.trailing_zeros();
                     mm &= mm - 1;
                     let tid = w.index * 32 + l;
-                    let daddr = lane_address(&w.regs, *dst, *dst32, *doff, l);
-                    let saddr = lane_address(&w.regs, *src, *src32, *soff, l);
+                    let daddr = lane_address(&w.regs, *dst, l);
+                    let saddr = lane_address(&w.regs, *src, l);
                     let n = if *src_size == NONE {
                         size
                     } else {
@@ -254,7 +248,7 @@ impl<'a> LaunchCtx<'a> {
                         for at in (0..size).step_by(chunk as usize) {
                             let align = if at == 0 { size } else { chunk };
                             let v = self
-                                .load(m, Sp::Global, saddr + at as u64, chunk, align, tid, l)
+                                .load(m, Space::Global, saddr + at as u64, chunk, align, tid, l)
                                 .map_err(|f| (pc, f))?;
                             for e in 0..chunk {
                                 if let Some(b) = bytes.get_mut((at + e) as usize) {
@@ -270,7 +264,7 @@ impl<'a> LaunchCtx<'a> {
                         }
                         for at in 0..n {
                             let v = self
-                                .load(m, Sp::Global, saddr + at as u64, 1, 1, tid, l)
+                                .load(m, Space::Global, saddr + at as u64, 1, 1, tid, l)
                                 .map_err(|f| (pc, f))?;
                             if let Some(b) = bytes.get_mut(at as usize) {
                                 *b = v as u8;
@@ -285,7 +279,7 @@ impl<'a> LaunchCtx<'a> {
                                 << (8 * e);
                         }
                         let align = if at == 0 { size } else { chunk };
-                        self.store(m, Sp::Shared, daddr + at as u64, chunk, align, tid, l, v)
+                        self.store(m, Space::Shared, daddr + at as u64, chunk, align, tid, l, v)
                             .map_err(|f| (pc, f))?;
                     }
                 }

@@ -1,7 +1,7 @@
 //! Memory instructions and address resolution: every access is bounds- and alignment-checked,
 //! a whole warp at once when all its lanes land in one global allocation or in shared memory.
 use super::super::decode::IOp;
-use super::super::decode::{AKind, AOp, Op, Sp, NONE, R};
+use super::super::decode::{AKind, AOp, Addr, Op, NONE};
 use super::super::error::Space;
 use super::super::memory::{
     atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, LOCAL_WINDOW, PARAM_WINDOW,
@@ -83,21 +83,10 @@ pub(super) fn atom_size(kind: AKind) -> u32 {
     }
 }
 
-pub(super) fn space_name(sp: Sp) -> Space {
-    match sp {
-        Sp::Global => Space::Global,
-        Sp::Shared => Space::Shared,
-        Sp::Local => Space::Local,
-        Sp::Param => Space::Param,
-        Sp::Const => Space::Const,
-        Sp::Generic => Space::Generic,
-    }
-}
-
-/// The address lane `lane` of an `ld`/`st` accesses: its base register (none: 0, `.u32`
-/// addressing: the low 32 bits) plus the immediate offset.
+/// The address lane `lane` of a memory instruction accesses.
 #[inline(always)]
-pub(super) fn lane_address(regs: &[u64], base: R, base32: bool, off: i64, lane: u32) -> u64 {
+pub(super) fn lane_address(regs: &[u64], addr: Addr, lane: u32) -> u64 {
+    let Addr { base, base32, off } = addr;
     let b = if base == NONE {
         0
     } else {
@@ -109,7 +98,8 @@ pub(super) fn lane_address(regs: &[u64], base: R, base32: bool, off: i64, lane: 
 
 /// Per-lane addresses `base + off` of a memory instruction.
 #[inline(always)]
-pub(super) fn lane_addrs(regs: &[u64], base: R, base32: bool, off: i64) -> [u64; 32] {
+pub(super) fn lane_addrs(regs: &[u64], addr: Addr) -> [u64; 32] {
+    let Addr { base, base32, off } = addr;
     let bv = if base == NONE {
         [0u64; 32]
     } else {
@@ -149,7 +139,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn resolve(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addr: u64,
         size: u32,
         align: u32,
@@ -157,15 +147,9 @@ impl<'a> LaunchCtx<'a> {
         write: bool,
     ) -> Result<Target, Fault> {
         if addr & (align as u64 - 1) != 0 {
-            return Err(Fault::new(
-                FaultKind::Misaligned,
-                space_name(space),
-                addr,
-                size,
-                lane,
-            ));
+            return Err(Fault::new(FaultKind::Misaligned, space, addr, size, lane));
         }
-        let space = if space == Sp::Generic {
+        let space = if space == Space::Generic {
             if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
                 return Ok(Target::Shared(addr - SHARED_WINDOW));
             } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) {
@@ -182,14 +166,14 @@ impl<'a> LaunchCtx<'a> {
                 }
                 return Ok(Target::Param(addr - PARAM_WINDOW));
             }
-            Sp::Global
+            Space::Global
         } else {
             space
         };
         match space {
-            Sp::Shared => Ok(Target::Shared(addr & 0xffff_ffff)),
-            Sp::Local => Ok(Target::Local(addr & 0xffff_ffff)),
-            Sp::Param => {
+            Space::Shared => Ok(Target::Shared(addr & 0xffff_ffff)),
+            Space::Local => Ok(Target::Local(addr & 0xffff_ffff)),
+            Space::Param => {
                 if write {
                     return Err(Fault::new(
                         FaultKind::ReadOnly,
@@ -217,13 +201,7 @@ impl<'a> LaunchCtx<'a> {
                         // SAFETY: addr..end lies inside the allocation.
                         Ok(Target::Global(unsafe { ptr.add((addr - base) as usize) }))
                     }
-                    _ => Err(Fault::new(
-                        FaultKind::Oob,
-                        space_name(space),
-                        addr,
-                        size,
-                        lane,
-                    )),
+                    _ => Err(Fault::new(FaultKind::Oob, space, addr, size, lane)),
                 }
             }
         }
@@ -237,7 +215,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn fast_target(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addrs: &[u64; 32],
         mask: u32,
         size: u32,
@@ -257,7 +235,7 @@ impl<'a> LaunchCtx<'a> {
         }
         let end = hi.checked_add(size as u64)?;
         match space {
-            Sp::Global | Sp::Const | Sp::Generic => {
+            Space::Global | Space::Const | Space::Generic => {
                 if !(lo >= m.cache_base && end <= m.cache_end) {
                     // Global allocations never overlap the generic windows, so a hit is global.
                     let (b, e, p) = self.mem.lookup(lo)?;
@@ -270,10 +248,10 @@ impl<'a> LaunchCtx<'a> {
                 }
                 Some(Fast::Global)
             }
-            Sp::Shared if end <= m.shared.len() as u64 => Some(Fast::Shared),
+            Space::Shared if end <= m.shared.len() as u64 => Some(Fast::Shared),
             // Every kernel reads its parameters with `ld.param`, every warp of every CTA: the
             // per-lane path for them was a few percent of a short kernel.
-            Sp::Param if end <= self.params.len() as u64 => Some(Fast::Param),
+            Space::Param if end <= self.params.len() as u64 => Some(Fast::Param),
             _ => None,
         }
     }
@@ -283,7 +261,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn load(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addr: u64,
         size: u32,
         align: u32,
@@ -315,7 +293,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn store(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addr: u64,
         size: u32,
         align: u32,
@@ -357,7 +335,7 @@ impl<'a> LaunchCtx<'a> {
     pub(super) fn atomic(
         &self,
         m: &mut CtaMem,
-        space: Sp,
+        space: Space,
         addr: u64,
         size: u32,
         tid: u32,
@@ -415,13 +393,11 @@ impl<'a> LaunchCtx<'a> {
                 n,
                 sext,
                 ds,
-                base,
-                base32,
-                off,
+                addr,
             } => {
                 let (size, n) = (*size as u32, *n as u32);
                 if n == 1 {
-                    let addrs = lane_addrs(&w.regs, *base, *base32, *off);
+                    let addrs = lane_addrs(&w.regs, *addr);
                     if let Some(fast) = self.fast_target(m, *space, &addrs, mask, size) {
                         let mut out = [0u64; 32];
                         let mut mm = mask;
@@ -467,7 +443,7 @@ impl<'a> LaunchCtx<'a> {
                 while mm != 0 {
                     let l = mm.trailing_zeros();
                     mm &= mm - 1;
-                    let addr = lane_address(&w.regs, *base, *base32, *off, l);
+                    let addr = lane_address(&w.regs, *addr, l);
                     let tid = w.index * 32 + l;
                     for k in 0..n {
                         let align = if k == 0 { size * n } else { size };
@@ -499,13 +475,11 @@ impl<'a> LaunchCtx<'a> {
                 size,
                 n,
                 ss,
-                base,
-                base32,
-                off,
+                addr,
             } => {
                 let (size, n) = (*size as u32, *n as u32);
                 if n == 1 {
-                    let addrs = lane_addrs(&w.regs, *base, *base32, *off);
+                    let addrs = lane_addrs(&w.regs, *addr);
                     if let Some(fast) = self.fast_target(m, *space, &addrs, mask, size) {
                         let vals = rd(&w.regs, ss[0]);
                         let mut mm = mask;
@@ -550,7 +524,7 @@ impl<'a> LaunchCtx<'a> {
                 while mm != 0 {
                     let l = mm.trailing_zeros();
                     mm &= mm - 1;
-                    let addr = lane_address(&w.regs, *base, *base32, *off, l);
+                    let addr = lane_address(&w.regs, *addr, l);
                     let tid = w.index * 32 + l;
                     for k in 0..n {
                         let align = if k == 0 { size * n } else { size };
@@ -574,9 +548,7 @@ impl<'a> LaunchCtx<'a> {
                 op,
                 kind,
                 d,
-                base,
-                base32,
-                off,
+                addr,
                 b,
                 c,
             } => {
@@ -586,13 +558,7 @@ impl<'a> LaunchCtx<'a> {
                 while mm != 0 {
                     let l = mm.trailing_zeros();
                     mm &= mm - 1;
-                    let bb = if *base == NONE {
-                        0
-                    } else {
-                        rd1(&w.regs, *base, l)
-                    };
-                    let bb = if *base32 { bb & 0xffff_ffff } else { bb };
-                    let addr = bb.wrapping_add(*off as u64);
+                    let addr = lane_address(&w.regs, *addr, l);
                     let bv = rd1(&w.regs, *b, l);
                     let cv = if *c == NONE { 0 } else { rd1(&w.regs, *c, l) };
                     let tid = w.index * 32 + l;

@@ -149,13 +149,12 @@ pub(super) fn collective(
         let bp = format!("{path}.buffers[{i}]");
         let count = nonneg(*element_count, &format!("{bp}.element_count"))?;
         let (source, destination, names) = slice_pair(
+            ctx,
             &bp,
             "2, 3",
             [source_buffer.as_ref(), destination_buffer.as_ref()],
             [source_buffer_xyz.as_ref(), destination_buffer_xyz.as_ref()],
         )?;
-        let source = slice(ctx, source, &format!("{bp}.{}", names[0]))?;
-        let destination = slice(ctx, destination, &format!("{bp}.{}", names[1]))?;
         let bytes = count.checked_mul(t.size());
         let (src_need, dst_need) = match &op {
             CollectiveOp::AllGather => (bytes, bytes.and_then(|b| b.checked_mul(group_size))),

@@ -12,13 +12,12 @@ pub(super) fn copy(ctx: &DecodeContext<'_>, c: &CopyThunkProto, path: &str) -> R
     } = c;
     let p2 = format!("{path}.copy_thunk");
     let (source, destination, names) = slice_pair(
+        ctx,
         &p2,
         "1, 2",
         [source_buffer.as_ref(), destination_buffer.as_ref()],
         [source_buffer_xyz.as_ref(), destination_buffer_xyz.as_ref()],
     )?;
-    let source = slice(ctx, source, &format!("{p2}.{}", names[0]))?;
-    let destination = slice(ctx, destination, &format!("{p2}.{}", names[1]))?;
     let size = nonneg(*mem_size, &format!("{p2}.mem_size"))?;
     for (s, name) in [(&source, names[0]), (&destination, names[1])] {
         if size > s.size {

@@ -419,11 +419,26 @@ type SlicePair<'a> = (
     [&'static str; 2],
 );
 
+/// The source and destination slices of a copy thunk or a collective buffer at `path`, validated,
+/// and the names of the fields they came from (see [`slice_fields`]).
+fn slice_pair(
+    ctx: &DecodeContext<'_>,
+    path: &str,
+    v1_numbers: &str,
+    v1: [Option<&BufferAllocationSliceProto>; 2],
+    xyz: [Option<&BufferAllocationSliceProto>; 2],
+) -> Result<(Slice, Slice, [&'static str; 2])> {
+    let (source, destination, names) = slice_fields(path, v1_numbers, v1, xyz)?;
+    let source = slice(ctx, source, &format!("{path}.{}", names[0]))?;
+    let destination = slice(ctx, destination, &format!("{path}.{}", names[1]))?;
+    Ok((source, destination, names))
+}
+
 /// Which pair of fields carries the source and destination slices of a copy thunk or a
 /// collective buffer, both mid-move from their v1 numbers (`v1_numbers`, as the error names
 /// them) to 1000/1001: the project pair when either of it is set, else the v1 pair. Both at once
 /// would leave the slices ambiguous.
-fn slice_pair<'a>(
+fn slice_fields<'a>(
     path: &str,
     v1_numbers: &str,
     [source_buffer, destination_buffer]: [Option<&'a BufferAllocationSliceProto>; 2],
