@@ -232,7 +232,7 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     report.sections.push(Section {
         title: "Corpus: compile, load, size, launches, traffic".into(),
         note: format!(
-            "testdata/corpus/hlo for h100_sxm; best of {compile_reps} compiles and {load_reps} loads/decodes; payload = kernel binaries + constants + embedded HLO; traffic = global bytes read + written in one emulated run (kernels, gemms, copies) ÷ (parameters + outputs); XLA:GPU's traffic cannot be read from its artifact (cubin-only kernels; argument slices bound what a launch may touch, not what it reads: docs/compiler.md); XLA:GPU columns: launches, inner GpuExecutableProto bytes and one compile, from testdata/xla_gpu/summary.json ({}: the generator's machine and time, not this run)",
+            "testdata/corpus/hlo for h100_sxm; best of {compile_reps} compiles and {load_reps} loads/decodes; payload = kernel binaries + constants + embedded HLO; traffic = global bytes read + written in one emulated run (kernels, gemms, copies) ÷ (parameters + outputs); XLA:GPU's traffic cannot be read from its artifact (cubin-only kernels; argument slices bound what a launch may touch, not what it reads: docs/compiler.md); XLA:GPU columns: launches, inner GpuExecutableProto bytes and compile time (best of 3), from testdata/xla_gpu/summary.json ({}: the generator's machine and time, not this run)",
             xla_gpu.as_ref().map_or_else(|| "absent".to_owned(), |s| format!("jax {}", s.jax))
         ),
         headers: [
