@@ -2,7 +2,7 @@
 //! lexing, [`ptx::parse`] (the typed model), [`ptx::check`] (the same grammar, no model built) and
 //! [`ptx::outline`] (signatures parsed, bodies only delimited: what the runtime does at load).
 //!
-//! `cargo run --release -p ptx --example parse_bench [-- FILE_OR_DIR...]` (default: the bundled
+//! `cargo run --release -p ptx --example ptx_parse_bench [-- FILE_OR_DIR...]` (default: the bundled
 //! nvcc corpus under `testdata/corpus/ptx`).
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
