@@ -168,25 +168,19 @@ pub fn all_versions_requested(value: Option<&str>) -> bool {
 /// there are two or fewer; otherwise the boundary ones — the oldest (the edge of the window) and
 /// the second-newest (the newest one golden verification does not already pin).
 pub fn select_versions(versions: &[u32], all: bool) -> Vec<u32> {
-    let mut sorted = versions.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    if all || sorted.len() <= 2 {
-        return sorted;
-    }
-    let oldest = sorted.first().copied();
-    let second_newest = sorted
-        .len()
-        .checked_sub(2)
-        .and_then(|i| sorted.get(i))
-        .copied();
-    oldest.into_iter().chain(second_newest).collect()
+    oldest_and_one_more(versions, all, 1)
 }
 
 /// [`select_versions`] for hand-written versions: the oldest and the newest. No compiler made
 /// them, so golden verification pins none of them and the newest must be replayed (it holds the
 /// forms added last, such as the attributes at 1000 of hand-written v3).
 pub fn select_handwritten_versions(versions: &[u32], all: bool) -> Vec<u32> {
+    oldest_and_one_more(versions, all, 0)
+}
+
+/// Every version (sorted, once each) when `all` is set or there are two or fewer; otherwise the
+/// oldest and the one `back` places before the newest.
+fn oldest_and_one_more(versions: &[u32], all: bool, back: usize) -> Vec<u32> {
     let mut sorted = versions.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
@@ -194,8 +188,12 @@ pub fn select_handwritten_versions(versions: &[u32], all: bool) -> Vec<u32> {
         return sorted;
     }
     let oldest = sorted.first().copied();
-    let newest = sorted.last().copied();
-    oldest.into_iter().chain(newest).collect()
+    let other = sorted
+        .len()
+        .checked_sub(1 + back)
+        .and_then(|i| sorted.get(i))
+        .copied();
+    oldest.into_iter().chain(other).collect()
 }
 
 #[cfg(test)]
