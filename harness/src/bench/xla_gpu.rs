@@ -173,6 +173,23 @@ mod tests {
     }
 
     #[test]
+    fn an_absent_summary_is_none_and_an_unreadable_one_an_error() {
+        let dir = std::env::temp_dir().join(format!("xla_gpu_summary_{}", std::process::id()));
+        let summary = dir.join("testdata/xla_gpu/summary.json");
+        std::fs::create_dir_all(&summary).unwrap();
+        // A directory where the file should be: read_to_string fails, and not with NotFound.
+        let unreadable = XlaGpuSummary::read(&dir);
+        std::fs::remove_dir(&summary).unwrap();
+        let absent = XlaGpuSummary::read(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(absent, Ok(None)), "{absent:?}");
+        match unreadable {
+            Err(XlaGpuSummaryError::Io { path, .. }) => assert_eq!(path, summary),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn the_committed_summary_covers_the_corpus_on_both_targets() {
         let root = crate::golden::cases::repo_root();
         let s = XlaGpuSummary::read(&root)
