@@ -19,30 +19,6 @@ fn input(p: usize, i: usize) -> f64 {
     (v as f64 - 6.0) / 16.0
 }
 
-fn layout(
-    order: Order,
-    rows: u64,
-    cols: u64,
-    transpose: bool,
-    batch: u64,
-    dtype: ElemType,
-) -> MatrixLayout {
-    let ld = match order {
-        Order::RowMajor => cols,
-        Order::ColumnMajor => rows,
-    };
-    MatrixLayout {
-        order,
-        num_rows: rows,
-        num_cols: cols,
-        batch_size: batch,
-        leading_dim_stride: ld,
-        batch_stride: rows * cols,
-        transpose,
-        dtype,
-    }
-}
-
 fn encode(t: ElemType, v: f64) -> Vec<u8> {
     match t {
         ElemType::F16 => half::f16::from_f64(v).to_le_bytes().to_vec(),
@@ -87,9 +63,9 @@ fn run(case: &Case, reps: usize, isa: Isa, thread_counts: &[usize]) {
     let (lr, lc) = stored((m, k), lt);
     let (rr, rc) = stored((k, n), rt);
     let (or, oc) = stored((m, n), ot);
-    let l = layout(lo, lr, lc, lt, case.batch, operand);
-    let r = layout(ro, rr, rc, rt, case.batch, operand);
-    let o = layout(oo, or, oc, ot, case.batch, output);
+    let l = MatrixLayout::packed(lo, lr, lc, case.batch, lt, operand);
+    let r = MatrixLayout::packed(ro, rr, rc, case.batch, rt, operand);
+    let o = MatrixLayout::packed(oo, or, oc, case.batch, ot, output);
     let cfg = GemmConfig {
         lhs: l,
         rhs: r,

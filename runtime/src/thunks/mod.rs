@@ -276,6 +276,32 @@ pub struct MatrixLayout {
 }
 
 impl MatrixLayout {
+    /// A `batch` of `rows` x `cols` matrices stored without gaps: the leading stride is one row
+    /// (row-major) or column (column-major), and each batch follows the previous one.
+    pub fn packed(
+        order: Order,
+        rows: u64,
+        cols: u64,
+        batch: u64,
+        transpose: bool,
+        dtype: ElemType,
+    ) -> MatrixLayout {
+        let leading_dim_stride = match order {
+            Order::RowMajor => cols,
+            Order::ColumnMajor => rows,
+        };
+        MatrixLayout {
+            order,
+            num_rows: rows,
+            num_cols: cols,
+            batch_size: batch,
+            leading_dim_stride,
+            batch_stride: rows * cols,
+            transpose,
+            dtype,
+        }
+    }
+
     /// Element offset of stored element `(r, c)` of batch `b`.
     pub fn offset(&self, b: u64, r: u64, c: u64) -> u64 {
         match self.order {

@@ -12,20 +12,7 @@ const B: [[f64; 2]; 3] = [[7.0, 8.0], [9.0, 10.0], [11.0, 12.0]];
 const AB: [[f64; 2]; 2] = [[58.0, 64.0], [139.0, 154.0]];
 
 fn layout(order: Order, rows: u64, cols: u64, transpose: bool, dtype: ElemType) -> MatrixLayout {
-    let ld = match order {
-        Order::RowMajor => cols,
-        Order::ColumnMajor => rows,
-    };
-    MatrixLayout {
-        order,
-        num_rows: rows,
-        num_cols: cols,
-        batch_size: 1,
-        leading_dim_stride: ld,
-        batch_stride: rows * cols,
-        transpose,
-        dtype,
-    }
+    MatrixLayout::packed(order, rows, cols, 1, transpose, dtype)
 }
 
 fn config(
