@@ -4,6 +4,12 @@
 //! together with a case that uses it (docs/goldens.md).
 use hlo::Opcode;
 
+/// The `api_version` (an `xla.CustomCallApiVersion` value) the compiler writes for a custom call
+/// whose HLO names none: the version most artifacts carry, so every registered target must be
+/// replayed at it (the golden suite's behavioural coverage).
+pub const DEFAULT_CUSTOM_CALL_API_VERSION: proto::xla::CustomCallApiVersion =
+    proto::xla::CustomCallApiVersion::ApiVersionOriginal;
+
 /// `xla.gpu.ThunkProto` oneof variants the compiler emits.
 pub const EMITTED_THUNK_KINDS: &[&str] = &[
     "all_gather_start_thunk",

@@ -31,7 +31,9 @@ pub mod passes;
 pub mod serialize;
 pub mod target;
 
-pub use coverage::{supported_opcodes, EMITTED_THUNK_KINDS, SUPPORTED_OPCODES};
+pub use coverage::{
+    supported_opcodes, DEFAULT_CUSTOM_CALL_API_VERSION, EMITTED_THUNK_KINDS, SUPPORTED_OPCODES,
+};
 pub use error::CompileError;
 pub use lower::MAX_CONTROL_FLOW_DEPTH;
 pub use options::CompileOptions;

@@ -129,7 +129,12 @@ pub fn execute_arrays(
     } else {
         exe.execute_replicated(devices, &args)?
     };
-    let stats = results.first().map(|r| r.stats.clone()).unwrap_or_default();
+    // Counters are replica 0's; the behaviour classes are every replica's (a collective's group
+    // order, say, differs by replica).
+    let mut stats = results.first().map(|r| r.stats.clone()).unwrap_or_default();
+    for r in results.iter().skip(1) {
+        stats.behaviours.extend(r.stats.behaviours.iter().cloned());
+    }
     let arrays = results
         .into_iter()
         .map(|r| {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::behaviour::{self, Behaviour, Behaviours};
 use crate::collectives::{self, Clique};
 use crate::device::{Device, DeviceOp, GemmBuffers, LaunchShape};
 use crate::error::{invalid, Error, Result};
@@ -35,6 +36,8 @@ pub struct ExecutionStats {
     pub collectives: u64,
     /// Every kernel launch: name, bytes of its arguments, wall time of the (synchronous) launch.
     pub kernel_timings: Vec<KernelTiming>,
+    /// The behaviour classes this execution reached (see [`crate::behaviour`]).
+    pub behaviours: Behaviours,
 }
 
 /// One kernel launch as measured on the host (devices launch synchronously).
@@ -94,10 +97,12 @@ enum Command {
     Gemm(Box<crate::thunks::GemmThunk>),
 }
 
-/// The recorded command lists, keyed by the command buffer's address in the executable.
+/// What the executor keeps across executions of one loaded executable: the recorded command
+/// lists, keyed by the command buffer's address in the executable, and how many executions began.
 #[derive(Debug, Default)]
 pub(crate) struct Recordings {
     lists: Mutex<HashMap<usize, Arc<Vec<Command>>>>,
+    executions: std::sync::atomic::AtomicU64,
 }
 
 struct Run<'a> {
@@ -111,6 +116,8 @@ struct Run<'a> {
     waits: HashMap<i64, usize>,
     /// When `RuntimeFlags::max_execution_secs` runs out (`None`: past the clock's range).
     deadline: Option<Instant>,
+    /// While bodies being executed around the current thunk (0: not inside a loop).
+    loop_depth: u32,
 }
 
 impl Executable {
@@ -123,7 +130,16 @@ impl Executable {
                 self.num_replicas
             )));
         }
-        self.run_replica(device, args, 0, None)
+        let reexecuted = self.begin_execution();
+        self.run_replica(device, args, 0, None, reexecuted)
+    }
+
+    /// Counts an execution; true when an earlier one of this loaded executable began.
+    fn begin_execution(&self) -> bool {
+        self.recordings
+            .executions
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            > 0
     }
 
     /// Runs one replica per device (thread per replica); `args[r]` are replica r's arguments.
@@ -151,6 +167,7 @@ impl Executable {
             }
         }
         let clique = Clique::new(n, Duration::from_secs(self.flags.collective_timeout_secs));
+        let reexecuted = self.begin_execution();
         let results: Vec<Result<ExecutionResult>> = std::thread::scope(|s| {
             let handles: Vec<_> = devices
                 .iter()
@@ -160,7 +177,8 @@ impl Executable {
                     let clique = &clique;
                     s.spawn(move || {
                         let refs: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
-                        let res = self.run_replica(d.as_ref(), &refs, r as i64, Some(clique));
+                        let res =
+                            self.run_replica(d.as_ref(), &refs, r as i64, Some(clique), reexecuted);
                         if let Err(e) = &res {
                             clique.abort(&format!("replica {r}: {e}"));
                         }
@@ -193,6 +211,7 @@ impl Executable {
         args: &[&[u8]],
         replica: i64,
         clique: Option<&Clique>,
+        reexecuted: bool,
     ) -> Result<ExecutionResult> {
         if args.len() != self.parameters.len() {
             return Err(invalid(format!(
@@ -249,7 +268,11 @@ impl Executable {
                 waits,
                 deadline: Instant::now()
                     .checked_add(Duration::from_secs(self.flags.max_execution_secs)),
+                loop_depth: 0,
             };
+            if reexecuted {
+                run.behaviour(Behaviour::ExecutableReexecuted);
+            }
             run.sequence(&self.thunks)?;
             device.synchronize()?;
             let mut outputs = Vec::with_capacity(self.outputs.len());
@@ -290,6 +313,10 @@ impl Run<'_> {
         let mut v = vec![0u8; s.size as usize];
         self.device.read(self.addr(s)?, &mut v)?;
         Ok(v)
+    }
+
+    fn behaviour(&mut self, b: Behaviour) {
+        self.stats.behaviours.insert(b);
     }
 
     fn sequence(&mut self, thunks: &[Thunk]) -> Result<()> {
@@ -334,10 +361,16 @@ impl Run<'_> {
             ThunkKind::Conditional(c) => {
                 let sel = self.read(&c.selector.slice)?;
                 let n = c.branches.len();
+                if self.loop_depth > 0 {
+                    self.behaviour(Behaviour::ConditionalInLoop);
+                }
                 let idx = if c.selector_is_bool {
+                    // HLO: `true_computation` is branch 0, `false_computation` branch 1.
                     if sel.first().copied().unwrap_or(0) != 0 {
+                        self.behaviour(Behaviour::ConditionalPredTrue);
                         0
                     } else {
+                        self.behaviour(Behaviour::ConditionalPredFalse);
                         1
                     }
                 } else {
@@ -346,6 +379,8 @@ impl Run<'_> {
                         w.copy_from_slice(b);
                     }
                     let i = i32::from_le_bytes(w);
+                    self.behaviour(behaviour::index_class(i, n));
+                    // HLO: an index outside [0, N) (negative included) runs branch N-1.
                     usize::try_from(i)
                         .ok()
                         .filter(|&i| i < n)
@@ -374,7 +409,10 @@ impl Run<'_> {
                             self.exe.flags.max_while_iterations
                         )));
                     }
-                    self.sequence(&w.body)?;
+                    self.loop_depth += 1;
+                    let body = self.sequence(&w.body);
+                    self.loop_depth -= 1;
+                    body?;
                     iterations += 1;
                     self.stats.while_iterations += 1;
                 }
@@ -385,6 +423,11 @@ impl Run<'_> {
                 .write(self.addr(s)?, &(self.replica as u32).to_le_bytes()),
             ThunkKind::PartitionId(s) => self.device.write(self.addr(s)?, &0u32.to_le_bytes()),
             ThunkKind::CustomCall(c) => {
+                // By the registration's current name: an alias reaches the same handler.
+                self.behaviour(Behaviour::CustomCall {
+                    target: c.handler.name.to_owned(),
+                    api_version: c.api_version,
+                });
                 let read_all = |v: &[Option<ShapedSlice>]| -> Result<Vec<Option<Vec<u8>>>> {
                     v.iter()
                         .map(|s| s.as_ref().map(|s| self.read(&s.slice)).transpose())
@@ -507,9 +550,13 @@ impl Run<'_> {
             .map_err(|_| Error::internal("recordings lock poisoned"))?
             .get(&key)
             .cloned();
+        if self.loop_depth > 0 {
+            self.behaviour(Behaviour::CommandBufferInLoop);
+        }
         let list = match existing {
             Some(l) => {
                 self.stats.command_buffer_replays += 1;
+                self.behaviour(Behaviour::CommandBufferReplayed);
                 if let Ok(mut r) = cb.replays.lock() {
                     *r += 1;
                 }
@@ -620,6 +667,9 @@ impl Run<'_> {
 
     fn collective(&mut self, c: &crate::thunks::CollectiveThunk) -> Result<()> {
         self.stats.collectives += 1;
+        if self.loop_depth > 0 {
+            self.behaviour(Behaviour::CollectiveInLoop);
+        }
         let n = self.exe.num_replicas as i64;
         let group: Vec<i64> = if c.config.replica_groups.is_empty() {
             (0..n).collect()
@@ -634,6 +684,14 @@ impl Run<'_> {
                 })?
         };
         let rank = group.iter().position(|&r| r == self.replica).unwrap_or(0);
+        // The contributions are taken in the group's order: only the collectives whose result
+        // places them by rank read that order.
+        if matches!(
+            c.op,
+            CollectiveOp::AllGather | CollectiveOp::ReduceScatter(_)
+        ) {
+            self.behaviour(behaviour::group_class(&group));
+        }
         for (b, t) in c.buffers.iter().zip(&c.config.element_types) {
             let count = b.element_count as usize;
             let esz = t.size() as usize;

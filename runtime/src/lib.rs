@@ -12,6 +12,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod behaviour;
 pub mod collectives;
 pub mod device;
 pub mod error;
@@ -26,6 +27,7 @@ pub mod registry;
 pub mod streams;
 pub mod thunks;
 
+pub use behaviour::{Behaviour, Behaviours};
 pub use device::{
     CudaDevice, Device, DeviceDescription, DeviceKind, DeviceOp, DeviceTotals, EmulatedDevice,
     GemmBuffers, LaunchShape,

@@ -149,7 +149,8 @@ impl Lowerer<'_> {
                     results.push((l, shape));
                 }
                 let api_version = match instr.attrs.api_version.as_deref() {
-                    None | Some("API_VERSION_ORIGINAL") => {
+                    None => crate::DEFAULT_CUSTOM_CALL_API_VERSION,
+                    Some("API_VERSION_ORIGINAL") => {
                         proto::xla::CustomCallApiVersion::ApiVersionOriginal
                     }
                     Some("API_VERSION_STATUS_RETURNING") => {

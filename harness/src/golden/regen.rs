@@ -87,14 +87,15 @@ pub fn current_commit() -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
-/// Compiles and runs one case, returning the artifact bytes and one io case per replica (the
-/// case's inputs with the outputs today's runtime produced). Fails when the outputs do not match
-/// the case's expected outputs within tolerance: a wrong result is never pinned.
+/// Compiles and runs one case as the golden suite replays it ([`exercise_artifact`]), returning
+/// the artifact bytes, one io case per replica (the case's inputs with the outputs today's
+/// runtime produced) and the behaviour classes the runs reached. Fails when the outputs do not
+/// match the case's expected outputs within tolerance: a wrong result is never pinned.
 pub fn build_case(
     case: &Case,
     target: &compiler::Target,
     description: &DeviceDescription,
-) -> anyhow::Result<(Vec<u8>, Vec<IoCase>)> {
+) -> anyhow::Result<(Vec<u8>, Exercised)> {
     let module = hlo::input::read_module(&case.module)?;
     let bytes = compiler::compile_to_bytes(&module, target, &compiler::CompileOptions::default())
         .with_context(|| format!("cannot compile case `{}`", case.name))?;
@@ -103,41 +104,126 @@ pub fn build_case(
         .iter()
         .map(|p| IoCase::read(p).with_context(|| format!("cannot read {}", p.display())))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let recorded = run_artifact(&bytes, description, &expected)
+    let exercised = exercise_artifact(&bytes, description, &expected)
         .with_context(|| format!("case `{}`", case.name))?;
-    if let Some(report) = crate::run_cmd::first_mismatch(&recorded, &expected)? {
+    if let Some(report) = crate::run_cmd::first_mismatch(&exercised.io, &expected)? {
         bail!(
             "case `{}`: today's compiler and runtime do not reproduce the expected outputs; \
              refusing to record them:\n{report}",
             case.name,
         );
     }
-    Ok((bytes, recorded))
+    Ok((bytes, exercised))
 }
 
-/// Loads `bytes` on emulated devices (one per io case) and runs it with each case's inputs; the
-/// returned io cases carry the outputs produced.
-pub fn run_artifact(
+/// How many times the golden suite executes one loaded executable: state the runtime keeps
+/// between executions (recorded command buffers, loaded kernels) must not change a result.
+pub const EXECUTIONS_PER_LOAD: usize = 2;
+
+/// The `enable_command_buffers` settings the golden suite loads each artifact with: the default
+/// (on) first, then off, so both the command-buffer path and the thunk-by-thunk path run.
+pub const COMMAND_BUFFER_MODES: [bool; 2] = [true, false];
+
+/// What [`exercise_artifact`] observed.
+#[derive(Debug, Clone)]
+pub struct Exercised {
+    /// The io cases with the outputs of the first execution (every later one is bit-identical).
+    pub io: Vec<IoCase>,
+    /// The behaviour classes any execution reached ([`runtime::behaviour`]).
+    pub behaviours: runtime::Behaviours,
+}
+
+/// Runs `bytes` as the golden suite does: loaded once per [`COMMAND_BUFFER_MODES`] setting, each
+/// load executed [`EXECUTIONS_PER_LOAD`] times. Fails when any execution's outputs are not
+/// bit-identical to the first's, naming the execution and the mode.
+pub fn exercise_artifact(
     bytes: &[u8],
     description: &DeviceDescription,
     cases: &[IoCase],
-) -> anyhow::Result<Vec<IoCase>> {
-    let devices: Vec<Arc<dyn Device>> = cases
-        .iter()
+) -> anyhow::Result<Exercised> {
+    let mut first: Option<Vec<IoCase>> = None;
+    let mut behaviours = runtime::Behaviours::new();
+    for command_buffers in COMMAND_BUFFER_MODES {
+        let flags = RuntimeFlags {
+            enable_command_buffers: command_buffers,
+            ..RuntimeFlags::default()
+        };
+        let devices = emulated_devices(description, cases.len());
+        let first_device = devices.first().context("no io case to run")?;
+        let exe = runtime::load(bytes, first_device.as_ref(), &flags)?;
+        for execution in 1..=EXECUTIONS_PER_LOAD {
+            let mode = format!(
+                "execution {execution} of one load with command buffers {}",
+                if command_buffers { "on" } else { "off" }
+            );
+            let (io, stats) = execute_cases(&exe, &devices, cases).context(mode.clone())?;
+            behaviours.extend(stats.behaviours);
+            match &first {
+                None => first = Some(io),
+                Some(want) => {
+                    if let Some(diff) = first_difference(&io, want) {
+                        bail!(
+                            "{mode} differs from the first execution (command buffers on): {diff}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(Exercised {
+        io: first.context("no execution ran")?,
+        behaviours,
+    })
+}
+
+/// The first output that is not bit-identical between two runs of the same cases.
+fn first_difference(got: &[IoCase], want: &[IoCase]) -> Option<String> {
+    for (r, (g, w)) in got.iter().zip(want).enumerate() {
+        for (i, (a, b)) in g.outputs.iter().zip(&w.outputs).enumerate() {
+            if let Err(m) = super::replay::bit_identical(a, b) {
+                return Some(format!("replica {r} output {i}: {m}"));
+            }
+        }
+    }
+    None
+}
+
+fn emulated_devices(description: &DeviceDescription, n: usize) -> Vec<Arc<dyn Device>> {
+    (0..n)
         .map(|_| Arc::new(EmulatedDevice::new(description.clone())) as Arc<dyn Device>)
-        .collect();
-    let first = devices.first().context("no io case to run")?;
-    let exe = runtime::load(bytes, first.as_ref(), &RuntimeFlags::default())?;
+        .collect()
+}
+
+/// One execution of `exe` with each case's inputs (one case per replica).
+fn execute_cases(
+    exe: &runtime::Executable,
+    devices: &[Arc<dyn Device>],
+    cases: &[IoCase],
+) -> anyhow::Result<(Vec<IoCase>, runtime::ExecutionStats)> {
     let inputs: Vec<Vec<hlo::literal::Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
-    let (outputs, _) = crate::run_cmd::execute_arrays(&exe, &devices, &inputs)?;
-    Ok(cases
+    let (outputs, stats) = crate::run_cmd::execute_arrays(exe, devices, &inputs)?;
+    let io = cases
         .iter()
         .zip(outputs)
         .map(|(c, outputs)| IoCase {
             inputs: c.inputs.clone(),
             outputs,
         })
-        .collect())
+        .collect();
+    Ok((io, stats))
+}
+
+/// Loads `bytes` on emulated devices (one per io case) and runs it once with each case's inputs;
+/// the returned io cases carry the outputs produced.
+pub fn run_artifact(
+    bytes: &[u8],
+    description: &DeviceDescription,
+    cases: &[IoCase],
+) -> anyhow::Result<Vec<IoCase>> {
+    let devices = emulated_devices(description, cases.len());
+    let first = devices.first().context("no io case to run")?;
+    let exe = runtime::load(bytes, first.as_ref(), &RuntimeFlags::default())?;
+    Ok(execute_cases(&exe, &devices, cases)?.0)
 }
 
 /// Regenerates one target: writes `v<N+1>` (or reports that nothing changed).
@@ -245,7 +331,8 @@ fn write_version(
     let mut census = BTreeMap::new();
     for case in cases {
         bar.set_message(case.name.clone());
-        let (bytes, recorded) = build_case(case, &target, &description)?;
+        let (bytes, exercised) = build_case(case, &target, &description)?;
+        let recorded = &exercised.io;
         let case_dir = dir.join(&case.name);
         std::fs::create_dir_all(&case_dir)?;
         std::fs::write(case_dir.join(EXECUTABLE_FILE), &bytes)?;
@@ -263,7 +350,14 @@ fn write_version(
             std::fs::write(case_dir.join(io_file_name(recorded.len(), r)), text)?;
         }
         let exe: proto::xla::gpu::GpuExecutableProto = proto::decode_limited(&bytes, usize::MAX)?;
-        census.insert(case.name.clone(), census_of(&exe));
+        let mut constructs = census_of(&exe);
+        constructs.extend(
+            exercised
+                .behaviours
+                .iter()
+                .map(runtime::Behaviour::census_name),
+        );
+        census.insert(case.name.clone(), constructs);
         bar.inc(1);
     }
     bar.finish_and_clear();

@@ -16,7 +16,10 @@ use proto::xla::gpu::GpuExecutableProto;
 use runtime::DeviceDescription;
 
 use super::manifest::{verify_dir, Manifest};
-use super::regen::{io_file_name, run_artifact, EXECUTABLE_FILE, MODULE_FILE, TARGET_FILE};
+use super::regen::{
+    exercise_artifact, io_file_name, run_artifact, Exercised, EXECUTABLE_FILE, MODULE_FILE,
+    TARGET_FILE,
+};
 use super::store::GoldenStore;
 
 /// Where a failure points the reader.
@@ -104,7 +107,7 @@ impl GoldenCase {
 }
 
 /// Bit equality of two arrays, NaN equal to NaN (io files carry NaN without its payload).
-fn bit_identical(got: &Array, want: &Array) -> Result<(), String> {
+pub(crate) fn bit_identical(got: &Array, want: &Array) -> Result<(), String> {
     if got.dtype() != want.dtype() || got.dims() != want.dims() {
         return Err(format!(
             "produced {}, recorded {}",
@@ -144,12 +147,52 @@ pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
 /// outputs bit-identical to the recorded ones and, for single-replica cases, within tolerance of
 /// the reference evaluator. (Multi-replica and custom-call cases were checked against their
 /// hand-computed expected values when recorded; the evaluator has no replicas and no registry.)
+///
+/// The artifact runs as [`exercise_artifact`] runs it (command buffers on and off, each load
+/// executed twice), and every behaviour class the version's census records for the case must be
+/// reached again: the census is what the behavioural coverage gate counts, so a class it claims
+/// and the replay no longer reaches would be coverage that is not there.
 pub fn backward_compat(golden: &GoldenCase) -> Result<(), String> {
-    replay_bytes(golden, &golden.bytes)
+    let reached = replay(golden, &golden.bytes)?;
+    let manifest = Manifest::read(&golden.dir)?;
+    let claimed = manifest
+        .census
+        .get(&golden.case)
+        .into_iter()
+        .flatten()
+        .filter(|c| c.starts_with(BEHAVIOUR_PREFIX));
+    let reached: std::collections::BTreeSet<String> = reached
+        .iter()
+        .map(runtime::Behaviour::census_name)
+        .collect();
+    let missed: Vec<&String> = claimed.filter(|c| !reached.contains(*c)).collect();
+    if missed.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: the census records behaviour class(es) the replay no longer reaches: {}\n\
+         Either execution semantics changed (the artifact now takes another path), or the census \
+         is wrong; see docs/goldens.md, \"Behavioural coverage\".",
+        golden.label(),
+        missed
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
 }
+
+/// The census prefix of a behaviour class ([`runtime::Behaviour::census_name`]).
+pub const BEHAVIOUR_PREFIX: &str = "behaviour:";
 
 /// [`backward_compat`] on substitute bytes (used to prove the suite catches mutations).
 pub fn replay_bytes(golden: &GoldenCase, bytes: &[u8]) -> Result<(), String> {
+    replay(golden, bytes).map(drop)
+}
+
+/// Runs `bytes` with the golden's inputs, compares with its recorded outputs and (single replica)
+/// the reference evaluator; returns the behaviour classes reached.
+fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, String> {
     let label = golden.label();
     let broken = |what: String| {
         format!(
@@ -161,8 +204,10 @@ pub fn replay_bytes(golden: &GoldenCase, bytes: &[u8]) -> Result<(), String> {
         )
     };
     let description = golden.description()?;
-    let produced =
-        run_artifact(bytes, &description, &golden.io).map_err(|e| broken(format!("{e:#}")))?;
+    let Exercised {
+        io: produced,
+        behaviours,
+    } = exercise_artifact(bytes, &description, &golden.io).map_err(|e| broken(format!("{e:#}")))?;
     for (r, (got, want)) in produced.iter().zip(&golden.io).enumerate() {
         if got.outputs.len() != want.outputs.len() {
             return Err(broken(format!(
@@ -185,7 +230,7 @@ pub fn replay_bytes(golden: &GoldenCase, bytes: &[u8]) -> Result<(), String> {
             .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
         let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
         if !evaluator_applies(&module) {
-            return Ok(());
+            return Ok(behaviours);
         }
         let reference = hlo::eval::evaluate_flat(&module, &single.inputs)
             .map_err(|e| format!("{label}: the reference evaluator failed: {e}"))?;
@@ -203,7 +248,7 @@ pub fn replay_bytes(golden: &GoldenCase, bytes: &[u8]) -> Result<(), String> {
             )));
         }
     }
-    Ok(())
+    Ok(behaviours)
 }
 
 /// `X.Y.Z` with the minor version raised: a runtime upgrade the artifact must survive.
@@ -1048,6 +1093,7 @@ pub fn runtime_coverage(
             missing.push(format!("{kind} (a thunk kind the runtime executes)"));
         }
     }
+    missing.extend(uncovered_behaviours(&used));
     for (name, aliases) in runtime::registry::names() {
         for n in std::iter::once(&name).chain(&aliases) {
             if !used.contains(&format!("registry:{n}")) {
@@ -1064,13 +1110,44 @@ pub fn runtime_coverage(
         return Ok(());
     }
     Err(format!(
-        "{} construct(s) today's runtime supports are used by no golden of {target} inside the 6-month window:\n  {}\n\
+        "{} construct(s) or behaviour class(es) today's runtime supports are used by no golden of {target} inside the 6-month window:\n  {}\n\
          Nothing would notice a change to their semantics: add a golden that uses each \
          (a hand-written case in harness/src/golden/handwritten.rs, then \
          `cargo run -p harness --example handwritten_goldens`), or drop the support; see docs/goldens.md.",
         missing.len(),
         missing.join("\n  ")
     ))
+}
+
+/// The behaviour classes ([`runtime::behaviour`]) no construct of `used` records: each fixed
+/// class, and every registered custom-call target at the API version today's compiler writes by
+/// default ([`compiler::DEFAULT_CUSTOM_CALL_API_VERSION`]).
+pub fn uncovered_behaviours(used: &std::collections::BTreeSet<String>) -> Vec<String> {
+    let default_api = compiler::DEFAULT_CUSTOM_CALL_API_VERSION;
+    let calls =
+        runtime::registry::names()
+            .into_iter()
+            .map(|(target, _)| runtime::Behaviour::CustomCall {
+                target,
+                api_version: default_api as i32,
+            });
+    runtime::Behaviour::FIXED
+        .iter()
+        .cloned()
+        .chain(calls)
+        .filter(|b| !used.contains(&b.census_name()))
+        .map(|b| match &b {
+            runtime::Behaviour::CustomCall { .. } => format!(
+                "{} (a registered target at {}, the API version the compiler writes by default)",
+                b.census_name(),
+                default_api.as_str_name()
+            ),
+            _ => format!(
+                "{} (a behaviour class the runtime's executor reads)",
+                b.census_name()
+            ),
+        })
+        .collect()
 }
 
 /// Integrity of one version: every file hashed in the manifest matches, none missing or extra.
