@@ -579,10 +579,9 @@ fn kernel_contract(
                 })
             })
     };
-    let declared = match abi.and_then(|a| a.platform_version.as_ref()) {
-        Some(PlatformVersion::CudaPlatformVersion(v)) => Some(v.cuda_toolkit_version.as_str()),
-        None => None,
-    };
+    let declared = abi
+        .and_then(|a| a.platform_version.as_ref())
+        .map(|PlatformVersion::CudaPlatformVersion(v)| v.cuda_toolkit_version.as_str());
     let toolkit = match declared.and_then(|d| Some((toolkit_of(d)?, d))) {
         Some((t, d)) => Some(ToolkitBound::Declared(t, d.to_owned())),
         None => toolkit_of(&device.cuda_toolkit_version)
