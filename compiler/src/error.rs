@@ -65,6 +65,17 @@ pub enum CompileError {
         /// What went wrong (ptxas not found, or its diagnostics).
         message: String,
     },
+    /// A kernel's PTX header contradicts what the executable declares: its `.version` needs a
+    /// newer CUDA toolkit than `executable_abi_version` names, or its `.target` does not run on
+    /// `gpu_compute_capability`. The runtime refuses such an artifact at load, so it is not
+    /// written.
+    #[error("kernel {kernel}: {message}")]
+    KernelHeader {
+        /// The kernel's `.entry` name.
+        kernel: String,
+        /// What contradicts what.
+        message: String,
+    },
     /// An internal invariant was broken (a compiler bug).
     #[error("internal compiler error: {0}")]
     Internal(String),

@@ -42,6 +42,8 @@ struct ThunkBuilder<'a> {
     collective_slices_xyz: bool,
     /// `CompileOptions::emit_op_id_xyz`.
     op_id_xyz: bool,
+    /// What each kernel's PTX header is held to.
+    target: &'a Target,
 }
 
 impl ThunkBuilder<'_> {
@@ -65,6 +67,7 @@ impl ThunkBuilder<'_> {
         let asg = self.asg;
         Ok(match op {
             Op::Kernel { name, kernel, args } => {
+                self.target.check_kernel_ptx(&kernel.name, &kernel.ptx)?;
                 let thunk_info = self.info(name);
                 let l = kernel.launch;
                 let dim = |v: [u32; 3]| pg::Dim3DProto {
@@ -401,6 +404,7 @@ pub fn build(
         gemm_config_xyz: options.emit_gemm_config_xyz,
         collective_slices_xyz: options.emit_collective_slices_xyz,
         op_id_xyz: options.emit_op_id_xyz,
+        target,
     };
     let thunks = tb.sequence(&lowered.ops)?;
     let mut exe = pg::GpuExecutableProto {

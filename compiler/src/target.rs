@@ -146,6 +146,82 @@ impl Target {
         }
     }
 
+    /// The CUDA toolkit executables for this target declare (the config's `runtime_version`),
+    /// as written and as major.minor; `None` when it declares none (empty or 0.0.0).
+    pub fn declared_toolkit(&self) -> Option<(&str, ptx::compat::Toolkit)> {
+        let written = self
+            .config
+            .gpu_device_info
+            .as_ref()?
+            .runtime_version
+            .as_str();
+        let mut parts = written.trim().split('.').map(|p| p.parse::<u32>().ok());
+        let major = parts.next().flatten()?;
+        let minor = parts.next().flatten().unwrap_or(0);
+        let patch = parts.next().flatten().unwrap_or(0);
+        if (major, minor, patch) == (0, 0, 0) {
+            return None;
+        }
+        Some((written, ptx::compat::Toolkit { major, minor }))
+    }
+
+    /// The compute capability executables for this target declare, as a `.target` architecture
+    /// with its feature set.
+    pub fn arch(&self) -> ptx::compat::Arch {
+        use proto::stream_executor::cuda_compute_capability_proto::FeatureExtension;
+        let features = match FeatureExtension::try_from(self.capability.feature_extension) {
+            Ok(FeatureExtension::AcceleratedFeatures) => ptx::compat::Features::Accelerated,
+            Ok(FeatureExtension::FamilyCompatibleFeatures) => ptx::compat::Features::Family,
+            _ => ptx::compat::Features::Baseline,
+        };
+        ptx::compat::Arch {
+            major: self.capability.major.unsigned_abs(),
+            minor: self.capability.minor.unsigned_abs(),
+            features,
+        }
+    }
+
+    /// Refuses a kernel whose PTX the runtime would refuse in this target's executables: a
+    /// `.version` that needs a newer CUDA toolkit than [`Target::declared_toolkit`], or a
+    /// `.target` that does not run on [`Target::arch`] (the loader's step 6 checks the same).
+    pub fn check_kernel_ptx(&self, kernel: &str, ptx_text: &str) -> Result<(), CompileError> {
+        let err = |message: String| CompileError::KernelHeader {
+            kernel: kernel.to_owned(),
+            message,
+        };
+        let outline = ptx::outline(ptx_text).map_err(|e| {
+            err(format!(
+                "the emitted PTX does not parse: line {}:{}: {}",
+                e.line, e.column, e.message
+            ))
+        })?;
+        let v = outline.version;
+        let need = ptx::compat::min_toolkit(v);
+        if let Some((written, have)) = self.declared_toolkit() {
+            if !need.met_by(have) {
+                return Err(err(format!(
+                    "its PTX has .version {}.{} (PTX ISA {}.{}), which needs {need}, but the executable declares CUDA toolkit {written} (the target config's runtime_version, {}); the runtime refuses such an artifact",
+                    v.major, v.minor, v.major, v.minor, self.origin
+                )));
+            }
+        }
+        let cc = self.arch();
+        let arch = &outline.target.arch;
+        let target = ptx::compat::Arch::parse(arch).ok_or_else(|| {
+            err(format!(
+                "its PTX has .target {arch}, not an sm_XY, sm_XYa or sm_XYf architecture"
+            ))
+        })?;
+        target.runs_on(&cc).map_err(|m| {
+            err(format!(
+                "its PTX has .target {target}, but the executable's gpu_compute_capability is {cc} ({}.{}); {}",
+                cc.major,
+                cc.minor,
+                target.rule(m)
+            ))
+        })
+    }
+
     /// The `executable_abi_version` of executables for this target (see docs/artifact.md).
     pub fn abi_version(&self) -> ExecutableAbiVersionProto {
         let info = self.config.gpu_device_info.clone().unwrap_or_default();
@@ -161,5 +237,82 @@ impl Target {
                 ),
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod kernel_header_tests {
+    use super::*;
+
+    fn target(spec: &str) -> Target {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/target_specs")
+            .join(format!("{spec}.txtpb"));
+        Target::load(&path).unwrap()
+    }
+
+    fn ptx(version: &str, arch: &str) -> String {
+        format!(".version {version}\n.target {arch}\n.address_size 64\n.visible .entry k()\n{{\n  ret;\n}}\n")
+    }
+
+    fn message(t: &Target, version: &str, arch: &str) -> String {
+        let origin = &t.origin;
+        t.check_kernel_ptx("k", &ptx(version, arch))
+            .unwrap_err()
+            .to_string()
+            .replace(origin.as_str(), "SPEC")
+    }
+
+    #[test]
+    fn what_the_compiler_emits_passes() {
+        for spec in ["h100_sxm", "a100_sxm_80", "b200", "v100", "rtx6000pro"] {
+            let t = target(spec);
+            let (v, arch) = (t.codegen.ptx_version, t.codegen.target_name());
+            t.check_kernel_ptx("k", &ptx(&format!("{}.{}", v.0, v.1), &arch))
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn a_ptx_isa_newer_than_the_declared_toolkit_is_refused() {
+        let h100 = target("h100_sxm");
+        assert_eq!(
+            message(&h100, "9.0", "sm_90a"),
+            "kernel k: its PTX has .version 9.0 (PTX ISA 9.0), which needs CUDA toolkit 13.0 or newer, but the executable declares CUDA toolkit 12.8.0 (the target config's runtime_version, SPEC); the runtime refuses such an artifact"
+        );
+        // a100_sxm_80 declares no toolkit: the runtime compares with its own.
+        target("a100_sxm_80")
+            .check_kernel_ptx("k", &ptx("9.0", "sm_80"))
+            .unwrap();
+    }
+
+    /// XLA's b300 and gb300 configs declare CUDA 12.8.0, but sm_103 needs PTX ISA 8.8 (CUDA 12.9):
+    /// the compiler refuses rather than write an artifact whose kernels a 12.8 runtime cannot JIT.
+    #[test]
+    fn sm_103_kernels_need_a_newer_toolkit_than_xla_s_gb300_config_declares() {
+        let gb300 = target("gb300");
+        let (v, arch) = (gb300.codegen.ptx_version, gb300.codegen.target_name());
+        assert_eq!(
+            message(&gb300, &format!("{}.{}", v.0, v.1), &arch),
+            "kernel k: its PTX has .version 8.8 (PTX ISA 8.8), which needs CUDA toolkit 12.9 or newer, but the executable declares CUDA toolkit 12.8.0 (the target config's runtime_version, SPEC); the runtime refuses such an artifact"
+        );
+    }
+
+    #[test]
+    fn a_target_that_does_not_run_on_the_capability_is_refused() {
+        let h100 = target("h100_sxm");
+        assert_eq!(
+            message(&h100, "8.7", "sm_100a"),
+            "kernel k: its PTX has .target sm_100a, but the executable's gpu_compute_capability is sm_90a (9.0); PTX for sm_100a runs only on compute capability 10.0 with accelerated features"
+        );
+        assert_eq!(
+            message(&target("a100_sxm_80"), "8.7", "sm_80a"),
+            "kernel k: its PTX has .target sm_80a, but the executable's gpu_compute_capability is sm_80 (8.0); PTX for sm_80a runs only on compute capability 8.0 with accelerated features"
+        );
+        assert_eq!(
+            message(&h100, "8.7", "compute_90"),
+            "kernel k: its PTX has .target compute_90, not an sm_XY, sm_XYa or sm_XYf architecture"
+        );
+        h100.check_kernel_ptx("k", &ptx("8.7", "sm_80")).unwrap();
     }
 }

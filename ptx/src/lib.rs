@@ -7,11 +7,13 @@
 //! - [`parser`]: text to model ([`parse`], [`parse_instruction`]), or the same grammar checked
 //!   without building the model ([`check`], which returns an [`Outline`]); errors are [`ParseError`].
 //! - [`printer`]: model to text ([`print()`], and `Display` on every node).
+//! - [`compat`]: the CUDA toolkit a `.version` needs, the compute capabilities a `.target` runs on.
 //! - [`ptxas`]: find and run NVIDIA's `ptxas` to validate PTX text.
 //! - [`launch_spec`]: launch specs (`NAME.launch.json`) read, run on the emulator and compared.
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod compat;
 pub mod emu;
 pub mod error;
 pub mod launch_spec;

@@ -4,7 +4,8 @@
 //!
 //! 1. [`check_size`], then protobuf decode;
 //! 2. [`check_abi`]: each of the device's versions ≥ the executable's;
-//! 3. [`check_capability`]: compute capability equal to the device's (2 and 3 both run first, in
+//! 3. [`check_capability`]: compute capability equal to the device's, and the device has the
+//!    features its feature extension asks for (2 and 3 both run first, in
 //!    [`check_environment`]; when both fail the message names the compute capability first, then
 //!    the ABI problem);
 //! 4. [`check_hlo`]: the embedded HLO module is structurally valid
@@ -12,7 +13,10 @@
 //!    partition counts within what this runtime runs;
 //! 5. [`check_program_shape`], [`check_allocations`], [`check_constants`], [`check_outputs`]:
 //!    everything sized by the artifact is within bounds before anything is allocated;
-//! 6. [`check_thunks`] (see [`crate::thunks::decode_sequence`]);
+//! 6. [`check_thunks`] (see [`crate::thunks::decode_sequence`]), each kernel's PTX header held to
+//!    [`kernel_contract`]: its `.version` needs no newer CUDA toolkit than the artifact declares
+//!    (or, declaring none, than the device runtime has), its `.target` runs on the artifact's
+//!    compute capability;
 //! 7. load-time passes (command-buffer conversion);
 //! 8. ready: the kernels are loaded on the device ([`load_with_registry`]).
 //!
@@ -25,7 +29,8 @@ use proto::stream_executor::executable_abi_version_proto::{
     CudaPlatformVersionProto, PlatformVersion,
 };
 use proto::stream_executor::{
-    gpu_compute_capability_proto, ExecutableAbiVersionProto, GpuComputeCapabilityProto,
+    gpu_compute_capability_proto, CudaComputeCapabilityProto, ExecutableAbiVersionProto,
+    GpuComputeCapabilityProto,
 };
 use proto::xla::gpu::gpu_executable_proto::{
     ConstantInfoProto, OutputInfoMapEntry, OutputInfoProto, RepeatedBufferAllocations,
@@ -39,7 +44,10 @@ use crate::flags::RuntimeFlags;
 use crate::passes;
 use crate::registry::Registry;
 use crate::streams;
-use crate::thunks::{decode_encoded_sequence, decode_sequence, DecodeContext, KernelModule, Thunk};
+use crate::thunks::{
+    decode_encoded_sequence, decode_sequence, DecodeContext, KernelContract, KernelModule, Thunk,
+    ToolkitBound,
+};
 use crate::{Allocation, AllocationKind, Constant, Executable, Leaf};
 
 /// Loads an executable for `device` with the built-in registry.
@@ -158,6 +166,11 @@ fn finish(
         executable_abi_version.as_ref(),
         device,
     )?;
+    let contract = kernel_contract(
+        gpu_compute_capability.as_ref(),
+        executable_abi_version.as_ref(),
+        device,
+    );
 
     let hlo = match hlo {
         Hlo::Decoded => hlo_module_with_config.as_ref().map(HloSource::Decoded),
@@ -186,8 +199,15 @@ fn finish(
         Thunks::Decoded => ThunkSource::Decoded(thunks),
         Thunks::Encoded(t) => ThunkSource::Encoded(t),
     };
-    let (thunks, kernels) =
-        check_thunks(thunk_source, &sizes, device, flags, registry, num_replicas)?;
+    let (thunks, kernels) = check_thunks(
+        thunk_source,
+        &sizes,
+        contract,
+        device,
+        flags,
+        registry,
+        num_replicas,
+    )?;
 
     // Cross-stream waits, from the artifact's own sequence.
     let events = streams::plan(&thunks);
@@ -524,18 +544,63 @@ enum ThunkSource<'a> {
 fn check_thunks(
     source: ThunkSource<'_>,
     sizes: &[u64],
+    contract: KernelContract,
     device: &DeviceDescription,
     flags: &RuntimeFlags,
     registry: &Registry,
     num_replicas: u64,
 ) -> Result<(Vec<Thunk>, Vec<Arc<KernelModule>>)> {
     let mut ctx = DecodeContext::new(sizes, device, flags, registry, num_replicas);
+    ctx.contract = contract;
     let thunks = match source {
         ThunkSource::Decoded(mut t) => decode_sequence(&mut ctx, &mut t, "thunks")?,
         ThunkSource::Encoded(t) => decode_encoded_sequence(&mut ctx, t, "thunks")?,
     };
     let kernels = std::mem::take(&mut ctx.kernels.modules);
     Ok((thunks, kernels))
+}
+
+/// What step 6 holds each kernel's PTX header to (after steps 2 and 3 passed): the artifact's
+/// declared CUDA toolkit, or, when it declares none (empty or 0.0.0, as XLA writes for a target
+/// config without a runtime version), the device runtime's when it has one; and the artifact's
+/// compute capability with its feature extension.
+fn kernel_contract(
+    cc: Option<&GpuComputeCapabilityProto>,
+    abi: Option<&ExecutableAbiVersionProto>,
+    device: &DeviceDescription,
+) -> KernelContract {
+    let toolkit_of = |s: &str| {
+        parse_version(s)
+            .filter(|v| *v != [0, 0, 0])
+            .and_then(|[major, minor, _]| {
+                Some(ptx::compat::Toolkit {
+                    major: u32::try_from(major).ok()?,
+                    minor: u32::try_from(minor).ok()?,
+                })
+            })
+    };
+    let declared = abi
+        .and_then(|a| a.platform_version.as_ref())
+        .map(|PlatformVersion::CudaPlatformVersion(v)| v.cuda_toolkit_version.as_str());
+    let toolkit = match declared.and_then(|d| Some((toolkit_of(d)?, d))) {
+        Some((t, d)) => Some(ToolkitBound::Declared(t, d.to_owned())),
+        None => toolkit_of(&device.cuda_toolkit_version)
+            .map(|t| ToolkitBound::Device(t, device.cuda_toolkit_version.clone())),
+    };
+    let capability = match cc.and_then(|c| c.compute_capability.as_ref()) {
+        Some(gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c)) => {
+            Some(ptx::compat::Arch {
+                major: c.major.unsigned_abs(),
+                minor: c.minor.unsigned_abs(),
+                features: crate::device::features_of(c.feature_extension),
+            })
+        }
+        _ => None,
+    };
+    KernelContract {
+        toolkit,
+        capability,
+    }
 }
 
 /// Parses "X.Y.Z" (missing components are 0).
@@ -668,6 +733,26 @@ fn check_capability(
                     c.major, c.minor, c.major, c.minor
                 )));
             }
+            // The feature extension, as XLA compares it: an `sm_90a` executable needs the
+            // device's accelerated features, an `sm_100f` one its family features (which an
+            // accelerated device has too).
+            let need = capability_features(c)?;
+            let have = device.compute_capability_features;
+            if rank(need) > rank(have) {
+                let arch = |features| ptx::compat::Arch {
+                    major: dm.unsigned_abs(),
+                    minor: dn.unsigned_abs(),
+                    features,
+                };
+                return Err(Error::failed_precondition(format!(
+                    "gpu_compute_capability is {} ({dm}.{dn}, feature_extension {}), the device is {} ({dm}.{dn}, feature_extension {}); an executable compiled for {} runs only on a device with those features",
+                    arch(need),
+                    extension_name(need),
+                    arch(have),
+                    extension_name(have),
+                    arch(need),
+                )));
+            }
             Ok(())
         }
         gpu_compute_capability_proto::ComputeCapability::RocmComputeCapability(r) => {
@@ -682,5 +767,36 @@ fn check_capability(
                 o.architecture
             )))
         }
+    }
+}
+
+/// The feature set an executable's CUDA compute capability declares; a `feature_extension` this
+/// runtime does not know is refused (what it would need of the device is unknown).
+fn capability_features(c: &CudaComputeCapabilityProto) -> Result<ptx::compat::Features> {
+    use proto::stream_executor::cuda_compute_capability_proto::FeatureExtension;
+    if FeatureExtension::try_from(c.feature_extension).is_err() {
+        return Err(invalid(format!(
+            "gpu_compute_capability.cuda_compute_capability.feature_extension is {}, not a known CudaComputeCapabilityProto.FeatureExtension",
+            c.feature_extension
+        )));
+    }
+    Ok(crate::device::features_of(c.feature_extension))
+}
+
+/// Feature sets in inclusion order: baseline ⊂ family ⊂ accelerated.
+fn rank(f: ptx::compat::Features) -> u8 {
+    match f {
+        ptx::compat::Features::Baseline => 0,
+        ptx::compat::Features::Family => 1,
+        ptx::compat::Features::Accelerated => 2,
+    }
+}
+
+/// The `FeatureExtension` name of a feature set, for messages.
+fn extension_name(f: ptx::compat::Features) -> &'static str {
+    match f {
+        ptx::compat::Features::Baseline => "NONE",
+        ptx::compat::Features::Family => "FAMILY_COMPATIBLE_FEATURES",
+        ptx::compat::Features::Accelerated => "ACCELERATED_FEATURES",
     }
 }

@@ -28,6 +28,10 @@ pub struct DeviceDescription {
     pub platform_name: String,
     /// CUDA compute capability (major, minor).
     pub compute_capability: (i32, i32),
+    /// The feature set of that capability (`cuda_compute_capability.feature_extension`):
+    /// `Accelerated` runs `sm_90a` executables, `Family` runs `sm_100f` ones, `Baseline` (NONE or
+    /// UNSPECIFIED in the config) only plain ones.
+    pub compute_capability_features: ptx::compat::Features,
     /// Most threads one block may have (the product of its three dims, checked per launch at
     /// load).
     pub threads_per_block_limit: u64,
@@ -157,6 +161,17 @@ fn check_device_info(info: &proto::stream_executor::GpuDeviceInfoProto) -> Resul
     Ok(())
 }
 
+/// The feature set a `CudaComputeCapabilityProto.feature_extension` value names; an unknown
+/// value (a newer schema's) promises nothing beyond the baseline.
+pub fn features_of(feature_extension: i32) -> ptx::compat::Features {
+    use proto::stream_executor::cuda_compute_capability_proto::FeatureExtension;
+    match FeatureExtension::try_from(feature_extension) {
+        Ok(FeatureExtension::AcceleratedFeatures) => ptx::compat::Features::Accelerated,
+        Ok(FeatureExtension::FamilyCompatibleFeatures) => ptx::compat::Features::Family,
+        _ => ptx::compat::Features::Baseline,
+    }
+}
+
 impl DeviceDescription {
     /// Builds the description from a target config (`stream_executor.GpuTargetConfigProto`).
     pub fn from_target_config(config: &GpuTargetConfigProto) -> Result<DeviceDescription> {
@@ -164,12 +179,12 @@ impl DeviceDescription {
             .gpu_device_info
             .as_ref()
             .ok_or_else(|| invalid("target config: gpu_device_info is not set"))?;
-        let cc = match &info.compute_capability {
+        let (cc, features) = match &info.compute_capability {
             Some(gpu_device_info_proto::ComputeCapability::CudaComputeCapability(c)) => {
                 let at = "cuda_compute_capability";
                 in_range(&format!("{at}.major"), c.major.into(), 1, 99)?;
                 in_range(&format!("{at}.minor"), c.minor.into(), 0, 99)?;
-                (c.major, c.minor)
+                ((c.major, c.minor), features_of(c.feature_extension))
             }
             Some(_) => {
                 return Err(Error::unimplemented(format!(
@@ -191,6 +206,7 @@ impl DeviceDescription {
             name: info.name.clone(),
             platform_name: config.platform_name.clone(),
             compute_capability: cc,
+            compute_capability_features: features,
             threads_per_block_limit: pos(info.threads_per_block_limit.into()),
             thread_dim_limit: [
                 pos(info.thread_dim_limit_x),

@@ -16,7 +16,10 @@ mod encode;
 #[cfg(test)]
 mod tests;
 
-pub use decode::{decode_encoded_sequence, decode_sequence, DecodeContext, KernelTable};
+pub use decode::{
+    decode_encoded_sequence, decode_sequence, DecodeContext, KernelContract, KernelTable,
+    ToolkitBound,
+};
 pub use encode::{encode, encode_sequence};
 
 /// A contiguous range of one buffer allocation (validated against the allocation's size).

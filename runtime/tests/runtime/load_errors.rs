@@ -192,6 +192,177 @@ fn sm80_artifact_on_sm90_device_is_failed_precondition() {
     );
 }
 
+fn cuda_cc(p: &mut GpuExecutableProto) -> &mut proto::stream_executor::CudaComputeCapabilityProto {
+    match p
+        .gpu_compute_capability
+        .as_mut()
+        .and_then(|c| c.compute_capability.as_mut())
+    {
+        Some(gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c)) => c,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn toolkit_mut(p: &mut GpuExecutableProto) -> &mut String {
+    match p
+        .executable_abi_version
+        .as_mut()
+        .and_then(|a| a.platform_version.as_mut())
+    {
+        Some(executable_abi_version_proto::PlatformVersion::CudaPlatformVersion(v)) => {
+            &mut v.cuda_toolkit_version
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn set_ptx_header(p: &mut GpuExecutableProto, version: &str, target: &str) {
+    let bin = kernel_mut(p).kernel_binary.as_mut().unwrap();
+    bin.ptx = bin
+        .ptx
+        .replace(".version 8.0", &format!(".version {version}"))
+        .replace(".target sm_90a", &format!(".target {target}"));
+}
+
+#[test]
+fn sm90a_artifact_on_a_device_without_accelerated_features_is_failed_precondition() {
+    let p = vadd();
+    let mut d = h100();
+    d.compute_capability_features = ptx::compat::Features::Baseline;
+    assert_eq!(
+        load_err_with(&p, &d, &RuntimeFlags::default()),
+        "FAILED_PRECONDITION: gpu_compute_capability is sm_90a (9.0, feature_extension ACCELERATED_FEATURES), the device is sm_90 (9.0, feature_extension NONE); an executable compiled for sm_90a runs only on a device with those features"
+    );
+    // A family executable needs the family features, which an accelerated device has.
+    let mut p = vadd();
+    cuda_cc(&mut p).feature_extension = 3;
+    set_ptx_header(&mut p, "8.0", "sm_90");
+    assert_eq!(
+        load_err_with(&p, &d, &RuntimeFlags::default()),
+        "FAILED_PRECONDITION: gpu_compute_capability is sm_90f (9.0, feature_extension FAMILY_COMPATIBLE_FEATURES), the device is sm_90 (9.0, feature_extension NONE); an executable compiled for sm_90f runs only on a device with those features"
+    );
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn unknown_feature_extension_is_invalid_argument() {
+    let mut p = vadd();
+    cuda_cc(&mut p).feature_extension = 7;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: gpu_compute_capability.cuda_compute_capability.feature_extension is 7, not a known CudaComputeCapabilityProto.FeatureExtension"
+    );
+}
+
+// 6 (the kernels' PTX headers): `.version` against the declared toolkit, `.target` against the
+// compute capability.
+
+#[test]
+fn ptx_isa_newer_than_the_declared_toolkit_is_invalid_argument() {
+    let mut p = vadd();
+    set_ptx_header(&mut p, "9.0", "sm_90a");
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx: kernel \"vadd\" has .version 9.0 (PTX ISA 9.0), which needs CUDA toolkit 13.0 or newer, but executable_abi_version.cuda_platform_version.cuda_toolkit_version declares CUDA toolkit 12.8.0; a runtime of that toolkit cannot JIT-compile the kernel, so the artifact contradicts itself"
+    );
+    // The newest ISA 12.8 accepts loads; declaring 13.0 makes 9.0 consistent (the device's runtime
+    // must then have 13.0, step 2).
+    let mut ok = vadd();
+    set_ptx_header(&mut ok, "8.7", "sm_90a");
+    assert_loads(&ok, &RuntimeFlags::default());
+    *toolkit_mut(&mut p) = "13.0.0".into();
+    let mut d = h100();
+    d.cuda_toolkit_version = "13.0.0".into();
+    runtime::validate(
+        &p.encode_to_vec(),
+        &d,
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn ptx_isa_newer_than_any_known_toolkit_is_invalid_argument() {
+    let mut p = vadd();
+    set_ptx_header(&mut p, "9.5", "sm_90a");
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx: kernel \"vadd\" has .version 9.5 (PTX ISA 9.5), which needs a CUDA toolkit newer than any this table knows (the newest it knows is 13.1, for PTX ISA 9.1), but executable_abi_version.cuda_platform_version.cuda_toolkit_version declares CUDA toolkit 12.8.0; a runtime of that toolkit cannot JIT-compile the kernel, so the artifact contradicts itself"
+    );
+}
+
+#[test]
+fn with_no_declared_toolkit_the_ptx_isa_is_held_to_the_device_runtime() {
+    let mut p = vadd();
+    set_ptx_header(&mut p, "9.0", "sm_90a");
+    for none in ["", "0.0.0"] {
+        *toolkit_mut(&mut p) = none.into();
+        assert_eq!(
+            load_err(&p),
+            "FAILED_PRECONDITION: thunks[0].kernel_thunk.kernel_binary.ptx: kernel \"vadd\" has .version 9.0 (PTX ISA 9.0), which needs CUDA toolkit 13.0 or newer; the executable declares no CUDA toolkit version and the device's runtime has CUDA toolkit 12.8.0",
+            "{none:?}"
+        );
+    }
+    // Neither declares one: nothing to compare.
+    let mut d = h100();
+    d.cuda_toolkit_version.clear();
+    runtime::validate(
+        &p.encode_to_vec(),
+        &d,
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn ptx_target_newer_than_the_capability_is_invalid_argument() {
+    let mut p = vadd();
+    set_ptx_header(&mut p, "8.7", "sm_100");
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx: kernel \"vadd\" has .target sm_100, but gpu_compute_capability is sm_90a (9.0); PTX for sm_100 runs only on compute capability 10.0 or newer"
+    );
+    // An older plain target runs on a newer capability.
+    let mut p = vadd();
+    set_ptx_header(&mut p, "8.7", "sm_80");
+    assert_loads(&p, &RuntimeFlags::default());
+}
+
+#[test]
+fn ptx_accelerated_target_needs_the_capability_with_its_features() {
+    let mut p = vadd();
+    cuda_cc(&mut p).feature_extension = 1;
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx: kernel \"vadd\" has .target sm_90a, but gpu_compute_capability is sm_90 (9.0); PTX for sm_90a runs only on compute capability 9.0 with accelerated features"
+    );
+}
+
+#[test]
+fn ptx_family_target_needs_its_family() {
+    let mut p = vadd();
+    set_ptx_header(&mut p, "8.8", "sm_100f");
+    *toolkit_mut(&mut p) = "12.9.0".into();
+    let mut d = h100();
+    d.cuda_toolkit_version = "12.9.0".into();
+    assert_eq!(
+        load_err_with(&p, &d, &RuntimeFlags::default()),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx: kernel \"vadd\" has .target sm_100f, but gpu_compute_capability is sm_90a (9.0); PTX for sm_100f runs only on compute capability 10.x with x >= 0 and family or accelerated features"
+    );
+}
+
+#[test]
+fn ptx_target_that_is_not_an_sm_architecture_is_invalid_argument() {
+    let mut p = vadd();
+    set_ptx_header(&mut p, "8.0", "compute_90");
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: thunks[0].kernel_thunk.kernel_binary.ptx: kernel \"vadd\" has .target compute_90, not an sm_XY, sm_XYa or sm_XYf architecture"
+    );
+}
+
 // 4. Embedded HLO.
 
 #[test]
@@ -1449,8 +1620,12 @@ fn cubin_for_the_device_with_a_nonzero_minor_loads() {
     {
         c.major = 8;
         c.minor = 6;
+        c.feature_extension = 1;
     }
-    kernel_mut(&mut p).kernel_binary.as_mut().unwrap().cubin = cubin_header(86);
+    // The PTX is for the artifact's capability too (sm_90a PTX in an 8.6 artifact is refused).
+    let bin = kernel_mut(&mut p).kernel_binary.as_mut().unwrap();
+    bin.ptx = bin.ptx.replace(".target sm_90a", ".target sm_86");
+    bin.cubin = cubin_header(86);
     let mut d = h100();
     d.compute_capability = (8, 6);
     runtime::validate(

@@ -4,6 +4,85 @@ use super::*;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
+/// What each kernel's PTX header is held to (step 6): the toolkit its `.version` may need and
+/// the compute capability its `.target` must run on. The default checks nothing (the decode
+/// tests that have no artifact around their thunks); the loader fills it from the artifact.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KernelContract {
+    /// The newest toolkit a `.version` may need.
+    pub toolkit: Option<ToolkitBound>,
+    /// The executable's `gpu_compute_capability`, which every `.target` must run on.
+    pub capability: Option<ptx::compat::Arch>,
+}
+
+/// Where the toolkit bound of a [`KernelContract`] comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolkitBound {
+    /// `executable_abi_version.cuda_platform_version.cuda_toolkit_version`, as written: a kernel
+    /// that needs more makes the artifact contradict itself (INVALID_ARGUMENT).
+    Declared(ptx::compat::Toolkit, String),
+    /// The artifact declares none (empty or 0.0.0): the device runtime's toolkit, as written; a
+    /// kernel that needs more cannot run here (FAILED_PRECONDITION).
+    Device(ptx::compat::Toolkit, String),
+}
+
+/// Step 6, each kernel's PTX header: its `.version` against the toolkit the contract allows and
+/// its `.target` against the executable's compute capability.
+fn check_header(
+    contract: &KernelContract,
+    outline: &ptx::Outline,
+    kernel_name: &str,
+    path: &str,
+) -> Result<()> {
+    let at = format!(
+        "{path}.kernel_binary.ptx: kernel \"{}\"",
+        elide(&kernel_name.escape_debug().to_string())
+    );
+    let v = outline.version;
+    let need = ptx::compat::min_toolkit(v);
+    match &contract.toolkit {
+        Some(ToolkitBound::Declared(have, written)) if !need.met_by(*have) => {
+            return Err(invalid(format!(
+                "{at} has .version {}.{} (PTX ISA {}.{}), which needs {need}, but executable_abi_version.cuda_platform_version.cuda_toolkit_version declares CUDA toolkit {}; a runtime of that toolkit cannot JIT-compile the kernel, so the artifact contradicts itself",
+                v.major,
+                v.minor,
+                v.major,
+                v.minor,
+                written.escape_debug()
+            )));
+        }
+        Some(ToolkitBound::Device(have, written)) if !need.met_by(*have) => {
+            return Err(Error::failed_precondition(format!(
+                "{at} has .version {}.{} (PTX ISA {}.{}), which needs {need}; the executable declares no CUDA toolkit version and the device's runtime has CUDA toolkit {}",
+                v.major,
+                v.minor,
+                v.major,
+                v.minor,
+                written.escape_debug()
+            )));
+        }
+        _ => {}
+    }
+    if let Some(cc) = &contract.capability {
+        let arch = &outline.target.arch;
+        let target = ptx::compat::Arch::parse(arch).ok_or_else(|| {
+            invalid(format!(
+                "{at} has .target {}, not an sm_XY, sm_XYa or sm_XYf architecture",
+                elide(&arch.escape_debug().to_string())
+            ))
+        })?;
+        if let Err(m) = target.runs_on(cc) {
+            return Err(invalid(format!(
+                "{at} has .target {target}, but gpu_compute_capability is {cc} ({}.{}); {}",
+                cc.major,
+                cc.minor,
+                target.rule(m)
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn dims(d: Option<&impl Xyz>, path: &str, limits: [u64; 3], limit_name: &str) -> Result<[u32; 3]> {
     let d = d.ok_or_else(|| invalid(format!("{path} is not set")))?;
     let mut out = [0u32; 3];
@@ -185,6 +264,7 @@ pub(super) fn kernel(
         ctx.flags.ptx_check,
         path,
     )?;
+    check_header(&ctx.contract, &module.outline, kernel_name, path)?;
     let Some(entry) = module.outline.kernel(kernel_name) else {
         let entries: Vec<String> = module.outline.entries().map(|f| elide(&f.name)).collect();
         return Err(Error::not_found(format!(

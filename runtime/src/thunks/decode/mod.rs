@@ -42,6 +42,7 @@ mod kernel;
 use collective::{collective, reduction};
 use gemm::gemm;
 use kernel::kernel;
+pub use kernel::{KernelContract, ToolkitBound};
 
 static NEXT_KERNEL_MODULE: AtomicU64 = AtomicU64::new(1);
 
@@ -123,6 +124,8 @@ pub struct DecodeContext<'a> {
     pub allow_unimplemented: bool,
     /// The PTX modules seen so far.
     pub kernels: KernelTable,
+    /// What each kernel's `.version` and `.target` are held to (none unless set).
+    pub contract: KernelContract,
     seen_ids: HashMap<i64, String>,
 }
 
@@ -143,6 +146,7 @@ impl<'a> DecodeContext<'a> {
             num_replicas,
             allow_unimplemented: false,
             kernels: KernelTable::default(),
+            contract: KernelContract::default(),
             seen_ids: HashMap::new(),
         }
     }
