@@ -1424,3 +1424,110 @@ fn map_entries_of_unrelated_messages_are_not_paired_as_a_move() {
     let c = Case::new(base, head);
     assert_eq!(said(&c.findings(), "renamed"), Vec::<String>::new());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 35: the bot's history findings (restores, what a deletion reserved), fields age by
+// meaning.
+
+fn messages_of(c: &Case<'_>, rule: &str) -> Vec<String> {
+    c.findings()
+        .into_iter()
+        .filter(|f| f.rule.id() == rule)
+        .map(|f| f.message)
+        .collect()
+}
+
+#[test]
+fn a_deletion_says_exactly_what_it_reserved() {
+    let base = "message Root { int32 a = 1; int32 b = 2; }";
+    let cases = [
+        (
+            "message Root { int32 a = 1; }",
+            "field `b` = 2 deleted from `t.Root`: the deletion reserves neither its number 2 nor its name `b`",
+        ),
+        (
+            "message Root { reserved \"b\"; int32 a = 1; }",
+            "field `b` = 2 deleted from `t.Root`: the deletion reserves its name but not its number 2",
+        ),
+        (
+            "message Root { reserved 2; int32 a = 1; }",
+            "field `b` = 2 deleted from `t.Root`: the deletion reserves its number 2 but not its name `b`",
+        ),
+        (
+            "message Root { int32 a = 1; int32 b = 3; }",
+            "field `b` = 2 deleted from `t.Root`: the deletion reserves neither its number 2 nor its name `b` (now field 3's)",
+        ),
+    ];
+    for (head, want) in cases {
+        assert_eq!(
+            messages_of(&Case::new(base, head), "field-deleted"),
+            [want],
+            "{head}"
+        );
+    }
+    let base = "enum Kind { K_UNSET = 0; K_B = 2; } message Root { Kind kind = 1; }";
+    let cases = [
+        (
+            "enum Kind { K_UNSET = 0; } message Root { Kind kind = 1; }",
+            "enum value `K_B` = 2 deleted from `t.Kind`: the deletion reserves neither its number 2 nor its name `K_B`",
+        ),
+        (
+            "enum Kind { reserved \"K_B\"; K_UNSET = 0; } message Root { Kind kind = 1; }",
+            "enum value `K_B` = 2 deleted from `t.Kind`: the deletion reserves its name but not its number 2",
+        ),
+        (
+            "enum Kind { reserved 2; K_UNSET = 0; } message Root { Kind kind = 1; }",
+            "enum value `K_B` = 2 deleted from `t.Kind`: the deletion reserves its number 2 but not its name `K_B`",
+        ),
+    ];
+    for (head, want) in cases {
+        assert_eq!(
+            messages_of(&Case::new(base, head), "enum-value-deleted"),
+            [want],
+            "{head}"
+        );
+    }
+}
+
+#[test]
+fn a_field_restored_exactly_is_no_reuse_even_through_a_reservation() {
+    // January: `old = 3`; the base deleted it reserving both; the head restores it as it was.
+    let mut c = Case::new(
+        "message Root { reserved 3; reserved \"old\"; int32 a = 1; }",
+        "message Root { int32 a = 1; int32 old = 3; }",
+    );
+    c.history = history(&[("2026-01-01", "message Root { int32 a = 1; int32 old = 3; }")]);
+    assert!(messages_of(&c, "number-reused").is_empty());
+    assert!(messages_of(&c, "name-reused").is_empty());
+    // The same name under another type within the encoding is a reuse: old values mean other
+    // things.
+    let mut c = Case::new(
+        "message Root { reserved 3; reserved \"old\"; int32 a = 1; }",
+        "message Root { int32 a = 1; uint64 old = 3; }",
+    );
+    c.history = history(&[("2026-01-01", "message Root { int32 a = 1; int32 old = 3; }")]);
+    assert_eq!(
+        messages_of(&c, "number-reused"),
+        ["field `old` reuses number 3 of `t.Root`: snapshot 2026-01-01-s1 used it for `old` as `int32`; old artifacts decode as the wrong field"]
+    );
+    // Enum values alike.
+    let mut c = Case::new(
+        "enum Kind { reserved 2; reserved \"K_B\"; K_UNSET = 0; } message Root { Kind kind = 1; }",
+        "enum Kind { K_UNSET = 0; K_B = 2; } message Root { Kind kind = 1; }",
+    );
+    c.history = history(&[(
+        "2026-01-01",
+        "enum Kind { K_UNSET = 0; K_B = 2; } message Root { Kind kind = 1; }",
+    )]);
+    assert!(messages_of(&c, "number-reused").is_empty());
+    assert!(messages_of(&c, "name-reused").is_empty());
+    // A reservation with no user in sight still is a reuse: what 3 meant is unknown.
+    let c = Case::new(
+        "message Root { reserved 3; int32 a = 1; }",
+        "message Root { int32 a = 1; int32 old = 3; }",
+    );
+    assert_eq!(
+        messages_of(&c, "number-reused"),
+        ["field `old` reuses number 3 of `t.Root`: the base reserved it; old artifacts decode as the wrong field"]
+    );
+}
