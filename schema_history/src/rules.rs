@@ -112,6 +112,36 @@ impl<'a> Lineage<'a> {
     }
 }
 
+/// Whether field `f` (of one side) has a counterpart in `tm` (the other side's message;
+/// `from_to` maps the first side's renamed types to the other's): the field at the same number,
+/// with the same wire class and oneof, so that a reader of one side reads the other's values as
+/// this field. Fields age by meaning, not by number: a number whose name changed *together*
+/// with a sign that its meaning changed is a new field (for the windows, `first seen`, the
+/// backward window's "removed" and the staged-rollout notes). The signs: the type changed (an
+/// `int64` renamed and made unsigned, a message renamed to an unrelated message), or explicit
+/// presence changed (`int64 execution_stream_id = 4` becoming XLA's `optional int64
+/// concurrent_region_id = 4`). A pure rename keeps identity (and age). An old name that lives
+/// on at another number is no sign: it may carry the old meaning there (`execution_stream_id`
+/// moved to 1000) or only the name (`frontend_attributes` 18 renamed `_legacy`, XLA's form at 19,
+/// 18 meaning what it meant).
+fn same_identity(f: &Field, tm: &Message, from_to: &BTreeMap<String, String>) -> bool {
+    let Some(g) = tm.fields.get(&f.number) else {
+        return false;
+    };
+    if g.wire != f.wire || g.oneof != f.oneof {
+        return false;
+    }
+    if g.name == f.name {
+        return true;
+    }
+    let (ft, gt) = (
+        f.type_name.trim_start_matches('.'),
+        g.type_name.trim_start_matches('.'),
+    );
+    let same_type = ft == gt || from_to.get(ft).is_some_and(|t| t == gt);
+    same_type && g.presence == f.presence
+}
+
 /// Whether `construct`, a message, enum, field or enum value of `from`, has a counterpart in
 /// `to` (`from_to` maps `from`'s renamed types to `to`'s names): the type by name or rename, a
 /// field by number with the same wire class and oneof (so that a reader of one side reads the
@@ -137,11 +167,11 @@ fn counterpart(
     let (parent, child) = construct.rsplit_once('.')?;
     if let Some(m) = from.messages.get(parent) {
         let f = m.field_named(child)?;
-        return Some(to.messages.get(mapped(from_to, parent)).is_some_and(|tm| {
-            tm.fields
-                .get(&f.number)
-                .is_some_and(|g| g.wire == f.wire && g.oneof == f.oneof)
-        }));
+        return Some(
+            to.messages
+                .get(mapped(from_to, parent))
+                .is_some_and(|tm| same_identity(f, tm, from_to)),
+        );
     }
     let e = from.enums.get(parent)?;
     let v = e.values.get(child)?;
@@ -167,11 +197,7 @@ fn vanished(from: &Model, to: &Model, from_to: &BTreeMap<String, String>) -> BTr
             continue;
         };
         for f in m.fields.values() {
-            let same = tm
-                .fields
-                .get(&f.number)
-                .is_some_and(|g| g.wire == f.wire && g.oneof == f.oneof);
-            if !same {
+            if !same_identity(f, tm, from_to) {
                 out.insert(format!("{name}.{}", f.name));
             }
         }

@@ -1145,6 +1145,8 @@ fn oneof_member_inserted_before_the_last_shifts_numbers() {
             "error type-incompatible t.Root.all_reduce_thunk",
             "error renumbered t.Root.all_reduce_thunk",
             "warning renamed t.Root.all_reduce_thunk",
+            // Number 39 under a new name and type is a new field (fields age by meaning).
+            "note staged-rollout t.Root.reduce_scatter_thunk",
             "note staged-rollout t.Root.all_reduce_thunk",
         ]
     );
@@ -1304,6 +1306,8 @@ fn type_renamed_to_an_incompatible_structure_is_still_a_deletion() {
             "error type-deleted t.StartThunk",
             "warning renamed t.Root.start_thunk",
             "note staged-rollout t.Thunk",
+            // Renamed and retyped: number 1 is a new field.
+            "note staged-rollout t.Root.thunk",
         ]
     );
 }
@@ -1530,4 +1534,73 @@ fn a_field_restored_exactly_is_no_reuse_even_through_a_reservation() {
         messages_of(&c, "number-reused"),
         ["field `old` reuses number 3 of `t.Root`: the base reserved it; old artifacts decode as the wrong field"]
     );
+}
+
+/// The project's real case: `ThunkInfoProto` field 4 was `execution_stream_id` (baseline); on
+/// 2026-12-01 the stream id moved to 1000 and XLA's `concurrent_region_id` took 4. Runtimes
+/// before 2026-12-01 read 4 as the stream id, so emitting the new field is a forward-window
+/// error until 14 days after its first appearance under the new name, although number 4 (same
+/// wire class) is in the baseline.
+#[test]
+fn a_number_with_a_new_meaning_ages_from_the_rename() {
+    const BEFORE: &str = "message Info { int64 thunk_id = 3; int64 execution_stream_id = 4; } message Root { Info info = 1; }";
+    const AFTER: &str = "message Info { int64 thunk_id = 3; optional int64 concurrent_region_id = 4; int64 execution_stream_id = 1000; } message Root { Info info = 1; }";
+    // The head (and base) is the newer schema, recorded on 2026-12-01 after the older one.
+    let forward = |today: &str, before: &str, after: &str| {
+        let mut c = Case::new(after, after);
+        c.history = history(&[("2026-11-29", before), ("2026-12-01", after)]);
+        c.today = date(today);
+        c.census = Census {
+            goldens: vec![golden(
+                "h100",
+                2,
+                today,
+                &["t.Root.info", "t.Info.concurrent_region_id"],
+            )],
+        };
+        messages_of(&c, "forward-window")
+    };
+    assert_eq!(
+        forward("2026-12-05", BEFORE, AFTER),
+        ["`t.Info.concurrent_region_id` is emitted by default (golden h100/v2 uses it) but has been in the schema only since 2026-12-01 (4 days); runtimes up to 14 days old cannot read it"]
+    );
+    assert!(forward("2026-12-15", BEFORE, AFTER).is_empty());
+
+    // Each sign alone breaks identity: a rename with a type change, or with a presence change.
+    // A pure rename keeps the age.
+    let cases = [
+        (
+            "int64 execution_stream_id = 4;",
+            "uint64 concurrent_region_id = 4;",
+            true,
+        ),
+        (
+            "int64 execution_stream_id = 4;",
+            "optional int64 concurrent_region_id = 4;",
+            true,
+        ),
+        // The old name moved elsewhere is no sign by itself (it may carry only the name).
+        (
+            "int64 execution_stream_id = 4;",
+            "int64 concurrent_region_id = 4; int64 execution_stream_id = 1000;",
+            false,
+        ),
+        (
+            "int64 execution_stream_id = 4;",
+            "int64 concurrent_region_id = 4;",
+            false,
+        ),
+        // No rename: a type change alone keeps identity (a `type-changed` warning).
+        (
+            "int64 concurrent_region_id = 4;",
+            "uint64 concurrent_region_id = 4;",
+            false,
+        ),
+    ];
+    for (old, new, new_field) in cases {
+        let before = format!("message Info {{ {old} }} message Root {{ Info info = 1; }}");
+        let after = format!("message Info {{ {new} }} message Root {{ Info info = 1; }}");
+        let got = forward("2026-12-05", &before, &after);
+        assert_eq!(!got.is_empty(), new_field, "{old} -> {new}: {got:?}");
+    }
 }
