@@ -252,12 +252,12 @@ fn same_field(e: &Earlier<'_>, f: &Field, hf: &Field) -> bool {
 }
 
 /// An earlier use of a number that makes the head's field a reuse: where (snapshot name or "the
-/// base") and what. A number whose every earlier user is the field itself (same name, wire
-/// class, label and type) is the field restored, not a reuse, even where a state in between
-/// reserved it: old artifacts decode it as exactly that field. A reservation with no earlier
-/// user in sight is a reuse (what the number meant is unknown).
+/// base") and what. The states are read oldest first. A number whose every earlier user is the
+/// field itself (same name, wire class, label and type) is the field restored, not a reuse, even
+/// where a later state reserved it: old artifacts decode it as exactly that field. A
+/// reservation before any user in sight is a reuse (what the number meant is unknown), whatever
+/// later states hold (the head's own snapshot has the field).
 fn earlier_number(lineage: &Lineage<'_>, msg: &str, hf: &Field) -> Option<String> {
-    let mut reserved_by: Option<&str> = None;
     let mut restored = false;
     for e in &lineage.earlier {
         let Some(m) = e.message(msg) else {
@@ -278,19 +278,17 @@ fn earlier_number(lineage: &Lineage<'_>, msg: &str, hf: &Field) -> Option<String
             }
             restored = true;
         } else if m.number_reserved(hf.number) {
-            reserved_by.get_or_insert(&e.label);
+            if !restored {
+                return Some(format!("{} reserved it", e.label));
+            }
         }
     }
-    match reserved_by {
-        Some(label) if !restored => Some(format!("{label} reserved it")),
-        _ => None,
-    }
+    None
 }
 
-/// An earlier use of a name for another number, or its reservation (unless an earlier state had
-/// this very name at this number: the field restored).
+/// An earlier use of a name for another number, or its reservation before any state had this
+/// very name at this number (after one, the reservation is the field's own: a restore).
 fn earlier_name(lineage: &Lineage<'_>, msg: &str, number: u32, name: &str) -> Option<String> {
-    let mut reserved_by: Option<&str> = None;
     let mut restored = false;
     for e in &lineage.earlier {
         let Some(m) = e.message(msg) else {
@@ -302,17 +300,15 @@ fn earlier_name(lineage: &Lineage<'_>, msg: &str, number: u32, name: &str) -> Op
             }
             restored = true;
         } else if m.reserved_names.contains(name) {
-            reserved_by.get_or_insert(&e.label);
+            if !restored {
+                return Some(format!("{} reserved it", e.label));
+            }
         }
     }
-    match reserved_by {
-        Some(label) if !restored => Some(format!("{label} reserved it")),
-        _ => None,
-    }
+    None
 }
 
 fn earlier_enum_number(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -> Option<String> {
-    let mut reserved_by: Option<&str> = None;
     let mut restored = false;
     for e in &lineage.earlier {
         let Some(m) = e.enumeration(en) else {
@@ -324,17 +320,15 @@ fn earlier_enum_number(lineage: &Lineage<'_>, en: &str, number: i32, name: &str)
         if m.values_numbered(number).next().is_some() {
             restored = true;
         } else if m.number_reserved(number) {
-            reserved_by.get_or_insert(&e.label);
+            if !restored {
+                return Some(format!("{} reserved it", e.label));
+            }
         }
     }
-    match reserved_by {
-        Some(label) if !restored => Some(format!("{label} reserved it")),
-        _ => None,
-    }
+    None
 }
 
 fn earlier_enum_name(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -> Option<String> {
-    let mut reserved_by: Option<&str> = None;
     let mut restored = false;
     for e in &lineage.earlier {
         let Some(m) = e.enumeration(en) else {
@@ -346,13 +340,12 @@ fn earlier_enum_name(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -
             }
             restored = true;
         } else if m.reserved_names.contains(name) {
-            reserved_by.get_or_insert(&e.label);
+            if !restored {
+                return Some(format!("{} reserved it", e.label));
+            }
         }
     }
-    match reserved_by {
-        Some(label) if !restored => Some(format!("{label} reserved it")),
-        _ => None,
-    }
+    None
 }
 
 /// What a deletion reserved, in words: "reserves neither its number 7 nor its name `foo`",

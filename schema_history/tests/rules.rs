@@ -1525,6 +1525,20 @@ fn a_field_restored_exactly_is_no_reuse_even_through_a_reservation() {
     )]);
     assert!(messages_of(&c, "number-reused").is_empty());
     assert!(messages_of(&c, "name-reused").is_empty());
+    // A reservation before any user in sight is a reuse, even when a later snapshot (the head's
+    // own, recorded with the change) has the field: what 3 meant is unknown.
+    let mut c = Case::new(
+        "message Root { reserved 3; int32 a = 1; }",
+        "message Root { int32 a = 1; int32 old = 3; }",
+    );
+    c.history = history(&[
+        ("2026-01-01", "message Root { reserved 3; int32 a = 1; }"),
+        ("2026-02-01", "message Root { int32 a = 1; int32 old = 3; }"),
+    ]);
+    assert_eq!(
+        messages_of(&c, "number-reused"),
+        ["field `old` reuses number 3 of `t.Root`: snapshot 2026-01-01-s1 reserved it; old artifacts decode as the wrong field"]
+    );
     // A reservation with no user in sight still is a reuse: what 3 meant is unknown.
     let c = Case::new(
         "message Root { reserved 3; int32 a = 1; }",
