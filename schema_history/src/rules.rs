@@ -277,10 +277,8 @@ fn earlier_number(lineage: &Lineage<'_>, msg: &str, hf: &Field) -> Option<String
                 ));
             }
             restored = true;
-        } else if m.number_reserved(hf.number) {
-            if !restored {
-                return Some(format!("{} reserved it", e.label));
-            }
+        } else if !restored && m.number_reserved(hf.number) {
+            return Some(format!("{} reserved it", e.label));
         }
     }
     None
@@ -299,10 +297,8 @@ fn earlier_name(lineage: &Lineage<'_>, msg: &str, number: u32, name: &str) -> Op
                 return Some(format!("{} used it for number {}", e.label, f.number));
             }
             restored = true;
-        } else if m.reserved_names.contains(name) {
-            if !restored {
-                return Some(format!("{} reserved it", e.label));
-            }
+        } else if !restored && m.reserved_names.contains(name) {
+            return Some(format!("{} reserved it", e.label));
         }
     }
     None
@@ -319,10 +315,8 @@ fn earlier_enum_number(lineage: &Lineage<'_>, en: &str, number: i32, name: &str)
         }
         if m.values_numbered(number).next().is_some() {
             restored = true;
-        } else if m.number_reserved(number) {
-            if !restored {
-                return Some(format!("{} reserved it", e.label));
-            }
+        } else if !restored && m.number_reserved(number) {
+            return Some(format!("{} reserved it", e.label));
         }
     }
     None
@@ -339,10 +333,8 @@ fn earlier_enum_name(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -
                 return Some(format!("{} used it for number {}", e.label, v.number));
             }
             restored = true;
-        } else if m.reserved_names.contains(name) {
-            if !restored {
-                return Some(format!("{} reserved it", e.label));
-            }
+        } else if !restored && m.reserved_names.contains(name) {
+            return Some(format!("{} reserved it", e.label));
         }
     }
     None
