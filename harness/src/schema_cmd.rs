@@ -74,10 +74,11 @@ struct DiffArgs {
     #[arg(long, default_value = schema_history::DEFAULT_POLICY)]
     policy: PathBuf,
     /// Without snapshots, the history rules read at most this many commits of git history
-    /// back from the base (0: none).
-    #[arg(long, default_value_t = schema_history::GitHistoryBound::default().depth)]
-    history_depth: usize,
-    /// Without snapshots, the history rules read git history back to this day (YYYY-MM-DD).
+    /// back from the base (0: none; default: no count bound, the date bounds the walk).
+    #[arg(long)]
+    history_depth: Option<usize>,
+    /// Without snapshots, the history rules read git history back to this day (YYYY-MM-DD;
+    /// default: 6 months, the backward window, back from the base's commit date).
     #[arg(long)]
     since: Option<String>,
 }

@@ -31,9 +31,11 @@ impl fmt::Display for Severity {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Rule {
-    /// A field deleted without reserving its number and name.
+    /// A field deleted without reserving both its number and its name (the message says which
+    /// of the two it reserved).
     FieldDeleted,
-    /// An enum value deleted without reserving its number and name.
+    /// An enum value deleted without reserving both its number and its name (the message says
+    /// which of the two it reserved).
     EnumValueDeleted,
     /// A reserved number or name no longer reserved.
     ReservedRemoved,

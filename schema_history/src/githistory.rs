@@ -2,11 +2,12 @@
 //! (number and name reuse, reserved ranges removed and re-added) read the compared protos' git
 //! history instead.
 //!
-//! The walk follows first parents from the head's commit, bounded by a depth (commits walked)
-//! and optionally a date (`--since`): the bot's run time stays bounded on any repository. Each
-//! commit costs one object read plus one tree-entry lookup per proto directory; only commits
-//! whose proto directories differ from the last state seen are compiled, and every distinct file
-//! text is parsed once for the whole walk (a shared parse cache). A state that does not compile,
+//! The walk follows first parents from the base's commit back over the backward window (6
+//! months back from the base's commit date, or from `--since`), optionally bounded by a depth
+//! (commits walked, `--history-depth`): the bot's run time stays bounded on any repository.
+//! Each commit costs one object read plus one tree-entry lookup per file the last compile read
+//! (with `--file`; per proto directory otherwise); only commits that change those are compiled,
+//! and every distinct file text is parsed once for the whole walk (a shared parse cache). A state that does not compile,
 //! or lacks the root, is skipped: it says nothing about numbers. Each state becomes a
 //! pseudo-snapshot named `git COMMIT (DATE)`, oldest first, so that the history rules read it
 //! exactly as they read snapshots: a field deleted and later restored with the same name and
@@ -21,55 +22,82 @@ use crate::surface::{Extras, History, Snapshot, SnapshotMeta};
 use crate::{Date, Error};
 
 /// How far back the git history is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// By default the walk reaches back by date, not by commit count: over the backward window
+/// (6 months) ending at the base's commit date (or at the diff's day, when that is earlier),
+/// since a number or name used by a schema state of that window may still be in artifacts
+/// today's runtime loads. The state in effect on the first day is read too (the newest commit
+/// older than the window), so a field deleted a day into the window is still seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GitHistoryBound {
-    /// Commits walked at most (first parents).
-    pub depth: usize,
-    /// Commits older than this day are not read.
+    /// Commits walked at most (first parents); `None`: no count bound (the date bounds it).
+    /// `Some(0)` reads no history.
+    pub depth: Option<usize>,
+    /// The first day read (the state in effect that day included); `None`: the backward
+    /// window back from the base's commit date.
     pub since: Option<Date>,
-}
-
-impl Default for GitHistoryBound {
-    /// 1000 commits, no date bound.
-    fn default() -> GitHistoryBound {
-        GitHistoryBound {
-            depth: 1000,
-            since: None,
-        }
-    }
 }
 
 /// The pseudo-snapshots of the compared protos' git history from `start` (a revision; the
 /// working tree's `HEAD` when `None`), oldest first. A repository without commits gives an
-/// empty history.
+/// empty history. `today` is the diff's day: without `bound.since`, the walk reads the
+/// backward window back from the earlier of the base's commit date and `today`.
+///
+/// A commit is compiled only when it changes what the last compile read: with `spec.files`
+/// given, the repository paths of the files that compile opened (the compared files and their
+/// imports, a handful in a large repository whose proto directory is its root); otherwise the
+/// proto directories.
 pub(crate) fn load(
     repo: &Repo,
     start: Option<&str>,
     spec: &SchemaSpec,
     bound: GitHistoryBound,
+    today: Date,
 ) -> Result<History, Error> {
     let Ok(mut commit) = repo.resolve(start.unwrap_or("HEAD")) else {
         return Ok(History::default());
     };
-    let dirs: Vec<&str> = spec.proto_dirs.iter().map(|d| normalize_dir(d)).collect();
+    let dirs: Vec<String> = spec
+        .proto_dirs
+        .iter()
+        .map(|d| normalize_dir(d).to_owned())
+        .collect();
+    // What a state is keyed on: the files the last compile read, else the proto directories.
+    let mut watched: Option<Vec<String>> = None;
     let cache = Arc::new(ParseCache::default());
     let mut last_state: Option<Vec<Option<String>>> = None;
     let mut states: Vec<(String, Date, Model)> = Vec::new();
-    for _ in 0..bound.depth {
+    let mut since = bound.since;
+    let mut walked = 0usize;
+    loop {
+        if bound.depth.is_some_and(|depth| walked >= depth) {
+            break;
+        }
+        walked += 1;
         let Some((parents, time)) = repo.commit_info(&commit)? else {
             break;
         };
         let date = Date::from_days(time.div_euclid(86_400));
-        if bound.since.is_some_and(|since| date < since) {
+        let since = *since.get_or_insert_with(|| {
+            std::cmp::min(date, today).add_months(-crate::rules::BACKWARD_WINDOW_MONTHS)
+        });
+        let keys = watched.as_deref().unwrap_or(&dirs);
+        let state = repo.path_oids(&commit, &refs(keys))?;
+        if last_state.as_ref() != Some(&state) && state.iter().any(Option::is_some) {
+            let mut state = state;
+            if let Some((model, read)) = model_at(repo, &commit, spec, &cache) {
+                states.push((commit.clone(), date, model));
+                if !spec.files.is_empty() && !read.is_empty() {
+                    state = repo.path_oids(&commit, &refs(&read))?;
+                    watched = Some(read);
+                }
+            }
+            last_state = Some(state);
+        }
+        // This commit's state was in effect on `since`: read, and the walk ends.
+        if date < since {
             break;
         }
-        let state = repo.path_oids(&commit, &dirs)?;
-        if last_state.as_ref() != Some(&state) && state.iter().any(Option::is_some) {
-            if let Some(model) = model_at(repo, &commit, spec, &cache) {
-                states.push((commit.clone(), date, model));
-            }
-        }
-        last_state = Some(state);
         match parents.into_iter().next() {
             Some(p) => commit = p,
             None => break,
@@ -99,15 +127,28 @@ pub(crate) fn load(
     Ok(History { snapshots })
 }
 
-/// The model of the protos at `commit`, `None` when they do not compile or lack the root.
+fn refs(keys: &[String]) -> Vec<&str> {
+    keys.iter().map(String::as_str).collect()
+}
+
+/// The model of the protos at `commit` and the repository paths of the files the compile read
+/// (sorted), `None` when they do not compile or lack the root.
 fn model_at(
     repo: &Repo,
     commit: &str,
     spec: &SchemaSpec,
     cache: &Arc<ParseCache>,
-) -> Option<Model> {
+) -> Option<(Model, Vec<String>)> {
     let rev = crate::Revision::Git(commit.to_owned());
     let sources = ProtoSources::load(repo, &rev, &spec.proto_dirs).ok()?;
     let compiled = sources.compile_for_model(&spec.files, commit, cache).ok()?;
-    Model::extract(&compiled, &spec.root, &spec.ignorable).ok()
+    let model = Model::extract(&compiled, &spec.root, &spec.ignorable).ok()?;
+    let mut read: Vec<String> = compiled
+        .pool
+        .files()
+        .filter_map(|f| compiled.repo_paths.get(f.name()).cloned())
+        .collect();
+    read.sort();
+    read.dedup();
+    Some((model, read))
 }

@@ -74,7 +74,7 @@ pub(crate) fn git_history(
     opts: &DiffOptions,
     snapshots: &History,
 ) -> Result<Option<History>, Error> {
-    if !snapshots.snapshots.is_empty() || opts.git_history.depth == 0 {
+    if !snapshots.snapshots.is_empty() || opts.git_history.depth == Some(0) {
         return Ok(None);
     }
     let Revision::Git(base) = &opts.base else {
@@ -83,5 +83,5 @@ pub(crate) fn git_history(
     if opts.base_image.is_some() {
         return Ok(None);
     }
-    crate::githistory::load(repo, Some(base), &opts.spec, opts.git_history).map(Some)
+    crate::githistory::load(repo, Some(base), &opts.spec, opts.git_history, opts.today).map(Some)
 }

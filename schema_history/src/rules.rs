@@ -112,6 +112,36 @@ impl<'a> Lineage<'a> {
     }
 }
 
+/// Whether field `f` (of one side) has a counterpart in `tm` (the other side's message;
+/// `from_to` maps the first side's renamed types to the other's): the field at the same number,
+/// with the same wire class and oneof, so that a reader of one side reads the other's values as
+/// this field. Fields age by meaning, not by number: a number whose name changed *together*
+/// with a sign that its meaning changed is a new field (for the windows, `first seen`, the
+/// backward window's "removed" and the staged-rollout notes). The signs: the type changed (an
+/// `int64` renamed and made unsigned, a message renamed to an unrelated message), or explicit
+/// presence changed (`int64 execution_stream_id = 4` becoming XLA's `optional int64
+/// concurrent_region_id = 4`). A pure rename keeps identity (and age). An old name that lives
+/// on at another number is no sign: it may carry the old meaning there (`execution_stream_id`
+/// moved to 1000) or only the name (`frontend_attributes` 18 renamed `_legacy`, XLA's form at 19,
+/// 18 meaning what it meant).
+fn same_identity(f: &Field, tm: &Message, from_to: &BTreeMap<String, String>) -> bool {
+    let Some(g) = tm.fields.get(&f.number) else {
+        return false;
+    };
+    if g.wire != f.wire || g.oneof != f.oneof {
+        return false;
+    }
+    if g.name == f.name {
+        return true;
+    }
+    let (ft, gt) = (
+        f.type_name.trim_start_matches('.'),
+        g.type_name.trim_start_matches('.'),
+    );
+    let same_type = ft == gt || from_to.get(ft).is_some_and(|t| t == gt);
+    same_type && g.presence == f.presence
+}
+
 /// Whether `construct`, a message, enum, field or enum value of `from`, has a counterpart in
 /// `to` (`from_to` maps `from`'s renamed types to `to`'s names): the type by name or rename, a
 /// field by number with the same wire class and oneof (so that a reader of one side reads the
@@ -137,11 +167,11 @@ fn counterpart(
     let (parent, child) = construct.rsplit_once('.')?;
     if let Some(m) = from.messages.get(parent) {
         let f = m.field_named(child)?;
-        return Some(to.messages.get(mapped(from_to, parent)).is_some_and(|tm| {
-            tm.fields
-                .get(&f.number)
-                .is_some_and(|g| g.wire == f.wire && g.oneof == f.oneof)
-        }));
+        return Some(
+            to.messages
+                .get(mapped(from_to, parent))
+                .is_some_and(|tm| same_identity(f, tm, from_to)),
+        );
     }
     let e = from.enums.get(parent)?;
     let v = e.values.get(child)?;
@@ -167,11 +197,7 @@ fn vanished(from: &Model, to: &Model, from_to: &BTreeMap<String, String>) -> BTr
             continue;
         };
         for f in m.fields.values() {
-            let same = tm
-                .fields
-                .get(&f.number)
-                .is_some_and(|g| g.wire == f.wire && g.oneof == f.oneof);
-            if !same {
+            if !same_identity(f, tm, from_to) {
                 out.insert(format!("{name}.{}", f.name));
             }
         }
@@ -214,9 +240,25 @@ fn first_seen(
     None
 }
 
-/// An earlier use of a number: where (snapshot name or "the base") and what. The same name with
-/// the same wire class and label is the field itself (deleted and restored), not a reuse.
+/// Whether `f`, a field of `e`'s model, is the head's field `hf` as it was: the same name,
+/// wire class, label and type (a type renamed since counts as the same).
+fn same_field(e: &Earlier<'_>, f: &Field, hf: &Field) -> bool {
+    f.name == hf.name
+        && f.wire == hf.wire
+        && f.repeated == hf.repeated
+        && (f.type_name == hf.type_name
+            || e.type_name(hf.type_name.trim_start_matches('.'))
+                .is_some_and(|t| t == f.type_name.trim_start_matches('.')))
+}
+
+/// An earlier use of a number that makes the head's field a reuse: where (snapshot name or "the
+/// base") and what. The states are read oldest first. A number whose every earlier user is the
+/// field itself (same name, wire class, label and type) is the field restored, not a reuse, even
+/// where a later state reserved it: old artifacts decode it as exactly that field. A
+/// reservation before any user in sight is a reuse (what the number meant is unknown), whatever
+/// later states hold (the head's own snapshot has the field).
 fn earlier_number(lineage: &Lineage<'_>, msg: &str, hf: &Field) -> Option<String> {
+    let mut restored = false;
     for e in &lineage.earlier {
         let Some(m) = e.message(msg) else {
             continue;
@@ -225,7 +267,7 @@ fn earlier_number(lineage: &Lineage<'_>, msg: &str, hf: &Field) -> Option<String
             if f.name != hf.name {
                 return Some(format!("{} used it for `{}`", e.label, f.name));
             }
-            if f.wire != hf.wire || f.repeated != hf.repeated {
+            if !same_field(e, f, hf) {
                 return Some(format!(
                     "{} used it for `{}` as {}`{}`",
                     e.label,
@@ -234,14 +276,18 @@ fn earlier_number(lineage: &Lineage<'_>, msg: &str, hf: &Field) -> Option<String
                     f.type_name
                 ));
             }
-        } else if m.number_reserved(hf.number) {
+            restored = true;
+        } else if !restored && m.number_reserved(hf.number) {
             return Some(format!("{} reserved it", e.label));
         }
     }
     None
 }
 
+/// An earlier use of a name for another number, or its reservation before any state had this
+/// very name at this number (after one, the reservation is the field's own: a restore).
 fn earlier_name(lineage: &Lineage<'_>, msg: &str, number: u32, name: &str) -> Option<String> {
+    let mut restored = false;
     for e in &lineage.earlier {
         let Some(m) = e.message(msg) else {
             continue;
@@ -250,7 +296,8 @@ fn earlier_name(lineage: &Lineage<'_>, msg: &str, number: u32, name: &str) -> Op
             if f.number != number {
                 return Some(format!("{} used it for number {}", e.label, f.number));
             }
-        } else if m.reserved_names.contains(name) {
+            restored = true;
+        } else if !restored && m.reserved_names.contains(name) {
             return Some(format!("{} reserved it", e.label));
         }
     }
@@ -258,6 +305,7 @@ fn earlier_name(lineage: &Lineage<'_>, msg: &str, number: u32, name: &str) -> Op
 }
 
 fn earlier_enum_number(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -> Option<String> {
+    let mut restored = false;
     for e in &lineage.earlier {
         let Some(m) = e.enumeration(en) else {
             continue;
@@ -265,7 +313,9 @@ fn earlier_enum_number(lineage: &Lineage<'_>, en: &str, number: i32, name: &str)
         if let Some(user) = m.values_numbered(number).find(|v| v.name != name) {
             return Some(format!("{} used it for `{}`", e.label, user.name));
         }
-        if m.values_numbered(number).next().is_none() && m.number_reserved(number) {
+        if m.values_numbered(number).next().is_some() {
+            restored = true;
+        } else if !restored && m.number_reserved(number) {
             return Some(format!("{} reserved it", e.label));
         }
     }
@@ -273,6 +323,7 @@ fn earlier_enum_number(lineage: &Lineage<'_>, en: &str, number: i32, name: &str)
 }
 
 fn earlier_enum_name(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -> Option<String> {
+    let mut restored = false;
     for e in &lineage.earlier {
         let Some(m) = e.enumeration(en) else {
             continue;
@@ -281,11 +332,33 @@ fn earlier_enum_name(lineage: &Lineage<'_>, en: &str, number: i32, name: &str) -
             if v.number != number {
                 return Some(format!("{} used it for number {}", e.label, v.number));
             }
-        } else if m.reserved_names.contains(name) {
+            restored = true;
+        } else if !restored && m.reserved_names.contains(name) {
             return Some(format!("{} reserved it", e.label));
         }
     }
     None
+}
+
+/// What a deletion reserved, in words: "reserves neither its number 7 nor its name `foo`",
+/// "reserves its name but not its number 7", ... `name_user` is the number of another field or
+/// value that now carries the name (a renumbering, reported on its own).
+fn reservation_words(
+    number: impl std::fmt::Display,
+    name: &str,
+    number_ok: bool,
+    name_reserved: bool,
+    name_user: Option<String>,
+) -> String {
+    let now = name_user.map_or(String::new(), |u| format!(" (now {u}'s)"));
+    match (number_ok, name_reserved) {
+        (false, false) => {
+            format!("reserves neither its number {number} nor its name `{name}`{now}")
+        }
+        (false, true) => format!("reserves its name but not its number {number}"),
+        (true, false) => format!("reserves its number {number} but not its name `{name}`{now}"),
+        (true, true) => format!("reserves its number {number} and its name `{name}`"),
+    }
 }
 
 /// What the wire rules compare, and what they found.
@@ -446,9 +519,14 @@ impl Wire<'_> {
             }
             let Some(hf) = hm.fields.get(number) else {
                 let number_ok = hm.number_reserved(*number);
-                let name_ok =
-                    hm.reserved_names.contains(&bf.name) || hm.field_named(&bf.name).is_some();
+                let name_reserved = hm.reserved_names.contains(&bf.name);
+                let name_user = hm
+                    .field_named(&bf.name)
+                    .map(|f| format!("field {}", f.number));
+                let name_ok = name_reserved || name_user.is_some();
                 if !(number_ok && name_ok) {
+                    let words =
+                        reservation_words(number, &bf.name, number_ok, name_reserved, name_user);
                     let missing = match (number_ok, name_ok) {
                         (false, false) => {
                             format!("`reserved {number};` and `reserved \"{}\";`", bf.name)
@@ -460,7 +538,7 @@ impl Wire<'_> {
                         Rule::FieldDeleted,
                         construct(),
                         format!(
-                            "field `{}` = {number} deleted from `{msg}` without reserving its number and name",
+                            "field `{}` = {number} deleted from `{msg}`: the deletion {words}",
                             bf.name
                         ),
                         loc_of(hm.location.as_ref(), bf.location.as_ref()),
@@ -754,24 +832,25 @@ impl Wire<'_> {
                 he.number_reserved(bv.number) || he.values_numbered(bv.number).next().is_some();
             let name_ok = he.reserved_names.contains(name);
             if !(number_ok && name_ok) {
+                let words = reservation_words(bv.number, name, number_ok, name_ok, None);
                 out.push(Finding::new(
-                Rule::EnumValueDeleted,
-                construct(),
-                format!(
-                    "enum value `{name}` = {} deleted from `{en}` without reserving its number and name",
-                    bv.number
-                ),
-                loc_of(he.location.as_ref(), bv.location.as_ref()),
-                // Ask only for what is missing: repositories often reserve the number alone.
-                match number_ok {
-                    true => format!("add `reserved \"{name}\";` to `{en}`"),
-                    false if name_ok => format!("add `reserved {};` to `{en}`", bv.number),
-                    false => format!(
-                        "add `reserved {};` and `reserved \"{name}\";` to `{en}`",
+                    Rule::EnumValueDeleted,
+                    construct(),
+                    format!(
+                        "enum value `{name}` = {} deleted from `{en}`: the deletion {words}",
                         bv.number
                     ),
-                },
-            ));
+                    loc_of(he.location.as_ref(), bv.location.as_ref()),
+                    // Ask only for what is missing: repositories often reserve the number alone.
+                    match number_ok {
+                        true => format!("add `reserved \"{name}\";` to `{en}`"),
+                        false if name_ok => format!("add `reserved {};` to `{en}`", bv.number),
+                        false => format!(
+                            "add `reserved {};` and `reserved \"{name}\";` to `{en}`",
+                            bv.number
+                        ),
+                    },
+                ));
             }
         }
         for (name, hv) in &he.values {

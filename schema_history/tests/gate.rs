@@ -127,8 +127,8 @@ fn self_check_fails_on_a_committed_deletion() {
     assert_eq!(
         errors(&r),
         vec![
-            "field-deleted: field `b` = 2 deleted from `t.Root` without reserving its number and \
-             name"
+            "field-deleted: field `b` = 2 deleted from `t.Root`: the deletion reserves neither its \
+             number 2 nor its name `b`"
         ]
     );
 }

@@ -695,7 +695,8 @@ message ThunkProto {
 "#;
 
 /// A repository without snapshots: field 3 used in January 2025, deleted unreserved in
-/// February 2025, other changes later.
+/// February 2025, other changes in July 2025 (the base: its backward window reaches back to
+/// January 2025).
 fn long_ago_repo(name: &str) -> TempRepo {
     let repo = TempRepo::new("realworld", name);
     repo.write("proto/rw/thunk.proto", OLD_FIELD);
@@ -706,7 +707,7 @@ fn long_ago_repo(name: &str) -> TempRepo {
     );
     repo.commit("drop legacy_offset", "2025-02-03");
     repo.write("README.md", "unrelated\n");
-    repo.commit("docs", "2025-11-20");
+    repo.commit("docs", "2025-07-20");
     repo
 }
 
@@ -734,38 +735,164 @@ fn a_number_freed_a_year_ago_is_reused_without_snapshots() {
     insta::assert_snapshot!(every_format(&report));
 
     // The git history is what saw it: bounded before the deletion, the reuse goes unseen.
+    let bounded = |depth: Option<usize>, since: Option<&str>| {
+        let mut opts = repo.options("rw.ThunkProto", "HEAD");
+        opts.git_history = GitHistoryBound {
+            depth,
+            since: since.map(date),
+        };
+        rules(&diff(&opts).expect("runs"))
+    };
+    let unseen = ["note staged-rollout rw.ThunkProto.label"];
+    assert_eq!(bounded(Some(0), None), unseen);
+    // The state in effect on the first day is read: on 2025-02-01 field 3 was still there.
+    assert_eq!(
+        bounded(None, Some("2025-02-01"))[0],
+        "error number-reused rw.ThunkProto.label"
+    );
+    assert_eq!(bounded(None, Some("2025-02-04")), unseen);
+    assert_eq!(bounded(Some(2), None), unseen);
+    assert_eq!(
+        bounded(Some(3), None)[0],
+        "error number-reused rw.ThunkProto.label"
+    );
+}
+
+/// The default reach is the backward window back from the base's commit date: a number freed
+/// longer ago than that is in no artifact today's runtime loads, so its reuse is not seen
+/// (an explicit `since` still reaches it).
+#[test]
+fn the_default_reach_is_the_backward_window_from_the_base() {
+    let repo = long_ago_repo("window");
+    repo.write("README.md", "unrelated, later\n");
+    repo.commit("more docs", "2025-11-20");
+    repo.write(
+        "proto/rw/thunk.proto",
+        &OLD_FIELD.replace("int64 legacy_offset = 3;", "string label = 3;"),
+    );
+    // 2025-11-20 - 6 months = 2025-05-20: the state then (since 2025-02-03) lacks field 3.
+    let report = repo.bot("rw.ThunkProto", "HEAD");
+    assert_eq!(rules(&report), ["note staged-rollout rw.ThunkProto.label"]);
     let mut opts = repo.options("rw.ThunkProto", "HEAD");
-    opts.git_history = GitHistoryBound {
-        depth: 0,
-        since: None,
-    };
-    assert_eq!(
-        rules(&diff(&opts).expect("runs")),
-        ["note staged-rollout rw.ThunkProto.label"]
-    );
-    opts.git_history = GitHistoryBound {
-        depth: 1000,
-        since: Some(date("2025-02-01")),
-    };
-    assert_eq!(
-        rules(&diff(&opts).expect("runs")),
-        ["note staged-rollout rw.ThunkProto.label"]
-    );
-    opts.git_history = GitHistoryBound {
-        depth: 2,
-        since: None,
-    };
-    assert_eq!(
-        rules(&diff(&opts).expect("runs")),
-        ["note staged-rollout rw.ThunkProto.label"]
-    );
-    opts.git_history = GitHistoryBound {
-        depth: 3,
-        since: None,
-    };
+    opts.git_history.since = Some(date("2025-01-01"));
     assert_eq!(
         rules(&diff(&opts).expect("runs"))[0],
         "error number-reused rw.ThunkProto.label"
+    );
+    // A `today` earlier than the base's date moves the window with it.
+    let mut opts = repo.options("rw.ThunkProto", "HEAD");
+    opts.today = date("2025-07-25");
+    assert_eq!(
+        rules(&diff(&opts).expect("runs"))[0],
+        "error number-reused rw.ThunkProto.label"
+    );
+}
+
+/// A reuse inside the window is seen however many commits lie between: the reach is by date,
+/// not by commit count (the old default, 1000 commits, about five weeks of XLA, hid it).
+#[test]
+fn a_reuse_behind_many_commits_inside_the_window_is_seen() {
+    let repo = long_ago_repo("many");
+    // 1200 commits that touch no proto, 2025-07-21 .. 2025-07-23 (one process: fast-import).
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let mut stream = String::new();
+    for i in 0..1200u32 {
+        let stamp = 1_753_099_200 + i64::from(i) * 120; // 2025-07-21T12:00Z, every 2 minutes
+        let body = format!("note {i}\n");
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter Bot <bot@example.invalid> {stamp} +0000\ndata 4\nnote\n{}M 100644 inline README.md\ndata {}\n{body}\n",
+            if i == 0 { format!("from {head}\n") } else { String::new() },
+            body.len()
+        ));
+    }
+    let mut child = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&repo.dir)
+        .args(["fast-import", "--quiet", "--force"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("git fast-import");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stream.as_bytes())
+        .expect("stream");
+    assert!(child.wait().expect("fast-import").success());
+    repo.git(&["reset", "-q", "--hard", "main"]);
+    repo.write(
+        "proto/rw/thunk.proto",
+        &OLD_FIELD.replace("int64 legacy_offset = 3;", "string label = 3;"),
+    );
+    let report = repo.bot("rw.ThunkProto", "HEAD");
+    assert_eq!(
+        rules(&report)[0],
+        "error number-reused rw.ThunkProto.label",
+        "{:?}",
+        rules(&report)
+    );
+    // `--history-depth` stays an extra cap when given.
+    let mut opts = repo.options("rw.ThunkProto", "HEAD");
+    opts.git_history.depth = Some(1000);
+    assert_eq!(
+        rules(&diff(&opts).expect("runs")),
+        ["note staged-rollout rw.ThunkProto.label"]
+    );
+}
+
+/// A field deleted with its number and name reserved, then restored exactly (a rollback of the
+/// deletion): old artifacts decode it as exactly that field, so it is no reuse, although a state
+/// in between reserved both. A restore under another type, or a number reserved with no user
+/// in sight, is.
+#[test]
+fn a_field_restored_through_its_reservation_is_not_a_reuse() {
+    let repo = TempRepo::new("realworld", "restore-reserved");
+    repo.write("proto/rw/thunk.proto", OLD_FIELD);
+    repo.commit("add legacy_offset", "2025-06-10");
+    repo.write(
+        "proto/rw/thunk.proto",
+        &OLD_FIELD.replace(
+            "  int64 legacy_offset = 3;\n",
+            "  reserved 3;\n  reserved \"legacy_offset\";\n",
+        ),
+    );
+    repo.commit("drop legacy_offset, reserved", "2025-07-03");
+    repo.write("proto/rw/thunk.proto", OLD_FIELD);
+    let report = repo.bot("rw.ThunkProto", "HEAD");
+    assert_eq!(
+        rules(&report),
+        ["note staged-rollout rw.ThunkProto.legacy_offset"]
+    );
+
+    repo.write(
+        "proto/rw/thunk.proto",
+        &OLD_FIELD.replace("int64 legacy_offset = 3;", "uint64 legacy_offset = 3;"),
+    );
+    let report = repo.bot("rw.ThunkProto", "HEAD");
+    assert_eq!(
+        rules(&report)[0],
+        "error number-reused rw.ThunkProto.legacy_offset"
+    );
+    assert!(
+        redact(&report.findings[0].message)
+            .contains("snapshot git <hash> (2025-06-10) used it for `legacy_offset` as `int64`"),
+        "{}",
+        report.findings[0].message
+    );
+
+    // Bounded after the deletion, only the reservation is in sight: what 3 meant is unknown.
+    let mut opts = repo.options("rw.ThunkProto", "HEAD");
+    opts.git_history.since = Some(date("2025-07-04"));
+    repo.write("proto/rw/thunk.proto", OLD_FIELD);
+    let found = rules(&diff(&opts).expect("runs"));
+    assert_eq!(
+        found[..2],
+        [
+            "error number-reused rw.ThunkProto.legacy_offset",
+            "error name-reused rw.ThunkProto.legacy_offset"
+        ],
+        "{found:?}"
     );
 }
 

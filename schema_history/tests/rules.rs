@@ -1145,6 +1145,8 @@ fn oneof_member_inserted_before_the_last_shifts_numbers() {
             "error type-incompatible t.Root.all_reduce_thunk",
             "error renumbered t.Root.all_reduce_thunk",
             "warning renamed t.Root.all_reduce_thunk",
+            // Number 39 under a new name and type is a new field (fields age by meaning).
+            "note staged-rollout t.Root.reduce_scatter_thunk",
             "note staged-rollout t.Root.all_reduce_thunk",
         ]
     );
@@ -1304,6 +1306,8 @@ fn type_renamed_to_an_incompatible_structure_is_still_a_deletion() {
             "error type-deleted t.StartThunk",
             "warning renamed t.Root.start_thunk",
             "note staged-rollout t.Thunk",
+            // Renamed and retyped: number 1 is a new field.
+            "note staged-rollout t.Root.thunk",
         ]
     );
 }
@@ -1423,4 +1427,194 @@ fn map_entries_of_unrelated_messages_are_not_paired_as_a_move() {
                 message Root { reserved 1; reserved \"foo\"; Bar bar = 2; }";
     let c = Case::new(base, head);
     assert_eq!(said(&c.findings(), "renamed"), Vec::<String>::new());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 35: the bot's history findings (restores, what a deletion reserved), fields age by
+// meaning.
+
+fn messages_of(c: &Case<'_>, rule: &str) -> Vec<String> {
+    c.findings()
+        .into_iter()
+        .filter(|f| f.rule.id() == rule)
+        .map(|f| f.message)
+        .collect()
+}
+
+#[test]
+fn a_deletion_says_exactly_what_it_reserved() {
+    let base = "message Root { int32 a = 1; int32 b = 2; }";
+    let cases = [
+        (
+            "message Root { int32 a = 1; }",
+            "field `b` = 2 deleted from `t.Root`: the deletion reserves neither its number 2 nor its name `b`",
+        ),
+        (
+            "message Root { reserved \"b\"; int32 a = 1; }",
+            "field `b` = 2 deleted from `t.Root`: the deletion reserves its name but not its number 2",
+        ),
+        (
+            "message Root { reserved 2; int32 a = 1; }",
+            "field `b` = 2 deleted from `t.Root`: the deletion reserves its number 2 but not its name `b`",
+        ),
+        (
+            "message Root { int32 a = 1; int32 b = 3; }",
+            "field `b` = 2 deleted from `t.Root`: the deletion reserves neither its number 2 nor its name `b` (now field 3's)",
+        ),
+    ];
+    for (head, want) in cases {
+        assert_eq!(
+            messages_of(&Case::new(base, head), "field-deleted"),
+            [want],
+            "{head}"
+        );
+    }
+    let base = "enum Kind { K_UNSET = 0; K_B = 2; } message Root { Kind kind = 1; }";
+    let cases = [
+        (
+            "enum Kind { K_UNSET = 0; } message Root { Kind kind = 1; }",
+            "enum value `K_B` = 2 deleted from `t.Kind`: the deletion reserves neither its number 2 nor its name `K_B`",
+        ),
+        (
+            "enum Kind { reserved \"K_B\"; K_UNSET = 0; } message Root { Kind kind = 1; }",
+            "enum value `K_B` = 2 deleted from `t.Kind`: the deletion reserves its name but not its number 2",
+        ),
+        (
+            "enum Kind { reserved 2; K_UNSET = 0; } message Root { Kind kind = 1; }",
+            "enum value `K_B` = 2 deleted from `t.Kind`: the deletion reserves its number 2 but not its name `K_B`",
+        ),
+    ];
+    for (head, want) in cases {
+        assert_eq!(
+            messages_of(&Case::new(base, head), "enum-value-deleted"),
+            [want],
+            "{head}"
+        );
+    }
+}
+
+#[test]
+fn a_field_restored_exactly_is_no_reuse_even_through_a_reservation() {
+    // January: `old = 3`; the base deleted it reserving both; the head restores it as it was.
+    let mut c = Case::new(
+        "message Root { reserved 3; reserved \"old\"; int32 a = 1; }",
+        "message Root { int32 a = 1; int32 old = 3; }",
+    );
+    c.history = history(&[("2026-01-01", "message Root { int32 a = 1; int32 old = 3; }")]);
+    assert!(messages_of(&c, "number-reused").is_empty());
+    assert!(messages_of(&c, "name-reused").is_empty());
+    // The same name under another type within the encoding is a reuse: old values mean other
+    // things.
+    let mut c = Case::new(
+        "message Root { reserved 3; reserved \"old\"; int32 a = 1; }",
+        "message Root { int32 a = 1; uint64 old = 3; }",
+    );
+    c.history = history(&[("2026-01-01", "message Root { int32 a = 1; int32 old = 3; }")]);
+    assert_eq!(
+        messages_of(&c, "number-reused"),
+        ["field `old` reuses number 3 of `t.Root`: snapshot 2026-01-01-s1 used it for `old` as `int32`; old artifacts decode as the wrong field"]
+    );
+    // Enum values alike.
+    let mut c = Case::new(
+        "enum Kind { reserved 2; reserved \"K_B\"; K_UNSET = 0; } message Root { Kind kind = 1; }",
+        "enum Kind { K_UNSET = 0; K_B = 2; } message Root { Kind kind = 1; }",
+    );
+    c.history = history(&[(
+        "2026-01-01",
+        "enum Kind { K_UNSET = 0; K_B = 2; } message Root { Kind kind = 1; }",
+    )]);
+    assert!(messages_of(&c, "number-reused").is_empty());
+    assert!(messages_of(&c, "name-reused").is_empty());
+    // A reservation before any user in sight is a reuse, even when a later snapshot (the head's
+    // own, recorded with the change) has the field: what 3 meant is unknown.
+    let mut c = Case::new(
+        "message Root { reserved 3; int32 a = 1; }",
+        "message Root { int32 a = 1; int32 old = 3; }",
+    );
+    c.history = history(&[
+        ("2026-01-01", "message Root { reserved 3; int32 a = 1; }"),
+        ("2026-02-01", "message Root { int32 a = 1; int32 old = 3; }"),
+    ]);
+    assert_eq!(
+        messages_of(&c, "number-reused"),
+        ["field `old` reuses number 3 of `t.Root`: snapshot 2026-01-01-s1 reserved it; old artifacts decode as the wrong field"]
+    );
+    // A reservation with no user in sight still is a reuse: what 3 meant is unknown.
+    let c = Case::new(
+        "message Root { reserved 3; int32 a = 1; }",
+        "message Root { int32 a = 1; int32 old = 3; }",
+    );
+    assert_eq!(
+        messages_of(&c, "number-reused"),
+        ["field `old` reuses number 3 of `t.Root`: the base reserved it; old artifacts decode as the wrong field"]
+    );
+}
+
+/// The project's real case: `ThunkInfoProto` field 4 was `execution_stream_id` (baseline); on
+/// 2026-12-01 the stream id moved to 1000 and XLA's `concurrent_region_id` took 4. Runtimes
+/// before 2026-12-01 read 4 as the stream id, so emitting the new field is a forward-window
+/// error until 14 days after its first appearance under the new name, although number 4 (same
+/// wire class) is in the baseline.
+#[test]
+fn a_number_with_a_new_meaning_ages_from_the_rename() {
+    const BEFORE: &str = "message Info { int64 thunk_id = 3; int64 execution_stream_id = 4; } message Root { Info info = 1; }";
+    const AFTER: &str = "message Info { int64 thunk_id = 3; optional int64 concurrent_region_id = 4; int64 execution_stream_id = 1000; } message Root { Info info = 1; }";
+    // The head (and base) is the newer schema, recorded on 2026-12-01 after the older one.
+    let forward = |today: &str, before: &str, after: &str| {
+        let mut c = Case::new(after, after);
+        c.history = history(&[("2026-11-29", before), ("2026-12-01", after)]);
+        c.today = date(today);
+        c.census = Census {
+            goldens: vec![golden(
+                "h100",
+                2,
+                today,
+                &["t.Root.info", "t.Info.concurrent_region_id"],
+            )],
+        };
+        messages_of(&c, "forward-window")
+    };
+    assert_eq!(
+        forward("2026-12-05", BEFORE, AFTER),
+        ["`t.Info.concurrent_region_id` is emitted by default (golden h100/v2 uses it) but has been in the schema only since 2026-12-01 (4 days); runtimes up to 14 days old cannot read it"]
+    );
+    assert!(forward("2026-12-15", BEFORE, AFTER).is_empty());
+
+    // Each sign alone breaks identity: a rename with a type change, or with a presence change.
+    // A pure rename keeps the age.
+    let cases = [
+        (
+            "int64 execution_stream_id = 4;",
+            "uint64 concurrent_region_id = 4;",
+            true,
+        ),
+        (
+            "int64 execution_stream_id = 4;",
+            "optional int64 concurrent_region_id = 4;",
+            true,
+        ),
+        // The old name moved elsewhere is no sign by itself (it may carry only the name).
+        (
+            "int64 execution_stream_id = 4;",
+            "int64 concurrent_region_id = 4; int64 execution_stream_id = 1000;",
+            false,
+        ),
+        (
+            "int64 execution_stream_id = 4;",
+            "int64 concurrent_region_id = 4;",
+            false,
+        ),
+        // No rename: a type change alone keeps identity (a `type-changed` warning).
+        (
+            "int64 concurrent_region_id = 4;",
+            "uint64 concurrent_region_id = 4;",
+            false,
+        ),
+    ];
+    for (old, new, new_field) in cases {
+        let before = format!("message Info {{ {old} }} message Root {{ Info info = 1; }}");
+        let after = format!("message Info {{ {new} }} message Root {{ Info info = 1; }}");
+        let got = forward("2026-12-05", &before, &after);
+        assert_eq!(!got.is_empty(), new_field, "{old} -> {new}: {got:?}");
+    }
 }
