@@ -165,10 +165,20 @@ pub fn all_versions_requested(value: Option<&str>) -> bool {
 }
 
 /// The versions a backward-compatibility replay covers: every version when `all` is set or when
-/// there are two or fewer; otherwise the boundary ones — the oldest (the edge of the window) and
-/// the second-newest (the newest one golden verification does not already pin).
+/// there are three or fewer; otherwise the boundary ones — the oldest (the edge of the window),
+/// the second-newest (the newest one golden verification does not already pin) and
+/// the newest. Golden verification recompiles the newest but executes nothing, and the newest
+/// is where a case added to pin a behaviour class lives (issue 35: the pred and negative-index
+/// conditionals, permuted groups, first recorded in v4): without its replay a runtime change to
+/// those readings would pass every default gate.
 pub fn select_versions(versions: &[u32], all: bool) -> Vec<u32> {
-    oldest_and_one_more(versions, all, 1)
+    let mut out = oldest_and_one_more(versions, all, 1);
+    if let Some(&newest) = versions.iter().max() {
+        if !out.contains(&newest) {
+            out.push(newest);
+        }
+    }
+    out
 }
 
 /// [`select_versions`] for hand-written versions: the oldest and the newest. No compiler made
@@ -239,8 +249,8 @@ mod tests {
     fn boundary_selection() {
         assert_eq!(select_versions(&[1], false), vec![1]);
         assert_eq!(select_versions(&[1, 2], false), vec![1, 2]);
-        assert_eq!(select_versions(&[1, 2, 3], false), vec![1, 2]);
-        assert_eq!(select_versions(&[10, 2, 9, 1], false), vec![1, 9]);
+        assert_eq!(select_versions(&[1, 2, 3], false), vec![1, 2, 3]);
+        assert_eq!(select_versions(&[10, 2, 9, 1], false), vec![1, 9, 10]);
         assert_eq!(select_versions(&[10, 2, 9, 1], true), vec![1, 2, 9, 10]);
         assert_eq!(select_versions(&[], false), Vec::<u32>::new());
     }
