@@ -170,7 +170,8 @@ aot="${CARGO_TARGET_DIR:-$root/target}/debug/aot"
 
 args=(forward --old-aot "$cache/$old/bin/aot" --old-rev "$old")
 # With the older compiler, a failing row is retried with the older revision's own artifact: a case
-# the older revision could never run itself is listed as OLD-BROKEN instead of failing.
+# the older revision could never run itself is listed as OLD-BROKEN; it fails unless the case is
+# new since that revision (docs/compatibility.md, "OLD-BROKEN").
 if [ -x "$cache/$old/bin/xla_compile" ]; then
   args+=(--old-compiler "$cache/$old/bin/xla_compile")
 fi

@@ -52,8 +52,10 @@ pub struct ForwardArgs {
     pub old_rev: Option<String>,
     /// The older revision's `xla_compile`. A row that fails is then run again with the older
     /// revision's own artifact: when the older runtime cannot run that either, the row is
-    /// `OLD-BROKEN` (the older revision never ran the case, so today's compiler broke nothing) and
-    /// does not fail the check; it is listed. With `--backward` it produces the artifacts.
+    /// `OLD-BROKEN`. It is listed, and fails unless the case is new since `--old-rev` (its module
+    /// absent there: the older revision never had it, so today's compiler broke nothing); a case
+    /// the older revision had and could not run is a row nobody has checked, never a pass. With
+    /// `--backward` it produces the artifacts.
     #[arg(long)]
     pub old_compiler: Option<PathBuf>,
     /// The nightly backward direction: artifacts from `--old-compiler`, today's runtime must
@@ -93,15 +95,29 @@ pub enum Verdict {
     /// The artifact could not be produced or run by today's side, or an older binary failed in
     /// a way that says nothing about compatibility (timeout, crash, unreadable output).
     Error(String),
-    /// The older runtime fails the same case with its own compiler's artifact: the older revision
-    /// could never run it, so the row says nothing about today's compiler (listed, not failed).
-    OldBroken(String),
+    /// The older runtime fails the same case with its own compiler's artifact. Excused (listed,
+    /// not failed) only when the case is new since the older revision, which never had it; a
+    /// case the older revision had fails the row: whatever broke it there, this row checked
+    /// nothing, and an excuse here once hid four rows today's compiler broke.
+    OldBroken {
+        /// What the older revision did with today's artifact and with its own.
+        detail: String,
+        /// Whether the case's module is absent at the older revision.
+        case_is_new: bool,
+    },
 }
 
 impl Verdict {
     /// Whether the row fails the check.
     pub fn fails(&self) -> bool {
-        !matches!(self, Verdict::Ok | Verdict::OldBroken(_))
+        !matches!(
+            self,
+            Verdict::Ok
+                | Verdict::OldBroken {
+                    case_is_new: true,
+                    ..
+                }
+        )
     }
 
     /// The word in the table's verdict column.
@@ -112,7 +128,7 @@ impl Verdict {
             Verdict::Differs(_) => "DIFFERS",
             Verdict::Expectation(_) => "EXPECTATION",
             Verdict::Error(_) => "ERROR",
-            Verdict::OldBroken(_) => "OLD-BROKEN",
+            Verdict::OldBroken { .. } => "OLD-BROKEN",
         }
     }
 
@@ -123,7 +139,7 @@ impl Verdict {
             | Verdict::Differs(s)
             | Verdict::Expectation(s)
             | Verdict::Error(s)
-            | Verdict::OldBroken(s) => s,
+            | Verdict::OldBroken { detail: s, .. } => s,
         }
     }
 }
@@ -319,8 +335,30 @@ struct Context1<'a> {
 
 /// Checks one (case, target).
 fn check_case(cx: &Context1<'_>, target: &str, config: &Path, case: &Case) -> Row {
-    let verdict = check_case_inner(cx, target, config, case)
-        .unwrap_or_else(|e| Verdict::Error(format!("{e:#}")));
+    let verdict = match check_case_inner(cx, target, config, case) {
+        Ok(OldVerdict::Final(v)) => v,
+        Ok(OldVerdict::OldBroken(detail)) => {
+            let case_is_new = cx
+                .args
+                .old_rev
+                .as_deref()
+                .is_some_and(|rev| case_is_new_since(rev, case));
+            let why = match (case_is_new, cx.args.old_rev.as_deref()) {
+                (true, Some(rev)) => format!("the case is new since {rev}: excused"),
+                (false, Some(rev)) => {
+                    format!("the case exists at {rev}, which could not run it: nothing was checked")
+                }
+                (_, None) => {
+                    "no --old-rev to tell whether the case is new: nothing was checked".to_owned()
+                }
+            };
+            Verdict::OldBroken {
+                detail: format!("{detail} ({why})"),
+                case_is_new,
+            }
+        }
+        Err(e) => Verdict::Error(format!("{e:#}")),
+    };
     Row {
         case: case.name.clone(),
         target: target.to_owned(),
@@ -328,12 +366,40 @@ fn check_case(cx: &Context1<'_>, target: &str, config: &Path, case: &Case) -> Ro
     }
 }
 
+/// A row's verdict before the `OLD-BROKEN` excuse is decided ([`check_case`] asks git).
+enum OldVerdict {
+    Final(Verdict),
+    OldBroken(String),
+}
+
+impl From<Verdict> for OldVerdict {
+    fn from(v: Verdict) -> Self {
+        OldVerdict::Final(v)
+    }
+}
+
+/// Whether `case`'s module is absent at `rev` (a revision this repository does not have, or a
+/// module outside it, counts as not new: the excuse needs proof).
+fn case_is_new_since(rev: &str, case: &Case) -> bool {
+    let root = repo_root();
+    let Ok(rel) = case.module.strip_prefix(&root) else {
+        return false;
+    };
+    let repo = schema_history::Repo::new(&root);
+    let spec = format!("{rev}:{}", rel.to_string_lossy().replace('\\', "/"));
+    // `cat-file -e` fails both for a missing path and for an unknown revision: tell them apart.
+    let rev_known = repo
+        .git(&["rev-parse", "--verify", "-q", &format!("{rev}^{{commit}}")])
+        .is_ok();
+    rev_known && repo.git(&["cat-file", "-e", &spec]).is_err()
+}
+
 fn check_case_inner(
     cx: &Context1<'_>,
     target: &str,
     config: &Path,
     case: &Case,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<OldVerdict> {
     let dir = cx.work.join(target).join(&case.name);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let artifact = dir.join("executable.pb");
@@ -352,7 +418,11 @@ fn check_case_inner(
                 &compiler::CompileOptions::default(),
             ) {
                 Ok(b) => b,
-                Err(e) => return Ok(Verdict::Error(format!("today's compiler: {e}"))),
+                Err(e) => {
+                    return Ok(OldVerdict::Final(Verdict::Error(format!(
+                        "today's compiler: {e}"
+                    ))))
+                }
             };
             std::fs::write(&artifact, &bytes)
                 .with_context(|| format!("cannot write {}", artifact.display()))?;
@@ -360,7 +430,7 @@ fn check_case_inner(
         }
         Some(old) => match old_compile(old, case, config, &artifact, timeout)? {
             Ok(bytes) => bytes,
-            Err(msg) => return Ok(Verdict::Error(msg)),
+            Err(msg) => return Ok(OldVerdict::Final(Verdict::Error(msg))),
         },
     };
     let expected_paths = expectation_paths(cx.store, target, case)?;
@@ -368,7 +438,11 @@ fn check_case_inner(
     let description = DeviceDescription::from_target_config(&proto::load_target_config(config)?)?;
     let today = match run_artifact(&bytes, &description, &expected) {
         Ok(t) => t,
-        Err(e) => return Ok(Verdict::Error(format!("today's runtime: {e:#}"))),
+        Err(e) => {
+            return Ok(OldVerdict::Final(Verdict::Error(format!(
+                "today's runtime: {e:#}"
+            ))))
+        }
     };
     if let Some(text) = crate::run_cmd::first_mismatch(&today, &expected)? {
         let first = text
@@ -376,9 +450,9 @@ fn check_case_inner(
             .find(|l| l.contains("MISMATCH"))
             .unwrap_or_default()
             .to_owned();
-        return Ok(Verdict::Expectation(format!(
+        return Ok(OldVerdict::Final(Verdict::Expectation(format!(
             "today's runtime vs the recorded expectations: {first}"
-        )));
+        ))));
     }
     let replicas = today.len();
     let mut cmd = Command::new(&cx.args.old_aot);
@@ -399,7 +473,11 @@ fn check_case_inner(
     }
     let (code, stdout, stderr) = match run_with_deadline(cmd, &dir.join("old-run.log"), timeout) {
         Ok(r) => r,
-        Err(e) => return Ok(Verdict::Error(format!("the older runtime {e:#}"))),
+        Err(e) => {
+            return Ok(OldVerdict::Final(Verdict::Error(format!(
+                "the older runtime {e:#}"
+            ))))
+        }
     };
     let run = parse_old_run(code, &stdout, &stderr);
     let unknown = match (&run, cx.old_constructs) {
@@ -410,13 +488,13 @@ fn check_case_inner(
     match (&verdict, cx.args.old_compiler.as_deref()) {
         // Backward: the artifact is the older revision's own and today's runtime already matched
         // the expectations with it; an older runtime that refuses it never ran the case.
-        (Verdict::Rejected(msg), _) if cx.args.backward => Ok(Verdict::OldBroken(format!(
+        (Verdict::Rejected(msg), _) if cx.args.backward => Ok(OldVerdict::OldBroken(format!(
             "the older revision fails its own artifact: {msg}"
         ))),
         (Verdict::Rejected(_) | Verdict::Differs(_), Some(old)) if !cx.args.backward => {
             own_artifact_check(cx, old, case, config, &dir, &expected_paths, verdict)
         }
-        _ => Ok(verdict),
+        _ => Ok(verdict.into()),
     }
 }
 
@@ -458,11 +536,11 @@ fn own_artifact_check(
     dir: &Path,
     expected: &[PathBuf],
     verdict: Verdict,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<OldVerdict> {
     let timeout = Duration::from_secs(cx.args.timeout);
     let artifact = dir.join("own.executable.pb");
     if let Err(msg) = old_compile(old, case, config, &artifact, timeout)? {
-        return Ok(Verdict::OldBroken(format!(
+        return Ok(OldVerdict::OldBroken(format!(
             "{msg} (today's artifact: {})",
             verdict.detail()
         )));
@@ -479,7 +557,7 @@ fn own_artifact_check(
         cmd.arg("--replicas").arg(expected.len().to_string());
     }
     let own = match run_with_deadline(cmd, &dir.join("own-run.log"), timeout) {
-        Ok((Some(0), _, _)) => return Ok(verdict),
+        Ok((Some(0), _, _)) => return Ok(verdict.into()),
         Ok((code, stdout, stderr)) => match parse_old_run(code, &stdout, &stderr) {
             OldRun::Failed(msg) => msg,
             OldRun::Compared(lines) => lines
@@ -489,7 +567,7 @@ fn own_artifact_check(
         },
         Err(e) => format!("{e:#}"),
     };
-    Ok(Verdict::OldBroken(format!(
+    Ok(OldVerdict::OldBroken(format!(
         "the older revision fails its own artifact too: {own}"
     )))
 }
@@ -623,15 +701,15 @@ pub fn run(args: &ForwardArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     )?;
     print_table(&rows, out)?;
     let failed = rows.iter().filter(|r| r.verdict.fails()).count();
-    let old_broken = rows
+    let excused = rows
         .iter()
-        .filter(|r| matches!(r.verdict, Verdict::OldBroken(_)))
+        .filter(|r| !r.verdict.fails() && matches!(r.verdict, Verdict::OldBroken { .. }))
         .count();
     writeln!(
         out,
-        "{}: {} of {} rows pass, {old_broken} the older revision cannot run itself ({} cases x {} targets), {:.1} s",
+        "{}: {} of {} rows pass, {excused} excused (new since the older revision, which cannot run them), {failed} fail ({} cases x {} targets), {:.1} s",
         if failed == 0 { "OK" } else { "FAILED" },
-        rows.len() - failed - old_broken,
+        rows.len() - failed - excused,
         rows.len(),
         cases.len(),
         targets.len(),

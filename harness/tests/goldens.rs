@@ -2,7 +2,7 @@
 //!
 //! - `backward_compat::<target>::v<N>::<case>`: the exact bytes of an old artifact load in today's
 //!   runtime and produce the recorded outputs bit for bit (and, single-replica, within tolerance of
-//!   the reference evaluator). Boundary versions by default (the oldest and the second-newest);
+//!   the reference evaluator). Boundary versions by default (the oldest, the second-newest and the newest);
 //!   every version when `XLA_AOT_TEST_ALL_VERSIONS` is truthy.
 //! - `golden_verification::<target>::<case>`: today's compiler reproduces the newest version.
 //! - `forward_compat::<target>::<case>`: today's artifact is read correctly by a runtime built
@@ -180,6 +180,7 @@ fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>)
     out.extend(handwritten_trials(store));
     out.extend(negative_trials(store));
     out.extend(forward_negative_trials(store));
+    out.extend(forward_positive_trials(store));
     out
 }
 
@@ -452,6 +453,69 @@ fn forward_negative_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
             })
         })
         .collect()
+}
+
+/// An ignorable proto3 `optional` field (its own synthetic oneof) that the older schema lacks is
+/// skipped by the older reader like any unknown field: `forward_compat` must accept it, not call
+/// it an unknown oneof variant (it did before issue 35, so no such field could ever be emitted).
+fn forward_positive_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
+    let Some(&target) = GOLDEN_TARGETS.first() else {
+        return Vec::new();
+    };
+    let s = store.clone();
+    vec![Trial::test(
+        "forward_positive::ignorable_optional_field_unknown_to_the_older_schema",
+        move || {
+            let n = newest(&s, target).map_err(fail)?;
+            let golden = GoldenCase::read(&s, target, n, "fori_loop").map_err(fail)?;
+            let mut today: GpuExecutableProto =
+                proto::decode_limited(&golden.bytes, usize::MAX).map_err(fail)?;
+            let w = first_while(&mut today.thunks).ok_or("fori_loop has no while thunk")?;
+            w.trip_count = Some(5);
+            let mut files: Vec<FileDescriptorProto> = proto::descriptor_pool()
+                .file_descriptor_protos()
+                .cloned()
+                .collect();
+            let removed = files
+                .iter_mut()
+                .filter(|f| f.package() == "xla.gpu")
+                .flat_map(|f| f.message_type.iter_mut())
+                .find(|m| m.name() == "WhileThunkProto")
+                .is_some_and(|m| {
+                    let before = m.field.len();
+                    m.field.retain(|f| f.name() != "trip_count");
+                    m.oneof_decl.retain(|o| o.name() != "_trip_count");
+                    m.field.len() < before
+                });
+            if !removed {
+                return Err("xla.gpu.WhileThunkProto has no trip_count to remove".into());
+            }
+            let pool = DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file: files })
+                .map_err(fail)?;
+            let old = OldSchema {
+                name: "crafted-without-trip_count".to_owned(),
+                pool,
+                extras: harness::schema_cmd::project_extras(),
+            };
+            let abi = today.executable_abi_version.clone().unwrap_or_default();
+            replay::forward_compat(&today, &old, Some(&abi)).map_err(fail)
+        },
+    )]
+}
+
+fn first_while(thunks: &mut [ThunkProto]) -> Option<&mut proto::xla::gpu::WhileThunkProto> {
+    for t in thunks {
+        match &mut t.r#impl {
+            Some(Impl::WhileThunk(w)) => return Some(w),
+            Some(Impl::SequentialThunk(s)) => {
+                if let Some(w) = first_while(&mut s.thunks) {
+                    return Some(w);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Every thunk kind and HLO opcode today's compiler can emit must appear in the newest version

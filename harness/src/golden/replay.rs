@@ -908,7 +908,10 @@ fn check_known(
             format!("{path}.{}", field.name())
         };
         let Some(old_field) = old.get_field(field.number()) else {
-            if field.containing_oneof().is_some() {
+            // A proto3 `optional` field sits in a synthetic oneof of its own: it is a plain
+            // field with presence (an older reader skips it as unknown, like any field), not a
+            // variant of a real oneof whose older readers would see "none set".
+            if field.containing_oneof().is_some_and(|o| !o.is_synthetic()) {
                 out.push(format!(
                     "{here}: oneof variant {} (number {}) is unknown to the older schema",
                     field.full_name(),
