@@ -663,6 +663,12 @@ fn command_buffer_counts_its_commands_and_its_own_recordings() {
                 thunks: 5,
                 kernel_launches: 2,
                 command_buffer_replays: 1,
+                behaviours: [
+                    runtime::Behaviour::CommandBufferReplayed,
+                    runtime::Behaviour::ExecutableReexecuted,
+                ]
+                .into_iter()
+                .collect(),
                 ..Default::default()
             },
             launches
@@ -773,6 +779,10 @@ fn all_gather_sends_element_count_elements_of_a_larger_source() {
             runtime::ExecutionStats {
                 thunks: 2,
                 collectives: 1,
+                // No replica groups: every replica, in id order.
+                behaviours: [runtime::Behaviour::CollectiveGroupAscending]
+                    .into_iter()
+                    .collect(),
                 ..Default::default()
             }
         );
