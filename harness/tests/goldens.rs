@@ -504,15 +504,30 @@ fn forward_positive_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
 }
 
 fn first_while(thunks: &mut [ThunkProto]) -> Option<&mut proto::xla::gpu::WhileThunkProto> {
+    first_impl(thunks, &mut |i| match i {
+        Impl::WhileThunk(w) => Some(w),
+        _ => None,
+    })
+}
+
+/// The first thunk (depth first through sequential thunks) whose impl `pick` accepts.
+fn first_impl<'a, T>(
+    thunks: &'a mut [ThunkProto],
+    pick: &mut dyn FnMut(&'a mut Impl) -> Option<&'a mut T>,
+) -> Option<&'a mut T> {
     for t in thunks {
         match &mut t.r#impl {
-            Some(Impl::WhileThunk(w)) => return Some(w),
             Some(Impl::SequentialThunk(s)) => {
-                if let Some(w) = first_while(&mut s.thunks) {
-                    return Some(w);
+                if let Some(found) = first_impl(&mut s.thunks, pick) {
+                    return Some(found);
                 }
             }
-            _ => {}
+            Some(other) => {
+                if let Some(found) = pick(other) {
+                    return Some(found);
+                }
+            }
+            None => {}
         }
     }
     None
@@ -632,18 +647,10 @@ fn negative_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
 }
 
 fn first_kernel(thunks: &mut [ThunkProto]) -> Option<&mut proto::xla::gpu::KernelThunkProto> {
-    for t in thunks {
-        match &mut t.r#impl {
-            Some(Impl::KernelThunk(k)) => return Some(k),
-            Some(Impl::SequentialThunk(s)) => {
-                if let Some(k) = first_kernel(&mut s.thunks) {
-                    return Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    first_impl(thunks, &mut |i| match i {
+        Impl::KernelThunk(k) => Some(k),
+        _ => None,
+    })
 }
 
 fn main() {
