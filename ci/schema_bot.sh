@@ -11,6 +11,10 @@
 #   SCHEMA_BOT_TODAY      YYYY-MM-DD to compute the windows for (default: today, UTC)
 #   GITHUB_ACTIONS        when set, findings are also printed as workflow annotations (at most 50
 #                         and a summary line; one ::error when there is no verdict)
+#   SCHEMA_BOT_APPROVE_TRUSTED_INPUTS
+#                         set to 1 when a maintainer approved the change's loosening of the
+#                         bot's policy or waivers (CI sets it from a label only maintainers may
+#                         apply); without it the base's policy and waivers judge the change
 #   SCHEMA_BOT_ARGS       extra `aot schema diff` options, e.g. `--policy FILE`,
 #                         `--against-image base.binpb`, `--history-depth 2000`, `--since DATE`
 set -uo pipefail
@@ -43,6 +47,9 @@ aot="${CARGO_TARGET_DIR:-target}/debug/aot"
 args=(schema diff --against "$base")
 if [ -n "${SCHEMA_BOT_TODAY:-}" ]; then
   args+=(--today "$SCHEMA_BOT_TODAY")
+fi
+if [ "${SCHEMA_BOT_APPROVE_TRUSTED_INPUTS:-0}" = 1 ]; then
+  args+=(--approve-trusted-inputs)
 fi
 if [ -n "${SCHEMA_BOT_ARGS:-}" ]; then
   # Word-split on purpose: a list of options.

@@ -81,6 +81,11 @@ struct DiffArgs {
     /// default: 6 months, the backward window, back from the base's commit date).
     #[arg(long)]
     since: Option<String>,
+    /// A maintainer approved this change's loosening of the bot's policy or waivers: judge it
+    /// with the head's (the `trusted-input-loosened` findings become notes). Without it the
+    /// base's policy and waivers apply, and each loosening is an error.
+    #[arg(long)]
+    approve_trusted_inputs: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -155,6 +160,7 @@ pub fn runtime_surface() -> (Vec<RegistryName>, Vec<RuntimeFlag>) {
         .map(|(name, default)| RuntimeFlag {
             name: name.to_owned(),
             default,
+            limit: runtime::flags::LIMITS.contains(&name),
         })
         .collect();
     (registry, flags)
@@ -251,6 +257,7 @@ pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
                 policy,
                 history_depth,
                 since,
+                approve_trusted_inputs,
             } = &**args;
             let format: Format = format.parse()?;
             let diff = || -> anyhow::Result<schema_history::Report> {
@@ -288,6 +295,7 @@ pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
                     head_image: head_image.clone(),
                     policy: policy.clone(),
                     git_history: bound,
+                    approve_trusted_inputs: *approve_trusted_inputs,
                 };
                 Ok(schema_history::diff(&opts)?)
             };

@@ -161,5 +161,42 @@ pub fn defaults() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The flags of [`defaults`] that are upper bounds an artifact can need: iteration caps,
+/// timeouts, counts, sizes and memory. Each is an integer, and an artifact that ran under a
+/// default may need all of it, so lowering one refuses artifacts that loaded before (the schema
+/// bot's `limit-tightened` rule, which no waiver silences); raising one is compatible.
+/// `emulator_instructions_per_thread` is not among them: its 0 means "no per-thread scaling",
+/// the loosest setting, so its values are not ordered by size (a changed default is still
+/// judged as any flag's, by the backward-window rule).
+pub const LIMITS: &[&str] = &[
+    "max_artifact_bytes",
+    "max_while_iterations",
+    "num_streams",
+    "max_thunk_depth",
+    "emulator_instruction_budget",
+    "emulator_instruction_floor",
+    "collective_timeout_secs",
+    "max_replicas",
+    "max_execution_secs",
+    "emulator_host_memory_bytes",
+];
+
 /// Names of the load-time thunk passes, in the order they run.
 pub const LOAD_PASSES: &[&str] = &["command_buffer_conversion"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_limit_is_an_integer_flag() {
+        let defaults = defaults();
+        for limit in LIMITS {
+            let (_, value) = defaults
+                .iter()
+                .find(|(name, _)| name == limit)
+                .unwrap_or_else(|| panic!("{limit} is not a flag"));
+            assert!(value.parse::<u64>().is_ok(), "{limit} = {value}");
+        }
+    }
+}

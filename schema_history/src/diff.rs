@@ -12,7 +12,7 @@ use crate::protos::{normalize_dir, Compiled, ParseCache, ProtoSources};
 use crate::report::Report;
 use crate::rules::{self, Side};
 use crate::surface::{Extras, History, SnapshotMeta};
-use crate::waiver::{Waiver, Waivers};
+use crate::waiver::Waiver;
 use crate::{fallback, Date, Error};
 
 /// Which protos make up a schema and where its root is.
@@ -96,6 +96,9 @@ pub struct DiffOptions {
     pub policy: PathBuf,
     /// How far back the git history is read when there are no snapshots.
     pub git_history: GitHistoryBound,
+    /// A maintainer approved the change's loosening of the policy or waivers: judge it with the
+    /// head's (the loosening findings become notes). Otherwise the base's apply.
+    pub approve_trusted_inputs: bool,
 }
 
 impl DiffOptions {
@@ -116,6 +119,7 @@ impl DiffOptions {
             head_image: None,
             policy: PathBuf::from(crate::policy::DEFAULT_POLICY),
             git_history: GitHistoryBound::default(),
+            approve_trusted_inputs: false,
         }
     }
 }
@@ -237,7 +241,7 @@ pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     } = read_sides(&repo, opts, &trace)?;
     let base_model = base_owned.as_ref().unwrap_or(&head_model);
     trace.mark("joined");
-    let (findings, waived) = run_rules(opts, base_model, &head_model, &context, created)?;
+    let (findings, waived) = run_rules(&repo, opts, base_model, &head_model, &context, created)?;
     trace.mark("rules");
     let Context {
         labels,
@@ -476,6 +480,7 @@ type Judged = (Vec<Finding>, Vec<(Finding, Waiver)>);
 
 /// Every rule, then the policy and the waivers: the findings that stand and those waived.
 fn run_rules(
+    repo: &Repo,
     opts: &DiffOptions,
     base_model: &Model,
     head_model: &Model,
@@ -518,17 +523,30 @@ fn run_rules(
     findings.extend(crate::features::compare(base_model, head_model));
     findings
         .extend(created.map(|what| crate::inputs::created_note(&what, head_model, &ctx.labels.0)));
-    let policy = crate::policy::Policy::load(
-        &under(&opts.repo, &opts.policy),
-        &opts.policy.to_string_lossy(),
+    findings.extend(golden_store(repo, opts)?);
+    // Policy and waivers from the base (see `trust`); what the head loosens is reported after
+    // they are applied, so neither can touch those findings.
+    let trusted = crate::trust::load(
+        repo,
+        &opts.base,
+        &opts.head,
+        &opts.policy,
+        &opts.waivers,
+        opts.approve_trusted_inputs,
     )?;
-    let findings = policy.apply(findings, base_model, head_model);
-    let waivers_path = under(&opts.repo, &opts.waivers);
-    let shown = waivers_path
-        .strip_prefix(&opts.repo)
-        .unwrap_or(&waivers_path)
-        .to_string_lossy()
-        .into_owned();
-    let waivers = Waivers::load(&waivers_path, &shown)?;
-    Ok(waivers.apply(findings, opts.today))
+    let findings = trusted.policy.apply(findings, base_model, head_model);
+    let (mut findings, waived) = trusted.waivers.apply(findings, opts.today);
+    findings.extend(trusted.loosened);
+    Ok((findings, waived))
+}
+
+/// The append-only check of the golden store (a repository-relative store, a git base).
+fn golden_store(repo: &Repo, opts: &DiffOptions) -> Result<Vec<Finding>, Error> {
+    let (Revision::Git(base), Some(dir)) = (&opts.base, opts.goldens.to_str()) else {
+        return Ok(Vec::new());
+    };
+    if opts.goldens.is_absolute() || opts.base_image.is_some() {
+        return Ok(Vec::new());
+    }
+    crate::golden_store::check(repo, base, &opts.head, dir, opts.today)
 }

@@ -86,6 +86,15 @@ pub enum Rule {
     FeatureChanged,
     /// The compared file or root message is new at the head (absent at the base).
     SchemaCreated,
+    /// The change loosens the bot's own inputs (its policy or its waivers, read from the base):
+    /// enforced, a maintainer approves it (`--approve-trusted-inputs`).
+    TrustedInputLoosened,
+    /// A file of an existing golden version changed or deleted, or a version younger than the
+    /// backward window removed: golden versions are append-only. Enforced.
+    GoldenStoreRewritten,
+    /// A runtime limit an artifact can depend on (an iteration cap, a timeout, a memory bound)
+    /// lowered while goldens inside the backward window depend on it. Enforced.
+    LimitTightened,
 }
 
 impl Rule {
@@ -115,6 +124,9 @@ impl Rule {
         Rule::WaiverUnused,
         Rule::FeatureChanged,
         Rule::SchemaCreated,
+        Rule::TrustedInputLoosened,
+        Rule::GoldenStoreRewritten,
+        Rule::LimitTightened,
     ];
 
     /// The rule's id, as reports and waivers spell it.
@@ -144,12 +156,25 @@ impl Rule {
             Rule::WaiverUnused => "waiver-unused",
             Rule::FeatureChanged => "feature-changed",
             Rule::SchemaCreated => "schema-created",
+            Rule::TrustedInputLoosened => "trusted-input-loosened",
+            Rule::GoldenStoreRewritten => "golden-store-rewritten",
+            Rule::LimitTightened => "limit-tightened",
         }
     }
 
     /// The rule with this id.
     pub fn from_id(id: &str) -> Option<Rule> {
         Rule::ALL.iter().copied().find(|r| r.id() == id)
+    }
+
+    /// Whether the rule guards what the gates themselves stand on (their policy and waivers, the
+    /// golden store, the runtime's limits): no policy demotes its findings and no waiver
+    /// silences them, since the change under review could otherwise write its own pass.
+    pub fn is_enforced(self) -> bool {
+        matches!(
+            self,
+            Rule::TrustedInputLoosened | Rule::GoldenStoreRewritten | Rule::LimitTightened
+        )
     }
 
     /// The severity the rule reports at.

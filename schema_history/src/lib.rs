@@ -31,6 +31,7 @@ mod finding;
 mod flag_rules;
 mod git;
 mod githistory;
+mod golden_store;
 mod inputs;
 mod model;
 mod policy;
@@ -40,6 +41,7 @@ mod retype;
 mod rules;
 mod spans;
 mod surface;
+mod trust;
 mod waiver;
 
 pub use census::{

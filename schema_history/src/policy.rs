@@ -166,7 +166,9 @@ impl Policy {
                         for (rk, rv) in table(path, text, &name, v)? {
                             let key = format!("breaking.rules.{}", rk.get_ref());
                             let rule = rule_of(path, text, &key, rk.get_ref(), rk.span().start)?;
-                            policy.rules.push((rule, level_of(path, text, &key, rv)?));
+                            let level = level_of(path, text, &key, rv)?;
+                            check_enforced(path, text, &key, rule, level, rv.span().start)?;
+                            policy.rules.push((rule, level));
                         }
                     }
                     "name_only_reservation" => {
@@ -206,8 +208,12 @@ impl Policy {
         Ok(policy)
     }
 
-    /// The level a rule's findings get (`None`: as the rule reports them).
+    /// The level a rule's findings get (`None`: as the rule reports them; always for an
+    /// [enforced](Rule::is_enforced) rule).
     fn rule_level(&self, rule: Rule) -> Option<Level> {
+        if rule.is_enforced() {
+            return None;
+        }
         let level = self.rules.iter().rev().find(|(r, _)| *r == rule)?.1;
         (level != Level::At(rule.severity())).then_some(level)
     }
@@ -226,7 +232,12 @@ impl Policy {
                     );
                 }
             }
-            if let Some(file) = f.location.as_ref().map(|l| l.file.as_str()) {
+            if let Some(file) = f
+                .location
+                .as_ref()
+                .map(|l| l.file.as_str())
+                .filter(|_| !f.rule.is_enforced())
+            {
                 for e in &self.exceptions {
                     if (e.rules.is_empty() || e.rules.contains(&f.rule)) && e.matcher.is_match(file)
                     {
@@ -288,7 +299,10 @@ fn exception(
                     let DeValue::String(s) = id.get_ref() else {
                         return Err(bad(path, text, id.span().start, &key, "expected a rule id"));
                     };
-                    rules.push(rule_of(path, text, &key, s, id.span().start)?);
+                    rules.push((
+                        rule_of(path, text, &key, s, id.span().start)?,
+                        id.span().start,
+                    ));
                 }
             }
             "severity" => level = Some(level_of(path, text, &key, v)?),
@@ -308,12 +322,39 @@ fn exception(
         glob.ok_or_else(|| bad(path, text, start, "breaking.except.path", "missing"))?;
     let level =
         level.ok_or_else(|| bad(path, text, start, "breaking.except.severity", "missing"))?;
+    for (rule, offset) in &rules {
+        check_enforced(path, text, "breaking.except.rules", *rule, level, *offset)?;
+    }
+    let rules = rules.into_iter().map(|(rule, _)| rule).collect();
     Ok(Exception {
         path: path_glob,
         matcher,
         rules,
         level,
     })
+}
+
+/// An [enforced](Rule::is_enforced) rule named at anything but `error`: refused, since the
+/// policy is one of the inputs such a rule guards. (An exception that names no rules leaves
+/// enforced rules alone.)
+fn check_enforced(
+    path: &str,
+    text: &str,
+    key: &str,
+    rule: Rule,
+    level: Level,
+    offset: usize,
+) -> Result<(), Error> {
+    if !rule.is_enforced() || level == Level::At(Severity::Error) {
+        return Ok(());
+    }
+    Err(bad(
+        path,
+        text,
+        offset,
+        key,
+        format!("{rule} is enforced: no policy lowers it (only \"error\" is accepted)"),
+    ))
 }
 
 /// Whether `f` is a deletion whose number the head reserves, only the name missing.
@@ -391,6 +432,49 @@ mod tests {
             err("[[breaking.except]]\npath = \"a/**\"\n"),
             "policy.toml:1: breaking.except.severity: missing"
         );
+    }
+
+    #[test]
+    fn enforced_rule_cannot_be_demoted() {
+        assert_eq!(
+            err("[breaking.rules]\ngolden-store-rewritten = \"warning\"\n"),
+            "policy.toml:2: breaking.rules.golden-store-rewritten: golden-store-rewritten is enforced: no policy lowers it (only \"error\" is accepted)"
+        );
+        assert_eq!(
+            err("[[breaking.except]]\npath = \"**\"\nrules = [\"renamed\", \"limit-tightened\"]\nseverity = \"off\"\n"),
+            "policy.toml:3: breaking.except.rules: limit-tightened is enforced: no policy lowers it (only \"error\" is accepted)"
+        );
+    }
+
+    #[test]
+    fn exception_for_every_rule_leaves_enforced_rules_alone() {
+        let policy = Policy::parse(
+            "[[breaking.except]]\npath = \"**\"\nseverity = \"off\"\n",
+            "p",
+        )
+        .expect("parses");
+        let at = Some(crate::model::Location {
+            file: "goldens/executables/h100/v1/manifest.json".into(),
+            line: 1,
+            column: 1,
+        });
+        let finding = |rule| Finding::new(rule, "c", "m", at.clone(), "h");
+        let empty = Model {
+            root: "r".into(),
+            messages: Default::default(),
+            enums: Default::default(),
+            files: Default::default(),
+        };
+        let kept = policy.apply(
+            vec![finding(Rule::Renamed), finding(Rule::GoldenStoreRewritten)],
+            &empty,
+            &empty,
+        );
+        assert_eq!(
+            kept.iter().map(|f| f.rule).collect::<Vec<_>>(),
+            [Rule::GoldenStoreRewritten]
+        );
+        assert_eq!(kept[0].severity, Severity::Error);
     }
 
     #[test]

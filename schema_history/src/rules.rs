@@ -1004,6 +1004,19 @@ pub fn windows(
             continue;
         }
         let construct = format!("flag:{}", bf.name);
+        // A limit (marked on either side: unmarking one does not hide it) is judged by the
+        // direction of the change: raising is compatible, lowering is enforced.
+        if bf.limit || hf.limit {
+            if let (Ok(old), Ok(new)) = (bf.default.parse::<u128>(), hf.default.parse::<u128>()) {
+                if new > old {
+                    continue;
+                }
+                if let Some(golden) = census.newest_user_since(&construct, window_start) {
+                    out.push(limit_tightened(&bf.name, &bf.default, &hf.default, golden));
+                }
+                continue;
+            }
+        }
         if let Some(golden) = census.newest_user_since(&construct, window_start) {
             let legal = golden.created.add_months(BACKWARD_WINDOW_MONTHS);
             out.push(Finding::new(
@@ -1104,4 +1117,22 @@ pub fn windows(
         ));
     }
     out
+}
+
+/// A limit lowered while `golden` (inside the backward window) depends on it.
+fn limit_tightened(name: &str, old: &str, new: &str, golden: &crate::census::Golden) -> Finding {
+    let legal = golden.created.add_months(BACKWARD_WINDOW_MONTHS);
+    Finding::new(
+        Rule::LimitTightened,
+        format!("flag:{name}"),
+        format!(
+            "runtime limit `{name}` is lowered from {old} to {new}, but golden {} (created {}) depends on it: artifacts that ran under {old} would be refused; no waiver silences this",
+            golden.label(),
+            golden.created
+        ),
+        None,
+        format!(
+            "keep the default at {old} (a deployment may set a lower value itself) until {legal}, or raise it instead"
+        ),
+    )
 }

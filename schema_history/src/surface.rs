@@ -30,6 +30,11 @@ pub struct RuntimeFlag {
     pub name: String,
     /// Default value, as text.
     pub default: String,
+    /// An upper bound an artifact can need (an iteration cap, a timeout, a memory or size
+    /// bound; an integer): lowering its default refuses artifacts that loaded before, so the
+    /// `limit-tightened` rule guards it (snapshots recorded before limits were marked: `false`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub limit: bool,
 }
 
 /// Which constructs make the runtime read a flag: a golden whose census holds any of them depends
@@ -161,6 +166,9 @@ impl Extras {
         }
         for f in &self.runtime_flags {
             lines.push(format!("flag:{} flag default {}", f.name, f.default));
+            if f.limit {
+                lines.push(format!("flag:{} flag limit", f.name));
+            }
         }
         for f in &self.flag_readers {
             lines.push(format!(

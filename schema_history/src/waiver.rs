@@ -70,8 +70,15 @@ impl Waivers {
         let mut waivers = Vec::new();
         for (i, w) in raw.waiver.into_iter().enumerate() {
             let at = format!("{shown}: waiver {}", i + 1);
-            if Rule::from_id(&w.rule).is_none() {
-                return Err(Error::format(&at, format!("unknown rule {:?}", w.rule)));
+            match Rule::from_id(&w.rule) {
+                None => return Err(Error::format(&at, format!("unknown rule {:?}", w.rule))),
+                Some(rule) if rule.is_enforced() => {
+                    return Err(Error::format(
+                        &at,
+                        format!("{rule} is enforced: no waiver silences it"),
+                    ))
+                }
+                Some(_) => {}
             }
             if w.reason.trim().is_empty() {
                 return Err(Error::format(&at, "a waiver needs a reason"));

@@ -25,6 +25,7 @@ fn extras(num_streams: &str, pass_applies_to: &[&str]) -> Extras {
         runtime_flags: vec![RuntimeFlag {
             name: "num_streams".into(),
             default: num_streams.into(),
+            limit: false,
         }],
         flag_readers: vec![FlagReaders {
             flag: "num_streams".into(),

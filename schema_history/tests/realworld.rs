@@ -46,6 +46,22 @@ impl TempRepo {
     fn bot(&self, root: &str, base: &str) -> Report {
         diff(&self.options(root, base)).expect("the bot runs")
     }
+
+    /// Commits `text` as the policy on top of the base, leaving the rest of the working tree's
+    /// change uncommitted: the bot reads its policy from the base (a policy the change itself
+    /// writes would be a loosening of its trusted inputs).
+    fn commit_policy(&self, text: &str) {
+        const POLICY: &str = "schema_history/policy.toml";
+        self.write(POLICY, text);
+        self.git(&["add", POLICY]);
+        self.git_env(
+            &["commit", "-q", "-m", "policy", "--", POLICY],
+            &[
+                ("GIT_AUTHOR_DATE", "2026-11-02T12:00:00Z"),
+                ("GIT_COMMITTER_DATE", "2026-11-02T12:00:00Z"),
+            ],
+        );
+    }
 }
 
 /// `severity rule construct` of each finding.
@@ -569,8 +585,7 @@ fn deletion_reserving_only_the_number_is_an_error_by_default() {
 #[test]
 fn a_policy_can_accept_reserving_only_the_number() {
     let repo = number_only_repo("number-only-policy");
-    repo.write(
-        "schema_history/policy.toml",
+    repo.commit_policy(
         "[breaking]\n# Our practice: `reserved 11; // Was foo.`\nname_only_reservation = \"warning\"\n",
     );
     let report = repo.bot("rw.ThunkProto", "HEAD");
@@ -594,10 +609,7 @@ fn a_policy_name_only_setting_leaves_unreserved_deletions_errors() {
         "proto/rw/thunk.proto",
         &KINDS.replace("  string foo = 11;\n", ""),
     );
-    repo.write(
-        "schema_history/policy.toml",
-        "[breaking]\nname_only_reservation = \"off\"\n",
-    );
+    repo.commit_policy("[breaking]\nname_only_reservation = \"off\"\n");
     let report = repo.bot("rw.ThunkProto", "HEAD");
     assert_eq!(rules(&report), ["error field-deleted rw.ThunkProto.foo"]);
 }
@@ -630,8 +642,7 @@ fn policy_rules_and_path_exceptions() {
             "warning renamed rw.ThunkProto.id",
         ]
     );
-    repo.write(
-        "schema_history/policy.toml",
+    repo.commit_policy(
         "[breaking.rules]\nrenamed = \"error\"\nstaged-rollout = \"off\"\n\n[[breaking.except]]\npath = \"proto/legacy/**\"\nrules = [\"renamed\"]\nseverity = \"note\"\n",
     );
     let report = repo.bot("rw.ThunkProto", "HEAD");

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use schema_history::{
     scan_fallback_text, windows, wire, Census, Compiled, Date, Extras, Finding, Format, Golden,
-    History, Model, ProtoSources, RegistryName, Report, RuntimeFlag, Side, Snapshot, SnapshotMeta,
-    Waivers,
+    History, Model, ProtoSources, RegistryName, Report, Rule, RuntimeFlag, Side, Snapshot,
+    SnapshotMeta, Waivers,
 };
 
 const HEADER: &str = r#"syntax = "proto3";
@@ -438,6 +438,7 @@ fn backward_window_opcodes_registry_flags() {
         runtime_flags: vec![RuntimeFlag {
             name: "enable_command_buffers".into(),
             default: "true".into(),
+            limit: false,
         }],
         ..Extras::default()
     };
@@ -450,6 +451,7 @@ fn backward_window_opcodes_registry_flags() {
         runtime_flags: vec![RuntimeFlag {
             name: "enable_command_buffers".into(),
             default: "false".into(),
+            limit: false,
         }],
         ..Extras::default()
     };
@@ -464,6 +466,60 @@ fn backward_window_opcodes_registry_flags() {
         ],
     )];
     insta::assert_snapshot!(c.text());
+}
+
+fn limit_extras(name: &str, default: &str, limit: bool) -> Extras {
+    Extras {
+        runtime_flags: vec![RuntimeFlag {
+            name: name.into(),
+            default: default.into(),
+            limit,
+        }],
+        ..Extras::default()
+    }
+}
+
+/// `severity rule construct: message` of each finding.
+fn shown(findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| format!("{} {} {}: {}", f.severity, f.rule, f.construct, f.message))
+        .collect()
+}
+
+#[test]
+fn lowered_limit_is_enforced_and_a_raised_one_is_compatible() {
+    let mut c = Case::new(BEFORE_C, BEFORE_C);
+    c.base_extras = limit_extras("max_while_iterations", "100000000", true);
+    c.head_extras = limit_extras("max_while_iterations", "100000", true);
+    c.census.goldens = vec![golden(
+        "h100",
+        4,
+        "2026-11-02",
+        &["flag:max_while_iterations"],
+    )];
+    let found = c.findings();
+    assert_eq!(
+        shown(&found),
+        ["error limit-tightened flag:max_while_iterations: runtime limit `max_while_iterations` is lowered from 100000000 to 100000, but golden h100/v4 (created 2026-11-02) depends on it: artifacts that ran under 100000000 would be refused; no waiver silences this"]
+    );
+    assert_eq!(
+        found[0].hint,
+        "keep the default at 100000000 (a deployment may set a lower value itself) until 2027-05-02, or raise it instead"
+    );
+    assert!(found[0].rule.is_enforced());
+
+    // Unmarking the limit in the same change does not hide it: either side's mark counts.
+    c.head_extras = limit_extras("max_while_iterations", "100000", false);
+    assert_eq!(c.findings()[0].rule, Rule::LimitTightened);
+
+    c.head_extras = limit_extras("max_while_iterations", "200000000", true);
+    assert_eq!(shown(&c.findings()), Vec::<String>::new());
+
+    // A flag that is not a limit: any changed default is the backward window's.
+    c.base_extras = limit_extras("max_while_iterations", "100000000", false);
+    c.head_extras = limit_extras("max_while_iterations", "200000000", false);
+    assert_eq!(c.findings()[0].rule, Rule::BackwardWindow);
 }
 
 #[test]
