@@ -47,7 +47,7 @@ fn read_input(repo: &Repo, rev: &Revision, path: &Path) -> Result<Input, Error> 
     let text = match files.remove(&shown) {
         Some(bytes) => Some(
             String::from_utf8(bytes)
-                .map_err(|_| Error::format(&format!("{shown} at {rev}"), "not UTF-8 text"))?,
+                .map_err(|_| Error::format(format!("{shown} at {rev}"), "not UTF-8 text"))?,
         ),
         None => None,
     };
