@@ -163,23 +163,14 @@ pub(crate) fn check(
             }
             continue;
         }
-        let mut what = Vec::new();
-        if !t.changed.is_empty() {
-            what.push(format!(
-                "{} file{} changed ({})",
-                t.changed.len(),
-                if t.changed.len() == 1 { "" } else { "s" },
-                listed(&t.changed)
-            ));
-        }
-        if !t.deleted.is_empty() {
-            what.push(format!(
-                "{} file{} deleted ({})",
-                t.deleted.len(),
-                if t.deleted.len() == 1 { "" } else { "s" },
-                listed(&t.deleted)
-            ));
-        }
+        let what: Vec<String> = [("changed", &t.changed), ("deleted", &t.deleted)]
+            .into_iter()
+            .filter(|(_, files)| !files.is_empty())
+            .map(|(how, files)| {
+                let s = if files.len() == 1 { "" } else { "s" };
+                format!("{} file{s} {how} ({})", files.len(), listed(files))
+            })
+            .collect();
         out.push(Finding::new(
             Rule::GoldenStoreRewritten,
             construct,
