@@ -200,6 +200,50 @@ fn walk(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
     }
 }
 
+/// The value classes of the boolean fields that decide execution: for every message of the
+/// artifact outside the embedded HLO module (which the runtime parses and checks but does not
+/// execute from), each singular `bool` field that is not ignorable gives `value:FIELD=true` or
+/// `value:FIELD=false`. Proto3 writes `false` as absence, so the presence census above sees only
+/// one side; a runtime that read either side wrongly would pass every golden that never sets it.
+pub fn value_classes(executable: &GpuExecutableProto) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    value_walk(&proto::to_dynamic(executable), &mut out, 0);
+    out
+}
+
+/// The embedded module: its values are checked at load, not executed.
+const NOT_EXECUTED: &str = "xla.gpu.GpuExecutableProto.hlo_module_with_config";
+
+fn value_walk(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for field in message.descriptor().fields() {
+        if field.is_list() || field.is_map() || proto::field_is_ignorable(&field) {
+            continue;
+        }
+        if let Kind::Bool = field.kind() {
+            let set = message.get_field(&field).as_bool().unwrap_or(false);
+            out.insert(format!("value:{}={set}", field.full_name()));
+        }
+    }
+    for (field, value) in message.fields() {
+        if field.full_name() == NOT_EXECUTED {
+            continue;
+        }
+        let mut visit = |v: &Value| {
+            if let Value::Message(m) = v {
+                value_walk(m, out, depth + 1);
+            }
+        };
+        match value {
+            Value::List(items) => items.iter().for_each(&mut visit),
+            Value::Map(entries) => entries.values().for_each(&mut visit),
+            v => visit(v),
+        }
+    }
+}
+
 /// The census of serialized executable bytes read with this project's schema by reflection, plus
 /// every field the schema does not declare, as `unknown:MESSAGE.NUMBER` (what a newer compiler, or
 /// XLA:GPU, writes that this schema lacks). A field whose number is declared with another wire
@@ -319,6 +363,36 @@ mod tests {
             !census.contains("xla.gpu.KernelThunkProto.shmem_bytes"),
             "unset fields are not used"
         );
+    }
+
+    #[test]
+    fn value_classes_name_both_sides_of_executed_booleans_only() {
+        use proto::xla::gpu::{ConditionalThunkProto, GemmThunkProto};
+        let exe = GpuExecutableProto {
+            hlo_module_with_config: Some(Default::default()),
+            thunks: vec![
+                ThunkProto {
+                    thunk_info: None,
+                    r#impl: Some(Impl::GemmThunk(GemmThunkProto {
+                        deterministic: true,
+                        ..Default::default()
+                    })),
+                },
+                ThunkProto {
+                    thunk_info: None,
+                    r#impl: Some(Impl::ConditionalThunk(ConditionalThunkProto::default())),
+                },
+            ],
+            ..Default::default()
+        };
+        let classes = value_classes(&exe);
+        let want: BTreeSet<String> = [
+            "value:xla.gpu.GemmThunkProto.deterministic=true",
+            "value:xla.gpu.ConditionalThunkProto.branch_index_is_bool=false",
+        ]
+        .map(str::to_owned)
+        .into();
+        assert_eq!(classes, want, "unset booleans read as false; the HLO module is skipped");
     }
 
     #[test]

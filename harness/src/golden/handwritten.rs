@@ -24,11 +24,14 @@ use proto::xla::gpu::gpu_executable_proto::{
 };
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
-    CustomCallThunkProto, GpuExecutableProto, Memset32BitValueThunkProto,
+    matrix_layout_proto, CustomCallThunkProto, GemmConfigProto, GemmThunkProto, GpuExecutableProto,
+    MatrixLayoutProto, Memset32BitValueThunkProto,
     Memset8BitValueThunkProto, MemzeroThunkProto, NullableShapedSliceProto, SequentialThunkProto,
     ShapedSliceProto, ThunkInfoProto, ThunkProto,
 };
-use proto::xla::{BufferAllocationProto, CustomCallApiVersion, ProgramShapeProto, ShapeIndexProto};
+use proto::xla::{
+    BufferAllocationProto, CustomCallApiVersion, PrimitiveType, ProgramShapeProto, ShapeIndexProto,
+};
 
 use super::census_of;
 use super::manifest::{hash_files, Manifest, MANIFEST_FILE, MANIFEST_FORMAT_VERSION};
@@ -222,6 +225,72 @@ fn build_custom_calls(p: &mut GpuExecutableProto) {
     ];
 }
 
+/// out = (a, a @ b) for a = [[1, 2], [3, 4]], b = [[5, 6], [7, 8]]: element 0 is the parameter
+/// passed through unchanged (`OutputInfoProto.passthrough`, its allocation the parameter's, no
+/// copy), element 1 a gemm with `deterministic = false`, what XLA writes unless
+/// `xla_gpu_deterministic_ops` is set: [[1*5 + 2*7, 1*6 + 2*8], [3*5 + 4*7, 3*6 + 4*8]] =
+/// [[19, 22], [43, 50]] (exact in f32). Today's compiler writes `deterministic = true` always and
+/// `passthrough = true` only for an output that is a whole parameter, so each boolean's other side
+/// is pinned here (the value classes of `coverage::runtime`).
+const GEMM_PASSTHROUGH_MODULE: &str = "HloModule gemm_passthrough, entry_computation_layout={(f32[2,2]{1,0}, f32[2,2]{1,0})->(f32[2,2]{1,0}, f32[2,2]{1,0})}
+
+ENTRY main {
+  a = f32[2,2]{1,0} parameter(0)
+  b = f32[2,2]{1,0} parameter(1)
+  d = f32[2,2]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT out = (f32[2,2]{1,0}, f32[2,2]{1,0}) tuple(a, d)
+}
+";
+
+const GEMM_PASSTHROUGH_IO: &str = r#"{"inputs": [{"dtype": "f32", "shape": [2, 2], "data": [1.0, 2.0, 3.0, 4.0]}, {"dtype": "f32", "shape": [2, 2], "data": [5.0, 6.0, 7.0, 8.0]}], "outputs": [{"dtype": "f32", "shape": [2, 2], "data": [1.0, 2.0, 3.0, 4.0]}, {"dtype": "f32", "shape": [2, 2], "data": [19.0, 22.0, 43.0, 50.0]}]}
+"#;
+
+fn build_gemm_passthrough(p: &mut GpuExecutableProto) {
+    // 0: a (also output 0), 1: b, 2: d (output 1).
+    set_allocations(p, &[(16, Some(0), true), (16, Some(1), false), (16, None, true)]);
+    let leaf = |index: i64, allocation: i64, passthrough: bool| OutputInfoMapEntry {
+        shape_index: Some(ShapeIndexProto {
+            indices: vec![index],
+        }),
+        output_info: Some(OutputInfoProto {
+            allocation_index: allocation,
+            passthrough,
+            alias_config: None,
+        }),
+    };
+    p.output_info_map = vec![leaf(0, 0, true), leaf(1, 2, false)];
+    let layout = || MatrixLayoutProto {
+        order: matrix_layout_proto::Order::RowMajor as i32,
+        num_rows: 2,
+        num_cols: 2,
+        batch_size: 1,
+        leading_dim_stride: 2,
+        batch_stride: 4,
+        transpose: false,
+        dtype: PrimitiveType::F32 as i32,
+    };
+    p.thunks = vec![thunk(
+        1,
+        Impl::GemmThunk(GemmThunkProto {
+            gemm_config: Some(GemmConfigProto {
+                lhs_layout: Some(layout()),
+                rhs_layout: Some(layout()),
+                output_layout: Some(layout()),
+                alpha_real: 1.0,
+                alpha_imag: 0.0,
+                beta: 0.0,
+                compute_type: PrimitiveType::F32 as i32,
+                operand_precisions: vec![],
+            }),
+            lhs_buffer: Some(slice(0, 0, 16)),
+            rhs_buffer: Some(slice(1, 0, 16)),
+            output_buffer: Some(slice(2, 0, 16)),
+            deterministic: false,
+            ..Default::default()
+        }),
+    )];
+}
+
 /// Every hand-written case, sorted by name.
 pub const CASES: &[HandCase] = &[
     HandCase {
@@ -229,6 +298,12 @@ pub const CASES: &[HandCase] = &[
         module: CUSTOM_CALL_MODULE,
         io_json: CUSTOM_CALL_IO,
         build: build_custom_calls,
+    },
+    HandCase {
+        name: "gemm_passthrough",
+        module: GEMM_PASSTHROUGH_MODULE,
+        io_json: GEMM_PASSTHROUGH_IO,
+        build: build_gemm_passthrough,
     },
     HandCase {
         name: "memset8_fill",

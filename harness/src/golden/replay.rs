@@ -1077,11 +1077,12 @@ pub fn runtime_coverage(
             if created < window_start {
                 continue;
             }
-            if base.is_none() {
-                if let Some(case) = m.cases.first() {
-                    let g = GoldenCase::read(store, target, v, case)?;
-                    let exe = proto::decode_limited(&g.bytes, usize::MAX)
-                        .map_err(|e| format!("{}: {e}", g.label()))?;
+            for case in &m.cases {
+                let g = GoldenCase::read(store, target, v, case)?;
+                let exe = proto::decode_limited(&g.bytes, usize::MAX)
+                    .map_err(|e| format!("{}: {e}", g.label()))?;
+                used.extend(super::census::value_classes(&exe));
+                if base.is_none() {
                     base = Some((exe, g.description()?));
                 }
             }
@@ -1097,6 +1098,7 @@ pub fn runtime_coverage(
         }
     }
     missing.extend(uncovered_behaviours(&used));
+    missing.extend(uncovered_values(&used));
     for (name, aliases) in runtime::registry::names() {
         for n in std::iter::once(&name).chain(&aliases) {
             if !used.contains(&format!("registry:{n}")) {
@@ -1120,6 +1122,46 @@ pub fn runtime_coverage(
         missing.len(),
         missing.join("\n  ")
     ))
+}
+
+/// Value classes no golden reaches, each with why no golden can: the runtime refuses the value at
+/// load (the refusal is its behaviour, pinned by the test named), or never reads the field. A
+/// runtime that starts reading such a field must take its entry out, and the gate then asks for
+/// a golden.
+pub const UNREACHABLE_VALUE_CLASSES: &[(&str, &str)] = &[
+    (
+        "value:xla.BufferAllocationProto.is_tuple=true",
+        "refused at load (`is_tuple is true; this runtime never materialises tuple index tables`, \
+         harness/tests/xla_artifacts.rs pins it on XLA's own executables)",
+    ),
+    (
+        "value:xla.BufferAllocationProto.is_thread_local=true",
+        "not read: runtime/src/load.rs check_allocations places every allocation in device \
+         global memory",
+    ),
+];
+
+/// The boolean value classes ([`super::census::value_classes`]) seen on one side only: for every
+/// field some golden sets one way, the other way too (unless [`UNREACHABLE_VALUE_CLASSES`] lists
+/// it).
+pub fn uncovered_values(used: &std::collections::BTreeSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for class in used.iter().filter_map(|c| c.strip_prefix("value:")) {
+        let Some((field, side)) = class.rsplit_once('=') else {
+            continue;
+        };
+        let other = format!("value:{field}={}", side != "true");
+        if used.contains(&other) {
+            continue;
+        }
+        if UNREACHABLE_VALUE_CLASSES.iter().any(|(c, _)| *c == other) {
+            continue;
+        }
+        out.push(format!(
+            "{other} (a boolean the runtime reads; goldens set it only to {side})"
+        ));
+    }
+    out
 }
 
 /// The behaviour classes ([`runtime::behaviour`]) no construct of `used` records: each fixed
@@ -1174,4 +1216,25 @@ pub fn integrity(store: &GoldenStore, target: &str, version: u32) -> Result<(), 
 /// The manifest of a version.
 pub fn manifest(store: &GoldenStore, target: &str, version: u32) -> Result<Manifest, String> {
     Manifest::read(&store.version_dir(target, version))
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+
+    #[test]
+    fn a_boolean_seen_one_way_is_uncovered_unless_unreachable() {
+        let used: std::collections::BTreeSet<String> = [
+            "value:xla.gpu.GemmThunkProto.deterministic=true",
+            "value:xla.gpu.ConditionalThunkProto.branch_index_is_bool=true",
+            "value:xla.gpu.ConditionalThunkProto.branch_index_is_bool=false",
+            "value:xla.BufferAllocationProto.is_tuple=false",
+        ]
+        .map(str::to_owned)
+        .into();
+        assert_eq!(
+            uncovered_values(&used),
+            ["value:xla.gpu.GemmThunkProto.deterministic=false (a boolean the runtime reads; goldens set it only to true)"]
+        );
+    }
 }
