@@ -95,6 +95,9 @@ pub enum Rule {
     /// A runtime limit an artifact can depend on (an iteration cap, a timeout, a memory bound)
     /// lowered while goldens inside the backward window depend on it. Enforced.
     LimitTightened,
+    /// The newest goldens' kernels need a newer CUDA toolkit (by their PTX `.version`) than their
+    /// artifacts declare.
+    KernelHeader,
 }
 
 impl Rule {
@@ -127,6 +130,7 @@ impl Rule {
         Rule::TrustedInputLoosened,
         Rule::GoldenStoreRewritten,
         Rule::LimitTightened,
+        Rule::KernelHeader,
     ];
 
     /// The rule's id, as reports and waivers spell it.
@@ -159,6 +163,7 @@ impl Rule {
             Rule::TrustedInputLoosened => "trusted-input-loosened",
             Rule::GoldenStoreRewritten => "golden-store-rewritten",
             Rule::LimitTightened => "limit-tightened",
+            Rule::KernelHeader => "kernel-header",
         }
     }
 

@@ -29,6 +29,7 @@ mod fallback;
 mod features;
 mod finding;
 mod flag_rules;
+mod kernel_header;
 mod git;
 mod githistory;
 mod golden_store;

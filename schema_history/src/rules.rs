@@ -1038,6 +1038,7 @@ pub fn windows(
         census,
         today,
     ));
+    out.extend(crate::kernel_header::kernel_headers(census));
 
     // Forward: what today's compiler emits by default must be at least 14 days old.
     let mut reported = BTreeSet::new();

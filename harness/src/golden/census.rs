@@ -12,6 +12,7 @@
 use std::collections::BTreeSet;
 
 use proto::prost_reflect::{DynamicMessage, Kind, ReflectMessage, Value};
+use proto::stream_executor::executable_abi_version_proto::PlatformVersion;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
 use schema_history::{FlagReaders, LoadPass};
 
@@ -140,11 +141,25 @@ pub fn data_constructs(executable: &GpuExecutableProto) -> BTreeSet<String> {
             out.insert(format!("opcode:{}", instr.opcode));
         }
     }
+    if let Some(PlatformVersion::CudaPlatformVersion(v)) = executable
+        .executable_abi_version
+        .as_ref()
+        .and_then(|a| a.platform_version.as_ref())
+    {
+        if !v.cuda_toolkit_version.is_empty() {
+            out.insert(format!("abi:cuda-toolkit:{}", v.cuda_toolkit_version));
+        }
+    }
     let mut stack: Vec<&ThunkProto> = executable.thunks.iter().collect();
     while let Some(thunk) = stack.pop() {
         match &thunk.r#impl {
             Some(Impl::CustomCallThunk(c)) => {
                 out.insert(format!("registry:{}", c.target_name));
+            }
+            Some(Impl::KernelThunk(k)) => {
+                if let Some(b) = k.kernel_binary.as_ref().filter(|b| !b.ptx.is_empty()) {
+                    out.extend(ptx_header(&b.ptx));
+                }
             }
             Some(Impl::SequentialThunk(s)) => stack.extend(&s.thunks),
             Some(Impl::WhileThunk(w)) => {
@@ -164,6 +179,27 @@ pub fn data_constructs(executable: &GpuExecutableProto) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// A kernel's PTX header as census constructs: `ptx:isa:X.Y` (its `.version`), `ptx:target:ARCH`
+/// and `ptx:needs-cuda:X.Y`, the oldest CUDA toolkit that JIT-compiles that ISA (`unknown` past
+/// the table of `ptx::compat`). The bot holds the last against the artifact's declared
+/// `abi:cuda-toolkit:X.Y.Z` (rule `kernel-header`) with no PTX knowledge of its own. PTX whose
+/// header does not parse gives nothing: the loader refuses it, naming the line.
+fn ptx_header(ptx_text: &str) -> Vec<String> {
+    let Ok(outline) = ptx::outline(ptx_text) else {
+        return Vec::new();
+    };
+    let v = outline.version;
+    let needs = match ptx::compat::min_toolkit(v) {
+        ptx::compat::ToolkitNeed::AtLeast(t) => t.to_string(),
+        ptx::compat::ToolkitNeed::Unknown => "unknown".to_owned(),
+    };
+    vec![
+        format!("ptx:isa:{}.{}", v.major, v.minor),
+        format!("ptx:target:{}", outline.target.arch),
+        format!("ptx:needs-cuda:{needs}"),
+    ]
 }
 
 fn walk(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
@@ -362,6 +398,56 @@ mod tests {
         assert!(
             !census.contains("xla.gpu.KernelThunkProto.shmem_bytes"),
             "unset fields are not used"
+        );
+    }
+
+    #[test]
+    fn census_records_each_kernels_ptx_header_and_the_declared_toolkit() {
+        use proto::stream_executor::executable_abi_version_proto::CudaPlatformVersionProto;
+        use proto::stream_executor::ExecutableAbiVersionProto;
+        use proto::xla::gpu::KernelBinaryProto;
+        let kernel = |ptx: &str| ThunkProto {
+            thunk_info: None,
+            r#impl: Some(Impl::KernelThunk(KernelThunkProto {
+                kernel_binary: Some(KernelBinaryProto {
+                    ptx: ptx.to_owned(),
+                    cubin: Vec::new(),
+                }),
+                ..Default::default()
+            })),
+        };
+        let exe = GpuExecutableProto {
+            executable_abi_version: Some(ExecutableAbiVersionProto {
+                platform_name: "CUDA".into(),
+                platform_version: Some(PlatformVersion::CudaPlatformVersion(
+                    CudaPlatformVersionProto {
+                        cuda_toolkit_version: "12.8.0".into(),
+                        ..Default::default()
+                    },
+                )),
+            }),
+            thunks: vec![
+                kernel(".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n"),
+                kernel(".version 9.9\n.target sm_80\n.address_size 64\n.visible .entry j()\n{\n\tret;\n}\n"),
+                kernel("not ptx"),
+            ],
+            ..Default::default()
+        };
+        let header: Vec<String> = data_constructs(&exe)
+            .into_iter()
+            .filter(|c| c.starts_with("ptx:") || c.starts_with("abi:"))
+            .collect();
+        assert_eq!(
+            header,
+            [
+                "abi:cuda-toolkit:12.8.0",
+                "ptx:isa:8.7",
+                "ptx:isa:9.9",
+                "ptx:needs-cuda:12.8",
+                "ptx:needs-cuda:unknown",
+                "ptx:target:sm_80",
+                "ptx:target:sm_90a",
+            ]
         );
     }
 
