@@ -106,7 +106,9 @@ mod tests {
         ]));
         assert_eq!(unknown.len(), 1);
         assert_eq!(unknown[0].construct, "ptx:needs-cuda:unknown");
-        assert!(kernel_headers(&census(&["abi:cuda-toolkit:12.8.0", "ptx:needs-cuda:12.8"])).is_empty());
+        assert!(
+            kernel_headers(&census(&["abi:cuda-toolkit:12.8.0", "ptx:needs-cuda:12.8"])).is_empty()
+        );
         // No declared toolkit (XLA's a100 configs): the device's is checked at load instead.
         assert!(kernel_headers(&census(&["ptx:needs-cuda:13.0"])).is_empty());
     }

@@ -478,7 +478,10 @@ mod tests {
         ]
         .map(str::to_owned)
         .into();
-        assert_eq!(classes, want, "unset booleans read as false; the HLO module is skipped");
+        assert_eq!(
+            classes, want,
+            "unset booleans read as false; the HLO module is skipped"
+        );
     }
 
     #[test]

@@ -25,9 +25,8 @@ use proto::xla::gpu::gpu_executable_proto::{
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
     matrix_layout_proto, CustomCallThunkProto, GemmConfigProto, GemmThunkProto, GpuExecutableProto,
-    MatrixLayoutProto, Memset32BitValueThunkProto,
-    Memset8BitValueThunkProto, MemzeroThunkProto, NullableShapedSliceProto, SequentialThunkProto,
-    ShapedSliceProto, ThunkInfoProto, ThunkProto,
+    MatrixLayoutProto, Memset32BitValueThunkProto, Memset8BitValueThunkProto, MemzeroThunkProto,
+    NullableShapedSliceProto, SequentialThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
 };
 use proto::xla::{
     BufferAllocationProto, CustomCallApiVersion, PrimitiveType, ProgramShapeProto, ShapeIndexProto,
@@ -247,7 +246,10 @@ const GEMM_PASSTHROUGH_IO: &str = r#"{"inputs": [{"dtype": "f32", "shape": [2, 2
 
 fn build_gemm_passthrough(p: &mut GpuExecutableProto) {
     // 0: a (also output 0), 1: b, 2: d (output 1).
-    set_allocations(p, &[(16, Some(0), true), (16, Some(1), false), (16, None, true)]);
+    set_allocations(
+        p,
+        &[(16, Some(0), true), (16, Some(1), false), (16, None, true)],
+    );
     let leaf = |index: i64, allocation: i64, passthrough: bool| OutputInfoMapEntry {
         shape_index: Some(ShapeIndexProto {
             indices: vec![index],
