@@ -168,3 +168,31 @@ fn missing_shape_is_inferred() {
     assert_eq!(e[e.root].shape.to_string(), "f64[3]");
     verify(&m).unwrap();
 }
+
+#[test]
+fn a_shape_whose_size_overflows_64_bits_is_refused_with_its_shape() {
+    // 3 x 6148914691236517212 elements is 2^64 + 20: a wrapping product would see 20.
+    let errs = errors(&module(
+        "  p = f32[] parameter(0)\n  bc = f32[3,6148914691236517212] broadcast(p), dimensions={}\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(bc, z), dimensions={0,1}, to_apply=add",
+    ));
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].instruction, "bc");
+    assert_eq!(
+        errs[0].message,
+        "shape f32[3,6148914691236517212] is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)"
+    );
+    // The count fits 64 bits, the bytes (2^62 x 4) do not.
+    expect_one(
+        "  ROOT p = f32[4611686018427387904] parameter(0)",
+        "p",
+        "shape f32[4611686018427387904] is larger than 2^63-1 bytes",
+    );
+    // 2^63 - 1 one-byte elements fit; a tuple is checked element by element.
+    let ok = module("  ROOT p = s8[9223372036854775807] parameter(0)");
+    verify(&parse_module(&ok).unwrap()).unwrap();
+    expect_one(
+        "  ROOT p = (f32[2], s8[9223372036854775807,2]) parameter(0)",
+        "p",
+        "shape s8[9223372036854775807,2] is larger",
+    );
+}

@@ -327,6 +327,9 @@ fn main() -> Result<()> {
     };
     hlo(&mut c, "always_true_while.hlo", "HloModule always_true\n\ncond {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n\nbody {\n  p = s32[] parameter(0)\n  one = s32[] constant(1)\n  ROOT a = s32[] add(p, one)\n}\n\nENTRY e {\n  z = s32[] constant(0)\n  ROOT w = s32[] while(z), condition=cond, body=body\n}\n", "run", "RESOURCE_EXHAUSTED", "while_thunk 2 (w): the loop ran 1000 iterations without its condition becoming false")?;
     hlo(&mut c, "dimensions_minus_one.hlo", "HloModule dims\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT b = f32[4,4] broadcast(x), dimensions={-1}\n}\n", "compile", "InvalidModule", "broadcast dimension -1 is out of range for rank 2")?;
+    // 3 x 6148914691236517212 elements is 2^64 + 20: a wrapping product made this a 20-element
+    // reduce that compiled, ran and matched an expected 20 (issue 33).
+    hlo(&mut c, "element_count_wraps_2_pow_64.hlo", "HloModule wrap\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  p = f32[] parameter(0)\n  bc = f32[3,6148914691236517212] broadcast(p), dimensions={}\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(bc, z), dimensions={0,1}, to_apply=add\n}\n", "compile", "InvalidModule", "shape f32[3,6148914691236517212] is larger than 2^63-1 bytes")?;
     hlo(&mut c, "reordered_instructions.hlo", "HloModule reordered\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT a = f32[4] add(x, y)\n  y = f32[4] negate(x)\n}\n", "run", "OK", "")?;
     let mut chain = String::from("HloModule nested_calls\n\n");
     let depth = 2000;

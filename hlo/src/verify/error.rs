@@ -442,3 +442,15 @@ pub enum LayoutError {
     #[error("shape {0} has mismatched dynamic flags")]
     DynamicFlags(Box<ArrayShape>),
 }
+
+/// A declared shape whose size does not fit the 64-bit sizes every consumer computes with: as
+/// XLA's `ShapeUtil::ValidateShape`, an array's byte size must fit `int64`. Without this an
+/// element count past 2^64 wraps (3 x 6148914691236517212 is 2^64 + 20), and a module over such
+/// a shape compiles and runs as if it had 20 elements.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum SizeError {
+    /// The product of the dimensions, times the element width, exceeds `i64::MAX` bytes.
+    #[error("shape {0} is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)")]
+    TooLarge(Box<ArrayShape>),
+}
