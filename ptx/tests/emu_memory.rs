@@ -644,3 +644,78 @@ fn unsupported_input_is_an_error_not_a_panic() {
         }
     }
 }
+
+/// Issue 33: a kernel reading 512 bytes past an 80-byte buffer used to get the next buffer's
+/// bytes (allocations were 256 bytes apart) and exit 0; a store just before a buffer's start
+/// wrote the previous one. Both are faults now, naming the address and the instruction.
+#[test]
+fn an_access_past_one_buffer_never_reaches_its_neighbour() {
+    let text = module(
+        r#"
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 off)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.param.u64 %rd3, [off];
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r1, [%rd4];
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+"#,
+    );
+    let m = load(&text);
+    for (off, what) in [(512i64, "past the end"), (-8, "before the start")] {
+        for reference_engine in [false, true] {
+            let mut mem = Memory::new();
+            let a = buf_u32(&mut mem, &[7; 20]);
+            let b = buf_u32(&mut mem, &[9; 256]);
+            // Past the end of `a` (where `b` used to start), or 8 bytes before `b` (the end
+            // of `a`'s old guard gap); the kernel stores what it read into the other buffer.
+            let (base, target) = if off < 0 { (b, a) } else { (a, b) };
+            let opts = LaunchOptions {
+                reference_engine,
+                ..LaunchOptions::default()
+            };
+            let err = emu::launch(
+                &m,
+                "k",
+                [1, 1, 1],
+                [1, 1, 1],
+                0,
+                &[
+                    ParamValue::ptr(base),
+                    ParamValue::ptr(target),
+                    ParamValue::u64(off as u64),
+                ],
+                &mut mem,
+                &opts,
+            )
+            .expect_err(what);
+            match &err {
+                EmuError::OutOfBounds {
+                    space: Space::Global,
+                    address,
+                    size: 4,
+                    at,
+                } => {
+                    assert_eq!(*address, base.0.wrapping_add(off as u64), "{what}");
+                    assert!(at.instruction.starts_with("ld.global.u32"), "{err}");
+                }
+                e => panic!("{what}: wrong error {e}"),
+            }
+            assert_eq!(
+                read_u32(&mut mem, a, 20),
+                vec![7; 20],
+                "{what}: a unchanged"
+            );
+            assert_eq!(
+                read_u32(&mut mem, b, 256),
+                vec![9; 256],
+                "{what}: b unchanged"
+            );
+        }
+    }
+}

@@ -92,7 +92,9 @@ pub fn check_size(shape: &Shape) -> Result<(), SizeError> {
             let bytes = a
                 .dims
                 .iter()
-                .try_fold(1u128, |acc, &d| acc.checked_mul(u128::try_from(d).unwrap_or(0)))
+                .try_fold(1u128, |acc, &d| {
+                    acc.checked_mul(u128::try_from(d).unwrap_or(0))
+                })
                 .and_then(|n| n.checked_mul(u128::from(a.element_type.bit_width())))
                 .map(|bits| bits.div_ceil(8));
             match bytes {

@@ -1,8 +1,8 @@
 //! Device memory of the emulator.
 //!
 //! * **Global** memory is a set of allocations addressed by 64-bit device addresses starting at
-//!   [`GLOBAL_BASE`], each followed by an unmapped guard gap, so running off the end of a buffer is
-//!   reported instead of silently reading its neighbour. Every access is bounds- and
+//!   [`GLOBAL_BASE`], each on a 4 GiB boundary and followed by at least 2 GiB unmapped, so
+//!   running off either end of a buffer is reported instead of silently reading its neighbour. Every access is bounds- and
 //!   alignment-checked. The backing store is `AtomicU64` words and every kernel access goes
 //!   through a relaxed atomic view of its natural size (`AtomicU8`..`AtomicU64`), so CTAs running
 //!   on several OS threads never race in the Rust sense, and `atom.*` are real atomic
@@ -31,10 +31,14 @@ pub const LOCAL_WINDOW: u64 = 0x2000_0000;
 pub const PARAM_WINDOW: u64 = 0x3000_0000;
 /// Size of each generic window.
 pub const WINDOW_SIZE: u64 = 0x1000_0000;
-/// Unmapped bytes after every allocation.
-const GUARD: u64 = 256;
-/// Allocation alignment.
-const ALIGN: u64 = 256;
+/// Unmapped bytes after every allocation, at least: 2 GiB, so that an access past the end of a
+/// buffer (or before its start) by less than that lands in no allocation and faults, rather than
+/// reading or writing the neighbour. A 256-byte gap let a kernel read 512 bytes past an 80-byte
+/// buffer into the next one and exit 0 (issue 33). The address space is 64-bit and sparse: the
+/// gaps cost nothing, and 2^32 allocations still fit.
+const GUARD: u64 = 1 << 31;
+/// Allocation alignment: every allocation starts on a 4 GiB boundary (CUDA promises 256 bytes).
+const ALIGN: u64 = 1 << 32;
 
 /// A device address (what a kernel sees in a `.u64` pointer parameter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
