@@ -196,3 +196,19 @@ fn a_shape_whose_size_overflows_64_bits_is_refused_with_its_shape() {
         "shape s8[9223372036854775807,2] is larger",
     );
 }
+
+#[test]
+fn each_too_large_shape_is_reported_where_it_is_declared() {
+    // Each too-large declaration is reported at itself, and no user is inferred from one (the
+    // inference would multiply the same dimensions): three reports, all of the size.
+    let errs = errors(&module(
+        "  p = f32[4611686018427387904,4] parameter(0)\n  r = f32[4,4611686018427387904] reshape(p)\n  ROOT n = f32[4,4611686018427387904] negate(r)",
+    ));
+    let at: Vec<&str> = errs.iter().map(|e| e.instruction.as_str()).collect();
+    assert_eq!(at, ["p", "r", "n"], "{errs:#?}");
+    assert!(
+        errs.iter()
+            .all(|e| e.message.contains("is larger than 2^63-1 bytes")),
+        "{errs:#?}"
+    );
+}

@@ -11,7 +11,7 @@
 //! (`pass:command_buffer_conversion`), from [`FLAG_READERS`] and [`PASS_APPLIES_TO`].
 use std::collections::BTreeSet;
 
-use proto::prost_reflect::{DynamicMessage, Kind, ReflectMessage, Value};
+use proto::prost_reflect::{DynamicMessage, FieldDescriptor, Kind, ReflectMessage, Value};
 use proto::stream_executor::executable_abi_version_proto::PlatformVersion;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
 use schema_history::{FlagReaders, LoadPass};
@@ -263,21 +263,24 @@ fn value_walk(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize
             out.insert(format!("value:{}={set}", field.full_name()));
         }
     }
-    for (field, value) in message.fields() {
-        if field.full_name() == NOT_EXECUTED {
-            continue;
-        }
-        let mut visit = |v: &Value| {
-            if let Value::Message(m) = v {
-                value_walk(m, out, depth + 1);
-            }
-        };
-        match value {
-            Value::List(items) => items.iter().for_each(&mut visit),
-            Value::Map(entries) => entries.values().for_each(&mut visit),
-            v => visit(v),
+    for (field, child) in children(message) {
+        if field.full_name() != NOT_EXECUTED {
+            value_walk(child, out, depth + 1);
         }
     }
+}
+
+/// The messages directly inside `message`, with the field holding each: singular message
+/// fields, the items of repeated ones and the values of maps.
+fn children(message: &DynamicMessage) -> impl Iterator<Item = (FieldDescriptor, &DynamicMessage)> {
+    message.fields().flat_map(|(field, value)| {
+        let messages: Vec<&DynamicMessage> = match value {
+            Value::List(items) => items.iter().filter_map(Value::as_message).collect(),
+            Value::Map(entries) => entries.values().filter_map(Value::as_message).collect(),
+            v => v.as_message().into_iter().collect(),
+        };
+        messages.into_iter().map(move |m| (field.clone(), m))
+    })
 }
 
 /// The census of serialized executable bytes read with this project's schema by reflection, plus
@@ -313,17 +316,8 @@ fn unknown(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
     for f in message.unknown_fields() {
         out.insert(format!("unknown:{name}.{}", f.number()));
     }
-    for (_, value) in message.fields() {
-        let mut visit = |v: &Value| {
-            if let Value::Message(m) = v {
-                unknown(m, out, depth + 1);
-            }
-        };
-        match value {
-            Value::List(items) => items.iter().for_each(&mut visit),
-            Value::Map(entries) => entries.values().for_each(&mut visit),
-            v => visit(v),
-        }
+    for (_, child) in children(message) {
+        unknown(child, out, depth + 1);
     }
 }
 

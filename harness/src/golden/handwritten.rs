@@ -250,17 +250,7 @@ fn build_gemm_passthrough(p: &mut GpuExecutableProto) {
         p,
         &[(16, Some(0), true), (16, Some(1), false), (16, None, true)],
     );
-    let leaf = |index: i64, allocation: i64, passthrough: bool| OutputInfoMapEntry {
-        shape_index: Some(ShapeIndexProto {
-            indices: vec![index],
-        }),
-        output_info: Some(OutputInfoProto {
-            allocation_index: allocation,
-            passthrough,
-            alias_config: None,
-        }),
-    };
-    p.output_info_map = vec![leaf(0, 0, true), leaf(1, 2, false)];
+    p.output_info_map = vec![output_leaf(&[0], 0, true), output_leaf(&[1], 2, false)];
     let layout = || MatrixLayoutProto {
         order: matrix_layout_proto::Order::RowMajor as i32,
         num_rows: 2,
@@ -361,11 +351,18 @@ fn set_allocations(p: &mut GpuExecutableProto, allocs: &[(i64, Option<i64>, bool
 
 /// The whole (non-tuple) result lives in `allocation`.
 fn output(allocation: i64) -> OutputInfoMapEntry {
+    output_leaf(&[], allocation, false)
+}
+
+/// The result leaf at `indices` lives in `allocation` (`passthrough`: it is that parameter).
+fn output_leaf(indices: &[i64], allocation: i64, passthrough: bool) -> OutputInfoMapEntry {
     OutputInfoMapEntry {
-        shape_index: Some(ShapeIndexProto { indices: vec![] }),
+        shape_index: Some(ShapeIndexProto {
+            indices: indices.to_vec(),
+        }),
         output_info: Some(OutputInfoProto {
             allocation_index: allocation,
-            passthrough: false,
+            passthrough,
             alias_config: None,
         }),
     }

@@ -183,11 +183,13 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
             if let Err(m) = check_layout(&instr.shape) {
                 ierr(m.to_string());
             }
-            if let Err(m) = check_size(&instr.shape) {
-                ierr(m.to_string());
-                // Shape inference multiplies the same dimensions.
-                continue;
-            }
+            let sized = match check_size(&instr.shape) {
+                Ok(()) => true,
+                Err(m) => {
+                    ierr(m.to_string());
+                    false
+                }
+            };
             let mut bad_callee = false;
             for callee in instr.called_computations() {
                 if module.get(callee).is_none() {
@@ -208,6 +210,11 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
                 }
             }
             if ops.len() != instr.operands.len() || bad_callee {
+                continue;
+            }
+            // Shape inference multiplies these dimensions; a shape too large is reported where
+            // it is declared, once.
+            if !sized || ops.iter().any(|o| check_size(o).is_err()) {
                 continue;
             }
             match infer_shape(

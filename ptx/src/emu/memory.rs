@@ -2,11 +2,11 @@
 //!
 //! * **Global** memory is a set of allocations addressed by 64-bit device addresses starting at
 //!   [`GLOBAL_BASE`], each on a 4 GiB boundary and followed by at least 2 GiB unmapped, so
-//!   running off either end of a buffer is reported instead of silently reading its neighbour. Every access is bounds- and
-//!   alignment-checked. The backing store is `AtomicU64` words and every kernel access goes
-//!   through a relaxed atomic view of its natural size (`AtomicU8`..`AtomicU64`), so CTAs running
-//!   on several OS threads never race in the Rust sense, and `atom.*` are real atomic
-//!   read-modify-writes on the same bytes.
+//!   running off either end of a buffer is reported instead of silently reading its neighbour.
+//!   Every access is bounds- and alignment-checked. The backing store is `AtomicU64` words and
+//!   every kernel access goes through a relaxed atomic view of its natural size
+//!   (`AtomicU8`..`AtomicU64`), so CTAs running on several OS threads never race in the Rust
+//!   sense, and `atom.*` are real atomic read-modify-writes on the same bytes.
 //! * **Shared** memory is a byte array per CTA (static variables first, dynamic shared memory
 //!   after them); **local** memory a byte array per thread; **param** memory the kernel's
 //!   parameter buffer. These are only touched by the OS thread running the CTA.
