@@ -218,15 +218,23 @@ impl ThunkBuilder<'_> {
                 operands,
                 results,
                 opaque,
+                attributes,
                 api_version,
             } => {
+                // A layout the target asked for (column-major LAPACK operands) is kept; every
+                // other shape is written row-major.
+                let laid_out = |s: &Shape| match s.layout() {
+                    Some(_) => hlo::convert::shape_to_proto(s)
+                        .map_err(|e| CompileError::Embed(format!("shape {s}: {e}"))),
+                    None => shape_proto(s),
+                };
                 let shaped = |l: &[(crate::lower::Loc, Shape)]| -> Result<Vec<pg::NullableShapedSliceProto>, CompileError> {
                     l.iter()
                         .map(|(loc, s)| {
                             Ok(pg::NullableShapedSliceProto {
                                 shaped_slice: Some(pg::ShapedSliceProto {
                                     slice: Some(asg.slice(*loc)?),
-                                    shape: Some(shape_proto(s)?),
+                                    shape: Some(laid_out(s)?),
                                 }),
                             })
                         })
@@ -240,10 +248,11 @@ impl ThunkBuilder<'_> {
                         results: shaped(results)?,
                         opaque: opaque.clone(),
                         api_version: *api_version,
-                        // The backend config goes to `opaque`; no attribute map is filled at
-                        // either number, so moving the map from 6 to 1000 needs no
-                        // CompileOptions flag (docs/artifact.md).
-                        attributes: Default::default(),
+                        // The typed FFI's attributes at 6, the number every runtime reads
+                        // (1000 is read only by runtimes from 2026-12-01 on: the move waits for
+                        // 2026-12-15, docs/artifact.md). Legacy calls keep their config in
+                        // `opaque` and fill neither.
+                        attributes: attributes.clone().into_iter().collect(),
                         called_computation: None,
                         attributes_xyz: Default::default(),
                     })),

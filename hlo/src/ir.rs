@@ -321,6 +321,18 @@ impl fmt::Display for Opcode {
     }
 }
 
+/// One entry of `output_to_operand_aliasing`: the output at `output_index` (a tuple index path,
+/// empty for a non-tuple result) may share the buffer of operand `operand` at `operand_index`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OutputOperandAlias {
+    /// Tuple index path into the instruction's result.
+    pub output_index: Vec<i64>,
+    /// Operand number.
+    pub operand: i64,
+    /// Tuple index path into that operand.
+    pub operand_index: Vec<i64>,
+}
+
 /// Typed attributes of an instruction. Each field is `Some` exactly when the attribute was
 /// written; attributes not modelled here are kept verbatim in [`Attrs::raw`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -406,6 +418,13 @@ pub struct Attrs {
     /// `backend_config=`: the configuration text (unescaped when it was a quoted string; the
     /// braces included when it was written as a bare `{...}`).
     pub backend_config: Option<String>,
+    /// `operand_layout_constraints={f32[4,4]{0,1}, ...}` (custom-call): each operand's shape with
+    /// the layout its target reads (LAPACK-style handlers take column-major matrices). A custom
+    /// call with constraints has a layout on every array leaf of its own shape too.
+    pub operand_layout_constraints: Option<Vec<Shape>>,
+    /// `output_to_operand_aliasing={{0}: (0, {}), ...}` (custom-call): outputs that may share
+    /// the buffer of an operand.
+    pub output_to_operand_aliasing: Option<Vec<OutputOperandAlias>>,
     /// `frontend_attributes={k="v", ...}` in order.
     pub frontend_attributes: Option<Vec<(String, String)>>,
     /// `sharding={...}`, verbatim including the braces.

@@ -94,8 +94,42 @@ case!(verifier_shape, main_with("    %0 = stablehlo.add %a, %a : (tensor<4xf32>,
     "3:5: the converted module is invalid: main/add.2: add declares shape f32[5] but its operands give f32[4]");
 case!(broadcast_dimension, main_with("    %0 = stablehlo.broadcast_in_dim %a, dims = [3] : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
     "3:5: stablehlo.broadcast_in_dim: broadcast dimension 3 out of range for rank 1");
-case!(typed_ffi_config, main_with("    %0 = stablehlo.custom_call @f(%a) {backend_config = {x = 1 : i32}, api_version = 4 : i32} : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
-    "3:5: stablehlo.custom_call: backend_config must be a string (typed-FFI dictionaries are not supported)");
+case!(typed_ffi_string_config, main_with("    %0 = stablehlo.custom_call @f(%a) {backend_config = \"x\", api_version = 4 : i32} : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+    "3:5: stablehlo.custom_call: backend_config of a typed-FFI custom call (api_version = 4) must be a dictionary");
+case!(legacy_dictionary_config, main_with("    %0 = stablehlo.custom_call @f(%a) {backend_config = {x = 1 : i32}, api_version = 2 : i32} : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+    "3:5: stablehlo.custom_call: a backend_config dictionary needs api_version = 4 (the typed FFI)");
+case!(layout_not_a_permutation, main_with("    %0 = stablehlo.custom_call @f(%a) {operand_layouts = [dense<1> : tensor<1xindex>], result_layouts = [dense<0> : tensor<1xindex>]} : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+    "3:5: stablehlo.custom_call: custom_call operand 0 layout [1] is not a permutation of its 1 dimension(s)");
+case!(layout_count, main_with("    %0 = stablehlo.custom_call @f(%a) {operand_layouts = [dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>], result_layouts = [dense<0> : tensor<1xindex>]} : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+    "3:5: stablehlo.custom_call: custom_call has 1 operand(s) but 2 operand_layouts");
+case!(result_layouts_alone, main_with("    %0 = stablehlo.custom_call @f(%a) {result_layouts = [dense<0> : tensor<1xindex>]} : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+    "3:5: stablehlo.custom_call: custom_call has result_layouts but no operand_layouts");
+case!(index_typed_value, "module @m {\n  func.func public @main(%a: tensor<4xindex>) -> tensor<4xindex> {\n    return %a : tensor<4xindex>\n  }\n}\n",
+    "2:39: func.func @main: unsupported element type 'index'");
+case!(multi_device_mesh, "module @m {\n  sdy.mesh @mesh = <[\"a\"=2]>\n  func.func public @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n    return %a : tensor<4xf32>\n  }\n}\n",
+    "2:3: Shardy partitioning (sdy.mesh, sdy.manual_computation) is not supported: give the per-device program (the body of the manual computation) or an unpartitioned one");
+
+/// JAX's cuSOLVER calls as its back-compat data writes them: the dictionary `mhlo.backend_config`
+/// makes the call typed-FFI (its text, entry types included, is the HLO's backend_config),
+/// `index` layouts become layout constraints and result layouts, the alias is kept, and a
+/// one-device Shardy mesh is no partitioning.
+#[test]
+fn jax_ffi_custom_call() {
+    let text = "module @jit_f {\n  sdy.mesh @mesh = <[\"a\"=1]>\n  func.func public @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {\n    %0:2 = stablehlo.custom_call @cusolver_syevd_ffi(%a) {mhlo.backend_config = {algorithm = 0 : ui8, lower = true}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<i32>)\n    return %0#0 : tensor<2x3xf32>\n  }\n}\n";
+    let m = parse_module(text).unwrap();
+    let printed = hlo::print_module(&m);
+    assert!(
+        printed.contains("custom-call(%Arg_0.1), custom_call_target=\"cusolver_syevd_ffi\", operand_layout_constraints={f32[2,3]{0,1}}, output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={algorithm = 0 : ui8, lower = true}"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("(f32[2,3]{0,1}, s32[]) custom-call"),
+        "{printed}"
+    );
+    // The text form reads back to the same module.
+    let again = hlo::parse_module(&printed).unwrap();
+    assert_eq!(hlo::print_module(&again), printed);
+}
 case!(all_to_all_dims, main_with("    %0 = \"stablehlo.all_to_all\"(%a) <{split_dimension = 0 : i64, concat_dimension = 1 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
     "3:5: stablehlo.all_to_all: all_to_all with split_dimension 0 != concat_dimension 1 is not supported");
 case!(

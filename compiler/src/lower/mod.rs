@@ -15,6 +15,7 @@
 //! (`input_output_alias`) are computed into the parameter's allocation the same way.
 mod collective;
 mod control;
+pub(crate) mod ffi_attributes;
 mod group;
 mod single;
 
@@ -175,8 +176,10 @@ pub enum Op {
         operands: Vec<(Loc, Shape)>,
         /// Result leaves.
         results: Vec<(Loc, Shape)>,
-        /// Opaque bytes (backend config).
+        /// Opaque bytes (the backend config of the legacy APIs).
         opaque: Vec<u8>,
+        /// The typed FFI's attributes: name -> MLIR attribute text (`0 : ui8`, `true`).
+        attributes: std::collections::BTreeMap<String, String>,
         /// `CustomCallApiVersion` value of the HLO's `api_version=` (ORIGINAL when absent).
         api_version: i32,
     },

@@ -130,11 +130,15 @@ impl Lowerer<'_> {
                 set(env, vec![dst]);
             }
             Opcode::CustomCall => {
+                // The thunk's shapes keep the layouts the target reads and writes (the
+                // custom-call-layouts pass laid the bytes out so): the handler is told.
+                let constraints = instr.attrs.operand_layout_constraints.as_deref();
                 let mut operands = Vec::new();
-                for &o in &instr.operands {
+                for (k, &o) in instr.operands.iter().enumerate() {
                     let locs = self.locs(comp, o, env)?;
+                    let laid_out = constraints.and_then(|c| c.get(k)).filter(|c| c.is_array());
                     for (loc, (_, shape)) in locs.into_iter().zip(leaves(&comp[o].shape)) {
-                        operands.push((loc, shape));
+                        operands.push((loc, laid_out.cloned().unwrap_or(shape)));
                     }
                 }
                 let t = self.tick();
@@ -143,10 +147,10 @@ impl Lowerer<'_> {
                 }
                 let mut results = Vec::new();
                 let mut locs = Vec::new();
-                for (_, shape) in leaves(&instr.shape) {
-                    let l = self.temp(&shape, &instr.name, t);
+                for (_, shape) in instr.shape.leaves() {
+                    let l = self.temp(&shape.without_layout(), &instr.name, t);
                     locs.push(l);
-                    results.push((l, shape));
+                    results.push((l, shape.clone()));
                 }
                 let api_version = match instr.attrs.api_version.as_deref() {
                     None => crate::DEFAULT_CUSTOM_CALL_API_VERSION,
@@ -170,17 +174,29 @@ impl Lowerer<'_> {
                         ))
                     }
                 } as i32;
+                let config = instr.attrs.backend_config.clone().unwrap_or_default();
+                // The typed FFI's backend config is its attribute dictionary: the handler gets
+                // the entries by name, nothing in `opaque`.
+                let (opaque, attributes) =
+                    if api_version == proto::xla::CustomCallApiVersion::ApiVersionTypedFfi as i32 {
+                        let map = super::ffi_attributes::parse(&config).map_err(|e| {
+                            CompileError::unsupported(
+                                &comp.name,
+                                &instr,
+                                format!("typed-FFI backend_config {config:?}: {e}"),
+                            )
+                        })?;
+                        (Vec::new(), map)
+                    } else {
+                        (config.into_bytes(), Default::default())
+                    };
                 ops.push(Op::CustomCall {
                     name: instr.name.clone(),
                     target: instr.attrs.custom_call_target.clone().unwrap_or_default(),
                     operands,
                     results,
-                    opaque: instr
-                        .attrs
-                        .backend_config
-                        .clone()
-                        .unwrap_or_default()
-                        .into_bytes(),
+                    opaque,
+                    attributes,
                     api_version,
                 });
                 set(env, locs);

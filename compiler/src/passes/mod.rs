@@ -1,18 +1,22 @@
 //! The HLO passes that run before fusion, in order:
 //!
 //! 1. [`inline_calls`]: inline `call` (and pre-existing `fusion`) instructions.
-//! 2. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
-//! 3. [`dce`]: drop instructions whose values nobody uses.
-//! 4. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
+//! 2. [`annotations`]: custom calls that only annotate a value (shardings, memory placement)
+//!    become their operand, on one partition.
+//! 3. [`custom_call_layouts`]: operands and results of custom calls that take non-default
+//!    layouts (column-major LAPACK matrices) are laid out with transposes.
+//! 4. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
+//! 5. [`dce`]: drop instructions whose values nobody uses.
+//! 6. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
 //!    slices/copies, tuple/get-tuple-element forwarding, small constant folding).
-//! 5. [`while_repeated`]: while-loop state elements that provably hold equal values (JAX's
+//! 7. [`while_repeated`]: while-loop state elements that provably hold equal values (JAX's
 //!    `fori_loop` counter, carried twice) are read and updated as one.
-//! 6. [`cse`]: common subexpression elimination.
-//! 7. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
+//! 8. [`cse`]: common subexpression elimination.
+//! 9. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
 //!    transposes around a leading-dimension collective.
-//! 8. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
-//!    place.
-//! 9. [`dce`] again.
+//! 10. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
+//!     place.
+//! 11. [`dce`] again.
 //!
 //! Fusion ([`crate::fusion`]) and lowering to thunks follow.
 //!
@@ -25,9 +29,11 @@ use hlo::HloModule;
 use crate::error::CompileError;
 use crate::options::CompileOptions;
 
+pub mod annotations;
 pub mod collectives;
 pub mod cond_select;
 pub mod cse;
+pub mod custom_call_layouts;
 pub mod dce;
 pub mod gemm_operands;
 pub mod inline_calls;
@@ -41,6 +47,8 @@ pub type Pass = fn(&mut HloModule) -> Result<(), CompileError>;
 /// The passes in pipeline order, with their names.
 pub const PIPELINE: &[(&str, Pass)] = &[
     ("inline-calls", inline_calls::run),
+    ("annotations", annotations::run),
+    ("custom-call-layouts", custom_call_layouts::run),
     ("cond-select", cond_select::run),
     ("dce", dce::run),
     ("simplify", simplify::run),

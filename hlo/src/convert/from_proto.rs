@@ -377,6 +377,26 @@ pub(super) fn fill_attrs(
         a.api_version = Some(v);
     }
     a.custom_call_has_side_effect = p.custom_call_has_side_effect.then_some(true);
+    if !p.operand_shapes_with_layout.is_empty() {
+        a.operand_layout_constraints = Some(
+            p.operand_shapes_with_layout
+                .iter()
+                .map(shape_from_proto)
+                .collect::<Result<_, _>>()?,
+        );
+    }
+    if !p.output_operand_aliasing.is_empty() {
+        a.output_to_operand_aliasing = Some(
+            p.output_operand_aliasing
+                .iter()
+                .map(|x| OutputOperandAlias {
+                    output_index: x.output_shape_index.clone(),
+                    operand: x.operand_index,
+                    operand_index: x.operand_shape_index.clone(),
+                })
+                .collect(),
+        );
+    }
     if !p.backend_config.is_empty() {
         a.backend_config = Some(
             String::from_utf8(p.backend_config.clone())

@@ -233,6 +233,24 @@ pub(super) fn instruction_to_proto(
         p.custom_call_api_version = *e as i32;
     }
     p.custom_call_has_side_effect = a.custom_call_has_side_effect.unwrap_or(false);
+    if let Some(shapes) = &a.operand_layout_constraints {
+        // XLA sets `constrain_layout` together with the operand shapes it constrains.
+        p.constrain_layout = true;
+        p.operand_shapes_with_layout = shapes
+            .iter()
+            .map(|s| shape_to_proto(s).map_err(|e| bad(e.to_string())))
+            .collect::<Result<_, _>>()?;
+    }
+    if let Some(aliases) = &a.output_to_operand_aliasing {
+        p.output_operand_aliasing = aliases
+            .iter()
+            .map(|x| px::OutputOperandAliasing {
+                output_shape_index: x.output_index.clone(),
+                operand_index: x.operand,
+                operand_shape_index: x.operand_index.clone(),
+            })
+            .collect();
+    }
     if let Some(b) = &a.backend_config {
         p.backend_config = b.clone().into_bytes();
     }

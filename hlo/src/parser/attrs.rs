@@ -154,6 +154,12 @@ impl<'a> Parser<'a> {
                     _ => self.raw_value(key)?,
                 })
             }
+            "operand_layout_constraints" => {
+                a.operand_layout_constraints = Some(self.braced_list(key, |p| p.shape())?)
+            }
+            "output_to_operand_aliasing" => {
+                a.output_to_operand_aliasing = Some(self.output_operand_aliasing()?)
+            }
             "frontend_attributes" => a.frontend_attributes = Some(self.string_map()?),
             "sharding" => a.sharding = Some(self.raw_value(key)?),
             "replica_groups" => {
@@ -196,6 +202,24 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `{{0}: (0, {}), {1}: (1, {0})}`: output index path, operand number, operand index path.
+    pub(super) fn output_operand_aliasing(&mut self) -> Result<Vec<OutputOperandAlias>> {
+        self.braced_list("output_to_operand_aliasing", |p| {
+            let output_index = p.int_list("an output index")?;
+            p.expect(&TokenKind::Colon, "':' after an output index")?;
+            p.expect(&TokenKind::LParen, "'(' starting an aliased operand")?;
+            let operand = p.int("an operand number")?;
+            p.expect(&TokenKind::Comma, "',' after the operand number")?;
+            let operand_index = p.int_list("an operand index")?;
+            p.expect(&TokenKind::RParen, "')' closing an aliased operand")?;
+            Ok(OutputOperandAlias {
+                output_index,
+                operand,
+                operand_index,
+            })
+        })
     }
 
     pub(super) fn slice_attr(&mut self) -> Result<Vec<SliceDim>> {

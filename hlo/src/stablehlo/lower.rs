@@ -4,6 +4,7 @@
 //! captured values as branch operands, multi-result ops produce a tuple read with
 //! `get-tuple-element`, and the CHLO ops JAX leaves in are decomposed (or refused by name).
 
+mod custom_call;
 mod ops;
 
 use super::parse::{Front, Lowered, Op, RegionOut};
@@ -544,7 +545,7 @@ impl Front<'_> {
             })
             .collect::<Option<_>>()
             .ok_or_else(|| self.bad(op, "kernel spatial dimension out of range"))?;
-        let window = if let Some(Attr::Dict(w)) = op.get(&["window"]) {
+        let window = if let Some(Attr::Dict(w, _)) = op.get(&["window"]) {
             // The pretty form: window = {stride = [..], pad = [[..]], lhs_dilate = [..], ...}.
             let sub = Op {
                 attrs: w.clone(),
@@ -775,76 +776,6 @@ impl Front<'_> {
             a.branch_computations = Some(comps);
         }
         Ok(self.emit(op, Opcode::Conditional, operands, a))
-    }
-
-    fn lower_custom_call(&mut self, op: &Op) -> Result<Lowered> {
-        let mut a = Attrs::default();
-        let Some(Attr::Str(target)) = op.get(&["call_target_name"]) else {
-            return Err(self.bad(op, "custom_call needs a call target"));
-        };
-        a.custom_call_target = Some(target.clone());
-        match op.get(&["backend_config"]) {
-            Some(Attr::Str(s)) if !s.is_empty() => a.backend_config = Some(s.clone()),
-            None | Some(Attr::Str(_)) => {}
-            Some(Attr::Dict(d)) if d.is_empty() => {}
-            Some(_) => {
-                return Err(self.bad(
-                    op,
-                    "backend_config must be a string (typed-FFI dictionaries are not supported)",
-                ))
-            }
-        }
-        let version = match op.get(&["api_version"]) {
-            None => 1,
-            Some(Attr::Int(i)) => *i,
-            Some(Attr::Enum(e)) => match e.as_str() {
-                "API_VERSION_ORIGINAL" => 1,
-                "API_VERSION_STATUS_RETURNING" => 2,
-                "API_VERSION_STATUS_RETURNING_UNIFIED" => 3,
-                "API_VERSION_TYPED_FFI" => 4,
-                _ => 0,
-            },
-            Some(_) => 0,
-        };
-        a.api_version = match version {
-            1 => None,
-            2 => Some("API_VERSION_STATUS_RETURNING".into()),
-            3 => Some("API_VERSION_STATUS_RETURNING_UNIFIED".into()),
-            4 => Some("API_VERSION_TYPED_FFI".into()),
-            other => return Err(self.bad(op, format!("unknown api_version {other}"))),
-        };
-        if let Some(b) = self.bool_attr(op, &["has_side_effect"])? {
-            if b {
-                a.custom_call_has_side_effect = Some(true);
-            }
-        }
-        if let Some(Attr::List(calls)) = op.get(&["called_computations"]) {
-            let mut ids = Vec::new();
-            for c in calls {
-                let Attr::Symbol(f) = c else {
-                    return Err(self.bad(op, "called_computations must be @functions"));
-                };
-                ids.push(self.func_id(&f.clone(), op.loc));
-            }
-            if !ids.is_empty() {
-                a.called_computations = Some(ids);
-            }
-        }
-        for unsupported in [
-            "operand_layouts",
-            "result_layouts",
-            "output_operand_aliases",
-        ] {
-            if let Some(v) = op.get(&[unsupported]) {
-                let empty = matches!(v, Attr::List(l) if l.is_empty());
-                if !empty {
-                    return Err(
-                        self.bad(op, format!("custom_call {unsupported} are not supported"))
-                    );
-                }
-            }
-        }
-        Ok(self.emit(op, Opcode::CustomCall, op.operands.clone(), a))
     }
 
     fn lower_collective(&mut self, s: &str, op: &Op) -> Result<Lowered> {

@@ -289,7 +289,8 @@ impl<'a> Front<'a> {
             .shape
             .tuple_shapes()
             .and_then(|t| t.get(index))
-            .cloned()
+            // A custom call's result layouts are the call's; the element is a plain value.
+            .map(Shape::without_layout)
             .unwrap_or(Shape::Tuple(Vec::new()));
         let attrs = Attrs {
             tuple_index: Some(index as i64),
@@ -673,6 +674,12 @@ impl<'a> Front<'a> {
                 self.generic_func()?;
                 continue;
             }
+            self.c.ws();
+            let at = self.c.pos;
+            if self.c.eat_kw("sdy.mesh") {
+                self.single_device_mesh(at)?;
+                continue;
+            }
             if self.c.rest().starts_with(b"sdy.") {
                 let e = self.c.error(ParseErrorKind::UnknownOpcode, SHARDY);
                 return Err(e);
@@ -680,6 +687,48 @@ impl<'a> Front<'a> {
             return Err(self.c.expected("'func.func'"));
         }
         self.after_module()
+    }
+
+    /// After `sdy.mesh`: `@name = <["a"=1, ...]>`. A mesh of one device (every axis of size 1,
+    /// or none) shards nothing: every `sdy.sharding` over it is the whole value, so the mesh is
+    /// skipped; a larger mesh needs partitioning and is refused.
+    fn single_device_mesh(&mut self, start: usize) -> Result<()> {
+        self.c.ws();
+        if self.c.symbol()?.is_none() {
+            return Err(self.c.expected("a mesh name '@...'"));
+        }
+        self.c.expect(b'=')?;
+        let body = self.c.skip_balanced()?;
+        if self.c.peek() == Some(b'{') {
+            self.c.dict()?;
+        }
+        self.c.opt_loc()?;
+        // Axis sizes follow `=` inside the axis list (`device_ids=[...]` lies outside it).
+        let axes = body.split(']').next().unwrap_or_default();
+        let mut devices: u128 = 1;
+        for size in axes.split('=').skip(1) {
+            let digits: String = size
+                .trim()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let n: u128 = digits.parse().map_err(|_| {
+                ParseError::new(
+                    self.c.loc_at(start),
+                    ParseErrorKind::BadAttribute,
+                    format!("sdy.mesh axis size in {body} is not a number"),
+                )
+            })?;
+            devices = devices.saturating_mul(n);
+        }
+        if devices != 1 {
+            return Err(ParseError::new(
+                self.c.loc_at(start),
+                ParseErrorKind::UnknownOpcode,
+                SHARDY,
+            ));
+        }
+        Ok(())
     }
 
     /// What may follow the module in both spellings (pretty and generic): alias definitions

@@ -46,8 +46,10 @@ pub(crate) enum Attr {
     List(Vec<Attr>),
     /// `[0] x [1]` of the pretty `dot_general`.
     Pair(Box<Attr>, Box<Attr>),
-    /// `{k = v, ...}` (a key without a value is a unit attribute).
-    Dict(Vec<(String, Attr)>),
+    /// `{k = v, ...}` (a key without a value is a unit attribute), and its source text (what
+    /// XLA keeps as a typed-FFI custom call's `backend_config`: the entries' types, `0 : ui8`,
+    /// are part of it).
+    Dict(Vec<(String, Attr)>, String),
     /// A bare keyword (`DEFAULT`, `GT`) or `#stablehlo<precision DEFAULT>`.
     Enum(String),
     /// `#stablehlo.gather<k = v, ...>` and other structured dialect attributes: the name after
@@ -95,6 +97,10 @@ pub(crate) struct Cursor<'a> {
     /// Byte offsets where lines start (line 1 at index 0), for locations computed on demand.
     line_starts: Vec<usize>,
     pub depth: usize,
+    /// Inside the type of a `dense<...>` attribute, where MLIR's `index` may appear (the
+    /// `operand_layouts = [dense<[0, 1]> : tensor<2xindex>]` of a custom call): read as s64, the
+    /// index width of every XLA target. Values of type `index` stay refused.
+    in_dense_type: bool,
 }
 
 fn is_id_start(c: u8) -> bool {
@@ -126,6 +132,7 @@ impl<'a> Cursor<'a> {
             pos: 0,
             line_starts,
             depth: 0,
+            in_dense_type: false,
         }
     }
 
@@ -593,6 +600,9 @@ impl<'a> Cursor<'a> {
                 )),
             };
         }
+        if name == "index" && self.in_dense_type {
+            return Ok(PrimitiveType::S64);
+        }
         element_type_named(name).ok_or_else(|| {
             ParseError::new(
                 loc,
@@ -738,7 +748,12 @@ impl<'a> Cursor<'a> {
                 }
                 Attr::List(items)
             }
-            Some(b'{') => Attr::Dict(self.dict()?),
+            Some(b'{') => {
+                let start = self.pos;
+                let entries = self.dict()?;
+                let text = self.src.get(start..self.pos).unwrap_or_default().to_owned();
+                Attr::Dict(entries, text)
+            }
             Some(b'"') => Attr::Str(self.string()?),
             Some(b'@') => Attr::Symbol(self.symbol()?.unwrap_or_default()),
             Some(b'#') => self.hash_attr()?,
@@ -1024,8 +1039,10 @@ impl<'a> Cursor<'a> {
         };
         self.expect(b'>')?;
         self.expect(b':')?;
-        let ty = self.ty()?;
-        Ok(Attr::Dense(body, ty))
+        self.in_dense_type = true;
+        let ty = self.ty();
+        self.in_dense_type = false;
+        Ok(Attr::Dense(body, ty?))
     }
 
     fn dense_elems(&mut self, out: &mut Vec<Elem>) -> Result<()> {
