@@ -21,6 +21,10 @@ pub struct CheckArgs {
     /// Turn the runtime's command-buffer pass off.
     #[arg(long)]
     pub no_command_buffers: bool,
+    /// Also write the computed outputs (with the inputs) to this io file, match or not (as
+    /// `aot run --write-outputs`).
+    #[arg(long, value_name = "FILE")]
+    pub write_outputs: Option<PathBuf>,
 }
 
 /// Compiles `module` for the target and serializes it.
@@ -42,7 +46,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         enable_command_buffers: !args.no_command_buffers,
         ..RuntimeFlags::default()
     };
-    let ok = crate::run_cmd::load_run_compare(
+    let ok = crate::run_cmd::load_run_compare_writing(
         &bytes,
         "emulated",
         &args.target_config,
@@ -50,6 +54,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         None,
         &flags,
         false,
+        args.write_outputs.as_deref(),
         out,
     )
     .with_context(|| {

@@ -24,11 +24,32 @@ pub fn run(module: &Path, io: &Path, out: &mut dyn Write) -> anyhow::Result<bool
     run_with_while_limit(module, io, MAX_WHILE_ITERATIONS, out)
 }
 
+/// [`run`], also writing the evaluated outputs (with the inputs) to `write_outputs` as an io
+/// file, match or not (`aot eval --write-outputs FILE`).
+pub fn run_writing(
+    module: &Path,
+    io: &Path,
+    write_outputs: Option<&Path>,
+    out: &mut dyn Write,
+) -> anyhow::Result<bool> {
+    evaluate_and_compare(module, io, MAX_WHILE_ITERATIONS, write_outputs, out)
+}
+
 /// [`run`] with another bound on `while` iterations.
 pub fn run_with_while_limit(
     module: &Path,
     io: &Path,
     max_while_iterations: u64,
+    out: &mut dyn Write,
+) -> anyhow::Result<bool> {
+    evaluate_and_compare(module, io, max_while_iterations, None, out)
+}
+
+fn evaluate_and_compare(
+    module: &Path,
+    io: &Path,
+    max_while_iterations: u64,
+    write_outputs: Option<&Path>,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
     let m = hlo::input::read_module(module)?;
@@ -38,6 +59,9 @@ pub fn run_with_while_limit(
     let got = evaluate_with(&m, &args, &options)
         .map(Literal::into_leaves)
         .with_context(|| format!("cannot evaluate {}", module.display()))?;
+    if let Some(path) = write_outputs {
+        crate::run_cmd::write_outputs(path, &case.inputs, &got)?;
+    }
     if got.len() != case.outputs.len() {
         anyhow::bail!(
             "the module produces {} outputs, {} lists {}",

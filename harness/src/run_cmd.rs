@@ -4,12 +4,17 @@
 //! Output: one verdict line per output leaf (per replica when there are several), in `aot eval`'s
 //! format, then a summary line. Exit status: 0 every output matches, 1 a mismatch, 2 an error
 //! (the load error is printed with its absl code, e.g. `FAILED_PRECONDITION: ...`).
+//!
+//! `--write-outputs FILE` (here, in `aot check-hlo` and `aot eval`) also writes the outputs the
+//! command computed as an io file (`{"inputs": [...], "outputs": [...]}`, the inputs it ran with,
+//! [`hlo::io::case_to_json`]), whether or not they match; with several replicas, replica `r`'s go
+//! to [`replica_path`] (`out.io.json` -> `out.replica0.io.json`, the goldens' naming).
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use hlo::io::{compare, IoCase, Tolerance};
+use hlo::io::{compare, ComplexArray, IoArray, IoCase, Tolerance};
 use hlo::literal::Array;
 use runtime::{Device, DeviceDescription, EmulatedDevice, Executable, RuntimeFlags};
 
@@ -30,6 +35,10 @@ pub struct RunArgs {
     /// Turn the command-buffer load-time pass off.
     #[arg(long)]
     pub no_command_buffers: bool,
+    /// Also write the computed outputs (with the inputs) to this io file, match or not; with
+    /// several replicas, `FILE` with `.replicaR` before its extension, one per replica.
+    #[arg(long, value_name = "FILE")]
+    pub write_outputs: Option<PathBuf>,
     /// Device: `emulated` (default) or `cuda`.
     #[arg(long, default_value = "emulated")]
     pub device: String,
@@ -217,6 +226,61 @@ pub fn report(
     Ok(matched)
 }
 
+/// Where `--write-outputs FILE` puts replica `replica`'s outputs when there are several:
+/// `.replicaR` before the extension (`out.io.json` -> `out.replica1.io.json`, `out.json` ->
+/// `out.replica1.json`, `out` -> `out.replica1`).
+pub fn replica_path(path: &Path, replica: usize) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (stem, ext) = if let Some(stem) = name.strip_suffix(".io.json") {
+        (stem, ".io.json")
+    } else if let Some(dot) = name.rfind('.').filter(|&d| d > 0) {
+        (&name[..dot], &name[dot..])
+    } else {
+        (name.as_str(), "")
+    };
+    path.with_file_name(format!("{stem}.replica{replica}{ext}"))
+}
+
+/// Writes `outputs` computed from `inputs` as an io file at `path`.
+pub fn write_outputs(path: &Path, inputs: &[Array], outputs: &[Array]) -> anyhow::Result<()> {
+    let case = IoCase {
+        inputs: inputs.to_vec(),
+        outputs: outputs.to_vec(),
+    };
+    std::fs::write(path, hlo::io::case_to_json(&case) + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The bytes an io array passes as an argument (a complex array's parts have its bytes).
+pub fn io_array_bytes(a: &IoArray) -> Vec<u8> {
+    match a {
+        IoArray::Real(a) => runtime::host::array_to_bytes(a),
+        IoArray::Complex(c) => runtime::host::array_to_bytes(&c.parts),
+    }
+}
+
+/// An output leaf's bytes as an io array: [`runtime::host::array_from_bytes`], and complex
+/// leaves (`c64`, `c128`) as their parts.
+pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result<IoArray> {
+    if leaf.element_type.is_complex() {
+        let mut dims = leaf.dims.clone();
+        dims.push(2);
+        let parts =
+            runtime::host::array_from_bytes(leaf.element_type.complex_component(), &dims, bytes)?;
+        return Ok(IoArray::Complex(
+            ComplexArray::new(leaf.element_type, parts).map_err(anyhow::Error::msg)?,
+        ));
+    }
+    Ok(IoArray::Real(runtime::host::array_from_bytes(
+        leaf.element_type,
+        &leaf.dims,
+        bytes,
+    )?))
+}
+
 #[allow(clippy::too_many_arguments)]
 /// Loads `bytes` on devices built from the target config, runs every replica with its io case
 /// and prints verdicts. `Ok(true)` when everything matches.
@@ -228,6 +292,33 @@ pub fn load_run_compare(
     replicas: Option<usize>,
     flags: &RuntimeFlags,
     profile: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<bool> {
+    load_run_compare_writing(
+        bytes,
+        device_kind,
+        target_config,
+        io,
+        replicas,
+        flags,
+        profile,
+        None,
+        out,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+/// [`load_run_compare`], also writing the computed outputs to `write_outputs` (per replica,
+/// [`replica_path`], when there are several) before they are compared.
+pub fn load_run_compare_writing(
+    bytes: &[u8],
+    device_kind: &str,
+    target_config: &Path,
+    io: &[PathBuf],
+    replicas: Option<usize>,
+    flags: &RuntimeFlags,
+    profile: bool,
+    write_outputs: Option<&Path>,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
     let probe = make_devices(device_kind, target_config, 1, flags)?;
@@ -255,6 +346,16 @@ pub fn load_run_compare(
     };
     let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
     let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
+    if let Some(path) = write_outputs {
+        for (r, (g, i)) in got.iter().zip(&inputs).enumerate() {
+            let path = if n > 1 {
+                replica_path(path, r)
+            } else {
+                path.to_owned()
+            };
+            self::write_outputs(&path, i, g)?;
+        }
+    }
     if profile {
         for k in &stats.kernel_timings {
             writeln!(out, "{}", profile_line(k))?;
@@ -344,7 +445,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         enable_command_buffers: !args.no_command_buffers && !args.profile,
         ..RuntimeFlags::default()
     });
-    let ok = load_run_compare(
+    let ok = load_run_compare_writing(
         &bytes,
         &args.device,
         &args.target_config,
@@ -352,6 +453,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         args.replicas,
         &flags,
         args.profile,
+        args.write_outputs.as_deref(),
         out,
     )
     .map_err(|e| {
@@ -368,6 +470,15 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replica_paths_keep_the_extension() {
+        let p = |s: &str, r| replica_path(Path::new(s), r).display().to_string();
+        assert_eq!(p("d/out.io.json", 0), "d/out.replica0.io.json");
+        assert_eq!(p("out.json", 1), "out.replica1.json");
+        assert_eq!(p("out", 2), "out.replica2");
+        assert_eq!(p(".hidden", 0), ".hidden.replica0");
+    }
 
     #[test]
     fn a_profile_line_without_a_count_says_n_a() {

@@ -74,6 +74,40 @@ fn module(name: &str) -> PathBuf {
 
 fn special_cases() -> Vec<Trial> {
     vec![
+        Trial::test("aot_eval::write_outputs", || {
+            // A mismatching io file (exit 1): the evaluated outputs are written all the same,
+            // with the inputs, and match the corpus case's.
+            let io = io_variant("add", "zeros", |v| {
+                for o in v["outputs"].as_array_mut().into_iter().flatten() {
+                    for x in o["data"].as_array_mut().into_iter().flatten() {
+                        *x = Value::from(0);
+                    }
+                }
+            })?;
+            let written = scratch_dir().join("add.eval.outputs.io.json");
+            let _ = std::fs::remove_file(&written);
+            let out = Command::new(env!("CARGO_BIN_EXE_aot"))
+                .arg("eval")
+                .arg(module("add"))
+                .arg("--io")
+                .arg(&io)
+                .arg("--write-outputs")
+                .arg(&written)
+                .output()?;
+            expect(&out, 1, &["MISMATCH"], &[])?;
+            let right = hlo::io::IoCase::read(&corpus_dir().join("add.io.json"))?;
+            let got = hlo::io::IoCase::read(&written)?;
+            if got.inputs != right.inputs || got.outputs.len() != right.outputs.len() {
+                return Err(format!("{got:?}").into());
+            }
+            for (g, w) in got.outputs.iter().zip(&right.outputs) {
+                let c = hlo::io::compare(g, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+                if !c.ok {
+                    return Err(format!("{c:?}").into());
+                }
+            }
+            Ok(())
+        }),
         Trial::test("aot_eval::mismatch_f32_reports_first_index", || {
             let io = io_variant("add", "mismatch", |v| {
                 v["outputs"][0]["data"][3] = Value::from(1000.0);

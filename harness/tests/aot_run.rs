@@ -31,6 +31,7 @@ fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, Str
         io: vec![io.to_owned()],
         replicas: None,
         no_command_buffers: false,
+        write_outputs: None,
         device: "emulated".into(),
         profile: true,
         limits: Default::default(),
@@ -47,8 +48,117 @@ largest kernel fusion_div_7 grid=8x1x1 block=128x1x1 lane_instructions=235072 ti
 output 0 f32[8,128]: OK max_abs_err=1.4901161193847656e-8
 OK: 1 of 1 outputs match";
 
+/// Runs the built `aot` binary; its exit status and what it printed.
+fn aot(args: &[&std::ffi::OsStr]) -> Result<(Option<i32>, String), String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aot"))
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run aot: {e}"))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok((out.status.code(), text))
+}
+
+/// `add`'s io file with every expected output zeroed (so the command exits 1).
+fn wrong_add_io(file: &str) -> Result<(PathBuf, hlo::io::IoCase), String> {
+    let (_, io) = corpus_case("add");
+    let case = hlo::io::IoCase::read(&io).map_err(|e| e.to_string())?;
+    let mut wrong = case.clone();
+    for o in &mut wrong.outputs {
+        *o = hlo::literal::Array::zeros(o.dtype(), o.dims().to_vec());
+    }
+    let path = tmp(file);
+    std::fs::write(&path, hlo::io::case_to_json(&wrong)).map_err(|e| e.to_string())?;
+    Ok((path, case))
+}
+
+/// The io file `--write-outputs` wrote holds the io file's inputs and outputs that match the
+/// right ones.
+fn written_outputs_match(written: &Path, right: &hlo::io::IoCase) -> Result<(), String> {
+    let got = hlo::io::IoCase::read(written).map_err(|e| format!("{e}"))?;
+    if got.inputs != right.inputs || got.outputs.len() != right.outputs.len() {
+        return Err(format!(
+            "{}: inputs or output count differ",
+            written.display()
+        ));
+    }
+    for (g, w) in got.outputs.iter().zip(&right.outputs) {
+        let c = hlo::io::compare(g, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        if !c.ok {
+            return Err(format!("{}: {c:?}", written.display()));
+        }
+    }
+    Ok(())
+}
+
 fn cli_trials() -> Vec<Trial> {
     vec![
+        Trial::test("cli::run_write_outputs", || {
+            let (hlo, _) = corpus_case("add");
+            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let artifact = tmp("add.write.pb");
+            std::fs::write(&artifact, &bytes)?;
+            let (wrong, right) = wrong_add_io("add.zeros.run.io.json")?;
+            let written = tmp("add.run.outputs.io.json");
+            let _ = std::fs::remove_file(&written);
+            let spec = spec("h100_sxm");
+            let (code, text) = aot(&[
+                "run".as_ref(),
+                artifact.as_os_str(),
+                "--target-config".as_ref(),
+                spec.as_os_str(),
+                "--io".as_ref(),
+                wrong.as_os_str(),
+                "--write-outputs".as_ref(),
+                written.as_os_str(),
+            ])?;
+            // A mismatch (exit 1), and the outputs are written all the same.
+            if code != Some(1) {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            Ok(written_outputs_match(&written, &right)?)
+        }),
+        Trial::test("cli::check_hlo_write_outputs", || {
+            let (hlo, io) = corpus_case("add");
+            let right = hlo::io::IoCase::read(&io)?;
+            let written = tmp("add.check.outputs.io.json");
+            let _ = std::fs::remove_file(&written);
+            let spec = spec("a100_sxm_80");
+            let (code, text) = aot(&[
+                "check-hlo".as_ref(),
+                hlo.as_os_str(),
+                "--io".as_ref(),
+                io.as_os_str(),
+                "--target-config".as_ref(),
+                spec.as_os_str(),
+                "--write-outputs".as_ref(),
+                written.as_os_str(),
+            ])?;
+            if code != Some(0) {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            written_outputs_match(&written, &right)?;
+            // An unwritable path is an error (exit 2) naming it.
+            let bad = tmp("no_such_dir/out.io.json");
+            let (code, text) = aot(&[
+                "check-hlo".as_ref(),
+                hlo.as_os_str(),
+                "--io".as_ref(),
+                io.as_os_str(),
+                "--target-config".as_ref(),
+                spec.as_os_str(),
+                "--write-outputs".as_ref(),
+                bad.as_os_str(),
+            ])?;
+            let want = format!("cannot write {}", bad.display());
+            if code != Some(2) || !text.contains(&want) {
+                return Err(format!("exit {code:?}, want 2 and {want:?}\n{text}").into());
+            }
+            Ok(())
+        }),
         Trial::test("cli::run_exit_codes", || {
             let (hlo, io) = corpus_case("add");
             let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
@@ -83,6 +193,7 @@ fn cli_trials() -> Vec<Trial> {
                 io: vec![io.clone()],
                 replicas: None,
                 no_command_buffers: false,
+                write_outputs: None,
                 device: "emulated".into(),
                 profile: false,
                 limits: Default::default(),

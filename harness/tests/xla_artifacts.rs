@@ -79,6 +79,7 @@ fn verdict(target: &str, module: &str, ext: &str) -> String {
         io: vec![root.join(format!("testdata/corpus/hlo/{module}.io.json"))],
         replicas: None,
         no_command_buffers: false,
+        write_outputs: None,
         device: "emulated".into(),
         profile: false,
         limits: Default::default(),

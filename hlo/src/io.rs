@@ -6,6 +6,11 @@
 //! strings `"nan"`, `"inf"`, `"-inf"`; `pred` data is 0/1 (true/false accepted). `f16`/`bf16`
 //! values are written as their exact `f32` value and must round-trip exactly.
 //!
+//! Complex arrays (`c64`, `c128`) give each element as two numbers, real then imaginary part
+//! (`"data": [re0, im0, re1, im1, ...]`, twice the element count), each exact in the component
+//! type (`f32`, `f64`). [`Array`] holds no complex values, so [`IoCase`] refuses them
+//! ([`IoError::Complex`]); [`IoFile`] reads every dtype, complex ones as [`ComplexArray`].
+//!
 //! Tolerance: a float element matches when `|got - want| <= atol + rtol * |want|`, NaN matches
 //! NaN, an infinity matches only the same infinity. Defaults per element type
 //! ([`Tolerance::for_dtype`]):
@@ -23,6 +28,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::literal::{bf16_from_f64, element_count, f16_from_f64, Array, DType, Data};
+use crate::PrimitiveType;
 
 /// Errors reading an io file.
 #[derive(Debug, Error)]
@@ -66,6 +72,14 @@ pub enum IoError {
         expected: usize,
         /// Data length.
         got: usize,
+    },
+    /// A complex array where only [`Array`]s can be held ([`IoCase`]; read it as an [`IoFile`]).
+    #[error("{location}: {name} arrays have no host values here (complex io is read by IoFile)")]
+    Complex {
+        /// Where.
+        location: String,
+        /// The dtype name (`c64`, `c128`).
+        name: String,
     },
     /// An element is not representable in the dtype.
     #[error("{location}: element {index} ({value}) is not a valid {dtype}")]
@@ -124,7 +138,212 @@ impl IoCase {
     }
 }
 
-/// Parses one `ARRAY` object; `location` names it in errors.
+/// A complex io-file array (`c64` or `c128`), which [`Array`] cannot hold: its values as the
+/// component float type with a trailing dimension of 2 (real, imaginary), which has the same
+/// row-major little-endian bytes as the complex array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComplexArray {
+    /// `C64` or `C128`.
+    pub dtype: PrimitiveType,
+    /// The complex array's dimensions.
+    pub dims: Vec<usize>,
+    /// `f32[dims..., 2]` (`c64`) or `f64[dims..., 2]` (`c128`).
+    pub parts: Array,
+}
+
+impl ComplexArray {
+    /// A complex array of `dtype` (`C64`/`C128`) from its parts (`dims` plus a trailing 2, of the
+    /// component type).
+    pub fn new(dtype: PrimitiveType, parts: Array) -> Result<ComplexArray, String> {
+        let component = match dtype {
+            PrimitiveType::C64 => DType::F32,
+            PrimitiveType::C128 => DType::F64,
+            other => return Err(format!("{other} is not a complex type")),
+        };
+        match parts.dims().split_last() {
+            Some((2, dims)) if parts.dtype() == component => Ok(ComplexArray {
+                dtype,
+                dims: dims.to_vec(),
+                parts,
+            }),
+            _ => Err(format!(
+                "{dtype} parts must be {component}[..., 2], got {}",
+                parts.shape_string()
+            )),
+        }
+    }
+
+    /// `c64[4,4]`.
+    pub fn shape_string(&self) -> String {
+        let dims: Vec<String> = self.dims.iter().map(usize::to_string).collect();
+        format!("{}[{}]", self.dtype, dims.join(","))
+    }
+}
+
+/// One io-file array of any dtype.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IoArray {
+    /// A dtype [`Array`] holds.
+    Real(Array),
+    /// `c64` or `c128`.
+    Complex(ComplexArray),
+}
+
+impl IoArray {
+    /// `f32[4,5]`, `c64[4,4]`.
+    pub fn shape_string(&self) -> String {
+        match self {
+            IoArray::Real(a) => a.shape_string(),
+            IoArray::Complex(c) => c.shape_string(),
+        }
+    }
+}
+
+/// An io file of any dtypes (complex included); [`IoCase`] is the same file when every array is
+/// an [`Array`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct IoFile {
+    /// Entry parameters in order.
+    pub inputs: Vec<IoArray>,
+    /// Leaves of the result in order.
+    pub outputs: Vec<IoArray>,
+}
+
+impl IoFile {
+    /// Reads and parses an io file.
+    pub fn read(path: &Path) -> Result<IoFile, IoError> {
+        let text = std::fs::read_to_string(path).map_err(|source| IoError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        IoFile::parse(&text)
+    }
+
+    /// Parses io-file text.
+    pub fn parse(text: &str) -> Result<IoFile, IoError> {
+        let v: Value = serde_json::from_str(text)?;
+        let list = |key: &str| -> Result<Vec<IoArray>, IoError> {
+            let items = v
+                .get(key)
+                .and_then(Value::as_array)
+                .ok_or_else(|| IoError::Structure {
+                    location: key.to_string(),
+                    problem: "missing or not a list".into(),
+                })?;
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, a)| parse_io_array(a, &format!("{key}[{i}]")))
+                .collect()
+        };
+        Ok(IoFile {
+            inputs: list("inputs")?,
+            outputs: list("outputs")?,
+        })
+    }
+
+    /// The io-file text.
+    pub fn to_json(&self) -> String {
+        let v = serde_json::json!({
+            "inputs": self.inputs.iter().map(io_array_to_json).collect::<Vec<_>>(),
+            "outputs": self.outputs.iter().map(io_array_to_json).collect::<Vec<_>>(),
+        });
+        v.to_string()
+    }
+}
+
+/// Parses one `ARRAY` object of any dtype; `location` names it in errors.
+pub fn parse_io_array(v: &Value, location: &str) -> Result<IoArray, IoError> {
+    let dtype = match v.get("dtype").and_then(Value::as_str) {
+        Some(name) => PrimitiveType::from_name(name).filter(|t| t.is_complex()),
+        None => None,
+    };
+    let Some(dtype) = dtype else {
+        return parse_array(v, location).map(IoArray::Real);
+    };
+    let dims = shape_of(v, location)?;
+    let data = v
+        .get("data")
+        .and_then(Value::as_array)
+        .ok_or_else(|| IoError::Structure {
+            location: format!("{location}.data"),
+            problem: "missing or not a list".into(),
+        })?;
+    let count = element_count(&dims);
+    if data.len() != 2 * count {
+        return Err(IoError::Structure {
+            location: location.to_string(),
+            problem: format!(
+                "shape {dims:?} of {dtype} needs {} numbers (real, imaginary per element), data has {}",
+                2 * count,
+                data.len()
+            ),
+        });
+    }
+    // The parts are checked (finite or the non-finite strings, exact in the component type) as an
+    // array of the component type.
+    let mut part_dims = dims.clone();
+    part_dims.push(2);
+    let parts = serde_json::json!({
+        "dtype": dtype.complex_component().name(),
+        "shape": part_dims,
+        "data": data,
+    });
+    let parts = parse_array(&parts, location).map_err(|e| match e {
+        IoError::Element {
+            location,
+            index,
+            value,
+            ..
+        } => IoError::Structure {
+            location,
+            problem: format!(
+                "number {index} ({value}, the {} part of element {}) is not a valid {}",
+                if index % 2 == 0 { "real" } else { "imaginary" },
+                index / 2,
+                dtype.complex_component()
+            ),
+        },
+        e => e,
+    })?;
+    let complex = ComplexArray::new(dtype, parts).map_err(|problem| IoError::Structure {
+        location: location.to_string(),
+        problem,
+    })?;
+    Ok(IoArray::Complex(complex))
+}
+
+/// Renders any io array as an `ARRAY` object (complex: real and imaginary parts interleaved).
+pub fn io_array_to_json(a: &IoArray) -> Value {
+    match a {
+        IoArray::Real(a) => array_to_json(a),
+        IoArray::Complex(c) => {
+            let mut v = array_to_json(&c.parts);
+            v["dtype"] = Value::from(c.dtype.name());
+            v["shape"] = serde_json::json!(c.dims);
+            v
+        }
+    }
+}
+
+fn shape_of(v: &Value, location: &str) -> Result<Vec<usize>, IoError> {
+    v.get("shape")
+        .and_then(Value::as_array)
+        .ok_or_else(|| IoError::Structure {
+            location: format!("{location}.shape"),
+            problem: "missing or not a list".into(),
+        })?
+        .iter()
+        .map(|d| d.as_u64().and_then(|d| usize::try_from(d).ok()))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(|| IoError::Structure {
+            location: format!("{location}.shape"),
+            problem: "dimensions must be non-negative integers".into(),
+        })
+}
+
+/// Parses one `ARRAY` object; `location` names it in errors. Complex dtypes are refused
+/// ([`IoError::Complex`]; [`parse_io_array`] reads them).
 pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
     let structure = |what: &str, problem: &str| IoError::Structure {
         location: format!("{location}.{what}"),
@@ -134,6 +353,14 @@ pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
         .get("dtype")
         .and_then(Value::as_str)
         .ok_or_else(|| structure("dtype", "missing or not a string"))?;
+    if PrimitiveType::from_name(name).is_some_and(PrimitiveType::is_complex)
+        && DType::from_name(name).is_none()
+    {
+        return Err(IoError::Complex {
+            location: format!("{location}.dtype"),
+            name: name.to_string(),
+        });
+    }
     let dtype = DType::from_name(name).ok_or_else(|| IoError::DType {
         location: format!("{location}.dtype"),
         name: name.to_string(),
@@ -528,5 +755,58 @@ mod tests {
         let back = IoCase::parse(&case_to_json(&case)).unwrap();
         assert_eq!(back.outputs, case.outputs);
         assert_eq!(back.inputs[0].data().to_f64_vec()[0], f64::from(0.1f32));
+    }
+
+    #[test]
+    fn complex_arrays_read_and_write_interleaved() {
+        let text = r#"{"inputs": [{"dtype": "c64", "shape": [2], "data": [1.5, -2, "nan", "inf"]},
+                                   {"dtype": "s32", "shape": [], "data": [7]}],
+                       "outputs": [{"dtype": "c128", "shape": [1, 1], "data": [0.1, 0.2]}]}"#;
+        let file = IoFile::parse(text).unwrap();
+        let IoArray::Complex(c) = &file.inputs[0] else {
+            panic!("{:?}", file.inputs[0]);
+        };
+        assert_eq!((c.dtype, c.dims.as_slice()), (PrimitiveType::C64, &[2][..]));
+        assert_eq!(c.parts.dims(), &[2, 2]);
+        let f = c.parts.data().to_f64_vec();
+        assert_eq!((f[0], f[1]), (1.5, -2.0));
+        assert!(f[2].is_nan() && f[3] == f64::INFINITY);
+        assert_eq!(file.inputs[0].shape_string(), "c64[2]");
+        assert!(matches!(&file.inputs[1], IoArray::Real(a) if a.data() == &Data::S32(vec![7])));
+        let IoArray::Complex(o) = &file.outputs[0] else {
+            panic!()
+        };
+        assert_eq!(o.parts.data(), &Data::F64(vec![0.1, 0.2]));
+        // Written back interleaved, under the complex dtype and shape, and read back equal.
+        let back = IoFile::parse(&file.to_json()).unwrap();
+        assert_eq!(back.outputs, file.outputs);
+        assert_eq!(
+            io_array_to_json(&file.outputs[0]),
+            serde_json::json!({"dtype": "c128", "shape": [1, 1], "data": [0.1, 0.2]})
+        );
+    }
+
+    #[test]
+    fn complex_errors_and_the_real_only_reader() {
+        let e = |t: &str| IoFile::parse(t).unwrap_err().to_string();
+        // One number short: counted in numbers, not elements.
+        let short =
+            e(r#"{"inputs": [{"dtype": "c64", "shape": [2], "data": [1, 2, 3]}], "outputs": []}"#);
+        assert!(short.contains("needs 4 numbers"), "{short}");
+        // A part that f32 cannot hold exactly names the part and the element.
+        let inexact =
+            e(r#"{"inputs": [{"dtype": "c64", "shape": [1], "data": [1, 0.1]}], "outputs": []}"#);
+        assert!(inexact.contains("imaginary part of element 0"), "{inexact}");
+        // IoCase (Array only) refuses complex by name; real files read the same through both.
+        let complex =
+            r#"{"inputs": [], "outputs": [{"dtype": "c128", "shape": [], "data": [1, 2]}]}"#;
+        assert!(matches!(
+            IoCase::parse(complex).unwrap_err(),
+            IoError::Complex { ref name, .. } if name == "c128"
+        ));
+        let real = r#"{"inputs": [{"dtype": "f32", "shape": [1], "data": [0.5]}], "outputs": []}"#;
+        let (case, file) = (IoCase::parse(real).unwrap(), IoFile::parse(real).unwrap());
+        assert_eq!(file.inputs, vec![IoArray::Real(case.inputs[0].clone())]);
+        assert!(ComplexArray::new(PrimitiveType::C64, case.inputs[0].clone()).is_err());
     }
 }

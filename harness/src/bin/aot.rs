@@ -26,6 +26,9 @@ enum Command {
         /// Inputs and expected outputs (`{"inputs": [...], "outputs": [...]}`).
         #[arg(long)]
         io: PathBuf,
+        /// Also write the evaluated outputs (with the inputs) to this io file, match or not.
+        #[arg(long, value_name = "FILE")]
+        write_outputs: Option<PathBuf>,
     },
     /// Run one PTX kernel on the SIMT emulator and compare the expected buffers of a launch spec.
     /// Exit status: 0 all buffers match, 1 a mismatch, 2 an error.
@@ -111,7 +114,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut stdout = std::io::stdout().lock();
     match cli.command {
-        Command::Eval { module, io } => verdict(harness::eval_cmd::run(&module, &io, &mut stdout)),
+        Command::Eval {
+            module,
+            io,
+            write_outputs,
+        } => verdict(harness::eval_cmd::run_writing(
+            &module,
+            &io,
+            write_outputs.as_deref(),
+            &mut stdout,
+        )),
         Command::PtxRun {
             ptx,
             launch,

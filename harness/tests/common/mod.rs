@@ -23,6 +23,7 @@ pub fn check(module: &Path, io: &Path, target: &str) -> Result<(), Failed> {
         io: vec![io.to_owned()],
         target_config: spec(target),
         no_command_buffers: false,
+        write_outputs: None,
     };
     let mut out = Vec::new();
     let r = harness::check_cmd::run(&args, &mut out);
