@@ -195,3 +195,13 @@ fn gesvd_refuses_a_wide_matrix_not_passed_transposed() {
         "INVALID_ARGUMENT: thunks[0].custom_call_thunk.operands[0].shaped_slice.shape.dimensions: cusolver_gesvd_ffi needs m >= n (a wide matrix is passed transposed), operand 0 is 1x2 as read with transposed = false"
     );
 }
+
+#[test]
+fn the_executor_gives_the_handler_its_shapes() {
+    // potrf through load and execute: [[4, 2], [2, 3]] = L Lᵀ, L = [[2, 0], [1, √2]]; the upper
+    // triangle keeps the input's 2.
+    let (p, c) = potrf();
+    let a = f32s(&[4.0, 2.0, 2.0, 3.0]);
+    let r = run(&with(p, c), &RuntimeFlags::default(), &[&a, &[0u8; 16]]);
+    assert_eq!(to_f32s(&r.outputs[0]), vec![2.0, 1.0, 2.0, 2f32.sqrt()]);
+}
