@@ -2,6 +2,9 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::ffi::check::byte_width;
+use crate::ffi::schema::{check_attributes, ArrayShape, CallShapes, ShapeError};
+use crate::registry::Registration;
 
 /// A `custom_call_thunk`: a registered target and slices that fit their allocations.
 pub(super) fn custom_call(
@@ -54,6 +57,7 @@ pub(super) fn custom_call(
     };
     let operands = nullable(operands, "operands")?;
     let results = nullable(results, "results")?;
+    check_signature(&handler, attributes, &operands, &results, &p2)?;
     Ok(ThunkKind::CustomCall(Box::new(CustomCallThunk {
         target_name: target_name.clone(),
         handler,
@@ -72,4 +76,60 @@ pub(super) fn custom_call(
 // Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_attributes(attributes: &BTreeMap<String, String>) -> &BTreeMap<String, String> {
     attributes
+}
+
+/// A target that declares a schema: its attributes decode to their declared types, and its
+/// operands and results are what the handler takes (count, element types, dimensions, layouts,
+/// and slices the size of their shapes).
+fn check_signature(
+    handler: &Registration,
+    attributes: &BTreeMap<String, String>,
+    operands: &[Option<ShapedSlice>],
+    results: &[Option<ShapedSlice>],
+    p2: &str,
+) -> Result<()> {
+    let Some(specs) = handler.attributes else {
+        return Ok(());
+    };
+    let refuse = |e: ShapeError| invalid(format!("{p2}.{}: {}", e.field, e.message));
+    let decoded = check_attributes(handler.name, specs, attributes).map_err(refuse)?;
+    let Some(check) = handler.check else {
+        return Ok(());
+    };
+    let shapes = |v: &[Option<ShapedSlice>]| -> Vec<Option<ArrayShape>> {
+        v.iter()
+            .map(|s| s.as_ref()?.shape.as_ref().map(ArrayShape::from_proto))
+            .collect()
+    };
+    let (op_shapes, res_shapes) = (shapes(operands), shapes(results));
+    check(&CallShapes {
+        operands: &op_shapes,
+        results: &res_shapes,
+        attributes: &decoded,
+    })
+    .map_err(refuse)?;
+    for (field, word, slices, shapes) in [
+        ("operands", "operand", operands, &op_shapes),
+        ("results", "result", results, &res_shapes),
+    ] {
+        for (i, (s, shape)) in slices.iter().zip(shapes).enumerate() {
+            let (Some(s), Some(shape)) = (s, shape) else {
+                return Err(invalid(format!(
+                    "{p2}.{field}[{i}].shaped_slice: {} needs {word} {i}, a slice with a shape; the artifact's is null or has no shape",
+                    handler.name
+                )));
+            };
+            let width = shape.ty().and_then(byte_width).unwrap_or(0);
+            let want = shape.elements().max(0) as u64 * width;
+            if s.slice.size != want {
+                return Err(invalid(format!(
+                    "{p2}.{field}[{i}].shaped_slice.slice.size is {} bytes, its shape {}{:?} needs {want}",
+                    s.slice.size,
+                    type_name(shape.element_type),
+                    shape.dimensions
+                )));
+            }
+        }
+    }
+    Ok(())
 }
