@@ -150,21 +150,17 @@ impl Registry {
 
     /// The attribute schema of each registration that declares one (see [`attribute_schemas`]),
     /// sorted by name.
-    pub fn attribute_schemas(&self) -> Vec<(String, Vec<(String, String)>)> {
-        let mut v: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    pub fn attribute_schemas(&self) -> Vec<(String, Vec<AttrSpec>)> {
+        let mut v: Vec<(String, Vec<AttrSpec>)> = Vec::new();
         for r in &self.entries {
             if v.iter().any(|(n, _)| n == r.name) {
                 continue; // shadowed by a later registration
             }
             if let Some(specs) = r.attributes {
-                let attrs = specs
-                    .iter()
-                    .map(|a| (a.name.to_owned(), a.describe()))
-                    .collect();
-                v.push((r.name.to_owned(), attrs));
+                v.push((r.name.to_owned(), specs.to_vec()));
             }
         }
-        v.sort();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
         v
     }
 }
@@ -176,10 +172,10 @@ pub fn names() -> Vec<(String, Vec<String>)> {
 }
 
 /// The attribute schema of every built-in target that declares one, sorted by target: each
-/// attribute's name and type (`bool`, `ui8`, `i64`, `f32`, `string`; `optional T = default` for
-/// an optional one). Part of the compatibility surface: removing an attribute or changing its
+/// attribute's name, type (`bool`, `ui8`, `i64`, `f32`, `string`) and default. Part of the
+/// compatibility surface (`ffi-attr:TARGET.NAME:TYPE`): removing an attribute or changing its
 /// type inside the backward window breaks artifacts that set it.
-pub fn attribute_schemas() -> Vec<(String, Vec<(String, String)>)> {
+pub fn attribute_schemas() -> Vec<(String, Vec<AttrSpec>)> {
     Registry::builtin().attribute_schemas()
 }
 

@@ -1,7 +1,8 @@
 //! `cusolver_syevd_ffi`: eigen-decomposition of Hermitian matrices, through faer.
 //!
 //! The result is convention-free up to the sign (phase) of each eigenvector, which JAX's checks
-//! allow: eigenvalues ascending (cuSOLVER's order), the eigenvectors as the columns of `out`,
+//! allow; this runtime fixes it ([`super::phase`]: the leading largest entry real and positive)
+//! so that recorded outputs do not move with faer. Eigenvalues ascending (cuSOLVER's order), the eigenvectors as the columns of `out`,
 //! only the `lower` (or upper) triangle of the input read. `algorithm` (jaxlib's
 //! `SyevdAlgorithm`: 0 default, 1 divide-and-conquer, 2 Jacobi, 3 QR) chooses cuSOLVER's method,
 //! not the answer; here every value gives the same. A matrix faer cannot decompose (NaN or
@@ -111,5 +112,6 @@ where
             v.push(u[(i, j)]);
         }
     }
+    super::phase::fix_columns(&mut v, n);
     Some((w, v))
 }

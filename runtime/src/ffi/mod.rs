@@ -17,6 +17,7 @@ pub(crate) mod check;
 mod cholesky;
 mod eigh;
 mod lu;
+mod phase;
 mod qr;
 pub mod schema;
 mod svd;

@@ -1,7 +1,8 @@
 //! `cusolver_gesvd_ffi` and `cusolver_gesvdj_ffi`: singular value decomposition, through faer.
 //!
 //! Convention-free up to the signs (phases) of paired singular vectors, which JAX's checks allow;
-//! the layout is cuSOLVER's. `gesvd` takes `m >= n` only: JAX passes a wide matrix row-major with
+//! this runtime fixes them ([`super::phase`]: `u`'s column's leading largest entry real and
+//! positive, `v`'s column by the same factor). The layout is cuSOLVER's. `gesvd` takes `m >= n` only: JAX passes a wide matrix row-major with
 //! `transposed = true`, which the handler reads, as cuSOLVER does, as the column-major `n`×`m`
 //! transpose, so its `u` result holds the transpose's `U` (JAX's `Vᴴ`) and `vt` its `Vᴴ` (JAX's
 //! `U`). It writes `Vᴴ`; `gesvdj` writes `V` (JAX transposes it) and takes any `m`, `n`.
@@ -214,9 +215,11 @@ where
         }
         out
     };
+    let (mut u, mut v) = (col_major(su, m, uc), col_major(sv, n, vc));
+    super::phase::fix_pairs(&mut u, m, &mut v, n, k);
     Some(Svd {
         s: (0..k).map(|i| ss[i].re()).collect(),
-        u: col_major(su, m, uc),
-        v: col_major(sv, n, vc),
+        u,
+        v,
     })
 }

@@ -743,7 +743,13 @@ fn threefry_matches_the_random123_known_answers() {
 #[test]
 fn attribute_schemas_are_published() {
     let s = runtime::registry::attribute_schemas();
-    let get = |t: &str| s.iter().find(|(n, _)| n == t).map(|(_, a)| a.clone());
+    let get = |t: &str| {
+        s.iter().find(|(n, _)| n == t).map(|(_, a)| {
+            a.iter()
+                .map(|spec| (spec.name.to_owned(), spec.describe()))
+                .collect::<Vec<_>>()
+        })
+    };
     let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
         v.iter()
             .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))

@@ -70,6 +70,16 @@ fn a_well_formed_jax_call_loads() {
 }
 
 #[test]
+fn a_legacy_api_call_of_a_typed_ffi_handler_is_refused() {
+    let (p, mut c) = potrf();
+    c.api_version = 1;
+    assert_eq!(
+        load_err(&with(p, c)),
+        "INVALID_ARGUMENT: thunks[0].custom_call_thunk.api_version: cusolver_potrf_ffi is a typed-FFI handler (API_VERSION_TYPED_FFI), the artifact calls it with API_VERSION_ORIGINAL"
+    );
+}
+
+#[test]
 fn a_missing_attribute_is_refused() {
     let (p, mut c) = potrf();
     c.attributes = BTreeMap::new();

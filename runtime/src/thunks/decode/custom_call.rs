@@ -55,6 +55,7 @@ pub(super) fn custom_call(
             })
             .collect()
     };
+    check_api_version(&handler, target_name, *api_version, &p2)?;
     let operands = nullable(operands, "operands")?;
     let results = nullable(results, "results")?;
     check_signature(&handler, attributes, &operands, &results, &p2)?;
@@ -70,10 +71,33 @@ pub(super) fn custom_call(
     })))
 }
 
+/// A handler with an attribute schema is a typed-FFI handler (JAX's targets): it reads its
+/// arguments from the attributes and its buffers' shapes, so a call through a legacy API (whose
+/// arguments are in `opaque`) would hand it nothing it can read. Handlers without a schema (the
+/// `xla.runtime.*` builtins) take either.
+fn check_api_version(
+    handler: &Registration,
+    target_name: &str,
+    api_version: i32,
+    p2: &str,
+) -> Result<()> {
+    let typed_ffi = proto::xla::CustomCallApiVersion::ApiVersionTypedFfi;
+    if handler.attributes.is_none() || api_version == typed_ffi as i32 {
+        return Ok(());
+    }
+    let written = proto::xla::CustomCallApiVersion::try_from(api_version)
+        .map_or_else(|_| api_version.to_string(), |v| v.as_str_name().to_owned());
+    Err(invalid(format!(
+        "{p2}.api_version: {} is a typed-FFI handler ({}), the artifact calls it with {written}",
+        elide(&target_name.escape_debug().to_string()),
+        typed_ffi.as_str_name()
+    )))
+}
+
 /// Attributes at the v1 number 6, where the hand-written goldens v1 and v2 (2026-12-01) carry
-/// them; no compiler of this project writes attributes, and hand-written versions from v3 on
-/// write them at 1000.
-// Can be removed in June 2027 (6 months backward compatibility window).
+/// them and where today's compiler writes a typed-FFI call's attributes (until 2026-12-15: runtimes
+/// older than 2026-12-01 read only 6); hand-written versions from v3 on write them at 1000.
+// Can be removed after the compiler has written 1000 for 6 months (from 2026-12-15: June 2027).
 fn legacy_attributes(attributes: &BTreeMap<String, String>) -> &BTreeMap<String, String> {
     attributes
 }
