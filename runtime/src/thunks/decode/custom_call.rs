@@ -96,8 +96,10 @@ fn check_api_version(
 
 /// Attributes at the v1 number 6, where the hand-written goldens v1 and v2 (2026-12-01) carry
 /// them and where today's compiler writes a typed-FFI call's attributes (until 2026-12-15: runtimes
-/// older than 2026-12-01 read only 6); hand-written versions from v3 on write them at 1000.
-// Can be removed after the compiler has written 1000 for 6 months (from 2026-12-15: June 2027).
+/// older than 2026-12-01 read only 6); hand-written versions from v3 on write them at 1000. The
+/// last artifacts with attributes at 6 are the compiler's of 2026-12-14: 6 months later, in June
+/// 2027, this reading may go.
+// Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_attributes(attributes: &BTreeMap<String, String>) -> &BTreeMap<String, String> {
     attributes
 }
