@@ -379,7 +379,6 @@ ENTRY main {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     /// The phase constant in the docs is what the io files hold.
     #[test]
