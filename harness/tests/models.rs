@@ -48,7 +48,7 @@ const SUITES: &[Suite] = &[
         name: "jax_linalg",
         dir: "testdata/jax_linalg",
         exts: &["mlir"],
-        min_cases: 19,
+        min_cases: 21,
         expected_to_fail: &[
             (
                 "cho_solve",

@@ -3,7 +3,8 @@
 `jax.export.export(jax.jit(f), platforms=["cuda"])` lowers without a GPU: the module calls JAX's
 stable CUDA custom calls (cusolver_*_ffi, cu_lu_pivots_to_permutation, cusparse_gtsv2_ffi) and
 StableHLO ops (triangular_solve, ...). The reference outputs are the same function jitted on
-XLA:CPU, which calls LAPACK instead. Each function returns quantities that do not depend on the
+XLA:CPU, which calls LAPACK instead (and, for the `*_threefry_kernel` cases, runs Threefry as HLO
+where the CUDA export calls `cu_threefry2x32_ffi`). Each function returns quantities that do not depend on the
 free signs of eigen- and singular vectors or Householder reflectors (reconstructions, Gram
 matrices, eigen- and singular values), so a plain allclose judges them.
 
@@ -84,6 +85,14 @@ def main():
     case("triangular_solve", lambda a, b: jax.scipy.linalg.solve_triangular(
         jnp.tril(a) + 4 * jnp.eye(4, dtype=a.dtype), b, lower=True), a, b)
     case("tridiagonal", lambda a: (lambda arr, d, e, tau: (d, e))(*lax.linalg.tridiagonal(a + a.T)), a)
+    # jax.random with the GPU Threefry kernel (cu_threefry2x32_ffi) instead of the HLO expansion.
+    jax.config.update("jax_threefry_gpu_kernel_lowering", True)
+    seed = np.array([3], np.int32)
+    case("random_normal_threefry_kernel",
+         lambda s: jax.random.normal(jax.random.key(s[0]), (4, 4)), seed)
+    case("random_truncated_normal_threefry_kernel",
+         lambda s: jax.random.truncated_normal(jax.random.key(s[0]), -2.0, 2.0, (8,)), seed)
+    jax.config.update("jax_threefry_gpu_kernel_lowering", False)
     case("tridiagonal_solve", lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl, d, du, b),
          np.array([0, 1, -1, 0.5], np.float32), np.array([4, 5, 6, 7], np.float32),
          np.array([1, 0.5, -2, 0], np.float32), b)
