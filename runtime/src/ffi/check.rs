@@ -202,6 +202,26 @@ impl<'a> Checker<'a> {
         ))
     }
 
+    /// The shared head of the square-matrix solvers (potrf, syevd, sytrd): operand 0 a batch of
+    /// square column-major matrices of a floating type, result 0 the same. Returns
+    /// `(element type, batch dimensions, n)`.
+    pub(crate) fn square_in_place(&self) -> R<(PrimitiveType, Vec<i64>, i64)> {
+        let t = self.elem_in(Operand, 0, &FLOATS)?;
+        let (batch, rows, cols) = self.matrix(Operand, 0)?;
+        if rows != cols {
+            return Err(self.refuse_dims(
+                Operand,
+                0,
+                format!("needs square matrices, operand 0 is {rows}x{cols}"),
+            ));
+        }
+        self.layout(Operand, 0, true)?;
+        self.elem(Res, 0, t)?;
+        self.dims(Res, 0, &cat(&batch, &[rows, cols]), "operand 0's")?;
+        self.layout(Res, 0, true)?;
+        Ok((t, batch, rows))
+    }
+
     /// A refusal of `side` `i`'s dimensions with a free-form reason.
     pub(crate) fn refuse_dims(&self, side: Side, i: usize, why: String) -> ShapeError {
         self.err(Self::field(side, i, "dimensions"), why)

@@ -7,7 +7,7 @@
 //! with NaN). The diagonal of a complex input is read as real.
 use proto::xla::PrimitiveType;
 
-use super::check::{cat, Checker, Operand, Res, FLOATS};
+use super::check::{Checker, Res};
 use super::schema::{AttrSpec, AttrType, CallShapes, ShapeError};
 use super::{operand, put, put_i32, split_batch, with_scalar, Scalar};
 use crate::registry::CallFrame;
@@ -18,19 +18,7 @@ pub(crate) const ATTRS: &[AttrSpec] = &[AttrSpec::required("lower", AttrType::Bo
 pub(crate) fn check(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     let c = Checker::new(s, "cusolver_potrf_ffi");
     c.counts(1, 2)?;
-    let t = c.elem_in(Operand, 0, &FLOATS)?;
-    let (batch, rows, cols) = c.matrix(Operand, 0)?;
-    if rows != cols {
-        return Err(c.refuse_dims(
-            Operand,
-            0,
-            format!("needs square matrices, operand 0 is {rows}x{cols}"),
-        ));
-    }
-    c.layout(Operand, 0, true)?;
-    c.elem(Res, 0, t)?;
-    c.dims(Res, 0, &cat(&batch, &[rows, cols]), "operand 0's")?;
-    c.layout(Res, 0, true)?;
+    let (_, batch, _) = c.square_in_place()?;
     c.elem(Res, 1, PrimitiveType::S32)?;
     c.dims(Res, 1, &batch, "operand 0's batch dimensions")?;
     c.layout(Res, 1, false)

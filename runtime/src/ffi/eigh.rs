@@ -11,7 +11,7 @@
 use faer::{Mat, Side};
 use proto::xla::PrimitiveType;
 
-use super::check::{cat, real_of, Checker, Operand, Res, FLOATS};
+use super::check::{cat, real_of, Checker, Res};
 use super::schema::{AttrSpec, AttrType, CallShapes, ShapeError};
 use super::{operand, put, put_i32, split_batch, with_scalar, Scalar};
 use crate::registry::CallFrame;
@@ -31,19 +31,7 @@ pub(crate) const ATTRS: &[AttrSpec] = &[
 pub(crate) fn check(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     let c = Checker::new(s, "cusolver_syevd_ffi");
     c.counts(1, 3)?;
-    let t = c.elem_in(Operand, 0, &FLOATS)?;
-    let (batch, rows, cols) = c.matrix(Operand, 0)?;
-    if rows != cols {
-        return Err(c.refuse_dims(
-            Operand,
-            0,
-            format!("needs square matrices, operand 0 is {rows}x{cols}"),
-        ));
-    }
-    c.layout(Operand, 0, true)?;
-    c.elem(Res, 0, t)?;
-    c.dims(Res, 0, &cat(&batch, &[rows, cols]), "operand 0's")?;
-    c.layout(Res, 0, true)?;
+    let (t, batch, rows) = c.square_in_place()?;
     c.elem(Res, 1, real_of(t))?;
     c.dims(Res, 1, &cat(&batch, &[rows]), "batch, n")?;
     c.layout(Res, 1, false)?;

@@ -28,19 +28,7 @@ pub(crate) const SYTRD_ATTRS: &[AttrSpec] = &[AttrSpec::required("lower", AttrTy
 pub(crate) fn check_sytrd(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     let c = Checker::new(s, "cusolver_sytrd_ffi");
     c.counts(1, 5)?;
-    let t = c.elem_in(Operand, 0, &FLOATS)?;
-    let (batch, rows, cols) = c.matrix(Operand, 0)?;
-    if rows != cols {
-        return Err(c.refuse_dims(
-            Operand,
-            0,
-            format!("needs square matrices, operand 0 is {rows}x{cols}"),
-        ));
-    }
-    c.layout(Operand, 0, true)?;
-    c.elem(Res, 0, t)?;
-    c.dims(Res, 0, &cat(&batch, &[rows, cols]), "operand 0's")?;
-    c.layout(Res, 0, true)?;
+    let (t, batch, rows) = c.square_in_place()?;
     let off = (rows - 1).max(0);
     for (i, ty, n, what) in [
         (1, real_of(t), rows, "batch, n"),
