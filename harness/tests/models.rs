@@ -5,7 +5,8 @@
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
 //! - `jax_linalg`: JAX's linear algebra lowered for CUDA (`testdata/jax_linalg/`, made by
-//!   `tools/jax_linalg/gen.py`), `NAME.mlir` calling JAX's stable cuSOLVER/cuSPARSE custom calls.
+//!   `tools/jax_linalg/gen.py`), `NAME.mlir` calling JAX's stable cuSOLVER/cuSPARSE custom calls
+//!   and `NAME.hlo`, the same module through XLA's own StableHLO import.
 //!
 //! Each suite's `expected_to_fail` names the cases not supported yet, each with the reason. Those
 //! trials still run and must fail: a case that starts passing fails its trial until its entry is
@@ -47,7 +48,7 @@ const SUITES: &[Suite] = &[
     Suite {
         name: "jax_linalg",
         dir: "testdata/jax_linalg",
-        exts: &["mlir"],
+        exts: &["hlo", "mlir"],
         min_cases: 21,
         expected_to_fail: &[
             (

@@ -10,6 +10,7 @@ matrices, eigen- and singular values), so a plain allclose judges them.
 
 Writes, per case, into testdata/jax_linalg/ (or the folder given as the first argument):
   NAME.mlir     the exported module (`Exported.mlir_module()`, platform cuda)
+  NAME.hlo      the same module as HLO text, converted by XLA's own StableHLO import (jaxlib)
   NAME.io.json  inputs and XLA:CPU's outputs, in the corpus io format
 
 Run: `python3 tools/jax_linalg/gen.py` with jax==0.10.2 and jaxlib==0.10.2 (CPU) installed.
@@ -23,6 +24,7 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 from jax import export, lax
+from jax._src.lib import xla_client
 
 jax.config.update("jax_platforms", "cpu")
 
@@ -46,6 +48,11 @@ def case(name, f, *args):
     exp = export.export(jax.jit(f), platforms=["cuda"])(*specs)
     with open(os.path.join(OUT, f"{name}.mlir"), "w") as fh:
         fh.write(exp.mlir_module())
+    # The same module as XLA's HLO text (XLA's own StableHLO import, as jaxlib ships it).
+    hlo = xla_client._xla.mlir.mlir_module_to_xla_computation(
+        exp.mlir_module(), use_tuple_args=False, return_tuple=False)
+    with open(os.path.join(OUT, f"{name}.hlo"), "w") as fh:
+        fh.write(hlo.as_hlo_text())
     outs = jax.tree_util.tree_leaves(jax.jit(f)(*args))
     with open(os.path.join(OUT, f"{name}.io.json"), "w") as fh:
         json.dump({"inputs": [arr(a) for a in args], "outputs": [arr(o) for o in outs]}, fh)
