@@ -547,9 +547,9 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
-            DType::C64 | DType::C128 => {
-                Data::from_wide_f(dtype, v.into_iter().map(|x| x as f64).collect())
-            }
+            // Rounded once, straight to the part type (as `cvt` does on the device).
+            DType::C64 => Data::C64(v.iter().map(|x| Complex::from_real(*x as f32)).collect()),
+            DType::C128 => Data::C128(v.iter().map(|x| Complex::from_real(*x as f64)).collect()),
         }
     }
 
@@ -561,9 +561,9 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
-            DType::C64 | DType::C128 => {
-                Data::from_wide_f(dtype, v.into_iter().map(|x| x as f64).collect())
-            }
+            // Rounded once, straight to the part type (as `cvt` does on the device).
+            DType::C64 => Data::C64(v.iter().map(|x| Complex::from_real(*x as f32)).collect()),
+            DType::C128 => Data::C128(v.iter().map(|x| Complex::from_real(*x as f64)).collect()),
             d => Data::from_wide_s(d, v.into_iter().map(|x| x as i64).collect()),
         }
     }
