@@ -179,6 +179,18 @@ pub fn project_extras() -> Extras {
         runtime_flags,
         flag_readers: crate::golden::census::flag_readers(),
         load_passes: crate::golden::census::load_passes(),
+        ffi_attributes: runtime::registry::attribute_schemas()
+            .into_iter()
+            .flat_map(|(target, specs)| {
+                specs
+                    .into_iter()
+                    .map(move |a| schema_history::FfiAttribute {
+                        target: target.clone(),
+                        name: a.name.to_owned(),
+                        ty: a.ty.to_string(),
+                    })
+            })
+            .collect(),
     }
     .normalized()
 }

@@ -23,153 +23,74 @@ use serde_json::Value;
 const TARGETS: [&str; 2] = ["h100_sxm", "a100_sxm_80"];
 
 /// Cases that fail today, with the first line of their failure (a prefix of it; the same on both
-/// targets). Whoever lands support for a case removes its entry (the trial says so). Generated
-/// from main at 8dd1506 by running this binary (the failure texts of its report).
+/// targets). Whoever lands support for a case removes its entry (the trial says so). Regenerated
+/// after the JAX CUDA handlers landed (2026-12-03) from this binary's report: the complex cases
+/// wait for complex numbers in the compiler, and `geqrf f32` differs from JAX's recorded GPU
+/// output in one element, R[1][2][2] of a rank-2 input (`iota(9).reshape(3, 3)`): its exact value
+/// is 0, the GPU's f32 roundoff gave 1.45e-6, the handler (f64, rounded once) gives -2e-15, and
+/// JAX's check allows 1e-6 + 1e-3 * |want| there. Both are right to f32 precision; the entry
+/// records the mismatch rather than loosening JAX's tolerance.
 #[rustfmt::skip]
 const KNOWN_REFUSALS: &[(&str, &str)] = &[
     (
-        "annotate_data_placement__2025_04_07_cuda__gspmd",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"annotate_device_placement\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "annotate_data_placement__2025_04_07_cuda__shardy",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"annotate_device_placement\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "annotate_data_placement__2025_06_30_cuda__gspmd",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"annotate_device_placement\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "annotate_data_placement__2025_06_30_cuda__shardy",
-        "compile: annotate_data_placement__2025_06_30_cuda__shardy.mlir:5:3: Shardy partitioning (sdy.mesh, sdy.manual_computation) is not supported: give the per-device program (the body of the manual computation) or an unpartitioned one",
-    ),
-    (
         "cuda_cholesky_solver_potrf__2025_10_15__c128",
-        "load: NOT_FOUND: thunks[3].custom_call_thunk.target_name \"cusolver_potrf_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+        "compile: cuda_cholesky_solver_potrf__2025_10_15__c128.mlir:6:58: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_cholesky_solver_potrf__2025_10_15__c64",
-        "load: NOT_FOUND: thunks[3].custom_call_thunk.target_name \"cusolver_potrf_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "cuda_cholesky_solver_potrf__2025_10_15__f32",
-        "compile: cuda_cholesky_solver_potrf__2025_10_15__f32.mlir:13:192: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_cholesky_solver_potrf__2025_10_15__f64",
-        "compile: cuda_cholesky_solver_potrf__2025_10_15__f64.mlir:13:192: stablehlo.custom_call: unsupported element type 'index'",
+        "compile: cuda_cholesky_solver_potrf__2025_10_15__c64.mlir:6:50: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_eigh_cusolver_syev__2024_09_30__c128",
-        "load: NOT_FOUND: thunks[4].custom_call_thunk.target_name \"cusolver_syevd_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+        "compile: cuda_eigh_cusolver_syev__2024_09_30__c128.mlir:7:58: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_eigh_cusolver_syev__2024_09_30__c64",
-        "load: NOT_FOUND: thunks[4].custom_call_thunk.target_name \"cusolver_syevd_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "cuda_eigh_cusolver_syev__2024_09_30__f32",
-        "compile: cuda_eigh_cusolver_syev__2024_09_30__f32.mlir:16:162: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_eigh_cusolver_syev__2024_09_30__f64",
-        "compile: cuda_eigh_cusolver_syev__2024_09_30__f64.mlir:16:162: stablehlo.custom_call: unsupported element type 'index'",
+        "compile: cuda_eigh_cusolver_syev__2024_09_30__c64.mlir:7:50: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_lu_cusolver_getrf__2024_08_19__c128",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_getrf_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+        "compile: cuda_lu_cusolver_getrf__2024_08_19__c128.mlir:14:56: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_lu_cusolver_getrf__2024_08_19__c64",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_getrf_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "cuda_lu_cusolver_getrf__2024_08_19__f32",
-        "compile: cuda_lu_cusolver_getrf__2024_08_19__f32.mlir:6:129: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_lu_cusolver_getrf__2024_08_19__f64",
-        "compile: cuda_lu_cusolver_getrf__2024_08_19__f64.mlir:6:129: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_lu_pivots_to_permutation__2025_04_01",
-        "compile: cuda_lu_pivots_to_permutation__2025_04_01.mlir:6:190: stablehlo.custom_call: unsupported element type 'index'",
+        "compile: cuda_lu_cusolver_getrf__2024_08_19__c64.mlir:14:48: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_qr_cusolver_geqrf__2024_09_26__c128",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_geqrf_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+        "compile: cannot compile cuda_qr_cusolver_geqrf__2024_09_26__c128.mlir: code generation for fusion fusion_iota_3: iota.3 (iota) at 6:5: element type c128 is not supported",
     ),
     (
         "cuda_qr_cusolver_geqrf__2024_09_26__c64",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_geqrf_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+        "compile: cannot compile cuda_qr_cusolver_geqrf__2024_09_26__c64.mlir: code generation for fusion fusion_iota_3: iota.3 (iota) at 6:5: element type c64 is not supported",
     ),
     (
         "cuda_qr_cusolver_geqrf__2024_09_26__f32",
-        "compile: cuda_qr_cusolver_geqrf__2024_09_26__f32.mlir:8:132: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_qr_cusolver_geqrf__2024_09_26__f64",
-        "compile: cuda_qr_cusolver_geqrf__2024_09_26__f64.mlir:8:132: stablehlo.custom_call: unsupported element type 'index'",
+        "check: output 1: 1 of 18 elements not close (rtol=1e-3 atol=1e-6), max |err| 3.814697265625e-6, first at [1, 2, 2]: got (-2.1094237467877974e-15, 0.0) want (1.4548683111570426e-6, 0.0)",
     ),
     (
         "cuda_svd_cusolver_gesvd__2024_10_08__jacobi__c128",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_gesvdj_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+        "compile: cuda_svd_cusolver_gesvd__2024_10_08__jacobi__c128.mlir:5:56: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_svd_cusolver_gesvd__2024_10_08__jacobi__c64",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_gesvdj_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "cuda_svd_cusolver_gesvd__2024_10_08__jacobi__f32",
-        "compile: cuda_svd_cusolver_gesvd__2024_10_08__jacobi__f32.mlir:7:175: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_svd_cusolver_gesvd__2024_10_08__jacobi__f64",
-        "compile: cuda_svd_cusolver_gesvd__2024_10_08__jacobi__f64.mlir:7:175: stablehlo.custom_call: unsupported element type 'index'",
+        "compile: cuda_svd_cusolver_gesvd__2024_10_08__jacobi__c64.mlir:5:48: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_svd_cusolver_gesvd__2024_10_08__qr__c128",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_gesvd_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+        "compile: cuda_svd_cusolver_gesvd__2024_10_08__qr__c128.mlir:5:56: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_svd_cusolver_gesvd__2024_10_08__qr__c64",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_gesvd_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "cuda_svd_cusolver_gesvd__2024_10_08__qr__f32",
-        "compile: cuda_svd_cusolver_gesvd__2024_10_08__qr__f32.mlir:7:194: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_svd_cusolver_gesvd__2024_10_08__qr__f64",
-        "compile: cuda_svd_cusolver_gesvd__2024_10_08__qr__f64.mlir:7:194: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_threefry2x32__2024_07_30",
-        "compile: cuda_threefry2x32__2024_07_30.mlir:28:142: stablehlo.custom_call: unsupported element type 'index'",
+        "compile: cuda_svd_cusolver_gesvd__2024_10_08__qr__c64.mlir:5:48: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_tridiagonal_cusolver_sytrd__2025_01_09__c128",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_sytrd_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
+        "compile: cuda_tridiagonal_cusolver_sytrd__2025_01_09__c128.mlir:6:58: stablehlo.constant: expected a number, found ','",
     ),
     (
         "cuda_tridiagonal_cusolver_sytrd__2025_01_09__c64",
-        "load: NOT_FOUND: thunks[1].custom_call_thunk.target_name \"cusolver_sytrd_ffi\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-    ),
-    (
-        "cuda_tridiagonal_cusolver_sytrd__2025_01_09__f32",
-        "compile: cuda_tridiagonal_cusolver_sytrd__2025_01_09__f32.mlir:7:147: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_tridiagonal_cusolver_sytrd__2025_01_09__f64",
-        "compile: cuda_tridiagonal_cusolver_sytrd__2025_01_09__f64.mlir:7:147: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_tridiagonal_solve__2025_06_16__f32",
-        "compile: cuda_tridiagonal_solve__2025_06_16__f32.mlir:8:197: stablehlo.custom_call: unsupported element type 'index'",
-    ),
-    (
-        "cuda_tridiagonal_solve__2025_06_16__f64",
-        "compile: cuda_tridiagonal_solve__2025_06_16__f64.mlir:8:197: stablehlo.custom_call: unsupported element type 'index'",
+        "compile: cuda_tridiagonal_cusolver_sytrd__2025_01_09__c64.mlir:6:50: stablehlo.constant: expected a number, found ','",
     ),
 ];
 

@@ -1,11 +1,15 @@
-//! Model pieces exported from JAX for the constructs real models use (`testdata/models/`, made
-//! by `tools/jax_exports/models.py`): every `NAME.hlo` and `NAME.mlir` goes through `aot check-hlo`
-//! on h100_sxm and a100_sxm_80 (compile, serialize, load in a fresh runtime, run on the emulated
-//! device, compare with XLA:CPU's outputs in `NAME.io.json`), with default flags.
+//! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
+//! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
+//! in `NAME.io.json`), with default flags. Two suites:
 //!
-//! `EXPECTED_TO_FAIL` names the cases not supported yet, each with the reason. Those trials still
-//! run and must fail: a case that starts passing fails its trial until its entry is removed, so
-//! the list never hides progress or a regression.
+//! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
+//!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
+//! - `jax_linalg`: JAX's linear algebra lowered for CUDA (`testdata/jax_linalg/`, made by
+//!   `tools/jax_linalg/gen.py`), `NAME.mlir` calling JAX's stable cuSOLVER/cuSPARSE custom calls.
+//!
+//! Each suite's `expected_to_fail` names the cases not supported yet, each with the reason. Those
+//! trials still run and must fail: a case that starts passing fails its trial until its entry is
+//! removed, so the list never hides progress or a regression.
 //!
 //! `AOT_RUN_FILTER=substring` limits the trials (libtest-mimic's own filter works too).
 use std::path::PathBuf;
@@ -15,40 +19,78 @@ use common::{check, root};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-/// Cases that do not match yet, with why. Remove an entry when its case passes.
-const EXPECTED_TO_FAIL: &[(&str, &str)] = &[(
-    "rng_bit_generator_algorithms",
-    "rng-bit-generator is refused when read (no back end implements it)",
-)];
-
-fn models() -> PathBuf {
-    root().join("testdata/models")
+/// One directory of exports.
+struct Suite {
+    /// Trial-name prefix.
+    name: &'static str,
+    /// Directory under the repository root.
+    dir: &'static str,
+    /// The module forms each case comes in.
+    exts: &'static [&'static str],
+    /// The fewest cases the directory must hold (a lost directory must not pass as empty).
+    min_cases: usize,
+    /// Cases that do not match yet, with why. Remove an entry when its case passes.
+    expected_to_fail: &'static [(&'static str, &'static str)],
 }
 
-fn trial(name: &str, ext: &str, target: &str) -> Trial {
-    let module = models().join(format!("{name}.{ext}"));
-    let io = models().join(format!("{name}.io.json"));
-    let expected_failure = EXPECTED_TO_FAIL
+const SUITES: &[Suite] = &[
+    Suite {
+        name: "models",
+        dir: "testdata/models",
+        exts: &["hlo", "mlir"],
+        min_cases: 23,
+        expected_to_fail: &[(
+            "rng_bit_generator_algorithms",
+            "rng-bit-generator is refused when read (no back end implements it)",
+        )],
+    },
+    Suite {
+        name: "jax_linalg",
+        dir: "testdata/jax_linalg",
+        exts: &["mlir"],
+        min_cases: 21,
+        expected_to_fail: &[
+            (
+                "cho_solve",
+                "stablehlo.triangular_solve is not supported yet",
+            ),
+            ("expm", "stablehlo.triangular_solve is not supported yet"),
+            ("inv", "stablehlo.triangular_solve is not supported yet"),
+            ("solve", "stablehlo.triangular_solve is not supported yet"),
+            (
+                "triangular_solve",
+                "stablehlo.triangular_solve is not supported yet",
+            ),
+        ],
+    },
+];
+
+fn trial(suite: &'static Suite, name: &str, ext: &str, target: &str) -> Trial {
+    let dir = root().join(suite.dir);
+    let module = dir.join(format!("{name}.{ext}"));
+    let io = dir.join(format!("{name}.io.json"));
+    let expected_failure = suite
+        .expected_to_fail
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, why)| *why);
     let t = target.to_owned();
-    Trial::test(format!("{ext}::{target}::{name}"), move || {
+    let label = format!("{}::{ext}::{target}::{name}", suite.name);
+    Trial::test(label, move || {
         match (check(&module, &io, &t), expected_failure) {
             (Ok(()), None) => Ok(()),
             (Err(e), None) => Err(e),
             (Err(_), Some(_)) => Ok(()),
             (Ok(()), Some(why)) => Err(Failed::from(format!(
-                "passes now: remove it from EXPECTED_TO_FAIL (listed as: {why})"
+                "passes now: remove it from expected_to_fail (listed as: {why})"
             ))),
         }
     })
 }
 
-fn main() {
-    let args = Arguments::from_args();
-    let filter = std::env::var("AOT_RUN_FILTER").unwrap_or_default();
-    let mut names: Vec<String> = std::fs::read_dir(models())
+/// The case names of a suite's directory (one per `NAME.io.json`), sorted.
+fn case_names(suite: &Suite) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join(suite.dir))
         .map(|d| {
             d.filter_map(|e| e.ok()?.file_name().into_string().ok())
                 .filter_map(|n| n.strip_suffix(".io.json").map(str::to_owned))
@@ -56,31 +98,52 @@ fn main() {
         })
         .unwrap_or_default();
     names.sort();
+    names
+}
+
+/// The suite's own trials: enough cases, and no expected failure naming a missing case.
+fn suite_trials(suite: &'static Suite, names: &[String]) -> Vec<Trial> {
     let count = names.len();
-    let mut trials = vec![Trial::test("models::present", move || {
-        if count >= 23 {
-            Ok(())
-        } else {
-            Err(format!("only {count} cases in testdata/models").into())
-        }
-    })];
-    let unknown: Vec<&str> = EXPECTED_TO_FAIL
+    let unknown: Vec<&str> = suite
+        .expected_to_fail
         .iter()
         .map(|(n, _)| *n)
         .filter(|n| !names.iter().any(|m| m == n))
         .collect();
     let unknown = unknown.join(", ");
-    trials.push(Trial::test("models::expected_failures_exist", move || {
-        if unknown.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("EXPECTED_TO_FAIL names cases that do not exist: {unknown}").into())
-        }
-    }));
-    for name in names.iter().filter(|n| n.contains(filter.as_str())) {
-        for ext in ["hlo", "mlir"] {
-            for target in ["h100_sxm", "a100_sxm_80"] {
-                trials.push(trial(name, ext, target));
+    vec![
+        Trial::test(format!("{}::present", suite.name), move || {
+            if count >= suite.min_cases {
+                Ok(())
+            } else {
+                Err(format!("only {count} cases in {}", suite.dir).into())
+            }
+        }),
+        Trial::test(
+            format!("{}::expected_failures_exist", suite.name),
+            move || {
+                if unknown.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("expected_to_fail names cases that do not exist: {unknown}").into())
+                }
+            },
+        ),
+    ]
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let filter = std::env::var("AOT_RUN_FILTER").unwrap_or_default();
+    let mut trials = Vec::new();
+    for suite in SUITES {
+        let names = case_names(suite);
+        trials.extend(suite_trials(suite, &names));
+        for name in names.iter().filter(|n| n.contains(filter.as_str())) {
+            for ext in suite.exts {
+                for target in ["h100_sxm", "a100_sxm_80"] {
+                    trials.push(trial(suite, name, ext, target));
+                }
             }
         }
     }

@@ -8,7 +8,7 @@
 //! replica-id order) passes every golden that never reaches the class. So the executor records,
 //! per execution, each class it reaches ([`crate::ExecutionStats::behaviours`]); the golden
 //! census records them per case, and the coverage gate fails when a class of [`Behaviour::FIXED`]
-//! (or a registered name at the API version the compiler writes by default) is reached by no
+//! (or a registered name at the API version it is called with) is reached by no
 //! golden inside the 6-month window (docs/goldens.md, "Behavioural coverage").
 //!
 //! A class is named `behaviour:<reader>.<value class>` in the census. Adding a class is adding a

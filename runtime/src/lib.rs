@@ -18,6 +18,7 @@ pub mod device;
 pub mod error;
 pub mod executable;
 pub mod execute;
+pub mod ffi;
 pub mod flags;
 pub mod gemm;
 pub mod host;

@@ -7,6 +7,10 @@
 //! which makes them device-independent.
 use std::collections::BTreeMap;
 
+pub use crate::ffi::schema::{
+    ArrayShape, AttrSpec, AttrType, AttrValue, Attributes, LoadCheck, ShapeError,
+};
+
 /// The buffers and arguments a handler is called with.
 #[derive(Debug)]
 pub struct CallFrame<'a> {
@@ -17,8 +21,13 @@ pub struct CallFrame<'a> {
     pub results: &'a mut [Option<Vec<u8>>],
     /// The legacy API's opaque bytes.
     pub opaque: &'a [u8],
-    /// The typed-FFI attributes, name → printed value.
+    /// The typed-FFI attributes, name → printed value (MLIR attribute text: `true`, `0 : ui8`).
     pub attributes: &'a BTreeMap<String, String>,
+    /// The shape of each operand as the artifact gave it (`None` for a null operand or one
+    /// written without a shape); same length as `operands`.
+    pub operand_shapes: &'a [Option<ArrayShape>],
+    /// The shape of each result, as `operand_shapes`; same length as `results`.
+    pub result_shapes: &'a [Option<ArrayShape>],
 }
 
 /// A handler: fills the results from the operands, or says why it cannot.
@@ -45,6 +54,13 @@ pub struct Registration {
     pub api: Api,
     /// The implementation.
     pub handler: Handler,
+    /// The typed attributes the handler takes, checked at load: a missing, unknown or mistyped
+    /// attribute fails the load. `None`: the attributes are not checked (the built-in
+    /// `xla.runtime.*` targets, which read their own).
+    pub attributes: Option<&'static [AttrSpec]>,
+    /// Checks at load the operand and result count, element types, dimensions and layouts the
+    /// handler can take (`None`: not checked).
+    pub check: Option<LoadCheck>,
 }
 
 /// A set of registered custom-call targets.
@@ -76,6 +92,8 @@ impl Registry {
             aliases: &["__xla_noop"],
             api: Api::Ffi,
             handler: noop,
+            attributes: None,
+            check: None,
         });
         r.register(Registration {
             name: "xla.runtime.memcpy",
@@ -83,6 +101,8 @@ impl Registry {
             aliases: &["__xla_memcpy", "Memcpy"],
             api: Api::Ffi,
             handler: memcpy,
+            attributes: None,
+            check: None,
         });
         r.register(Registration {
             name: "xla.runtime.axpy_f32",
@@ -90,7 +110,12 @@ impl Registry {
             aliases: &["__xla_saxpy"],
             api: Api::Ffi,
             handler: axpy_f32,
+            attributes: None,
+            check: None,
         });
+        for registration in crate::ffi::registrations() {
+            r.register(registration);
+        }
         r
     }
 
@@ -122,12 +147,36 @@ impl Registry {
         v.dedup_by(|a, b| a.0 == b.0);
         v
     }
+
+    /// The attribute schema of each registration that declares one (see [`attribute_schemas`]),
+    /// sorted by name.
+    pub fn attribute_schemas(&self) -> Vec<(String, Vec<AttrSpec>)> {
+        let mut v: Vec<(String, Vec<AttrSpec>)> = Vec::new();
+        for r in &self.entries {
+            if v.iter().any(|(n, _)| n == r.name) {
+                continue; // shadowed by a later registration
+            }
+            if let Some(specs) = r.attributes {
+                v.push((r.name.to_owned(), specs.to_vec()));
+            }
+        }
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
 }
 
 /// The built-in registry's names and legacy aliases (the compatibility surface the
 /// schema-history snapshots record).
 pub fn names() -> Vec<(String, Vec<String>)> {
     Registry::builtin().names()
+}
+
+/// The attribute schema of every built-in target that declares one, sorted by target: each
+/// attribute's name, type (`bool`, `ui8`, `i64`, `f32`, `string`) and default. Part of the
+/// compatibility surface (`ffi-attr:TARGET.NAME:TYPE`): removing an attribute or changing its
+/// type inside the backward window breaks artifacts that set it.
+pub fn attribute_schemas() -> Vec<(String, Vec<AttrSpec>)> {
+    Registry::builtin().attribute_schemas()
 }
 
 /// `xla.runtime.noop`: does nothing (results keep their contents).

@@ -17,7 +17,8 @@
 //!
 //! `census` is either a list of construct names for the whole version or an object mapping each
 //! case to its list. Construct names: `pkg.Message`, `pkg.Message.field` (oneof variants are
-//! fields), `pkg.Enum`, `pkg.Enum.VALUE`, `opcode:NAME`, `registry:NAME`, `flag:NAME`.
+//! fields), `pkg.Enum`, `pkg.Enum.VALUE`, `opcode:NAME`, `registry:NAME`, `flag:NAME`,
+//! `ffi-attr:TARGET.NAME` and `ffi-attr:TARGET.NAME:TYPE` (a typed-FFI attribute as written).
 //! `flag:NAME` and `pass:NAME` (the runtime flags and load-time passes the artifact's load and
 //! execution depend on) are also derived at diff time from the surface's `flag_readers` and
 //! `load_passes` ([`Census::with_runtime_dependencies`]), since v1 manifests predate them.

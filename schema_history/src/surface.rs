@@ -23,6 +23,31 @@ pub struct RegistryName {
     pub aliases: Vec<String>,
 }
 
+/// One attribute a typed-FFI handler reads, with the type it takes (`bool`, `i32`, `ui8`, `f32`,
+/// `string`: the MLIR spelling of the attribute's type). An artifact's custom call carries the
+/// attribute with a written type; removing the attribute or changing its type refuses (or
+/// misreads) every artifact that carries it, like a removed field.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FfiAttribute {
+    /// The handler's registered name (its aliases share its attributes).
+    pub target: String,
+    /// The attribute's name.
+    pub name: String,
+    /// The type the handler takes.
+    pub ty: String,
+}
+
+impl FfiAttribute {
+    /// The constructs an artifact using this attribute holds: `ffi-attr:TARGET.NAME` and
+    /// `ffi-attr:TARGET.NAME:TYPE` (for `target` or one of its aliases).
+    pub fn constructs_for(target: &str, name: &str, ty: &str) -> [String; 2] {
+        [
+            format!("ffi-attr:{target}.{name}"),
+            format!("ffi-attr:{target}.{name}:{ty}"),
+        ]
+    }
+}
+
 /// A flag the runtime reads, with its default.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RuntimeFlag {
@@ -80,6 +105,9 @@ pub struct Extras {
     /// The load-time passes, in no particular order (sorted).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub load_passes: Vec<LoadPass>,
+    /// The attributes typed-FFI handlers take (absent from snapshots taken before 2026-12-03).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ffi_attributes: Vec<FfiAttribute>,
 }
 
 impl Extras {
@@ -107,7 +135,18 @@ impl Extras {
         }
         self.load_passes.sort();
         self.load_passes.dedup();
+        self.ffi_attributes.sort();
+        self.ffi_attributes.dedup();
         self
+    }
+
+    /// A handler's name and its legacy aliases (just the name when it is not registered).
+    fn names_of<'a>(&'a self, target: &'a str) -> Vec<&'a str> {
+        let mut names = vec![target];
+        if let Some(r) = self.registry.iter().find(|r| r.name == target) {
+            names.extend(r.aliases.iter().map(String::as_str));
+        }
+        names
     }
 
     /// The runtime dependencies of a golden that uses `constructs`: `flag:NAME` for every flag
@@ -143,6 +182,11 @@ impl Extras {
         }
         for f in &self.runtime_flags {
             out.insert(format!("flag:{}", f.name));
+        }
+        for a in &self.ffi_attributes {
+            for target in self.names_of(&a.target) {
+                out.extend(FfiAttribute::constructs_for(target, &a.name, &a.ty));
+            }
         }
         out
     }
@@ -182,6 +226,12 @@ impl Extras {
                 "pass:{} pass applies-to {}",
                 p.name,
                 p.applies_to.join(",")
+            ));
+        }
+        for a in &self.ffi_attributes {
+            lines.push(format!(
+                "ffi-attr:{}.{} ffi-attribute {}",
+                a.target, a.name, a.ty
             ));
         }
         lines.sort();
@@ -379,6 +429,8 @@ impl History {
                     .any(|r| r.name == rest || r.aliases.iter().any(|a| a == rest))
             } else if let Some(rest) = construct.strip_prefix("flag:") {
                 s.meta.extras.runtime_flags.iter().any(|f| f.name == rest)
+            } else if construct.starts_with("ffi-attr:") {
+                s.meta.extras.constructs().contains(construct)
             } else {
                 s.model.messages.contains_key(construct)
                     || s.model.enums.contains_key(construct)

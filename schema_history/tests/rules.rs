@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 
 use schema_history::{
-    scan_fallback_text, windows, wire, Census, Compiled, Date, Extras, Finding, Format, Golden,
-    History, Model, ProtoSources, RegistryName, Report, Rule, RuntimeFlag, Side, Snapshot,
-    SnapshotMeta, Waivers,
+    scan_fallback_text, windows, wire, Census, Compiled, Date, Extras, FfiAttribute, Finding,
+    Format, Golden, History, Model, ProtoSources, RegistryName, Report, Rule, RuntimeFlag, Side,
+    Snapshot, SnapshotMeta, Waivers,
 };
 
 const HEADER: &str = r#"syntax = "proto3";
@@ -466,6 +466,60 @@ fn backward_window_opcodes_registry_flags() {
         ],
     )];
     insta::assert_snapshot!(c.text());
+}
+
+fn ffi_extras(attributes: &[(&str, &str)]) -> Extras {
+    Extras {
+        registry: vec![RegistryName {
+            name: "cusolver_syevd_ffi".into(),
+            aliases: vec!["legacy_syevd".into()],
+        }],
+        ffi_attributes: attributes
+            .iter()
+            .map(|(name, ty)| FfiAttribute {
+                target: "cusolver_syevd_ffi".into(),
+                name: (*name).into(),
+                ty: (*ty).into(),
+            })
+            .collect(),
+        ..Extras::default()
+    }
+}
+
+/// A handler attribute removed, or retyped, while a golden inside the window sets it is an
+/// error (those artifacts no longer load: the loader refuses an unknown or mistyped attribute),
+/// also when the golden names the handler by a legacy alias; an attribute no golden sets, or
+/// one added, is not.
+#[test]
+fn ffi_attributes_removed_or_retyped_inside_the_window() {
+    let mut c = Case::new(BEFORE_C, BEFORE_C);
+    c.base_extras = ffi_extras(&[("algorithm", "ui8"), ("lower", "bool"), ("unused", "i64")]);
+    c.head_extras = ffi_extras(&[("algorithm", "i32"), ("extra", "bool")]);
+    c.census.goldens = vec![golden(
+        "h100/handwritten",
+        5,
+        "2026-11-20",
+        &[
+            "registry:legacy_syevd",
+            "ffi-attr:legacy_syevd.algorithm",
+            "ffi-attr:legacy_syevd.algorithm:ui8",
+            "ffi-attr:legacy_syevd.lower",
+            "ffi-attr:legacy_syevd.lower:bool",
+        ],
+    )];
+    let findings = c.findings();
+    let errors: Vec<String> = shown(&findings)
+        .into_iter()
+        .filter(|f| f.starts_with("error"))
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            "error backward-window ffi-attr:legacy_syevd.algorithm:ui8: `ffi-attr:legacy_syevd.algorithm:ui8` is removed, but golden h100/handwritten/v5 (created 2026-11-20) uses it and today's runtime must load artifacts for 6 months",
+            "error backward-window ffi-attr:legacy_syevd.lower: `ffi-attr:legacy_syevd.lower` is removed, but golden h100/handwritten/v5 (created 2026-11-20) uses it and today's runtime must load artifacts for 6 months",
+            "error backward-window ffi-attr:legacy_syevd.lower:bool: `ffi-attr:legacy_syevd.lower:bool` is removed, but golden h100/handwritten/v5 (created 2026-11-20) uses it and today's runtime must load artifacts for 6 months",
+        ]
+    );
 }
 
 fn limit_extras(name: &str, default: &str, limit: bool) -> Extras {

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use proto::prost_reflect::{DynamicMessage, FieldDescriptor, Kind, ReflectMessage, Value};
 use proto::stream_executor::executable_abi_version_proto::PlatformVersion;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
-use schema_history::{FlagReaders, LoadPass};
+use schema_history::{FfiAttribute, FlagReaders, LoadPass};
 
 /// Every artifact.
 const ANY_ARTIFACT: &[&str] = &["xla.gpu.GpuExecutableProto"];
@@ -155,6 +155,10 @@ pub fn data_constructs(executable: &GpuExecutableProto) -> BTreeSet<String> {
         match &thunk.r#impl {
             Some(Impl::CustomCallThunk(c)) => {
                 out.insert(format!("registry:{}", c.target_name));
+                for (name, value) in c.attributes.iter().chain(&c.attributes_xyz) {
+                    let ty = ffi_value_type(value);
+                    out.extend(FfiAttribute::constructs_for(&c.target_name, name, ty));
+                }
             }
             Some(Impl::KernelThunk(k)) => {
                 if let Some(b) = k.kernel_binary.as_ref().filter(|b| !b.ptx.is_empty()) {
@@ -179,6 +183,40 @@ pub fn data_constructs(executable: &GpuExecutableProto) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// The type a typed-FFI attribute's value text is written with, in the MLIR spelling the
+/// runtime's handler schemas use: `true`/`false` are `bool`, `0 : ui8` is `ui8`, a bare integer
+/// `i64` and a bare float `f64` (MLIR's defaults), `"..."` a `string`; `si32` is `i32`. Anything
+/// else (arrays, dictionaries) is `other`: no handler takes one, so no schema names it.
+pub fn ffi_value_type(value: &str) -> &str {
+    let v = value.trim();
+    if v == "true" || v == "false" {
+        return "bool";
+    }
+    if v.starts_with('"') {
+        return "string";
+    }
+    if let Some((number, ty)) = v.rsplit_once(" : ") {
+        let ty = ty.trim();
+        let numeric = number.trim().parse::<f64>().is_ok()
+            || number.trim() == "true"
+            || number.trim() == "false";
+        if numeric {
+            return ty
+                .strip_prefix('s')
+                .filter(|t| t.starts_with('i'))
+                .unwrap_or(ty);
+        }
+        return "other";
+    }
+    if v.parse::<i128>().is_ok() {
+        "i64"
+    } else if v.parse::<f64>().is_ok() {
+        "f64"
+    } else {
+        "other"
+    }
 }
 
 /// A kernel's PTX header as census constructs: `ptx:isa:X.Y` (its `.version`), `ptx:target:ARCH`
@@ -325,6 +363,51 @@ fn unknown(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
 mod tests {
     use super::*;
     use proto::xla::gpu::{CustomCallThunkProto, KernelThunkProto, SequentialThunkProto};
+
+    #[test]
+    fn ffi_attribute_values_are_typed_as_written() {
+        for (value, ty) in [
+            ("true", "bool"),
+            (" false ", "bool"),
+            ("0 : ui8", "ui8"),
+            ("-3 : si32", "i32"),
+            ("7 : i64", "i64"),
+            ("7", "i64"),
+            ("2.5", "f64"),
+            ("1.000000e+00 : f32", "f32"),
+            ("\"a b\"", "string"),
+            ("array<i64: 1, 2>", "other"),
+            ("{k = 1}", "other"),
+        ] {
+            assert_eq!(ffi_value_type(value), ty, "{value}");
+        }
+    }
+
+    #[test]
+    fn ffi_attributes_are_in_the_census_with_their_written_type() {
+        let call = CustomCallThunkProto {
+            target_name: "cusolver_syevd_ffi".into(),
+            attributes: [("algorithm".to_owned(), "0 : ui8".to_owned())].into(),
+            attributes_xyz: [("lower".to_owned(), "true".to_owned())].into(),
+            ..Default::default()
+        };
+        let exe = GpuExecutableProto {
+            thunks: vec![ThunkProto {
+                thunk_info: None,
+                r#impl: Some(Impl::CustomCallThunk(call)),
+            }],
+            ..Default::default()
+        };
+        let c = data_constructs(&exe);
+        for want in [
+            "ffi-attr:cusolver_syevd_ffi.algorithm",
+            "ffi-attr:cusolver_syevd_ffi.algorithm:ui8",
+            "ffi-attr:cusolver_syevd_ffi.lower",
+            "ffi-attr:cusolver_syevd_ffi.lower:bool",
+        ] {
+            assert!(c.contains(want), "{want} missing from {c:?}");
+        }
+    }
 
     #[test]
     fn census_names_fields_oneof_variants_enums_and_registry_targets() {

@@ -1165,17 +1165,27 @@ pub fn uncovered_values(used: &std::collections::BTreeSet<String>) -> Vec<String
 }
 
 /// The behaviour classes ([`runtime::behaviour`]) no construct of `used` records: each fixed
-/// class, and every registered custom-call target at the API version today's compiler writes by
-/// default ([`compiler::DEFAULT_CUSTOM_CALL_API_VERSION`]).
+/// class, and every registered custom-call target at the API version it is called with: a
+/// typed-FFI handler (one with an attribute schema, which the loader refuses through any other
+/// API) at `API_VERSION_TYPED_FFI`, every other at the version today's compiler writes by default
+/// ([`compiler::DEFAULT_CUSTOM_CALL_API_VERSION`]).
 pub fn uncovered_behaviours(used: &std::collections::BTreeSet<String>) -> Vec<String> {
     let default_api = compiler::DEFAULT_CUSTOM_CALL_API_VERSION;
-    let calls =
-        runtime::registry::names()
-            .into_iter()
-            .map(|(target, _)| runtime::Behaviour::CustomCall {
-                target,
-                api_version: default_api as i32,
-            });
+    let typed_ffi: std::collections::BTreeSet<String> = runtime::registry::attribute_schemas()
+        .into_iter()
+        .map(|(target, _)| target)
+        .collect();
+    let calls = runtime::registry::names().into_iter().map(|(target, _)| {
+        let api = if typed_ffi.contains(&target) {
+            proto::xla::CustomCallApiVersion::ApiVersionTypedFfi
+        } else {
+            default_api
+        };
+        runtime::Behaviour::CustomCall {
+            target,
+            api_version: api as i32,
+        }
+    });
     runtime::Behaviour::FIXED
         .iter()
         .cloned()
@@ -1183,9 +1193,8 @@ pub fn uncovered_behaviours(used: &std::collections::BTreeSet<String>) -> Vec<St
         .filter(|b| !used.contains(&b.census_name()))
         .map(|b| match &b {
             runtime::Behaviour::CustomCall { .. } => format!(
-                "{} (a registered target at {}, the API version the compiler writes by default)",
-                b.census_name(),
-                default_api.as_str_name()
+                "{} (a registered target at the API version it is called with)",
+                b.census_name()
             ),
             _ => format!(
                 "{} (a behaviour class the runtime's executor reads)",

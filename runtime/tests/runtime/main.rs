@@ -1,6 +1,9 @@
 //! Runtime integration tests on hand-built artifacts (no compiler).
 mod common;
 mod execute;
+mod ffi_data;
+mod ffi_handlers;
+mod ffi_load_errors;
 mod hostile;
 mod load_errors;
 mod mutants;

@@ -2,6 +2,9 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::ffi::check::byte_width;
+use crate::ffi::schema::{check_attributes, ArrayShape, CallShapes, ShapeError};
+use crate::registry::Registration;
 
 /// A `custom_call_thunk`: a registered target and slices that fit their allocations.
 pub(super) fn custom_call(
@@ -52,8 +55,10 @@ pub(super) fn custom_call(
             })
             .collect()
     };
+    check_api_version(&handler, target_name, *api_version, &p2)?;
     let operands = nullable(operands, "operands")?;
     let results = nullable(results, "results")?;
+    check_signature(&handler, attributes, &operands, &results, &p2)?;
     Ok(ThunkKind::CustomCall(Box::new(CustomCallThunk {
         target_name: target_name.clone(),
         handler,
@@ -66,10 +71,91 @@ pub(super) fn custom_call(
     })))
 }
 
+/// A handler with an attribute schema is a typed-FFI handler (JAX's targets): it reads its
+/// arguments from the attributes and its buffers' shapes, so a call through a legacy API (whose
+/// arguments are in `opaque`) would hand it nothing it can read. Handlers without a schema (the
+/// `xla.runtime.*` builtins) take either.
+fn check_api_version(
+    handler: &Registration,
+    target_name: &str,
+    api_version: i32,
+    p2: &str,
+) -> Result<()> {
+    let typed_ffi = proto::xla::CustomCallApiVersion::ApiVersionTypedFfi;
+    if handler.attributes.is_none() || api_version == typed_ffi as i32 {
+        return Ok(());
+    }
+    let written = proto::xla::CustomCallApiVersion::try_from(api_version)
+        .map_or_else(|_| api_version.to_string(), |v| v.as_str_name().to_owned());
+    Err(invalid(format!(
+        "{p2}.api_version: {} is a typed-FFI handler ({}), the artifact calls it with {written}",
+        elide(&target_name.escape_debug().to_string()),
+        typed_ffi.as_str_name()
+    )))
+}
+
 /// Attributes at the v1 number 6, where the hand-written goldens v1 and v2 (2026-12-01) carry
-/// them; no compiler of this project writes attributes, and hand-written versions from v3 on
-/// write them at 1000.
+/// them and where today's compiler writes a typed-FFI call's attributes (until 2026-12-15: runtimes
+/// older than 2026-12-01 read only 6); hand-written versions from v3 on write them at 1000. The
+/// last artifacts with attributes at 6 are the compiler's of 2026-12-14: 6 months later, in June
+/// 2027, this reading may go.
 // Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_attributes(attributes: &BTreeMap<String, String>) -> &BTreeMap<String, String> {
     attributes
+}
+
+/// A target that declares a schema: its attributes decode to their declared types, and its
+/// operands and results are what the handler takes (count, element types, dimensions, layouts,
+/// and slices the size of their shapes).
+fn check_signature(
+    handler: &Registration,
+    attributes: &BTreeMap<String, String>,
+    operands: &[Option<ShapedSlice>],
+    results: &[Option<ShapedSlice>],
+    p2: &str,
+) -> Result<()> {
+    let Some(specs) = handler.attributes else {
+        return Ok(());
+    };
+    let refuse = |e: ShapeError| invalid(format!("{p2}.{}: {}", e.field, e.message));
+    let decoded = check_attributes(handler.name, specs, attributes).map_err(refuse)?;
+    let Some(check) = handler.check else {
+        return Ok(());
+    };
+    let shapes = |v: &[Option<ShapedSlice>]| -> Vec<Option<ArrayShape>> {
+        v.iter()
+            .map(|s| s.as_ref()?.shape.as_ref().map(ArrayShape::from_proto))
+            .collect()
+    };
+    let (op_shapes, res_shapes) = (shapes(operands), shapes(results));
+    check(&CallShapes {
+        operands: &op_shapes,
+        results: &res_shapes,
+        attributes: &decoded,
+    })
+    .map_err(refuse)?;
+    for (field, word, slices, shapes) in [
+        ("operands", "operand", operands, &op_shapes),
+        ("results", "result", results, &res_shapes),
+    ] {
+        for (i, (s, shape)) in slices.iter().zip(shapes).enumerate() {
+            let (Some(s), Some(shape)) = (s, shape) else {
+                return Err(invalid(format!(
+                    "{p2}.{field}[{i}].shaped_slice: {} needs {word} {i}, a slice with a shape; the artifact's is null or has no shape",
+                    handler.name
+                )));
+            };
+            let width = shape.ty().and_then(byte_width).unwrap_or(0);
+            let want = shape.elements().max(0) as u64 * width;
+            if s.slice.size != want {
+                return Err(invalid(format!(
+                    "{p2}.{field}[{i}].shaped_slice.slice.size is {} bytes, its shape {}{:?} needs {want}",
+                    s.slice.size,
+                    type_name(shape.element_type),
+                    shape.dimensions
+                )));
+            }
+        }
+    }
+    Ok(())
 }

@@ -37,6 +37,8 @@ use super::manifest::{hash_files, Manifest, MANIFEST_FILE, MANIFEST_FORMAT_VERSI
 use super::regen::{EXECUTABLE_FILE, MODULE_FILE, TARGET_FILE};
 use super::store::{GoldenError, GoldenStore};
 
+mod jax_ffi;
+
 /// `compiler_version` and `compiler_commit` of a hand-written version's manifest.
 pub const HANDWRITTEN_COMPILER: &str = "hand-written (harness/src/golden/handwritten.rs)";
 
@@ -283,7 +285,14 @@ fn build_gemm_passthrough(p: &mut GpuExecutableProto) {
     )];
 }
 
-/// Every hand-written case, sorted by name.
+/// Every hand-written case, sorted by name: [`CASES`] and JAX's typed-FFI calls.
+pub fn all_cases() -> Vec<&'static HandCase> {
+    let mut v: Vec<&'static HandCase> = CASES.iter().chain(jax_ffi::CASES).collect();
+    v.sort_by_key(|c| c.name);
+    v
+}
+
+/// The hand-written cases of the runtime's own constructs, sorted by name.
 pub const CASES: &[HandCase] = &[
     HandCase {
         name: "custom_call_registry",
@@ -470,6 +479,40 @@ pub fn write_version(
     Ok(dir)
 }
 
+/// The behaviour classes a case reaches (`behaviour:custom_call.TARGET.api_version_N`, ...),
+/// which the coverage gate reads from the census as it does for compiled versions. The run
+/// only observes: its outputs must be bit-identical to the hand-worked ones, or nothing is
+/// written (a disagreement is a wrong case or a runtime bug, to be settled, never recorded).
+fn behaviours(
+    case: &HandCase,
+    bytes: &[u8],
+    description: &runtime::DeviceDescription,
+) -> anyhow::Result<Vec<String>> {
+    let io = hlo::io::IoCase::parse(case.io_json)
+        .map_err(|e| anyhow::anyhow!("{}/io.json: {e}", case.name))?;
+    let exercised = super::regen::exercise_artifact(bytes, description, std::slice::from_ref(&io))
+        .with_context(|| format!("hand-written case {}", case.name))?;
+    for (i, (got, want)) in exercised
+        .io
+        .iter()
+        .flat_map(|r| &r.outputs)
+        .zip(&io.outputs)
+        .enumerate()
+    {
+        super::replay::bit_identical(got, want).map_err(|m| {
+            anyhow::anyhow!(
+                "hand-written case {}: output {i} disagrees with its hand-worked value: {m}",
+                case.name
+            )
+        })?;
+    }
+    Ok(exercised
+        .behaviours
+        .iter()
+        .map(runtime::Behaviour::census_name)
+        .collect())
+}
+
 fn write_into(
     dir: &Path,
     environment: &GpuExecutableProto,
@@ -480,15 +523,23 @@ fn write_into(
 ) -> anyhow::Result<Manifest> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join(TARGET_FILE), target_config)?;
+    let config_text = std::str::from_utf8(target_config)
+        .with_context(|| format!("{target}/{TARGET_FILE} is not UTF-8"))?;
+    let config = proto::parse_target_config(config_text, &format!("{target}/{TARGET_FILE}"))?;
+    let description = runtime::DeviceDescription::from_target_config(&config)?;
     let mut census = std::collections::BTreeMap::new();
-    for case in CASES {
+    let cases = all_cases();
+    for case in &cases {
         let exe = artifact(case, environment)?;
         let case_dir = dir.join(case.name);
         std::fs::create_dir_all(&case_dir)?;
-        std::fs::write(case_dir.join(EXECUTABLE_FILE), exe.encode_to_vec())?;
+        let bytes = exe.encode_to_vec();
+        std::fs::write(case_dir.join(EXECUTABLE_FILE), &bytes)?;
         std::fs::write(case_dir.join(MODULE_FILE), case.module)?;
         std::fs::write(case_dir.join("io.json"), case.io_json)?;
-        census.insert(case.name.to_owned(), census_of(&exe));
+        let mut constructs = census_of(&exe);
+        constructs.extend(behaviours(case, &bytes, &description)?);
+        census.insert(case.name.to_owned(), constructs);
     }
     let manifest = Manifest {
         format_version: MANIFEST_FORMAT_VERSION,
@@ -497,7 +548,7 @@ fn write_into(
         created: created.to_owned(),
         compiler_version: HANDWRITTEN_COMPILER.to_owned(),
         compiler_commit: HANDWRITTEN_COMPILER.to_owned(),
-        cases: CASES.iter().map(|c| c.name.to_owned()).collect(),
+        cases: cases.iter().map(|c| c.name.to_owned()).collect(),
         files: hash_files(dir)?,
         census,
     };

@@ -1,0 +1,108 @@
+//! `cusolver_potrf_ffi`: Cholesky factorization, cuSOLVER's `potrf` per matrix.
+//!
+//! Hand-written (LAPACK's unblocked `xPOTF2`) rather than faer's Cholesky because the output's
+//! layout is cuSOLVER's convention: only the `lower` (or upper) triangle is written, the other
+//! keeps the input's values (JAX masks it), and a matrix whose leading minor of order `k` is not
+//! positive definite stops the factorization there with `info = k` (JAX then fills the factor
+//! with NaN). The diagonal of a complex input is read as real.
+use proto::xla::PrimitiveType;
+
+use super::check::{cat, Checker, Operand, Res, FLOATS};
+use super::schema::{AttrSpec, AttrType, CallShapes, ShapeError};
+use super::{operand, put, put_i32, split_batch, with_scalar, Scalar};
+use crate::registry::CallFrame;
+
+pub(crate) const ATTRS: &[AttrSpec] = &[AttrSpec::required("lower", AttrType::Bool)];
+
+/// Operand `a` (batch of square matrices); results `out` like `a`, `info` int32 per matrix.
+pub(crate) fn check(s: &CallShapes<'_>) -> Result<(), ShapeError> {
+    let c = Checker::new(s, "cusolver_potrf_ffi");
+    c.counts(1, 2)?;
+    let t = c.elem_in(Operand, 0, &FLOATS)?;
+    let (batch, rows, cols) = c.matrix(Operand, 0)?;
+    if rows != cols {
+        return Err(c.refuse_dims(
+            Operand,
+            0,
+            format!("needs square matrices, operand 0 is {rows}x{cols}"),
+        ));
+    }
+    c.layout(Operand, 0, true)?;
+    c.elem(Res, 0, t)?;
+    c.dims(Res, 0, &cat(&batch, &[rows, cols]), "operand 0's")?;
+    c.layout(Res, 0, true)?;
+    c.elem(Res, 1, PrimitiveType::S32)?;
+    c.dims(Res, 1, &batch, "operand 0's batch dimensions")?;
+    c.layout(Res, 1, false)
+}
+
+pub(crate) fn potrf(frame: &mut CallFrame<'_>) -> Result<(), String> {
+    let ty = super::operand_type(frame, 0)?;
+    with_scalar!(ty, potrf_t, frame)
+}
+
+fn potrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+    let lower = super::schema::bool_attr(frame.attributes, "lower")?;
+    let (bytes, shape) = operand(frame, 0)?;
+    let (batch, n, _) = split_batch(shape)?;
+    let mut a = T::read(bytes, wide);
+    let mut info = vec![0i32; batch];
+    for (b, info) in info.iter_mut().enumerate() {
+        let m = &mut a[b * n * n..(b + 1) * n * n];
+        *info = if lower {
+            potf2_lower(m, n)
+        } else {
+            potf2_upper(m, n)
+        };
+    }
+    put(frame, 0, &a, wide)?;
+    put_i32(frame, 1, &info)
+}
+
+/// LAPACK `xPOTF2` lower: `A = L Lᴴ`, `L` into the lower triangle. Returns `info`.
+pub(crate) fn potf2_lower<T: Scalar>(a: &mut [T], n: usize) -> i32 {
+    for j in 0..n {
+        let mut ajj = a[j + j * n].re();
+        for k in 0..j {
+            ajj -= a[j + k * n].abs2();
+        }
+        if ajj.is_nan() || ajj <= 0.0 {
+            a[j + j * n] = T::from_re(ajj);
+            return j as i32 + 1;
+        }
+        let ajj = ajj.sqrt();
+        a[j + j * n] = T::from_re(ajj);
+        for i in j + 1..n {
+            let mut s = a[i + j * n];
+            for k in 0..j {
+                s = s - a[i + k * n] * a[j + k * n].conj();
+            }
+            a[i + j * n] = s.scale(1.0 / ajj);
+        }
+    }
+    0
+}
+
+/// LAPACK `xPOTF2` upper: `A = Uᴴ U`, `U` into the upper triangle. Returns `info`.
+pub(crate) fn potf2_upper<T: Scalar>(a: &mut [T], n: usize) -> i32 {
+    for j in 0..n {
+        let mut ajj = a[j + j * n].re();
+        for k in 0..j {
+            ajj -= a[k + j * n].abs2();
+        }
+        if ajj.is_nan() || ajj <= 0.0 {
+            a[j + j * n] = T::from_re(ajj);
+            return j as i32 + 1;
+        }
+        let ajj = ajj.sqrt();
+        a[j + j * n] = T::from_re(ajj);
+        for i in j + 1..n {
+            let mut s = a[j + i * n];
+            for k in 0..j {
+                s = s - a[k + j * n].conj() * a[k + i * n];
+            }
+            a[j + i * n] = s.scale(1.0 / ajj);
+        }
+    }
+    0
+}

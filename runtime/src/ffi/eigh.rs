@@ -1,0 +1,117 @@
+//! `cusolver_syevd_ffi`: eigen-decomposition of Hermitian matrices, through faer.
+//!
+//! The result is convention-free up to the sign (phase) of each eigenvector, which JAX's checks
+//! allow; this runtime fixes it ([`super::phase`]: the leading largest entry real and positive)
+//! so that recorded outputs do not move with faer. Eigenvalues ascending (cuSOLVER's order), the eigenvectors as the columns of `out`,
+//! only the `lower` (or upper) triangle of the input read. `algorithm` (jaxlib's
+//! `SyevdAlgorithm`: 0 default, 1 divide-and-conquer, 2 Jacobi, 3 QR) chooses cuSOLVER's method,
+//! not the answer; here every value gives the same. A matrix faer cannot decompose (NaN or
+//! infinite entries) gets `info = 1` and NaN outputs, which JAX turns into NaN as it does for
+//! cuSOLVER's `info > 0`.
+use faer::{Mat, Side};
+use proto::xla::PrimitiveType;
+
+use super::check::{cat, real_of, Checker, Operand, Res, FLOATS};
+use super::schema::{AttrSpec, AttrType, CallShapes, ShapeError};
+use super::{operand, put, put_i32, split_batch, with_scalar, Scalar};
+use crate::registry::CallFrame;
+
+pub(crate) const ATTRS: &[AttrSpec] = &[
+    AttrSpec::required(
+        "algorithm",
+        AttrType::Int {
+            bits: 8,
+            signed: false,
+        },
+    ),
+    AttrSpec::required("lower", AttrType::Bool),
+];
+
+/// Operand `a` (square); results `out` like `a`, `w` `[batch, n]` real, `info` int32 `[batch]`.
+pub(crate) fn check(s: &CallShapes<'_>) -> Result<(), ShapeError> {
+    let c = Checker::new(s, "cusolver_syevd_ffi");
+    c.counts(1, 3)?;
+    let t = c.elem_in(Operand, 0, &FLOATS)?;
+    let (batch, rows, cols) = c.matrix(Operand, 0)?;
+    if rows != cols {
+        return Err(c.refuse_dims(
+            Operand,
+            0,
+            format!("needs square matrices, operand 0 is {rows}x{cols}"),
+        ));
+    }
+    c.layout(Operand, 0, true)?;
+    c.elem(Res, 0, t)?;
+    c.dims(Res, 0, &cat(&batch, &[rows, cols]), "operand 0's")?;
+    c.layout(Res, 0, true)?;
+    c.elem(Res, 1, real_of(t))?;
+    c.dims(Res, 1, &cat(&batch, &[rows]), "batch, n")?;
+    c.layout(Res, 1, false)?;
+    c.elem(Res, 2, PrimitiveType::S32)?;
+    c.dims(Res, 2, &batch, "operand 0's batch dimensions")?;
+    c.layout(Res, 2, false)
+}
+
+pub(crate) fn syevd(frame: &mut CallFrame<'_>) -> Result<(), String> {
+    let ty = super::operand_type(frame, 0)?;
+    with_scalar!(ty, syevd_t, frame)
+}
+
+fn syevd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+    let lower = super::schema::bool_attr(frame.attributes, "lower")?;
+    let (bytes, shape) = operand(frame, 0)?;
+    let (batch, n, _) = split_batch(shape)?;
+    let mut a = T::read(bytes, wide);
+    let mut w = vec![0.0f64; batch * n];
+    let mut info = vec![0i32; batch];
+    for b in 0..batch {
+        let m = &mut a[b * n * n..(b + 1) * n * n];
+        match T::eigh(m, n, lower) {
+            Some((vals, vecs)) => {
+                w[b * n..(b + 1) * n].copy_from_slice(&vals);
+                m.copy_from_slice(&vecs);
+            }
+            None => {
+                w[b * n..(b + 1) * n].fill(f64::NAN);
+                m.fill(T::from_re(f64::NAN));
+                info[b] = 1;
+            }
+        }
+    }
+    put(frame, 0, &a, wide)?;
+    put(frame, 1, &w, wide)?;
+    put_i32(frame, 2, &info)
+}
+
+/// faer's self-adjoint eigen-decomposition of the column-major `a` (its `lower` or upper
+/// triangle), eigenvalues ascending.
+pub(crate) fn faer_eigh<T>(a: &[T], n: usize, lower: bool) -> Option<(Vec<f64>, Vec<T>)>
+where
+    T: Scalar + faer::traits::ComplexField,
+{
+    if a.iter()
+        .any(|x| !(x.re().is_finite() && x.im().is_finite()))
+    {
+        return None;
+    }
+    if n == 0 {
+        return Some((Vec::new(), Vec::new()));
+    }
+    let m = Mat::<T>::from_fn(n, n, |i, j| a[i + j * n]);
+    let side = if lower { Side::Lower } else { Side::Upper };
+    let e = m.self_adjoint_eigen(side).ok()?;
+    let s = e.S().column_vector();
+    let u = e.U();
+    let mut order: Vec<usize> = (0..n).collect();
+    let vals: Vec<f64> = (0..n).map(|i| s[i].re()).collect();
+    order.sort_by(|&x, &y| vals[x].total_cmp(&vals[y]));
+    let w = order.iter().map(|&i| vals[i]).collect();
+    let mut v = Vec::with_capacity(n * n);
+    for &j in &order {
+        for i in 0..n {
+            v.push(u[(i, j)]);
+        }
+    }
+    super::phase::fix_columns(&mut v, n);
+    Some((w, v))
+}
