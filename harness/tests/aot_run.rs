@@ -159,6 +159,50 @@ fn cli_trials() -> Vec<Trial> {
             }
             Ok(())
         }),
+        Trial::test("cli::check_hlo_complex_io", || {
+            // c64 in and out: io data interleaved (re, im), each part held to f32's tolerance.
+            let hlo = tmp("complex.hlo");
+            std::fs::write(
+                &hlo,
+                "HloModule m\n\nENTRY e {\n  x = c64[2] parameter(0)\n  y = c64[2] parameter(1)\n  \
+                 d = c64[2] divide(x, y)\n  a = f32[2] abs(x)\n  \
+                 ROOT t = (c64[2], f32[2]) tuple(d, a)\n}\n",
+            )?;
+            let io_text = |d_im: &str| {
+                format!(
+                    r#"{{"inputs": [{{"dtype": "c64", "shape": [2], "data": [3, 4, 0, -2]}},
+                        {{"dtype": "c64", "shape": [2], "data": [1, 0, 0, 1]}}],
+                       "outputs": [{{"dtype": "c64", "shape": [2], "data": [3, 4, -2, {d_im}]}},
+                        {{"dtype": "f32", "shape": [2], "data": [5, 2]}}]}}"#
+                )
+            };
+            let spec = spec("h100_sxm");
+            let check = |io: &std::path::Path| {
+                aot(&[
+                    "check-hlo".as_ref(),
+                    hlo.as_os_str(),
+                    "--io".as_ref(),
+                    io.as_os_str(),
+                    "--target-config".as_ref(),
+                    spec.as_os_str(),
+                ])
+            };
+            let right = tmp("complex.io.json");
+            std::fs::write(&right, io_text("0"))?;
+            let (code, text) = check(&right)?;
+            if code != Some(0) || !text.contains("output 0 c64[2]: OK") {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            let wrong = tmp("complex.wrong.io.json");
+            std::fs::write(&wrong, io_text("0.5"))?;
+            let (code, text) = check(&wrong)?;
+            let want =
+                "output 0 c64[2]: MISMATCH max_abs_err=5e-1 mismatches=1 first=[1] got=-0 want=0.5";
+            if code != Some(1) || !text.contains(want) {
+                return Err(format!("exit {code:?}, want 1 and {want:?}\n{text}").into());
+            }
+            Ok(())
+        }),
         Trial::test("cli::run_exit_codes", || {
             let (hlo, io) = corpus_case("add");
             let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;

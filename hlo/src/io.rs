@@ -8,8 +8,9 @@
 //!
 //! Complex arrays (`c64`, `c128`) give each element as two numbers, real then imaginary part
 //! (`"data": [re0, im0, re1, im1, ...]`, twice the element count), each exact in the component
-//! type (`f32`, `f64`). [`Array`] holds no complex values, so [`IoCase`] refuses them
-//! ([`IoError::Complex`]); [`IoFile`] reads every dtype, complex ones as [`ComplexArray`].
+//! type (`f32`, `f64`). [`IoCase`] holds them as `c64`/`c128` [`Array`]s; [`IoFile`] as
+//! [`ComplexArray`]s (their parts), [`IoArray::into_array`] and [`IoArray::from_array`] between.
+//! A complex element matches when both parts match under its part type's tolerance.
 //!
 //! Tolerance: a float element matches when `|got - want| <= atol + rtol * |want|`, NaN matches
 //! NaN, an infinity matches only the same infinity. Defaults per element type
@@ -21,6 +22,7 @@
 //! | `f32` | 1e-5 | 1e-4 | reduction order and transcendental approximations differ |
 //! | `f16` | 1e-3 | 1e-3 | one f16 ulp is at most 2^-10 ≈ 9.8e-4 relative |
 //! | `bf16` | 1e-2 | 1e-2 | one bf16 ulp is at most 2^-7 ≈ 7.8e-3 relative |
+//! | `c64`, `c128` | as `f32`, `f64` | | applied to each part |
 //! | ints, `pred` | 0 | 0 | exact |
 use std::path::Path;
 
@@ -72,14 +74,6 @@ pub enum IoError {
         expected: usize,
         /// Data length.
         got: usize,
-    },
-    /// A complex array where only [`Array`]s can be held ([`IoCase`]; read it as an [`IoFile`]).
-    #[error("{location}: {name} arrays have no host values here (complex io is read by IoFile)")]
-    Complex {
-        /// Where.
-        location: String,
-        /// The dtype name (`c64`, `c128`).
-        name: String,
     },
     /// An element is not representable in the dtype.
     #[error("{location}: element {index} ({value}) is not a valid {dtype}")]
@@ -190,6 +184,28 @@ pub enum IoArray {
 }
 
 impl IoArray {
+    /// The array, complex ones as `c64`/`c128` [`Array`]s.
+    pub fn into_array(self) -> Array {
+        match self {
+            IoArray::Real(a) => a,
+            IoArray::Complex(c) => {
+                crate::complex::from_parts(&c.parts).expect("ComplexArray::new checked the parts")
+            }
+        }
+    }
+
+    /// An array as an io array: complex ones as [`IoArray::Complex`] (their parts).
+    pub fn from_array(a: Array) -> IoArray {
+        match crate::complex::parts_of(&a) {
+            Some(parts) => IoArray::Complex(ComplexArray {
+                dtype: a.dtype().primitive(),
+                dims: a.dims().to_vec(),
+                parts,
+            }),
+            None => IoArray::Real(a),
+        }
+    }
+
     /// `f32[4,5]`, `c64[4,4]`.
     pub fn shape_string(&self) -> String {
         match self {
@@ -342,8 +358,8 @@ fn shape_of(v: &Value, location: &str) -> Result<Vec<usize>, IoError> {
         })
 }
 
-/// Parses one `ARRAY` object; `location` names it in errors. Complex dtypes are refused
-/// ([`IoError::Complex`]; [`parse_io_array`] reads them).
+/// Parses one `ARRAY` object; `location` names it in errors. Complex dtypes are read as
+/// [`parse_io_array`] reads them (interleaved parts) into a `c64`/`c128` [`Array`].
 pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
     let structure = |what: &str, problem: &str| IoError::Structure {
         location: format!("{location}.{what}"),
@@ -353,13 +369,9 @@ pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
         .get("dtype")
         .and_then(Value::as_str)
         .ok_or_else(|| structure("dtype", "missing or not a string"))?;
-    if PrimitiveType::from_name(name).is_some_and(PrimitiveType::is_complex)
-        && DType::from_name(name).is_none()
-    {
-        return Err(IoError::Complex {
-            location: format!("{location}.dtype"),
-            name: name.to_string(),
-        });
+    if PrimitiveType::from_name(name).is_some_and(PrimitiveType::is_complex) {
+        // Read (and checked) as parts by `parse_io_array`, then held as one complex array.
+        return parse_io_array(v, location).map(IoArray::into_array);
     }
     let dtype = DType::from_name(name).ok_or_else(|| IoError::DType {
         location: format!("{location}.dtype"),
@@ -470,6 +482,9 @@ fn json_float(v: &Value) -> Option<f64> {
 
 /// Renders an array as an io-file `ARRAY` object (floats as exact decimals, non-finite as strings).
 pub fn array_to_json(a: &Array) -> Value {
+    if a.dtype().is_complex() {
+        return io_array_to_json(&IoArray::from_array(a.clone()));
+    }
     let data: Vec<Value> = match a.data() {
         Data::Pred(v) => v.iter().map(|b| Value::from(u8::from(*b))).collect(),
         d if d.dtype().is_float() => d
@@ -523,11 +538,12 @@ impl Tolerance {
     /// The default for an element type (see the module docs).
     pub fn for_dtype(dtype: DType) -> Tolerance {
         match dtype {
-            DType::F64 => Tolerance {
+            // Complex types: the tolerance of their parts, applied to each part.
+            DType::F64 | DType::C128 => Tolerance {
                 atol: 1e-9,
                 rtol: 1e-7,
             },
-            DType::F32 => Tolerance {
+            DType::F32 | DType::C64 => Tolerance {
                 atol: 1e-5,
                 rtol: 1e-4,
             },
@@ -582,8 +598,20 @@ pub struct Comparison {
 }
 
 /// Compares `got` with `want` under `tol` (integers and `pred` are compared exactly whatever
-/// `tol` says, through their exact `i64`/`u64` values).
+/// `tol` says, through their exact `i64`/`u64` values; complex numbers part by part, each part
+/// under `tol`, a mismatch reporting the element's index and the first part that differs).
 pub fn compare(got: &Array, want: &Array, tol: Tolerance) -> Comparison {
+    if let (true, Some(g), Some(w)) = (
+        got.dtype() == want.dtype() && got.dims() == want.dims(),
+        crate::complex::parts_of(got),
+        crate::complex::parts_of(want),
+    ) {
+        let mut c = compare(&g, &w, tol);
+        if let Some(m) = &mut c.first {
+            m.index.pop();
+        }
+        return c;
+    }
     if got.dtype() != want.dtype() || got.dims() != want.dims() {
         return Comparison {
             ok: false,
@@ -797,13 +825,33 @@ mod tests {
         let inexact =
             e(r#"{"inputs": [{"dtype": "c64", "shape": [1], "data": [1, 0.1]}], "outputs": []}"#);
         assert!(inexact.contains("imaginary part of element 0"), "{inexact}");
-        // IoCase (Array only) refuses complex by name; real files read the same through both.
+        // IoCase holds complex arrays as c64/c128 Arrays, written back as the same text; real
+        // files read the same through both.
         let complex =
             r#"{"inputs": [], "outputs": [{"dtype": "c128", "shape": [], "data": [1, 2]}]}"#;
-        assert!(matches!(
-            IoCase::parse(complex).unwrap_err(),
-            IoError::Complex { ref name, .. } if name == "c128"
-        ));
+        let case = IoCase::parse(complex).unwrap();
+        let z = crate::complex::Complex::new(1.0, 2.0);
+        assert_eq!(case.outputs[0].data(), &Data::C128(vec![z]));
+        assert_eq!(IoCase::parse(&case_to_json(&case)).unwrap(), case);
+        let file = IoFile::parse(complex).unwrap();
+        assert_eq!(file.outputs[0].clone().into_array(), case.outputs[0]);
+        assert_eq!(
+            IoArray::from_array(case.outputs[0].clone()),
+            file.outputs[0]
+        );
+        // Compared part by part: a mismatch names the element and the part's values.
+        let off =
+            crate::complex::from_parts(&Array::new(vec![2], Data::F64(vec![1.0, 2.5])).unwrap())
+                .unwrap()
+                .reshape(vec![])
+                .unwrap()
+                .clone();
+        let c = compare(&off, &case.outputs[0], Tolerance::EXACT);
+        let m = c.first.unwrap();
+        assert_eq!(
+            (c.mismatches, m.index, m.got, m.want),
+            (1, vec![], 2.5, 2.0)
+        );
         let real = r#"{"inputs": [{"dtype": "f32", "shape": [1], "data": [0.5]}], "outputs": []}"#;
         let (case, file) = (IoCase::parse(real).unwrap(), IoFile::parse(real).unwrap());
         assert_eq!(file.inputs, vec![IoArray::Real(case.inputs[0].clone())]);

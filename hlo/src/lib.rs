@@ -6,6 +6,7 @@
 //! This crate knows nothing of GPUs, thunks, buffer assignment or artifacts: the compiler and the
 //! runtime both use it, and neither may leak its types into the other through here.
 
+pub mod complex;
 pub mod convert;
 pub mod error;
 pub mod eval;

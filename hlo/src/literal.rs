@@ -13,6 +13,7 @@
 use half::{bf16, f16};
 use thiserror::Error;
 
+use crate::complex::{Complex, C128, C64};
 use crate::shape::PrimitiveType;
 
 /// The element types an array can hold values of: the subset of [`PrimitiveType`] that the
@@ -49,6 +50,10 @@ pub enum DType {
     F32,
     /// IEEE double precision.
     F64,
+    /// Complex of two `f32` (real part, then imaginary part).
+    C64,
+    /// Complex of two `f64`.
+    C128,
 }
 
 /// A [`PrimitiveType`] without host values (sub-byte, complex, fp8, opaque) where a [`DType`]
@@ -69,7 +74,7 @@ impl TryFrom<PrimitiveType> for DType {
 }
 
 /// Every element type, in declaration order.
-pub const ALL_DTYPES: [DType; 13] = [
+pub const ALL_DTYPES: [DType; 15] = [
     DType::Pred,
     DType::S8,
     DType::S16,
@@ -83,6 +88,8 @@ pub const ALL_DTYPES: [DType; 13] = [
     DType::BF16,
     DType::F32,
     DType::F64,
+    DType::C64,
+    DType::C128,
 ];
 
 impl DType {
@@ -102,6 +109,8 @@ impl DType {
             DType::BF16 => PrimitiveType::Bf16,
             DType::F32 => PrimitiveType::F32,
             DType::F64 => PrimitiveType::F64,
+            DType::C64 => PrimitiveType::C64,
+            DType::C128 => PrimitiveType::C128,
         }
     }
 
@@ -125,6 +134,21 @@ impl DType {
     /// True for `f16`, `bf16`, `f32`, `f64`.
     pub fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// True for `c64` and `c128`.
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// The type of one part of a complex type (`f32` for `c64`, `f64` for `c128`); any other
+    /// type is its own component.
+    pub fn component(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
     }
 
     /// True for `s8` .. `s64`.
@@ -225,6 +249,10 @@ pub enum Data {
     F32(Vec<f32>),
     /// `f64`
     F64(Vec<f64>),
+    /// `c64`
+    C64(Vec<C64>),
+    /// `c128`
+    C128(Vec<C128>),
 }
 
 /// Applies `$body` to the vector inside any [`Data`] variant, binding it to `$v`.
@@ -244,6 +272,8 @@ macro_rules! with_data {
             Data::BF16($v) => $body,
             Data::F32($v) => $body,
             Data::F64($v) => $body,
+            Data::C64($v) => $body,
+            Data::C128($v) => $body,
         }
     };
 }
@@ -265,6 +295,8 @@ macro_rules! map_data {
             Data::BF16($v) => Data::BF16($body),
             Data::F32($v) => Data::F32($body),
             Data::F64($v) => Data::F64($body),
+            Data::C64($v) => Data::C64($body),
+            Data::C128($v) => Data::C128($body),
         }
     };
 }
@@ -286,6 +318,8 @@ macro_rules! zip_data {
             (Data::BF16($x), Data::BF16($y)) => $body,
             (Data::F32($x), Data::F32($y)) => $body,
             (Data::F64($x), Data::F64($y)) => $body,
+            (Data::C64($x), Data::C64($y)) => $body,
+            (Data::C128($x), Data::C128($y)) => $body,
             _ => $mismatch,
         }
     };
@@ -308,14 +342,17 @@ macro_rules! zip_map_data {
             (Data::BF16($x), Data::BF16($y)) => Data::BF16($body),
             (Data::F32($x), Data::F32($y)) => Data::F32($body),
             (Data::F64($x), Data::F64($y)) => Data::F64($body),
+            (Data::C64($x), Data::C64($y)) => Data::C64($body),
+            (Data::C128($x), Data::C128($y)) => Data::C128($body),
             _ => $mismatch,
         }
     };
 }
 
-/// Element values widened to one of four carrier types, the form elementwise kernels compute in.
+/// Element values widened to one of five carrier types, the form elementwise kernels compute in.
 ///
-/// Floats widen exactly to `f64`, signed integers to `i64`, unsigned integers to `u64`.
+/// Floats widen exactly to `f64`, signed integers to `i64`, unsigned integers to `u64`, complex
+/// numbers to two `f64`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Wide {
     /// Any float type.
@@ -326,6 +363,8 @@ pub enum Wide {
     U(Vec<u64>),
     /// `pred`.
     P(Vec<bool>),
+    /// Either complex type, parts widened to `f64`.
+    C(Vec<C128>),
 }
 
 /// Converts an `f64` to any element type (XLA `convert` semantics, see the module docs).
@@ -350,6 +389,8 @@ impl Data {
             Data::BF16(_) => DType::BF16,
             Data::F32(_) => DType::F32,
             Data::F64(_) => DType::F64,
+            Data::C64(_) => DType::C64,
+            Data::C128(_) => DType::C128,
         }
     }
 
@@ -368,7 +409,8 @@ impl Data {
         Data::from_wide_s(dtype, vec![0; n])
     }
 
-    /// Element `i` as `f64` (ints and pred converted; `None` out of bounds).
+    /// Element `i` as `f64` (ints and pred converted, complex numbers' real part; `None` out of
+    /// bounds).
     pub fn get_f64(&self, i: usize) -> Option<f64> {
         Some(match self {
             Data::Pred(v) => f64::from(u8::from(*v.get(i)?)),
@@ -384,6 +426,8 @@ impl Data {
             Data::BF16(v) => v.get(i)?.to_f64(),
             Data::F32(v) => f64::from(*v.get(i)?),
             Data::F64(v) => *v.get(i)?,
+            Data::C64(v) => f64::from(v.get(i)?.re),
+            Data::C128(v) => v.get(i)?.re,
         })
     }
 
@@ -403,6 +447,8 @@ impl Data {
             Data::BF16(v) => v.get(i)?.to_f64() as i64,
             Data::F32(v) => *v.get(i)? as i64,
             Data::F64(v) => *v.get(i)? as i64,
+            Data::C64(v) => v.get(i)?.re as i64,
+            Data::C128(v) => v.get(i)?.re as i64,
         })
     }
 
@@ -420,6 +466,8 @@ impl Data {
         match self {
             Data::Pred(v) => v.get(i).copied(),
             Data::U64(v) => v.get(i).map(|x| *x != 0),
+            Data::C64(v) => v.get(i).map(|z| z.re != 0.0 || z.im != 0.0),
+            Data::C128(v) => v.get(i).map(|z| z.re != 0.0 || z.im != 0.0),
             d if d.dtype().is_float() => d.get_f64(i).map(|x| x != 0.0),
             d => d.get_i64(i).map(|x| x != 0),
         }
@@ -441,16 +489,20 @@ impl Data {
             Data::BF16(v) => Wide::F(v.iter().map(|x| x.to_f64()).collect()),
             Data::F32(v) => Wide::F(v.iter().map(|x| f64::from(*x)).collect()),
             Data::F64(v) => Wide::F(v.clone()),
+            Data::C64(v) => Wide::C(v.iter().map(|z| z.to_c128()).collect()),
+            Data::C128(v) => Wide::C(v.clone()),
         }
     }
 
-    /// All elements as `f64` (exact for floats and for integers up to 2^53).
+    /// All elements as `f64` (exact for floats and for integers up to 2^53; the real part of a
+    /// complex number).
     pub fn to_f64_vec(&self) -> Vec<f64> {
         match self.to_wide() {
             Wide::F(v) => v,
             Wide::S(v) => v.into_iter().map(|x| x as f64).collect(),
             Wide::U(v) => v.into_iter().map(|x| x as f64).collect(),
             Wide::P(v) => v.into_iter().map(|x| f64::from(u8::from(x))).collect(),
+            Wide::C(v) => v.into_iter().map(|z| z.re).collect(),
         }
     }
 
@@ -461,6 +513,9 @@ impl Data {
         }
         match dtype {
             DType::F64 => Data::F64(v),
+            DType::C64 | DType::C128 => {
+                Data::from_complex(dtype, v.into_iter().map(Complex::from_real).collect())
+            }
             DType::F32 => Data::F32(conv(&v)),
             DType::F16 => Data::F16(conv(&v)),
             DType::BF16 => Data::BF16(conv(&v)),
@@ -492,6 +547,9 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
+            // Rounded once, straight to the part type (as `cvt` does on the device).
+            DType::C64 => Data::C64(v.iter().map(|x| Complex::from_real(*x as f32)).collect()),
+            DType::C128 => Data::C128(v.iter().map(|x| Complex::from_real(*x as f64)).collect()),
         }
     }
 
@@ -503,6 +561,9 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
+            // Rounded once, straight to the part type (as `cvt` does on the device).
+            DType::C64 => Data::C64(v.iter().map(|x| Complex::from_real(*x as f32)).collect()),
+            DType::C128 => Data::C128(v.iter().map(|x| Complex::from_real(*x as f64)).collect()),
             d => Data::from_wide_s(d, v.into_iter().map(|x| x as i64).collect()),
         }
     }
@@ -515,13 +576,27 @@ impl Data {
         }
     }
 
-    /// Builds `dtype` data from any carrier (XLA `convert` semantics).
+    /// Builds `dtype` data from any carrier (XLA `convert` semantics: a real number becomes a
+    /// complex one with imaginary part 0; a complex number converts to a real type through its
+    /// real part, as XLA does, the imaginary part dropped).
     pub fn from_wide(dtype: DType, w: Wide) -> Data {
         match w {
+            Wide::C(v) if dtype.is_complex() => Data::from_complex(dtype, v),
+            Wide::C(v) => Data::from_wide_f(dtype, v.into_iter().map(|z| z.re).collect()),
             Wide::F(v) => Data::from_wide_f(dtype, v),
             Wide::S(v) => Data::from_wide_s(dtype, v),
             Wide::U(v) => Data::from_wide_u(dtype, v),
             Wide::P(v) => Data::from_wide_p(dtype, v),
+        }
+    }
+
+    /// `c64` or `c128` data from values with `f64` parts (each part rounded to `f32` for `c64`);
+    /// any other `dtype` gets the real parts.
+    pub fn from_complex(dtype: DType, v: Vec<C128>) -> Data {
+        match dtype {
+            DType::C128 => Data::C128(v),
+            DType::C64 => Data::C64(v.into_iter().map(Complex::from_c128).collect()),
+            d => Data::from_wide(d, Wide::C(v)),
         }
     }
 
@@ -533,7 +608,8 @@ impl Data {
         Data::from_wide(to, self.to_wide())
     }
 
-    /// Raw bit patterns of every element, zero-extended to `u64`.
+    /// Raw bit patterns of every element, zero-extended to `u64`; a `c64` element is one `u64`
+    /// (real part in the low half, as in memory), a `c128` element two (real, imaginary).
     pub fn to_bits(&self) -> Vec<u64> {
         match self {
             Data::Pred(v) => v.iter().map(|x| u64::from(*x)).collect(),
@@ -549,10 +625,19 @@ impl Data {
             Data::BF16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
             Data::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
             Data::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
+            Data::C64(v) => v
+                .iter()
+                .map(|z| u64::from(z.re.to_bits()) | (u64::from(z.im.to_bits()) << 32))
+                .collect(),
+            Data::C128(v) => v
+                .iter()
+                .flat_map(|z| [z.re.to_bits(), z.im.to_bits()])
+                .collect(),
         }
     }
 
-    /// Rebuilds elements of `dtype` from bit patterns (truncated to the type's width).
+    /// Rebuilds elements of `dtype` from bit patterns (truncated to the type's width), the
+    /// inverse of [`Data::to_bits`] (two patterns per `c128` element).
     pub fn from_bits(dtype: DType, v: &[u64]) -> Data {
         match dtype {
             DType::Pred => Data::Pred(v.iter().map(|x| *x as u8 != 0).collect()),
@@ -568,6 +653,19 @@ impl Data {
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_bits(*x as u16)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| f32::from_bits(*x as u32)).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| f64::from_bits(*x)).collect()),
+            DType::C64 => Data::C64(
+                v.iter()
+                    .map(|x| {
+                        let part = |b: u64| f32::from_bits(b as u32);
+                        Complex::new(part(*x), part(*x >> 32))
+                    })
+                    .collect(),
+            ),
+            DType::C128 => Data::C128(
+                v.chunks_exact(2)
+                    .map(|p| Complex::new(f64::from_bits(p[0]), f64::from_bits(p[1])))
+                    .collect(),
+            ),
         }
     }
 
@@ -828,7 +926,11 @@ impl Array {
 
     /// Reinterprets the bits as another element type of the same width.
     pub fn bitcast_convert(&self, to: DType) -> Result<Array, LiteralError> {
-        if self.dtype().bit_width() != to.bit_width() {
+        // A complex element is two values; reinterpreting it as one real one (or back) is a
+        // different element count, which this one-to-one bitcast does not model.
+        if self.dtype().bit_width() != to.bit_width()
+            || self.dtype().is_complex() != to.is_complex()
+        {
             return Err(LiteralError::BitcastWidth {
                 from: self.dtype(),
                 to,
@@ -964,138 +1066,4 @@ impl Literal {
 }
 
 #[cfg(test)]
-mod tests {
-    /// A `DType` is made only from the 13 host-valued element types; every other one is refused
-    /// with a message naming it; `Debug` keeps the names the enum's variants had.
-    #[test]
-    fn only_host_valued_element_types_are_dtypes() {
-        for t in ALL_DTYPES {
-            assert_eq!(DType::try_from(t.primitive()), Ok(t));
-        }
-        assert_eq!(
-            DType::try_from(PrimitiveType::C64).map_err(|e| e.to_string()),
-            Err("c64 has no host values".to_string())
-        );
-        assert_eq!(DType::from_name("s4"), None);
-        assert_eq!(format!("{:?} {:?}", DType::BF16, DType::Pred), "BF16 Pred");
-    }
-
-    #[test]
-    fn every_dtype_is_one_primitive_type_with_its_name() {
-        for d in ALL_DTYPES {
-            assert_eq!(DType::from_primitive(d.primitive()), Some(d), "{d:?}");
-            assert_eq!(d.name(), d.primitive().name(), "{d:?}");
-            assert_eq!(DType::from_name(d.name()), Some(d), "{d:?}");
-        }
-        for name in ["c64", "s4", "f8e5m2", "token", "F32", ""] {
-            assert_eq!(DType::from_name(name), None, "{name}");
-        }
-    }
-    use super::*;
-
-    #[test]
-    fn strides_and_index() {
-        let a = Array::new(vec![2, 3, 4], Data::S32((0..24).collect())).unwrap();
-        assert_eq!(strides(a.dims()), vec![12, 4, 1]);
-        assert_eq!(a.get_i64(&[1, 2, 3]).unwrap(), 23);
-        assert_eq!(a.get_i64(&[0, 1, 0]).unwrap(), 4);
-        assert!(a.get_i64(&[0, 3, 0]).is_err());
-        assert!(a.get_i64(&[0, 0]).is_err());
-        assert!(Array::new(vec![2, 2], Data::F32(vec![1.0])).is_err());
-    }
-
-    #[test]
-    fn convert_float_to_int_saturates() {
-        let d = Data::F32(vec![1.9, -1.9, f32::NAN, 1e20, -1e20, -0.5]);
-        assert_eq!(
-            d.convert(DType::S32),
-            Data::S32(vec![1, -1, 0, i32::MAX, i32::MIN, 0])
-        );
-        assert_eq!(d.convert(DType::U8), Data::U8(vec![1, 0, 0, 255, 0, 0]));
-        assert_eq!(
-            d.convert(DType::Pred),
-            Data::Pred(vec![true, true, true, true, true, true])
-        );
-    }
-
-    #[test]
-    fn convert_rounds_to_nearest_even() {
-        // 1 + 2^-8 is exactly between two bf16 values (1 and 1 + 2^-7): ties to even gives 1.
-        let tie = 1.0f32 + 2f32.powi(-8);
-        let above = 1.0f32 + 2f32.powi(-8) + 2f32.powi(-20);
-        let d = Data::F32(vec![tie, above]).convert(DType::BF16);
-        assert_eq!(
-            d,
-            Data::BF16(vec![
-                bf16::from_f32(1.0),
-                bf16::from_f32(1.0 + 2f32.powi(-7))
-            ])
-        );
-        // f16: 2049 is between 2048 and 2050 -> even mantissa 2048; 2051 -> 2052.
-        let h = Data::F32(vec![2049.0, 2051.0, 70000.0]).convert(DType::F16);
-        assert_eq!(
-            h,
-            Data::F16(vec![
-                f16::from_f32(2048.0),
-                f16::from_f32(2052.0),
-                f16::INFINITY
-            ])
-        );
-        // Integer wrap-around.
-        assert_eq!(
-            Data::S32(vec![300, -1]).convert(DType::U8),
-            Data::U8(vec![44, 255])
-        );
-        assert_eq!(
-            Data::U32(vec![u32::MAX]).convert(DType::S32),
-            Data::S32(vec![-1])
-        );
-    }
-
-    #[test]
-    fn narrowing_from_f64_rounds_once() {
-        // Just above a bf16 tie by less than f32 can hold: rounding to f32 first would land on
-        // the tie and round to even (down); correct rounding goes up.
-        let x = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
-        assert_eq!(bf16_from_f64(x), bf16::from_f32(1.0 + 2f32.powi(-7)));
-        assert_eq!(bf16_from_f64(-x), bf16::from_f32(-(1.0 + 2f32.powi(-7))));
-        let y = 2049.0 + 2f64.powi(-30);
-        assert_eq!(f16_from_f64(y), f16::from_f32(2050.0));
-        // Exact ties still go to even; specials pass through.
-        assert_eq!(bf16_from_f64(1.0 + 2f64.powi(-8)), bf16::from_f32(1.0));
-        assert_eq!(f16_from_f64(2049.0), f16::from_f32(2048.0));
-        assert!(f16_from_f64(f64::NAN).is_nan());
-        assert_eq!(f16_from_f64(1e300), f16::INFINITY);
-        assert_eq!(bf16_from_f64(-1e300), bf16::NEG_INFINITY);
-        assert_eq!(f16_from_f64(1e-30), f16::from_f32(0.0));
-        assert_eq!(f16_from_f64(2f64.powi(-24) * 0.75), f16::from_bits(1));
-    }
-
-    #[test]
-    fn bitcast() {
-        let a = Array::new(vec![2], Data::F32(vec![1.0, -0.0])).unwrap();
-        let b = a.bitcast_convert(DType::U32).unwrap();
-        assert_eq!(b.data(), &Data::U32(vec![0x3f80_0000, 0x8000_0000]));
-        assert_eq!(b.bitcast_convert(DType::F32).unwrap(), a);
-        assert!(a.bitcast_convert(DType::F16).is_err());
-    }
-
-    #[test]
-    fn take_put_concat() {
-        let d = Data::S32(vec![10, 11, 12]);
-        assert_eq!(d.take(&[2, 0]).unwrap(), Data::S32(vec![12, 10]));
-        assert!(d.take(&[3]).is_none());
-        assert_eq!(
-            d.take_or(&[Some(1), None], &Data::S32(vec![-1])).unwrap(),
-            Data::S32(vec![11, -1])
-        );
-        let mut e = d.clone();
-        e.put(&[1], &Data::S32(vec![7])).unwrap();
-        assert_eq!(e, Data::S32(vec![10, 7, 12]));
-        assert_eq!(
-            Data::concat(&[&d, &Data::S32(vec![1])]).unwrap(),
-            Data::S32(vec![10, 11, 12, 1])
-        );
-        assert!(Data::concat(&[&d, &Data::F32(vec![1.0])]).is_none());
-    }
-}
+mod tests;

@@ -283,6 +283,15 @@ pub fn reduce(
         ElemType::BF16 => half!(bf16),
         ElemType::F32 => num!(f32),
         ElemType::F64 => num!(f64),
+        // A complex sum is the sum of each part: the parts are `2 * count` floats.
+        ElemType::C64 | ElemType::C128 => {
+            if kind != ReductionKind::Sum {
+                return Err(Error::unimplemented(format!(
+                    "{kind:?} all-reduce of {t} (only a sum is defined on complex numbers here)"
+                )));
+            }
+            return reduce(kind, t.component(), 2 * count, parts);
+        }
     }
     Ok(acc)
 }

@@ -1,6 +1,7 @@
 //! Host-side conversions between `hlo` arrays (what io files hold) and the little-endian,
 //! row-major bytes the executable's buffers hold.
 use half::{bf16, f16};
+use hlo::complex::Complex;
 use hlo::literal::{Array, DType, Data};
 use hlo::PrimitiveType;
 
@@ -25,6 +26,17 @@ pub fn array_to_bytes(a: &Array) -> Vec<u8> {
         Data::BF16(v) => le(v, bf16::to_le_bytes),
         Data::F32(v) => le(v, f32::to_le_bytes),
         Data::F64(v) => le(v, f64::to_le_bytes),
+        // XLA's layout: real part then imaginary part, each little-endian.
+        Data::C64(v) => v
+            .iter()
+            .flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()])
+            .flatten()
+            .collect(),
+        Data::C128(v) => v
+            .iter()
+            .flat_map(|z| [z.re.to_le_bytes(), z.im.to_le_bytes()])
+            .flatten()
+            .collect(),
     }
 }
 
@@ -62,6 +74,18 @@ pub fn array_from_bytes(element_type: PrimitiveType, dims: &[i64], bytes: &[u8])
         DType::BF16 => Data::BF16(chunks(bytes, bf16::from_le_bytes)),
         DType::F32 => Data::F32(chunks(bytes, f32::from_le_bytes)),
         DType::F64 => Data::F64(chunks(bytes, f64::from_le_bytes)),
+        DType::C64 => Data::C64(chunks(bytes, |b: [u8; 8]| {
+            let part = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+            Complex::new(part(0), part(4))
+        })),
+        DType::C128 => Data::C128(chunks(bytes, |b: [u8; 16]| {
+            let part = |i: usize| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&b[i..i + 8]);
+                f64::from_le_bytes(w)
+            };
+            Complex::new(part(0), part(8))
+        })),
     };
     Array::new(dims, data).map_err(|e| {
         invalid(format!(
@@ -147,6 +171,25 @@ mod tests {
     }
 
     #[test]
+    fn complex_elements_are_real_then_imaginary_part() {
+        use hlo::complex::Complex;
+        round_trip(
+            "c64",
+            &[1],
+            Data::C64(vec![Complex::new(1.0, -2.0)]),
+            &[0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0],
+        );
+        let mut bytes = 1.5f64.to_le_bytes().to_vec();
+        bytes.extend(f64::NEG_INFINITY.to_le_bytes());
+        round_trip(
+            "c128",
+            &[1, 1],
+            Data::C128(vec![Complex::new(1.5, f64::NEG_INFINITY)]),
+            &bytes,
+        );
+    }
+
+    #[test]
     fn any_non_zero_byte_is_a_true_pred() {
         let a = array_from_bytes(ty("pred"), &[3], &[0, 2, 255]).expect("decodes");
         assert_eq!(a.data(), &Data::Pred(vec![false, true, true]));
@@ -155,8 +198,8 @@ mod tests {
     #[test]
     fn unknown_types_and_wrong_sizes_are_invalid_arguments() {
         assert_eq!(
-            array_from_bytes(ty("c64"), &[1], &[0; 8]).map_err(|e| e.to_string()),
-            Err("INVALID_ARGUMENT: element type c64 has no host array form".to_owned())
+            array_from_bytes(ty("s4"), &[1], &[0; 1]).map_err(|e| e.to_string()),
+            Err("INVALID_ARGUMENT: element type s4 has no host array form".to_owned())
         );
         let err = array_from_bytes(ty("f32"), &[2], &[0; 4]).map_err(|e| e.to_string());
         let msg = err.expect_err("4 bytes are not two f32");

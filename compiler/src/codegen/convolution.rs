@@ -201,7 +201,11 @@ impl<'m> Emitter<'m> {
                             Type::F32
                         };
                         let r = e.b.fma(t, x.reg.into(), y.reg.into(), cur.reg.into());
-                        Val { ty: acc_ty, reg: r }
+                        Val {
+                            ty: acc_ty,
+                            reg: r,
+                            im: None,
+                        }
                     } else {
                         let p = scalar::binary(&mut e.b, H::Multiply, x, y)?;
                         scalar::binary(&mut e.b, H::Add, cur, p)?

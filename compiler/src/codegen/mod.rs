@@ -15,6 +15,8 @@ use hlo::{ComputationId, HloModule, Opcode};
 use kernels::KernelSite;
 
 pub mod builder;
+pub mod complex;
+mod complex_div;
 pub mod convolution;
 pub mod elemental;
 pub mod gemm;

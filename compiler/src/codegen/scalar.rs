@@ -16,6 +16,7 @@ use hlo::{Opcode as H, PrimitiveType as P};
 use ptx::ast::{CmpOp, Opcode as O, Rounding, StateSpace, Type};
 
 use super::builder::{Builder, Reg, RegKind, Src, RN};
+use super::complex;
 use super::math;
 use super::CodegenError;
 
@@ -24,8 +25,10 @@ use super::CodegenError;
 pub struct Val {
     /// Element type.
     pub ty: P,
-    /// Register holding the carrier value.
+    /// Register holding the carrier value (a complex value's real part).
     pub reg: Reg,
+    /// A complex value's imaginary part (`None` for every other type; see [`super::complex`]).
+    pub im: Option<Reg>,
 }
 
 /// Why scalar code generation cannot emit an operation. The elementwise emitter reports it as
@@ -127,11 +130,14 @@ fn bf16_to_f32(b: &mut Builder, h: Reg) -> Reg {
 }
 
 fn val(ty: P, reg: Reg) -> Val {
-    Val { ty, reg }
+    Val { ty, reg, im: None }
 }
 
 /// A constant of type `ty`.
 pub fn konst(b: &mut Builder, ty: P, v: LiteralValue) -> R<Val> {
+    if ty.is_complex() {
+        return complex::konst(b, ty, v);
+    }
     let c = carrier(ty)?;
     let reg = match c {
         Type::Pred => {
@@ -270,6 +276,9 @@ fn mem_type(ty: P) -> Type {
 
 /// Loads one element of type `ty` from `addr` in `space`.
 pub fn load(b: &mut Builder, space: StateSpace, ty: P, addr: Reg) -> R<Val> {
+    if ty.is_complex() {
+        return complex::load(b, space, ty, addr);
+    }
     carrier(ty)?;
     let mt = mem_type(ty);
     let k = if mt == Type::B64 {
@@ -283,9 +292,28 @@ pub fn load(b: &mut Builder, space: StateSpace, ty: P, addr: Reg) -> R<Val> {
 
 /// Stores one element.
 pub fn store(b: &mut Builder, space: StateSpace, addr: Reg, v: Val) -> R<()> {
+    if v.ty.is_complex() {
+        return complex::store(b, space, addr, v);
+    }
     let raw = to_bits(b, v)?;
     b.st(space, mem_type(v.ty), addr, raw);
     Ok(())
+}
+
+/// Fresh registers for a value of type `ty` (two for a complex type).
+pub fn alloc(b: &mut Builder, ty: P) -> R<Val> {
+    if ty.is_complex() {
+        return complex::alloc(b, ty);
+    }
+    Ok(val(ty, b.reg(kind(ty)?)))
+}
+
+/// `mov` of a value into the registers of `dst` (both parts of a complex value).
+pub fn assign_val(b: &mut Builder, dst: Val, v: Val) -> R<()> {
+    if v.ty.is_complex() {
+        return complex::assign(b, dst, v);
+    }
+    assign(b, dst.reg, v)
 }
 
 /// `mov` of a value into an existing register of the same class.
@@ -307,6 +335,9 @@ fn is_f32_family(ty: P) -> bool {
 
 /// An elementwise unary operation. `is-finite` returns `pred`.
 pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
+    if x.ty.is_complex() || matches!(op, H::Real | H::Imag) {
+        return complex::unary(b, op, x);
+    }
     let ty = x.ty;
     let c = carrier(ty)?;
     let unsupported = || Err(ScalarError::Undefined { op, ty });
@@ -514,6 +545,9 @@ fn fminmax(b: &mut Builder, c: Type, max: bool, x: Reg, y: Reg) -> Reg {
 
 /// An elementwise binary operation on two values of the same type.
 pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
+    if x.ty.is_complex() || op == H::Complex {
+        return complex::binary(b, op, x, y);
+    }
     let ty = x.ty;
     if y.ty != ty {
         return Err(ScalarError::OperandTypes(ty, y.ty));
@@ -706,6 +740,9 @@ pub fn compare(
     x: Val,
     y: Val,
 ) -> R<Val> {
+    if x.ty.is_complex() {
+        return complex::compare(b, dir, x, y);
+    }
     let mut c = carrier(x.ty)?;
     let (mut xr, mut yr) = (x.reg, y.reg);
     if c == Type::Pred {
@@ -746,6 +783,9 @@ pub fn compare(
 
 /// `select(p, t, f)`.
 pub fn select(b: &mut Builder, p: Val, x: Val, y: Val) -> R<Val> {
+    if x.ty.is_complex() {
+        return complex::select(b, p, x, y);
+    }
     let c = carrier(x.ty)?;
     if c == Type::Pred {
         let a = b.pand(p.reg, x.reg);
@@ -778,6 +818,9 @@ pub fn convert(b: &mut Builder, x: Val, to: P) -> R<Val> {
     let from = x.ty;
     if from == to {
         return Ok(x);
+    }
+    if from.is_complex() || to.is_complex() {
+        return complex::convert(b, x, to);
     }
     let cf = carrier(from)?;
     let ct = carrier(to)?;

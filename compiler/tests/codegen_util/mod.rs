@@ -45,6 +45,10 @@ pub fn plan_entry(module: &HloModule, target: &CodegenTarget) -> Result<KernelPl
 }
 
 fn to_bytes(a: &Array) -> Vec<u8> {
+    // A complex element is its two parts (real, then imaginary).
+    if let Some(parts) = hlo::complex::parts_of(a) {
+        return to_bytes(&parts);
+    }
     let size = (a.dtype().bit_width() / 8) as usize;
     let mut out = Vec::with_capacity(a.len() * size);
     for b in a.data().to_bits() {
@@ -54,6 +58,12 @@ fn to_bytes(a: &Array) -> Vec<u8> {
 }
 
 fn from_bytes(dtype: DType, dims: Vec<usize>, bytes: &[u8]) -> Result<Array> {
+    if dtype.is_complex() {
+        let mut part_dims = dims;
+        part_dims.push(2);
+        let parts = from_bytes(dtype.component(), part_dims, bytes)?;
+        return hlo::complex::from_parts(&parts).ok_or_else(|| anyhow!("bad complex parts"));
+    }
     let size = (dtype.bit_width() / 8) as usize;
     let bits: Vec<u64> = bytes
         .chunks(size)
@@ -188,6 +198,11 @@ pub fn random_array(rng: &mut Rng, dtype: DType, dims: Vec<usize>) -> Result<Arr
     let n: usize = dims.iter().product();
     let data = match dtype {
         DType::Pred => Data::Pred((0..n).map(|_| rng.next() & 1 == 1).collect()),
+        d if d.is_complex() => {
+            let parts = (0..n)
+                .map(|_| hlo::complex::Complex::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)));
+            Data::from_complex(d, parts.collect())
+        }
         d if d.is_float() => Data::from_wide_f(d, (0..n).map(|_| rng.range(-3.0, 3.0)).collect()),
         d if d.is_signed_int() => Data::from_wide_s(
             d,

@@ -29,6 +29,10 @@ struct Machine<'a> {
 
 /// Bytes of an array, row-major little-endian.
 pub fn to_bytes(a: &Array) -> Vec<u8> {
+    // A complex element is its two parts (real, then imaginary).
+    if let Some(parts) = hlo::complex::parts_of(a) {
+        return to_bytes(&parts);
+    }
     let w = (a.dtype().bit_width() / 8) as usize;
     let mut out = Vec::with_capacity(a.len() * w);
     for bits in a.data().to_bits() {
@@ -39,6 +43,12 @@ pub fn to_bytes(a: &Array) -> Vec<u8> {
 
 /// An array from bytes.
 pub fn from_bytes(dtype: DType, dims: &[usize], bytes: &[u8]) -> Array {
+    if dtype.is_complex() {
+        let mut part_dims = dims.to_vec();
+        part_dims.push(2);
+        let parts = from_bytes(dtype.component(), &part_dims, bytes);
+        return hlo::complex::from_parts(&parts).expect("complex parts");
+    }
     let w = (dtype.bit_width() / 8) as usize;
     let bits: Vec<u64> = bytes
         .chunks(w)

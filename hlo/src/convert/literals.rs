@@ -73,6 +73,25 @@ pub(super) fn literal_to_proto(
                         .flat_map(|x| half::bf16::from_f64(x.as_f64()).to_le_bytes())
                         .collect()
                 }
+                // XLA's LiteralProto: interleaved real and imaginary parts.
+                T::C64 => {
+                    p.c64s = v
+                        .iter()
+                        .flat_map(|x| {
+                            let (re, im) = x.as_complex();
+                            [re as f32, im as f32]
+                        })
+                        .collect()
+                }
+                T::C128 => {
+                    p.c128s = v
+                        .iter()
+                        .flat_map(|x| {
+                            let (re, im) = x.as_complex();
+                            [re, im]
+                        })
+                        .collect()
+                }
                 other => return Err(Unrepresentable::ConstantElementType(other)),
             }
             Ok(p)
@@ -129,6 +148,18 @@ pub(super) fn literal_from_proto(
                     .collect(),
                 T::Bf16 => pairs(&p.bf16s)
                     .map(|c| V::Float(half::bf16::from_le_bytes(c).to_f64()))
+                    .collect(),
+                // An odd count leaves a part over; `chunks_exact` drops it and the count
+                // check below reports the shortfall.
+                T::C64 => p
+                    .c64s
+                    .chunks_exact(2)
+                    .map(|c| V::Complex(f64::from(c[0]), f64::from(c[1])))
+                    .collect(),
+                T::C128 => p
+                    .c128s
+                    .chunks_exact(2)
+                    .map(|c| V::Complex(c[0], c[1]))
                     .collect(),
                 other => return Err(ProtoError::ConstantElementType(other)),
             };

@@ -61,6 +61,16 @@ fn check_dims(which: &str, dims: &[i64], rank: usize) -> Result<Vec<usize>, Eval
 
 /// `dot(lhs, rhs)` producing element type `out`.
 pub fn dot(lhs: &Array, rhs: &Array, dims: &DotDims, out: DType) -> Result<Array, EvalError> {
+    // Complex products are not written yet: refuse rather than multiply the real parts.
+    if let Some(t) = [lhs.dtype(), rhs.dtype(), out]
+        .into_iter()
+        .find(|t| t.is_complex())
+    {
+        return Err(invalid(
+            "dot",
+            format!("not implemented for element type {t}"),
+        ));
+    }
     let lb = check_dims("lhs_batch_dims", &dims.lhs_batch, lhs.rank())?;
     let rb = check_dims("rhs_batch_dims", &dims.rhs_batch, rhs.rank())?;
     let lc = check_dims("lhs_contracting_dims", &dims.lhs_contracting, lhs.rank())?;

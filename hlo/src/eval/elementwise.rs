@@ -275,6 +275,9 @@ fn unsupported(op: &str, dtype: DType) -> EvalError {
 /// Applies a unary operation. `is-finite` produces `pred`; everything else keeps the type.
 pub fn unary(op: UnaryOp, x: &Array) -> Result<Array, EvalError> {
     let dtype = x.dtype();
+    if dtype.is_complex() {
+        return super::complex_ops::unary(op, x);
+    }
     let bits = dtype.bit_width();
     let err = || unsupported(op.name(), dtype);
     let data = match x.data().to_wide() {
@@ -299,6 +302,7 @@ pub fn unary(op: UnaryOp, x: &Array) -> Result<Array, EvalError> {
             UnaryOp::Copy | UnaryOp::Abs => Data::Pred(v),
             _ => return Err(err()),
         },
+        Wide::C(_) => return Err(err()),
     };
     Ok(Array::new(x.dims().to_vec(), data)?)
 }
@@ -493,6 +497,9 @@ fn same_shape(op: &str, a: &Array, b: &Array) -> Result<(), EvalError> {
 pub fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array, EvalError> {
     same_shape(op.name(), a, b)?;
     let dtype = a.dtype();
+    if dtype.is_complex() {
+        return super::complex_ops::binary(op, a, b);
+    }
     let bits = dtype.bit_width();
     let err = || unsupported(op.name(), dtype);
     let data = match (a.data().to_wide(), b.data().to_wide()) {
@@ -562,6 +569,9 @@ pub fn compare(
     b: &Array,
 ) -> Result<Array, EvalError> {
     same_shape("compare", a, b)?;
+    if a.dtype().is_complex() {
+        return super::complex_ops::compare(dir, a, b);
+    }
     let out: Vec<bool> = match (a.data().to_wide(), b.data().to_wide()) {
         (Wide::F(x), Wide::F(y)) => {
             if total_order {

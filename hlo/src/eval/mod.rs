@@ -27,6 +27,7 @@
 mod dispatch;
 mod error;
 
+pub mod complex_ops;
 pub mod convolution;
 pub mod dot;
 pub mod elementwise;
@@ -255,7 +256,13 @@ fn constant(lit: &ir::Literal, shape: &Shape) -> Result<Literal, EvalError> {
             let dtype = dtype_of(s.element_type)?;
             let dims = movement::sizes("constant", &s.dims)?;
             let v = &a.values;
-            let data = if dtype.is_float() {
+            let data = if dtype.is_complex() {
+                let parts = v.iter().map(|x| {
+                    let (re, im) = x.as_complex();
+                    crate::complex::Complex::new(re, im)
+                });
+                Data::from_complex(dtype, parts.collect())
+            } else if dtype.is_float() {
                 Data::from_wide_f(dtype, v.iter().map(|x| x.as_f64()).collect())
             } else if dtype == DType::Pred {
                 Data::Pred(v.iter().map(|x| x.as_bool()).collect())
@@ -521,6 +528,14 @@ impl<'m> Interp<'m> {
             | Opcode::ReducePrecision
             | Opcode::Convert
             | Opcode::BitcastConvert => dispatch::elementwise(&s),
+            Opcode::Real | Opcode::Imag => {
+                s.nops(1)?;
+                one(complex_ops::part(s.array(0)?, op == Opcode::Imag)?)
+            }
+            Opcode::Complex => {
+                s.nops(2)?;
+                one(complex_ops::make(s.array(0)?, s.array(1)?)?)
+            }
             Opcode::Broadcast
             | Opcode::Reshape
             | Opcode::Bitcast

@@ -7,6 +7,7 @@
 use crate::ir::WindowDim;
 use crate::literal::{element_count, next_index, strides, Array, Data, Wide};
 
+use super::complex_ops::binary_one;
 use super::elementwise::{binary_f, binary_p, binary_s, binary_u, BinaryOp};
 use super::movement::{checked_count, dim_index, sizes, MAX_ELEMENTS};
 use super::{invalid, Callback, EvalError};
@@ -123,6 +124,10 @@ pub(crate) fn fold(
                 }
                 (Wide::P(xs), Wide::P(acc)) => {
                     run!(xs, acc, |a, b| binary_p(bop, a, b), from_wide_p)
+                }
+                // Accumulated with `f64` parts and rounded once, as the real floats are.
+                (Wide::C(xs), Wide::C(acc)) => {
+                    run!(xs, acc, |a, b| binary_one(bop, a, b), from_complex)
                 }
                 _ => return Err(bad()),
             };

@@ -126,6 +126,13 @@ fn total_order_key(bits: u64, dtype: crate::literal::DType) -> u64 {
 /// in order and their `s32` positions; equal elements keep their order (lower index first), as
 /// XLA's sort-based top-k does.
 pub fn top_k(x: &Array, k: usize, largest: bool) -> Result<(Array, Array), EvalError> {
+    // Complex numbers have no order (and a c128 element is two bit patterns).
+    if x.dtype().is_complex() {
+        return Err(invalid(
+            "topk",
+            format!("not defined for element type {}", x.dtype()),
+        ));
+    }
     let dims = x.dims().to_vec();
     let Some((&n, outer)) = dims.split_last() else {
         return Err(invalid("topk", "needs an operand of rank 1 or more"));

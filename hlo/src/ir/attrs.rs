@@ -390,6 +390,14 @@ impl PartialEq for LiteralValue {
 impl Eq for LiteralValue {}
 
 impl LiteralValue {
+    /// The value as a complex number `(re, im)` (a real value has imaginary part 0).
+    pub fn as_complex(self) -> (f64, f64) {
+        match self {
+            LiteralValue::Complex(r, i) => (r, i),
+            other => (other.as_f64(), 0.0),
+        }
+    }
+
     /// The value as f64 (bools 0/1, complex → real part).
     pub fn as_f64(self) -> f64 {
         match self {

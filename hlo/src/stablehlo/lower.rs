@@ -8,7 +8,7 @@ mod custom_call;
 mod ops;
 
 use super::parse::{Front, Lowered, Op, RegionOut};
-use super::scan::{Attr, Dense, Elem, Result};
+use super::scan::{Attr, Dense, Elem, Part, Result};
 use crate::error::ParseErrorKind;
 use crate::ir::*;
 use crate::shape::{PrimitiveType, Shape};
@@ -1023,6 +1023,22 @@ impl Front<'_> {
             }
             t if t.is_complex() => match e {
                 Elem::Complex(r, i) => LiteralValue::Complex(r, i),
+                Elem::ComplexParts(r, i) => {
+                    let single = t == PrimitiveType::C64;
+                    let part = |p: Part| match p {
+                        Part::Value(v) => Ok(v),
+                        Part::Bits(b) if single && b <= u64::from(u32::MAX) => {
+                            Ok(f64::from(f32::from_bits(b as u32)))
+                        }
+                        Part::Bits(b) if !single => Ok(f64::from_bits(b)),
+                        Part::Bits(b) => Err(self.err_at(
+                            op.loc,
+                            ParseErrorKind::BadLiteral,
+                            format!("complex part 0x{b:X} is wider than the f32 parts of c64"),
+                        )),
+                    };
+                    LiteralValue::Complex(part(r)?, part(i)?)
+                }
                 Elem::Float(f) => LiteralValue::Complex(f, 0.0),
                 Elem::Int(i) => LiteralValue::Complex(i as f64, 0.0),
                 _ => return Err(bad()),

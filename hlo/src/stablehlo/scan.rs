@@ -86,6 +86,16 @@ pub(crate) enum Elem {
     Bits(u64),
     Bool(bool),
     Complex(f64, f64),
+    /// A complex element whose parts are written as bit patterns of the part type (MLIR prints
+    /// NaN parts so: `(0x7FC00000,0x7FC00000)`), either or both; resolved against the type.
+    ComplexParts(Part, Part),
+}
+
+/// One part of a complex dense element: a number, or a bit pattern of the part's float type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Part {
+    Value(f64),
+    Bits(u64),
 }
 
 /// The byte cursor. `pos` always sits on a UTF-8 boundary: every token reader consumes ASCII
@@ -857,6 +867,30 @@ impl<'a> Cursor<'a> {
         Ok((re, im))
     }
 
+    /// `(re, im)` in a dense literal, each part a number or a hex bit pattern.
+    fn complex_elem(&mut self) -> Result<Elem> {
+        self.expect(b'(')?;
+        let re = self.complex_part()?;
+        self.expect(b',')?;
+        let im = self.complex_part()?;
+        self.expect(b')')?;
+        Ok(match (re, im) {
+            (Part::Value(re), Part::Value(im)) => Elem::Complex(re, im),
+            (re, im) => Elem::ComplexParts(re, im),
+        })
+    }
+
+    fn complex_part(&mut self) -> Result<Part> {
+        match self.number()? {
+            Some(Num::Int(i)) => Ok(Part::Value(i as f64)),
+            Some(Num::Float(f)) => Ok(Part::Value(f)),
+            Some(Num::Hex(h)) => u64::from_str_radix(&h, 16)
+                .map(Part::Bits)
+                .map_err(|_| self.error(ParseErrorKind::BadLiteral, "hex literal out of range")),
+            None => Err(self.expected("a number or a hex bit pattern (complex part)")),
+        }
+    }
+
     fn float_value(&mut self) -> Result<f64> {
         match self.number()? {
             Some(Num::Int(i)) => Ok(i as f64),
@@ -1059,10 +1093,7 @@ impl<'a> Cursor<'a> {
             }
         } else {
             let e = match self.peek() {
-                Some(b'(') => {
-                    let (re, im) = self.complex_pair()?;
-                    Elem::Complex(re, im)
-                }
+                Some(b'(') => self.complex_elem()?,
                 _ if self.eat_kw("true") => Elem::Bool(true),
                 _ if self.eat_kw("false") => Elem::Bool(false),
                 _ => {

@@ -36,7 +36,7 @@ fn overlaps_means_sharing_a_byte() {
     );
 }
 
-const ALL: [ElemType; 13] = [
+const ALL: [ElemType; 15] = [
     ElemType::Pred,
     ElemType::S8,
     ElemType::S16,
@@ -50,6 +50,8 @@ const ALL: [ElemType; 13] = [
     ElemType::BF16,
     ElemType::F32,
     ElemType::F64,
+    ElemType::C64,
+    ElemType::C128,
 ];
 
 #[test]
@@ -69,12 +71,16 @@ fn element_types_map_to_their_proto_values_and_back() {
         P::Bf16,
         P::F32,
         P::F64,
+        // Complex element types: all-reduce sums them part by part (collectives::reduce).
+        P::C64,
+        P::C128,
     ];
+    assert_eq!(ALL.len(), protos.len());
     for (t, p) in ALL.iter().zip(protos) {
         assert_eq!(t.to_proto(), p as i32, "{t:?}");
         assert_eq!(ElemType::from_proto(p as i32), Some(*t), "{p:?}");
     }
-    for p in [P::Tuple, P::C64, P::Token] {
+    for p in [P::Tuple, P::Token, P::S4] {
         assert_eq!(ElemType::from_proto(p as i32), None, "{p:?}");
     }
     assert_eq!(ElemType::from_proto(-7), None);
@@ -83,7 +89,7 @@ fn element_types_map_to_their_proto_values_and_back() {
 #[test]
 fn element_sizes() {
     let sizes: Vec<u64> = ALL.iter().map(|t| t.size()).collect();
-    assert_eq!(sizes, vec![1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8]);
+    assert_eq!(sizes, vec![1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16]);
 }
 
 fn layout(order: Order, transpose: bool) -> MatrixLayout {

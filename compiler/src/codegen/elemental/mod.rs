@@ -423,48 +423,54 @@ impl<'m> Emitter<'m> {
         F: FnOnce(&mut Emitter<'m>) -> Result<Val, CodegenError>,
         G: FnOnce(&mut Emitter<'m>) -> Result<Val, CodegenError>,
     {
-        let kind = scalar::kind(ty)?;
-        let res = self.b.reg(kind);
+        let res = scalar::alloc(&mut self.b, ty)?;
         let l_else = self.b.label();
         let l_end = self.b.label();
         self.b.bra_div(p, true, &l_else);
         self.push();
         let v = then(self);
         self.pop();
-        scalar::assign(&mut self.b, res, v?)?;
+        scalar::assign_val(&mut self.b, res, v?)?;
         self.b.bra(None, &l_end);
         self.b.place(&l_else);
         self.push();
         let v = otherwise(self);
         self.pop();
-        scalar::assign(&mut self.b, res, v?)?;
+        scalar::assign_val(&mut self.b, res, v?)?;
         self.b.place(&l_end);
-        Ok(Val { ty, reg: res })
+        Ok(res)
     }
 
     /// Copies values into fresh registers (mutable accumulators).
     pub fn fresh_copy(&mut self, vals: &[Val]) -> Result<Vec<Val>, CodegenError> {
         let mut out = Vec::with_capacity(vals.len());
         for v in vals {
-            let k = scalar::kind(v.ty)?;
-            let r = self.b.reg(k);
-            scalar::assign(&mut self.b, r, *v)?;
-            out.push(Val { ty: v.ty, reg: r });
+            let r = scalar::alloc(&mut self.b, v.ty)?;
+            scalar::assign_val(&mut self.b, r, *v)?;
+            out.push(r);
         }
         Ok(out)
     }
 
     /// Assigns `new` to the accumulators `acc` (all read before any is written).
     pub fn update(&mut self, acc: &[Val], new: &[Val]) -> Result<(), CodegenError> {
-        let aliased = new.iter().any(|n| acc.iter().any(|a| a.reg == n.reg));
+        let regs = |v: &Val| [Some(v.reg), v.im];
+        let aliased = new.iter().any(|n| {
+            acc.iter().any(|a| {
+                regs(a)
+                    .iter()
+                    .flatten()
+                    .any(|r| regs(n).contains(&Some(*r)))
+            })
+        });
         let new = if aliased {
             self.fresh_copy(new)?
         } else {
             new.to_vec()
         };
         for (a, n) in acc.iter().zip(&new) {
-            if a.reg != n.reg {
-                scalar::assign(&mut self.b, a.reg, *n)?;
+            if a.reg != n.reg || a.im != n.im {
+                scalar::assign_val(&mut self.b, *a, *n)?;
             }
         }
         Ok(())
@@ -594,6 +600,10 @@ impl<'m> Emitter<'m> {
         // A table in global memory.
         let mut bytes = Vec::with_capacity(values.len() * ty.byte_size() as usize);
         for v in values {
+            if let Some(parts) = super::complex::literal_bytes(ty, *v) {
+                bytes.extend(parts);
+                continue;
+            }
             let raw: u64 = match ty {
                 P::F32 => u64::from((v.as_f64() as f32).to_bits()),
                 P::F64 => v.as_f64().to_bits(),
@@ -729,6 +739,11 @@ impl<'m> Emitter<'m> {
                 };
                 one(r.map_err(|e| err(e.to_string()))?)
             }
+            H::Complex => {
+                let x = self.emit1(ctx, Self::operand(ctx, instr, 0)?, idx)?;
+                let y = self.emit1(ctx, Self::operand(ctx, instr, 1)?, idx)?;
+                one(scalar::binary(&mut self.b, op, x, y).map_err(|e| err(e.to_string()))?)
+            }
             H::Broadcast
             | H::Reshape
             | H::Bitcast
@@ -744,8 +759,12 @@ impl<'m> Emitter<'m> {
                     .ok_or_else(|| err("iota dimension out of range".into()))?;
                 let r = self.ix_reg(i);
                 let to = out_ty.ok_or_else(|| err("tuple result".into()))?;
-                one(scalar::convert(&mut self.b, Val { ty: P::U32, reg: r }, to)
-                    .map_err(|e| err(e.to_string()))?)
+                let i = Val {
+                    ty: P::U32,
+                    reg: r,
+                    im: None,
+                };
+                one(scalar::convert(&mut self.b, i, to).map_err(|e| err(e.to_string()))?)
             }
             H::Pad => self.pad(ctx, instr, idx),
             H::Concatenate => {

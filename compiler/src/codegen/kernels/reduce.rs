@@ -48,6 +48,13 @@ impl ReduceSpec {
             .to_apply
             .ok_or_else(|| err("reduce without to_apply"))?;
         let types = elem_types(comp, instr, &inits, "bad init")?;
+        // The tree's shared-memory slots are 8 bytes: a c128 element (16) does not fit.
+        if types.contains(&hlo::PrimitiveType::C128) {
+            return Err(err(
+                "reduce of c128 is not supported by the GPU code generator (its 16-byte \
+                 elements exceed the 8-byte slots of the reduction tree)",
+            ));
+        }
         Ok(ReduceSpec {
             inputs,
             inits,
@@ -270,6 +277,17 @@ pub fn reduce_kernel(
 
 /// `shfl.sync.down` of a value of any carrier (64-bit values in two halves, pred as 0/1).
 fn shfl_down(e: &mut Emitter<'_>, v: Val, s: u32) -> Result<Val, CodegenError> {
+    // A complex value: each part on its own.
+    if let (Some(pt), Some(im)) = (crate::codegen::complex::part_type(v.ty), v.im) {
+        let part = |reg| Val {
+            ty: pt,
+            reg,
+            im: None,
+        };
+        let re = shfl_down(e, part(v.reg), s)?.reg;
+        let im = shfl_down(e, part(im), s)?.reg;
+        return Ok(crate::codegen::complex::make(v.ty, re, im));
+    }
     let c = scalar::carrier(v.ty)?;
     let shfl = |e: &mut Emitter<'_>, r: Reg| -> Reg {
         let d = e.b.reg(r.kind);
@@ -323,5 +341,10 @@ fn shfl_down(e: &mut Emitter<'_>, v: Val, s: u32) -> Result<Val, CodegenError> {
         }
         _ => shfl(e, v.reg),
     };
-    Ok(Val { ty: v.ty, reg })
+    // `carrier` above refused complex values, the only ones with an `im` part.
+    Ok(Val {
+        ty: v.ty,
+        reg,
+        im: None,
+    })
 }

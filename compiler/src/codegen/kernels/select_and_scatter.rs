@@ -137,6 +137,7 @@ pub fn select_and_scatter_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKern
                         let pick = Val {
                             ty: P::Pred,
                             reg: take,
+                            im: None,
                         };
                         let nv = scalar::select(&mut e.b, pick, v, sel[0])
                             .map_err(|m| unsupported(comp, instr, m.to_string()))?;

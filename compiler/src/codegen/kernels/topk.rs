@@ -82,6 +82,7 @@ pub fn topk_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenErr
             let at = Val {
                 ty: P::S32,
                 reg: pos,
+                im: None,
             };
             store_at(e, out_ptrs[1], Ix::R(slot), at)
         })
