@@ -346,7 +346,6 @@ pub const UNSUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::SendDone,
     Opcode::SetDimensionSize,
     Opcode::StochasticConvert,
-    Opcode::TriangularSolve,
 ];
 
 /// Refuses the first instruction (in computation and text order) whose opcode is in

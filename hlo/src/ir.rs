@@ -439,6 +439,9 @@ pub struct Attrs {
     pub fft_type: Option<FftType>,
     /// `fft_length={...}`
     pub fft_length: Option<Vec<i64>>,
+    /// `left_side=`, `lower=`, `unit_diagonal=`, `transpose_a=` of triangular-solve (any one
+    /// written makes this `Some`).
+    pub triangular_solve: Option<TriangularSolveOptions>,
     /// `distribution=` of rng.
     pub distribution: Option<RandomDistribution>,
     /// `exponent_bits=` of reduce-precision.

@@ -665,6 +665,21 @@ impl Printer<'_> {
         if let Some(b) = a.largest {
             push("largest", b.to_string());
         }
+        if let Some(o) = &a.triangular_solve {
+            // XLA prints the options' set fields in field order: false booleans are omitted.
+            for (name, set) in [
+                ("left_side", o.left_side),
+                ("lower", o.lower),
+                ("unit_diagonal", o.unit_diagonal),
+            ] {
+                if set {
+                    push(name, "true".to_string());
+                }
+            }
+            if let Some(t) = o.transpose_a {
+                push("transpose_a", t.name().to_string());
+            }
+        }
         if let Some(t) = a.fft_type {
             push("fft_type", t.name().to_string());
         }

@@ -250,6 +250,20 @@ const HOSTILE: &[Mutation] = &[
         Check::Same,
     ),
     (
+        "triangular_solve_unknown_transpose",
+        |p| {
+            set_instr(p, 0, 2, |i| {
+                i.opcode = "triangular-solve".into();
+                i.triangular_solve_options = Some(proto::xla::TriangularSolveOptions {
+                    transpose_a: 7,
+                    ..Default::default()
+                })
+            })
+        },
+        "region_0.1/gt.1: triangular-solve transpose_a 7",
+        Check::Accepts,
+    ),
+    (
         "compare_without_direction",
         |p| set_instr(p, 0, 2, |i| i.comparison_direction.clear()),
         "region_0.1/gt.1: compare has no comparison_direction",

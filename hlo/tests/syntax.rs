@@ -303,3 +303,28 @@ fn display_is_print_module() {
     let m = parse_module(FEATURES).unwrap();
     assert_eq!(m.to_string(), print_module(&m));
 }
+
+/// triangular-solve's options in XLA's form: the set fields in field order (false booleans are
+/// not printed), any order and any subset accepted; the proto keeps them.
+#[test]
+fn triangular_solve_options() {
+    let text = "HloModule t\n\nENTRY main {\n  a = f32[2,4,4]{2,1,0} parameter(0)\n  b = f32[2,3,4]{2,1,0} parameter(1)\n  x = f32[2,3,4]{2,1,0} triangular-solve(a, b), lower=true, transpose_a=NO_TRANSPOSE\n  ROOT y = f32[2,3,4]{2,1,0} triangular-solve(a, x), transpose_a=ADJOINT, unit_diagonal=true, left_side=false, lower=false\n}\n";
+    let m = round_trip(text);
+    let o = |name| instr(&m, name).attrs.triangular_solve.expect("options");
+    assert_eq!(
+        o("y"),
+        TriangularSolveOptions {
+            left_side: false,
+            lower: false,
+            unit_diagonal: true,
+            transpose_a: Some(Transpose::Adjoint),
+        }
+    );
+    let printed = print_module(&m);
+    assert!(printed.contains("triangular-solve(%a, %b), lower=true, transpose_a=NO_TRANSPOSE\n"));
+    assert!(printed.contains("triangular-solve(%a, %x), unit_diagonal=true, transpose_a=ADJOINT\n"));
+    let back = hlo::convert::from_proto(&hlo::convert::to_proto(&m).unwrap()).unwrap();
+    assert_eq!(o("x"), instr(&back, "x").attrs.triangular_solve.unwrap());
+    assert_eq!(o("y"), instr(&back, "y").attrs.triangular_solve.unwrap());
+    hlo::verify::verify(&m).unwrap();
+}

@@ -212,3 +212,54 @@ fn each_too_large_shape_is_reported_where_it_is_declared() {
         "{errs:#?}"
     );
 }
+
+const TRSM_OPTIONS: &str = "left_side=true, lower=true, transpose_a=NO_TRANSPOSE";
+
+#[track_caller]
+fn trsm_error(a: &str, b: &str, options: &str) -> String {
+    let body = format!(
+        "  a = {a} parameter(0)\n  b = {b} parameter(1)\n  ROOT t = {b} triangular-solve(a, b), {options}"
+    );
+    let errs = errors(&module(&body));
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].instruction, "t");
+    errs[0].message.clone()
+}
+
+#[test]
+fn triangular_solve_verifies_both_sides_with_batch() {
+    for (b, side) in [("f64[2,4,3]", "true"), ("f64[2,3,4]", "false")] {
+        let text = module(&format!(
+            "  a = f64[2,4,4] parameter(0)\n  b = {b} parameter(1)\n  ROOT t = {b} triangular-solve(a, b), left_side={side}, transpose_a=ADJOINT"
+        ));
+        verify(&parse_module(&text).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn triangular_solve_errors_are_exact() {
+    assert_eq!(
+        trsm_error("f32[4,4]", "f32[4,2]", "lower=true"),
+        "triangular-solve: triangular-solve needs transpose_a="
+    );
+    assert_eq!(
+        trsm_error("f32[4,3]", "f32[4,2]", TRSM_OPTIONS),
+        "triangular-solve: a must be [..., n, n], found f32[4,3]"
+    );
+    assert_eq!(
+        trsm_error("f32[4,4]", "f32[2,4]", TRSM_OPTIONS),
+        "triangular-solve: b f32[2,4] does not fit a f32[4,4]: left_side=true needs b [..., n, m]"
+    );
+    assert_eq!(
+        trsm_error("f32[2,4,4]", "f32[3,4,2]", "transpose_a=TRANSPOSE"),
+        "triangular-solve: b f32[3,4,2] does not fit a f32[2,4,4]: left_side=false needs b [..., m, n]"
+    );
+    assert_eq!(
+        trsm_error("s32[4,4]", "s32[4,2]", TRSM_OPTIONS),
+        "triangular-solve: needs floating-point or complex operands of one type, found s32 and s32"
+    );
+    assert_eq!(
+        trsm_error("f32[4,4]", "f64[4,2]", TRSM_OPTIONS),
+        "triangular-solve: needs floating-point or complex operands of one type, found f32 and f64"
+    );
+}

@@ -3,20 +3,22 @@
 //! 1. [`inline_calls`]: inline `call` (and pre-existing `fusion`) instructions.
 //! 2. [`annotations`]: custom calls that only annotate a value (shardings, memory placement)
 //!    become their operand, on one partition.
-//! 3. [`custom_call_layouts`]: operands and results of custom calls that take non-default
+//! 3. [`triangular_solve`]: every `triangular-solve` becomes a `while` of forward
+//!    substitution over masked rows (the ops it uses are compiled like any other).
+//! 4. [`custom_call_layouts`]: operands and results of custom calls that take non-default
 //!    layouts (column-major LAPACK matrices) are laid out with transposes.
-//! 4. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
-//! 5. [`dce`]: drop instructions whose values nobody uses.
-//! 6. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
+//! 5. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
+//! 6. [`dce`]: drop instructions whose values nobody uses.
+//! 7. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
 //!    slices/copies, tuple/get-tuple-element forwarding, small constant folding).
-//! 7. [`while_repeated`]: while-loop state elements that provably hold equal values (JAX's
+//! 8. [`while_repeated`]: while-loop state elements that provably hold equal values (JAX's
 //!    `fori_loop` counter, carried twice) are read and updated as one.
-//! 8. [`cse`]: common subexpression elimination.
-//! 9. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
-//!    transposes around a leading-dimension collective.
-//! 10. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
+//! 9. [`cse`]: common subexpression elimination.
+//! 10. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
+//!     transposes around a leading-dimension collective.
+//! 11. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
 //!     place.
-//! 11. [`dce`] again.
+//! 12. [`dce`] again.
 //!
 //! Fusion ([`crate::fusion`]) and lowering to thunks follow.
 //!
@@ -39,6 +41,7 @@ pub mod gemm_operands;
 pub mod inline_calls;
 pub mod rebuild;
 pub mod simplify;
+pub mod triangular_solve;
 pub mod while_repeated;
 
 /// A pass over a module.
@@ -48,6 +51,7 @@ pub type Pass = fn(&mut HloModule) -> Result<(), CompileError>;
 pub const PIPELINE: &[(&str, Pass)] = &[
     ("inline-calls", inline_calls::run),
     ("annotations", annotations::run),
+    ("triangular-solve", triangular_solve::run),
     ("custom-call-layouts", custom_call_layouts::run),
     ("cond-select", cond_select::run),
     ("dce", dce::run),

@@ -248,6 +248,12 @@ fn walk(message: &DynamicMessage, out: &mut BTreeSet<String>, depth: usize) {
     out.insert(desc.full_name().to_owned());
     for (field, value) in message.fields() {
         out.insert(field.full_name().to_owned());
+        // A reader that may skip this field skips everything in it: the messages and enum
+        // values below it are no dependency of the artifact, so the forward-window rule must
+        // not see them as "emitted but new".
+        if proto::field_is_ignorable(&field) {
+            continue;
+        }
         let kind = field.kind();
         let mut visit = |v: &Value| match (v, &kind) {
             (Value::Message(m), _) => walk(m, out, depth + 1),
@@ -365,6 +371,45 @@ mod tests {
     use proto::xla::gpu::{CustomCallThunkProto, KernelThunkProto, SequentialThunkProto};
 
     #[test]
+    fn census_records_an_ignorable_field_but_not_its_subtree() {
+        use proto::xla::{
+            HloComputationProto, HloInstructionProto, HloModuleConfigProto, HloModuleProto,
+            HloModuleProtoWithConfig, TriangularSolveOptions,
+        };
+        let instr = HloInstructionProto {
+            opcode: "triangular-solve".into(),
+            triangular_solve_options: Some(TriangularSolveOptions {
+                left_side: true,
+                transpose_a: 1,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let exe = GpuExecutableProto {
+            hlo_module_with_config: Some(HloModuleProtoWithConfig {
+                hlo_module: Some(HloModuleProto {
+                    computations: vec![HloComputationProto {
+                        instructions: vec![instr],
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }),
+                config: Some(HloModuleConfigProto::default()),
+            }),
+            ..Default::default()
+        };
+        let c = census_of(&exe);
+        assert!(c.contains("xla.HloInstructionProto.triangular_solve_options"));
+        for skipped in [
+            "xla.TriangularSolveOptions",
+            "xla.TriangularSolveOptions.left_side",
+            "xla.TriangularSolveOptions.Transpose.NO_TRANSPOSE",
+        ] {
+            assert!(!c.contains(skipped), "{skipped} in {c:?}");
+        }
+    }
+
+    #[test]
     fn ffi_attribute_values_are_typed_as_written() {
         for (value, ty) in [
             ("true", "bool"),
@@ -413,6 +458,15 @@ mod tests {
     fn census_names_fields_oneof_variants_enums_and_registry_targets() {
         let exe = GpuExecutableProto {
             module_name: "m".into(),
+            // Not in a kernel thunk's `args_shape`: that field is ignorable, so the census does
+            // not descend into it.
+            program_shape: Some(proto::xla::ProgramShapeProto {
+                result: Some(proto::xla::ShapeProto {
+                    element_type: proto::xla::PrimitiveType::F32 as i32,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
             thunks: vec![ThunkProto {
                 thunk_info: None,
                 r#impl: Some(Impl::SequentialThunk(SequentialThunkProto {
@@ -421,10 +475,6 @@ mod tests {
                             thunk_info: None,
                             r#impl: Some(Impl::KernelThunk(KernelThunkProto {
                                 kernel_name: "k".into(),
-                                args_shape: vec![proto::xla::ShapeProto {
-                                    element_type: proto::xla::PrimitiveType::F32 as i32,
-                                    ..Default::default()
-                                }],
                                 ..Default::default()
                             })),
                         },

@@ -126,6 +126,9 @@ pub enum ProtoError {
     /// An unknown FFT type.
     #[error("fft type {0}")]
     FftType(i32),
+    /// An unknown `TriangularSolveOptions.transpose_a`.
+    #[error("triangular-solve transpose_a {0}")]
+    Transpose(i32),
     /// An unknown RNG distribution.
     #[error("rng distribution {0}")]
     RngDistribution(i32),

@@ -425,6 +425,9 @@ pub(super) fn fill_attrs(
         });
         a.fft_length = Some(p.fft_length.clone());
     }
+    if let (TriangularSolve, Some(o)) = (opcode, &p.triangular_solve_options) {
+        a.triangular_solve = Some(triangular_solve_from_proto(o)?);
+    }
     if opcode == Rng {
         a.distribution = Some(match px::RandomDistribution::try_from(p.distribution) {
             Ok(px::RandomDistribution::RngUniform) => RandomDistribution::Uniform,
@@ -438,4 +441,22 @@ pub(super) fn fill_attrs(
     a.epsilon = (p.epsilon != 0.0).then_some(LiteralValue::Float(f64::from(p.epsilon)));
     a.feature_index = (p.feature_index != 0).then_some(p.feature_index);
     Ok(())
+}
+
+fn triangular_solve_from_proto(
+    o: &px::TriangularSolveOptions,
+) -> Result<TriangularSolveOptions, ProtoError> {
+    use px::triangular_solve_options::Transpose as P;
+    Ok(TriangularSolveOptions {
+        left_side: o.left_side,
+        lower: o.lower,
+        unit_diagonal: o.unit_diagonal,
+        transpose_a: match P::try_from(o.transpose_a) {
+            Ok(P::Invalid) => None,
+            Ok(P::NoTranspose) => Some(Transpose::NoTranspose),
+            Ok(P::Transpose) => Some(Transpose::Transpose),
+            Ok(P::Adjoint) => Some(Transpose::Adjoint),
+            Err(_) => return Err(ProtoError::Transpose(o.transpose_a)),
+        },
+    })
 }

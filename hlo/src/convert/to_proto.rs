@@ -273,6 +273,9 @@ pub(super) fn instruction_to_proto(
             FftType::Irfft => px::FftType::Irfft,
         } as i32;
     }
+    if let Some(o) = &a.triangular_solve {
+        p.triangular_solve_options = Some(triangular_solve_to_proto(o));
+    }
     if let Some(l) = &a.fft_length {
         p.fft_length = l.clone();
     }
@@ -585,5 +588,20 @@ fn literal_at_xla_numbers(l: &mut px::LiteralProto) {
             shape_at_xla_numbers(s);
         }
         stack.extend(l.tuple_literals.iter_mut());
+    }
+}
+
+fn triangular_solve_to_proto(o: &TriangularSolveOptions) -> px::TriangularSolveOptions {
+    use px::triangular_solve_options::Transpose as P;
+    px::TriangularSolveOptions {
+        left_side: o.left_side,
+        lower: o.lower,
+        unit_diagonal: o.unit_diagonal,
+        transpose_a: match o.transpose_a {
+            None => P::Invalid,
+            Some(Transpose::NoTranspose) => P::NoTranspose,
+            Some(Transpose::Transpose) => P::Transpose,
+            Some(Transpose::Adjoint) => P::Adjoint,
+        } as i32,
     }
 }

@@ -6,7 +6,7 @@ use super::elementwise::{self, Direction};
 use super::reduce::{self, Reducer};
 use super::{
     arr, array_shape, attr, bitcast, builtin_reducer, convolution, dot, gather, invalid,
-    leaves_to_literal, movement, pred_result, sort, EvalError, Interp,
+    leaves_to_literal, linalg, movement, pred_result, sort, EvalError, Interp,
 };
 use crate::ir::{self, ComparisonDirection, ComparisonType, ComputationId, Instruction, Opcode};
 use crate::literal::{Array, DType, Data, Literal};
@@ -328,6 +328,11 @@ pub(super) fn contraction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
             )
             .map_err(|m| invalid(op.name(), m.to_string()))?;
             one(convolution::convolution(lhs, rhs, &geometry, dtype)?)
+        }
+        Opcode::TriangularSolve => {
+            nops(2)?;
+            let o = attr(&a.triangular_solve, op, "transpose_a")?;
+            one(linalg::triangular_solve(array(0)?, array(1)?, o)?)
         }
         other => Err(EvalError::Unimplemented {
             opcode: other.name().to_string(),

@@ -32,6 +32,7 @@ pub mod convolution;
 pub mod dot;
 pub mod elementwise;
 pub mod gather;
+pub mod linalg;
 pub mod movement;
 pub mod reduce;
 pub mod sort;
@@ -548,7 +549,9 @@ impl<'m> Interp<'m> {
             | Opcode::DynamicSlice
             | Opcode::DynamicUpdateSlice
             | Opcode::Gather => dispatch::movement(&s),
-            Opcode::Dot | Opcode::Convolution => dispatch::contraction(&s),
+            Opcode::Dot | Opcode::Convolution | Opcode::TriangularSolve => {
+                dispatch::contraction(&s)
+            }
             Opcode::Reduce
             | Opcode::ReduceWindow
             | Opcode::Scatter

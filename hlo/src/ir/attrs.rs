@@ -249,6 +249,53 @@ impl FftType {
     }
 }
 
+/// How `transpose_a=` of triangular-solve uses `a`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transpose {
+    /// `NO_TRANSPOSE`: `a` as written.
+    NoTranspose,
+    /// `TRANSPOSE`: `a` transposed.
+    Transpose,
+    /// `ADJOINT`: `a` conjugated and transposed (the transpose for real `a`).
+    Adjoint,
+}
+
+impl Transpose {
+    /// Text form (XLA's `TriangularSolveOptions.Transpose` value names).
+    pub fn name(self) -> &'static str {
+        match self {
+            Transpose::NoTranspose => "NO_TRANSPOSE",
+            Transpose::Transpose => "TRANSPOSE",
+            Transpose::Adjoint => "ADJOINT",
+        }
+    }
+
+    /// Parses the text form.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "NO_TRANSPOSE" => Transpose::NoTranspose,
+            "TRANSPOSE" => Transpose::Transpose,
+            "ADJOINT" => Transpose::Adjoint,
+            _ => return None,
+        })
+    }
+}
+
+/// The options of triangular-solve (XLA's `TriangularSolveOptions`): solves `op(a) x = b`
+/// (`left_side`) or `x op(a) = b`, reading only the named triangle of `a`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct TriangularSolveOptions {
+    /// `left_side=`: `op(a) x = b` when true, `x op(a) = b` when false.
+    pub left_side: bool,
+    /// `lower=`: `a`'s lower triangle is read when true, its upper when false.
+    pub lower: bool,
+    /// `unit_diagonal=`: the diagonal is taken to be ones and not read.
+    pub unit_diagonal: bool,
+    /// `transpose_a=`; `None` when not written (XLA's `TRANSPOSE_INVALID`, which the verifier
+    /// refuses).
+    pub transpose_a: Option<Transpose>,
+}
+
 /// `distribution=` of `rng`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RandomDistribution {

@@ -182,6 +182,14 @@ impl<'a> Parser<'a> {
             }
             "channel_id" => a.channel_id = Some(self.int(key)?),
             "use_global_device_ids" => a.use_global_device_ids = Some(self.boolean(key)?),
+            "left_side" | "lower" | "unit_diagonal" | "transpose_a"
+                if opcode == Opcode::TriangularSolve =>
+            {
+                self.triangular_solve_attr(
+                    key,
+                    a.triangular_solve.get_or_insert_with(Default::default),
+                )?
+            }
             "fft_type" => a.fft_type = Some(self.enum_word("fft type", FftType::from_name)?),
             "fft_length" => a.fft_length = Some(self.int_list(key)?),
             "distribution" => {
@@ -200,6 +208,18 @@ impl<'a> Parser<'a> {
                 let v = self.raw_value(key)?;
                 a.raw.push((key.to_string(), v));
             }
+        }
+        Ok(())
+    }
+
+    /// One of triangular-solve's options (XLA parses them as the fields of
+    /// `TriangularSolveOptions`: each optional, in any order).
+    fn triangular_solve_attr(&mut self, key: &str, o: &mut TriangularSolveOptions) -> Result<()> {
+        match key {
+            "left_side" => o.left_side = self.boolean(key)?,
+            "lower" => o.lower = self.boolean(key)?,
+            "unit_diagonal" => o.unit_diagonal = self.boolean(key)?,
+            _ => o.transpose_a = Some(self.enum_word("transpose_a", Transpose::from_name)?),
         }
         Ok(())
     }

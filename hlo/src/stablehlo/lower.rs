@@ -107,6 +107,7 @@ pub(crate) const STRUCTURED: &[&str] = &[
     "slice",
     "sort",
     "transpose",
+    "triangular_solve",
     "tuple",
     "while",
 ];
@@ -373,7 +374,8 @@ impl Front<'_> {
             | "composite"
             | "map"
             | "reduce_precision"
-            | "rng_bit_generator" => self.lower_misc(s, op),
+            | "rng_bit_generator"
+            | "triangular_solve" => self.lower_misc(s, op),
             "convolution" => self.lower_convolution(op),
             "while" => self.lower_while(op),
             "if" | "case" => self.lower_branches(s, op),

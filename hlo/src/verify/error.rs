@@ -353,6 +353,20 @@ pub enum ShapeError {
     /// rfft of other than f32 or f64.
     #[error("rfft needs f32 or f64, found {0}")]
     RfftElementType(PrimitiveType),
+    /// triangular-solve's `a` that is not `[..., n, n]`.
+    #[error("a must be [..., n, n], found {0}")]
+    TriangularSolveA(ArrayShape),
+    /// triangular-solve's `b` whose batch or solved dimension does not fit `a`.
+    #[error("b {b} does not fit a {a}: left_side={left_side} needs b {need}")]
+    TriangularSolveB {
+        a: ArrayShape,
+        b: ArrayShape,
+        left_side: bool,
+        need: &'static str,
+    },
+    /// triangular-solve operands of different or non-floating element types.
+    #[error("needs floating-point or complex operands of one type, found {a} and {b}")]
+    TriangularSolveType { a: PrimitiveType, b: PrimitiveType },
     /// `topk` with k past the last dimension.
     #[error("topk k={k} exceeds the last dimension {dim}")]
     TopK { k: i64, dim: i64 },

@@ -68,12 +68,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 .map(|s| s.without_layout())
                 .unwrap_or(Shape::Token)
         }
-        TriangularSolve => {
-            count(ops, 2, opcode)?;
-            ops.get(1)
-                .map(|s| s.without_layout())
-                .unwrap_or(Shape::Token)
-        }
+        TriangularSolve => triangular_solve(cx)?,
         TopK => {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
@@ -93,4 +88,40 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         _ => return Ok(None),
     };
     Ok(Some(out))
+}
+
+/// XLA's `InferTriangularSolveShape`: `a` is `[..., n, n]`, `b` is `[..., n, m]` (left side)
+/// or `[..., m, n]` with the same batch dimensions and element type (floating or complex), and
+/// the result is `b`'s shape.
+fn triangular_solve(cx: &Inst<'_>) -> R<Shape> {
+    let Inst { opcode, ops, a, .. } = *cx;
+    count(ops, 2, opcode)?;
+    let options = required(a.triangular_solve, opcode, "transpose_a=")?;
+    required(options.transpose_a, opcode, "transpose_a=")?;
+    let (x, y) = (arr(ops, 0)?, arr(ops, 1)?);
+    let t = x.element_type;
+    if t != y.element_type || !(t.is_float() || t.is_complex()) {
+        return fail(ShapeError::TriangularSolveType {
+            a: t,
+            b: y.element_type,
+        });
+    }
+    let r = x.dims.len();
+    if r < 2 || x.dims[r - 1] != x.dims[r - 2] {
+        return fail(ShapeError::TriangularSolveA(x.clone()));
+    }
+    let (solved, need) = if options.left_side {
+        (r - 2, "[..., n, m]")
+    } else {
+        (r - 1, "[..., m, n]")
+    };
+    if y.dims.len() != r || y.dims[..r - 2] != x.dims[..r - 2] || y.dims[solved] != x.dims[r - 1] {
+        return fail(ShapeError::TriangularSolveB {
+            a: x.clone(),
+            b: y.clone(),
+            left_side: options.left_side,
+            need,
+        });
+    }
+    Ok(Shape::Array(y.clone()).without_layout())
 }

@@ -337,6 +337,10 @@ impl Front<'_> {
                 a.to_apply = Some(self.region_at(op, 0)?.comp);
                 Opcode::Map
             }
+            "triangular_solve" => {
+                a.triangular_solve = Some(self.triangular_solve_options(op)?);
+                Opcode::TriangularSolve
+            }
             "reduce_precision" => {
                 match op.get(&["format"]) {
                     Some(Attr::Enum(f)) => {
@@ -385,5 +389,23 @@ impl Front<'_> {
             }
         };
         Ok(self.emit(op, opcode, op.operands.clone(), a))
+    }
+
+    /// `left_side = true, lower = true, unit_diagonal = false, transpose_a = NO_TRANSPOSE`
+    /// (`#stablehlo<transpose NO_TRANSPOSE>` in the generic form); the booleans default to
+    /// false as in the proto, `transpose_a` is required.
+    fn triangular_solve_options(&self, op: &Op) -> Result<TriangularSolveOptions> {
+        self.count(op, 2)?;
+        let t = match op.get(&["transpose_a"]) {
+            Some(Attr::Enum(e)) => Transpose::from_name(e)
+                .ok_or_else(|| self.bad(op, format!("unknown transpose_a {e}")))?,
+            _ => return Err(self.bad(op, "triangular_solve needs transpose_a")),
+        };
+        Ok(TriangularSolveOptions {
+            left_side: self.bool_attr(op, &["left_side"])?.unwrap_or(false),
+            lower: self.bool_attr(op, &["lower"])?.unwrap_or(false),
+            unit_diagonal: self.bool_attr(op, &["unit_diagonal"])?.unwrap_or(false),
+            transpose_a: Some(t),
+        })
     }
 }
