@@ -13,8 +13,6 @@
 //! removed, so the list never hides progress or a regression.
 //!
 //! `AOT_RUN_FILTER=substring` limits the trials (libtest-mimic's own filter works too).
-use std::path::PathBuf;
-
 mod common;
 use common::{check, root};
 
@@ -50,19 +48,7 @@ const SUITES: &[Suite] = &[
         dir: "testdata/jax_linalg",
         exts: &["hlo", "mlir"],
         min_cases: 21,
-        expected_to_fail: &[
-            (
-                "cho_solve",
-                "stablehlo.triangular_solve is not supported yet",
-            ),
-            ("expm", "stablehlo.triangular_solve is not supported yet"),
-            ("inv", "stablehlo.triangular_solve is not supported yet"),
-            ("solve", "stablehlo.triangular_solve is not supported yet"),
-            (
-                "triangular_solve",
-                "stablehlo.triangular_solve is not supported yet",
-            ),
-        ],
+        expected_to_fail: &[],
     },
 ];
 
