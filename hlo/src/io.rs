@@ -101,35 +101,46 @@ pub struct IoCase {
 impl IoCase {
     /// Reads and parses an io file.
     pub fn read(path: &Path) -> Result<IoCase, IoError> {
-        let text = std::fs::read_to_string(path).map_err(|source| IoError::Read {
-            path: path.display().to_string(),
-            source,
-        })?;
-        IoCase::parse(&text)
+        IoCase::parse(&read_text(path)?)
     }
 
     /// Parses io-file text.
     pub fn parse(text: &str) -> Result<IoCase, IoError> {
-        let v: Value = serde_json::from_str(text)?;
-        let list = |key: &str| -> Result<Vec<Array>, IoError> {
-            let items = v
-                .get(key)
-                .and_then(Value::as_array)
-                .ok_or_else(|| IoError::Structure {
-                    location: key.to_string(),
-                    problem: "missing or not a list".into(),
-                })?;
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, a)| parse_array(a, &format!("{key}[{i}]")))
-                .collect()
-        };
-        Ok(IoCase {
-            inputs: list("inputs")?,
-            outputs: list("outputs")?,
-        })
+        let (inputs, outputs) = parse_lists(text, parse_array)?;
+        Ok(IoCase { inputs, outputs })
     }
+}
+
+/// An io file's text.
+fn read_text(path: &Path) -> Result<String, IoError> {
+    std::fs::read_to_string(path).map_err(|source| IoError::Read {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The `inputs` and `outputs` lists of io-file text, each element read by `parse` (given its
+/// location, `inputs[2]`, for messages).
+fn parse_lists<T>(
+    text: &str,
+    parse: fn(&Value, &str) -> Result<T, IoError>,
+) -> Result<(Vec<T>, Vec<T>), IoError> {
+    let v: Value = serde_json::from_str(text)?;
+    let list = |key: &str| -> Result<Vec<T>, IoError> {
+        let items = v
+            .get(key)
+            .and_then(Value::as_array)
+            .ok_or_else(|| IoError::Structure {
+                location: key.to_string(),
+                problem: "missing or not a list".into(),
+            })?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, a)| parse(a, &format!("{key}[{i}]")))
+            .collect()
+    };
+    Ok((list("inputs")?, list("outputs")?))
 }
 
 /// A complex io-file array (`c64` or `c128`), which [`Array`] cannot hold: its values as the
@@ -228,34 +239,13 @@ pub struct IoFile {
 impl IoFile {
     /// Reads and parses an io file.
     pub fn read(path: &Path) -> Result<IoFile, IoError> {
-        let text = std::fs::read_to_string(path).map_err(|source| IoError::Read {
-            path: path.display().to_string(),
-            source,
-        })?;
-        IoFile::parse(&text)
+        IoFile::parse(&read_text(path)?)
     }
 
     /// Parses io-file text.
     pub fn parse(text: &str) -> Result<IoFile, IoError> {
-        let v: Value = serde_json::from_str(text)?;
-        let list = |key: &str| -> Result<Vec<IoArray>, IoError> {
-            let items = v
-                .get(key)
-                .and_then(Value::as_array)
-                .ok_or_else(|| IoError::Structure {
-                    location: key.to_string(),
-                    problem: "missing or not a list".into(),
-                })?;
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, a)| parse_io_array(a, &format!("{key}[{i}]")))
-                .collect()
-        };
-        Ok(IoFile {
-            inputs: list("inputs")?,
-            outputs: list("outputs")?,
-        })
+        let (inputs, outputs) = parse_lists(text, parse_io_array)?;
+        Ok(IoFile { inputs, outputs })
     }
 
     /// The io-file text.
