@@ -27,6 +27,30 @@ fn shape_proto(shape: &Shape) -> Result<proto::xla::ShapeProto, CompileError> {
         .map_err(|e| CompileError::Embed(format!("shape {shape}: {e}")))
 }
 
+/// A custom call's operand or result leaves as shaped slices. A layout the target asked for
+/// (column-major LAPACK operands) is kept; every other shape is written row-major.
+fn shaped_slices(
+    asg: &Assignment,
+    leaves: &[(crate::lower::Loc, Shape)],
+) -> Result<Vec<pg::NullableShapedSliceProto>, CompileError> {
+    let laid_out = |s: &Shape| match s.layout() {
+        Some(_) => hlo::convert::shape_to_proto(s)
+            .map_err(|e| CompileError::Embed(format!("shape {s}: {e}"))),
+        None => shape_proto(s),
+    };
+    leaves
+        .iter()
+        .map(|(loc, s)| {
+            Ok(pg::NullableShapedSliceProto {
+                shaped_slice: Some(pg::ShapedSliceProto {
+                    slice: Some(asg.slice(*loc)?),
+                    shape: Some(laid_out(s)?),
+                }),
+            })
+        })
+        .collect()
+}
+
 struct ThunkBuilder<'a> {
     asg: &'a Assignment,
     next_id: i64,
@@ -220,44 +244,23 @@ impl ThunkBuilder<'_> {
                 opaque,
                 attributes,
                 api_version,
-            } => {
-                // A layout the target asked for (column-major LAPACK operands) is kept; every
-                // other shape is written row-major.
-                let laid_out = |s: &Shape| match s.layout() {
-                    Some(_) => hlo::convert::shape_to_proto(s)
-                        .map_err(|e| CompileError::Embed(format!("shape {s}: {e}"))),
-                    None => shape_proto(s),
-                };
-                let shaped = |l: &[(crate::lower::Loc, Shape)]| -> Result<Vec<pg::NullableShapedSliceProto>, CompileError> {
-                    l.iter()
-                        .map(|(loc, s)| {
-                            Ok(pg::NullableShapedSliceProto {
-                                shaped_slice: Some(pg::ShapedSliceProto {
-                                    slice: Some(asg.slice(*loc)?),
-                                    shape: Some(laid_out(s)?),
-                                }),
-                            })
-                        })
-                        .collect()
-                };
-                pg::ThunkProto {
-                    thunk_info: self.info(name),
-                    r#impl: Some(Impl::CustomCallThunk(pg::CustomCallThunkProto {
-                        target_name: target.clone(),
-                        operands: shaped(operands)?,
-                        results: shaped(results)?,
-                        opaque: opaque.clone(),
-                        api_version: *api_version,
-                        // The typed FFI's attributes at 6, the number every runtime reads
-                        // (1000 is read only by runtimes from 2026-12-01 on: the move waits for
-                        // 2026-12-15, docs/artifact.md). Legacy calls keep their config in
-                        // `opaque` and fill neither.
-                        attributes: attributes.clone().into_iter().collect(),
-                        called_computation: None,
-                        attributes_xyz: Default::default(),
-                    })),
-                }
-            }
+            } => pg::ThunkProto {
+                thunk_info: self.info(name),
+                r#impl: Some(Impl::CustomCallThunk(pg::CustomCallThunkProto {
+                    target_name: target.clone(),
+                    operands: shaped_slices(asg, operands)?,
+                    results: shaped_slices(asg, results)?,
+                    opaque: opaque.clone(),
+                    api_version: *api_version,
+                    // The typed FFI's attributes at 6, the number every runtime reads (1000 is
+                    // read only by runtimes from 2026-12-01 on: the move waits for 2026-12-15,
+                    // docs/artifact.md). Legacy calls keep their config in `opaque` and fill
+                    // neither.
+                    attributes: attributes.clone().into_iter().collect(),
+                    called_computation: None,
+                    attributes_xyz: Default::default(),
+                })),
+            },
             Op::Collective {
                 name,
                 kind,

@@ -722,43 +722,7 @@ impl Printer<'_> {
         if let Some(b) = a.use_global_device_ids {
             push("use_global_device_ids", b.to_string());
         }
-        if let Some(t) = &a.custom_call_target {
-            push("custom_call_target", quote(t));
-        }
-        if let Some(shapes) = &a.operand_layout_constraints {
-            let items: Vec<String> = shapes.iter().map(|s| s.to_string()).collect();
-            push(
-                "operand_layout_constraints",
-                format!("{{{}}}", items.join(", ")),
-            );
-        }
-        if let Some(b) = a.custom_call_has_side_effect {
-            push("custom_call_has_side_effect", b.to_string());
-        }
-        if let Some(aliases) = &a.output_to_operand_aliasing {
-            let path = |v: &[i64]| {
-                let items: Vec<String> = v.iter().map(i64::to_string).collect();
-                format!("{{{}}}", items.join(","))
-            };
-            let items: Vec<String> = aliases
-                .iter()
-                .map(|x| {
-                    format!(
-                        "{}: ({}, {})",
-                        path(&x.output_index),
-                        x.operand,
-                        path(&x.operand_index)
-                    )
-                })
-                .collect();
-            push(
-                "output_to_operand_aliasing",
-                format!("{{{}}}", items.join(", ")),
-            );
-        }
-        if let Some(t) = &a.api_version {
-            push("api_version", t.clone());
-        }
+        custom_call_attrs(a, &mut push);
         if let Some(k) = a.fusion_kind {
             push("kind", k.name().to_string());
         }
@@ -817,6 +781,49 @@ impl Printer<'_> {
             }
         }
         v
+    }
+}
+
+/// A custom call's own attributes, in XLA's order: target, operand layout constraints, side
+/// effect, output-to-operand aliasing, API version (its backend config is printed last, with
+/// every instruction's).
+fn custom_call_attrs(a: &Attrs, push: &mut impl FnMut(&str, String)) {
+    if let Some(t) = &a.custom_call_target {
+        push("custom_call_target", quote(t));
+    }
+    if let Some(shapes) = &a.operand_layout_constraints {
+        let items: Vec<String> = shapes.iter().map(|s| s.to_string()).collect();
+        push(
+            "operand_layout_constraints",
+            format!("{{{}}}", items.join(", ")),
+        );
+    }
+    if let Some(b) = a.custom_call_has_side_effect {
+        push("custom_call_has_side_effect", b.to_string());
+    }
+    if let Some(aliases) = &a.output_to_operand_aliasing {
+        let path = |v: &[i64]| {
+            let items: Vec<String> = v.iter().map(i64::to_string).collect();
+            format!("{{{}}}", items.join(","))
+        };
+        let items: Vec<String> = aliases
+            .iter()
+            .map(|x| {
+                format!(
+                    "{}: ({}, {})",
+                    path(&x.output_index),
+                    x.operand,
+                    path(&x.operand_index)
+                )
+            })
+            .collect();
+        push(
+            "output_to_operand_aliasing",
+            format!("{{{}}}", items.join(", ")),
+        );
+    }
+    if let Some(t) = &a.api_version {
+        push("api_version", t.clone());
     }
 }
 

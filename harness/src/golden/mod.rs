@@ -10,6 +10,8 @@
 //! - [`handwritten`]: the hand-written cases (`<target>/handwritten/v<N>/`), for constructs the
 //!   runtime executes but today's compiler does not emit.
 //! - [`replay`]: the checks the golden suite runs.
+//! - [`coverage`]: the runtime-side coverage gate (what today's runtime supports that some golden
+//!   inside the window must use).
 //!
 //! Layout of a version (docs/goldens.md):
 //!
@@ -25,6 +27,7 @@
 //! ```
 pub mod cases;
 pub mod census;
+pub mod coverage;
 pub mod handwritten;
 pub mod manifest;
 pub mod regen;

@@ -22,6 +22,11 @@ use super::regen::{
 };
 use super::store::GoldenStore;
 
+pub use super::coverage::{
+    runtime_coverage, runtime_thunk_kinds, uncovered_behaviours, uncovered_values,
+    UNREACHABLE_VALUE_CLASSES,
+};
+
 /// Where a failure points the reader.
 pub const COMPAT_GUIDE: &str = "docs/compatibility.md";
 
@@ -96,7 +101,7 @@ impl GoldenCase {
         })
     }
 
-    fn description(&self) -> Result<DeviceDescription, String> {
+    pub(crate) fn description(&self) -> Result<DeviceDescription, String> {
         let config = proto::parse_target_config(
             &self.target_config,
             &format!("{}/{TARGET_FILE}", self.dir.display()),
@@ -1000,208 +1005,6 @@ fn check_enum(e: &EnumDescriptor, n: i32, here: &str, out: &mut Vec<String>) {
             e.full_name()
         ));
     }
-}
-
-/// The thunk kinds (`impl` oneof variants of `xla.gpu.ThunkProto`, from the descriptor) that
-/// today's runtime decodes, found by asking it: each variant, set to its default message, is
-/// validated inside `base` for `device` (the golden's own); a variant refused with UNIMPLEMENTED
-/// is one this runtime does not execute, any other outcome (loaded, or refused for its empty
-/// fields) is one it does.
-pub fn runtime_thunk_kinds(
-    base: &GpuExecutableProto,
-    device: &DeviceDescription,
-) -> Result<Vec<(String, bool)>, String> {
-    let pool = proto::descriptor_pool();
-    let thunk = pool
-        .get_message_by_name("xla.gpu.ThunkProto")
-        .ok_or("the schema has no xla.gpu.ThunkProto")?;
-    let oneof = thunk
-        .oneofs()
-        .find(|o| o.name() == "impl")
-        .ok_or("xla.gpu.ThunkProto has no oneof impl")?;
-    let info = thunk
-        .get_field_by_name("thunk_info")
-        .ok_or("xla.gpu.ThunkProto has no thunk_info")?;
-    let flags = runtime::RuntimeFlags::default();
-    let registry = runtime::Registry::builtin();
-    let mut out = Vec::new();
-    for variant in oneof.fields() {
-        let Kind::Message(body) = variant.kind() else {
-            continue;
-        };
-        let mut probe = DynamicMessage::new(thunk.clone());
-        if let Kind::Message(info_desc) = info.kind() {
-            probe.set_field(&info, Value::Message(DynamicMessage::new(info_desc)));
-        }
-        probe.set_field(&variant, Value::Message(DynamicMessage::new(body)));
-        let probe: proto::xla::gpu::ThunkProto = probe
-            .transcode_to()
-            .map_err(|e| format!("{}: {e}", variant.full_name()))?;
-        let mut exe = base.clone();
-        exe.thunks = vec![probe];
-        let bytes = proto::prost::Message::encode_to_vec(&exe);
-        let executes = !matches!(
-            runtime::validate(&bytes, device, &flags, &registry),
-            Err(e) if e.code() == runtime::Code::Unimplemented
-        );
-        out.push((variant.full_name().to_owned(), executes));
-    }
-    Ok(out)
-}
-
-/// Coverage from the runtime's side: every thunk kind the runtime executes and every name (and
-/// legacy alias) its registry resolves must be used by a golden of `target` inside the 6-month
-/// window, in any of `stores` (compiled and hand-written). Otherwise a change to its semantics
-/// would pass every gate: add a golden, or drop the support.
-pub fn runtime_coverage(
-    stores: &[&GoldenStore],
-    target: &str,
-    today: schema_history::Date,
-) -> Result<(), String> {
-    let window_start = today.add_months(-schema_history::BACKWARD_WINDOW_MONTHS);
-    let mut used = std::collections::BTreeSet::new();
-    let mut base: Option<(GpuExecutableProto, DeviceDescription)> = None;
-    for store in stores {
-        let versions = match store.versions(target) {
-            Ok(v) => v,
-            // A store without versions holds no golden (the store's own trial reports it).
-            Err(super::GoldenError::NoVersions { .. }) => continue,
-            Err(e) => return Err(e.to_string()),
-        };
-        for v in versions {
-            let m = manifest(store, target, v)?;
-            let created: schema_history::Date = m
-                .created
-                .parse()
-                .map_err(|e| format!("{target}/v{v}/manifest.json: created: {e}"))?;
-            if created < window_start {
-                continue;
-            }
-            for case in &m.cases {
-                let g = GoldenCase::read(store, target, v, case)?;
-                let exe = proto::decode_limited(&g.bytes, usize::MAX)
-                    .map_err(|e| format!("{}: {e}", g.label()))?;
-                used.extend(super::census::value_classes(&exe));
-                if base.is_none() {
-                    base = Some((exe, g.description()?));
-                }
-            }
-            used.extend(m.census.into_values().flatten());
-        }
-    }
-    let (base, device) =
-        base.ok_or_else(|| format!("{target} has no golden inside the 6-month window"))?;
-    let mut missing = Vec::new();
-    for (kind, executes) in runtime_thunk_kinds(&base, &device)? {
-        if executes && !used.contains(&kind) {
-            missing.push(format!("{kind} (a thunk kind the runtime executes)"));
-        }
-    }
-    missing.extend(uncovered_behaviours(&used));
-    missing.extend(uncovered_values(&used));
-    for (name, aliases) in runtime::registry::names() {
-        for n in std::iter::once(&name).chain(&aliases) {
-            if !used.contains(&format!("registry:{n}")) {
-                let what = if *n == name {
-                    "a registered name".to_owned()
-                } else {
-                    format!("a legacy alias of {name}")
-                };
-                missing.push(format!("registry:{n} ({what})"));
-            }
-        }
-    }
-    if missing.is_empty() {
-        return Ok(());
-    }
-    Err(format!(
-        "{} construct(s) or behaviour class(es) today's runtime supports are used by no golden of {target} inside the 6-month window:\n  {}\n\
-         Nothing would notice a change to their semantics: add a golden that uses each \
-         (a hand-written case in harness/src/golden/handwritten.rs, then \
-         `cargo run -p harness --example handwritten_goldens`), or drop the support; see docs/goldens.md.",
-        missing.len(),
-        missing.join("\n  ")
-    ))
-}
-
-/// Value classes no golden reaches, each with why no golden can: the runtime refuses the value at
-/// load (the refusal is its behaviour, pinned by the test named), or never reads the field. A
-/// runtime that starts reading such a field must take its entry out, and the gate then asks for
-/// a golden.
-pub const UNREACHABLE_VALUE_CLASSES: &[(&str, &str)] = &[
-    (
-        "value:xla.BufferAllocationProto.is_tuple=true",
-        "refused at load (`is_tuple is true; this runtime never materialises tuple index tables`, \
-         harness/tests/xla_artifacts.rs pins it on XLA's own executables)",
-    ),
-    (
-        "value:xla.BufferAllocationProto.is_thread_local=true",
-        "not read: runtime/src/load.rs check_allocations places every allocation in device \
-         global memory",
-    ),
-];
-
-/// The boolean value classes ([`super::census::value_classes`]) seen on one side only: for every
-/// field some golden sets one way, the other way too (unless [`UNREACHABLE_VALUE_CLASSES`] lists
-/// it).
-pub fn uncovered_values(used: &std::collections::BTreeSet<String>) -> Vec<String> {
-    let mut out = Vec::new();
-    for class in used.iter().filter_map(|c| c.strip_prefix("value:")) {
-        let Some((field, side)) = class.rsplit_once('=') else {
-            continue;
-        };
-        let other = format!("value:{field}={}", side != "true");
-        if used.contains(&other) {
-            continue;
-        }
-        if UNREACHABLE_VALUE_CLASSES.iter().any(|(c, _)| *c == other) {
-            continue;
-        }
-        out.push(format!(
-            "{other} (a boolean the runtime reads; goldens set it only to {side})"
-        ));
-    }
-    out
-}
-
-/// The behaviour classes ([`runtime::behaviour`]) no construct of `used` records: each fixed
-/// class, and every registered custom-call target at the API version it is called with: a
-/// typed-FFI handler (one with an attribute schema, which the loader refuses through any other
-/// API) at `API_VERSION_TYPED_FFI`, every other at the version today's compiler writes by default
-/// ([`compiler::DEFAULT_CUSTOM_CALL_API_VERSION`]).
-pub fn uncovered_behaviours(used: &std::collections::BTreeSet<String>) -> Vec<String> {
-    let default_api = compiler::DEFAULT_CUSTOM_CALL_API_VERSION;
-    let typed_ffi: std::collections::BTreeSet<String> = runtime::registry::attribute_schemas()
-        .into_iter()
-        .map(|(target, _)| target)
-        .collect();
-    let calls = runtime::registry::names().into_iter().map(|(target, _)| {
-        let api = if typed_ffi.contains(&target) {
-            proto::xla::CustomCallApiVersion::ApiVersionTypedFfi
-        } else {
-            default_api
-        };
-        runtime::Behaviour::CustomCall {
-            target,
-            api_version: api as i32,
-        }
-    });
-    runtime::Behaviour::FIXED
-        .iter()
-        .cloned()
-        .chain(calls)
-        .filter(|b| !used.contains(&b.census_name()))
-        .map(|b| match &b {
-            runtime::Behaviour::CustomCall { .. } => format!(
-                "{} (a registered target at the API version it is called with)",
-                b.census_name()
-            ),
-            _ => format!(
-                "{} (a behaviour class the runtime's executor reads)",
-                b.census_name()
-            ),
-        })
-        .collect()
 }
 
 /// Integrity of one version: every file hashed in the manifest matches, none missing or extra.
