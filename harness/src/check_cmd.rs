@@ -46,7 +46,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         enable_command_buffers: !args.no_command_buffers,
         ..RuntimeFlags::default()
     };
-    let ok = crate::run_cmd::load_run_compare_writing(
+    let ok = crate::run_cmd::load_run_compare(
         &bytes,
         "emulated",
         &args.target_config,

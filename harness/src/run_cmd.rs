@@ -283,34 +283,10 @@ pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result
 
 #[allow(clippy::too_many_arguments)]
 /// Loads `bytes` on devices built from the target config, runs every replica with its io case
-/// and prints verdicts. `Ok(true)` when everything matches.
+/// and prints verdicts; with `write_outputs`, also writes the computed outputs there (per
+/// replica, [`replica_path`], when there are several) before they are compared. `Ok(true)` when
+/// everything matches.
 pub fn load_run_compare(
-    bytes: &[u8],
-    device_kind: &str,
-    target_config: &Path,
-    io: &[PathBuf],
-    replicas: Option<usize>,
-    flags: &RuntimeFlags,
-    profile: bool,
-    out: &mut dyn Write,
-) -> anyhow::Result<bool> {
-    load_run_compare_writing(
-        bytes,
-        device_kind,
-        target_config,
-        io,
-        replicas,
-        flags,
-        profile,
-        None,
-        out,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-/// [`load_run_compare`], also writing the computed outputs to `write_outputs` (per replica,
-/// [`replica_path`], when there are several) before they are compared.
-pub fn load_run_compare_writing(
     bytes: &[u8],
     device_kind: &str,
     target_config: &Path,
@@ -445,7 +421,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         enable_command_buffers: !args.no_command_buffers && !args.profile,
         ..RuntimeFlags::default()
     });
-    let ok = load_run_compare_writing(
+    let ok = load_run_compare(
         &bytes,
         &args.device,
         &args.target_config,

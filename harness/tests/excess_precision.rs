@@ -68,6 +68,7 @@ fn compiled_matches(allow: bool, target: &str, io: &Path) -> bool {
         None,
         &runtime::RuntimeFlags::default(),
         false,
+        None,
         &mut out,
     )
     .unwrap()

@@ -10,7 +10,7 @@ use crate::behaviour::{self, Behaviour, Behaviours};
 use crate::collectives::{self, Clique};
 use crate::device::{Device, DeviceOp, GemmBuffers, LaunchShape};
 use crate::error::{invalid, Error, Result};
-use crate::registry::{ArrayShape, CallFrame};
+use crate::registry::CallFrame;
 use crate::thunks::{
     CollectiveOp, CommandBufferThunk, ElemTypeExt, KernelModule, ShapedSlice, Slice, Thunk,
     ThunkKind,
@@ -435,19 +435,13 @@ impl Run<'_> {
                 };
                 let operands = read_all(&c.operands)?;
                 let mut results = read_all(&c.results)?;
-                let shapes = |v: &[Option<ShapedSlice>]| -> Vec<Option<ArrayShape>> {
-                    v.iter()
-                        .map(|s| s.as_ref()?.shape.as_ref().map(ArrayShape::from_proto))
-                        .collect()
-                };
-                let (operand_shapes, result_shapes) = (shapes(&c.operands), shapes(&c.results));
                 let mut frame = CallFrame {
                     operands: &operands,
                     results: &mut results,
                     opaque: &c.opaque,
                     attributes: &c.attributes,
-                    operand_shapes: &operand_shapes,
-                    result_shapes: &result_shapes,
+                    operand_shapes: &c.operand_shapes,
+                    result_shapes: &c.result_shapes,
                 };
                 (c.handler.handler)(&mut frame).map_err(|m| {
                     Error::internal(format!("custom call {} failed: {m}", c.target_name))

@@ -391,6 +391,10 @@ pub struct CustomCallThunk {
     pub attributes: BTreeMap<String, String>,
     /// The HLO computation the call names, carried through encoding; no handler is given it.
     pub called_computation: Option<String>,
+    /// Each operand's shape as handlers read it, decoded once at load from `operands`.
+    pub operand_shapes: Vec<Option<crate::registry::ArrayShape>>,
+    /// Each result's shape, likewise from `results`.
+    pub result_shapes: Vec<Option<crate::registry::ArrayShape>>,
 }
 
 /// `custom_kernel_thunk`.

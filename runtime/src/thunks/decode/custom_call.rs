@@ -58,7 +58,14 @@ pub(super) fn custom_call(
     check_api_version(&handler, target_name, *api_version, &p2)?;
     let operands = nullable(operands, "operands")?;
     let results = nullable(results, "results")?;
-    check_signature(&handler, attributes, &operands, &results, &p2)?;
+    let (operand_shapes, result_shapes) = (array_shapes(&operands), array_shapes(&results));
+    let call = Signature {
+        operands: &operands,
+        results: &results,
+        operand_shapes: &operand_shapes,
+        result_shapes: &result_shapes,
+    };
+    check_signature(&handler, attributes, &call, &p2)?;
     Ok(ThunkKind::CustomCall(Box::new(CustomCallThunk {
         target_name: target_name.clone(),
         handler,
@@ -68,6 +75,8 @@ pub(super) fn custom_call(
         api_version: *api_version,
         attributes: attributes.clone(),
         called_computation: called_computation.clone(),
+        operand_shapes,
+        result_shapes,
     })))
 }
 
@@ -107,11 +116,26 @@ fn legacy_attributes(attributes: &BTreeMap<String, String>) -> &BTreeMap<String,
 /// A target that declares a schema: its attributes decode to their declared types, and its
 /// operands and results are what the handler takes (count, element types, dimensions, layouts,
 /// and slices the size of their shapes).
+/// Each slice's shape as a handler reads it (`None` for a null slice or one without a shape).
+fn array_shapes(slices: &[Option<ShapedSlice>]) -> Vec<Option<ArrayShape>> {
+    slices
+        .iter()
+        .map(|s| s.as_ref()?.shape.as_ref().map(ArrayShape::from_proto))
+        .collect()
+}
+
+/// A call's slices with their shapes, as decoded once at load.
+struct Signature<'a> {
+    operands: &'a [Option<ShapedSlice>],
+    results: &'a [Option<ShapedSlice>],
+    operand_shapes: &'a [Option<ArrayShape>],
+    result_shapes: &'a [Option<ArrayShape>],
+}
+
 fn check_signature(
     handler: &Registration,
     attributes: &BTreeMap<String, String>,
-    operands: &[Option<ShapedSlice>],
-    results: &[Option<ShapedSlice>],
+    call: &Signature<'_>,
     p2: &str,
 ) -> Result<()> {
     let Some(specs) = handler.attributes else {
@@ -122,21 +146,15 @@ fn check_signature(
     let Some(check) = handler.check else {
         return Ok(());
     };
-    let shapes = |v: &[Option<ShapedSlice>]| -> Vec<Option<ArrayShape>> {
-        v.iter()
-            .map(|s| s.as_ref()?.shape.as_ref().map(ArrayShape::from_proto))
-            .collect()
-    };
-    let (op_shapes, res_shapes) = (shapes(operands), shapes(results));
     check(&CallShapes {
-        operands: &op_shapes,
-        results: &res_shapes,
+        operands: call.operand_shapes,
+        results: call.result_shapes,
         attributes: &decoded,
     })
     .map_err(refuse)?;
     for (field, word, slices, shapes) in [
-        ("operands", "operand", operands, &op_shapes),
-        ("results", "result", results, &res_shapes),
+        ("operands", "operand", call.operands, call.operand_shapes),
+        ("results", "result", call.results, call.result_shapes),
     ] {
         for (i, (s, shape)) in slices.iter().zip(shapes).enumerate() {
             let (Some(s), Some(shape)) = (s, shape) else {
