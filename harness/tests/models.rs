@@ -1,12 +1,15 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Two suites:
+//! in `NAME.io.json`), with default flags. Three suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
 //! - `jax_linalg`: JAX's linear algebra lowered for CUDA (`testdata/jax_linalg/`, made by
 //!   `tools/jax_linalg/gen.py`), `NAME.mlir` calling JAX's stable cuSOLVER/cuSPARSE custom calls
-//!   and `NAME.hlo`, the same module through XLA's own StableHLO import.
+//!   and `NAME.hlo`, the same module through XLA's own StableHLO import;
+//! - `low_precision`: bf16/f16 reductions (`testdata/low_precision/`, made by
+//!   `tools/jax_exports/low_precision.py`) whose expected outputs are the exact sums rounded once
+//!   (what XLA:GPU gives by reducing in f32), compared exactly.
 //!
 //! Each suite's `expected_to_fail` names the cases not supported yet, each with the reason. Those
 //! trials still run and must fail: a case that starts passing fails its trial until its entry is
@@ -14,7 +17,7 @@
 //!
 //! `AOT_RUN_FILTER=substring` limits the trials (libtest-mimic's own filter works too).
 mod common;
-use common::{check, root};
+use common::{check, check_exact, root};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -30,6 +33,9 @@ struct Suite {
     min_cases: usize,
     /// Cases that do not match yet, with why. Remove an entry when its case passes.
     expected_to_fail: &'static [(&'static str, &'static str)],
+    /// Outputs must equal the expected ones exactly (expectations that are the correctly rounded
+    /// truth), not only within the dtype's default tolerance.
+    exact: bool,
 }
 
 const SUITES: &[Suite] = &[
@@ -42,6 +48,7 @@ const SUITES: &[Suite] = &[
             "rng_bit_generator_algorithms",
             "rng-bit-generator is refused when read (no back end implements it)",
         )],
+        exact: false,
     },
     Suite {
         name: "jax_linalg",
@@ -49,6 +56,15 @@ const SUITES: &[Suite] = &[
         exts: &["hlo", "mlir"],
         min_cases: 21,
         expected_to_fail: &[],
+        exact: false,
+    },
+    Suite {
+        name: "low_precision",
+        dir: "testdata/low_precision",
+        exts: &["hlo", "mlir"],
+        min_cases: 4,
+        expected_to_fail: &[],
+        exact: true,
     },
 ];
 
@@ -64,7 +80,12 @@ fn trial(suite: &'static Suite, name: &str, ext: &str, target: &str) -> Trial {
     let t = target.to_owned();
     let label = format!("{}::{ext}::{target}::{name}", suite.name);
     Trial::test(label, move || {
-        match (check(&module, &io, &t), expected_failure) {
+        let checked = if suite.exact {
+            check_exact(&module, &io, &t)
+        } else {
+            check(&module, &io, &t)
+        };
+        match (checked, expected_failure) {
             (Ok(()), None) => Ok(()),
             (Err(e), None) => Err(e),
             (Err(_), Some(_)) => Ok(()),

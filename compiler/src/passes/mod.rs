@@ -7,18 +7,20 @@
 //!    substitution over masked rows (the ops it uses are compiled like any other).
 //! 4. [`custom_call_layouts`]: operands and results of custom calls that take non-default
 //!    layouts (column-major LAPACK matrices) are laid out with transposes.
-//! 5. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
-//! 6. [`dce`]: drop instructions whose values nobody uses.
-//! 7. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
+//! 5. [`float_normalization`]: bf16/f16 `reduce` and `reduce-window` compute in f32 and round
+//!    once (XLA:GPU's `FloatNormalization`).
+//! 6. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
+//! 7. [`dce`]: drop instructions whose values nobody uses.
+//! 8. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
 //!    slices/copies, tuple/get-tuple-element forwarding, small constant folding).
-//! 8. [`while_repeated`]: while-loop state elements that provably hold equal values (JAX's
+//! 9. [`while_repeated`]: while-loop state elements that provably hold equal values (JAX's
 //!    `fori_loop` counter, carried twice) are read and updated as one.
-//! 9. [`cse`]: common subexpression elimination.
-//! 10. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
+//! 10. [`cse`]: common subexpression elimination.
+//! 11. [`collectives`]: all-gather / reduce-scatter along a non-leading dimension become
 //!     transposes around a leading-dimension collective.
-//! 11. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
+//! 12. [`gemm_operands`]: transposes in front of `dot` operands the gemm thunk cannot read in
 //!     place.
-//! 12. [`dce`] again.
+//! 13. [`dce`] again.
 //!
 //! Fusion ([`crate::fusion`]) and lowering to thunks follow.
 //!
@@ -37,6 +39,7 @@ pub mod cond_select;
 pub mod cse;
 pub mod custom_call_layouts;
 pub mod dce;
+pub mod float_normalization;
 pub mod gemm_operands;
 pub mod inline_calls;
 pub mod rebuild;
@@ -53,6 +56,7 @@ pub const PIPELINE: &[(&str, Pass)] = &[
     ("annotations", annotations::run),
     ("triangular-solve", triangular_solve::run),
     ("custom-call-layouts", custom_call_layouts::run),
+    ("float-normalization", float_normalization::run),
     ("cond-select", cond_select::run),
     ("dce", dce::run),
     ("simplify", simplify::run),

@@ -34,3 +34,48 @@ pub fn check(module: &Path, io: &Path, target: &str) -> Result<(), Failed> {
         Err(e) => Err(format!("error: {e:#}\n{text}").into()),
     }
 }
+
+/// `check`, then the outputs the run computed compared with the expected ones exactly (equal
+/// values; NaN matches NaN): for expectations that are the correctly rounded truth, where the
+/// default tolerance of a 16-bit type (a few units in the last place) would let a
+/// wrongly-rounding kernel pass.
+#[allow(dead_code)] // each test binary compiles this module; not all of them use every helper
+pub fn check_exact(module: &Path, io: &Path, target: &str) -> Result<(), Failed> {
+    let stem = module
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into());
+    let written = std::env::temp_dir().join(format!(
+        "aot-check-exact-{}-{target}-{stem}.io.json",
+        std::process::id()
+    ));
+    let args = harness::check_cmd::CheckArgs {
+        module: module.to_owned(),
+        io: vec![io.to_owned()],
+        target_config: spec(target),
+        no_command_buffers: false,
+        write_outputs: Some(written.clone()),
+    };
+    let mut out = Vec::new();
+    let r = harness::check_cmd::run(&args, &mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    match r {
+        Ok(0) => {}
+        Ok(c) => return Err(format!("exit {c}:\n{text}").into()),
+        Err(e) => return Err(format!("error: {e:#}\n{text}").into()),
+    }
+    let got = hlo::io::IoCase::read(&written);
+    let _ = std::fs::remove_file(&written);
+    let got = got.map_err(|e| format!("the written outputs: {e}"))?;
+    let want = hlo::io::IoCase::read(io).map_err(|e| format!("{}: {e}", io.display()))?;
+    for (k, (g, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
+        let c = hlo::io::compare(g, w, hlo::io::Tolerance::EXACT);
+        if !c.ok {
+            return Err(format!(
+                "output {k}: {} of its elements differ from the rounded truth (first: {:?})",
+                c.mismatches, c.first
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
