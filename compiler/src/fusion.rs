@@ -29,6 +29,11 @@ use hlo::{InstrId, Instruction, Opcode};
 use crate::error::CompileError;
 use crate::graph::{topo_order, users};
 
+mod duplication;
+
+pub use duplication::MAX_CODE_DUPLICATION;
+use duplication::{Emissions, Emitted};
+
 /// How an instruction is compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
@@ -166,6 +171,9 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
     // code is emitted by following operand chains recursively, so a chain of 100,000
     // elementwise instructions becomes kernels of at most MAX_FUSION_DEPTH levels each.
     let mut depth: Vec<usize> = vec![0; n];
+    // How often each member's code is emitted in its kernel: a producer that would be emitted
+    // more than MAX_CODE_DUPLICATION times is materialized instead (`duplication`).
+    let mut emissions = Emissions::default();
     for &id in order.iter().rev() {
         let instr = &comp[id];
         let cls = class(instr);
@@ -195,11 +203,20 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
             .unwrap_or(0);
         if fuse && !consumer_groups.is_empty() && join_depth <= MAX_FUSION_DEPTH {
             depth[id.index()] = join_depth;
-            let all_fusible = consumer_groups.iter().all(|&g| fusible_into(g));
+            // How the instruction would be emitted in each consuming kernel; a kernel where it
+            // would be emitted too often does not take it.
+            let emitted: Vec<(usize, Emitted)> = consumer_groups
+                .iter()
+                .map(|&g| (g, emissions.would_be(comp, g, id, &users[id.index()])))
+                .collect();
+            let bounded = emitted.iter().all(|(_, e)| e.count <= MAX_CODE_DUPLICATION);
+            let all_fusible = bounded && consumer_groups.iter().all(|&g| fusible_into(g));
             if consumer_groups.len() == 1 && !external && all_fusible {
-                let g = *consumer_groups.iter().next().unwrap_or(&0);
-                groups[g].1.insert(id);
-                member_of[id.index()].push(g);
+                for (g, e) in emitted {
+                    groups[g].1.insert(id);
+                    member_of[id.index()].push(g);
+                    emissions.record(g, id, e);
+                }
                 continue;
             }
             let duplicable = cheap(instr)
@@ -224,9 +241,10 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
                         .count()
                         <= 1);
             if duplicable && all_fusible {
-                for &g in &consumer_groups {
+                for (g, e) in emitted {
                     groups[g].1.insert(id);
                     member_of[id.index()].push(g);
+                    emissions.record(g, id, e);
                 }
                 if !external {
                     continue;
@@ -243,6 +261,10 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
                     groups[g].1.insert(id);
                     groups[g].2.push(id);
                     member_of[id.index()].push(g);
+                    // An extra output is stored at the kernel's own index, once more.
+                    let mut e = emissions.would_be(comp, g, id, &users[id.index()]);
+                    e.count = e.count.saturating_add(1);
+                    emissions.record(g, id, e);
                     continue;
                 }
             }
@@ -256,6 +278,7 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
         let mut members = BTreeSet::new();
         members.insert(id);
         groups.push((id, members, vec![id]));
+        emissions.root(g, id);
         // A duplicated instruction that also has its own group is materialized by that group;
         // its memberships in consumer groups stay (they recompute it).
         member_of[id.index()].push(g);

@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Three suites:
+//! in `NAME.io.json`), with default flags. Four suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -9,7 +9,9 @@
 //!   and `NAME.hlo`, the same module through XLA's own StableHLO import;
 //! - `low_precision`: bf16/f16 reductions (`testdata/low_precision/`, made by
 //!   `tools/jax_exports/low_precision.py`) whose expected outputs are the exact sums rounded once
-//!   (what XLA:GPU gives by reducing in f32), compared exactly.
+//!   (what XLA:GPU gives by reducing in f32), compared exactly;
+//! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
+//!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`).
 //!
 //! Each suite's `expected_to_fail` names the cases not supported yet, each with the reason. Those
 //! trials still run and must fail: a case that starts passing fails its trial until its entry is
@@ -65,6 +67,14 @@ const SUITES: &[Suite] = &[
         min_cases: 4,
         expected_to_fail: &[],
         exact: true,
+    },
+    Suite {
+        name: "fusion_growth",
+        dir: "testdata/fusion_growth",
+        exts: &["hlo", "mlir"],
+        min_cases: 4,
+        expected_to_fail: &[],
+        exact: false,
     },
 ];
 
