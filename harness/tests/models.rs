@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Four suites:
+//! in `NAME.io.json`), with default flags. Five suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -10,6 +10,8 @@
 //! - `low_precision`: bf16/f16 reductions (`testdata/low_precision/`, made by
 //!   `tools/jax_exports/low_precision.py`) whose expected outputs are the exact sums rounded once
 //!   (what XLA:GPU gives by reducing in f32), compared exactly;
+//! - `chlo`: every CHLO op JAX emits (`testdata/chlo/`, `tools/jax_exports/chlo.py`): the
+//!   `.mlir` keeps `chlo.*` ops, the `.hlo` is XLA's legalization of them;
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
 //!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`).
 //!
@@ -67,6 +69,14 @@ const SUITES: &[Suite] = &[
         min_cases: 4,
         expected_to_fail: &[],
         exact: true,
+    },
+    Suite {
+        name: "chlo",
+        dir: "testdata/chlo",
+        exts: &["hlo", "mlir"],
+        min_cases: 22,
+        expected_to_fail: &[],
+        exact: false,
     },
     Suite {
         name: "fusion_growth",

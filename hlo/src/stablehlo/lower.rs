@@ -4,6 +4,7 @@
 //! captured values as branch operands, multi-result ops produce a tuple read with
 //! `get-tuple-element`, and the CHLO ops JAX leaves in are decomposed (or refused by name).
 
+mod chlo;
 mod custom_call;
 mod ops;
 
@@ -112,8 +113,9 @@ pub(crate) const STRUCTURED: &[&str] = &[
     "while",
 ];
 
-/// CHLO ops that are decomposed (or mapped to their HLO opcode).
-pub(crate) const CHLO_SUPPORTED: &[&str] = &[
+/// CHLO ops that are decomposed (or mapped to their HLO opcode), besides the math functions
+/// of [`chlo::MATH_OPS`].
+const CHLO_DIRECT: &[&str] = &[
     "erf",
     "is_inf",
     "is_neg_inf",
@@ -122,6 +124,13 @@ pub(crate) const CHLO_SUPPORTED: &[&str] = &[
     "tan",
     "top_k",
 ];
+
+/// Every CHLO op that is decomposed (or mapped to its HLO opcode), sorted.
+pub(crate) fn chlo_supported() -> Vec<&'static str> {
+    let mut v: Vec<&str> = CHLO_DIRECT.iter().chain(chlo::MATH_OPS).copied().collect();
+    v.sort_unstable();
+    v
+}
 
 /// Elements of an integer-list attribute (`array<i64: ...>`, `[1, 2]`, `dense<[1, 2]>`).
 fn ints(a: &Attr) -> Option<Vec<i64>> {
@@ -890,10 +899,13 @@ impl Front<'_> {
                 };
                 Ok(Lowered::One(id))
             }
-            other => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, format!(
-                "chlo.{other} is not supported: only {} are decomposed; legalize CHLO to StableHLO first (stablehlo-opt --chlo-legalize-to-stablehlo)",
-                CHLO_SUPPORTED.iter().map(|c| format!("chlo.{c}")).collect::<Vec<_>>().join(", ")
-            ))),
+            other => match self.lower_chlo_math(other, op)? {
+                Some(lowered) => Ok(lowered),
+                None => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, format!(
+                    "chlo.{other} is not supported: only {} are decomposed; legalize CHLO to StableHLO first (stablehlo-opt --chlo-legalize-to-stablehlo)",
+                    chlo_supported().iter().map(|c| format!("chlo.{c}")).collect::<Vec<_>>().join(", ")
+                ))),
+            },
         }
     }
 

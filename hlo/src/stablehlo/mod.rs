@@ -12,7 +12,7 @@
 //! - Every op in the generic form (`"stablehlo.add"(%a, %b) : (...) -> ...`, with `<{...}>`
 //!   properties, `({...})` regions and `{...}` attributes) and in the pretty forms JAX prints.
 //!   The ops and what they become are listed by [`supported_ops`]; CHLO ops other than
-//!   [`CHLO_OPS`] and every other op are refused by name.
+//!   [`chlo_ops`] and every other op are refused by name.
 //! - `loc(...)` locations and `#loc` aliases are skipped; unknown attributes are ignored unless
 //!   they change what an op computes (dot `algorithm`, custom-call layouts, ... are refused).
 //!
@@ -81,5 +81,7 @@ pub fn supported_ops() -> Vec<&'static str> {
     v
 }
 
-/// The CHLO op names (without `chlo.`) that are decomposed.
-pub const CHLO_OPS: &[&str] = lower::CHLO_SUPPORTED;
+/// The CHLO op names (without `chlo.`) that are decomposed, sorted.
+pub fn chlo_ops() -> Vec<&'static str> {
+    lower::chlo_supported()
+}

@@ -1,0 +1,104 @@
+"""Every CHLO op JAX 0.10.2 emits, exported from JAX 0.10.2 (jaxlib 0.10.2, XLA:CPU) (issue 31).
+
+`jax.jit(f).lower(x).as_text()` keeps these ops as `chlo.*` in the StableHLO it prints (the HLO
+printer, `as_text(dialect="hlo")`, shows XLA's legalization of them instead). Each case calls one
+op (or a jnp / scipy function built on it) over inputs spanning its domain, in f32, and in f64,
+bf16 or f16 where the decomposition differs by type. `jax.random.normal` and `truncated_normal`
+(`chlo.erf_inv`) are the everyday case.
+
+Writes, per case, into testdata/chlo/ (or the folder given as the first argument):
+  NAME.mlir, NAME.hlo  the module (StableHLO with `chlo.*`, and XLA's HLO)
+  NAME.io.json         the inputs and XLA:CPU's outputs, in the corpus io format
+
+Run: `python3 tools/jax_exports/chlo.py` from the repository root (deterministic inputs).
+"""
+import json
+import os
+import re
+import sys
+
+import jax
+
+jax.config.update("jax_platforms", "cpu")
+jax.config.update("jax_enable_x64", True)
+
+import jax.numpy as jnp  # noqa: E402
+import jax.scipy.special as sp  # noqa: E402
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
+from jax import lax  # noqa: E402
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "chlo")
+DTYPES = {"float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf16", "uint32": "u32"}
+
+
+def render(v):
+    if np.isnan(v):
+        return "nan"
+    if np.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return float(v)
+
+
+def arr(x):
+    x = np.asarray(x)
+    dt = DTYPES[str(x.dtype)]
+    flat = x.reshape(-1)
+    if dt == "u32":
+        data = [int(v) for v in flat.tolist()]
+    else:
+        data = [render(v) for v in flat.astype(np.float64).tolist()]
+    return {"dtype": dt, "shape": list(x.shape), "data": data}
+
+
+def export(name, f, *args):
+    lowered = jax.jit(f).lower(*args)
+    text = lowered.as_text()
+    ops = sorted(set(re.findall(r"chlo\.[a-z_0-9]+", text)))
+    with open(os.path.join(OUT, f"{name}.mlir"), "w") as fh:
+        fh.write(text)
+    with open(os.path.join(OUT, f"{name}.hlo"), "w") as fh:
+        fh.write(lowered.as_text(dialect="hlo"))
+    outs = jax.tree_util.tree_leaves(jax.jit(f)(*args))
+    with open(os.path.join(OUT, f"{name}.io.json"), "w") as fh:
+        json.dump({"inputs": [arr(a) for a in args], "outputs": [arr(o) for o in outs]}, fh)
+    print(name, ops)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    unit = np.linspace(-0.99, 0.99, 24)          # (-1, 1): erf_inv, atanh, asin, acos
+    wide = np.concatenate([np.linspace(-30, 30, 21), [-1e-3, 1e-3, 0.5]])
+    pos = np.concatenate([np.linspace(0.05, 12, 20), [30.0, 80.0, 150.0, 1e-3]])
+    gam = np.concatenate([np.linspace(-4.75, 12, 20), [0.5, 30.0, 1e-3, -0.5]])
+    f32, f64 = np.float32, np.float64
+    for dt, suffix in ((f32, "f32"), (f64, "f64")):
+        export(f"erf_inv_{suffix}", lax.erf_inv, unit.astype(dt))
+        export(f"erfc_{suffix}", lax.erfc, (wide / 5).astype(dt))
+        export(f"lgamma_{suffix}", lax.lgamma, gam.astype(dt))
+        export(f"digamma_{suffix}", lax.digamma, gam.astype(dt))
+        export(f"bessel_i1e_{suffix}", lax.bessel_i1e, wide.astype(dt))
+    export("sinh_cosh_f32", lambda x: (jnp.sinh(x), jnp.cosh(x)), (wide * 2).astype(f32))
+    export("asin_acos_atan_f32", lambda x: (jnp.arcsin(x), jnp.arccos(x), jnp.arctan(x * 40)), unit.astype(f32))
+    export("asinh_acosh_atanh_f32", lambda x: (jnp.arcsinh(x * 30), jnp.arccosh(jnp.abs(x) * 30 + 1), jnp.arctanh(x)),
+           unit.astype(f32))
+    export("inverse_trig_f64", lambda x: (jnp.arcsin(x), jnp.arccos(x), jnp.arcsinh(x * 1e3), jnp.arctanh(x)),
+           unit.astype(f64))
+    export("next_after_f32", lambda x, y: lax.nextafter(x, y), wide.astype(f32), wide[::-1].astype(f32))
+    export("next_after_bf16", lambda x, y: lax.nextafter(x, y),
+           wide.astype(ml_dtypes.bfloat16), np.zeros(24).astype(ml_dtypes.bfloat16))
+    export("polygamma_f32", lambda x: (sp.polygamma(1, x), sp.polygamma(3, x)), pos.astype(f32))
+    export("zeta_f32", lambda x: sp.zeta(x + 1.5, x), pos.astype(f32))
+    export("lgamma_bf16", lax.lgamma, gam.astype(ml_dtypes.bfloat16))
+    export("erf_inv_f16", lax.erf_inv, unit.astype(np.float16))
+    export("gammaln_betainc_f32", lambda a, x: (sp.gammaln(a), sp.betainc(a, a + 1, x)),
+           pos[:20].astype(f32), np.linspace(0.02, 0.98, 20).astype(f32))
+    key = jax.random.key_data(jax.random.key(31)).astype(np.uint32)
+    export("random_normal_f32",
+           lambda k: (jax.random.normal(jax.random.wrap_key_data(k), (64,), f32),
+                      jax.random.truncated_normal(jax.random.wrap_key_data(k), -1.5, 2.0, (64,), f32)),
+           key)
+
+
+if __name__ == "__main__":
+    main()
