@@ -24,6 +24,7 @@
 //! | `bf16` | 1e-2 | 1e-2 | one bf16 ulp is at most 2^-7 ≈ 7.8e-3 relative |
 //! | `c64`, `c128` | as `f32`, `f64` | | applied to each part |
 //! | ints, `pred` | 0 | 0 | exact |
+use std::fmt;
 use std::path::Path;
 
 use serde_json::Value;
@@ -567,9 +568,28 @@ pub struct Mismatch {
     /// Row-major multi-index.
     pub index: Vec<usize>,
     /// Computed value.
-    pub got: f64,
+    pub got: Scalar,
     /// Expected value.
-    pub want: f64,
+    pub want: Scalar,
+}
+
+/// One element's value as a mismatch reports it: integers exactly (an s64 or u64 above 2^53
+/// printed through f64 could show two different values as the same number).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// A float (or a complex part).
+    Float(f64),
+    /// An integer or `pred` (0/1).
+    Int(i128),
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Float(v) => write!(f, "{v}"),
+            Scalar::Int(v) => write!(f, "{v}"),
+        }
+    }
 }
 
 /// Result of comparing one computed array with the expected one.
@@ -643,14 +663,28 @@ pub fn compare(got: &Array, want: &Array, tol: Tolerance) -> Comparison {
         if !ok {
             mismatches += 1;
             if first_at.is_none() {
-                first_at = Some((i, a, b));
+                first_at = Some(i);
             }
         }
     }
-    let first = first_at.map(|(i, g, w)| Mismatch {
+    let scalar = |wide: &crate::literal::Wide, f: &[f64], i: usize| {
+        use crate::literal::Wide;
+        let exact = match wide {
+            _ if float => None,
+            Wide::S(v) => v.get(i).map(|&x| i128::from(x)),
+            Wide::U(v) => v.get(i).map(|&x| i128::from(x)),
+            Wide::P(v) => v.get(i).map(|&x| i128::from(u8::from(x))),
+            _ => None,
+        };
+        exact.map_or_else(
+            || Scalar::Float(f.get(i).copied().unwrap_or(f64::NAN)),
+            Scalar::Int,
+        )
+    };
+    let first = first_at.map(|i| Mismatch {
         index: unravel(i, want.dims()),
-        got: g,
-        want: w,
+        got: scalar(&g, &gf, i),
+        want: scalar(&w, &wf, i),
     });
     Comparison {
         ok: mismatches == 0,
@@ -736,6 +770,24 @@ mod tests {
     }
 
     #[test]
+    fn integer_mismatches_print_exactly() {
+        // 2^53 + 1 and 2^53 are one f64 value: the mismatch must still show two numbers.
+        let big = 9_007_199_254_740_993i64;
+        let got = Array::new(vec![1], Data::S64(vec![big])).unwrap();
+        let want = Array::new(vec![1], Data::S64(vec![big - 1])).unwrap();
+        let c = compare(&got, &want, Tolerance::EXACT);
+        let m = c.first.unwrap();
+        assert_eq!(
+            (m.got.to_string(), m.want.to_string()),
+            ("9007199254740993".to_owned(), "9007199254740992".to_owned())
+        );
+        let u = Array::new(vec![1], Data::U64(vec![u64::MAX])).unwrap();
+        let u2 = Array::new(vec![1], Data::U64(vec![u64::MAX - 1])).unwrap();
+        let m = compare(&u, &u2, Tolerance::EXACT).first.unwrap();
+        assert_eq!(m.got, Scalar::Int(i128::from(u64::MAX)));
+    }
+
+    #[test]
     fn comparison_reports_first_mismatch() {
         let want = Array::new(vec![2, 2], Data::F32(vec![1.0, 2.0, 3.0, 4.0])).unwrap();
         let got = Array::new(vec![2, 2], Data::F32(vec![1.0, 2.0, 3.5, 4.0])).unwrap();
@@ -743,7 +795,10 @@ mod tests {
         assert!(!c.ok);
         assert_eq!(c.mismatches, 1);
         let m = c.first.unwrap();
-        assert_eq!((m.index, m.got, m.want), (vec![1, 0], 3.5, 3.0));
+        assert_eq!(
+            (m.index, m.got, m.want),
+            (vec![1, 0], Scalar::Float(3.5), Scalar::Float(3.0))
+        );
         assert_eq!(c.max_abs_err, 0.5);
         let ints = Array::new(vec![1], Data::S32(vec![1])).unwrap();
         let ints2 = Array::new(vec![1], Data::S32(vec![2])).unwrap();
@@ -840,7 +895,7 @@ mod tests {
         let m = c.first.unwrap();
         assert_eq!(
             (c.mismatches, m.index, m.got, m.want),
-            (1, vec![], 2.5, 2.0)
+            (1, vec![], Scalar::Float(2.5), Scalar::Float(2.0))
         );
         let real = r#"{"inputs": [{"dtype": "f32", "shape": [1], "data": [0.5]}], "outputs": []}"#;
         let (case, file) = (IoCase::parse(real).unwrap(), IoFile::parse(real).unwrap());
