@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Five suites:
+//! in `NAME.io.json`), with default flags. Six suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -12,6 +12,8 @@
 //!   (what XLA:GPU gives by reducing in f32), compared exactly;
 //! - `chlo`: every CHLO op JAX emits (`testdata/chlo/`, `tools/jax_exports/chlo.py`): the
 //!   `.mlir` keeps `chlo.*` ops, the `.hlo` is XLA's legalization of them;
+//! - `bitcast`: `bitcast-convert` that changes the element width (`testdata/bitcast/`,
+//!   `tools/jax_exports/bitcast.py`);
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
 //!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`).
 //!
@@ -75,6 +77,14 @@ const SUITES: &[Suite] = &[
         dir: "testdata/chlo",
         exts: &["hlo", "mlir"],
         min_cases: 22,
+        expected_to_fail: &[],
+        exact: false,
+    },
+    Suite {
+        name: "bitcast",
+        dir: "testdata/bitcast",
+        exts: &["hlo", "mlir"],
+        min_cases: 5,
         expected_to_fail: &[],
         exact: false,
     },

@@ -926,19 +926,66 @@ impl Array {
 
     /// Reinterprets the bits as another element type of the same width.
     pub fn bitcast_convert(&self, to: DType) -> Result<Array, LiteralError> {
-        // A complex element is two values; reinterpreting it as one real one (or back) is a
-        // different element count, which this one-to-one bitcast does not model.
-        if self.dtype().bit_width() != to.bit_width()
-            || self.dtype().is_complex() != to.is_complex()
+        let (from_bits, to_bits) = (
+            u64::from(self.dtype().bit_width()),
+            u64::from(to.bit_width()),
+        );
+        // A complex element is two values, and pred has no defined bit layout: reinterpreting
+        // either as something else (or back) is not a bitcast this models.
+        let refused = self.dtype().is_complex() != to.is_complex()
+            || (from_bits != to_bits
+                && (self.dtype().is_complex() || self.dtype() == DType::Pred || to == DType::Pred));
+        if refused
+            || from_bits % to_bits.min(from_bits) != 0
+            || to_bits % from_bits.min(to_bits) != 0
         {
             return Err(LiteralError::BitcastWidth {
                 from: self.dtype(),
                 to,
             });
         }
+        let bits = self.data.to_bits();
+        if from_bits == to_bits {
+            return Ok(Array {
+                dims: self.dims.clone(),
+                data: Data::from_bits(to, &bits),
+            });
+        }
+        // XLA's rule: to a narrower type, each element becomes a new minor dimension of
+        // `from / to` parts, least significant first (little-endian); to a wider type, the minor
+        // dimension (which must be `to / from`) is joined the same way.
+        let mut dims = self.dims.clone();
+        let parts: Vec<u64> = if from_bits > to_bits {
+            let ratio = (from_bits / to_bits) as usize;
+            dims.push(ratio);
+            let mask = if to_bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << to_bits) - 1
+            };
+            bits.iter()
+                .flat_map(|&w| (0..ratio).map(move |k| (w >> (k as u64 * to_bits)) & mask))
+                .collect()
+        } else {
+            let ratio = (to_bits / from_bits) as usize;
+            if dims.last() != Some(&ratio) {
+                return Err(LiteralError::BitcastWidth {
+                    from: self.dtype(),
+                    to,
+                });
+            }
+            dims.pop();
+            bits.chunks(ratio)
+                .map(|c| {
+                    c.iter()
+                        .enumerate()
+                        .fold(0u64, |acc, (k, &p)| acc | (p << (k as u64 * from_bits)))
+                })
+                .collect()
+        };
         Ok(Array {
-            dims: self.dims.clone(),
-            data: Data::from_bits(to, &self.data.to_bits()),
+            dims,
+            data: Data::from_bits(to, &parts),
         })
     }
 

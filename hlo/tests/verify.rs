@@ -263,3 +263,34 @@ fn triangular_solve_errors_are_exact() {
         "triangular-solve: needs floating-point or complex operands of one type, found f32 and f64"
     );
 }
+
+fn bitcast_error(from: &str, to: &str) -> String {
+    let body = format!("  x = {from} parameter(0)\n  ROOT b = {to} bitcast-convert(x)");
+    let errs = errors(&module(&body));
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    errs[0].message.clone()
+}
+
+#[test]
+fn bitcast_convert_changes_width_by_a_minor_dimension() {
+    for (from, to) in [
+        ("f32[3]", "u8[3,4]"),
+        ("u8[3,4]", "f32[3]"),
+        ("f64[2]", "s16[2,4]"),
+        ("f32[2]", "s32[2]"),
+    ] {
+        let text = module(&format!(
+            "  x = {from} parameter(0)\n  ROOT b = {to} bitcast-convert(x)"
+        ));
+        verify(&parse_module(&text).unwrap()).unwrap();
+    }
+    let why = "the widths must divide each other (no pred or complex), and to a wider type the minor dimension must be the ratio";
+    assert_eq!(
+        bitcast_error("u8[3,2]", "f32[3]"),
+        format!("bitcast-convert: u8[3,2] to f32: {why}")
+    );
+    assert_eq!(
+        bitcast_error("c64[2]", "f32[2,2]"),
+        format!("bitcast-convert: c64[2] to f32: {why}")
+    );
+}

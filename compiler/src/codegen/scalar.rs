@@ -911,6 +911,61 @@ pub fn bitcast(b: &mut Builder, x: Val, to: P) -> R<Val> {
     from_bits(b, to, raw)
 }
 
+/// A value's storage bits, zero-extended into a `.b64` register.
+fn storage_bits64(b: &mut Builder, v: Val) -> R<Reg> {
+    let raw = to_bits(b, v)?;
+    let n = bits(v.ty);
+    if n == 64 {
+        return Ok(raw);
+    }
+    let wide = b.cvt(None, Type::U64, Type::U32, raw.into());
+    let mask = (1i64 << n) - 1;
+    Ok(b.bin(O::And, &[], Type::B64, wide.into(), Src::I(mask)))
+}
+
+/// A value of `ty` from the low bits of a `.b64` register.
+fn from_bits64(b: &mut Builder, ty: P, w: Reg) -> R<Val> {
+    let n = bits(ty);
+    if n == 64 {
+        return from_bits(b, ty, w);
+    }
+    let low = b.cvt(None, Type::U32, Type::U64, w.into());
+    let low = if n < 32 {
+        b.bin(O::And, &[], Type::B32, low.into(), Src::I((1i64 << n) - 1))
+    } else {
+        low
+    };
+    from_bits(b, ty, low)
+}
+
+/// Part `k` (a `.u32` index, least significant part first) of a wider value's bits, as a value
+/// of the narrower type `to`: `bitcast-convert` to a narrower type.
+pub fn bitcast_part(b: &mut Builder, x: Val, to: P, k: Src) -> R<Val> {
+    if bits(x.ty) <= bits(to) || x.ty.is_complex() || to.is_complex() {
+        return Err(ScalarError::BitcastWidths(x.ty.bit_width(), to.bit_width()));
+    }
+    let w = storage_bits64(b, x)?;
+    let shift = b.mul_lo(Type::U32, k, Src::I(i64::from(bits(to))));
+    let part = b.bin(O::Shr, &[], Type::B64, w.into(), shift.into());
+    from_bits64(b, to, part)
+}
+
+/// Narrower values joined into one of the wider type `to`, the first least significant:
+/// `bitcast-convert` to a wider type.
+pub fn bitcast_join(b: &mut Builder, parts: &[Val], to: P) -> R<Val> {
+    let mut acc = b.mov(Type::B64, Src::I(0));
+    for (k, &p) in parts.iter().enumerate() {
+        if bits(p.ty) >= bits(to) || p.ty.is_complex() || to.is_complex() {
+            return Err(ScalarError::BitcastWidths(p.ty.bit_width(), to.bit_width()));
+        }
+        let w = storage_bits64(b, p)?;
+        let shift = Src::I(k as i64 * i64::from(bits(p.ty)));
+        let w = b.bin(O::Shl, &[], Type::B64, w.into(), shift);
+        acc = b.bin(O::Or, &[], Type::B64, acc.into(), w.into());
+    }
+    from_bits64(b, to, acc)
+}
+
 /// Loads a pred/int/float scalar as a signed 64-bit index value (`.b64`).
 pub fn to_index64(b: &mut Builder, v: Val) -> R<Reg> {
     let c = carrier(v.ty)?;

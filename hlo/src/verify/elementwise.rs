@@ -185,10 +185,31 @@ pub(super) fn others(cx: &Inst<'_>) -> R<Option<Shape>> {
                     let Some(t) = cx.declared_ty() else {
                         return Ok(None);
                     };
-                    if t.bit_width() != x.element_type.bit_width() {
-                        return Ok(None);
+                    let (from, to) = (x.element_type.bit_width(), t.bit_width());
+                    let mut dims = dims_of(x);
+                    let bad = || {
+                        fail(ShapeError::BitcastShape {
+                            operand: x.clone(),
+                            to: t,
+                        })
+                    };
+                    let odd = |p: PrimitiveType| p.is_complex() || p == PrimitiveType::Pred;
+                    if from != to && (odd(x.element_type) || odd(t)) {
+                        return bad();
                     }
-                    array(t, dims_of(x))
+                    // To a narrower type a new minor dimension of `from / to` parts; to a wider
+                    // one the minor dimension (of `to / from` parts) goes.
+                    if from > to && to > 0 && from % to == 0 {
+                        dims.push((from / to) as i64);
+                    } else if from < to && from > 0 && to % from == 0 {
+                        if dims.last() != Some(&((to / from) as i64)) {
+                            return bad();
+                        }
+                        dims.pop();
+                    } else if from != to {
+                        return bad();
+                    }
+                    array(t, dims)
                 }
                 _ => {
                     let Some(t) = cx.declared_ty() else {

@@ -367,6 +367,13 @@ pub enum ShapeError {
     /// triangular-solve operands of different or non-floating element types.
     #[error("needs floating-point or complex operands of one type, found {a} and {b}")]
     TriangularSolveType { a: PrimitiveType, b: PrimitiveType },
+    /// `bitcast-convert` between widths that do not divide each other, from or to `pred` or a
+    /// complex type, or to a wider type from an operand whose minor dimension is not the ratio.
+    #[error("{operand} to {to}: the widths must divide each other (no pred or complex), and to a wider type the minor dimension must be the ratio")]
+    BitcastShape {
+        operand: ArrayShape,
+        to: PrimitiveType,
+    },
     /// `topk` with k past the last dimension.
     #[error("topk k={k} exceeds the last dimension {dim}")]
     TopK { k: i64, dim: i64 },
