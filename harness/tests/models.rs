@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Six suites:
+//! in `NAME.io.json`), with default flags. Seven suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -14,6 +14,9 @@
 //!   `.mlir` keeps `chlo.*` ops, the `.hlo` is XLA's legalization of them;
 //! - `bitcast`: `bitcast-convert` that changes the element width (`testdata/bitcast/`,
 //!   `tools/jax_exports/bitcast.py`);
+//! - `rng`: `rng-bit-generator` (ThreeFry, Philox, default; every output width) and
+//!   `jax.random` with the `rbg` / `unsafe_rbg` implementations (`testdata/rng/`,
+//!   `tools/jax_exports/rng.py`), bit for bit (integers compare exactly);
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
 //!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`).
 //!
@@ -50,10 +53,7 @@ const SUITES: &[Suite] = &[
         dir: "testdata/models",
         exts: &["hlo", "mlir"],
         min_cases: 23,
-        expected_to_fail: &[(
-            "rng_bit_generator_algorithms",
-            "rng-bit-generator is refused when read (no back end implements it)",
-        )],
+        expected_to_fail: &[],
         exact: false,
     },
     Suite {
@@ -83,6 +83,14 @@ const SUITES: &[Suite] = &[
     Suite {
         name: "bitcast",
         dir: "testdata/bitcast",
+        exts: &["hlo", "mlir"],
+        min_cases: 5,
+        expected_to_fail: &[],
+        exact: false,
+    },
+    Suite {
+        name: "rng",
+        dir: "testdata/rng",
         exts: &["hlo", "mlir"],
         min_cases: 5,
         expected_to_fail: &[],

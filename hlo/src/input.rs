@@ -339,7 +339,6 @@ pub const UNSUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Recv,
     Opcode::RecvDone,
     Opcode::Rng,
-    Opcode::RngBitGenerator,
     Opcode::RngGetAndUpdateState,
     Opcode::ScaledDot,
     Opcode::Send,
@@ -391,12 +390,12 @@ mod tests {
 
     #[test]
     fn an_opcode_no_back_end_implements_is_refused_with_its_location() {
-        let text = "HloModule m\n\nENTRY e {\n  k = u64[2] parameter(0)\n  r = (u64[2], u32[8]) rng-bit-generator(k), algorithm=rng_philox\n  ROOT b = u32[8] get-tuple-element(r), index=1\n}\n";
+        let text = "HloModule m\n\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  r = f32[8] rng(a, b), distribution=rng_uniform\n  ROOT n = f32[8] negate(r)\n}\n";
         let m = crate::parse_module(text).unwrap();
         let e = check_supported(&m, Path::new("m.hlo")).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "m.hlo:5:3: opcode rng-bit-generator is not supported (instruction r)"
+            "m.hlo:6:3: opcode rng is not supported (instruction r)"
         );
     }
 

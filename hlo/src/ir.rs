@@ -444,6 +444,8 @@ pub struct Attrs {
     pub triangular_solve: Option<TriangularSolveOptions>,
     /// `distribution=` of rng.
     pub distribution: Option<RandomDistribution>,
+    /// `algorithm=` of rng-bit-generator.
+    pub rng_algorithm: Option<RandomAlgorithm>,
     /// `exponent_bits=` of reduce-precision.
     pub exponent_bits: Option<i64>,
     /// `mantissa_bits=` of reduce-precision.

@@ -686,6 +686,9 @@ impl Printer<'_> {
         if let Some(l) = &a.fft_length {
             push("fft_length", int_list(l));
         }
+        if let Some(r) = a.rng_algorithm {
+            push("algorithm", r.name().to_string());
+        }
         if let Some(d) = a.distribution {
             push("distribution", d.name().to_string());
         }

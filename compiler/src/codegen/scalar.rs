@@ -639,8 +639,12 @@ pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
                     }
                     None => q,
                 };
-                let all = if signed { -1 } else { (1i64 << w.min(63)) - 1 };
-                let all = if !signed && w == 64 { -1 } else { all };
+                // x / 0 is all ones (-1 for signed types); u64's all ones is -1 as i64.
+                let all = if signed || w >= 64 {
+                    -1
+                } else {
+                    (1i64 << w) - 1
+                };
                 b.selp(c, Src::I(all), q.into(), zero)
             } else {
                 let q = match m1 {

@@ -5,6 +5,8 @@
 //!    become their operand, on one partition.
 //! 3. [`triangular_solve`]: every `triangular-solve` becomes a `while` of forward
 //!    substitution over masked rows (the ops it uses are compiled like any other).
+//!    [`rng_bit_generator`]: every `rng-bit-generator` becomes XLA's ThreeFry or Philox as
+//!    elementwise integer ops.
 //! 4. [`custom_call_layouts`]: operands and results of custom calls that take non-default
 //!    layouts (column-major LAPACK matrices) are laid out with transposes.
 //! 5. [`float_normalization`]: bf16/f16 `reduce` and `reduce-window` compute in f32 and round
@@ -43,6 +45,7 @@ pub mod float_normalization;
 pub mod gemm_operands;
 pub mod inline_calls;
 pub mod rebuild;
+pub mod rng_bit_generator;
 pub mod simplify;
 pub mod triangular_solve;
 pub mod while_repeated;
@@ -55,6 +58,7 @@ pub const PIPELINE: &[(&str, Pass)] = &[
     ("inline-calls", inline_calls::run),
     ("annotations", annotations::run),
     ("triangular-solve", triangular_solve::run),
+    ("rng-bit-generator", rng_bit_generator::run),
     ("custom-call-layouts", custom_call_layouts::run),
     ("float-normalization", float_normalization::run),
     ("cond-select", cond_select::run),

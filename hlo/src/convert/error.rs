@@ -129,6 +129,9 @@ pub enum ProtoError {
     /// An unknown `TriangularSolveOptions.transpose_a`.
     #[error("triangular-solve transpose_a {0}")]
     Transpose(i32),
+    /// An unknown `rng-bit-generator` algorithm.
+    #[error("rng-bit-generator algorithm {0}")]
+    RngAlgorithm(i32),
     /// An unknown RNG distribution.
     #[error("rng distribution {0}")]
     RngDistribution(i32),

@@ -428,6 +428,14 @@ pub(super) fn fill_attrs(
     if let (TriangularSolve, Some(o)) = (opcode, &p.triangular_solve_options) {
         a.triangular_solve = Some(triangular_solve_from_proto(o)?);
     }
+    if opcode == RngBitGenerator {
+        a.rng_algorithm = Some(match px::RandomAlgorithm::try_from(p.rng_algorithm) {
+            Ok(px::RandomAlgorithm::RngDefault) => RandomAlgorithm::Default,
+            Ok(px::RandomAlgorithm::RngThreeFry) => RandomAlgorithm::ThreeFry,
+            Ok(px::RandomAlgorithm::RngPhilox) => RandomAlgorithm::Philox,
+            Err(_) => return Err(ProtoError::RngAlgorithm(p.rng_algorithm)),
+        });
+    }
     if opcode == Rng {
         a.distribution = Some(match px::RandomDistribution::try_from(p.distribution) {
             Ok(px::RandomDistribution::RngUniform) => RandomDistribution::Uniform,

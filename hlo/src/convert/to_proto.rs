@@ -279,6 +279,13 @@ pub(super) fn instruction_to_proto(
     if let Some(l) = &a.fft_length {
         p.fft_length = l.clone();
     }
+    if let Some(r) = a.rng_algorithm {
+        p.rng_algorithm = match r {
+            RandomAlgorithm::Default => px::RandomAlgorithm::RngDefault,
+            RandomAlgorithm::ThreeFry => px::RandomAlgorithm::RngThreeFry,
+            RandomAlgorithm::Philox => px::RandomAlgorithm::RngPhilox,
+        } as i32;
+    }
     if let Some(d) = a.distribution {
         p.distribution = match d {
             RandomDistribution::Uniform => px::RandomDistribution::RngUniform,

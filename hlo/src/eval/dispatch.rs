@@ -8,7 +8,9 @@ use super::{
     arr, array_shape, attr, bitcast, builtin_reducer, convolution, dot, gather, invalid,
     leaves_to_literal, linalg, movement, pred_result, sort, EvalError, Interp,
 };
-use crate::ir::{self, ComparisonDirection, ComparisonType, ComputationId, Instruction, Opcode};
+use crate::ir::{
+    self, ComparisonDirection, ComparisonType, ComputationId, Instruction, Opcode, RandomAlgorithm,
+};
 use crate::literal::{Array, DType, Data, Literal};
 
 /// One instruction being evaluated: where it is, the values computed so far, and the call depth.
@@ -456,6 +458,34 @@ pub(super) fn reduction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
 }
 
 /// Opcodes that run called computations as a whole: map, fusion, call, while and conditional.
+/// `rng-bit-generator` (the generators are in [`super::rng`]).
+pub(super) fn random(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
+    let instr = s.instr;
+    let op = instr.opcode;
+    let a = &instr.attrs;
+    let array = |k: usize| s.array(k);
+    let nops = |n: usize| s.nops(n);
+    nops(1)?;
+    let state = array(0)?;
+    let Data::U64(words) = state.data() else {
+        return Err(invalid(op.name(), "the state must be u64"));
+    };
+    let parts = instr.shape.tuple_shapes().unwrap_or(&[]);
+    let Some(out) = parts.get(1).and_then(crate::shape::Shape::as_array) else {
+        return Err(invalid(op.name(), "the result must be (state, bits)"));
+    };
+    let dims: Vec<usize> = out.dims.iter().map(|&d| d.max(0) as usize).collect();
+    let dtype = DType::from_primitive(out.element_type)
+        .ok_or_else(|| invalid(op.name(), "unsupported bits type"))?;
+    let algorithm = a.rng_algorithm.unwrap_or(RandomAlgorithm::Default);
+    let (new_state, bits) = super::rng::generate(algorithm, words, dtype, &dims)?;
+    let state = Array::new(vec![new_state.len()], Data::U64(new_state))?;
+    Ok(Literal::Tuple(vec![
+        Literal::Array(state),
+        Literal::Array(bits),
+    ]))
+}
+
 pub(super) fn control(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
     let Step {
         instr,

@@ -35,6 +35,7 @@ pub mod gather;
 pub mod linalg;
 pub mod movement;
 pub mod reduce;
+pub mod rng;
 pub mod sort;
 
 use crate::ir::{self, ComputationId, HloModule, Instruction, LiteralValue, Opcode};
@@ -558,6 +559,7 @@ impl<'m> Interp<'m> {
             | Opcode::Sort
             | Opcode::TopK
             | Opcode::SelectAndScatter => dispatch::reduction(&s),
+            Opcode::RngBitGenerator => dispatch::random(&s),
             Opcode::Map | Opcode::Fusion | Opcode::Call | Opcode::While | Opcode::Conditional => {
                 dispatch::control(&s)
             }
@@ -658,14 +660,14 @@ mod tests {
     #[test]
     fn an_error_names_the_instruction_and_its_line_once() {
         let m = module(
-            "HloModule m\n\nENTRY e {\n  k = u64[2] parameter(0)\n  r = (u64[2], u32[8]) rng-bit-generator(k), algorithm=rng_philox\n  ROOT b = u32[8] get-tuple-element(r), index=1\n}\n",
+            "HloModule m\n\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  r = f32[8] rng(a, b), distribution=rng_uniform\n  ROOT n = f32[8] negate(r)\n}\n",
         );
-        let args = [Literal::array(vec![2], Data::U64(vec![1, 2])).unwrap()];
+        let args = [
+            Literal::array(vec![], Data::F32(vec![0.0])).unwrap(),
+            Literal::array(vec![], Data::F32(vec![1.0])).unwrap(),
+        ];
         let e = evaluate(&m, &args).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "5:3: e/r: unimplemented opcode `rng-bit-generator`"
-        );
+        assert_eq!(e.to_string(), "6:3: e/r: unimplemented opcode `rng`");
         // No source chain: printers that walk it (anyhow's `{:#}`) say the reason once.
         assert!(std::error::Error::source(&e).is_none());
     }

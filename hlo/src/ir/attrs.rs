@@ -324,6 +324,38 @@ impl RandomDistribution {
     }
 }
 
+/// `algorithm=` of `rng-bit-generator`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RandomAlgorithm {
+    /// `rng_default`: the platform's choice (Philox on GPU, as XLA:GPU's expander is set up).
+    Default,
+    /// `rng_three_fry`
+    ThreeFry,
+    /// `rng_philox`
+    Philox,
+}
+
+impl RandomAlgorithm {
+    /// Text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            RandomAlgorithm::Default => "rng_default",
+            RandomAlgorithm::ThreeFry => "rng_three_fry",
+            RandomAlgorithm::Philox => "rng_philox",
+        }
+    }
+
+    /// Parses the text form.
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "rng_default" => Some(RandomAlgorithm::Default),
+            "rng_three_fry" => Some(RandomAlgorithm::ThreeFry),
+            "rng_philox" => Some(RandomAlgorithm::Philox),
+            _ => None,
+        }
+    }
+}
+
 /// One entry of `operand_precision={default,high}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Precision {

@@ -111,7 +111,23 @@ fn bitcast() {
     let b = a.bitcast_convert(DType::U32).unwrap();
     assert_eq!(b.data(), &Data::U32(vec![0x3f80_0000, 0x8000_0000]));
     assert_eq!(b.bitcast_convert(DType::F32).unwrap(), a);
-    assert!(a.bitcast_convert(DType::F16).is_err());
+    // To a narrower type each element becomes its parts, least significant first; back again
+    // the minor dimension is joined.
+    let h = a.bitcast_convert(DType::F16).unwrap();
+    assert_eq!(h.dims(), &[2, 2]);
+    assert_eq!(h.bitcast_convert(DType::U32).unwrap(), b);
+    assert_eq!(
+        a.bitcast_convert(DType::U8).unwrap().data(),
+        &Data::U8(vec![0, 0, 0x80, 0x3f, 0, 0, 0, 0x80])
+    );
+    // A wider type needs the minor dimension to be the ratio; pred and complex never resize.
+    let odd = Array::new(vec![3], Data::U32(vec![1, 2, 3])).unwrap();
+    assert!(odd.bitcast_convert(DType::F64).is_err());
+    assert_eq!(
+        b.bitcast_convert(DType::F64).unwrap().dims(),
+        &[] as &[usize]
+    );
+    assert!(a.bitcast_convert(DType::Pred).is_err());
 }
 
 #[test]

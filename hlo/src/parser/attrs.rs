@@ -192,6 +192,9 @@ impl<'a> Parser<'a> {
             }
             "fft_type" => a.fft_type = Some(self.enum_word("fft type", FftType::from_name)?),
             "fft_length" => a.fft_length = Some(self.int_list(key)?),
+            "algorithm" if opcode == Opcode::RngBitGenerator => {
+                a.rng_algorithm = Some(self.enum_word("rng algorithm", RandomAlgorithm::from_name)?)
+            }
             "distribution" => {
                 a.distribution =
                     Some(self.enum_word("distribution", RandomDistribution::from_name)?)

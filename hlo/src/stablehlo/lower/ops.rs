@@ -371,13 +371,12 @@ impl Front<'_> {
                         )
                     }
                 };
-                let v = match alg.as_str() {
-                    "DEFAULT" => "rng_default",
-                    "THREE_FRY" => "rng_three_fry",
-                    "PHILOX" => "rng_philox",
+                a.rng_algorithm = Some(match alg.as_str() {
+                    "DEFAULT" => RandomAlgorithm::Default,
+                    "THREE_FRY" => RandomAlgorithm::ThreeFry,
+                    "PHILOX" => RandomAlgorithm::Philox,
                     other => return Err(self.bad(op, format!("unknown rng_algorithm {other}"))),
-                };
-                a.raw.push(("algorithm".into(), v.into()));
+                });
                 Opcode::RngBitGenerator
             }
             _ => {
