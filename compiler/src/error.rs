@@ -32,6 +32,13 @@ pub enum CompileError {
     /// The module is malformed (dangling handles, shapes that do not match, cycles).
     #[error("invalid module: {0}")]
     InvalidModule(String),
+    /// The module is written for several devices (an SPMD program): this compiler has no
+    /// partitioner, and compiling it for one device would compute something else.
+    #[error("the module is partitioned for several devices ({evidence}); this compiler does not partition SPMD programs: export it for one device, or give the per-device program")]
+    Partitioned {
+        /// What says so: the mesh, the sharding or the call, with where it is.
+        evidence: String,
+    },
     /// Kernel generation failed for a fusion.
     // The code generator's error is part of this message and deliberately not a `#[source]`:
     // printers that walk the chain (anyhow's `{:#}`) would otherwise say it twice.

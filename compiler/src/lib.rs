@@ -27,6 +27,7 @@ pub mod fusion;
 mod graph;
 pub mod lower;
 pub mod options;
+mod partitioned;
 pub mod passes;
 pub mod serialize;
 pub mod target;
@@ -74,6 +75,7 @@ pub fn compile(
         let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         CompileError::InvalidModule(text.join("; "))
     })?;
+    partitioned::check_single_device(module)?;
     let optimized = optimize(module, options)?;
     let lowered = lower::lower(optimized, target, options)?;
     let assignment = buffers::assign(&lowered.values)?;

@@ -152,6 +152,22 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
             continue;
         }
         let start = byte(i);
+        // An MLIR dialect attribute inside an attribute value (`#sdy.mesh<["x"=2]>`, which JAX's
+        // HLO prints in `frontend_attributes`): one word token, angle brackets balanced and
+        // quoted strings skipped, so the value keeps its text.
+        if c == '#' && at(i + 1).is_some_and(|n| n.is_ascii_alphabetic()) {
+            if let Some(j) = mlir_attribute_end(&at, i + 1) {
+                let text: String = chars[i..j].iter().map(|&(_, c)| c).collect();
+                advance_to!(j);
+                tokens.push(Token {
+                    kind: TokenKind::Word(text),
+                    start,
+                    end: byte(i),
+                    loc,
+                });
+                continue;
+            }
+        }
         let simple = match c {
             '{' => Some(TokenKind::LBrace),
             '}' => Some(TokenKind::RBrace),
@@ -302,5 +318,41 @@ mod tests {
         assert!(kinds.contains(&TokenKind::Arrow));
         assert!(kinds.contains(&TokenKind::Str("s\"".into())));
         assert_eq!(kinds.last(), Some(&TokenKind::Eof));
+    }
+}
+
+/// Where an MLIR dialect attribute that starts with its name at `i` (after the `#`) ends: the
+/// dotted name, then an optional `<...>` body with nested angle brackets balanced and `"..."`
+/// strings skipped. `None` when the body is unterminated (the `#` is then lexed alone).
+fn mlir_attribute_end(at: &impl Fn(usize) -> Option<char>, mut i: usize) -> Option<usize> {
+    while at(i).is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$')) {
+        i += 1;
+    }
+    if at(i) != Some('<') {
+        return Some(i);
+    }
+    let mut depth = 0usize;
+    loop {
+        match at(i)? {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            '"' => {
+                i += 1;
+                loop {
+                    match at(i)? {
+                        '"' => break,
+                        '\\' => i += 2,
+                        _ => i += 1,
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
     }
 }

@@ -328,3 +328,21 @@ fn triangular_solve_options() {
     assert_eq!(o("y"), instr(&back, "y").attrs.triangular_solve.unwrap());
     hlo::verify::verify(&m).unwrap();
 }
+
+#[test]
+fn mlir_dialect_attributes_in_attribute_values_keep_their_text() {
+    // What JAX 0.10.2 prints for a program over a Shardy mesh.
+    let text = "HloModule m, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<[\"x\"=2, \"y\"=1]>}}\n\nENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n";
+    let m = parse_module(text).unwrap();
+    let attrs = m.config.frontend_attributes.clone().unwrap();
+    assert_eq!(
+        attrs,
+        vec![(
+            "xla.sdy.meshes".to_owned(),
+            "{mesh = #sdy.mesh<[\"x\"=2, \"y\"=1]>}".to_owned()
+        )]
+    );
+    // An unterminated one is a lexing error at the `#`'s line, not a panic.
+    let bad = "HloModule m, frontend_attributes={k={#sdy.mesh<[\"x\"=2]}}\n\nENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n";
+    assert!(parse_module(bad).is_err());
+}
