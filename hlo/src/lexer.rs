@@ -304,23 +304,6 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, ParseError> {
     Ok(tokens)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_and_arrows() {
-        let t =
-            tokenize("%a = f32[2]{0} x(%b), dim_labels=b01f_01io->b01f /* c */ // x\n\"s\\\"\"")
-                .unwrap();
-        let kinds: Vec<_> = t.iter().map(|t| t.kind.clone()).collect();
-        assert_eq!(kinds[0], TokenKind::Word("a".into()));
-        assert!(kinds.contains(&TokenKind::Arrow));
-        assert!(kinds.contains(&TokenKind::Str("s\"".into())));
-        assert_eq!(kinds.last(), Some(&TokenKind::Eof));
-    }
-}
-
 /// Where an MLIR dialect attribute that starts with its name at `i` (after the `#`) ends: the
 /// dotted name, then an optional `<...>` body with nested angle brackets balanced and `"..."`
 /// strings skipped. `None` when the body is unterminated (the `#` is then lexed alone).
@@ -354,5 +337,22 @@ fn mlir_attribute_end(at: &impl Fn(usize) -> Option<char>, mut i: usize) -> Opti
             _ => {}
         }
         i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_arrows() {
+        let t =
+            tokenize("%a = f32[2]{0} x(%b), dim_labels=b01f_01io->b01f /* c */ // x\n\"s\\\"\"")
+                .unwrap();
+        let kinds: Vec<_> = t.iter().map(|t| t.kind.clone()).collect();
+        assert_eq!(kinds[0], TokenKind::Word("a".into()));
+        assert!(kinds.contains(&TokenKind::Arrow));
+        assert!(kinds.contains(&TokenKind::Str("s\"".into())));
+        assert_eq!(kinds.last(), Some(&TokenKind::Eof));
     }
 }
