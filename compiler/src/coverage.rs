@@ -69,6 +69,9 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Remainder,
     Opcode::ReplicaId,
     Opcode::Reshape,
+    // Expanded into elementwise integer ops before fusion (passes/rng_bit_generator.rs); the
+    // embedded module keeps it (with its algorithm), so the golden coverage asks for a case.
+    Opcode::RngBitGenerator,
     Opcode::Reverse,
     Opcode::Rsqrt,
     Opcode::Scatter,
