@@ -409,13 +409,17 @@ fn merge_siblings(comp: &Computation, groups: &mut [RawGroup], single: &[bool], 
             .filter(|o| !g.1.contains(o))
             .collect()
     };
-    // (A row kernel has an elemental root too, but only one output.)
+    // (A row kernel has an elemental root too, but only one output; a gemm-epilogue kernel
+    // computes one dot's tiles, so two of them never merge: the second dot would have no code.)
     let loop_root = |g: &RawGroup| {
         let r = &comp[g.0];
         class(r) == Class::Elemental
             && r.shape.is_array()
             && !g.1.is_empty()
-            && !g.1.iter().any(|&m| comp[m].opcode == Opcode::Reduce)
+            && !g
+                .1
+                .iter()
+                .any(|&m| matches!(comp[m].opcode, Opcode::Reduce | Opcode::Dot))
     };
     let mut order: Vec<usize> = (0..groups.len()).collect();
     order.sort_by_key(|&g| pos[groups[g].0.index()]);
@@ -835,7 +839,11 @@ fn merge_dots(
         };
         let root = groups[c].0;
         let operands = &comp[dot].operands;
+        // One gemm per kernel: the epilogue kernel computes its dot's tile once per block
+        // (codegen/gemm.rs), so a second dot read by the same kernel stays a gemm thunk.
+        let has_dot = groups[c].1.iter().any(|m| comp[*m].opcode == Opcode::Dot);
         if groups[c].2.len() != 1
+            || has_dot
             || class(&comp[root]) != Class::Elemental
             || operands.iter().any(|o| groups[c].1.contains(o))
             || groups[c].1.len() + 1 > MAX_ROW_MEMBERS

@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Seven suites:
+//! in `NAME.io.json`), with default flags. Eight suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -17,6 +17,8 @@
 //! - `rng`: `rng-bit-generator` (ThreeFry, Philox, default; every output width) and
 //!   `jax.random` with the `rbg` / `unsafe_rbg` implementations (`testdata/rng/`,
 //!   `tools/jax_exports/rng.py`), bit for bit (integers compare exactly);
+//! - `complex_dot`: `jnp.matmul` / `einsum` on c64 and c128 (`testdata/complex_dot/`,
+//!   `tools/jax_exports/complex_dot.py`);
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
 //!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`).
 //!
@@ -93,6 +95,14 @@ const SUITES: &[Suite] = &[
         dir: "testdata/rng",
         exts: &["hlo", "mlir"],
         min_cases: 5,
+        expected_to_fail: &[],
+        exact: false,
+    },
+    Suite {
+        name: "complex_dot",
+        dir: "testdata/complex_dot",
+        exts: &["hlo", "mlir"],
+        min_cases: 6,
         expected_to_fail: &[],
         exact: false,
     },

@@ -11,6 +11,7 @@
 //!    layouts (column-major LAPACK matrices) are laid out with transposes.
 //! 5. [`float_normalization`]: bf16/f16 `reduce` and `reduce-window` compute in f32 and round
 //!    once (XLA:GPU's `FloatNormalization`).
+//!    [`complex_dot`]: a complex `dot` becomes four real dots on the parts.
 //! 6. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
 //! 7. [`dce`]: drop instructions whose values nobody uses.
 //! 8. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/
@@ -37,6 +38,7 @@ use crate::options::CompileOptions;
 
 pub mod annotations;
 pub mod collectives;
+pub mod complex_dot;
 pub mod cond_select;
 pub mod cse;
 pub mod custom_call_layouts;
@@ -61,6 +63,7 @@ pub const PIPELINE: &[(&str, Pass)] = &[
     ("rng-bit-generator", rng_bit_generator::run),
     ("custom-call-layouts", custom_call_layouts::run),
     ("float-normalization", float_normalization::run),
+    ("complex-dot", complex_dot::run),
     ("cond-select", cond_select::run),
     ("dce", dce::run),
     ("simplify", simplify::run),
