@@ -32,6 +32,7 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::AllGather,
     Opcode::AllReduce,
     Opcode::And,
+    Opcode::BitcastConvert,
     Opcode::Broadcast,
     Opcode::Call,
     Opcode::Ceil,

@@ -169,6 +169,32 @@ pub fn dot(lhs: &Array, rhs: &Array, dims: &DotDims, out: DType) -> Result<Array
     Ok(Array::new(out_dims, data)?)
 }
 
+/// A complex dot as four real ones on the parts, `(ar + i ai)(br + i bi) = (ar br - ai bi) +
+/// i (ar bi + ai br)`, each rounded to the part type: what the compiler's `complex-dot` pass
+/// makes of it (gemm thunks are real), so the two compute alike. Operands and result must all
+/// be complex.
+fn complex_dot(lhs: &Array, rhs: &Array, dims: &DotDims, out: DType) -> Result<Array, EvalError> {
+    if !(lhs.dtype().is_complex() && rhs.dtype().is_complex() && out.is_complex()) {
+        return Err(invalid(
+            "dot",
+            format!(
+                "mixes complex and real element types ({}, {} -> {out})",
+                lhs.dtype(),
+                rhs.dtype()
+            ),
+        ));
+    }
+    use super::complex_ops::{make, part};
+    let part_type = out.component();
+    let (ar, ai) = (part(lhs, false)?, part(lhs, true)?);
+    let (br, bi) = (part(rhs, false)?, part(rhs, true)?);
+    let real = |a: &Array, b: &Array| dot(a, b, dims, part_type);
+    use super::elementwise::{binary, BinaryOp};
+    let re = binary(BinaryOp::Subtract, &real(&ar, &br)?, &real(&ai, &bi)?)?;
+    let im = binary(BinaryOp::Add, &real(&ar, &bi)?, &real(&ai, &br)?)?;
+    make(&re, &im)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,30 +258,4 @@ mod tests {
         };
         assert!(dot(&a, &b, &oob, DType::S8).is_err());
     }
-}
-
-/// A complex dot as four real ones on the parts, `(ar + i ai)(br + i bi) = (ar br - ai bi) +
-/// i (ar bi + ai br)`, each rounded to the part type: what the compiler's `complex-dot` pass
-/// makes of it (gemm thunks are real), so the two compute alike. Operands and result must all
-/// be complex.
-fn complex_dot(lhs: &Array, rhs: &Array, dims: &DotDims, out: DType) -> Result<Array, EvalError> {
-    if !(lhs.dtype().is_complex() && rhs.dtype().is_complex() && out.is_complex()) {
-        return Err(invalid(
-            "dot",
-            format!(
-                "mixes complex and real element types ({}, {} -> {out})",
-                lhs.dtype(),
-                rhs.dtype()
-            ),
-        ));
-    }
-    use super::complex_ops::{make, part};
-    let part_type = out.component();
-    let (ar, ai) = (part(lhs, false)?, part(lhs, true)?);
-    let (br, bi) = (part(rhs, false)?, part(rhs, true)?);
-    let real = |a: &Array, b: &Array| dot(a, b, dims, part_type);
-    use super::elementwise::{binary, BinaryOp};
-    let re = binary(BinaryOp::Subtract, &real(&ar, &br)?, &real(&ai, &bi)?)?;
-    let im = binary(BinaryOp::Add, &real(&ar, &bi)?, &real(&ai, &br)?)?;
-    make(&re, &im)
 }
