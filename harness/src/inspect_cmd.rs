@@ -70,6 +70,19 @@ fn kind(t: &ThunkProto) -> String {
     match imp {
         Impl::SequentialThunk(_) => "sequential".into(),
         Impl::CopyThunk(c) => format!("copy {} bytes", c.mem_size),
+        Impl::DeviceToDeviceCopyThunk(c) => {
+            let c = c.copy_thunk.clone().unwrap_or_default();
+            let slice = |s: Option<proto::xla::gpu::ShapedSliceProto>| {
+                let s = s.and_then(|s| s.slice).unwrap_or_default();
+                format!("a{}[{}+{}]", s.buffer_allocation_index, s.offset, s.size)
+            };
+            format!(
+                "device-to-device copy {} bytes {} -> {}",
+                c.mem_size,
+                slice(c.source_buffer),
+                slice(c.destination_buffer)
+            )
+        }
         Impl::ConditionalThunk(c) => format!(
             "conditional ({} branches, {} selector)",
             c.branch_thunks.len(),
