@@ -15,6 +15,8 @@ use crate::error::{invalid, Result};
 #[derive(Debug, Clone, Default)]
 pub struct KernelPtx {
     files: Vec<PtxFile>,
+    /// The module-scope `.global` arrays of every file.
+    globals: Vec<GlobalArray>,
     /// Entry name → index into `files`.
     by_entry: BTreeMap<String, usize>,
 }
@@ -26,6 +28,19 @@ struct PtxFile {
     label: String,
     text: Arc<str>,
     outline: ptx::Outline,
+}
+
+/// A module-scope `.global` array of a supplied file. XLA:GPU keeps each constant so
+/// (`buffer_for_<constant>`, zero-initialized when the constant is all zeros): in its constants
+/// module (a file with no kernel) or beside the kernels that read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalArray {
+    /// The file's label.
+    pub label: String,
+    /// The array's name.
+    pub name: String,
+    /// Whether its initializer has a non-zero element (no initializer: zeros).
+    pub nonzero: bool,
 }
 
 /// The PTX that supplies one kernel.
@@ -62,6 +77,7 @@ impl KernelPtx {
                 ))
             })?;
             let index = out.files.len();
+            out.globals.extend(global_arrays(&label, &text)?);
             for entry in outline.entries() {
                 if let Some(&first) = out.by_entry.get(&entry.name) {
                     let first = out.files.get(first).map_or("", |f| f.label.as_str());
@@ -101,9 +117,50 @@ impl KernelPtx {
         })
     }
 
+    /// The module-scope `.global` arrays of every supplied file.
+    pub fn globals(&self) -> &[GlobalArray] {
+        &self.globals
+    }
+
     /// Every supplied entry name, sorted (for messages).
     pub fn entry_names(&self) -> impl Iterator<Item = &str> {
         self.by_entry.keys().map(String::as_str)
+    }
+}
+
+/// The module-scope `.global` declarators of a file (parsed in full once, at load).
+fn global_arrays(label: &str, text: &str) -> Result<Vec<GlobalArray>> {
+    let module = ptx::parse(text).map_err(|e| {
+        invalid(format!(
+            "supplied PTX {label}: line {}:{}: {}",
+            e.line, e.column, e.message
+        ))
+    })?;
+    let mut out = Vec::new();
+    for d in &module.directives {
+        let ptx::ast::Directive::Variable(v) = d else {
+            continue;
+        };
+        if v.space != ptx::ast::StateSpace::Global {
+            continue;
+        }
+        for decl in &v.declarators {
+            out.push(GlobalArray {
+                label: label.to_owned(),
+                name: decl.name.clone(),
+                nonzero: decl.init.as_ref().is_some_and(nonzero),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether an initializer has a non-zero element (an address counts as non-zero).
+fn nonzero(i: &ptx::ast::Initializer) -> bool {
+    match i {
+        ptx::ast::Initializer::Imm(v) => v.bits() != 0,
+        ptx::ast::Initializer::List(items) => items.iter().any(nonzero),
+        _ => true,
     }
 }
 
@@ -133,6 +190,29 @@ mod tests {
         assert!(k.kernel("k4").is_none());
         assert_eq!(k.entry_names().collect::<Vec<_>>(), ["k1", "k2", "k3"]);
         assert_eq!(k.file_count(), 3);
+        Ok(())
+    }
+
+    #[test]
+    fn module_scope_globals_are_listed_with_whether_they_are_zero() -> Result<()> {
+        let consts = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .global .align 256 .b8 buffer_for_c0[64];\n.visible .global .align 256 .b8 buffer_for_c1[64] = {0, 0, 192, 127};\n.visible .global .align 256 .b8 buffer_for_c2[8] = {0, 0};\n";
+        let k = KernelPtx::new([
+            ("k.ptx".to_owned(), file(&["k1"])),
+            ("consts.ptx".to_owned(), consts.to_owned()),
+        ])?;
+        let got: Vec<(&str, bool)> = k
+            .globals()
+            .iter()
+            .map(|g| (g.name.as_str(), g.nonzero))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("buffer_for_c0", false),
+                ("buffer_for_c1", true),
+                ("buffer_for_c2", false)
+            ]
+        );
         Ok(())
     }
 

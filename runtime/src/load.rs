@@ -255,16 +255,14 @@ fn finish(
         Thunks::Decoded => ThunkSource::Decoded(thunks),
         Thunks::Encoded(t) => ThunkSource::Encoded(t),
     };
-    let (thunks, kernels) = check_thunks(
-        thunk_source,
-        &sizes,
-        contract,
+    let env = Environment {
         device,
         flags,
         registry,
-        num_replicas,
         kernel_ptx,
-    )?;
+    };
+    let (thunks, kernels) = check_thunks(thunk_source, &sizes, contract, &env, num_replicas)?;
+    check_supplied_constants(&constants, &allocations, &thunks, kernel_ptx)?;
 
     // Cross-stream waits, from the artifact's own sequence.
     let events = streams::plan(&thunks);
@@ -492,6 +490,44 @@ fn check_constants(
     Ok(out)
 }
 
+/// After step 6, for an artifact run with supplied PTX: XLA:GPU writes no `constants` entries;
+/// its constant allocations are `.global` arrays of its PTX (`buffer_for_<constant>`), bound by
+/// name through the buffer assignment, which this runtime does not read. A constant allocation
+/// no entry fills starts zeroed, which is its content when every array of the supplied PTX is
+/// zero, and which no thunk sees when no thunk reads it (the kernels then read the arrays
+/// themselves, which the device initializes). Otherwise which array holds it is unknown, and the
+/// load is refused rather than run with a wrong constant.
+fn check_supplied_constants(
+    constants: &[Constant],
+    allocations: &[Allocation],
+    thunks: &[Thunk],
+    kernel_ptx: Option<&KernelPtx>,
+) -> Result<()> {
+    let Some(k) = kernel_ptx else {
+        return Ok(());
+    };
+    let Some(g) = k.globals().iter().find(|g| g.nonzero) else {
+        return Ok(());
+    };
+    let read: std::collections::BTreeSet<usize> = thunks
+        .iter()
+        .flat_map(|t| streams::accesses(t).0)
+        .map(|s| s.allocation)
+        .collect();
+    let unfilled = allocations.iter().find(|a| {
+        a.kind == AllocationKind::Constant
+            && read.contains(&a.index)
+            && !constants.iter().any(|c| c.allocation == a.index)
+    });
+    match unfilled {
+        Some(a) => Err(Error::unimplemented(format!(
+            "buffer_allocations.values[{}] is a constant allocation that a thunk reads and no constants entry fills, and the supplied PTX {} initializes .global {} with non-zero bytes; which array holds which constant is recorded only in the buffer assignment (GpuExecutableProto field 2), which this runtime does not read",
+            a.index, g.label, g.name
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Step 5d: one `output_info_map` entry per array leaf of the result, each in an allocation that
 /// holds it; XLA:GPU also gives a tuple node (the result tuple itself) an entry, whose allocation
 /// receives the node's index table ([`TupleTable`]).
@@ -651,15 +687,12 @@ fn check_thunks(
     source: ThunkSource<'_>,
     sizes: &[u64],
     contract: KernelContract,
-    device: &DeviceDescription,
-    flags: &RuntimeFlags,
-    registry: &Registry,
+    env: &Environment<'_>,
     num_replicas: u64,
-    kernel_ptx: Option<&KernelPtx>,
 ) -> Result<(Vec<Thunk>, Vec<Arc<KernelModule>>)> {
-    let mut ctx = DecodeContext::new(sizes, device, flags, registry, num_replicas);
+    let mut ctx = DecodeContext::new(sizes, env.device, env.flags, env.registry, num_replicas);
     ctx.contract = contract;
-    ctx.kernel_ptx = kernel_ptx;
+    ctx.kernel_ptx = env.kernel_ptx;
     let thunks = match source {
         ThunkSource::Decoded(mut t) => decode_sequence(&mut ctx, &mut t, "thunks")?,
         ThunkSource::Encoded(t) => decode_encoded_sequence(&mut ctx, t, "thunks")?,
