@@ -1301,7 +1301,7 @@ fn replica_count_exactly_at_the_limit_loads() {
     );
 }
 
-fn assert_loads(p: &GpuExecutableProto, f: &RuntimeFlags) {
+pub(crate) fn assert_loads(p: &GpuExecutableProto, f: &RuntimeFlags) {
     runtime::validate(&p.encode_to_vec(), &h100(), f, &Registry::builtin()).unwrap();
 }
 
