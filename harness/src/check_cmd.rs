@@ -55,6 +55,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         &flags,
         false,
         args.write_outputs.as_deref(),
+        None,
         out,
     )
     .with_context(|| {

@@ -107,7 +107,13 @@ fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
     let mut matched = 0;
     let mut total = 0;
     for (got, want) in produced.iter().zip(&oracle) {
-        matched += crate::run_cmd::report("", &got.outputs, want, &mut sink)?;
+        matched += crate::run_cmd::report(
+            "",
+            &got.outputs,
+            want,
+            crate::run_cmd::ToleranceRule::PerDtype,
+            &mut sink,
+        )?;
         total += want.len();
     }
     let ok = matched == total;

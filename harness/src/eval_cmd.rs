@@ -70,7 +70,13 @@ fn evaluate_and_compare(
             case.outputs.len()
         );
     }
-    let matched = crate::run_cmd::report("", &got, &case.outputs, out)?;
+    let matched = crate::run_cmd::report(
+        "",
+        &got,
+        &case.outputs,
+        crate::run_cmd::ToleranceRule::PerDtype,
+        out,
+    )?;
     let all_ok = matched == got.len();
     writeln!(
         out,

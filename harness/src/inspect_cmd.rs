@@ -70,6 +70,19 @@ fn kind(t: &ThunkProto) -> String {
     match imp {
         Impl::SequentialThunk(_) => "sequential".into(),
         Impl::CopyThunk(c) => format!("copy {} bytes", c.mem_size),
+        Impl::DeviceToDeviceCopyThunk(c) => {
+            let c = c.copy_thunk.clone().unwrap_or_default();
+            let slice = |s: Option<proto::xla::gpu::ShapedSliceProto>| {
+                let s = s.and_then(|s| s.slice).unwrap_or_default();
+                format!("a{}[{}+{}]", s.buffer_allocation_index, s.offset, s.size)
+            };
+            format!(
+                "device-to-device copy {} bytes {} -> {}",
+                c.mem_size,
+                slice(c.source_buffer),
+                slice(c.destination_buffer)
+            )
+        }
         Impl::ConditionalThunk(c) => format!(
             "conditional ({} branches, {} selector)",
             c.branch_thunks.len(),
@@ -454,6 +467,9 @@ pub fn inspect(bytes: &[u8], summary_only: bool, out: &mut dyn Write) -> anyhow:
     }
     writeln!(out, "thunks:")?;
     tree(&p.thunks, 0, out)?;
+    for line in crate::support::lines(&crate::support::support(&p, &census)) {
+        writeln!(out, "{line}")?;
+    }
     let unknown: Vec<&String> = census
         .iter()
         .filter(|c| c.starts_with("unknown:"))
@@ -499,6 +515,10 @@ pub struct CensusArgs {
     /// construct per line.
     #[arg(long)]
     pub json: bool,
+    /// Instead of the census, print per artifact which of its constructs this runtime
+    /// executes, executes only with their PTX supplied, or refuses (and why).
+    #[arg(long)]
+    pub support: bool,
 }
 
 /// The union of the censuses of `paths` (any form), sorted: what `census` in a golden manifest
@@ -526,6 +546,28 @@ pub fn census(paths: &[PathBuf], json: bool, out: &mut dyn Write) -> anyhow::Res
     } else {
         for c in &all {
             writeln!(out, "{c}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `aot census --support`: per artifact (any form), the runtime-support lines of
+/// [`crate::support::lines`] under its path.
+pub fn support(paths: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<()> {
+    for p in paths {
+        let raw = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let u = crate::xla_artifact::unwrap(&raw).with_context(|| format!("{}", p.display()))?;
+        let exe = GpuExecutableProto::decode(u.executable.as_slice())
+            .with_context(|| format!("{}: not a GpuExecutableProto", p.display()))?;
+        let census = crate::golden::census::census_of_bytes(&u.executable).with_context(|| {
+            format!(
+                "{}: the executable does not decode with this project's schema",
+                p.display()
+            )
+        })?;
+        writeln!(out, "{}:", p.display())?;
+        for line in crate::support::lines(&crate::support::support(&exe, &census)) {
+            writeln!(out, "  {line}")?;
         }
     }
     Ok(())

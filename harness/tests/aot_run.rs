@@ -34,6 +34,7 @@ fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, Str
         write_outputs: None,
         device: "emulated".into(),
         profile: true,
+        kernel_ptx: Vec::new(),
         limits: Default::default(),
     };
     let mut out = Vec::new();
@@ -240,6 +241,7 @@ fn cli_trials() -> Vec<Trial> {
                 write_outputs: None,
                 device: "emulated".into(),
                 profile: false,
+                kernel_ptx: Vec::new(),
                 limits: Default::default(),
             };
             let e = harness::run_cmd::run(&args, &mut Vec::new()).map_err(|e| format!("{e:#}"));

@@ -69,6 +69,7 @@ fn compiled_matches(allow: bool, target: &str, io: &Path) -> bool {
         &runtime::RuntimeFlags::default(),
         false,
         None,
+        None,
         &mut out,
     )
     .unwrap()

@@ -82,6 +82,7 @@ fn verdict(target: &str, module: &str, ext: &str) -> String {
         write_outputs: None,
         device: "emulated".into(),
         profile: false,
+        kernel_ptx: Vec::new(),
         limits: Default::default(),
     };
     let mut out = Vec::new();
@@ -95,14 +96,16 @@ fn verdict(target: &str, module: &str, ext: &str) -> String {
 #[test]
 fn load_verdicts_on_the_emulated_device() {
     // Every one passes decode, the ABI check (a100's recorded CUDA toolkit 0.0.0 is met by a
-    // runtime without a toolkit version), the compute capability and the embedded HLO, and stops
-    // at the first construct this runtime lacks.
-    let kernel = |name: &str, code: &str| {
+    // runtime without a toolkit version), the compute capability, the embedded HLO, the
+    // allocations (fori_loop's tuple-holding temp included) and XLA's device-to-device copies,
+    // and without PTX stops at its first kernel, which carries only a cubin.
+    let at = |path: &str, name: &str, code: &str| {
         format!(
-            "UNIMPLEMENTED: thunks[0].custom_kernel_thunk: this runtime does not execute custom-kernel thunks (kernel `{name}`: it carries only an {code}, no PTX); the emulated device runs PTX"
+            "UNIMPLEMENTED: {path}.custom_kernel_thunk: this runtime does not execute custom-kernel thunks (kernel `{name}`: it carries only an {code}, no PTX); the emulated device runs PTX; supply its PTX (aot run --kernel-ptx, runtime::load_with_kernel_ptx)"
         )
     };
-    let tuple = "UNIMPLEMENTED: buffer_allocations.values[3].is_tuple is true; this runtime never materialises tuple index tables".to_owned();
+    let kernel = |name: &str, code: &str| at("thunks[0]", name, code);
+    let cond = "thunks[2].while_thunk.condition_thunk_sequence.thunks[0]";
     let want = [
         (
             "h100_sxm",
@@ -124,7 +127,11 @@ fn load_verdicts_on_the_emulated_device() {
             "cond",
             kernel("loop_select_fusion", "sm_90a cubin (3392 bytes)"),
         ),
-        ("h100_sxm", "fori_loop", tuple.clone()),
+        (
+            "h100_sxm",
+            "fori_loop",
+            at(cond, "loop_compare_fusion", "sm_90a cubin (3256 bytes)"),
+        ),
         (
             "a100_sxm_80",
             "add",
@@ -145,7 +152,11 @@ fn load_verdicts_on_the_emulated_device() {
             "cond",
             kernel("loop_select_fusion", "sm_80 cubin (2856 bytes)"),
         ),
-        ("a100_sxm_80", "fori_loop", tuple),
+        (
+            "a100_sxm_80",
+            "fori_loop",
+            at(cond, "loop_compare_fusion", "sm_80 cubin (2856 bytes)"),
+        ),
     ];
     for (t, m, w) in want {
         for ext in ["gpuexe", "pjrt"] {
@@ -195,13 +206,14 @@ fn inspect_shows_an_xla_executable() {
             .any(|l| l == "abi: platform CUDA, CUDA toolkit 0.0.0, cuDNN 8.9.4, CUB 0.0.0"),
         "{a100}"
     );
-    // A thunk kind this schema lacks is named by XLA's name.
+    // XLA's device-to-device copies (ThunkProto 13), with their slices.
     let f = inspect("h100_sxm", "fori_loop", "gpuexe");
-    assert!(
-        f.lines()
-            .any(|l| l == "  unknown:xla.gpu.ThunkProto.13 (XLA's device_to_device_copy_thunk)"),
-        "{f}"
-    );
+    for line in [
+        "  #1 device-to-device copy 4 bytes a2[0+4] -> a3[256+4] [stream 0] copy.9",
+        "  xla.gpu.ThunkProto.device_to_device_copy_thunk",
+    ] {
+        assert!(f.lines().any(|l| l == line), "no line {line:?} in:\n{f}");
+    }
 }
 
 /// The Riegeli file inside a committed `.pjrt`, and where it starts.
@@ -308,7 +320,7 @@ fn census_reads_every_form() {
     for c in [
         "xla.gpu.ThunkProto.while_thunk",
         "xla.gpu.ThunkProto.custom_kernel_thunk",
-        "unknown:xla.gpu.ThunkProto.13",
+        "xla.gpu.ThunkProto.device_to_device_copy_thunk",
         "stream_executor.CudaComputeCapabilityProto.FeatureExtension.NONE",
         "flag:max_while_iterations",
     ] {

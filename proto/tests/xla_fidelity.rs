@@ -293,6 +293,7 @@ fn disagreements_with_xla_are_the_documented_ones() {
         "xla.gpu.CopyThunkProto.source_buffer = 1: singular message BufferAllocationSliceProto here, XLA `source_buffer` singular message ShapedSliceProto",
         "xla.gpu.CustomCallThunkProto.attributes = 6: repeated message AttributesEntry here, XLA `attributes` singular message AttributesMapProto",
         "xla.gpu.CustomCallThunkProto.attributes_xyz = 1000: XLA has no field 1000",
+        "xla.gpu.DeviceToDeviceCopyThunkProto.copy_thunk = 1: singular message ShapedCopyThunkProto here, XLA `copy_thunk` singular message CopyThunkProto",
         "xla.gpu.GemmConfigProto (as XLA's xla.GemmConfigProto).alpha_imag = 5: named `alpha_real` by XLA",
         "xla.gpu.GemmConfigProto (as XLA's xla.GemmConfigProto).alpha_real = 4: singular double here, XLA `output_layout` singular message MatrixLayout",
         "xla.gpu.GemmConfigProto (as XLA's xla.GemmConfigProto).beta = 6: named `alpha_imag` by XLA",

@@ -1,4 +1,4 @@
-//! The warp-level matrix instructions XLA's Triton kernels use (`ldmatrix`, `mma.sync`,
+//! The warp-level matrix instructions XLA's Triton kernels use (`ldmatrix`, `stmatrix`, `mma.sync`,
 //! `cp.async`, `cvt.rna.tf32.f32`), each against a scalar reference written here from the PTX
 //! ISA's description: fragment layouts from "Matrix Fragments for mma.m16n8k16 / mma.m16n8k8"
 //! and "ldmatrix", rounding from "cvt". Every kernel runs on both engines (`run_bufs`).
@@ -149,6 +149,111 @@ fn ldmatrix_forms_the_emulator_does_not_execute_are_refused() {
     assert_eq!(
         err.to_string(),
         "cannot load function `k`: `ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8` is not supported (the `ptx::emu` docs list the supported matrix forms)"
+    );
+}
+
+// ---------------------------------------------------------------- stmatrix
+
+/// The kernel: shared memory zeroed, lane L loads its fragment of matrix j from `frag[4 * L +
+/// j]`, passes the address of row L%8 of matrix L/8 (the `slot` permutation; lanes whose address
+/// the form ignores pass one outside shared memory), `stmatrix`, then the 512 shared bytes are
+/// copied to `out`.
+fn stmatrix_kernel(form: &str, n: usize) -> String {
+    let srcs: Vec<String> = (0..n).map(|j| format!("%r{}", 10 + j)).collect();
+    let loads: String = (0..n)
+        .map(|j| format!("    ld.global.u32 %r{}, [%rd4+{}];\n", 10 + j, 4 * j))
+        .collect();
+    module(&format!(
+        ".visible .entry k(.param .u64 frag, .param .u64 out) {{
+    .reg .b32 %r<20>; .reg .b64 %rd<12>; .reg .pred %p<2>;
+    .shared .align 16 .b8 sm[512];
+    ld.param.u64 %rd1, [frag]; ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    add.s64 %rd4, %rd1, %rd3;
+    mov.u64 %rd6, sm;
+    add.s64 %rd7, %rd6, %rd3;
+    mov.u32 %r9, 0;
+    st.shared.v4.u32 [%rd7], {{%r9, %r9, %r9, %r9}};
+    bar.sync 0;
+{loads}    mul.lo.u32 %r6, %r1, 5;
+    and.b32 %r6, %r6, 31;
+    mul.wide.u32 %rd8, %r6, 16;
+    add.s64 %rd8, %rd6, %rd8;
+    setp.ge.u32 %p1, %r1, {used};
+    @%p1 mov.u64 %rd8, 1048576;
+    stmatrix.sync.aligned.m8n8.{form}.shared.b16 [%rd8], {{{srcs}}};
+    bar.sync 0;
+    ld.shared.v4.u32 {{%r2, %r3, %r4, %r5}}, [%rd7];
+    add.s64 %rd5, %rd2, %rd3;
+    st.global.v4.u32 [%rd5], {{%r2, %r3, %r4, %r5}};
+    ret;
+}}",
+        used = 8 * n,
+        srcs = srcs.join(", "),
+    ))
+}
+
+/// `stmatrix` is `ldmatrix` in reverse (the ISA gives both the same fragment layout): the
+/// fragments `ldmatrix` hands each lane, stored back, rebuild the matrices it read, in every
+/// form.
+#[test]
+fn stmatrix_stores_each_lane_s_isa_fragment_in_every_form() {
+    for (n, count) in [(1, "x1"), (2, "x2"), (4, "x4")] {
+        for trans in [false, true] {
+            let form = if trans {
+                format!("{count}.trans")
+            } else {
+                count.to_string()
+            };
+            let out = run_bufs(
+                &stmatrix_kernel(&form, n),
+                "k",
+                [1, 1, 1],
+                [32, 1, 1],
+                &[ldmatrix_reference(n, trans), vec![0; 128]],
+                1,
+            )
+            .unwrap_or_else(|e| panic!("stmatrix .{form}: {e}"));
+            assert_eq!(out[1], ldmatrix_input(n), "stmatrix .{form}");
+        }
+    }
+}
+
+#[test]
+fn stmatrix_with_a_lane_missing_traps() {
+    let text = stmatrix_kernel("x2", 2).replace(
+        "    bar.sync 0;\n    ld.global",
+        "    bar.sync 0;\n    setp.eq.u32 %p1, %r1, 31;\n    @%p1 exit;\n    ld.global",
+    );
+    let err = run_bufs(
+        &text,
+        "k",
+        [1, 1, 1],
+        [32, 1, 1],
+        &[ldmatrix_reference(2, false), vec![0; 128]],
+        1,
+    )
+    .unwrap_err();
+    let EmuError::Trap { message, .. } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        message,
+        "stmatrix is .sync.aligned: all 32 lanes of the warp must execute it, 31 did (lane 31 did not)"
+    );
+}
+
+#[test]
+fn stmatrix_forms_the_emulator_does_not_execute_are_refused() {
+    let text = module(
+        ".visible .entry k() { .reg .b32 %r<4>; .shared .align 16 .b8 sm[256];
+         stmatrix.sync.aligned.m16n16.x1.trans.shared.b8 [sm], {%r1}; ret; }",
+    );
+    let err = emu::LoadedModule::load(&ptx::parse(&text).unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot load function `k`: `stmatrix.sync.aligned.m16n16.x1.trans.shared.b8` is not supported (the `ptx::emu` docs list the supported matrix forms)"
     );
 }
 

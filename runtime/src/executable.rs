@@ -71,6 +71,20 @@ pub struct Leaf {
     pub passthrough: bool,
 }
 
+/// The index table of a tuple node of the result, as XLA lays it out: one 8-byte device address
+/// per element, in element order, written into `allocation` at offset 0 once the thunks ran
+/// (XLA:GPU's `output_info_map` gives the result tuple an allocation of its own, and a consumer
+/// of the result as one tuple buffer reads its elements through this table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TupleTable {
+    /// The tuple node's index in the result shape (empty for the result itself).
+    pub shape_index: Vec<i64>,
+    /// The allocation holding the table (at least 8 bytes per element; checked at load).
+    pub allocation: usize,
+    /// The allocation of each element (an array leaf's, or a nested tuple's table).
+    pub elements: Vec<usize>,
+}
+
 /// A loaded, validated executable, ready to run on devices matching the one it was loaded for.
 #[derive(Debug)]
 pub struct Executable {
@@ -86,6 +100,8 @@ pub struct Executable {
     pub parameters: Vec<(usize, Leaf)>,
     /// Output leaves, in `output_info_map` order.
     pub outputs: Vec<Leaf>,
+    /// Index tables of the result's tuple nodes that `output_info_map` gives an allocation.
+    pub output_tuples: Vec<TupleTable>,
     /// The thunk sequence after load-time passes.
     pub thunks: Vec<thunks::Thunk>,
     /// Distinct PTX modules (one per distinct text, however many thunks launch it).

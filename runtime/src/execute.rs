@@ -275,6 +275,21 @@ impl Executable {
             }
             run.sequence(&self.thunks)?;
             device.synchronize()?;
+            // The result tuples' index tables, as XLA lays them out: each element's device
+            // address, 8 bytes little-endian, in element order.
+            for t in &self.output_tuples {
+                let mut table = Vec::with_capacity(8 * t.elements.len());
+                for e in &t.elements {
+                    let a = bases
+                        .get(*e)
+                        .ok_or_else(|| Error::internal("tuple element allocation"))?;
+                    table.extend_from_slice(&a.to_le_bytes());
+                }
+                let base = *bases
+                    .get(t.allocation)
+                    .ok_or_else(|| Error::internal("tuple table allocation"))?;
+                device.write(base, &table)?;
+            }
             let mut outputs = Vec::with_capacity(self.outputs.len());
             for o in &self.outputs {
                 let mut buf = vec![0u8; o.size as usize];

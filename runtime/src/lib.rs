@@ -22,6 +22,7 @@ pub mod ffi;
 pub mod flags;
 pub mod gemm;
 pub mod host;
+pub mod kernel_ptx;
 pub mod load;
 pub mod passes;
 pub mod registry;
@@ -34,10 +35,11 @@ pub use device::{
     GemmBuffers, LaunchShape,
 };
 pub use error::{Code, Error, Result};
-pub use executable::{Allocation, AllocationKind, Constant, Executable, Leaf};
+pub use executable::{Allocation, AllocationKind, Constant, Executable, Leaf, TupleTable};
 pub use execute::{ExecutionResult, ExecutionStats, KernelTiming};
 pub use flags::{PtxCheck, RuntimeFlags};
-pub use load::{load, load_with_registry, validate};
+pub use kernel_ptx::KernelPtx;
+pub use load::{load, load_with_kernel_ptx, load_with_registry, validate};
 pub use registry::Registry;
 
 /// The HLO opcodes this runtime accepts in an embedded module (every opcode the `hlo` crate

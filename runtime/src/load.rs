@@ -41,6 +41,7 @@ use proto::xla::{BufferAllocationProto, HloModuleProtoWithConfig, ProgramShapePr
 use crate::device::{Device, DeviceDescription};
 use crate::error::{check_index, invalid, Code, Error, Result};
 use crate::flags::RuntimeFlags;
+use crate::kernel_ptx::KernelPtx;
 use crate::passes;
 use crate::registry::Registry;
 use crate::streams;
@@ -48,7 +49,7 @@ use crate::thunks::{
     decode_encoded_sequence, decode_sequence, DecodeContext, KernelContract, KernelModule, Thunk,
     ToolkitBound,
 };
-use crate::{Allocation, AllocationKind, Constant, Executable, Leaf};
+use crate::{Allocation, AllocationKind, Constant, Executable, Leaf, TupleTable};
 
 /// Loads an executable for `device` with the built-in registry.
 pub fn load(bytes: &[u8], device: &dyn Device, flags: &RuntimeFlags) -> Result<Executable> {
@@ -71,12 +72,46 @@ pub fn load_with_registry(
     Ok(exe)
 }
 
+/// Loads an executable whose kernels carry only cubins (XLA:GPU's), launching each from the PTX
+/// in `kernel_ptx` that defines its `.entry` (see [`crate::kernel_ptx`]); kernels that embed PTX
+/// run their own.
+pub fn load_with_kernel_ptx(
+    bytes: &[u8],
+    device: &dyn Device,
+    flags: &RuntimeFlags,
+    registry: &Registry,
+    kernel_ptx: &KernelPtx,
+) -> Result<Executable> {
+    let exe = validate_with(
+        bytes,
+        device.description(),
+        flags,
+        registry,
+        Some(kernel_ptx),
+    )?;
+    for m in &exe.kernels {
+        device.load_module(m)?;
+    }
+    Ok(exe)
+}
+
 /// Steps 1-7 (no device work): validates and deserializes against a device description.
 pub fn validate(
     bytes: &[u8],
     device: &DeviceDescription,
     flags: &RuntimeFlags,
     registry: &Registry,
+) -> Result<Executable> {
+    validate_with(bytes, device, flags, registry, None)
+}
+
+/// [`validate`], with PTX supplied for cubin-only kernels.
+pub fn validate_with(
+    bytes: &[u8],
+    device: &DeviceDescription,
+    flags: &RuntimeFlags,
+    registry: &Registry,
+    kernel_ptx: Option<&KernelPtx>,
 ) -> Result<Executable> {
     check_size(bytes, flags)?;
     // The embedded HLO module stays in wire form: it is checked by streaming over it, one
@@ -98,10 +133,21 @@ pub fn validate(
         split.message,
         Hlo::Encoded(hlo.as_deref()),
         Thunks::Encoded(&thunks),
-        device,
-        flags,
-        registry,
+        Environment {
+            device,
+            flags,
+            registry,
+            kernel_ptx,
+        },
     )
+}
+
+/// What an artifact is loaded against.
+struct Environment<'a> {
+    device: &'a DeviceDescription,
+    flags: &'a RuntimeFlags,
+    registry: &'a Registry,
+    kernel_ptx: Option<&'a KernelPtx>,
 }
 
 /// Where the entry thunk sequence is: in the decoded proto, or as the encodings of its elements.
@@ -123,7 +169,13 @@ pub fn decode_executable(
     flags: &RuntimeFlags,
     registry: &Registry,
 ) -> Result<Executable> {
-    finish(p, Hlo::Decoded, Thunks::Decoded, device, flags, registry)
+    let env = Environment {
+        device,
+        flags,
+        registry,
+        kernel_ptx: None,
+    };
+    finish(p, Hlo::Decoded, Thunks::Decoded, env)
 }
 
 /// Step 1, before a byte is decoded.
@@ -144,10 +196,14 @@ fn finish(
     p: GpuExecutableProto,
     hlo: Hlo<'_>,
     encoded_thunks: Thunks<'_>,
-    device: &DeviceDescription,
-    flags: &RuntimeFlags,
-    registry: &Registry,
+    env: Environment<'_>,
 ) -> Result<Executable> {
+    let Environment {
+        device,
+        flags,
+        registry,
+        kernel_ptx,
+    } = env;
     let GpuExecutableProto {
         hlo_module_with_config,
         binary,
@@ -182,7 +238,7 @@ fn finish(
     let (param_shapes, result_shape) = check_program_shape(program_shape.as_ref())?;
     let allocations = check_allocations(buffer_allocations.as_ref(), &param_shapes, device)?;
     let constants = check_constants(&constant_protos, &binary, &allocations)?;
-    let outputs = check_outputs(&output_info_map, &result_shape, &allocations)?;
+    let (outputs, output_tuples) = check_outputs(&output_info_map, &result_shape, &allocations)?;
     let parameters = parameter_leaves(&param_shapes, &allocations);
     let sizes: Vec<u64> = allocations.iter().map(|a| a.size).collect();
     // What step 5 read is no longer needed: free it before the thunks and their PTX.
@@ -199,15 +255,14 @@ fn finish(
         Thunks::Decoded => ThunkSource::Decoded(thunks),
         Thunks::Encoded(t) => ThunkSource::Encoded(t),
     };
-    let (thunks, kernels) = check_thunks(
-        thunk_source,
-        &sizes,
-        contract,
+    let env = Environment {
         device,
         flags,
         registry,
-        num_replicas,
-    )?;
+        kernel_ptx,
+    };
+    let (thunks, kernels) = check_thunks(thunk_source, &sizes, contract, &env, num_replicas)?;
+    check_supplied_constants(&constants, &allocations, &thunks, kernel_ptx)?;
 
     // Cross-stream waits, from the artifact's own sequence.
     let events = streams::plan(&thunks);
@@ -225,6 +280,7 @@ fn finish(
         binary: Arc::new(binary),
         parameters,
         outputs,
+        output_tuples,
         thunks,
         kernels,
         num_replicas,
@@ -319,7 +375,12 @@ fn check_allocations(
             // the runtime places every allocation in device global memory.
             is_thread_local: _,
             color: _,
-            is_tuple,
+            // A tuple-holding allocation (XLA:GPU marks the temp that holds a while loop's or a
+            // conditional's tuple so) is plain device memory here: every thunk XLA emits is given
+            // the element slices themselves, never a tuple's index table, and XLA's own runtime has
+            // written no index tables since its tuple thunk was removed. So nothing reads the table
+            // bytes and nothing needs to write them.
+            is_tuple: _,
             is_entry_computation_parameter,
             is_constant,
             parameter_number,
@@ -331,11 +392,6 @@ fn check_allocations(
         }
         let size = u64::try_from(*size)
             .map_err(|_| invalid(format!("{path}.size is {size}, must be >= 0")))?;
-        if *is_tuple {
-            return Err(Error::unimplemented(format!(
-                "{path}.is_tuple is true; this runtime never materialises tuple index tables"
-            )));
-        }
         total = total.saturating_add(size);
         let kind = if *is_entry_computation_parameter {
             let number = check_index(
@@ -434,24 +490,59 @@ fn check_constants(
     Ok(out)
 }
 
+/// After step 6, for an artifact run with supplied PTX: XLA:GPU writes no `constants` entries;
+/// its constant allocations are `.global` arrays of its PTX (`buffer_for_<constant>`), bound by
+/// name through the buffer assignment, which this runtime does not read. A constant allocation
+/// no entry fills starts zeroed, which is its content when every array of the supplied PTX is
+/// zero, and which no thunk sees when no thunk reads it (the kernels then read the arrays
+/// themselves, which the device initializes). Otherwise which array holds it is unknown, and the
+/// load is refused rather than run with a wrong constant.
+fn check_supplied_constants(
+    constants: &[Constant],
+    allocations: &[Allocation],
+    thunks: &[Thunk],
+    kernel_ptx: Option<&KernelPtx>,
+) -> Result<()> {
+    let Some(k) = kernel_ptx else {
+        return Ok(());
+    };
+    let Some(g) = k.globals().iter().find(|g| g.nonzero) else {
+        return Ok(());
+    };
+    let read: std::collections::BTreeSet<usize> = thunks
+        .iter()
+        .flat_map(|t| streams::accesses(t).0)
+        .map(|s| s.allocation)
+        .collect();
+    let unfilled = allocations.iter().find(|a| {
+        a.kind == AllocationKind::Constant
+            && read.contains(&a.index)
+            && !constants.iter().any(|c| c.allocation == a.index)
+    });
+    match unfilled {
+        Some(a) => Err(Error::unimplemented(format!(
+            "buffer_allocations.values[{}] is a constant allocation that a thunk reads and no constants entry fills, and the supplied PTX {} initializes .global {} with non-zero bytes; which array holds which constant is recorded only in the buffer assignment (GpuExecutableProto field 2), which this runtime does not read",
+            a.index, g.label, g.name
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Step 5d: one `output_info_map` entry per array leaf of the result, each in an allocation that
-/// holds it.
+/// holds it; XLA:GPU also gives a tuple node (the result tuple itself) an entry, whose allocation
+/// receives the node's index table ([`TupleTable`]).
 fn check_outputs(
     entries: &[OutputInfoMapEntry],
     result_shape: &hlo::Shape,
     allocations: &[Allocation],
-) -> Result<Vec<Leaf>> {
+) -> Result<(Vec<Leaf>, Vec<TupleTable>)> {
     let leaves = result_shape.leaves();
-    if entries.len() != leaves.len() {
-        return Err(invalid(format!(
-            "output_info_map has {} entries, the result has {} array leaves",
-            entries.len(),
-            leaves.len()
-        )));
-    }
     let mut outputs = Vec::with_capacity(leaves.len());
+    let mut tuples = Vec::new();
+    // Allocation of every entry by shape index, for the tables' elements.
+    let mut by_index: std::collections::BTreeMap<Vec<i64>, usize> = Default::default();
     for (i, e) in entries.iter().enumerate() {
-        let path = format!("output_info_map[{i}]");
+        let path = format!("{path}[{i}]", path = "output_info_map");
         let OutputInfoMapEntry {
             shape_index,
             output_info,
@@ -460,14 +551,11 @@ fn check_outputs(
             .as_ref()
             .map(|s| s.indices.clone())
             .unwrap_or_default();
-        let (leaf, array) = result_shape
-            .subshape(&index)
-            .and_then(|s| Some((s, s.as_array()?)))
-            .ok_or_else(|| {
-                invalid(format!(
-                    "{path}.shape_index {index:?} is not an array leaf of program_shape.result"
-                ))
-            })?;
+        let node = result_shape.subshape(&index).ok_or_else(|| {
+            invalid(format!(
+                "{path}.shape_index {index:?} is not a node of program_shape.result"
+            ))
+        })?;
         let OutputInfoProto {
             allocation_index,
             passthrough,
@@ -483,8 +571,33 @@ fn check_outputs(
             allocations.len(),
             "",
         )?;
-        let size = leaf.byte_size();
+        if by_index.insert(index.clone(), allocation).is_some() {
+            return Err(invalid(format!(
+                "{path}.shape_index {index:?} has an earlier entry; each node has one"
+            )));
+        }
         let asize = allocations.get(allocation).map_or(0, |a| a.size);
+        if let Some(elements) = node.tuple_shapes() {
+            let size = 8 * elements.len() as u64;
+            if size > asize {
+                return Err(invalid(format!(
+                    "{path}: the index table of tuple {index:?} is {size} bytes ({} elements), larger than buffer_allocations[{allocation}].size {asize}",
+                    elements.len()
+                )));
+            }
+            tuples.push(TupleTable {
+                shape_index: index,
+                allocation,
+                elements: Vec::with_capacity(elements.len()),
+            });
+            continue;
+        }
+        let array = node.as_array().ok_or_else(|| {
+            invalid(format!(
+                "{path}.shape_index {index:?} is not an array leaf or a tuple of program_shape.result"
+            ))
+        })?;
+        let size = node.byte_size();
         if size > asize {
             return Err(invalid(format!(
                 "{path}: the leaf {index:?} is {size} bytes, larger than buffer_allocations[{allocation}].size {asize}"
@@ -499,7 +612,36 @@ fn check_outputs(
             passthrough: *passthrough,
         });
     }
-    Ok(outputs)
+    if outputs.len() != leaves.len() {
+        let tuple_note = if tuples.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} of them for tuple nodes)", tuples.len())
+        };
+        return Err(invalid(format!(
+            "output_info_map has {} entries{tuple_note}, the result has {} array leaves",
+            entries.len(),
+            leaves.len()
+        )));
+    }
+    for t in &mut tuples {
+        let n = result_shape
+            .subshape(&t.shape_index)
+            .and_then(|s| s.tuple_shapes())
+            .map_or(0, |e| e.len());
+        for k in 0..n as i64 {
+            let mut child = t.shape_index.clone();
+            child.push(k);
+            let a = by_index.get(&child).copied().ok_or_else(|| {
+                invalid(format!(
+                    "output_info_map gives tuple {:?} an allocation but not its element {child:?}, whose address its index table holds",
+                    t.shape_index
+                ))
+            })?;
+            t.elements.push(a);
+        }
+    }
+    Ok((outputs, tuples))
 }
 
 /// The parameter leaves in the order [`Executable::execute`] takes them, each with the allocation
@@ -545,13 +687,12 @@ fn check_thunks(
     source: ThunkSource<'_>,
     sizes: &[u64],
     contract: KernelContract,
-    device: &DeviceDescription,
-    flags: &RuntimeFlags,
-    registry: &Registry,
+    env: &Environment<'_>,
     num_replicas: u64,
 ) -> Result<(Vec<Thunk>, Vec<Arc<KernelModule>>)> {
-    let mut ctx = DecodeContext::new(sizes, device, flags, registry, num_replicas);
+    let mut ctx = DecodeContext::new(sizes, env.device, env.flags, env.registry, num_replicas);
     ctx.contract = contract;
+    ctx.kernel_ptx = env.kernel_ptx;
     let thunks = match source {
         ThunkSource::Decoded(mut t) => decode_sequence(&mut ctx, &mut t, "thunks")?,
         ThunkSource::Encoded(t) => decode_encoded_sequence(&mut ctx, t, "thunks")?,

@@ -137,6 +137,9 @@ fn main() -> ExitCode {
         Command::Run(args) => code(harness::run_cmd::run(&args, &mut stdout)),
         Command::CheckHlo(args) => code(harness::check_cmd::run(&args, &mut stdout)),
         Command::Inspect(args) => code(harness::inspect_cmd::run(&args, &mut stdout)),
+        Command::Census(args) if args.support => {
+            code(harness::inspect_cmd::support(&args.artifacts, &mut stdout).map(|()| 0))
+        }
         Command::Census(args) => {
             code(harness::inspect_cmd::census(&args.artifacts, args.json, &mut stdout).map(|()| 0))
         }

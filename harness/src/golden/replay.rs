@@ -244,8 +244,14 @@ fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, Stri
             .map(|p| p.outputs.clone())
             .unwrap_or_default();
         let mut report = Vec::new();
-        let matched = crate::run_cmd::report("", &produced_outputs, &reference, &mut report)
-            .map_err(|e| format!("{label}: {e}"))?;
+        let matched = crate::run_cmd::report(
+            "",
+            &produced_outputs,
+            &reference,
+            crate::run_cmd::ToleranceRule::PerDtype,
+            &mut report,
+        )
+        .map_err(|e| format!("{label}: {e}"))?;
         if matched != reference.len() {
             return Err(broken(format!(
                 "outputs differ from the reference evaluator beyond tolerance:\n{}",

@@ -39,10 +39,12 @@
 //!
 //! # Matrix instructions
 //!
-//! What XLA's Triton gemm kernels use on Ampere (`testdata/xla_ptx/`), each form exactly
-//! (semantics and why they are legal in `exec/matrix.rs`):
+//! What XLA's Triton gemm kernels use on Ampere (`testdata/xla_ptx/`) and Hopper (sm_90a, the
+//! h100 executables of `testdata/xla_gpu/`), each form exactly (semantics and why they are legal
+//! in `exec/matrix.rs`):
 //!
-//! - `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16`;
+//! - `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16`, and its reverse
+//!   `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16` (sm_90);
 //! - `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`,
 //!   `mma.sync.aligned.m16n8k8.row.col.f32.{f16,bf16,tf32}.{same}.f32`: exact products, one
 //!   rounding to f32 per element;
@@ -56,13 +58,13 @@
 //! them (empty today) and runs each against its launch spec; the harness's `tests/xla_ptx.rs`
 //! compares each with the `hlo` evaluator on the fusion XLA dumped with it.
 //!
-//! `ldmatrix` and `mma` need the whole warp (else a trap). Any other shape, layout, type,
+//! `ldmatrix`, `stmatrix` and `mma` need the whole warp (else a trap). Any other shape, layout, type,
 //! accumulator (`.f16` C/D), `.satfinite`/`.relu`, the ignore-src predicate of `cp.async`, or a
 //! `src-size` above `cp-size` (a trap at run time) is refused.
 //!
 //! Not supported (loading fails with [`EmuError::Unsupported`]): `bar.red`, indirect calls and
 //! `brx.idx`, recursion, `dp4a dp2a fns bmsk szext isspacep cvt.pack`, textures/surfaces,
-//! other `mma` forms, `wmma`, `stmatrix`, `cp.async.bulk`, `.b128` and fp8 types, `.v8`
+//! other `mma` forms, `wmma`, `wgmma`, `cp.async.bulk`, `mbarrier`, `.b128` and fp8 types, `.v8`
 //! vectors. `%clock`, `%clock64` and `%globaltimer` read 0, `%smid`
 //! reads 0 and `%nsmid` 1.
 pub mod bench;

@@ -468,10 +468,20 @@ fn output_allocation_out_of_range_is_invalid_argument() {
 #[test]
 fn output_count_must_match_result_leaves() {
     let mut p = vadd();
+    p.output_info_map.clear();
+    assert_eq!(
+        load_err(&p),
+        "INVALID_ARGUMENT: output_info_map has 0 entries, the result has 1 array leaves"
+    );
+}
+
+#[test]
+fn an_output_node_has_one_entry() {
+    let mut p = vadd();
     p.output_info_map.push(out(vec![], 2));
     assert_eq!(
         load_err(&p),
-        "INVALID_ARGUMENT: output_info_map has 2 entries, the result has 1 array leaves"
+        "INVALID_ARGUMENT: output_info_map[1].shape_index [] has an earlier entry; each node has one"
     );
 }
 
@@ -1291,7 +1301,7 @@ fn replica_count_exactly_at_the_limit_loads() {
     );
 }
 
-fn assert_loads(p: &GpuExecutableProto, f: &RuntimeFlags) {
+pub(crate) fn assert_loads(p: &GpuExecutableProto, f: &RuntimeFlags) {
     runtime::validate(&p.encode_to_vec(), &h100(), f, &Registry::builtin()).unwrap();
 }
 

@@ -8,3 +8,4 @@ mod hostile;
 mod load_errors;
 mod mutants;
 mod roundtrip;
+mod xla_forms;

@@ -101,7 +101,7 @@ fn a_refused_custom_kernel_names_the_cubin_it_carries() {
         p.thunks = vec![custom_kernel(1, cubin)];
         assert_eq!(
             load_err(&p),
-            format!("UNIMPLEMENTED: thunks[0].custom_kernel_thunk: this runtime does not execute custom-kernel thunks (kernel `lib_kernel`: it carries only an {sm} cubin (64 bytes), no PTX); the emulated device runs PTX")
+            format!("UNIMPLEMENTED: thunks[0].custom_kernel_thunk: this runtime does not execute custom-kernel thunks (kernel `lib_kernel`: it carries only an {sm} cubin (64 bytes), no PTX); the emulated device runs PTX; supply its PTX (aot run --kernel-ptx, runtime::load_with_kernel_ptx)")
         );
     }
 }

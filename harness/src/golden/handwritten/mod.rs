@@ -1,7 +1,6 @@
 //! Hand-written golden cases: artifacts built directly with the proto types, for constructs the
 //! runtime executes but today's compiler does not emit by default (memset32, memset8 and memzero
-//! thunks, sequential
-//! thunks, every registered custom-call name and legacy alias), so a change to their semantics
+//! thunks, sequential thunks, XLA's device-to-device copies, every registered custom-call name and legacy alias), so a change to their semantics
 //! fails the backward suite like any other break.
 //!
 //! Each case's expected outputs are written here by hand (`io_json`), worked out from the thunk
@@ -24,9 +23,10 @@ use proto::xla::gpu::gpu_executable_proto::{
 };
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
-    matrix_layout_proto, CustomCallThunkProto, GemmConfigProto, GemmThunkProto, GpuExecutableProto,
-    MatrixLayoutProto, Memset32BitValueThunkProto, Memset8BitValueThunkProto, MemzeroThunkProto,
-    NullableShapedSliceProto, SequentialThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
+    matrix_layout_proto, CustomCallThunkProto, DeviceToDeviceCopyThunkProto, GemmConfigProto,
+    GemmThunkProto, GpuExecutableProto, MatrixLayoutProto, Memset32BitValueThunkProto,
+    Memset8BitValueThunkProto, MemzeroThunkProto, NullableShapedSliceProto, SequentialThunkProto,
+    ShapedCopyThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
 };
 use proto::xla::{
     BufferAllocationProto, CustomCallApiVersion, PrimitiveType, ProgramShapeProto, ShapeIndexProto,
@@ -285,6 +285,57 @@ fn build_gemm_passthrough(p: &mut GpuExecutableProto) {
     )];
 }
 
+/// out = [3, 4, 1, 2] for p = [1, 2, 3, 4]: two of XLA's `device_to_device_copy_thunk`s (ThunkProto
+/// 13, slices in XLA's ShapedSliceProto form) in a sequential thunk, p's second half to out's
+/// first and p's first half to out's second. XLA:GPU emits this thunk for its entry copies (a
+/// while loop's initial state); today's compiler emits copy_thunk instead, so this case pins its
+/// semantics inside the window.
+const D2D_COPY_MODULE: &str =
+    "HloModule device_to_device_copy, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+// What the copies compute: the halves of p swapped.
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  lo = f32[2]{0} slice(p), slice={[0:2]}
+  hi = f32[2]{0} slice(p), slice={[2:4]}
+  ROOT out = f32[4]{0} concatenate(hi, lo), dimensions={0}
+}
+";
+
+const D2D_COPY_IO: &str = r#"{"inputs": [{"dtype": "f32", "shape": [4], "data": [1.0, 2.0, 3.0, 4.0]}], "outputs": [{"dtype": "f32", "shape": [4], "data": [3.0, 4.0, 1.0, 2.0]}]}
+"#;
+
+fn build_d2d_copy(p: &mut GpuExecutableProto) {
+    set_allocations(p, &[(16, Some(0), false), (16, None, true)]);
+    p.output_info_map = vec![output(1)];
+    let copy = |id: i64, src: i64, dst: i64| {
+        let shaped = |offset: i64| ShapedSliceProto {
+            slice: Some(slice(0, offset, 8)),
+            shape: None,
+        };
+        let mut destination = shaped(dst);
+        if let Some(s) = destination.slice.as_mut() {
+            s.buffer_allocation_index = 1;
+        }
+        thunk(
+            id,
+            Impl::DeviceToDeviceCopyThunk(DeviceToDeviceCopyThunkProto {
+                copy_thunk: Some(ShapedCopyThunkProto {
+                    source_buffer: Some(shaped(src)),
+                    destination_buffer: Some(destination),
+                    mem_size: 8,
+                }),
+            }),
+        )
+    };
+    p.thunks = vec![thunk(
+        1,
+        Impl::SequentialThunk(SequentialThunkProto {
+            thunks: vec![copy(2, 8, 0), copy(3, 0, 8)],
+        }),
+    )];
+}
+
 /// Every hand-written case, sorted by name: [`CASES`] and JAX's typed-FFI calls.
 pub fn all_cases() -> Vec<&'static HandCase> {
     let mut v: Vec<&'static HandCase> = CASES.iter().chain(jax_ffi::CASES).collect();
@@ -299,6 +350,12 @@ pub const CASES: &[HandCase] = &[
         module: CUSTOM_CALL_MODULE,
         io_json: CUSTOM_CALL_IO,
         build: build_custom_calls,
+    },
+    HandCase {
+        name: "device_to_device_copy",
+        module: D2D_COPY_MODULE,
+        io_json: D2D_COPY_IO,
+        build: build_d2d_copy,
     },
     HandCase {
         name: "gemm_passthrough",

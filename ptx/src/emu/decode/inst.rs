@@ -119,6 +119,7 @@ impl<'m> Ctx<'m> {
                 return self.carry(scope, i, fname, true);
             }
             O::Ldmatrix
+            | O::Stmatrix
             | O::Mma
             | O::CpAsync
             | O::CpAsyncCommitGroup

@@ -1,4 +1,5 @@
-//! Decoding of the warp-level matrix instructions XLA's Triton kernels use on Ampere: `ldmatrix`,
+//! Decoding of the warp-level matrix instructions XLA's Triton kernels use on Ampere and Hopper:
+//! `ldmatrix`, `stmatrix`,
 //! `mma.sync` and `cp.async` with its group operations (the "Matrix instructions" of the
 //! `ptx::emu` docs; their semantics are in exec/matrix.rs). Every form outside the few listed here is refused with
 //! [`EmuError::Unsupported`] naming the form, never guessed at.
@@ -23,6 +24,7 @@ impl<'m> Ctx<'m> {
     ) -> Result<Op, EmuError> {
         match i.op {
             Opcode::Ldmatrix => self.ldmatrix(scope, i, fname),
+            Opcode::Stmatrix => self.stmatrix(scope, i, fname),
             Opcode::Mma => self.mma(scope, i, fname),
             Opcode::CpAsync => self.cp_async(scope, i, fname),
             // The emulator completes every `cp.async` when it is issued (exec/matrix.rs says
@@ -44,31 +46,7 @@ impl<'m> Ctx<'m> {
         i: &Instruction,
         fname: &str,
     ) -> Result<Op, EmuError> {
-        let (mut count, mut trans, mut space, mut ok) = (None, false, None, true);
-        let mut seen = (false, false, false, false);
-        for m in &i.mods {
-            match m {
-                Modifier::Sync => seen.0 = true,
-                Modifier::Aligned => seen.1 = true,
-                Modifier::Shape(Shape::M8n8) => seen.2 = true,
-                Modifier::Type(Type::B16) => seen.3 = true,
-                Modifier::Count(c) if count.is_none() => count = Some(*c),
-                Modifier::Trans if !trans => trans = true,
-                Modifier::Space(StateSpace::Shared | StateSpace::SharedCta) if space.is_none() => {
-                    space = Some(Space::Shared)
-                }
-                _ => ok = false,
-            }
-        }
-        let n = match count {
-            Some(MatrixCount::X1) => 1,
-            Some(MatrixCount::X2) => 2,
-            Some(MatrixCount::X4) => 4,
-            None => 0,
-        };
-        if !ok || seen != (true, true, true, true) || n == 0 {
-            return Err(self.err(fname, form_refused(i)));
-        }
+        let (n, trans, space) = self.matrix_form(i, fname)?;
         let parts = match self.operand(i, 0, fname)? {
             Operand::Vector(p) if p.len() == n => p,
             _ => {
@@ -95,6 +73,79 @@ impl<'m> Ctx<'m> {
             ds,
             addr,
         })))
+    }
+
+    /// `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 [a], {s..}` (sm_90):
+    /// `ldmatrix` in reverse, which Triton's Hopper epilogues store accumulators with.
+    fn stmatrix(
+        &mut self,
+        scope: &mut HashMap<String, Sym>,
+        i: &Instruction,
+        fname: &str,
+    ) -> Result<Op, EmuError> {
+        let (n, trans, space) = self.matrix_form(i, fname)?;
+        if i.operands.len() != 2 {
+            return Err(self.err(fname, "stmatrix takes two operands"));
+        }
+        let (sym_space, addr) = self.addr(scope, self.operand(i, 0, fname)?, fname)?;
+        let parts = match self.operand(i, 1, fname)? {
+            Operand::Vector(p) if p.len() == n => p,
+            _ => {
+                return Err(self.err(
+                    fname,
+                    format!("stmatrix .x{n} needs a vector of {n} source registers"),
+                ))
+            }
+        };
+        let mut srcs = [NONE; 4];
+        for (k, p) in parts.iter().enumerate() {
+            if let Some(slot) = srcs.get_mut(k) {
+                *slot = self.src(scope, p, Type::B32, fname)?;
+            }
+        }
+        Ok(Op::Matrix(Box::new(MatrixOp::Stmatrix {
+            n: n as u8,
+            trans,
+            space: sym_space.or(space).unwrap_or(Space::Generic),
+            srcs,
+            addr,
+        })))
+    }
+
+    /// The modifiers `ldmatrix` and `stmatrix` share: `.sync.aligned.m8n8.{x1,x2,x4}{.trans}
+    /// {.shared{::cta}}.b16`, any other refused. Returns the matrix count, `.trans` and the
+    /// state space when given.
+    fn matrix_form(
+        &self,
+        i: &Instruction,
+        fname: &str,
+    ) -> Result<(usize, bool, Option<Space>), EmuError> {
+        let (mut count, mut trans, mut space, mut ok) = (None, false, None, true);
+        let mut seen = (false, false, false, false);
+        for m in &i.mods {
+            match m {
+                Modifier::Sync => seen.0 = true,
+                Modifier::Aligned => seen.1 = true,
+                Modifier::Shape(Shape::M8n8) => seen.2 = true,
+                Modifier::Type(Type::B16) => seen.3 = true,
+                Modifier::Count(c) if count.is_none() => count = Some(*c),
+                Modifier::Trans if !trans => trans = true,
+                Modifier::Space(StateSpace::Shared | StateSpace::SharedCta) if space.is_none() => {
+                    space = Some(Space::Shared)
+                }
+                _ => ok = false,
+            }
+        }
+        let n = match count {
+            Some(MatrixCount::X1) => 1,
+            Some(MatrixCount::X2) => 2,
+            Some(MatrixCount::X4) => 4,
+            None => 0,
+        };
+        if !ok || seen != (true, true, true, true) || n == 0 {
+            return Err(self.err(fname, form_refused(i)));
+        }
+        Ok((n, trans, space))
     }
 
     /// `mma.sync.aligned.{m16n8k16,m16n8k8}.row.col.f32.{f16,bf16}.{f16,bf16}.f32` and

@@ -478,6 +478,14 @@ pub(crate) enum MatrixOp {
         ds: [R; 4],
         addr: Addr,
     },
+    /// `stmatrix.sync.aligned.m8n8.x{n}{.trans}.b16`: `n` 8x8 matrices of b16 from `srcs[..n]`.
+    Stmatrix {
+        n: u8,
+        trans: bool,
+        space: Space,
+        srcs: [R; 4],
+        addr: Addr,
+    },
     /// `mma.sync.aligned.m16n8k{8,16}.row.col.f32.T.T.f32 d, a, b, c` (unused slots NONE).
     Mma {
         input: MmaInput,

@@ -1,10 +1,10 @@
-//! The warp-level matrix instructions: `ldmatrix`, `mma.sync`, `cp.async`, and the tf32
+//! The warp-level matrix instructions: `ldmatrix`, `stmatrix`, `mma.sync`, `cp.async`, and the tf32
 //! rounding of `cvt.rna.tf32.f32`.
 //!
 //! Both engines run these through this one path (they are rare next to the arithmetic they
 //! feed, so a fast form would buy nothing).
 //!
-//! * `ldmatrix` and `mma.sync` are `.sync.aligned`: the whole warp executes them together. A
+//! * `ldmatrix`, `stmatrix` and `mma.sync` are `.sync.aligned`: the whole warp executes them together. A
 //!   launch where some lanes of the warp are absent (exited, diverged, or a partial last warp)
 //!   gets a trap, not a guess.
 //! * `mma` gathers A (16×K), B (K×8) and C (16×8) from the 32 lanes' fragments by the ISA's
@@ -166,6 +166,60 @@ impl<'a> LaunchCtx<'a> {
                             (mx[g][2 * t], mx[g][2 * t + 1])
                         };
                         wr1(&mut w.regs, d, lane as u32, (hi as u64) << 16 | lo as u64);
+                    }
+                }
+            }
+            MatrixOp::Stmatrix {
+                n,
+                trans,
+                space,
+                srcs,
+                addr,
+            } => {
+                whole_warp(pc, mask, "stmatrix")?;
+                let n = *n as usize;
+                // The fragments gathered into matrices by ldmatrix's layout (lane 4g+t holds
+                // row g, columns 2t and 2t+1; transposed with .trans), then row r of matrix j
+                // stored to the address lane 8j+r holds.
+                let mut rows = [[[0u16; 8]; 8]; 4];
+                for lane in 0..32usize {
+                    let (g, t) = (lane >> 2, lane & 3);
+                    for (j, &s) in srcs.iter().enumerate().take(n) {
+                        let v = rd1(&w.regs, s, lane as u32);
+                        let (lo, hi) = (v as u16, (v >> 16) as u16);
+                        let mx = &mut rows[j];
+                        if *trans {
+                            mx[2 * t][g] = lo;
+                            mx[2 * t + 1][g] = hi;
+                        } else {
+                            mx[g][2 * t] = lo;
+                            mx[g][2 * t + 1] = hi;
+                        }
+                    }
+                }
+                for (j, matrix) in rows.iter().enumerate().take(n) {
+                    for (r, row) in matrix.iter().enumerate() {
+                        let lane = (8 * j + r) as u32;
+                        let addr = lane_address(&w.regs, *addr, lane);
+                        let tid = w.index * 32 + lane;
+                        for half in 0..2usize {
+                            let v = row[4 * half..4 * half + 4]
+                                .iter()
+                                .rev()
+                                .fold(0u64, |acc, &e| acc << 16 | e as u64);
+                            let align = if half == 0 { 16 } else { 8 };
+                            self.store(
+                                m,
+                                *space,
+                                addr.wrapping_add(8 * half as u64),
+                                8,
+                                align,
+                                tid,
+                                lane,
+                                v,
+                            )
+                            .map_err(|f| (pc, f))?;
+                        }
                     }
                 }
             }

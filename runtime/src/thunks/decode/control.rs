@@ -21,6 +21,20 @@ pub(super) fn conditional(
         branch_index_buffer.as_ref(),
         &format!("{p2}.branch_index_buffer"),
     )?;
+    // XLA's ConditionalThunkProto has no field 3: XLA takes a pred selector from the slice's
+    // shape (`element_type: PRED`), and so does this runtime when field 3 is unset; a shape that
+    // says s32 while field 3 says pred contradicts it.
+    let element_type = selector.shape.as_ref().map(|s| s.element_type);
+    let (pred, s32) = (
+        proto::xla::PrimitiveType::Pred as i32,
+        proto::xla::PrimitiveType::S32 as i32,
+    );
+    if branch_index_is_bool && element_type == Some(s32) {
+        return Err(invalid(format!(
+            "{p2}.branch_index_is_bool is true, but branch_index_buffer.shape.element_type is S32; a selector is a pred or an s32, not both"
+        )));
+    }
+    let branch_index_is_bool = branch_index_is_bool || element_type == Some(pred);
     let need = if branch_index_is_bool { 1 } else { 4 };
     if selector.slice.size < need {
         return Err(invalid(format!(

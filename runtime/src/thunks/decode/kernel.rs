@@ -32,10 +32,10 @@ fn check_header(
     contract: &KernelContract,
     outline: &ptx::Outline,
     kernel_name: &str,
-    path: &str,
+    location: &str,
 ) -> Result<()> {
     let at = format!(
-        "{path}.kernel_binary.ptx: kernel \"{}\"",
+        "{location}: kernel \"{}\"",
         elide(&kernel_name.escape_debug().to_string())
     );
     let v = outline.version;
@@ -264,7 +264,12 @@ pub(super) fn kernel(
         ctx.flags.ptx_check,
         path,
     )?;
-    check_header(&ctx.contract, &module.outline, kernel_name, path)?;
+    check_header(
+        &ctx.contract,
+        &module.outline,
+        kernel_name,
+        &format!("{path}.kernel_binary.ptx"),
+    )?;
     let Some(entry) = module.outline.kernel(kernel_name) else {
         let entries: Vec<String> = module.outline.entries().map(|f| elide(&f.name)).collect();
         return Err(Error::not_found(format!(
@@ -304,10 +309,12 @@ pub(super) fn kernel(
     })
 }
 
-/// A `custom_kernel_thunk`: refused unless the context accepts unimplemented kinds, then checked
-/// like a kernel launch.
+/// A `custom_kernel_thunk`. One that carries only a cubin runs when PTX supplied beside the
+/// artifact ([`DecodeContext::kernel_ptx`]) defines its entry: it becomes a kernel launch of that
+/// PTX, checked as an embedded kernel's would be. Otherwise it is refused unless the context
+/// accepts unimplemented kinds (conversion tests), then checked like a kernel launch.
 pub(super) fn custom_kernel(
-    ctx: &DecodeContext<'_>,
+    ctx: &mut DecodeContext<'_>,
     k: &CustomKernelThunkProto,
     path: &str,
 ) -> Result<ThunkKind> {
@@ -322,17 +329,24 @@ pub(super) fn custom_kernel(
         kernel_spec,
         block_dims,
         thread_dims,
-        // A thread-block cluster shape: not read, as custom kernels are not executed here (the
-        // check below refuses them outside conversion tests) and conversion does not carry it.
-        cluster_dim: _,
+        cluster_dim,
         shared_memory_bytes,
     } = custom_kernel.clone().unwrap_or_default();
     let code = kernel_code(kernel_spec.as_ref());
-    if !ctx.allow_unimplemented {
+    let supplied = match (&code, ctx.kernel_ptx) {
+        (KernelCode::Cubin(_), Some(k)) => Some(k),
+        _ => None,
+    };
+    if supplied.is_none() && !ctx.allow_unimplemented {
         // Say what the kernel carries, so a refused XLA:GPU artifact names the reason
-        // (the emulated device runs PTX; XLA's kernels carry only a cubin).
+        // (the emulated device runs PTX; XLA's kernels carry only a cubin) and the way out.
+        let hint = if matches!(code, KernelCode::Cubin(_)) {
+            "; supply its PTX (aot run --kernel-ptx, runtime::load_with_kernel_ptx)"
+        } else {
+            ""
+        };
         return Err(Error::unimplemented(format!(
-            "{p2}: this runtime does not execute custom-kernel thunks (kernel `{}`: {}); the emulated device runs PTX",
+            "{p2}: this runtime does not execute custom-kernel thunks (kernel `{}`: {}); the emulated device runs PTX{hint}",
             name,
             code.describe()
         )));
@@ -360,13 +374,92 @@ pub(super) fn custom_kernel(
         shared_memory_bytes,
         &format!("{cd}.shared_memory_bytes"),
     )?;
-    Ok(ThunkKind::CustomKernel(CustomKernelThunk {
-        args,
+    let Some(supplied) = supplied else {
+        return Ok(ThunkKind::CustomKernel(CustomKernelThunk {
+            args,
+            written: written.clone(),
+            name,
+            grid,
+            block,
+            shared_memory_bytes,
+            code,
+        }));
+    };
+    // A thread-block cluster of more than one block needs distributed shared memory and cluster
+    // barriers, which the emulator does not model; a 1x1x1 cluster is a plain launch.
+    if let Some(c) = cluster_dim.as_ref().and_then(|c| c.coordinates.as_ref()) {
+        if [c.x, c.y, c.z].iter().any(|&v| v > 1) {
+            return Err(Error::unimplemented(format!(
+                "{cd}.cluster_dim is {}x{}x{}; the emulated device launches no thread-block clusters",
+                c.x, c.y, c.z
+            )));
+        }
+    }
+    let symbol = kernel_spec
+        .as_ref()
+        .map(|s| s.kernel_name.clone())
+        .filter(|s| !s.is_empty())
+        .unwrap_or(name);
+    let Some(found) = supplied.kernel(&symbol) else {
+        let entries: Vec<&str> = supplied.entry_names().collect();
+        return Err(Error::not_found(format!(
+            "{cd}: kernel `{}` {}, and none of the {} supplied PTX files defines .entry {} (entries: {})",
+            elide(&symbol.escape_debug().to_string()),
+            code.describe().trim_start_matches("it "),
+            supplied.file_count(),
+            elide(&symbol.escape_debug().to_string()),
+            elide(&entries.join(", "))
+        )));
+    };
+    let label = found.label.to_owned();
+    let module = ctx
+        .kernels
+        .intern(found.text.to_owned(), Vec::new(), ctx.flags.ptx_check, &cd)?;
+    // The `.target` is held to the artifact's compute capability, as an embedded kernel's is;
+    // the `.version` is not held to the artifact's declared toolkit, which describes the cubins
+    // it carries (the supplied PTX is the compile's dump, whose ISA version is LLVM's, not the
+    // artifact's contract). A CUDA device's JIT still refuses an ISA its driver lacks.
+    let contract = KernelContract {
+        toolkit: None,
+        capability: ctx.contract.capability,
+    };
+    check_header(
+        &contract,
+        &module.outline,
+        &symbol,
+        &format!("{cd}: supplied PTX {label}"),
+    )?;
+    let params = module
+        .outline
+        .kernel(&symbol)
+        .map(|e| e.params().to_vec())
+        .unwrap_or_default();
+    if params.len() != args.len() {
+        return Err(invalid(format!(
+            "{p2}.args has {} entries, .entry {symbol} of the supplied PTX {label} takes {} parameters",
+            args.len(),
+            params.len()
+        )));
+    }
+    for (j, prm) in params.iter().enumerate() {
+        let bytes =
+            prm.ty.size_bytes() as u64 * prm.array.iter().map(|d| d.unwrap_or(1)).product::<u64>();
+        if bytes != 8 {
+            return Err(invalid(format!(
+                "{p2}.args[{j}]: parameter {j} ({}) of .entry {symbol} in the supplied PTX {label} is {bytes} bytes; XLA passes every kernel argument as a 64-bit device address",
+                prm.name
+            )));
+        }
+    }
+    let args_shape = args.iter().filter_map(|a| a.shape.clone()).collect();
+    Ok(ThunkKind::Kernel(KernelThunk {
+        args: args.into_iter().map(|a| a.slice).collect(),
         written: written.clone(),
-        name,
+        kernel_name: symbol,
         grid,
         block,
-        shared_memory_bytes,
-        code,
+        shmem_bytes: shared_memory_bytes,
+        args_shape,
+        module,
     }))
 }

@@ -23,6 +23,7 @@ use proto::xla::gpu::{
     ThunkSequenceProto, WhileThunkProto,
 };
 use proto::xla::gpu::{CollectiveOpGroupModeProto, ReductionKindProto};
+use proto::xla::gpu::{DeviceToDeviceCopyThunkProto, ShapedCopyThunkProto};
 use proto::xla::ReplicaGroup;
 
 use super::*;
@@ -126,6 +127,8 @@ pub struct DecodeContext<'a> {
     pub kernels: KernelTable,
     /// What each kernel's `.version` and `.target` are held to (none unless set).
     pub contract: KernelContract,
+    /// PTX supplied beside the artifact for kernels that carry only a cubin (XLA:GPU's).
+    pub kernel_ptx: Option<&'a crate::kernel_ptx::KernelPtx>,
     seen_ids: HashMap<i64, String>,
 }
 
@@ -147,6 +150,7 @@ impl<'a> DecodeContext<'a> {
             allow_unimplemented: false,
             kernels: KernelTable::default(),
             contract: KernelContract::default(),
+            kernel_ptx: None,
             seen_ids: HashMap::new(),
         }
     }
@@ -337,6 +341,7 @@ fn thunk(
         }
         Impl::CustomCallThunk(c) => custom_call::custom_call(ctx, c, path)?,
         Impl::CustomKernelThunk(k) => kernel::custom_kernel(ctx, k, path)?,
+        Impl::DeviceToDeviceCopyThunk(c) => copy::device_to_device(ctx, c, path)?,
         Impl::AllGatherStartThunk(AllGatherStartThunkProto {
             collective_config,
             buffers,
