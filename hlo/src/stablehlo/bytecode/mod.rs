@@ -105,9 +105,30 @@ fn vhlo_version(producer: &str) -> Result<(u64, u64, u64), BytecodeError> {
     }
 }
 
+/// How a serialized `Exported`'s calling convention reshapes `main` (see
+/// [`crate::jax_export::Exported::main_adapter`]): the platform-index argument of a
+/// multi-platform module becomes a constant, and the inputs the module dropped come back as
+/// unused arguments, so that `main` takes every input in the calling convention's order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MainAdapter {
+    /// The platform index to fix, when `main` takes one as its first argument.
+    pub platform_index: Option<i32>,
+    /// Per input in calling-convention order: its position among the module's arguments
+    /// (after the platform index), or `None` when the module dropped it; and its MLIR type.
+    pub inputs: Vec<(Option<usize>, String)>,
+}
+
 /// The portable artifact `bytes` as StableHLO MLIR text (what [`parse_bytecode`] hands to the
 /// text front end).
 pub fn to_stablehlo_text(bytes: &[u8]) -> Result<String, BytecodeError> {
+    to_stablehlo_text_adapted(bytes, None)
+}
+
+/// [`to_stablehlo_text`], with `main` reshaped by `adapter`.
+pub fn to_stablehlo_text_adapted(
+    bytes: &[u8],
+    adapter: Option<&MainAdapter>,
+) -> Result<String, BytecodeError> {
     let bc = container::Bytecode::parse(bytes)?;
     let (major, minor, patch) = vhlo_version(&bc.producer)?;
     if (major, minor) > MAX_VHLO_VERSION {
@@ -120,7 +141,16 @@ pub fn to_stablehlo_text(bytes: &[u8]) -> Result<String, BytecodeError> {
     // Shared attributes can print many times; bound the text by the input's size.
     let limit = bytes.len().saturating_mul(64).saturating_add(1 << 24);
     let mut p = print::Printer::new(&table, limit);
+    p.adapter = adapter;
     p.module(&bc.top)?;
+    if let Some(a) = adapter {
+        if !p.adapted {
+            return Err(BytecodeError::Unsupported(format!(
+                "the module has no public function main to take the {} inputs",
+                a.inputs.len()
+            )));
+        }
+    }
     Ok(p.out)
 }
 

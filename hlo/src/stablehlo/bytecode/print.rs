@@ -23,6 +23,12 @@ pub(super) enum Parent {
 }
 
 pub(super) struct Printer<'t, 'b, 'a> {
+    /// How to reshape `main` (a serialized `Exported`'s calling convention).
+    pub adapter: Option<&'t super::MainAdapter>,
+    /// Whether `main` was reshaped.
+    pub adapted: bool,
+    /// The next value number no op defines.
+    fresh: Value,
     pub t: &'t Table<'b, 'a>,
     pub out: String,
     /// Largest text produced before giving up (shared attributes can make the text much
@@ -117,6 +123,9 @@ pub(super) fn float_value(name: &str, bits: u64) -> Option<f64> {
 impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
     pub(super) fn new(t: &'t Table<'b, 'a>, limit: usize) -> Self {
         let mut p = Printer {
+            adapter: None,
+            adapted: false,
+            fresh: 0,
             t,
             out: String::new(),
             limit,
@@ -124,6 +133,11 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
             depth: Cell::new(0),
         };
         p.collect_types(&t.bc.top);
+        p.fresh = p
+            .value_types
+            .keys()
+            .max()
+            .map_or(0, |m| m.saturating_add(1));
         p
     }
 
@@ -581,6 +595,14 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
             self.out.push('\n');
             return Ok(());
         }
+        let is_main = conv.name == "func.func"
+            && conv
+                .props
+                .iter()
+                .any(|(k, v)| k == "sym_name" && v == "\"main\"");
+        if let Some(a) = self.adapter.filter(|_| is_main) {
+            return self.adapted_main(op, conv, a, depth);
+        }
         if !op.results.is_empty() {
             let names: Vec<String> = op.results.iter().map(|(v, _)| format!("%{v}")).collect();
             let _ = write!(self.out, "{} = ", names.join(", "));
@@ -623,6 +645,137 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
         };
         let _ = writeln!(self.out, " : ({}) -> {outs}", self.types(&ins)?);
         Ok(())
+    }
+
+    /// `main` with the calling convention's arguments (see [`super::MainAdapter`]).
+    fn adapted_main(
+        &mut self,
+        op: &Op<'_>,
+        mut conv: vhlo::Converted,
+        a: &super::MainAdapter,
+        depth: usize,
+    ) -> Result<(), BytecodeError> {
+        self.adapted = true;
+        let [region] = op.regions.as_slice() else {
+            return Err(unsupported("main without its one region"));
+        };
+        let Some(block) = region.blocks.first() else {
+            return Err(unsupported("main without a body"));
+        };
+        let (args, prelude) = self.adapt_main(a, &block.args)?;
+        let results = self.main_results(op)?;
+        let ins: Vec<&str> = args.iter().map(|(_, t)| t.as_str()).collect();
+        // Argument attributes (shardings, memory kinds) describe the module's own arguments,
+        // which no longer line up: dropped with them.
+        conv.props
+            .retain(|(k, _)| k != "arg_attrs" && k != "function_type");
+        conv.props.push((
+            "function_type".into(),
+            format!("({}) -> ({results})", ins.join(", ")),
+        ));
+        let p: Vec<String> = conv
+            .props
+            .iter()
+            .map(|(k, v)| format!("{} = {v}", key(k.as_bytes())))
+            .collect();
+        let _ = writeln!(self.out, "\"func.func\"() <{{{}}}> ({{", p.join(", "));
+        self.indent(depth);
+        let a: Vec<String> = args.iter().map(|(v, t)| format!("%{v}: {t}")).collect();
+        let _ = writeln!(self.out, "^bb0({}):", a.join(", "));
+        if let Some(pre) = prelude {
+            self.indent(depth + 1);
+            self.out.push_str(&pre);
+        }
+        for o in &block.ops {
+            self.op(o, Parent::Func, depth + 1)?;
+        }
+        self.indent(depth);
+        self.out.push_str("}) : () -> ()\n");
+        Ok(())
+    }
+
+    /// `main`'s arguments reshaped by the adapter: (value, type) per input, and the constant
+    /// that replaces the platform-index argument.
+    #[allow(clippy::type_complexity)]
+    fn adapt_main(
+        &mut self,
+        a: &super::MainAdapter,
+        args: &[(Value, u64)],
+    ) -> Result<(Vec<(Value, String)>, Option<String>), BytecodeError> {
+        let skip = usize::from(a.platform_index.is_some());
+        let kept = a.inputs.iter().filter(|(k, _)| k.is_some()).count();
+        if args.len() != skip + kept {
+            return Err(unsupported(format!(
+                "main takes {} arguments; the calling convention gives {} ({} kept inputs{})",
+                args.len(),
+                skip + kept,
+                kept,
+                if skip == 1 {
+                    " after the platform index"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let prelude = match a.platform_index {
+            Some(i) => {
+                let (v, t) = args[0];
+                let ty = self.ty(t)?;
+                if ty != "tensor<i32>" {
+                    return Err(unsupported(format!(
+                        "main's platform-index argument is {ty}, not tensor<i32>"
+                    )));
+                }
+                Some(format!(
+                    "%{v} = \"stablehlo.constant\"() <{{value = dense<{i}> : tensor<i32>}}> : () -> tensor<i32>\n"
+                ))
+            }
+            None => None,
+        };
+        let mut out = Vec::new();
+        for (i, (k, want)) in a.inputs.iter().enumerate() {
+            match k {
+                Some(k) => {
+                    let (v, t) = *args
+                        .get(skip + k)
+                        .ok_or_else(|| unsupported(format!("input {i} has no argument of main")))?;
+                    let got = self.ty(t)?;
+                    if &got != want {
+                        return Err(unsupported(format!(
+                            "in_avals[{i}] is {want} but main's argument is {got}"
+                        )));
+                    }
+                    out.push((v, got));
+                }
+                None => {
+                    let v = self.fresh;
+                    self.fresh = self
+                        .fresh
+                        .checked_add(1)
+                        .ok_or_else(|| unsupported("too many values"))?;
+                    out.push((v, want.clone()));
+                }
+            }
+        }
+        Ok((out, prelude))
+    }
+
+    /// `main`'s result types, from its `function_type`.
+    fn main_results(&self, op: &Op<'_>) -> Result<String, BytecodeError> {
+        let (inherent, _) = vhlo::op_attrs(self.t, op)?;
+        let ft = inherent
+            .iter()
+            .find(|(k, _)| k == "function_type")
+            .ok_or_else(|| unsupported("main without a function_type"))?
+            .1;
+        let t = match &*self.t.attr(ft)? {
+            Attr::Type(t) => *t,
+            _ => return Err(unsupported("main's function_type is not a type")),
+        };
+        match &*self.t.ty(t)? {
+            Type::Function(_, o) => self.types(o),
+            _ => Err(unsupported("main's function_type is not a function type")),
+        }
     }
 
     fn region(
