@@ -15,11 +15,12 @@
 //!
 //! One device runs a module here, so `nr_devices` > 1, and a sharding that is not replicated,
 //! are refused; so are `ordered_effects` and `unordered_effects` (their tokens and callbacks),
-//! symbolic dimensions in `in_avals`/`out_avals` (shape polymorphism), a calling convention
-//! older than 9 or newer than 10, and `uses_global_constants`. The platform-index argument of
-//! a multi-platform export is fixed to `cuda`'s index; an export for other platforms only is
-//! compiled for the GPU anyway (as a release engineer checking it would) and [`Exported::
-//! for_gpu_note`] says so.
+//! symbolic dimensions in `in_avals`/`out_avals` (shape polymorphism), and a calling convention
+//! older than 9 or newer than 10 (`uses_global_constants` only says that the module has
+//! dimension variables, refused through the avals, or a platform index, fixed here). The
+//! platform-index argument of a multi-platform export is fixed to `cuda`'s index; an export for
+//! other platforms only is compiled for the GPU anyway (as a release engineer checking it would)
+//! and [`Exported::for_gpu_note`] says so.
 
 mod flatbuf;
 
@@ -685,12 +686,6 @@ impl Exported {
                     "version {} is not supported (9 and 10 are)",
                     self.calling_convention_version
                 ),
-            ));
-        }
-        if self.uses_global_constants {
-            return Err(unsupported(
-                "uses_global_constants",
-                "global constants for dimension variables are not supported",
             ));
         }
         let mut last = None;
