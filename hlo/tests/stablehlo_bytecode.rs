@@ -107,3 +107,26 @@ fn truncations_and_byte_flips_are_errors_not_panics() {
         BytecodeError::NotBytecode
     );
 }
+
+#[test]
+fn the_docs_list_every_vhlo_op_and_what_it_becomes() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/jax_export.md"),
+    )
+    .unwrap();
+    let supported = hlo::stablehlo::supported_ops();
+    let mut missing = Vec::new();
+    for op in bytecode::vhlo_ops() {
+        let base = &op[..op.rfind("_v").unwrap()];
+        let runs = matches!(base, "func" | "call" | "return") || supported.contains(&base);
+        let row = format!("| `{op}` | {} |", if runs { "yes" } else { "no" });
+        if !doc.contains(&row) {
+            missing.push(row);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/jax_export.md lacks these rows:\n{}",
+        missing.join("\n")
+    );
+}
