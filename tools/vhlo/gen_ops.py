@@ -13,11 +13,11 @@ import sys
 
 src = open(sys.argv[1]).read()
 ops = []
-for m in re.finditer(r'def (VHLO_\w+) : VHLO_Op<"(\w+)", "([\d.]+)", "([\w.]+)"', src):
+for m in re.finditer(r'def (VHLO_\w+) : VHLO_Op<"([\w-]+)", "([\d.]+)", "([\w.]+)"', src):
     start = m.end()
     nxt = src.find("\ndef ", start)
     body = src[start: nxt if nxt >= 0 else len(src)]
-    args = re.search(r"let arguments = \(ins(.*?)\);", body, re.S)
+    args = re.search(r"let arguments = \(\s*ins(.*?)\);", body, re.S)
     attrs = []
     if args:
         for t, name in re.findall(r"([\w<>]+):\$(\w+)", args.group(1)):

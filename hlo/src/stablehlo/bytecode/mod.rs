@@ -161,6 +161,19 @@ pub fn parse_bytecode(bytes: &[u8]) -> Result<HloModule, BytecodeError> {
     super::parse_module(&text).map_err(|error| BytecodeError::Text { error })
 }
 
+/// Each function of the portable artifact `bytes` as a module of its own (StableHLO text), or
+/// why it does not convert: a survey of a module of independent functions (StableHLO's own
+/// per-version test artifacts are such modules).
+pub fn functions_as_text(
+    bytes: &[u8],
+) -> Result<Vec<(String, Result<String, BytecodeError>)>, BytecodeError> {
+    let bc = container::Bytecode::parse(bytes)?;
+    vhlo_version(&bc.producer)?;
+    let table = attrs::Table::new(&bc);
+    let limit = bytes.len().saturating_mul(64).saturating_add(1 << 24);
+    print::Printer::new(&table, limit).functions(&bc.top)
+}
+
 /// The VHLO op mnemonics read (`abs_v1`, `add_v1`, ...).
 pub fn vhlo_ops() -> Vec<&'static str> {
     vhlo_ops::VHLO_OPS.iter().map(|o| o.0).collect()

@@ -538,6 +538,39 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
         Ok(())
     }
 
+    /// Each top-level op of the module (its functions) printed alone as a module, or why it
+    /// does not print: for surveying a module of many independent functions.
+    pub(super) fn functions(
+        &mut self,
+        top: &[Op<'_>],
+    ) -> Result<Vec<(String, Result<String, BytecodeError>)>, BytecodeError> {
+        let [m] = top else {
+            return Err(unsupported("expected one top-level builtin.module"));
+        };
+        let Some(region) = m.regions.first() else {
+            return Err(unsupported("builtin.module without its one region"));
+        };
+        let mut out = Vec::new();
+        for op in region.blocks.iter().flat_map(|b| &b.ops) {
+            let name = vhlo::op_attrs(self.t, op)?
+                .0
+                .iter()
+                .find(|(k, _)| k == "sym_name")
+                .map_or(Ok(String::new()), |(_, v)| {
+                    self.t
+                        .attr_str(*v)
+                        .map(|s| String::from_utf8_lossy(&s).into_owned())
+                })?;
+            self.out = String::from("module {\n");
+            let r = self.op(op, Parent::Module, 1).map(|()| {
+                self.out.push_str("}\n");
+                std::mem::take(&mut self.out)
+            });
+            out.push((name, r));
+        }
+        Ok(out)
+    }
+
     /// A Shardy sharding annotation (`sdy.sharding = #sdy.sharding<...>`,
     /// `sdy.sharding_rule = #sdy.op_sharding_rule<...>`): dropped. They guide partitioning
     /// over a mesh; the front end refuses any mesh of more than one device (`sdy.mesh`), and

@@ -185,6 +185,12 @@ pub(super) const VHLO_OPS: &[(&str, &str, &str, &[&str])] = &[
     ("count_leading_zeros_v1", "0.9.0", "current", &[]),
     ("create_token_v1", "0.9.0", "current", &[]),
     (
+        "cross-replica-sum_v1",
+        "0.9.0",
+        "current",
+        &["replica_groups"],
+    ),
+    (
         "custom_call_v1",
         "0.9.0",
         "1.17.0",
@@ -247,7 +253,7 @@ pub(super) const VHLO_OPS: &[(&str, &str, &str, &[&str])] = &[
             "rhs_precision_type",
         ],
     ),
-    ("dot_v1", "0.9.0", "current", &[]),
+    ("dot_v1", "0.9.0", "current", &["precision_config"]),
     (
         "dynamic_broadcast_in_dim_v1",
         "0.9.0",
