@@ -322,6 +322,7 @@ impl Seeds {
                     &root.join("testdata/jax_exported/models"),
                     ".mlirbc",
                 )?);
+                p.extend(files_with(&root.join("testdata/vhlo_ops"), ".mlir.bc")?);
                 p
             }
             Target::JaxExported => {
