@@ -152,3 +152,31 @@ fn truncated_and_flipped_buffers_are_errors_not_panics() {
         Err(ExportedError::Malformed(_))
     ));
 }
+
+#[test]
+fn module_files_pick_the_reader_by_extension() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax_exported/models");
+    // The Exported's module takes all three inputs (the middle one unused, restored); the bare
+    // module takes the two it kept.
+    let full = hlo::input::read_module(&models.join("unused_input.jax_exported")).unwrap();
+    assert_eq!(full.entry_computation().params.len(), 3);
+    let bare = hlo::input::read_module(&models.join("unused_input.mlirbc")).unwrap();
+    assert_eq!(bare.entry_computation().params.len(), 2);
+    let text = hlo::input::read_module(&models.join("unused_input.mlir")).unwrap();
+    assert_eq!(hlo::print_module(&bare), hlo::print_module(&text));
+    // Two platforms: the platform index is fixed, not a parameter.
+    let multi = hlo::input::read_module(&models.join("multi_platform.jax_exported")).unwrap();
+    assert_eq!(multi.entry_computation().params.len(), 1);
+    // Content checked against the extension.
+    let bytes = std::fs::read(models.join("unused_input.mlirbc")).unwrap();
+    let e = hlo::input::parse_as(
+        hlo::input::Format::JaxExported,
+        &bytes,
+        Path::new("m.jax_exported"),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.jax_exported: expected a serialized JAX Exported (from the extension), found MLIR bytecode: name the file .mlirbc to read it as a StableHLO portable artifact (MLIR bytecode)"
+    );
+}
