@@ -161,12 +161,13 @@ pub fn parse_bytecode(bytes: &[u8]) -> Result<HloModule, BytecodeError> {
     super::parse_module(&text).map_err(|error| BytecodeError::Text { error })
 }
 
+/// Each function's name and its module text, or why it does not convert.
+pub type FunctionTexts = Vec<(String, Result<String, BytecodeError>)>;
+
 /// Each function of the portable artifact `bytes` as a module of its own (StableHLO text), or
 /// why it does not convert: a survey of a module of independent functions (StableHLO's own
 /// per-version test artifacts are such modules).
-pub fn functions_as_text(
-    bytes: &[u8],
-) -> Result<Vec<(String, Result<String, BytecodeError>)>, BytecodeError> {
+pub fn functions_as_text(bytes: &[u8]) -> Result<FunctionTexts, BytecodeError> {
     let bc = container::Bytecode::parse(bytes)?;
     vhlo_version(&bc.producer)?;
     let table = attrs::Table::new(&bc);

@@ -22,6 +22,10 @@ pub(super) enum Parent {
     Op,
 }
 
+/// `main`'s reshaped arguments (value, type) and the platform-index constant that replaces the
+/// first one.
+type MainArgs = (Vec<(Value, String)>, Option<String>);
+
 pub(super) struct Printer<'t, 'b, 'a> {
     /// How to reshape `main` (a serialized `Exported`'s calling convention).
     pub adapter: Option<&'t super::MainAdapter>,
@@ -543,7 +547,7 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
     pub(super) fn functions(
         &mut self,
         top: &[Op<'_>],
-    ) -> Result<Vec<(String, Result<String, BytecodeError>)>, BytecodeError> {
+    ) -> Result<super::FunctionTexts, BytecodeError> {
         let [m] = top else {
             return Err(unsupported("expected one top-level builtin.module"));
         };
@@ -729,12 +733,11 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
 
     /// `main`'s arguments reshaped by the adapter: (value, type) per input, and the constant
     /// that replaces the platform-index argument.
-    #[allow(clippy::type_complexity)]
     fn adapt_main(
         &mut self,
         a: &super::MainAdapter,
         args: &[(Value, u64)],
-    ) -> Result<(Vec<(Value, String)>, Option<String>), BytecodeError> {
+    ) -> Result<MainArgs, BytecodeError> {
         let skip = usize::from(a.platform_index.is_some());
         let kept = a.inputs.iter().filter(|(k, _)| k.is_some()).count();
         if args.len() != skip + kept {
