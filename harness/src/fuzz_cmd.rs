@@ -1,4 +1,4 @@
-//! `aot fuzz [--iterations N] [--seed S] [--target loader|hlo|stablehlo|ptx|config]...`: long
+//! `aot fuzz [--iterations N] [--seed S] [--target loader|hlo|stablehlo|ptx|config|mlirbc|jax-exported]...`: long
 //! mutation runs of [`crate::fuzz`], reporting how many cases ended in each outcome (by error
 //! code or parse-error kind). Exit status: 0 no finding, 1 a panic (each printed with the case
 //! seed that replays it), 2 an error. A hang or an allocation over the limit ends the process

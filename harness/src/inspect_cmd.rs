@@ -1,4 +1,6 @@
-//! `aot inspect ARTIFACT`: the executable in protobuf text format, with each kernel's PTX shown
+//! `aot inspect ARTIFACT`: for a serialized JAX `Exported` (`.jax_exported`), its calling
+//! convention and its module as StableHLO text; for a StableHLO portable artifact (`.mlirbc`),
+//! its StableHLO text. Otherwise the executable in protobuf text format, with each kernel's PTX shown
 //! as text (the text format would escape it into one line) and cubins replaced by their target and
 //! size, followed by a summary: the form the bytes were in, sizes, compute capability, ABI, the
 //! buffer allocations, the kernels, the thunk tree and the census of constructs used (with the
@@ -19,7 +21,8 @@ use proto::xla::gpu::{GpuExecutableProto, ThunkProto};
 #[derive(Debug, clap::Args)]
 pub struct InspectArgs {
     /// Serialized executable: a `GpuExecutableProto` (this project's or XLA:GPU's) or PjRt
-    /// `SerializeExecutable` bytes.
+    /// `SerializeExecutable` bytes; or a serialized JAX `Exported` (`.jax_exported`) or a
+    /// StableHLO portable artifact (`.mlirbc`).
     pub artifact: PathBuf,
     /// Print only the summary.
     #[arg(long)]
@@ -501,7 +504,37 @@ pub fn inspect(bytes: &[u8], summary_only: bool, out: &mut dyn Write) -> anyhow:
 pub fn run(args: &InspectArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let bytes = std::fs::read(&args.artifact)
         .with_context(|| format!("cannot read {}", args.artifact.display()))?;
+    match args.artifact.extension().and_then(|e| e.to_str()) {
+        Some("jax_exported") => return inspect_exported(&bytes, args.summary, out),
+        Some("mlirbc") => {
+            let text = hlo::stablehlo::bytecode::to_stablehlo_text(&bytes)
+                .with_context(|| format!("{}", args.artifact.display()))?;
+            out.write_all(text.as_bytes())?;
+            return Ok(0);
+        }
+        _ => {}
+    }
     inspect(&bytes, args.summary, out).with_context(|| format!("{}", args.artifact.display()))?;
+    Ok(0)
+}
+
+/// A serialized JAX `Exported`: its calling convention, then (unless `summary`) its module as
+/// StableHLO text.
+fn inspect_exported(bytes: &[u8], summary: bool, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let e = hlo::jax_export::read(bytes)?;
+    out.write_all(e.describe().as_bytes())?;
+    if let Some(note) = e.for_gpu_note() {
+        writeln!(out, "{note}")?;
+    }
+    match e.check_supported() {
+        Ok(()) => writeln!(out, "runs here: yes")?,
+        Err(why) => writeln!(out, "runs here: no: {why}")?,
+    }
+    if !summary {
+        let text = hlo::stablehlo::bytecode::to_stablehlo_text(&e.mlir_module)?;
+        writeln!(out)?;
+        out.write_all(text.as_bytes())?;
+    }
     Ok(0)
 }
 

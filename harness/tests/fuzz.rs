@@ -21,6 +21,7 @@ fn ci_cases(target: Target) -> u64 {
         Target::Hlo | Target::Ptx => 8_000,
         Target::Stablehlo => 10_000,
         Target::Config => 4_000,
+        Target::Mlirbc | Target::JaxExported => 4_000,
     }
 }
 

@@ -4,6 +4,11 @@
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
+//! - `jax_exported`: model pieces exported with `jax.export` for CUDA
+//!   (`testdata/jax_exported/models/`, made by `tools/jax_exports/exported.py`), each as the
+//!   module text `NAME.mlir`, its portable artifact `NAME.mlirbc` and the serialized `Exported`
+//!   `NAME.jax_exported` (inputs and outputs in the calling convention's order): all three must
+//!   give XLA:CPU's outputs;
 //! - `jax_linalg`: JAX's linear algebra lowered for CUDA (`testdata/jax_linalg/`, made by
 //!   `tools/jax_linalg/gen.py`), `NAME.mlir` calling JAX's stable cuSOLVER/cuSPARSE custom calls
 //!   and `NAME.hlo`, the same module through XLA's own StableHLO import;
@@ -57,6 +62,13 @@ const SUITES: &[Suite] = &[
         min_cases: 23,
         expected_to_fail: &[],
         exact: false,
+    },
+    Suite {
+        name: "jax_exported",
+        dir: "testdata/jax_exported/models",
+        exts: &["mlir", "mlirbc", "jax_exported"],
+        min_cases: 8,
+        expected_to_fail: &[],
     },
     Suite {
         name: "jax_linalg",
@@ -119,7 +131,14 @@ const SUITES: &[Suite] = &[
 fn trial(suite: &'static Suite, name: &str, ext: &str, target: &str) -> Trial {
     let dir = root().join(suite.dir);
     let module = dir.join(format!("{name}.{ext}"));
-    let io = dir.join(format!("{name}.io.json"));
+    // A bare module (`.mlir`, `.mlirbc` of an export) takes its own arguments, which may differ
+    // from the calling convention's inputs (`NAME.module.io.json` then holds them).
+    let module_io = dir.join(format!("{name}.module.io.json"));
+    let io = if ext != "jax_exported" && module_io.exists() {
+        module_io
+    } else {
+        dir.join(format!("{name}.io.json"))
+    };
     let expected_failure = suite
         .expected_to_fail
         .iter()
@@ -150,6 +169,7 @@ fn case_names(suite: &Suite) -> Vec<String> {
         .map(|d| {
             d.filter_map(|e| e.ok()?.file_name().into_string().ok())
                 .filter_map(|n| n.strip_suffix(".io.json").map(str::to_owned))
+                .filter(|n| !n.ends_with(".module"))
                 .collect()
         })
         .unwrap_or_default();

@@ -12,6 +12,12 @@
 //! | `.hlo`, `.txt` | HLO text | [`crate::parser::parse_module`] |
 //! | `.mlir` | StableHLO (MLIR text) | [`crate::stablehlo::parse_module`] |
 //! | `.pb` | binary `HloModuleProto` | [`crate::convert::from_proto`] |
+//! | `.mlirbc` | StableHLO portable artifact (MLIR bytecode, VHLO) | [`crate::stablehlo::parse_bytecode`] |
+//! | `.jax_exported` | serialized JAX `Exported` | [`crate::jax_export`] (its module through `parse_bytecode`'s text) |
+//!
+//! A `.jax_exported` module takes its inputs and gives its outputs in the calling convention's
+//! order (the flattened `in_avals`, `out_avals`): inputs the module dropped come back as unused
+//! parameters and a multi-platform module's platform index is fixed to `cuda`'s.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -36,6 +42,10 @@ pub enum Format {
     StableHlo,
     /// A binary `xla.HloModuleProto`.
     HloProto,
+    /// A StableHLO portable artifact: MLIR bytecode in the VHLO dialect.
+    MlirBytecode,
+    /// A serialized JAX `Exported` (`jax.export`'s `serialize()`).
+    JaxExported,
 }
 
 impl Format {
@@ -45,6 +55,8 @@ impl Format {
             "hlo" | "txt" => Some(Format::HloText),
             "mlir" => Some(Format::StableHlo),
             "pb" => Some(Format::HloProto),
+            "mlirbc" => Some(Format::MlirBytecode),
+            "jax_exported" => Some(Format::JaxExported),
             _ => None,
         }
     }
@@ -55,6 +67,8 @@ impl Format {
             Format::HloText => ".hlo",
             Format::StableHlo => ".mlir",
             Format::HloProto => ".pb",
+            Format::MlirBytecode => ".mlirbc",
+            Format::JaxExported => ".jax_exported",
         }
     }
 }
@@ -65,6 +79,8 @@ impl fmt::Display for Format {
             Format::HloText => "HLO text",
             Format::StableHlo => "StableHLO (MLIR text)",
             Format::HloProto => "a binary HloModuleProto",
+            Format::MlirBytecode => "a StableHLO portable artifact (MLIR bytecode)",
+            Format::JaxExported => "a serialized JAX Exported",
         })
     }
 }
@@ -118,7 +134,7 @@ pub enum InputError {
         size: u64,
     },
     /// The extension names no module format.
-    #[error("{}: unknown extension \"{ext}\" (expected .hlo or .txt for HLO text, .mlir for StableHLO, .pb for a binary HloModuleProto)", path.display())]
+    #[error("{}: unknown extension \"{ext}\" (expected .hlo or .txt for HLO text, .mlir for StableHLO, .mlirbc for a StableHLO portable artifact, .jax_exported for a serialized JAX Exported, .pb for a binary HloModuleProto)", path.display())]
     UnknownExtension {
         /// The file.
         path: PathBuf,
@@ -158,6 +174,22 @@ pub enum InputError {
         /// Its name.
         instruction: String,
     },
+    /// The portable artifact did not read.
+    #[error("{}: {error}", path.display())]
+    Bytecode {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        error: crate::stablehlo::BytecodeError,
+    },
+    /// The serialized `Exported` did not read, or asks for what this project cannot honour.
+    #[error("{}: {error}", path.display())]
+    Exported {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        error: crate::jax_export::ExportedError,
+    },
     /// The binary proto did not decode or convert.
     #[error("{}: invalid HloModuleProto: {message}", path.display())]
     Proto {
@@ -173,9 +205,7 @@ fn hint(expected: Format, found: Content) -> String {
     match (expected, found) {
         (_, Content::HloText) => rename(Format::HloText),
         (_, Content::Mlir) => rename(Format::StableHlo),
-        (_, Content::MlirBytecode) => {
-            ": MLIR bytecode is not read; print it as text (stablehlo-translate --deserialize, or jax's exported.mlir_module())".to_string()
-        }
+        (_, Content::MlirBytecode) => rename(Format::MlirBytecode),
         (Format::HloText | Format::StableHlo, Content::Binary) => rename(Format::HloProto),
         _ => String::new(),
     }
@@ -251,6 +281,30 @@ pub fn parse_as(format: Format, bytes: &[u8], path: &Path) -> Result<HloModule, 
         found,
     };
     match format {
+        Format::MlirBytecode => {
+            if found != Content::MlirBytecode {
+                return Err(wrong());
+            }
+            crate::stablehlo::parse_bytecode(bytes).map_err(|error| InputError::Bytecode {
+                path: path.to_owned(),
+                error,
+            })
+        }
+        Format::JaxExported => {
+            if matches!(
+                found,
+                Content::HloText | Content::Mlir | Content::MlirBytecode
+            ) {
+                return Err(wrong());
+            }
+            let err = |error| InputError::Exported {
+                path: path.to_owned(),
+                error,
+            };
+            crate::jax_export::read(bytes)
+                .and_then(|e| e.module())
+                .map_err(err)
+        }
         Format::HloProto => {
             if matches!(
                 found,

@@ -13,6 +13,7 @@ pub mod eval;
 pub mod input;
 pub mod io;
 pub mod ir;
+pub mod jax_export;
 pub mod lexer;
 pub mod literal;
 pub mod parser;

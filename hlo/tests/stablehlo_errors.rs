@@ -158,7 +158,7 @@ fn module_attributes_and_locations() {
 #[test]
 fn input_unknown_extension() {
     let e = hlo::input::format_of(std::path::Path::new("m.stablehlo")).unwrap_err();
-    assert_eq!(e.to_string(), "m.stablehlo: unknown extension \"stablehlo\" (expected .hlo or .txt for HLO text, .mlir for StableHLO, .pb for a binary HloModuleProto)");
+    assert_eq!(e.to_string(), "m.stablehlo: unknown extension \"stablehlo\" (expected .hlo or .txt for HLO text, .mlir for StableHLO, .mlirbc for a StableHLO portable artifact, .jax_exported for a serialized JAX Exported, .pb for a binary HloModuleProto)");
 }
 
 #[test]
@@ -169,7 +169,7 @@ fn input_mlir_bytecode() {
         std::path::Path::new("m.mlir"),
     )
     .unwrap_err();
-    assert_eq!(e.to_string(), "m.mlir: expected StableHLO (MLIR text) (from the extension), found MLIR bytecode: MLIR bytecode is not read; print it as text (stablehlo-translate --deserialize, or jax's exported.mlir_module())");
+    assert_eq!(e.to_string(), "m.mlir: expected StableHLO (MLIR text) (from the extension), found MLIR bytecode: name the file .mlirbc to read it as a StableHLO portable artifact (MLIR bytecode)");
 }
 
 #[test]

@@ -54,6 +54,10 @@ pub enum Target {
     Ptx,
     /// `proto::parse_target_config` then `DeviceDescription::from_target_config`.
     Config,
+    /// `hlo::stablehlo::parse_bytecode` (StableHLO portable artifacts: MLIR bytecode, VHLO).
+    Mlirbc,
+    /// `hlo::jax_export::read` then `Exported::module` (serialized JAX `Exported`s).
+    JaxExported,
 }
 
 impl Target {
@@ -64,6 +68,8 @@ impl Target {
         Target::Stablehlo,
         Target::Ptx,
         Target::Config,
+        Target::Mlirbc,
+        Target::JaxExported,
     ];
 
     /// The name used on the command line.
@@ -74,6 +80,8 @@ impl Target {
             Target::Stablehlo => "stablehlo",
             Target::Ptx => "ptx",
             Target::Config => "config",
+            Target::Mlirbc => "mlirbc",
+            Target::JaxExported => "jax-exported",
         }
     }
 }
@@ -249,6 +257,8 @@ fn dictionary(target: Target) -> Vec<&'static str> {
     match target {
         Target::Hlo => hlo::Opcode::ALL.iter().map(|o| o.name()).collect(),
         Target::Stablehlo => hlo::stablehlo::supported_ops(),
+        // Binary targets mutate bytes; their dictionary is unused.
+        Target::Mlirbc | Target::JaxExported => Vec::new(),
         Target::Loader | Target::Ptx => vec![
             "ld.global.f32",
             "st.global.f32",
@@ -306,6 +316,18 @@ impl Seeds {
             }
             Target::Ptx => files_with(&root.join("testdata/corpus/ptx"), ".ptx")?,
             Target::Config => files_with(&root.join("testdata/target_specs"), ".txtpb")?,
+            Target::Mlirbc => {
+                let mut p = files_with(&root.join("testdata/jax_backcompat"), ".mlirbc")?;
+                p.extend(files_with(
+                    &root.join("testdata/jax_exported/models"),
+                    ".mlirbc",
+                )?);
+                p.extend(files_with(&root.join("testdata/vhlo_ops"), ".mlir.bc")?);
+                p
+            }
+            Target::JaxExported => {
+                files_with(&root.join("testdata/jax_exported"), ".jax_exported")?
+            }
         };
         let mut seeds = Seeds {
             target,
@@ -403,7 +425,10 @@ impl Seeds {
         }
         let mut out = self.inputs[i].clone();
         for _ in 0..rounds {
-            if self.target == Target::Loader {
+            if matches!(
+                self.target,
+                Target::Loader | Target::Mlirbc | Target::JaxExported
+            ) {
                 mutate::bytes(&mut rng, &mut out, &others);
             } else {
                 mutate::text(&mut rng, &mut out, &others, &self.dictionary);
@@ -448,6 +473,33 @@ fn text(input: &[u8]) -> Result<&str, String> {
 
 fn parse_class(kind: hlo::ParseErrorKind) -> String {
     format!("parse {kind:?}")
+}
+
+fn bytecode_class(e: &hlo::stablehlo::BytecodeError) -> String {
+    use hlo::stablehlo::BytecodeError as E;
+    match e {
+        E::NotBytecode => "not bytecode".into(),
+        E::NewerBytecode { .. } => "newer bytecode".into(),
+        E::NewerVhlo { .. } => "newer vhlo".into(),
+        E::NotPortableArtifact(_) => "not a portable artifact".into(),
+        E::Malformed { .. } => "malformed".into(),
+        E::Unsupported(_) => "unsupported".into(),
+        E::Text { error } => format!("text {}", parse_class(error.kind)),
+        _ => "other".into(),
+    }
+}
+
+fn exported_class(e: &hlo::jax_export::ExportedError) -> String {
+    use hlo::jax_export::ExportedError as E;
+    match e {
+        E::Malformed(_) => "malformed".into(),
+        E::Unsupported { field, .. } => {
+            // The field without its index: `in_avals[3]` and `in_avals[4]` are one class.
+            format!("unsupported {}", field.split('[').next().unwrap_or(field))
+        }
+        E::Module(b) => format!("module {}", bytecode_class(b)),
+        _ => "other".into(),
+    }
 }
 
 /// Most argument bytes the loader target passes to an execution.
@@ -504,6 +556,14 @@ fn entry(
         Target::Stablehlo => hlo::stablehlo::parse_module(text(input)?)
             .map(|_| ())
             .map_err(|e| parse_class(e.kind)),
+        Target::Mlirbc => hlo::stablehlo::parse_bytecode(input)
+            .map(|_| ())
+            .map_err(|e| bytecode_class(&e)),
+        Target::JaxExported => {
+            let e = hlo::jax_export::read(input).map_err(|e| exported_class(&e))?;
+            let _ = e.describe();
+            e.module().map(|_| ()).map_err(|e| exported_class(&e))
+        }
         Target::Ptx => ptx::parse(text(input)?)
             .map(|_| ())
             .map_err(|_| "parse".to_owned()),

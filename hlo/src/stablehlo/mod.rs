@@ -31,10 +31,12 @@
 //! (`12:5: stablehlo.pad: low, high and interior padding differ in length`). Nesting is bounded
 //! ([`MAX_NESTING`]), splat constants are bounded ([`MAX_CONSTANT_ELEMENTS`]); no input panics.
 
+pub mod bytecode;
 mod lower;
 mod parse;
 mod scan;
 
+pub use bytecode::{parse_bytecode, BytecodeError};
 pub use lower::MAX_CONSTANT_ELEMENTS;
 pub use scan::{MAX_NESTING, MAX_RANK};
 
