@@ -603,7 +603,7 @@ fn gather_and_scatter_with_batching_dimensions() {
 #[test]
 fn a_refused_instruction_is_named_once_with_its_line() {
     let module = hlo::parse_module(
-        "HloModule m\n\nENTRY e {\n  k = u64[2] parameter(0)\n  r = (u64[2], u32[8]) rng-bit-generator(k), algorithm=rng_philox\n  ROOT b = u32[8] get-tuple-element(r), index=1\n}\n",
+        "HloModule m\n\nENTRY e {\n  x = c64[8] parameter(0)\n  r = c64[8] fft(x), fft_type=FFT, fft_length={8}\n  ROOT b = c64[8] negate(r)\n}\n",
     )
     .unwrap();
     let e =
@@ -611,7 +611,7 @@ fn a_refused_instruction_is_named_once_with_its_line() {
     let shown = format!("{:#}", anyhow::Error::new(e));
     assert_eq!(
         shown,
-        "code generation for fusion fusion_r: r (rng-bit-generator) at 5:3: rng-bit-generator is not supported by the GPU code generator"
+        "code generation for fusion fusion_r: r (fft) at 5:3: fft is not supported by the GPU code generator"
     );
 }
 

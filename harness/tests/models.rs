@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Nine suites:
+//! in `NAME.io.json`), with default flags. Ten suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -9,6 +9,9 @@
 //!   module text `NAME.mlir`, its portable artifact `NAME.mlirbc` and the serialized `Exported`
 //!   `NAME.jax_exported` (inputs and outputs in the calling convention's order): all three must
 //!   give XLA:CPU's outputs;
+//! - `jax_exported_corpus`: the public corpus (`testdata/corpus/hlo/*.mlir`) as a portable
+//!   artifact and a serialized `Exported` (`testdata/jax_exported/corpus/`, made by
+//!   `tools/jax_exports/corpus_exported.py`), against the corpus io files;
 //! - `jax_linalg`: JAX's linear algebra lowered for CUDA (`testdata/jax_linalg/`, made by
 //!   `tools/jax_linalg/gen.py`), `NAME.mlir` calling JAX's stable cuSOLVER/cuSPARSE custom calls
 //!   and `NAME.hlo`, the same module through XLA's own StableHLO import;
@@ -52,6 +55,9 @@ struct Suite {
     /// Outputs must equal the expected ones exactly (expectations that are the correctly rounded
     /// truth), not only within the dtype's default tolerance.
     exact: bool,
+    /// Where the `NAME.io.json` files are, when not beside the modules (forms of the public
+    /// corpus, whose io files stay in `testdata/corpus/hlo`).
+    io_dir: Option<&'static str>,
 }
 
 const SUITES: &[Suite] = &[
@@ -62,6 +68,7 @@ const SUITES: &[Suite] = &[
         min_cases: 23,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
     },
     Suite {
         name: "jax_exported",
@@ -70,6 +77,16 @@ const SUITES: &[Suite] = &[
         min_cases: 8,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
+    },
+    Suite {
+        name: "jax_exported_corpus",
+        dir: "testdata/jax_exported/corpus",
+        exts: &["mlirbc", "jax_exported"],
+        min_cases: 43,
+        expected_to_fail: &[],
+        exact: false,
+        io_dir: Some("testdata/corpus/hlo"),
     },
     Suite {
         name: "jax_linalg",
@@ -78,6 +95,7 @@ const SUITES: &[Suite] = &[
         min_cases: 21,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
     },
     Suite {
         name: "low_precision",
@@ -86,6 +104,7 @@ const SUITES: &[Suite] = &[
         min_cases: 4,
         expected_to_fail: &[],
         exact: true,
+        io_dir: None,
     },
     Suite {
         name: "chlo",
@@ -94,6 +113,7 @@ const SUITES: &[Suite] = &[
         min_cases: 22,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
     },
     Suite {
         name: "bitcast",
@@ -102,6 +122,7 @@ const SUITES: &[Suite] = &[
         min_cases: 5,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
     },
     Suite {
         name: "rng",
@@ -110,6 +131,7 @@ const SUITES: &[Suite] = &[
         min_cases: 5,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
     },
     Suite {
         name: "complex_dot",
@@ -118,6 +140,7 @@ const SUITES: &[Suite] = &[
         min_cases: 6,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
     },
     Suite {
         name: "fusion_growth",
@@ -126,6 +149,7 @@ const SUITES: &[Suite] = &[
         min_cases: 4,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
     },
 ];
 
@@ -135,10 +159,11 @@ fn trial(suite: &'static Suite, name: &str, ext: &str, target: &str) -> Trial {
     // A bare module (`.mlir`, `.mlirbc` of an export) takes its own arguments, which may differ
     // from the calling convention's inputs (`NAME.module.io.json` then holds them).
     let module_io = dir.join(format!("{name}.module.io.json"));
+    let io_dir = suite.io_dir.map_or_else(|| dir.clone(), |d| root().join(d));
     let io = if ext != "jax_exported" && module_io.exists() {
         module_io
     } else {
-        dir.join(format!("{name}.io.json"))
+        io_dir.join(format!("{name}.io.json"))
     };
     let expected_failure = suite
         .expected_to_fail
@@ -168,8 +193,13 @@ fn trial(suite: &'static Suite, name: &str, ext: &str, target: &str) -> Trial {
 fn case_names(suite: &Suite) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(root().join(suite.dir))
         .map(|d| {
+            let suffix = if suite.io_dir.is_some() {
+                format!(".{}", suite.exts[0])
+            } else {
+                ".io.json".to_owned()
+            };
             d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter_map(|n| n.strip_suffix(".io.json").map(str::to_owned))
+                .filter_map(|n| n.strip_suffix(suffix.as_str()).map(str::to_owned))
                 .filter(|n| !n.ends_with(".module"))
                 .collect()
         })

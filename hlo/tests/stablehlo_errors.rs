@@ -80,8 +80,27 @@ case!(
 );
 case!(function_twice, "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\nfunc.func @main(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n",
     "4:11: func.func @main: function @main defined twice");
-case!(capture_in_reduce, main_with("    %c = stablehlo.constant dense<0.0> : tensor<f32>\n    %0 = stablehlo.reduce(%a init: %c) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n     reducer(%x: tensor<f32>, %y: tensor<f32>) {\n      %s = stablehlo.add %x, %c : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }\n    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<4xf32>\n    return %1 : tensor<4xf32>"),
-    "6:30: stablehlo.add: %c is defined outside this region: the computations of reduce, sort, scatter and the other called regions cannot capture values");
+case!(capture_in_reduce, main_with("    %c = stablehlo.constant dense<0.0> : tensor<f32>\n    %d = stablehlo.add %c, %c : tensor<f32>\n    %0 = stablehlo.reduce(%a init: %c) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n     reducer(%x: tensor<f32>, %y: tensor<f32>) {\n      %s = stablehlo.add %x, %d : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n    }\n    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<4xf32>\n    return %1 : tensor<4xf32>"),
+    "7:30: stablehlo.add: %d is defined outside this region: the computations of reduce, sort, scatter and the other called regions cannot capture values (only constants, which are copied in)");
+
+#[test]
+fn a_constant_from_above_is_copied_into_the_region() {
+    // StableHLO's serializer hoists a comparator's constants out of it (portable artifacts have
+    // them): the constant is copied in, as XLA's MLIR-to-HLO export sinks it.
+    let text = main_with("    %c = stablehlo.constant dense<0.0> : tensor<f32>\n    %0 = stablehlo.reduce(%a init: %c) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n     reducer(%x: tensor<f32>, %y: tensor<f32>) {\n      %s = stablehlo.add %x, %c : tensor<f32>\n      %t = stablehlo.add %s, %y : tensor<f32>\n      stablehlo.return %t : tensor<f32>\n    }\n    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<4xf32>\n    return %1 : tensor<4xf32>");
+    let m = parse_module(&text).unwrap();
+    let reducer = m
+        .computations
+        .iter()
+        .find(|c| c.name.starts_with("region"))
+        .unwrap();
+    let constants = reducer
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == hlo::Opcode::Constant)
+        .count();
+    assert_eq!(constants, 1);
+}
 case!(comparison_direction, main_with("    %0 = stablehlo.compare XX, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n    return %a : tensor<4xf32>"),
     "3:5: stablehlo.compare: unknown comparison_direction XX");
 case!(dot_algorithm, "func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n  %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>\n  return %0 : tensor<2x2xf32>\n}\n",

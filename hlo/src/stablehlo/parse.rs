@@ -431,8 +431,11 @@ impl<'a> Front<'a> {
         let defined_outside = (0..level).any(|l| self.frames[l].values.contains_key(name));
         match kind {
             RegionKind::Function => Err(self.err_at(loc, ParseErrorKind::UndefinedOperand, format!("use of undefined value {shown}"))),
-            RegionKind::Plain if defined_outside => Err(self.err_at(loc, ParseErrorKind::UndefinedOperand,
-                format!("{shown} is defined outside this region: the computations of reduce, sort, scatter and the other called regions cannot capture values"))),
+            RegionKind::Plain if defined_outside => match self.sink_constant(level, name, index, loc) {
+                Some(c) => Ok(c),
+                None => Err(self.err_at(loc, ParseErrorKind::UndefinedOperand,
+                    format!("{shown} is defined outside this region: the computations of reduce, sort, scatter and the other called regions cannot capture values (only constants, which are copied in)"))),
+            },
             RegionKind::Plain => Err(self.err_at(loc, ParseErrorKind::UndefinedOperand, format!("use of undefined value {shown}"))),
             RegionKind::LoopCond | RegionKind::LoopBody | RegionKind::Branch => {
                 let key = (name.to_string(), index);
@@ -464,6 +467,39 @@ impl<'a> Front<'a> {
                 Ok(inner)
             }
         }
+    }
+
+    /// A constant defined in an enclosing region, copied into the called region at `level` that
+    /// uses it, as XLA's MLIR-to-HLO export sinks constants into the regions that use them
+    /// (MLIR lets `sort`, `reduce`, ... regions read values from above; HLO's called
+    /// computations cannot). StableHLO's serializer hoists a comparator's constants out of
+    /// it, so portable artifacts have them. `None` when the value is not a constant.
+    fn sink_constant(
+        &mut self,
+        level: usize,
+        name: &str,
+        index: Option<usize>,
+        loc: SourceLoc,
+    ) -> Option<InstrId> {
+        let outer = (0..level)
+            .rev()
+            .find(|&l| self.frames[l].values.contains_key(name))?;
+        let ValDef::One(id) = *self.frames[outer].values.get(name)? else {
+            return None;
+        };
+        if index.is_some_and(|i| i != 0) {
+            return None;
+        }
+        let def = self.frames[outer].instrs.get(id.index())?;
+        if def.opcode != Opcode::Constant {
+            return None;
+        }
+        let (shape, attrs) = (def.shape.clone(), def.attrs.clone());
+        let c = self.add_at(level, Opcode::Constant, shape, vec![], attrs, loc);
+        self.frames[level]
+            .values
+            .insert(name.to_string(), ValDef::One(c));
+        Some(c)
     }
 
     fn push_frame(&mut self, kind: RegionKind, loc: SourceLoc) {
