@@ -18,6 +18,7 @@ use super::builder::{global_bytes, Builder, Reg, RegKind, Src};
 use super::scalar::{self, Val};
 use super::CodegenError;
 
+mod bitcast;
 mod index_map;
 
 /// One index component: a `.b32` register or a compile-time constant.
@@ -560,19 +561,6 @@ impl<'m> Emitter<'m> {
         }
     }
 
-    /// Whether a `bitcast-convert` changes the element width (and so the rank by one).
-    fn bitcast_resizes(ctx: &Ctx<'_>, instr: &Instruction) -> bool {
-        let from = instr
-            .operands
-            .first()
-            .and_then(|&o| ctx.comp.get(o))
-            .and_then(|o| o.shape.element_type());
-        match (from, instr.shape.element_type()) {
-            (Some(a), Some(b)) => a.bit_width() != b.bit_width(),
-            _ => false,
-        }
-    }
-
     fn operand(ctx: &Ctx<'_>, instr: &Instruction, k: usize) -> Result<InstrId, CodegenError> {
         instr
             .operands
@@ -744,25 +732,7 @@ impl<'m> Emitter<'m> {
             }
             H::BitcastConvert if Self::bitcast_resizes(ctx, instr) => {
                 let to = out_ty.ok_or_else(|| err("tuple result".into()))?;
-                let x_id = Self::operand(ctx, instr, 0)?;
-                let from = ctx.comp.get(x_id).and_then(|x| x.shape.element_type());
-                let from = from.ok_or_else(|| err("tuple operand".into()))?;
-                let r = if from.bit_width() > to.bit_width() {
-                    // The output's minor index picks the part of the operand's element.
-                    let (k, outer) = idx.split_last().ok_or_else(|| err("rank 0".into()))?;
-                    let x = self.emit1(ctx, x_id, outer)?;
-                    scalar::bitcast_part(&mut self.b, x, to, k.src())
-                } else {
-                    let ratio = to.bit_width() / from.bit_width();
-                    let mut parts = Vec::with_capacity(ratio as usize);
-                    for k in 0..ratio {
-                        let mut at = idx.to_vec();
-                        at.push(Ix::C(k as u32));
-                        parts.push(self.emit1(ctx, x_id, &at)?);
-                    }
-                    scalar::bitcast_join(&mut self.b, &parts, to)
-                };
-                one(r.map_err(|e| err(e.to_string()))?)
+                one(self.bitcast_resize(ctx, instr, idx, to)?)
             }
             H::Convert | H::BitcastConvert => {
                 let x = self.emit1(ctx, Self::operand(ctx, instr, 0)?, idx)?;

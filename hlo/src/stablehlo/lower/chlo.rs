@@ -716,13 +716,7 @@ fn erf32_le1(m: &mut Math<'_, '_>, x: V) -> V {
 }
 
 fn erfc32(m: &mut Math<'_, '_>, x: V) -> V {
-    let ge1 = erfc32_ge1(m, x);
-    let one = m.c(1.0);
-    let erf = erf32_le1(m, x);
-    let le1 = m.sub(one, erf);
-    let ax = m.un(Opcode::Abs, x);
-    let lt1 = m.cmp(ax, one, LT);
-    m.sel(lt1, le1, ge1)
+    erfc_by_magnitude(m, x, erfc32_ge1, erf32_le1)
 }
 
 fn erfc64_ge1(m: &mut Math<'_, '_>, x: V) -> V {
@@ -807,13 +801,24 @@ fn erf64_le1(m: &mut Math<'_, '_>, x: V) -> V {
 }
 
 fn erfc64(m: &mut Math<'_, '_>, x: V) -> V {
-    let ge1 = erfc64_ge1(m, x);
+    erfc_by_magnitude(m, x, erfc64_ge1, erf64_le1)
+}
+
+/// Erfc as both legalizations assemble it: `1 - erf(x)` below magnitude 1, the erfc
+/// approximation above.
+fn erfc_by_magnitude(
+    m: &mut Math<'_, '_>,
+    x: V,
+    ge1: fn(&mut Math<'_, '_>, V) -> V,
+    le1: fn(&mut Math<'_, '_>, V) -> V,
+) -> V {
+    let above = ge1(m, x);
     let one = m.c(1.0);
-    let erf = erf64_le1(m, x);
-    let le1 = m.sub(one, erf);
+    let erf = le1(m, x);
+    let below = m.sub(one, erf);
     let ax = m.un(Opcode::Abs, x);
     let lt1 = m.cmp(ax, one, LT);
-    m.sel(lt1, le1, ge1)
+    m.sel(lt1, below, above)
 }
 
 const LANCZOS_GAMMA: f64 = 7.0;
