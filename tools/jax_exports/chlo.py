@@ -12,7 +12,6 @@ Writes, per case, into testdata/chlo/ (or the folder given as the first argument
 
 Run: `python3 tools/jax_exports/chlo.py` from the repository root (deterministic inputs).
 """
-import json
 import os
 import re
 import sys
@@ -28,41 +27,16 @@ import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(__file__))
+from export_case import export as write_case  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "chlo")
-DTYPES = {"float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf16", "uint32": "u32"}
 
-
-def render(v):
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return float(v)
-
-
-def arr(x):
-    x = np.asarray(x)
-    dt = DTYPES[str(x.dtype)]
-    flat = x.reshape(-1)
-    if dt == "u32":
-        data = [int(v) for v in flat.tolist()]
-    else:
-        data = [render(v) for v in flat.astype(np.float64).tolist()]
-    return {"dtype": dt, "shape": list(x.shape), "data": data}
 
 
 def export(name, f, *args):
-    lowered = jax.jit(f).lower(*args)
-    text = lowered.as_text()
-    ops = sorted(set(re.findall(r"chlo\.[a-z_0-9]+", text)))
-    with open(os.path.join(OUT, f"{name}.mlir"), "w") as fh:
-        fh.write(text)
-    with open(os.path.join(OUT, f"{name}.hlo"), "w") as fh:
-        fh.write(lowered.as_text(dialect="hlo"))
-    outs = jax.tree_util.tree_leaves(jax.jit(f)(*args))
-    with open(os.path.join(OUT, f"{name}.io.json"), "w") as fh:
-        json.dump({"inputs": [arr(a) for a in args], "outputs": [arr(o) for o in outs]}, fh)
-    print(name, ops)
+    lowered = write_case(OUT, name, f, *args)
+    print(name, sorted(set(re.findall(r"chlo\.[a-z_0-9]+", lowered.as_text()))))
 
 
 def main():

@@ -11,7 +11,6 @@ Writes, per case, into testdata/complex_dot/ (or the folder given as the first a
 
 Run: `python3 tools/jax_exports/complex_dot.py` from the repository root (deterministic seeds).
 """
-import json
 import os
 import sys
 
@@ -23,31 +22,10 @@ jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(__file__))
+from export_case import export as write_case  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "complex_dot")
-DTYPES = {"complex64": "c64", "complex128": "c128", "float32": "f32", "float64": "f64"}
-
-
-def arr(x):
-    x = np.asarray(x)
-    dt = DTYPES[str(x.dtype)]
-    flat = x.reshape(-1)
-    if np.iscomplexobj(flat):
-        data = [float(v) for z in flat.tolist() for v in (z.real, z.imag)]
-    else:
-        data = [float(v) for v in flat.tolist()]
-    return {"dtype": dt, "shape": list(x.shape), "data": data}
-
-
-def export(name, f, *args):
-    lowered = jax.jit(f).lower(*args)
-    with open(os.path.join(OUT, f"{name}.mlir"), "w") as fh:
-        fh.write(lowered.as_text())
-    with open(os.path.join(OUT, f"{name}.hlo"), "w") as fh:
-        fh.write(lowered.as_text(dialect="hlo"))
-    outs = jax.tree_util.tree_leaves(jax.jit(f)(*args))
-    with open(os.path.join(OUT, f"{name}.io.json"), "w") as fh:
-        json.dump({"inputs": [arr(a) for a in args], "outputs": [arr(o) for o in outs]}, fh)
-    print(name)
 
 
 def cplx(rng, shape, dtype):
@@ -58,13 +36,13 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(31)
     for dt, suffix in ((np.complex64, "c64"), (np.complex128, "c128")):
-        export(f"matmul_{suffix}", jnp.matmul, cplx(rng, (6, 5), dt), cplx(rng, (5, 7), dt))
-        export(f"batched_transposed_{suffix}", lambda a, b: jnp.einsum("bik,bjk->bij", a, b),
+        write_case(OUT, f"matmul_{suffix}", jnp.matmul, cplx(rng, (6, 5), dt), cplx(rng, (5, 7), dt))
+        write_case(OUT, f"batched_transposed_{suffix}", lambda a, b: jnp.einsum("bik,bjk->bij", a, b),
                cplx(rng, (3, 4, 5), dt), cplx(rng, (3, 6, 5), dt))
-    export("conj_matvec_c64", lambda m, v: jnp.conj(m).T @ v, cplx(rng, (8, 6), np.complex64),
+    write_case(OUT, "conj_matvec_c64", lambda m, v: jnp.conj(m).T @ v, cplx(rng, (8, 6), np.complex64),
            cplx(rng, (8,), np.complex64))
     u = cplx(rng, (4, 4), np.complex64)
-    export("evolve_c64", lambda u, rho: u @ rho @ jnp.conj(u).T, u, cplx(rng, (4, 4), np.complex64))
+    write_case(OUT, "evolve_c64", lambda u, rho: u @ rho @ jnp.conj(u).T, u, cplx(rng, (4, 4), np.complex64))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ Writes, per case, into testdata/fusion_growth/ (or the folder given as the first
 
 Run: `python3 tools/jax_exports/fusion_growth.py` from the repository root (deterministic seeds).
 """
-import json
 import os
 import sys
 
@@ -23,24 +22,10 @@ from jax import lax
 
 jax.config.update("jax_platforms", "cpu")
 
+sys.path.insert(0, os.path.dirname(__file__))
+from export_case import export as write_case  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "fusion_growth")
-
-
-def arr(x):
-    x = np.asarray(x)
-    return {"dtype": "f32", "shape": list(x.shape), "data": [float(v) for v in x.reshape(-1).tolist()]}
-
-
-def export(name, f, *args):
-    lowered = jax.jit(f).lower(*args)
-    with open(os.path.join(OUT, f"{name}.mlir"), "w") as fh:
-        fh.write(lowered.as_text())
-    with open(os.path.join(OUT, f"{name}.hlo"), "w") as fh:
-        fh.write(lowered.as_text(dialect="hlo"))
-    outs = jax.tree_util.tree_leaves(jax.jit(f)(*args))
-    with open(os.path.join(OUT, f"{name}.io.json"), "w") as fh:
-        json.dump({"inputs": [arr(a) for a in args], "outputs": [arr(o) for o in outs]}, fh)
-    print(name, len(lowered.as_text(dialect="hlo")), "bytes of HLO")
 
 
 def main():
@@ -52,7 +37,7 @@ def main():
         for _ in range(16):
             a = a + jnp.pad(a[1:], (0, 1))
         return a
-    export("pad_slice_levels16", shifts, (rng.standard_normal(256) * 1e-3).astype(np.float32))
+    write_case(OUT, "pad_slice_levels16", shifts, (rng.standard_normal(256) * 1e-3).astype(np.float32))
 
     # A linear recurrence h_t = a_t * h_{t-1} + b_t as an associative scan (S4/Mamba-style).
     def linear_recurrence(a, b):
@@ -61,13 +46,13 @@ def main():
         return lax.associative_scan(combine, (a, b))[1]
     a = rng.uniform(0.5, 1.0, (128,)).astype(np.float32)
     b = rng.standard_normal((128,)).astype(np.float32)
-    export("assoc_scan_recurrence128", linear_recurrence, a, b)
+    write_case(OUT, "assoc_scan_recurrence128", linear_recurrence, a, b)
 
     # The JVPs of cumprod and cummax (associative scans with their tangents).
     x = rng.uniform(0.9, 1.1, (64,)).astype(np.float32)
     t = rng.standard_normal((64,)).astype(np.float32)
-    export("cumprod_jvp64", lambda x, t: jax.jvp(lambda v: lax.cumprod(v, reverse=False), (x,), (t,)), x, t)
-    export("cummax_jvp64", lambda x, t: jax.jvp(lambda v: lax.associative_scan(jnp.maximum, v), (x,), (t,)), x, t)
+    write_case(OUT, "cumprod_jvp64", lambda x, t: jax.jvp(lambda v: lax.cumprod(v, reverse=False), (x,), (t,)), x, t)
+    write_case(OUT, "cummax_jvp64", lambda x, t: jax.jvp(lambda v: lax.associative_scan(jnp.maximum, v), (x,), (t,)), x, t)
 
 
 if __name__ == "__main__":

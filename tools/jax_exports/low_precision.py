@@ -14,7 +14,6 @@ Writes, per case, into testdata/low_precision/ (or the folder given as the first
 
 Run: `python3 tools/jax_exports/low_precision.py` from the repository root (deterministic seeds).
 """
-import json
 import os
 import sys
 
@@ -26,14 +25,11 @@ from jax import lax
 
 jax.config.update("jax_platforms", "cpu")
 
+sys.path.insert(0, os.path.dirname(__file__))
+from export_case import export as write_case  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "low_precision")
-DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
 
-
-def arr(x):
-    x = np.asarray(x)
-    flat = x.reshape(-1).astype(np.float32).tolist()
-    return {"dtype": DTYPES[str(x.dtype)], "shape": list(x.shape), "data": [float(v) for v in flat]}
 
 
 def grid(rng, shape, dtype):
@@ -44,19 +40,14 @@ def grid(rng, shape, dtype):
     return out
 
 
+
 def export(name, f, truth, *args):
-    lowered = jax.jit(f).lower(*args)
-    with open(os.path.join(OUT, f"{name}.mlir"), "w") as fh:
-        fh.write(lowered.as_text())
-    with open(os.path.join(OUT, f"{name}.hlo"), "w") as fh:
-        fh.write(lowered.as_text(dialect="hlo"))
-    outs = truth(*[np.asarray(a).astype(np.float64) for a in args])
     dtype = jax.eval_shape(f, *args).dtype
-    want = np.asarray(outs).astype(dtype)  # f64 -> bf16/f16: one rounding of an exact value
+    # f64 -> bf16/f16: one rounding of an exact value.
+    want = np.asarray(truth(*[np.asarray(a).astype(np.float64) for a in args])).astype(dtype)
+    write_case(OUT, name, f, *args, outputs=[want])
     cpu = np.asarray(jax.jit(f)(*args))
     differ = int(np.sum(cpu.astype(np.float64) != want.astype(np.float64)))
-    with open(os.path.join(OUT, f"{name}.io.json"), "w") as fh:
-        json.dump({"inputs": [arr(a) for a in args], "outputs": [arr(want)]}, fh)
     print(f"{name}: {want.size} outputs, XLA:CPU differs from the rounded truth on {differ}")
 
 

@@ -12,7 +12,6 @@ Writes, per case, into testdata/rng/ (or the folder given as the first argument)
 
 Run: `python3 tools/jax_exports/rng.py` from the repository root (deterministic inputs).
 """
-import json
 import os
 import sys
 
@@ -25,28 +24,10 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(__file__))
+from export_case import export as write_case  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "rng")
-DTYPES = {"uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "float32": "f32"}
-
-
-def arr(x):
-    x = np.asarray(x)
-    dt = DTYPES[str(x.dtype)]
-    flat = x.reshape(-1)
-    data = [float(v) for v in flat.tolist()] if dt == "f32" else [int(v) for v in flat.tolist()]
-    return {"dtype": dt, "shape": list(x.shape), "data": data}
-
-
-def export(name, f, *args):
-    lowered = jax.jit(f).lower(*args)
-    with open(os.path.join(OUT, f"{name}.mlir"), "w") as fh:
-        fh.write(lowered.as_text())
-    with open(os.path.join(OUT, f"{name}.hlo"), "w") as fh:
-        fh.write(lowered.as_text(dialect="hlo"))
-    outs = jax.tree_util.tree_leaves(jax.jit(f)(*args))
-    with open(os.path.join(OUT, f"{name}.io.json"), "w") as fh:
-        json.dump({"inputs": [arr(a) for a in args], "outputs": [arr(o) for o in outs]}, fh)
-    print(name)
 
 
 def main():
@@ -62,7 +43,7 @@ def main():
                 k, bits = lax.rng_bit_generator(k, shape, dtype=dt, algorithm=alg)
                 outs += [k, bits]
             return outs
-        export(f"rng_bit_generator_{aname}", shapes, key)
+        write_case(OUT, f"rng_bit_generator_{aname}", shapes, key)
     for impl in ("rbg", "unsafe_rbg"):
         def sample(k, impl=impl):
             key = jax.random.wrap_key_data(k, impl=impl)
@@ -70,7 +51,7 @@ def main():
             return (jax.random.uniform(k1, (4, 6), jnp.float32), jax.random.bits(k2, (10,), jnp.uint32),
                     jax.random.randint(k2, (8,), 0, 100).astype(jnp.uint32))
         data = jax.random.key_data(jax.random.key(31, impl=impl)).astype(np.uint32)
-        export(f"jax_random_{impl}", sample, data)
+        write_case(OUT, f"jax_random_{impl}", sample, data)
 
 
 if __name__ == "__main__":
