@@ -11,6 +11,7 @@ use hlo::ir::Attrs;
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;
+use crate::passes::emit::Emit;
 use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
 
 /// Rewrites every complex dot of every computation.
@@ -56,18 +57,9 @@ fn expand(
     [ls, rs]: [&Shape; 2],
     push: &mut dyn FnMut(Instruction) -> InstrId,
 ) -> InstrId {
-    let mut count = 0;
+    let mut e = Emit::new(old, "cdot", push);
     let mut emit = |opcode, shape: Shape, operands: Vec<InstrId>, attrs: Attrs| {
-        count += 1;
-        push(Instruction {
-            name: format!("{}.cdot{count}", old.name),
-            opcode,
-            shape,
-            operands,
-            attrs,
-            metadata: old.metadata.clone(),
-            loc: old.loc,
-        })
+        e.op(opcode, shape, operands, attrs)
     };
     let real_of = |s: &Shape| {
         let mut s = s.clone();

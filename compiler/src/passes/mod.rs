@@ -43,6 +43,7 @@ pub mod cond_select;
 pub mod cse;
 pub mod custom_call_layouts;
 pub mod dce;
+mod emit;
 pub mod float_normalization;
 pub mod gemm_operands;
 pub mod inline_calls;

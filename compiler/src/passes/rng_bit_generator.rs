@@ -23,6 +23,7 @@ use hlo::ir::{ArrayLiteral, Attrs, ComparisonDirection, Literal, LiteralValue, R
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType as P, Shape};
 
 use crate::error::CompileError;
+use crate::passes::emit::Emit;
 use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
 
 /// Expands every `rng-bit-generator` of every computation.
@@ -43,9 +44,7 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
             })?;
             let mut push = |i| r.push(i);
             let mut e = E {
-                like: old,
-                push: &mut push,
-                count: 0,
+                e: Emit::new(old, "rng", &mut push),
                 dims: g.dims.clone(),
             };
             Ok(Some(g.expand(&mut e, state)))
@@ -350,11 +349,10 @@ fn add128_scalar(e: &mut E<'_>, lo: InstrId, hi: InstrId, n: InstrId) -> (InstrI
     (sum, hi)
 }
 
-/// Emits instructions named after the one they replace, over the output's dimensions.
+/// Emits instructions named after the one they replace (`NAME.rngK`), over the output's
+/// dimensions.
 struct E<'a> {
-    like: &'a Instruction,
-    push: &'a mut dyn FnMut(Instruction) -> InstrId,
-    count: usize,
+    e: Emit<'a>,
     dims: Vec<i64>,
 }
 
@@ -370,16 +368,7 @@ impl E<'_> {
         operands: Vec<InstrId>,
         attrs: Attrs,
     ) -> InstrId {
-        self.count += 1;
-        (self.push)(Instruction {
-            name: format!("{}.rng{}", self.like.name, self.count),
-            opcode,
-            shape,
-            operands,
-            attrs,
-            metadata: self.like.metadata.clone(),
-            loc: self.like.loc,
-        })
+        self.e.op(opcode, shape, operands, attrs)
     }
 
     fn op(&mut self, opcode: Opcode, shape: Shape, operands: Vec<InstrId>) -> InstrId {

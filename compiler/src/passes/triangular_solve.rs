@@ -16,12 +16,12 @@
 //!
 //! Complex operands are refused (the code generator has no complex arithmetic).
 use hlo::ir::{
-    ArrayLiteral, Attrs, ComparisonDirection, Computation, Literal, LiteralValue, Transpose,
-    TriangularSolveOptions,
+    Attrs, ComparisonDirection, Computation, LiteralValue, Transpose, TriangularSolveOptions,
 };
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
+use crate::passes::emit::{zero, Emit};
 use crate::passes::rebuild::rebuild;
 
 /// Expands every triangular-solve of every computation.
@@ -130,148 +130,11 @@ impl Problem {
     }
 }
 
-/// Emits instructions named after the instruction they replace (`NAME.PREFIXk`), with its
-/// metadata and location.
-struct Emit<'a> {
-    like: &'a Instruction,
-    prefix: &'static str,
-    push: &'a mut dyn FnMut(Instruction) -> InstrId,
-    count: usize,
-    /// The name of the next instruction instead of a numbered one.
-    next_name: Option<String>,
-}
-
-impl<'a> Emit<'a> {
-    fn new(
-        like: &'a Instruction,
-        prefix: &'static str,
-        push: &'a mut dyn FnMut(Instruction) -> InstrId,
-    ) -> Self {
-        Emit {
-            like,
-            prefix,
-            push,
-            count: 0,
-            next_name: None,
-        }
-    }
-
-    fn op(
-        &mut self,
-        opcode: Opcode,
-        shape: Shape,
-        operands: Vec<InstrId>,
-        attrs: Attrs,
-    ) -> InstrId {
-        self.count += 1;
-        let name = self
-            .next_name
-            .take()
-            .unwrap_or_else(|| format!("{}.{}{}", self.like.name, self.prefix, self.count));
-        (self.push)(Instruction {
-            name,
-            opcode,
-            shape,
-            operands,
-            attrs,
-            metadata: self.like.metadata.clone(),
-            loc: self.like.loc,
-        })
-    }
-
-    fn param(&mut self, shape: Shape, number: i64) -> InstrId {
-        let attrs = Attrs {
-            parameter_number: Some(number),
-            ..Attrs::default()
-        };
-        self.op(Opcode::Parameter, shape, vec![], attrs)
-    }
-
-    fn constant(&mut self, ty: PrimitiveType, v: LiteralValue) -> InstrId {
-        let attrs = Attrs {
-            literal: Some(Literal::Array(ArrayLiteral { values: vec![v] })),
-            ..Attrs::default()
-        };
-        self.op(Opcode::Constant, Shape::scalar(ty), vec![], attrs)
-    }
-
-    fn with_dims(&mut self, opcode: Opcode, shape: Shape, x: InstrId, dims: Vec<i64>) -> InstrId {
-        let attrs = Attrs {
-            dimensions: Some(dims),
-            ..Attrs::default()
-        };
-        self.op(opcode, shape, vec![x], attrs)
-    }
-
-    fn plain(&mut self, opcode: Opcode, shape: Shape, operands: Vec<InstrId>) -> InstrId {
-        self.op(opcode, shape, operands, Attrs::default())
-    }
-
-    fn gte(&mut self, shape: Shape, t: InstrId, index: i64) -> InstrId {
-        let attrs = Attrs {
-            tuple_index: Some(index),
-            ..Attrs::default()
-        };
-        self.op(Opcode::GetTupleElement, shape, vec![t], attrs)
-    }
-
-    fn compare(&mut self, shape: Shape, x: InstrId, y: InstrId, d: ComparisonDirection) -> InstrId {
-        let attrs = Attrs {
-            comparison_direction: Some(d),
-            ..Attrs::default()
-        };
-        self.op(Opcode::Compare, shape, vec![x, y], attrs)
-    }
-
-    /// `pred[n, n]` of `row <direction> column`.
-    fn triangle(&mut self, n: i64, direction: ComparisonDirection) -> InstrId {
-        let s = Shape::array(PrimitiveType::S32, vec![n, n]);
-        let iota = |e: &mut Self, d| {
-            let attrs = Attrs {
-                iota_dimension: Some(d),
-                ..Attrs::default()
-            };
-            e.op(Opcode::Iota, s.clone(), vec![], attrs)
-        };
-        let (rows, cols) = (iota(self, 0), iota(self, 1));
-        let pred = Shape::array(PrimitiveType::Pred, vec![n, n]);
-        self.compare(pred, rows, cols, direction)
-    }
-
-    fn dynamic_slice(&mut self, shape: Shape, x: InstrId, starts: &[InstrId]) -> InstrId {
-        let attrs = Attrs {
-            dynamic_slice_sizes: Some(shape.dims().to_vec()),
-            ..Attrs::default()
-        };
-        let operands = [&[x], starts].concat();
-        self.op(Opcode::DynamicSlice, shape, operands, attrs)
-    }
-
-    fn reduce_sum(&mut self, shape: Shape, x: InstrId, dim: i64, add: ComputationId) -> InstrId {
-        let ty = shape.element_type().unwrap_or(PrimitiveType::F32);
-        let z = self.constant(ty, zero(ty));
-        let attrs = Attrs {
-            dimensions: Some(vec![dim]),
-            to_apply: Some(add),
-            ..Attrs::default()
-        };
-        self.op(Opcode::Reduce, shape, vec![x, z], attrs)
-    }
-}
-
 /// Swaps the last two of `rank` dimensions.
 fn swap_last(rank: usize) -> Vec<i64> {
     let mut p: Vec<i64> = (0..rank as i64).collect();
     p.swap(rank - 2, rank - 1);
     p
-}
-
-fn zero(ty: PrimitiveType) -> LiteralValue {
-    if ty.is_float() {
-        LiteralValue::Float(0.0)
-    } else {
-        LiteralValue::Int(0)
-    }
 }
 
 fn one(ty: PrimitiveType) -> LiteralValue {

@@ -18,12 +18,22 @@ pub fn spec(name: &str) -> PathBuf {
 /// `aot check-hlo MODULE --io IO --target-config TARGET`: `Ok` when it exits 0; otherwise the
 /// exit status or the error, with what the command printed.
 pub fn check(module: &Path, io: &Path, target: &str) -> Result<(), Failed> {
+    run_check(module, io, target, None)
+}
+
+/// `aot check-hlo`, optionally writing the computed outputs (`--write-outputs`).
+fn run_check(
+    module: &Path,
+    io: &Path,
+    target: &str,
+    write_outputs: Option<PathBuf>,
+) -> Result<(), Failed> {
     let args = harness::check_cmd::CheckArgs {
         module: module.to_owned(),
         io: vec![io.to_owned()],
         target_config: spec(target),
         no_command_buffers: false,
-        write_outputs: None,
+        write_outputs,
     };
     let mut out = Vec::new();
     let r = harness::check_cmd::run(&args, &mut out);
@@ -48,21 +58,7 @@ pub fn check_exact(module: &Path, io: &Path, target: &str) -> Result<(), Failed>
         "aot-check-exact-{}-{target}-{stem}.io.json",
         std::process::id()
     ));
-    let args = harness::check_cmd::CheckArgs {
-        module: module.to_owned(),
-        io: vec![io.to_owned()],
-        target_config: spec(target),
-        no_command_buffers: false,
-        write_outputs: Some(written.clone()),
-    };
-    let mut out = Vec::new();
-    let r = harness::check_cmd::run(&args, &mut out);
-    let text = String::from_utf8_lossy(&out).into_owned();
-    match r {
-        Ok(0) => {}
-        Ok(c) => return Err(format!("exit {c}:\n{text}").into()),
-        Err(e) => return Err(format!("error: {e:#}\n{text}").into()),
-    }
+    run_check(module, io, target, Some(written.clone()))?;
     let got = hlo::io::IoCase::read(&written);
     let _ = std::fs::remove_file(&written);
     let got = got.map_err(|e| format!("the written outputs: {e}"))?;
