@@ -20,6 +20,7 @@
 //!
 //! See `docs/compatibility.md` for the rules, the windows and worked examples.
 
+pub mod bounded_read;
 mod census;
 mod date;
 mod diff;
