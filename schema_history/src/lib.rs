@@ -37,6 +37,7 @@ mod inputs;
 mod kernel_header;
 mod model;
 mod policy;
+pub mod proto_limits;
 mod protos;
 mod report;
 mod retype;
