@@ -87,7 +87,7 @@ fn an_option_nested_a_thousand_levels_deep_fails_the_diff_naming_it() {
         root: "t.Root".into(),
         ignorable: "t.ignorable".into(),
     };
-    let e = diff(&opts).err().expect("the diff refuses the head");
+    let e = diff(&opts).expect_err("the diff refuses the head");
     assert_eq!(
         e.to_string(),
         "compiling the protos of working tree: t/root.proto: line 5: nesting deeper than 64 \
