@@ -570,7 +570,7 @@ fn a_stride_zero_gemm_stops_at_its_deadline() {
     let mut l = layout(Order::RowMajor, 2, 2, false, ElemType::F32);
     l.batch_size = 1_000_000_000;
     l.batch_stride = 0;
-    let mut cfg = config(l.clone(), l.clone(), l, ElemType::F32);
+    let mut cfg = config(l, l, l, ElemType::F32);
     let expired = Deadline {
         at: std::time::Instant::now(),
         limit_secs: 2,
