@@ -10,7 +10,6 @@ use std::path::Path;
 
 use anyhow::Context;
 use hlo::eval::{evaluate_with, EvalOptions};
-use hlo::io::IoCase;
 use hlo::literal::Literal;
 
 /// Iterations any one `while` loop may run before evaluation fails: a module whose loop never
@@ -54,7 +53,7 @@ fn evaluate_and_compare(
 ) -> anyhow::Result<bool> {
     let m = hlo::input::read_module(module)?;
     let expected = hlo::io::Expected::for_module(&m);
-    let case = IoCase::read_expecting(io, &expected)
+    let case = crate::npz::read_case(io, &expected)
         .with_context(|| format!("cannot load {}", io.display()))?;
     let args: Vec<Literal> = case.inputs.iter().cloned().map(Literal::Array).collect();
     let options = EvalOptions::with_while_limit(max_while_iterations);

@@ -337,6 +337,10 @@ pub fn replica_path(path: &Path, replica: usize) -> PathBuf {
 
 /// Writes `outputs` computed from `inputs` as an io file at `path`.
 pub fn write_outputs(path: &Path, inputs: &[Array], outputs: &[Array]) -> anyhow::Result<()> {
+    if crate::npz::is_npz(path) {
+        return crate::npz::write_npz(path, inputs, outputs)
+            .with_context(|| format!("cannot write {}", path.display()));
+    }
     let case = IoCase {
         inputs: inputs.to_vec(),
         outputs: outputs.to_vec(),
@@ -438,7 +442,7 @@ pub fn load_run_compare(
     let cases = io
         .iter()
         .map(|p| {
-            IoCase::read_expecting(p, &expected)
+            crate::npz::read_case(p, &expected)
                 .with_context(|| format!("cannot load {}", p.display()))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
