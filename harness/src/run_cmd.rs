@@ -377,10 +377,6 @@ pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result
 }
 
 #[allow(clippy::too_many_arguments)]
-/// Loads `bytes` on devices built from the target config, runs every replica with its io case
-/// and prints verdicts; with `write_outputs`, also writes the computed outputs there (per
-/// replica, [`replica_path`], when there are several) before they are compared. `Ok(true)` when
-/// everything matches.
 /// The io bounds of a loaded executable: each array parameter's element count, each output
 /// leaf's; an io file with longer lists is refused while it is read (hlo::io::Expected).
 fn expected_of(exe: &runtime::Executable) -> hlo::io::Expected {
@@ -407,6 +403,11 @@ fn expected_of(exe: &runtime::Executable) -> hlo::io::Expected {
     hlo::io::Expected::new(inputs, outputs)
 }
 
+/// Loads `bytes` on devices built from the target config, runs every replica with its io case
+/// and prints verdicts; with `write_outputs`, also writes the computed outputs there (per
+/// replica, [`replica_path`], when there are several) before they are compared. `Ok(true)` when
+/// everything matches.
+#[allow(clippy::too_many_arguments)]
 pub fn load_run_compare(
     bytes: &[u8],
     device_kind: &str,
