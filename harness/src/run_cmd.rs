@@ -376,7 +376,6 @@ pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result
     )?))
 }
 
-#[allow(clippy::too_many_arguments)]
 /// The io bounds of a loaded executable: each array parameter's element count, each output
 /// leaf's; an io file with longer lists is refused while it is read (hlo::io::Expected).
 fn expected_of(exe: &runtime::Executable) -> hlo::io::Expected {
