@@ -267,6 +267,7 @@ impl ThunkBuilder<'_> {
                 reduction,
                 config,
                 buffers,
+                source_target_pairs,
             } => {
                 let thunk_info = self.info(name);
                 let buffers = buffers
@@ -308,6 +309,19 @@ impl ThunkBuilder<'_> {
                         Impl::AllGatherStartThunk(pg::AllGatherStartThunkProto {
                             collective_config,
                             buffers,
+                        })
+                    }
+                    hlo::Opcode::CollectivePermute => {
+                        Impl::CollectivePermuteStartThunk(pg::CollectivePermuteStartThunkProto {
+                            buffers,
+                            collective_config,
+                            source_target_pairs: source_target_pairs
+                                .iter()
+                                .map(|&(source, target)| proto::xla::SourceTarget {
+                                    source,
+                                    target,
+                                })
+                                .collect(),
                         })
                     }
                     _ => Impl::ReduceScatterThunk(pg::ReduceScatterThunkProto {

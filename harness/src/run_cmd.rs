@@ -411,7 +411,12 @@ impl DeviceCounts {
     /// The devices `exe` runs on, after checking the asked-for counts against its own.
     pub fn devices_for(self, exe: &Executable) -> anyhow::Result<usize> {
         for (asked, own, flag, field) in [
-            (self.replicas, exe.num_replicas, "--replicas", "replica_count"),
+            (
+                self.replicas,
+                exe.num_replicas,
+                "--replicas",
+                "replica_count",
+            ),
             (
                 self.partitions,
                 exe.num_partitions,
