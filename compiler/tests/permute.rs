@@ -63,13 +63,20 @@ fn by_default_partitions_become_replicas_and_the_permute_an_all_gather() {
     let ops: Vec<_> = entry.instructions.iter().map(|i| i.opcode.name()).collect();
     assert!(ops.contains(&"collective-permute") && ops.contains(&"replica-id"));
     assert!(!ops.contains(&"partition-id"));
-    let p = entry.instructions.iter().find(|i| i.name == "p").expect("p");
+    let p = entry
+        .instructions
+        .iter()
+        .find(|i| i.name == "p")
+        .expect("p");
     assert_eq!(p.attrs.channel_id, None);
     assert_eq!(p.attrs.raw("source_target_pairs"), Some("{{0,1},{1,0}}"));
     // The thunks: a gather of both operands, and the id read twice (the permute's own lookup
     // and the program's), both as replica ids.
     let k = kinds(&exe);
-    assert!(k.contains(&"all-gather") && !k.contains(&"permute"), "{k:?}");
+    assert!(
+        k.contains(&"all-gather") && !k.contains(&"permute"),
+        "{k:?}"
+    );
     assert!(!k.contains(&"partition-id"), "{k:?}");
 }
 
@@ -95,7 +102,10 @@ fn with_the_options_the_permute_is_a_cross_partition_thunk() {
         .collect();
     assert_eq!(pairs, [(0, 1), (1, 0)]);
     let config = p.collective_config.as_ref().expect("config");
-    assert_eq!(config.group_mode, Mode::CollectiveOpGroupModeCrossPartition as i32);
+    assert_eq!(
+        config.group_mode,
+        Mode::CollectiveOpGroupModeCrossPartition as i32
+    );
     assert_eq!(config.op_id, 1);
     assert_eq!(kinds(&exe), ["permute", "partition-id"]);
 }
@@ -118,7 +128,11 @@ fn a_permute_without_a_channel_id_names_replicas() {
     let exe = compile(&module(4, body), false, false);
     let m = embedded(&exe);
     let entry = m.get(m.entry).expect("entry");
-    let p = entry.instructions.iter().find(|i| i.name == "p").expect("p");
+    let p = entry
+        .instructions
+        .iter()
+        .find(|i| i.name == "p")
+        .expect("p");
     assert_eq!(
         p.attrs.raw("source_target_pairs"),
         Some("{{0,0},{1,1},{2,2},{3,3}}")
@@ -132,8 +146,15 @@ fn collectives_over_partitions_become_groups_of_replicas() {
     let m = embedded(&exe);
     let entry = m.get(m.entry).expect("entry");
     let groups = |name: &str| {
-        let i = entry.instructions.iter().find(|i| i.name == name).expect(name);
-        assert_eq!((i.attrs.channel_id, i.attrs.use_global_device_ids), (None, None));
+        let i = entry
+            .instructions
+            .iter()
+            .find(|i| i.name == name)
+            .expect(name);
+        assert_eq!(
+            (i.attrs.channel_id, i.attrs.use_global_device_ids),
+            (None, None)
+        );
         match &i.attrs.replica_groups {
             Some(hlo::ir::ReplicaGroups::List(l)) => l.clone(),
             other => panic!("{other:?}"),
@@ -148,7 +169,8 @@ const WHERE: &str = "unsupported: p (collective-permute) in e";
 
 #[test]
 fn a_pair_out_of_range_is_refused() {
-    let body = "  ROOT p = f32[4] collective-permute(x), channel_id=1, source_target_pairs={{0,2}}\n";
+    let body =
+        "  ROOT p = f32[4] collective-permute(x), channel_id=1, source_target_pairs={{0,2}}\n";
     for permute in [false, true] {
         assert_eq!(
             error(&module(2, body), permute),
@@ -162,7 +184,9 @@ fn a_repeated_target_is_refused() {
     let body = "  ROOT p = f32[4] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{2,1}}\n";
     assert_eq!(
         error(&module(4, body), true),
-        format!("{WHERE}: source_target_pairs has {{2,1}}: a device is a source once and a target once")
+        format!(
+            "{WHERE}: source_target_pairs has {{2,1}}: a device is a source once and a target once"
+        )
     );
 }
 
