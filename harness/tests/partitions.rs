@@ -156,3 +156,48 @@ fn replicas_and_partitions_together_need_emit_partitions() {
         }
     }
 }
+
+/// `aot run` of the native form: one io file per device, verdicts per device, `--partitions`
+/// checked against the executable's, and `--write-outputs` per device (`.deviceD`).
+#[test]
+fn aot_run_takes_one_io_file_per_device() {
+    let c = case("partition_permute");
+    let dir = std::env::temp_dir().join(format!("aot-partitions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let artifact = dir.join("permute.pb");
+    let text = std::fs::read_to_string(&c.module).unwrap();
+    std::fs::write(&artifact, compile_text(&text, &options(true, true))).unwrap();
+    let run = |partitions: Option<usize>| {
+        let args = harness::run_cmd::RunArgs {
+            artifact: artifact.clone(),
+            target_config: repo_root().join("testdata/target_specs/h100_sxm.txtpb"),
+            io: c.io.clone(),
+            replicas: None,
+            partitions,
+            no_command_buffers: false,
+            write_outputs: Some(dir.join("out.io.json")),
+            device: "emulated".into(),
+            profile: false,
+            kernel_ptx: Vec::new(),
+            limits: Default::default(),
+        };
+        let mut out = Vec::new();
+        let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));
+        (r, String::from_utf8_lossy(&out).into_owned())
+    };
+    let (r, out) = run(Some(4));
+    assert_eq!(r, Ok(0), "{out}");
+    assert!(out.contains("device 3 output 2 f32[4]: OK"), "{out}");
+    assert!(out.ends_with("OK: 12 of 12 outputs match\n"), "{out}");
+    let written = IoCase::read(&dir.join("out.device2.io.json")).unwrap();
+    assert_eq!(written.outputs, IoCase::read(&c.io[2]).unwrap().outputs);
+    let (r, _) = run(Some(2));
+    assert_eq!(
+        r.unwrap_err(),
+        format!(
+            "{}: --partitions 2, but the executable's num_partitions is 4",
+            artifact.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

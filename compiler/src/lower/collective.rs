@@ -9,6 +9,9 @@ use crate::error::CompileError;
 
 use super::*;
 
+/// A collective-permute's own group mode (none for other collectives) and its pairs.
+type PermuteMode = (Option<pg::CollectiveOpGroupModeProto>, Vec<(i64, i64)>);
+
 impl Lowerer<'_> {
     pub(super) fn lower_collective(
         &mut self,
@@ -132,7 +135,7 @@ impl Lowerer<'_> {
         &self,
         comp: &Computation,
         instr: &Instruction,
-    ) -> Result<(Option<pg::CollectiveOpGroupModeProto>, Vec<(i64, i64)>), CompileError> {
+    ) -> Result<PermuteMode, CompileError> {
         if instr.opcode != Opcode::CollectivePermute {
             return Ok((None, Vec::new()));
         }
