@@ -65,7 +65,7 @@ fn compiled_matches(allow: bool, target: &str, io: &Path) -> bool {
         "emulated",
         &spec,
         &[io.to_owned()],
-        None,
+        harness::run_cmd::DeviceCounts::default(),
         &runtime::RuntimeFlags::default(),
         false,
         None,

@@ -78,6 +78,7 @@ fn verdict(target: &str, module: &str, ext: &str) -> String {
         target_config: root.join(format!("testdata/target_specs/{target}.txtpb")),
         io: vec![root.join(format!("testdata/corpus/hlo/{module}.io.json"))],
         replicas: None,
+        partitions: None,
         no_command_buffers: false,
         write_outputs: None,
         device: "emulated".into(),

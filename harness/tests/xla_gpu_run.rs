@@ -49,6 +49,7 @@ fn aot_run(artifact: &Path, target: &str, module: &str, ptx: Vec<PathBuf>) -> (u
         target_config: spec(target),
         io: vec![io(module)],
         replicas: None,
+        partitions: None,
         no_command_buffers: false,
         write_outputs: None,
         device: "emulated".into(),

@@ -44,6 +44,10 @@ pub struct RuntimeFlags {
     /// replica-group check keeps one flag per replica, execution one device per replica).
     /// Default 1024.
     pub max_replicas: u64,
+    /// Largest `num_partitions` accepted (step 4), checked as `max_replicas` is, before the count
+    /// sizes anything: a program runs on `replica_count * num_partitions` devices, and the
+    /// replica-group check keeps one flag per device. Default 1024.
+    pub max_partitions: u64,
     /// Longest wall time of one execution, in seconds, before it fails with
     /// `RESOURCE_EXHAUSTED`: checked before every thunk and while iteration, and applied to each
     /// emulated kernel launch by [`crate::EmulatedDevice::with_flags`] (so one execution is bounded
@@ -112,6 +116,7 @@ impl Default for RuntimeFlags {
             collective_timeout_secs: 120,
             ptx_check: PtxCheck::Signatures,
             max_replicas: 1024,
+            max_partitions: 1024,
             max_execution_secs: 120,
             emulator_host_memory_bytes: 8 << 30,
         }
@@ -153,6 +158,7 @@ pub fn defaults() -> Vec<(&'static str, String)> {
         ),
         ("ptx_check", d.ptx_check.as_str().to_string()),
         ("max_replicas", d.max_replicas.to_string()),
+        ("max_partitions", d.max_partitions.to_string()),
         ("max_execution_secs", d.max_execution_secs.to_string()),
         (
             "emulator_host_memory_bytes",
@@ -177,6 +183,7 @@ pub const LIMITS: &[&str] = &[
     "emulator_instruction_floor",
     "collective_timeout_secs",
     "max_replicas",
+    "max_partitions",
     "max_execution_secs",
     "emulator_host_memory_bytes",
 ];

@@ -21,6 +21,7 @@ pub mod execute;
 pub mod ffi;
 pub mod flags;
 pub mod gemm;
+pub mod groups;
 pub mod host;
 pub mod kernel_ptx;
 pub mod load;

@@ -183,7 +183,7 @@ pub enum Op {
         /// `CustomCallApiVersion` value of the HLO's `api_version=` (ORIGINAL when absent).
         api_version: i32,
     },
-    /// all-reduce / all-gather / reduce-scatter.
+    /// all-reduce / all-gather / reduce-scatter / collective-permute.
     Collective {
         /// Profile annotation.
         name: String,
@@ -196,6 +196,8 @@ pub enum Op {
         config: pg::CollectiveConfigProto,
         /// (element count, source, destination) per buffer.
         buffers: Vec<(i64, Loc, Loc)>,
+        /// A collective-permute's (source, target) pairs; empty for the others.
+        source_target_pairs: Vec<(i64, i64)>,
     },
 }
 

@@ -64,6 +64,8 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     ("ptx_check", KERNEL_THUNKS),
     // Checked against `replica_count` at load, before it sizes anything.
     ("max_replicas", ANY_ARTIFACT),
+    // Checked against `num_partitions` at load, before it sizes anything.
+    ("max_partitions", ANY_ARTIFACT),
     // The wall-time limit of every execution (per while iteration and per emulated launch).
     ("max_execution_secs", ANY_ARTIFACT),
     // Bounds every emulated allocation the artifact declares.
