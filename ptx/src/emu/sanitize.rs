@@ -262,12 +262,18 @@ impl VarMap {
                 )
             })
             .collect();
-        nearest(
-            &regions,
-            off,
-            size as u64,
-            &format!("no {} variable", self.space),
-        )
+        // Shared and local addresses are 32-bit: one past 2^31 is a negative offset (`[p+-8]`),
+        // before the first variable rather than far past the last.
+        if (1 << 31..1 << 32).contains(&off) {
+            if let Some((lo, _, name)) = regions.first() {
+                return format!(
+                    "{} bytes before the start of {name}",
+                    (1u64 << 32) - off + lo
+                );
+            }
+        }
+        let none = format!("no {} variable", self.space);
+        nearest(&regions, off, size as u64, &none)
     }
 }
 
