@@ -425,3 +425,43 @@ fn faults_are_typed() {
         "{err}"
     );
 }
+
+/// Threads 0 and 32 (two warps) store to `s` with no barrier: `value` is the stored register.
+fn double_store_kernel(value: &str) -> String {
+    module(&format!(
+        r#"
+.visible .entry k()
+{{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .shared .align 4 .b32 s;
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 31;
+    setp.ne.u32 %p1, %r2, 0;
+    @%p1 bra DONE;
+    st.shared.u32 [s], {value};
+DONE:
+    ret;
+}}
+"#
+    ))
+}
+
+#[test]
+fn racecheck_reports_two_warps_writing_different_values_only() {
+    let opts = LaunchOptions {
+        racecheck: true,
+        ..LaunchOptions::default()
+    };
+    // The same value from both warps (a replicated store, as Triton's epilogues do): benign.
+    let m = load(&double_store_kernel("7"));
+    let dims = ([1; 3], [64, 1, 1], 0);
+    emu::launch_sliced(&m, "k", dims, &[], &[], &mut Memory::new(), &opts)
+        .expect("identical bytes are no race");
+    let m = load(&double_store_kernel("%r1"));
+    let msg = fails(&m, 64, &[], &[], &mut Memory::new(), opts);
+    assert_eq!(
+        msg,
+        "shared-memory race: write-after-write hazard on 4 bytes at shared address 0x0 with tid (0,0,0) since the last barrier (kernel `k`, function `k`, pc 4 `st.shared.u32 [s], %r1`, ctaid (0,0,0), tid (32,0,0))"
+    );
+}

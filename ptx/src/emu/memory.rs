@@ -3,8 +3,9 @@
 //! * **Global** memory is a set of allocations addressed by 64-bit device addresses starting at
 //!   [`GLOBAL_BASE`], each on a 4 GiB boundary and followed by at least 2 GiB unmapped, so
 //!   running off either end of a buffer is reported instead of silently reading its neighbour.
-//!   Every access is bounds- and alignment-checked. The backing store is `AtomicU64` words and
-//!   every kernel access goes through a relaxed atomic view of its natural size
+//!   Every kernel access is alignment-checked, and bounds-checked by the launch's region table
+//!   (`sanitize`: one allocation, or one argument's slice of it). The backing store is
+//!   `AtomicU64` words and every kernel access goes through a relaxed atomic view of its natural size
 //!   (`AtomicU8`..`AtomicU64`), so CTAs running on several OS threads never race in the Rust
 //!   sense, and `atom.*` are real atomic read-modify-writes on the same bytes.
 //! * **Shared** memory is a byte array per CTA (static variables first, dynamic shared memory

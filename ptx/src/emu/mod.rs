@@ -13,8 +13,13 @@
 //!   resolved branch targets, constants folded into rows, `.func` calls inlined).
 //! * The engine runs warps of 32 lanes in lockstep with *minimum-pc* reconvergence (see the
 //!   `exec` module docs), barriers per thread, CTAs in parallel on OS threads.
-//! * [`Memory`] is the device: bounds- and alignment-checked global allocations backed by atomic
-//!   words, so concurrent CTAs and `atom.*` are race-free; shared/local/param memory per CTA.
+//! * [`Memory`] is the device: alignment-checked global allocations backed by atomic words, so
+//!   concurrent CTAs and `atom.*` are race-free; shared/local/param memory per CTA.
+//! * The emulator is a sanitizer (module `sanitize`): every global access is checked against the
+//!   launch's buffers (argument slices given to [`launch_sliced`], module variables), every
+//!   shared and local access against its variable, with an error naming the nearest buffer and
+//!   the distance; [`LaunchOptions::initcheck`] and [`LaunchOptions::racecheck`] add
+//!   uninitialised-read and shared-memory race detection.
 //! * Numeric semantics (rounding modes, ftz, saturation, NaN rules, approximations) live in
 //!   [`numeric`].
 //! * Two engines run the same decoded code with bit-identical results, counts and faults: the

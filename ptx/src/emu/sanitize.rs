@@ -306,6 +306,8 @@ pub(crate) struct RaceCell {
     /// Epoch of the last write and the writing thread.
     w_epoch: u32,
     writer: u32,
+    /// The last write changed the byte (else a read sees the same byte in either order).
+    w_changed: bool,
     /// Epoch of the reads, the first reading thread and the first from another warp than it
     /// (`NOBODY` when none): a later write conflicts with one of the two unless every read was
     /// by its own warp.
@@ -318,16 +320,26 @@ const NOBODY: u32 = u32::MAX;
 
 /// Records an access by thread `tid` in `epoch`; returns the conflicting earlier thread and the
 /// hazard when a thread of another warp touched the byte in the same epoch, one of them writing.
-/// Threads of one warp run in lockstep in the emulator and are not compared.
+/// Threads of one warp run in lockstep in the emulator and are not compared. A write that
+/// leaves the byte as it was (`changes` false) conflicts with nothing: whichever order the
+/// threads ran in, every one of them sees the same byte (Triton's epilogues store replicated
+/// accumulators from several warps, the same bytes each).
 #[inline]
 pub(crate) fn race_access(
     cell: &mut RaceCell,
     epoch: u32,
     tid: u32,
     write: bool,
+    changes: bool,
 ) -> Option<(u32, &'static str)> {
     let other_warp = |t: u32| t != NOBODY && t / 32 != tid / 32;
-    if cell.w_epoch == epoch && other_warp(cell.writer) {
+    if write && !changes {
+        cell.w_epoch = epoch;
+        cell.writer = tid;
+        cell.w_changed = false;
+        return None;
+    }
+    if cell.w_epoch == epoch && other_warp(cell.writer) && (write || cell.w_changed) {
         let hazard = if write {
             "write-after-write"
         } else {
@@ -346,6 +358,7 @@ pub(crate) fn race_access(
         }
         cell.w_epoch = epoch;
         cell.writer = tid;
+        cell.w_changed = true;
     } else if cell.r_epoch != epoch {
         cell.r_epoch = epoch;
         cell.reader = tid;
@@ -377,22 +390,23 @@ mod tests {
     #[test]
     fn racecheck_flags_other_warps_only_within_an_epoch() {
         let mut c = RaceCell::default();
-        assert_eq!(race_access(&mut c, 1, 0, true), None);
-        assert_eq!(race_access(&mut c, 1, 5, false), None, "same warp");
+        let r = |c: &mut RaceCell, e, t, w, ch| race_access(c, e, t, w, ch);
+        assert_eq!(r(&mut c, 1, 0, true, true), None);
+        assert_eq!(r(&mut c, 1, 5, false, false), None, "same warp");
         assert_eq!(
-            race_access(&mut c, 1, 40, false),
+            r(&mut c, 1, 40, false, false),
             Some((0, "read-after-write"))
         );
         let mut c = RaceCell::default();
-        assert_eq!(race_access(&mut c, 1, 40, false), None);
+        assert_eq!(r(&mut c, 1, 40, false, false), None);
+        assert_eq!(r(&mut c, 1, 0, true, false), None, "the byte unchanged");
         assert_eq!(
-            race_access(&mut c, 1, 0, true),
-            Some((40, "write-after-read"))
+            r(&mut c, 1, 70, false, false),
+            None,
+            "it reads the same either way"
         );
-        assert_eq!(race_access(&mut c, 2, 0, true), None, "a barrier between");
-        assert_eq!(
-            race_access(&mut c, 2, 64, true),
-            Some((0, "write-after-write"))
-        );
+        assert_eq!(r(&mut c, 1, 0, true, true), Some((40, "write-after-read")));
+        assert_eq!(r(&mut c, 2, 0, true, true), None, "a barrier between");
+        assert_eq!(r(&mut c, 2, 64, true, true), Some((0, "write-after-write")));
     }
 }

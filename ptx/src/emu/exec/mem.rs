@@ -225,7 +225,9 @@ impl<'a> LaunchCtx<'a> {
     }
 
     /// Initcheck and racecheck of a resolved access of `size` bytes by thread `tid` (`addr` is
-    /// what a fault reports); stores and atomics mark the bytes written.
+    /// what a fault reports); stores and atomics mark the bytes written. `value` is what a
+    /// store writes: a byte written with the value it already holds is no race (Triton's
+    /// epilogues store replicated accumulators from several warps, the same bytes each).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn check_init_race(
@@ -237,6 +239,7 @@ impl<'a> LaunchCtx<'a> {
         tid: u32,
         lane: u32,
         access: Access,
+        value: u64,
     ) -> Result<(), Fault> {
         let reads = access != Access::Write;
         let uninit = |sp: Space| Fault::new(FaultKind::Uninit, sp, addr, size, lane).with(access);
@@ -257,9 +260,12 @@ impl<'a> LaunchCtx<'a> {
             Target::Shared(o) => {
                 if self.racecheck && access != Access::Atomic {
                     for b in o..o + size as u64 {
+                        let new = (value >> (8 * (b - o))) as u8;
+                        let changes = m.shared.get(b as usize) != Some(&new);
                         if let Some(cell) = m.race.get_mut(b as usize) {
+                            let write = access == Access::Write;
                             if let Some((other, hazard)) =
-                                race_access(cell, m.epoch, tid, access == Access::Write)
+                                race_access(cell, m.epoch, tid, write, changes)
                             {
                                 let kind = FaultKind::Race(hazard, other);
                                 return Err(Fault::new(kind, Space::Shared, o, size, lane));
@@ -353,7 +359,7 @@ impl<'a> LaunchCtx<'a> {
             .map_err(|f| f.with(Access::Read))?;
         self.check_private(m, &t, size, lane, Access::Read)?;
         if self.initcheck || self.racecheck {
-            self.check_init_race(m, &t, addr, size, tid, lane, Access::Read)?;
+            self.check_init_race(m, &t, addr, size, tid, lane, Access::Read, 0)?;
         }
         let oob = |sp: Space, o: u64| Fault::new(FaultKind::Oob, sp, o, size, lane);
         match t {
@@ -418,7 +424,7 @@ impl<'a> LaunchCtx<'a> {
             .map_err(|f| f.with(Access::Write))?;
         self.check_private(m, &t, size, lane, Access::Write)?;
         if self.initcheck || self.racecheck {
-            self.check_init_race(m, &t, addr, size, tid, lane, Access::Write)?;
+            self.check_init_race(m, &t, addr, size, tid, lane, Access::Write, v)?;
         }
         let oob =
             |sp: Space, o: u64| Fault::new(FaultKind::Oob, sp, o, size, lane).with(Access::Write);
@@ -463,7 +469,7 @@ impl<'a> LaunchCtx<'a> {
             .map_err(|f| f.with(Access::Atomic))?;
         self.check_private(m, &t, size, lane, Access::Atomic)?;
         if self.initcheck || self.racecheck {
-            self.check_init_race(m, &t, addr, size, tid, lane, Access::Atomic)?;
+            self.check_init_race(m, &t, addr, size, tid, lane, Access::Atomic, 0)?;
         }
         let oob =
             |sp: Space, o: u64| Fault::new(FaultKind::Oob, sp, o, size, lane).with(Access::Atomic);
