@@ -53,7 +53,9 @@ fn evaluate_and_compare(
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
     let m = hlo::input::read_module(module)?;
-    let case = IoCase::read(io).with_context(|| format!("cannot load {}", io.display()))?;
+    let expected = hlo::io::Expected::for_module(&m);
+    let case = IoCase::read_expecting(io, &expected)
+        .with_context(|| format!("cannot load {}", io.display()))?;
     let args: Vec<Literal> = case.inputs.iter().cloned().map(Literal::Array).collect();
     let options = EvalOptions::with_while_limit(max_while_iterations);
     let got = evaluate_with(&m, &args, &options)
