@@ -720,7 +720,7 @@ fn mark_private(
     else {
         return Ok(());
     };
-    if reads && bytes.iter().any(|&b| b == 0) {
+    if reads && bytes.contains(&0) {
         return Err(());
     }
     if access != Access::Read {
