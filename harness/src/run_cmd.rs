@@ -167,6 +167,14 @@ pub struct LimitArgs {
     /// Most bytes the emulated device allocates (RuntimeFlags::emulator_host_memory_bytes).
     #[arg(long, default_value_t = RuntimeFlags::default().emulator_host_memory_bytes)]
     pub emulator_host_memory_bytes: u64,
+    /// Initcheck on the emulated device: a kernel read of bytes nothing wrote is an error
+    /// (RuntimeFlags::emulator_initcheck).
+    #[arg(long)]
+    pub emulator_initcheck: bool,
+    /// Racecheck on the emulated device: shared-memory accesses of two warps between barriers,
+    /// one writing, are an error (RuntimeFlags::emulator_racecheck).
+    #[arg(long)]
+    pub emulator_racecheck: bool,
 }
 
 impl Default for LimitArgs {
@@ -178,6 +186,8 @@ impl Default for LimitArgs {
             max_execution_secs: d.max_execution_secs,
             max_while_iterations: d.max_while_iterations,
             emulator_host_memory_bytes: d.emulator_host_memory_bytes,
+            emulator_initcheck: d.emulator_initcheck,
+            emulator_racecheck: d.emulator_racecheck,
         }
     }
 }
@@ -191,6 +201,8 @@ impl LimitArgs {
             max_execution_secs: self.max_execution_secs,
             max_while_iterations: self.max_while_iterations,
             emulator_host_memory_bytes: self.emulator_host_memory_bytes,
+            emulator_initcheck: self.emulator_initcheck,
+            emulator_racecheck: self.emulator_racecheck,
             ..base
         }
     }

@@ -687,7 +687,12 @@ impl Run<'_> {
                 shape: *shape,
                 args: args
                     .iter()
-                    .map(|s| self.addr(s))
+                    .map(|s| {
+                        Ok(crate::device::KernelArg {
+                            address: self.addr(s)?,
+                            size: s.size,
+                        })
+                    })
                     .collect::<Result<Vec<_>>>()?,
             },
             Command::Copy { dst, src, size } => DeviceOp::Copy {

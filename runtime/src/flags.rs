@@ -59,6 +59,17 @@ pub struct RuntimeFlags {
     /// over it fails with `RESOURCE_EXHAUSTED`. Applied by [`crate::EmulatedDevice::new`] (the
     /// default) and [`crate::EmulatedDevice::with_flags`]. Default 8 GiB.
     pub emulator_host_memory_bytes: u64,
+    /// Initcheck on the emulated device: a kernel read of device memory that nothing (host
+    /// write, memset, copy or kernel store) wrote since it was allocated, or of shared or local
+    /// memory the CTA did not write, fails with `INTERNAL` naming kernel, instruction, thread,
+    /// address and buffer. Costs a shadow bit per device byte and the per-lane memory path.
+    /// Applied by [`crate::EmulatedDevice::with_flags`]. Default `false`.
+    pub emulator_initcheck: bool,
+    /// Racecheck on the emulated device: threads of different warps touching one shared-memory
+    /// byte between two barriers, one of them writing, fails with `INTERNAL` naming both
+    /// threads. Costs 16 bytes of shadow per shared byte and the per-lane shared path. Applied
+    /// by [`crate::EmulatedDevice::with_flags`]. Default `false`.
+    pub emulator_racecheck: bool,
 }
 
 /// How much of each kernel's PTX text the load parses (step 6).
@@ -119,6 +130,8 @@ impl Default for RuntimeFlags {
             max_partitions: 1024,
             max_execution_secs: 120,
             emulator_host_memory_bytes: 8 << 30,
+            emulator_initcheck: false,
+            emulator_racecheck: false,
         }
     }
 }
@@ -164,6 +177,8 @@ pub fn defaults() -> Vec<(&'static str, String)> {
             "emulator_host_memory_bytes",
             d.emulator_host_memory_bytes.to_string(),
         ),
+        ("emulator_initcheck", d.emulator_initcheck.to_string()),
+        ("emulator_racecheck", d.emulator_racecheck.to_string()),
     ]
 }
 

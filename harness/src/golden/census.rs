@@ -70,6 +70,9 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     ("max_execution_secs", ANY_ARTIFACT),
     // Bounds every emulated allocation the artifact declares.
     ("emulator_host_memory_bytes", ANY_ARTIFACT),
+    // The emulated device's initcheck and racecheck (off by default).
+    ("emulator_initcheck", KERNEL_THUNKS),
+    ("emulator_racecheck", KERNEL_THUNKS),
 ];
 
 /// For every pass of `runtime::flags::LOAD_PASSES`, the thunk kinds it rewrites.
