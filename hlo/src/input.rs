@@ -383,7 +383,6 @@ pub const UNSUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::CopyStart,
     Opcode::Domain,
     Opcode::DynamicReshape,
-    Opcode::Fft,
     Opcode::GetDimensionSize,
     Opcode::Infeed,
     Opcode::Outfeed,

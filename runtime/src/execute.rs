@@ -524,6 +524,11 @@ impl Run<'_> {
                 }
                 Ok(())
             }
+            ThunkKind::Fft(f) => {
+                let input = (self.addr(&f.input)?, f.input.size);
+                let output = (self.addr(&f.output)?, f.output.size);
+                self.device.fft(f, input, output)
+            }
             ThunkKind::Collective(c) => self.collective(c),
             ThunkKind::CustomKernel(_) => Err(Error::unimplemented(format!(
                 "{}: custom kernels are not executed by this runtime",

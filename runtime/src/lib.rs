@@ -19,6 +19,7 @@ pub mod error;
 pub mod executable;
 pub mod execute;
 pub mod ffi;
+pub mod fft;
 pub mod flags;
 pub mod gemm;
 pub mod groups;

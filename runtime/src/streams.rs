@@ -57,6 +57,10 @@ pub fn accesses(t: &Thunk) -> (Vec<Slice>, Vec<Slice>) {
                 w.push(ws);
             }
         }
+        ThunkKind::Fft(f) => {
+            r.push(f.input);
+            w.push(f.output);
+        }
         ThunkKind::ReplicaId(s) | ThunkKind::PartitionId(s) => w.push(*s),
         ThunkKind::Memzero(s) => w.push(s.slice),
         ThunkKind::Memset32 { destination, .. } | ThunkKind::Memset8 { destination, .. } => {

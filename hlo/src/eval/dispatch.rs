@@ -6,7 +6,7 @@ use super::elementwise::{self, Direction};
 use super::reduce::{self, Reducer};
 use super::{
     arr, array_shape, attr, bitcast, builtin_reducer, convolution, dot, gather, invalid,
-    leaves_to_literal, linalg, movement, pred_result, sort, EvalError, Interp,
+    fft, leaves_to_literal, linalg, movement, pred_result, sort, EvalError, Interp,
 };
 use crate::ir::{
     self, ComparisonDirection, ComparisonType, ComputationId, Instruction, Opcode, RandomAlgorithm,
@@ -330,6 +330,12 @@ pub(super) fn contraction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
             )
             .map_err(|m| invalid(op.name(), m.to_string()))?;
             one(convolution::convolution(lhs, rhs, &geometry, dtype)?)
+        }
+        Opcode::Fft => {
+            nops(1)?;
+            let t = attr(&a.fft_type, op, "fft_type")?;
+            let len = attr(&a.fft_length, op, "fft_length")?;
+            one(fft::fft(array(0)?, *t, len)?)
         }
         Opcode::TriangularSolve => {
             nops(2)?;

@@ -31,6 +31,7 @@ pub mod complex_ops;
 pub mod convolution;
 pub mod dot;
 pub mod elementwise;
+pub mod fft;
 pub mod gather;
 pub mod linalg;
 pub mod movement;
@@ -551,7 +552,7 @@ impl<'m> Interp<'m> {
             | Opcode::DynamicSlice
             | Opcode::DynamicUpdateSlice
             | Opcode::Gather => dispatch::movement(&s),
-            Opcode::Dot | Opcode::Convolution | Opcode::TriangularSolve => {
+            Opcode::Dot | Opcode::Convolution | Opcode::TriangularSolve | Opcode::Fft => {
                 dispatch::contraction(&s)
             }
             Opcode::Reduce

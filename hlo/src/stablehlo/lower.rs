@@ -88,6 +88,7 @@ pub(crate) const STRUCTURED: &[&str] = &[
     "dot_general",
     "dynamic_slice",
     "dynamic_update_slice",
+    "fft",
     "gather",
     "get_tuple_element",
     "if",
@@ -384,6 +385,7 @@ impl Front<'_> {
             | "map"
             | "reduce_precision"
             | "rng_bit_generator"
+            | "fft"
             | "triangular_solve" => self.lower_misc(s, op),
             "convolution" => self.lower_convolution(op),
             "while" => self.lower_while(op),

@@ -353,6 +353,24 @@ pub enum ShapeError {
     /// rfft of other than f32 or f64.
     #[error("rfft needs f32 or f64, found {0}")]
     RfftElementType(PrimitiveType),
+    /// An fft_length of other than 1 to 3 positive lengths, or longer than the operand's rank.
+    #[error("fft_length {length:?} must hold 1 to 3 positive lengths, at most the operand's rank {rank}")]
+    FftLength { length: Vec<i64>, rank: usize },
+    /// An fft, ifft or irfft operand that is not complex.
+    #[error("{fft_type} needs a c64 or c128 operand, found {found}")]
+    FftElementType {
+        fft_type: &'static str,
+        found: PrimitiveType,
+    },
+    /// A transformed dimension that does not match fft_length (irfft's last: length/2+1).
+    #[error("{fft_type} of {operand} with fft_length {length:?}: dimension {dim} must be {want}")]
+    FftDimension {
+        fft_type: &'static str,
+        operand: ArrayShape,
+        length: Vec<i64>,
+        dim: usize,
+        want: i64,
+    },
     /// triangular-solve's `a` that is not `[..., n, n]`.
     #[error("a must be [..., n, n], found {0}")]
     TriangularSolveA(ArrayShape),

@@ -3,7 +3,7 @@
 use super::error::ShapeError;
 use super::infer::*;
 use crate::ir::*;
-use crate::shape::{PrimitiveType, Shape};
+use crate::shape::{ArrayShape, PrimitiveType, Shape};
 
 /// FFT, tokens, dependencies, ids, linear algebra and top-k.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
@@ -14,32 +14,8 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             count(ops, 1, opcode)?;
             let x = arr(ops, 0)?;
             let len = required(a.fft_length.as_ref(), opcode, "fft_length=")?;
-            let mut dims = x.dims.clone();
-            let last = dims.len().checked_sub(1);
-            match required(a.fft_type, opcode, "fft_type=")? {
-                FftType::Fft | FftType::Ifft => array(x.element_type, dims),
-                FftType::Rfft => {
-                    let t = match x.element_type {
-                        PrimitiveType::F32 => PrimitiveType::C64,
-                        PrimitiveType::F64 => PrimitiveType::C128,
-                        t => return fail(ShapeError::RfftElementType(t)),
-                    };
-                    if let (Some(l), Some(&n)) = (last, len.last()) {
-                        if let Some(d) = dims.get_mut(l) {
-                            *d = n / 2 + 1;
-                        }
-                    }
-                    array(t, dims)
-                }
-                FftType::Irfft => {
-                    if let (Some(l), Some(&n)) = (last, len.last()) {
-                        if let Some(d) = dims.get_mut(l) {
-                            *d = n;
-                        }
-                    }
-                    array(x.element_type.complex_component(), dims)
-                }
-            }
+            let t = required(a.fft_type, opcode, "fft_type=")?;
+            fft_shape(x, len, t)?
         }
         AfterAll => Shape::Token,
         AddDependency => {
@@ -124,4 +100,54 @@ fn triangular_solve(cx: &Inst<'_>) -> R<Shape> {
         });
     }
     Ok(Shape::Array(y.clone()).without_layout())
+}
+
+/// XLA's `InferFftShape`: 1 to 3 transformed (trailing) dimensions that match `fft_length`;
+/// rfft keeps `n/2+1` of the last, irfft takes `n/2+1` and gives `n`.
+fn fft_shape(x: &ArrayShape, len: &[i64], t: FftType) -> R<Shape> {
+    let rank = x.dims.len();
+    if len.is_empty() || len.len() > 3 || len.len() > rank || len.iter().any(|&n| n <= 0) {
+        return fail(ShapeError::FftLength {
+            length: len.to_vec(),
+            rank,
+        });
+    }
+    let first = rank - len.len();
+    let complex = matches!(x.element_type, PrimitiveType::C64 | PrimitiveType::C128);
+    let out_type = match t {
+        FftType::Rfft => match x.element_type {
+            PrimitiveType::F32 => PrimitiveType::C64,
+            PrimitiveType::F64 => PrimitiveType::C128,
+            t => return fail(ShapeError::RfftElementType(t)),
+        },
+        _ if !complex => {
+            return fail(ShapeError::FftElementType {
+                fft_type: t.name(),
+                found: x.element_type,
+            })
+        }
+        FftType::Irfft => x.element_type.complex_component(),
+        FftType::Fft | FftType::Ifft => x.element_type,
+    };
+    let mut dims = x.dims.clone();
+    for (k, &n) in len.iter().enumerate() {
+        let dim = first + k;
+        let last = k + 1 == len.len();
+        let want = if last && t == FftType::Irfft { n / 2 + 1 } else { n };
+        if x.dims.get(dim) != Some(&want) {
+            return fail(ShapeError::FftDimension {
+                fft_type: t.name(),
+                operand: x.clone(),
+                length: len.to_vec(),
+                dim,
+                want,
+            });
+        }
+        if last {
+            if let Some(d) = dims.get_mut(dim) {
+                *d = if t == FftType::Rfft { n / 2 + 1 } else { n };
+            }
+        }
+    }
+    Ok(array(out_type, dims))
 }

@@ -10,7 +10,7 @@ use proto::stream_executor::{gpu_device_info_proto, GpuTargetConfigProto};
 
 use crate::error::{invalid, Error, Result};
 use crate::gemm;
-use crate::thunks::{GemmConfig, KernelModule};
+use crate::thunks::{FftThunk, GemmConfig, KernelModule};
 
 mod cublas;
 pub mod cuda;
@@ -296,6 +296,21 @@ pub trait Device: Send + Sync + fmt::Debug {
     /// runs the native implementation on host copies of the buffers.
     fn gemm(&self, config: &GemmConfig, buffers: GemmBuffers) -> Result<()> {
         host_gemm(self, config, buffers, None)
+    }
+    /// The FFT thunk from the `input` to the `output` (address, size) (docs/artifact.md "Fft").
+    /// The default runs [`crate::fft`] on host copies of the buffers.
+    fn fft(&self, thunk: &FftThunk, input: (u64, u64), output: (u64, u64)) -> Result<()> {
+        let mut x = vec![0u8; host_len(input.1, "fft input")?];
+        self.read(input.0, &mut x)?;
+        let y = crate::fft::execute(thunk, &x)?;
+        if y.len() as u64 != output.1 {
+            return Err(Error::internal(format!(
+                "fft wrote {} bytes into an output of {}",
+                y.len(),
+                output.1
+            )));
+        }
+        self.write(output.0, &y)
     }
     /// Runs a command buffer's operations (addresses of this execution) as one unit when the
     /// device has such a thing: the CUDA device captures them into a CUDA graph on first use

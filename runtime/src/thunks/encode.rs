@@ -155,6 +155,20 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             // GemmThunkProto.
             gemm_config_xyz: None,
         }),
+        ThunkKind::Fft(f) => Impl::FftThunk(FftThunkProto {
+            fft_type: match f.kind {
+                FftKind::Fft => proto::xla::FftType::Fft,
+                FftKind::Ifft => proto::xla::FftType::Ifft,
+                FftKind::Rfft => proto::xla::FftType::Rfft,
+                FftKind::Irfft => proto::xla::FftType::Irfft,
+            } as i32,
+            // Lengths were validated positive (< 2^63) at decode.
+            fft_length: f.lengths.iter().map(|&l| l as i64).collect(),
+            input_buffer: Some(sl(&f.input)),
+            output_buffer: Some(sl(&f.output)),
+            input_shape: Some(f.input_shape.clone()),
+            output_shape: Some(f.output_shape.clone()),
+        }),
         ThunkKind::ReplicaId(s) => Impl::ReplicaIdThunk(ReplicaIdThunkProto {
             dest_buffer: Some(sl(s)),
         }),

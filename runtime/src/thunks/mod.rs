@@ -96,6 +96,8 @@ pub enum ThunkKind {
     Kernel(KernelThunk),
     /// A matrix multiplication.
     Gemm(Box<GemmThunk>),
+    /// A Fourier transform (cuFFT in XLA:GPU).
+    Fft(Box<FftThunk>),
     /// Writes the replica id (u32).
     ReplicaId(Slice),
     /// Writes the partition id (u32).
@@ -138,6 +140,7 @@ impl ThunkKind {
             ThunkKind::While(_) => "while_thunk",
             ThunkKind::Kernel(_) => "kernel_thunk",
             ThunkKind::Gemm(_) => "gemm_thunk",
+            ThunkKind::Fft(_) => "fft_thunk",
             ThunkKind::ReplicaId(_) => "replica_id_thunk",
             ThunkKind::PartitionId(_) => "partition_id_thunk",
             ThunkKind::Memzero(_) => "memzero_thunk",
@@ -149,6 +152,54 @@ impl ThunkKind {
             ThunkKind::CommandBuffer(_) => "command_buffer",
         }
     }
+}
+
+/// Which transform an [`FftThunk`] computes (`xla.FftType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FftKind {
+    /// Forward complex-to-complex.
+    Fft,
+    /// Inverse complex-to-complex, scaled by `1/N`.
+    Ifft,
+    /// Forward real-to-complex: `N/2+1` outputs along the last dimension.
+    Rfft,
+    /// Inverse complex-to-real: `N/2+1` inputs along the last dimension, `N` outputs.
+    Irfft,
+}
+
+impl FftKind {
+    /// The `xla.FftType` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FftKind::Fft => "FFT",
+            FftKind::Ifft => "IFFT",
+            FftKind::Rfft => "RFFT",
+            FftKind::Irfft => "IRFFT",
+        }
+    }
+}
+
+/// `fft_thunk` (docs/artifact.md "Fft"): the transform over the trailing `lengths.len()`
+/// dimensions of every one of `batch` row-major arrays, validated at load against the shapes
+/// and the slices' sizes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FftThunk {
+    /// The transform.
+    pub kind: FftKind,
+    /// `fft_length`: 1 to 3 positive lengths, the transformed dimensions' (logical) sizes.
+    pub lengths: Vec<u64>,
+    /// Product of the input's leading (untransformed) dimensions.
+    pub batch: u64,
+    /// c128 / f64 rather than c64 / f32.
+    pub double: bool,
+    /// The input's bytes.
+    pub input: Slice,
+    /// The output's bytes.
+    pub output: Slice,
+    /// The shapes as the artifact wrote them (re-encoded unchanged).
+    pub input_shape: ShapeProto,
+    /// See `input_shape`.
+    pub output_shape: ShapeProto,
 }
 
 /// `conditional_thunk`.

@@ -337,6 +337,18 @@ impl Front<'_> {
                 a.to_apply = Some(self.region_at(op, 0)?.comp);
                 Opcode::Map
             }
+            "fft" => {
+                // `type = FFT, length = [8]` (pretty) or `fft_type = #stablehlo<fft_type FFT>,
+                // fft_length = array<i64: 8>` (generic).
+                self.count(op, 1)?;
+                a.fft_type = Some(match op.get(&["fft_type", "type"]) {
+                    Some(Attr::Enum(e)) => FftType::from_name(e)
+                        .ok_or_else(|| self.bad(op, format!("unknown fft_type {e}")))?,
+                    _ => return Err(self.bad(op, "fft needs fft_type FFT, IFFT, RFFT or IRFFT")),
+                });
+                a.fft_length = Some(self.req_ints(op, &["fft_length", "length"])?);
+                Opcode::Fft
+            }
             "triangular_solve" => {
                 a.triangular_solve = Some(self.triangular_solve_options(op)?);
                 Opcode::TriangularSolve

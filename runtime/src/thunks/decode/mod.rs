@@ -17,7 +17,8 @@ use proto::xla::gpu::{
     matrix_layout_proto, AllGatherStartThunkProto, AllReduceStartThunkProto,
     AllToAllStartThunkProto, CollectiveBufferProto, CollectiveConfigProto,
     CollectivePermuteStartThunkProto, ConditionalThunkProto, CopyThunkProto, CustomCallThunkProto,
-    CustomKernelProto, CustomKernelThunkProto, Dim3DProto, GemmConfigProto, GemmThunkProto,
+    CustomKernelProto, CustomKernelThunkProto, Dim3DProto, FftThunkProto, GemmConfigProto,
+    GemmThunkProto,
     KernelThunkProto, LaunchDimensionsProto, MatrixLayoutProto, Memset32BitValueThunkProto,
     Memset8BitValueThunkProto, MemzeroThunkProto, PartitionIdThunkProto, ReduceScatterThunkProto,
     ReplicaIdThunkProto, SequentialThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
@@ -37,6 +38,7 @@ mod collective;
 mod control;
 mod copy;
 mod custom_call;
+mod fft;
 mod gemm;
 mod kernel;
 
@@ -302,6 +304,9 @@ fn thunk(
         Impl::KernelThunk(k) => ThunkKind::Kernel(kernel(ctx, k, &format!("{path}.kernel_thunk"))?),
         Impl::GemmThunk(g) => {
             ThunkKind::Gemm(Box::new(gemm(ctx, g, &format!("{path}.gemm_thunk"))?))
+        }
+        Impl::FftThunk(f) => {
+            ThunkKind::Fft(Box::new(fft::fft(ctx, f, &format!("{path}.fft_thunk"))?))
         }
         Impl::ReplicaIdThunk(ReplicaIdThunkProto { dest_buffer }) => ThunkKind::ReplicaId(id_dest(
             ctx,
