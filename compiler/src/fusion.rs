@@ -61,7 +61,7 @@ pub fn class(instr: &Instruction) -> Class {
         Reduce => Class::Reduce,
         Parameter | Constant | Tuple | GetTupleElement | Bitcast | Dot | While | Conditional
         | CustomCall | AllReduce | AllGather | ReduceScatter | CollectivePermute | ReplicaId
-        | PartitionId | AfterAll | AddDependency | OptimizationBarrier | Call | Fusion => {
+        | PartitionId | AfterAll | AddDependency | OptimizationBarrier | Call | Fusion | Fft => {
             Class::NonKernel
         }
         _ => Class::Standalone,

@@ -56,6 +56,9 @@ pub fn optimize(module: &HloModule, options: &CompileOptions) -> Result<HloModul
     if !options.emit_collective_permute {
         passes::permute::run(&mut m)?;
     }
+    if !options.emit_fft_thunk {
+        passes::fft::run(&mut m)?;
+    }
     passes::run_pipeline(&mut m, options)?;
     Ok(m)
 }

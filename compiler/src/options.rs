@@ -104,6 +104,13 @@ pub struct CompileOptions {
     /// the device's id) and a select with zeros where nothing arrives
     /// ([`crate::passes::permute`]).
     pub emit_collective_permute: bool,
+    /// Staged rollout, stage 1 since 2026-12-04 (issue 31): lower `fft` to an `fft_thunk`
+    /// (cuFFT in XLA:GPU; the runtime's host FFT on the emulated device). Runtimes before
+    /// 2026-12-04 refuse that thunk, so this is **off by default**; the default may flip on
+    /// 2026-12-18. While off, each fft becomes dots with twiddle-factor matrices
+    /// ([`crate::passes::fft`]): the same transform with a DFT's `O(n·eps)` error instead of
+    /// an FFT's `O(log n·eps)`, for lengths up to 1024.
+    pub emit_fft_thunk: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -139,6 +146,7 @@ impl Default for CompileOptions {
             emit_narrow_floats_xla: false,
             emit_partitions: false,
             emit_collective_permute: false,
+            emit_fft_thunk: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -220,6 +220,23 @@ impl ThunkBuilder<'_> {
                     })),
                 }
             }
+            Op::Fft {
+                name,
+                fft_type,
+                fft_length,
+                input,
+                output,
+            } => pg::ThunkProto {
+                thunk_info: self.info(name),
+                r#impl: Some(Impl::FftThunk(pg::FftThunkProto {
+                    fft_type: *fft_type,
+                    fft_length: fft_length.clone(),
+                    input_buffer: Some(asg.slice(input.0)?),
+                    output_buffer: Some(asg.slice(output.0)?),
+                    input_shape: Some(shape_proto(&input.1)?),
+                    output_shape: Some(shape_proto(&output.1)?),
+                })),
+            },
             Op::DeviceId {
                 name,
                 partition,

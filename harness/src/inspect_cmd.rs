@@ -142,6 +142,13 @@ fn kind(t: &ThunkProto) -> String {
                 l.batch_size
             )
         }
+        Impl::FftThunk(f) => format!(
+            "fft {} {:?}",
+            proto::xla::FftType::try_from(f.fft_type)
+                .map(|t| t.as_str_name().to_owned())
+                .unwrap_or_else(|_| f.fft_type.to_string()),
+            f.fft_length
+        ),
         Impl::ReplicaIdThunk(_) => "replica-id".into(),
         Impl::PartitionIdThunk(_) => "partition-id".into(),
         Impl::MemzeroThunk(_) => "memzero".into(),

@@ -157,6 +157,20 @@ pub enum Op {
         /// Branch sequences.
         branches: Vec<Vec<Op>>,
     },
+    /// An `fft` as the FFT thunk (only with `CompileOptions::emit_fft_thunk`; otherwise the
+    /// fft pass has rewritten it into dots).
+    Fft {
+        /// Profile annotation.
+        name: String,
+        /// `xla.FftType` value.
+        fft_type: i32,
+        /// `fft_length`.
+        fft_length: Vec<i64>,
+        /// Operand and its shape.
+        input: (Loc, Shape),
+        /// Result and its shape.
+        output: (Loc, Shape),
+    },
     /// replica-id / partition-id.
     DeviceId {
         /// Profile annotation.

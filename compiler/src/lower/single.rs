@@ -119,6 +119,28 @@ impl Lowerer<'_> {
                 let locs = self.lower_conditional(comp, &instr, env, ops)?;
                 set(env, locs);
             }
+            Opcode::Fft => {
+                let src = operand(0)?;
+                let input = self.one_loc(comp, src, env)?;
+                let t = self.tick();
+                self.use_loc(input, t);
+                let out_shape = instr.shape.without_layout();
+                let dst = self.temp(&out_shape, &instr.name, t);
+                let fft_type = match instr.attrs.fft_type {
+                    Some(hlo::ir::FftType::Fft) | None => proto::xla::FftType::Fft,
+                    Some(hlo::ir::FftType::Ifft) => proto::xla::FftType::Ifft,
+                    Some(hlo::ir::FftType::Rfft) => proto::xla::FftType::Rfft,
+                    Some(hlo::ir::FftType::Irfft) => proto::xla::FftType::Irfft,
+                } as i32;
+                ops.push(Op::Fft {
+                    name: instr.name.clone(),
+                    fft_type,
+                    fft_length: instr.attrs.fft_length.clone().unwrap_or_default(),
+                    input: (input, comp[src].shape.without_layout()),
+                    output: (dst, out_shape),
+                });
+                set(env, vec![dst]);
+            }
             Opcode::ReplicaId | Opcode::PartitionId => {
                 let t = self.tick();
                 let dst = self.temp(&instr.shape, &instr.name, t);

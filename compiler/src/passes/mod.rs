@@ -31,7 +31,8 @@
 //! [`partitions`] (in `compile`, before anything else, so the embedded module is the one the
 //! thunks run: N partitions of one replica as N replicas while `emit_partitions` is off) and
 //! [`permute`] (in `optimize`, first: `collective-permute` as an all-gather, dynamic-slices and
-//! a select while `emit_collective_permute` is off).
+//! a select while `emit_collective_permute` is off). [`fft`] follows it (issue 31): `fft` as
+//! dots with twiddle-factor matrices while `emit_fft_thunk` is off.
 //!
 //! Each pass is one file holding its rule over one computation; the loop over the module and
 //! the rebuild of a computation (topological order, operands remapped) are shared, in
@@ -50,6 +51,7 @@ pub mod cse;
 pub mod custom_call_layouts;
 pub mod dce;
 mod emit;
+pub mod fft;
 pub mod float_normalization;
 pub mod gemm_operands;
 pub mod inline_calls;
