@@ -27,6 +27,9 @@
 //!   `tools/jax_exports/rng.py`), bit for bit (integers compare exactly);
 //! - `complex_dot`: `jnp.matmul` / `einsum` on c64 and c128 (`testdata/complex_dot/`,
 //!   `tools/jax_exports/complex_dot.py`);
+//! - `fft`: `jnp.fft.fft` / `ifft` / `rfft` / `irfft` / `fft2` / `rfftn` on c64 and c128 at
+//!   lengths 8, 12, 100 and odd ones (`testdata/fft/`, `tools/jax_exports/fft.py`), in the
+//!   default form (dots with twiddle matrices); `fft_thunk.rs` runs them as the FFT thunk;
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
 //!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`).
 //!
@@ -138,6 +141,15 @@ const SUITES: &[Suite] = &[
         dir: "testdata/complex_dot",
         exts: &["hlo", "mlir"],
         min_cases: 6,
+        expected_to_fail: &[],
+        exact: false,
+        io_dir: None,
+    },
+    Suite {
+        name: "fft",
+        dir: "testdata/fft",
+        exts: &["hlo", "mlir"],
+        min_cases: 16,
         expected_to_fail: &[],
         exact: false,
         io_dir: None,

@@ -231,7 +231,7 @@ pub fn out(index: Vec<i64>, allocation: i64) -> OutputInfoMapEntry {
     }
 }
 
-fn shape(s: &str) -> proto::xla::ShapeProto {
+pub fn shape(s: &str) -> proto::xla::ShapeProto {
     hlo::convert::shape_to_proto(&hlo::parse_shape(s).unwrap()).unwrap()
 }
 

@@ -2,6 +2,7 @@
 mod common;
 mod execute;
 mod ffi_data;
+mod fft;
 mod ffi_handlers;
 mod ffi_load_errors;
 mod hostile;
