@@ -1,5 +1,5 @@
 //! Hand-written golden cases: artifacts built directly with the proto types, for constructs the
-//! runtime executes but today's compiler does not emit by default (memset32, memset8 and memzero
+//! runtime executes but today's compiler does not emit by default (memset32, memset8, memzero and FFT
 //! thunks, sequential thunks, XLA's device-to-device copies, every registered custom-call name and legacy alias), so a change to their semantics
 //! fails the backward suite like any other break.
 //!
@@ -25,13 +25,14 @@ use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
     matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, CollectiveOpGroupModeProto,
     CollectivePermuteStartThunkProto, CustomCallThunkProto, DeviceToDeviceCopyThunkProto,
+    FftThunkProto,
     GemmConfigProto, GemmThunkProto, GpuExecutableProto, MatrixLayoutProto,
     Memset32BitValueThunkProto, Memset8BitValueThunkProto, MemzeroThunkProto,
     NullableShapedSliceProto, SequentialThunkProto, ShapedCopyThunkProto, ShapedSliceProto,
     ThunkInfoProto, ThunkProto,
 };
 use proto::xla::{
-    BufferAllocationProto, CustomCallApiVersion, PrimitiveType, ProgramShapeProto, ShapeIndexProto,
+    BufferAllocationProto, CustomCallApiVersion, FftType, PrimitiveType, ProgramShapeProto, ShapeIndexProto,
 };
 
 use super::census_of;
@@ -402,6 +403,62 @@ fn build_permute(p: &mut GpuExecutableProto) {
     ];
 }
 
+/// out = (FFT of x, RFFT of r) with x = [1, 2, 3, 4] (c64) and r = [1, 2, 3, 4] (f32): sums
+/// over e^{-2πi jk/4} ∈ {1, -i, -1, i}, so X = [10, -2+2i, -2, -2-2i] exactly and the RFFT keeps
+/// its first 4/2+1 = 3. Issue 31: the kind executes since 2026-12-04 and no compiler emits it by
+/// default yet (`emit_fft_thunk`).
+const FFT_MODULE: &str = "HloModule fft_thunk, entry_computation_layout={(c64[4]{0}, f32[4]{0})->(c64[4]{0}, c64[3]{0})}
+
+ENTRY main {
+  x = c64[4]{0} parameter(0)
+  r = f32[4]{0} parameter(1)
+  a = c64[4]{0} fft(x), fft_type=FFT, fft_length={4}
+  b = c64[3]{0} fft(r), fft_type=RFFT, fft_length={4}
+  ROOT out = (c64[4]{0}, c64[3]{0}) tuple(a, b)
+}
+";
+
+const FFT_IO: &str = r#"{"inputs": [{"dtype": "c64", "shape": [4], "data": [1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 4.0, 0.0]}, {"dtype": "f32", "shape": [4], "data": [1.0, 2.0, 3.0, 4.0]}], "outputs": [{"dtype": "c64", "shape": [4], "data": [10.0, 0.0, -2.0, 2.0, -2.0, 0.0, -2.0, -2.0]}, {"dtype": "c64", "shape": [3], "data": [10.0, 0.0, -2.0, 2.0, -2.0, 0.0]}]}
+"#;
+
+fn build_fft(p: &mut GpuExecutableProto) {
+    set_allocations(
+        p,
+        &[(32, Some(0), false), (16, Some(1), false), (32, None, true), (24, None, true)],
+    );
+    p.output_info_map = vec![output_leaf(&[0], 2, false), output_leaf(&[1], 3, false)];
+    let shape = |t: PrimitiveType, n: i64| proto::xla::ShapeProto {
+        element_type: t as i32,
+        dimensions: vec![n],
+        ..Default::default()
+    };
+    let fft = |id: i64, t: FftType, src: i64, dst: i64, shapes: [(PrimitiveType, i64); 2]| {
+        thunk(
+            id,
+            Impl::FftThunk(FftThunkProto {
+                fft_type: t as i32,
+                fft_length: vec![4],
+                input_buffer: Some(slice(src, 0, shapes[0].1 * byte_size(shapes[0].0))),
+                output_buffer: Some(slice(dst, 0, shapes[1].1 * byte_size(shapes[1].0))),
+                input_shape: Some(shape(shapes[0].0, shapes[0].1)),
+                output_shape: Some(shape(shapes[1].0, shapes[1].1)),
+            }),
+        )
+    };
+    p.thunks = vec![
+        fft(1, FftType::Fft, 0, 2, [(PrimitiveType::C64, 4), (PrimitiveType::C64, 4)]),
+        fft(2, FftType::Rfft, 1, 3, [(PrimitiveType::F32, 4), (PrimitiveType::C64, 3)]),
+    ];
+}
+
+fn byte_size(t: PrimitiveType) -> i64 {
+    if t == PrimitiveType::C64 {
+        8
+    } else {
+        4
+    }
+}
+
 /// Every hand-written case, sorted by name: [`CASES`] and JAX's typed-FFI calls.
 pub fn all_cases() -> Vec<&'static HandCase> {
     let mut v: Vec<&'static HandCase> = CASES.iter().chain(jax_ffi::CASES).collect();
@@ -428,6 +485,12 @@ pub const CASES: &[HandCase] = &[
         module: D2D_COPY_MODULE,
         io_json: D2D_COPY_IO,
         build: build_d2d_copy,
+    },
+    HandCase {
+        name: "fft_thunk",
+        module: FFT_MODULE,
+        io_json: FFT_IO,
+        build: build_fft,
     },
     HandCase {
         name: "gemm_passthrough",
