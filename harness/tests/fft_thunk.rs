@@ -43,7 +43,11 @@ fn every_fft_piece_runs_in_both_forms() {
             let got = run_artifact(&bytes, &device, std::slice::from_ref(&want)).unwrap();
             for (g, w) in got[0].outputs.iter().zip(&want.outputs) {
                 let c = compare(g, w, ToleranceRule::PerDtype.tolerance(w));
-                assert!(c.ok, "{name} native={native}: max_abs_err {:e}", c.max_abs_err);
+                assert!(
+                    c.ok,
+                    "{name} native={native}: max_abs_err {:e}",
+                    c.max_abs_err
+                );
             }
         }
     }
@@ -58,7 +62,10 @@ fn the_fallback_refuses_huge_lengths_and_names_the_option() {
     let err = compiler::compile_to_bytes(&module, &target, &compiler::CompileOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("fft_length 4096 needs a 4096x4096 twiddle matrix"), "{err}");
+    assert!(
+        err.contains("fft_length 4096 needs a 4096x4096 twiddle matrix"),
+        "{err}"
+    );
     assert!(err.contains("emit_fft_thunk"), "{err}");
     let mut native = compiler::CompileOptions::default();
     native.emit_fft_thunk = true;

@@ -40,7 +40,9 @@ pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
                 old.attrs.fft_type,
                 old.attrs.fft_length.as_ref(),
             ) else {
-                return Err(refuse("fft needs one operand, fft_type and fft_length".into()));
+                return Err(refuse(
+                    "fft needs one operand, fft_type and fft_length".into(),
+                ));
             };
             let in_shape = r
                 .instrs()
@@ -48,7 +50,11 @@ pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
                 .map(|i| i.shape.clone())
                 .ok_or_else(|| CompileError::Internal(format!("{}: operand missing", old.name)))?;
             for &n in len {
-                let m = if t == FftType::Fft || t == FftType::Ifft { n } else { n / 2 + 1 };
+                let m = if t == FftType::Fft || t == FftType::Ifft {
+                    n
+                } else {
+                    n / 2 + 1
+                };
                 if (n as u64).saturating_mul(m as u64) > MAX_TWIDDLE_ELEMENTS {
                     return Err(refuse(format!(
                         "fft_length {n} needs a {n}x{m} twiddle matrix, more than the {MAX_TWIDDLE_ELEMENTS} elements the DFT fallback embeds; compile with emit_fft_thunk (a runtime from 2026-12-04 on)"
@@ -106,13 +112,25 @@ impl Builder<'_, '_> {
             literal: Some(Literal::Array(ArrayLiteral { values })),
             ..Attrs::default()
         };
-        self.e
-            .op(Opcode::Constant, Shape::array(ty, vec![rows, cols]), vec![], attrs)
+        self.e.op(
+            Opcode::Constant,
+            Shape::array(ty, vec![rows, cols]),
+            vec![],
+            attrs,
+        )
     }
 
     /// `x` (dims `dims`) contracted along `axis` with `w` (`[dims[axis], m]`), the new
     /// dimension of `m` put back at `axis`. Returns the result's dims.
-    fn contract(&mut self, x: InstrId, dims: &[i64], axis: usize, w: InstrId, m: i64, ty: PrimitiveType) -> (InstrId, Vec<i64>) {
+    fn contract(
+        &mut self,
+        x: InstrId,
+        dims: &[i64],
+        axis: usize,
+        w: InstrId,
+        m: i64,
+        ty: PrimitiveType,
+    ) -> (InstrId, Vec<i64>) {
         let mut dot_dims: Vec<i64> = dims.to_vec();
         dot_dims.remove(axis);
         dot_dims.push(m);
@@ -124,9 +142,12 @@ impl Builder<'_, '_> {
             }),
             ..Attrs::default()
         };
-        let dot = self
-            .e
-            .op(Opcode::Dot, Shape::array(ty, dot_dims.clone()), vec![x, w], attrs);
+        let dot = self.e.op(
+            Opcode::Dot,
+            Shape::array(ty, dot_dims.clone()),
+            vec![x, w],
+            attrs,
+        );
         let mut out = dims.to_vec();
         out[axis] = m;
         if axis + 1 == dims.len() {
@@ -142,15 +163,27 @@ impl Builder<'_, '_> {
                 d => d - 1,
             })
             .collect();
-        let t = self.e.with_dims(Opcode::Transpose, Shape::array(ty, out.clone()), dot, perm);
+        let t = self
+            .e
+            .with_dims(Opcode::Transpose, Shape::array(ty, out.clone()), dot, perm);
         (t, out)
     }
 
     /// A complex DFT along `axis` (inverse scaled by `1/n`).
-    fn complex_axis(&mut self, x: InstrId, dims: &[i64], axis: usize, inverse: bool) -> (InstrId, Vec<i64>) {
+    fn complex_axis(
+        &mut self,
+        x: InstrId,
+        dims: &[i64],
+        axis: usize,
+        inverse: bool,
+    ) -> (InstrId, Vec<i64>) {
         let n = dims[axis];
         let nu = n as u64;
-        let (sign, scale) = if inverse { (1.0, 1.0 / n as f64) } else { (-1.0, 1.0) };
+        let (sign, scale) = if inverse {
+            (1.0, 1.0 / n as f64)
+        } else {
+            (-1.0, 1.0)
+        };
         let ty = self.complex();
         let w = self.matrix(ty, n, n, |j, k| {
             let (c, s) = twiddle((j * k) % nu, nu, sign);
@@ -170,7 +203,11 @@ fn expand(
 ) -> InstrId {
     let mut e = Emit::new(old, "fft", push);
     let in_ty = in_shape.element_type().unwrap_or(PrimitiveType::C64);
-    let real = if in_ty.is_complex() { in_ty.complex_component() } else { in_ty };
+    let real = if in_ty.is_complex() {
+        in_ty.complex_component()
+    } else {
+        in_ty
+    };
     let mut b = Builder { e: &mut e, real };
     let mut dims = in_shape.dims().to_vec();
     let rank = dims.len();
@@ -195,7 +232,8 @@ fn expand(
             let (re, d) = b.contract(v, &dims, last, cos, m, real);
             let (im, _) = b.contract(v, &dims, last, sin, m, real);
             let ct = b.complex();
-            v = b.e.plain(Opcode::Complex, Shape::array(ct, d.clone()), vec![re, im]);
+            v =
+                b.e.plain(Opcode::Complex, Shape::array(ct, d.clone()), vec![re, im]);
             dims = d;
             for axis in first..last {
                 (v, dims) = b.complex_axis(v, &dims, axis, false);
@@ -208,8 +246,12 @@ fn expand(
             let h = dims[last];
             let weight = |k: u64| if k == 0 || 2 * k == nu { 1.0 } else { 2.0 } / n_last as f64;
             // x[j] = Σ_k w_k (Re X_k cos θ − Im X_k sin θ), θ = 2π jk/n: rows k, columns j.
-            let cos = b.matrix(real, h, n_last, |k, j| (weight(k) * twiddle((j * k) % nu, nu, 1.0).0, 0.0));
-            let msin = b.matrix(real, h, n_last, |k, j| (-weight(k) * twiddle((j * k) % nu, nu, 1.0).1, 0.0));
+            let cos = b.matrix(real, h, n_last, |k, j| {
+                (weight(k) * twiddle((j * k) % nu, nu, 1.0).0, 0.0)
+            });
+            let msin = b.matrix(real, h, n_last, |k, j| {
+                (-weight(k) * twiddle((j * k) % nu, nu, 1.0).1, 0.0)
+            });
             let part_shape = Shape::array(real, dims.clone());
             let re = b.e.plain(Opcode::Real, part_shape.clone(), vec![v]);
             let im = b.e.plain(Opcode::Imag, part_shape, vec![v]);

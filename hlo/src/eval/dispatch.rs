@@ -5,8 +5,8 @@
 use super::elementwise::{self, Direction};
 use super::reduce::{self, Reducer};
 use super::{
-    arr, array_shape, attr, bitcast, builtin_reducer, convolution, dot, gather, invalid,
-    fft, leaves_to_literal, linalg, movement, pred_result, sort, EvalError, Interp,
+    arr, array_shape, attr, bitcast, builtin_reducer, convolution, dot, fft, gather, invalid,
+    leaves_to_literal, linalg, movement, pred_result, sort, EvalError, Interp,
 };
 use crate::ir::{
     self, ComparisonDirection, ComparisonType, ComputationId, Instruction, Opcode, RandomAlgorithm,

@@ -35,14 +35,31 @@ pub fn fft(x: &Array, t: FftType, len: &[i64]) -> Result<Array, EvalError> {
     let (mut v, wide): (Vec<C>, bool) = match (t, x.data()) {
         (FftType::Rfft, Data::F32(d)) => (d.iter().map(|&r| (f64::from(r), 0.0)).collect(), false),
         (FftType::Rfft, Data::F64(d)) => (d.iter().map(|&r| (r, 0.0)).collect(), true),
-        (FftType::Rfft, d) => return Err(bad(format!("rfft needs f32 or f64, found {}", d.dtype()))),
-        (_, Data::C64(d)) => (d.iter().map(|z| (f64::from(z.re), f64::from(z.im))).collect(), false),
+        (FftType::Rfft, d) => {
+            return Err(bad(format!("rfft needs f32 or f64, found {}", d.dtype())))
+        }
+        (_, Data::C64(d)) => (
+            d.iter()
+                .map(|z| (f64::from(z.re), f64::from(z.im)))
+                .collect(),
+            false,
+        ),
         (_, Data::C128(d)) => (d.iter().map(|z| (z.re, z.im)).collect(), true),
-        (_, d) => return Err(bad(format!("{} needs c64 or c128, found {}", t.name(), d.dtype()))),
+        (_, d) => {
+            return Err(bad(format!(
+                "{} needs c64 or c128, found {}",
+                t.name(),
+                d.dtype()
+            )))
+        }
     };
     let mut dims = x.dims().to_vec();
     for (k, &n) in lens.iter().enumerate() {
-        let want = if k + 1 == lens.len() && t == FftType::Irfft { n / 2 + 1 } else { n };
+        let want = if k + 1 == lens.len() && t == FftType::Irfft {
+            n / 2 + 1
+        } else {
+            n
+        };
         if dims[first + k] != want {
             return Err(bad(format!(
                 "{} of {}: dimension {} must be {want} for fft_length {len:?}",
@@ -53,9 +70,13 @@ pub fn fft(x: &Array, t: FftType, len: &[i64]) -> Result<Array, EvalError> {
         }
     }
     let total: usize = dims.iter().product();
-    let work = lens.iter().fold(0u128, |w, &n| w + total as u128 * (n as u128 + 1));
+    let work = lens
+        .iter()
+        .fold(0u128, |w, &n| w + total as u128 * (n as u128 + 1));
     if work > MAX_WORK {
-        return Err(bad(format!("{work} multiply-adds exceed the evaluator's {MAX_WORK}")));
+        return Err(bad(format!(
+            "{work} multiply-adds exceed the evaluator's {MAX_WORK}"
+        )));
     }
     match t {
         FftType::Fft | FftType::Ifft => {
@@ -173,9 +194,14 @@ mod tests {
     }
 
     fn close(a: &Array, b: &[(f64, f64)]) {
-        let Data::C128(v) = a.data() else { panic!("{a:?}") };
+        let Data::C128(v) = a.data() else {
+            panic!("{a:?}")
+        };
         for (z, w) in v.iter().zip(b) {
-            assert!((z.re - w.0).abs() < 1e-12 && (z.im - w.1).abs() < 1e-12, "{v:?} vs {b:?}");
+            assert!(
+                (z.re - w.0).abs() < 1e-12 && (z.im - w.1).abs() < 1e-12,
+                "{v:?} vs {b:?}"
+            );
         }
         assert_eq!(v.len(), b.len());
     }
@@ -197,7 +223,9 @@ mod tests {
         let s3 = 3f64.sqrt();
         close(&y, &[(21.0, 0.0), (-3.0, s3), (-9.0, 0.0), (0.0, 0.0)]);
         let back = fft(&y, FftType::Irfft, &[2, 3]).unwrap();
-        let Data::F64(v) = back.data() else { panic!("{back:?}") };
+        let Data::F64(v) = back.data() else {
+            panic!("{back:?}")
+        };
         for (a, b) in v.iter().zip([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) {
             assert!((a - b).abs() < 1e-12, "{v:?}");
         }
@@ -207,6 +235,9 @@ mod tests {
     fn refuses_mismatched_lengths() {
         let x = c128(vec![4], &[(0.0, 0.0); 4]);
         let e = fft(&x, FftType::Fft, &[8]).unwrap_err().to_string();
-        assert!(e.contains("dimension 0 must be 8 for fft_length [8]"), "{e}");
+        assert!(
+            e.contains("dimension 0 must be 8 for fft_length [8]"),
+            "{e}"
+        );
     }
 }

@@ -133,7 +133,11 @@ fn fft_shape(x: &ArrayShape, len: &[i64], t: FftType) -> R<Shape> {
     for (k, &n) in len.iter().enumerate() {
         let dim = first + k;
         let last = k + 1 == len.len();
-        let want = if last && t == FftType::Irfft { n / 2 + 1 } else { n };
+        let want = if last && t == FftType::Irfft {
+            n / 2 + 1
+        } else {
+            n
+        };
         if x.dims.get(dim) != Some(&want) {
             return fail(ShapeError::FftDimension {
                 fft_type: t.name(),

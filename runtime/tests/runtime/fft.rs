@@ -38,7 +38,9 @@ fn fft_mut(p: &mut GpuExecutableProto) -> &mut FftThunkProto {
 /// Rows [1, 2, 3, 4] and [i, 0, 0, 0]: spectra [10, -2+2i, -2, -2-2i] and [i, i, i, i].
 #[test]
 fn fft_thunk_transforms_each_row() {
-    let x = f32s(&[1., 0., 2., 0., 3., 0., 4., 0., 0., 1., 0., 0., 0., 0., 0., 0.]);
+    let x = f32s(&[
+        1., 0., 2., 0., 3., 0., 4., 0., 0., 1., 0., 0., 0., 0., 0., 0.,
+    ]);
     let r = run(&fft_artifact(), &RuntimeFlags::default(), &[&x]);
     assert_eq!(
         to_f32s(&r.outputs[0]),

@@ -2,9 +2,9 @@
 mod common;
 mod execute;
 mod ffi_data;
-mod fft;
 mod ffi_handlers;
 mod ffi_load_errors;
+mod fft;
 mod hostile;
 mod load_errors;
 mod mutants;

@@ -25,14 +25,14 @@ use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
     matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, CollectiveOpGroupModeProto,
     CollectivePermuteStartThunkProto, CustomCallThunkProto, DeviceToDeviceCopyThunkProto,
-    FftThunkProto,
-    GemmConfigProto, GemmThunkProto, GpuExecutableProto, MatrixLayoutProto,
+    FftThunkProto, GemmConfigProto, GemmThunkProto, GpuExecutableProto, MatrixLayoutProto,
     Memset32BitValueThunkProto, Memset8BitValueThunkProto, MemzeroThunkProto,
     NullableShapedSliceProto, SequentialThunkProto, ShapedCopyThunkProto, ShapedSliceProto,
     ThunkInfoProto, ThunkProto,
 };
 use proto::xla::{
-    BufferAllocationProto, CustomCallApiVersion, FftType, PrimitiveType, ProgramShapeProto, ShapeIndexProto,
+    BufferAllocationProto, CustomCallApiVersion, FftType, PrimitiveType, ProgramShapeProto,
+    ShapeIndexProto,
 };
 
 use super::census_of;
@@ -407,7 +407,8 @@ fn build_permute(p: &mut GpuExecutableProto) {
 /// over e^{-2πi jk/4} ∈ {1, -i, -1, i}, so X = [10, -2+2i, -2, -2-2i] exactly and the RFFT keeps
 /// its first 4/2+1 = 3. Issue 31: the kind executes since 2026-12-04 and no compiler emits it by
 /// default yet (`emit_fft_thunk`).
-const FFT_MODULE: &str = "HloModule fft_thunk, entry_computation_layout={(c64[4]{0}, f32[4]{0})->(c64[4]{0}, c64[3]{0})}
+const FFT_MODULE: &str =
+    "HloModule fft_thunk, entry_computation_layout={(c64[4]{0}, f32[4]{0})->(c64[4]{0}, c64[3]{0})}
 
 ENTRY main {
   x = c64[4]{0} parameter(0)
@@ -424,7 +425,12 @@ const FFT_IO: &str = r#"{"inputs": [{"dtype": "c64", "shape": [4], "data": [1.0,
 fn build_fft(p: &mut GpuExecutableProto) {
     set_allocations(
         p,
-        &[(32, Some(0), false), (16, Some(1), false), (32, None, true), (24, None, true)],
+        &[
+            (32, Some(0), false),
+            (16, Some(1), false),
+            (32, None, true),
+            (24, None, true),
+        ],
     );
     p.output_info_map = vec![output_leaf(&[0], 2, false), output_leaf(&[1], 3, false)];
     let shape = |t: PrimitiveType, n: i64| proto::xla::ShapeProto {
@@ -446,8 +452,20 @@ fn build_fft(p: &mut GpuExecutableProto) {
         )
     };
     p.thunks = vec![
-        fft(1, FftType::Fft, 0, 2, [(PrimitiveType::C64, 4), (PrimitiveType::C64, 4)]),
-        fft(2, FftType::Rfft, 1, 3, [(PrimitiveType::F32, 4), (PrimitiveType::C64, 3)]),
+        fft(
+            1,
+            FftType::Fft,
+            0,
+            2,
+            [(PrimitiveType::C64, 4), (PrimitiveType::C64, 4)],
+        ),
+        fft(
+            2,
+            FftType::Rfft,
+            1,
+            3,
+            [(PrimitiveType::F32, 4), (PrimitiveType::C64, 3)],
+        ),
     ];
 }
 

@@ -18,8 +18,12 @@ fn types(kind: FftKind) -> [(PrimitiveType, PrimitiveType); 2] {
 /// The dimensions of an array shape, non-negative and in row-major layout (or none).
 fn dims(s: Option<&ShapeProto>, path: &str) -> Result<(PrimitiveType, Vec<u64>)> {
     let s = s.ok_or_else(|| invalid(format!("{path} is not set")))?;
-    let t = PrimitiveType::try_from(s.element_type)
-        .map_err(|_| invalid(format!("{path}.element_type is {}, not a known xla.PrimitiveType", s.element_type)))?;
+    let t = PrimitiveType::try_from(s.element_type).map_err(|_| {
+        invalid(format!(
+            "{path}.element_type is {}, not a known xla.PrimitiveType",
+            s.element_type
+        ))
+    })?;
     let d = s
         .dimensions
         .iter()
@@ -73,10 +77,17 @@ pub(super) fn fft(ctx: &DecodeContext<'_>, f: &FftThunkProto, path: &str) -> Res
     for (i, &l) in f.fft_length.iter().enumerate() {
         match u64::try_from(l) {
             Ok(v) if v > 0 => lengths.push(v),
-            _ => return Err(invalid(format!("{path}.fft_length[{i}] is {l}, must be > 0"))),
+            _ => {
+                return Err(invalid(format!(
+                    "{path}.fft_length[{i}] is {l}, must be > 0"
+                )))
+            }
         }
     }
-    let (in_path, out_path) = (format!("{path}.input_shape"), format!("{path}.output_shape"));
+    let (in_path, out_path) = (
+        format!("{path}.input_shape"),
+        format!("{path}.output_shape"),
+    );
     let (in_t, in_d) = dims(f.input_shape.as_ref(), &in_path)?;
     let (out_t, out_d) = dims(f.output_shape.as_ref(), &out_path)?;
     let [single, wide] = types(kind);
@@ -121,9 +132,20 @@ pub(super) fn fft(ctx: &DecodeContext<'_>, f: &FftThunkProto, path: &str) -> Res
             )));
         }
     }
-    let input = slice(ctx, f.input_buffer.as_ref(), &format!("{path}.input_buffer"))?;
-    let output = slice(ctx, f.output_buffer.as_ref(), &format!("{path}.output_buffer"))?;
-    for (s, t, d, name) in [(input, in_t, &in_d, "input"), (output, out_t, &out_d, "output")] {
+    let input = slice(
+        ctx,
+        f.input_buffer.as_ref(),
+        &format!("{path}.input_buffer"),
+    )?;
+    let output = slice(
+        ctx,
+        f.output_buffer.as_ref(),
+        &format!("{path}.output_buffer"),
+    )?;
+    for (s, t, d, name) in [
+        (input, in_t, &in_d, "input"),
+        (output, out_t, &out_d, "output"),
+    ] {
         let need = bytes(t, d, &format!("{path}.{name}_shape"))?;
         if s.size != need {
             return Err(invalid(format!(

@@ -18,11 +18,10 @@ use proto::xla::gpu::{
     AllToAllStartThunkProto, CollectiveBufferProto, CollectiveConfigProto,
     CollectivePermuteStartThunkProto, ConditionalThunkProto, CopyThunkProto, CustomCallThunkProto,
     CustomKernelProto, CustomKernelThunkProto, Dim3DProto, FftThunkProto, GemmConfigProto,
-    GemmThunkProto,
-    KernelThunkProto, LaunchDimensionsProto, MatrixLayoutProto, Memset32BitValueThunkProto,
-    Memset8BitValueThunkProto, MemzeroThunkProto, PartitionIdThunkProto, ReduceScatterThunkProto,
-    ReplicaIdThunkProto, SequentialThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
-    ThunkSequenceProto, WhileThunkProto,
+    GemmThunkProto, KernelThunkProto, LaunchDimensionsProto, MatrixLayoutProto,
+    Memset32BitValueThunkProto, Memset8BitValueThunkProto, MemzeroThunkProto,
+    PartitionIdThunkProto, ReduceScatterThunkProto, ReplicaIdThunkProto, SequentialThunkProto,
+    ShapedSliceProto, ThunkInfoProto, ThunkProto, ThunkSequenceProto, WhileThunkProto,
 };
 use proto::xla::gpu::{DeviceToDeviceCopyThunkProto, ShapedCopyThunkProto};
 use proto::xla::ReplicaGroup;
