@@ -19,6 +19,7 @@ pub mod literal;
 pub mod parser;
 pub mod precision;
 pub mod printer;
+pub mod sdy;
 pub mod shape;
 pub mod stablehlo;
 pub mod verify;

@@ -40,7 +40,10 @@ fn every_form_prints_back_as_written() {
 #[test]
 fn last_tile_dims_replicated_alone_is_the_short_form() {
     let s = parse_sharding("{devices=[1,2]<=[2] last_tile_dims={replicated}}").unwrap();
-    assert_eq!(s.to_string(), "{devices=[1,2]<=[2] last_tile_dim_replicate}");
+    assert_eq!(
+        s.to_string(),
+        "{devices=[1,2]<=[2] last_tile_dim_replicate}"
+    );
     assert!(s.is_replicated());
 }
 
@@ -113,7 +116,11 @@ fn shardings_survive_the_proto() {
     let mut last = String::new();
     for (i, text) in FORMS.iter().enumerate() {
         let tuple = text.starts_with("{{") || *text == "{}";
-        let shape = if tuple { "(f32[4,4], f32[4,4])" } else { "f32[4,4]" };
+        let shape = if tuple {
+            "(f32[4,4], f32[4,4])"
+        } else {
+            "f32[4,4]"
+        };
         if tuple && *text != "{}" && text.matches("{replicated}").count() > 2 {
             continue; // six elements: covered by the printer test
         }
@@ -147,7 +154,10 @@ fn shardings_survive_the_proto() {
 fn malformed_op_shardings_are_refused() {
     use proto::xla::op_sharding::Type;
     use proto::xla::OpSharding;
-    let m = hlo::parse_module("HloModule m\nENTRY e {\n ROOT p = f32[4] parameter(0), sharding={replicated}\n}\n").unwrap();
+    let m = hlo::parse_module(
+        "HloModule m\nENTRY e {\n ROOT p = f32[4] parameter(0), sharding={replicated}\n}\n",
+    )
+    .unwrap();
     let cases: Vec<(OpSharding, &str)> = vec![
         (
             OpSharding {

@@ -53,7 +53,11 @@ pub(super) fn sharding_to_proto(s: &HloSharding) -> px::OpSharding {
             if t.subgroups == [SubgroupKind::Replicated] {
                 p.replicate_on_last_tile_dim = true;
             } else {
-                p.last_tile_dims = t.subgroups.iter().map(|&k| subgroup_type(k) as i32).collect();
+                p.last_tile_dims = t
+                    .subgroups
+                    .iter()
+                    .map(|&k| subgroup_type(k) as i32)
+                    .collect();
             }
             Type::Other
         }
@@ -125,7 +129,9 @@ fn tiled_from_proto(p: &px::OpSharding) -> Result<ShardingKind, ProtoError> {
         return Err(bad("a tiled sharding with both a device list and an iota"));
     }
     if iota && p.iota_reshape_dims.len() != p.iota_transpose_perm.len() {
-        return Err(bad("iota reshape dimensions and transpose of different ranks"));
+        return Err(bad(
+            "iota reshape dimensions and transpose of different ranks",
+        ));
     }
     if !iota && p.tile_assignment_devices.is_empty() {
         return Err(bad("a tiled sharding without devices"));
@@ -146,7 +152,11 @@ fn tiled_from_proto(p: &px::OpSharding) -> Result<ShardingKind, ProtoError> {
         TileAssignment::Iota {
             dims: p.tile_assignment_dimensions.clone(),
             reshape_dims: p.iota_reshape_dims.clone(),
-            transpose_perm: p.iota_transpose_perm.iter().map(|&d| i64::from(d)).collect(),
+            transpose_perm: p
+                .iota_transpose_perm
+                .iter()
+                .map(|&d| i64::from(d))
+                .collect(),
         }
     } else {
         TileAssignment::Devices {

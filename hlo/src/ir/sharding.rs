@@ -125,7 +125,9 @@ impl TileAssignment {
                 seen.sort_unstable();
                 seen.dedup();
                 if seen.len() != devices.len() || seen.first().is_some_and(|&d| d < 0) {
-                    return Err(format!("device list {devices:?} repeats or has a negative id"));
+                    return Err(format!(
+                        "device list {devices:?} repeats or has a negative id"
+                    ));
                 }
             }
             TileAssignment::Iota {
@@ -137,9 +139,7 @@ impl TileAssignment {
                     format!("iota dimensions {reshape_dims:?} are not positive or too large")
                 })?;
                 if n != count {
-                    return Err(format!(
-                        "iota of {n} devices for a tile array of {count}"
-                    ));
+                    return Err(format!("iota of {n} devices for a tile array of {count}"));
                 }
                 let mut perm = transpose_perm.clone();
                 perm.sort_unstable();
@@ -203,7 +203,10 @@ pub struct Tiling {
 impl Tiling {
     /// How many tile dimensions split the value's dimensions (the rest are subgroups).
     pub fn data_rank(&self) -> usize {
-        self.assignment.dims().len().saturating_sub(self.subgroups.len())
+        self.assignment
+            .dims()
+            .len()
+            .saturating_sub(self.subgroups.len())
     }
 
     /// The tile counts of the value's dimensions.
@@ -406,7 +409,11 @@ impl HloSharding {
         }
         if include_metadata && !self.metadata.is_empty() {
             // `metadata_string` writes the braces of one entry.
-            let items: Vec<String> = self.metadata.iter().map(crate::printer::metadata_string).collect();
+            let items: Vec<String> = self
+                .metadata
+                .iter()
+                .map(crate::printer::metadata_string)
+                .collect();
             if let [one] = items.as_slice() {
                 let _ = write!(out, " metadata={one}");
             } else {

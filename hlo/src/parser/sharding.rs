@@ -43,9 +43,9 @@ impl Parser<'_> {
             self.expect(&TokenKind::RBrace, "'}' closing a sharding")?;
             assemble(parts).map_err(|m| ParseError::new(loc, ParseErrorKind::BadAttribute, m))?
         };
-        sharding
-            .check()
-            .map_err(|m| ParseError::new(loc, ParseErrorKind::BadAttribute, format!("sharding: {m}")))?;
+        sharding.check().map_err(|m| {
+            ParseError::new(loc, ParseErrorKind::BadAttribute, format!("sharding: {m}"))
+        })?;
         Ok(sharding)
     }
 
@@ -170,7 +170,9 @@ impl Parser<'_> {
 fn assemble(p: Parts) -> std::result::Result<HloSharding, String> {
     let no_devices = |what: &str| -> std::result::Result<(), String> {
         if p.device.is_some() || p.assignment.is_some() {
-            return Err(format!("{what} shardings should not have any devices assigned"));
+            return Err(format!(
+                "{what} shardings should not have any devices assigned"
+            ));
         }
         Ok(())
     };

@@ -74,6 +74,8 @@ impl<'a> Front<'a> {
                 self.pretty_reduce(op)
             }
             "while" if op.name == "stablehlo.while" => self.pretty_while(op),
+            "sdy.sharding_constraint" => self.pretty_sharding_constraint(op),
+            "sdy.manual_computation" => self.pretty_manual_computation(op),
             "convolution" if op.name == "stablehlo.convolution" => {
                 self.operand_list_paren(op)?;
                 self.c.expect_kw("dim_numbers")?;
