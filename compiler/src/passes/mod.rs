@@ -50,6 +50,7 @@ pub mod inline_calls;
 pub mod rebuild;
 pub mod rng_bit_generator;
 pub mod simplify;
+pub mod spmd;
 pub mod triangular_solve;
 pub mod while_repeated;
 
@@ -58,6 +59,7 @@ pub type Pass = fn(&mut HloModule) -> Result<(), CompileError>;
 
 /// The passes in pipeline order, with their names.
 pub const PIPELINE: &[(&str, Pass)] = &[
+    ("spmd-partitioner", spmd::run),
     ("inline-calls", inline_calls::run),
     ("annotations", annotations::run),
     ("triangular-solve", triangular_solve::run),
