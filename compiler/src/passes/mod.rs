@@ -1,5 +1,7 @@
 //! The HLO passes that run before fusion, in order:
 //!
+//! 0. [`spmd`]: a program for several devices becomes one device's program (docs/sharding.md);
+//!    nothing else changes.
 //! 1. [`inline_calls`]: inline `call` (and pre-existing `fusion`) instructions.
 //! 2. [`annotations`]: custom calls that only annotate a value (shardings, memory placement)
 //!    become their operand, on one partition.

@@ -13,8 +13,9 @@
 //!
 //! A module is partitioned when it says it is for several devices (`num_partitions`, a Shardy
 //! mesh, or a sharding that names several devices) and carries something to partition (a
-//! sharding that splits a value or marks it manual, or an SPMD custom call). A module that
-//! already is one device's program (`num_partitions` alone) is left as it is. Whatever the
+//! sharding that splits a value or marks it manual, an SPMD custom call, or a Shardy mesh of
+//! several devices). A module that already is one device's program (`num_partitions` alone)
+//! is left as it is. Whatever the
 //! pass cannot partition is refused naming the instruction and the sharding; docs/sharding.md
 //! lists what partitions.
 //!
@@ -60,15 +61,17 @@ pub fn partitions(module: &HloModule) -> Result<Option<i64>, CompileError> {
                 .iter()
                 .any(|i| spmd_call(i) || i.attrs.sharding.as_ref().is_some_and(splits))
         });
-    if !annotated {
-        return Ok(None);
-    }
     let mesh = sdy_import::meshes(module)
         .map_err(CompileError::InvalidModule)?
         .iter()
         .map(|(_, m)| m.devices())
         .max()
         .unwrap_or(1);
+    // A Shardy mesh of several devices is a program for them, replicated where nothing says
+    // otherwise.
+    if !annotated && mesh <= 1 {
+        return Ok(None);
+    }
     let span = module
         .computations
         .iter()

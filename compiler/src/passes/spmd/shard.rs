@@ -141,8 +141,8 @@ mod tests {
         assert_eq!(t.groups_along(0), vec![vec![0, 1]]);
         let t = tiles("{devices=[2,2]<=[2,2]T(1,0)}", 2, 4);
         assert_eq!(t.index_of_device()[2], vec![0, 1]);
-        assert_eq!(t.groups_along(0), vec![vec![0, 2], vec![1, 3]]);
-        assert_eq!(t.groups_along(1), vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(t.groups_along(0), vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(t.groups_along(1), vec![vec![0, 2], vec![1, 3]]);
         let t = tiles("{devices=[2,1,2]<=[4] last_tile_dim_replicate}", 2, 4);
         assert_eq!(t.groups_along(0), vec![vec![0, 2], vec![1, 3]]);
         assert!(t.local_dims(&[3, 2]).is_err());

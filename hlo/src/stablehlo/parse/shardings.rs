@@ -46,6 +46,15 @@ impl<'a> Front<'a> {
                     return Ok(Some(s));
                 }
                 ("sdy.sharding", Attr::Opaque(text)) => {
+                    // Over a mesh of one device a sharding splits nothing (and XLA reads a
+                    // tiling of one device as replicated): no sharding.
+                    if self
+                        .meshes
+                        .iter()
+                        .all(|(_, m)| m.devices() == 1 && m.device_ids.is_empty())
+                    {
+                        return Ok(None);
+                    }
                     return self.sdy_sharding(text, &[]).map(Some).map_err(bad);
                 }
                 _ => {}
