@@ -1,7 +1,6 @@
 //! `sharding={...}`: every form XLA prints parses and prints back byte for byte, converts to
 //! `OpSharding` and back unchanged, and each malformed form is refused with XLA's message.
 use hlo::convert::{from_proto, to_proto};
-use hlo::ir::*;
 use hlo::parse_sharding;
 
 /// Shardings as XLA prints them (jax 0.10.2's HLO and XLA's own tests).
@@ -113,7 +112,6 @@ fn malformed_shardings_are_refused_with_xla_messages() {
 #[test]
 fn shardings_survive_the_proto() {
     let mut body = String::from("HloModule m\n\nENTRY e {\n");
-    let mut last = String::new();
     for (i, text) in FORMS.iter().enumerate() {
         let tuple = text.starts_with("{{") || *text == "{}";
         let shape = if tuple {
@@ -128,10 +126,8 @@ fn shardings_survive_the_proto() {
         body.push_str(&format!(
             "  p{i} = {shape} parameter({i}), sharding={text}\n"
         ));
-        last = format!("p{i}");
     }
-    body.push_str(&format!("  ROOT t = () tuple()\n}}\n"));
-    let _ = last;
+    body.push_str("  ROOT t = () tuple()\n}\n");
     let m = hlo::parse_module(&body).unwrap();
     let p = to_proto(&m).unwrap();
     let back = from_proto(&p).unwrap();

@@ -106,13 +106,12 @@ pub(super) fn sharding_from_proto(p: &px::OpSharding) -> Result<HloSharding, Pro
         Ok(Type::Other) => tiled_from_proto(p)?,
         Err(_) => return Err(ProtoError::ShardingType(p.r#type)),
     };
-    let shard_group = p.is_shard_group.then(|| {
-        if p.shard_group_type == ShardGroupType::Like as i32 {
-            ShardGroup::Like(p.shard_group_id)
-        } else {
-            ShardGroup::As(p.shard_group_id)
-        }
-    });
+    let group = if p.shard_group_type == ShardGroupType::Like as i32 {
+        ShardGroup::Like(p.shard_group_id)
+    } else {
+        ShardGroup::As(p.shard_group_id)
+    };
+    let shard_group = p.is_shard_group.then_some(group);
     let s = HloSharding {
         kind,
         shard_group,

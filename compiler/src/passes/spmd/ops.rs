@@ -72,7 +72,7 @@ pub(crate) fn rule(
         _ => {}
     }
     if !ops.places.iter().any(tiled) {
-        let manual = ops.places.iter().any(|p| *p == Place::Manual);
+        let manual = ops.places.contains(&Place::Manual);
         let id = b.push(rebuilt(old, ops.ids, old.shape.clone()));
         return Ok((
             id,

@@ -96,7 +96,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<(), CompileError> {
     if !uses_shardy(module) {
         return Ok(());
     }
-    let meshes = meshes(module).map_err(|m| CompileError::InvalidModule(m))?;
+    let meshes = meshes(module).map_err(CompileError::InvalidModule)?;
     for_each_computation(module, Scope::All, |_, comp| {
         rewrite(comp, &meshes).map(Some)
     })

@@ -89,7 +89,9 @@ impl Tiles {
 
     /// The groups of devices that differ only in tile dimension `dim`, each in tile order.
     pub fn groups_along(&self, dim: usize) -> Vec<Vec<i64>> {
-        let mut groups: Vec<(Vec<i64>, Vec<(i64, i64)>)> = Vec::new();
+        // (the other tile indices, [(position along `dim`, device)])
+        type Group = (Vec<i64>, Vec<(i64, i64)>);
+        let mut groups: Vec<Group> = Vec::new();
         for (device, idx) in self.index_of_device().into_iter().enumerate() {
             let mut key = idx.clone();
             let pos = key.get(dim).copied().unwrap_or(0);
