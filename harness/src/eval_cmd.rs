@@ -10,7 +10,6 @@ use std::path::Path;
 
 use anyhow::Context;
 use hlo::eval::{evaluate_with, EvalOptions};
-use hlo::io::IoCase;
 use hlo::literal::Literal;
 
 /// Iterations any one `while` loop may run before evaluation fails: a module whose loop never
@@ -53,7 +52,9 @@ fn evaluate_and_compare(
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
     let m = hlo::input::read_module(module)?;
-    let case = IoCase::read(io).with_context(|| format!("cannot load {}", io.display()))?;
+    let expected = hlo::io::Expected::for_module(&m);
+    let case = crate::npz::read_case(io, &expected)
+        .with_context(|| format!("cannot load {}", io.display()))?;
     let args: Vec<Literal> = case.inputs.iter().cloned().map(Literal::Array).collect();
     let options = EvalOptions::with_while_limit(max_while_iterations);
     let got = evaluate_with(&m, &args, &options)

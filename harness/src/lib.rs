@@ -12,6 +12,7 @@ pub mod fuzz_cmd;
 pub mod golden;
 pub mod goldens_cmd;
 pub mod inspect_cmd;
+pub mod npz;
 pub mod ptx_run;
 pub mod run_cmd;
 pub mod schema_cmd;

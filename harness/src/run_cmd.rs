@@ -337,6 +337,10 @@ pub fn replica_path(path: &Path, replica: usize) -> PathBuf {
 
 /// Writes `outputs` computed from `inputs` as an io file at `path`.
 pub fn write_outputs(path: &Path, inputs: &[Array], outputs: &[Array]) -> anyhow::Result<()> {
+    if crate::npz::is_npz(path) {
+        return crate::npz::write_npz(path, inputs, outputs)
+            .with_context(|| format!("cannot write {}", path.display()));
+    }
     let case = IoCase {
         inputs: inputs.to_vec(),
         outputs: outputs.to_vec(),
@@ -372,11 +376,37 @@ pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result
     )?))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The io bounds of a loaded executable: each array parameter's element count, each output
+/// leaf's; an io file with longer lists is refused while it is read (hlo::io::Expected).
+fn expected_of(exe: &runtime::Executable) -> hlo::io::Expected {
+    let elements = |dims: &[i64]| {
+        dims.iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+    };
+    let params = exe.parameters.iter().map(|(p, _)| p + 1).max().unwrap_or(0);
+    let inputs = (0..params)
+        .map(|p| {
+            let mut leaves = exe.parameters.iter().filter(|(q, _)| *q == p);
+            match (leaves.next(), leaves.next()) {
+                (Some((_, leaf)), None) if leaf.shape_index.is_empty() => elements(&leaf.dims),
+                _ => None,
+            }
+            .unwrap_or(usize::MAX)
+        })
+        .collect();
+    let outputs = exe
+        .outputs
+        .iter()
+        .map(|leaf| elements(&leaf.dims).unwrap_or(usize::MAX))
+        .collect();
+    hlo::io::Expected::new(inputs, outputs)
+}
+
 /// Loads `bytes` on devices built from the target config, runs every replica with its io case
 /// and prints verdicts; with `write_outputs`, also writes the computed outputs there (per
 /// replica, [`replica_path`], when there are several) before they are compared. `Ok(true)` when
 /// everything matches.
+#[allow(clippy::too_many_arguments)]
 pub fn load_run_compare(
     bytes: &[u8],
     device_kind: &str,
@@ -408,9 +438,13 @@ pub fn load_run_compare(
             exe.num_replicas
         );
     }
+    let expected = expected_of(&exe);
     let cases = io
         .iter()
-        .map(|p| IoCase::read(p).with_context(|| format!("cannot load {}", p.display())))
+        .map(|p| {
+            crate::npz::read_case(p, &expected)
+                .with_context(|| format!("cannot load {}", p.display()))
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let cases: Vec<&IoCase> = match cases.len() {
         1 => std::iter::repeat_n(&cases[0], n).collect(),

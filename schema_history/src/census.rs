@@ -403,8 +403,8 @@ fn read_store(repo: &Repo, rev: &Revision, dir: &str) -> Result<Store, Error> {
 /// `<dir>/<target>/handwritten/v<N>/manifest.json` on the file system, sorted: the manifests
 /// [`read_store`] reads. Listed by looking at those paths only (a directory read per target,
 /// one `lstat` per version), where a general walk read every version's directory of 57 cases
-/// and cost more than the whole census read from the index. Like that walk it follows no
-/// symbolic link and lists only regular files.
+/// and cost more than the whole census read from the index. Like git's tree walk it follows no
+/// symbolic link and lists links as files (their read then refuses them).
 fn worktree_manifests(root: &Path, dir: &str) -> Result<Vec<String>, Error> {
     let dir = dir.trim_end_matches('/');
     let base = root.join(dir);
@@ -433,8 +433,10 @@ fn worktree_manifests(root: &Path, dir: &str) -> Result<Vec<String>, Error> {
     };
     let mut found = Vec::new();
     let mut consider = |rel: String| {
-        let is_file = std::fs::symlink_metadata(base.join(&rel)).is_ok_and(|m| m.is_file());
-        if is_file {
+        // A link or other non-directory is listed too, so that reading it fails naming it
+        // (crate::bounded_read): skipped, a tampered version would vanish from the census.
+        let listed = std::fs::symlink_metadata(base.join(&rel)).is_ok_and(|m| !m.is_dir());
+        if listed {
             found.push(format!("{prefix}{rel}"));
         }
     };

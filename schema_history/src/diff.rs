@@ -457,9 +457,13 @@ fn read_sides(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Sides, E
             Some(base) => base.map(Some),
             None => match &head {
                 Ok(_) => Ok(None),
+                // The head's compile of the same files failed: its diagnostic, said once.
                 Err(e) => Err(Error::Compile {
                     side: opts.base.to_string(),
-                    message: e.to_string(),
+                    message: match e {
+                        Error::Compile { message, .. } => message.clone(),
+                        other => other.to_string(),
+                    },
                 }),
             },
         };

@@ -60,6 +60,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A repository file was refused before being read (a link, not a regular file, too
+    /// large): see [`crate::bounded_read`].
+    #[error("{}: {refusal}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why it was refused.
+        refusal: crate::bounded_read::Refusal,
+    },
     /// The policy file is malformed.
     #[error("{path}:{line}: {key}: {message}")]
     Policy {

@@ -153,7 +153,9 @@ pub fn scan(
         if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let Some(text) = crate::bounded_read::read_text(path)? else {
+            continue; // removed while walking
+        };
         let shown = path
             .strip_prefix(display_root)
             .unwrap_or(path)

@@ -255,7 +255,9 @@ impl Repo {
                 for entry in walk.into_iter().filter_entry(entered) {
                     let entry = entry
                         .map_err(|e| Error::io(&base, std::io::Error::other(e.to_string())))?;
-                    if !entry.file_type().is_file() {
+                    // Links and other non-directories are listed, as git's tree walk lists
+                    // links: reading one then fails naming it (crate::bounded_read).
+                    if entry.file_type().is_dir() {
                         continue;
                     }
                     let Ok(rel) = entry.path().strip_prefix(&self.root) else {
@@ -379,12 +381,8 @@ impl Repo {
             Revision::WorkTree => {
                 for path in paths {
                     let full = self.root.join(path);
-                    match std::fs::read(&full) {
-                        Ok(bytes) => {
-                            files.insert(path.clone(), bytes);
-                        }
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                        Err(e) => return Err(Error::io(full, e)),
+                    if let Some(bytes) = crate::bounded_read::read_file(&full)? {
+                        files.insert(path.clone(), bytes);
                     }
                 }
             }
@@ -489,6 +487,16 @@ fn entry_id(tree: &gix::Tree<'_>, path: &str) -> Result<Option<ObjectId>, Error>
 /// The contents of blob `oid`, `None` when there is no such blob; an object that exists but
 /// cannot be read (corrupt, truncated) is an error, never a file that silently vanished.
 fn read_blob(repo: &gix::Repository, oid: ObjectId) -> Result<Option<Vec<u8>>, Error> {
+    // The header first: a pull request's blob of gigabytes is refused before it is inflated.
+    if let Ok(header) = repo.find_header(oid) {
+        let limit = crate::bounded_read::MAX_FILE_BYTES;
+        if header.kind() == gix::object::Kind::Blob && header.size() > limit {
+            return Err(git_error(
+                &format!("cat-file blob {oid}"),
+                format!("{} bytes, over the limit of {limit} bytes", header.size()),
+            ));
+        }
+    }
     match repo.find_object(oid) {
         Ok(object) => Ok((object.kind == gix::object::Kind::Blob).then(|| object.detach().data)),
         Err(gix::object::find::existing::Error::NotFound { .. }) => Ok(None),

@@ -24,7 +24,14 @@ pub(crate) fn image_model(
     } else {
         repo.join(image)
     };
-    let bytes = std::fs::read(&file).map_err(|e| Error::io(&file, e))?;
+    let Some(bytes) = crate::bounded_read::read_file(&file)? else {
+        // The operating system's own words for the missing file.
+        let e = std::fs::metadata(&file).err();
+        return Err(Error::io(
+            &file,
+            e.unwrap_or_else(|| std::io::ErrorKind::NotFound.into()),
+        ));
+    };
     let compiled = Compiled::from_image(&bytes, &image.display().to_string())?;
     spec.model(&compiled, side)
 }

@@ -20,6 +20,7 @@
 //!
 //! See `docs/compatibility.md` for the rules, the windows and worked examples.
 
+pub mod bounded_read;
 mod census;
 mod date;
 mod diff;
@@ -36,6 +37,7 @@ mod inputs;
 mod kernel_header;
 mod model;
 mod policy;
+pub mod proto_limits;
 mod protos;
 mod report;
 mod retype;

@@ -135,10 +135,9 @@ impl Policy {
     /// Reads a policy file; a missing file is the built-in defaults. `shown` is the path used
     /// in errors.
     pub fn load(file: &Path, shown: &str) -> Result<Policy, Error> {
-        match std::fs::read_to_string(file) {
-            Ok(text) => Policy::parse(&text, shown),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Policy::default()),
-            Err(e) => Err(Error::io(file, e)),
+        match crate::bounded_read::read_text(file)? {
+            Some(text) => Policy::parse(&text, shown),
+            None => Ok(Policy::default()),
         }
     }
 

@@ -346,7 +346,7 @@ struct MemoryResolver {
 impl FileResolver for MemoryResolver {
     fn open_file(&self, name: &str) -> Result<File, protox::Error> {
         match self.sources.get(name) {
-            Some(text) => File::from_source(name, text),
+            Some(text) => parse_file(name, text),
             None => Err(protox::Error::file_not_found(name)),
         }
     }
@@ -375,9 +375,17 @@ struct Slot {
     state: Mutex<(usize, Option<FileDescriptorProto>)>,
 }
 
+/// protox's parse of `text` as `name`, after the bounds of [`crate::proto_limits`]: protox and
+/// prost-reflect recurse over nesting without a bound of their own.
+fn parse_file(name: &str, text: &str) -> Result<File, protox::Error> {
+    crate::proto_limits::check_source(text)
+        .map_err(|limit| protox::Error::new(std::io::Error::other(format!("{name}: {limit}"))))?;
+    File::from_source(name, text)
+}
+
 /// Parses `text` as `name`, moving the source info out into the spans of the declarations.
 fn parse(name: &str, text: &str) -> Result<(FileDescriptorProto, Arc<Spans>), protox::Error> {
-    let mut descriptor = FileDescriptorProto::from(File::from_source(name, text)?);
+    let mut descriptor = FileDescriptorProto::from(parse_file(name, text)?);
     let spans = Arc::new(Spans::from_info(descriptor.source_code_info.take()));
     Ok((descriptor, spans))
 }

@@ -416,6 +416,7 @@ pub fn wire(base: &Model, head: &Model, history: &History) -> Vec<Finding> {
             let empty = Message {
                 name: name.clone(),
                 fields: Default::default(),
+                names: Default::default(),
                 oneofs: Default::default(),
                 reserved_ranges: hm.reserved_ranges.clone(),
                 reserved_names: hm.reserved_names.clone(),

@@ -34,14 +34,8 @@ struct Input {
 fn read_input(repo: &Repo, rev: &Revision, path: &Path) -> Result<Input, Error> {
     let shown = path.to_string_lossy().into_owned();
     if path.is_absolute() {
-        return match std::fs::read_to_string(path) {
-            Ok(text) => Ok(Input {
-                text: Some(text),
-                shown,
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Input { text: None, shown }),
-            Err(e) => Err(Error::io(path, e)),
-        };
+        let text = crate::bounded_read::read_text(path)?;
+        return Ok(Input { text, shown });
     }
     let mut files = repo.read_files(rev, std::slice::from_ref(&shown))?;
     let text = match files.remove(&shown) {

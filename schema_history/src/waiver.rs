@@ -57,10 +57,9 @@ struct RawFile {
 impl Waivers {
     /// Reads a waivers file; a missing file is no waivers. `shown` is the path used in findings.
     pub fn load(path: &Path, shown: &str) -> Result<Waivers, Error> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Waivers::parse(&text, shown),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Waivers::default()),
-            Err(e) => Err(Error::io(path, e)),
+        match crate::bounded_read::read_text(path)? {
+            Some(text) => Waivers::parse(&text, shown),
+            None => Ok(Waivers::default()),
         }
     }
 

@@ -109,7 +109,7 @@ pub fn hash_files(dir: &Path) -> std::io::Result<BTreeMap<String, String>> {
     list_files(dir)?
         .into_iter()
         .map(|rel| {
-            let bytes = std::fs::read(dir.join(&rel))?;
+            let bytes = crate::golden::read_store_file(dir.join(&rel))?;
             Ok((rel, sha256_hex(&bytes)))
         })
         .collect()
@@ -119,8 +119,8 @@ impl Manifest {
     /// Reads `dir/manifest.json`.
     pub fn read(dir: &Path) -> Result<Manifest, String> {
         let path: PathBuf = dir.join(MANIFEST_FILE);
-        let text =
-            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = crate::golden::read_store_file(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -149,7 +149,7 @@ impl Manifest {
                 problems.push(IntegrityProblem::Missing(rel.clone()));
                 continue;
             }
-            match std::fs::read(dir.join(rel)) {
+            match crate::golden::read_store_file(dir.join(rel)) {
                 Ok(bytes) => {
                     let actual = sha256_hex(&bytes);
                     if &actual != expected {

@@ -69,8 +69,10 @@ impl GoldenCase {
     ) -> Result<GoldenCase, String> {
         let dir = store.version_dir(target, version);
         let case_dir = dir.join(case);
-        let read =
-            |p: &Path| std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+        let read = |p: &Path| {
+            crate::golden::read_store_file(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))
+        };
         let bytes = read(&case_dir.join(EXECUTABLE_FILE))?;
         let target_config = String::from_utf8(read(&dir.join(TARGET_FILE))?)
             .map_err(|_| format!("{}/{TARGET_FILE} is not UTF-8", dir.display()))?;
@@ -231,7 +233,7 @@ fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, Stri
         }
     }
     if let [single] = golden.io.as_slice() {
-        let text = std::fs::read_to_string(golden.dir.join(&golden.case).join(MODULE_FILE))
+        let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
             .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
         let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
         if !evaluator_applies(&module) {
@@ -466,7 +468,7 @@ pub const VERIFY_IGNORED: &[&str] = &[
 /// must reproduce the golden field by field.
 pub fn golden_verification(golden: &GoldenCase) -> Result<(), String> {
     let label = golden.label();
-    let text = std::fs::read_to_string(golden.dir.join(&golden.case).join(MODULE_FILE))
+    let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
         .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
     let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
     let origin = format!("{}/{TARGET_FILE}", golden.dir.display());
@@ -600,7 +602,7 @@ pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSc
     for e in entries.filter_map(Result::ok) {
         let dir = e.path();
         let meta = dir.join("surface.json");
-        let Ok(text) = std::fs::read(&meta) else {
+        let Ok(text) = crate::golden::read_store_file(&meta) else {
             continue;
         };
         let meta: schema_history::SnapshotMeta =
@@ -619,7 +621,7 @@ pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSc
         .rfind(|(d, _, _, _)| *d <= cutoff)
         .or_else(|| dated.first())
         .ok_or_else(|| format!("no schema snapshots under {}", snapshots.display()))?;
-    let bytes = std::fs::read(chosen.2.join("descriptor_set.bin"))
+    let bytes = crate::golden::read_store_file(chosen.2.join("descriptor_set.bin"))
         .map_err(|e| format!("{}: {e}", chosen.2.display()))?;
     let pool =
         DescriptorPool::decode(bytes.as_slice()).map_err(|e| format!("{}: {e}", chosen.1))?;
@@ -719,7 +721,8 @@ pub fn accepted_abi(
         .version_dir(target, v)
         .join(case)
         .join(EXECUTABLE_FILE);
-    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::golden::read_store_file(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // Only the ABI is wanted: the embedded module and the thunks, nearly all of the bytes, stay
     // undecoded.
     use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};

@@ -353,7 +353,7 @@ impl Device for CudaDevice {
                 return Ok(());
             }
         }
-        super::host_gemm(self, config, buffers)
+        super::host_gemm(self, config, buffers, None)
     }
 
     /// Captures the operations into a CUDA graph on a non-blocking stream the first time (and

@@ -296,7 +296,10 @@ impl Device for EmulatedDevice {
     }
 
     fn gemm(&self, config: &crate::thunks::GemmConfig, buffers: GemmBuffers) -> Result<()> {
-        super::host_gemm(self, config, buffers)?;
+        // Bounded as a launch is: a stride-0 operand makes unbounded work from tiny buffers.
+        let limit = self.options.wall_time_limit.map(|d| d.as_secs());
+        let deadline = limit.and_then(crate::gemm::Deadline::after_secs);
+        super::host_gemm(self, config, buffers, deadline)?;
         let GemmBuffers { lhs, rhs, out } = buffers;
         let old = if config.beta != 0.0 { out.1 } else { 0 };
         self.totals.add(0, 0, lhs.1 + rhs.1 + old, out.1);

@@ -294,7 +294,7 @@ pub trait Device: Send + Sync + fmt::Debug {
     /// `output = alpha * op(lhs) x op(rhs) + beta * output` (docs/artifact.md "Gemm"). The default
     /// runs the native implementation on host copies of the buffers.
     fn gemm(&self, config: &GemmConfig, buffers: GemmBuffers) -> Result<()> {
-        host_gemm(self, config, buffers)
+        host_gemm(self, config, buffers, None)
     }
     /// Runs a command buffer's operations (addresses of this execution) as one unit when the
     /// device has such a thing: the CUDA device captures them into a CUDA graph on first use
@@ -319,6 +319,7 @@ pub fn host_gemm<D: Device + ?Sized>(
     device: &D,
     config: &GemmConfig,
     buffers: GemmBuffers,
+    deadline: Option<gemm::Deadline>,
 ) -> Result<()> {
     let GemmBuffers { lhs, rhs, out } = buffers;
     let rd = |(addr, size): (u64, u64)| -> Result<Vec<u8>> {
@@ -330,7 +331,7 @@ pub fn host_gemm<D: Device + ?Sized>(
     let a = rd(lhs)?;
     let b = rd(rhs)?;
     let mut c = rd(out)?;
-    gemm::gemm(config, &a, &b, &mut c)?;
+    gemm::gemm_until(config, &a, &b, &mut c, deadline)?;
     device.write(out.0, &c)
 }
 

@@ -208,18 +208,19 @@ pub(super) fn run<T: Compute>(
     rhs: &[u8],
     out: &mut [u8],
     options: Options,
-) -> bool {
+    deadline: Option<super::Deadline>,
+) -> crate::error::Result<bool> {
     let dims = (
         usize::try_from(cfg.m),
         usize::try_from(cfg.n),
         usize::try_from(cfg.k),
     );
     let (Ok(m), Ok(n), Ok(k)) = dims else {
-        return false;
+        return Ok(false);
     };
     if m == 0 || n == 0 || cfg.batch == 0 {
         // Nothing to read or write, as in the reference loop.
-        return true;
+        return Ok(true);
     }
     let kernel = kernels::select::<T>(options.isa);
     let (mr, nr) = (kernel.mr, kernel.nr);
@@ -239,7 +240,7 @@ pub(super) fn run<T: Compute>(
         || !bound(k.checked_mul(np), rhs.len(), nr * k)
         || !bound(mp.checked_mul(np), out.len(), mr * np + nr * mp)
     {
-        return false;
+        return Ok(false);
     }
     let (av, bv, ov) = (
         View::of(&cfg.lhs),
@@ -255,7 +256,7 @@ pub(super) fn run<T: Compute>(
         || (k > 0 && !covers(bv, cfg.batch, n, k, rt, rhs.len()))
         || !covers(ov, cfg.batch, m, n, ot, out.len())
     {
-        return false;
+        return Ok(false);
     }
     let plan = Plan::of((m, n, k), (mr, nr), ov, options.threads);
     let (a_rows, b_cols) = (plan.a_rows, plan.b_cols);
@@ -264,6 +265,7 @@ pub(super) fn run<T: Compute>(
     let mut b = Vec::new();
     let mut c = Vec::new();
     for batch in 0..cfg.batch {
+        super::Deadline::check(deadline)?;
         // A in mr-row panels (`[panel][k][mr]`), B in nr-column panels (`[panel][k][nr]`), both
         // zero-padded to whole panels: the padding only feeds rows and columns never stored.
         a.clear();
@@ -277,11 +279,11 @@ pub(super) fn run<T: Compute>(
             let ok = pack::<T>(lhs, lt, av, a0, m, k, mr, &mut a)
                 && pack::<T>(rhs, rt, bv, b0, n, k, nr, &mut b);
             if !ok {
-                return false;
+                return Ok(false);
             }
             product(&kernel, &a, &b, &mut c, k, np);
             if !epilogue(cfg, &c, np, 0, m, n, ov, o0, out, 0) {
-                return false;
+                return Ok(false);
             }
             continue;
         }
@@ -304,7 +306,7 @@ pub(super) fn run<T: Compute>(
             jobs.into_iter().all(|j| j.join().unwrap_or(false))
         });
         if !packed {
-            return false;
+            return Ok(false);
         }
         // Each thread's rows of the output as its own slice when it runs their epilogue.
         let split = plan.split_epilogue;
@@ -316,10 +318,10 @@ pub(super) fn run<T: Compute>(
                 // Within the buffer: row t * a_rows < m starts below the checked last index.
                 let cut = o0 + (t * a_rows) as u64 * ov.row;
                 let Ok(len) = usize::try_from((cut - at) * osz) else {
-                    return false;
+                    return Ok(false);
                 };
                 let Some((head, tail)) = (len <= rest.len()).then(|| rest.split_at_mut(len)) else {
-                    return false;
+                    return Ok(false);
                 };
                 pieces.push((head, at));
                 (rest, at) = (tail, cut);
@@ -348,10 +350,10 @@ pub(super) fn run<T: Compute>(
             jobs.into_iter().all(|j| j.join().unwrap_or(false))
         });
         if !done || (!split && !epilogue(cfg, &c, np, 0, m, n, ov, o0, out, 0)) {
-            return false;
+            return Ok(false);
         }
     }
-    true
+    Ok(true)
 }
 
 /// Packs rows `0..rows` x columns `0..cols` of the view from element `first` (element `(r, c)`

@@ -169,10 +169,52 @@ fn op_index(l: &MatrixLayout, b: u64, r: u64, c: u64) -> u64 {
     }
 }
 
+/// When a gemm must stop: the emulated device bounds each gemm as it bounds each launch, by
+/// `RuntimeFlags::max_execution_secs`. A stride-0 operand makes a batch of 10^9 (or a K of
+/// 10^12) from buffers of a few bytes, so the work is not bounded by the artifact's size.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    /// The instant after which the gemm fails.
+    pub at: std::time::Instant,
+    /// The limit it came from, in seconds (for the message).
+    pub limit_secs: u64,
+}
+
+impl Deadline {
+    /// `limit_secs` from now (`None` past the clock's range: no deadline).
+    pub fn after_secs(limit_secs: u64) -> Option<Deadline> {
+        let at =
+            std::time::Instant::now().checked_add(std::time::Duration::from_secs(limit_secs))?;
+        Some(Deadline { at, limit_secs })
+    }
+
+    fn check(deadline: Option<Deadline>) -> Result<()> {
+        match deadline {
+            Some(d) if std::time::Instant::now() > d.at => Err(Error::resource_exhausted(format!(
+                "gemm: ran longer than the wall-time limit of {} s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",
+                d.limit_secs
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Runs the gemm on host buffers (sizes were validated at load; a short buffer is an INTERNAL
 /// error, never a panic), with the machine's cores and its best micro-kernel.
 pub fn gemm(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> Result<()> {
     gemm_with(cfg, lhs, rhs, out, Options::machine())
+}
+
+/// [`gemm`] that fails with RESOURCE_EXHAUSTED once `deadline` passes (checked per batch on
+/// the fast path, every 4,096 multiply-adds on the reference loop).
+pub fn gemm_until(
+    cfg: &GemmConfig,
+    lhs: &[u8],
+    rhs: &[u8],
+    out: &mut [u8],
+    deadline: Option<Deadline>,
+) -> Result<()> {
+    run_gemm(cfg, lhs, rhs, out, Options::machine(), deadline)
 }
 
 /// [`gemm`] with the thread count and micro-kernel given: the results are the same bytes for
@@ -185,15 +227,26 @@ pub fn gemm_with(
     out: &mut [u8],
     options: Options,
 ) -> Result<()> {
+    run_gemm(cfg, lhs, rhs, out, options, None)
+}
+
+fn run_gemm(
+    cfg: &GemmConfig,
+    lhs: &[u8],
+    rhs: &[u8],
+    out: &mut [u8],
+    options: Options,
+    deadline: Option<Deadline>,
+) -> Result<()> {
     let done = match cfg.compute_type {
-        ElemType::S32 => fast::run::<Wrapping<i32>>(cfg, lhs, rhs, out, options),
-        ElemType::F64 => fast::run::<f64>(cfg, lhs, rhs, out, options),
-        _ => fast::run::<f32>(cfg, lhs, rhs, out, options),
+        ElemType::S32 => fast::run::<Wrapping<i32>>(cfg, lhs, rhs, out, options, deadline)?,
+        ElemType::F64 => fast::run::<f64>(cfg, lhs, rhs, out, options, deadline)?,
+        _ => fast::run::<f32>(cfg, lhs, rhs, out, options, deadline)?,
     };
     if done {
         Ok(())
     } else {
-        gemm_reference(cfg, lhs, rhs, out)
+        gemm_reference(cfg, lhs, rhs, out, deadline)
     }
 }
 
@@ -209,16 +262,34 @@ pub fn kernel_name(compute_type: ElemType, isa: Isa) -> &'static str {
 }
 
 /// The reference loop: one output element at a time, exactly as docs/artifact.md words it.
-fn gemm_reference(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> Result<()> {
+fn gemm_reference(
+    cfg: &GemmConfig,
+    lhs: &[u8],
+    rhs: &[u8],
+    out: &mut [u8],
+    deadline: Option<Deadline>,
+) -> Result<()> {
     let oob = || Error::internal("gemm operand access out of bounds");
+    // Multiply-adds since the clock was last read: reading it every 4,096 costs nothing.
+    let mut ticks = 0u32;
+    let mut tick = || -> Result<()> {
+        ticks += 1;
+        if ticks >= 4096 {
+            ticks = 0;
+            Deadline::check(deadline)?;
+        }
+        Ok(())
+    };
     for b in 0..cfg.batch {
         for i in 0..cfg.m {
             for j in 0..cfg.n {
+                tick()?;
                 let oi = op_index(&cfg.output, b, i, j);
                 let v = match cfg.compute_type {
                     ElemType::S32 => {
                         let mut acc: i32 = 0;
                         for k in 0..cfg.k {
+                            tick()?;
                             let x = load_i(lhs, cfg.lhs.dtype, op_index(&cfg.lhs, b, i, k))
                                 .ok_or_else(oob)?;
                             let y = load_i(rhs, cfg.rhs.dtype, op_index(&cfg.rhs, b, k, j))
@@ -235,6 +306,7 @@ fn gemm_reference(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> R
                     ElemType::F64 => {
                         let mut acc = 0f64;
                         for k in 0..cfg.k {
+                            tick()?;
                             let x = load(lhs, cfg.lhs.dtype, op_index(&cfg.lhs, b, i, k))
                                 .ok_or_else(oob)?;
                             let y = load(rhs, cfg.rhs.dtype, op_index(&cfg.rhs, b, k, j))
@@ -250,6 +322,7 @@ fn gemm_reference(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8]) -> R
                     _ => {
                         let mut acc = 0f32;
                         for k in 0..cfg.k {
+                            tick()?;
                             let x = load(lhs, cfg.lhs.dtype, op_index(&cfg.lhs, b, i, k))
                                 .ok_or_else(oob)? as f32;
                             let y = load(rhs, cfg.rhs.dtype, op_index(&cfg.rhs, b, k, j))

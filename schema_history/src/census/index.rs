@@ -272,11 +272,8 @@ pub fn write_index(dir: &Path) -> Result<IndexOutcome, Error> {
     let census = super::from_manifests(&read)?;
     let text = text(&census, &listed);
     let path = dir.join(INDEX_FILE);
-    match std::fs::read(&path) {
-        Ok(old) if old == text.as_bytes() => return Ok(IndexOutcome::UpToDate(path)),
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io(&path, e)),
+    if crate::bounded_read::read_file(&path)?.is_some_and(|old| old == text.as_bytes()) {
+        return Ok(IndexOutcome::UpToDate(path));
     }
     let tmp = dir.join(format!(".{INDEX_FILE}.tmp-{}", std::process::id()));
     std::fs::write(&tmp, &text).map_err(|e| Error::io(&tmp, e))?;
@@ -536,6 +533,9 @@ mod tests {
                 "h100/handwritten/v2/manifest.json",
                 "h100/v1/manifest.json",
                 "h100/v10/manifest.json",
+                // A link is listed (its read refuses it), as git lists links.
+                #[cfg(unix)]
+                "h100/v4/manifest.json",
                 "handwritten/v1/manifest.json",
             ]
         );

@@ -499,9 +499,9 @@ pub fn write_version(
         .cases
         .first()
         .context("the newest compiled version has no case")?;
-    let env_bytes = std::fs::read(compiled_dir.join(first).join(EXECUTABLE_FILE))?;
+    let env_bytes = crate::golden::read_store_file(compiled_dir.join(first).join(EXECUTABLE_FILE))?;
     let environment: GpuExecutableProto = proto::decode_limited(&env_bytes, usize::MAX)?;
-    let target_config = std::fs::read(compiled_dir.join(TARGET_FILE))?;
+    let target_config = crate::golden::read_store_file(compiled_dir.join(TARGET_FILE))?;
 
     let newest = match handwritten.versions(target) {
         Ok(v) => v.last().copied(),

@@ -106,16 +106,19 @@ fn the_fast_path_matches_the_reference_loop_bit_for_bit() {
             let rhs = random_buffer(&r, batch, &mut seed);
             let out0 = random_buffer(&o, batch, &mut seed);
             let mut ref_out = out0.clone();
-            assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut ref_out), Ok(()));
+            assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut ref_out, None), Ok(()));
             for &opt in &options {
                 let mut fast_out = out0.clone();
                 // The fast path itself, not the reference loop it falls back to.
                 let ran = match compute {
                     ElemType::S32 => {
-                        fast::run::<Wrapping<i32>>(&cfg, &lhs, &rhs, &mut fast_out, opt)
+                        fast::run::<Wrapping<i32>>(&cfg, &lhs, &rhs, &mut fast_out, opt, None)
+                            == Ok(true)
                     }
-                    ElemType::F64 => fast::run::<f64>(&cfg, &lhs, &rhs, &mut fast_out, opt),
-                    _ => fast::run::<f32>(&cfg, &lhs, &rhs, &mut fast_out, opt),
+                    ElemType::F64 => {
+                        fast::run::<f64>(&cfg, &lhs, &rhs, &mut fast_out, opt, None) == Ok(true)
+                    }
+                    _ => fast::run::<f32>(&cfg, &lhs, &rhs, &mut fast_out, opt, None) == Ok(true),
                 };
                 assert!(ran, "the fast path declined {cfg:?} ({opt:?})");
                 let mut via_gemm = out0.clone();
@@ -151,8 +154,10 @@ fn a_broadcast_operand_takes_the_reference_loop() {
         &lhs,
         &rhs,
         &mut vec![0u8; 4096 * 4],
-        Options::machine()
-    ));
+        Options::machine(),
+        None
+    )
+    .unwrap());
     let mut out = vec![0u8; 4096 * 4];
     assert_eq!(gemm(&cfg, &lhs, &rhs, &mut out), Ok(()));
     assert!((0..4096).all(|i| get(&out, ElemType::F32, i) == 6.5));
@@ -277,10 +282,11 @@ fn the_machine_options_are_what_the_cpu_has() {
 /// type: whether it ran.
 fn fast_run(cfg: &GemmConfig, lhs: &[u8], rhs: &[u8], out: &mut [u8], opt: Options) -> bool {
     match cfg.compute_type {
-        ElemType::S32 => fast::run::<Wrapping<i32>>(cfg, lhs, rhs, out, opt),
-        ElemType::F64 => fast::run::<f64>(cfg, lhs, rhs, out, opt),
-        _ => fast::run::<f32>(cfg, lhs, rhs, out, opt),
+        ElemType::S32 => fast::run::<Wrapping<i32>>(cfg, lhs, rhs, out, opt, None),
+        ElemType::F64 => fast::run::<f64>(cfg, lhs, rhs, out, opt, None),
+        _ => fast::run::<f32>(cfg, lhs, rhs, out, opt, None),
     }
+    .unwrap()
 }
 
 /// Every kernel this CPU has, on one thread (the decisions below do not depend on threads).
@@ -468,7 +474,7 @@ fn a_broadcast_output_takes_the_reference_loop() {
         assert!(out == old);
     }
     let (mut want, mut got) = (old.clone(), old);
-    assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want), Ok(()));
+    assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want, None), Ok(()));
     assert_eq!(gemm(&cfg, &lhs, &rhs, &mut got), Ok(()));
     assert!(got == want);
 }
@@ -481,7 +487,7 @@ fn matrix_vector_products_take_the_fast_path() {
     for (m, n, k) in [(100, 1, 64), (1, 100, 64), (1, 1, 64)] {
         let (cfg, lhs, rhs, old) = f32_case(m, n, k, &mut seed);
         let mut want = old.clone();
-        assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want), Ok(()));
+        assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want, None), Ok(()));
         for opt in every_isa() {
             let mut out = old.clone();
             assert!(
@@ -504,7 +510,7 @@ fn overlapping_output_rows_take_the_fast_path_on_every_thread_count() {
     let old = random_buffer(&cfg.output, 1, &mut seed);
     assert_eq!(old.len(), (63 * 40 + 64) * 4);
     let mut want = old.clone();
-    assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want), Ok(()));
+    assert_eq!(gemm_reference(&cfg, &lhs, &rhs, &mut want, None), Ok(()));
     for opt in every_option() {
         let mut out = old.clone();
         assert!(fast_run(&cfg, &lhs, &rhs, &mut out, opt), "{opt:?}");

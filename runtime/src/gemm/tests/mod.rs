@@ -561,3 +561,31 @@ fn short_buffers_and_unsupported_types_are_internal_errors() {
 }
 
 mod fast_path;
+
+/// A batch of 10^9 with stride 0 (every batch reads the same 2x2 bytes) is unbounded work from
+/// a 16-byte artifact; the deadline stops it on the fast path and on the reference loop (a
+/// stride-0 K of 10^12 stays there), with the flag named.
+#[test]
+fn a_stride_zero_gemm_stops_at_its_deadline() {
+    let mut l = layout(Order::RowMajor, 2, 2, false, ElemType::F32);
+    l.batch_size = 1_000_000_000;
+    l.batch_stride = 0;
+    let mut cfg = config(l, l, l, ElemType::F32);
+    let expired = Deadline {
+        at: std::time::Instant::now(),
+        limit_secs: 2,
+    };
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let (a, b, mut c) = (vec![0u8; 16], vec![0u8; 16], vec![0u8; 16]);
+    let want = Err(Error::resource_exhausted(
+        "gemm: ran longer than the wall-time limit of 2 s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",
+    ));
+    assert_eq!(gemm_until(&cfg, &a, &b, &mut c, Some(expired)), want);
+    // K of 10^12 read through stride-0 views: one output element, the reference loop.
+    cfg.batch = 1;
+    cfg.k = 1_000_000_000_000;
+    cfg.lhs.order = Order::ColumnMajor; // k walks the leading dimension of both
+    cfg.lhs.leading_dim_stride = 0;
+    cfg.rhs.leading_dim_stride = 0;
+    assert_eq!(gemm_reference(&cfg, &a, &b, &mut c, Some(expired)), want);
+}

@@ -33,6 +33,9 @@ use thiserror::Error;
 use crate::literal::{bf16_from_f64, element_count, f16_from_f64, Array, DType, Data};
 use crate::PrimitiveType;
 
+mod stream;
+use stream::{Elem, Fields};
+
 /// Errors reading an io file.
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -76,6 +79,17 @@ pub enum IoError {
         /// Data length.
         got: usize,
     },
+    /// A data list is longer than the module's array can be written with (counted, not read:
+    /// the reader keeps at most two numbers per element, a complex element's two parts).
+    #[error("{location}: data has {got} numbers, more than the module's array of {elements} elements is written with")]
+    TooManyElements {
+        /// Where.
+        location: String,
+        /// The module array's element count.
+        elements: usize,
+        /// The list's length.
+        got: usize,
+    },
     /// An element is not representable in the dtype.
     #[error("{location}: element {index} ({value}) is not a valid {dtype}")]
     Element {
@@ -102,46 +116,99 @@ pub struct IoCase {
 impl IoCase {
     /// Reads and parses an io file.
     pub fn read(path: &Path) -> Result<IoCase, IoError> {
-        IoCase::parse(&read_text(path)?)
+        IoCase::read_expecting(path, &Expected::default())
+    }
+
+    /// Reads and parses an io file whose arrays may hold at most the elements `expected` says
+    /// (a module's parameters and results): a longer list is refused when it is counted, before
+    /// any of it is converted, so a file far larger than the module needs costs no more memory
+    /// than the module's own arrays.
+    pub fn read_expecting(path: &Path, expected: &Expected) -> Result<IoCase, IoError> {
+        let text = read_text(path)?;
+        let (inputs, outputs) = stream::read_lists(&text, array_of, expected.limits())?;
+        Ok(IoCase { inputs, outputs })
     }
 
     /// Parses io-file text.
     pub fn parse(text: &str) -> Result<IoCase, IoError> {
-        let (inputs, outputs) = parse_lists(text, parse_array)?;
+        let none = Expected::default();
+        let (inputs, outputs) = stream::read_lists(text, array_of, none.limits())?;
         Ok(IoCase { inputs, outputs })
     }
 }
 
-/// An io file's text.
-fn read_text(path: &Path) -> Result<String, IoError> {
-    std::fs::read_to_string(path).map_err(|source| IoError::Read {
-        path: path.display().to_string(),
-        source,
-    })
+/// The most elements each array of an io file may hold: per input and per output, in order
+/// (complex arrays count their elements, not their parts); arrays past either list's end are
+/// unbounded. The default bounds nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expected {
+    /// Per entry parameter.
+    pub inputs: Vec<usize>,
+    /// Per result leaf.
+    pub outputs: Vec<usize>,
+    /// The same counts doubled: the numbers a complex array writes.
+    doubled: (Vec<usize>, Vec<usize>),
 }
 
-/// The `inputs` and `outputs` lists of io-file text, each element read by `parse` (given its
-/// location, `inputs[2]`, for messages).
-fn parse_lists<T>(
-    text: &str,
-    parse: fn(&Value, &str) -> Result<T, IoError>,
-) -> Result<(Vec<T>, Vec<T>), IoError> {
-    let v: Value = serde_json::from_str(text)?;
-    let list = |key: &str| -> Result<Vec<T>, IoError> {
-        let items = v
-            .get(key)
-            .and_then(Value::as_array)
-            .ok_or_else(|| IoError::Structure {
-                location: key.to_string(),
-                problem: "missing or not a list".into(),
-            })?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, a)| parse(a, &format!("{key}[{i}]")))
-            .collect()
+impl Expected {
+    /// The bounds of arrays with these element counts.
+    pub fn new(inputs: Vec<usize>, outputs: Vec<usize>) -> Expected {
+        // A complex element is two numbers; the count is checked exactly after reading.
+        let double = |v: &[usize]| v.iter().map(|n| n.saturating_mul(2)).collect();
+        let doubled = (double(&inputs), double(&outputs));
+        Expected {
+            inputs,
+            outputs,
+            doubled,
+        }
+    }
+
+    /// The bounds of `module`'s entry: each parameter's element count (a parameter that is not
+    /// an array is unbounded), each result leaf's.
+    pub fn for_module(module: &crate::HloModule) -> Expected {
+        let count = |s: &crate::Shape| match s {
+            crate::Shape::Array(a) => usize::try_from(a.element_count()).unwrap_or(usize::MAX),
+            _ => usize::MAX,
+        };
+        let entry = module.entry_computation();
+        let inputs = entry.param_shapes().into_iter().map(count).collect();
+        let outputs = entry
+            .root_instruction()
+            .map(|r| {
+                r.shape
+                    .leaves()
+                    .into_iter()
+                    .map(|(_, s)| count(s))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Expected::new(inputs, outputs)
+    }
+
+    fn limits(&self) -> stream::Limits<'_> {
+        stream::Limits {
+            inputs: &self.doubled.0,
+            outputs: &self.doubled.1,
+        }
+    }
+}
+
+/// The largest io file read (4 GiB): bigger inputs belong in `.npz` files.
+pub const MAX_IO_FILE_BYTES: u64 = 4 << 30;
+
+/// An io file's text, at most [`MAX_IO_FILE_BYTES`].
+fn read_text(path: &Path) -> Result<String, IoError> {
+    let error = |source| IoError::Read {
+        path: path.display().to_string(),
+        source,
     };
-    Ok((list("inputs")?, list("outputs")?))
+    let size = std::fs::metadata(path).map_err(error)?.len();
+    if size > MAX_IO_FILE_BYTES {
+        return Err(error(std::io::Error::other(format!(
+            "{size} bytes, over the io-file limit of {MAX_IO_FILE_BYTES} bytes"
+        ))));
+    }
+    std::fs::read_to_string(path).map_err(error)
 }
 
 /// A complex io-file array (`c64` or `c128`), which [`Array`] cannot hold: its values as the
@@ -240,12 +307,20 @@ pub struct IoFile {
 impl IoFile {
     /// Reads and parses an io file.
     pub fn read(path: &Path) -> Result<IoFile, IoError> {
-        IoFile::parse(&read_text(path)?)
+        IoFile::read_expecting(path, &Expected::default())
+    }
+
+    /// [`IoCase::read_expecting`] for any dtypes.
+    pub fn read_expecting(path: &Path, expected: &Expected) -> Result<IoFile, IoError> {
+        let text = read_text(path)?;
+        let (inputs, outputs) = stream::read_lists(&text, io_array_of, expected.limits())?;
+        Ok(IoFile { inputs, outputs })
     }
 
     /// Parses io-file text.
     pub fn parse(text: &str) -> Result<IoFile, IoError> {
-        let (inputs, outputs) = parse_lists(text, parse_io_array)?;
+        let none = Expected::default();
+        let (inputs, outputs) = stream::read_lists(text, io_array_of, none.limits())?;
         Ok(IoFile { inputs, outputs })
     }
 
@@ -261,29 +336,42 @@ impl IoFile {
 
 /// Parses one `ARRAY` object of any dtype; `location` names it in errors.
 pub fn parse_io_array(v: &Value, location: &str) -> Result<IoArray, IoError> {
-    let dtype = match v.get("dtype").and_then(Value::as_str) {
-        Some(name) => PrimitiveType::from_name(name).filter(|t| t.is_complex()),
-        None => None,
-    };
+    io_array_of(&fields_of(v), location)
+}
+
+/// The fields of a document-tree `ARRAY` (what the streaming reader collects).
+fn fields_of(v: &Value) -> Fields {
+    let data = v.get("data").and_then(Value::as_array).map(|d| {
+        let elems: Vec<Elem> = d.iter().map(Elem::of).collect();
+        let len = elems.len();
+        (elems, len)
+    });
+    Fields {
+        dtype: v.get("dtype").and_then(Value::as_str).map(str::to_owned),
+        shape: v.get("shape").cloned(),
+        data,
+    }
+}
+
+/// One array of any dtype from its fields.
+fn io_array_of(fields: &Fields, location: &str) -> Result<IoArray, IoError> {
+    let dtype = fields
+        .dtype
+        .as_deref()
+        .and_then(PrimitiveType::from_name)
+        .filter(|t| t.is_complex());
     let Some(dtype) = dtype else {
-        return parse_array(v, location).map(IoArray::Real);
+        return array_of(fields, location).map(IoArray::Real);
     };
-    let dims = shape_of(v, location)?;
-    let data = v
-        .get("data")
-        .and_then(Value::as_array)
-        .ok_or_else(|| IoError::Structure {
-            location: format!("{location}.data"),
-            problem: "missing or not a list".into(),
-        })?;
+    let dims = shape_of(fields.shape.as_ref(), location)?;
+    let (data, len) = data_of(fields, location)?;
     let count = element_count(&dims);
-    if data.len() != 2 * count {
+    if len != 2 * count {
         return Err(IoError::Structure {
             location: location.to_string(),
             problem: format!(
-                "shape {dims:?} of {dtype} needs {} numbers (real, imaginary per element), data has {}",
+                "shape {dims:?} of {dtype} needs {} numbers (real, imaginary per element), data has {len}",
                 2 * count,
-                data.len()
             ),
         });
     }
@@ -291,12 +379,9 @@ pub fn parse_io_array(v: &Value, location: &str) -> Result<IoArray, IoError> {
     // array of the component type.
     let mut part_dims = dims.clone();
     part_dims.push(2);
-    let parts = serde_json::json!({
-        "dtype": dtype.complex_component().name(),
-        "shape": part_dims,
-        "data": data,
-    });
-    let parts = parse_array(&parts, location).map_err(|e| match e {
+    let component = DType::from_name(dtype.complex_component().name())
+        .expect("complex components are real dtypes");
+    let parts = array_with_shape(component, part_dims, data, location).map_err(|e| match e {
         IoError::Element {
             location,
             index,
@@ -333,9 +418,8 @@ pub fn io_array_to_json(a: &IoArray) -> Value {
     }
 }
 
-fn shape_of(v: &Value, location: &str) -> Result<Vec<usize>, IoError> {
-    v.get("shape")
-        .and_then(Value::as_array)
+fn shape_of(v: Option<&Value>, location: &str) -> Result<Vec<usize>, IoError> {
+    v.and_then(Value::as_array)
         .ok_or_else(|| IoError::Structure {
             location: format!("{location}.shape"),
             problem: "missing or not a list".into(),
@@ -349,37 +433,55 @@ fn shape_of(v: &Value, location: &str) -> Result<Vec<usize>, IoError> {
         })
 }
 
+/// The kept elements and the list's length, or the error of a missing list. A list longer
+/// than the reader's limit (kept < length) is refused here, before any element is converted.
+fn data_of<'a>(fields: &'a Fields, location: &str) -> Result<(&'a [Elem], usize), IoError> {
+    let (data, len) = fields.data.as_ref().ok_or_else(|| IoError::Structure {
+        location: format!("{location}.data"),
+        problem: "missing or not a list".into(),
+    })?;
+    if data.len() < *len {
+        return Err(IoError::TooManyElements {
+            location: location.to_string(),
+            elements: data.len() / 2,
+            got: *len,
+        });
+    }
+    Ok((data, *len))
+}
+
 /// Parses one `ARRAY` object; `location` names it in errors. Complex dtypes are read as
 /// [`parse_io_array`] reads them (interleaved parts) into a `c64`/`c128` [`Array`].
 pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
-    let structure = |what: &str, problem: &str| IoError::Structure {
-        location: format!("{location}.{what}"),
-        problem: problem.to_string(),
-    };
-    let name = v
-        .get("dtype")
-        .and_then(Value::as_str)
-        .ok_or_else(|| structure("dtype", "missing or not a string"))?;
+    array_of(&fields_of(v), location)
+}
+
+/// One array from its fields (complex ones as `c64`/`c128` arrays).
+fn array_of(fields: &Fields, location: &str) -> Result<Array, IoError> {
+    let name = fields.dtype.as_deref().ok_or_else(|| IoError::Structure {
+        location: format!("{location}.dtype"),
+        problem: "missing or not a string".into(),
+    })?;
     if PrimitiveType::from_name(name).is_some_and(PrimitiveType::is_complex) {
-        // Read (and checked) as parts by `parse_io_array`, then held as one complex array.
-        return parse_io_array(v, location).map(IoArray::into_array);
+        // Read (and checked) as parts by `io_array_of`, then held as one complex array.
+        return io_array_of(fields, location).map(IoArray::into_array);
     }
     let dtype = DType::from_name(name).ok_or_else(|| IoError::DType {
         location: format!("{location}.dtype"),
         name: name.to_string(),
     })?;
-    let shape = v
-        .get("shape")
-        .and_then(Value::as_array)
-        .ok_or_else(|| structure("shape", "missing or not a list"))?
-        .iter()
-        .map(|d| d.as_u64().and_then(|d| usize::try_from(d).ok()))
-        .collect::<Option<Vec<usize>>>()
-        .ok_or_else(|| structure("shape", "dimensions must be non-negative integers"))?;
-    let data = v
-        .get("data")
-        .and_then(Value::as_array)
-        .ok_or_else(|| structure("data", "missing or not a list"))?;
+    let shape = shape_of(fields.shape.as_ref(), location)?;
+    let (data, _) = data_of(fields, location)?;
+    array_with_shape(dtype, shape, data, location)
+}
+
+/// The array of `dtype` and `shape` from its elements: the count, then each element.
+fn array_with_shape(
+    dtype: DType,
+    shape: Vec<usize>,
+    data: &[Elem],
+    location: &str,
+) -> Result<Array, IoError> {
     let expected = element_count(&shape);
     if data.len() != expected {
         return Err(IoError::Count {
@@ -392,8 +494,12 @@ pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
     let bad = |index: usize| IoError::Element {
         location: format!("{location}.data"),
         index,
-        value: data.get(index).map(|x| x.to_string()).unwrap_or_default(),
+        value: data.get(index).map(Elem::text).unwrap_or_default(),
         dtype,
+    };
+    let num = |x: &Elem| match x {
+        Elem::Num(n) => Some(n.clone()),
+        _ => None,
     };
     let elements = if dtype.is_float() {
         let mut out = Vec::with_capacity(data.len());
@@ -418,9 +524,9 @@ pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
         let mut out = Vec::with_capacity(data.len());
         for (i, x) in data.iter().enumerate() {
             out.push(match x {
-                Value::Bool(b) => *b,
-                Value::Number(n) if n.as_u64() == Some(0) => false,
-                Value::Number(n) if n.as_u64() == Some(1) => true,
+                Elem::Bool(b) => *b,
+                Elem::Num(n) if n.as_u64() == Some(0) => false,
+                Elem::Num(n) if n.as_u64() == Some(1) => true,
                 _ => return Err(bad(i)),
             });
         }
@@ -430,7 +536,7 @@ pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
         let (lo, hi) = (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1);
         let mut out = Vec::with_capacity(data.len());
         for (i, x) in data.iter().enumerate() {
-            let n = x.as_i64().ok_or_else(|| bad(i))?;
+            let n = num(x).and_then(|n| n.as_i64()).ok_or_else(|| bad(i))?;
             if i128::from(n) < lo || i128::from(n) > hi {
                 return Err(bad(i));
             }
@@ -446,7 +552,10 @@ pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
         };
         let mut out = Vec::with_capacity(data.len());
         for (i, x) in data.iter().enumerate() {
-            let n = x.as_u64().filter(|n| *n <= hi).ok_or_else(|| bad(i))?;
+            let n = num(x)
+                .and_then(|n| n.as_u64())
+                .filter(|n| *n <= hi)
+                .ok_or_else(|| bad(i))?;
             out.push(n);
         }
         Data::from_wide_u(dtype, out)
@@ -458,10 +567,10 @@ pub fn parse_array(v: &Value, location: &str) -> Result<Array, IoError> {
 }
 
 /// A JSON float: a number, or one of the strings `"nan"`, `"inf"`, `"-inf"`.
-fn json_float(v: &Value) -> Option<f64> {
+fn json_float(v: &Elem) -> Option<f64> {
     match v {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => match s.as_str() {
+        Elem::Num(n) => n.as_f64(),
+        Elem::Str(s) => match &**s {
             "nan" | "NaN" | "-nan" => Some(f64::NAN),
             "inf" | "Infinity" => Some(f64::INFINITY),
             "-inf" | "-Infinity" => Some(f64::NEG_INFINITY),
