@@ -132,12 +132,16 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
 }
 
 /// Shardings that split values, and SPMD custom calls, only partition in the entry (calls are
-/// inlined first); in a loop body, branch or reducer they are refused.
+/// inlined first); in a loop body, branch or reducer the entry reaches they are refused.
 fn refuse_outside_entry(module: &HloModule) -> Result<(), CompileError> {
-    for (i, comp) in module.computations.iter().enumerate() {
-        if i == module.entry.index() {
+    // Computations only calls reached are copies now, and nothing reaches them.
+    for id in module.post_order() {
+        if id == module.entry {
             continue;
         }
+        let Some(comp) = module.get(id) else {
+            continue;
+        };
         for instr in &comp.instructions {
             let split = instr.attrs.sharding.as_ref().filter(|s| splits(s));
             if spmd_call(instr) || split.is_some() {
