@@ -187,13 +187,6 @@ pub(super) fn convert(
             };
             let mesh = p.attr(mesh)?;
             let body = mesh.strip_prefix("#sdy.mesh").unwrap_or(&mesh);
-            // Shardy's shardings are not decoded from bytecode: a program over several devices
-            // would lose them and compile as one device's. Refused until they are.
-            if crate::sdy::parse_mesh(body).is_ok_and(|m| m.devices() > 1) {
-                return Err(unsupported(
-                    "a Shardy mesh of several devices in MLIR bytecode (its shardings are not decoded): give the StableHLO text (jax.jit(f).lower(...).as_text())",
-                ));
-            }
             let pretty = format!("sdy.mesh @{} = {body}", key(&t.attr_str(name)?));
             return Ok(Converted {
                 name: full,
