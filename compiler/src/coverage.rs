@@ -37,6 +37,10 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Call,
     Opcode::Ceil,
     Opcode::Clamp,
+    // Rewritten into an all-gather, dynamic-slices and a select before fusion
+    // (passes/permute.rs) until CompileOptions::emit_collective_permute; the embedded module
+    // keeps it, so the golden coverage asks for a case.
+    Opcode::CollectivePermute,
     Opcode::Compare,
     Opcode::Concatenate,
     Opcode::Conditional,

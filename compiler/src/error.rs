@@ -40,6 +40,16 @@ pub enum CompileError {
         /// What says so: the mesh, the sharding or the call, with where it is.
         evidence: String,
     },
+    /// A module with several replicas and several partitions while
+    /// `CompileOptions::emit_partitions` is off: runtimes before 2026-12-04 run one partition,
+    /// and only a one-replica program can be emitted as replicas instead.
+    #[error("the module runs on {replicas} replicas x {partitions} partitions; until CompileOptions::emit_partitions is on (2026-12-18 at the earliest) a program of several partitions is emitted as replicas, which needs replica_count 1")]
+    PartitionsNotEmitted {
+        /// `replica_count`.
+        replicas: i64,
+        /// `num_partitions`.
+        partitions: i64,
+    },
     /// Kernel generation failed for a fusion.
     // The code generator's error is part of this message and deliberately not a `#[source]`:
     // printers that walk the chain (anyhow's `{:#}`) would otherwise say it twice.

@@ -60,8 +60,10 @@ pub fn class(instr: &Instruction) -> Class {
         | DynamicUpdateSlice | ReduceWindow => Class::Elemental,
         Reduce => Class::Reduce,
         Parameter | Constant | Tuple | GetTupleElement | Bitcast | Dot | While | Conditional
-        | CustomCall | AllReduce | AllGather | ReduceScatter | ReplicaId | PartitionId
-        | AfterAll | AddDependency | OptimizationBarrier | Call | Fusion => Class::NonKernel,
+        | CustomCall | AllReduce | AllGather | ReduceScatter | CollectivePermute | ReplicaId
+        | PartitionId | AfterAll | AddDependency | OptimizationBarrier | Call | Fusion => {
+            Class::NonKernel
+        }
         _ => Class::Standalone,
     }
 }

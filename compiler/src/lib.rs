@@ -53,6 +53,9 @@ pub fn optimize(module: &HloModule, options: &CompileOptions) -> Result<HloModul
     } else {
         module.clone()
     };
+    if !options.emit_collective_permute {
+        passes::permute::run(&mut m)?;
+    }
     passes::run_pipeline(&mut m, options)?;
     Ok(m)
 }
@@ -94,6 +97,10 @@ pub fn compile(
         module
     };
     partitioned::check_single_device(module)?;
+    // What the thunks run is what the artifact embeds: with `emit_partitions` off, N partitions
+    // of one replica become N replicas (runtimes before 2026-12-04 run one partition).
+    let module = passes::partitions::as_replicas(module, options)?;
+    let module = module.as_ref();
     let optimized = optimize(module, options)?;
     let lowered = lower::lower(optimized, target, options)?;
     let assignment = buffers::assign(&lowered.values)?;

@@ -88,6 +88,22 @@ pub struct CompileOptions {
     /// 2026-12-01 refuse 32 and 33 (`unknown element type number 32`): **off by default** until
     /// 2026-12-15.
     pub emit_narrow_floats_xla: bool,
+    /// Staged rollout, stage 1 since 2026-12-04 (issue 30): emit a module of `num_partitions = N`
+    /// (a per-device program, with `partition-id` and collectives over partitions) as it is,
+    /// `num_partitions = N` in the embedded module and `partition_id_thunk`s that read the
+    /// device's partition. Runtimes before 2026-12-04 refuse `num_partitions > 1`, so this is
+    /// **off by default** until the forward window has passed: the default may flip on
+    /// 2026-12-18. While off, a module with one replica and N partitions is emitted as N
+    /// replicas of one partition, which computes the same ([`crate::passes::partitions`]); one
+    /// with several replicas and several partitions is a compile error.
+    pub emit_partitions: bool,
+    /// Staged rollout, stage 1 since 2026-12-04 (issue 30): lower `collective-permute` to a
+    /// `collective_permute_start_thunk`. Runtimes before 2026-12-04 refuse that thunk, so this
+    /// is **off by default** until 2026-12-18; while off, each permute becomes an all-gather of
+    /// every participant's operand, a dynamic-slice at its source (a constant table indexed by
+    /// the device's id) and a select with zeros where nothing arrives
+    /// ([`crate::passes::permute`]).
+    pub emit_collective_permute: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -121,6 +137,8 @@ impl Default for CompileOptions {
             emit_spmd_propagation_xla: false,
             emit_module_frontend_attributes_19: false,
             emit_narrow_floats_xla: false,
+            emit_partitions: false,
+            emit_collective_permute: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -267,6 +267,7 @@ impl ThunkBuilder<'_> {
                 reduction,
                 config,
                 buffers,
+                source_target_pairs,
             } => {
                 let thunk_info = self.info(name);
                 let buffers = buffers
@@ -296,32 +297,57 @@ impl ThunkBuilder<'_> {
                     config.op_id_xyz = Some(std::mem::take(&mut config.op_id));
                 }
                 let collective_config = Some(config);
-                let imp = match kind {
-                    hlo::Opcode::AllReduce => {
-                        Impl::AllReduceStartThunk(pg::AllReduceStartThunkProto {
-                            collective_config,
-                            buffers,
-                            reduction_kind: *reduction as i32,
-                        })
-                    }
-                    hlo::Opcode::AllGather => {
-                        Impl::AllGatherStartThunk(pg::AllGatherStartThunkProto {
-                            collective_config,
-                            buffers,
-                        })
-                    }
-                    _ => Impl::ReduceScatterThunk(pg::ReduceScatterThunkProto {
-                        collective_config,
-                        buffers,
-                        reduction_kind: *reduction as i32,
-                    }),
-                };
+                let imp = collective_impl(
+                    *kind,
+                    *reduction,
+                    collective_config,
+                    buffers,
+                    source_target_pairs,
+                );
                 pg::ThunkProto {
                     thunk_info,
                     r#impl: Some(imp),
                 }
             }
         })
+    }
+}
+
+/// The thunk of a collective: its kind's oneof case with the config, buffers and (a
+/// collective-permute's) pairs.
+fn collective_impl(
+    kind: hlo::Opcode,
+    reduction: pg::ReductionKindProto,
+    collective_config: Option<pg::CollectiveConfigProto>,
+    buffers: Vec<pg::CollectiveBufferProto>,
+    source_target_pairs: &[(i64, i64)],
+) -> pg::thunk_proto::Impl {
+    use pg::thunk_proto::Impl;
+    match kind {
+        hlo::Opcode::AllReduce => Impl::AllReduceStartThunk(pg::AllReduceStartThunkProto {
+            collective_config,
+            buffers,
+            reduction_kind: reduction as i32,
+        }),
+        hlo::Opcode::AllGather => Impl::AllGatherStartThunk(pg::AllGatherStartThunkProto {
+            collective_config,
+            buffers,
+        }),
+        hlo::Opcode::CollectivePermute => {
+            Impl::CollectivePermuteStartThunk(pg::CollectivePermuteStartThunkProto {
+                buffers,
+                collective_config,
+                source_target_pairs: source_target_pairs
+                    .iter()
+                    .map(|&(source, target)| proto::xla::SourceTarget { source, target })
+                    .collect(),
+            })
+        }
+        _ => Impl::ReduceScatterThunk(pg::ReduceScatterThunkProto {
+            collective_config,
+            buffers,
+            reduction_kind: reduction as i32,
+        }),
     }
 }
 

@@ -12,7 +12,8 @@ use runtime::RuntimeFlags;
 pub struct CheckArgs {
     /// The module: HLO text (`.hlo`, `.txt`), StableHLO (`.mlir`) or a binary HloModuleProto (`.pb`).
     pub module: PathBuf,
-    /// Inputs and expected outputs; one per replica or one for all.
+    /// Inputs and expected outputs; one per device (replica, or device with several partitions)
+    /// or one for all.
     #[arg(long, required = true)]
     pub io: Vec<PathBuf>,
     /// Target config (`.txtpb`) to compile for and to emulate.
@@ -51,9 +52,9 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         "emulated",
         &args.target_config,
         &args.io,
-        None,
+        crate::run_cmd::DeviceCounts::default(),
         &flags,
-        false,
+        crate::run_cmd::RunReport::default(),
         args.write_outputs.as_deref(),
         None,
         out,

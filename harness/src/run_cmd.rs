@@ -1,14 +1,18 @@
-//! `aot run ARTIFACT --target-config T.txtpb --io CASE.io.json [--replicas N]`: load a serialized
-//! executable in the runtime, execute it with the io file's inputs and compare with its outputs.
+//! `aot run ARTIFACT --target-config T.txtpb --io CASE.io.json [--replicas N] [--partitions N]`:
+//! load a serialized executable in the runtime, execute it with the io file's inputs and compare
+//! with its outputs.
 //!
-//! Output: one verdict line per output leaf (per replica when there are several), in `aot eval`'s
-//! format, then a summary line. Exit status: 0 every output matches, 1 a mismatch, 2 an error
+//! Output: one verdict line per output leaf (per replica when there are several; per device,
+//! `device D`, when the executable has several partitions), in `aot eval`'s format, then a
+//! summary line. Exit status: 0 every output matches, 1 a mismatch, 2 an error
 //! (the load error is printed with its absl code, e.g. `FAILED_PRECONDITION: ...`).
 //!
 //! `--write-outputs FILE` (here, in `aot check-hlo` and `aot eval`) also writes the outputs the
 //! command computed as an io file (`{"inputs": [...], "outputs": [...]}`, the inputs it ran with,
 //! [`hlo::io::case_to_json`]), whether or not they match; with several replicas, replica `r`'s go
-//! to [`replica_path`] (`out.io.json` -> `out.replica0.io.json`, the goldens' naming).
+//! to [`replica_path`] (`out.io.json` -> `out.replica0.io.json`, the goldens' naming); with
+//! several partitions, device `d`'s (replica `d / P`, partition `d % P`) to [`device_path`]
+//! (`out.device0.io.json`). `--io` takes the same files: one for every device, or one per device.
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,17 +30,22 @@ pub struct RunArgs {
     /// Target config (`.txtpb`) describing the device to run on.
     #[arg(long)]
     pub target_config: PathBuf,
-    /// Inputs and expected outputs; give one per replica (in replica order) or one for all.
+    /// Inputs and expected outputs; give one per device (replica order; with several
+    /// partitions, device order: device d is replica d / P, partition d % P) or one for all.
     #[arg(long, required = true)]
     pub io: Vec<PathBuf>,
     /// Replicas to run (default: the executable's replica_count; must equal it).
     #[arg(long)]
     pub replicas: Option<usize>,
+    /// Partitions to run (default: the executable's num_partitions; must equal it).
+    #[arg(long)]
+    pub partitions: Option<usize>,
     /// Turn the command-buffer load-time pass off.
     #[arg(long)]
     pub no_command_buffers: bool,
     /// Also write the computed outputs (with the inputs) to this io file, match or not; with
-    /// several replicas, `FILE` with `.replicaR` before its extension, one per replica.
+    /// several replicas, `FILE` with `.replicaR` before its extension, one per replica (with
+    /// several partitions `.deviceD`, one per device).
     #[arg(long, value_name = "FILE")]
     pub write_outputs: Option<PathBuf>,
     /// Device: `emulated` (default) or `cuda`.
@@ -46,6 +55,13 @@ pub struct RunArgs {
     /// (turns the command-buffer pass off, so that each launch is timed on its own).
     #[arg(long)]
     pub profile: bool,
+    /// Print `timing: load_ms=... execute_ms=... repeats=N`: the load time and the median of N
+    /// executions after the compared one (a warm-up), to compare with a framework's timings.
+    #[arg(long)]
+    pub timing: bool,
+    /// Executions timed by `--timing` (default 5; implies `--timing`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: Option<u32>,
     /// PTX whose `.entry` kernels supply the kernels of an artifact that carries only cubins
     /// (XLA:GPU's; XLA dumps them with `--xla_dump_to`); repeat for each file.
     #[arg(long, value_name = "FILE.ptx")]
@@ -146,6 +162,9 @@ pub struct LimitArgs {
     /// Largest replica_count accepted (RuntimeFlags::max_replicas).
     #[arg(long, default_value_t = RuntimeFlags::default().max_replicas)]
     pub max_replicas: u64,
+    /// Largest num_partitions accepted (RuntimeFlags::max_partitions).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_partitions)]
+    pub max_partitions: u64,
     /// Longest wall time of one execution, in seconds (RuntimeFlags::max_execution_secs).
     #[arg(long, default_value_t = RuntimeFlags::default().max_execution_secs)]
     pub max_execution_secs: u64,
@@ -155,6 +174,14 @@ pub struct LimitArgs {
     /// Most bytes the emulated device allocates (RuntimeFlags::emulator_host_memory_bytes).
     #[arg(long, default_value_t = RuntimeFlags::default().emulator_host_memory_bytes)]
     pub emulator_host_memory_bytes: u64,
+    /// Initcheck on the emulated device: a kernel read of bytes nothing wrote is an error
+    /// (RuntimeFlags::emulator_initcheck).
+    #[arg(long)]
+    pub emulator_initcheck: bool,
+    /// Racecheck on the emulated device: shared-memory accesses of two warps between barriers,
+    /// one writing, are an error (RuntimeFlags::emulator_racecheck).
+    #[arg(long)]
+    pub emulator_racecheck: bool,
 }
 
 impl Default for LimitArgs {
@@ -162,9 +189,12 @@ impl Default for LimitArgs {
         let d = RuntimeFlags::default();
         LimitArgs {
             max_replicas: d.max_replicas,
+            max_partitions: d.max_partitions,
             max_execution_secs: d.max_execution_secs,
             max_while_iterations: d.max_while_iterations,
             emulator_host_memory_bytes: d.emulator_host_memory_bytes,
+            emulator_initcheck: d.emulator_initcheck,
+            emulator_racecheck: d.emulator_racecheck,
         }
     }
 }
@@ -174,9 +204,12 @@ impl LimitArgs {
     pub fn apply(&self, base: RuntimeFlags) -> RuntimeFlags {
         RuntimeFlags {
             max_replicas: self.max_replicas,
+            max_partitions: self.max_partitions,
             max_execution_secs: self.max_execution_secs,
             max_while_iterations: self.max_while_iterations,
             emulator_host_memory_bytes: self.emulator_host_memory_bytes,
+            emulator_initcheck: self.emulator_initcheck,
+            emulator_racecheck: self.emulator_racecheck,
             ..base
         }
     }
@@ -210,8 +243,8 @@ pub fn make_devices(
         .collect()
 }
 
-/// Executes `exe` on `devices` (one per replica) with per-replica inputs; the outputs as arrays
-/// and replica 0's counters.
+/// Executes `exe` on `devices` (one per replica and partition, in device order) with per-device
+/// inputs; the outputs as arrays and device 0's counters.
 pub fn execute_arrays(
     exe: &Executable,
     devices: &[Arc<dyn Device>],
@@ -221,7 +254,7 @@ pub fn execute_arrays(
         .iter()
         .map(|case| case.iter().map(runtime::host::array_to_bytes).collect())
         .collect();
-    let results = if devices.len() == 1 && exe.num_replicas == 1 {
+    let results = if devices.len() == 1 && exe.num_devices() == 1 {
         let refs: Vec<&[u8]> = args[0].iter().map(Vec::as_slice).collect();
         vec![exe.execute(devices[0].as_ref(), &refs)?]
     } else {
@@ -321,6 +354,17 @@ pub fn report(
 /// `.replicaR` before the extension (`out.io.json` -> `out.replica1.io.json`, `out.json` ->
 /// `out.replica1.json`, `out` -> `out.replica1`).
 pub fn replica_path(path: &Path, replica: usize) -> PathBuf {
+    numbered_path(path, "replica", replica)
+}
+
+/// Where `--write-outputs FILE` puts device `device`'s outputs when the executable has several
+/// partitions: `.deviceD` before the extension, as [`replica_path`] (`out.io.json` ->
+/// `out.device3.io.json`).
+pub fn device_path(path: &Path, device: usize) -> PathBuf {
+    numbered_path(path, "device", device)
+}
+
+fn numbered_path(path: &Path, what: &str, n: usize) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -332,7 +376,7 @@ pub fn replica_path(path: &Path, replica: usize) -> PathBuf {
     } else {
         (name.as_str(), "")
     };
-    path.with_file_name(format!("{stem}.replica{replica}{ext}"))
+    path.with_file_name(format!("{stem}.{what}{n}{ext}"))
 }
 
 /// Writes `outputs` computed from `inputs` as an io file at `path`.
@@ -402,24 +446,70 @@ fn expected_of(exe: &runtime::Executable) -> hlo::io::Expected {
     hlo::io::Expected::new(inputs, outputs)
 }
 
-/// Loads `bytes` on devices built from the target config, runs every replica with its io case
-/// and prints verdicts; with `write_outputs`, also writes the computed outputs there (per
-/// replica, [`replica_path`], when there are several) before they are compared. `Ok(true)` when
-/// everything matches.
+/// The replicas and partitions asked for on the command line (`None`: the executable's own);
+/// a count that differs from the executable's is an error.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeviceCounts {
+    /// `--replicas`.
+    pub replicas: Option<usize>,
+    /// `--partitions`.
+    pub partitions: Option<usize>,
+}
+
+impl DeviceCounts {
+    /// The devices `exe` runs on, after checking the asked-for counts against its own.
+    pub fn devices_for(self, exe: &Executable) -> anyhow::Result<usize> {
+        for (asked, own, flag, field) in [
+            (
+                self.replicas,
+                exe.num_replicas,
+                "--replicas",
+                "replica_count",
+            ),
+            (
+                self.partitions,
+                exe.num_partitions,
+                "--partitions",
+                "num_partitions",
+            ),
+        ] {
+            if let Some(n) = asked.filter(|&n| n as u64 != own) {
+                bail!("{flag} {n}, but the executable's {field} is {own}");
+            }
+        }
+        Ok(exe.num_devices() as usize)
+    }
+}
+
+/// How verdict lines and per-device files name device `d` of `exe`: by replica when it has one
+/// partition (as before partitions), else by device id.
+fn device_label(exe: &Executable, d: usize) -> (String, &'static str) {
+    if exe.num_partitions > 1 {
+        (format!("device {d} "), "device")
+    } else {
+        (format!("replica {d} "), "replica")
+    }
+}
+
+/// Loads `bytes` on devices built from the target config, runs every device (each replica and
+/// partition) with its io case and prints verdicts; with `write_outputs`, also writes the
+/// computed outputs there (per replica, [`replica_path`], or per device, [`device_path`], when
+/// there are several) before they are compared. `Ok(true)` when everything matches.
 #[allow(clippy::too_many_arguments)]
 pub fn load_run_compare(
     bytes: &[u8],
     device_kind: &str,
     target_config: &Path,
     io: &[PathBuf],
-    replicas: Option<usize>,
+    counts: DeviceCounts,
     flags: &RuntimeFlags,
-    profile: bool,
+    extras: RunReport,
     write_outputs: Option<&Path>,
     kernel_ptx: Option<&runtime::KernelPtx>,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
     let probe = make_devices(device_kind, target_config, 1, flags)?;
+    let started = std::time::Instant::now();
     let exe = match kernel_ptx {
         Some(k) => runtime::load_with_kernel_ptx(
             bytes,
@@ -430,14 +520,9 @@ pub fn load_run_compare(
         )?,
         None => runtime::load(bytes, probe[0].as_ref(), flags)?,
     };
+    let load_time = started.elapsed();
     let rule = ToleranceRule::for_executable(bytes, kernel_ptx.is_some());
-    let n = replicas.unwrap_or(exe.num_replicas as usize);
-    if n as u64 != exe.num_replicas {
-        bail!(
-            "--replicas {n}, but the executable's replica_count is {}",
-            exe.num_replicas
-        );
-    }
+    let n = counts.devices_for(&exe)?;
     let expected = expected_of(&exe);
     let cases = io
         .iter()
@@ -446,10 +531,11 @@ pub fn load_run_compare(
                 .with_context(|| format!("cannot load {}", p.display()))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let (_, unit) = device_label(&exe, 0);
     let cases: Vec<&IoCase> = match cases.len() {
         1 => std::iter::repeat_n(&cases[0], n).collect(),
         k if k == n => cases.iter().collect(),
-        k => bail!("{k} io files for {n} replicas (give one, or one per replica)"),
+        k => bail!("{k} io files for {n} {unit}s (give one, or one per {unit})"),
     };
     let devices = if n == 1 {
         probe
@@ -458,17 +544,30 @@ pub fn load_run_compare(
     };
     let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
     let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
+    if let Some(repeats) = extras.timing {
+        // The run above was the warm-up (first execution: command buffers recorded, caches
+        // filled); the median of the next `repeats` is what a serving host sees.
+        let mut times = Vec::with_capacity(repeats as usize);
+        for _ in 0..repeats {
+            let t = std::time::Instant::now();
+            execute_arrays(&exe, &devices, &inputs)?;
+            times.push(t.elapsed());
+        }
+        writeln!(out, "{}", timing_line(load_time, &mut times))?;
+    }
     if let Some(path) = write_outputs {
         for (r, (g, i)) in got.iter().zip(&inputs).enumerate() {
-            let path = if n > 1 {
-                replica_path(path, r)
-            } else {
+            let path = if n == 1 {
                 path.to_owned()
+            } else if exe.num_partitions > 1 {
+                device_path(path, r)
+            } else {
+                replica_path(path, r)
             };
             self::write_outputs(&path, i, g)?;
         }
     }
-    if profile {
+    if extras.profile {
         for k in &stats.kernel_timings {
             writeln!(out, "{}", profile_line(k))?;
         }
@@ -483,7 +582,7 @@ pub fn load_run_compare(
     }
     for (r, (g, c)) in got.iter().zip(&cases).enumerate() {
         let prefix = if n > 1 {
-            format!("replica {r} ")
+            device_label(&exe, r).0
         } else {
             String::new()
         };
@@ -497,6 +596,33 @@ pub fn load_run_compare(
         if ok { "OK" } else { "MISMATCH" }
     )?;
     Ok(ok)
+}
+
+/// What `aot run` prints besides the verdicts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// `--profile`: one line per kernel launch of replica 0.
+    pub profile: bool,
+    /// `--timing`: the load time and the median of this many timed executions after the
+    /// compared one (`--repeat`, at least 1).
+    pub timing: Option<u32>,
+}
+
+/// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`: the load, and the median execution
+/// (the mean of the middle two for an even count).
+fn timing_line(load: std::time::Duration, times: &mut [std::time::Duration]) -> String {
+    times.sort();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let n = times.len();
+    let median = match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => ms(times[n / 2]),
+        _ => (ms(times[n / 2 - 1]) + ms(times[n / 2])) / 2.0,
+    };
+    format!(
+        "timing: load_ms={:.3} execute_ms={median:.3} repeats={n}",
+        ms(load)
+    )
 }
 
 /// One `--profile` line: the launch, its shape, the emulator's lane-instruction count (`n/a`
@@ -570,9 +696,15 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         &args.device,
         &args.target_config,
         &args.io,
-        args.replicas,
+        DeviceCounts {
+            replicas: args.replicas,
+            partitions: args.partitions,
+        },
         &flags,
-        args.profile,
+        RunReport {
+            profile: args.profile,
+            timing: (args.timing || args.repeat.is_some()).then(|| args.repeat.unwrap_or(5)),
+        },
         args.write_outputs.as_deref(),
         kernel_ptx.as_ref(),
         out,

@@ -78,10 +78,13 @@ fn verdict(target: &str, module: &str, ext: &str) -> String {
         target_config: root.join(format!("testdata/target_specs/{target}.txtpb")),
         io: vec![root.join(format!("testdata/corpus/hlo/{module}.io.json"))],
         replicas: None,
+        partitions: None,
         no_command_buffers: false,
         write_outputs: None,
         device: "emulated".into(),
         profile: false,
+        timing: false,
+        repeat: None,
         kernel_ptx: Vec::new(),
         limits: Default::default(),
     };

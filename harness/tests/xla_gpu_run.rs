@@ -49,10 +49,13 @@ fn aot_run(artifact: &Path, target: &str, module: &str, ptx: Vec<PathBuf>) -> (u
         target_config: spec(target),
         io: vec![io(module)],
         replicas: None,
+        partitions: None,
         no_command_buffers: false,
         write_outputs: None,
         device: "emulated".into(),
         profile: false,
+        timing: false,
+        repeat: None,
         kernel_ptx: ptx,
         limits: Default::default(),
     };

@@ -377,7 +377,6 @@ pub const UNSUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::BatchNormTraining,
     Opcode::Cholesky,
     Opcode::CollectiveBroadcast,
-    Opcode::CollectivePermute,
     Opcode::CollectivePermuteDone,
     Opcode::CollectivePermuteStart,
     Opcode::CopyDone,

@@ -305,6 +305,27 @@ impl ArrayShape {
         })
     }
 
+    /// Number of elements with checked arithmetic (negative dimensions count as 0, as in
+    /// [`ArrayShape::element_count`]); `None` when the product overflows 64 bits. Sizes that
+    /// allocate, index or compare buffers use this or [`ArrayShape::checked_byte_size`]:
+    /// `f32[3,6148914691236517212]` has 2^64 + 20 elements, and a wrapping product made it 20.
+    pub fn checked_element_count(&self) -> Option<u64> {
+        self.dims.iter().try_fold(1u64, |acc, &d| {
+            acc.checked_mul(u64::try_from(d).unwrap_or(0))
+        })
+    }
+
+    /// Byte size of the data (sub-byte types packed to whole bytes) with checked arithmetic;
+    /// `None` past `i64::MAX` bytes, the limit of XLA's `ShapeUtil::ValidateShape` and of every
+    /// signed size the compiler, the artifact and the runtime carry.
+    pub fn checked_byte_size(&self) -> Option<u64> {
+        let bits = u128::from(self.checked_element_count()?)
+            .checked_mul(u128::from(self.element_type.bit_width()))?;
+        u64::try_from(bits.div_ceil(8))
+            .ok()
+            .filter(|&b| b <= i64::MAX as u64)
+    }
+
     /// True when any dimension is dynamic.
     pub fn is_dynamic(&self) -> bool {
         self.dynamic.iter().any(|&d| d)
@@ -408,6 +429,21 @@ impl Shape {
             }
             Shape::Tuple(t) => 8 * t.len() as u64,
             Shape::Token => 0,
+        }
+    }
+
+    /// [`Shape::byte_size`] with checked arithmetic: the typed error names the first array
+    /// (the shape itself or a tuple element) whose size overflows or passes `i64::MAX` bytes.
+    pub fn checked_byte_size(&self) -> Result<u64, crate::verify::SizeError> {
+        match self {
+            Shape::Array(a) => a
+                .checked_byte_size()
+                .ok_or_else(|| crate::verify::SizeError::TooLarge(Box::new(a.clone()))),
+            Shape::Tuple(t) => {
+                t.iter().try_for_each(|s| s.checked_byte_size().map(drop))?;
+                Ok(8 * t.len() as u64)
+            }
+            Shape::Token => Ok(0),
         }
     }
 
@@ -573,6 +609,32 @@ mod tests {
         assert_eq!(s.to_string(), "(f32[2,3]{1,0}, pred[])");
         assert_eq!(s.tuple_shapes().map(|t| t[0].byte_size()), Some(24));
         assert_eq!(PrimitiveType::from_name("bf16"), Some(PrimitiveType::Bf16));
+    }
+
+    #[test]
+    fn checked_sizes_refuse_what_wraps_past_2_pow_64() {
+        let wraps = ArrayShape::new(PrimitiveType::F32, vec![3, 6148914691236517212]);
+        assert_eq!(wraps.checked_element_count(), None);
+        assert_eq!(wraps.checked_byte_size(), None);
+        let s = Shape::Tuple(vec![Shape::scalar(PrimitiveType::F32), Shape::Array(wraps)]);
+        assert_eq!(
+            s.checked_byte_size().map_err(|e| e.to_string()),
+            Err("shape f32[3,6148914691236517212] is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)".to_string())
+        );
+        // Fits u64 but not i64 bytes: 2^61 f32 elements are 2^63 bytes.
+        let big = ArrayShape::new(PrimitiveType::F32, vec![1 << 61]);
+        assert_eq!(big.checked_element_count(), Some(1 << 61));
+        assert_eq!(big.checked_byte_size(), None);
+        let s4 = ArrayShape::new(PrimitiveType::S4, vec![1 << 62]);
+        assert_eq!(
+            s4.checked_byte_size(),
+            Some(1 << 61),
+            "sub-byte bits in 128 bits"
+        );
+        assert_eq!(
+            Shape::array(PrimitiveType::F32, vec![2, 3]).checked_byte_size(),
+            Ok(24)
+        );
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! the same work, measured in the same run. `aot bench --only emulator` times the same workloads
 //! with 1 and with all threads, in its report.
 //!
-//! `cargo run --release -p ptx --example emu_bench [-- --threads N] [--quick]` (`--quick`: the
-//! smaller sizes of `aot bench --quick`, one repetition; short enough to run under
-//! `valgrind --tool=cachegrind`).
+//! `cargo run --release -p ptx --example emu_bench [-- --threads N] [--quick] [--initcheck]
+//! [--racecheck]` (`--quick`: the smaller sizes of `aot bench --quick`, one repetition; short
+//! enough to run under `valgrind --tool=cachegrind`; the last two turn the sanitizer's optional
+//! checks on).
 use std::time::Instant;
 
 use ptx::emu::bench::{self, Workload};
@@ -57,8 +58,13 @@ fn main() {
         .unwrap_or(1usize);
     let quick = args.iter().any(|a| a == "--quick");
     let reps = if quick { 1 } else { 3 };
+    // The sanitizer's optional checks, to price them (memcheck is always on). The workloads'
+    // memory is made without initcheck's shadow, so `--initcheck` prices the per-lane path and
+    // the shared/local shadows, not the global shadow bits.
     let opts = LaunchOptions {
         threads,
+        initcheck: args.iter().any(|a| a == "--initcheck"),
+        racecheck: args.iter().any(|a| a == "--racecheck"),
         ..LaunchOptions::default()
     };
     // With one worker the launch runs on this thread, so thread CPU time is exact.

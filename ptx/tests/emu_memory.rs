@@ -257,6 +257,7 @@ fn out_of_bounds_access_is_an_error() {
             space,
             address,
             size,
+            ..
         } => {
             assert_eq!(*space, Space::Global);
             assert_eq!(*size, 4);
@@ -267,7 +268,7 @@ fn out_of_bounds_access_is_an_error() {
             assert_eq!(address % 4, 0);
             let msg = err.to_string();
             assert!(
-                msg.contains("out-of-bounds global access of 4 bytes"),
+                msg.contains("out-of-bounds global read of 4 bytes"),
                 "{msg}"
             );
             assert!(msg.contains("tid (31,0,0)"), "{msg}");
@@ -700,6 +701,7 @@ fn an_access_past_one_buffer_never_reaches_its_neighbour() {
                     address,
                     size: 4,
                     at,
+                    ..
                 } => {
                     assert_eq!(*address, base.0.wrapping_add(off as u64), "{what}");
                     assert!(at.instruction.starts_with("ld.global.u32"), "{err}");

@@ -126,6 +126,32 @@ impl Clique {
     }
 }
 
+/// What device `me` of a collective permute receives: the contribution of the source that
+/// `pairs` sends to it (`parts` in domain order: replica or partition id), or `bytes` zeros when
+/// no pair targets it, as XLA's collective-permute leaves a device that receives nothing.
+pub fn permuted(
+    pairs: &[(i64, i64)],
+    me: i64,
+    parts: Vec<Vec<u8>>,
+    bytes: usize,
+) -> Result<Vec<u8>> {
+    let Some(&(source, _)) = pairs.iter().find(|&&(_, target)| target == me) else {
+        return Ok(vec![0; bytes]);
+    };
+    let mut parts = parts;
+    let part = usize::try_from(source)
+        .ok()
+        .filter(|&s| s < parts.len())
+        .map(|s| std::mem::take(&mut parts[s]))
+        .ok_or_else(|| {
+            Error::internal(format!("collective permute source {source} took no part"))
+        })?;
+    if part.len() < bytes {
+        return Err(Error::internal("collective buffer too short"));
+    }
+    Ok(part)
+}
+
 macro_rules! fold {
     ($acc:expr, $parts:expr, $n:expr, $t:ty, $from:expr, $to:expr, $op:expr) => {{
         let sz = std::mem::size_of::<$t>();

@@ -108,6 +108,10 @@ pub struct Executable {
     pub kernels: Vec<Arc<thunks::KernelModule>>,
     /// Replicas (the embedded module's `replica_count`).
     pub num_replicas: u64,
+    /// Partitions (the embedded module's `num_partitions`, at least 1): the executable runs on
+    /// `num_replicas * num_partitions` devices, device `d` being replica `d / num_partitions`,
+    /// partition `d % num_partitions` (XLA's logical device id).
+    pub num_partitions: u64,
     /// The flags it was loaded with (execution reads its limits from them).
     pub flags: RuntimeFlags,
     /// Cross-stream waits.
@@ -116,6 +120,11 @@ pub struct Executable {
 }
 
 impl Executable {
+    /// The devices one execution runs on: `num_replicas * num_partitions`.
+    pub fn num_devices(&self) -> u64 {
+        self.num_replicas.saturating_mul(self.num_partitions)
+    }
+
     /// The thunks re-encoded as protos (command buffers inlined): equal to the artifact's.
     pub fn thunk_protos(&self) -> Vec<proto::xla::gpu::ThunkProto> {
         thunks::encode_sequence(&self.thunks)

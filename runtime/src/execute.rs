@@ -1,7 +1,8 @@
 //! Executing a loaded [`Executable`]: allocate every buffer, copy the parameters in and the
 //! constants from `binary`, run the thunk sequence, copy the outputs out (per
-//! `output_info_map`), free everything. Replicated execution runs one thread per replica, each on
-//! its own device, sharing a [`Clique`] for collectives.
+//! `output_info_map`), free everything. Replicated execution runs one thread per device (every
+//! partition of every replica: device `d` is replica `d / num_partitions`, partition
+//! `d % num_partitions`), each on its own device, sharing a [`Clique`] for collectives.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use crate::behaviour::{self, Behaviour, Behaviours};
 use crate::collectives::{self, Clique};
 use crate::device::{Device, DeviceOp, GemmBuffers, LaunchShape};
 use crate::error::{invalid, Error, Result};
+use crate::groups::{Grid, GroupMode};
 use crate::registry::CallFrame;
 use crate::thunks::{
     CollectiveOp, CommandBufferThunk, ElemTypeExt, KernelModule, ShapedSlice, Slice, Thunk,
@@ -109,7 +111,8 @@ struct Run<'a> {
     exe: &'a Executable,
     device: &'a dyn Device,
     bases: Vec<u64>,
-    replica: i64,
+    /// The logical device id: `replica * num_partitions + partition`.
+    device_id: i64,
     clique: Option<&'a Clique>,
     collective_seq: u64,
     stats: ExecutionStats,
@@ -130,6 +133,12 @@ impl Executable {
                 self.num_replicas
             )));
         }
+        if self.num_partitions > 1 {
+            return Err(invalid(format!(
+                "the executable has num_partitions {}; use execute_replicated",
+                self.num_partitions
+            )));
+        }
         let reexecuted = self.begin_execution();
         self.run_replica(device, args, 0, None, reexecuted)
     }
@@ -142,23 +151,47 @@ impl Executable {
             > 0
     }
 
-    /// Runs one replica per device (thread per replica); `args[r]` are replica r's arguments.
+    /// The replicas and partitions it runs on.
+    pub fn grid(&self) -> Grid {
+        Grid {
+            replicas: self.num_replicas,
+            partitions: self.num_partitions,
+        }
+    }
+
+    /// Runs every replica and partition, one device each (thread per device); `devices[d]` and
+    /// `args[d]` are logical device `d`'s: replica `d / num_partitions`, partition
+    /// `d % num_partitions`.
     pub fn execute_replicated(
         &self,
         devices: &[Arc<dyn Device>],
         args: &[Vec<Vec<u8>>],
     ) -> Result<Vec<ExecutionResult>> {
         let n = devices.len();
-        if n as u64 != self.num_replicas {
-            return Err(invalid(format!(
-                "{n} devices given, the executable's replica_count is {}",
-                self.num_replicas
-            )));
+        if n as u64 != self.num_devices() {
+            return Err(invalid(if self.num_partitions > 1 {
+                format!(
+                    "{n} devices given, the executable runs on {} (replica_count {} x num_partitions {})",
+                    self.num_devices(),
+                    self.num_replicas,
+                    self.num_partitions
+                )
+            } else {
+                format!(
+                    "{n} devices given, the executable's replica_count is {}",
+                    self.num_replicas
+                )
+            }));
         }
         if args.len() != n {
             return Err(invalid(format!(
-                "{} argument sets given for {n} replicas",
-                args.len()
+                "{} argument sets given for {n} {}",
+                args.len(),
+                if self.num_partitions > 1 {
+                    "devices"
+                } else {
+                    "replicas"
+                }
             )));
         }
         for d in devices {
@@ -180,7 +213,7 @@ impl Executable {
                         let res =
                             self.run_replica(d.as_ref(), &refs, r as i64, Some(clique), reexecuted);
                         if let Err(e) = &res {
-                            clique.abort(&format!("replica {r}: {e}"));
+                            clique.abort(&format!("{}: {e}", self.device_name(r as i64)));
                         }
                         res
                     })
@@ -205,11 +238,22 @@ impl Executable {
         results.into_iter().collect()
     }
 
+    /// How messages name device `d`: `replica R` with one partition (as before partitions),
+    /// else `device D (replica R, partition P)`.
+    fn device_name(&self, d: i64) -> String {
+        if self.num_partitions > 1 {
+            let (r, p) = self.grid().split(d);
+            format!("device {d} (replica {r}, partition {p})")
+        } else {
+            format!("replica {d}")
+        }
+    }
+
     fn run_replica(
         &self,
         device: &dyn Device,
         args: &[&[u8]],
-        replica: i64,
+        device_id: i64,
         clique: Option<&Clique>,
         reexecuted: bool,
     ) -> Result<ExecutionResult> {
@@ -261,7 +305,7 @@ impl Executable {
                 exe: self,
                 device,
                 bases: bases.clone(),
-                replica,
+                device_id,
                 clique,
                 collective_seq: 0,
                 stats: ExecutionStats::default(),
@@ -433,10 +477,16 @@ impl Run<'_> {
                 }
                 Ok(())
             }
-            ThunkKind::ReplicaId(s) => self
-                .device
-                .write(self.addr(s)?, &(self.replica as u32).to_le_bytes()),
-            ThunkKind::PartitionId(s) => self.device.write(self.addr(s)?, &0u32.to_le_bytes()),
+            ThunkKind::ReplicaId(s) => {
+                let (replica, _) = self.exe.grid().split(self.device_id);
+                self.device
+                    .write(self.addr(s)?, &(replica as u32).to_le_bytes())
+            }
+            ThunkKind::PartitionId(s) => {
+                let (_, partition) = self.exe.grid().split(self.device_id);
+                self.device
+                    .write(self.addr(s)?, &(partition as u32).to_le_bytes())
+            }
             ThunkKind::CustomCall(c) => {
                 // By the registration's current name: an alias reaches the same handler.
                 self.behaviour(Behaviour::CustomCall {
@@ -637,7 +687,12 @@ impl Run<'_> {
                 shape: *shape,
                 args: args
                     .iter()
-                    .map(|s| self.addr(s))
+                    .map(|s| {
+                        Ok(crate::device::KernelArg {
+                            address: self.addr(s)?,
+                            size: s.size,
+                        })
+                    })
                     .collect::<Result<Vec<_>>>()?,
             },
             Command::Copy { dst, src, size } => DeviceOp::Copy {
@@ -687,20 +742,24 @@ impl Run<'_> {
         if self.loop_depth > 0 {
             self.behaviour(Behaviour::CollectiveInLoop);
         }
-        let n = self.exe.num_replicas as i64;
-        let group: Vec<i64> = if c.config.replica_groups.is_empty() {
-            (0..n).collect()
-        } else {
-            c.config
-                .replica_groups
-                .iter()
-                .find(|g| g.contains(&self.replica))
-                .cloned()
-                .ok_or_else(|| {
-                    Error::internal(format!("replica {} is in no replica group", self.replica))
-                })?
+        let grid = self.exe.grid();
+        // Validated at load; an unknown value cannot reach here.
+        let mode = GroupMode::from_proto(c.config.group_mode).unwrap_or(GroupMode::CrossReplica);
+        // A permute exchanges within its whole domain (the replicas of this partition, or the
+        // partitions of this replica): its pairs, not groups, say who reads whom.
+        let groups: &[Vec<i64>] = match c.op {
+            CollectiveOp::CollectivePermute { .. } => &[],
+            _ => &c.config.replica_groups,
         };
-        let rank = group.iter().position(|&r| r == self.replica).unwrap_or(0);
+        let group = mode
+            .participants(groups, grid, self.device_id)
+            .ok_or_else(|| {
+                Error::internal(format!(
+                    "{} is in no replica group",
+                    self.exe.device_name(self.device_id)
+                ))
+            })?;
+        let rank = group.iter().position(|&r| r == self.device_id).unwrap_or(0);
         // The contributions are taken in the group's order: only the collectives whose result
         // places them by rank read that order.
         if matches!(
@@ -714,11 +773,11 @@ impl Run<'_> {
             let esz = t.size() as usize;
             let mut src = self.read(&b.source)?;
             src.truncate(count * esz);
-            // One rendezvous per buffer: every replica issues them in the same order.
+            // One rendezvous per buffer: every device issues them in the same order.
             let seq = self.collective_seq;
             self.collective_seq += 1;
             let parts = match self.clique {
-                Some(cl) if group.len() > 1 => cl.exchange(seq, &group, self.replica, src)?,
+                Some(cl) if group.len() > 1 => cl.exchange(seq, &group, self.device_id, src)?,
                 _ => vec![src],
             };
             let out = match &c.op {
@@ -730,6 +789,12 @@ impl Run<'_> {
                     full.get(rank * chunk..(rank + 1) * chunk)
                         .ok_or_else(|| Error::internal("reduce-scatter chunk"))?
                         .to_vec()
+                }
+                CollectiveOp::CollectivePermute {
+                    source_target_pairs,
+                } => {
+                    let me = mode.own_id(grid, self.device_id);
+                    collectives::permuted(source_target_pairs, me, parts, count * esz)?
                 }
                 other => {
                     return Err(Error::unimplemented(format!(

@@ -44,6 +44,10 @@ pub struct RuntimeFlags {
     /// replica-group check keeps one flag per replica, execution one device per replica).
     /// Default 1024.
     pub max_replicas: u64,
+    /// Largest `num_partitions` accepted (step 4), checked as `max_replicas` is, before the count
+    /// sizes anything: a program runs on `replica_count * num_partitions` devices, and the
+    /// replica-group check keeps one flag per device. Default 1024.
+    pub max_partitions: u64,
     /// Longest wall time of one execution, in seconds, before it fails with
     /// `RESOURCE_EXHAUSTED`: checked before every thunk and while iteration, and applied to each
     /// emulated kernel launch by [`crate::EmulatedDevice::with_flags`] (so one execution is bounded
@@ -55,6 +59,17 @@ pub struct RuntimeFlags {
     /// over it fails with `RESOURCE_EXHAUSTED`. Applied by [`crate::EmulatedDevice::new`] (the
     /// default) and [`crate::EmulatedDevice::with_flags`]. Default 8 GiB.
     pub emulator_host_memory_bytes: u64,
+    /// Initcheck on the emulated device: a kernel read of device memory that nothing (host
+    /// write, memset, copy or kernel store) wrote since it was allocated, or of shared or local
+    /// memory the CTA did not write, fails with `INTERNAL` naming kernel, instruction, thread,
+    /// address and buffer. Costs a shadow bit per device byte and the per-lane memory path.
+    /// Applied by [`crate::EmulatedDevice::with_flags`]. Default `false`.
+    pub emulator_initcheck: bool,
+    /// Racecheck on the emulated device: threads of different warps touching one shared-memory
+    /// byte between two barriers, one of them writing, fails with `INTERNAL` naming both
+    /// threads. Costs 16 bytes of shadow per shared byte and the per-lane shared path. Applied
+    /// by [`crate::EmulatedDevice::with_flags`]. Default `false`.
+    pub emulator_racecheck: bool,
 }
 
 /// How much of each kernel's PTX text the load parses (step 6).
@@ -112,8 +127,11 @@ impl Default for RuntimeFlags {
             collective_timeout_secs: 120,
             ptx_check: PtxCheck::Signatures,
             max_replicas: 1024,
+            max_partitions: 1024,
             max_execution_secs: 120,
             emulator_host_memory_bytes: 8 << 30,
+            emulator_initcheck: false,
+            emulator_racecheck: false,
         }
     }
 }
@@ -153,11 +171,14 @@ pub fn defaults() -> Vec<(&'static str, String)> {
         ),
         ("ptx_check", d.ptx_check.as_str().to_string()),
         ("max_replicas", d.max_replicas.to_string()),
+        ("max_partitions", d.max_partitions.to_string()),
         ("max_execution_secs", d.max_execution_secs.to_string()),
         (
             "emulator_host_memory_bytes",
             d.emulator_host_memory_bytes.to_string(),
         ),
+        ("emulator_initcheck", d.emulator_initcheck.to_string()),
+        ("emulator_racecheck", d.emulator_racecheck.to_string()),
     ]
 }
 
@@ -177,6 +198,7 @@ pub const LIMITS: &[&str] = &[
     "emulator_instruction_floor",
     "collective_timeout_secs",
     "max_replicas",
+    "max_partitions",
     "max_execution_secs",
     "emulator_host_memory_bytes",
 ];

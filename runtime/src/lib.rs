@@ -21,6 +21,7 @@ pub mod execute;
 pub mod ffi;
 pub mod flags;
 pub mod gemm;
+pub mod groups;
 pub mod host;
 pub mod kernel_ptx;
 pub mod load;
@@ -32,7 +33,7 @@ pub mod thunks;
 pub use behaviour::{Behaviour, Behaviours};
 pub use device::{
     CudaDevice, Device, DeviceDescription, DeviceKind, DeviceOp, DeviceTotals, EmulatedDevice,
-    GemmBuffers, LaunchShape,
+    GemmBuffers, KernelArg, LaunchShape,
 };
 pub use error::{Code, Error, Result};
 pub use executable::{Allocation, AllocationKind, Constant, Executable, Leaf, TupleTable};

@@ -232,7 +232,7 @@ fn finish(
         Hlo::Decoded => hlo_module_with_config.as_ref().map(HloSource::Decoded),
         Hlo::Encoded(b) => b.map(HloSource::Encoded),
     };
-    let num_replicas = check_hlo(hlo, flags)?;
+    let (num_replicas, num_partitions) = check_hlo(hlo, flags)?;
     drop(hlo_module_with_config);
 
     let (param_shapes, result_shape) = check_program_shape(program_shape.as_ref())?;
@@ -261,7 +261,13 @@ fn finish(
         registry,
         kernel_ptx,
     };
-    let (thunks, kernels) = check_thunks(thunk_source, &sizes, contract, &env, num_replicas)?;
+    let (thunks, kernels) = check_thunks(
+        thunk_source,
+        &sizes,
+        contract,
+        &env,
+        (num_replicas, num_partitions),
+    )?;
     check_supplied_constants(&constants, &allocations, &thunks, kernel_ptx)?;
 
     // Cross-stream waits, from the artifact's own sequence.
@@ -284,6 +290,7 @@ fn finish(
         thunks,
         kernels,
         num_replicas,
+        num_partitions,
         flags: flags.clone(),
         events,
         recordings: Default::default(),
@@ -298,9 +305,10 @@ enum HloSource<'a> {
 
 /// Step 4: the embedded HLO. The runtime executes thunks, never the HLO: its structure (ids,
 /// opcodes, shapes, call graph) is checked without building the IR or decoding attributes.
-/// Returns the number of replicas, bounded here before anything is sized by it: the replica-group
-/// check keeps one flag per replica, and execution wants one device per replica.
-fn check_hlo(hlo: Option<HloSource<'_>>, flags: &RuntimeFlags) -> Result<u64> {
+/// Returns the numbers of replicas and partitions, each bounded here before anything is sized by
+/// it: the replica-group check keeps one flag per device, and execution wants one device per
+/// replica and partition (`replica_count * num_partitions`).
+fn check_hlo(hlo: Option<HloSource<'_>>, flags: &RuntimeFlags) -> Result<(u64, u64)> {
     let summary = match hlo {
         Some(HloSource::Decoded(h)) => hlo::convert::check_proto(h),
         Some(HloSource::Encoded(b)) => hlo::convert::check_proto_bytes(b),
@@ -320,12 +328,13 @@ fn check_hlo(hlo: Option<HloSource<'_>>, flags: &RuntimeFlags) -> Result<u64> {
         )));
     }
     let num_partitions = summary.num_partitions.max(1) as u64;
-    if num_partitions > 1 {
-        return Err(Error::unimplemented(format!(
-            "hlo_module_with_config.config.num_partitions is {num_partitions}; this runtime runs one partition"
+    if num_partitions > flags.max_partitions {
+        return Err(Error::resource_exhausted(format!(
+            "hlo_module_with_config.config.num_partitions is {num_partitions}, over the limit of {} partitions (RuntimeFlags::max_partitions, aot run --max-partitions)",
+            flags.max_partitions
         )));
     }
-    Ok(num_replicas)
+    Ok((num_replicas, num_partitions))
 }
 
 /// Step 5a: the entry signature, as shapes (parameters, result).
@@ -688,9 +697,10 @@ fn check_thunks(
     sizes: &[u64],
     contract: KernelContract,
     env: &Environment<'_>,
-    num_replicas: u64,
+    (num_replicas, num_partitions): (u64, u64),
 ) -> Result<(Vec<Thunk>, Vec<Arc<KernelModule>>)> {
     let mut ctx = DecodeContext::new(sizes, env.device, env.flags, env.registry, num_replicas);
+    ctx.num_partitions = num_partitions;
     ctx.contract = contract;
     ctx.kernel_ptx = env.kernel_ptx;
     let thunks = match source {

@@ -424,7 +424,7 @@ fn main() -> Result<()> {
         Path::new(OUT).join("oob_store.launch.json"),
         serde_json::to_vec_pretty(&launch(64))?,
     )?;
-    c.write("oob_store.ptx", oob.as_bytes(), json!({"kind": "ptx", "launch": "oob_store.launch.json", "stage": "run", "code": "ERROR", "message": "out-of-bounds global access"}))?;
+    c.write("oob_store.ptx", oob.as_bytes(), json!({"kind": "ptx", "launch": "oob_store.launch.json", "stage": "run", "code": "ERROR", "message": "out-of-bounds global read of 4 bytes at address 0x200001000: 3840 bytes past the end of the allocation of 256 bytes"}))?;
     let deadlock = vadd.replace("$L__BB0_2:\n\tret;", "\tbar.sync \t0;\n$L__BB0_2:\n\tret;");
     assert_ne!(
         deadlock, vadd,

@@ -1,4 +1,6 @@
-//! Collectives: all-reduce, all-gather and reduce-scatter (the leading dimension, over replica groups).
+//! Collectives: all-reduce, all-gather and reduce-scatter (the leading dimension, over replica
+//! groups), and collective-permute (its source-target pairs; only with
+//! `CompileOptions::emit_collective_permute`, else the permute pass has rewritten it).
 use hlo::ir::{Computation, ReplicaGroups};
 use hlo::{Instruction, Opcode};
 use proto::xla::gpu as pg;
@@ -6,6 +8,9 @@ use proto::xla::gpu as pg;
 use crate::error::CompileError;
 
 use super::*;
+
+/// A collective-permute's own group mode (none for other collectives) and its pairs.
+type PermuteMode = (Option<pg::CollectiveOpGroupModeProto>, Vec<(i64, i64)>);
 
 impl Lowerer<'_> {
     pub(super) fn lower_collective(
@@ -16,7 +21,7 @@ impl Lowerer<'_> {
         ops: &mut Vec<Op>,
     ) -> Result<Vec<Loc>, CompileError> {
         let bad = |why: String| CompileError::unsupported(&comp.name, instr, why);
-        let reduction = if instr.opcode == Opcode::AllGather {
+        let reduction = if matches!(instr.opcode, Opcode::AllGather | Opcode::CollectivePermute) {
             pg::ReductionKindProto::ReductionKindUnspecified
         } else {
             let apply = instr
@@ -36,7 +41,7 @@ impl Lowerer<'_> {
                 }
             }
         };
-        if instr.opcode != Opcode::AllReduce {
+        if matches!(instr.opcode, Opcode::AllGather | Opcode::ReduceScatter) {
             let dim_ok = match instr.attrs.dimensions.as_deref() {
                 Some([d]) => instr
                     .shape
@@ -91,7 +96,10 @@ impl Lowerer<'_> {
             locs.push(dst);
             buffers.push((count, src, dst));
         }
-        let group_mode = if instr.attrs.channel_id.is_some() {
+        let (group_mode, source_target_pairs) = self.permute_mode(comp, instr)?;
+        let group_mode = if let Some(mode) = group_mode {
+            mode
+        } else if instr.attrs.channel_id.is_some() {
             if instr.attrs.use_global_device_ids == Some(true) {
                 pg::CollectiveOpGroupModeProto::CollectiveOpGroupModeFlattenedId
             } else {
@@ -115,7 +123,36 @@ impl Lowerer<'_> {
                 op_id_xyz: None,
             },
             buffers,
+            source_target_pairs,
         });
         Ok(locs)
+    }
+
+    /// A collective-permute's group mode and pairs: with a channel id its pairs name partitions
+    /// (cross-partition), without one replicas (cross-replica), as in XLA. Other collectives:
+    /// no mode of their own here, no pairs.
+    fn permute_mode(
+        &self,
+        comp: &Computation,
+        instr: &Instruction,
+    ) -> Result<PermuteMode, CompileError> {
+        if instr.opcode != Opcode::CollectivePermute {
+            return Ok((None, Vec::new()));
+        }
+        let config = &self.module.config;
+        let (mode, n) = if instr.attrs.channel_id.is_some() {
+            (
+                pg::CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition,
+                config.num_partitions,
+            )
+        } else {
+            (
+                pg::CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica,
+                config.replica_count,
+            )
+        };
+        let n = n.unwrap_or(1).max(1);
+        let pairs = crate::passes::permute::pairs(&comp.name, instr, n, n)?;
+        Ok((Some(mode), pairs))
     }
 }

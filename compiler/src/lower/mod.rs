@@ -183,7 +183,7 @@ pub enum Op {
         /// `CustomCallApiVersion` value of the HLO's `api_version=` (ORIGINAL when absent).
         api_version: i32,
     },
-    /// all-reduce / all-gather / reduce-scatter.
+    /// all-reduce / all-gather / reduce-scatter / collective-permute.
     Collective {
         /// Profile annotation.
         name: String,
@@ -196,6 +196,8 @@ pub enum Op {
         config: pg::CollectiveConfigProto,
         /// (element count, source, destination) per buffer.
         buffers: Vec<(i64, Loc, Loc)>,
+        /// A collective-permute's (source, target) pairs; empty for the others.
+        source_target_pairs: Vec<(i64, i64)>,
     },
 }
 
@@ -310,7 +312,7 @@ pub fn lower(
         let mut locs = Vec::new();
         for (index, shape) in leaves(&instr.shape) {
             let v = l.new_value(
-                shape.byte_size(),
+                leaf_bytes(&shape)?,
                 Placement::Param {
                     number: n as i64,
                     index,
@@ -406,7 +408,7 @@ pub fn lower(
                 });
             }
             _ => {
-                let v = l.new_value(shape.byte_size(), Placement::Output, &name);
+                let v = l.new_value(leaf_bytes(&shape)?, Placement::Output, &name);
                 let t = l.tick();
                 l.values[v].def = t;
                 l.use_loc(loc, t);
@@ -738,4 +740,13 @@ pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>
         }
     }
     Ok(out)
+}
+
+/// The byte size of an entry parameter or output leaf, checked: the buffers the artifact
+/// declares must not be sized by a wrapped or saturated product (the verifier refuses such
+/// shapes first; this keeps lowering safe on a module that skipped it).
+fn leaf_bytes(shape: &Shape) -> Result<u64, CompileError> {
+    shape
+        .checked_byte_size()
+        .map_err(|e| CompileError::InvalidModule(e.to_string()))
 }

@@ -201,7 +201,10 @@ impl Lowerer<'_> {
                 });
                 set(env, locs);
             }
-            Opcode::AllReduce | Opcode::AllGather | Opcode::ReduceScatter => {
+            Opcode::AllReduce
+            | Opcode::AllGather
+            | Opcode::ReduceScatter
+            | Opcode::CollectivePermute => {
                 let locs = self.lower_collective(comp, &instr, env, ops)?;
                 set(env, locs);
             }

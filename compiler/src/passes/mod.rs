@@ -29,6 +29,12 @@
 //!
 //! Fusion ([`crate::fusion`]) and lowering to thunks follow.
 //!
+//! Two rewrites run outside the pipeline, as the staged rollout of issue 30 asks:
+//! [`partitions`] (in `compile`, before anything else, so the embedded module is the one the
+//! thunks run: N partitions of one replica as N replicas while `emit_partitions` is off) and
+//! [`permute`] (in `optimize`, first: `collective-permute` as an all-gather, dynamic-slices and
+//! a select while `emit_collective_permute` is off).
+//!
 //! Each pass is one file holding its rule over one computation; the loop over the module and
 //! the rebuild of a computation (topological order, operands remapped) are shared, in
 //! [`rebuild`]. Each pass is tested alone by the filetests in `compiler/tests/filetests/<pass>/`
@@ -49,6 +55,8 @@ mod emit;
 pub mod float_normalization;
 pub mod gemm_operands;
 pub mod inline_calls;
+pub mod partitions;
+pub mod permute;
 pub mod rebuild;
 pub mod rng_bit_generator;
 pub mod simplify;

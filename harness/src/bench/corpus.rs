@@ -186,7 +186,7 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         // Traffic of one run, on the io file's inputs (single replica only).
         let traffic = (|| -> Option<f64> {
             let io = hlo::io::IoCase::read(&dir.join(format!("{case}.io.json"))).ok()?;
-            if exe.num_replicas != 1 {
+            if exe.num_devices() != 1 {
                 return None;
             }
             let dev = Arc::new(env.device());

@@ -533,17 +533,17 @@ fn entry(
                 .iter()
                 .map(|(_, leaf)| vec![0u8; leaf.size as usize])
                 .collect();
-            let result = if exe.num_replicas == 1 {
+            let result = if exe.num_devices() == 1 {
                 let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
                 exe.execute(&dev, &refs).map(|_| ())
-            } else if exe.num_replicas <= 8 {
-                let devices: Vec<Arc<dyn Device>> = (0..exe.num_replicas)
+            } else if exe.num_devices() <= 8 {
+                let devices: Vec<Arc<dyn Device>> = (0..exe.num_devices())
                     .map(|_| Arc::new(limits.device(device)) as Arc<dyn Device>)
                     .collect();
                 let all = vec![args; devices.len()];
                 exe.execute_replicated(&devices, &all).map(|_| ())
             } else {
-                // Loaded; running more replicas than this takes one thread each and proves
+                // Loaded; running more devices than this takes one thread each and proves
                 // nothing the smaller counts do not.
                 return Err("load ok, not run (replicas)".to_owned());
             };

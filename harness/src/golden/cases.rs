@@ -10,12 +10,13 @@ pub struct Case {
     pub name: String,
     /// The module: HLO text, or StableHLO (read through `hlo::input`).
     pub module: PathBuf,
-    /// One io file for a single-replica case, or one per replica (replica order).
+    /// One io file for a single-device case, or one per device (replica order; device order,
+    /// replica-major, when the module has several partitions).
     pub io: Vec<PathBuf>,
 }
 
 impl Case {
-    /// Number of replicas the case runs on.
+    /// Number of devices the case runs on (replicas x partitions).
     pub fn replicas(&self) -> usize {
         self.io.len().max(1)
     }
@@ -42,7 +43,8 @@ pub fn curated_cases() -> Result<Vec<Case>, String> {
 
 /// Cases in one directory: `NAME.hlo` (not `NAME.opt.hlo`), or `NAME.mlir` (StableHLO) when there
 /// is no `NAME.hlo` (the corpus's `.mlir` twins of `.hlo` cases are not separate cases), with
-/// `NAME.io.json` or `NAME.replica<R>.io.json` files.
+/// `NAME.io.json`, `NAME.replica<R>.io.json` or (several partitions) `NAME.device<D>.io.json`
+/// files.
 pub fn cases_in(dir: &Path) -> Result<Vec<Case>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -65,11 +67,20 @@ pub fn cases_in(dir: &Path) -> Result<Vec<Case>, String> {
         let io: Vec<PathBuf> = if names.contains(&single) {
             vec![dir.join(single)]
         } else {
-            (0..)
-                .map(|r| format!("{name}.replica{r}.io.json"))
-                .take_while(|f| names.contains(f))
-                .map(|f| dir.join(f))
-                .collect()
+            // One per replica, or (a module with several partitions) one per device.
+            let numbered = |what: &str| -> Vec<PathBuf> {
+                (0..)
+                    .map(|r| format!("{name}.{what}{r}.io.json"))
+                    .take_while(|f| names.contains(f))
+                    .map(|f| dir.join(f))
+                    .collect()
+            };
+            let replicas = numbered("replica");
+            if replicas.is_empty() {
+                numbered("device")
+            } else {
+                replicas
+            }
         };
         if io.is_empty() {
             return Err(format!("{}/{file} has no io file", dir.display()));

@@ -64,10 +64,15 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     ("ptx_check", KERNEL_THUNKS),
     // Checked against `replica_count` at load, before it sizes anything.
     ("max_replicas", ANY_ARTIFACT),
+    // Checked against `num_partitions` at load, before it sizes anything.
+    ("max_partitions", ANY_ARTIFACT),
     // The wall-time limit of every execution (per while iteration and per emulated launch).
     ("max_execution_secs", ANY_ARTIFACT),
     // Bounds every emulated allocation the artifact declares.
     ("emulator_host_memory_bytes", ANY_ARTIFACT),
+    // The emulated device's initcheck and racecheck (off by default).
+    ("emulator_initcheck", KERNEL_THUNKS),
+    ("emulator_racecheck", KERNEL_THUNKS),
 ];
 
 /// For every pass of `runtime::flags::LOAD_PASSES`, the thunk kinds it rewrites.

@@ -140,14 +140,16 @@ pub(crate) fn bit_identical(got: &Array, want: &Array) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether the reference evaluator can be the oracle for a module: not when it calls custom-call
-/// targets, whose semantics live in the runtime's registry, not in HLO.
+/// Whether the reference evaluator can be the oracle for a module: not when it holds an opcode
+/// the evaluator does not evaluate (`hlo::eval::NOT_EVALUATED`): custom-call targets, whose
+/// semantics live in the runtime's registry, not in HLO, and collectives (a one-device
+/// collective-permute, say), which need devices.
 pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
     !module
         .computations
         .iter()
         .flat_map(|c| &c.instructions)
-        .any(|i| i.opcode == hlo::Opcode::CustomCall)
+        .any(|i| hlo::eval::NOT_EVALUATED.contains(&i.opcode))
 }
 
 /// Backward compatibility: today's runtime loads the exact bytes, executes them, produces

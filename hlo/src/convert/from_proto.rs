@@ -406,6 +406,17 @@ pub(super) fn fill_attrs(
         ));
     }
     a.channel_id = (p.channel_id != 0).then_some(p.channel_id);
+    if !p.source_target_pairs.is_empty() || opcode == CollectivePermute {
+        let pairs: Vec<(i64, i64)> = p
+            .source_target_pairs
+            .iter()
+            .map(|px::SourceTarget { source, target }| (*source, *target))
+            .collect();
+        a.raw.push((
+            "source_target_pairs".into(),
+            print_source_target_pairs(&pairs),
+        ));
+    }
     a.use_global_device_ids = p.use_global_device_ids.then_some(true);
     if opcode == Fft {
         a.fft_type = Some(match px::FftType::try_from(p.fft_type) {

@@ -95,9 +95,19 @@ pub(super) fn instruction_to_proto(
         what,
     };
     let a = &instr.attrs;
-    if let Some((key, value)) = a.raw.first() {
+    // `source_target_pairs` is kept verbatim by the parser; the proto has a field for it.
+    let pairs_text = a.raw("source_target_pairs");
+    if let Some((key, value)) = a.raw.iter().find(|(k, _)| k != "source_target_pairs") {
         return Err(bad(format!("attribute `{key}={value}`")));
     }
+    let source_target_pairs = match pairs_text {
+        None => Vec::new(),
+        Some(t) => parse_source_target_pairs(t)
+            .ok_or_else(|| bad(format!("attribute `source_target_pairs={t}`")))?
+            .into_iter()
+            .map(|(source, target)| px::SourceTarget { source, target })
+            .collect(),
+    };
     let global = |c: usize, i: InstrId| -> i64 {
         ids.instr
             .get(c)
@@ -242,6 +252,7 @@ pub(super) fn instruction_to_proto(
         p.replica_groups = replica_groups_to_proto(g).map_err(|e| bad(e.to_string()))?;
     }
     p.channel_id = a.channel_id.unwrap_or(0);
+    p.source_target_pairs = source_target_pairs;
     p.use_global_device_ids = a.use_global_device_ids.unwrap_or(false);
     if let Some(t) = a.fft_type {
         p.fft_type = match t {

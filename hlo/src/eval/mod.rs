@@ -63,6 +63,7 @@ pub const NOT_EVALUATED: &[Opcode] = &[
     Opcode::AfterAll,
     Opcode::AllGather,
     Opcode::AllReduce,
+    Opcode::CollectivePermute,
     Opcode::CustomCall,
     Opcode::ReduceScatter,
 ];

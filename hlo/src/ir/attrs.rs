@@ -433,6 +433,30 @@ pub enum ReplicaGroups {
     Iota(String),
 }
 
+/// A `source_target_pairs=` value (`{{0,1},{1,0}}`, or `{}`) as (source, target) pairs; `None`
+/// when it is not that form. The attribute is kept verbatim in [`Attrs::raw`].
+pub fn parse_source_target_pairs(text: &str) -> Option<Vec<(i64, i64)>> {
+    let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    inner
+        .split('}')
+        .map(|p| p.trim().trim_start_matches(',').trim())
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (s, t) = p.strip_prefix('{')?.split_once(',')?;
+            Some((s.trim().parse().ok()?, t.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// Pairs as HLO text prints them: `{{0,1},{1,0}}`.
+pub fn print_source_target_pairs(pairs: &[(i64, i64)]) -> String {
+    let inner: Vec<String> = pairs.iter().map(|(s, t)| format!("{{{s},{t}}}")).collect();
+    format!("{{{}}}", inner.join(","))
+}
+
 /// One scalar of a constant literal.
 ///
 /// Floats compare by bit pattern so NaN constants keep `parse(print(m)) == m`. For

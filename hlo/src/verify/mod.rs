@@ -86,25 +86,7 @@ fn check_layout(shape: &Shape) -> Result<(), LayoutError> {
 /// Every array of `shape` has a byte size that fits `i64` (negative dimensions are reported by
 /// shape inference and the parser, and count as 0 here).
 pub fn check_size(shape: &Shape) -> Result<(), SizeError> {
-    match shape {
-        Shape::Array(a) => {
-            // In u128, so that the bits of 2^63-1 bytes still fit.
-            let bytes = a
-                .dims
-                .iter()
-                .try_fold(1u128, |acc, &d| {
-                    acc.checked_mul(u128::try_from(d).unwrap_or(0))
-                })
-                .and_then(|n| n.checked_mul(u128::from(a.element_type.bit_width())))
-                .map(|bits| bits.div_ceil(8));
-            match bytes {
-                Some(b) if b <= i64::MAX as u128 => Ok(()),
-                _ => Err(SizeError::TooLarge(Box::new(a.clone()))),
-            }
-        }
-        Shape::Tuple(t) => t.iter().try_for_each(check_size),
-        Shape::Token => Ok(()),
-    }
+    shape.checked_byte_size().map(drop)
 }
 
 /// Verifies a module; returns every problem found.

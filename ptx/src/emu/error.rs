@@ -69,6 +69,28 @@ impl fmt::Display for Space {
     }
 }
 
+/// What a faulting memory instruction did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Access {
+    /// A load (`ld`, `ldmatrix`, the source of `cp.async`).
+    Read,
+    /// A store (`st`, `stmatrix`, the destination of `cp.async`).
+    Write,
+    /// An atomic read-modify-write (`atom`, `red`).
+    Atomic,
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Atomic => "atomic",
+        })
+    }
+}
+
 /// Everything that can go wrong loading or running a kernel in the emulator.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 #[non_exhaustive]
@@ -121,17 +143,59 @@ pub enum EmuError {
         /// What is wrong.
         message: String,
     },
-    /// An access outside every allocation of its state space.
-    #[error("out-of-bounds {space} access of {size} bytes at address {address:#x} ({at})")]
+    /// An access that is not inside the allocation it belongs to (memcheck): for global memory
+    /// one of the launch's buffers (an argument's slice, a module variable, or with no slices
+    /// given every device allocation), for shared and local memory one variable or the dynamic
+    /// shared memory.
+    #[error(
+        "out-of-bounds {space} {access} of {size} bytes at address {address:#x}: {missed} ({at})"
+    )]
     OutOfBounds {
         /// Where.
         at: Box<Location>,
         /// State space of the access.
         space: Space,
+        /// Read, write or atomic.
+        access: Access,
         /// Address (space-relative for shared/local/param, device address for global).
         address: u64,
         /// Access size in bytes.
         size: u32,
+        /// The allocation it missed: the nearest one and by how many bytes.
+        missed: String,
+    },
+    /// A read of bytes nothing wrote since they were allocated (initcheck,
+    /// [`LaunchOptions::initcheck`](crate::emu::LaunchOptions::initcheck)).
+    #[error(
+        "uninitialised {space} read of {size} bytes at address {address:#x} in {region} ({at})"
+    )]
+    UninitializedRead {
+        /// Where.
+        at: Box<Location>,
+        /// State space of the access.
+        space: Space,
+        /// Address, relative as in [`EmuError::OutOfBounds`].
+        address: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// The allocation read.
+        region: String,
+    },
+    /// Two threads of a CTA touched the same shared-memory byte, at least one writing, with no
+    /// barrier between them (racecheck,
+    /// [`LaunchOptions::racecheck`](crate::emu::LaunchOptions::racecheck)).
+    #[error("shared-memory race: {hazard} hazard on {size} bytes at shared address {address:#x} with tid ({},{},{}) since the last barrier ({at})", other_tid[0], other_tid[1], other_tid[2])]
+    SharedRace {
+        /// Where (the second access).
+        at: Box<Location>,
+        /// `read-after-write`, `write-after-read` or `write-after-write`.
+        hazard: &'static str,
+        /// Shared-space address of the access.
+        address: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// The thread whose earlier access conflicts (same CTA).
+        other_tid: [u32; 3],
     },
     /// An access whose address is not a multiple of its size.
     #[error("misaligned {space} access of {size} bytes at address {address:#x} ({at})")]

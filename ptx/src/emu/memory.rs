@@ -3,8 +3,9 @@
 //! * **Global** memory is a set of allocations addressed by 64-bit device addresses starting at
 //!   [`GLOBAL_BASE`], each on a 4 GiB boundary and followed by at least 2 GiB unmapped, so
 //!   running off either end of a buffer is reported instead of silently reading its neighbour.
-//!   Every access is bounds- and alignment-checked. The backing store is `AtomicU64` words and
-//!   every kernel access goes through a relaxed atomic view of its natural size
+//!   Every kernel access is alignment-checked, and bounds-checked by the launch's region table
+//!   (`sanitize`: one allocation, or one argument's slice of it). The backing store is
+//!   `AtomicU64` words and every kernel access goes through a relaxed atomic view of its natural size
 //!   (`AtomicU8`..`AtomicU64`), so CTAs running on several OS threads never race in the Rust
 //!   sense, and `atom.*` are real atomic read-modify-writes on the same bytes.
 //! * **Shared** memory is a byte array per CTA (static variables first, dynamic shared memory
@@ -54,31 +55,72 @@ impl DevicePtr {
 pub(crate) struct Allocation {
     words: Box<[AtomicU64]>,
     size: u64,
+    /// Initcheck's shadow, a bit per byte (set: written since allocated); `None` when the
+    /// allocation was made with initcheck off, and then every byte counts as written.
+    init: Option<Box<[AtomicU8]>>,
+}
+
+/// A zeroed boxed slice of `n` atomics, committed page by page as it is touched.
+fn zeroed_atomics<T>(n: usize) -> Option<Box<[T]>> {
+    let n = n.max(1);
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
+    // SAFETY: `layout` has a non-zero size; callers only instantiate `T` with atomic integers,
+    // for which all-zero bytes are a valid value.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` is a fresh global-allocator block with the layout of `[T; n]`, which is what
+    // `Box<[T]>` frees it with.
+    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n)) })
+}
+
+/// Marks bytes `off..off + len` written in an initcheck shadow (bits out of range are ignored).
+#[inline]
+pub(crate) fn shadow_mark(shadow: &[AtomicU8], off: u64, len: u64) {
+    let (mut i, end) = (off, off.saturating_add(len));
+    while i < end {
+        let Some(cell) = usize::try_from(i / 8).ok().and_then(|c| shadow.get(c)) else {
+            return;
+        };
+        let (lo, hi) = ((i % 8) as u32, (end - (i - i % 8)).min(8) as u32);
+        let bits = ((1u32 << hi) - 1) as u8 & !(((1u32 << lo) - 1) as u8);
+        cell.fetch_or(bits, Ordering::Relaxed);
+        i = i - i % 8 + 8;
+    }
+}
+
+/// True when every byte of `off..off + len` is marked written in an initcheck shadow.
+#[inline]
+pub(crate) fn shadow_written(shadow: &[AtomicU8], off: u64, len: u64) -> bool {
+    let (mut i, end) = (off, off.saturating_add(len));
+    while i < end {
+        let Some(cell) = usize::try_from(i / 8).ok().and_then(|c| shadow.get(c)) else {
+            return false;
+        };
+        let (lo, hi) = ((i % 8) as u32, (end - (i - i % 8)).min(8) as u32);
+        let bits = ((1u32 << hi) - 1) as u8 & !(((1u32 << lo) - 1) as u8);
+        if cell.load(Ordering::Relaxed) & bits != bits {
+            return false;
+        }
+        i = i - i % 8 + 8;
+    }
+    true
 }
 
 impl Allocation {
-    fn new(size: u64) -> Option<Allocation> {
-        let n = usize::try_from(size.div_ceil(8)).ok()?.max(1);
+    fn new(size: u64, initcheck: bool) -> Option<Allocation> {
+        let n = usize::try_from(size.div_ceil(8)).ok()?;
         // Zeroed by the allocator, not by writing every word: a large zeroed allocation is fresh
         // pages from the OS, so a declared size commits no host memory until a kernel or a copy
         // touches it (a 4 GiB buffer used to commit 4.2 GB and take 14 s before anything ran).
-        let layout = std::alloc::Layout::array::<AtomicU64>(n).ok()?;
-        // SAFETY: `layout` has a non-zero size (n >= 1 words of 8 bytes).
-        let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
-        if p.is_null() {
-            return None;
-        }
-        // SAFETY: `p` is a fresh global-allocator block with the layout of `[AtomicU64; n]`
-        // (what `Box<[AtomicU64]>` frees it with), and all-zero bytes are a valid `AtomicU64`.
-        let words = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n)) };
-        Some(Allocation { words, size })
-    }
-
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        let len = self.words.len() * 8;
-        // SAFETY: AtomicU64 has the size and alignment of u64, and `&mut self` guarantees no
-        // other reference to the words exists while the byte view lives.
-        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr() as *mut u8, len) }
+        let words = zeroed_atomics::<AtomicU64>(n)?;
+        let init = if initcheck {
+            Some(zeroed_atomics::<AtomicU8>(n)?)
+        } else {
+            None
+        };
+        Some(Allocation { words, size, init })
     }
 }
 
@@ -88,6 +130,8 @@ pub struct Memory {
     next: u64,
     limit: u64,
     used: u64,
+    /// Allocations made now get an initcheck shadow.
+    initcheck: bool,
     /// Module uid → device addresses of its module-scope `.global`/`.const` variables.
     pub(crate) module_vars: HashMap<u64, Vec<u64>>,
 }
@@ -120,6 +164,7 @@ impl Memory {
             next: GLOBAL_BASE,
             limit,
             used: 0,
+            initcheck: false,
             module_vars: HashMap::new(),
         }
     }
@@ -134,6 +179,16 @@ impl Memory {
         self.limit
     }
 
+    /// Turns initcheck's bookkeeping on or off for the allocations made from now on: each gets a
+    /// shadow bit per byte (an eighth more host memory, committed as touched) that host writes
+    /// and kernel stores set, and a launch with [`LaunchOptions::initcheck`] faults on a kernel
+    /// read of a byte whose bit is clear. Allocations made while it was off count as written.
+    ///
+    /// [`LaunchOptions::initcheck`]: crate::emu::LaunchOptions::initcheck
+    pub fn set_initcheck(&mut self, on: bool) {
+        self.initcheck = on;
+    }
+
     /// Allocates `bytes` zeroed bytes (at least one) and returns their device address. Host
     /// memory is committed lazily, page by page, as the allocation is touched.
     pub fn alloc(&mut self, bytes: u64) -> Result<DevicePtr, EmuError> {
@@ -146,7 +201,7 @@ impl Memory {
                 ),
             });
         }
-        let a = Allocation::new(size).ok_or_else(|| EmuError::HostMemory {
+        let a = Allocation::new(size, self.initcheck).ok_or_else(|| EmuError::HostMemory {
             message: format!("cannot allocate {bytes} bytes on the host"),
         })?;
         let base = self.next;
@@ -177,6 +232,16 @@ impl Memory {
     }
 
     fn range_mut(&mut self, ptr: DevicePtr, len: usize) -> Result<&mut [u8], EmuError> {
+        Ok(self.range_and_shadow(ptr, len)?.0)
+    }
+
+    /// The bytes of `ptr..ptr + len` and the shadow of their allocation with their offset.
+    #[allow(clippy::type_complexity)]
+    fn range_and_shadow(
+        &mut self,
+        ptr: DevicePtr,
+        len: usize,
+    ) -> Result<(&mut [u8], Option<(&[AtomicU8], u64)>), EmuError> {
         let addr = ptr.0;
         let bad = || EmuError::HostMemory {
             message: format!("range {addr:#x}+{len} is not inside one allocation"),
@@ -187,13 +252,23 @@ impl Memory {
         if end > a.size {
             return Err(bad());
         }
+        let shadow = a.init.as_deref().map(|s| (s, off));
         let (off, end) = (off as usize, end as usize);
-        a.bytes_mut().get_mut(off..end).ok_or_else(bad)
+        let len = a.words.len() * 8;
+        // SAFETY: AtomicU64 has the size and alignment of u64, and `&mut self` guarantees no
+        // kernel or other reference writes the words while the byte view lives.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(a.words.as_ptr() as *mut u8, len) };
+        Ok((bytes.get_mut(off..end).ok_or_else(bad)?, shadow))
     }
 
-    /// Copies `data` to device memory at `ptr` (the range must lie inside one allocation).
+    /// Copies `data` to device memory at `ptr` (the range must lie inside one allocation); the
+    /// bytes count as written for initcheck.
     pub fn write(&mut self, ptr: DevicePtr, data: &[u8]) -> Result<(), EmuError> {
-        self.range_mut(ptr, data.len())?.copy_from_slice(data);
+        let (bytes, shadow) = self.range_and_shadow(ptr, data.len())?;
+        bytes.copy_from_slice(data);
+        if let Some((s, off)) = shadow {
+            shadow_mark(s, off, data.len() as u64);
+        }
         Ok(())
     }
 
@@ -210,16 +285,21 @@ impl Memory {
         Ok(v)
     }
 
-    /// Resolves a kernel access: a pointer to `size` bytes at `addr` inside one allocation.
-    /// Returns the allocation's (base, end, data pointer) so callers can cache it.
-    #[inline]
-    pub(crate) fn lookup(&self, addr: u64) -> Option<(u64, u64, *const u8)> {
+    /// The allocation holding `addr`: its (base, end).
+    pub(crate) fn allocation_of(&self, addr: u64) -> Option<(u64, u64)> {
         let (base, a) = self.allocs.range(..=addr).next_back()?;
         let end = base + a.size;
-        if addr >= end {
-            return None;
-        }
-        Some((*base, end, a.words.as_ptr() as *const u8))
+        (addr < end).then_some((*base, end))
+    }
+
+    /// Every allocation as (base, size, data pointer, initcheck shadow), in address order: the
+    /// launch's region table is built from these.
+    pub(crate) fn allocations(
+        &self,
+    ) -> impl Iterator<Item = (u64, u64, *const u8, Option<&[AtomicU8]>)> + '_ {
+        self.allocs
+            .iter()
+            .map(|(b, a)| (*b, a.size, a.words.as_ptr() as *const u8, a.init.as_deref()))
     }
 }
 

@@ -13,8 +13,13 @@
 //!   resolved branch targets, constants folded into rows, `.func` calls inlined).
 //! * The engine runs warps of 32 lanes in lockstep with *minimum-pc* reconvergence (see the
 //!   `exec` module docs), barriers per thread, CTAs in parallel on OS threads.
-//! * [`Memory`] is the device: bounds- and alignment-checked global allocations backed by atomic
-//!   words, so concurrent CTAs and `atom.*` are race-free; shared/local/param memory per CTA.
+//! * [`Memory`] is the device: alignment-checked global allocations backed by atomic words, so
+//!   concurrent CTAs and `atom.*` are race-free; shared/local/param memory per CTA.
+//! * The emulator is a sanitizer (module `sanitize`): every global access is checked against the
+//!   launch's buffers (argument slices given to [`launch_sliced`], module variables), every
+//!   shared and local access against its variable, with an error naming the nearest buffer and
+//!   the distance; [`LaunchOptions::initcheck`] and [`LaunchOptions::racecheck`] add
+//!   uninitialised-read and shared-memory race detection.
 //! * Numeric semantics (rounding modes, ftz, saturation, NaN rules, approximations) live in
 //!   [`numeric`].
 //! * Two engines run the same decoded code with bit-identical results, counts and faults: the
@@ -74,11 +79,13 @@ mod exec;
 mod lanes;
 pub mod memory;
 pub mod numeric;
+mod sanitize;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-pub use error::{EmuError, Location, Space};
+pub use error::{Access, EmuError, Location, Space};
 pub use memory::{DevicePtr, Memory};
+pub use sanitize::ArgSlice;
 
 use decode::{Func, ModuleVar};
 
@@ -179,6 +186,15 @@ pub struct LaunchOptions {
     /// The default fast engine gives bit-identical results, faults and counts; this switch is
     /// what the tests that check that compare against.
     pub reference_engine: bool,
+    /// Initcheck: a kernel read of device memory nothing wrote since it was allocated (on a
+    /// [`Memory`] with [`Memory::set_initcheck`]), or of shared or local memory the CTA did not
+    /// write, is [`EmuError::UninitializedRead`]. Off by default: every access then goes down
+    /// the per-lane path.
+    pub initcheck: bool,
+    /// Racecheck: threads of different warps touching one shared-memory byte between barrier
+    /// releases, one of them writing (atomics excepted), is [`EmuError::SharedRace`]. Off by
+    /// default: shared accesses then go down the per-lane path.
+    pub racecheck: bool,
 }
 
 impl LaunchOptions {
@@ -203,6 +219,8 @@ impl Default for LaunchOptions {
             instructions_per_thread: 0,
             instruction_floor: 0,
             reference_engine: false,
+            initcheck: false,
+            racecheck: false,
         }
     }
 }
@@ -229,7 +247,8 @@ pub const MAX_SHARED_BYTES: u64 = 228 * 1024;
 /// Largest grid the emulator accepts, per dimension (CUDA's limits since compute capability 3.0).
 pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
 
-/// Runs `kernel` over `grid` CTAs of `block` threads.
+/// Runs `kernel` over `grid` CTAs of `block` threads; every global access must lie in one
+/// device allocation (see [`launch_sliced`] for per-argument bounds).
 #[allow(clippy::too_many_arguments)]
 pub fn launch(
     module: &LoadedModule,
@@ -241,6 +260,23 @@ pub fn launch(
     memory: &mut Memory,
     options: &LaunchOptions,
 ) -> Result<LaunchStats, EmuError> {
+    let dims = (grid, block, dynamic_shared_bytes);
+    launch_sliced(module, kernel, dims, params, &[], memory, options)
+}
+
+/// [`launch`] with the buffer slice each pointer argument may touch: a global access must lie
+/// inside one of `slices` or a module variable (an empty `slices`: inside one allocation).
+/// `dims` are the grid, the block and the dynamic shared memory bytes.
+pub fn launch_sliced(
+    module: &LoadedModule,
+    kernel: &str,
+    dims: ([u32; 3], [u32; 3], u32),
+    params: &[ParamValue],
+    slices: &[ArgSlice],
+    memory: &mut Memory,
+    options: &LaunchOptions,
+) -> Result<LaunchStats, EmuError> {
+    let (grid, block, dynamic_shared_bytes) = dims;
     let func = module
         .kernel(kernel)
         .ok_or_else(|| EmuError::UnknownKernel {
@@ -341,12 +377,23 @@ pub fn launch(
     let used = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let mem: &Memory = memory;
+    let dyn_base = func.shared_layout.div_ceil(16) * 16;
     let ctx = exec::LaunchCtx {
         kernel,
         func,
         mem,
         params: &buf,
         var_addrs: &var_addrs,
+        var_names: module.vars.iter().map(|v| v.name.clone()).collect(),
+        globals: sanitize::GlobalMap::new(mem, slices, &var_addrs),
+        shared_map: sanitize::VarMap::new(
+            &func.shared_vars,
+            Some((dyn_base, dynamic_shared_bytes as u64)),
+            "shared",
+        ),
+        local_map: sanitize::VarMap::new(&func.local_vars, None, "local"),
+        initcheck: options.initcheck,
+        racecheck: options.racecheck,
         grid,
         block,
         dyn_shared: dynamic_shared_bytes,

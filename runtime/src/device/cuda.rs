@@ -27,7 +27,8 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 
 use super::{
-    cublas, host_len, Device, DeviceDescription, DeviceKind, DeviceOp, GemmBuffers, LaunchShape,
+    cublas, host_len, Device, DeviceDescription, DeviceKind, DeviceOp, GemmBuffers, KernelArg,
+    LaunchShape,
 };
 use crate::error::{Error, Result};
 use crate::thunks::{GemmConfig, KernelModule};
@@ -318,7 +319,7 @@ impl Device for CudaDevice {
         module: &KernelModule,
         kernel: &str,
         shape: LaunchShape,
-        args: &[u64],
+        args: &[KernelArg],
     ) -> Result<()> {
         // SAFETY: every address was validated at load against allocations of this device.
         unsafe { self.launch_on(&self.null_stream, module, kernel, shape, args)? };
@@ -468,7 +469,7 @@ impl CudaDevice {
         module: &KernelModule,
         kernel: &str,
         shape: LaunchShape,
-        args: &[u64],
+        args: &[KernelArg],
     ) -> Result<()> {
         let LaunchShape {
             grid,
@@ -484,7 +485,7 @@ impl CudaDevice {
         }
         let mut launch = stream.launch_builder(&f);
         for a in args {
-            launch.arg(a);
+            launch.arg(&a.address);
         }
         let config = LaunchConfig {
             grid_dim: (grid[0], grid[1], grid[2]),

@@ -5,9 +5,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use ptx::emu::{self, DevicePtr, LaunchOptions, LoadedModule, Memory, ParamValue};
+use ptx::emu::{self, ArgSlice, DevicePtr, LaunchOptions, LoadedModule, Memory, ParamValue};
 
-use super::{host_len, Device, DeviceDescription, DeviceKind, GemmBuffers, LaunchShape};
+use super::{host_len, Device, DeviceDescription, DeviceKind, GemmBuffers, KernelArg, LaunchShape};
 use crate::error::{Error, Result};
 use crate::thunks::KernelModule;
 
@@ -81,6 +81,8 @@ fn launch_options(flags: &crate::flags::RuntimeFlags) -> LaunchOptions {
         wall_time_limit: Some(std::time::Duration::from_secs(flags.max_execution_secs)),
         instructions_per_thread: flags.emulator_instructions_per_thread,
         instruction_floor: flags.emulator_instruction_floor,
+        initcheck: flags.emulator_initcheck,
+        racecheck: flags.emulator_racecheck,
         ..LaunchOptions::default()
     }
 }
@@ -149,6 +151,9 @@ impl EmulatedDevice {
         let limit = memory_limit(&self.description, flags);
         if let Ok(m) = self.memory.get_mut() {
             m.set_limit(limit);
+            // Allocations made from now on get initcheck's shadow (the executable's buffers are
+            // allocated after the device is made).
+            m.set_initcheck(flags.emulator_initcheck);
         }
         self.options = LaunchOptions {
             threads: self.options.threads,
@@ -244,7 +249,7 @@ impl Device for EmulatedDevice {
         module: &KernelModule,
         kernel: &str,
         shape: LaunchShape,
-        args: &[u64],
+        args: &[KernelArg],
     ) -> Result<()> {
         let LaunchShape {
             grid,
@@ -266,15 +271,25 @@ impl Device for EmulatedDevice {
                 self.options.instruction_budget
             )));
         }
-        let params: Vec<ParamValue> = args.iter().map(|&a| ParamValue::u64(a)).collect();
+        let params: Vec<ParamValue> = args.iter().map(|a| ParamValue::u64(a.address)).collect();
+        // Memcheck bounds each argument's accesses by its slice, not by the allocation the
+        // slice is carved from (buffer assignment packs many into one).
+        let slices: Vec<ArgSlice> = args
+            .iter()
+            .enumerate()
+            .map(|(param, a)| ArgSlice {
+                param,
+                address: DevicePtr(a.address),
+                size: a.size,
+            })
+            .collect();
         let mut mem = self.mem()?;
-        let stats = emu::launch(
+        let stats = emu::launch_sliced(
             &loaded,
             kernel,
-            grid,
-            block,
-            shmem_bytes,
+            (grid, block, shmem_bytes),
             &params,
+            &slices,
             &mut mem,
             &self.options,
         )
@@ -297,8 +312,10 @@ impl Device for EmulatedDevice {
 
     fn gemm(&self, config: &crate::thunks::GemmConfig, buffers: GemmBuffers) -> Result<()> {
         // Bounded as a launch is: a stride-0 operand makes unbounded work from tiny buffers.
-        let limit = self.options.wall_time_limit.map(|d| d.as_secs());
-        let deadline = limit.and_then(crate::gemm::Deadline::after_secs);
+        let deadline = self
+            .options
+            .wall_time_limit
+            .and_then(crate::gemm::Deadline::after);
         super::host_gemm(self, config, buffers, deadline)?;
         let GemmBuffers { lhs, rhs, out } = buffers;
         let old = if config.beta != 0.0 { out.1 } else { 0 };

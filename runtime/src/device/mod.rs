@@ -277,13 +277,14 @@ pub trait Device: Send + Sync + fmt::Debug {
     }
     /// Makes the module's kernels launchable (idempotent: cached by `module.id`).
     fn load_module(&self, module: &KernelModule) -> Result<()>;
-    /// Launches `.entry kernel` of a loaded module with pointer arguments.
+    /// Launches `.entry kernel` of a loaded module with pointer arguments (the emulated device
+    /// also bounds each argument's accesses by its slice's size).
     fn launch(
         &self,
         module: &KernelModule,
         kernel: &str,
         shape: LaunchShape,
-        args: &[u64],
+        args: &[KernelArg],
     ) -> Result<()>;
     /// Lane-instructions (instructions once per active lane) of this device's most recent
     /// kernel launch, for `aot run --profile`; `None` (the default) where the device does not
@@ -335,6 +336,17 @@ pub fn host_gemm<D: Device + ?Sized>(
     device.write(out.0, &c)
 }
 
+/// One kernel argument: the device address of a buffer slice and its size in bytes. The kernel
+/// receives the address; the emulated device faults on any access outside the `size` bytes
+/// (docs/hardening.md, "The emulated device is a sanitizer").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KernelArg {
+    /// Device address passed to the kernel.
+    pub address: u64,
+    /// Bytes of the slice.
+    pub size: u64,
+}
+
 /// How a kernel is launched: what [`Device::launch`], [`DeviceOp::Launch`] and the executor's
 /// recorded commands carry together, so the three spell it once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -371,8 +383,8 @@ pub enum DeviceOp<'a> {
         kernel: &'a str,
         /// Grid, block and dynamic shared memory.
         shape: LaunchShape,
-        /// Argument addresses.
-        args: Vec<u64>,
+        /// Arguments: each slice's address and size.
+        args: Vec<KernelArg>,
     },
     /// Device-to-device copy.
     Copy {

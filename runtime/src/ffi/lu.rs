@@ -144,9 +144,12 @@ pub(crate) fn pivots_to_permutation(frame: &mut CallFrame<'_>) -> Result<(), Str
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
         .collect();
     let batch = pivots.len().checked_div(k).unwrap_or(0);
-    let out_batch: i64 = result_shape(frame, 0)?.elements() / (p.max(1) as i64);
-    let mut perm = Vec::with_capacity(out_batch as usize * p);
-    for b in 0..out_batch as usize {
+    let out_elements = result_shape(frame, 0)?
+        .elements()
+        .ok_or("result 0's shape has a negative dimension or overflows")?;
+    let out_batch = usize::try_from(out_elements / p.max(1) as u64).unwrap_or(usize::MAX);
+    let mut perm = Vec::with_capacity(out_batch.saturating_mul(p));
+    for b in 0..out_batch {
         let start = perm.len();
         perm.extend(0..p as i32);
         let row = &mut perm[start..];

@@ -292,7 +292,12 @@ fn sized(len: usize, shape: &schema::ArrayShape, what: &str, i: usize) -> Result
         .ty()
         .and_then(check::byte_width)
         .ok_or_else(|| format!("{what} {i} has an unsupported element type"))?;
-    let want = shape.elements().max(0) as u64 * width;
+    let want = shape.byte_size(width).ok_or_else(|| {
+        format!(
+            "{what} {i} has the shape {:?}: a negative dimension or a size past 2^64 bytes",
+            shape.dimensions
+        )
+    })?;
     if want != len as u64 {
         return Err(format!(
             "{what} {i} has {len} bytes, its shape {:?} needs {want}",
@@ -358,6 +363,11 @@ pub(crate) fn split_batch(shape: &schema::ArrayShape) -> Result<(usize, usize, u
         return Err(format!("{d:?} is not a batch of matrices"));
     }
     let r = d.len();
-    let batch: i64 = d[..r - 2].iter().product();
-    Ok((batch as usize, d[r - 2] as usize, d[r - 1] as usize))
+    let too_big = || format!("{d:?} has more elements than this host can address");
+    let batch = d[..r - 2]
+        .iter()
+        .try_fold(1usize, |acc, &x| acc.checked_mul(usize::try_from(x).ok()?))
+        .ok_or_else(too_big)?;
+    let dim = |x: i64| usize::try_from(x).map_err(|_| too_big());
+    Ok((batch, dim(d[r - 2])?, dim(d[r - 1])?))
 }

@@ -167,9 +167,18 @@ impl ArrayShape {
         PrimitiveType::try_from(self.element_type).ok()
     }
 
-    /// The number of elements.
-    pub fn elements(&self) -> i64 {
-        self.dimensions.iter().product()
+    /// The number of elements, with checked arithmetic: `None` when a dimension is negative or
+    /// the product overflows 64 bits (an artifact's `[3, 6148914691236517212]` wrapped to 20
+    /// elements and passed the slice-size check).
+    pub fn elements(&self) -> Option<u64> {
+        self.dimensions
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?))
+    }
+
+    /// The byte size at `width` bytes per element, checked as [`ArrayShape::elements`].
+    pub fn byte_size(&self, width: u64) -> Option<u64> {
+        self.elements()?.checked_mul(width)
     }
 }
 

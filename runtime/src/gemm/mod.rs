@@ -188,6 +188,14 @@ impl Deadline {
         Some(Deadline { at, limit_secs })
     }
 
+    /// `limit` from now, the message rounding it up to whole seconds (a launch limit of 200 ms,
+    /// as `aot fuzz` sets, truncated to 0 s failed every gemm at once).
+    pub fn after(limit: std::time::Duration) -> Option<Deadline> {
+        let at = std::time::Instant::now().checked_add(limit)?;
+        let limit_secs = limit.as_secs() + u64::from(limit.subsec_nanos() > 0);
+        Some(Deadline { at, limit_secs })
+    }
+
     fn check(deadline: Option<Deadline>) -> Result<()> {
         match deadline {
             Some(d) if std::time::Instant::now() > d.at => Err(Error::resource_exhausted(format!(

@@ -120,7 +120,7 @@ pub enum ThunkKind {
     CustomCall(Box<CustomCallThunk>),
     /// A kernel from the runtime's own library (refused at load: not emitted today).
     CustomKernel(CustomKernelThunk),
-    /// A collective operation across replicas.
+    /// A collective operation across devices (replicas and partitions).
     Collective(CollectiveThunk),
     /// In memory only: consecutive kernel / copy / memset / gemm thunks recorded once and
     /// replayed.
@@ -486,9 +486,11 @@ pub enum CollectiveOp {
         /// `has_split_dimension`.
         has_split_dimension: bool,
     },
-    /// `collective_permute_start_thunk` (refused at load).
+    /// `collective_permute_start_thunk`: each device receives its pair's source's buffer, or
+    /// zeros when no pair targets it.
     CollectivePermute {
-        /// (source, target) replica pairs.
+        /// (source, target) pairs of replica ids (cross-replica mode) or partition ids
+        /// (cross-partition mode); no id is a source twice or a target twice (checked at load).
         source_target_pairs: Vec<(i64, i64)>,
     },
 }
@@ -526,7 +528,8 @@ pub struct CollectiveBuffer {
 pub struct CollectiveConfig {
     /// Element type per buffer.
     pub element_types: Vec<ElemType>,
-    /// Replica groups (empty = one group of all replicas).
+    /// Replica groups, in the id space of the group mode ([`crate::groups`]; empty = one group
+    /// of every id).
     pub replica_groups: Vec<Vec<i64>>,
     /// `CollectiveOpGroupModeProto` value.
     pub group_mode: i32,

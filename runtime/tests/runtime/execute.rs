@@ -530,7 +530,7 @@ impl Device for WholeBuffers {
         module: &runtime::thunks::KernelModule,
         kernel: &str,
         shape: runtime::LaunchShape,
-        args: &[u64],
+        args: &[runtime::KernelArg],
     ) -> runtime::Result<()> {
         self.inner.launch(module, kernel, shape, args)
     }

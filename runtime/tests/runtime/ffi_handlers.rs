@@ -28,7 +28,12 @@ fn call(
     let operands: Vec<Option<Vec<u8>>> = bytes.into_iter().map(Some).collect();
     let mut res: Vec<Option<Vec<u8>>> = results
         .iter()
-        .map(|s| Some(vec![0u8; s.elements() as usize * width(s.ty().unwrap())]))
+        .map(|s| {
+            Some(vec![
+                0u8;
+                s.elements().unwrap() as usize * width(s.ty().unwrap())
+            ])
+        })
         .collect();
     let result_shapes: Vec<Option<ArrayShape>> = results.into_iter().map(Some).collect();
     let mut frame = CallFrame {

@@ -215,3 +215,18 @@ fn the_executor_gives_the_handler_its_shapes() {
     let r = run(&with(p, c), &RuntimeFlags::default(), &[&a, &[0u8; 16]]);
     assert_eq!(to_f32s(&r.outputs[0]), vec![2.0, 1.0, 2.0, 2f32.sqrt()]);
 }
+
+/// A batch of 2^62 + 1 matrices of 2x2 f32 is 2^64 + 4 elements: a wrapping product made it 4,
+/// so a 16-byte slice passed the size check (issue 33's misleading success, in the runtime).
+#[test]
+fn a_shape_whose_size_wraps_past_2_pow_64_is_refused() {
+    let (p, mut c) = potrf();
+    let b = (1i64 << 62) + 1;
+    c.operands[0] = arg(0, 16, PrimitiveType::F32, &[b, 2, 2], &[1, 2, 0]);
+    c.results[0] = arg(2, 16, PrimitiveType::F32, &[b, 2, 2], &[1, 2, 0]);
+    c.results[1] = arg(1, 4, PrimitiveType::S32, &[b], &[0]);
+    assert_eq!(
+        load_err(&with(p, c)),
+        "INVALID_ARGUMENT: thunks[0].custom_call_thunk.operands[0].shaped_slice.shape F32[4611686018427387905, 2, 2] has a negative dimension or a size past 2^64 bytes"
+    );
+}

@@ -1229,20 +1229,15 @@ fn group_mode_at_the_project_number_unknown() {
 }
 
 #[test]
-fn group_mode_cross_partition_is_unimplemented() {
-    let p = all_reduce_with(|c| c.group_mode = CROSS_PARTITION);
-    assert_eq!(
-        load_err(&p),
-        "UNIMPLEMENTED: thunks[0].all_reduce_start_thunk.collective_config.group_mode is 2; this runtime runs one partition per replica"
+fn group_mode_cross_partition_loads_in_either_field() {
+    // One partition: the group of partition ids is the device itself.
+    assert_loads(
+        &all_reduce_with(|c| c.group_mode = CROSS_PARTITION),
+        &RuntimeFlags::default(),
     );
-}
-
-#[test]
-fn group_mode_at_the_project_number_cross_partition_is_unimplemented() {
-    let p = all_reduce_with(|c| c.group_mode_xyz = Some(CROSS_PARTITION));
-    assert_eq!(
-        load_err(&p),
-        "UNIMPLEMENTED: thunks[0].all_reduce_start_thunk.collective_config.group_mode_xyz is 2; this runtime runs one partition per replica"
+    assert_loads(
+        &all_reduce_with(|c| c.group_mode_xyz = Some(CROSS_PARTITION)),
+        &RuntimeFlags::default(),
     );
 }
 
@@ -1306,18 +1301,27 @@ pub(crate) fn assert_loads(p: &GpuExecutableProto, f: &RuntimeFlags) {
 }
 
 #[test]
-fn more_than_one_partition_is_unimplemented() {
+fn partition_count_exactly_at_the_limit_loads() {
     let mut p = vadd();
     let hlo = ADD_HLO.replace("HloModule add", "HloModule add, num_partitions=2");
     p.hlo_module_with_config = artifact(&hlo, &[], "s32[]").hlo_module_with_config;
+    let at = RuntimeFlags {
+        max_partitions: 2,
+        ..RuntimeFlags::default()
+    };
+    assert_loads(&p, &at);
+    let under = RuntimeFlags {
+        max_partitions: 1,
+        ..RuntimeFlags::default()
+    };
     assert_eq!(
-        load_err(&p),
-        "UNIMPLEMENTED: hlo_module_with_config.config.num_partitions is 2; this runtime runs one partition"
+        load_err_with(&p, &h100(), &under),
+        "RESOURCE_EXHAUSTED: hlo_module_with_config.config.num_partitions is 2, over the limit of 1 partitions (RuntimeFlags::max_partitions, aot run --max-partitions)"
     );
     // One partition, spelled out, is the default.
     let hlo = ADD_HLO.replace("HloModule add", "HloModule add, num_partitions=1");
     p.hlo_module_with_config = artifact(&hlo, &[], "s32[]").hlo_module_with_config;
-    assert_loads(&p, &RuntimeFlags::default());
+    assert_loads(&p, &under);
 }
 
 #[test]

@@ -7,5 +7,6 @@ mod ffi_load_errors;
 mod hostile;
 mod load_errors;
 mod mutants;
+mod partitions;
 mod roundtrip;
 mod xla_forms;

@@ -23,10 +23,12 @@ use proto::xla::gpu::gpu_executable_proto::{
 };
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
-    matrix_layout_proto, CustomCallThunkProto, DeviceToDeviceCopyThunkProto, GemmConfigProto,
-    GemmThunkProto, GpuExecutableProto, MatrixLayoutProto, Memset32BitValueThunkProto,
-    Memset8BitValueThunkProto, MemzeroThunkProto, NullableShapedSliceProto, SequentialThunkProto,
-    ShapedCopyThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
+    matrix_layout_proto, CollectiveBufferProto, CollectiveConfigProto, CollectiveOpGroupModeProto,
+    CollectivePermuteStartThunkProto, CustomCallThunkProto, DeviceToDeviceCopyThunkProto,
+    GemmConfigProto, GemmThunkProto, GpuExecutableProto, MatrixLayoutProto,
+    Memset32BitValueThunkProto, Memset8BitValueThunkProto, MemzeroThunkProto,
+    NullableShapedSliceProto, SequentialThunkProto, ShapedCopyThunkProto, ShapedSliceProto,
+    ThunkInfoProto, ThunkProto,
 };
 use proto::xla::{
     BufferAllocationProto, CustomCallApiVersion, PrimitiveType, ProgramShapeProto, ShapeIndexProto,
@@ -336,6 +338,70 @@ fn build_d2d_copy(p: &mut GpuExecutableProto) {
     )];
 }
 
+/// One device (one replica, one partition): `own` is a cross-replica collective permute whose
+/// pair (0, 0) sends the device's x to itself; `none`, a cross-partition one without pairs,
+/// leaves zeros (XLA's semantics for a device no pair targets). Issue 30: the kind executes
+/// since 2026-12-04 and no compiler emits it by default yet (`emit_collective_permute`).
+const PERMUTE_MODULE: &str = "HloModule collective_permute_self, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0})}
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  own = f32[4]{0} collective-permute(x), source_target_pairs={{0,0}}
+  none = f32[4]{0} collective-permute(x), channel_id=1, source_target_pairs={}
+  ROOT out = (f32[4]{0}, f32[4]{0}) tuple(own, none)
+}
+";
+
+const PERMUTE_IO: &str = r#"{"inputs": [{"dtype": "f32", "shape": [4], "data": [1.5, -2.0, 3.0, 4.25]}], "outputs": [{"dtype": "f32", "shape": [4], "data": [1.5, -2.0, 3.0, 4.25]}, {"dtype": "f32", "shape": [4], "data": [0.0, 0.0, 0.0, 0.0]}]}
+"#;
+
+fn build_permute(p: &mut GpuExecutableProto) {
+    set_allocations(
+        p,
+        &[(16, Some(0), false), (16, None, true), (16, None, true)],
+    );
+    p.output_info_map = vec![output_leaf(&[0], 1, false), output_leaf(&[1], 2, false)];
+    let permute = |id: i64, dst: i64, mode: CollectiveOpGroupModeProto, pairs: &[(i64, i64)]| {
+        thunk(
+            id,
+            Impl::CollectivePermuteStartThunk(CollectivePermuteStartThunkProto {
+                buffers: vec![CollectiveBufferProto {
+                    element_count: 4,
+                    source_buffer: Some(slice(0, 0, 16)),
+                    destination_buffer: Some(slice(dst, 0, 16)),
+                    ..Default::default()
+                }],
+                collective_config: Some(CollectiveConfigProto {
+                    operand_element_type: vec![PrimitiveType::F32 as i32],
+                    group_mode: mode as i32,
+                    op_id: i64::from(
+                        mode == CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition,
+                    ),
+                    ..Default::default()
+                }),
+                source_target_pairs: pairs
+                    .iter()
+                    .map(|&(source, target)| proto::xla::SourceTarget { source, target })
+                    .collect(),
+            }),
+        )
+    };
+    p.thunks = vec![
+        permute(
+            1,
+            1,
+            CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossReplica,
+            &[(0, 0)],
+        ),
+        permute(
+            2,
+            2,
+            CollectiveOpGroupModeProto::CollectiveOpGroupModeCrossPartition,
+            &[],
+        ),
+    ];
+}
+
 /// Every hand-written case, sorted by name: [`CASES`] and JAX's typed-FFI calls.
 pub fn all_cases() -> Vec<&'static HandCase> {
     let mut v: Vec<&'static HandCase> = CASES.iter().chain(jax_ffi::CASES).collect();
@@ -345,6 +411,12 @@ pub fn all_cases() -> Vec<&'static HandCase> {
 
 /// The hand-written cases of the runtime's own constructs, sorted by name.
 pub const CASES: &[HandCase] = &[
+    HandCase {
+        name: "collective_permute_self",
+        module: PERMUTE_MODULE,
+        io_json: PERMUTE_IO,
+        build: build_permute,
+    },
     HandCase {
         name: "custom_call_registry",
         module: CUSTOM_CALL_MODULE,

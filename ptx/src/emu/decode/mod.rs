@@ -67,8 +67,15 @@ struct Ctx<'m> {
     const_map: HashMap<ConstSrc, R>,
     pconsts: Vec<(P, bool)>,
     pconst_map: [P; 2],
+    /// Extent of the static shared variables as declared (what limits and `%total_smem_size`
+    /// see).
     shared: u64,
+    /// The emulator's layouts, with a [`REDZONE`] after every variable.
+    shared_layout: u64,
     local: u64,
+    /// Each shared / local variable's place in the layout, for the sanitizer's bounds.
+    shared_vars: Vec<VarRegion>,
+    local_vars: Vec<VarRegion>,
     /// Pending branch fixups: (instruction index, scope id, label).
     fixups: Vec<(usize, usize, String)>,
     /// Labels per inlined scope.
@@ -374,7 +381,10 @@ fn decode_kernel(
         pconsts: Vec::new(),
         pconst_map: [NONE; 2],
         shared: 0,
+        shared_layout: 0,
         local: 0,
+        shared_vars: Vec::new(),
+        local_vars: Vec::new(),
         fixups: Vec::new(),
         labels: Vec::new(),
         depth: 0,
@@ -452,6 +462,9 @@ fn decode_kernel(
                 format!("{} bytes of shared variables", cx.shared),
             )
         })?,
+        shared_layout: cx.shared_layout,
+        shared_vars: cx.shared_vars,
+        local_vars: cx.local_vars,
         local_size: u32::try_from(cx.local.div_ceil(8) * 8).map_err(|_| {
             unsupported(
                 &f.name,
@@ -463,6 +476,15 @@ fn decode_kernel(
         param_size: off,
     })
 }
+
+/// The most registers (values and predicates, its inlined callees' included) one kernel may
+/// declare. Each is a row of 32 lanes in every resident warp; XLA's kernels declare at most a
+/// few thousand (the largest range in this repository's XLA:GPU PTX is `%r<526>`).
+pub const MAX_KERNEL_REGISTERS: u64 = 1 << 16;
+
+/// The most instructions one kernel may have once its calls are inlined (XLA's kernels have a
+/// few thousand).
+pub const MAX_KERNEL_INSTRUCTIONS: u64 = 1 << 21;
 
 /// Where `ret` goes and how callee parameters map, for an inlined body.
 struct InlineFrame {
@@ -514,14 +536,28 @@ impl<'m> Ctx<'m> {
             return;
         }
         let size = decl_size(v.ty, v.vector, d);
-        let cur = if sp == Space::Shared {
-            &mut self.shared
-        } else {
-            &mut self.local
-        };
         let align = align.min(1 << 12);
-        let off = cur.div_ceil(align).saturating_mul(align);
-        *cur = off.saturating_add(size);
+        let place = |cur: &mut u64, redzone: u64| {
+            let off = cur.div_ceil(align).saturating_mul(align);
+            *cur = off.saturating_add(size).saturating_add(redzone);
+            off
+        };
+        // Variables sit `REDZONE` bytes apart in the emulator's layout, so that running off the
+        // end of one faults instead of reaching the next (the declared extent is kept apart).
+        let (off, vars) = if sp == Space::Shared {
+            place(&mut self.shared, 0);
+            (
+                place(&mut self.shared_layout, REDZONE),
+                &mut self.shared_vars,
+            )
+        } else {
+            (place(&mut self.local, REDZONE), &mut self.local_vars)
+        };
+        vars.push(VarRegion {
+            name: d.name.clone(),
+            off,
+            size,
+        });
         scope.insert(d.name.clone(), Sym::Addr { space: sp, off });
     }
 
@@ -571,14 +607,22 @@ impl<'m> Ctx<'m> {
         match v.space {
             StateSpace::Reg => {
                 for d in &v.declarators {
+                    // Registers of the whole kernel (its inlined callees included), counted
+                    // before any is made: 300 ranges of 65,536 took 46 s and 2.3 GB.
+                    let wanted = u64::from(d.range.unwrap_or(1));
+                    let declared = u64::from(self.nrows) + u64::from(self.npreds);
+                    if declared + wanted > MAX_KERNEL_REGISTERS {
+                        return Err(unsupported(
+                            fname,
+                            None,
+                            format!(
+                                "declaring {}{} would take the kernel past {MAX_KERNEL_REGISTERS} registers ({declared} declared before it)",
+                                d.name,
+                                d.range.map(|n| format!("<{n}>")).unwrap_or_default()
+                            ),
+                        ));
+                    }
                     let names: Vec<String> = match d.range {
-                        Some(n) if n > 1 << 16 => {
-                            return Err(unsupported(
-                                fname,
-                                None,
-                                format!("register range {}<{n}> is too large", d.name),
-                            ))
-                        }
                         Some(n) => (0..n).map(|k| format!("{}{k}", d.name)).collect(),
                         None => vec![d.name.clone()],
                     };

@@ -535,6 +535,18 @@ pub(crate) struct ModuleVar {
     pub init: Vec<u8>,
 }
 
+/// Unmapped bytes after every shared and local variable in the emulator's layout: an access
+/// that runs off a variable by less than this faults (memcheck) instead of reaching the next.
+pub(crate) const REDZONE: u64 = 64;
+
+/// A shared or local variable's place: `size` bytes at offset `off` of its state space.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct VarRegion {
+    pub name: String,
+    pub off: u64,
+    pub size: u64,
+}
+
 /// A kernel parameter.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ParamSlot {
@@ -554,7 +566,14 @@ pub(crate) struct Func {
     pub npreds: u32,
     pub consts: Vec<(R, ConstSrc)>,
     pub pconsts: Vec<(P, bool)>,
+    /// Bytes of static shared variables as declared (alignment included, no redzones).
     pub shared_static: u32,
+    /// Bytes of static shared memory in the emulator's layout (with redzones).
+    pub shared_layout: u64,
+    /// Where each static shared variable lies in that layout.
+    pub shared_vars: Vec<VarRegion>,
+    /// Where each local variable lies in a thread's local memory.
+    pub local_vars: Vec<VarRegion>,
     pub local_size: u32,
     pub params: Vec<ParamSlot>,
     pub param_size: u32,

@@ -2,12 +2,13 @@
 //! a whole warp at once when all its lanes land in one global allocation or in shared memory.
 use super::super::decode::IOp;
 use super::super::decode::{AKind, AOp, Addr, Op, NONE};
-use super::super::error::Space;
+use super::super::error::{Access, Space};
 use super::super::memory::{
-    atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, LOCAL_WINDOW, PARAM_WINDOW,
-    SHARED_WINDOW, WINDOW_SIZE,
+    atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, shadow_mark, shadow_written,
+    LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
 };
 use super::super::numeric::{self as num, Fmt, Rnd};
+use super::super::sanitize::race_access;
 use super::alu::ibin;
 use super::float::packed2;
 use super::regs::{rd, rd1, wr, wr1};
@@ -188,23 +189,103 @@ impl<'a> LaunchCtx<'a> {
             _ => {
                 let end = addr.saturating_add(size as u64);
                 if addr >= m.cache_base && end <= m.cache_end {
-                    // SAFETY: inside the cached allocation's bytes.
+                    // SAFETY: inside the cached region's bytes.
                     return Ok(Target::Global(unsafe {
                         m.cache_ptr.add((addr - m.cache_base) as usize)
                     }));
                 }
-                match self.mem.lookup(addr) {
-                    Some((base, aend, ptr)) if end <= aend => {
-                        m.cache_base = base;
-                        m.cache_end = aend;
-                        m.cache_ptr = ptr;
-                        // SAFETY: addr..end lies inside the allocation.
-                        Ok(Target::Global(unsafe { ptr.add((addr - base) as usize) }))
+                match self.globals.find(addr) {
+                    Some(r) if end <= r.hi => {
+                        m.cache_region(r);
+                        // SAFETY: addr..end lies inside the region, inside its allocation.
+                        Ok(Target::Global(unsafe { r.ptr.add((addr - r.lo) as usize) }))
                     }
                     _ => Err(Fault::new(FaultKind::Oob, space, addr, size, lane)),
                 }
             }
         }
+    }
+
+    /// True when `o..o + size` lies inside one shared variable or the dynamic shared memory
+    /// (which becomes the cached one).
+    #[inline(always)]
+    fn shared_in(&self, m: &mut CtaMem, o: u64, size: u64) -> bool {
+        let end = o.saturating_add(size);
+        if o >= m.sh_lo && end <= m.sh_hi {
+            return true;
+        }
+        match self.shared_map.find(o, size) {
+            Some((lo, hi)) => {
+                m.sh_lo = lo;
+                m.sh_hi = hi;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Initcheck and racecheck of a resolved access of `size` bytes by thread `tid` (`addr` is
+    /// what a fault reports); stores and atomics mark the bytes written. `value` is what a
+    /// store writes: a byte written with the value it already holds is no race (Triton's
+    /// epilogues store replicated accumulators from several warps, the same bytes each).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn check_init_race(
+        &self,
+        m: &mut CtaMem,
+        t: &Target,
+        addr: u64,
+        size: u32,
+        tid: u32,
+        lane: u32,
+        access: Access,
+        value: u64,
+    ) -> Result<(), Fault> {
+        let reads = access != Access::Write;
+        let uninit = |sp: Space| Fault::new(FaultKind::Uninit, sp, addr, size, lane).with(access);
+        match *t {
+            Target::Global(_) if self.initcheck && !m.cache_shadow.is_null() => {
+                // SAFETY: the cached region's shadow pointer and length come from a live
+                // allocation's shadow slice (see `GlobalMap`).
+                let shadow =
+                    unsafe { std::slice::from_raw_parts(m.cache_shadow, m.cache_shadow_len) };
+                let off = addr.wrapping_sub(m.cache_alloc);
+                if reads && !shadow_written(shadow, off, size as u64) {
+                    return Err(uninit(Space::Global));
+                }
+                if access != Access::Read {
+                    shadow_mark(shadow, off, size as u64);
+                }
+            }
+            Target::Shared(o) => {
+                if self.racecheck && access != Access::Atomic {
+                    for b in o..o + size as u64 {
+                        let new = (value >> (8 * (b - o))) as u8;
+                        let changes = m.shared.get(b as usize) != Some(&new);
+                        if let Some(cell) = m.race.get_mut(b as usize) {
+                            let write = access == Access::Write;
+                            if let Some((other, hazard)) =
+                                race_access(cell, m.epoch, tid, write, changes)
+                            {
+                                let kind = FaultKind::Race(hazard, other);
+                                return Err(Fault::new(kind, Space::Shared, o, size, lane));
+                            }
+                        }
+                    }
+                }
+                if self.initcheck {
+                    mark_private(&mut m.shared_init, o, size, reads, access)
+                        .map_err(|()| uninit(Space::Shared))?;
+                }
+            }
+            Target::Local(o) if self.initcheck => {
+                let at = tid as u64 * m.local_size as u64 + o;
+                mark_private(&mut m.local_init, at, size, reads, access)
+                    .map_err(|()| uninit(Space::Local))?;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Checks a whole warp's scalar access at once: all active lanes aligned and inside one
@@ -235,20 +316,25 @@ impl<'a> LaunchCtx<'a> {
         }
         let end = hi.checked_add(size as u64)?;
         match space {
-            Space::Global | Space::Const | Space::Generic => {
+            Space::Global | Space::Const | Space::Generic if !self.initcheck => {
                 if !(lo >= m.cache_base && end <= m.cache_end) {
                     // Global allocations never overlap the generic windows, so a hit is global.
-                    let (b, e, p) = self.mem.lookup(lo)?;
-                    m.cache_base = b;
-                    m.cache_end = e;
-                    m.cache_ptr = p;
-                    if end > e {
+                    let r = self.globals.find(lo)?;
+                    m.cache_region(r);
+                    if end > r.hi {
                         return None;
                     }
                 }
                 Some(Fast::Global)
             }
-            Space::Shared if end <= m.shared.len() as u64 => Some(Fast::Shared),
+            Space::Shared
+                if !self.initcheck
+                    && !self.racecheck
+                    && end <= m.shared.len() as u64
+                    && self.shared_in(m, lo, end - lo) =>
+            {
+                Some(Fast::Shared)
+            }
             // Every kernel reads its parameters with `ld.param`, every warp of every CTA: the
             // per-lane path for them was a few percent of a short kernel.
             Space::Param if end <= self.params.len() as u64 => Some(Fast::Param),
@@ -268,23 +354,55 @@ impl<'a> LaunchCtx<'a> {
         tid: u32,
         lane: u32,
     ) -> Result<u64, Fault> {
-        let t = self.resolve(m, space, addr, size, align, lane, false)?;
-        let oob = |sp: Space| Fault::new(FaultKind::Oob, sp, addr, size, lane);
+        let t = self
+            .resolve(m, space, addr, size, align, lane, false)
+            .map_err(|f| f.with(Access::Read))?;
+        self.check_private(m, &t, size, lane, Access::Read)?;
+        if self.initcheck || self.racecheck {
+            self.check_init_race(m, &t, addr, size, tid, lane, Access::Read, 0)?;
+        }
+        let oob = |sp: Space, o: u64| Fault::new(FaultKind::Oob, sp, o, size, lane);
         match t {
             Target::Global(p) => {
                 m.counters.global_bytes_read += size as u64;
                 // SAFETY: resolve checked bounds and alignment.
                 Ok(unsafe { atomic_load(p, size) })
             }
-            Target::Shared(o) => bytes_load(&m.shared, o, size).ok_or_else(|| oob(Space::Shared)),
-            Target::Local(o) => {
-                if o + size as u64 > m.local_size as u64 {
-                    return Err(oob(Space::Local));
-                }
-                bytes_load(&m.local, tid as u64 * m.local_size as u64 + o, size)
-                    .ok_or_else(|| oob(Space::Local))
+            Target::Shared(o) => {
+                bytes_load(&m.shared, o, size).ok_or_else(|| oob(Space::Shared, o))
             }
-            Target::Param(o) => bytes_load(self.params, o, size).ok_or_else(|| oob(Space::Param)),
+            Target::Local(o) => bytes_load(&m.local, tid as u64 * m.local_size as u64 + o, size)
+                .ok_or_else(|| oob(Space::Local, o)),
+            Target::Param(o) => {
+                bytes_load(self.params, o, size).ok_or_else(|| oob(Space::Param, o))
+            }
+        }
+    }
+
+    /// Memcheck of a shared or local access: inside one variable (or the dynamic shared
+    /// memory). The fault reports the space-relative offset.
+    #[inline(always)]
+    fn check_private(
+        &self,
+        m: &mut CtaMem,
+        t: &Target,
+        size: u32,
+        lane: u32,
+        access: Access,
+    ) -> Result<(), Fault> {
+        let (sp, o, ok) = match *t {
+            Target::Shared(o) => (Space::Shared, o, self.shared_in(m, o, size as u64)),
+            Target::Local(o) => (
+                Space::Local,
+                o,
+                self.local_map.find(o, size as u64).is_some(),
+            ),
+            _ => return Ok(()),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Fault::new(FaultKind::Oob, sp, o, size, lane).with(access))
         }
     }
 
@@ -301,8 +419,15 @@ impl<'a> LaunchCtx<'a> {
         lane: u32,
         v: u64,
     ) -> Result<(), Fault> {
-        let t = self.resolve(m, space, addr, size, align, lane, true)?;
-        let oob = |sp: Space| Fault::new(FaultKind::Oob, sp, addr, size, lane);
+        let t = self
+            .resolve(m, space, addr, size, align, lane, true)
+            .map_err(|f| f.with(Access::Write))?;
+        self.check_private(m, &t, size, lane, Access::Write)?;
+        if self.initcheck || self.racecheck {
+            self.check_init_race(m, &t, addr, size, tid, lane, Access::Write, v)?;
+        }
+        let oob =
+            |sp: Space, o: u64| Fault::new(FaultKind::Oob, sp, o, size, lane).with(Access::Write);
         match t {
             Target::Global(p) => {
                 m.counters.global_bytes_written += size as u64;
@@ -311,15 +436,12 @@ impl<'a> LaunchCtx<'a> {
                 Ok(())
             }
             Target::Shared(o) => {
-                bytes_store(&mut m.shared, o, size, v).ok_or_else(|| oob(Space::Shared))
+                bytes_store(&mut m.shared, o, size, v).ok_or_else(|| oob(Space::Shared, o))
             }
             Target::Local(o) => {
-                if o + size as u64 > m.local_size as u64 {
-                    return Err(oob(Space::Local));
-                }
                 let ls = m.local_size as u64;
                 bytes_store(&mut m.local, tid as u64 * ls + o, size, v)
-                    .ok_or_else(|| oob(Space::Local))
+                    .ok_or_else(|| oob(Space::Local, o))
             }
             Target::Param(_) => Err(Fault::new(
                 FaultKind::ReadOnly,
@@ -342,8 +464,15 @@ impl<'a> LaunchCtx<'a> {
         lane: u32,
         f: impl Fn(u64) -> u64,
     ) -> Result<u64, Fault> {
-        let t = self.resolve(m, space, addr, size, size, lane, true)?;
-        let oob = |sp: Space| Fault::new(FaultKind::Oob, sp, addr, size, lane);
+        let t = self
+            .resolve(m, space, addr, size, size, lane, true)
+            .map_err(|f| f.with(Access::Atomic))?;
+        self.check_private(m, &t, size, lane, Access::Atomic)?;
+        if self.initcheck || self.racecheck {
+            self.check_init_race(m, &t, addr, size, tid, lane, Access::Atomic, 0)?;
+        }
+        let oob =
+            |sp: Space, o: u64| Fault::new(FaultKind::Oob, sp, o, size, lane).with(Access::Atomic);
         match t {
             Target::Global(p) => {
                 m.counters.global_bytes_read += size as u64;
@@ -352,17 +481,16 @@ impl<'a> LaunchCtx<'a> {
                 Ok(unsafe { atomic_rmw(p, size, f) })
             }
             Target::Shared(o) => {
-                let old = bytes_load(&m.shared, o, size).ok_or_else(|| oob(Space::Shared))?;
-                bytes_store(&mut m.shared, o, size, f(old)).ok_or_else(|| oob(Space::Shared))?;
+                let sh = Space::Shared;
+                let old = bytes_load(&m.shared, o, size).ok_or_else(|| oob(sh, o))?;
+                bytes_store(&mut m.shared, o, size, f(old)).ok_or_else(|| oob(sh, o))?;
                 Ok(old)
             }
             Target::Local(o) => {
-                if o + size as u64 > m.local_size as u64 {
-                    return Err(oob(Space::Local));
-                }
                 let at = tid as u64 * m.local_size as u64 + o;
-                let old = bytes_load(&m.local, at, size).ok_or_else(|| oob(Space::Local))?;
-                bytes_store(&mut m.local, at, size, f(old)).ok_or_else(|| oob(Space::Local))?;
+                let lc = Space::Local;
+                let old = bytes_load(&m.local, at, size).ok_or_else(|| oob(lc, o))?;
+                bytes_store(&mut m.local, at, size, f(old)).ok_or_else(|| oob(lc, o))?;
                 Ok(old)
             }
             Target::Param(_) => Err(Fault::new(
@@ -574,4 +702,29 @@ impl<'a> LaunchCtx<'a> {
         }
         Ok(())
     }
+}
+
+/// Initcheck of a CTA- or thread-private byte range (a byte per byte, 1 = written): a read of
+/// an unwritten byte is `Err`; stores and atomics mark the range.
+#[inline(always)]
+fn mark_private(
+    shadow: &mut [u8],
+    at: u64,
+    size: u32,
+    reads: bool,
+    access: Access,
+) -> Result<(), ()> {
+    let Some(bytes) = usize::try_from(at)
+        .ok()
+        .and_then(|a| shadow.get_mut(a..a.checked_add(size as usize)?))
+    else {
+        return Ok(());
+    };
+    if reads && bytes.contains(&0) {
+        return Err(());
+    }
+    if access != Access::Read {
+        bytes.fill(1);
+    }
+    Ok(())
 }

@@ -47,8 +47,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::ast::SpecialReg;
 
 use super::decode::{ConstSrc, Func, Op, NONE};
-use super::error::{EmuError, Location, Space};
+use super::error::{Access, EmuError, Location, Space};
 use super::memory::Memory;
+use super::sanitize::{GlobalMap, RaceCell, Region, VarMap};
 
 const FULL: u32 = u32::MAX;
 /// Warp-instructions a warp runs before yielding to the other warps of its CTA.
@@ -61,6 +62,16 @@ pub(crate) struct LaunchCtx<'a> {
     pub mem: &'a Memory,
     pub params: &'a [u8],
     pub var_addrs: &'a [u64],
+    /// Names of the module variables at `var_addrs`, for messages.
+    pub var_names: Vec<String>,
+    /// Memcheck's global regions of this launch.
+    pub globals: GlobalMap,
+    /// Memcheck's shared variables (and dynamic shared memory) and local variables.
+    pub shared_map: VarMap,
+    pub local_map: VarMap,
+    /// Initcheck and racecheck are on (both send accesses down the per-lane path).
+    pub initcheck: bool,
+    pub racecheck: bool,
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dyn_shared: u32,
@@ -125,6 +136,10 @@ pub(crate) struct Counters {
 #[derive(Debug)]
 pub(super) enum FaultKind {
     Oob,
+    /// Initcheck: a read of unwritten bytes.
+    Uninit,
+    /// Racecheck: the hazard and the linear index of the other thread.
+    Race(&'static str, u32),
     Misaligned,
     ReadOnly,
     Trap(String),
@@ -140,6 +155,7 @@ pub(super) struct Fault {
     addr: u64,
     size: u32,
     lane: u32,
+    access: Access,
 }
 
 impl Fault {
@@ -150,7 +166,13 @@ impl Fault {
             addr,
             size,
             lane,
+            access: Access::Read,
         }
+    }
+
+    /// The same fault, of an access of kind `access`.
+    pub(super) fn with(self, access: Access) -> Fault {
+        Fault { access, ..self }
     }
 }
 
@@ -224,11 +246,37 @@ pub(super) struct CtaMem {
     shared: Vec<u8>,
     local: Vec<u8>,
     local_size: usize,
+    /// The global region the last access hit: `cache_base..cache_end`, its host pointer, and
+    /// its allocation's initcheck shadow (null when none) with the allocation's base.
     cache_base: u64,
     cache_end: u64,
     cache_ptr: *const u8,
+    cache_shadow: *const std::sync::atomic::AtomicU8,
+    cache_shadow_len: usize,
+    cache_alloc: u64,
+    /// The shared variable the last shared access hit.
+    sh_lo: u64,
+    sh_hi: u64,
+    /// Initcheck's shadows of shared and local memory (a byte per byte; empty when off).
+    shared_init: Vec<u8>,
+    local_init: Vec<u8>,
+    /// Racecheck's shadow of shared memory (empty when off) and the barrier epoch.
+    race: Vec<RaceCell>,
+    epoch: u32,
     counters: Counters,
     since_sync: u64,
+}
+
+impl CtaMem {
+    #[inline(always)]
+    fn cache_region(&mut self, r: &Region) {
+        self.cache_base = r.lo;
+        self.cache_end = r.hi;
+        self.cache_ptr = r.ptr;
+        self.cache_shadow = r.shadow;
+        self.cache_shadow_len = r.shadow_len;
+        self.cache_alloc = r.alloc_base;
+    }
 }
 
 /// What the warp loop does after a control instruction.
@@ -341,15 +389,18 @@ impl<'a> LaunchCtx<'a> {
             SpecialReg::LanemaskGe => (!((1u64 << lane) - 1)) & 0xffff_ffff,
             SpecialReg::LanemaskGt => (!((2u64 << lane) - 1)) & 0xffff_ffff,
             SpecialReg::DynamicSmemSize => self.dyn_shared as u64,
+            // As declared: the redzones of the emulator's layout are not the kernel's.
             SpecialReg::TotalSmemSize | SpecialReg::AggrSmemSize => {
-                (self.dyn_base() + self.dyn_shared as u64).max(self.func.shared_static as u64)
+                (self.func.shared_static as u64).div_ceil(16) * 16 + self.dyn_shared as u64
             }
             _ => 0,
         }
     }
 
-    fn dyn_base(&self) -> u64 {
-        (self.func.shared_static as u64).div_ceil(16) * 16
+    /// Where the dynamic shared memory starts in the emulator's layout: after the static
+    /// variables and their redzones, 16-byte aligned.
+    pub(crate) fn dyn_base(&self) -> u64 {
+        self.func.shared_layout.div_ceil(16) * 16
     }
 
     fn location(&self, pc: u32, ctaid: [u32; 3], warp: u32, lane: u32) -> Box<Location> {
@@ -371,14 +422,55 @@ impl<'a> LaunchCtx<'a> {
         })
     }
 
+    /// A thread's `%tid` from its linear index in the CTA.
+    fn tid3(&self, t: u32) -> [u32; 3] {
+        let [bx, by, _] = self.block;
+        let (bx, by) = (bx.max(1), by.max(1));
+        [t % bx, (t / bx) % by, t / (bx * by)]
+    }
+
+    /// What an out-of-bounds access missed (the nearest allocation or variable, by how much).
+    fn missed(&self, space: Space, addr: u64, size: u32) -> String {
+        match space {
+            Space::Shared => self.shared_map.missed(addr, size),
+            Space::Local => self.local_map.missed(addr, size),
+            Space::Param => format!("the kernel parameters are {} bytes", self.params.len()),
+            _ => self
+                .globals
+                .missed(self.mem, addr, size, &self.func.params, &self.var_names),
+        }
+    }
+
     fn fault_error(&self, f: Fault, pc: u32, ctaid: [u32; 3], warp: u32) -> EmuError {
         let at = self.location(pc, ctaid, warp, f.lane);
         match f.kind {
             FaultKind::Oob => EmuError::OutOfBounds {
                 at,
                 space: f.space,
+                access: f.access,
                 address: f.addr,
                 size: f.size,
+                missed: self.missed(f.space, f.addr, f.size),
+            },
+            FaultKind::Uninit => EmuError::UninitializedRead {
+                at,
+                space: f.space,
+                address: f.addr,
+                size: f.size,
+                region: match f.space {
+                    Space::Shared => self.shared_map.name_of(f.addr & 0xffff_ffff),
+                    Space::Local => self.local_map.name_of(f.addr & 0xffff_ffff),
+                    _ => self
+                        .globals
+                        .name_of(f.addr, &self.func.params, &self.var_names),
+                },
+            },
+            FaultKind::Race(hazard, other) => EmuError::SharedRace {
+                at,
+                hazard,
+                address: f.addr,
+                size: f.size,
+                other_tid: self.tid3(other),
             },
             FaultKind::Misaligned => EmuError::Misaligned {
                 at,
@@ -418,8 +510,7 @@ impl<'a> LaunchCtx<'a> {
         let f = self.func;
         let nthreads = self.block[0] * self.block[1] * self.block[2];
         let nwarps = nthreads.div_ceil(32);
-        let shared_size =
-            (self.dyn_base() + self.dyn_shared as u64).max(f.shared_static as u64) as usize;
+        let shared_size = (self.dyn_base() + self.dyn_shared as u64) as usize;
         let mut m = CtaMem {
             shared: vec![0; shared_size],
             local: vec![0; f.local_size as usize * nthreads as usize],
@@ -427,6 +518,27 @@ impl<'a> LaunchCtx<'a> {
             cache_base: 1,
             cache_end: 0,
             cache_ptr: std::ptr::null(),
+            cache_shadow: std::ptr::null(),
+            cache_shadow_len: 0,
+            cache_alloc: 0,
+            sh_lo: 1,
+            sh_hi: 0,
+            shared_init: if self.initcheck {
+                vec![0; shared_size]
+            } else {
+                Vec::new()
+            },
+            local_init: if self.initcheck {
+                vec![0; f.local_size as usize * nthreads as usize]
+            } else {
+                Vec::new()
+            },
+            race: if self.racecheck {
+                vec![RaceCell::default(); shared_size]
+            } else {
+                Vec::new()
+            },
+            epoch: 1,
             counters: Counters::default(),
             since_sync: 0,
         };
@@ -490,6 +602,10 @@ impl<'a> LaunchCtx<'a> {
         let f = self.func;
         m.shared.fill(0);
         m.local.fill(0);
+        m.shared_init.fill(0);
+        m.local_init.fill(0);
+        m.race.fill(RaceCell::default());
+        m.epoch = 1;
         let nwarps = warps.len() as u32;
         for w in warps.iter_mut() {
             let first = w.index * 32;
@@ -560,6 +676,8 @@ impl<'a> LaunchCtx<'a> {
                         expected[id]
                     };
                     if arrived[id] > 0 && arrived[id] >= exp {
+                        // Racecheck: accesses on either side of a release never race.
+                        m.epoch = m.epoch.wrapping_add(1).max(1);
                         arrived[id] -= exp;
                         expected[id] = 0;
                         for w2 in warps.iter_mut() {

@@ -164,7 +164,13 @@ fn check_signature(
                 )));
             };
             let width = shape.ty().and_then(byte_width).unwrap_or(0);
-            let want = shape.elements().max(0) as u64 * width;
+            let Some(want) = shape.byte_size(width) else {
+                return Err(invalid(format!(
+                    "{p2}.{field}[{i}].shaped_slice.shape {}{:?} has a negative dimension or a size past 2^64 bytes",
+                    type_name(shape.element_type),
+                    shape.dimensions
+                )));
+            };
             if s.slice.size != want {
                 return Err(invalid(format!(
                     "{p2}.{field}[{i}].shaped_slice.slice.size is {} bytes, its shape {}{:?} needs {want}",

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use proto::xla::buffer_assignment::BufferAllocationSliceProto;
 use proto::xla::gpu::thunk_proto::Impl;
+use proto::xla::gpu::ReductionKindProto;
 use proto::xla::gpu::{
     matrix_layout_proto, AllGatherStartThunkProto, AllReduceStartThunkProto,
     AllToAllStartThunkProto, CollectiveBufferProto, CollectiveConfigProto,
@@ -22,7 +23,6 @@ use proto::xla::gpu::{
     ReplicaIdThunkProto, SequentialThunkProto, ShapedSliceProto, ThunkInfoProto, ThunkProto,
     ThunkSequenceProto, WhileThunkProto,
 };
-use proto::xla::gpu::{CollectiveOpGroupModeProto, ReductionKindProto};
 use proto::xla::gpu::{DeviceToDeviceCopyThunkProto, ShapedCopyThunkProto};
 use proto::xla::ReplicaGroup;
 
@@ -120,7 +120,10 @@ pub struct DecodeContext<'a> {
     pub registry: &'a Registry,
     /// Replicas of the executable (bounds replica-group ids).
     pub num_replicas: u64,
-    /// Accept the kinds this runtime cannot execute (all-to-all, collective-permute, custom
+    /// Partitions of the executable (bounds partition ids and flattened device ids); 1 unless
+    /// the loader sets it.
+    pub num_partitions: u64,
+    /// Accept the kinds this runtime cannot execute (all-to-all, custom
     /// kernels) instead of refusing them with UNIMPLEMENTED; for conversion tests only.
     pub allow_unimplemented: bool,
     /// The PTX modules seen so far.
@@ -147,6 +150,7 @@ impl<'a> DecodeContext<'a> {
             flags,
             registry,
             num_replicas,
+            num_partitions: 1,
             allow_unimplemented: false,
             kernels: KernelTable::default(),
             contract: KernelContract::default(),
@@ -402,21 +406,18 @@ fn thunk(
             buffers,
             collective_config,
             source_target_pairs,
-        }) => {
-            unimpl(ctx, "collective_permute_start_thunk")?;
-            collective(
-                ctx,
-                CollectiveOp::CollectivePermute {
-                    source_target_pairs: source_target_pairs
-                        .iter()
-                        .map(|p| (p.source, p.target))
-                        .collect(),
-                },
-                collective_config.as_ref(),
-                buffers,
-                &format!("{path}.collective_permute_start_thunk"),
-            )?
-        }
+        }) => collective(
+            ctx,
+            CollectiveOp::CollectivePermute {
+                source_target_pairs: source_target_pairs
+                    .iter()
+                    .map(|p| (p.source, p.target))
+                    .collect(),
+            },
+            collective_config.as_ref(),
+            buffers,
+            &format!("{path}.collective_permute_start_thunk"),
+        )?,
     };
     Ok(Thunk { info, kind })
 }
