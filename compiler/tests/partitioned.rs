@@ -15,7 +15,8 @@ fn header(size: u32) -> String {
     format!("HloModule m, frontend_attributes={{xla.sdy.meshes={{mesh = #sdy.mesh<[\"x\"={size}]>}}}}\n\n")
 }
 
-/// The embedded module's partition count and entry parameter shapes.
+/// The embedded module's device count (partitions, or replicas while
+/// `CompileOptions::emit_partitions` is off: passes/partitions.rs) and entry parameter shapes.
 fn embedded(exe: &proto::xla::gpu::GpuExecutableProto) -> (Option<i64>, Vec<String>) {
     let with_config = exe.hlo_module_with_config.clone().expect("embedded module");
     let m = hlo::convert::from_proto(&with_config).expect("embedded module reads");
@@ -25,7 +26,11 @@ fn embedded(exe: &proto::xla::gpu::GpuExecutableProto) -> (Option<i64>, Vec<Stri
         .iter()
         .map(|s| s.without_layout().to_string())
         .collect();
-    (m.config.num_partitions, shapes)
+    let devices = match (m.config.num_partitions, m.config.replica_count) {
+        (Some(p), _) if p > 1 => Some(p),
+        (_, r) => r,
+    };
+    (devices, shapes)
 }
 
 #[test]
