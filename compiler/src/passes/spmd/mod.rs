@@ -55,8 +55,10 @@ fn spmd_call(i: &Instruction) -> bool {
 /// The partition count when the module needs partitioning.
 pub fn partitions(module: &HloModule) -> Result<Option<i64>, CompileError> {
     let shardy = sdy_import::uses_shardy(module);
+    // Only what runs (see `sdy_import::uses_shardy`).
+    let reachable = module.post_order();
     let annotated = shardy
-        || module.computations.iter().any(|c| {
+        || reachable.iter().filter_map(|&id| module.get(id)).any(|c| {
             c.instructions
                 .iter()
                 .any(|i| spmd_call(i) || i.attrs.sharding.as_ref().is_some_and(splits))
@@ -89,8 +91,64 @@ pub fn partitions(module: &HloModule) -> Result<Option<i64>, CompileError> {
 
 /// Partitions the module for one device when it is written for several (see the module docs).
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
+    partition_module(module).map(|_| ())
+}
+
+/// How a program for several devices splits its entry: per parameter and per result leaf, the
+/// sharding whose tile each device holds (`{replicated}`: the whole value; `{manual}`: a value
+/// each device has its own of). What a harness needs to split one global io case per device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryShardings {
+    /// The devices (partitions) the program is for.
+    pub devices: i64,
+    /// Per parameter number.
+    pub params: Vec<HloSharding>,
+    /// Per leaf of the result, depth first.
+    pub results: Vec<HloSharding>,
+}
+
+/// The entry shardings of `module` as the partitioner places them (Shardy's attributes
+/// imported, and the result where the partitioned program leaves it), `None` when the module is
+/// not for several devices.
+pub fn entry_shardings(module: &HloModule) -> Result<Option<EntryShardings>, CompileError> {
+    let mut m = module.clone();
+    let Some((devices, places)) = partition_module(&mut m)? else {
+        return Ok(None);
+    };
+    let params = places.params.iter().map(place_sharding).collect();
+    let mut results = Vec::new();
+    flatten_place(&places.result, &mut results);
+    Ok(Some(EntryShardings {
+        devices,
+        params,
+        results,
+    }))
+}
+
+fn place_sharding(p: &reshard::Place) -> HloSharding {
+    match p {
+        reshard::Place::Replicated => HloSharding::replicated(),
+        reshard::Place::Manual => HloSharding::manual(),
+        reshard::Place::Tiled(s, _) => s.clone(),
+        reshard::Place::Tuple(elems) => {
+            ShardingKind::Tuple(elems.iter().map(place_sharding).collect()).into()
+        }
+    }
+}
+
+fn flatten_place(p: &reshard::Place, out: &mut Vec<HloSharding>) {
+    match p {
+        reshard::Place::Tuple(elems) => elems.iter().for_each(|e| flatten_place(e, out)),
+        other => out.push(place_sharding(other)),
+    }
+}
+
+/// [`run`], with the device count and where the entry's values lie (`None`: not partitioned).
+fn partition_module(
+    module: &mut HloModule,
+) -> Result<Option<(i64, partition::EntryPlaces)>, CompileError> {
     let Some(n) = partitions(module)? else {
-        return Ok(());
+        return Ok(None);
     };
     sdy_import::run(module)?;
     crate::passes::inline_calls::run(module)?;
@@ -106,7 +164,7 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
     let first_new = u32::try_from(module.computations.len()).unwrap_or(u32::MAX);
     let entry = module.entry_computation().clone();
     let builder = reshard::Builder::new(n, next_channel, first_new);
-    let (per_device, b) = partition::partition_entry(&entry, builder)?;
+    let (per_device, b, places) = partition::partition_entry(&entry, builder)?;
     if let Some(slot) = module.computations.get_mut(module.entry.index()) {
         *slot = per_device;
     }
@@ -128,7 +186,7 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
         }
     }
     relayout_entry(module);
-    Ok(())
+    Ok(Some((n, places)))
 }
 
 /// Shardings that split values, and SPMD custom calls, only partition in the entry (calls are

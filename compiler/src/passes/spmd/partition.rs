@@ -22,11 +22,19 @@ pub(crate) struct Operands {
     pub places: Vec<Place>,
 }
 
-/// The entry rewritten for one device.
+/// Where the entry's parameters and result lie across the devices.
+pub(crate) struct EntryPlaces {
+    /// Per parameter number.
+    pub params: Vec<Place>,
+    /// The result (a tuple result per element).
+    pub result: Place,
+}
+
+/// The entry rewritten for one device, with where its parameters and result lie.
 pub(crate) fn partition_entry(
     comp: &Computation,
     mut b: Builder,
-) -> Result<(Computation, Builder), CompileError> {
+) -> Result<(Computation, Builder, EntryPlaces), CompileError> {
     // Only what the result needs (and side effects): JAX leaves dead annotated values behind.
     let live = live(comp);
     let order: Vec<InstrId> = comp
@@ -36,6 +44,7 @@ pub(crate) fn partition_entry(
         .collect();
     let mut map: Vec<Option<(InstrId, Place)>> = vec![None; comp.instructions.len()];
     let mut params = vec![InstrId(0); comp.params.len()];
+    let mut param_places = vec![Place::Replicated; comp.params.len()];
     for id in order {
         let old = &comp[id];
         let refuse = |why: String| {
@@ -60,14 +69,16 @@ pub(crate) fn partition_entry(
             if let Some(slot) = params.get_mut(n) {
                 *slot = new;
             }
+            if let Some(slot) = param_places.get_mut(n) {
+                *slot = place.clone();
+            }
         }
         map[id.index()] = Some((new, place));
     }
-    let root = map
+    let (root, result) = map
         .get(comp.root.index())
         .cloned()
         .flatten()
-        .map(|(id, _)| id)
         .ok_or_else(|| CompileError::InvalidModule(format!("{}: no root", comp.name)))?;
     let instructions = std::mem::take(&mut b.instrs);
     let new = Computation {
@@ -78,7 +89,11 @@ pub(crate) fn partition_entry(
         execution_thread: comp.execution_thread.clone(),
         loc: comp.loc,
     };
-    Ok((new, b))
+    let places = EntryPlaces {
+        params: param_places,
+        result,
+    };
+    Ok((new, b, places))
 }
 
 /// Instructions the root reaches, parameters, and those with side effects.

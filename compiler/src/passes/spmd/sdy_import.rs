@@ -81,7 +81,11 @@ fn target(i: &Instruction) -> Option<&str> {
 
 /// Whether the module uses Shardy's HLO form.
 pub(crate) fn uses_shardy(module: &HloModule) -> bool {
-    module.computations.iter().any(|c| {
+    // Only what runs: the partitioner leaves the inlined callees' originals unreachable, and a
+    // partitioned program read again must not look unpartitioned because of them.
+    let reachable = module.post_order();
+    let mut comps = reachable.iter().filter_map(|&id| module.get(id));
+    comps.any(|c| {
         c.instructions.iter().any(|i| {
             matches!(
                 target(i),
