@@ -101,7 +101,7 @@ fn slice(a: &Array, start: &[usize], size: &[usize]) -> anyhow::Result<Array> {
     let bytes = runtime::host::array_to_bytes(a);
     let dims = a.dims();
     let count: usize = dims.iter().product();
-    let elem = if count == 0 { 0 } else { bytes.len() / count };
+    let elem = bytes.len().checked_div(count).unwrap_or(0);
     // Row-major strides in elements.
     let mut strides = vec![1usize; dims.len()];
     for k in (0..dims.len().saturating_sub(1)).rev() {
