@@ -54,7 +54,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         &args.io,
         crate::run_cmd::DeviceCounts::default(),
         &flags,
-        false,
+        crate::run_cmd::RunReport::default(),
         args.write_outputs.as_deref(),
         None,
         out,
