@@ -54,13 +54,21 @@ fn atomic_add_with_duplicates_and_out_of_bounds_indices() {
             _ => format!("atom.global.add.{ty}"),
         };
         assert!(ptx.contains(&want), "{ty}: {want} missing");
-        assert!(!ptx.contains("atom.global.cas"), "{ty}: no CAS loop for add");
+        assert!(
+            !ptx.contains("atom.global.cas"),
+            "{ty}: no CAS loop for add"
+        );
     }
 }
 
 #[test]
 fn atomic_integer_min_and_max() {
-    for (ty, op) in [("s32", "maximum"), ("u32", "minimum"), ("s64", "minimum"), ("u64", "maximum")] {
+    for (ty, op) in [
+        ("s32", "maximum"),
+        ("u32", "minimum"),
+        ("s64", "minimum"),
+        ("u64", "maximum"),
+    ] {
         let (_, ptx) = check(&row_scatter(ty, 6, 9, &format!("{op}(b, a)"), ""), &DUP_OOB);
         let want = format!("atom.global.{}.{ty}", &op[..3]);
         assert!(ptx.contains(&want), "{ty} {op}: {want} missing");
@@ -79,7 +87,10 @@ fn cas_loop_for_other_combiners() {
     ] {
         let (n, ptx) = check(&row_scatter(ty, 6, 9, body, ""), &DUP_OOB);
         assert_eq!(n, 2);
-        assert!(ptx.contains(&format!("atom.global.cas.{bits}")), "{ty} {body}: no CAS loop");
+        assert!(
+            ptx.contains(&format!("atom.global.cas.{bits}")),
+            "{ty} {body}: no CAS loop"
+        );
     }
 }
 
@@ -102,7 +113,10 @@ fn overwrite_is_a_plain_store() {
         panic!("f32 arrays");
     };
     let row = &out[6..9];
-    assert!(ups.chunks(3).any(|u| u == row), "row 2 {row:?} is one of the updates");
+    assert!(
+        ups.chunks(3).any(|u| u == row),
+        "row 2 {row:?} is one of the updates"
+    );
 }
 
 #[test]
@@ -150,9 +164,15 @@ fn embedding_gradient_scatter_add_is_linear() {
         ROOT s = f32[8192,128] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n}\n";
     let m = hlo::parse_module(text).expect("parses");
     let idx: Vec<i32> = (0..4096).map(|k| (k * 37 % 8192) / 2).collect();
-    let ups = Array::new(vec![4096, 128], Data::F32((0..4096 * 128).map(|k| (k % 5) as f32).collect()))
-        .expect("u");
-    let inputs = vec![Array::new(vec![4096, 1], Data::S32(idx.clone())).expect("i"), ups];
+    let ups = Array::new(
+        vec![4096, 128],
+        Data::F32((0..4096 * 128).map(|k| (k % 5) as f32).collect()),
+    )
+    .expect("u");
+    let inputs = vec![
+        Array::new(vec![4096, 1], Data::S32(idx.clone())).expect("i"),
+        ups,
+    ];
     let plan = plan_entry(&m, &h100()).expect("plan");
     let out = [(hlo::literal::DType::F32, vec![8192, 128])];
     let (got, lanes) = run_plan_counted(&plan, &inputs, &out).expect("runs");

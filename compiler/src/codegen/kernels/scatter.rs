@@ -178,7 +178,12 @@ pub fn scatter_kernel(site: KernelSite<'_, '_>) -> Result<Vec<EmittedKernel>, Co
         return Ok(vec![gather_kernel(site, &g)?]);
     };
     let targets: Vec<(InstrId, usize)> = g.operands.iter().copied().zip(0..).collect();
-    let copy = loop_kernel(site.req, site.comp, &format!("{}_init", site.name), &targets)?;
+    let copy = loop_kernel(
+        site.req,
+        site.comp,
+        &format!("{}_init", site.name),
+        &targets,
+    )?;
     Ok(vec![copy, update_kernel(site, &g, mode)?])
 }
 
