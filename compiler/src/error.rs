@@ -32,9 +32,10 @@ pub enum CompileError {
     /// The module is malformed (dangling handles, shapes that do not match, cycles).
     #[error("invalid module: {0}")]
     InvalidModule(String),
-    /// The module is written for several devices (an SPMD program): this compiler has no
-    /// partitioner, and compiling it for one device would compute something else.
-    #[error("the module is partitioned for several devices ({evidence}); this compiler does not partition SPMD programs: export it for one device, or give the per-device program")]
+    /// The module is written for several devices (an SPMD program) but the SPMD partitioner
+    /// found no partition count in it; compiling it for one device would compute something
+    /// else.
+    #[error("the module is partitioned for several devices ({evidence}) but names no partition count (num_partitions, a Shardy mesh or a tiled sharding): export it with its mesh, or give the per-device program")]
     Partitioned {
         /// What says so: the mesh, the sharding or the call, with where it is.
         evidence: String,

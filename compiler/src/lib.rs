@@ -81,6 +81,24 @@ pub fn compile(
         let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         CompileError::InvalidModule(text.join("; "))
     })?;
+    // A program for several devices becomes one device's program first: that is what the
+    // executable embeds, declares as its program shape and runs on each device.
+    let per_device;
+    let module = if passes::spmd::partitions(module)?.is_some() {
+        let mut m = module.clone();
+        passes::spmd::run(&mut m)?;
+        hlo::verify::verify(&m).map_err(|errors| {
+            let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            CompileError::Internal(format!(
+                "the partitioned module does not verify: {}",
+                text.join("; ")
+            ))
+        })?;
+        per_device = m;
+        &per_device
+    } else {
+        module
+    };
     partitioned::check_single_device(module)?;
     // What the thunks run is what the artifact embeds: with `emit_partitions` off, N partitions
     // of one replica become N replicas (runtimes before 2026-12-04 run one partition).

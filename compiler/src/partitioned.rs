@@ -12,6 +12,7 @@
 //! `num_partitions` alone is not evidence: a module that is already one partition's program
 //! (XLA's partitioned HLO, with `partition-id`) compiles as such, and the runtime decides whether
 //! it runs that many partitions. The annotations pass refuses annotations in such a module.
+use hlo::ir::{HloSharding, ShardingKind};
 use hlo::HloModule;
 
 use crate::error::CompileError;
@@ -36,8 +37,8 @@ pub fn check_single_device(module: &HloModule) -> Result<(), CompileError> {
                     return refuse(format!("{}: a Shardy manual computation ({t})", at()));
                 }
             }
-            if let Some(s) = instr.attrs.sharding.as_deref() {
-                if sharding_devices(s) > 1 || s.contains("manual") {
+            if let Some(s) = &instr.attrs.sharding {
+                if splits(s) {
                     return refuse(format!("{}: sharding={s}", at()));
                 }
             }
@@ -65,29 +66,15 @@ fn mesh_devices(text: &str) -> u64 {
         .unwrap_or(1)
 }
 
-/// The devices a GSPMD sharding tiles a value over: the product of `devices=[d0,d1,...]`'s
-/// dimensions, without a trailing replicated dimension (`last_tile_dim_replicate`); 1 for
-/// `{replicated}`, `{maximal device=k}` and tuples of those. A tuple sharding counts its
-/// largest element.
-fn sharding_devices(text: &str) -> u64 {
-    text.split("devices=[")
-        .skip(1)
-        .map(|rest| {
-            let (dims, after) = rest.split_once(']').unwrap_or((rest, ""));
-            let mut sizes: Vec<u64> = dims
-                .split(',')
-                .filter_map(|d| d.trim().parse::<u64>().ok())
-                .collect();
-            // The replicated trailing dimension does not split the value.
-            let element_end = after.find(['}', ',']).map_or(after, |i| &after[..i + 1]);
-            let tail = after.split('}').next().unwrap_or(after);
-            if tail.contains("last_tile_dim_replicate") || element_end.contains("last_tile_dims") {
-                sizes.pop();
-            }
-            sizes.into_iter().fold(1u64, u64::saturating_mul)
-        })
-        .max()
-        .unwrap_or(1)
+/// Whether a sharding splits a value over devices or marks it manual (a tuple sharding when
+/// any element does).
+fn splits(s: &HloSharding) -> bool {
+    match &s.kind {
+        ShardingKind::Manual => true,
+        ShardingKind::Tiled(_) => !s.is_replicated(),
+        ShardingKind::Tuple(elems) => elems.iter().any(splits),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -102,13 +89,13 @@ mod tests {
             mesh_devices(r#"{a = #sdy.mesh<["x"=1]>, b = #sdy.mesh<["x"=2]>}"#),
             2
         );
-        assert_eq!(sharding_devices("{devices=[2]<=[2]}"), 2);
-        assert_eq!(sharding_devices("{devices=[2,1]0,1}"), 2);
-        assert_eq!(
-            sharding_devices("{devices=[1,2]<=[2] last_tile_dim_replicate}"),
-            1
-        );
-        assert_eq!(sharding_devices("{replicated}"), 1);
-        assert_eq!(sharding_devices("{maximal device=0}"), 1);
+        let sharded = |t: &str| splits(&hlo::parse_sharding(t).unwrap());
+        assert!(sharded("{devices=[2]<=[2]}"));
+        assert!(sharded("{devices=[2,1]0,1}"));
+        assert!(sharded("{manual}"));
+        assert!(sharded("{{replicated}, {devices=[2]<=[2]}}"));
+        assert!(!sharded("{devices=[1,2]<=[2] last_tile_dim_replicate}"));
+        assert!(!sharded("{replicated}"));
+        assert!(!sharded("{maximal device=0}"));
     }
 }

@@ -2,7 +2,7 @@
 //! serialize it, load the bytes in a fresh runtime (an emulated device from the same target
 //! config), execute and compare with the io file. Exit 0 / 1 / 2 like `aot eval`.
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use runtime::RuntimeFlags;
@@ -33,28 +33,57 @@ pub fn compile_file(
     module: &std::path::Path,
     target_config: &std::path::Path,
 ) -> anyhow::Result<Vec<u8>> {
+    compile_file_with(module, target_config, &compiler::CompileOptions::default())
+}
+
+/// [`compile_file`] with compile options (a staged rollout's emission turned on, say).
+pub fn compile_file_with(
+    module: &std::path::Path,
+    target_config: &std::path::Path,
+    options: &compiler::CompileOptions,
+) -> anyhow::Result<Vec<u8>> {
     let m = hlo::input::read_module(module)?;
     let target = compiler::Target::load(target_config)
         .with_context(|| format!("cannot load {}", target_config.display()))?;
-    compiler::compile_to_bytes(&m, &target, &compiler::CompileOptions::default())
+    compiler::compile_to_bytes(&m, &target, options)
         .with_context(|| format!("cannot compile {}", module.display()))
 }
 
 /// Runs `aot check-hlo`: 0 all outputs match, 1 a mismatch; errors are the caller's exit 2.
+///
+/// A program for several devices given one io file of the whole program (JAX's global inputs
+/// and outputs) is checked per device: the case is split by the entry's shardings
+/// ([`crate::shard_io`]) into one case per device, written to a scratch directory.
 pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let bytes = compile_file(&args.module, &args.target_config)?;
+    run_with(args, &compiler::CompileOptions::default(), out)
+}
+
+/// [`run`] compiling with `options`.
+pub fn run_with(
+    args: &CheckArgs,
+    options: &compiler::CompileOptions,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let bytes = compile_file_with(&args.module, &args.target_config, options)?;
     let flags = RuntimeFlags {
         enable_command_buffers: !args.no_command_buffers,
         ..RuntimeFlags::default()
+    };
+    let scratch = ScratchDir::new()?;
+    let io = match args.io.as_slice() {
+        [global] => {
+            split_global_io(&args.module, global, &scratch)?.unwrap_or_else(|| args.io.clone())
+        }
+        _ => args.io.clone(),
     };
     let ok = crate::run_cmd::load_run_compare(
         &bytes,
         "emulated",
         &args.target_config,
-        &args.io,
+        &io,
         crate::run_cmd::DeviceCounts::default(),
         &flags,
-        false,
+        crate::run_cmd::RunReport::default(),
         args.write_outputs.as_deref(),
         None,
         out,
@@ -67,4 +96,68 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         )
     })?;
     Ok(if ok { 0 } else { 1 })
+}
+
+/// One io file per device when `module` is for several devices and `global` holds its global
+/// arrays (each input with its parameter's whole shape); `None` otherwise (the file is used as
+/// it is, for every device).
+fn split_global_io(
+    module: &Path,
+    global: &Path,
+    scratch: &ScratchDir,
+) -> anyhow::Result<Option<Vec<PathBuf>>> {
+    let m = hlo::input::read_module(module)?;
+    let Some(entry) = compiler::passes::spmd::entry_shardings(&m)
+        .with_context(|| format!("cannot partition {}", module.display()))?
+    else {
+        return Ok(None);
+    };
+    let expected = hlo::io::Expected::for_module(&m);
+    let case = crate::npz::read_case(global, &expected)
+        .with_context(|| format!("cannot load {}", global.display()))?;
+    let whole = m.entry_computation().param_shapes();
+    let global_shapes = case.inputs.len() == whole.len()
+        && case.inputs.iter().zip(&whole).all(|(a, s)| match s {
+            hlo::Shape::Array(s) => a
+                .dims()
+                .iter()
+                .map(|&d| d as i64)
+                .eq(s.dims.iter().copied()),
+            _ => false,
+        });
+    if !global_shapes {
+        return Ok(None);
+    }
+    let cases = crate::shard_io::split_case(&case, &entry.params, &entry.results, entry.devices)
+        .with_context(|| format!("cannot split {} by the entry's shardings", global.display()))?;
+    cases
+        .iter()
+        .enumerate()
+        .map(|(d, c)| {
+            let path = scratch.0.join(format!("device{d}.io.npz"));
+            crate::npz::write_npz(&path, &c.inputs, &c.outputs)?;
+            Ok(path)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()
+        .map(Some)
+}
+
+/// A directory removed when dropped.
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn new() -> anyhow::Result<ScratchDir> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("aot-check-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(ScratchDir(dir))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

@@ -17,6 +17,7 @@ pub mod ptx_run;
 pub mod run_cmd;
 pub mod schema_cmd;
 pub mod selftest_cmd;
+pub mod shard_io;
 pub mod support;
 pub mod xla_artifact;
 pub mod xla_run;

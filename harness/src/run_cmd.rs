@@ -55,6 +55,13 @@ pub struct RunArgs {
     /// (turns the command-buffer pass off, so that each launch is timed on its own).
     #[arg(long)]
     pub profile: bool,
+    /// Print `timing: load_ms=... execute_ms=... repeats=N`: the load time and the median of N
+    /// executions after the compared one (a warm-up), to compare with a framework's timings.
+    #[arg(long)]
+    pub timing: bool,
+    /// Executions timed by `--timing` (default 5; implies `--timing`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: Option<u32>,
     /// PTX whose `.entry` kernels supply the kernels of an artifact that carries only cubins
     /// (XLA:GPU's; XLA dumps them with `--xla_dump_to`); repeat for each file.
     #[arg(long, value_name = "FILE.ptx")]
@@ -496,12 +503,13 @@ pub fn load_run_compare(
     io: &[PathBuf],
     counts: DeviceCounts,
     flags: &RuntimeFlags,
-    profile: bool,
+    extras: RunReport,
     write_outputs: Option<&Path>,
     kernel_ptx: Option<&runtime::KernelPtx>,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
     let probe = make_devices(device_kind, target_config, 1, flags)?;
+    let started = std::time::Instant::now();
     let exe = match kernel_ptx {
         Some(k) => runtime::load_with_kernel_ptx(
             bytes,
@@ -512,6 +520,7 @@ pub fn load_run_compare(
         )?,
         None => runtime::load(bytes, probe[0].as_ref(), flags)?,
     };
+    let load_time = started.elapsed();
     let rule = ToleranceRule::for_executable(bytes, kernel_ptx.is_some());
     let n = counts.devices_for(&exe)?;
     let expected = expected_of(&exe);
@@ -535,6 +544,17 @@ pub fn load_run_compare(
     };
     let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
     let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
+    if let Some(repeats) = extras.timing {
+        // The run above was the warm-up (first execution: command buffers recorded, caches
+        // filled); the median of the next `repeats` is what a serving host sees.
+        let mut times = Vec::with_capacity(repeats as usize);
+        for _ in 0..repeats {
+            let t = std::time::Instant::now();
+            execute_arrays(&exe, &devices, &inputs)?;
+            times.push(t.elapsed());
+        }
+        writeln!(out, "{}", timing_line(load_time, &mut times))?;
+    }
     if let Some(path) = write_outputs {
         for (r, (g, i)) in got.iter().zip(&inputs).enumerate() {
             let path = if n == 1 {
@@ -547,7 +567,7 @@ pub fn load_run_compare(
             self::write_outputs(&path, i, g)?;
         }
     }
-    if profile {
+    if extras.profile {
         for k in &stats.kernel_timings {
             writeln!(out, "{}", profile_line(k))?;
         }
@@ -576,6 +596,33 @@ pub fn load_run_compare(
         if ok { "OK" } else { "MISMATCH" }
     )?;
     Ok(ok)
+}
+
+/// What `aot run` prints besides the verdicts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// `--profile`: one line per kernel launch of replica 0.
+    pub profile: bool,
+    /// `--timing`: the load time and the median of this many timed executions after the
+    /// compared one (`--repeat`, at least 1).
+    pub timing: Option<u32>,
+}
+
+/// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`: the load, and the median execution
+/// (the mean of the middle two for an even count).
+fn timing_line(load: std::time::Duration, times: &mut [std::time::Duration]) -> String {
+    times.sort();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let n = times.len();
+    let median = match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => ms(times[n / 2]),
+        _ => (ms(times[n / 2 - 1]) + ms(times[n / 2])) / 2.0,
+    };
+    format!(
+        "timing: load_ms={:.3} execute_ms={median:.3} repeats={n}",
+        ms(load)
+    )
 }
 
 /// One `--profile` line: the launch, its shape, the emulator's lane-instruction count (`n/a`
@@ -654,7 +701,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             partitions: args.partitions,
         },
         &flags,
-        args.profile,
+        RunReport {
+            profile: args.profile,
+            timing: (args.timing || args.repeat.is_some()).then(|| args.repeat.unwrap_or(5)),
+        },
         args.write_outputs.as_deref(),
         kernel_ptx.as_ref(),
         out,

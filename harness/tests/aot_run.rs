@@ -35,6 +35,8 @@ fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, Str
         write_outputs: None,
         device: "emulated".into(),
         profile: true,
+        timing: false,
+        repeat: None,
         kernel_ptx: Vec::new(),
         limits: Default::default(),
     };
@@ -98,6 +100,43 @@ fn written_outputs_match(written: &Path, right: &hlo::io::IoCase) -> Result<(), 
 
 fn cli_trials() -> Vec<Trial> {
     vec![
+        Trial::test("cli::run_timing", || {
+            let (hlo, io) = corpus_case("add");
+            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let artifact = tmp("add.timing.pb");
+            std::fs::write(&artifact, &bytes)?;
+            let spec = spec("h100_sxm");
+            let (code, text) = aot(&[
+                "run".as_ref(),
+                artifact.as_os_str(),
+                "--target-config".as_ref(),
+                spec.as_os_str(),
+                "--io".as_ref(),
+                io.as_os_str(),
+                "--repeat".as_ref(),
+                "3".as_ref(),
+            ])?;
+            if code != Some(0) {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            // `timing: load_ms=F execute_ms=F repeats=3`, before the verdicts.
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("timing: "))
+                .ok_or(format!("no timing line in\n{text}"))?;
+            let fields: Vec<(&str, &str)> = line["timing: ".len()..]
+                .split(' ')
+                .filter_map(|kv| kv.split_once('='))
+                .collect();
+            let names: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+            if names != ["load_ms", "execute_ms", "repeats"]
+                || fields[..2].iter().any(|(_, v)| v.parse::<f64>().is_err())
+                || fields[2].1 != "3"
+            {
+                return Err(format!("bad timing line {line:?}").into());
+            }
+            Ok(())
+        }),
         Trial::test("cli::run_write_outputs", || {
             let (hlo, _) = corpus_case("add");
             let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
@@ -243,6 +282,8 @@ fn cli_trials() -> Vec<Trial> {
                 write_outputs: None,
                 device: "emulated".into(),
                 profile: false,
+                timing: false,
+                repeat: None,
                 kernel_ptx: Vec::new(),
                 limits: Default::default(),
             };

@@ -67,7 +67,7 @@ fn compiled_matches(allow: bool, target: &str, io: &Path) -> bool {
         &[io.to_owned()],
         harness::run_cmd::DeviceCounts::default(),
         &runtime::RuntimeFlags::default(),
-        false,
+        harness::run_cmd::RunReport::default(),
         None,
         None,
         &mut out,

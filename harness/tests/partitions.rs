@@ -178,6 +178,8 @@ fn aot_run_takes_one_io_file_per_device() {
             write_outputs: Some(dir.join("out.io.json")),
             device: "emulated".into(),
             profile: false,
+            timing: false,
+            repeat: None,
             kernel_ptx: Vec::new(),
             limits: Default::default(),
         };

@@ -83,6 +83,8 @@ fn verdict(target: &str, module: &str, ext: &str) -> String {
         write_outputs: None,
         device: "emulated".into(),
         profile: false,
+        timing: false,
+        repeat: None,
         kernel_ptx: Vec::new(),
         limits: Default::default(),
     };

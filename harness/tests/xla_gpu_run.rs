@@ -54,6 +54,8 @@ fn aot_run(artifact: &Path, target: &str, module: &str, ptx: Vec<PathBuf>) -> (u
         write_outputs: None,
         device: "emulated".into(),
         profile: false,
+        timing: false,
+        repeat: None,
         kernel_ptx: ptx,
         limits: Default::default(),
     };

@@ -40,8 +40,10 @@ use std::ops::Index;
 use crate::shape::Shape;
 
 mod attrs;
+mod sharding;
 
 pub use attrs::*;
+pub use sharding::*;
 
 /// Handle of a computation in [`HloModule::computations`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -427,8 +429,8 @@ pub struct Attrs {
     pub output_to_operand_aliasing: Option<Vec<OutputOperandAlias>>,
     /// `frontend_attributes={k="v", ...}` in order.
     pub frontend_attributes: Option<Vec<(String, String)>>,
-    /// `sharding={...}`, verbatim including the braces.
-    pub sharding: Option<String>,
+    /// `sharding={...}`.
+    pub sharding: Option<HloSharding>,
     /// `replica_groups=`
     pub replica_groups: Option<ReplicaGroups>,
     /// `channel_id=`

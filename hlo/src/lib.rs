@@ -19,12 +19,13 @@ pub mod literal;
 pub mod parser;
 pub mod precision;
 pub mod printer;
+pub mod sdy;
 pub mod shape;
 pub mod stablehlo;
 pub mod verify;
 
 pub use error::{ParseError, ParseErrorKind, VerifyError};
 pub use ir::{Computation, ComputationId, HloModule, InstrId, Instruction, Opcode};
-pub use parser::{parse_module, parse_shape};
+pub use parser::{parse_module, parse_shape, parse_sharding};
 pub use printer::{print_module, print_module_with, PrintOptions};
 pub use shape::{Layout, PrimitiveType, Shape};

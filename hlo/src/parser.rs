@@ -23,6 +23,7 @@ mod header;
 mod literal;
 mod numbers;
 mod shape;
+mod sharding;
 
 use numbers::{canonical_nan, is_numeric_word, parse_float_word, parse_int_word};
 
@@ -38,6 +39,15 @@ type Result<T> = std::result::Result<T, ParseError>;
 pub fn parse_module(text: &str) -> Result<HloModule> {
     let mut p = Parser::new(text)?;
     p.module()
+}
+
+/// Parses a sharding as XLA prints it (`{devices=[2,1]<=[2]}`), the text of StableHLO's
+/// `mhlo.sharding` attributes.
+pub fn parse_sharding(text: &str) -> Result<HloSharding> {
+    let mut p = Parser::new(text)?;
+    let s = p.sharding()?;
+    p.expect(&TokenKind::Eof, "end of input")?;
+    Ok(s)
 }
 
 /// Parses a single shape such as `(f32[2,3]{1,0}, s32[])`.

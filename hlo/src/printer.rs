@@ -763,7 +763,7 @@ impl Printer<'_> {
             push("scatter", self.comp_name(c));
         }
         if let Some(s) = &a.sharding {
-            push("sharding", s.clone());
+            push("sharding", s.print(self.opts.metadata));
         }
         if let Some(f) = &a.frontend_attributes {
             push("frontend_attributes", string_map(f));
@@ -830,7 +830,7 @@ fn custom_call_attrs(a: &Attrs, push: &mut impl FnMut(&str, String)) {
     }
 }
 
-fn metadata_string(m: &OpMetadata) -> String {
+pub(crate) fn metadata_string(m: &OpMetadata) -> String {
     let mut parts = Vec::new();
     let mut s = |k: &str, v: &Option<String>| {
         if let Some(v) = v {

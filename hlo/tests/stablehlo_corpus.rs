@@ -220,13 +220,32 @@ fn main() {
     let exports = names_in(&exports_dir());
     for name in &exports {
         if name == "collectives" {
-            // JAX's Shardy export: refused by name (its per-device body is the next case).
-            trials.push(Trial::test("export_refused::collectives", || {
+            // JAX's Shardy export: the manual computation becomes XLA's GSPMD form (its
+            // partitioning is compiler/tests/spmd.rs's).
+            trials.push(Trial::test("export_sharded::collectives", || {
                 let text = std::fs::read_to_string(exports_dir().join("collectives.mlir"))?;
-                let e = hlo::stablehlo::parse_module(&text).err().ok_or("accepted")?;
-                let want = "2:3: Shardy partitioning (sdy.mesh, sdy.manual_computation) is not supported: give the per-device program (the body of the manual computation) or an unpartitioned one";
-                if e.to_string() != want {
-                    return Err(format!("got {e}\nwant {want}").into());
+                let m = hlo::stablehlo::parse_module(&text)?;
+                let entry = m.entry_computation();
+                let count = |t: &str| {
+                    entry
+                        .instructions
+                        .iter()
+                        .filter(|i| i.attrs.custom_call_target.as_deref() == Some(t))
+                        .count()
+                };
+                let got = (
+                    count("SPMDFullToShardShape"),
+                    count("SPMDShardToFullShape"),
+                    entry.instructions[entry.params[0].index()]
+                        .attrs
+                        .sharding
+                        .as_ref()
+                        .map(ToString::to_string),
+                    m.config.num_partitions,
+                );
+                let want = (1, 6, Some("{devices=[2,1]<=[2]}".to_string()), Some(2));
+                if got != want {
+                    return Err(format!("got {got:?}\nwant {want:?}").into());
                 }
                 Ok(())
             }));

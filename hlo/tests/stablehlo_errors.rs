@@ -129,8 +129,19 @@ case!(result_layouts_alone, main_with("    %0 = stablehlo.custom_call @f(%a) {re
     "3:5: stablehlo.custom_call: custom_call has result_layouts but no operand_layouts");
 case!(index_typed_value, "module @m {\n  func.func public @main(%a: tensor<4xindex>) -> tensor<4xindex> {\n    return %a : tensor<4xindex>\n  }\n}\n",
     "2:39: func.func @main: unsupported element type 'index'");
-case!(multi_device_mesh, "module @m {\n  sdy.mesh @mesh = <[\"a\"=2]>\n  func.func public @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n    return %a : tensor<4xf32>\n  }\n}\n",
-    "2:3: Shardy partitioning (sdy.mesh, sdy.manual_computation) is not supported: give the per-device program (the body of the manual computation) or an unpartitioned one");
+case!(unknown_mesh, "module @m {\n  sdy.mesh @mesh = <[\"a\"=2]>\n  func.func public @main(%a: tensor<4xf32> {sdy.sharding = #sdy.sharding<@other, [{\"a\"}]>}) -> tensor<4xf32> {\n    return %a : tensor<4xf32>\n  }\n}\n",
+    "3:26: func.func @main: sdy sharding #sdy.sharding<@other, [{\"a\"}]>: mesh @other is not defined");
+case!(unknown_mesh_axis, "module @m {\n  sdy.mesh @mesh = <[\"a\"=2]>\n  func.func public @main(%a: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}]>}) -> tensor<4xf32> {\n    return %a : tensor<4xf32>\n  }\n}\n",
+    "3:26: func.func @main: sdy sharding #sdy.sharding<@mesh, [{\"b\"}]>: axis \"b\" is not in the mesh");
+case!(bad_mhlo_sharding, "module @m {\n  func.func public @main(%a: tensor<4xf32> {mhlo.sharding = \"{devices=[3]0,1}\"}) -> tensor<4xf32> {\n    return %a : tensor<4xf32>\n  }\n}\n",
+    "2:26: func.func @main: mhlo.sharding \"{devices=[3]0,1}\": sharding: 2 devices listed for a tile array of 3");
+case!(
+    bad_mesh,
+    "module @m {\n  sdy.mesh @mesh = <[\"a\"=0]>\n}\n",
+    "2:3: sdy.mesh @mesh: axis \"a\" has size 0"
+);
+case!(other_shardy_op, main_with("    %0 = sdy.reshard %a <@mesh, [{}]> : tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+    "3:5: sdy.reshard: this Shardy op is not supported (sdy.mesh, sdy.sharding, sdy.sharding_constraint and sdy.manual_computation are)");
 
 /// JAX's cuSOLVER calls as its back-compat data writes them: the dictionary `mhlo.backend_config`
 /// makes the call typed-FFI (its text, entry types included, is the HLO's backend_config),

@@ -138,7 +138,7 @@ fn features_round_trip_and_verify() {
     assert_eq!(l.tiles.len(), 2);
     assert_eq!(l.tiles[0].dims, vec![8, 128]);
     assert_eq!(l.memory_space, 1);
-    assert_eq!(p0.attrs.sharding.as_deref(), Some("{replicated}"));
+    assert_eq!(p0.attrs.sharding, Some(hlo::ir::HloSharding::replicated()));
     // Dynamic dims.
     let dyn_ = instr(&m, "dyn").shape.as_array().unwrap();
     assert_eq!(dyn_.dims, vec![8, UNBOUNDED_DIM]);

@@ -156,3 +156,45 @@ fn mutated_corpus_kernels_never_panic() {
     // The mutations must exercise both outcomes.
     assert!(ran > 50 && failed > 50, "ran {ran}, failed {failed}");
 }
+
+/// 300 register ranges of 65,536 (a 9 KB kernel) took 46 s and 2.3 GB to load, one map entry
+/// per register; the kernel's registers are now counted before any is made.
+#[test]
+fn a_kernel_declaring_millions_of_registers_is_refused_before_making_them() {
+    let regs: String = (0..300)
+        .map(|i| format!(".reg .b32 %r{i}_<65536>;\n"))
+        .collect();
+    let text = emu_common::module(&format!(".visible .entry k() {{\n{regs} ret; }}"));
+    let err = ptx::emu::LoadedModule::load(&ptx::parse(&text).unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot load function `k`: declaring %r0_<65536> would take the kernel past 65536 registers (1 declared before it)"
+    );
+    // Real kernels declare a few thousand: XLA's largest range here is %r<526>.
+    let fits = emu_common::module(".visible .entry k() { .reg .b32 %r<60000>; ret; }");
+    assert!(ptx::emu::LoadedModule::load(&ptx::parse(&fits).unwrap()).is_ok());
+}
+
+/// A call tree eight wide at each of ten levels (f_k calls f_{k-1} eight times) is 8^10 inlined
+/// leaves from 1 KB of PTX; the inliner stops at the instruction limit.
+#[test]
+fn an_exponential_call_tree_stops_at_the_instruction_limit() {
+    // No registers in the leaf: the register limit would stop it first.
+    let mut text = String::from(".func f0() { ret; }\n");
+    for k in 1..=10 {
+        let calls = format!("call f{}; ", k - 1).repeat(8);
+        text += &format!(".func f{k}() {{ {calls}ret; }}\n");
+    }
+    text += ".visible .entry k() { call f10; ret; }";
+    let started = std::time::Instant::now();
+    let err = ptx::emu::LoadedModule::load(&ptx::parse(&emu_common::module(&text)).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("cannot load function `")
+            && err.ends_with("would take the kernel past 2097152 instructions"),
+        "{err}"
+    );
+    // Bounded by the limit, not by 8^10 leaves (a loose bound: shared CI machines are slow).
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}

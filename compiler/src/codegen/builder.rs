@@ -73,7 +73,7 @@ impl Reg {
         format!("{}{}", KINDS[self.kind.slot()].2, self.id)
     }
 
-    fn reg(&self) -> Register {
+    pub(crate) fn reg(&self) -> Register {
         Register(self.name())
     }
 }

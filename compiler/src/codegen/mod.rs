@@ -199,7 +199,7 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
     let root_site = KernelSite::new(request, computation, request.name, rid);
     let kernels = match root.opcode {
         Opcode::Sort => vec![kernels::sort_kernel(root_site)?],
-        Opcode::Scatter => vec![kernels::scatter_kernel(root_site)?],
+        Opcode::Scatter => kernels::scatter_kernel(root_site)?,
         Opcode::TopK => vec![kernels::topk_kernel(root_site)?],
         Opcode::SelectAndScatter => vec![kernels::select_and_scatter_kernel(root_site)?],
         Opcode::Reduce => {

@@ -208,6 +208,11 @@ impl Lowerer<'_> {
                 });
             }
         };
+        // A plan of several kernels names them after the fusion (`_1`, `_init`): later
+        // fusions must not take those names.
+        for k in &plan.kernels {
+            self.names.insert(k.name.clone());
+        }
         let mut input_locs = Vec::new();
         for &inp in &inputs {
             input_locs.push(self.one_loc(comp, inp, env)?);

@@ -24,7 +24,9 @@ pub const ANNOTATION_TARGETS: &[&str] = &[
 /// Runs the pass on every computation holding an annotation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
     let partitions = module.config.num_partitions.unwrap_or(1);
-    for_each_computation(module, Scope::All, |_, comp| {
+    // What runs: a partitioned program keeps its inlined callees' originals, annotations and
+    // all, unreachable.
+    for_each_computation(module, Scope::Reachable, |_, comp| {
         if !comp.instructions.iter().any(is_annotation) {
             return Ok(None);
         }

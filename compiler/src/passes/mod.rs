@@ -1,5 +1,7 @@
 //! The HLO passes that run before fusion, in order:
 //!
+//! 0. [`spmd`]: a program for several devices becomes one device's program (docs/sharding.md);
+//!    nothing else changes.
 //! 1. [`inline_calls`]: inline `call` (and pre-existing `fusion`) instructions.
 //! 2. [`annotations`]: custom calls that only annotate a value (shardings, memory placement)
 //!    become their operand, on one partition.
@@ -60,6 +62,7 @@ pub mod permute;
 pub mod rebuild;
 pub mod rng_bit_generator;
 pub mod simplify;
+pub mod spmd;
 pub mod triangular_solve;
 pub mod while_repeated;
 
@@ -68,6 +71,7 @@ pub type Pass = fn(&mut HloModule) -> Result<(), CompileError>;
 
 /// The passes in pipeline order, with their names.
 pub const PIPELINE: &[(&str, Pass)] = &[
+    ("spmd-partitioner", spmd::run),
     ("inline-calls", inline_calls::run),
     ("annotations", annotations::run),
     ("triangular-solve", triangular_solve::run),

@@ -97,6 +97,16 @@ pub fn run_plan(
     inputs: &[Array],
     outputs: &[(DType, Vec<usize>)],
 ) -> Result<Vec<Array>> {
+    run_plan_counted(plan, inputs, outputs).map(|(out, _)| out)
+}
+
+/// [`run_plan`], also returning the lane instructions all kernels executed (deterministic).
+pub fn run_plan_counted(
+    plan: &KernelPlan,
+    inputs: &[Array],
+    outputs: &[(DType, Vec<usize>)],
+) -> Result<(Vec<Array>, u64)> {
+    let mut lanes = 0u64;
     let mut mem = Memory::new();
     let mut in_ptrs = Vec::new();
     for a in inputs {
@@ -132,7 +142,7 @@ pub fn run_plan(
             threads: 0,
             ..LaunchOptions::default()
         };
-        launch(
+        let stats = launch(
             &loaded,
             &k.name,
             k.launch.grid,
@@ -143,6 +153,7 @@ pub fn run_plan(
             &opts,
         )
         .map_err(|e| anyhow!("kernel {} failed: {e}", k.name))?;
+        lanes += stats.lane_instructions;
     }
     let mut out = Vec::new();
     for ((dt, dims), p) in outputs.iter().zip(&out_ptrs) {
@@ -150,7 +161,7 @@ pub fn run_plan(
         let bytes = mem.read_vec(*p, n)?;
         out.push(from_bytes(*dt, dims.clone(), &bytes)?);
     }
-    Ok(out)
+    Ok((out, lanes))
 }
 
 /// Compares outputs with the expected leaves under the corpus tolerance.

@@ -138,6 +138,9 @@ pub enum ProtoError {
     /// Maximal sharding on other than one device.
     #[error("maximal sharding with devices {0:?}")]
     MaximalSharding(Vec<i64>),
+    /// A sharding whose tile assignment or parts do not fit together.
+    #[error("sharding: {0}")]
+    Sharding(String),
     /// A sharding type this build does not read.
     #[error("sharding type {0}")]
     ShardingType(i32),

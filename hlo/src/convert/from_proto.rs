@@ -76,18 +76,6 @@ pub(super) fn frontend_from_proto(p: &px::FrontendAttributes) -> Vec<(String, St
     p.map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
-pub(super) fn sharding_from_proto(p: &px::OpSharding) -> Result<String, ProtoError> {
-    match px::op_sharding::Type::try_from(p.r#type) {
-        Ok(px::op_sharding::Type::Replicated) => Ok("{replicated}".into()),
-        Ok(px::op_sharding::Type::Manual) => Ok("{manual}".into()),
-        Ok(px::op_sharding::Type::Maximal) => match p.tile_assignment_devices.as_slice() {
-            [d] => Ok(format!("{{maximal device={d}}}")),
-            other => Err(ProtoError::MaximalSharding(other.to_vec())),
-        },
-        _ => Err(ProtoError::ShardingType(p.r#type)),
-    }
-}
-
 /// Assigns the called computations of a proto instruction back to the IR attribute XLA's text
 /// format uses for its opcode; `roles` comes from [`called_roles`] for the same list.
 pub(super) fn assign_called(attrs: &mut Attrs, roles: CalledRoles, called: Vec<ComputationId>) {
@@ -404,7 +392,11 @@ pub(super) fn fill_attrs(
         );
     }
     a.frontend_attributes = p.frontend_attributes.as_ref().map(frontend_from_proto);
-    a.sharding = p.sharding.as_ref().map(sharding_from_proto).transpose()?;
+    a.sharding = p
+        .sharding
+        .as_ref()
+        .map(super::sharding::sharding_from_proto)
+        .transpose()?;
     if !p.replica_groups.is_empty() {
         a.replica_groups = Some(ReplicaGroups::List(
             p.replica_groups

@@ -24,6 +24,7 @@ mod error;
 mod from_proto;
 mod literals;
 mod shapes;
+mod sharding;
 mod to_proto;
 mod types;
 mod wire;

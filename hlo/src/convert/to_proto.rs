@@ -62,28 +62,6 @@ pub(super) fn frontend_to_proto(attrs: &[(String, String)]) -> px::FrontendAttri
     }
 }
 
-/// Sharding forms that map onto `OpSharding` without a full sharding parser.
-pub(super) fn sharding_to_proto(s: &str) -> Option<px::OpSharding> {
-    let inner = s.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
-    let ty = match inner {
-        "replicated" => px::op_sharding::Type::Replicated,
-        "manual" => px::op_sharding::Type::Manual,
-        _ => {
-            let device = inner.strip_prefix("maximal device=")?.trim().parse().ok()?;
-            return Some(px::OpSharding {
-                r#type: px::op_sharding::Type::Maximal as i32,
-                tile_assignment_dimensions: vec![1],
-                tile_assignment_devices: vec![device],
-                ..Default::default()
-            });
-        }
-    };
-    Some(px::OpSharding {
-        r#type: ty as i32,
-        ..Default::default()
-    })
-}
-
 pub(super) fn replica_groups_to_proto(
     g: &ReplicaGroups,
 ) -> Result<Vec<px::ReplicaGroup>, Unrepresentable> {
@@ -268,7 +246,7 @@ pub(super) fn instruction_to_proto(
         p.frontend_attributes = Some(frontend_to_proto(f));
     }
     if let Some(s) = &a.sharding {
-        p.sharding = Some(sharding_to_proto(s).ok_or_else(|| bad(format!("sharding `{s}`")))?);
+        p.sharding = Some(super::sharding::sharding_to_proto(s));
     }
     if let Some(g) = &a.replica_groups {
         p.replica_groups = replica_groups_to_proto(g).map_err(|e| bad(e.to_string()))?;

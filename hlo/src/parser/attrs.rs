@@ -161,7 +161,7 @@ impl<'a> Parser<'a> {
                 a.output_to_operand_aliasing = Some(self.output_operand_aliasing()?)
             }
             "frontend_attributes" => a.frontend_attributes = Some(self.string_map()?),
-            "sharding" => a.sharding = Some(self.raw_value(key)?),
+            "sharding" => a.sharding = Some(self.sharding()?),
             "replica_groups" => {
                 a.replica_groups = Some(if *self.peek() == TokenKind::LBrace {
                     self.expect(&TokenKind::LBrace, "'{'")?;

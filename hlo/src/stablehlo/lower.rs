@@ -7,6 +7,7 @@
 mod chlo;
 mod custom_call;
 mod ops;
+mod sdy;
 
 use super::parse::{Front, Lowered, Op, RegionOut};
 use super::scan::{Attr, Dense, Elem, Part, Result};
@@ -325,6 +326,8 @@ impl Front<'_> {
             ("func", "call") | ("", "call") => self.lower_call(&op),
             ("stablehlo", s) => self.lower_stablehlo(s, &op),
             ("chlo", s) => self.lower_chlo(s, &op),
+            ("sdy", "sharding_constraint") => self.lower_sharding_constraint(&op),
+            ("sdy", "manual_computation") => self.lower_manual_computation(&op),
             ("sdy", _) => {
                 Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, super::parse::SHARDY))
             }

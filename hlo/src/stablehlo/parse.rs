@@ -6,6 +6,7 @@
 
 mod generic;
 mod pretty;
+mod shardings;
 mod values;
 
 use std::collections::HashMap;
@@ -133,15 +134,17 @@ pub(crate) struct Front<'a> {
     pub config: ModuleConfig,
     main: Option<ComputationId>,
     publics: Vec<ComputationId>,
+    /// `sdy.mesh @name = <...>` of the module, for `sdy.sharding` attributes.
+    pub meshes: crate::sdy::Meshes,
 }
 
-/// Why Shardy (`sdy`) ops are refused.
-pub(crate) const SHARDY: &str = "Shardy partitioning (sdy.mesh, sdy.manual_computation) is not supported: give the per-device program (the body of the manual computation) or an unpartitioned one";
+/// Why other Shardy (`sdy`) ops are refused.
+pub(crate) const SHARDY: &str = "this Shardy op is not supported (sdy.mesh, sdy.sharding, sdy.sharding_constraint and sdy.manual_computation are)";
 
 fn is_terminator(name: &str) -> bool {
     matches!(
         name,
-        "stablehlo.return" | "func.return" | "return" | "mhlo.return"
+        "stablehlo.return" | "func.return" | "return" | "mhlo.return" | "sdy.return"
     )
 }
 
@@ -159,6 +162,7 @@ impl<'a> Front<'a> {
             config: ModuleConfig::default(),
             main: None,
             publics: Vec::new(),
+            meshes: Vec::new(),
         }
     }
 
@@ -576,7 +580,7 @@ impl<'a> Front<'a> {
             self.c.ws();
             let at = self.c.pos;
             if self.c.eat_kw("sdy.mesh") {
-                self.single_device_mesh(at)?;
+                self.mesh(at)?;
                 continue;
             }
             if self.c.rest().starts_with(b"sdy.") {
@@ -586,48 +590,6 @@ impl<'a> Front<'a> {
             return Err(self.c.expected("'func.func'"));
         }
         self.after_module()
-    }
-
-    /// After `sdy.mesh`: `@name = <["a"=1, ...]>`. A mesh of one device (every axis of size 1,
-    /// or none) shards nothing: every `sdy.sharding` over it is the whole value, so the mesh is
-    /// skipped; a larger mesh needs partitioning and is refused.
-    fn single_device_mesh(&mut self, start: usize) -> Result<()> {
-        self.c.ws();
-        if self.c.symbol()?.is_none() {
-            return Err(self.c.expected("a mesh name '@...'"));
-        }
-        self.c.expect(b'=')?;
-        let body = self.c.skip_balanced()?;
-        if self.c.peek() == Some(b'{') {
-            self.c.dict()?;
-        }
-        self.c.opt_loc()?;
-        // Axis sizes follow `=` inside the axis list (`device_ids=[...]` lies outside it).
-        let axes = body.split(']').next().unwrap_or_default();
-        let mut devices: u128 = 1;
-        for size in axes.split('=').skip(1) {
-            let digits: String = size
-                .trim()
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            let n: u128 = digits.parse().map_err(|_| {
-                ParseError::new(
-                    self.c.loc_at(start),
-                    ParseErrorKind::BadAttribute,
-                    format!("sdy.mesh axis size in {body} is not a number"),
-                )
-            })?;
-            devices = devices.saturating_mul(n);
-        }
-        if devices != 1 {
-            return Err(ParseError::new(
-                self.c.loc_at(start),
-                ParseErrorKind::UnknownOpcode,
-                SHARDY,
-            ));
-        }
-        Ok(())
     }
 
     /// What may follow the module in both spellings (pretty and generic): alias definitions
@@ -738,6 +700,8 @@ impl<'a> Front<'a> {
         // Arguments.
         self.c.expect(b'(').map_err(|e| self.named(e))?;
         let mut args = Vec::new();
+        let mut arg_shardings = Vec::new();
+        let mut result_shardings = Vec::new();
         if !self.c.eat(b')') {
             loop {
                 let aloc = self.c.loc();
@@ -749,9 +713,12 @@ impl<'a> Front<'a> {
                 };
                 self.c.expect(b':').map_err(|e| self.named(e))?;
                 let ty = self.c.ty().map_err(|e| self.named(e))?;
+                let mut sharding = None;
                 if self.c.peek() == Some(b'{') {
-                    self.c.dict().map_err(|e| self.named(e))?;
+                    let d = self.c.dict().map_err(|e| self.named(e))?;
+                    sharding = self.sharding_of(&d, aloc)?;
                 }
+                arg_shardings.push(sharding);
                 self.c.opt_loc()?;
                 args.push((name.to_string(), ty, aloc));
                 if self.c.eat(b')') {
@@ -760,15 +727,19 @@ impl<'a> Front<'a> {
                 self.c.expect(b',').map_err(|e| self.named(e))?;
             }
         }
-        // Results (their attributes, such as jax.result_info, are names only).
+        // Results (of their attributes only the shardings matter; jax.result_info is a name).
         if self.c.eat_arrow() {
             if self.c.eat(b'(') {
                 if !self.c.eat(b')') {
                     loop {
+                        let rloc = self.c.loc();
                         self.c.ty().map_err(|e| self.named(e))?;
+                        let mut sharding = None;
                         if self.c.peek() == Some(b'{') {
-                            self.c.dict().map_err(|e| self.named(e))?;
+                            let d = self.c.dict().map_err(|e| self.named(e))?;
+                            sharding = self.sharding_of(&d, rloc)?;
                         }
+                        result_shardings.push(sharding);
                         if self.c.eat(b')') {
                             break;
                         }
@@ -790,6 +761,7 @@ impl<'a> Front<'a> {
             };
         }
         self.func_body(id, &sym, Some(args), loc)?;
+        self.apply_func_shardings(id, arg_shardings, result_shardings);
         self.c.opt_loc()?;
         self.op_name.clear();
         Ok(())
@@ -1047,7 +1019,11 @@ impl<'a> Front<'a> {
             }
             return Ok(Some(op.operands));
         }
+        let sharding = self.sharding_of(&op.attrs, op.loc)?;
         let lowered = self.lower(op)?;
+        if let Some(sharding) = sharding {
+            self.set_sharding(&lowered, sharding);
+        }
         if names.is_empty() {
             // Results nobody names (side effects only) are kept as dead instructions.
             return Ok(None);

@@ -334,7 +334,7 @@ pub(super) fn store_at(
     scalar::store(&mut e.b, StateSpace::Global, addr, v).map_err(CodegenError::from)
 }
 
-fn load_at(e: &mut Emitter<'_>, base: Reg, lin: Ix, ty: P) -> Result<Val, CodegenError> {
+pub(super) fn load_at(e: &mut Emitter<'_>, base: Reg, lin: Ix, ty: P) -> Result<Val, CodegenError> {
     let addr = e.elem_addr(base, lin, ty);
     scalar::load(&mut e.b, StateSpace::Global, ty, addr).map_err(CodegenError::from)
 }

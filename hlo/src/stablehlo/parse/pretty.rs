@@ -28,7 +28,7 @@ impl<'a> Front<'a> {
                 op.attrs.push(("value".into(), v));
                 Ok(())
             }
-            "return" | "func.return" => {
+            "return" | "func.return" | "sdy.return" => {
                 if self.c.peek() == Some(b'%') {
                     loop {
                         let v = self.operand()?;
@@ -74,6 +74,11 @@ impl<'a> Front<'a> {
                 self.pretty_reduce(op)
             }
             "while" if op.name == "stablehlo.while" => self.pretty_while(op),
+            "sdy.sharding_constraint" => self.pretty_sharding_constraint(op),
+            "sdy.manual_computation" => self.pretty_manual_computation(op),
+            s if s.starts_with("sdy.") => {
+                Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, super::SHARDY))
+            }
             "convolution" if op.name == "stablehlo.convolution" => {
                 self.operand_list_paren(op)?;
                 self.c.expect_kw("dim_numbers")?;

@@ -41,6 +41,18 @@ impl<'m> Ctx<'m> {
             .ok_or_else(|| {
                 self.err(fname, format!("call of `{callee_name}`, which has no body"))
             })?;
+        // Each call is inlined: a call tree doubling at each of 30 levels is 2^30 copies of a
+        // leaf from 1 KB of PTX (3.7 GB). Counting decoded instructions at every call bounds
+        // the work by the limit plus one callee body.
+        if self.code.len() as u64 > super::MAX_KERNEL_INSTRUCTIONS {
+            return Err(self.err(
+                fname,
+                format!(
+                    "inlining `{callee_name}` would take the kernel past {} instructions",
+                    super::MAX_KERNEL_INSTRUCTIONS
+                ),
+            ));
+        }
         if self.depth >= 16 {
             return Err(self.err(
                 fname,
