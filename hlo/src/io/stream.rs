@@ -89,11 +89,45 @@ pub(crate) fn read_lists<T>(
     Ok((inputs, outputs))
 }
 
+/// The six scalar visits of a visitor that wants a map or a list: each is `value` (the
+/// visitor's "missing or of the wrong JSON type").
+macro_rules! scalars_are {
+    ($value:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+}
+
 /// Each list: `None` when missing or not a list, else its conversion (stopped at its first bad
 /// array; the others are still walked, unconverted).
 struct Lists<T> {
     inputs: Option<Result<Vec<T>, IoError>>,
     outputs: Option<Result<Vec<T>, IoError>>,
+}
+
+impl<T> Lists<T> {
+    fn none() -> Lists<T> {
+        Lists {
+            inputs: None,
+            outputs: None,
+        }
+    }
 }
 
 struct FileVisitor<'a, T> {
@@ -109,10 +143,7 @@ impl<'de, T> Visitor<'de> for FileVisitor<'_, T> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Lists<T>, A::Error> {
-        let mut lists = Lists {
-            inputs: None,
-            outputs: None,
-        };
+        let mut lists = Lists::none();
         while let Some(key) = map.next_key::<String>()? {
             let (slot, limits) = match key.as_str() {
                 "inputs" => (&mut lists.inputs, self.limits.inputs),
@@ -135,32 +166,9 @@ impl<'de, T> Visitor<'de> for FileVisitor<'_, T> {
     // Any other JSON value is a file with neither list.
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Lists<T>, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Lists {
-            inputs: None,
-            outputs: None,
-        })
+        Ok(Lists::none())
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Lists<T>, E> {
-        self.visit_unit()
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Lists<T>, E> {
-        self.visit_unit()
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Lists<T>, E> {
-        self.visit_unit()
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Lists<T>, E> {
-        self.visit_unit()
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Lists<T>, E> {
-        self.visit_unit()
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Lists<T>, E> {
-        Ok(Lists {
-            inputs: None,
-            outputs: None,
-        })
-    }
+    scalars_are!(Lists::none());
 }
 
 /// One of the two lists.
@@ -218,24 +226,7 @@ impl<'de, T> Visitor<'de> for ListSeed<'_, T> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(None)
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    scalars_are!(None);
 }
 
 /// One `ARRAY` object (anything else has no fields: each is "missing").
@@ -280,24 +271,7 @@ impl<'de> Visitor<'de> for ArraySeed {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(Fields::default())
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Fields, E> {
-        Ok(Fields::default())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Fields, E> {
-        Ok(Fields::default())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Fields, E> {
-        Ok(Fields::default())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Fields, E> {
-        Ok(Fields::default())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Fields, E> {
-        Ok(Fields::default())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Fields, E> {
-        Ok(Fields::default())
-    }
+    scalars_are!(Fields::default());
 }
 
 /// A `data` list: its elements (the first `limit`) and its length; `None` when not a list.
@@ -343,24 +317,7 @@ impl<'de> Visitor<'de> for DataSeed {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(None)
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    scalars_are!(None);
 }
 
 /// One element, deserialized without a tree unless it is a list or object.
