@@ -75,7 +75,9 @@ pub struct Catalogue {
 pub struct Gate {
     /// What the gate is (shown by `--list`).
     pub description: String,
-    /// The command (placeholders: `{aot}`, `{base}`, `{repo}`). It catches an edit when it exits
+    /// The command (placeholders: `{aot}`, `{base}`, `{repo}`; in edit steps also `{newest:T}`,
+    /// `{next:T}`, `{newest_number:T}` and `{next_number:T}`: target T's newest compiled golden
+    /// version and the one after, see `expand_versions`). It catches an edit when it exits
     /// non-zero.
     pub command: Vec<String>,
     /// A build to run first (e.g. `cargo test --no-run ...`): when it fails the edit does not
@@ -405,6 +407,69 @@ fn needs_rebuild(file: &str) -> bool {
         || file.ends_with("build.rs")
 }
 
+/// The newest compiled golden version of each target under `root/goldens/executables`.
+fn newest_versions(root: &Path) -> std::collections::BTreeMap<String, u32> {
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(targets) = std::fs::read_dir(root.join("goldens/executables")) else {
+        return out;
+    };
+    for t in targets.flatten() {
+        let Ok(versions) = std::fs::read_dir(t.path()) else {
+            continue;
+        };
+        let newest = versions
+            .flatten()
+            .filter_map(|v| {
+                v.file_name()
+                    .to_str()?
+                    .strip_prefix('v')?
+                    .parse::<u32>()
+                    .ok()
+            })
+            .max();
+        if let Some(n) = newest {
+            out.insert(t.file_name().to_string_lossy().into_owned(), n);
+        }
+    }
+    out
+}
+
+/// `{newest:T}` as `vN` (target T's newest compiled golden version), `{next:T}` as `vN+1`, and
+/// `{newest_number:T}` / `{next_number:T}` as the bare numbers, so that an entry about "the
+/// newest goldens" keeps meaning that as versions are added. Other braces are left as they are.
+fn expand_versions(
+    text: &str,
+    versions: &std::collections::BTreeMap<String, u32>,
+) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('{') {
+        let (head, tail) = rest.split_at(at);
+        out.push_str(head);
+        let Some(end) = tail.find('}') else {
+            out.push_str(tail);
+            return Ok(out);
+        };
+        let inner = &tail[1..end];
+        let version = |target: &str| {
+            versions
+                .get(target)
+                .copied()
+                .ok_or_else(|| format!("no golden versions of target {target:?}"))
+        };
+        match inner.split_once(':') {
+            Some(("newest", t)) => out.push_str(&format!("v{}", version(t)?)),
+            Some(("next", t)) => out.push_str(&format!("v{}", version(t)? + 1)),
+            Some(("newest_number", t)) => out.push_str(&version(t)?.to_string()),
+            Some(("next_number", t)) => out.push_str(&(version(t)? + 1).to_string()),
+            _ => out.push_str(&tail[..=end]),
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 fn apply_replace(root: &Path, file: &str, find: &str, with: &str) -> Result<(), String> {
     let path = root.join(file);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {file}: {e}"))?;
@@ -477,15 +542,26 @@ fn run_entry(
         *stale = false;
         Ok(None)
     };
+    // `{newest:T}` / `{next:T}` name golden versions as they were before the edit's first step.
+    let versions = newest_versions(&s.worktree);
     for (i, step) in e.step.iter().enumerate() {
         match step {
             Step::Replace { file, find, with } => {
-                if let Err(msg) = apply_replace(&s.worktree, file, find, with) {
-                    outcome.problems.push(format!("step {}: {msg}", i + 1));
-                    outcome.secs = start.elapsed().as_secs_f64();
-                    return Ok(outcome);
-                }
-                stale |= needs_rebuild(file);
+                let replaced = (|| {
+                    let file = expand_versions(file, &versions)?;
+                    let find = expand_versions(find, &versions)?;
+                    let with = expand_versions(with, &versions)?;
+                    apply_replace(&s.worktree, &file, &find, &with).map(|()| file)
+                })();
+                let file = match replaced {
+                    Ok(file) => file,
+                    Err(msg) => {
+                        outcome.problems.push(format!("step {}: {msg}", i + 1));
+                        outcome.secs = start.elapsed().as_secs_f64();
+                        return Ok(outcome);
+                    }
+                };
+                stale |= needs_rebuild(&file);
             }
             Step::Run { command } => {
                 if command.iter().any(|a| a.contains("{aot}")) {
@@ -495,7 +571,18 @@ fn run_entry(
                         return Ok(outcome);
                     }
                 }
-                let argv: Vec<String> = command.iter().map(|a| s.expand(a, &aot)).collect();
+                let argv = command
+                    .iter()
+                    .map(|a| expand_versions(&s.expand(a, &aot), &versions))
+                    .collect::<Result<Vec<String>, String>>();
+                let argv = match argv {
+                    Ok(argv) => argv,
+                    Err(msg) => {
+                        outcome.problems.push(format!("step {}: {msg}", i + 1));
+                        outcome.secs = start.elapsed().as_secs_f64();
+                        return Ok(outcome);
+                    }
+                };
                 let log = logs.join(format!("step{}.log", i + 1));
                 let ran = s.run(&argv, &log)?;
                 if !ran.success {
@@ -843,6 +930,27 @@ pub fn run(args: &SelftestArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn version_placeholders_name_the_newest_and_the_next() {
+        let versions = [("h100_sxm".to_owned(), 9)].into_iter().collect();
+        assert_eq!(
+            expand_versions(
+                "goldens/executables/h100_sxm/{newest:h100_sxm} -> {next:h100_sxm}: \"version\": {next_number:h100_sxm} {keep}",
+                &versions
+            )
+            .unwrap(),
+            "goldens/executables/h100_sxm/v9 -> v10: \"version\": 10 {keep}"
+        );
+        assert_eq!(
+            expand_versions("{newest:a100}", &versions).unwrap_err(),
+            "no golden versions of target \"a100\""
+        );
+        assert_eq!(
+            expand_versions("message M { x", &versions).unwrap(),
+            "message M { x"
+        );
+    }
+
     const GATES: &str = "[gate.bot]\ndescription = \"d\"\ncommand = [\"{aot}\"]\n";
 
     fn parse_err(edit: &str) -> String {
@@ -874,17 +982,21 @@ mod tests {
             .expect("the catalogue is in the repository");
         let c = Catalogue::parse(&text).expect("the catalogue is valid");
         let mut stale = Vec::new();
+        let versions = newest_versions(&root);
         for e in &c.edit {
-            let mut files: BTreeMap<&str, String> = BTreeMap::new();
+            let mut files: BTreeMap<String, String> = BTreeMap::new();
             let mut ran = false;
             for (i, step) in e.step.iter().enumerate() {
                 let Step::Replace { file, find, with } = step else {
                     ran = true;
                     continue;
                 };
+                let expand =
+                    |t: &str| expand_versions(t, &versions).unwrap_or_else(|e| panic!("{e}"));
+                let (file, find, with) = (expand(file), expand(find), expand(with));
                 let text = match files.get(file.as_str()) {
                     Some(t) => t.clone(),
-                    None => match std::fs::read_to_string(root.join(file)) {
+                    None => match std::fs::read_to_string(root.join(&file)) {
                         Ok(t) => t,
                         // A file a `run` step makes (a copied golden version): only the run
                         // itself can show whether the anchor is there.
@@ -904,7 +1016,7 @@ mod tests {
                     ));
                     continue;
                 }
-                files.insert(file, text.replacen(find.as_str(), with, 1));
+                files.insert(file, text.replacen(find.as_str(), &with, 1));
             }
         }
         assert!(
