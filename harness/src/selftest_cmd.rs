@@ -982,7 +982,7 @@ mod tests {
             .expect("the catalogue is in the repository");
         let c = Catalogue::parse(&text).expect("the catalogue is valid");
         let mut stale = Vec::new();
-        let versions = newest_versions(&root);
+        let versions = newest_versions(root);
         for e in &c.edit {
             let mut files: BTreeMap<String, String> = BTreeMap::new();
             let mut ran = false;
