@@ -181,13 +181,6 @@ pub struct Deadline {
 }
 
 impl Deadline {
-    /// `limit_secs` from now (`None` past the clock's range: no deadline).
-    pub fn after_secs(limit_secs: u64) -> Option<Deadline> {
-        let at =
-            std::time::Instant::now().checked_add(std::time::Duration::from_secs(limit_secs))?;
-        Some(Deadline { at, limit_secs })
-    }
-
     /// `limit` from now, the message rounding it up to whole seconds (a launch limit of 200 ms,
     /// as `aot fuzz` sets, truncated to 0 s failed every gemm at once).
     pub fn after(limit: std::time::Duration) -> Option<Deadline> {

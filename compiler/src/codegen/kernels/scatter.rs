@@ -201,27 +201,14 @@ fn target(
     let mut ok: Option<Reg> = None;
     let mut full = Vec::with_capacity(g.odims.len());
     for (d, &od) in g.odims.iter().enumerate() {
-        let start = match g.to_operand.iter().position(|&x| x == d) {
-            Some(k) => {
-                let mut c = coords.clone();
-                if g.ivd < c.len() {
-                    c[g.ivd] = Ix::C(k as u32);
-                }
-                let v = e.emit1(ctx, g.indices, &c)?;
-                scalar::to_index64(&mut e.b, v).map_err(|m| site.unsupported(m.to_string()))?
+        let start = match start_index(e, ctx, site, g, &coords, d)? {
+            Some(start) => start,
+            // A window-only dimension starts at 0: it fits unless the window is larger.
+            None if g.wsize[d] <= od => {
+                full.push(window_offset(g, uidx, d));
+                continue;
             }
-            None => match g.in_batch.iter().position(|&x| x == d) {
-                Some(k) => {
-                    let c = e.ix_reg(coords[g.idx_batch[k]]);
-                    e.b.cvt(None, Type::U64, Type::U32, c.into())
-                }
-                // A window-only dimension starts at 0: it fits unless the window is larger.
-                None if g.wsize[d] <= od => {
-                    full.push(window_offset(g, uidx, d));
-                    continue;
-                }
-                None => e.b.mov(Type::B64, Src::I(0)),
-            },
+            None => e.b.mov(Type::B64, Src::I(0)),
         };
         // XLA's rule: the whole window must fit, start in [0, od - wsize] (unsigned: a
         // negative start is huge); otherwise the update element is skipped.
@@ -242,6 +229,32 @@ fn target(
     }
     let lin = e.linearize(&full, &g.odims);
     Ok((ok, lin))
+}
+
+/// The start of the update window along operand dimension `d` (u64), from the scatter
+/// indices or a batching dimension; `None` for a window-only dimension (it starts at 0, and
+/// the callers differ in what that means for the bounds check).
+fn start_index(
+    e: &mut Emitter<'_>,
+    ctx: &Ctx<'_>,
+    site: &KernelSite<'_, '_>,
+    g: &Geometry,
+    coords: &[Ix],
+    d: usize,
+) -> Result<Option<Reg>, CodegenError> {
+    if let Some(k) = g.to_operand.iter().position(|&x| x == d) {
+        let mut c = coords.to_vec();
+        if g.ivd < c.len() {
+            c[g.ivd] = Ix::C(k as u32);
+        }
+        let v = e.emit1(ctx, g.indices, &c)?;
+        let start = scalar::to_index64(&mut e.b, v).map_err(|m| site.unsupported(m.to_string()))?;
+        return Ok(Some(start));
+    }
+    Ok(g.in_batch.iter().position(|&x| x == d).map(|k| {
+        let c = e.ix_reg(coords[g.idx_batch[k]]);
+        e.b.cvt(None, Type::U64, Type::U32, c.into())
+    }))
 }
 
 /// The position inside the update window along operand dimension `d` (0 for inserted and
@@ -425,23 +438,9 @@ fn gather_kernel(site: KernelSite<'_, '_>, g: &Geometry) -> Result<EmittedKernel
             let mut ok: Option<Reg> = None;
             let mut rel = Vec::with_capacity(g.odims.len());
             for (d, &od) in g.odims.iter().enumerate() {
-                let start = match g.to_operand.iter().position(|&x| x == d) {
-                    Some(k) => {
-                        let mut c = coords.clone();
-                        if g.ivd < c.len() {
-                            c[g.ivd] = Ix::C(k as u32);
-                        }
-                        let v = e.emit1(&ctx, g.indices, &c)?;
-                        scalar::to_index64(&mut e.b, v)
-                            .map_err(|m| site.unsupported(m.to_string()))?
-                    }
-                    None => match g.in_batch.iter().position(|&x| x == d) {
-                        Some(k) => {
-                            let c = e.ix_reg(coords[g.idx_batch[k]]);
-                            e.b.cvt(None, Type::U64, Type::U32, c.into())
-                        }
-                        None => e.b.mov(Type::B64, Src::I(0)),
-                    },
+                let start = match start_index(e, &ctx, &site, g, &coords, d)? {
+                    Some(start) => start,
+                    None => e.b.mov(Type::B64, Src::I(0)),
                 };
                 let fits = e.b.setp(
                     CmpOp::Le,
