@@ -71,6 +71,29 @@ pub struct RunArgs {
     pub limits: LimitArgs,
 }
 
+impl RunArgs {
+    /// `aot run ARTIFACT --target-config T --io IO...` with every other option at its CLI
+    /// default (for callers that build the arguments in code: `RunArgs { profile: true,
+    /// ..RunArgs::new(...) }`).
+    pub fn new(artifact: PathBuf, target_config: PathBuf, io: Vec<PathBuf>) -> RunArgs {
+        RunArgs {
+            artifact,
+            target_config,
+            io,
+            replicas: None,
+            partitions: None,
+            no_command_buffers: false,
+            write_outputs: None,
+            device: "emulated".into(),
+            profile: false,
+            timing: false,
+            repeat: None,
+            kernel_ptx: Vec::new(),
+            limits: LimitArgs::default(),
+        }
+    }
+}
+
 /// Which tolerance outputs are compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToleranceRule {

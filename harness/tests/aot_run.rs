@@ -26,19 +26,8 @@ fn corpus_case(name: &str) -> (PathBuf, PathBuf) {
 
 fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, String) {
     let args = harness::run_cmd::RunArgs {
-        artifact: artifact.to_owned(),
-        target_config: spec(target),
-        io: vec![io.to_owned()],
-        replicas: None,
-        partitions: None,
-        no_command_buffers: false,
-        write_outputs: None,
-        device: "emulated".into(),
         profile: true,
-        timing: false,
-        repeat: None,
-        kernel_ptx: Vec::new(),
-        limits: Default::default(),
+        ..harness::run_cmd::RunArgs::new(artifact.to_owned(), spec(target), vec![io.to_owned()])
     };
     let mut out = Vec::new();
     let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));
@@ -272,21 +261,8 @@ fn cli_trials() -> Vec<Trial> {
             let h100 = std::fs::read_to_string(spec("h100_sxm"))?;
             let bad = tmp("cc_major_minus_one.txtpb");
             std::fs::write(&bad, h100.replacen("    major: 9\n", "    major: -1\n", 1))?;
-            let args = harness::run_cmd::RunArgs {
-                artifact: artifact.clone(),
-                target_config: bad.clone(),
-                io: vec![io.clone()],
-                replicas: None,
-                partitions: None,
-                no_command_buffers: false,
-                write_outputs: None,
-                device: "emulated".into(),
-                profile: false,
-                timing: false,
-                repeat: None,
-                kernel_ptx: Vec::new(),
-                limits: Default::default(),
-            };
+            let args =
+                harness::run_cmd::RunArgs::new(artifact.clone(), bad.clone(), vec![io.clone()]);
             let e = harness::run_cmd::run(&args, &mut Vec::new()).map_err(|e| format!("{e:#}"));
             let want = format!("{}: INVALID_ARGUMENT: target config: gpu_device_info.cuda_compute_capability.major is -1, out of range [1, 99]", bad.display());
             if e != Err(want.clone()) {

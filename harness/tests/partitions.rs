@@ -169,19 +169,13 @@ fn aot_run_takes_one_io_file_per_device() {
     std::fs::write(&artifact, compile_text(&text, &options(true, true))).unwrap();
     let run = |partitions: Option<usize>| {
         let args = harness::run_cmd::RunArgs {
-            artifact: artifact.clone(),
-            target_config: repo_root().join("testdata/target_specs/h100_sxm.txtpb"),
-            io: c.io.clone(),
-            replicas: None,
             partitions,
-            no_command_buffers: false,
             write_outputs: Some(dir.join("out.io.json")),
-            device: "emulated".into(),
-            profile: false,
-            timing: false,
-            repeat: None,
-            kernel_ptx: Vec::new(),
-            limits: Default::default(),
+            ..harness::run_cmd::RunArgs::new(
+                artifact.clone(),
+                repo_root().join("testdata/target_specs/h100_sxm.txtpb"),
+                c.io.clone(),
+            )
         };
         let mut out = Vec::new();
         let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));

@@ -73,21 +73,11 @@ fn the_old_custom_kernel_layout_is_a_mis_typed_field() {
 /// `aot run`'s verdict on one committed artifact (both forms must give the same one).
 fn verdict(target: &str, module: &str, ext: &str) -> String {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let args = harness::run_cmd::RunArgs {
-        artifact: testdata().join(target).join(format!("{module}.{ext}")),
-        target_config: root.join(format!("testdata/target_specs/{target}.txtpb")),
-        io: vec![root.join(format!("testdata/corpus/hlo/{module}.io.json"))],
-        replicas: None,
-        partitions: None,
-        no_command_buffers: false,
-        write_outputs: None,
-        device: "emulated".into(),
-        profile: false,
-        timing: false,
-        repeat: None,
-        kernel_ptx: Vec::new(),
-        limits: Default::default(),
-    };
+    let args = harness::run_cmd::RunArgs::new(
+        testdata().join(target).join(format!("{module}.{ext}")),
+        root.join(format!("testdata/target_specs/{target}.txtpb")),
+        vec![root.join(format!("testdata/corpus/hlo/{module}.io.json"))],
+    );
     let mut out = Vec::new();
     match harness::run_cmd::run(&args, &mut out) {
         Ok(code) => format!("exit {code}: {}", String::from_utf8_lossy(&out)),

@@ -45,19 +45,8 @@ fn kept(target: &str) -> Vec<String> {
 /// `aot run`'s exit code and output for one artifact with the given PTX files.
 fn aot_run(artifact: &Path, target: &str, module: &str, ptx: Vec<PathBuf>) -> (u8, String) {
     let args = RunArgs {
-        artifact: artifact.to_owned(),
-        target_config: spec(target),
-        io: vec![io(module)],
-        replicas: None,
-        partitions: None,
-        no_command_buffers: false,
-        write_outputs: None,
-        device: "emulated".into(),
-        profile: false,
-        timing: false,
-        repeat: None,
         kernel_ptx: ptx,
-        limits: Default::default(),
+        ..RunArgs::new(artifact.to_owned(), spec(target), vec![io(module)])
     };
     let mut out = Vec::new();
     match harness::run_cmd::run(&args, &mut out) {
