@@ -21,8 +21,8 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
             let position = devices.iter().position(|&d| d == device).ok_or_else(|| {
                 anyhow!("device {device} holds no tile of {}", sharding.print(false))
             })?;
-            let tile_dims = t.assignment.dims();
-            let coords = unravel(position, tile_dims);
+            let tile_dims: Vec<usize> = t.assignment.dims().iter().map(|&d| d as usize).collect();
+            let coords = hlo::io::unravel(position, &tile_dims);
             let data = t.data_dims();
             if data.len() != global.dims().len() {
                 bail!(
@@ -32,8 +32,7 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
                     global.dims().len()
                 );
             }
-            let mut start = Vec::with_capacity(data.len());
-            let mut size = Vec::with_capacity(data.len());
+            let mut spec = Vec::with_capacity(data.len());
             for (k, (&n, &tiles)) in global.dims().iter().zip(data).enumerate() {
                 let tiles = tiles as usize;
                 if n % tiles != 0 {
@@ -42,10 +41,10 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
                         sharding.print(false)
                     );
                 }
-                start.push(coords[k] * (n / tiles));
-                size.push(n / tiles);
+                let (size, start) = (n / tiles, coords[k] * (n / tiles));
+                spec.push((start as i64, (start + size) as i64, 1));
             }
-            slice(global, &start, &size)
+            Ok(hlo::eval::movement::slice(global, &spec)?)
         }
         other => bail!("no global io split for a {other:?} sharding"),
     }
@@ -83,55 +82,6 @@ pub fn split_case(
             })
         })
         .collect()
-}
-
-/// Row-major coordinates of `index` in an array of `dims`.
-fn unravel(mut index: usize, dims: &[i64]) -> Vec<usize> {
-    let mut coords = vec![0; dims.len()];
-    for k in (0..dims.len()).rev() {
-        let n = dims[k].max(1) as usize;
-        coords[k] = index % n;
-        index /= n;
-    }
-    coords
-}
-
-/// The box `[start, start + size)` of `a`, any element type (through its bytes).
-fn slice(a: &Array, start: &[usize], size: &[usize]) -> anyhow::Result<Array> {
-    let bytes = runtime::host::array_to_bytes(a);
-    let dims = a.dims();
-    let count: usize = dims.iter().product();
-    let elem = bytes.len().checked_div(count).unwrap_or(0);
-    // Row-major strides in elements.
-    let mut strides = vec![1usize; dims.len()];
-    for k in (0..dims.len().saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1] * dims[k + 1];
-    }
-    let total: usize = size.iter().product();
-    let mut out = Vec::with_capacity(total * elem);
-    let mut index = vec![0usize; size.len()];
-    for _ in 0..total {
-        let offset: usize = index
-            .iter()
-            .zip(start)
-            .zip(&strides)
-            .map(|((i, s), st)| (i + s) * st)
-            .sum();
-        out.extend_from_slice(&bytes[offset * elem..(offset + 1) * elem]);
-        for k in (0..index.len()).rev() {
-            index[k] += 1;
-            if index[k] < size[k] {
-                break;
-            }
-            index[k] = 0;
-        }
-    }
-    let dims: Vec<i64> = size.iter().map(|&d| d as i64).collect();
-    Ok(runtime::host::array_from_bytes(
-        a.dtype().primitive(),
-        &dims,
-        &out,
-    )?)
 }
 
 #[cfg(test)]
