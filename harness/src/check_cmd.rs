@@ -43,10 +43,20 @@ pub fn compile_file_with(
     options: &compiler::CompileOptions,
 ) -> anyhow::Result<Vec<u8>> {
     let m = hlo::input::read_module(module)?;
+    compile_module(&m, module, target_config, options)
+}
+
+/// Compiles the module read from `path` (named in errors) for the target and serializes it.
+fn compile_module(
+    m: &hlo::HloModule,
+    path: &Path,
+    target_config: &Path,
+    options: &compiler::CompileOptions,
+) -> anyhow::Result<Vec<u8>> {
     let target = compiler::Target::load(target_config)
         .with_context(|| format!("cannot load {}", target_config.display()))?;
-    compiler::compile_to_bytes(&m, &target, options)
-        .with_context(|| format!("cannot compile {}", module.display()))
+    compiler::compile_to_bytes(m, &target, options)
+        .with_context(|| format!("cannot compile {}", path.display()))
 }
 
 /// Runs `aot check-hlo`: 0 all outputs match, 1 a mismatch; errors are the caller's exit 2.
@@ -64,7 +74,8 @@ pub fn run_with(
     options: &compiler::CompileOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let bytes = compile_file_with(&args.module, &args.target_config, options)?;
+    let m = hlo::input::read_module(&args.module)?;
+    let bytes = compile_module(&m, &args.module, &args.target_config, options)?;
     let flags = RuntimeFlags {
         enable_command_buffers: !args.no_command_buffers,
         ..RuntimeFlags::default()
@@ -72,7 +83,7 @@ pub fn run_with(
     let scratch = ScratchDir::new()?;
     let io = match args.io.as_slice() {
         [global] => {
-            split_global_io(&args.module, global, &scratch)?.unwrap_or_else(|| args.io.clone())
+            split_global_io(&m, &args.module, global, &scratch)?.unwrap_or_else(|| args.io.clone())
         }
         _ => args.io.clone(),
     };
@@ -102,17 +113,17 @@ pub fn run_with(
 /// arrays (each input with its parameter's whole shape); `None` otherwise (the file is used as
 /// it is, for every device).
 fn split_global_io(
+    m: &hlo::HloModule,
     module: &Path,
     global: &Path,
     scratch: &ScratchDir,
 ) -> anyhow::Result<Option<Vec<PathBuf>>> {
-    let m = hlo::input::read_module(module)?;
-    let Some(entry) = compiler::passes::spmd::entry_shardings(&m)
+    let Some(entry) = compiler::passes::spmd::entry_shardings(m)
         .with_context(|| format!("cannot partition {}", module.display()))?
     else {
         return Ok(None);
     };
-    let expected = hlo::io::Expected::for_module(&m);
+    let expected = hlo::io::Expected::for_module(m);
     let case = crate::npz::read_case(global, &expected)
         .with_context(|| format!("cannot load {}", global.display()))?;
     let whole = m.entry_computation().param_shapes();
