@@ -63,8 +63,9 @@ pub(crate) struct Fields {
 /// Converts the fields of one array (given its location, `inputs[2]`).
 pub(crate) type Convert<T> = fn(&Fields, &str) -> Result<T, IoError>;
 
-/// How many elements of each array to keep: `limits[i]` for the list's i-th array, the rest
-/// unlimited. An array with more is refused by the conversion after its list is counted.
+/// The element counts of each list's arrays (`limits[i]` for the i-th, the rest unbounded).
+/// An array's list keeps at most twice its count (a complex element is two numbers; the
+/// conversion checks the exact count) and one that has more is refused after it is counted.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits<'a> {
     pub inputs: &'a [usize],
@@ -204,7 +205,7 @@ impl<'de, T> Visitor<'de> for ListSeed<'_, T> {
                 }
                 continue;
             }
-            let limit = self.limits.get(i).copied();
+            let limit = self.limits.get(i).map(|n| n.saturating_mul(2));
             let Some(fields) = seq.next_element_seed(ArraySeed { limit })? else {
                 break;
             };
