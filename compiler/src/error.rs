@@ -29,9 +29,14 @@ pub enum CompileError {
         /// Why.
         reason: String,
     },
-    /// The module is malformed (dangling handles, shapes that do not match, cycles).
+    /// The module fails the HLO verifier: every problem it found, each with its computation,
+    /// instruction, location and kind ([`hlo::VerifyError`]).
+    #[error("invalid module: {}", join(.0))]
+    InvalidModule(Vec<hlo::VerifyError>),
+    /// The module is malformed in a way found after verification, while lowering it (a
+    /// dangling handle, a call that recurses, a mesh that does not parse, an inlining limit).
     #[error("invalid module: {0}")]
-    InvalidModule(String),
+    Malformed(String),
     /// The module is written for several devices (an SPMD program) but the SPMD partitioner
     /// found no partition count in it; compiling it for one device would compute something
     /// else.
@@ -97,6 +102,12 @@ pub enum CompileError {
     /// An internal invariant was broken (a compiler bug).
     #[error("internal compiler error: {0}")]
     Internal(String),
+}
+
+/// The verifier's problems as one line, `; `-separated.
+fn join(errors: &[hlo::VerifyError]) -> String {
+    let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    text.join("; ")
 }
 
 impl CompileError {

@@ -25,13 +25,13 @@ pub(crate) fn topo_order(comp: &Computation) -> Result<Vec<InstrId>, CompileErro
                 let o = op.index();
                 match state.get(o) {
                     None => {
-                        return Err(CompileError::InvalidModule(format!(
+                        return Err(CompileError::Malformed(format!(
                             "{} in {} has a dangling operand",
                             instr.name, comp.name
                         )))
                     }
                     Some(1) => {
-                        return Err(CompileError::InvalidModule(format!(
+                        return Err(CompileError::Malformed(format!(
                             "{} in {} is part of a cycle",
                             instr.name, comp.name
                         )))

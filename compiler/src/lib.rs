@@ -70,17 +70,14 @@ pub fn compile(
     options: &CompileOptions,
 ) -> Result<GpuExecutableProto, CompileError> {
     if module.get(module.entry).is_none() {
-        return Err(CompileError::InvalidModule(
+        return Err(CompileError::Malformed(
             "the module has no entry computation".into(),
         ));
     }
     // The input is verified before any pass sees it: the code generator trusts dimension
     // indices and shapes, and an unverified `dimensions={-1}` compiled into kernels the
     // emulator stopped for out-of-bounds access. Every problem is reported, with its location.
-    hlo::verify::verify(module).map_err(|errors| {
-        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        CompileError::InvalidModule(text.join("; "))
-    })?;
+    hlo::verify::verify(module).map_err(CompileError::InvalidModule)?;
     // A program for several devices becomes one device's program first: that is what the
     // executable embeds, declares as its program shape and runs on each device.
     let per_device;

@@ -387,7 +387,7 @@ pub fn build(
     let result = entry
         .root_instruction()
         .map(|r| r.shape.clone())
-        .ok_or_else(|| CompileError::InvalidModule("the entry computation is empty".into()))?;
+        .ok_or_else(|| CompileError::Malformed("the entry computation is empty".into()))?;
     let program_shape = proto::xla::ProgramShapeProto {
         parameters: params
             .iter()

@@ -210,7 +210,7 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
                             f += 1;
                             lines.push(format!(
                                 "  {target}/v{v}/{name}: {}",
-                                e.lines().next().unwrap_or("")
+                                e.to_string().lines().next().unwrap_or("")
                             ));
                         }
                     }

@@ -668,20 +668,22 @@ fn profile_line(k: &runtime::KernelTiming) -> String {
     )
 }
 
-/// When a load failed on a thunk whose kind this schema lacks (`impl is not set`), the kinds
-/// the bytes carry that it lacks, by oneof number and XLA's name, found by reflection (the typed
-/// decode drops unknown fields, so the runtime cannot name them).
-fn unknown_thunk_kinds(executable: &[u8]) -> Option<String> {
-    let census = crate::golden::census::census_of_bytes(executable).ok()?;
-    let kinds: Vec<String> = census
+/// When the load failed on a thunk whose kind this schema lacks, the kinds the thunk carries
+/// that it lacks, by oneof number and XLA's name. The runtime's error names the numbers
+/// ([`runtime::Cause::UnknownThunkKind`]): its typed decode drops unknown fields, so it walks
+/// the failing thunk's wire form for them, and nothing here decodes the artifact again.
+fn unknown_thunk_kinds(e: &anyhow::Error) -> Option<String> {
+    let fields = e
+        .chain()
+        .find_map(|c| match c.downcast_ref::<runtime::Error>()?.cause()? {
+            runtime::Cause::UnknownThunkKind { fields } => Some(fields),
+            _ => None,
+        })?;
+    let kinds: Vec<String> = fields
         .iter()
-        .filter_map(|c| c.strip_prefix("unknown:xla.gpu.ThunkProto."))
-        .map(|n| {
-            let name = n.parse().ok().and_then(crate::xla_artifact::xla_thunk_kind);
-            match name {
-                Some(k) => format!("{n} (XLA's {k})"),
-                None => n.to_owned(),
-            }
+        .map(|&n| match crate::xla_artifact::xla_thunk_kind(n) {
+            Some(k) => format!("{n} (XLA's {k})"),
+            None => n.to_string(),
         })
         .collect();
     (!kinds.is_empty()).then(|| {
@@ -732,12 +734,9 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         kernel_ptx.as_ref(),
         out,
     )
-    .map_err(|e| {
-        let impl_unset = format!("{e:#}").contains(".impl is not set");
-        match unknown_thunk_kinds(&bytes).filter(|_| impl_unset) {
-            Some(kinds) => e.context(kinds),
-            None => e,
-        }
+    .map_err(|e| match unknown_thunk_kinds(&e) {
+        Some(kinds) => e.context(kinds),
+        None => e,
     })
     .with_context(|| format!("{}", args.artifact.display()))?;
     Ok(if ok { 0 } else { 1 })

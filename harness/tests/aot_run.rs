@@ -275,6 +275,29 @@ fn cli_trials() -> Vec<Trial> {
                 other => Err(format!("{other:?}").into()),
             }
         }),
+        Trial::test("cli::run_unknown_thunk_kind_names_it", || {
+            // `add` with one more entry thunk whose only field is ThunkProto oneof number 42
+            // (XLA's ragged_all_to_all_thunk, absent from this schema), as a newer compiler's.
+            use proto::prost::Message;
+            let (hlo, io) = corpus_case("add");
+            let mut bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let n = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice())?
+                .thunks
+                .len();
+            // thunks = 13, 3 bytes: field 42 (key 0xd2 0x02), length-delimited, empty.
+            bytes.extend_from_slice(&[0x6a, 0x03, 0xd2, 0x02, 0x00]);
+            let artifact = tmp("add.unknown_kind.pb");
+            std::fs::write(&artifact, &bytes)?;
+            let (r, _) = run_cli(&artifact, "h100_sxm", &io);
+            let want = format!(
+                "{}: the thunks use ThunkProto oneof field 42 (XLA's ragged_all_to_all_thunk), which this runtime's schema does not declare: UNIMPLEMENTED: thunks[{n}].impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind",
+                artifact.display()
+            );
+            if r != Err(want.clone()) {
+                return Err(format!("{r:?}\nwanted {want:?}").into());
+            }
+            Ok(())
+        }),
         Trial::test("cli::run_profile_counts_lane_instructions", || {
             // softmax: one row-reduction launch. Times vary; everything else is deterministic.
             let (hlo, io) = corpus_case("softmax");

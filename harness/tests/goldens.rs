@@ -30,7 +30,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
-use harness::golden::replay::{self, GoldenCase, OldSchema};
+use harness::golden::replay::{self, CoverageError, GoldenCase, OldSchema, ReplayError};
 use harness::golden::{
     all_versions_requested, select_handwritten_versions, select_versions, GoldenStore,
     ALL_VERSIONS_ENV,
@@ -81,7 +81,7 @@ struct SharedCase {
     target: &'static str,
     version: u32,
     case: Arc<str>,
-    read: Arc<OnceLock<Result<GoldenCase, String>>>,
+    read: Arc<OnceLock<Result<GoldenCase, ReplayError>>>,
 }
 
 impl SharedCase {
@@ -103,7 +103,10 @@ impl SharedCase {
     }
 }
 
-fn trials(store: &Arc<GoldenStore>, old_schema: &Arc<Result<OldSchema, String>>) -> Vec<Trial> {
+fn trials(
+    store: &Arc<GoldenStore>,
+    old_schema: &Arc<Result<OldSchema, ReplayError>>,
+) -> Vec<Trial> {
     let all = all_versions_requested(std::env::var(ALL_VERSIONS_ENV).ok().as_deref());
     let mut out = Vec::new();
     // The compact census the schema bot reads (schema_history's `census/index.rs`): a stale one
@@ -209,14 +212,14 @@ fn handwritten_trials(compiled: &Arc<GoldenStore>) -> Vec<Trial> {
             format!("negative::runtime_coverage_without_handwritten::{target}"),
             move || match replay::runtime_coverage(&[&c], target, schema_history::Date::today()) {
                 Ok(()) => Err("coverage::runtime passed without the hand-written goldens".into()),
-                Err(msg)
+                Err(CoverageError::Uncovered { missing, .. })
                     if [
                         "xla.gpu.ThunkProto.memzero_thunk (a thunk kind the runtime executes)",
                         "xla.gpu.ThunkProto.memset32bit_value_thunk (a thunk kind the runtime executes)",
                         "registry:Memcpy (a legacy alias of xla.runtime.memcpy)",
                     ]
                     .iter()
-                    .all(|n| msg.contains(n)) =>
+                    .all(|n| missing.iter().any(|m| m == n)) =>
                 {
                     Ok(())
                 }
@@ -447,7 +450,11 @@ fn forward_negative_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
                         "{case} passed forward_compat against the crafted older runtime"
                     )
                     .into()),
-                    Err(msg) if msg.contains(needle) => Ok(()),
+                    Err(ReplayError::Forward { problems, .. })
+                        if problems.iter().any(|p| p.contains(needle)) =>
+                    {
+                        Ok(())
+                    }
                     Err(msg) => Err(format!("the failure does not name `{needle}`:\n{msg}").into()),
                 }
             })
@@ -632,7 +639,10 @@ fn negative_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
                 }
                 match replay::replay_bytes(&golden, &exe.encode_to_vec()) {
                     Ok(()) => Err(format!("the mutated {case} still replayed cleanly").into()),
-                    Err(msg) if msg.contains(needle) && msg.contains(replay::COMPAT_GUIDE) => {
+                    Err(msg)
+                        if msg.to_string().contains(needle)
+                            && msg.to_string().contains(replay::COMPAT_GUIDE) =>
+                    {
                         Ok(())
                     }
                     Err(msg) => Err(format!(

@@ -74,7 +74,7 @@ impl ParseError {
 
 /// One problem found by the verifier.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{loc}: {computation}/{instruction}: {message}")]
+#[error("{loc}: {computation}/{instruction}: {kind}")]
 #[non_exhaustive]
 pub struct VerifyError {
     /// Name of the computation.
@@ -83,6 +83,6 @@ pub struct VerifyError {
     pub instruction: String,
     /// Where the instruction (or computation) was parsed from; `0:0` when not from text.
     pub loc: SourceLoc,
-    /// What is wrong.
-    pub message: String,
+    /// What is wrong, as data; its `Display` is the message.
+    pub kind: crate::verify::VerifyErrorKind,
 }

@@ -24,7 +24,7 @@ fn expect_one(body: &str, instr: &str, needle: &str) {
     assert_eq!(errs.len(), 1, "{errs:#?}");
     let e = &errs[0];
     assert_eq!(e.instruction, instr, "{e}");
-    assert!(e.message.contains(needle), "{e} lacks {needle:?}");
+    assert!(e.kind.to_string().contains(needle), "{e} lacks {needle:?}");
     assert!(e.loc.line > 9, "{e}");
     assert!(e.to_string().contains(&format!("{}:", e.loc.line)), "{e}");
 }
@@ -116,7 +116,11 @@ fn while_body_mismatch() {
     assert_eq!(errs.len(), 1, "{errs:#?}");
     assert_eq!(errs[0].instruction, "w");
     assert_eq!(errs[0].loc.line, 15);
-    assert!(errs[0].message.contains("body returns"), "{}", errs[0]);
+    assert!(
+        errs[0].kind.to_string().contains("body returns"),
+        "{}",
+        errs[0]
+    );
 }
 
 #[test]
@@ -154,7 +158,10 @@ fn entry_layout_mismatch() {
     let text = "HloModule m, entry_computation_layout={(f32[3]{0})->f32[3]{0}}\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n";
     let errs = errors(text);
     assert!(
-        errs[0].message.contains("entry_computation_layout"),
+        errs[0]
+            .kind
+            .to_string()
+            .contains("entry_computation_layout"),
         "{errs:#?}"
     );
 }
@@ -178,9 +185,13 @@ fn a_shape_whose_size_overflows_64_bits_is_refused_with_its_shape() {
     assert_eq!(errs.len(), 1, "{errs:#?}");
     assert_eq!(errs[0].instruction, "bc");
     assert_eq!(
-        errs[0].message,
+        errs[0].kind.to_string(),
         "shape f32[3,6148914691236517212] is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)"
     );
+    assert!(matches!(
+        errs[0].kind,
+        hlo::verify::VerifyErrorKind::Size(_)
+    ));
     // The count fits 64 bits, the bytes (2^62 x 4) do not.
     expect_one(
         "  ROOT p = f32[4611686018427387904] parameter(0)",
@@ -208,7 +219,7 @@ fn each_too_large_shape_is_reported_where_it_is_declared() {
     assert_eq!(at, ["p", "r", "n"], "{errs:#?}");
     assert!(
         errs.iter()
-            .all(|e| e.message.contains("is larger than 2^63-1 bytes")),
+            .all(|e| e.kind.to_string().contains("is larger than 2^63-1 bytes")),
         "{errs:#?}"
     );
 }
@@ -223,7 +234,7 @@ fn trsm_error(a: &str, b: &str, options: &str) -> String {
     let errs = errors(&module(&body));
     assert_eq!(errs.len(), 1, "{errs:#?}");
     assert_eq!(errs[0].instruction, "t");
-    errs[0].message.clone()
+    errs[0].kind.to_string()
 }
 
 #[test]
@@ -268,7 +279,7 @@ fn bitcast_error(from: &str, to: &str) -> String {
     let body = format!("  x = {from} parameter(0)\n  ROOT b = {to} bitcast-convert(x)");
     let errs = errors(&module(&body));
     assert_eq!(errs.len(), 1, "{errs:#?}");
-    errs[0].message.clone()
+    errs[0].kind.to_string()
 }
 
 #[test]
@@ -293,4 +304,62 @@ fn bitcast_convert_changes_width_by_a_minor_dimension() {
         bitcast_error("c64[2]", "f32[2,2]"),
         format!("bitcast-convert: c64[2] to f32: {why}")
     );
+}
+
+/// One exact message per verifier check (the text after `LOC: COMPUTATION/INSTRUCTION: `).
+/// Checks that text cannot reach (dangling handles, a cycle, a misnumbered parameter list) are
+/// reached through `HloModuleProto` conversion and front ends that build the IR directly.
+#[test]
+fn each_verify_error_kind_has_its_message() {
+    use hlo::verify::{ShapeError, VerifyErrorKind::*};
+    let shape = |s: &str| hlo::parse_shape(s).expect("a shape");
+    let add = hlo::Opcode::Add;
+    let cases = [
+        (NoEntry(7), "entry computation 7 does not exist"),
+        (
+            DuplicateComputation("add".into()),
+            "computation name 'add' is used twice",
+        ),
+        (NoRoot, "the root is not an instruction of the computation"),
+        (ParamSlot(1), "params[1] is not parameter(1)"),
+        (
+            ParamCount {
+                instructions: 2,
+                registered: 1,
+            },
+            "2 parameter instructions but 1 registered",
+        ),
+        (Cycle, "the instructions' operands form a cycle"),
+        (
+            DuplicateInstruction("x".into()),
+            "instruction name 'x' is used twice",
+        ),
+        (
+            MissingCallee(3),
+            "calls computation #3 which does not exist",
+        ),
+        (MissingOperand(4), "operand #4 does not exist"),
+        (
+            DeclaredShape {
+                opcode: add,
+                declared: shape("f32[2]"),
+                inferred: shape("f32[3]"),
+            },
+            "add declares shape f32[2] but its operands give f32[3]",
+        ),
+        (
+            Shape {
+                opcode: add,
+                error: Box::new(ShapeError::MissingOperand { index: 1 }),
+            },
+            "add: missing operand 1",
+        ),
+        (
+            EntryLayout,
+            "entry_computation_layout does not match the entry computation's signature",
+        ),
+    ];
+    for (kind, want) in cases {
+        assert_eq!(kind.to_string(), want, "{kind:?}");
+    }
 }

@@ -21,7 +21,7 @@ pub mod wire;
 
 pub use reflect::{
     descriptor_pool, field_is_ignorable, map_enum_values, message_descriptor, to_dynamic,
-    DESCRIPTOR_SET, IGNORABLE_EXTENSION, ROOT_MESSAGE,
+    undeclared_fields, DESCRIPTOR_SET, IGNORABLE_EXTENSION, ROOT_MESSAGE,
 };
 pub use target::{load_target_config, parse_target_config, TargetConfigError};
 pub use text::{parse_text_format, parse_text_format_dynamic, to_text_format, TextFormatError};

@@ -107,3 +107,88 @@ pub fn map_enum_values<M: prost::Message + prost::Name + Default>(
     }
     Ok(changed)
 }
+
+/// The numbers of the fields that messages of type `target` (full name) carry in `bytes`, an
+/// encoding of `root`, at any depth, and that the schema does not declare: what a newer writer
+/// added (a thunk kind a newer compiler emits, for `xla.gpu.ThunkProto`). Ascending, each once.
+///
+/// A walk over the wire form with the descriptors, not a decode: nothing is materialised, payloads
+/// are borrowed and only fields of message type are entered, so it costs a pass over `bytes` and
+/// no memory beyond the nesting. Fields of `bytes` that do not parse end the walk of their
+/// message (the caller decoded the same bytes already; this only looks for names to report).
+pub fn undeclared_fields(bytes: &[u8], root: &MessageDescriptor, target: &str) -> Vec<u32> {
+    use prost_reflect::Kind;
+    let mut found = std::collections::BTreeSet::new();
+    // Iterative, with prost's own recursion limit as the bound: bytes prost decoded nest no
+    // deeper than that, and hostile ones cannot grow the stack.
+    const MAX_DEPTH: usize = 100;
+    let mut stack = vec![(crate::wire::Fields::new(bytes), root.clone())];
+    while let Some((mut fields, message)) = stack.pop() {
+        let Some(Ok(field)) = fields.next() else {
+            continue;
+        };
+        let is_target = message.full_name() == target;
+        let descriptor = message.get_field(field.number);
+        stack.push((fields, message));
+        match (descriptor, field.value) {
+            (None, _) if is_target => {
+                found.insert(field.number);
+            }
+            (Some(d), crate::wire::Value::Bytes(payload)) if stack.len() < MAX_DEPTH => {
+                if let Kind::Message(child) = d.kind() {
+                    stack.push((crate::wire::Fields::new(payload), child));
+                }
+            }
+            _ => {}
+        }
+    }
+    found.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xla::gpu::{thunk_proto::Impl, SequentialThunkProto, ThunkProto};
+    use prost::Message;
+
+    const THUNK: &str = "xla.gpu.ThunkProto";
+
+    #[test]
+    fn undeclared_thunk_fields_are_found_at_any_depth() {
+        // A sequential thunk holding a thunk whose only field is number 99 (empty message), then
+        // a declared kind; and at the top level field 98.
+        let inner = ThunkProto {
+            r#impl: Some(Impl::SequentialThunk(SequentialThunkProto {
+                thunks: vec![],
+            })),
+            ..Default::default()
+        };
+        let mut sequential = vec![0x0a, 0x03, 0x9a, 0x06, 0x00]; // thunks = 1: {99: ""}
+        let inner_bytes = inner.encode_to_vec();
+        sequential.push(0x0a);
+        sequential.push(inner_bytes.len() as u8);
+        sequential.extend_from_slice(&inner_bytes);
+        let mut outer = vec![0x12, sequential.len() as u8]; // sequential_thunk = 2
+        outer.extend_from_slice(&sequential);
+        outer.extend_from_slice(&[0x92, 0x06, 0x00]); // field 98, empty
+        let root = message_descriptor::<ThunkProto>();
+        assert_eq!(undeclared_fields(&outer, &root, THUNK), vec![98, 99]);
+        assert_eq!(
+            undeclared_fields(&inner_bytes, &root, THUNK),
+            Vec::<u32>::new()
+        );
+    }
+
+    #[test]
+    fn malformed_bytes_end_the_walk_without_a_panic() {
+        let root = message_descriptor::<ThunkProto>();
+        assert_eq!(
+            undeclared_fields(&[0x92, 0x06], &root, THUNK),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            undeclared_fields(&[0xff; 12], &root, THUNK),
+            Vec::<u32>::new()
+        );
+    }
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use half::{bf16, f16};
 
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 use crate::thunks::{ElemType, ElemTypeExt, ReductionKind};
 
 #[derive(Debug, Default)]
@@ -83,7 +83,8 @@ impl Clique {
             if let Some(f) = &s.failed {
                 return Err(Error::unavailable(format!(
                     "collective {seq}: another replica failed: {f}"
-                )));
+                ))
+                .with_cause(Cause::PeerFailed));
             }
             let ready = s
                 .slots
@@ -633,14 +634,16 @@ mod tests {
         clique.abort("a later reason");
         let want = Err(Error::unavailable(
             "collective 4: another replica failed: replica 1: out of memory",
-        ));
+        )
+        .with_cause(Cause::PeerFailed));
         assert_eq!(waiting.join().expect("no panic"), want);
         // Later collectives fail at once.
         assert_eq!(
             clique.exchange(5, &[0, 1], 1, vec![0]),
             Err(Error::unavailable(
                 "collective 5: another replica failed: replica 1: out of memory"
-            ))
+            )
+            .with_cause(Cause::PeerFailed))
         );
     }
 }

@@ -1,7 +1,8 @@
 //! Runtime errors: an absl-style status code plus a message that names the artifact field, the
 //! bad value and the bound it violated. One error type with the kind as data (prost-reflect's
 //! shape), so code that only reports an error never matches on its kind, and code that decides on
-//! it asks [`Error::code`].
+//! it asks [`Error::code`], or [`Error::cause`] where a caller needs a fact the message only
+//! spells out (nothing decides on a message's text).
 use std::fmt;
 
 /// The absl status codes the runtime reports.
@@ -45,6 +46,23 @@ impl fmt::Display for Code {
     }
 }
 
+/// The structured fact behind an error, for the callers that act on it; the message says the
+/// same in words. Most errors have none: their code is all a caller decides on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Cause {
+    /// A thunk's `impl` oneof is unset: the thunk is of a kind a newer compiler emits.
+    UnknownThunkKind {
+        /// The `ThunkProto` field numbers the thunk's encoding carries that this runtime's
+        /// schema does not declare, ascending; empty when the thunk was given decoded (its
+        /// unknown fields already dropped).
+        fields: Vec<u32>,
+    },
+    /// A collective was abandoned because another replica (or partition) failed; that
+    /// replica's own error is the root cause.
+    PeerFailed,
+}
+
 /// A runtime failure. `Display` is `CODE: message`, e.g.
 /// `FAILED_PRECONDITION: executable_abi_version.cuda_platform_version.cudnn_version: ...`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,6 +70,7 @@ impl fmt::Display for Code {
 pub struct Error {
     code: Code,
     message: String,
+    cause: Option<Cause>,
 }
 
 impl Error {
@@ -60,12 +79,26 @@ impl Error {
         Error {
             code,
             message: message.into(),
+            cause: None,
+        }
+    }
+
+    /// The same error carrying `cause`.
+    pub fn with_cause(self, cause: Cause) -> Error {
+        Error {
+            cause: Some(cause),
+            ..self
         }
     }
 
     /// The status code.
     pub fn code(&self) -> Code {
         self.code
+    }
+
+    /// The structured fact behind the error, when it has one.
+    pub fn cause(&self) -> Option<&Cause> {
+        self.cause.as_ref()
     }
 
     /// The message without the code.
@@ -78,9 +111,12 @@ impl Error {
         self.message
     }
 
-    /// The same error with `prefix: ` in front of its message.
+    /// The same error (code and cause) with `prefix: ` in front of its message.
     pub fn context(self, prefix: &str) -> Error {
-        Error::new(self.code, format!("{prefix}: {}", self.message))
+        Error {
+            message: format!("{prefix}: {}", self.message),
+            ..self
+        }
     }
 
     /// [`Code::InvalidArgument`].

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::behaviour::{self, Behaviour, Behaviours};
 use crate::collectives::{self, Clique};
 use crate::device::{Device, DeviceOp, GemmBuffers, LaunchShape};
-use crate::error::{invalid, Error, Result};
+use crate::error::{invalid, Cause, Error, Result};
 use crate::groups::{Grid, GroupMode};
 use crate::registry::CallFrame;
 use crate::thunks::{
@@ -227,11 +227,11 @@ impl Executable {
                 })
                 .collect()
         });
-        // Report the root cause rather than "another replica failed".
+        // Report the root cause rather than a replica that gave up because another failed.
         if let Some(e) = results
             .iter()
             .filter_map(|r| r.as_ref().err())
-            .find(|e| !e.message().contains("another replica failed"))
+            .find(|e| e.cause() != Some(&Cause::PeerFailed))
         {
             return Err(e.clone());
         }

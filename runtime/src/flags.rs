@@ -98,16 +98,19 @@ impl PtxCheck {
     }
 }
 
-impl std::str::FromStr for PtxCheck {
-    type Err = String;
+/// A PTX check level that is neither `signatures` nor `full`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown PTX check level \"{0}\" (expected \"signatures\" or \"full\")")]
+pub struct UnknownPtxCheck(pub String);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl std::str::FromStr for PtxCheck {
+    type Err = UnknownPtxCheck;
+
+    fn from_str(s: &str) -> Result<Self, UnknownPtxCheck> {
         match s {
             "signatures" => Ok(PtxCheck::Signatures),
             "full" => Ok(PtxCheck::Full),
-            _ => Err(format!(
-                "unknown PTX check level \"{s}\" (expected \"signatures\" or \"full\")"
-            )),
+            _ => Err(UnknownPtxCheck(s.to_owned())),
         }
     }
 }
@@ -209,6 +212,15 @@ pub const LOAD_PASSES: &[&str] = &["command_buffer_conversion"];
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_ptx_check_level_names_the_two() {
+        assert_eq!(
+            "partial".parse::<PtxCheck>().map_err(|e| e.to_string()),
+            Err("unknown PTX check level \"partial\" (expected \"signatures\" or \"full\")".into())
+        );
+        assert_eq!("full".parse::<PtxCheck>(), Ok(PtxCheck::Full));
+    }
 
     #[test]
     fn every_limit_is_an_integer_flag() {

@@ -36,7 +36,7 @@ pub use device::{
     CudaDevice, Device, DeviceDescription, DeviceKind, DeviceOp, DeviceTotals, EmulatedDevice,
     GemmBuffers, KernelArg, LaunchShape,
 };
-pub use error::{Code, Error, Result};
+pub use error::{Cause, Code, Error, Result};
 pub use executable::{Allocation, AllocationKind, Constant, Executable, Leaf, TupleTable};
 pub use execute::{ExecutionResult, ExecutionStats, KernelTiming};
 pub use flags::{PtxCheck, RuntimeFlags};

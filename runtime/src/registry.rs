@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 
 pub use crate::ffi::schema::{
-    ArrayShape, AttrSpec, AttrType, AttrValue, Attributes, LoadCheck, ShapeError,
+    ArrayShape, AttrParseError, AttrSpec, AttrType, AttrValue, Attributes, LoadCheck, ShapeError,
 };
+pub use crate::ffi::{HandlerError, Side};
 
 /// The buffers and arguments a handler is called with.
 #[derive(Debug)]
@@ -31,7 +32,7 @@ pub struct CallFrame<'a> {
 }
 
 /// A handler: fills the results from the operands, or says why it cannot.
-pub type Handler = fn(&mut CallFrame<'_>) -> Result<(), String>;
+pub type Handler = fn(&mut CallFrame<'_>) -> Result<(), HandlerError>;
 
 /// Which calling convention a handler was written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,29 +180,33 @@ pub fn attribute_schemas() -> Vec<(String, Vec<AttrSpec>)> {
     Registry::builtin().attribute_schemas()
 }
 
+/// Buffer `index` of `side` is absent or null.
+fn missing(side: Side, index: usize) -> HandlerError {
+    HandlerError::Missing { side, index }
+}
+
 /// `xla.runtime.noop`: does nothing (results keep their contents).
-fn noop(_: &mut CallFrame<'_>) -> Result<(), String> {
+fn noop(_: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     Ok(())
 }
 
 /// `xla.runtime.memcpy`: result 0 receives operand 0's bytes (equal sizes).
-fn memcpy(frame: &mut CallFrame<'_>) -> Result<(), String> {
+fn memcpy(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let src = frame
         .operands
         .first()
         .and_then(Option::as_ref)
-        .ok_or("operand 0 is missing or null")?;
+        .ok_or(missing(Side::Operand, 0))?;
     let dst = frame
         .results
         .first_mut()
         .and_then(Option::as_mut)
-        .ok_or("result 0 is missing or null")?;
+        .ok_or(missing(Side::Result, 0))?;
     if src.len() != dst.len() {
-        return Err(format!(
-            "operand 0 has {} bytes, result 0 has {}",
-            src.len(),
-            dst.len()
-        ));
+        return Err(HandlerError::CopySizes {
+            operand: src.len(),
+            result: dst.len(),
+        });
     }
     dst.copy_from_slice(src);
     Ok(())
@@ -210,11 +215,12 @@ fn memcpy(frame: &mut CallFrame<'_>) -> Result<(), String> {
 /// `xla.runtime.axpy_f32`: `result0 = alpha * operand0 + operand1` elementwise on f32, with
 /// `alpha` from the attribute `alpha` (FFI), else from the first 4 `opaque` bytes (little-endian
 /// f32, the legacy form), else 1.
-fn axpy_f32(frame: &mut CallFrame<'_>) -> Result<(), String> {
+fn axpy_f32(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let alpha: f32 = if let Some(a) = frame.attributes.get("alpha") {
-        a.trim()
-            .parse()
-            .map_err(|_| format!("attribute alpha = {a:?} is not an f32"))?
+        a.trim().parse().map_err(|_| HandlerError::NotAnF32 {
+            name: "alpha".to_owned(),
+            value: a.clone(),
+        })?
     } else if let Some(b) = frame.opaque.get(..4) {
         let mut w = [0u8; 4];
         w.copy_from_slice(b);
@@ -226,24 +232,23 @@ fn axpy_f32(frame: &mut CallFrame<'_>) -> Result<(), String> {
         .operands
         .first()
         .and_then(Option::as_ref)
-        .ok_or("operand 0 is missing or null")?;
+        .ok_or(missing(Side::Operand, 0))?;
     let y = frame
         .operands
         .get(1)
         .and_then(Option::as_ref)
-        .ok_or("operand 1 is missing or null")?;
+        .ok_or(missing(Side::Operand, 1))?;
     let out = frame
         .results
         .first_mut()
         .and_then(Option::as_mut)
-        .ok_or("result 0 is missing or null")?;
+        .ok_or(missing(Side::Result, 0))?;
     if x.len() != y.len() || x.len() != out.len() || x.len() % 4 != 0 {
-        return Err(format!(
-            "operands of {} and {} bytes and a result of {} bytes: need equal sizes, a multiple of 4",
-            x.len(),
-            y.len(),
-            out.len()
-        ));
+        return Err(HandlerError::AxpySizes {
+            x: x.len(),
+            y: y.len(),
+            result: out.len(),
+        });
     }
     for ((o, a), b) in out
         .chunks_exact_mut(4)

@@ -317,12 +317,12 @@ pub fn lower(
         .module
         .get(entry_id)
         .cloned()
-        .ok_or_else(|| CompileError::InvalidModule("no entry computation".into()))?;
+        .ok_or_else(|| CompileError::Malformed("no entry computation".into()))?;
     let mut params = Vec::new();
     for (n, &p) in entry.params.iter().enumerate() {
         let instr = entry
             .get(p)
-            .ok_or_else(|| CompileError::InvalidModule("dangling parameter".into()))?;
+            .ok_or_else(|| CompileError::Malformed("dangling parameter".into()))?;
         let mut locs = Vec::new();
         for (index, shape) in leaves(&instr.shape) {
             let v = l.new_value(
@@ -367,13 +367,13 @@ pub fn lower(
                 matches!(&v.placement, Placement::Param { number, index } if *number == a.param_number && *index == a.param_index)
             });
             let Some(param) = param else {
-                return Err(CompileError::InvalidModule(format!(
+                return Err(CompileError::Malformed(format!(
                     "input_output_alias names parameter {} {:?}, which is not an array leaf",
                     a.param_number, a.param_index
                 )));
             };
             if l.values[param].size != shape.byte_size() {
-                return Err(CompileError::InvalidModule(format!(
+                return Err(CompileError::Malformed(format!(
                     "input_output_alias: output {index:?} and parameter {} {:?} differ in size",
                     a.param_number, a.param_index
                 )));
@@ -677,9 +677,9 @@ impl Lowerer<'_> {
             .module
             .get(cid)
             .cloned()
-            .ok_or_else(|| CompileError::InvalidModule(format!("no computation {cid:?}")))?;
+            .ok_or_else(|| CompileError::Malformed(format!("no computation {cid:?}")))?;
         if params.len() != comp.params.len() {
-            return Err(CompileError::InvalidModule(format!(
+            return Err(CompileError::Malformed(format!(
                 "{} takes {} parameters, given {}",
                 comp.name,
                 comp.params.len(),
@@ -762,5 +762,5 @@ pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>
 fn leaf_bytes(shape: &Shape) -> Result<u64, CompileError> {
     shape
         .checked_byte_size()
-        .map_err(|e| CompileError::InvalidModule(e.to_string()))
+        .map_err(|e| CompileError::Malformed(e.to_string()))
 }

@@ -32,7 +32,7 @@ impl Lowerer<'_> {
         match instr.opcode {
             Opcode::Parameter => {
                 if env.get(id.index()).is_none_or(Option::is_none) {
-                    return Err(CompileError::InvalidModule(format!(
+                    return Err(CompileError::Malformed(format!(
                         "parameter {} of {} is not in its parameter list",
                         instr.name, comp.name
                     )));

@@ -39,7 +39,7 @@ pub fn dce(comp: &Computation) -> Result<Computation, CompileError> {
     );
     while let Some(id) = stack.pop() {
         let Some(flag) = live.get_mut(id.index()) else {
-            return Err(CompileError::InvalidModule(format!(
+            return Err(CompileError::Malformed(format!(
                 "dangling instruction in {}",
                 comp.name
             )));

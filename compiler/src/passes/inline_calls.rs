@@ -107,7 +107,7 @@ fn check_size(
         }
         let total = n.saturating_add(comp.params.len() as u64);
         if total > MAX_INLINED_INSTRUCTIONS as u64 && kept.get(cid.index()) == Some(&true) {
-            return Err(CompileError::InvalidModule(format!(
+            return Err(CompileError::Malformed(format!(
                 "inlining the calls of {} would make {total} instructions, more than {MAX_INLINED_INSTRUCTIONS}",
                 comp.name
             )));

@@ -173,7 +173,7 @@ impl<'c> Rebuild<'c> {
                 CompileError::Internal(format!("instruction {cid:?} of {} missing", comp.name))
             })?;
             if ci.opcode == Opcode::Parameter {
-                return Err(CompileError::InvalidModule(format!(
+                return Err(CompileError::Malformed(format!(
                     "parameter {} of {} is not in its parameter list",
                     ci.name, comp.name
                 )));
@@ -257,13 +257,13 @@ fn enter<'m>(
     opened_at: usize,
 ) -> Result<Frame<'m>, CompileError> {
     let comp = module.get(callee).ok_or_else(|| {
-        CompileError::InvalidModule(format!(
+        CompileError::Malformed(format!(
             "{} calls a computation that does not exist",
             site.name
         ))
     })?;
     if comp.params.len() != args.len() {
-        return Err(CompileError::InvalidModule(format!(
+        return Err(CompileError::Malformed(format!(
             "{} passes {} operands to {}, which has {} parameters",
             site.name,
             args.len(),
@@ -274,7 +274,7 @@ fn enter<'m>(
     match open.get_mut(callee.index()) {
         Some(flag) if !*flag => *flag = true,
         _ => {
-            return Err(CompileError::InvalidModule(format!(
+            return Err(CompileError::Malformed(format!(
                 "{} calls {}, which is already being called: calls may not recurse",
                 site.name, comp.name
             )))

@@ -3,6 +3,8 @@
 //! collectives, custom calls, aliasing), with one io file per replica where they need it.
 use std::path::{Path, PathBuf};
 
+pub use super::error::CasesError;
+
 /// One case: a module and the io files that give its inputs and expected outputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Case {
@@ -30,13 +32,13 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// Every case under the repository's corpus and `goldens/cases`, sorted by name.
-pub fn curated_cases() -> Result<Vec<Case>, String> {
+pub fn curated_cases() -> Result<Vec<Case>, CasesError> {
     let root = repo_root();
     let mut cases = cases_in(&root.join("testdata/corpus/hlo"))?;
     cases.extend(cases_in(&root.join("goldens/cases"))?);
     cases.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(w) = cases.windows(2).find(|w| w[0].name == w[1].name) {
-        return Err(format!("two cases are named `{}`", w[0].name));
+        return Err(CasesError::Duplicate(w[0].name.clone()));
     }
     Ok(cases)
 }
@@ -45,9 +47,11 @@ pub fn curated_cases() -> Result<Vec<Case>, String> {
 /// is no `NAME.hlo` (the corpus's `.mlir` twins of `.hlo` cases are not separate cases), with
 /// `NAME.io.json`, `NAME.replica<R>.io.json` or (several partitions) `NAME.device<D>.io.json`
 /// files.
-pub fn cases_in(dir: &Path) -> Result<Vec<Case>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+pub fn cases_in(dir: &Path) -> Result<Vec<Case>, CasesError> {
+    let entries = std::fs::read_dir(dir).map_err(|error| CasesError::ReadDir {
+        dir: dir.to_owned(),
+        error,
+    })?;
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().to_str().map(str::to_owned))
@@ -83,7 +87,10 @@ pub fn cases_in(dir: &Path) -> Result<Vec<Case>, String> {
             }
         };
         if io.is_empty() {
-            return Err(format!("{}/{file} has no io file", dir.display()));
+            return Err(CasesError::NoIoFile {
+                dir: dir.to_owned(),
+                file: file.clone(),
+            });
         }
         cases.push(Case {
             name: name.to_owned(),

@@ -6,6 +6,7 @@ use proto::prost_reflect::{DynamicMessage, Kind, Value};
 use proto::xla::gpu::GpuExecutableProto;
 use runtime::DeviceDescription;
 
+use super::error::{CoverageError, ReplayError};
 use super::replay::{manifest, GoldenCase};
 use super::store::GoldenStore;
 
@@ -17,18 +18,24 @@ use super::store::GoldenStore;
 pub fn runtime_thunk_kinds(
     base: &GpuExecutableProto,
     device: &DeviceDescription,
-) -> Result<Vec<(String, bool)>, String> {
+) -> Result<Vec<(String, bool)>, CoverageError> {
     let pool = proto::descriptor_pool();
     let thunk = pool
         .get_message_by_name("xla.gpu.ThunkProto")
-        .ok_or("the schema has no xla.gpu.ThunkProto")?;
+        .ok_or(CoverageError::Schema(
+            "the schema has no xla.gpu.ThunkProto",
+        ))?;
     let oneof = thunk
         .oneofs()
         .find(|o| o.name() == "impl")
-        .ok_or("xla.gpu.ThunkProto has no oneof impl")?;
+        .ok_or(CoverageError::Schema(
+            "xla.gpu.ThunkProto has no oneof impl",
+        ))?;
     let info = thunk
         .get_field_by_name("thunk_info")
-        .ok_or("xla.gpu.ThunkProto has no thunk_info")?;
+        .ok_or(CoverageError::Schema(
+            "xla.gpu.ThunkProto has no thunk_info",
+        ))?;
     let flags = runtime::RuntimeFlags::default();
     let registry = runtime::Registry::builtin();
     let mut out = Vec::new();
@@ -41,9 +48,11 @@ pub fn runtime_thunk_kinds(
             probe.set_field(&info, Value::Message(DynamicMessage::new(info_desc)));
         }
         probe.set_field(&variant, Value::Message(DynamicMessage::new(body)));
-        let probe: proto::xla::gpu::ThunkProto = probe
-            .transcode_to()
-            .map_err(|e| format!("{}: {e}", variant.full_name()))?;
+        let probe: proto::xla::gpu::ThunkProto =
+            probe.transcode_to().map_err(|error| CoverageError::Probe {
+                variant: variant.full_name().to_owned(),
+                error,
+            })?;
         let mut exe = base.clone();
         exe.thunks = vec![probe];
         let bytes = proto::prost::Message::encode_to_vec(&exe);
@@ -64,7 +73,7 @@ pub fn runtime_coverage(
     stores: &[&GoldenStore],
     target: &str,
     today: schema_history::Date,
-) -> Result<(), String> {
+) -> Result<(), CoverageError> {
     let window_start = today.add_months(-schema_history::BACKWARD_WINDOW_MONTHS);
     let mut used = std::collections::BTreeSet::new();
     let mut base: Option<(GpuExecutableProto, DeviceDescription)> = None;
@@ -73,21 +82,27 @@ pub fn runtime_coverage(
             Ok(v) => v,
             // A store without versions holds no golden (the store's own trial reports it).
             Err(super::GoldenError::NoVersions { .. }) => continue,
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         };
         for v in versions {
             let m = manifest(store, target, v)?;
-            let created: schema_history::Date = m
-                .created
-                .parse()
-                .map_err(|e| format!("{target}/v{v}/manifest.json: created: {e}"))?;
+            let created: schema_history::Date =
+                m.created.parse().map_err(|error| ReplayError::Created {
+                    target: target.to_owned(),
+                    version: v,
+                    error,
+                })?;
             if created < window_start {
                 continue;
             }
             for case in &m.cases {
                 let g = GoldenCase::read(store, target, v, case)?;
-                let exe = proto::decode_limited(&g.bytes, usize::MAX)
-                    .map_err(|e| format!("{}: {e}", g.label()))?;
+                let exe = proto::decode_limited(&g.bytes, usize::MAX).map_err(|error| {
+                    ReplayError::Decode {
+                        origin: g.label(),
+                        error,
+                    }
+                })?;
                 used.extend(super::census::value_classes(&exe));
                 if base.is_none() {
                     base = Some((exe, g.description()?));
@@ -96,8 +111,9 @@ pub fn runtime_coverage(
             used.extend(m.census.into_values().flatten());
         }
     }
-    let (base, device) =
-        base.ok_or_else(|| format!("{target} has no golden inside the 6-month window"))?;
+    let (base, device) = base.ok_or_else(|| CoverageError::NoGolden {
+        target: target.to_owned(),
+    })?;
     let mut missing = Vec::new();
     for (kind, executes) in runtime_thunk_kinds(&base, &device)? {
         if executes && !used.contains(&kind) {
@@ -121,14 +137,10 @@ pub fn runtime_coverage(
     if missing.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "{} construct(s) or behaviour class(es) today's runtime supports are used by no golden of {target} inside the 6-month window:\n  {}\n\
-         Nothing would notice a change to their semantics: add a golden that uses each \
-         (a hand-written case in harness/src/golden/handwritten.rs, then \
-         `cargo run -p harness --example handwritten_goldens`), or drop the support; see docs/goldens.md.",
-        missing.len(),
-        missing.join("\n  ")
-    ))
+    Err(CoverageError::Uncovered {
+        target: target.to_owned(),
+        missing,
+    })
 }
 
 /// Value classes no golden reaches, each with why no golden can: the runtime refuses the value at

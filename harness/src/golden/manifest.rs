@@ -117,11 +117,14 @@ pub fn hash_files(dir: &Path) -> std::io::Result<BTreeMap<String, String>> {
 
 impl Manifest {
     /// Reads `dir/manifest.json`.
-    pub fn read(dir: &Path) -> Result<Manifest, String> {
+    pub fn read(dir: &Path) -> Result<Manifest, super::error::ManifestError> {
+        use super::error::ManifestError;
         let path: PathBuf = dir.join(MANIFEST_FILE);
-        let text = crate::golden::read_store_file(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let text = crate::golden::read_store_file(&path).map_err(|error| ManifestError::Read {
+            path: path.clone(),
+            error,
+        })?;
+        serde_json::from_slice(&text).map_err(|error| ManifestError::Json { path, error })
     }
 
     /// Serializes with sorted keys and a trailing newline (stable bytes for review and hashing).
@@ -178,7 +181,7 @@ impl Manifest {
 pub fn verify_dir(dir: &Path) -> Vec<IntegrityProblem> {
     match Manifest::read(dir) {
         Ok(m) => m.check(dir),
-        Err(e) => vec![IntegrityProblem::Manifest(e)],
+        Err(e) => vec![IntegrityProblem::Manifest(e.to_string())],
     }
 }
 

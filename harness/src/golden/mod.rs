@@ -28,6 +28,7 @@
 pub mod cases;
 pub mod census;
 pub mod coverage;
+mod error;
 pub mod handwritten;
 pub mod manifest;
 pub mod regen;
@@ -79,7 +80,7 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", dir.join(super::MANIFEST_FILE)).unwrap();
         let e = super::Manifest::read(&dir).unwrap_err();
         assert_eq!(
-            e,
+            e.to_string(),
             format!(
                 "cannot read {}: is a symbolic link (to /dev/zero); repository files are read \
                  only as regular files",

@@ -15,6 +15,10 @@ use proto::stream_executor::{executable_abi_version_proto, ExecutableAbiVersionP
 use proto::xla::gpu::GpuExecutableProto;
 use runtime::DeviceDescription;
 
+pub use super::error::{
+    BitMismatch, CoverageError, ManifestError, NotRefused, OutputsDiffer, ReplayBreak, ReplayError,
+    SkewBreak,
+};
 use super::manifest::{verify_dir, Manifest};
 use super::regen::{
     exercise_artifact, io_file_name, run_artifact, Exercised, EXECUTABLE_FILE, MODULE_FILE,
@@ -66,16 +70,21 @@ impl GoldenCase {
         target: &str,
         version: u32,
         case: &str,
-    ) -> Result<GoldenCase, String> {
+    ) -> Result<GoldenCase, ReplayError> {
         let dir = store.version_dir(target, version);
         let case_dir = dir.join(case);
         let read = |p: &Path| {
-            crate::golden::read_store_file(p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))
+            crate::golden::read_store_file(p).map_err(|error| ManifestError::Read {
+                path: p.to_owned(),
+                error,
+            })
         };
         let bytes = read(&case_dir.join(EXECUTABLE_FILE))?;
-        let target_config = String::from_utf8(read(&dir.join(TARGET_FILE))?)
-            .map_err(|_| format!("{}/{TARGET_FILE} is not UTF-8", dir.display()))?;
+        let target_config =
+            String::from_utf8(read(&dir.join(TARGET_FILE))?).map_err(|_| ReplayError::NotUtf8 {
+                dir: dir.clone(),
+                file: TARGET_FILE,
+            })?;
         let single = case_dir.join(io_file_name(1, 0));
         let io_paths: Vec<PathBuf> = if single.exists() {
             vec![single]
@@ -86,11 +95,16 @@ impl GoldenCase {
                 .collect()
         };
         if io_paths.is_empty() {
-            return Err(format!("{} has no io file", case_dir.display()));
+            return Err(ReplayError::NoIoFile { case_dir });
         }
         let io = io_paths
             .iter()
-            .map(|p| IoCase::read(p).map_err(|e| format!("{}: {e}", p.display())))
+            .map(|p| {
+                IoCase::read(p).map_err(|error| ReplayError::Io {
+                    path: p.clone(),
+                    error,
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(GoldenCase {
             target: target.to_owned(),
@@ -103,24 +117,22 @@ impl GoldenCase {
         })
     }
 
-    pub(crate) fn description(&self) -> Result<DeviceDescription, String> {
+    pub(crate) fn description(&self) -> Result<DeviceDescription, ReplayError> {
         let config = proto::parse_target_config(
             &self.target_config,
             &format!("{}/{TARGET_FILE}", self.dir.display()),
-        )
-        .map_err(|e| e.to_string())?;
-        DeviceDescription::from_target_config(&config).map_err(|e| e.to_string())
+        )?;
+        Ok(DeviceDescription::from_target_config(&config)?)
     }
 }
 
 /// Bit equality of two arrays, NaN equal to NaN (io files carry NaN without its payload).
-pub(crate) fn bit_identical(got: &Array, want: &Array) -> Result<(), String> {
+pub(crate) fn bit_identical(got: &Array, want: &Array) -> Result<(), BitMismatch> {
     if got.dtype() != want.dtype() || got.dims() != want.dims() {
-        return Err(format!(
-            "produced {}, recorded {}",
-            got.shape_string(),
-            want.shape_string()
-        ));
+        return Err(BitMismatch::Shape {
+            produced: got.shape_string(),
+            recorded: want.shape_string(),
+        });
     }
     let (g, w) = (got.data().to_bits(), want.data().to_bits());
     let gf = got.data().to_f64_vec();
@@ -130,11 +142,13 @@ pub(crate) fn bit_identical(got: &Array, want: &Array) -> Result<(), String> {
             && gf.get(i).is_some_and(|x| x.is_nan())
             && wf.get(i).is_some_and(|x| x.is_nan());
         if a != b && !both_nan {
-            return Err(format!(
-                "element {i}: produced {} (bits {a:#x}), recorded {} (bits {b:#x})",
-                gf.get(i).copied().unwrap_or(f64::NAN),
-                wf.get(i).copied().unwrap_or(f64::NAN)
-            ));
+            return Err(BitMismatch::Element {
+                index: i,
+                produced: gf.get(i).copied().unwrap_or(f64::NAN),
+                produced_bits: *a,
+                recorded: wf.get(i).copied().unwrap_or(f64::NAN),
+                recorded_bits: *b,
+            });
         }
     }
     Ok(())
@@ -161,7 +175,7 @@ pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
 /// executed twice), and every behaviour class the version's census records for the case must be
 /// reached again: the census is what the behavioural coverage gate counts, so a class it claims
 /// and the replay no longer reaches would be coverage that is not there.
-pub fn backward_compat(golden: &GoldenCase) -> Result<(), String> {
+pub fn backward_compat(golden: &GoldenCase) -> Result<(), ReplayError> {
     let reached = replay(golden, &golden.bytes)?;
     let manifest = Manifest::read(&golden.dir)?;
     let claimed = manifest
@@ -174,75 +188,67 @@ pub fn backward_compat(golden: &GoldenCase) -> Result<(), String> {
         .iter()
         .map(runtime::Behaviour::census_name)
         .collect();
-    let missed: Vec<&String> = claimed.filter(|c| !reached.contains(*c)).collect();
+    let missed: Vec<String> = claimed.filter(|c| !reached.contains(*c)).cloned().collect();
     if missed.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "{}: the census records behaviour class(es) the replay no longer reaches: {}\n\
-         Either execution semantics changed (the artifact now takes another path), or the census \
-         is wrong; see docs/goldens.md, \"Behavioural coverage\".",
-        golden.label(),
-        missed
-            .iter()
-            .map(|c| c.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
+    Err(ReplayError::CoverageLost {
+        label: golden.label(),
+        missed,
+    })
 }
 
 /// The census prefix of a behaviour class ([`runtime::Behaviour::census_name`]).
 pub const BEHAVIOUR_PREFIX: &str = "behaviour:";
 
 /// [`backward_compat`] on substitute bytes (used to prove the suite catches mutations).
-pub fn replay_bytes(golden: &GoldenCase, bytes: &[u8]) -> Result<(), String> {
+pub fn replay_bytes(golden: &GoldenCase, bytes: &[u8]) -> Result<(), ReplayError> {
     replay(golden, bytes).map(drop)
 }
 
 /// Runs `bytes` with the golden's inputs, compares with its recorded outputs and (single replica)
 /// the reference evaluator; returns the behaviour classes reached.
-fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, String> {
+fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, ReplayError> {
     let label = golden.label();
-    let broken = |what: String| {
-        format!(
-            "backward compatibility broken for {label}: {what}\n\
-             Today's runtime must load and run, with identical results, every artifact compilers \
-             emitted in the last 6 months. If this change removes or changes a construct that \
-             artifact uses, keep the old path (with an expiry comment) until the window passes; \
-             see {COMPAT_GUIDE}."
-        )
+    let broken = |what: ReplayBreak| ReplayError::Backward {
+        label: label.clone(),
+        what,
     };
     let description = golden.description()?;
     let Exercised {
         io: produced,
         behaviours,
-    } = exercise_artifact(bytes, &description, &golden.io).map_err(|e| broken(format!("{e:#}")))?;
+    } = exercise_artifact(bytes, &description, &golden.io)
+        .map_err(|e| broken(ReplayBreak::Run(e)))?;
     for (r, (got, want)) in produced.iter().zip(&golden.io).enumerate() {
         if got.outputs.len() != want.outputs.len() {
-            return Err(broken(format!(
-                "replica {r} produced {} outputs, {} recorded",
-                got.outputs.len(),
-                want.outputs.len()
-            )));
+            return Err(broken(ReplayBreak::Outputs(OutputsDiffer::Outputs {
+                replica: r,
+                produced: got.outputs.len(),
+                recorded: want.outputs.len(),
+            })));
         }
         for (i, (g, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
-            bit_identical(g, w).map_err(|m| {
-                broken(format!(
-                    "replica {r} output {i} is not bit-identical to the recorded one: {m} \
-                     (execution semantics changed)"
-                ))
+            bit_identical(g, w).map_err(|mismatch| {
+                broken(ReplayBreak::Outputs(OutputsDiffer::Bits {
+                    replica: r,
+                    output: i,
+                    mismatch,
+                }))
             })?;
         }
     }
     if let [single] = golden.io.as_slice() {
-        let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
-            .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
-        let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
+        let module = read_module(golden)?;
         if !evaluator_applies(&module) {
             return Ok(behaviours);
         }
-        let reference = hlo::eval::evaluate_flat(&module, &single.inputs)
-            .map_err(|e| format!("{label}: the reference evaluator failed: {e}"))?;
+        let reference = hlo::eval::evaluate_flat(&module, &single.inputs).map_err(|error| {
+            ReplayError::Evaluator {
+                label: label.clone(),
+                error,
+            }
+        })?;
         let produced_outputs = produced
             .first()
             .map(|p| p.outputs.clone())
@@ -255,15 +261,33 @@ fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, Stri
             crate::run_cmd::ToleranceRule::PerDtype,
             &mut report,
         )
-        .map_err(|e| format!("{label}: {e}"))?;
+        .map_err(|error| ReplayError::Report {
+            label: label.clone(),
+            error,
+        })?;
         if matched != reference.len() {
-            return Err(broken(format!(
-                "outputs differ from the reference evaluator beyond tolerance:\n{}",
-                String::from_utf8_lossy(&report)
-            )));
+            return Err(broken(ReplayBreak::Reference {
+                report: String::from_utf8_lossy(&report).into_owned(),
+            }));
         }
     }
     Ok(behaviours)
+}
+
+/// The case's source module, read and parsed.
+fn read_module(golden: &GoldenCase) -> Result<hlo::HloModule, ReplayError> {
+    let label = golden.label();
+    let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
+        .map_err(|error| ReplayError::ModuleRead {
+            label: label.clone(),
+            file: MODULE_FILE,
+            error,
+        })?;
+    hlo::parse_module(&text).map_err(|error| ReplayError::ModuleParse {
+        label,
+        file: MODULE_FILE,
+        error,
+    })
 }
 
 /// `X.Y.Z` with the minor version raised: a runtime upgrade the artifact must survive.
@@ -304,15 +328,11 @@ fn abi_slots(d: &mut DeviceDescription) -> [(&'static str, &mut String); 3] {
 ///
 /// Only the newer device executes (the older and other-capability ones fail at load, before any
 /// allocation), so the skew costs one extra execution per case.
-pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
+pub fn env_skew(golden: &GoldenCase) -> Result<(), ReplayError> {
     let label = golden.label();
-    let broken = |what: String| {
-        format!(
-            "environment skew mishandled for {label}: {what}\nA runtime must accept every device \
-             whose ABI versions are at least the artifact's, refuse older ones with \
-             FAILED_PRECONDITION naming the component, and refuse another compute capability \
-             (named first); see {COMPAT_GUIDE}."
-        )
+    let broken = |what: SkewBreak| ReplayError::EnvSkew {
+        label: label.clone(),
+        what,
     };
     // Only the ABI is wanted here (the replay decodes the rest): the embedded module (1) and the
     // thunks (13), nearly all of the bytes, stay undecoded, as in `accepted_abi`.
@@ -324,7 +344,10 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
             proto::fields::EXECUTABLE_THUNKS,
         ],
     )
-    .map_err(|e| format!("{label}/{EXECUTABLE_FILE}: {e}"))?;
+    .map_err(|error| ReplayError::Decode {
+        origin: format!("{label}/{EXECUTABLE_FILE}"),
+        error,
+    })?;
     let needed: Vec<String> =
         cuda_versions(&split.message.executable_abi_version.unwrap_or_default())
             .into_iter()
@@ -344,25 +367,23 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
             *have = v;
         }
     }
-    let produced = run_artifact(&golden.bytes, &newer, &golden.io).map_err(|e| {
-        broken(format!(
-            "a device with newer ABI versions (CUDA toolkit \"{}\", cuDNN \"{}\", CUB \"{}\") refused it: {e:#}",
-            newer.cuda_toolkit_version, newer.cudnn_version, newer.cub_version
-        ))
+    let produced = run_artifact(&golden.bytes, &newer, &golden.io).map_err(|error| {
+        broken(SkewBreak::NewerRefused {
+            toolkit: newer.cuda_toolkit_version.clone(),
+            cudnn: newer.cudnn_version.clone(),
+            cub: newer.cub_version.clone(),
+            error,
+        })
     })?;
-    compare_outputs(&produced, &golden.io).map_err(|m| {
-        broken(format!(
-            "on a device with newer ABI versions, {m} (execution must not depend on the versions)"
-        ))
-    })?;
+    compare_outputs(&produced, &golden.io).map_err(|m| broken(SkewBreak::NewerDiffers(m)))?;
 
     let flags = runtime::RuntimeFlags::default();
     let registry = runtime::Registry::builtin();
-    let refuse = |d: &DeviceDescription| -> Result<String, String> {
+    let refuse = |d: &DeviceDescription| -> Result<String, NotRefused> {
         match runtime::validate(&golden.bytes, d, &flags, &registry) {
-            Ok(_) => Err("loaded".to_owned()),
+            Ok(_) => Err(NotRefused::Loaded),
             Err(e) if e.code() == runtime::Code::FailedPrecondition => Ok(e.into_message()),
-            Err(e) => Err(format!("failed with another code: {e}")),
+            Err(e) => Err(NotRefused::OtherCode(e)),
         }
     };
     for (i, need) in needed.iter().enumerate() {
@@ -375,14 +396,21 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
         };
         *slot = lower.clone();
         let msg = refuse(&older).map_err(|why| {
-            broken(format!(
-                "a device with {component} {lower}, older than the {need} the artifact needs, did not refuse it with FAILED_PRECONDITION: {why}"
-            ))
+            broken(SkewBreak::OlderAccepted {
+                component,
+                lower: lower.clone(),
+                need: need.clone(),
+                why,
+            })
         })?;
+        // A check of the message the user reads (this suite's oracle), not a decision on it.
         if !(msg.contains(component) && msg.contains(need.as_str()) && msg.contains(&lower)) {
-            return Err(broken(format!(
-                "refusing a device with {component} {lower} (the artifact needs {need}), the message does not name the component and both versions: {msg}"
-            )));
+            return Err(broken(SkewBreak::OlderUnnamed {
+                component,
+                lower,
+                need: need.clone(),
+                message: msg,
+            }));
         }
     }
 
@@ -397,17 +425,20 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
     let artifact_cc = format!("sm_{major}{minor}");
     let device_cc = format!("sm_{}{}", other.0, other.1);
     let msg = refuse(&elsewhere).map_err(|why| {
-        broken(format!(
-            "a {device_cc} device did not refuse the {artifact_cc} artifact with FAILED_PRECONDITION: {why}"
-        ))
+        broken(SkewBreak::ElsewhereAccepted {
+            device: device_cc.clone(),
+            artifact: artifact_cc.clone(),
+            why,
+        })
     })?;
     if !(msg.starts_with("gpu_compute_capability")
         && msg.contains(&artifact_cc)
         && msg.contains(&device_cc))
     {
-        return Err(broken(format!(
-            "refusing a {device_cc} device, the message does not lead with the compute capability and name both: {msg}"
-        )));
+        return Err(broken(SkewBreak::ElsewhereUnnamed {
+            device: device_cc,
+            message: msg,
+        }));
     }
     // Both environment checks failing: the compute capability still leads.
     let mut both = elsewhere.clone();
@@ -418,39 +449,39 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), String> {
     }
     if needed.iter().any(|n| older_version(n).is_some()) {
         let msg = refuse(&both).map_err(|why| {
-            broken(format!(
-                "a {device_cc} device with older ABI versions did not refuse it with FAILED_PRECONDITION: {why}"
-            ))
+            broken(SkewBreak::BothAccepted {
+                device: device_cc.clone(),
+                why,
+            })
         })?;
         if !msg.starts_with("gpu_compute_capability") {
-            return Err(broken(format!(
-                "with both the compute capability and the ABI wrong, the message must name the compute capability first: {msg}"
-            )));
+            return Err(broken(SkewBreak::BothUnordered { message: msg }));
         }
     }
     Ok(())
 }
 
 /// Outputs bit-identical to the recorded ones, replica by replica.
-fn compare_outputs(produced: &[IoCase], recorded: &[IoCase]) -> Result<(), String> {
+fn compare_outputs(produced: &[IoCase], recorded: &[IoCase]) -> Result<(), OutputsDiffer> {
     if produced.len() != recorded.len() {
-        return Err(format!(
-            "{} replicas ran, {} recorded",
-            produced.len(),
-            recorded.len()
-        ));
+        return Err(OutputsDiffer::Replicas {
+            produced: produced.len(),
+            recorded: recorded.len(),
+        });
     }
     for (r, (got, want)) in produced.iter().zip(recorded).enumerate() {
         if got.outputs.len() != want.outputs.len() {
-            return Err(format!(
-                "replica {r} produced {} outputs, {} recorded",
-                got.outputs.len(),
-                want.outputs.len()
-            ));
+            return Err(OutputsDiffer::Outputs {
+                replica: r,
+                produced: got.outputs.len(),
+                recorded: want.outputs.len(),
+            });
         }
         for (i, (g, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
-            bit_identical(g, w).map_err(|m| {
-                format!("replica {r} output {i} is not bit-identical to the recorded one: {m}")
+            bit_identical(g, w).map_err(|mismatch| OutputsDiffer::Bits {
+                replica: r,
+                output: i,
+                mismatch,
             })?;
         }
     }
@@ -468,21 +499,23 @@ pub const VERIFY_IGNORED: &[&str] = &[
 
 /// Golden verification: today's compiler recompiles the newest version's HLO for its target and
 /// must reproduce the golden field by field.
-pub fn golden_verification(golden: &GoldenCase) -> Result<(), String> {
+pub fn golden_verification(golden: &GoldenCase) -> Result<(), ReplayError> {
     let label = golden.label();
-    let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
-        .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
-    let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
+    let module = read_module(golden)?;
     let origin = format!("{}/{TARGET_FILE}", golden.dir.display());
-    let config =
-        proto::parse_target_config(&golden.target_config, &origin).map_err(|e| e.to_string())?;
-    let target = compiler::Target::from_config(config, &origin).map_err(|e| e.to_string())?;
-    let today =
-        compiler::compile(&module, &target, &compiler::CompileOptions::default()).map_err(|e| {
-            format!("{label}: today's compiler cannot compile the golden's module: {e}")
+    let config = proto::parse_target_config(&golden.target_config, &origin)?;
+    let target = compiler::Target::from_config(config, &origin)?;
+    let today = compiler::compile(&module, &target, &compiler::CompileOptions::default()).map_err(
+        |error| ReplayError::Compile {
+            label: label.clone(),
+            error,
+        },
+    )?;
+    let golden_exe: GpuExecutableProto =
+        proto::decode_limited(&golden.bytes, usize::MAX).map_err(|error| ReplayError::Decode {
+            origin: format!("{label}/{EXECUTABLE_FILE}"),
+            error,
         })?;
-    let golden_exe: GpuExecutableProto = proto::decode_limited(&golden.bytes, usize::MAX)
-        .map_err(|e| format!("{label}/{EXECUTABLE_FILE}: {e}"))?;
     let mut diffs = Vec::new();
     diff_messages(
         &proto::to_dynamic(&golden_exe),
@@ -493,16 +526,11 @@ pub fn golden_verification(golden: &GoldenCase) -> Result<(), String> {
     if diffs.is_empty() {
         return Ok(());
     }
-    let shown = diffs.len().min(20);
-    Err(format!(
-        "today's compiler no longer reproduces {label} ({} differing fields{}):\n{}\n\
-         If the change is intended, record it as a new version (never edit an existing one):\n  {}\n\
-         See docs/goldens.md; a new construct must first land behind an emission flag (see {COMPAT_GUIDE}).",
-        diffs.len(),
-        if shown < diffs.len() { format!(", first {shown} shown") } else { String::new() },
-        diffs.iter().take(shown).map(String::as_str).collect::<Vec<_>>().join("\n"),
-        regen_command(&golden.target),
-    ))
+    Err(ReplayError::NotReproduced {
+        label,
+        target: golden.target.clone(),
+        diffs,
+    })
 }
 
 fn is_ignored(full_name: &str) -> bool {
@@ -592,9 +620,11 @@ pub struct OldSchema {
 /// Picks the forward-compatibility schema from `schema_history/snapshots`: the newest snapshot at
 /// least 14 days older than `today` (the oldest runtime the forward window promises to serve), or
 /// the oldest snapshot there is.
-pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSchema, String> {
-    let entries = std::fs::read_dir(snapshots)
-        .map_err(|e| format!("cannot read {}: {e}", snapshots.display()))?;
+pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSchema, ReplayError> {
+    let entries = std::fs::read_dir(snapshots).map_err(|error| ReplayError::Snapshots {
+        dir: snapshots.to_owned(),
+        error,
+    })?;
     let mut dated: Vec<(
         schema_history::Date,
         String,
@@ -608,7 +638,10 @@ pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSc
             continue;
         };
         let meta: schema_history::SnapshotMeta =
-            serde_json::from_slice(&text).map_err(|err| format!("{}: {err}", meta.display()))?;
+            serde_json::from_slice(&text).map_err(|error| ManifestError::Json {
+                path: meta.clone(),
+                error,
+            })?;
         dated.push((
             meta.date,
             e.file_name().to_string_lossy().into_owned(),
@@ -622,11 +655,21 @@ pub fn old_schema(snapshots: &Path, today: schema_history::Date) -> Result<OldSc
         .iter()
         .rfind(|(d, _, _, _)| *d <= cutoff)
         .or_else(|| dated.first())
-        .ok_or_else(|| format!("no schema snapshots under {}", snapshots.display()))?;
-    let bytes = crate::golden::read_store_file(chosen.2.join("descriptor_set.bin"))
-        .map_err(|e| format!("{}: {e}", chosen.2.display()))?;
+        .ok_or_else(|| ReplayError::NoSnapshots {
+            dir: snapshots.to_owned(),
+        })?;
+    let bytes =
+        crate::golden::read_store_file(chosen.2.join("descriptor_set.bin")).map_err(|error| {
+            ReplayError::SnapshotRead {
+                dir: chosen.2.clone(),
+                error,
+            }
+        })?;
     let pool =
-        DescriptorPool::decode(bytes.as_slice()).map_err(|e| format!("{}: {e}", chosen.1))?;
+        DescriptorPool::decode(bytes.as_slice()).map_err(|error| ReplayError::SnapshotDecode {
+            name: chosen.1.clone(),
+            error,
+        })?;
     Ok(OldSchema {
         name: chosen.1.clone(),
         pool,
@@ -649,13 +692,12 @@ pub fn forward_compat(
     today: &GpuExecutableProto,
     old: &OldSchema,
     accepted_abi: Option<&ExecutableAbiVersionProto>,
-) -> Result<(), String> {
+) -> Result<(), ReplayError> {
     let Some(old_root) = old.pool.get_message_by_name(proto::ROOT_MESSAGE) else {
-        return Err(format!(
-            "snapshot {} has no {}",
-            old.name,
-            proto::ROOT_MESSAGE
-        ));
+        return Err(ReplayError::SnapshotRoot {
+            name: old.name.clone(),
+            root: proto::ROOT_MESSAGE,
+        });
     };
     let mut problems = Vec::new();
     check_known(&proto::to_dynamic(today), &old_root, "", &mut problems, 0);
@@ -681,14 +723,10 @@ pub fn forward_compat(
     if problems.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "today's compiler emits constructs a runtime built from schema snapshot {} cannot read:\n{}\n\
-         A new field must be marked [(xla.compat.ignorable) = true] if older runtimes may drop it, \
-         or stay behind an emission flag that is off by default until 2 weeks have passed; a type \
-         change needs a new field instead; see {COMPAT_GUIDE}.",
-        old.name,
-        problems.join("\n")
-    ))
+    Err(ReplayError::Forward {
+        snapshot: old.name.clone(),
+        problems,
+    })
 }
 
 /// The ABI versions runtimes of the forward window were serving for `case` on `target`: those of
@@ -699,16 +737,18 @@ pub fn accepted_abi(
     target: &str,
     case: &str,
     today: schema_history::Date,
-) -> Result<Option<ExecutableAbiVersionProto>, String> {
-    let versions = store.versions(target).map_err(|e| e.to_string())?;
+) -> Result<Option<ExecutableAbiVersionProto>, ReplayError> {
+    let versions = store.versions(target)?;
     let cutoff = today.add_days(-14);
     let mut chosen = None;
     for &v in &versions {
         let m = manifest(store, target, v)?;
-        let created: schema_history::Date = m
-            .created
-            .parse()
-            .map_err(|e| format!("{target}/v{v}/manifest.json: created: {e}"))?;
+        let created: schema_history::Date =
+            m.created.parse().map_err(|error| ReplayError::Created {
+                target: target.to_owned(),
+                version: v,
+                error,
+            })?;
         if created <= cutoff || chosen.is_none() {
             chosen = Some((v, m));
         }
@@ -723,8 +763,10 @@ pub fn accepted_abi(
         .version_dir(target, v)
         .join(case)
         .join(EXECUTABLE_FILE);
-    let bytes = crate::golden::read_store_file(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::golden::read_store_file(&path).map_err(|error| ManifestError::Read {
+        path: path.clone(),
+        error,
+    })?;
     // Only the ABI is wanted: the embedded module and the thunks, nearly all of the bytes, stay
     // undecoded.
     use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};
@@ -733,7 +775,10 @@ pub fn accepted_abi(
         usize::MAX,
         &[EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS],
     )
-    .map_err(|e| format!("{}: {e}", path.display()))?;
+    .map_err(|error| ReplayError::Decode {
+        origin: path.display().to_string(),
+        error,
+    })?;
     Ok(split.message.executable_abi_version)
 }
 
@@ -861,28 +906,22 @@ fn fits(old: &Kind, v: i128) -> bool {
 /// Whether an older reader of `old` reads `value`, written today as `today`, as the same thing:
 /// `Err` says why not. Messages are compared by the recursion (field by field, by number) and
 /// enums value by value, so two message or two enum types pass here.
-fn same_reading(today: &Kind, old: &Kind, value: &Value) -> Result<(), String> {
+fn same_reading(today: &Kind, old: &Kind, value: &Value) -> Result<(), ReadingMismatch> {
     // Same kind (two messages, two enums, or the same scalar type): nothing to check here. A
     // comparison without formatting, since it runs for every field of every message, the
     // embedded module's instructions included.
     if std::mem::discriminant(today) == std::mem::discriminant(old) {
         return Ok(());
     }
-    let (w, ow) = (wire_type(today), wire_type(old));
-    let mismatch = || {
-        format!(
-            "{} ({w}) today, the older schema declares {} ({ow}){}",
-            declared_type(today),
-            declared_type(old),
-            if w == ow {
-                ""
-            } else {
-                ": the wire type differs"
-            }
-        )
+    let mismatch = |value: Option<i128>| ReadingMismatch {
+        today: declared_type(today),
+        today_wire: wire_type(today),
+        old: declared_type(old),
+        old_wire: wire_type(old),
+        value,
     };
     if compat_group(today).is_none() || compat_group(today) != compat_group(old) {
-        return Err(mismatch());
+        return Err(mismatch(None));
     }
     let values: Vec<&Value> = match value {
         Value::List(items) => items.iter().collect(),
@@ -891,17 +930,48 @@ fn same_reading(today: &Kind, old: &Kind, value: &Value) -> Result<(), String> {
     for v in values {
         match integer(v) {
             Some(n) if fits(old, n) => {}
-            Some(n) => {
-                return Err(format!(
-                    "{}: the value {n} does not fit the older reader's {}",
-                    mismatch(),
-                    declared_type(old)
-                ))
-            }
-            None => return Err(mismatch()),
+            Some(n) => return Err(mismatch(Some(n))),
+            None => return Err(mismatch(None)),
         }
     }
     Ok(())
+}
+
+/// Why an older reader reads a field as something else: the declared types (and their wire
+/// types) today and in the older schema, and the value that does not fit when the types are
+/// wire-compatible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ReadingMismatch {
+    today: String,
+    today_wire: &'static str,
+    old: String,
+    old_wire: &'static str,
+    value: Option<i128>,
+}
+
+impl std::fmt::Display for ReadingMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (w, ow) = (self.today_wire, self.old_wire);
+        write!(
+            f,
+            "{} ({w}) today, the older schema declares {} ({ow}){}",
+            self.today,
+            self.old,
+            if w == ow {
+                ""
+            } else {
+                ": the wire type differs"
+            }
+        )?;
+        if let Some(n) = self.value {
+            write!(
+                f,
+                ": the value {n} does not fit the older reader's {}",
+                self.old
+            )?;
+        }
+        Ok(())
+    }
 }
 
 fn check_known(
@@ -1019,25 +1089,25 @@ fn check_enum(e: &EnumDescriptor, n: i32, here: &str, out: &mut Vec<String>) {
 }
 
 /// Integrity of one version: every file hashed in the manifest matches, none missing or extra.
-pub fn integrity(store: &GoldenStore, target: &str, version: u32) -> Result<(), String> {
+pub fn integrity(store: &GoldenStore, target: &str, version: u32) -> Result<(), ReplayError> {
     let dir = store.version_dir(target, version);
     let problems = verify_dir(&dir);
     if problems.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "{target}/v{version} does not match its manifest (versions are immutable once committed; \
-         restore the files from git or regenerate a new version, see docs/goldens.md):\n{}",
-        problems
-            .iter()
-            .map(|p| format!("  {p}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    ))
+    Err(ReplayError::Integrity {
+        target: target.to_owned(),
+        version,
+        problems,
+    })
 }
 
 /// The manifest of a version.
-pub fn manifest(store: &GoldenStore, target: &str, version: u32) -> Result<Manifest, String> {
+pub fn manifest(
+    store: &GoldenStore,
+    target: &str,
+    version: u32,
+) -> Result<Manifest, ManifestError> {
     Manifest::read(&store.version_dir(target, version))
 }
 

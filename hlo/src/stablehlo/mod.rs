@@ -51,7 +51,7 @@ pub fn parse_module(text: &str) -> Result<HloModule, ParseError> {
         let first = errs.first();
         let loc = first.map_or(SourceLoc::default(), |e| e.loc);
         let msg = first.map_or_else(String::new, |e| {
-            format!("{}/{}: {}", e.computation, e.instruction, e.message)
+            format!("{}/{}: {}", e.computation, e.instruction, e.kind)
         });
         let more = if errs.len() > 1 {
             format!(" (and {} more problems)", errs.len() - 1)

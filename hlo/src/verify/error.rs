@@ -493,3 +493,69 @@ pub enum SizeError {
     #[error("shape {0} is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)")]
     TooLarge(Box<ArrayShape>),
 }
+
+/// What the verifier found wrong with a module: one variant per check, the values it compared as
+/// data, and a `Display` that is the message [`crate::VerifyError`] reports after the place.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum VerifyErrorKind {
+    /// The module's entry computation id names no computation.
+    #[error("entry computation {0} does not exist")]
+    NoEntry(u32),
+    /// Two computations share a name.
+    #[error("computation name '{0}' is used twice")]
+    DuplicateComputation(String),
+    /// The computation's root handle names none of its instructions.
+    #[error("the root is not an instruction of the computation")]
+    NoRoot,
+    /// `params[n]` is not the `parameter(n)` instruction.
+    #[error("params[{0}] is not parameter({0})")]
+    ParamSlot(usize),
+    /// The parameter instructions and the parameter list differ in count.
+    #[error("{instructions} parameter instructions but {registered} registered")]
+    ParamCount {
+        /// `parameter` instructions in the computation.
+        instructions: usize,
+        /// Entries of its parameter list.
+        registered: usize,
+    },
+    /// The operand graph has a cycle.
+    #[error("the instructions' operands form a cycle")]
+    Cycle,
+    /// Two instructions of one computation share a name.
+    #[error("instruction name '{0}' is used twice")]
+    DuplicateInstruction(String),
+    /// A layout that does not fit its shape.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// A shape too large for 64-bit sizes.
+    #[error(transparent)]
+    Size(#[from] SizeError),
+    /// A called computation id names no computation.
+    #[error("calls computation #{0} which does not exist")]
+    MissingCallee(u32),
+    /// An operand handle names no instruction of the computation.
+    #[error("operand #{0} does not exist")]
+    MissingOperand(u32),
+    /// The declared shape is not the one the operands give.
+    #[error("{opcode} declares shape {declared} but its operands give {inferred}")]
+    DeclaredShape {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// Its declared shape.
+        declared: Shape,
+        /// The shape inference gives.
+        inferred: Shape,
+    },
+    /// Shape inference refused the instruction.
+    #[error("{opcode}: {error}")]
+    Shape {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// Why (boxed: shape inference returns it so, and most variants are small).
+        error: Box<ShapeError>,
+    },
+    /// `entry_computation_layout` differs from the entry computation's signature.
+    #[error("entry_computation_layout does not match the entry computation's signature")]
+    EntryLayout,
+}

@@ -21,7 +21,7 @@ mod movement;
 mod opaque;
 mod reduction;
 
-pub use error::{LayoutError, Needs, ShapeError, SizeError};
+pub use error::{LayoutError, Needs, ShapeError, SizeError, VerifyErrorKind};
 pub use infer::infer_shape;
 
 use std::collections::HashSet;
@@ -98,38 +98,35 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
             computation: String::new(),
             instruction: String::new(),
             loc: SourceLoc::default(),
-            message: format!("entry computation {} does not exist", module.entry.0),
+            kind: VerifyErrorKind::NoEntry(module.entry.0),
         });
         return Err(errs);
     }
     let mut comp_names = HashSet::new();
     for (_, c) in module.iter() {
-        let cerr = |errs: &mut Vec<VerifyError>, m: String| {
+        let cerr = |errs: &mut Vec<VerifyError>, kind: VerifyErrorKind| {
             errs.push(VerifyError {
                 computation: c.name.clone(),
                 instruction: String::new(),
                 loc: c.loc,
-                message: m,
+                kind,
             })
         };
         if !comp_names.insert(c.name.as_str()) {
             cerr(
                 &mut errs,
-                format!("computation name '{}' is used twice", c.name),
+                VerifyErrorKind::DuplicateComputation(c.name.clone()),
             );
         }
         if c.get(c.root).is_none() {
-            cerr(
-                &mut errs,
-                "the root is not an instruction of the computation".into(),
-            );
+            cerr(&mut errs, VerifyErrorKind::NoRoot);
         }
         for (n, &p) in c.params.iter().enumerate() {
             match c.get(p) {
                 Some(i)
                     if i.opcode == Opcode::Parameter
                         && i.attrs.parameter_number == Some(n as i64) => {}
-                _ => cerr(&mut errs, format!("params[{n}] is not parameter({n})")),
+                _ => cerr(&mut errs, VerifyErrorKind::ParamSlot(n)),
             }
         }
         let nparams = c
@@ -140,45 +137,42 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
         if nparams != c.params.len() {
             cerr(
                 &mut errs,
-                format!(
-                    "{nparams} parameter instructions but {} registered",
-                    c.params.len()
-                ),
+                VerifyErrorKind::ParamCount {
+                    instructions: nparams,
+                    registered: c.params.len(),
+                },
             );
         }
         if has_cycle(c) {
-            cerr(&mut errs, "the instructions' operands form a cycle".into());
+            cerr(&mut errs, VerifyErrorKind::Cycle);
         }
         let mut names = HashSet::new();
         for (_, instr) in c.iter() {
-            let mut ierr = |m: String| {
+            let mut ierr = |kind: VerifyErrorKind| {
                 errs.push(VerifyError {
                     computation: c.name.clone(),
                     instruction: instr.name.clone(),
                     loc: instr.loc,
-                    message: m,
+                    kind,
                 })
             };
             if !names.insert(instr.name.as_str()) {
-                ierr(format!("instruction name '{}' is used twice", instr.name));
+                ierr(VerifyErrorKind::DuplicateInstruction(instr.name.clone()));
             }
-            if let Err(m) = check_layout(&instr.shape) {
-                ierr(m.to_string());
+            if let Err(e) = check_layout(&instr.shape) {
+                ierr(e.into());
             }
             let sized = match check_size(&instr.shape) {
                 Ok(()) => true,
-                Err(m) => {
-                    ierr(m.to_string());
+                Err(e) => {
+                    ierr(e.into());
                     false
                 }
             };
             let mut bad_callee = false;
             for callee in instr.called_computations() {
                 if module.get(callee).is_none() {
-                    ierr(format!(
-                        "calls computation #{} which does not exist",
-                        callee.0
-                    ));
+                    ierr(VerifyErrorKind::MissingCallee(callee.0));
                     bad_callee = true;
                 }
             }
@@ -187,7 +181,7 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
                 match c.get(o) {
                     Some(op) => ops.push(&op.shape),
                     None => {
-                        ierr(format!("operand #{} does not exist", o.0));
+                        ierr(VerifyErrorKind::MissingOperand(o.0));
                     }
                 }
             }
@@ -208,14 +202,18 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
             ) {
                 Ok(Some(s)) => {
                     if !s.compatible(&instr.shape) {
-                        ierr(format!(
-                            "{} declares shape {} but its operands give {s}",
-                            instr.opcode, instr.shape
-                        ));
+                        ierr(VerifyErrorKind::DeclaredShape {
+                            opcode: instr.opcode,
+                            declared: instr.shape.clone(),
+                            inferred: s,
+                        });
                     }
                 }
                 Ok(None) => {}
-                Err(m) => ierr(format!("{}: {m}", instr.opcode)),
+                Err(error) => ierr(VerifyErrorKind::Shape {
+                    opcode: instr.opcode,
+                    error,
+                }),
             }
         }
     }
@@ -234,9 +232,7 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
                 computation: entry.name.clone(),
                 instruction: String::new(),
                 loc: entry.loc,
-                message:
-                    "entry_computation_layout does not match the entry computation's signature"
-                        .into(),
+                kind: VerifyErrorKind::EntryLayout,
             });
         }
     }

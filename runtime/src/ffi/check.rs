@@ -4,12 +4,7 @@ use proto::xla::PrimitiveType;
 
 use super::schema::{column_major_layout, ArrayShape, CallShapes, ShapeError};
 
-/// Operand or result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
-    Operand,
-    Result,
-}
+pub(crate) use super::error::Side;
 
 impl Side {
     fn field(self) -> &'static str {

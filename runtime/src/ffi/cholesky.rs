@@ -9,6 +9,7 @@ use proto::xla::PrimitiveType;
 
 use super::check::{Checker, Res};
 use super::schema::{AttrSpec, AttrType, CallShapes, ShapeError};
+use super::HandlerError;
 use super::{operand, put, put_i32, split_batch, with_scalar, Scalar};
 use crate::registry::CallFrame;
 
@@ -24,12 +25,12 @@ pub(crate) fn check(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     c.layout(Res, 1, false)
 }
 
-pub(crate) fn potrf(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn potrf(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let ty = super::operand_type(frame, 0)?;
     with_scalar!(ty, potrf_t, frame)
 }
 
-fn potrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+fn potrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
     let lower = super::schema::bool_attr(frame.attributes, "lower")?;
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, n, _) = split_batch(shape)?;

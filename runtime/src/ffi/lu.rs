@@ -14,6 +14,7 @@ use proto::xla::PrimitiveType;
 
 use super::check::{cat, Checker, Operand, Res, FLOATS};
 use super::schema::{CallShapes, ShapeError};
+use super::HandlerError;
 use super::{operand, put, put_i32, result_shape, split_batch, with_scalar, Scalar};
 use crate::registry::CallFrame;
 
@@ -40,12 +41,12 @@ pub(crate) fn check_getrf(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     c.layout(Res, 2, false)
 }
 
-pub(crate) fn getrf(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn getrf(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let ty = super::operand_type(frame, 0)?;
     with_scalar!(ty, getrf_t, frame)
 }
 
-fn getrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+fn getrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, m, n) = split_batch(shape)?;
     let k = m.min(n);
@@ -132,13 +133,19 @@ pub(crate) fn check_pivots(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     c.layout(Res, 0, false)
 }
 
-pub(crate) fn pivots_to_permutation(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn pivots_to_permutation(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let (bytes, shape) = operand(frame, 0)?;
-    let k = *shape.dimensions.last().ok_or("operand 0 has rank 0")? as usize;
+    let k = *shape.dimensions.last().ok_or(HandlerError::RankZero {
+        side: super::Side::Operand,
+        index: 0,
+    })? as usize;
     let p = *result_shape(frame, 0)?
         .dimensions
         .last()
-        .ok_or("result 0 has rank 0")? as usize;
+        .ok_or(HandlerError::RankZero {
+            side: super::Side::Result,
+            index: 0,
+        })? as usize;
     let pivots: Vec<i32> = bytes
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
@@ -146,7 +153,7 @@ pub(crate) fn pivots_to_permutation(frame: &mut CallFrame<'_>) -> Result<(), Str
     let batch = pivots.len().checked_div(k).unwrap_or(0);
     let out_elements = result_shape(frame, 0)?
         .elements()
-        .ok_or("result 0's shape has a negative dimension or overflows")?;
+        .ok_or(HandlerError::Uncountable { index: 0 })?;
     let out_batch = usize::try_from(out_elements / p.max(1) as u64).unwrap_or(usize::MAX);
     let mut perm = Vec::with_capacity(out_batch.saturating_mul(p));
     for b in 0..out_batch {

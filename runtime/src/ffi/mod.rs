@@ -16,6 +16,7 @@ use crate::registry::{Api, CallFrame, Registration};
 pub(crate) mod check;
 mod cholesky;
 mod eigh;
+mod error;
 mod lu;
 mod phase;
 mod qr;
@@ -24,6 +25,7 @@ mod svd;
 mod threefry;
 mod tridiagonal;
 
+pub use error::{HandlerError, Side};
 pub use faer::c64;
 
 /// JAX's stable CUDA targets, with their schemas and load checks.
@@ -235,7 +237,9 @@ macro_rules! with_scalar {
             proto::xla::PrimitiveType::F64 => $f::<f64>($frame, true),
             proto::xla::PrimitiveType::C64 => $f::<$crate::ffi::c64>($frame, false),
             proto::xla::PrimitiveType::C128 => $f::<$crate::ffi::c64>($frame, true),
-            t => Err(format!("unsupported element type {}", t.as_str_name())),
+            t => Err($crate::ffi::HandlerError::UnsupportedElementType(
+                t.as_str_name(),
+            )),
         }
     };
 }
@@ -245,18 +249,25 @@ pub(crate) use with_scalar;
 pub(crate) fn operand<'f>(
     frame: &'f CallFrame<'_>,
     i: usize,
-) -> Result<(&'f [u8], &'f schema::ArrayShape), String> {
+) -> Result<(&'f [u8], &'f schema::ArrayShape), HandlerError> {
     let bytes = frame
         .operands
         .get(i)
         .and_then(Option::as_ref)
-        .ok_or_else(|| format!("operand {i} is missing or null"))?;
-    let shape = frame
-        .operand_shapes
-        .get(i)
-        .and_then(Option::as_ref)
-        .ok_or_else(|| format!("operand {i} has no shape"))?;
-    sized(bytes.len(), shape, "operand", i)?;
+        .ok_or(HandlerError::Missing {
+            side: Side::Operand,
+            index: i,
+        })?;
+    let shape =
+        frame
+            .operand_shapes
+            .get(i)
+            .and_then(Option::as_ref)
+            .ok_or(HandlerError::NoShape {
+                side: Side::Operand,
+                index: i,
+            })?;
+    sized(bytes.len(), shape, Side::Operand, i)?;
     Ok((bytes, shape))
 }
 
@@ -264,54 +275,68 @@ pub(crate) fn operand<'f>(
 pub(crate) fn result_shape<'f>(
     frame: &'f CallFrame<'_>,
     i: usize,
-) -> Result<&'f schema::ArrayShape, String> {
+) -> Result<&'f schema::ArrayShape, HandlerError> {
     frame
         .result_shapes
         .get(i)
         .and_then(Option::as_ref)
-        .ok_or_else(|| format!("result {i} has no shape"))
+        .ok_or(HandlerError::NoShape {
+            side: Side::Result,
+            index: i,
+        })
 }
 
 /// Result `i`'s bytes, checked against its shape.
 pub(crate) fn result_bytes<'f>(
     frame: &'f mut CallFrame<'_>,
     i: usize,
-) -> Result<&'f mut [u8], String> {
+) -> Result<&'f mut [u8], HandlerError> {
     let shape = result_shape(frame, i)?.clone();
     let bytes = frame
         .results
         .get_mut(i)
         .and_then(Option::as_mut)
-        .ok_or_else(|| format!("result {i} is missing or null"))?;
-    sized(bytes.len(), &shape, "result", i)?;
+        .ok_or(HandlerError::Missing {
+            side: Side::Result,
+            index: i,
+        })?;
+    sized(bytes.len(), &shape, Side::Result, i)?;
     Ok(bytes)
 }
 
-fn sized(len: usize, shape: &schema::ArrayShape, what: &str, i: usize) -> Result<(), String> {
+fn sized(
+    len: usize,
+    shape: &schema::ArrayShape,
+    side: Side,
+    index: usize,
+) -> Result<(), HandlerError> {
     let width = shape
         .ty()
         .and_then(check::byte_width)
-        .ok_or_else(|| format!("{what} {i} has an unsupported element type"))?;
-    let want = shape.byte_size(width).ok_or_else(|| {
-        format!(
-            "{what} {i} has the shape {:?}: a negative dimension or a size past 2^64 bytes",
-            shape.dimensions
-        )
-    })?;
+        .ok_or(HandlerError::NoByteWidth { side, index })?;
+    let want = shape
+        .byte_size(width)
+        .ok_or_else(|| HandlerError::Unsizable {
+            side,
+            index,
+            dims: shape.dimensions.clone(),
+        })?;
     if want != len as u64 {
-        return Err(format!(
-            "{what} {i} has {len} bytes, its shape {:?} needs {want}",
-            shape.dimensions
-        ));
+        return Err(HandlerError::WrongSize {
+            side,
+            index,
+            len,
+            dims: shape.dimensions.clone(),
+            want,
+        });
     }
     Ok(())
 }
 
 /// The element type of operand `i`.
-pub(crate) fn operand_type(frame: &CallFrame<'_>, i: usize) -> Result<PrimitiveType, String> {
+pub(crate) fn operand_type(frame: &CallFrame<'_>, i: usize) -> Result<PrimitiveType, HandlerError> {
     let (_, s) = operand(frame, i)?;
-    s.ty()
-        .ok_or_else(|| format!("operand {i} has an unknown element type"))
+    s.ty().ok_or(HandlerError::UnknownElementType { index: i })
 }
 
 /// Writes `v` to result `i` as scalars of `T`.
@@ -320,35 +345,37 @@ pub(crate) fn put<T: Scalar>(
     i: usize,
     v: &[T],
     wide: bool,
-) -> Result<(), String> {
+) -> Result<(), HandlerError> {
     let out = result_bytes(frame, i)?;
     let width = if wide { 8 } else { 4 } * (std::mem::size_of::<T>() / 8);
     if out.len() != v.len() * width {
-        return Err(format!(
-            "result {i} has {} bytes for {} elements",
-            out.len(),
-            v.len()
-        ));
+        return Err(HandlerError::ResultElements {
+            index: i,
+            len: out.len(),
+            elements: v.len(),
+            words: false,
+        });
     }
     T::write(v, wide, out);
     Ok(())
 }
 
 /// Writes `v` to result `i` as int32.
-pub(crate) fn put_i32(frame: &mut CallFrame<'_>, i: usize, v: &[i32]) -> Result<(), String> {
+pub(crate) fn put_i32(frame: &mut CallFrame<'_>, i: usize, v: &[i32]) -> Result<(), HandlerError> {
     let u: Vec<u32> = v.iter().map(|&x| x as u32).collect();
     put_u32(frame, i, &u)
 }
 
 /// Writes `v` to result `i` as 32-bit words.
-pub(crate) fn put_u32(frame: &mut CallFrame<'_>, i: usize, v: &[u32]) -> Result<(), String> {
+pub(crate) fn put_u32(frame: &mut CallFrame<'_>, i: usize, v: &[u32]) -> Result<(), HandlerError> {
     let out = result_bytes(frame, i)?;
     if out.len() != v.len() * 4 {
-        return Err(format!(
-            "result {i} has {} bytes for {} 32-bit elements",
-            out.len(),
-            v.len()
-        ));
+        return Err(HandlerError::ResultElements {
+            index: i,
+            len: out.len(),
+            elements: v.len(),
+            words: true,
+        });
     }
     for (o, x) in out.chunks_exact_mut(4).zip(v) {
         o.copy_from_slice(&x.to_le_bytes());
@@ -357,13 +384,15 @@ pub(crate) fn put_u32(frame: &mut CallFrame<'_>, i: usize, v: &[u32]) -> Result<
 }
 
 /// `(batch, rows, cols)` of a batch of matrices.
-pub(crate) fn split_batch(shape: &schema::ArrayShape) -> Result<(usize, usize, usize), String> {
+pub(crate) fn split_batch(
+    shape: &schema::ArrayShape,
+) -> Result<(usize, usize, usize), HandlerError> {
     let d = &shape.dimensions;
     if d.len() < 2 || d.iter().any(|&x| x < 0) {
-        return Err(format!("{d:?} is not a batch of matrices"));
+        return Err(HandlerError::NotABatch(d.clone()));
     }
     let r = d.len();
-    let too_big = || format!("{d:?} has more elements than this host can address");
+    let too_big = || HandlerError::TooLarge(d.clone());
     let batch = d[..r - 2]
         .iter()
         .try_fold(1usize, |acc, &x| acc.checked_mul(usize::try_from(x).ok()?))

@@ -7,6 +7,7 @@
 //! negative), `tau = 0` when there is nothing to annihilate.
 use super::check::{cat, Checker, Operand, Res, FLOATS};
 use super::schema::{CallShapes, ShapeError};
+use super::HandlerError;
 use super::{operand, put, split_batch, with_scalar, Scalar};
 use crate::registry::CallFrame;
 
@@ -62,12 +63,12 @@ pub(crate) fn check_orgqr(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     c.layout(Res, 0, true)
 }
 
-pub(crate) fn geqrf(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn geqrf(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let ty = super::operand_type(frame, 0)?;
     with_scalar!(ty, geqrf_t, frame)
 }
 
-fn geqrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+fn geqrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, m, n) = split_batch(shape)?;
     let k = m.min(n);
@@ -142,23 +143,28 @@ pub(crate) fn geqr2<T: Scalar>(a: &mut [T], m: usize, n: usize, tau: &mut [T]) {
     }
 }
 
-pub(crate) fn orgqr(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn orgqr(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let ty = super::operand_type(frame, 0)?;
     with_scalar!(ty, orgqr_t, frame)
 }
 
-fn orgqr_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+fn orgqr_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, m, n) = split_batch(shape)?;
     let mut a = T::read(bytes, wide);
     let (tau_bytes, tau_shape) = operand(frame, 1)?;
     let tau = T::read(tau_bytes, wide);
-    let k = *tau_shape.dimensions.last().ok_or("operand 1 has rank 0")? as usize;
+    let k = *tau_shape.dimensions.last().ok_or(HandlerError::RankZero {
+        side: super::Side::Operand,
+        index: 1,
+    })? as usize;
     if tau.len() != batch * k || k > n || n > m {
-        return Err(format!(
-            "tau of {} elements for {batch} {m}x{n} matrices",
-            tau.len()
-        ));
+        return Err(HandlerError::TauSize {
+            len: tau.len(),
+            batch,
+            m,
+            n,
+        });
     }
     for b in 0..batch {
         org2r(

@@ -256,8 +256,39 @@ impl AttrType {
     }
 }
 
+/// Why attribute text does not parse as the type it must have; `Display` completes the load
+/// error's `the artifact has "TEXT" (...)`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AttrParseError {
+    /// A bool that is neither `true` nor `false`.
+    #[error("not true or false")]
+    NotBool,
+    /// A type suffix other than the attribute's (`: i32` for an `i64`).
+    #[error("type {0}")]
+    Type(String),
+    /// A float value that does not parse.
+    #[error("not a number")]
+    NotANumber,
+    /// An integer value that does not parse.
+    #[error("not an integer")]
+    NotAnInteger,
+    /// An integer outside its type's range.
+    #[error("out of range for {0}")]
+    OutOfRange(String),
+    /// A string without its quotes.
+    #[error("not a quoted string")]
+    NotQuoted,
+    /// A string ending inside an escape.
+    #[error("a cut escape")]
+    CutEscape,
+    /// A `\XX` escape that is not hexadecimal.
+    #[error("a bad escape")]
+    BadEscape,
+}
+
 /// Parses MLIR attribute text as `ty`.
-pub fn parse_attribute(text: &str, ty: AttrType) -> Result<AttrValue, String> {
+pub fn parse_attribute(text: &str, ty: AttrType) -> Result<AttrValue, AttrParseError> {
     let text = text.trim();
     let (value, suffix) = match text.rsplit_once(" : ") {
         Some((v, t)) if !text.starts_with('"') => (v.trim(), Some(t.trim())),
@@ -267,24 +298,24 @@ pub fn parse_attribute(text: &str, ty: AttrType) -> Result<AttrValue, String> {
         AttrType::Bool => match (value, suffix) {
             ("true", None | Some("i1")) => Ok(AttrValue::Bool(true)),
             ("false", None | Some("i1")) => Ok(AttrValue::Bool(false)),
-            _ => Err("not true or false".to_owned()),
+            _ => Err(AttrParseError::NotBool),
         },
         AttrType::Int { bits, signed } => parse_int(value, suffix.unwrap_or("i64"), bits, signed),
         AttrType::Float { bits } => {
             let t = suffix.unwrap_or("f64");
             if t != format!("f{bits}") {
-                return Err(format!("type {t}"));
+                return Err(AttrParseError::Type(t.to_owned()));
             }
             value
                 .parse::<f64>()
                 .map(AttrValue::Float)
-                .map_err(|_| "not a number".to_owned())
+                .map_err(|_| AttrParseError::NotANumber)
         }
         AttrType::Str => parse_string(text),
     }
 }
 
-fn parse_int(value: &str, t: &str, bits: u8, signed: bool) -> Result<AttrValue, String> {
+fn parse_int(value: &str, t: &str, bits: u8, signed: bool) -> Result<AttrValue, AttrParseError> {
     let want_signed = [format!("i{bits}"), format!("si{bits}")];
     let ok = if signed {
         want_signed.iter().any(|w| w == t)
@@ -292,25 +323,25 @@ fn parse_int(value: &str, t: &str, bits: u8, signed: bool) -> Result<AttrValue, 
         t == format!("ui{bits}")
     };
     if !ok {
-        return Err(format!("type {t}"));
+        return Err(AttrParseError::Type(t.to_owned()));
     }
-    let v: i128 = value.parse().map_err(|_| "not an integer".to_owned())?;
+    let v: i128 = value.parse().map_err(|_| AttrParseError::NotAnInteger)?;
     let (lo, hi) = if signed {
         (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
     } else {
         (0, (1i128 << bits) - 1)
     };
     if v < lo || v > hi {
-        return Err(format!("out of range for {t}"));
+        return Err(AttrParseError::OutOfRange(t.to_owned()));
     }
     Ok(AttrValue::Int(v))
 }
 
-fn parse_string(text: &str) -> Result<AttrValue, String> {
+fn parse_string(text: &str) -> Result<AttrValue, AttrParseError> {
     let inner = text
         .strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
-        .ok_or_else(|| "not a quoted string".to_owned())?;
+        .ok_or(AttrParseError::NotQuoted)?;
     let mut out = String::new();
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
@@ -324,27 +355,58 @@ fn parse_string(text: &str) -> Result<AttrValue, String> {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
             Some(h1) => {
-                let h2 = chars.next().ok_or("a cut escape")?;
+                let h2 = chars.next().ok_or(AttrParseError::CutEscape)?;
                 let b = u8::from_str_radix(&format!("{h1}{h2}"), 16)
-                    .map_err(|_| "a bad escape".to_owned())?;
+                    .map_err(|_| AttrParseError::BadEscape)?;
                 out.push(b as char);
             }
-            None => return Err("a cut escape".to_owned()),
+            None => return Err(AttrParseError::CutEscape),
         }
     }
     Ok(AttrValue::Str(out))
 }
 
 /// Reads a decoded bool attribute (as the load check left it; `attrs` raw text at run time).
-pub fn bool_attr(attrs: &BTreeMap<String, String>, name: &str) -> Result<bool, String> {
+pub fn bool_attr(
+    attrs: &BTreeMap<String, String>,
+    name: &str,
+) -> Result<bool, super::HandlerError> {
     match attrs.get(name).map(|t| parse_attribute(t, AttrType::Bool)) {
         Some(Ok(AttrValue::Bool(b))) => Ok(b),
-        Some(_) => Err(format!("attribute {name} is not a bool")),
-        None => Err(format!("attribute {name} is missing")),
+        Some(_) => Err(super::HandlerError::NotABool(name.to_owned())),
+        None => Err(super::HandlerError::MissingAttribute(name.to_owned())),
     }
 }
 
 /// A decoded bool from load-checked attributes.
 pub fn decoded_bool(attrs: &Attributes, name: &str) -> bool {
     matches!(attrs.get(name), Some(AttrValue::Bool(true)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each way attribute text fails, with the words the load error puts in its parentheses.
+    #[test]
+    fn each_attribute_parse_error_has_its_message() {
+        let i8 = AttrType::Int {
+            bits: 8,
+            signed: true,
+        };
+        let cases: [(&str, AttrType, &str); 8] = [
+            ("1 : i32", AttrType::Bool, "not true or false"),
+            ("1.0 : f64", AttrType::Float { bits: 32 }, "type f64"),
+            ("x : f32", AttrType::Float { bits: 32 }, "not a number"),
+            ("x : i8", i8, "not an integer"),
+            ("300 : i8", i8, "out of range for i8"),
+            ("text", AttrType::Str, "not a quoted string"),
+            ("\"a\\4\"", AttrType::Str, "a cut escape"),
+            ("\"a\\zz\"", AttrType::Str, "a bad escape"),
+        ];
+        for (text, ty, want) in cases {
+            let got = parse_attribute(text, ty).map_err(|e| e.to_string());
+            assert_eq!(got, Err(want.to_owned()), "{text:?} as {ty}");
+        }
+    }
 }

@@ -15,6 +15,7 @@ use proto::xla::PrimitiveType;
 
 use super::check::{cat, real_of, Checker, Operand, Res, FLOATS};
 use super::schema::{decoded_bool, AttrSpec, AttrType, CallShapes, ShapeError};
+use super::HandlerError;
 use super::{operand, put, put_i32, split_batch, with_scalar, Scalar, Svd};
 use crate::registry::CallFrame;
 
@@ -105,22 +106,22 @@ pub(crate) fn check_gesvdj(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     c.layout(Res, 3, true)
 }
 
-pub(crate) fn gesvd(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn gesvd(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let ty = super::operand_type(frame, 0)?;
     with_scalar!(ty, gesvd_t, frame)
 }
 
-pub(crate) fn gesvdj(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn gesvdj(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let ty = super::operand_type(frame, 0)?;
     with_scalar!(ty, gesvdj_t, frame)
 }
 
-fn gesvd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+fn gesvd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
     let transposed = super::schema::bool_attr(frame.attributes, "transposed")?;
     run::<T>(frame, wide, transposed, true)
 }
 
-fn gesvdj_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+fn gesvdj_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
     run::<T>(frame, wide, false, false)
 }
 
@@ -130,7 +131,7 @@ fn run<T: Scalar>(
     wide: bool,
     transposed: bool,
     vt: bool,
-) -> Result<(), String> {
+) -> Result<(), HandlerError> {
     let compute_uv = super::schema::bool_attr(frame.attributes, "compute_uv")?;
     let full = super::schema::bool_attr(frame.attributes, "full_matrices")?;
     let (bytes, shape) = operand(frame, 0)?;

@@ -6,6 +6,7 @@ use proto::xla::PrimitiveType;
 
 use super::check::{Checker, Operand, Res};
 use super::schema::{CallShapes, ShapeError};
+use super::HandlerError;
 use super::{operand, put_u32};
 use crate::registry::CallFrame;
 
@@ -51,8 +52,8 @@ pub fn threefry2x32_block(key: [u32; 2], data: [u32; 2]) -> [u32; 2] {
     x
 }
 
-pub(crate) fn threefry2x32(frame: &mut CallFrame<'_>) -> Result<(), String> {
-    let read = |i| -> Result<Vec<u32>, String> {
+pub(crate) fn threefry2x32(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
+    let read = |i| -> Result<Vec<u32>, HandlerError> {
         let (b, _) = operand(frame, i)?;
         Ok(b.chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
@@ -61,13 +62,12 @@ pub(crate) fn threefry2x32(frame: &mut CallFrame<'_>) -> Result<(), String> {
     let (k0, k1, d0, d1) = (read(0)?, read(1)?, read(2)?, read(3)?);
     let n = d0.len();
     if k0.len() != n || k1.len() != n || d1.len() != n {
-        return Err(format!(
-            "operands of {}, {}, {}, {} elements: need equal counts",
-            k0.len(),
-            k1.len(),
-            n,
-            d1.len()
-        ));
+        return Err(HandlerError::ThreefryCounts {
+            k0: k0.len(),
+            k1: k1.len(),
+            d0: n,
+            d1: d1.len(),
+        });
     }
     let (mut o0, mut o1) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for i in 0..n {

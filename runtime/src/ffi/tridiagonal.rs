@@ -18,6 +18,7 @@ use proto::xla::PrimitiveType;
 use super::check::{cat, real_of, Checker, Operand, Res, FLOATS};
 use super::qr::larfg;
 use super::schema::{AttrSpec, AttrType, CallShapes, ShapeError};
+use super::HandlerError;
 use super::{operand, put, put_i32, split_batch, with_scalar, Scalar};
 use crate::registry::CallFrame;
 
@@ -44,12 +45,12 @@ pub(crate) fn check_sytrd(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     c.layout(Res, 4, false)
 }
 
-pub(crate) fn sytrd(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn sytrd(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let ty = super::operand_type(frame, 0)?;
     with_scalar!(ty, sytrd_t, frame)
 }
 
-fn sytrd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+fn sytrd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
     let lower = super::schema::bool_attr(frame.attributes, "lower")?;
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, n, _) = split_batch(shape)?;
@@ -176,24 +177,25 @@ pub(crate) fn check_gtsv2(s: &CallShapes<'_>) -> Result<(), ShapeError> {
     c.layout(Res, 0, true)
 }
 
-pub(crate) fn gtsv2(frame: &mut CallFrame<'_>) -> Result<(), String> {
+pub(crate) fn gtsv2(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let ty = super::operand_type(frame, 3)?;
     with_scalar!(ty, gtsv2_t, frame)
 }
 
-fn gtsv2_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), String> {
+fn gtsv2_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
     let read = |i| operand(frame, i).map(|(b, _)| T::read(b, wide));
     let (dl, d, du) = (read(0)?, read(1)?, read(2)?);
     let (bytes, shape) = operand(frame, 3)?;
     let (batch, m, nrhs) = split_batch(shape)?;
     let mut b = T::read(bytes, wide);
     if dl.len() != batch * m || d.len() != batch * m || du.len() != batch * m {
-        return Err(format!(
-            "diagonals of {}, {}, {} elements for {batch} systems of {m}",
-            dl.len(),
-            d.len(),
-            du.len()
-        ));
+        return Err(HandlerError::DiagonalSizes {
+            lower: dl.len(),
+            main: d.len(),
+            upper: du.len(),
+            batch,
+            m,
+        });
     }
     for k in 0..batch {
         let diag = |v: &[T]| v[k * m..(k + 1) * m].to_vec();

@@ -16,7 +16,7 @@ fn call(
     attrs: &[(&str, &str)],
     operands: Vec<(ArrayShape, Vec<u8>)>,
     results: Vec<ArrayShape>,
-) -> Result<Vec<Vec<u8>>, String> {
+) -> Result<Vec<Vec<u8>>, runtime::registry::HandlerError> {
     let registry = Registry::builtin();
     let r = registry.resolve(target).expect("registered");
     let attributes: BTreeMap<String, String> = attrs

@@ -516,6 +516,36 @@ fn unknown_thunk_kind_from_the_wire_was_made_by_a_newer_compiler() {
         e.to_string(),
         "UNIMPLEMENTED: thunks[0].impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
     );
+    // The error names the undeclared field for callers that report it (`aot run`).
+    assert_eq!(
+        e.cause(),
+        Some(&runtime::Cause::UnknownThunkKind { fields: vec![99] })
+    );
+}
+
+#[test]
+fn unknown_nested_thunk_kind_names_its_field() {
+    // A sequential thunk (field 2) holding a ThunkProto whose only field is 98 (empty).
+    let mut p = vadd();
+    p.thunks.clear();
+    let mut bytes = p.encode_to_vec();
+    // thunks = 13: {sequential_thunk = 2: {thunks = 1: {98: ""}}}.
+    bytes.extend_from_slice(&[0x6a, 0x07, 0x12, 0x05, 0x0a, 0x03, 0x92, 0x06, 0x00]);
+    let e = runtime::validate(
+        &bytes,
+        &h100(),
+        &RuntimeFlags::default(),
+        &Registry::builtin(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "UNIMPLEMENTED: thunks[0].sequential_thunk.thunks[0].impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
+    );
+    assert_eq!(
+        e.cause(),
+        Some(&runtime::Cause::UnknownThunkKind { fields: vec![98] })
+    );
 }
 
 #[test]

@@ -64,7 +64,7 @@ pub fn partitions(module: &HloModule) -> Result<Option<i64>, CompileError> {
                 .any(|i| spmd_call(i) || i.attrs.sharding.as_ref().is_some_and(splits))
         });
     let mesh = sdy_import::meshes(module)
-        .map_err(CompileError::InvalidModule)?
+        .map_err(CompileError::Malformed)?
         .iter()
         .map(|(_, m)| m.devices())
         .max()

@@ -79,7 +79,7 @@ pub(crate) fn partition_entry(
         .get(comp.root.index())
         .cloned()
         .flatten()
-        .ok_or_else(|| CompileError::InvalidModule(format!("{}: no root", comp.name)))?;
+        .ok_or_else(|| CompileError::Malformed(format!("{}: no root", comp.name)))?;
     let instructions = std::mem::take(&mut b.instrs);
     let new = Computation {
         name: comp.name.clone(),

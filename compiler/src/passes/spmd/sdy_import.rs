@@ -100,7 +100,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<(), CompileError> {
     if !uses_shardy(module) {
         return Ok(());
     }
-    let meshes = meshes(module).map_err(CompileError::InvalidModule)?;
+    let meshes = meshes(module).map_err(CompileError::Malformed)?;
     for_each_computation(module, Scope::All, |_, comp| {
         rewrite(comp, &meshes).map(Some)
     })

@@ -28,7 +28,7 @@ use proto::xla::ReplicaGroup;
 
 use super::*;
 use crate::device::DeviceDescription;
-use crate::error::{check_index, invalid, Error, Result};
+use crate::error::{check_index, invalid, Cause, Error, Result};
 use crate::flags::{PtxCheck, RuntimeFlags};
 use crate::registry::Registry;
 use std::hash::BuildHasher;
@@ -202,9 +202,26 @@ pub fn decode_encoded_sequence(
                 proto::describe_decode_error(&e)
             ))
         })?;
-        out.push(thunk(ctx, &mut p, &path, 1)?);
+        out.push(thunk(ctx, &mut p, &path, 1).map_err(|e| with_undeclared_kinds(e, bytes))?);
     }
     Ok(out)
+}
+
+/// An unknown-kind error with the undeclared `ThunkProto` fields of `bytes` (the encoding of the
+/// top-level thunk that failed) filled in: prost dropped them in the decode, and the walk over
+/// this one thunk's wire form names them without decoding anything (a caller that reported them
+/// decoded the whole artifact again with reflection, many times its size).
+#[cold]
+fn with_undeclared_kinds(e: Error, bytes: &[u8]) -> Error {
+    if !matches!(e.cause(), Some(Cause::UnknownThunkKind { .. })) {
+        return e;
+    }
+    let fields = proto::undeclared_fields(
+        bytes,
+        &proto::message_descriptor::<ThunkProto>(),
+        "xla.gpu.ThunkProto",
+    );
+    e.with_cause(Cause::UnknownThunkKind { fields })
 }
 
 /// Longest value an error message echoes whole, in characters.
@@ -279,7 +296,8 @@ fn thunk(
     let Some(imp) = r#impl else {
         return Err(Error::unimplemented(format!(
             "{path}.impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
-        )));
+        ))
+        .with_cause(Cause::UnknownThunkKind { fields: Vec::new() }));
     };
     let unimpl = |ctx: &DecodeContext<'_>, what: &str| -> Result<()> {
         if ctx.allow_unimplemented {
