@@ -342,8 +342,8 @@ fn each_verify_error_kind_has_its_message() {
         (
             DeclaredShape {
                 opcode: add,
-                declared: shape("f32[2]"),
-                inferred: shape("f32[3]"),
+                declared: Box::new(shape("f32[2]")),
+                inferred: Box::new(shape("f32[3]")),
             },
             "add declares shape f32[2] but its operands give f32[3]",
         ),

@@ -311,8 +311,8 @@ pub enum ReplayError {
     EnvSkew {
         /// `target/vN/case`.
         label: String,
-        /// What.
-        what: SkewBreak,
+        /// What (boxed: the variants carry several strings).
+        what: Box<SkewBreak>,
     },
     /// Today's compiler cannot compile a golden's module.
     #[error("{label}: today's compiler cannot compile the golden's module: {error}")]
@@ -466,7 +466,7 @@ pub enum CoverageError {
     },
     /// Reading a golden failed.
     #[error(transparent)]
-    Replay(#[from] ReplayError),
+    Replay(Box<ReplayError>),
     /// No golden of the target inside the backward window.
     #[error("{target} has no golden inside the 6-month window")]
     NoGolden {
@@ -483,14 +483,102 @@ pub enum CoverageError {
     },
 }
 
+impl From<ReplayError> for CoverageError {
+    fn from(e: ReplayError) -> CoverageError {
+        CoverageError::Replay(Box::new(e))
+    }
+}
+
 impl From<ManifestError> for CoverageError {
     fn from(e: ManifestError) -> CoverageError {
-        CoverageError::Replay(e.into())
+        ReplayError::from(e).into()
     }
 }
 
 impl From<super::GoldenError> for CoverageError {
     fn from(e: super::GoldenError) -> CoverageError {
-        CoverageError::Replay(e.into())
+        ReplayError::from(e).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages the golden suites print, one per shape of variant (the suites' negative
+    /// trials pin the rest through the real checks).
+    #[test]
+    fn golden_errors_print_their_messages() {
+        let element = BitMismatch::Element {
+            index: 3,
+            produced: 1.5,
+            produced_bits: 0x3fc0_0000,
+            recorded: 2.0,
+            recorded_bits: 0x4000_0000,
+        };
+        assert_eq!(
+            element.to_string(),
+            "element 3: produced 1.5 (bits 0x3fc00000), recorded 2 (bits 0x40000000)"
+        );
+        let bits = OutputsDiffer::Bits {
+            replica: 0,
+            output: 1,
+            mismatch: element,
+        };
+        assert_eq!(
+            ReplayBreak::Outputs(bits.clone()).to_string(),
+            format!("{bits} (execution semantics changed)")
+        );
+        let count = OutputsDiffer::Outputs {
+            replica: 1,
+            produced: 2,
+            recorded: 3,
+        };
+        assert_eq!(
+            ReplayBreak::Outputs(count).to_string(),
+            "replica 1 produced 2 outputs, 3 recorded"
+        );
+        assert_eq!(
+            OutputsDiffer::Replicas {
+                produced: 1,
+                recorded: 2
+            }
+            .to_string(),
+            "1 replicas ran, 2 recorded"
+        );
+        assert_eq!(
+            SkewBreak::OlderAccepted {
+                component: "cuDNN",
+                lower: "8.9.6".into(),
+                need: "8.9.7".into(),
+                why: NotRefused::Loaded,
+            }
+            .to_string(),
+            "a device with cuDNN 8.9.6, older than the 8.9.7 the artifact needs, did not refuse it with FAILED_PRECONDITION: loaded"
+        );
+        assert_eq!(
+            CasesError::Duplicate("add".into()).to_string(),
+            "two cases are named `add`"
+        );
+        let many = ReplayError::NotReproduced {
+            label: "h100_sxm/v9/add".into(),
+            target: "h100_sxm".into(),
+            diffs: (0..21).map(|i| format!("d{i}")).collect(),
+        }
+        .to_string();
+        assert!(
+            many.starts_with(
+                "today's compiler no longer reproduces h100_sxm/v9/add (21 differing fields, first 20 shown):\nd0\n"
+            ) && many.contains("d19\nIf the change") && !many.contains("d20"),
+            "{many}"
+        );
+        assert_eq!(
+            ReplayError::CoverageLost {
+                label: "h100_sxm/v9/add".into(),
+                missed: vec!["behaviour:a".into(), "behaviour:b".into()],
+            }
+            .to_string(),
+            "h100_sxm/v9/add: the census records behaviour class(es) the replay no longer reaches: behaviour:a, behaviour:b\nEither execution semantics changed (the artifact now takes another path), or the census is wrong; see docs/goldens.md, \"Behavioural coverage\"."
+        );
     }
 }

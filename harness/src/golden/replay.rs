@@ -332,7 +332,7 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), ReplayError> {
     let label = golden.label();
     let broken = |what: SkewBreak| ReplayError::EnvSkew {
         label: label.clone(),
-        what,
+        what: Box::new(what),
     };
     // Only the ABI is wanted here (the replay decodes the rest): the embedded module (1) and the
     // thunks (13), nearly all of the bytes, stay undecoded, as in `accepted_abi`.

@@ -542,10 +542,10 @@ pub enum VerifyErrorKind {
     DeclaredShape {
         /// The instruction's opcode.
         opcode: Opcode,
-        /// Its declared shape.
-        declared: Shape,
+        /// Its declared shape (boxed, as `inferred`: shapes are large, most variants small).
+        declared: Box<Shape>,
         /// The shape inference gives.
-        inferred: Shape,
+        inferred: Box<Shape>,
     },
     /// Shape inference refused the instruction.
     #[error("{opcode}: {error}")]

@@ -204,8 +204,8 @@ pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
                     if !s.compatible(&instr.shape) {
                         ierr(VerifyErrorKind::DeclaredShape {
                             opcode: instr.opcode,
-                            declared: instr.shape.clone(),
-                            inferred: s,
+                            declared: Box::new(instr.shape.clone()),
+                            inferred: Box::new(s),
                         });
                     }
                 }
