@@ -30,9 +30,9 @@ pub enum CompileError {
         reason: String,
     },
     /// The module fails the HLO verifier: every problem it found, each with its computation,
-    /// instruction, location and kind ([`hlo::VerifyError`]).
+    /// instruction, location and kind ([`hlo_verify::VerifyError`]).
     #[error("invalid module: {}", join(.0))]
-    InvalidModule(Vec<hlo::VerifyError>),
+    InvalidModule(Vec<hlo_verify::VerifyError>),
     /// The module is malformed in a way found after verification, while lowering it (a
     /// dangling handle, a call that recurses, a mesh that does not parse, an inlining limit).
     #[error("invalid module: {0}")]
@@ -105,7 +105,7 @@ pub enum CompileError {
 }
 
 /// The verifier's problems as one line, `; `-separated.
-fn join(errors: &[hlo::VerifyError]) -> String {
+fn join(errors: &[hlo_verify::VerifyError]) -> String {
     let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
     text.join("; ")
 }

@@ -232,7 +232,7 @@ pub enum ReplayError {
         /// The io file.
         path: PathBuf,
         /// Why.
-        error: hlo::io::IoError,
+        error: hlo_eval::io::IoError,
     },
     /// The version's target config does not parse.
     #[error(transparent)]
@@ -264,7 +264,7 @@ pub enum ReplayError {
         /// The module's file name.
         file: &'static str,
         /// The parser's error (it starts with its location).
-        error: hlo::ParseError,
+        error: hlo_text::ParseError,
     },
     /// A stored artifact does not decode.
     #[error("{origin}: {error}")]
@@ -280,7 +280,7 @@ pub enum ReplayError {
         /// `target/vN/case`.
         label: String,
         /// Why.
-        error: hlo::eval::EvalError,
+        error: hlo_eval::EvalError,
     },
     /// Comparing with the reference evaluator failed.
     #[error("{label}: {error}")]

@@ -6,8 +6,8 @@
 //! docs/goldens.md for regeneration).
 use std::path::{Path, PathBuf};
 
-use hlo::io::IoCase;
 use hlo::literal::Array;
+use hlo_eval::io::IoCase;
 use proto::prost_reflect::{
     DescriptorPool, DynamicMessage, EnumDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,
 };
@@ -155,7 +155,7 @@ pub(crate) fn bit_identical(got: &Array, want: &Array) -> Result<(), BitMismatch
 }
 
 /// Whether the reference evaluator can be the oracle for a module: not when it holds an opcode
-/// the evaluator does not evaluate (`hlo::eval::NOT_EVALUATED`): custom-call targets, whose
+/// the evaluator does not evaluate (`hlo_eval::NOT_EVALUATED`): custom-call targets, whose
 /// semantics live in the runtime's registry, not in HLO, and collectives (a one-device
 /// collective-permute, say), which need devices.
 pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
@@ -163,7 +163,7 @@ pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
         .computations
         .iter()
         .flat_map(|c| &c.instructions)
-        .any(|i| hlo::eval::NOT_EVALUATED.contains(&i.opcode))
+        .any(|i| hlo_eval::NOT_EVALUATED.contains(&i.opcode))
 }
 
 /// Backward compatibility: today's runtime loads the exact bytes, executes them, produces
@@ -243,7 +243,7 @@ fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, Repl
         if !evaluator_applies(&module) {
             return Ok(behaviours);
         }
-        let reference = hlo::eval::evaluate_flat(&module, &single.inputs).map_err(|error| {
+        let reference = hlo_eval::evaluate_flat(&module, &single.inputs).map_err(|error| {
             ReplayError::Evaluator {
                 label: label.clone(),
                 error,
@@ -254,11 +254,11 @@ fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, Repl
             .map(|p| p.outputs.clone())
             .unwrap_or_default();
         let mut report = Vec::new();
-        let matched = crate::run_cmd::report(
+        let matched = crate::cmd::run::report(
             "",
             &produced_outputs,
             &reference,
-            crate::run_cmd::ToleranceRule::PerDtype,
+            crate::cmd::run::ToleranceRule::PerDtype,
             &mut report,
         )
         .map_err(|error| ReplayError::Report {
@@ -283,7 +283,7 @@ fn read_module(golden: &GoldenCase) -> Result<hlo::HloModule, ReplayError> {
             file: MODULE_FILE,
             error,
         })?;
-    hlo::parse_module(&text).map_err(|error| ReplayError::ModuleParse {
+    hlo_text::parse_module(&text).map_err(|error| ReplayError::ModuleParse {
         label,
         file: MODULE_FILE,
         error,
