@@ -280,7 +280,7 @@ fn cli_trials() -> Vec<Trial> {
             // (XLA's ragged_all_to_all_thunk, absent from this schema), as a newer compiler's.
             use proto::prost::Message;
             let (hlo, io) = corpus_case("add");
-            let mut bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let mut bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let n = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice())?
                 .thunks
                 .len();

@@ -189,10 +189,7 @@ fn a_shape_whose_size_overflows_64_bits_is_refused_with_its_shape() {
         errs[0].kind.to_string(),
         "shape f32[3,6148914691236517212] is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)"
     );
-    assert!(matches!(
-        errs[0].kind,
-        hlo_verify::VerifyErrorKind::Size(_)
-    ));
+    assert!(matches!(errs[0].kind, hlo_verify::VerifyErrorKind::Size(_)));
     // The count fits 64 bits, the bytes (2^62 x 4) do not.
     expect_one(
         "  ROOT p = f32[4611686018427387904] parameter(0)",

@@ -533,7 +533,7 @@ pub enum VerifyErrorKind {
     Layout(#[from] LayoutError),
     /// A shape too large for 64-bit sizes.
     #[error(transparent)]
-    Size(#[from] SizeError),
+    Size(#[from] hlo::shape::SizeError),
     /// A called computation id names no computation.
     #[error("calls computation #{0} which does not exist")]
     MissingCallee(u32),
