@@ -15,6 +15,7 @@ pub mod contract;
 pub mod fields;
 mod gemm;
 mod reflect;
+pub mod rollout;
 pub mod scan;
 pub mod target;
 mod text;
