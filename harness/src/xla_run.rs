@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use hlo::io::{compare, IoCase};
+use hlo_eval::io::{compare, IoCase};
 use runtime::RuntimeFlags;
 
 use crate::cmd::run::{

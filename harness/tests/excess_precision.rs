@@ -7,16 +7,17 @@
 //! pass by accident.
 use std::path::{Path, PathBuf};
 
-use hlo::eval::{evaluate_with, EvalOptions};
-use hlo::io::IoCase;
 use hlo::literal::Literal;
+use hlo_eval::io::IoCase;
+use hlo_eval::{evaluate_with, EvalOptions};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn module() -> hlo::HloModule {
-    hlo::input::read_module(&root().join("testdata/models/transformer_block_bf16.hlo")).unwrap()
+    hlo_front::input::read_module(&root().join("testdata/models/transformer_block_bf16.hlo"))
+        .unwrap()
 }
 
 fn default_io() -> PathBuf {

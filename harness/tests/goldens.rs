@@ -66,7 +66,7 @@ fn cases_of(store: &GoldenStore, target: &str, version: u32) -> Vec<String> {
 
 fn compile_today(golden: &GoldenCase) -> Result<GpuExecutableProto, Failed> {
     let text = std::fs::read_to_string(golden.dir.join(&golden.case).join("module.hlo"))?;
-    let module = hlo::parse_module(&text).map_err(fail)?;
+    let module = hlo_text::parse_module(&text).map_err(fail)?;
     let config = proto::parse_target_config(&golden.target_config, "target.txtpb").map_err(fail)?;
     let target = compiler::Target::from_config(config, "target.txtpb").map_err(fail)?;
     compiler::compile(&module, &target, &compiler::CompileOptions::default()).map_err(fail)

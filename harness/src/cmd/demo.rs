@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use hlo::io::IoCase;
+use hlo_eval::io::IoCase;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
 
 use crate::cmd::goldens::{target_config_path, GOLDEN_TARGETS};
@@ -69,7 +69,7 @@ fn count_thunks(thunks: &[ThunkProto], kernels: &mut usize, total: &mut usize) {
 }
 
 fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
-    let module = hlo::input::read_module(&case.module)?;
+    let module = hlo_front::input::read_module(&case.module)?;
     let target = compiler::Target::load(config)?;
     let t0 = Instant::now();
     let exe = compiler::compile(&module, &target, &compiler::CompileOptions::default())?;
@@ -98,7 +98,7 @@ fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
         _ => None,
     };
     let oracle: Vec<Vec<hlo::literal::Array>> = if let Some(single) = single {
-        vec![hlo::eval::evaluate_flat(&module, &single.inputs)
+        vec![hlo_eval::evaluate_flat(&module, &single.inputs)
             .map_err(|e| anyhow::anyhow!("reference evaluator: {e}"))?]
     } else {
         expected.iter().map(|c| c.outputs.clone()).collect()

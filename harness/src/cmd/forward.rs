@@ -10,7 +10,7 @@
 //! # How the older runtime's outputs are compared bit for bit
 //!
 //! `aot run` cannot write its outputs; it only compares them with an io file, with the dtype
-//! tolerance of `hlo::io` (exact for integers and `pred`, relative for floats). So today's outputs
+//! tolerance of `hlo_eval::io` (exact for integers and `pred`, relative for floats). So today's outputs
 //! become the io file's expectations, and a case passes only when the older runtime reports
 //! **every** output `OK` with `max_abs_err=0`: for floats that means every element is equal as a
 //! number. What this cannot see: the sign of a zero (`-0 == +0`) and NaN payloads (io files write
@@ -32,7 +32,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use hlo::io::{case_to_json, IoCase};
+use hlo_eval::io::{case_to_json, IoCase};
 use proto::prost::Message;
 use runtime::DeviceDescription;
 
@@ -409,7 +409,7 @@ fn check_case_inner(
         None => {
             let text = std::fs::read_to_string(&case.module)
                 .with_context(|| format!("cannot read {}", case.module.display()))?;
-            let module = hlo::parse_module(&text)
+            let module = hlo_text::parse_module(&text)
                 .map_err(|e| anyhow::anyhow!("{}:{e}", case.module.display()))?;
             let compiler_target = compiler::Target::load(config)?;
             let bytes = match compiler::compile_to_bytes(

@@ -9,7 +9,7 @@
 //!
 //! `--write-outputs FILE` (here, in `aot check-hlo` and `aot eval`) also writes the outputs the
 //! command computed as an io file (`{"inputs": [...], "outputs": [...]}`, the inputs it ran with,
-//! [`hlo::io::case_to_json`]), whether or not they match; with several replicas, replica `r`'s go
+//! [`hlo_eval::io::case_to_json`]), whether or not they match; with several replicas, replica `r`'s go
 //! to [`replica_path`] (`out.io.json` -> `out.replica0.io.json`, the goldens' naming); with
 //! several partitions, device `d`'s (replica `d / P`, partition `d % P`) to [`device_path`]
 //! (`out.device0.io.json`). `--io` takes the same files: one for every device, or one per device.
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use hlo::io::{compare, ComplexArray, IoArray, IoCase, Tolerance};
 use hlo::literal::Array;
+use hlo_eval::io::{compare, ComplexArray, IoArray, IoCase, Tolerance};
 use runtime::{Device, DeviceDescription, EmulatedDevice, Executable, RuntimeFlags};
 
 /// Arguments of `aot run`.
@@ -412,7 +412,7 @@ pub fn write_outputs(path: &Path, inputs: &[Array], outputs: &[Array]) -> anyhow
         inputs: inputs.to_vec(),
         outputs: outputs.to_vec(),
     };
-    std::fs::write(path, hlo::io::case_to_json(&case) + "\n")
+    std::fs::write(path, hlo_eval::io::case_to_json(&case) + "\n")
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
@@ -444,8 +444,8 @@ pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result
 }
 
 /// The io bounds of a loaded executable: each array parameter's element count, each output
-/// leaf's; an io file with longer lists is refused while it is read (hlo::io::Expected).
-fn expected_of(exe: &runtime::Executable) -> hlo::io::Expected {
+/// leaf's; an io file with longer lists is refused while it is read (hlo_eval::io::Expected).
+fn expected_of(exe: &runtime::Executable) -> hlo_eval::io::Expected {
     let elements = |dims: &[i64]| {
         dims.iter()
             .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
@@ -466,7 +466,7 @@ fn expected_of(exe: &runtime::Executable) -> hlo::io::Expected {
         .iter()
         .map(|leaf| elements(&leaf.dims).unwrap_or(usize::MAX))
         .collect();
-    hlo::io::Expected::new(inputs, outputs)
+    hlo_eval::io::Expected::new(inputs, outputs)
 }
 
 /// The replicas and partitions asked for on the command line (`None`: the executable's own);

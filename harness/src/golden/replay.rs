@@ -6,8 +6,8 @@
 //! docs/goldens.md for regeneration).
 use std::path::{Path, PathBuf};
 
-use hlo::io::IoCase;
 use hlo::literal::Array;
+use hlo_eval::io::IoCase;
 use proto::contract::{Version, WireClass};
 use proto::prost_reflect::{
     DescriptorPool, DynamicMessage, EnumDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,
@@ -142,7 +142,7 @@ pub(crate) fn bit_identical(got: &Array, want: &Array) -> Result<(), String> {
 }
 
 /// Whether the reference evaluator can be the oracle for a module: not when it holds an opcode
-/// the evaluator does not evaluate (`hlo::eval::NOT_EVALUATED`): custom-call targets, whose
+/// the evaluator does not evaluate (`hlo_eval::NOT_EVALUATED`): custom-call targets, whose
 /// semantics live in the runtime's registry, not in HLO, and collectives (a one-device
 /// collective-permute, say), which need devices.
 pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
@@ -150,7 +150,7 @@ pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
         .computations
         .iter()
         .flat_map(|c| &c.instructions)
-        .any(|i| hlo::eval::NOT_EVALUATED.contains(&i.opcode))
+        .any(|i| hlo_eval::NOT_EVALUATED.contains(&i.opcode))
 }
 
 /// Backward compatibility: today's runtime loads the exact bytes, executes them, produces
@@ -238,11 +238,12 @@ fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, Stri
     if let [single] = golden.io.as_slice() {
         let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
             .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
-        let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
+        let module =
+            hlo_text::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
         if !evaluator_applies(&module) {
             return Ok(behaviours);
         }
-        let reference = hlo::eval::evaluate_flat(&module, &single.inputs)
+        let reference = hlo_eval::evaluate_flat(&module, &single.inputs)
             .map_err(|e| format!("{label}: the reference evaluator failed: {e}"))?;
         let produced_outputs = produced
             .first()
@@ -473,7 +474,7 @@ pub fn golden_verification(golden: &GoldenCase) -> Result<(), String> {
     let label = golden.label();
     let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
         .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
-    let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
+    let module = hlo_text::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
     let origin = format!("{}/{TARGET_FILE}", golden.dir.display());
     let config =
         proto::parse_target_config(&golden.target_config, &origin).map_err(|e| e.to_string())?;
