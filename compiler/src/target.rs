@@ -155,14 +155,14 @@ impl Target {
             .as_ref()?
             .runtime_version
             .as_str();
-        let mut parts = written.trim().split('.').map(|p| p.parse::<u32>().ok());
-        let major = parts.next().flatten()?;
-        let minor = parts.next().flatten().unwrap_or(0);
-        let patch = parts.next().flatten().unwrap_or(0);
-        if (major, minor, patch) == (0, 0, 0) {
-            return None;
-        }
-        Some((written, ptx::compat::Toolkit { major, minor }))
+        // Read as the runtime reads it (`proto::contract::Version`): a version it would refuse
+        // bounds nothing here either.
+        let v = proto::contract::Version::parse(written).filter(|v| !v.is_zero())?;
+        let toolkit = ptx::compat::Toolkit {
+            major: u32::try_from(v.major).ok()?,
+            minor: u32::try_from(v.minor).ok()?,
+        };
+        Some((written, toolkit))
     }
 
     /// The compute capability executables for this target declare, as a `.target` architecture

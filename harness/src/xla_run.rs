@@ -10,7 +10,9 @@ use anyhow::Context;
 use hlo_eval::io::{compare, IoCase};
 use runtime::RuntimeFlags;
 
-use crate::cmd::run::{execute_arrays, make_devices, read_kernel_ptx, ToleranceRule};
+use crate::cmd::run::{
+    execute_arrays, make_devices, read_kernel_ptx, target_description, ToleranceRule,
+};
 
 /// One executable run to its verdict.
 #[derive(Debug, Clone)]
@@ -66,7 +68,7 @@ pub fn run(
         .executable;
     let kernel_ptx = read_kernel_ptx(ptx)?;
     let flags = RuntimeFlags::default();
-    let devices = make_devices("emulated", target_config, 1, &flags)?;
+    let devices = make_devices("emulated", &target_description(target_config)?, 1, &flags)?;
     let exe = runtime::load_with_kernel_ptx(
         &bytes,
         devices[0].as_ref(),

@@ -64,7 +64,7 @@ fn compiled_matches(allow: bool, target: &str, io: &Path) -> bool {
     harness::cmd::run::load_run_compare(
         &bytes,
         "emulated",
-        &spec,
+        &harness::cmd::run::target_description(&spec).unwrap(),
         &[io.to_owned()],
         harness::cmd::run::DeviceCounts::default(),
         &runtime::RuntimeFlags::default(),

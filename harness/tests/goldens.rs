@@ -325,6 +325,18 @@ fn forward_negative_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
             "field xla.BufferAllocationProto.size (number 2) is int64 (varint) today, the older schema declares bool (varint): the value",
         ),
         (
+            "retyped_int64_to_sint64_zigzag",
+            "softmax",
+            // Both varints on the wire, but an older sint64 reader unzigzags every size.
+            Craft::Schema(|files| {
+                field_mut(files, "xla", "BufferAllocationProto", "size").is_some_and(|f| {
+                    f.set_type(Type::Sint64);
+                    true
+                })
+            }),
+            "field xla.BufferAllocationProto.size (number 2) is int64 (varint) today, the older schema declares sint64 (zigzag varint): the wire type differs",
+        ),
+        (
             "unknown_enum_value",
             "softmax",
             Craft::Schema(|files| {

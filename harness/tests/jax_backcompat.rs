@@ -470,7 +470,8 @@ fn run_case(case: &Value, target: &str) -> Result<(), String> {
     let bytes = harness::cmd::check::compile_file(&mlir, &spec)
         .map_err(|e| first_line("compile", &format!("{e:#}")))?;
     let flags = runtime::RuntimeFlags::default();
-    let devices = harness::cmd::run::make_devices("emulated", &spec, 1, &flags)
+    let devices = harness::cmd::run::target_description(&spec)
+        .and_then(|target| harness::cmd::run::make_devices("emulated", &target, 1, &flags))
         .map_err(|e| format!("device: {e:#}"))?;
     let exe = runtime::load(&bytes, devices[0].as_ref(), &flags)
         .map_err(|e| first_line("load", &format!("{e:#}")))?;

@@ -11,9 +11,11 @@
 //! This crate owns no behaviour beyond encoding: it must not know how the compiler produces these
 //! messages or how the runtime interprets them.
 
+pub mod contract;
 pub mod fields;
 mod gemm;
 mod reflect;
+pub mod rollout;
 pub mod scan;
 pub mod target;
 mod text;

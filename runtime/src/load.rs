@@ -24,6 +24,7 @@
 //! compile error here until the loader decides what it means (checked, or ignored with a reason).
 use std::sync::Arc;
 
+use proto::contract::Version;
 use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};
 use proto::stream_executor::executable_abi_version_proto::{
     CudaPlatformVersionProto, PlatformVersion,
@@ -721,14 +722,12 @@ fn kernel_contract(
     device: &DeviceDescription,
 ) -> KernelContract {
     let toolkit_of = |s: &str| {
-        parse_version(s)
-            .filter(|v| *v != [0, 0, 0])
-            .and_then(|[major, minor, _]| {
-                Some(ptx::compat::Toolkit {
-                    major: u32::try_from(major).ok()?,
-                    minor: u32::try_from(minor).ok()?,
-                })
+        Version::parse(s).filter(|v| !v.is_zero()).and_then(|v| {
+            Some(ptx::compat::Toolkit {
+                major: u32::try_from(v.major).ok()?,
+                minor: u32::try_from(v.minor).ok()?,
             })
+        })
     };
     let declared = abi
         .and_then(|a| a.platform_version.as_ref())
@@ -752,18 +751,6 @@ fn kernel_contract(
         toolkit,
         capability,
     }
-}
-
-/// Parses "X.Y.Z" (missing components are 0).
-fn parse_version(s: &str) -> Option<[u64; 3]> {
-    let mut out = [0u64; 3];
-    let mut n = 0;
-    for (i, part) in s.trim().split('.').enumerate() {
-        let slot = out.get_mut(i)?;
-        *slot = part.parse().ok()?;
-        n += 1;
-    }
-    (n > 0).then_some(out)
 }
 
 /// Steps 2 and 3, the environment checks. Both run before either fails, because the compute
@@ -842,7 +829,7 @@ fn check_version(field: &str, component: &str, needed: &str, have: &str) -> Resu
         return Ok(());
     }
     let path = format!("executable_abi_version.cuda_platform_version.{field}");
-    let need = parse_version(needed).ok_or_else(|| {
+    let need = Version::parse(needed).ok_or_else(|| {
         invalid(format!(
             "{path} is \"{}\", not an X.Y.Z version",
             needed.escape_debug()
@@ -851,10 +838,10 @@ fn check_version(field: &str, component: &str, needed: &str, have: &str) -> Resu
     // A requirement of 0.0.0 asks for nothing: any runtime meets it, one without that component's
     // version too (XLA records the toolkit as 0.0.0 when its target config has no runtime
     // version, as the a100 specs do).
-    if need == [0, 0, 0] {
+    if need.is_zero() {
         return Ok(());
     }
-    let Some(got) = parse_version(have) else {
+    let Some(got) = Version::parse(have) else {
         return Err(Error::failed_precondition(format!(
             "{path}: the executable needs {component} {needed}, the device's runtime has no {component} version"
         )));
@@ -878,16 +865,22 @@ fn check_capability(
         .ok_or_else(|| invalid("gpu_compute_capability is not set"))?;
     match cc {
         gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c) => {
-            if (c.major, c.minor) != (dm, dn) {
+            // Destructured without `..`: a field added to the capability is a compile error
+            // here until the loader decides how it is compared.
+            let CudaComputeCapabilityProto {
+                major,
+                minor,
+                feature_extension,
+            } = *c;
+            if (major, minor) != (dm, dn) {
                 return Err(Error::failed_precondition(format!(
-                    "gpu_compute_capability is sm_{}{} ({}.{}), the device is sm_{dm}{dn} ({dm}.{dn}); an executable runs only on a device with the same major and minor compute capability",
-                    c.major, c.minor, c.major, c.minor
+                    "gpu_compute_capability is sm_{major}{minor} ({major}.{minor}), the device is sm_{dm}{dn} ({dm}.{dn}); an executable runs only on a device with the same major and minor compute capability"
                 )));
             }
             // The feature extension, as XLA compares it: an `sm_90a` executable needs the
             // device's accelerated features, an `sm_100f` one its family features (which an
             // accelerated device has too).
-            let need = capability_features(c)?;
+            let need = capability_features(feature_extension)?;
             let have = device.compute_capability_features;
             if rank(need) > rank(have) {
                 let arch = |features| ptx::compat::Arch {
@@ -923,15 +916,14 @@ fn check_capability(
 
 /// The feature set an executable's CUDA compute capability declares; a `feature_extension` this
 /// runtime does not know is refused (what it would need of the device is unknown).
-fn capability_features(c: &CudaComputeCapabilityProto) -> Result<ptx::compat::Features> {
+fn capability_features(feature_extension: i32) -> Result<ptx::compat::Features> {
     use proto::stream_executor::cuda_compute_capability_proto::FeatureExtension;
-    if FeatureExtension::try_from(c.feature_extension).is_err() {
+    if FeatureExtension::try_from(feature_extension).is_err() {
         return Err(invalid(format!(
-            "gpu_compute_capability.cuda_compute_capability.feature_extension is {}, not a known CudaComputeCapabilityProto.FeatureExtension",
-            c.feature_extension
+            "gpu_compute_capability.cuda_compute_capability.feature_extension is {feature_extension}, not a known CudaComputeCapabilityProto.FeatureExtension"
         )));
     }
-    Ok(crate::device::features_of(c.feature_extension))
+    Ok(crate::device::features_of(feature_extension))
 }
 
 /// Feature sets in inclusion order: baseline ⊂ family ⊂ accelerated.

@@ -11,12 +11,10 @@
 use crate::census::Census;
 use crate::finding::{Finding, Rule};
 
-/// `X.Y` or `X.Y.Z` as (X, Y); anything else is `None`.
-fn major_minor(version: &str) -> Option<(u32, u32)> {
-    let mut parts = version.split('.');
-    let major = parts.next()?.parse().ok()?;
-    let minor = parts.next()?.parse().ok()?;
-    Some((major, minor))
+/// A version (`X.Y.Z` as the ABI writes it, missing components 0: `proto::contract::Version`)
+/// as (X, Y); anything else is `None`.
+fn major_minor(version: &str) -> Option<(u64, u64)> {
+    proto::contract::Version::parse(version).map(|v| (v.major, v.minor))
 }
 
 /// One finding per newest golden whose kernels need a newer CUDA toolkit than it declares.

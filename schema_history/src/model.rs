@@ -32,52 +32,8 @@ impl fmt::Display for Location {
     }
 }
 
-/// How a value is laid out on the wire; changing it breaks every reader.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WireClass {
-    /// int32, int64, uint32, uint64, bool, enum.
-    Varint,
-    /// sint32, sint64.
-    ZigZag,
-    /// fixed32, sfixed32, float.
-    Fixed32,
-    /// fixed64, sfixed64, double.
-    Fixed64,
-    /// string, bytes, messages.
-    Length,
-    /// proto2 groups.
-    Group,
-}
-
-impl WireClass {
-    fn of(kind: &Kind, is_group: bool) -> WireClass {
-        match kind {
-            Kind::Int32
-            | Kind::Int64
-            | Kind::Uint32
-            | Kind::Uint64
-            | Kind::Bool
-            | Kind::Enum(_) => WireClass::Varint,
-            Kind::Sint32 | Kind::Sint64 => WireClass::ZigZag,
-            Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => WireClass::Fixed32,
-            Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => WireClass::Fixed64,
-            Kind::Message(_) if is_group => WireClass::Group,
-            Kind::String | Kind::Bytes | Kind::Message(_) => WireClass::Length,
-        }
-    }
-
-    /// Lower-case name for messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            WireClass::Varint => "varint",
-            WireClass::ZigZag => "zigzag varint",
-            WireClass::Fixed32 => "fixed32",
-            WireClass::Fixed64 => "fixed64",
-            WireClass::Length => "length-delimited",
-            WireClass::Group => "group",
-        }
-    }
-}
+/// How a value is laid out on the wire (one home: `proto::contract`).
+pub use proto::contract::WireClass;
 
 /// A field of a reachable message.
 #[derive(Debug, Clone)]

@@ -1113,12 +1113,36 @@ pub fn windows(
             format!("new construct `{construct}` (in the schema since {since})"),
             construct_location(head.model, construct),
             format!(
-                "land runtime support first; keep compiler emission off by default until {} (14 days), then keep the legacy path 6 months",
-                since.add_days(FORWARD_WINDOW_DAYS)
+                "land runtime support first; keep compiler emission off by default until {} (14 days), then keep the legacy path 6 months{}",
+                since.add_days(FORWARD_WINDOW_DAYS),
+                rollout_row(construct)
             ),
         ));
     }
     out
+}
+
+/// What the rollout table (`proto::rollout`, the one home of each staged construct's numbers and
+/// dates) says of `construct`, for the staged-rollout note: its row, flag and stage-2 date; nothing
+/// when it has no row.
+fn rollout_row(construct: &str) -> String {
+    let row = proto::rollout::ROLLOUTS.iter().find(|r| {
+        construct == r.construct
+            || construct
+                .strip_prefix(r.construct)
+                .is_some_and(|rest| rest.starts_with('.'))
+    });
+    match row {
+        Some(r) => format!(
+            "; proto::rollout has it as `{}`{}, stage 2 from {}",
+            r.name,
+            r.option
+                .map(|o| format!(" behind CompileOptions::{o}"))
+                .unwrap_or_default(),
+            r.stage2
+        ),
+        None => String::new(),
+    }
 }
 
 /// A limit lowered while `golden` (inside the backward window) depends on it.
@@ -1137,4 +1161,22 @@ fn limit_tightened(name: &str, old: &str, new: &str, golden: &crate::census::Gol
             "keep the default at {old} (a deployment may set a lower value itself) until {legal}, or raise it instead"
         ),
     )
+}
+
+#[cfg(test)]
+mod rollout_row_tests {
+    use super::rollout_row;
+
+    #[test]
+    fn staged_rollout_notes_name_the_constructs_row() {
+        assert_eq!(
+            rollout_row("xla.gpu.LaunchDimensionsProto.block_counts_xyz"),
+            "; proto::rollout has it as `launch_dims` behind CompileOptions::emit_launch_dims_xyz, stage 2 from 2026-12-15"
+        );
+        assert_eq!(
+            rollout_row("xla.gpu.ThunkProto.fft_thunk"),
+            "; proto::rollout has it as `fft_thunk` behind CompileOptions::emit_fft_thunk, stage 2 from 2026-12-18"
+        );
+        assert_eq!(rollout_row("xla.gpu.LaunchDimensionsProtoX"), "");
+    }
 }

@@ -24,8 +24,8 @@ pub(super) fn thunk(
         opaque: opaque.to_vec(),
         api_version,
         // The typed FFI's attributes at 6, the number every runtime reads (1000 is
-        // read only by runtimes from 2026-12-01 on: the move waits for 2026-12-15,
-        // docs/artifact.md). Legacy calls keep their config in `opaque` and fill
+        // read only by runtimes from stage 1 on: the move waits for stage 2 of
+        // `proto::rollout::CUSTOM_CALL_ATTRIBUTES`). Legacy calls keep their config in `opaque` and fill
         // neither.
         attributes: attributes.clone().into_iter().collect(),
         called_computation: None,

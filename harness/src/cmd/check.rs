@@ -87,25 +87,28 @@ pub fn run_with(
         }
         _ => args.io.clone(),
     };
-    let ok = crate::cmd::run::load_run_compare(
-        &bytes,
-        "emulated",
-        &args.target_config,
-        &io,
-        crate::cmd::run::DeviceCounts::default(),
-        &flags,
-        crate::cmd::run::RunReport::default(),
-        args.write_outputs.as_deref(),
-        None,
-        out,
-    )
-    .with_context(|| {
-        format!(
-            "{} (compiled, {} bytes)",
-            args.module.display(),
-            bytes.len()
-        )
-    })?;
+    let ok = crate::cmd::run::target_description(&args.target_config)
+        .and_then(|target| {
+            crate::cmd::run::load_run_compare(
+                &bytes,
+                "emulated",
+                &target,
+                &io,
+                crate::cmd::run::DeviceCounts::default(),
+                &flags,
+                crate::cmd::run::RunReport::default(),
+                args.write_outputs.as_deref(),
+                None,
+                out,
+            )
+        })
+        .with_context(|| {
+            format!(
+                "{} (compiled, {} bytes)",
+                args.module.display(),
+                bytes.len()
+            )
+        })?;
     Ok(if ok { 0 } else { 1 })
 }
 

@@ -246,15 +246,15 @@ pub fn target_description(target_config: &Path) -> anyhow::Result<DeviceDescript
         .with_context(|| target_config.display().to_string())
 }
 
-/// Builds `count` devices of `kind` for a target config; emulated ones read `flags` (the
-/// per-launch instruction budget and wall-time limit).
+/// Builds `count` devices of `kind` that `description` describes (a target config's,
+/// [`target_description`]); emulated ones read `flags` (the per-launch instruction budget and
+/// wall-time limit).
 pub fn make_devices(
     kind: &str,
-    target_config: &Path,
+    description: &DeviceDescription,
     count: usize,
     flags: &RuntimeFlags,
 ) -> anyhow::Result<Vec<Arc<dyn Device>>> {
-    let description = target_description(target_config)?;
     (0..count)
         .map(|i| -> anyhow::Result<Arc<dyn Device>> {
             Ok(match kind {
@@ -514,7 +514,8 @@ fn device_label(exe: &Executable, d: usize) -> (String, &'static str) {
     }
 }
 
-/// Loads `bytes` on devices built from the target config, runs every device (each replica and
+/// Loads `bytes` on devices the target config describes (`target`, read once by the caller:
+/// [`target_description`]), runs every device (each replica and
 /// partition) with its io case and prints verdicts; with `write_outputs`, also writes the
 /// computed outputs there (per replica, [`replica_path`], or per device, [`device_path`], when
 /// there are several) before they are compared. `Ok(true)` when everything matches.
@@ -522,7 +523,7 @@ fn device_label(exe: &Executable, d: usize) -> (String, &'static str) {
 pub fn load_run_compare(
     bytes: &[u8],
     device_kind: &str,
-    target_config: &Path,
+    target: &DeviceDescription,
     io: &[PathBuf],
     counts: DeviceCounts,
     flags: &RuntimeFlags,
@@ -531,7 +532,7 @@ pub fn load_run_compare(
     kernel_ptx: Option<&runtime::KernelPtx>,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
-    let probe = make_devices(device_kind, target_config, 1, flags)?;
+    let probe = make_devices(device_kind, target, 1, flags)?;
     let started = std::time::Instant::now();
     let exe = match kernel_ptx {
         Some(k) => runtime::load_with_kernel_ptx(
@@ -563,7 +564,7 @@ pub fn load_run_compare(
     let devices = if n == 1 {
         probe
     } else {
-        make_devices(device_kind, target_config, n, flags)?
+        make_devices(device_kind, target, n, flags)?
     };
     let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
     let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
@@ -699,8 +700,8 @@ fn unknown_thunk_kinds(e: &anyhow::Error) -> Option<String> {
 /// the `GpuExecutableProto` first).
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     // The target config first, outside the artifact's context: a bad config was reported
-    // under the artifact's path.
-    target_description(&args.target_config)?;
+    // under the artifact's path. Read once: the devices are built from this description.
+    let target = target_description(&args.target_config)?;
     let raw = std::fs::read(&args.artifact)
         .with_context(|| format!("cannot read {}", args.artifact.display()))?;
     let bytes = crate::xla_artifact::unwrap(&raw)
@@ -719,7 +720,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let ok = load_run_compare(
         &bytes,
         &args.device,
-        &args.target_config,
+        &target,
         &args.io,
         DeviceCounts {
             replicas: args.replicas,

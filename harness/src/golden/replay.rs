@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use hlo::literal::Array;
 use hlo_eval::io::IoCase;
+use proto::contract::{Version, WireClass};
 use proto::prost_reflect::{
     DescriptorPool, DynamicMessage, EnumDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,
 };
@@ -782,13 +783,10 @@ pub fn accepted_abi(
     Ok(split.message.executable_abi_version)
 }
 
-/// The `X.Y.Z` components of a version string (missing components are 0); `None` if not numeric.
+/// The `X.Y.Z` components of a version string (missing components are 0); `None` if not an
+/// `X.Y.Z` version ([`Version::parse`], the runtime's reading).
 fn version_triple(v: &str) -> Option<(u64, u64, u64)> {
-    let mut parts = v.trim().split('.').map(|p| p.parse::<u64>().ok());
-    let major = parts.next()??;
-    let minor = parts.next().unwrap_or(Some(0))?;
-    let patch = parts.next().unwrap_or(Some(0))?;
-    Some((major, minor, patch))
+    Version::parse(v).map(|v| (v.major, v.minor, v.patch))
 }
 
 fn cuda_versions(abi: &ExecutableAbiVersionProto) -> [(&'static str, &'static str, String); 3] {
@@ -854,30 +852,6 @@ fn declared_type(kind: &Kind) -> String {
     }
 }
 
-/// The wire type a field of this kind is written with.
-fn wire_type(kind: &Kind) -> &'static str {
-    match kind {
-        Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => "fixed64",
-        Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => "fixed32",
-        Kind::String | Kind::Bytes | Kind::Message(_) => "length-delimited",
-        _ => "varint",
-    }
-}
-
-/// The encodings within which protobuf documents a type change as wire-compatible (values are
-/// read back truncated or reinterpreted, so each value must also fit the older type).
-fn compat_group(kind: &Kind) -> Option<u8> {
-    match kind {
-        Kind::Int32 | Kind::Int64 | Kind::Uint32 | Kind::Uint64 | Kind::Bool | Kind::Enum(_) => {
-            Some(0)
-        }
-        Kind::Sint32 | Kind::Sint64 => Some(1),
-        Kind::Fixed32 | Kind::Sfixed32 => Some(2),
-        Kind::Fixed64 | Kind::Sfixed64 => Some(3),
-        _ => None,
-    }
-}
-
 /// An integer value as written, widened.
 fn integer(v: &Value) -> Option<i128> {
     match v {
@@ -915,12 +889,14 @@ fn same_reading(today: &Kind, old: &Kind, value: &Value) -> Result<(), ReadingMi
     }
     let mismatch = |value: Option<i128>| ReadingMismatch {
         today: declared_type(today),
-        today_wire: wire_type(today),
+        today_wire: WireClass::of(today, false).name(),
         old: declared_type(old),
-        old_wire: wire_type(old),
+        old_wire: WireClass::of(old, false).name(),
         value,
     };
-    if compat_group(today).is_none() || compat_group(today) != compat_group(old) {
+    // Protobuf documents a change of integer type as wire-compatible within one wire class.
+    let class = WireClass::of_integer(today);
+    if class.is_none() || class != WireClass::of_integer(old) {
         return Err(mismatch(None));
     }
     let values: Vec<&Value> = match value {

@@ -418,14 +418,16 @@ fn collective_buffer(
 }
 
 /// A collective's group mode at the v1 number 3, which the compiler writes by default until the
-/// stage-2 date of the move to 1001 (2026-12-15); artifacts written before then carry only it.
+/// stage-2 date of the move to 1001 ([`proto::rollout::GROUP_MODE`]); artifacts written before
+/// then carry only it.
 // Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_group_mode(group_mode: i32) -> (i32, &'static str) {
     (group_mode, "group_mode")
 }
 
 /// A collective's channel id at the v1 number 4, which the compiler writes by default until the
-/// stage-2 date of the move to 1000 (2026-12-15); artifacts written before then carry only it.
+/// stage-2 date of the move to 1000 ([`proto::rollout::OP_ID`]); artifacts written before then
+/// carry only it.
 // Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_op_id(op_id: i64) -> i64 {
     op_id

@@ -104,8 +104,9 @@ fn check_api_version(
 }
 
 /// Attributes at the v1 number 6, where the hand-written goldens v1 and v2 (2026-12-01) carry
-/// them and where today's compiler writes a typed-FFI call's attributes (until 2026-12-15: runtimes
-/// older than 2026-12-01 read only 6); hand-written versions from v3 on write them at 1000. The
+/// them and where today's compiler writes a typed-FFI call's attributes (until the stage-2 date of
+/// [`proto::rollout::CUSTOM_CALL_ATTRIBUTES`]: runtimes older than its stage 1 read only 6);
+/// hand-written versions from v3 on write them at 1000. The
 /// last artifacts with attributes at 6 are the compiler's of 2026-12-14: 6 months later, in June
 /// 2027, this reading may go.
 // Can be removed in June 2027 (6 months backward compatibility window).

@@ -213,7 +213,8 @@ pub(super) fn gemm(ctx: &DecodeContext<'_>, g: &GemmThunkProto, path: &str) -> R
 }
 
 /// A gemm's config at the v1 number 1, which the compiler writes by default until the stage-2
-/// date of the move to 1000 (2026-12-15); artifacts written before then carry only it.
+/// date of the move to 1000 ([`proto::rollout::GEMM_CONFIG`]); artifacts written before then
+/// carry only it.
 // Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_gemm_config<'a>(
     gemm_config: Option<&'a GemmConfigProto>,

@@ -180,8 +180,8 @@ fn launch_dims(
 }
 
 /// The launch counts at the v1 numbers 1 and 2, which the compiler writes by default until the
-/// stage-2 date of the move to 1000/1001 (2026-12-15); artifacts written before then carry only
-/// these.
+/// stage-2 date of the move to 1000/1001 ([`proto::rollout::LAUNCH_DIMS`]); artifacts written
+/// before then carry only these.
 // Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_launch_dims(
     p: &LaunchDimensionsProto,

@@ -405,8 +405,9 @@ fn slice_fields<'a>(
 }
 
 /// Slices at the v1 numbers (a copy's 1 and 2, a collective buffer's 2 and 3), which the
-/// compiler writes by default until the stage-2 date of both moves to 1000/1001 (2026-12-15);
-/// artifacts written before then carry only these.
+/// compiler writes by default until the stage-2 date of both moves to 1000/1001
+/// ([`proto::rollout::COPY_SLICES`], [`proto::rollout::COLLECTIVE_SLICES`]); artifacts written
+/// before then carry only these.
 // Can be removed in June 2027 (6 months backward compatibility window).
 fn legacy_slice_pair<'a>(
     source_buffer: Option<&'a BufferAllocationSliceProto>,

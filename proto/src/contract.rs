@@ -1,0 +1,140 @@
+//! Facts of the contract that more than one crate reads, kept here once: the `X.Y.Z` versions of
+//! `ExecutableAbiVersionProto` and the target config (the runtime's ABI check, the compiler's
+//! toolkit bound, the harness's ABI probes and the bot's kernel-header rule all parse them), and
+//! the wire class of a field type (the bot's schema rules and the harness's forward replay both
+//! compare them).
+use std::fmt;
+
+use prost_reflect::Kind;
+
+/// A version as the ABI and the target config write it: `X.Y.Z`, with missing components 0
+/// (`12.4` is 12.4.0). Ordered component by component, as the ABI check compares them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Version {
+    /// X.
+    pub major: u64,
+    /// Y.
+    pub minor: u64,
+    /// Z.
+    pub patch: u64,
+}
+
+impl Version {
+    /// Parses `X`, `X.Y` or `X.Y.Z` (surrounding whitespace ignored); `None` for anything else:
+    /// an empty string, a non-numeric component, or more than three.
+    pub fn parse(s: &str) -> Option<Version> {
+        let mut out = [0u64; 3];
+        let mut n = 0;
+        for (i, part) in s.trim().split('.').enumerate() {
+            let slot = out.get_mut(i)?;
+            *slot = part.parse().ok()?;
+            n += 1;
+        }
+        let [major, minor, patch] = out;
+        (n > 0).then_some(Version {
+            major,
+            minor,
+            patch,
+        })
+    }
+
+    /// 0.0.0: what XLA records for a component its target config has no version of; a
+    /// requirement of 0.0.0 asks for nothing.
+    pub fn is_zero(self) -> bool {
+        self == Version::default()
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// How a value is laid out on the wire; changing it breaks every reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WireClass {
+    /// int32, int64, uint32, uint64, bool, enum.
+    Varint,
+    /// sint32, sint64.
+    ZigZag,
+    /// fixed32, sfixed32, float.
+    Fixed32,
+    /// fixed64, sfixed64, double.
+    Fixed64,
+    /// string, bytes, messages.
+    Length,
+    /// proto2 groups.
+    Group,
+}
+
+impl WireClass {
+    /// The class of a field of type `kind` (`is_group`: a proto2 group, whose message is
+    /// delimited by start and end tags instead of a length).
+    pub fn of(kind: &Kind, is_group: bool) -> WireClass {
+        match kind {
+            Kind::Int32
+            | Kind::Int64
+            | Kind::Uint32
+            | Kind::Uint64
+            | Kind::Bool
+            | Kind::Enum(_) => WireClass::Varint,
+            Kind::Sint32 | Kind::Sint64 => WireClass::ZigZag,
+            Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => WireClass::Fixed32,
+            Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => WireClass::Fixed64,
+            Kind::Message(_) if is_group => WireClass::Group,
+            Kind::String | Kind::Bytes | Kind::Message(_) => WireClass::Length,
+        }
+    }
+
+    /// The class within which protobuf documents a change of an integer type as
+    /// wire-compatible (values are read back truncated or reinterpreted, so each value must also
+    /// fit the older type); `None` for floats, strings, bytes and messages, whose type changes
+    /// never are.
+    pub fn of_integer(kind: &Kind) -> Option<WireClass> {
+        match kind {
+            Kind::Float | Kind::Double | Kind::String | Kind::Bytes | Kind::Message(_) => None,
+            k => Some(WireClass::of(k, false)),
+        }
+    }
+
+    /// Lower-case name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            WireClass::Varint => "varint",
+            WireClass::ZigZag => "zigzag varint",
+            WireClass::Fixed32 => "fixed32",
+            WireClass::Fixed64 => "fixed64",
+            WireClass::Length => "length-delimited",
+            WireClass::Group => "group",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_with_missing_components_zero_and_nothing_else() {
+        let v = |major, minor, patch| {
+            Some(Version {
+                major,
+                minor,
+                patch,
+            })
+        };
+        assert_eq!(Version::parse("12.4.1"), v(12, 4, 1));
+        assert_eq!(Version::parse(" 12.4 "), v(12, 4, 0));
+        assert_eq!(Version::parse("9"), v(9, 0, 0));
+        for bad in ["", "12.x", "1.2.3.4", "12..1", "-1.0.0", "v12"] {
+            assert_eq!(Version::parse(bad), None, "{bad:?}");
+        }
+        assert!(Version::parse("0.0").is_some_and(Version::is_zero));
+        assert!(Version::parse("12.4.1") > Version::parse("12.4"));
+        assert_eq!(
+            Version::parse("12.4").map(|v| v.to_string()),
+            Some("12.4.0".into())
+        );
+    }
+}
