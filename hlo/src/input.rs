@@ -375,7 +375,6 @@ pub const UNSUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::BatchNormGrad,
     Opcode::BatchNormInference,
     Opcode::BatchNormTraining,
-    Opcode::Cholesky,
     Opcode::CollectiveBroadcast,
     Opcode::CollectivePermuteDone,
     Opcode::CollectivePermuteStart,

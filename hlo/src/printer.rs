@@ -680,6 +680,12 @@ impl Printer<'_> {
                 push("transpose_a", t.name().to_string());
             }
         }
+        if let Some(o) = &a.cholesky {
+            // XLA prints `cholesky_options`' set fields: `lower=false` is omitted.
+            if o.lower {
+                push("lower", "true".to_string());
+            }
+        }
         if let Some(t) = a.fft_type {
             push("fft_type", t.name().to_string());
         }
