@@ -6,12 +6,12 @@
 //! matrix that is not positive definite) must give the evaluator's answer in both, which keeps
 //! XLA:GPU's meaning: the other triangle holds the operand's values and a failed matrix is all
 //! NaN (`NaN + NaN i` for complex).
+use harness::cmd::run::ToleranceRule;
 use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use harness::run_cmd::ToleranceRule;
-use hlo::io::{compare, IoCase};
 use hlo::literal::{Array, Data};
+use hlo_eval::io::{compare, IoCase};
 use proto::prost::Message;
 
 const POTRF: &str = "registry:cusolver_potrf_ffi";
@@ -63,7 +63,7 @@ fn every_cholesky_piece_runs_in_both_forms() {
     names.sort();
     assert!(names.len() >= 24, "{names:?}");
     for name in &names {
-        let module = hlo::input::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
+        let module = hlo_front::input::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
         let want = IoCase::read(&dir.join(format!("{name}.io.json"))).unwrap();
         for native in [false, true] {
             let got = run(&module, native, &want);
@@ -119,8 +119,8 @@ fn raw_cholesky_keeps_xla_gpus_meaning_in_both_forms() {
             let text = format!(
                 "HloModule chol\n\nENTRY e {{\n  a = {ty}[2,3,3] parameter(0)\n  ROOT c = {ty}[2,3,3] cholesky(a), lower={lower}\n}}\n"
             );
-            let module = hlo::parse_module(&text).unwrap();
-            let want = hlo::eval::evaluate_flat(&module, std::slice::from_ref(&a)).unwrap();
+            let module = hlo_text::parse_module(&text).unwrap();
+            let want = hlo_eval::evaluate_flat(&module, std::slice::from_ref(&a)).unwrap();
             let nan = match want[0].data() {
                 Data::F32(v) => v[9..].iter().all(|x| x.is_nan()),
                 Data::F64(v) => v[9..].iter().all(|x| x.is_nan()),
