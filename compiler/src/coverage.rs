@@ -36,6 +36,10 @@ pub const SUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::Broadcast,
     Opcode::Call,
     Opcode::Ceil,
+    // Expanded into a column loop before fusion (passes/cholesky.rs) until
+    // CompileOptions::emit_cusolver_potrf; the embedded module keeps it (with
+    // `cholesky_options`), so the golden coverage asks for a case.
+    Opcode::Cholesky,
     Opcode::Clamp,
     // Rewritten into an all-gather, dynamic-slices and a select before fusion
     // (passes/permute.rs) until CompileOptions::emit_collective_permute; the embedded module

@@ -59,6 +59,11 @@ pub fn optimize(module: &HloModule, options: &CompileOptions) -> Result<HloModul
     if !options.emit_fft_thunk {
         passes::fft::run(&mut m)?;
     }
+    if options.emit_cusolver_potrf {
+        passes::cholesky::to_potrf(&mut m)?;
+    } else {
+        passes::cholesky::run(&mut m)?;
+    }
     passes::run_pipeline(&mut m, options)?;
     Ok(m)
 }

@@ -116,6 +116,13 @@ pub struct CompileOptions {
     /// ([`crate::passes::fft`]): the same transform with a DFT's `O(n·eps)` error instead of an
     /// FFT's `O(log n·eps)`, for lengths up to 1024.
     pub emit_fft_thunk: bool,
+    /// Staged rollout (issue 27), stage 1 since 2026-12-03, when runtimes gained the
+    /// `cusolver_potrf_ffi` handler: lower `cholesky` to that custom call (cuSOLVER `potrf`, as
+    /// XLA:GPU's `GpusolverRewriter` does; [`crate::passes::cholesky::to_potrf`]). Runtimes
+    /// before 2026-12-03 refuse the target at load, so this is **off by default**; the default
+    /// may flip on 2026-12-17. While off, each cholesky becomes a column loop of ops every
+    /// runtime runs ([`crate::passes::cholesky::run`]), with the same meaning.
+    pub emit_cusolver_potrf: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -152,6 +159,7 @@ impl Default for CompileOptions {
             emit_partitions: false,
             emit_collective_permute: false,
             emit_fft_thunk: false,
+            emit_cusolver_potrf: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,

@@ -23,30 +23,14 @@ use serde_json::Value;
 const TARGETS: [&str; 2] = ["h100_sxm", "a100_sxm_80"];
 
 /// Cases that fail today, with the first line of their failure (a prefix of it; the same on both
-/// targets). Whoever lands support for a case removes its entry (the trial says so). Regenerated
-/// after the JAX CUDA handlers landed (2026-12-03) from this binary's report, then after complex
-/// numbers landed in the compiler (branch complex27: 12 of the 14 complex cases pass). `geqrf`
-/// (f32, c64, c128) differs from JAX's recorded GPU output in one element, R[1][2][2] of a rank-2
-/// input (`iota(9).reshape(3, 3)`): its exact value is 0, the GPU's roundoff gave 1.45e-6 (f32),
-/// 1.50e-6 (c64) and -1.8e-15 (c128), the handler gives about -2e-15 (0 for c128), and JAX's check
-/// allows atol + rtol * |want| there (1e-6 + 1e-3|want| for f32/c64, 1e-15 + 1e-5|want| for
-/// c128). All are right to the type's precision; the entries record the mismatch rather than
-/// loosening JAX's tolerance.
+/// targets). Whoever lands support for a case removes its entry (the trial says so). Empty since
+/// 2026-12-04: the three `geqrf` data sets (f32, c64, c128) that missed one exactly-zero element
+/// at roundoff pass since the handlers compute in the operand's own precision in LAPACK's
+/// unblocked order with fused multiply-adds (docs/jax_backcompat.md, "Precision"), which gives
+/// cuSOLVER's recorded roundoff bit for bit on one of the two matrices and within JAX's atol on
+/// the other.
 #[rustfmt::skip]
-const KNOWN_REFUSALS: &[(&str, &str)] = &[
-    (
-        "cuda_qr_cusolver_geqrf__2024_09_26__c128",
-        "check: output 1: 1 of 18 elements not close (rtol=1e-5 atol=1e-15), max |err| 3.9968028886505635e-15, first at [0, 2, 2]: got (0.0, 0.0) want (-1.7577018578317312e-15, 0.0)",
-    ),
-    (
-        "cuda_qr_cusolver_geqrf__2024_09_26__c64",
-        "check: output 1: 1 of 18 elements not close (rtol=1e-3 atol=1e-6), max |err| 3.814697265625e-6, first at [1, 2, 2]: got (-2.1094237467877974e-15, 0.0) want (1.5032537703518756e-6, 0.0)",
-    ),
-    (
-        "cuda_qr_cusolver_geqrf__2024_09_26__f32",
-        "check: output 1: 1 of 18 elements not close (rtol=1e-3 atol=1e-6), max |err| 3.814697265625e-6, first at [1, 2, 2]: got (-2.1094237467877974e-15, 0.0) want (1.4548683111570426e-6, 0.0)",
-    ),
-];
+const KNOWN_REFUSALS: &[(&str, &str)] = &[];
 
 fn dir() -> PathBuf {
     root().join("testdata/jax_backcompat")

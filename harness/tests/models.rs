@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Ten suites:
+//! in `NAME.io.json`), with default flags. Eleven suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -30,6 +30,11 @@
 //! - `fft`: `jnp.fft.fft` / `ifft` / `rfft` / `irfft` / `fft2` / `rfftn` on c64 and c128 at
 //!   lengths 8, 12, 100 and odd ones (`testdata/fft/`, `tools/jax_exports/fft.py`), in the
 //!   default form (dots with twiddle matrices); `fft_thunk.rs` runs them as the FFT thunk;
+//! - `cholesky`: `jnp.linalg.cholesky`, `jax.scipy.linalg.cho_factor` (lower and upper),
+//!   `cho_solve` and `cholesky(lower=False)`, single and batched, f32/f64/c64/c128, and a batch
+//!   with a matrix that is not positive definite (`testdata/cholesky/`,
+//!   `tools/jax_exports/cholesky.py`: the `cholesky` op, not LAPACK's custom call), in the
+//!   default form (the column loop; `cholesky_potrf.rs` runs them as `cusolver_potrf_ffi`);
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
 //!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`).
 //!
@@ -150,6 +155,15 @@ const SUITES: &[Suite] = &[
         dir: "testdata/fft",
         exts: &["hlo", "mlir"],
         min_cases: 16,
+        expected_to_fail: &[],
+        exact: false,
+        io_dir: None,
+    },
+    Suite {
+        name: "cholesky",
+        dir: "testdata/cholesky",
+        exts: &["hlo", "mlir"],
+        min_cases: 24,
         expected_to_fail: &[],
         exact: false,
         io_dir: None,

@@ -446,6 +446,8 @@ pub struct Attrs {
     /// `left_side=`, `lower=`, `unit_diagonal=`, `transpose_a=` of triangular-solve (any one
     /// written makes this `Some`).
     pub triangular_solve: Option<TriangularSolveOptions>,
+    /// `lower=` of cholesky; `None` (nothing written) reads as XLA's default, `lower=false`.
+    pub cholesky: Option<CholeskyOptions>,
     /// `distribution=` of rng.
     pub distribution: Option<RandomDistribution>,
     /// `algorithm=` of rng-bit-generator.

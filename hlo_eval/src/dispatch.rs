@@ -342,6 +342,11 @@ pub(super) fn contraction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
             let o = attr(&a.triangular_solve, op, "transpose_a")?;
             one(linalg::triangular_solve(array(0)?, array(1)?, o)?)
         }
+        Opcode::Cholesky => {
+            nops(1)?;
+            let o = a.cholesky.unwrap_or_default();
+            one(linalg::cholesky(array(0)?, &o)?)
+        }
         other => Err(EvalError::Unimplemented {
             opcode: other.name().to_string(),
         }),

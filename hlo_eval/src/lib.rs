@@ -553,9 +553,11 @@ impl<'m> Interp<'m> {
             | Opcode::DynamicSlice
             | Opcode::DynamicUpdateSlice
             | Opcode::Gather => dispatch::movement(&s),
-            Opcode::Dot | Opcode::Convolution | Opcode::TriangularSolve | Opcode::Fft => {
-                dispatch::contraction(&s)
-            }
+            Opcode::Dot
+            | Opcode::Convolution
+            | Opcode::TriangularSolve
+            | Opcode::Cholesky
+            | Opcode::Fft => dispatch::contraction(&s),
             Opcode::Reduce
             | Opcode::ReduceWindow
             | Opcode::Scatter

@@ -1,10 +1,17 @@
-//! `triangular-solve`: forward or back substitution per batch element, in `f64`, rounded once to
-//! the element type.
+//! `triangular-solve` and `cholesky`, per batch element, in `f64` (complex in `f64` pairs),
+//! rounded once to the element type.
 //!
-//! Only the triangle `lower=` names is read (JAX passes whole matrices whose other triangle holds
-//! whatever the factorization left there), and the diagonal is not read when `unit_diagonal=`.
-use hlo::ir::{Transpose, TriangularSolveOptions};
-use hlo::literal::{element_count, Array, Data};
+//! triangular-solve: forward or back substitution. Only the triangle `lower=` names is read (JAX
+//! passes whole matrices whose other triangle holds whatever the factorization left there), and
+//! the diagonal is not read when `unit_diagonal=`.
+//!
+//! cholesky: XLA:GPU's meaning (cuSOLVER `potrf` in place, then XLA's NaN fill): the named
+//! triangle is read and receives the factor, the other triangle keeps the operand's values (XLA
+//! calls them implementation-defined; XLA:CPU's expander writes zeros there), and a matrix whose
+//! leading minor of some order is not positive definite (a pivot `<= 0` or NaN) becomes all NaN.
+use hlo::complex::Complex;
+use hlo::ir::{CholeskyOptions, Transpose, TriangularSolveOptions};
+use hlo::literal::{element_count, Array, DType, Data};
 
 use super::{invalid, EvalError};
 
@@ -111,6 +118,93 @@ fn solve_batch(op: &OpA<'_>, op_lower: bool, left: bool, rows: usize, cols: usiz
             row.copy_from_slice(&v);
         }
     }
+}
+
+/// XLA's `Cholesky` of `a` (`[..., n, n]`, floating or complex); see the module doc.
+pub fn cholesky(a: &Array, o: &CholeskyOptions) -> Result<Array, EvalError> {
+    const OP: &str = "cholesky";
+    let dims = a.dims();
+    let r = dims.len();
+    if r < 2 || dims[r - 1] != dims[r - 2] {
+        return Err(invalid(
+            OP,
+            format!("a must be [..., n, n], found {dims:?}"),
+        ));
+    }
+    let n = dims[r - 1];
+    let dtype = a.dtype();
+    let mut z: Vec<Complex<f64>> = match a.data() {
+        Data::C64(v) => v
+            .iter()
+            .map(|z| Complex::new(f64::from(z.re), f64::from(z.im)))
+            .collect(),
+        Data::C128(v) => v.clone(),
+        d if dtype.is_float() => d.to_f64_vec().into_iter().map(Complex::from_real).collect(),
+        _ => {
+            return Err(invalid(
+                OP,
+                format!("needs a floating-point or complex operand, got {dtype}"),
+            ))
+        }
+    };
+    if n > 0 {
+        for m in z.chunks_exact_mut(n * n) {
+            if !potrf(m, n, o.lower) {
+                m.fill(Complex::new(f64::NAN, f64::NAN));
+            }
+        }
+    }
+    let data = match dtype {
+        DType::C64 => Data::C64(
+            z.iter()
+                .map(|z| Complex::new(z.re as f32, z.im as f32))
+                .collect(),
+        ),
+        DType::C128 => Data::C128(z),
+        _ => Data::from_wide_f(dtype, z.iter().map(|z| z.re).collect()),
+    };
+    Array::new(dims.to_vec(), data).map_err(|e| invalid(OP, e.to_string()))
+}
+
+/// LAPACK's unblocked `xPOTF2` on one row-major `n x n` matrix, in place: with `lower`, `A = L Lᴴ`
+/// from the lower triangle (`m[i][k]`, `i >= k`); otherwise `A = Uᴴ U` from the upper triangle,
+/// which is the lower algorithm on the conjugate transpose. The diagonal is read as real. False
+/// when a pivot is not positive (or NaN): the factorization stops there.
+fn potrf(m: &mut [Complex<f64>], n: usize, lower: bool) -> bool {
+    // (i, k) of the lower-triangular view.
+    let at = |i: usize, k: usize| if lower { i * n + k } else { k * n + i };
+    let get = |m: &[Complex<f64>], i: usize, k: usize| {
+        let v = m[at(i, k)];
+        if lower {
+            v
+        } else {
+            Complex::new(v.re, -v.im)
+        }
+    };
+    for j in 0..n {
+        let mut ajj = m[at(j, j)].re;
+        for k in 0..j {
+            let l = get(m, j, k);
+            ajj -= l.re * l.re + l.im * l.im;
+        }
+        if ajj.is_nan() || ajj <= 0.0 {
+            return false;
+        }
+        let d = ajj.sqrt();
+        m[at(j, j)] = Complex::from_real(d);
+        for i in j + 1..n {
+            let mut s = get(m, i, j);
+            for k in 0..j {
+                let (x, y) = (get(m, i, k), get(m, j, k));
+                // s -= x * conj(y)
+                s.re -= x.re * y.re + x.im * y.im;
+                s.im -= x.im * y.re - x.re * y.im;
+            }
+            let v = Complex::new(s.re / d, s.im / d);
+            m[at(i, j)] = if lower { v } else { Complex::new(v.re, -v.im) };
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -223,6 +317,46 @@ mod tests {
         assert_eq!(
             e.unwrap_err().to_string(),
             "triangular-solve: a [2, 2] and b [3, 1] do not fit"
+        );
+    }
+
+    #[test]
+    fn cholesky_writes_its_triangle_and_keeps_the_other() {
+        // [[4, 2], [2, 5]] = L Lᵀ with L = [[2, 0], [1, 2]]; 9 stands where the factor is not.
+        let lower = CholeskyOptions { lower: true };
+        let a = arr(&[2, 2], &[4.0, 9.0, 2.0, 5.0]);
+        let l = cholesky(&a, &lower).unwrap();
+        assert_eq!(l.data().to_f64_vec(), vec![2.0, 9.0, 1.0, 2.0]);
+        let a = arr(&[2, 2], &[4.0, 2.0, 9.0, 5.0]);
+        let u = cholesky(&a, &CholeskyOptions { lower: false }).unwrap();
+        assert_eq!(u.data().to_f64_vec(), vec![2.0, 1.0, 9.0, 2.0]);
+        // A batch: the second matrix's second pivot is 1 - 4 < 0, so it is all NaN.
+        let a = arr(&[2, 2, 2], &[4.0, 0.0, 2.0, 5.0, 1.0, 0.0, 2.0, 1.0]);
+        let v = cholesky(&a, &lower).unwrap().data().to_f64_vec();
+        assert_eq!(v[..4], [2.0, 0.0, 1.0, 2.0]);
+        assert!(v[4..].iter().all(|x| x.is_nan()));
+    }
+
+    #[test]
+    fn complex_cholesky_fails_to_nan_in_both_parts() {
+        let z = |re, im| Complex::new(re, im);
+        let a = Array::new(
+            vec![2, 2],
+            Data::C128(vec![z(1.0, 0.0), z(0.0, 0.0), z(0.0, 2.0), z(1.0, 0.0)]),
+        )
+        .unwrap();
+        let Data::C128(v) = cholesky(&a, &CholeskyOptions { lower: true })
+            .unwrap()
+            .data()
+            .clone()
+        else {
+            panic!("not c128")
+        };
+        assert!(v.iter().all(|z| z.re.is_nan() && z.im.is_nan()), "{v:?}");
+        let e = cholesky(&arr(&[2, 3], &[1.0; 6]), &CholeskyOptions::default());
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "cholesky: a must be [..., n, n], found [2, 3]"
         );
     }
 }

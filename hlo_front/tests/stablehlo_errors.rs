@@ -37,8 +37,8 @@ case!(
 );
 case!(result_index_out_of_range, main_with("    %0:2 = stablehlo.optimization_barrier %a, %a : tensor<4xf32>, tensor<4xf32>\n    return %0#2 : tensor<4xf32>"),
     "4:12: return: %0#2: %0 has 2 results");
-case!(unsupported_stablehlo_op, main_with("    %0 = stablehlo.cholesky %a, lower = true : tensor<4xf32>\n    return %0 : tensor<4xf32>"),
-    "3:5: stablehlo.cholesky: unsupported operation \"stablehlo.cholesky\"");
+case!(unsupported_stablehlo_op, main_with("    %0 = stablehlo.dynamic_iota %a, dim = 0 : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+    "3:5: stablehlo.dynamic_iota: unsupported operation \"stablehlo.dynamic_iota\"");
 case!(chlo_refused, main_with("    %0 = \"chlo.broadcast_add\"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
     "3:5: chlo.broadcast_add: chlo.broadcast_add is not supported: only chlo.acos, chlo.acosh, chlo.asin, chlo.asinh, chlo.atan, chlo.atanh, chlo.bessel_i1e, chlo.cosh, chlo.digamma, chlo.erf, chlo.erf_inv, chlo.erfc, chlo.is_inf, chlo.is_neg_inf, chlo.is_pos_inf, chlo.lgamma, chlo.next_after, chlo.polygamma, chlo.sinh, chlo.square, chlo.tan, chlo.top_k, chlo.zeta are decomposed; legalize CHLO to StableHLO first (stablehlo-opt --chlo-legalize-to-stablehlo)");
 case!(chlo_math_on_integers, main_with("    %i = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xi32>\n    %0 = chlo.lgamma %i : tensor<4xi32> -> tensor<4xi32>\n    %1 = stablehlo.convert %0 : (tensor<4xi32>) -> tensor<4xf32>\n    return %1 : tensor<4xf32>"),

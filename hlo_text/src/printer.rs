@@ -655,6 +655,10 @@ impl Printer<'_> {
                 push("transpose_a", t.name().to_string());
             }
         }
+        // XLA prints `cholesky_options`' set fields: `lower=false` is omitted.
+        if a.cholesky.is_some_and(|o| o.lower) {
+            push("lower", "true".to_string());
+        }
         if let Some(t) = a.fft_type {
             push("fft_type", t.name().to_string());
         }

@@ -323,6 +323,34 @@ fn triangular_solve_options() {
     hlo_verify::verify(&m).unwrap();
 }
 
+/// cholesky's `lower=` in XLA's form: printed only when true (XLA's default is false); the proto
+/// keeps it (`cholesky_options`, field 62), and a cholesky without it reads as `lower=false`.
+#[test]
+fn cholesky_options() {
+    let text = "HloModule t\n\nENTRY main {\n  a = c64[2,3,3]{2,1,0} parameter(0)\n  l = c64[2,3,3]{2,1,0} cholesky(a), lower=true\n  ROOT d = c64[2,3,3]{2,1,0} cholesky(a)\n}\n";
+    let m = round_trip(text);
+    let explicit =
+        parse_module(&text.replace("cholesky(a)\n", "cholesky(a), lower=false\n")).unwrap();
+    assert_eq!(
+        instr(&explicit, "d").attrs.cholesky.map(|o| o.lower),
+        Some(false)
+    );
+    let lower = |m: &hlo::HloModule, name| instr(m, name).attrs.cholesky.unwrap_or_default().lower;
+    assert!(lower(&m, "l"));
+    assert!(!lower(&m, "d"));
+    let printed = print_module(&m);
+    assert!(printed.contains("cholesky(%a), lower=true\n"), "{printed}");
+    assert!(
+        printed.contains("c64[2,3,3]{2,1,0} cholesky(%a)\n"),
+        "{printed}"
+    );
+    let proto = hlo::convert::to_proto(&m).unwrap();
+    let back = hlo::convert::from_proto(&proto).unwrap();
+    assert!(lower(&back, "l"));
+    assert!(!lower(&back, "d"));
+    hlo_verify::verify(&m).unwrap();
+}
+
 #[test]
 fn mlir_dialect_attributes_in_attribute_values_keep_their_text() {
     // What JAX 0.10.2 prints for a program over a Shardy mesh.

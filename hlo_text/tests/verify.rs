@@ -273,6 +273,32 @@ fn triangular_solve_errors_are_exact() {
     );
 }
 
+#[test]
+fn cholesky_errors_are_exact() {
+    let error = |a: &str| {
+        let errs = errors(&module(&format!(
+            "  a = {a} parameter(0)\n  ROOT c = {a} cholesky(a), lower=true"
+        )));
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        assert_eq!(errs[0].instruction, "c");
+        errs[0].message.clone()
+    };
+    assert_eq!(
+        error("f32[4,3]"),
+        "cholesky: a must be [..., n, n], found f32[4,3]"
+    );
+    assert_eq!(
+        error("f32[4]"),
+        "cholesky: a must be [..., n, n], found f32[4]"
+    );
+    assert_eq!(
+        error("s32[4,4]"),
+        "cholesky: needs a floating-point or complex operand, found s32"
+    );
+    let ok = module("  a = c128[2,3,3] parameter(0)\n  ROOT c = c128[2,3,3] cholesky(a)");
+    verify(&parse_module(&ok).unwrap()).unwrap();
+}
+
 fn bitcast_error(from: &str, to: &str) -> String {
     let body = format!("  x = {from} parameter(0)\n  ROOT b = {to} bitcast-convert(x)");
     let errs = errors(&module(&body));

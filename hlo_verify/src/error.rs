@@ -371,7 +371,7 @@ pub enum ShapeError {
         dim: usize,
         want: i64,
     },
-    /// triangular-solve's `a` that is not `[..., n, n]`.
+    /// triangular-solve's or cholesky's `a` that is not `[..., n, n]`.
     #[error("a must be [..., n, n], found {0}")]
     TriangularSolveA(ArrayShape),
     /// triangular-solve's `b` whose batch or solved dimension does not fit `a`.
@@ -385,6 +385,9 @@ pub enum ShapeError {
     /// triangular-solve operands of different or non-floating element types.
     #[error("needs floating-point or complex operands of one type, found {a} and {b}")]
     TriangularSolveType { a: PrimitiveType, b: PrimitiveType },
+    /// cholesky of an operand that is neither floating-point nor complex.
+    #[error("needs a floating-point or complex operand, found {0}")]
+    CholeskyType(PrimitiveType),
     /// `bitcast-convert` between widths that do not divide each other, from or to `pred` or a
     /// complex type, or to a wider type from an operand whose minor dimension is not the ratio.
     #[error("{operand} to {to}: the widths must divide each other (no pred or complex), and to a wider type the minor dimension must be the ratio")]

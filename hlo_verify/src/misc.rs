@@ -38,12 +38,7 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             count(ops, 1, opcode)?;
             Shape::scalar(PrimitiveType::S32)
         }
-        Cholesky => {
-            count(ops, 1, opcode)?;
-            ops.first()
-                .map(|s| s.without_layout())
-                .unwrap_or(Shape::Token)
-        }
+        Cholesky => cholesky(cx)?,
         TriangularSolve => triangular_solve(cx)?,
         TopK => {
             count(ops, 1, opcode)?;
@@ -64,6 +59,23 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         _ => return Ok(None),
     };
     Ok(Some(out))
+}
+
+/// XLA's `InferCholeskyShape`: `a` is `[..., n, n]` of a floating or complex type; the result
+/// is `a`'s shape.
+fn cholesky(cx: &Inst<'_>) -> R<Shape> {
+    let Inst { opcode, ops, .. } = *cx;
+    count(ops, 1, opcode)?;
+    let x = arr(ops, 0)?;
+    let t = x.element_type;
+    if !(t.is_float() || t.is_complex()) {
+        return fail(ShapeError::CholeskyType(t));
+    }
+    let r = x.dims.len();
+    if r < 2 || x.dims[r - 1] != x.dims[r - 2] {
+        return fail(ShapeError::TriangularSolveA(x.clone()));
+    }
+    Ok(Shape::Array(x.clone()).without_layout())
 }
 
 /// XLA's `InferTriangularSolveShape`: `a` is `[..., n, n]`, `b` is `[..., n, m]` (left side)

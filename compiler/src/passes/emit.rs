@@ -2,8 +2,8 @@
 //! emission order) and carrying its metadata and location, so errors and profiles still point
 //! at the source. Used by the expansions (`triangular_solve`, `rng_bit_generator`,
 //! `complex_dot`).
-use hlo::ir::{ArrayLiteral, Attrs, ComparisonDirection, Literal, LiteralValue};
-use hlo::{ComputationId, InstrId, Instruction, Opcode, PrimitiveType, Shape};
+use hlo::ir::{ArrayLiteral, Attrs, ComparisonDirection, Computation, Literal, LiteralValue};
+use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 /// Emits instructions named after the instruction they replace (`NAME.PREFIXk`), with its
 /// metadata and location.
@@ -169,4 +169,36 @@ pub(crate) fn zero(ty: PrimitiveType) -> LiteralValue {
     } else {
         LiteralValue::Int(0)
     }
+}
+
+/// Appends a computation that `build` fills (returning its parameters and root), named after
+/// `like` and unique in the module.
+pub(crate) fn push_computation(
+    module: &mut HloModule,
+    like: &Instruction,
+    prefix: &'static str,
+    build: impl FnOnce(&mut Emit<'_>) -> (Vec<InstrId>, InstrId),
+) -> ComputationId {
+    let mut instructions = Vec::new();
+    let mut push = |i| {
+        instructions.push(i);
+        InstrId((instructions.len() - 1) as u32)
+    };
+    let (params, root) = build(&mut Emit::new(like, prefix, &mut push));
+    let base = format!("{}.{}", like.name, prefix.trim_end_matches('.'));
+    let mut name = base.clone();
+    let mut k = 0;
+    while module.find(&name).is_some() {
+        k += 1;
+        name = format!("{base}.{k}");
+    }
+    module.computations.push(Computation {
+        name,
+        instructions,
+        params,
+        root,
+        execution_thread: None,
+        loc: like.loc,
+    });
+    ComputationId((module.computations.len() - 1) as u32)
 }

@@ -34,7 +34,9 @@
 //! thunks run: N partitions of one replica as N replicas while `emit_partitions` is off) and
 //! [`permute`] (in `optimize`, first: `collective-permute` as an all-gather, dynamic-slices and
 //! a select while `emit_collective_permute` is off). [`fft`] follows it (issue 31): `fft` as
-//! dots with twiddle-factor matrices while `emit_fft_thunk` is off.
+//! dots with twiddle-factor matrices while `emit_fft_thunk` is off. [`cholesky`] follows
+//! (issue 27): `cholesky` as a column loop, or with `emit_cusolver_potrf` as a
+//! `cusolver_potrf_ffi` custom call.
 //!
 //! Each pass is one file holding its rule over one computation; the loop over the module and
 //! the rebuild of a computation (topological order, operands remapped) are shared, in
@@ -46,6 +48,7 @@ use crate::error::CompileError;
 use crate::options::CompileOptions;
 
 pub mod annotations;
+pub mod cholesky;
 pub mod collectives;
 pub mod complex_dot;
 pub mod cond_select;

@@ -15,13 +15,11 @@
 //!    are still zero, then `dynamic-update-slice`d in.
 //!
 //! Complex operands are refused (the code generator has no complex arithmetic).
-use hlo::ir::{
-    Attrs, ComparisonDirection, Computation, LiteralValue, Transpose, TriangularSolveOptions,
-};
+use hlo::ir::{Attrs, ComparisonDirection, LiteralValue, Transpose, TriangularSolveOptions};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
-use crate::passes::emit::{zero, Emit};
+use crate::passes::emit::{push_computation, zero, Emit};
 use crate::passes::rebuild::rebuild;
 
 /// Expands every triangular-solve of every computation.
@@ -289,36 +287,4 @@ fn substitute_row(e: &mut Emit<'_>, p: &Problem, s: InstrId, add: ComputationId)
     let one = e.constant(PrimitiveType::S32, LiteralValue::Int(1));
     let next = e.plain(Opcode::Add, s32, vec![i, one]);
     e.plain(Opcode::Tuple, p.state(), vec![next, l, d, b, x])
-}
-
-/// Appends a computation that `build` fills (returning its parameters and root), named after
-/// `like` and unique in the module.
-fn push_computation(
-    module: &mut HloModule,
-    like: &Instruction,
-    prefix: &'static str,
-    build: impl FnOnce(&mut Emit<'_>) -> (Vec<InstrId>, InstrId),
-) -> ComputationId {
-    let mut instructions = Vec::new();
-    let mut push = |i| {
-        instructions.push(i);
-        InstrId((instructions.len() - 1) as u32)
-    };
-    let (params, root) = build(&mut Emit::new(like, prefix, &mut push));
-    let base = format!("{}.{}", like.name, prefix.trim_end_matches('.'));
-    let mut name = base.clone();
-    let mut k = 0;
-    while module.find(&name).is_some() {
-        k += 1;
-        name = format!("{base}.{k}");
-    }
-    module.computations.push(Computation {
-        name,
-        instructions,
-        params,
-        root,
-        execution_thread: None,
-        loc: like.loc,
-    });
-    ComputationId((module.computations.len() - 1) as u32)
 }

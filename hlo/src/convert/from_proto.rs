@@ -431,6 +431,9 @@ pub(super) fn fill_attrs(
     if let (TriangularSolve, Some(o)) = (opcode, &p.triangular_solve_options) {
         a.triangular_solve = Some(triangular_solve_from_proto(o)?);
     }
+    if let (Cholesky, Some(o)) = (opcode, &p.cholesky_options) {
+        a.cholesky = Some(CholeskyOptions { lower: o.lower });
+    }
     if opcode == RngBitGenerator {
         a.rng_algorithm = Some(match px::RandomAlgorithm::try_from(p.rng_algorithm) {
             Ok(px::RandomAlgorithm::RngDefault) => RandomAlgorithm::Default,

@@ -265,6 +265,9 @@ pub(super) fn instruction_to_proto(
     if let Some(o) = &a.triangular_solve {
         p.triangular_solve_options = Some(triangular_solve_to_proto(o));
     }
+    if let Some(o) = &a.cholesky {
+        p.cholesky_options = Some(px::CholeskyOptions { lower: o.lower });
+    }
     if let Some(l) = &a.fft_length {
         p.fft_length = l.clone();
     }

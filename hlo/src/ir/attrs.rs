@@ -296,6 +296,15 @@ pub struct TriangularSolveOptions {
     pub transpose_a: Option<Transpose>,
 }
 
+/// The options of cholesky (XLA's `CholeskyOptions`): which triangle of each matrix is read
+/// and written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct CholeskyOptions {
+    /// `lower=`: `a = l lᴴ` with `l` in the lower triangle when true; `a = uᴴ u` with `u` in
+    /// the upper triangle when false (XLA's default).
+    pub lower: bool,
+}
+
 /// `distribution=` of `rng`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RandomDistribution {

@@ -22,7 +22,6 @@ pub const UNSUPPORTED_OPCODES: &[Opcode] = &[
     Opcode::BatchNormGrad,
     Opcode::BatchNormInference,
     Opcode::BatchNormTraining,
-    Opcode::Cholesky,
     Opcode::CollectiveBroadcast,
     Opcode::CollectivePermuteDone,
     Opcode::CollectivePermuteStart,

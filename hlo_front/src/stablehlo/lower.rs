@@ -77,6 +77,7 @@ pub(crate) const STRUCTURED: &[&str] = &[
     "all_to_all",
     "broadcast_in_dim",
     "case",
+    "cholesky",
     "collective_broadcast",
     "collective_permute",
     "compare",
@@ -389,6 +390,7 @@ impl Front<'_> {
             | "reduce_precision"
             | "rng_bit_generator"
             | "fft"
+            | "cholesky"
             | "triangular_solve" => self.lower_misc(s, op),
             "convolution" => self.lower_convolution(op),
             "while" => self.lower_while(op),

@@ -190,6 +190,11 @@ impl<'a> Parser<'a> {
                     a.triangular_solve.get_or_insert_with(Default::default),
                 )?
             }
+            "lower" if opcode == Opcode::Cholesky => {
+                a.cholesky = Some(CholeskyOptions {
+                    lower: self.boolean(key)?,
+                })
+            }
             "fft_type" => a.fft_type = Some(self.enum_word("fft type", FftType::from_name)?),
             "fft_length" => a.fft_length = Some(self.int_list(key)?),
             "algorithm" if opcode == Opcode::RngBitGenerator => {

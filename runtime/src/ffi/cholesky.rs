@@ -5,6 +5,7 @@
 //! keeps the input's values (JAX masks it), and a matrix whose leading minor of order `k` is not
 //! positive definite stops the factorization there with `info = k` (JAX then fills the factor
 //! with NaN). The diagonal of a complex input is read as real.
+use num_traits::Float;
 use proto::xla::PrimitiveType;
 
 use super::check::{Checker, Res};
@@ -30,11 +31,11 @@ pub(crate) fn potrf(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     with_scalar!(ty, potrf_t, frame)
 }
 
-fn potrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
+fn potrf_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let lower = super::schema::bool_attr(frame.attributes, "lower")?;
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, n, _) = split_batch(shape)?;
-    let mut a = T::read(bytes, wide);
+    let mut a = T::read(bytes);
     let mut info = vec![0i32; batch];
     for (b, info) in info.iter_mut().enumerate() {
         let m = &mut a[b * n * n..(b + 1) * n * n];
@@ -44,53 +45,64 @@ fn potrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), Handl
             potf2_upper(m, n)
         };
     }
-    put(frame, 0, &a, wide)?;
+    put(frame, 0, &a)?;
     put_i32(frame, 1, &info)
 }
 
-/// LAPACK `xPOTF2` lower: `A = L Lᴴ`, `L` into the lower triangle. Returns `info`.
+/// LAPACK `xPOTF2` lower: `A = L Lᴴ`, `L` into the lower triangle, in LAPACK's order (`xDOTC`
+/// for the pivot, `xGEMV` for the column, `xDSCAL` by `1/ajj`), fused as a GPU's BLAS. Returns
+/// `info`.
 pub(crate) fn potf2_lower<T: Scalar>(a: &mut [T], n: usize) -> i32 {
     for j in 0..n {
-        let mut ajj = a[j + j * n].re();
+        let mut dot = T::ZERO;
         for k in 0..j {
-            ajj -= a[j + k * n].abs2();
+            let l = a[j + k * n];
+            dot = dot.add_mul(l.conj(), l);
         }
-        if ajj.is_nan() || ajj <= 0.0 {
+        let ajj = a[j + j * n].re() - dot.re();
+        if ajj.is_nan() || ajj <= <T::Real as Scalar>::ZERO {
             a[j + j * n] = T::from_re(ajj);
             return j as i32 + 1;
         }
         let ajj = ajj.sqrt();
         a[j + j * n] = T::from_re(ajj);
-        for i in j + 1..n {
-            let mut s = a[i + j * n];
-            for k in 0..j {
-                s = s - a[i + k * n] * a[j + k * n].conj();
+        for k in 0..j {
+            let t = -a[j + k * n].conj();
+            for i in j + 1..n {
+                a[i + j * n] = a[i + j * n].add_mul(t, a[i + k * n]);
             }
-            a[i + j * n] = s.scale(1.0 / ajj);
+        }
+        let r = <T::Real as Scalar>::ONE / ajj;
+        for i in j + 1..n {
+            a[i + j * n] = a[i + j * n].scale(r);
         }
     }
     0
 }
 
-/// LAPACK `xPOTF2` upper: `A = Uᴴ U`, `U` into the upper triangle. Returns `info`.
+/// LAPACK `xPOTF2` upper: `A = Uᴴ U`, `U` into the upper triangle (`xGEMV` transposed for the
+/// row). Returns `info`.
 pub(crate) fn potf2_upper<T: Scalar>(a: &mut [T], n: usize) -> i32 {
     for j in 0..n {
-        let mut ajj = a[j + j * n].re();
+        let mut dot = T::ZERO;
         for k in 0..j {
-            ajj -= a[k + j * n].abs2();
+            let u = a[k + j * n];
+            dot = dot.add_mul(u.conj(), u);
         }
-        if ajj.is_nan() || ajj <= 0.0 {
+        let ajj = a[j + j * n].re() - dot.re();
+        if ajj.is_nan() || ajj <= <T::Real as Scalar>::ZERO {
             a[j + j * n] = T::from_re(ajj);
             return j as i32 + 1;
         }
         let ajj = ajj.sqrt();
         a[j + j * n] = T::from_re(ajj);
-        for i in j + 1..n {
-            let mut s = a[j + i * n];
+        let r = <T::Real as Scalar>::ONE / ajj;
+        for c in j + 1..n {
+            let mut t = T::ZERO;
             for k in 0..j {
-                s = s - a[k + j * n].conj() * a[k + i * n];
+                t = t.add_mul(a[k + c * n], a[k + j * n].conj());
             }
-            a[j + i * n] = s.scale(1.0 / ajj);
+            a[j + c * n] = (a[j + c * n] - t).scale(r);
         }
     }
     0

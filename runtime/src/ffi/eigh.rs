@@ -9,12 +9,13 @@
 //! infinite entries) gets `info = 1` and NaN outputs, which JAX turns into NaN as it does for
 //! cuSOLVER's `info > 0`.
 use faer::{Mat, Side};
+use num_traits::Float;
 use proto::xla::PrimitiveType;
 
 use super::check::{cat, real_of, Checker, Res};
 use super::schema::{AttrSpec, AttrType, CallShapes, ShapeError};
 use super::HandlerError;
-use super::{operand, put, put_i32, split_batch, with_scalar, Scalar};
+use super::{operand, put, put_i32, split_batch, with_scalar, Real, Scalar};
 use crate::registry::CallFrame;
 
 pub(crate) const ATTRS: &[AttrSpec] = &[
@@ -46,38 +47,41 @@ pub(crate) fn syevd(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     with_scalar!(ty, syevd_t, frame)
 }
 
-fn syevd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
+fn syevd_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let lower = super::schema::bool_attr(frame.attributes, "lower")?;
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, n, _) = split_batch(shape)?;
-    let mut a = T::read(bytes, wide);
-    let mut w = vec![0.0f64; batch * n];
+    let mut a = T::read(bytes);
+    let mut w = vec![<T::Real as Scalar>::ZERO; batch * n];
     let mut info = vec![0i32; batch];
     for b in 0..batch {
         let m = &mut a[b * n * n..(b + 1) * n * n];
-        match T::eigh(m, n, lower) {
+        match faer_eigh(m, n, lower) {
             Some((vals, vecs)) => {
                 w[b * n..(b + 1) * n].copy_from_slice(&vals);
                 m.copy_from_slice(&vecs);
             }
             None => {
-                w[b * n..(b + 1) * n].fill(f64::NAN);
-                m.fill(T::from_re(f64::NAN));
+                let nan = <T::Real as num_traits::Float>::nan();
+                w[b * n..(b + 1) * n].fill(nan);
+                m.fill(T::from_re(nan));
                 info[b] = 1;
             }
         }
     }
-    put(frame, 0, &a, wide)?;
-    put(frame, 1, &w, wide)?;
+    put(frame, 0, &a)?;
+    put(frame, 1, &w)?;
     put_i32(frame, 2, &info)
 }
 
 /// faer's self-adjoint eigen-decomposition of the column-major `a` (its `lower` or upper
-/// triangle), eigenvalues ascending.
-pub(crate) fn faer_eigh<T>(a: &[T], n: usize, lower: bool) -> Option<(Vec<f64>, Vec<T>)>
-where
-    T: Scalar + faer::traits::ComplexField,
-{
+/// triangle), eigenvalues ascending; computed in f64 ([`Scalar::Wide`]) and rounded once to
+/// `T`, with the eigenvectors' phase fixed before rounding.
+pub(crate) fn faer_eigh<T: Scalar>(
+    a: &[T],
+    n: usize,
+    lower: bool,
+) -> Option<(Vec<T::Real>, Vec<T>)> {
     if a.iter()
         .any(|x| !(x.re().is_finite() && x.im().is_finite()))
     {
@@ -86,7 +90,7 @@ where
     if n == 0 {
         return Some((Vec::new(), Vec::new()));
     }
-    let m = Mat::<T>::from_fn(n, n, |i, j| a[i + j * n]);
+    let m = Mat::<T::Wide>::from_fn(n, n, |i, j| a[i + j * n].widen());
     let side = if lower { Side::Lower } else { Side::Upper };
     let e = m.self_adjoint_eigen(side).ok()?;
     let s = e.S().column_vector();
@@ -94,7 +98,10 @@ where
     let mut order: Vec<usize> = (0..n).collect();
     let vals: Vec<f64> = (0..n).map(|i| s[i].re()).collect();
     order.sort_by(|&x, &y| vals[x].total_cmp(&vals[y]));
-    let w = order.iter().map(|&i| vals[i]).collect();
+    let w = order
+        .iter()
+        .map(|&i| <T::Real as Real>::of(vals[i]))
+        .collect();
     let mut v = Vec::with_capacity(n * n);
     for &j in &order {
         for i in 0..n {
@@ -102,5 +109,5 @@ where
         }
     }
     super::phase::fix_columns(&mut v, n);
-    Some((w, v))
+    Some((w, v.into_iter().map(T::narrow).collect()))
 }

@@ -46,11 +46,11 @@ pub(crate) fn getrf(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     with_scalar!(ty, getrf_t, frame)
 }
 
-fn getrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
+fn getrf_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, m, n) = split_batch(shape)?;
     let k = m.min(n);
-    let mut a = T::read(bytes, wide);
+    let mut a = T::read(bytes);
     let mut ipiv = vec![0i32; batch * k];
     let mut info = vec![0i32; batch];
     for b in 0..batch {
@@ -61,7 +61,7 @@ fn getrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), Handl
             &mut ipiv[b * k..(b + 1) * k],
         );
     }
-    put(frame, 0, &a, wide)?;
+    put(frame, 0, &a)?;
     put_i32(frame, 1, &ipiv)?;
     put_i32(frame, 2, &info)
 }
@@ -91,10 +91,11 @@ pub(crate) fn getf2<T: Scalar>(a: &mut [T], m: usize, n: usize, ipiv: &mut [i32]
         } else if info == 0 {
             info = j as i32 + 1;
         }
+        // xGER: a[i, c] += a[i, j] * (-a[j, c]), fused.
         for c in j + 1..n {
-            let ajc = a[j + c * m];
+            let t = -a[j + c * m];
             for i in j + 1..m {
-                a[i + c * m] = a[i + c * m] - a[i + j * m] * ajc;
+                a[i + c * m] = a[i + c * m].add_mul(a[i + j * m], t);
             }
         }
     }

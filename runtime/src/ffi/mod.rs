@@ -6,9 +6,14 @@
 //! Every target declares its attributes ([`schema::AttrSpec`]) and a load check of its operands
 //! and results, so an artifact the handler cannot take fails to load, naming the field.
 //!
-//! Precision: f32 and c64 inputs are computed in f64 and rounded once when the results are
-//! written; f64 and c128 are computed in f64. cuSOLVER computes f32 in f32, so results agree with
-//! a GPU's to within f32 rounding of the exact answer, never worse.
+//! Precision (docs/jax_backcompat.md, "Precision"): each handler computes in its operand's own
+//! precision, as cuSOLVER does (f32 and c64 in f32, f64 and c128 in f64), and the hand-written
+//! LAPACK ports keep LAPACK's unblocked order with fused multiply-adds where a GPU contracts them
+//! ([`Scalar::add_mul`]), so their roundoff is a GPU's. The faer-backed decompositions (`syevd`,
+//! `gesvd`, `gesvdj`) are the exception: faer's algorithms are not cuSOLVER's, so f32 and c64
+//! operands go through faer in f64 and are rounded once; only their results' type follows the
+//! operand.
+use num_traits::Float;
 use proto::xla::PrimitiveType;
 
 use crate::registry::{Api, CallFrame, Registration};
@@ -26,7 +31,7 @@ mod threefry;
 mod tridiagonal;
 
 pub use error::{HandlerError, Side};
-pub use faer::c64;
+pub use faer::{c32, c64};
 
 /// JAX's stable CUDA targets, with their schemas and load checks.
 pub(crate) fn registrations() -> Vec<Registration> {
@@ -88,7 +93,34 @@ pub(crate) fn registrations() -> Vec<Registration> {
     ]
 }
 
-/// The field a solver computes in: f64 for F32/F64, [`c64`] for C64/C128.
+/// The real type a handler computes in: the operand's own precision (`f32` for F32 and C64,
+/// `f64` for F64 and C128), as cuSOLVER does.
+pub(crate) trait Real: Scalar<Real = Self> + num_traits::Float {
+    /// `x` rounded to this type.
+    fn of(x: f64) -> Self;
+    /// `self` widened exactly.
+    fn wide(self) -> f64;
+}
+
+impl Real for f32 {
+    fn of(x: f64) -> f32 {
+        x as f32
+    }
+    fn wide(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Real for f64 {
+    fn of(x: f64) -> f64 {
+        x
+    }
+    fn wide(self) -> f64 {
+        self
+    }
+}
+
+/// The field a solver computes in: [`Real`] types for F32/F64, [`c32`]/[`c64`] for C64/C128.
 pub(crate) trait Scalar:
     Copy
     + std::fmt::Debug
@@ -99,144 +131,155 @@ pub(crate) trait Scalar:
     + std::ops::Div<Output = Self>
     + std::ops::Neg<Output = Self>
 {
+    /// The type of the parts.
+    type Real: Real;
     const ZERO: Self;
     const ONE: Self;
     /// The complex conjugate (the value itself for reals).
     fn conj(self) -> Self;
     /// The real part.
-    fn re(self) -> f64;
+    fn re(self) -> Self::Real;
     /// The imaginary part (0 for reals).
-    fn im(self) -> f64;
+    fn im(self) -> Self::Real;
     /// `re + 0i`.
-    fn from_re(re: f64) -> Self;
-    /// `|x|²`.
-    fn abs2(self) -> f64;
+    fn from_re(re: Self::Real) -> Self;
+    /// `re + im i` (`re` for reals, whose callers pass an `im` of 0).
+    fn from_parts(re: Self::Real, im: Self::Real) -> Self;
+    /// `|x|²`, fused as a GPU contracts it (`fma(im, im, re²)`).
+    fn abs2(self) -> Self::Real {
+        let (re, im) = (self.re(), self.im());
+        im.mul_add(im, re * re)
+    }
     /// `|re| + |im|` (BLAS's `cabs1`, the pivot measure of `izamax`).
-    fn abs1(self) -> f64 {
+    fn abs1(self) -> Self::Real {
         self.re().abs() + self.im().abs()
     }
     /// `x * s` for a real `s`.
-    fn scale(self, s: f64) -> Self {
+    fn scale(self, s: Self::Real) -> Self {
         self * Self::from_re(s)
     }
-    /// Decodes little-endian elements: F32/F64 (`wide`) reals, or C64/C128 interleaved pairs.
-    fn read(bytes: &[u8], wide: bool) -> Vec<Self>;
-    /// Encodes, rounding to f32 components unless `wide`.
-    fn write(v: &[Self], wide: bool, out: &mut [u8]);
-    /// Eigen-decomposition of the Hermitian `n`×`n` column-major `a` from its `lower` or upper
-    /// triangle: eigenvalues ascending and eigenvectors as columns (`None`: no convergence).
-    fn eigh(a: &[Self], n: usize, lower: bool) -> Option<(Vec<f64>, Vec<Self>)>;
-    /// SVD of the `m`×`n` column-major `a`: singular values descending, `u` (`m`×`m`, or `m`×`k`
-    /// when `thin`), `v` (`n`×`n` or `n`×`k`), column-major.
-    fn svd(a: &[Self], m: usize, n: usize, thin: bool) -> Option<Svd<Self>>;
+    /// `self + a b` with fused multiply-adds where a GPU contracts them: one `fma` for reals,
+    /// CUDA's `cuCfma` order for complex (`re = fma(-a.im, b.im, fma(a.re, b.re, c.re))`,
+    /// `im = fma(a.im, b.re, fma(a.re, b.im, c.im))`).
+    fn add_mul(self, a: Self, b: Self) -> Self;
+    /// Decodes little-endian elements of this type (complex: interleaved pairs).
+    fn read(bytes: &[u8]) -> Vec<Self>;
+    /// Encodes little-endian elements of this type.
+    fn write(v: &[Self], out: &mut [u8]);
+    /// The f64-based type faer computes this type's decompositions in.
+    type Wide: Scalar<Real = f64> + faer::traits::ComplexField;
+    /// `self` widened exactly.
+    fn widen(self) -> Self::Wide;
+    /// `w` rounded to this type.
+    fn narrow(w: Self::Wide) -> Self;
 }
 
-/// An SVD's factors, column-major.
-pub(crate) struct Svd<T> {
-    pub(crate) s: Vec<f64>,
-    pub(crate) u: Vec<T>,
-    pub(crate) v: Vec<T>,
-}
-
-fn read_f64s(bytes: &[u8], wide: bool) -> Vec<f64> {
-    if wide {
-        bytes
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-            .collect()
-    } else {
-        bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64)
-            .collect()
-    }
-}
-
-fn write_f64s(v: impl Iterator<Item = f64>, wide: bool, out: &mut [u8]) {
-    if wide {
-        for (o, x) in out.chunks_exact_mut(8).zip(v) {
-            o.copy_from_slice(&x.to_le_bytes());
+macro_rules! real_scalar {
+    ($t:ty, $bytes:literal) => {
+        impl Scalar for $t {
+            type Real = $t;
+            const ZERO: $t = 0.0;
+            const ONE: $t = 1.0;
+            fn conj(self) -> $t {
+                self
+            }
+            fn re(self) -> $t {
+                self
+            }
+            fn im(self) -> $t {
+                0.0
+            }
+            fn from_re(re: $t) -> $t {
+                re
+            }
+            fn from_parts(re: $t, _im: $t) -> $t {
+                re
+            }
+            fn abs2(self) -> $t {
+                self * self
+            }
+            fn add_mul(self, a: $t, b: $t) -> $t {
+                a.mul_add(b, self)
+            }
+            fn read(bytes: &[u8]) -> Vec<$t> {
+                bytes
+                    .chunks_exact($bytes)
+                    .map(|c| <$t>::from_le_bytes(c.try_into().unwrap_or([0; $bytes])))
+                    .collect()
+            }
+            fn write(v: &[$t], out: &mut [u8]) {
+                for (o, x) in out.chunks_exact_mut($bytes).zip(v) {
+                    o.copy_from_slice(&x.to_le_bytes());
+                }
+            }
+            type Wide = f64;
+            fn widen(self) -> f64 {
+                Real::wide(self)
+            }
+            fn narrow(w: f64) -> $t {
+                <$t as Real>::of(w)
+            }
         }
-    } else {
-        for (o, x) in out.chunks_exact_mut(4).zip(v) {
-            o.copy_from_slice(&(x as f32).to_le_bytes());
+    };
+}
+real_scalar!(f32, 4);
+real_scalar!(f64, 8);
+
+macro_rules! complex_scalar {
+    ($t:ident, $r:ty) => {
+        impl Scalar for $t {
+            type Real = $r;
+            const ZERO: $t = $t { re: 0.0, im: 0.0 };
+            const ONE: $t = $t { re: 1.0, im: 0.0 };
+            fn conj(self) -> $t {
+                $t::new(self.re, -self.im)
+            }
+            fn re(self) -> $r {
+                self.re
+            }
+            fn im(self) -> $r {
+                self.im
+            }
+            fn from_re(re: $r) -> $t {
+                $t::new(re, 0.0)
+            }
+            fn from_parts(re: $r, im: $r) -> $t {
+                $t::new(re, im)
+            }
+            fn add_mul(self, a: $t, b: $t) -> $t {
+                let re = (-a.im).mul_add(b.im, a.re.mul_add(b.re, self.re));
+                let im = a.im.mul_add(b.re, a.re.mul_add(b.im, self.im));
+                $t::new(re, im)
+            }
+            fn read(bytes: &[u8]) -> Vec<$t> {
+                let parts = <$r as Scalar>::read(bytes);
+                parts.chunks_exact(2).map(|p| $t::new(p[0], p[1])).collect()
+            }
+            fn write(v: &[$t], out: &mut [u8]) {
+                let parts: Vec<$r> = v.iter().flat_map(|z| [z.re, z.im]).collect();
+                <$r as Scalar>::write(&parts, out)
+            }
+            type Wide = c64;
+            fn widen(self) -> c64 {
+                c64::new(Real::wide(self.re), Real::wide(self.im))
+            }
+            fn narrow(w: c64) -> $t {
+                $t::new(<$r as Real>::of(w.re), <$r as Real>::of(w.im))
+            }
         }
-    }
+    };
 }
+complex_scalar!(c32, f32);
+complex_scalar!(c64, f64);
 
-impl Scalar for f64 {
-    const ZERO: f64 = 0.0;
-    const ONE: f64 = 1.0;
-    fn conj(self) -> f64 {
-        self
-    }
-    fn re(self) -> f64 {
-        self
-    }
-    fn im(self) -> f64 {
-        0.0
-    }
-    fn from_re(re: f64) -> f64 {
-        re
-    }
-    fn abs2(self) -> f64 {
-        self * self
-    }
-    fn read(bytes: &[u8], wide: bool) -> Vec<f64> {
-        read_f64s(bytes, wide)
-    }
-    fn write(v: &[f64], wide: bool, out: &mut [u8]) {
-        write_f64s(v.iter().copied(), wide, out)
-    }
-    fn eigh(a: &[f64], n: usize, lower: bool) -> Option<(Vec<f64>, Vec<f64>)> {
-        eigh::faer_eigh(a, n, lower)
-    }
-    fn svd(a: &[f64], m: usize, n: usize, thin: bool) -> Option<Svd<f64>> {
-        svd::faer_svd(a, m, n, thin)
-    }
-}
-
-impl Scalar for c64 {
-    const ZERO: c64 = c64 { re: 0.0, im: 0.0 };
-    const ONE: c64 = c64 { re: 1.0, im: 0.0 };
-    fn conj(self) -> c64 {
-        c64::new(self.re, -self.im)
-    }
-    fn re(self) -> f64 {
-        self.re
-    }
-    fn im(self) -> f64 {
-        self.im
-    }
-    fn from_re(re: f64) -> c64 {
-        c64::new(re, 0.0)
-    }
-    fn abs2(self) -> f64 {
-        self.re * self.re + self.im * self.im
-    }
-    fn read(bytes: &[u8], wide: bool) -> Vec<c64> {
-        let f = read_f64s(bytes, wide);
-        f.chunks_exact(2).map(|p| c64::new(p[0], p[1])).collect()
-    }
-    fn write(v: &[c64], wide: bool, out: &mut [u8]) {
-        write_f64s(v.iter().flat_map(|z| [z.re, z.im]), wide, out)
-    }
-    fn eigh(a: &[c64], n: usize, lower: bool) -> Option<(Vec<f64>, Vec<c64>)> {
-        eigh::faer_eigh(a, n, lower)
-    }
-    fn svd(a: &[c64], m: usize, n: usize, thin: bool) -> Option<Svd<c64>> {
-        svd::faer_svd(a, m, n, thin)
-    }
-}
-
-/// Calls `$f::<T>(frame, wide)` with the scalar type of element type `$ty`.
+/// Calls `$f::<T>(frame)` with the scalar type of element type `$ty`.
 macro_rules! with_scalar {
     ($ty:expr, $f:ident, $frame:expr) => {
         match $ty {
-            proto::xla::PrimitiveType::F32 => $f::<f64>($frame, false),
-            proto::xla::PrimitiveType::F64 => $f::<f64>($frame, true),
-            proto::xla::PrimitiveType::C64 => $f::<$crate::ffi::c64>($frame, false),
-            proto::xla::PrimitiveType::C128 => $f::<$crate::ffi::c64>($frame, true),
+            proto::xla::PrimitiveType::F32 => $f::<f32>($frame),
+            proto::xla::PrimitiveType::F64 => $f::<f64>($frame),
+            proto::xla::PrimitiveType::C64 => $f::<$crate::ffi::c32>($frame),
+            proto::xla::PrimitiveType::C128 => $f::<$crate::ffi::c64>($frame),
             t => Err($crate::ffi::HandlerError::UnsupportedElementType(
                 t.as_str_name(),
             )),
@@ -344,11 +387,9 @@ pub(crate) fn put<T: Scalar>(
     frame: &mut CallFrame<'_>,
     i: usize,
     v: &[T],
-    wide: bool,
 ) -> Result<(), HandlerError> {
     let out = result_bytes(frame, i)?;
-    let width = if wide { 8 } else { 4 } * (std::mem::size_of::<T>() / 8);
-    if out.len() != v.len() * width {
+    if out.len() != std::mem::size_of_val(v) {
         return Err(HandlerError::ResultElements {
             index: i,
             len: out.len(),
@@ -356,7 +397,7 @@ pub(crate) fn put<T: Scalar>(
             words: false,
         });
     }
-    T::write(v, wide, out);
+    T::write(v, out);
     Ok(())
 }
 

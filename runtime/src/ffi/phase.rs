@@ -4,7 +4,8 @@
 //! golden recording these outputs would then fail with nothing broken. So the handlers fix one:
 //! the vector's entry of largest magnitude (the first within a relative 1e-9 of it, so roundoff
 //! between two equal entries cannot swap the choice) is made real and positive.
-use super::Scalar;
+use super::{Real, Scalar};
+use num_traits::Float;
 
 /// Relative margin under the largest magnitude within which an earlier entry is chosen.
 const TIE: f64 = 1e-9;
@@ -12,12 +13,15 @@ const TIE: f64 = 1e-9;
 /// The unit factor that makes `col`'s leading largest entry real and positive (`None` for a
 /// zero or empty vector: nothing to fix).
 pub(crate) fn phase_of<T: Scalar>(col: &[T]) -> Option<T> {
-    let max = col.iter().map(|x| x.abs2()).fold(0.0f64, f64::max);
-    if max.is_nan() || max == 0.0 {
+    let zero = <T::Real as Scalar>::ZERO;
+    let max = col.iter().map(|x| x.abs2()).fold(zero, |a, b| a.max(b));
+    if max.is_nan() || max == zero {
         return None;
     }
-    let x = *col.iter().find(|x| x.abs2() >= max * (1.0 - TIE))?;
-    Some(x.conj().scale(1.0 / x.abs2().sqrt()))
+    let x = *col
+        .iter()
+        .find(|x| x.abs2() >= max * <T::Real as Real>::of(1.0 - TIE))?;
+    Some(x.conj().scale(<T::Real as Scalar>::ONE / x.abs2().sqrt()))
 }
 
 /// Multiplies every entry of `col` by `p`.

@@ -8,8 +8,9 @@
 use super::check::{cat, Checker, Operand, Res, FLOATS};
 use super::schema::{CallShapes, ShapeError};
 use super::HandlerError;
-use super::{operand, put, split_batch, with_scalar, Scalar};
+use super::{operand, put, split_batch, with_scalar, Real, Scalar};
 use crate::registry::CallFrame;
+use num_traits::Float;
 
 /// Operand `a`; results `out` like `a`, `tau` `[batch, min(m, n)]` of `a`'s type.
 pub(crate) fn check_geqrf(s: &CallShapes<'_>) -> Result<(), ShapeError> {
@@ -68,11 +69,11 @@ pub(crate) fn geqrf(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     with_scalar!(ty, geqrf_t, frame)
 }
 
-fn geqrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
+fn geqrf_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, m, n) = split_batch(shape)?;
     let k = m.min(n);
-    let mut a = T::read(bytes, wide);
+    let mut a = T::read(bytes);
     let mut tau = vec![T::ZERO; batch * k];
     for b in 0..batch {
         geqr2(
@@ -82,28 +83,82 @@ fn geqrf_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), Handl
             &mut tau[b * k..(b + 1) * k],
         );
     }
-    put(frame, 0, &a, wide)?;
-    put(frame, 1, &tau, wide)
+    put(frame, 0, &a)?;
+    put(frame, 1, &tau)
+}
+
+/// BLAS `xNRM2` in the range where it sums squares unscaled (LAPACK 3.10's, Blue's algorithm:
+/// every input here is far from under- and overflow), the squares fused into the sum.
+pub(crate) fn nrm2<T: Scalar>(x: &[T]) -> T::Real {
+    let mut s = <T::Real as Scalar>::ZERO;
+    for v in x {
+        s = v.re().mul_add(v.re(), s);
+        s = v.im().mul_add(v.im(), s);
+    }
+    s.sqrt()
+}
+
+/// LAPACK `xLAPY3`: `sqrt(x² + y² + z²)` without undue overflow (`xLAPY2` when `y` is 0, as the
+/// real `xLARFG` calls it).
+fn lapy<R: Real>(x: R, y: R, z: R) -> R {
+    let (x, y, z) = (x.abs(), y.abs(), z.abs());
+    if y == R::ZERO {
+        let (w, m) = (x.max(z), x.min(z));
+        if m == R::ZERO {
+            return w;
+        }
+        let q = m / w;
+        return w * (R::ONE + q * q).sqrt();
+    }
+    let w = x.max(y).max(z);
+    if w == R::ZERO {
+        return x + y + z;
+    }
+    let (a, b, c) = (x / w, y / w, z / w);
+    w * (a * a + b * b + c * c).sqrt()
+}
+
+/// `1 / z` by Smith's algorithm (LAPACK's `xLADIV` avoids the overflow of the textbook formula
+/// the same way; exactly `1/re` for a real `z`).
+fn reciprocal<T: Scalar>(z: T) -> T {
+    let (c, d) = (z.re(), z.im());
+    let one = <T::Real as Scalar>::ONE;
+    if d == <T::Real as Scalar>::ZERO {
+        return T::from_re(one / c);
+    }
+    let (re, im) = if d.abs() <= c.abs() {
+        let r = d / c;
+        let den = c + d * r;
+        (one / den, -r / den)
+    } else {
+        let r = c / d;
+        let den = c * r + d;
+        (r / den, -one / den)
+    };
+    T::from_parts(re, im)
 }
 
 /// LAPACK `xLARFG` on `(alpha, x)`: returns `(beta, tau)` and scales `x` into `v[1..]`.
 pub(crate) fn larfg<T: Scalar>(alpha: T, x: &mut [T]) -> (T, T) {
-    let xnorm2: f64 = x.iter().map(|v| v.abs2()).sum();
-    if xnorm2 == 0.0 && alpha.im() == 0.0 {
+    let zero = <T::Real as Scalar>::ZERO;
+    let xnorm = nrm2(x);
+    let (alphr, alphi) = (alpha.re(), alpha.im());
+    if xnorm == zero && alphi == zero {
         return (alpha, T::ZERO);
     }
-    let norm = (alpha.abs2() + xnorm2).sqrt();
-    let beta = if alpha.re() >= 0.0 { -norm } else { norm };
-    let tau = (T::from_re(beta) - alpha).scale(1.0 / beta);
-    let scale = T::ONE / (alpha - T::from_re(beta));
+    let norm = lapy(alphr, alphi, xnorm);
+    let beta = if alphr >= zero { -norm } else { norm };
+    let tau = T::from_parts((beta - alphr) / beta, -alphi / beta);
+    let scale = reciprocal(alpha - T::from_re(beta));
     for v in x.iter_mut() {
         *v = *v * scale;
     }
     (T::from_re(beta), tau)
 }
 
-/// Applies `H = I - tau v vᴴ` from the left to the `rows`×`cols` block of the column-major
-/// `a` (leading dimension `ld`) at `(r0, c0)`; `v` has `rows` entries.
+/// LAPACK `xLARF` from the left: applies `H = I - tau v vᴴ` to the `rows`×`cols` block of the
+/// column-major `a` (leading dimension `ld`) at `(r0, c0)`, as `w = Cᴴ v` (`xGEMV`) then
+/// `C -= tau v wᴴ` (`xGERC`); `v` has `rows` entries.
 pub(crate) fn apply_left<T: Scalar>(
     a: &mut [T],
     ld: usize,
@@ -117,11 +172,11 @@ pub(crate) fn apply_left<T: Scalar>(
         let col = &mut a[c * ld + r0..c * ld + r0 + v.len()];
         let mut w = T::ZERO;
         for (vi, ai) in v.iter().zip(col.iter()) {
-            w = w + vi.conj() * *ai;
+            w = w.add_mul(ai.conj(), *vi);
         }
-        let tw = tau * w;
+        let t = -(tau * w.conj());
         for (vi, ai) in v.iter().zip(col.iter_mut()) {
-            *ai = *ai - *vi * tw;
+            *ai = ai.add_mul(*vi, t);
         }
     }
 }
@@ -148,12 +203,12 @@ pub(crate) fn orgqr(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     with_scalar!(ty, orgqr_t, frame)
 }
 
-fn orgqr_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
+fn orgqr_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, m, n) = split_batch(shape)?;
-    let mut a = T::read(bytes, wide);
+    let mut a = T::read(bytes);
     let (tau_bytes, tau_shape) = operand(frame, 1)?;
-    let tau = T::read(tau_bytes, wide);
+    let tau = T::read(tau_bytes);
     let k = *tau_shape.dimensions.last().ok_or(HandlerError::RankZero {
         side: super::Side::Operand,
         index: 1,
@@ -174,7 +229,7 @@ fn orgqr_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), Handl
             &tau[b * k..(b + 1) * k],
         );
     }
-    put(frame, 0, &a, wide)
+    put(frame, 0, &a)
 }
 
 /// LAPACK `xORG2R`/`xUNG2R`: overwrites the `m`×`n` `a` (reflectors in its first `k` columns)

@@ -11,12 +11,13 @@
 //! as they are. `out` receives a copy of `a` (cuSOLVER leaves it destroyed; JAX ignores it). An
 //! input faer cannot decompose (NaN or infinite entries) gets `info = 1` and NaN outputs.
 use faer::Mat;
+use num_traits::Float;
 use proto::xla::PrimitiveType;
 
 use super::check::{cat, real_of, Checker, Operand, Res, FLOATS};
 use super::schema::{decoded_bool, AttrSpec, AttrType, CallShapes, ShapeError};
 use super::HandlerError;
-use super::{operand, put, put_i32, split_batch, with_scalar, Scalar, Svd};
+use super::{operand, put, put_i32, split_batch, with_scalar, Real, Scalar};
 use crate::registry::CallFrame;
 
 pub(crate) const GESVD_ATTRS: &[AttrSpec] = &[
@@ -116,22 +117,17 @@ pub(crate) fn gesvdj(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     with_scalar!(ty, gesvdj_t, frame)
 }
 
-fn gesvd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
+fn gesvd_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let transposed = super::schema::bool_attr(frame.attributes, "transposed")?;
-    run::<T>(frame, wide, transposed, true)
+    run::<T>(frame, transposed, true)
 }
 
-fn gesvdj_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
-    run::<T>(frame, wide, false, false)
+fn gesvdj_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
+    run::<T>(frame, false, false)
 }
 
 /// Both targets: `vt` writes `Vᴴ` (gesvd) rather than `V` (gesvdj).
-fn run<T: Scalar>(
-    frame: &mut CallFrame<'_>,
-    wide: bool,
-    transposed: bool,
-    vt: bool,
-) -> Result<(), HandlerError> {
+fn run<T: Scalar>(frame: &mut CallFrame<'_>, transposed: bool, vt: bool) -> Result<(), HandlerError> {
     let compute_uv = super::schema::bool_attr(frame.attributes, "compute_uv")?;
     let full = super::schema::bool_attr(frame.attributes, "full_matrices")?;
     let (bytes, shape) = operand(frame, 0)?;
@@ -147,12 +143,12 @@ fn run<T: Scalar>(
     } else {
         (k, if vt { n } else { k })
     };
-    let a = T::read(bytes, wide);
+    let a = T::read(bytes);
     let (mut s, mut u, mut v) = (Vec::new(), Vec::new(), Vec::new());
     let mut info = vec![0i32; batch];
     for (b, info) in info.iter_mut().enumerate() {
         let mat = &a[b * m * n..(b + 1) * m * n];
-        match T::svd(mat, m, n, !full) {
+        match faer_svd(mat, m, n, !full) {
             Some(r) => {
                 s.extend_from_slice(&r.s[..k]);
                 u.extend_from_slice(&r.u[..m * ucols]);
@@ -165,26 +161,32 @@ fn run<T: Scalar>(
             }
             None => {
                 *info = 1;
-                s.extend(std::iter::repeat_n(f64::NAN, k));
-                u.extend(std::iter::repeat_n(T::from_re(f64::NAN), m * ucols));
-                v.extend(std::iter::repeat_n(T::from_re(f64::NAN), n * vcols));
+                let nan = <T::Real as num_traits::Float>::nan();
+                s.extend(std::iter::repeat_n(nan, k));
+                u.extend(std::iter::repeat_n(T::from_re(nan), m * ucols));
+                v.extend(std::iter::repeat_n(T::from_re(nan), n * vcols));
             }
         }
     }
-    put(frame, 0, &a, wide)?;
-    put(frame, 1, &s, wide)?;
+    put(frame, 0, &a)?;
+    put(frame, 1, &s)?;
     if compute_uv {
-        put(frame, 2, &u, wide)?;
-        put(frame, 3, &v, wide)?;
+        put(frame, 2, &u)?;
+        put(frame, 3, &v)?;
     }
     put_i32(frame, 4, &info)
 }
 
-/// faer's SVD of the column-major `m`×`n` `a` (thin: `k` columns of `u` and `v`).
-pub(crate) fn faer_svd<T>(a: &[T], m: usize, n: usize, thin: bool) -> Option<Svd<T>>
-where
-    T: Scalar + faer::traits::ComplexField,
-{
+/// An SVD's factors, column-major.
+pub(crate) struct Svd<T: Scalar> {
+    pub(crate) s: Vec<T::Real>,
+    pub(crate) u: Vec<T>,
+    pub(crate) v: Vec<T>,
+}
+
+/// faer's SVD of the column-major `m`×`n` `a` (thin: `k` columns of `u` and `v`); computed in
+/// f64 ([`Scalar::Wide`]) and rounded once to `T`, with the pairs' phase fixed before rounding.
+pub(crate) fn faer_svd<T: Scalar>(a: &[T], m: usize, n: usize, thin: bool) -> Option<Svd<T>> {
     if a.iter()
         .any(|x| !(x.re().is_finite() && x.im().is_finite()))
     {
@@ -204,10 +206,10 @@ where
             v: eye(n, vc),
         });
     }
-    let mat = Mat::<T>::from_fn(m, n, |i, j| a[i + j * m]);
+    let mat = Mat::<T::Wide>::from_fn(m, n, |i, j| a[i + j * m].widen());
     let d = if thin { mat.thin_svd() } else { mat.svd() }.ok()?;
     let (su, sv, ss) = (d.U(), d.V(), d.S().column_vector());
-    let col_major = |x: faer::MatRef<'_, T>, rows: usize, cols: usize| {
+    let col_major = |x: faer::MatRef<'_, T::Wide>, rows: usize, cols: usize| {
         let mut out = Vec::with_capacity(rows * cols);
         for j in 0..cols {
             for i in 0..rows {
@@ -219,8 +221,8 @@ where
     let (mut u, mut v) = (col_major(su, m, uc), col_major(sv, n, vc));
     super::phase::fix_pairs(&mut u, m, &mut v, n, k);
     Some(Svd {
-        s: (0..k).map(|i| ss[i].re()).collect(),
-        u,
-        v,
+        s: (0..k).map(|i| <T::Real as Real>::of(ss[i].re())).collect(),
+        u: u.into_iter().map(T::narrow).collect(),
+        v: v.into_iter().map(T::narrow).collect(),
     })
 }

@@ -19,7 +19,7 @@ use super::check::{cat, real_of, Checker, Operand, Res, FLOATS};
 use super::qr::larfg;
 use super::schema::{AttrSpec, AttrType, CallShapes, ShapeError};
 use super::HandlerError;
-use super::{operand, put, put_i32, split_batch, with_scalar, Scalar};
+use super::{operand, put, put_i32, split_batch, with_scalar, Real, Scalar};
 use crate::registry::CallFrame;
 
 pub(crate) const SYTRD_ATTRS: &[AttrSpec] = &[AttrSpec::required("lower", AttrType::Bool)];
@@ -50,13 +50,14 @@ pub(crate) fn sytrd(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     with_scalar!(ty, sytrd_t, frame)
 }
 
-fn sytrd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
+fn sytrd_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     let lower = super::schema::bool_attr(frame.attributes, "lower")?;
     let (bytes, shape) = operand(frame, 0)?;
     let (batch, n, _) = split_batch(shape)?;
     let off = n.saturating_sub(1);
-    let mut a = T::read(bytes, wide);
-    let (mut d, mut e) = (vec![0.0; batch * n], vec![0.0; batch * off]);
+    let mut a = T::read(bytes);
+    let zero = <T::Real as Scalar>::ZERO;
+    let (mut d, mut e) = (vec![zero; batch * n], vec![zero; batch * off]);
     let mut tau = vec![T::ZERO; batch * off];
     for b in 0..batch {
         let m = &mut a[b * n * n..(b + 1) * n * n];
@@ -73,10 +74,10 @@ fn sytrd_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), Handl
             tb.reverse();
         }
     }
-    put(frame, 0, &a, wide)?;
-    put(frame, 1, &d, wide)?;
-    put(frame, 2, &e, wide)?;
-    put(frame, 3, &tau, wide)?;
+    put(frame, 0, &a)?;
+    put(frame, 1, &d)?;
+    put(frame, 2, &e)?;
+    put(frame, 3, &tau)?;
     put_i32(frame, 4, &vec![0; batch])
 }
 
@@ -99,7 +100,7 @@ fn hemv_lower<T: Scalar>(a: &[T], n: usize, o: usize, v: &[T]) -> Vec<T> {
                     std::cmp::Ordering::Less => at(c, r).conj(),
                     std::cmp::Ordering::Equal => T::from_re(at(r, r).re()),
                 };
-                s = s + h * vc;
+                s = s.add_mul(h, vc);
             }
             s
         })
@@ -110,8 +111,8 @@ fn hemv_lower<T: Scalar>(a: &[T], n: usize, o: usize, v: &[T]) -> Vec<T> {
 pub(crate) fn sytd2_lower<T: Scalar>(
     a: &mut [T],
     n: usize,
-    d: &mut [f64],
-    e: &mut [f64],
+    d: &mut [T::Real],
+    e: &mut [T::Real],
     tau: &mut [T],
 ) {
     if n == 0 {
@@ -132,22 +133,24 @@ pub(crate) fn sytd2_lower<T: Scalar>(
                 .collect();
             let mut dot = T::ZERO;
             for (xk, vk) in x.iter().zip(&v) {
-                dot = dot + xk.conj() * *vk;
+                dot = dot.add_mul(xk.conj(), *vk);
             }
-            let alpha2 = (taui * dot).scale(-0.5);
+            let alpha2 = (taui * dot).scale(<T::Real as Real>::of(-0.5));
             let w: Vec<T> = x
                 .iter()
                 .zip(&v)
-                .map(|(&xk, &vk)| xk + alpha2 * vk)
+                .map(|(&xk, &vk)| xk.add_mul(alpha2, vk))
                 .collect();
+            // xHER2 lower with alpha = -1: a[r, c] += v[r] (-conj(w[c])) + w[r] (-conj(v[c])).
             for c in 0..v.len() {
-                for r in c..v.len() {
-                    let upd = v[r] * w[c].conj() + w[r] * v[c].conj();
-                    let idx = o + r + (o + c) * n;
-                    a[idx] = a[idx] - upd;
-                }
+                let (t1, t2) = (-w[c].conj(), -v[c].conj());
                 let idx = o + c + (o + c) * n;
-                a[idx] = T::from_re(a[idx].re());
+                let diag = (v[c] * t1).add_mul(w[c], t2);
+                a[idx] = T::from_re(a[idx].re() + diag.re());
+                for r in c + 1..v.len() {
+                    let idx = o + r + (o + c) * n;
+                    a[idx] = a[idx].add_mul(v[r], t1).add_mul(w[r], t2);
+                }
             }
         } else {
             let idx = o + o * n;
@@ -182,12 +185,12 @@ pub(crate) fn gtsv2(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
     with_scalar!(ty, gtsv2_t, frame)
 }
 
-fn gtsv2_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), HandlerError> {
-    let read = |i| operand(frame, i).map(|(b, _)| T::read(b, wide));
+fn gtsv2_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
+    let read = |i| operand(frame, i).map(|(b, _)| T::read(b));
     let (dl, d, du) = (read(0)?, read(1)?, read(2)?);
     let (bytes, shape) = operand(frame, 3)?;
     let (batch, m, nrhs) = split_batch(shape)?;
-    let mut b = T::read(bytes, wide);
+    let mut b = T::read(bytes);
     if dl.len() != batch * m || d.len() != batch * m || du.len() != batch * m {
         return Err(HandlerError::DiagonalSizes {
             lower: dl.len(),
@@ -209,7 +212,7 @@ fn gtsv2_t<T: Scalar>(frame: &mut CallFrame<'_>, wide: bool) -> Result<(), Handl
             sys.clone().solve(&mut b[off..off + m]);
         }
     }
-    put(frame, 0, &b, wide)
+    put(frame, 0, &b)
 }
 
 /// A tridiagonal system in cuSPARSE's storage (`dl[0]` and `du[m-1]` unused).

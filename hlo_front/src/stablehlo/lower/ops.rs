@@ -349,6 +349,14 @@ impl Front<'_> {
                 a.fft_length = Some(self.req_ints(op, &["fft_length", "length"])?);
                 Opcode::Fft
             }
+            "cholesky" => {
+                // `lower = true`; absent means false, as in the proto (XLA's default).
+                self.count(op, 1)?;
+                a.cholesky = Some(CholeskyOptions {
+                    lower: self.bool_attr(op, &["lower"])?.unwrap_or(false),
+                });
+                Opcode::Cholesky
+            }
             "triangular_solve" => {
                 a.triangular_solve = Some(self.triangular_solve_options(op)?);
                 Opcode::TriangularSolve

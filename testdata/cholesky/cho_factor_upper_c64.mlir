@@ -1,0 +1,29 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4x4xcomplex<f32>>) -> (tensor<4x4xcomplex<f32>> {jax.result_info = "result"}) {
+    %0 = call @_cholesky(%arg0) : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    return %0 : tensor<4x4xcomplex<f32>>
+  }
+  func.func private @_cholesky(%arg0: tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>> {
+    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %1 = stablehlo.real %0 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %2 = stablehlo.imag %0 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %3 = stablehlo.negate %2 : tensor<4x4xf32>
+    %4 = stablehlo.complex %1, %3 : tensor<4x4xcomplex<f32>>
+    %5 = stablehlo.cholesky %4, lower = true : tensor<4x4xcomplex<f32>>
+    %6 = stablehlo.iota dim = 0 : tensor<4x4xi64>
+    %c = stablehlo.constant dense<0> : tensor<i64>
+    %7 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i64>) -> tensor<4x4xi64>
+    %8 = stablehlo.add %6, %7 : tensor<4x4xi64>
+    %9 = stablehlo.iota dim = 1 : tensor<4x4xi64>
+    %10 = stablehlo.compare GE, %8, %9, SIGNED : (tensor<4x4xi64>, tensor<4x4xi64>) -> tensor<4x4xi1>
+    %cst = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f32>>
+    %11 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<complex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %12 = stablehlo.select %10, %5, %11 : tensor<4x4xi1>, tensor<4x4xcomplex<f32>>
+    %13 = stablehlo.transpose %12, dims = [1, 0] : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xcomplex<f32>>
+    %14 = stablehlo.real %13 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %15 = stablehlo.imag %13 : (tensor<4x4xcomplex<f32>>) -> tensor<4x4xf32>
+    %16 = stablehlo.negate %15 : tensor<4x4xf32>
+    %17 = stablehlo.complex %14, %16 : tensor<4x4xcomplex<f32>>
+    return %17 : tensor<4x4xcomplex<f32>>
+  }
+}
