@@ -9,6 +9,8 @@ use crate::error::CompileError;
 use crate::lower::{Lowered, Op};
 use crate::target::Target;
 
+mod conv;
+
 /// A shape with the default row-major layout on every array.
 pub fn row_major(shape: &Shape) -> Shape {
     match shape {
@@ -220,6 +222,17 @@ impl ThunkBuilder<'_> {
                     })),
                 }
             }
+            Op::Convolution {
+                name,
+                conv,
+                operands,
+                result,
+            } => pg::ThunkProto {
+                thunk_info: self.info(name),
+                r#impl: Some(Impl::ConvolutionThunk(conv::convolution_thunk(
+                    asg, conv, operands, result,
+                )?)),
+            },
             Op::Fft {
                 name,
                 fft_type,

@@ -15,6 +15,7 @@
 pub mod behaviour;
 pub mod collectives;
 pub mod device;
+pub mod conv;
 pub mod error;
 pub mod executable;
 pub mod execute;

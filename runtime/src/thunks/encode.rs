@@ -155,6 +155,12 @@ pub fn encode(t: &Thunk) -> ThunkProto {
             // GemmThunkProto.
             gemm_config_xyz: None,
         }),
+        ThunkKind::Convolution(c) => Impl::ConvolutionThunk(ConvolutionThunkProto {
+            conv_descriptor: Some(c.descriptor.clone()),
+            operand_buffers: c.operands.iter().map(sl).collect(),
+            result_buffers: vec![sl(&c.result)],
+            scratch_buffer: c.scratch.as_ref().map(sl),
+        }),
         ThunkKind::Fft(f) => Impl::FftThunk(FftThunkProto {
             fft_type: match f.kind {
                 FftKind::Fft => proto::xla::FftType::Fft,

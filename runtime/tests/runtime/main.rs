@@ -4,6 +4,7 @@ mod execute;
 mod ffi_data;
 mod ffi_handlers;
 mod ffi_load_errors;
+mod conv;
 mod fft;
 mod hostile;
 mod load_errors;
