@@ -7,14 +7,16 @@
 //! describing that forward convolution:
 //! - FORWARD (x, w -> y): with x = 1..9 row by row and w = [1, 2, 3, 4],
 //!   `y[i][j] = x[i][j] + 2 x[i][j+1] + 3 x[i+1][j] + 4 x[i+1][j+1]` = [37, 47, 67, 77];
-//! - BACKWARD_DATA (dy, w -> dx): `dx[i][j] = sum dy[i-p][j-q] w[p][q]`; dy = [1, 0, 0, 1] places
-//!   w at (0, 0) and at (1, 1): dx = [1, 2, 0, 3, 5, 2, 0, 3, 4];
+//! - BACKWARD_DATA (dy, w -> dx) with the window reversed (cuDNN's convolution mode, as the
+//!   compiler emits it for a reversed filter operand), so its forward filter is w read from the
+//!   far end, `f[p][q] = w[1-p][1-q]` = [4, 3, 2, 1]: `dx[i][j] = sum dy[i-p][j-q] f[p][q]`; dy =
+//!   [1, 0, 0, 1] places f at (0, 0) and at (1, 1): dx = [4, 3, 0, 2, 5, 3, 0, 2, 1];
 //! - BACKWARD_FILTER (x, dy -> dw): `dw[p][q] = sum x[i+p][j+q] dy[i][j]` = x[p][q] + x[p+1][q+1]
 //!   = [6, 8, 12, 14].
 //!
 //! Every value is a small integer, exact in f32. The embedded module computes the same with HLO
-//! convolutions (the gradient of the input as a padded convolution with the reversed filter, the
-//! gradient of the filter with batch and features swapped), so the reference evaluator agrees.
+//! convolutions (the input gradient as a padded convolution with f reversed, which is w itself;
+//! the filter gradient with batch and features swapped), so the reference evaluator agrees.
 use proto::stream_executor::dnn::{ActivationMode, ConvolutionKind};
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
@@ -33,14 +35,13 @@ ENTRY main {
   w = f32[2,2,1,1]{3,2,1,0} parameter(1)
   dy = f32[1,2,2,1]{3,2,1,0} parameter(2)
   y = f32[1,2,2,1]{3,2,1,0} convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->b01f
-  wr = f32[2,2,1,1]{3,2,1,0} reverse(w), dimensions={0,1}
-  dx = f32[1,3,3,1]{3,2,1,0} convolution(dy, wr), window={size=2x2 pad=1_1x1_1}, dim_labels=b01f_01oi->b01f
+  dx = f32[1,3,3,1]{3,2,1,0} convolution(dy, w), window={size=2x2 pad=1_1x1_1}, dim_labels=b01f_01oi->b01f
   dw = f32[2,2,1,1]{3,2,1,0} convolution(x, dy), window={size=2x2}, dim_labels=f01b_i01o->01bf
   ROOT out = (f32[1,2,2,1]{3,2,1,0}, f32[1,3,3,1]{3,2,1,0}, f32[2,2,1,1]{3,2,1,0}) tuple(y, dx, dw)
 }
 ";
 
-const CONV_IO: &str = r#"{"inputs": [{"dtype": "f32", "shape": [1, 3, 3, 1], "data": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]}, {"dtype": "f32", "shape": [2, 2, 1, 1], "data": [1.0, 2.0, 3.0, 4.0]}, {"dtype": "f32", "shape": [1, 2, 2, 1], "data": [1.0, 0.0, 0.0, 1.0]}], "outputs": [{"dtype": "f32", "shape": [1, 2, 2, 1], "data": [37.0, 47.0, 67.0, 77.0]}, {"dtype": "f32", "shape": [1, 3, 3, 1], "data": [1.0, 2.0, 0.0, 3.0, 5.0, 2.0, 0.0, 3.0, 4.0]}, {"dtype": "f32", "shape": [2, 2, 1, 1], "data": [6.0, 8.0, 12.0, 14.0]}]}
+const CONV_IO: &str = r#"{"inputs": [{"dtype": "f32", "shape": [1, 3, 3, 1], "data": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]}, {"dtype": "f32", "shape": [2, 2, 1, 1], "data": [1.0, 2.0, 3.0, 4.0]}, {"dtype": "f32", "shape": [1, 2, 2, 1], "data": [1.0, 0.0, 0.0, 1.0]}], "outputs": [{"dtype": "f32", "shape": [1, 2, 2, 1], "data": [37.0, 47.0, 67.0, 77.0]}, {"dtype": "f32", "shape": [1, 3, 3, 1], "data": [4.0, 3.0, 0.0, 2.0, 5.0, 3.0, 0.0, 2.0, 1.0]}, {"dtype": "f32", "shape": [2, 2, 1, 1], "data": [6.0, 8.0, 12.0, 14.0]}]}
 "#;
 
 /// The shapes of x, w and y (f32, row-major).
@@ -56,8 +57,13 @@ fn f32_shape(dims: [i64; 4]) -> ShapeProto {
     }
 }
 
-/// The forward convolution's descriptor with `kind`'s operand and result shapes.
-fn descriptor(kind: ConvolutionKind, shapes: [[i64; 4]; 3]) -> GpuConvDescriptorProto {
+/// The forward convolution's descriptor with `kind`'s operand and result shapes, the window
+/// reversed in both dimensions for `reversed`.
+fn descriptor(
+    kind: ConvolutionKind,
+    shapes: [[i64; 4]; 3],
+    reversed: bool,
+) -> GpuConvDescriptorProto {
     let d = WindowDimension {
         size: 2,
         stride: 1,
@@ -65,7 +71,7 @@ fn descriptor(kind: ConvolutionKind, shapes: [[i64; 4]; 3]) -> GpuConvDescriptor
         padding_high: 0,
         window_dilation: 1,
         base_dilation: 1,
-        window_reversal: false,
+        window_reversal: reversed,
     };
     GpuConvDescriptorProto {
         kind: kind as i32,
@@ -119,7 +125,11 @@ fn build_conv(p: &mut GpuExecutableProto) {
         thunk(
             id,
             Impl::ConvolutionThunk(ConvolutionThunkProto {
-                conv_descriptor: Some(descriptor(kind, args.map(|a| a.1))),
+                conv_descriptor: Some(descriptor(
+                    kind,
+                    args.map(|a| a.1),
+                    kind == ConvolutionKind::BackwardData,
+                )),
                 operand_buffers: vec![
                     slice(args[0].0, 0, bytes(args[0].1)),
                     slice(args[1].0, 0, bytes(args[1].1)),
