@@ -78,8 +78,16 @@ pub fn classify(comp: &Computation, conv: &Instruction) -> Option<GpuConv> {
     };
     let fgc = conv.attrs.feature_group_count.unwrap_or(1);
     let bgc = conv.attrs.batch_group_count.unwrap_or(1);
-    let usize_dims = |v: &[i64]| v.iter().map(|&x| usize::try_from(x).ok()).collect::<Option<Vec<_>>>();
-    let (l, r, o) = (usize_dims(&d.lhs)?, usize_dims(&d.rhs)?, usize_dims(&d.out)?);
+    let usize_dims = |v: &[i64]| {
+        v.iter()
+            .map(|&x| usize::try_from(x).ok())
+            .collect::<Option<Vec<_>>>()
+    };
+    let (l, r, o) = (
+        usize_dims(&d.lhs)?,
+        usize_dims(&d.rhs)?,
+        usize_dims(&d.out)?,
+    );
     ConvGeometry::new(&l, &r, &o, &dnums, Some(&window), fgc, bgc).ok()?;
     if window.len() > 3 {
         return None;
@@ -147,8 +155,7 @@ fn only_inserted_one(from: &[i64], to: &[i64]) -> Option<i64> {
 /// has them, and no kernel spatial size above the output's.
 fn looks_like_forward(d: &Dims, dn: &ConvDimensionNumbers) -> bool {
     at(&d.lhs, dn.input_batch_dimension) == at(&d.out, dn.output_batch_dimension)
-        && at(&d.rhs, dn.kernel_output_feature_dimension)
-            == at(&d.out, dn.output_feature_dimension)
+        && at(&d.rhs, dn.kernel_output_feature_dimension) == at(&d.out, dn.output_feature_dimension)
         && dn
             .kernel_spatial_dimensions
             .iter()
@@ -182,7 +189,8 @@ fn match_backward_filter(
     if fgc > 1 || looks_like_forward(d, dn) {
         return None;
     }
-    let plain = |w: &WindowDim| w.stride == 1 && w.lhs_dilation == 1 && w.pad_low >= 0 && !w.reversal;
+    let plain =
+        |w: &WindowDim| w.stride == 1 && w.lhs_dilation == 1 && w.pad_low >= 0 && !w.reversal;
     if !window.iter().all(plain) {
         return None;
     }

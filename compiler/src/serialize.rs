@@ -222,16 +222,9 @@ impl ThunkBuilder<'_> {
                     })),
                 }
             }
-            Op::Convolution {
-                name,
-                conv,
-                operands,
-                result,
-            } => pg::ThunkProto {
+            Op::Convolution { name, .. } => pg::ThunkProto {
                 thunk_info: self.info(name),
-                r#impl: Some(Impl::ConvolutionThunk(conv::convolution_thunk(
-                    asg, conv, operands, result,
-                )?)),
+                r#impl: Some(Impl::ConvolutionThunk(conv::convolution_thunk(asg, op)?)),
             },
             Op::Fft {
                 name,

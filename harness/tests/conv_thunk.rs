@@ -28,10 +28,7 @@ fn kinds(exe: &proto::xla::gpu::GpuExecutableProto) -> Vec<&'static str> {
             Some(Impl::ConvolutionThunk(c)) => c.conv_descriptor.as_ref(),
             _ => None,
         })
-        .map(|d| {
-            ConvolutionKind::try_from(d.kind)
-                .map_or("?", |k| k.as_str_name())
-        })
+        .map(|d| ConvolutionKind::try_from(d.kind).map_or("?", |k| k.as_str_name()))
         .collect();
     v.sort_unstable();
     v

@@ -927,6 +927,9 @@ fn the_convolution_thunk_stays_behind_its_flag_until_the_forward_window_has_pass
             target,
         );
     }
-    assert_eq!(first_seen(CONV, Date::new(2026, 12, 1).unwrap()).to_string(), "2026-12-04");
+    assert_eq!(
+        first_seen(CONV, Date::new(2026, 12, 1).unwrap()).to_string(),
+        "2026-12-04"
+    );
     assert_the_bot_blocks_the_flip(CONV, &case, &on);
 }

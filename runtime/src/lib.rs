@@ -14,8 +14,8 @@
 
 pub mod behaviour;
 pub mod collectives;
-pub mod device;
 pub mod conv;
+pub mod device;
 pub mod error;
 pub mod executable;
 pub mod execute;

@@ -2,14 +2,12 @@
 //! call, with XLA's default backend config (`conv_result_scale = 1`, no activation) and no
 //! scratch buffer (the runtime's implicit GEMM needs none).
 use hlo::ir::{ConvDimensionNumbers, WindowDim};
-use hlo::Shape;
 use proto::xla::gpu as pg;
 
 use super::shape_proto;
 use crate::buffers::Assignment;
-use crate::conv_rewriter::GpuConv;
 use crate::error::CompileError;
-use crate::lower::Loc;
+use crate::lower::Op;
 
 fn window(w: &[WindowDim]) -> proto::xla::Window {
     proto::xla::Window {
@@ -42,12 +40,22 @@ fn dnums(d: &ConvDimensionNumbers) -> proto::xla::ConvolutionDimensionNumbers {
     }
 }
 
+/// The thunk of an [`Op::Convolution`] (any other op is an internal error).
 pub(super) fn convolution_thunk(
     asg: &Assignment,
-    conv: &GpuConv,
-    operands: &[(Loc, Shape); 2],
-    result: &(Loc, Shape),
+    op: &Op,
 ) -> Result<pg::ConvolutionThunkProto, CompileError> {
+    let Op::Convolution {
+        conv,
+        operands,
+        result,
+        ..
+    } = op
+    else {
+        return Err(CompileError::Internal(
+            "convolution_thunk called on another op".into(),
+        ));
+    };
     Ok(pg::ConvolutionThunkProto {
         conv_descriptor: Some(pg::GpuConvDescriptorProto {
             kind: conv.kind as i32,

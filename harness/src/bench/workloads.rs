@@ -29,6 +29,10 @@ pub fn workload_input(t: hlo::PrimitiveType, p: usize, i: usize, modulus: u64) -
     }
 }
 
+/// Left out of `--quick` (CI's smoke test, a debug build): its two host gemms of 2^29
+/// multiply-adds take about 25 s unoptimized.
+const FULL_ONLY: &[&str] = &["workload_gelu_mlp_256x1024x2048"];
+
 #[derive(serde::Deserialize)]
 struct XlaTimes {
     date: String,
@@ -65,13 +69,14 @@ fn row(
         let n = (leaf.size / 4) as usize;
         let mut bytes = Vec::with_capacity(n * 4);
         for i in 0..n {
-            let v = workload_input(leaf.element_type, *number, i, xla.int_modulus)
-                .with_context(|| {
+            let v = workload_input(leaf.element_type, *number, i, xla.int_modulus).with_context(
+                || {
                     format!(
                         "{name}: parameter {number} is {}, the generator writes f32 and s32",
                         leaf.element_type
                     )
-                })?;
+                },
+            )?;
             bytes.extend_from_slice(&v);
         }
         args.push(bytes);
@@ -120,6 +125,9 @@ pub(super) fn workloads(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     let mut ratios = Vec::new();
     for (name, xla) in &times.modules {
+        if env.quick && FULL_ONLY.contains(&name.as_str()) {
+            continue;
+        }
         let (r, ratio) = row(env, &dir, name, xla, reps)?;
         rows.push(r);
         ratios.push(ratio);
@@ -127,8 +135,11 @@ pub(super) fn workloads(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     report.sections.push(Section {
         title: "Workloads: five untuned programs on the emulated GPU next to XLA:CPU".into(),
         note: format!(
-            "testdata/bench/workloads modules (issue 32), compiled for h100_sxm with every staged-rollout option on, as the defaults will be after their flip dates (2026-12-15, 2026-12-18; CompileOptions::after_staged_flips: convolution and FFT thunks among them), run with `aot run`'s defaults (best of {reps}); XLA:CPU: median of the jitted function from testdata/bench/workloads/xla_cpu_times.json (jax {}, {}, {}; rerun tools/bench_workloads.py on the machine you compare on)",
-            times.jax, times.machine, times.date
+            "testdata/bench/workloads modules (issue 32), compiled for h100_sxm with every staged-rollout option on, as the defaults will be after their flip dates (2026-12-15, 2026-12-18; CompileOptions::after_staged_flips: convolution and FFT thunks among them), run with `aot run`'s defaults (best of {reps}{}); XLA:CPU: median of the jitted function from testdata/bench/workloads/xla_cpu_times.json (jax {}, {}, {}; rerun tools/bench_workloads.py on the machine you compare on)",
+            if env.quick { "; --quick leaves out the GELU MLP" } else { "" },
+            times.jax,
+            times.machine,
+            times.date
         ),
         headers: [
             "workload",
@@ -145,9 +156,10 @@ pub(super) fn workloads(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         rows,
     });
     let g = geomean(&ratios);
-    let worst = ratios.iter().copied().fold(None, |m: Option<f64>, r| {
-        Some(m.map_or(r, |m| m.max(r)))
-    });
+    let worst = ratios
+        .iter()
+        .copied()
+        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
     report.line(
         "emulated ÷ XLA:CPU, workloads (geometric mean)",
         format!("{}×", opt(g, 1)),

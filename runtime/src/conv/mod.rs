@@ -350,10 +350,21 @@ fn run<T: Real>(
     let chunk = (chunk_elements / k.max(1)).max(1);
     let a = decode::<T>(t.dtype, op0);
     let b = decode::<T>(t.dtype, op1);
-    let ctx = Ctx { g, p: &p, cg, og, k };
+    let ctx = Ctx {
+        g,
+        p: &p,
+        cg,
+        og,
+        k,
+    };
     let (w_len, x_len, y_len) = (
         g.out_features as usize * cg * p.taps,
-        batch * g.in_features as usize * g.spatial.iter().map(|s| s.input as usize).product::<usize>(),
+        batch
+            * g.in_features as usize
+            * g.spatial
+                .iter()
+                .map(|s| s.input as usize)
+                .product::<usize>(),
         batch * g.out_features as usize * p.positions,
     );
     let mut result = match t.kind {
@@ -452,7 +463,9 @@ impl Ctx<'_> {
                 let Some(off) = off else { continue };
                 for c in 0..self.cg {
                     let i = bf(self.g.x_strides, n, gi * self.cg + c) + off;
-                    if let (Some(d), Some(&v)) = (dx.get_mut(i), dcol.get(ri * self.k + ti * self.cg + c)) {
+                    if let (Some(d), Some(&v)) =
+                        (dx.get_mut(i), dcol.get(ri * self.k + ti * self.cg + c))
+                    {
                         *d += v;
                     }
                 }
@@ -480,7 +493,9 @@ impl Ctx<'_> {
             for c in 0..self.cg {
                 for o in 0..self.og {
                     let i = bf(self.g.w_strides, c, gi * self.og + o) + tap;
-                    if let (Some(d), Some(&v)) = (dw.get_mut(i), m.get((ti * self.cg + c) * self.og + o)) {
+                    if let (Some(d), Some(&v)) =
+                        (dw.get_mut(i), m.get((ti * self.cg + c) * self.og + o))
+                    {
                         *d = v;
                     }
                 }

@@ -38,7 +38,9 @@ fn out_size(c: &Case, d: usize) -> u64 {
 
 /// Row-major strides of `dims`.
 fn strides(dims: &[u64]) -> Vec<u64> {
-    (0..dims.len()).map(|i| dims[i + 1..].iter().product()).collect()
+    (0..dims.len())
+        .map(|i| dims[i + 1..].iter().product())
+        .collect()
 }
 
 /// The three arrays' dimensions and the geometry.
@@ -110,10 +112,14 @@ fn thunk(kind: ConvKind, g: &ConvGeometry) -> ConvThunk {
 
 /// Deterministic values in [-1, 1).
 fn values(n: u64, seed: u64) -> Vec<f64> {
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..n)
         .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
         })
         .collect()
@@ -126,7 +132,10 @@ fn run(kind: ConvKind, g: &ConvGeometry, a: &[f64], b: &[f64]) -> Vec<f64> {
     let whole = f64::from_bytes(&execute(&thunk(kind, g), &a, &b, None).unwrap());
     let small = execute_chunked(&thunk(kind, g), &a, &b, None, 7).unwrap();
     for (x, y) in whole.iter().zip(f64::from_bytes(&small)) {
-        assert!((x - y).abs() < 1e-12, "{kind:?}: {x} in one chunk, {y} in small ones");
+        assert!(
+            (x - y).abs() < 1e-12,
+            "{kind:?}: {x} in one chunk, {y} in small ones"
+        );
     }
     whole
 }
@@ -200,8 +209,14 @@ fn check(c: Case) {
     let dx = run(ConvKind::BackwardData, &g, &dy, &w);
     let dw = run(ConvKind::BackwardFilter, &g, &x, &dy);
     let (lhs, via_dx, via_dw) = (dot(&y, &dy), dot(&x, &dx), dot(&w, &dw));
-    assert!((lhs - via_dx).abs() < 1e-9, "<y,dy> {lhs} vs <x,dx> {via_dx}");
-    assert!((lhs - via_dw).abs() < 1e-9, "<y,dy> {lhs} vs <w,dw> {via_dw}");
+    assert!(
+        (lhs - via_dx).abs() < 1e-9,
+        "<y,dy> {lhs} vs <x,dx> {via_dx}"
+    );
+    assert!(
+        (lhs - via_dw).abs() < 1e-9,
+        "<y,dy> {lhs} vs <w,dw> {via_dw}"
+    );
 }
 
 fn plain() -> Case {

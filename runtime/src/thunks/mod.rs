@@ -17,11 +17,11 @@ mod encode;
 #[cfg(test)]
 mod tests;
 
+pub use conv::{ConvGeometry, ConvKind, ConvSpatial, ConvThunk};
 pub use decode::{
     decode_encoded_sequence, decode_sequence, DecodeContext, KernelContract, KernelTable,
     ToolkitBound,
 };
-pub use conv::{ConvGeometry, ConvKind, ConvSpatial, ConvThunk};
 pub use encode::{encode, encode_sequence};
 
 /// A contiguous range of one buffer allocation (validated against the allocation's size).

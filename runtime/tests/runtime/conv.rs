@@ -131,12 +131,20 @@ fn forward_sums_each_window() {
 fn backward_data_spreads_the_filter() {
     let w = f32s(&[1., 2., 3., 4.]);
     let p = conv_artifact(ConvolutionKind::BackwardData);
-    let r = run(&p, &RuntimeFlags::default(), &[&f32s(&[1., 0., 0., 0.]), &w]);
+    let r = run(
+        &p,
+        &RuntimeFlags::default(),
+        &[&f32s(&[1., 0., 0., 0.]), &w],
+    );
     assert_eq!(
         to_f32s(&r.outputs[0]),
         vec![1., 2., 0., 3., 4., 0., 0., 0., 0.]
     );
-    let r = run(&p, &RuntimeFlags::default(), &[&f32s(&[1., 1., 1., 1.]), &w]);
+    let r = run(
+        &p,
+        &RuntimeFlags::default(),
+        &[&f32s(&[1., 1., 1., 1.]), &w],
+    );
     assert_eq!(
         to_f32s(&r.outputs[0]),
         vec![1., 3., 2., 4., 10., 6., 3., 7., 4.]
@@ -164,7 +172,11 @@ fn result_scale_multiplies() {
         .unwrap()
         .conv_result_scale = 0.5;
     let x = f32s(&[1., 2., 3., 4., 5., 6., 7., 8., 9.]);
-    let r = run(&p, &RuntimeFlags::default(), &[&x, &f32s(&[1., 2., 3., 4.])]);
+    let r = run(
+        &p,
+        &RuntimeFlags::default(),
+        &[&x, &f32s(&[1., 2., 3., 4.])],
+    );
     assert_eq!(to_f32s(&r.outputs[0]), vec![18.5, 23.5, 33.5, 38.5]);
 }
 
@@ -285,7 +297,9 @@ fn window_is_checked() {
             dim0(p).base_dilation = i64::MAX;
             dim0(p).padding_high = i64::MAX;
         }),
-        format!("INVALID_ARGUMENT: {PATH}.conv_descriptor.window.dimensions[0]: the sizes overflow")
+        format!(
+            "INVALID_ARGUMENT: {PATH}.conv_descriptor.window.dimensions[0]: the sizes overflow"
+        )
     );
 }
 

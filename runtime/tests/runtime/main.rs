@@ -1,10 +1,10 @@
 //! Runtime integration tests on hand-built artifacts (no compiler).
 mod common;
+mod conv;
 mod execute;
 mod ffi_data;
 mod ffi_handlers;
 mod ffi_load_errors;
-mod conv;
 mod fft;
 mod hostile;
 mod load_errors;

@@ -22,9 +22,7 @@ use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
     ConvolutionThunkProto, CudnnConvBackendConfig, GpuConvDescriptorProto, GpuExecutableProto,
 };
-use proto::xla::{
-    ConvolutionDimensionNumbers, PrimitiveType, ShapeProto, Window, WindowDimension,
-};
+use proto::xla::{ConvolutionDimensionNumbers, PrimitiveType, ShapeProto, Window, WindowDimension};
 
 use super::{output_leaf, set_allocations, slice, thunk, HandCase};
 

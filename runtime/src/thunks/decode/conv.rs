@@ -80,8 +80,10 @@ fn scale(d: &GpuConvDescriptorProto, path: &str) -> Result<f64> {
     if b.activation_mode != ActivationMode::KNone as i32 {
         return Err(Error::unimplemented(format!(
             "{p}.activation_mode is {}: fused activations are not run by this runtime",
-            ActivationMode::try_from(b.activation_mode)
-                .map_or_else(|_| b.activation_mode.to_string(), |m| m.as_str_name().to_owned())
+            ActivationMode::try_from(b.activation_mode).map_or_else(
+                |_| b.activation_mode.to_string(),
+                |m| m.as_str_name().to_owned()
+            )
         )));
     }
     if b.side_input_scale != 0.0 {
@@ -137,7 +139,11 @@ fn orders(
     Ok([
         permutation(
             x,
-            &list(n.input_batch_dimension, n.input_feature_dimension, &n.input_spatial_dimensions),
+            &list(
+                n.input_batch_dimension,
+                n.input_feature_dimension,
+                &n.input_spatial_dimensions,
+            ),
             "input",
             path,
         )?,
@@ -153,7 +159,11 @@ fn orders(
         )?,
         permutation(
             y,
-            &list(n.output_batch_dimension, n.output_feature_dimension, &n.output_spatial_dimensions),
+            &list(
+                n.output_batch_dimension,
+                n.output_feature_dimension,
+                &n.output_spatial_dimensions,
+            ),
             "output",
             path,
         )?,
@@ -262,7 +272,11 @@ fn features(
 
 /// The descriptor's forward convolution: x, w and y in the roles the kind gives the three
 /// shapes.
-fn geometry(d: &GpuConvDescriptorProto, kind: ConvKind, path: &str) -> Result<(ElemType, ConvGeometry)> {
+fn geometry(
+    d: &GpuConvDescriptorProto,
+    kind: ConvKind,
+    path: &str,
+) -> Result<(ElemType, ConvGeometry)> {
     let op0 = array(d.operand0_shape.as_ref(), "operand0_shape", path)?;
     let op1 = array(d.operand1_shape.as_ref(), "operand1_shape", path)?;
     let res = array(d.result_shape.as_ref(), "result_shape", path)?;
@@ -356,12 +370,32 @@ pub(super) fn conv(
             c.result_buffers.len()
         )));
     }
-    let op = |i: usize| slice(ctx, c.operand_buffers.get(i), &format!("{path}.operand_buffers[{i}]"));
+    let op = |i: usize| {
+        slice(
+            ctx,
+            c.operand_buffers.get(i),
+            &format!("{path}.operand_buffers[{i}]"),
+        )
+    };
     let operands = [op(0)?, op(1)?];
-    let result = slice(ctx, c.result_buffers.first(), &format!("{path}.result_buffers[0]"))?;
+    let result = slice(
+        ctx,
+        c.result_buffers.first(),
+        &format!("{path}.result_buffers[0]"),
+    )?;
     for (s, shape, name, field) in [
-        (operands[0], &d.operand0_shape, "operand_buffers[0]", "operand0_shape"),
-        (operands[1], &d.operand1_shape, "operand_buffers[1]", "operand1_shape"),
+        (
+            operands[0],
+            &d.operand0_shape,
+            "operand_buffers[0]",
+            "operand0_shape",
+        ),
+        (
+            operands[1],
+            &d.operand1_shape,
+            "operand_buffers[1]",
+            "operand1_shape",
+        ),
         (result, &d.result_shape, "result_buffers[0]", "result_shape"),
     ] {
         let need = bytes(dtype, shape.as_ref())
