@@ -58,7 +58,7 @@ fn row(
     reps: usize,
 ) -> anyhow::Result<(Vec<String>, f64)> {
     let text = std::fs::read_to_string(dir.join(format!("{name}.hlo")))?;
-    let module = hlo::parse_module(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let module = hlo_text::parse_module(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let options = compiler::CompileOptions::after_staged_flips();
     let bytes = compiler::compile_to_bytes(&module, &env.target, &options)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
