@@ -7,7 +7,7 @@
 use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use harness::run_cmd::ToleranceRule;
+use harness::cmd::run::ToleranceRule;
 use hlo_eval::io::{compare, IoCase};
 use proto::prost::Message;
 use proto::stream_executor::dnn::ConvolutionKind;
