@@ -76,6 +76,17 @@ for hlo in testdata/corpus/hlo/*.hlo; do
   fi
   if [ $(( $(date +%s) - T0 )) -gt 170 ]; then echo "time budget reached, stopping"; break; fi
 done
+# The convolution thunk (issue 32) on the GPU: the newest hand-written case's FORWARD,
+# BACKWARD_DATA and BACKWARD_FILTER thunks against their hand-worked outputs (the CUDA device runs
+# them through the host implicit GEMM until cuDNN is wired).
+CONV=$(ls -d goldens/executables/h100_sxm/handwritten/v*/convolution_thunk 2>/dev/null | sort -V | tail -1)
+if [ -n "$CONV" ]; then
+  if "$AOT" run "$CONV/executable.pb" --target-config "$(dirname "$CONV")/target.txtpb" --io "$CONV/io.json" --device cuda >"$WORK/conv.txt" 2>&1; then
+    echo "convolution_thunk on CUDA: OK ($CONV)"; pass=$((pass+1))
+  else
+    echo "convolution_thunk on CUDA: FAIL ($CONV)"; sed 's/^/    /' "$WORK/conv.txt" | tail -3; fail=$((fail+1))
+  fi
+fi
 echo "summary: $pass cases match on both devices, $fail do not"
 echo "largest elementwise kernel on the GPU: ${best_bw:-none measured}"
 echo "wall time: $(( $(date +%s) - T0 )) s"

@@ -11,6 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "xla/service/buffer_assignment.proto",
         "stream_executor/device_description.proto",
         "stream_executor/launch_dim.proto",
+        "stream_executor/dnn.proto",
         "stream_executor/kernel_spec.proto",
         "xla/gpu/thunk.proto",
         "xla/gpu/executable.proto",

@@ -158,6 +158,16 @@ fn cheap(instr: &Instruction) -> bool {
 /// Plans the kernels of a computation. With `fuse` off, every kernel instruction is its own
 /// kernel.
 pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
+    plan_with(comp, fuse, &|_| false)
+}
+
+/// [`plan`], with the instructions `thunk` accepts taken out of the kernels as single units
+/// (the convolutions that become convolution thunks: `CompileOptions::emit_convolution_thunk`).
+pub fn plan_with(
+    comp: &Computation,
+    fuse: bool,
+    thunk: &dyn Fn(&Instruction) -> bool,
+) -> Result<Vec<Unit>, CompileError> {
     let order = topo_order(comp)?;
     let n = comp.instructions.len();
     let mut pos = vec![0usize; n];
@@ -178,7 +188,11 @@ pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
     let mut emissions = Emissions::default();
     for &id in order.iter().rev() {
         let instr = &comp[id];
-        let cls = class(instr);
+        let cls = if thunk(instr) {
+            Class::NonKernel
+        } else {
+            class(instr)
+        };
         if cls == Class::NonKernel {
             single[id.index()] = true;
             continue;

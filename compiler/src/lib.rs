@@ -20,6 +20,7 @@
 pub mod codegen;
 
 pub mod buffers;
+pub mod conv_rewriter;
 pub mod coverage;
 pub mod cubin;
 pub mod error;

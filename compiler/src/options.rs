@@ -123,6 +123,13 @@ pub struct CompileOptions {
     /// may flip on 2026-12-17. While off, each cholesky becomes a column loop of ops every
     /// runtime runs ([`crate::passes::cholesky::run`]), with the same meaning.
     pub emit_cusolver_potrf: bool,
+    /// Staged rollout, stage 1 since 2026-12-04 (issue 32): lower each convolution that XLA's
+    /// conv rewriter would hand to cuDNN ([`crate::conv_rewriter`]: forward, backward data or
+    /// backward filter) to a `convolution_thunk` (the runtime's implicit GEMM on the emulated
+    /// device). Runtimes before 2026-12-04 refuse that thunk, so this is **off by default**;
+    /// the default may flip on 2026-12-18. While off, every convolution is a kernel of its own
+    /// (`codegen/convolution.rs`: one thread per output element walking the window).
+    pub emit_convolution_thunk: bool,
     /// Run the HLO verifier between passes (tests turn it on).
     pub verify_between_passes: bool,
     /// Also assemble every kernel's PTX into a cubin with NVIDIA's `ptxas` (found as
@@ -138,6 +145,33 @@ pub struct CompileOptions {
     /// result is rounded (strict). Not a new construct: the artifact holds the same kinds of
     /// kernels either way, so no runtime is affected.
     pub allow_excess_precision: bool,
+}
+
+impl CompileOptions {
+    /// The defaults with every staged-rollout emission option on: what
+    /// `CompileOptions::default()` will be once each option's flip date (2026-12-15 to
+    /// 2026-12-18) has passed. For measuring what users will get (`aot bench`'s workloads
+    /// section); an artifact compiled so before those dates is refused by older runtimes.
+    pub fn after_staged_flips() -> CompileOptions {
+        CompileOptions {
+            emit_memset8: true,
+            emit_launch_dims_xyz: true,
+            emit_copy_slices_xyz: true,
+            emit_group_mode_xyz: true,
+            emit_gemm_config_xyz: true,
+            emit_collective_slices_xyz: true,
+            emit_op_id_xyz: true,
+            emit_spmd_propagation_xla: true,
+            emit_module_frontend_attributes_19: true,
+            emit_narrow_floats_xla: true,
+            emit_partitions: true,
+            emit_collective_permute: true,
+            emit_fft_thunk: true,
+            emit_convolution_thunk: true,
+            emit_cusolver_potrf: true,
+            ..CompileOptions::default()
+        }
+    }
 }
 
 impl Default for CompileOptions {
@@ -160,6 +194,7 @@ impl Default for CompileOptions {
             emit_collective_permute: false,
             emit_fft_thunk: false,
             emit_cusolver_potrf: false,
+            emit_convolution_thunk: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,
@@ -192,6 +227,8 @@ impl CompileOptions {
             ("emit_partitions", self.emit_partitions),
             ("emit_collective_permute", self.emit_collective_permute),
             ("emit_fft_thunk", self.emit_fft_thunk),
+            ("emit_convolution_thunk", self.emit_convolution_thunk),
+            ("emit_cusolver_potrf", self.emit_cusolver_potrf),
         ]
         .into_iter()
         .filter_map(|(option, on)| Some((proto::rollout::by_option(option)?, on)))

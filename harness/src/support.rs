@@ -184,6 +184,7 @@ fn kind_name(imp: &Impl) -> &'static str {
         Impl::KernelThunk(_) => "kernel_thunk (PTX)",
         Impl::GemmThunk(_) => "gemm_thunk",
         Impl::FftThunk(_) => "fft_thunk",
+        Impl::ConvolutionThunk(_) => "convolution_thunk",
         Impl::ReplicaIdThunk(_) => "replica_id_thunk",
         Impl::PartitionIdThunk(_) => "partition_id_thunk",
         Impl::MemzeroThunk(_) => "memzero_thunk",

@@ -18,7 +18,9 @@
 //!   lists (23/24 → 33/27) behind `CompileOptions::emit_spmd_propagation_xla`, the module's
 //!   `frontend_attributes` (18 → 19) behind `emit_module_frontend_attributes_19`, and the element
 //!   types `F4E2M1FN` / `F8E8M0FNU` (30/31 → 32/33) behind `emit_narrow_floats_xla`; these use
-//!   the cases of `goldens/staged/cases/` (no curated case carries the fields).
+//!   the cases of `goldens/staged/cases/` (no curated case carries the fields);
+//! - `convolution_thunk` (issue 32) behind `CompileOptions::emit_convolution_thunk`: convolutions
+//!   as XLA's cuDNN calls instead of convolution kernels.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -901,4 +903,33 @@ fn the_handwritten_custom_calls_move_their_attributes_with_identical_outputs() {
             "{target}"
         );
     }
+}
+
+/// Issue 32: with the default options every convolution is a kernel; behind
+/// `emit_convolution_thunk` the curated convolution case computes the same outputs with
+/// `convolution_thunk`s, and the bot refuses the flip until 2026-12-18.
+#[test]
+fn the_convolution_thunk_stays_behind_its_flag_until_the_forward_window_has_passed() {
+    const CONV: &str = "xla.gpu.ThunkProto.convolution_thunk";
+    let case = case_named("conv2d_grad_input");
+    let mut on = compiler::CompileOptions::default();
+    on.emit_convolution_thunk = true;
+    for target in TARGETS {
+        let (off_bytes, on_bytes) = (
+            compile(&case, target, &compiler::CompileOptions::default()),
+            compile(&case, target, &on),
+        );
+        assert!(!census(&off_bytes).contains(CONV), "{target}");
+        assert!(census(&on_bytes).contains(CONV), "{target}");
+        assert_close(
+            &outputs(&on_bytes, target, &case),
+            &outputs(&off_bytes, target, &case),
+            target,
+        );
+    }
+    assert_eq!(
+        first_seen(CONV, Date::new(2026, 12, 1).unwrap()).to_string(),
+        "2026-12-04"
+    );
+    assert_the_bot_blocks_the_flip(CONV, &case, &on);
 }

@@ -53,6 +53,11 @@ pub mod xla {
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 pub mod stream_executor {
     include!(concat!(env!("OUT_DIR"), "/stream_executor.rs"));
+
+    /// `stream_executor.dnn`: the convolution kinds and activations of cuDNN thunks.
+    pub mod dnn {
+        include!(concat!(env!("OUT_DIR"), "/stream_executor.dnn.rs"));
+    }
 }
 
 /// Every kernel thunk of a thunk sequence, nested sequences (sequential, while condition and

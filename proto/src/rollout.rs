@@ -153,6 +153,23 @@ pub const FFT_THUNK: Rollout = new_construct(
     "emit_fft_thunk",
     ["2026-12-04", "2026-12-18"],
 );
+/// `convolution_thunk` (oneof 25), new (issue 32).
+pub const CONVOLUTION_THUNK: Rollout = new_construct(
+    "convolution_thunk",
+    "xla.gpu.ThunkProto.convolution_thunk",
+    &[25],
+    "emit_convolution_thunk",
+    ["2026-12-04", "2026-12-18"],
+);
+/// `cholesky` lowered to the `cusolver_potrf_ffi` custom call (issues 27, 31): a new value of
+/// `target_name` that runtimes handle since 2026-12-03.
+pub const CUSOLVER_POTRF: Rollout = new_construct(
+    "cusolver_potrf",
+    "xla.gpu.CustomCallThunkProto.target_name",
+    &[],
+    "emit_cusolver_potrf",
+    ["2026-12-03", "2026-12-17"],
+);
 
 /// Every staged construct.
 pub const ROLLOUTS: &[Rollout] = &[
@@ -170,6 +187,8 @@ pub const ROLLOUTS: &[Rollout] = &[
     PARTITIONS,
     COLLECTIVE_PERMUTE,
     FFT_THUNK,
+    CONVOLUTION_THUNK,
+    CUSOLVER_POTRF,
 ];
 
 /// The row whose compiler flag is `option`.

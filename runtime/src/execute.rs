@@ -524,6 +524,14 @@ impl Run<'_> {
                 }
                 Ok(())
             }
+            ThunkKind::Convolution(c) => {
+                let at = |s: &Slice| -> Result<(u64, u64)> { Ok((self.addr(s)?, s.size)) };
+                let buffers = crate::conv::ConvBuffers {
+                    operands: [at(&c.operands[0])?, at(&c.operands[1])?],
+                    result: at(&c.result)?,
+                };
+                self.device.convolution(c, buffers)
+            }
             ThunkKind::Fft(f) => {
                 let input = (self.addr(&f.input)?, f.input.size);
                 let output = (self.addr(&f.output)?, f.output.size);

@@ -14,6 +14,7 @@
 
 pub mod behaviour;
 pub mod collectives;
+pub mod conv;
 pub mod device;
 pub mod error;
 pub mod executable;

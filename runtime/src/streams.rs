@@ -57,6 +57,11 @@ pub fn accesses(t: &Thunk) -> (Vec<Slice>, Vec<Slice>) {
                 w.push(ws);
             }
         }
+        ThunkKind::Convolution(c) => {
+            r.extend(c.operands);
+            w.push(c.result);
+            w.extend(c.scratch);
+        }
         ThunkKind::Fft(f) => {
             r.push(f.input);
             w.push(f.output);

@@ -15,6 +15,7 @@
 //! (`input_output_alias`) are computed into the parameter's allocation the same way.
 mod collective;
 mod control;
+mod conv;
 pub(crate) mod ffi_attributes;
 mod group;
 mod single;
@@ -171,6 +172,18 @@ pub enum Op {
         /// Result and its shape.
         output: (Loc, Shape),
     },
+    /// A convolution as the convolution thunk (only with
+    /// `CompileOptions::emit_convolution_thunk`; otherwise it is a kernel).
+    Convolution {
+        /// Profile annotation.
+        name: String,
+        /// The cuDNN call XLA's conv rewriter makes of it.
+        conv: crate::conv_rewriter::GpuConv,
+        /// The HLO convolution's operands and their shapes.
+        operands: [(Loc, Shape); 2],
+        /// Its result and shape.
+        result: (Loc, Shape),
+    },
     /// replica-id / partition-id.
     DeviceId {
         /// Profile annotation.
@@ -226,6 +239,7 @@ impl Op {
             | Op::While { name, .. }
             | Op::Conditional { name, .. }
             | Op::Fft { name, .. }
+            | Op::Convolution { name, .. }
             | Op::DeviceId { name, .. }
             | Op::CustomCall { name, .. }
             | Op::Collective { name, .. } => name,
@@ -710,7 +724,11 @@ impl Lowerer<'_> {
                 *slot = Some(locs);
             }
         }
-        let units = fusion::plan(&comp, self.options.fusion)?;
+        let conv_thunk = |i: &hlo::Instruction| {
+            self.options.emit_convolution_thunk
+                && crate::conv_rewriter::classify(&comp, i).is_some()
+        };
+        let units = fusion::plan_with(&comp, self.options.fusion, &conv_thunk)?;
         let units = match schedule {
             Schedule::Plan => units,
             Schedule::StateWritersLast => control::state_writers_last(&comp, units),

@@ -119,6 +119,10 @@ impl Lowerer<'_> {
                 let locs = self.lower_conditional(comp, &instr, env, ops)?;
                 set(env, locs);
             }
+            Opcode::Convolution => {
+                let locs = self.lower_convolution(comp, &instr, env, ops)?;
+                set(env, locs);
+            }
             Opcode::Fft => {
                 let src = operand(0)?;
                 let input = self.one_loc(comp, src, env)?;

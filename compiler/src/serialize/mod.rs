@@ -11,6 +11,7 @@ use crate::target::Target;
 
 mod collective;
 mod control;
+mod conv;
 mod copy;
 mod custom_call;
 mod device_id;
@@ -62,7 +63,7 @@ fn shaped_slices(
 }
 
 /// Emits the thunks of a lowered sequence: the dispatch on the op's kind, each kind written by
-/// a module of its own (`kernel`, `gemm`, `memset`, `copy`, `control`, `fft`, `device_id`,
+/// a module of its own (`kernel`, `gemm`, `memset`, `copy`, `control`, `fft`, `conv`, `device_id`,
 /// `custom_call`, `collective`).
 struct ThunkBuilder<'a> {
     asg: &'a Assignment,
@@ -136,6 +137,9 @@ impl ThunkBuilder<'_> {
                 is_bool,
                 branches,
             } => control::conditional(self, *index, index_shape, *is_bool, branches)?,
+            Op::Convolution { .. } => {
+                pg::thunk_proto::Impl::ConvolutionThunk(conv::convolution_thunk(self.asg, op)?)
+            }
             Op::Fft {
                 name: _,
                 fft_type,

@@ -15,6 +15,10 @@
 //! - scale: the modules of `testdata/bench` (matmul 512³, elementwise chain over 1M, softmax
 //!   256×4096, 2-layer transformer) on the emulated GPU next to XLA:CPU's times, which
 //!   `tools/xla_cpu_times.py` wrote into `testdata/bench/xla_cpu_times.json` (no Python here);
+//! - workloads: the five workloads of issue 32 (`testdata/bench/workloads`: conv net, logsumexp
+//!   64×32,000, attention 512×64, GELU MLP 256×1024×2048, embedding-gradient scatter-add),
+//!   compiled with the staged-rollout options as they will be after their flip dates, next to
+//!   XLA:CPU's times from `tools/bench_workloads.py`;
 //! - scaling: compile and load time from 1,000 to 20,000 instructions (an elementwise chain, one
 //!   kernel per 256 levels; N/2 dot+tanh pairs), with the fitted exponent;
 //! - goldens: the wall time of the backward-compatibility replay (boundary versions, and every
@@ -33,6 +37,7 @@ mod scale;
 mod scaling;
 mod stats;
 mod suites;
+mod workloads;
 mod xla_gpu;
 
 use std::io::Write;
@@ -46,6 +51,7 @@ pub use corpus::xla_launches;
 use report::{machine, Report};
 pub use scale::scale_input;
 pub use scaling::{chain_module, dot_tanh_module};
+pub use workloads::workload_input;
 pub use xla_gpu::{XlaGpuRow, XlaGpuSummary, XlaGpuSummaryError};
 
 /// `aot bench` arguments.
@@ -57,7 +63,8 @@ pub struct BenchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
     pub format: OutputFormat,
-    /// Only these sections (comma-separated: corpus, emulator, scale, scaling, goldens, schema).
+    /// Only these sections (comma-separated: corpus, emulator, scale, workloads, scaling, goldens,
+    /// schema).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -111,10 +118,11 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         quick: args.quick,
         ..Report::default()
     };
-    let steps: [(&str, Step); 6] = [
+    let steps: [(&str, Step); 7] = [
         ("corpus", corpus::corpus),
         ("emulator", emulator::emulator),
         ("scale", scale::scale),
+        ("workloads", workloads::workloads),
         ("scaling", scaling::scaling),
         ("goldens", suites::goldens),
         ("schema", suites::schema),
@@ -125,7 +133,7 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         .find(|o| !steps.iter().any(|(name, _)| name == o))
     {
         anyhow::bail!(
-            "--only {unknown}: no such section (corpus, emulator, scale, scaling, goldens, schema)"
+            "--only {unknown}: no such section (corpus, emulator, scale, workloads, scaling, goldens, schema)"
         );
     }
     for (name, step) in steps {

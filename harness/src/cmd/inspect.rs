@@ -142,6 +142,13 @@ fn kind(t: &ThunkProto) -> String {
                 l.batch_size
             )
         }
+        Impl::ConvolutionThunk(c) => format!(
+            "convolution {}",
+            c.conv_descriptor
+                .as_ref()
+                .and_then(|d| proto::stream_executor::dnn::ConvolutionKind::try_from(d.kind).ok())
+                .map_or("?", |k| k.as_str_name())
+        ),
         Impl::FftThunk(f) => format!(
             "fft {} {:?}",
             proto::xla::FftType::try_from(f.fft_type)

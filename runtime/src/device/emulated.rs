@@ -323,6 +323,22 @@ impl Device for EmulatedDevice {
         Ok(())
     }
 
+    fn convolution(
+        &self,
+        thunk: &crate::thunks::ConvThunk,
+        buffers: crate::conv::ConvBuffers,
+    ) -> Result<()> {
+        // Bounded as a gemm is: the work grows with window x output, not with the buffers.
+        let deadline = self
+            .options
+            .wall_time_limit
+            .and_then(crate::gemm::Deadline::after);
+        crate::conv::host_convolution(self, thunk, buffers, deadline)?;
+        let [a, b] = buffers.operands;
+        self.totals.add(0, 0, a.1 + b.1, buffers.result.1);
+        Ok(())
+    }
+
     fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
         let mut mem = self.mem()?;
         let n = host_len(size, "copy")?;

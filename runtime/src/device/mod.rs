@@ -10,7 +10,7 @@ use proto::stream_executor::{gpu_device_info_proto, GpuTargetConfigProto};
 
 use crate::error::{invalid, Error, Result};
 use crate::gemm;
-use crate::thunks::{FftThunk, GemmConfig, KernelModule};
+use crate::thunks::{ConvThunk, FftThunk, GemmConfig, KernelModule};
 
 mod cublas;
 pub mod cuda;
@@ -296,6 +296,12 @@ pub trait Device: Send + Sync + fmt::Debug {
     /// runs the native implementation on host copies of the buffers.
     fn gemm(&self, config: &GemmConfig, buffers: GemmBuffers) -> Result<()> {
         host_gemm(self, config, buffers, None)
+    }
+    /// The convolution thunk (docs/artifact.md "Convolution"). The default runs
+    /// [`crate::conv`]'s implicit GEMM on host copies of the buffers, with no deadline (the CUDA
+    /// device's path until cuDNN is wired; the emulated device bounds it as it bounds a gemm).
+    fn convolution(&self, thunk: &ConvThunk, buffers: crate::conv::ConvBuffers) -> Result<()> {
+        crate::conv::host_convolution(self, thunk, buffers, None)
     }
     /// The FFT thunk from the `input` to the `output` (address, size) (docs/artifact.md "Fft").
     /// The default runs [`crate::fft`] on host copies of the buffers.

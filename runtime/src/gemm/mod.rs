@@ -189,7 +189,8 @@ impl Deadline {
         Some(Deadline { at, limit_secs })
     }
 
-    fn check(deadline: Option<Deadline>) -> Result<()> {
+    /// RESOURCE_EXHAUSTED once `deadline` has passed.
+    pub(crate) fn check(deadline: Option<Deadline>) -> Result<()> {
         match deadline {
             Some(d) if std::time::Instant::now() > d.at => Err(Error::resource_exhausted(format!(
                 "gemm: ran longer than the wall-time limit of {} s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",

@@ -11,11 +11,13 @@ use proto::xla::ShapeProto;
 
 use crate::registry::Registration;
 
+mod conv;
 mod decode;
 mod encode;
 #[cfg(test)]
 mod tests;
 
+pub use conv::{ConvGeometry, ConvKind, ConvSpatial, ConvThunk};
 pub use decode::{
     decode_encoded_sequence, decode_sequence, DecodeContext, KernelContract, KernelTable,
     ToolkitBound,
@@ -98,6 +100,8 @@ pub enum ThunkKind {
     Gemm(Box<GemmThunk>),
     /// A Fourier transform (cuFFT in XLA:GPU).
     Fft(Box<FftThunk>),
+    /// A convolution (cuDNN in XLA:GPU).
+    Convolution(Box<ConvThunk>),
     /// Writes the replica id (u32).
     ReplicaId(Slice),
     /// Writes the partition id (u32).
@@ -141,6 +145,7 @@ impl ThunkKind {
             ThunkKind::Kernel(_) => "kernel_thunk",
             ThunkKind::Gemm(_) => "gemm_thunk",
             ThunkKind::Fft(_) => "fft_thunk",
+            ThunkKind::Convolution(_) => "convolution_thunk",
             ThunkKind::ReplicaId(_) => "replica_id_thunk",
             ThunkKind::PartitionId(_) => "partition_id_thunk",
             ThunkKind::Memzero(_) => "memzero_thunk",

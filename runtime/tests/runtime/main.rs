@@ -1,5 +1,6 @@
 //! Runtime integration tests on hand-built artifacts (no compiler).
 mod common;
+mod conv;
 mod execute;
 mod ffi_data;
 mod ffi_handlers;

@@ -1,6 +1,6 @@
 //! Hand-written golden cases: artifacts built directly with the proto types, for constructs the
-//! runtime executes but today's compiler does not emit by default (memset32, memset8, memzero and FFT
-//! thunks, sequential thunks, XLA's device-to-device copies, every registered custom-call name and legacy alias), so a change to their semantics
+//! runtime executes but today's compiler does not emit by default (memset32, memset8, memzero, FFT and
+//! convolution thunks, sequential thunks, XLA's device-to-device copies, every registered custom-call name and legacy alias), so a change to their semantics
 //! fails the backward suite like any other break.
 //!
 //! Each case's expected outputs are written here by hand (`io_json`), worked out from the thunk
@@ -40,6 +40,7 @@ use super::manifest::{hash_files, Manifest, MANIFEST_FILE, MANIFEST_FORMAT_VERSI
 use super::regen::{EXECUTABLE_FILE, MODULE_FILE, TARGET_FILE};
 use super::store::{GoldenError, GoldenStore};
 
+mod conv;
 mod jax_ffi;
 
 /// `compiler_version` and `compiler_commit` of a hand-written version's manifest.
@@ -479,7 +480,11 @@ fn byte_size(t: PrimitiveType) -> i64 {
 
 /// Every hand-written case, sorted by name: [`CASES`] and JAX's typed-FFI calls.
 pub fn all_cases() -> Vec<&'static HandCase> {
-    let mut v: Vec<&'static HandCase> = CASES.iter().chain(jax_ffi::CASES).collect();
+    let mut v: Vec<&'static HandCase> = CASES
+        .iter()
+        .chain(jax_ffi::CASES)
+        .chain(conv::CASES)
+        .collect();
     v.sort_by_key(|c| c.name);
     v
 }

@@ -35,6 +35,7 @@ use std::hash::BuildHasher;
 
 mod collective;
 mod control;
+mod conv;
 mod copy;
 mod custom_call;
 mod device_id;
@@ -312,6 +313,11 @@ fn thunk(
         Impl::GemmThunk(g) => {
             ThunkKind::Gemm(Box::new(gemm(ctx, g, &format!("{path}.gemm_thunk"))?))
         }
+        Impl::ConvolutionThunk(c) => ThunkKind::Convolution(Box::new(conv::conv(
+            ctx,
+            c,
+            &format!("{path}.convolution_thunk"),
+        )?)),
         Impl::FftThunk(f) => {
             ThunkKind::Fft(Box::new(fft::fft(ctx, f, &format!("{path}.fft_thunk"))?))
         }

@@ -3,7 +3,7 @@
 //! back the artifact's thunks.
 //!
 //! This module holds the dispatch on the kind; each kind is encoded in a module of its own,
-//! named as its decoder's (`copy`, `control`, `kernel`, `gemm`, `fft`, `device_id`, `memset`,
+//! named as its decoder's (`copy`, `control`, `kernel`, `gemm`, `fft`, `conv`, `device_id`, `memset`,
 //! `custom_call`, `collective`).
 use proto::xla::buffer_assignment::BufferAllocationSliceProto;
 use proto::xla::gpu::thunk_proto::Impl;
@@ -13,6 +13,7 @@ use super::*;
 
 mod collective;
 mod control;
+mod conv;
 mod copy;
 mod custom_call;
 mod device_id;
@@ -77,6 +78,7 @@ pub fn encode(t: &Thunk) -> ThunkProto {
         ThunkKind::Kernel(k) => kernel::kernel(k),
         ThunkKind::Gemm(g) => gemm::gemm(g),
         ThunkKind::Fft(f) => fft::fft(f),
+        ThunkKind::Convolution(c) => conv::conv(c),
         ThunkKind::ReplicaId(s) => device_id::replica_id(s),
         ThunkKind::PartitionId(s) => device_id::partition_id(s),
         ThunkKind::Memzero(s) => memset::memzero(s),

@@ -1,0 +1,111 @@
+//! The JAX convolution pieces of `testdata/models` and `testdata/stablehlo` (issue 32) in both
+//! forms of the staged rollout, compiled and run on the emulated device: the default (a
+//! convolution kernel, one thread per output element: what runtimes before 2026-12-04 run) and
+//! with `CompileOptions::emit_convolution_thunk` (convolution thunks, classified as XLA's conv
+//! rewriter does, run by the runtime's implicit GEMM). Both must match XLA:CPU's outputs at the
+//! project's per-type tolerance, and the thunks must be the kinds XLA:GPU would call cuDNN with.
+use harness::golden::cases::repo_root;
+use harness::golden::census_of;
+use harness::golden::regen::run_artifact;
+use harness::cmd::run::ToleranceRule;
+use hlo_eval::io::{compare, IoCase};
+use proto::prost::Message;
+use proto::stream_executor::dnn::ConvolutionKind;
+use proto::xla::gpu::thunk_proto::Impl;
+
+const CONV_THUNK: &str = "xla.gpu.ThunkProto.convolution_thunk";
+
+fn spec(name: &str) -> std::path::PathBuf {
+    repo_root().join(format!("testdata/target_specs/{name}.txtpb"))
+}
+
+/// The kinds of the convolution thunks of an entry sequence, sorted by name.
+fn kinds(exe: &proto::xla::gpu::GpuExecutableProto) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = exe
+        .thunks
+        .iter()
+        .filter_map(|t| match &t.r#impl {
+            Some(Impl::ConvolutionThunk(c)) => c.conv_descriptor.as_ref(),
+            _ => None,
+        })
+        .map(|d| ConvolutionKind::try_from(d.kind).map_or("?", |k| k.as_str_name()))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Each piece, and the kinds XLA's conv rewriter makes of its convolutions.
+const PIECES: &[(&str, &[&str])] = &[
+    ("models/conv2d_bias_relu", &["FORWARD"]),
+    ("models/conv2d_depthwise", &["FORWARD"]),
+    // The input gradient of a grouped convolution stays forward in XLA (no grouped backward
+    // input); the filter gradient is batch-grouped: a backward filter with 6 groups.
+    (
+        "models/conv2d_depthwise_grads",
+        &["BACKWARD_FILTER", "FORWARD", "FORWARD"],
+    ),
+    // Base and window dilation with a plain filter: forward (XLA would pad the input first).
+    ("models/conv2d_dilated", &["FORWARD"]),
+    ("models/conv2d_grad_input", &["BACKWARD_DATA", "FORWARD"]),
+    ("models/conv2d_grad_weight", &["BACKWARD_FILTER", "FORWARD"]),
+    ("models/conv2d_grouped", &["FORWARD"]),
+    (
+        "models/conv2d_grouped_grad_weight",
+        &["BACKWARD_FILTER", "FORWARD"],
+    ),
+    ("models/conv2d_nchw", &["FORWARD"]),
+    ("models/conv2d_strided", &["FORWARD"]),
+    ("stablehlo/conv2d", &["FORWARD"]),
+];
+
+#[test]
+fn every_conv_piece_runs_in_both_forms() {
+    let target = compiler::Target::load(&spec("h100_sxm")).unwrap();
+    let config = proto::load_target_config(&spec("h100_sxm")).unwrap();
+    let device = runtime::DeviceDescription::from_target_config(&config).unwrap();
+    for (name, want_kinds) in PIECES {
+        let path = repo_root().join(format!("testdata/{name}.hlo"));
+        let module = hlo_front::input::read_module(&path).unwrap();
+        let want = IoCase::read(&path.with_extension("io.json")).unwrap();
+        for native in [false, true] {
+            let mut o = compiler::CompileOptions::default();
+            o.emit_convolution_thunk = native;
+            let bytes = compiler::compile_to_bytes(&module, &target, &o).unwrap();
+            let exe = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice()).unwrap();
+            assert_eq!(census_of(&exe).contains(CONV_THUNK), native, "{name}");
+            if native {
+                assert_eq!(&kinds(&exe), want_kinds, "{name}");
+            }
+            let got = run_artifact(&bytes, &device, std::slice::from_ref(&want)).unwrap();
+            for (g, w) in got[0].outputs.iter().zip(&want.outputs) {
+                let c = compare(g, w, ToleranceRule::PerDtype.tolerance(w));
+                assert!(
+                    c.ok,
+                    "{name} native={native}: max_abs_err {:e}",
+                    c.max_abs_err
+                );
+            }
+        }
+    }
+}
+
+/// A convolution the thunk does not run (mixed element types) stays a kernel with the option
+/// on, and still matches.
+#[test]
+fn mixed_precision_convolutions_stay_kernels() {
+    let target = compiler::Target::load(&spec("h100_sxm")).unwrap();
+    let config = proto::load_target_config(&spec("h100_sxm")).unwrap();
+    let device = runtime::DeviceDescription::from_target_config(&config).unwrap();
+    let path = repo_root().join("testdata/models/conv1d_bf16.hlo");
+    let module = hlo_front::input::read_module(&path).unwrap();
+    let want = IoCase::read(&path.with_extension("io.json")).unwrap();
+    let mut o = compiler::CompileOptions::default();
+    o.emit_convolution_thunk = true;
+    let bytes = compiler::compile_to_bytes(&module, &target, &o).unwrap();
+    let exe = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice()).unwrap();
+    assert!(!census_of(&exe).contains(CONV_THUNK));
+    let got = run_artifact(&bytes, &device, std::slice::from_ref(&want)).unwrap();
+    for (g, w) in got[0].outputs.iter().zip(&want.outputs) {
+        assert!(compare(g, w, ToleranceRule::PerDtype.tolerance(w)).ok);
+    }
+}
