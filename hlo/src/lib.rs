@@ -28,4 +28,4 @@ pub use error::{ParseError, ParseErrorKind, VerifyError};
 pub use ir::{Computation, ComputationId, HloModule, InstrId, Instruction, Opcode};
 pub use parser::{parse_module, parse_shape, parse_sharding};
 pub use printer::{print_module, print_module_with, PrintOptions};
-pub use shape::{Layout, PrimitiveType, Shape};
+pub use shape::{Layout, PrimitiveType, Shape, MAX_ELEMENTS};

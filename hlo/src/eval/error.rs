@@ -55,6 +55,10 @@ pub enum EvalError {
     /// The module is malformed (dangling handles, cycles, missing attributes...).
     #[error("malformed module: {0}")]
     Malformed(String),
+    /// An instruction's shape has more elements than [`crate::shape::MAX_ELEMENTS`], the
+    /// limit the compiler and the runtime share: refused before anything is evaluated.
+    #[error("{0} (hlo::MAX_ELEMENTS)")]
+    TooManyElements(Box<crate::error::VerifyError>),
     /// Calls nest deeper than the limit (likely a recursive module).
     #[error("computations nest deeper than {limit} calls")]
     TooDeep {

@@ -201,6 +201,10 @@ pub fn evaluate_with(
             });
         }
     }
+    // Every declared shape within the pipeline's element limit before any array is sized by
+    // one (the kernels' own checks cover arrays computed from attributes).
+    crate::verify::check_elements(module, crate::shape::MAX_ELEMENTS)
+        .map_err(|e| EvalError::TooManyElements(Box::new(e)))?;
     Interp { module, options }.run(module.entry, args.to_vec(), 0)
 }
 

@@ -492,4 +492,23 @@ pub enum SizeError {
     /// The product of the dimensions, times the element width, exceeds `i64::MAX` bytes.
     #[error("shape {0} is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)")]
     TooLarge(Box<ArrayShape>),
+    /// The array has more elements than the limit of the component reading it
+    /// ([`crate::shape::MAX_ELEMENTS`] by default, in the compiler, the runtime and the
+    /// evaluator alike).
+    #[error("shape {shape} has {}, more than the limit of {limit} elements", count_text(*.count))]
+    TooManyElements {
+        /// The array.
+        shape: Box<ArrayShape>,
+        /// Its element count (`None`: past 2^64).
+        count: Option<u64>,
+        /// The limit it exceeds.
+        limit: u64,
+    },
+}
+
+fn count_text(count: Option<u64>) -> String {
+    match count {
+        Some(n) => format!("{n} elements"),
+        None => "more than 2^64 elements".to_string(),
+    }
 }
