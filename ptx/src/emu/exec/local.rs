@@ -244,7 +244,8 @@ mod tests {
         let mut m = LocalMem::new(2 * PAGE as u64, 2, true);
         let o = PAGE as u64 - 4;
         assert_eq!(m.mark_init(1, o, 8, true, false, budget).ok(), Some(false));
-        m.store(1, o, 8, 0x0102_0304_0506_0708, budget).expect("store");
+        m.store(1, o, 8, 0x0102_0304_0506_0708, budget)
+            .expect("store");
         assert_eq!(m.mark_init(1, o, 8, false, true, budget).ok(), Some(true));
         assert_eq!(m.load(1, o, 8).ok(), Some(0x0102_0304_0506_0708));
         assert_eq!(m.mark_init(1, o, 8, true, false, budget).ok(), Some(true));

@@ -496,7 +496,9 @@ impl<'a> LaunchCtx<'a> {
             Target::Local(o) => {
                 let fault = |e| local_fault(e, o, size, lane, Access::Atomic);
                 let old = m.local.load(tid, o, size).map_err(fault)?;
-                m.local.store(tid, o, size, f(old), self.local).map_err(fault)?;
+                m.local
+                    .store(tid, o, size, f(old), self.local)
+                    .map_err(fault)?;
                 Ok(old)
             }
             Target::Param(_) => Err(Fault::new(
