@@ -74,7 +74,7 @@ pub enum CompileError {
     /// [`crate::CompileOptions::max_array_elements`] (by default [`hlo::MAX_ELEMENTS`], the
     /// limit the runtime and the evaluator share): refused before any pass sizes anything.
     #[error("{0} (CompileOptions::max_array_elements, xla_compile --max_array_elements)")]
-    TooManyElements(Box<hlo::VerifyError>),
+    TooManyElements(Box<hlo_verify::VerifyError>),
     /// The module could not be converted for embedding in the executable.
     #[error("cannot embed the HLO module: {0}")]
     Embed(String),

@@ -6,8 +6,6 @@
 
 use std::fmt;
 
-use crate::verify::SizeError;
-
 /// The most elements one array may have, one number for the whole pipeline: the compiler
 /// refuses a module with a larger array (`CompileOptions::max_array_elements`,
 /// `xla_compile --max_array_elements`), the runtime an artifact whose entry parameters or result
@@ -459,11 +457,11 @@ impl Shape {
 
     /// [`Shape::byte_size`] with checked arithmetic: the typed error names the first array
     /// (the shape itself or a tuple element) whose size overflows or passes `i64::MAX` bytes.
-    pub fn checked_byte_size(&self) -> Result<u64, crate::verify::SizeError> {
+    pub fn checked_byte_size(&self) -> Result<u64, SizeError> {
         match self {
             Shape::Array(a) => a
                 .checked_byte_size()
-                .ok_or_else(|| crate::verify::SizeError::TooLarge(Box::new(a.clone()))),
+                .ok_or_else(|| SizeError::TooLarge(Box::new(a.clone()))),
             Shape::Tuple(t) => {
                 t.iter().try_for_each(|s| s.checked_byte_size().map(drop))?;
                 Ok(8 * t.len() as u64)
@@ -629,6 +627,36 @@ impl fmt::Display for Shape {
                 f.write_str(")")
             }
         }
+    }
+}
+
+/// A declared shape whose size does not fit the 64-bit sizes every consumer computes with: as
+/// XLA's `ShapeUtil::ValidateShape`, an array's byte size must fit `int64`. Without this an
+/// element count past 2^64 wraps (3 x 6148914691236517212 is 2^64 + 20), and a module over such
+/// a shape compiles and runs as if it had 20 elements.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SizeError {
+    /// The product of the dimensions, times the element width, exceeds `i64::MAX` bytes.
+    #[error("shape {0} is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)")]
+    TooLarge(Box<ArrayShape>),
+    /// The array has more elements than the limit of the component reading it
+    /// ([`MAX_ELEMENTS`] by default, in the compiler, the runtime and the evaluator alike).
+    #[error("shape {shape} has {}, more than the limit of {limit} elements", count_text(*.count))]
+    TooManyElements {
+        /// The array.
+        shape: Box<ArrayShape>,
+        /// Its element count (`None`: past 2^64).
+        count: Option<u64>,
+        /// The limit it exceeds.
+        limit: u64,
+    },
+}
+
+fn count_text(count: Option<u64>) -> String {
+    match count {
+        Some(n) => format!("{n} elements"),
+        None => "more than 2^64 elements".to_string(),
     }
 }
 

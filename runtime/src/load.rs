@@ -365,7 +365,7 @@ fn check_program_shape(
     // The pipeline's one element limit (hlo::MAX_ELEMENTS by default), before a leaf sizes a
     // buffer, an argument check or a read-back.
     let limit = flags.max_array_elements;
-    let too_many = |field: String, e: hlo::verify::SizeError| {
+    let too_many = |field: String, e: hlo::shape::SizeError| {
         Error::resource_exhausted(format!(
             "{field}: {e} (RuntimeFlags::max_array_elements, aot run --max-array-elements)"
         ))
