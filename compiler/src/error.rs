@@ -75,6 +75,11 @@ pub enum CompileError {
         /// [`crate::lower::MAX_CONTROL_FLOW_DEPTH`], the deepest nesting lowered.
         limit: usize,
     },
+    /// An instruction's shape has more elements than
+    /// [`crate::CompileOptions::max_array_elements`] (by default [`hlo::MAX_ELEMENTS`], the
+    /// limit the runtime and the evaluator share): refused before any pass sizes anything.
+    #[error("{0} (CompileOptions::max_array_elements, xla_compile --max_array_elements)")]
+    TooManyElements(Box<hlo_verify::VerifyError>),
     /// The module could not be converted for embedding in the executable.
     #[error("cannot embed the HLO module: {0}")]
     Embed(String),

@@ -84,6 +84,13 @@ pub fn compile(
     // indices and shapes, and an unverified `dimensions={-1}` compiled into kernels the
     // emulator stopped for out-of-bounds access. Every problem is reported, with its location.
     hlo_verify::verify(module).map_err(CompileError::InvalidModule)?;
+    // Every array within the element limit before a pass sizes anything by a shape (a
+    // 109-byte module broadcasting to 500M elements took 3.9 GB to compile and run).
+    let elements = |m: &HloModule| {
+        hlo_verify::check_elements(m, options.max_array_elements)
+            .map_err(|e| CompileError::TooManyElements(Box::new(e)))
+    };
+    elements(module)?;
     // A program for several devices becomes one device's program first: that is what the
     // executable embeds, declares as its program shape and runs on each device.
     let per_device;
@@ -108,6 +115,9 @@ pub fn compile(
     let module = passes::partitions::as_replicas(module, options)?;
     let module = module.as_ref();
     let optimized = optimize(module, options)?;
+    // The passes make arrays of their own (the fft's twiddle matrices, a partitioned
+    // program's gathers): the same limit holds for what is lowered.
+    elements(&optimized)?;
     let lowered = lower::lower(optimized, target, options)?;
     let assignment = buffers::assign(&lowered.values)?;
     let mut exe = serialize::build(module, &lowered, &assignment, target, options)?;

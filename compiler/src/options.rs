@@ -145,6 +145,12 @@ pub struct CompileOptions {
     /// result is rounded (strict). Not a new construct: the artifact holds the same kinds of
     /// kernels either way, so no runtime is affected.
     pub allow_excess_precision: bool,
+    /// The most elements any array of the module may have, checked before the first pass and
+    /// again on the optimized module (`xla_compile --max_array_elements`). Default
+    /// [`hlo::MAX_ELEMENTS`] (2^28), the runtime's `RuntimeFlags::max_array_elements` default
+    /// and the reference evaluator's limit: a larger array would not run in an emulated
+    /// device's bounds anyway. Not a new construct: nothing the artifact holds changes.
+    pub max_array_elements: u64,
 }
 
 impl CompileOptions {
@@ -198,6 +204,7 @@ impl Default for CompileOptions {
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,
+            max_array_elements: hlo::MAX_ELEMENTS,
         }
     }
 }

@@ -35,6 +35,10 @@ pub struct Limits {
     /// (RuntimeFlags::emulator_host_memory_bytes).
     #[arg(long, default_value_t = runtime::RuntimeFlags::default().emulator_host_memory_bytes)]
     pub memory_bytes: u64,
+    /// Most bytes of `.local` memory the launch's threads may write
+    /// (RuntimeFlags::emulator_local_memory_bytes).
+    #[arg(long, default_value_t = runtime::RuntimeFlags::default().emulator_local_memory_bytes)]
+    pub local_memory_bytes: u64,
 }
 
 impl Default for Limits {
@@ -46,6 +50,7 @@ impl Default for Limits {
             instruction_floor: flags.emulator_instruction_floor,
             max_execution_secs: flags.max_execution_secs,
             memory_bytes: flags.emulator_host_memory_bytes,
+            local_memory_bytes: flags.emulator_local_memory_bytes,
         }
     }
 }
@@ -78,6 +83,7 @@ pub fn run_with(
         wall_time_limit: Some(std::time::Duration::from_secs(limits.max_execution_secs)),
         instructions_per_thread: limits.instructions_per_thread,
         instruction_floor: limits.instruction_floor,
+        local_memory_bytes: limits.local_memory_bytes,
         ..LaunchOptions::default()
     };
     let outcome = launch_spec::run_limited(&module, &spec, &options, SHOW, limits.memory_bytes)

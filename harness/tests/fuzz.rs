@@ -22,6 +22,12 @@ fn ci_cases(target: Target) -> u64 {
         Target::Stablehlo => 10_000,
         Target::Config => 4_000,
         Target::Mlirbc | Target::JaxExported => 4_000,
+        // Loads and runs whole artifacts, as the loader's cases do.
+        Target::Artifact | Target::KernelPtx => 500,
+        // protox compiles each file twice (a debug build: up to a second for 400 fields).
+        Target::Proto => 150,
+        // A store copied, tampered with and verified per case: file system work.
+        Target::Store => 200,
     }
 }
 

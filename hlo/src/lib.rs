@@ -18,4 +18,4 @@ pub mod precision;
 pub mod shape;
 
 pub use ir::{Computation, ComputationId, HloModule, InstrId, Instruction, Opcode};
-pub use shape::{Layout, PrimitiveType, Shape};
+pub use shape::{Layout, PrimitiveType, Shape, MAX_ELEMENTS};

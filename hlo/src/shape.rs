@@ -6,6 +6,16 @@
 
 use std::fmt;
 
+/// The most elements one array may have, one number for the whole pipeline: the compiler
+/// refuses a module with a larger array (`CompileOptions::max_array_elements`,
+/// `xla_compile --max_array_elements`), the runtime an artifact whose entry parameters or result
+/// have one (`RuntimeFlags::max_array_elements`, `aot run --max-array-elements`), and the
+/// reference evaluator an array it would compute past it. 2^28 elements: 1 GiB of `f32`, what
+/// an emulated device runs in bounded time and memory. A module broadcasting to 500M elements
+/// (109 bytes of HLO) used to take 47 s and 3.9 GB to compile and run; each component now
+/// refuses it where its shapes enter, with [`SizeError::TooManyElements`] naming the shape.
+pub const MAX_ELEMENTS: u64 = 1 << 28;
+
 /// An element type of an array (`f32`, `s8`, `pred`, ...).
 ///
 /// `token` and tuples are not element types: they are [`Shape::Token`] and [`Shape::Tuple`].
@@ -315,6 +325,19 @@ impl ArrayShape {
         })
     }
 
+    /// The element count when it is at most `limit` (checked arithmetic), else
+    /// [`SizeError::TooManyElements`] naming the shape and the limit.
+    pub fn check_elements(&self, limit: u64) -> Result<u64, SizeError> {
+        match self.checked_element_count() {
+            Some(n) if n <= limit => Ok(n),
+            count => Err(SizeError::TooManyElements {
+                shape: Box::new(self.clone()),
+                count,
+                limit,
+            }),
+        }
+    }
+
     /// Byte size of the data (sub-byte types packed to whole bytes) with checked arithmetic;
     /// `None` past `i64::MAX` bytes, the limit of XLA's `ShapeUtil::ValidateShape` and of every
     /// signed size the compiler, the artifact and the runtime carry.
@@ -444,6 +467,16 @@ impl Shape {
                 Ok(8 * t.len() as u64)
             }
             Shape::Token => Ok(0),
+        }
+    }
+
+    /// [`ArrayShape::check_elements`] of every array of the shape (a tuple's elements,
+    /// depth first): the first over `limit` is the error.
+    pub fn check_elements(&self, limit: u64) -> Result<(), SizeError> {
+        match self {
+            Shape::Array(a) => a.check_elements(limit).map(drop),
+            Shape::Tuple(t) => t.iter().try_for_each(|s| s.check_elements(limit)),
+            Shape::Token => Ok(()),
         }
     }
 
@@ -607,6 +640,24 @@ pub enum SizeError {
     /// The product of the dimensions, times the element width, exceeds `i64::MAX` bytes.
     #[error("shape {0} is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)")]
     TooLarge(Box<ArrayShape>),
+    /// The array has more elements than the limit of the component reading it
+    /// ([`MAX_ELEMENTS`] by default, in the compiler, the runtime and the evaluator alike).
+    #[error("shape {shape} has {}, more than the limit of {limit} elements", count_text(*.count))]
+    TooManyElements {
+        /// The array.
+        shape: Box<ArrayShape>,
+        /// Its element count (`None`: past 2^64).
+        count: Option<u64>,
+        /// The limit it exceeds.
+        limit: u64,
+    },
+}
+
+fn count_text(count: Option<u64>) -> String {
+    match count {
+        Some(n) => format!("{n} elements"),
+        None => "more than 2^64 elements".to_string(),
+    }
 }
 
 #[cfg(test)]

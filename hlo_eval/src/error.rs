@@ -55,6 +55,17 @@ pub enum EvalError {
     /// The module is malformed (dangling handles, cycles, missing attributes...).
     #[error("malformed module: {0}")]
     Malformed(String),
+    /// An instruction's shape has more elements than [`hlo::MAX_ELEMENTS`], the limit the
+    /// compiler and the runtime share: refused before anything is evaluated.
+    #[error("{computation}/{instruction}: {error} (hlo::MAX_ELEMENTS)")]
+    TooManyElements {
+        /// Computation name.
+        computation: String,
+        /// Instruction name.
+        instruction: String,
+        /// The shape and the limit.
+        error: hlo::shape::SizeError,
+    },
     /// Calls nest deeper than the limit (likely a recursive module).
     #[error("computations nest deeper than {limit} calls")]
     TooDeep {

@@ -202,6 +202,20 @@ pub fn evaluate_with(
             });
         }
     }
+    // Every declared shape within the pipeline's element limit before any array is sized by
+    // one (the kernels' own checks cover arrays computed from attributes).
+    for (_, c) in module.iter() {
+        for (_, instr) in c.iter() {
+            instr
+                .shape
+                .check_elements(hlo::MAX_ELEMENTS)
+                .map_err(|error| EvalError::TooManyElements {
+                    computation: c.name.clone(),
+                    instruction: instr.name.clone(),
+                    error,
+                })?;
+        }
+    }
     Interp { module, options }.run(module.entry, args.to_vec(), 0)
 }
 

@@ -15,8 +15,9 @@ pub(crate) fn dim_index(op: &str, d: i64, rank: usize) -> Result<usize, EvalErro
         .ok_or_else(|| invalid(op, format!("dimension {d} out of range for rank {rank}")))
 }
 
-/// The largest array the evaluator will materialise, in elements.
-pub const MAX_ELEMENTS: usize = 1 << 28;
+/// The largest array the evaluator will materialise, in elements: the pipeline's one limit,
+/// [`hlo::shape::MAX_ELEMENTS`].
+pub const MAX_ELEMENTS: usize = hlo::shape::MAX_ELEMENTS as usize;
 
 /// Converts signed sizes to `usize`, rejecting negatives and arrays over [`MAX_ELEMENTS`].
 pub(crate) fn sizes(op: &str, dims: &[i64]) -> Result<Vec<usize>, EvalError> {

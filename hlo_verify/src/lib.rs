@@ -89,6 +89,27 @@ pub fn check_size(shape: &Shape) -> Result<(), SizeError> {
     shape.checked_byte_size().map(drop)
 }
 
+/// Every instruction's shape (each array of it) has at most `limit` elements
+/// ([`hlo::MAX_ELEMENTS`] unless a flag says otherwise): the first one over is the
+/// error, naming its computation, instruction, location, shape and the limit. The compiler and
+/// the evaluator run it where a module enters them, before any pass or evaluation sizes
+/// anything by a shape.
+pub fn check_elements(module: &HloModule, limit: u64) -> Result<(), VerifyError> {
+    for (_, c) in module.iter() {
+        for (_, instr) in c.iter() {
+            if let Err(e) = instr.shape.check_elements(limit) {
+                return Err(VerifyError {
+                    computation: c.name.clone(),
+                    instruction: instr.name.clone(),
+                    loc: instr.loc,
+                    message: e.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Verifies a module; returns every problem found.
 pub fn verify(module: &HloModule) -> Result<(), Vec<VerifyError>> {
     let mut errs = Vec::new();

@@ -17,6 +17,8 @@ struct State {
     /// (sequence number, first replica of the group) → replica id → contribution.
     slots: HashMap<(u64, i64), Slot>,
     failed: Option<String>,
+    /// Devices whose execution ended: a group waiting for one of them waits in vain.
+    finished: std::collections::BTreeSet<i64>,
 }
 
 #[derive(Debug, Default)]
@@ -34,8 +36,19 @@ pub struct Clique {
     timeout: Duration,
 }
 
+/// When a participant's wait at a collective ends: the execution's own deadline
+/// (`RuntimeFlags::max_execution_secs`), so a rendezvous never outlasts the execution.
+#[derive(Debug, Clone, Copy)]
+pub struct WaitBound {
+    /// The instant the execution runs out of time (`None`: past the clock's range).
+    pub deadline: Option<Instant>,
+    /// `RuntimeFlags::max_execution_secs`, for the message.
+    pub max_execution_secs: u64,
+}
+
 impl Clique {
-    /// A clique of `replicas` participants that waits at most `timeout` at each collective.
+    /// A clique of `replicas` participants that waits at most `timeout` at each collective
+    /// (`RuntimeFlags::collective_timeout_secs`).
     pub fn new(replicas: usize, timeout: Duration) -> Clique {
         Clique {
             replicas,
@@ -43,6 +56,16 @@ impl Clique {
             cv: Condvar::new(),
             timeout,
         }
+    }
+
+    /// Device `me` finished its execution: a participant waiting for it at a collective it has
+    /// not reached fails at once instead of waiting out the timeout (the devices issued
+    /// different collectives, e.g. one only replica 0's branch of a conditional holds).
+    pub fn finish(&self, me: i64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.finished.insert(me);
+        }
+        self.cv.notify_all();
     }
 
     /// Number of participants.
@@ -61,13 +84,18 @@ impl Clique {
     }
 
     /// Deposits `data` for replica `me` of `group` at collective `seq` and returns every
-    /// member's contribution in the group's order.
+    /// member's contribution in the group's order. The wait ends at the clique's timeout or the
+    /// execution's deadline (`bound`), whichever comes first, each with its own error:
+    /// `UNAVAILABLE` naming `collective_timeout_secs`, `RESOURCE_EXHAUSTED` naming
+    /// `max_execution_secs`; and at once with `INVALID_ARGUMENT` when a member of the group
+    /// finished its execution without contributing.
     pub fn exchange(
         &self,
         seq: u64,
         group: &[i64],
         me: i64,
         data: Vec<u8>,
+        bound: WaitBound,
     ) -> Result<Vec<Vec<u8>>> {
         let key = (seq, group.first().copied().unwrap_or(0));
         let lock_err = || Error::internal("clique lock poisoned");
@@ -78,7 +106,12 @@ impl Clique {
             .contributions
             .insert(me, data);
         self.cv.notify_all();
-        let deadline = Instant::now() + self.timeout;
+        let timeout_at = Instant::now().checked_add(self.timeout);
+        let (deadline, by_execution) = match (timeout_at, bound.deadline) {
+            (Some(t), Some(d)) if d < t => (Some(d), true),
+            (None, Some(d)) => (Some(d), true),
+            (t, _) => (t, false),
+        };
         loop {
             if let Some(f) = &s.failed {
                 return Err(Error::unavailable(format!(
@@ -93,18 +126,35 @@ impl Clique {
             if ready {
                 break;
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(Error::unavailable(format!(
-                    "collective {seq}: replica {me} waited {:?} for the group {group:?} (RuntimeFlags::collective_timeout_secs)",
-                    self.timeout
+            let absent = group.iter().find(|id| {
+                s.finished.contains(id)
+                    && !s
+                        .slots
+                        .get(&key)
+                        .is_some_and(|slot| slot.contributions.contains_key(id))
+            });
+            if let Some(absent) = absent {
+                return Err(Error::invalid_argument(format!(
+                    "collective {seq}: replica {me} waits for {absent} of the group {group:?}, which finished its execution without reaching it (the devices issue different collectives)"
                 )));
             }
-            s = self
-                .cv
-                .wait_timeout(s, deadline - now)
-                .map_err(|_| lock_err())?
-                .0;
+            let now = Instant::now();
+            match deadline {
+                Some(d) if now >= d && by_execution => {
+                    return Err(Error::resource_exhausted(format!(
+                        "collective {seq}: replica {me} waited for the group {group:?} until the execution ran longer than the wall-time limit of {} s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",
+                        bound.max_execution_secs
+                    )));
+                }
+                Some(d) if now >= d => {
+                    return Err(Error::unavailable(format!(
+                        "collective {seq}: replica {me} waited {:?} for the group {group:?} (RuntimeFlags::collective_timeout_secs, aot run --collective-timeout-secs)",
+                        self.timeout
+                    )));
+                }
+                Some(d) => s = self.cv.wait_timeout(s, d - now).map_err(|_| lock_err())?.0,
+                None => s = self.cv.wait(s).map_err(|_| lock_err())?,
+            }
         }
         let slot = s
             .slots
@@ -330,6 +380,12 @@ pub fn reduce(
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    /// No execution deadline: only the clique's own timeout ends a wait.
+    const NB: WaitBound = WaitBound {
+        deadline: None,
+        max_execution_secs: 0,
+    };
 
     fn le<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
         v.iter().flat_map(|&x| f(x)).collect()
@@ -581,7 +637,7 @@ mod tests {
             .map(|me| {
                 let c = Arc::clone(&clique);
                 let group = if me < 2 { groups[0] } else { groups[1] };
-                std::thread::spawn(move || c.exchange(7, group, me, vec![me as u8 * 10]))
+                std::thread::spawn(move || c.exchange(7, group, me, vec![me as u8 * 10], NB))
             })
             .collect();
         let results: Vec<_> = handles
@@ -598,18 +654,18 @@ mod tests {
     fn a_finished_collective_frees_its_slot() {
         let clique = Arc::new(Clique::new(2, Duration::from_millis(50)));
         let c = Arc::clone(&clique);
-        let other = std::thread::spawn(move || c.exchange(0, &[0, 1], 1, vec![1]));
+        let other = std::thread::spawn(move || c.exchange(0, &[0, 1], 1, vec![1], NB));
         assert_eq!(
-            clique.exchange(0, &[0, 1], 0, vec![0]),
+            clique.exchange(0, &[0, 1], 0, vec![0], NB),
             Ok(vec![vec![0], vec![1]])
         );
         assert_eq!(other.join().expect("no panic"), Ok(vec![vec![0], vec![1]]));
         // The same key again starts empty: replica 0 alone must wait (and time out), not see
         // replica 1's old contribution.
         assert_eq!(
-            clique.exchange(0, &[0, 1], 0, vec![5]),
+            clique.exchange(0, &[0, 1], 0, vec![5], NB),
             Err(Error::unavailable(
-                "collective 0: replica 0 waited 50ms for the group [0, 1] (RuntimeFlags::collective_timeout_secs)"
+                "collective 0: replica 0 waited 50ms for the group [0, 1] (RuntimeFlags::collective_timeout_secs, aot run --collective-timeout-secs)"
             ))
         );
     }
@@ -618,17 +674,17 @@ mod tests {
     fn a_group_of_one_does_not_wait() {
         let clique = Clique::new(1, Duration::from_secs(10));
         assert_eq!(
-            clique.exchange(3, &[0], 0, vec![9, 8]),
+            clique.exchange(3, &[0], 0, vec![9, 8], NB),
             Ok(vec![vec![9, 8]])
         );
-        assert_eq!(clique.exchange(3, &[0], 0, vec![7]), Ok(vec![vec![7]]));
+        assert_eq!(clique.exchange(3, &[0], 0, vec![7], NB), Ok(vec![vec![7]]));
     }
 
     #[test]
     fn abort_wakes_the_waiting_replicas_with_the_first_reason() {
         let clique = Arc::new(Clique::new(2, Duration::from_secs(30)));
         let c = Arc::clone(&clique);
-        let waiting = std::thread::spawn(move || c.exchange(4, &[0, 1], 0, vec![0]));
+        let waiting = std::thread::spawn(move || c.exchange(4, &[0, 1], 0, vec![0], NB));
         std::thread::sleep(Duration::from_millis(50));
         clique.abort("replica 1: out of memory");
         clique.abort("a later reason");
@@ -639,11 +695,63 @@ mod tests {
         assert_eq!(waiting.join().expect("no panic"), want);
         // Later collectives fail at once.
         assert_eq!(
-            clique.exchange(5, &[0, 1], 1, vec![0]),
+            clique.exchange(5, &[0, 1], 1, vec![0], NB),
             Err(Error::unavailable(
                 "collective 5: another replica failed: replica 1: out of memory"
             )
             .with_cause(Cause::PeerFailed))
         );
+    }
+
+    /// Replica 1 finished without reaching the collective: replica 0 fails at once, not after
+    /// the 30 s timeout.
+    #[test]
+    fn a_member_that_finished_without_contributing_ends_the_wait_at_once() {
+        let clique = Arc::new(Clique::new(2, Duration::from_secs(30)));
+        let c = Arc::clone(&clique);
+        let start = Instant::now();
+        let waiting = std::thread::spawn(move || c.exchange(2, &[0, 1], 0, vec![0], NB));
+        std::thread::sleep(Duration::from_millis(20));
+        clique.finish(1);
+        assert_eq!(
+            waiting.join().expect("no panic"),
+            Err(Error::invalid_argument(
+                "collective 2: replica 0 waits for 1 of the group [0, 1], which finished its execution without reaching it (the devices issue different collectives)"
+            ))
+        );
+        assert!(start.elapsed() < Duration::from_secs(5));
+        // A member that contributed before finishing is no reason to fail.
+        let clique = Clique::new(2, Duration::from_millis(200));
+        let c = &clique;
+        std::thread::scope(|s| {
+            let first = s.spawn(move || {
+                let r = c.exchange(0, &[0, 1], 1, vec![1], NB);
+                c.finish(1);
+                r
+            });
+            assert_eq!(
+                c.exchange(0, &[0, 1], 0, vec![0], NB),
+                Ok(vec![vec![0], vec![1]])
+            );
+            assert_eq!(first.join().expect("no panic"), Ok(vec![vec![0], vec![1]]));
+        });
+    }
+
+    /// The execution's deadline bounds the wait when it comes before the clique's timeout.
+    #[test]
+    fn the_execution_deadline_bounds_the_rendezvous() {
+        let clique = Clique::new(2, Duration::from_secs(120));
+        let start = Instant::now();
+        let bound = WaitBound {
+            deadline: Instant::now().checked_add(Duration::from_millis(50)),
+            max_execution_secs: 1,
+        };
+        assert_eq!(
+            clique.exchange(6, &[0, 1], 0, vec![0], bound),
+            Err(Error::resource_exhausted(
+                "collective 6: replica 0 waited for the group [0, 1] until the execution ran longer than the wall-time limit of 1 s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)"
+            ))
+        );
+        assert!(start.elapsed() < Duration::from_secs(5));
     }
 }

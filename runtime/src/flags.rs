@@ -36,7 +36,10 @@ pub struct RuntimeFlags {
     /// do all the work). Default 2^28.
     pub emulator_instruction_floor: u64,
     /// Seconds a replica waits at a collective for the other participants before failing with
-    /// `UNAVAILABLE`. Default 120.
+    /// `UNAVAILABLE`. Bounded by the execution's own `max_execution_secs`: a wait that would
+    /// outlast the execution ends at its deadline with `RESOURCE_EXHAUSTED`, and a wait for a
+    /// device that finished its execution without reaching the collective ends at once with
+    /// `INVALID_ARGUMENT`. `aot run --collective-timeout-secs`. Default 120.
     pub collective_timeout_secs: u64,
     /// How much of each kernel's PTX the load parses. Default [`PtxCheck::Signatures`].
     pub ptx_check: PtxCheck,
@@ -48,6 +51,12 @@ pub struct RuntimeFlags {
     /// sizes anything: a program runs on `replica_count * num_partitions` devices, and the
     /// replica-group check keeps one flag per device. Default 1024.
     pub max_partitions: u64,
+    /// The most elements an array of the entry's parameters or result may have (step 5,
+    /// checked with checked arithmetic before any shape sizes anything), past it
+    /// `RESOURCE_EXHAUSTED` naming the shape. Default [`hlo::MAX_ELEMENTS`] (2^28), the
+    /// compiler's `CompileOptions::max_array_elements` default and the reference evaluator's
+    /// limit; `aot run --max-array-elements`.
+    pub max_array_elements: u64,
     /// Longest wall time of one execution, in seconds, before it fails with
     /// `RESOURCE_EXHAUSTED`: checked before every thunk and while iteration, and applied to each
     /// emulated kernel launch by [`crate::EmulatedDevice::with_flags`] (so one execution is bounded
@@ -59,6 +68,14 @@ pub struct RuntimeFlags {
     /// over it fails with `RESOURCE_EXHAUSTED`. Applied by [`crate::EmulatedDevice::new`] (the
     /// default) and [`crate::EmulatedDevice::with_flags`]. Default 8 GiB.
     pub emulator_host_memory_bytes: u64,
+    /// Most bytes of `.local` memory one emulated launch's threads may write in all: each
+    /// thread's local memory is made in 4 KiB pages as it is first written and counted before
+    /// it is made (a kernel declaring 512 KiB per thread but touching a few bytes commits a
+    /// page per thread), so a launch past it fails with `RESOURCE_EXHAUSTED`. A thread may
+    /// declare at most 512 KiB (CUDA's limit, `ptx::emu::MAX_LOCAL_BYTES_PER_THREAD`). Applied
+    /// by [`crate::EmulatedDevice::with_flags`]; `aot run --emulator-local-memory-bytes`.
+    /// Default 1 GiB.
+    pub emulator_local_memory_bytes: u64,
     /// Initcheck on the emulated device: a kernel read of device memory that nothing (host
     /// write, memset, copy or kernel store) wrote since it was allocated, or of shared or local
     /// memory the CTA did not write, fails with `INTERNAL` naming kernel, instruction, thread,
@@ -131,8 +148,10 @@ impl Default for RuntimeFlags {
             ptx_check: PtxCheck::Signatures,
             max_replicas: 1024,
             max_partitions: 1024,
+            max_array_elements: hlo::MAX_ELEMENTS,
             max_execution_secs: 120,
             emulator_host_memory_bytes: 8 << 30,
+            emulator_local_memory_bytes: 1 << 30,
             emulator_initcheck: false,
             emulator_racecheck: false,
         }
@@ -175,10 +194,15 @@ pub fn defaults() -> Vec<(&'static str, String)> {
         ("ptx_check", d.ptx_check.as_str().to_string()),
         ("max_replicas", d.max_replicas.to_string()),
         ("max_partitions", d.max_partitions.to_string()),
+        ("max_array_elements", d.max_array_elements.to_string()),
         ("max_execution_secs", d.max_execution_secs.to_string()),
         (
             "emulator_host_memory_bytes",
             d.emulator_host_memory_bytes.to_string(),
+        ),
+        (
+            "emulator_local_memory_bytes",
+            d.emulator_local_memory_bytes.to_string(),
         ),
         ("emulator_initcheck", d.emulator_initcheck.to_string()),
         ("emulator_racecheck", d.emulator_racecheck.to_string()),
@@ -202,8 +226,10 @@ pub const LIMITS: &[&str] = &[
     "collective_timeout_secs",
     "max_replicas",
     "max_partitions",
+    "max_array_elements",
     "max_execution_secs",
     "emulator_host_memory_bytes",
+    "emulator_local_memory_bytes",
 ];
 
 /// Names of the load-time thunk passes, in the order they run.

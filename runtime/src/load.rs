@@ -236,7 +236,7 @@ fn finish(
     let (num_replicas, num_partitions) = check_hlo(hlo, flags)?;
     drop(hlo_module_with_config);
 
-    let (param_shapes, result_shape) = check_program_shape(program_shape.as_ref())?;
+    let (param_shapes, result_shape) = check_program_shape(program_shape.as_ref(), flags)?;
     let allocations = check_allocations(buffer_allocations.as_ref(), &param_shapes, device)?;
     let constants = check_constants(&constant_protos, &binary, &allocations)?;
     let (outputs, output_tuples) = check_outputs(&output_info_map, &result_shape, &allocations)?;
@@ -341,6 +341,7 @@ fn check_hlo(hlo: Option<HloSource<'_>>, flags: &RuntimeFlags) -> Result<(u64, u
 /// Step 5a: the entry signature, as shapes (parameters, result).
 fn check_program_shape(
     program: Option<&ProgramShapeProto>,
+    flags: &RuntimeFlags,
 ) -> Result<(Vec<hlo::Shape>, hlo::Shape)> {
     let ProgramShapeProto {
         parameters,
@@ -362,6 +363,21 @@ fn check_program_shape(
             .ok_or_else(|| invalid("program_shape.result is not set"))?,
     )
     .map_err(|e| invalid(format!("program_shape.result: {e}")))?;
+    // The pipeline's one element limit (hlo::MAX_ELEMENTS by default), before a leaf sizes a
+    // buffer, an argument check or a read-back.
+    let limit = flags.max_array_elements;
+    let too_many = |field: String, e: hlo::shape::SizeError| {
+        Error::resource_exhausted(format!(
+            "{field}: {e} (RuntimeFlags::max_array_elements, aot run --max-array-elements)"
+        ))
+    };
+    for (i, s) in param_shapes.iter().enumerate() {
+        s.check_elements(limit)
+            .map_err(|e| too_many(format!("program_shape.parameters[{i}]"), e))?;
+    }
+    result_shape
+        .check_elements(limit)
+        .map_err(|e| too_many("program_shape.result".into(), e))?;
     Ok((param_shapes, result_shape))
 }
 

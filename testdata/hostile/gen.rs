@@ -459,6 +459,25 @@ fn main() -> Result<()> {
     )?;
     c.write("grid_over_limit.ptx", vadd.as_bytes(), json!({"kind": "ptx", "launch": "grid_over_limit.launch.json", "stage": "run", "code": "ERROR", "message": "launch spec: `grid[1]` is 65536, out of range [1, 65535]"}))?;
 
+    // `.local` past CUDA's 512 KiB a thread: the emulator made (and zeroed) local_size x block
+    // bytes a worker before the first instruction, 1 GiB a worker for 1 MiB (issue 33); it is
+    // refused at launch now, and what is declared within it is made only as written.
+    let local = vadd.replacen(
+        "\t.reg .pred \t%p<2>;",
+        "\t.local .align 8 .b8 big[1048576];\n\t.reg .pred \t%p<2>;",
+        1,
+    );
+    assert_ne!(local, vadd, "vadd.ptx declares its predicates");
+    std::fs::write(
+        Path::new(OUT).join("local_1mib_per_thread.launch.json"),
+        serde_json::to_vec_pretty(&launch(64))?,
+    )?;
+    c.write("local_1mib_per_thread.ptx", local.as_bytes(), json!({"kind": "ptx", "launch": "local_1mib_per_thread.launch.json", "stage": "run", "code": "ERROR", "message": "1048576 bytes of local memory per thread, more than 524288 (CUDA's limit)"}))?;
+
+    // 109 bytes of HLO broadcasting to 500M elements: 47 s and 3.9 GB in compile and run; the
+    // pipeline's one element limit (hlo::MAX_ELEMENTS) refuses it before any pass (issue 33).
+    hlo(&mut c, "broadcast_500m_elements.hlo", "HloModule b\n\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT b = f32[500000000] broadcast(p), dimensions={}\n}\n", "compile", "TooManyElements", "shape f32[500000000] has 500000000 elements, more than the limit of 268435456 elements (CompileOptions::max_array_elements, xla_compile --max_array_elements)")?;
+
     // Target configs.
     let h100 = std::fs::read_to_string("testdata/target_specs/h100_sxm.txtpb")?;
     c.write("config_truncated.txtpb", &h100.as_bytes()[..h100.len() / 2], json!({"kind": "config", "stage": "parse", "code": "ERROR", "message": "expected '}' or a field name, but reached end of input"}))?;

@@ -44,6 +44,10 @@ struct Args {
         action = clap::ArgAction::Set
     )]
     allow_excess_precision: bool,
+    /// The most elements any array of the module may have (CompileOptions::max_array_elements;
+    /// the runtime's and the reference evaluator's limit by default).
+    #[arg(long = "max_array_elements", value_name = "N", default_value_t = hlo::MAX_ELEMENTS)]
+    max_array_elements: u64,
 }
 
 /// Reads the module in the format its extension names, checked against the content
@@ -64,6 +68,7 @@ fn run(args: Args) -> Result<()> {
     let mut options = compiler::CompileOptions::default();
     options.cubin = args.cubin;
     options.allow_excess_precision = args.allow_excess_precision;
+    options.max_array_elements = args.max_array_elements;
     let bytes = compiler::compile_to_bytes(&module, &target, &options)
         .with_context(|| format!("cannot compile {}", args.module_file.display()))?;
     std::fs::write(&args.output_file, bytes)

@@ -188,15 +188,27 @@ pub struct LimitArgs {
     /// Largest num_partitions accepted (RuntimeFlags::max_partitions).
     #[arg(long, default_value_t = RuntimeFlags::default().max_partitions)]
     pub max_partitions: u64,
+    /// The most elements of an entry parameter or result array
+    /// (RuntimeFlags::max_array_elements).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_array_elements)]
+    pub max_array_elements: u64,
     /// Longest wall time of one execution, in seconds (RuntimeFlags::max_execution_secs).
     #[arg(long, default_value_t = RuntimeFlags::default().max_execution_secs)]
     pub max_execution_secs: u64,
     /// Most iterations of one while loop (RuntimeFlags::max_while_iterations).
     #[arg(long, default_value_t = RuntimeFlags::default().max_while_iterations)]
     pub max_while_iterations: u64,
+    /// Seconds a device waits at a collective for its group, within --max-execution-secs
+    /// (RuntimeFlags::collective_timeout_secs).
+    #[arg(long, default_value_t = RuntimeFlags::default().collective_timeout_secs)]
+    pub collective_timeout_secs: u64,
     /// Most bytes the emulated device allocates (RuntimeFlags::emulator_host_memory_bytes).
     #[arg(long, default_value_t = RuntimeFlags::default().emulator_host_memory_bytes)]
     pub emulator_host_memory_bytes: u64,
+    /// Most bytes of `.local` memory one emulated launch writes
+    /// (RuntimeFlags::emulator_local_memory_bytes).
+    #[arg(long, default_value_t = RuntimeFlags::default().emulator_local_memory_bytes)]
+    pub emulator_local_memory_bytes: u64,
     /// Initcheck on the emulated device: a kernel read of bytes nothing wrote is an error
     /// (RuntimeFlags::emulator_initcheck).
     #[arg(long)]
@@ -213,9 +225,12 @@ impl Default for LimitArgs {
         LimitArgs {
             max_replicas: d.max_replicas,
             max_partitions: d.max_partitions,
+            max_array_elements: d.max_array_elements,
             max_execution_secs: d.max_execution_secs,
             max_while_iterations: d.max_while_iterations,
+            collective_timeout_secs: d.collective_timeout_secs,
             emulator_host_memory_bytes: d.emulator_host_memory_bytes,
+            emulator_local_memory_bytes: d.emulator_local_memory_bytes,
             emulator_initcheck: d.emulator_initcheck,
             emulator_racecheck: d.emulator_racecheck,
         }
@@ -228,9 +243,12 @@ impl LimitArgs {
         RuntimeFlags {
             max_replicas: self.max_replicas,
             max_partitions: self.max_partitions,
+            max_array_elements: self.max_array_elements,
             max_execution_secs: self.max_execution_secs,
             max_while_iterations: self.max_while_iterations,
+            collective_timeout_secs: self.collective_timeout_secs,
             emulator_host_memory_bytes: self.emulator_host_memory_bytes,
+            emulator_local_memory_bytes: self.emulator_local_memory_bytes,
             emulator_initcheck: self.emulator_initcheck,
             emulator_racecheck: self.emulator_racecheck,
             ..base
@@ -273,15 +291,32 @@ pub fn execute_arrays(
     devices: &[Arc<dyn Device>],
     inputs: &[Vec<Array>],
 ) -> anyhow::Result<(Vec<Vec<Array>>, runtime::ExecutionStats)> {
+    let (got, stats) = execute_reading(exe, devices, inputs, &[])?;
+    // Every output was read: none is `None`.
+    let got = got
+        .into_iter()
+        .map(|device| device.into_iter().flatten().collect())
+        .collect();
+    Ok((got, stats))
+}
+
+/// [`execute_arrays`] reading back only the outputs `read` selects
+/// ([`Executable::execute_reading`]); the others are `None`.
+pub fn execute_reading(
+    exe: &Executable,
+    devices: &[Arc<dyn Device>],
+    inputs: &[Vec<Array>],
+    read: &[bool],
+) -> anyhow::Result<(Vec<Vec<Option<Array>>>, runtime::ExecutionStats)> {
     let args: Vec<Vec<Vec<u8>>> = inputs
         .iter()
         .map(|case| case.iter().map(runtime::host::array_to_bytes).collect())
         .collect();
     let results = if devices.len() == 1 && exe.num_devices() == 1 {
         let refs: Vec<&[u8]> = args[0].iter().map(Vec::as_slice).collect();
-        vec![exe.execute(devices[0].as_ref(), &refs)?]
+        vec![exe.execute_reading(devices[0].as_ref(), &refs, read)?]
     } else {
-        exe.execute_replicated(devices, &args)?
+        exe.execute_replicated_reading(devices, &args, read)?
     };
     // Counters are replica 0's; the behaviour classes are every replica's (a collective's group
     // order, say, differs by replica).
@@ -295,14 +330,47 @@ pub fn execute_arrays(
             r.outputs
                 .iter()
                 .zip(&exe.outputs)
-                .map(|(bytes, leaf)| {
+                .enumerate()
+                .map(|(i, (bytes, leaf))| {
+                    if !read.get(i).copied().unwrap_or(true) {
+                        return Ok(None);
+                    }
                     runtime::host::array_from_bytes(leaf.element_type, &leaf.dims, bytes)
+                        .map(Some)
                         .map_err(anyhow::Error::from)
                 })
                 .collect()
         })
-        .collect::<anyhow::Result<Vec<Vec<Array>>>>()?;
+        .collect::<anyhow::Result<Vec<Vec<Option<Array>>>>>()?;
     Ok((arrays, stats))
+}
+
+/// Which outputs a comparison with `cases` needs read back: those some case expects with the
+/// leaf's dimensions. Any other is a shape mismatch whatever its bytes ([`compare`] reports
+/// differing dimensions before it looks at an element), so it is not read.
+fn outputs_to_read(exe: &Executable, cases: &[&IoCase]) -> Vec<bool> {
+    exe.outputs
+        .iter()
+        .enumerate()
+        .map(|(i, leaf)| {
+            let dims: Option<Vec<usize>> =
+                leaf.dims.iter().map(|&d| usize::try_from(d).ok()).collect();
+            cases.iter().any(|c| {
+                c.outputs
+                    .get(i)
+                    .is_some_and(|w| Some(w.dims()) == dims.as_deref())
+            })
+        })
+        .collect()
+}
+
+/// How a leaf's shape is printed, as the array read back would print it (`f32[2,3]`).
+fn leaf_shape_string(leaf: &runtime::Leaf) -> String {
+    let dims: Vec<String> = leaf.dims.iter().map(|d| d.to_string()).collect();
+    match hlo::literal::DType::from_primitive(leaf.element_type) {
+        Some(t) => format!("{t}[{}]", dims.join(",")),
+        None => format!("{}[{}]", leaf.element_type, dims.join(",")),
+    }
 }
 
 /// The report (as [`report`] prints it) of the first replica whose outputs differ from its
@@ -332,6 +400,19 @@ pub fn report(
     rule: ToleranceRule,
     out: &mut dyn Write,
 ) -> anyhow::Result<usize> {
+    let got: Vec<Result<&Array, String>> = got.iter().map(Ok).collect();
+    report_read(prefix, &got, want, rule, out)
+}
+
+/// [`report`] where an output may not have been read back (`Err` holds its shape, which
+/// differs from the expected one: [`outputs_to_read`]).
+fn report_read(
+    prefix: &str,
+    got: &[Result<&Array, String>],
+    want: &[Array],
+    rule: ToleranceRule,
+    out: &mut dyn Write,
+) -> anyhow::Result<usize> {
     if got.len() != want.len() {
         bail!(
             "{prefix}the executable produces {} outputs, the io file lists {}",
@@ -341,6 +422,17 @@ pub fn report(
     }
     let mut matched = 0usize;
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let g = match g {
+            Ok(g) => *g,
+            Err(shape) => {
+                let want = w.shape_string();
+                writeln!(
+                    out,
+                    "{prefix}output {i} {want}: MISMATCH got {shape}, want {want}"
+                )?;
+                continue;
+            }
+        };
         let tol = rule.tolerance(w);
         let c = compare(g, w, tol);
         matched += usize::from(c.ok);
@@ -567,14 +659,19 @@ pub fn load_run_compare(
         make_devices(device_kind, target, n, flags)?
     };
     let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
-    let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
+    // Only what the comparison (or --write-outputs) needs is read back.
+    let read = match write_outputs {
+        Some(_) => Vec::new(),
+        None => outputs_to_read(&exe, &cases),
+    };
+    let (got, stats) = execute_reading(&exe, &devices, &inputs, &read)?;
     if let Some(repeats) = extras.timing {
         // The run above was the warm-up (first execution: command buffers recorded, caches
         // filled); the median of the next `repeats` is what a serving host sees.
         let mut times = Vec::with_capacity(repeats as usize);
         for _ in 0..repeats {
             let t = std::time::Instant::now();
-            execute_arrays(&exe, &devices, &inputs)?;
+            execute_reading(&exe, &devices, &inputs, &read)?;
             times.push(t.elapsed());
         }
         writeln!(out, "{}", timing_line(load_time, &mut times))?;
@@ -588,7 +685,8 @@ pub fn load_run_compare(
             } else {
                 replica_path(path, r)
             };
-            self::write_outputs(&path, i, g)?;
+            let g: Vec<Array> = g.iter().flatten().cloned().collect();
+            self::write_outputs(&path, i, &g)?;
         }
     }
     if extras.profile {
@@ -610,7 +708,12 @@ pub fn load_run_compare(
         } else {
             String::new()
         };
-        matched += report(&prefix, g, &c.outputs, rule, out)?;
+        let g: Vec<Result<&Array, String>> = g
+            .iter()
+            .zip(&exe.outputs)
+            .map(|(a, leaf)| a.as_ref().ok_or_else(|| leaf_shape_string(leaf)))
+            .collect();
+        matched += report_read(&prefix, &g, &c.outputs, rule, out)?;
         total += g.len();
     }
     let ok = matched == total;

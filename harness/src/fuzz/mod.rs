@@ -24,6 +24,7 @@
 //! to one costs milliseconds; and a case whose mutated bytes equal an earlier case's is counted
 //! with that case's outcome instead of being run again (it would take the same path).
 pub mod alloc;
+pub mod kinds;
 pub mod mutate;
 
 use std::collections::{BTreeMap, HashMap};
@@ -58,6 +59,14 @@ pub enum Target {
     Mlirbc,
     /// `hlo_front::jax_export::read` then `Exported::module` (serialized JAX `Exported`s).
     JaxExported,
+    /// The loader on golden artifacts edited through their typed schema ([`kinds`]).
+    Artifact,
+    /// The loader on golden artifacts whose kernel PTX is edited ([`kinds`]).
+    KernelPtx,
+    /// The schema bot's compile, model and wire rules on grammar-made `.proto` files.
+    Proto,
+    /// `aot goldens verify` and `list` on a tampered golden store.
+    Store,
 }
 
 impl Target {
@@ -70,6 +79,10 @@ impl Target {
         Target::Config,
         Target::Mlirbc,
         Target::JaxExported,
+        Target::Artifact,
+        Target::KernelPtx,
+        Target::Proto,
+        Target::Store,
     ];
 
     /// The name used on the command line.
@@ -82,6 +95,10 @@ impl Target {
             Target::Config => "config",
             Target::Mlirbc => "mlirbc",
             Target::JaxExported => "jax-exported",
+            Target::Artifact => "artifact",
+            Target::KernelPtx => "kernel-ptx",
+            Target::Proto => "proto",
+            Target::Store => "store",
         }
     }
 }
@@ -122,6 +139,7 @@ impl Default for Limits {
                 max_while_iterations: 1000,
                 emulator_instruction_budget: 1 << 22,
                 emulator_host_memory_bytes: 64 << 20,
+                emulator_local_memory_bytes: 64 << 20,
                 collective_timeout_secs: 1,
                 ..RuntimeFlags::default()
             },
@@ -257,8 +275,14 @@ fn dictionary(target: Target) -> Vec<&'static str> {
     match target {
         Target::Hlo => hlo::Opcode::ALL.iter().map(|o| o.name()).collect(),
         Target::Stablehlo => hlo_front::stablehlo::supported_ops(),
-        // Binary targets mutate bytes; their dictionary is unused.
-        Target::Mlirbc | Target::JaxExported => Vec::new(),
+        // Binary targets mutate bytes, the second round's kinds their own structures: their
+        // dictionary is unused.
+        Target::Mlirbc
+        | Target::JaxExported
+        | Target::Artifact
+        | Target::KernelPtx
+        | Target::Store => Vec::new(),
+        Target::Proto => kinds::PROTO_WORDS.to_vec(),
         Target::Loader | Target::Ptx => vec![
             "ld.global.f32",
             "st.global.f32",
@@ -303,7 +327,11 @@ impl Seeds {
     /// Reads the seeds of `target` from the repository at `root`.
     pub fn load(target: Target, root: &Path) -> anyhow::Result<Seeds> {
         let paths = match target {
-            Target::Loader => files_with(&root.join("goldens/executables"), "executable.pb")?,
+            Target::Loader | Target::Artifact | Target::KernelPtx => {
+                files_with(&root.join("goldens/executables"), "executable.pb")?
+            }
+            // Made by their generators: a few grammar files, the untampered store.
+            Target::Proto | Target::Store => Vec::new(),
             Target::Hlo => {
                 let mut p = files_with(&root.join("testdata/corpus/hlo"), ".hlo")?;
                 p.extend(files_with(&root.join("testdata/corpus/xla_hlo"), ".hlo")?);
@@ -341,7 +369,10 @@ impl Seeds {
         for path in paths {
             let bytes =
                 std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            if target == Target::Loader {
+            if matches!(
+                target,
+                Target::Loader | Target::Artifact | Target::KernelPtx
+            ) {
                 // goldens/executables/<target>/...: the device the artifact is for.
                 let rel = path.strip_prefix(root.join("goldens/executables"))?;
                 let Some(name) = rel.iter().next().and_then(|s| s.to_str()) else {
@@ -357,18 +388,34 @@ impl Seeds {
                         d
                     }
                 };
-                let message = DynamicMessage::decode(
-                    proto::message_descriptor::<proto::xla::gpu::GpuExecutableProto>(),
-                    bytes.as_slice(),
-                )
-                .with_context(|| format!("decoding {}", path.display()))?;
-                let sites = mutate::sites(&message);
                 seeds.devices.push(description);
-                seeds.decoded.push((message, sites));
+                if target == Target::Loader {
+                    let message = DynamicMessage::decode(
+                        proto::message_descriptor::<proto::xla::gpu::GpuExecutableProto>(),
+                        bytes.as_slice(),
+                    )
+                    .with_context(|| format!("decoding {}", path.display()))?;
+                    let sites = mutate::sites(&message);
+                    seeds.decoded.push((message, sites));
+                }
             }
             seeds.inputs.push(bytes);
             let name = path.strip_prefix(root).unwrap_or(&path);
             seeds.names.push(name.display().to_string());
+        }
+        match target {
+            Target::Proto => {
+                for i in 0..8 {
+                    seeds.inputs.push(kinds::proto_case(&mut Rng::with_seed(i)));
+                    seeds.names.push(format!("<grammar {i}>"));
+                }
+            }
+            Target::Store => {
+                store_seed()?;
+                seeds.inputs.push(Vec::new());
+                seeds.names.push("<the seed store, untampered>".into());
+            }
+            _ => {}
         }
         Ok(seeds)
     }
@@ -404,6 +451,28 @@ impl Seeds {
         let mut rng = Rng::with_seed(case_seed);
         let i = rng.usize(0..self.inputs.len());
         let others: Vec<&[u8]> = self.inputs.iter().map(Vec::as_slice).collect();
+        match self.target {
+            Target::Artifact => {
+                return (
+                    i,
+                    kinds::edited(&self.inputs[i], &mut rng, kinds::artifact_edit),
+                );
+            }
+            Target::KernelPtx => {
+                return (
+                    i,
+                    kinds::edited(&self.inputs[i], &mut rng, kinds::kernel_ptx_case),
+                );
+            }
+            Target::Proto => return (i, kinds::proto_case(&mut rng)),
+            Target::Store => {
+                let script = store_seed()
+                    .map(|dir| kinds::store_case(&mut rng, dir))
+                    .unwrap_or_default();
+                return (i, script);
+            }
+            _ => {}
+        }
         let rounds = rng.usize(1..=4);
         if self.target == Target::Loader && rng.u8(0..4) != 0 {
             // Field-level: decode once (cached), mutate fields, re-encode; sometimes a byte-level
@@ -513,6 +582,9 @@ fn entry(
     limits: &Limits,
 ) -> Result<(), String> {
     match target {
+        Target::Artifact | Target::KernelPtx => entry(Target::Loader, input, device, limits),
+        Target::Proto => kinds::run_proto(input),
+        Target::Store => kinds::run_store(store_seed().map_err(|_| "setup".to_owned())?, input),
         Target::Loader => {
             static REGISTRY: OnceLock<Registry> = OnceLock::new();
             let registry = REGISTRY.get_or_init(Registry::builtin);
@@ -577,6 +649,15 @@ fn entry(
                 .map(|_| ())
                 .map_err(|e| format!("device {}", e.code()))
         }
+    }
+}
+
+/// The `store` target's untampered store, made once per process ([`kinds::seed_store`]).
+fn store_seed() -> anyhow::Result<&'static Path> {
+    static STORE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match STORE.get_or_init(|| kinds::seed_store(&repo_root()).map_err(|e| format!("{e:#}"))) {
+        Ok(p) => Ok(p.as_path()),
+        Err(e) => bail!("the store target's seed store: {e}"),
     }
 }
 

@@ -66,6 +66,8 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     ("max_replicas", ANY_ARTIFACT),
     // Checked against `num_partitions` at load, before it sizes anything.
     ("max_partitions", ANY_ARTIFACT),
+    // Checked against the entry's parameter and result shapes at load.
+    ("max_array_elements", ANY_ARTIFACT),
     // The wall-time limit of every execution (per while iteration and per emulated launch).
     ("max_execution_secs", ANY_ARTIFACT),
     // Bounds every emulated allocation the artifact declares.
@@ -73,6 +75,8 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     // The emulated device's initcheck and racecheck (off by default).
     ("emulator_initcheck", KERNEL_THUNKS),
     ("emulator_racecheck", KERNEL_THUNKS),
+    // Bounds the `.local` pages each emulated launch writes.
+    ("emulator_local_memory_bytes", KERNEL_THUNKS),
 ];
 
 /// For every pass of `runtime::flags::LOAD_PASSES`, the thunk kinds it rewrites.

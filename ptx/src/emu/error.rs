@@ -244,6 +244,16 @@ pub enum EmuError {
         /// The limit, in milliseconds.
         limit_ms: u64,
     },
+    /// The launch's resident threads wrote more `.local` memory than
+    /// [`crate::emu::LaunchOptions::local_memory_bytes`] (pages of 4 KiB are made as they are
+    /// first written).
+    #[error("local memory limit of {limit} bytes reached: the launch's threads wrote that much `.local` memory ({at})")]
+    LocalMemoryExhausted {
+        /// The store that needed one more page.
+        at: Box<Location>,
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// A trap instruction, an unsupported runtime case, or a call stack overflow.
     #[error("{message} ({at})")]
     Trap {

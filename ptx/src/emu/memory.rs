@@ -278,6 +278,21 @@ impl Memory {
         Ok(())
     }
 
+    /// [`Memory::read`] into `out`, which must be all zeros: only the 4 KiB chunks holding a
+    /// non-zero byte are copied, so the pages of a host buffer fresh from the allocator
+    /// (`vec![0; n]`, mapped lazily) stay uncommitted where the device bytes are zero. A 1 GiB
+    /// output that no kernel wrote was read back as 1 GiB of committed host memory.
+    pub fn read_into_zeroed(&mut self, ptr: DevicePtr, out: &mut [u8]) -> Result<(), EmuError> {
+        const CHUNK: usize = 4096;
+        let src = self.range_mut(ptr, out.len())?;
+        for (d, s) in out.chunks_mut(CHUNK).zip(src.chunks(CHUNK)) {
+            if s.iter().any(|&b| b != 0) {
+                d.copy_from_slice(s);
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `len` bytes at `ptr` into a new vector.
     pub fn read_vec(&mut self, ptr: DevicePtr, len: usize) -> Result<Vec<u8>, EmuError> {
         let mut v = vec![0; len];

@@ -195,6 +195,12 @@ pub struct LaunchOptions {
     /// releases, one of them writing (atomics excepted), is [`EmuError::SharedRace`]. Off by
     /// default: shared accesses then go down the per-lane path.
     pub racecheck: bool,
+    /// Most bytes of `.local` memory the launch's resident threads may write in all, across
+    /// its workers: a thread's local memory is made in 4 KiB pages as it is first written (a
+    /// read of an unwritten page is zero and makes nothing), each page counted before it is
+    /// made; one past the limit is [`EmuError::LocalMemoryExhausted`]. Default
+    /// [`DEFAULT_LOCAL_MEMORY_BYTES`].
+    pub local_memory_bytes: u64,
 }
 
 impl LaunchOptions {
@@ -221,6 +227,7 @@ impl Default for LaunchOptions {
             reference_engine: false,
             initcheck: false,
             racecheck: false,
+            local_memory_bytes: DEFAULT_LOCAL_MEMORY_BYTES,
         }
     }
 }
@@ -244,6 +251,10 @@ pub struct LaunchStats {
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
 /// Largest shared memory per CTA accepted (static + dynamic).
 pub const MAX_SHARED_BYTES: u64 = 228 * 1024;
+/// Most `.local` bytes one thread may declare (CUDA's limit on every architecture since sm_20).
+pub const MAX_LOCAL_BYTES_PER_THREAD: u64 = 512 * 1024;
+/// Default of [`LaunchOptions::local_memory_bytes`]: 1 GiB.
+pub const DEFAULT_LOCAL_MEMORY_BYTES: u64 = 1 << 30;
 /// Largest grid the emulator accepts, per dimension (CUDA's limits since compute capability 3.0).
 pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
 
@@ -324,10 +335,16 @@ pub fn launch_sliced(
             "{shared} bytes of shared memory exceed {MAX_SHARED_BYTES}"
         )));
     }
-    if func.local_size as u64 * nthreads > 1 << 30 {
+    // ptxas refuses more (`uses too much local data`); pages are made only as written, so
+    // this bounds one thread, `LaunchOptions::local_memory_bytes` the launch.
+    // The declared bytes, not the emulator's layout (which puts redzones between variables).
+    let declared_local = func
+        .local_vars
+        .iter()
+        .fold(0u64, |n, v| n.saturating_add(v.size));
+    if declared_local > MAX_LOCAL_BYTES_PER_THREAD {
         return Err(cfg(format!(
-            "{} bytes of local memory per thread is too much",
-            func.local_size
+            "{declared_local} bytes of local memory per thread, more than {MAX_LOCAL_BYTES_PER_THREAD} (CUDA's limit)"
         )));
     }
     if params.len() != func.params.len() {
@@ -375,6 +392,7 @@ pub fn launch_sliced(
     };
     let threads = threads.min(ncta as usize).max(1);
     let used = AtomicU64::new(0);
+    let local_used = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let mem: &Memory = memory;
     let dyn_base = func.shared_layout.div_ceil(16) * 16;
@@ -399,6 +417,10 @@ pub fn launch_sliced(
         dyn_shared: dynamic_shared_bytes,
         budget,
         used: &used,
+        local: exec::local::LocalBudget {
+            used: &local_used,
+            limit: options.local_memory_bytes,
+        },
         stop: &stop,
         deadline: options
             .wall_time_limit

@@ -83,6 +83,7 @@ fn launch_options(flags: &crate::flags::RuntimeFlags) -> LaunchOptions {
         instruction_floor: flags.emulator_instruction_floor,
         initcheck: flags.emulator_initcheck,
         racecheck: flags.emulator_racecheck,
+        local_memory_bytes: flags.emulator_local_memory_bytes,
         ..LaunchOptions::default()
     }
 }
@@ -105,6 +106,9 @@ fn launch_err(e: emu::EmuError) -> Error {
             "emulated device: {e} (RuntimeFlags::emulator_instructions_per_thread times the launch's threads, at least emulator_instruction_floor, at most emulator_instruction_budget)"
         )),
         e @ emu::EmuError::LaunchConfig { .. } => Error::invalid_argument(e.to_string()),
+        e @ emu::EmuError::LocalMemoryExhausted { .. } => Error::resource_exhausted(format!(
+            "emulated device: {e} (RuntimeFlags::emulator_local_memory_bytes, aot run --emulator-local-memory-bytes)"
+        )),
         e @ (emu::EmuError::HostMemory { .. } | emu::EmuError::WallTimeExceeded { .. }) => {
             emu_err(e)
         }
@@ -235,6 +239,12 @@ impl Device for EmulatedDevice {
 
     fn read(&self, address: u64, out: &mut [u8]) -> Result<()> {
         self.mem()?.read(DevicePtr(address), out).map_err(emu_err)
+    }
+
+    fn read_into_zeroed(&self, address: u64, out: &mut [u8]) -> Result<()> {
+        self.mem()?
+            .read_into_zeroed(DevicePtr(address), out)
+            .map_err(emu_err)
     }
 
     /// Nothing to do at load: like CUDA's lazy loading (`CUDA_MODULE_LOADING=LAZY`, the

@@ -261,6 +261,12 @@ pub trait Device: Send + Sync + fmt::Debug {
     fn write(&self, address: u64, data: &[u8]) -> Result<()>;
     /// Device → host.
     fn read(&self, address: u64, out: &mut [u8]) -> Result<()>;
+    /// Device → host into `out`, which is all zeros on entry (fresh from `vec![0; n]`): a device
+    /// may leave the bytes that are zero on it untouched, so the host pages of an output that
+    /// was never written stay uncommitted. The default is [`Device::read`].
+    fn read_into_zeroed(&self, address: u64, out: &mut [u8]) -> Result<()> {
+        self.read(address, out)
+    }
     /// Device → device copy of `size` bytes (non-overlapping).
     fn copy(&self, destination: u64, source: u64, size: u64) -> Result<()> {
         let n = host_len(size, "copy")?;

@@ -871,3 +871,57 @@ fn byte_fills_and_zeroing_become_word_fills_only_on_whole_words() {
         ]
     );
 }
+
+/// Issue 33: a collective that only replica 0 reaches (it sits in the branch a conditional on
+/// the replica id takes on replica 0) used to wait the whole `collective_timeout_secs` (120 s,
+/// past `max_execution_secs`); replica 1 finishing now ends replica 0's wait at once.
+#[test]
+fn a_collective_only_replica_0_reaches_fails_at_once() {
+    let all_reduce = thunk(
+        1,
+        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
+            collective_config: config(vec![]),
+            buffers: cbuf(4, 4),
+            reduction_kind: ReductionKindProto::ReductionKindSum as i32,
+        }),
+    );
+    let mut p = collective_artifact(all_reduce.r#impl.clone().unwrap(), 4);
+    p.thunks = vec![
+        thunk(
+            2,
+            Impl::ReplicaIdThunk(ReplicaIdThunkProto {
+                dest_buffer: Some(sl(2, 0, 4)),
+            }),
+        ),
+        thunk(
+            3,
+            Impl::ConditionalThunk(ConditionalThunkProto {
+                branch_index_buffer: Some(shaped(2, 0, 1)),
+                // Replica 1's id is true: branch 0, empty; replica 0 takes branch 1.
+                branch_thunks: vec![
+                    ThunkSequenceProto { thunks: vec![] },
+                    ThunkSequenceProto {
+                        thunks: vec![all_reduce],
+                    },
+                ],
+                branch_index_is_bool: true,
+            }),
+        ),
+    ];
+    let devices: Vec<Arc<dyn Device>> = vec![Arc::new(device()), Arc::new(device())];
+    let exe = runtime::load(
+        &p.encode_to_vec(),
+        devices[0].as_ref(),
+        &RuntimeFlags::default(),
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let e = exe
+        .execute_replicated(&devices, &[vec![f32s(&[1.; 4])], vec![f32s(&[2.; 4])]])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: collective 0: replica 0 waits for 1 of the group [0, 1], which finished its execution without reaching it (the devices issue different collectives)"
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+}

@@ -11,6 +11,7 @@ use super::super::numeric::{self as num, Fmt, Rnd};
 use super::super::sanitize::race_access;
 use super::alu::ibin;
 use super::float::packed2;
+use super::local::LocalFault;
 use super::regs::{rd, rd1, wr, wr1};
 use super::{CtaMem, Fault, FaultKind, LaunchCtx, Warp};
 
@@ -279,9 +280,14 @@ impl<'a> LaunchCtx<'a> {
                 }
             }
             Target::Local(o) if self.initcheck => {
-                let at = tid as u64 * m.local_size as u64 + o;
-                mark_private(&mut m.local_init, at, size, reads, access)
-                    .map_err(|()| uninit(Space::Local))?;
+                let writes = access != Access::Read;
+                let written = m
+                    .local
+                    .mark_init(tid, o, size, reads, writes, self.local)
+                    .map_err(|f| local_fault(f, o, size, lane, access))?;
+                if !written {
+                    return Err(uninit(Space::Local));
+                }
             }
             _ => {}
         }
@@ -371,8 +377,10 @@ impl<'a> LaunchCtx<'a> {
             Target::Shared(o) => {
                 bytes_load(&m.shared, o, size).ok_or_else(|| oob(Space::Shared, o))
             }
-            Target::Local(o) => bytes_load(&m.local, tid as u64 * m.local_size as u64 + o, size)
-                .ok_or_else(|| oob(Space::Local, o)),
+            Target::Local(o) => m
+                .local
+                .load(tid, o, size)
+                .map_err(|f| local_fault(f, o, size, lane, Access::Read)),
             Target::Param(o) => {
                 bytes_load(self.params, o, size).ok_or_else(|| oob(Space::Param, o))
             }
@@ -438,11 +446,10 @@ impl<'a> LaunchCtx<'a> {
             Target::Shared(o) => {
                 bytes_store(&mut m.shared, o, size, v).ok_or_else(|| oob(Space::Shared, o))
             }
-            Target::Local(o) => {
-                let ls = m.local_size as u64;
-                bytes_store(&mut m.local, tid as u64 * ls + o, size, v)
-                    .ok_or_else(|| oob(Space::Local, o))
-            }
+            Target::Local(o) => m
+                .local
+                .store(tid, o, size, v, self.local)
+                .map_err(|f| local_fault(f, o, size, lane, Access::Write)),
             Target::Param(_) => Err(Fault::new(
                 FaultKind::ReadOnly,
                 Space::Param,
@@ -487,10 +494,11 @@ impl<'a> LaunchCtx<'a> {
                 Ok(old)
             }
             Target::Local(o) => {
-                let at = tid as u64 * m.local_size as u64 + o;
-                let lc = Space::Local;
-                let old = bytes_load(&m.local, at, size).ok_or_else(|| oob(lc, o))?;
-                bytes_store(&mut m.local, at, size, f(old)).ok_or_else(|| oob(lc, o))?;
+                let fault = |e| local_fault(e, o, size, lane, Access::Atomic);
+                let old = m.local.load(tid, o, size).map_err(fault)?;
+                m.local
+                    .store(tid, o, size, f(old), self.local)
+                    .map_err(fault)?;
                 Ok(old)
             }
             Target::Param(_) => Err(Fault::new(
@@ -707,6 +715,16 @@ impl<'a> LaunchCtx<'a> {
 /// Initcheck of a CTA- or thread-private byte range (a byte per byte, 1 = written): a read of
 /// an unwritten byte is `Err`; stores and atomics mark the range.
 #[inline(always)]
+/// A local access's failure as a fault: outside the thread's memory (memcheck), or the
+/// launch's local memory limit reached.
+fn local_fault(f: LocalFault, o: u64, size: u32, lane: u32, access: Access) -> Fault {
+    let kind = match f {
+        LocalFault::OutOfRange => FaultKind::Oob,
+        LocalFault::Exhausted => FaultKind::LocalMemory,
+    };
+    Fault::new(kind, Space::Local, o, size, lane).with(access)
+}
+
 fn mark_private(
     shadow: &mut [u8],
     at: u64,

@@ -77,6 +77,8 @@ pub(crate) struct LaunchCtx<'a> {
     pub dyn_shared: u32,
     pub budget: u64,
     pub used: &'a AtomicU64,
+    /// The launch's committed `.local` bytes and their limit.
+    pub local: local::LocalBudget<'a>,
     pub stop: &'a AtomicBool,
     /// When the launch's wall time runs out (checked with the budget).
     pub deadline: Option<std::time::Instant>,
@@ -145,6 +147,8 @@ pub(super) enum FaultKind {
     Trap(String),
     Budget,
     WallTime,
+    /// A local store needed a page past the launch's local memory limit.
+    LocalMemory,
 }
 
 /// An execution fault inside a warp, turned into an [`EmuError`] with location by the CTA.
@@ -244,8 +248,8 @@ impl Warp {
 /// Memory private to one CTA plus the global-allocation cache of its worker.
 pub(super) struct CtaMem {
     shared: Vec<u8>,
-    local: Vec<u8>,
-    local_size: usize,
+    /// The resident threads' `.local` memory (and its initcheck shadow), made as written.
+    local: local::LocalMem,
     /// The global region the last access hit: `cache_base..cache_end`, its host pointer, and
     /// its allocation's initcheck shadow (null when none) with the allocation's base.
     cache_base: u64,
@@ -257,9 +261,8 @@ pub(super) struct CtaMem {
     /// The shared variable the last shared access hit.
     sh_lo: u64,
     sh_hi: u64,
-    /// Initcheck's shadows of shared and local memory (a byte per byte; empty when off).
+    /// Initcheck's shadow of shared memory (a byte per byte; empty when off).
     shared_init: Vec<u8>,
-    local_init: Vec<u8>,
     /// Racecheck's shadow of shared memory (empty when off) and the barrier epoch.
     race: Vec<RaceCell>,
     epoch: u32,
@@ -334,6 +337,7 @@ macro_rules! map3 {
 mod alu;
 pub(crate) mod fast;
 mod float;
+pub(crate) mod local;
 mod matrix;
 mod mem;
 mod regs;
@@ -492,6 +496,10 @@ impl<'a> LaunchCtx<'a> {
                 at,
                 limit_ms: self.wall_time_limit.as_millis() as u64,
             },
+            FaultKind::LocalMemory => EmuError::LocalMemoryExhausted {
+                at,
+                limit: self.local.limit,
+            },
         }
     }
 
@@ -513,8 +521,7 @@ impl<'a> LaunchCtx<'a> {
         let shared_size = (self.dyn_base() + self.dyn_shared as u64) as usize;
         let mut m = CtaMem {
             shared: vec![0; shared_size],
-            local: vec![0; f.local_size as usize * nthreads as usize],
-            local_size: f.local_size as usize,
+            local: local::LocalMem::new(f.local_size as u64, nthreads, self.initcheck),
             cache_base: 1,
             cache_end: 0,
             cache_ptr: std::ptr::null(),
@@ -525,11 +532,6 @@ impl<'a> LaunchCtx<'a> {
             sh_hi: 0,
             shared_init: if self.initcheck {
                 vec![0; shared_size]
-            } else {
-                Vec::new()
-            },
-            local_init: if self.initcheck {
-                vec![0; f.local_size as usize * nthreads as usize]
             } else {
                 Vec::new()
             },
@@ -601,9 +603,8 @@ impl<'a> LaunchCtx<'a> {
     ) -> Result<(), EmuError> {
         let f = self.func;
         m.shared.fill(0);
-        m.local.fill(0);
+        m.local.clear();
         m.shared_init.fill(0);
-        m.local_init.fill(0);
         m.race.fill(RaceCell::default());
         m.epoch = 1;
         let nwarps = warps.len() as u32;
