@@ -215,6 +215,24 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// The profile annotation of the op's thunk (its HLO name).
+    pub fn name(&self) -> &str {
+        match self {
+            Op::Kernel { name, .. }
+            | Op::Gemm { name, .. }
+            | Op::Memset8 { name, .. }
+            | Op::Copy { name, .. }
+            | Op::While { name, .. }
+            | Op::Conditional { name, .. }
+            | Op::Fft { name, .. }
+            | Op::DeviceId { name, .. }
+            | Op::CustomCall { name, .. }
+            | Op::Collective { name, .. } => name,
+        }
+    }
+}
+
 /// An output leaf of the entry computation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputLeaf {

@@ -1,10 +1,12 @@
-//! Collective thunks: replica groups, element types and buffer sizes.
+//! The collective thunks (`all_gather_start_thunk`, `all_reduce_start_thunk`,
+//! `reduce_scatter_thunk`, `all_to_all_start_thunk`, `collective_permute_start_thunk`): replica
+//! groups, element types and buffer sizes.
 use std::collections::BTreeMap;
 
 use super::*;
 use crate::groups::{Grid, GroupMode};
 
-pub(super) fn reduction(v: i32, path: &str) -> Result<ReductionKind> {
+fn reduction(v: i32, path: &str) -> Result<ReductionKind> {
     match ReductionKindProto::try_from(v) {
         Ok(ReductionKindProto::ReductionKindSum) => Ok(ReductionKind::Sum),
         Ok(ReductionKindProto::ReductionKindProduct) => Ok(ReductionKind::Product),
@@ -16,7 +18,116 @@ pub(super) fn reduction(v: i32, path: &str) -> Result<ReductionKind> {
     }
 }
 
-pub(super) fn collective(
+pub(super) fn all_gather(
+    ctx: &DecodeContext<'_>,
+    t: &AllGatherStartThunkProto,
+    path: &str,
+) -> Result<ThunkKind> {
+    let AllGatherStartThunkProto {
+        collective_config,
+        buffers,
+    } = t;
+    collective(
+        ctx,
+        CollectiveOp::AllGather,
+        collective_config.as_ref(),
+        buffers,
+        &format!("{path}.all_gather_start_thunk"),
+    )
+}
+
+pub(super) fn all_reduce(
+    ctx: &DecodeContext<'_>,
+    t: &AllReduceStartThunkProto,
+    path: &str,
+) -> Result<ThunkKind> {
+    let AllReduceStartThunkProto {
+        collective_config,
+        buffers,
+        reduction_kind,
+    } = t;
+    let p2 = format!("{path}.all_reduce_start_thunk");
+    let r = reduction(*reduction_kind, &p2)?;
+    collective(
+        ctx,
+        CollectiveOp::AllReduce(r),
+        collective_config.as_ref(),
+        buffers,
+        &p2,
+    )
+}
+
+pub(super) fn reduce_scatter(
+    ctx: &DecodeContext<'_>,
+    t: &ReduceScatterThunkProto,
+    path: &str,
+) -> Result<ThunkKind> {
+    let ReduceScatterThunkProto {
+        collective_config,
+        buffers,
+        reduction_kind,
+    } = t;
+    let p2 = format!("{path}.reduce_scatter_thunk");
+    let r = reduction(*reduction_kind, &p2)?;
+    collective(
+        ctx,
+        CollectiveOp::ReduceScatter(r),
+        collective_config.as_ref(),
+        buffers,
+        &p2,
+    )
+}
+
+/// Decoded only for conversion tests: this runtime does not execute it.
+pub(super) fn all_to_all(
+    ctx: &DecodeContext<'_>,
+    t: &AllToAllStartThunkProto,
+    path: &str,
+) -> Result<ThunkKind> {
+    let AllToAllStartThunkProto {
+        collective_config,
+        buffers,
+        has_split_dimension,
+    } = t;
+    refuse_unimplemented(ctx, path, "all_to_all_start_thunk")?;
+    collective(
+        ctx,
+        CollectiveOp::AllToAll {
+            has_split_dimension: *has_split_dimension,
+        },
+        collective_config.as_ref(),
+        buffers,
+        &format!("{path}.all_to_all_start_thunk"),
+    )
+}
+
+pub(super) fn collective_permute(
+    ctx: &DecodeContext<'_>,
+    t: &CollectivePermuteStartThunkProto,
+    path: &str,
+) -> Result<ThunkKind> {
+    let CollectivePermuteStartThunkProto {
+        buffers,
+        collective_config,
+        source_target_pairs,
+    } = t;
+    collective(
+        ctx,
+        CollectiveOp::CollectivePermute {
+            source_target_pairs: source_target_pairs
+                .iter()
+                .map(|p| (p.source, p.target))
+                .collect(),
+        },
+        collective_config.as_ref(),
+        buffers,
+        &format!("{path}.collective_permute_start_thunk"),
+    )
+}
+
+/// The checks every collective shares: its config against the replicas and partitions, and
+/// each buffer against the allocations.
+fn collective(
     ctx: &DecodeContext<'_>,
     op: CollectiveOp,
     config: Option<&CollectiveConfigProto>,

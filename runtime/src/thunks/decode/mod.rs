@@ -3,9 +3,9 @@
 //! (`thunks[2].kernel_thunk.args[1].buffer_allocation_index`), the bad value and the bound.
 //!
 //! This module holds the context, the per-thunk checks common to every kind (depth, stream id,
-//! thunk id) and the dispatch on the kind; each large kind is decoded in a module of its own
-//! (`copy`, `control`, `kernel`, `gemm`, `custom_call`, `collective`), so one kind's checks can
-//! be read in one place.
+//! thunk id) and the dispatch table on the kind; each kind is decoded in a module of its own
+//! (`copy`, `control`, `kernel`, `gemm`, `fft`, `device_id`, `memset`, `custom_call`,
+//! `collective`), so one kind's checks can be read in one place.
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -37,11 +37,12 @@ mod collective;
 mod control;
 mod copy;
 mod custom_call;
+mod device_id;
 mod fft;
 mod gemm;
 mod kernel;
+mod memset;
 
-use collective::{collective, reduction};
 use gemm::gemm;
 use kernel::kernel;
 pub use kernel::{KernelContract, ToolkitBound};
@@ -281,149 +282,61 @@ fn thunk(
             "{path}.impl is not set: the thunk was made by a newer compiler; this runtime does not know that thunk kind"
         )));
     };
-    let unimpl = |ctx: &DecodeContext<'_>, what: &str| -> Result<()> {
-        if ctx.allow_unimplemented {
-            Ok(())
-        } else {
-            Err(Error::unimplemented(format!(
-                "{path}.{what}: this runtime does not execute {what} (not emitted by today's compiler)"
-            )))
-        }
-    };
+    // The dispatch table: one row per `ThunkProto.impl` case, each kind decoded in its module.
     let kind = match imp {
-        Impl::SequentialThunk(SequentialThunkProto { thunks }) => ThunkKind::Sequential(seq(
-            ctx,
-            thunks,
-            &format!("{path}.sequential_thunk.thunks"),
-            depth + 1,
-        )?),
+        Impl::SequentialThunk(t) => sequential(ctx, t, path, depth)?,
         Impl::CopyThunk(c) => copy::copy(ctx, c, path)?,
+        Impl::DeviceToDeviceCopyThunk(c) => copy::device_to_device(ctx, c, path)?,
         Impl::ConditionalThunk(c) => control::conditional(ctx, c, path, depth)?,
         Impl::WhileThunk(w) => control::while_loop(ctx, w, path, depth)?,
         Impl::KernelThunk(k) => ThunkKind::Kernel(kernel(ctx, k, &format!("{path}.kernel_thunk"))?),
+        Impl::CustomKernelThunk(k) => kernel::custom_kernel(ctx, k, path)?,
         Impl::GemmThunk(g) => {
             ThunkKind::Gemm(Box::new(gemm(ctx, g, &format!("{path}.gemm_thunk"))?))
         }
         Impl::FftThunk(f) => {
             ThunkKind::Fft(Box::new(fft::fft(ctx, f, &format!("{path}.fft_thunk"))?))
         }
-        Impl::ReplicaIdThunk(ReplicaIdThunkProto { dest_buffer }) => ThunkKind::ReplicaId(id_dest(
-            ctx,
-            dest_buffer.as_ref(),
-            &format!("{path}.replica_id_thunk.dest_buffer"),
-        )?),
-        Impl::PartitionIdThunk(PartitionIdThunkProto { dest_buffer }) => {
-            ThunkKind::PartitionId(id_dest(
-                ctx,
-                dest_buffer.as_ref(),
-                &format!("{path}.partition_id_thunk.dest_buffer"),
-            )?)
-        }
-        Impl::MemzeroThunk(MemzeroThunkProto { dest_buffer }) => ThunkKind::Memzero(shaped(
-            ctx,
-            dest_buffer.as_ref(),
-            &format!("{path}.memzero_thunk.dest_buffer"),
-        )?),
-        Impl::Memset32bitValueThunk(Memset32BitValueThunkProto { dest_buffer, value }) => {
-            let p2 = format!("{path}.memset32bit_value_thunk.dest_buffer");
-            let destination = slice(ctx, dest_buffer.as_ref(), &p2)?;
-            if destination.size % 4 != 0 {
-                return Err(invalid(format!(
-                    "{p2}.size is {}, not a multiple of 4",
-                    destination.size
-                )));
-            }
-            ThunkKind::Memset32 {
-                destination,
-                value: *value,
-            }
-        }
-        Impl::Memset8bitValueThunk(Memset8BitValueThunkProto { dest_buffer, value }) => {
-            let p2 = format!("{path}.memset8bit_value_thunk");
-            let destination = slice(ctx, dest_buffer.as_ref(), &format!("{p2}.dest_buffer"))?;
-            // The wire type is uint32 (as memset32's); only one byte is meaningful, and a larger
-            // value would be silently truncated by a device memset: refuse it.
-            let value = u8::try_from(*value)
-                .map_err(|_| invalid(format!("{p2}.value is {}, larger than 255", value)))?;
-            ThunkKind::Memset8 { destination, value }
-        }
+        Impl::ReplicaIdThunk(t) => device_id::replica_id(ctx, t, path)?,
+        Impl::PartitionIdThunk(t) => device_id::partition_id(ctx, t, path)?,
+        Impl::MemzeroThunk(t) => memset::memzero(ctx, t, path)?,
+        Impl::Memset32bitValueThunk(t) => memset::memset32(ctx, t, path)?,
+        Impl::Memset8bitValueThunk(t) => memset::memset8(ctx, t, path)?,
         Impl::CustomCallThunk(c) => custom_call::custom_call(ctx, c, path)?,
-        Impl::CustomKernelThunk(k) => kernel::custom_kernel(ctx, k, path)?,
-        Impl::DeviceToDeviceCopyThunk(c) => copy::device_to_device(ctx, c, path)?,
-        Impl::AllGatherStartThunk(AllGatherStartThunkProto {
-            collective_config,
-            buffers,
-        }) => collective(
-            ctx,
-            CollectiveOp::AllGather,
-            collective_config.as_ref(),
-            buffers,
-            &format!("{path}.all_gather_start_thunk"),
-        )?,
-        Impl::AllReduceStartThunk(AllReduceStartThunkProto {
-            collective_config,
-            buffers,
-            reduction_kind,
-        }) => {
-            let p2 = format!("{path}.all_reduce_start_thunk");
-            let r = reduction(*reduction_kind, &p2)?;
-            collective(
-                ctx,
-                CollectiveOp::AllReduce(r),
-                collective_config.as_ref(),
-                buffers,
-                &p2,
-            )?
-        }
-        Impl::ReduceScatterThunk(ReduceScatterThunkProto {
-            collective_config,
-            buffers,
-            reduction_kind,
-        }) => {
-            let p2 = format!("{path}.reduce_scatter_thunk");
-            let r = reduction(*reduction_kind, &p2)?;
-            collective(
-                ctx,
-                CollectiveOp::ReduceScatter(r),
-                collective_config.as_ref(),
-                buffers,
-                &p2,
-            )?
-        }
-        Impl::AllToAllStartThunk(AllToAllStartThunkProto {
-            collective_config,
-            buffers,
-            has_split_dimension,
-        }) => {
-            unimpl(ctx, "all_to_all_start_thunk")?;
-            collective(
-                ctx,
-                CollectiveOp::AllToAll {
-                    has_split_dimension: *has_split_dimension,
-                },
-                collective_config.as_ref(),
-                buffers,
-                &format!("{path}.all_to_all_start_thunk"),
-            )?
-        }
-        Impl::CollectivePermuteStartThunk(CollectivePermuteStartThunkProto {
-            buffers,
-            collective_config,
-            source_target_pairs,
-        }) => collective(
-            ctx,
-            CollectiveOp::CollectivePermute {
-                source_target_pairs: source_target_pairs
-                    .iter()
-                    .map(|p| (p.source, p.target))
-                    .collect(),
-            },
-            collective_config.as_ref(),
-            buffers,
-            &format!("{path}.collective_permute_start_thunk"),
-        )?,
+        Impl::AllGatherStartThunk(t) => collective::all_gather(ctx, t, path)?,
+        Impl::AllReduceStartThunk(t) => collective::all_reduce(ctx, t, path)?,
+        Impl::ReduceScatterThunk(t) => collective::reduce_scatter(ctx, t, path)?,
+        Impl::AllToAllStartThunk(t) => collective::all_to_all(ctx, t, path)?,
+        Impl::CollectivePermuteStartThunk(t) => collective::collective_permute(ctx, t, path)?,
     };
     Ok(Thunk { info, kind })
+}
+
+fn sequential(
+    ctx: &mut DecodeContext<'_>,
+    t: &mut SequentialThunkProto,
+    path: &str,
+    depth: usize,
+) -> Result<ThunkKind> {
+    let SequentialThunkProto { thunks } = t;
+    Ok(ThunkKind::Sequential(seq(
+        ctx,
+        thunks,
+        &format!("{path}.sequential_thunk.thunks"),
+        depth + 1,
+    )?))
+}
+
+/// Refuses a kind this runtime decodes but does not execute (`what`, its oneof case), unless
+/// the context accepts such kinds for conversion tests.
+fn refuse_unimplemented(ctx: &DecodeContext<'_>, path: &str, what: &str) -> Result<()> {
+    if ctx.allow_unimplemented {
+        Ok(())
+    } else {
+        Err(Error::unimplemented(format!(
+            "{path}.{what}: this runtime does not execute {what} (not emitted by today's compiler)"
+        )))
+    }
 }
 
 /// A source/destination pair of slice fields and their names (for error paths).
@@ -526,21 +439,6 @@ fn shaped(
         slice: slice(ctx, p.slice.as_ref(), &format!("{path}.slice"))?,
         shape: p.shape.clone(),
     })
-}
-
-fn id_dest(
-    ctx: &DecodeContext<'_>,
-    p: Option<&BufferAllocationSliceProto>,
-    path: &str,
-) -> Result<Slice> {
-    let s = slice(ctx, p, path)?;
-    if s.size < 4 {
-        return Err(invalid(format!(
-            "{path}.size is {}, smaller than the 4 bytes of a u32 id",
-            s.size
-        )));
-    }
-    Ok(s)
 }
 
 pub(crate) fn type_name(v: i32) -> String {
