@@ -73,12 +73,12 @@ fn best<F: FnMut()>(mut f: F) -> f64 {
 /// Seconds per phase, in a fixed order.
 fn phases(text: &str, target: &compiler::Target) -> Vec<(String, f64)> {
     let options = compiler::CompileOptions::default();
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     let mut out = Vec::new();
     out.push((
         "verify".to_string(),
         best(|| {
-            hlo::verify::verify(&module).expect("verify");
+            hlo_verify::verify(&module).expect("verify");
         }),
     ));
     let mut m = module.clone();

@@ -72,7 +72,8 @@ fn main() {
     let path = std::env::args()
         .nth(1)
         .expect("usage: dump_thunks FILE.hlo");
-    let module = hlo::parse_module(&std::fs::read_to_string(&path).expect("read")).expect("parse");
+    let module =
+        hlo_text::parse_module(&std::fs::read_to_string(&path).expect("read")).expect("parse");
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let target =
         compiler::Target::load(&root.join("testdata/target_specs/h100_sxm.txtpb")).expect("target");

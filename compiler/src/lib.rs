@@ -6,7 +6,7 @@
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let module = hlo::parse_module(&std::fs::read_to_string("model.hlo")?)?;
+//! let module = hlo_text::parse_module(&std::fs::read_to_string("model.hlo")?)?;
 //! let target = compiler::Target::load("h100_sxm.txtpb".as_ref())?;
 //! let bytes = compiler::compile_to_bytes(&module, &target, &compiler::CompileOptions::default())?;
 //! # let _ = bytes; Ok(()) }
@@ -77,7 +77,7 @@ pub fn compile(
     // The input is verified before any pass sees it: the code generator trusts dimension
     // indices and shapes, and an unverified `dimensions={-1}` compiled into kernels the
     // emulator stopped for out-of-bounds access. Every problem is reported, with its location.
-    hlo::verify::verify(module).map_err(|errors| {
+    hlo_verify::verify(module).map_err(|errors| {
         let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         CompileError::InvalidModule(text.join("; "))
     })?;
@@ -87,7 +87,7 @@ pub fn compile(
     let module = if passes::spmd::partitions(module)?.is_some() {
         let mut m = module.clone();
         passes::spmd::run(&mut m)?;
-        hlo::verify::verify(&m).map_err(|errors| {
+        hlo_verify::verify(&m).map_err(|errors| {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             CompileError::Internal(format!(
                 "the partitioned module does not verify: {}",

@@ -89,7 +89,7 @@ mod tests {
             mesh_devices(r#"{a = #sdy.mesh<["x"=1]>, b = #sdy.mesh<["x"=2]>}"#),
             2
         );
-        let sharded = |t: &str| splits(&hlo::parse_sharding(t).unwrap());
+        let sharded = |t: &str| splits(&hlo_text::parse_sharding(t).unwrap());
         assert!(sharded("{devices=[2]<=[2]}"));
         assert!(sharded("{devices=[2,1]0,1}"));
         assert!(sharded("{manual}"));

@@ -72,7 +72,7 @@ fn compiles_text_and_binary_modules() {
     assert!(!exe.thunks.is_empty());
     // Same module as a binary HloModuleProto gives the same executable.
     let text = std::fs::read_to_string(module("softmax")).expect("read");
-    let m = hlo::parse_module(&text).expect("parse");
+    let m = hlo_text::parse_module(&text).expect("parse");
     let pb = tmp("softmax.module.pb");
     let proto = hlo::convert::to_proto(&m)
         .expect("to proto")

@@ -21,7 +21,7 @@ fn shifts(levels: usize) -> String {
 }
 
 fn artifact_bytes(text: &str) -> usize {
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     compiler::compile_to_bytes(&module, &target("h100_sxm"), &options())
         .expect("compile")
         .len()
@@ -44,7 +44,7 @@ fn artifact_size_is_linear_in_the_levels() {
 #[test]
 fn no_member_is_emitted_more_often_than_the_cap() {
     // 3 levels emit the first level's code 2^3 = 8 times: under the cap, one kernel.
-    let module = hlo::parse_module(&shifts(3)).expect("parse");
+    let module = hlo_text::parse_module(&shifts(3)).expect("parse");
     let m = compiler::optimize(&module, &options()).expect("optimize");
     let entry = m.get(m.entry).expect("entry");
     let kernels = |plan: Vec<compiler::fusion::Unit>| {
@@ -57,7 +57,7 @@ fn no_member_is_emitted_more_often_than_the_cap() {
         1
     );
     // 5 levels would emit it 32 times: the planner materializes a level in between.
-    let module = hlo::parse_module(&shifts(5)).expect("parse");
+    let module = hlo_text::parse_module(&shifts(5)).expect("parse");
     let m = compiler::optimize(&module, &options()).expect("optimize");
     let entry = m.get(m.entry).expect("entry");
     assert!(kernels(compiler::fusion::plan(entry, true).expect("plan")) >= 2);

@@ -9,7 +9,7 @@ use hlo::complex::Complex;
 use hlo::literal::{Array, Data};
 
 fn module(text: &str) -> hlo::HloModule {
-    hlo::parse_module(text).unwrap_or_else(|e| panic!("test HLO parses: {e}"))
+    hlo_text::parse_module(text).unwrap_or_else(|e| panic!("test HLO parses: {e}"))
 }
 
 /// Device outputs of `text` on `inputs`, and the evaluator's.
@@ -18,7 +18,7 @@ fn run_both(text: &str, inputs: &[Array]) -> (Vec<Array>, Vec<Array>) {
     let plan = plan_entry(&m, &h100()).unwrap_or_else(|e| panic!("compiles: {e:#}"));
     let root = &m.entry_computation()[m.entry_computation().root].shape;
     let got = run_plan(&plan, inputs, &leaves(root).unwrap()).unwrap();
-    let want = hlo::eval::evaluate_flat(&m, inputs).unwrap();
+    let want = hlo_eval::evaluate_flat(&m, inputs).unwrap();
     (got, want)
 }
 
@@ -26,7 +26,7 @@ fn run_both(text: &str, inputs: &[Array]) -> (Vec<Array>, Vec<Array>) {
 fn assert_same_bits(got: &[Array], want: &[Array]) {
     assert_eq!(got.len(), want.len());
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let c = hlo::io::compare(g, w, hlo::io::Tolerance::EXACT);
+        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::EXACT);
         assert!(c.ok, "output {k}: {c:?}\n got {g:?}\nwant {w:?}");
         // EXACT still equates -0 and +0: compare the signs of zeros too.
         let (gb, wb) = (g.data().to_bits(), w.data().to_bits());

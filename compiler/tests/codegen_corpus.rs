@@ -26,7 +26,7 @@ fn corpus_dir() -> PathBuf {
 /// The case with its calls inlined (the pipeline inlines calls before fusion).
 fn load(case: &str) -> Result<HloModule> {
     let text = std::fs::read_to_string(corpus_dir().join(format!("{case}.hlo")))?;
-    inline_calls(&hlo::parse_module(&text)?)
+    inline_calls(&hlo_text::parse_module(&text)?)
 }
 
 fn skip_op(op: Opcode) -> bool {
@@ -42,7 +42,7 @@ fn fail(e: anyhow::Error) -> Failed {
 
 fn whole(case: &str) -> Result<()> {
     let m = load(case)?;
-    let io = hlo::io::IoCase::read(&corpus_dir().join(format!("{case}.io.json")))?;
+    let io = hlo_eval::io::IoCase::read(&corpus_dir().join(format!("{case}.io.json")))?;
     run_and_compare(&m, &io.inputs, Some(&io.outputs), &h100())
 }
 

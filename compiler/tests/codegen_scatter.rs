@@ -29,7 +29,7 @@ fn indices(v: &[i32]) -> Array {
 /// Runs `text` with random operand and updates and the given indices against the evaluator,
 /// assembles it with ptxas where present, and returns the plan's PTX (every kernel).
 fn check(text: &str, idx: &[i32]) -> (usize, String) {
-    let m = hlo::parse_module(text).expect("test HLO parses");
+    let m = hlo_text::parse_module(text).expect("test HLO parses");
     let mut inputs = random_inputs(&m, 7).expect("random inputs");
     inputs[1] = indices(idx);
     run_and_compare(&m, &inputs, None, &h100()).expect("matches the evaluator");
@@ -104,7 +104,7 @@ fn overwrite_is_a_plain_store() {
     assert_eq!(n, 2);
     assert!(!ptx.contains("atom."), "overwrite stores");
     // Duplicates: the last writer wins, which is one of the updates for that row.
-    let m = hlo::parse_module(&text).expect("parses");
+    let m = hlo_text::parse_module(&text).expect("parses");
     let mut inputs = random_inputs(&m, 3).expect("inputs");
     inputs[1] = indices(&[2, 2, 2, 2, 2]);
     let plan = plan_entry(&m, &h100()).expect("plan");
@@ -135,7 +135,7 @@ fn gather_kernel_where_no_atomic_applies() {
     let variadic = "HloModule m\ncomb {\n a = f32[] parameter(0)\n b = s32[] parameter(1)\n c = f32[] parameter(2)\n d = s32[] parameter(3)\n x = f32[] add(a, c)\n y = s32[] maximum(b, d)\n ROOT t = (f32[], s32[]) tuple(x, y)\n}\n\
         ENTRY e {\n x = f32[6,3] parameter(0)\n y = s32[6,3] parameter(1)\n i = s32[9,1] parameter(2)\n u = f32[9,3] parameter(3)\n v = s32[9,3] parameter(4)\n \
         ROOT s = (f32[6,3], s32[6,3]) scatter(x, y, i, u, v), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=comb\n}\n";
-    let m = hlo::parse_module(variadic).expect("parses");
+    let m = hlo_text::parse_module(variadic).expect("parses");
     let mut inputs = random_inputs(&m, 5).expect("inputs");
     inputs[2] = indices(&DUP_OOB);
     run_and_compare(&m, &inputs, None, &h100()).expect("matches the evaluator");
@@ -148,7 +148,7 @@ fn window_out_of_bounds_skips_the_whole_update() {
     let text = "HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT r = f32[] add(a, b)\n}\n\
         ENTRY e {\n x = f32[6,4] parameter(0)\n i = s32[5,2] parameter(1)\n u = f32[5,2,3] parameter(2)\n \
         ROOT s = f32[6,4] scatter(x, i, u), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add\n}\n";
-    let m = hlo::parse_module(text).expect("parses");
+    let m = hlo_text::parse_module(text).expect("parses");
     let mut inputs = random_inputs(&m, 9).expect("inputs");
     inputs[1] = Array::new(vec![5, 2], Data::S32(vec![0, 0, 4, 1, 5, 0, 1, 2, 1, 2])).expect("i");
     run_and_compare(&m, &inputs, None, &h100()).expect("matches the evaluator");
@@ -162,7 +162,7 @@ fn embedding_gradient_scatter_add_is_linear() {
     let text = "HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT r = f32[] add(a, b)\n}\n\
         ENTRY e {\n z = f32[] constant(0)\n x = f32[8192,128] broadcast(z), dimensions={}\n i = s32[4096,1] parameter(0)\n u = f32[4096,128] parameter(1)\n \
         ROOT s = f32[8192,128] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n}\n";
-    let m = hlo::parse_module(text).expect("parses");
+    let m = hlo_text::parse_module(text).expect("parses");
     let idx: Vec<i32> = (0..4096).map(|k| (k * 37 % 8192) / 2).collect();
     let ups = Array::new(
         vec![4096, 128],
@@ -179,7 +179,7 @@ fn embedding_gradient_scatter_add_is_linear() {
     // ~1M copied elements and 512K updates: well under 2^26 lane instructions.
     eprintln!("embedding-gradient scatter-add: {lanes} lane instructions");
     assert!(lanes < 1 << 26, "{lanes} lane instructions");
-    let want = hlo::eval::evaluate_flat(&m, &inputs).expect("evaluates");
+    let want = hlo_eval::evaluate_flat(&m, &inputs).expect("evaluates");
     check_outputs(&got, &want);
 }
 

@@ -6,7 +6,7 @@ use codegen_util::*;
 use hlo::literal::{Array, Data};
 
 fn module(text: &str) -> hlo::HloModule {
-    hlo::parse_module(text).expect("test HLO parses")
+    hlo_text::parse_module(text).expect("test HLO parses")
 }
 
 /// Runs `text` on `inputs` (or random inputs) against the evaluator, and through ptxas.

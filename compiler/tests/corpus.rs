@@ -20,7 +20,7 @@ const TARGETS: &[&str] = &["h100_sxm", "a100_sxm_80"];
 
 fn check(path: &Path, target_name: &str) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let module = hlo::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    let module = hlo_text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
     let target = common::target(target_name);
     let exe = compiler::compile(&module, &target, &common::options())
         .map_err(|e| format!("compile: {e}"))?;

@@ -23,7 +23,7 @@ fn every_opcode_the_compiler_accepts_in_the_bundled_modules_is_declared() {
             if !name.ends_with(".hlo") || name.ends_with(".opt.hlo") {
                 continue;
             }
-            let module = hlo::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let module = hlo_text::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
             compiler::compile(&module, &target, &compiler::CompileOptions::default())
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             for instr in module.computations.iter().flat_map(|c| &c.instructions) {

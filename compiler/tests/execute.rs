@@ -5,8 +5,8 @@
 //! the reference evaluator.
 mod common;
 
-use hlo::io::{compare, IoCase, Tolerance};
 use hlo::literal::{Array, DType, Data, Literal};
+use hlo_eval::io::{compare, IoCase, Tolerance};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Cases that do not run correctly yet, with the reason.
@@ -17,7 +17,7 @@ fn check(case: &str) -> Result<(), Failed> {
     let text =
         std::fs::read_to_string(dir.join(format!("{case}.hlo"))).map_err(|e| e.to_string())?;
     let io = IoCase::read(&dir.join(format!("{case}.io.json"))).map_err(|e| e.to_string())?;
-    let module = hlo::parse_module(&text).map_err(|e| e.to_string())?;
+    let module = hlo_text::parse_module(&text).map_err(|e| e.to_string())?;
     run_and_compare(&module, &io.inputs, &io.outputs)
 }
 
@@ -97,7 +97,7 @@ fn trsm_case(dtype: DType, (left, lower, unit, t): Combo) -> Result<(), Failed> 
         bdims.map(|d| d.to_string()).join(","),
         bdims.map(|d| d.to_string()).join(",")
     );
-    let module = hlo::parse_module(&text).map_err(|e| e.to_string())?;
+    let module = hlo_text::parse_module(&text).map_err(|e| e.to_string())?;
     let b: Vec<f64> = (0..2 * n * k)
         .map(|i| (i as f64 * 0.37).sin() * 3.0)
         .collect();
@@ -106,7 +106,7 @@ fn trsm_case(dtype: DType, (left, lower, unit, t): Combo) -> Result<(), Failed> 
         Array::new(bdims.to_vec(), Data::from_wide_f(dtype, b)).map_err(|e| e.to_string())?,
     ];
     let args: Vec<Literal> = inputs.iter().cloned().map(Literal::Array).collect();
-    let want = hlo::eval::evaluate(&module, &args).map_err(|e| e.to_string())?;
+    let want = hlo_eval::evaluate(&module, &args).map_err(|e| e.to_string())?;
     run_and_compare(&module, &inputs, &want.into_leaves())
 }
 

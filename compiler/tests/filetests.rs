@@ -29,9 +29,9 @@ fn outcome(pass: &str, input: &str) -> Result<String, Failed> {
         .find(|(name, _)| *name == pass)
         .map(|(_, run)| *run)
         .ok_or_else(|| format!("no pass named {pass} (the directory names the pass)"))?;
-    let mut module = hlo::parse_module(input).map_err(|e| format!("the input: {e}"))?;
+    let mut module = hlo_text::parse_module(input).map_err(|e| format!("the input: {e}"))?;
     Ok(match run(&mut module) {
-        Ok(()) => hlo::print_module(&module),
+        Ok(()) => hlo_text::print_module(&module),
         Err(e) => format!("{ERROR}{e}\n"),
     })
 }

@@ -9,10 +9,10 @@ use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto};
 
 /// Compiles, runs, compares every output with the reference evaluator; returns the executable.
 fn run_vs_reference(text: &str, inputs: &[Array]) -> GpuExecutableProto {
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     let exe = compiler::compile(&module, &common::target("h100_sxm"), &common::options())
         .expect("compile");
-    let want = hlo::eval::evaluate_flat(&module, inputs).expect("evaluate");
+    let want = hlo_eval::evaluate_flat(&module, inputs).expect("evaluate");
     let args: Vec<Vec<u8>> = inputs.iter().map(common::interp::to_bytes).collect();
     let sizes: Vec<usize> = want
         .iter()
@@ -21,7 +21,7 @@ fn run_vs_reference(text: &str, inputs: &[Array]) -> GpuExecutableProto {
     let (outs, _) = common::interp::run(&exe, &args, &sizes).expect("run");
     for (i, (bytes, w)) in outs.iter().zip(&want).enumerate() {
         let got = common::interp::from_bytes(w.dtype(), w.dims(), bytes);
-        let c = hlo::io::compare(&got, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::io::compare(&got, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
         assert!(c.ok, "output {i}: {c:?}");
     }
     let problems = common::check_executable(&exe);

@@ -133,21 +133,21 @@ fn explicit_mesh_groups(text: &str) -> Result<String, String> {
 fn check(path: &Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path)?;
     let mut m = if path.extension().is_some_and(|e| e == "mlir") {
-        hlo::stablehlo::parse_module(&text)?
+        hlo_front::stablehlo::parse_module(&text)?
     } else {
-        hlo::parse_module(&text)?
+        hlo_text::parse_module(&text)?
     };
     compiler::passes::spmd::run(&mut m).map_err(|e| e.to_string())?;
-    hlo::verify::verify(&m).map_err(|e| format!("{e:?}"))?;
+    hlo_verify::verify(&m).map_err(|e| format!("{e:?}"))?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let xla_text = std::fs::read_to_string(path.with_file_name(format!("{stem}.xla_cpu.hlo")))?;
-    let xla = hlo::parse_module(&explicit_mesh_groups(&xla_text)?)?;
+    let xla = hlo_text::parse_module(&explicit_mesh_groups(&xla_text)?)?;
     let got = (collectives(&m), shapes(&m));
     let want = (collectives(&xla), shapes(&xla));
     if got != want {
         return Err(format!(
             "partitioned {got:#?}\nXLA:CPU {want:#?}\n{}",
-            hlo::print_module(&m)
+            hlo_text::print_module(&m)
         )
         .into());
     }

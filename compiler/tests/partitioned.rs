@@ -6,7 +6,7 @@ mod common;
 use common::{options, target};
 
 fn compile(text: &str) -> Result<proto::xla::gpu::GpuExecutableProto, String> {
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     compiler::compile(&module, &target("h100_sxm"), &options()).map_err(|e| e.to_string())
 }
 

@@ -12,7 +12,7 @@ fn module(partitions: u32, body: &str) -> hlo::HloModule {
     let text = format!(
         "HloModule m, num_partitions={partitions}\n\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\n\nENTRY e {{\n  x = f32[4] parameter(0)\n{body}}}\n"
     );
-    hlo::parse_module(&text).expect("parse")
+    hlo_text::parse_module(&text).expect("parse")
 }
 
 fn compile(m: &hlo::HloModule, partitions: bool, permute: bool) -> GpuExecutableProto {

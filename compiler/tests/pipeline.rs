@@ -6,16 +6,16 @@ use hlo::literal::{Array, Data};
 use proto::xla::gpu::thunk_proto::Impl;
 
 fn compile(text: &str) -> proto::xla::gpu::GpuExecutableProto {
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     compiler::compile(&module, &common::target("h100_sxm"), &common::options()).expect("compile")
 }
 
 /// Compiles, runs on the emulator and compares with the reference evaluator.
 fn run_vs_reference(text: &str, inputs: &[Array]) -> proto::xla::gpu::GpuExecutableProto {
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     let exe = compiler::compile(&module, &common::target("h100_sxm"), &common::options())
         .expect("compile");
-    let want = hlo::eval::evaluate_flat(&module, inputs).expect("evaluate");
+    let want = hlo_eval::evaluate_flat(&module, inputs).expect("evaluate");
     let args: Vec<Vec<u8>> = inputs.iter().map(common::interp::to_bytes).collect();
     let sizes: Vec<usize> = want
         .iter()
@@ -24,7 +24,7 @@ fn run_vs_reference(text: &str, inputs: &[Array]) -> proto::xla::gpu::GpuExecuta
     let (outs, _) = common::interp::run(&exe, &args, &sizes).expect("run");
     for (i, (bytes, w)) in outs.iter().zip(&want).enumerate() {
         let got = common::interp::from_bytes(w.dtype(), w.dims(), bytes);
-        let c = hlo::io::compare(&got, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::io::compare(&got, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
         assert!(c.ok, "output {i}: {c:?}");
     }
     assert!(
@@ -97,7 +97,7 @@ ENTRY e {
   n2 = f32[8] negate(cv)
   ROOT s = f32[8] add(n1, n2)
 }"#;
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     let opt = compiler::optimize(&module, &common::options()).expect("optimize");
     let entry = opt.entry_computation();
     let ops: Vec<&str> = entry.instructions.iter().map(|i| i.opcode.name()).collect();
@@ -105,7 +105,7 @@ ENTRY e {
         ops,
         ["parameter", "exponential", "negate", "add"],
         "{}",
-        hlo::print_module(&opt)
+        hlo_text::print_module(&opt)
     );
     let exe = run_vs_reference(text, &[f32s(vec![8], |i| i as f32 * 0.25)]);
     assert_eq!(common::census(&exe), (1, 0, 0), "one fused kernel");
@@ -123,7 +123,7 @@ ENTRY e {
   d = f32[1024] cosine(c)
   ROOT r = f32[1024] tanh(d)
 }"#;
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     let mut options = common::options();
     options.fusion = false;
     let exe = compiler::compile(&module, &common::target("h100_sxm"), &options).expect("compile");
@@ -277,14 +277,14 @@ ENTRY e {
 #[test]
 fn compile_errors_name_the_instruction() {
     let text = "HloModule m\nENTRY e { p = f32[4] parameter(0)\n ROOT i = f32[4] infeed-ish(p) }";
-    assert!(hlo::parse_module(text).is_err());
+    assert!(hlo_text::parse_module(text).is_err());
     let text = r#"
 HloModule m
 ENTRY e {
   p = f32[4,4] parameter(0)
   ROOT f = f32[4,4] cholesky(p), lower=true
 }"#;
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     let err = compiler::compile(&module, &common::target("h100_sxm"), &common::options())
         .expect_err("unsupported");
     assert!(err.to_string().contains("cholesky"), "{err}");
@@ -372,7 +372,8 @@ fn optimized_xla_modules_never_panic() {
         if !path.to_string_lossy().ends_with(".opt.hlo") {
             continue;
         }
-        let Ok(module) = hlo::parse_module(&std::fs::read_to_string(&path).expect("read")) else {
+        let Ok(module) = hlo_text::parse_module(&std::fs::read_to_string(&path).expect("read"))
+        else {
             continue;
         };
         if compiler::compile(&module, &common::target("h100_sxm"), &common::options()).is_ok() {
@@ -393,14 +394,14 @@ fn out_of_range_dimensions_are_refused_with_a_location() {
     )
     .unwrap();
     let reduce = "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(x, z), dimensions={-1}, to_apply=add\n}\n";
-    let m = hlo::parse_module(reduce).unwrap();
+    let m = hlo_text::parse_module(reduce).unwrap();
     let e = compiler::compile(&m, &target, &compiler::CompileOptions::default()).unwrap_err();
     assert_eq!(
         e.to_string(),
         "invalid module: 12:8: e/r: reduce: reduce dimension -1 is out of range for rank 1"
     );
     let broadcast = "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = f32[4,4] broadcast(x), dimensions={1000000000}\n}\n";
-    let m = hlo::parse_module(broadcast).unwrap();
+    let m = hlo_text::parse_module(broadcast).unwrap();
     let e = compiler::compile(&m, &target, &compiler::CompileOptions::default()).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -602,7 +603,7 @@ fn gather_and_scatter_with_batching_dimensions() {
 
 #[test]
 fn a_refused_instruction_is_named_once_with_its_line() {
-    let module = hlo::parse_module(
+    let module = hlo_text::parse_module(
         "HloModule m\n\nENTRY e {\n  x = f32[8,8] parameter(0)\n  r = f32[8,8] cholesky(x), lower=true\n  ROOT b = f32[8,8] negate(r)\n}\n",
     )
     .unwrap();
@@ -634,7 +635,7 @@ fn a_chain_of_20000_nested_calls_inlines_in_linear_space() {
         "ENTRY e {{\n  x = f32[4] parameter(0)\n  ROOT r = f32[4] call(x), to_apply=c{}\n}}\n",
         depth - 1
     ));
-    let mut module = hlo::parse_module(&text).expect("parse");
+    let mut module = hlo_text::parse_module(&text).expect("parse");
     let before: usize = module
         .computations
         .iter()

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use compiler::fusion::{plan, Unit};
 
 fn kernels(text: &str) -> usize {
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     let m = compiler::optimize(&module, &compiler::CompileOptions::default()).expect("optimize");
     let entry = m.get(m.entry).expect("entry");
     plan(entry, true)
@@ -72,7 +72,7 @@ fn two_gemm_epilogues_reading_one_input_stay_two_kernels() {
     // keeps its own kernel now. (Complex dots, four real gemms on shared parts, met it first.)
     let text = "HloModule m\n\nENTRY e {\n  x = f32[4,8] parameter(0)\n  w1 = f32[8,8] parameter(1)\n  w2 = f32[8,8] parameter(2)\n  c = f32[] constant(0)\n  z = f32[4,8] broadcast(c), dimensions={}\n  d1 = f32[4,8] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  d2 = f32[4,8] dot(x, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  r1 = f32[4,8] maximum(d1, z)\n  r2 = f32[4,8] maximum(d2, z)\n  ROOT t = (f32[4,8], f32[4,8]) tuple(r1, r2)\n}\n";
     assert_eq!(kernels(text), 2);
-    let module = hlo::parse_module(text).expect("parse");
+    let module = hlo_text::parse_module(text).expect("parse");
     let root =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/target_specs/h100_sxm.txtpb");
     let target = compiler::Target::load(&root).expect("target");

@@ -12,7 +12,7 @@ fn read(name: &str) -> HloModule {
         .join("../testdata/stablehlo")
         .join(name);
     let text = std::fs::read_to_string(path).expect("reads");
-    hlo::stablehlo::parse_module(&text).expect("parses")
+    hlo_front::stablehlo::parse_module(&text).expect("parses")
 }
 
 /// Each collective of the entry: opcode, replica groups, channel id, global ids, dimensions.
@@ -53,7 +53,7 @@ fn collectives(m: &HloModule) -> Vec<String> {
 fn a_shard_map_partitions_into_jax_per_device_program() {
     let mut global = read("collectives.mlir");
     compiler::passes::spmd::run(&mut global).expect("partitions");
-    hlo::verify::verify(&global).expect("the per-device program verifies");
+    hlo_verify::verify(&global).expect("the per-device program verifies");
     let mut per_device = read("collectives_per_device.mlir");
     compiler::passes::inline_calls::run(&mut per_device).expect("inlines");
     assert_eq!(global.config.num_partitions, Some(2));

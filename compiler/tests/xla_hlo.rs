@@ -10,7 +10,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[("cpu", "fft (no emitter), and XLA:CPU-on
 
 fn check(path: &std::path::Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let module = hlo::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    let module = hlo_text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
     let target = common::target("h100_sxm");
     let exe = compiler::compile(&module, &target, &common::options())
         .map_err(|e| format!("compile: {e}"))?;

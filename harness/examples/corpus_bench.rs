@@ -88,7 +88,7 @@ fn run(
         return Ok(None);
     }
     let devices: Vec<Arc<dyn Device>> = vec![dev.clone()];
-    harness::run_cmd::execute_arrays(&loaded, &devices, std::slice::from_ref(&inputs.to_vec()))?;
+    harness::cmd::run::execute_arrays(&loaded, &devices, std::slice::from_ref(&inputs.to_vec()))?;
     let min: u64 = loaded.parameters.iter().map(|(_, l)| l.size).sum::<u64>()
         + loaded.outputs.iter().map(|l| l.size).sum::<u64>();
     let totals = dev.take_totals();
@@ -139,7 +139,7 @@ fn main() {
     let (mut ok_copies, mut n_copies) = (0usize, 0usize);
     for case in &cases {
         let text = std::fs::read_to_string(dir.join(format!("{case}.hlo"))).expect("hlo");
-        let module = hlo::parse_module(&text).expect("parse");
+        let module = hlo_text::parse_module(&text).expect("parse");
         let mut times = Vec::new();
         let mut exe = None;
         for _ in 0..5 {
@@ -160,7 +160,7 @@ fn main() {
         let (k, g, o, copies) = census(&exe);
         let xla = std::fs::read_to_string(dir.join(format!("{case}.opt.hlo")))
             .ok()
-            .and_then(|t| hlo::parse_module(&t).ok())
+            .and_then(|t| hlo_text::parse_module(&t).ok())
             .map(|m| xla_launches(&m));
         let launches = k + g;
         let ok = xla.is_some_and(|x| launches <= x);
@@ -168,7 +168,7 @@ fn main() {
         if ok {
             ok_launch += 1;
         }
-        let io = hlo::io::IoCase::read(&dir.join(format!("{case}.io.json"))).expect("io");
+        let io = hlo_eval::io::IoCase::read(&dir.join(format!("{case}.io.json"))).expect("io");
         let t0 = Instant::now();
         let result = run(&exe, &desc, &io.inputs);
         let emulated_ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -96,7 +96,7 @@ fn main() -> anyhow::Result<()> {
             .and_then(|s| s.to_str())
             .unwrap_or("")
             .to_owned();
-        let module = hlo::parse_module(&std::fs::read_to_string(&path)?)?;
+        let module = hlo_text::parse_module(&std::fs::read_to_string(&path)?)?;
         let opts = compiler::CompileOptions::default();
         let (compile, bytes) = best(3, || compiler::compile_to_bytes(&module, &target, &opts));
         let bytes = bytes?;

@@ -16,9 +16,9 @@ use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context};
-use hlo::io::{Expected, IoCase};
 use hlo::literal::{Array, DType};
 use hlo::PrimitiveType;
+use hlo_eval::io::{Expected, IoCase};
 
 /// Whether `path` names an npz io file (by its extension).
 pub fn is_npz(path: &Path) -> bool {

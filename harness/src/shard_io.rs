@@ -6,9 +6,9 @@
 //! case per device: its inputs are what the device is given, its outputs what it must compute.
 //! Every element of a global output is then checked on each device that holds it.
 use anyhow::{anyhow, bail, Context};
-use hlo::io::IoCase;
 use hlo::ir::{HloSharding, ShardingKind};
 use hlo::literal::Array;
+use hlo_eval::io::IoCase;
 
 /// The piece of `global` that device `device` holds under `sharding`.
 pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::Result<Array> {
@@ -22,7 +22,7 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
                 anyhow!("device {device} holds no tile of {}", sharding.print(false))
             })?;
             let tile_dims: Vec<usize> = t.assignment.dims().iter().map(|&d| d as usize).collect();
-            let coords = hlo::io::unravel(position, &tile_dims);
+            let coords = hlo_eval::io::unravel(position, &tile_dims);
             let data = t.data_dims();
             if data.len() != global.dims().len() {
                 bail!(
@@ -44,7 +44,7 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
                 let (size, start) = (n / tiles, coords[k] * (n / tiles));
                 spec.push((start as i64, (start + size) as i64, 1));
             }
-            Ok(hlo::eval::movement::slice(global, &spec)?)
+            Ok(hlo_eval::movement::slice(global, &spec)?)
         }
         other => bail!("no global io split for a {other:?} sharding"),
     }
@@ -104,21 +104,21 @@ mod tests {
     fn tiles_follow_the_assignment() {
         let g = iota(vec![4, 2]);
         // Rows split in two, the devices listed in reverse.
-        let s = hlo::parse_sharding("{devices=[2,1]1,0}").unwrap();
+        let s = hlo_text::parse_sharding("{devices=[2,1]1,0}").unwrap();
         assert_eq!(values(&shard_of(&g, &s, 0).unwrap()), [4, 5, 6, 7]);
         assert_eq!(values(&shard_of(&g, &s, 1).unwrap()), [0, 1, 2, 3]);
         // Columns split, two replicas of each tile (last_tile_dim_replicate).
-        let s = hlo::parse_sharding("{devices=[1,2,2]<=[4] last_tile_dim_replicate}").unwrap();
+        let s = hlo_text::parse_sharding("{devices=[1,2,2]<=[4] last_tile_dim_replicate}").unwrap();
         assert_eq!(values(&shard_of(&g, &s, 1).unwrap()), [0, 2, 4, 6]);
         assert_eq!(values(&shard_of(&g, &s, 3).unwrap()), [1, 3, 5, 7]);
-        let r = hlo::parse_sharding("{replicated}").unwrap();
+        let r = hlo_text::parse_sharding("{replicated}").unwrap();
         assert_eq!(values(&shard_of(&g, &r, 1).unwrap()), values(&g));
     }
 
     #[test]
     fn an_uneven_split_is_refused() {
         let g = iota(vec![3, 2]);
-        let s = hlo::parse_sharding("{devices=[2,1]0,1}").unwrap();
+        let s = hlo_text::parse_sharding("{devices=[2,1]0,1}").unwrap();
         assert_eq!(
             shard_of(&g, &s, 0).unwrap_err().to_string(),
             "dimension 0 of size 3 does not split evenly into 2 tiles ({devices=[2,1]0,1})"

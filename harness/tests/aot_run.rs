@@ -25,12 +25,12 @@ fn corpus_case(name: &str) -> (PathBuf, PathBuf) {
 }
 
 fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, String) {
-    let args = harness::run_cmd::RunArgs {
+    let args = harness::cmd::run::RunArgs {
         profile: true,
-        ..harness::run_cmd::RunArgs::new(artifact.to_owned(), spec(target), vec![io.to_owned()])
+        ..harness::cmd::run::RunArgs::new(artifact.to_owned(), spec(target), vec![io.to_owned()])
     };
     let mut out = Vec::new();
-    let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));
+    let r = harness::cmd::run::run(&args, &mut out).map_err(|e| format!("{e:#}"));
     (r, String::from_utf8_lossy(&out).into_owned())
 }
 
@@ -56,22 +56,22 @@ fn aot(args: &[&std::ffi::OsStr]) -> Result<(Option<i32>, String), String> {
 }
 
 /// `add`'s io file with every expected output zeroed (so the command exits 1).
-fn wrong_add_io(file: &str) -> Result<(PathBuf, hlo::io::IoCase), String> {
+fn wrong_add_io(file: &str) -> Result<(PathBuf, hlo_eval::io::IoCase), String> {
     let (_, io) = corpus_case("add");
-    let case = hlo::io::IoCase::read(&io).map_err(|e| e.to_string())?;
+    let case = hlo_eval::io::IoCase::read(&io).map_err(|e| e.to_string())?;
     let mut wrong = case.clone();
     for o in &mut wrong.outputs {
         *o = hlo::literal::Array::zeros(o.dtype(), o.dims().to_vec());
     }
     let path = tmp(file);
-    std::fs::write(&path, hlo::io::case_to_json(&wrong)).map_err(|e| e.to_string())?;
+    std::fs::write(&path, hlo_eval::io::case_to_json(&wrong)).map_err(|e| e.to_string())?;
     Ok((path, case))
 }
 
 /// The io file `--write-outputs` wrote holds the io file's inputs and outputs that match the
 /// right ones.
-fn written_outputs_match(written: &Path, right: &hlo::io::IoCase) -> Result<(), String> {
-    let got = hlo::io::IoCase::read(written).map_err(|e| format!("{e}"))?;
+fn written_outputs_match(written: &Path, right: &hlo_eval::io::IoCase) -> Result<(), String> {
+    let got = hlo_eval::io::IoCase::read(written).map_err(|e| format!("{e}"))?;
     if got.inputs != right.inputs || got.outputs.len() != right.outputs.len() {
         return Err(format!(
             "{}: inputs or output count differ",
@@ -79,7 +79,7 @@ fn written_outputs_match(written: &Path, right: &hlo::io::IoCase) -> Result<(), 
         ));
     }
     for (g, w) in got.outputs.iter().zip(&right.outputs) {
-        let c = hlo::io::compare(g, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
         if !c.ok {
             return Err(format!("{}: {c:?}", written.display()));
         }
@@ -91,7 +91,7 @@ fn cli_trials() -> Vec<Trial> {
     vec![
         Trial::test("cli::run_timing", || {
             let (hlo, io) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("add.timing.pb");
             std::fs::write(&artifact, &bytes)?;
             let spec = spec("h100_sxm");
@@ -190,7 +190,7 @@ fn cli_trials() -> Vec<Trial> {
         }),
         Trial::test("cli::run_write_outputs", || {
             let (hlo, _) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("add.write.pb");
             std::fs::write(&artifact, &bytes)?;
             let (wrong, right) = wrong_add_io("add.zeros.run.io.json")?;
@@ -215,7 +215,7 @@ fn cli_trials() -> Vec<Trial> {
         }),
         Trial::test("cli::check_hlo_write_outputs", || {
             let (hlo, io) = corpus_case("add");
-            let right = hlo::io::IoCase::read(&io)?;
+            let right = hlo_eval::io::IoCase::read(&io)?;
             let written = tmp("add.check.outputs.io.json");
             let _ = std::fs::remove_file(&written);
             let spec = spec("a100_sxm_80");
@@ -297,7 +297,7 @@ fn cli_trials() -> Vec<Trial> {
         }),
         Trial::test("cli::run_exit_codes", || {
             let (hlo, io) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("add.h100.pb");
             std::fs::write(&artifact, &bytes)?;
             let (r, text) = run_cli(&artifact, "h100_sxm", &io);
@@ -305,7 +305,7 @@ fn cli_trials() -> Vec<Trial> {
                 return Err(format!("{r:?}\n{text}").into());
             }
             // A wrong expectation: exit 1.
-            let case = hlo::io::IoCase::read(&io)?;
+            let case = hlo_eval::io::IoCase::read(&io)?;
             let mut wrong = case.clone();
             wrong.outputs[0] = wrong.outputs[0].convert(hlo::literal::DType::F32);
             let zeros = hlo::literal::Array::zeros(
@@ -314,7 +314,7 @@ fn cli_trials() -> Vec<Trial> {
             );
             wrong.outputs[0] = zeros;
             let wrong_io = tmp("add.wrong.io.json");
-            std::fs::write(&wrong_io, hlo::io::case_to_json(&wrong))?;
+            std::fs::write(&wrong_io, hlo_eval::io::case_to_json(&wrong))?;
             let (r, text) = run_cli(&artifact, "h100_sxm", &wrong_io);
             if r != Ok(1) || !text.contains("MISMATCH") {
                 return Err(format!("{r:?}\n{text}").into());
@@ -324,8 +324,8 @@ fn cli_trials() -> Vec<Trial> {
             let bad = tmp("cc_major_minus_one.txtpb");
             std::fs::write(&bad, h100.replacen("    major: 9\n", "    major: -1\n", 1))?;
             let args =
-                harness::run_cmd::RunArgs::new(artifact.clone(), bad.clone(), vec![io.clone()]);
-            let e = harness::run_cmd::run(&args, &mut Vec::new()).map_err(|e| format!("{e:#}"));
+                harness::cmd::run::RunArgs::new(artifact.clone(), bad.clone(), vec![io.clone()]);
+            let e = harness::cmd::run::run(&args, &mut Vec::new()).map_err(|e| format!("{e:#}"));
             let want = format!("{}: INVALID_ARGUMENT: target config: gpu_device_info.cuda_compute_capability.major is -1, out of range [1, 99]", bad.display());
             if e != Err(want.clone()) {
                 return Err(format!("{e:?}\nwanted {want:?}").into());
@@ -340,7 +340,7 @@ fn cli_trials() -> Vec<Trial> {
         Trial::test("cli::run_profile_counts_lane_instructions", || {
             // softmax: one row-reduction launch. Times vary; everything else is deterministic.
             let (hlo, io) = corpus_case("softmax");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("softmax.profile.h100.pb");
             std::fs::write(&artifact, &bytes)?;
             let (r, text) = run_cli(&artifact, "h100_sxm", &io);
@@ -369,9 +369,9 @@ fn cli_trials() -> Vec<Trial> {
         }),
         Trial::test("cli::inspect_summary", || {
             let (hlo, _) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let mut out = Vec::new();
-            harness::inspect_cmd::inspect(&bytes, false, &mut out)?;
+            harness::cmd::inspect::inspect(&bytes, false, &mut out)?;
             let text = String::from_utf8_lossy(&out);
             for needle in [
                 "thunks: [{",

@@ -7,16 +7,17 @@
 //! pass by accident.
 use std::path::{Path, PathBuf};
 
-use hlo::eval::{evaluate_with, EvalOptions};
-use hlo::io::IoCase;
 use hlo::literal::Literal;
+use hlo_eval::io::IoCase;
+use hlo_eval::{evaluate_with, EvalOptions};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn module() -> hlo::HloModule {
-    hlo::input::read_module(&root().join("testdata/models/transformer_block_bf16.hlo")).unwrap()
+    hlo_front::input::read_module(&root().join("testdata/models/transformer_block_bf16.hlo"))
+        .unwrap()
 }
 
 fn default_io() -> PathBuf {
@@ -60,14 +61,14 @@ fn compiled_matches(allow: bool, target: &str, io: &Path) -> bool {
     options.allow_excess_precision = allow;
     let bytes = compiler::compile_to_bytes(&module(), &t, &options).unwrap();
     let mut out = Vec::new();
-    harness::run_cmd::load_run_compare(
+    harness::cmd::run::load_run_compare(
         &bytes,
         "emulated",
         &spec,
         &[io.to_owned()],
-        harness::run_cmd::DeviceCounts::default(),
+        harness::cmd::run::DeviceCounts::default(),
         &runtime::RuntimeFlags::default(),
-        harness::run_cmd::RunReport::default(),
+        harness::cmd::run::RunReport::default(),
         None,
         None,
         &mut out,

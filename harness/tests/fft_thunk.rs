@@ -3,11 +3,11 @@
 //! runtimes before 2026-12-04 run) and with `CompileOptions::emit_fft_thunk` (one `fft_thunk`
 //! per fft, the runtime's host FFT). Both must match XLA:CPU's outputs at the project's
 //! per-type tolerance; the models suite runs the default form through `aot check-hlo` too.
+use harness::cmd::run::ToleranceRule;
 use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use harness::run_cmd::ToleranceRule;
-use hlo::io::{compare, IoCase};
+use hlo_eval::io::{compare, IoCase};
 use proto::prost::Message;
 
 const FFT_THUNK: &str = "xla.gpu.ThunkProto.fft_thunk";
@@ -32,7 +32,7 @@ fn every_fft_piece_runs_in_both_forms() {
     names.sort();
     assert!(names.len() >= 16, "{names:?}");
     for name in &names {
-        let module = hlo::input::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
+        let module = hlo_front::input::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
         let want = IoCase::read(&dir.join(format!("{name}.io.json"))).unwrap();
         for native in [false, true] {
             let mut o = compiler::CompileOptions::default();
@@ -58,7 +58,7 @@ fn every_fft_piece_runs_in_both_forms() {
 fn the_fallback_refuses_huge_lengths_and_names_the_option() {
     let target = compiler::Target::load(&spec("h100_sxm")).unwrap();
     let text = "HloModule big\n\nENTRY e {\n  x = c64[4096] parameter(0)\n  ROOT f = c64[4096] fft(x), fft_type=FFT, fft_length={4096}\n}\n";
-    let module = hlo::parse_module(text).unwrap();
+    let module = hlo_text::parse_module(text).unwrap();
     let err = compiler::compile_to_bytes(&module, &target, &compiler::CompileOptions::default())
         .unwrap_err()
         .to_string();

@@ -30,12 +30,12 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
+use harness::cmd::goldens::GOLDEN_TARGETS;
 use harness::golden::replay::{self, GoldenCase, OldSchema};
 use harness::golden::{
     all_versions_requested, select_handwritten_versions, select_versions, GoldenStore,
     ALL_VERSIONS_ENV,
 };
-use harness::goldens_cmd::GOLDEN_TARGETS;
 use libtest_mimic::{Arguments, Failed, Trial};
 use proto::prost::Message;
 use proto::prost_reflect::prost_types::{
@@ -66,7 +66,7 @@ fn cases_of(store: &GoldenStore, target: &str, version: u32) -> Vec<String> {
 
 fn compile_today(golden: &GoldenCase) -> Result<GpuExecutableProto, Failed> {
     let text = std::fs::read_to_string(golden.dir.join(&golden.case).join("module.hlo"))?;
-    let module = hlo::parse_module(&text).map_err(fail)?;
+    let module = hlo_text::parse_module(&text).map_err(fail)?;
     let config = proto::parse_target_config(&golden.target_config, "target.txtpb").map_err(fail)?;
     let target = compiler::Target::from_config(config, "target.txtpb").map_err(fail)?;
     compiler::compile(&module, &target, &compiler::CompileOptions::default()).map_err(fail)
@@ -418,7 +418,7 @@ fn forward_negative_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
                     .file_descriptor_protos()
                     .cloned()
                     .collect();
-                let mut extras = harness::schema_cmd::project_extras();
+                let mut extras = harness::cmd::schema::project_extras();
                 let mut abi = today.executable_abi_version.clone().unwrap_or_default();
                 let crafted = match &craft {
                     Craft::Schema(f) => f(&mut files),
@@ -495,7 +495,7 @@ fn forward_positive_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
             let old = OldSchema {
                 name: "crafted-without-trip_count".to_owned(),
                 pool,
-                extras: harness::schema_cmd::project_extras(),
+                extras: harness::cmd::schema::project_extras(),
             };
             let abi = today.executable_abi_version.clone().unwrap_or_default();
             replay::forward_compat(&today, &old, Some(&abi)).map_err(fail)

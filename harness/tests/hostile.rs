@@ -2,7 +2,7 @@
 //! `testdata/hostile/gen.rs`): each input must stop at its stage with its exact code and a
 //! message containing its fragment, or (code `OK`) be accepted and run within the limits.
 //!
-//! Codes: the runtime's absl code at `load` and `run`; the `hlo::ParseErrorKind` at `parse`; the
+//! Codes: the runtime's absl code at `load` and `run`; the `hlo_text::ParseErrorKind` at `parse`; the
 //! `compiler::CompileError` variant at `compile`; `ERROR` for `aot ptx-run` and target-config
 //! failures, which have no code.
 use std::path::{Path, PathBuf};
@@ -83,7 +83,7 @@ fn replay(case: &Value, manifest: &Value) -> anyhow::Result<Got> {
         Some("artifact") => load_and_run(&std::fs::read(&file)?, target, &flags),
         Some("hlo") => {
             let text = std::fs::read_to_string(&file)?;
-            let module = match hlo::parse_module(&text) {
+            let module = match hlo_text::parse_module(&text) {
                 Ok(m) => m,
                 Err(e) => return Ok(Got::err("parse", format!("{:?}", e.kind), e.to_string())),
             };

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use harness::golden::cases::{curated_cases, repo_root, Case};
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo::io::IoCase;
+use hlo_eval::io::IoCase;
 use proto::prost::Message;
 
 const PERMUTE_THUNK: &str = "xla.gpu.ThunkProto.collective_permute_start_thunk";
@@ -42,14 +42,14 @@ fn description(name: &str) -> runtime::DeviceDescription {
 }
 
 fn compile_text(text: &str, o: &compiler::CompileOptions) -> Vec<u8> {
-    let module = hlo::parse_module(text).unwrap();
+    let module = hlo_text::parse_module(text).unwrap();
     compiler::compile_to_bytes(&module, &target("h100_sxm"), o).unwrap()
 }
 
 /// Compiles `case` with `o`, runs it on one emulated device per io file and checks every output
 /// bit for bit against the case's; returns the artifact's census.
 fn run_case(c: &Case, o: &compiler::CompileOptions) -> BTreeSet<String> {
-    let module = hlo::input::read_module(&c.module).unwrap();
+    let module = hlo_front::input::read_module(&c.module).unwrap();
     let bytes = compiler::compile_to_bytes(&module, &target("h100_sxm"), o).unwrap();
     let want: Vec<IoCase> = c.io.iter().map(|p| IoCase::read(p).unwrap()).collect();
     let got = run_artifact(&bytes, &description("h100_sxm"), &want).unwrap();
@@ -119,7 +119,7 @@ const GRID: &str = "HloModule grid, replica_count=2, num_partitions=2\n\nadd {\n
 
 #[test]
 fn replicas_and_partitions_together_need_emit_partitions() {
-    let module = hlo::parse_module(GRID).unwrap();
+    let module = hlo_text::parse_module(GRID).unwrap();
     let e = compiler::compile(&module, &target("h100_sxm"), &options(false, true)).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -168,17 +168,17 @@ fn aot_run_takes_one_io_file_per_device() {
     let text = std::fs::read_to_string(&c.module).unwrap();
     std::fs::write(&artifact, compile_text(&text, &options(true, true))).unwrap();
     let run = |partitions: Option<usize>| {
-        let args = harness::run_cmd::RunArgs {
+        let args = harness::cmd::run::RunArgs {
             partitions,
             write_outputs: Some(dir.join("out.io.json")),
-            ..harness::run_cmd::RunArgs::new(
+            ..harness::cmd::run::RunArgs::new(
                 artifact.clone(),
                 repo_root().join("testdata/target_specs/h100_sxm.txtpb"),
                 c.io.clone(),
             )
         };
         let mut out = Vec::new();
-        let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));
+        let r = harness::cmd::run::run(&args, &mut out).map_err(|e| format!("{e:#}"));
         (r, String::from_utf8_lossy(&out).into_owned())
     };
     let (r, out) = run(Some(4));

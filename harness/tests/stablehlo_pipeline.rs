@@ -1,5 +1,5 @@
 //! StableHLO through the whole pipeline: every corpus `NAME.mlir` goes through `aot check-hlo`
-//! (read by `hlo::input`, compiled for h100_sxm and a100_sxm_80, serialized, loaded in a fresh
+//! (read by `hlo_front::input`, compiled for h100_sxm and a100_sxm_80, serialized, loaded in a fresh
 //! runtime on the emulated device, run, compared with `NAME.io.json`), `aot eval`, and the
 //! format checks every entry point shares: HLO text named `.mlir` and StableHLO named `.hlo` are
 //! refused with both formats named; a StableHLO golden case is recorded as its HLO conversion.
@@ -28,19 +28,19 @@ fn tmp(name: &str) -> PathBuf {
 /// converted (what check-hlo ran is what a serving host's runtime parses).
 fn embeds_conversion(name: &str) -> Result<(), Failed> {
     let mlir = corpus().join(format!("{name}.mlir"));
-    let bytes = harness::check_cmd::compile_file(&mlir, &spec("h100_sxm"))?;
+    let bytes = harness::cmd::check::compile_file(&mlir, &spec("h100_sxm"))?;
     let exe: proto::xla::gpu::GpuExecutableProto = proto::decode_limited(&bytes, usize::MAX)?;
     let embedded = exe
         .hlo_module_with_config
         .as_ref()
         .ok_or("no embedded module")?;
     let got = hlo::convert::from_proto(embedded)?;
-    let want = hlo::input::read_module(&mlir)?;
+    let want = hlo_front::input::read_module(&mlir)?;
     if got != want {
         return Err(format!(
             "embedded module differs from the conversion:\n{}\nvs\n{}",
-            hlo::print_module(&got),
-            hlo::print_module(&want)
+            hlo_text::print_module(&got),
+            hlo_text::print_module(&want)
         )
         .into());
     }
@@ -52,7 +52,7 @@ fn format_trials() -> Vec<Trial> {
         Trial::test("format::hlo_text_named_mlir", || {
             let p = tmp("add_hlo_as.mlir");
             std::fs::copy(corpus().join("add.hlo"), &p)?;
-            let e = harness::check_cmd::compile_file(&p, &spec("h100_sxm"))
+            let e = harness::cmd::check::compile_file(&p, &spec("h100_sxm"))
                 .err()
                 .ok_or("accepted")?;
             let want = format!(
@@ -68,7 +68,7 @@ fn format_trials() -> Vec<Trial> {
             let p = tmp("add_mlir_as.hlo");
             std::fs::copy(corpus().join("add.mlir"), &p)?;
             let mut out = Vec::new();
-            let e = harness::eval_cmd::run(&p, &corpus().join("add.io.json"), &mut out)
+            let e = harness::cmd::eval::run(&p, &corpus().join("add.io.json"), &mut out)
                 .err()
                 .ok_or("accepted")?;
             let want = format!(
@@ -85,7 +85,7 @@ fn format_trials() -> Vec<Trial> {
             let text = std::fs::read_to_string(corpus().join("add.mlir"))?
                 .replace("stablehlo.add %arg0, %arg1", "stablehlo.add %arg0, %nope");
             std::fs::write(&p, text)?;
-            let e = harness::check_cmd::compile_file(&p, &spec("h100_sxm"))
+            let e = harness::cmd::check::compile_file(&p, &spec("h100_sxm"))
                 .err()
                 .ok_or("accepted")?;
             let want = format!(

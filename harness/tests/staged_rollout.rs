@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use harness::golden::cases::{curated_cases, repo_root, Case};
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo::io::IoCase;
+use hlo_eval::io::IoCase;
 use proto::prost::Message;
 use schema_history::{Date, DiffOptions, Revision, Rule};
 
@@ -50,7 +50,7 @@ fn target_config(target: &str) -> PathBuf {
 
 fn compile(case: &Case, target: &str, options: &compiler::CompileOptions) -> Vec<u8> {
     let text = std::fs::read_to_string(&case.module).unwrap();
-    let module = hlo::parse_module(&text).unwrap();
+    let module = hlo_text::parse_module(&text).unwrap();
     let target = compiler::Target::load(&target_config(target)).unwrap();
     compiler::compile_to_bytes(&module, &target, options).unwrap()
 }
@@ -118,13 +118,13 @@ fn behind_the_flag_the_byte_fills_become_memsets_with_identical_outputs() {
     }
 }
 
-/// `got` matches the case's expected outputs within `hlo::io`'s tolerance for their type (exact
+/// `got` matches the case's expected outputs within `hlo_eval::io`'s tolerance for their type (exact
 /// for integers and `pred`), as the golden suites compare: a gemm's f32 sums need not be
 /// bit-identical to the reference evaluator's.
 fn assert_close(got: &[hlo::literal::Array], want: &[hlo::literal::Array], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: output count");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let c = hlo::io::compare(g, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
         assert!(c.ok, "{what}: output {i}: {c:?}");
     }
 }
@@ -263,7 +263,7 @@ fn assert_the_golden_set_replays(
                 inputs: inputs.inputs.clone(),
                 outputs: outputs(&bytes, target, case),
             };
-            std::fs::write(dir.join("io.json"), hlo::io::case_to_json(&recorded)).unwrap();
+            std::fs::write(dir.join("io.json"), hlo_eval::io::case_to_json(&recorded)).unwrap();
         }
         let bless = "STAGED_BLESS=1 cargo test -p harness --test staged_rollout";
         let committed = std::fs::read(dir.join("executable.pb"))
@@ -703,7 +703,7 @@ fn deduplicated_name_is_not_written_and_a_reader_loses_nothing() {
             !census(&with).contains("xla.OpMetadata.deduplicated_name"),
             "{target}: deduplicated_name written"
         );
-        let module = hlo::parse_module(&without).unwrap();
+        let module = hlo_text::parse_module(&without).unwrap();
         let t = compiler::Target::load(&target_config(target)).unwrap();
         let plain =
             compiler::compile_to_bytes(&module, &t, &compiler::CompileOptions::default()).unwrap();

@@ -8,11 +8,11 @@
 //! cores do: every product and every partial sum of the gemms, the reductions and the
 //! elementwise adds is exact in any order, and those kernels must match bit for bit. The
 //! kernels with transcendental functions (`ex2.approx`, `tanh`/`sin` expansions) get the corpus
-//! f32 tolerance, the f16 kernel the f16 one (`hlo::io::Tolerance::for_dtype`). The launch specs' own expectations (XLA:CPU's
+//! f32 tolerance, the f16 kernel the f16 one (`hlo_eval::io::Tolerance::for_dtype`). The launch specs' own expectations (XLA:CPU's
 //! outputs, the numpy tf32/bf16 references) are checked by the `ptx` crate's `emu_xla` test.
 use std::path::PathBuf;
 
-use hlo::io::{array_to_json, parse_array, Tolerance};
+use hlo_eval::io::{array_to_json, parse_array, Tolerance};
 use ptx::emu::{LaunchOptions, LoadedModule};
 use ptx::launch_spec::{self, LaunchSpec};
 use serde_json::{json, Value};
@@ -67,7 +67,7 @@ fn run_case(case: &str) -> Result<(), String> {
         std::fs::read_to_string(dir.join(format!("{case}{ext}")))
             .map_err(|e| format!("{case}{ext}: {e}"))
     };
-    let module = hlo::parse_module(&read(".hlo")?).map_err(|e| format!("parse: {e}"))?;
+    let module = hlo_text::parse_module(&read(".hlo")?).map_err(|e| format!("parse: {e}"))?;
     let entry = module.entry_computation();
     // Every entry parameter gets the formula's values, by parameter number.
     let mut inputs = Vec::new();
@@ -110,7 +110,7 @@ fn run_case(case: &str) -> Result<(), String> {
             .ok_or("parameter number out of range")?;
         params.push(value.clone());
     }
-    let want = hlo::eval::evaluate_flat(&module, &inputs).map_err(|e| format!("evaluate: {e}"))?;
+    let want = hlo_eval::evaluate_flat(&module, &inputs).map_err(|e| format!("evaluate: {e}"))?;
     let [want] = want.as_slice() else {
         return Err("one output expected".into());
     };

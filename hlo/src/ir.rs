@@ -41,9 +41,11 @@ use crate::shape::Shape;
 
 mod attrs;
 mod sharding;
+mod unsupported;
 
 pub use attrs::*;
 pub use sharding::*;
+pub use unsupported::UNSUPPORTED_OPCODES;
 
 /// Handle of a computation in [`HloModule::computations`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -579,7 +581,7 @@ impl Computation {
     /// verifier's cycle check: the post-order, and whether the walk met an edge back to an
     /// instruction still on its stack (a cycle). One walk so that the order the passes use and
     /// the cycle the verifier rejects are the same graph read the same way.
-    pub(crate) fn operand_walk(&self) -> (Vec<InstrId>, bool) {
+    pub fn operand_walk(&self) -> (Vec<InstrId>, bool) {
         let n = self.instructions.len();
         let mut state = vec![0u8; n];
         let mut out = Vec::with_capacity(n);

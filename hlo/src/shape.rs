@@ -434,11 +434,11 @@ impl Shape {
 
     /// [`Shape::byte_size`] with checked arithmetic: the typed error names the first array
     /// (the shape itself or a tuple element) whose size overflows or passes `i64::MAX` bytes.
-    pub fn checked_byte_size(&self) -> Result<u64, crate::verify::SizeError> {
+    pub fn checked_byte_size(&self) -> Result<u64, SizeError> {
         match self {
             Shape::Array(a) => a
                 .checked_byte_size()
-                .ok_or_else(|| crate::verify::SizeError::TooLarge(Box::new(a.clone()))),
+                .ok_or_else(|| SizeError::TooLarge(Box::new(a.clone()))),
             Shape::Tuple(t) => {
                 t.iter().try_for_each(|s| s.checked_byte_size().map(drop))?;
                 Ok(8 * t.len() as u64)
@@ -595,6 +595,18 @@ impl fmt::Display for Shape {
             }
         }
     }
+}
+
+/// A declared shape whose size does not fit the 64-bit sizes every consumer computes with: as
+/// XLA's `ShapeUtil::ValidateShape`, an array's byte size must fit `int64`. Without this an
+/// element count past 2^64 wraps (3 x 6148914691236517212 is 2^64 + 20), and a module over such
+/// a shape compiles and runs as if it had 20 elements.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SizeError {
+    /// The product of the dimensions, times the element width, exceeds `i64::MAX` bytes.
+    #[error("shape {0} is larger than 2^63-1 bytes (its element count times its element size overflows a 64-bit size)")]
+    TooLarge(Box<ArrayShape>),
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ This script turns every entry whose platform is 'cuda' into:
 
   NAME.mlir      mlir_module_text, byte for byte (UTF-8, nothing added)
   NAME.mlirbc    mlir_module_serialized, byte for byte (the portable-artifact bytecode)
-  NAME.io.json   inputs and expected_outputs in this project's io format (hlo/src/io.rs;
+  NAME.io.json   inputs and expected_outputs in this project's io format (hlo_eval/src/io/;
                  complex as c64/c128 with interleaved re, im)
 
 and one manifest `cases.json` with, per case, its origin and the check JAX applies

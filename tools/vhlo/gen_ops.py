@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generates hlo/src/stablehlo/bytecode/vhlo_ops.rs from StableHLO's VhloOps.td.
+"""Generates hlo_front/src/stablehlo/bytecode/vhlo_ops.rs from StableHLO's VhloOps.td.
 
-Usage: python3 tools/vhlo/gen_ops.py path/to/VhloOps.td > hlo/src/stablehlo/bytecode/vhlo_ops.rs
+Usage: python3 tools/vhlo/gen_ops.py path/to/VhloOps.td > hlo_front/src/stablehlo/bytecode/vhlo_ops.rs
 
 VhloOps.td (openxla/stablehlo, Apache-2.0) declares every versioned VHLO op: its mnemonic
 (`add_v1`), the VHLO versions it exists in, and its attributes. MLIR's bytecode writes an op's

@@ -47,9 +47,9 @@ struct Args {
 }
 
 /// Reads the module in the format its extension names, checked against the content
-/// (`hlo::input`, shared by every tool that takes a module).
+/// (`hlo_front::input`, shared by every tool that takes a module).
 fn read_module(path: &Path) -> Result<hlo::HloModule> {
-    hlo::input::read_module(path).map_err(anyhow::Error::new)
+    hlo_front::input::read_module(path).map_err(anyhow::Error::new)
 }
 
 fn run(args: Args) -> Result<()> {

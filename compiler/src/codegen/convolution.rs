@@ -6,7 +6,7 @@
 //! Why direct and not implicit GEMM: it covers every case the evaluator covers (any
 //! `dim_labels`, strides, negative padding, lhs and rhs dilation, reversal, feature and batch
 //! groups) with one indexing scheme shared with the reference definition
-//! ([`hlo::eval::convolution::ConvGeometry`], which also validates the attributes, so the compiler
+//! ([`hlo_eval::convolution::ConvGeometry`], which also validates the attributes, so the compiler
 //! refuses exactly what the evaluator refuses, with the same message). Padding and dilation holes
 //! are skipped by a predicate per window position, never read, so every load is in bounds. The
 //! fusion planner keeps convolution a kernel of its own (`Class::Standalone`); bias and
@@ -15,9 +15,9 @@
 //! The instruction is emitted elementally (`Emitter::convolution`, called from the elemental
 //! emitter's dispatcher), so the loop kernel provides the launch, the output store and the
 //! operand loads.
-use hlo::eval::convolution::ConvGeometry;
 use hlo::ir::{Computation, Instruction};
 use hlo::{Opcode as H, PrimitiveType as P};
+use hlo_eval::convolution::ConvGeometry;
 use ptx::ast::{CmpOp, Opcode as O, Type};
 
 use super::builder::{Reg, Src};

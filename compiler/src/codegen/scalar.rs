@@ -6,7 +6,7 @@
 //! `cvt.rn`, so each HLO operation rounds once, as the reference evaluator does); `f64` in
 //! `.f64`. Transcendentals are computed in f64 (see [`super::math`]).
 //!
-//! Integer corner cases follow the reference evaluator (hlo/src/eval/elementwise.rs): `x / 0`
+//! Integer corner cases follow the reference evaluator (hlo_eval/src/elementwise.rs): `x / 0`
 //! is -1 (signed) or all ones (unsigned), `INT_MIN / -1` is `INT_MIN`, `x % 0` is `x`,
 //! `INT_MIN % -1` is 0, shifts by a negative amount or at least the bit width give 0 (or the
 //! sign fill for arithmetic right shifts); float max/min propagate NaN; float-to-integer

@@ -4,7 +4,7 @@
 //! matrices go through it as real ones. XLA:GPU calls cuBLAS's complex gemm (`cgemm`), which
 //! computes the same products with one rounding per part instead of per real product: the
 //! difference is at the last bit of `f32`/`f64`. The reference evaluator decomposes the same
-//! way (`hlo::eval::dot`), so `aot check-hlo` compares like with like.
+//! way (`hlo_eval::dot`), so `aot check-hlo` compares like with like.
 //!
 //! A dot that mixes complex and real operands is refused (HLO gives both one element type).
 use hlo::ir::Attrs;

@@ -95,7 +95,7 @@ pub fn run_pipeline(module: &mut HloModule, options: &CompileOptions) -> Result<
     for (name, pass) in PIPELINE {
         pass(module)?;
         if options.verify_between_passes {
-            hlo::verify::verify(module).map_err(|errors| {
+            hlo_verify::verify(module).map_err(|errors| {
                 let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
                 CompileError::Internal(format!(
                     "the module does not verify after pass {name}: {}",

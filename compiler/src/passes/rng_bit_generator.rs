@@ -1,6 +1,6 @@
 //! `rng-bit-generator` becomes elementwise integer ops, as XLA's `RngBitGeneratorExpander`
 //! expands it (`xla/hlo/builder/lib/prng.cc`), so the runtime needs nothing new and the bits
-//! are XLA's, bit for bit (`hlo::eval::rng` is the independent reference; both match XLA:CPU).
+//! are XLA's, bit for bit (`hlo_eval::rng` is the independent reference; both match XLA:CPU).
 //!
 //! XLA builds each generator from whole-array ops and a final concatenate/reshape that
 //! interleaves the words of a block. Here every output element computes its own block from

@@ -251,7 +251,7 @@ mod tests {
         let text = format!(
             "HloModule m\n{body}\ncond {{\n  s = (f32[], f32[]) parameter(0)\n  ROOT f = pred[] constant(false)\n}}\n\nENTRY e {{\n  z = f32[] constant(0)\n  i = (f32[], f32[]) tuple(z, z)\n  ROOT w = (f32[], f32[]) while(i), condition=cond, body=body\n}}\n"
         );
-        hlo::parse_module(&text).expect("parse")
+        hlo_text::parse_module(&text).expect("parse")
     }
 
     fn root_operands(module: &HloModule) -> Vec<InstrId> {
@@ -296,7 +296,7 @@ mod tests {
         let text = format!(
             "HloModule m\n{body}\ncond {{\n  s = ({tuple}) parameter(0)\n  ROOT f = pred[] constant(false)\n}}\n\nENTRY e {{\n  z = f32[] constant(0)\n  i = ({tuple}) tuple({zs})\n  ROOT w = ({tuple}) while(i), condition=cond, body=body\n}}\n"
         );
-        hlo::parse_module(&text).expect("parse")
+        hlo_text::parse_module(&text).expect("parse")
     }
 
     /// One loop's comparisons share a budget: with 4 elements the last two are found equal;

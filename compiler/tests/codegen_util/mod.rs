@@ -4,10 +4,10 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use compiler::codegen::{emit_kernels, CodegenTarget, KernelArg, KernelPlan, KernelRequest};
-use hlo::eval::dtype_of;
 use hlo::ir::{Computation, ComputationId, InstrId, Instruction, OpMetadata};
 use hlo::literal::{Array, DType, Data};
 use hlo::{HloModule, Opcode, Shape};
+use hlo_eval::dtype_of;
 use ptx::emu::{launch, LaunchOptions, LoadedModule, Memory, ParamValue};
 
 /// The H100 SXM target (sm_90).
@@ -170,7 +170,7 @@ pub fn check(got: &[Array], want: &[Array]) -> Result<()> {
         bail!("{} outputs, expected {}", got.len(), want.len());
     }
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let c = hlo::io::compare(g, w, hlo::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
         if !c.ok {
             bail!(
                 "output {k}: {:?} (max abs err {}, {} mismatches, first {:?})",
@@ -306,7 +306,7 @@ pub fn run_and_compare(
     let got = run_plan(&plan, inputs, &outs)?;
     let expected = match want {
         Some(w) => w.to_vec(),
-        None => hlo::eval::evaluate_flat(module, inputs)?,
+        None => hlo_eval::evaluate_flat(module, inputs)?,
     };
     check(&got, &expected)
 }

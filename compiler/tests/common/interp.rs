@@ -275,7 +275,7 @@ impl Machine<'_> {
         let dtype = |d: i32| -> Result<DType, String> {
             let t = proto::xla::PrimitiveType::try_from(d).map_err(|e| e.to_string())?;
             let t = hlo::convert::element_type_from_proto(t).ok_or("gemm dtype")?;
-            hlo::eval::dtype_of(t).map_err(|e| e.to_string())
+            hlo_eval::dtype_of(t).map_err(|e| e.to_string())
         };
         let load = |bytes: &[u8], l: &MatrixLayoutProto| -> Result<Vec<f64>, String> {
             let dt = dtype(l.dtype)?;

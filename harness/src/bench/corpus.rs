@@ -131,7 +131,7 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     let (mut gpu_ok, mut gpu_n) = (0, 0);
     for case in &cases {
         let text = std::fs::read_to_string(dir.join(format!("{case}.hlo")))?;
-        let module = match hlo::parse_module(&text) {
+        let module = match hlo_text::parse_module(&text) {
             Ok(m) => m,
             Err(e) => {
                 rows.push(vec![case.clone(), format!("parse error: {e}")]);
@@ -165,7 +165,7 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         let (kernels, gemms, payload) = census(&proto);
         let xla = std::fs::read_to_string(dir.join(format!("{case}.opt.hlo")))
             .ok()
-            .and_then(|t| hlo::parse_module(&t).ok())
+            .and_then(|t| hlo_text::parse_module(&t).ok())
             .map(|m| xla_launches(&m));
         let launches = kernels + gemms;
         if let Some(x) = xla {
@@ -185,14 +185,14 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         }
         // Traffic of one run, on the io file's inputs (single replica only).
         let traffic = (|| -> Option<f64> {
-            let io = hlo::io::IoCase::read(&dir.join(format!("{case}.io.json"))).ok()?;
+            let io = hlo_eval::io::IoCase::read(&dir.join(format!("{case}.io.json"))).ok()?;
             if exe.num_devices() != 1 {
                 return None;
             }
             let dev = Arc::new(env.device());
             let devices: Vec<Arc<dyn Device>> = vec![dev.clone()];
             let exe = runtime::load(&bytes, dev.as_ref(), &flags).ok()?;
-            crate::run_cmd::execute_arrays(&exe, &devices, std::slice::from_ref(&io.inputs))
+            crate::cmd::run::execute_arrays(&exe, &devices, std::slice::from_ref(&io.inputs))
                 .ok()?;
             let min: u64 = exe.parameters.iter().map(|(_, l)| l.size).sum::<u64>()
                 + exe.outputs.iter().map(|l| l.size).sum::<u64>();

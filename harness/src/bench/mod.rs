@@ -192,8 +192,8 @@ mod tests {
     #[test]
     fn generated_scaling_modules_parse_with_about_n_instructions() {
         for n in [10, 101] {
-            let chain = hlo::parse_module(&chain_module(n)).map_err(|e| e.to_string());
-            let dots = hlo::parse_module(&dot_tanh_module(n)).map_err(|e| e.to_string());
+            let chain = hlo_text::parse_module(&chain_module(n)).map_err(|e| e.to_string());
+            let dots = hlo_text::parse_module(&dot_tanh_module(n)).map_err(|e| e.to_string());
             let count = |m: &hlo::HloModule| m.get(m.entry).map_or(0, |c| c.instructions.len());
             assert_eq!(chain.as_ref().map(count), Ok(n));
             assert_eq!(dots.as_ref().map(count), Ok(2 + 2 * (n / 2)));

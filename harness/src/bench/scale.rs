@@ -44,7 +44,7 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     let mut matmul_ratio = None;
     for (name, xla) in &times.modules {
         let text = std::fs::read_to_string(dir.join(format!("{name}.hlo")))?;
-        let module = hlo::parse_module(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let module = hlo_text::parse_module(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         let bytes = compiler::compile_to_bytes(&module, &env.target, &options)
             .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         let device = env.device();

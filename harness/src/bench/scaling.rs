@@ -58,8 +58,8 @@ pub(super) fn scaling(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         let (mut cpts, mut lpts) = (Vec::new(), Vec::new());
         let mut cells = vec![shape.to_owned()];
         for &n in sizes {
-            let module =
-                hlo::parse_module(&make(n)).map_err(|e| anyhow::anyhow!("{shape} {n}: {e}"))?;
+            let module = hlo_text::parse_module(&make(n))
+                .map_err(|e| anyhow::anyhow!("{shape} {n}: {e}"))?;
             let (c, bytes) = best(reps, || {
                 compiler::compile_to_bytes(&module, &env.target, &options)
             });

@@ -46,17 +46,17 @@ use runtime::{Device, DeviceDescription, EmulatedDevice, Registry, RuntimeFlags}
 pub enum Target {
     /// `runtime::load` then one execution on the emulated device (goldens' artifacts).
     Loader,
-    /// `hlo::parse_module` then `hlo::verify::verify` (HLO text).
+    /// `hlo_text::parse_module` then `hlo_verify::verify` (HLO text).
     Hlo,
-    /// `hlo::stablehlo::parse_module` (StableHLO MLIR text).
+    /// `hlo_front::stablehlo::parse_module` (StableHLO MLIR text).
     Stablehlo,
     /// `ptx::parse` (PTX text).
     Ptx,
     /// `proto::parse_target_config` then `DeviceDescription::from_target_config`.
     Config,
-    /// `hlo::stablehlo::parse_bytecode` (StableHLO portable artifacts: MLIR bytecode, VHLO).
+    /// `hlo_front::stablehlo::parse_bytecode` (StableHLO portable artifacts: MLIR bytecode, VHLO).
     Mlirbc,
-    /// `hlo::jax_export::read` then `Exported::module` (serialized JAX `Exported`s).
+    /// `hlo_front::jax_export::read` then `Exported::module` (serialized JAX `Exported`s).
     JaxExported,
 }
 
@@ -256,7 +256,7 @@ fn files_with(dir: &Path, suffix: &str) -> anyhow::Result<Vec<PathBuf>> {
 fn dictionary(target: Target) -> Vec<&'static str> {
     match target {
         Target::Hlo => hlo::Opcode::ALL.iter().map(|o| o.name()).collect(),
-        Target::Stablehlo => hlo::stablehlo::supported_ops(),
+        Target::Stablehlo => hlo_front::stablehlo::supported_ops(),
         // Binary targets mutate bytes; their dictionary is unused.
         Target::Mlirbc | Target::JaxExported => Vec::new(),
         Target::Loader | Target::Ptx => vec![
@@ -471,12 +471,12 @@ fn text(input: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(input).map_err(|_| "utf8".to_owned())
 }
 
-fn parse_class(kind: hlo::ParseErrorKind) -> String {
+fn parse_class(kind: hlo_text::ParseErrorKind) -> String {
     format!("parse {kind:?}")
 }
 
-fn bytecode_class(e: &hlo::stablehlo::BytecodeError) -> String {
-    use hlo::stablehlo::BytecodeError as E;
+fn bytecode_class(e: &hlo_front::stablehlo::BytecodeError) -> String {
+    use hlo_front::stablehlo::BytecodeError as E;
     match e {
         E::NotBytecode => "not bytecode".into(),
         E::NewerBytecode { .. } => "newer bytecode".into(),
@@ -489,8 +489,8 @@ fn bytecode_class(e: &hlo::stablehlo::BytecodeError) -> String {
     }
 }
 
-fn exported_class(e: &hlo::jax_export::ExportedError) -> String {
-    use hlo::jax_export::ExportedError as E;
+fn exported_class(e: &hlo_front::jax_export::ExportedError) -> String {
+    use hlo_front::jax_export::ExportedError as E;
     match e {
         E::Malformed(_) => "malformed".into(),
         E::Unsupported { field, .. } => {
@@ -550,17 +550,17 @@ fn entry(
             result.map_err(|e| format!("run {}", e.code()))
         }
         Target::Hlo => {
-            let m = hlo::parse_module(text(input)?).map_err(|e| parse_class(e.kind))?;
-            hlo::verify::verify(&m).map_err(|_| "verify".to_owned())
+            let m = hlo_text::parse_module(text(input)?).map_err(|e| parse_class(e.kind))?;
+            hlo_verify::verify(&m).map_err(|_| "verify".to_owned())
         }
-        Target::Stablehlo => hlo::stablehlo::parse_module(text(input)?)
+        Target::Stablehlo => hlo_front::stablehlo::parse_module(text(input)?)
             .map(|_| ())
             .map_err(|e| parse_class(e.kind)),
-        Target::Mlirbc => hlo::stablehlo::parse_bytecode(input)
+        Target::Mlirbc => hlo_front::stablehlo::parse_bytecode(input)
             .map(|_| ())
             .map_err(|e| bytecode_class(&e)),
         Target::JaxExported => {
-            let e = hlo::jax_export::read(input).map_err(|e| exported_class(&e))?;
+            let e = hlo_front::jax_export::read(input).map_err(|e| exported_class(&e))?;
             let _ = e.describe();
             e.module().map(|_| ()).map_err(|e| exported_class(&e))
         }

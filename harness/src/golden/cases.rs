@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 pub struct Case {
     /// Case name (the module's file stem), unique across the list.
     pub name: String,
-    /// The module: HLO text, or StableHLO (read through `hlo::input`).
+    /// The module: HLO text, or StableHLO (read through `hlo_front::input`).
     pub module: PathBuf,
     /// One io file for a single-device case, or one per device (replica order; device order,
     /// replica-major, when the module has several partitions).

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use hlo::io::{case_to_json, IoCase};
+use hlo_eval::io::{case_to_json, IoCase};
 use runtime::{Device, DeviceDescription, EmulatedDevice, RuntimeFlags};
 
 use super::cases::Case;
@@ -96,7 +96,7 @@ pub fn build_case(
     target: &compiler::Target,
     description: &DeviceDescription,
 ) -> anyhow::Result<(Vec<u8>, Exercised)> {
-    let module = hlo::input::read_module(&case.module)?;
+    let module = hlo_front::input::read_module(&case.module)?;
     let bytes = compiler::compile_to_bytes(&module, target, &compiler::CompileOptions::default())
         .with_context(|| format!("cannot compile case `{}`", case.name))?;
     let expected = case
@@ -106,7 +106,7 @@ pub fn build_case(
         .collect::<anyhow::Result<Vec<_>>>()?;
     let exercised = exercise_artifact(&bytes, description, &expected)
         .with_context(|| format!("case `{}`", case.name))?;
-    if let Some(report) = crate::run_cmd::first_mismatch(&exercised.io, &expected)? {
+    if let Some(report) = crate::cmd::run::first_mismatch(&exercised.io, &expected)? {
         bail!(
             "case `{}`: today's compiler and runtime do not reproduce the expected outputs; \
              refusing to record them:\n{report}",
@@ -201,7 +201,7 @@ fn execute_cases(
     cases: &[IoCase],
 ) -> anyhow::Result<(Vec<IoCase>, runtime::ExecutionStats)> {
     let inputs: Vec<Vec<hlo::literal::Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
-    let (outputs, stats) = crate::run_cmd::execute_arrays(exe, devices, &inputs)?;
+    let (outputs, stats) = crate::cmd::run::execute_arrays(exe, devices, &inputs)?;
     let io = cases
         .iter()
         .zip(outputs)
@@ -336,13 +336,13 @@ fn write_version(
         let case_dir = dir.join(&case.name);
         std::fs::create_dir_all(&case_dir)?;
         std::fs::write(case_dir.join(EXECUTABLE_FILE), &bytes)?;
-        if hlo::input::format_of(&case.module)? == hlo::input::Format::HloText {
+        if hlo_front::input::format_of(&case.module)? == hlo_front::input::Format::HloText {
             std::fs::copy(&case.module, case_dir.join(MODULE_FILE))?;
         } else {
             // A StableHLO case is recorded as the HLO module it converts to: what the artifact
             // embeds and what golden verification recompiles (the printer round-trips).
-            let module = hlo::input::read_module(&case.module)?;
-            std::fs::write(case_dir.join(MODULE_FILE), hlo::print_module(&module))?;
+            let module = hlo_front::input::read_module(&case.module)?;
+            std::fs::write(case_dir.join(MODULE_FILE), hlo_text::print_module(&module))?;
         }
         for (r, io) in recorded.iter().enumerate() {
             let mut text = case_to_json(io);

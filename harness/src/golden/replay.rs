@@ -6,8 +6,8 @@
 //! docs/goldens.md for regeneration).
 use std::path::{Path, PathBuf};
 
-use hlo::io::IoCase;
 use hlo::literal::Array;
+use hlo_eval::io::IoCase;
 use proto::prost_reflect::{
     DescriptorPool, DynamicMessage, EnumDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,
 };
@@ -141,7 +141,7 @@ pub(crate) fn bit_identical(got: &Array, want: &Array) -> Result<(), String> {
 }
 
 /// Whether the reference evaluator can be the oracle for a module: not when it holds an opcode
-/// the evaluator does not evaluate (`hlo::eval::NOT_EVALUATED`): custom-call targets, whose
+/// the evaluator does not evaluate (`hlo_eval::NOT_EVALUATED`): custom-call targets, whose
 /// semantics live in the runtime's registry, not in HLO, and collectives (a one-device
 /// collective-permute, say), which need devices.
 pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
@@ -149,7 +149,7 @@ pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
         .computations
         .iter()
         .flat_map(|c| &c.instructions)
-        .any(|i| hlo::eval::NOT_EVALUATED.contains(&i.opcode))
+        .any(|i| hlo_eval::NOT_EVALUATED.contains(&i.opcode))
 }
 
 /// Backward compatibility: today's runtime loads the exact bytes, executes them, produces
@@ -237,22 +237,23 @@ fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, Stri
     if let [single] = golden.io.as_slice() {
         let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
             .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
-        let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
+        let module =
+            hlo_text::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
         if !evaluator_applies(&module) {
             return Ok(behaviours);
         }
-        let reference = hlo::eval::evaluate_flat(&module, &single.inputs)
+        let reference = hlo_eval::evaluate_flat(&module, &single.inputs)
             .map_err(|e| format!("{label}: the reference evaluator failed: {e}"))?;
         let produced_outputs = produced
             .first()
             .map(|p| p.outputs.clone())
             .unwrap_or_default();
         let mut report = Vec::new();
-        let matched = crate::run_cmd::report(
+        let matched = crate::cmd::run::report(
             "",
             &produced_outputs,
             &reference,
-            crate::run_cmd::ToleranceRule::PerDtype,
+            crate::cmd::run::ToleranceRule::PerDtype,
             &mut report,
         )
         .map_err(|e| format!("{label}: {e}"))?;
@@ -472,7 +473,7 @@ pub fn golden_verification(golden: &GoldenCase) -> Result<(), String> {
     let label = golden.label();
     let text = crate::golden::read_store_text(golden.dir.join(&golden.case).join(MODULE_FILE))
         .map_err(|e| format!("{label}: cannot read {MODULE_FILE}: {e}"))?;
-    let module = hlo::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
+    let module = hlo_text::parse_module(&text).map_err(|e| format!("{label}/{MODULE_FILE}:{e}"))?;
     let origin = format!("{}/{TARGET_FILE}", golden.dir.display());
     let config =
         proto::parse_target_config(&golden.target_config, &origin).map_err(|e| e.to_string())?;

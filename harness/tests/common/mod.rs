@@ -28,7 +28,7 @@ fn run_check(
     target: &str,
     write_outputs: Option<PathBuf>,
 ) -> Result<(), Failed> {
-    let args = harness::check_cmd::CheckArgs {
+    let args = harness::cmd::check::CheckArgs {
         module: module.to_owned(),
         io: vec![io.to_owned()],
         target_config: spec(target),
@@ -36,7 +36,7 @@ fn run_check(
         write_outputs,
     };
     let mut out = Vec::new();
-    let r = harness::check_cmd::run(&args, &mut out);
+    let r = harness::cmd::check::run(&args, &mut out);
     let text = String::from_utf8_lossy(&out);
     match r {
         Ok(0) => Ok(()),
@@ -59,12 +59,12 @@ pub fn check_exact(module: &Path, io: &Path, target: &str) -> Result<(), Failed>
         std::process::id()
     ));
     run_check(module, io, target, Some(written.clone()))?;
-    let got = hlo::io::IoCase::read(&written);
+    let got = hlo_eval::io::IoCase::read(&written);
     let _ = std::fs::remove_file(&written);
     let got = got.map_err(|e| format!("the written outputs: {e}"))?;
-    let want = hlo::io::IoCase::read(io).map_err(|e| format!("{}: {e}", io.display()))?;
+    let want = hlo_eval::io::IoCase::read(io).map_err(|e| format!("{}: {e}", io.display()))?;
     for (k, (g, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
-        let c = hlo::io::compare(g, w, hlo::io::Tolerance::EXACT);
+        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::EXACT);
         if !c.ok {
             return Err(format!(
                 "output {k}: {} of its elements differ from the rounded truth (first: {:?})",

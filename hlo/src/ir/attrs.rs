@@ -577,3 +577,60 @@ pub struct OpMetadata {
     /// Other `key=value` pairs, value text verbatim, in order.
     pub other: Vec<(String, String)>,
 }
+
+/// Quotes and escapes a string the way the HLO text lexer unescapes it.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The `{...}` text of a `metadata=` attribute, as the HLO text printer writes it (also
+/// used by [`HloSharding`](crate::ir::HloSharding)'s `Display`, hence here in the IR).
+pub fn metadata_string(m: &OpMetadata) -> String {
+    let mut parts = Vec::new();
+    let mut s = |k: &str, v: &Option<String>| {
+        if let Some(v) = v {
+            parts.push(format!("{k}={}", quote(v)));
+        }
+    };
+    s("op_type", &m.op_type);
+    s("op_name", &m.op_name);
+    s("source_file", &m.source_file);
+    let ints = [
+        ("source_line", m.source_line),
+        ("source_end_line", m.source_end_line),
+        ("source_column", m.source_column),
+        ("source_end_column", m.source_end_column),
+    ];
+    for (k, v) in ints {
+        if let Some(v) = v {
+            parts.push(format!("{k}={v}"));
+        }
+    }
+    if let Some(v) = &m.deduplicated_name {
+        parts.push(format!("deduplicated_name={}", quote(v)));
+    }
+    for (k, v) in &m.other {
+        parts.push(format!("{k}={v}"));
+    }
+    if let Some(v) = m.stack_frame_id {
+        parts.push(format!("stack_frame_id={v}"));
+    }
+    if let Some(v) = &m.scheduling_name {
+        parts.push(format!("scheduling_name={}", quote(v)));
+    }
+    format!("{{{}}}", parts.join(" "))
+}

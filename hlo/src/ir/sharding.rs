@@ -409,11 +409,7 @@ impl HloSharding {
         }
         if include_metadata && !self.metadata.is_empty() {
             // `metadata_string` writes the braces of one entry.
-            let items: Vec<String> = self
-                .metadata
-                .iter()
-                .map(crate::printer::metadata_string)
-                .collect();
+            let items: Vec<String> = self.metadata.iter().map(super::metadata_string).collect();
             if let [one] = items.as_slice() {
                 let _ = write!(out, " metadata={one}");
             } else {

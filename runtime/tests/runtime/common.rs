@@ -232,13 +232,13 @@ pub fn out(index: Vec<i64>, allocation: i64) -> OutputInfoMapEntry {
 }
 
 pub fn shape(s: &str) -> proto::xla::ShapeProto {
-    hlo::convert::shape_to_proto(&hlo::parse_shape(s).unwrap()).unwrap()
+    hlo::convert::shape_to_proto(&hlo_text::parse_shape(s).unwrap()).unwrap()
 }
 
 /// An artifact skeleton for the H100: embedded module from `hlo` text, program shape from the
 /// given parameter and result shapes, no allocations or thunks yet.
 pub fn artifact(hlo_text: &str, params: &[&str], result: &str) -> GpuExecutableProto {
-    let m = hlo::parse_module(hlo_text).unwrap();
+    let m = hlo_text::parse_module(hlo_text).unwrap();
     GpuExecutableProto {
         hlo_module_with_config: Some(hlo::convert::to_proto(&m).unwrap()),
         binary: vec![],

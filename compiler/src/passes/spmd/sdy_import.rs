@@ -11,8 +11,8 @@
 //!
 //! Several operands make a `tuple` of the results, as the custom call returned one.
 use hlo::ir::{Attrs, Computation, HloSharding, ShardingKind};
-use hlo::sdy::{self, Meshes};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
+use hlo_front::sdy::{self, Meshes};
 
 use crate::error::CompileError;
 use crate::passes::rebuild::{for_each_computation, rebuild, Rebuild, Scope};

@@ -131,7 +131,7 @@ mod tests {
     use super::*;
 
     fn tiles(text: &str, rank: usize, n: i64) -> Tiles {
-        Tiles::of(&hlo::parse_sharding(text).unwrap(), rank, n)
+        Tiles::of(&hlo_text::parse_sharding(text).unwrap(), rank, n)
             .unwrap()
             .unwrap()
     }
@@ -152,12 +152,12 @@ mod tests {
 
     #[test]
     fn refuses_what_it_cannot_split() {
-        let s = hlo::parse_sharding("{devices=[2,2]<=[4] last_tile_dims={manual}}").unwrap();
+        let s = hlo_text::parse_sharding("{devices=[2,2]<=[4] last_tile_dims={manual}}").unwrap();
         assert_eq!(
             Tiles::of(&s, 1, 4).unwrap_err(),
             "sharding {devices=[2,2]<=[4] last_tile_dims={manual}}: a manual subgroup (a partly manual value) cannot be partitioned"
         );
-        let s = hlo::parse_sharding("{devices=[2]<=[2]}").unwrap();
+        let s = hlo_text::parse_sharding("{devices=[2]<=[2]}").unwrap();
         assert!(Tiles::of(&s, 1, 4).is_err());
         assert!(Tiles::of(&s, 2, 2).is_err());
     }

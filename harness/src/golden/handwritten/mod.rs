@@ -593,7 +593,7 @@ pub fn skeleton(
     case: &HandCase,
     environment: &GpuExecutableProto,
 ) -> anyhow::Result<GpuExecutableProto> {
-    let module = hlo::parse_module(case.module)
+    let module = hlo_text::parse_module(case.module)
         .map_err(|e| anyhow::anyhow!("{}/{MODULE_FILE}: {e}", case.name))?;
     let with_config =
         hlo::convert::to_proto(&module).map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
@@ -698,7 +698,7 @@ fn behaviours(
     bytes: &[u8],
     description: &runtime::DeviceDescription,
 ) -> anyhow::Result<Vec<String>> {
-    let io = hlo::io::IoCase::parse(case.io_json)
+    let io = hlo_eval::io::IoCase::parse(case.io_json)
         .map_err(|e| anyhow::anyhow!("{}/io.json: {e}", case.name))?;
     let exercised = super::regen::exercise_artifact(bytes, description, std::slice::from_ref(&io))
         .with_context(|| format!("hand-written case {}", case.name))?;

@@ -1,0 +1,962 @@
+//! `aot run ARTIFACT --target-config T.txtpb --io CASE.io.json [--replicas N] [--partitions N]`:
+//! load a serialized executable in the runtime, execute it with the io file's inputs and compare
+//! with its outputs.
+//!
+//! Output: one verdict line per output leaf (per replica when there are several; per device,
+//! `device D`, when the executable has several partitions), in `aot eval`'s format, then a
+//! summary line. Exit status: 0 every output matches, 1 a mismatch, 2 an error
+//! (the load error is printed with its absl code, e.g. `FAILED_PRECONDITION: ...`).
+//!
+//! `--write-outputs FILE` (here, in `aot check-hlo` and `aot eval`) also writes the outputs the
+//! command computed as an io file (`{"inputs": [...], "outputs": [...]}`, the inputs it ran with,
+//! [`hlo_eval::io::case_to_json`]), whether or not they match; with several replicas, replica `r`'s go
+//! to [`replica_path`] (`out.io.json` -> `out.replica0.io.json`, the goldens' naming); with
+//! several partitions, device `d`'s (replica `d / P`, partition `d % P`) to [`device_path`]
+//! (`out.device0.io.json`). `--io` takes the same files: one for every device, or one per device.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use hlo::literal::Array;
+use hlo_eval::io::{compare, ComplexArray, IoArray, IoCase, Tolerance};
+use runtime::{Device, DeviceDescription, EmulatedDevice, Executable, RuntimeFlags};
+
+/// Arguments of `aot run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Serialized executable (`GpuExecutableProto`, protobuf binary).
+    pub artifact: PathBuf,
+    /// Target config (`.txtpb`) describing the device to run on.
+    #[arg(long)]
+    pub target_config: PathBuf,
+    /// Inputs and expected outputs; give one per device (replica order; with several
+    /// partitions, device order: device d is replica d / P, partition d % P) or one for all.
+    #[arg(long, required = true)]
+    pub io: Vec<PathBuf>,
+    /// Replicas to run (default: the executable's replica_count; must equal it).
+    #[arg(long)]
+    pub replicas: Option<usize>,
+    /// Partitions to run (default: the executable's num_partitions; must equal it).
+    #[arg(long)]
+    pub partitions: Option<usize>,
+    /// Turn the command-buffer load-time pass off.
+    #[arg(long)]
+    pub no_command_buffers: bool,
+    /// Also write the computed outputs (with the inputs) to this io file, match or not; with
+    /// several replicas, `FILE` with `.replicaR` before its extension, one per replica (with
+    /// several partitions `.deviceD`, one per device).
+    #[arg(long, value_name = "FILE")]
+    pub write_outputs: Option<PathBuf>,
+    /// Device: `emulated` (default) or `cuda`.
+    #[arg(long, default_value = "emulated")]
+    pub device: String,
+    /// Print every kernel launch of replica 0 (lane-instructions, time, achieved lane-instructions/s, bytes, bandwidth) and the largest one
+    /// (turns the command-buffer pass off, so that each launch is timed on its own).
+    #[arg(long)]
+    pub profile: bool,
+    /// Print `timing: load_ms=... execute_ms=... repeats=N`: the load time and the median of N
+    /// executions after the compared one (a warm-up), to compare with a framework's timings.
+    #[arg(long)]
+    pub timing: bool,
+    /// Executions timed by `--timing` (default 5; implies `--timing`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repeat: Option<u32>,
+    /// Output format: `text` (verdict lines) or `json` (one object: the verdicts, the
+    /// tolerance, `--timing`'s and `--profile`'s figures, the summary).
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    pub format: RunFormat,
+    /// PTX whose `.entry` kernels supply the kernels of an artifact that carries only cubins
+    /// (XLA:GPU's; XLA dumps them with `--xla_dump_to`); repeat for each file.
+    #[arg(long, value_name = "FILE.ptx")]
+    pub kernel_ptx: Vec<PathBuf>,
+    /// Limits on hostile or runaway artifacts (RuntimeFlags).
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+impl RunArgs {
+    /// `aot run ARTIFACT --target-config T --io IO...` with every other option at its CLI
+    /// default (for callers that build the arguments in code: `RunArgs { profile: true,
+    /// ..RunArgs::new(...) }`).
+    pub fn new(artifact: PathBuf, target_config: PathBuf, io: Vec<PathBuf>) -> RunArgs {
+        RunArgs {
+            artifact,
+            target_config,
+            io,
+            replicas: None,
+            partitions: None,
+            no_command_buffers: false,
+            write_outputs: None,
+            device: "emulated".into(),
+            profile: false,
+            timing: false,
+            repeat: None,
+            format: RunFormat::Text,
+            kernel_ptx: Vec::new(),
+            limits: LimitArgs::default(),
+        }
+    }
+}
+
+/// How `aot run` prints its result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunFormat {
+    /// Verdict lines, as `aot eval` prints them, and a summary line.
+    #[default]
+    Text,
+    /// One JSON object (see [`load_run_compare`]).
+    Json,
+}
+
+/// Which tolerance outputs are compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToleranceRule {
+    /// [`Tolerance::for_dtype`]: the project's compiler against the reference evaluator.
+    PerDtype,
+    /// An XLA:GPU executable against XLA:CPU's outputs. XLA:GPU's emitted transcendentals
+    /// (`ex2.approx`, its own `tanh`, `exp`, `log` expansions) differ from XLA:CPU's in the last
+    /// bits, so f32 is held to 1e-4 absolute and relative instead of 1e-5/1e-4. When the module
+    /// has a dot (`tf32`), its f32 dots run in TF32, XLA:GPU's default precision on Ampere and
+    /// Hopper: operands rounded to 10 mantissa bits, an error of about 2^-11 of each product, so
+    /// it scales with the operands rather than with the result (a small element of a large dot
+    /// has a large relative error): f32 is held to 2e-3 of the output's largest magnitude (at
+    /// least 1) absolute, and 1e-2 relative.
+    XlaGpu {
+        /// The module has a dot (f32 dots run in TF32).
+        tf32: bool,
+    },
+}
+
+impl ToleranceRule {
+    /// The tolerance of one output, given its expected values.
+    pub fn tolerance(self, want: &Array) -> Tolerance {
+        use hlo::literal::DType;
+        let dtype = want.dtype();
+        match (self, dtype) {
+            (ToleranceRule::XlaGpu { tf32: true }, DType::F32 | DType::C64) => {
+                let largest = want
+                    .data()
+                    .to_f64_vec()
+                    .into_iter()
+                    .filter(|v| v.is_finite())
+                    .fold(1.0f64, |m, v| m.max(v.abs()));
+                Tolerance {
+                    atol: 2e-3 * largest,
+                    rtol: 1e-2,
+                }
+            }
+            (ToleranceRule::XlaGpu { tf32: false }, DType::F32 | DType::C64) => Tolerance {
+                atol: 1e-4,
+                rtol: 1e-4,
+            },
+            _ => Tolerance::for_dtype(dtype),
+        }
+    }
+
+    /// The line `aot run` prints to say which rule it used.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ToleranceRule::PerDtype => "tolerance: per dtype (f32 atol=1e-5 rtol=1e-4)",
+            ToleranceRule::XlaGpu { tf32: true } => {
+                "tolerance: XLA:GPU vs XLA:CPU, f32 dots in TF32 (f32 atol=2e-3*max(1,max|want|) rtol=1e-2; other dtypes per dtype)"
+            }
+            ToleranceRule::XlaGpu { tf32: false } => {
+                "tolerance: XLA:GPU vs XLA:CPU, transcendentals differ in the last bits (f32 atol=1e-4 rtol=1e-4; other dtypes per dtype)"
+            }
+        }
+    }
+
+    /// The rule for an executable run with supplied PTX (XLA:GPU's) or without (the project's),
+    /// from its census (`opcode:dot` and `opcode:convolution` mean TF32 on XLA:GPU).
+    pub fn for_executable(executable: &[u8], xla: bool) -> ToleranceRule {
+        if !xla {
+            return ToleranceRule::PerDtype;
+        }
+        let census = crate::golden::census::census_of_bytes(executable).unwrap_or_default();
+        let tf32 = census
+            .iter()
+            .any(|c| c == "opcode:dot" || c == "opcode:convolution");
+        ToleranceRule::XlaGpu { tf32 }
+    }
+}
+
+/// Reads `--kernel-ptx` files into the index the runtime resolves cubin-only kernels with.
+pub fn read_kernel_ptx(paths: &[PathBuf]) -> anyhow::Result<runtime::KernelPtx> {
+    let files = paths
+        .iter()
+        .map(|p| {
+            std::fs::read_to_string(p)
+                .map(|t| (p.display().to_string(), t))
+                .with_context(|| format!("cannot read --kernel-ptx {}", p.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(runtime::KernelPtx::new(files)?)
+}
+
+/// The runtime's limits as options (defaults: [`RuntimeFlags::default`]).
+#[derive(Debug, clap::Args)]
+pub struct LimitArgs {
+    /// Largest replica_count accepted (RuntimeFlags::max_replicas).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_replicas)]
+    pub max_replicas: u64,
+    /// Largest num_partitions accepted (RuntimeFlags::max_partitions).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_partitions)]
+    pub max_partitions: u64,
+    /// Longest wall time of one execution, in seconds (RuntimeFlags::max_execution_secs).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_execution_secs)]
+    pub max_execution_secs: u64,
+    /// Most iterations of one while loop (RuntimeFlags::max_while_iterations).
+    #[arg(long, default_value_t = RuntimeFlags::default().max_while_iterations)]
+    pub max_while_iterations: u64,
+    /// Most bytes the emulated device allocates (RuntimeFlags::emulator_host_memory_bytes).
+    #[arg(long, default_value_t = RuntimeFlags::default().emulator_host_memory_bytes)]
+    pub emulator_host_memory_bytes: u64,
+    /// Initcheck on the emulated device: a kernel read of bytes nothing wrote is an error
+    /// (RuntimeFlags::emulator_initcheck).
+    #[arg(long)]
+    pub emulator_initcheck: bool,
+    /// Racecheck on the emulated device: shared-memory accesses of two warps between barriers,
+    /// one writing, are an error (RuntimeFlags::emulator_racecheck).
+    #[arg(long)]
+    pub emulator_racecheck: bool,
+}
+
+impl Default for LimitArgs {
+    fn default() -> Self {
+        let d = RuntimeFlags::default();
+        LimitArgs {
+            max_replicas: d.max_replicas,
+            max_partitions: d.max_partitions,
+            max_execution_secs: d.max_execution_secs,
+            max_while_iterations: d.max_while_iterations,
+            emulator_host_memory_bytes: d.emulator_host_memory_bytes,
+            emulator_initcheck: d.emulator_initcheck,
+            emulator_racecheck: d.emulator_racecheck,
+        }
+    }
+}
+
+impl LimitArgs {
+    /// `base` with these limits.
+    pub fn apply(&self, base: RuntimeFlags) -> RuntimeFlags {
+        RuntimeFlags {
+            max_replicas: self.max_replicas,
+            max_partitions: self.max_partitions,
+            max_execution_secs: self.max_execution_secs,
+            max_while_iterations: self.max_while_iterations,
+            emulator_host_memory_bytes: self.emulator_host_memory_bytes,
+            emulator_initcheck: self.emulator_initcheck,
+            emulator_racecheck: self.emulator_racecheck,
+            ..base
+        }
+    }
+}
+
+/// The device a target config file describes; its errors name the file (once).
+pub fn target_description(target_config: &Path) -> anyhow::Result<DeviceDescription> {
+    // The parser's errors already say `target config FILE:line:col`.
+    let config = proto::load_target_config(target_config)?;
+    DeviceDescription::from_target_config(&config)
+        .with_context(|| target_config.display().to_string())
+}
+
+/// Builds `count` devices of `kind` for a target config; emulated ones read `flags` (the
+/// per-launch instruction budget and wall-time limit).
+pub fn make_devices(
+    kind: &str,
+    target_config: &Path,
+    count: usize,
+    flags: &RuntimeFlags,
+) -> anyhow::Result<Vec<Arc<dyn Device>>> {
+    let description = target_description(target_config)?;
+    (0..count)
+        .map(|i| -> anyhow::Result<Arc<dyn Device>> {
+            Ok(match kind {
+                "emulated" => Arc::new(EmulatedDevice::new(description.clone()).with_flags(flags)),
+                "cuda" => Arc::new(runtime::CudaDevice::new(i, description.clone())?),
+                other => bail!("unknown device {other:?} (emulated or cuda)"),
+            })
+        })
+        .collect()
+}
+
+/// Executes `exe` on `devices` (one per replica and partition, in device order) with per-device
+/// inputs; the outputs as arrays and device 0's counters.
+pub fn execute_arrays(
+    exe: &Executable,
+    devices: &[Arc<dyn Device>],
+    inputs: &[Vec<Array>],
+) -> anyhow::Result<(Vec<Vec<Array>>, runtime::ExecutionStats)> {
+    let args: Vec<Vec<Vec<u8>>> = inputs
+        .iter()
+        .map(|case| case.iter().map(runtime::host::array_to_bytes).collect())
+        .collect();
+    let results = if devices.len() == 1 && exe.num_devices() == 1 {
+        let refs: Vec<&[u8]> = args[0].iter().map(Vec::as_slice).collect();
+        vec![exe.execute(devices[0].as_ref(), &refs)?]
+    } else {
+        exe.execute_replicated(devices, &args)?
+    };
+    // Counters are replica 0's; the behaviour classes are every replica's (a collective's group
+    // order, say, differs by replica).
+    let mut stats = results.first().map(|r| r.stats.clone()).unwrap_or_default();
+    for r in results.iter().skip(1) {
+        stats.behaviours.extend(r.stats.behaviours.iter().cloned());
+    }
+    let arrays = results
+        .into_iter()
+        .map(|r| {
+            r.outputs
+                .iter()
+                .zip(&exe.outputs)
+                .map(|(bytes, leaf)| {
+                    runtime::host::array_from_bytes(leaf.element_type, &leaf.dims, bytes)
+                        .map_err(anyhow::Error::from)
+                })
+                .collect()
+        })
+        .collect::<anyhow::Result<Vec<Vec<Array>>>>()?;
+    Ok((arrays, stats))
+}
+
+/// The report (as [`report`] prints it) of the first replica whose outputs differ from its
+/// expectations, or `None` when every replica matches.
+pub fn first_mismatch(got: &[IoCase], want: &[IoCase]) -> anyhow::Result<Option<String>> {
+    for (r, (got, want)) in got.iter().zip(want).enumerate() {
+        let mut text = Vec::new();
+        let matched = report(
+            &format!("replica {r} "),
+            &got.outputs,
+            &want.outputs,
+            ToleranceRule::PerDtype,
+            &mut text,
+        )?;
+        if matched != want.outputs.len() {
+            return Ok(Some(String::from_utf8_lossy(&text).into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+/// Prints one verdict line per output (`prefix` names the replica) and returns how many match.
+pub fn report(
+    prefix: &str,
+    got: &[Array],
+    want: &[Array],
+    rule: ToleranceRule,
+    out: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    let verdicts = verdicts(prefix, got, want, rule)?;
+    for v in &verdicts {
+        writeln!(out, "{}", v.line())?;
+    }
+    Ok(verdicts.iter().filter(|v| v.comparison.ok).count())
+}
+
+/// One output's comparison with its expectation.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// Which device's output, as verdict lines name it (`replica 1 `, `device 3 `; empty with
+    /// one device).
+    pub prefix: String,
+    /// The output's index.
+    pub index: usize,
+    /// The expected shape (`f32[2,3]`).
+    pub shape: String,
+    /// What the comparison found.
+    pub comparison: hlo::io::Comparison,
+    /// The tolerance it was held to.
+    pub tolerance: Tolerance,
+}
+
+/// The comparison of each of `got` with `want` (one device's outputs; `prefix` names it).
+pub fn verdicts(
+    prefix: &str,
+    got: &[Array],
+    want: &[Array],
+    rule: ToleranceRule,
+) -> anyhow::Result<Vec<Verdict>> {
+    if got.len() != want.len() {
+        bail!(
+            "{prefix}the executable produces {} outputs, the io file lists {}",
+            got.len(),
+            want.len()
+        );
+    }
+    Ok(got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .map(|(index, (g, w))| {
+            let tolerance = rule.tolerance(w);
+            Verdict {
+                prefix: prefix.to_owned(),
+                index,
+                shape: w.shape_string(),
+                comparison: compare(g, w, tolerance),
+                tolerance,
+            }
+        })
+        .collect())
+}
+
+impl Verdict {
+    /// The verdict line: `output 0 f32[2]: OK max_abs_err=...` or `...: MISMATCH ...`.
+    pub fn line(&self) -> String {
+        let (prefix, i, shape, c) = (&self.prefix, self.index, &self.shape, &self.comparison);
+        if let Some(s) = &c.structural {
+            format!("{prefix}output {i} {shape}: MISMATCH {s}")
+        } else if c.ok {
+            format!(
+                "{prefix}output {i} {shape}: OK max_abs_err={:e}",
+                c.max_abs_err
+            )
+        } else {
+            let first = c
+                .first
+                .as_ref()
+                .map(|m| format!(" first={:?} got={} want={}", m.index, m.got, m.want))
+                .unwrap_or_default();
+            format!(
+                "{prefix}output {i} {shape}: MISMATCH max_abs_err={:e} mismatches={}{first} (atol={:e} rtol={:e})",
+                c.max_abs_err, c.mismatches, self.tolerance.atol, self.tolerance.rtol
+            )
+        }
+    }
+
+    /// The verdict as `aot run --format json` lists it.
+    fn json(&self) -> serde_json::Value {
+        let c = &self.comparison;
+        let device = self.prefix.trim();
+        serde_json::json!({
+            "device": (!device.is_empty()).then_some(device),
+            "output": self.index,
+            "shape": self.shape,
+            "ok": c.ok,
+            "structural": c.structural,
+            "max_abs_err": json_f64(c.max_abs_err),
+            "mismatches": c.mismatches,
+            "first": c.first.as_ref().map(|m| serde_json::json!({
+                "index": m.index,
+                "got": json_scalar(m.got),
+                "want": json_scalar(m.want),
+            })),
+            "atol": json_f64(self.tolerance.atol),
+            "rtol": json_f64(self.tolerance.rtol),
+        })
+    }
+}
+
+/// A float as JSON: a number when finite, else `"nan"`, `"inf"` or `"-inf"` (JSON has no
+/// such numbers).
+fn json_f64(v: f64) -> serde_json::Value {
+    match serde_json::Number::from_f64(v) {
+        Some(n) => serde_json::Value::Number(n),
+        None => serde_json::Value::String(format!("{v}").to_lowercase()),
+    }
+}
+
+/// An element's value as JSON: integers exactly (as a string beyond 64 bits).
+fn json_scalar(v: hlo::io::Scalar) -> serde_json::Value {
+    match v {
+        hlo::io::Scalar::Float(f) => json_f64(f),
+        hlo::io::Scalar::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+            (Ok(i), _) => i.into(),
+            (_, Ok(u)) => u.into(),
+            _ => i.to_string().into(),
+        },
+    }
+}
+
+/// Where `--write-outputs FILE` puts replica `replica`'s outputs when there are several:
+/// `.replicaR` before the extension (`out.io.json` -> `out.replica1.io.json`, `out.json` ->
+/// `out.replica1.json`, `out` -> `out.replica1`).
+pub fn replica_path(path: &Path, replica: usize) -> PathBuf {
+    numbered_path(path, "replica", replica)
+}
+
+/// Where `--write-outputs FILE` puts device `device`'s outputs when the executable has several
+/// partitions: `.deviceD` before the extension, as [`replica_path`] (`out.io.json` ->
+/// `out.device3.io.json`).
+pub fn device_path(path: &Path, device: usize) -> PathBuf {
+    numbered_path(path, "device", device)
+}
+
+fn numbered_path(path: &Path, what: &str, n: usize) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (stem, ext) = if let Some(stem) = name.strip_suffix(".io.json") {
+        (stem, ".io.json")
+    } else if let Some(dot) = name.rfind('.').filter(|&d| d > 0) {
+        (&name[..dot], &name[dot..])
+    } else {
+        (name.as_str(), "")
+    };
+    path.with_file_name(format!("{stem}.{what}{n}{ext}"))
+}
+
+/// Writes `outputs` computed from `inputs` as an io file at `path`.
+pub fn write_outputs(path: &Path, inputs: &[Array], outputs: &[Array]) -> anyhow::Result<()> {
+    if crate::npz::is_npz(path) {
+        return crate::npz::write_npz(path, inputs, outputs)
+            .with_context(|| format!("cannot write {}", path.display()));
+    }
+    let case = IoCase {
+        inputs: inputs.to_vec(),
+        outputs: outputs.to_vec(),
+    };
+    std::fs::write(path, hlo_eval::io::case_to_json(&case) + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The bytes an io array passes as an argument (a complex array's parts have its bytes).
+pub fn io_array_bytes(a: &IoArray) -> Vec<u8> {
+    match a {
+        IoArray::Real(a) => runtime::host::array_to_bytes(a),
+        IoArray::Complex(c) => runtime::host::array_to_bytes(&c.parts),
+    }
+}
+
+/// An output leaf's bytes as an io array: [`runtime::host::array_from_bytes`], and complex
+/// leaves (`c64`, `c128`) as their parts.
+pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result<IoArray> {
+    if leaf.element_type.is_complex() {
+        let mut dims = leaf.dims.clone();
+        dims.push(2);
+        let parts =
+            runtime::host::array_from_bytes(leaf.element_type.complex_component(), &dims, bytes)?;
+        return Ok(IoArray::Complex(
+            ComplexArray::new(leaf.element_type, parts).map_err(anyhow::Error::msg)?,
+        ));
+    }
+    Ok(IoArray::Real(runtime::host::array_from_bytes(
+        leaf.element_type,
+        &leaf.dims,
+        bytes,
+    )?))
+}
+
+/// The io bounds of a loaded executable: each array parameter's element count, each output
+/// leaf's; an io file with longer lists is refused while it is read (hlo_eval::io::Expected).
+fn expected_of(exe: &runtime::Executable) -> hlo_eval::io::Expected {
+    let elements = |dims: &[i64]| {
+        dims.iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+    };
+    let params = exe.parameters.iter().map(|(p, _)| p + 1).max().unwrap_or(0);
+    let inputs = (0..params)
+        .map(|p| {
+            let mut leaves = exe.parameters.iter().filter(|(q, _)| *q == p);
+            match (leaves.next(), leaves.next()) {
+                (Some((_, leaf)), None) if leaf.shape_index.is_empty() => elements(&leaf.dims),
+                _ => None,
+            }
+            .unwrap_or(usize::MAX)
+        })
+        .collect();
+    let outputs = exe
+        .outputs
+        .iter()
+        .map(|leaf| elements(&leaf.dims).unwrap_or(usize::MAX))
+        .collect();
+    hlo_eval::io::Expected::new(inputs, outputs)
+}
+
+/// The replicas and partitions asked for on the command line (`None`: the executable's own);
+/// a count that differs from the executable's is an error.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeviceCounts {
+    /// `--replicas`.
+    pub replicas: Option<usize>,
+    /// `--partitions`.
+    pub partitions: Option<usize>,
+}
+
+impl DeviceCounts {
+    /// The devices `exe` runs on, after checking the asked-for counts against its own.
+    pub fn devices_for(self, exe: &Executable) -> anyhow::Result<usize> {
+        for (asked, own, flag, field) in [
+            (
+                self.replicas,
+                exe.num_replicas,
+                "--replicas",
+                "replica_count",
+            ),
+            (
+                self.partitions,
+                exe.num_partitions,
+                "--partitions",
+                "num_partitions",
+            ),
+        ] {
+            if let Some(n) = asked.filter(|&n| n as u64 != own) {
+                bail!("{flag} {n}, but the executable's {field} is {own}");
+            }
+        }
+        Ok(exe.num_devices() as usize)
+    }
+}
+
+/// How verdict lines and per-device files name device `d` of `exe`: by replica when it has one
+/// partition (as before partitions), else by device id.
+fn device_label(exe: &Executable, d: usize) -> (String, &'static str) {
+    if exe.num_partitions > 1 {
+        (format!("device {d} "), "device")
+    } else {
+        (format!("replica {d} "), "replica")
+    }
+}
+
+/// Loads `bytes` on devices built from the target config, runs every device (each replica and
+/// partition) with its io case and prints verdicts; with `write_outputs`, also writes the
+/// computed outputs there (per replica, [`replica_path`], or per device, [`device_path`], when
+/// there are several) before they are compared. `Ok(true)` when everything matches.
+#[allow(clippy::too_many_arguments)]
+pub fn load_run_compare(
+    bytes: &[u8],
+    device_kind: &str,
+    target_config: &Path,
+    io: &[PathBuf],
+    counts: DeviceCounts,
+    flags: &RuntimeFlags,
+    extras: RunReport,
+    write_outputs: Option<&Path>,
+    kernel_ptx: Option<&runtime::KernelPtx>,
+    out: &mut dyn Write,
+) -> anyhow::Result<bool> {
+    let probe = make_devices(device_kind, target_config, 1, flags)?;
+    let started = std::time::Instant::now();
+    let exe = match kernel_ptx {
+        Some(k) => runtime::load_with_kernel_ptx(
+            bytes,
+            probe[0].as_ref(),
+            flags,
+            &runtime::Registry::builtin(),
+            k,
+        )?,
+        None => runtime::load(bytes, probe[0].as_ref(), flags)?,
+    };
+    let load_time = started.elapsed();
+    let rule = ToleranceRule::for_executable(bytes, kernel_ptx.is_some());
+    let n = counts.devices_for(&exe)?;
+    let expected = expected_of(&exe);
+    let cases = io
+        .iter()
+        .map(|p| {
+            crate::npz::read_case(p, &expected)
+                .with_context(|| format!("cannot load {}", p.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (_, unit) = device_label(&exe, 0);
+    let cases: Vec<&IoCase> = match cases.len() {
+        1 => std::iter::repeat_n(&cases[0], n).collect(),
+        k if k == n => cases.iter().collect(),
+        k => bail!("{k} io files for {n} {unit}s (give one, or one per {unit})"),
+    };
+    let devices = if n == 1 {
+        probe
+    } else {
+        make_devices(device_kind, target_config, n, flags)?
+    };
+    let inputs: Vec<Vec<Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
+    let (got, stats) = execute_arrays(&exe, &devices, &inputs)?;
+    let timing = match extras.timing {
+        // The run above was the warm-up (first execution: command buffers recorded, caches
+        // filled); the median of the next `repeats` is what a serving host sees.
+        Some(repeats) => {
+            let mut times = Vec::with_capacity(repeats as usize);
+            for _ in 0..repeats {
+                let t = std::time::Instant::now();
+                execute_arrays(&exe, &devices, &inputs)?;
+                times.push(t.elapsed());
+            }
+            Some(Timing::of(load_time, &mut times))
+        }
+        None => None,
+    };
+    if let Some(path) = write_outputs {
+        for (r, (g, i)) in got.iter().zip(&inputs).enumerate() {
+            let path = if n == 1 {
+                path.to_owned()
+            } else if exe.num_partitions > 1 {
+                device_path(path, r)
+            } else {
+                replica_path(path, r)
+            };
+            self::write_outputs(&path, i, g)?;
+        }
+    }
+    let mut all = Vec::new();
+    for (r, (g, c)) in got.iter().zip(&cases).enumerate() {
+        let prefix = if n > 1 {
+            device_label(&exe, r).0
+        } else {
+            String::new()
+        };
+        all.extend(verdicts(&prefix, g, &c.outputs, rule)?);
+    }
+    let kernels = match extras.profile {
+        true => &stats.kernel_timings[..],
+        false => &[],
+    };
+    let outcome = Outcome {
+        rule,
+        timing,
+        kernels,
+        verdicts: &all,
+    };
+    match extras.format {
+        RunFormat::Text => outcome.write_text(out)?,
+        RunFormat::Json => writeln!(out, "{:#}", outcome.json())?,
+    }
+    Ok(outcome.matched() == all.len())
+}
+
+/// What `aot run` found, for printing.
+struct Outcome<'a> {
+    rule: ToleranceRule,
+    timing: Option<Timing>,
+    /// `--profile`: replica 0's launches.
+    kernels: &'a [runtime::KernelTiming],
+    verdicts: &'a [Verdict],
+}
+
+impl Outcome<'_> {
+    fn matched(&self) -> usize {
+        self.verdicts.iter().filter(|v| v.comparison.ok).count()
+    }
+
+    /// The timing line, the profile lines, the tolerance (unless the default), the verdicts and
+    /// the summary line.
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        if let Some(t) = &self.timing {
+            writeln!(out, "{}", t.line())?;
+        }
+        for k in self.kernels {
+            writeln!(out, "{}", profile_line(k))?;
+        }
+        if let Some(k) = self.kernels.iter().max_by_key(|k| k.bytes) {
+            writeln!(out, "largest {}", profile_line(k))?;
+        }
+        if self.rule != ToleranceRule::PerDtype {
+            writeln!(out, "{}", self.rule.describe())?;
+        }
+        for v in self.verdicts {
+            writeln!(out, "{}", v.line())?;
+        }
+        let (matched, total) = (self.matched(), self.verdicts.len());
+        let verdict = if matched == total { "OK" } else { "MISMATCH" };
+        writeln!(out, "{verdict}: {matched} of {total} outputs match")?;
+        Ok(())
+    }
+
+    /// `{"ok", "matched", "total", "tolerance", "outputs": [...], "timing": {...} | null,
+    /// "kernels": [...]}`; the figures as the text lines give them, unrounded.
+    fn json(&self) -> serde_json::Value {
+        let (matched, total) = (self.matched(), self.verdicts.len());
+        serde_json::json!({
+            "ok": matched == total,
+            "matched": matched,
+            "total": total,
+            "tolerance": self.rule.describe().trim_start_matches("tolerance: "),
+            "outputs": self.verdicts.iter().map(Verdict::json).collect::<Vec<_>>(),
+            "timing": self.timing.as_ref().map(|t| serde_json::json!({
+                "load_ms": json_f64(t.load_ms),
+                "execute_ms": json_f64(t.execute_ms),
+                "repeats": t.repeats,
+            })),
+            "kernels": self.kernels.iter().map(|k| serde_json::json!({
+                "kernel": k.kernel,
+                "grid": k.grid,
+                "block": k.block,
+                "lane_instructions": k.lane_instructions,
+                "time_us": json_f64(k.nanos as f64 / 1e3),
+                "bytes": k.bytes,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// `--timing`'s figures: the load, and the median execution (the mean of the middle two for an
+/// even count), in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Timing {
+    load_ms: f64,
+    execute_ms: f64,
+    repeats: usize,
+}
+
+impl Timing {
+    fn of(load: std::time::Duration, times: &mut [std::time::Duration]) -> Timing {
+        times.sort();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let n = times.len();
+        let median = match n {
+            0 => 0.0,
+            _ if n % 2 == 1 => ms(times[n / 2]),
+            _ => (ms(times[n / 2 - 1]) + ms(times[n / 2])) / 2.0,
+        };
+        Timing {
+            load_ms: ms(load),
+            execute_ms: median,
+            repeats: n,
+        }
+    }
+
+    /// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`.
+    fn line(&self) -> String {
+        format!(
+            "timing: load_ms={:.3} execute_ms={:.3} repeats={}",
+            self.load_ms, self.execute_ms, self.repeats
+        )
+    }
+}
+
+/// What `aot run` prints besides the verdicts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// `--profile`: one line per kernel launch of replica 0.
+    pub profile: bool,
+    /// `--timing`: the load time and the median of this many timed executions after the
+    /// compared one (`--repeat`, at least 1).
+    pub timing: Option<u32>,
+    /// `--format`.
+    pub format: RunFormat,
+}
+
+/// One `--profile` line: the launch, its shape, the emulator's lane-instruction count (`n/a`
+/// on a device that does not count, CUDA), wall time, achieved lane-instructions per second,
+/// and the bytes its argument slices span with the bandwidth that implies.
+fn profile_line(k: &runtime::KernelTiming) -> String {
+    let [gx, gy, gz] = k.grid;
+    let [bx, by, bz] = k.block;
+    let secs = k.nanos.max(1) as f64 / 1e9;
+    let (lanes, rate) = match k.lane_instructions {
+        Some(n) => (n.to_string(), format!("{:.3e}", n as f64 / secs)),
+        None => ("n/a".to_string(), "n/a".to_string()),
+    };
+    format!(
+        "kernel {} grid={gx}x{gy}x{gz} block={bx}x{by}x{bz} lane_instructions={lanes} time_us={:.1} lane_instructions_per_s={rate} bytes={} bandwidth_gbps={:.2}",
+        k.kernel,
+        k.nanos as f64 / 1e3,
+        k.bytes,
+        k.bytes as f64 / (k.nanos.max(1) as f64)
+    )
+}
+
+/// When a load failed on a thunk whose kind this schema lacks (`impl is not set`), the kinds
+/// the bytes carry that it lacks, by oneof number and XLA's name, found by reflection (the typed
+/// decode drops unknown fields, so the runtime cannot name them).
+fn unknown_thunk_kinds(executable: &[u8]) -> Option<String> {
+    let census = crate::golden::census::census_of_bytes(executable).ok()?;
+    let kinds: Vec<String> = census
+        .iter()
+        .filter_map(|c| c.strip_prefix("unknown:xla.gpu.ThunkProto."))
+        .map(|n| {
+            let name = n.parse().ok().and_then(crate::xla_artifact::xla_thunk_kind);
+            match name {
+                Some(k) => format!("{n} (XLA's {k})"),
+                None => n.to_owned(),
+            }
+        })
+        .collect();
+    (!kinds.is_empty()).then(|| {
+        format!(
+            "the thunks use ThunkProto oneof field {}, which this runtime's schema does not declare",
+            kinds.join(", ")
+        )
+    })
+}
+
+/// Runs `aot run`: 0 all outputs match, 1 a mismatch; errors are the caller's exit 2. The
+/// artifact may be in any of the three forms `aot inspect` reads (PjRt bytes are unwrapped to
+/// the `GpuExecutableProto` first).
+pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    // The target config first, outside the artifact's context: a bad config was reported
+    // under the artifact's path.
+    target_description(&args.target_config)?;
+    let raw = std::fs::read(&args.artifact)
+        .with_context(|| format!("cannot read {}", args.artifact.display()))?;
+    let bytes = crate::xla_artifact::unwrap(&raw)
+        .with_context(|| format!("{}", args.artifact.display()))?
+        .executable;
+    // Profiling times each launch: command buffers (a CUDA graph on CUDA) would hide them.
+    let flags = args.limits.apply(RuntimeFlags {
+        enable_command_buffers: !args.no_command_buffers && !args.profile,
+        ..RuntimeFlags::default()
+    });
+    let kernel_ptx = if args.kernel_ptx.is_empty() {
+        None
+    } else {
+        Some(read_kernel_ptx(&args.kernel_ptx)?)
+    };
+    let ok = load_run_compare(
+        &bytes,
+        &args.device,
+        &args.target_config,
+        &args.io,
+        DeviceCounts {
+            replicas: args.replicas,
+            partitions: args.partitions,
+        },
+        &flags,
+        RunReport {
+            profile: args.profile,
+            timing: (args.timing || args.repeat.is_some()).then(|| args.repeat.unwrap_or(5)),
+            format: args.format,
+        },
+        args.write_outputs.as_deref(),
+        kernel_ptx.as_ref(),
+        out,
+    )
+    .map_err(|e| {
+        let impl_unset = format!("{e:#}").contains(".impl is not set");
+        match unknown_thunk_kinds(&bytes).filter(|_| impl_unset) {
+            Some(kinds) => e.context(kinds),
+            None => e,
+        }
+    })
+    .with_context(|| format!("{}", args.artifact.display()))?;
+    Ok(if ok { 0 } else { 1 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replica_paths_keep_the_extension() {
+        let p = |s: &str, r| replica_path(Path::new(s), r).display().to_string();
+        assert_eq!(p("d/out.io.json", 0), "d/out.replica0.io.json");
+        assert_eq!(p("out.json", 1), "out.replica1.json");
+        assert_eq!(p("out", 2), "out.replica2");
+        assert_eq!(p(".hidden", 0), ".hidden.replica0");
+    }
+
+    #[test]
+    fn a_profile_line_without_a_count_says_n_a() {
+        let k = runtime::KernelTiming {
+            kernel: "fusion_1".into(),
+            grid: [4, 1, 1],
+            block: [128, 2, 1],
+            lane_instructions: None,
+            bytes: 2_000,
+            nanos: 1_000,
+        };
+        assert_eq!(
+            profile_line(&k),
+            "kernel fusion_1 grid=4x1x1 block=128x2x1 lane_instructions=n/a time_us=1.0 lane_instructions_per_s=n/a bytes=2000 bandwidth_gbps=2.00"
+        );
+        let counted = runtime::KernelTiming {
+            lane_instructions: Some(3_000),
+            ..k
+        };
+        assert_eq!(
+            profile_line(&counted),
+            "kernel fusion_1 grid=4x1x1 block=128x2x1 lane_instructions=3000 time_us=1.0 lane_instructions_per_s=3.000e9 bytes=2000 bandwidth_gbps=2.00"
+        );
+    }
+}

@@ -1,0 +1,1100 @@
+//! Lowering: one StableHLO / CHLO op (read into an [`Op`]) becomes HLO instructions, the way
+//! XLA's MLIR-to-HLO translation does it: `broadcast_in_dim` that expands size-1 dimensions gets
+//! a reshape first, `while` threads captured values through its tuple, `if`/`case` pass their
+//! captured values as branch operands, multi-result ops produce a tuple read with
+//! `get-tuple-element`, and the CHLO ops JAX leaves in are decomposed (or refused by name).
+
+mod chlo;
+mod custom_call;
+mod ops;
+mod sdy;
+
+use super::parse::{Front, Lowered, Op, RegionOut};
+use super::scan::{Attr, Dense, Elem, Part, Result};
+use hlo::ir::*;
+use hlo::shape::{PrimitiveType, Shape};
+use hlo_text::error::ParseErrorKind;
+
+/// Most elements a constant may expand to (a splat `dense<0.0> : tensor<...>` is expanded into
+/// the literal): bounds the memory a small input can make the front end allocate.
+pub const MAX_CONSTANT_ELEMENTS: u64 = 1 << 26;
+
+/// StableHLO element-wise ops and their HLO opcodes.
+pub(crate) const ELEMENTWISE: &[(&str, Opcode)] = &[
+    ("abs", Opcode::Abs),
+    ("add", Opcode::Add),
+    ("and", Opcode::And),
+    ("atan2", Opcode::Atan2),
+    ("bitcast_convert", Opcode::BitcastConvert),
+    ("cbrt", Opcode::Cbrt),
+    ("ceil", Opcode::Ceil),
+    ("clamp", Opcode::Clamp),
+    ("complex", Opcode::Complex),
+    ("convert", Opcode::Convert),
+    ("cosine", Opcode::Cos),
+    ("count_leading_zeros", Opcode::Clz),
+    ("divide", Opcode::Divide),
+    ("exponential", Opcode::Exp),
+    ("exponential_minus_one", Opcode::Expm1),
+    ("floor", Opcode::Floor),
+    ("imag", Opcode::Imag),
+    ("is_finite", Opcode::IsFinite),
+    ("log", Opcode::Log),
+    ("log_plus_one", Opcode::Log1p),
+    ("logistic", Opcode::Logistic),
+    ("maximum", Opcode::Maximum),
+    ("minimum", Opcode::Minimum),
+    ("multiply", Opcode::Multiply),
+    ("negate", Opcode::Negate),
+    ("not", Opcode::Not),
+    ("or", Opcode::Or),
+    ("popcnt", Opcode::PopulationCount),
+    ("power", Opcode::Power),
+    ("real", Opcode::Real),
+    ("remainder", Opcode::Remainder),
+    ("reshape", Opcode::Reshape),
+    ("round_nearest_afz", Opcode::RoundNearestAfz),
+    ("round_nearest_even", Opcode::RoundNearestEven),
+    ("rsqrt", Opcode::Rsqrt),
+    ("select", Opcode::Select),
+    ("shift_left", Opcode::ShiftLeft),
+    ("shift_right_arithmetic", Opcode::ShiftRightArithmetic),
+    ("shift_right_logical", Opcode::ShiftRightLogical),
+    ("sign", Opcode::Sign),
+    ("sine", Opcode::Sin),
+    ("sqrt", Opcode::Sqrt),
+    ("subtract", Opcode::Subtract),
+    ("tan", Opcode::Tan),
+    ("tanh", Opcode::Tanh),
+    ("xor", Opcode::Xor),
+];
+
+/// StableHLO ops with their own lowering (besides [`ELEMENTWISE`]).
+pub(crate) const STRUCTURED: &[&str] = &[
+    "after_all",
+    "all_gather",
+    "all_reduce",
+    "all_to_all",
+    "broadcast_in_dim",
+    "case",
+    "collective_broadcast",
+    "collective_permute",
+    "compare",
+    "composite",
+    "concatenate",
+    "constant",
+    "convolution",
+    "custom_call",
+    "dot",
+    "dot_general",
+    "dynamic_slice",
+    "dynamic_update_slice",
+    "fft",
+    "gather",
+    "get_tuple_element",
+    "if",
+    "iota",
+    "map",
+    "optimization_barrier",
+    "pad",
+    "partition_id",
+    "reduce",
+    "reduce_precision",
+    "reduce_scatter",
+    "reduce_window",
+    "replica_id",
+    "reverse",
+    "rng_bit_generator",
+    "scatter",
+    "select_and_scatter",
+    "slice",
+    "sort",
+    "transpose",
+    "triangular_solve",
+    "tuple",
+    "while",
+];
+
+/// CHLO ops that are decomposed (or mapped to their HLO opcode), besides the math functions
+/// of [`chlo::MATH_OPS`].
+const CHLO_DIRECT: &[&str] = &[
+    "erf",
+    "is_inf",
+    "is_neg_inf",
+    "is_pos_inf",
+    "square",
+    "tan",
+    "top_k",
+];
+
+/// Every CHLO op that is decomposed (or mapped to its HLO opcode), sorted.
+pub(crate) fn chlo_supported() -> Vec<&'static str> {
+    let mut v: Vec<&str> = CHLO_DIRECT.iter().chain(chlo::MATH_OPS).copied().collect();
+    v.sort_unstable();
+    v
+}
+
+/// Elements of an integer-list attribute (`array<i64: ...>`, `[1, 2]`, `dense<[1, 2]>`).
+fn ints(a: &Attr) -> Option<Vec<i64>> {
+    match a {
+        Attr::IntArray(v) => Some(v.clone()),
+        Attr::List(items) => items
+            .iter()
+            .map(|i| match i {
+                Attr::Int(x) => i64::try_from(*x).ok(),
+                Attr::Bool(b) => Some(i64::from(*b)),
+                _ => None,
+            })
+            .collect(),
+        Attr::Dense(Dense::Elems(e), ty) => {
+            let v: Vec<i64> = e
+                .iter()
+                .map(|x| match x {
+                    Elem::Int(i) => i64::try_from(*i).ok(),
+                    Elem::Bool(b) => Some(i64::from(*b)),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            // A splat (`dense<0> : tensor<4x2xi64>`) stands for every element.
+            let n = ty.element_count();
+            match v.as_slice() {
+                [one] if n != 1 && n <= 1 << 20 => Some(vec![*one; n as usize]),
+                _ => Some(v),
+            }
+        }
+        Attr::Int(i) => i64::try_from(*i).ok().map(|x| vec![x]),
+        _ => None,
+    }
+}
+
+/// Rows of a 2-D integer attribute (`dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>`, `[[0, 1]]`).
+fn int_rows(a: &Attr) -> Option<Vec<Vec<i64>>> {
+    match a {
+        Attr::Dense(_, ty) => {
+            let flat = ints(a)?;
+            let dims = ty.dims();
+            let cols = match dims {
+                [_, c] => usize::try_from(*c).ok()?,
+                [] | [_] if flat.is_empty() => return Some(Vec::new()),
+                _ => return None,
+            };
+            if cols == 0 {
+                let rows = usize::try_from(*dims.first()?).ok()?;
+                return Some(vec![Vec::new(); rows.min(1 << 16)]);
+            }
+            Some(flat.chunks(cols).map(<[i64]>::to_vec).collect())
+        }
+        Attr::List(rows) => rows.iter().map(ints).collect(),
+        _ => None,
+    }
+}
+
+fn field<'a>(fields: &'a [(String, Attr)], name: &str) -> Option<&'a Attr> {
+    fields.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+impl Op {
+    fn get(&self, names: &[&str]) -> Option<&Attr> {
+        names.iter().find_map(|n| field(&self.attrs, n))
+    }
+}
+
+impl Front<'_> {
+    fn bad(&self, op: &Op, msg: impl Into<String>) -> hlo_text::error::ParseError {
+        self.err_at(op.loc, ParseErrorKind::BadAttribute, msg)
+    }
+
+    fn ints_attr(&self, op: &Op, names: &[&str]) -> Result<Option<Vec<i64>>> {
+        match op.get(names) {
+            None => Ok(None),
+            Some(a) => ints(a)
+                .map(Some)
+                .ok_or_else(|| self.bad(op, format!("{} must be a list of integers", names[0]))),
+        }
+    }
+
+    fn req_ints(&self, op: &Op, names: &[&str]) -> Result<Vec<i64>> {
+        self.ints_attr(op, names)?
+            .ok_or_else(|| self.bad(op, format!("missing attribute {}", names[names.len() - 1])))
+    }
+
+    fn int_attr(&self, op: &Op, names: &[&str]) -> Result<Option<i64>> {
+        match op.get(names) {
+            None => Ok(None),
+            Some(Attr::Int(i)) => i64::try_from(*i)
+                .map(Some)
+                .map_err(|_| self.bad(op, format!("{} out of range", names[0]))),
+            Some(_) => Err(self.bad(op, format!("{} must be an integer", names[0]))),
+        }
+    }
+
+    fn req_int(&self, op: &Op, names: &[&str]) -> Result<i64> {
+        self.int_attr(op, names)?
+            .ok_or_else(|| self.bad(op, format!("missing attribute {}", names[names.len() - 1])))
+    }
+
+    fn bool_attr(&self, op: &Op, names: &[&str]) -> Result<Option<bool>> {
+        match op.get(names) {
+            None => Ok(None),
+            Some(Attr::Bool(b)) => Ok(Some(*b)),
+            Some(Attr::Unit) => Ok(Some(true)),
+            Some(_) => Err(self.bad(op, format!("{} must be true or false", names[0]))),
+        }
+    }
+
+    /// `[DEFAULT, HIGH]` / `[#stablehlo<precision DEFAULT>, ...]`, dropped when all default
+    /// (as XLA prints it).
+    fn precision(&self, op: &Op) -> Result<Option<Vec<Precision>>> {
+        let Some(a) = op.get(&["precision", "precision_config"]) else {
+            return Ok(None);
+        };
+        let Attr::List(items) = a else {
+            return Err(self.bad(op, "precision_config must be a list"));
+        };
+        let mut out = Vec::new();
+        for i in items {
+            let p = match i {
+                Attr::Enum(e) => Precision::from_name(e),
+                _ => None,
+            };
+            out.push(p.ok_or_else(|| {
+                self.bad(
+                    op,
+                    "precision_config entries must be DEFAULT, HIGH or HIGHEST",
+                )
+            })?);
+        }
+        Ok(if out.iter().all(|p| *p == Precision::Default) {
+            None
+        } else {
+            Some(out)
+        })
+    }
+
+    fn result_shape(&self, op: &Op) -> Shape {
+        match op.result_types.as_slice() {
+            [one] => one.clone(),
+            many => Shape::Tuple(many.to_vec()),
+        }
+    }
+
+    fn emit(&mut self, op: &Op, opcode: Opcode, operands: Vec<InstrId>, attrs: Attrs) -> Lowered {
+        let shape = self.result_shape(op);
+        let id = self.add(opcode, shape, operands, attrs, op.loc);
+        if op.result_types.len() == 1 {
+            Lowered::One(id)
+        } else {
+            Lowered::Tuple(id, op.result_types.len())
+        }
+    }
+
+    fn region_at<'o>(&self, op: &'o Op, i: usize) -> Result<&'o RegionOut> {
+        op.regions.get(i).ok_or_else(|| {
+            self.err_at(
+                op.loc,
+                ParseErrorKind::Structure,
+                format!("expected at least {} region(s)", i + 1),
+            )
+        })
+    }
+
+    fn operand_at(&self, op: &Op, i: usize) -> Result<InstrId> {
+        op.operands.get(i).copied().ok_or_else(|| {
+            self.err_at(
+                op.loc,
+                ParseErrorKind::Structure,
+                format!("expected at least {} operand(s)", i + 1),
+            )
+        })
+    }
+
+    fn count(&self, op: &Op, n: usize) -> Result<()> {
+        if op.operands.len() != n {
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::Structure,
+                format!("expected {n} operand(s), found {}", op.operands.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn lower(&mut self, op: Op) -> Result<Lowered> {
+        let name = op.name.clone();
+        let (dialect, short) = name.split_once('.').unwrap_or(("", name.as_str()));
+        match (dialect, short) {
+            ("func", "call") | ("", "call") => self.lower_call(&op),
+            ("stablehlo", s) => self.lower_stablehlo(s, &op),
+            ("chlo", s) => self.lower_chlo(s, &op),
+            ("sdy", "sharding_constraint") => self.lower_sharding_constraint(&op),
+            ("sdy", "manual_computation") => self.lower_manual_computation(&op),
+            ("sdy", _) => {
+                Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, super::parse::SHARDY))
+            }
+            ("mhlo", _) => Err(self.err_at(
+                op.loc,
+                ParseErrorKind::UnknownOpcode,
+                "MHLO ops are not accepted: export StableHLO (jax.jit(f).lower(...).as_text())",
+            )),
+            _ => Err(self.err_at(
+                op.loc,
+                ParseErrorKind::UnknownOpcode,
+                format!("unsupported operation \"{name}\""),
+            )),
+        }
+    }
+
+    fn lower_call(&mut self, op: &Op) -> Result<Lowered> {
+        let generic = match op.get(&["callee"]) {
+            Some(Attr::Symbol(f)) => Some(f.clone()),
+            _ => None,
+        };
+        let Some(callee) = op.callee.clone().or(generic) else {
+            return Err(self.err_at(op.loc, ParseErrorKind::Syntax, "call without a callee"));
+        };
+        let id = self.func_id(&callee, op.loc);
+        let attrs = Attrs {
+            to_apply: Some(id),
+            ..Attrs::default()
+        };
+        Ok(self.emit(op, Opcode::Call, op.operands.clone(), attrs))
+    }
+
+    fn lower_stablehlo(&mut self, s: &str, op: &Op) -> Result<Lowered> {
+        if let Some(&(_, opcode)) = ELEMENTWISE.iter().find(|(n, _)| *n == s) {
+            return Ok(self.emit(op, opcode, op.operands.clone(), Attrs::default()));
+        }
+        match s {
+            "constant"
+            | "compare"
+            | "broadcast_in_dim"
+            | "iota"
+            | "transpose"
+            | "reverse"
+            | "concatenate"
+            | "slice"
+            | "dynamic_slice"
+            | "dynamic_update_slice"
+            | "pad"
+            | "get_tuple_element"
+            | "tuple"
+            | "after_all"
+            | "replica_id"
+            | "partition_id" => self.lower_data(s, op),
+            "dot_general" | "dot" | "reduce" | "reduce_window" | "select_and_scatter" | "sort"
+            | "gather" | "scatter" => self.lower_indexed(s, op),
+            "optimization_barrier"
+            | "composite"
+            | "map"
+            | "reduce_precision"
+            | "rng_bit_generator"
+            | "fft"
+            | "triangular_solve" => self.lower_misc(s, op),
+            "convolution" => self.lower_convolution(op),
+            "while" => self.lower_while(op),
+            "if" | "case" => self.lower_branches(s, op),
+            "custom_call" => self.lower_custom_call(op),
+            "all_reduce"
+            | "all_gather"
+            | "reduce_scatter"
+            | "all_to_all"
+            | "collective_permute"
+            | "collective_broadcast" => self.lower_collective(s, op),
+            _ => Err(self.err_at(
+                op.loc,
+                ParseErrorKind::UnknownOpcode,
+                format!("unsupported operation \"stablehlo.{s}\""),
+            )),
+        }
+    }
+
+    /// `broadcast_in_dim`: HLO `broadcast` cannot stretch a size-1 dimension, so those are
+    /// reshaped away first (as XLA's translation does).
+    fn lower_broadcast(&mut self, op: &Op) -> Result<Lowered> {
+        self.count(op, 1)?;
+        let x = self.operand_at(op, 0)?;
+        let dims = self.req_ints(op, &["dims", "broadcast_dimensions"])?;
+        let out = self.result_shape(op);
+        let xs = self.shape_of(x).clone();
+        let (Some(xa), Some(oa)) = (xs.as_array(), out.as_array()) else {
+            return Err(self.bad(op, "broadcast_in_dim needs array operand and result"));
+        };
+        if dims.len() != xa.rank() {
+            return Err(self.bad(
+                op,
+                format!(
+                    "broadcast_dimensions has {} entries for an operand of rank {}",
+                    dims.len(),
+                    xa.rank()
+                ),
+            ));
+        }
+        let mut keep_dims = Vec::new();
+        let mut keep_sizes = Vec::new();
+        for (i, &d) in dims.iter().enumerate() {
+            let out_size = usize::try_from(d)
+                .ok()
+                .and_then(|d| oa.dims.get(d))
+                .copied()
+                .ok_or_else(|| {
+                    self.bad(
+                        op,
+                        format!(
+                            "broadcast dimension {d} out of range for rank {}",
+                            oa.rank()
+                        ),
+                    )
+                })?;
+            let size = xa.dims.get(i).copied().unwrap_or(1);
+            if size == 1 && out_size != 1 {
+                continue;
+            }
+            keep_dims.push(d);
+            keep_sizes.push(size);
+        }
+        let mut operand = x;
+        if keep_dims.len() != dims.len() {
+            let shape = Shape::array(xa.element_type, keep_sizes);
+            operand = self.add(Opcode::Reshape, shape, vec![x], Attrs::default(), op.loc);
+        }
+        let a = Attrs {
+            dimensions: Some(keep_dims),
+            ..Attrs::default()
+        };
+        Ok(self.emit(op, Opcode::Broadcast, vec![operand], a))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn window(
+        &self,
+        op: &Op,
+        sizes: &[i64],
+        strides: &[&str],
+        padding: &[&str],
+        lhs: &[&str],
+        rhs: &[&str],
+        rev: &[&str],
+    ) -> Result<Window> {
+        let n = sizes.len();
+        let list = |names: &[&str], default: i64| -> Result<Vec<i64>> {
+            if names.is_empty() {
+                return Ok(vec![default; n]);
+            }
+            let v = self
+                .ints_attr(op, names)?
+                .unwrap_or_else(|| vec![default; n]);
+            if v.len() != n {
+                return Err(self.bad(
+                    op,
+                    format!(
+                        "{} has {} entries, the window has {n} dimensions",
+                        names[0],
+                        v.len()
+                    ),
+                ));
+            }
+            Ok(v)
+        };
+        let st = list(strides, 1)?;
+        let ld = list(lhs, 1)?;
+        let rd = list(rhs, 1)?;
+        let rv = list(rev, 0)?;
+        let pads = match padding.iter().find_map(|p| op.get(&[p])) {
+            None => vec![vec![0, 0]; n],
+            Some(a) => int_rows(a)
+                .ok_or_else(|| self.bad(op, "padding must be pairs [[low, high], ...]"))?,
+        };
+        if pads.len() != n || pads.iter().any(|p| p.len() != 2) {
+            return Err(self.bad(op, format!("padding must have {n} [low, high] pairs")));
+        }
+        Ok(Window {
+            dims: (0..n)
+                .map(|i| WindowDim {
+                    size: sizes[i],
+                    stride: st[i],
+                    pad_low: pads[i][0],
+                    pad_high: pads[i][1],
+                    lhs_dilation: ld[i],
+                    rhs_dilation: rd[i],
+                    reversal: rv[i] != 0,
+                })
+                .collect(),
+        })
+    }
+
+    fn lower_convolution(&mut self, op: &Op) -> Result<Lowered> {
+        self.count(op, 2)?;
+        let mut a = Attrs::default();
+        let dn = match op.get(&["dimension_numbers"]) {
+            Some(Attr::Conv(l, r, o)) => self.conv_labels(op, l, r, o)?,
+            Some(Attr::Struct(_, f)) => {
+                let one = |n: &str| {
+                    field(f, n)
+                        .and_then(ints)
+                        .and_then(|v| v.first().copied())
+                        .unwrap_or(0)
+                };
+                let many = |n: &str| field(f, n).and_then(ints).unwrap_or_default();
+                ConvDimensionNumbers {
+                    input_batch_dimension: one("input_batch_dimension"),
+                    input_feature_dimension: one("input_feature_dimension"),
+                    input_spatial_dimensions: many("input_spatial_dimensions"),
+                    kernel_input_feature_dimension: one("kernel_input_feature_dimension"),
+                    kernel_output_feature_dimension: one("kernel_output_feature_dimension"),
+                    kernel_spatial_dimensions: many("kernel_spatial_dimensions"),
+                    output_batch_dimension: one("output_batch_dimension"),
+                    output_feature_dimension: one("output_feature_dimension"),
+                    output_spatial_dimensions: many("output_spatial_dimensions"),
+                }
+            }
+            _ => return Err(self.bad(op, "convolution needs dimension_numbers")),
+        };
+        let kernel = self.shape_of(self.operand_at(op, 1)?).clone();
+        let sizes: Vec<i64> = dn
+            .kernel_spatial_dimensions
+            .iter()
+            .map(|&d| {
+                usize::try_from(d)
+                    .ok()
+                    .and_then(|d| kernel.dims().get(d))
+                    .copied()
+            })
+            .collect::<Option<_>>()
+            .ok_or_else(|| self.bad(op, "kernel spatial dimension out of range"))?;
+        let window = if let Some(Attr::Dict(w, _)) = op.get(&["window"]) {
+            // The pretty form: window = {stride = [..], pad = [[..]], lhs_dilate = [..], ...}.
+            let sub = Op {
+                attrs: w.clone(),
+                ..op.clone()
+            };
+            self.window(
+                &sub,
+                &sizes,
+                &["stride"],
+                &["pad"],
+                &["lhs_dilate"],
+                &["rhs_dilate"],
+                &["reverse"],
+            )?
+        } else {
+            self.window(
+                op,
+                &sizes,
+                &["window_strides"],
+                &["padding"],
+                &["lhs_dilation"],
+                &["rhs_dilation"],
+                &["window_reversal"],
+            )?
+        };
+        a.window = Some(window);
+        a.conv_dimension_numbers = Some(dn);
+        // XLA writes group counts only when they are not 1.
+        a.feature_group_count = self
+            .int_attr(op, &["feature_group_count"])?
+            .filter(|&g| g != 1);
+        a.batch_group_count = self
+            .int_attr(op, &["batch_group_count"])?
+            .filter(|&g| g != 1);
+        a.operand_precision = self.precision(op)?;
+        Ok(self.emit(op, Opcode::Convolution, op.operands.clone(), a))
+    }
+
+    fn conv_labels(
+        &self,
+        op: &Op,
+        l: &[String],
+        r: &[String],
+        o: &[String],
+    ) -> Result<ConvDimensionNumbers> {
+        let split = |labels: &[String], a: &str, b: &str| -> Result<(i64, i64, Vec<i64>)> {
+            let (mut x, mut y) = (None, None);
+            let mut spatial: Vec<Option<i64>> = vec![None; labels.len()];
+            let mut n_spatial = 0;
+            for (pos, lab) in labels.iter().enumerate() {
+                let pos = pos as i64;
+                if lab == a && x.is_none() {
+                    x = Some(pos);
+                } else if lab == b && y.is_none() {
+                    y = Some(pos);
+                } else if let Some(slot) = lab
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|d| spatial.get_mut(d))
+                    .filter(|s| s.is_none())
+                {
+                    *slot = Some(pos);
+                    n_spatial += 1;
+                } else {
+                    return Err(self.bad(op, format!("bad convolution dimension label '{lab}'")));
+                }
+            }
+            let sp: Option<Vec<i64>> = spatial.into_iter().take(n_spatial).collect();
+            match (x, y, sp) {
+                (Some(x), Some(y), Some(sp)) => Ok((x, y, sp)),
+                _ => Err(self.bad(
+                    op,
+                    format!("convolution labels need '{a}', '{b}' and spatial dimensions 0..n"),
+                )),
+            }
+        };
+        let (ib, if_, is) = split(l, "b", "f")?;
+        let (ki, ko, ks) = split(r, "i", "o")?;
+        let (ob, of, os) = split(o, "b", "f")?;
+        Ok(ConvDimensionNumbers {
+            input_batch_dimension: ib,
+            input_feature_dimension: if_,
+            input_spatial_dimensions: is,
+            kernel_input_feature_dimension: ki,
+            kernel_output_feature_dimension: ko,
+            kernel_spatial_dimensions: ks,
+            output_batch_dimension: ob,
+            output_feature_dimension: of,
+            output_spatial_dimensions: os,
+        })
+    }
+
+    /// `while`: one tuple of (iteration values, captured values) through condition and body.
+    fn lower_while(&mut self, op: &Op) -> Result<Lowered> {
+        let cond = self.region_at(op, 0)?.clone();
+        let body = self.region_at(op, 1)?.clone();
+        let n = op.operands.len();
+        if cond.arg_shapes.len() != n || body.arg_shapes.len() != n {
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::Structure,
+                format!(
+                    "while has {n} operands; its regions take {} and {}",
+                    cond.arg_shapes.len(),
+                    body.arg_shapes.len()
+                ),
+            ));
+        }
+        // Captured values of both regions, in first-use order.
+        let mut all: Vec<(InstrId, Shape)> = Vec::new();
+        for c in cond.captures.iter().chain(&body.captures) {
+            if !all.iter().any(|(o, _)| *o == c.outer) {
+                all.push((c.outer, c.shape.clone()));
+            }
+        }
+        let mut state: Vec<Shape> = op
+            .operands
+            .iter()
+            .map(|&o| self.shape_of(o).clone())
+            .collect();
+        state.extend(all.iter().map(|(_, s)| s.clone()));
+        let state = Shape::Tuple(state);
+        for r in [&cond, &body] {
+            let is_body = r.comp == body.comp;
+            let Some(p) = r.tuple_param else {
+                return Err(self.err_at(
+                    r.loc,
+                    ParseErrorKind::Structure,
+                    "loop region without its parameter",
+                ));
+            };
+            let Some(comp) = self.comp_mut(r.comp) else {
+                continue;
+            };
+            comp.instructions[p.index()].shape = state.clone();
+            for c in &r.captures {
+                let pos = all.iter().position(|(o, _)| *o == c.outer).unwrap_or(0);
+                comp.instructions[c.inner.index()].attrs.tuple_index = Some((n + pos) as i64);
+            }
+            if is_body {
+                // The body hands captured values on unchanged.
+                let mut extra = Vec::new();
+                for (pos, (outer, shape)) in all.iter().enumerate() {
+                    let existing = r
+                        .captures
+                        .iter()
+                        .find(|c| c.outer == *outer)
+                        .map(|c| c.inner);
+                    let id = match existing {
+                        Some(id) => id,
+                        None => {
+                            let id = InstrId(comp.instructions.len() as u32);
+                            comp.instructions.push(Instruction {
+                                name: format!(
+                                    "get-tuple-element.capture.{pos}.{}",
+                                    comp.instructions.len()
+                                ),
+                                opcode: Opcode::GetTupleElement,
+                                shape: shape.clone(),
+                                operands: vec![p],
+                                attrs: Attrs {
+                                    tuple_index: Some((n + pos) as i64),
+                                    ..Attrs::default()
+                                },
+                                metadata: None,
+                                loc: r.loc,
+                            });
+                            id
+                        }
+                    };
+                    extra.push(id);
+                }
+                let root = comp.root;
+                let ri = &mut comp.instructions[root.index()];
+                if ri.opcode == Opcode::Tuple {
+                    ri.operands.extend(extra);
+                    ri.shape = state.clone();
+                }
+            }
+        }
+        let mut init = op.operands.clone();
+        init.extend(all.iter().map(|(o, _)| *o));
+        let t = self.tuple(init, op.loc);
+        let a = Attrs {
+            condition: Some(cond.comp),
+            body: Some(body.comp),
+            ..Attrs::default()
+        };
+        let id = self.add(Opcode::While, state, vec![t], a, op.loc);
+        Ok(Lowered::Tuple(id, n))
+    }
+
+    /// `if` / `case`: each branch gets its captured values as its operand.
+    fn lower_branches(&mut self, s: &str, op: &Op) -> Result<Lowered> {
+        self.count(op, 1)?;
+        let mut operands = vec![self.operand_at(op, 0)?];
+        let mut comps = Vec::new();
+        for r in &op.regions {
+            let operand = match r.captures.as_slice() {
+                [one] => one.outer,
+                many => {
+                    let elems = many.iter().map(|c| c.outer).collect();
+                    self.tuple(elems, op.loc)
+                }
+            };
+            operands.push(operand);
+            comps.push(r.comp);
+        }
+        let mut a = Attrs::default();
+        if s == "if" {
+            let [t, f] = comps.as_slice() else {
+                return Err(self.err_at(
+                    op.loc,
+                    ParseErrorKind::Structure,
+                    format!("if needs 2 regions, found {}", comps.len()),
+                ));
+            };
+            a.true_computation = Some(*t);
+            a.false_computation = Some(*f);
+        } else {
+            if comps.is_empty() {
+                return Err(self.err_at(
+                    op.loc,
+                    ParseErrorKind::Structure,
+                    "case needs at least one branch",
+                ));
+            }
+            a.branch_computations = Some(comps);
+        }
+        Ok(self.emit(op, Opcode::Conditional, operands, a))
+    }
+
+    fn lower_collective(&mut self, s: &str, op: &Op) -> Result<Lowered> {
+        let mut a = Attrs::default();
+        if let Some(g) = op.get(&["replica_groups"]) {
+            let rows = int_rows(g)
+                .ok_or_else(|| self.bad(op, "replica_groups must be a 2-D integer tensor"))?;
+            // Padding entries (-1) of a ragged group list are not members.
+            a.replica_groups = Some(ReplicaGroups::List(
+                rows.into_iter()
+                    .map(|r| r.into_iter().filter(|&x| x >= 0).collect())
+                    .collect(),
+            ));
+        }
+        if let Some(Attr::Struct(_, f)) = op.get(&["channel_handle"]) {
+            let h = field(f, "handle")
+                .and_then(ints)
+                .and_then(|v| v.first().copied())
+                .unwrap_or(0);
+            if h > 0 {
+                a.channel_id = Some(h);
+            }
+        }
+        if self.bool_attr(op, &["use_global_device_ids"])? == Some(true) {
+            a.use_global_device_ids = Some(true);
+        }
+        let opcode = match s {
+            "all_reduce" => {
+                a.to_apply = Some(self.region_at(op, 0)?.comp);
+                Opcode::AllReduce
+            }
+            "reduce_scatter" => {
+                a.dimensions = Some(vec![self.req_int(op, &["scatter_dimension"])?]);
+                a.to_apply = Some(self.region_at(op, 0)?.comp);
+                Opcode::ReduceScatter
+            }
+            "all_gather" => {
+                a.dimensions = Some(vec![self.req_int(op, &["all_gather_dim"])?]);
+                Opcode::AllGather
+            }
+            "all_to_all" => {
+                let split = self.req_int(op, &["split_dimension"])?;
+                let concat = self.req_int(op, &["concat_dimension"])?;
+                if split != concat {
+                    return Err(self.bad(op, format!("all_to_all with split_dimension {split} != concat_dimension {concat} is not supported")));
+                }
+                a.dimensions = Some(vec![split]);
+                Opcode::AllToAll
+            }
+            "collective_permute" => {
+                let pairs = op
+                    .get(&["source_target_pairs"])
+                    .and_then(int_rows)
+                    .ok_or_else(|| self.bad(op, "collective_permute needs source_target_pairs"))?;
+                let text: Vec<String> = pairs
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{{{}}}",
+                            p.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                        )
+                    })
+                    .collect();
+                a.raw.push((
+                    "source_target_pairs".into(),
+                    format!("{{{}}}", text.join(",")),
+                ));
+                Opcode::CollectivePermute
+            }
+            _ => Opcode::CollectiveBroadcast,
+        };
+        Ok(self.emit(op, opcode, op.operands.clone(), a))
+    }
+
+    fn lower_chlo(&mut self, s: &str, op: &Op) -> Result<Lowered> {
+        match s {
+            "square" => {
+                self.count(op, 1)?;
+                let x = self.operand_at(op, 0)?;
+                Ok(self.emit(op, Opcode::Multiply, vec![x, x], Attrs::default()))
+            }
+            "erf" => Ok(self.emit(op, Opcode::Erf, op.operands.clone(), Attrs::default())),
+            "tan" => Ok(self.emit(op, Opcode::Tan, op.operands.clone(), Attrs::default())),
+            "top_k" => {
+                self.count(op, 1)?;
+                let a = Attrs { k: Some(self.req_int(op, &["k"])?), largest: Some(true), ..Attrs::default() };
+                Ok(self.emit(op, Opcode::TopK, op.operands.clone(), a))
+            }
+            "is_inf" | "is_pos_inf" | "is_neg_inf" => {
+                self.count(op, 1)?;
+                let x = self.operand_at(op, 0)?;
+                let xs = self.shape_of(x).clone();
+                let Some(et) = xs.element_type().filter(|t| t.is_float()) else {
+                    return Err(self.bad(op, "operand must be floating point"));
+                };
+                let pred = Shape::array(PrimitiveType::Pred, xs.dims().to_vec());
+                let eq = |f: &mut Self, v: f64| -> InstrId {
+                    let c = f.add(Opcode::Constant, Shape::scalar(et), vec![], Attrs { literal: Some(Literal::Array(ArrayLiteral { values: vec![LiteralValue::Float(v)] })), ..Attrs::default() }, op.loc);
+                    let b = f.add(Opcode::Broadcast, xs.clone(), vec![c], Attrs { dimensions: Some(vec![]), ..Attrs::default() }, op.loc);
+                    f.add(Opcode::Compare, pred.clone(), vec![x, b], Attrs { comparison_direction: Some(ComparisonDirection::Eq), ..Attrs::default() }, op.loc)
+                };
+                let id = match s {
+                    "is_pos_inf" => eq(self, f64::INFINITY),
+                    "is_neg_inf" => eq(self, f64::NEG_INFINITY),
+                    _ => {
+                        let p = eq(self, f64::INFINITY);
+                        let n = eq(self, f64::NEG_INFINITY);
+                        self.add(Opcode::Or, pred.clone(), vec![p, n], Attrs::default(), op.loc)
+                    }
+                };
+                Ok(Lowered::One(id))
+            }
+            other => match self.lower_chlo_math(other, op)? {
+                Some(lowered) => Ok(lowered),
+                None => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, format!(
+                    "chlo.{other} is not supported: only {} are decomposed; legalize CHLO to StableHLO first (stablehlo-opt --chlo-legalize-to-stablehlo)",
+                    chlo_supported().iter().map(|c| format!("chlo.{c}")).collect::<Vec<_>>().join(", ")
+                ))),
+            },
+        }
+    }
+
+    /// The literal of `dense<...> : type`.
+    fn dense_literal(&self, op: &Op, d: &Dense, ty: &Shape) -> Result<Literal> {
+        let Some(arr) = ty.as_array() else {
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::BadLiteral,
+                "dense literal of a non-tensor type",
+            ));
+        };
+        let n = arr.element_count();
+        if n > MAX_CONSTANT_ELEMENTS {
+            return Err(self.err_at(
+                op.loc,
+                ParseErrorKind::BadLiteral,
+                format!("constant of {n} elements exceeds the limit of {MAX_CONSTANT_ELEMENTS}"),
+            ));
+        }
+        let n = n as usize;
+        let et = arr.element_type;
+        let bad = |m: String| self.err_at(op.loc, ParseErrorKind::BadLiteral, m);
+        let elems: Vec<Elem> = match d {
+            Dense::Elems(v) => v.clone(),
+            Dense::Bytes(b) => {
+                let size = match et {
+                    PrimitiveType::Pred => 1,
+                    t if t.bit_width() % 8 == 0 => (t.bit_width() / 8) as usize,
+                    t => {
+                        return Err(bad(format!(
+                            "hex dense literal of {} (sub-byte) is not supported",
+                            t.name()
+                        )))
+                    }
+                };
+                if b.len() != size * n && b.len() != size {
+                    return Err(bad(format!(
+                        "hex dense literal has {} bytes; {} of {} needs {}",
+                        b.len(),
+                        n,
+                        et.name(),
+                        size * n
+                    )));
+                }
+                b.chunks(size)
+                    .map(|c| {
+                        let word = |c: &[u8]| {
+                            c.iter()
+                                .rev()
+                                .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
+                        };
+                        if et.is_complex() {
+                            let h = size / 2;
+                            let (re, im) = c.split_at(h);
+                            let f = |w: u64| {
+                                if h == 4 {
+                                    f64::from(f32::from_bits(w as u32))
+                                } else {
+                                    f64::from_bits(w)
+                                }
+                            };
+                            Elem::Complex(f(word(re)), f(word(im)))
+                        } else {
+                            Elem::Bits(word(c))
+                        }
+                    })
+                    .collect()
+            }
+        };
+        if elems.len() != n && elems.len() != 1 {
+            return Err(bad(format!(
+                "dense literal has {} elements, its type {} needs {n}",
+                elems.len(),
+                show(ty)
+            )));
+        }
+        let mut values = Vec::with_capacity(n);
+        let first = match elems.first() {
+            Some(e) => Some(self.literal_value(op, et, *e)?),
+            None => None,
+        };
+        if elems.len() == 1 && n != 1 {
+            if let Some(v) = first {
+                values.resize(n, v);
+            }
+        } else {
+            for e in &elems {
+                values.push(self.literal_value(op, et, *e)?);
+            }
+        }
+        Ok(Literal::Array(ArrayLiteral { values }))
+    }
+
+    fn literal_value(&self, op: &Op, et: PrimitiveType, e: Elem) -> Result<LiteralValue> {
+        let bad = || {
+            self.err_at(
+                op.loc,
+                ParseErrorKind::BadLiteral,
+                format!("element {e:?} does not fit {}", et.name()),
+            )
+        };
+        Ok(match et {
+            PrimitiveType::Pred => match e {
+                Elem::Bool(b) => LiteralValue::Bool(b),
+                Elem::Int(i) => LiteralValue::Bool(i != 0),
+                Elem::Bits(b) => LiteralValue::Bool(b != 0),
+                _ => return Err(bad()),
+            },
+            t if t.is_int() => {
+                let bits = t.bit_width() as u32;
+                match e {
+                    Elem::Int(i) => LiteralValue::Int(i),
+                    Elem::Bool(b) => LiteralValue::Int(i128::from(b)),
+                    Elem::Bits(b) => {
+                        let v = i128::from(b);
+                        if t.is_signed_int()
+                            && bits < 128
+                            && (v >> (bits - 1)) & 1 == 1
+                            && bits <= 64
+                        {
+                            LiteralValue::Int(v - (1i128 << bits))
+                        } else {
+                            LiteralValue::Int(v)
+                        }
+                    }
+                    _ => return Err(bad()),
+                }
+            }
+            t if t.is_complex() => match e {
+                Elem::Complex(r, i) => LiteralValue::Complex(r, i),
+                Elem::ComplexParts(r, i) => {
+                    let single = t == PrimitiveType::C64;
+                    let part = |p: Part| match p {
+                        Part::Value(v) => Ok(v),
+                        Part::Bits(b) if single && b <= u64::from(u32::MAX) => {
+                            Ok(f64::from(f32::from_bits(b as u32)))
+                        }
+                        Part::Bits(b) if !single => Ok(f64::from_bits(b)),
+                        Part::Bits(b) => Err(self.err_at(
+                            op.loc,
+                            ParseErrorKind::BadLiteral,
+                            format!("complex part 0x{b:X} is wider than the f32 parts of c64"),
+                        )),
+                    };
+                    LiteralValue::Complex(part(r)?, part(i)?)
+                }
+                Elem::Float(f) => LiteralValue::Complex(f, 0.0),
+                Elem::Int(i) => LiteralValue::Complex(i as f64, 0.0),
+                _ => return Err(bad()),
+            },
+            t => match e {
+                // MLIR reads a float literal into its element type: round it there.
+                Elem::Float(f) => LiteralValue::Float(round_to(t, f)),
+                Elem::Int(i) => LiteralValue::Float(round_to(t, i as f64)),
+                Elem::Bits(b) => LiteralValue::Float(match t {
+                    PrimitiveType::F16 => f64::from(half::f16::from_bits(b as u16)),
+                    PrimitiveType::Bf16 => f64::from(half::bf16::from_bits(b as u16)),
+                    PrimitiveType::F32 => f64::from(f32::from_bits(b as u32)),
+                    PrimitiveType::F64 => f64::from_bits(b),
+                    other => {
+                        return Err(self.err_at(
+                            op.loc,
+                            ParseErrorKind::BadLiteral,
+                            format!("hex elements of {} are not supported", other.name()),
+                        ));
+                    }
+                }),
+                _ => return Err(bad()),
+            },
+        })
+    }
+}
+
+/// `f` rounded to the nearest value of element type `t` (the types with an exact f64 form).
+fn round_to(t: PrimitiveType, f: f64) -> f64 {
+    match t {
+        PrimitiveType::F32 => f64::from(f as f32),
+        PrimitiveType::F16 => f64::from(half::f16::from_f64(f)),
+        PrimitiveType::Bf16 => f64::from(half::bf16::from_f64(f)),
+        _ => f,
+    }
+}
+
+fn show(s: &Shape) -> String {
+    format!("{s}")
+}

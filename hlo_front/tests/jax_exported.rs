@@ -1,0 +1,182 @@
+//! Serialized `Exported`s: JAX's serialization back-compat artifacts
+//! (`testdata/jax_exported/backcompat/`, serialization versions 4 to 11) read as JAX's own
+//! deserializer reads them (`cases.json` `jax_reads`); their modules (StableHLO 1.13) convert to
+//! text; none compiles here, each refused at `nr_devices` (they are partitioned over two
+//! devices). Bad bytes are typed errors.
+
+use std::path::{Path, PathBuf};
+
+use hlo_front::jax_export::{self, Dim, ExportedError};
+use hlo_front::stablehlo::bytecode;
+use serde_json::Value;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax_exported/backcompat")
+}
+
+fn jax_dtype(name: &str) -> &str {
+    match name {
+        "float32" => "f32",
+        "float64" => "f64",
+        "int32" => "i32",
+        other => other,
+    }
+}
+
+#[test]
+fn backcompat_artifacts_read_as_jax_reads_them() {
+    let cases: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir().join("cases.json")).unwrap()).unwrap();
+    let cases = cases.as_array().unwrap();
+    assert_eq!(cases.len(), 17);
+    let mut layouts = Vec::new();
+    for c in cases {
+        let name = c["name"].as_str().unwrap();
+        let bytes = std::fs::read(dir().join(format!("{name}.jax_exported"))).unwrap();
+        let e = jax_export::read(&bytes).unwrap_or_else(|err| panic!("{name}: {err}"));
+        let want = &c["jax_reads"];
+        assert_eq!(
+            e.function_name,
+            want["function_name"].as_str().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            u64::from(e.nr_devices),
+            want["nr_devices"].as_u64().unwrap(),
+            "{name}"
+        );
+        let platforms: Vec<&str> = want["platforms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        assert_eq!(e.platforms, platforms, "{name}");
+        let kept: Vec<u16> = want["module_kept_var_idx"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_u64().unwrap() as u16)
+            .collect();
+        assert_eq!(e.module_kept_var_idx, kept, "{name}");
+        assert_eq!(
+            u64::from(e.calling_convention_version),
+            want["calling_convention_version"].as_u64().unwrap(),
+            "{name}"
+        );
+        for (what, got) in [("in_avals", &e.in_avals), ("out_avals", &e.out_avals)] {
+            let w = want[what].as_array().unwrap();
+            assert_eq!(got.len(), w.len(), "{name} {what}");
+            for (g, w) in got.iter().zip(w) {
+                let shape: Vec<Dim> = w["shape"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| Dim::Fixed(d.as_u64().unwrap()))
+                    .collect();
+                assert_eq!(g.shape, shape, "{name} {what}");
+                assert_eq!(
+                    g.dtype.names().0,
+                    jax_dtype(w["dtype"].as_str().unwrap()),
+                    "{name} {what}"
+                );
+            }
+        }
+        // JAX's HloSharding strings: `{replicated}` exactly when ours is replicated.
+        for (got, w) in e.in_shardings.iter().chain(&e.out_shardings).zip(
+            want["in_shardings_hlo"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .chain(want["out_shardings_hlo"].as_array().unwrap()),
+        ) {
+            let w = w.as_str().unwrap();
+            if w != "None" {
+                assert_eq!(
+                    got.is_replicated(),
+                    w == "{replicated}",
+                    "{name}: {got} vs {w}"
+                );
+            }
+        }
+        // The embedded module (StableHLO 1.13.x) converts to text.
+        let text = bytecode::to_stablehlo_text(&e.mlir_module)
+            .unwrap_or_else(|err| panic!("{name}: module: {err}"));
+        assert!(text.contains("func.func"), "{name}");
+        // Two devices: refused naming the field.
+        let err = e.module().unwrap_err();
+        assert_eq!(
+            err,
+            ExportedError::Unsupported {
+                field: "nr_devices".into(),
+                message: "the module is partitioned over 2 devices; this project runs one".into()
+            },
+            "{name}"
+        );
+        let described = e.describe();
+        assert!(described.contains("nr_devices: 2"), "{name}: {described}");
+        layouts.push((
+            name.to_string(),
+            e.layout_version,
+            c["serialization_version"].as_u64().unwrap(),
+        ));
+    }
+    // The layout detected is a lower bound of the version that wrote it.
+    for (name, layout, version) in layouts {
+        assert!(
+            u64::from(layout) <= version,
+            "{name}: layout {layout} > version {version}"
+        );
+    }
+}
+
+#[test]
+fn truncated_and_flipped_buffers_are_errors_not_panics() {
+    let bytes =
+        std::fs::read(dir().join("export_with_specified_sharding__v11.jax_exported")).unwrap();
+    for n in 0..bytes.len() {
+        let _ = jax_export::read(&bytes[..n]);
+    }
+    for i in 0..bytes.len() {
+        for flip in [0x01u8, 0x80, 0xFF] {
+            let mut b = bytes.clone();
+            b[i] ^= flip;
+            if let Ok(e) = jax_export::read(&b) {
+                let _ = e.module();
+                let _ = e.describe();
+            }
+        }
+    }
+    assert!(matches!(
+        jax_export::read(&[1, 2]),
+        Err(ExportedError::Malformed(_))
+    ));
+}
+
+#[test]
+fn module_files_pick_the_reader_by_extension() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax_exported/models");
+    // The Exported's module takes all three inputs (the middle one unused, restored); the bare
+    // module takes the two it kept.
+    let full = hlo_front::input::read_module(&models.join("unused_input.jax_exported")).unwrap();
+    assert_eq!(full.entry_computation().params.len(), 3);
+    let bare = hlo_front::input::read_module(&models.join("unused_input.mlirbc")).unwrap();
+    assert_eq!(bare.entry_computation().params.len(), 2);
+    let text = hlo_front::input::read_module(&models.join("unused_input.mlir")).unwrap();
+    assert_eq!(hlo_text::print_module(&bare), hlo_text::print_module(&text));
+    // Two platforms: the platform index is fixed, not a parameter.
+    let multi = hlo_front::input::read_module(&models.join("multi_platform.jax_exported")).unwrap();
+    assert_eq!(multi.entry_computation().params.len(), 1);
+    // Content checked against the extension.
+    let bytes = std::fs::read(models.join("unused_input.mlirbc")).unwrap();
+    let e = hlo_front::input::parse_as(
+        hlo_front::input::Format::JaxExported,
+        &bytes,
+        Path::new("m.jax_exported"),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.jax_exported: expected a serialized JAX Exported (from the extension), found MLIR bytecode: name the file .mlirbc to read it as a StableHLO portable artifact (MLIR bytecode)"
+    );
+}
