@@ -365,7 +365,7 @@ pub struct Verdict {
     /// The expected shape (`f32[2,3]`).
     pub shape: String,
     /// What the comparison found.
-    pub comparison: hlo::io::Comparison,
+    pub comparison: hlo_eval::io::Comparison,
     /// The tolerance it was held to.
     pub tolerance: Tolerance,
 }
@@ -458,10 +458,10 @@ fn json_f64(v: f64) -> serde_json::Value {
 }
 
 /// An element's value as JSON: integers exactly (as a string beyond 64 bits).
-fn json_scalar(v: hlo::io::Scalar) -> serde_json::Value {
+fn json_scalar(v: hlo_eval::io::Scalar) -> serde_json::Value {
     match v {
-        hlo::io::Scalar::Float(f) => json_f64(f),
-        hlo::io::Scalar::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+        hlo_eval::io::Scalar::Float(f) => json_f64(f),
+        hlo_eval::io::Scalar::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
             (Ok(i), _) => i.into(),
             (_, Ok(u)) => u.into(),
             _ => i.to_string().into(),
