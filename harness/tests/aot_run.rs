@@ -128,7 +128,7 @@ fn cli_trials() -> Vec<Trial> {
         }),
         Trial::test("cli::run_format_json", || {
             let (hlo, _) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("add.json.pb");
             std::fs::write(&artifact, &bytes)?;
             // Expected outputs zeroed: a mismatch, reported with its first element.
