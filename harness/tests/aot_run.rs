@@ -126,6 +126,68 @@ fn cli_trials() -> Vec<Trial> {
             }
             Ok(())
         }),
+        Trial::test("cli::run_format_json", || {
+            let (hlo, _) = corpus_case("add");
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
+            let artifact = tmp("add.json.pb");
+            std::fs::write(&artifact, &bytes)?;
+            // Expected outputs zeroed: a mismatch, reported with its first element.
+            let (wrong, _) = wrong_add_io("add.zeros.json.io.json")?;
+            let spec = spec("h100_sxm");
+            let (code, text) = aot(&[
+                "run".as_ref(),
+                artifact.as_os_str(),
+                "--target-config".as_ref(),
+                spec.as_os_str(),
+                "--io".as_ref(),
+                wrong.as_os_str(),
+                "--repeat".as_ref(),
+                "3".as_ref(),
+                "--profile".as_ref(),
+                "--format".as_ref(),
+                "json".as_ref(),
+            ])?;
+            if code != Some(1) {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            // The whole output is one JSON object.
+            let v: serde_json::Value = serde_json::from_str(&text)?;
+            let timing = &v["timing"];
+            if !timing["load_ms"].is_f64()
+                || !timing["execute_ms"].is_f64()
+                || timing["repeats"] != 3
+            {
+                return Err(format!("bad timing {timing}").into());
+            }
+            let output = &v["outputs"][0];
+            let summary = (&v["ok"], &v["matched"], &v["total"], &output["ok"]);
+            if summary != (&false.into(), &0.into(), &1.into(), &false.into())
+                || output["shape"] != "f32[4,5]"
+                || output["first"]["index"].as_array().map(Vec::len) != Some(2)
+                || !output["mismatches"].is_u64()
+            {
+                return Err(format!("bad verdict {v}").into());
+            }
+            let kernel = &v["kernels"][0];
+            if !kernel["kernel"].is_string() || !kernel["lane_instructions"].is_u64() {
+                return Err(format!("bad kernels {v}").into());
+            }
+            // Without --timing and --profile: null and empty.
+            let (_, text) = aot(&[
+                "run".as_ref(),
+                artifact.as_os_str(),
+                "--target-config".as_ref(),
+                spec.as_os_str(),
+                "--io".as_ref(),
+                wrong.as_os_str(),
+                "--format=json".as_ref(),
+            ])?;
+            let v: serde_json::Value = serde_json::from_str(&text)?;
+            if !v["timing"].is_null() || v["kernels"] != serde_json::json!([]) {
+                return Err(format!("timing or kernels without asking: {v}").into());
+            }
+            Ok(())
+        }),
         Trial::test("cli::run_write_outputs", || {
             let (hlo, _) = corpus_case("add");
             let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;

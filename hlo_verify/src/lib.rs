@@ -102,7 +102,7 @@ pub fn check_elements(module: &HloModule, limit: u64) -> Result<(), VerifyError>
                     computation: c.name.clone(),
                     instruction: instr.name.clone(),
                     loc: instr.loc,
-                    message: e.to_string(),
+                    kind: e.into(),
                 });
             }
         }

@@ -449,6 +449,14 @@ impl Repo {
         Ok(Some((parents, time)))
     }
 
+    /// The contents of the blob named `oid` (full hex name), `None` when there is no such blob.
+    pub(crate) fn blob(&self, oid: &str) -> Result<Option<Vec<u8>>, Error> {
+        let Ok(id) = ObjectId::from_hex(oid.as_bytes()) else {
+            return Ok(None);
+        };
+        read_blob(&self.open()?, id)
+    }
+
     /// The object name at `commit:path` for each of `paths` (`None` where there is none; an
     /// empty path is the commit's tree).
     pub(crate) fn path_oids(
@@ -470,6 +478,127 @@ impl Repo {
                 }
             })
             .collect()
+    }
+}
+
+/// The object names of a fixed set of paths across the commits of a walk, reading only the
+/// trees that changed since the commit asked about before: a subtree whose object name is the
+/// one it had then holds the same entries, as `git log -- PATHS` prunes its tree diffs. On
+/// XLA (40,000 commits, the compared protos in directories of hundreds of entries) a lookup
+/// of each path from the root tree per commit spent most of the walk inflating trees.
+#[derive(Debug, Default)]
+pub(crate) struct PathWatch {
+    /// The watched paths, as asked.
+    paths: Vec<String>,
+    /// The previous commit's answer, per path.
+    prev: Vec<Option<ObjectId>>,
+    /// The previous commit's tree of each directory above a watched path ("" for the root).
+    prev_dirs: HashMap<String, ObjectId>,
+}
+
+impl PathWatch {
+    /// The object name at `commit:path` for each of `paths` (`None` where there is none; an
+    /// empty path is the commit's tree), as [`Repo::path_oids`] answers. A different set of
+    /// paths than the last call's starts afresh.
+    pub(crate) fn oids(
+        &mut self,
+        repo: &Repo,
+        commit: &str,
+        paths: &[&str],
+    ) -> Result<Vec<Option<String>>, Error> {
+        if self.paths.len() != paths.len() || self.paths.iter().zip(paths).any(|(a, b)| a != b) {
+            *self = PathWatch {
+                paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+                ..PathWatch::default()
+            };
+        }
+        let handle = repo.open()?;
+        let root = ObjectId::from_hex(commit.as_bytes())
+            .ok()
+            .and_then(|id| handle.find_commit(id).ok())
+            .and_then(|c| c.tree_id().ok().map(|t| t.detach()));
+        let Some(root) = root else {
+            self.prev = vec![None; paths.len()];
+            self.prev_dirs.clear();
+            return Ok(vec![None; paths.len()]);
+        };
+        let mut out = vec![None; paths.len()];
+        let mut dirs = HashMap::new();
+        let all: Vec<usize> = (0..paths.len()).collect();
+        self.visit(&handle, "", root, &all, &mut out, &mut dirs)?;
+        self.prev = out;
+        self.prev_dirs = dirs;
+        Ok(self.prev.iter().map(|o| o.map(|o| o.to_string())).collect())
+    }
+
+    /// Answers the paths `which` below directory `dir`, whose tree is `tree`.
+    fn visit(
+        &self,
+        repo: &gix::Repository,
+        dir: &str,
+        tree: ObjectId,
+        which: &[usize],
+        out: &mut [Option<ObjectId>],
+        dirs: &mut HashMap<String, ObjectId>,
+    ) -> Result<(), Error> {
+        dirs.insert(dir.to_owned(), tree);
+        if self.prev_dirs.get(dir) == Some(&tree) {
+            // Unchanged: the answers, and the trees below, are the previous commit's.
+            for &i in which {
+                out[i] = self.prev[i];
+            }
+            let below =
+                |d: &str| dir.is_empty() || d.starts_with(dir) && d[dir.len()..].starts_with('/');
+            for (d, id) in &self.prev_dirs {
+                if below(d) {
+                    dirs.insert(d.clone(), *id);
+                }
+            }
+            return Ok(());
+        }
+        let object = repo
+            .find_object(tree)
+            .map_err(|e| git_error(&format!("ls-tree {tree}"), e))?;
+        let tree_obj = object.into_tree();
+        // The paths by their next component: a file here, or a directory to enter.
+        let mut children: BTreeMap<&str, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+        for &i in which {
+            let path = self.paths[i].as_str();
+            if path.len() == dir.len() {
+                out[i] = Some(tree);
+                continue;
+            }
+            let rest = if dir.is_empty() {
+                path
+            } else {
+                &path[dir.len() + 1..]
+            };
+            if !tree_path(rest) {
+                continue;
+            }
+            match rest.split_once('/') {
+                None => children.entry(rest).or_default().0.push(i),
+                Some((name, _)) => children.entry(name).or_default().1.push(i),
+            }
+        }
+        for (name, (files, below)) in children {
+            let Some(entry) = tree_obj.find_entry(name) else {
+                continue;
+            };
+            let (id, is_tree) = (entry.object_id(), entry.mode().is_tree());
+            for i in files {
+                out[i] = Some(id);
+            }
+            if is_tree && !below.is_empty() {
+                let sub = if dir.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{dir}/{name}")
+                };
+                self.visit(repo, &sub, id, &below, out, dirs)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -539,5 +668,98 @@ fn git_error(what: &str, message: impl std::fmt::Display) -> Error {
     Error::Git {
         args: what.to_owned(),
         message: message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// Every commit's answer equals the per-path lookup's, whichever trees changed between
+    /// them (a directory replaced by a file, a path appearing, a subtree left alone).
+    #[test]
+    fn a_path_watch_answers_as_path_oids() {
+        let dir = std::env::temp_dir().join(format!("git-path-watch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        git(&dir, &["init", "-q", "-b", "main"]);
+        let steps: [&[(&str, Option<&str>)]; 5] = [
+            &[("a/b/c.proto", Some("1")), ("a/d.proto", Some("1"))],
+            &[("x/unrelated", Some("2"))],
+            &[("a/b/c.proto", Some("3"))],
+            &[("a/b/c.proto", None), ("a/b", Some("now a file"))],
+            &[
+                ("a/b", None),
+                ("a/b/c.proto", Some("back")),
+                ("e.proto", Some("new")),
+            ],
+        ];
+        let mut commits = Vec::new();
+        for (i, step) in steps.iter().enumerate() {
+            for (path, body) in *step {
+                let full = dir.join(path);
+                match body {
+                    Some(body) => {
+                        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+                        std::fs::write(&full, body).expect("write");
+                    }
+                    None => {
+                        std::fs::remove_file(&full).expect("remove");
+                        // An emptied directory goes too, as git would leave it.
+                        let _ = std::fs::remove_dir(full.parent().expect("parent"));
+                    }
+                }
+            }
+            git(&dir, &["add", "-A"]);
+            git(
+                &dir,
+                &[
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@example.invalid",
+                    "commit",
+                    "-q",
+                    "-m",
+                    &format!("step {i}"),
+                ],
+            );
+            commits.push(git(&dir, &["rev-parse", "HEAD"]));
+        }
+        let repo = Repo::new(&dir);
+        let paths = [
+            "a/b/c.proto",
+            "a/d.proto",
+            "a/b",
+            "e.proto",
+            "",
+            "a//d.proto",
+            "a",
+        ];
+        let mut watch = PathWatch::default();
+        // Newest first, as the history walk goes, then in the other direction.
+        for commit in commits.iter().rev().chain(commits.iter()) {
+            assert_eq!(
+                watch.oids(&repo, commit, &paths).expect("reads"),
+                repo.path_oids(commit, &paths).expect("reads"),
+                "{commit}"
+            );
+        }
+        assert_eq!(
+            watch.oids(&repo, "not a commit", &paths).expect("reads"),
+            vec![None; paths.len()]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

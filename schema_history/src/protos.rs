@@ -57,19 +57,58 @@ impl ProtoSources {
         Ok(sources)
     }
 
+    /// The files `files` (import names or repository paths, as [`compile`](Self::compile)
+    /// takes them) reach through their imports at `commit`, read by tree lookups: only those
+    /// blobs, never the listing of the proto directories (a repository whose proto directory
+    /// is its root lists tens of thousands of paths). Import names resolve through
+    /// `proto_dirs` in order, as [`load`](Self::load) shadows them; blobs are read through
+    /// `blobs` (shared by a history walk: each distinct blob is read and lowered once).
+    ///
+    /// Returns the sources and every repository path looked up (found or not, sorted): they
+    /// are a function of those paths' object names. `None` when a requested file does not
+    /// resolve (the caller reads the whole directories then, as `load` would).
+    pub(crate) fn load_closure(
+        repo: &Repo,
+        commit: &str,
+        proto_dirs: &[String],
+        files: &[String],
+        blobs: &BlobCache,
+    ) -> Result<Option<Closure>, Error> {
+        let mut closure = Closure {
+            sources: ProtoSources::default(),
+            probed: Vec::new(),
+            seen: std::collections::HashSet::new(),
+            dirs: proto_dirs
+                .iter()
+                .map(|d| normalize_dir(d).to_owned())
+                .collect(),
+        };
+        let mut names = Vec::new();
+        for file in files {
+            let name = match closure.resolve(repo, commit, file)? {
+                Some(_) => file.clone(),
+                // A repository path: its import name below the first directory holding it.
+                None => match closure.dirs.iter().find_map(|d| strip_dir(d, file)) {
+                    Some(name) => name.to_owned(),
+                    None => return Ok(None),
+                },
+            };
+            names.push(name);
+        }
+        closure.extend(repo, commit, names, blobs)?;
+        // A file given by its repository path must be the one its import name resolves to.
+        if !files.iter().all(|f| closure.sources.has_file(f)) {
+            return Ok(None);
+        }
+        Ok(Some(closure))
+    }
+
     /// Adds a file, rewriting it when it is an editions file.
     fn insert(&mut self, name: String, path: String, text: String) {
-        let text = match editions::lower(&text) {
-            Ok(None) => text,
-            Ok(Some(lowered)) => {
-                self.editions.insert(name.clone(), Ok(lowered.edition));
-                lowered.text
-            }
-            Err(unsupported) => {
-                self.editions.insert(name.clone(), Err(unsupported));
-                text
-            }
-        };
+        let (text, edition) = lowered(text);
+        if let Some(edition) = edition {
+            self.editions.insert(name.clone(), edition);
+        }
         self.files.insert(name, (path, text));
     }
 
@@ -242,28 +281,47 @@ impl ProtoSources {
         side: &str,
         cache: &Arc<ParseCache>,
     ) -> Result<Compiled, Error> {
+        match self.compile_for_model_quiet(files, side, cache)? {
+            Ok(compiled) => Ok(compiled),
+            Err(_) => self.compile(files, side),
+        }
+    }
+
+    /// [`compile_for_model`](Self::compile_for_model) that does not say why protox failed,
+    /// for callers that only want a model when there is one: on failure, the import names
+    /// protox asked for that are not among the sources (google's own included).
+    pub(crate) fn compile_for_model_quiet(
+        &self,
+        files: &[String],
+        side: &str,
+        cache: &Arc<ParseCache>,
+    ) -> Result<Result<Compiled, Vec<String>>, Error> {
         let open = self.to_open(files, side)?;
         self.check_editions(&open, side)?;
         let spans = Arc::new(Mutex::new(HashMap::new()));
+        let missing = Arc::new(Mutex::new(Vec::new()));
         let mut chain = ChainFileResolver::new();
         chain.add(CachedResolver {
             sources: self.texts(),
             cache: Arc::clone(cache),
             spans: Arc::clone(&spans),
+            missing: Arc::clone(&missing),
         });
         chain.add(GoogleFileResolver::new());
         let Ok(compiler) = open_all(chain, &open) else {
-            return self.compile(files, side);
+            let missing =
+                std::mem::take(&mut *missing.lock().unwrap_or_else(PoisonError::into_inner));
+            return Ok(Err(missing));
         };
         let pool = compiler.descriptor_pool();
         drop(compiler);
         let spans = std::mem::take(&mut *spans.lock().unwrap_or_else(PoisonError::into_inner));
-        Ok(Compiled {
+        Ok(Ok(Compiled {
             pool,
             repo_paths: self.repo_paths(),
             spans,
             editions: self.edition_map(),
-        })
+        }))
     }
 
     /// Parses every file into `cache` (last first: the other side's compile starts with the
@@ -314,6 +372,141 @@ impl ProtoSources {
             .map(|(name, _)| name.clone())
             .unwrap_or_else(|| file.to_owned())
     }
+}
+
+/// The sources a set of files reaches at one commit (see [`ProtoSources::load_closure`]).
+pub(crate) struct Closure {
+    pub(crate) sources: ProtoSources,
+    /// Every repository path looked up, found or not.
+    probed: Vec<String>,
+    /// Import names queued so far.
+    seen: std::collections::HashSet<String>,
+    /// The proto directories, normalized, in shadowing order.
+    dirs: Vec<String>,
+}
+
+impl Closure {
+    /// The repository path and object name `name` resolves to: the first proto directory that
+    /// has it.
+    fn resolve(
+        &mut self,
+        repo: &Repo,
+        commit: &str,
+        name: &str,
+    ) -> Result<Option<(String, String)>, Error> {
+        let paths: Vec<String> = self.dirs.iter().map(|d| join_dir(d, name)).collect();
+        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let oids = repo.path_oids(commit, &refs)?;
+        for (path, oid) in paths.into_iter().zip(oids) {
+            self.probed.push(path.clone());
+            if let Some(oid) = oid {
+                return Ok(Some((path, oid)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Adds `names` and what they import (the imports [`ProtoSources::closure`] follows);
+    /// whether any of them was found.
+    pub(crate) fn extend(
+        &mut self,
+        repo: &Repo,
+        commit: &str,
+        names: Vec<String>,
+        blobs: &BlobCache,
+    ) -> Result<bool, Error> {
+        let mut queue: std::collections::VecDeque<String> = names
+            .into_iter()
+            .filter(|n| self.seen.insert(n.clone()))
+            .collect();
+        let mut found = false;
+        while let Some(name) = queue.pop_front() {
+            // A missing import: the compile fails on it as it would with every file read.
+            let Some((path, oid)) = self.resolve(repo, commit, &name)? else {
+                continue;
+            };
+            let Some(text) = blobs.text(repo, &oid, &path)? else {
+                continue;
+            };
+            found = true;
+            for dep in editions::imports(&text.0) {
+                if self.seen.insert(dep.clone()) {
+                    queue.push_back(dep);
+                }
+            }
+            self.sources
+                .files
+                .insert(name.clone(), (path, text.0.clone()));
+            if let Some(edition) = &text.1 {
+                self.sources.editions.insert(name, edition.clone());
+            }
+        }
+        Ok(found)
+    }
+
+    /// Every repository path looked up (found or not), sorted.
+    pub(crate) fn probed(&self) -> Vec<String> {
+        let mut probed = self.probed.clone();
+        probed.sort();
+        probed.dedup();
+        probed
+    }
+}
+
+/// A file's text as the sources keep it: an editions file's proto2 rewrite and its edition (or
+/// why it cannot be read); other files as they are.
+type Lowered = (String, Option<Result<Edition, Unsupported>>);
+
+fn lowered(text: String) -> Lowered {
+    match editions::lower(&text) {
+        Ok(None) => (text, None),
+        Ok(Some(lowered)) => (lowered.text, Some(Ok(lowered.edition))),
+        Err(unsupported) => (text, Some(Err(unsupported))),
+    }
+}
+
+/// The lowered texts of the blobs a history walk has read, by object name: a file unchanged
+/// over a hundred commits is read and lowered once.
+#[derive(Default)]
+pub(crate) struct BlobCache {
+    texts: Mutex<HashMap<String, Arc<Lowered>>>,
+}
+
+impl BlobCache {
+    /// The text of blob `oid` (at `path`, for errors), `None` when it is no blob.
+    fn text(&self, repo: &Repo, oid: &str, path: &str) -> Result<Option<Arc<Lowered>>, Error> {
+        if let Some(t) = self.lock().get(oid) {
+            return Ok(Some(Arc::clone(t)));
+        }
+        let Some(bytes) = repo.blob(oid)? else {
+            return Ok(None);
+        };
+        let text = String::from_utf8(bytes).map_err(|_| Error::format(path, "not valid UTF-8"))?;
+        let text = Arc::new(lowered(text));
+        self.lock().insert(oid.to_owned(), Arc::clone(&text));
+        Ok(Some(text))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Lowered>>> {
+        self.texts.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// `dir/name` (`name` for the repository root).
+fn join_dir(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// `path` below `dir` (normalized), `None` when it is not under it.
+fn strip_dir<'a>(dir: &str, path: &'a str) -> Option<&'a str> {
+    if dir.is_empty() {
+        return Some(path);
+    }
+    path.strip_prefix(dir)?.strip_prefix('/')
 }
 
 /// A proto directory as it is listed: no leading `./`, no trailing `/`, `.` for the root.
@@ -462,11 +655,17 @@ struct CachedResolver {
     sources: HashMap<String, String>,
     cache: Arc<ParseCache>,
     spans: Arc<Mutex<HashMap<String, Arc<Spans>>>>,
+    /// The names asked for that are not among the sources.
+    missing: Arc<Mutex<Vec<String>>>,
 }
 
 impl FileResolver for CachedResolver {
     fn open_file(&self, name: &str) -> Result<File, protox::Error> {
         let Some(text) = self.sources.get(name) else {
+            self.missing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(name.to_owned());
             return Err(protox::Error::file_not_found(name));
         };
         let (descriptor, spans) = self.cache.open(name, text)?;

@@ -62,6 +62,10 @@ pub struct RunArgs {
     /// Executions timed by `--timing` (default 5; implies `--timing`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: Option<u32>,
+    /// Output format: `text` (verdict lines) or `json` (one object: the verdicts, the
+    /// tolerance, `--timing`'s and `--profile`'s figures, the summary).
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    pub format: RunFormat,
     /// PTX whose `.entry` kernels supply the kernels of an artifact that carries only cubins
     /// (XLA:GPU's; XLA dumps them with `--xla_dump_to`); repeat for each file.
     #[arg(long, value_name = "FILE.ptx")]
@@ -88,10 +92,21 @@ impl RunArgs {
             profile: false,
             timing: false,
             repeat: None,
+            format: RunFormat::Text,
             kernel_ptx: Vec::new(),
             limits: LimitArgs::default(),
         }
     }
+}
+
+/// How `aot run` prints its result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunFormat {
+    /// Verdict lines, as `aot eval` prints them, and a summary line.
+    #[default]
+    Text,
+    /// One JSON object (see [`load_run_compare`]).
+    Json,
 }
 
 /// Which tolerance outputs are compared with.
@@ -401,18 +416,38 @@ pub fn report(
     out: &mut dyn Write,
 ) -> anyhow::Result<usize> {
     let got: Vec<Result<&Array, String>> = got.iter().map(Ok).collect();
-    report_read(prefix, &got, want, rule, out)
+    let verdicts = verdicts(prefix, &got, want, rule)?;
+    for v in &verdicts {
+        writeln!(out, "{}", v.line())?;
+    }
+    Ok(verdicts.iter().filter(|v| v.comparison.ok).count())
 }
 
-/// [`report`] where an output may not have been read back (`Err` holds its shape, which
-/// differs from the expected one: [`outputs_to_read`]).
-fn report_read(
+/// One output's comparison with its expectation.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// Which device's output, as verdict lines name it (`replica 1 `, `device 3 `; empty with
+    /// one device).
+    pub prefix: String,
+    /// The output's index.
+    pub index: usize,
+    /// The expected shape (`f32[2,3]`).
+    pub shape: String,
+    /// What the comparison found.
+    pub comparison: hlo_eval::io::Comparison,
+    /// The tolerance it was held to.
+    pub tolerance: Tolerance,
+}
+
+/// The comparison of each of `got` with `want` (one device's outputs; `prefix` names it). An
+/// `Err` holds the shape of an output not read back because it differs from the expected one
+/// ([`outputs_to_read`]).
+pub fn verdicts(
     prefix: &str,
     got: &[Result<&Array, String>],
     want: &[Array],
     rule: ToleranceRule,
-    out: &mut dyn Write,
-) -> anyhow::Result<usize> {
+) -> anyhow::Result<Vec<Verdict>> {
     if got.len() != want.len() {
         bail!(
             "{prefix}the executable produces {} outputs, the io file lists {}",
@@ -420,49 +455,98 @@ fn report_read(
             want.len()
         );
     }
-    let mut matched = 0usize;
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let g = match g {
-            Ok(g) => *g,
-            Err(shape) => {
-                let want = w.shape_string();
-                writeln!(
-                    out,
-                    "{prefix}output {i} {want}: MISMATCH got {shape}, want {want}"
-                )?;
-                continue;
+    Ok(got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .map(|(index, (g, w))| {
+            let tolerance = rule.tolerance(w);
+            Verdict {
+                prefix: prefix.to_owned(),
+                index,
+                shape: w.shape_string(),
+                comparison: match g {
+                    Ok(g) => compare(g, w, tolerance),
+                    Err(shape) => hlo_eval::io::Comparison {
+                        ok: false,
+                        structural: Some(format!("got {shape}, want {}", w.shape_string())),
+                        max_abs_err: 0.0,
+                        mismatches: 0,
+                        first: None,
+                    },
+                },
+                tolerance,
             }
-        };
-        let tol = rule.tolerance(w);
-        let c = compare(g, w, tol);
-        matched += usize::from(c.ok);
+        })
+        .collect())
+}
+
+impl Verdict {
+    /// The verdict line: `output 0 f32[2]: OK max_abs_err=...` or `...: MISMATCH ...`.
+    pub fn line(&self) -> String {
+        let (prefix, i, shape, c) = (&self.prefix, self.index, &self.shape, &self.comparison);
         if let Some(s) = &c.structural {
-            writeln!(out, "{prefix}output {i} {}: MISMATCH {s}", w.shape_string())?;
+            format!("{prefix}output {i} {shape}: MISMATCH {s}")
         } else if c.ok {
-            writeln!(
-                out,
-                "{prefix}output {i} {}: OK max_abs_err={:e}",
-                w.shape_string(),
+            format!(
+                "{prefix}output {i} {shape}: OK max_abs_err={:e}",
                 c.max_abs_err
-            )?;
+            )
         } else {
             let first = c
                 .first
                 .as_ref()
                 .map(|m| format!(" first={:?} got={} want={}", m.index, m.got, m.want))
                 .unwrap_or_default();
-            writeln!(
-                out,
-                "{prefix}output {i} {}: MISMATCH max_abs_err={:e} mismatches={}{first} (atol={:e} rtol={:e})",
-                w.shape_string(),
-                c.max_abs_err,
-                c.mismatches,
-                tol.atol,
-                tol.rtol
-            )?;
+            format!(
+                "{prefix}output {i} {shape}: MISMATCH max_abs_err={:e} mismatches={}{first} (atol={:e} rtol={:e})",
+                c.max_abs_err, c.mismatches, self.tolerance.atol, self.tolerance.rtol
+            )
         }
     }
-    Ok(matched)
+
+    /// The verdict as `aot run --format json` lists it.
+    fn json(&self) -> serde_json::Value {
+        let c = &self.comparison;
+        let device = self.prefix.trim();
+        serde_json::json!({
+            "device": (!device.is_empty()).then_some(device),
+            "output": self.index,
+            "shape": self.shape,
+            "ok": c.ok,
+            "structural": c.structural,
+            "max_abs_err": json_f64(c.max_abs_err),
+            "mismatches": c.mismatches,
+            "first": c.first.as_ref().map(|m| serde_json::json!({
+                "index": m.index,
+                "got": json_scalar(m.got),
+                "want": json_scalar(m.want),
+            })),
+            "atol": json_f64(self.tolerance.atol),
+            "rtol": json_f64(self.tolerance.rtol),
+        })
+    }
+}
+
+/// A float as JSON: a number when finite, else `"nan"`, `"inf"` or `"-inf"` (JSON has no
+/// such numbers).
+fn json_f64(v: f64) -> serde_json::Value {
+    match serde_json::Number::from_f64(v) {
+        Some(n) => serde_json::Value::Number(n),
+        None => serde_json::Value::String(format!("{v}").to_lowercase()),
+    }
+}
+
+/// An element's value as JSON: integers exactly (as a string beyond 64 bits).
+fn json_scalar(v: hlo_eval::io::Scalar) -> serde_json::Value {
+    match v {
+        hlo_eval::io::Scalar::Float(f) => json_f64(f),
+        hlo_eval::io::Scalar::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+            (Ok(i), _) => i.into(),
+            (_, Ok(u)) => u.into(),
+            _ => i.to_string().into(),
+        },
+    }
 }
 
 /// Where `--write-outputs FILE` puts replica `replica`'s outputs when there are several:
@@ -665,17 +749,20 @@ pub fn load_run_compare(
         None => outputs_to_read(&exe, &cases),
     };
     let (got, stats) = execute_reading(&exe, &devices, &inputs, &read)?;
-    if let Some(repeats) = extras.timing {
+    let timing = match extras.timing {
         // The run above was the warm-up (first execution: command buffers recorded, caches
         // filled); the median of the next `repeats` is what a serving host sees.
-        let mut times = Vec::with_capacity(repeats as usize);
-        for _ in 0..repeats {
-            let t = std::time::Instant::now();
-            execute_reading(&exe, &devices, &inputs, &read)?;
-            times.push(t.elapsed());
+        Some(repeats) => {
+            let mut times = Vec::with_capacity(repeats as usize);
+            for _ in 0..repeats {
+                let t = std::time::Instant::now();
+                execute_reading(&exe, &devices, &inputs, &read)?;
+                times.push(t.elapsed());
+            }
+            Some(Timing::of(load_time, &mut times))
         }
-        writeln!(out, "{}", timing_line(load_time, &mut times))?;
-    }
+        None => None,
+    };
     if let Some(path) = write_outputs {
         for (r, (g, i)) in got.iter().zip(&inputs).enumerate() {
             let path = if n == 1 {
@@ -689,19 +776,7 @@ pub fn load_run_compare(
             self::write_outputs(&path, i, &g)?;
         }
     }
-    if extras.profile {
-        for k in &stats.kernel_timings {
-            writeln!(out, "{}", profile_line(k))?;
-        }
-        if let Some(k) = stats.kernel_timings.iter().max_by_key(|k| k.bytes) {
-            writeln!(out, "largest {}", profile_line(k))?;
-        }
-    }
-    let mut matched = 0;
-    let mut total = 0;
-    if rule != ToleranceRule::PerDtype {
-        writeln!(out, "{}", rule.describe())?;
-    }
+    let mut all = Vec::new();
     for (r, (g, c)) in got.iter().zip(&cases).enumerate() {
         let prefix = if n > 1 {
             device_label(&exe, r).0
@@ -713,16 +788,123 @@ pub fn load_run_compare(
             .zip(&exe.outputs)
             .map(|(a, leaf)| a.as_ref().ok_or_else(|| leaf_shape_string(leaf)))
             .collect();
-        matched += report_read(&prefix, &g, &c.outputs, rule, out)?;
-        total += g.len();
+        all.extend(verdicts(&prefix, &g, &c.outputs, rule)?);
     }
-    let ok = matched == total;
-    writeln!(
-        out,
-        "{}: {matched} of {total} outputs match",
-        if ok { "OK" } else { "MISMATCH" }
-    )?;
-    Ok(ok)
+    let kernels = match extras.profile {
+        true => &stats.kernel_timings[..],
+        false => &[],
+    };
+    let outcome = Outcome {
+        rule,
+        timing,
+        kernels,
+        verdicts: &all,
+    };
+    match extras.format {
+        RunFormat::Text => outcome.write_text(out)?,
+        RunFormat::Json => writeln!(out, "{:#}", outcome.json())?,
+    }
+    Ok(outcome.matched() == all.len())
+}
+
+/// What `aot run` found, for printing.
+struct Outcome<'a> {
+    rule: ToleranceRule,
+    timing: Option<Timing>,
+    /// `--profile`: replica 0's launches.
+    kernels: &'a [runtime::KernelTiming],
+    verdicts: &'a [Verdict],
+}
+
+impl Outcome<'_> {
+    fn matched(&self) -> usize {
+        self.verdicts.iter().filter(|v| v.comparison.ok).count()
+    }
+
+    /// The timing line, the profile lines, the tolerance (unless the default), the verdicts and
+    /// the summary line.
+    fn write_text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        if let Some(t) = &self.timing {
+            writeln!(out, "{}", t.line())?;
+        }
+        for k in self.kernels {
+            writeln!(out, "{}", profile_line(k))?;
+        }
+        if let Some(k) = self.kernels.iter().max_by_key(|k| k.bytes) {
+            writeln!(out, "largest {}", profile_line(k))?;
+        }
+        if self.rule != ToleranceRule::PerDtype {
+            writeln!(out, "{}", self.rule.describe())?;
+        }
+        for v in self.verdicts {
+            writeln!(out, "{}", v.line())?;
+        }
+        let (matched, total) = (self.matched(), self.verdicts.len());
+        let verdict = if matched == total { "OK" } else { "MISMATCH" };
+        writeln!(out, "{verdict}: {matched} of {total} outputs match")?;
+        Ok(())
+    }
+
+    /// `{"ok", "matched", "total", "tolerance", "outputs": [...], "timing": {...} | null,
+    /// "kernels": [...]}`; the figures as the text lines give them, unrounded.
+    fn json(&self) -> serde_json::Value {
+        let (matched, total) = (self.matched(), self.verdicts.len());
+        serde_json::json!({
+            "ok": matched == total,
+            "matched": matched,
+            "total": total,
+            "tolerance": self.rule.describe().trim_start_matches("tolerance: "),
+            "outputs": self.verdicts.iter().map(Verdict::json).collect::<Vec<_>>(),
+            "timing": self.timing.as_ref().map(|t| serde_json::json!({
+                "load_ms": json_f64(t.load_ms),
+                "execute_ms": json_f64(t.execute_ms),
+                "repeats": t.repeats,
+            })),
+            "kernels": self.kernels.iter().map(|k| serde_json::json!({
+                "kernel": k.kernel,
+                "grid": k.grid,
+                "block": k.block,
+                "lane_instructions": k.lane_instructions,
+                "time_us": json_f64(k.nanos as f64 / 1e3),
+                "bytes": k.bytes,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// `--timing`'s figures: the load, and the median execution (the mean of the middle two for an
+/// even count), in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Timing {
+    load_ms: f64,
+    execute_ms: f64,
+    repeats: usize,
+}
+
+impl Timing {
+    fn of(load: std::time::Duration, times: &mut [std::time::Duration]) -> Timing {
+        times.sort();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let n = times.len();
+        let median = match n {
+            0 => 0.0,
+            _ if n % 2 == 1 => ms(times[n / 2]),
+            _ => (ms(times[n / 2 - 1]) + ms(times[n / 2])) / 2.0,
+        };
+        Timing {
+            load_ms: ms(load),
+            execute_ms: median,
+            repeats: n,
+        }
+    }
+
+    /// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`.
+    fn line(&self) -> String {
+        format!(
+            "timing: load_ms={:.3} execute_ms={:.3} repeats={}",
+            self.load_ms, self.execute_ms, self.repeats
+        )
+    }
 }
 
 /// What `aot run` prints besides the verdicts.
@@ -733,23 +915,8 @@ pub struct RunReport {
     /// `--timing`: the load time and the median of this many timed executions after the
     /// compared one (`--repeat`, at least 1).
     pub timing: Option<u32>,
-}
-
-/// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`: the load, and the median execution
-/// (the mean of the middle two for an even count).
-fn timing_line(load: std::time::Duration, times: &mut [std::time::Duration]) -> String {
-    times.sort();
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    let n = times.len();
-    let median = match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => ms(times[n / 2]),
-        _ => (ms(times[n / 2 - 1]) + ms(times[n / 2])) / 2.0,
-    };
-    format!(
-        "timing: load_ms={:.3} execute_ms={median:.3} repeats={n}",
-        ms(load)
-    )
+    /// `--format`.
+    pub format: RunFormat,
 }
 
 /// One `--profile` line: the launch, its shape, the emulator's lane-instruction count (`n/a`
@@ -833,6 +1000,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         RunReport {
             profile: args.profile,
             timing: (args.timing || args.repeat.is_some()).then(|| args.repeat.unwrap_or(5)),
+            format: args.format,
         },
         args.write_outputs.as_deref(),
         kernel_ptx.as_ref(),
