@@ -52,8 +52,12 @@ window_days="${FORWARD_COMPAT_WINDOW_DAYS:-14}"
 head_sha=$(git rev-parse HEAD)
 head_time=$(git log -1 --format=%ct HEAD)
 
-# Whether REV has the runtime CLI this check drives (`aot run`, harness/src/run_cmd.rs).
-has_runtime_cli() { git cat-file -e "$1:harness/src/run_cmd.rs" 2>/dev/null; }
+# Whether REV has the runtime CLI this check drives (`aot run`: harness/src/cmd/run.rs, before
+# 2026-12-04 harness/src/run_cmd.rs).
+has_runtime_cli() {
+  git cat-file -e "$1:harness/src/cmd/run.rs" 2>/dev/null ||
+    git cat-file -e "$1:harness/src/run_cmd.rs" 2>/dev/null
+}
 
 # Older runtimes known to be broken on their own artifacts (ci/forward_compat_broken.txt: the
 # commit that fixed each bug): a revision without the fix is never picked by default, since its
@@ -76,7 +80,7 @@ is_broken() {
 candidates=()
 if [ -n "$rev" ]; then
   sha=$(git rev-parse --verify -q "$rev^{commit}") || die "no such revision: $rev"
-  has_runtime_cli "$sha" || die "revision $rev ($sha) has no runtime CLI (harness/src/run_cmd.rs, \`aot run\`); it cannot run this check"
+  has_runtime_cli "$sha" || die "revision $rev ($sha) has no runtime CLI (harness/src/cmd/run.rs, \`aot run\`); it cannot run this check"
   candidates=("$sha")
   why="given"
 else

@@ -88,7 +88,7 @@ fn run(
         return Ok(None);
     }
     let devices: Vec<Arc<dyn Device>> = vec![dev.clone()];
-    harness::run_cmd::execute_arrays(&loaded, &devices, std::slice::from_ref(&inputs.to_vec()))?;
+    harness::cmd::run::execute_arrays(&loaded, &devices, std::slice::from_ref(&inputs.to_vec()))?;
     let min: u64 = loaded.parameters.iter().map(|(_, l)| l.size).sum::<u64>()
         + loaded.outputs.iter().map(|l| l.size).sum::<u64>();
     let totals = dev.take_totals();

@@ -7,9 +7,9 @@
 //!
 //! The date recorded is the argument, else today (UTC). Existing versions are never touched; a
 //! run that would write the same files as the newest version fails instead.
+use harness::cmd::goldens::GOLDEN_TARGETS;
 use harness::golden::handwritten::write_version;
 use harness::golden::GoldenStore;
-use harness::goldens_cmd::GOLDEN_TARGETS;
 
 fn main() -> anyhow::Result<()> {
     let created = match std::env::args().nth(1) {

@@ -10,7 +10,7 @@ use anyhow::Context;
 use hlo_eval::io::{compare, IoCase};
 use runtime::RuntimeFlags;
 
-use crate::run_cmd::{execute_arrays, make_devices, read_kernel_ptx, ToleranceRule};
+use crate::cmd::run::{execute_arrays, make_devices, read_kernel_ptx, ToleranceRule};
 
 /// One executable run to its verdict.
 #[derive(Debug, Clone)]

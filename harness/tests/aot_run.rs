@@ -25,12 +25,12 @@ fn corpus_case(name: &str) -> (PathBuf, PathBuf) {
 }
 
 fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, String) {
-    let args = harness::run_cmd::RunArgs {
+    let args = harness::cmd::run::RunArgs {
         profile: true,
-        ..harness::run_cmd::RunArgs::new(artifact.to_owned(), spec(target), vec![io.to_owned()])
+        ..harness::cmd::run::RunArgs::new(artifact.to_owned(), spec(target), vec![io.to_owned()])
     };
     let mut out = Vec::new();
-    let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));
+    let r = harness::cmd::run::run(&args, &mut out).map_err(|e| format!("{e:#}"));
     (r, String::from_utf8_lossy(&out).into_owned())
 }
 
@@ -91,7 +91,7 @@ fn cli_trials() -> Vec<Trial> {
     vec![
         Trial::test("cli::run_timing", || {
             let (hlo, io) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("add.timing.pb");
             std::fs::write(&artifact, &bytes)?;
             let spec = spec("h100_sxm");
@@ -128,7 +128,7 @@ fn cli_trials() -> Vec<Trial> {
         }),
         Trial::test("cli::run_write_outputs", || {
             let (hlo, _) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("add.write.pb");
             std::fs::write(&artifact, &bytes)?;
             let (wrong, right) = wrong_add_io("add.zeros.run.io.json")?;
@@ -235,7 +235,7 @@ fn cli_trials() -> Vec<Trial> {
         }),
         Trial::test("cli::run_exit_codes", || {
             let (hlo, io) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("add.h100.pb");
             std::fs::write(&artifact, &bytes)?;
             let (r, text) = run_cli(&artifact, "h100_sxm", &io);
@@ -262,8 +262,8 @@ fn cli_trials() -> Vec<Trial> {
             let bad = tmp("cc_major_minus_one.txtpb");
             std::fs::write(&bad, h100.replacen("    major: 9\n", "    major: -1\n", 1))?;
             let args =
-                harness::run_cmd::RunArgs::new(artifact.clone(), bad.clone(), vec![io.clone()]);
-            let e = harness::run_cmd::run(&args, &mut Vec::new()).map_err(|e| format!("{e:#}"));
+                harness::cmd::run::RunArgs::new(artifact.clone(), bad.clone(), vec![io.clone()]);
+            let e = harness::cmd::run::run(&args, &mut Vec::new()).map_err(|e| format!("{e:#}"));
             let want = format!("{}: INVALID_ARGUMENT: target config: gpu_device_info.cuda_compute_capability.major is -1, out of range [1, 99]", bad.display());
             if e != Err(want.clone()) {
                 return Err(format!("{e:?}\nwanted {want:?}").into());
@@ -278,7 +278,7 @@ fn cli_trials() -> Vec<Trial> {
         Trial::test("cli::run_profile_counts_lane_instructions", || {
             // softmax: one row-reduction launch. Times vary; everything else is deterministic.
             let (hlo, io) = corpus_case("softmax");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let artifact = tmp("softmax.profile.h100.pb");
             std::fs::write(&artifact, &bytes)?;
             let (r, text) = run_cli(&artifact, "h100_sxm", &io);
@@ -307,9 +307,9 @@ fn cli_trials() -> Vec<Trial> {
         }),
         Trial::test("cli::inspect_summary", || {
             let (hlo, _) = corpus_case("add");
-            let bytes = harness::check_cmd::compile_file(&hlo, &spec("h100_sxm"))?;
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
             let mut out = Vec::new();
-            harness::inspect_cmd::inspect(&bytes, false, &mut out)?;
+            harness::cmd::inspect::inspect(&bytes, false, &mut out)?;
             let text = String::from_utf8_lossy(&out);
             for needle in [
                 "thunks: [{",

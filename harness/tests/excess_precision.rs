@@ -61,14 +61,14 @@ fn compiled_matches(allow: bool, target: &str, io: &Path) -> bool {
     options.allow_excess_precision = allow;
     let bytes = compiler::compile_to_bytes(&module(), &t, &options).unwrap();
     let mut out = Vec::new();
-    harness::run_cmd::load_run_compare(
+    harness::cmd::run::load_run_compare(
         &bytes,
         "emulated",
         &spec,
         &[io.to_owned()],
-        harness::run_cmd::DeviceCounts::default(),
+        harness::cmd::run::DeviceCounts::default(),
         &runtime::RuntimeFlags::default(),
-        harness::run_cmd::RunReport::default(),
+        harness::cmd::run::RunReport::default(),
         None,
         None,
         &mut out,

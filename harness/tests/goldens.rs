@@ -30,12 +30,12 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
+use harness::cmd::goldens::GOLDEN_TARGETS;
 use harness::golden::replay::{self, GoldenCase, OldSchema};
 use harness::golden::{
     all_versions_requested, select_handwritten_versions, select_versions, GoldenStore,
     ALL_VERSIONS_ENV,
 };
-use harness::goldens_cmd::GOLDEN_TARGETS;
 use libtest_mimic::{Arguments, Failed, Trial};
 use proto::prost::Message;
 use proto::prost_reflect::prost_types::{
@@ -418,7 +418,7 @@ fn forward_negative_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
                     .file_descriptor_protos()
                     .cloned()
                     .collect();
-                let mut extras = harness::schema_cmd::project_extras();
+                let mut extras = harness::cmd::schema::project_extras();
                 let mut abi = today.executable_abi_version.clone().unwrap_or_default();
                 let crafted = match &craft {
                     Craft::Schema(f) => f(&mut files),
@@ -495,7 +495,7 @@ fn forward_positive_trials(store: &Arc<GoldenStore>) -> Vec<Trial> {
             let old = OldSchema {
                 name: "crafted-without-trip_count".to_owned(),
                 pool,
-                extras: harness::schema_cmd::project_extras(),
+                extras: harness::cmd::schema::project_extras(),
             };
             let abi = today.executable_abi_version.clone().unwrap_or_default();
             replay::forward_compat(&today, &old, Some(&abi)).map_err(fail)

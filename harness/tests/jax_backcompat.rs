@@ -467,17 +467,17 @@ fn run_case(case: &Value, target: &str) -> Result<(), String> {
     let io = IoFile::read(&dir().join(format!("{name}.io.json")))
         .map_err(|e| first_line("io", &e.to_string()))?;
     let spec = spec(target);
-    let bytes = harness::check_cmd::compile_file(&mlir, &spec)
+    let bytes = harness::cmd::check::compile_file(&mlir, &spec)
         .map_err(|e| first_line("compile", &format!("{e:#}")))?;
     let flags = runtime::RuntimeFlags::default();
-    let devices = harness::run_cmd::make_devices("emulated", &spec, 1, &flags)
+    let devices = harness::cmd::run::make_devices("emulated", &spec, 1, &flags)
         .map_err(|e| format!("device: {e:#}"))?;
     let exe = runtime::load(&bytes, devices[0].as_ref(), &flags)
         .map_err(|e| first_line("load", &format!("{e:#}")))?;
     let args: Vec<Vec<u8>> = io
         .inputs
         .iter()
-        .map(harness::run_cmd::io_array_bytes)
+        .map(harness::cmd::run::io_array_bytes)
         .collect();
     let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
     let result = exe
@@ -487,7 +487,7 @@ fn run_case(case: &Value, target: &str) -> Result<(), String> {
         .outputs
         .iter()
         .zip(&exe.outputs)
-        .map(|(bytes, leaf)| harness::run_cmd::io_array_from_bytes(leaf, bytes))
+        .map(|(bytes, leaf)| harness::cmd::run::io_array_from_bytes(leaf, bytes))
         .collect::<anyhow::Result<Vec<_>>>()
         .map_err(|e| first_line("run", &format!("{e:#}")))?;
     judge(case, &io.inputs, &got, &io.outputs).map_err(|e| first_line("check", &e))

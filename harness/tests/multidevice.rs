@@ -36,7 +36,7 @@ fn check_all(options: &compiler::CompileOptions) {
         let stem = name.split('.').next().unwrap();
         let io = module.with_file_name(format!("{stem}.io.json"));
         for target in ["h100_sxm", "a100_sxm_80"] {
-            let args = harness::check_cmd::CheckArgs {
+            let args = harness::cmd::check::CheckArgs {
                 module: module.clone(),
                 io: vec![io.clone()],
                 target_config: specs.join(format!("{target}.txtpb")),
@@ -44,7 +44,7 @@ fn check_all(options: &compiler::CompileOptions) {
                 write_outputs: None,
             };
             let mut out = Vec::new();
-            let verdict = harness::check_cmd::run_with(&args, options, &mut out);
+            let verdict = harness::cmd::check::run_with(&args, options, &mut out);
             let text = String::from_utf8_lossy(&out);
             match verdict {
                 Ok(0) => {

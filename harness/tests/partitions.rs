@@ -168,17 +168,17 @@ fn aot_run_takes_one_io_file_per_device() {
     let text = std::fs::read_to_string(&c.module).unwrap();
     std::fs::write(&artifact, compile_text(&text, &options(true, true))).unwrap();
     let run = |partitions: Option<usize>| {
-        let args = harness::run_cmd::RunArgs {
+        let args = harness::cmd::run::RunArgs {
             partitions,
             write_outputs: Some(dir.join("out.io.json")),
-            ..harness::run_cmd::RunArgs::new(
+            ..harness::cmd::run::RunArgs::new(
                 artifact.clone(),
                 repo_root().join("testdata/target_specs/h100_sxm.txtpb"),
                 c.io.clone(),
             )
         };
         let mut out = Vec::new();
-        let r = harness::run_cmd::run(&args, &mut out).map_err(|e| format!("{e:#}"));
+        let r = harness::cmd::run::run(&args, &mut out).map_err(|e| format!("{e:#}"));
         (r, String::from_utf8_lossy(&out).into_owned())
     };
     let (r, out) = run(Some(4));

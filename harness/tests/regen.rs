@@ -2,11 +2,11 @@
 //! refusing to pin an unchanged output unless forced.
 use std::path::{Path, PathBuf};
 
+use harness::cmd::goldens::target_config_path;
 use harness::golden::cases::{curated_cases, Case};
 use harness::golden::manifest::{hash_files, verify_dir};
 use harness::golden::regen::{regenerate, RegenOptions, RegenOutcome};
 use harness::golden::GoldenStore;
-use harness::goldens_cmd::target_config_path;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("regen-{name}-{}", std::process::id()));

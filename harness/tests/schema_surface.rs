@@ -4,7 +4,7 @@
 //! snapshot was taken.
 use std::path::PathBuf;
 
-use harness::schema_cmd::{current_surface, project_extras};
+use harness::cmd::schema::{current_surface, project_extras};
 use schema_history::{
     diff, load_history, snapshot_base, unified_diff, Date, DiffOptions, Format, Repo, Revision,
     DEFAULT_HISTORY_DIR,

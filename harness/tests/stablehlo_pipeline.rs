@@ -28,7 +28,7 @@ fn tmp(name: &str) -> PathBuf {
 /// converted (what check-hlo ran is what a serving host's runtime parses).
 fn embeds_conversion(name: &str) -> Result<(), Failed> {
     let mlir = corpus().join(format!("{name}.mlir"));
-    let bytes = harness::check_cmd::compile_file(&mlir, &spec("h100_sxm"))?;
+    let bytes = harness::cmd::check::compile_file(&mlir, &spec("h100_sxm"))?;
     let exe: proto::xla::gpu::GpuExecutableProto = proto::decode_limited(&bytes, usize::MAX)?;
     let embedded = exe
         .hlo_module_with_config
@@ -52,7 +52,7 @@ fn format_trials() -> Vec<Trial> {
         Trial::test("format::hlo_text_named_mlir", || {
             let p = tmp("add_hlo_as.mlir");
             std::fs::copy(corpus().join("add.hlo"), &p)?;
-            let e = harness::check_cmd::compile_file(&p, &spec("h100_sxm"))
+            let e = harness::cmd::check::compile_file(&p, &spec("h100_sxm"))
                 .err()
                 .ok_or("accepted")?;
             let want = format!(
@@ -68,7 +68,7 @@ fn format_trials() -> Vec<Trial> {
             let p = tmp("add_mlir_as.hlo");
             std::fs::copy(corpus().join("add.mlir"), &p)?;
             let mut out = Vec::new();
-            let e = harness::eval_cmd::run(&p, &corpus().join("add.io.json"), &mut out)
+            let e = harness::cmd::eval::run(&p, &corpus().join("add.io.json"), &mut out)
                 .err()
                 .ok_or("accepted")?;
             let want = format!(
@@ -85,7 +85,7 @@ fn format_trials() -> Vec<Trial> {
             let text = std::fs::read_to_string(corpus().join("add.mlir"))?
                 .replace("stablehlo.add %arg0, %arg1", "stablehlo.add %arg0, %nope");
             std::fs::write(&p, text)?;
-            let e = harness::check_cmd::compile_file(&p, &spec("h100_sxm"))
+            let e = harness::cmd::check::compile_file(&p, &spec("h100_sxm"))
                 .err()
                 .ok_or("accepted")?;
             let want = format!(

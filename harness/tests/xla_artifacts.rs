@@ -73,13 +73,13 @@ fn the_old_custom_kernel_layout_is_a_mis_typed_field() {
 /// `aot run`'s verdict on one committed artifact (both forms must give the same one).
 fn verdict(target: &str, module: &str, ext: &str) -> String {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let args = harness::run_cmd::RunArgs::new(
+    let args = harness::cmd::run::RunArgs::new(
         testdata().join(target).join(format!("{module}.{ext}")),
         root.join(format!("testdata/target_specs/{target}.txtpb")),
         vec![root.join(format!("testdata/corpus/hlo/{module}.io.json"))],
     );
     let mut out = Vec::new();
-    match harness::run_cmd::run(&args, &mut out) {
+    match harness::cmd::run::run(&args, &mut out) {
         Ok(code) => format!("exit {code}: {}", String::from_utf8_lossy(&out)),
         // The chain without the file name (the first context).
         Err(e) => format!("{:#}", e.root_cause()),
@@ -160,7 +160,7 @@ fn load_verdicts_on_the_emulated_device() {
 
 fn inspect(target: &str, module: &str, ext: &str) -> String {
     let mut out = Vec::new();
-    harness::inspect_cmd::inspect(&read(target, module, ext), true, &mut out).unwrap();
+    harness::cmd::inspect::inspect(&read(target, module, ext), true, &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -302,7 +302,7 @@ fn census_reads_every_form() {
         testdata().join("h100_sxm/fori_loop.pjrt"),
         testdata().join("a100_sxm_80/cond.gpuexe"),
     ];
-    harness::inspect_cmd::census(&paths, true, &mut out).unwrap();
+    harness::cmd::inspect::census(&paths, true, &mut out).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let census: Vec<&str> = v["census"]
         .as_array()

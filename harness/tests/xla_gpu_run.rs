@@ -4,7 +4,7 @@
 //! XLA:GPU tolerance; and each way supplied PTX can fail to fit, by its exact message.
 use std::path::{Path, PathBuf};
 
-use harness::run_cmd::{RunArgs, ToleranceRule};
+use harness::cmd::run::{RunArgs, ToleranceRule};
 use harness::xla_run;
 
 const TARGETS: [&str; 2] = ["h100_sxm", "a100_sxm_80"];
@@ -49,7 +49,7 @@ fn aot_run(artifact: &Path, target: &str, module: &str, ptx: Vec<PathBuf>) -> (u
         ..RunArgs::new(artifact.to_owned(), spec(target), vec![io(module)])
     };
     let mut out = Vec::new();
-    match harness::run_cmd::run(&args, &mut out) {
+    match harness::cmd::run::run(&args, &mut out) {
         Ok(code) => (code, String::from_utf8_lossy(&out).into_owned()),
         Err(e) => (2, format!("{:#}", e.root_cause())),
     }

@@ -192,7 +192,7 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             let dev = Arc::new(env.device());
             let devices: Vec<Arc<dyn Device>> = vec![dev.clone()];
             let exe = runtime::load(&bytes, dev.as_ref(), &flags).ok()?;
-            crate::run_cmd::execute_arrays(&exe, &devices, std::slice::from_ref(&io.inputs))
+            crate::cmd::run::execute_arrays(&exe, &devices, std::slice::from_ref(&io.inputs))
                 .ok()?;
             let min: u64 = exe.parameters.iter().map(|(_, l)| l.size).sum::<u64>()
                 + exe.outputs.iter().map(|l| l.size).sum::<u64>();

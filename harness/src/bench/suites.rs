@@ -21,7 +21,7 @@ pub(super) fn goldens(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     ] {
         let t = Instant::now();
         let (mut cases, mut failed) = (0, 0);
-        for target in crate::goldens_cmd::GOLDEN_TARGETS {
+        for target in crate::cmd::goldens::GOLDEN_TARGETS {
             let versions = store.versions(target)?;
             for v in select_versions(&versions, all) {
                 let names = replay::manifest(&store, target, v)
@@ -50,7 +50,7 @@ pub(super) fn goldens(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     }
     let t = Instant::now();
     let (mut cases, mut failed) = (0, 0);
-    for target in crate::goldens_cmd::GOLDEN_TARGETS {
+    for target in crate::cmd::goldens::GOLDEN_TARGETS {
         let versions = store.versions(target)?;
         let Some(&newest) = versions.last() else {
             continue;

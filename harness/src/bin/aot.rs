@@ -43,36 +43,36 @@ enum Command {
     },
     /// Snapshot or diff the compatibility surface (the schema bot).
     /// Exit status: 0 clean, 1 error findings, 2 usage or internal error.
-    Schema(harness::schema_cmd::SchemaArgs),
+    Schema(harness::cmd::schema::SchemaArgs),
     /// Load a serialized executable in the runtime, execute it and compare with an io file.
     /// Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
-    Run(harness::run_cmd::RunArgs),
+    Run(harness::cmd::run::RunArgs),
     /// Compile a module (HLO text, StableHLO or HloModuleProto), load the bytes in a fresh runtime, execute and compare.
     /// Exit status: 0 all outputs match, 1 a mismatch, 2 an error.
-    CheckHlo(harness::check_cmd::CheckArgs),
+    CheckHlo(harness::cmd::check::CheckArgs),
     /// Print an executable in protobuf text format (PTX as text) with a summary.
-    Inspect(harness::inspect_cmd::InspectArgs),
+    Inspect(harness::cmd::inspect::InspectArgs),
     /// The census of executables (this project's, bare XLA:GPU, or PjRt bytes): every construct
     /// they use, and `unknown:` the fields this schema lacks. Exit 0, or 2 on an error.
-    Census(harness::inspect_cmd::CensusArgs),
+    Census(harness::cmd::inspect::CensusArgs),
     /// The whole pipeline on the bundled cases (compile, load as a serving host would, execute on
     /// the emulated h100_sxm, check against the reference evaluator, replay the goldens).
     /// Exit status: 0 everything matched, 1 a mismatch, 2 an error.
-    Demo(harness::demo_cmd::DemoArgs),
+    Demo(harness::cmd::demo::DemoArgs),
     /// Release engineering on the golden store: list, verify, regen.
-    Goldens(harness::goldens_cmd::GoldensArgs),
+    Goldens(harness::cmd::goldens::GoldensArgs),
     /// Forward compatibility on the real older runtime: today's artifacts for every golden case
     /// and target on an older `aot run` binary (ci/forward_compat.sh builds it), bit for bit.
     /// Exit status: 0 every row passes, 1 any fails, 2 an error.
-    Forward(harness::forward_cmd::ForwardArgs),
+    Forward(harness::cmd::forward::ForwardArgs),
     /// The gate self-test: commit each edit of the catalogue (harness/gate_selftest/) to a
     /// scratch worktree, run the gates, and check that breaks are caught and safe edits pass.
     /// Exit status: 0 every edit judged right, 1 a miss, false alarm or broken entry, 2 an error.
-    Selftest(harness::selftest_cmd::SelftestArgs),
+    Selftest(harness::cmd::selftest::SelftestArgs),
     /// Mutation testing of the entry points that read untrusted input (artifact loader, HLO,
     /// StableHLO, PTX, target configs), with outcomes counted by error code.
     /// Exit status: 0 no finding, 1 a panic, hang or allocation over the limit, 2 an error.
-    Fuzz(harness::fuzz_cmd::FuzzArgs),
+    Fuzz(harness::cmd::fuzz::FuzzArgs),
     /// The performance figures (docs/performance.md): corpus compile/load/size/launches/traffic,
     /// emulator throughput and core scaling, the scale table next to XLA:CPU, compile and load
     /// growth, golden suite and schema bot times, and a summary line per metric with its target.
@@ -118,7 +118,7 @@ fn main() -> ExitCode {
             module,
             io,
             write_outputs,
-        } => verdict(harness::eval_cmd::run_writing(
+        } => verdict(harness::cmd::eval::run_writing(
             &module,
             &io,
             write_outputs.as_deref(),
@@ -134,22 +134,22 @@ fn main() -> ExitCode {
             &limits,
             &mut stdout,
         )),
-        Command::Run(args) => code(harness::run_cmd::run(&args, &mut stdout)),
-        Command::CheckHlo(args) => code(harness::check_cmd::run(&args, &mut stdout)),
-        Command::Inspect(args) => code(harness::inspect_cmd::run(&args, &mut stdout)),
+        Command::Run(args) => code(harness::cmd::run::run(&args, &mut stdout)),
+        Command::CheckHlo(args) => code(harness::cmd::check::run(&args, &mut stdout)),
+        Command::Inspect(args) => code(harness::cmd::inspect::run(&args, &mut stdout)),
         Command::Census(args) if args.support => {
-            code(harness::inspect_cmd::support(&args.artifacts, &mut stdout).map(|()| 0))
+            code(harness::cmd::inspect::support(&args.artifacts, &mut stdout).map(|()| 0))
         }
         Command::Census(args) => {
-            code(harness::inspect_cmd::census(&args.artifacts, args.json, &mut stdout).map(|()| 0))
+            code(harness::cmd::inspect::census(&args.artifacts, args.json, &mut stdout).map(|()| 0))
         }
-        Command::Demo(args) => code(harness::demo_cmd::run(&args, &mut stdout)),
-        Command::Goldens(args) => code(harness::goldens_cmd::run(&args, &mut stdout)),
-        Command::Forward(args) => code(harness::forward_cmd::run(&args, &mut stdout)),
-        Command::Selftest(args) => code(harness::selftest_cmd::run(&args, &mut stdout)),
-        Command::Fuzz(args) => code(harness::fuzz_cmd::run(&args, &mut stdout)),
+        Command::Demo(args) => code(harness::cmd::demo::run(&args, &mut stdout)),
+        Command::Goldens(args) => code(harness::cmd::goldens::run(&args, &mut stdout)),
+        Command::Forward(args) => code(harness::cmd::forward::run(&args, &mut stdout)),
+        Command::Selftest(args) => code(harness::cmd::selftest::run(&args, &mut stdout)),
+        Command::Fuzz(args) => code(harness::cmd::fuzz::run(&args, &mut stdout)),
         Command::Bench(args) => code(harness::bench::run(&args, &mut stdout)),
-        Command::Schema(args) => match harness::schema_cmd::run(&args, &mut stdout) {
+        Command::Schema(args) => match harness::cmd::schema::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {
                 eprintln!("error: {e:#}");

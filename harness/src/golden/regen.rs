@@ -106,7 +106,7 @@ pub fn build_case(
         .collect::<anyhow::Result<Vec<_>>>()?;
     let exercised = exercise_artifact(&bytes, description, &expected)
         .with_context(|| format!("case `{}`", case.name))?;
-    if let Some(report) = crate::run_cmd::first_mismatch(&exercised.io, &expected)? {
+    if let Some(report) = crate::cmd::run::first_mismatch(&exercised.io, &expected)? {
         bail!(
             "case `{}`: today's compiler and runtime do not reproduce the expected outputs; \
              refusing to record them:\n{report}",
@@ -201,7 +201,7 @@ fn execute_cases(
     cases: &[IoCase],
 ) -> anyhow::Result<(Vec<IoCase>, runtime::ExecutionStats)> {
     let inputs: Vec<Vec<hlo::literal::Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
-    let (outputs, stats) = crate::run_cmd::execute_arrays(exe, devices, &inputs)?;
+    let (outputs, stats) = crate::cmd::run::execute_arrays(exe, devices, &inputs)?;
     let io = cases
         .iter()
         .zip(outputs)

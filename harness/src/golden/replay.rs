@@ -249,11 +249,11 @@ fn replay(golden: &GoldenCase, bytes: &[u8]) -> Result<runtime::Behaviours, Stri
             .map(|p| p.outputs.clone())
             .unwrap_or_default();
         let mut report = Vec::new();
-        let matched = crate::run_cmd::report(
+        let matched = crate::cmd::run::report(
             "",
             &produced_outputs,
             &reference,
-            crate::run_cmd::ToleranceRule::PerDtype,
+            crate::cmd::run::ToleranceRule::PerDtype,
             &mut report,
         )
         .map_err(|e| format!("{label}: {e}"))?;

@@ -28,7 +28,7 @@ fn run_check(
     target: &str,
     write_outputs: Option<PathBuf>,
 ) -> Result<(), Failed> {
-    let args = harness::check_cmd::CheckArgs {
+    let args = harness::cmd::check::CheckArgs {
         module: module.to_owned(),
         io: vec![io.to_owned()],
         target_config: spec(target),
@@ -36,7 +36,7 @@ fn run_check(
         write_outputs,
     };
     let mut out = Vec::new();
-    let r = harness::check_cmd::run(&args, &mut out);
+    let r = harness::cmd::check::run(&args, &mut out);
     let text = String::from_utf8_lossy(&out);
     match r {
         Ok(0) => Ok(()),

@@ -61,7 +61,7 @@ fn evaluate_and_compare(
         .map(Literal::into_leaves)
         .with_context(|| format!("cannot evaluate {}", module.display()))?;
     if let Some(path) = write_outputs {
-        crate::run_cmd::write_outputs(path, &case.inputs, &got)?;
+        crate::cmd::run::write_outputs(path, &case.inputs, &got)?;
     }
     if got.len() != case.outputs.len() {
         anyhow::bail!(
@@ -71,11 +71,11 @@ fn evaluate_and_compare(
             case.outputs.len()
         );
     }
-    let matched = crate::run_cmd::report(
+    let matched = crate::cmd::run::report(
         "",
         &got,
         &case.outputs,
-        crate::run_cmd::ToleranceRule::PerDtype,
+        crate::cmd::run::ToleranceRule::PerDtype,
         out,
     )?;
     let all_ok = matched == got.len();

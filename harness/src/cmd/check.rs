@@ -87,14 +87,14 @@ pub fn run_with(
         }
         _ => args.io.clone(),
     };
-    let ok = crate::run_cmd::load_run_compare(
+    let ok = crate::cmd::run::load_run_compare(
         &bytes,
         "emulated",
         &args.target_config,
         &io,
-        crate::run_cmd::DeviceCounts::default(),
+        crate::cmd::run::DeviceCounts::default(),
         &flags,
-        crate::run_cmd::RunReport::default(),
+        crate::cmd::run::RunReport::default(),
         args.write_outputs.as_deref(),
         None,
         out,

@@ -13,11 +13,11 @@ use anyhow::Context;
 use hlo_eval::io::IoCase;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
 
+use crate::cmd::goldens::{target_config_path, GOLDEN_TARGETS};
 use crate::golden::cases::{curated_cases, Case};
 use crate::golden::regen::run_artifact;
 use crate::golden::replay::{self, GoldenCase};
 use crate::golden::{select_versions, GoldenStore};
-use crate::goldens_cmd::{target_config_path, GOLDEN_TARGETS};
 
 /// Arguments of `aot demo` (all optional).
 #[derive(Debug, clap::Args)]
@@ -107,11 +107,11 @@ fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
     let mut matched = 0;
     let mut total = 0;
     for (got, want) in produced.iter().zip(&oracle) {
-        matched += crate::run_cmd::report(
+        matched += crate::cmd::run::report(
             "",
             &got.outputs,
             want,
-            crate::run_cmd::ToleranceRule::PerDtype,
+            crate::cmd::run::ToleranceRule::PerDtype,
             &mut sink,
         )?;
         total += want.len();

@@ -444,7 +444,7 @@ fn check_case_inner(
             ))))
         }
     };
-    if let Some(text) = crate::run_cmd::first_mismatch(&today, &expected)? {
+    if let Some(text) = crate::cmd::run::first_mismatch(&today, &expected)? {
         let first = text
             .lines()
             .find(|l| l.contains("MISMATCH"))
