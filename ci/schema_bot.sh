@@ -70,8 +70,8 @@ fi
 # (schema, compiler, runtime, goldens): the schema diff cannot see a field an older runtime
 # would misinterpret. SCHEMA_BOT_FORWARD=0 skips it (reported); its failure fails the bot.
 if [ "$status" -ne 2 ] && [ "${SCHEMA_BOT_FORWARD:-1}" != 0 ]; then
-  if ! git diff --quiet "$base" -- proto compiler runtime hlo ptx goldens 2>/dev/null ||
-     [ -n "$(git status --porcelain -- proto compiler runtime hlo ptx goldens)" ]; then
+  if ! git diff --quiet "$base" -- proto compiler runtime hlo hlo_verify hlo_text hlo_front hlo_eval ptx goldens 2>/dev/null ||
+     [ -n "$(git status --porcelain -- proto compiler runtime hlo hlo_verify hlo_text hlo_front hlo_eval ptx goldens)" ]; then
     echo "== schema bot: the change touches the surface; forward check on the older runtime"
     ci/forward_compat.sh || { fc=$?; [ "$fc" -gt "$status" ] && status=$fc; }
   else
