@@ -4,10 +4,10 @@
 //! with `CompileOptions::emit_convolution_thunk` (convolution thunks, classified as XLA's conv
 //! rewriter does, run by the runtime's implicit GEMM). Both must match XLA:CPU's outputs at the
 //! project's per-type tolerance, and the thunks must be the kinds XLA:GPU would call cuDNN with.
+use harness::cmd::run::ToleranceRule;
 use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use harness::cmd::run::ToleranceRule;
 use hlo_eval::io::{compare, IoCase};
 use proto::prost::Message;
 use proto::stream_executor::dnn::ConvolutionKind;

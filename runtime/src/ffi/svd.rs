@@ -127,7 +127,11 @@ fn gesvdj_t<T: Scalar>(frame: &mut CallFrame<'_>) -> Result<(), HandlerError> {
 }
 
 /// Both targets: `vt` writes `Vᴴ` (gesvd) rather than `V` (gesvdj).
-fn run<T: Scalar>(frame: &mut CallFrame<'_>, transposed: bool, vt: bool) -> Result<(), HandlerError> {
+fn run<T: Scalar>(
+    frame: &mut CallFrame<'_>,
+    transposed: bool,
+    vt: bool,
+) -> Result<(), HandlerError> {
     let compute_uv = super::schema::bool_attr(frame.attributes, "compute_uv")?;
     let full = super::schema::bool_attr(frame.attributes, "full_matrices")?;
     let (bytes, shape) = operand(frame, 0)?;
