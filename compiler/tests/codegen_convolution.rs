@@ -290,8 +290,20 @@ fn loop_trip_counts_beyond_32_bits_are_refused() {
         "f32[1,1,1]",
         "window={size=65536}, dim_labels=b0f_0io->b0f",
     );
+    // The default element cap (hlo::MAX_ELEMENTS) refuses these shapes first; lifted, the
+    // code generator's own 32-bit loop-counter check is what answers.
+    let mut options = common::options();
+    options.max_array_elements = u64::MAX;
+    let error = match compiler::compile(&parse(&text), &common::target("h100_sxm"), &options) {
+        Ok(_) => panic!("compiled:\n{text}"),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        error,
+        "code generation for fusion fusion_c: c (convolution) at 6:8: 2147483648 products per output element, beyond 32-bit loop counters"
+    );
     assert_eq!(
         compile_error(&text),
-        "code generation for fusion fusion_c: c (convolution) at 6:8: 2147483648 products per output element, beyond 32-bit loop counters"
+        "4:3: main/p0: shape f32[1,65536,32768] has 2147483648 elements, more than the limit of 268435456 elements (CompileOptions::max_array_elements, xla_compile --max_array_elements)"
     );
 }

@@ -281,7 +281,7 @@ fn cholesky_errors_are_exact() {
         )));
         assert_eq!(errs.len(), 1, "{errs:#?}");
         assert_eq!(errs[0].instruction, "c");
-        errs[0].message.clone()
+        errs[0].kind.to_string()
     };
     assert_eq!(
         error("f32[4,3]"),

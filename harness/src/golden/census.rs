@@ -72,11 +72,11 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     ("max_execution_secs", ANY_ARTIFACT),
     // Bounds every emulated allocation the artifact declares.
     ("emulator_host_memory_bytes", ANY_ARTIFACT),
+    // Bounds the `.local` pages each emulated launch writes.
+    ("emulator_local_memory_bytes", KERNEL_THUNKS),
     // The emulated device's initcheck and racecheck (off by default).
     ("emulator_initcheck", KERNEL_THUNKS),
     ("emulator_racecheck", KERNEL_THUNKS),
-    // Bounds the `.local` pages each emulated launch writes.
-    ("emulator_local_memory_bytes", KERNEL_THUNKS),
 ];
 
 /// For every pass of `runtime::flags::LOAD_PASSES`, the thunk kinds it rewrites.
