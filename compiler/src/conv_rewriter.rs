@@ -98,14 +98,14 @@ pub fn classify(comp: &Computation, conv: &Instruction) -> Option<GpuConv> {
     if let Some(m) = match_backward_filter(comp, conv, &d, &window, &dnums, fgc, bgc) {
         return Some(m);
     }
-    let zero = |v: &[i64]| v.iter().any(|&x| x == 0);
+    let zero = |v: &[i64]| v.contains(&0);
     let reversed = window.iter().filter(|w| w.reversal).count();
     let reversal_ok = if window.len() == 2 {
         reversed == 0 || reversed == 2
     } else {
         reversed == 0
     };
-    (bgc == 1 && !zero(&d.lhs) && !zero(&d.rhs) && reversal_ok).then(|| GpuConv {
+    (bgc == 1 && !zero(&d.lhs) && !zero(&d.rhs) && reversal_ok).then_some(GpuConv {
         kind: ConvolutionKind::Forward,
         window,
         dnums,

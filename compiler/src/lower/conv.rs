@@ -41,7 +41,7 @@ impl Lowerer<'_> {
         let dst = self.temp(&out_shape, &instr.name, t);
         ops.push(Op::Convolution {
             name: instr.name.clone(),
-            conv,
+            conv: Box::new(conv),
             operands: [
                 (la, comp[a].shape.without_layout()),
                 (lb, comp[b].shape.without_layout()),

@@ -178,7 +178,7 @@ pub enum Op {
         /// Profile annotation.
         name: String,
         /// The cuDNN call XLA's conv rewriter makes of it.
-        conv: crate::conv_rewriter::GpuConv,
+        conv: Box<crate::conv_rewriter::GpuConv>,
         /// The HLO convolution's operands and their shapes.
         operands: [(Loc, Shape); 2],
         /// Its result and shape.

@@ -31,7 +31,7 @@ use proto::xla::gpu::{GpuExecutableProto, ThunkProto};
 
 /// Every thunk sequence of an artifact (the entry's and every nested one).
 fn sequences(p: &mut GpuExecutableProto) -> Vec<&mut Vec<ThunkProto>> {
-    fn go<'a>(thunks: &'a mut Vec<ThunkProto>, out: &mut Vec<&'a mut Vec<ThunkProto>>) {
+    fn go<'a>(thunks: &'a mut [ThunkProto], out: &mut Vec<&'a mut Vec<ThunkProto>>) {
         // Raw pointer dance avoided: collect the nested ones first, then this one.
         let mut nested: Vec<&'a mut Vec<ThunkProto>> = Vec::new();
         for t in thunks.iter_mut() {
