@@ -17,6 +17,7 @@
 //! kernels through [`codegen`]), [`buffers`] (allocations and liveness-based reuse) and
 //! [`serialize`] (the executable proto). docs/compiler.md describes each step.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 pub mod codegen;
 
 pub mod buffers;

@@ -6,9 +6,10 @@
 //! This is the part of HLO the runtime needs (it checks an artifact's embedded module and reads
 //! its shapes), so it holds no front end, verifier or evaluator: those are the crates
 //! `hlo_text` (HLO text), `hlo_front` (StableHLO, jax.export, format detection), `hlo_verify`
-//! and `hlo_eval`, and `ci/runtime_deps.sh` fails if the runtime ever reaches them. It knows
+//! and `hlo_eval`, and `ci/crate_deps.sh` fails if the runtime ever reaches them. It knows
 //! nothing of GPUs, thunks, buffer assignment or artifacts: the compiler and the runtime both use
 //! it, and neither may leak its types into the other through here.
+#![forbid(unsafe_code)]
 
 pub mod complex;
 pub mod convert;

@@ -24,6 +24,7 @@
 //! routing, each family's own match and [`SUPPORTED_OPCODES`] list the opcodes separately; a
 //! test puts every opcode through the evaluator and fails when one of them is unimplemented
 //! though listed as supported, or the other way round, so the lists cannot drift apart.
+#![forbid(unsafe_code)]
 mod dispatch;
 mod error;
 

@@ -3,6 +3,7 @@
 //! imported ([`stablehlo`], [`sdy`]), serialized JAX `Exported` ([`jax_export`]), and
 //! [`input`], the one place a module file's format is detected and read (HLO text through
 //! `hlo_text`, `HloModuleProto` through `hlo::convert`), which every CLI uses.
+#![forbid(unsafe_code)]
 
 pub mod input;
 pub mod jax_export;

@@ -2,6 +2,7 @@
 //! the text leaves out through `hlo_verify`) and the printer, which round-trip
 //! (`parse_module(&print_module(&m)) == m`). Parse failures are [`ParseError`]s with a line and
 //! column; the StableHLO front end (`hlo_front`) reports its own through the same type.
+#![forbid(unsafe_code)]
 
 pub mod error;
 pub mod lexer;

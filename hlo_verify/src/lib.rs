@@ -9,6 +9,7 @@
 //! `indexing`, `contraction`, `reduction`, `control`, `misc`, and `opaque` for the opcodes whose
 //! declared shape is trusted); each failure is a [`ShapeError`] variant carrying the values it
 //! compared, whose `Display` is the message the verifier reports.
+#![forbid(unsafe_code)]
 
 mod contraction;
 mod control;

@@ -10,6 +10,7 @@
 //!
 //! This crate owns no behaviour beyond encoding: it must not know how the compiler produces these
 //! messages or how the runtime interprets them.
+#![forbid(unsafe_code)]
 
 pub mod contract;
 pub mod fields;

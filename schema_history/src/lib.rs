@@ -19,6 +19,7 @@
 //! `proto` crate only for the project's defaults (root message, compat option name).
 //!
 //! See `docs/compatibility.md` for the rules, the windows and worked examples.
+#![forbid(unsafe_code)]
 
 pub mod bounded_read;
 mod census;
