@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod complex;
+pub mod complex_math;
 pub mod convert;
 pub mod ir;
 pub mod literal;

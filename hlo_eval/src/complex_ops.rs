@@ -1,10 +1,13 @@
 //! Elementwise operations on complex arrays (`c64`, `c128`), and `real`, `imag`, `complex`.
 //!
-//! Unlike the real kernels in [`super::elementwise`], these compute in the element's own
+//! Unlike the real kernels in [`super::elementwise`], arithmetic computes in the element's own
 //! precision (`c64` in `f32`), with the formulas of [`hlo::complex`], which are the ones the
 //! compiler's kernels emit: the evaluator is the oracle the device is compared with, and a wider
-//! intermediate would turn an `f32` overflow the device sees into a finite number.
+//! intermediate would turn an `f32` overflow the device sees into a finite number. The
+//! transcendentals (and `power`) are XLA's formulas of [`hlo::complex_math`], computed in `f64`
+//! and rounded once, as the kernels compute them.
 use hlo::complex::{Complex, Real};
+use hlo::complex_math as cm;
 use hlo::literal::{Array, DType, Data};
 
 use super::elementwise::{BinaryOp, Direction, UnaryOp};
@@ -20,10 +23,16 @@ fn unary_one<T: Real>(op: UnaryOp, z: Complex<T>) -> Option<Complex<T>> {
         UnaryOp::Negate => -z,
         UnaryOp::Copy => z,
         UnaryOp::Sign => z.sign(),
-        UnaryOp::Exp => z.exp(),
-        UnaryOp::Log => z.ln(),
-        UnaryOp::Sqrt => z.sqrt(),
-        UnaryOp::Rsqrt => Complex::from_real(T::ONE) / z.sqrt(),
+        UnaryOp::Exp => z.map_c128(cm::exp),
+        UnaryOp::Expm1 => z.map_c128(cm::expm1),
+        UnaryOp::Log => z.map_c128(cm::log),
+        UnaryOp::Log1p => z.map_c128(cm::log1p),
+        UnaryOp::Sqrt => z.map_c128(cm::sqrt),
+        UnaryOp::Rsqrt => z.map_c128(cm::rsqrt),
+        UnaryOp::Sin => z.map_c128(|z| cm::sin_cos(z, false)),
+        UnaryOp::Cos => z.map_c128(|z| cm::sin_cos(z, true)),
+        UnaryOp::Tan => z.map_c128(|z| cm::tanh_tan(z, true)),
+        UnaryOp::Tanh => z.map_c128(|z| cm::tanh_tan(z, false)),
         _ => return None,
     })
 }
@@ -39,6 +48,7 @@ pub(crate) fn binary_one<T: Real>(
         BinaryOp::Subtract => a - b,
         BinaryOp::Multiply => a * b,
         BinaryOp::Divide => a / b,
+        BinaryOp::Power => Complex::from_c128(cm::pow(a.to_c128(), b.to_c128())),
         _ => return None,
     })
 }

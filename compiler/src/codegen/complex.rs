@@ -8,9 +8,11 @@
 //! Each operation emits the same sequence of IEEE operations (`.rn`, no contraction) as
 //! `hlo::complex` computes on the host, so the device and the reference evaluator agree bit for
 //! bit on `+ - *`, division (Smith's algorithm with XLA's recovery of infinities and zeros),
-//! `abs`, `sign`, `negate`, compare, select and conversions. What is not here (transcendentals,
-//! ordered compares, bitcasts, reductions other than through these operations) is refused with a
-//! [`ScalarError`] naming the operation and the type, never computed on one part.
+//! `abs`, `sign`, `negate`, compare, select and conversions. The transcendentals and `power` are
+//! XLA's formulas computed on `f64` parts ([`super::complex_math`]). What is not here (ordered
+//! compares, `maximum`/`minimum`, `atan2`, the inverse trigonometric and hyperbolic functions,
+//! bitcasts) is refused with a [`ScalarError`] naming the operation and the type, never
+//! computed on one part.
 use hlo::ir::{ComparisonDirection, LiteralValue};
 use hlo::{Opcode as H, PrimitiveType as P};
 use ptx::ast::{CmpOp, Opcode as O, StateSpace, Type};
@@ -122,6 +124,14 @@ fn size(c: Type) -> i64 {
     }
 }
 
+/// The complex value of type `ty` from `f64` parts, each rounded once to the part type.
+fn narrow(b: &mut Builder, ty: P, re: Reg, im: Reg) -> R<Val> {
+    let (pt, _) = part_of(ty)?;
+    let re = scalar::from_f64(b, pt, re).reg;
+    let im = scalar::from_f64(b, pt, im).reg;
+    Ok(make(ty, re, im))
+}
+
 fn part(pt: P, r: Reg) -> Val {
     Val {
         ty: pt,
@@ -183,6 +193,15 @@ pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
             let si = b.selp(c, fconst(c, 0.0), si.into(), zero);
             make(x.ty, sr, si)
         }
+        _ if super::complex_math::has_unary(op) => {
+            let (wr, wi) = (
+                scalar::to_f64(b, part(pt, re)),
+                scalar::to_f64(b, part(pt, im)),
+            );
+            let (r, i) = super::complex_math::unary(b, op, wr, wi)
+                .ok_or(ScalarError::Undefined { op, ty: x.ty })?;
+            narrow(b, x.ty, r, i)?
+        }
         H::IsFinite => {
             let fr = scalar::unary(b, H::IsFinite, part(pt, re))?;
             let fi = scalar::unary(b, H::IsFinite, part(pt, im))?;
@@ -217,6 +236,12 @@ pub fn binary(b: &mut Builder, op: H, x: Val, y: Val) -> R<Val> {
             (f(b, O::Sub, p, q), f(b, O::Add, s, t))
         }
         H::Divide => super::complex_div::divide(b, c, [ar, ai, br, bi]),
+        H::Power => {
+            let pt = part_type(x.ty).ok_or(ScalarError::ElementType(x.ty))?;
+            let w = [ar, ai, br, bi].map(|r| scalar::to_f64(b, part(pt, r)));
+            let (r, i) = super::complex_math::power(b, w);
+            return narrow(b, x.ty, r, i);
+        }
         _ => return Err(ScalarError::Undefined { op, ty: x.ty }),
     };
     Ok(make(x.ty, re, im))

@@ -17,6 +17,7 @@ use kernels::KernelSite;
 pub mod builder;
 pub mod complex;
 mod complex_div;
+mod complex_math;
 pub mod convolution;
 pub mod elemental;
 pub mod gemm;

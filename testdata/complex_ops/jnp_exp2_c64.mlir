@@ -1,0 +1,9 @@
+module @jit_exp2 attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<48xcomplex<f32>>) -> (tensor<48xcomplex<f32>> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<(0.693147182,0.000000e+00)> : tensor<complex<f32>>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<complex<f32>>) -> tensor<48xcomplex<f32>>
+    %1 = stablehlo.multiply %0, %arg0 : tensor<48xcomplex<f32>>
+    %2 = stablehlo.exponential %1 : tensor<48xcomplex<f32>>
+    return %2 : tensor<48xcomplex<f32>>
+  }
+}

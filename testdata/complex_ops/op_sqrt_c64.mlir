@@ -1,0 +1,6 @@
+module @complex_sqrt {
+  func.func public @main(%arg0: tensor<48xcomplex<f32>>) -> (tensor<48xcomplex<f32>>) {
+    %0 = stablehlo.sqrt %arg0 : tensor<48xcomplex<f32>>
+    return %0 : tensor<48xcomplex<f32>>
+  }
+}

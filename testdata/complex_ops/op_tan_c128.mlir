@@ -1,0 +1,6 @@
+module @complex_tan {
+  func.func public @main(%arg0: tensor<48xcomplex<f64>>) -> (tensor<48xcomplex<f64>>) {
+    %0 = stablehlo.tan %arg0 : tensor<48xcomplex<f64>>
+    return %0 : tensor<48xcomplex<f64>>
+  }
+}
