@@ -1,5 +1,6 @@
 //! Reductions: one block per output element, thread-strided accumulation and a shared-memory
-//! tree (warp shuffles for the last steps).
+//! tree (warp shuffles for the last steps). The tree holds one 8-byte slot per thread and
+//! component, two for a `c128` component (see `lanes`).
 // Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
@@ -48,13 +49,6 @@ impl ReduceSpec {
             .to_apply
             .ok_or_else(|| err("reduce without to_apply"))?;
         let types = elem_types(comp, instr, &inits, "bad init")?;
-        // The tree's shared-memory slots are 8 bytes: a c128 element (16) does not fit.
-        if types.contains(&hlo::PrimitiveType::C128) {
-            return Err(err(
-                "reduce of c128 is not supported by the GPU code generator (its 16-byte \
-                 elements exceed the 8-byte slots of the reduction tree)",
-            ));
-        }
         Ok(ReduceSpec {
             inputs,
             inits,
@@ -86,13 +80,68 @@ impl ReduceSpec {
 
     /// Shared memory bytes the tree needs for `block` threads.
     pub(in crate::codegen) fn shared_bytes(&self, block: u32) -> u64 {
-        self.types.len() as u64 * u64::from(block) * 8
+        let lanes: u64 = self.types.iter().map(|&t| lanes(t)).sum();
+        lanes * u64::from(block) * 8
     }
+}
+
+/// The 8-byte shared-memory regions (of one slot per thread each) a component of type `ty`
+/// takes in the tree: 2 for `c128` (real parts, then imaginary parts, each an `f64`), 1 for
+/// the rest. A `c64` element fits one 8-byte slot as it is in memory.
+fn lanes(ty: P) -> u64 {
+    if ty == P::C128 {
+        2
+    } else {
+        1
+    }
+}
+
+/// The first region of each component (the running sum of [`lanes`]).
+fn regions(types: &[P]) -> Vec<u64> {
+    types
+        .iter()
+        .scan(0, |next, &t| {
+            let r = *next;
+            *next += lanes(t);
+            Some(r)
+        })
+        .collect()
+}
+
+/// Stores component value `v` in the tree at `addr` (its slot in its first region); a `c128`
+/// value's imaginary part goes to the next region, `region` bytes further.
+fn store_slot(e: &mut Emitter<'_>, addr: Reg, region: i64, v: Val) -> Result<(), CodegenError> {
+    match (v.ty, v.im) {
+        (P::C128, Some(im)) => {
+            let part = |reg| Val {
+                ty: P::F64,
+                reg,
+                im: None,
+            };
+            scalar::store(&mut e.b, StateSpace::Shared, addr, part(v.reg))?;
+            let next = e.b.bin(O::Add, &[], Type::S64, addr.into(), Src::I(region));
+            scalar::store(&mut e.b, StateSpace::Shared, next, part(im))?;
+            Ok(())
+        }
+        _ => Ok(scalar::store(&mut e.b, StateSpace::Shared, addr, v)?),
+    }
+}
+
+/// Loads a component value of type `ty` stored by [`store_slot`].
+fn load_slot(e: &mut Emitter<'_>, addr: Reg, region: i64, ty: P) -> Result<Val, CodegenError> {
+    if ty != P::C128 {
+        return Ok(scalar::load(&mut e.b, StateSpace::Shared, ty, addr)?);
+    }
+    let re = scalar::load(&mut e.b, StateSpace::Shared, P::F64, addr)?.reg;
+    let next = e.b.bin(O::Add, &[], Type::S64, addr.into(), Src::I(region));
+    let im = scalar::load(&mut e.b, StateSpace::Shared, P::F64, next)?.reg;
+    Ok(crate::codegen::complex::make(ty, re, im))
 }
 
 /// The block's reduction of result element `oidx` of `spec`: thread-strided accumulation, a
 /// shared-memory tree and warp shuffles; then `at_thread0` runs in thread 0 with the result
-/// components. `my_slot` is this thread's 8-byte slot of the tree's shared memory.
+/// components. `my_slot` is this thread's 8-byte slot of the tree's shared memory (in the first
+/// region; see [`lanes`]).
 #[allow(clippy::too_many_arguments)]
 pub(in crate::codegen) fn block_reduce<'m, F>(
     e: &mut Emitter<'m>,
@@ -147,20 +196,23 @@ where
     })?;
     let nvalid = u64::from(block).min(total_red.max(1));
     // Shared-memory tree.
+    // Component c's slots start at region `first[c]`; a region is `block` slots of 8 bytes.
+    let first = regions(types);
+    let region = i64::from(block) * 8;
     let comp_base = |e: &mut Emitter<'_>, c: usize, slot: Reg| -> Reg {
         e.b.bin(
             O::Add,
             &[],
             Type::S64,
             slot.into(),
-            Src::I((c as u64 * u64::from(block) * 8) as i64),
+            Src::I(first[c] as i64 * region),
         )
     };
     let mut nvalid = nvalid;
     if block > 32 {
         for (c, v) in acc.iter().enumerate() {
             let a = comp_base(e, c, my_slot);
-            scalar::store(&mut e.b, StateSpace::Shared, a, *v)?;
+            store_slot(e, a, region, *v)?;
         }
         let mut s = block / 2;
         while s >= 32 {
@@ -176,13 +228,13 @@ where
                             let a = comp_base(e, c, my_slot);
                             let a =
                                 e.b.bin(O::Add, &[], Type::S64, a.into(), Src::I(off as i64));
-                            args.push(scalar::load(&mut e.b, StateSpace::Shared, *ty, a)?);
+                            args.push(load_slot(e, a, region, *ty)?);
                         }
                     }
                     let new = e.inline_scalar(f_red, &args)?;
                     for (c, v) in new.iter().enumerate() {
                         let a = comp_base(e, c, my_slot);
-                        scalar::store(&mut e.b, StateSpace::Shared, a, *v)?;
+                        store_slot(e, a, region, *v)?;
                     }
                     Ok(())
                 })?;
@@ -199,7 +251,7 @@ where
             let mut vals = Vec::new();
             for (c, ty) in types.iter().enumerate() {
                 let a = comp_base(e, c, my_slot);
-                vals.push(scalar::load(&mut e.b, StateSpace::Shared, *ty, a)?);
+                vals.push(load_slot(e, a, region, *ty)?);
             }
             e.update(&acc, &vals)?;
         }
