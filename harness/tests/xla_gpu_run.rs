@@ -103,7 +103,10 @@ fn xla_convolution_executables_hold_the_three_kinds() {
                     let k = proto::stream_executor::dnn::ConvolutionKind::try_from(d.kind);
                     kinds.push(format!("{m}:{}", k.map_or("?", |k| k.as_str_name())));
                     assert!(
-                        c.operand_buffers.iter().chain(&c.result_buffers).all(|s| s.shape.is_some()),
+                        c.operand_buffers
+                            .iter()
+                            .chain(&c.result_buffers)
+                            .all(|s| s.shape.is_some()),
                         "{t}/{m}: XLA's slices carry their shapes"
                     );
                 }

@@ -218,7 +218,10 @@ mod tests {
     }
 
     /// The old form's bytes: the same struct with bare slices at 2 and 3, as prost encodes it.
-    fn old_form(operands: &[BufferAllocationSliceProto], result: &BufferAllocationSliceProto) -> Vec<u8> {
+    fn old_form(
+        operands: &[BufferAllocationSliceProto],
+        result: &BufferAllocationSliceProto,
+    ) -> Vec<u8> {
         let mut b = Vec::new();
         message::encode_repeated(2, operands, &mut b);
         message::encode(3, result, &mut b);

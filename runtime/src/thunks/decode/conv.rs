@@ -408,8 +408,18 @@ pub(super) fn conv(
         &format!("{path}.result_buffers[0]"),
     )?;
     for (s, want, name, field) in [
-        (&op0, &d.operand0_shape, "operand_buffers[0]", "operand0_shape"),
-        (&op1, &d.operand1_shape, "operand_buffers[1]", "operand1_shape"),
+        (
+            &op0,
+            &d.operand0_shape,
+            "operand_buffers[0]",
+            "operand0_shape",
+        ),
+        (
+            &op1,
+            &d.operand1_shape,
+            "operand_buffers[1]",
+            "operand1_shape",
+        ),
         (&res, &d.result_shape, "result_buffers[0]", "result_shape"),
     ] {
         let need = bytes(dtype, want.as_ref())
