@@ -1,10 +1,11 @@
 //! Execution semantics without the runtime: every corpus case is compiled for h100_sxm and run
 //! by the test thunk interpreter (tests/common/interp.rs) on the `ptx` emulator; the outputs
 //! must match the case's io file within the corpus tolerances. Then `triangular-solve` (which the
-//! compiler expands into a loop) in every option combination, batched, in f32 and f64, against
-//! the reference evaluator.
+//! compiler expands into a loop) in every option combination, batched, in f32, f64, c64 and c128
+//! (ADJOINT conjugates), against the reference evaluator.
 mod common;
 
+use hlo::complex::Complex;
 use hlo::literal::{Array, DType, Data, Literal};
 use hlo_eval::io::{compare, IoCase, Tolerance};
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -85,12 +86,21 @@ fn trsm_a(dtype: DType, n: usize, lower: bool, unit: bool) -> Array {
             ((k * 7) % 11) as f64 / 11.0 - 0.5
         });
     }
+    if dtype.is_complex() {
+        // Complex values: an imaginary part beside each read element (NaN beside NaN).
+        let z = v
+            .iter()
+            .enumerate()
+            .map(|(k, &re)| Complex::new(re, re * 0.0 + ((k * 5) % 7) as f64 / 7.0 - 0.4))
+            .collect();
+        return Array::new(vec![2, n, n], Data::from_complex(dtype, z)).expect("a");
+    }
     Array::new(vec![2, n, n], Data::from_wide_f(dtype, v)).expect("a")
 }
 
 fn trsm_case(dtype: DType, (left, lower, unit, t): Combo) -> Result<(), Failed> {
     let (n, k) = (4, 3);
-    let ty = if dtype == DType::F64 { "f64" } else { "f32" };
+    let ty = dtype.to_string();
     let bdims = if left { [2, n, k] } else { [2, k, n] };
     let text = format!(
         "HloModule trsm\n\nENTRY e {{\n  a = {ty}[2,{n},{n}] parameter(0)\n  b = {ty}[{}] parameter(1)\n  ROOT x = {ty}[{}] triangular-solve(a, b), left_side={left}, lower={lower}, unit_diagonal={unit}, transpose_a={t}\n}}\n",
@@ -101,9 +111,19 @@ fn trsm_case(dtype: DType, (left, lower, unit, t): Combo) -> Result<(), Failed> 
     let b: Vec<f64> = (0..2 * n * k)
         .map(|i| (i as f64 * 0.37).sin() * 3.0)
         .collect();
+    let b = if dtype.is_complex() {
+        let z = b
+            .iter()
+            .enumerate()
+            .map(|(i, &re)| Complex::new(re, (i as f64 * 0.91).cos()))
+            .collect();
+        Data::from_complex(dtype, z)
+    } else {
+        Data::from_wide_f(dtype, b)
+    };
     let inputs = vec![
         trsm_a(dtype, n, lower, unit),
-        Array::new(bdims.to_vec(), Data::from_wide_f(dtype, b)).map_err(|e| e.to_string())?,
+        Array::new(bdims.to_vec(), b).map_err(|e| e.to_string())?,
     ];
     let args: Vec<Literal> = inputs.iter().cloned().map(Literal::Array).collect();
     let want = hlo_eval::evaluate(&module, &args).map_err(|e| e.to_string())?;
@@ -112,7 +132,7 @@ fn trsm_case(dtype: DType, (left, lower, unit, t): Combo) -> Result<(), Failed> 
 
 fn trsm_trials() -> Vec<Trial> {
     let mut out = Vec::new();
-    for dtype in [DType::F32, DType::F64] {
+    for dtype in [DType::F32, DType::F64, DType::C64, DType::C128] {
         for c in combos() {
             let (left, lower, unit, t) = c;
             let name = format!(

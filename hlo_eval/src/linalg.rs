@@ -17,28 +17,57 @@ use super::{invalid, EvalError};
 
 const OP: &str = "triangular-solve";
 
+/// The element arithmetic of the substitution: `f64` for real types, `Complex<f64>` for complex.
+trait Field:
+    Copy + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self>
+{
+    const ONE: Self;
+    /// Complex conjugate (the identity on reals).
+    fn conj(self) -> Self;
+}
+
+impl Field for f64 {
+    const ONE: f64 = 1.0;
+    fn conj(self) -> f64 {
+        self
+    }
+}
+
+impl Field for Complex<f64> {
+    const ONE: Complex<f64> = Complex { re: 1.0, im: 0.0 };
+    fn conj(self) -> Complex<f64> {
+        Complex::new(self.re, -self.im)
+    }
+}
+
 /// `op(a)`'s element `(i, j)` for an `n x n` matrix stored row-major in `a`, where `op` is
-/// `transpose_a` (real values: `ADJOINT` is the transpose).
-struct OpA<'a> {
-    a: &'a [f64],
+/// `transpose_a`: `ADJOINT` also conjugates (the transpose for real values).
+struct OpA<'a, T> {
+    a: &'a [T],
     n: usize,
     transposed: bool,
+    conjugate: bool,
     unit: bool,
 }
 
-impl OpA<'_> {
-    fn at(&self, i: usize, j: usize) -> f64 {
+impl<T: Field> OpA<'_, T> {
+    fn at(&self, i: usize, j: usize) -> T {
         if i == j && self.unit {
-            return 1.0;
+            return T::ONE;
         }
         let (r, c) = if self.transposed { (j, i) } else { (i, j) };
-        self.a[r * self.n + c]
+        let v = self.a[r * self.n + c];
+        if self.conjugate {
+            v.conj()
+        } else {
+            v
+        }
     }
 }
 
 /// Solves `m x = rhs` in place for a triangular `m` (`lower`: nonzeros at `i >= j`), reading
 /// only that triangle of `m`.
-fn substitute(m: &dyn Fn(usize, usize) -> f64, n: usize, lower: bool, x: &mut [f64]) {
+fn substitute<T: Field>(m: &dyn Fn(usize, usize) -> T, n: usize, lower: bool, x: &mut [T]) {
     let order: Vec<usize> = if lower {
         (0..n).collect()
     } else {
@@ -47,7 +76,7 @@ fn substitute(m: &dyn Fn(usize, usize) -> f64, n: usize, lower: bool, x: &mut [f
     for (k, &i) in order.iter().enumerate() {
         let mut s = x[i];
         for &j in &order[..k] {
-            s -= m(i, j) * x[j];
+            s = s - m(i, j) * x[j];
         }
         x[i] = s / m(i, i);
     }
@@ -55,17 +84,18 @@ fn substitute(m: &dyn Fn(usize, usize) -> f64, n: usize, lower: bool, x: &mut [f
 
 /// XLA's `TriangularSolve`: `op(a) x = b` (`left_side`) or `x op(a) = b`, for `a` of shape
 /// `[..., n, n]` and `b` of `[..., n, k]` or `[..., k, n]`. The result has `b`'s shape and type.
+/// Complex values solve in `f64` pairs; `ADJOINT` conjugates `a`'s elements.
 pub fn triangular_solve(
     a: &Array,
     b: &Array,
     o: &TriangularSolveOptions,
 ) -> Result<Array, EvalError> {
     let dtype = b.dtype();
-    if !dtype.is_float() || a.dtype() != dtype {
+    if !(dtype.is_float() || dtype.is_complex()) || a.dtype() != dtype {
         return Err(invalid(
             OP,
             format!(
-                "needs one floating-point type, got {} and {dtype}",
+                "needs one floating-point or complex type, got {} and {dtype}",
                 a.dtype()
             ),
         ));
@@ -81,28 +111,64 @@ pub fn triangular_solve(
     if (o.left_side && rows != n) || (!o.left_side && cols != n) {
         return Err(shape_error());
     }
+    let data = if dtype.is_complex() {
+        let (av, mut bv) = (complex_values(a), complex_values(b));
+        solve_all(&av, &mut bv, o, &ad[..r - 2], rows, cols);
+        Data::from_complex(dtype, bv)
+    } else {
+        let (av, mut bv) = (a.data().to_f64_vec(), b.data().to_f64_vec());
+        solve_all(&av, &mut bv, o, &ad[..r - 2], rows, cols);
+        Data::from_wide_f(dtype, bv)
+    };
+    Array::new(bd.to_vec(), data).map_err(|e| invalid(OP, e.to_string()))
+}
+
+/// A complex array's elements widened to `f64` parts.
+fn complex_values(a: &Array) -> Vec<Complex<f64>> {
+    match a.data() {
+        Data::C64(v) => v.iter().map(|z| z.to_c128()).collect(),
+        Data::C128(v) => v.clone(),
+        d => d.to_f64_vec().into_iter().map(Complex::from_real).collect(),
+    }
+}
+
+/// Every batch element of `b` (`bv`, solved in place) against its `a`.
+fn solve_all<T: Field>(
+    av: &[T],
+    bv: &mut [T],
+    o: &TriangularSolveOptions,
+    batch: &[usize],
+    rows: usize,
+    cols: usize,
+) {
     let transposed = !matches!(o.transpose_a, Some(Transpose::NoTranspose) | None);
-    let (av, mut bv) = (a.data().to_f64_vec(), b.data().to_f64_vec());
-    let batches = element_count(&ad[..r - 2]);
-    for batch in 0..batches {
+    let n = if o.left_side { rows } else { cols };
+    for k in 0..element_count(batch) {
         let op = OpA {
-            a: &av[batch * n * n..(batch + 1) * n * n],
+            a: &av[k * n * n..(k + 1) * n * n],
             n,
             transposed,
+            conjugate: o.transpose_a == Some(Transpose::Adjoint),
             unit: o.unit_diagonal,
         };
         // op(a) is lower triangular when exactly one of `lower` and the transpose holds.
         let op_lower = o.lower != transposed;
-        let x = &mut bv[batch * rows * cols..(batch + 1) * rows * cols];
+        let x = &mut bv[k * rows * cols..(k + 1) * rows * cols];
         solve_batch(&op, op_lower, o.left_side, rows, cols, x);
     }
-    Array::new(bd.to_vec(), Data::from_wide_f(dtype, bv)).map_err(|e| invalid(OP, e.to_string()))
 }
 
 /// One batch element: `x` (`rows x cols`, row-major) holds `b` and receives the solution.
-fn solve_batch(op: &OpA<'_>, op_lower: bool, left: bool, rows: usize, cols: usize, x: &mut [f64]) {
+fn solve_batch<T: Field>(
+    op: &OpA<'_, T>,
+    op_lower: bool,
+    left: bool,
+    rows: usize,
+    cols: usize,
+    x: &mut [T],
+) {
     let n = op.n;
-    let mut v = vec![0.0; n];
+    let mut v = vec![T::ONE; n];
     if left {
         // Each column of x solves op(a) x_c = b_c.
         for c in 0..cols {

@@ -9,6 +9,9 @@ signs, infinite and NaN parts, tiny and huge magnitudes, the branch cut) plus ra
   arithmetic on the parts, so these modules are written here and compiled by XLA:CPU directly
   (`backend.compile_and_load`); the `.hlo` twin is XLA's own conversion of the module
   (`mlir_module_to_xla_computation`).
+- `trsm_*_TYPE`, `cho_solve_TYPE`: `jax.scipy.linalg.solve_triangular` (every `trans`, both
+  triangles), a right-side adjoint `lax.linalg.triangular_solve` and `cho_solve`, batched:
+  XLA's `triangular-solve` on complex operands (ADJOINT conjugates).
 - `jnp_NAME_TYPE`: the `jnp` function as JAX lowers it (`jax.jit(f).lower`), which keeps
   `rsqrt`, `exponential-minus-one`, `tan`, `tanh` and `power` as complex ops and decomposes the
   others (including `sinh`, `cosh` and the inverse functions) into real ones.
@@ -30,10 +33,18 @@ jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax.extend import backend  # noqa: E402
+from jax._src.interpreters import mlir  # noqa: E402
+from jax._src.lax import linalg as lax_linalg  # noqa: E402
 from jax._src.lib import xla_client as xc  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from export_case import arr, export as write_case  # noqa: E402
+
+# On cpu JAX lowers triangular_solve to LAPACK's trsm custom call; its platform-independent
+# lowering (`stablehlo.triangular_solve`, what other platforms get) makes it XLA's op, which
+# XLA:CPU then expands itself (as tools/jax_exports/cholesky.py does).
+mlir.register_lowering(lax_linalg.triangular_solve_p, lax_linalg._triangular_solve_lowering,
+                       platform="cpu")
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "complex_ops")
 
@@ -126,6 +137,31 @@ def main():
         for name, f in JNP.items():
             write_case(OUT, f"jnp_{name}_{suffix}", f, x)
         write_case(OUT, f"jnp_power_{suffix}", jnp.power, x, y)
+        write_solves(rng, dt, suffix)
+
+
+def write_solves(rng, dt, suffix):
+    """`solve_triangular` in every `trans` (2 is the conjugate transpose) for both triangles and
+    sides, batched, and `cho_solve`: XLA's `triangular-solve` on complex operands."""
+    n, k = 5, 3
+    a = (rng.standard_normal((2, n, n)) + 1j * rng.standard_normal((2, n, n))).astype(dt)
+    a = a + (4 + 1j) * np.eye(n, dtype=dt)
+    b = (rng.standard_normal((2, n, k)) + 1j * rng.standard_normal((2, n, k))).astype(dt)
+    for lower in (True, False):
+        tri = "lower" if lower else "upper"
+        for trans in (0, 1, 2):
+            write_case(OUT, f"trsm_{tri}_t{trans}_{suffix}",
+                       lambda a, b, lower=lower, trans=trans: jax.scipy.linalg.solve_triangular(
+                           a, b, lower=lower, trans=trans), a, b)
+    bt = np.swapaxes(b, -1, -2).copy()
+    write_case(OUT, f"trsm_right_adjoint_{suffix}",
+               lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=False, lower=True,
+                                                            conjugate_a=True, transpose_a=True),
+               a, bt)
+    spd = a @ np.conj(np.swapaxes(a, -1, -2))
+    c = np.linalg.cholesky(spd).astype(dt)
+    write_case(OUT, f"cho_solve_{suffix}",
+               lambda c, b: jax.scipy.linalg.cho_solve((c, True), b), c, b)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 //!
 //! 1. every option combination is reduced to one problem, `L x = b'` with `L` lower triangular:
 //!    `x op(a) = b` is `op(a)^T x^T = b^T` (`b` transposed in, the result transposed out);
-//!    `op(a)` is `a` transposed when `transpose_a` is `TRANSPOSE` or `ADJOINT` (real: the same);
+//!    `op(a)` is `a` transposed when `transpose_a` is `TRANSPOSE` or `ADJOINT`, and for
+//!    `ADJOINT` on complex values also conjugated (`complex(real(a), -imag(a))`);
 //!    an upper-triangular matrix is reversed along both matrix dimensions (which makes it lower),
 //!    with `b'`'s rows reversed in and the result's reversed out;
 //! 2. the strictly lower triangle is kept by a mask (JAX passes whole matrices whose other
@@ -14,7 +15,8 @@
 //!    once: row `i` of `x` is `(b'_i - sum_j L_ij x_j) / d_i`, where the unsolved rows of `x`
 //!    are still zero, then `dynamic-update-slice`d in.
 //!
-//! Complex operands are refused (the code generator has no complex arithmetic).
+//! Complex operands use the same loop on complex arithmetic (multiply, the `add` reducer,
+//! Smith's division by the diagonal).
 use hlo::ir::{Attrs, ComparisonDirection, LiteralValue, Transpose, TriangularSolveOptions};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
@@ -78,9 +80,6 @@ impl Problem {
             .shape
             .element_type()
             .ok_or_else(|| refuse("a tuple result"))?;
-        if ty.is_complex() {
-            return Err(refuse("complex triangular-solve is not supported"));
-        }
         let dims = old.shape.dims().to_vec();
         let r = dims.len();
         if r < 2 {
@@ -128,6 +127,15 @@ impl Problem {
     }
 }
 
+/// The part type of a complex element type.
+fn part_type(ty: PrimitiveType) -> Option<PrimitiveType> {
+    match ty {
+        PrimitiveType::C64 => Some(PrimitiveType::F32),
+        PrimitiveType::C128 => Some(PrimitiveType::F64),
+        _ => None,
+    }
+}
+
 /// Swaps the last two of `rank` dimensions.
 fn swap_last(rank: usize) -> Vec<i64> {
     let mut p: Vec<i64> = (0..rank as i64).collect();
@@ -159,6 +167,14 @@ fn expand(e: &mut Emit<'_>, p: &Problem, operands: &[InstrId], lp: &Loop) -> Ins
     let mut l = a;
     if p.transpose {
         l = e.with_dims(Opcode::Transpose, sq.clone(), a, swap_last(nb + 2));
+    }
+    if let (Some(Transpose::Adjoint), Some(part)) = (p.o.transpose_a, part_type(p.ty)) {
+        // ADJOINT conjugates too (on either side: (conj a)^T transposed is conj a).
+        let ps = Shape::array(part, [p.batch.as_slice(), &[n, n]].concat());
+        let re = e.plain(Opcode::Real, ps.clone(), vec![l]);
+        let im = e.plain(Opcode::Imag, ps.clone(), vec![l]);
+        let im = e.plain(Opcode::Negate, ps, vec![im]);
+        l = e.plain(Opcode::Complex, sq.clone(), vec![re, im]);
     }
     let mut rhs = b;
     if !p.o.left_side {

@@ -1,0 +1,10 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x5x5xcomplex<f32>>, %arg1: tensor<2x5x3xcomplex<f32>>) -> (tensor<2x5x3xcomplex<f32>> {jax.result_info = "result"}) {
+    %0 = call @_solve_triangular(%arg0, %arg1) : (tensor<2x5x5xcomplex<f32>>, tensor<2x5x3xcomplex<f32>>) -> tensor<2x5x3xcomplex<f32>>
+    return %0 : tensor<2x5x3xcomplex<f32>>
+  }
+  func.func private @_solve_triangular(%arg0: tensor<2x5x5xcomplex<f32>>, %arg1: tensor<2x5x3xcomplex<f32>>) -> tensor<2x5x3xcomplex<f32>> {
+    %0 = "stablehlo.triangular_solve"(%arg0, %arg1) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<2x5x5xcomplex<f32>>, tensor<2x5x3xcomplex<f32>>) -> tensor<2x5x3xcomplex<f32>>
+    return %0 : tensor<2x5x3xcomplex<f32>>
+  }
+}
