@@ -1,4 +1,5 @@
-//! The JAX convolution pieces of `testdata/models` and `testdata/stablehlo` (issue 32) in both
+//! The JAX convolution pieces of `testdata/models` and `testdata/stablehlo` (issue 32), and a
+//! complex convolution of `testdata/complex_ops` (issue 31), in both
 //! forms of the staged rollout, compiled and run on the emulated device: the default (a
 //! convolution kernel, one thread per output element: what runtimes before 2026-12-04 run) and
 //! with `CompileOptions::emit_convolution_thunk` (convolution thunks, classified as XLA's conv
@@ -56,6 +57,16 @@ const PIECES: &[(&str, &[&str])] = &[
     ("models/conv2d_nchw", &["FORWARD"]),
     ("models/conv2d_strided", &["FORWARD"]),
     ("stablehlo/conv2d", &["FORWARD"]),
+    // A complex convolution: the complex-dot pass splits it into four real ones (XLA:GPU
+    // refuses complex convolutions; JAX expands them before XLA).
+    (
+        "complex_ops/op_conv2d_c64",
+        &["FORWARD", "FORWARD", "FORWARD", "FORWARD"],
+    ),
+    (
+        "complex_ops/op_conv2d_c128",
+        &["FORWARD", "FORWARD", "FORWARD", "FORWARD"],
+    ),
 ];
 
 #[test]

@@ -396,6 +396,36 @@ fn strides(dims: &[usize]) -> Vec<usize> {
     hlo::literal::strides(dims)
 }
 
+/// A complex convolution as four real ones on the parts, `(ar + i ai) * (br + i bi) =
+/// (ar*br - ai*bi) + i (ar*bi + ai*br)`, each rounded to the part type: what the compiler's
+/// `complex-dot` pass makes of it (XLA:GPU refuses complex convolutions; JAX expands them
+/// itself before XLA sees them). Operands and result must all be complex.
+fn complex_convolution(
+    lhs: &Array,
+    rhs: &Array,
+    g: &ConvGeometry,
+    out: DType,
+) -> Result<Array, EvalError> {
+    if !(lhs.dtype().is_complex() && rhs.dtype().is_complex() && out.is_complex()) {
+        return Err(invalid(
+            "convolution",
+            format!(
+                "mixes complex and real element types ({}, {} -> {out})",
+                lhs.dtype(),
+                rhs.dtype()
+            ),
+        ));
+    }
+    use super::complex_ops::{make, part};
+    use super::elementwise::{binary, BinaryOp};
+    let (ar, ai) = (part(lhs, false)?, part(lhs, true)?);
+    let (br, bi) = (part(rhs, false)?, part(rhs, true)?);
+    let real = |a: &Array, b: &Array| convolution(a, b, g, out.component());
+    let re = binary(BinaryOp::Subtract, &real(&ar, &br)?, &real(&ai, &bi)?)?;
+    let im = binary(BinaryOp::Add, &real(&ar, &bi)?, &real(&ai, &br)?)?;
+    make(&re, &im)
+}
+
 /// `convolution(lhs, rhs)` producing `out` elements of shape `out_dims`.
 pub fn convolution(
     lhs: &Array,
@@ -403,15 +433,11 @@ pub fn convolution(
     geometry: &ConvGeometry,
     out: DType,
 ) -> Result<Array, EvalError> {
-    // Complex products are not written yet: refuse rather than multiply the real parts.
-    if let Some(t) = [lhs.dtype(), rhs.dtype(), out]
+    if [lhs.dtype(), rhs.dtype(), out]
         .into_iter()
-        .find(|t| t.is_complex())
+        .any(|t| t.is_complex())
     {
-        return Err(invalid(
-            "convolution",
-            format!("not implemented for element type {t}"),
-        ));
+        return complex_convolution(lhs, rhs, geometry, out);
     }
     let g = geometry;
     if lhs.dims() != g.lhs_dims.as_slice() || rhs.dims() != g.rhs_dims.as_slice() {

@@ -12,6 +12,8 @@ signs, infinite and NaN parts, tiny and huge magnitudes, the branch cut) plus ra
 - `trsm_*_TYPE`, `cho_solve_TYPE`: `jax.scipy.linalg.solve_triangular` (every `trans`, both
   triangles), a right-side adjoint `lax.linalg.triangular_solve` and `cho_solve`, batched:
   XLA's `triangular-solve` on complex operands (ADJOINT conjugates).
+- `op_conv2d_TYPE`, `jnp_conv2d_TYPE`: a complex 2-D convolution as one XLA op and as JAX's
+  expansion of it into real convolutions.
 - `jnp_NAME_TYPE`: the `jnp` function as JAX lowers it (`jax.jit(f).lower`), which keeps
   `rsqrt`, `exponential-minus-one`, `tan`, `tanh` and `power` as complex ops and decomposes the
   others (including `sinh`, `cosh` and the inverse functions) into real ones.
@@ -110,8 +112,8 @@ def op_module(op, ty, binary):
             f"    return %0 : {ty}\n  }}\n}}\n")
 
 
-def write_op_case(name, op, inputs):
-    text = op_module(op, mlir_type(inputs[0]), len(inputs) == 2)
+def write_op_case(name, op, inputs, text=None):
+    text = text or op_module(op, mlir_type(inputs[0]), len(inputs) == 2)
     be = backend.get_backend()
     exe = be.compile_and_load(text, be.devices()[:1], xc.CompileOptions())
     outs = exe.execute([jax.device_put(a) for a in inputs])
@@ -138,6 +140,28 @@ def main():
             write_case(OUT, f"jnp_{name}_{suffix}", f, x)
         write_case(OUT, f"jnp_power_{suffix}", jnp.power, x, y)
         write_solves(rng, dt, suffix)
+        write_convolutions(rng, dt, suffix)
+
+
+def conv(lhs, rhs):
+    return jax.lax.conv_general_dilated(lhs, rhs, window_strides=(1, 2), padding="SAME",
+                                        rhs_dilation=(1, 1),
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+def write_convolutions(rng, dt, suffix):
+    """A 2-D convolution on complex operands: `op_conv2d_TYPE` is XLA's `convolution` of complex
+    values (JAX never emits one: it expands complex convolutions itself, as below, because
+    XLA:GPU refuses them; XLA:CPU runs them), written as the real module's text with complex
+    element types; `jnp_conv2d_TYPE` is JAX's own expansion (three real convolutions)."""
+    shape_l, shape_r = (2, 6, 7, 3), (3, 3, 3, 4)
+    lhs = (rng.standard_normal(shape_l) + 1j * rng.standard_normal(shape_l)).astype(dt)
+    rhs = (rng.standard_normal(shape_r) + 1j * rng.standard_normal(shape_r)).astype(dt)
+    part = "f32" if dt == np.complex64 else "f64"
+    real = jax.jit(conv).lower(lhs.real.copy(), rhs.real.copy()).as_text()
+    text = real.replace(f"x{part}>", f"xcomplex<{part}>>")
+    write_op_case(f"op_conv2d_{suffix}", "convolution", [lhs, rhs], text=text)
+    write_case(OUT, f"jnp_conv2d_{suffix}", conv, lhs, rhs)
 
 
 def write_solves(rng, dt, suffix):

@@ -1,4 +1,5 @@
-//! A `dot` of complex operands becomes four real dots on the parts, as
+//! A `dot` (or `convolution`) of complex operands becomes four real dots (convolutions) on the
+//! parts, as
 //! `(ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br)`: the gemm thunk is real (its
 //! `alpha_imag` is 0 and no runtime in the forward window has a complex gemm), so complex
 //! matrices go through it as real ones. XLA:GPU calls cuBLAS's complex gemm (`cgemm`), which
@@ -6,7 +7,13 @@
 //! difference is at the last bit of `f32`/`f64`. The reference evaluator decomposes the same
 //! way (`hlo_eval::dot`), so `aot check-hlo` compares like with like.
 //!
-//! A dot that mixes complex and real operands is refused (HLO gives both one element type).
+//! Convolutions: XLA:GPU refuses complex ones (its conv rewriter takes floating-point and
+//! integral types only) and JAX expands them itself before XLA sees them (Gauss's three-product
+//! form); a complex convolution that reaches this compiler is split like a dot, so the kernel
+//! path and the cuDNN-style convolution thunk (`emit_convolution_thunk`) only see real ones.
+//!
+//! A dot or convolution that mixes complex and real operands is refused (HLO gives both one
+//! element type).
 use hlo::ir::Attrs;
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
@@ -30,15 +37,16 @@ pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
                 .map(|o| r.instrs().get(o.index()).map(|i| i.shape.clone()))
                 .collect::<Option<_>>()
                 .ok_or_else(|| CompileError::Internal(format!("{}: operands missing", old.name)))?;
-            let refuse = |why: &str| CompileError::unsupported(&comp.name, old, why);
+            let refuse = |why: String| CompileError::unsupported(&comp.name, old, &why);
+            let what = old.opcode.name();
             let ([lhs, rhs], [ls, rs]) = (operands.as_slice(), shapes.as_slice()) else {
-                return Err(refuse("a dot takes two operands"));
+                return Err(refuse(format!("a {what} takes two operands")));
             };
             let complex = |s: &Shape| s.element_type().is_some_and(|t| t.is_complex());
             if !(complex(ls) && complex(rs)) {
-                return Err(refuse(
-                    "a dot mixing complex and real operands is not supported",
-                ));
+                return Err(refuse(format!(
+                    "a {what} mixing complex and real operands is not supported"
+                )));
             }
             let mut push = |i| r.push(i);
             Ok(Some(expand(old, [*lhs, *rhs], [ls, rs], &mut push)))
@@ -48,7 +56,8 @@ pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
 }
 
 fn is_complex_dot(i: &Instruction) -> bool {
-    i.opcode == Opcode::Dot && i.shape.element_type().is_some_and(|t| t.is_complex())
+    matches!(i.opcode, Opcode::Dot | Opcode::Convolution)
+        && i.shape.element_type().is_some_and(|t| t.is_complex())
 }
 
 fn expand(
@@ -73,7 +82,7 @@ fn expand(
     let ai = emit(Opcode::Imag, lp, vec![lhs], Attrs::default());
     let br = emit(Opcode::Real, rp.clone(), vec![rhs], Attrs::default());
     let bi = emit(Opcode::Imag, rp, vec![rhs], Attrs::default());
-    let mut dot = |a, b| emit(Opcode::Dot, out.clone(), vec![a, b], old.attrs.clone());
+    let mut dot = |a, b| emit(old.opcode, out.clone(), vec![a, b], old.attrs.clone());
     let (rr, ii, ri, ir) = (dot(ar, br), dot(ai, bi), dot(ar, bi), dot(ai, br));
     let re = emit(
         Opcode::Subtract,

@@ -13,7 +13,7 @@
 //!    layouts (column-major LAPACK matrices) are laid out with transposes.
 //! 5. [`float_normalization`]: bf16/f16 `reduce` and `reduce-window` compute in f32 and round
 //!    once (XLA:GPU's `FloatNormalization`).
-//!    [`complex_dot`]: a complex `dot` becomes four real dots on the parts.
+//!    [`complex_dot`]: a complex `dot` (or `convolution`) becomes four real ones on the parts.
 //! 6. [`cond_select`]: conditionals with cheap, side-effect-free branches become selects.
 //! 7. [`dce`]: drop instructions whose values nobody uses.
 //! 8. [`simplify`]: algebraic simplification (no-op reshapes/converts/broadcasts/transposes/

@@ -1,0 +1,6 @@
+module @jit_conv attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x6x7x3xcomplex<f32>>, %arg1: tensor<3x3x3x4xcomplex<f32>>) -> (tensor<2x6x4x4xcomplex<f32>> {jax.result_info = "result"}) {
+    %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 2], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x6x7x3xcomplex<f32>>, tensor<3x3x3x4xcomplex<f32>>) -> tensor<2x6x4x4xcomplex<f32>>
+    return %0 : tensor<2x6x4x4xcomplex<f32>>
+  }
+}
