@@ -54,22 +54,24 @@ pub fn abs(z: C128) -> f64 {
     }
 }
 
+/// Cephes' `cosm1` polynomial in `x²`, highest degree first (XLA's `EmitCosm1` constants).
+pub const COSM1: [f64; 7] = [
+    4.737_750_796_424_621e-14,
+    -1.147_028_484_342_536e-11,
+    2.087_675_428_708_152e-9,
+    -2.755_731_921_499_979e-7,
+    2.480_158_730_157_055e-5,
+    -1.388_888_888_888_887_2e-3,
+    4.166_666_666_666_666_4e-2,
+];
+
 /// `cosm1` (cephes' polynomial for `x² ≤ 0.61685`, `cos x - 1` beyond), as `EmitCosm1`.
 pub fn cosm1(x: f64) -> f64 {
-    const K: [f64; 7] = [
-        4.737_750_796_424_620_5E-14,
-        -1.147_028_484_342_536E-11,
-        2.087_675_428_708_152_2E-9,
-        -2.755_731_921_499_978_8E-7,
-        2.480_158_730_157_055_3E-5,
-        -1.388_888_888_888_887_3E-3,
-        4.166_666_666_666_666_6E-2,
-    ];
     let xx = x * x;
     if xx > 0.61685 {
         return x.cos() + -1.0;
     }
-    let poly = K[1..].iter().fold(K[0], |acc, k| acc * xx + k);
+    let poly = COSM1[1..].iter().fold(COSM1[0], |acc, k| acc * xx + k);
     (xx * xx) * poly + -0.5 * xx
 }
 
@@ -127,14 +129,10 @@ pub fn sin_cos(z: C128, cos: bool) -> C128 {
 /// `tanh(a + bi) = (e^2a - e^-2a + 2i·sin 2b) / (e^2a + e^-2a + 2 cos 2b)` with `expm1`, and
 /// XLA's corner cases; `tan(x + yi) = -i·tanh(-y + xi)` when `tan`.
 pub fn tanh_tan(z: C128, tan: bool) -> C128 {
-    let (a, b) = if tan {
-        (-1.0 * z.im, z.re)
-    } else {
-        (z.re, z.im)
-    };
+    let (a, b) = if tan { (-z.im, z.re) } else { (z.re, z.im) };
     let two_a = a + a;
     let e1 = two_a.exp_m1();
-    let e2 = (-1.0 * two_a).exp_m1();
+    let e2 = (-two_a).exp_m1();
     let real_num = e1 - e2;
     let (cb, sb) = (b.cos(), b.sin());
     let four_cos_sq = (cb * cb) * 4.0;
@@ -156,7 +154,7 @@ pub fn tanh_tan(z: C128, tan: bool) -> C128 {
         im = 0.0;
     }
     if tan {
-        c(im, -1.0 * re)
+        c(im, -re)
     } else {
         c(re, im)
     }
@@ -214,7 +212,7 @@ pub fn rsqrt(z: C128) -> C128 {
     if zero_zero {
         c(inf, f64::NAN)
     } else if signed {
-        c(0f64.copysign(a), 0f64.copysign(b) * -1.0)
+        c(0f64.copysign(a), -0f64.copysign(b))
     } else {
         c(r * cs, r * sn)
     }

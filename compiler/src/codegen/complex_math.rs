@@ -119,15 +119,7 @@ fn cos(b: &mut Builder, x: Reg) -> Reg {
 
 /// `cosm1(x)`: cephes' polynomial for `x² ≤ 0.61685`, `cos x - 1` beyond.
 fn cosm1(b: &mut Builder, x: Reg) -> Reg {
-    const K: [f64; 7] = [
-        4.737_750_796_424_620_5E-14,
-        -1.147_028_484_342_536E-11,
-        2.087_675_428_708_152_2E-9,
-        -2.755_731_921_499_978_8E-7,
-        2.480_158_730_157_055_3E-5,
-        -1.388_888_888_888_887_3E-3,
-        4.166_666_666_666_666_6E-2,
-    ];
+    const K: [f64; 7] = hlo::complex_math::COSM1;
     let c = cos(b, x);
     let large = math::add(b, c.into(), k(-1.0));
     let xx = mul(b, x, x);
