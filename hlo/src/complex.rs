@@ -10,7 +10,7 @@
 //! the same bits for `+ - *` and division:
 //! - `(a + bi)(c + di) = (ac - bd) + (ad + bc)i`, no special cases (as XLA);
 //! - division is Smith's algorithm with C99 Annex G's recovery of infinities and zeros when both
-//!   parts of the quotient come out NaN ([`Complex::div`]).
+//!   parts of the quotient come out NaN (`Complex::div`).
 use crate::literal::{Array, Data};
 
 /// A complex number: real and imaginary parts of one float type.

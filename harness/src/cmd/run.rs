@@ -441,7 +441,7 @@ pub struct Verdict {
 
 /// The comparison of each of `got` with `want` (one device's outputs; `prefix` names it). An
 /// `Err` holds the shape of an output not read back because it differs from the expected one
-/// ([`outputs_to_read`]).
+/// (`outputs_to_read`).
 pub fn verdicts(
     prefix: &str,
     got: &[Result<&Array, String>],

@@ -1,5 +1,5 @@
 //! In-memory thunks: what the runtime executes, decoded and validated from the artifact's
-//! `ThunkProto`s ([`decode`]) and convertible back ([`encode`]). They hold no compiler or HLO
+//! `ThunkProto`s (`decode`) and convertible back ([`encode`]). They hold no compiler or HLO
 //! types: slices, launch parameters, parsed PTX and resolved registry handlers only.
 //!
 //! [`ThunkKind::CommandBuffer`] exists only in memory: the load-time pass builds it; encoding
