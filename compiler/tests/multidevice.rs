@@ -133,7 +133,7 @@ fn explicit_mesh_groups(text: &str) -> Result<String, String> {
 fn check(path: &Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path)?;
     let mut m = if path.extension().is_some_and(|e| e == "mlir") {
-        hlo_front::stablehlo::parse_module(&text)?
+        hlo_front::parse_stablehlo(&text)?
     } else {
         hlo_text::parse_module(&text)?
     };

@@ -12,7 +12,7 @@ fn read(name: &str) -> HloModule {
         .join("../testdata/stablehlo")
         .join(name);
     let text = std::fs::read_to_string(path).expect("reads");
-    hlo_front::stablehlo::parse_module(&text).expect("parses")
+    hlo_front::parse_stablehlo(&text).expect("parses")
 }
 
 /// Each collective of the entry: opcode, replica groups, channel id, global ids, dimensions.

@@ -63,7 +63,7 @@ fn every_cholesky_piece_runs_in_both_forms() {
     names.sort();
     assert!(names.len() >= 24, "{names:?}");
     for name in &names {
-        let module = hlo_front::input::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
+        let module = hlo_front::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
         let want = IoCase::read(&dir.join(format!("{name}.io.json"))).unwrap();
         for native in [false, true] {
             let got = run(&module, native, &want);

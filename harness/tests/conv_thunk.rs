@@ -65,7 +65,7 @@ fn every_conv_piece_runs_in_both_forms() {
     let device = runtime::DeviceDescription::from_target_config(&config).unwrap();
     for (name, want_kinds) in PIECES {
         let path = repo_root().join(format!("testdata/{name}.hlo"));
-        let module = hlo_front::input::read_module(&path).unwrap();
+        let module = hlo_front::read_module(&path).unwrap();
         let want = IoCase::read(&path.with_extension("io.json")).unwrap();
         for native in [false, true] {
             let mut o = compiler::CompileOptions::default();
@@ -97,7 +97,7 @@ fn mixed_precision_convolutions_stay_kernels() {
     let config = proto::load_target_config(&spec("h100_sxm")).unwrap();
     let device = runtime::DeviceDescription::from_target_config(&config).unwrap();
     let path = repo_root().join("testdata/models/conv1d_bf16.hlo");
-    let module = hlo_front::input::read_module(&path).unwrap();
+    let module = hlo_front::read_module(&path).unwrap();
     let want = IoCase::read(&path.with_extension("io.json")).unwrap();
     let mut o = compiler::CompileOptions::default();
     o.emit_convolution_thunk = true;

@@ -16,8 +16,7 @@ fn root() -> PathBuf {
 }
 
 fn module() -> hlo::HloModule {
-    hlo_front::input::read_module(&root().join("testdata/models/transformer_block_bf16.hlo"))
-        .unwrap()
+    hlo_front::read_module(&root().join("testdata/models/transformer_block_bf16.hlo")).unwrap()
 }
 
 fn default_io() -> PathBuf {

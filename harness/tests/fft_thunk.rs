@@ -32,7 +32,7 @@ fn every_fft_piece_runs_in_both_forms() {
     names.sort();
     assert!(names.len() >= 16, "{names:?}");
     for name in &names {
-        let module = hlo_front::input::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
+        let module = hlo_front::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
         let want = IoCase::read(&dir.join(format!("{name}.io.json"))).unwrap();
         for native in [false, true] {
             let mut o = compiler::CompileOptions::default();

@@ -13,7 +13,7 @@ fn models() -> PathBuf {
 }
 
 fn check(path: &Path, io: &IoCase) -> Result<(), String> {
-    let module = hlo_front::input::read_module(path).map_err(|e| e.to_string())?;
+    let module = hlo_front::read_module(path).map_err(|e| e.to_string())?;
     let got = evaluate_flat(&module, &io.inputs).map_err(|e| e.to_string())?;
     if got.len() != io.outputs.len() {
         return Err(format!(

@@ -42,7 +42,7 @@ pub fn compile_file_with(
     target_config: &std::path::Path,
     options: &compiler::CompileOptions,
 ) -> anyhow::Result<Vec<u8>> {
-    let m = hlo_front::input::read_module(module)?;
+    let m = hlo_front::read_module(module)?;
     compile_module(&m, module, target_config, options)
 }
 
@@ -74,7 +74,7 @@ pub fn run_with(
     options: &compiler::CompileOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let m = hlo_front::input::read_module(&args.module)?;
+    let m = hlo_front::read_module(&args.module)?;
     let bytes = compile_module(&m, &args.module, &args.target_config, options)?;
     let flags = RuntimeFlags {
         enable_command_buffers: !args.no_command_buffers,

@@ -69,7 +69,7 @@ fn count_thunks(thunks: &[ThunkProto], kernels: &mut usize, total: &mut usize) {
 }
 
 fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
-    let module = hlo_front::input::read_module(&case.module)?;
+    let module = hlo_front::read_module(&case.module)?;
     let target = compiler::Target::load(config)?;
     let t0 = Instant::now();
     let exe = compiler::compile(&module, &target, &compiler::CompileOptions::default())?;

@@ -1,4 +1,4 @@
-//! `aot eval MODULE.{hlo,mlir,pb} --io CASE.io.json`: evaluate a module (any format `hlo_front::input` reads) with the reference evaluator
+//! `aot eval MODULE.{hlo,mlir,pb} --io CASE.io.json`: evaluate a module (any format `hlo_front::read_module` reads) with the reference evaluator
 //! and compare with the io file's outputs.
 //!
 //! Output: one verdict line per output leaf,
@@ -51,7 +51,7 @@ fn evaluate_and_compare(
     write_outputs: Option<&Path>,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
-    let m = hlo_front::input::read_module(module)?;
+    let m = hlo_front::read_module(module)?;
     let expected = hlo_eval::io::Expected::for_module(&m);
     let case = crate::npz::read_case(io, &expected)
         .with_context(|| format!("cannot load {}", io.display()))?;

@@ -12,7 +12,10 @@
 //! Several operands make a `tuple` of the results, as the custom call returned one.
 use hlo::ir::{Attrs, Computation, HloSharding, ShardingKind};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
-use hlo_front::sdy::{self, Meshes};
+use hlo_front::{
+    parse_sdy_manual_axes, parse_sdy_mesh, parse_sdy_per_value, parse_sdy_sharding,
+    sdy_to_hlo_sharding, SdyMeshes as Meshes,
+};
 
 use crate::error::CompileError;
 use crate::passes::rebuild::{for_each_computation, rebuild, Rebuild, Scope};
@@ -36,7 +39,7 @@ pub(crate) fn meshes(module: &HloModule) -> Result<Meshes, String> {
             ));
         };
         let name = name.trim().trim_matches('"').to_string();
-        let mesh = sdy::parse_mesh(mesh).map_err(|m| format!("xla.sdy.meshes: {m}"))?;
+        let mesh = parse_sdy_mesh(mesh).map_err(|m| format!("xla.sdy.meshes: {m}"))?;
         out.push((name, mesh));
     }
     Ok(out)
@@ -108,9 +111,9 @@ pub(crate) fn run(module: &mut HloModule) -> Result<(), CompileError> {
 
 /// Shardings for each value of a per-value attribute, with `manual` axes manual.
 fn per_value(text: &str, meshes: &Meshes, manual: &[String]) -> Result<Vec<HloSharding>, String> {
-    sdy::parse_per_value(text, meshes)?
+    parse_sdy_per_value(text, meshes)?
         .iter()
-        .map(|t| sdy::to_hlo_sharding(t, manual))
+        .map(|t| sdy_to_hlo_sharding(t, manual))
         .collect()
 }
 
@@ -122,8 +125,7 @@ fn rewrite(comp: &Computation, meshes: &Meshes) -> Result<Computation, CompileEr
         match target(old) {
             Some(t @ (GLOBAL_TO_LOCAL | LOCAL_TO_GLOBAL)) => {
                 let into = t == GLOBAL_TO_LOCAL;
-                let manual =
-                    sdy::parse_manual_axes(get("xla.sdy.manual_axes")?).map_err(&refuse)?;
+                let manual = parse_sdy_manual_axes(get("xla.sdy.manual_axes")?).map_err(&refuse)?;
                 let key = if into {
                     "xla.sdy.in_shardings"
                 } else {
@@ -205,8 +207,8 @@ fn rewrite(comp: &Computation, meshes: &Meshes) -> Result<Computation, CompileEr
                                 ShardingKind::Tuple(v).into()
                             }
                         } else {
-                            let t = sdy::parse_tensor_sharding(text, meshes).map_err(&refuse)?;
-                            sdy::to_hlo_sharding(&t, &[]).map_err(&refuse)?
+                            let t = parse_sdy_sharding(text, meshes).map_err(&refuse)?;
+                            sdy_to_hlo_sharding(&t, &[]).map_err(&refuse)?
                         };
                         new.attrs.sharding = Some(s);
                     }

@@ -34,7 +34,7 @@ mod vhlo_ops;
 use thiserror::Error;
 
 use hlo::ir::HloModule;
-use hlo_text::error::ParseError;
+use hlo_text::ParseError;
 
 pub use attrs::MAX_ATTR_DEPTH;
 pub use container::MAX_BYTECODE_VERSION;

@@ -41,7 +41,7 @@ impl<'a> Front<'a> {
         for (k, v) in attrs {
             match (k.as_str(), v) {
                 ("mhlo.sharding", Attr::Str(text)) => {
-                    let s = hlo_text::parser::parse_sharding(text)
+                    let s = hlo_text::parse_sharding(text)
                         .map_err(|e| bad(format!("mhlo.sharding \"{text}\": {}", e.message)))?;
                     return Ok(Some(s));
                 }
