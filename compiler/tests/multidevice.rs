@@ -137,7 +137,7 @@ fn check(path: &Path) -> Result<(), Failed> {
     } else {
         hlo_text::parse_module(&text)?
     };
-    compiler::passes::spmd::run(&mut m).map_err(|e| e.to_string())?;
+    compiler::partition_spmd(&mut m).map_err(|e| e.to_string())?;
     hlo_verify::verify(&m).map_err(|e| format!("{e:?}"))?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let xla_text = std::fs::read_to_string(path.with_file_name(format!("{stem}.xla_cpu.hlo")))?;

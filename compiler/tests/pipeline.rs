@@ -641,7 +641,7 @@ fn a_chain_of_20000_nested_calls_inlines_in_linear_space() {
         .iter()
         .map(|c| c.instructions.len())
         .sum();
-    compiler::passes::inline_calls::run(&mut module).expect("inline");
+    compiler::inline_calls(&mut module).expect("inline");
     let entry = module.entry_computation();
     // The parameter and one negate per level, the leaf's included.
     assert_eq!(entry.instructions.len(), 1 + depth);

@@ -1,7 +1,7 @@
 //! One global io file for a program of several devices (issue 30): JAX's multi-device pieces
 //! come with the inputs and outputs of the whole program (what `jax.jit(f)(x)` takes and gives),
 //! while each device runs its shard. The entry's shardings (as the compiler's partitioner reads
-//! them: Shardy's attributes imported, calls inlined; `compiler::passes::spmd::entry_shardings`)
+//! them: Shardy's attributes imported, calls inlined; `compiler::entry_shardings`)
 //! say which piece of each global array a device holds, so the global case is split into one
 //! case per device: its inputs are what the device is given, its outputs what it must compute.
 //! Every element of a global output is then checked on each device that holds it.

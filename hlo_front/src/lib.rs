@@ -1,8 +1,9 @@
 //! The front ends beyond HLO text, all building the same [`hlo::HloModule`]: StableHLO as MLIR
 //! text and as portable bytecode (VHLO), with CHLO lowered and Shardy (`sdy`) shardings
 //! imported ([`parse_stablehlo`], [`parse_bytecode`], [`parse_sdy_mesh`]), serialized JAX
-//! `Exported` ([`read_exported`]), and [`read_module`], the one place a module file's format is detected and read (HLO text through
-//! `hlo_text`, `HloModuleProto` through `hlo::convert`), which every CLI uses.
+//! `Exported` ([`read_exported`]), and [`read_module`], the one place a module file's format is
+//! detected and read (HLO text through `hlo_text`, `HloModuleProto` through `hlo::convert`),
+//! which every CLI uses.
 #![forbid(unsafe_code)]
 
 // The public face is the `pub use` list below, by front end; the modules are how the crate is

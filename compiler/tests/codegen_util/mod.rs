@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use anyhow::{anyhow, bail, Context, Result};
-use compiler::codegen::{emit_kernels, CodegenTarget, KernelArg, KernelPlan, KernelRequest};
+use compiler::{emit_kernels, CodegenTarget, KernelArg, KernelPlan, KernelRequest};
 use hlo::ir::{Computation, ComputationId, InstrId, Instruction, OpMetadata};
 use hlo::literal::{Array, DType, Data};
 use hlo::{HloModule, Opcode, Shape};

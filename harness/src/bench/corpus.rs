@@ -97,7 +97,7 @@ pub fn xla_launches(m: &hlo::HloModule) -> usize {
                     stack.extend(i.called_computations());
                 }
                 _ => {
-                    if compiler::fusion::class(i) != compiler::fusion::Class::NonKernel {
+                    if compiler::fusion_class(i) != compiler::FusionClass::NonKernel {
                         count += 1;
                     }
                 }

@@ -121,7 +121,7 @@ fn split_global_io(
     global: &Path,
     scratch: &ScratchDir,
 ) -> anyhow::Result<Option<Vec<PathBuf>>> {
-    let Some(entry) = compiler::passes::spmd::entry_shardings(m)
+    let Some(entry) = compiler::entry_shardings(m)
         .with_context(|| format!("cannot partition {}", module.display()))?
     else {
         return Ok(None);
