@@ -8,7 +8,7 @@ fn bytes(case: &IoCase) -> Vec<Vec<u8>> {
     case.inputs
         .iter()
         .chain(&case.outputs)
-        .map(runtime::host::array_to_bytes)
+        .map(runtime::array_to_bytes)
         .collect()
 }
 

@@ -74,7 +74,7 @@ pub fn load_with_registry(
 }
 
 /// Loads an executable whose kernels carry only cubins (XLA:GPU's), launching each from the PTX
-/// in `kernel_ptx` that defines its `.entry` (see [`crate::kernel_ptx`]); kernels that embed PTX
+/// in `kernel_ptx` that defines its `.entry` (see [`crate::KernelPtx`]); kernels that embed PTX
 /// run their own.
 pub fn load_with_kernel_ptx(
     bytes: &[u8],

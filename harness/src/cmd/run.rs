@@ -325,7 +325,7 @@ pub fn execute_reading(
 ) -> anyhow::Result<(Vec<Vec<Option<Array>>>, runtime::ExecutionStats)> {
     let args: Vec<Vec<Vec<u8>>> = inputs
         .iter()
-        .map(|case| case.iter().map(runtime::host::array_to_bytes).collect())
+        .map(|case| case.iter().map(runtime::array_to_bytes).collect())
         .collect();
     let results = if devices.len() == 1 && exe.num_devices() == 1 {
         let refs: Vec<&[u8]> = args[0].iter().map(Vec::as_slice).collect();
@@ -350,7 +350,7 @@ pub fn execute_reading(
                     if !read.get(i).copied().unwrap_or(true) {
                         return Ok(None);
                     }
-                    runtime::host::array_from_bytes(leaf.element_type, &leaf.dims, bytes)
+                    runtime::array_from_bytes(leaf.element_type, &leaf.dims, bytes)
                         .map(Some)
                         .map_err(anyhow::Error::from)
                 })
@@ -595,24 +595,23 @@ pub fn write_outputs(path: &Path, inputs: &[Array], outputs: &[Array]) -> anyhow
 /// The bytes an io array passes as an argument (a complex array's parts have its bytes).
 pub fn io_array_bytes(a: &IoArray) -> Vec<u8> {
     match a {
-        IoArray::Real(a) => runtime::host::array_to_bytes(a),
-        IoArray::Complex(c) => runtime::host::array_to_bytes(&c.parts),
+        IoArray::Real(a) => runtime::array_to_bytes(a),
+        IoArray::Complex(c) => runtime::array_to_bytes(&c.parts),
     }
 }
 
-/// An output leaf's bytes as an io array: [`runtime::host::array_from_bytes`], and complex
+/// An output leaf's bytes as an io array: [`runtime::array_from_bytes`], and complex
 /// leaves (`c64`, `c128`) as their parts.
 pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result<IoArray> {
     if leaf.element_type.is_complex() {
         let mut dims = leaf.dims.clone();
         dims.push(2);
-        let parts =
-            runtime::host::array_from_bytes(leaf.element_type.complex_component(), &dims, bytes)?;
+        let parts = runtime::array_from_bytes(leaf.element_type.complex_component(), &dims, bytes)?;
         return Ok(IoArray::Complex(
             ComplexArray::new(leaf.element_type, parts).map_err(anyhow::Error::msg)?,
         ));
     }
-    Ok(IoArray::Real(runtime::host::array_from_bytes(
+    Ok(IoArray::Real(runtime::array_from_bytes(
         leaf.element_type,
         &leaf.dims,
         bytes,

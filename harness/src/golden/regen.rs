@@ -129,7 +129,7 @@ pub const COMMAND_BUFFER_MODES: [bool; 2] = [true, false];
 pub struct Exercised {
     /// The io cases with the outputs of the first execution (every later one is bit-identical).
     pub io: Vec<IoCase>,
-    /// The behaviour classes any execution reached ([`runtime::behaviour`]).
+    /// The behaviour classes any execution reached ([`runtime::Behaviour`]).
     pub behaviours: runtime::Behaviours,
 }
 

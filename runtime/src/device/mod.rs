@@ -304,13 +304,13 @@ pub trait Device: Send + Sync + fmt::Debug {
         host_gemm(self, config, buffers, None)
     }
     /// The convolution thunk (docs/artifact.md "Convolution"). The default runs
-    /// [`crate::conv`]'s implicit GEMM on host copies of the buffers, with no deadline (the CUDA
+    /// `crate::conv`'s implicit GEMM on host copies of the buffers, with no deadline (the CUDA
     /// device's path until cuDNN is wired; the emulated device bounds it as it bounds a gemm).
     fn convolution(&self, thunk: &ConvThunk, buffers: crate::conv::ConvBuffers) -> Result<()> {
         crate::conv::host_convolution(self, thunk, buffers, None)
     }
     /// The FFT thunk from the `input` to the `output` (address, size) (docs/artifact.md "Fft").
-    /// The default runs [`crate::fft`] on host copies of the buffers.
+    /// The default runs `crate::fft` on host copies of the buffers.
     fn fft(&self, thunk: &FftThunk, input: (u64, u64), output: (u64, u64)) -> Result<()> {
         let mut x = vec![0u8; host_len(input.1, "fft input")?];
         self.read(input.0, &mut x)?;

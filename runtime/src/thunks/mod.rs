@@ -584,7 +584,7 @@ pub struct CollectiveBuffer {
 pub struct CollectiveConfig {
     /// Element type per buffer.
     pub element_types: Vec<ElemType>,
-    /// Replica groups, in the id space of the group mode ([`crate::groups`]; empty = one group
+    /// Replica groups, in the id space of the group mode (`crate::groups`; empty = one group
     /// of every id).
     pub replica_groups: Vec<Vec<i64>>,
     /// `CollectiveOpGroupModeProto` value.
