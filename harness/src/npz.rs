@@ -18,7 +18,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context};
 use hlo::literal::{Array, DType};
 use hlo::PrimitiveType;
-use hlo_eval::io::{Expected, IoCase};
+use hlo_eval::{Expected, IoCase};
 
 /// Whether `path` names an npz io file (by its extension).
 pub fn is_npz(path: &Path) -> bool {

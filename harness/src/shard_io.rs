@@ -8,7 +8,7 @@
 use anyhow::{anyhow, bail, Context};
 use hlo::ir::{HloSharding, ShardingKind};
 use hlo::literal::Array;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 
 /// The piece of `global` that device `device` holds under `sharding`.
 pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::Result<Array> {
@@ -22,7 +22,7 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
                 anyhow!("device {device} holds no tile of {}", sharding.print(false))
             })?;
             let tile_dims: Vec<usize> = t.assignment.dims().iter().map(|&d| d as usize).collect();
-            let coords = hlo_eval::io::unravel(position, &tile_dims);
+            let coords = hlo_eval::unravel(position, &tile_dims);
             let data = t.data_dims();
             if data.len() != global.dims().len() {
                 bail!(
@@ -44,7 +44,7 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
                 let (size, start) = (n / tiles, coords[k] * (n / tiles));
                 spec.push((start as i64, (start + size) as i64, 1));
             }
-            Ok(hlo_eval::movement::slice(global, &spec)?)
+            Ok(hlo_eval::slice(global, &spec)?)
         }
         other => bail!("no global io split for a {other:?} sharding"),
     }

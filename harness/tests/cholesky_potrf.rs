@@ -11,7 +11,7 @@ use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
 use hlo::literal::{Array, Data};
-use hlo_eval::io::{compare, IoCase};
+use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 
 const POTRF: &str = "registry:cusolver_potrf_ffi";

@@ -8,7 +8,7 @@ use harness::cmd::run::ToleranceRule;
 use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo_eval::io::{compare, IoCase};
+use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 use proto::stream_executor::dnn::ConvolutionKind;
 use proto::xla::gpu::thunk_proto::Impl;

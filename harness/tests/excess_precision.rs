@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use hlo::literal::Literal;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 use hlo_eval::{evaluate_with, EvalOptions};
 
 fn root() -> PathBuf {

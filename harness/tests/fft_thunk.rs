@@ -7,7 +7,7 @@ use harness::cmd::run::ToleranceRule;
 use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo_eval::io::{compare, IoCase};
+use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 
 const FFT_THUNK: &str = "xla.gpu.ThunkProto.fft_thunk";

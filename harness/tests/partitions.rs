@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use harness::golden::cases::{curated_cases, repo_root, Case};
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 use proto::prost::Message;
 
 const PERMUTE_THUNK: &str = "xla.gpu.ThunkProto.collective_permute_start_thunk";

@@ -18,7 +18,6 @@ fn unsupported(op: &str, dtype: DType) -> EvalError {
 fn unary_one<T: Real>(op: UnaryOp, z: Complex<T>) -> Option<Complex<T>> {
     Some(match op {
         UnaryOp::Negate => -z,
-        UnaryOp::Copy => z,
         UnaryOp::Sign => z.sign(),
         UnaryOp::Exp => z.exp(),
         UnaryOp::Log => z.ln(),

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use hlo_eval::evaluate_flat;
-use hlo_eval::io::{compare, IoCase, Tolerance};
+use hlo_eval::{compare, IoCase, Tolerance};
 
 fn models() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/models")

@@ -126,7 +126,7 @@ fn split_global_io(
     else {
         return Ok(None);
     };
-    let expected = hlo_eval::io::Expected::for_module(m);
+    let expected = hlo_eval::Expected::for_module(m);
     let case = crate::npz::read_case(global, &expected)
         .with_context(|| format!("cannot load {}", global.display()))?;
     let whole = m.entry_computation().param_shapes();

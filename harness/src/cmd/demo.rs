@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
 
 use crate::cmd::goldens::{target_config_path, GOLDEN_TARGETS};

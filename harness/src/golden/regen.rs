@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use hlo_eval::io::{case_to_json, IoCase};
+use hlo_eval::{case_to_json, IoCase};
 use runtime::{Device, DeviceDescription, EmulatedDevice, RuntimeFlags};
 
 use super::cases::Case;
