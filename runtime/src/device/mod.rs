@@ -181,9 +181,10 @@ impl DeviceDescription {
             .ok_or_else(|| invalid("target config: gpu_device_info is not set"))?;
         let (cc, features) = match &info.compute_capability {
             Some(gpu_device_info_proto::ComputeCapability::CudaComputeCapability(c)) => {
-                let at = "cuda_compute_capability";
-                in_range(&format!("{at}.major"), c.major.into(), 1, 99)?;
-                in_range(&format!("{at}.minor"), c.minor.into(), 0, 99)?;
+                // The compiler's bound and message (`proto::contract`): a major of 21 or more or a
+                // two-digit minor names no device and no PTX target.
+                proto::contract::check_compute_capability(c.major, c.minor)
+                    .map_err(|e| invalid(format!("target config: {e}")))?;
                 ((c.major, c.minor), features_of(c.feature_extension))
             }
             Some(_) => {
