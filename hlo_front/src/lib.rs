@@ -28,7 +28,7 @@ pub use jax_export::{
 pub use sdy::{
     canonical_iota, parse_manual_axes as parse_sdy_manual_axes, parse_mesh as parse_sdy_mesh,
     parse_per_value as parse_sdy_per_value, parse_tensor_sharding as parse_sdy_sharding,
-    to_hlo_sharding as sdy_to_hlo_sharding, Mesh as SdyMesh, Meshes as SdyMeshes,
+    to_hlo_sharding as sdy_to_hlo_sharding, Mesh as SdyMesh, Meshes as SdyMeshes, SdyError,
     TensorSharding as SdyTensorSharding,
 };
 // StableHLO as portable bytecode (VHLO).

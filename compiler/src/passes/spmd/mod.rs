@@ -29,6 +29,7 @@ mod ops;
 mod partition;
 mod reshard;
 pub(crate) mod sdy_import;
+pub use sdy_import::MeshesError;
 mod shard;
 
 /// The custom calls XLA's partitioner consumes.
@@ -63,8 +64,7 @@ pub fn partitions(module: &HloModule) -> Result<Option<i64>, CompileError> {
                 .iter()
                 .any(|i| spmd_call(i) || i.attrs.sharding.as_ref().is_some_and(splits))
         });
-    let mesh = sdy_import::meshes(module)
-        .map_err(CompileError::Malformed)?
+    let mesh = sdy_import::meshes(module)?
         .iter()
         .map(|(_, m)| m.devices())
         .max()
