@@ -82,7 +82,7 @@ fn phases(text: &str, target: &compiler::Target) -> Vec<(String, f64)> {
         }),
     ));
     let mut m = module.clone();
-    for (name, pass) in compiler::passes::PIPELINE {
+    for (name, pass) in compiler::PIPELINE {
         let before = m.clone();
         let mut after = before.clone();
         let t = best(|| {
@@ -100,12 +100,12 @@ fn phases(text: &str, target: &compiler::Target) -> Vec<(String, f64)> {
     out.push((
         "fusion plan".to_string(),
         best(|| {
-            compiler::fusion::plan(&entry, true).expect("plan");
+            compiler::fusion_plan(&entry, true).expect("plan");
         }),
     ));
     let mut lowered = None;
     let t = best(|| {
-        lowered = Some(compiler::lower::lower(m.clone(), target, &options).expect("lower"));
+        lowered = Some(compiler::lower(m.clone(), target, &options).expect("lower"));
     });
     let c = best(|| {
         let _ = m.clone();
@@ -116,14 +116,14 @@ fn phases(text: &str, target: &compiler::Target) -> Vec<(String, f64)> {
     out.push((
         "buffer assignment".to_string(),
         best(|| {
-            asg = Some(compiler::buffers::assign(&lowered.values).expect("assign"));
+            asg = Some(compiler::assign_buffers(&lowered.values).expect("assign"));
         }),
     ));
     let asg = asg.expect("assignment");
     out.push((
         "serialize".to_string(),
         best(|| {
-            compiler::serialize::build(&module, &lowered, &asg, target, &options).expect("build");
+            compiler::build_executable(&module, &lowered, &asg, target, &options).expect("build");
         }),
     ));
     out.push((

@@ -18,7 +18,7 @@
 //! runtime's implicit GEMM runs as written (docs/artifact.md "Convolution").
 use hlo::ir::{Computation, ConvDimensionNumbers, Instruction, WindowDim};
 use hlo::{Opcode, PrimitiveType as P};
-use hlo_eval::convolution::ConvGeometry;
+use hlo_eval::ConvGeometry;
 use proto::stream_executor::dnn::ConvolutionKind;
 
 /// A convolution as the thunk runs it: XLA's `CreateGpuConv` arguments.

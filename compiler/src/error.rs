@@ -37,6 +37,9 @@ pub enum CompileError {
     /// dangling handle, a call that recurses, a mesh that does not parse, an inlining limit).
     #[error("invalid module: {0}")]
     Malformed(String),
+    /// The module's Shardy meshes (`xla.sdy.meshes`) do not parse.
+    #[error("invalid module: {0}")]
+    SdyMeshes(#[from] crate::passes::spmd::MeshesError),
     /// The module is written for several devices (an SPMD program) but the SPMD partitioner
     /// found no partition count in it; compiling it for one device would compute something
     /// else.

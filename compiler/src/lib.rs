@@ -12,28 +12,30 @@
 //! # let _ = bytes; Ok(()) }
 //! ```
 //!
-//! The pipeline: [`passes`] (inline calls, DCE, simplification, collective and gemm operand
-//! layouts), [`fusion`] (kernel grouping), [`lower`] (thunk operations over logical buffers,
-//! kernels through [`codegen`]), [`buffers`] (allocations and liveness-based reuse) and
-//! [`serialize`] (the executable proto). docs/compiler.md describes each step.
+//! The pipeline: the HLO passes ([`PIPELINE`]: inline calls, DCE, simplification, collective and
+//! gemm operand layouts), fusion ([`fusion_plan`]: kernel grouping), [`lower`] (thunk operations
+//! over logical buffers, kernels through [`emit_kernels`]), [`assign_buffers`] (allocations and
+//! liveness-based reuse) and [`build_executable`] (the executable proto). docs/compiler.md
+//! describes each step.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
-pub mod codegen;
-
-pub mod buffers;
-pub mod conv_rewriter;
-pub mod coverage;
-pub mod cubin;
-pub mod error;
-pub mod fusion;
+// The public face is the `pub use` list below; the modules are how the crate is kept.
+mod buffers;
+mod codegen;
+mod conv_rewriter;
+mod coverage;
+mod cubin;
+mod error;
+mod fusion;
 mod graph;
-pub mod lower;
-pub mod options;
+mod lower;
+mod options;
 mod partitioned;
-pub mod passes;
-pub mod serialize;
-pub mod target;
+mod passes;
+mod serialize;
+mod target;
 
+// Compiling: `compile` / `compile_to_bytes` with a target and options.
 pub use coverage::{
     supported_opcodes, DEFAULT_CUSTOM_CALL_API_VERSION, EMITTED_THUNK_KINDS, SUPPORTED_OPCODES,
 };
@@ -41,6 +43,24 @@ pub use error::CompileError;
 pub use lower::MAX_CONTROL_FLOW_DEPTH;
 pub use options::CompileOptions;
 pub use target::Target;
+
+// The pipeline stage by stage, for the tests, the examples and the harness's benches (each runs
+// inside `compile`, in this order): the HLO passes (`optimize` runs them all), fusion, lowering,
+// buffer assignment, serialization; kernel code generation on its own.
+pub use buffers::{assign as assign_buffers, Assignment};
+pub use codegen::{
+    emit_kernels, CodegenError, CodegenTarget, EmittedKernel, KernelArg, KernelPlan, KernelRequest,
+    LaunchDims,
+};
+pub use fusion::{
+    class as fusion_class, plan as fusion_plan, Class as FusionClass, Group as FusionGroup,
+    Unit as FusionUnit, MAX_CODE_DUPLICATION, MAX_FUSION_DEPTH,
+};
+pub use lower::{lower, Lowered};
+pub use passes::inline_calls::run as inline_calls;
+pub use passes::spmd::{entry_shardings, run as partition_spmd, EntryShardings, MeshesError};
+pub use passes::{Pass, PIPELINE};
+pub use serialize::build as build_executable;
 
 use hlo::HloModule;
 use proto::prost::Message;

@@ -99,7 +99,7 @@ pub struct CompileOptions {
     /// `num_partitions > 1`, so this is **off by default** until the forward window has passed: the
     /// default may flip at stage 2. While off, a module with one replica and N partitions is
     /// emitted as N replicas of one partition, which computes the same
-    /// ([`crate::passes::partitions`]); one with several replicas and several partitions is a
+    /// (`passes::partitions`); one with several replicas and several partitions is a
     /// compile error.
     pub emit_partitions: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::COLLECTIVE_PERMUTE`] (its dates are there)
@@ -107,24 +107,24 @@ pub struct CompileOptions {
     /// than stage 1 refuse that thunk, so this is **off by default** until stage 2; while off, each
     /// permute becomes an all-gather of every participant's operand, a dynamic-slice at its source
     /// (a constant table indexed by the device's id) and a select with zeros where nothing arrives
-    /// ([`crate::passes::permute`]).
+    /// (`passes::permute`).
     pub emit_collective_permute: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::FFT_THUNK`] (its dates are there) (issue 31):
     /// lower `fft` to an `fft_thunk` (cuFFT in XLA:GPU; the runtime's host FFT on the emulated
     /// device). Runtimes older than stage 1 refuse that thunk, so this is **off by default**; the
     /// default may flip at stage 2. While off, each fft becomes dots with twiddle-factor matrices
-    /// ([`crate::passes::fft`]): the same transform with a DFT's `O(n·eps)` error instead of an
+    /// (`passes::fft`): the same transform with a DFT's `O(n·eps)` error instead of an
     /// FFT's `O(log n·eps)`, for lengths up to 1024.
     pub emit_fft_thunk: bool,
     /// Staged rollout (issue 27), stage 1 since 2026-12-03, when runtimes gained the
     /// `cusolver_potrf_ffi` handler: lower `cholesky` to that custom call (cuSOLVER `potrf`, as
-    /// XLA:GPU's `GpusolverRewriter` does; [`crate::passes::cholesky::to_potrf`]). Runtimes
+    /// XLA:GPU's `GpusolverRewriter` does; `crate::passes::cholesky::to_potrf`). Runtimes
     /// before 2026-12-03 refuse the target at load, so this is **off by default**; the default
     /// may flip on 2026-12-17. While off, each cholesky becomes a column loop of ops every
-    /// runtime runs ([`crate::passes::cholesky::run`]), with the same meaning.
+    /// runtime runs (`passes::cholesky::run`), with the same meaning.
     pub emit_cusolver_potrf: bool,
     /// Staged rollout, stage 1 since 2026-12-04 (issue 32): lower each convolution that XLA's
-    /// conv rewriter would hand to cuDNN ([`crate::conv_rewriter`]: forward, backward data or
+    /// conv rewriter would hand to cuDNN (`conv_rewriter`: forward, backward data or
     /// backward filter) to a `convolution_thunk` (the runtime's implicit GEMM on the emulated
     /// device). Runtimes before 2026-12-04 refuse that thunk, so this is **off by default**;
     /// the default may flip on 2026-12-18. While off, every convolution is a kernel of its own

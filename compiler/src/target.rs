@@ -89,12 +89,8 @@ impl Target {
             }
             None => return Err(err("gpu_device_info has no compute capability".into())),
         };
-        if !(3..=20).contains(&capability.major) || !(0..=9).contains(&capability.minor) {
-            return Err(err(format!(
-                "cuda_compute_capability {}.{} is not a CUDA compute capability",
-                capability.major, capability.minor
-            )));
-        }
+        proto::contract::check_compute_capability(capability.major, capability.minor)
+            .map_err(|e| err(e.to_string()))?;
         let sm = (capability.major * 10 + capability.minor) as u32;
         let accelerated = capability.feature_extension
             == proto::stream_executor::cuda_compute_capability_proto::FeatureExtension::AcceleratedFeatures

@@ -1,5 +1,5 @@
 //! Code size grows linearly with the module (issue 31): fusion caps how often it re-emits one
-//! instruction in a kernel (`compiler::fusion::MAX_CODE_DUPLICATION`), so a value read both
+//! instruction in a kernel (`compiler::MAX_CODE_DUPLICATION`), so a value read both
 //! directly and through an index-changing op, level after level, no longer doubles the kernel
 //! per level. The numerics of such modules are checked on JAX exports by
 //! `harness/tests/models.rs` (suite `fusion_growth`).
@@ -47,18 +47,18 @@ fn no_member_is_emitted_more_often_than_the_cap() {
     let module = hlo_text::parse_module(&shifts(3)).expect("parse");
     let m = compiler::optimize(&module, &options()).expect("optimize");
     let entry = m.get(m.entry).expect("entry");
-    let kernels = |plan: Vec<compiler::fusion::Unit>| {
+    let kernels = |plan: Vec<compiler::FusionUnit>| {
         plan.iter()
-            .filter(|u| matches!(u, compiler::fusion::Unit::Kernel(_)))
+            .filter(|u| matches!(u, compiler::FusionUnit::Kernel(_)))
             .count()
     };
     assert_eq!(
-        kernels(compiler::fusion::plan(entry, true).expect("plan")),
+        kernels(compiler::fusion_plan(entry, true).expect("plan")),
         1
     );
     // 5 levels would emit it 32 times: the planner materializes a level in between.
     let module = hlo_text::parse_module(&shifts(5)).expect("parse");
     let m = compiler::optimize(&module, &options()).expect("optimize");
     let entry = m.get(m.entry).expect("entry");
-    assert!(kernels(compiler::fusion::plan(entry, true).expect("plan")) >= 2);
+    assert!(kernels(compiler::fusion_plan(entry, true).expect("plan")) >= 2);
 }

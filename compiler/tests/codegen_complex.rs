@@ -26,7 +26,7 @@ fn run_both(text: &str, inputs: &[Array]) -> (Vec<Array>, Vec<Array>) {
 fn assert_same_bits(got: &[Array], want: &[Array]) {
     assert_eq!(got.len(), want.len());
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::EXACT);
+        let c = hlo_eval::compare(g, w, hlo_eval::Tolerance::EXACT);
         assert!(c.ok, "output {k}: {c:?}\n got {g:?}\nwant {w:?}");
         // EXACT still equates -0 and +0: compare the signs of zeros too.
         let (gb, wb) = (g.data().to_bits(), w.data().to_bits());

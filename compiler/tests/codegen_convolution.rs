@@ -209,7 +209,7 @@ fn the_model_exports_compile_to_kernels_ptxas_accepts() {
         // Every export the tools accept (the reader refuses opcodes no back end implements, with
         // their location: those are not compiled anywhere), not only the convolutions: the
         // issue-14 kernels (topk, select-and-scatter, batched gather/scatter) are checked here too.
-        let Ok(m) = hlo_front::input::read_module(&path) else {
+        let Ok(m) = hlo_front::read_module(&path) else {
             continue;
         };
         for (target, gpu) in [("h100_sxm", "sm_90a"), ("a100_sxm_80", "sm_80")] {

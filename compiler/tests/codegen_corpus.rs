@@ -42,7 +42,7 @@ fn fail(e: anyhow::Error) -> Failed {
 
 fn whole(case: &str) -> Result<()> {
     let m = load(case)?;
-    let io = hlo_eval::io::IoCase::read(&corpus_dir().join(format!("{case}.io.json")))?;
+    let io = hlo_eval::IoCase::read(&corpus_dir().join(format!("{case}.io.json")))?;
     run_and_compare(&m, &io.inputs, Some(&io.outputs), &h100())
 }
 

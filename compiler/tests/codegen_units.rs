@@ -427,7 +427,7 @@ fn unsupported_instruction_names_it() {
 
 #[test]
 fn ptxas_accepts_accelerated_sm_90a() {
-    let target = compiler::codegen::CodegenTarget {
+    let target = compiler::CodegenTarget {
         accelerated: true,
         ..h100()
     };

@@ -7,7 +7,7 @@ mod common;
 
 use hlo::complex::Complex;
 use hlo::literal::{Array, DType, Data, Literal};
-use hlo_eval::io::{compare, IoCase, Tolerance};
+use hlo_eval::{compare, IoCase, Tolerance};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Cases that do not run correctly yet, with the reason.

@@ -24,7 +24,7 @@ fn blessing() -> bool {
 
 /// What the pass makes of the input: the printed module, or `// error: ...`.
 fn outcome(pass: &str, input: &str) -> Result<String, Failed> {
-    let run = compiler::passes::PIPELINE
+    let run = compiler::PIPELINE
         .iter()
         .find(|(name, _)| *name == pass)
         .map(|(_, run)| *run)

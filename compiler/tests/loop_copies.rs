@@ -21,7 +21,7 @@ fn run_vs_reference(text: &str, inputs: &[Array]) -> GpuExecutableProto {
     let (outs, _) = common::interp::run(&exe, &args, &sizes).expect("run");
     for (i, (bytes, w)) in outs.iter().zip(&want).enumerate() {
         let got = common::interp::from_bytes(w.dtype(), w.dims(), bytes);
-        let c = hlo_eval::io::compare(&got, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::compare(&got, w, hlo_eval::Tolerance::for_dtype(w.dtype()));
         assert!(c.ok, "output {i}: {c:?}");
     }
     let problems = common::check_executable(&exe);

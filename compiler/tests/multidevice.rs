@@ -133,11 +133,11 @@ fn explicit_mesh_groups(text: &str) -> Result<String, String> {
 fn check(path: &Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(path)?;
     let mut m = if path.extension().is_some_and(|e| e == "mlir") {
-        hlo_front::stablehlo::parse_module(&text)?
+        hlo_front::parse_stablehlo(&text)?
     } else {
         hlo_text::parse_module(&text)?
     };
-    compiler::passes::spmd::run(&mut m).map_err(|e| e.to_string())?;
+    compiler::partition_spmd(&mut m).map_err(|e| e.to_string())?;
     hlo_verify::verify(&m).map_err(|e| format!("{e:?}"))?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let xla_text = std::fs::read_to_string(path.with_file_name(format!("{stem}.xla_cpu.hlo")))?;

@@ -24,7 +24,7 @@ fn run_vs_reference(text: &str, inputs: &[Array]) -> proto::xla::gpu::GpuExecuta
     let (outs, _) = common::interp::run(&exe, &args, &sizes).expect("run");
     for (i, (bytes, w)) in outs.iter().zip(&want).enumerate() {
         let got = common::interp::from_bytes(w.dtype(), w.dims(), bytes);
-        let c = hlo_eval::io::compare(&got, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::compare(&got, w, hlo_eval::Tolerance::for_dtype(w.dtype()));
         assert!(c.ok, "output {i}: {c:?}");
     }
     assert!(
@@ -38,6 +38,33 @@ fn run_vs_reference(text: &str, inputs: &[Array]) -> proto::xla::gpu::GpuExecuta
 fn f32s(dims: Vec<usize>, v: impl Fn(usize) -> f32) -> Array {
     let n: usize = dims.iter().product();
     Array::new(dims, Data::F32((0..n).map(v).collect())).expect("array")
+}
+
+/// The bound is `proto::contract`'s, shared with the runtime: major 3 to 20, minor 0 to 9.
+#[test]
+fn compute_capabilities_outside_the_contract_bound_are_refused() {
+    use proto::stream_executor::gpu_device_info_proto::ComputeCapability;
+    let path = common::root().join("testdata/target_specs/h100_sxm.txtpb");
+    let with = |major: i32, minor: i32| {
+        let mut config = proto::load_target_config(&path).expect("h100_sxm parses");
+        let info = config.gpu_device_info.as_mut().expect("gpu_device_info");
+        let Some(ComputeCapability::CudaComputeCapability(c)) = info.compute_capability.as_mut()
+        else {
+            panic!("h100_sxm names a CUDA compute capability")
+        };
+        (c.major, c.minor) = (major, minor);
+        compiler::Target::from_config(config, "h100.txtpb").map(|_| ())
+    };
+    assert!(with(3, 0).is_ok() && with(20, 9).is_ok());
+    for (major, minor) in [(2, 0), (21, 0), (9, 10)] {
+        assert_eq!(
+            with(major, minor).expect_err("refused").to_string(),
+            format!(
+                "target config h100.txtpb: cuda_compute_capability {major}.{minor} is not a CUDA \
+                 compute capability"
+            )
+        );
+    }
 }
 
 #[test]
@@ -641,7 +668,7 @@ fn a_chain_of_20000_nested_calls_inlines_in_linear_space() {
         .iter()
         .map(|c| c.instructions.len())
         .sum();
-    compiler::passes::inline_calls::run(&mut module).expect("inline");
+    compiler::inline_calls(&mut module).expect("inline");
     let entry = module.entry_computation();
     // The parameter and one negate per level, the leaf's included.
     assert_eq!(entry.instructions.len(), 1 + depth);

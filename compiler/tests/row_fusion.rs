@@ -2,7 +2,7 @@
 //! `tests/execute.rs`).
 use std::path::PathBuf;
 
-use compiler::fusion::{plan, Unit};
+use compiler::{fusion_plan as plan, FusionUnit as Unit};
 
 fn kernels(text: &str) -> usize {
     let module = hlo_text::parse_module(text).expect("parse");

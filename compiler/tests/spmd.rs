@@ -12,7 +12,7 @@ fn read(name: &str) -> HloModule {
         .join("../testdata/stablehlo")
         .join(name);
     let text = std::fs::read_to_string(path).expect("reads");
-    hlo_front::stablehlo::parse_module(&text).expect("parses")
+    hlo_front::parse_stablehlo(&text).expect("parses")
 }
 
 /// Each collective of the entry: opcode, replica groups, channel id, global ids, dimensions.
@@ -52,10 +52,10 @@ fn collectives(m: &HloModule) -> Vec<String> {
 #[test]
 fn a_shard_map_partitions_into_jax_per_device_program() {
     let mut global = read("collectives.mlir");
-    compiler::passes::spmd::run(&mut global).expect("partitions");
+    compiler::partition_spmd(&mut global).expect("partitions");
     hlo_verify::verify(&global).expect("the per-device program verifies");
     let mut per_device = read("collectives_per_device.mlir");
-    compiler::passes::inline_calls::run(&mut per_device).expect("inlines");
+    compiler::inline_calls(&mut per_device).expect("inlines");
     assert_eq!(global.config.num_partitions, Some(2));
     let got = collectives(&global);
     assert!(!got.is_empty());

@@ -168,7 +168,7 @@ fn main() {
         if ok {
             ok_launch += 1;
         }
-        let io = hlo_eval::io::IoCase::read(&dir.join(format!("{case}.io.json"))).expect("io");
+        let io = hlo_eval::IoCase::read(&dir.join(format!("{case}.io.json"))).expect("io");
         let t0 = Instant::now();
         let result = run(&exe, &desc, &io.inputs);
         let emulated_ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -25,6 +25,7 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 // SAFETY: forwards to the system allocator, only counting bytes.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        // SAFETY: `l` is the caller's layout, passed on unchanged.
         let p = unsafe { System.alloc(l) };
         if !p.is_null() {
             let now = CURRENT.fetch_add(l.size(), Ordering::Relaxed) + l.size();
@@ -33,6 +34,7 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: `p` came from `System.alloc` with the same layout (`alloc` above).
         unsafe { System.dealloc(p, l) };
         CURRENT.fetch_sub(l.size(), Ordering::Relaxed);
     }

@@ -18,7 +18,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context};
 use hlo::literal::{Array, DType};
 use hlo::PrimitiveType;
-use hlo_eval::io::{Expected, IoCase};
+use hlo_eval::{Expected, IoCase};
 
 /// Whether `path` names an npz io file (by its extension).
 pub fn is_npz(path: &Path) -> bool {
@@ -102,7 +102,7 @@ fn read_npy(mut r: impl Read, max_elements: usize) -> anyhow::Result<Array> {
         );
     }
     let dims: Vec<i64> = header.shape.iter().map(|&d| d as i64).collect();
-    Ok(runtime::host::array_from_bytes(dtype, &dims, &bytes)?)
+    Ok(runtime::array_from_bytes(dtype, &dims, &bytes)?)
 }
 
 /// What a `.npy` header says.
@@ -264,7 +264,7 @@ fn npy_bytes(a: &Array) -> Vec<u8> {
     let mut out = b"\x93NUMPY\x01\x00".to_vec();
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(&header);
-    out.extend_from_slice(&runtime::host::array_to_bytes(a));
+    out.extend_from_slice(&runtime::array_to_bytes(a));
     out
 }
 
@@ -324,8 +324,8 @@ mod tests {
         write_npz(&path, std::slice::from_ref(&x), std::slice::from_ref(&y)).unwrap();
         let back = read_case(&path, &Expected::default()).unwrap();
         assert_eq!(
-            runtime::host::array_to_bytes(&back.inputs[0]),
-            runtime::host::array_to_bytes(&x)
+            runtime::array_to_bytes(&back.inputs[0]),
+            runtime::array_to_bytes(&x)
         );
         assert_eq!(back.outputs, vec![y]);
         let small = Expected::new(vec![4], vec![]);

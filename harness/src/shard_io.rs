@@ -1,14 +1,14 @@
 //! One global io file for a program of several devices (issue 30): JAX's multi-device pieces
 //! come with the inputs and outputs of the whole program (what `jax.jit(f)(x)` takes and gives),
 //! while each device runs its shard. The entry's shardings (as the compiler's partitioner reads
-//! them: Shardy's attributes imported, calls inlined; `compiler::passes::spmd::entry_shardings`)
+//! them: Shardy's attributes imported, calls inlined; `compiler::entry_shardings`)
 //! say which piece of each global array a device holds, so the global case is split into one
 //! case per device: its inputs are what the device is given, its outputs what it must compute.
 //! Every element of a global output is then checked on each device that holds it.
 use anyhow::{anyhow, bail, Context};
 use hlo::ir::{HloSharding, ShardingKind};
 use hlo::literal::Array;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 
 /// The piece of `global` that device `device` holds under `sharding`.
 pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::Result<Array> {
@@ -22,7 +22,7 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
                 anyhow!("device {device} holds no tile of {}", sharding.print(false))
             })?;
             let tile_dims: Vec<usize> = t.assignment.dims().iter().map(|&d| d as usize).collect();
-            let coords = hlo_eval::io::unravel(position, &tile_dims);
+            let coords = hlo_eval::unravel(position, &tile_dims);
             let data = t.data_dims();
             if data.len() != global.dims().len() {
                 bail!(
@@ -44,7 +44,7 @@ pub fn shard_of(global: &Array, sharding: &HloSharding, device: i64) -> anyhow::
                 let (size, start) = (n / tiles, coords[k] * (n / tiles));
                 spec.push((start as i64, (start + size) as i64, 1));
             }
-            Ok(hlo_eval::movement::slice(global, &spec)?)
+            Ok(hlo_eval::slice(global, &spec)?)
         }
         other => bail!("no global io split for a {other:?} sharding"),
     }

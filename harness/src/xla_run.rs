@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use hlo_eval::io::{compare, IoCase};
+use hlo_eval::{compare, IoCase};
 use runtime::RuntimeFlags;
 
 use crate::cmd::run::{

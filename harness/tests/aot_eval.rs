@@ -95,13 +95,13 @@ fn special_cases() -> Vec<Trial> {
                 .arg(&written)
                 .output()?;
             expect(&out, 1, &["MISMATCH"], &[])?;
-            let right = hlo_eval::io::IoCase::read(&corpus_dir().join("add.io.json"))?;
-            let got = hlo_eval::io::IoCase::read(&written)?;
+            let right = hlo_eval::IoCase::read(&corpus_dir().join("add.io.json"))?;
+            let got = hlo_eval::IoCase::read(&written)?;
             if got.inputs != right.inputs || got.outputs.len() != right.outputs.len() {
                 return Err(format!("{got:?}").into());
             }
             for (g, w) in got.outputs.iter().zip(&right.outputs) {
-                let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
+                let c = hlo_eval::compare(g, w, hlo_eval::Tolerance::for_dtype(w.dtype()));
                 if !c.ok {
                     return Err(format!("{c:?}").into());
                 }

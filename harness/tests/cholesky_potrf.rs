@@ -11,7 +11,7 @@ use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
 use hlo::literal::{Array, Data};
-use hlo_eval::io::{compare, IoCase};
+use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 
 const POTRF: &str = "registry:cusolver_potrf_ffi";
@@ -63,7 +63,7 @@ fn every_cholesky_piece_runs_in_both_forms() {
     names.sort();
     assert!(names.len() >= 24, "{names:?}");
     for name in &names {
-        let module = hlo_front::input::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
+        let module = hlo_front::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
         let want = IoCase::read(&dir.join(format!("{name}.io.json"))).unwrap();
         for native in [false, true] {
             let got = run(&module, native, &want);

@@ -9,7 +9,7 @@ use harness::cmd::run::ToleranceRule;
 use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo_eval::io::{compare, IoCase};
+use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 use proto::stream_executor::dnn::ConvolutionKind;
 use proto::xla::gpu::thunk_proto::Impl;
@@ -76,7 +76,7 @@ fn every_conv_piece_runs_in_both_forms() {
     let device = runtime::DeviceDescription::from_target_config(&config).unwrap();
     for (name, want_kinds) in PIECES {
         let path = repo_root().join(format!("testdata/{name}.hlo"));
-        let module = hlo_front::input::read_module(&path).unwrap();
+        let module = hlo_front::read_module(&path).unwrap();
         let want = IoCase::read(&path.with_extension("io.json")).unwrap();
         for native in [false, true] {
             let mut o = compiler::CompileOptions::default();
@@ -108,7 +108,7 @@ fn mixed_precision_convolutions_stay_kernels() {
     let config = proto::load_target_config(&spec("h100_sxm")).unwrap();
     let device = runtime::DeviceDescription::from_target_config(&config).unwrap();
     let path = repo_root().join("testdata/models/conv1d_bf16.hlo");
-    let module = hlo_front::input::read_module(&path).unwrap();
+    let module = hlo_front::read_module(&path).unwrap();
     let want = IoCase::read(&path.with_extension("io.json")).unwrap();
     let mut o = compiler::CompileOptions::default();
     o.emit_convolution_thunk = true;

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use hlo::literal::Literal;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 use hlo_eval::{evaluate_with, EvalOptions};
 
 fn root() -> PathBuf {
@@ -16,8 +16,7 @@ fn root() -> PathBuf {
 }
 
 fn module() -> hlo::HloModule {
-    hlo_front::input::read_module(&root().join("testdata/models/transformer_block_bf16.hlo"))
-        .unwrap()
+    hlo_front::read_module(&root().join("testdata/models/transformer_block_bf16.hlo")).unwrap()
 }
 
 fn default_io() -> PathBuf {

@@ -7,7 +7,7 @@ use harness::cmd::run::ToleranceRule;
 use harness::golden::cases::repo_root;
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo_eval::io::{compare, IoCase};
+use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 
 const FFT_THUNK: &str = "xla.gpu.ThunkProto.fft_thunk";
@@ -32,7 +32,7 @@ fn every_fft_piece_runs_in_both_forms() {
     names.sort();
     assert!(names.len() >= 16, "{names:?}");
     for name in &names {
-        let module = hlo_front::input::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
+        let module = hlo_front::read_module(&dir.join(format!("{name}.hlo"))).unwrap();
         let want = IoCase::read(&dir.join(format!("{name}.io.json"))).unwrap();
         for native in [false, true] {
             let mut o = compiler::CompileOptions::default();

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 mod common;
 use common::{root, spec};
 
-use hlo_eval::io::{IoArray, IoFile};
+use hlo_eval::{IoArray, IoFile};
 use libtest_mimic::{Arguments, Trial};
 use serde_json::Value;
 
@@ -255,7 +255,7 @@ fn allclose(
         Some((i, a, d)) => Err(format!(
             "{what}: {bad} of {} elements not close (rtol={rtol:e} atol={atol:e}), max |err| {max_err:e}, first at {:?}: got {a:?} want {d:?}",
             desired.v.len(),
-            hlo_eval::io::unravel(i, &desired.dims)
+            hlo_eval::unravel(i, &desired.dims)
         )),
     }
 }
@@ -416,7 +416,7 @@ fn judge(
             Ok(())
         }
         Some("eigh") => {
-            let operand = hlo_eval::io::parse_io_array(&check["operand"], "check.operand")
+            let operand = hlo_eval::parse_io_array(&check["operand"], "check.operand")
                 .map_err(|e| e.to_string())?;
             check_eigh(
                 &values(&operand),

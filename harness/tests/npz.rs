@@ -1,14 +1,14 @@
 //! npz io files written by numpy itself (`np.savez` stored, `np.savez_compressed` deflated;
 //! `tools/npz/make_testdata.py`) read to the same arrays, bit for bit, as their io.json twin:
 //! f32, c64, bf16 (numpy's `<V2`), pred, s64 extremes, an f16 scalar, u8, f64 NaN and -inf.
-use hlo_eval::io::{Expected, IoCase};
+use hlo_eval::{Expected, IoCase};
 use std::path::Path;
 
 fn bytes(case: &IoCase) -> Vec<Vec<u8>> {
     case.inputs
         .iter()
         .chain(&case.outputs)
-        .map(runtime::host::array_to_bytes)
+        .map(runtime::array_to_bytes)
         .collect()
 }
 

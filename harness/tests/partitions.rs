@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use harness::golden::cases::{curated_cases, repo_root, Case};
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 use proto::prost::Message;
 
 const PERMUTE_THUNK: &str = "xla.gpu.ThunkProto.collective_permute_start_thunk";
@@ -49,7 +49,7 @@ fn compile_text(text: &str, o: &compiler::CompileOptions) -> Vec<u8> {
 /// Compiles `case` with `o`, runs it on one emulated device per io file and checks every output
 /// bit for bit against the case's; returns the artifact's census.
 fn run_case(c: &Case, o: &compiler::CompileOptions) -> BTreeSet<String> {
-    let module = hlo_front::input::read_module(&c.module).unwrap();
+    let module = hlo_front::read_module(&c.module).unwrap();
     let bytes = compiler::compile_to_bytes(&module, &target("h100_sxm"), o).unwrap();
     let want: Vec<IoCase> = c.io.iter().map(|p| IoCase::read(p).unwrap()).collect();
     let got = run_artifact(&bytes, &description("h100_sxm"), &want).unwrap();

@@ -1,5 +1,5 @@
 //! StableHLO through the whole pipeline: every corpus `NAME.mlir` goes through `aot check-hlo`
-//! (read by `hlo_front::input`, compiled for h100_sxm and a100_sxm_80, serialized, loaded in a fresh
+//! (read by `hlo_front::read_module`, compiled for h100_sxm and a100_sxm_80, serialized, loaded in a fresh
 //! runtime on the emulated device, run, compared with `NAME.io.json`), `aot eval`, and the
 //! format checks every entry point shares: HLO text named `.mlir` and StableHLO named `.hlo` are
 //! refused with both formats named; a StableHLO golden case is recorded as its HLO conversion.
@@ -35,7 +35,7 @@ fn embeds_conversion(name: &str) -> Result<(), Failed> {
         .as_ref()
         .ok_or("no embedded module")?;
     let got = hlo::convert::from_proto(embedded)?;
-    let want = hlo_front::input::read_module(&mlir)?;
+    let want = hlo_front::read_module(&mlir)?;
     if got != want {
         return Err(format!(
             "embedded module differs from the conversion:\n{}\nvs\n{}",

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use harness::golden::cases::{curated_cases, repo_root, Case};
 use harness::golden::census_of;
 use harness::golden::regen::run_artifact;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 use proto::prost::Message;
 use schema_history::{Date, DiffOptions, Revision, Rule};
 
@@ -126,7 +126,7 @@ fn behind_the_flag_the_byte_fills_become_memsets_with_identical_outputs() {
 fn assert_close(got: &[hlo::literal::Array], want: &[hlo::literal::Array], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: output count");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::compare(g, w, hlo_eval::Tolerance::for_dtype(w.dtype()));
         assert!(c.ok, "{what}: output {i}: {c:?}");
     }
 }
@@ -265,7 +265,7 @@ fn assert_the_golden_set_replays(
                 inputs: inputs.inputs.clone(),
                 outputs: outputs(&bytes, target, case),
             };
-            std::fs::write(dir.join("io.json"), hlo_eval::io::case_to_json(&recorded)).unwrap();
+            std::fs::write(dir.join("io.json"), hlo_eval::case_to_json(&recorded)).unwrap();
         }
         let bless = "STAGED_BLESS=1 cargo test -p harness --test staged_rollout";
         let committed = std::fs::read(dir.join("executable.pb"))

@@ -8,11 +8,11 @@
 //! cores do: every product and every partial sum of the gemms, the reductions and the
 //! elementwise adds is exact in any order, and those kernels must match bit for bit. The
 //! kernels with transcendental functions (`ex2.approx`, `tanh`/`sin` expansions) get the corpus
-//! f32 tolerance, the f16 kernel the f16 one (`hlo_eval::io::Tolerance::for_dtype`). The launch specs' own expectations (XLA:CPU's
+//! f32 tolerance, the f16 kernel the f16 one (`hlo_eval::Tolerance::for_dtype`). The launch specs' own expectations (XLA:CPU's
 //! outputs, the numpy tf32/bf16 references) are checked by the `ptx` crate's `emu_xla` test.
 use std::path::PathBuf;
 
-use hlo_eval::io::{array_to_json, parse_array, Tolerance};
+use hlo_eval::{array_to_json, parse_array, Tolerance};
 use ptx::emu::{LaunchOptions, LoadedModule};
 use ptx::launch_spec::{self, LaunchSpec};
 use serde_json::{json, Value};

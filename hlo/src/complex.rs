@@ -6,11 +6,11 @@
 //! agree on overflow and NaN, and a wider intermediate would hide an overflow the device sees.
 //!
 //! The formulas are the ones XLA's elemental emitter uses, so that the compiler's kernels (which
-//! emit the same sequence of operations, see `compiler::codegen::complex`) and the evaluator give
+//! emit the same sequence of operations, see `compiler/src/codegen/complex.rs`) and the evaluator give
 //! the same bits for `+ - *` and division:
 //! - `(a + bi)(c + di) = (ac - bd) + (ad + bc)i`, no special cases (as XLA);
 //! - division is Smith's algorithm with C99 Annex G's recovery of infinities and zeros when both
-//!   parts of the quotient come out NaN ([`Complex::div`]).
+//!   parts of the quotient come out NaN (`Complex::div`).
 use crate::literal::{Array, Data};
 
 /// A complex number: real and imaginary parts of one float type.

@@ -13,7 +13,7 @@ fn main() {
     let mut best = [f64::MAX; 2];
     for _ in 0..rounds {
         let t = Instant::now();
-        let case = hlo_eval::io::IoCase::parse(&text).expect("streams");
+        let case = hlo_eval::IoCase::parse(&text).expect("streams");
         best[0] = best[0].min(t.elapsed().as_secs_f64());
         let t = Instant::now();
         let v: serde_json::Value = serde_json::from_str(&text).expect("json");
@@ -21,7 +21,7 @@ fn main() {
             .iter()
             .filter_map(|k| v[*k].as_array())
             .flatten()
-            .map(|a| hlo_eval::io::parse_array(a, "x").expect("array"))
+            .map(|a| hlo_eval::parse_array(a, "x").expect("array"))
             .collect();
         best[1] = best[1].min(t.elapsed().as_secs_f64());
         assert_eq!(tree.len(), case.inputs.len() + case.outputs.len());

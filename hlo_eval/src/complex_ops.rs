@@ -21,7 +21,6 @@ fn unsupported(op: &str, dtype: DType) -> EvalError {
 fn unary_one<T: Real>(op: UnaryOp, z: Complex<T>) -> Option<Complex<T>> {
     Some(match op {
         UnaryOp::Negate => -z,
-        UnaryOp::Copy => z,
         UnaryOp::Sign => z.sign(),
         UnaryOp::Exp => z.map_c128(cm::exp),
         UnaryOp::Expm1 => z.map_c128(cm::expm1),

@@ -65,8 +65,6 @@ pub enum UnaryOp {
     Clz,
     /// `erf`
     Erf,
-    /// `copy`
-    Copy,
 }
 
 /// Elementwise operations with two operands of the same shape.
@@ -150,7 +148,6 @@ impl UnaryOp {
             UnaryOp::PopulationCount => "popcnt",
             UnaryOp::Clz => "count-leading-zeros",
             UnaryOp::Erf => "erf",
-            UnaryOp::Copy => "copy",
         }
     }
 }
@@ -229,7 +226,6 @@ fn unary_f(op: UnaryOp, x: f64) -> Option<f64> {
         UnaryOp::RoundNearestAfz => x.round(),
         UnaryOp::RoundNearestEven => x.round_ties_even(),
         UnaryOp::Erf => erf(x),
-        UnaryOp::Copy => x,
         UnaryOp::IsFinite | UnaryOp::Not | UnaryOp::PopulationCount | UnaryOp::Clz => return None,
     })
 }
@@ -251,14 +247,13 @@ fn unary_s(op: UnaryOp, x: i64, bits: u32) -> Option<i64> {
         UnaryOp::Not => !x,
         UnaryOp::PopulationCount => i64::from((x as u64 & mask(bits)).count_ones()),
         UnaryOp::Clz => i64::from((x as u64 & mask(bits)).leading_zeros() - (64 - bits)),
-        UnaryOp::Copy => x,
         _ => return None,
     })
 }
 
 fn unary_u(op: UnaryOp, x: u64, bits: u32) -> Option<u64> {
     Some(match op {
-        UnaryOp::Abs | UnaryOp::Copy => x,
+        UnaryOp::Abs => x,
         UnaryOp::Negate => x.wrapping_neg(),
         UnaryOp::Sign => u64::from(x != 0),
         UnaryOp::Not => !x,
@@ -299,7 +294,7 @@ pub fn unary(op: UnaryOp, x: &Array) -> Result<Array, EvalError> {
         }
         Wide::P(v) => match op {
             UnaryOp::Not => Data::Pred(v.iter().map(|x| !x).collect()),
-            UnaryOp::Copy | UnaryOp::Abs => Data::Pred(v),
+            UnaryOp::Abs => Data::Pred(v),
             _ => return Err(err()),
         },
         Wide::C(_) => return Err(err()),

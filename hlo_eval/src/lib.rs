@@ -7,13 +7,13 @@
 //! rather than a silently wrong answer.
 //!
 //! Kernels live in one file per op family and work on [`Array`]s:
-//! [`elementwise`], [`movement`], [`dot`], [`reduce`], [`gather`], [`sort`]. Reducer
+//! `elementwise`, `movement`, `dot`, `reduce`, `gather`, `sort`. Reducer
 //! computations of the form `op(p0, p1)` (add, multiply, maximum, minimum, and, or) are
 //! recognised and run natively instead of through the interpreter.
 //!
 //! Numerics: floats compute in `f64` and round once to the result type; reductions with a
 //! recognised reducer accumulate in `f64`; `dot` accumulates in `f64` (`f32`/`f64`) or `f32`
-//! (`f16`/`bf16` results). Integer semantics are XLA's (see [`elementwise`]). A `while` loop
+//! (`f16`/`bf16` results). Integer semantics are XLA's (see `elementwise`). A `while` loop
 //! runs until its condition is false, unless [`EvalOptions::max_while_iterations`] caps it.
 //!
 //! Opcodes: see [`SUPPORTED_OPCODES`]; anything else is [`EvalError::Unimplemented`].
@@ -25,21 +25,32 @@
 //! test puts every opcode through the evaluator and fails when one of them is unimplemented
 //! though listed as supported, or the other way round, so the lists cannot drift apart.
 #![forbid(unsafe_code)]
+// The public face is the `pub use` list below; the modules are how the crate is kept (one per
+// family of opcodes, and `io`, the corpus's case files).
+mod complex_ops;
+mod convolution;
 mod dispatch;
+mod dot;
+mod elementwise;
 mod error;
+mod fft;
+mod gather;
+mod io;
+mod linalg;
+mod movement;
+mod reduce;
+mod rng;
+mod sort;
 
-pub mod complex_ops;
-pub mod convolution;
-pub mod dot;
-pub mod elementwise;
-pub mod fft;
-pub mod gather;
-pub mod io;
-pub mod linalg;
-pub mod movement;
-pub mod reduce;
-pub mod rng;
-pub mod sort;
+// Case files (`*.io.json`): reading, writing, comparing with tolerances.
+pub use io::{
+    array_to_json, case_to_json, compare, io_array_to_json, parse_array, parse_io_array, unravel,
+    Comparison, ComplexArray, Expected, IoArray, IoCase, IoError, IoFile, Mismatch, Scalar,
+    Tolerance, MAX_IO_FILE_BYTES,
+};
+// Shared with the compiler (one validation of a convolution's attributes) and the harness.
+pub use convolution::ConvGeometry;
+pub use movement::slice;
 
 use hlo::ir::{self, ComputationId, HloModule, Instruction, LiteralValue, Opcode};
 use hlo::literal::{Array, DType, Data, Literal};

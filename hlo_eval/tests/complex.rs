@@ -80,7 +80,7 @@ fn shlo(body: &str, ty: &str) -> String {
 }
 
 fn shlo_value(body: &str, ty: &str) -> Data {
-    let m = hlo_front::stablehlo::parse_module(&shlo(body, ty)).unwrap_or_else(|e| panic!("{e}"));
+    let m = hlo_front::parse_stablehlo(&shlo(body, ty)).unwrap_or_else(|e| panic!("{e}"));
     eval(&m, &[]).remove(0).into_parts().1
 }
 
@@ -121,7 +121,7 @@ fn stablehlo_complex_literals() {
 #[test]
 fn stablehlo_complex_real_imag_lower_to_hlo() {
     let text = "module @m {\n  func.func public @main(%a: tensor<2xf64>, %b: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xcomplex<f64>>) {\n    %0 = stablehlo.complex %a, %b : tensor<2xcomplex<f64>>\n    %1 = stablehlo.real %0 : (tensor<2xcomplex<f64>>) -> tensor<2xf64>\n    %2 = stablehlo.imag %0 : (tensor<2xcomplex<f64>>) -> tensor<2xf64>\n    %3 = stablehlo.negate %0 : tensor<2xcomplex<f64>>\n    return %1, %2, %3 : tensor<2xf64>, tensor<2xf64>, tensor<2xcomplex<f64>>\n  }\n}\n";
-    let m = hlo_front::stablehlo::parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    let m = hlo_front::parse_stablehlo(text).unwrap_or_else(|e| panic!("{e}"));
     let printed = hlo_text::print_module(&m);
     for op in [" complex(", " real(", " imag(", " negate("] {
         assert!(printed.contains(op), "{op} in {printed}");
@@ -134,7 +134,7 @@ fn stablehlo_complex_real_imag_lower_to_hlo() {
 }
 
 fn shlo_err(body: &str, ty: &str) -> String {
-    match hlo_front::stablehlo::parse_module(&shlo(body, ty)) {
+    match hlo_front::parse_stablehlo(&shlo(body, ty)) {
         Ok(m) => panic!("accepted:\n{}", hlo_text::print_module(&m)),
         Err(e) => e.to_string(),
     }

@@ -6,14 +6,14 @@
 use std::path::{Path, PathBuf};
 
 use hlo_eval::evaluate_flat;
-use hlo_eval::io::{compare, IoCase, Tolerance};
+use hlo_eval::{compare, IoCase, Tolerance};
 
 fn models() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/models")
 }
 
 fn check(path: &Path, io: &IoCase) -> Result<(), String> {
-    let module = hlo_front::input::read_module(path).map_err(|e| e.to_string())?;
+    let module = hlo_front::read_module(path).map_err(|e| e.to_string())?;
     let got = evaluate_flat(&module, &io.inputs).map_err(|e| e.to_string())?;
     if got.len() != io.outputs.len() {
         return Err(format!(

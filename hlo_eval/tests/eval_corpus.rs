@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use hlo_eval::evaluate_flat;
-use hlo_eval::io::{compare, IoCase, Tolerance};
+use hlo_eval::{compare, IoCase, Tolerance};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn corpus_dir() -> PathBuf {

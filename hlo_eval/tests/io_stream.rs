@@ -1,6 +1,6 @@
 //! The streaming io-file reader (no JSON tree) reads every io file of the repository exactly as
 //! the tree reader does, and its limits refuse a list before converting it.
-use hlo_eval::io::{parse_io_array, Expected, IoCase, IoError, IoFile};
+use hlo_eval::{parse_io_array, Expected, IoCase, IoError, IoFile};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! Front-end throughput in MB/s, measured side by side in one run on the same functions: the
 //! HLO text parser on the corpus's `NAME.hlo` and the StableHLO front end on its `NAME.mlir`
 //! twins (the same 43 JAX functions). Each is timed alone (parse) and with the verifier (what
-//! `hlo_front::input::read_module` does for `.mlir`, and what every tool runs before compiling HLO).
+//! `hlo_front::read_module` does for `.mlir`, and what every tool runs before compiling HLO).
 //! The last line is the ratio the StableHLO front end must keep at or above 1.
 //!
 //! `cargo run --release -p hlo_front --example parse_bench` (`REPS=N` sets the repetitions; the best
@@ -46,13 +46,13 @@ fn main() {
     let runs: [FrontEnd; 4] = [
         ("hlo parse", ".hlo", |t| hlo_text::parse_module(t).is_ok()),
         ("mlir parse", ".mlir", |t| {
-            hlo_front::stablehlo::parse_module_unverified(t).is_ok()
+            hlo_front::parse_stablehlo_unverified(t).is_ok()
         }),
         ("hlo parse+verify", ".hlo", |t| {
             hlo_text::parse_module(t).is_ok_and(|m| hlo_verify::verify(&m).is_ok())
         }),
         ("mlir parse+verify", ".mlir", |t| {
-            hlo_front::stablehlo::parse_module(t).is_ok()
+            hlo_front::parse_stablehlo(t).is_ok()
         }),
     ];
     let mut mbps = Vec::new();

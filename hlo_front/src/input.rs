@@ -9,7 +9,7 @@
 //!
 //! | extension | format | front end |
 //! | --- | --- | --- |
-//! | `.hlo`, `.txt` | HLO text | [`hlo_text::parser::parse_module`] |
+//! | `.hlo`, `.txt` | HLO text | [`hlo_text::parse_module`] |
 //! | `.mlir` | StableHLO (MLIR text) | [`crate::stablehlo::parse_module`] |
 //! | `.pb` | binary `HloModuleProto` | [`hlo::convert::from_proto`] |
 //! | `.mlirbc` | StableHLO portable artifact (MLIR bytecode, VHLO) | [`crate::stablehlo::parse_bytecode`] |
@@ -26,7 +26,7 @@ use proto::prost::Message;
 use thiserror::Error;
 
 use hlo::ir::HloModule;
-use hlo_text::error::ParseError;
+use hlo_text::ParseError;
 
 /// Largest module file read (binary protos included): bounds what a bad path can make a tool
 /// allocate.
@@ -336,7 +336,7 @@ pub fn parse_as(format: Format, bytes: &[u8], path: &Path) -> Result<HloModule, 
             }
             let text = std::str::from_utf8(bytes).map_err(|_| wrong())?;
             let parsed = match format {
-                Format::HloText => hlo_text::parser::parse_module(text),
+                Format::HloText => hlo_text::parse_module(text),
                 _ => crate::stablehlo::parse_module(text),
             };
             parsed.map_err(|error| InputError::Parse {

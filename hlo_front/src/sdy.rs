@@ -11,6 +11,99 @@
 
 use hlo::ir::*;
 
+/// What is wrong with a Shardy attribute, or with converting its sharding to an HLO sharding.
+/// Each variant's text is the message; the front ends prefix the attribute it came from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SdyError {
+    /// A token other than the syntax's: `expected '{token}' at `{at}``.
+    #[error("expected '{token}' at `{at}`")]
+    Expected {
+        /// The token the syntax needs.
+        token: String,
+        /// Up to 40 bytes of what follows instead.
+        at: String,
+    },
+    /// A `"` with no closing one.
+    #[error("unterminated string")]
+    UnterminatedString,
+    /// A word where an integer goes.
+    #[error("expected an integer, found `{found}`")]
+    NotAnInteger {
+        /// The word.
+        found: String,
+    },
+    /// Text after a complete attribute.
+    #[error("unexpected `{at}`")]
+    Trailing {
+        /// Up to 40 bytes of it.
+        at: String,
+    },
+    /// A mesh axis of size 0, negative, or over `MAX_SHARDING_DEVICES`.
+    #[error("axis \"{name}\" has size {size}")]
+    AxisSize {
+        /// The axis.
+        name: String,
+        /// Its size.
+        size: i64,
+    },
+    /// Something other than `device_ids=` after a mesh's axes.
+    #[error("expected device_ids= in the mesh")]
+    ExpectedDeviceIds,
+    /// A mesh whose axes multiply to more than `MAX_SHARDING_DEVICES`.
+    #[error("a mesh of more than {MAX_SHARDING_DEVICES} devices")]
+    TooManyDevices,
+    /// `device_ids` of another length than the mesh has devices.
+    #[error("{ids} device ids for a mesh of {devices} devices")]
+    DeviceIdCount {
+        /// How many ids are listed.
+        ids: usize,
+        /// The product of the axis sizes.
+        devices: i64,
+    },
+    /// A sub-axis (`"x":(1)2`), which XLA's export splits and this reader does not.
+    #[error("sub-axis \"{name}\":(...) is not supported")]
+    SubAxis {
+        /// The axis.
+        name: String,
+    },
+    /// `@name` of a mesh the module does not define.
+    #[error("mesh @{name} is not defined")]
+    UndefinedMesh {
+        /// The name.
+        name: String,
+    },
+    /// Neither `@name` nor an inline mesh where a sharding's mesh goes.
+    #[error("expected a mesh at `{at}`")]
+    ExpectedMesh {
+        /// Up to 40 bytes of what is there.
+        at: String,
+    },
+    /// A sharding field other than `replicated` and `unreduced`.
+    #[error("unknown sharding field `{key}`")]
+    UnknownField {
+        /// The field.
+        key: String,
+    },
+    /// A sharding naming an axis its mesh does not have.
+    #[error("axis \"{name}\" is not in the mesh")]
+    AxisNotInMesh {
+        /// The axis.
+        name: String,
+    },
+    /// A sharding using one axis twice.
+    #[error("axis \"{name}\" is used twice")]
+    AxisUsedTwice {
+        /// The axis.
+        name: String,
+    },
+    /// Unreduced axes inside a manual computation, which HLO shardings cannot say.
+    #[error("both unreduced and manual axes")]
+    UnreducedAndManual,
+}
+
+type Result<T> = std::result::Result<T, SdyError>;
+
 /// A mesh: named axes with sizes, and optionally an explicit device order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mesh {
@@ -26,12 +119,14 @@ impl Mesh {
         self.axes.iter().map(|(_, s)| *s).product::<i64>().max(1)
     }
 
-    fn axis(&self, name: &str) -> Result<(usize, i64), String> {
+    fn axis(&self, name: &str) -> Result<(usize, i64)> {
         self.axes
             .iter()
             .position(|(n, _)| n == name)
             .map(|i| (i, self.axes[i].1))
-            .ok_or_else(|| format!("axis \"{name}\" is not in the mesh"))
+            .ok_or_else(|| SdyError::AxisNotInMesh {
+                name: name.to_owned(),
+            })
     }
 }
 
@@ -77,11 +172,14 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn expect(&mut self, t: &str) -> Result<(), String> {
+    fn expect(&mut self, t: &str) -> Result<()> {
         if self.eat(t) {
             Ok(())
         } else {
-            Err(format!("expected '{t}' at `{}`", self.rest()))
+            Err(SdyError::Expected {
+                token: t.to_owned(),
+                at: self.rest().to_owned(),
+            })
         }
     }
 
@@ -90,11 +188,11 @@ impl<'a> Reader<'a> {
         &r[..r.len().min(40)]
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String> {
         self.expect("\"")?;
         let end = self.s[self.pos..]
             .find('"')
-            .ok_or_else(|| "unterminated string".to_string())?;
+            .ok_or(SdyError::UnterminatedString)?;
         let v = self.s[self.pos..self.pos + end].to_string();
         self.pos += end + 1;
         Ok(v)
@@ -110,23 +208,24 @@ impl<'a> Reader<'a> {
         w
     }
 
-    fn int(&mut self) -> Result<i64, String> {
+    fn int(&mut self) -> Result<i64> {
         let w = self.word();
-        w.parse()
-            .map_err(|_| format!("expected an integer, found `{w}`"))
+        w.parse().map_err(|_| SdyError::NotAnInteger { found: w })
     }
 
-    fn end(&mut self) -> Result<(), String> {
+    fn end(&mut self) -> Result<()> {
         self.ws();
         if self.pos == self.s.len() {
             Ok(())
         } else {
-            Err(format!("unexpected `{}`", self.rest()))
+            Err(SdyError::Trailing {
+                at: self.rest().to_owned(),
+            })
         }
     }
 
     /// `["x"=2, "y"=4]` then optionally `, device_ids=[...]`, inside `<...>`.
-    fn mesh_body(&mut self) -> Result<Mesh, String> {
+    fn mesh_body(&mut self) -> Result<Mesh> {
         self.expect("[")?;
         let mut axes = Vec::new();
         if !self.eat("]") {
@@ -135,7 +234,7 @@ impl<'a> Reader<'a> {
                 self.expect("=")?;
                 let size = self.int()?;
                 if size <= 0 || size > MAX_SHARDING_DEVICES {
-                    return Err(format!("axis \"{name}\" has size {size}"));
+                    return Err(SdyError::AxisSize { name, size });
                 }
                 axes.push((name, size));
                 if self.eat("]") {
@@ -147,7 +246,7 @@ impl<'a> Reader<'a> {
         let mut device_ids = Vec::new();
         if self.eat(",") {
             if self.word() != "device_ids" {
-                return Err("expected device_ids= in the mesh".into());
+                return Err(SdyError::ExpectedDeviceIds);
             }
             self.expect("=")?;
             self.expect("[")?;
@@ -168,25 +267,22 @@ impl<'a> Reader<'a> {
             })
             .is_none()
         {
-            return Err(format!(
-                "a mesh of more than {MAX_SHARDING_DEVICES} devices"
-            ));
+            return Err(SdyError::TooManyDevices);
         }
         if !mesh.device_ids.is_empty()
             && mesh.device_ids.len() as i64 != mesh.devices()
             && !mesh.axes.is_empty()
         {
-            return Err(format!(
-                "{} device ids for a mesh of {} devices",
-                mesh.device_ids.len(),
-                mesh.devices()
-            ));
+            return Err(SdyError::DeviceIdCount {
+                ids: mesh.device_ids.len(),
+                devices: mesh.devices(),
+            });
         }
         Ok(mesh)
     }
 
     /// `{"x", "y"}` (with `?` for an open dimension and a `p1` priority after it).
-    fn axis_list(&mut self) -> Result<Vec<String>, String> {
+    fn axis_list(&mut self) -> Result<Vec<String>> {
         self.expect("{")?;
         let mut axes = Vec::new();
         loop {
@@ -198,7 +294,7 @@ impl<'a> Reader<'a> {
             } else {
                 let name = self.string()?;
                 if self.eat(":") {
-                    return Err(format!("sub-axis \"{name}\":(...) is not supported"));
+                    return Err(SdyError::SubAxis { name });
                 }
                 axes.push(name);
             }
@@ -215,7 +311,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `<@mesh, [{"x"}, {}]>` or `<mesh<[...]>, [...], replicated={...}, unreduced={...}>`.
-    fn tensor_sharding(&mut self, meshes: &Meshes) -> Result<TensorSharding, String> {
+    fn tensor_sharding(&mut self, meshes: &Meshes) -> Result<TensorSharding> {
         self.expect("<")?;
         let mesh = if self.eat("@") {
             let name = self.word();
@@ -223,13 +319,15 @@ impl<'a> Reader<'a> {
                 .iter()
                 .find(|(n, _)| *n == name)
                 .map(|(_, m)| m.clone())
-                .ok_or_else(|| format!("mesh @{name} is not defined"))?
+                .ok_or(SdyError::UndefinedMesh { name })?
         } else if self.eat("#sdy.mesh<") || self.eat("mesh<") {
             let m = self.mesh_body()?;
             self.expect(">")?;
             m
         } else {
-            return Err(format!("expected a mesh at `{}`", self.rest()));
+            return Err(SdyError::ExpectedMesh {
+                at: self.rest().to_owned(),
+            });
         };
         self.expect(",")?;
         self.expect("[")?;
@@ -251,7 +349,7 @@ impl<'a> Reader<'a> {
             match key.as_str() {
                 "replicated" => {}
                 "unreduced" => unreduced = axes,
-                _ => return Err(format!("unknown sharding field `{key}`")),
+                _ => return Err(SdyError::UnknownField { key }),
             }
         }
         self.expect(">")?;
@@ -264,7 +362,7 @@ impl<'a> Reader<'a> {
 }
 
 /// Parses a mesh: `#sdy.mesh<["x"=2]>` or `<["x"=2]>`.
-pub fn parse_mesh(text: &str) -> Result<Mesh, String> {
+pub fn parse_mesh(text: &str) -> Result<Mesh> {
     let mut r = Reader::new(text.trim());
     let _ = r.eat("#sdy.mesh");
     r.expect("<")?;
@@ -275,7 +373,7 @@ pub fn parse_mesh(text: &str) -> Result<Mesh, String> {
 }
 
 /// Parses a tensor sharding: `#sdy.sharding<@mesh, [...]>` or `<@mesh, [...]>`.
-pub fn parse_tensor_sharding(text: &str, meshes: &Meshes) -> Result<TensorSharding, String> {
+pub fn parse_tensor_sharding(text: &str, meshes: &Meshes) -> Result<TensorSharding> {
     let mut r = Reader::new(text.trim());
     let _ = r.eat("#sdy.sharding");
     let t = r.tensor_sharding(meshes)?;
@@ -285,7 +383,7 @@ pub fn parse_tensor_sharding(text: &str, meshes: &Meshes) -> Result<TensorShardi
 
 /// Parses a list of tensor shardings: `#sdy.sharding_per_value<[<...>, ...]>` or
 /// `[<...>, ...]`.
-pub fn parse_per_value(text: &str, meshes: &Meshes) -> Result<Vec<TensorSharding>, String> {
+pub fn parse_per_value(text: &str, meshes: &Meshes) -> Result<Vec<TensorSharding>> {
     let mut r = Reader::new(text.trim());
     let wrapped = r.eat("#sdy.sharding_per_value<");
     r.expect("[")?;
@@ -307,7 +405,7 @@ pub fn parse_per_value(text: &str, meshes: &Meshes) -> Result<Vec<TensorSharding
 }
 
 /// Parses manual axes: `#sdy<manual_axes{"x"}>` or `{"x", "y"}`.
-pub fn parse_manual_axes(text: &str) -> Result<Vec<String>, String> {
+pub fn parse_manual_axes(text: &str) -> Result<Vec<String>> {
     let mut r = Reader::new(text.trim());
     let wrapped = r.eat("#sdy<manual_axes");
     let axes = r.axis_list()?;
@@ -363,7 +461,7 @@ pub fn canonical_iota(dims: &[i64], perm: &[i64]) -> (Vec<i64>, Vec<i64>) {
 
 /// Converts a Shardy tensor sharding to an HLO sharding, with `manual_axes` manual (XLA's
 /// `convertToHloSharding`).
-pub fn to_hlo_sharding(t: &TensorSharding, manual_axes: &[String]) -> Result<HloSharding, String> {
+pub fn to_hlo_sharding(t: &TensorSharding, manual_axes: &[String]) -> Result<HloSharding> {
     let mesh = &t.mesh;
     if mesh.axes.is_empty() {
         return Ok(match mesh.device_ids.first() {
@@ -375,15 +473,17 @@ pub fn to_hlo_sharding(t: &TensorSharding, manual_axes: &[String]) -> Result<Hlo
         return Ok(HloSharding::manual());
     }
     if !t.unreduced.is_empty() && !manual_axes.is_empty() {
-        return Err("both unreduced and manual axes".into());
+        return Err(SdyError::UnreducedAndManual);
     }
     let mut tile_dims = vec![1i64; t.dims.len()];
     let mut position: Vec<Option<usize>> = vec![None; mesh.axes.len()];
     let mut next = 0usize;
-    let mut place = |axis: &str, position: &mut Vec<Option<usize>>| -> Result<i64, String> {
+    let mut place = |axis: &str, position: &mut Vec<Option<usize>>| -> Result<i64> {
         let (i, size) = mesh.axis(axis)?;
         if position[i].is_some() {
-            return Err(format!("axis \"{axis}\" is used twice"));
+            return Err(SdyError::AxisUsedTwice {
+                name: axis.to_owned(),
+            });
         }
         position[i] = Some(next);
         next += 1;
@@ -567,14 +667,87 @@ mod tests {
         );
         assert_eq!(parse_manual_axes(r#"{"x", "y"}"#).unwrap(), vec!["x", "y"]);
         assert_eq!(
-            parse_tensor_sharding(r#"<@nope, []>"#, &meshes()).unwrap_err(),
+            parse_tensor_sharding(r#"<@nope, []>"#, &meshes())
+                .unwrap_err()
+                .to_string(),
             "mesh @nope is not defined"
         );
         let t = parse_tensor_sharding(r#"<@mesh, [{"z"}]>"#, &meshes()).unwrap();
         assert_eq!(
-            to_hlo_sharding(&t, &[]).unwrap_err(),
+            to_hlo_sharding(&t, &[]).unwrap_err().to_string(),
             "axis \"z\" is not in the mesh"
         );
         assert!(parse_mesh(r#"<["x"=0]>"#).is_err());
+    }
+
+    /// One exact message per `SdyError` variant, each from the input that raises it.
+    #[test]
+    fn each_error_names_its_problem() {
+        let meshes = meshes();
+        let sharding = |text: &str| parse_tensor_sharding(text, &meshes).map(|_| ());
+        let to_hlo = |text: &str, manual: &[&str]| {
+            let t = parse_tensor_sharding(text, &meshes).expect("parses");
+            let manual: Vec<String> = manual.iter().map(|s| s.to_string()).collect();
+            to_hlo_sharding(&t, &manual).map(|_| ())
+        };
+        let cases: Vec<(Result<()>, String)> = vec![
+            (
+                parse_mesh("[\"x\"=2]").map(|_| ()),
+                "expected '<' at `[\"x\"=2]`".into(),
+            ),
+            (
+                parse_mesh("<[\"x=2]>").map(|_| ()),
+                "unterminated string".into(),
+            ),
+            (
+                parse_mesh("<[\"x\"=two]>").map(|_| ()),
+                "expected an integer, found `two`".into(),
+            ),
+            (
+                parse_mesh("<[\"x\"=2]> extra").map(|_| ()),
+                "unexpected `extra`".into(),
+            ),
+            (
+                parse_mesh("<[\"x\"=0]>").map(|_| ()),
+                "axis \"x\" has size 0".into(),
+            ),
+            (
+                parse_mesh("<[\"x\"=2], ids=[0]>").map(|_| ()),
+                "expected device_ids= in the mesh".into(),
+            ),
+            (
+                parse_mesh("<[\"x\"=65536, \"y\"=65536]>").map(|_| ()),
+                format!("a mesh of more than {MAX_SHARDING_DEVICES} devices"),
+            ),
+            (
+                parse_mesh("<[\"x\"=2], device_ids=[0]>").map(|_| ()),
+                "1 device ids for a mesh of 2 devices".into(),
+            ),
+            (
+                sharding("<@mesh, [{\"x\":(1)2}]>"),
+                "sub-axis \"x\":(...) is not supported".into(),
+            ),
+            (sharding("<@nope, []>"), "mesh @nope is not defined".into()),
+            (sharding("<[], []>"), "expected a mesh at `[], []>`".into()),
+            (
+                sharding("<@mesh, [], sideways={}>"),
+                "unknown sharding field `sideways`".into(),
+            ),
+            (
+                to_hlo("<@mesh, [{\"z\"}]>", &[]),
+                "axis \"z\" is not in the mesh".into(),
+            ),
+            (
+                to_hlo("<@m2, [{\"x\", \"x\"}]>", &[]),
+                "axis \"x\" is used twice".into(),
+            ),
+            (
+                to_hlo("<@m2, [{}], unreduced={\"y\"}>", &["x"]),
+                "both unreduced and manual axes".into(),
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got.expect_err(&want).to_string(), want);
+        }
     }
 }

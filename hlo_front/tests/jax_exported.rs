@@ -6,8 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hlo_front::jax_export::{self, Dim, ExportedError};
-use hlo_front::stablehlo::bytecode;
+use hlo_front::{read_exported, to_stablehlo_text, Dim, ExportedError};
 use serde_json::Value;
 
 fn dir() -> PathBuf {
@@ -33,7 +32,7 @@ fn backcompat_artifacts_read_as_jax_reads_them() {
     for c in cases {
         let name = c["name"].as_str().unwrap();
         let bytes = std::fs::read(dir().join(format!("{name}.jax_exported"))).unwrap();
-        let e = jax_export::read(&bytes).unwrap_or_else(|err| panic!("{name}: {err}"));
+        let e = read_exported(&bytes).unwrap_or_else(|err| panic!("{name}: {err}"));
         let want = &c["jax_reads"];
         assert_eq!(
             e.function_name,
@@ -100,8 +99,8 @@ fn backcompat_artifacts_read_as_jax_reads_them() {
             }
         }
         // The embedded module (StableHLO 1.13.x) converts to text.
-        let text = bytecode::to_stablehlo_text(&e.mlir_module)
-            .unwrap_or_else(|err| panic!("{name}: module: {err}"));
+        let text =
+            to_stablehlo_text(&e.mlir_module).unwrap_or_else(|err| panic!("{name}: module: {err}"));
         assert!(text.contains("func.func"), "{name}");
         // Two devices: refused naming the field.
         let err = e.module().unwrap_err();
@@ -135,20 +134,20 @@ fn truncated_and_flipped_buffers_are_errors_not_panics() {
     let bytes =
         std::fs::read(dir().join("export_with_specified_sharding__v11.jax_exported")).unwrap();
     for n in 0..bytes.len() {
-        let _ = jax_export::read(&bytes[..n]);
+        let _ = read_exported(&bytes[..n]);
     }
     for i in 0..bytes.len() {
         for flip in [0x01u8, 0x80, 0xFF] {
             let mut b = bytes.clone();
             b[i] ^= flip;
-            if let Ok(e) = jax_export::read(&b) {
+            if let Ok(e) = read_exported(&b) {
                 let _ = e.module();
                 let _ = e.describe();
             }
         }
     }
     assert!(matches!(
-        jax_export::read(&[1, 2]),
+        read_exported(&[1, 2]),
         Err(ExportedError::Malformed(_))
     ));
 }
@@ -158,19 +157,19 @@ fn module_files_pick_the_reader_by_extension() {
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax_exported/models");
     // The Exported's module takes all three inputs (the middle one unused, restored); the bare
     // module takes the two it kept.
-    let full = hlo_front::input::read_module(&models.join("unused_input.jax_exported")).unwrap();
+    let full = hlo_front::read_module(&models.join("unused_input.jax_exported")).unwrap();
     assert_eq!(full.entry_computation().params.len(), 3);
-    let bare = hlo_front::input::read_module(&models.join("unused_input.mlirbc")).unwrap();
+    let bare = hlo_front::read_module(&models.join("unused_input.mlirbc")).unwrap();
     assert_eq!(bare.entry_computation().params.len(), 2);
-    let text = hlo_front::input::read_module(&models.join("unused_input.mlir")).unwrap();
+    let text = hlo_front::read_module(&models.join("unused_input.mlir")).unwrap();
     assert_eq!(hlo_text::print_module(&bare), hlo_text::print_module(&text));
     // Two platforms: the platform index is fixed, not a parameter.
-    let multi = hlo_front::input::read_module(&models.join("multi_platform.jax_exported")).unwrap();
+    let multi = hlo_front::read_module(&models.join("multi_platform.jax_exported")).unwrap();
     assert_eq!(multi.entry_computation().params.len(), 1);
     // Content checked against the extension.
     let bytes = std::fs::read(models.join("unused_input.mlirbc")).unwrap();
-    let e = hlo_front::input::parse_as(
-        hlo_front::input::Format::JaxExported,
+    let e = hlo_front::parse_as(
+        hlo_front::Format::JaxExported,
         &bytes,
         Path::new("m.jax_exported"),
     )

@@ -5,7 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use hlo_front::stablehlo::{bytecode, parse_bytecode, parse_module, BytecodeError};
+use hlo_front::{
+    functions_as_text, parse_bytecode, parse_stablehlo, to_stablehlo_text, vhlo_ops, BytecodeError,
+    MAX_BYTECODE_VERSION,
+};
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax_backcompat")
@@ -32,7 +35,7 @@ fn every_backcompat_artifact_reads_as_its_text() {
         // decoded, argument attributes of an adapted `main` are dropped; docs/sharding.md):
         // the text's are left out of the comparison. A mesh of several devices is refused in
         // bytecode, so no program for several devices loses its shardings that way.
-        let mut from_text = parse_module(&text).unwrap();
+        let mut from_text = parse_stablehlo(&text).unwrap();
         for comp in &mut from_text.computations {
             for i in &mut comp.instructions {
                 i.attrs.sharding = None;
@@ -51,7 +54,7 @@ fn every_backcompat_artifact_reads_as_its_text() {
                 }
             }
             Err(e) => {
-                let t = bytecode::to_stablehlo_text(&bytes).unwrap_or_default();
+                let t = to_stablehlo_text(&bytes).unwrap_or_default();
                 failures.push(format!("{}: {e}\n{t}", bc.display()));
             }
         }
@@ -77,7 +80,7 @@ fn versions_newer_than_known_are_refused_naming_both() {
         e,
         BytecodeError::NewerBytecode {
             found: 7,
-            known: bytecode::MAX_BYTECODE_VERSION
+            known: MAX_BYTECODE_VERSION
         }
     );
     assert_eq!(
@@ -124,9 +127,9 @@ fn the_docs_list_every_vhlo_op_and_what_it_becomes() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/jax_export.md"),
     )
     .unwrap();
-    let supported = hlo_front::stablehlo::supported_ops();
+    let supported = hlo_front::stablehlo_ops();
     let mut missing = Vec::new();
-    for op in bytecode::vhlo_ops() {
+    for op in vhlo_ops() {
         let base = &op[..op.rfind("_v").unwrap()];
         let runs = matches!(base, "func" | "call" | "return") || supported.contains(&base);
         let row = format!("| `{op}` | {} |", if runs { "yes" } else { "no" });
@@ -161,9 +164,9 @@ fn stablehlo_per_version_artifacts_convert_every_function() {
     for (file, min_ok) in want {
         let bytes = std::fs::read(dir.join(file)).unwrap();
         let mut ok = 0;
-        for (name, text) in bytecode::functions_as_text(&bytes).unwrap() {
+        for (name, text) in functions_as_text(&bytes).unwrap() {
             match text {
-                Ok(t) => match parse_module(&t) {
+                Ok(t) => match parse_stablehlo(&t) {
                     Ok(_) => ok += 1,
                     Err(e)
                         if matches!(

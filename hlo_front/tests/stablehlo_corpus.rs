@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use hlo::literal::Array;
 use hlo::{HloModule, Opcode};
 use hlo_eval::evaluate_flat;
-use hlo_eval::io::{compare, IoCase, Tolerance};
+use hlo_eval::{compare, IoCase, Tolerance};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn corpus_dir() -> PathBuf {
@@ -81,7 +81,7 @@ fn export_attrs(name: &str) -> Result<(), Failed> {
         }
     }
     let got = key_instructions(
-        &hlo_front::stablehlo::parse_module(&mlir).map_err(|e| format!("{name}.mlir:{e}"))?,
+        &hlo_front::parse_stablehlo(&mlir).map_err(|e| format!("{name}.mlir:{e}"))?,
     );
     let want = key_instructions(
         &hlo_text::parse_module(&hlo_text).map_err(|e| format!("{hlo_name}.hlo:{e}"))?,
@@ -100,8 +100,7 @@ fn export_attrs(name: &str) -> Result<(), Failed> {
 fn export_eval(name: &str) -> Result<(), Failed> {
     let dir = exports_dir();
     let text = std::fs::read_to_string(dir.join(format!("{name}.mlir")))?;
-    let module =
-        hlo_front::stablehlo::parse_module(&text).map_err(|e| format!("{name}.mlir:{e}"))?;
+    let module = hlo_front::parse_stablehlo(&text).map_err(|e| format!("{name}.mlir:{e}"))?;
     let case = IoCase::read(&dir.join(format!("{name}.io.json")))?;
     let got = evaluate_flat(&module, &case.inputs).map_err(|e| format!("evaluate: {e}"))?;
     check(&got, &case.outputs, "the io file")
@@ -124,9 +123,8 @@ fn generic_equals_pretty(name: &str) -> Result<(), Failed> {
     let Ok(generic) = std::fs::read_to_string(dir.join(format!("{name}.generic.mlir"))) else {
         return Err(format!("{name}.generic.mlir is missing").into());
     };
-    let a = hlo_front::stablehlo::parse_module(&pretty).map_err(|e| format!("{name}.mlir:{e}"))?;
-    let b = hlo_front::stablehlo::parse_module(&generic)
-        .map_err(|e| format!("{name}.generic.mlir:{e}"))?;
+    let a = hlo_front::parse_stablehlo(&pretty).map_err(|e| format!("{name}.mlir:{e}"))?;
+    let b = hlo_front::parse_stablehlo(&generic).map_err(|e| format!("{name}.generic.mlir:{e}"))?;
     if a != b {
         let diff =
             similar::TextDiff::from_lines(&hlo_text::print_module(&a), &hlo_text::print_module(&b))
@@ -142,8 +140,7 @@ fn eval_mlir(name: &str) -> Result<(Vec<Array>, IoCase), Failed> {
     let dir = corpus_dir();
     let text = std::fs::read_to_string(dir.join(format!("{name}.mlir")))
         .map_err(|e| format!("read: {e}"))?;
-    let module =
-        hlo_front::stablehlo::parse_module(&text).map_err(|e| format!("{name}.mlir:{e}"))?;
+    let module = hlo_front::parse_stablehlo(&text).map_err(|e| format!("{name}.mlir:{e}"))?;
     let case =
         IoCase::read(&dir.join(format!("{name}.io.json"))).map_err(|e| format!("io file: {e}"))?;
     let got = evaluate_flat(&module, &case.inputs).map_err(|e| format!("evaluate: {e}"))?;
@@ -228,7 +225,7 @@ fn main() {
             // partitioning is compiler/tests/spmd.rs's).
             trials.push(Trial::test("export_sharded::collectives", || {
                 let text = std::fs::read_to_string(exports_dir().join("collectives.mlir"))?;
-                let m = hlo_front::stablehlo::parse_module(&text)?;
+                let m = hlo_front::parse_stablehlo(&text)?;
                 let entry = m.entry_computation();
                 let count = |t: &str| {
                     entry

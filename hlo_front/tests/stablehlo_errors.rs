@@ -1,6 +1,6 @@
-//! One exact-message test per check of the StableHLO front end and of `hlo_front::input`'s format
+//! One exact-message test per check of the StableHLO front end and of `hlo_front::read_module`'s format
 //! detection: each names the line:column and, inside an op, the op.
-use hlo_front::stablehlo::parse_module;
+use hlo_front::parse_stablehlo;
 
 /// A module whose `main` body is `body` (one argument `%a: tensor<4xf32>`).
 fn main_with(body: &str) -> String {
@@ -8,7 +8,7 @@ fn main_with(body: &str) -> String {
 }
 
 fn err(text: &str) -> String {
-    match parse_module(text) {
+    match parse_stablehlo(text) {
         Ok(m) => panic!("accepted:\n{}", hlo_text::print_module(&m)),
         Err(e) => e.to_string(),
     }
@@ -88,7 +88,7 @@ fn a_constant_from_above_is_copied_into_the_region() {
     // StableHLO's serializer hoists a comparator's constants out of it (portable artifacts have
     // them): the constant is copied in, as XLA's MLIR-to-HLO export sinks it.
     let text = main_with("    %c = stablehlo.constant dense<0.0> : tensor<f32>\n    %0 = stablehlo.reduce(%a init: %c) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n     reducer(%x: tensor<f32>, %y: tensor<f32>) {\n      %s = stablehlo.add %x, %c : tensor<f32>\n      %t = stablehlo.add %s, %y : tensor<f32>\n      stablehlo.return %t : tensor<f32>\n    }\n    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<4xf32>\n    return %1 : tensor<4xf32>");
-    let m = parse_module(&text).unwrap();
+    let m = parse_stablehlo(&text).unwrap();
     let reducer = m
         .computations
         .iter()
@@ -150,7 +150,7 @@ case!(other_shardy_op, main_with("    %0 = sdy.reshard %a <@mesh, [{}]> : tensor
 #[test]
 fn jax_ffi_custom_call() {
     let text = "module @jit_f {\n  sdy.mesh @mesh = <[\"a\"=1]>\n  func.func public @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {\n    %0:2 = stablehlo.custom_call @cusolver_syevd_ffi(%a) {mhlo.backend_config = {algorithm = 0 : ui8, lower = true}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<i32>)\n    return %0#0 : tensor<2x3xf32>\n  }\n}\n";
-    let m = parse_module(text).unwrap();
+    let m = parse_stablehlo(text).unwrap();
     let printed = hlo_text::print_module(&m);
     assert!(
         printed.contains("custom-call(%Arg_0.1), custom_call_target=\"cusolver_syevd_ffi\", operand_layout_constraints={f32[2,3]{0,1}}, output_to_operand_aliasing={{0}: (0, {})}, api_version=API_VERSION_TYPED_FFI, backend_config={algorithm = 0 : ui8, lower = true}"),
@@ -175,7 +175,7 @@ case!(
 #[test]
 fn module_attributes_and_locations() {
     let text = "#loc1 = loc(\"f.py\":3:4)\nmodule @jit_f attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 4 : i32, jax.uses_shape_polymorphism = false} {\n  func.func public @main(%a: tensor<f32> {mhlo.sharding = \"{replicated}\"} loc(\"a\")) -> (tensor<f32> {jax.result_info = \"\"}) {\n    %0 = stablehlo.abs %a : tensor<f32> loc(#loc1)\n    return %0 : tensor<f32> loc(#loc1)\n  } loc(#loc1)\n} loc(#loc1)\n";
-    let m = parse_module(text).unwrap();
+    let m = parse_stablehlo(text).unwrap();
     assert_eq!(m.name, "jit_f");
     assert_eq!(m.config.replica_count, Some(4));
     assert_eq!(m.config.num_partitions, Some(2));
@@ -187,14 +187,14 @@ fn module_attributes_and_locations() {
 
 #[test]
 fn input_unknown_extension() {
-    let e = hlo_front::input::format_of(std::path::Path::new("m.stablehlo")).unwrap_err();
+    let e = hlo_front::format_of(std::path::Path::new("m.stablehlo")).unwrap_err();
     assert_eq!(e.to_string(), "m.stablehlo: unknown extension \"stablehlo\" (expected .hlo or .txt for HLO text, .mlir for StableHLO, .mlirbc for a StableHLO portable artifact, .jax_exported for a serialized JAX Exported, .pb for a binary HloModuleProto)");
 }
 
 #[test]
 fn input_mlir_bytecode() {
-    let e = hlo_front::input::parse_as(
-        hlo_front::input::Format::StableHlo,
+    let e = hlo_front::parse_as(
+        hlo_front::Format::StableHlo,
         b"ML\xefR\x00\x01",
         std::path::Path::new("m.mlir"),
     )
@@ -204,8 +204,8 @@ fn input_mlir_bytecode() {
 
 #[test]
 fn input_binary_as_text() {
-    let e = hlo_front::input::parse_as(
-        hlo_front::input::Format::HloText,
+    let e = hlo_front::parse_as(
+        hlo_front::Format::HloText,
         b"\x0a\x03abc\xff\xfe",
         std::path::Path::new("m.hlo"),
     )
@@ -215,8 +215,8 @@ fn input_binary_as_text() {
 
 #[test]
 fn input_text_as_proto() {
-    let e = hlo_front::input::parse_as(
-        hlo_front::input::Format::HloProto,
+    let e = hlo_front::parse_as(
+        hlo_front::Format::HloProto,
         b"module @m {\n}\n",
         std::path::Path::new("m.pb"),
     )
@@ -226,8 +226,8 @@ fn input_text_as_proto() {
 
 #[test]
 fn input_parse_error_names_the_file() {
-    let e = hlo_front::input::parse_as(
-        hlo_front::input::Format::StableHlo,
+    let e = hlo_front::parse_as(
+        hlo_front::Format::StableHlo,
         b"module {\n  func.func @main() -> () {\n  }\n}\n",
         std::path::Path::new("m.mlir"),
     )
@@ -241,7 +241,7 @@ fn input_parse_error_names_the_file() {
 /// The literal of `main`'s root constant for `dense<...> : tensor<...>`.
 fn constant(dense: &str, ty: &str) -> Vec<hlo::ir::LiteralValue> {
     let text = format!("func.func @main() -> {ty} {{\n  %0 = stablehlo.constant {dense} : {ty}\n  return %0 : {ty}\n}}\n");
-    let m = parse_module(&text).unwrap_or_else(|e| panic!("{dense} : {ty}: {e}"));
+    let m = parse_stablehlo(&text).unwrap_or_else(|e| panic!("{dense} : {ty}: {e}"));
     match m
         .entry_computation()
         .root_instruction()

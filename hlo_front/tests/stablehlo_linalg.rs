@@ -2,7 +2,7 @@
 //! in the generic form JAX prints and in the pretty form, lowered to HLO `triangular-solve`
 //! with XLA's options.
 use hlo::ir::{Opcode, Transpose, TriangularSolveOptions};
-use hlo_front::stablehlo::parse_module;
+use hlo_front::parse_stablehlo;
 
 fn solve_module(op: &str) -> String {
     format!(
@@ -11,7 +11,7 @@ fn solve_module(op: &str) -> String {
 }
 
 fn options_of(text: &str) -> TriangularSolveOptions {
-    let m = parse_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let m = parse_stablehlo(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let c = m.entry_computation();
     let (_, i) = c
         .iter()
@@ -50,7 +50,7 @@ fn pretty_form() {
 
 #[test]
 fn transpose_a_is_required_and_checked() {
-    let err = |op: &str| parse_module(&solve_module(op)).unwrap_err().to_string();
+    let err = |op: &str| parse_stablehlo(&solve_module(op)).unwrap_err().to_string();
     assert_eq!(
         err("stablehlo.triangular_solve %a, %b, left_side = true"),
         "3:5: stablehlo.triangular_solve: triangular_solve needs transpose_a"

@@ -5,7 +5,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use hlo_front::stablehlo::parse_module;
+use hlo_front::parse_stablehlo;
 
 /// The JAX corpus and this project's own exports (pretty and generic forms).
 fn corpus() -> Vec<(String, String)> {
@@ -31,7 +31,7 @@ fn corpus() -> Vec<(String, String)> {
 /// Parses `text`; panics (failing the test) with `what` when the parser panics or reports a
 /// location outside the text.
 fn parse_checked(text: &str, what: &str) -> bool {
-    let r = catch_unwind(AssertUnwindSafe(|| parse_module(text)));
+    let r = catch_unwind(AssertUnwindSafe(|| parse_stablehlo(text)));
     match r {
         Err(_) => panic!("{what} panicked"),
         Ok(Err(e)) => {
@@ -134,7 +134,7 @@ fn mutations_never_panic() {
             let mutated = format!("{}{}{}", &text[..at], rep, &text[end..]);
             if parse_checked(&mutated, &format!("{name} with [{at}..{end}] = {rep:?}")) {
                 converted += 1;
-                let m = parse_module(&mutated).unwrap();
+                let m = parse_stablehlo(&mutated).unwrap();
                 let r = catch_unwind(AssertUnwindSafe(|| hlo_text::print_module(&m)));
                 assert!(r.is_ok(), "{name}: printing a mutated conversion panicked");
             }
@@ -154,7 +154,7 @@ fn deep_nesting_is_an_error() {
         "[".repeat(100_000),
         "]".repeat(100_000)
     );
-    let e = parse_module(&deep_attr).unwrap_err();
+    let e = parse_stablehlo(&deep_attr).unwrap_err();
     assert_eq!(
         e.to_string(),
         "1:128: func.func @main: nesting deeper than 64 levels"
@@ -164,6 +164,6 @@ fn deep_nesting_is_an_error() {
     for _ in 0..200 {
         regions.push_str("%r = \"stablehlo.if\"(%p) ({\n");
     }
-    let e = parse_module(&regions).unwrap_err();
+    let e = parse_stablehlo(&regions).unwrap_err();
     assert_eq!(e.kind, hlo_text::ParseErrorKind::TooDeep, "{e}");
 }

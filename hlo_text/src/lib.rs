@@ -4,11 +4,12 @@
 //! column; the StableHLO front end (`hlo_front`) reports its own through the same type.
 #![forbid(unsafe_code)]
 
-pub mod error;
-pub mod lexer;
-pub mod parser;
-pub mod printer;
+// The public face is the `pub use` list below; the modules are how the crate is kept.
+mod error;
+mod lexer;
+mod parser;
+mod printer;
 
 pub use error::{ParseError, ParseErrorKind};
-pub use parser::{parse_module, parse_shape, parse_sharding};
-pub use printer::{print_module, print_module_with, PrintOptions};
+pub use parser::{parse_module, parse_shape, parse_sharding, MAX_NESTING, MAX_RANK};
+pub use printer::{format_float, print_module, print_module_with, PrintOptions};

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hlo_text::printer::{print_module, print_module_with, PrintOptions};
+use hlo_text::{print_module, print_module_with, PrintOptions};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn corpus_files() -> Vec<PathBuf> {

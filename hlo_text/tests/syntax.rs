@@ -5,7 +5,7 @@
 
 use hlo::ir::*;
 use hlo::shape::{Shape, TILE_COMBINE_DIM, UNBOUNDED_DIM};
-use hlo_text::printer::{format_float, print_module, print_module_with, PrintOptions};
+use hlo_text::{format_float, print_module, print_module_with, PrintOptions};
 use hlo_text::{parse_module, parse_shape};
 
 const FEATURES: &str = r#"// RUN: some-tool %s | FileCheck %s

@@ -2,8 +2,10 @@
 //! `ExecutableAbiVersionProto` and the target config (the runtime's ABI check, the compiler's
 //! toolkit bound, the harness's ABI probes and the bot's kernel-header rule all parse them), and
 //! the wire class of a field type (the bot's schema rules and the harness's forward replay both
-//! compare them).
+//! compare them), and the compute capabilities a target config may name (the compiler and the
+//! runtime both refuse one outside them, with the same message).
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use prost_reflect::Kind;
 
@@ -48,6 +50,32 @@ impl Version {
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// The majors a target config's `cuda_compute_capability` may have: sm_30 is the oldest target
+/// ptxas ever accepted, and 20 leaves room above every device announced (today's newest is 12).
+pub const COMPUTE_CAPABILITY_MAJOR: RangeInclusive<i32> = 3..=20;
+/// The minors: one digit, as in `sm_XY`.
+pub const COMPUTE_CAPABILITY_MINOR: RangeInclusive<i32> = 0..=9;
+
+/// A `cuda_compute_capability` outside [`COMPUTE_CAPABILITY_MAJOR`] and
+/// [`COMPUTE_CAPABILITY_MINOR`]: no CUDA device has it and no PTX `.target` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("cuda_compute_capability {major}.{minor} is not a CUDA compute capability")]
+pub struct CapabilityOutOfRange {
+    /// The config's major.
+    pub major: i32,
+    /// The config's minor.
+    pub minor: i32,
+}
+
+/// Checks a target config's compute capability against the one bound both sides read.
+pub fn check_compute_capability(major: i32, minor: i32) -> Result<(), CapabilityOutOfRange> {
+    if COMPUTE_CAPABILITY_MAJOR.contains(&major) && COMPUTE_CAPABILITY_MINOR.contains(&minor) {
+        Ok(())
+    } else {
+        Err(CapabilityOutOfRange { major, minor })
     }
 }
 
@@ -136,5 +164,43 @@ mod tests {
             Version::parse("12.4").map(|v| v.to_string()),
             Some("12.4.0".into())
         );
+    }
+
+    #[test]
+    fn compute_capabilities_run_from_sm_30_to_major_20_with_one_digit_minors() {
+        for (major, minor) in [(3, 0), (9, 0), (10, 3), (12, 1), (20, 9)] {
+            assert_eq!(check_compute_capability(major, minor), Ok(()));
+        }
+        for (major, minor, message) in [
+            (
+                2,
+                0,
+                "cuda_compute_capability 2.0 is not a CUDA compute capability",
+            ),
+            (
+                21,
+                0,
+                "cuda_compute_capability 21.0 is not a CUDA compute capability",
+            ),
+            (
+                -1,
+                0,
+                "cuda_compute_capability -1.0 is not a CUDA compute capability",
+            ),
+            (
+                9,
+                10,
+                "cuda_compute_capability 9.10 is not a CUDA compute capability",
+            ),
+            (
+                9,
+                -1,
+                "cuda_compute_capability 9.-1 is not a CUDA compute capability",
+            ),
+        ] {
+            let err = check_compute_capability(major, minor).unwrap_err();
+            assert_eq!(err, CapabilityOutOfRange { major, minor });
+            assert_eq!(err.to_string(), message);
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! Times the native gemm (`runtime::gemm::gemm`) alone, without compile, load or device copies:
+//! Times the native gemm (`runtime::gemm`) alone, without compile, load or device copies:
 //! the 512³ f32 product of the `aot bench` scale module (`testdata/bench/scale_matmul_512.hlo`),
 //! then the other layouts, transpositions, batch forms and element types the gemm thunk supports.
 //!
@@ -10,8 +10,8 @@
 //! builds and kernels can be checked for bit-identical results too.
 use std::time::Instant;
 
-use runtime::gemm::{gemm_with, kernel_name, Isa, Options};
 use runtime::thunks::{ElemType, ElemTypeExt, GemmConfig, MatrixLayout, Order};
+use runtime::{gemm_kernel_name as kernel_name, gemm_with, GemmIsa as Isa, GemmOptions as Options};
 
 /// Element `i` of parameter `p`, the formula of `tools/xla_cpu_times.py` (and `aot bench`).
 fn input(p: usize, i: usize) -> f64 {

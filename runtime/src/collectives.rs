@@ -30,7 +30,6 @@ struct Slot {
 /// The rendezvous point of the replicas of one execution.
 #[derive(Debug)]
 pub struct Clique {
-    replicas: usize,
     state: Mutex<State>,
     cv: Condvar,
     timeout: Duration,
@@ -47,11 +46,10 @@ pub struct WaitBound {
 }
 
 impl Clique {
-    /// A clique of `replicas` participants that waits at most `timeout` at each collective
-    /// (`RuntimeFlags::collective_timeout_secs`).
-    pub fn new(replicas: usize, timeout: Duration) -> Clique {
+    /// A clique that waits at most `timeout` at each collective
+    /// (`RuntimeFlags::collective_timeout_secs`); each collective names its participants.
+    pub fn new(timeout: Duration) -> Clique {
         Clique {
-            replicas,
             state: Mutex::new(State::default()),
             cv: Condvar::new(),
             timeout,
@@ -66,11 +64,6 @@ impl Clique {
             s.finished.insert(me);
         }
         self.cv.notify_all();
-    }
-
-    /// Number of participants.
-    pub fn replicas(&self) -> usize {
-        self.replicas
     }
 
     /// Marks the clique failed (a replica hit an error) and wakes everyone waiting.
@@ -629,8 +622,7 @@ mod tests {
 
     #[test]
     fn exchange_returns_contributions_in_group_order_and_keeps_groups_apart() {
-        let clique = Arc::new(Clique::new(4, Duration::from_secs(10)));
-        assert_eq!(clique.replicas(), 4);
+        let clique = Arc::new(Clique::new(Duration::from_secs(10)));
         // Two groups at the same sequence number, listed out of id order.
         let groups: [&[i64]; 2] = [&[1, 0], &[3, 2]];
         let handles: Vec<_> = (0..4i64)
@@ -652,7 +644,7 @@ mod tests {
 
     #[test]
     fn a_finished_collective_frees_its_slot() {
-        let clique = Arc::new(Clique::new(2, Duration::from_millis(50)));
+        let clique = Arc::new(Clique::new(Duration::from_millis(50)));
         let c = Arc::clone(&clique);
         let other = std::thread::spawn(move || c.exchange(0, &[0, 1], 1, vec![1], NB));
         assert_eq!(
@@ -672,7 +664,7 @@ mod tests {
 
     #[test]
     fn a_group_of_one_does_not_wait() {
-        let clique = Clique::new(1, Duration::from_secs(10));
+        let clique = Clique::new(Duration::from_secs(10));
         assert_eq!(
             clique.exchange(3, &[0], 0, vec![9, 8], NB),
             Ok(vec![vec![9, 8]])
@@ -682,7 +674,7 @@ mod tests {
 
     #[test]
     fn abort_wakes_the_waiting_replicas_with_the_first_reason() {
-        let clique = Arc::new(Clique::new(2, Duration::from_secs(30)));
+        let clique = Arc::new(Clique::new(Duration::from_secs(30)));
         let c = Arc::clone(&clique);
         let waiting = std::thread::spawn(move || c.exchange(4, &[0, 1], 0, vec![0], NB));
         std::thread::sleep(Duration::from_millis(50));
@@ -707,7 +699,7 @@ mod tests {
     /// the 30 s timeout.
     #[test]
     fn a_member_that_finished_without_contributing_ends_the_wait_at_once() {
-        let clique = Arc::new(Clique::new(2, Duration::from_secs(30)));
+        let clique = Arc::new(Clique::new(Duration::from_secs(30)));
         let c = Arc::clone(&clique);
         let start = Instant::now();
         let waiting = std::thread::spawn(move || c.exchange(2, &[0, 1], 0, vec![0], NB));
@@ -721,7 +713,7 @@ mod tests {
         );
         assert!(start.elapsed() < Duration::from_secs(5));
         // A member that contributed before finishing is no reason to fail.
-        let clique = Clique::new(2, Duration::from_millis(200));
+        let clique = Clique::new(Duration::from_millis(200));
         let c = &clique;
         std::thread::scope(|s| {
             let first = s.spawn(move || {
@@ -740,7 +732,7 @@ mod tests {
     /// The execution's deadline bounds the wait when it comes before the clique's timeout.
     #[test]
     fn the_execution_deadline_bounds_the_rendezvous() {
-        let clique = Clique::new(2, Duration::from_secs(120));
+        let clique = Clique::new(Duration::from_secs(120));
         let start = Instant::now();
         let bound = WaitBound {
             deadline: Instant::now().checked_add(Duration::from_millis(50)),

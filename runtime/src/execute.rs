@@ -38,7 +38,7 @@ pub struct ExecutionStats {
     pub collectives: u64,
     /// Every kernel launch: name, bytes of its arguments, wall time of the (synchronous) launch.
     pub kernel_timings: Vec<KernelTiming>,
-    /// The behaviour classes this execution reached (see [`crate::behaviour`]).
+    /// The behaviour classes this execution reached (see [`crate::Behaviour`]).
     pub behaviours: Behaviours,
 }
 
@@ -225,7 +225,7 @@ impl Executable {
                 d.load_module(m)?;
             }
         }
-        let clique = Clique::new(n, Duration::from_secs(self.flags.collective_timeout_secs));
+        let clique = Clique::new(Duration::from_secs(self.flags.collective_timeout_secs));
         let reexecuted = self.begin_execution();
         let results: Vec<Result<ExecutionResult>> = std::thread::scope(|s| {
             let handles: Vec<_> = devices

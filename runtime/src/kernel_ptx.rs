@@ -67,7 +67,7 @@ impl KernelPtx {
         for (label, text) in files {
             if out.files.len() == MAX_FILES {
                 return Err(invalid(format!(
-                    "more than {MAX_FILES} PTX files supplied (runtime::kernel_ptx::MAX_FILES)"
+                    "more than {MAX_FILES} PTX files supplied (runtime::MAX_KERNEL_PTX_FILES)"
                 )));
             }
             let outline = ptx::outline(&text).map_err(|e| {

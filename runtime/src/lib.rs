@@ -12,38 +12,61 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod behaviour;
-pub mod collectives;
-pub mod conv;
-pub mod device;
-pub mod error;
-pub mod executable;
-pub mod execute;
-pub mod ffi;
-pub mod fft;
-pub mod flags;
-pub mod gemm;
-pub mod groups;
-pub mod host;
-pub mod kernel_ptx;
-pub mod load;
-pub mod passes;
-pub mod registry;
-pub mod streams;
+// The public face is the `pub use` list below; the modules are how the crate is kept. One
+// module stays public on purpose: `thunks`, the decoded thunk graph an `Executable` holds (about
+// forty plain data types, read as a namespace: `thunks::KernelThunk`, `thunks::ThunkKind`).
+mod behaviour;
+mod collectives;
+mod conv;
+mod device;
+mod error;
+mod executable;
+mod execute;
+mod ffi;
+mod fft;
+mod flags;
+mod gemm;
+mod groups;
+mod host;
+mod kernel_ptx;
+mod load;
+mod passes;
+mod registry;
+mod streams;
 pub mod thunks;
 
-pub use behaviour::{Behaviour, Behaviours};
-pub use device::{
-    CudaDevice, Device, DeviceDescription, DeviceKind, DeviceOp, DeviceTotals, EmulatedDevice,
-    GemmBuffers, KernelArg, LaunchShape,
-};
+// Loading and executing.
 pub use error::{Cause, Code, Error, Result};
 pub use executable::{Allocation, AllocationKind, Constant, Executable, Leaf, TupleTable};
 pub use execute::{ExecutionResult, ExecutionStats, KernelTiming};
-pub use flags::{PtxCheck, RuntimeFlags};
-pub use kernel_ptx::KernelPtx;
-pub use load::{load, load_with_kernel_ptx, load_with_registry, validate};
-pub use registry::Registry;
+pub use flags::{
+    defaults as flag_defaults, PtxCheck, RuntimeFlags, UnknownPtxCheck, LIMITS as FLAG_LIMITS,
+    LOAD_PASSES,
+};
+pub use kernel_ptx::{GlobalArray, KernelPtx, SuppliedKernel, MAX_FILES as MAX_KERNEL_PTX_FILES};
+pub use load::{
+    decode_executable, load, load_with_kernel_ptx, load_with_registry, validate, validate_with,
+};
+// Devices: the emulator and CUDA behind one trait, and the operations issued on them.
+pub use device::cuda::driver_present as cuda_driver_present;
+pub use device::{
+    features_of, host_gemm, issue, CudaDevice, Device, DeviceDescription, DeviceKind, DeviceOp,
+    DeviceTotals, EmulatedDevice, GemmBuffers, KernelArg, LaunchShape,
+};
+// Host-side values and the host gemm.
+pub use gemm::{
+    gemm, gemm_until, gemm_with, kernel_name as gemm_kernel_name, Deadline as GemmDeadline,
+    Isa as GemmIsa, Options as GemmOptions,
+};
+pub use host::{array_from_bytes, array_to_bytes};
+// Custom calls (the FFI registry and its typed handler API).
+pub use registry::{
+    attribute_schemas, names as custom_call_names, Api, ArrayShape, AttrParseError, AttrSpec,
+    AttrType, AttrValue, Attributes, CallFrame, Handler, HandlerError, LoadCheck, Registration,
+    Registry, ShapeError, Side,
+};
+// The behaviour classes an execution records (the golden coverage reads them).
+pub use behaviour::{group_class, index_class, Behaviour, Behaviours};
 
 /// The HLO opcodes this runtime accepts in an embedded module (every opcode the `hlo` crate
 /// knows; anything else fails the load with UNIMPLEMENTED). Part of the compatibility surface.

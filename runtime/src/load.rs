@@ -2,19 +2,19 @@
 //! [`decode_executable`] call one `check_*` function per step, each failing with a typed [`Error`]
 //! that names the field, the value and the bound:
 //!
-//! 1. [`check_size`], then protobuf decode;
-//! 2. [`check_abi`]: each of the device's versions ≥ the executable's;
-//! 3. [`check_capability`]: compute capability equal to the device's, and the device has the
+//! 1. `check_size`, then protobuf decode;
+//! 2. `check_abi`: each of the device's versions ≥ the executable's;
+//! 3. `check_capability`: compute capability equal to the device's, and the device has the
 //!    features its feature extension asks for (2 and 3 both run first, in
-//!    [`check_environment`]; when both fail the message names the compute capability first, then
+//!    `check_environment`; when both fail the message names the compute capability first, then
 //!    the ABI problem);
-//! 4. [`check_hlo`]: the embedded HLO module is structurally valid
+//! 4. `check_hlo`: the embedded HLO module is structurally valid
 //!    (`hlo::convert::check_proto`; an unknown opcode fails the load), with its replica and
 //!    partition counts within what this runtime runs;
-//! 5. [`check_program_shape`], [`check_allocations`], [`check_constants`], [`check_outputs`]:
+//! 5. `check_program_shape`, `check_allocations`, `check_constants`, `check_outputs`:
 //!    everything sized by the artifact is within bounds before anything is allocated;
-//! 6. [`check_thunks`] (see [`crate::thunks::decode_sequence`]), each kernel's PTX header held to
-//!    [`kernel_contract`]: its `.version` needs no newer CUDA toolkit than the artifact declares
+//! 6. `check_thunks` (see [`crate::thunks::decode_sequence`]), each kernel's PTX header held to
+//!    `kernel_contract`: its `.version` needs no newer CUDA toolkit than the artifact declares
 //!    (or, declaring none, than the device runtime has), its `.target` runs on the artifact's
 //!    compute capability;
 //! 7. load-time passes (command-buffer conversion);
@@ -74,7 +74,7 @@ pub fn load_with_registry(
 }
 
 /// Loads an executable whose kernels carry only cubins (XLA:GPU's), launching each from the PTX
-/// in `kernel_ptx` that defines its `.entry` (see [`crate::kernel_ptx`]); kernels that embed PTX
+/// in `kernel_ptx` that defines its `.entry` (see [`crate::KernelPtx`]); kernels that embed PTX
 /// run their own.
 pub fn load_with_kernel_ptx(
     bytes: &[u8],

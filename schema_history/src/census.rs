@@ -231,7 +231,7 @@ impl Census {
 
     /// Scans `dir` (repository-relative) at `rev` for `<target>/v<N>/manifest.json`, read
     /// through the compact census `<dir>/census.json` when it summarizes exactly those manifests
-    /// (see [`index`]; else from the manifests themselves, with the same result).
+    /// (see `index`; else from the manifests themselves, with the same result).
     pub fn load_at(repo: &Repo, rev: &Revision, dir: &str) -> Result<Census, Error> {
         Census::load_traced(repo, rev, dir).map(|(census, _)| census)
     }

@@ -61,7 +61,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A repository file was refused before being read (a link, not a regular file, too
-    /// large): see [`crate::bounded_read`].
+    /// large): see [`crate::read_file`].
     #[error("{}: {refusal}", path.display())]
     Unreadable {
         /// The file.

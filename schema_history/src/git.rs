@@ -39,7 +39,7 @@ impl std::fmt::Display for Revision {
 ///
 /// The repository is opened (with gix, searching upwards from `root` as `git -C root` does) on
 /// each thread's first git read. Listings are cached per revision and
-/// directory, and the contents of files read ahead ([`prefetch`](Self::prefetch)) by object name.
+/// directory, and the contents of files read ahead (`prefetch`) by object name.
 #[derive(Debug, Clone)]
 pub struct Repo {
     root: PathBuf,

@@ -21,7 +21,7 @@
 //! See `docs/compatibility.md` for the rules, the windows and worked examples.
 #![forbid(unsafe_code)]
 
-pub mod bounded_read;
+mod bounded_read;
 mod census;
 mod date;
 mod diff;
@@ -38,7 +38,7 @@ mod inputs;
 mod kernel_header;
 mod model;
 mod policy;
-pub mod proto_limits;
+mod proto_limits;
 mod protos;
 mod report;
 mod retype;
@@ -48,6 +48,7 @@ mod surface;
 mod trust;
 mod waiver;
 
+pub use bounded_read::{read_file, read_file_limited, read_text, Refusal, MAX_FILE_BYTES};
 pub use census::{
     check_index, write_index, Census, Golden, IndexError, IndexOutcome, INDEX_COMMAND, INDEX_FILE,
 };
@@ -61,6 +62,9 @@ pub use git::{Repo, Revision};
 pub use githistory::GitHistoryBound;
 pub use model::{Enum, EnumValue, Field, Location, Message, Model, WireClass};
 pub use policy::{Exception, Level, Policy, DEFAULT_POLICY};
+pub use proto_limits::{
+    check_source, LimitKind, SourceLimit, MAX_NAME_BYTES, MAX_NESTING as MAX_PROTO_NESTING,
+};
 pub use protos::{Compiled, ProtoSources};
 pub use report::{render_error, Format, Report, GITHUB_ANNOTATIONS, MARKDOWN_LIMIT};
 pub use rules::{windows, wire, Side, BACKWARD_WINDOW_MONTHS, FORWARD_WINDOW_DAYS};

@@ -710,7 +710,7 @@ impl Compiled {
 impl Compiled {
     /// A schema from a `FileDescriptorSet` image as `protoc --include_imports
     /// --include_source_info --descriptor_set_out` or `buf build -o` write it; editions files
-    /// in it are read as [`crate::editions::lower_image`] says. `what` names it in errors.
+    /// in it are read as `editions::lower_image` says. `what` names it in errors.
     pub fn from_image(bytes: &[u8], what: &str) -> Result<Compiled, Error> {
         let (bytes, editions) =
             editions::lower_image(bytes).map_err(|message| Error::Descriptors {

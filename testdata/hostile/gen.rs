@@ -490,7 +490,7 @@ fn main() -> Result<()> {
             "config_cc_major_minus_one.txtpb",
             "    major: 9\n",
             "    major: -1\n",
-            "gpu_device_info.cuda_compute_capability.major is -1, out of range [1, 99]",
+            "cuda_compute_capability -1.0 is not a CUDA compute capability",
         ),
         (
             "config_negative_core_count.txtpb",

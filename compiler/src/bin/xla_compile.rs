@@ -51,9 +51,9 @@ struct Args {
 }
 
 /// Reads the module in the format its extension names, checked against the content
-/// (`hlo_front::input`, shared by every tool that takes a module).
+/// (`hlo_front::read_module`, shared by every tool that takes a module).
 fn read_module(path: &Path) -> Result<hlo::HloModule> {
-    hlo_front::input::read_module(path).map_err(anyhow::Error::new)
+    hlo_front::read_module(path).map_err(anyhow::Error::new)
 }
 
 fn run(args: Args) -> Result<()> {

@@ -6,7 +6,7 @@
 //! Why direct and not implicit GEMM: it covers every case the evaluator covers (any
 //! `dim_labels`, strides, negative padding, lhs and rhs dilation, reversal, feature and batch
 //! groups) with one indexing scheme shared with the reference definition
-//! ([`hlo_eval::convolution::ConvGeometry`], which also validates the attributes, so the compiler
+//! ([`hlo_eval::ConvGeometry`], which also validates the attributes, so the compiler
 //! refuses exactly what the evaluator refuses, with the same message). Padding and dilation holes
 //! are skipped by a predicate per window position, never read, so every load is in bounds. The
 //! fusion planner keeps convolution a kernel of its own (`Class::Standalone`); bias and
@@ -17,7 +17,7 @@
 //! operand loads.
 use hlo::ir::{Computation, Instruction};
 use hlo::{Opcode as H, PrimitiveType as P};
-use hlo_eval::convolution::ConvGeometry;
+use hlo_eval::ConvGeometry;
 use ptx::ast::{CmpOp, Opcode as O, Type};
 
 use super::builder::{Reg, Src};

@@ -141,14 +141,14 @@ pub enum CodegenError {
     #[error("codegen: invalid request: {0}")]
     Invalid(String),
     /// An expression nests deeper than the emitter follows (an inlined reducer or map body
-    /// whose operand chain is longer than [`elemental::MAX_EXPRESSION_DEPTH`]).
+    /// whose operand chain is longer than `elemental::MAX_EXPRESSION_DEPTH`).
     #[error("{instruction} in {computation}: the expression nests deeper than {limit} operands (codegen::elemental::MAX_EXPRESSION_DEPTH)")]
     TooDeep {
         /// Computation name.
         computation: String,
         /// The instruction at which the limit was reached.
         instruction: String,
-        /// [`elemental::MAX_EXPRESSION_DEPTH`], the deepest operand chain followed.
+        /// `elemental::MAX_EXPRESSION_DEPTH`, the deepest operand chain followed.
         limit: usize,
     },
 }
@@ -158,8 +158,8 @@ type LoopGroup = (Vec<i64>, Vec<(InstrId, usize)>);
 
 /// Generates the kernels of one fused computation.
 ///
-/// A small f32 dot with its elementwise epilogue becomes one gemm kernel ([`gemm`]); a row
-/// fusion (reductions along trailing dimensions with their elementwise consumers, see [`row`])
+/// A small f32 dot with its elementwise epilogue becomes one gemm kernel (`gemm`); a row
+/// fusion (reductions along trailing dimensions with their elementwise consumers, see `row`)
 /// becomes one row kernel. Otherwise the root decides the kernel shape: `reduce` → a
 /// reduction kernel, `sort` → a sort kernel,
 /// `scatter` → a scatter kernel, anything else → a loop kernel. A tuple root is split into one

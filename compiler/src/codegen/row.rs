@@ -5,7 +5,7 @@
 //! The fusion planner forms the group ([`crate::fusion::row_dims`] says when one is valid). For
 //! each row the block computes the group's reductions in topological order, each exactly as the
 //! reduction kernel does (thread-strided accumulation, shared-memory tree, warp shuffles: the
-//! same numerics, see [`super::kernels::ReduceSpec::block`]); thread 0 puts the result in a
+//! same numerics, see `super::kernels::ReduceSpec::block`); thread 0 puts the result in a
 //! shared slot of its own, and after a barrier every thread reads it and the emitter uses it
 //! wherever the reduce is read (only ever at the current row). Then the threads compute the
 //! root's elements of the row. Nothing but the root's output is written to global memory.

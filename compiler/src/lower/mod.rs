@@ -265,7 +265,7 @@ pub struct OutputLeaf {
 pub struct Lowered {
     /// The working module (optimized, with the fused computations appended).
     pub module: HloModule,
-    /// Every logical buffer, indexed by [`Loc::value`]; buffer assignment places them.
+    /// Every logical buffer, indexed by `Loc::value`; buffer assignment places them.
     pub values: Vec<Value>,
     /// The entry sequence.
     pub ops: Vec<Op>,

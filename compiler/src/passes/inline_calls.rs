@@ -5,7 +5,7 @@
 //! rewritten: the entry, and every computation used as a loop body or condition, a branch, a
 //! reducer or the like (from anywhere a call reaches). A computation reached only through calls
 //! is copied into its callers and left as it was: nothing reaches it after the pass. Each call
-//! site is expanded to its full depth at once ([`Rebuild::inline`]), so a chain of N nested
+//! site is expanded to its full depth at once (`Rebuild::inline`), so a chain of N nested
 //! calls costs memory and time linear in N (rewriting every level in turn kept a flattened copy
 //! per level, and a name grown by one suffix per level: quadratic).
 //!

@@ -1,17 +1,17 @@
 //! What every pass shares, so that a pass file holds only its rule (cranelift's shape: one pass
 //! per file, over one computation):
 //!
-//! - [`for_each_computation`]: the loop over a module's computations, replacing each one the pass
+//! - `for_each_computation`: the loop over a module's computations, replacing each one the pass
 //!   rewrote (in order, so a pass sees the computations it already rewrote, as callers see their
 //!   rewritten callees);
-//! - [`rebuild`]: a new instruction list for one computation, in topological order, with every
+//! - `rebuild`: a new instruction list for one computation, in topological order, with every
 //!   operand, parameter and the root remapped to the new handles; the pass decides per
-//!   instruction what it becomes ([`Rebuild::keep`], a forward to an existing value, new
+//!   instruction what it becomes (`Rebuild::keep`, a forward to an existing value, new
 //!   instructions, or nothing);
-//! - [`Rebuild::inline`]: a callee's body copied in place of a call site, nested calls expanded
+//! - `Rebuild::inline`: a callee's body copied in place of a call site, nested calls expanded
 //!   iteratively (a chain of 100,000 nested calls costs heap, not thread stack, and memory
 //!   linear in what is copied);
-//! - [`transpose`] and [`permuted`]: the `transpose` a pass puts in front of or behind the
+//! - `transpose` and `permuted`: the `transpose` a pass puts in front of or behind the
 //!   instruction it rewrites (collectives, gemm-operands), with its result shape.
 use hlo::ir::{Attrs, Computation};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, Shape};
@@ -226,7 +226,7 @@ impl<'c> Rebuild<'c> {
 }
 
 /// How many call levels below a call site an inlined instruction keeps a count per level in
-/// its name (see [`Rebuild::inline`]): names stay those of inlining each level on its own for
+/// its name (see `Rebuild::inline`): names stay those of inlining each level on its own for
 /// the nesting real modules have, and do not grow with the depth of a chain of calls.
 pub const MAX_NAMED_LEVELS: usize = 8;
 

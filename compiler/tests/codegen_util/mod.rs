@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use anyhow::{anyhow, bail, Context, Result};
-use compiler::codegen::{emit_kernels, CodegenTarget, KernelArg, KernelPlan, KernelRequest};
+use compiler::{emit_kernels, CodegenTarget, KernelArg, KernelPlan, KernelRequest};
 use hlo::ir::{Computation, ComputationId, InstrId, Instruction, OpMetadata};
 use hlo::literal::{Array, DType, Data};
 use hlo::{HloModule, Opcode, Shape};
@@ -170,7 +170,7 @@ pub fn check(got: &[Array], want: &[Array]) -> Result<()> {
         bail!("{} outputs, expected {}", got.len(), want.len());
     }
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::for_dtype(w.dtype()));
+        let c = hlo_eval::compare(g, w, hlo_eval::Tolerance::for_dtype(w.dtype()));
         if !c.ok {
             bail!(
                 "output {k}: {:?} (max abs err {}, {} mismatches, first {:?})",

@@ -97,7 +97,7 @@ pub fn xla_launches(m: &hlo::HloModule) -> usize {
                     stack.extend(i.called_computations());
                 }
                 _ => {
-                    if compiler::fusion::class(i) != compiler::fusion::Class::NonKernel {
+                    if compiler::fusion_class(i) != compiler::FusionClass::NonKernel {
                         count += 1;
                     }
                 }
@@ -185,7 +185,7 @@ pub(super) fn corpus(env: &Env, report: &mut Report) -> anyhow::Result<()> {
         }
         // Traffic of one run, on the io file's inputs (single replica only).
         let traffic = (|| -> Option<f64> {
-            let io = hlo_eval::io::IoCase::read(&dir.join(format!("{case}.io.json"))).ok()?;
+            let io = hlo_eval::IoCase::read(&dir.join(format!("{case}.io.json"))).ok()?;
             if exe.num_devices() != 1 {
                 return None;
             }

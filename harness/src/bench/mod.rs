@@ -15,7 +15,7 @@
 //! - scale: the modules of `testdata/bench` (matmul 512³, elementwise chain over 1M, softmax
 //!   256×4096, 2-layer transformer) on the emulated GPU next to XLA:CPU's times, which
 //!   `tools/xla_cpu_times.py` wrote into `testdata/bench/xla_cpu_times.json`, or which it
-//!   measures in this run with `--xla-cpu-python PYTHON` ([`xla_cpu`]);
+//!   measures in this run with `--xla-cpu-python PYTHON` (`xla_cpu`);
 //! - workloads: the five workloads of issue 32 (`testdata/bench/workloads`: conv net, logsumexp
 //!   64×32,000, attention 512×64, GELU MLP 256×1024×2048, embedding-gradient scatter-add),
 //!   compiled with the staged-rollout options as they will be after their flip dates, next to

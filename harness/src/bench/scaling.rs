@@ -5,8 +5,8 @@ use super::report::{Report, Section};
 use super::stats::{best, exponent, ms, opt};
 use super::Env;
 
-/// An elementwise chain of about `n` instructions over one f32[256] parameter (one fusion up to
-/// `compiler::fusion::MAX_FUSION_DEPTH` levels, a kernel per 256 levels beyond).
+/// An elementwise chain of about `n` instructions over one f32\[256\] parameter (one fusion up to
+/// `compiler::MAX_FUSION_DEPTH` levels, a kernel per 256 levels beyond).
 pub fn chain_module(n: usize) -> String {
     let mut s = String::from("HloModule chain\n\nENTRY main {\n  x0 = f32[256]{0} parameter(0)\n");
     let last = n.max(2) - 1;

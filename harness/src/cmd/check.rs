@@ -42,7 +42,7 @@ pub fn compile_file_with(
     target_config: &std::path::Path,
     options: &compiler::CompileOptions,
 ) -> anyhow::Result<Vec<u8>> {
-    let m = hlo_front::input::read_module(module)?;
+    let m = hlo_front::read_module(module)?;
     compile_module(&m, module, target_config, options)
 }
 
@@ -74,7 +74,7 @@ pub fn run_with(
     options: &compiler::CompileOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let m = hlo_front::input::read_module(&args.module)?;
+    let m = hlo_front::read_module(&args.module)?;
     let bytes = compile_module(&m, &args.module, &args.target_config, options)?;
     let flags = RuntimeFlags {
         enable_command_buffers: !args.no_command_buffers,
@@ -121,12 +121,12 @@ fn split_global_io(
     global: &Path,
     scratch: &ScratchDir,
 ) -> anyhow::Result<Option<Vec<PathBuf>>> {
-    let Some(entry) = compiler::passes::spmd::entry_shardings(m)
+    let Some(entry) = compiler::entry_shardings(m)
         .with_context(|| format!("cannot partition {}", module.display()))?
     else {
         return Ok(None);
     };
-    let expected = hlo_eval::io::Expected::for_module(m);
+    let expected = hlo_eval::Expected::for_module(m);
     let case = crate::npz::read_case(global, &expected)
         .with_context(|| format!("cannot load {}", global.display()))?;
     let whole = m.entry_computation().param_shapes();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
 
 use crate::cmd::goldens::{target_config_path, GOLDEN_TARGETS};
@@ -69,7 +69,7 @@ fn count_thunks(thunks: &[ThunkProto], kernels: &mut usize, total: &mut usize) {
 }
 
 fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
-    let module = hlo_front::input::read_module(&case.module)?;
+    let module = hlo_front::read_module(&case.module)?;
     let target = compiler::Target::load(config)?;
     let t0 = Instant::now();
     let exe = compiler::compile(&module, &target, &compiler::CompileOptions::default())?;

@@ -1,10 +1,10 @@
-//! `aot eval MODULE.{hlo,mlir,pb} --io CASE.io.json`: evaluate a module (any format `hlo_front::input` reads) with the reference evaluator
+//! `aot eval MODULE.{hlo,mlir,pb} --io CASE.io.json`: evaluate a module (any format `hlo_front::read_module` reads) with the reference evaluator
 //! and compare with the io file's outputs.
 //!
 //! Output: one verdict line per output leaf,
 //! `output 0 f32[4,5]: OK max_abs_err=1.2e-7` or
 //! `output 1 s32[6]: MISMATCH max_abs_err=3 mismatches=2 first=[4] got=7 want=4`,
-//! then a summary line. Tolerances are [`hlo_eval::io::Tolerance::for_dtype`].
+//! then a summary line. Tolerances are [`hlo_eval::Tolerance::for_dtype`].
 use std::io::Write;
 use std::path::Path;
 
@@ -51,8 +51,8 @@ fn evaluate_and_compare(
     write_outputs: Option<&Path>,
     out: &mut dyn Write,
 ) -> anyhow::Result<bool> {
-    let m = hlo_front::input::read_module(module)?;
-    let expected = hlo_eval::io::Expected::for_module(&m);
+    let m = hlo_front::read_module(module)?;
+    let expected = hlo_eval::Expected::for_module(&m);
     let case = crate::npz::read_case(io, &expected)
         .with_context(|| format!("cannot load {}", io.display()))?;
     let args: Vec<Literal> = case.inputs.iter().cloned().map(Literal::Array).collect();

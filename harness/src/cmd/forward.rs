@@ -32,7 +32,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use hlo_eval::io::{case_to_json, IoCase};
+use hlo_eval::{case_to_json, IoCase};
 use proto::prost::Message;
 use runtime::DeviceDescription;
 

@@ -49,7 +49,7 @@ pub enum GoldensCommand {
         /// Write a new version even when the output equals the newest one.
         #[arg(long)]
         force: bool,
-        /// Target config to compile for (default: testdata/target_specs/<target>.txtpb).
+        /// Target config to compile for (default: `testdata/target_specs/<target>.txtpb`).
         #[arg(long)]
         target_config: Option<PathBuf>,
         /// Record this creation date (`YYYY-MM-DD`) instead of today's.

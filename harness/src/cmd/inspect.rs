@@ -521,7 +521,7 @@ pub fn run(args: &InspectArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     match args.artifact.extension().and_then(|e| e.to_str()) {
         Some("jax_exported") => return inspect_exported(&bytes, args.summary, out),
         Some("mlirbc") => {
-            let text = hlo_front::stablehlo::bytecode::to_stablehlo_text(&bytes)
+            let text = hlo_front::to_stablehlo_text(&bytes)
                 .with_context(|| format!("{}", args.artifact.display()))?;
             out.write_all(text.as_bytes())?;
             return Ok(0);
@@ -535,7 +535,7 @@ pub fn run(args: &InspectArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
 /// A serialized JAX `Exported`: its calling convention, then (unless `summary`) its module as
 /// StableHLO text.
 fn inspect_exported(bytes: &[u8], summary: bool, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let e = hlo_front::jax_export::read(bytes)?;
+    let e = hlo_front::read_exported(bytes)?;
     out.write_all(e.describe().as_bytes())?;
     if let Some(note) = e.for_gpu_note() {
         writeln!(out, "{note}")?;
@@ -545,7 +545,7 @@ fn inspect_exported(bytes: &[u8], summary: bool, out: &mut dyn Write) -> anyhow:
         Err(why) => writeln!(out, "runs here: no: {why}")?,
     }
     if !summary {
-        let text = hlo_front::stablehlo::bytecode::to_stablehlo_text(&e.mlir_module)?;
+        let text = hlo_front::to_stablehlo_text(&e.mlir_module)?;
         writeln!(out)?;
         out.write_all(text.as_bytes())?;
     }

@@ -9,7 +9,7 @@
 //!
 //! `--write-outputs FILE` (here, in `aot check-hlo` and `aot eval`) also writes the outputs the
 //! command computed as an io file (`{"inputs": [...], "outputs": [...]}`, the inputs it ran with,
-//! [`hlo_eval::io::case_to_json`]), whether or not they match; with several replicas, replica `r`'s go
+//! [`hlo_eval::case_to_json`]), whether or not they match; with several replicas, replica `r`'s go
 //! to [`replica_path`] (`out.io.json` -> `out.replica0.io.json`, the goldens' naming); with
 //! several partitions, device `d`'s (replica `d / P`, partition `d % P`) to [`device_path`]
 //! (`out.device0.io.json`). `--io` takes the same files: one for every device, or one per device.
@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use hlo::literal::Array;
-use hlo_eval::io::{compare, ComplexArray, IoArray, IoCase, Tolerance};
+use hlo_eval::{compare, ComplexArray, IoArray, IoCase, Tolerance};
 use runtime::{Device, DeviceDescription, EmulatedDevice, Executable, RuntimeFlags};
 
 /// Arguments of `aot run`.
@@ -325,7 +325,7 @@ pub fn execute_reading(
 ) -> anyhow::Result<(Vec<Vec<Option<Array>>>, runtime::ExecutionStats)> {
     let args: Vec<Vec<Vec<u8>>> = inputs
         .iter()
-        .map(|case| case.iter().map(runtime::host::array_to_bytes).collect())
+        .map(|case| case.iter().map(runtime::array_to_bytes).collect())
         .collect();
     let results = if devices.len() == 1 && exe.num_devices() == 1 {
         let refs: Vec<&[u8]> = args[0].iter().map(Vec::as_slice).collect();
@@ -350,7 +350,7 @@ pub fn execute_reading(
                     if !read.get(i).copied().unwrap_or(true) {
                         return Ok(None);
                     }
-                    runtime::host::array_from_bytes(leaf.element_type, &leaf.dims, bytes)
+                    runtime::array_from_bytes(leaf.element_type, &leaf.dims, bytes)
                         .map(Some)
                         .map_err(anyhow::Error::from)
                 })
@@ -434,14 +434,14 @@ pub struct Verdict {
     /// The expected shape (`f32[2,3]`).
     pub shape: String,
     /// What the comparison found.
-    pub comparison: hlo_eval::io::Comparison,
+    pub comparison: hlo_eval::Comparison,
     /// The tolerance it was held to.
     pub tolerance: Tolerance,
 }
 
 /// The comparison of each of `got` with `want` (one device's outputs; `prefix` names it). An
 /// `Err` holds the shape of an output not read back because it differs from the expected one
-/// ([`outputs_to_read`]).
+/// (`outputs_to_read`).
 pub fn verdicts(
     prefix: &str,
     got: &[Result<&Array, String>],
@@ -467,7 +467,7 @@ pub fn verdicts(
                 shape: w.shape_string(),
                 comparison: match g {
                     Ok(g) => compare(g, w, tolerance),
-                    Err(shape) => hlo_eval::io::Comparison {
+                    Err(shape) => hlo_eval::Comparison {
                         ok: false,
                         structural: Some(format!("got {shape}, want {}", w.shape_string())),
                         max_abs_err: 0.0,
@@ -538,10 +538,10 @@ fn json_f64(v: f64) -> serde_json::Value {
 }
 
 /// An element's value as JSON: integers exactly (as a string beyond 64 bits).
-fn json_scalar(v: hlo_eval::io::Scalar) -> serde_json::Value {
+fn json_scalar(v: hlo_eval::Scalar) -> serde_json::Value {
     match v {
-        hlo_eval::io::Scalar::Float(f) => json_f64(f),
-        hlo_eval::io::Scalar::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+        hlo_eval::Scalar::Float(f) => json_f64(f),
+        hlo_eval::Scalar::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
             (Ok(i), _) => i.into(),
             (_, Ok(u)) => u.into(),
             _ => i.to_string().into(),
@@ -588,31 +588,30 @@ pub fn write_outputs(path: &Path, inputs: &[Array], outputs: &[Array]) -> anyhow
         inputs: inputs.to_vec(),
         outputs: outputs.to_vec(),
     };
-    std::fs::write(path, hlo_eval::io::case_to_json(&case) + "\n")
+    std::fs::write(path, hlo_eval::case_to_json(&case) + "\n")
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The bytes an io array passes as an argument (a complex array's parts have its bytes).
 pub fn io_array_bytes(a: &IoArray) -> Vec<u8> {
     match a {
-        IoArray::Real(a) => runtime::host::array_to_bytes(a),
-        IoArray::Complex(c) => runtime::host::array_to_bytes(&c.parts),
+        IoArray::Real(a) => runtime::array_to_bytes(a),
+        IoArray::Complex(c) => runtime::array_to_bytes(&c.parts),
     }
 }
 
-/// An output leaf's bytes as an io array: [`runtime::host::array_from_bytes`], and complex
+/// An output leaf's bytes as an io array: [`runtime::array_from_bytes`], and complex
 /// leaves (`c64`, `c128`) as their parts.
 pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result<IoArray> {
     if leaf.element_type.is_complex() {
         let mut dims = leaf.dims.clone();
         dims.push(2);
-        let parts =
-            runtime::host::array_from_bytes(leaf.element_type.complex_component(), &dims, bytes)?;
+        let parts = runtime::array_from_bytes(leaf.element_type.complex_component(), &dims, bytes)?;
         return Ok(IoArray::Complex(
             ComplexArray::new(leaf.element_type, parts).map_err(anyhow::Error::msg)?,
         ));
     }
-    Ok(IoArray::Real(runtime::host::array_from_bytes(
+    Ok(IoArray::Real(runtime::array_from_bytes(
         leaf.element_type,
         &leaf.dims,
         bytes,
@@ -620,8 +619,8 @@ pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result
 }
 
 /// The io bounds of a loaded executable: each array parameter's element count, each output
-/// leaf's; an io file with longer lists is refused while it is read (hlo_eval::io::Expected).
-fn expected_of(exe: &runtime::Executable) -> hlo_eval::io::Expected {
+/// leaf's; an io file with longer lists is refused while it is read (hlo_eval::Expected).
+fn expected_of(exe: &runtime::Executable) -> hlo_eval::Expected {
     let elements = |dims: &[i64]| {
         dims.iter()
             .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
@@ -642,7 +641,7 @@ fn expected_of(exe: &runtime::Executable) -> hlo_eval::io::Expected {
         .iter()
         .map(|leaf| elements(&leaf.dims).unwrap_or(usize::MAX))
         .collect();
-    hlo_eval::io::Expected::new(inputs, outputs)
+    hlo_eval::Expected::new(inputs, outputs)
 }
 
 /// The replicas and partitions asked for on the command line (`None`: the executable's own);

@@ -151,16 +151,16 @@ impl CommonArgs {
 /// their legacy aliases (the runtime's built-in registry) and the flags the runtime reads with
 /// their defaults.
 pub fn runtime_surface() -> (Vec<RegistryName>, Vec<RuntimeFlag>) {
-    let registry = runtime::registry::names()
+    let registry = runtime::custom_call_names()
         .into_iter()
         .map(|(name, aliases)| RegistryName { name, aliases })
         .collect();
-    let flags = runtime::flags::defaults()
+    let flags = runtime::flag_defaults()
         .into_iter()
         .map(|(name, default)| RuntimeFlag {
             name: name.to_owned(),
             default,
-            limit: runtime::flags::LIMITS.contains(&name),
+            limit: runtime::FLAG_LIMITS.contains(&name),
         })
         .collect();
     (registry, flags)
@@ -179,7 +179,7 @@ pub fn project_extras() -> Extras {
         runtime_flags,
         flag_readers: crate::golden::census::flag_readers(),
         load_passes: crate::golden::census::load_passes(),
-        ffi_attributes: runtime::registry::attribute_schemas()
+        ffi_attributes: runtime::attribute_schemas()
             .into_iter()
             .flat_map(|(target, specs)| {
                 specs

@@ -49,15 +49,15 @@ pub enum Target {
     Loader,
     /// `hlo_text::parse_module` then `hlo_verify::verify` (HLO text).
     Hlo,
-    /// `hlo_front::stablehlo::parse_module` (StableHLO MLIR text).
+    /// `hlo_front::parse_stablehlo` (StableHLO MLIR text).
     Stablehlo,
     /// `ptx::parse` (PTX text).
     Ptx,
     /// `proto::parse_target_config` then `DeviceDescription::from_target_config`.
     Config,
-    /// `hlo_front::stablehlo::parse_bytecode` (StableHLO portable artifacts: MLIR bytecode, VHLO).
+    /// `hlo_front::parse_bytecode` (StableHLO portable artifacts: MLIR bytecode, VHLO).
     Mlirbc,
-    /// `hlo_front::jax_export::read` then `Exported::module` (serialized JAX `Exported`s).
+    /// `hlo_front::read_exported` then `Exported::module` (serialized JAX `Exported`s).
     JaxExported,
     /// The loader on golden artifacts edited through their typed schema ([`kinds`]).
     Artifact,
@@ -274,7 +274,7 @@ fn files_with(dir: &Path, suffix: &str) -> anyhow::Result<Vec<PathBuf>> {
 fn dictionary(target: Target) -> Vec<&'static str> {
     match target {
         Target::Hlo => hlo::Opcode::ALL.iter().map(|o| o.name()).collect(),
-        Target::Stablehlo => hlo_front::stablehlo::supported_ops(),
+        Target::Stablehlo => hlo_front::stablehlo_ops(),
         // Binary targets mutate bytes, the second round's kinds their own structures: their
         // dictionary is unused.
         Target::Mlirbc
@@ -541,8 +541,8 @@ fn parse_class(kind: hlo_text::ParseErrorKind) -> String {
     format!("parse {kind:?}")
 }
 
-fn bytecode_class(e: &hlo_front::stablehlo::BytecodeError) -> String {
-    use hlo_front::stablehlo::BytecodeError as E;
+fn bytecode_class(e: &hlo_front::BytecodeError) -> String {
+    use hlo_front::BytecodeError as E;
     match e {
         E::NotBytecode => "not bytecode".into(),
         E::NewerBytecode { .. } => "newer bytecode".into(),
@@ -555,8 +555,8 @@ fn bytecode_class(e: &hlo_front::stablehlo::BytecodeError) -> String {
     }
 }
 
-fn exported_class(e: &hlo_front::jax_export::ExportedError) -> String {
-    use hlo_front::jax_export::ExportedError as E;
+fn exported_class(e: &hlo_front::ExportedError) -> String {
+    use hlo_front::ExportedError as E;
     match e {
         E::Malformed(_) => "malformed".into(),
         E::Unsupported { field, .. } => {
@@ -622,14 +622,14 @@ fn entry(
             let m = hlo_text::parse_module(text(input)?).map_err(|e| parse_class(e.kind))?;
             hlo_verify::verify(&m).map_err(|_| "verify".to_owned())
         }
-        Target::Stablehlo => hlo_front::stablehlo::parse_module(text(input)?)
+        Target::Stablehlo => hlo_front::parse_stablehlo(text(input)?)
             .map(|_| ())
             .map_err(|e| parse_class(e.kind)),
-        Target::Mlirbc => hlo_front::stablehlo::parse_bytecode(input)
+        Target::Mlirbc => hlo_front::parse_bytecode(input)
             .map(|_| ())
             .map_err(|e| bytecode_class(&e)),
         Target::JaxExported => {
-            let e = hlo_front::jax_export::read(input).map_err(|e| exported_class(&e))?;
+            let e = hlo_front::read_exported(input).map_err(|e| exported_class(&e))?;
             let _ = e.describe();
             e.module().map(|_| ()).map_err(|e| exported_class(&e))
         }
@@ -691,6 +691,9 @@ fn start_watchdog(deadline: Duration) {
                     WATCHED_SEED.load(Relaxed),
                     WATCHED_SEED.load(Relaxed)
                 );
+                // A hung case cannot be unwound from another thread: the watchdog ends the
+                // process, having printed the replay line.
+                #[allow(clippy::exit)]
                 std::process::exit(1);
             }
         });

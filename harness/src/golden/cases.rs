@@ -10,7 +10,7 @@ pub use super::error::CasesError;
 pub struct Case {
     /// Case name (the module's file stem), unique across the list.
     pub name: String,
-    /// The module: HLO text, or StableHLO (read through `hlo_front::input`).
+    /// The module: HLO text, or StableHLO (read through `hlo_front::read_module`).
     pub module: PathBuf,
     /// One io file for a single-device case, or one per device (replica order; device order,
     /// replica-major, when the module has several partitions).

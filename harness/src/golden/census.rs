@@ -44,7 +44,7 @@ const COLLECTIVE_THUNKS: &[&str] = &[
     "xla.gpu.ThunkProto.collective_permute_start_thunk",
 ];
 
-/// For every flag of `runtime::flags::defaults()`, the constructs whose load or execution reads
+/// For every flag of `runtime::flag_defaults()`, the constructs whose load or execution reads
 /// it: a golden using one of them depends on the flag's default (the `flag:` census entries, and
 /// the surface's `read-for` lines the bot derives them from for manifests that predate them).
 /// Hand-written from the runtime's code (where each flag is read); the test
@@ -79,7 +79,7 @@ pub const FLAG_READERS: &[(&str, &[&str])] = &[
     ("emulator_racecheck", KERNEL_THUNKS),
 ];
 
-/// For every pass of `runtime::flags::LOAD_PASSES`, the thunk kinds it rewrites.
+/// For every pass of `runtime::LOAD_PASSES`, the thunk kinds it rewrites.
 pub const PASS_APPLIES_TO: &[(&str, &[&str])] =
     &[("command_buffer_conversion", COMMAND_BUFFER_THUNKS)];
 
@@ -92,11 +92,11 @@ fn lookup(table: &[(&str, &[&str])], name: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The flags the runtime reads (`runtime::flags::defaults()`) with their readers from
+/// The flags the runtime reads (`runtime::flag_defaults()`) with their readers from
 /// [`FLAG_READERS`], as the surface records them. Driven by the runtime's list, so a flag removed
 /// there leaves the surface even if the table still names it.
 pub fn flag_readers() -> Vec<FlagReaders> {
-    runtime::flags::defaults()
+    runtime::flag_defaults()
         .into_iter()
         .map(|(flag, _)| FlagReaders {
             flag: flag.to_owned(),
@@ -105,11 +105,11 @@ pub fn flag_readers() -> Vec<FlagReaders> {
         .collect()
 }
 
-/// The runtime's load-time passes (`runtime::flags::LOAD_PASSES`) with what each applies to
+/// The runtime's load-time passes (`runtime::LOAD_PASSES`) with what each applies to
 /// ([`PASS_APPLIES_TO`]), as the surface records them: a pass removed from the runtime leaves
 /// the surface, and the bot then names the goldens that depended on it.
 pub fn load_passes() -> Vec<LoadPass> {
-    runtime::flags::LOAD_PASSES
+    runtime::LOAD_PASSES
         .iter()
         .map(|name| LoadPass {
             name: (*name).to_owned(),
@@ -622,14 +622,14 @@ mod tests {
 
     #[test]
     fn every_runtime_flag_and_pass_has_readers() {
-        let flags: Vec<&str> = runtime::flags::defaults().iter().map(|(n, _)| *n).collect();
+        let flags: Vec<&str> = runtime::flag_defaults().iter().map(|(n, _)| *n).collect();
         let readers: Vec<&str> = FLAG_READERS.iter().map(|(n, _)| *n).collect();
         assert_eq!(
             readers, flags,
             "FLAG_READERS must list every runtime flag, in order"
         );
         let passes: Vec<&str> = PASS_APPLIES_TO.iter().map(|(n, _)| *n).collect();
-        assert_eq!(passes, runtime::flags::LOAD_PASSES);
+        assert_eq!(passes, runtime::LOAD_PASSES);
         // Every construct named is a real one (a typo would make a flag read for nothing).
         let pool = proto::descriptor_pool();
         for c in FLAG_READERS

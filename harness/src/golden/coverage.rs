@@ -122,7 +122,7 @@ pub fn runtime_coverage(
     }
     missing.extend(uncovered_behaviours(&used));
     missing.extend(uncovered_values(&used));
-    for (name, aliases) in runtime::registry::names() {
+    for (name, aliases) in runtime::custom_call_names() {
         for n in std::iter::once(&name).chain(&aliases) {
             if !used.contains(&format!("registry:{n}")) {
                 let what = if *n == name {
@@ -185,18 +185,18 @@ pub fn uncovered_values(used: &std::collections::BTreeSet<String>) -> Vec<String
     out
 }
 
-/// The behaviour classes ([`runtime::behaviour`]) no construct of `used` records: each fixed
+/// The behaviour classes ([`runtime::Behaviour`]) no construct of `used` records: each fixed
 /// class, and every registered custom-call target at the API version it is called with: a
 /// typed-FFI handler (one with an attribute schema, which the loader refuses through any other
 /// API) at `API_VERSION_TYPED_FFI`, every other at the version today's compiler writes by default
 /// ([`compiler::DEFAULT_CUSTOM_CALL_API_VERSION`]).
 pub fn uncovered_behaviours(used: &std::collections::BTreeSet<String>) -> Vec<String> {
     let default_api = compiler::DEFAULT_CUSTOM_CALL_API_VERSION;
-    let typed_ffi: std::collections::BTreeSet<String> = runtime::registry::attribute_schemas()
+    let typed_ffi: std::collections::BTreeSet<String> = runtime::attribute_schemas()
         .into_iter()
         .map(|(target, _)| target)
         .collect();
-    let calls = runtime::registry::names().into_iter().map(|(target, _)| {
+    let calls = runtime::custom_call_names().into_iter().map(|(target, _)| {
         let api = if typed_ffi.contains(&target) {
             proto::xla::CustomCallApiVersion::ApiVersionTypedFfi
         } else {

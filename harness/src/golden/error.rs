@@ -232,7 +232,7 @@ pub enum ReplayError {
         /// The io file.
         path: PathBuf,
         /// Why.
-        error: hlo_eval::io::IoError,
+        error: hlo_eval::IoError,
     },
     /// The version's target config does not parse.
     #[error(transparent)]

@@ -43,14 +43,14 @@ pub use store::{
 };
 
 /// Reads one file of the store the way the bot reads repository files
-/// ([`schema_history::bounded_read`]): a regular file, no symbolic link, at most
-/// [`schema_history::bounded_read::MAX_FILE_BYTES`]. A pull request can commit
+/// ([`schema_history::read_file`]): a regular file, no symbolic link, at most
+/// [`schema_history::MAX_FILE_BYTES`]. A pull request can commit
 /// `manifest.json -> /dev/zero`; `goldens verify` and the replay then fail naming the file
 /// instead of reading without end. A refusal is an I/O error of kind `InvalidData` whose message
 /// says why; a missing file keeps the operating system's error.
 pub fn read_store_file(path: impl AsRef<std::path::Path>) -> std::io::Result<Vec<u8>> {
     let path = path.as_ref();
-    match schema_history::bounded_read::read_file(path) {
+    match schema_history::read_file(path) {
         Ok(Some(bytes)) => Ok(bytes),
         Ok(None) => Err(std::fs::metadata(path)
             .err()

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use hlo_eval::io::{case_to_json, IoCase};
+use hlo_eval::{case_to_json, IoCase};
 use runtime::{Device, DeviceDescription, EmulatedDevice, RuntimeFlags};
 
 use super::cases::Case;
@@ -96,7 +96,7 @@ pub fn build_case(
     target: &compiler::Target,
     description: &DeviceDescription,
 ) -> anyhow::Result<(Vec<u8>, Exercised)> {
-    let module = hlo_front::input::read_module(&case.module)?;
+    let module = hlo_front::read_module(&case.module)?;
     let bytes = compiler::compile_to_bytes(&module, target, &compiler::CompileOptions::default())
         .with_context(|| format!("cannot compile case `{}`", case.name))?;
     let expected = case
@@ -129,7 +129,7 @@ pub const COMMAND_BUFFER_MODES: [bool; 2] = [true, false];
 pub struct Exercised {
     /// The io cases with the outputs of the first execution (every later one is bit-identical).
     pub io: Vec<IoCase>,
-    /// The behaviour classes any execution reached ([`runtime::behaviour`]).
+    /// The behaviour classes any execution reached ([`runtime::Behaviour`]).
     pub behaviours: runtime::Behaviours,
 }
 
@@ -336,12 +336,12 @@ fn write_version(
         let case_dir = dir.join(&case.name);
         std::fs::create_dir_all(&case_dir)?;
         std::fs::write(case_dir.join(EXECUTABLE_FILE), &bytes)?;
-        if hlo_front::input::format_of(&case.module)? == hlo_front::input::Format::HloText {
+        if hlo_front::format_of(&case.module)? == hlo_front::Format::HloText {
             std::fs::copy(&case.module, case_dir.join(MODULE_FILE))?;
         } else {
             // A StableHLO case is recorded as the HLO module it converts to: what the artifact
             // embeds and what golden verification recompiles (the printer round-trips).
-            let module = hlo_front::input::read_module(&case.module)?;
+            let module = hlo_front::read_module(&case.module)?;
             std::fs::write(case_dir.join(MODULE_FILE), hlo_text::print_module(&module))?;
         }
         for (r, io) in recorded.iter().enumerate() {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use hlo::literal::Array;
-use hlo_eval::io::IoCase;
+use hlo_eval::IoCase;
 use proto::contract::{Version, WireClass};
 use proto::prost_reflect::{
     DescriptorPool, DynamicMessage, EnumDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,

@@ -59,12 +59,12 @@ pub fn check_exact(module: &Path, io: &Path, target: &str) -> Result<(), Failed>
         std::process::id()
     ));
     run_check(module, io, target, Some(written.clone()))?;
-    let got = hlo_eval::io::IoCase::read(&written);
+    let got = hlo_eval::IoCase::read(&written);
     let _ = std::fs::remove_file(&written);
     let got = got.map_err(|e| format!("the written outputs: {e}"))?;
-    let want = hlo_eval::io::IoCase::read(io).map_err(|e| format!("{}: {e}", io.display()))?;
+    let want = hlo_eval::IoCase::read(io).map_err(|e| format!("{}: {e}", io.display()))?;
     for (k, (g, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
-        let c = hlo_eval::io::compare(g, w, hlo_eval::io::Tolerance::EXACT);
+        let c = hlo_eval::compare(g, w, hlo_eval::Tolerance::EXACT);
         if !c.ok {
             return Err(format!(
                 "output {k}: {} of its elements differ from the rounded truth (first: {:?})",

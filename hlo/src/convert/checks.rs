@@ -82,7 +82,7 @@ pub struct ProtoSummary {
 }
 
 /// Checks the structure of an `HloModuleProtoWithConfig` (from an artifact: untrusted) without
-/// building any IR, with exactly the errors [`from_proto`] gives for the same problems (one
+/// building any IR, with exactly the errors `from_proto` gives for the same problems (one
 /// implementation: `from_proto` runs the same walk and only adds to it).
 ///
 /// Checked here, in this order (the first problem is the error):
@@ -100,7 +100,7 @@ pub struct ProtoSummary {
 /// - the entry computation exists (and has `entry_computation_name`, when set);
 /// - `config.entry_computation_layout`, when set, has valid shapes and a result.
 ///
-/// Only [`from_proto`] decodes instruction attributes (`fill_attrs`): literals of constants
+/// Only `from_proto` decodes instruction attributes (`fill_attrs`): literals of constants
 /// (value counts against the shape), comparison directions and types, fusion kinds, precision,
 /// custom-call API versions, backend config UTF-8, FFT types, RNG distributions, required
 /// attributes (`constant` without a literal, `compare` without a direction, `iota` without one

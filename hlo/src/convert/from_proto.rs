@@ -152,7 +152,7 @@ impl Sink for Builder {
 }
 
 /// Converts an `HloModuleProtoWithConfig` (from an artifact: untrusted) to the IR: the checks of
-/// [`check_proto`] (the same walk), plus decoding and checking every instruction's attributes.
+/// `check_proto` (the same walk), plus decoding and checking every instruction's attributes.
 pub fn from_proto(p: &px::HloModuleProtoWithConfig) -> Result<HloModule, ConvertError> {
     let mut builder = Builder::default();
     let src = decoded(p)?;

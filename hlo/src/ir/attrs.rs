@@ -443,7 +443,7 @@ pub enum ReplicaGroups {
 }
 
 /// A `source_target_pairs=` value (`{{0,1},{1,0}}`, or `{}`) as (source, target) pairs; `None`
-/// when it is not that form. The attribute is kept verbatim in [`Attrs::raw`].
+/// when it is not that form. The attribute is kept verbatim in `Attrs::raw`.
 pub fn parse_source_target_pairs(text: &str) -> Option<Vec<(i64, i64)>> {
     let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
     if inner.is_empty() {

@@ -5,7 +5,7 @@
 use super::Opcode;
 
 /// Opcodes the parser knows (they are XLA's) but neither the reference evaluator nor the
-/// compiler implements: every tool that reads a user's module (`hlo_front::input::read_module`:
+/// compiler implements: every tool that reads a user's module (`hlo_front::read_module`:
 /// `xla_compile`, `aot eval`, `aot check-hlo`) refuses them there with `opcode X is not
 /// supported` and the location, instead of failing later in one back end with its own words.
 /// The runtime does not read modules this way (it parses an artifact's embedded module), so this

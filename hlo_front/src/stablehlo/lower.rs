@@ -13,7 +13,7 @@ use super::parse::{Front, Lowered, Op, RegionOut};
 use super::scan::{Attr, Dense, Elem, Part, Result};
 use hlo::ir::*;
 use hlo::shape::{PrimitiveType, Shape};
-use hlo_text::error::ParseErrorKind;
+use hlo_text::ParseErrorKind;
 
 /// Most elements a constant may expand to (a splat `dense<0.0> : tensor<...>` is expanded into
 /// the literal): bounds the memory a small input can make the front end allocate.
@@ -201,7 +201,7 @@ impl Op {
 }
 
 impl Front<'_> {
-    fn bad(&self, op: &Op, msg: impl Into<String>) -> hlo_text::error::ParseError {
+    fn bad(&self, op: &Op, msg: impl Into<String>) -> hlo_text::ParseError {
         self.err_at(op.loc, ParseErrorKind::BadAttribute, msg)
     }
 

@@ -41,7 +41,7 @@ pub use lower::MAX_CONSTANT_ELEMENTS;
 pub use scan::{MAX_NESTING, MAX_RANK};
 
 use hlo::ir::{HloModule, SourceLoc};
-use hlo_text::error::{ParseError, ParseErrorKind};
+use hlo_text::{ParseError, ParseErrorKind};
 
 /// Parses StableHLO MLIR text into an HLO module and verifies it (shapes against the MLIR types);
 /// a verifier problem is reported at the op it comes from.

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use super::scan::{Attr, Cursor, Result};
 use hlo::ir::*;
 use hlo::shape::Shape;
-use hlo_text::error::{ParseError, ParseErrorKind};
+use hlo_text::{ParseError, ParseErrorKind};
 
 /// How a region's block arguments and the values it uses from outside become HLO parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

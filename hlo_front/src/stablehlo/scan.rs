@@ -10,7 +10,7 @@
 
 use hlo::ir::SourceLoc;
 use hlo::shape::{PrimitiveType, Shape};
-use hlo_text::error::{ParseError, ParseErrorKind};
+use hlo_text::{ParseError, ParseErrorKind};
 
 /// Deepest nesting (regions, attribute values, types) the front end accepts.
 pub const MAX_NESTING: usize = 64;

@@ -6,7 +6,7 @@ impl<'a> Parser<'a> {
     pub(super) fn header_attr(&mut self, c: &mut ModuleConfig) -> Result<()> {
         let (key, loc) = self.expect_word("a module attribute name")?;
         self.expect(&TokenKind::Equal, &format!("'=' after {key}"))?;
-        let dup = |p: &Parser, set: bool| -> Result<()> {
+        let dup = |p: &Parser<'_>, set: bool| -> Result<()> {
             if set {
                 Err(ParseError::new(
                     loc,

@@ -1,5 +1,5 @@
 //! Whole-row lane kernels of the fast engine: the common f64/f32 forms the compiler's math
-//! library (`compiler::codegen::math`, every transcendental is an f64 polynomial) spends its
+//! library (`compiler/src/codegen/math.rs`, every transcendental is an f64 polynomial) spends its
 //! instructions on, written so that each is the *same computation* as the general path in
 //! [`super::numeric`] with its format, rounding and flags fixed (each function says which
 //! general call it equals), and so that a loop over 32 lanes has no calls and no branches the

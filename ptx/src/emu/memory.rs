@@ -325,11 +325,15 @@ impl Memory {
 /// `p` must point to `size` bytes inside a live allocation's words, aligned to `size`.
 #[inline(always)]
 pub(crate) unsafe fn atomic_load(p: *const u8, size: u32) -> u64 {
-    match size {
-        1 => (*(p as *const AtomicU8)).load(Ordering::Relaxed) as u64,
-        2 => (*(p as *const AtomicU16)).load(Ordering::Relaxed) as u64,
-        4 => (*(p as *const AtomicU32)).load(Ordering::Relaxed) as u64,
-        _ => (*(p as *const AtomicU64)).load(Ordering::Relaxed),
+    // SAFETY: the caller guarantees `p` points to `size` live, aligned bytes; the atomic
+    // types have the size and alignment of the integers they wrap.
+    unsafe {
+        match size {
+            1 => (*(p as *const AtomicU8)).load(Ordering::Relaxed) as u64,
+            2 => (*(p as *const AtomicU16)).load(Ordering::Relaxed) as u64,
+            4 => (*(p as *const AtomicU32)).load(Ordering::Relaxed) as u64,
+            _ => (*(p as *const AtomicU64)).load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -339,11 +343,15 @@ pub(crate) unsafe fn atomic_load(p: *const u8, size: u32) -> u64 {
 /// As for [`atomic_load`].
 #[inline(always)]
 pub(crate) unsafe fn atomic_store(p: *const u8, size: u32, v: u64) {
-    match size {
-        1 => (*(p as *const AtomicU8)).store(v as u8, Ordering::Relaxed),
-        2 => (*(p as *const AtomicU16)).store(v as u16, Ordering::Relaxed),
-        4 => (*(p as *const AtomicU32)).store(v as u32, Ordering::Relaxed),
-        _ => (*(p as *const AtomicU64)).store(v, Ordering::Relaxed),
+    // SAFETY: the caller guarantees `p` points to `size` live, aligned bytes; the atomic
+    // types have the size and alignment of the integers they wrap.
+    unsafe {
+        match size {
+            1 => (*(p as *const AtomicU8)).store(v as u8, Ordering::Relaxed),
+            2 => (*(p as *const AtomicU16)).store(v as u16, Ordering::Relaxed),
+            4 => (*(p as *const AtomicU32)).store(v as u32, Ordering::Relaxed),
+            _ => (*(p as *const AtomicU64)).store(v, Ordering::Relaxed),
+        }
     }
 }
 
@@ -356,7 +364,8 @@ pub(crate) unsafe fn atomic_store(p: *const u8, size: u32, v: u64) {
 pub(crate) unsafe fn atomic_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64) -> u64 {
     match size {
         2 => {
-            let a = &*(p as *const AtomicU16);
+            // SAFETY: as in `atomic_load`: `p` is live and aligned to `size`.
+            let a = unsafe { &*(p as *const AtomicU16) };
             let mut old = a.load(Ordering::Relaxed);
             loop {
                 match a.compare_exchange_weak(
@@ -371,7 +380,8 @@ pub(crate) unsafe fn atomic_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64)
             }
         }
         4 => {
-            let a = &*(p as *const AtomicU32);
+            // SAFETY: as in `atomic_load`: `p` is live and aligned to `size`.
+            let a = unsafe { &*(p as *const AtomicU32) };
             let mut old = a.load(Ordering::Relaxed);
             loop {
                 match a.compare_exchange_weak(
@@ -386,7 +396,8 @@ pub(crate) unsafe fn atomic_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64)
             }
         }
         _ => {
-            let a = &*(p as *const AtomicU64);
+            // SAFETY: as in `atomic_load`: `p` is live and aligned to `size`.
+            let a = unsafe { &*(p as *const AtomicU64) };
             let mut old = a.load(Ordering::Relaxed);
             loop {
                 match a.compare_exchange_weak(old, f(old), Ordering::AcqRel, Ordering::Relaxed) {

@@ -516,7 +516,10 @@ impl CudaDevice {
                 kernel,
                 shape,
                 args,
-            } => unsafe { self.launch_on(stream, module, kernel, *shape, args) },
+            } => {
+                // SAFETY: the caller's contract (addresses checked at load, `stream` ours).
+                unsafe { self.launch_on(stream, module, kernel, *shape, args) }
+            }
             DeviceOp::Copy { dst, src, size } => {
                 let n = host_len(*size, "copy")?;
                 // SAFETY: the caller's contract.

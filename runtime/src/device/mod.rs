@@ -181,9 +181,10 @@ impl DeviceDescription {
             .ok_or_else(|| invalid("target config: gpu_device_info is not set"))?;
         let (cc, features) = match &info.compute_capability {
             Some(gpu_device_info_proto::ComputeCapability::CudaComputeCapability(c)) => {
-                let at = "cuda_compute_capability";
-                in_range(&format!("{at}.major"), c.major.into(), 1, 99)?;
-                in_range(&format!("{at}.minor"), c.minor.into(), 0, 99)?;
+                // The compiler's bound and message (`proto::contract`): a major of 21 or more or a
+                // two-digit minor names no device and no PTX target.
+                proto::contract::check_compute_capability(c.major, c.minor)
+                    .map_err(|e| invalid(format!("target config: {e}")))?;
                 ((c.major, c.minor), features_of(c.feature_extension))
             }
             Some(_) => {
@@ -304,13 +305,13 @@ pub trait Device: Send + Sync + fmt::Debug {
         host_gemm(self, config, buffers, None)
     }
     /// The convolution thunk (docs/artifact.md "Convolution"). The default runs
-    /// [`crate::conv`]'s implicit GEMM on host copies of the buffers, with no deadline (the CUDA
+    /// `crate::conv`'s implicit GEMM on host copies of the buffers, with no deadline (the CUDA
     /// device's path until cuDNN is wired; the emulated device bounds it as it bounds a gemm).
     fn convolution(&self, thunk: &ConvThunk, buffers: crate::conv::ConvBuffers) -> Result<()> {
         crate::conv::host_convolution(self, thunk, buffers, None)
     }
     /// The FFT thunk from the `input` to the `output` (address, size) (docs/artifact.md "Fft").
-    /// The default runs [`crate::fft`] on host copies of the buffers.
+    /// The default runs `crate::fft` on host copies of the buffers.
     fn fft(&self, thunk: &FftThunk, input: (u64, u64), output: (u64, u64)) -> Result<()> {
         let mut x = vec![0u8; host_len(input.1, "fft input")?];
         self.read(input.0, &mut x)?;

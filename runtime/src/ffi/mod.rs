@@ -9,7 +9,7 @@
 //! Precision (docs/jax_backcompat.md, "Precision"): each handler computes in its operand's own
 //! precision, as cuSOLVER does (f32 and c64 in f32, f64 and c128 in f64), and the hand-written
 //! LAPACK ports keep LAPACK's unblocked order with fused multiply-adds where a GPU contracts them
-//! ([`Scalar::add_mul`]), so their roundoff is a GPU's. The faer-backed decompositions (`syevd`,
+//! (`Scalar::add_mul`), so their roundoff is a GPU's. The faer-backed decompositions (`syevd`,
 //! `gesvd`, `gesvdj`) are the exception: faer's algorithms are not cuSOLVER's, so f32 and c64
 //! operands go through faer in f64 and are rounded once; only their results' type follows the
 //! operand.

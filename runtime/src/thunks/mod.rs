@@ -1,5 +1,5 @@
 //! In-memory thunks: what the runtime executes, decoded and validated from the artifact's
-//! `ThunkProto`s ([`decode`]) and convertible back ([`encode`]). They hold no compiler or HLO
+//! `ThunkProto`s (`decode`) and convertible back ([`encode`]). They hold no compiler or HLO
 //! types: slices, launch parameters, parsed PTX and resolved registry handlers only.
 //!
 //! [`ThunkKind::CommandBuffer`] exists only in memory: the load-time pass builds it; encoding
@@ -584,7 +584,7 @@ pub struct CollectiveBuffer {
 pub struct CollectiveConfig {
     /// Element type per buffer.
     pub element_types: Vec<ElemType>,
-    /// Replica groups, in the id space of the group mode ([`crate::groups`]; empty = one group
+    /// Replica groups, in the id space of the group mode (`crate::groups`; empty = one group
     /// of every id).
     pub replica_groups: Vec<Vec<i64>>,
     /// `CollectiveOpGroupModeProto` value.

@@ -451,7 +451,7 @@ fn constants_are_copied_from_binary() {
 
 #[test]
 fn cuda_device_without_a_driver_is_unavailable() {
-    if runtime::device::cuda::driver_present() {
+    if runtime::cuda_driver_present() {
         return;
     }
     let e = runtime::CudaDevice::new(0, h100()).unwrap_err();
@@ -552,7 +552,7 @@ impl Device for WholeBuffers {
             .collect();
         self.seen.lock().unwrap().push((key, kinds));
         for op in ops {
-            runtime::device::issue(&self.inner, op)?;
+            runtime::issue(&self.inner, op)?;
         }
         Ok(true)
     }

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use proto::xla::PrimitiveType::{self, *};
-use runtime::registry::{ArrayShape, CallFrame};
 use runtime::Registry;
+use runtime::{ArrayShape, CallFrame};
 
 use crate::ffi_data::*;
 
@@ -16,7 +16,7 @@ fn call(
     attrs: &[(&str, &str)],
     operands: Vec<(ArrayShape, Vec<u8>)>,
     results: Vec<ArrayShape>,
-) -> Result<Vec<Vec<u8>>, runtime::registry::HandlerError> {
+) -> Result<Vec<Vec<u8>>, runtime::HandlerError> {
     let registry = Registry::builtin();
     let r = registry.resolve(target).expect("registered");
     let attributes: BTreeMap<String, String> = attrs
@@ -747,7 +747,7 @@ fn threefry_matches_the_random123_known_answers() {
 
 #[test]
 fn attribute_schemas_are_published() {
-    let s = runtime::registry::attribute_schemas();
+    let s = runtime::attribute_schemas();
     let get = |t: &str| {
         s.iter().find(|(n, _)| n == t).map(|(_, a)| {
             a.iter()
@@ -776,7 +776,7 @@ fn attribute_schemas_are_published() {
     assert_eq!(get("cu_threefry2x32_ffi"), Some(vec![]));
     assert_eq!(get("xla.runtime.axpy_f32"), None);
     assert_eq!(s.len(), 11);
-    assert!(runtime::registry::names()
+    assert!(runtime::custom_call_names()
         .iter()
         .any(|(n, a)| n == "cusolver_getrf_ffi" && a.is_empty()));
 }

@@ -84,7 +84,7 @@ fn streamed_load_agrees_with_whole_decode() {
             let whole = GpuExecutableProto::decode(b.as_slice())
                 .map_err(|e| e.to_string())
                 .and_then(|p| {
-                    runtime::load::decode_executable(p, &d, &flags, &registry)
+                    runtime::decode_executable(p, &d, &flags, &registry)
                         .map(|_| ())
                         .map_err(|e| e.to_string())
                 });

@@ -30,6 +30,34 @@ fn kernel_mut(p: &mut GpuExecutableProto) -> &mut KernelThunkProto {
 
 // 1. Size limit and decode.
 
+/// The compiler's bound and message (`proto::contract`): major 3 to 20, minor 0 to 9. Runtimes
+/// before 2026-12-04 took majors up to 99 and minors up to 99, which no device has.
+#[test]
+fn target_configs_outside_the_compute_capability_bound_are_refused_as_the_compiler_does() {
+    use proto::stream_executor::gpu_device_info_proto::ComputeCapability;
+    let with = |major: i32, minor: i32| {
+        let mut config = proto::load_target_config(&spec("h100_sxm")).unwrap();
+        let info = config.gpu_device_info.as_mut().unwrap();
+        let Some(ComputeCapability::CudaComputeCapability(c)) = info.compute_capability.as_mut()
+        else {
+            panic!("h100_sxm names a CUDA compute capability")
+        };
+        (c.major, c.minor) = (major, minor);
+        runtime::DeviceDescription::from_target_config(&config).map(|d| d.compute_capability)
+    };
+    assert_eq!(with(3, 0).unwrap(), (3, 0));
+    assert_eq!(with(20, 9).unwrap(), (20, 9));
+    for (major, minor) in [(2, 0), (21, 0), (99, 0), (9, 10), (9, 99), (-1, 0)] {
+        assert_eq!(
+            with(major, minor).unwrap_err().to_string(),
+            format!(
+                "INVALID_ARGUMENT: target config: cuda_compute_capability {major}.{minor} is not a \
+                 CUDA compute capability"
+            )
+        );
+    }
+}
+
 #[test]
 fn size_limit_is_checked_before_decoding() {
     let flags = RuntimeFlags {

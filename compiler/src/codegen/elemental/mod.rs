@@ -14,7 +14,7 @@ use hlo::ir::{Computation, ComputationId, InstrId, Instruction, Literal, Literal
 use hlo::{HloModule, Opcode as H, PrimitiveType as P, Shape};
 use ptx::ast::{CmpOp, Opcode as O, StateSpace, Type, VarDecl};
 
-use super::builder::{global_bytes, Builder, Reg, RegKind, Src};
+use super::builder::{global_bytes, Builder, Reg, Src};
 use super::scalar::{self, Val};
 use super::CodegenError;
 
@@ -1181,6 +1181,3 @@ impl<'m> Emitter<'m> {
 fn self_src(i: Ix) -> Src {
     i.src()
 }
-
-/// The register class used for a `.b32` index.
-pub const INDEX_KIND: RegKind = RegKind::B32;

@@ -417,11 +417,3 @@ fn share_scalar_inputs(f: &mut Frame<'_>, comp: &Computation, n: u64) -> Result<
     }
     Ok(8 * scalars.len() as u64)
 }
-
-/// True for instructions that need their own kernel shape (not a loop).
-pub fn is_special_root(op: H) -> bool {
-    matches!(
-        op,
-        H::Reduce | H::Sort | H::Scatter | H::TopK | H::SelectAndScatter
-    )
-}

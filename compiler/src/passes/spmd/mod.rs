@@ -3,13 +3,13 @@
 //! device runs, with `num_partitions = N`, collectives and `partition-id`, as XLA's
 //! `SpmdPartitioner` makes it. One concern per file:
 //!
-//! - [`sdy_import`]: JAX's HLO text in Shardy's form (`xla.sdy.*`) into GSPMD shardings and
+//! - `sdy_import`: JAX's HLO text in Shardy's form (`xla.sdy.*`) into GSPMD shardings and
 //!   custom calls (the StableHLO front end writes that form directly);
-//! - [`shard`]: shard shapes, tile indices and device groups of a sharding;
-//! - [`reshard`]: moving a value between shardings (`dynamic-slice` by partition id,
+//! - `shard`: shard shapes, tile indices and device groups of a sharding;
+//! - `reshard`: moving a value between shardings (`dynamic-slice` by partition id,
 //!   `all-gather`);
-//! - [`partition`]: the walk over the entry (parameters, annotations, manual regions);
-//! - [`ops`]: the rules for ops on split values (sharded `jit`).
+//! - `partition`: the walk over the entry (parameters, annotations, manual regions);
+//! - `ops`: the rules for ops on split values (sharded `jit`).
 //!
 //! A module is partitioned when it says it is for several devices (`num_partitions`, a Shardy
 //! mesh, or a sharding that names several devices) and carries something to partition (a
@@ -29,6 +29,7 @@ mod ops;
 mod partition;
 mod reshard;
 pub(crate) mod sdy_import;
+pub use sdy_import::MeshesError;
 mod shard;
 
 /// The custom calls XLA's partitioner consumes.
@@ -63,8 +64,7 @@ pub fn partitions(module: &HloModule) -> Result<Option<i64>, CompileError> {
                 .iter()
                 .any(|i| spmd_call(i) || i.attrs.sharding.as_ref().is_some_and(splits))
         });
-    let mesh = sdy_import::meshes(module)
-        .map_err(CompileError::Malformed)?
+    let mesh = sdy_import::meshes(module)?
         .iter()
         .map(|(_, m)| m.devices())
         .max()

@@ -12,7 +12,10 @@
 //! Several operands make a `tuple` of the results, as the custom call returned one.
 use hlo::ir::{Attrs, Computation, HloSharding, ShardingKind};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
-use hlo_front::sdy::{self, Meshes};
+use hlo_front::{
+    parse_sdy_manual_axes, parse_sdy_mesh, parse_sdy_per_value, parse_sdy_sharding,
+    sdy_to_hlo_sharding, SdyError, SdyMeshes as Meshes,
+};
 
 use crate::error::CompileError;
 use crate::passes::rebuild::{for_each_computation, rebuild, Rebuild, Scope};
@@ -21,8 +24,19 @@ const GLOBAL_TO_LOCAL: &str = "xla.sdy.GlobalToLocalShape";
 const LOCAL_TO_GLOBAL: &str = "xla.sdy.LocalToGlobalShape";
 const RESULT_SHARDING: &str = "xla.sdy.FuncResultSharding";
 
+/// What is wrong with a module's `xla.sdy.meshes` attribute.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MeshesError {
+    /// An entry that is not `name = #sdy.mesh<...>`.
+    #[error("xla.sdy.meshes: `{0}` is not `name = #sdy.mesh<...>`")]
+    NotAnEntry(String),
+    /// A mesh that does not parse.
+    #[error("xla.sdy.meshes: {0}")]
+    Mesh(#[from] SdyError),
+}
+
 /// The module's Shardy meshes (`xla.sdy.meshes={mesh = #sdy.mesh<...>, ...}`).
-pub(crate) fn meshes(module: &HloModule) -> Result<Meshes, String> {
+pub(crate) fn meshes(module: &HloModule) -> Result<Meshes, MeshesError> {
     let attrs = module.config.frontend_attributes.as_deref().unwrap_or(&[]);
     let Some((_, text)) = attrs.iter().find(|(k, _)| k == "xla.sdy.meshes") else {
         return Ok(Vec::new());
@@ -31,12 +45,10 @@ pub(crate) fn meshes(module: &HloModule) -> Result<Meshes, String> {
     let mut out = Vec::new();
     for entry in top_level_split(body) {
         let Some((name, mesh)) = entry.split_once('=') else {
-            return Err(format!(
-                "xla.sdy.meshes: `{entry}` is not `name = #sdy.mesh<...>`"
-            ));
+            return Err(MeshesError::NotAnEntry(entry.to_owned()));
         };
         let name = name.trim().trim_matches('"').to_string();
-        let mesh = sdy::parse_mesh(mesh).map_err(|m| format!("xla.sdy.meshes: {m}"))?;
+        let mesh = parse_sdy_mesh(mesh)?;
         out.push((name, mesh));
     }
     Ok(out)
@@ -100,38 +112,39 @@ pub(crate) fn run(module: &mut HloModule) -> Result<(), CompileError> {
     if !uses_shardy(module) {
         return Ok(());
     }
-    let meshes = meshes(module).map_err(CompileError::Malformed)?;
+    let meshes = meshes(module)?;
     for_each_computation(module, Scope::All, |_, comp| {
         rewrite(comp, &meshes).map(Some)
     })
 }
 
 /// Shardings for each value of a per-value attribute, with `manual` axes manual.
-fn per_value(text: &str, meshes: &Meshes, manual: &[String]) -> Result<Vec<HloSharding>, String> {
-    sdy::parse_per_value(text, meshes)?
+fn per_value(text: &str, meshes: &Meshes, manual: &[String]) -> Result<Vec<HloSharding>, SdyError> {
+    parse_sdy_per_value(text, meshes)?
         .iter()
-        .map(|t| sdy::to_hlo_sharding(t, manual))
+        .map(|t| sdy_to_hlo_sharding(t, manual))
         .collect()
 }
 
 fn rewrite(comp: &Computation, meshes: &Meshes) -> Result<Computation, CompileError> {
     rebuild(comp, |r, _, old| {
         let refuse = |why: String| CompileError::unsupported(&comp.name, old, why);
+        let refuse_sdy = |e: SdyError| refuse(e.to_string());
         let get =
             |key: &str| frontend(old, key).ok_or_else(|| refuse(format!("no {key} attribute")));
         match target(old) {
             Some(t @ (GLOBAL_TO_LOCAL | LOCAL_TO_GLOBAL)) => {
                 let into = t == GLOBAL_TO_LOCAL;
                 let manual =
-                    sdy::parse_manual_axes(get("xla.sdy.manual_axes")?).map_err(&refuse)?;
+                    parse_sdy_manual_axes(get("xla.sdy.manual_axes")?).map_err(refuse_sdy)?;
                 let key = if into {
                     "xla.sdy.in_shardings"
                 } else {
                     "xla.sdy.out_shardings"
                 };
                 let text = get(key)?;
-                let full = per_value(text, meshes, &[]).map_err(&refuse)?;
-                let shard = per_value(text, meshes, &manual).map_err(&refuse)?;
+                let full = per_value(text, meshes, &[]).map_err(refuse_sdy)?;
+                let shard = per_value(text, meshes, &manual).map_err(refuse_sdy)?;
                 let operands = r.operands(old)?;
                 if full.len() != operands.len() {
                     return Err(refuse(format!(
@@ -182,7 +195,7 @@ fn rewrite(comp: &Computation, meshes: &Meshes) -> Result<Computation, CompileEr
             }
             Some(RESULT_SHARDING) => {
                 let text = get("xla.sdy.sharding")?;
-                let mut s = per_value(text, meshes, &[]).map_err(&refuse)?;
+                let mut s = per_value(text, meshes, &[]).map_err(refuse_sdy)?;
                 let sharding = match s.len() {
                     1 => s.remove(0),
                     _ => ShardingKind::Tuple(s).into(),
@@ -198,15 +211,15 @@ fn rewrite(comp: &Computation, meshes: &Meshes) -> Result<Computation, CompileEr
                 if new.attrs.sharding.is_none() {
                     if let Some(text) = frontend(old, "xla.sdy.sharding") {
                         let s = if text.starts_with("#sdy.sharding_per_value") {
-                            let mut v = per_value(text, meshes, &[]).map_err(&refuse)?;
+                            let mut v = per_value(text, meshes, &[]).map_err(refuse_sdy)?;
                             if v.len() == 1 {
                                 v.remove(0)
                             } else {
                                 ShardingKind::Tuple(v).into()
                             }
                         } else {
-                            let t = sdy::parse_tensor_sharding(text, meshes).map_err(&refuse)?;
-                            sdy::to_hlo_sharding(&t, &[]).map_err(&refuse)?
+                            let t = parse_sdy_sharding(text, meshes).map_err(refuse_sdy)?;
+                            sdy_to_hlo_sharding(&t, &[]).map_err(refuse_sdy)?
                         };
                         new.attrs.sharding = Some(s);
                     }

@@ -703,7 +703,7 @@ fn behaviours(
     bytes: &[u8],
     description: &runtime::DeviceDescription,
 ) -> anyhow::Result<Vec<String>> {
-    let io = hlo_eval::io::IoCase::parse(case.io_json)
+    let io = hlo_eval::IoCase::parse(case.io_json)
         .map_err(|e| anyhow::anyhow!("{}/io.json: {e}", case.name))?;
     let exercised = super::regen::exercise_artifact(bytes, description, std::slice::from_ref(&io))
         .with_context(|| format!("hand-written case {}", case.name))?;

@@ -1,8 +1,8 @@
 //! StableHLO portable artifacts: MLIR bytecode (`ML\xefR`) holding the VHLO dialect, what
 //! `jax.export` serializes and StableHLO promises to read for five years.
 //!
-//! One lowering: the bytecode is read into a generic op tree ([`container`]), its VHLO ops are
-//! converted to StableHLO ([`vhlo`]) and printed as StableHLO MLIR text ([`print`]), which the
+//! One lowering: the bytecode is read into a generic op tree (`container`), its VHLO ops are
+//! converted to StableHLO (`vhlo`) and printed as StableHLO MLIR text ([`print`]), which the
 //! text front end ([`super::parse_module`]) reads like any `.mlir` file. Nothing after the text
 //! knows the module came from bytecode.
 //!
@@ -34,7 +34,7 @@ mod vhlo_ops;
 use thiserror::Error;
 
 use hlo::ir::HloModule;
-use hlo_text::error::ParseError;
+use hlo_text::ParseError;
 
 pub use attrs::MAX_ATTR_DEPTH;
 pub use container::MAX_BYTECODE_VERSION;

@@ -40,7 +40,7 @@ impl<'a> Front<'a> {
         let text = self.opaque(op, "sharding")?;
         let sharding = self
             .sdy_sharding(text, &[])
-            .map_err(|m| self.err_at(op.loc, ParseErrorKind::BadAttribute, m))?;
+            .map_err(|e| self.err_at(op.loc, ParseErrorKind::BadAttribute, e.to_string()))?;
         let shape = self.result_shape(op);
         let id = self.annotation("Sharding", op.operands[0], shape, sharding, op.loc);
         Ok(Lowered::One(id))
@@ -80,7 +80,7 @@ impl<'a> Front<'a> {
             ));
         }
         let convert = |s: &Self, t: &crate::sdy::TensorSharding, axes: &[String]| {
-            crate::sdy::to_hlo_sharding(t, axes).map_err(|m| bad(s, m))
+            crate::sdy::to_hlo_sharding(t, axes).map_err(|e| bad(s, e.to_string()))
         };
         let mut locals = Vec::new();
         for (i, (&operand, t)) in op.operands.iter().zip(&ins).enumerate() {

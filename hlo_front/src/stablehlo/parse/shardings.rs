@@ -41,7 +41,7 @@ impl<'a> Front<'a> {
         for (k, v) in attrs {
             match (k.as_str(), v) {
                 ("mhlo.sharding", Attr::Str(text)) => {
-                    let s = hlo_text::parser::parse_sharding(text)
+                    let s = hlo_text::parse_sharding(text)
                         .map_err(|e| bad(format!("mhlo.sharding \"{text}\": {}", e.message)))?;
                     return Ok(Some(s));
                 }
@@ -55,7 +55,10 @@ impl<'a> Front<'a> {
                     {
                         return Ok(None);
                     }
-                    return self.sdy_sharding(text, &[]).map(Some).map_err(bad);
+                    return self
+                        .sdy_sharding(text, &[])
+                        .map(Some)
+                        .map_err(|e| bad(e.to_string()));
                 }
                 _ => {}
             }
@@ -68,9 +71,12 @@ impl<'a> Front<'a> {
         &self,
         text: &str,
         manual_axes: &[String],
-    ) -> std::result::Result<HloSharding, String> {
+    ) -> std::result::Result<HloSharding, SdyShardingError> {
         let convert = |t: &sdy::TensorSharding| sdy::to_hlo_sharding(t, manual_axes);
-        let wrap = |m: String| format!("sdy sharding {text}: {m}");
+        let wrap = |cause: sdy::SdyError| SdyShardingError {
+            text: text.to_owned(),
+            cause,
+        };
         if text.starts_with("#sdy.sharding_per_value") {
             let values = sdy::parse_per_value(text, &self.meshes).map_err(wrap)?;
             let mut elems: Vec<HloSharding> = values
@@ -204,4 +210,13 @@ impl<'a> Front<'a> {
         op.result_types = self.type_sig(op)?.1;
         Ok(())
     }
+}
+
+/// A Shardy sharding attribute that does not parse or convert: its text and why. The front end
+/// reports it as a [`ParseErrorKind::BadAttribute`] at the attribute.
+#[derive(Debug, thiserror::Error)]
+#[error("sdy sharding {text}: {cause}")]
+pub(crate) struct SdyShardingError {
+    text: String,
+    cause: sdy::SdyError,
 }
