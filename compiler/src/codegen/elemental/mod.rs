@@ -90,6 +90,10 @@ pub struct Emitter<'m> {
     /// reductions of a row kernel, computed once per row (see `row.rs`).
     row_values: HashMap<(u32, InstrId), Vec<Val>>,
     next_ctx: u32,
+    /// The multi-indices [`Emitter::delinearize`] made, with their dimensions and linear
+    /// index: linearizing one again is that index (an elementwise kernel reads each operand
+    /// of its own shape at the element it writes, with no division or multiplication).
+    delinearized: Vec<(Vec<Ix>, Vec<u64>, Ix)>,
     name: String,
     /// How many [`Emitter::emit`] calls are active (the operand chain being followed).
     depth: usize,
@@ -206,6 +210,7 @@ impl<'m> Emitter<'m> {
             scopes: vec![HashMap::new()],
             row_values: HashMap::new(),
             next_ctx: 0,
+            delinearized: Vec::new(),
             name: name.to_string(),
             depth: 0,
         }
@@ -295,6 +300,13 @@ impl<'m> Emitter<'m> {
 
     /// Row-major linear index of a multi-index.
     pub fn linearize(&mut self, idx: &[Ix], dims: &[u64]) -> Ix {
+        if let Some((_, _, lin)) = self
+            .delinearized
+            .iter()
+            .find(|(i, d, _)| i.as_slice() == idx && d.as_slice() == dims)
+        {
+            return *lin;
+        }
         let mut acc = Ix::C(0);
         for (k, (&i, &d)) in idx.iter().zip(dims).enumerate() {
             if k > 0 {
@@ -321,6 +333,17 @@ impl<'m> Emitter<'m> {
                 out[k] = self.ix_divrem(rest, d, true);
                 rest = self.ix_divrem(rest, d, false);
             }
+        }
+        // Remembered only when a component is a register this call computed: those are
+        // written once, so equal components mean this very index, read in the loop body that
+        // computed it (before its counter, `lin`, steps). A multi-index of constants and of
+        // `lin` itself linearizes to `lin` by arithmetic anyway.
+        let fresh = out.iter().any(|&x| x != lin && matches!(x, Ix::R(_)));
+        if fresh {
+            if self.delinearized.len() >= 16 {
+                self.delinearized.remove(0);
+            }
+            self.delinearized.push((out.clone(), dims.to_vec(), lin));
         }
         out
     }
