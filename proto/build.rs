@@ -33,6 +33,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = prost_build::Config::new();
     config.enable_type_names();
     config.btree_map(["."]);
+    // Hand-written: decodes both forms XLA has given fields 2 and 3 (src/conv_thunk.rs).
+    config.extern_path(
+        ".xla.gpu.ConvolutionThunkProto",
+        "crate::conv_thunk::ConvolutionThunkProto",
+    );
     config.compile_fds(compiler.file_descriptor_set())?;
     Ok(())
 }

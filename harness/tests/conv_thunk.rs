@@ -109,3 +109,44 @@ fn mixed_precision_convolutions_stay_kernels() {
         assert!(compare(g, w, ToleranceRule::PerDtype.tolerance(w)).ok);
     }
 }
+
+/// Hand-written v9 wrote the convolution thunk's slices bare (`BufferAllocationSliceProto`, this
+/// schema's form until 2026-12-04, and zml/xla's of November 2025), v10 in XLA's current form
+/// (`ShapedSliceProto`, each slice with its shape): today's runtime replays both against the
+/// recorded outputs, and both decode to the same slices.
+#[test]
+fn both_forms_of_the_hand_written_convolution_replay() {
+    use harness::golden::replay::{backward_compat, GoldenCase};
+    use harness::golden::GoldenStore;
+    let compiled = GoldenStore::in_repo();
+    let store = GoldenStore::handwritten(compiled.root());
+    for target in ["h100_sxm", "a100_sxm_80"] {
+        let slices = [9, 10].map(|v| {
+            let case = GoldenCase::read(&store, target, v, "convolution_thunk").unwrap();
+            backward_compat(&case).unwrap_or_else(|e| panic!("{}: {e}", case.label()));
+            let exe = proto::xla::gpu::GpuExecutableProto::decode(case.bytes.as_slice()).unwrap();
+            exe.thunks
+                .iter()
+                .filter_map(|t| match &t.r#impl {
+                    Some(Impl::ConvolutionThunk(c)) => Some(c.clone()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        });
+        let [old, new] = slices;
+        assert_eq!(old.len(), 3, "{target}");
+        assert_eq!(new.len(), 3, "{target}");
+        for (o, n) in old.iter().zip(&new) {
+            assert_eq!(o.conv_descriptor, n.conv_descriptor, "{target}");
+            let (o_all, n_all) = (
+                o.operand_buffers.iter().chain(&o.result_buffers),
+                n.operand_buffers.iter().chain(&n.result_buffers),
+            );
+            for (a, b) in o_all.zip(n_all) {
+                assert_eq!(a.slice, b.slice, "{target}: the same slice in both forms");
+                assert!(a.shape.is_none(), "{target}: a bare slice has no shape");
+                assert!(b.shape.is_some(), "{target}: XLA's form carries the shape");
+            }
+        }
+    }
+}

@@ -21,8 +21,13 @@ fn spec(target: &str) -> PathBuf {
     root().join(format!("testdata/target_specs/{target}.txtpb"))
 }
 
+/// XLA:CPU's outputs: the corpus's, or those of tools/xla_artifacts/modules.py (convolutions).
 fn io(module: &str) -> PathBuf {
-    root().join(format!("testdata/corpus/hlo/{module}.io.json"))
+    let corpus = root().join(format!("testdata/corpus/hlo/{module}.io.json"));
+    if corpus.exists() {
+        return corpus;
+    }
+    root().join(format!("testdata/xla_gpu/modules/{module}.io.json"))
 }
 
 /// The modules of `target` that have PTX beside their executable.
@@ -60,7 +65,7 @@ fn kept_executables_run_to_a_match() {
     let mut ran = Vec::new();
     for t in TARGETS {
         let modules = kept(t);
-        assert!(modules.len() >= 9, "{t}: only {modules:?} have PTX");
+        assert!(modules.len() >= 11, "{t}: only {modules:?} have PTX");
         for m in modules {
             let ptx = xla_run::ptx_files(&dir(t), &m).unwrap();
             let r = xla_run::run(&dir(t).join(format!("{m}.gpuexe")), &ptx, &spec(t), &io(&m))
@@ -77,7 +82,48 @@ fn kept_executables_run_to_a_match() {
             ran.push(format!("{t}/{m}"));
         }
     }
-    assert_eq!(ran.len(), 18, "{ran:?}");
+    assert_eq!(ran.len(), 22, "{ran:?}");
+}
+
+/// XLA:GPU's convolutions are cuDNN calls: its executables of tools/xla_artifacts/modules.py
+/// hold `convolution_thunk`s of all three kinds (with slices in XLA's `ShapedSliceProto` form,
+/// shapes included), which run above through the runtime's implicit GEMM.
+#[test]
+fn xla_convolution_executables_hold_the_three_kinds() {
+    use proto::prost::Message;
+    use proto::xla::gpu::thunk_proto::Impl;
+    for t in TARGETS {
+        let mut kinds = Vec::new();
+        for m in ["conv_nhwc", "conv_grads"] {
+            let bytes = std::fs::read(dir(t).join(format!("{m}.gpuexe"))).unwrap();
+            let exe = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice()).unwrap();
+            for th in &exe.thunks {
+                if let Some(Impl::ConvolutionThunk(c)) = &th.r#impl {
+                    let d = c.conv_descriptor.as_ref().unwrap();
+                    let k = proto::stream_executor::dnn::ConvolutionKind::try_from(d.kind);
+                    kinds.push(format!("{m}:{}", k.map_or("?", |k| k.as_str_name())));
+                    assert!(
+                        c.operand_buffers
+                            .iter()
+                            .chain(&c.result_buffers)
+                            .all(|s| s.shape.is_some()),
+                        "{t}/{m}: XLA's slices carry their shapes"
+                    );
+                }
+            }
+        }
+        kinds.sort();
+        assert_eq!(
+            kinds,
+            [
+                "conv_grads:BACKWARD_DATA",
+                "conv_grads:BACKWARD_FILTER",
+                "conv_grads:FORWARD",
+                "conv_nhwc:FORWARD"
+            ],
+            "{t}"
+        );
+    }
 }
 
 #[test]

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 pub mod contract;
+mod conv_thunk;
 pub mod fields;
 mod gemm;
 mod reflect;
@@ -41,6 +42,7 @@ pub mod xla {
     /// `xla.gpu`: the executable and its thunks.
     pub mod gpu {
         include!(concat!(env!("OUT_DIR"), "/xla.gpu.rs"));
+        pub use crate::conv_thunk::ConvolutionThunkProto;
     }
 
     /// `xla.buffer_assignment`: slices of buffer allocations.

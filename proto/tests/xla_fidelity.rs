@@ -287,10 +287,6 @@ fn disagreements_with_xla_are_the_documented_ones() {
         "xla.gpu.CollectiveOpGroupModeProto (as XLA's xla.CollectiveOpGroupMode).COLLECTIVE_OP_GROUP_MODE_FLATTENED_ID = 4: XLA has no value 4",
         "xla.gpu.CollectiveOpGroupModeProto (as XLA's xla.CollectiveOpGroupMode).COLLECTIVE_OP_GROUP_MODE_UNSPECIFIED = 0: XLA's value COLLECTIVE_OP_GROUP_MODE_CROSS_REPLICA",
         "xla.gpu.ConditionalThunkProto.branch_index_is_bool = 3: XLA has no field 3",
-        // zml/xla's thunk.proto (1e203b533f) has BufferAllocationSliceProto here, as ours does;
-        // the reference XLA has ShapedSliceProto (docs/artifact.md).
-        "xla.gpu.ConvolutionThunkProto.operand_buffers = 2: repeated message BufferAllocationSliceProto here, XLA `operand_buffers` repeated message ShapedSliceProto",
-        "xla.gpu.ConvolutionThunkProto.result_buffers = 3: repeated message BufferAllocationSliceProto here, XLA `result_buffers` repeated message ShapedSliceProto",
         "xla.gpu.CopyThunkProto.destination_buffer_xyz = 1001: XLA has no field 1001",
         "xla.gpu.CopyThunkProto.destination_buffer = 2: singular message BufferAllocationSliceProto here, XLA `destination_buffer` singular message ShapedSliceProto",
         "xla.gpu.CopyThunkProto.source_buffer_xyz = 1000: XLA has no field 1000",

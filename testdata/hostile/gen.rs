@@ -474,6 +474,8 @@ fn main() -> Result<()> {
     )?;
     c.write("local_1mib_per_thread.ptx", local.as_bytes(), json!({"kind": "ptx", "launch": "local_1mib_per_thread.launch.json", "stage": "run", "code": "ERROR", "message": "1048576 bytes of local memory per thread, more than 524288 (CUDA's limit)"}))?;
 
+    issue_33_reproducers(&mut c, &vadd)?;
+
     // 109 bytes of HLO broadcasting to 500M elements: 47 s and 3.9 GB in compile and run; the
     // pipeline's one element limit (hlo::MAX_ELEMENTS) refuses it before any pass (issue 33).
     hlo(&mut c, "broadcast_500m_elements.hlo", "HloModule b\n\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT b = f32[500000000] broadcast(p), dimensions={}\n}\n", "compile", "TooManyElements", "shape f32[500000000] has 500000000 elements, more than the limit of 268435456 elements (CompileOptions::max_array_elements, xla_compile --max_array_elements)")?;
@@ -523,5 +525,101 @@ fn main() -> Result<()> {
         serde_json::to_string_pretty(&manifest)? + "\n",
     )?;
     println!("wrote {} cases to {OUT}", c.entries.len());
+    Ok(())
+}
+
+/// Issue 33's reproducers end to end (their unit tests: `ptx/tests/emu_robust.rs`,
+/// `runtime/src/gemm/tests/mod.rs`, `runtime/tests/readback_memory.rs`): each ended in a
+/// misleading success, a hang or gigabytes before the fixes.
+fn issue_33_reproducers(c: &mut Corpus, vadd: &str) -> Result<()> {
+    let launch = |n: usize| {
+        json!({"kernel": "vadd", "grid": [1, 1, 1], "block": [n, 1, 1], "params": [
+        {"kind": "buffer", "dtype": "f32", "data": vec![1.0; n]},
+        {"kind": "buffer", "dtype": "f32", "data": vec![2.0; n]},
+        {"kind": "buffer", "dtype": "f32", "data": vec![0.0; n]},
+        {"kind": "scalar", "dtype": "s32", "value": n}],
+        "expected": [{"param": 2, "dtype": "f32", "data": vec![3.0; n], "abs_tol": 0.0, "rel_tol": 0.0}]})
+    };
+    let ptx_case = |c: &mut Corpus, name: &str, text: &str, n: usize, message: &str| {
+        let spec = format!("{name}.launch.json");
+        std::fs::write(
+            Path::new(OUT).join(&spec),
+            serde_json::to_vec_pretty(&launch(n))?,
+        )?;
+        c.write(&format!("{name}.ptx"), text.as_bytes(), json!({"kind": "ptx", "launch": spec, "stage": "run", "code": "ERROR", "message": message}))
+    };
+    // A read 512 bytes past an 80-byte buffer got the neighbouring allocation's bytes (a 256-byte
+    // guard gap) and the launch passed; every access is now checked against its allocation.
+    let peek = vadd.replace(
+        "ld.global.f32 \t%f2, [%rd6];",
+        "ld.global.f32 \t%f2, [%rd6+512];",
+    );
+    assert_ne!(peek, vadd, "vadd.ptx loads its first operand through %rd6");
+    ptx_case(c, "oob_read_512_past_80_bytes", &peek, 20, "out-of-bounds global read of 4 bytes at address 0x100000200: 432 bytes past the end of the allocation of 80 bytes at 0x100000000")?;
+    // 300 register ranges of 65,536 (9 KB of PTX): 46 s and 2.3 GB before the kernel started.
+    let regs: String = (0..300)
+        .map(|i| format!("\t.reg .b32 \t%q{i}_<65536>;\n"))
+        .collect();
+    let many = vadd.replacen(
+        "\t.reg .b64 \t%rd<11>;\n",
+        &format!("\t.reg .b64 \t%rd<11>;\n{regs}"),
+        1,
+    );
+    assert_ne!(many, vadd, "vadd.ptx declares %rd<11>");
+    ptx_case(
+        c,
+        "registers_300_ranges_of_65536",
+        &many,
+        64,
+        "declaring %q0_<65536> would take the kernel past 65536 registers (24 declared before it)",
+    )?;
+    // A call tree eight wide and ten deep: 8^10 inlined leaves from 1 KB (3.7 GB before).
+    let head = &vadd[..vadd.find(".visible .entry").unwrap_or(0)];
+    let mut tree = format!("{head}.func f0() {{ ret; }}\n");
+    for k in 1..=10 {
+        tree += &format!(
+            ".func f{k}() {{ {}ret; }}\n",
+            format!("call f{}; ", k - 1).repeat(8)
+        );
+    }
+    tree += ".visible .entry vadd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n) { call f10; ret; }\n";
+    ptx_case(
+        c,
+        "call_tree_8_wide_10_deep",
+        &tree,
+        64,
+        "inlining `f0` would take the kernel past 2097152 instructions",
+    )?;
+
+    // A gemm of batch 10^9 with stride 0 (every batch reads the same bytes): still running at
+    // 40 s under --max-execution-secs 2; the host gemm checks the deadline now.
+    let mut p = golden("matmul")?;
+    let mut found = false;
+    for_each_thunk(&mut p.thunks, &mut |t| {
+        if let Some(Impl::GemmThunk(g)) = t.r#impl.as_mut() {
+            if let Some(cfg) = g.gemm_config.as_mut() {
+                for l in [
+                    &mut cfg.lhs_layout,
+                    &mut cfg.rhs_layout,
+                    &mut cfg.output_layout,
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    l.batch_size = 1_000_000_000;
+                    l.batch_stride = 0;
+                }
+                found = true;
+            }
+        }
+    });
+    assert!(found, "the matmul golden has a gemm thunk with a config");
+    c.artifact(
+        "gemm_batch_1e9_stride_0.pb",
+        &p,
+        "run",
+        "RESOURCE_EXHAUSTED",
+        "gemm: ran longer than the wall-time limit of 1 s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",
+    )?;
     Ok(())
 }

@@ -4,7 +4,8 @@
 XLA:GPU embeds each kernel as a cubin; the emulated device runs PTX. XLA dumps the PTX of the
 same compile with `--xla_dump_to=DIR` (the files `*.ptx` of the dump: the kernels split over a
 few LLVM modules, one of them the constants module, which may hold no kernel). This script
-compiles corpus modules (testdata/corpus/hlo/NAME.mlir) with real XLA:GPU, compile-only, with that
+compiles corpus modules (testdata/corpus/hlo/NAME.mlir, or testdata/xla_gpu/modules/NAME.mlir
+from tools/xla_artifacts/modules.py) with real XLA:GPU, compile-only, with that
 flag, for the h100_sxm and a100_sxm_80 target configs, and writes per module and target into
 OUT/<target>/:
 
@@ -43,6 +44,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CORPUS = os.path.join(ROOT, "testdata", "corpus", "hlo")
+# Modules the public corpus lacks (convolutions), made by tools/xla_artifacts/modules.py.
+MODULES = os.path.join(ROOT, "testdata", "xla_gpu", "modules")
 TARGETS = ["h100_sxm", "a100_sxm_80"]
 # Committed with their PTX: gen.py's five (add, softmax, mlp, cond, fori_loop: an elementwise
 # kernel, Triton softmax, Triton gemms, a conditional, a while loop over a tuple-holding temp with
@@ -53,6 +56,12 @@ KEEP = ["add", "softmax", "mlp", "cond", "fori_loop", "switch3", "multi_output",
         "gelu_mlp"]
 DUMP = os.path.join(tempfile.gettempdir(), "xla_gpu_ptx_dump")
 ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)")
+
+
+def module_path(module):
+    """NAME.mlir in the corpus, else in testdata/xla_gpu/modules."""
+    path = os.path.join(CORPUS, module + ".mlir")
+    return path if os.path.exists(path) else os.path.join(MODULES, module + ".mlir")
 
 
 def compile_case(target, module, dump):
@@ -69,7 +78,7 @@ def compile_case(target, module, dump):
     topo = topologies.get_topology_desc("topo", "cuda", topology="1x1x1",
                                         target_config=gen.target_config(target))
     dev = topo.devices[0]
-    with open(os.path.join(CORPUS, module + ".mlir")) as f:
+    with open(module_path(module)) as f:
         pjrt, _ = gen.compile_one(dev.client, dev, f.read())
     with open(os.path.join(dump, module + ".gpuexe"), "wb") as f:
         f.write(gen.inner_executable(pjrt))

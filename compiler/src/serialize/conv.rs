@@ -1,6 +1,7 @@
 //! The convolution thunk's proto: XLA's `GpuConvDescriptorProto` from the conv rewriter's
 //! call, with XLA's default backend config (`conv_result_scale = 1`, no activation) and no
-//! scratch buffer (the runtime's implicit GEMM needs none).
+//! scratch buffer (the runtime's implicit GEMM needs none); the slices in XLA's `ShapedSliceProto`
+//! form, each with its array's shape.
 use hlo::ir::{ConvDimensionNumbers, WindowDim};
 use proto::xla::gpu as pg;
 
@@ -56,6 +57,16 @@ pub(super) fn convolution_thunk(
             "convolution_thunk called on another op".into(),
         ));
     };
+    let shapes = [
+        shape_proto(&operands[0].1)?,
+        shape_proto(&operands[1].1)?,
+        shape_proto(&result.1)?,
+    ];
+    // XLA's form: each slice with the shape stored in it (the descriptor's shapes again).
+    let shaped = |slice, shape: &proto::xla::ShapeProto| pg::ShapedSliceProto {
+        slice: Some(slice),
+        shape: Some(shape.clone()),
+    };
     Ok(pg::ConvolutionThunkProto {
         conv_descriptor: Some(pg::GpuConvDescriptorProto {
             kind: conv.kind as i32,
@@ -64,16 +75,19 @@ pub(super) fn convolution_thunk(
                 activation_mode: proto::stream_executor::dnn::ActivationMode::KNone as i32,
                 side_input_scale: 0.0,
             }),
-            operand0_shape: Some(shape_proto(&operands[0].1)?),
-            operand1_shape: Some(shape_proto(&operands[1].1)?),
-            result_shape: Some(shape_proto(&result.1)?),
+            operand0_shape: Some(shapes[0].clone()),
+            operand1_shape: Some(shapes[1].clone()),
+            result_shape: Some(shapes[2].clone()),
             scratch_size: 0,
             window: Some(window(&conv.window)),
             dnums: Some(dnums(&conv.dnums)),
             feature_group_count: conv.feature_group_count,
         }),
-        operand_buffers: vec![asg.slice(operands[0].0)?, asg.slice(operands[1].0)?],
-        result_buffers: vec![asg.slice(result.0)?],
+        operand_buffers: vec![
+            shaped(asg.slice(operands[0].0)?, &shapes[0]),
+            shaped(asg.slice(operands[1].0)?, &shapes[1]),
+        ],
+        result_buffers: vec![shaped(asg.slice(result.0)?, &shapes[2])],
         scratch_buffer: None,
     })
 }

@@ -390,11 +390,8 @@ impl Seeds {
                 };
                 seeds.devices.push(description);
                 if target == Target::Loader {
-                    let message = DynamicMessage::decode(
-                        proto::message_descriptor::<proto::xla::gpu::GpuExecutableProto>(),
-                        bytes.as_slice(),
-                    )
-                    .with_context(|| format!("decoding {}", path.display()))?;
+                    let message = reflect_seed(&bytes)
+                        .with_context(|| format!("decoding {}", path.display()))?;
                     let sites = mutate::sites(&message);
                     seeds.decoded.push((message, sites));
                 }
@@ -873,4 +870,18 @@ impl Report {
         }
         s
     }
+}
+
+/// A loader seed by reflection, for field-level mutations. A seed in a form the schema no
+/// longer declares but the runtime still reads (hand-written v9's bare convolution slices, see
+/// `proto/src/conv_thunk.rs`) fails the reflective decode; its typed decode, re-encoded in
+/// today's form, is mutated instead (its own bytes still seed the byte-level mutations).
+fn reflect_seed(bytes: &[u8]) -> Result<DynamicMessage, proto::prost::DecodeError> {
+    use proto::xla::gpu::GpuExecutableProto;
+    let desc = proto::message_descriptor::<GpuExecutableProto>();
+    DynamicMessage::decode(desc, bytes).or_else(|e| {
+        GpuExecutableProto::decode(bytes)
+            .map(|typed| proto::to_dynamic(&typed))
+            .map_err(|_| e)
+    })
 }

@@ -105,6 +105,7 @@ fn thunk(kind: ConvKind, g: &ConvGeometry) -> ConvThunk {
         scale: 1.0,
         operands: [s, s],
         result: s,
+        shapes: [None, None, None],
         scratch: None,
         descriptor: GpuConvDescriptorProto::default(),
     }

@@ -1,6 +1,7 @@
 //! `convolution_thunk` in memory (docs/artifact.md "Convolution"): XLA's cuDNN convolution, as
 //! validated by `decode::conv` and run by [`crate::conv`].
 use proto::xla::gpu::GpuConvDescriptorProto;
+use proto::xla::ShapeProto;
 
 use super::{ElemType, Slice};
 
@@ -98,6 +99,10 @@ pub struct ConvThunk {
     pub operands: [Slice; 2],
     /// `result_buffers[0]`.
     pub result: Slice,
+    /// The shapes the three slices carry (operand 0, operand 1, result), where the artifact gave
+    /// them (XLA's current form does; the old bare-slice form cannot): checked against the
+    /// descriptor at load, re-encoded, never read by execution.
+    pub shapes: [Option<ShapeProto>; 3],
     /// `scratch_buffer`, when set (the host implementation uses none).
     pub scratch: Option<Slice>,
     /// The descriptor as the artifact wrote it (re-encoded unchanged).

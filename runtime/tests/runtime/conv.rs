@@ -76,12 +76,26 @@ fn conv_artifact(kind: ConvolutionKind) -> GpuExecutableProto {
                 dnums: Some(nhwc()),
                 feature_group_count: 1,
             }),
-            operand_buffers: vec![sl(0, 0, size(a)), sl(1, 0, size(b))],
-            result_buffers: vec![sl(2, 0, size(r))],
+            operand_buffers: vec![
+                with_shape(sl(0, 0, size(a)), a),
+                with_shape(sl(1, 0, size(b)), b),
+            ],
+            result_buffers: vec![with_shape(sl(2, 0, size(r)), r)],
             scratch_buffer: None,
         }),
     )];
     p
+}
+
+/// XLA's form of a slice: with the shape of the array stored in it.
+fn with_shape(
+    slice: proto::xla::buffer_assignment::BufferAllocationSliceProto,
+    s: &str,
+) -> ShapedSliceProto {
+    ShapedSliceProto {
+        slice: Some(slice),
+        shape: Some(shape(s)),
+    }
 }
 
 fn conv_mut(p: &mut GpuExecutableProto) -> &mut ConvolutionThunkProto {
@@ -123,6 +137,23 @@ fn forward_sums_each_window() {
         &[&x, &w],
     );
     assert_eq!(to_f32s(&r.outputs[0]), vec![37., 47., 67., 77.]);
+}
+
+/// Slices without shapes (what an element in the old bare-slice form decodes to, see
+/// `proto/src/conv_thunk.rs`) run the same, and encode back without shapes.
+#[test]
+fn slices_without_shapes_run_the_same() {
+    let mut p = conv_artifact(ConvolutionKind::Forward);
+    let c = conv_mut(&mut p);
+    for s in c.operand_buffers.iter_mut().chain(&mut c.result_buffers) {
+        s.shape = None;
+    }
+    let x = f32s(&[1., 2., 3., 4., 5., 6., 7., 8., 9.]);
+    let w = f32s(&[1., 2., 3., 4.]);
+    let r = run(&p, &RuntimeFlags::default(), &[&x, &w]);
+    assert_eq!(to_f32s(&r.outputs[0]), vec![37., 47., 67., 77.]);
+    let exe = runtime::load(&p.encode_to_vec(), &device(), &RuntimeFlags::default()).unwrap();
+    assert_eq!(exe.thunk_protos(), p.thunks);
 }
 
 /// dy = [1, 0, 0, 0] spreads w over the top-left window; dy = 1 everywhere sums the windows
@@ -316,12 +347,25 @@ fn buffers_are_checked() {
         format!("INVALID_ARGUMENT: {PATH}.result_buffers has 0 slices; a convolution writes 1")
     );
     assert_eq!(
-        err(|p| conv_mut(p).result_buffers[0] = sl(2, 0, 12)),
-        format!("INVALID_ARGUMENT: {PATH}.result_buffers[0].size is 12, but result_shape needs 16 bytes")
+        err(|p| conv_mut(p).result_buffers[0].slice = Some(sl(2, 0, 12))),
+        format!("INVALID_ARGUMENT: {PATH}.result_buffers[0].slice.size is 12, but result_shape needs 16 bytes")
     );
     assert_eq!(
-        err(|p| conv_mut(p).operand_buffers[1] = sl(1, 4, 16)),
-        format!("INVALID_ARGUMENT: {PATH}.operand_buffers[1]: offset 4 + size 16 exceeds the size 16 of buffer_allocations[1]")
+        err(|p| conv_mut(p).operand_buffers[1].slice = Some(sl(1, 4, 16))),
+        format!("INVALID_ARGUMENT: {PATH}.operand_buffers[1].slice: offset 4 + size 16 exceeds the size 16 of buffer_allocations[1]")
+    );
+    assert_eq!(
+        err(|p| conv_mut(p).operand_buffers[0].slice = None),
+        format!("INVALID_ARGUMENT: {PATH}.operand_buffers[0].slice is not set")
+    );
+    // XLA's form names each slice's array: it must be the descriptor's.
+    assert_eq!(
+        err(|p| conv_mut(p).operand_buffers[1].shape = Some(shape("f32[1,2,2,1]"))),
+        format!("INVALID_ARGUMENT: {PATH}.operand_buffers[1].shape is F32 [1, 2, 2, 1], but the descriptor's operand1_shape is F32 [2, 2, 1, 1]")
+    );
+    assert_eq!(
+        err(|p| conv_mut(p).result_buffers[0].shape = Some(shape("f16[1,2,2,1]"))),
+        format!("INVALID_ARGUMENT: {PATH}.result_buffers[0].shape is F16 [1, 2, 2, 1], but the descriptor's result_shape is F32 [1, 2, 2, 1]")
     );
     assert_eq!(
         err(|p| desc_mut(p).scratch_size = -1),

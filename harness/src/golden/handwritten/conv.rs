@@ -21,6 +21,7 @@ use proto::stream_executor::dnn::{ActivationMode, ConvolutionKind};
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{
     ConvolutionThunkProto, CudnnConvBackendConfig, GpuConvDescriptorProto, GpuExecutableProto,
+    ShapedSliceProto,
 };
 use proto::xla::{ConvolutionDimensionNumbers, PrimitiveType, ShapeProto, Window, WindowDimension};
 
@@ -119,6 +120,12 @@ fn build_conv(p: &mut GpuExecutableProto) {
         output_leaf(&[1], 4, false),
         output_leaf(&[2], 5, false),
     ];
+    // XLA's form (since hand-written v10): each slice with its array's shape. v9 has bare
+    // slices, this schema's form until the fix of 2026-12-04; the runtime reads both.
+    let shaped = |(allocation, dims): (i64, [i64; 4])| ShapedSliceProto {
+        slice: Some(slice(allocation, 0, bytes(dims))),
+        shape: Some(f32_shape(dims)),
+    };
     let conv = |id: i64, kind: ConvolutionKind, args: [(i64, [i64; 4]); 3]| {
         thunk(
             id,
@@ -128,11 +135,8 @@ fn build_conv(p: &mut GpuExecutableProto) {
                     args.map(|a| a.1),
                     kind == ConvolutionKind::BackwardData,
                 )),
-                operand_buffers: vec![
-                    slice(args[0].0, 0, bytes(args[0].1)),
-                    slice(args[1].0, 0, bytes(args[1].1)),
-                ],
-                result_buffers: vec![slice(args[2].0, 0, bytes(args[2].1))],
+                operand_buffers: vec![shaped(args[0]), shaped(args[1])],
+                result_buffers: vec![shaped(args[2])],
                 scratch_buffer: None,
             }),
         )

@@ -345,6 +345,30 @@ fn bytes(t: ElemType, s: Option<&ShapeProto>) -> Option<u64> {
         .try_fold(t.size(), |a, &d| a.checked_mul(u64::try_from(d).ok()?))
 }
 
+/// A slice's shape (XLA's form carries one) names the array the descriptor gives that slice:
+/// the same element type and dimensions (layouts are the descriptor's to say).
+fn same_array(
+    got: Option<&ShapeProto>,
+    want: Option<&ShapeProto>,
+    path: &str,
+    name: &str,
+    field: &str,
+) -> Result<()> {
+    let (Some(got), Some(want)) = (got, want) else {
+        return Ok(());
+    };
+    if (got.element_type, &got.dimensions) != (want.element_type, &want.dimensions) {
+        return Err(invalid(format!(
+            "{path}.{name}.shape is {} {:?}, but the descriptor's {field} is {} {:?}",
+            type_name(got.element_type),
+            got.dimensions,
+            type_name(want.element_type),
+            want.dimensions
+        )));
+    }
+    Ok(())
+}
+
 pub(super) fn conv(
     ctx: &DecodeContext<'_>,
     c: &ConvolutionThunkProto,
@@ -371,42 +395,45 @@ pub(super) fn conv(
         )));
     }
     let op = |i: usize| {
-        slice(
+        shaped(
             ctx,
             c.operand_buffers.get(i),
             &format!("{path}.operand_buffers[{i}]"),
         )
     };
-    let operands = [op(0)?, op(1)?];
-    let result = slice(
+    let [op0, op1] = [op(0)?, op(1)?];
+    let res = shaped(
         ctx,
         c.result_buffers.first(),
         &format!("{path}.result_buffers[0]"),
     )?;
-    for (s, shape, name, field) in [
+    for (s, want, name, field) in [
         (
-            operands[0],
+            &op0,
             &d.operand0_shape,
             "operand_buffers[0]",
             "operand0_shape",
         ),
         (
-            operands[1],
+            &op1,
             &d.operand1_shape,
             "operand_buffers[1]",
             "operand1_shape",
         ),
-        (result, &d.result_shape, "result_buffers[0]", "result_shape"),
+        (&res, &d.result_shape, "result_buffers[0]", "result_shape"),
     ] {
-        let need = bytes(dtype, shape.as_ref())
+        let need = bytes(dtype, want.as_ref())
             .ok_or_else(|| invalid(format!("{dp}.{field}: the array's byte size overflows")))?;
-        if s.size != need {
+        same_array(s.shape.as_ref(), want.as_ref(), path, name, field)?;
+        if s.slice.size != need {
             return Err(invalid(format!(
-                "{path}.{name}.size is {}, but {field} needs {need} bytes",
-                s.size
+                "{path}.{name}.slice.size is {}, but {field} needs {need} bytes",
+                s.slice.size
             )));
         }
     }
+    let (operands, result) = ([op0.slice, op1.slice], res.slice);
+    let shapes = [op0.shape, op1.shape, res.shape];
     nonneg(d.scratch_size, &format!("{dp}.scratch_size"))?;
     let scratch = match &c.scratch_buffer {
         Some(s) => Some(slice(ctx, Some(s), &format!("{path}.scratch_buffer"))?),
@@ -419,6 +446,7 @@ pub(super) fn conv(
         scale,
         operands,
         result,
+        shapes,
         scratch,
         descriptor: d.clone(),
     })
