@@ -557,9 +557,7 @@ fn remove_dead(body: &mut Vec<Statement>) {
             .iter()
             .enumerate()
             .filter_map(|(k, st)| match st {
-                Statement::Instruction(i) => pure_dest(i)
-                    .filter(|d| !read.contains(d))
-                    .map(|_| k),
+                Statement::Instruction(i) => pure_dest(i).filter(|d| !read.contains(d)).map(|_| k),
                 _ => None,
             })
             .collect();

@@ -90,9 +90,7 @@ pub struct Emitter<'m> {
     /// reductions of a row kernel, computed once per row (see `row.rs`).
     row_values: HashMap<(u32, InstrId), Vec<Val>>,
     next_ctx: u32,
-    /// The multi-indices [`Emitter::delinearize`] made, with their dimensions and linear
-    /// index: linearizing one again is that index (an elementwise kernel reads each operand
-    /// of its own shape at the element it writes, with no division or multiplication).
+    /// What [`Emitter::delinearize`] made (multi-index, dimensions, linear index), for reuse.
     delinearized: Vec<(Vec<Ix>, Vec<u64>, Ix)>,
     name: String,
     /// How many [`Emitter::emit`] calls are active (the operand chain being followed).
@@ -300,12 +298,10 @@ impl<'m> Emitter<'m> {
 
     /// Row-major linear index of a multi-index.
     pub fn linearize(&mut self, idx: &[Ix], dims: &[u64]) -> Ix {
-        if let Some((_, _, lin)) = self
-            .delinearized
-            .iter()
-            .find(|(i, d, _)| i.as_slice() == idx && d.as_slice() == dims)
-        {
-            return *lin;
+        // A multi-index `delinearize` made: its linear index, with no multiply or add.
+        let memo = self.delinearized.iter().find(|m| m.0 == idx && m.1 == dims);
+        if let Some(m) = memo {
+            return m.2;
         }
         let mut acc = Ix::C(0);
         for (k, (&i, &d)) in idx.iter().zip(dims).enumerate() {
@@ -334,15 +330,10 @@ impl<'m> Emitter<'m> {
                 rest = self.ix_divrem(rest, d, false);
             }
         }
-        // Remembered only when a component is a register this call computed: those are
-        // written once, so equal components mean this very index, read in the loop body that
-        // computed it (before its counter, `lin`, steps). A multi-index of constants and of
-        // `lin` itself linearizes to `lin` by arithmetic anyway.
-        let fresh = out.iter().any(|&x| x != lin && matches!(x, Ix::R(_)));
-        if fresh {
-            if self.delinearized.len() >= 16 {
-                self.delinearized.remove(0);
-            }
+        // Kept with a register computed here (written once: equal means this very index).
+        if out.iter().any(|&x| x != lin && matches!(x, Ix::R(_))) {
+            let old = self.delinearized.len().saturating_sub(15);
+            self.delinearized.drain(..old);
             self.delinearized.push((out.clone(), dims.to_vec(), lin));
         }
         out
