@@ -412,14 +412,7 @@ fn main() -> Result<()> {
         "mul.wide.s32 \t%rd5, %r1, 4096;",
     );
     assert_ne!(oob, vadd, "vadd.ptx has the index scaling this edit moves");
-    let launch = |n: usize| {
-        json!({"kernel": "vadd", "grid": [1, 1, 1], "block": [n, 1, 1], "params": [
-        {"kind": "buffer", "dtype": "f32", "data": vec![1.0; n]},
-        {"kind": "buffer", "dtype": "f32", "data": vec![2.0; n]},
-        {"kind": "buffer", "dtype": "f32", "data": vec![0.0; n]},
-        {"kind": "scalar", "dtype": "s32", "value": n}],
-        "expected": [{"param": 2, "dtype": "f32", "data": vec![3.0; n], "abs_tol": 0.0, "rel_tol": 0.0}]})
-    };
+    let launch = vadd_launch;
     std::fs::write(
         Path::new(OUT).join("oob_store.launch.json"),
         serde_json::to_vec_pretty(&launch(64))?,
@@ -532,19 +525,11 @@ fn main() -> Result<()> {
 /// `runtime/src/gemm/tests/mod.rs`, `runtime/tests/readback_memory.rs`): each ended in a
 /// misleading success, a hang or gigabytes before the fixes.
 fn issue_33_reproducers(c: &mut Corpus, vadd: &str) -> Result<()> {
-    let launch = |n: usize| {
-        json!({"kernel": "vadd", "grid": [1, 1, 1], "block": [n, 1, 1], "params": [
-        {"kind": "buffer", "dtype": "f32", "data": vec![1.0; n]},
-        {"kind": "buffer", "dtype": "f32", "data": vec![2.0; n]},
-        {"kind": "buffer", "dtype": "f32", "data": vec![0.0; n]},
-        {"kind": "scalar", "dtype": "s32", "value": n}],
-        "expected": [{"param": 2, "dtype": "f32", "data": vec![3.0; n], "abs_tol": 0.0, "rel_tol": 0.0}]})
-    };
     let ptx_case = |c: &mut Corpus, name: &str, text: &str, n: usize, message: &str| {
         let spec = format!("{name}.launch.json");
         std::fs::write(
             Path::new(OUT).join(&spec),
-            serde_json::to_vec_pretty(&launch(n))?,
+            serde_json::to_vec_pretty(&vadd_launch(n))?,
         )?;
         c.write(&format!("{name}.ptx"), text.as_bytes(), json!({"kind": "ptx", "launch": spec, "stage": "run", "code": "ERROR", "message": message}))
     };
@@ -622,4 +607,14 @@ fn issue_33_reproducers(c: &mut Corpus, vadd: &str) -> Result<()> {
         "gemm: ran longer than the wall-time limit of 1 s (RuntimeFlags::max_execution_secs, aot run --max-execution-secs)",
     )?;
     Ok(())
+}
+
+/// A launch spec of `testdata/corpus/ptx/vadd.ptx` over `n` elements: 1 + 2 = 3 everywhere.
+fn vadd_launch(n: usize) -> Value {
+    json!({"kernel": "vadd", "grid": [1, 1, 1], "block": [n, 1, 1], "params": [
+    {"kind": "buffer", "dtype": "f32", "data": vec![1.0; n]},
+    {"kind": "buffer", "dtype": "f32", "data": vec![2.0; n]},
+    {"kind": "buffer", "dtype": "f32", "data": vec![0.0; n]},
+    {"kind": "scalar", "dtype": "s32", "value": n}],
+    "expected": [{"param": 2, "dtype": "f32", "data": vec![3.0; n], "abs_tol": 0.0, "rel_tol": 0.0}]})
 }

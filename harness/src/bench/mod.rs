@@ -14,7 +14,8 @@
 //!   matmul kernel of `testdata/corpus/ptx`, each next to a native loop doing the same work;
 //! - scale: the modules of `testdata/bench` (matmul 512³, elementwise chain over 1M, softmax
 //!   256×4096, 2-layer transformer) on the emulated GPU next to XLA:CPU's times, which
-//!   `tools/xla_cpu_times.py` wrote into `testdata/bench/xla_cpu_times.json` (no Python here);
+//!   `tools/xla_cpu_times.py` wrote into `testdata/bench/xla_cpu_times.json`, or which it
+//!   measures in this run with `--xla-cpu-python PYTHON` ([`xla_cpu`]);
 //! - workloads: the five workloads of issue 32 (`testdata/bench/workloads`: conv net, logsumexp
 //!   64×32,000, attention 512×64, GELU MLP 256×1024×2048, embedding-gradient scatter-add),
 //!   compiled with the staged-rollout options as they will be after their flip dates, next to
@@ -38,6 +39,7 @@ mod scaling;
 mod stats;
 mod suites;
 mod workloads;
+mod xla_cpu;
 mod xla_gpu;
 
 use std::io::Write;
@@ -67,6 +69,11 @@ pub struct BenchArgs {
     /// schema).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
+    /// A Python with jax and numpy: the scale and workloads sections then run their XLA:CPU
+    /// generators (`tools/xla_cpu_times.py`, `tools/bench_workloads.py`) in this run, just before
+    /// the emulated side, instead of reading the times they recorded in the repository.
+    #[arg(long, value_name = "PYTHON")]
+    pub xla_cpu_python: Option<PathBuf>,
 }
 
 /// How `aot bench` prints its report.
@@ -86,6 +93,8 @@ struct Env {
     target: compiler::Target,
     desc: DeviceDescription,
     quick: bool,
+    /// `--xla-cpu-python`: XLA:CPU measured in this run.
+    xla_cpu_python: Option<PathBuf>,
 }
 
 impl Env {
@@ -109,6 +118,7 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         target,
         desc,
         quick: args.quick,
+        xla_cpu_python: args.xla_cpu_python.clone(),
     };
     let mut report = Report {
         date_unix: std::time::SystemTime::now()

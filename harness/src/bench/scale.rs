@@ -1,24 +1,16 @@
 //! The scale section: the `testdata/bench` modules on the emulated GPU next to XLA:CPU's times.
-use anyhow::Context;
 use runtime::RuntimeFlags;
 
 use super::emulator::process_cpu;
 use super::report::{Report, Section};
 use super::stats::{best, geomean, ms, opt};
+use super::xla_cpu::{xla_cpu_times, Sourced};
 use super::Env;
 
 /// Element `i` of parameter `p` of a scale module, as `tools/xla_cpu_times.py` builds it.
 pub fn scale_input(p: usize, i: usize) -> f32 {
     let v = (i as u64).wrapping_mul(7 + 2 * p as u64) % 13;
     (v as f32 - 6.0) / 16.0
-}
-
-#[derive(serde::Deserialize)]
-struct XlaTimes {
-    date: String,
-    jax: String,
-    machine: String,
-    modules: std::collections::BTreeMap<String, XlaModule>,
 }
 
 #[derive(serde::Deserialize)]
@@ -30,12 +22,12 @@ struct XlaModule {
 
 pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     let dir = env.root.join("testdata/bench");
-    let path = dir.join("xla_cpu_times.json");
-    let times: XlaTimes = serde_json::from_str(
-        &std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?,
-    )
-    .with_context(|| format!("{} is not the generator's format", path.display()))?;
+    let Sourced { times, provenance } = xla_cpu_times::<XlaModule>(
+        &env.root,
+        "testdata/bench",
+        "tools/xla_cpu_times.py",
+        env.xla_cpu_python.as_deref(),
+    )?;
     let reps = if env.quick { 1 } else { 3 };
     let flags = RuntimeFlags::default();
     let options = compiler::CompileOptions::default();
@@ -117,8 +109,7 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     report.sections.push(Section {
         title: "Scale: the emulated GPU next to XLA:CPU".into(),
         note: format!(
-            "testdata/bench modules, compiled for h100_sxm and run with `aot run`'s defaults (best of {reps}; CPU: process CPU time per run, all threads); the reference engine (`LaunchOptions::reference_engine`, one run, outputs checked byte-identical) is the emulator without its fast paths; XLA:CPU: median of the jitted function from testdata/bench/xla_cpu_times.json (jax {}, {}, {}; rerun tools/xla_cpu_times.py on the machine you compare on)",
-            times.jax, times.machine, times.date
+            "testdata/bench modules, compiled for h100_sxm and run with `aot run`'s defaults (best of {reps}; CPU: process CPU time per run, all threads); the reference engine (`LaunchOptions::reference_engine`, one run, outputs checked byte-identical) is the emulator without its fast paths; XLA:CPU: {provenance}",
         ),
         headers: [
             "module",

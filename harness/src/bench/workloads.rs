@@ -14,6 +14,7 @@ use super::emulator::process_cpu;
 use super::report::{Report, Section};
 use super::scale::scale_input;
 use super::stats::{best, geomean, ms, opt};
+use super::xla_cpu::{xla_cpu_times, Sourced};
 use super::Env;
 
 /// Element `i` of parameter `p` of a workload, as `tools/bench_workloads.py` builds it: the
@@ -32,14 +33,6 @@ pub fn workload_input(t: hlo::PrimitiveType, p: usize, i: usize, modulus: u64) -
 /// Left out of `--quick` (CI's smoke test, a debug build): its two host gemms of 2^29
 /// multiply-adds take about 25 s unoptimized.
 const FULL_ONLY: &[&str] = &["workload_gelu_mlp_256x1024x2048"];
-
-#[derive(serde::Deserialize)]
-struct XlaTimes {
-    date: String,
-    jax: String,
-    machine: String,
-    modules: std::collections::BTreeMap<String, XlaModule>,
-}
 
 #[derive(serde::Deserialize)]
 struct XlaModule {
@@ -115,12 +108,12 @@ fn row(
 
 pub(super) fn workloads(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     let dir = env.root.join("testdata/bench/workloads");
-    let path = dir.join("xla_cpu_times.json");
-    let times: XlaTimes = serde_json::from_str(
-        &std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?,
-    )
-    .with_context(|| format!("{} is not the generator's format", path.display()))?;
+    let Sourced { times, provenance } = xla_cpu_times::<XlaModule>(
+        &env.root,
+        "testdata/bench/workloads",
+        "tools/bench_workloads.py",
+        env.xla_cpu_python.as_deref(),
+    )?;
     let reps = if env.quick { 1 } else { 3 };
     let mut rows = Vec::new();
     let mut ratios = Vec::new();
@@ -135,11 +128,8 @@ pub(super) fn workloads(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     report.sections.push(Section {
         title: "Workloads: five untuned programs on the emulated GPU next to XLA:CPU".into(),
         note: format!(
-            "testdata/bench/workloads modules (issue 32), compiled for h100_sxm with every staged-rollout option on, as the defaults will be after their flip dates (2026-12-15, 2026-12-18; CompileOptions::after_staged_flips: convolution and FFT thunks among them), run with `aot run`'s defaults (best of {reps}{}); XLA:CPU: median of the jitted function from testdata/bench/workloads/xla_cpu_times.json (jax {}, {}, {}; rerun tools/bench_workloads.py on the machine you compare on)",
+            "testdata/bench/workloads modules (issue 32), compiled for h100_sxm with every staged-rollout option on, as the defaults will be after their flip dates (2026-12-15, 2026-12-18; CompileOptions::after_staged_flips: convolution and FFT thunks among them), run with `aot run`'s defaults (best of {reps}{}); XLA:CPU: {provenance}",
             if env.quick { "; --quick leaves out the GELU MLP" } else { "" },
-            times.jax,
-            times.machine,
-            times.date
         ),
         headers: [
             "workload",

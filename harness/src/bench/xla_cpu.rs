@@ -1,0 +1,83 @@
+//! XLA:CPU's side of the scale and workloads sections: the times its generator recorded in the
+//! repository, or (`aot bench --xla-cpu-python PYTHON`) the same generator run by the bench into a
+//! scratch folder just before the emulated runs, so both sides are measured on one machine in
+//! one run.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context};
+use serde::de::DeserializeOwned;
+
+/// A generator's `xla_cpu_times.json`: when, with what, where, and per module what the section
+/// reads (`M`).
+#[derive(serde::Deserialize)]
+pub(super) struct XlaTimes<M> {
+    pub date: String,
+    pub jax: String,
+    pub machine: String,
+    pub modules: BTreeMap<String, M>,
+}
+
+/// The times and a note saying where they come from (for the section's note).
+pub(super) struct Sourced<M> {
+    pub times: XlaTimes<M>,
+    pub provenance: String,
+}
+
+/// XLA:CPU's times for the modules of `dir` (repository-relative), whose generator is `script`
+/// (repository-relative): recorded (`python` is `None`) or measured now by running `script` with
+/// `python` into a fresh folder.
+pub(super) fn xla_cpu_times<M: DeserializeOwned>(
+    root: &Path,
+    dir: &str,
+    script: &str,
+    python: Option<&Path>,
+) -> anyhow::Result<Sourced<M>> {
+    let Some(python) = python else {
+        let path = root.join(dir).join("xla_cpu_times.json");
+        let times: XlaTimes<M> = read(&path)?;
+        let provenance = format!(
+            "median of the jitted function recorded in {dir}/xla_cpu_times.json (jax {}, {}, {}; not this run: rerun {script}, or pass --xla-cpu-python, on the machine you compare on)",
+            times.jax, times.machine, times.date
+        );
+        return Ok(Sourced { times, provenance });
+    };
+    let out = scratch_dir(dir)?;
+    let status = Command::new(python)
+        .arg(root.join(script))
+        .arg(&out)
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("cannot run {} {script}", python.display()))?;
+    if !status.success() {
+        bail!(
+            "{} {script} {} failed ({status}): does that Python have jax and numpy?",
+            python.display(),
+            out.display()
+        );
+    }
+    let times: XlaTimes<M> = read(&out.join("xla_cpu_times.json"))?;
+    let provenance = format!(
+        "median of the jitted function measured in this run by {script} (jax {}, {})",
+        times.jax, times.machine
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    Ok(Sourced { times, provenance })
+}
+
+fn read<T: DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not the generator's format", path.display()))
+}
+
+/// An empty folder of this process's own under the system's temporary folder.
+fn scratch_dir(dir: &str) -> anyhow::Result<PathBuf> {
+    let name = dir.replace('/', "_");
+    let out = std::env::temp_dir().join(format!("aot-bench-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    Ok(out)
+}
