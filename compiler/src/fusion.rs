@@ -7,7 +7,8 @@
 //!   elements by indexing, so any chain of them fuses into one loop kernel;
 //! - *reductions* (`reduce`): fused with their elemental producers (input fusion), and along
 //!   trailing dimensions with their consumers too (row-reduction fusion, [`row_dims`]);
-//! - *standalone kernels* (sort, scatter, convolution, ...): one kernel each;
+//! - *standalone kernels* (sort, scatter, convolution, ...): one kernel each (a scatter also
+//!   computes its elemental operands, [`scatter_operand`]);
 //! - *non-kernel* instructions (parameters, constants, tuples, get-tuple-element, bitcasts, dot
 //!   (except a small f32 dot fused with its elementwise epilogue, [`small_gemm`]),
 //!   while, conditional, custom-call, collectives): become thunks or cost nothing.
@@ -155,6 +156,15 @@ fn cheap(instr: &Instruction) -> bool {
     }
 }
 
+/// True when `id` is one of the operands (not the indices or updates) of scatter `root`: it
+/// fuses into the scatter's first kernel, which copies the operands into the outputs, as XLA's
+/// scatter fusion computes its operand in place (`jnp.zeros(...).at[i].add(u)`: the zeros are
+/// written by that kernel instead of by a kernel of their own and copied).
+fn scatter_operand(root: &Instruction, id: InstrId) -> bool {
+    let n = root.operands.len() / 2;
+    root.opcode == Opcode::Scatter && root.operands[..n].contains(&id)
+}
+
 /// Plans the kernels of a computation. With `fuse` off, every kernel instruction is its own
 /// kernel.
 pub fn plan(comp: &Computation, fuse: bool) -> Result<Vec<Unit>, CompileError> {
@@ -209,7 +219,8 @@ pub fn plan_with(
             let root = &comp[groups[g].0];
             cls == Class::Elemental
                 && instr.shape.is_array()
-                && matches!(class(root), Class::Elemental | Class::Reduce)
+                && (matches!(class(root), Class::Elemental | Class::Reduce)
+                    || scatter_operand(root, id))
         };
         let join_depth = users[id.index()]
             .iter()

@@ -462,3 +462,86 @@ fn reduce_precision_matches_the_evaluator() {
         check_text(&text, None);
     }
 }
+
+/// XLA's row tiling: 16 elements of a row per thread, so the block is the power of two
+/// covering `ceil(n / 16)` threads, 32 to 256 (a softmax row of 512 is one warp).
+#[test]
+fn a_row_reduction_block_covers_16_elements_per_thread() {
+    for (n, block) in [
+        (100u32, 32u32),
+        (512, 32),
+        (513, 64),
+        (1024, 64),
+        (4096, 256),
+        (32000, 256),
+    ] {
+        let text = format!(
+            "HloModule m\nadd {{ a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }}\n\
+             ENTRY e {{ x = f32[3,{n}] parameter(0)  z = f32[] constant(0)\n  ROOT r = f32[3] reduce(x, z), dimensions={{1}}, to_apply=add }}"
+        );
+        let m = module(&text);
+        let plan = plan_entry(&m, &h100()).expect("plan");
+        assert_eq!(plan.kernels[0].launch.block, [block, 1, 1], "row of {n}");
+        let x = f32s(
+            vec![3, n as usize],
+            (0..3 * n).map(|i| (i % 11) as f32 - 5.0).collect(),
+        );
+        check_text(&text, Some(vec![x]));
+    }
+}
+
+/// A broadcast element's index is never used: the dead-code pass leaves no division or
+/// remainder in the kernel.
+#[test]
+fn a_broadcast_kernel_keeps_no_unused_index_arithmetic() {
+    let text = "HloModule m\nENTRY e { z = f32[] constant(2)\n  ROOT b = f32[64,128] broadcast(z), dimensions={} }";
+    let plan = plan_entry(&module(text), &h100()).expect("plan");
+    let ptx = &plan.kernels[0].ptx;
+    assert!(
+        !ptx.contains("div.u32") && !ptx.contains("rem.u32"),
+        "{ptx}"
+    );
+    check_text(text, Some(vec![]));
+}
+
+/// `exp` of f32 scales by one power of two (`math::exp_narrow`): bit for bit what the f64
+/// `exp` (two powers of two) rounded to f32 gives, over the whole range where f32 `exp` is
+/// finite and non-zero and past both ends (0 and inf), with NaN passing through.
+#[test]
+fn f32_exp_is_the_f64_exp_rounded_once() {
+    let mut xs: Vec<f32> = (-1100..=1100).map(|k| k as f32 * 0.1).collect();
+    xs.extend([
+        -1e30,
+        -800.0,
+        -200.5,
+        -103.97,
+        88.72,
+        200.5,
+        1e30,
+        f32::NAN,
+        0.0,
+        -0.0,
+    ]);
+    let n = xs.len();
+    let text = format!(
+        "HloModule m\nENTRY e {{ x = f32[{n}] parameter(0)\n  a = f32[{n}] exponential(x)\n  \
+         w = f64[{n}] convert(x)\n  ew = f64[{n}] exponential(w)\n  b = f32[{n}] convert(ew)\n  \
+         ROOT t = (f32[{n}], f32[{n}]) tuple(a, b) }}"
+    );
+    let inputs = vec![f32s(vec![n], xs.clone())];
+    let plan = plan_entry(&module(&text), &h100()).expect("plan");
+    let out = [
+        (hlo::literal::DType::F32, vec![n]),
+        (hlo::literal::DType::F32, vec![n]),
+    ];
+    let (got, _) = run_plan_counted(&plan, &inputs, &out).expect("runs");
+    let bits = |a: &Array| match a.data() {
+        Data::F32(v) => v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>(),
+        _ => panic!("f32 output"),
+    };
+    let (narrow, wide) = (bits(&got[0]), bits(&got[1]));
+    for (k, x) in xs.iter().enumerate() {
+        assert_eq!(narrow[k], wide[k], "exp({x})");
+    }
+    check_text(&text, Some(inputs));
+}

@@ -78,3 +78,19 @@ fn two_gemm_epilogues_reading_one_input_stay_two_kernels() {
     let target = compiler::Target::load(&root).expect("target");
     compiler::compile(&module, &target, &compiler::CompileOptions::default()).expect("compiles");
 }
+
+#[test]
+fn a_scatter_computes_its_zeros_operand() {
+    // `jnp.zeros(...).at[i].add(u)`: the zeros are written by the scatter's first kernel, not
+    // by a kernel of their own that the scatter then copies.
+    let text = "HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT r = f32[] add(a, b)\n}\n\
+        ENTRY e {\n z = f32[] constant(0)\n x = f32[64,8] broadcast(z), dimensions={}\n i = s32[16,1] parameter(0)\n u = f32[16,8] parameter(1)\n \
+        ROOT s = f32[64,8] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n}\n";
+    assert_eq!(kernels(text), 1);
+    // The indices' producer is not the scatter's operand: it stays a kernel of its own.
+    let shifted = text.replace(
+        " ROOT s = f32[64,8] scatter(x, i, u)",
+        " one = s32[] constant(1)\n ones = s32[16,1] broadcast(one), dimensions={}\n j = s32[16,1] add(i, ones)\n ROOT s = f32[64,8] scatter(x, j, u)",
+    );
+    assert_eq!(kernels(&shifted), 2);
+}

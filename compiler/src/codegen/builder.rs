@@ -434,6 +434,7 @@ impl Builder {
                 body.push(Statement::Decl(VarDecl::regs(ty, prefix, n)));
             }
         }
+        remove_dead(&mut self.body);
         body.append(&mut self.body);
         let func = Function {
             linkage: Some(Linkage::Visible),
@@ -472,6 +473,102 @@ impl Builder {
             directives,
         };
         ptx::print(&module)
+    }
+}
+
+/// Opcodes that only write their destination register: one whose result no instruction reads
+/// can go.
+const PURE: &[Opcode] = &[
+    Opcode::Add,
+    Opcode::Sub,
+    Opcode::Mul,
+    Opcode::Mad,
+    Opcode::Div,
+    Opcode::Rem,
+    Opcode::Abs,
+    Opcode::Neg,
+    Opcode::Min,
+    Opcode::Max,
+    Opcode::And,
+    Opcode::Or,
+    Opcode::Xor,
+    Opcode::Not,
+    Opcode::Shl,
+    Opcode::Shr,
+    Opcode::Fma,
+    Opcode::Setp,
+    Opcode::Selp,
+    Opcode::Mov,
+    Opcode::Cvta,
+    Opcode::Cvt,
+];
+
+/// Every register an operand reads or writes.
+fn operand_regs<'a>(o: &'a Operand, out: &mut std::collections::HashSet<&'a str>) {
+    match o {
+        Operand::Reg(r) | Operand::Not(r) => {
+            out.insert(r.0.as_str());
+        }
+        Operand::Address(a) => {
+            if let AddressBase::Reg(r) = &a.base {
+                out.insert(r.0.as_str());
+            }
+        }
+        Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| operand_regs(o, out)),
+        Operand::Pair(a, r) => {
+            operand_regs(a, out);
+            out.insert(r.0.as_str());
+        }
+        Operand::Special(_) | Operand::Imm(_) | Operand::Symbol { .. } | Operand::Sink => {}
+    }
+}
+
+/// The destination of a pure, unguarded instruction (`None` for anything else).
+fn pure_dest(i: &Instruction) -> Option<&str> {
+    match i.operands.first() {
+        Some(Operand::Reg(r)) if i.guard.is_none() && PURE.contains(&i.op) => Some(r.0.as_str()),
+        _ => None,
+    }
+}
+
+/// Dead-code elimination: drops pure instructions whose destination no instruction reads
+/// (index components a kernel computes and never uses: a broadcast's delinearized index, the
+/// parts of a reduction's index a row kernel does not need), until none is left. Each emulated
+/// instruction costs every thread that runs it, so this is a per-element saving.
+fn remove_dead(body: &mut Vec<Statement>) {
+    // Nested scopes are not walked: a kernel with one keeps every instruction.
+    if body.iter().any(|st| matches!(st, Statement::Block(_))) {
+        return;
+    }
+    loop {
+        let mut read = std::collections::HashSet::new();
+        for st in body.iter() {
+            if let Statement::Instruction(i) = st {
+                if let Some(g) = &i.guard {
+                    read.insert(g.reg.0.as_str());
+                }
+                let skip = usize::from(pure_dest(i).is_some());
+                for o in &i.operands[skip..] {
+                    operand_regs(o, &mut read);
+                }
+            }
+        }
+        let dead: std::collections::HashSet<usize> = body
+            .iter()
+            .enumerate()
+            .filter_map(|(k, st)| match st {
+                Statement::Instruction(i) => pure_dest(i).filter(|d| !read.contains(d)).map(|_| k),
+                _ => None,
+            })
+            .collect();
+        if dead.is_empty() {
+            return;
+        }
+        let mut k = 0;
+        body.retain(|_| {
+            k += 1;
+            !dead.contains(&(k - 1))
+        });
     }
 }
 

@@ -8,7 +8,9 @@
 //! cases (the same "compute wide, round once" rule as the reference evaluator). Details:
 //!
 //! - `exp`: Cody-Waite reduction by ln 2 (two-part constant), Taylor polynomial of degree 13 on
-//!   |r| <= ln2/2, scaling by two exact powers of two (covers gradual underflow).
+//!   |r| <= ln2/2, scaling by two exact powers of two (covers gradual underflow). For an f32,
+//!   f16 or bf16 element (`exp_narrow`) the argument is clamped to [-200, 200] and one power of
+//!   two scales: the same bits, 8 instructions fewer.
 //! - `log`: exponent/mantissa split (subnormals pre-scaled), mantissa in [sqrt(1/2), sqrt(2)),
 //!   `2 atanh(s)` series with s = f/(2+f) up to s^23.
 //! - `expm1`: Taylor series of degree 17 for |x| < 0.5, `exp(x) - 1` elsewhere.
@@ -77,8 +79,15 @@ fn round(b: &mut Builder, r: Rounding, x: Reg) -> Reg {
 
 /// Horner evaluation, coefficients from the highest degree down.
 fn horner(b: &mut Builder, x: Reg, coeffs: &[f64]) -> Reg {
-    let mut acc = b.mov(F, c(coeffs[0]));
-    for &k in &coeffs[1..] {
+    let (first, rest) = match coeffs {
+        [a, k, rest @ ..] => (fma(b, x.into(), c(*a), c(*k)), rest),
+        [a] => return b.mov(F, c(*a)),
+        [] => return b.mov(F, c(0.0)),
+    };
+    // `x * a + k` is `a * x + k`, rounded once: the same bits as a move of `a` and `fma(a, x,
+    // k)`, one instruction fewer.
+    let mut acc = first;
+    for &k in rest {
         acc = fma(b, acc.into(), x.into(), c(k));
     }
     acc
@@ -106,8 +115,34 @@ fn pow2(b: &mut Builder, k: Reg) -> Reg {
 
 /// e^x.
 pub fn exp(b: &mut Builder, x: Reg) -> Reg {
-    let lo = b.bin(Opcode::Max, &[], F, x.into(), c(-760.0));
-    let xc = b.bin(Opcode::Min, &[], F, lo.into(), c(720.0));
+    exp_clamped(b, x, Range::F64)
+}
+
+/// e^x for an `x` widened from f32, f16 or bf16, whose result is rounded back to that type:
+/// `exp`'s value, bit for bit, in 8 instructions fewer. Every such `e^x` is 0 below -200 and
+/// overflows above 200 (f32's range ends at e^±104), so `x` is clamped there, and `2^k` for
+/// `k` in [-289, 289] is one normal power of two (the f64 path splits it in two, for
+/// gradual underflow). The product with the polynomial is exact either way.
+pub fn exp_narrow(b: &mut Builder, x: Reg) -> Reg {
+    exp_clamped(b, x, Range::Narrow)
+}
+
+/// The clamp of `exp`'s argument, and so how many powers of two scale its result.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Range {
+    /// [-760, 720]: `k` in [-1097, 1039], two powers of two.
+    F64,
+    /// [-200, 200]: `k` in [-289, 289], one.
+    Narrow,
+}
+
+fn exp_clamped(b: &mut Builder, x: Reg, range: Range) -> Reg {
+    let (min, max) = match range {
+        Range::F64 => (-760.0, 720.0),
+        Range::Narrow => (-200.0, 200.0),
+    };
+    let lo = b.bin(Opcode::Max, &[], F, x.into(), c(min));
+    let xc = b.bin(Opcode::Min, &[], F, lo.into(), c(max));
     let t = mul(b, xc.into(), c(std::f64::consts::LOG2_E));
     let k = round(b, Rounding::Rni, t);
     let nk = b.un(Opcode::Neg, &[], F, k.into());
@@ -115,6 +150,11 @@ pub fn exp(b: &mut Builder, x: Reg) -> Reg {
     let r = fma(b, nk.into(), c(1.908_214_929_270_587_7e-10), r.into());
     let coeffs: Vec<f64> = (0..=13).rev().map(|n| 1.0 / factorial(n)).collect();
     let p = horner(b, r, &coeffs);
+    if range == Range::Narrow {
+        let s = pow2(b, k);
+        let y = mul(b, p.into(), s.into());
+        return nan_through(b, x, y);
+    }
     // k in [-1097, 1039]: split into two halves, each a normal power of two.
     let h = mul(b, k.into(), c(0.5));
     let k1 = round(b, Rounding::Rzi, h);

@@ -67,7 +67,8 @@ pub fn row_kernel(
         .map(|(id, _)| ReduceSpec::new(comp, id).map(|s| (id, s)))
         .collect::<Result<_, _>>()?;
     // One block size for all: the largest any reduction would get on its own, which gives each
-    // the same result as its own kernel would.
+    // the same result as its own kernel would when their rows have one length (softmax,
+    // layernorm, logsumexp).
     let block = reduces
         .iter()
         .map(|(_, s)| s.block(req))
@@ -90,8 +91,20 @@ pub fn row_kernel(
     let tid = f.e.b.special(SpecialReg::Tid(Dim::X));
     let my_slot = shared_slot(&mut f.e, tid);
     let smem = f.e.b.symbol_addr(super::builder::SHARED_NAME);
+    let row_broadcasts: Vec<(InstrId, usize)> = row_broadcasts(comp, &row_dims)
+        .into_iter()
+        .filter_map(|b| Some((b, comp.get(b)?.shape.rank())))
+        .collect();
     grid_stride(&mut f.e, true, n_rows, |e, r| {
         let ridx = e.delinearize(Ix::R(r), &row_dims);
+        // A parameter with one value per row, broadcast along the columns (logsumexp's row
+        // maximum from the kernel before): loaded once per row, not once per element.
+        for &(b, rank) in &row_broadcasts {
+            let mut at_row = ridx.clone();
+            at_row.resize(rank, Ix::C(0));
+            let v = e.emit1(&ctx, b, &at_row)?;
+            e.set_row_value(ctx.id, b, vec![v]);
+        }
         for (k, (id, spec)) in reduces.iter().enumerate() {
             let ty = comp
                 .get(*id)
@@ -134,4 +147,34 @@ pub fn row_kernel(
         Ok(())
     })?;
     Ok(f.finish_blocks(req, n_rows, block, shared))
+}
+
+/// The broadcasts of `comp` that give each row one value: arrays whose leading dimensions are
+/// the rows, with every operand dimension mapped into them, of a parameter (through
+/// reshapes). A row kernel reads every such array at its current row only, so the
+/// broadcast's value is the same at every other index there.
+fn row_broadcasts(comp: &Computation, row_dims: &[u64]) -> Vec<InstrId> {
+    let n_row_dims = row_dims.len();
+    let from_parameter = |mut id: InstrId| loop {
+        match comp.get(id) {
+            Some(i) if i.opcode == H::Parameter => return true,
+            Some(i) if matches!(i.opcode, H::Reshape | H::Bitcast) => match i.operands.first() {
+                Some(&o) => id = o,
+                None => return false,
+            },
+            _ => return false,
+        }
+    };
+    comp.iter()
+        .filter(|(_, i)| {
+            i.opcode == H::Broadcast
+                && dims_of(&i.shape).get(..n_row_dims) == Some(row_dims)
+                && i.attrs
+                    .dimensions
+                    .as_ref()
+                    .is_some_and(|d| d.iter().all(|&d| (0..n_row_dims as i64).contains(&d)))
+                && i.operands.first().is_some_and(|&o| from_parameter(o))
+        })
+        .map(|(id, _)| id)
+        .collect()
 }

@@ -448,6 +448,7 @@ pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
             | H::Cbrt => {
                 let d = to_f64(b, x);
                 let r = match op {
+                    H::Exp if matches!(ty, P::F32 | P::F16 | P::Bf16) => math::exp_narrow(b, d),
                     H::Exp => math::exp(b, d),
                     H::Expm1 => math::expm1(b, d),
                     H::Log => math::log(b, d),

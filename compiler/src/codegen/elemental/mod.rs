@@ -90,6 +90,8 @@ pub struct Emitter<'m> {
     /// reductions of a row kernel, computed once per row (see `row.rs`).
     row_values: HashMap<(u32, InstrId), Vec<Val>>,
     next_ctx: u32,
+    /// What [`Emitter::delinearize`] made (multi-index, dimensions, linear index), for reuse.
+    delinearized: Vec<(Vec<Ix>, Vec<u64>, Ix)>,
     name: String,
     /// How many [`Emitter::emit`] calls are active (the operand chain being followed).
     depth: usize,
@@ -206,6 +208,7 @@ impl<'m> Emitter<'m> {
             scopes: vec![HashMap::new()],
             row_values: HashMap::new(),
             next_ctx: 0,
+            delinearized: Vec::new(),
             name: name.to_string(),
             depth: 0,
         }
@@ -295,6 +298,11 @@ impl<'m> Emitter<'m> {
 
     /// Row-major linear index of a multi-index.
     pub fn linearize(&mut self, idx: &[Ix], dims: &[u64]) -> Ix {
+        // A multi-index `delinearize` made: its linear index, with no multiply or add.
+        let memo = self.delinearized.iter().find(|m| m.0 == idx && m.1 == dims);
+        if let Some(m) = memo {
+            return m.2;
+        }
         let mut acc = Ix::C(0);
         for (k, (&i, &d)) in idx.iter().zip(dims).enumerate() {
             if k > 0 {
@@ -321,6 +329,12 @@ impl<'m> Emitter<'m> {
                 out[k] = self.ix_divrem(rest, d, true);
                 rest = self.ix_divrem(rest, d, false);
             }
+        }
+        // Kept with a register computed here (written once: equal means this very index).
+        if out.iter().any(|&x| x != lin && matches!(x, Ix::R(_))) {
+            let old = self.delinearized.len().saturating_sub(15);
+            self.delinearized.drain(..old);
+            self.delinearized.push((out.clone(), dims.to_vec(), lin));
         }
         out
     }

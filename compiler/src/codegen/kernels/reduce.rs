@@ -4,6 +4,10 @@
 // Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
+/// Elements of a row each thread reduces before the tree, as XLA's `GetReductionTiling`
+/// tiles a row reduction (`{1, 1, 16}`); the block shrinks to fit (see [`ReduceSpec::block`]).
+const ROW_TILE: u64 = 16;
+
 /// What a block reduction needs to know about one `reduce` instruction.
 pub(in crate::codegen) struct ReduceSpec {
     inputs: Vec<InstrId>,
@@ -60,14 +64,18 @@ impl ReduceSpec {
         })
     }
 
-    /// Threads per block: a power of two covering the reduced elements, 32 to 256. For
-    /// `total_red` up to the block size every thread holds at most one element, so the tree's
-    /// result is the same for any larger power-of-two block (the row kernel relies on it).
+    /// Threads per block: a power of two covering the reduced elements at [`ROW_TILE`] per
+    /// thread, 32 to 256 (XLA's reduction tiling: a row reduction gives each thread 16
+    /// elements along the row, so a row of 512 is one warp's, reduced by shuffles alone,
+    /// instead of 256 threads holding two elements each and a shared-memory tree). The row
+    /// kernel uses the largest block of its reductions: the same block, and so the same
+    /// summation order, as each one's own kernel whenever they reduce rows of one length.
     pub(in crate::codegen) fn block(&self, req: &KernelRequest<'_>) -> u32 {
         let block = block_for(
             req,
             (self
                 .total_red
+                .div_ceil(ROW_TILE)
                 .next_power_of_two()
                 .clamp(32, u64::from(BLOCK))) as u32,
         );
