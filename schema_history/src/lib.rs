@@ -63,7 +63,8 @@ pub use githistory::GitHistoryBound;
 pub use model::{Enum, EnumValue, Field, Location, Message, Model, WireClass};
 pub use policy::{Exception, Level, Policy, DEFAULT_POLICY};
 pub use proto_limits::{
-    check_source, LimitKind, SourceLimit, MAX_NAME_BYTES, MAX_NESTING as MAX_PROTO_NESTING,
+    check_source, LimitKind, SourceLimit, MAX_IMPORTS, MAX_NAME_BYTES,
+    MAX_NESTING as MAX_PROTO_NESTING, MAX_STATEMENTS,
 };
 pub use protos::{Compiled, ProtoSources};
 pub use report::{render_error, Format, Report, GITHUB_ANNOTATIONS, MARKDOWN_LIMIT};
