@@ -5,6 +5,7 @@
 //! `get-tuple-element`, and the CHLO ops JAX leaves in are decomposed (or refused by name).
 
 mod chlo;
+mod complex;
 mod custom_call;
 mod ops;
 mod sdy;
@@ -362,6 +363,11 @@ impl Front<'_> {
     }
 
     fn lower_stablehlo(&mut self, s: &str, op: &Op) -> Result<Lowered> {
+        if s == "exponential" {
+            if let Some(lowered) = self.lower_complex_exp(op)? {
+                return Ok(lowered);
+            }
+        }
         if let Some(&(_, opcode)) = ELEMENTWISE.iter().find(|(n, _)| *n == s) {
             return Ok(self.emit(op, opcode, op.operands.clone(), Attrs::default()));
         }

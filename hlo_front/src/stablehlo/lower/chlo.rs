@@ -8,7 +8,8 @@
 //! `lgamma` / `digamma` in `gammaln`, `betainc`, `igamma` and the gamma sampler's gradient,
 //! the inverse trigonometric and hyperbolic functions from `jnp`, `bessel_i1e`, `polygamma`,
 //! `zeta`, `next_after`, `erfc`. f16 and bf16 operands are computed in f32 and rounded once,
-//! as the legalization's `materializeWithUpcast` does; complex operands are refused by name.
+//! as the legalization's `materializeWithUpcast` does. Complex `sinh` and `cosh` go through
+//! [`super::complex`]; the other complex operands are refused by name.
 // The coefficients are the legalization's, digit for digit (more digits than an f64 holds).
 #![allow(clippy::excessive_precision)]
 
@@ -35,30 +36,36 @@ pub(crate) const MATH_OPS: &[&str] = &[
 ];
 
 /// Values of one array shape, in one floating-point type: what every decomposition computes on.
-struct Math<'f, 'a> {
-    f: &'f mut Front<'a>,
-    loc: SourceLoc,
-    dims: Vec<i64>,
-    ty: PrimitiveType,
+pub(super) struct Math<'f, 'a> {
+    pub(super) f: &'f mut Front<'a>,
+    pub(super) loc: SourceLoc,
+    pub(super) dims: Vec<i64>,
+    pub(super) ty: PrimitiveType,
 }
 
-type V = InstrId;
+pub(super) type V = InstrId;
 
 impl Math<'_, '_> {
-    fn shape(&self) -> Shape {
+    pub(super) fn shape(&self) -> Shape {
         Shape::array(self.ty, self.dims.clone())
     }
 
-    fn shape_of(&self, ty: PrimitiveType) -> Shape {
+    pub(super) fn shape_of(&self, ty: PrimitiveType) -> Shape {
         Shape::array(ty, self.dims.clone())
     }
 
-    fn raw(&mut self, opcode: Opcode, shape: Shape, operands: Vec<V>, attrs: Attrs) -> V {
+    pub(super) fn raw(
+        &mut self,
+        opcode: Opcode,
+        shape: Shape,
+        operands: Vec<V>,
+        attrs: Attrs,
+    ) -> V {
         self.f.add(opcode, shape, operands, attrs, self.loc)
     }
 
     /// A constant of type `ty` broadcast to the shape.
-    fn constant(&mut self, ty: PrimitiveType, v: LiteralValue) -> V {
+    pub(super) fn constant(&mut self, ty: PrimitiveType, v: LiteralValue) -> V {
         let literal = Literal::Array(ArrayLiteral { values: vec![v] });
         let a = Attrs {
             literal: Some(literal),
@@ -74,36 +81,36 @@ impl Math<'_, '_> {
     }
 
     /// `getConstantLike(v, x)`.
-    fn c(&mut self, v: f64) -> V {
+    pub(super) fn c(&mut self, v: f64) -> V {
         self.constant(self.ty, LiteralValue::Float(v))
     }
 
-    fn op(&mut self, opcode: Opcode, operands: Vec<V>) -> V {
+    pub(super) fn op(&mut self, opcode: Opcode, operands: Vec<V>) -> V {
         let shape = self.shape();
         self.raw(opcode, shape, operands, Attrs::default())
     }
 
-    fn un(&mut self, opcode: Opcode, x: V) -> V {
+    pub(super) fn un(&mut self, opcode: Opcode, x: V) -> V {
         self.op(opcode, vec![x])
     }
 
-    fn add(&mut self, x: V, y: V) -> V {
+    pub(super) fn add(&mut self, x: V, y: V) -> V {
         self.op(Opcode::Add, vec![x, y])
     }
 
-    fn sub(&mut self, x: V, y: V) -> V {
+    pub(super) fn sub(&mut self, x: V, y: V) -> V {
         self.op(Opcode::Subtract, vec![x, y])
     }
 
-    fn mul(&mut self, x: V, y: V) -> V {
+    pub(super) fn mul(&mut self, x: V, y: V) -> V {
         self.op(Opcode::Multiply, vec![x, y])
     }
 
-    fn div(&mut self, x: V, y: V) -> V {
+    pub(super) fn div(&mut self, x: V, y: V) -> V {
         self.op(Opcode::Divide, vec![x, y])
     }
 
-    fn cmp(&mut self, x: V, y: V, dir: ComparisonDirection) -> V {
+    pub(super) fn cmp(&mut self, x: V, y: V, dir: ComparisonDirection) -> V {
         let a = Attrs {
             comparison_direction: Some(dir),
             ..Attrs::default()
@@ -112,18 +119,18 @@ impl Math<'_, '_> {
         self.raw(Opcode::Compare, shape, vec![x, y], a)
     }
 
-    fn pred(&mut self, opcode: Opcode, p: V, q: V) -> V {
+    pub(super) fn pred(&mut self, opcode: Opcode, p: V, q: V) -> V {
         let shape = self.shape_of(PrimitiveType::Pred);
         self.raw(opcode, shape, vec![p, q], Attrs::default())
     }
 
     /// `select(p, a, b)` of values of the shape's type.
-    fn sel(&mut self, p: V, a: V, b: V) -> V {
+    pub(super) fn sel(&mut self, p: V, a: V, b: V) -> V {
         self.op(Opcode::Select, vec![p, a, b])
     }
 
     /// `materializePolynomialApproximation`: Horner's rule, highest coefficient first.
-    fn poly(&mut self, x: V, coefficients: &[f64]) -> V {
+    pub(super) fn poly(&mut self, x: V, coefficients: &[f64]) -> V {
         let Some((&first, rest)) = coefficients.split_first() else {
             return self.c(0.0);
         };
@@ -136,14 +143,14 @@ impl Math<'_, '_> {
         p
     }
 
-    fn is_inf(&mut self, x: V) -> V {
+    pub(super) fn is_inf(&mut self, x: V) -> V {
         let ax = self.un(Opcode::Abs, x);
         let inf = self.c(f64::INFINITY);
         self.cmp(ax, inf, ComparisonDirection::Eq)
     }
 
     /// The largest finite value of the type.
-    fn max_finite(&self) -> f64 {
+    pub(super) fn max_finite(&self) -> f64 {
         match self.ty {
             PrimitiveType::F64 => f64::MAX,
             _ => f64::from(f32::MAX),
@@ -169,6 +176,18 @@ impl Front<'_> {
         let shape = self.shape_of(args[0]).clone();
         let (dims, ty) = match shape.element_type() {
             Some(t) if t.is_float() => (shape.dims().to_vec(), t),
+            Some(t) if t.is_complex() && matches!(name, "sinh" | "cosh") => {
+                let mut m = Math {
+                    f: self,
+                    loc: op.loc,
+                    dims: shape.dims().to_vec(),
+                    ty: t.complex_component(),
+                };
+                let sinh = name == "sinh";
+                return Ok(Some(Lowered::One(super::complex::exp_pair(
+                    &mut m, args[0], sinh,
+                ))));
+            }
             Some(t) if t.is_complex() => {
                 return Err(self.bad(op, format!("complex chlo.{name} is not supported")))
             }
