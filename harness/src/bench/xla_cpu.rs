@@ -4,7 +4,7 @@
 //! one run.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context};
 use serde::de::DeserializeOwned;
@@ -44,10 +44,12 @@ pub(super) fn xla_cpu_times<M: DeserializeOwned>(
         return Ok(Sourced { times, provenance });
     };
     let out = scratch_dir(dir)?;
+    // The generator's progress goes to stderr: stdout is the report (`--format json` included).
     let status = Command::new(python)
         .arg(root.join(script))
         .arg(&out)
         .current_dir(root)
+        .stdout(Stdio::from(std::io::stderr()))
         .status()
         .with_context(|| format!("cannot run {} {script}", python.display()))?;
     if !status.success() {
