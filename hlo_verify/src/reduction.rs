@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use super::error::ShapeError;
 use super::infer::*;
 use hlo::ir::*;
-use hlo::shape::{PrimitiveType, Shape};
+use hlo::shape::{ArrayShape, PrimitiveType, Shape};
 
 /// Reduce, reduce-window, select-and-scatter and sort.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
@@ -16,7 +16,6 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             if ops.is_empty() || ops.len() % 2 != 0 {
                 return fail(ShapeError::ReduceOperands(ops.len()));
             }
-            let n = ops.len() / 2;
             let first = arr(ops, 0)?;
             let dims = required(a.dimensions.as_ref(), opcode, "dimensions=")?;
             check_unique(dims, "reduce dimensions")?;
@@ -31,44 +30,13 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
                 .filter(|(i, _)| !reduced.contains(i))
                 .map(|(_, &d)| d)
                 .collect();
-            let mut inits = Vec::new();
-            for i in 0..n {
-                let x = arr(ops, i)?;
-                if x.dims != first.dims {
-                    return fail(ShapeError::ReduceInput {
-                        opcode,
-                        index: i,
-                        input: x.clone(),
-                        first: first.clone(),
-                    });
-                }
-                let init = arr(ops, n + i)?;
-                if init.rank() != 0 {
-                    return fail(ShapeError::ReduceInit {
-                        index: i,
-                        init: init.clone(),
-                    });
-                }
-                inits.push(init.element_type);
-            }
-            if let Some(sig) = callee(cx.callees, a.to_apply, "to_apply")? {
-                check_reducer(&sig, &inits, "reduce to_apply")?;
-            }
-            let shapes: Vec<Shape> = inits.iter().map(|&t| array(t, out_dims.clone())).collect();
-            if n == 1 {
-                shapes
-                    .into_iter()
-                    .next()
-                    .unwrap_or(Shape::Tuple(Vec::new()))
-            } else {
-                Shape::Tuple(shapes)
-            }
+            let init = |index, init| ShapeError::ReduceInit { index, init };
+            reduced_shape(cx, first, out_dims, init, "reduce to_apply")?
         }
         ReduceWindow => {
             if ops.is_empty() || ops.len() % 2 != 0 {
                 return fail(ShapeError::ReduceWindowOperands(ops.len()));
             }
-            let n = ops.len() / 2;
             let first = arr(ops, 0)?;
             let default_window = Window {
                 dims: vec![WindowDim::default(); first.rank()],
@@ -84,38 +52,8 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
             for (&d, wd) in first.dims.iter().zip(&w.dims) {
                 out_dims.push(window_out(d, wd)?);
             }
-            let mut inits = Vec::new();
-            for i in 0..n {
-                let x = arr(ops, i)?;
-                if x.dims != first.dims {
-                    return fail(ShapeError::ReduceInput {
-                        opcode,
-                        index: i,
-                        input: x.clone(),
-                        first: first.clone(),
-                    });
-                }
-                let init = arr(ops, n + i)?;
-                if init.rank() != 0 {
-                    return fail(ShapeError::ReduceWindowInit {
-                        index: i,
-                        init: init.clone(),
-                    });
-                }
-                inits.push(init.element_type);
-            }
-            if let Some(sig) = callee(cx.callees, a.to_apply, "to_apply")? {
-                check_reducer(&sig, &inits, "reduce-window to_apply")?;
-            }
-            let shapes: Vec<Shape> = inits.iter().map(|&t| array(t, out_dims.clone())).collect();
-            if n == 1 {
-                shapes
-                    .into_iter()
-                    .next()
-                    .unwrap_or(Shape::Tuple(Vec::new()))
-            } else {
-                Shape::Tuple(shapes)
-            }
+            let init = |index, init| ShapeError::ReduceWindowInit { index, init };
+            reduced_shape(cx, first, out_dims, init, "reduce-window to_apply")?
         }
         SelectAndScatter => {
             count(ops, 3, opcode)?;
@@ -151,4 +89,45 @@ pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {
         _ => return Ok(None),
     };
     Ok(Some(out))
+}
+
+/// The result of a reduce or reduce-window whose operands are `n` inputs then `n` inits (`n`
+/// from the operand count, checked by the caller): every input has `first`'s dimensions, every
+/// init is a scalar (else `init_error`), the reducer takes and returns the inits' types, and the
+/// result is one array of `out_dims` per input (a tuple when there are several).
+fn reduced_shape(
+    cx: &Inst<'_>,
+    first: &ArrayShape,
+    out_dims: Vec<i64>,
+    init_error: impl Fn(usize, ArrayShape) -> ShapeError,
+    reducer: &'static str,
+) -> R<Shape> {
+    let Inst { opcode, ops, a, .. } = *cx;
+    let n = ops.len() / 2;
+    let mut inits = Vec::new();
+    for i in 0..n {
+        let x = arr(ops, i)?;
+        if x.dims != first.dims {
+            return fail(ShapeError::ReduceInput {
+                opcode,
+                index: i,
+                input: x.clone(),
+                first: first.clone(),
+            });
+        }
+        let init = arr(ops, n + i)?;
+        if init.rank() != 0 {
+            return fail(init_error(i, init.clone()));
+        }
+        inits.push(init.element_type);
+    }
+    if let Some(sig) = callee(cx.callees, a.to_apply, "to_apply")? {
+        check_reducer(&sig, &inits, reducer)?;
+    }
+    let mut shapes: Vec<Shape> = inits.iter().map(|&t| array(t, out_dims.clone())).collect();
+    Ok(if shapes.len() == 1 {
+        shapes.remove(0)
+    } else {
+        Shape::Tuple(shapes)
+    })
 }
