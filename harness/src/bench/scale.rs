@@ -4,7 +4,7 @@ use runtime::RuntimeFlags;
 use super::emulator::process_cpu;
 use super::report::{Report, Section};
 use super::stats::{best, geomean, ms, opt};
-use super::xla_cpu::{xla_cpu_times, Sourced};
+use super::xla_cpu::{sum_check, timed, xla_cpu_times, Sourced, Timed};
 use super::Env;
 
 /// Element `i` of parameter `p` of a scale module, as `tools/xla_cpu_times.py` builds it.
@@ -56,12 +56,12 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             );
         }
         let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-        device.take_totals();
-        let cpu0 = process_cpu();
-        let (t, result) = best(reps, || exe.execute(&device, &refs));
-        let cpu = process_cpu().zip(cpu0).map(|(b, a)| (b - a) / reps as f64);
-        let result = result?;
-        let totals = device.take_totals();
+        let Timed {
+            wall: t,
+            cpu,
+            result,
+            totals,
+        } = timed(&exe, &device, &refs, reps)?;
         // The same executable on the reference engine (the interpreter without the fast
         // engine's whole-row kernels and vector units: what the emulator was before them),
         // whose outputs must be the same bytes.
@@ -77,13 +77,7 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             ref_result?.outputs == result.outputs,
             "{name}: the fast and the reference engine give different outputs"
         );
-        let sum: f64 = result
-            .outputs
-            .iter()
-            .flat_map(|o| o.chunks_exact(4))
-            .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-            .sum();
-        let ok = (sum - xla.output_sum).abs() <= 1e-4 * xla.output_abs_sum + 1e-3;
+        let check = sum_check(&result.outputs, xla.output_sum, xla.output_abs_sum);
         let ratio = ms(t) / xla.median_ms;
         ratios.push(ratio);
         if name.contains("matmul") {
@@ -99,11 +93,7 @@ pub(super) fn scale(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             format!("{ratio:.1}"),
             (totals.launches / reps as u64).to_string(),
             (totals.lane_instructions / reps as u64).to_string(),
-            if ok {
-                "sums match".into()
-            } else {
-                format!("sum {sum} vs XLA {}", xla.output_sum)
-            },
+            check,
         ]);
     }
     report.sections.push(Section {

@@ -10,11 +10,10 @@
 use anyhow::Context;
 use runtime::RuntimeFlags;
 
-use super::emulator::process_cpu;
 use super::report::{Report, Section};
 use super::scale::scale_input;
-use super::stats::{best, geomean, ms, opt};
-use super::xla_cpu::{xla_cpu_times, Sourced};
+use super::stats::{geomean, ms, opt};
+use super::xla_cpu::{sum_check, timed, xla_cpu_times, Sourced, Timed};
 use super::Env;
 
 /// Element `i` of parameter `p` of a workload, as `tools/bench_workloads.py` builds it: the
@@ -75,19 +74,13 @@ fn row(
         args.push(bytes);
     }
     let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-    device.take_totals();
-    let cpu0 = process_cpu();
-    let (t, result) = best(reps, || exe.execute(&device, &refs));
-    let cpu = process_cpu().zip(cpu0).map(|(b, a)| (b - a) / reps as f64);
-    let result = result?;
-    let totals = device.take_totals();
-    let sum: f64 = result
-        .outputs
-        .iter()
-        .flat_map(|o| o.chunks_exact(4))
-        .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-        .sum();
-    let ok = (sum - xla.output_sum).abs() <= 1e-4 * xla.output_abs_sum + 1e-3;
+    let Timed {
+        wall: t,
+        cpu,
+        result,
+        totals,
+    } = timed(&exe, &device, &refs, reps)?;
+    let check = sum_check(&result.outputs, xla.output_sum, xla.output_abs_sum);
     let ratio = ms(t) / xla.median_ms;
     let row = vec![
         name.trim_start_matches("workload_").to_owned(),
@@ -97,11 +90,7 @@ fn row(
         format!("{ratio:.1}"),
         (totals.launches / reps as u64).to_string(),
         (totals.lane_instructions / reps as u64).to_string(),
-        if ok {
-            "sums match".into()
-        } else {
-            format!("sum {sum} vs XLA {}", xla.output_sum)
-        },
+        check,
     ];
     Ok((row, ratio))
 }

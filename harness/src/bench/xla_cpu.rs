@@ -83,3 +83,51 @@ fn scratch_dir(dir: &str) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     Ok(out)
 }
+
+/// One module's emulated execution, timed the way the scale and workloads sections time it.
+pub(super) struct Timed {
+    /// The best of the repetitions' wall times.
+    pub wall: std::time::Duration,
+    /// Process CPU seconds per repetition (all threads), where the platform reports it.
+    pub cpu: Option<f64>,
+    /// The last repetition's result.
+    pub result: runtime::ExecutionResult,
+    /// Launches and lane-instructions over all repetitions.
+    pub totals: runtime::DeviceTotals,
+}
+
+/// Runs `exe` `reps` times on `device` with `args`.
+pub(super) fn timed(
+    exe: &runtime::Executable,
+    device: &runtime::EmulatedDevice,
+    args: &[&[u8]],
+    reps: usize,
+) -> anyhow::Result<Timed> {
+    device.take_totals();
+    let cpu0 = super::emulator::process_cpu();
+    let (wall, result) = super::stats::best(reps, || exe.execute(device, args));
+    let cpu = super::emulator::process_cpu()
+        .zip(cpu0)
+        .map(|(b, a)| (b - a) / reps as f64);
+    Ok(Timed {
+        wall,
+        cpu,
+        result: result?,
+        totals: device.take_totals(),
+    })
+}
+
+/// The table's check column: the f32 outputs' sum against the sum XLA:CPU's generator
+/// recorded (within 1e-4 of the sum of absolute values, plus 1e-3).
+pub(super) fn sum_check(outputs: &[Vec<u8>], output_sum: f64, output_abs_sum: f64) -> String {
+    let sum: f64 = outputs
+        .iter()
+        .flat_map(|o| o.chunks_exact(4))
+        .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+        .sum();
+    if (sum - output_sum).abs() <= 1e-4 * output_abs_sum + 1e-3 {
+        "sums match".into()
+    } else {
+        format!("sum {sum} vs XLA {output_sum}")
+    }
+}
