@@ -156,7 +156,7 @@ fn window_out_of_bounds_skips_the_whole_update() {
 
 /// The embedding-gradient scatter-add of issue 32: 4,096 rows of 128 into 8,192 rows. The
 /// gather form needed more than 2^36 lane instructions (every output element scanned every
-/// update); one thread per update element needs a few hundred per element.
+/// update); one thread per run of update elements needs a few per element.
 #[test]
 fn embedding_gradient_scatter_add_is_linear() {
     let text = "HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT r = f32[] add(a, b)\n}\n\
@@ -176,13 +176,46 @@ fn embedding_gradient_scatter_add_is_linear() {
     let plan = plan_entry(&m, &h100()).expect("plan");
     let out = [(hlo::literal::DType::F32, vec![8192, 128])];
     let (got, lanes) = run_plan_counted(&plan, &inputs, &out).expect("runs");
-    // ~1M copied elements and 512K updates: well under 2^26 lane instructions.
+    // The zeros are a memzero (no kernel), and each thread adds a run of 8 consecutive
+    // elements of a row: 512K updates in under 8 lane instructions each.
     eprintln!("embedding-gradient scatter-add: {lanes} lane instructions");
-    assert!(lanes < 1 << 26, "{lanes} lane instructions");
+    assert_eq!(plan.fills.len(), 1, "the zero operand is a fill");
+    assert_eq!((plan.fills[0].output, plan.fills[0].word), (0, 0));
+    assert_eq!(plan.kernels.len(), 1, "no init kernel");
+    assert!(
+        plan.kernels[0].ptx.contains("+28], "),
+        "runs of 8 f32 elements"
+    );
+    assert!(lanes < 1 << 22, "{lanes} lane instructions");
     let want = hlo_eval::evaluate_flat(&m, &inputs).expect("evaluates");
     check_outputs(&got, &want);
 }
 
 fn check_outputs(got: &[Array], want: &[Array]) {
     codegen_util::check(got, want).expect("matches the evaluator");
+}
+
+/// Runs of update elements (8, 4, 2 or 1 per thread, by the window row's length) with a
+/// constant operand (a fill) and with a parameter operand (an init kernel), duplicates and
+/// out-of-bounds indices included, match the evaluator.
+#[test]
+fn runs_of_update_elements_with_fills_and_copies() {
+    for (cols, run) in [(16, 8), (12, 4), (6, 2), (5, 1)] {
+        for (operand, kernels) in [("broadcast(z), dimensions={}", 1), ("parameter(2)", 2)] {
+            let text = format!(
+                "HloModule m\nadd {{\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT r = f32[] add(a, b)\n}}\n\
+                 ENTRY e {{\n z = f32[] constant(1.5)\n x = f32[8,{cols}] {operand}\n i = s32[9,1] parameter(0)\n u = f32[9,{cols}] parameter(1)\n \
+                 ROOT s = f32[8,{cols}] scatter(x, i, u), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add\n}}\n"
+            );
+            let m = hlo_text::parse_module(&text).expect("parses");
+            let mut inputs = random_inputs(&m, 3).expect("inputs");
+            inputs[0] = indices(&DUP_OOB);
+            run_and_compare(&m, &inputs, None, &h100()).expect("matches the evaluator");
+            let plan = plan_entry(&m, &h100()).expect("plan");
+            assert_eq!(plan.kernels.len(), kernels, "{cols} {operand}");
+            let ptx = &plan.kernels[kernels - 1].ptx;
+            let last = format!("+{}], ", 4 * (run - 1));
+            assert!(run == 1 || ptx.contains(&last), "{cols}: run of {run}");
+        }
+    }
 }

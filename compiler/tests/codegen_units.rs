@@ -494,14 +494,48 @@ fn a_row_reduction_block_covers_16_elements_per_thread() {
 /// remainder in the kernel.
 #[test]
 fn a_broadcast_kernel_keeps_no_unused_index_arithmetic() {
-    let text = "HloModule m\nENTRY e { z = f32[] constant(2)\n  ROOT b = f32[64,128] broadcast(z), dimensions={} }";
+    let text = "HloModule m\nENTRY e { z = f32[] parameter(0)\n  ROOT b = f32[60,100] broadcast(z), dimensions={} }";
     let plan = plan_entry(&module(text), &h100()).expect("plan");
     let ptx = &plan.kernels[0].ptx;
     assert!(
         !ptx.contains("div.u32") && !ptx.contains("rem.u32"),
         "{ptx}"
     );
-    check_text(text, Some(vec![]));
+    check_text(text, None);
+}
+
+/// A broadcast constant is a memset, no kernel: the repeated word of its element (a 16-bit
+/// element twice), zero for any type; a byte element stays a kernel (`emit_memset8`'s rollout).
+#[test]
+fn a_broadcast_constant_is_a_fill() {
+    for (ty, c, word) in [
+        ("f32", "2", Some(0x4000_0000u32)),
+        ("s32", "-1", Some(u32::MAX)),
+        ("f16", "1", Some(0x3c00_3c00)),
+        ("f64", "0", Some(0)),
+        ("f64", "1", None),
+        ("u8", "3", None),
+    ] {
+        let text = format!("HloModule m\nENTRY e {{ z = {ty}[] constant({c})\n  ROOT b = {ty}[6,10] broadcast(z), dimensions={{}} }}");
+        let plan = plan_entry(&module(&text), &h100()).expect("plan");
+        let fills: Vec<u32> = plan.fills.iter().map(|f| f.word).collect();
+        assert_eq!(fills, word.into_iter().collect::<Vec<_>>(), "{ty} {c}");
+        assert_eq!(plan.kernels.len(), usize::from(word.is_none()), "{ty} {c}");
+        check_text(&text, Some(vec![]));
+    }
+}
+
+/// Power-of-two dimensions split an index with a mask and a shift (what ptxas makes of the
+/// division), others with `rem`/`div`.
+#[test]
+fn power_of_two_dimensions_split_indices_with_shifts() {
+    for (dims, flipped, shifts) in [("64,128", "128,64", true), ("60,100", "100,60", false)] {
+        let text = format!("HloModule m\nENTRY e {{ x = f32[{dims}] parameter(0)\n  ROOT t = f32[{flipped}] transpose(x), dimensions={{1,0}} }}");
+        let plan = plan_entry(&module(&text), &h100()).expect("plan");
+        let ptx = &plan.kernels[0].ptx;
+        assert_eq!(ptx.contains("rem.u32"), !shifts, "{dims}: {ptx}");
+        check_text(&text, None);
+    }
 }
 
 /// `exp` of f32 scales by one power of two (`math::exp_narrow`): bit for bit what the f64

@@ -190,6 +190,11 @@ fn forms() -> Vec<String> {
         "max.f32 %f2, %f0, %f1;",
         "min.NaN.f32 %f2, %f0, %f1;",
         "max.NaN.f32 %f2, %f0, %f1;",
+        "add.rn.f32 %f2, %f0, %f1;",
+        "sub.rn.f32 %f2, %f0, %f1;",
+        "mul.rn.f32 %f2, %f0, %f1;",
+        "div.rn.f32 %f2, %f0, %f1;",
+        "ex2.approx.f32 %f2, %f0;",
     ] {
         v.push(format!(
             "{f32form}\n mov.b32 %r9, %f2;\n cvt.u64.u32 %rd9, %r9;"

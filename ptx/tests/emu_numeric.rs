@@ -234,6 +234,18 @@ fn integer_ops() {
                 (r ^ v) as u32 ^ (r >> 32) as u32
             }),
         ),
+        // The row forms of `sub`, `and`, `or` and `xor` at 32 and 64 bits.
+        ("sub.u32 %r1, 5, %r2;", Box::new(|x| 5u32.wrapping_sub(x))),
+        ("and.b32 %r1, %r2, 0xf0f0f0f0;", Box::new(|x| x & 0xf0f0_f0f0)),
+        ("or.b32 %r1, %r2, 0x80000001;", Box::new(|x| x | 0x8000_0001)),
+        ("xor.b32 %r1, %r2, 0xffff0000;", Box::new(|x| x ^ 0xffff_0000)),
+        (
+            "cvt.u64.u32 %rd1, %r2; sub.s64 %rd2, 3, %rd1; and.b64 %rd3, %rd2, 0xff00ff00ff00ff00; or.b64 %rd3, %rd3, 1; xor.b64 %rd3, %rd3, %rd1; cvt.u32.u64 %r1, %rd3; shr.u64 %rd3, %rd3, 32; cvt.u32.u64 %r3, %rd3; xor.b32 %r1, %r1, %r3;",
+            Box::new(|x| {
+                let v = ((3u64.wrapping_sub(x as u64) & 0xff00_ff00_ff00_ff00) | 1) ^ x as u64;
+                v as u32 ^ (v >> 32) as u32
+            }),
+        ),
         (
             "min.s32 %r1, %r2, 5;",
             Box::new(|x| (x as i32).min(5) as u32),

@@ -129,6 +129,9 @@ pub struct Builder {
     counts: [u32; 6],
     labels: u32,
     prefix: String,
+    /// The target has `min.NaN`/`max.NaN` on f32 (sm_80 and later, PTX ISA 7.0): a
+    /// NaN-propagating minimum or maximum is one instruction instead of five.
+    pub nan_minmax: bool,
 }
 
 impl Builder {

@@ -20,6 +20,7 @@ mod complex_div;
 mod complex_math;
 pub mod convolution;
 pub mod elemental;
+pub mod fill;
 pub mod gemm;
 pub mod kernels;
 pub mod math;
@@ -115,6 +116,9 @@ pub struct KernelPlan {
     pub kernels: Vec<EmittedKernel>,
     /// Bytes of scratch memory the kernels need (0 for none).
     pub scratch_bytes: u64,
+    /// Outputs written by a memset before the kernels run (a scatter's constant operand, a
+    /// broadcast constant): see [`fill`].
+    pub fills: Vec<fill::OutputFill>,
 }
 
 /// Why a fused computation could not be compiled to kernels.
@@ -179,6 +183,7 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         return Ok(KernelPlan {
             kernels: vec![gemm::gemm_kernel(site, (m, k, n))?],
             scratch_bytes: 0,
+            fills: Vec::new(),
         });
     }
     // Reductions fused with their consumers: one row kernel (see `row.rs`).
@@ -186,7 +191,19 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         return Ok(KernelPlan {
             kernels: vec![row::row_kernel(request, computation, request.name, &rows)?],
             scratch_bytes: 0,
+            fills: Vec::new(),
         });
+    }
+    // A broadcast constant: a memset, no kernel. Byte-sized elements are left to
+    // `CompileOptions::emit_memset8`'s rollout (a kernel while it is off).
+    if let Some(word) = fill::fill_word(computation, rid) {
+        if root.shape.element_type().is_some_and(|t| t.byte_size() > 1) {
+            return Ok(KernelPlan {
+                kernels: Vec::new(),
+                scratch_bytes: 0,
+                fills: vec![fill::OutputFill { output: 0, word }],
+            });
+        }
     }
     let mut names = (0u32..).map(|k| {
         if k == 0 {
@@ -198,9 +215,14 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
     let mut next = || names.next().unwrap_or_default();
     // A plan of one kernel names it with the base name (what `next` gives first).
     let root_site = KernelSite::new(request, computation, request.name, rid);
+    let mut fills = Vec::new();
     let kernels = match root.opcode {
         Opcode::Sort => vec![kernels::sort_kernel(root_site)?],
-        Opcode::Scatter => kernels::scatter_kernel(root_site)?,
+        Opcode::Scatter => {
+            let (kernels, f) = kernels::scatter_kernel(root_site)?;
+            fills = f;
+            kernels
+        }
         Opcode::TopK => vec![kernels::topk_kernel(root_site)?],
         Opcode::SelectAndScatter => vec![kernels::select_and_scatter_kernel(root_site)?],
         Opcode::Reduce => {
@@ -288,5 +310,6 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
     Ok(KernelPlan {
         kernels,
         scratch_bytes: 0,
+        fills,
     })
 }

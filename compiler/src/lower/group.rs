@@ -222,11 +222,13 @@ impl Lowerer<'_> {
             self.use_loc(*l, t);
         }
         let mut out_locs = Vec::new();
+        let mut out_shapes = Vec::new();
         for &o in &g.outputs {
             let instr = &comp[o];
             let mut locs = Vec::new();
             for (_, shape) in leaves(&instr.shape) {
                 locs.push(self.temp(&shape, &instr.name, t));
+                out_shapes.push(shape);
             }
             out_locs.extend(locs.iter().copied());
             if let Some(slot) = env.get_mut(o.index()) {
@@ -267,6 +269,23 @@ impl Lowerer<'_> {
         } else {
             None
         };
+        for fill in &plan.fills {
+            let (Some(&dst), Some(shape)) =
+                (out_locs.get(fill.output), out_shapes.get(fill.output))
+            else {
+                return Err(CompileError::Internal(format!(
+                    "fusion {name} fills output {} of {}",
+                    fill.output,
+                    out_locs.len()
+                )));
+            };
+            ops.push(Op::Fill32 {
+                name: root_instr.name.clone(),
+                dst,
+                shape: shape.clone(),
+                word: fill.word,
+            });
+        }
         for kernel in plan.kernels {
             let mut args = Vec::new();
             for a in &kernel.args {

@@ -122,6 +122,19 @@ pub enum Op {
         /// The byte.
         value: u8,
     },
+    /// A fill of a whole buffer with one repeated 32-bit word (a kernel plan's
+    /// [`crate::codegen::fill::OutputFill`]): `memzero_thunk` for 0, `memset32bit_value_thunk`
+    /// otherwise, as XLA writes a constant initializer. Every runtime runs both.
+    Fill32 {
+        /// Profile annotation.
+        name: String,
+        /// Destination (the whole buffer).
+        dst: Loc,
+        /// Its shape (a memzero's slice carries it).
+        shape: Shape,
+        /// The word.
+        word: u32,
+    },
     /// A device-to-device copy.
     Copy {
         /// Profile annotation.
@@ -235,6 +248,7 @@ impl Op {
             Op::Kernel { name, .. }
             | Op::Gemm { name, .. }
             | Op::Memset8 { name, .. }
+            | Op::Fill32 { name, .. }
             | Op::Copy { name, .. }
             | Op::While { name, .. }
             | Op::Conditional { name, .. }

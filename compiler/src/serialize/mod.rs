@@ -122,6 +122,12 @@ impl ThunkBuilder<'_> {
                 dst,
                 value,
             } => memset::memset8(self, *dst, *value)?,
+            Op::Fill32 {
+                name: _,
+                dst,
+                shape,
+                word,
+            } => memset::fill32(self, *dst, shape, *word)?,
             Op::Copy { name: _, src, dst } => copy::thunk(self, *src, *dst)?,
             Op::While {
                 name: _,

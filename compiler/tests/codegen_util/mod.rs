@@ -122,6 +122,15 @@ pub fn run_plan_counted(
         mem.write(p, &vec![0xAB; n])?;
         out_ptrs.push(p);
     }
+    // The plan's memsets first, as the runtime runs their thunks before the kernels.
+    for f in &plan.fills {
+        let (dt, dims) = outputs
+            .get(f.output)
+            .ok_or_else(|| anyhow!("fill of output {} of {}", f.output, outputs.len()))?;
+        let n: usize = dims.iter().product::<usize>() * (dt.bit_width() / 8) as usize;
+        let bytes: Vec<u8> = f.word.to_le_bytes().into_iter().cycle().take(n).collect();
+        mem.write(out_ptrs[f.output], &bytes)?;
+    }
     let scratch = mem.alloc(plan.scratch_bytes.max(1))?;
     for k in &plan.kernels {
         let ast =

@@ -68,6 +68,29 @@ pub(crate) fn f64_bin(op: super::numeric::FOp, a: &Row, b: &Row) -> Row {
     }
 }
 
+/// `numeric::fbin(op, Fmt::F32, Rnd::Rn, false, ..)`: the native operation, NaN canonical.
+#[inline(always)]
+pub(crate) fn f32_bin(op: super::numeric::FOp, a: &Row, b: &Row) -> Row {
+    use super::numeric::FOp;
+    let v = |x: u64, y: u64, f: fn(f32, f32) -> f32| {
+        f32_canon(f(f32::from_bits(x as u32), f32::from_bits(y as u32)))
+    };
+    match op {
+        FOp::Add => map2(a, b, |x, y| v(x, y, |p, q| p + q)),
+        FOp::Sub => map2(a, b, |x, y| v(x, y, |p, q| p - q)),
+        FOp::Mul => map2(a, b, |x, y| v(x, y, |p, q| p * q)),
+        FOp::Div => map2(a, b, |x, y| v(x, y, |p, q| p / q)),
+    }
+}
+
+/// `numeric::fapprox(Approx::Ex2, Fmt::F32, false, ..)`, that call itself per lane (libm's
+/// `exp2` does not vectorize; the row form saves the general path's dispatch).
+#[inline(always)]
+pub(crate) fn f32_ex2(a: &Row) -> Row {
+    use super::numeric::{fapprox, Approx, Fmt};
+    map1(a, |x| fapprox(Approx::Ex2, Fmt::F32, false, x))
+}
+
 /// `numeric::ffma(Fmt::F64, Rnd::Rn, false, ..)`: one fused multiply-add, NaN canonical.
 #[inline(always)]
 pub(crate) fn f64_fma(a: &Row, b: &Row, c: &Row) -> Row {

@@ -92,6 +92,7 @@ impl<'m> Frame<'m> {
         outputs: &[usize],
     ) -> Frame<'m> {
         let mut e = Emitter::new(req.module, name);
+        e.b.nan_minmax = req.target.sm >= 80;
         let mut params = Vec::new();
         let mut args = Vec::new();
         for i in 0..comp.params.len() {

@@ -15,6 +15,7 @@ use hlo::ComputationId;
 use ptx::ast::{Address, AddressBase, Modifier, Operand, ReduceOp};
 
 use crate::codegen::builder::{t, RegKind};
+use crate::codegen::fill::{fill_word, OutputFill};
 
 /// The index geometry of one scatter (HLO's dimension numbers, resolved).
 struct Geometry {
@@ -167,24 +168,35 @@ fn strategy(
     Some(atomic.map_or(Combine::Cas, Combine::Atomic))
 }
 
-/// The kernels of the root `scatter` (outputs 0..n): a copy of the operands into the outputs
-/// and the per-update kernel, or the gather kernel where no per-element combine applies.
-pub fn scatter_kernel(site: KernelSite<'_, '_>) -> Result<Vec<EmittedKernel>, CodegenError> {
+/// The kernels of the root `scatter` (outputs 0..n): the operands written into the outputs
+/// (a memset for a broadcast constant, as XLA's constant initializer; a copy kernel
+/// otherwise) and the per-update kernel, or the gather kernel where no per-element combine
+/// applies.
+pub fn scatter_kernel(
+    site: KernelSite<'_, '_>,
+) -> Result<(Vec<EmittedKernel>, Vec<OutputFill>), CodegenError> {
     let g = geometry(&site)?;
     let instr = site.instr()?;
     let ty = elem_types(site.comp, instr, &g.operands[..1], "bad operand")?[0];
     let unique = instr.attrs.unique_indices == Some(true);
     let Some(mode) = strategy(site.req.module, g.comb, ty, g.operands.len(), unique) else {
-        return Ok(vec![gather_kernel(site, &g)?]);
+        return Ok((vec![gather_kernel(site, &g)?], Vec::new()));
     };
-    let targets: Vec<(InstrId, usize)> = g.operands.iter().copied().zip(0..).collect();
-    let copy = loop_kernel(
-        site.req,
-        site.comp,
-        &format!("{}_init", site.name),
-        &targets,
-    )?;
-    Ok(vec![copy, update_kernel(site, &g, mode)?])
+    let mut fills = Vec::new();
+    let mut targets: Vec<(InstrId, usize)> = Vec::new();
+    for (output, &o) in g.operands.iter().enumerate() {
+        match fill_word(site.comp, o) {
+            Some(word) => fills.push(OutputFill { output, word }),
+            None => targets.push((o, output)),
+        }
+    }
+    let mut kernels = Vec::with_capacity(2);
+    if !targets.is_empty() {
+        let name = format!("{}_init", site.name);
+        kernels.push(loop_kernel(site.req, site.comp, &name, &targets)?);
+    }
+    kernels.push(update_kernel(site, &g, mode)?);
+    Ok((kernels, fills))
 }
 
 /// The target of one update element: whether its window lies inside the operand, and the
@@ -266,7 +278,26 @@ fn window_offset(g: &Geometry, uidx: &[Ix], d: usize) -> Ix {
         .map_or(Ix::C(0), |j| uidx[g.window_dims[j]])
 }
 
-/// One thread per update element (see the module comment).
+/// Update elements one thread of the per-update kernel combines: a run of consecutive
+/// elements along the last update dimension when that is a window dimension mapped to the
+/// operand's last dimension (XLA's vectorized scatter). The run shares the thread's index
+/// arithmetic, its scatter index load and bounds check, and its output address: the elements
+/// are consecutive in the update and in the output alike, and the bounds rule looks only at
+/// the window's start. 8, 4 or 2 where the dimension's size allows, else 1.
+fn run_length(g: &Geometry) -> u64 {
+    let (Some(last), Some(out_last)) = (g.udims.len().checked_sub(1), g.odims.len().checked_sub(1))
+    else {
+        return 1;
+    };
+    let window = g.window_dims.iter().position(|&d| d == last);
+    if window.and_then(|j| g.window_operand.get(j)) != Some(&out_last) {
+        return 1;
+    }
+    let n = g.udims[last];
+    [8, 4, 2].into_iter().find(|v| n % v == 0).unwrap_or(1)
+}
+
+/// One thread per run of update elements (see the module comment and [`run_length`]).
 fn update_kernel(
     site: KernelSite<'_, '_>,
     g: &Geometry,
@@ -276,26 +307,82 @@ fn update_kernel(
         req, comp, name, ..
     } = site;
     let total_u: u64 = g.udims.iter().product();
+    let run = run_length(g);
+    let threads = total_u / run;
     let outs: Vec<usize> = (0..g.operands.len()).collect();
     let mut f = Frame::new(req, comp, name, &outs);
     let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
-    grid_stride(&mut f.e, false, total_u, |e, i| {
-        let uidx = e.delinearize(Ix::R(i), &g.udims);
+    // An atomic combine of an update read straight from a kernel input: each element is a load
+    // and an atomic at a constant offset from the run's two addresses.
+    let direct = match (mode, g.updates.as_slice()) {
+        (Combine::Atomic(op), [u]) => comp
+            .get(*u)
+            .filter(|i| i.opcode == H::Parameter)
+            .and_then(|i| f.inputs.get(usize::try_from(i.parameter_number()?).ok()?))
+            .map(|&ptr| (op, ptr)),
+        _ => None,
+    };
+    grid_stride(&mut f.e, false, threads, |e, i| {
+        let first = e.ix_mul(Ix::R(i), run);
+        let uidx = e.delinearize(first, &g.udims);
         let (ok, lin) = target(e, &ctx, &site, g, &uidx)?;
         let body = |e: &mut Emitter<'_>| -> Result<(), CodegenError> {
-            let mut ups = Vec::with_capacity(g.updates.len());
-            for &u in &g.updates {
-                ups.push(e.emit1(&ctx, u, &uidx)?);
+            if let Some((op, ptr)) = direct {
+                let ty = elem_types(comp, site.instr()?, &g.updates, "bad update")?[0];
+                let ua = e.elem_addr(ptr, first, ty);
+                let oa = e.elem_addr(out_ptrs[0], lin, ty);
+                let (mt, kind) = if ty.byte_size() == 8 {
+                    (Type::B64, RegKind::B64)
+                } else {
+                    (Type::B32, RegKind::B32)
+                };
+                for j in 0..run {
+                    let off = (j * ty.byte_size()) as i64;
+                    let raw = ld_at(e, mt, kind, ua, off);
+                    atom(e, op, atom_type(op, ty), (oa, off), raw, None);
+                }
+                return Ok(());
             }
-            combine(e, g.comb, mode, &out_ptrs, lin, &ups)
+            let last = uidx.len().saturating_sub(1);
+            for j in 0..run {
+                let mut uj = uidx.clone();
+                if let Some(x) = uj.get_mut(last) {
+                    *x = e.ix_add(*x, Ix::C(j as u32));
+                }
+                let mut ups = Vec::with_capacity(g.updates.len());
+                for &u in &g.updates {
+                    ups.push(e.emit1(&ctx, u, &uj)?);
+                }
+                let lj = e.ix_add(lin, Ix::C(j as u32));
+                combine(e, g.comb, mode, &out_ptrs, lj, &ups)?;
+            }
+            Ok(())
         };
         match ok {
             Some(ok) => e.when(ok, body),
             None => body(e),
         }
     })?;
-    Ok(f.finish_1d(req, total_u, 0))
+    Ok(f.finish_1d(req, threads, 0))
+}
+
+/// `ld.global.<mt> d, [addr + off]` (raw bits).
+fn ld_at(e: &mut Emitter<'_>, mt: Type, kind: RegKind, addr: Reg, off: i64) -> Reg {
+    let d = e.b.reg(kind);
+    e.b.raw(
+        None,
+        O::Ld,
+        vec![Modifier::Space(StateSpace::Global), t(mt)],
+        vec![
+            Operand::Reg(d.reg()),
+            Operand::Address(Address {
+                base: AddressBase::Reg(addr.reg()),
+                offset: off,
+            }),
+        ],
+    );
+    d
 }
 
 /// Combines the updates `ups` into output element `lin` of `outs` as `mode` says.
@@ -325,7 +412,7 @@ fn combine(
             let v = ups[0];
             let addr = e.elem_addr(outs[0], lin, v.ty);
             let raw = scalar::to_bits(&mut e.b, v)?;
-            atom(e, op, atom_type(op, v.ty), addr, raw, None);
+            atom(e, op, atom_type(op, v.ty), (addr, 0), raw, None);
             Ok(())
         }
         Combine::Cas => cas_loop(e, comb, outs[0], lin, ups[0]),
@@ -353,15 +440,22 @@ fn atom_type(op: ReduceOp, ty: P) -> Type {
     }
 }
 
-/// `atom.global.<op>.<ty> d, [addr], b(, c)`: returns the old value's bits.
-fn atom(e: &mut Emitter<'_>, op: ReduceOp, ty: Type, addr: Reg, b: Reg, c: Option<Reg>) -> Reg {
+/// `atom.global.<op>.<ty> d, [addr + offset], b(, c)`: returns the old value's bits.
+fn atom(
+    e: &mut Emitter<'_>,
+    op: ReduceOp,
+    ty: Type,
+    (addr, offset): (Reg, i64),
+    b: Reg,
+    c: Option<Reg>,
+) -> Reg {
     let wide = matches!(ty, Type::B64 | Type::U64 | Type::S64 | Type::F64);
     let d = e.b.reg(if wide { RegKind::B64 } else { RegKind::B32 });
     let mut ops = vec![
         Operand::Reg(d.reg()),
         Operand::Address(Address {
             base: AddressBase::Reg(addr.reg()),
-            offset: 0,
+            offset,
         }),
         Operand::Reg(b.reg()),
     ];
@@ -403,7 +497,7 @@ fn cas_loop(
         let cur = scalar::from_bits(&mut e.b, u.ty, old)?;
         let new = e.inline_scalar(comb, &[cur, u])?;
         let nb = scalar::to_bits(&mut e.b, new[0])?;
-        let seen = atom(e, ReduceOp::Cas, ty, addr, old, Some(nb));
+        let seen = atom(e, ReduceOp::Cas, ty, (addr, 0), old, Some(nb));
         let again = e.b.setp(CmpOp::Ne, ty, seen.into(), old.into());
         e.b.mov_to(old, ty, seen.into());
         e.b.bra_div(again, false, &top);

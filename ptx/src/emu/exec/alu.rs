@@ -162,6 +162,18 @@ pub(super) fn integer(w: &mut Warp, mask: u32, op: &Op) {
                     .wrapping_add(y as u32)
                     as u64),
                 (IOp::Add, 64) => map2!(w, mask, *d, *a, *b, |x, y| x.wrapping_add(y)),
+                // `ibin`'s subtraction and bit operations with the width fixed (an index's
+                // `and` mask and a row offset's `sub` were a call per lane).
+                (IOp::Sub, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x as u32)
+                    .wrapping_sub(y as u32)
+                    as u64),
+                (IOp::Sub, 64) => map2!(w, mask, *d, *a, *b, |x, y| x.wrapping_sub(y)),
+                (IOp::And, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x & y) & 0xffff_ffff),
+                (IOp::And, 64) => map2!(w, mask, *d, *a, *b, |x, y| x & y),
+                (IOp::Or, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x | y) & 0xffff_ffff),
+                (IOp::Or, 64) => map2!(w, mask, *d, *a, *b, |x, y| x | y),
+                (IOp::Xor, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x ^ y) & 0xffff_ffff),
+                (IOp::Xor, 64) => map2!(w, mask, *d, *a, *b, |x, y| x ^ y),
                 (IOp::MulLo, 32) => {
                     map2!(
                         w,

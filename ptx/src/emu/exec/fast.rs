@@ -10,7 +10,7 @@
 //! never reads the table.
 use super::super::decode::{Conv, FUn, Op, R};
 use super::super::lanes::{self, Row};
-use super::super::numeric::{FOp, Fmt, IRnd, IntTy, Rnd};
+use super::super::numeric::{Approx, FOp, Fmt, IRnd, IntTy, Rnd};
 use super::regs::{rd, wr};
 use super::Warp;
 
@@ -25,6 +25,10 @@ pub(crate) enum Kernel {
     F64Div,
     F64Fma,
     F32Fma,
+    /// `add`/`sub`/`mul`/`div.rn.f32`.
+    F32Bin(FOp),
+    /// `ex2.approx.f32` (no `.ftz`).
+    F32Ex2,
     /// `min`/`max` on f64 (`f64s`) or f32, `.NaN` when `nan`.
     MinMax {
         f64s: bool,
@@ -97,6 +101,18 @@ fn classify(op: &Op) -> Option<FastInst> {
             };
             at(k, d, a, b, b)
         }
+        // `numeric::fbin(op, Fmt::F32, Rnd::Rn, false, ..)`.
+        Op::FBin {
+            op,
+            fmt: Fmt::F32,
+            packed: false,
+            rnd: Rnd::Rn,
+            ftz: false,
+            sat: false,
+            d,
+            a,
+            b,
+        } => at(Kernel::F32Bin(op), d, a, b, b),
         Op::FMinMax {
             max,
             fmt: fmt @ (Fmt::F64 | Fmt::F32),
@@ -149,6 +165,7 @@ fn classify(op: &Op) -> Option<FastInst> {
                 FUn::Neg => Kernel::Sign { f64s, abs: false },
                 FUn::Abs => Kernel::Sign { f64s, abs: true },
                 FUn::Rcp(Rnd::Rn) if f64s => Kernel::F64Rcp,
+                FUn::Approx(Approx::Ex2) if !f64s => Kernel::F32Ex2,
                 _ => return None,
             };
             at(k, d, a, a, a)
@@ -220,6 +237,8 @@ pub(super) fn run(w: &mut Warp, mask: u32, f: &FastInst) {
             Kernel::F64Div => lanes::f64_bin(FOp::Div, a, b),
             Kernel::F64Fma => lanes::f64_fma(a, b, c),
             Kernel::F32Fma => lanes::f32_fma(a, b, c),
+            Kernel::F32Bin(op) => lanes::f32_bin(op, a, b),
+            Kernel::F32Ex2 => lanes::f32_ex2(a),
             Kernel::MinMax {
                 f64s: true,
                 max,
