@@ -16,7 +16,8 @@ use ptx::ast::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
 use super::builder::Src;
 use super::elemental::{dims_of, elem, Ix};
 use super::kernels::{
-    block_reduce, check_size, grid_stride, shared_slot, store_at, thread_loop, Frame, ReduceSpec,
+    block_reduce, check_size, grid_stride, shared_slot, store_at, thread_loop_by4, Frame,
+    ReduceSpec,
 };
 use super::scalar;
 use super::{CodegenError, EmittedKernel, KernelRequest};
@@ -133,7 +134,7 @@ pub fn row_kernel(
             Type::U32,
             &[r.into(), Src::I(n_cols as i64)],
         );
-        thread_loop(e, tid, block, n_cols, |e, c| {
+        thread_loop_by4(e, tid, block, n_cols, |e, c| {
             let cidx = e.delinearize(Ix::R(c), &col_dims);
             let mut full = ridx.clone();
             full.extend(cidx);

@@ -325,6 +325,43 @@ where
     Ok(())
 }
 
+/// [`thread_loop`] with its body emitted four times while a thread has four more elements
+/// (`k + 3 * block < n`), then the plain loop for the rest: each thread still takes its
+/// elements in the same order (a reduction's result is unchanged), with one bound check and
+/// branch per four elements instead of per element.
+pub(in crate::codegen) fn thread_loop_by4<'m, F>(
+    e: &mut Emitter<'m>,
+    start: Reg,
+    block: u32,
+    n: u64,
+    mut body: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, Reg) -> Result<(), CodegenError>,
+{
+    let span = 3 * u64::from(block);
+    if n <= span {
+        return thread_loop(e, start, block, n, body);
+    }
+    let k = e.b.mov(Type::B32, start.into());
+    let top = e.b.label();
+    let rest = e.b.label();
+    e.b.place(&top);
+    let done =
+        e.b.setp(CmpOp::Ge, Type::U32, k.into(), Src::I((n - span) as i64));
+    e.b.bra_div(done, false, &rest);
+    for _ in 0..4 {
+        e.push();
+        let r = body(e, k);
+        e.pop();
+        r?;
+        e.b.add_u32_to(k, k.into(), Src::I(i64::from(block)));
+    }
+    e.b.bra(None, &top);
+    e.b.place(&rest);
+    thread_loop(e, k, block, n, body)
+}
+
 pub(super) fn store_at(
     e: &mut Emitter<'_>,
     base: Reg,

@@ -193,7 +193,7 @@ where
         e.b.add_u32_to(k0, tid.into(), Src::I(i64::from(block)));
         Ok(())
     })?;
-    thread_loop(e, k0, block, total_red, |e, k| {
+    thread_loop_by4(e, k0, block, total_red, |e, k| {
         let full = full_index(e, k)?;
         let mut args = acc.clone();
         for &i in inputs {
