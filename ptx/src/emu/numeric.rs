@@ -308,6 +308,25 @@ pub fn fbin(op: FOp, fmt: Fmt, rnd: Rnd, ftz: bool, a: u64, b: u64) -> u64 {
     }
 }
 
+/// `fbin(FOp::Add, Fmt::F32, Rnd::Rn, true, a, b)` (what `atom.add.f32` and `red.add.f32`
+/// compute: subnormals flushed) in native f32, for the atomics' whole-warp path.
+#[inline(always)]
+pub fn f32_add_ftz(a: u64, b: u64) -> u64 {
+    let ftz = |v: u32| {
+        if v & 0x7f80_0000 == 0 {
+            v & 0x8000_0000
+        } else {
+            v
+        }
+    };
+    let s = f32::from_bits(ftz(a as u32)) + f32::from_bits(ftz(b as u32));
+    if s.is_nan() {
+        0x7fff_ffff
+    } else {
+        u64::from(ftz(s.to_bits()))
+    }
+}
+
 /// Fused multiply-add `a * b + c` rounded once.
 pub fn ffma(fmt: Fmt, rnd: Rnd, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
     let (a, b, c) = if ftz {
@@ -1008,6 +1027,39 @@ pub fn copysign(fmt: Fmt, a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn f32_add_ftz_is_fbin_with_ftz() {
+        let vals: Vec<u64> = [
+            0u32,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x8080_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0001,
+            0xffff_ffff,
+            0x0080_0001,
+            0x8080_0001,
+            0x4049_0fdb,
+        ]
+        .into_iter()
+        .map(u64::from)
+        .collect();
+        for &a in &vals {
+            for &b in &vals {
+                let want = fbin(FOp::Add, Fmt::F32, Rnd::Rn, true, a, b);
+                assert_eq!(f32_add_ftz(a, b), want, "{a:#x} + {b:#x}");
+            }
+        }
+    }
 
     #[test]
     fn directed_add() {

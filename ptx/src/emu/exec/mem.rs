@@ -701,6 +701,8 @@ impl<'a> LaunchCtx<'a> {
                         let bytes = (size * mask.count_ones()) as u64;
                         m.counters.global_bytes_read += bytes;
                         m.counters.global_bytes_written += bytes;
+                        // A float add (a scatter-add's) in native f32 (`num::f32_add_ftz`).
+                        let f32_add = (op, kind) == (AOp::Add, AKind::Float(Fmt::F32));
                         let mut out = [0u64; 32];
                         let mut mm = mask;
                         while mm != 0 {
@@ -711,7 +713,11 @@ impl<'a> LaunchCtx<'a> {
                             // active lane against the cached allocation.
                             out[l] = unsafe {
                                 atomic_rmw(ptr.add((addrs[l] - cb) as usize), size, |o| {
-                                    atom_new(op, kind, o, bv[l], cl)
+                                    if f32_add {
+                                        num::f32_add_ftz(o, bv[l])
+                                    } else {
+                                        atom_new(op, kind, o, bv[l], cl)
+                                    }
                                 })
                             };
                         }
