@@ -623,7 +623,7 @@ impl Wire<'_> {
                 "the structure is compatible (same numbers, wire types, labels and oneofs), but the meaning may differ"
                     .to_owned(),
             ),
-            Err(path) => Retype::Incompatible(path),
+            Err(path) => Retype::Incompatible(path.to_string()),
         }
     }
 
