@@ -29,6 +29,18 @@ pub enum CompileError {
         /// Why.
         reason: String,
     },
+    /// An instruction of the entry that the SPMD partitioner cannot partition.
+    #[error("unsupported: {instruction} ({opcode}) in {computation}: SPMD partitioning: {error}")]
+    Partitioning {
+        /// Computation name.
+        computation: String,
+        /// Instruction name.
+        instruction: String,
+        /// The opcode as HLO text spells it.
+        opcode: String,
+        /// What the partitioner cannot do with it.
+        error: crate::passes::spmd::SpmdError,
+    },
     /// The module fails the HLO verifier: every problem it found, each with its computation,
     /// instruction, location and kind ([`hlo_verify::VerifyError`]).
     #[error("invalid module: {}", join(.0))]
@@ -119,6 +131,20 @@ fn join(errors: &[hlo_verify::VerifyError]) -> String {
 }
 
 impl CompileError {
+    /// A [`CompileError::Partitioning`] for an instruction.
+    pub(crate) fn partitioning(
+        computation: &str,
+        instr: &hlo::Instruction,
+        error: crate::passes::spmd::SpmdError,
+    ) -> CompileError {
+        CompileError::Partitioning {
+            computation: computation.to_owned(),
+            instruction: instr.name.clone(),
+            opcode: instr.opcode.name().to_owned(),
+            error,
+        }
+    }
+
     /// An [`CompileError::Unsupported`] for an instruction.
     pub(crate) fn unsupported(
         computation: &str,

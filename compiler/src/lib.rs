@@ -58,7 +58,9 @@ pub use fusion::{
 };
 pub use lower::{lower, Lowered};
 pub use passes::inline_calls::run as inline_calls;
-pub use passes::spmd::{entry_shardings, run as partition_spmd, EntryShardings, MeshesError};
+pub use passes::spmd::{
+    entry_shardings, run as partition_spmd, EntryShardings, MeshesError, SpmdError,
+};
 pub use passes::{Pass, PIPELINE};
 pub use serialize::build as build_executable;
 
