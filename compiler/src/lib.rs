@@ -39,7 +39,7 @@ mod target;
 pub use coverage::{
     supported_opcodes, DEFAULT_CUSTOM_CALL_API_VERSION, EMITTED_THUNK_KINDS, SUPPORTED_OPCODES,
 };
-pub use error::CompileError;
+pub use error::{CompileError, MalformedModule};
 pub use lower::MAX_CONTROL_FLOW_DEPTH;
 pub use options::CompileOptions;
 pub use target::Target;
@@ -99,9 +99,7 @@ pub fn compile(
     options: &CompileOptions,
 ) -> Result<GpuExecutableProto, CompileError> {
     if module.get(module.entry).is_none() {
-        return Err(CompileError::Malformed(
-            "the module has no entry computation".into(),
-        ));
+        return Err(CompileError::Malformed(MalformedModule::NoEntry));
     }
     // The input is verified before any pass sees it: the code generator trusts dimension
     // indices and shapes, and an unverified `dimensions={-1}` compiled into kernels the

@@ -5,7 +5,7 @@ use proto::xla::gpu as pg;
 use proto::xla::gpu::gpu_executable_proto as gep;
 
 use crate::buffers::{Assignment, CONSTANT_ALIGNMENT};
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 use crate::lower::{Lowered, Op};
 use crate::target::Target;
 
@@ -212,7 +212,7 @@ pub fn build(
     let result = entry
         .root_instruction()
         .map(|r| r.shape.clone())
-        .ok_or_else(|| CompileError::Malformed("the entry computation is empty".into()))?;
+        .ok_or(CompileError::Malformed(MalformedModule::EmptyEntry))?;
     let program_shape = proto::xla::ProgramShapeProto {
         parameters: params
             .iter()

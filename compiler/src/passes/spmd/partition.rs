@@ -15,7 +15,7 @@ use hlo::{InstrId, Instruction, Opcode, Shape};
 
 use super::error::SpmdError;
 use super::reshard::{Builder, Place};
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 
 /// What the walk hands each rule: the new operands and where each lies.
 pub(crate) struct Operands {
@@ -78,7 +78,7 @@ pub(crate) fn partition_entry(
         .get(comp.root.index())
         .cloned()
         .flatten()
-        .ok_or_else(|| CompileError::Malformed(format!("{}: no root", comp.name)))?;
+        .ok_or_else(|| CompileError::Malformed(MalformedModule::NoRoot(comp.name.clone())))?;
     let instructions = std::mem::take(&mut b.instrs);
     let new = Computation {
         name: comp.name.clone(),
