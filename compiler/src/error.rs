@@ -38,8 +38,9 @@ pub enum CompileError {
         instruction: String,
         /// The opcode as HLO text spells it.
         opcode: String,
-        /// What the partitioner cannot do with it.
-        error: crate::passes::spmd::SpmdError,
+        /// What the partitioner cannot do with it (boxed: every `Result<_, CompileError>`
+        /// would otherwise carry its size).
+        error: Box<crate::passes::spmd::SpmdError>,
     },
     /// The module fails the HLO verifier: every problem it found, each with its computation,
     /// instruction, location and kind ([`hlo_verify::VerifyError`]).
@@ -261,7 +262,7 @@ impl CompileError {
             computation: computation.to_owned(),
             instruction: instr.name.clone(),
             opcode: instr.opcode.name().to_owned(),
-            error,
+            error: Box::new(error),
         }
     }
 

@@ -5,7 +5,8 @@
 use hlo::ir::HloSharding;
 use hlo::{Opcode, Shape};
 
-/// What the SPMD partitioner cannot do with one instruction.
+/// What the SPMD partitioner cannot do with one instruction. Shardings and shapes are boxed:
+/// the error stays small in every `Result` of the pass.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SpmdError {
@@ -13,7 +14,7 @@ pub enum SpmdError {
     #[error("tuple sharding {sharding} has {elements} elements for {values} values")]
     TupleArity {
         /// The sharding.
-        sharding: HloSharding,
+        sharding: Box<HloSharding>,
         /// Its element count.
         elements: usize,
         /// The tuple's element count.
@@ -32,14 +33,14 @@ pub enum SpmdError {
     },
     /// A maximal, unknown or unreduced sharding on a value the pass must split.
     #[error("sharding {0} is not tiled or replicated")]
-    NotTiled(HloSharding),
+    NotTiled(Box<HloSharding>),
     /// A tiled sharding with a manual or unreduced subgroup.
     #[error(
         "sharding {sharding}: a {subgroup} subgroup (a partly manual value) cannot be partitioned"
     )]
     PartlyManual {
         /// The sharding.
-        sharding: HloSharding,
+        sharding: Box<HloSharding>,
         /// The subgroup's kind as HLO text spells it (`manual`).
         subgroup: &'static str,
     },
@@ -47,7 +48,7 @@ pub enum SpmdError {
     #[error("sharding {sharding} tiles {tiled} dimensions of a rank-{rank} value")]
     TiledRank {
         /// The sharding.
-        sharding: HloSharding,
+        sharding: Box<HloSharding>,
         /// The dimensions it tiles.
         tiled: usize,
         /// The value's rank.
@@ -57,7 +58,7 @@ pub enum SpmdError {
     #[error("sharding {sharding} does not name each of the {partitions} partitions once")]
     Devices {
         /// The sharding.
-        sharding: HloSharding,
+        sharding: Box<HloSharding>,
         /// The module's partition count.
         partitions: i64,
     },
@@ -95,7 +96,7 @@ pub enum SpmdError {
         /// The broadcast's `dimensions`.
         dimensions: Vec<i64>,
         /// The operand's sharding.
-        sharding: HloSharding,
+        sharding: Box<HloSharding>,
     },
     /// A dot whose operands are split in a way no rule handles.
     #[error("dot with lhs {lhs} and rhs {rhs} is not partitioned (one side split on batch or free dimensions with the other whole, or both split alike on one contracting dimension, are)")]
@@ -119,14 +120,14 @@ pub enum SpmdError {
     NoReducer,
     /// A reduce that would change the order of the split dimensions.
     #[error("reduce of {0} reorders its split dimensions")]
-    ReduceReorders(HloSharding),
+    ReduceReorders(Box<HloSharding>),
     /// A reduce over some split dimensions but not all.
     #[error("reduce over {reduced:?} of a value split {sharding} on reduced and kept dimensions")]
     ReduceMixed {
         /// The reduce's `dimensions`.
         reduced: Vec<i64>,
         /// The operand's sharding.
-        sharding: HloSharding,
+        sharding: Box<HloSharding>,
     },
     /// A slice whose operand is a tuple.
     #[error("a slice of a tuple")]
@@ -135,7 +136,7 @@ pub enum SpmdError {
     #[error("slice of {sharding} cuts split dimension {dimension}")]
     SliceCutsSplit {
         /// The operand's sharding.
-        sharding: HloSharding,
+        sharding: Box<HloSharding>,
         /// The dimension.
         dimension: usize,
     },
@@ -149,25 +150,25 @@ pub enum SpmdError {
     #[error("the shard of {full} under {place} is {shard}, the call says {call}")]
     FullToShard {
         /// The operand's (whole) shape.
-        full: Shape,
+        full: Box<Shape>,
         /// Where the operand lies.
         place: String,
         /// The shard shape that gives.
-        shard: Shape,
+        shard: Box<Shape>,
         /// The call's result shape.
-        call: Shape,
+        call: Box<Shape>,
     },
     /// An `SPMDShardToFullShape` whose operand is not the shard of its result.
     #[error("the shard of {full} under {place} is {shard}, the operand is {operand}")]
     ShardToFull {
         /// The call's (whole) result shape.
-        full: Shape,
+        full: Box<Shape>,
         /// The call's sharding.
         place: String,
         /// The shard shape that gives.
-        shard: Shape,
+        shard: Box<Shape>,
         /// The operand's shape.
-        operand: Shape,
+        operand: Box<Shape>,
     },
     /// An annotation custom call without exactly one operand.
     #[error("an annotation takes one operand, this one has {0}")]
@@ -219,7 +220,9 @@ mod tests {
         assert_eq!(
             SpmdError::ReduceMixed {
                 reduced: vec![0],
-                sharding: hlo::ir::HloSharding::from(hlo::ir::ShardingKind::Replicated),
+                sharding: Box::new(hlo::ir::HloSharding::from(
+                    hlo::ir::ShardingKind::Replicated
+                )),
             }
             .to_string(),
             "reduce over [0] of a value split {replicated} on reduced and kept dimensions"

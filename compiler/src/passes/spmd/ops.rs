@@ -181,7 +181,7 @@ fn broadcast(
     let place = moved(src, &map, old.shape.dims().len(), b.partitions).ok_or_else(|| {
         SpmdError::BroadcastReorders {
             dimensions: dims.clone(),
-            sharding: src.clone(),
+            sharding: Box::new(src.clone()),
         }
     })?;
     let shape = place.local_shape(&old.shape)?;
@@ -336,7 +336,7 @@ fn reduce(
             .map(|d| kept.iter().position(|&k| k == d))
             .collect();
         let place = moved(src, &map, old.shape.dims().len(), b.partitions)
-            .ok_or_else(|| SpmdError::ReduceReorders(src.clone()))?;
+            .ok_or_else(|| SpmdError::ReduceReorders(Box::new(src.clone())))?;
         let shape = place.local_shape(&old.shape)?;
         return Ok((b.push(rebuilt(old, vec![*x, *init], shape)), place));
     }
@@ -349,7 +349,7 @@ fn reduce(
     }
     Err(SpmdError::ReduceMixed {
         reduced,
-        sharding: src.clone(),
+        sharding: Box::new(src.clone()),
     })
 }
 
@@ -368,7 +368,7 @@ fn slice(
             let whole_dim = global.dims().get(d).copied().unwrap_or(0) * t.data[d];
             if s.start != 0 || s.limit != whole_dim || s.stride != 1 {
                 return Err(SpmdError::SliceCutsSplit {
-                    sharding: src.clone(),
+                    sharding: Box::new(src.clone()),
                     dimension: d,
                 });
             }

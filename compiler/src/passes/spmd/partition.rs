@@ -167,10 +167,10 @@ fn instruction(
             let local = from.local_shape(&operand_shape(0))?;
             if !local.compatible(&old.shape) {
                 return Err(SpmdError::FullToShard {
-                    full: operand_shape(0),
+                    full: Box::new(operand_shape(0)),
                     place: from.describe(),
-                    shard: local,
-                    call: old.shape.clone(),
+                    shard: Box::new(local),
+                    call: Box::new(old.shape.clone()),
                 });
             }
             Ok((x, own.unwrap_or(Place::Manual)))
@@ -181,10 +181,10 @@ fn instruction(
             let local = to.local_shape(&old.shape)?;
             if !local.compatible(&b.shape(x)) {
                 return Err(SpmdError::ShardToFull {
-                    full: old.shape.clone(),
+                    full: Box::new(old.shape.clone()),
                     place: to.describe(),
-                    shard: local,
-                    operand: b.shape(x),
+                    shard: Box::new(local),
+                    operand: Box::new(b.shape(x)),
                 });
             }
             Ok((x, to))

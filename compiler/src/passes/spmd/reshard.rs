@@ -40,7 +40,7 @@ impl Place {
         if let (hlo::ir::ShardingKind::Tuple(elems), Shape::Tuple(shapes)) = (&s.kind, shape) {
             if elems.len() != shapes.len() {
                 return Err(SpmdError::TupleArity {
-                    sharding: s.clone(),
+                    sharding: Box::new(s.clone()),
                     elements: elems.len(),
                     values: shapes.len(),
                 });

@@ -25,17 +25,17 @@ impl Tiles {
         let t: &Tiling = match &s.kind {
             ShardingKind::Tiled(t) => t,
             ShardingKind::Replicated => return Ok(None),
-            _ => return Err(SpmdError::NotTiled(s.clone())),
+            _ => return Err(SpmdError::NotTiled(Box::new(s.clone()))),
         };
         if let Some(k) = t.subgroups.iter().find(|&&k| k != SubgroupKind::Replicated) {
             return Err(SpmdError::PartlyManual {
-                sharding: s.clone(),
+                sharding: Box::new(s.clone()),
                 subgroup: k.name(),
             });
         }
         if t.data_rank() != rank {
             return Err(SpmdError::TiledRank {
-                sharding: s.clone(),
+                sharding: Box::new(s.clone()),
                 tiled: t.data_rank(),
                 rank,
             });
@@ -43,7 +43,7 @@ impl Tiles {
         let devices = t.assignment.devices();
         if devices.len() as i64 != partitions || devices.iter().any(|&d| d < 0 || d >= partitions) {
             return Err(SpmdError::Devices {
-                sharding: s.clone(),
+                sharding: Box::new(s.clone()),
                 partitions,
             });
         }
