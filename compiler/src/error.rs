@@ -62,9 +62,10 @@ pub enum CompileError {
         evidence: String,
     },
     /// A module with several replicas and several partitions while
-    /// `CompileOptions::emit_partitions` is off: runtimes before 2026-12-04 run one partition,
-    /// and only a one-replica program can be emitted as replicas instead.
-    #[error("the module runs on {replicas} replicas x {partitions} partitions; until CompileOptions::emit_partitions is on (2026-12-18 at the earliest) a program of several partitions is emitted as replicas, which needs replica_count 1")]
+    /// `CompileOptions::emit_partitions` is off: runtimes older than stage 1 of
+    /// [`proto::rollout::PARTITIONS`] run one partition, and only a one-replica program can be
+    /// emitted as replicas instead. The date in the message is that row's stage 2.
+    #[error("the module runs on {replicas} replicas x {partitions} partitions; until CompileOptions::emit_partitions is on ({} at the earliest) a program of several partitions is emitted as replicas, which needs replica_count 1", proto::rollout::PARTITIONS.stage2)]
     PartitionsNotEmitted {
         /// `replica_count`.
         replicas: i64,

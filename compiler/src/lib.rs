@@ -132,7 +132,8 @@ pub fn compile(
     };
     partitioned::check_single_device(module)?;
     // What the thunks run is what the artifact embeds: with `emit_partitions` off, N partitions
-    // of one replica become N replicas (runtimes before 2026-12-04 run one partition).
+    // of one replica become N replicas (runtimes older than stage 1 of
+    // `proto::rollout::PARTITIONS` run one partition).
     let module = passes::partitions::as_replicas(module, options)?;
     let module = module.as_ref();
     let optimized = optimize(module, options)?;
