@@ -126,6 +126,62 @@ fn cli_trials() -> Vec<Trial> {
             }
             Ok(())
         }),
+        Trial::test("cli::run_timing_resident_inputs", || {
+            let (hlo, io) = corpus_case("add");
+            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
+            let artifact = tmp("add.resident.pb");
+            std::fs::write(&artifact, &bytes)?;
+            let spec = spec("h100_sxm");
+            let run = |format: &str| {
+                aot(&[
+                    "run".as_ref(),
+                    artifact.as_os_str(),
+                    "--target-config".as_ref(),
+                    spec.as_os_str(),
+                    "--io".as_ref(),
+                    io.as_os_str(),
+                    "--resident-inputs".as_ref(),
+                    "--format".as_ref(),
+                    format.as_ref(),
+                ])
+            };
+            // Implies --timing (5 repeats); the verdicts are the compared run's, as without it.
+            let (code, text) = run("text")?;
+            let line = text.lines().find(|l| l.starts_with("timing: "));
+            if code != Some(0)
+                || !line.is_some_and(|l| l.ends_with(" repeats=5 inputs=device"))
+                || !text.contains("OK: 1 of 1 outputs match")
+            {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            let (_, text) = run("json")?;
+            let v: serde_json::Value = serde_json::from_str(&text)?;
+            if v["timing"]["inputs"] != "device" || !v["timing"]["execute_ms"].is_f64() {
+                return Err(format!("bad timing {v}").into());
+            }
+            Ok(())
+        }),
+        Trial::test("cli::run_resident_inputs_refuses_several_devices", || {
+            let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../goldens/executables/h100_sxm/v11/all_gather_mixed");
+            let spec = spec("h100_sxm");
+            let (code, text) = aot(&[
+                "run".as_ref(),
+                case.join("executable.pb").as_os_str(),
+                "--target-config".as_ref(),
+                spec.as_os_str(),
+                "--io".as_ref(),
+                case.join("replica0.io.json").as_os_str(),
+                "--io".as_ref(),
+                case.join("replica1.io.json").as_os_str(),
+                "--resident-inputs".as_ref(),
+            ])?;
+            let want = "--resident-inputs times one device; the executable runs on 2";
+            if code != Some(2) || !text.contains(want) {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            Ok(())
+        }),
         Trial::test("cli::run_format_json", || {
             let (hlo, _) = corpus_case("add");
             let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
@@ -156,6 +212,7 @@ fn cli_trials() -> Vec<Trial> {
             if !timing["load_ms"].is_f64()
                 || !timing["execute_ms"].is_f64()
                 || timing["repeats"] != 3
+                || timing["inputs"] != "host"
             {
                 return Err(format!("bad timing {timing}").into());
             }

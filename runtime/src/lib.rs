@@ -16,6 +16,7 @@
 // module stays public on purpose: `thunks`, the decoded thunk graph an `Executable` holds (about
 // forty plain data types, read as a namespace: `thunks::KernelThunk`, `thunks::ThunkKind`).
 mod behaviour;
+mod buffer;
 mod collectives;
 mod conv;
 mod device;
@@ -36,6 +37,7 @@ mod streams;
 pub mod thunks;
 
 // Loading and executing.
+pub use buffer::{Argument, DeviceBuffer};
 pub use error::{Cause, Code, Error, Result};
 pub use executable::{Allocation, AllocationKind, Constant, Executable, Leaf, TupleTable};
 pub use execute::{ExecutionResult, ExecutionStats, KernelTiming};

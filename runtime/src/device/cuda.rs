@@ -26,6 +26,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
+use super::pool::{Returned, SizePool};
 use super::{
     cublas, host_len, Device, DeviceDescription, DeviceKind, DeviceOp, GemmBuffers, KernelArg,
     LaunchShape,
@@ -45,6 +46,8 @@ pub struct CudaDevice {
     cublas: Mutex<Blas>,
     /// Command buffers as CUDA graphs.
     graphs: Mutex<Graphs>,
+    /// Device memory freed by executions, kept for the next ones (see [`super::pool`]).
+    pool: Mutex<SizePool>,
 }
 
 #[derive(Default)]
@@ -182,7 +185,19 @@ impl CudaDevice {
             modules: Mutex::default(),
             cublas: Mutex::new(Blas::Unprobed),
             graphs: Mutex::default(),
+            // A quarter of the device: repeated executions of anything that fits reuse their
+            // blocks, and what one large execution freed cannot starve another program.
+            pool: Mutex::new(SizePool::new(mem / 4)),
         })
+    }
+
+    /// Frees blocks the pool kept (with the context current).
+    fn release(&self, blocks: Vec<u64>) -> Result<()> {
+        for b in blocks {
+            // SAFETY: each block came from `cuMemAlloc` here and is in the pool, not live.
+            unsafe { result::free_sync(b) }.map_err(|e| drv("cuMemFree", e))?;
+        }
+        Ok(())
     }
 
     fn current(&self) -> Result<()> {
@@ -263,6 +278,22 @@ impl CudaDevice {
     }
 }
 
+impl Drop for CudaDevice {
+    /// The pool's blocks go back to the driver before the context is released (fields drop
+    /// after this).
+    fn drop(&mut self) {
+        let blocks = match self.pool.get_mut() {
+            Ok(pool) => pool.drain(),
+            Err(poisoned) => poisoned.into_inner().drain(),
+        };
+        if self.current().is_ok() {
+            // Nothing to report a failure to while dropping; the context's release frees the
+            // rest.
+            let _ = self.release(blocks);
+        }
+    }
+}
+
 impl Device for CudaDevice {
     fn description(&self) -> &DeviceDescription {
         &self.description
@@ -275,18 +306,40 @@ impl Device for CudaDevice {
     fn allocate(&self, size: u64) -> Result<u64> {
         self.current()?;
         let n = host_len(size, "allocation")?.max(1);
-        // SAFETY: plain allocation in the current context; zeroed like the emulator's.
-        unsafe {
-            let p = result::malloc_sync(n).map_err(|e| drv("cuMemAlloc", e))?;
-            result::memset_d8_sync(p, 0, n).map_err(|e| drv("cuMemsetD8", e))?;
-            Ok(p)
-        }
+        let mut pool = self.pool.lock().map_err(|_| poisoned("memory pool"))?;
+        let p = match pool.take(n) {
+            Some(p) => p,
+            // SAFETY: plain allocation in the current context.
+            None => match unsafe { result::malloc_sync(n) } {
+                Ok(p) => p,
+                Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                    // What the pool keeps may be what is missing: give it back and retry once.
+                    self.release(pool.drain())?;
+                    // SAFETY: as above.
+                    unsafe { result::malloc_sync(n) }.map_err(|e| drv("cuMemAlloc", e))?
+                }
+                Err(e) => return Err(drv("cuMemAlloc", e)),
+            },
+        };
+        pool.allocated(p, n);
+        // SAFETY: `p` is a live block of `n` bytes; zeroed like the emulator's allocations.
+        unsafe { result::memset_d8_sync(p, 0, n) }.map_err(|e| drv("cuMemsetD8", e))?;
+        Ok(p)
     }
 
     fn free(&self, address: u64) -> Result<()> {
         self.current()?;
-        // SAFETY: `address` came from `allocate` and is freed once by the executor.
-        unsafe { result::free_sync(address) }.map_err(|e| drv("cuMemFree", e))
+        let mut pool = self.pool.lock().map_err(|_| poisoned("memory pool"))?;
+        match pool.give_back(address) {
+            Returned::Kept => Ok(()),
+            Returned::Release(_) => {
+                // SAFETY: `address` came from `allocate` and is freed once by the executor.
+                unsafe { result::free_sync(address) }.map_err(|e| drv("cuMemFree", e))
+            }
+            Returned::Unknown => Err(Error::internal(format!(
+                "CUDA free of {address:#x}: not a live allocation of this device"
+            ))),
+        }
     }
 
     fn write(&self, address: u64, data: &[u8]) -> Result<()> {

@@ -15,6 +15,7 @@ use crate::thunks::{ConvThunk, FftThunk, GemmConfig, KernelModule};
 mod cublas;
 pub mod cuda;
 pub mod emulated;
+mod pool;
 
 pub use cuda::CudaDevice;
 pub use emulated::{DeviceTotals, EmulatedDevice};
