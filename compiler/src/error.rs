@@ -209,7 +209,8 @@ pub enum MalformedModule {
         /// The callee.
         callee: String,
     },
-    /// Inlining a computation's calls would pass [`crate::passes::inline_calls::MAX_INLINED_INSTRUCTIONS`].
+    /// Inlining a computation's calls would pass the inliner's limit
+    /// (`passes::inline_calls::MAX_INLINED_INSTRUCTIONS`).
     #[error(
         "inlining the calls of {computation} would make {total} instructions, more than {limit}"
     )]

@@ -26,7 +26,7 @@ pub enum SpmdError {
     /// No rule moves a value between these two places.
     #[error("cannot move a value from {from} to {to}")]
     CannotMove {
-        /// Where the value lies ([`super::reshard::Place::describe`]).
+        /// Where the value lies (`{replicated}`, `{manual}`, the sharding).
         from: String,
         /// Where it should lie.
         to: String,
@@ -79,12 +79,12 @@ pub enum SpmdError {
     /// A `get-tuple-element` of an element the tuple does not have.
     #[error("no such element")]
     NoSuchElement,
-    /// An op with split operands that no rule in [`super::ops`] partitions.
+    /// An op with split operands that no rule of the pass partitions (docs/sharding.md).
     #[error("{opcode} with operands sharded {} is not partitioned (docs/sharding.md lists what is)", .shardings.join(", "))]
     NotPartitioned {
         /// The op.
         opcode: Opcode,
-        /// Where each operand lies ([`super::reshard::Place::describe`]).
+        /// Where each operand lies (`{replicated}`, `{manual}`, the sharding).
         shardings: Vec<String>,
     },
     /// A broadcast whose operand is a tuple.
