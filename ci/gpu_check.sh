@@ -9,7 +9,8 @@
 #  3. prints a table (case, emulated verdict, CUDA verdict, CUDA wall time) and a summary;
 #  4. reports the achieved memory bandwidth of the largest elementwise kernel launch on the GPU
 #     (bytes of its argument slices / host-measured time of the synchronous launch);
-#  5. runs XLA:GPU's own executables (testdata/xla_gpu) with XLA's PTX on the GPU;
+#  5. compiles testdata/fft with --after_staged_flips (FFT thunks: cuFFT on CUDA) and runs it on
+#     both devices; runs XLA:GPU's own executables (testdata/xla_gpu) with XLA's PTX on the GPU;
 #  6. replays the golden store's newest version and newest hand-written cases (the convolution,
 #     FFT, FFI and memset thunks among them) on the GPU against their recorded outputs.
 #
@@ -65,6 +66,8 @@ if [ -n "$CUBIN" ]; then echo "kernels: PTX + embedded cubins"; else echo "kerne
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
+# An `aot run` exit status as a verdict.
+v() { case $1 in 0) echo OK ;; 1) echo MISMATCH ;; *) echo ERROR ;; esac; }
 printf '%-28s %-10s %-10s %10s\n' case emulated cuda cuda_ms
 pass=0; fail=0; best_bw=""; best_bytes=0
 for hlo in testdata/corpus/hlo/*.hlo; do
@@ -84,7 +87,6 @@ for hlo in testdata/corpus/hlo/*.hlo; do
   e=$(date +%s%N)
   # Each launch timed on its own (--profile turns command buffers off) for the bandwidth line.
   timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" --device cuda --profile >"$WORK/prof.txt" 2>&1 || cuda=1
-  v() { case $1 in 0) echo OK ;; 1) echo MISMATCH ;; *) echo ERROR ;; esac; }
   printf '%-28s %-10s %-10s %10d\n' "$name" "$(v $emu)" "$(v $cuda)" $(( (e - s) / 1000000 ))
   if [ $emu -eq 0 ] && [ $cuda -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$WORK/cuda.txt" | tail -3; fi
   line=$(grep '^largest kernel' "$WORK/prof.txt" | head -1)
@@ -93,6 +95,20 @@ for hlo in testdata/corpus/hlo/*.hlo; do
     if [ "$bytes" -gt "$best_bytes" ]; then best_bytes=$bytes; best_bw="$name: $line"; fi
   fi
   if [ $(( $(date +%s) - T0 )) -gt "${CORPUS_SECS:-150}" ]; then echo "time budget reached, stopping"; break; fi
+done
+# The constructs still behind the staged rollout, on the GPU: testdata/fft compiled with
+# --after_staged_flips (FFT thunks: cuFFT on CUDA, the host FFT on the emulator).
+for hlo in testdata/fft/*.hlo; do
+  name=$(basename "$hlo" .hlo); io="testdata/fft/$name.io.json"; [ -f "$io" ] || continue
+  art="$WORK/staged_$name.pb"
+  if ! "$XLA_COMPILE" --module_file="$hlo" --output_file="$art" --platform=gpu \
+       --gpu_target_config="$SPEC" --after_staged_flips $CUBIN >/dev/null 2>&1; then
+    printf 'staged %-22s compile-error\n' "$name"; fail=$((fail+1)); continue
+  fi
+  timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" >"$WORK/emu.txt" 2>&1; emu=$?
+  timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" --device cuda >"$WORK/cuda.txt" 2>&1; cuda=$?
+  printf 'staged %-22s emulated %-8s cuda %s\n' "$name" "$(v $emu)" "$(v $cuda)"
+  if [ $emu -eq 0 ] && [ $cuda -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$WORK/cuda.txt" | tail -3; fi
 done
 # XLA:GPU's own executables (testdata/xla_gpu, made by tools/xla_artifacts) with the PTX XLA
 # dumped for them, on the GPU, against XLA:CPU's outputs. sm_90 PTX serves every Hopper target.

@@ -24,6 +24,15 @@ fn corpus_case(name: &str) -> (PathBuf, PathBuf) {
     )
 }
 
+/// The corpus's `add` compiled for h100_sxm and written to `tmp(file)`; with its io file.
+fn add_artifact(file: &str) -> Result<(PathBuf, PathBuf), Box<dyn std::error::Error>> {
+    let (hlo, io) = corpus_case("add");
+    let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
+    let artifact = tmp(file);
+    std::fs::write(&artifact, &bytes)?;
+    Ok((artifact, io))
+}
+
 fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, String) {
     let args = harness::cmd::run::RunArgs {
         profile: true,
@@ -90,10 +99,7 @@ fn written_outputs_match(written: &Path, right: &hlo_eval::IoCase) -> Result<(),
 fn cli_trials() -> Vec<Trial> {
     vec![
         Trial::test("cli::run_timing", || {
-            let (hlo, io) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.timing.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, io) = add_artifact("add.timing.pb")?;
             let spec = spec("h100_sxm");
             let (code, text) = aot(&[
                 "run".as_ref(),
@@ -127,10 +133,7 @@ fn cli_trials() -> Vec<Trial> {
             Ok(())
         }),
         Trial::test("cli::run_timing_resident_inputs", || {
-            let (hlo, io) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.resident.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, io) = add_artifact("add.resident.pb")?;
             let spec = spec("h100_sxm");
             let run = |format: &str| {
                 aot(&[
@@ -183,10 +186,7 @@ fn cli_trials() -> Vec<Trial> {
             Ok(())
         }),
         Trial::test("cli::run_format_json", || {
-            let (hlo, _) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.json.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, _) = add_artifact("add.json.pb")?;
             // Expected outputs zeroed: a mismatch, reported with its first element.
             let (wrong, _) = wrong_add_io("add.zeros.json.io.json")?;
             let spec = spec("h100_sxm");
@@ -246,10 +246,7 @@ fn cli_trials() -> Vec<Trial> {
             Ok(())
         }),
         Trial::test("cli::run_write_outputs", || {
-            let (hlo, _) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.write.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, _) = add_artifact("add.write.pb")?;
             let (wrong, right) = wrong_add_io("add.zeros.run.io.json")?;
             let written = tmp("add.run.outputs.io.json");
             let _ = std::fs::remove_file(&written);
@@ -353,10 +350,7 @@ fn cli_trials() -> Vec<Trial> {
             Ok(())
         }),
         Trial::test("cli::run_exit_codes", || {
-            let (hlo, io) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.h100.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, io) = add_artifact("add.h100.pb")?;
             let (r, text) = run_cli(&artifact, "h100_sxm", &io);
             if r != Ok(0) || !text.contains("OK: 1 of 1 outputs match") {
                 return Err(format!("{r:?}\n{text}").into());

@@ -26,13 +26,14 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
+use super::cufft::{self, Plans};
 use super::pool::{Returned, SizePool};
 use super::{
     cublas, host_len, Device, DeviceDescription, DeviceKind, DeviceOp, GemmBuffers, KernelArg,
     LaunchShape,
 };
 use crate::error::{Error, Result};
-use crate::thunks::{GemmConfig, KernelModule};
+use crate::thunks::{FftThunk, GemmConfig, KernelModule};
 
 /// A CUDA device (one ordinal, its primary context).
 pub struct CudaDevice {
@@ -48,6 +49,17 @@ pub struct CudaDevice {
     graphs: Mutex<Graphs>,
     /// Device memory freed by executions, kept for the next ones (see [`super::pool`]).
     pool: Mutex<SizePool>,
+    /// cuFFT plans, probed at the first FFT thunk.
+    fft: Mutex<Fft>,
+}
+
+/// The cuFFT state.
+enum Fft {
+    /// Not asked for yet.
+    Unprobed,
+    /// libcufft is not on this machine: FFT thunks run on host copies.
+    Missing,
+    Ready(Plans),
 }
 
 #[derive(Default)]
@@ -188,6 +200,50 @@ impl CudaDevice {
             // A quarter of the device: repeated executions of anything that fits reuse their
             // blocks, and what one large execution freed cannot starve another program.
             pool: Mutex::new(SizePool::new(mem / 4)),
+            fft: Mutex::new(Fft::Unprobed),
+        })
+    }
+
+    /// Multiplies the f32 (or f64) values of `(address, size)` by `factor` in place: cuBLAS
+    /// `scal` on the null stream, or on a host copy where libcublas is missing.
+    fn scale(&self, (address, size): (u64, u64), double: bool, factor: f64) -> Result<()> {
+        let width: u64 = if double { 8 } else { 4 };
+        self.with_cublas(|blas| {
+            let Some(blas) = blas else {
+                return host_scale(self, (address, size), double, factor);
+            };
+            let (mut at, mut left) = (address, size / width);
+            while left > 0 {
+                let n = left.min(i32::MAX as u64);
+                let single = factor as f32;
+                // SAFETY: `[at, at + n * width)` lies in the live output buffer; alpha is a
+                // host pointer (the handle's default pointer mode).
+                let status = unsafe {
+                    if double {
+                        cudarc::cublas::sys::cublasDscal_v2(
+                            *blas.handle(),
+                            n as i32,
+                            &factor,
+                            at as *mut f64,
+                            1,
+                        )
+                    } else {
+                        cudarc::cublas::sys::cublasSscal_v2(
+                            *blas.handle(),
+                            n as i32,
+                            &single,
+                            at as *mut f32,
+                            1,
+                        )
+                    }
+                };
+                status
+                    .result()
+                    .map_err(|e| Error::internal(format!("cuBLAS scal: {e:?}")))?;
+                at += n * width;
+                left -= n;
+            }
+            Ok(())
         })
     }
 
@@ -276,6 +332,29 @@ impl CudaDevice {
             Blas::Unprobed | Blas::Missing => f(None),
         }
     }
+}
+
+/// [`CudaDevice::scale`] on a host copy.
+fn host_scale(
+    d: &CudaDevice,
+    (address, size): (u64, u64),
+    double: bool,
+    factor: f64,
+) -> Result<()> {
+    let mut bytes = vec![0u8; host_len(size, "fft output")?];
+    d.read(address, &mut bytes)?;
+    if double {
+        for c in bytes.chunks_exact_mut(8) {
+            let v = f64::from_le_bytes(c.try_into().unwrap_or_default()) * factor;
+            c.copy_from_slice(&v.to_le_bytes());
+        }
+    } else {
+        for c in bytes.chunks_exact_mut(4) {
+            let v = f32::from_le_bytes(c.try_into().unwrap_or_default()) * factor as f32;
+            c.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    d.write(address, &bytes)
 }
 
 impl Drop for CudaDevice {
@@ -464,6 +543,41 @@ impl Device for CudaDevice {
             .synchronize()
             .map_err(|e| drv("command buffer (CUDA graph)", e))?;
         Ok(true)
+    }
+
+    fn fft(&self, thunk: &FftThunk, input: (u64, u64), output: (u64, u64)) -> Result<()> {
+        let mut fft = self.fft.lock().map_err(|_| poisoned("cuFFT plans"))?;
+        if let Fft::Unprobed = *fft {
+            // cudarc panics when a dynamically loaded library is missing: ask first.
+            *fft = if cufft::present() {
+                Fft::Ready(Plans::default())
+            } else {
+                Fft::Missing
+            };
+        }
+        let Fft::Ready(plans) = &mut *fft else {
+            drop(fft);
+            return super::host_fft(self, thunk, input, output);
+        };
+        self.current()?;
+        // cuFFT may overwrite its input: transform a copy.
+        let scratch = self.allocate(input.1)?;
+        let ran = self
+            .copy(scratch, input.0, input.1)
+            .and_then(|()| plans.execute(thunk, scratch, output.0));
+        let freed = self.free(scratch);
+        let ran = ran?;
+        freed?;
+        drop(fft);
+        if !ran {
+            return super::host_fft(self, thunk, input, output);
+        }
+        if let Some(factor) = cufft::inverse_scale(thunk) {
+            self.scale(output, thunk.double, factor)?;
+        }
+        self.null_stream
+            .synchronize()
+            .map_err(|e| drv("FFT (cuFFT)", e))
     }
 
     fn synchronize(&self) -> Result<()> {
