@@ -10,9 +10,9 @@ use super::*;
 
 use ComparisonDirection::{Eq as EQ, Ge as GE, Le as LE, Lt as LT};
 
-/// `CHLO_AsinAcosKernelOp` of `signed_x + i signed_y`: `sqrt(a^2 - x^2) + i log(a + sqrt(a^2
-/// - 1))` with `a = (hypot(x + 1, y) + hypot(x - 1, y)) / 2`, `x = |signed_x|`, `y =
-/// |signed_y|`. Returns the (real, imaginary) parts.
+/// `CHLO_AsinAcosKernelOp` of `signed_x + i signed_y`:
+/// `sqrt(a^2 - x^2) + i log(a + sqrt(a^2 - 1))` with `a = (hypot(x + 1, y) + hypot(x - 1, y)) /
+/// 2`, `x = |signed_x|` and `y = |signed_y|`. Returns the (real, imaginary) parts.
 fn asin_acos_kernel(m: &mut Math<'_, '_>, signed_x: V, signed_y: V) -> (V, V) {
     let x = m.abs(signed_x);
     let y = m.abs(signed_y);
