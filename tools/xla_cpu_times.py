@@ -27,7 +27,8 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 
-jax.config.update("jax_platforms", "cpu")
+# XLA:CPU unless a caller (tools/gpu_bench.py) names another platform before importing this.
+jax.config.update("jax_platforms", os.environ.get("BENCH_JAX_PLATFORM", "cpu"))
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "bench")
 REPS = 30

@@ -244,3 +244,35 @@ fn a_config_parse_error_names_the_file_once() {
         )
     );
 }
+
+/// `--after_staged_flips` compiles as the defaults will be after every flip: an fft becomes an
+/// FFT thunk (by default, dots with twiddle-factor matrices).
+#[test]
+fn after_staged_flips_emits_the_staged_constructs() {
+    let fft = common::root()
+        .join("testdata/fft/fft_8_c64.hlo")
+        .display()
+        .to_string();
+    let has_fft_thunk = |extra: &[&str]| {
+        let out = tmp(&format!("fft_8{}.pb", extra.len()));
+        let mut args = vec![
+            format!("--module_file={fft}"),
+            format!("--output_file={}", out.display()),
+            "--platform=gpu".into(),
+            format!("--gpu_target_config={}", spec("h100_sxm")),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let (ok, err) = xla_compile(&args);
+        assert!(ok, "{err}");
+        let bytes = std::fs::read(&out).expect("output");
+        let exe = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice()).expect("decode");
+        exe.thunks.iter().any(|t| {
+            matches!(
+                t.r#impl,
+                Some(proto::xla::gpu::thunk_proto::Impl::FftThunk(_))
+            )
+        })
+    };
+    assert!(!has_fft_thunk(&[]));
+    assert!(has_fft_thunk(&["--after_staged_flips"]));
+}

@@ -45,7 +45,8 @@ fn check(path: &Path, target_name: &str) -> Result<(), Failed> {
         for t in common::all_thunks(&with) {
             if let Some(Impl::KernelThunk(k)) = &t.r#impl {
                 let cubin = k.kernel_binary.as_ref().map_or(&[][..], |b| &b.cubin);
-                let got = ptx::ptxas::cubin_sm(cubin)
+                let got = ptx::ptxas::cubin_arch(cubin)
+                    .map(|a| a.sm)
                     .map_err(|e| format!("kernel {}: cubin: {e}", k.kernel_name))?;
                 if got != sm {
                     return Err(format!(

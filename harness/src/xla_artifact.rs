@@ -564,14 +564,10 @@ pub fn looks_like_xla(executable: &[u8]) -> bool {
         .unwrap_or(false)
 }
 
-/// A cubin's target as ptxas names it (`sm_90a`, `sm_80`), from its ELF header: the SM is the
-/// low byte of `e_flags` and bit 0x800 the `a` feature set (ptxas 12.9 writes 0x5a055a for sm_90,
-/// 0x5a0d5a for sm_90a). `None` when the bytes are not a CUDA ELF.
+/// A cubin's target as ptxas names it (`sm_90a`, `sm_80`), from its ELF header
+/// ([`ptx::ptxas::cubin_arch`]). `None` when the bytes are not a CUDA ELF.
 pub fn cubin_target(cubin: &[u8]) -> Option<String> {
-    let sm = ptx::ptxas::cubin_sm(cubin).ok()?;
-    let flags = cubin.get(48..52)?;
-    let accel = u32::from_le_bytes([flags[0], flags[1], flags[2], flags[3]]) & 0x800 != 0;
-    Some(format!("sm_{sm}{}", if accel { "a" } else { "" }))
+    ptx::ptxas::cubin_arch(cubin).ok().map(|a| a.to_string())
 }
 
 /// XLA's name for a `ThunkProto` oneof number (xla/backends/gpu/runtime/thunk.proto at the

@@ -24,6 +24,15 @@ fn corpus_case(name: &str) -> (PathBuf, PathBuf) {
     )
 }
 
+/// The corpus's `add` compiled for h100_sxm and written to `tmp(file)`; with its io file.
+fn add_artifact(file: &str) -> Result<(PathBuf, PathBuf), Box<dyn std::error::Error>> {
+    let (hlo, io) = corpus_case("add");
+    let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
+    let artifact = tmp(file);
+    std::fs::write(&artifact, &bytes)?;
+    Ok((artifact, io))
+}
+
 fn run_cli(artifact: &Path, target: &str, io: &Path) -> (Result<u8, String>, String) {
     let args = harness::cmd::run::RunArgs {
         profile: true,
@@ -90,10 +99,7 @@ fn written_outputs_match(written: &Path, right: &hlo_eval::IoCase) -> Result<(),
 fn cli_trials() -> Vec<Trial> {
     vec![
         Trial::test("cli::run_timing", || {
-            let (hlo, io) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.timing.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, io) = add_artifact("add.timing.pb")?;
             let spec = spec("h100_sxm");
             let (code, text) = aot(&[
                 "run".as_ref(),
@@ -126,11 +132,61 @@ fn cli_trials() -> Vec<Trial> {
             }
             Ok(())
         }),
+        Trial::test("cli::run_timing_resident_inputs", || {
+            let (artifact, io) = add_artifact("add.resident.pb")?;
+            let spec = spec("h100_sxm");
+            let run = |format: &str| {
+                aot(&[
+                    "run".as_ref(),
+                    artifact.as_os_str(),
+                    "--target-config".as_ref(),
+                    spec.as_os_str(),
+                    "--io".as_ref(),
+                    io.as_os_str(),
+                    "--resident-inputs".as_ref(),
+                    "--format".as_ref(),
+                    format.as_ref(),
+                ])
+            };
+            // Implies --timing (5 repeats); the verdicts are the compared run's, as without it.
+            let (code, text) = run("text")?;
+            let line = text.lines().find(|l| l.starts_with("timing: "));
+            if code != Some(0)
+                || !line.is_some_and(|l| l.ends_with(" repeats=5 inputs=device"))
+                || !text.contains("OK: 1 of 1 outputs match")
+            {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            let (_, text) = run("json")?;
+            let v: serde_json::Value = serde_json::from_str(&text)?;
+            if v["timing"]["inputs"] != "device" || !v["timing"]["execute_ms"].is_f64() {
+                return Err(format!("bad timing {v}").into());
+            }
+            Ok(())
+        }),
+        Trial::test("cli::run_resident_inputs_refuses_several_devices", || {
+            let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../goldens/executables/h100_sxm/v11/all_gather_mixed");
+            let spec = spec("h100_sxm");
+            let (code, text) = aot(&[
+                "run".as_ref(),
+                case.join("executable.pb").as_os_str(),
+                "--target-config".as_ref(),
+                spec.as_os_str(),
+                "--io".as_ref(),
+                case.join("replica0.io.json").as_os_str(),
+                "--io".as_ref(),
+                case.join("replica1.io.json").as_os_str(),
+                "--resident-inputs".as_ref(),
+            ])?;
+            let want = "--resident-inputs times one device; the executable runs on 2";
+            if code != Some(2) || !text.contains(want) {
+                return Err(format!("exit {code:?}\n{text}").into());
+            }
+            Ok(())
+        }),
         Trial::test("cli::run_format_json", || {
-            let (hlo, _) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.json.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, _) = add_artifact("add.json.pb")?;
             // Expected outputs zeroed: a mismatch, reported with its first element.
             let (wrong, _) = wrong_add_io("add.zeros.json.io.json")?;
             let spec = spec("h100_sxm");
@@ -156,6 +212,7 @@ fn cli_trials() -> Vec<Trial> {
             if !timing["load_ms"].is_f64()
                 || !timing["execute_ms"].is_f64()
                 || timing["repeats"] != 3
+                || timing["inputs"] != "host"
             {
                 return Err(format!("bad timing {timing}").into());
             }
@@ -189,10 +246,7 @@ fn cli_trials() -> Vec<Trial> {
             Ok(())
         }),
         Trial::test("cli::run_write_outputs", || {
-            let (hlo, _) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.write.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, _) = add_artifact("add.write.pb")?;
             let (wrong, right) = wrong_add_io("add.zeros.run.io.json")?;
             let written = tmp("add.run.outputs.io.json");
             let _ = std::fs::remove_file(&written);
@@ -296,10 +350,7 @@ fn cli_trials() -> Vec<Trial> {
             Ok(())
         }),
         Trial::test("cli::run_exit_codes", || {
-            let (hlo, io) = corpus_case("add");
-            let bytes = harness::cmd::check::compile_file(&hlo, &spec("h100_sxm"))?;
-            let artifact = tmp("add.h100.pb");
-            std::fs::write(&artifact, &bytes)?;
+            let (artifact, io) = add_artifact("add.h100.pb")?;
             let (r, text) = run_cli(&artifact, "h100_sxm", &io);
             if r != Ok(0) || !text.contains("OK: 1 of 1 outputs match") {
                 return Err(format!("{r:?}\n{text}").into());

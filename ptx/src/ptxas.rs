@@ -149,7 +149,7 @@ fn run(
     }
 }
 
-/// Why [`cubin_sm`] rejects bytes as a cubin.
+/// Why [`cubin_arch`] rejects bytes as a cubin.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum CubinError {
@@ -162,12 +162,39 @@ pub enum CubinError {
     /// `e_machine` is not `EM_CUDA` (190).
     #[error("e_machine is {0}, not EM_CUDA (190)")]
     NotCuda(u16),
+    /// `e_ident[EI_ABIVERSION]` is neither CUDA's ELF ABI 7 nor 8, so where `e_flags` keeps the
+    /// SM is unknown.
+    #[error("CUDA ELF ABI version {0} is unknown (7 and 8 are read)")]
+    UnknownAbi(u8),
 }
 
-/// The SM a cubin was assembled for (`90` for `sm_90`/`sm_90a`, `80` for `sm_80`), read from
-/// its ELF header: `e_machine` must be `EM_CUDA` and the low byte of `e_flags` is the SM, as
-/// `ptxas` writes it. Reads nothing past the 64-byte header.
-pub fn cubin_sm(bytes: &[u8]) -> Result<u32, CubinError> {
+/// The target a cubin was assembled for, as its ELF header says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CubinArch {
+    /// `90` for `sm_90` and `sm_90a`, `100` for `sm_100a`.
+    pub sm: u32,
+    /// The architecture-specific feature set (`sm_90a`): such a cubin runs on its SM alone.
+    pub accelerated: bool,
+}
+
+impl std::fmt::Display for CubinArch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = if self.accelerated { "a" } else { "" };
+        write!(f, "sm_{}{a}", self.sm)
+    }
+}
+
+/// `e_ident[EI_ABIVERSION]` of cubins with the SM in `e_flags`' low byte and the `a` feature set
+/// at bit 11 (LLVM's `ELFABIVERSION_CUDA_V1`): ptxas up to 12.x for SMs below 100.
+const CUDA_ABI_V1: u8 = 7;
+/// Cubins with the SM in bits 8-15 and the `a` feature set at bit 3 (`ELFABIVERSION_CUDA_V2`):
+/// ptxas 12.8+ for sm_100 and later, and ptxas 13 for every SM (its sm_90 is `0x06005a04`).
+const CUDA_ABI_V2: u8 = 8;
+
+/// The target a cubin was assembled for, read from its ELF header: `e_machine` must be
+/// `EM_CUDA`, and `e_flags` is read in the layout `e_ident[EI_ABIVERSION]` names, as LLVM's
+/// `ELFObjectFileBase::getNVPTXCPUName` does. Reads nothing past the 64-byte header.
+pub fn cubin_arch(bytes: &[u8]) -> Result<CubinArch, CubinError> {
     let h = bytes.get(..64).ok_or(CubinError::Truncated(bytes.len()))?;
     // EI_CLASS = ELFCLASS64 (2), EI_DATA = little-endian (1).
     if &h[..4] != b"\x7fELF" || h[4] != 2 || h[5] != 1 {
@@ -178,30 +205,66 @@ pub fn cubin_sm(bytes: &[u8]) -> Result<u32, CubinError> {
         return Err(CubinError::NotCuda(machine));
     }
     let flags = u32::from_le_bytes([h[48], h[49], h[50], h[51]]);
-    Ok(flags & 0xff)
+    match h[8] {
+        CUDA_ABI_V1 => Ok(CubinArch {
+            sm: flags & 0xff,
+            accelerated: flags & 0x800 != 0,
+        }),
+        CUDA_ABI_V2 => Ok(CubinArch {
+            sm: (flags >> 8) & 0xff,
+            accelerated: flags & 0x8 != 0,
+        }),
+        other => Err(CubinError::UnknownAbi(other)),
+    }
 }
 
 #[cfg(test)]
 mod cubin_tests {
     use super::*;
 
-    fn header(machine: u16, flags: u32) -> Vec<u8> {
+    fn header(abi: u8, machine: u16, flags: u32) -> Vec<u8> {
         let mut h = vec![0u8; 64];
         h[..4].copy_from_slice(b"\x7fELF");
         h[4] = 2;
         h[5] = 1;
+        h[8] = abi;
         h[18..20].copy_from_slice(&machine.to_le_bytes());
         h[48..52].copy_from_slice(&flags.to_le_bytes());
         h
     }
 
+    fn arch(sm: u32, accelerated: bool) -> Result<CubinArch, CubinError> {
+        Ok(CubinArch { sm, accelerated })
+    }
+
     #[test]
-    fn reads_the_sm_from_e_flags() {
-        // e_flags as ptxas 12.9 writes them for sm_90a and sm_80.
-        assert_eq!(cubin_sm(&header(190, 0x5a0d5a)), Ok(90));
-        assert_eq!(cubin_sm(&header(190, 0x500550)), Ok(80));
-        assert_eq!(cubin_sm(&header(62, 0)), Err(CubinError::NotCuda(62)));
-        assert_eq!(cubin_sm(b"\x7fELF"), Err(CubinError::Truncated(4)));
-        assert_eq!(cubin_sm(&[0u8; 64]), Err(CubinError::NotElf));
+    fn reads_abi_7_headers_as_ptxas_12_writes_them() {
+        // e_flags as ptxas 12.9 writes them for sm_90a, sm_90 and sm_80.
+        assert_eq!(cubin_arch(&header(7, 190, 0x5a0d5a)), arch(90, true));
+        assert_eq!(cubin_arch(&header(7, 190, 0x5a055a)), arch(90, false));
+        assert_eq!(cubin_arch(&header(7, 190, 0x500550)), arch(80, false));
+    }
+
+    #[test]
+    fn reads_abi_8_headers_as_ptxas_13_writes_them() {
+        // ptxas 13.0 for sm_90, sm_80 and sm_120; ptxas 12.9 for sm_100a (seen on an H200's
+        // CUDA 13 toolkit: reading the low byte gave "sm_4").
+        assert_eq!(cubin_arch(&header(8, 190, 0x6005a04)), arch(90, false));
+        assert_eq!(cubin_arch(&header(8, 190, 0x6005004)), arch(80, false));
+        assert_eq!(cubin_arch(&header(8, 190, 0x6007802)), arch(120, false));
+        assert_eq!(cubin_arch(&header(8, 190, 0x600640a)), arch(100, true));
+        assert_eq!(arch(100, true).unwrap().to_string(), "sm_100a");
+    }
+
+    #[test]
+    fn each_rejection_by_its_message() {
+        let msg = |b: &[u8]| cubin_arch(b).unwrap_err().to_string();
+        assert_eq!(msg(&header(7, 62, 0)), "e_machine is 62, not EM_CUDA (190)");
+        assert_eq!(msg(b"\x7fELF"), "4 bytes, shorter than an ELF64 header");
+        assert_eq!(msg(&[0u8; 64]), "not a 64-bit little-endian ELF file");
+        assert_eq!(
+            msg(&header(9, 190, 0x6005a04)),
+            "CUDA ELF ABI version 9 is unknown (7 and 8 are read)"
+        );
     }
 }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::behaviour::{self, Behaviour, Behaviours};
+use crate::buffer::Argument;
 use crate::collectives::{self, Clique};
 use crate::device::{Device, DeviceOp, GemmBuffers, LaunchShape};
 use crate::error::{invalid, Cause, Error, Result};
@@ -154,6 +155,37 @@ impl Executable {
                 self.num_partitions
             )));
         }
+        let args: Vec<Argument<'_>> = args.iter().map(|a| Argument::Host(a)).collect();
+        let reexecuted = self.begin_execution();
+        self.run_replica(device, &args, 0, None, (reexecuted, read))
+    }
+
+    /// [`Executable::execute_reading`] with each argument either host bytes or a
+    /// [`DeviceBuffer`] already on `device`: a device buffer is copied device to device into its
+    /// parameter's allocation (the executable may write its parameters; the caller's buffer stays
+    /// as it was), so inputs uploaded once serve every execution without a host copy. With
+    /// `read` all false, nothing comes back to the host either: the execution is the device's
+    /// work alone, as a framework's call on device arrays is.
+    pub fn execute_with(
+        &self,
+        device: &dyn Device,
+        args: &[Argument<'_>],
+        read: &[bool],
+    ) -> Result<ExecutionResult> {
+        if self.num_devices() > 1 {
+            return Err(invalid(format!(
+                "the executable runs on {} devices; device-resident arguments serve one",
+                self.num_devices()
+            )));
+        }
+        if let Some(i) = args.iter().position(|a| match a {
+            Argument::Device(b) => !std::ptr::addr_eq(b.device, device),
+            Argument::Host(_) => false,
+        }) {
+            return Err(invalid(format!(
+                "argument {i} is a buffer of another device"
+            )));
+        }
         let reexecuted = self.begin_execution();
         self.run_replica(device, args, 0, None, (reexecuted, read))
     }
@@ -235,7 +267,7 @@ impl Executable {
                 .map(|(r, (d, a))| {
                     let clique = &clique;
                     s.spawn(move || {
-                        let refs: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
+                        let refs: Vec<Argument<'_>> = a.iter().map(|a| Argument::Host(a)).collect();
                         let res = self.run_replica(
                             d.as_ref(),
                             &refs,
@@ -284,7 +316,7 @@ impl Executable {
     fn run_replica(
         &self,
         device: &dyn Device,
-        args: &[&[u8]],
+        args: &[Argument<'_>],
         device_id: i64,
         clique: Option<&Clique>,
         (reexecuted, read): (bool, &[bool]),
@@ -297,7 +329,7 @@ impl Executable {
             )));
         }
         for (i, ((number, leaf), a)) in self.parameters.iter().zip(args).enumerate() {
-            if a.len() as u64 != leaf.size {
+            if a.len() != leaf.size {
                 return Err(invalid(format!(
                     "argument {i} (parameter {number} {:?}, {}{:?}) is {} bytes, expected {}",
                     leaf.shape_index,
@@ -315,7 +347,10 @@ impl Executable {
             }
             for ((_, leaf), a) in self.parameters.iter().zip(args) {
                 if let Some(&base) = leaf.allocation.and_then(|a| bases.get(a)) {
-                    device.write(base, a)?;
+                    match a {
+                        Argument::Host(bytes) => device.write(base, bytes)?,
+                        Argument::Device(b) => device.copy(base, b.address, b.size)?,
+                    }
                 }
             }
             for c in &self.constants {

@@ -9,6 +9,11 @@
 //! let device = EmulatedDevice::from_target_config_file(Path::new("h100_sxm.txtpb"))?;
 //! let exe = runtime::load(&bytes, &device, &RuntimeFlags::default())?;
 //! let result = exe.execute(&device, &[&arg0, &arg1])?;   // result.outputs[i]: leaf i's bytes
+//!
+//! // Weights kept on the device across executions (copied device to device into the
+//! // parameter's allocation each time; the buffer itself is never written):
+//! let w = DeviceBuffer::upload(&device, &weights)?;
+//! let result = exe.execute_with(&device, &[Argument::Host(&x), Argument::Device(&w)], &[])?;
 //! ```
 #![warn(missing_docs)]
 
@@ -16,6 +21,7 @@
 // module stays public on purpose: `thunks`, the decoded thunk graph an `Executable` holds (about
 // forty plain data types, read as a namespace: `thunks::KernelThunk`, `thunks::ThunkKind`).
 mod behaviour;
+mod buffer;
 mod collectives;
 mod conv;
 mod device;
@@ -36,6 +42,7 @@ mod streams;
 pub mod thunks;
 
 // Loading and executing.
+pub use buffer::{Argument, DeviceBuffer};
 pub use error::{Cause, Code, Error, Result};
 pub use executable::{Allocation, AllocationKind, Constant, Executable, Leaf, TupleTable};
 pub use execute::{ExecutionResult, ExecutionStats, KernelTiming};

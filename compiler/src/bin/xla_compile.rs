@@ -48,6 +48,11 @@ struct Args {
     /// the runtime's and the reference evaluator's limit by default).
     #[arg(long = "max_array_elements", value_name = "N", default_value_t = hlo::MAX_ELEMENTS)]
     max_array_elements: u64,
+    /// Compile as the defaults will be once every staged rollout has flipped
+    /// (`CompileOptions::after_staged_flips`: FFT, convolution and cuSOLVER thunks among them).
+    /// Runtimes from before a flip's date refuse what it emits: for testing today's runtime.
+    #[arg(long = "after_staged_flips")]
+    after_staged_flips: bool,
 }
 
 /// Reads the module in the format its extension names, checked against the content
@@ -65,7 +70,11 @@ fn run(args: Args) -> Result<()> {
     }
     let target = compiler::Target::load(&args.gpu_target_config)?;
     let module = read_module(&args.module_file)?;
-    let mut options = compiler::CompileOptions::default();
+    let mut options = if args.after_staged_flips {
+        compiler::CompileOptions::after_staged_flips()
+    } else {
+        compiler::CompileOptions::default()
+    };
     options.cubin = args.cubin;
     options.allow_excess_precision = args.allow_excess_precision;
     options.max_array_elements = args.max_array_elements;

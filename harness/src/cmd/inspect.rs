@@ -357,8 +357,8 @@ fn strip_ptx(thunks: &mut [ThunkProto], modules: &BTreeMap<String, usize>) {
                 b.ptx = format!("<PTX module {i}, printed below>");
             }
             if !b.cubin.is_empty() {
-                let what = match ptx::ptxas::cubin_sm(&b.cubin) {
-                    Ok(sm) => format!("sm_{sm}"),
+                let what = match ptx::ptxas::cubin_arch(&b.cubin) {
+                    Ok(arch) => format!("sm_{}", arch.sm),
                     Err(e) => format!("not a cubin: {e}"),
                 };
                 b.cubin =

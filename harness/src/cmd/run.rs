@@ -62,6 +62,11 @@ pub struct RunArgs {
     /// Executions timed by `--timing` (default 5; implies `--timing`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub repeat: Option<u32>,
+    /// Time executions whose inputs are already on the device (uploaded once, as a serving host
+    /// keeps weights there and a framework passes device arrays) and that read nothing back, so
+    /// `execute_ms` is the device's work alone; one device only (implies `--timing`).
+    #[arg(long)]
+    pub resident_inputs: bool,
     /// Output format: `text` (verdict lines) or `json` (one object: the verdicts, the
     /// tolerance, `--timing`'s and `--profile`'s figures, the summary).
     #[arg(long, value_enum, default_value_t = RunFormat::Text)]
@@ -92,6 +97,7 @@ impl RunArgs {
             profile: false,
             timing: false,
             repeat: None,
+            resident_inputs: false,
             format: RunFormat::Text,
             kernel_ptx: Vec::new(),
             limits: LimitArgs::default(),
@@ -751,6 +757,10 @@ pub fn load_run_compare(
     let timing = match extras.timing {
         // The run above was the warm-up (first execution: command buffers recorded, caches
         // filled); the median of the next `repeats` is what a serving host sees.
+        Some(repeats) if extras.resident_inputs => {
+            let mut times = timed_resident(&exe, &devices, &inputs, repeats)?;
+            Some(Timing::of(load_time, &mut times).on_device())
+        }
         Some(repeats) => {
             let mut times = Vec::with_capacity(repeats as usize);
             for _ in 0..repeats {
@@ -858,6 +868,7 @@ impl Outcome<'_> {
                 "load_ms": json_f64(t.load_ms),
                 "execute_ms": json_f64(t.execute_ms),
                 "repeats": t.repeats,
+                "inputs": if t.resident { "device" } else { "host" },
             })),
             "kernels": self.kernels.iter().map(|k| serde_json::json!({
                 "kernel": k.kernel,
@@ -871,6 +882,39 @@ impl Outcome<'_> {
     }
 }
 
+/// `--resident-inputs`' timed executions: the inputs uploaded once into device buffers, one
+/// warm-up with them (command buffers recorded for their addresses), then `repeats` executions
+/// that copy them device to device and read nothing back.
+fn timed_resident(
+    exe: &Executable,
+    devices: &[Arc<dyn Device>],
+    inputs: &[Vec<Array>],
+    repeats: u32,
+) -> anyhow::Result<Vec<std::time::Duration>> {
+    let (device, case) = match (devices, inputs) {
+        ([device], [case]) if exe.num_devices() == 1 => (device.as_ref(), case),
+        _ => anyhow::bail!(
+            "--resident-inputs times one device; the executable runs on {}",
+            exe.num_devices()
+        ),
+    };
+    let bytes: Vec<Vec<u8>> = case.iter().map(runtime::array_to_bytes).collect();
+    let buffers = bytes
+        .iter()
+        .map(|b| runtime::DeviceBuffer::upload(device, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    let args: Vec<runtime::Argument<'_>> = buffers.iter().map(runtime::Argument::Device).collect();
+    let read = vec![false; exe.outputs.len()];
+    exe.execute_with(device, &args, &read)?;
+    let mut times = Vec::with_capacity(repeats as usize);
+    for _ in 0..repeats {
+        let t = std::time::Instant::now();
+        exe.execute_with(device, &args, &read)?;
+        times.push(t.elapsed());
+    }
+    Ok(times)
+}
+
 /// `--timing`'s figures: the load, and the median execution (the mean of the middle two for an
 /// even count), in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -878,6 +922,8 @@ struct Timing {
     load_ms: f64,
     execute_ms: f64,
     repeats: usize,
+    /// `--resident-inputs`.
+    resident: bool,
 }
 
 impl Timing {
@@ -894,14 +940,26 @@ impl Timing {
             load_ms: ms(load),
             execute_ms: median,
             repeats: n,
+            resident: false,
         }
     }
 
-    /// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`.
+    fn on_device(self) -> Timing {
+        Timing {
+            resident: true,
+            ..self
+        }
+    }
+
+    /// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`, and ` inputs=device` with
+    /// `--resident-inputs`.
     fn line(&self) -> String {
         format!(
-            "timing: load_ms={:.3} execute_ms={:.3} repeats={}",
-            self.load_ms, self.execute_ms, self.repeats
+            "timing: load_ms={:.3} execute_ms={:.3} repeats={}{}",
+            self.load_ms,
+            self.execute_ms,
+            self.repeats,
+            if self.resident { " inputs=device" } else { "" }
         )
     }
 }
@@ -914,6 +972,9 @@ pub struct RunReport {
     /// `--timing`: the load time and the median of this many timed executions after the
     /// compared one (`--repeat`, at least 1).
     pub timing: Option<u32>,
+    /// `--resident-inputs`: the timed executions take their inputs from device buffers and
+    /// read nothing back.
+    pub resident_inputs: bool,
     /// `--format`.
     pub format: RunFormat,
 }
@@ -998,7 +1059,9 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         &flags,
         RunReport {
             profile: args.profile,
-            timing: (args.timing || args.repeat.is_some()).then(|| args.repeat.unwrap_or(5)),
+            timing: (args.timing || args.repeat.is_some() || args.resident_inputs)
+                .then(|| args.repeat.unwrap_or(5)),
+            resident_inputs: args.resident_inputs,
             format: args.format,
         },
         args.write_outputs.as_deref(),

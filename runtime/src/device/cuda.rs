@@ -26,12 +26,14 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
+use super::cufft::{self, Plans};
+use super::pool::{Returned, SizePool};
 use super::{
     cublas, host_len, Device, DeviceDescription, DeviceKind, DeviceOp, GemmBuffers, KernelArg,
     LaunchShape,
 };
 use crate::error::{Error, Result};
-use crate::thunks::{GemmConfig, KernelModule};
+use crate::thunks::{FftThunk, GemmConfig, KernelModule};
 
 /// A CUDA device (one ordinal, its primary context).
 pub struct CudaDevice {
@@ -45,6 +47,19 @@ pub struct CudaDevice {
     cublas: Mutex<Blas>,
     /// Command buffers as CUDA graphs.
     graphs: Mutex<Graphs>,
+    /// Device memory freed by executions, kept for the next ones (see [`super::pool`]).
+    pool: Mutex<SizePool>,
+    /// cuFFT plans, probed at the first FFT thunk.
+    fft: Mutex<Fft>,
+}
+
+/// The cuFFT state.
+enum Fft {
+    /// Not asked for yet.
+    Unprobed,
+    /// libcufft is not on this machine: FFT thunks run on host copies.
+    Missing,
+    Ready(Plans),
 }
 
 #[derive(Default)]
@@ -182,7 +197,63 @@ impl CudaDevice {
             modules: Mutex::default(),
             cublas: Mutex::new(Blas::Unprobed),
             graphs: Mutex::default(),
+            // A quarter of the device: repeated executions of anything that fits reuse their
+            // blocks, and what one large execution freed cannot starve another program.
+            pool: Mutex::new(SizePool::new(mem / 4)),
+            fft: Mutex::new(Fft::Unprobed),
         })
+    }
+
+    /// Multiplies the f32 (or f64) values of `(address, size)` by `factor` in place: cuBLAS
+    /// `scal` on the null stream, or on a host copy where libcublas is missing.
+    fn scale(&self, (address, size): (u64, u64), double: bool, factor: f64) -> Result<()> {
+        let width: u64 = if double { 8 } else { 4 };
+        self.with_cublas(|blas| {
+            let Some(blas) = blas else {
+                return host_scale(self, (address, size), double, factor);
+            };
+            let (mut at, mut left) = (address, size / width);
+            while left > 0 {
+                let n = left.min(i32::MAX as u64);
+                let single = factor as f32;
+                // SAFETY: `[at, at + n * width)` lies in the live output buffer; alpha is a
+                // host pointer (the handle's default pointer mode).
+                let status = unsafe {
+                    if double {
+                        cudarc::cublas::sys::cublasDscal_v2(
+                            *blas.handle(),
+                            n as i32,
+                            &factor,
+                            at as *mut f64,
+                            1,
+                        )
+                    } else {
+                        cudarc::cublas::sys::cublasSscal_v2(
+                            *blas.handle(),
+                            n as i32,
+                            &single,
+                            at as *mut f32,
+                            1,
+                        )
+                    }
+                };
+                status
+                    .result()
+                    .map_err(|e| Error::internal(format!("cuBLAS scal: {e:?}")))?;
+                at += n * width;
+                left -= n;
+            }
+            Ok(())
+        })
+    }
+
+    /// Frees blocks the pool kept (with the context current).
+    fn release(&self, blocks: Vec<u64>) -> Result<()> {
+        for b in blocks {
+            // SAFETY: each block came from `cuMemAlloc` here and is in the pool, not live.
+            unsafe { result::free_sync(b) }.map_err(|e| drv("cuMemFree", e))?;
+        }
+        Ok(())
     }
 
     fn current(&self) -> Result<()> {
@@ -263,6 +334,45 @@ impl CudaDevice {
     }
 }
 
+/// [`CudaDevice::scale`] on a host copy.
+fn host_scale(
+    d: &CudaDevice,
+    (address, size): (u64, u64),
+    double: bool,
+    factor: f64,
+) -> Result<()> {
+    let mut bytes = vec![0u8; host_len(size, "fft output")?];
+    d.read(address, &mut bytes)?;
+    if double {
+        for c in bytes.chunks_exact_mut(8) {
+            let v = f64::from_le_bytes(c.try_into().unwrap_or_default()) * factor;
+            c.copy_from_slice(&v.to_le_bytes());
+        }
+    } else {
+        for c in bytes.chunks_exact_mut(4) {
+            let v = f32::from_le_bytes(c.try_into().unwrap_or_default()) * factor as f32;
+            c.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    d.write(address, &bytes)
+}
+
+impl Drop for CudaDevice {
+    /// The pool's blocks go back to the driver before the context is released (fields drop
+    /// after this).
+    fn drop(&mut self) {
+        let blocks = match self.pool.get_mut() {
+            Ok(pool) => pool.drain(),
+            Err(poisoned) => poisoned.into_inner().drain(),
+        };
+        if self.current().is_ok() {
+            // Nothing to report a failure to while dropping; the context's release frees the
+            // rest.
+            let _ = self.release(blocks);
+        }
+    }
+}
+
 impl Device for CudaDevice {
     fn description(&self) -> &DeviceDescription {
         &self.description
@@ -275,18 +385,40 @@ impl Device for CudaDevice {
     fn allocate(&self, size: u64) -> Result<u64> {
         self.current()?;
         let n = host_len(size, "allocation")?.max(1);
-        // SAFETY: plain allocation in the current context; zeroed like the emulator's.
-        unsafe {
-            let p = result::malloc_sync(n).map_err(|e| drv("cuMemAlloc", e))?;
-            result::memset_d8_sync(p, 0, n).map_err(|e| drv("cuMemsetD8", e))?;
-            Ok(p)
-        }
+        let mut pool = self.pool.lock().map_err(|_| poisoned("memory pool"))?;
+        let p = match pool.take(n) {
+            Some(p) => p,
+            // SAFETY: plain allocation in the current context.
+            None => match unsafe { result::malloc_sync(n) } {
+                Ok(p) => p,
+                Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                    // What the pool keeps may be what is missing: give it back and retry once.
+                    self.release(pool.drain())?;
+                    // SAFETY: as above.
+                    unsafe { result::malloc_sync(n) }.map_err(|e| drv("cuMemAlloc", e))?
+                }
+                Err(e) => return Err(drv("cuMemAlloc", e)),
+            },
+        };
+        pool.allocated(p, n);
+        // SAFETY: `p` is a live block of `n` bytes; zeroed like the emulator's allocations.
+        unsafe { result::memset_d8_sync(p, 0, n) }.map_err(|e| drv("cuMemsetD8", e))?;
+        Ok(p)
     }
 
     fn free(&self, address: u64) -> Result<()> {
         self.current()?;
-        // SAFETY: `address` came from `allocate` and is freed once by the executor.
-        unsafe { result::free_sync(address) }.map_err(|e| drv("cuMemFree", e))
+        let mut pool = self.pool.lock().map_err(|_| poisoned("memory pool"))?;
+        match pool.give_back(address) {
+            Returned::Kept => Ok(()),
+            Returned::Release(_) => {
+                // SAFETY: `address` came from `allocate` and is freed once by the executor.
+                unsafe { result::free_sync(address) }.map_err(|e| drv("cuMemFree", e))
+            }
+            Returned::Unknown => Err(Error::internal(format!(
+                "CUDA free of {address:#x}: not a live allocation of this device"
+            ))),
+        }
     }
 
     fn write(&self, address: u64, data: &[u8]) -> Result<()> {
@@ -411,6 +543,41 @@ impl Device for CudaDevice {
             .synchronize()
             .map_err(|e| drv("command buffer (CUDA graph)", e))?;
         Ok(true)
+    }
+
+    fn fft(&self, thunk: &FftThunk, input: (u64, u64), output: (u64, u64)) -> Result<()> {
+        let mut fft = self.fft.lock().map_err(|_| poisoned("cuFFT plans"))?;
+        if let Fft::Unprobed = *fft {
+            // cudarc panics when a dynamically loaded library is missing: ask first.
+            *fft = if cufft::present() {
+                Fft::Ready(Plans::default())
+            } else {
+                Fft::Missing
+            };
+        }
+        let Fft::Ready(plans) = &mut *fft else {
+            drop(fft);
+            return super::host_fft(self, thunk, input, output);
+        };
+        self.current()?;
+        // cuFFT may overwrite its input: transform a copy.
+        let scratch = self.allocate(input.1)?;
+        let ran = self
+            .copy(scratch, input.0, input.1)
+            .and_then(|()| plans.execute(thunk, scratch, output.0));
+        let freed = self.free(scratch);
+        let ran = ran?;
+        freed?;
+        drop(fft);
+        if !ran {
+            return super::host_fft(self, thunk, input, output);
+        }
+        if let Some(factor) = cufft::inverse_scale(thunk) {
+            self.scale(output, thunk.double, factor)?;
+        }
+        self.null_stream
+            .synchronize()
+            .map_err(|e| drv("FFT (cuFFT)", e))
     }
 
     fn synchronize(&self) -> Result<()> {

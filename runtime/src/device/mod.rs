@@ -14,7 +14,9 @@ use crate::thunks::{ConvThunk, FftThunk, GemmConfig, KernelModule};
 
 mod cublas;
 pub mod cuda;
+mod cufft;
 pub mod emulated;
+mod pool;
 
 pub use cuda::CudaDevice;
 pub use emulated::{DeviceTotals, EmulatedDevice};
@@ -313,17 +315,7 @@ pub trait Device: Send + Sync + fmt::Debug {
     /// The FFT thunk from the `input` to the `output` (address, size) (docs/artifact.md "Fft").
     /// The default runs `crate::fft` on host copies of the buffers.
     fn fft(&self, thunk: &FftThunk, input: (u64, u64), output: (u64, u64)) -> Result<()> {
-        let mut x = vec![0u8; host_len(input.1, "fft input")?];
-        self.read(input.0, &mut x)?;
-        let y = crate::fft::execute(thunk, &x)?;
-        if y.len() as u64 != output.1 {
-            return Err(Error::internal(format!(
-                "fft wrote {} bytes into an output of {}",
-                y.len(),
-                output.1
-            )));
-        }
-        self.write(output.0, &y)
+        host_fft(self, thunk, input, output)
     }
     /// Runs a command buffer's operations (addresses of this execution) as one unit when the
     /// device has such a thing: the CUDA device captures them into a CUDA graph on first use
@@ -334,6 +326,27 @@ pub trait Device: Send + Sync + fmt::Debug {
     }
     /// Waits for everything issued so far.
     fn synchronize(&self) -> Result<()>;
+}
+
+/// The FFT thunk on host copies of its buffers (`crate::fft`): [`Device::fft`]'s default, and
+/// the CUDA device's path where cuFFT is missing or a shape does not fit it.
+pub(crate) fn host_fft<D: Device + ?Sized>(
+    device: &D,
+    thunk: &FftThunk,
+    input: (u64, u64),
+    output: (u64, u64),
+) -> Result<()> {
+    let mut x = vec![0u8; host_len(input.1, "fft input")?];
+    device.read(input.0, &mut x)?;
+    let y = crate::fft::execute(thunk, &x)?;
+    if y.len() as u64 != output.1 {
+        return Err(Error::internal(format!(
+            "fft wrote {} bytes into an output of {}",
+            y.len(),
+            output.1
+        )));
+    }
+    device.write(output.0, &y)
 }
 
 /// `size` device bytes as a host length, for a host copy or a driver call: a size past this

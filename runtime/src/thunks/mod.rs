@@ -493,20 +493,11 @@ impl KernelCode {
     pub fn describe(&self) -> String {
         match self {
             KernelCode::Ptx(p) => format!("PTX ({} bytes)", p.len()),
-            KernelCode::Cubin(c) => match ptx::ptxas::cubin_sm(c) {
-                // e_flags bit 0x800 is the `a` (architecture-specific) feature set, as ptxas
-                // writes it (sm_90: 0x5a055a, sm_90a: 0x5a0d5a).
-                Ok(sm) => {
-                    let accel = c
-                        .get(48..52)
-                        .map(|f| u32::from_le_bytes([f[0], f[1], f[2], f[3]]) & 0x800 != 0)
-                        .unwrap_or(false);
-                    format!(
-                        "it carries only an sm_{sm}{} cubin ({} bytes), no PTX",
-                        if accel { "a" } else { "" },
-                        c.len()
-                    )
-                }
+            KernelCode::Cubin(c) => match ptx::ptxas::cubin_arch(c) {
+                Ok(arch) => format!(
+                    "it carries only an {arch} cubin ({} bytes), no PTX",
+                    c.len()
+                ),
                 Err(e) => format!("its cubin ({} bytes) is not a CUDA ELF: {e}", c.len()),
             },
             KernelCode::Symbol(s) => format!("an in-process symbol `{s}`, no device code"),

@@ -334,12 +334,14 @@ pub fn run(
     exe.execute(&d, args).unwrap()
 }
 
-/// The 64-byte ELF header of a cubin for `sm` (as ptxas writes it: EM_CUDA, SM in e_flags).
+/// The 64-byte ELF header of a cubin for `sm` (as ptxas 12 writes it: EM_CUDA, CUDA ELF ABI 7,
+/// SM in e_flags' low byte).
 pub fn cubin_header(sm: u32) -> Vec<u8> {
     let mut h = vec![0u8; 64];
     h[..4].copy_from_slice(b"\x7fELF");
     h[4] = 2;
     h[5] = 1;
+    h[8] = 7;
     h[18..20].copy_from_slice(&190u16.to_le_bytes());
     h[48..52].copy_from_slice(&(sm | (sm << 16)).to_le_bytes());
     h

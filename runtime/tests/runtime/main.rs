@@ -10,5 +10,6 @@ mod hostile;
 mod load_errors;
 mod mutants;
 mod partitions;
+mod resident;
 mod roundtrip;
 mod xla_forms;

@@ -91,11 +91,18 @@ fn custom_kernel(id: i64, cubin: Vec<u8>) -> ThunkProto {
 }
 
 /// The refusal says which SM the cubin is for and whether it is the architecture-specific (`a`)
-/// form: e_flags bit 0x800, as ptxas writes it (sm_90 0x5a055a, sm_90a 0x5a0d5a).
+/// form, in either CUDA ELF ABI: ptxas 12's (ABI 7: e_flags bit 0x800; sm_90 0x5a055a, sm_90a
+/// 0x5a0d5a) and ptxas 13's (ABI 8: SM in bits 8-15, bit 0x8; sm_90 0x6005a04).
 #[test]
 fn a_refused_custom_kernel_names_the_cubin_it_carries() {
-    for (flags, sm) in [(0x005a_055a_u32, "sm_90"), (0x005a_0d5a, "sm_90a")] {
+    for (abi, flags, sm) in [
+        (7, 0x005a_055a_u32, "sm_90"),
+        (7, 0x005a_0d5a, "sm_90a"),
+        (8, 0x0600_5a04, "sm_90"),
+        (8, 0x0600_5a0c, "sm_90a"),
+    ] {
         let mut cubin = cubin_header(90);
+        cubin[8] = abi;
         cubin[48..52].copy_from_slice(&flags.to_le_bytes());
         let mut p = vadd();
         p.thunks = vec![custom_kernel(1, cubin)];

@@ -244,7 +244,7 @@ pub(super) fn kernel(
     if !bin.cubin.is_empty() {
         let (major, minor) = ctx.device.compute_capability;
         let want = i64::from(major) * 10 + i64::from(minor);
-        match ptx::ptxas::cubin_sm(&bin.cubin) {
+        match ptx::ptxas::cubin_arch(&bin.cubin).map(|a| a.sm) {
             Err(e) => {
                 return Err(invalid(format!(
                     "{path}.kernel_binary.cubin is not a cubin: {e}"
