@@ -29,14 +29,27 @@ pub enum CompileError {
         /// Why.
         reason: String,
     },
+    /// An instruction of the entry that the SPMD partitioner cannot partition.
+    #[error("unsupported: {instruction} ({opcode}) in {computation}: SPMD partitioning: {error}")]
+    Partitioning {
+        /// Computation name.
+        computation: String,
+        /// Instruction name.
+        instruction: String,
+        /// The opcode as HLO text spells it.
+        opcode: String,
+        /// What the partitioner cannot do with it (boxed: every `Result<_, CompileError>`
+        /// would otherwise carry its size).
+        error: Box<crate::passes::spmd::SpmdError>,
+    },
     /// The module fails the HLO verifier: every problem it found, each with its computation,
     /// instruction, location and kind ([`hlo_verify::VerifyError`]).
     #[error("invalid module: {}", join(.0))]
     InvalidModule(Vec<hlo_verify::VerifyError>),
     /// The module is malformed in a way found after verification, while lowering it (a
-    /// dangling handle, a call that recurses, a mesh that does not parse, an inlining limit).
+    /// dangling handle, a call that recurses, an inlining limit).
     #[error("invalid module: {0}")]
-    Malformed(String),
+    Malformed(MalformedModule),
     /// The module's Shardy meshes (`xla.sdy.meshes`) do not parse.
     #[error("invalid module: {0}")]
     SdyMeshes(#[from] crate::passes::spmd::MeshesError),
@@ -49,9 +62,10 @@ pub enum CompileError {
         evidence: String,
     },
     /// A module with several replicas and several partitions while
-    /// `CompileOptions::emit_partitions` is off: runtimes before 2026-12-04 run one partition,
-    /// and only a one-replica program can be emitted as replicas instead.
-    #[error("the module runs on {replicas} replicas x {partitions} partitions; until CompileOptions::emit_partitions is on (2026-12-18 at the earliest) a program of several partitions is emitted as replicas, which needs replica_count 1")]
+    /// `CompileOptions::emit_partitions` is off: runtimes older than stage 1 of
+    /// [`proto::rollout::PARTITIONS`] run one partition, and only a one-replica program can be
+    /// emitted as replicas instead. The date in the message is that row's stage 2.
+    #[error("the module runs on {replicas} replicas x {partitions} partitions; until CompileOptions::emit_partitions is on ({} at the earliest) a program of several partitions is emitted as replicas, which needs replica_count 1", proto::rollout::PARTITIONS.stage2)]
     PartitionsNotEmitted {
         /// `replica_count`.
         replicas: i64,
@@ -112,6 +126,127 @@ pub enum CompileError {
     Internal(String),
 }
 
+/// What is malformed about a module that passed (or skipped) the verifier
+/// ([`CompileError::Malformed`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MalformedModule {
+    /// The module's entry handle names no computation (checked before anything else).
+    #[error("the module has no entry computation")]
+    NoEntry,
+    /// The entry handle names no computation (found while lowering).
+    #[error("no entry computation")]
+    EntryMissing,
+    /// The entry computation has no instructions.
+    #[error("the entry computation is empty")]
+    EmptyEntry,
+    /// An entry parameter handle names no instruction.
+    #[error("dangling parameter")]
+    DanglingParameter,
+    /// A `parameter` instruction missing from its computation's parameter list.
+    #[error("parameter {parameter} of {computation} is not in its parameter list")]
+    ParameterNotListed {
+        /// The instruction.
+        parameter: String,
+        /// Its computation.
+        computation: String,
+    },
+    /// A computation handle that names no computation.
+    #[error("no computation {0:?}")]
+    NoComputation(hlo::ComputationId),
+    /// A computation lowered with another number of arguments than it has parameters.
+    #[error("{computation} takes {takes} parameters, given {given}")]
+    ParameterCount {
+        /// The computation.
+        computation: String,
+        /// Its parameters.
+        takes: usize,
+        /// The arguments given.
+        given: usize,
+    },
+    /// An instruction with an operand handle that names no instruction.
+    #[error("{instruction} in {computation} has a dangling operand")]
+    DanglingOperand {
+        /// The instruction.
+        instruction: String,
+        /// Its computation.
+        computation: String,
+    },
+    /// An instruction that is its own (indirect) operand.
+    #[error("{instruction} in {computation} is part of a cycle")]
+    Cycle {
+        /// The instruction.
+        instruction: String,
+        /// Its computation.
+        computation: String,
+    },
+    /// A handle to an instruction that does not exist, reached from the root or a side effect.
+    #[error("dangling instruction in {0}")]
+    DanglingInstruction(String),
+    /// A computation without a root (found by the SPMD partitioner).
+    #[error("{0}: no root")]
+    NoRoot(String),
+    /// A call of a computation that does not exist.
+    #[error("{0} calls a computation that does not exist")]
+    NoCallee(String),
+    /// A call with another number of operands than the callee has parameters.
+    #[error("{site} passes {operands} operands to {callee}, which has {parameters} parameters")]
+    CallArity {
+        /// The calling instruction.
+        site: String,
+        /// Its operands.
+        operands: usize,
+        /// The callee.
+        callee: String,
+        /// The callee's parameters.
+        parameters: usize,
+    },
+    /// A call of a computation that is already being called.
+    #[error("{site} calls {callee}, which is already being called: calls may not recurse")]
+    Recursion {
+        /// The calling instruction.
+        site: String,
+        /// The callee.
+        callee: String,
+    },
+    /// Inlining a computation's calls would pass the inliner's limit
+    /// (`passes::inline_calls::MAX_INLINED_INSTRUCTIONS`).
+    #[error(
+        "inlining the calls of {computation} would make {total} instructions, more than {limit}"
+    )]
+    InlineLimit {
+        /// The computation.
+        computation: String,
+        /// Its instruction count once inlined.
+        total: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// An `input_output_alias` entry whose parameter leaf is not an array.
+    #[error("input_output_alias names parameter {number} {index:?}, which is not an array leaf")]
+    AliasNotALeaf {
+        /// The parameter number.
+        number: i64,
+        /// The leaf index within it.
+        index: Vec<i64>,
+    },
+    /// An `input_output_alias` entry whose output and parameter differ in size.
+    #[error(
+        "input_output_alias: output {output:?} and parameter {number} {index:?} differ in size"
+    )]
+    AliasSize {
+        /// The output leaf index.
+        output: Vec<i64>,
+        /// The parameter number.
+        number: i64,
+        /// The leaf index within it.
+        index: Vec<i64>,
+    },
+    /// An entry parameter or output leaf whose byte size does not fit.
+    #[error("{0}")]
+    LeafSize(hlo::shape::SizeError),
+}
+
 /// The verifier's problems as one line, `; `-separated.
 fn join(errors: &[hlo_verify::VerifyError]) -> String {
     let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
@@ -119,6 +254,20 @@ fn join(errors: &[hlo_verify::VerifyError]) -> String {
 }
 
 impl CompileError {
+    /// A [`CompileError::Partitioning`] for an instruction.
+    pub(crate) fn partitioning(
+        computation: &str,
+        instr: &hlo::Instruction,
+        error: crate::passes::spmd::SpmdError,
+    ) -> CompileError {
+        CompileError::Partitioning {
+            computation: computation.to_owned(),
+            instruction: instr.name.clone(),
+            opcode: instr.opcode.name().to_owned(),
+            error: Box::new(error),
+        }
+    }
+
     /// An [`CompileError::Unsupported`] for an instruction.
     pub(crate) fn unsupported(
         computation: &str,
@@ -131,5 +280,50 @@ impl CompileError {
             opcode: instr.opcode.name().to_owned(),
             reason: reason.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CompileError, MalformedModule};
+
+    #[test]
+    fn malformed_modules_say_what_once() {
+        let text = |m: MalformedModule| CompileError::Malformed(m).to_string();
+        assert_eq!(
+            text(MalformedModule::NoEntry),
+            "invalid module: the module has no entry computation"
+        );
+        assert_eq!(
+            text(MalformedModule::Recursion {
+                site: "c".into(),
+                callee: "f".into(),
+            }),
+            "invalid module: c calls f, which is already being called: calls may not recurse"
+        );
+        assert_eq!(
+            text(MalformedModule::AliasSize {
+                output: vec![0],
+                number: 1,
+                index: vec![],
+            }),
+            "invalid module: input_output_alias: output [0] and parameter 1 [] differ in size"
+        );
+        assert_eq!(
+            text(MalformedModule::InlineLimit {
+                computation: "e".into(),
+                total: 5,
+                limit: 4,
+            }),
+            "invalid module: inlining the calls of e would make 5 instructions, more than 4"
+        );
+        assert_eq!(
+            text(MalformedModule::NoComputation(hlo::ComputationId(7))),
+            "invalid module: no computation ComputationId(7)"
+        );
+        assert_eq!(
+            text(MalformedModule::NoRoot("e".into())),
+            "invalid module: e: no root"
+        );
     }
 }

@@ -3,7 +3,7 @@
 use hlo::ir::Computation;
 use hlo::InstrId;
 
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 
 /// Instructions in a deterministic topological order (operands before users), following program
 /// order where it allows. Fails on dangling operands and cycles.
@@ -25,16 +25,16 @@ pub(crate) fn topo_order(comp: &Computation) -> Result<Vec<InstrId>, CompileErro
                 let o = op.index();
                 match state.get(o) {
                     None => {
-                        return Err(CompileError::Malformed(format!(
-                            "{} in {} has a dangling operand",
-                            instr.name, comp.name
-                        )))
+                        return Err(CompileError::Malformed(MalformedModule::DanglingOperand {
+                            instruction: instr.name.clone(),
+                            computation: comp.name.clone(),
+                        }))
                     }
                     Some(1) => {
-                        return Err(CompileError::Malformed(format!(
-                            "{} in {} is part of a cycle",
-                            instr.name, comp.name
-                        )))
+                        return Err(CompileError::Malformed(MalformedModule::Cycle {
+                            instruction: instr.name.clone(),
+                            computation: comp.name.clone(),
+                        }))
                     }
                     Some(0) => {
                         state[o] = 1;

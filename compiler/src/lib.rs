@@ -39,7 +39,7 @@ mod target;
 pub use coverage::{
     supported_opcodes, DEFAULT_CUSTOM_CALL_API_VERSION, EMITTED_THUNK_KINDS, SUPPORTED_OPCODES,
 };
-pub use error::CompileError;
+pub use error::{CompileError, MalformedModule};
 pub use lower::MAX_CONTROL_FLOW_DEPTH;
 pub use options::CompileOptions;
 pub use target::Target;
@@ -58,7 +58,9 @@ pub use fusion::{
 };
 pub use lower::{lower, Lowered};
 pub use passes::inline_calls::run as inline_calls;
-pub use passes::spmd::{entry_shardings, run as partition_spmd, EntryShardings, MeshesError};
+pub use passes::spmd::{
+    entry_shardings, run as partition_spmd, EntryShardings, MeshesError, SpmdError,
+};
 pub use passes::{Pass, PIPELINE};
 pub use serialize::build as build_executable;
 
@@ -97,9 +99,7 @@ pub fn compile(
     options: &CompileOptions,
 ) -> Result<GpuExecutableProto, CompileError> {
     if module.get(module.entry).is_none() {
-        return Err(CompileError::Malformed(
-            "the module has no entry computation".into(),
-        ));
+        return Err(CompileError::Malformed(MalformedModule::NoEntry));
     }
     // The input is verified before any pass sees it: the code generator trusts dimension
     // indices and shapes, and an unverified `dimensions={-1}` compiled into kernels the
@@ -132,7 +132,8 @@ pub fn compile(
     };
     partitioned::check_single_device(module)?;
     // What the thunks run is what the artifact embeds: with `emit_partitions` off, N partitions
-    // of one replica become N replicas (runtimes before 2026-12-04 run one partition).
+    // of one replica become N replicas (runtimes older than stage 1 of
+    // `proto::rollout::PARTITIONS` run one partition).
     let module = passes::partitions::as_replicas(module, options)?;
     let module = module.as_ref();
     let optimized = optimize(module, options)?;

@@ -38,38 +38,38 @@ pub struct CompileOptions {
     /// can later take XLA's `BlockDimProto` / `ThreadDimProto`. Runtimes older than stage 1 do not
     /// read 1000/1001 and refuse such an artifact (`launch_dimensions.block_counts is not set`), so
     /// this stays **off by default** until stage 2.
-    pub emit_launch_dims_xyz: bool,
+    pub emit_launch_dims_at_1000: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::COPY_SLICES`] (its dates are there), as
-    /// `emit_launch_dims_xyz`: write each copy thunk's slices at `CopyThunkProto.source_buffer_xyz`
+    /// `emit_launch_dims_at_1000`: write each copy thunk's slices at `CopyThunkProto.source_buffer_xyz`
     /// / `destination_buffer_xyz` (1000, 1001) instead of 1 and 2, where XLA declares
     /// `xla.ShapedSliceProto`. Runtimes older than stage 1 refuse such an artifact
     /// (`copy_thunk.source_buffer is not set`): **off by default** until stage 2.
-    pub emit_copy_slices_xyz: bool,
+    pub emit_copy_slices_at_1000: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::GROUP_MODE`] (its dates are there), as
-    /// `emit_launch_dims_xyz`: write each collective's group mode at
+    /// `emit_launch_dims_at_1000`: write each collective's group mode at
     /// `CollectiveConfigProto.group_mode_xyz` (1001) instead of 3, where XLA's
     /// `xla.CollectiveOpGroupMode` gives the same number another mode (its values are this
     /// project's minus one). Runtimes older than stage 1 do not read 1001 and would take the mode
     /// as UNSPECIFIED: **off by default** until stage 2.
-    pub emit_group_mode_xyz: bool,
+    pub emit_group_mode_at_1001: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::GEMM_CONFIG`] (its dates are there), as
-    /// `emit_launch_dims_xyz`: write each gemm thunk's config at `GemmThunkProto.gemm_config_xyz`
+    /// `emit_launch_dims_at_1000`: write each gemm thunk's config at `GemmThunkProto.gemm_config_xyz`
     /// (1000, `GemmConfigXyzProto`: the same fields under a project name) instead of 1, where XLA
     /// declares its own `xla.GemmConfigProto` with other fields from 3 on. Runtimes older than
     /// stage 1 refuse such an artifact (`gemm_thunk.gemm_config is not set`): **off by default**
     /// until stage 2.
-    pub emit_gemm_config_xyz: bool,
+    pub emit_gemm_config_at_1000: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::COLLECTIVE_SLICES`] (its dates are there), as
-    /// `emit_copy_slices_xyz`: write each collective buffer's slices at
+    /// `emit_copy_slices_at_1000`: write each collective buffer's slices at
     /// `CollectiveBufferProto.source_buffer_xyz` / `destination_buffer_xyz` (1000, 1001) instead of
     /// 2 and 3, where XLA declares `xla.ShapedSliceProto`. Runtimes older than stage 1 refuse such
     /// an artifact (`buffers[0].source_buffer is not set`): **off by default** until stage 2.
-    pub emit_collective_slices_xyz: bool,
+    pub emit_collective_slices_at_1000: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::OP_ID`] (its dates are there), as
-    /// `emit_group_mode_xyz`: write each collective's channel id at
+    /// `emit_group_mode_at_1001`: write each collective's channel id at
     /// `CollectiveConfigProto.op_id_xyz` (1000) instead of 4, XLA's `bool use_symmetric_buffer`.
     /// Runtimes older than stage 1 would read the id as 0: **off by default** until stage 2.
-    pub emit_op_id_xyz: bool,
+    pub emit_op_id_at_1000: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::SPMD_PROPAGATION`] (its dates are there) (issue
     /// 19): write the embedded module config's `allow_spmd_sharding_propagation_to_parameters` /
     /// `_output` at XLA's numbers 33 and 27 instead of 23 and 24, where XLA declares
@@ -116,18 +116,18 @@ pub struct CompileOptions {
     /// (`passes::fft`): the same transform with a DFT's `O(n·eps)` error instead of an
     /// FFT's `O(log n·eps)`, for lengths up to 1024.
     pub emit_fft_thunk: bool,
-    /// Staged rollout (issue 27), stage 1 since 2026-12-03, when runtimes gained the
-    /// `cusolver_potrf_ffi` handler: lower `cholesky` to that custom call (cuSOLVER `potrf`, as
-    /// XLA:GPU's `GpusolverRewriter` does; `crate::passes::cholesky::to_potrf`). Runtimes
-    /// before 2026-12-03 refuse the target at load, so this is **off by default**; the default
-    /// may flip on 2026-12-17. While off, each cholesky becomes a column loop of ops every
+    /// Staged rollout, stage 1 of [`proto::rollout::CUSOLVER_POTRF`] (its dates are there)
+    /// (issue 27), when runtimes gained the `cusolver_potrf_ffi` handler: lower `cholesky` to
+    /// that custom call (cuSOLVER `potrf`, as XLA:GPU's `GpusolverRewriter` does;
+    /// `crate::passes::cholesky::to_potrf`). Runtimes older than stage 1 refuse the target at
+    /// load, so this is **off by default** until stage 2. While off, each cholesky becomes a column loop of ops every
     /// runtime runs (`passes::cholesky::run`), with the same meaning.
     pub emit_cusolver_potrf: bool,
-    /// Staged rollout, stage 1 since 2026-12-04 (issue 32): lower each convolution that XLA's
-    /// conv rewriter would hand to cuDNN (`conv_rewriter`: forward, backward data or
-    /// backward filter) to a `convolution_thunk` (the runtime's implicit GEMM on the emulated
-    /// device). Runtimes before 2026-12-04 refuse that thunk, so this is **off by default**;
-    /// the default may flip on 2026-12-18. While off, every convolution is a kernel of its own
+    /// Staged rollout, stage 1 of [`proto::rollout::CONVOLUTION_THUNK`] (its dates are there)
+    /// (issue 32): lower each convolution that XLA's conv rewriter would hand to cuDNN
+    /// (`conv_rewriter`: forward, backward data or backward filter) to a `convolution_thunk` (the
+    /// runtime's implicit GEMM on the emulated device). Runtimes older than stage 1 refuse that
+    /// thunk, so this is **off by default** until stage 2. While off, every convolution is a kernel of its own
     /// (`codegen/convolution.rs`: one thread per output element walking the window).
     pub emit_convolution_thunk: bool,
     /// Run the HLO verifier between passes (tests turn it on).
@@ -155,18 +155,18 @@ pub struct CompileOptions {
 
 impl CompileOptions {
     /// The defaults with every staged-rollout emission option on: what
-    /// `CompileOptions::default()` will be once each option's flip date (2026-12-15 to
-    /// 2026-12-18) has passed. For measuring what users will get (`aot bench`'s workloads
+    /// `CompileOptions::default()` will be once every row's stage 2 ([`proto::rollout::ROLLOUTS`])
+    /// has passed. For measuring what users will get (`aot bench`'s workloads
     /// section); an artifact compiled so before those dates is refused by older runtimes.
     pub fn after_staged_flips() -> CompileOptions {
         CompileOptions {
             emit_memset8: true,
-            emit_launch_dims_xyz: true,
-            emit_copy_slices_xyz: true,
-            emit_group_mode_xyz: true,
-            emit_gemm_config_xyz: true,
-            emit_collective_slices_xyz: true,
-            emit_op_id_xyz: true,
+            emit_launch_dims_at_1000: true,
+            emit_copy_slices_at_1000: true,
+            emit_group_mode_at_1001: true,
+            emit_gemm_config_at_1000: true,
+            emit_collective_slices_at_1000: true,
+            emit_op_id_at_1000: true,
             emit_spmd_propagation_xla: true,
             emit_module_frontend_attributes_19: true,
             emit_narrow_floats_xla: true,
@@ -187,12 +187,12 @@ impl Default for CompileOptions {
             emit_trip_count_hints: true,
             emit_command_buffer_hints: false,
             emit_memset8: false,
-            emit_launch_dims_xyz: false,
-            emit_copy_slices_xyz: false,
-            emit_group_mode_xyz: false,
-            emit_gemm_config_xyz: false,
-            emit_collective_slices_xyz: false,
-            emit_op_id_xyz: false,
+            emit_launch_dims_at_1000: false,
+            emit_copy_slices_at_1000: false,
+            emit_group_mode_at_1001: false,
+            emit_gemm_config_at_1000: false,
+            emit_collective_slices_at_1000: false,
+            emit_op_id_at_1000: false,
             emit_spmd_propagation_xla: false,
             emit_module_frontend_attributes_19: false,
             emit_narrow_floats_xla: false,
@@ -216,15 +216,15 @@ impl CompileOptions {
     pub fn staged(&self) -> Vec<(&'static proto::rollout::Rollout, bool)> {
         [
             ("emit_memset8", self.emit_memset8),
-            ("emit_launch_dims_xyz", self.emit_launch_dims_xyz),
-            ("emit_copy_slices_xyz", self.emit_copy_slices_xyz),
-            ("emit_group_mode_xyz", self.emit_group_mode_xyz),
-            ("emit_gemm_config_xyz", self.emit_gemm_config_xyz),
+            ("emit_launch_dims_at_1000", self.emit_launch_dims_at_1000),
+            ("emit_copy_slices_at_1000", self.emit_copy_slices_at_1000),
+            ("emit_group_mode_at_1001", self.emit_group_mode_at_1001),
+            ("emit_gemm_config_at_1000", self.emit_gemm_config_at_1000),
             (
-                "emit_collective_slices_xyz",
-                self.emit_collective_slices_xyz,
+                "emit_collective_slices_at_1000",
+                self.emit_collective_slices_at_1000,
             ),
-            ("emit_op_id_xyz", self.emit_op_id_xyz),
+            ("emit_op_id_at_1000", self.emit_op_id_at_1000),
             ("emit_spmd_propagation_xla", self.emit_spmd_propagation_xla),
             (
                 "emit_module_frontend_attributes_19",

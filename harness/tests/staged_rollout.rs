@@ -4,16 +4,16 @@
 //! passed since the construct entered the schema. In stage 1:
 //! - `memset8bit_value_thunk` behind `CompileOptions::emit_memset8`;
 //! - `LaunchDimensionsProto.block_counts_xyz` / `thread_counts_per_block_xyz` (the launch counts
-//!   moved off XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_launch_dims_xyz`;
+//!   moved off XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_launch_dims_at_1000`;
 //! - `CopyThunkProto.source_buffer_xyz` / `destination_buffer_xyz` (the copy slices moved off
-//!   XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_copy_slices_xyz`;
+//!   XLA's numbers 1 and 2, issue 19) behind `CompileOptions::emit_copy_slices_at_1000`;
 //! - `CollectiveConfigProto.group_mode_xyz` (the group mode moved off XLA's number 3, whose enum
-//!   numbers the modes differently, issue 19) behind `CompileOptions::emit_group_mode_xyz`;
+//!   numbers the modes differently, issue 19) behind `CompileOptions::emit_group_mode_at_1001`;
 //! - `GemmThunkProto.gemm_config_xyz` (the gemm config moved off XLA's number 1, whose
-//!   `xla.GemmConfigProto` has other fields, issue 19) behind `CompileOptions::emit_gemm_config_xyz`;
+//!   `xla.GemmConfigProto` has other fields, issue 19) behind `CompileOptions::emit_gemm_config_at_1000`;
 //! - `CollectiveBufferProto.source_buffer_xyz` / `destination_buffer_xyz` (off XLA's 2 and 3)
-//!   behind `CompileOptions::emit_collective_slices_xyz`, and `CollectiveConfigProto.op_id_xyz`
-//!   (off XLA's 4, its `use_symmetric_buffer`) behind `CompileOptions::emit_op_id_xyz`;
+//!   behind `CompileOptions::emit_collective_slices_at_1000`, and `CollectiveConfigProto.op_id_xyz`
+//!   (off XLA's 4, its `use_symmetric_buffer`) behind `CompileOptions::emit_op_id_at_1000`;
 //! - in the embedded HLO, moving onto XLA's own numbers: `HloModuleConfigProto`'s propagation
 //!   lists (23/24 → 33/27) behind `CompileOptions::emit_spmd_propagation_xla`, the module's
 //!   `frontend_attributes` (18 → 19) behind `emit_module_frontend_attributes_19`, and the element
@@ -347,7 +347,7 @@ const LAUNCH_V1: [&str; 2] = [
 
 fn launch_xyz() -> compiler::CompileOptions {
     let mut options = compiler::CompileOptions::default();
-    options.emit_launch_dims_xyz = true;
+    options.emit_launch_dims_at_1000 = true;
     options
 }
 
@@ -397,7 +397,7 @@ const COPY_V1: [&str; 2] = [
 
 fn copy_xyz() -> compiler::CompileOptions {
     let mut options = compiler::CompileOptions::default();
-    options.emit_copy_slices_xyz = true;
+    options.emit_copy_slices_at_1000 = true;
     options
 }
 
@@ -444,7 +444,7 @@ const GROUP_MODE_V1: [&str; 1] = ["xla.gpu.CollectiveConfigProto.group_mode"];
 
 fn group_mode_xyz() -> compiler::CompileOptions {
     let mut options = compiler::CompileOptions::default();
-    options.emit_group_mode_xyz = true;
+    options.emit_group_mode_at_1001 = true;
     options
 }
 
@@ -495,7 +495,7 @@ const GEMM_V1: [&str; 1] = ["xla.gpu.GemmThunkProto.gemm_config"];
 
 fn gemm_config_xyz() -> compiler::CompileOptions {
     let mut options = compiler::CompileOptions::default();
-    options.emit_gemm_config_xyz = true;
+    options.emit_gemm_config_at_1000 = true;
     options
 }
 
@@ -544,13 +544,13 @@ const OP_ID_V1: [&str; 1] = ["xla.gpu.CollectiveConfigProto.op_id"];
 
 fn collective_slices_xyz() -> compiler::CompileOptions {
     let mut options = compiler::CompileOptions::default();
-    options.emit_collective_slices_xyz = true;
+    options.emit_collective_slices_at_1000 = true;
     options
 }
 
 fn op_id_xyz() -> compiler::CompileOptions {
     let mut options = compiler::CompileOptions::default();
-    options.emit_op_id_xyz = true;
+    options.emit_op_id_at_1000 = true;
     options
 }
 

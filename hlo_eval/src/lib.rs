@@ -45,8 +45,8 @@ mod sort;
 // Case files (`*.io.json`): reading, writing, comparing with tolerances.
 pub use io::{
     array_to_json, case_to_json, compare, io_array_to_json, parse_array, parse_io_array, unravel,
-    Comparison, ComplexArray, Expected, IoArray, IoCase, IoError, IoFile, Mismatch, Scalar,
-    Tolerance, MAX_IO_FILE_BYTES,
+    Comparison, ComplexArray, ComplexArrayError, Expected, IoArray, IoCase, IoError, IoFile,
+    Mismatch, Scalar, Tolerance, MAX_IO_FILE_BYTES,
 };
 // Shared with the compiler (one validation of a convolution's attributes) and the harness.
 pub use convolution::ConvGeometry;

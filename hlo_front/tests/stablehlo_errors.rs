@@ -40,9 +40,15 @@ case!(result_index_out_of_range, main_with("    %0:2 = stablehlo.optimization_ba
 case!(unsupported_stablehlo_op, main_with("    %0 = stablehlo.dynamic_iota %a, dim = 0 : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
     "3:5: stablehlo.dynamic_iota: unsupported operation \"stablehlo.dynamic_iota\"");
 case!(chlo_refused, main_with("    %0 = \"chlo.broadcast_add\"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
-    "3:5: chlo.broadcast_add: chlo.broadcast_add is not supported: only chlo.acos, chlo.acosh, chlo.asin, chlo.asinh, chlo.atan, chlo.atanh, chlo.bessel_i1e, chlo.cosh, chlo.digamma, chlo.erf, chlo.erf_inv, chlo.erfc, chlo.is_inf, chlo.is_neg_inf, chlo.is_pos_inf, chlo.lgamma, chlo.next_after, chlo.polygamma, chlo.sinh, chlo.square, chlo.tan, chlo.top_k, chlo.zeta are decomposed; legalize CHLO to StableHLO first (stablehlo-opt --chlo-legalize-to-stablehlo)");
+    "3:5: chlo.broadcast_add: chlo.broadcast_add is not supported: only chlo.acos, chlo.acosh, chlo.asin, chlo.asinh, chlo.atan, chlo.atanh, chlo.bessel_i1e, chlo.conj, chlo.cosh, chlo.digamma, chlo.erf, chlo.erf_inv, chlo.erfc, chlo.is_inf, chlo.is_neg_inf, chlo.is_pos_inf, chlo.lgamma, chlo.mulhi, chlo.next_after, chlo.polygamma, chlo.sinh, chlo.square, chlo.tan, chlo.top_k, chlo.zeta are decomposed; legalize CHLO to StableHLO first (stablehlo-opt --chlo-legalize-to-stablehlo)");
 case!(chlo_math_on_integers, main_with("    %i = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xi32>\n    %0 = chlo.lgamma %i : tensor<4xi32> -> tensor<4xi32>\n    %1 = stablehlo.convert %0 : (tensor<4xi32>) -> tensor<4xf32>\n    return %1 : tensor<4xf32>"),
     "4:5: chlo.lgamma: operand must be floating point");
+case!(chlo_complex_without_pattern, main_with("    %c = \"stablehlo.complex\"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xcomplex<f32>>\n    %0 = chlo.lgamma %c : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>\n    %1 = stablehlo.real %0 : (tensor<4xcomplex<f32>>) -> tensor<4xf32>\n    return %1 : tensor<4xf32>"),
+    "4:5: chlo.lgamma: complex chlo.lgamma is not supported");
+case!(chlo_mulhi_on_floats, main_with("    %0 = \"chlo.mulhi\"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
+    "3:5: chlo.mulhi: operands must be 8-, 16-, 32- or 64-bit integers, not f32");
+case!(chlo_mulhi_operand_types, main_with("    %i = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xi32>\n    %u = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xui32>\n    %0 = \"chlo.mulhi\"(%i, %u) : (tensor<4xi32>, tensor<4xui32>) -> tensor<4xi32>\n    %1 = stablehlo.convert %0 : (tensor<4xi32>) -> tensor<4xf32>\n    return %1 : tensor<4xf32>"),
+    "5:5: chlo.mulhi: operands differ in shape or type");
 case!(chlo_binary_operand_count, main_with("    %0 = \"chlo.zeta\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
     "3:5: chlo.zeta: expected 2 operand(s), found 1");
 case!(mhlo_refused, main_with("    %0 = \"mhlo.abs\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),

@@ -95,6 +95,14 @@ fn malformed_shardings_are_refused_with_xla_messages() {
         ),
         ("{sharded}", "unknown word 'sharded' in sharding"),
         (
+            "{manual devices=[2]0,1}",
+            "manual shardings should not have any devices assigned",
+        ),
+        (
+            "{devices=[2,2]<=[4] last_tile_dim_replicate last_tile_dims={manual}}",
+            "last_tile_dim_replicate and last_tile_dims together",
+        ),
+        (
             "{devices=[65536,2]<=[131072]}",
             "sharding: tile dimensions [65536, 2] are not positive or too many devices (at most 65536)",
         ),

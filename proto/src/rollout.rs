@@ -7,7 +7,8 @@
 //! holds every flag off before its stage-2 date), and `docs/artifact.md` is checked against the
 //! table (`proto/tests/rollout.rs`). The `_xyz` in the schema's names marks a field parked at a
 //! project number (1000 on) during its move; those names are part of the recorded surface and
-//! stay until stage 3 retires them.
+//! stay until stage 3 retires them. Names outside the schema say the number instead: the flag
+//! that writes `block_counts_xyz` is `emit_launch_dims_at_1000`.
 
 /// One staged construct.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +42,7 @@ pub const LAUNCH_DIMS: Rollout = fidelity_move(
     "xla.gpu.LaunchDimensionsProto",
     &[1, 2],
     &[1000, 1001],
-    "emit_launch_dims_xyz",
+    "emit_launch_dims_at_1000",
 );
 /// `CopyThunkProto` 1, 2 → 1000, 1001 (`source_buffer_xyz`, `destination_buffer_xyz`).
 pub const COPY_SLICES: Rollout = fidelity_move(
@@ -49,7 +50,7 @@ pub const COPY_SLICES: Rollout = fidelity_move(
     "xla.gpu.CopyThunkProto",
     &[1, 2],
     &[1000, 1001],
-    "emit_copy_slices_xyz",
+    "emit_copy_slices_at_1000",
 );
 /// `CollectiveConfigProto.group_mode` 3 → 1001 (`group_mode_xyz`).
 pub const GROUP_MODE: Rollout = fidelity_move(
@@ -57,7 +58,7 @@ pub const GROUP_MODE: Rollout = fidelity_move(
     "xla.gpu.CollectiveConfigProto.group_mode",
     &[3],
     &[1001],
-    "emit_group_mode_xyz",
+    "emit_group_mode_at_1001",
 );
 /// `GemmThunkProto.gemm_config` 1 → 1000 (`gemm_config_xyz`).
 pub const GEMM_CONFIG: Rollout = fidelity_move(
@@ -65,7 +66,7 @@ pub const GEMM_CONFIG: Rollout = fidelity_move(
     "xla.gpu.GemmThunkProto.gemm_config",
     &[1],
     &[1000],
-    "emit_gemm_config_xyz",
+    "emit_gemm_config_at_1000",
 );
 /// `CollectiveBufferProto` 2, 3 → 1000, 1001 (`source_buffer_xyz`, `destination_buffer_xyz`).
 pub const COLLECTIVE_SLICES: Rollout = fidelity_move(
@@ -73,7 +74,7 @@ pub const COLLECTIVE_SLICES: Rollout = fidelity_move(
     "xla.gpu.CollectiveBufferProto",
     &[2, 3],
     &[1000, 1001],
-    "emit_collective_slices_xyz",
+    "emit_collective_slices_at_1000",
 );
 /// `CollectiveConfigProto.op_id` 4 → 1000 (`op_id_xyz`).
 pub const OP_ID: Rollout = fidelity_move(
@@ -81,7 +82,7 @@ pub const OP_ID: Rollout = fidelity_move(
     "xla.gpu.CollectiveConfigProto.op_id",
     &[4],
     &[1000],
-    "emit_op_id_xyz",
+    "emit_op_id_at_1000",
 );
 /// `CustomCallThunkProto.attributes` 6 → 1000 (`attributes_xyz`); no compiler writes
 /// attributes, so no flag (hand-written goldens from v3 use 1000; the legacy readers go after

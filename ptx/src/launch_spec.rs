@@ -21,6 +21,24 @@ use crate::emu::{
     self, DevicePtr, EmuError, LaunchOptions, LaunchStats, LoadedModule, Memory, ParamValue,
 };
 
+/// Why a JSON value does not encode as a [`Dtype`] element.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueError {
+    /// A JSON number that is not an `f64`.
+    #[error("bad number {0}")]
+    Number(String),
+    /// A string other than `nan`, `inf` and `-inf`.
+    #[error("bad value {0:?}")]
+    Word(String),
+    /// Neither a number, a string nor a bool (its JSON text).
+    #[error("bad value {0}")]
+    Json(String),
+    /// A fraction or non-finite value for an integer dtype (its JSON text).
+    #[error("{0} is not an integer")]
+    NotAnInteger(String),
+}
+
 /// What is wrong with a launch spec, or why its launch could not run.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -54,12 +72,12 @@ pub enum SpecError {
         dtype: String,
     },
     /// A value that does not encode as its dtype.
-    #[error("{at}: {message}")]
+    #[error("{at}: {error}")]
     Value {
         /// Which value (`param 0[3]`, `expected 1[0]`).
         at: String,
         /// Why.
-        message: String,
+        error: ValueError,
     },
     /// The module has no such kernel.
     #[error("no kernel `{kernel}` (kernels: {})", kernels.join(", "))]
@@ -197,20 +215,22 @@ impl Dtype {
     }
 
     /// Encodes one JSON value as little-endian bytes of this dtype.
-    pub fn encode(self, v: &Value) -> Result<Vec<u8>, String> {
+    pub fn encode(self, v: &Value) -> Result<Vec<u8>, ValueError> {
         let f = match v {
-            Value::Number(n) => n.as_f64().ok_or_else(|| format!("bad number {n}"))?,
+            Value::Number(n) => n
+                .as_f64()
+                .ok_or_else(|| ValueError::Number(n.to_string()))?,
             Value::String(s) => match s.as_str() {
                 "nan" => f64::NAN,
                 "inf" => f64::INFINITY,
                 "-inf" => f64::NEG_INFINITY,
-                _ => return Err(format!("bad value {s:?}")),
+                _ => return Err(ValueError::Word(s.clone())),
             },
             Value::Bool(b) => f64::from(u8::from(*b)),
-            _ => return Err(format!("bad value {v}")),
+            _ => return Err(ValueError::Json(v.to_string())),
         };
         // Integers wrap to the dtype's width, as a C cast would.
-        let int = || -> Result<i128, String> {
+        let int = || -> Result<i128, ValueError> {
             if let Some(i) = v.as_i64() {
                 Ok(i128::from(i))
             } else if let Some(u) = v.as_u64() {
@@ -218,7 +238,7 @@ impl Dtype {
             } else if f.fract() == 0.0 && f.is_finite() {
                 Ok(f as i128)
             } else {
-                Err(format!("{v} is not an integer"))
+                Err(ValueError::NotAnInteger(v.to_string()))
             }
         };
         use Dtype::*;
@@ -343,9 +363,9 @@ fn elements(v: &Value, key: &str, dtype: Dtype, at: &str) -> Result<Vec<u8>, Spe
         .ok_or_else(|| field(at, key, "an array"))?;
     let mut bytes = Vec::with_capacity(data.len().saturating_mul(dtype.size()));
     for (k, x) in data.iter().enumerate() {
-        bytes.extend(dtype.encode(x).map_err(|message| SpecError::Value {
+        bytes.extend(dtype.encode(x).map_err(|error| SpecError::Value {
             at: format!("{at}[{k}]"),
-            message,
+            error,
         })?);
     }
     Ok(bytes)
@@ -428,9 +448,9 @@ impl LaunchSpec {
                     dtype,
                     bytes: dtype
                         .encode(&p["value"])
-                        .map_err(|message| SpecError::Value {
+                        .map_err(|error| SpecError::Value {
                             at: at.clone(),
-                            message,
+                            error,
                         })?,
                 },
                 _ => return Err(field(&at, "kind", "\"buffer\" or \"scalar\"")),
@@ -642,8 +662,8 @@ fn compare(e: &Expected, got: &[u8], keep: usize) -> Check {
 mod tests {
     use super::*;
 
-    fn spec(v: Value) -> Result<LaunchSpec, String> {
-        LaunchSpec::from_json(&v).map_err(|e| e.to_string())
+    fn spec(v: Value) -> Result<LaunchSpec, SpecError> {
+        LaunchSpec::from_json(&v)
     }
 
     #[test]
@@ -712,7 +732,7 @@ mod tests {
         for (key, value, message) in cases {
             let mut s = ok.clone();
             s[key] = value;
-            assert_eq!(spec(s).expect_err(key), message);
+            assert_eq!(spec(s).expect_err(key).to_string(), message);
         }
     }
 
@@ -727,8 +747,25 @@ mod tests {
         assert!(v(serde_json::json!("nan"), Dtype::F32).is_nan());
         assert_eq!(v(serde_json::json!(u64::MAX), Dtype::U64), u64::MAX as f64);
         assert_eq!(
-            Dtype::S32.encode(&serde_json::json!("two")),
-            Err("bad value \"two\"".to_owned())
+            Dtype::S32
+                .encode(&serde_json::json!("two"))
+                .unwrap_err()
+                .to_string(),
+            "bad value \"two\""
+        );
+        assert_eq!(
+            Dtype::F32
+                .encode(&serde_json::json!([1]))
+                .unwrap_err()
+                .to_string(),
+            "bad value [1]"
+        );
+        assert_eq!(
+            Dtype::U8
+                .encode(&serde_json::json!(0.5))
+                .unwrap_err()
+                .to_string(),
+            "0.5 is not an integer"
         );
     }
 

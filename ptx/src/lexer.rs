@@ -408,7 +408,7 @@ impl<'a> Lexer<'a> {
             Fail::UnterminatedComment => "unterminated block comment".to_string(),
             Fail::NoNameAfterDot => "expected a name after `.`".to_string(),
             Fail::Number => match lex_number(&b[at..]) {
-                Err(m) => m,
+                Err(e) => e.to_string(),
                 Ok((_, n)) => format!(
                     "malformed numeric literal `{}`",
                     String::from_utf8_lossy(&b[at..(at + n + 1).min(b.len())])
@@ -442,8 +442,33 @@ fn hex_val(c: u8) -> Option<u64> {
     (c as char).to_digit(16).map(u64::from)
 }
 
+/// Why a numeric literal does not lex.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum NumberError {
+    /// `0f`/`0d` without exactly 8 or 16 hex digits.
+    #[error("malformed float literal `{text}`: expected {want} hex digits")]
+    HexFloatDigits {
+        /// The literal as far as it was read.
+        text: String,
+        /// 8 (`0f`) or 16 (`0d`).
+        want: usize,
+    },
+    /// A decimal float Rust does not parse.
+    #[error("malformed float literal `{0}`")]
+    Float(String),
+    /// A decimal or octal integer with bad digits or out of range.
+    #[error("integer literal `{0}` is malformed or out of range")]
+    Integer(String),
+    /// `0x`/`0b` without digits.
+    #[error("expected digits after `{0}`")]
+    NoDigits(String),
+    /// A hex or binary integer out of range.
+    #[error("integer literal `{0}` is out of range")]
+    OutOfRange(String),
+}
+
 /// Lexes a number at the start of `b`; returns the token and its length.
-fn lex_number(b: &[u8]) -> Result<(TokKind<'static>, usize), String> {
+fn lex_number(b: &[u8]) -> Result<(TokKind<'static>, usize), NumberError> {
     // The bytes consumed so far are ASCII digits, letters, `.`, `+` or `-`.
     let text = |n: usize| std::str::from_utf8(&b[..n.min(b.len())]).unwrap_or("");
     let prefix = b.get(1).map(|c| c.to_ascii_lowercase());
@@ -459,10 +484,10 @@ fn lex_number(b: &[u8]) -> Result<(TokKind<'static>, usize), String> {
             }
         }
         if n - 2 != want {
-            return Err(format!(
-                "malformed float literal `{}`: expected {want} hex digits",
-                text(n)
-            ));
+            return Err(NumberError::HexFloatDigits {
+                text: text(n).to_owned(),
+                want,
+            });
         }
         return Ok((
             if want == 8 {
@@ -507,9 +532,7 @@ fn lex_number(b: &[u8]) -> Result<(TokKind<'static>, usize), String> {
         }
         let s = text(n);
         if is_float {
-            let v: f64 = s
-                .parse()
-                .map_err(|_| format!("malformed float literal `{s}`"))?;
+            let v: f64 = s.parse().map_err(|_| NumberError::Float(s.to_owned()))?;
             return Ok((TokKind::F64(v.to_bits()), n));
         }
         let (digits, radix) = if s.len() > 1 && s.starts_with('0') {
@@ -517,8 +540,8 @@ fn lex_number(b: &[u8]) -> Result<(TokKind<'static>, usize), String> {
         } else {
             (s, 10)
         };
-        let v = u64::from_str_radix(digits, radix)
-            .map_err(|_| format!("integer literal `{s}` is malformed or out of range"))?;
+        let v =
+            u64::from_str_radix(digits, radix).map_err(|_| NumberError::Integer(s.to_owned()))?;
         let unsigned = b.get(n) == Some(&b'U');
         return Ok((TokKind::Int(v, unsigned), n + usize::from(unsigned)));
     }
@@ -526,11 +549,11 @@ fn lex_number(b: &[u8]) -> Result<(TokKind<'static>, usize), String> {
         n += 1;
     }
     if n == digits_start {
-        return Err(format!("expected digits after `{}`", text(2)));
+        return Err(NumberError::NoDigits(text(2).to_owned()));
     }
     let s = text(n);
-    let v = u64::from_str_radix(&s[2..], radix)
-        .map_err(|_| format!("integer literal `{s}` is out of range"))?;
+    let v =
+        u64::from_str_radix(&s[2..], radix).map_err(|_| NumberError::OutOfRange(s.to_owned()))?;
     let unsigned = b.get(n) == Some(&b'U');
     Ok((TokKind::Int(v, unsigned), n + usize::from(unsigned)))
 }
@@ -541,6 +564,24 @@ mod tests {
 
     fn kinds(s: &str) -> Vec<TokKind<'_>> {
         lex(s).unwrap().into_iter().map(|t| t.kind).collect()
+    }
+
+    #[test]
+    fn number_errors_say_which_literal() {
+        let err = |t: &str| lex_number(t.as_bytes()).unwrap_err().to_string();
+        assert_eq!(
+            err("0f3F80 "),
+            "malformed float literal `0f3F80`: expected 8 hex digits"
+        );
+        assert_eq!(err("0x "), "expected digits after `0x`");
+        assert_eq!(
+            err("0x1FFFFFFFFFFFFFFFF"),
+            "integer literal `0x1FFFFFFFFFFFFFFFF` is out of range"
+        );
+        assert_eq!(
+            err("08"),
+            "integer literal `08` is malformed or out of range"
+        );
     }
 
     #[test]

@@ -161,11 +161,12 @@ impl Executable {
     }
 
     /// [`Executable::execute_reading`] with each argument either host bytes or a
-    /// [`DeviceBuffer`] already on `device`: a device buffer is copied device to device into its
-    /// parameter's allocation (the executable may write its parameters; the caller's buffer stays
-    /// as it was), so inputs uploaded once serve every execution without a host copy. With
-    /// `read` all false, nothing comes back to the host either: the execution is the device's
-    /// work alone, as a framework's call on device arrays is.
+    /// [`DeviceBuffer`](crate::DeviceBuffer) already on `device`: a device buffer is copied
+    /// device to device into its parameter's allocation (the executable may write its
+    /// parameters; the caller's buffer stays as it was), so inputs uploaded once serve every
+    /// execution without a host copy. With `read` all false, nothing comes back to the host
+    /// either: the execution is the device's work alone, as a framework's call on device arrays
+    /// is.
     pub fn execute_with(
         &self,
         device: &dyn Device,

@@ -783,15 +783,36 @@ pub(crate) fn lower(text: &str) -> Result<Option<Lowered>, Unsupported> {
 // ---------------------------------------------------------------------------------------------
 // Images.
 
+/// Why an image's editions files could not be rewritten.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ImageError {
+    /// The global pool lacks `FileDescriptorSet` (a build without the well-known types).
+    #[error("google.protobuf.FileDescriptorSet is not known")]
+    NoSetDescriptor,
+    /// The bytes are not a `FileDescriptorSet`.
+    #[error("{0}")]
+    Decode(#[from] prost::DecodeError),
+    /// A file of an edition this bot does not read.
+    #[error("{file}: edition number {number} (this bot reads editions 2023 and 2024)")]
+    Edition {
+        /// The file's name.
+        file: String,
+        /// Its `edition` field.
+        number: i32,
+    },
+}
+
 /// Rewrites the editions files of an encoded `FileDescriptorSet` (as `protoc` or `buf` write
 /// them) into proto2 descriptors that prost-reflect accepts, the `features` options kept;
-/// returns the new encoding and the edition of each rewritten file. `Err` is a message.
-pub(crate) fn lower_image(bytes: &[u8]) -> Result<(Vec<u8>, BTreeMap<String, Edition>), String> {
+/// returns the new encoding and the edition of each rewritten file.
+pub(crate) fn lower_image(
+    bytes: &[u8],
+) -> Result<(Vec<u8>, BTreeMap<String, Edition>), ImageError> {
     let global = DescriptorPool::global();
     let set_desc = global
         .get_message_by_name("google.protobuf.FileDescriptorSet")
-        .ok_or("google.protobuf.FileDescriptorSet is not known")?;
-    let mut set = DynamicMessage::decode(set_desc, bytes).map_err(|e| e.to_string())?;
+        .ok_or(ImageError::NoSetDescriptor)?;
+    let mut set = DynamicMessage::decode(set_desc, bytes)?;
     let mut editions = BTreeMap::new();
     let Some(Value::List(files)) = set.get_field_by_name_mut("file") else {
         return Ok((bytes.to_vec(), editions));
@@ -815,8 +836,9 @@ pub(crate) fn lower_image(bytes: &[u8]) -> Result<(Vec<u8>, BTreeMap<String, Edi
             Some(Value::EnumNumber(n)) => *n,
             _ => 0,
         };
-        let edition = Edition::from_number(number).ok_or_else(|| {
-            format!("{name}: edition number {number} (this bot reads editions 2023 and 2024)")
+        let edition = Edition::from_number(number).ok_or_else(|| ImageError::Edition {
+            file: name.clone(),
+            number,
         })?;
         file.set_field_by_name("syntax", Value::String("proto2".to_owned()));
         file.clear_field_by_name("edition");
@@ -861,6 +883,20 @@ mod tests {
 
     fn lowered(text: &str) -> String {
         lower(text).expect("lowers").expect("an editions file").text
+    }
+
+    #[test]
+    fn image_errors_say_what() {
+        assert_eq!(
+            ImageError::Edition {
+                file: "a.proto".into(),
+                number: 99,
+            }
+            .to_string(),
+            "a.proto: edition number 99 (this bot reads editions 2023 and 2024)"
+        );
+        let truncated = lower_image(&[0x0a, 0x05]).unwrap_err();
+        assert!(matches!(truncated, ImageError::Decode(_)), "{truncated}");
     }
 
     #[test]

@@ -712,11 +712,10 @@ impl Compiled {
     /// --include_source_info --descriptor_set_out` or `buf build -o` write it; editions files
     /// in it are read as `editions::lower_image` says. `what` names it in errors.
     pub fn from_image(bytes: &[u8], what: &str) -> Result<Compiled, Error> {
-        let (bytes, editions) =
-            editions::lower_image(bytes).map_err(|message| Error::Descriptors {
-                what: what.to_owned(),
-                message,
-            })?;
+        let (bytes, editions) = editions::lower_image(bytes).map_err(|e| Error::Descriptors {
+            what: what.to_owned(),
+            message: e.to_string(),
+        })?;
         let mut compiled = Compiled::decode(&bytes, what)?;
         compiled.editions = editions;
         Ok(compiled)

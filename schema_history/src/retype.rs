@@ -25,6 +25,100 @@ pub(crate) enum Retype {
     Incompatible(String),
 }
 
+/// Why an old message type does not read the same under a new one: the first incompatible
+/// path, e.g. ``field 3 `size` int64 -> string``.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum StructureError {
+    /// The comparison reached [`MAX_DEPTH`].
+    #[error("nested deeper than {MAX_DEPTH} messages: not compared further")]
+    TooDeep,
+    /// One of the two names is not a message of its model.
+    #[error("`.{old}` or `.{new}` is not a reachable message")]
+    Unreachable {
+        /// The old type.
+        old: String,
+        /// The new type.
+        new: String,
+    },
+    /// A field of the old type that the new one neither has nor reserves.
+    #[error("field {number} `{name}` ({type_name}) is missing: the new reader drops it")]
+    Missing {
+        /// Its number.
+        number: u32,
+        /// Its name.
+        name: String,
+        /// Its type.
+        type_name: String,
+    },
+    /// A field of both whose shape changed.
+    #[error("field {number} `{name}` {change}")]
+    Field {
+        /// Its number.
+        number: u32,
+        /// Its old name.
+        name: String,
+        /// How it changed.
+        change: FieldChange,
+    },
+    /// A field of the new type on a number the old one reserved.
+    #[error(
+        "field {number} `{name}` uses a number `.{message}` reserved: old artifacts may carry it"
+    )]
+    Reserved {
+        /// Its number.
+        number: u32,
+        /// Its name.
+        name: String,
+        /// The old message.
+        message: String,
+    },
+}
+
+/// How one field's shape changed between two message types.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum FieldChange {
+    /// Singular to repeated or back.
+    #[error("{from} -> {to}")]
+    Label {
+        /// `repeated` or `singular`.
+        from: &'static str,
+        /// `repeated` or `singular`.
+        to: &'static str,
+    },
+    /// A type change readers see (another wire type, or an incompatible scalar).
+    #[error("{from} -> {to}")]
+    Type {
+        /// The old type.
+        from: String,
+        /// The new type.
+        to: String,
+    },
+    /// Fields that cleared each other no longer do, or the reverse.
+    #[error("changes oneof grouping (oneof `{from}` -> `{to}`)")]
+    OneofGrouping {
+        /// The old oneof.
+        from: String,
+        /// The new oneof.
+        to: String,
+    },
+    /// Into or out of a oneof.
+    #[error("moved {} a oneof", if *.out { "out of" } else { "into" })]
+    OneofMove {
+        /// Out of one (else into one).
+        out: bool,
+    },
+    /// Its message type does not read the same.
+    #[error("({from} -> {to}): {error}")]
+    Message {
+        /// The old type.
+        from: String,
+        /// The new type.
+        to: String,
+        /// Why.
+        error: Box<StructureError>,
+    },
+}
+
 /// The family of a scalar type name within its wire class, for the compatibility table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scalar {
@@ -145,11 +239,11 @@ impl<'a> Structure<'a> {
     /// `Ok` when every value of old type `a` reads the same under new type `b` and back (same
     /// numbers, wire types, labels and oneof grouping; fields only in `a` reserved by `b`), else
     /// the first incompatible path, e.g. ``field 3 `size` int64 -> string``.
-    pub(crate) fn messages(&mut self, a: &str, b: &str) -> Result<(), String> {
+    pub(crate) fn messages(&mut self, a: &str, b: &str) -> Result<(), StructureError> {
         self.compare(a, b, 0)
     }
 
-    fn compare(&mut self, a: &str, b: &str, depth: usize) -> Result<(), String> {
+    fn compare(&mut self, a: &str, b: &str, depth: usize) -> Result<(), StructureError> {
         if a == b || self.same.get(a).is_some_and(|n| n == b) {
             return Ok(());
         }
@@ -157,17 +251,18 @@ impl<'a> Structure<'a> {
             return Ok(());
         }
         if depth >= MAX_DEPTH {
-            return Err(format!(
-                "nested deeper than {MAX_DEPTH} messages: not compared further"
-            ));
+            return Err(StructureError::TooDeep);
         }
         let (Some(am), Some(bm)) = (self.old.messages.get(a), self.new.messages.get(b)) else {
-            return Err(format!("`.{a}` or `.{b}` is not a reachable message"));
+            return Err(StructureError::Unreachable {
+                old: a.to_owned(),
+                new: b.to_owned(),
+            });
         };
         self.fields(am, bm, depth)
     }
 
-    fn fields(&mut self, am: &Message, bm: &Message, depth: usize) -> Result<(), String> {
+    fn fields(&mut self, am: &Message, bm: &Message, depth: usize) -> Result<(), StructureError> {
         // Oneof grouping must map one to one: fields that clear each other must keep doing so.
         let mut oneofs: HashMap<&str, &str> = HashMap::new();
         let mut oneofs_back: HashMap<&str, &str> = HashMap::new();
@@ -176,22 +271,30 @@ impl<'a> Structure<'a> {
                 if bm.number_reserved(*number) {
                     continue;
                 }
-                return Err(format!(
-                    "field {number} `{}` ({}) is missing: the new reader drops it",
-                    af.name, af.type_name
-                ));
+                return Err(StructureError::Missing {
+                    number: *number,
+                    name: af.name.clone(),
+                    type_name: af.type_name.clone(),
+                });
             };
-            let at = |what: String| format!("field {number} `{}` {what}", af.name);
+            let at = |change: FieldChange| StructureError::Field {
+                number: *number,
+                name: af.name.clone(),
+                change,
+            };
+            let retyped = || FieldChange::Type {
+                from: af.type_name.clone(),
+                to: bf.type_name.clone(),
+            };
             if af.repeated != bf.repeated {
                 let label = |r: bool| if r { "repeated" } else { "singular" };
-                return Err(at(format!(
-                    "{} -> {}",
-                    label(af.repeated),
-                    label(bf.repeated)
-                )));
+                return Err(at(FieldChange::Label {
+                    from: label(af.repeated),
+                    to: label(bf.repeated),
+                }));
             }
             if af.wire != bf.wire {
-                return Err(at(format!("{} -> {}", af.type_name, bf.type_name)));
+                return Err(at(retyped()));
             }
             match (&af.oneof, &bf.oneof) {
                 (None, None) => {}
@@ -199,15 +302,13 @@ impl<'a> Structure<'a> {
                     let forth = *oneofs.entry(x).or_insert(y);
                     let back = *oneofs_back.entry(y).or_insert(x);
                     if forth != y.as_str() || back != x.as_str() {
-                        return Err(at(format!("changes oneof grouping (oneof `{x}` -> `{y}`)")));
+                        return Err(at(FieldChange::OneofGrouping {
+                            from: x.clone(),
+                            to: y.clone(),
+                        }));
                     }
                 }
-                (x, _) => {
-                    return Err(at(format!(
-                        "moved {} a oneof",
-                        if x.is_some() { "out of" } else { "into" }
-                    )))
-                }
+                (x, _) => return Err(at(FieldChange::OneofMove { out: x.is_some() })),
             }
             if af.is_message && bf.is_message {
                 let (x, y) = (
@@ -215,21 +316,23 @@ impl<'a> Structure<'a> {
                     bf.type_name.trim_start_matches('.'),
                 );
                 if let Err(inner) = self.compare(x, y, depth + 1) {
-                    return Err(at(format!(
-                        "({} -> {}): {inner}",
-                        af.type_name, bf.type_name
-                    )));
+                    return Err(at(FieldChange::Message {
+                        from: af.type_name.clone(),
+                        to: bf.type_name.clone(),
+                        error: Box::new(inner),
+                    }));
                 }
             } else if let Retype::Incompatible(_) = scalar_retype(af, bf) {
-                return Err(at(format!("{} -> {}", af.type_name, bf.type_name)));
+                return Err(at(retyped()));
             }
         }
         for (number, bf) in &bm.fields {
             if !am.fields.contains_key(number) && am.number_reserved(*number) {
-                return Err(format!(
-                    "field {number} `{}` uses a number `.{}` reserved: old artifacts may carry it",
-                    bf.name, am.name
-                ));
+                return Err(StructureError::Reserved {
+                    number: *number,
+                    name: bf.name.clone(),
+                    message: am.name.clone(),
+                });
             }
         }
         Ok(())
@@ -349,4 +452,53 @@ fn enum_compatible(old: &crate::model::Enum, new: &crate::model::Enum) -> bool {
     old.values
         .values()
         .all(|v| new.values_numbered(v.number).next().is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FieldChange, StructureError};
+
+    #[test]
+    fn structure_errors_read_as_a_path() {
+        let inner = StructureError::Field {
+            number: 2,
+            name: "y".into(),
+            change: FieldChange::OneofMove { out: false },
+        };
+        let outer = StructureError::Field {
+            number: 1,
+            name: "a".into(),
+            change: FieldChange::Message {
+                from: ".t.A".into(),
+                to: ".t.B".into(),
+                error: Box::new(inner),
+            },
+        };
+        assert_eq!(
+            outer.to_string(),
+            "field 1 `a` (.t.A -> .t.B): field 2 `y` moved into a oneof"
+        );
+        let label = StructureError::Field {
+            number: 3,
+            name: "size".into(),
+            change: FieldChange::Label {
+                from: "singular",
+                to: "repeated",
+            },
+        };
+        assert_eq!(label.to_string(), "field 3 `size` singular -> repeated");
+        let reserved = StructureError::Reserved {
+            number: 4,
+            name: "z".into(),
+            message: "t.A".into(),
+        };
+        assert_eq!(
+            reserved.to_string(),
+            "field 4 `z` uses a number `.t.A` reserved: old artifacts may carry it"
+        );
+        assert_eq!(
+            StructureError::TooDeep.to_string(),
+            "nested deeper than 32 messages: not compared further"
+        );
+    }
 }

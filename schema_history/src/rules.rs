@@ -623,7 +623,7 @@ impl Wire<'_> {
                 "the structure is compatible (same numbers, wire types, labels and oneofs), but the meaning may differ"
                     .to_owned(),
             ),
-            Err(path) => Retype::Incompatible(path),
+            Err(path) => Retype::Incompatible(path.to_string()),
         }
     }
 
@@ -1171,7 +1171,7 @@ mod rollout_row_tests {
     fn staged_rollout_notes_name_the_constructs_row() {
         assert_eq!(
             rollout_row("xla.gpu.LaunchDimensionsProto.block_counts_xyz"),
-            "; proto::rollout has it as `launch_dims` behind CompileOptions::emit_launch_dims_xyz, stage 2 from 2026-12-15"
+            "; proto::rollout has it as `launch_dims` behind CompileOptions::emit_launch_dims_at_1000, stage 2 from 2026-12-15"
         );
         assert_eq!(
             rollout_row("xla.gpu.ThunkProto.fft_thunk"),

@@ -4,7 +4,10 @@
 printer, `as_text(dialect="hlo")`, shows XLA's legalization of them instead). Each case calls one
 op (or a jnp / scipy function built on it) over inputs spanning its domain, in f32, and in f64,
 bf16 or f16 where the decomposition differs by type. `jax.random.normal` and `truncated_normal`
-(`chlo.erf_inv`) are the everyday case.
+(`chlo.erf_inv`) are the everyday case. `chlo.mulhi` (`lax.mulhi`, in the Philox PRNG
+implementations `philox2x32` and `philox4x32`) is XLA's HLO opcode `mulhi` in the `.hlo`;
+`chlo.conj` comes from `triangular_solve(conjugate_a=True)` without a transpose; complex
+`chlo.square` from `jnp.square` (the complex inverse functions are in complex_ops.py).
 
 Writes, per case, into testdata/chlo/ (or the folder given as the first argument):
   NAME.mlir, NAME.hlo  the module (StableHLO with `chlo.*`, and XLA's HLO)
@@ -72,6 +75,41 @@ def main():
            lambda k: (jax.random.normal(jax.random.wrap_key_data(k), (64,), f32),
                       jax.random.truncated_normal(jax.random.wrap_key_data(k), -1.5, 2.0, (64,), f32)),
            key)
+    integer_cases()
+
+
+def integer_cases():
+    """`chlo.mulhi` on every integer width, the Philox PRNGs built on it, and `chlo.conj`."""
+    def spread(dt):
+        info = np.iinfo(dt)
+        edges = [info.min, info.min + 1, -1, 0, 1, 2, info.max - 1, info.max]
+        rng = np.random.default_rng(31)
+        rand = rng.integers(info.min, info.max, size=24, dtype=dt, endpoint=True)
+        return np.concatenate([np.array([e for e in edges if info.min <= e <= info.max], dtype=dt), rand])
+    for a, b in (("u8", "s8"), ("u16", "s16"), ("u32", "s32"), ("u64", "s64")):
+        ua = spread(np.dtype(a.replace("u", "uint")))
+        sb = spread(np.dtype(b.replace("s", "int")))
+        export(f"mulhi_{a}_{b}", lambda x, y, p, q: (lax.mulhi(x, y), lax.mulhi(p, q)),
+               ua, ua[::-1].copy(), sb, sb[::-1].copy())
+    for impl in ("philox2x32", "philox4x32"):
+        key = jax.random.key_data(jax.random.key(31, impl=impl))
+        export(f"random_{impl}_f32",
+               lambda k, impl=impl: (jax.random.normal(jax.random.wrap_key_data(k, impl=impl), (64,), np.float32),
+                                     jax.random.bits(jax.random.wrap_key_data(k, impl=impl), (16,), np.uint32)),
+               key)
+    # On cpu JAX lowers triangular_solve to LAPACK's trsm custom call; its platform-independent
+    # lowering (what other platforms get) emits `chlo.conj` and XLA's `triangular-solve`.
+    from jax._src.interpreters import mlir
+    from jax._src.lax import linalg as lax_linalg
+    mlir.register_lowering(lax_linalg.triangular_solve_p, lax_linalg._triangular_solve_lowering,
+                           platform="cpu")
+    rng = np.random.default_rng(31)
+    for dt, suffix in ((np.complex64, "c64"), (np.complex128, "c128")):
+        a = rng.normal(size=(4, 4)) + 4 * np.eye(4) + 1j * rng.normal(size=(4, 4))
+        b = rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))
+        export(f"conj_triangular_solve_{suffix}",
+               lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True, conjugate_a=True),
+               np.tril(a).astype(dt), b.astype(dt))
 
 
 if __name__ == "__main__":

@@ -118,7 +118,7 @@ impl Lowerer<'_> {
                 group_mode: group_mode as i32,
                 op_id: instr.attrs.channel_id.unwrap_or(0),
                 use_symmetric_buffer: false,
-                // Set by serialization behind CompileOptions::emit_group_mode_xyz.
+                // Set by serialization behind CompileOptions::emit_group_mode_at_1001.
                 group_mode_xyz: None,
                 op_id_xyz: None,
             },

@@ -7,8 +7,39 @@
 //! and strings (`array<i64: 1, 2>`, `{k = "a,b"}`). Work is linear in the text.
 use std::collections::BTreeMap;
 
+/// Why a typed-FFI backend config is not an attribute dictionary.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum FfiAttributesError {
+    /// The text is not wrapped in `{...}`.
+    #[error("not a dictionary {{...}}")]
+    NotADictionary,
+    /// Two commas with nothing between them.
+    #[error("an empty entry")]
+    EmptyEntry,
+    /// An entry without a name or without a value.
+    #[error("entry {0:?} has no name or no value")]
+    Incomplete(String),
+    /// The same name twice.
+    #[error("attribute {0:?} is given twice")]
+    Repeated(String),
+    /// A closing bracket that closes nothing open, or something else.
+    #[error("unbalanced '{close}' at byte {at}")]
+    Unbalanced {
+        /// The bracket.
+        close: char,
+        /// Its offset in the dictionary's body.
+        at: usize,
+    },
+    /// A string or bracket still open at the end.
+    #[error("unterminated string or bracket")]
+    Unterminated,
+    /// A quoted name with quotes or escapes inside.
+    #[error("attribute name {0} is not a plain quoted string")]
+    QuotedName(String),
+}
+
 /// The entries of `text`, a dictionary `{...}` (an empty or blank config has none).
-pub(crate) fn parse(text: &str) -> Result<BTreeMap<String, String>, String> {
+pub(crate) fn parse(text: &str) -> Result<BTreeMap<String, String>, FfiAttributesError> {
     let t = text.trim();
     if t.is_empty() {
         return Ok(BTreeMap::new());
@@ -16,7 +47,7 @@ pub(crate) fn parse(text: &str) -> Result<BTreeMap<String, String>, String> {
     let body = t
         .strip_prefix('{')
         .and_then(|b| b.strip_suffix('}'))
-        .ok_or("not a dictionary {...}")?;
+        .ok_or(FfiAttributesError::NotADictionary)?;
     let mut out = BTreeMap::new();
     for entry in split_top_level(body)? {
         let entry = entry.trim();
@@ -24,7 +55,7 @@ pub(crate) fn parse(text: &str) -> Result<BTreeMap<String, String>, String> {
             if body.trim().is_empty() {
                 continue;
             }
-            return Err("an empty entry".into());
+            return Err(FfiAttributesError::EmptyEntry);
         }
         let (key, value) = match top_level_eq(entry) {
             Some(i) => (entry[..i].trim(), entry[i + 1..].trim()),
@@ -33,17 +64,17 @@ pub(crate) fn parse(text: &str) -> Result<BTreeMap<String, String>, String> {
         };
         let key = unquote(key)?;
         if key.is_empty() || value.is_empty() {
-            return Err(format!("entry {entry:?} has no name or no value"));
+            return Err(FfiAttributesError::Incomplete(entry.to_owned()));
         }
         if out.insert(key.clone(), value.to_owned()).is_some() {
-            return Err(format!("attribute {key:?} is given twice"));
+            return Err(FfiAttributesError::Repeated(key));
         }
     }
     Ok(out)
 }
 
 /// The pieces of `text` between commas outside brackets and strings.
-fn split_top_level(text: &str) -> Result<Vec<&str>, String> {
+fn split_top_level(text: &str) -> Result<Vec<&str>, FfiAttributesError> {
     let mut parts = Vec::new();
     let mut depth: Vec<u8> = Vec::new();
     let mut start = 0;
@@ -73,7 +104,10 @@ fn split_top_level(text: &str) -> Result<Vec<&str>, String> {
                     _ => b'<',
                 };
                 if depth.pop() != Some(open) {
-                    return Err(format!("unbalanced '{}' at byte {i}", c as char));
+                    return Err(FfiAttributesError::Unbalanced {
+                        close: c as char,
+                        at: i,
+                    });
                 }
             }
             b',' if depth.is_empty() => {
@@ -84,7 +118,7 @@ fn split_top_level(text: &str) -> Result<Vec<&str>, String> {
         }
     }
     if in_string || !depth.is_empty() {
-        return Err("unterminated string or bracket".into());
+        return Err(FfiAttributesError::Unterminated);
     }
     parts.push(&text[start..]);
     Ok(parts)
@@ -99,14 +133,14 @@ fn top_level_eq(entry: &str) -> Option<usize> {
     entry.find('=')
 }
 
-fn unquote(key: &str) -> Result<String, String> {
+fn unquote(key: &str) -> Result<String, FfiAttributesError> {
     match key.strip_prefix('"') {
         None => Ok(key.to_owned()),
         Some(rest) => rest
             .strip_suffix('"')
             .filter(|k| !k.contains('"') && !k.contains('\\'))
             .map(str::to_owned)
-            .ok_or_else(|| format!("attribute name {key} is not a plain quoted string")),
+            .ok_or_else(|| FfiAttributesError::QuotedName(key.to_owned())),
     }
 }
 
@@ -143,19 +177,16 @@ mod tests {
 
     #[test]
     fn malformed_dictionaries_are_refused() {
-        assert_eq!(parse("lower = true").unwrap_err(), "not a dictionary {...}");
+        let err = |text: &str| parse(text).unwrap_err().to_string();
+        assert_eq!(err("lower = true"), "not a dictionary {...}");
+        assert_eq!(err("{a = 1, a = 2}"), "attribute \"a\" is given twice");
+        assert_eq!(err("{a = [1, 2)}"), "unbalanced ')' at byte 9");
+        assert_eq!(err("{a = [1, 2}"), "unterminated string or bracket");
+        assert_eq!(err("{a = 1,, b = 2}"), "an empty entry");
+        assert_eq!(err("{= 1}"), "entry \"= 1\" has no name or no value");
         assert_eq!(
-            parse("{a = 1, a = 2}").unwrap_err(),
-            "attribute \"a\" is given twice"
+            err(r#"{"a\"" = 1}"#),
+            r#"attribute name "a\"" is not a plain quoted string"#
         );
-        assert_eq!(
-            parse("{a = [1, 2)}").unwrap_err(),
-            "unbalanced ')' at byte 9"
-        );
-        assert_eq!(
-            parse("{a = [1, 2}").unwrap_err(),
-            "unterminated string or bracket"
-        );
-        assert_eq!(parse("{a = 1,, b = 2}").unwrap_err(), "an empty entry");
     }
 }

@@ -25,7 +25,7 @@ use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType,
 use proto::xla::gpu as pg;
 
 use crate::codegen::EmittedKernel;
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 use crate::fusion::{self, Unit};
 use crate::options::CompileOptions;
 use crate::target::Target;
@@ -363,12 +363,12 @@ pub fn lower(
         .module
         .get(entry_id)
         .cloned()
-        .ok_or_else(|| CompileError::Malformed("no entry computation".into()))?;
+        .ok_or(CompileError::Malformed(MalformedModule::EntryMissing))?;
     let mut params = Vec::new();
     for (n, &p) in entry.params.iter().enumerate() {
         let instr = entry
             .get(p)
-            .ok_or_else(|| CompileError::Malformed("dangling parameter".into()))?;
+            .ok_or(CompileError::Malformed(MalformedModule::DanglingParameter))?;
         let mut locs = Vec::new();
         for (index, shape) in leaves(&instr.shape) {
             let v = l.new_value(
@@ -413,16 +413,17 @@ pub fn lower(
                 matches!(&v.placement, Placement::Param { number, index } if *number == a.param_number && *index == a.param_index)
             });
             let Some(param) = param else {
-                return Err(CompileError::Malformed(format!(
-                    "input_output_alias names parameter {} {:?}, which is not an array leaf",
-                    a.param_number, a.param_index
-                )));
+                return Err(CompileError::Malformed(MalformedModule::AliasNotALeaf {
+                    number: a.param_number,
+                    index: a.param_index.clone(),
+                }));
             };
             if l.values[param].size != shape.byte_size() {
-                return Err(CompileError::Malformed(format!(
-                    "input_output_alias: output {index:?} and parameter {} {:?} differ in size",
-                    a.param_number, a.param_index
-                )));
+                return Err(CompileError::Malformed(MalformedModule::AliasSize {
+                    output: index.clone(),
+                    number: a.param_number,
+                    index: a.param_index.clone(),
+                }));
             }
             let dst = l.whole(param);
             let passthrough = l.resolve(loc.value) == param && loc.offset == 0;
@@ -723,14 +724,13 @@ impl Lowerer<'_> {
             .module
             .get(cid)
             .cloned()
-            .ok_or_else(|| CompileError::Malformed(format!("no computation {cid:?}")))?;
+            .ok_or(CompileError::Malformed(MalformedModule::NoComputation(cid)))?;
         if params.len() != comp.params.len() {
-            return Err(CompileError::Malformed(format!(
-                "{} takes {} parameters, given {}",
-                comp.name,
-                comp.params.len(),
-                params.len()
-            )));
+            return Err(CompileError::Malformed(MalformedModule::ParameterCount {
+                computation: comp.name.clone(),
+                takes: comp.params.len(),
+                given: params.len(),
+            }));
         }
         let mut env: Vec<Option<Vec<Loc>>> = vec![None; comp.instructions.len()];
         for (&p, locs) in comp.params.iter().zip(params) {
@@ -812,5 +812,5 @@ pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>
 fn leaf_bytes(shape: &Shape) -> Result<u64, CompileError> {
     shape
         .checked_byte_size()
-        .map_err(|e| CompileError::Malformed(e.to_string()))
+        .map_err(|e| CompileError::Malformed(MalformedModule::LeafSize(e)))
 }

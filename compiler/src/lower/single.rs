@@ -4,7 +4,7 @@ use hlo::ir::Computation;
 use hlo::{InstrId, Instruction, Opcode, PrimitiveType, Shape};
 use proto::xla::gpu as pg;
 
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 use crate::fusion::{self};
 use crate::passes::gemm_operands;
 
@@ -32,10 +32,12 @@ impl Lowerer<'_> {
         match instr.opcode {
             Opcode::Parameter => {
                 if env.get(id.index()).is_none_or(Option::is_none) {
-                    return Err(CompileError::Malformed(format!(
-                        "parameter {} of {} is not in its parameter list",
-                        instr.name, comp.name
-                    )));
+                    return Err(CompileError::Malformed(
+                        MalformedModule::ParameterNotListed {
+                            parameter: instr.name.clone(),
+                            computation: comp.name.clone(),
+                        },
+                    ));
                 }
             }
             Opcode::Constant => {}

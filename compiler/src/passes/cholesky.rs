@@ -25,7 +25,8 @@ use crate::error::CompileError;
 use crate::passes::emit::{push_computation, zero, Emit};
 use crate::passes::rebuild::rebuild;
 
-/// The handler XLA:GPU and JAX call for a Cholesky factorization (runtimes from 2026-12-03 on).
+/// The handler XLA:GPU and JAX call for a Cholesky factorization (runtimes from stage 1 of
+/// [`proto::rollout::CUSOLVER_POTRF`] on).
 pub const POTRF_TARGET: &str = "cusolver_potrf_ffi";
 
 /// Expands every cholesky of every computation into a column loop (see the module doc).

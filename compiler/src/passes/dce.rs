@@ -3,7 +3,7 @@
 use hlo::ir::Computation;
 use hlo::{HloModule, InstrId, Instruction, Opcode};
 
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
 
 /// True for instructions that must run even when nobody uses their value.
@@ -39,10 +39,9 @@ pub fn dce(comp: &Computation) -> Result<Computation, CompileError> {
     );
     while let Some(id) = stack.pop() {
         let Some(flag) = live.get_mut(id.index()) else {
-            return Err(CompileError::Malformed(format!(
-                "dangling instruction in {}",
-                comp.name
-            )));
+            return Err(CompileError::Malformed(
+                MalformedModule::DanglingInstruction(comp.name.clone()),
+            ));
         };
         if *flag {
             continue;

@@ -1,6 +1,6 @@
 //! `fft` as dots with twiddle-factor matrices, the form every runtime in the forward window
-//! runs, while `CompileOptions::emit_fft_thunk` is off (runtimes before 2026-12-04 do not know
-//! the FFT thunk). Each transformed dimension of length `n` is one contraction with a constant
+//! runs, while `CompileOptions::emit_fft_thunk` is off (runtimes older than stage 1 of
+//! [`proto::rollout::FFT_THUNK`] do not know the FFT thunk). Each transformed dimension of length `n` is one contraction with a constant
 //! `W[j, k] = exp(∓2πi·jk/n)` (IFFT's `1/n` folded in), followed by a transpose that puts the
 //! new dimension back in place; the complex dots then go through [`super::complex_dot`] to the
 //! real gemm. RFFT's last dimension is two real dots (cos and −sin matrices, `n/2+1` columns)
@@ -57,7 +57,8 @@ pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
                 };
                 if (n as u64).saturating_mul(m as u64) > MAX_TWIDDLE_ELEMENTS {
                     return Err(refuse(format!(
-                        "fft_length {n} needs a {n}x{m} twiddle matrix, more than the {MAX_TWIDDLE_ELEMENTS} elements the DFT fallback embeds; compile with emit_fft_thunk (a runtime from 2026-12-04 on)"
+                        "fft_length {n} needs a {n}x{m} twiddle matrix, more than the {MAX_TWIDDLE_ELEMENTS} elements the DFT fallback embeds; compile with emit_fft_thunk (a runtime from {} on)",
+                        proto::rollout::FFT_THUNK.stage1
                     )));
                 }
             }

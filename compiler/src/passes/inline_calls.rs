@@ -22,7 +22,7 @@
 use hlo::ir::Computation;
 use hlo::{ComputationId, HloModule, Instruction, Opcode};
 
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 use crate::passes::rebuild::{for_each_computation, rebuild, Rebuild, Scope};
 
 /// The computation an instruction is replaced by, when it is inlined.
@@ -107,10 +107,11 @@ fn check_size(
         }
         let total = n.saturating_add(comp.params.len() as u64);
         if total > MAX_INLINED_INSTRUCTIONS as u64 && kept.get(cid.index()) == Some(&true) {
-            return Err(CompileError::Malformed(format!(
-                "inlining the calls of {} would make {total} instructions, more than {MAX_INLINED_INSTRUCTIONS}",
-                comp.name
-            )));
+            return Err(CompileError::Malformed(MalformedModule::InlineLimit {
+                computation: comp.name.clone(),
+                total,
+                limit: MAX_INLINED_INSTRUCTIONS,
+            }));
         }
     }
     Ok(())

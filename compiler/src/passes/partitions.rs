@@ -1,6 +1,6 @@
 //! A per-device program of one replica and N partitions, emitted as N replicas of one partition
-//! while `CompileOptions::emit_partitions` is off (runtimes before 2026-12-04 refuse
-//! `num_partitions > 1`; docs/compiler.md, "Partitions").
+//! while `CompileOptions::emit_partitions` is off (runtimes older than stage 1 of
+//! [`proto::rollout::PARTITIONS`] refuse `num_partitions > 1`; docs/compiler.md, "Partitions").
 //!
 //! The two programs compute the same thing. With one replica, device `d` is partition `d`
 //! (XLA's logical device id is `replica * num_partitions + partition`), and it becomes replica

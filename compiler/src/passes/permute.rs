@@ -1,6 +1,7 @@
 //! `collective-permute` as ops every runtime in the forward window runs, while
-//! `CompileOptions::emit_collective_permute` is off (runtimes before 2026-12-04 refuse
-//! `collective_permute_start_thunk`; docs/compiler.md, "Partitions"):
+//! `CompileOptions::emit_collective_permute` is off (runtimes older than stage 1 of
+//! [`proto::rollout::COLLECTIVE_PERMUTE`] refuse `collective_permute_start_thunk`;
+//! docs/compiler.md, "Partitions"):
 //!
 //! ```text
 //! g    = all-gather(reshape(x) -> [1, ...]) over the permute's domain -> [n, ...]

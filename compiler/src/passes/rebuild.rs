@@ -16,7 +16,7 @@
 use hlo::ir::{Attrs, Computation};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, Shape};
 
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 use crate::graph::{remap, topo_order};
 
 /// Which computations a pass visits.
@@ -173,10 +173,12 @@ impl<'c> Rebuild<'c> {
                 CompileError::Internal(format!("instruction {cid:?} of {} missing", comp.name))
             })?;
             if ci.opcode == Opcode::Parameter {
-                return Err(CompileError::Malformed(format!(
-                    "parameter {} of {} is not in its parameter list",
-                    ci.name, comp.name
-                )));
+                return Err(CompileError::Malformed(
+                    MalformedModule::ParameterNotListed {
+                        parameter: ci.name.clone(),
+                        computation: comp.name.clone(),
+                    },
+                ));
             }
             let operands = ci
                 .operands
@@ -256,28 +258,24 @@ fn enter<'m>(
     site_id: InstrId,
     opened_at: usize,
 ) -> Result<Frame<'m>, CompileError> {
-    let comp = module.get(callee).ok_or_else(|| {
-        CompileError::Malformed(format!(
-            "{} calls a computation that does not exist",
-            site.name
-        ))
-    })?;
+    let comp = module
+        .get(callee)
+        .ok_or_else(|| CompileError::Malformed(MalformedModule::NoCallee(site.name.clone())))?;
     if comp.params.len() != args.len() {
-        return Err(CompileError::Malformed(format!(
-            "{} passes {} operands to {}, which has {} parameters",
-            site.name,
-            args.len(),
-            comp.name,
-            comp.params.len()
-        )));
+        return Err(CompileError::Malformed(MalformedModule::CallArity {
+            site: site.name.clone(),
+            operands: args.len(),
+            callee: comp.name.clone(),
+            parameters: comp.params.len(),
+        }));
     }
     match open.get_mut(callee.index()) {
         Some(flag) if !*flag => *flag = true,
         _ => {
-            return Err(CompileError::Malformed(format!(
-                "{} calls {}, which is already being called: calls may not recurse",
-                site.name, comp.name
-            )))
+            return Err(CompileError::Malformed(MalformedModule::Recursion {
+                site: site.name.clone(),
+                callee: comp.name.clone(),
+            }))
         }
     }
     let mut inner: Vec<Option<InstrId>> = vec![None; comp.instructions.len()];

@@ -24,24 +24,24 @@ pub(super) fn thunk(tb: &ThunkBuilder<'_>, c: Collective<'_>) -> Result<Impl, Co
         .map(|(count, src, dst)| {
             let (src, dst) = (asg.slice(*src)?, asg.slice(*dst)?);
             // Behind the flag the slices move to 1000/1001 and 2, 3 stay unset.
-            let xyz = tb.collective_slices_xyz;
+            let at_1000 = tb.collective_slices_at_1000;
             Ok(pg::CollectiveBufferProto {
                 element_count: *count,
-                source_buffer: (!xyz).then_some(src),
-                destination_buffer: (!xyz).then_some(dst),
+                source_buffer: (!at_1000).then_some(src),
+                destination_buffer: (!at_1000).then_some(dst),
                 source_memory_space: 0,
                 destination_memory_space: 0,
-                source_buffer_xyz: xyz.then_some(src),
-                destination_buffer_xyz: xyz.then_some(dst),
+                source_buffer_xyz: at_1000.then_some(src),
+                destination_buffer_xyz: at_1000.then_some(dst),
             })
         })
         .collect::<Result<Vec<_>, CompileError>>()?;
     let mut config = c.config.clone();
-    if tb.group_mode_xyz {
+    if tb.group_mode_at_1001 {
         // Behind the flag the mode moves to 1001 and 3 stays unset (UNSPECIFIED).
         config.group_mode_xyz = Some(std::mem::take(&mut config.group_mode));
     }
-    if tb.op_id_xyz {
+    if tb.op_id_at_1000 {
         // Behind the flag the channel id moves to 1000 and 4 stays unset (0).
         config.op_id_xyz = Some(std::mem::take(&mut config.op_id));
     }

@@ -8,7 +8,7 @@ use crate::lower::Loc;
 
 pub(super) fn thunk(tb: &ThunkBuilder<'_>, src: Loc, dst: Loc) -> Result<Impl, CompileError> {
     let asg = tb.asg;
-    Ok(Impl::CopyThunk(if tb.copy_slices_xyz {
+    Ok(Impl::CopyThunk(if tb.copy_slices_at_1000 {
         pg::CopyThunkProto {
             source_buffer_xyz: Some(asg.slice(src)?),
             destination_buffer_xyz: Some(asg.slice(dst)?),

@@ -14,8 +14,8 @@ pub(super) fn thunk(
     let asg = tb.asg;
     Ok(Impl::GemmThunk(pg::GemmThunkProto {
         // Behind the flag the config moves to 1000 and 1 stays unset.
-        gemm_config: (!tb.gemm_config_xyz).then(|| config.clone()),
-        gemm_config_xyz: tb.gemm_config_xyz.then(|| config.into()),
+        gemm_config: (!tb.gemm_config_at_1000).then(|| config.clone()),
+        gemm_config_xyz: tb.gemm_config_at_1000.then(|| config.into()),
         lhs_buffer: Some(asg.slice(lhs)?),
         rhs_buffer: Some(asg.slice(rhs)?),
         output_buffer: Some(asg.slice(out)?),

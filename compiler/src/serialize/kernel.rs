@@ -26,7 +26,7 @@ pub(super) fn thunk(
             .collect::<Result<_, _>>()?,
         written: kernel.written.clone(),
         kernel_name: kernel.name.clone(),
-        launch_dimensions: Some(if tb.launch_dims_xyz {
+        launch_dimensions: Some(if tb.launch_dims_at_1000 {
             pg::LaunchDimensionsProto {
                 block_counts_xyz: Some(dim(l.grid)),
                 thread_counts_per_block_xyz: Some(dim(l.block)),

@@ -5,7 +5,7 @@ use proto::xla::gpu as pg;
 use proto::xla::gpu::gpu_executable_proto as gep;
 
 use crate::buffers::{Assignment, CONSTANT_ALIGNMENT};
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 use crate::lower::{Lowered, Op};
 use crate::target::Target;
 
@@ -68,18 +68,18 @@ fn shaped_slices(
 struct ThunkBuilder<'a> {
     asg: &'a Assignment,
     next_id: i64,
-    /// `CompileOptions::emit_launch_dims_xyz`.
-    launch_dims_xyz: bool,
-    /// `CompileOptions::emit_copy_slices_xyz`.
-    copy_slices_xyz: bool,
-    /// `CompileOptions::emit_group_mode_xyz`.
-    group_mode_xyz: bool,
-    /// `CompileOptions::emit_gemm_config_xyz`.
-    gemm_config_xyz: bool,
-    /// `CompileOptions::emit_collective_slices_xyz`.
-    collective_slices_xyz: bool,
-    /// `CompileOptions::emit_op_id_xyz`.
-    op_id_xyz: bool,
+    /// `CompileOptions::emit_launch_dims_at_1000`.
+    launch_dims_at_1000: bool,
+    /// `CompileOptions::emit_copy_slices_at_1000`.
+    copy_slices_at_1000: bool,
+    /// `CompileOptions::emit_group_mode_at_1001`.
+    group_mode_at_1001: bool,
+    /// `CompileOptions::emit_gemm_config_at_1000`.
+    gemm_config_at_1000: bool,
+    /// `CompileOptions::emit_collective_slices_at_1000`.
+    collective_slices_at_1000: bool,
+    /// `CompileOptions::emit_op_id_at_1000`.
+    op_id_at_1000: bool,
     /// What each kernel's PTX header is held to.
     target: &'a Target,
 }
@@ -218,7 +218,7 @@ pub fn build(
     let result = entry
         .root_instruction()
         .map(|r| r.shape.clone())
-        .ok_or_else(|| CompileError::Malformed("the entry computation is empty".into()))?;
+        .ok_or(CompileError::Malformed(MalformedModule::EmptyEntry))?;
     let program_shape = proto::xla::ProgramShapeProto {
         parameters: params
             .iter()
@@ -284,12 +284,12 @@ pub fn build(
     let mut tb = ThunkBuilder {
         asg,
         next_id: 1,
-        launch_dims_xyz: options.emit_launch_dims_xyz,
-        copy_slices_xyz: options.emit_copy_slices_xyz,
-        group_mode_xyz: options.emit_group_mode_xyz,
-        gemm_config_xyz: options.emit_gemm_config_xyz,
-        collective_slices_xyz: options.emit_collective_slices_xyz,
-        op_id_xyz: options.emit_op_id_xyz,
+        launch_dims_at_1000: options.emit_launch_dims_at_1000,
+        copy_slices_at_1000: options.emit_copy_slices_at_1000,
+        group_mode_at_1001: options.emit_group_mode_at_1001,
+        gemm_config_at_1000: options.emit_gemm_config_at_1000,
+        collective_slices_at_1000: options.emit_collective_slices_at_1000,
+        op_id_at_1000: options.emit_op_id_at_1000,
         target,
     };
     let thunks = tb.sequence(&lowered.ops)?;

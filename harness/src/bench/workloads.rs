@@ -4,7 +4,7 @@
 //! wrote into `testdata/bench/workloads/xla_cpu_times.json` (no Python here).
 //!
 //! The modules are compiled with every staged-rollout option on, as the defaults will be once
-//! their flip dates (2026-12-15 and 2026-12-18) have passed
+//! their stage-2 dates ([`proto::rollout::ROLLOUTS`]) have passed
 //! ([`compiler::CompileOptions::after_staged_flips`]): the convolution thunk among them. The
 //! section's note says so.
 use anyhow::Context;

@@ -430,7 +430,7 @@ fn check_case_inner(
         }
         Some(old) => match old_compile(old, case, config, &artifact, timeout)? {
             Ok(bytes) => bytes,
-            Err(msg) => return Ok(OldVerdict::Final(Verdict::Error(msg))),
+            Err(e) => return Ok(OldVerdict::Final(Verdict::Error(e.to_string()))),
         },
     };
     let expected_paths = expectation_paths(cx.store, target, case)?;
@@ -498,6 +498,18 @@ fn check_case_inner(
     }
 }
 
+/// Why the older `xla_compile` gave no artifact for a case (the row's verdict, not an error of
+/// the check).
+#[derive(Debug, thiserror::Error)]
+enum OldCompileError {
+    /// It could not be run, or ran past the deadline.
+    #[error("the older compiler {0:#}")]
+    Run(anyhow::Error),
+    /// It exited unsuccessfully (its stderr, trimmed).
+    #[error("the older compiler failed: {0}")]
+    Failed(String),
+}
+
 /// Compiles `case` with an older `xla_compile`: the bytes, or why it failed.
 fn old_compile(
     old: &Path,
@@ -505,7 +517,7 @@ fn old_compile(
     config: &Path,
     artifact: &Path,
     timeout: Duration,
-) -> anyhow::Result<Result<Vec<u8>, String>> {
+) -> anyhow::Result<Result<Vec<u8>, OldCompileError>> {
     let mut cmd = Command::new(old);
     cmd.arg(format!("--module_file={}", case.module.display()))
         .arg(format!("--output_file={}", artifact.display()))
@@ -514,10 +526,10 @@ fn old_compile(
     let log = artifact.with_file_name("compile.log");
     let (code, _, stderr) = match run_with_deadline(cmd, &log, timeout) {
         Ok(r) => r,
-        Err(e) => return Ok(Err(format!("the older compiler {e:#}"))),
+        Err(e) => return Ok(Err(OldCompileError::Run(e))),
     };
     if code != Some(0) {
-        return Ok(Err(format!("the older compiler failed: {}", stderr.trim())));
+        return Ok(Err(OldCompileError::Failed(stderr.trim().to_owned())));
     }
     let bytes =
         std::fs::read(artifact).with_context(|| format!("cannot read {}", artifact.display()))?;
@@ -539,9 +551,9 @@ fn own_artifact_check(
 ) -> anyhow::Result<OldVerdict> {
     let timeout = Duration::from_secs(cx.args.timeout);
     let artifact = dir.join("own.executable.pb");
-    if let Err(msg) = old_compile(old, case, config, &artifact, timeout)? {
+    if let Err(e) = old_compile(old, case, config, &artifact, timeout)? {
         return Ok(OldVerdict::OldBroken(format!(
-            "{msg} (today's artifact: {})",
+            "{e} (today's artifact: {})",
             verdict.detail()
         )));
     }

@@ -421,7 +421,7 @@ pub fn report(
     rule: ToleranceRule,
     out: &mut dyn Write,
 ) -> anyhow::Result<usize> {
-    let got: Vec<Result<&Array, String>> = got.iter().map(Ok).collect();
+    let got: Vec<Output<'_>> = got.iter().map(Output::Read).collect();
     let verdicts = verdicts(prefix, &got, want, rule)?;
     for v in &verdicts {
         writeln!(out, "{}", v.line())?;
@@ -445,12 +445,20 @@ pub struct Verdict {
     pub tolerance: Tolerance,
 }
 
-/// The comparison of each of `got` with `want` (one device's outputs; `prefix` names it). An
-/// `Err` holds the shape of an output not read back because it differs from the expected one
-/// (`outputs_to_read`).
+/// One output of a device as [`verdicts`] compares it.
+#[derive(Debug, Clone, Copy)]
+pub enum Output<'a> {
+    /// Read back.
+    Read(&'a Array),
+    /// Not read back because its shape (`f32[2,3]`) differs from the expected one
+    /// (`outputs_to_read`).
+    NotRead(&'a str),
+}
+
+/// The comparison of each of `got` with `want` (one device's outputs; `prefix` names it).
 pub fn verdicts(
     prefix: &str,
-    got: &[Result<&Array, String>],
+    got: &[Output<'_>],
     want: &[Array],
     rule: ToleranceRule,
 ) -> anyhow::Result<Vec<Verdict>> {
@@ -472,8 +480,8 @@ pub fn verdicts(
                 index,
                 shape: w.shape_string(),
                 comparison: match g {
-                    Ok(g) => compare(g, w, tolerance),
-                    Err(shape) => hlo_eval::Comparison {
+                    Output::Read(g) => compare(g, w, tolerance),
+                    Output::NotRead(shape) => hlo_eval::Comparison {
                         ok: false,
                         structural: Some(format!("got {shape}, want {}", w.shape_string())),
                         max_abs_err: 0.0,
@@ -613,9 +621,10 @@ pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result
         let mut dims = leaf.dims.clone();
         dims.push(2);
         let parts = runtime::array_from_bytes(leaf.element_type.complex_component(), &dims, bytes)?;
-        return Ok(IoArray::Complex(
-            ComplexArray::new(leaf.element_type, parts).map_err(anyhow::Error::msg)?,
-        ));
+        return Ok(IoArray::Complex(ComplexArray::new(
+            leaf.element_type,
+            parts,
+        )?));
     }
     Ok(IoArray::Real(runtime::array_from_bytes(
         leaf.element_type,
@@ -792,10 +801,11 @@ pub fn load_run_compare(
         } else {
             String::new()
         };
-        let g: Vec<Result<&Array, String>> = g
+        let shapes: Vec<String> = exe.outputs.iter().map(leaf_shape_string).collect();
+        let g: Vec<Output<'_>> = g
             .iter()
-            .zip(&exe.outputs)
-            .map(|(a, leaf)| a.as_ref().ok_or_else(|| leaf_shape_string(leaf)))
+            .zip(&shapes)
+            .map(|(a, shape)| a.as_ref().map_or(Output::NotRead(shape), Output::Read))
             .collect();
         all.extend(verdicts(&prefix, &g, &c.outputs, rule)?);
     }

@@ -434,13 +434,40 @@ fn newest_versions(root: &Path) -> std::collections::BTreeMap<String, u32> {
     out
 }
 
+/// Why a step of an entry could not be carried out (the entry is then broken, not caught).
+#[derive(Debug, thiserror::Error)]
+enum StepError {
+    /// `{newest:T}` (or another placeholder) for a target without golden versions.
+    #[error("no golden versions of target {0:?}")]
+    NoVersions(String),
+    /// The file to edit could not be read.
+    #[error("reading {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    /// The text to replace is not in the file exactly once.
+    #[error("the edit no longer applies: the text to replace occurs {count} times in {file} (must be once):\n{find}")]
+    NoLongerApplies {
+        file: String,
+        count: usize,
+        find: String,
+    },
+    /// The edited file could not be written.
+    #[error("writing {file}: {source}")]
+    Write {
+        file: String,
+        source: std::io::Error,
+    },
+}
+
 /// `{newest:T}` as `vN` (target T's newest compiled golden version), `{next:T}` as `vN+1`, and
 /// `{newest_number:T}` / `{next_number:T}` as the bare numbers, so that an entry about "the
 /// newest goldens" keeps meaning that as versions are added. Other braces are left as they are.
 fn expand_versions(
     text: &str,
     versions: &std::collections::BTreeMap<String, u32>,
-) -> Result<String, String> {
+) -> Result<String, StepError> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find('{') {
@@ -455,7 +482,7 @@ fn expand_versions(
             versions
                 .get(target)
                 .copied()
-                .ok_or_else(|| format!("no golden versions of target {target:?}"))
+                .ok_or_else(|| StepError::NoVersions(target.to_owned()))
         };
         match inner.split_once(':') {
             Some(("newest", t)) => out.push_str(&format!("v{}", version(t)?)),
@@ -470,16 +497,24 @@ fn expand_versions(
     Ok(out)
 }
 
-fn apply_replace(root: &Path, file: &str, find: &str, with: &str) -> Result<(), String> {
+fn apply_replace(root: &Path, file: &str, find: &str, with: &str) -> Result<(), StepError> {
     let path = root.join(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("reading {file}: {e}"))?;
-    let n = text.matches(find).count();
-    if n != 1 {
-        return Err(format!(
-            "the edit no longer applies: the text to replace occurs {n} times in {file} (must be once):\n{find}"
-        ));
+    let text = std::fs::read_to_string(&path).map_err(|source| StepError::Read {
+        file: file.to_owned(),
+        source,
+    })?;
+    let count = text.matches(find).count();
+    if count != 1 {
+        return Err(StepError::NoLongerApplies {
+            file: file.to_owned(),
+            count,
+            find: find.to_owned(),
+        });
     }
-    std::fs::write(&path, text.replacen(find, with, 1)).map_err(|e| format!("writing {file}: {e}"))
+    std::fs::write(&path, text.replacen(find, with, 1)).map_err(|source| StepError::Write {
+        file: file.to_owned(),
+        source,
+    })
 }
 
 fn slug(s: &str) -> String {
@@ -574,7 +609,7 @@ fn run_entry(
                 let argv = command
                     .iter()
                     .map(|a| expand_versions(&s.expand(a, &aot), &versions))
-                    .collect::<Result<Vec<String>, String>>();
+                    .collect::<Result<Vec<String>, StepError>>();
                 let argv = match argv {
                     Ok(argv) => argv,
                     Err(msg) => {
@@ -942,7 +977,9 @@ mod tests {
             "goldens/executables/h100_sxm/v9 -> v10: \"version\": 10 {keep}"
         );
         assert_eq!(
-            expand_versions("{newest:a100}", &versions).unwrap_err(),
+            expand_versions("{newest:a100}", &versions)
+                .unwrap_err()
+                .to_string(),
             "no golden versions of target \"a100\""
         );
         assert_eq!(
@@ -1062,7 +1099,7 @@ mod tests {
         std::fs::write(dir.join("f.txt"), "a b a").expect("write");
         let err = apply_replace(&dir, "f.txt", "a", "c").expect_err("two occurrences");
         assert_eq!(
-            err,
+            err.to_string(),
             "the edit no longer applies: the text to replace occurs 2 times in f.txt (must be once):\na"
         );
         apply_replace(&dir, "f.txt", "b", "c").expect("one occurrence");

@@ -29,6 +29,8 @@ use proto::prost::Message;
 use proto::xla::gpu::thunk_proto::Impl;
 use proto::xla::gpu::{GpuExecutableProto, ThunkProto};
 
+use super::class::{Refusal, SchemaClass};
+
 /// Every thunk sequence of an artifact (the entry's and every nested one).
 fn sequences(p: &mut GpuExecutableProto) -> Vec<&mut Vec<ThunkProto>> {
     fn go<'a>(thunks: &'a mut [ThunkProto], out: &mut Vec<&'a mut Vec<ThunkProto>>) {
@@ -482,32 +484,30 @@ pub const PROTO_WORDS: &[&str] = &[
 
 /// The `proto` entry point: both files through the bot's compile and model extraction, then
 /// the wire rules between them.
-pub fn run_proto(input: &[u8]) -> Result<(), String> {
-    let text = std::str::from_utf8(input).map_err(|_| "utf8".to_owned())?;
+pub fn run_proto(input: &[u8]) -> Result<(), Refusal> {
+    let text = std::str::from_utf8(input).map_err(|_| Refusal::Utf8)?;
     let (base, head) = text.split_once(PROTO_SPLIT).unwrap_or((text, text));
-    let model = |t: &str| -> Result<schema_history::Model, String> {
+    let model = |t: &str| -> Result<schema_history::Model, SchemaClass> {
+        // The bounds the compile checks first, classed by which one (the compile's error
+        // says the same in words).
+        if let Err(limit) = schema_history::check_source(t) {
+            return Err(match limit.kind {
+                schema_history::LimitKind::Nesting => SchemaClass::LimitNesting,
+                schema_history::LimitKind::NameLength => SchemaClass::LimitName,
+                _ => SchemaClass::Compile,
+            });
+        }
         let compiled = schema_history::ProtoSources::from_texts([("fuzz.proto", t)])
             .compile(&[], "fuzz")
-            .map_err(|e| class_of_schema_error(&e))?;
+            .map_err(|_| SchemaClass::Compile)?;
         schema_history::Model::extract(&compiled, "fuzz.Root", "fuzz.ignorable")
-            .map_err(|e| format!("model {}", class_of_schema_error(&e)))
+            .map_err(|_| SchemaClass::Model)
     };
-    let base = model(base)?;
-    let head = model(head).map_err(|e| format!("head {e}"))?;
+    let base = model(base).map_err(Refusal::Schema)?;
+    let head = model(head).map_err(Refusal::Head)?;
     let history = schema_history::History::default();
     let _ = schema_history::wire(&base, &head, &history);
     Ok(())
-}
-
-fn class_of_schema_error(e: &schema_history::Error) -> String {
-    let text = e.to_string();
-    if text.contains("nest") && text.contains("deeper") {
-        "limit nesting".into()
-    } else if text.contains("bytes long") || text.contains("longer than") {
-        "limit name".into()
-    } else {
-        "compile".into()
-    }
 }
 
 /// The seed store of the `store` target: two cases of h100_sxm v1, their manifest and the
@@ -672,15 +672,15 @@ fn tamper(dir: &Path, line: &str) -> std::io::Result<()> {
 /// The `store` entry point: a copy of the seed store, tampered with as the script says, then
 /// `aot goldens verify` and `aot goldens list` on it. Exit status 1 (an integrity problem) is
 /// the expected outcome; an `Err` is an error class.
-pub fn run_store(seed: &Path, script: &[u8]) -> Result<(), String> {
-    let script = std::str::from_utf8(script).map_err(|_| "utf8".to_owned())?;
+pub fn run_store(seed: &Path, script: &[u8]) -> Result<(), Refusal> {
+    let script = std::str::from_utf8(script).map_err(|_| Refusal::Utf8)?;
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = seed.with_extension(format!("case{n}"));
     let result = (|| {
-        copy_tree(seed, &dir).map_err(|e| format!("setup {e}"))?;
+        copy_tree(seed, &dir).map_err(|e| Refusal::StoreSetup(e.to_string()))?;
         for line in script.lines() {
-            tamper(&dir, line).map_err(|_| "tamper not applied".to_owned())?;
+            tamper(&dir, line).map_err(|_| Refusal::TamperNotApplied)?;
         }
         let mut out = Vec::new();
         let mut run = |command| {
@@ -694,8 +694,8 @@ pub fn run_store(seed: &Path, script: &[u8]) -> Result<(), String> {
         let list = run(crate::cmd::goldens::GoldensCommand::List);
         match (verify, list) {
             (Ok(0), Ok(_)) => Ok(()),
-            (Ok(_), Ok(_)) => Err("verify found problems".to_owned()),
-            _ => Err("verify error".to_owned()),
+            (Ok(_), Ok(_)) => Err(Refusal::VerifyFoundProblems),
+            _ => Err(Refusal::VerifyError),
         }
     })();
     let _ = std::fs::remove_dir_all(&dir);

@@ -24,6 +24,7 @@
 //! to one costs milliseconds; and a case whose mutated bytes equal an earlier case's is counted
 //! with that case's outcome instead of being run again (it would take the same path).
 pub mod alloc;
+pub mod class;
 pub mod kinds;
 pub mod mutate;
 
@@ -41,6 +42,8 @@ use proto::prost::Message;
 use proto::prost_reflect::DynamicMessage;
 use ptx::emu::LaunchOptions;
 use runtime::{Device, DeviceDescription, EmulatedDevice, Registry, RuntimeFlags};
+
+use class::{BytecodeClass, ConfigClass, ExportedClass, Refusal};
 
 /// The entry points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
@@ -514,7 +517,7 @@ pub fn run_input(
 ) -> Outcome {
     match catch_unwind(AssertUnwindSafe(|| entry(target, input, device, limits))) {
         Ok(Ok(())) => Outcome::Ok,
-        Ok(Err(class)) => Outcome::Error(class),
+        Ok(Err(refusal)) => Outcome::Error(refusal.to_string()),
         Err(payload) => Outcome::Panic(
             payload
                 .downcast_ref::<&str>()
@@ -533,55 +536,24 @@ pub fn run_default(target: Target, input: &[u8]) -> Outcome {
     run_input(target, input, &default_device(), limits)
 }
 
-fn text(input: &[u8]) -> Result<&str, String> {
-    std::str::from_utf8(input).map_err(|_| "utf8".to_owned())
-}
-
-fn parse_class(kind: hlo_text::ParseErrorKind) -> String {
-    format!("parse {kind:?}")
-}
-
-fn bytecode_class(e: &hlo_front::BytecodeError) -> String {
-    use hlo_front::BytecodeError as E;
-    match e {
-        E::NotBytecode => "not bytecode".into(),
-        E::NewerBytecode { .. } => "newer bytecode".into(),
-        E::NewerVhlo { .. } => "newer vhlo".into(),
-        E::NotPortableArtifact(_) => "not a portable artifact".into(),
-        E::Malformed { .. } => "malformed".into(),
-        E::Unsupported(_) => "unsupported".into(),
-        E::Text { error } => format!("text {}", parse_class(error.kind)),
-        _ => "other".into(),
-    }
-}
-
-fn exported_class(e: &hlo_front::ExportedError) -> String {
-    use hlo_front::ExportedError as E;
-    match e {
-        E::Malformed(_) => "malformed".into(),
-        E::Unsupported { field, .. } => {
-            // The field without its index: `in_avals[3]` and `in_avals[4]` are one class.
-            format!("unsupported {}", field.split('[').next().unwrap_or(field))
-        }
-        E::Module(b) => format!("module {}", bytecode_class(b)),
-        _ => "other".into(),
-    }
+fn text(input: &[u8]) -> Result<&str, Refusal> {
+    std::str::from_utf8(input).map_err(|_| Refusal::Utf8)
 }
 
 /// Most argument bytes the loader target passes to an execution.
 const MAX_ARGUMENT_BYTES: u64 = 64 << 20;
 
-/// The entry point; an error is returned as its outcome class.
+/// The entry point; a refusal is counted under its class.
 fn entry(
     target: Target,
     input: &[u8],
     device: &DeviceDescription,
     limits: &Limits,
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     match target {
         Target::Artifact | Target::KernelPtx => entry(Target::Loader, input, device, limits),
         Target::Proto => kinds::run_proto(input),
-        Target::Store => kinds::run_store(store_seed().map_err(|_| "setup".to_owned())?, input),
+        Target::Store => kinds::run_store(store_seed().map_err(|_| Refusal::Setup)?, input),
         Target::Loader => {
             static REGISTRY: OnceLock<Registry> = OnceLock::new();
             let registry = REGISTRY.get_or_init(Registry::builtin);
@@ -590,12 +562,12 @@ fn entry(
             // artifact may keep while changing the PTX.
             let dev = limits.device(device);
             let exe = runtime::load_with_registry(input, &dev, flags, registry)
-                .map_err(|e| format!("load {}", e.code()))?;
+                .map_err(|e| Refusal::Load(e.code()))?;
             // The arguments are the harness's allocation, not the runtime's: a declared
             // parameter larger than this is the device's to refuse, which the loader did not.
             let total: u64 = exe.parameters.iter().map(|(_, l)| l.size).sum();
             if total > MAX_ARGUMENT_BYTES {
-                return Err("load ok, not run (parameters over 64 MiB)".to_owned());
+                return Err(Refusal::NotRun("parameters over 64 MiB"));
             }
             let args: Vec<Vec<u8>> = exe
                 .parameters
@@ -614,47 +586,45 @@ fn entry(
             } else {
                 // Loaded; running more devices than this takes one thread each and proves
                 // nothing the smaller counts do not.
-                return Err("load ok, not run (replicas)".to_owned());
+                return Err(Refusal::NotRun("replicas"));
             };
-            result.map_err(|e| format!("run {}", e.code()))
+            result.map_err(|e| Refusal::Run(e.code()))
         }
         Target::Hlo => {
-            let m = hlo_text::parse_module(text(input)?).map_err(|e| parse_class(e.kind))?;
-            hlo_verify::verify(&m).map_err(|_| "verify".to_owned())
+            let m = hlo_text::parse_module(text(input)?).map_err(|e| Refusal::Parse(e.kind))?;
+            hlo_verify::verify(&m).map_err(|_| Refusal::Verify)
         }
         Target::Stablehlo => hlo_front::parse_stablehlo(text(input)?)
             .map(|_| ())
-            .map_err(|e| parse_class(e.kind)),
+            .map_err(|e| Refusal::Parse(e.kind)),
         Target::Mlirbc => hlo_front::parse_bytecode(input)
             .map(|_| ())
-            .map_err(|e| bytecode_class(&e)),
+            .map_err(|e| Refusal::Bytecode(BytecodeClass::from(&e))),
         Target::JaxExported => {
-            let e = hlo_front::read_exported(input).map_err(|e| exported_class(&e))?;
+            let exported = |e: hlo_front::ExportedError| Refusal::Exported(ExportedClass::from(&e));
+            let e = hlo_front::read_exported(input).map_err(exported)?;
             let _ = e.describe();
-            e.module().map(|_| ()).map_err(|e| exported_class(&e))
+            e.module().map(|_| ()).map_err(exported)
         }
         Target::Ptx => ptx::parse(text(input)?)
             .map(|_| ())
-            .map_err(|_| "parse".to_owned()),
+            .map_err(|_| Refusal::PtxParse),
         Target::Config => {
-            let config = proto::parse_target_config(text(input)?, "fuzz").map_err(|e| match e {
-                proto::TargetConfigError::Parse { .. } => "parse".to_owned(),
-                proto::TargetConfigError::Incomplete { .. } => "incomplete".to_owned(),
-                _ => "other".to_owned(),
-            })?;
+            let config = proto::parse_target_config(text(input)?, "fuzz")
+                .map_err(|e| Refusal::Config(ConfigClass::from(&e)))?;
             DeviceDescription::from_target_config(&config)
                 .map(|_| ())
-                .map_err(|e| format!("device {}", e.code()))
+                .map_err(|e| Refusal::Device(e.code()))
         }
     }
 }
 
 /// The `store` target's untampered store, made once per process ([`kinds::seed_store`]).
 fn store_seed() -> anyhow::Result<&'static Path> {
-    static STORE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match STORE.get_or_init(|| kinds::seed_store(&repo_root()).map_err(|e| format!("{e:#}"))) {
+    static STORE: OnceLock<anyhow::Result<PathBuf>> = OnceLock::new();
+    match STORE.get_or_init(|| kinds::seed_store(&repo_root())) {
         Ok(p) => Ok(p.as_path()),
-        Err(e) => bail!("the store target's seed store: {e}"),
+        Err(e) => bail!("the store target's seed store: {e:#}"),
     }
 }
 

@@ -141,6 +141,9 @@ pub enum ProtoError {
     /// A sharding whose tile assignment or parts do not fit together.
     #[error("sharding: {0}")]
     Sharding(String),
+    /// A sharding that fails [`crate::ir::HloSharding::check`].
+    #[error("sharding: {0}")]
+    ShardingCheck(#[from] crate::ir::ShardingError),
     /// A sharding type this build does not read.
     #[error("sharding type {0}")]
     ShardingType(i32),

@@ -117,7 +117,7 @@ pub(super) fn sharding_from_proto(p: &px::OpSharding) -> Result<HloSharding, Pro
         shard_group,
         metadata,
     };
-    s.check().map_err(bad)?;
+    s.check()?;
     Ok(s)
 }
 

@@ -23,6 +23,58 @@ use super::OpMetadata;
 /// entry per device, so the parser and the proto reader refuse larger ones.
 pub const MAX_SHARDING_DEVICES: i64 = 1 << 16;
 
+/// Why a sharding's parts do not fit together ([`TileAssignment::check`],
+/// [`HloSharding::check`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShardingError {
+    /// Tile dimensions that are not positive or multiply to more than
+    /// [`MAX_SHARDING_DEVICES`].
+    #[error("tile dimensions {0:?} are not positive or too many devices (at most {MAX_SHARDING_DEVICES})")]
+    TileDims(Vec<i64>),
+    /// A device list whose length is not the tile count.
+    #[error("{listed} devices listed for a tile array of {tiles}")]
+    DeviceCount {
+        /// The devices listed.
+        listed: usize,
+        /// The tiles.
+        tiles: i64,
+    },
+    /// A device list that names a device twice or a negative one.
+    #[error("device list {0:?} repeats or has a negative id")]
+    DeviceList(Vec<i64>),
+    /// Iota dimensions that are not positive or too large.
+    #[error("iota dimensions {0:?} are not positive or too large")]
+    IotaDims(Vec<i64>),
+    /// An iota whose device count is not the tile count.
+    #[error("iota of {devices} devices for a tile array of {tiles}")]
+    IotaCount {
+        /// The iota's device count.
+        devices: i64,
+        /// The tiles.
+        tiles: i64,
+    },
+    /// An iota transpose that is not a permutation of its dimensions.
+    #[error("transpose {perm:?} is not a permutation of {rank} dimensions")]
+    NotAPermutation {
+        /// The transpose.
+        perm: Vec<i64>,
+        /// The iota's rank.
+        rank: usize,
+    },
+    /// More subgroup kinds than tile dimensions.
+    #[error("{subgroups} last_tile_dims for {dims} tile dimensions")]
+    SubgroupCount {
+        /// The subgroup kinds.
+        subgroups: usize,
+        /// The tile dimensions.
+        dims: usize,
+    },
+    /// A maximal sharding on a device out of range.
+    #[error("maximal device {0} is out of range")]
+    MaximalDevice(i64),
+}
+
 /// The kind of a trailing tile dimension (`last_tile_dims={...}`), XLA's `OpSharding::Type`
 /// values that may appear there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,24 +162,22 @@ impl TileAssignment {
     /// Checks the assignment's internal consistency: positive dimensions, the device count
     /// equal to the number of tiles and at most [`MAX_SHARDING_DEVICES`], a permutation of the
     /// right rank, and (for a list) every device named once.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ShardingError> {
         let count = checked_product(self.dims())
-            .ok_or_else(|| format!("tile dimensions {:?} are not positive or too many devices (at most {MAX_SHARDING_DEVICES})", self.dims()))?;
+            .ok_or_else(|| ShardingError::TileDims(self.dims().to_vec()))?;
         match self {
             TileAssignment::Devices { devices, .. } => {
                 if devices.len() as i64 != count {
-                    return Err(format!(
-                        "{} devices listed for a tile array of {count}",
-                        devices.len()
-                    ));
+                    return Err(ShardingError::DeviceCount {
+                        listed: devices.len(),
+                        tiles: count,
+                    });
                 }
                 let mut seen = devices.clone();
                 seen.sort_unstable();
                 seen.dedup();
                 if seen.len() != devices.len() || seen.first().is_some_and(|&d| d < 0) {
-                    return Err(format!(
-                        "device list {devices:?} repeats or has a negative id"
-                    ));
+                    return Err(ShardingError::DeviceList(devices.clone()));
                 }
             }
             TileAssignment::Iota {
@@ -135,19 +185,21 @@ impl TileAssignment {
                 transpose_perm,
                 ..
             } => {
-                let n = checked_product(reshape_dims).ok_or_else(|| {
-                    format!("iota dimensions {reshape_dims:?} are not positive or too large")
-                })?;
+                let n = checked_product(reshape_dims)
+                    .ok_or_else(|| ShardingError::IotaDims(reshape_dims.clone()))?;
                 if n != count {
-                    return Err(format!("iota of {n} devices for a tile array of {count}"));
+                    return Err(ShardingError::IotaCount {
+                        devices: n,
+                        tiles: count,
+                    });
                 }
                 let mut perm = transpose_perm.clone();
                 perm.sort_unstable();
                 if perm != (0..reshape_dims.len() as i64).collect::<Vec<_>>() {
-                    return Err(format!(
-                        "transpose {transpose_perm:?} is not a permutation of {} dimensions",
-                        reshape_dims.len()
-                    ));
+                    return Err(ShardingError::NotAPermutation {
+                        perm: transpose_perm.clone(),
+                        rank: reshape_dims.len(),
+                    });
                 }
             }
         }
@@ -321,21 +373,20 @@ impl HloSharding {
     }
 
     /// Checks every tile assignment in the sharding ([`TileAssignment::check`]).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ShardingError> {
         match &self.kind {
             ShardingKind::Tiled(t) => {
                 t.assignment.check()?;
                 if t.subgroups.len() > t.assignment.dims().len() {
-                    return Err(format!(
-                        "{} last_tile_dims for {} tile dimensions",
-                        t.subgroups.len(),
-                        t.assignment.dims().len()
-                    ));
+                    return Err(ShardingError::SubgroupCount {
+                        subgroups: t.subgroups.len(),
+                        dims: t.assignment.dims().len(),
+                    });
                 }
                 Ok(())
             }
             ShardingKind::Maximal(d) if *d < 0 || *d >= MAX_SHARDING_DEVICES => {
-                Err(format!("maximal device {d} is out of range"))
+                Err(ShardingError::MaximalDevice(*d))
             }
             ShardingKind::Tuple(elems) => elems.iter().try_for_each(Self::check),
             _ => Ok(()),
@@ -446,16 +497,25 @@ mod tests {
         };
         assert!(iota(vec![2, 2], vec![4], vec![0]).check().is_ok());
         assert_eq!(
-            iota(vec![2, 2], vec![2], vec![0]).check().unwrap_err(),
+            iota(vec![2, 2], vec![2], vec![0])
+                .check()
+                .unwrap_err()
+                .to_string(),
             "iota of 2 devices for a tile array of 4"
         );
-        assert!(iota(vec![4], vec![2, 2], vec![0, 0]).check().is_err());
+        assert_eq!(
+            iota(vec![4], vec![2, 2], vec![0, 0])
+                .check()
+                .unwrap_err()
+                .to_string(),
+            "transpose [0, 0] is not a permutation of 2 dimensions"
+        );
         let list = TileAssignment::Devices {
             dims: vec![2],
             devices: vec![1, 1],
         };
         assert_eq!(
-            list.check().unwrap_err(),
+            list.check().unwrap_err().to_string(),
             "device list [1, 1] repeats or has a negative id"
         );
         let huge = TileAssignment::Iota {
@@ -463,6 +523,33 @@ mod tests {
             reshape_dims: vec![1 << 20],
             transpose_perm: vec![0],
         };
-        assert!(huge.check().is_err());
+        assert_eq!(
+            huge.check().unwrap_err().to_string(),
+            "tile dimensions [1048576] are not positive or too many devices (at most 65536)"
+        );
+        let short = TileAssignment::Devices {
+            dims: vec![2, 2],
+            devices: vec![0, 1],
+        };
+        assert_eq!(
+            short.check().unwrap_err().to_string(),
+            "2 devices listed for a tile array of 4"
+        );
+        let wide = TileAssignment::Iota {
+            dims: vec![0],
+            reshape_dims: vec![0],
+            transpose_perm: vec![0],
+        };
+        assert_eq!(
+            wide.check().unwrap_err().to_string(),
+            "tile dimensions [0] are not positive or too many devices (at most 65536)"
+        );
+        assert_eq!(
+            HloSharding::from(ShardingKind::Maximal(-1))
+                .check()
+                .unwrap_err()
+                .to_string(),
+            "maximal device -1 is out of range"
+        );
     }
 }

@@ -90,6 +90,14 @@ pub enum IoError {
         /// The list's length.
         got: usize,
     },
+    /// A complex array's parts do not fit its dtype.
+    #[error("{location}: {error}")]
+    Complex {
+        /// Where.
+        location: String,
+        /// What does not fit.
+        error: ComplexArrayError,
+    },
     /// An element is not representable in the dtype.
     #[error("{location}: element {index} ({value}) is not a valid {dtype}")]
     Element {
@@ -101,6 +109,25 @@ pub enum IoError {
         value: String,
         /// The declared dtype.
         dtype: DType,
+    },
+}
+
+/// Why parts do not make a [`ComplexArray`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ComplexArrayError {
+    /// The dtype is not `c64` or `c128`.
+    #[error("{0} is not a complex type")]
+    NotComplex(PrimitiveType),
+    /// The parts are not the component type with a trailing dimension of 2.
+    #[error("{dtype} parts must be {component}[..., 2], got {got}")]
+    Parts {
+        /// The complex dtype.
+        dtype: PrimitiveType,
+        /// Its component type.
+        component: DType,
+        /// The parts' shape, `f32[4,3]`.
+        got: String,
     },
 }
 
@@ -218,11 +245,11 @@ pub struct ComplexArray {
 impl ComplexArray {
     /// A complex array of `dtype` (`C64`/`C128`) from its parts (`dims` plus a trailing 2, of the
     /// component type).
-    pub fn new(dtype: PrimitiveType, parts: Array) -> Result<ComplexArray, String> {
+    pub fn new(dtype: PrimitiveType, parts: Array) -> Result<ComplexArray, ComplexArrayError> {
         let component = match dtype {
             PrimitiveType::C64 => DType::F32,
             PrimitiveType::C128 => DType::F64,
-            other => return Err(format!("{other} is not a complex type")),
+            other => return Err(ComplexArrayError::NotComplex(other)),
         };
         match parts.dims().split_last() {
             Some((2, dims)) if parts.dtype() == component => Ok(ComplexArray {
@@ -230,10 +257,11 @@ impl ComplexArray {
                 dims: dims.to_vec(),
                 parts,
             }),
-            _ => Err(format!(
-                "{dtype} parts must be {component}[..., 2], got {}",
-                parts.shape_string()
-            )),
+            _ => Err(ComplexArrayError::Parts {
+                dtype,
+                component,
+                got: parts.shape_string(),
+            }),
         }
     }
 
@@ -389,9 +417,9 @@ fn io_array_of(fields: &Fields, location: &str) -> Result<IoArray, IoError> {
         },
         e => e,
     })?;
-    let complex = ComplexArray::new(dtype, parts).map_err(|problem| IoError::Structure {
+    let complex = ComplexArray::new(dtype, parts).map_err(|error| IoError::Complex {
         location: location.to_string(),
-        problem,
+        error,
     })?;
     Ok(IoArray::Complex(complex))
 }
@@ -1000,6 +1028,17 @@ mod tests {
         let real = r#"{"inputs": [{"dtype": "f32", "shape": [1], "data": [0.5]}], "outputs": []}"#;
         let (case, file) = (IoCase::parse(real).unwrap(), IoFile::parse(real).unwrap());
         assert_eq!(file.inputs, vec![IoArray::Real(case.inputs[0].clone())]);
-        assert!(ComplexArray::new(PrimitiveType::C64, case.inputs[0].clone()).is_err());
+        assert_eq!(
+            ComplexArray::new(PrimitiveType::C64, case.inputs[0].clone())
+                .unwrap_err()
+                .to_string(),
+            "c64 parts must be f32[..., 2], got f32[1]"
+        );
+        assert_eq!(
+            ComplexArray::new(PrimitiveType::F32, case.inputs[0].clone())
+                .unwrap_err()
+                .to_string(),
+            "f32 is not a complex type"
+        );
     }
 }

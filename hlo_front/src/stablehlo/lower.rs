@@ -5,6 +5,7 @@
 //! `get-tuple-element`, and the CHLO ops JAX leaves in are decomposed (or refused by name).
 
 mod chlo;
+mod chlo_ops;
 mod complex;
 mod custom_call;
 mod ops;
@@ -117,21 +118,13 @@ pub(crate) const STRUCTURED: &[&str] = &[
     "while",
 ];
 
-/// CHLO ops that are decomposed (or mapped to their HLO opcode), besides the math functions
-/// of [`chlo::MATH_OPS`].
-const CHLO_DIRECT: &[&str] = &[
-    "erf",
-    "is_inf",
-    "is_neg_inf",
-    "is_pos_inf",
-    "square",
-    "tan",
-    "top_k",
-];
-
 /// Every CHLO op that is decomposed (or mapped to its HLO opcode), sorted.
 pub(crate) fn chlo_supported() -> Vec<&'static str> {
-    let mut v: Vec<&str> = CHLO_DIRECT.iter().chain(chlo::MATH_OPS).copied().collect();
+    let mut v: Vec<&str> = chlo_ops::CHLO_DIRECT
+        .iter()
+        .chain(chlo::MATH_OPS)
+        .copied()
+        .collect();
     v.sort_unstable();
     v
 }
@@ -363,10 +356,8 @@ impl Front<'_> {
     }
 
     fn lower_stablehlo(&mut self, s: &str, op: &Op) -> Result<Lowered> {
-        if s == "exponential" {
-            if let Some(lowered) = self.lower_complex_exp(op)? {
-                return Ok(lowered);
-            }
+        if let Some(lowered) = self.lower_complex_elementwise(s, op)? {
+            return Ok(lowered);
         }
         if let Some(&(_, opcode)) = ELEMENTWISE.iter().find(|(n, _)| *n == s) {
             return Ok(self.emit(op, opcode, op.operands.clone(), Attrs::default()));
@@ -872,54 +863,6 @@ impl Front<'_> {
             _ => Opcode::CollectiveBroadcast,
         };
         Ok(self.emit(op, opcode, op.operands.clone(), a))
-    }
-
-    fn lower_chlo(&mut self, s: &str, op: &Op) -> Result<Lowered> {
-        match s {
-            "square" => {
-                self.count(op, 1)?;
-                let x = self.operand_at(op, 0)?;
-                Ok(self.emit(op, Opcode::Multiply, vec![x, x], Attrs::default()))
-            }
-            "erf" => Ok(self.emit(op, Opcode::Erf, op.operands.clone(), Attrs::default())),
-            "tan" => Ok(self.emit(op, Opcode::Tan, op.operands.clone(), Attrs::default())),
-            "top_k" => {
-                self.count(op, 1)?;
-                let a = Attrs { k: Some(self.req_int(op, &["k"])?), largest: Some(true), ..Attrs::default() };
-                Ok(self.emit(op, Opcode::TopK, op.operands.clone(), a))
-            }
-            "is_inf" | "is_pos_inf" | "is_neg_inf" => {
-                self.count(op, 1)?;
-                let x = self.operand_at(op, 0)?;
-                let xs = self.shape_of(x).clone();
-                let Some(et) = xs.element_type().filter(|t| t.is_float()) else {
-                    return Err(self.bad(op, "operand must be floating point"));
-                };
-                let pred = Shape::array(PrimitiveType::Pred, xs.dims().to_vec());
-                let eq = |f: &mut Self, v: f64| -> InstrId {
-                    let c = f.add(Opcode::Constant, Shape::scalar(et), vec![], Attrs { literal: Some(Literal::Array(ArrayLiteral { values: vec![LiteralValue::Float(v)] })), ..Attrs::default() }, op.loc);
-                    let b = f.add(Opcode::Broadcast, xs.clone(), vec![c], Attrs { dimensions: Some(vec![]), ..Attrs::default() }, op.loc);
-                    f.add(Opcode::Compare, pred.clone(), vec![x, b], Attrs { comparison_direction: Some(ComparisonDirection::Eq), ..Attrs::default() }, op.loc)
-                };
-                let id = match s {
-                    "is_pos_inf" => eq(self, f64::INFINITY),
-                    "is_neg_inf" => eq(self, f64::NEG_INFINITY),
-                    _ => {
-                        let p = eq(self, f64::INFINITY);
-                        let n = eq(self, f64::NEG_INFINITY);
-                        self.add(Opcode::Or, pred.clone(), vec![p, n], Attrs::default(), op.loc)
-                    }
-                };
-                Ok(Lowered::One(id))
-            }
-            other => match self.lower_chlo_math(other, op)? {
-                Some(lowered) => Ok(lowered),
-                None => Err(self.err_at(op.loc, ParseErrorKind::UnknownOpcode, format!(
-                    "chlo.{other} is not supported: only {} are decomposed; legalize CHLO to StableHLO first (stablehlo-opt --chlo-legalize-to-stablehlo)",
-                    chlo_supported().iter().map(|c| format!("chlo.{c}")).collect::<Vec<_>>().join(", ")
-                ))),
-            },
-        }
     }
 
     /// The literal of `dense<...> : type`.

@@ -4,6 +4,27 @@ use crate::error::{ParseError, ParseErrorKind};
 use crate::lexer::TokenKind;
 use hlo::ir::*;
 
+/// Why the parts of one `{...}` do not make a sharding: XLA's parser's checks, with its
+/// messages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum PartsError {
+    /// `replicated`, `manual`, `unknown` or `unreduced` with a device or tile assignment.
+    #[error("{0} shardings should not have any devices assigned")]
+    DevicesAssigned(&'static str),
+    /// `maximal` without exactly one device.
+    #[error("maximal shardings should have exactly one device assigned")]
+    MaximalDevice,
+    /// A tiled sharding without `devices=`.
+    #[error("non-maximal shardings must have a tile assignment list including dimensions")]
+    NoAssignment,
+    /// A tiled sharding over one device.
+    #[error("non-maximal shardings must have more than one device assigned")]
+    OneDevice,
+    /// Both ways of naming subgroups.
+    #[error("last_tile_dim_replicate and last_tile_dims together")]
+    SubgroupsTwice,
+}
+
 /// What one `{...}` of a single sharding said, before it is checked.
 #[derive(Default)]
 struct Parts {
@@ -41,7 +62,8 @@ impl Parser<'_> {
         } else {
             let parts = self.sharding_parts()?;
             self.expect(&TokenKind::RBrace, "'}' closing a sharding")?;
-            assemble(parts).map_err(|m| ParseError::new(loc, ParseErrorKind::BadAttribute, m))?
+            assemble(parts)
+                .map_err(|e| ParseError::new(loc, ParseErrorKind::BadAttribute, e.to_string()))?
         };
         sharding.check().map_err(|m| {
             ParseError::new(loc, ParseErrorKind::BadAttribute, format!("sharding: {m}"))
@@ -167,12 +189,10 @@ impl Parser<'_> {
 }
 
 /// XLA's checks after reading one sharding, in its order and with its messages.
-fn assemble(p: Parts) -> std::result::Result<HloSharding, String> {
-    let no_devices = |what: &str| -> std::result::Result<(), String> {
+fn assemble(p: Parts) -> std::result::Result<HloSharding, PartsError> {
+    let no_devices = |what: &'static str| -> std::result::Result<(), PartsError> {
         if p.device.is_some() || p.assignment.is_some() {
-            return Err(format!(
-                "{what} shardings should not have any devices assigned"
-            ));
+            return Err(PartsError::DevicesAssigned(what));
         }
         Ok(())
     };
@@ -182,7 +202,7 @@ fn assemble(p: Parts) -> std::result::Result<HloSharding, String> {
     } else if p.maximal {
         match (p.device, &p.assignment) {
             (Some(d), None) => ShardingKind::Maximal(d),
-            _ => return Err("maximal shardings should have exactly one device assigned".into()),
+            _ => return Err(PartsError::MaximalDevice),
         }
     } else if p.manual {
         no_devices("manual")?;
@@ -195,20 +215,15 @@ fn assemble(p: Parts) -> std::result::Result<HloSharding, String> {
         ShardingKind::Unreduced
     } else {
         let Some(assignment) = p.assignment else {
-            return Err(
-                "non-maximal shardings must have a tile assignment list including dimensions"
-                    .into(),
-            );
+            return Err(PartsError::NoAssignment);
         };
         if let TileAssignment::Devices { devices, .. } = &assignment {
             if devices.len() <= 1 {
-                return Err("non-maximal shardings must have more than one device assigned".into());
+                return Err(PartsError::OneDevice);
             }
         }
         let subgroups = match (p.last_tile_dim_replicate, p.last_tile_dims) {
-            (true, Some(_)) => {
-                return Err("last_tile_dim_replicate and last_tile_dims together".into())
-            }
+            (true, Some(_)) => return Err(PartsError::SubgroupsTwice),
             (true, None) => vec![SubgroupKind::Replicated],
             (false, kinds) => kinds.unwrap_or_default(),
         };

@@ -25,10 +25,12 @@ use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
 
+mod error;
 mod ops;
 mod partition;
 mod reshard;
 pub(crate) mod sdy_import;
+pub use error::SpmdError;
 pub use sdy_import::MeshesError;
 mod shard;
 

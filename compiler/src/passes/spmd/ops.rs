@@ -17,6 +17,7 @@ use hlo::ir::{
 };
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
+use super::error::SpmdError;
 use super::partition::{rebuilt, Operands};
 use super::reshard::{Builder, Place};
 
@@ -43,7 +44,7 @@ pub(crate) fn rule(
     comp: &Computation,
     old: &Instruction,
     ops: Operands,
-) -> Result<(InstrId, Place), String> {
+) -> Result<(InstrId, Place), SpmdError> {
     match old.opcode {
         Opcode::Tuple => {
             let shapes = ops.ids.iter().map(|&i| b.shape(i)).collect();
@@ -56,15 +57,15 @@ pub(crate) fn rule(
                 .ids
                 .first()
                 .zip(ops.places.first())
-                .ok_or("no operand")?;
+                .ok_or(SpmdError::NoOperand)?;
             let shape = b
                 .shape(t)
                 .tuple_shapes()
                 .and_then(|s| s.get(i))
                 .cloned()
-                .ok_or("no such element")?;
+                .ok_or(SpmdError::NoSuchElement)?;
             let place = match p {
-                Place::Tuple(ps) => ps.get(i).cloned().ok_or("no such element")?,
+                Place::Tuple(ps) => ps.get(i).cloned().ok_or(SpmdError::NoSuchElement)?,
                 other => other.clone(),
             };
             return Ok((b.push(rebuilt(old, ops.ids, shape)), place));
@@ -90,12 +91,10 @@ pub(crate) fn rule(
             .map_or(Shape::Tuple(Vec::new()), |o| o.shape.clone())
     };
     let refuse = || {
-        let shardings: Vec<String> = ops.places.iter().map(Place::describe).collect();
-        Err(format!(
-            "{} with operands sharded {} is not partitioned (docs/sharding.md lists what is)",
-            old.opcode,
-            shardings.join(", ")
-        ))
+        Err(SpmdError::NotPartitioned {
+            opcode: old.opcode,
+            shardings: ops.places.iter().map(Place::describe).collect(),
+        })
     };
     match old.opcode {
         op if elementwise(op) => {
@@ -175,18 +174,21 @@ fn broadcast(
     b: &mut Builder,
     old: &Instruction,
     ops: &Operands,
-) -> Result<(InstrId, Place), String> {
+) -> Result<(InstrId, Place), SpmdError> {
     let dims = old.attrs.dimensions.clone().unwrap_or_default();
-    let src = sharding(&ops.places[0]).ok_or("a broadcast of a tuple")?;
+    let src = sharding(&ops.places[0]).ok_or(SpmdError::BroadcastOfTuple)?;
     let map: Vec<Option<usize>> = dims.iter().map(|&d| usize::try_from(d).ok()).collect();
     let place = moved(src, &map, old.shape.dims().len(), b.partitions).ok_or_else(|| {
-        format!("broadcast dimensions {dims:?} reorder the split dimensions of {src}")
+        SpmdError::BroadcastReorders {
+            dimensions: dims.clone(),
+            sharding: Box::new(src.clone()),
+        }
     })?;
     let shape = place.local_shape(&old.shape)?;
     Ok((b.push(rebuilt(old, ops.ids.clone(), shape)), place))
 }
 
-fn dot(b: &mut Builder, old: &Instruction, ops: &Operands) -> Result<(InstrId, Place), String> {
+fn dot(b: &mut Builder, old: &Instruction, ops: &Operands) -> Result<(InstrId, Place), SpmdError> {
     let dn = old.attrs.dot_dimension_numbers.clone().unwrap_or_default();
     let (lp, rp) = (&ops.places[0], &ops.places[1]);
     let lrank = b.shape(ops.ids[0]).dims().len();
@@ -272,11 +274,10 @@ fn dot(b: &mut Builder, old: &Instruction, ops: &Operands) -> Result<(InstrId, P
             return Ok((all_reduce_add(b, old, partial, groups)?, Place::Replicated));
         }
     }
-    Err(format!(
-        "dot with lhs {} and rhs {} is not partitioned (one side split on batch or free dimensions with the other whole, or both split alike on one contracting dimension, are)",
-        lp.describe(),
-        rp.describe()
-    ))
+    Err(SpmdError::Dot {
+        lhs: lp.describe(),
+        rhs: rp.describe(),
+    })
 }
 
 fn all_reduce_add(
@@ -284,8 +285,8 @@ fn all_reduce_add(
     old: &Instruction,
     x: InstrId,
     groups: Vec<Vec<i64>>,
-) -> Result<InstrId, String> {
-    let ty = old.shape.element_type().ok_or("a non-array result")?;
+) -> Result<InstrId, SpmdError> {
+    let ty = old.shape.element_type().ok_or(SpmdError::NonArrayResult)?;
     let add = b.reducer(ty);
     all_reduce(b, old, x, groups, add)
 }
@@ -296,7 +297,7 @@ fn all_reduce(
     x: InstrId,
     groups: Vec<Vec<i64>>,
     to_apply: hlo::ComputationId,
-) -> Result<InstrId, String> {
+) -> Result<InstrId, SpmdError> {
     let channel = b.next_channel;
     b.next_channel += 1;
     let attrs = Attrs {
@@ -310,19 +311,23 @@ fn all_reduce(
     Ok(b.op(&old.name, Opcode::AllReduce, shape, vec![x], attrs))
 }
 
-fn reduce(b: &mut Builder, old: &Instruction, ops: &Operands) -> Result<(InstrId, Place), String> {
+fn reduce(
+    b: &mut Builder,
+    old: &Instruction,
+    ops: &Operands,
+) -> Result<(InstrId, Place), SpmdError> {
     let [x, init] = ops.ids.as_slice() else {
-        return Err("a variadic reduce of a split value".into());
+        return Err(SpmdError::VariadicReduce);
     };
     let Place::Tiled(src, t) = &ops.places[0] else {
-        return Err("a reduce whose init value is split".into());
+        return Err(SpmdError::ReduceInitSplit);
     };
     if ops.places[1] != Place::Replicated {
-        return Err("a reduce whose init value is split".into());
+        return Err(SpmdError::ReduceInitSplit);
     }
     let reduced = old.attrs.dimensions.clone().unwrap_or_default();
     let split: Vec<usize> = (0..t.data.len()).filter(|&d| t.data[d] > 1).collect();
-    let to_apply = old.attrs.to_apply.ok_or("a reduce without a reducer")?;
+    let to_apply = old.attrs.to_apply.ok_or(SpmdError::NoReducer)?;
     if split.iter().all(|d| !reduced.contains(&(*d as i64))) {
         let kept: Vec<usize> = (0..t.data.len())
             .filter(|d| !reduced.contains(&(*d as i64)))
@@ -331,7 +336,7 @@ fn reduce(b: &mut Builder, old: &Instruction, ops: &Operands) -> Result<(InstrId
             .map(|d| kept.iter().position(|&k| k == d))
             .collect();
         let place = moved(src, &map, old.shape.dims().len(), b.partitions)
-            .ok_or_else(|| format!("reduce of {src} reorders its split dimensions"))?;
+            .ok_or_else(|| SpmdError::ReduceReorders(Box::new(src.clone())))?;
         let shape = place.local_shape(&old.shape)?;
         return Ok((b.push(rebuilt(old, vec![*x, *init], shape)), place));
     }
@@ -342,14 +347,19 @@ fn reduce(b: &mut Builder, old: &Instruction, ops: &Operands) -> Result<(InstrId
         }
         return Ok((value, Place::Replicated));
     }
-    Err(format!(
-        "reduce over {reduced:?} of a value split {src} on reduced and kept dimensions"
-    ))
+    Err(SpmdError::ReduceMixed {
+        reduced,
+        sharding: Box::new(src.clone()),
+    })
 }
 
-fn slice(b: &mut Builder, old: &Instruction, ops: &Operands) -> Result<(InstrId, Place), String> {
+fn slice(
+    b: &mut Builder,
+    old: &Instruction,
+    ops: &Operands,
+) -> Result<(InstrId, Place), SpmdError> {
     let Place::Tiled(src, t) = &ops.places[0] else {
-        return Err("a slice of a tuple".into());
+        return Err(SpmdError::SliceOfTuple);
     };
     let global = b.shape(ops.ids[0]);
     let mut dims = old.attrs.slice.clone().unwrap_or_default();
@@ -357,7 +367,10 @@ fn slice(b: &mut Builder, old: &Instruction, ops: &Operands) -> Result<(InstrId,
         if t.data.get(d).copied().unwrap_or(1) > 1 {
             let whole_dim = global.dims().get(d).copied().unwrap_or(0) * t.data[d];
             if s.start != 0 || s.limit != whole_dim || s.stride != 1 {
-                return Err(format!("slice of {src} cuts split dimension {d}"));
+                return Err(SpmdError::SliceCutsSplit {
+                    sharding: Box::new(src.clone()),
+                    dimension: d,
+                });
             }
             s.limit = global.dims()[d];
         }

@@ -13,8 +13,9 @@
 use hlo::ir::Computation;
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
+use super::error::SpmdError;
 use super::reshard::{Builder, Place};
-use crate::error::CompileError;
+use crate::error::{CompileError, MalformedModule};
 
 /// What the walk hands each rule: the new operands and where each lies.
 pub(crate) struct Operands {
@@ -47,9 +48,7 @@ pub(crate) fn partition_entry(
     let mut param_places = vec![Place::Replicated; comp.params.len()];
     for id in order {
         let old = &comp[id];
-        let refuse = |why: String| {
-            CompileError::unsupported(&comp.name, old, format!("SPMD partitioning: {why}"))
-        };
+        let refuse = |error: SpmdError| CompileError::partitioning(&comp.name, old, error);
         let mut ops = Operands {
             ids: Vec::new(),
             places: Vec::new(),
@@ -59,7 +58,7 @@ pub(crate) fn partition_entry(
                 .get(o.index())
                 .cloned()
                 .flatten()
-                .ok_or_else(|| refuse("an operand defined after its use".into()))?;
+                .ok_or_else(|| refuse(SpmdError::UseBeforeDefinition))?;
             ops.ids.push(nid);
             ops.places.push(place);
         }
@@ -79,7 +78,7 @@ pub(crate) fn partition_entry(
         .get(comp.root.index())
         .cloned()
         .flatten()
-        .ok_or_else(|| CompileError::Malformed(format!("{}: no root", comp.name)))?;
+        .ok_or_else(|| CompileError::Malformed(MalformedModule::NoRoot(comp.name.clone())))?;
     let instructions = std::mem::take(&mut b.instrs);
     let new = Computation {
         name: comp.name.clone(),
@@ -132,7 +131,7 @@ fn instruction(
     comp: &Computation,
     old: &Instruction,
     ops: Operands,
-) -> Result<(InstrId, Place), String> {
+) -> Result<(InstrId, Place), SpmdError> {
     let n = b.partitions;
     let own = old
         .attrs
@@ -140,7 +139,10 @@ fn instruction(
         .as_ref()
         .map(|s| Place::of(s, &old.shape, n))
         .transpose()
-        .map_err(|m| format!("{m} (on {})", old.name))?;
+        .map_err(|error| SpmdError::OwnSharding {
+            error: Box::new(error),
+            instruction: old.name.clone(),
+        })?;
     let operand_shape = |i: usize| -> Shape {
         old.operands
             .get(i)
@@ -156,7 +158,7 @@ fn instruction(
         }
         (_, Some("Sharding")) => {
             let (x, from) = one(&ops)?;
-            let to = own.ok_or("a Sharding custom call without a sharding")?;
+            let to = own.ok_or(SpmdError::ShardingCallUnsharded)?;
             let moved = b.reshard(&old.name, x, &operand_shape(0), &from, &to)?;
             Ok((moved, to))
         }
@@ -164,26 +166,26 @@ fn instruction(
             let (x, from) = one(&ops)?;
             let local = from.local_shape(&operand_shape(0))?;
             if !local.compatible(&old.shape) {
-                return Err(format!(
-                    "the shard of {} under {} is {local}, the call says {}",
-                    operand_shape(0),
-                    from.describe(),
-                    old.shape
-                ));
+                return Err(SpmdError::FullToShard {
+                    full: Box::new(operand_shape(0)),
+                    place: from.describe(),
+                    shard: Box::new(local),
+                    call: Box::new(old.shape.clone()),
+                });
             }
             Ok((x, own.unwrap_or(Place::Manual)))
         }
         (_, Some("SPMDShardToFullShape")) => {
             let (x, _) = one(&ops)?;
-            let to = own.ok_or("an SPMDShardToFullShape without a sharding")?;
+            let to = own.ok_or(SpmdError::ShardToFullUnsharded)?;
             let local = to.local_shape(&old.shape)?;
             if !local.compatible(&b.shape(x)) {
-                return Err(format!(
-                    "the shard of {} under {} is {local}, the operand is {}",
-                    old.shape,
-                    to.describe(),
-                    b.shape(x)
-                ));
+                return Err(SpmdError::ShardToFull {
+                    full: Box::new(old.shape.clone()),
+                    place: to.describe(),
+                    shard: Box::new(local),
+                    operand: Box::new(b.shape(x)),
+                });
             }
             Ok((x, to))
         }
@@ -200,13 +202,10 @@ fn instruction(
     }
 }
 
-fn one(ops: &Operands) -> Result<(InstrId, Place), String> {
+fn one(ops: &Operands) -> Result<(InstrId, Place), SpmdError> {
     match (ops.ids.as_slice(), ops.places.as_slice()) {
         ([x], [p]) => Ok((*x, p.clone())),
-        _ => Err(format!(
-            "an annotation takes one operand, this one has {}",
-            ops.ids.len()
-        )),
+        _ => Err(SpmdError::AnnotationArity(ops.ids.len())),
     }
 }
 

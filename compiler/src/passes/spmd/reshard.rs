@@ -6,6 +6,7 @@
 use hlo::ir::{ArrayLiteral, Attrs, HloSharding, Literal, LiteralValue, ReplicaGroups};
 use hlo::{InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
+use super::error::SpmdError;
 use super::shard::{with_dims, Tiles};
 
 /// How a value lies over the partitions. Two tiled places are equal when their tiles are (the
@@ -35,14 +36,14 @@ impl PartialEq for Place {
 
 impl Place {
     /// The place a sharding gives a value of `shape`.
-    pub fn of(s: &HloSharding, shape: &Shape, partitions: i64) -> Result<Place, String> {
+    pub fn of(s: &HloSharding, shape: &Shape, partitions: i64) -> Result<Place, SpmdError> {
         if let (hlo::ir::ShardingKind::Tuple(elems), Shape::Tuple(shapes)) = (&s.kind, shape) {
             if elems.len() != shapes.len() {
-                return Err(format!(
-                    "tuple sharding {s} has {} elements for {} values",
-                    elems.len(),
-                    shapes.len()
-                ));
+                return Err(SpmdError::TupleArity {
+                    sharding: Box::new(s.clone()),
+                    elements: elems.len(),
+                    values: shapes.len(),
+                });
             }
             return elems
                 .iter()
@@ -71,7 +72,7 @@ impl Place {
     }
 
     /// The shape a device holds of a value of global shape `global`.
-    pub fn local_shape(&self, global: &Shape) -> Result<Shape, String> {
+    pub fn local_shape(&self, global: &Shape) -> Result<Shape, SpmdError> {
         match (self, global) {
             (Place::Tiled(_, t), _) => Ok(with_dims(global, t.local_dims(global.dims())?)),
             (Place::Tuple(places), Shape::Tuple(shapes)) if places.len() == shapes.len() => places
@@ -80,7 +81,7 @@ impl Place {
                 .map(|(p, s)| p.local_shape(s))
                 .collect::<Result<_, _>>()
                 .map(Shape::Tuple),
-            (Place::Tuple(_), _) => Err("a tuple sharding on a value that is not a tuple".into()),
+            (Place::Tuple(_), _) => Err(SpmdError::TupleOnArray),
             _ => Ok(global.clone()),
         }
     }
@@ -244,7 +245,7 @@ impl Builder {
         x: InstrId,
         global: &Shape,
         t: &Tiles,
-    ) -> Result<InstrId, String> {
+    ) -> Result<InstrId, SpmdError> {
         let local = t.local_dims(global.dims())?;
         let index = t.index_of_device();
         let mut starts = Vec::new();
@@ -277,7 +278,7 @@ impl Builder {
         x: InstrId,
         global: &Shape,
         t: &Tiles,
-    ) -> Result<InstrId, String> {
+    ) -> Result<InstrId, SpmdError> {
         let mut dims = t.local_dims(global.dims())?;
         let mut value = x;
         for d in 0..t.data.len() {
@@ -313,7 +314,7 @@ impl Builder {
         global: &Shape,
         from: &Place,
         to: &Place,
-    ) -> Result<InstrId, String> {
+    ) -> Result<InstrId, SpmdError> {
         match (from, to) {
             _ if from == to => Ok(x),
             (Place::Replicated, Place::Manual) => Ok(x),
@@ -338,7 +339,7 @@ impl Builder {
             }
             (Place::Tuple(fs), Place::Tuple(ts)) if fs.len() == ts.len() => {
                 let Shape::Tuple(shapes) = global else {
-                    return Err("a tuple sharding on a value that is not a tuple".into());
+                    return Err(SpmdError::TupleOnArray);
                 };
                 let mut elems = Vec::new();
                 let mut local = Vec::new();
@@ -361,11 +362,10 @@ impl Builder {
                     Attrs::default(),
                 ))
             }
-            _ => Err(format!(
-                "cannot move a value from {} to {}",
-                from.describe(),
-                to.describe()
-            )),
+            _ => Err(SpmdError::CannotMove {
+                from: from.describe(),
+                to: to.describe(),
+            }),
         }
     }
 }

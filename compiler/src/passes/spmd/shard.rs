@@ -4,6 +4,8 @@
 use hlo::ir::{HloSharding, ShardingKind, SubgroupKind, Tiling};
 use hlo::Shape;
 
+use super::error::SpmdError;
+
 /// A tiled sharding of an array over `n` partitions, ready for arithmetic: the tile array's
 /// dimensions (data, then subgroups) and its devices in row-major tile order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,29 +21,31 @@ pub(crate) struct Tiles {
 impl Tiles {
     /// The tiling of a sharding, when it splits the value (replicated subgroups allowed; a
     /// manual or unreduced subgroup is not a split this pass handles).
-    pub fn of(s: &HloSharding, rank: usize, partitions: i64) -> Result<Option<Tiles>, String> {
+    pub fn of(s: &HloSharding, rank: usize, partitions: i64) -> Result<Option<Tiles>, SpmdError> {
         let t: &Tiling = match &s.kind {
             ShardingKind::Tiled(t) => t,
             ShardingKind::Replicated => return Ok(None),
-            _ => return Err(format!("sharding {s} is not tiled or replicated")),
+            _ => return Err(SpmdError::NotTiled(Box::new(s.clone()))),
         };
         if let Some(k) = t.subgroups.iter().find(|&&k| k != SubgroupKind::Replicated) {
-            return Err(format!(
-                "sharding {s}: a {} subgroup (a partly manual value) cannot be partitioned",
-                k.name()
-            ));
+            return Err(SpmdError::PartlyManual {
+                sharding: Box::new(s.clone()),
+                subgroup: k.name(),
+            });
         }
         if t.data_rank() != rank {
-            return Err(format!(
-                "sharding {s} tiles {} dimensions of a rank-{rank} value",
-                t.data_rank()
-            ));
+            return Err(SpmdError::TiledRank {
+                sharding: Box::new(s.clone()),
+                tiled: t.data_rank(),
+                rank,
+            });
         }
         let devices = t.assignment.devices();
         if devices.len() as i64 != partitions || devices.iter().any(|&d| d < 0 || d >= partitions) {
-            return Err(format!(
-                "sharding {s} does not name each of the {partitions} partitions once"
-            ));
+            return Err(SpmdError::Devices {
+                sharding: Box::new(s.clone()),
+                partitions,
+            });
         }
         if s.is_replicated() {
             return Ok(None);
@@ -54,7 +58,7 @@ impl Tiles {
     }
 
     /// The shard shape of `global` (every split dimension must divide evenly).
-    pub fn local_dims(&self, global: &[i64]) -> Result<Vec<i64>, String> {
+    pub fn local_dims(&self, global: &[i64]) -> Result<Vec<i64>, SpmdError> {
         global
             .iter()
             .zip(&self.data)
@@ -62,9 +66,7 @@ impl Tiles {
                 if g % k == 0 {
                     Ok(g / k)
                 } else {
-                    Err(format!(
-                        "dimension of size {g} split in {k} does not divide evenly (XLA pads; this partitioner does not)"
-                    ))
+                    Err(SpmdError::Uneven { size: g, parts: k })
                 }
             })
             .collect()
@@ -154,11 +156,17 @@ mod tests {
     fn refuses_what_it_cannot_split() {
         let s = hlo_text::parse_sharding("{devices=[2,2]<=[4] last_tile_dims={manual}}").unwrap();
         assert_eq!(
-            Tiles::of(&s, 1, 4).unwrap_err(),
+            Tiles::of(&s, 1, 4).unwrap_err().to_string(),
             "sharding {devices=[2,2]<=[4] last_tile_dims={manual}}: a manual subgroup (a partly manual value) cannot be partitioned"
         );
         let s = hlo_text::parse_sharding("{devices=[2]<=[2]}").unwrap();
-        assert!(Tiles::of(&s, 1, 4).is_err());
-        assert!(Tiles::of(&s, 2, 2).is_err());
+        assert_eq!(
+            Tiles::of(&s, 1, 4).unwrap_err().to_string(),
+            "sharding {devices=[2]<=[2]} does not name each of the 4 partitions once"
+        );
+        assert_eq!(
+            Tiles::of(&s, 2, 2).unwrap_err().to_string(),
+            "sharding {devices=[2]<=[2]} tiles 1 dimensions of a rank-2 value"
+        );
     }
 }

@@ -8,8 +8,9 @@
 //! `lgamma` / `digamma` in `gammaln`, `betainc`, `igamma` and the gamma sampler's gradient,
 //! the inverse trigonometric and hyperbolic functions from `jnp`, `bessel_i1e`, `polygamma`,
 //! `zeta`, `next_after`, `erfc`. f16 and bf16 operands are computed in f32 and rounded once,
-//! as the legalization's `materializeWithUpcast` does. Complex `sinh` and `cosh` go through
-//! [`super::complex`]; the other complex operands are refused by name.
+//! as the legalization's `materializeWithUpcast` does. Complex `sinh`, `cosh` and the inverse
+//! trigonometric and hyperbolic functions go through [`super::complex`]; the other complex
+//! operands are refused by name, as the legalization has no complex pattern for them.
 // The coefficients are the legalization's, digit for digit (more digits than an f64 holds).
 #![allow(clippy::excessive_precision)]
 
@@ -176,20 +177,17 @@ impl Front<'_> {
         let shape = self.shape_of(args[0]).clone();
         let (dims, ty) = match shape.element_type() {
             Some(t) if t.is_float() => (shape.dims().to_vec(), t),
-            Some(t) if t.is_complex() && matches!(name, "sinh" | "cosh") => {
+            Some(t) if t.is_complex() => {
                 let mut m = Math {
                     f: self,
                     loc: op.loc,
                     dims: shape.dims().to_vec(),
                     ty: t.complex_component(),
                 };
-                let sinh = name == "sinh";
-                return Ok(Some(Lowered::One(super::complex::exp_pair(
-                    &mut m, args[0], sinh,
-                ))));
-            }
-            Some(t) if t.is_complex() => {
-                return Err(self.bad(op, format!("complex chlo.{name} is not supported")))
+                return match super::complex::lower_chlo(&mut m, name, args[0]) {
+                    Some(r) => Ok(Some(Lowered::One(r))),
+                    None => Err(self.bad(op, format!("complex chlo.{name} is not supported"))),
+                };
             }
             _ => return Err(self.bad(op, "operand must be floating point")),
         };

@@ -142,8 +142,8 @@ fn launch_dims(
     let dev = ctx.device;
     // Which pair of fields carries the counts: the project numbers (1000, 1001) when either is
     // set, else the v1 numbers (1, 2). Both at once would leave the launch ambiguous.
-    let xyz = p.block_counts_xyz.is_some() || p.thread_counts_per_block_xyz.is_some();
-    let (block_counts, thread_counts, names) = if xyz {
+    let at_1000 = p.block_counts_xyz.is_some() || p.thread_counts_per_block_xyz.is_some();
+    let (block_counts, thread_counts, names) = if at_1000 {
         if p.block_counts.is_some() || p.thread_counts_per_block.is_some() {
             return Err(invalid(format!(
                 "{path} sets both block_counts/thread_counts_per_block (1, 2) and block_counts_xyz/thread_counts_per_block_xyz (1000, 1001); an artifact sets one pair"

@@ -377,9 +377,9 @@ fn slice_pair(
     path: &str,
     v1_numbers: &str,
     v1: [Option<&BufferAllocationSliceProto>; 2],
-    xyz: [Option<&BufferAllocationSliceProto>; 2],
+    at_1000: [Option<&BufferAllocationSliceProto>; 2],
 ) -> Result<(Slice, Slice, [&'static str; 2])> {
-    let (source, destination, names) = slice_fields(path, v1_numbers, v1, xyz)?;
+    let (source, destination, names) = slice_fields(path, v1_numbers, v1, at_1000)?;
     let source = slice(ctx, source, &format!("{path}.{}", names[0]))?;
     let destination = slice(ctx, destination, &format!("{path}.{}", names[1]))?;
     Ok((source, destination, names))
@@ -393,9 +393,9 @@ fn slice_fields<'a>(
     path: &str,
     v1_numbers: &str,
     [source_buffer, destination_buffer]: [Option<&'a BufferAllocationSliceProto>; 2],
-    [source_xyz, destination_xyz]: [Option<&'a BufferAllocationSliceProto>; 2],
+    [source_at_1000, destination_at_1001]: [Option<&'a BufferAllocationSliceProto>; 2],
 ) -> Result<SlicePair<'a>> {
-    if source_xyz.is_none() && destination_xyz.is_none() {
+    if source_at_1000.is_none() && destination_at_1001.is_none() {
         return Ok(legacy_slice_pair(source_buffer, destination_buffer));
     }
     if source_buffer.is_some() || destination_buffer.is_some() {
@@ -404,8 +404,8 @@ fn slice_fields<'a>(
         )));
     }
     Ok((
-        source_xyz,
-        destination_xyz,
+        source_at_1000,
+        destination_at_1001,
         ["source_buffer_xyz", "destination_buffer_xyz"],
     ))
 }
