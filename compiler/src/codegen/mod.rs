@@ -117,7 +117,7 @@ pub struct KernelPlan {
     /// Bytes of scratch memory the kernels need (0 for none).
     pub scratch_bytes: u64,
     /// Outputs written by a memset before the kernels run (a scatter's constant operand, a
-    /// broadcast constant): see [`fill`].
+    /// broadcast constant): see the `fill` module.
     pub fills: Vec<fill::OutputFill>,
 }
 
