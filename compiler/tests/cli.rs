@@ -37,6 +37,21 @@ fn module(name: &str) -> String {
         .to_string()
 }
 
+/// Compiles `module_file` for h100_sxm with `extra` flags into `tmp(out_name)`; the bytes.
+fn compile_ok(module_file: &str, out_name: &str, extra: &[&str]) -> Vec<u8> {
+    let out = tmp(out_name);
+    let mut args = vec![
+        format!("--module_file={module_file}"),
+        format!("--output_file={}", out.display()),
+        "--platform=gpu".into(),
+        format!("--gpu_target_config={}", spec("h100_sxm")),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let (ok, err) = xla_compile(&args);
+    assert!(ok, "{err}");
+    std::fs::read(&out).expect("output")
+}
+
 /// Errors exit with status 2, as every binary of the project does (README, "Exit status").
 #[test]
 fn an_error_exits_with_status_2() {
@@ -187,19 +202,7 @@ fn xla_allow_excess_precision_is_on_by_default_and_can_be_turned_off() {
         .join("testdata/models/transformer_block_bf16.hlo")
         .display()
         .to_string();
-    let compile = |name: &str, extra: &[&str]| -> Vec<u8> {
-        let out = tmp(name);
-        let mut args = vec![
-            format!("--module_file={hlo}"),
-            format!("--output_file={}", out.display()),
-            "--platform=gpu".into(),
-            format!("--gpu_target_config={}", spec("h100_sxm")),
-        ];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let (ok, err) = xla_compile(&args);
-        assert!(ok, "{err}");
-        std::fs::read(&out).expect("output")
-    };
+    let compile = |name: &str, extra: &[&str]| compile_ok(&hlo, name, extra);
     let default = compile("tb_default.pb", &[]);
     let on = compile("tb_on.pb", &["--xla_allow_excess_precision=true"]);
     let off = compile("tb_off.pb", &["--xla_allow_excess_precision=false"]);
@@ -254,17 +257,7 @@ fn after_staged_flips_emits_the_staged_constructs() {
         .display()
         .to_string();
     let has_fft_thunk = |extra: &[&str]| {
-        let out = tmp(&format!("fft_8{}.pb", extra.len()));
-        let mut args = vec![
-            format!("--module_file={fft}"),
-            format!("--output_file={}", out.display()),
-            "--platform=gpu".into(),
-            format!("--gpu_target_config={}", spec("h100_sxm")),
-        ];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let (ok, err) = xla_compile(&args);
-        assert!(ok, "{err}");
-        let bytes = std::fs::read(&out).expect("output");
+        let bytes = compile_ok(&fft, &format!("fft_8{}.pb", extra.len()), extra);
         let exe = proto::xla::gpu::GpuExecutableProto::decode(bytes.as_slice()).expect("decode");
         exe.thunks.iter().any(|t| {
             matches!(

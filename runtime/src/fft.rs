@@ -187,12 +187,13 @@ fn along<T: Real>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::thunks::Slice;
     use proto::xla::ShapeProto;
 
-    fn thunk(kind: FftKind, lengths: Vec<u64>, batch: u64) -> FftThunk {
+    /// A c128 transform over zero-sized slices (for tests of the shape alone).
+    pub(crate) fn thunk(kind: FftKind, lengths: Vec<u64>, batch: u64) -> FftThunk {
         let s = Slice {
             allocation: 0,
             offset: 0,

@@ -388,19 +388,22 @@ impl Device for CudaDevice {
         let mut pool = self.pool.lock().map_err(|_| poisoned("memory pool"))?;
         let p = match pool.take(n) {
             Some(p) => p,
-            // SAFETY: plain allocation in the current context.
-            None => match unsafe { result::malloc_sync(n) } {
-                Ok(p) => p,
-                Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
-                    // What the pool keeps may be what is missing: give it back and retry once.
-                    self.release(pool.drain())?;
-                    // SAFETY: as above.
-                    unsafe { result::malloc_sync(n) }.map_err(|e| drv("cuMemAlloc", e))?
-                }
-                Err(e) => return Err(drv("cuMemAlloc", e)),
-            },
+            None => {
+                // SAFETY: plain allocation in the current context.
+                let p = match unsafe { result::malloc_sync(n) } {
+                    Ok(p) => p,
+                    Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                        // What the pool keeps may be what is missing: give it back, retry once.
+                        self.release(pool.drain())?;
+                        // SAFETY: as above.
+                        unsafe { result::malloc_sync(n) }.map_err(|e| drv("cuMemAlloc", e))?
+                    }
+                    Err(e) => return Err(drv("cuMemAlloc", e)),
+                };
+                pool.allocated(p, n);
+                p
+            }
         };
-        pool.allocated(p, n);
         // SAFETY: `p` is a live block of `n` bytes; zeroed like the emulator's allocations.
         unsafe { result::memset_d8_sync(p, 0, n) }.map_err(|e| drv("cuMemsetD8", e))?;
         Ok(p)

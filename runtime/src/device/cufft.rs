@@ -153,25 +153,7 @@ pub(super) fn inverse_scale(t: &FftThunk) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::thunks::{FftKind, FftThunk};
-
-    fn thunk(kind: FftKind, lengths: Vec<u64>, batch: u64) -> FftThunk {
-        let slice = crate::thunks::Slice {
-            allocation: 0,
-            offset: 0,
-            size: 0,
-        };
-        FftThunk {
-            kind,
-            lengths,
-            batch,
-            double: false,
-            input: slice,
-            output: slice,
-            input_shape: Default::default(),
-            output_shape: Default::default(),
-        }
-    }
+    use crate::fft::tests::thunk;
 
     #[test]
     fn shapes_past_cuffts_ints_fall_back() {
