@@ -721,3 +721,31 @@ fn an_access_past_one_buffer_never_reaches_its_neighbour() {
         }
     }
 }
+
+/// `Memory::fill32`: the pattern repeats from the start, a tail shorter than a word takes its
+/// first bytes, zero clears, and a range past the allocation is the write's error.
+#[test]
+fn fill32_repeats_the_pattern_in_place() {
+    let mut mem = Memory::new();
+    let p = mem.alloc(11).unwrap();
+    mem.write(p, &[0xaa; 11]).unwrap();
+    mem.fill32(emu::DevicePtr(p.0 + 1), 10, 0x0403_0201)
+        .unwrap();
+    assert_eq!(
+        mem.read_vec(p, 11).unwrap(),
+        vec![0xaa, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2]
+    );
+    mem.fill32(p, 8, 0).unwrap();
+    assert_eq!(
+        mem.read_vec(p, 11).unwrap(),
+        vec![0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 2]
+    );
+    let err = mem.fill32(p, 12, 7).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "invalid device memory operation: range {:#x}+12 is not inside one allocation",
+            p.0
+        )
+    );
+}

@@ -428,7 +428,7 @@ pub fn launch_sliced(
         wall_time_limit: options.wall_time_limit.unwrap_or_default(),
         engine: exec::Engine::choose(options.reference_engine),
         fast: if options.reference_engine {
-            Vec::new()
+            exec::fast::FastCode::default()
         } else {
             exec::fast_table(&func.code)
         },

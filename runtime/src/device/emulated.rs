@@ -237,6 +237,14 @@ impl Device for EmulatedDevice {
         self.mem()?.write(DevicePtr(address), data).map_err(emu_err)
     }
 
+    /// In device memory, without the default's host buffer of the whole size.
+    fn memset32(&self, address: u64, size: u64, value: u32) -> Result<()> {
+        let n = host_len(size, "memset")?;
+        self.mem()?
+            .fill32(DevicePtr(address), n, value)
+            .map_err(emu_err)
+    }
+
     fn read(&self, address: u64, out: &mut [u8]) -> Result<()> {
         self.mem()?.read(DevicePtr(address), out).map_err(emu_err)
     }

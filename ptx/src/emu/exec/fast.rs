@@ -8,11 +8,11 @@
 //! Each entry is the condition under which the general path equals the row kernel (the
 //! kernels in [`super::super::lanes`] say which general call each one is); the reference engine
 //! never reads the table.
-use super::super::decode::{Conv, FUn, Op, R};
+use super::super::decode::{Conv, FUn, Inst, Op, NONE, R};
 use super::super::lanes::{self, Row};
 use super::super::numeric::{Approx, FOp, Fmt, IRnd, IntTy, Rnd};
 use super::regs::{rd, wr};
-use super::Warp;
+use super::{CtaMem, LaunchCtx, Warp, SLICE};
 
 /// A whole-row computation of `d` from rows `a`, `b`, `c` (unused operands are ignored).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,9 +71,77 @@ pub(crate) struct FastInst {
     c: R,
 }
 
-/// The row kernel of each instruction of `code`, `None` where the general path runs.
-pub(crate) fn table(code: &[super::super::decode::Inst]) -> Vec<Option<FastInst>> {
-    code.iter().map(|i| classify(&i.op)).collect()
+/// The fast engine's form of a function: each instruction's row kernel, and where straight
+/// runs of them start.
+#[derive(Debug, Default)]
+pub(crate) struct FastCode {
+    /// The row kernel of each instruction, `None` where the general path runs.
+    insts: Vec<Option<FastInst>>,
+    /// `runs[pc]`: how many instructions from `pc` on are unguarded and have a row kernel (a
+    /// straight run: none of them branches, faults, or reads a predicate).
+    runs: Vec<u32>,
+}
+
+/// The fast engine's form of `code` (per launch; the reference engine never reads it).
+pub(crate) fn table(code: &[Inst]) -> FastCode {
+    let insts: Vec<Option<FastInst>> = code.iter().map(|i| classify(&i.op)).collect();
+    let mut runs = vec![0u32; code.len()];
+    let mut after = 0u32;
+    for pc in (0..code.len()).rev() {
+        after = if insts[pc].is_some() && code[pc].guard == NONE {
+            after + 1
+        } else {
+            0
+        };
+        runs[pc] = after;
+    }
+    FastCode { insts, runs }
+}
+
+impl FastCode {
+    /// The row kernel of the instruction at `pc`, if it has one.
+    #[inline(always)]
+    pub(super) fn get(&self, pc: u32) -> Option<&FastInst> {
+        self.insts.get(pc as usize).and_then(Option::as_ref)
+    }
+}
+
+impl LaunchCtx<'_> {
+    /// Runs the straight run of row kernels at the group's pc as one step, when the warp loop
+    /// would run exactly these instructions one by one and nothing it checks between them could
+    /// fire: the run ends before the pc where other lanes wait (they merge there), inside the
+    /// time slice (`slice` is the loop's count for the first instruction), and before the
+    /// budget's next check (`since_sync` crossing 2^16). The counters take the run at once,
+    /// and each instruction costs its row kernel alone: no pc, guard, count or budget work per
+    /// instruction. Returns how many instructions ran; 0 (a run shorter than 2, or one that
+    /// must stop at a check) leaves the step to the loop.
+    #[inline(always)]
+    pub(super) fn straight_run(&self, m: &mut CtaMem, w: &mut Warp, slice: u32) -> u32 {
+        let pc = w.gpc;
+        let Some(&len) = self.fast.runs.get(pc as usize) else {
+            return 0;
+        };
+        let mut n = len.min((SLICE + 1).saturating_sub(slice));
+        if w.next_other > pc {
+            n = n.min(w.next_other - pc);
+        }
+        let lanes = n as u64 * w.gmask.count_ones() as u64;
+        if n < 2 || m.since_sync + lanes > 1 << 16 {
+            return 0;
+        }
+        let Some(kernels) = self.fast.insts.get(pc as usize..(pc + n) as usize) else {
+            return 0;
+        };
+        m.counters.warp_instructions += n as u64;
+        m.counters.lane_instructions += lanes;
+        m.since_sync += lanes;
+        let mask = w.gmask;
+        for f in kernels.iter().flatten() {
+            run(w, mask, f);
+        }
+        w.gpc = pc + n;
+        n
+    }
 }
 
 /// The row kernel that computes `op` exactly as its general path does, if there is one.

@@ -87,7 +87,7 @@ pub(super) fn atom_size(kind: AKind) -> u32 {
 
 /// The address lane `lane` of a memory instruction accesses.
 #[inline(always)]
-pub(super) fn lane_address(regs: &[u64], addr: Addr, lane: u32) -> u64 {
+pub(super) fn lane_address(regs: &[[u64; 32]], addr: Addr, lane: u32) -> u64 {
     let Addr { base, base32, off } = addr;
     let b = if base == NONE {
         0
@@ -100,7 +100,7 @@ pub(super) fn lane_address(regs: &[u64], addr: Addr, lane: u32) -> u64 {
 
 /// Per-lane addresses `base + off` of a memory instruction.
 #[inline(always)]
-pub(super) fn lane_addrs(regs: &[u64], addr: Addr) -> [u64; 32] {
+pub(super) fn lane_addrs(regs: &[[u64; 32]], addr: Addr) -> [u64; 32] {
     let Addr { base, base32, off } = addr;
     let bv = if base == NONE {
         [0u64; 32]

@@ -86,9 +86,9 @@ pub(crate) struct LaunchCtx<'a> {
     pub wall_time_limit: std::time::Duration,
     /// Which warp loop runs.
     pub engine: Engine,
-    /// The fast engine's row kernel of each instruction ([`fast::table`]); empty for the
-    /// reference engine, which never reads it.
-    pub fast: Vec<Option<fast::FastInst>>,
+    /// The fast engine's row kernel of each instruction and its straight runs
+    /// ([`fast::table`]); empty for the reference engine, which never reads it.
+    pub fast: fast::FastCode,
 }
 
 /// The warp loop a launch runs: the reference (the general path of every instruction), or the
@@ -181,7 +181,8 @@ impl Fault {
 }
 
 pub(super) struct Warp {
-    regs: Vec<u64>,
+    /// Register rows (`regs::rd`).
+    regs: Vec<[u64; 32]>,
     preds: Vec<u32>,
     pc: [u32; 32],
     bar_id: [u8; 32],
@@ -546,7 +547,7 @@ impl<'a> LaunchCtx<'a> {
         };
         let mut warps: Vec<Warp> = (0..nwarps)
             .map(|i| Warp {
-                regs: vec![0; f.nrows as usize * 32],
+                regs: vec![[0; 32]; f.nrows as usize],
                 preds: vec![0; f.npreds as usize],
                 pc: [0; 32],
                 bar_id: [0; 32],
@@ -623,8 +624,7 @@ impl<'a> LaunchCtx<'a> {
             // an elementwise kernel's host instructions: many CTAs of few iterations).
             let mut lane_rows = w.lane_rows.iter();
             for (r, src) in &f.consts {
-                let base = *r as usize * 32;
-                if let Some(row) = w.regs.get_mut(base..base + 32) {
+                if let Some(row) = w.regs.get_mut(*r as usize) {
                     match src {
                         ConstSrc::Imm(v) => row.fill(*v),
                         ConstSrc::Special(s) if lane_varying(*s) => {
@@ -785,6 +785,13 @@ impl<'a> LaunchCtx<'a> {
                 w.store_group();
                 w.reselect();
             }
+            if FAST {
+                let n = self.straight_run(m, w, slice);
+                if n > 0 {
+                    slice += n - 1;
+                    continue;
+                }
+            }
             let pc = w.gpc;
             let Some(inst) = code.get(pc as usize) else {
                 // Falling off the end: exit.
@@ -826,7 +833,7 @@ impl<'a> LaunchCtx<'a> {
                 continue;
             }
             if FAST {
-                if let Some(Some(f)) = self.fast.get(pc as usize) {
+                if let Some(f) = self.fast.get(pc) {
                     fast::run(w, mask, f);
                     w.gpc += 1;
                     continue;

@@ -1,6 +1,9 @@
-//! Register rows: one `u64` per lane, row `r` at `regs[32 r..32 r + 32]`; predicates as lane
-//! masks. Out-of-range rows read as zero and ignore writes (decoding never produces them).
+//! Register rows: one `u64` per lane, row `r` at `regs[r]` (an array of rows, so that a row
+//! access is one bounds check, not a range check plus a length check on a flat slice: those
+//! were a sixth of a row kernel's host instructions); predicates as lane masks. Out-of-range
+//! rows read as zero and ignore writes (decoding never produces them).
 use super::super::decode::R;
+use super::super::lanes::Row;
 use super::FULL;
 
 /// Lane masks of four lanes: entry `n` has all ones in lane `j` where bit `j` of `n` is set.
@@ -21,25 +24,18 @@ static NIBBLE: [[u64; 4]; 16] = {
 };
 
 /// Reads as zero: the row an out-of-range index reads.
-static ZERO_ROW: [u64; 32] = [0; 32];
+static ZERO_ROW: Row = [0; 32];
 
 /// Row `r`, borrowed: operands are read in place, not copied (a copy of 256 bytes per operand,
 /// zeroed first, was a tenth of the fast engine's host instructions).
 #[inline(always)]
-pub(super) fn rd(regs: &[u64], r: R) -> &[u64; 32] {
-    let s = r as usize * 32;
-    regs.get(s..s + 32)
-        .and_then(|src| src.first_chunk::<32>())
-        .unwrap_or(&ZERO_ROW)
+pub(super) fn rd(regs: &[Row], r: R) -> &Row {
+    regs.get(r as usize).unwrap_or(&ZERO_ROW)
 }
 
 #[inline(always)]
-pub(super) fn wr(regs: &mut [u64], r: R, vals: &[u64; 32], mask: u32) {
-    let s = r as usize * 32;
-    if let Some(dst) = regs
-        .get_mut(s..s + 32)
-        .and_then(|d| d.first_chunk_mut::<32>())
-    {
+pub(super) fn wr(regs: &mut [Row], r: R, vals: &Row, mask: u32) {
+    if let Some(dst) = regs.get_mut(r as usize) {
         if mask == FULL {
             dst.copy_from_slice(vals);
         } else {
@@ -56,15 +52,19 @@ pub(super) fn wr(regs: &mut [u64], r: R, vals: &[u64; 32], mask: u32) {
 }
 
 #[inline(always)]
-pub(super) fn wr1(regs: &mut [u64], r: R, lane: u32, v: u64) {
-    if let Some(x) = regs.get_mut(r as usize * 32 + lane as usize) {
+pub(super) fn wr1(regs: &mut [Row], r: R, lane: u32, v: u64) {
+    if let Some(x) = regs
+        .get_mut(r as usize)
+        .and_then(|row| row.get_mut(lane as usize))
+    {
         *x = v;
     }
 }
 
 #[inline(always)]
-pub(super) fn rd1(regs: &[u64], r: R, lane: u32) -> u64 {
-    regs.get(r as usize * 32 + lane as usize)
+pub(super) fn rd1(regs: &[Row], r: R, lane: u32) -> u64 {
+    regs.get(r as usize)
+        .and_then(|row| row.get(lane as usize))
         .copied()
         .unwrap_or(0)
 }
