@@ -22,7 +22,7 @@
 //!
 //! Each case is bytes, as every target's (an artifact, a PTX-edited artifact, two `.proto`
 //! texts, a tamper script), so dedupe, replay by case seed and the corpus work unchanged.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use fastrand::Rng;
 use proto::prost::Message;
