@@ -113,7 +113,7 @@ pub fn artifact_edit(rng: &mut Rng, p: &mut GpuExecutableProto) {
                     .filter(|s| s.buffer_allocation_index == a as i64)
                 {
                     s.offset = s.offset.min(size);
-                    s.size = s.size.min(size - s.offset);
+                    s.size = s.size.min(size.saturating_sub(s.offset));
                 }
             }
         }

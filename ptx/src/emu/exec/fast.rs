@@ -7,7 +7,8 @@
 //!
 //! Each entry is the condition under which the general path equals the row kernel (the
 //! kernels in [`super::super::lanes`] say which general call each one is); the reference engine
-//! never reads the table.
+//! never reads the table. The table also knows the straight runs of row kernels
+//! (`LaunchCtx::straight_run`), which the warp loop runs as one step.
 use super::super::decode::{Conv, FUn, Inst, Op, NONE, R};
 use super::super::lanes::{self, Row};
 use super::super::numeric::{Approx, FOp, Fmt, IRnd, IntTy, Rnd};
@@ -118,8 +119,10 @@ impl LaunchCtx<'_> {
     #[inline(always)]
     pub(super) fn straight_run(&self, m: &mut CtaMem, w: &mut Warp, slice: u32) -> u32 {
         let pc = w.gpc;
-        let Some(&len) = self.fast.runs.get(pc as usize) else {
-            return 0;
+        // First the one test most instructions end at: most are in no run.
+        let len = match self.fast.runs.get(pc as usize) {
+            Some(&len) if len >= 2 => len,
+            _ => return 0,
         };
         let mut n = len.min((SLICE + 1).saturating_sub(slice));
         if w.next_other > pc {

@@ -37,8 +37,9 @@
 //! `float` (float arithmetic, comparisons, conversions), `mem` (loads, stores, atomics and
 //! address resolution), `warp_ops` (control flow, barriers, warp collectives); `regs` reads and
 //! writes register rows; `fast` is the fast engine's table of row kernels, one per decoded
-//! instruction, which the fast warp loop consults before that `match`. Every handler is `#[inline(always)]`: the loop compiles to one
-//! function per engine, as fast as the single match it replaced.
+//! instruction, which the fast warp loop consults before that `match`, and its straight runs,
+//! which the fast loop runs as one step. Every handler is `#[inline(always)]`: the loop
+//! compiles to one function per engine, as fast as the single match it replaced.
 
 // Lane loops index several 32-element arrays by lane: clearer than zipped iterators.
 #![allow(clippy::needless_range_loop)]
