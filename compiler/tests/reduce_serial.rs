@@ -5,7 +5,8 @@ mod codegen_util;
 
 use codegen_util::*;
 
-const ADD: &str = "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }";
+const ADD: &str =
+    "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }";
 
 fn sum_module(in_dims: &str, out_dims: &str, dims: &str) -> hlo::HloModule {
     let text = format!(

@@ -10,8 +10,8 @@ mod sort;
 mod topk;
 
 pub use reduce::reduce_kernel;
-pub use reduce_serial::reduction_kernel;
 pub(super) use reduce::{block_reduce, held_reduce, shared_slot, HeldChunk, ReduceSpec, ROW_TILE};
+pub use reduce_serial::reduction_kernel;
 pub use scatter::scatter_kernel;
 pub use select_and_scatter::select_and_scatter_kernel;
 pub use sort::sort_kernel;

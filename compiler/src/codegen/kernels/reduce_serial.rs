@@ -47,7 +47,9 @@ fn serial_reduce_kernel(
     spec: &ReduceSpec,
     outputs: &[(usize, usize)],
 ) -> Result<EmittedKernel, CodegenError> {
-    let KernelSite { req, comp, name, .. } = site;
+    let KernelSite {
+        req, comp, name, ..
+    } = site;
     let outs: Vec<usize> = outputs.iter().map(|o| o.1).collect();
     let mut f = Frame::new(req, comp, name, &outs);
     let ctx = f.ctx(comp);
