@@ -244,7 +244,7 @@ pub enum MalformedModule {
     },
     /// An entry parameter or output leaf whose byte size does not fit.
     #[error("{0}")]
-    LeafSize(hlo::shape::SizeError),
+    LeafSize(hlo::SizeError),
 }
 
 /// The verifier's problems as one line, `; `-separated.

@@ -73,7 +73,7 @@ pub fn optimize(module: &HloModule, options: &CompileOptions) -> Result<HloModul
     // Excess precision first: it only rewrites what the input says (a widening `convert` of
     // narrow arithmetic), before simplification could move either.
     let mut m = if options.allow_excess_precision {
-        hlo::precision::allow_excess_precision(module)
+        hlo::allow_excess_precision(module)
     } else {
         module.clone()
     };

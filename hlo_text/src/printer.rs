@@ -4,8 +4,8 @@
 use std::fmt::{self, Write};
 
 use crate::lexer::{tokenize, TokenKind};
-use hlo::ir::*;
-use hlo::shape::Shape;
+use hlo::Shape;
+use hlo::*;
 
 /// Printing options.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -289,10 +289,10 @@ fn array_literal(out: &mut String, dims: &[i64], values: &[LiteralValue], pos: &
     out.push('}');
 }
 
-fn literal_string(l: &Literal, shape: &Shape) -> String {
+fn literal_string(l: &ConstantLiteral, shape: &Shape) -> String {
     match (l, shape) {
-        (Literal::Elided, _) => "{...}".into(),
-        (Literal::Tuple(elems), Shape::Tuple(shapes)) => {
+        (ConstantLiteral::Elided, _) => "{...}".into(),
+        (ConstantLiteral::Tuple(elems), Shape::Tuple(shapes)) => {
             let parts: Vec<String> = elems
                 .iter()
                 .zip(shapes)
@@ -300,8 +300,8 @@ fn literal_string(l: &Literal, shape: &Shape) -> String {
                 .collect();
             format!("({})", parts.join(", "))
         }
-        (Literal::Tuple(_), _) => String::new(),
-        (Literal::Array(a), s) => {
+        (ConstantLiteral::Tuple(_), _) => String::new(),
+        (ConstantLiteral::Array(a), s) => {
             let mut out = String::new();
             let mut pos = 0;
             array_literal(&mut out, s.dims(), &a.values, &mut pos);
@@ -834,7 +834,7 @@ mod tests {
             .unwrap();
             let c = p.computations.remove(0);
             match &c.instructions[0].attrs.literal {
-                Some(Literal::Array(a)) => {
+                Some(ConstantLiteral::Array(a)) => {
                     assert_eq!(a.values, vec![LiteralValue::Float(v)], "{s}")
                 }
                 other => panic!("{other:?}"),

@@ -9,9 +9,9 @@
 //! shared slot of its own, and after a barrier every thread reads it and the emitter uses it
 //! wherever the reduce is read (only ever at the current row). Then the threads compute the
 //! root's elements of the row. Nothing but the root's output is written to global memory.
-use hlo::ir::{Computation, InstrId};
 use hlo::Opcode as H;
-use ptx::ast::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
+use hlo::{Computation, InstrId};
+use ptx::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::builder::Src;
 use super::elemental::{dims_of, elem, Ix};
@@ -130,7 +130,7 @@ pub fn row_kernel(
         }
         let base = e.b.op(
             O::Mul,
-            vec![ptx::ast::Modifier::Lo, super::builder::t(Type::U32)],
+            vec![ptx::Modifier::Lo, super::builder::t(Type::U32)],
             Type::U32,
             &[r.into(), Src::I(n_cols as i64)],
         );

@@ -1,7 +1,7 @@
 //! Collectives: all-reduce, all-gather and reduce-scatter (the leading dimension, over replica
 //! groups), and collective-permute (its source-target pairs; only with
 //! `CompileOptions::emit_collective_permute`, else the permute pass has rewritten it).
-use hlo::ir::{Computation, ReplicaGroups};
+use hlo::{Computation, ReplicaGroups};
 use hlo::{Instruction, Opcode};
 use proto::xla::gpu as pg;
 
@@ -77,7 +77,7 @@ impl Lowerer<'_> {
             {
                 let t = shape
                     .element_type()
-                    .and_then(hlo::convert::element_type_to_proto)
+                    .and_then(hlo::element_type_to_proto)
                     .ok_or_else(|| bad("element type".into()))?;
                 types.push(t as i32);
                 srcs.push((loc, shape.element_count() as i64));

@@ -1,6 +1,6 @@
 //! While loops and conditionals: loop-carried state in fixed values, branch results every
 //! branch writes.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{ComputationId, Instruction, PrimitiveType};
 
 use crate::error::CompileError;

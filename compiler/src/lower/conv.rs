@@ -2,7 +2,7 @@
 //! rewriter makes of it ([`crate::conv_rewriter`]). Only reached with
 //! `CompileOptions::emit_convolution_thunk`, for the convolutions the rewriter accepts (the
 //! fusion planner keeps every other one a kernel).
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::Instruction;
 
 use crate::error::CompileError;

@@ -1,5 +1,5 @@
 //! A fusion group: its kernel (or the memset a constant fill becomes) and its operands.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{ComputationId, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::codegen::{self, KernelArg, KernelRequest};
@@ -130,7 +130,7 @@ impl Lowerer<'_> {
                 opcode: Opcode::Parameter,
                 shape: src.shape.clone(),
                 operands: Vec::new(),
-                attrs: hlo::ir::Attrs {
+                attrs: hlo::Attrs {
                     parameter_number: Some(i as i64),
                     ..Default::default()
                 },

@@ -20,7 +20,7 @@ pub(crate) mod ffi_attributes;
 mod group;
 mod single;
 
-use hlo::ir::{Computation, IoAlias, Literal, LiteralValue};
+use hlo::{Computation, ConstantLiteral, IoAlias, LiteralValue};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 use proto::xla::gpu as pg;
 
@@ -767,8 +767,8 @@ pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>
         .element_type()
         .ok_or_else(|| bad("tuple constants are not supported"))?;
     let values = match &instr.attrs.literal {
-        Some(Literal::Array(a)) => &a.values,
-        Some(Literal::Elided) => return Err(bad("the constant's values were elided")),
+        Some(ConstantLiteral::Array(a)) => &a.values,
+        Some(ConstantLiteral::Elided) => return Err(bad("the constant's values were elided")),
         _ => return Err(bad("tuple constants are not supported")),
     };
     if values.len() as u64 != instr.shape.element_count() {

@@ -1,6 +1,6 @@
 //! An instruction outside any fusion: forwarding, constants, gemms, control flow, replica and
 //! partition ids, custom calls and collectives (dispatched to their own files).
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{InstrId, Instruction, Opcode, PrimitiveType, Shape};
 use proto::xla::gpu as pg;
 
@@ -133,10 +133,10 @@ impl Lowerer<'_> {
                 let out_shape = instr.shape.without_layout();
                 let dst = self.temp(&out_shape, &instr.name, t);
                 let fft_type = match instr.attrs.fft_type {
-                    Some(hlo::ir::FftType::Fft) | None => proto::xla::FftType::Fft,
-                    Some(hlo::ir::FftType::Ifft) => proto::xla::FftType::Ifft,
-                    Some(hlo::ir::FftType::Rfft) => proto::xla::FftType::Rfft,
-                    Some(hlo::ir::FftType::Irfft) => proto::xla::FftType::Irfft,
+                    Some(hlo::FftType::Fft) | None => proto::xla::FftType::Fft,
+                    Some(hlo::FftType::Ifft) => proto::xla::FftType::Ifft,
+                    Some(hlo::FftType::Rfft) => proto::xla::FftType::Rfft,
+                    Some(hlo::FftType::Irfft) => proto::xla::FftType::Irfft,
                 } as i32;
                 ops.push(Op::Fft {
                     name: instr.name.clone(),
@@ -284,7 +284,7 @@ impl Lowerer<'_> {
             let t = s
                 .element_type()
                 .ok_or_else(|| bad("operand is not an array"))?;
-            let p = hlo::convert::element_type_to_proto(t).ok_or_else(|| bad("element type"))?;
+            let p = hlo::element_type_to_proto(t).ok_or_else(|| bad("element type"))?;
             Ok((t, p as i32))
         };
         let (lty, lp) = ty(ls)?;
@@ -325,13 +325,9 @@ impl Lowerer<'_> {
             .iter()
             .flatten()
             .map(|p| match p {
-                hlo::ir::Precision::Default => {
-                    proto::xla::precision_config::Precision::Default as i32
-                }
-                hlo::ir::Precision::High => proto::xla::precision_config::Precision::High as i32,
-                hlo::ir::Precision::Highest => {
-                    proto::xla::precision_config::Precision::Highest as i32
-                }
+                hlo::Precision::Default => proto::xla::precision_config::Precision::Default as i32,
+                hlo::Precision::High => proto::xla::precision_config::Precision::High as i32,
+                hlo::Precision::Highest => proto::xla::precision_config::Precision::Highest as i32,
             })
             .collect();
         let config = pg::GemmConfigProto {

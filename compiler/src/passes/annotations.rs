@@ -6,7 +6,7 @@
 //! offloader remove them before code generation; with one partition that removal is all there
 //! is. A module of more than one partition needs the partitioner, which this compiler does not
 //! have yet: such a module is refused here, naming the call.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{HloModule, Instruction, Opcode};
 
 use crate::error::CompileError;

@@ -17,8 +17,8 @@
 //! upper factor is the lower one of the transposed operand, transposed back (XLA's expander
 //! does the same; for complex operands this factors `conj(a)`, whose factor transposed is `lᴴ`).
 //! Complex operands run on their real and imaginary parts (no complex reduce is needed).
-use hlo::ir::{Attrs, ComparisonDirection, LiteralValue, OutputOperandAlias};
-use hlo::shape::Layout;
+use hlo::Layout;
+use hlo::{Attrs, ComparisonDirection, LiteralValue, OutputOperandAlias};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;

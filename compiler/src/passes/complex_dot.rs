@@ -14,7 +14,7 @@
 //!
 //! A dot or convolution that mixes complex and real operands is refused (HLO gives both one
 //! element type).
-use hlo::ir::Attrs;
+use hlo::Attrs;
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;

@@ -13,7 +13,7 @@
 //! thunk's shaped slices (`ShapeProto.layout`), so the handler knows how its bytes are laid out.
 //! A tuple-shaped call with a laid-out element that is used other than through
 //! `get-tuple-element` is refused: its users would read the bytes in the wrong order.
-use hlo::ir::{Attrs, Computation};
+use hlo::{Attrs, Computation};
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;

@@ -13,7 +13,7 @@
 //! type (`jk mod n` reduced in integers, the angle in f64). Cost is `n` multiply-adds per output
 //! element instead of `O(log n)`, and the matrix is a constant of `n·m` elements, so lengths
 //! whose matrix passes [`MAX_TWIDDLE_ELEMENTS`] are refused with a message naming the option.
-use hlo::ir::{ArrayLiteral, Attrs, DotDimensionNumbers, FftType, Literal, LiteralValue};
+use hlo::{ArrayLiteral, Attrs, ConstantLiteral, DotDimensionNumbers, FftType, LiteralValue};
 use hlo::{InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
@@ -110,7 +110,7 @@ impl Builder<'_, '_> {
             }
         }
         let attrs = Attrs {
-            literal: Some(Literal::Array(ArrayLiteral { values })),
+            literal: Some(ConstantLiteral::Array(ArrayLiteral { values })),
             ..Attrs::default()
         };
         self.e.op(

@@ -20,7 +20,7 @@
 //! error naming the option.
 use std::borrow::Cow;
 
-use hlo::ir::{ArrayLiteral, Literal, LiteralValue, ReplicaGroups};
+use hlo::{ArrayLiteral, ConstantLiteral, LiteralValue, ReplicaGroups};
 use hlo::{HloModule, Instruction, Opcode};
 
 use crate::error::CompileError;
@@ -62,7 +62,7 @@ fn translate(comp: &str, instr: &mut Instruction, n: i64) -> Result<(), CompileE
         Opcode::ReplicaId => {
             // Replica 0 of one replica, on every device.
             instr.opcode = Opcode::Constant;
-            instr.attrs.literal = Some(Literal::Array(ArrayLiteral {
+            instr.attrs.literal = Some(ConstantLiteral::Array(ArrayLiteral {
                 values: vec![LiteralValue::Int(0)],
             }));
         }

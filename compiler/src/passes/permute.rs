@@ -16,7 +16,7 @@
 //! cross-replica all-gather); device `i` of the domain is row `i` of `g`. A device no pair
 //! targets gets zeros, as XLA's collective-permute leaves it. The exchange moves every operand
 //! to every device, `n` times the bytes of the permute: the price of running on older runtimes.
-use hlo::ir::{ArrayLiteral, Attrs, Literal, LiteralValue, ReplicaGroups};
+use hlo::{ArrayLiteral, Attrs, ConstantLiteral, LiteralValue, ReplicaGroups};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
@@ -145,7 +145,7 @@ fn gather_attrs(old: &Instruction, d: Domain) -> Attrs {
 fn lookup(e: &mut Emit<'_>, ty: PrimitiveType, table: Vec<LiteralValue>, id: InstrId) -> InstrId {
     let n = table.len() as i64;
     let attrs = Attrs {
-        literal: Some(Literal::Array(ArrayLiteral { values: table })),
+        literal: Some(ConstantLiteral::Array(ArrayLiteral { values: table })),
         ..Attrs::default()
     };
     let t = e.op(Opcode::Constant, Shape::array(ty, vec![n]), vec![], attrs);
@@ -166,7 +166,7 @@ pub(crate) fn pairs(
         .attrs
         .raw("source_target_pairs")
         .ok_or_else(|| refuse("no source_target_pairs".into()))?;
-    let pairs = hlo::ir::parse_source_target_pairs(text)
+    let pairs = hlo::parse_source_target_pairs(text)
         .ok_or_else(|| refuse(format!("source_target_pairs={text} is not {{{{s,t}},...}}")))?;
     let mut seen_s = Vec::new();
     let mut seen_t = Vec::new();
@@ -190,7 +190,7 @@ pub(crate) fn pairs(
 
 /// Writes `pairs` as the instruction's `source_target_pairs`.
 pub(crate) fn set_pairs(instr: &mut Instruction, pairs: &[(i64, i64)]) {
-    let text = hlo::ir::print_source_target_pairs(pairs);
+    let text = hlo::print_source_target_pairs(pairs);
     match instr
         .attrs
         .raw
@@ -204,7 +204,7 @@ pub(crate) fn set_pairs(instr: &mut Instruction, pairs: &[(i64, i64)]) {
 
 #[cfg(test)]
 mod tests {
-    use hlo::ir::{parse_source_target_pairs as parse_pairs, print_source_target_pairs};
+    use hlo::{parse_source_target_pairs as parse_pairs, print_source_target_pairs};
 
     #[test]
     fn pairs_parse_as_xla_prints_them() {

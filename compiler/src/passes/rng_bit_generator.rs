@@ -19,7 +19,9 @@
 //!
 //! Outputs narrower than 32 bits keep the low bits of a 32-bit draw (XLA's convert), signed ones
 //! the same bits. A state or output type XLA cannot generate is a compile error.
-use hlo::ir::{ArrayLiteral, Attrs, ComparisonDirection, Literal, LiteralValue, RandomAlgorithm};
+use hlo::{
+    ArrayLiteral, Attrs, ComparisonDirection, ConstantLiteral, LiteralValue, RandomAlgorithm,
+};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType as P, Shape};
 
 use crate::error::CompileError;
@@ -389,7 +391,7 @@ impl E<'_> {
 
     fn scalar(&mut self, ty: P, v: LiteralValue) -> InstrId {
         let attrs = Attrs {
-            literal: Some(Literal::Array(ArrayLiteral { values: vec![v] })),
+            literal: Some(ConstantLiteral::Array(ArrayLiteral { values: vec![v] })),
             ..Attrs::default()
         };
         self.op_with(Opcode::Constant, Shape::scalar(ty), vec![], attrs)
@@ -421,7 +423,7 @@ impl E<'_> {
     /// Element `k` of the u64 state, as a scalar.
     fn state_word(&mut self, state: InstrId, k: i64) -> InstrId {
         let attrs = Attrs {
-            slice: Some(vec![hlo::ir::SliceDim {
+            slice: Some(vec![hlo::SliceDim {
                 start: k,
                 limit: k + 1,
                 stride: 1,

@@ -17,7 +17,7 @@
 //!
 //! Complex operands use the same loop on complex arithmetic (multiply, the `add` reducer,
 //! Smith's division by the diagonal).
-use hlo::ir::{Attrs, ComparisonDirection, LiteralValue, Transpose, TriangularSolveOptions};
+use hlo::{Attrs, ComparisonDirection, LiteralValue, Transpose, TriangularSolveOptions};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;

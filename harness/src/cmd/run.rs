@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use hlo::literal::Array;
+use hlo::Array;
 use hlo_eval::{compare, ComplexArray, IoArray, IoCase, Tolerance};
 use runtime::{Device, DeviceDescription, EmulatedDevice, Executable, RuntimeFlags};
 
@@ -137,7 +137,7 @@ pub enum ToleranceRule {
 impl ToleranceRule {
     /// The tolerance of one output, given its expected values.
     pub fn tolerance(self, want: &Array) -> Tolerance {
-        use hlo::literal::DType;
+        use hlo::DType;
         let dtype = want.dtype();
         match (self, dtype) {
             (ToleranceRule::XlaGpu { tf32: true }, DType::F32 | DType::C64) => {
@@ -388,7 +388,7 @@ fn outputs_to_read(exe: &Executable, cases: &[&IoCase]) -> Vec<bool> {
 /// How a leaf's shape is printed, as the array read back would print it (`f32[2,3]`).
 fn leaf_shape_string(leaf: &runtime::Leaf) -> String {
     let dims: Vec<String> = leaf.dims.iter().map(|d| d.to_string()).collect();
-    match hlo::literal::DType::from_primitive(leaf.element_type) {
+    match hlo::DType::from_primitive(leaf.element_type) {
         Some(t) => format!("{t}[{}]", dims.join(",")),
         None => format!("{}[{}]", leaf.element_type, dims.join(",")),
     }

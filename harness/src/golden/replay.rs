@@ -6,14 +6,14 @@
 //! docs/goldens.md for regeneration).
 use std::path::{Path, PathBuf};
 
-use hlo::literal::Array;
+use hlo::Array;
 use hlo_eval::IoCase;
-use proto::contract::{Version, WireClass};
 use proto::prost_reflect::{
     DescriptorPool, DynamicMessage, EnumDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,
 };
 use proto::stream_executor::{executable_abi_version_proto, ExecutableAbiVersionProto};
 use proto::xla::gpu::GpuExecutableProto;
+use proto::{Version, WireClass};
 use runtime::DeviceDescription;
 
 pub use super::error::{
@@ -172,7 +172,7 @@ pub fn evaluator_applies(module: &hlo::HloModule) -> bool {
 /// the reference evaluator. (Multi-replica and custom-call cases were checked against their
 /// hand-computed expected values when recorded; the evaluator has no replicas and no registry.)
 ///
-/// The artifact runs as [`exercise_artifact`] runs it (command buffers on and off, each load
+/// The artifact runs as `exercise_artifact` runs it (command buffers on and off, each load
 /// executed twice), and every behaviour class the version's census records for the case must be
 /// reached again: the census is what the behavioural coverage gate counts, so a class it claims
 /// and the replay no longer reaches would be coverage that is not there.
@@ -337,7 +337,7 @@ pub fn env_skew(golden: &GoldenCase) -> Result<(), ReplayError> {
     };
     // Only the ABI is wanted here (the replay decodes the rest): the embedded module (1) and the
     // thunks (13), nearly all of the bytes, stay undecoded, as in `accepted_abi`.
-    let split = proto::wire::decode_except::<GpuExecutableProto>(
+    let split = proto::decode_except::<GpuExecutableProto>(
         &golden.bytes,
         usize::MAX,
         &[
@@ -771,7 +771,7 @@ pub fn accepted_abi(
     // Only the ABI is wanted: the embedded module and the thunks, nearly all of the bytes, stay
     // undecoded.
     use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};
-    let split = proto::wire::decode_except::<GpuExecutableProto>(
+    let split = proto::decode_except::<GpuExecutableProto>(
         &bytes,
         usize::MAX,
         &[EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS],

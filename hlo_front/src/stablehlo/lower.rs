@@ -13,8 +13,8 @@ mod sdy;
 
 use super::parse::{Front, Lowered, Op, RegionOut};
 use super::scan::{Attr, Dense, Elem, Part, Result};
-use hlo::ir::*;
-use hlo::shape::{PrimitiveType, Shape};
+use hlo::*;
+use hlo::{PrimitiveType, Shape};
 use hlo_text::ParseErrorKind;
 
 /// Most elements a constant may expand to (a splat `dense<0.0> : tensor<...>` is expanded into
@@ -866,7 +866,7 @@ impl Front<'_> {
     }
 
     /// The literal of `dense<...> : type`.
-    fn dense_literal(&self, op: &Op, d: &Dense, ty: &Shape) -> Result<Literal> {
+    fn dense_literal(&self, op: &Op, d: &Dense, ty: &Shape) -> Result<ConstantLiteral> {
         let Some(arr) = ty.as_array() else {
             return Err(self.err_at(
                 op.loc,
@@ -953,7 +953,7 @@ impl Front<'_> {
                 values.push(self.literal_value(op, et, *e)?);
             }
         }
-        Ok(Literal::Array(ArrayLiteral { values }))
+        Ok(ConstantLiteral::Array(ArrayLiteral { values }))
     }
 
     fn literal_value(&self, op: &Op, et: PrimitiveType, e: Elem) -> Result<LiteralValue> {

@@ -12,8 +12,8 @@ mod values;
 use std::collections::HashMap;
 
 use super::scan::{Attr, Cursor, Result};
-use hlo::ir::*;
-use hlo::shape::Shape;
+use hlo::Shape;
+use hlo::*;
 use hlo_text::{ParseError, ParseErrorKind};
 
 /// How a region's block arguments and the values it uses from outside become HLO parameters.
@@ -1065,7 +1065,7 @@ fn with_default_layout(s: &Shape) -> Shape {
     match s {
         Shape::Array(a) => {
             let mut a = a.clone();
-            a.layout = Some(hlo::shape::Layout::default_for_rank(a.rank()));
+            a.layout = Some(hlo::Layout::default_for_rank(a.rank()));
             Shape::Array(a)
         }
         Shape::Tuple(t) => Shape::Tuple(t.iter().map(with_default_layout).collect()),

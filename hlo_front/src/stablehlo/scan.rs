@@ -8,8 +8,8 @@
 //! own label syntax), and scanning the bytes in place, without a token vector, is what keeps this
 //! front end at least as fast as the HLO text parser.
 
-use hlo::ir::SourceLoc;
-use hlo::shape::{PrimitiveType, Shape};
+use hlo::SourceLoc;
+use hlo::{PrimitiveType, Shape};
 use hlo_text::{ParseError, ParseErrorKind};
 
 /// Deepest nesting (regions, attribute values, types) the front end accepts.

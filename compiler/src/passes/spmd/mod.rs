@@ -20,7 +20,7 @@
 //! lists what partitions.
 //!
 //! The per-device program keeps no shardings: what runs on each device is fixed by now.
-use hlo::ir::{Attrs, Computation, HloSharding, ShardingKind};
+use hlo::{Attrs, Computation, HloSharding, ShardingKind};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;

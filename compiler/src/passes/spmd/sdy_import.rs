@@ -10,7 +10,7 @@
 //! - an instruction with `xla.sdy.sharding` and no `sharding=`: that sharding.
 //!
 //! Several operands make a `tuple` of the results, as the custom call returned one.
-use hlo::ir::{Attrs, Computation, HloSharding, ShardingKind};
+use hlo::{Attrs, Computation, HloSharding, ShardingKind};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
 use hlo_front::{
     parse_sdy_manual_axes, parse_sdy_mesh, parse_sdy_per_value, parse_sdy_sharding,

@@ -67,7 +67,7 @@ impl Math<'_, '_> {
 
     /// A constant of type `ty` broadcast to the shape.
     pub(super) fn constant(&mut self, ty: PrimitiveType, v: LiteralValue) -> V {
-        let literal = Literal::Array(ArrayLiteral { values: vec![v] });
+        let literal = ConstantLiteral::Array(ArrayLiteral { values: vec![v] });
         let a = Attrs {
             literal: Some(literal),
             ..Attrs::default()
