@@ -6,6 +6,7 @@ use hlo::Computation;
 use hlo::Instruction;
 
 use crate::error::CompileError;
+use crate::unsupported::Unsupported;
 
 use super::*;
 
@@ -29,7 +30,7 @@ impl Lowerer<'_> {
                 return Err(CompileError::unsupported(
                     &comp.name,
                     instr,
-                    "a convolution takes two operands",
+                    Unsupported::ConvolutionOperands,
                 ))
             }
         };

@@ -7,6 +7,7 @@ use proto::xla::gpu as pg;
 use crate::error::{CompileError, MalformedModule};
 use crate::fusion::{self};
 use crate::passes::gemm_operands;
+use crate::unsupported::{Unsupported, UnsupportedCustomCall, UnsupportedGemm};
 
 use super::*;
 
@@ -26,7 +27,7 @@ impl Lowerer<'_> {
         };
         let operand = |i: usize| -> Result<InstrId, CompileError> {
             instr.operands.get(i).copied().ok_or_else(|| {
-                CompileError::unsupported(&comp.name, &instr, format!("missing operand {i}"))
+                CompileError::unsupported(&comp.name, &instr, Unsupported::MissingOperand(i))
             })
         };
         match instr.opcode {
@@ -62,7 +63,7 @@ impl Lowerer<'_> {
                     return Err(CompileError::unsupported(
                         &comp.name,
                         &instr,
-                        "tuple index out of range",
+                        Unsupported::TupleIndexOutOfRange,
                     ));
                 };
                 let start: usize = elems[..idx].iter().map(leaf_count).sum();
@@ -82,7 +83,7 @@ impl Lowerer<'_> {
                     return Err(CompileError::unsupported(
                         &comp.name,
                         &instr,
-                        "bitcast to a larger shape",
+                        Unsupported::BitcastToLargerShape,
                     ));
                 }
                 set(env, vec![Loc { size, ..src }]);
@@ -198,7 +199,7 @@ impl Lowerer<'_> {
                         return Err(CompileError::unsupported(
                             &comp.name,
                             &instr,
-                            format!("api_version {other}"),
+                            UnsupportedCustomCall::ApiVersion(other.to_owned()),
                         ))
                     }
                 } as i32;
@@ -211,7 +212,10 @@ impl Lowerer<'_> {
                             CompileError::unsupported(
                                 &comp.name,
                                 &instr,
-                                format!("typed-FFI backend_config {config:?}: {e}"),
+                                UnsupportedCustomCall::FfiAttributes {
+                                    config: config.clone(),
+                                    error: e,
+                                },
                             )
                         })?;
                         (Vec::new(), map)
@@ -240,7 +244,7 @@ impl Lowerer<'_> {
                 return Err(CompileError::unsupported(
                     &comp.name,
                     &instr,
-                    "no lowering for this instruction",
+                    Unsupported::NoLowering,
                 ))
             }
         }
@@ -253,16 +257,16 @@ impl Lowerer<'_> {
         instr: &Instruction,
         env: &mut [Option<Vec<Loc>>],
     ) -> Result<Op, CompileError> {
-        let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
+        let bad = |why: UnsupportedGemm| CompileError::unsupported(&comp.name, instr, why);
         let (ll, rl) = gemm_operands::dot_layouts(comp, instr)
-            .ok_or_else(|| bad("bad dot dimension numbers"))?;
+            .ok_or_else(|| bad(UnsupportedGemm::DimensionNumbers))?;
         let lt =
-            gemm_operands::in_place(&ll, true).ok_or_else(|| bad("lhs is not in a gemm layout"))?;
-        let rt = gemm_operands::in_place(&rl, false)
-            .ok_or_else(|| bad("rhs is not in a gemm layout"))?;
+            gemm_operands::in_place(&ll, true).ok_or_else(|| bad(UnsupportedGemm::LhsLayout))?;
+        let rt =
+            gemm_operands::in_place(&rl, false).ok_or_else(|| bad(UnsupportedGemm::RhsLayout))?;
         let (&l_id, &r_id) = match instr.operands.as_slice() {
             [l, r] => (l, r),
-            _ => return Err(bad("dot needs two operands")),
+            _ => return Err(bad(UnsupportedGemm::Operands)),
         };
         let (ls, rs) = (&comp[l_id].shape, &comp[r_id].shape);
         let prod = |s: &Shape, dims: &[usize]| -> i64 {
@@ -272,19 +276,20 @@ impl Lowerer<'_> {
         };
         let batch = prod(ls, &ll.batch);
         if batch != prod(rs, &rl.batch) {
-            return Err(bad("batch sizes differ"));
+            return Err(bad(UnsupportedGemm::BatchSizes));
         }
         let m = prod(ls, &ll.free);
         let k = prod(ls, &ll.contracting);
         if k != prod(rs, &rl.contracting) {
-            return Err(bad("contracting sizes differ"));
+            return Err(bad(UnsupportedGemm::ContractingSizes));
         }
         let n = prod(rs, &rl.free);
         let ty = |s: &Shape| -> Result<(PrimitiveType, i32), CompileError> {
             let t = s
                 .element_type()
-                .ok_or_else(|| bad("operand is not an array"))?;
-            let p = hlo::element_type_to_proto(t).ok_or_else(|| bad("element type"))?;
+                .ok_or_else(|| bad(UnsupportedGemm::NotAnArray))?;
+            let p =
+                hlo::element_type_to_proto(t).ok_or_else(|| bad(UnsupportedGemm::ElementType))?;
             Ok((t, p as i32))
         };
         let (lty, lp) = ty(ls)?;
@@ -297,7 +302,7 @@ impl Lowerer<'_> {
             }
             (P::F64, P::F64) => proto::xla::PrimitiveType::F64,
             (P::S8 | P::S32, P::S8 | P::S32) => proto::xla::PrimitiveType::S32,
-            _ => return Err(bad(&format!("no gemm for {lty} x {rty}"))),
+            _ => return Err(bad(UnsupportedGemm::Types { lhs: lty, rhs: rty })),
         } as i32;
         let layout = |rows: i64, cols: i64, transpose: bool, dtype: i32| pg::MatrixLayoutProto {
             order: pg::matrix_layout_proto::Order::RowMajor as i32,

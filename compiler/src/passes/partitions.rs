@@ -25,6 +25,7 @@ use hlo::{HloModule, Instruction, Opcode};
 
 use crate::error::CompileError;
 use crate::options::CompileOptions;
+use crate::unsupported::UnsupportedCollective;
 
 /// The module as the options allow it to be emitted: unchanged with one partition or with
 /// `emit_partitions`, else (one replica) its N partitions as N replicas.
@@ -107,7 +108,7 @@ fn groups_as_replicas(
             return Err(CompileError::unsupported(
                 comp,
                 instr,
-                format!("iota replica groups {s}"),
+                UnsupportedCollective::IotaReplicaGroups(s.clone()),
             ))
         }
     };
