@@ -20,7 +20,7 @@
 //!   (what XLA:GPU gives by reducing in f32), compared exactly;
 //! - `chlo`: every CHLO op JAX emits (`testdata/chlo/`, `tools/jax_exports/chlo.py`): the
 //!   `.mlir` keeps `chlo.*` ops, the `.hlo` is XLA's legalization of them (`chlo.mulhi`, of the
-//!   Philox PRNGs, stays XLA's HLO opcode `mulhi` there);
+//!   Philox PRNGs, stays XLA's HLO opcode `mulhi` there, which the HLO parser expands);
 //! - `bitcast`: `bitcast-convert` that changes the element width (`testdata/bitcast/`,
 //!   `tools/jax_exports/bitcast.py`);
 //! - `rng`: `rng-bit-generator` (ThreeFry, Philox, default; every output width) and
@@ -126,14 +126,7 @@ const SUITES: &[Suite] = &[
         dir: "testdata/chlo",
         exts: &["hlo", "mlir"],
         min_cases: 30,
-        expected_to_fail: &[
-            ("hlo:mulhi_u8_s8", "XLA's import keeps chlo.mulhi as its HLO opcode `mulhi` (jaxlib 0.10), which the HLO parser, evaluator and compiler do not have yet; the .mlir form, decomposed as StableHLO's CHLO legalization does, passes"),
-            ("hlo:mulhi_u16_s16", "XLA's import keeps chlo.mulhi as its HLO opcode `mulhi` (jaxlib 0.10), which the HLO parser, evaluator and compiler do not have yet; the .mlir form, decomposed as StableHLO's CHLO legalization does, passes"),
-            ("hlo:mulhi_u32_s32", "XLA's import keeps chlo.mulhi as its HLO opcode `mulhi` (jaxlib 0.10), which the HLO parser, evaluator and compiler do not have yet; the .mlir form, decomposed as StableHLO's CHLO legalization does, passes"),
-            ("hlo:mulhi_u64_s64", "XLA's import keeps chlo.mulhi as its HLO opcode `mulhi` (jaxlib 0.10), which the HLO parser, evaluator and compiler do not have yet; the .mlir form, decomposed as StableHLO's CHLO legalization does, passes"),
-            ("hlo:random_philox2x32_f32", "XLA's import keeps chlo.mulhi as its HLO opcode `mulhi` (jaxlib 0.10), which the HLO parser, evaluator and compiler do not have yet; the .mlir form, decomposed as StableHLO's CHLO legalization does, passes"),
-            ("hlo:random_philox4x32_f32", "XLA's import keeps chlo.mulhi as its HLO opcode `mulhi` (jaxlib 0.10), which the HLO parser, evaluator and compiler do not have yet; the .mlir form, decomposed as StableHLO's CHLO legalization does, passes"),
-        ],
+        expected_to_fail: &[],
         exact: false,
         io_dir: None,
     },

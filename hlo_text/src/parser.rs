@@ -19,6 +19,7 @@ use hlo::{ArrayShape, Layout, PrimitiveType, Shape, Tile, TILE_COMBINE_DIM, UNBO
 mod attrs;
 mod header;
 mod literal;
+mod mulhi;
 mod numbers;
 mod shape;
 mod sharding;
@@ -464,7 +465,7 @@ impl<'a> Parser<'a> {
             if *self.peek() == TokenKind::Eof {
                 return self.syntax("'}' closing the computation");
             }
-            pending.push(self.instruction()?);
+            pending.extend(self.instruction()?);
         }
         let mut execution_thread = None;
         if *self.peek() == TokenKind::Comma
@@ -656,7 +657,9 @@ impl<'a> Parser<'a> {
 
     // ---- instructions --------------------------------------------------------------------
 
-    fn instruction(&mut self) -> Result<PendingInstr> {
+    /// One written instruction: one [`PendingInstr`], or several where the opcode is expanded
+    /// as it is read (XLA's `mulhi`, see [`mulhi`]).
+    fn instruction(&mut self) -> Result<Vec<PendingInstr>> {
         let is_root = if self.is_word("ROOT") {
             self.bump();
             true
@@ -674,6 +677,9 @@ impl<'a> Parser<'a> {
             None
         };
         let (opname, oploc) = self.expect_word("an opcode")?;
+        if opname == "mulhi" {
+            return self.mulhi(name, loc, is_root, shape);
+        }
         let Some(opcode) = Opcode::from_name(&opname) else {
             return Err(ParseError::new(
                 oploc,
@@ -702,21 +708,7 @@ impl<'a> Parser<'a> {
                 attrs.literal = Some(self.literal(&s)?);
                 self.expect(&TokenKind::RParen, "')' closing the constant")?;
             }
-            _ => {
-                if !self.eat(&TokenKind::RParen) {
-                    loop {
-                        if self.at_shape() {
-                            self.shape()?;
-                        }
-                        let (op, oloc) = self.expect_word("an operand name")?;
-                        operands.push((op, oloc));
-                        if self.eat(&TokenKind::RParen) {
-                            break;
-                        }
-                        self.expect(&TokenKind::Comma, "',' or ')' in the operand list")?;
-                    }
-                }
-            }
+            _ => operands = self.operand_list()?,
         }
         let mut metadata = None;
         let mut seen: HashSet<String> = HashSet::new();
@@ -736,7 +728,7 @@ impl<'a> Parser<'a> {
                 self.attr(opcode, &key, kloc, &mut attrs)?;
             }
         }
-        Ok(PendingInstr {
+        Ok(vec![PendingInstr {
             name,
             loc,
             is_root,
@@ -744,6 +736,59 @@ impl<'a> Parser<'a> {
             shape,
             operands,
             attrs,
+            metadata,
+        }])
+    }
+
+    /// The operands after an opcode's `(`, through the closing `)`; shapes written on operands
+    /// are read and dropped.
+    fn operand_list(&mut self) -> Result<Vec<(String, SourceLoc)>> {
+        let mut operands = Vec::new();
+        if !self.eat(&TokenKind::RParen) {
+            loop {
+                if self.at_shape() {
+                    self.shape()?;
+                }
+                operands.push(self.expect_word("an operand name")?);
+                if self.eat(&TokenKind::RParen) {
+                    break;
+                }
+                self.expect(&TokenKind::Comma, "',' or ')' in the operand list")?;
+            }
+        }
+        Ok(operands)
+    }
+
+    /// XLA's `mulhi`, after its opcode: the operands and attributes (only `metadata` is
+    /// known), expanded into the ops it stands for.
+    fn mulhi(
+        &mut self,
+        name: String,
+        loc: SourceLoc,
+        is_root: bool,
+        shape: Option<Shape>,
+    ) -> Result<Vec<PendingInstr>> {
+        self.expect(&TokenKind::LParen, "'(' after opcode 'mulhi'")?;
+        let operands = self.operand_list()?;
+        let mut metadata = None;
+        while self.eat(&TokenKind::Comma) {
+            let (key, kloc) = self.expect_word("an attribute name")?;
+            self.expect(&TokenKind::Equal, &format!("'=' after attribute '{key}'"))?;
+            if key != "metadata" || metadata.is_some() {
+                return Err(ParseError::new(
+                    kloc,
+                    ParseErrorKind::BadAttribute,
+                    format!("attribute '{key}' on mulhi (it takes metadata only, once)"),
+                ));
+            }
+            metadata = Some(self.metadata()?);
+        }
+        mulhi::expand(mulhi::MulHi {
+            name,
+            loc,
+            is_root,
+            shape,
+            operands,
             metadata,
         })
     }

@@ -22,7 +22,7 @@
 //!
 //! Each case is bytes, as every target's (an artifact, a PTX-edited artifact, two `.proto`
 //! texts, a tamper script), so dedupe, replay by case seed and the corpus work unchanged.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use fastrand::Rng;
 use proto::prost::Message;
@@ -510,60 +510,79 @@ pub fn run_proto(input: &[u8]) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// The seed store of the `store` target: two cases of h100_sxm v1, their manifest and the
-/// census index, in a directory of its own (made once per process).
-pub fn seed_store(root: &Path) -> anyhow::Result<PathBuf> {
-    use crate::golden::Manifest;
-    let dir = std::env::temp_dir().join(format!("aot-fuzz-store-{}", std::process::id()));
-    let version = dir.join("h100_sxm/v1");
-    if version.join("manifest.json").is_file() {
-        return Ok(dir);
-    }
-    let source = root.join("goldens/executables/h100_sxm/v1");
-    let mut manifest = Manifest::read(&source).map_err(anyhow::Error::msg)?;
-    let keep: Vec<String> = manifest.cases.iter().take(2).cloned().collect();
-    for case in &keep {
-        let to = version.join(case);
-        std::fs::create_dir_all(&to)?;
-        for entry in std::fs::read_dir(source.join(case))? {
-            let entry = entry?;
-            std::fs::copy(entry.path(), to.join(entry.file_name()))?;
-        }
-    }
-    let inside = |path: &str| keep.iter().any(|c| path.starts_with(&format!("{c}/")));
-    manifest.cases = keep.clone();
-    manifest.files.retain(|path, _| inside(path));
-    manifest
-        .census
-        .retain(|path, _| inside(path) || keep.contains(path));
-    std::fs::write(version.join("manifest.json"), manifest.to_json())?;
-    let args = crate::cmd::goldens::GoldensArgs {
-        store: Some(dir.clone()),
-        command: crate::cmd::goldens::GoldensCommand::Index,
-    };
-    crate::cmd::goldens::run(&args, &mut std::io::sink())?;
-    Ok(dir)
+/// The seed store of the `store` target, held in memory: two cases of h100_sxm v1, their
+/// manifest and the census index. Each case writes it into a scratch directory that is removed
+/// when the case ends, so a run leaves no directory behind (a seed directory per process under
+/// the temp dir used to stay there, one per test or fuzz process).
+pub struct SeedStore {
+    /// Every file of the store: its path relative to the store and its bytes, sorted by path.
+    files: Vec<(String, Vec<u8>)>,
 }
 
-/// The files of the seed store a tamper step may pick (relative to the store).
-fn store_files(store: &Path) -> Vec<String> {
-    walkdir::WalkDir::new(store)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| {
-            e.path()
-                .strip_prefix(store)
-                .ok()
-                .map(|p| p.display().to_string())
-        })
-        .collect()
+impl SeedStore {
+    /// Builds the seed store from the golden store under `root`.
+    pub fn build(root: &Path) -> anyhow::Result<SeedStore> {
+        use crate::golden::Manifest;
+        let scratch = tempfile::Builder::new()
+            .prefix("aot-fuzz-seed-")
+            .tempdir()?;
+        let dir = scratch.path().to_path_buf();
+        let version = dir.join("h100_sxm/v1");
+        let source = root.join("goldens/executables/h100_sxm/v1");
+        let mut manifest = Manifest::read(&source).map_err(anyhow::Error::msg)?;
+        let keep: Vec<String> = manifest.cases.iter().take(2).cloned().collect();
+        for case in &keep {
+            let to = version.join(case);
+            std::fs::create_dir_all(&to)?;
+            for entry in std::fs::read_dir(source.join(case))? {
+                let entry = entry?;
+                std::fs::copy(entry.path(), to.join(entry.file_name()))?;
+            }
+        }
+        let inside = |path: &str| keep.iter().any(|c| path.starts_with(&format!("{c}/")));
+        manifest.cases = keep.clone();
+        manifest.files.retain(|path, _| inside(path));
+        manifest
+            .census
+            .retain(|path, _| inside(path) || keep.contains(path));
+        std::fs::write(version.join("manifest.json"), manifest.to_json())?;
+        let args = crate::cmd::goldens::GoldensArgs {
+            store: Some(dir.clone()),
+            command: crate::cmd::goldens::GoldensCommand::Index,
+        };
+        crate::cmd::goldens::run(&args, &mut std::io::sink())?;
+        let mut files = Vec::new();
+        for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+            let entry = entry?;
+            if entry.file_type().is_file() {
+                let rel = entry.path().strip_prefix(&dir)?.display().to_string();
+                files.push((rel, std::fs::read(entry.path())?));
+            }
+        }
+        Ok(SeedStore { files })
+    }
+
+    /// The store's files (relative paths), sorted: the files a tamper step may pick.
+    fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|(path, _)| path.as_str())
+    }
+
+    /// Writes the store into the empty directory `dir`.
+    fn write_to(&self, dir: &Path) -> std::io::Result<()> {
+        for (path, bytes) in &self.files {
+            let to = dir.join(path);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(to, bytes)?;
+        }
+        Ok(())
+    }
 }
 
 /// A `store` case: a tamper script, one step a line (`OP PATH [ARG]`).
-pub fn store_case(rng: &mut Rng, store: &Path) -> Vec<u8> {
-    let files = store_files(store);
+pub fn store_case(rng: &mut Rng, store: &SeedStore) -> Vec<u8> {
+    let files: Vec<&str> = store.paths().collect();
     let mut script = String::new();
     // Now and then no step: the untampered store must verify clean.
     let steps = if rng.u8(0..8) == 0 {
@@ -575,7 +594,7 @@ pub fn store_case(rng: &mut Rng, store: &Path) -> Vec<u8> {
         let file = if files.is_empty() || rng.u8(0..4) == 0 {
             ["census.json", "h100_sxm/v1/manifest.json"][rng.usize(0..2)].to_string()
         } else {
-            files[rng.usize(0..files.len())].clone()
+            files[rng.usize(0..files.len())].to_string()
         };
         let op = match rng.u8(0..10) {
             0 => "link /dev/zero".to_string(),
@@ -672,13 +691,17 @@ fn tamper(dir: &Path, line: &str) -> std::io::Result<()> {
 /// The `store` entry point: a copy of the seed store, tampered with as the script says, then
 /// `aot goldens verify` and `aot goldens list` on it. Exit status 1 (an integrity problem) is
 /// the expected outcome; an `Err` is an error class.
-pub fn run_store(seed: &Path, script: &[u8]) -> Result<(), Refusal> {
+pub fn run_store(seed: &SeedStore, script: &[u8]) -> Result<(), Refusal> {
     let script = std::str::from_utf8(script).map_err(|_| Refusal::Utf8)?;
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = seed.with_extension(format!("case{n}"));
+    let setup = |e: std::io::Error| Refusal::StoreSetup(e.to_string());
+    // Removed when dropped, whatever the tamper steps left in it (links are not followed).
+    let scratch = tempfile::Builder::new()
+        .prefix("aot-fuzz-store-")
+        .tempdir()
+        .map_err(setup)?;
+    let dir = scratch.path().to_path_buf();
     let result = (|| {
-        copy_tree(seed, &dir).map_err(|e| Refusal::StoreSetup(e.to_string()))?;
+        seed.write_to(&dir).map_err(setup)?;
         for line in script.lines() {
             tamper(&dir, line).map_err(|_| Refusal::TamperNotApplied)?;
         }
@@ -698,22 +721,6 @@ pub fn run_store(seed: &Path, script: &[u8]) -> Result<(), Refusal> {
             _ => Err(Refusal::VerifyError),
         }
     })();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(scratch);
     result
-}
-
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    for entry in walkdir::WalkDir::new(from)
-        .into_iter()
-        .filter_map(Result::ok)
-    {
-        let rel = entry.path().strip_prefix(from).unwrap_or(entry.path());
-        let target = to.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
 }

@@ -467,7 +467,7 @@ impl Seeds {
             Target::Proto => return (i, kinds::proto_case(&mut rng)),
             Target::Store => {
                 let script = store_seed()
-                    .map(|dir| kinds::store_case(&mut rng, dir))
+                    .map(|seed| kinds::store_case(&mut rng, seed))
                     .unwrap_or_default();
                 return (i, script);
             }
@@ -619,11 +619,11 @@ fn entry(
     }
 }
 
-/// The `store` target's untampered store, made once per process ([`kinds::seed_store`]).
-fn store_seed() -> anyhow::Result<&'static Path> {
-    static STORE: OnceLock<anyhow::Result<PathBuf>> = OnceLock::new();
-    match STORE.get_or_init(|| kinds::seed_store(&repo_root())) {
-        Ok(p) => Ok(p.as_path()),
+/// The `store` target's untampered store, built once per process ([`kinds::SeedStore`]).
+fn store_seed() -> anyhow::Result<&'static kinds::SeedStore> {
+    static STORE: OnceLock<anyhow::Result<kinds::SeedStore>> = OnceLock::new();
+    match STORE.get_or_init(|| kinds::SeedStore::build(&repo_root())) {
+        Ok(seed) => Ok(seed),
         Err(e) => bail!("the store target's seed store: {e:#}"),
     }
 }
