@@ -159,78 +159,7 @@ impl Lowerer<'_> {
                 set(env, vec![dst]);
             }
             Opcode::CustomCall => {
-                // The thunk's shapes keep the layouts the target reads and writes (the
-                // custom-call-layouts pass laid the bytes out so): the handler is told.
-                let constraints = instr.attrs.operand_layout_constraints.as_deref();
-                let mut operands = Vec::new();
-                for (k, &o) in instr.operands.iter().enumerate() {
-                    let locs = self.locs(comp, o, env)?;
-                    let laid_out = constraints.and_then(|c| c.get(k)).filter(|c| c.is_array());
-                    for (loc, (_, shape)) in locs.into_iter().zip(leaves(&comp[o].shape)) {
-                        operands.push((loc, laid_out.cloned().unwrap_or(shape)));
-                    }
-                }
-                let t = self.tick();
-                for (l, _) in &operands {
-                    self.use_loc(*l, t);
-                }
-                let mut results = Vec::new();
-                let mut locs = Vec::new();
-                for (_, shape) in instr.shape.leaves() {
-                    let l = self.temp(&shape.without_layout(), &instr.name, t);
-                    locs.push(l);
-                    results.push((l, shape.clone()));
-                }
-                let api_version = match instr.attrs.api_version.as_deref() {
-                    None => crate::DEFAULT_CUSTOM_CALL_API_VERSION,
-                    Some("API_VERSION_ORIGINAL") => {
-                        proto::xla::CustomCallApiVersion::ApiVersionOriginal
-                    }
-                    Some("API_VERSION_STATUS_RETURNING") => {
-                        proto::xla::CustomCallApiVersion::ApiVersionStatusReturning
-                    }
-                    Some("API_VERSION_STATUS_RETURNING_UNIFIED") => {
-                        proto::xla::CustomCallApiVersion::ApiVersionStatusReturningUnified
-                    }
-                    Some("API_VERSION_TYPED_FFI") => {
-                        proto::xla::CustomCallApiVersion::ApiVersionTypedFfi
-                    }
-                    Some(other) => {
-                        return Err(CompileError::unsupported(
-                            &comp.name,
-                            &instr,
-                            UnsupportedCustomCall::ApiVersion(other.to_owned()),
-                        ))
-                    }
-                } as i32;
-                let config = instr.attrs.backend_config.clone().unwrap_or_default();
-                // The typed FFI's backend config is its attribute dictionary: the handler gets
-                // the entries by name, nothing in `opaque`.
-                let (opaque, attributes) =
-                    if api_version == proto::xla::CustomCallApiVersion::ApiVersionTypedFfi as i32 {
-                        let map = super::ffi_attributes::parse(&config).map_err(|e| {
-                            CompileError::unsupported(
-                                &comp.name,
-                                &instr,
-                                UnsupportedCustomCall::FfiAttributes {
-                                    config: config.clone(),
-                                    error: e,
-                                },
-                            )
-                        })?;
-                        (Vec::new(), map)
-                    } else {
-                        (config.into_bytes(), Default::default())
-                    };
-                ops.push(Op::CustomCall {
-                    name: instr.name.clone(),
-                    target: instr.attrs.custom_call_target.clone().unwrap_or_default(),
-                    operands,
-                    results,
-                    opaque,
-                    attributes,
-                    api_version,
-                });
+                let locs = self.lower_custom_call(comp, &instr, env, ops)?;
                 set(env, locs);
             }
             Opcode::AllReduce
@@ -358,5 +287,88 @@ impl Lowerer<'_> {
             rhs,
             out,
         })
+    }
+}
+
+impl Lowerer<'_> {
+    /// A custom call: its operands with the layouts the target reads (the custom-call-layouts
+    /// pass laid the bytes out so), fresh results, the API version, and the backend config as
+    /// opaque bytes or, for the typed FFI, as its attribute dictionary.
+    fn lower_custom_call(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<Vec<Loc>, CompileError> {
+        // The thunk's shapes keep the layouts the target reads and writes (the
+        // custom-call-layouts pass laid the bytes out so): the handler is told.
+        let constraints = instr.attrs.operand_layout_constraints.as_deref();
+        let mut operands = Vec::new();
+        for (k, &o) in instr.operands.iter().enumerate() {
+            let locs = self.locs(comp, o, env)?;
+            let laid_out = constraints.and_then(|c| c.get(k)).filter(|c| c.is_array());
+            for (loc, (_, shape)) in locs.into_iter().zip(leaves(&comp[o].shape)) {
+                operands.push((loc, laid_out.cloned().unwrap_or(shape)));
+            }
+        }
+        let t = self.tick();
+        for (l, _) in &operands {
+            self.use_loc(*l, t);
+        }
+        let mut results = Vec::new();
+        let mut locs = Vec::new();
+        for (_, shape) in instr.shape.leaves() {
+            let l = self.temp(&shape.without_layout(), &instr.name, t);
+            locs.push(l);
+            results.push((l, shape.clone()));
+        }
+        let api_version = match instr.attrs.api_version.as_deref() {
+            None => crate::DEFAULT_CUSTOM_CALL_API_VERSION,
+            Some("API_VERSION_ORIGINAL") => proto::xla::CustomCallApiVersion::ApiVersionOriginal,
+            Some("API_VERSION_STATUS_RETURNING") => {
+                proto::xla::CustomCallApiVersion::ApiVersionStatusReturning
+            }
+            Some("API_VERSION_STATUS_RETURNING_UNIFIED") => {
+                proto::xla::CustomCallApiVersion::ApiVersionStatusReturningUnified
+            }
+            Some("API_VERSION_TYPED_FFI") => proto::xla::CustomCallApiVersion::ApiVersionTypedFfi,
+            Some(other) => {
+                return Err(CompileError::unsupported(
+                    &comp.name,
+                    instr,
+                    UnsupportedCustomCall::ApiVersion(other.to_owned()),
+                ))
+            }
+        } as i32;
+        let config = instr.attrs.backend_config.clone().unwrap_or_default();
+        // The typed FFI's backend config is its attribute dictionary: the handler gets
+        // the entries by name, nothing in `opaque`.
+        let (opaque, attributes) =
+            if api_version == proto::xla::CustomCallApiVersion::ApiVersionTypedFfi as i32 {
+                let map = super::ffi_attributes::parse(&config).map_err(|e| {
+                    CompileError::unsupported(
+                        &comp.name,
+                        instr,
+                        UnsupportedCustomCall::FfiAttributes {
+                            config: config.clone(),
+                            error: e,
+                        },
+                    )
+                })?;
+                (Vec::new(), map)
+            } else {
+                (config.into_bytes(), Default::default())
+            };
+        ops.push(Op::CustomCall {
+            name: instr.name.clone(),
+            target: instr.attrs.custom_call_target.clone().unwrap_or_default(),
+            operands,
+            results,
+            opaque,
+            attributes,
+            api_version,
+        });
+        Ok(locs)
     }
 }
