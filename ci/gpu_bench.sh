@@ -17,6 +17,9 @@
 # outputs stay there; `--resident-inputs` times the same thing on aot's side (inputs uploaded
 # once, nothing read back). Host to host adds allocation and the copies in and out.
 #
+# GPU_BENCH_SET=large runs modules large enough to be bound by bandwidth or arithmetic instead
+# (tools/gpu_bench.py's LARGE: 256 MB to 512 MB per input), to compare the kernels themselves.
+#
 # Exit status: 0 when every module matches XLA:GPU's outputs, 1 otherwise (times are reported,
 # not judged: a timing gate on a shared machine would cry wolf).
 set -u

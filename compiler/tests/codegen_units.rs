@@ -535,11 +535,12 @@ fn power_of_two_dimensions_split_indices_with_shifts() {
     }
 }
 
-/// `exp` of f32 scales by one power of two (`math::exp_narrow`): bit for bit what the f64
-/// `exp` (two powers of two) rounded to f32 gives, over the whole range where f32 `exp` is
-/// finite and non-zero and past both ends (0 and inf), with NaN passing through.
+/// `exp` of f32 is computed in f32 as XLA:GPU's `__nv_expf` (`math::exp_f32`): within 2 ulp
+/// of the f64 `exp` rounded to f32, over the whole range where f32 `exp` is finite and
+/// non-zero (subnormal results included) and past both ends (exactly 0 and inf), with NaN
+/// passing through and `exp(0) = 1` exactly.
 #[test]
-fn f32_exp_is_the_f64_exp_rounded_once() {
+fn f32_exp_is_within_two_ulp_of_the_f64_exp() {
     let mut xs: Vec<f32> = (-1100..=1100).map(|k| k as f32 * 0.1).collect();
     xs.extend([
         -1e30,
@@ -569,7 +570,15 @@ fn f32_exp_is_the_f64_exp_rounded_once() {
     };
     let (narrow, wide) = (bits(&got[0]), bits(&got[1]));
     for (k, x) in xs.iter().enumerate() {
-        assert_eq!(narrow[k], wide[k], "exp({x})");
+        // Results are non-negative (or NaN): their bits are ordered as their values.
+        // Exact: NaN, exp(0) = 1, and 0 or inf well past the ends of the range.
+        let exact = x.is_nan() || *x == 0.0 || x.abs() >= 110.0;
+        let ulps = narrow[k].abs_diff(wide[k]);
+        if exact {
+            assert_eq!(narrow[k], wide[k], "exp({x})");
+        } else {
+            assert!(ulps <= 2, "exp({x}): {ulps} ulp");
+        }
     }
     check_text(&text, Some(inputs));
 }

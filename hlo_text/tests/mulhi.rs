@@ -70,7 +70,9 @@ fn sixty_four_bits_use_partial_products() {
 
 #[track_caller]
 fn refused(text: &str, kind: ParseErrorKind, message: &str) {
-    let e = parse_module(text).err().expect("an error");
+    let Err(e) = parse_module(text) else {
+        panic!("expected an error");
+    };
     assert_eq!(e.kind, kind);
     assert_eq!(e.message, message);
 }

@@ -92,6 +92,11 @@ pub struct Executable {
     pub module_name: String,
     /// Buffer allocations, by index.
     pub allocations: Vec<Allocation>,
+    /// Per allocation: an entry parameter's that no thunk writes and that is not part of the
+    /// result ([`crate::thunks::written_allocations`]). [`Executable::execute_with`] binds such
+    /// an allocation to a device-resident argument's own buffer, as XLA:GPU binds parameters to
+    /// argument buffers, instead of copying the argument into a fresh allocation.
+    pub read_only_parameters: Vec<bool>,
     /// Copied into their allocations at the start of every run.
     pub constants: Vec<Constant>,
     /// The module-level binary (constant bytes).

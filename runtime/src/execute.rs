@@ -37,6 +37,9 @@ pub struct ExecutionStats {
     pub while_iterations: u64,
     /// Collective thunks run (each counts once, whatever its buffer count).
     pub collectives: u64,
+    /// Device-resident arguments read in place, bound to their parameter's allocation rather
+    /// than copied into a fresh one ([`Executable::read_only_parameters`]).
+    pub arguments_in_place: u64,
     /// Every kernel launch: name, bytes of its arguments, wall time of the (synchronous) launch.
     pub kernel_timings: Vec<KernelTiming>,
     /// The behaviour classes this execution reached (see [`crate::Behaviour`]).
@@ -341,13 +344,18 @@ impl Executable {
                 )));
             }
         }
+        let borrowed = self.borrowed_arguments(args);
         let mut bases = Vec::with_capacity(self.allocations.len());
         let mut result = (|| -> Result<ExecutionResult> {
-            for a in &self.allocations {
-                bases.push(device.allocate(a.size)?);
+            for (a, borrowed) in self.allocations.iter().zip(&borrowed) {
+                bases.push(match borrowed {
+                    Some(address) => *address,
+                    None => device.allocate(a.size)?,
+                });
             }
             for ((_, leaf), a) in self.parameters.iter().zip(args) {
-                if let Some(&base) = leaf.allocation.and_then(|a| bases.get(a)) {
+                let Some(i) = leaf.allocation else { continue };
+                if let (Some(&base), Some(None)) = (bases.get(i), borrowed.get(i)) {
                     match a {
                         Argument::Host(bytes) => device.write(base, bytes)?,
                         Argument::Device(b) => device.copy(base, b.address, b.size)?,
@@ -382,6 +390,7 @@ impl Executable {
                     .checked_add(Duration::from_secs(self.flags.max_execution_secs)),
                 loop_depth: 0,
             };
+            run.stats.arguments_in_place = borrowed.iter().flatten().count() as u64;
             if reexecuted {
                 run.behaviour(Behaviour::ExecutableReexecuted);
             }
@@ -421,7 +430,10 @@ impl Executable {
                 stats: run.stats,
             })
         })();
-        for b in bases {
+        for (b, borrowed) in bases.into_iter().zip(&borrowed) {
+            if borrowed.is_some() {
+                continue;
+            }
             if let Err(e) = device.free(b) {
                 if result.is_ok() {
                     result = Err(e);
@@ -429,6 +441,27 @@ impl Executable {
             }
         }
         result
+    }
+}
+
+impl Executable {
+    /// Per allocation: the address of the device-resident argument it is bound to, for a
+    /// parameter allocation nothing writes ([`Executable::read_only_parameters`]); `None` where
+    /// the run allocates it. The caller's buffer is then read in place, never written.
+    fn borrowed_arguments(&self, args: &[Argument<'_>]) -> Vec<Option<u64>> {
+        let mut borrowed = vec![None; self.allocations.len()];
+        for ((_, leaf), a) in self.parameters.iter().zip(args) {
+            let (Some(i), Argument::Device(b)) = (leaf.allocation, a) else {
+                continue;
+            };
+            let size = self.allocations.get(i).map(|a| a.size);
+            if self.read_only_parameters.get(i) == Some(&true) && size == Some(b.size) {
+                if let Some(slot) = borrowed.get_mut(i) {
+                    *slot = Some(b.address);
+                }
+            }
+        }
+        borrowed
     }
 }
 

@@ -280,9 +280,16 @@ fn finish(
     } else {
         thunks
     };
+    let written = crate::thunks::written_allocations(&thunks, allocations.len());
+    let read_only_parameters = allocations
+        .iter()
+        .zip(&written)
+        .map(|(a, w)| matches!(a.kind, AllocationKind::Parameter { .. }) && !a.maybe_live_out && !w)
+        .collect();
     Ok(Executable {
         module_name,
         allocations,
+        read_only_parameters,
         constants,
         binary: Arc::new(binary),
         parameters,

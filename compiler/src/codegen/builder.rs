@@ -351,6 +351,33 @@ impl Builder {
         d
     }
 
+    /// `ld.space.ty d, [addr + offset]` into a fresh register of class `kind`: elements at
+    /// fixed distances from one pointer (a thread's consecutive elements of a row) cost no
+    /// address arithmetic each.
+    pub fn ld_at(
+        &mut self,
+        space: StateSpace,
+        ty: Type,
+        kind: RegKind,
+        addr: Reg,
+        offset: i64,
+    ) -> Reg {
+        let d = self.reg(kind);
+        self.raw(
+            None,
+            Opcode::Ld,
+            vec![Modifier::Space(space), t(ty)],
+            vec![
+                Operand::Reg(d.reg()),
+                Operand::Address(Address {
+                    base: AddressBase::Reg(addr.reg()),
+                    offset,
+                }),
+            ],
+        );
+        d
+    }
+
     /// `st.space.ty [addr], v`.
     pub fn st(&mut self, space: StateSpace, ty: Type, addr: Reg, v: Reg) {
         self.raw(

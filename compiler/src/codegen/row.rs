@@ -9,15 +9,21 @@
 //! shared slot of its own, and after a barrier every thread reads it and the emitter uses it
 //! wherever the reduce is read (only ever at the current row). Then the threads compute the
 //! root's elements of the row. Nothing but the root's output is written to global memory.
+//!
+//! Rows of at most 16 elements per thread (4,096 at 256 threads: softmax, attention and
+//! layernorm rows) are *held*: each thread's elements are its chunks `t + j * block`, unrolled,
+//! and the reductions and the root compute them in one cache scope, so what several of them
+//! read (softmax's `exp`, attention's scaled scores) is computed once per element, not once per
+//! phase. The sums are taken in the strided loop's order, so the results are the same.
 use hlo::Opcode as H;
 use hlo::{Computation, InstrId};
-use ptx::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
+use ptx::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::builder::Src;
 use super::elemental::{dims_of, elem, Ix};
 use super::kernels::{
-    block_reduce, check_size, grid_stride, shared_slot, store_at, thread_loop_by4, Frame,
-    ReduceSpec,
+    block_reduce, check_size, grid_stride, held_reduce, shared_slot, store_at, thread_loop_by4,
+    Frame, HeldChunk, ReduceSpec, ROW_TILE,
 };
 use super::scalar;
 use super::{CodegenError, EmittedKernel, KernelRequest};
@@ -96,6 +102,7 @@ pub fn row_kernel(
         .into_iter()
         .filter_map(|b| Some((b, comp.get(b)?.shape.rank())))
         .collect();
+    let held = held_chunks(&mut f.e, &reduces, &root_dims, &col_dims, tid, block);
     grid_stride(&mut f.e, true, n_rows, |e, r| {
         let ridx = e.delinearize(Ix::R(r), &row_dims);
         // A parameter with one value per row, broadcast along the columns (logsumexp's row
@@ -118,12 +125,18 @@ pub fn row_kernel(
                 smem.into(),
                 Src::I((tree_bytes + 8 * k as u64) as i64),
             );
-            block_reduce(e, &ctx, spec, &ridx, tid, my_slot, block, |e, acc| {
+            let to_slot = |e: &mut super::elemental::Emitter<'_>, acc: &[scalar::Val]| {
                 let v = *acc
                     .first()
                     .ok_or_else(|| CodegenError::Invalid("reduce without a result".into()))?;
                 scalar::store(&mut e.b, StateSpace::Shared, slot, v).map_err(CodegenError::from)
-            })?;
+            };
+            match &held {
+                Some(chunks) => {
+                    held_reduce(e, &ctx, spec, &ridx, chunks, tid, my_slot, block, to_slot)?
+                }
+                None => block_reduce(e, &ctx, spec, &ridx, tid, my_slot, block, to_slot)?,
+            }
             e.b.barrier();
             let v = scalar::load(&mut e.b, StateSpace::Shared, ty, slot)?;
             e.set_row_value(ctx.id, *id, vec![v]);
@@ -134,20 +147,88 @@ pub fn row_kernel(
             Type::U32,
             &[r.into(), Src::I(n_cols as i64)],
         );
-        thread_loop_by4(e, tid, block, n_cols, |e, c| {
-            let cidx = e.delinearize(Ix::R(c), &col_dims);
-            let mut full = ridx.clone();
-            full.extend(cidx);
-            let v = e.emit1(&ctx, comp.root, &full)?;
-            let lin = e.b.bin(O::Add, &[], Type::U32, base.into(), c.into());
-            store_at(e, out, Ix::R(lin), v)
-        })?;
+        match &held {
+            // The row's elements this thread holds: what the reductions computed at them is
+            // reused.
+            Some(chunks) => {
+                for chunk in chunks {
+                    let mut full = ridx.clone();
+                    full.extend(chunk.idx.iter().copied());
+                    let v = e.emit1(&ctx, comp.root, &full)?;
+                    let store = |e: &mut super::elemental::Emitter<'_>| {
+                        let lin =
+                            e.b.bin(O::Add, &[], Type::U32, base.into(), chunk.col.into());
+                        store_at(e, out, Ix::R(lin), v)
+                    };
+                    match chunk.valid {
+                        Some(p) => e.when(p, store)?,
+                        None => store(e)?,
+                    }
+                }
+            }
+            None => thread_loop_by4(e, tid, block, n_cols, |e, c| {
+                let cidx = e.delinearize(Ix::R(c), &col_dims);
+                let mut full = ridx.clone();
+                full.extend(cidx);
+                let v = e.emit1(&ctx, comp.root, &full)?;
+                let lin = e.b.bin(O::Add, &[], Type::U32, base.into(), c.into());
+                store_at(e, out, Ix::R(lin), v)
+            })?,
+        }
         e.clear_row_values();
         // Every thread is done with this row's shared slots before the next row writes them.
         e.b.barrier();
         Ok(())
     })?;
     Ok(f.finish_blocks(req, n_rows, block, shared))
+}
+
+/// The chunks of a row each thread holds, when the row is short enough (at most
+/// [`ROW_TILE`] elements per thread, XLA's tile: a softmax or layernorm row of up to 4,096)
+/// and every reduction reduces the root's columns: thread `t`'s chunk `j` is column
+/// `t + j * block`, the order the strided loop takes them in. The row's reductions and its
+/// output are then computed chunk by chunk in one cache scope, so a value the output and a
+/// reduction both read (softmax's `exp`, a layernorm's centered input) is computed once per
+/// element instead of once per reading phase. Column registers are computed once per kernel.
+fn held_chunks(
+    e: &mut super::elemental::Emitter<'_>,
+    reduces: &[(InstrId, ReduceSpec)],
+    root_dims: &[u64],
+    col_dims: &[u64],
+    tid: super::builder::Reg,
+    block: u32,
+) -> Option<Vec<HeldChunk>> {
+    let n_cols: u64 = col_dims.iter().product();
+    let chunks = n_cols.div_ceil(u64::from(block));
+    let fits = reduces
+        .iter()
+        .all(|(_, s)| s.total_red == n_cols && s.reduces_suffix_of(root_dims));
+    if n_cols == 0 || chunks > ROW_TILE || !fits {
+        return None;
+    }
+    let mut out = Vec::new();
+    for j in 0..chunks {
+        let first = j * u64::from(block);
+        let col = if j == 0 {
+            tid
+        } else {
+            e.b.bin(O::Add, &[], Type::U32, tid.into(), Src::I(first as i64))
+        };
+        let (col, valid) = if first + u64::from(block) > n_cols {
+            let valid =
+                e.b.setp(CmpOp::Lt, Type::U32, col.into(), Src::I(n_cols as i64));
+            let last = Src::I(n_cols as i64 - 1);
+            (
+                e.b.bin(O::Min, &[], Type::U32, col.into(), last),
+                Some(valid),
+            )
+        } else {
+            (col, None)
+        };
+        let idx = e.delinearize(Ix::R(col), col_dims);
+        out.push(HeldChunk { col, idx, valid });
+    }
+    Some(out)
 }
 
 /// The broadcasts of `comp` that give each row one value: arrays whose leading dimensions are

@@ -456,6 +456,9 @@ pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
                 let r = math::div(b, Src::F64(1.0), s.into());
                 from_f64(b, ty, r)
             }
+            // In f32, as XLA:GPU's `__nv_expf` (see `math::exp_f32` for its accuracy): the
+            // softmax and logsumexp rows are mostly this.
+            H::Exp if ty == P::F32 => val(ty, math::exp_f32(b, x.reg)),
             H::Exp
             | H::Expm1
             | H::Log

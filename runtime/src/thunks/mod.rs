@@ -16,6 +16,7 @@ mod decode;
 mod encode;
 #[cfg(test)]
 mod tests;
+mod writes;
 
 pub use conv::{ConvGeometry, ConvKind, ConvSpatial, ConvThunk};
 pub use decode::{
@@ -23,6 +24,7 @@ pub use decode::{
     ToolkitBound,
 };
 pub use encode::{encode, encode_sequence};
+pub use writes::written_allocations;
 
 /// A contiguous range of one buffer allocation (validated against the allocation's size).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -60,6 +60,73 @@ fn an_executable_that_writes_its_parameter_leaves_the_buffer_alone() {
     assert_eq!(da.read().unwrap(), a);
 }
 
+/// `vadd` with XLA's `written` flags: the kernel reads parameters 0 and 1 and writes the result.
+fn vadd_written_flags() -> proto::xla::gpu::GpuExecutableProto {
+    let mut p = vadd();
+    if let Some(proto::xla::gpu::thunk_proto::Impl::KernelThunk(k)) = &mut p.thunks[0].r#impl {
+        k.written = vec![false, false, true];
+    }
+    p
+}
+
+/// A parameter allocation nothing writes is bound to the device buffer itself, as XLA:GPU binds
+/// parameters to argument buffers: no copy, the same results, the buffer as it was.
+#[test]
+fn a_parameter_nothing_writes_is_read_in_place() {
+    let d = device();
+    let exe = runtime::load(
+        &vadd_written_flags().encode_to_vec(),
+        &d,
+        &RuntimeFlags::default(),
+    )
+    .unwrap();
+    assert_eq!(exe.read_only_parameters, [true, true, false]);
+    let a = f32s(&[1.0, 2.0, 3.0, 4.0]);
+    let b = f32s(&[10.0, 20.0, 30.0, 40.0]);
+    let da = DeviceBuffer::upload(&d, &a).unwrap();
+    for _ in 0..2 {
+        let r = exe
+            .execute_with(&d, &[Argument::Device(&da), Argument::Host(&b)], &[])
+            .unwrap();
+        assert_eq!(to_f32s(&r.outputs[0]), vec![11.0, 22.0, 33.0, 44.0]);
+        assert_eq!(r.stats.arguments_in_place, 1);
+    }
+    assert_eq!(da.read().unwrap(), a);
+    // The buffer outlives the executions: the run did not free it.
+    drop(exe);
+    assert_eq!(da.read().unwrap(), a);
+}
+
+/// A kernel writes parameter 0's allocation as scratch (not part of the result): the
+/// allocation is not read-only, so the caller's buffer is copied, not written.
+#[test]
+fn a_parameter_a_kernel_writes_is_copied_not_bound() {
+    let mut p = vadd_written_flags();
+    p.thunks = vec![
+        kernel(1, "vadd", vec![sl(0, 0, 16), sl(1, 0, 16), sl(0, 0, 16)], 4),
+        kernel(2, "vadd", vec![sl(0, 0, 16), sl(1, 0, 16), sl(2, 0, 16)], 4),
+    ];
+    for t in &mut p.thunks {
+        if let Some(proto::xla::gpu::thunk_proto::Impl::KernelThunk(k)) = &mut t.r#impl {
+            k.written = vec![false, false, true];
+        }
+    }
+    let d = device();
+    let exe = runtime::load(&p.encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    assert_eq!(exe.read_only_parameters, [false, true, false]);
+    let a = f32s(&[1.0, 2.0, 3.0, 4.0]);
+    let b = f32s(&[1.0; 4]);
+    let da = DeviceBuffer::upload(&d, &a).unwrap();
+    let db = DeviceBuffer::upload(&d, &b).unwrap();
+    let r = exe
+        .execute_with(&d, &[Argument::Device(&da), Argument::Device(&db)], &[])
+        .unwrap();
+    assert_eq!(to_f32s(&r.outputs[0]), vec![3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(r.stats.arguments_in_place, 1);
+    assert_eq!(da.read().unwrap(), a);
+    assert_eq!(db.read().unwrap(), b);
+}
+
 #[test]
 fn a_buffer_of_another_device_is_refused() {
     let d = device();

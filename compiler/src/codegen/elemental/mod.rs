@@ -229,6 +229,15 @@ impl<'m> Emitter<'m> {
         self.row_values.insert((ctx, id), v);
     }
 
+    /// Instruction `id` of context `ctx` has value `v` at index `idx` in the current cache
+    /// scope, as if [`Emitter::emit`] had computed it there: a parameter element that a
+    /// row reduction loaded with its neighbours from one pointer (see the block reduction).
+    pub fn preset(&mut self, ctx: u32, id: InstrId, idx: Vec<Ix>, v: Vec<Val>) {
+        if let Some(top) = self.scopes.last_mut() {
+            top.insert((ctx, id, idx), v);
+        }
+    }
+
     /// Forgets every value set by [`Emitter::set_row_value`].
     pub fn clear_row_values(&mut self) {
         self.row_values.clear();

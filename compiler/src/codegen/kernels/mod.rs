@@ -9,7 +9,7 @@ mod sort;
 mod topk;
 
 pub use reduce::reduce_kernel;
-pub(super) use reduce::{block_reduce, shared_slot, ReduceSpec};
+pub(super) use reduce::{block_reduce, held_reduce, shared_slot, HeldChunk, ReduceSpec, ROW_TILE};
 pub use scatter::scatter_kernel;
 pub use select_and_scatter::select_and_scatter_kernel;
 pub use sort::sort_kernel;

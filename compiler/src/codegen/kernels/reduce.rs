@@ -1,12 +1,18 @@
 //! Reductions: one block per output element, thread-strided accumulation and a shared-memory
 //! tree (warp shuffles for the last steps). The tree holds one 8-byte slot per thread and
 //! component, two for a `c128` component (see `lanes`).
+//!
+//! A row reduction whose input reads f32/f64 parameters element-wise takes its row in vectors
+//! (`Vectorized`: each thread a run of 4 f32 or 2 f64 consecutive elements, one pointer per
+//! parameter stepped along the row, loads at fixed offsets from it), as XLA's reduction
+//! emitter vectorizes; a row kernel whose rows are short enough holds its elements across the
+//! row's reductions and output (`held_reduce`, see `row.rs`).
 // Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 
 /// Elements of a row each thread reduces before the tree, as XLA's `GetReductionTiling`
 /// tiles a row reduction (`{1, 1, 16}`); the block shrinks to fit (see [`ReduceSpec::block`]).
-const ROW_TILE: u64 = 16;
+pub(in crate::codegen) const ROW_TILE: u64 = 16;
 
 /// What a block reduction needs to know about one `reduce` instruction.
 pub(in crate::codegen) struct ReduceSpec {
@@ -146,33 +152,19 @@ fn load_slot(e: &mut Emitter<'_>, addr: Reg, region: i64, ty: P) -> Result<Val, 
     Ok(crate::codegen::complex::make(ty, re, im))
 }
 
-/// The block's reduction of result element `oidx` of `spec`: thread-strided accumulation, a
-/// shared-memory tree and warp shuffles; then `at_thread0` runs in thread 0 with the result
-/// components. `my_slot` is this thread's 8-byte slot of the tree's shared memory (in the first
-/// region; see [`lanes`]).
-#[allow(clippy::too_many_arguments)]
-pub(in crate::codegen) fn block_reduce<'m, F>(
-    e: &mut Emitter<'m>,
+/// The thread's share of result element `oidx` of `spec` into `acc`: elements `tid`,
+/// `tid + block`, ... in order (thread 0 combines the init value already in `acc` with its
+/// first; any other thread starts from its first element).
+fn accumulate_strided(
+    e: &mut Emitter<'_>,
     ctx: &Ctx<'_>,
     spec: &ReduceSpec,
     oidx: &[Ix],
     tid: Reg,
-    my_slot: Reg,
     block: u32,
-    mut at_thread0: F,
-) -> Result<(), CodegenError>
-where
-    F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
-{
-    let (inputs, inits, types, f_red) = (&spec.inputs, &spec.inits, &spec.types, spec.f_red);
+    acc: &[Val],
+) -> Result<(), CodegenError> {
     let total_red = spec.total_red;
-    let mut init_vals = Vec::new();
-    for &i in inits {
-        init_vals.push(e.emit1(ctx, i, &[])?);
-    }
-    // Thread 0 starts from the init value; thread t > 0 from element t (so the init value
-    // is applied exactly once, whatever it is).
-    let acc = e.fresh_copy(&init_vals)?;
     let full_index = |e: &mut Emitter<'_>, k: Reg| -> Result<Vec<Ix>, CodegenError> {
         spec.axes
             .input_index(e, oidx, k)
@@ -186,23 +178,410 @@ where
     e.when(own, |e| {
         let full = full_index(e, tid)?;
         let mut xs = Vec::new();
-        for &i in inputs {
+        for &i in &spec.inputs {
             xs.push(e.emit1(ctx, i, &full)?);
         }
-        e.update(&acc, &xs)?;
+        e.update(acc, &xs)?;
         e.b.add_u32_to(k0, tid.into(), Src::I(i64::from(block)));
         Ok(())
     })?;
     thread_loop_by4(e, k0, block, total_red, |e, k| {
         let full = full_index(e, k)?;
-        let mut args = acc.clone();
-        for &i in inputs {
+        let mut args = acc.to_vec();
+        for &i in &spec.inputs {
             args.push(e.emit1(ctx, i, &full)?);
         }
-        let new = e.inline_scalar(f_red, &args)?;
-        e.update(&acc, &new)
-    })?;
-    let nvalid = u64::from(block).min(total_red.max(1));
+        let new = e.inline_scalar(spec.f_red, &args)?;
+        e.update(acc, &new)
+    })
+}
+
+/// A row reduction whose input reads kernel parameters at the reduced element's own index
+/// (through element-wise instructions: logsumexp's `exp(x - max)`, a plain sum): each thread
+/// takes `width` consecutive elements at a time, as XLA's reduction emitter vectorizes a row,
+/// from one pointer per parameter that steps by `width * block` elements, instead of an index,
+/// an address and a load per element. Thread `t` reduces elements `width * t .. width * t +
+/// width`, then the same `width * block` further on, in order.
+///
+/// The `width` elements are loaded one by one at fixed offsets from the pointer, not with one
+/// `ld.global.v4`: the emulator runs a vector load lane by lane (its whole-warp path takes
+/// scalar accesses), which cost more host time than the three loads it saves (logsumexp:
+/// 37 ms of CPU time with `ld.v4`, 27-30 ms with four loads). Vector loads read the same
+/// elements in the same order, so switching gives the same results; it also needs each
+/// buffer aligned to a vector, which a contiguous slice of a buffer (aliased, not copied) need
+/// not be, so it needs a check of the pointers and this loop as the fallback.
+struct Vectorized {
+    width: u32,
+    /// The parameters read so: instruction, buffer, element type.
+    params: Vec<(InstrId, Reg, P)>,
+}
+
+impl Vectorized {
+    /// The plan for `spec` in a block of `block` threads, when there is one: the reduced
+    /// dimensions are the trailing ones in order (so reduced element `k` of result `o` is
+    /// input element `o * total + k`), parameters of the input's dimensions that are f32 or
+    /// f64 are read through element-wise instructions only, the row length is a multiple of
+    /// the width, and every thread of the block gets at least one vector (so the tree combines
+    /// the same threads as the element-wise loop does).
+    fn plan(ctx: &Ctx<'_>, spec: &ReduceSpec, block: u32) -> Option<Vectorized> {
+        let ParamSrc::Buffers(ptrs) = &ctx.params else {
+            return None;
+        };
+        let axes = &spec.axes;
+        let rank = axes.in_dims.len();
+        let nred = axes.red.len();
+        if nred == 0 || nred > rank || !axes.red.iter().copied().eq(rank - nred..rank) {
+            return None;
+        }
+        let comp = ctx.comp;
+        let mut params = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<InstrId> = spec.inputs.clone();
+        while let Some(id) = stack.pop() {
+            let Some(i) = comp.get(id) else { continue };
+            if !seen.insert(id) || dims_of(&i.shape) != axes.in_dims {
+                continue;
+            }
+            let op = i.opcode;
+            if op == H::Parameter {
+                let ty = elem(&i.shape);
+                let ptr = usize::try_from(i.parameter_number().unwrap_or(-1))
+                    .ok()
+                    .and_then(|n| ptrs.get(n));
+                if let (Some(ty @ (P::F32 | P::F64)), Some(&ptr)) = (ty, ptr) {
+                    params.push((id, ptr, ty));
+                }
+            } else if (op.is_elementwise_unary() && !matches!(op, H::Real | H::Imag))
+                || op.is_elementwise_binary()
+                || matches!(op, H::Select | H::Clamp | H::Compare | H::Convert)
+            {
+                stack.extend(i.operands.iter().rev());
+            }
+        }
+        let widest = params.iter().map(|p| p.2.byte_size() as u64).max()?;
+        let mut width = (16 / widest.max(1)).min(4) as u32;
+        while width > 1 && spec.total_red % u64::from(width) != 0 {
+            width /= 2;
+        }
+        if width < 2 || spec.total_red / u64::from(width) < u64::from(block) {
+            return None;
+        }
+        Some(Vectorized { width, params })
+    }
+
+    /// [`accumulate_strided`]'s share in vectors: the same first-element rule, then the
+    /// thread's vectors in order.
+    #[allow(clippy::too_many_arguments)]
+    fn accumulate(
+        &self,
+        e: &mut Emitter<'_>,
+        ctx: &Ctx<'_>,
+        spec: &ReduceSpec,
+        oidx: &[Ix],
+        tid: Reg,
+        block: u32,
+        acc: &[Val],
+    ) -> Result<(), CodegenError> {
+        let w = self.width;
+        let total = spec.total_red;
+        // Element `width * tid` of this result's row, and the parameters' pointers to it.
+        let out_dims: Vec<u64> = spec.out_dims.clone();
+        let o = e.linearize(oidx, &out_dims);
+        let c = e.b.mul_lo(Type::U32, tid.into(), Src::I(i64::from(w)));
+        let start = match o {
+            Ix::C(0) => c,
+            Ix::C(k) => e.b.bin(
+                O::Add,
+                &[],
+                Type::U32,
+                c.into(),
+                Src::I(i64::from(k) * total as i64),
+            ),
+            Ix::R(r) => e.b.mad_lo_u32(r.into(), Src::I(total as i64), c.into()),
+        };
+        let ptrs: Vec<Reg> = self
+            .params
+            .iter()
+            .map(|&(_, base, ty)| {
+                let off =
+                    e.b.mul_wide_u32(start.into(), Src::I(ty.byte_size() as i64));
+                e.b.bin(O::Add, &[], Type::S64, base.into(), off.into())
+            })
+            .collect();
+        let step = i64::from(w) * i64::from(block);
+        // The first vector: every thread has one (see `plan`); thread 0 combines the init
+        // value with its first element, the others start from theirs.
+        // (In a cache scope of its own: `c` is one register stepped along the row, so what
+        // was computed at it must not be found again at the next vector.)
+        e.push();
+        let r = self.first(e, ctx, spec, oidx, tid, c, &ptrs, acc);
+        e.pop();
+        r?;
+        self.advance(e, c, &ptrs, step);
+        // The rest, one vector per iteration.
+        let top = e.b.label();
+        let end = e.b.label();
+        e.b.place(&top);
+        let done =
+            e.b.setp(CmpOp::Ge, Type::U32, c.into(), Src::I(total as i64));
+        e.b.bra_div(done, false, &end);
+        e.push();
+        let r = self
+            .load(e, ctx, spec, oidx, c, &ptrs)
+            .and_then(|xs| self.combine(e, spec, acc, &xs));
+        e.pop();
+        r?;
+        self.advance(e, c, &ptrs, step);
+        e.b.bra(None, &top);
+        e.b.place(&end);
+        Ok(())
+    }
+
+    /// The thread's first vector into `acc`: thread 0 combines the init value with its first
+    /// element, the others start from theirs; then the rest of the vector.
+    #[allow(clippy::too_many_arguments)]
+    fn first(
+        &self,
+        e: &mut Emitter<'_>,
+        ctx: &Ctx<'_>,
+        spec: &ReduceSpec,
+        oidx: &[Ix],
+        tid: Reg,
+        c: Reg,
+        ptrs: &[Reg],
+        acc: &[Val],
+    ) -> Result<(), CodegenError> {
+        let xs = self.load(e, ctx, spec, oidx, c, ptrs)?;
+        let (head, rest) = xs
+            .split_first()
+            .ok_or_else(|| CodegenError::Invalid("an empty vector".into()))?;
+        let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
+        let others = e.b.pnot(first);
+        e.when(others, |e| e.update(acc, head))?;
+        e.when(first, |e| {
+            let mut args = acc.to_vec();
+            args.extend(head.iter().copied());
+            let new = e.inline_scalar(spec.f_red, &args)?;
+            e.update(acc, &new)
+        })?;
+        self.combine(e, spec, acc, rest)
+    }
+
+    /// The input values of elements `c .. c + width` (one list per element): the loads
+    /// stand for the parameters' elements there, and the input's instructions are emitted on
+    /// top of them.
+    fn load(
+        &self,
+        e: &mut Emitter<'_>,
+        ctx: &Ctx<'_>,
+        spec: &ReduceSpec,
+        oidx: &[Ix],
+        c: Reg,
+        ptrs: &[Reg],
+    ) -> Result<Vec<Vec<Val>>, CodegenError> {
+        let n = self.width as usize;
+        let mut idxs = Vec::with_capacity(n);
+        for i in 0..n {
+            let k = if i == 0 {
+                c
+            } else {
+                e.b.bin(O::Add, &[], Type::U32, c.into(), Src::I(i as i64))
+            };
+            let idx = spec.axes.input_index(e, oidx, k).ok_or_else(|| {
+                CodegenError::Invalid("reduce result index of the wrong rank".into())
+            })?;
+            idxs.push(idx);
+        }
+        for (&(id, _, ty), &ptr) in self.params.iter().zip(ptrs) {
+            let (mt, kind) = if ty == P::F64 {
+                (Type::F64, crate::codegen::builder::RegKind::F64)
+            } else {
+                (Type::F32, crate::codegen::builder::RegKind::F32)
+            };
+            for (i, idx) in idxs.iter().enumerate() {
+                let at = (i * ty.byte_size() as usize) as i64;
+                let reg = e.b.ld_at(StateSpace::Global, mt, kind, ptr, at);
+                e.preset(ctx.id, id, idx.clone(), vec![Val { ty, reg, im: None }]);
+            }
+        }
+        let mut out = Vec::with_capacity(n);
+        for idx in &idxs {
+            let mut xs = Vec::with_capacity(spec.inputs.len());
+            for &i in &spec.inputs {
+                xs.push(e.emit1(ctx, i, idx)?);
+            }
+            out.push(xs);
+        }
+        Ok(out)
+    }
+
+    /// Folds the element values `xs` into `acc`, in order.
+    fn combine(
+        &self,
+        e: &mut Emitter<'_>,
+        spec: &ReduceSpec,
+        acc: &[Val],
+        xs: &[Vec<Val>],
+    ) -> Result<(), CodegenError> {
+        for x in xs {
+            let mut args = acc.to_vec();
+            args.extend(x.iter().copied());
+            let new = e.inline_scalar(spec.f_red, &args)?;
+            e.update(acc, &new)?;
+        }
+        Ok(())
+    }
+
+    /// Steps the element number and the pointers by `step` elements.
+    fn advance(&self, e: &mut Emitter<'_>, c: Reg, ptrs: &[Reg], step: i64) {
+        e.b.add_u32_to(c, c.into(), Src::I(step));
+        for (&(_, _, ty), &p) in self.params.iter().zip(ptrs) {
+            let bytes = step * ty.byte_size() as i64;
+            e.b.op_to(
+                p,
+                O::Add,
+                vec![crate::codegen::builder::t(Type::S64)],
+                &[p.into(), Src::I(bytes)],
+            );
+        }
+    }
+}
+
+/// One of the chunks of a row a thread holds (see `row.rs`): its column number `col`, the
+/// column index `idx` (`col` over the column dimensions), and for a chunk that runs past the
+/// row's end the predicate of the threads inside it (`col` is then clamped to the last
+/// column, so that the values may be computed, though not used, by every thread).
+pub(in crate::codegen) struct HeldChunk {
+    /// The column number.
+    pub col: Reg,
+    /// The column index.
+    pub idx: Vec<Ix>,
+    /// Whether the thread's column is inside the row (`None`: every thread's is).
+    pub valid: Option<Reg>,
+}
+
+impl ReduceSpec {
+    /// Whether the reduction reads an input of dimensions `dims` and reduces its trailing
+    /// dimensions in order, so that reduced element `k` of result `o` is the input's element at
+    /// `o` followed by `k` over the reduced dimensions.
+    pub(in crate::codegen) fn reduces_suffix_of(&self, dims: &[u64]) -> bool {
+        let rank = self.axes.in_dims.len();
+        let nred = self.axes.red.len();
+        self.axes.in_dims == dims
+            && nred <= rank
+            && self.axes.red.iter().copied().eq(rank - nred..rank)
+    }
+}
+
+/// [`block_reduce`] of row `ridx` from the elements a thread holds in `chunks` (a row of at
+/// most [`ROW_TILE`] elements per thread): element `chunks[j]` is the thread's `j`-th, as the
+/// strided loop would take them, so the result is the same; but the input's values are
+/// computed in the caller's cache scope, and a later reduction or the row's output that reads
+/// them at the same element reuses them instead of computing them again (softmax's `exp`).
+#[allow(clippy::too_many_arguments)]
+pub(in crate::codegen) fn held_reduce<'m, F>(
+    e: &mut Emitter<'m>,
+    ctx: &Ctx<'_>,
+    spec: &ReduceSpec,
+    ridx: &[Ix],
+    chunks: &[HeldChunk],
+    tid: Reg,
+    my_slot: Reg,
+    block: u32,
+    at_thread0: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
+{
+    let mut init_vals = Vec::new();
+    for &i in &spec.inits {
+        init_vals.push(e.emit1(ctx, i, &[])?);
+    }
+    let acc = e.fresh_copy(&init_vals)?;
+    for (j, chunk) in chunks.iter().enumerate() {
+        let mut full = ridx.to_vec();
+        full.extend(chunk.idx.iter().copied());
+        let mut xs = Vec::new();
+        for &i in &spec.inputs {
+            xs.push(e.emit1(ctx, i, &full)?);
+        }
+        let fold = |e: &mut Emitter<'m>| -> Result<(), CodegenError> {
+            let mut args = acc.clone();
+            args.extend(xs.iter().copied());
+            let new = e.inline_scalar(spec.f_red, &args)?;
+            e.update(&acc, &new)
+        };
+        if j == 0 {
+            // Thread 0 combines the init value with its first element (column 0 is in every
+            // row); the other threads inside the row start from theirs.
+            let not_first = e.b.setp(CmpOp::Ne, Type::U32, tid.into(), Src::I(0));
+            let own = match chunk.valid {
+                Some(v) => e.b.pand(not_first, v),
+                None => not_first,
+            };
+            e.when(own, |e| e.update(&acc, &xs))?;
+            let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
+            e.when(first, fold)?;
+        } else {
+            match chunk.valid {
+                Some(v) => e.when(v, fold)?,
+                None => fold(e)?,
+            }
+        }
+    }
+    combine_block(e, spec, tid, my_slot, block, &acc, at_thread0)
+}
+
+/// The block's reduction of result element `oidx` of `spec`: thread-strided accumulation, a
+/// shared-memory tree and warp shuffles; then `at_thread0` runs in thread 0 with the result
+/// components. `my_slot` is this thread's 8-byte slot of the tree's shared memory (in the first
+/// region; see [`lanes`]).
+#[allow(clippy::too_many_arguments)]
+pub(in crate::codegen) fn block_reduce<'m, F>(
+    e: &mut Emitter<'m>,
+    ctx: &Ctx<'_>,
+    spec: &ReduceSpec,
+    oidx: &[Ix],
+    tid: Reg,
+    my_slot: Reg,
+    block: u32,
+    at_thread0: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
+{
+    let mut init_vals = Vec::new();
+    for &i in &spec.inits {
+        init_vals.push(e.emit1(ctx, i, &[])?);
+    }
+    // Thread 0 starts from the init value; thread t > 0 from its first element (so the init
+    // value is applied exactly once, whatever it is).
+    let acc = e.fresh_copy(&init_vals)?;
+    match Vectorized::plan(ctx, spec, block) {
+        Some(v) => v.accumulate(e, ctx, spec, oidx, tid, block, &acc)?,
+        None => accumulate_strided(e, ctx, spec, oidx, tid, block, &acc)?,
+    }
+    combine_block(e, spec, tid, my_slot, block, &acc, at_thread0)
+}
+
+/// The tree and the shuffles of a block reduction of `spec` after each thread accumulated its
+/// share into `acc` (threads `0 .. min(block, total)` hold one each); then `at_thread0` runs
+/// in thread 0 with the result components.
+pub(in crate::codegen) fn combine_block<'m, F>(
+    e: &mut Emitter<'m>,
+    spec: &ReduceSpec,
+    tid: Reg,
+    my_slot: Reg,
+    block: u32,
+    acc: &[Val],
+    mut at_thread0: F,
+) -> Result<(), CodegenError>
+where
+    F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
+{
+    let (types, f_red) = (&spec.types, spec.f_red);
+    let acc = acc.to_vec();
+    let nvalid = u64::from(block).min(spec.total_red.max(1));
     // Shared-memory tree.
     // Component c's slots start at region `first[c]`; a region is `block` slots of 8 bytes.
     let first = regions(types);
