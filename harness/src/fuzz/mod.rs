@@ -276,7 +276,12 @@ fn files_with(dir: &Path, suffix: &str) -> anyhow::Result<Vec<PathBuf>> {
 /// Words the text mutations substitute: the names each grammar is made of.
 fn dictionary(target: Target) -> Vec<&'static str> {
     match target {
-        Target::Hlo => hlo::Opcode::ALL.iter().map(|o| o.name()).collect(),
+        // XLA's `mulhi`, which the parser expands rather than knows as an opcode.
+        Target::Hlo => hlo::Opcode::ALL
+            .iter()
+            .map(|o| o.name())
+            .chain(["mulhi"])
+            .collect(),
         Target::Stablehlo => hlo_front::stablehlo_ops(),
         // Binary targets mutate bytes, the second round's kinds their own structures: their
         // dictionary is unused.
