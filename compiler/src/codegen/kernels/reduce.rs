@@ -258,7 +258,7 @@ impl Vectorized {
                 stack.extend(i.operands.iter().rev());
             }
         }
-        let widest = params.iter().map(|p| p.2.byte_size() as u64).max()?;
+        let widest = params.iter().map(|p| p.2.byte_size()).max()?;
         let mut width = (16 / widest.max(1)).min(4) as u32;
         while width > 1 && spec.total_red % u64::from(width) != 0 {
             width /= 2;
