@@ -228,7 +228,7 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
         Opcode::Reduce => {
             let n = root.operands.len() / 2;
             let outs: Vec<(usize, usize)> = (0..n).map(|k| (k, k)).collect();
-            vec![kernels::reduce_kernel(root_site, &outs)?]
+            vec![kernels::reduction_kernel(root_site, &outs)?]
         }
         Opcode::Tuple => {
             let mut out = Vec::new();
@@ -282,7 +282,7 @@ pub fn emit_kernels(request: &KernelRequest<'_>) -> Result<KernelPlan, CodegenEr
             for (rid, outs) in &reductions {
                 let name = next();
                 let site = KernelSite::new(request, computation, &name, *rid);
-                out.push(kernels::reduce_kernel(site, outs)?);
+                out.push(kernels::reduction_kernel(site, outs)?);
             }
             out
         }

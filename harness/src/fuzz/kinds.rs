@@ -113,7 +113,9 @@ pub fn artifact_edit(rng: &mut Rng, p: &mut GpuExecutableProto) {
                     .filter(|s| s.buffer_allocation_index == a as i64)
                 {
                     s.offset = s.offset.min(size);
-                    s.size = s.size.min(size - s.offset);
+                    // (An earlier edit may have left the offset negative: the loader refuses
+                    // it, and the size must not overflow here.)
+                    s.size = s.size.min(size.saturating_sub(s.offset));
                 }
             }
         }

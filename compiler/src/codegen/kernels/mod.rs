@@ -3,12 +3,14 @@
 //! row, odd-even transposition sort in the output buffers: stable), scatter (one thread per
 //! output element applying every matching update in order: deterministic).
 mod reduce;
+mod reduce_serial;
 mod scatter;
 mod select_and_scatter;
 mod sort;
 mod topk;
 
 pub use reduce::reduce_kernel;
+pub use reduce_serial::reduction_kernel;
 pub(super) use reduce::{block_reduce, held_reduce, shared_slot, HeldChunk, ReduceSpec, ROW_TILE};
 pub use scatter::scatter_kernel;
 pub use select_and_scatter::select_and_scatter_kernel;

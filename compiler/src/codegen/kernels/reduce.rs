@@ -16,15 +16,15 @@ pub(in crate::codegen) const ROW_TILE: u64 = 16;
 
 /// What a block reduction needs to know about one `reduce` instruction.
 pub(in crate::codegen) struct ReduceSpec {
-    inputs: Vec<InstrId>,
-    inits: Vec<InstrId>,
-    axes: ReduceAxes,
+    pub(super) inputs: Vec<InstrId>,
+    pub(super) inits: Vec<InstrId>,
+    pub(super) axes: ReduceAxes,
     /// Dimensions of the result (the kept dimensions).
     pub out_dims: Vec<u64>,
     /// Elements reduced into each result element.
     pub total_red: u64,
-    f_red: hlo::ComputationId,
-    types: Vec<P>,
+    pub(super) f_red: hlo::ComputationId,
+    pub(super) types: Vec<P>,
 }
 
 impl ReduceSpec {
