@@ -25,7 +25,8 @@ if [ -z "$rev" ]; then
   since=$((head_time - 183 * 86400))
   while read -r c; do
     if git cat-file -e "$c:compiler/src/bin/xla_compile.rs" 2>/dev/null &&
-       { git cat-file -e "$c:harness/src/cmd/run.rs" 2>/dev/null ||
+       { git cat-file -e "$c:harness/src/cmd/run/mod.rs" 2>/dev/null ||
+         git cat-file -e "$c:harness/src/cmd/run.rs" 2>/dev/null ||
          git cat-file -e "$c:harness/src/run_cmd.rs" 2>/dev/null; }; then
       rev=$c; break
     fi

@@ -52,10 +52,11 @@ window_days="${FORWARD_COMPAT_WINDOW_DAYS:-14}"
 head_sha=$(git rev-parse HEAD)
 head_time=$(git log -1 --format=%ct HEAD)
 
-# Whether REV has the runtime CLI this check drives (`aot run`: harness/src/cmd/run.rs, before
-# 2026-12-04 harness/src/run_cmd.rs).
+# Whether REV has the runtime CLI this check drives (`aot run`: harness/src/cmd/run/mod.rs, before
+# that harness/src/cmd/run.rs, before 2026-12-04 harness/src/run_cmd.rs).
 has_runtime_cli() {
-  git cat-file -e "$1:harness/src/cmd/run.rs" 2>/dev/null ||
+  git cat-file -e "$1:harness/src/cmd/run/mod.rs" 2>/dev/null ||
+    git cat-file -e "$1:harness/src/cmd/run.rs" 2>/dev/null ||
     git cat-file -e "$1:harness/src/run_cmd.rs" 2>/dev/null
 }
 

@@ -16,7 +16,7 @@
 //! reshapes its input into feature groups first). XLA's padding legalization is not ported: a
 //! forward descriptor may keep base dilation and uneven or negative padding, which the
 //! runtime's implicit GEMM runs as written (docs/artifact.md "Convolution").
-use hlo::ir::{Computation, ConvDimensionNumbers, Instruction, WindowDim};
+use hlo::{Computation, ConvDimensionNumbers, Instruction, WindowDim};
 use hlo::{Opcode, PrimitiveType as P};
 use hlo_eval::ConvGeometry;
 use proto::stream_executor::dnn::ConvolutionKind;

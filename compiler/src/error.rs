@@ -1,5 +1,6 @@
 //! Errors of the compiler.
 use crate::codegen::CodegenError;
+use crate::unsupported::Unsupported;
 
 /// Why a module could not be compiled.
 #[derive(Debug, thiserror::Error)]
@@ -26,8 +27,9 @@ pub enum CompileError {
         instruction: String,
         /// The opcode as HLO text spells it (`get-tuple-element`).
         opcode: String,
-        /// Why.
-        reason: String,
+        /// What is unsupported, typed ([`Unsupported`] and its families; boxed: every
+        /// `Result<_, CompileError>` would otherwise carry its size).
+        reason: Box<Unsupported>,
     },
     /// An instruction of the entry that the SPMD partitioner cannot partition.
     #[error("unsupported: {instruction} ({opcode}) in {computation}: SPMD partitioning: {error}")]
@@ -244,7 +246,7 @@ pub enum MalformedModule {
     },
     /// An entry parameter or output leaf whose byte size does not fit.
     #[error("{0}")]
-    LeafSize(hlo::shape::SizeError),
+    LeafSize(hlo::SizeError),
 }
 
 /// The verifier's problems as one line, `; `-separated.
@@ -272,13 +274,13 @@ impl CompileError {
     pub(crate) fn unsupported(
         computation: &str,
         instr: &hlo::Instruction,
-        reason: impl Into<String>,
+        reason: impl Into<Unsupported>,
     ) -> CompileError {
         CompileError::Unsupported {
             computation: computation.to_owned(),
             instruction: instr.name.clone(),
             opcode: instr.opcode.name().to_owned(),
-            reason: reason.into(),
+            reason: Box::new(reason.into()),
         }
     }
 }

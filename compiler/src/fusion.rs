@@ -24,7 +24,7 @@
 //! because members only ever join from producer to consumer.
 use std::collections::BTreeSet;
 
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{InstrId, Instruction, Opcode};
 
 use crate::error::CompileError;

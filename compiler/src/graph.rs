@@ -1,6 +1,6 @@
 //! Small graph utilities over one computation: topological order, users, and the remapping of
 //! old handles to new ones that rebuilding a computation uses ([`crate::passes::rebuild`]).
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::InstrId;
 
 use crate::error::{CompileError, MalformedModule};

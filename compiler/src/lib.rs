@@ -34,15 +34,22 @@ mod partitioned;
 mod passes;
 mod serialize;
 mod target;
+mod unsupported;
 
 // Compiling: `compile` / `compile_to_bytes` with a target and options.
 pub use coverage::{
     supported_opcodes, DEFAULT_CUSTOM_CALL_API_VERSION, EMITTED_THUNK_KINDS, SUPPORTED_OPCODES,
 };
 pub use error::{CompileError, MalformedModule};
+pub use lower::ffi_attributes::FfiAttributesError;
 pub use lower::MAX_CONTROL_FLOW_DEPTH;
 pub use options::CompileOptions;
 pub use target::Target;
+pub use unsupported::{
+    Unsupported, UnsupportedCollective, UnsupportedConstant, UnsupportedControlFlow,
+    UnsupportedCustomCall, UnsupportedExpansion, UnsupportedGemm, UnsupportedPermute,
+    UnsupportedSharding,
+};
 
 // The pipeline stage by stage, for the tests, the examples and the harness's benches (each runs
 // inside `compile`, in this order): the HLO passes (`optimize` runs them all), fusion, lowering,
@@ -73,7 +80,7 @@ pub fn optimize(module: &HloModule, options: &CompileOptions) -> Result<HloModul
     // Excess precision first: it only rewrites what the input says (a widening `convert` of
     // narrow arithmetic), before simplification could move either.
     let mut m = if options.allow_excess_precision {
-        hlo::precision::allow_excess_precision(module)
+        hlo::allow_excess_precision(module)
     } else {
         module.clone()
     };

@@ -74,7 +74,7 @@ pub struct CompileOptions {
     /// 19): write the embedded module config's `allow_spmd_sharding_propagation_to_parameters` /
     /// `_output` at XLA's numbers 33 and 27 instead of 23 and 24, where XLA declares
     /// `memory_space_assignment_config` and `phase_ordering_config`
-    /// (`hlo::convert::WriteOptions::spmd_propagation_at_xla_numbers`). Every JAX export carries
+    /// (`hlo::WriteOptions::spmd_propagation_at_xla_numbers`). Every JAX export carries
     /// them. Readers older than stage 1 do not read 33/27 and would drop the lists: **off by
     /// default** until stage 2.
     pub emit_spmd_propagation_xla: bool,

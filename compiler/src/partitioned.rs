@@ -12,8 +12,8 @@
 //! `num_partitions` alone is not evidence: a module that is already one partition's program
 //! (XLA's partitioned HLO, with `partition-id`) compiles as such, and the runtime decides whether
 //! it runs that many partitions. The annotations pass refuses annotations in such a module.
-use hlo::ir::{HloSharding, ShardingKind};
 use hlo::HloModule;
+use hlo::{HloSharding, ShardingKind};
 
 use crate::error::CompileError;
 

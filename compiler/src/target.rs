@@ -89,7 +89,7 @@ impl Target {
             }
             None => return Err(err("gpu_device_info has no compute capability".into())),
         };
-        proto::contract::check_compute_capability(capability.major, capability.minor)
+        proto::check_compute_capability(capability.major, capability.minor)
             .map_err(|e| err(e.to_string()))?;
         let sm = (capability.major * 10 + capability.minor) as u32;
         let accelerated = capability.feature_extension
@@ -144,17 +144,17 @@ impl Target {
 
     /// The CUDA toolkit executables for this target declare (the config's `runtime_version`),
     /// as written and as major.minor; `None` when it declares none (empty or 0.0.0).
-    pub fn declared_toolkit(&self) -> Option<(&str, ptx::compat::Toolkit)> {
+    pub fn declared_toolkit(&self) -> Option<(&str, ptx::Toolkit)> {
         let written = self
             .config
             .gpu_device_info
             .as_ref()?
             .runtime_version
             .as_str();
-        // Read as the runtime reads it (`proto::contract::Version`): a version it would refuse
+        // Read as the runtime reads it (`proto::Version`): a version it would refuse
         // bounds nothing here either.
-        let v = proto::contract::Version::parse(written).filter(|v| !v.is_zero())?;
-        let toolkit = ptx::compat::Toolkit {
+        let v = proto::Version::parse(written).filter(|v| !v.is_zero())?;
+        let toolkit = ptx::Toolkit {
             major: u32::try_from(v.major).ok()?,
             minor: u32::try_from(v.minor).ok()?,
         };
@@ -163,14 +163,14 @@ impl Target {
 
     /// The compute capability executables for this target declare, as a `.target` architecture
     /// with its feature set.
-    pub fn arch(&self) -> ptx::compat::Arch {
+    pub fn arch(&self) -> ptx::Arch {
         use proto::stream_executor::cuda_compute_capability_proto::FeatureExtension;
         let features = match FeatureExtension::try_from(self.capability.feature_extension) {
-            Ok(FeatureExtension::AcceleratedFeatures) => ptx::compat::Features::Accelerated,
-            Ok(FeatureExtension::FamilyCompatibleFeatures) => ptx::compat::Features::Family,
-            _ => ptx::compat::Features::Baseline,
+            Ok(FeatureExtension::AcceleratedFeatures) => ptx::Features::Accelerated,
+            Ok(FeatureExtension::FamilyCompatibleFeatures) => ptx::Features::Family,
+            _ => ptx::Features::Baseline,
         };
-        ptx::compat::Arch {
+        ptx::Arch {
             major: self.capability.major.unsigned_abs(),
             minor: self.capability.minor.unsigned_abs(),
             features,
@@ -192,7 +192,7 @@ impl Target {
             ))
         })?;
         let v = outline.version;
-        let need = ptx::compat::min_toolkit(v);
+        let need = ptx::min_toolkit(v);
         if let Some((written, have)) = self.declared_toolkit() {
             if !need.met_by(have) {
                 return Err(err(format!(
@@ -203,7 +203,7 @@ impl Target {
         }
         let cc = self.arch();
         let arch = &outline.target.arch;
-        let target = ptx::compat::Arch::parse(arch).ok_or_else(|| {
+        let target = ptx::Arch::parse(arch).ok_or_else(|| {
             err(format!(
                 "its PTX has .target {arch}, not an sm_XY, sm_XYa or sm_XYf architecture"
             ))

@@ -89,7 +89,7 @@ fn compiles_text_and_binary_modules() {
     let text = std::fs::read_to_string(module("softmax")).expect("read");
     let m = hlo_text::parse_module(&text).expect("parse");
     let pb = tmp("softmax.module.pb");
-    let proto = hlo::convert::to_proto(&m)
+    let proto = hlo::to_proto(&m)
         .expect("to proto")
         .hlo_module
         .expect("module");

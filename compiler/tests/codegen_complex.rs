@@ -5,8 +5,8 @@
 mod codegen_util;
 
 use codegen_util::*;
-use hlo::complex::Complex;
-use hlo::literal::{Array, Data};
+use hlo::Complex;
+use hlo::{Array, Data};
 
 fn module(text: &str) -> hlo::HloModule {
     hlo_text::parse_module(text).unwrap_or_else(|e| panic!("test HLO parses: {e}"))
@@ -340,7 +340,7 @@ fn transcendental_cases() -> Vec<((f64, f64), (f64, f64))> {
 /// differences below `floor` in absolute value counted as 0.
 fn worst_rel(got: &Array, want: &Array, floor: f64) -> (f64, usize) {
     let parts = |a: &Array| {
-        hlo::complex::parts_of(a)
+        hlo::parts_of(a)
             .expect("complex output")
             .data()
             .to_f64_vec()

@@ -48,7 +48,7 @@ fn whole(case: &str) -> Result<()> {
 
 fn single(case: &str, index: u32) -> Result<()> {
     let m = load(case)?;
-    let s = single_op_module(&m, m.entry, hlo::ir::InstrId(index))?;
+    let s = single_op_module(&m, m.entry, hlo::InstrId(index))?;
     let inputs = random_inputs(&s, 0x9e37_79b9_7f4a_7c15 ^ u64::from(index))?;
     run_and_compare(&s, &inputs, None, &h100())
 }

@@ -6,7 +6,7 @@
 mod codegen_util;
 
 use codegen_util::*;
-use hlo::literal::{Array, Data};
+use hlo::{Array, Data};
 
 /// The scatter of `u` rows into `x` along dimension 0 with index vector `i` (`ty` elements,
 /// combiner body `body` over `a` (old) and `b` (update); `attrs` appended to the scatter).
@@ -108,7 +108,7 @@ fn overwrite_is_a_plain_store() {
     let mut inputs = random_inputs(&m, 3).expect("inputs");
     inputs[1] = indices(&[2, 2, 2, 2, 2]);
     let plan = plan_entry(&m, &h100()).expect("plan");
-    let got = run_plan(&plan, &inputs, &[(hlo::literal::DType::F32, vec![6, 3])]).expect("runs");
+    let got = run_plan(&plan, &inputs, &[(hlo::DType::F32, vec![6, 3])]).expect("runs");
     let (Data::F32(out), Data::F32(ups)) = (got[0].data(), inputs[2].data()) else {
         panic!("f32 arrays");
     };
@@ -174,7 +174,7 @@ fn embedding_gradient_scatter_add_is_linear() {
         ups,
     ];
     let plan = plan_entry(&m, &h100()).expect("plan");
-    let out = [(hlo::literal::DType::F32, vec![8192, 128])];
+    let out = [(hlo::DType::F32, vec![8192, 128])];
     let (got, lanes) = run_plan_counted(&plan, &inputs, &out).expect("runs");
     // The zeros are a memzero (no kernel), and each thread adds a run of 8 consecutive
     // elements of a row: 512K updates in under 8 lane instructions each.

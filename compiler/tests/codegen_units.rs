@@ -3,7 +3,7 @@
 mod codegen_util;
 
 use codegen_util::*;
-use hlo::literal::{Array, Data};
+use hlo::{Array, Data};
 
 fn module(text: &str) -> hlo::HloModule {
     hlo_text::parse_module(text).expect("test HLO parses")
@@ -312,10 +312,7 @@ fn argmax_with_ties_picks_the_first() {
     let got = run_plan(
         &plan,
         std::slice::from_ref(&x),
-        &[
-            (hlo::literal::DType::F32, vec![4]),
-            (hlo::literal::DType::S32, vec![4]),
-        ],
+        &[(hlo::DType::F32, vec![4]), (hlo::DType::S32, vec![4])],
     )
     .expect("runs");
     assert_eq!(got[1].data(), &Data::S32(vec![3, 0, 10, 64]));
@@ -565,10 +562,7 @@ fn f32_exp_is_within_two_ulp_of_the_f64_exp() {
     );
     let inputs = vec![f32s(vec![n], xs.clone())];
     let plan = plan_entry(&module(&text), &h100()).expect("plan");
-    let out = [
-        (hlo::literal::DType::F32, vec![n]),
-        (hlo::literal::DType::F32, vec![n]),
-    ];
+    let out = [(hlo::DType::F32, vec![n]), (hlo::DType::F32, vec![n])];
     let (got, _) = run_plan_counted(&plan, &inputs, &out).expect("runs");
     let bits = |a: &Array| match a.data() {
         Data::F32(v) => v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>(),

@@ -5,8 +5,8 @@
 //! (ADJOINT conjugates), against the reference evaluator.
 mod common;
 
-use hlo::complex::Complex;
-use hlo::literal::{Array, DType, Data, Literal};
+use hlo::Complex;
+use hlo::{Array, DType, Data, Literal};
 use hlo_eval::{compare, IoCase, Tolerance};
 use libtest_mimic::{Arguments, Failed, Trial};
 

@@ -4,7 +4,7 @@
 //! the copy counts say which copies a rule removed and which it must keep.
 mod common;
 
-use hlo::literal::{Array, Data};
+use hlo::{Array, Data};
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto};
 
 /// Compiles, runs, compares every output with the reference evaluator; returns the executable.

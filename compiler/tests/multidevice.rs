@@ -6,7 +6,7 @@
 //! XLA's combined all-reduce of k values counts as k: this partitioner does not combine.)
 use std::path::{Path, PathBuf};
 
-use hlo::ir::{HloModule, Opcode, ReplicaGroups};
+use hlo::{HloModule, Opcode, ReplicaGroups};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn dir() -> PathBuf {

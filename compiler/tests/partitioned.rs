@@ -19,7 +19,7 @@ fn header(size: u32) -> String {
 /// `CompileOptions::emit_partitions` is off: passes/partitions.rs) and entry parameter shapes.
 fn embedded(exe: &proto::xla::gpu::GpuExecutableProto) -> (Option<i64>, Vec<String>) {
     let with_config = exe.hlo_module_with_config.clone().expect("embedded module");
-    let m = hlo::convert::from_proto(&with_config).expect("embedded module reads");
+    let m = hlo::from_proto(&with_config).expect("embedded module reads");
     let shapes = m
         .entry_computation()
         .param_shapes()

@@ -32,7 +32,7 @@ fn error(m: &hlo::HloModule, permute: bool) -> String {
 }
 
 fn embedded(exe: &GpuExecutableProto) -> hlo::HloModule {
-    hlo::convert::from_proto(exe.hlo_module_with_config.as_ref().expect("module")).expect("module")
+    hlo::from_proto(exe.hlo_module_with_config.as_ref().expect("module")).expect("module")
 }
 
 fn kinds(exe: &GpuExecutableProto) -> Vec<&'static str> {
@@ -156,7 +156,7 @@ fn collectives_over_partitions_become_groups_of_replicas() {
             (None, None)
         );
         match &i.attrs.replica_groups {
-            Some(hlo::ir::ReplicaGroups::List(l)) => l.clone(),
+            Some(hlo::ReplicaGroups::List(l)) => l.clone(),
             other => panic!("{other:?}"),
         }
     };

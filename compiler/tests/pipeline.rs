@@ -2,7 +2,7 @@
 //! (executed by the test thunk interpreter and compared with the HLO reference evaluator).
 mod common;
 
-use hlo::literal::{Array, Data};
+use hlo::{Array, Data};
 use proto::xla::gpu::thunk_proto::Impl;
 
 fn compile(text: &str) -> proto::xla::gpu::GpuExecutableProto {

@@ -5,7 +5,7 @@
 //! `use_global_device_ids`, and per-device parameter shapes.
 use std::path::Path;
 
-use hlo::ir::{HloModule, Opcode};
+use hlo::{HloModule, Opcode};
 
 fn read(name: &str) -> HloModule {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -6,7 +6,7 @@
 //!   (`NAME.opt.hlo`),
 //! - XLA:GPU's kernel launches, device-to-device copies, inner-executable bytes and compile time
 //!   for the same module and target, read from `testdata/xla_gpu/summary.json`
-//!   ([`harness::bench::XlaGpuSummary`], written by `tools/xla_artifacts/gen.py`; `-` where the
+//!   ([`harness::XlaGpuSummary`], written by `tools/xla_artifacts/gen.py`; `-` where the
 //!   file or the row is missing: the bench needs no Python), and whether this project needs at
 //!   most as many launches and copies (copy thunks counted at every depth, each once, as the
 //!   generator counts XLA's); XLA's compile times are the generator's, not measured side by side,
@@ -30,7 +30,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use harness::bench::{xla_launches, XlaGpuSummary};
+use harness::{xla_launches, XlaGpuSummary};
 use proto::prost::Message;
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, ThunkProto};
 use runtime::{Device, DeviceDescription, EmulatedDevice, RuntimeFlags};
@@ -80,7 +80,7 @@ fn census(exe: &GpuExecutableProto) -> (usize, usize, usize, usize) {
 fn run(
     exe: &GpuExecutableProto,
     desc: &DeviceDescription,
-    inputs: &[hlo::literal::Array],
+    inputs: &[hlo::Array],
 ) -> anyhow::Result<Option<(u64, f64)>> {
     let dev = Arc::new(EmulatedDevice::new(desc.clone()));
     let loaded = runtime::load(&exe.encode_to_vec(), dev.as_ref(), &RuntimeFlags::default())?;

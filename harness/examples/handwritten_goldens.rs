@@ -8,8 +8,8 @@
 //! The date recorded is the argument, else today (UTC). Existing versions are never touched; a
 //! run that would write the same files as the newest version fails instead.
 use harness::cmd::goldens::GOLDEN_TARGETS;
-use harness::golden::handwritten::write_version;
-use harness::golden::GoldenStore;
+use harness::write_handwritten_version;
+use harness::GoldenStore;
 
 fn main() -> anyhow::Result<()> {
     let created = match std::env::args().nth(1) {
@@ -19,7 +19,7 @@ fn main() -> anyhow::Result<()> {
     let compiled = GoldenStore::in_repo();
     let handwritten = GoldenStore::handwritten_in_repo();
     for &target in GOLDEN_TARGETS {
-        let dir = write_version(&compiled, &handwritten, target, &created)?;
+        let dir = write_handwritten_version(&compiled, &handwritten, target, &created)?;
         println!("wrote {}", dir.display());
     }
     // The schema bot reads the census through this index (docs/goldens.md).

@@ -16,8 +16,8 @@ use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context};
-use hlo::literal::{Array, DType};
 use hlo::PrimitiveType;
+use hlo::{Array, DType};
 use hlo_eval::{Expected, IoCase};
 
 /// Whether `path` names an npz io file (by its extension).
@@ -314,13 +314,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("npz-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("case.io.npz");
-        let x = hlo::literal::Array::new(
+        let x = hlo::Array::new(
             vec![2, 3],
-            hlo::literal::Data::F32(vec![1.0, -2.5, 3.25, f32::NAN, 0.0, 1e-30]),
+            hlo::Data::F32(vec![1.0, -2.5, 3.25, f32::NAN, 0.0, 1e-30]),
         )
         .unwrap();
-        let y =
-            hlo::literal::Array::new(vec![2], hlo::literal::Data::S64(vec![i64::MIN, 7])).unwrap();
+        let y = hlo::Array::new(vec![2], hlo::Data::S64(vec![i64::MIN, 7])).unwrap();
         write_npz(&path, std::slice::from_ref(&x), std::slice::from_ref(&y)).unwrap();
         let back = read_case(&path, &Expected::default()).unwrap();
         assert_eq!(

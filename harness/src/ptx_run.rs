@@ -2,14 +2,14 @@
 //! compare the expected buffers.
 //!
 //! The launch spec is described in `testdata/corpus/README.md` and read, run and compared by
-//! [`ptx::launch_spec`] (the runner the emulator's own corpus tests use); this command adds the
+//! [`ptx::run_launch_spec`] (the runner the emulator's own corpus tests use); this command adds the
 //! runtime's limits and prints the verdict per buffer.
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, Context};
 use ptx::emu::{LaunchOptions, LoadedModule};
-use ptx::launch_spec::{self, LaunchSpec};
+use ptx::LaunchSpec;
 
 /// How many mismatching elements are printed per buffer.
 const SHOW: usize = 5;
@@ -86,7 +86,7 @@ pub fn run_with(
         local_memory_bytes: limits.local_memory_bytes,
         ..LaunchOptions::default()
     };
-    let outcome = launch_spec::run_limited(&module, &spec, &options, SHOW, limits.memory_bytes)
+    let outcome = ptx::run_launch_spec_limited(&module, &spec, &options, SHOW, limits.memory_bytes)
         .with_context(|| format!("running {} on {}", launch.display(), ptx.display()))?;
     let (kernel, grid, block, stats) = (&spec.kernel, spec.grid, spec.block, &outcome.stats);
     writeln!(

@@ -6,8 +6,8 @@
 //! case per device: its inputs are what the device is given, its outputs what it must compute.
 //! Every element of a global output is then checked on each device that holds it.
 use anyhow::{anyhow, bail, Context};
-use hlo::ir::{HloSharding, ShardingKind};
-use hlo::literal::Array;
+use hlo::Array;
+use hlo::{HloSharding, ShardingKind};
 use hlo_eval::IoCase;
 
 /// The piece of `global` that device `device` holds under `sharding`.
@@ -87,7 +87,7 @@ pub fn split_case(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hlo::literal::Data;
+    use hlo::Data;
 
     fn iota(dims: Vec<usize>) -> Array {
         let n: usize = dims.iter().product();

@@ -85,7 +85,7 @@ pub fn support(
             p.program_shape
                 .as_ref()
                 .and_then(|s| s.result.as_ref())
-                .and_then(|r| hlo::convert::shape_from_proto(r).ok())
+                .and_then(|r| hlo::shape_from_proto(r).ok())
                 .map_or(0, |s| s.leaves().len()),
         );
     for _ in 0..tuples {

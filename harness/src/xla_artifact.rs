@@ -123,7 +123,7 @@ pub enum XlaArtifactError {
         /// What is inconsistent.
         what: String,
     },
-    /// A size over [`MAX_DECODED`].
+    /// A size over `MAX_DECODED`.
     #[error(
         "Riegeli chunk at byte {at}: {what} of {size} bytes is over the limit of {limit} bytes"
     )]
@@ -134,7 +134,7 @@ pub enum XlaArtifactError {
         what: &'static str,
         /// Declared size.
         size: u64,
-        /// [`MAX_DECODED`], the same for every size checked.
+        /// `MAX_DECODED`, the same for every size checked.
         limit: u64,
     },
     /// Snappy could not decompress a buffer.

@@ -70,7 +70,7 @@ fn wrong_add_io(file: &str) -> Result<(PathBuf, hlo_eval::IoCase), String> {
     let case = hlo_eval::IoCase::read(&io).map_err(|e| e.to_string())?;
     let mut wrong = case.clone();
     for o in &mut wrong.outputs {
-        *o = hlo::literal::Array::zeros(o.dtype(), o.dims().to_vec());
+        *o = hlo::Array::zeros(o.dtype(), o.dims().to_vec());
     }
     let path = tmp(file);
     std::fs::write(&path, hlo_eval::case_to_json(&wrong)).map_err(|e| e.to_string())?;
@@ -367,8 +367,8 @@ fn cli_trials() -> Vec<Trial> {
             // A wrong expectation: exit 1.
             let case = hlo_eval::IoCase::read(&io)?;
             let mut wrong = case.clone();
-            wrong.outputs[0] = wrong.outputs[0].convert(hlo::literal::DType::F32);
-            let zeros = hlo::literal::Array::zeros(
+            wrong.outputs[0] = wrong.outputs[0].convert(hlo::DType::F32);
+            let zeros = hlo::Array::zeros(
                 wrong.outputs[0].dtype(),
                 wrong.outputs[0].dims().to_vec(),
             );

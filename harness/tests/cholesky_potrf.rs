@@ -6,11 +6,11 @@
 //! matrix that is not positive definite) must give the evaluator's answer in both, which keeps
 //! XLA:GPU's meaning: the other triangle holds the operand's values and a failed matrix is all
 //! NaN (`NaN + NaN i` for complex).
+use harness::census_of;
 use harness::cmd::run::ToleranceRule;
-use harness::golden::cases::repo_root;
-use harness::golden::census_of;
-use harness::golden::regen::run_artifact;
-use hlo::literal::{Array, Data};
+use harness::repo_root;
+use harness::run_artifact;
+use hlo::{Array, Data};
 use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 
@@ -94,14 +94,10 @@ fn operand(ty: &str) -> Array {
         "f64" => Data::F64(all.iter().map(|z| z.0).collect()),
         "c64" => Data::C64(
             all.iter()
-                .map(|z| hlo::complex::Complex::new(z.0 as f32, z.1 as f32))
+                .map(|z| hlo::Complex::new(z.0 as f32, z.1 as f32))
                 .collect(),
         ),
-        _ => Data::C128(
-            all.iter()
-                .map(|z| hlo::complex::Complex::new(z.0, z.1))
-                .collect(),
-        ),
+        _ => Data::C128(all.iter().map(|z| hlo::Complex::new(z.0, z.1)).collect()),
     };
     Array::new(vec![2, 3, 3], data).unwrap()
 }
@@ -145,13 +141,13 @@ fn raw_cholesky_keeps_xla_gpus_meaning_in_both_forms() {
 fn conj_transpose(a: Array) -> Array {
     let dims = a.dims().to_vec();
     let from = |k: usize| (k / 9) * 9 + (k % 3) * 3 + (k % 9) / 3;
-    let conj = |z: hlo::complex::Complex<f64>| hlo::complex::Complex::new(z.re, -z.im);
+    let conj = |z: hlo::Complex<f64>| hlo::Complex::new(z.re, -z.im);
     let data = match a.data() {
         Data::F32(v) => Data::F32((0..18).map(|k| v[from(k)]).collect()),
         Data::F64(v) => Data::F64((0..18).map(|k| v[from(k)]).collect()),
         Data::C64(v) => Data::C64(
             (0..18)
-                .map(|k| hlo::complex::Complex::new(v[from(k)].re, -v[from(k)].im))
+                .map(|k| hlo::Complex::new(v[from(k)].re, -v[from(k)].im))
                 .collect(),
         ),
         Data::C128(v) => Data::C128((0..18).map(|k| conj(v[from(k)])).collect()),

@@ -5,10 +5,10 @@
 //! with `CompileOptions::emit_convolution_thunk` (convolution thunks, classified as XLA's conv
 //! rewriter does, run by the runtime's implicit GEMM). Both must match XLA:CPU's outputs at the
 //! project's per-type tolerance, and the thunks must be the kinds XLA:GPU would call cuDNN with.
+use harness::census_of;
 use harness::cmd::run::ToleranceRule;
-use harness::golden::cases::repo_root;
-use harness::golden::census_of;
-use harness::golden::regen::run_artifact;
+use harness::repo_root;
+use harness::run_artifact;
 use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 use proto::stream_executor::dnn::ConvolutionKind;
@@ -127,8 +127,8 @@ fn mixed_precision_convolutions_stay_kernels() {
 /// recorded outputs, and both decode to the same slices.
 #[test]
 fn both_forms_of_the_hand_written_convolution_replay() {
-    use harness::golden::replay::{backward_compat, GoldenCase};
-    use harness::golden::GoldenStore;
+    use harness::replay::{backward_compat, GoldenCase};
+    use harness::GoldenStore;
     let compiled = GoldenStore::in_repo();
     let store = GoldenStore::handwritten(compiled.root());
     for target in ["h100_sxm", "a100_sxm_80"] {

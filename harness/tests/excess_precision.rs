@@ -7,7 +7,7 @@
 //! pass by accident.
 use std::path::{Path, PathBuf};
 
-use hlo::literal::Literal;
+use hlo::Literal;
 use hlo_eval::IoCase;
 use hlo_eval::{evaluate_with, EvalOptions};
 
@@ -27,7 +27,7 @@ fn strict_io() -> PathBuf {
     root().join("testdata/precision/transformer_block_bf16.strict.io.json")
 }
 
-fn eval(allow: bool) -> Vec<hlo::literal::Array> {
+fn eval(allow: bool) -> Vec<hlo::Array> {
     let case = IoCase::read(&default_io()).unwrap();
     let args: Vec<Literal> = case.inputs.into_iter().map(Literal::Array).collect();
     evaluate_with(

@@ -3,10 +3,10 @@
 //! runtimes before 2026-12-04 run) and with `CompileOptions::emit_fft_thunk` (one `fft_thunk`
 //! per fft, the runtime's host FFT). Both must match XLA:CPU's outputs at the project's
 //! per-type tolerance; the models suite runs the default form through `aot check-hlo` too.
+use harness::census_of;
 use harness::cmd::run::ToleranceRule;
-use harness::golden::cases::repo_root;
-use harness::golden::census_of;
-use harness::golden::regen::run_artifact;
+use harness::repo_root;
+use harness::run_artifact;
 use hlo_eval::{compare, IoCase};
 use proto::prost::Message;
 

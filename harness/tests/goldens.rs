@@ -31,8 +31,8 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
 use harness::cmd::goldens::GOLDEN_TARGETS;
-use harness::golden::replay::{self, CoverageError, GoldenCase, OldSchema, ReplayError};
-use harness::golden::{
+use harness::replay::{self, CoverageError, GoldenCase, OldSchema, ReplayError};
+use harness::{
     all_versions_requested, select_handwritten_versions, select_versions, GoldenStore,
     ALL_VERSIONS_ENV,
 };
@@ -677,7 +677,7 @@ fn first_kernel(thunks: &mut [ThunkProto]) -> Option<&mut proto::xla::gpu::Kerne
 fn main() {
     let args = Arguments::from_args();
     let store = Arc::new(GoldenStore::in_repo());
-    let snapshots = harness::golden::cases::repo_root().join("schema_history/snapshots");
+    let snapshots = harness::repo_root().join("schema_history/snapshots");
     let old_schema = Arc::new(replay::old_schema(
         &snapshots,
         schema_history::Date::today(),

@@ -107,7 +107,7 @@ fn replay(case: &Value, manifest: &Value) -> anyhow::Result<Got> {
         Some("ptx") => {
             let launch = dir().join(case["launch"].as_str().unwrap_or_default());
             let mut out = Vec::new();
-            Ok(match harness::ptx_run::run(&file, &launch, &mut out) {
+            Ok(match harness::run_ptx(&file, &launch, &mut out) {
                 Ok(true) => Got::err("run", "OK", ""),
                 Ok(false) => Got::err("run", "MISMATCH", String::from_utf8_lossy(&out)),
                 Err(e) => Got::err("run", "ERROR", format!("{e:#}")),

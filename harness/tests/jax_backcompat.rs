@@ -602,17 +602,17 @@ fn check_trials(cases: &[Value]) -> Vec<Trial> {
                     IoArray::Real(a) => {
                         let mut v = a.data().to_f64_vec();
                         nudge(&mut v[0]);
-                        *a = hlo::literal::Array::new(
+                        *a = hlo::Array::new(
                             a.dims().to_vec(),
-                            hlo::literal::Data::from_wide_f(a.dtype(), v),
+                            hlo::Data::from_wide_f(a.dtype(), v),
                         )?;
                     }
                     IoArray::Complex(c) => {
                         let mut v = c.parts.data().to_f64_vec();
                         nudge(&mut v[0]);
-                        c.parts = hlo::literal::Array::new(
+                        c.parts = hlo::Array::new(
                             c.parts.dims().to_vec(),
-                            hlo::literal::Data::from_wide_f(c.parts.dtype(), v),
+                            hlo::Data::from_wide_f(c.parts.dtype(), v),
                         )?;
                     }
                 }

@@ -17,7 +17,7 @@ fn numpys_archives_read_as_their_json_twin() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/npz");
     let json = IoCase::read(&dir.join("case.io.json")).unwrap();
     for name in ["case.io.npz", "case_compressed.io.npz"] {
-        let npz = harness::npz::read_case(&dir.join(name), &Expected::default()).unwrap();
+        let npz = harness::read_npz_case(&dir.join(name), &Expected::default()).unwrap();
         assert_eq!(npz.inputs.len(), 6, "{name}");
         assert_eq!(npz.outputs.len(), 2, "{name}");
         for (a, b) in npz
@@ -36,7 +36,7 @@ fn numpys_archives_read_as_their_json_twin() {
 #[test]
 fn a_file_that_is_not_an_archive_says_so() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/npz");
-    let e = harness::npz::read_npz(&dir.join("case.io.json"), &Expected::default()).unwrap_err();
+    let e = harness::read_npz(&dir.join("case.io.json"), &Expected::default()).unwrap_err();
     assert!(
         e.to_string().starts_with("not a zip archive (npz): "),
         "{e}"

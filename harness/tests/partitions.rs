@@ -7,9 +7,9 @@
 //! outputs of `goldens/cases/partition_*`.
 use std::collections::BTreeSet;
 
-use harness::golden::cases::{curated_cases, repo_root, Case};
-use harness::golden::census_of;
-use harness::golden::regen::run_artifact;
+use harness::census_of;
+use harness::run_artifact;
+use harness::{curated_cases, repo_root, Case};
 use hlo_eval::IoCase;
 use proto::prost::Message;
 
@@ -125,13 +125,8 @@ fn replicas_and_partitions_together_need_emit_partitions() {
         e.to_string(),
         "the module runs on 2 replicas x 2 partitions; until CompileOptions::emit_partitions is on (2026-12-18 at the earliest) a program of several partitions is emitted as replicas, which needs replica_count 1"
     );
-    let x = |d: u32| {
-        hlo::literal::Array::new(
-            vec![2],
-            hlo::literal::Data::F32(vec![d as f32, 10.0 * d as f32]),
-        )
-        .unwrap()
-    };
+    let x =
+        |d: u32| hlo::Array::new(vec![2], hlo::Data::F32(vec![d as f32, 10.0 * d as f32])).unwrap();
     for permute in [false, true] {
         let bytes = compile_text(GRID, &options(true, permute));
         let cases: Vec<IoCase> = (0..4)

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use harness::cmd::goldens::target_config_path;
-use harness::golden::cases::{curated_cases, Case};
-use harness::golden::manifest::{hash_files, verify_dir};
-use harness::golden::regen::{regenerate, RegenOptions, RegenOutcome};
-use harness::golden::GoldenStore;
+use harness::GoldenStore;
+use harness::{curated_cases, Case};
+use harness::{hash_files, verify_dir};
+use harness::{regenerate, RegenOptions, RegenOutcome};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("regen-{name}-{}", std::process::id()));
@@ -147,7 +147,7 @@ fn a_case_whose_outputs_are_wrong_is_never_recorded() {
     let dir = scratch("wrong");
     let src = scratch("wrong-src");
     std::fs::create_dir_all(&src).unwrap();
-    let root = harness::golden::cases::repo_root();
+    let root = harness::repo_root();
     std::fs::copy(
         root.join("testdata/corpus/hlo/add.hlo"),
         src.join("add.hlo"),
@@ -157,7 +157,7 @@ fn a_case_whose_outputs_are_wrong_is_never_recorded() {
     let mut v: serde_json::Value = serde_json::from_str(&io).unwrap();
     v["outputs"][0]["data"][0] = serde_json::json!(12345.0);
     std::fs::write(src.join("add.io.json"), v.to_string()).unwrap();
-    let cases = harness::golden::cases::cases_in(&src).unwrap();
+    let cases = harness::cases_in(&src).unwrap();
     let err = regenerate(&GoldenStore::new(&dir), &cases, &options(false)).unwrap_err();
     assert!(
         format!("{err:#}").contains("refusing to record them"),

@@ -34,7 +34,7 @@ fn embeds_conversion(name: &str) -> Result<(), Failed> {
         .hlo_module_with_config
         .as_ref()
         .ok_or("no embedded module")?;
-    let got = hlo::convert::from_proto(embedded)?;
+    let got = hlo::from_proto(embedded)?;
     let want = hlo_front::read_module(&mlir)?;
     if got != want {
         return Err(format!(
@@ -110,7 +110,7 @@ fn format_trials() -> Vec<Trial> {
             ] {
                 std::fs::copy(corpus().join(f), d.join(f))?;
             }
-            let cases = harness::golden::cases::cases_in(&d)?;
+            let cases = harness::cases_in(&d)?;
             let names: Vec<(&str, String)> = cases
                 .iter()
                 .map(|c| {

@@ -24,9 +24,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use harness::golden::cases::{curated_cases, repo_root, Case};
-use harness::golden::census_of;
-use harness::golden::regen::run_artifact;
+use harness::census_of;
+use harness::run_artifact;
+use harness::{curated_cases, repo_root, Case};
 use hlo_eval::IoCase;
 use proto::prost::Message;
 use schema_history::{Date, DiffOptions, Revision, Rule};
@@ -80,7 +80,7 @@ fn kernel_count(bytes: &[u8]) -> usize {
         .count()
 }
 
-fn outputs(bytes: &[u8], target: &str, case: &Case) -> Vec<hlo::literal::Array> {
+fn outputs(bytes: &[u8], target: &str, case: &Case) -> Vec<hlo::Array> {
     let config = proto::load_target_config(&target_config(target)).unwrap();
     let description = runtime::DeviceDescription::from_target_config(&config).unwrap();
     let expected: Vec<IoCase> = case.io.iter().map(|p| IoCase::read(p).unwrap()).collect();
@@ -123,7 +123,7 @@ fn behind_the_flag_the_byte_fills_become_memsets_with_identical_outputs() {
 /// `got` matches the case's expected outputs within `hlo_eval::io`'s tolerance for their type (exact
 /// for integers and `pred`), as the golden suites compare: a gemm's f32 sums need not be
 /// bit-identical to the reference evaluator's.
-fn assert_close(got: &[hlo::literal::Array], want: &[hlo::literal::Array], what: &str) {
+fn assert_close(got: &[hlo::Array], want: &[hlo::Array], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: output count");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let c = hlo_eval::compare(g, w, hlo_eval::Tolerance::for_dtype(w.dtype()));
@@ -603,7 +603,7 @@ fn the_collective_slices_and_op_id_golden_sets_replay_and_are_reproduced() {
 // ---------------------------------------------------------------------------------------------
 // Issue 19: fields of the embedded HLO move onto XLA's own numbers (XLA declares them under the
 // same names there). The module is part of the contract: the runtime checks it at load, and
-// `hlo::convert::from_proto` (aot inspect, the golden tools) reads every field.
+// `hlo::from_proto` (aot inspect, the golden tools) reads every field.
 
 /// A case of `goldens/staged/cases/` (modules that carry the moving fields; no curated case
 /// does).
@@ -819,7 +819,7 @@ const CC_ATTRIBUTES_XYZ: &str = "xla.gpu.CustomCallThunkProto.attributes_xyz";
 const CC_ATTRIBUTES_V1: &str = "xla.gpu.CustomCallThunkProto.attributes";
 
 fn handwritten_custom_calls(target: &str, version: u32) -> (Vec<u8>, BTreeSet<String>) {
-    let store = harness::golden::GoldenStore::handwritten_in_repo();
+    let store = harness::GoldenStore::handwritten_in_repo();
     let dir = store
         .version_dir(target, version)
         .join("custom_call_registry");
@@ -853,7 +853,7 @@ fn the_compiler_writes_custom_call_attributes_at_neither_number() {
 /// refuses the map at both numbers.
 #[test]
 fn the_handwritten_custom_calls_move_their_attributes_with_identical_outputs() {
-    let io = harness::golden::handwritten::CASES
+    let io = harness::HANDWRITTEN_CASES
         .iter()
         .find(|c| c.name == "custom_call_registry")
         .unwrap()

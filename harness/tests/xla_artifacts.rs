@@ -2,7 +2,9 @@
 //! and Riegeli reader, schema decoding, and the load verdicts.
 use std::path::PathBuf;
 
-use harness::xla_artifact::{self, Form};
+use harness::{
+    looks_like_xla, riegeli_records, unwrap_xla_artifact, XlaArtifactError, XlaArtifactForm as Form,
+};
 
 fn testdata() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/xla_gpu")
@@ -20,7 +22,7 @@ fn read(target: &str, name: &str, ext: &str) -> Vec<u8> {
 fn pjrt_envelope_holds_the_committed_executable() {
     for t in TARGETS {
         for m in MODULES {
-            let u = xla_artifact::unwrap(&read(t, m, "pjrt")).unwrap();
+            let u = unwrap_xla_artifact(&read(t, m, "pjrt")).unwrap();
             assert_eq!(u.form, Form::Pjrt, "{t}/{m}");
             let env = u.envelope.unwrap();
             assert_eq!(env.serializer, "pjrt_ifrt");
@@ -29,7 +31,7 @@ fn pjrt_envelope_holds_the_committed_executable() {
                 "{t}/{m}: no CompileOptionsProto"
             );
             assert_eq!(u.executable, read(t, m, "gpuexe"), "{t}/{m}");
-            assert!(xla_artifact::looks_like_xla(&u.executable), "{t}/{m}");
+            assert!(looks_like_xla(&u.executable), "{t}/{m}");
         }
     }
 }
@@ -40,7 +42,7 @@ fn every_committed_executable_decodes_with_this_schema() {
     // is the "unknown allowed, mis-typed not" check.
     for t in TARGETS {
         for m in MODULES {
-            let census = harness::golden::census::census_of_bytes(&read(t, m, "gpuexe"))
+            let census = harness::census_of_bytes(&read(t, m, "gpuexe"))
                 .unwrap_or_else(|e| panic!("{t}/{m}: {e}"));
             assert!(
                 census.contains("stream_executor.CudaCubinProto.data"),
@@ -63,7 +65,7 @@ fn the_old_custom_kernel_layout_is_a_mis_typed_field() {
     thunk.extend(thunk_impl);
     let mut exe = vec![0x6a, thunk.len() as u8];
     exe.extend(thunk);
-    let err = harness::golden::census::census_of_bytes(&exe).unwrap_err();
+    let err = harness::census_of_bytes(&exe).unwrap_err();
     assert_eq!(
         err.to_string(),
         "failed to decode Protobuf message: invalid wire type: Varint (expected LengthDelimited)"
@@ -211,7 +213,7 @@ fn inspect_shows_an_xla_executable() {
 
 /// The Riegeli file inside a committed `.pjrt`, and where it starts.
 fn riegeli_of(pjrt: &[u8]) -> (usize, Vec<u8>) {
-    let env = xla_artifact::unwrap(pjrt).unwrap().envelope.unwrap();
+    let env = unwrap_xla_artifact(pjrt).unwrap().envelope.unwrap();
     // Body field 1: key 0x0a, then the varint length of the file.
     let len_bytes = (64 - (env.riegeli_bytes as u64).leading_zeros() as usize).div_ceil(7);
     let start = env.header_bytes + 1 + len_bytes;
@@ -227,7 +229,7 @@ fn truncated_input_is_a_typed_error() {
             // Cut anywhere inside the Riegeli file: never a panic, never an executable.
             for n in 0..riegeli.len() {
                 assert!(
-                    xla_artifact::riegeli_records(&riegeli[..n])
+                    riegeli_records(&riegeli[..n])
                         .map(|r| r.len() < 5)
                         .unwrap_or(true),
                     "{t}/{m}: cut at {n} still gave every record"
@@ -237,7 +239,7 @@ fn truncated_input_is_a_typed_error() {
             // CompileOptionsProto is missing.
             for n in start..pjrt.len() {
                 assert!(
-                    xla_artifact::unwrap(&pjrt[..n]).is_err(),
+                    unwrap_xla_artifact(&pjrt[..n]).is_err(),
                     "{t}/{m}: cut at {n}"
                 );
             }
@@ -245,26 +247,20 @@ fn truncated_input_is_a_typed_error() {
     }
     let (_, riegeli) = riegeli_of(&read("h100_sxm", "add", "pjrt"));
     assert_eq!(
-        xla_artifact::riegeli_records(&riegeli[..200])
-            .unwrap_err()
-            .to_string(),
+        riegeli_records(&riegeli[..200]).unwrap_err().to_string(),
         "Riegeli chunk data at byte 64 needs 3049 bytes, only 96 left (truncated input)"
     );
     assert_eq!(
-        xla_artifact::riegeli_records(&riegeli[..70])
-            .unwrap_err()
-            .to_string(),
+        riegeli_records(&riegeli[..70]).unwrap_err().to_string(),
         "Riegeli chunk header at byte 64 needs 40 bytes, only 6 left (truncated input)"
     );
     assert_eq!(
-        xla_artifact::riegeli_records(&riegeli[..10])
-            .unwrap_err()
-            .to_string(),
+        riegeli_records(&riegeli[..10]).unwrap_err().to_string(),
         "Riegeli block header at byte 0 needs 24 bytes, only 10 left (truncated input)"
     );
     let pjrt = read("h100_sxm", "add", "pjrt");
     assert_eq!(
-        xla_artifact::unwrap(&pjrt[..200]).unwrap_err().to_string(),
+        unwrap_xla_artifact(&pjrt[..200]).unwrap_err().to_string(),
         "envelope body at byte 3 needs 3153 bytes, only 61 left (truncated input)"
     );
 }
@@ -276,10 +272,10 @@ fn corrupt_input_is_a_typed_error() {
     let flipped = |at: usize| {
         let mut r = riegeli.clone();
         r[at] ^= 0x40;
-        xla_artifact::riegeli_records(&r).unwrap_err()
+        riegeli_records(&r).unwrap_err()
     };
-    let hash_at = |e: xla_artifact::XlaArtifactError| match e {
-        xla_artifact::XlaArtifactError::Hash { what, at, .. } => (what, at),
+    let hash_at = |e: XlaArtifactError| match e {
+        XlaArtifactError::Hash { what, at, .. } => (what, at),
         other => panic!("not a hash error: {other}"),
     };
     assert_eq!(hash_at(flipped(12)), ("block header", 0));
@@ -290,7 +286,7 @@ fn corrupt_input_is_a_typed_error() {
     let at = other.windows(9).position(|w| w == b"pjrt_ifrt").unwrap();
     other[at + 8] = b'x';
     assert_eq!(
-        xla_artifact::unwrap(&other).unwrap_err().to_string(),
+        unwrap_xla_artifact(&other).unwrap_err().to_string(),
         "PjRt envelope: header names serializer \"pjrt_ifrx\", expected \"pjrt_ifrt\""
     );
 }
@@ -427,20 +423,15 @@ fn xla_s_23_and_24_next_to_33_and_27_are_ignored() {
                 (5, 156),
                 "{t}/{m}"
             );
-            harness::golden::census::census_of_bytes(&with)
-                .unwrap_or_else(|e| panic!("{t}/{m}: reflection: {e}"));
+            harness::census_of_bytes(&with).unwrap_or_else(|e| panic!("{t}/{m}: reflection: {e}"));
+            assert_eq!(hlo::check_proto(&w), hlo::check_proto(&p), "{t}/{m}");
+            assert!(hlo::check_proto(&p).is_ok(), "{t}/{m}");
             assert_eq!(
-                hlo::convert::check_proto(&w),
-                hlo::convert::check_proto(&p),
+                hlo::check_proto_bytes(&w.encode_to_vec()),
+                hlo::check_proto(&p),
                 "{t}/{m}"
             );
-            assert!(hlo::convert::check_proto(&p).is_ok(), "{t}/{m}");
-            assert_eq!(
-                hlo::convert::check_proto_bytes(&w.encode_to_vec()),
-                hlo::convert::check_proto(&p),
-                "{t}/{m}"
-            );
-            let converted = hlo::convert::from_proto(&p);
+            let converted = hlo::from_proto(&p);
             assert!(
                 converted.as_ref().is_ok_and(|m| m
                     .config
@@ -448,7 +439,7 @@ fn xla_s_23_and_24_next_to_33_and_27_are_ignored() {
                     .is_some()),
                 "{t}/{m}: {converted:?}"
             );
-            assert_eq!(hlo::convert::from_proto(&w), converted, "{t}/{m}");
+            assert_eq!(hlo::from_proto(&w), converted, "{t}/{m}");
             assert_eq!(load(&with, t), load(&plain, t), "{t}/{m}");
         }
     }

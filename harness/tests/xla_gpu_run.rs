@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use harness::cmd::run::{RunArgs, ToleranceRule};
-use harness::xla_run;
+use harness::{run_xla_executable, xla_ptx_files};
 
 const TARGETS: [&str; 2] = ["h100_sxm", "a100_sxm_80"];
 
@@ -37,9 +37,7 @@ fn kept(target: &str) -> Vec<String> {
         .filter_map(|e| {
             let name = e.unwrap().file_name().into_string().unwrap();
             let module = name.strip_suffix(".gpuexe")?.to_owned();
-            let has_ptx = !xla_run::ptx_files(&dir(target), &module)
-                .unwrap()
-                .is_empty();
+            let has_ptx = !xla_ptx_files(&dir(target), &module).unwrap().is_empty();
             has_ptx.then_some(module)
         })
         .collect();
@@ -67,9 +65,10 @@ fn kept_executables_run_to_a_match() {
         let modules = kept(t);
         assert!(modules.len() >= 11, "{t}: only {modules:?} have PTX");
         for m in modules {
-            let ptx = xla_run::ptx_files(&dir(t), &m).unwrap();
-            let r = xla_run::run(&dir(t).join(format!("{m}.gpuexe")), &ptx, &spec(t), &io(&m))
-                .unwrap_or_else(|e| panic!("{t}/{m}: {e:#}"));
+            let ptx = xla_ptx_files(&dir(t), &m).unwrap();
+            let r =
+                run_xla_executable(&dir(t).join(format!("{m}.gpuexe")), &ptx, &spec(t), &io(&m))
+                    .unwrap_or_else(|e| panic!("{t}/{m}: {e:#}"));
             assert!(r.ok(), "{t}/{m}: {r:?}");
             assert!(r.launches > 0, "{t}/{m}: {r:?}");
             // The PjRt form, where committed, gives the same verdict through `aot run`.
@@ -129,7 +128,7 @@ fn xla_convolution_executables_hold_the_three_kinds() {
 #[test]
 fn aot_run_says_which_tolerance_it_used() {
     let t = "a100_sxm_80";
-    let ptx = |m: &str| xla_run::ptx_files(&dir(t), m).unwrap();
+    let ptx = |m: &str| xla_ptx_files(&dir(t), m).unwrap();
     let (code, out) = aot_run(
         &dir(t).join("gelu_mlp.gpuexe"),
         t,
@@ -151,7 +150,7 @@ fn aot_run_says_which_tolerance_it_used() {
 
 /// The first PTX file of a kept module, as text.
 fn ptx_text(target: &str, module: &str) -> (PathBuf, String) {
-    let p = xla_run::ptx_files(&dir(target), module).unwrap().remove(0);
+    let p = xla_ptx_files(&dir(target), module).unwrap().remove(0);
     let text = std::fs::read_to_string(&p).unwrap();
     (p, text)
 }
@@ -273,8 +272,8 @@ fn every_corpus_module_runs_to_a_match() {
             .collect();
         modules.sort();
         for m in modules {
-            let ptx = xla_run::ptx_files(&d, &m).unwrap();
-            match xla_run::run(&d.join(format!("{m}.gpuexe")), &ptx, &spec(t), &io(&m)) {
+            let ptx = xla_ptx_files(&d, &m).unwrap();
+            match run_xla_executable(&d.join(format!("{m}.gpuexe")), &ptx, &spec(t), &io(&m)) {
                 Ok(r) => {
                     let tol = match r.tolerance {
                         ToleranceRule::XlaGpu { tf32: true } => "tf32",
@@ -306,7 +305,7 @@ fn a_read_constant_allocation_with_non_zero_arrays_supplied_is_refused() {
     // XLA's constants module leaves the array zero, so the zeroed allocation is right. With the
     // array initialized to 7, which allocation it belongs to cannot be told here: refused.
     let t = "a100_sxm_80";
-    let mut ptx = xla_run::ptx_files(&dir(t), "fori_loop").unwrap();
+    let mut ptx = xla_ptx_files(&dir(t), "fori_loop").unwrap();
     let consts = ptx
         .iter()
         .position(|p| p.to_string_lossy().ends_with("fori_loop.constants.ptx"))

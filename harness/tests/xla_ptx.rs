@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use hlo_eval::{array_to_json, parse_array, Tolerance};
 use ptx::emu::{LaunchOptions, LoadedModule};
-use ptx::launch_spec::{self, LaunchSpec};
+use ptx::LaunchSpec;
 use serde_json::{json, Value};
 
 fn dir() -> PathBuf {
@@ -42,10 +42,10 @@ fn tolerance(case: &str) -> Option<Tolerance> {
         | "reduce_sum"
         | "relu_broadcast"
         | "slice_concat" => Some(Tolerance::EXACT),
-        "f16_elementwise" => Some(Tolerance::for_dtype(hlo::literal::DType::F16)),
+        "f16_elementwise" => Some(Tolerance::for_dtype(hlo::DType::F16)),
         // Transcendentals (`ex2.approx`, XLA's tanh/sin/cos/rsqrt expansions) and divisions.
         "softmax" | "layernorm" | "sigmoid" | "trig" | "elementwise_chain" => {
-            Some(Tolerance::for_dtype(hlo::literal::DType::F32))
+            Some(Tolerance::for_dtype(hlo::DType::F32))
         }
         _ => None,
     }
@@ -134,7 +134,7 @@ fn run_case(case: &str) -> Result<(), String> {
             reference_engine,
             ..LaunchOptions::default()
         };
-        let outcome = launch_spec::run(&loaded, &spec, &opts, 5).map_err(|e| e.to_string())?;
+        let outcome = ptx::run_launch_spec(&loaded, &spec, &opts, 5).map_err(|e| e.to_string())?;
         if let Some(c) = outcome.checks.iter().find(|c| c.mismatches > 0) {
             let first: Vec<String> = c
                 .first

@@ -4,7 +4,7 @@
 //! # Walking a module
 //!
 //! ```
-//! # use hlo::ir::*;
+//! # use hlo::*;
 //! fn walk(module: &HloModule) {
 //!     let entry: &Computation = module.entry_computation();
 //!     // Instructions are stored in program (text) order; operands are handles into the same
@@ -22,7 +22,7 @@
 //!         }
 //!         // Typed attributes, no string parsing needed:
 //!         if let Some(dims) = &instr.attrs.dimensions { let _ = dims; }
-//!         if let Some(Literal::Array(a)) = &instr.attrs.literal { let _ = &a.values; }
+//!         if let Some(ConstantLiteral::Array(a)) = &instr.attrs.literal { let _ = &a.values; }
 //!     }
 //!     let _params: &[InstrId] = &entry.params; // indexed by parameter number
 //!     let _root: &Instruction = &entry[entry.root];

@@ -6,9 +6,9 @@
 //! intermediate would turn an `f32` overflow the device sees into a finite number. The
 //! transcendentals (and `power`) are XLA's formulas of [`hlo::complex_math`], computed in `f64`
 //! and rounded once, as the kernels compute them.
-use hlo::complex::{Complex, Real};
 use hlo::complex_math as cm;
-use hlo::literal::{Array, DType, Data};
+use hlo::{Array, DType, Data};
+use hlo::{Complex, Real};
 
 use super::elementwise::{BinaryOp, Direction, UnaryOp};
 use super::{invalid, EvalError};

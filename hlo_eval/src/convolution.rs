@@ -21,8 +21,8 @@
 //! Accumulation follows [`super::dot`]: `f32`/`f64` results in `f64`, `f16`/`bf16` results in
 //! `f32` rounded once at the end, integers in wrapping 64-bit arithmetic truncated to the result
 //! width, `pred` as or-of-ands.
-use hlo::ir::{ConvDimensionNumbers, WindowDim};
-use hlo::literal::{Array, DType, Data};
+use hlo::{Array, DType, Data};
+use hlo::{ConvDimensionNumbers, WindowDim};
 
 use super::{invalid, EvalError};
 
@@ -393,7 +393,7 @@ impl ConvGeometry {
 }
 
 fn strides(dims: &[usize]) -> Vec<usize> {
-    hlo::literal::strides(dims)
+    hlo::strides(dims)
 }
 
 /// A complex convolution as four real ones on the parts, `(ar + i ai) * (br + i bi) =
@@ -545,7 +545,7 @@ pub fn convolution(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hlo::ir::ConvDimensionNumbers;
+    use hlo::ConvDimensionNumbers;
 
     /// `b0f_0io->b0f` (1-D, NWC).
     fn nwc() -> ConvDimensionNumbers {

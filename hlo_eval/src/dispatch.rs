@@ -8,15 +8,15 @@ use super::{
     arr, array_shape, attr, bitcast, builtin_reducer, convolution, dot, fft, gather, invalid,
     leaves_to_literal, linalg, movement, pred_result, sort, EvalError, Interp,
 };
-use hlo::ir::{
+use hlo::{
     self, ComparisonDirection, ComparisonType, ComputationId, Instruction, Opcode, RandomAlgorithm,
 };
-use hlo::literal::{Array, DType, Data, Literal};
+use hlo::{Array, DType, Data, Literal};
 
 /// One instruction being evaluated: where it is, the values computed so far, and the call depth.
 pub(super) struct Step<'s, 'm> {
     pub(super) interp: &'s Interp<'m>,
-    pub(super) comp: &'s ir::Computation,
+    pub(super) comp: &'s hlo::Computation,
     pub(super) instr: &'s Instruction,
     pub(super) values: &'s [Option<Literal>],
     pub(super) depth: usize,
@@ -482,7 +482,7 @@ pub(super) fn random(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
         return Err(invalid(op.name(), "the state must be u64"));
     };
     let parts = instr.shape.tuple_shapes().unwrap_or(&[]);
-    let Some(out) = parts.get(1).and_then(hlo::shape::Shape::as_array) else {
+    let Some(out) = parts.get(1).and_then(hlo::Shape::as_array) else {
         return Err(invalid(op.name(), "the result must be (state, bits)"));
     };
     let dims: Vec<usize> = out.dims.iter().map(|&d| d.max(0) as usize).collect();

@@ -4,7 +4,7 @@
 //! the free rhs dimensions, each in ascending order. Accumulation: `f32`/`f64` results in `f64`;
 //! `f16`/`bf16` results in `f32`, rounded once at the end; integers in wrapping 64-bit arithmetic
 //! truncated to the result width; `pred` as logical or-of-ands.
-use hlo::literal::{Array, DType, Data};
+use hlo::{Array, DType, Data};
 
 use super::movement::{dim_index, transpose};
 use super::{invalid, EvalError};

@@ -9,7 +9,7 @@
 //! unsigned types; `INT_MIN / -1` is `INT_MIN`; `x % 0` is `x`; `INT_MIN % -1` is 0; shifts by a
 //! negative amount or by at least the bit width give 0 (`shift-left`, `shift-right-logical`) or
 //! the sign fill (`shift-right-arithmetic`). Float `maximum`/`minimum` propagate NaN.
-use hlo::literal::{Array, DType, Data, Wide};
+use hlo::{Array, DType, Data, Wide};
 
 use super::{invalid, EvalError};
 

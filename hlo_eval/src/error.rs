@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use hlo::literal::LiteralError;
+use hlo::LiteralError;
 
 /// Errors of the evaluator and its kernels.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -64,7 +64,7 @@ pub enum EvalError {
         /// Instruction name.
         instruction: String,
         /// The shape and the limit.
-        error: hlo::shape::SizeError,
+        error: hlo::SizeError,
     },
     /// Calls nest deeper than the limit (likely a recursive module).
     #[error("computations nest deeper than {limit} calls")]
@@ -89,7 +89,7 @@ pub enum EvalError {
         /// Instruction name.
         instruction: String,
         /// Where the instruction is in the input module (`line:column`).
-        loc: hlo::ir::SourceLoc,
+        loc: hlo::SourceLoc,
         /// The underlying error.
         error: Box<EvalError>,
     },
@@ -101,7 +101,7 @@ const SHOWN_FRAMES: usize = 4;
 /// The message of an [`EvalError::At`] chain: its frames outermost first (the middle of a long
 /// chain elided as `… (N more frames)`), then the innermost error.
 fn at_message(
-    loc: &hlo::ir::SourceLoc,
+    loc: &hlo::SourceLoc,
     computation: &str,
     instruction: &str,
     error: &EvalError,

@@ -6,9 +6,9 @@
 //! each twiddle factor is `exp(±2πi·m/N)` with `m = j·k mod N` reduced exactly in integers,
 //! so the only rounding is the `f64` sums, `O(N·eps64)`, far below what a `c64` result can
 //! show. Cost is `N` multiply-adds per output element.
-use hlo::complex::Complex;
-use hlo::ir::FftType;
-use hlo::literal::{Array, Data};
+use hlo::Complex;
+use hlo::FftType;
+use hlo::{Array, Data};
 
 use super::{invalid, EvalError};
 

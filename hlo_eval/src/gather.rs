@@ -2,17 +2,17 @@
 //!
 //! Gather start indices are clamped so the whole slice fits in the operand (XLA semantics).
 //! Scatter skips an update window that does not fit entirely in the operand (XLA semantics).
-use hlo::literal::{next_index, strides, Array};
+use hlo::{next_index, strides, Array};
 
 use super::movement::{checked_count, dim_index, sizes};
 use super::reduce::{fold, Reducer};
 use super::{invalid, EvalError};
 
 /// Gather dimension numbers: the IR's attribute, read as it is.
-pub type GatherDims = hlo::ir::GatherDimensionNumbers;
+pub type GatherDims = hlo::GatherDimensionNumbers;
 
 /// Scatter dimension numbers: the IR's attribute, read as it is.
-pub type ScatterDims = hlo::ir::ScatterDimensionNumbers;
+pub type ScatterDims = hlo::ScatterDimensionNumbers;
 
 /// Validates a list of distinct dimension numbers of a rank-`rank` array.
 fn dims_of(op: &str, ds: &[i64], rank: usize) -> Result<Vec<usize>, EvalError> {
@@ -302,7 +302,7 @@ pub fn scatter(
 mod tests {
     use super::*;
     use crate::elementwise::BinaryOp;
-    use hlo::literal::{element_count, Data};
+    use hlo::{element_count, Data};
 
     fn arange(dims: Vec<usize>) -> Array {
         let n = element_count(&dims) as i32;

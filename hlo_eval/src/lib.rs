@@ -52,9 +52,11 @@ pub use io::{
 pub use convolution::ConvGeometry;
 pub use movement::slice;
 
-use hlo::ir::{self, ComputationId, HloModule, Instruction, LiteralValue, Opcode};
-use hlo::literal::{Array, DType, Data, Literal};
-use hlo::shape::{PrimitiveType, Shape};
+use hlo::{Array, DType, Data, Literal};
+use hlo::{
+    Computation, ComputationId, ConstantLiteral, HloModule, Instruction, LiteralValue, Opcode,
+};
+use hlo::{PrimitiveType, Shape};
 
 use dispatch::one;
 use elementwise::{BinaryOp, UnaryOp};
@@ -69,7 +71,7 @@ pub type Callback<'a> = dyn FnMut(&[Array]) -> Result<Vec<Array>, EvalError> + '
 /// Maximum nesting of computation calls.
 pub const MAX_DEPTH: usize = 256;
 
-/// The opcodes that get past [`hlo::ir::UNSUPPORTED_OPCODES`] but that the evaluator does
+/// The opcodes that get past [`hlo::UNSUPPORTED_OPCODES`] but that the evaluator does
 /// not implement: collectives (they need several devices), custom calls (foreign code) and token
 /// plumbing. Only the compiler implements the first two.
 pub const NOT_EVALUATED: &[Opcode] = &[
@@ -83,14 +85,14 @@ pub const NOT_EVALUATED: &[Opcode] = &[
 ];
 
 /// Every opcode the evaluator implements, in [`Opcode::ALL`] order: every opcode but the
-/// refused ones ([`hlo::ir::UNSUPPORTED_OPCODES`]) and [`NOT_EVALUATED`]. A new opcode is
+/// refused ones ([`hlo::UNSUPPORTED_OPCODES`]) and [`NOT_EVALUATED`]. A new opcode is
 /// thereby claimed as evaluated until listed otherwise, and the dispatch test fails until the
 /// evaluator implements it or one of the two lists names it.
 pub static SUPPORTED_OPCODES: std::sync::LazyLock<Vec<Opcode>> = std::sync::LazyLock::new(|| {
     Opcode::ALL
         .iter()
         .copied()
-        .filter(|op| !hlo::ir::UNSUPPORTED_OPCODES.contains(op) && !NOT_EVALUATED.contains(op))
+        .filter(|op| !hlo::UNSUPPORTED_OPCODES.contains(op) && !NOT_EVALUATED.contains(op))
         .collect()
 });
 
@@ -142,7 +144,7 @@ pub struct EvalOptions {
     /// (`None`: no limit, a non-terminating loop runs forever, as it would on a device).
     pub max_while_iterations: Option<u64>,
     /// XLA's `--xla_allow_excess_precision` (default true, as XLA and the compiler's
-    /// `CompileOptions`): evaluate the module as [`hlo::precision::allow_excess_precision`]
+    /// `CompileOptions`): evaluate the module as [`hlo::allow_excess_precision`]
     /// rewrites it, so results compare like with like against XLA and against compiled
     /// executables. False: every `f16`/`bf16` result is rounded (strict).
     pub allow_excess_precision: bool,
@@ -187,7 +189,7 @@ pub fn evaluate_with(
 ) -> Result<Literal, EvalError> {
     let rewritten;
     let module = if options.allow_excess_precision {
-        rewritten = hlo::precision::allow_excess_precision(module);
+        rewritten = hlo::allow_excess_precision(module);
         &rewritten
     } else {
         module
@@ -272,9 +274,9 @@ struct Interp<'m> {
 }
 
 /// Converts an IR constant literal to an evaluator literal of `shape`.
-fn constant(lit: &ir::Literal, shape: &Shape) -> Result<Literal, EvalError> {
+fn constant(lit: &ConstantLiteral, shape: &Shape) -> Result<Literal, EvalError> {
     match (lit, shape) {
-        (ir::Literal::Tuple(items), Shape::Tuple(shapes)) if items.len() == shapes.len() => {
+        (ConstantLiteral::Tuple(items), Shape::Tuple(shapes)) if items.len() == shapes.len() => {
             Ok(Literal::Tuple(
                 items
                     .iter()
@@ -283,14 +285,14 @@ fn constant(lit: &ir::Literal, shape: &Shape) -> Result<Literal, EvalError> {
                     .collect::<Result<_, _>>()?,
             ))
         }
-        (ir::Literal::Array(a), Shape::Array(s)) => {
+        (ConstantLiteral::Array(a), Shape::Array(s)) => {
             let dtype = dtype_of(s.element_type)?;
             let dims = movement::sizes("constant", &s.dims)?;
             let v = &a.values;
             let data = if dtype.is_complex() {
                 let parts = v.iter().map(|x| {
                     let (re, im) = x.as_complex();
-                    hlo::complex::Complex::new(re, im)
+                    hlo::Complex::new(re, im)
                 });
                 Data::from_complex(dtype, parts.collect())
             } else if dtype.is_float() {
@@ -312,7 +314,9 @@ fn constant(lit: &ir::Literal, shape: &Shape) -> Result<Literal, EvalError> {
             };
             Ok(Literal::Array(Array::new(dims, data)?))
         }
-        (ir::Literal::Elided, _) => Err(invalid("constant", "the literal's values were elided")),
+        (ConstantLiteral::Elided, _) => {
+            Err(invalid("constant", "the literal's values were elided"))
+        }
         _ => Err(invalid(
             "constant",
             format!("literal does not fit {}", shape_string(shape)),
@@ -321,7 +325,7 @@ fn constant(lit: &ir::Literal, shape: &Shape) -> Result<Literal, EvalError> {
 }
 
 /// Evaluation order: operands before users (depth-first from each instruction in text order).
-fn topo_order(comp: &ir::Computation) -> Result<Vec<usize>, EvalError> {
+fn topo_order(comp: &Computation) -> Result<Vec<usize>, EvalError> {
     let n = comp.instructions.len();
     let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
     let mut order = Vec::with_capacity(n);
@@ -440,7 +444,7 @@ fn array_shape(shape: &Shape, op: Opcode) -> Result<(DType, &[i64]), EvalError> 
 }
 
 impl<'m> Interp<'m> {
-    fn computation(&self, id: ComputationId) -> Result<&'m ir::Computation, EvalError> {
+    fn computation(&self, id: ComputationId) -> Result<&'m Computation, EvalError> {
         self.module.get(id).ok_or_else(|| {
             EvalError::Malformed(format!("computation handle {} out of range", id.0))
         })
@@ -514,7 +518,7 @@ impl<'m> Interp<'m> {
 
     fn instruction(
         &self,
-        comp: &ir::Computation,
+        comp: &Computation,
         instr: &Instruction,
         values: &[Option<Literal>],
         args: &mut [Option<Literal>],
@@ -679,7 +683,7 @@ fn leaves_to_literal(mut out: Vec<Array>, shape: &Shape) -> Literal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hlo::ir::InstrId;
+    use hlo::InstrId;
 
     fn module(text: &str) -> HloModule {
         match hlo_text::parse_module(text) {
@@ -736,7 +740,7 @@ mod tests {
         Literal::array(dims, Data::S32(v)).unwrap()
     }
 
-    fn entry(m: &mut HloModule) -> &mut ir::Computation {
+    fn entry(m: &mut HloModule) -> &mut Computation {
         let e = m.entry.index();
         &mut m.computations[e]
     }
@@ -1050,7 +1054,7 @@ mod tests {
 
     #[test]
     fn every_refused_opcode_is_unknown_to_the_evaluator() {
-        for op in hlo::ir::UNSUPPORTED_OPCODES {
+        for op in hlo::UNSUPPORTED_OPCODES {
             assert!(
                 !SUPPORTED_OPCODES.contains(op),
                 "{op} is refused but the evaluator implements it"

@@ -9,9 +9,9 @@
 //! triangle is read and receives the factor, the other triangle keeps the operand's values (XLA
 //! calls them implementation-defined; XLA:CPU's expander writes zeros there), and a matrix whose
 //! leading minor of some order is not positive definite (a pivot `<= 0` or NaN) becomes all NaN.
-use hlo::complex::Complex;
-use hlo::ir::{CholeskyOptions, Transpose, TriangularSolveOptions};
-use hlo::literal::{element_count, Array, DType, Data};
+use hlo::Complex;
+use hlo::{element_count, Array, DType, Data};
+use hlo::{CholeskyOptions, Transpose, TriangularSolveOptions};
 
 use super::{invalid, EvalError};
 
@@ -276,7 +276,7 @@ fn potrf(m: &mut [Complex<f64>], n: usize, lower: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hlo::literal::DType;
+    use hlo::DType;
 
     fn arr(dims: &[usize], v: &[f64]) -> Array {
         Array::new(dims.to_vec(), Data::from_wide_f(DType::F64, v.to_vec())).unwrap()

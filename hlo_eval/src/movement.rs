@@ -3,7 +3,7 @@
 //!
 //! Most of them are affine maps from output to operand positions, evaluated by one helper
 //! (`affine_take`).
-use hlo::literal::{element_count, next_index, strides, Array, DType, Data};
+use hlo::{element_count, next_index, strides, Array, DType, Data};
 
 use super::{invalid, EvalError};
 
@@ -16,8 +16,8 @@ pub(crate) fn dim_index(op: &str, d: i64, rank: usize) -> Result<usize, EvalErro
 }
 
 /// The largest array the evaluator will materialise, in elements: the pipeline's one limit,
-/// [`hlo::shape::MAX_ELEMENTS`].
-pub const MAX_ELEMENTS: usize = hlo::shape::MAX_ELEMENTS as usize;
+/// [`hlo::MAX_ELEMENTS`].
+pub const MAX_ELEMENTS: usize = hlo::MAX_ELEMENTS as usize;
 
 /// Converts signed sizes to `usize`, rejecting negatives and arrays over [`MAX_ELEMENTS`].
 pub(crate) fn sizes(op: &str, dims: &[i64]) -> Result<Vec<usize>, EvalError> {

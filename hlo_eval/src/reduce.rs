@@ -4,8 +4,8 @@
 //! fold with a [`Reducer`]: either a recognised built-in binary operation (the fast path, for a
 //! single operand: floats accumulate in `f64` and are rounded once) or a callback that evaluates
 //! the reducer computation on scalars.
-use hlo::ir::WindowDim;
-use hlo::literal::{element_count, next_index, strides, Array, Data, Wide};
+use hlo::WindowDim;
+use hlo::{element_count, next_index, strides, Array, Data, Wide};
 
 use super::complex_ops::binary_one;
 use super::elementwise::{binary_f, binary_p, binary_s, binary_u, BinaryOp};
@@ -417,7 +417,7 @@ pub fn select_and_scatter(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hlo::literal::DType;
+    use hlo::DType;
 
     fn f32s(dims: Vec<usize>, v: Vec<f32>) -> Array {
         Array::new(dims, Data::F32(v)).unwrap()

@@ -9,8 +9,8 @@
 //! order XLA uses). Each output element takes 32 bits of a block (64 for 64-bit outputs; the
 //! low 8 or 16 bits of a 32-bit draw for narrower ones).
 use super::error::{invalid, EvalError};
-use hlo::ir::RandomAlgorithm;
-use hlo::literal::{Array, DType, Data};
+use hlo::RandomAlgorithm;
+use hlo::{Array, DType, Data};
 
 const OP: &str = "rng-bit-generator";
 

@@ -3,7 +3,7 @@
 //! A bottom-up merge sort that never assumes the comparator is a consistent order (an
 //! inconsistent comparator gives some permutation, never a panic), and stops at the first
 //! comparator error.
-use hlo::literal::{next_index, strides, Array};
+use hlo::{next_index, strides, Array};
 
 use super::movement::dim_index;
 use super::reduce::element;
@@ -104,7 +104,7 @@ pub fn sort(
 /// An element's bits mapped so that unsigned order is the type's total order (floats: XLA's
 /// `TOTALORDER`, -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN; signed integers offset by
 /// the sign bit).
-fn total_order_key(bits: u64, dtype: hlo::literal::DType) -> u64 {
+fn total_order_key(bits: u64, dtype: hlo::DType) -> u64 {
     let w = dtype.bit_width().clamp(1, 64);
     let sign = 1u64 << (w - 1);
     let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -171,15 +171,15 @@ pub fn top_k(x: &Array, k: usize, largest: bool) -> Result<(Array, Array), EvalE
     }
     let mut odims = outer.to_vec();
     odims.push(k);
-    let values = Array::new(odims.clone(), hlo::literal::Data::from_bits(dtype, &vals))?;
-    let indices = Array::new(odims, hlo::literal::Data::S32(idxs))?;
+    let values = Array::new(odims.clone(), hlo::Data::from_bits(dtype, &vals))?;
+    let indices = Array::new(odims, hlo::Data::S32(idxs))?;
     Ok((values, indices))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hlo::literal::Data;
+    use hlo::Data;
 
     #[test]
     fn sort_rows_with_payload_stably() {

@@ -1,10 +1,10 @@
 //! Complex numbers (`c64`, `c128`) through the front ends and the reference evaluator: literals
 //! in HLO text, StableHLO (pairs, hex parts, hex strings) and HloModuleProto; `complex`, `real`,
 //! `imag`; arithmetic with XLA's formulas; exact messages for malformed complex literals.
-use hlo::complex::Complex;
-use hlo::convert::{from_proto, to_proto};
-use hlo::literal::{Array, Data};
+use hlo::Complex;
 use hlo::HloModule;
+use hlo::{from_proto, to_proto};
+use hlo::{Array, Data};
 use hlo_eval::evaluate_flat;
 
 fn c64(v: &[(f32, f32)]) -> Data {

@@ -11,7 +11,7 @@
 //! | --- | --- | --- |
 //! | `.hlo`, `.txt` | HLO text | [`hlo_text::parse_module`] |
 //! | `.mlir` | StableHLO (MLIR text) | [`crate::stablehlo::parse_module`] |
-//! | `.pb` | binary `HloModuleProto` | [`hlo::convert::from_proto`] |
+//! | `.pb` | binary `HloModuleProto` | [`hlo::from_proto`] |
 //! | `.mlirbc` | StableHLO portable artifact (MLIR bytecode, VHLO) | [`crate::stablehlo::parse_bytecode`] |
 //! | `.jax_exported` | serialized JAX `Exported` | [`crate::jax_export`] (its module through `parse_bytecode`'s text) |
 //!
@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use proto::prost::Message;
 use thiserror::Error;
 
-use hlo::ir::HloModule;
+use hlo::HloModule;
 use hlo_text::ParseError;
 
 /// Largest module file read (binary protos included): bounds what a bad path can make a tool
@@ -168,7 +168,7 @@ pub enum InputError {
         /// The file.
         path: PathBuf,
         /// Where the first such instruction is.
-        loc: hlo::ir::SourceLoc,
+        loc: hlo::SourceLoc,
         /// Its opcode's text name.
         opcode: &'static str,
         /// Its name.
@@ -321,7 +321,7 @@ pub fn parse_as(format: Format, bytes: &[u8], path: &Path) -> Result<HloModule, 
                 hlo_module: Some(module),
                 config: None,
             };
-            hlo::convert::from_proto(&with_config).map_err(|e| InputError::Proto {
+            hlo::from_proto(&with_config).map_err(|e| InputError::Proto {
                 path: path.to_owned(),
                 message: e.to_string(),
             })
@@ -357,7 +357,7 @@ pub fn read_module(path: &Path) -> Result<HloModule, InputError> {
     Ok(module)
 }
 
-pub use hlo::ir::UNSUPPORTED_OPCODES;
+pub use hlo::UNSUPPORTED_OPCODES;
 
 /// Refuses the first instruction (in computation and text order) whose opcode is in
 /// [`UNSUPPORTED_OPCODES`].

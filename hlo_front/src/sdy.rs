@@ -9,7 +9,7 @@
 //! Both front ends use it: StableHLO's `sdy.sharding` / `sdy.sharding_constraint` /
 //! `sdy.manual_computation`, and the `xla.sdy.*` frontend attributes of JAX's HLO text.
 
-use hlo::ir::*;
+use hlo::*;
 
 /// What is wrong with a Shardy attribute, or with converting its sharding to an HLO sharding.
 /// Each variant's text is the message; the front ends prefix the attribute it came from.

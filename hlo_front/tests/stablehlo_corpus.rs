@@ -12,7 +12,7 @@
 //! (`NAME.generic.mlir`), which must convert to the same module (`generic::NAME`).
 use std::path::{Path, PathBuf};
 
-use hlo::literal::Array;
+use hlo::Array;
 use hlo::{HloModule, Opcode};
 use hlo_eval::evaluate_flat;
 use hlo_eval::{compare, IoCase, Tolerance};

@@ -245,7 +245,7 @@ fn input_parse_error_names_the_file() {
 }
 
 /// The literal of `main`'s root constant for `dense<...> : tensor<...>`.
-fn constant(dense: &str, ty: &str) -> Vec<hlo::ir::LiteralValue> {
+fn constant(dense: &str, ty: &str) -> Vec<hlo::LiteralValue> {
     let text = format!("func.func @main() -> {ty} {{\n  %0 = stablehlo.constant {dense} : {ty}\n  return %0 : {ty}\n}}\n");
     let m = parse_stablehlo(&text).unwrap_or_else(|e| panic!("{dense} : {ty}: {e}"));
     match m
@@ -253,14 +253,14 @@ fn constant(dense: &str, ty: &str) -> Vec<hlo::ir::LiteralValue> {
         .root_instruction()
         .and_then(|r| r.attrs.literal.clone())
     {
-        Some(hlo::ir::Literal::Array(a)) => a.values,
+        Some(hlo::ConstantLiteral::Array(a)) => a.values,
         other => panic!("{other:?}"),
     }
 }
 
 #[test]
 fn dense_forms_for_every_element_type() {
-    use hlo::ir::LiteralValue::{Bool, Complex, Float, Int};
+    use hlo::LiteralValue::{Bool, Complex, Float, Int};
     assert_eq!(
         constant("dense<1.500000e+00>", "tensor<2xf32>"),
         vec![Float(1.5), Float(1.5)]

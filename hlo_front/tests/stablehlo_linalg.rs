@@ -1,7 +1,7 @@
 //! The StableHLO front end on the linear-algebra ops JAX exports: `stablehlo.triangular_solve`
 //! in the generic form JAX prints and in the pretty form, lowered to HLO `triangular-solve`
 //! with XLA's options.
-use hlo::ir::{Opcode, Transpose, TriangularSolveOptions};
+use hlo::{Opcode, Transpose, TriangularSolveOptions};
 use hlo_front::parse_stablehlo;
 
 fn solve_module(op: &str) -> String {

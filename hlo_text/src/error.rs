@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use hlo::ir::SourceLoc;
+use hlo::SourceLoc;
 
 /// What kind of problem a [`ParseError`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -6,7 +6,7 @@
 //! words, interpreted by the parser according to context.
 
 use crate::error::{ParseError, ParseErrorKind};
-use hlo::ir::SourceLoc;
+use hlo::SourceLoc;
 
 /// What the lexer splits HLO text into; words stay uninterpreted until the parser reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,8 +13,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::error::{ParseError, ParseErrorKind};
 use crate::lexer::{tokenize, Token, TokenKind};
-use hlo::ir::*;
-use hlo::shape::{ArrayShape, Layout, PrimitiveType, Shape, Tile, TILE_COMBINE_DIM, UNBOUNDED_DIM};
+use hlo::*;
+use hlo::{ArrayShape, Layout, PrimitiveType, Shape, Tile, TILE_COMBINE_DIM, UNBOUNDED_DIM};
 
 mod attrs;
 mod header;
@@ -848,7 +848,7 @@ mod tests {
         assert_eq!(e[e.root].opcode, Opcode::Add);
         assert_eq!(
             e.instructions[1].attrs.literal,
-            Some(Literal::Array(ArrayLiteral {
+            Some(ConstantLiteral::Array(ArrayLiteral {
                 values: vec![LiteralValue::Float(1.0), LiteralValue::Float(2.5)]
             }))
         );

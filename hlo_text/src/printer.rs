@@ -4,8 +4,8 @@
 use std::fmt::{self, Write};
 
 use crate::lexer::{tokenize, TokenKind};
-use hlo::ir::*;
-use hlo::shape::Shape;
+use hlo::Shape;
+use hlo::*;
 
 /// Printing options.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -289,10 +289,10 @@ fn array_literal(out: &mut String, dims: &[i64], values: &[LiteralValue], pos: &
     out.push('}');
 }
 
-fn literal_string(l: &Literal, shape: &Shape) -> String {
+fn literal_string(l: &ConstantLiteral, shape: &Shape) -> String {
     match (l, shape) {
-        (Literal::Elided, _) => "{...}".into(),
-        (Literal::Tuple(elems), Shape::Tuple(shapes)) => {
+        (ConstantLiteral::Elided, _) => "{...}".into(),
+        (ConstantLiteral::Tuple(elems), Shape::Tuple(shapes)) => {
             let parts: Vec<String> = elems
                 .iter()
                 .zip(shapes)
@@ -300,8 +300,8 @@ fn literal_string(l: &Literal, shape: &Shape) -> String {
                 .collect();
             format!("({})", parts.join(", "))
         }
-        (Literal::Tuple(_), _) => String::new(),
-        (Literal::Array(a), s) => {
+        (ConstantLiteral::Tuple(_), _) => String::new(),
+        (ConstantLiteral::Array(a), s) => {
             let mut out = String::new();
             let mut pos = 0;
             array_literal(&mut out, s.dims(), &a.values, &mut pos);
@@ -514,200 +514,28 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// The attributes after the operands, in the order XLA prints them: each group below is
+    /// one concern (shapes and windows, dimension numbers, op options, collectives, the custom
+    /// call's own, called computations, then annotations and the backend config).
     fn attrs(&self, i: &Instruction) -> Vec<(String, String)> {
         let a = &i.attrs;
         let mut v: Vec<(String, String)> = Vec::new();
         let mut push = |k: &str, s: String| v.push((k.to_string(), s));
-        if let Some(d) = &a.dimensions {
-            push("dimensions", int_list(d));
-        }
-        if let Some(x) = a.tuple_index {
-            push("index", x.to_string());
-        }
-        if let Some(x) = a.iota_dimension {
-            push("iota_dimension", x.to_string());
-        }
-        if let Some(s) = &a.slice {
-            let strided = s.iter().any(|d| d.stride != 1);
-            let parts: Vec<String> = s
-                .iter()
-                .map(|d| {
-                    if strided {
-                        format!("[{}:{}:{}]", d.start, d.limit, d.stride)
-                    } else {
-                        format!("[{}:{}]", d.start, d.limit)
-                    }
-                })
-                .collect();
-            push("slice", format!("{{{}}}", parts.join(", ")));
-        }
-        if let Some(p) = &a.padding {
-            let interior = p.iter().any(|d| d.interior != 0);
-            push(
-                "padding",
-                x_join(p, |d| {
-                    if interior {
-                        format!("{}_{}_{}", d.low, d.high, d.interior)
-                    } else {
-                        format!("{}_{}", d.low, d.high)
-                    }
-                }),
-            );
-        }
-        if let Some(w) = &a.window {
-            push("window", window_string(w));
-        }
-        if let Some(c) = &a.conv_dimension_numbers {
-            push("dim_labels", dim_labels_string(c));
-        }
-        if let Some(x) = a.feature_group_count {
-            push("feature_group_count", x.to_string());
-        }
-        if let Some(x) = a.batch_group_count {
-            push("batch_group_count", x.to_string());
-        }
-        if let Some(d) = &a.dot_dimension_numbers {
-            if !d.lhs_batch_dims.is_empty() {
-                push("lhs_batch_dims", int_list(&d.lhs_batch_dims));
-            }
-            push("lhs_contracting_dims", int_list(&d.lhs_contracting_dims));
-            if !d.rhs_batch_dims.is_empty() {
-                push("rhs_batch_dims", int_list(&d.rhs_batch_dims));
-            }
-            push("rhs_contracting_dims", int_list(&d.rhs_contracting_dims));
-        }
-        if let Some(p) = &a.operand_precision {
-            let parts: Vec<&str> = p.iter().map(|p| p.name()).collect();
-            push("operand_precision", format!("{{{}}}", parts.join(",")));
-        }
-        if let Some(d) = a.comparison_direction {
-            push("direction", d.name().to_string());
-        }
-        if let Some(t) = a.comparison_type {
-            push("type", t.name().to_string());
-        }
-        if let Some(g) = &a.gather_dimension_numbers {
-            push("offset_dims", int_list(&g.offset_dims));
-            push("collapsed_slice_dims", int_list(&g.collapsed_slice_dims));
-            push("start_index_map", int_list(&g.start_index_map));
-            if !g.operand_batching_dims.is_empty() {
-                push("operand_batching_dims", int_list(&g.operand_batching_dims));
-            }
-            if !g.start_indices_batching_dims.is_empty() {
-                push(
-                    "start_indices_batching_dims",
-                    int_list(&g.start_indices_batching_dims),
-                );
-            }
-            push("index_vector_dim", g.index_vector_dim.to_string());
-        }
-        if let Some(s) = &a.gather_slice_sizes {
-            push("slice_sizes", int_list(s));
-        }
-        if let Some(s) = &a.scatter_dimension_numbers {
-            push("update_window_dims", int_list(&s.update_window_dims));
-            push("inserted_window_dims", int_list(&s.inserted_window_dims));
-            push(
-                "scatter_dims_to_operand_dims",
-                int_list(&s.scatter_dims_to_operand_dims),
-            );
-            if !s.input_batching_dims.is_empty() {
-                push("input_batching_dims", int_list(&s.input_batching_dims));
-            }
-            if !s.scatter_indices_batching_dims.is_empty() {
-                push(
-                    "scatter_indices_batching_dims",
-                    int_list(&s.scatter_indices_batching_dims),
-                );
-            }
-            push("index_vector_dim", s.index_vector_dim.to_string());
-        }
-        if let Some(b) = a.indices_are_sorted {
-            push("indices_are_sorted", b.to_string());
-        }
-        if let Some(b) = a.unique_indices {
-            push("unique_indices", b.to_string());
-        }
-        if let Some(s) = &a.dynamic_slice_sizes {
-            push("dynamic_slice_sizes", int_list(s));
-        }
-        if let Some(b) = a.is_stable {
-            push("is_stable", b.to_string());
-        }
-        if let Some(k) = a.k {
-            push("k", k.to_string());
-        }
-        if let Some(b) = a.largest {
-            push("largest", b.to_string());
-        }
-        if let Some(o) = &a.triangular_solve {
-            // XLA prints the options' set fields in field order: false booleans are omitted.
-            for (name, set) in [
-                ("left_side", o.left_side),
-                ("lower", o.lower),
-                ("unit_diagonal", o.unit_diagonal),
-            ] {
-                if set {
-                    push(name, "true".to_string());
-                }
-            }
-            if let Some(t) = o.transpose_a {
-                push("transpose_a", t.name().to_string());
-            }
-        }
-        // XLA prints `cholesky_options`' set fields: `lower=false` is omitted.
-        if a.cholesky.is_some_and(|o| o.lower) {
-            push("lower", "true".to_string());
-        }
-        if let Some(t) = a.fft_type {
-            push("fft_type", t.name().to_string());
-        }
-        if let Some(l) = &a.fft_length {
-            push("fft_length", int_list(l));
-        }
-        if let Some(r) = a.rng_algorithm {
-            push("algorithm", r.name().to_string());
-        }
-        if let Some(d) = a.distribution {
-            push("distribution", d.name().to_string());
-        }
-        if let Some(x) = a.exponent_bits {
-            push("exponent_bits", x.to_string());
-        }
-        if let Some(x) = a.mantissa_bits {
-            push("mantissa_bits", x.to_string());
-        }
-        if let Some(x) = a.delta {
-            push("delta", x.to_string());
-        }
-        if let Some(e) = a.epsilon {
-            push("epsilon", value_string(&e));
-        }
-        if let Some(x) = a.feature_index {
-            push("feature_index", x.to_string());
-        }
-        if let Some(x) = a.channel_id {
-            push("channel_id", x.to_string());
-        }
-        if let Some(r) = &a.replica_groups {
-            push(
-                "replica_groups",
-                match r {
-                    ReplicaGroups::List(g) => {
-                        let parts: Vec<String> = g.iter().map(|g| int_list(g)).collect();
-                        format!("{{{}}}", parts.join(","))
-                    }
-                    ReplicaGroups::Iota(s) => s.clone(),
-                },
-            );
-        }
-        if let Some(b) = a.use_global_device_ids {
-            push("use_global_device_ids", b.to_string());
-        }
+        shape_attrs(a, &mut push);
+        dimension_number_attrs(a, &mut push);
+        option_attrs(a, &mut push);
+        collective_attrs(a, &mut push);
         custom_call_attrs(a, &mut push);
         if let Some(k) = a.fusion_kind {
             push("kind", k.name().to_string());
         }
+        self.called_attrs(a, &mut push);
+        self.annotation_attrs(i, &mut push);
+        v
+    }
+
+    /// The computations an instruction calls, each under its attribute's name.
+    fn called_attrs(&self, a: &Attrs, push: &mut impl FnMut(&str, String)) {
         if let Some(c) = &a.calls {
             match c.as_slice() {
                 [one] => push("calls", self.comp_name(*one)),
@@ -741,6 +569,12 @@ impl Printer<'_> {
         if let Some(c) = a.scatter {
             push("scatter", self.comp_name(c));
         }
+    }
+
+    /// Sharding, frontend attributes, what the parser kept verbatim, metadata (when printed) and
+    /// the backend config, last as XLA prints it.
+    fn annotation_attrs(&self, i: &Instruction, push: &mut impl FnMut(&str, String)) {
+        let a = &i.attrs;
         if let Some(s) = &a.sharding {
             push("sharding", s.print(self.opts.metadata));
         }
@@ -762,7 +596,209 @@ impl Printer<'_> {
                 push("backend_config", quote(b));
             }
         }
-        v
+    }
+}
+
+/// Dimensions, tuple and iota indices, slices, padding, windows and convolution labels.
+fn shape_attrs(a: &Attrs, push: &mut impl FnMut(&str, String)) {
+    if let Some(d) = &a.dimensions {
+        push("dimensions", int_list(d));
+    }
+    if let Some(x) = a.tuple_index {
+        push("index", x.to_string());
+    }
+    if let Some(x) = a.iota_dimension {
+        push("iota_dimension", x.to_string());
+    }
+    if let Some(s) = &a.slice {
+        let strided = s.iter().any(|d| d.stride != 1);
+        let parts: Vec<String> = s
+            .iter()
+            .map(|d| {
+                if strided {
+                    format!("[{}:{}:{}]", d.start, d.limit, d.stride)
+                } else {
+                    format!("[{}:{}]", d.start, d.limit)
+                }
+            })
+            .collect();
+        push("slice", format!("{{{}}}", parts.join(", ")));
+    }
+    if let Some(p) = &a.padding {
+        let interior = p.iter().any(|d| d.interior != 0);
+        push(
+            "padding",
+            x_join(p, |d| {
+                if interior {
+                    format!("{}_{}_{}", d.low, d.high, d.interior)
+                } else {
+                    format!("{}_{}", d.low, d.high)
+                }
+            }),
+        );
+    }
+    if let Some(w) = &a.window {
+        push("window", window_string(w));
+    }
+    if let Some(c) = &a.conv_dimension_numbers {
+        push("dim_labels", dim_labels_string(c));
+    }
+    if let Some(x) = a.feature_group_count {
+        push("feature_group_count", x.to_string());
+    }
+    if let Some(x) = a.batch_group_count {
+        push("batch_group_count", x.to_string());
+    }
+}
+
+/// Dot dimension numbers and precision, comparisons, and gather/scatter dimension numbers.
+fn dimension_number_attrs(a: &Attrs, push: &mut impl FnMut(&str, String)) {
+    if let Some(d) = &a.dot_dimension_numbers {
+        if !d.lhs_batch_dims.is_empty() {
+            push("lhs_batch_dims", int_list(&d.lhs_batch_dims));
+        }
+        push("lhs_contracting_dims", int_list(&d.lhs_contracting_dims));
+        if !d.rhs_batch_dims.is_empty() {
+            push("rhs_batch_dims", int_list(&d.rhs_batch_dims));
+        }
+        push("rhs_contracting_dims", int_list(&d.rhs_contracting_dims));
+    }
+    if let Some(p) = &a.operand_precision {
+        let parts: Vec<&str> = p.iter().map(|p| p.name()).collect();
+        push("operand_precision", format!("{{{}}}", parts.join(",")));
+    }
+    if let Some(d) = a.comparison_direction {
+        push("direction", d.name().to_string());
+    }
+    if let Some(t) = a.comparison_type {
+        push("type", t.name().to_string());
+    }
+    if let Some(g) = &a.gather_dimension_numbers {
+        push("offset_dims", int_list(&g.offset_dims));
+        push("collapsed_slice_dims", int_list(&g.collapsed_slice_dims));
+        push("start_index_map", int_list(&g.start_index_map));
+        if !g.operand_batching_dims.is_empty() {
+            push("operand_batching_dims", int_list(&g.operand_batching_dims));
+        }
+        if !g.start_indices_batching_dims.is_empty() {
+            push(
+                "start_indices_batching_dims",
+                int_list(&g.start_indices_batching_dims),
+            );
+        }
+        push("index_vector_dim", g.index_vector_dim.to_string());
+    }
+    if let Some(s) = &a.gather_slice_sizes {
+        push("slice_sizes", int_list(s));
+    }
+    if let Some(s) = &a.scatter_dimension_numbers {
+        push("update_window_dims", int_list(&s.update_window_dims));
+        push("inserted_window_dims", int_list(&s.inserted_window_dims));
+        push(
+            "scatter_dims_to_operand_dims",
+            int_list(&s.scatter_dims_to_operand_dims),
+        );
+        if !s.input_batching_dims.is_empty() {
+            push("input_batching_dims", int_list(&s.input_batching_dims));
+        }
+        if !s.scatter_indices_batching_dims.is_empty() {
+            push(
+                "scatter_indices_batching_dims",
+                int_list(&s.scatter_indices_batching_dims),
+            );
+        }
+        push("index_vector_dim", s.index_vector_dim.to_string());
+    }
+    if let Some(b) = a.indices_are_sorted {
+        push("indices_are_sorted", b.to_string());
+    }
+    if let Some(b) = a.unique_indices {
+        push("unique_indices", b.to_string());
+    }
+    if let Some(s) = &a.dynamic_slice_sizes {
+        push("dynamic_slice_sizes", int_list(s));
+    }
+}
+
+/// The options of sort, top-k, triangular-solve, cholesky, fft, rng, reduce-precision and
+/// batch-norm instructions.
+fn option_attrs(a: &Attrs, push: &mut impl FnMut(&str, String)) {
+    if let Some(b) = a.is_stable {
+        push("is_stable", b.to_string());
+    }
+    if let Some(k) = a.k {
+        push("k", k.to_string());
+    }
+    if let Some(b) = a.largest {
+        push("largest", b.to_string());
+    }
+    if let Some(o) = &a.triangular_solve {
+        // XLA prints the options' set fields in field order: false booleans are omitted.
+        for (name, set) in [
+            ("left_side", o.left_side),
+            ("lower", o.lower),
+            ("unit_diagonal", o.unit_diagonal),
+        ] {
+            if set {
+                push(name, "true".to_string());
+            }
+        }
+        if let Some(t) = o.transpose_a {
+            push("transpose_a", t.name().to_string());
+        }
+    }
+    // XLA prints `cholesky_options`' set fields: `lower=false` is omitted.
+    if a.cholesky.is_some_and(|o| o.lower) {
+        push("lower", "true".to_string());
+    }
+    if let Some(t) = a.fft_type {
+        push("fft_type", t.name().to_string());
+    }
+    if let Some(l) = &a.fft_length {
+        push("fft_length", int_list(l));
+    }
+    if let Some(r) = a.rng_algorithm {
+        push("algorithm", r.name().to_string());
+    }
+    if let Some(d) = a.distribution {
+        push("distribution", d.name().to_string());
+    }
+    if let Some(x) = a.exponent_bits {
+        push("exponent_bits", x.to_string());
+    }
+    if let Some(x) = a.mantissa_bits {
+        push("mantissa_bits", x.to_string());
+    }
+    if let Some(x) = a.delta {
+        push("delta", x.to_string());
+    }
+    if let Some(e) = a.epsilon {
+        push("epsilon", value_string(&e));
+    }
+    if let Some(x) = a.feature_index {
+        push("feature_index", x.to_string());
+    }
+}
+
+/// Channel, replica groups and global device ids of collectives.
+fn collective_attrs(a: &Attrs, push: &mut impl FnMut(&str, String)) {
+    if let Some(x) = a.channel_id {
+        push("channel_id", x.to_string());
+    }
+    if let Some(r) = &a.replica_groups {
+        push(
+            "replica_groups",
+            match r {
+                ReplicaGroups::List(g) => {
+                    let parts: Vec<String> = g.iter().map(|g| int_list(g)).collect();
+                    format!("{{{}}}", parts.join(","))
+                }
+                ReplicaGroups::Iota(s) => s.clone(),
+            },
+        );
+    }
+    if let Some(b) = a.use_global_device_ids {
+        push("use_global_device_ids", b.to_string());
     }
 }
 
@@ -834,7 +870,7 @@ mod tests {
             .unwrap();
             let c = p.computations.remove(0);
             match &c.instructions[0].attrs.literal {
-                Some(Literal::Array(a)) => {
+                Some(ConstantLiteral::Array(a)) => {
                     assert_eq!(a.values, vec![LiteralValue::Float(v)], "{s}")
                 }
                 other => panic!("{other:?}"),

@@ -3,9 +3,9 @@
 //! `check_proto` shares. One named test per corpus file.
 use std::path::{Path, PathBuf};
 
-use hlo::convert::{check_proto, check_proto_bytes, from_proto, to_proto, ConvertError};
-use hlo::ir::{HloModule, Literal, LiteralValue, Opcode, ReplicaGroups};
 use hlo::PrimitiveType;
+use hlo::{check_proto, check_proto_bytes, from_proto, to_proto, ConvertError};
+use hlo::{ConstantLiteral, HloModule, LiteralValue, Opcode, ReplicaGroups};
 use libtest_mimic::{Arguments, Failed, Trial};
 use proto::prost::Message;
 use proto::xla::HloModuleProtoWithConfig;
@@ -36,7 +36,7 @@ fn corpus_files() -> Vec<PathBuf> {
 fn normalize(mut m: HloModule) -> HloModule {
     for c in &mut m.computations {
         for i in &mut c.instructions {
-            if let (Some(Literal::Array(a)), Some(t)) =
+            if let (Some(ConstantLiteral::Array(a)), Some(t)) =
                 (&mut i.attrs.literal, i.shape.element_type())
             {
                 for v in &mut a.values {
@@ -426,7 +426,7 @@ fn element_numbers(p: &HloModuleProtoWithConfig) -> Vec<i32> {
 /// either reads back as the same module (and checks the same); `deduplicated_name` is never
 /// written, and reading it from an older artifact still works, so a reader loses nothing it used.
 fn moves_trial() -> Trial {
-    use hlo::convert::{to_proto_with, WriteOptions};
+    use hlo::{to_proto_with, WriteOptions};
     Trial::test(
         "convert::moves::legacy_by_default_xla_behind_the_options",
         || {
@@ -614,7 +614,7 @@ fn with_config_bytes(p: &HloModuleProtoWithConfig, extra: &[u8]) -> Vec<u8> {
 /// 24: they decode (into the legacy `repeated bool` fields), are ignored, and the module checks
 /// and reads as without them; a config with no 33 or 27 still reads the legacy lists at 23/24.
 fn xla_config_trial() -> Trial {
-    use hlo::convert::{to_proto_with, WriteOptions};
+    use hlo::{to_proto_with, WriteOptions};
     Trial::test("convert::moves::xla_23_and_24_next_to_33_and_27", || {
         let module = hlo_text::parse_module(MOVING).map_err(|e| e.to_string())?;
         let mut options = WriteOptions::default();
@@ -817,8 +817,8 @@ fn shape_check_trial() -> Trial {
             nested,
         ];
         for (i, s) in cases.iter().enumerate() {
-            let full = hlo::convert::shape_from_proto(s).map(|_| ());
-            let checked = hlo::convert::check_shape(s);
+            let full = hlo::shape_from_proto(s).map(|_| ());
+            let checked = hlo::check_shape(s);
             if full != checked {
                 return Err(format!(
                     "case {i}: check_shape {checked:?}, shape_from_proto {full:?}"

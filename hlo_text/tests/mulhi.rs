@@ -2,7 +2,7 @@
 //! lowers `chlo.mulhi` to (the values are checked against XLA:CPU by the harness's `chlo`
 //! model suite: `testdata/chlo/mulhi_*.hlo` and the Philox PRNGs).
 
-use hlo::ir::Opcode;
+use hlo::Opcode;
 use hlo_text::{parse_module, print_module, ParseErrorKind};
 
 fn module(ty: &str, rest: &str) -> String {

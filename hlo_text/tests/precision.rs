@@ -1,7 +1,7 @@
-//! `hlo::precision::allow_excess_precision` on modules written as HLO text (here, not in the IR
+//! `hlo::allow_excess_precision` on modules written as HLO text (here, not in the IR
 //! crate, because the IR crate cannot depend on the text parser).
 
-use hlo::precision::allow_excess_precision;
+use hlo::allow_excess_precision;
 use hlo::{Opcode, PrimitiveType};
 use hlo_text::parse_module;
 

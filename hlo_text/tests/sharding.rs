@@ -1,6 +1,6 @@
 //! `sharding={...}`: every form XLA prints parses and prints back byte for byte, converts to
 //! `OpSharding` and back unchanged, and each malformed form is refused with XLA's message.
-use hlo::convert::{from_proto, to_proto};
+use hlo::{from_proto, to_proto};
 use hlo_text::parse_sharding;
 
 /// Shardings as XLA prints them (jax 0.10.2's HLO and XLA's own tests).

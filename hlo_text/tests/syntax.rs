@@ -3,8 +3,8 @@
 //! forward references and comments. Each module must parse, print, re-parse to an equal module
 //! and verify.
 
-use hlo::ir::*;
-use hlo::shape::{Shape, TILE_COMBINE_DIM, UNBOUNDED_DIM};
+use hlo::*;
+use hlo::{Shape, TILE_COMBINE_DIM, UNBOUNDED_DIM};
 use hlo_text::{format_float, print_module, print_module_with, PrintOptions};
 use hlo_text::{parse_module, parse_shape};
 
@@ -138,14 +138,14 @@ fn features_round_trip_and_verify() {
     assert_eq!(l.tiles.len(), 2);
     assert_eq!(l.tiles[0].dims, vec![8, 128]);
     assert_eq!(l.memory_space, 1);
-    assert_eq!(p0.attrs.sharding, Some(hlo::ir::HloSharding::replicated()));
+    assert_eq!(p0.attrs.sharding, Some(hlo::HloSharding::replicated()));
     // Dynamic dims.
     let dyn_ = instr(&m, "dyn").shape.as_array().unwrap();
     assert_eq!(dyn_.dims, vec![8, UNBOUNDED_DIM]);
     assert_eq!(dyn_.dynamic, vec![true, true]);
     // Constants.
     let vals = |n: &str| match &instr(&m, n).attrs.literal {
-        Some(Literal::Array(a)) => a.values.clone(),
+        Some(ConstantLiteral::Array(a)) => a.values.clone(),
         other => panic!("{other:?}"),
     };
     let sp = vals("c_special");
@@ -160,16 +160,19 @@ fn features_round_trip_and_verify() {
     );
     assert_eq!(
         instr(&m, "c_tuple").attrs.literal,
-        Some(Literal::Tuple(vec![
-            Literal::Array(ArrayLiteral {
+        Some(ConstantLiteral::Tuple(vec![
+            ConstantLiteral::Array(ArrayLiteral {
                 values: vec![LiteralValue::Int(7)]
             }),
-            Literal::Array(ArrayLiteral {
+            ConstantLiteral::Array(ArrayLiteral {
                 values: vec![LiteralValue::Bool(true)]
             }),
         ]))
     );
-    assert_eq!(instr(&m, "c_elided").attrs.literal, Some(Literal::Elided));
+    assert_eq!(
+        instr(&m, "c_elided").attrs.literal,
+        Some(ConstantLiteral::Elided)
+    );
     // Typed attributes.
     let conv = &instr(&m, "conv").attrs;
     let cd = conv.conv_dimension_numbers.as_ref().unwrap();
@@ -317,7 +320,7 @@ fn triangular_solve_options() {
     let printed = print_module(&m);
     assert!(printed.contains("triangular-solve(%a, %b), lower=true, transpose_a=NO_TRANSPOSE\n"));
     assert!(printed.contains("triangular-solve(%a, %x), unit_diagonal=true, transpose_a=ADJOINT\n"));
-    let back = hlo::convert::from_proto(&hlo::convert::to_proto(&m).unwrap()).unwrap();
+    let back = hlo::from_proto(&hlo::to_proto(&m).unwrap()).unwrap();
     assert_eq!(o("x"), instr(&back, "x").attrs.triangular_solve.unwrap());
     assert_eq!(o("y"), instr(&back, "y").attrs.triangular_solve.unwrap());
     hlo_verify::verify(&m).unwrap();
@@ -344,8 +347,8 @@ fn cholesky_options() {
         printed.contains("c64[2,3,3]{2,1,0} cholesky(%a)\n"),
         "{printed}"
     );
-    let proto = hlo::convert::to_proto(&m).unwrap();
-    let back = hlo::convert::from_proto(&proto).unwrap();
+    let proto = hlo::to_proto(&m).unwrap();
+    let back = hlo::from_proto(&proto).unwrap();
     assert!(lower(&back, "l"));
     assert!(!lower(&back, "d"));
     hlo_verify::verify(&m).unwrap();

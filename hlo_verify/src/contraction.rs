@@ -4,8 +4,8 @@ use std::collections::HashSet;
 
 use super::error::ShapeError;
 use super::infer::*;
-use hlo::ir::*;
-use hlo::shape::{ArrayShape, Shape};
+use hlo::*;
+use hlo::{ArrayShape, Shape};
 
 /// Dot and convolution.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {

@@ -2,8 +2,8 @@
 
 use super::error::ShapeError;
 use super::infer::*;
-use hlo::ir::*;
-use hlo::shape::{PrimitiveType, Shape};
+use hlo::*;
+use hlo::{PrimitiveType, Shape};
 
 /// Call, fusion, map, while and conditional.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {

@@ -2,8 +2,8 @@
 
 use super::error::{Needs, ShapeError};
 use super::infer::*;
-use hlo::ir::*;
-use hlo::shape::{PrimitiveType, Shape};
+use hlo::*;
+use hlo::{PrimitiveType, Shape};
 
 /// Elementwise unary opcodes: the operand's shape, with the type rule of the opcode.
 pub(super) fn unary(cx: &Inst<'_>) -> R<Option<Shape>> {

@@ -5,8 +5,8 @@
 
 use thiserror::Error;
 
-use hlo::ir::{Opcode, PadDim, WindowDim};
-use hlo::shape::{ArrayShape, PrimitiveType, Shape};
+use hlo::{ArrayShape, PrimitiveType, Shape};
+use hlo::{Opcode, PadDim, WindowDim};
 
 /// What kind of element type an opcode needs (the `needs` of [`ShapeError::ElementType`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -495,7 +495,7 @@ pub struct VerifyError {
     /// Name of the instruction (empty for computation-level problems).
     pub instruction: String,
     /// Where the instruction (or computation) was parsed from; `0:0` when not from text.
-    pub loc: hlo::ir::SourceLoc,
+    pub loc: hlo::SourceLoc,
     /// What is wrong, as data; its `Display` is the message.
     pub kind: VerifyErrorKind,
 }
@@ -536,7 +536,7 @@ pub enum VerifyErrorKind {
     Layout(#[from] LayoutError),
     /// A shape too large for 64-bit sizes.
     #[error(transparent)]
-    Size(#[from] hlo::shape::SizeError),
+    Size(#[from] hlo::SizeError),
     /// A called computation id names no computation.
     #[error("calls computation #{0} which does not exist")]
     MissingCallee(u32),

@@ -4,8 +4,8 @@ use std::collections::HashSet;
 
 use super::error::ShapeError;
 use super::infer::*;
-use hlo::ir::*;
-use hlo::shape::Shape;
+use hlo::Shape;
+use hlo::*;
 
 /// Tuples and get-tuple-element, dynamic slices, gather and scatter.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {

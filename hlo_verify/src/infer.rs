@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use super::error::ShapeError;
 use super::{contraction, control, elementwise, indexing, misc, movement, opaque, reduction};
 use super::{CalleeLookup, Signature};
-use hlo::ir::*;
-use hlo::shape::{ArrayShape, PrimitiveType, Shape};
+use hlo::*;
+use hlo::{ArrayShape, PrimitiveType, Shape};
 
 /// What one opcode's rule reads: the arguments of [`infer_shape`].
 #[derive(Clone, Copy)]
@@ -321,13 +321,13 @@ impl DivCeilNonneg for i64 {
 
 /// True when a constant's literal has the tuple / array structure of its shape (element counts
 /// are checked separately).
-pub(super) fn literal_matches(l: Option<&Literal>, s: &Shape) -> bool {
+pub(super) fn literal_matches(l: Option<&ConstantLiteral>, s: &Shape) -> bool {
     match (l, s) {
         (None, _) => false,
-        (Some(Literal::Elided), _) => true,
-        (Some(Literal::Array(_)), Shape::Array(_)) => true,
-        (Some(Literal::Tuple(t)), Shape::Token) => t.is_empty(),
-        (Some(Literal::Tuple(t)), Shape::Tuple(ss)) => {
+        (Some(ConstantLiteral::Elided), _) => true,
+        (Some(ConstantLiteral::Array(_)), Shape::Array(_)) => true,
+        (Some(ConstantLiteral::Tuple(t)), Shape::Token) => t.is_empty(),
+        (Some(ConstantLiteral::Tuple(t)), Shape::Tuple(ss)) => {
             t.len() == ss.len() && t.iter().zip(ss).all(|(l, s)| literal_matches(Some(l), s))
         }
         _ => false,

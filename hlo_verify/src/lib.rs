@@ -23,13 +23,13 @@ mod opaque;
 mod reduction;
 
 pub use error::{LayoutError, Needs, ShapeError, VerifyError, VerifyErrorKind};
-pub use hlo::shape::SizeError;
+pub use hlo::SizeError;
 pub use infer::infer_shape;
 
 use std::collections::HashSet;
 
-use hlo::ir::*;
-use hlo::shape::{Layout, Shape};
+use hlo::*;
+use hlo::{Layout, Shape};
 
 /// The signature of a called computation: parameter shapes by number and the root shape.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 
 use super::error::ShapeError;
 use super::infer::*;
-use hlo::ir::*;
-use hlo::shape::{ArrayShape, PrimitiveType, Shape};
+use hlo::*;
+use hlo::{ArrayShape, PrimitiveType, Shape};
 
 /// FFT, tokens, dependencies, ids, linear algebra and top-k.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {

@@ -2,8 +2,8 @@
 
 use super::error::ShapeError;
 use super::infer::*;
-use hlo::ir::*;
-use hlo::shape::Shape;
+use hlo::Shape;
+use hlo::*;
 
 /// Broadcast, reshape, transpose, reverse, slice, concatenate, pad and iota.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {

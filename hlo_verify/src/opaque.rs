@@ -2,8 +2,8 @@
 
 use super::error::ShapeError;
 use super::infer::*;
-use hlo::ir::*;
-use hlo::shape::Shape;
+use hlo::Shape;
+use hlo::*;
 
 /// Opcodes whose shape is not inferred (the declared one is trusted; constants are checked against their literal), and all-reduce, whose result is its operands'.
 pub(super) fn declared(cx: &Inst<'_>) -> R<Option<Shape>> {
@@ -19,7 +19,7 @@ pub(super) fn declared(cx: &Inst<'_>) -> R<Option<Shape>> {
                     return fail(ShapeError::ConstantStructure(d.clone()));
                 }
             }
-            if let (Some(Literal::Array(l)), Some(d)) = (&a.literal, cx.declared_array) {
+            if let (Some(ConstantLiteral::Array(l)), Some(d)) = (&a.literal, cx.declared_array) {
                 if l.values.len() as u64 != d.element_count() {
                     return fail(ShapeError::ConstantValueCount {
                         values: l.values.len(),

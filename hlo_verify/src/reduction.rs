@@ -4,8 +4,8 @@ use std::collections::HashSet;
 
 use super::error::ShapeError;
 use super::infer::*;
-use hlo::ir::*;
-use hlo::shape::{ArrayShape, PrimitiveType, Shape};
+use hlo::*;
+use hlo::{ArrayShape, PrimitiveType, Shape};
 
 /// Reduce, reduce-window, select-and-scatter and sort.
 pub(super) fn infer(cx: &Inst<'_>) -> R<Option<Shape>> {

@@ -1,5 +1,5 @@
 //! Wire field numbers that code outside this crate needs by number: the fields a loader leaves in
-//! wire form ([`crate::wire::decode_except`]) and streams over. Each constant names its message
+//! wire form ([`crate::decode_except`]) and streams over. Each constant names its message
 //! and field in [`ALL`], and a test checks every one against the compiled descriptor pool, so a
 //! renumbering in the `.proto` files cannot leave a hand-typed copy behind.
 

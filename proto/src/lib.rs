@@ -10,25 +10,49 @@
 //!
 //! This crate owns no behaviour beyond encoding: it must not know how the compiler produces these
 //! messages or how the runtime interprets them.
+//!
+//! # The face
+//!
+//! Modules are private; the crate root re-exports what the compiler, the runtime, the harness
+//! and `schema_history` use:
+//! - the contract facts both sides read: ABI and toolkit [`Version`]s, the compute-capability
+//!   bounds ([`check_compute_capability`]), the [`WireClass`] of a field type;
+//! - target configs ([`load_target_config`], [`parse_target_config`]);
+//! - bounded decoding ([`decode_limited`], [`decode_except`], which leaves chosen fields in wire
+//!   form to stream over with [`WireFields`]), reflection and the text format.
+//!
+//! Four modules stay public because each is a namespace, not an implementation detail:
+//! - [`xla`] and [`stream_executor`]: the prost types generated from the `.proto` files, one
+//!   module per protobuf package (`xla.gpu` is [`xla::gpu`]), as prost lays them out;
+//! - [`rollout`]: the staged-rollout table, one constant per move (`rollout::PARTITIONS`);
+//! - [`fields`]: the wire field numbers, one constant per field, checked against the descriptors.
 #![forbid(unsafe_code)]
 
-pub mod contract;
+mod contract;
 mod conv_thunk;
 pub mod fields;
 mod gemm;
 mod reflect;
 pub mod rollout;
-pub mod scan;
-pub mod target;
+mod scan;
+mod target;
 mod text;
-pub mod wire;
+mod wire;
 
+pub use contract::{
+    check_compute_capability, CapabilityOutOfRange, Version, WireClass, COMPUTE_CAPABILITY_MAJOR,
+    COMPUTE_CAPABILITY_MINOR,
+};
 pub use reflect::{
     descriptor_pool, field_is_ignorable, map_enum_values, message_descriptor, to_dynamic,
     undeclared_fields, DESCRIPTOR_SET, IGNORABLE_EXTENSION, ROOT_MESSAGE,
 };
+pub use scan::string_literal_end;
 pub use target::{load_target_config, parse_target_config, TargetConfigError};
 pub use text::{parse_text_format, parse_text_format_dynamic, to_text_format, TextFormatError};
+pub use wire::{
+    decode_except, Field as WireField, Fields as WireFields, Split, Value as WireValue,
+};
 
 /// Re-exported so that users of the generated types need no direct prost dependency.
 pub use prost;
@@ -123,13 +147,13 @@ pub enum DecodeError {
     TooLarge {
         /// Size of the input in bytes; nothing of it was decoded.
         size: usize,
-        /// The `limit` the caller passed ([`decode_limited`], [`wire::decode_except`]).
+        /// The `limit` the caller passed ([`decode_limited`], [`decode_except`]).
         limit: usize,
     },
     /// The bytes are not a valid encoding of the message.
     #[error("malformed protobuf: {}", describe_decode_error(.0))]
     Malformed(#[source] prost::DecodeError),
-    /// Valid protobuf that this loader refuses to stream (see [`wire::decode_except`]).
+    /// Valid protobuf that this loader refuses to stream (see [`decode_except`]).
     #[error("unsupported encoding: {0}")]
     Unsupported(String),
 }

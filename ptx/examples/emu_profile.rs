@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Every parameter given as a number is a buffer of `BYTES` bytes filled with the f32 values
-//! `aot bench`'s scale modules get (`harness::bench::scale::scale_input`), so the compiler's
+//! `aot bench`'s scale modules get (`harness::bench`'s `scale_input`), so the compiler's
 //! scale kernels (`aot inspect` prints their PTX) run on the data they are measured with;
 //! `i32:N` and `f32:X` are scalar parameters (for the corpus kernels of `aot bench --only
 //! emulator`). `GRID` and `BLOCK` are `X` or `XxY`. One worker thread unless `--threads N`;

@@ -53,7 +53,7 @@ fn main() {
         .unwrap_or(30);
     type FrontEnd = (&'static str, fn(&str) -> bool);
     let front_ends: [FrontEnd; 4] = [
-        ("lex", |t| ptx::lexer::lex(t).is_ok()),
+        ("lex", |t| ptx::lex(t).is_ok()),
         ("parse", |t| ptx::parse(t).is_ok()),
         ("check", |t| ptx::check(t).is_ok()),
         ("outline", |t| ptx::outline(t).is_ok()),

@@ -25,7 +25,7 @@ pub enum TokKind<'a> {
     /// `0dXXXXXXXXXXXXXXXX` or a decimal float: raw f64 bits.
     F64(u64),
     /// A string literal: the source text between the quotes, escapes not yet resolved (the lexer
-    /// has checked them; [`unescape`] resolves them).
+    /// has checked them; `unescape` resolves them).
     Str(&'a str),
     /// A punctuation character: `, ; : [ ] { } ( ) < > + - ! @ | =`.
     Punct(char),

@@ -1,7 +1,7 @@
 //! Shared helpers of the emulator tests: launch specs (`NAME.launch.json`) and small kernels.
 #![allow(dead_code)]
 use ptx::emu::{self, DevicePtr, LaunchOptions, LaunchStats, LoadedModule, Memory, ParamValue};
-use ptx::launch_spec::{self, LaunchSpec};
+use ptx::LaunchSpec;
 use serde_json::Value;
 
 /// Runs a launch spec against PTX text; returns mismatch descriptions (empty = pass).
@@ -20,7 +20,7 @@ pub fn run_spec(
 }
 
 /// [`run_spec`] on an already parsed module, with an instruction budget: the first 10
-/// mismatches over all buffers, through `ptx::launch_spec` (the runner `aot ptx-run` uses).
+/// mismatches over all buffers, through `ptx::run_launch_spec` (the runner `aot ptx-run` uses).
 pub fn run_spec_ast(
     ast: &ptx::Module,
     spec: &Value,
@@ -47,7 +47,7 @@ pub fn run_spec_engine(
         reference_engine: reference,
         ..LaunchOptions::default()
     };
-    let outcome = launch_spec::run(&module, &spec, &opts, SHOW).map_err(|e| e.to_string())?;
+    let outcome = ptx::run_launch_spec(&module, &spec, &opts, SHOW).map_err(|e| e.to_string())?;
     let bad = outcome
         .checks
         .iter()

@@ -9,7 +9,7 @@
 mod emu_common;
 use libtest_mimic::{Arguments, Failed, Trial};
 use ptx::emu::{self, LaunchOptions, LoadedModule, Memory, ParamValue};
-use ptx::launch_spec::{LaunchSpec, SpecParam};
+use ptx::{LaunchSpec, SpecParam};
 use std::path::{Path, PathBuf};
 
 fn main() {

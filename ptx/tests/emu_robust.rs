@@ -3,7 +3,7 @@
 //! either fails to load, fails to launch with a typed error, or runs (within a small budget).
 mod emu_common;
 
-use ptx::ast::{Immediate, Instruction, Modifier, Opcode, Operand, Register, Statement, Type};
+use ptx::{Immediate, Instruction, Modifier, Opcode, Operand, Register, Statement, Type};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 

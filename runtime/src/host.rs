@@ -1,9 +1,9 @@
 //! Host-side conversions between `hlo` arrays (what io files hold) and the little-endian,
 //! row-major bytes the executable's buffers hold.
 use half::{bf16, f16};
-use hlo::complex::Complex;
-use hlo::literal::{Array, DType, Data};
+use hlo::Complex;
 use hlo::PrimitiveType;
+use hlo::{Array, DType, Data};
 
 use crate::error::{invalid, Result};
 
@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn complex_elements_are_real_then_imaginary_part() {
-        use hlo::complex::Complex;
+        use hlo::Complex;
         round_trip(
             "c64",
             &[1],

@@ -138,10 +138,10 @@ fn global_arrays(label: &str, text: &str) -> Result<Vec<GlobalArray>> {
     })?;
     let mut out = Vec::new();
     for d in &module.directives {
-        let ptx::ast::Directive::Variable(v) = d else {
+        let ptx::Directive::Variable(v) = d else {
             continue;
         };
-        if v.space != ptx::ast::StateSpace::Global {
+        if v.space != ptx::StateSpace::Global {
             continue;
         }
         for decl in &v.declarators {
@@ -156,10 +156,10 @@ fn global_arrays(label: &str, text: &str) -> Result<Vec<GlobalArray>> {
 }
 
 /// Whether an initializer has a non-zero element (an address counts as non-zero).
-fn nonzero(i: &ptx::ast::Initializer) -> bool {
+fn nonzero(i: &ptx::Initializer) -> bool {
     match i {
-        ptx::ast::Initializer::Imm(v) => v.bits() != 0,
-        ptx::ast::Initializer::List(items) => items.iter().any(nonzero),
+        ptx::Initializer::Imm(v) => v.bits() != 0,
+        ptx::Initializer::List(items) => items.iter().any(nonzero),
         _ => true,
     }
 }

@@ -9,7 +9,7 @@
 //!    `check_environment`; when both fail the message names the compute capability first, then
 //!    the ABI problem);
 //! 4. `check_hlo`: the embedded HLO module is structurally valid
-//!    (`hlo::convert::check_proto`; an unknown opcode fails the load), with its replica and
+//!    (`hlo::check_proto`; an unknown opcode fails the load), with its replica and
 //!    partition counts within what this runtime runs;
 //! 5. `check_program_shape`, `check_allocations`, `check_constants`, `check_outputs`:
 //!    everything sized by the artifact is within bounds before anything is allocated;
@@ -24,7 +24,6 @@
 //! compile error here until the loader decides what it means (checked, or ignored with a reason).
 use std::sync::Arc;
 
-use proto::contract::Version;
 use proto::fields::{EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS};
 use proto::stream_executor::executable_abi_version_proto::{
     CudaPlatformVersionProto, PlatformVersion,
@@ -38,6 +37,7 @@ use proto::xla::gpu::gpu_executable_proto::{
 };
 use proto::xla::gpu::{GpuExecutableProto, ThunkProto};
 use proto::xla::{BufferAllocationProto, HloModuleProtoWithConfig, ProgramShapeProto};
+use proto::Version;
 
 use crate::device::{Device, DeviceDescription};
 use crate::error::{check_index, invalid, Code, Error, Result};
@@ -118,7 +118,7 @@ pub fn validate_with(
     // The embedded HLO module stays in wire form: it is checked by streaming over it, one
     // instruction at a time, since prost's structs for it are many times its size. The thunks stay
     // in wire form too and are decoded one at a time.
-    let split = proto::wire::decode_except::<GpuExecutableProto>(
+    let split = proto::decode_except::<GpuExecutableProto>(
         bytes,
         flags.max_artifact_bytes,
         &[EXECUTABLE_HLO_MODULE_WITH_CONFIG, EXECUTABLE_THUNKS],
@@ -318,12 +318,12 @@ enum HloSource<'a> {
 /// replica and partition (`replica_count * num_partitions`).
 fn check_hlo(hlo: Option<HloSource<'_>>, flags: &RuntimeFlags) -> Result<(u64, u64)> {
     let summary = match hlo {
-        Some(HloSource::Decoded(h)) => hlo::convert::check_proto(h),
-        Some(HloSource::Encoded(b)) => hlo::convert::check_proto_bytes(b),
+        Some(HloSource::Decoded(h)) => hlo::check_proto(h),
+        Some(HloSource::Encoded(b)) => hlo::check_proto_bytes(b),
         None => return Err(invalid("hlo_module_with_config is not set")),
     }
     .map_err(|e| match e {
-        hlo::convert::ConvertError::UnknownOpcode { .. } => Error::unimplemented(format!(
+        hlo::ConvertError::UnknownOpcode { .. } => Error::unimplemented(format!(
             "hlo_module_with_config: {e}; this runtime does not know that opcode"
         )),
         other => invalid(format!("hlo_module_with_config: {other}")),
@@ -360,11 +360,11 @@ fn check_program_shape(
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            hlo::convert::shape_from_proto(s)
+            hlo::shape_from_proto(s)
                 .map_err(|e| invalid(format!("program_shape.parameters[{i}]: {e}")))
         })
         .collect::<Result<Vec<_>>>()?;
-    let result_shape = hlo::convert::shape_from_proto(
+    let result_shape = hlo::shape_from_proto(
         result
             .as_ref()
             .ok_or_else(|| invalid("program_shape.result is not set"))?,
@@ -373,7 +373,7 @@ fn check_program_shape(
     // The pipeline's one element limit (hlo::MAX_ELEMENTS by default), before a leaf sizes a
     // buffer, an argument check or a read-back.
     let limit = flags.max_array_elements;
-    let too_many = |field: String, e: hlo::shape::SizeError| {
+    let too_many = |field: String, e: hlo::SizeError| {
         Error::resource_exhausted(format!(
             "{field}: {e} (RuntimeFlags::max_array_elements, aot run --max-array-elements)"
         ))
@@ -746,7 +746,7 @@ fn kernel_contract(
 ) -> KernelContract {
     let toolkit_of = |s: &str| {
         Version::parse(s).filter(|v| !v.is_zero()).and_then(|v| {
-            Some(ptx::compat::Toolkit {
+            Some(ptx::Toolkit {
                 major: u32::try_from(v.major).ok()?,
                 minor: u32::try_from(v.minor).ok()?,
             })
@@ -762,7 +762,7 @@ fn kernel_contract(
     };
     let capability = match cc.and_then(|c| c.compute_capability.as_ref()) {
         Some(gpu_compute_capability_proto::ComputeCapability::CudaComputeCapability(c)) => {
-            Some(ptx::compat::Arch {
+            Some(ptx::Arch {
                 major: c.major.unsigned_abs(),
                 minor: c.minor.unsigned_abs(),
                 features: crate::device::features_of(c.feature_extension),
@@ -906,7 +906,7 @@ fn check_capability(
             let need = capability_features(feature_extension)?;
             let have = device.compute_capability_features;
             if rank(need) > rank(have) {
-                let arch = |features| ptx::compat::Arch {
+                let arch = |features| ptx::Arch {
                     major: dm.unsigned_abs(),
                     minor: dn.unsigned_abs(),
                     features,
@@ -939,7 +939,7 @@ fn check_capability(
 
 /// The feature set an executable's CUDA compute capability declares; a `feature_extension` this
 /// runtime does not know is refused (what it would need of the device is unknown).
-fn capability_features(feature_extension: i32) -> Result<ptx::compat::Features> {
+fn capability_features(feature_extension: i32) -> Result<ptx::Features> {
     use proto::stream_executor::cuda_compute_capability_proto::FeatureExtension;
     if FeatureExtension::try_from(feature_extension).is_err() {
         return Err(invalid(format!(
@@ -950,19 +950,19 @@ fn capability_features(feature_extension: i32) -> Result<ptx::compat::Features> 
 }
 
 /// Feature sets in inclusion order: baseline ⊂ family ⊂ accelerated.
-fn rank(f: ptx::compat::Features) -> u8 {
+fn rank(f: ptx::Features) -> u8 {
     match f {
-        ptx::compat::Features::Baseline => 0,
-        ptx::compat::Features::Family => 1,
-        ptx::compat::Features::Accelerated => 2,
+        ptx::Features::Baseline => 0,
+        ptx::Features::Family => 1,
+        ptx::Features::Accelerated => 2,
     }
 }
 
 /// The `FeatureExtension` name of a feature set, for messages.
-fn extension_name(f: ptx::compat::Features) -> &'static str {
+fn extension_name(f: ptx::Features) -> &'static str {
     match f {
-        ptx::compat::Features::Baseline => "NONE",
-        ptx::compat::Features::Family => "FAMILY_COMPATIBLE_FEATURES",
-        ptx::compat::Features::Accelerated => "ACCELERATED_FEATURES",
+        ptx::Features::Baseline => "NONE",
+        ptx::Features::Family => "FAMILY_COMPATIBLE_FEATURES",
+        ptx::Features::Accelerated => "ACCELERATED_FEATURES",
     }
 }

@@ -350,7 +350,7 @@ fn tokenize(text: &str) -> Vec<Token> {
                 i = (i + 2).min(b.len());
             }
             b'"' | b'\'' => {
-                i = proto::scan::string_literal_end(b, start);
+                i = proto::string_literal_end(b, start);
                 out.push(Token {
                     kind: Tok::Str,
                     start,

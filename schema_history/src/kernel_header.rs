@@ -11,10 +11,10 @@
 use crate::census::Census;
 use crate::finding::{Finding, Rule};
 
-/// A version (`X.Y.Z` as the ABI writes it, missing components 0: `proto::contract::Version`)
+/// A version (`X.Y.Z` as the ABI writes it, missing components 0: `proto::Version`)
 /// as (X, Y); anything else is `None`.
 fn major_minor(version: &str) -> Option<(u64, u64)> {
-    proto::contract::Version::parse(version).map(|v| (v.major, v.minor))
+    proto::Version::parse(version).map(|v| (v.major, v.minor))
 }
 
 /// One finding per newest golden whose kernels need a newer CUDA toolkit than it declares.

@@ -33,7 +33,7 @@ impl fmt::Display for Location {
 }
 
 /// How a value is laid out on the wire (one home: `proto::contract`).
-pub use proto::contract::WireClass;
+pub use proto::WireClass;
 
 /// A field of a reachable message.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! A small typed PTX builder on top of [`ptx::ast`]: virtual registers of six classes, labels,
 //! typed instructions, and assembly of a one-kernel module. No PTX text is ever formatted here;
 //! the module is printed with [`ptx::print`].
-use ptx::ast::{
+use ptx::{
     Address, AddressBase, Declarator, Directive, Function, FunctionKind, Guard, Immediate,
     Initializer, Instruction, Linkage, Modifier, Module, Opcode, Operand, Param, Register,
     Rounding, SpecialReg, StateSpace, Statement, Target, Type, VarDecl, Version,
@@ -222,7 +222,7 @@ impl Builder {
     }
 
     /// `setp.cmp.ty p, a, b`.
-    pub fn setp(&mut self, cmp: ptx::ast::CmpOp, ty: Type, a: Src, b: Src) -> Reg {
+    pub fn setp(&mut self, cmp: ptx::CmpOp, ty: Type, a: Src, b: Src) -> Reg {
         self.op(
             Opcode::Setp,
             vec![Modifier::Cmp(cmp), t(ty)],

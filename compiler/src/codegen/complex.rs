@@ -13,9 +13,9 @@
 //! compares, `maximum`/`minimum`, `atan2`, the inverse trigonometric and hyperbolic functions,
 //! bitcasts) is refused with a [`ScalarError`] naming the operation and the type, never
 //! computed on one part.
-use hlo::ir::{ComparisonDirection, LiteralValue};
+use hlo::{ComparisonDirection, LiteralValue};
 use hlo::{Opcode as H, PrimitiveType as P};
-use ptx::ast::{CmpOp, Opcode as O, StateSpace, Type};
+use ptx::{CmpOp, Opcode as O, StateSpace, Type};
 
 use super::builder::{Builder, Reg, RegKind, Src, RN};
 use super::scalar::{self, ScalarError, Val, R};
@@ -140,7 +140,7 @@ fn part(pt: P, r: Reg) -> Val {
     }
 }
 
-/// `|z|` as `hlo::complex::Complex::abs` computes it: `max·sqrt(1 + (min/max)²)`, `min` when
+/// `|z|` as `hlo::Complex::abs` computes it: `max·sqrt(1 + (min/max)²)`, `min` when
 /// `max` is 0, ∞ when either part is infinite.
 fn abs(b: &mut Builder, c: Type, re: Reg, im: Reg) -> Reg {
     let ax = b.un(O::Abs, &[], c, re.into());

@@ -1,7 +1,7 @@
-//! Complex division in kernels: the operation sequence of `hlo::complex::Complex::div`
+//! Complex division in kernels: the operation sequence of `hlo::Complex::div`
 //! (Smith's algorithm, then XLA's recovery of infinities and zeros when both parts of the
 //! quotient are NaN), branch-free with `selp`, so the device and the evaluator agree bit for bit.
-use ptx::ast::{CmpOp, Opcode as O, Type};
+use ptx::{CmpOp, Opcode as O, Type};
 
 use super::builder::{Builder, Reg, RegKind, Src, RN};
 

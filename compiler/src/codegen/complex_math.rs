@@ -7,7 +7,7 @@
 //! transcendentals do (`math`). The `f64` primitives (`exp`, `log`, `sin`, `cos`, `atan2`,
 //! `expm1`, `log1p`, `pow`) are [`super::math`]'s, a few ulps from the host's, so the kernels
 //! and the reference evaluator agree to those ulps.
-use ptx::ast::{CmpOp, Opcode as O, Type};
+use ptx::{CmpOp, Opcode as O, Type};
 
 use super::builder::{Builder, Reg, Src, RN};
 use super::math;

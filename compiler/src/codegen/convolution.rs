@@ -15,10 +15,10 @@
 //! The instruction is emitted elementally (`Emitter::convolution`, called from the elemental
 //! emitter's dispatcher), so the loop kernel provides the launch, the output store and the
 //! operand loads.
-use hlo::ir::{Computation, Instruction};
+use hlo::{Computation, Instruction};
 use hlo::{Opcode as H, PrimitiveType as P};
 use hlo_eval::ConvGeometry;
-use ptx::ast::{CmpOp, Opcode as O, Type};
+use ptx::{CmpOp, Opcode as O, Type};
 
 use super::builder::{Reg, Src};
 use super::elemental::{dims_of, elem, instr_of, unsupported, Ctx, Emitter, Ix};

@@ -4,7 +4,7 @@
 //! a value whose bytes repeat one 32-bit word). Both thunk kinds are older than every runtime
 //! in the compatibility window. On the emulated device a memset is a host fill at memory speed
 //! where a kernel cost about 23 lane-instructions per element.
-use hlo::ir::{Computation, InstrId, Literal, LiteralValue};
+use hlo::{Computation, ConstantLiteral, InstrId, LiteralValue};
 use hlo::{Opcode as H, PrimitiveType as P};
 
 /// Output leaf `output` of a plan is filled with the 32-bit little-endian `word`, repeated,
@@ -34,7 +34,7 @@ pub fn fill_word(comp: &Computation, id: InstrId) -> Option<u32> {
     }
     let ty = c.shape.element_type()?;
     let v = match &c.attrs.literal {
-        Some(Literal::Array(a)) => match a.values.as_slice() {
+        Some(ConstantLiteral::Array(a)) => match a.values.as_slice() {
             [v] => *v,
             _ => return None,
         },

@@ -9,9 +9,9 @@
 //! thunk's f32 arithmetic, so the result is the same), then the epilogue at that element.
 //! The fusion planner only forms it when both operands fit in [`MAX_OPERAND_BYTES`]
 //! ([`crate::fusion`]).
-use hlo::ir::{Computation, InstrId};
+use hlo::{Computation, InstrId};
 use hlo::{Opcode as H, PrimitiveType as P};
-use ptx::ast::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
+use ptx::{Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::builder::{Src, SHARED_NAME};
 use super::elemental::Ix;

@@ -30,7 +30,7 @@
 //! - `cbrt`: `exp(log|x| / 3)` plus one Newton step.
 //!
 //! f64 results use the same code, so they carry the same few-ulp error.
-use ptx::ast::{CmpOp, Modifier, Opcode, Rounding, Type};
+use ptx::{CmpOp, Modifier, Opcode, Rounding, Type};
 
 use super::builder::{Builder, Reg, RegKind, Src, RN};
 

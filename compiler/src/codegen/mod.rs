@@ -10,7 +10,7 @@
 //! listed in [`EmittedKernel::args`]: an input, an output leaf, or a slice of a scratch buffer the
 //! pipeline allocates ([`KernelPlan::scratch_bytes`]). Buffers are dense row-major (see
 //! docs/artifact.md). The kernels of a plan run in order, each after the previous one finished.
-use hlo::ir::InstrId;
+use hlo::InstrId;
 use hlo::{ComputationId, HloModule, Opcode};
 use kernels::KernelSite;
 
@@ -135,7 +135,7 @@ pub enum CodegenError {
         /// Instruction name.
         instruction: String,
         /// Where the instruction is in the input module (`line:column`).
-        loc: hlo::ir::SourceLoc,
+        loc: hlo::SourceLoc,
         /// The opcode as HLO text spells it (`get-tuple-element`).
         opcode: String,
         /// Why.

@@ -15,9 +15,9 @@
 //! and the reductions and the root compute them in one cache scope, so what several of them
 //! read (softmax's `exp`, attention's scaled scores) is computed once per element, not once per
 //! phase. The sums are taken in the strided loop's order, so the results are the same.
-use hlo::ir::{Computation, InstrId};
 use hlo::Opcode as H;
-use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
+use hlo::{Computation, InstrId};
+use ptx::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::builder::Src;
 use super::elemental::{dims_of, elem, Ix};
@@ -143,7 +143,7 @@ pub fn row_kernel(
         }
         let base = e.b.op(
             O::Mul,
-            vec![ptx::ast::Modifier::Lo, super::builder::t(Type::U32)],
+            vec![ptx::Modifier::Lo, super::builder::t(Type::U32)],
             Type::U32,
             &[r.into(), Src::I(n_cols as i64)],
         );

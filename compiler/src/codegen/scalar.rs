@@ -11,9 +11,9 @@
 //! `INT_MIN % -1` is 0, shifts by a negative amount or at least the bit width give 0 (or the
 //! sign fill for arithmetic right shifts); float max/min propagate NaN; float-to-integer
 //! conversion truncates and saturates with NaN to 0.
-use hlo::ir::{ComparisonDirection, ComparisonType, LiteralValue};
+use hlo::{ComparisonDirection, ComparisonType, LiteralValue};
 use hlo::{Opcode as H, PrimitiveType as P};
-use ptx::ast::{CmpOp, Modifier, Opcode as O, Rounding, StateSpace, Type};
+use ptx::{CmpOp, Modifier, Opcode as O, Rounding, StateSpace, Type};
 
 use super::builder::{Builder, Reg, RegKind, Src, RN};
 use super::complex;
@@ -370,7 +370,7 @@ pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
         };
     }
     if c == Type::F32 || c == Type::F64 {
-        let simple = |b: &mut Builder, o: O, pre: &[ptx::ast::Modifier]| -> Val {
+        let simple = |b: &mut Builder, o: O, pre: &[ptx::Modifier]| -> Val {
             let r = b.un(o, pre, c, x.reg.into());
             val(ty, fix(b, ty, r))
         };
@@ -442,7 +442,7 @@ pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
                 let p = b.op(
                     O::Testp,
                     vec![
-                        ptx::ast::Modifier::Testp(ptx::ast::TestpClass::Finite),
+                        ptx::Modifier::Testp(ptx::TestpClass::Finite),
                         super::builder::t(c),
                     ],
                     Type::Pred,

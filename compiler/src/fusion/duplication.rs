@@ -14,7 +14,7 @@
 //! the module.
 use std::collections::HashMap;
 
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{InstrId, Instruction, Opcode};
 
 /// The most times one instruction's code may be emitted in one kernel (XLA's value).

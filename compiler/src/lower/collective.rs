@@ -1,11 +1,12 @@
 //! Collectives: all-reduce, all-gather and reduce-scatter (the leading dimension, over replica
 //! groups), and collective-permute (its source-target pairs; only with
 //! `CompileOptions::emit_collective_permute`, else the permute pass has rewritten it).
-use hlo::ir::{Computation, ReplicaGroups};
+use hlo::{Computation, ReplicaGroups};
 use hlo::{Instruction, Opcode};
 use proto::xla::gpu as pg;
 
 use crate::error::CompileError;
+use crate::unsupported::UnsupportedCollective;
 
 use super::*;
 
@@ -20,7 +21,7 @@ impl Lowerer<'_> {
         env: &mut [Option<Vec<Loc>>],
         ops: &mut Vec<Op>,
     ) -> Result<Vec<Loc>, CompileError> {
-        let bad = |why: String| CompileError::unsupported(&comp.name, instr, why);
+        let bad = |why: UnsupportedCollective| CompileError::unsupported(&comp.name, instr, why);
         let reduction = if matches!(instr.opcode, Opcode::AllGather | Opcode::CollectivePermute) {
             pg::ReductionKindProto::ReductionKindUnspecified
         } else {
@@ -28,17 +29,13 @@ impl Lowerer<'_> {
                 .attrs
                 .to_apply
                 .and_then(|c| self.module.get(c))
-                .ok_or_else(|| bad("no reduction computation".into()))?;
+                .ok_or_else(|| bad(UnsupportedCollective::NoReduction))?;
             match apply.root_instruction().map(|r| r.opcode) {
                 Some(Opcode::Add) => pg::ReductionKindProto::ReductionKindSum,
                 Some(Opcode::Multiply) => pg::ReductionKindProto::ReductionKindProduct,
                 Some(Opcode::Minimum) => pg::ReductionKindProto::ReductionKindMin,
                 Some(Opcode::Maximum) => pg::ReductionKindProto::ReductionKindMax,
-                other => {
-                    return Err(bad(format!(
-                        "reduction {other:?} is not sum/product/min/max"
-                    )))
-                }
+                other => return Err(bad(UnsupportedCollective::Reduction(other))),
             }
         };
         if matches!(instr.opcode, Opcode::AllGather | Opcode::ReduceScatter) {
@@ -52,9 +49,7 @@ impl Lowerer<'_> {
                 _ => false,
             };
             if !dim_ok {
-                return Err(bad(
-                    "only leading-dimension gathers/scatters are supported".into()
-                ));
+                return Err(bad(UnsupportedCollective::Dimension));
             }
         }
         let groups = match &instr.attrs.replica_groups {
@@ -65,7 +60,9 @@ impl Lowerer<'_> {
                     replica_ids: g.clone(),
                 })
                 .collect(),
-            Some(ReplicaGroups::Iota(s)) => return Err(bad(format!("iota replica groups {s}"))),
+            Some(ReplicaGroups::Iota(s)) => {
+                return Err(bad(UnsupportedCollective::IotaReplicaGroups(s.clone())))
+            }
         };
         let mut srcs = Vec::new();
         let mut types = Vec::new();
@@ -77,15 +74,15 @@ impl Lowerer<'_> {
             {
                 let t = shape
                     .element_type()
-                    .and_then(hlo::convert::element_type_to_proto)
-                    .ok_or_else(|| bad("element type".into()))?;
+                    .and_then(hlo::element_type_to_proto)
+                    .ok_or_else(|| bad(UnsupportedCollective::ElementType))?;
                 types.push(t as i32);
                 srcs.push((loc, shape.element_count() as i64));
             }
         }
         let out_leaves = leaves(&instr.shape);
         if out_leaves.len() != srcs.len() {
-            return Err(bad("operands and results differ in number".into()));
+            return Err(bad(UnsupportedCollective::Leaves));
         }
         let t = self.tick();
         let mut buffers = Vec::new();

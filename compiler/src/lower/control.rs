@@ -1,9 +1,10 @@
 //! While loops and conditionals: loop-carried state in fixed values, branch results every
 //! branch writes.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{ComputationId, Instruction, PrimitiveType};
 
 use crate::error::CompileError;
+use crate::unsupported::UnsupportedControlFlow;
 
 use super::*;
 
@@ -15,14 +16,14 @@ impl Lowerer<'_> {
         env: &mut [Option<Vec<Loc>>],
         ops: &mut Vec<Op>,
     ) -> Result<Vec<Loc>, CompileError> {
-        let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
+        let bad = |why: UnsupportedControlFlow| CompileError::unsupported(&comp.name, instr, why);
         let (Some(cond), Some(body)) = (instr.attrs.condition, instr.attrs.body) else {
-            return Err(bad("while without condition or body"));
+            return Err(bad(UnsupportedControlFlow::WhileParts));
         };
         let init_id = *instr
             .operands
             .first()
-            .ok_or_else(|| bad("while without operand"))?;
+            .ok_or_else(|| bad(UnsupportedControlFlow::WhileOperand))?;
         let init = self.locs(comp, init_id, env)?;
         let shared = self
             .module
@@ -45,7 +46,7 @@ impl Lowerer<'_> {
             state.push(w);
         }
         if state.len() != init.len() {
-            return Err(bad("the init value does not match the loop state"));
+            return Err(bad(UnsupportedControlFlow::InitValue));
         }
         let is_shared = |j: usize| shared.get(j).copied().flatten().is_some();
         let state_values: Vec<usize> = state.iter().map(|l| l.value).collect();
@@ -53,7 +54,7 @@ impl Lowerer<'_> {
         let (cond_ops, cond_root) = self.lower_computation(cond, vec![state.clone()])?;
         let pred = match cond_root.as_slice() {
             [p] => *p,
-            _ => return Err(bad("the condition does not return a pred")),
+            _ => return Err(bad(UnsupportedControlFlow::Condition)),
         };
         let cond_end = self.tick();
         self.use_loc(pred, cond_end);
@@ -62,7 +63,7 @@ impl Lowerer<'_> {
         let (mut body_ops, body_root) =
             self.lower_scheduled(body, vec![state.clone()], Schedule::StateWritersLast)?;
         if body_root.len() != state.len() {
-            return Err(bad("the body does not return the loop state"));
+            return Err(bad(UnsupportedControlFlow::Body));
         }
         let body_end = self.tick();
         // Results that are (part of) the old state: copy through a temporary so no copy reads a
@@ -146,11 +147,11 @@ impl Lowerer<'_> {
         env: &mut [Option<Vec<Loc>>],
         ops: &mut Vec<Op>,
     ) -> Result<Vec<Loc>, CompileError> {
-        let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
+        let bad = |why: UnsupportedControlFlow| CompileError::unsupported(&comp.name, instr, why);
         let sel_id = *instr
             .operands
             .first()
-            .ok_or_else(|| bad("conditional without selector"))?;
+            .ok_or_else(|| bad(UnsupportedControlFlow::Selector))?;
         let sel_shape = comp[sel_id].shape.clone();
         let is_bool = sel_shape.element_type() == Some(PrimitiveType::Pred);
         let branches: Vec<ComputationId> = if let Some(b) = &instr.attrs.branch_computations {
@@ -158,11 +159,11 @@ impl Lowerer<'_> {
         } else {
             match (instr.attrs.true_computation, instr.attrs.false_computation) {
                 (Some(t), Some(f)) => vec![t, f],
-                _ => return Err(bad("conditional without branches")),
+                _ => return Err(bad(UnsupportedControlFlow::Branches)),
             }
         };
         if instr.operands.len() != branches.len() + 1 {
-            return Err(bad("operand count does not match the branches"));
+            return Err(bad(UnsupportedControlFlow::BranchOperands));
         }
         let index = self.one_loc(comp, sel_id, env)?;
         let start = self.tick();
@@ -180,9 +181,7 @@ impl Lowerer<'_> {
             let branch_start = self.clock;
             let (mut bops, root) = self.lower_computation(cid, vec![locs])?;
             if root.len() != results.len() {
-                return Err(bad(
-                    "a branch result does not match the conditional's shape",
-                ));
+                return Err(bad(UnsupportedControlFlow::BranchResult));
             }
             let t = self.tick();
             for (i, r) in root.iter().enumerate() {

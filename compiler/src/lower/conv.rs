@@ -2,10 +2,11 @@
 //! rewriter makes of it ([`crate::conv_rewriter`]). Only reached with
 //! `CompileOptions::emit_convolution_thunk`, for the convolutions the rewriter accepts (the
 //! fusion planner keeps every other one a kernel).
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::Instruction;
 
 use crate::error::CompileError;
+use crate::unsupported::Unsupported;
 
 use super::*;
 
@@ -29,7 +30,7 @@ impl Lowerer<'_> {
                 return Err(CompileError::unsupported(
                     &comp.name,
                     instr,
-                    "a convolution takes two operands",
+                    Unsupported::ConvolutionOperands,
                 ))
             }
         };

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 
 /// Why a typed-FFI backend config is not an attribute dictionary.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum FfiAttributesError {
+#[non_exhaustive]
+pub enum FfiAttributesError {
     /// The text is not wrapped in `{...}`.
     #[error("not a dictionary {{...}}")]
     NotADictionary,

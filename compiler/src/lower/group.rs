@@ -1,5 +1,5 @@
 //! A fusion group: its kernel (or the memset a constant fill becomes) and its operands.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{ComputationId, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::codegen::{self, KernelArg, KernelRequest};
@@ -95,98 +95,7 @@ impl Lowerer<'_> {
             });
             return Ok(());
         }
-        let members: std::collections::BTreeSet<InstrId> = g.members.iter().copied().collect();
-        let mut inputs: Vec<InstrId> = Vec::new();
-        let mut fused = Computation {
-            name: String::new(),
-            instructions: Vec::new(),
-            params: Vec::new(),
-            root: InstrId(0),
-            execution_thread: None,
-            loc: Default::default(),
-        };
-        let mut map: std::collections::BTreeMap<InstrId, InstrId> = Default::default();
-        let mut inline_constants: Vec<InstrId> = Vec::new();
-        // Operands already taken as inputs or inlined constants (a set: a kernel may have
-        // thousands of inputs, and scanning the lists made outlining quadratic).
-        let mut seen: std::collections::BTreeSet<InstrId> = Default::default();
-        for &m in &g.members {
-            for &o in &comp[m].operands {
-                if members.contains(&o) || !seen.insert(o) {
-                    continue;
-                }
-                let op = &comp[o];
-                if op.opcode == Opcode::Constant && op.shape.rank() == 0 {
-                    inline_constants.push(o);
-                } else {
-                    inputs.push(o);
-                }
-            }
-        }
-        for (i, &inp) in inputs.iter().enumerate() {
-            let src = &comp[inp];
-            fused.instructions.push(Instruction {
-                name: format!("{}.param{i}", src.name),
-                opcode: Opcode::Parameter,
-                shape: src.shape.clone(),
-                operands: Vec::new(),
-                attrs: hlo::ir::Attrs {
-                    parameter_number: Some(i as i64),
-                    ..Default::default()
-                },
-                metadata: None,
-                loc: src.loc,
-            });
-            let id = InstrId((fused.instructions.len() - 1) as u32);
-            fused.params.push(id);
-            map.insert(inp, id);
-        }
-        for &c in &inline_constants {
-            fused.instructions.push(comp[c].clone());
-            map.insert(c, InstrId((fused.instructions.len() - 1) as u32));
-        }
-        for &m in &g.members {
-            let mut instr = comp[m].clone();
-            instr.operands = instr
-                .operands
-                .iter()
-                .map(|o| {
-                    map.get(o).copied().ok_or_else(|| {
-                        CompileError::Internal(format!(
-                            "fusion operand of {} not mapped",
-                            instr.name
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            fused.instructions.push(instr);
-            map.insert(m, InstrId((fused.instructions.len() - 1) as u32));
-        }
-        let out_ids: Vec<InstrId> = g
-            .outputs
-            .iter()
-            .map(|o| {
-                map.get(o)
-                    .copied()
-                    .ok_or_else(|| CompileError::Internal("fusion output not mapped".into()))
-            })
-            .collect::<Result<_, _>>()?;
-        fused.root = match out_ids.as_slice() {
-            [one] => *one,
-            _ => {
-                let shapes = g.outputs.iter().map(|&o| comp[o].shape.clone()).collect();
-                fused.instructions.push(Instruction {
-                    name: format!("{}.tuple", comp[g.outputs[0]].name),
-                    opcode: Opcode::Tuple,
-                    shape: Shape::Tuple(shapes),
-                    operands: out_ids.clone(),
-                    attrs: Default::default(),
-                    metadata: None,
-                    loc: Default::default(),
-                });
-                InstrId((fused.instructions.len() - 1) as u32)
-            }
-        };
+        let (mut fused, inputs) = outline(comp, g)?;
         let root_instr = &comp[g.outputs[0]];
         let name = self.kernel_name(&root_instr.name);
         fused.name = name.clone();
@@ -322,4 +231,100 @@ impl Lowerer<'_> {
         }
         Ok(())
     }
+}
+
+/// The group as a computation of its own: a parameter per input (an operand from outside the
+/// group, in first-use order), scalar constants inlined, the members in order, and a tuple root
+/// when there are several outputs. Returns it with the inputs.
+fn outline(comp: &Computation, g: &Group) -> Result<(Computation, Vec<InstrId>), CompileError> {
+    let members: std::collections::BTreeSet<InstrId> = g.members.iter().copied().collect();
+    let mut inputs: Vec<InstrId> = Vec::new();
+    let mut fused = Computation {
+        name: String::new(),
+        instructions: Vec::new(),
+        params: Vec::new(),
+        root: InstrId(0),
+        execution_thread: None,
+        loc: Default::default(),
+    };
+    let mut map: std::collections::BTreeMap<InstrId, InstrId> = Default::default();
+    let mut inline_constants: Vec<InstrId> = Vec::new();
+    // Operands already taken as inputs or inlined constants (a set: a kernel may have
+    // thousands of inputs, and scanning the lists made outlining quadratic).
+    let mut seen: std::collections::BTreeSet<InstrId> = Default::default();
+    for &m in &g.members {
+        for &o in &comp[m].operands {
+            if members.contains(&o) || !seen.insert(o) {
+                continue;
+            }
+            let op = &comp[o];
+            if op.opcode == Opcode::Constant && op.shape.rank() == 0 {
+                inline_constants.push(o);
+            } else {
+                inputs.push(o);
+            }
+        }
+    }
+    for (i, &inp) in inputs.iter().enumerate() {
+        let src = &comp[inp];
+        fused.instructions.push(Instruction {
+            name: format!("{}.param{i}", src.name),
+            opcode: Opcode::Parameter,
+            shape: src.shape.clone(),
+            operands: Vec::new(),
+            attrs: hlo::Attrs {
+                parameter_number: Some(i as i64),
+                ..Default::default()
+            },
+            metadata: None,
+            loc: src.loc,
+        });
+        let id = InstrId((fused.instructions.len() - 1) as u32);
+        fused.params.push(id);
+        map.insert(inp, id);
+    }
+    for &c in &inline_constants {
+        fused.instructions.push(comp[c].clone());
+        map.insert(c, InstrId((fused.instructions.len() - 1) as u32));
+    }
+    for &m in &g.members {
+        let mut instr = comp[m].clone();
+        instr.operands = instr
+            .operands
+            .iter()
+            .map(|o| {
+                map.get(o).copied().ok_or_else(|| {
+                    CompileError::Internal(format!("fusion operand of {} not mapped", instr.name))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        fused.instructions.push(instr);
+        map.insert(m, InstrId((fused.instructions.len() - 1) as u32));
+    }
+    let out_ids: Vec<InstrId> = g
+        .outputs
+        .iter()
+        .map(|o| {
+            map.get(o)
+                .copied()
+                .ok_or_else(|| CompileError::Internal("fusion output not mapped".into()))
+        })
+        .collect::<Result<_, _>>()?;
+    fused.root = match out_ids.as_slice() {
+        [one] => *one,
+        _ => {
+            let shapes = g.outputs.iter().map(|&o| comp[o].shape.clone()).collect();
+            fused.instructions.push(Instruction {
+                name: format!("{}.tuple", comp[g.outputs[0]].name),
+                opcode: Opcode::Tuple,
+                shape: Shape::Tuple(shapes),
+                operands: out_ids.clone(),
+                attrs: Default::default(),
+                metadata: None,
+                loc: Default::default(),
+            });
+            InstrId((fused.instructions.len() - 1) as u32)
+        }
+    };
+    Ok((fused, inputs))
 }

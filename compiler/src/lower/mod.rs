@@ -20,7 +20,7 @@ pub(crate) mod ffi_attributes;
 mod group;
 mod single;
 
-use hlo::ir::{Computation, IoAlias, Literal, LiteralValue};
+use hlo::{Computation, ConstantLiteral, IoAlias, LiteralValue};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 use proto::xla::gpu as pg;
 
@@ -29,6 +29,7 @@ use crate::error::{CompileError, MalformedModule};
 use crate::fusion::{self, Unit};
 use crate::options::CompileOptions;
 use crate::target::Target;
+use crate::unsupported::UnsupportedConstant;
 
 /// A byte range of a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -761,18 +762,18 @@ impl Lowerer<'_> {
 
 /// The bytes of an array constant: row-major, little-endian.
 pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>, CompileError> {
-    let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
+    let bad = |why: UnsupportedConstant| CompileError::unsupported(&comp.name, instr, why);
     let t = instr
         .shape
         .element_type()
-        .ok_or_else(|| bad("tuple constants are not supported"))?;
+        .ok_or_else(|| bad(UnsupportedConstant::Tuple))?;
     let values = match &instr.attrs.literal {
-        Some(Literal::Array(a)) => &a.values,
-        Some(Literal::Elided) => return Err(bad("the constant's values were elided")),
-        _ => return Err(bad("tuple constants are not supported")),
+        Some(ConstantLiteral::Array(a)) => &a.values,
+        Some(ConstantLiteral::Elided) => return Err(bad(UnsupportedConstant::Elided)),
+        _ => return Err(bad(UnsupportedConstant::Tuple)),
     };
     if values.len() as u64 != instr.shape.element_count() {
-        return Err(bad("the literal's element count does not match its shape"));
+        return Err(bad(UnsupportedConstant::ElementCount));
     }
     let mut out = Vec::with_capacity(instr.shape.byte_size() as usize);
     use PrimitiveType as P;
@@ -800,7 +801,7 @@ pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>
                     out.extend(im.to_le_bytes());
                 }
             }
-            other => return Err(bad(&format!("constants of type {other} are not supported"))),
+            other => return Err(bad(UnsupportedConstant::ElementType(other))),
         }
     }
     Ok(out)

@@ -1,12 +1,13 @@
 //! An instruction outside any fusion: forwarding, constants, gemms, control flow, replica and
 //! partition ids, custom calls and collectives (dispatched to their own files).
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{InstrId, Instruction, Opcode, PrimitiveType, Shape};
 use proto::xla::gpu as pg;
 
 use crate::error::{CompileError, MalformedModule};
 use crate::fusion::{self};
 use crate::passes::gemm_operands;
+use crate::unsupported::{Unsupported, UnsupportedCustomCall, UnsupportedGemm};
 
 use super::*;
 
@@ -26,7 +27,7 @@ impl Lowerer<'_> {
         };
         let operand = |i: usize| -> Result<InstrId, CompileError> {
             instr.operands.get(i).copied().ok_or_else(|| {
-                CompileError::unsupported(&comp.name, &instr, format!("missing operand {i}"))
+                CompileError::unsupported(&comp.name, &instr, Unsupported::MissingOperand(i))
             })
         };
         match instr.opcode {
@@ -62,7 +63,7 @@ impl Lowerer<'_> {
                     return Err(CompileError::unsupported(
                         &comp.name,
                         &instr,
-                        "tuple index out of range",
+                        Unsupported::TupleIndexOutOfRange,
                     ));
                 };
                 let start: usize = elems[..idx].iter().map(leaf_count).sum();
@@ -82,7 +83,7 @@ impl Lowerer<'_> {
                     return Err(CompileError::unsupported(
                         &comp.name,
                         &instr,
-                        "bitcast to a larger shape",
+                        Unsupported::BitcastToLargerShape,
                     ));
                 }
                 set(env, vec![Loc { size, ..src }]);
@@ -133,10 +134,10 @@ impl Lowerer<'_> {
                 let out_shape = instr.shape.without_layout();
                 let dst = self.temp(&out_shape, &instr.name, t);
                 let fft_type = match instr.attrs.fft_type {
-                    Some(hlo::ir::FftType::Fft) | None => proto::xla::FftType::Fft,
-                    Some(hlo::ir::FftType::Ifft) => proto::xla::FftType::Ifft,
-                    Some(hlo::ir::FftType::Rfft) => proto::xla::FftType::Rfft,
-                    Some(hlo::ir::FftType::Irfft) => proto::xla::FftType::Irfft,
+                    Some(hlo::FftType::Fft) | None => proto::xla::FftType::Fft,
+                    Some(hlo::FftType::Ifft) => proto::xla::FftType::Ifft,
+                    Some(hlo::FftType::Rfft) => proto::xla::FftType::Rfft,
+                    Some(hlo::FftType::Irfft) => proto::xla::FftType::Irfft,
                 } as i32;
                 ops.push(Op::Fft {
                     name: instr.name.clone(),
@@ -158,75 +159,7 @@ impl Lowerer<'_> {
                 set(env, vec![dst]);
             }
             Opcode::CustomCall => {
-                // The thunk's shapes keep the layouts the target reads and writes (the
-                // custom-call-layouts pass laid the bytes out so): the handler is told.
-                let constraints = instr.attrs.operand_layout_constraints.as_deref();
-                let mut operands = Vec::new();
-                for (k, &o) in instr.operands.iter().enumerate() {
-                    let locs = self.locs(comp, o, env)?;
-                    let laid_out = constraints.and_then(|c| c.get(k)).filter(|c| c.is_array());
-                    for (loc, (_, shape)) in locs.into_iter().zip(leaves(&comp[o].shape)) {
-                        operands.push((loc, laid_out.cloned().unwrap_or(shape)));
-                    }
-                }
-                let t = self.tick();
-                for (l, _) in &operands {
-                    self.use_loc(*l, t);
-                }
-                let mut results = Vec::new();
-                let mut locs = Vec::new();
-                for (_, shape) in instr.shape.leaves() {
-                    let l = self.temp(&shape.without_layout(), &instr.name, t);
-                    locs.push(l);
-                    results.push((l, shape.clone()));
-                }
-                let api_version = match instr.attrs.api_version.as_deref() {
-                    None => crate::DEFAULT_CUSTOM_CALL_API_VERSION,
-                    Some("API_VERSION_ORIGINAL") => {
-                        proto::xla::CustomCallApiVersion::ApiVersionOriginal
-                    }
-                    Some("API_VERSION_STATUS_RETURNING") => {
-                        proto::xla::CustomCallApiVersion::ApiVersionStatusReturning
-                    }
-                    Some("API_VERSION_STATUS_RETURNING_UNIFIED") => {
-                        proto::xla::CustomCallApiVersion::ApiVersionStatusReturningUnified
-                    }
-                    Some("API_VERSION_TYPED_FFI") => {
-                        proto::xla::CustomCallApiVersion::ApiVersionTypedFfi
-                    }
-                    Some(other) => {
-                        return Err(CompileError::unsupported(
-                            &comp.name,
-                            &instr,
-                            format!("api_version {other}"),
-                        ))
-                    }
-                } as i32;
-                let config = instr.attrs.backend_config.clone().unwrap_or_default();
-                // The typed FFI's backend config is its attribute dictionary: the handler gets
-                // the entries by name, nothing in `opaque`.
-                let (opaque, attributes) =
-                    if api_version == proto::xla::CustomCallApiVersion::ApiVersionTypedFfi as i32 {
-                        let map = super::ffi_attributes::parse(&config).map_err(|e| {
-                            CompileError::unsupported(
-                                &comp.name,
-                                &instr,
-                                format!("typed-FFI backend_config {config:?}: {e}"),
-                            )
-                        })?;
-                        (Vec::new(), map)
-                    } else {
-                        (config.into_bytes(), Default::default())
-                    };
-                ops.push(Op::CustomCall {
-                    name: instr.name.clone(),
-                    target: instr.attrs.custom_call_target.clone().unwrap_or_default(),
-                    operands,
-                    results,
-                    opaque,
-                    attributes,
-                    api_version,
-                });
+                let locs = self.lower_custom_call(comp, &instr, env, ops)?;
                 set(env, locs);
             }
             Opcode::AllReduce
@@ -240,7 +173,7 @@ impl Lowerer<'_> {
                 return Err(CompileError::unsupported(
                     &comp.name,
                     &instr,
-                    "no lowering for this instruction",
+                    Unsupported::NoLowering,
                 ))
             }
         }
@@ -253,16 +186,16 @@ impl Lowerer<'_> {
         instr: &Instruction,
         env: &mut [Option<Vec<Loc>>],
     ) -> Result<Op, CompileError> {
-        let bad = |why: &str| CompileError::unsupported(&comp.name, instr, why.to_owned());
+        let bad = |why: UnsupportedGemm| CompileError::unsupported(&comp.name, instr, why);
         let (ll, rl) = gemm_operands::dot_layouts(comp, instr)
-            .ok_or_else(|| bad("bad dot dimension numbers"))?;
+            .ok_or_else(|| bad(UnsupportedGemm::DimensionNumbers))?;
         let lt =
-            gemm_operands::in_place(&ll, true).ok_or_else(|| bad("lhs is not in a gemm layout"))?;
-        let rt = gemm_operands::in_place(&rl, false)
-            .ok_or_else(|| bad("rhs is not in a gemm layout"))?;
+            gemm_operands::in_place(&ll, true).ok_or_else(|| bad(UnsupportedGemm::LhsLayout))?;
+        let rt =
+            gemm_operands::in_place(&rl, false).ok_or_else(|| bad(UnsupportedGemm::RhsLayout))?;
         let (&l_id, &r_id) = match instr.operands.as_slice() {
             [l, r] => (l, r),
-            _ => return Err(bad("dot needs two operands")),
+            _ => return Err(bad(UnsupportedGemm::Operands)),
         };
         let (ls, rs) = (&comp[l_id].shape, &comp[r_id].shape);
         let prod = |s: &Shape, dims: &[usize]| -> i64 {
@@ -272,19 +205,20 @@ impl Lowerer<'_> {
         };
         let batch = prod(ls, &ll.batch);
         if batch != prod(rs, &rl.batch) {
-            return Err(bad("batch sizes differ"));
+            return Err(bad(UnsupportedGemm::BatchSizes));
         }
         let m = prod(ls, &ll.free);
         let k = prod(ls, &ll.contracting);
         if k != prod(rs, &rl.contracting) {
-            return Err(bad("contracting sizes differ"));
+            return Err(bad(UnsupportedGemm::ContractingSizes));
         }
         let n = prod(rs, &rl.free);
         let ty = |s: &Shape| -> Result<(PrimitiveType, i32), CompileError> {
             let t = s
                 .element_type()
-                .ok_or_else(|| bad("operand is not an array"))?;
-            let p = hlo::convert::element_type_to_proto(t).ok_or_else(|| bad("element type"))?;
+                .ok_or_else(|| bad(UnsupportedGemm::NotAnArray))?;
+            let p =
+                hlo::element_type_to_proto(t).ok_or_else(|| bad(UnsupportedGemm::ElementType))?;
             Ok((t, p as i32))
         };
         let (lty, lp) = ty(ls)?;
@@ -297,7 +231,7 @@ impl Lowerer<'_> {
             }
             (P::F64, P::F64) => proto::xla::PrimitiveType::F64,
             (P::S8 | P::S32, P::S8 | P::S32) => proto::xla::PrimitiveType::S32,
-            _ => return Err(bad(&format!("no gemm for {lty} x {rty}"))),
+            _ => return Err(bad(UnsupportedGemm::Types { lhs: lty, rhs: rty })),
         } as i32;
         let layout = |rows: i64, cols: i64, transpose: bool, dtype: i32| pg::MatrixLayoutProto {
             order: pg::matrix_layout_proto::Order::RowMajor as i32,
@@ -325,13 +259,9 @@ impl Lowerer<'_> {
             .iter()
             .flatten()
             .map(|p| match p {
-                hlo::ir::Precision::Default => {
-                    proto::xla::precision_config::Precision::Default as i32
-                }
-                hlo::ir::Precision::High => proto::xla::precision_config::Precision::High as i32,
-                hlo::ir::Precision::Highest => {
-                    proto::xla::precision_config::Precision::Highest as i32
-                }
+                hlo::Precision::Default => proto::xla::precision_config::Precision::Default as i32,
+                hlo::Precision::High => proto::xla::precision_config::Precision::High as i32,
+                hlo::Precision::Highest => proto::xla::precision_config::Precision::Highest as i32,
             })
             .collect();
         let config = pg::GemmConfigProto {
@@ -357,5 +287,88 @@ impl Lowerer<'_> {
             rhs,
             out,
         })
+    }
+}
+
+impl Lowerer<'_> {
+    /// A custom call: its operands with the layouts the target reads (the custom-call-layouts
+    /// pass laid the bytes out so), fresh results, the API version, and the backend config as
+    /// opaque bytes or, for the typed FFI, as its attribute dictionary.
+    fn lower_custom_call(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        env: &mut [Option<Vec<Loc>>],
+        ops: &mut Vec<Op>,
+    ) -> Result<Vec<Loc>, CompileError> {
+        // The thunk's shapes keep the layouts the target reads and writes (the
+        // custom-call-layouts pass laid the bytes out so): the handler is told.
+        let constraints = instr.attrs.operand_layout_constraints.as_deref();
+        let mut operands = Vec::new();
+        for (k, &o) in instr.operands.iter().enumerate() {
+            let locs = self.locs(comp, o, env)?;
+            let laid_out = constraints.and_then(|c| c.get(k)).filter(|c| c.is_array());
+            for (loc, (_, shape)) in locs.into_iter().zip(leaves(&comp[o].shape)) {
+                operands.push((loc, laid_out.cloned().unwrap_or(shape)));
+            }
+        }
+        let t = self.tick();
+        for (l, _) in &operands {
+            self.use_loc(*l, t);
+        }
+        let mut results = Vec::new();
+        let mut locs = Vec::new();
+        for (_, shape) in instr.shape.leaves() {
+            let l = self.temp(&shape.without_layout(), &instr.name, t);
+            locs.push(l);
+            results.push((l, shape.clone()));
+        }
+        let api_version = match instr.attrs.api_version.as_deref() {
+            None => crate::DEFAULT_CUSTOM_CALL_API_VERSION,
+            Some("API_VERSION_ORIGINAL") => proto::xla::CustomCallApiVersion::ApiVersionOriginal,
+            Some("API_VERSION_STATUS_RETURNING") => {
+                proto::xla::CustomCallApiVersion::ApiVersionStatusReturning
+            }
+            Some("API_VERSION_STATUS_RETURNING_UNIFIED") => {
+                proto::xla::CustomCallApiVersion::ApiVersionStatusReturningUnified
+            }
+            Some("API_VERSION_TYPED_FFI") => proto::xla::CustomCallApiVersion::ApiVersionTypedFfi,
+            Some(other) => {
+                return Err(CompileError::unsupported(
+                    &comp.name,
+                    instr,
+                    UnsupportedCustomCall::ApiVersion(other.to_owned()),
+                ))
+            }
+        } as i32;
+        let config = instr.attrs.backend_config.clone().unwrap_or_default();
+        // The typed FFI's backend config is its attribute dictionary: the handler gets
+        // the entries by name, nothing in `opaque`.
+        let (opaque, attributes) =
+            if api_version == proto::xla::CustomCallApiVersion::ApiVersionTypedFfi as i32 {
+                let map = super::ffi_attributes::parse(&config).map_err(|e| {
+                    CompileError::unsupported(
+                        &comp.name,
+                        instr,
+                        UnsupportedCustomCall::FfiAttributes {
+                            config: config.clone(),
+                            error: e,
+                        },
+                    )
+                })?;
+                (Vec::new(), map)
+            } else {
+                (config.into_bytes(), Default::default())
+            };
+        ops.push(Op::CustomCall {
+            name: instr.name.clone(),
+            target: instr.attrs.custom_call_target.clone().unwrap_or_default(),
+            operands,
+            results,
+            opaque,
+            attributes,
+            api_version,
+        });
+        Ok(locs)
     }
 }

@@ -6,11 +6,12 @@
 //! offloader remove them before code generation; with one partition that removal is all there
 //! is. A module of more than one partition needs the partitioner, which this compiler does not
 //! have yet: such a module is refused here, naming the call.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{HloModule, Instruction, Opcode};
 
 use crate::error::CompileError;
 use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
+use crate::unsupported::UnsupportedSharding;
 
 /// The targets that annotate a value and compute nothing.
 pub const ANNOTATION_TARGETS: &[&str] = &[
@@ -48,17 +49,16 @@ fn rewrite(comp: &Computation, partitions: i64) -> Result<Computation, CompileEr
         if !is_annotation(old) {
             return r.keep(old).map(Some);
         }
-        let refuse = |why: String| CompileError::unsupported(&comp.name, old, why);
+        let refuse = |why: UnsupportedSharding| CompileError::unsupported(&comp.name, old, why);
         if partitions > 1 {
-            return Err(refuse(format!(
-                "the module has {partitions} partitions: annotations need SPMD partitioning, which this compiler does not do"
+            return Err(refuse(UnsupportedSharding::AnnotationPartitions(
+                partitions,
             )));
         }
         let operands = r.operands(old)?;
         let [operand] = operands.as_slice() else {
-            return Err(refuse(format!(
-                "an annotation takes one operand, this one has {}",
-                operands.len()
+            return Err(refuse(UnsupportedSharding::AnnotationOperands(
+                operands.len(),
             )));
         };
         let same = r
@@ -66,9 +66,7 @@ fn rewrite(comp: &Computation, partitions: i64) -> Result<Computation, CompileEr
             .get(operand.index())
             .is_some_and(|o| o.shape.compatible(&old.shape));
         if !same {
-            return Err(refuse(
-                "an annotation whose result shape differs from its operand's".into(),
-            ));
+            return Err(refuse(UnsupportedSharding::AnnotationShape));
         }
         Ok(Some(*operand))
     })

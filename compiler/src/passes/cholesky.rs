@@ -17,13 +17,14 @@
 //! upper factor is the lower one of the transposed operand, transposed back (XLA's expander
 //! does the same; for complex operands this factors `conj(a)`, whose factor transposed is `lᴴ`).
 //! Complex operands run on their real and imaginary parts (no complex reduce is needed).
-use hlo::ir::{Attrs, ComparisonDirection, LiteralValue, OutputOperandAlias};
-use hlo::shape::Layout;
+use hlo::Layout;
+use hlo::{Attrs, ComparisonDirection, LiteralValue, OutputOperandAlias};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
 use crate::passes::emit::{push_computation, zero, Emit};
 use crate::passes::rebuild::rebuild;
+use crate::unsupported::UnsupportedExpansion;
 
 /// The handler XLA:GPU and JAX call for a Cholesky factorization (runtimes from stage 1 of
 /// [`proto::rollout::CUSOLVER_POTRF`] on).
@@ -101,15 +102,15 @@ struct Problem {
 
 impl Problem {
     fn of(comp: &str, old: &Instruction) -> Result<Problem, CompileError> {
-        let refuse = |why: &str| CompileError::unsupported(comp, old, why);
+        let refuse = |why: UnsupportedExpansion| CompileError::unsupported(comp, old, why);
         let ty = old
             .shape
             .element_type()
-            .ok_or_else(|| refuse("a tuple result"))?;
+            .ok_or_else(|| refuse(UnsupportedExpansion::TupleResult))?;
         let dims = old.shape.dims();
         let r = dims.len();
         if r < 2 || dims[r - 1] != dims[r - 2] {
-            return Err(refuse("cholesky needs [..., n, n]"));
+            return Err(refuse(UnsupportedExpansion::CholeskyShape));
         }
         Ok(Problem {
             ty,

@@ -2,7 +2,7 @@
 //! on the leading dimension (docs/artifact.md), so `all-gather(x), dimensions={d}` becomes
 //! `transpose(all-gather(transpose(x)), dimensions={0})` (and likewise for reduce-scatter)
 //! unless every dimension before `d` has size 1, where the two layouts coincide.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{HloModule, Instruction, Opcode};
 
 use crate::error::CompileError;

@@ -14,12 +14,13 @@
 //!
 //! A dot or convolution that mixes complex and real operands is refused (HLO gives both one
 //! element type).
-use hlo::ir::Attrs;
+use hlo::Attrs;
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;
 use crate::passes::emit::Emit;
 use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
+use crate::unsupported::UnsupportedExpansion;
 
 /// Rewrites every complex dot of every computation.
 pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
@@ -37,16 +38,14 @@ pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
                 .map(|o| r.instrs().get(o.index()).map(|i| i.shape.clone()))
                 .collect::<Option<_>>()
                 .ok_or_else(|| CompileError::Internal(format!("{}: operands missing", old.name)))?;
-            let refuse = |why: String| CompileError::unsupported(&comp.name, old, &why);
-            let what = old.opcode.name();
+            let refuse =
+                |why: UnsupportedExpansion| CompileError::unsupported(&comp.name, old, why);
             let ([lhs, rhs], [ls, rs]) = (operands.as_slice(), shapes.as_slice()) else {
-                return Err(refuse(format!("a {what} takes two operands")));
+                return Err(refuse(UnsupportedExpansion::ComplexOperands(old.opcode)));
             };
             let complex = |s: &Shape| s.element_type().is_some_and(|t| t.is_complex());
             if !(complex(ls) && complex(rs)) {
-                return Err(refuse(format!(
-                    "a {what} mixing complex and real operands is not supported"
-                )));
+                return Err(refuse(UnsupportedExpansion::ComplexMixed(old.opcode)));
             }
             let mut push = |i| r.push(i);
             Ok(Some(expand(old, [*lhs, *rhs], [ls, rs], &mut push)))

@@ -11,7 +11,7 @@
 //!
 //! Branch choice keeps the conditional's semantics: a `pred` selector takes branch 0 when true;
 //! an `s32` index `i` takes branch `i`, and branch N-1 when `i` is out of range.
-use hlo::ir::{ArrayLiteral, Attrs, ComparisonDirection, Computation, Literal, LiteralValue};
+use hlo::{ArrayLiteral, Attrs, ComparisonDirection, Computation, ConstantLiteral, LiteralValue};
 use hlo::{ComputationId, HloModule, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
@@ -159,7 +159,7 @@ fn rewrite(module: &HloModule, comp: &Computation) -> Result<Computation, Compil
                     Shape::scalar(PrimitiveType::S32),
                     Vec::new(),
                     Attrs {
-                        literal: Some(Literal::Array(ArrayLiteral {
+                        literal: Some(ConstantLiteral::Array(ArrayLiteral {
                             values: vec![LiteralValue::Int(k as i128)],
                         })),
                         ..Attrs::default()

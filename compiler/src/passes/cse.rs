@@ -3,7 +3,7 @@
 //! it. Instructions with side effects, parameters and random-number generators are never merged.
 use std::collections::BTreeMap;
 
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode};
 
 use crate::error::CompileError;

@@ -13,11 +13,12 @@
 //! thunk's shaped slices (`ShapeProto.layout`), so the handler knows how its bytes are laid out.
 //! A tuple-shaped call with a laid-out element that is used other than through
 //! `get-tuple-element` is refused: its users would read the bytes in the wrong order.
-use hlo::ir::{Attrs, Computation};
+use hlo::{Attrs, Computation};
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;
 use crate::passes::rebuild::{for_each_computation, permuted, rebuild, transpose, Rebuild, Scope};
+use crate::unsupported::UnsupportedCustomCall;
 
 /// Runs the pass on every reachable computation holding a custom call with layouts.
 pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
@@ -81,7 +82,7 @@ fn check_users(comp: &Computation) -> Result<(), CompileError> {
             return Err(CompileError::unsupported(
                 &comp.name,
                 instr,
-                "a result with a non-default layout is used other than through get-tuple-element",
+                UnsupportedCustomCall::ResultLayoutUse,
             ));
         }
     }
@@ -128,11 +129,10 @@ fn call(r: &mut Rebuild<'_>, comp: &str, old: &Instruction) -> Result<InstrId, C
         return Err(CompileError::unsupported(
             comp,
             old,
-            format!(
-                "{} operand_layout_constraints for {} operands",
-                constraints.len(),
-                cc.operands.len()
-            ),
+            UnsupportedCustomCall::LayoutConstraintCount {
+                constraints: constraints.len(),
+                operands: cc.operands.len(),
+            },
         ));
     }
     for (k, (o, c)) in cc.operands.iter_mut().zip(constraints).enumerate() {
@@ -148,7 +148,11 @@ fn call(r: &mut Rebuild<'_>, comp: &str, old: &Instruction) -> Result<InstrId, C
             return Err(CompileError::unsupported(
                 comp,
                 old,
-                format!("operand {k} is {shape} but its layout constraint is {c}"),
+                UnsupportedCustomCall::LayoutConstraint {
+                    operand: k,
+                    shape: Box::new(shape),
+                    constraint: Box::new(c.clone()),
+                },
             ));
         }
         let name = format!("{}.operand{k}", old.name);

@@ -1,6 +1,6 @@
 //! Dead code elimination: keeps the parameters, the root, instructions with side effects and
 //! everything they use; the survivors are renumbered in topological order.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{HloModule, InstrId, Instruction, Opcode};
 
 use crate::error::{CompileError, MalformedModule};

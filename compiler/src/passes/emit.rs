@@ -2,7 +2,7 @@
 //! emission order) and carrying its metadata and location, so errors and profiles still point
 //! at the source. Used by the expansions (`triangular_solve`, `rng_bit_generator`,
 //! `complex_dot`).
-use hlo::ir::{ArrayLiteral, Attrs, ComparisonDirection, Computation, Literal, LiteralValue};
+use hlo::{ArrayLiteral, Attrs, ComparisonDirection, Computation, ConstantLiteral, LiteralValue};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 /// Emits instructions named after the instruction they replace (`NAME.PREFIXk`), with its
@@ -64,7 +64,7 @@ impl<'a> Emit<'a> {
 
     pub(crate) fn constant(&mut self, ty: PrimitiveType, v: LiteralValue) -> InstrId {
         let attrs = Attrs {
-            literal: Some(Literal::Array(ArrayLiteral { values: vec![v] })),
+            literal: Some(ConstantLiteral::Array(ArrayLiteral { values: vec![v] })),
             ..Attrs::default()
         };
         self.op(Opcode::Constant, Shape::scalar(ty), vec![], attrs)

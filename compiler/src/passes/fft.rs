@@ -13,12 +13,13 @@
 //! type (`jk mod n` reduced in integers, the angle in f64). Cost is `n` multiply-adds per output
 //! element instead of `O(log n)`, and the matrix is a constant of `n·m` elements, so lengths
 //! whose matrix passes [`MAX_TWIDDLE_ELEMENTS`] are refused with a message naming the option.
-use hlo::ir::{ArrayLiteral, Attrs, DotDimensionNumbers, FftType, Literal, LiteralValue};
+use hlo::{ArrayLiteral, Attrs, ConstantLiteral, DotDimensionNumbers, FftType, LiteralValue};
 use hlo::{InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
 use crate::passes::emit::Emit;
 use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
+use crate::unsupported::UnsupportedExpansion;
 
 /// The largest twiddle matrix (elements) the fallback embeds: 1024×1024, 8 MiB as c64.
 pub const MAX_TWIDDLE_ELEMENTS: u64 = 1 << 20;
@@ -34,15 +35,14 @@ pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
                 return r.keep(old).map(Some);
             }
             let operands = r.operands(old)?;
-            let refuse = |why: String| CompileError::unsupported(&comp.name, old, &why);
+            let refuse =
+                |why: UnsupportedExpansion| CompileError::unsupported(&comp.name, old, why);
             let (&[x], Some(t), Some(len)) = (
                 operands.as_slice(),
                 old.attrs.fft_type,
                 old.attrs.fft_length.as_ref(),
             ) else {
-                return Err(refuse(
-                    "fft needs one operand, fft_type and fft_length".into(),
-                ));
+                return Err(refuse(UnsupportedExpansion::FftParts));
             };
             let in_shape = r
                 .instrs()
@@ -56,10 +56,10 @@ pub fn run(module: &mut hlo::HloModule) -> Result<(), CompileError> {
                     n / 2 + 1
                 };
                 if (n as u64).saturating_mul(m as u64) > MAX_TWIDDLE_ELEMENTS {
-                    return Err(refuse(format!(
-                        "fft_length {n} needs a {n}x{m} twiddle matrix, more than the {MAX_TWIDDLE_ELEMENTS} elements the DFT fallback embeds; compile with emit_fft_thunk (a runtime from {} on)",
-                        proto::rollout::FFT_THUNK.stage1
-                    )));
+                    return Err(refuse(UnsupportedExpansion::FftTwiddles {
+                        length: n,
+                        columns: m,
+                    }));
                 }
             }
             let mut push = |i| r.push(i);
@@ -110,7 +110,7 @@ impl Builder<'_, '_> {
             }
         }
         let attrs = Attrs {
-            literal: Some(Literal::Array(ArrayLiteral { values })),
+            literal: Some(ConstantLiteral::Array(ArrayLiteral { values })),
             ..Attrs::default()
         };
         self.e.op(

@@ -18,7 +18,7 @@
 //! written.
 use std::collections::HashMap;
 
-use hlo::ir::{Attrs, Computation};
+use hlo::{Attrs, Computation};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;

@@ -8,7 +8,7 @@
 //! (or fuses with the operand's producer). An operand that is itself a `transpose` is read
 //! through the transpose's input when that input is readable in place (the gemm's `transpose`
 //! flag replaces the kernel).
-use hlo::ir::{Computation, DotDimensionNumbers};
+use hlo::{Computation, DotDimensionNumbers};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
 
 use crate::error::CompileError;

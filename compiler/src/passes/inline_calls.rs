@@ -19,7 +19,7 @@
 //! depth when inlined (each level calling the next twice doubles it): the size each
 //! computation would reach is counted first, in time linear in the module, and a computation
 //! that would exceed [`MAX_INLINED_INSTRUCTIONS`] is refused before anything is copied.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{ComputationId, HloModule, Instruction, Opcode};
 
 use crate::error::{CompileError, MalformedModule};

@@ -20,11 +20,12 @@
 //! error naming the option.
 use std::borrow::Cow;
 
-use hlo::ir::{ArrayLiteral, Literal, LiteralValue, ReplicaGroups};
+use hlo::{ArrayLiteral, ConstantLiteral, LiteralValue, ReplicaGroups};
 use hlo::{HloModule, Instruction, Opcode};
 
 use crate::error::CompileError;
 use crate::options::CompileOptions;
+use crate::unsupported::UnsupportedCollective;
 
 /// The module as the options allow it to be emitted: unchanged with one partition or with
 /// `emit_partitions`, else (one replica) its N partitions as N replicas.
@@ -62,7 +63,7 @@ fn translate(comp: &str, instr: &mut Instruction, n: i64) -> Result<(), CompileE
         Opcode::ReplicaId => {
             // Replica 0 of one replica, on every device.
             instr.opcode = Opcode::Constant;
-            instr.attrs.literal = Some(Literal::Array(ArrayLiteral {
+            instr.attrs.literal = Some(ConstantLiteral::Array(ArrayLiteral {
                 values: vec![LiteralValue::Int(0)],
             }));
         }
@@ -107,7 +108,7 @@ fn groups_as_replicas(
             return Err(CompileError::unsupported(
                 comp,
                 instr,
-                format!("iota replica groups {s}"),
+                UnsupportedCollective::IotaReplicaGroups(s.clone()),
             ))
         }
     };

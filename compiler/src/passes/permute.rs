@@ -16,12 +16,13 @@
 //! cross-replica all-gather); device `i` of the domain is row `i` of `g`. A device no pair
 //! targets gets zeros, as XLA's collective-permute leaves it. The exchange moves every operand
 //! to every device, `n` times the bytes of the permute: the price of running on older runtimes.
-use hlo::ir::{ArrayLiteral, Attrs, Literal, LiteralValue, ReplicaGroups};
+use hlo::{ArrayLiteral, Attrs, ConstantLiteral, LiteralValue, ReplicaGroups};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
 use crate::passes::emit::{zero, Emit};
 use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
+use crate::unsupported::UnsupportedPermute;
 
 /// Rewrites every collective-permute of the module.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
@@ -39,13 +40,13 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
             if old.opcode != Opcode::CollectivePermute {
                 return r.keep(old).map(Some);
             }
-            let refuse = |why: &str| CompileError::unsupported(&comp.name, old, why);
+            let refuse = |why: UnsupportedPermute| CompileError::unsupported(&comp.name, old, why);
             let operands = r.operands(old)?;
             let (&[x], Some(shape)) = (
                 operands.as_slice(),
                 old.shape.is_array().then(|| old.shape.clone()),
             ) else {
-                return Err(refuse("a collective-permute of one array is supported"));
+                return Err(refuse(UnsupportedPermute::NotOneArray));
             };
             let cross_partition = old.attrs.channel_id.is_some();
             let n = if cross_partition {
@@ -145,7 +146,7 @@ fn gather_attrs(old: &Instruction, d: Domain) -> Attrs {
 fn lookup(e: &mut Emit<'_>, ty: PrimitiveType, table: Vec<LiteralValue>, id: InstrId) -> InstrId {
     let n = table.len() as i64;
     let attrs = Attrs {
-        literal: Some(Literal::Array(ArrayLiteral { values: table })),
+        literal: Some(ConstantLiteral::Array(ArrayLiteral { values: table })),
         ..Attrs::default()
     };
     let t = e.op(Opcode::Constant, Shape::array(ty, vec![n]), vec![], attrs);
@@ -161,26 +162,30 @@ pub(crate) fn pairs(
     sources: i64,
     targets: i64,
 ) -> Result<Vec<(i64, i64)>, CompileError> {
-    let refuse = |why: String| CompileError::unsupported(comp, instr, why);
+    let refuse = |why: UnsupportedPermute| CompileError::unsupported(comp, instr, why);
     let text = instr
         .attrs
         .raw("source_target_pairs")
-        .ok_or_else(|| refuse("no source_target_pairs".into()))?;
-    let pairs = hlo::ir::parse_source_target_pairs(text)
-        .ok_or_else(|| refuse(format!("source_target_pairs={text} is not {{{{s,t}},...}}")))?;
+        .ok_or_else(|| refuse(UnsupportedPermute::NoPairs))?;
+    let pairs = hlo::parse_source_target_pairs(text)
+        .ok_or_else(|| refuse(UnsupportedPermute::PairsSyntax(text.to_owned())))?;
     let mut seen_s = Vec::new();
     let mut seen_t = Vec::new();
     for &(s, t) in &pairs {
         if !(0..sources).contains(&s) || !(0..targets).contains(&t) {
-            return Err(refuse(format!(
-                "source_target_pairs has {{{s},{t}}}, outside the {sources} sources and {targets} targets of its {}",
-                if instr.attrs.channel_id.is_some() { "partitions" } else { "replicas" }
-            )));
+            return Err(refuse(UnsupportedPermute::PairOutside {
+                sender: s,
+                receiver: t,
+                sources,
+                targets,
+                cross_partition: instr.attrs.channel_id.is_some(),
+            }));
         }
         if seen_s.contains(&s) || seen_t.contains(&t) {
-            return Err(refuse(format!(
-                "source_target_pairs has {{{s},{t}}}: a device is a source once and a target once"
-            )));
+            return Err(refuse(UnsupportedPermute::PairRepeated {
+                sender: s,
+                receiver: t,
+            }));
         }
         seen_s.push(s);
         seen_t.push(t);
@@ -190,7 +195,7 @@ pub(crate) fn pairs(
 
 /// Writes `pairs` as the instruction's `source_target_pairs`.
 pub(crate) fn set_pairs(instr: &mut Instruction, pairs: &[(i64, i64)]) {
-    let text = hlo::ir::print_source_target_pairs(pairs);
+    let text = hlo::print_source_target_pairs(pairs);
     match instr
         .attrs
         .raw
@@ -204,7 +209,7 @@ pub(crate) fn set_pairs(instr: &mut Instruction, pairs: &[(i64, i64)]) {
 
 #[cfg(test)]
 mod tests {
-    use hlo::ir::{parse_source_target_pairs as parse_pairs, print_source_target_pairs};
+    use hlo::{parse_source_target_pairs as parse_pairs, print_source_target_pairs};
 
     #[test]
     fn pairs_parse_as_xla_prints_them() {

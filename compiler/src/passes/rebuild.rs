@@ -13,7 +13,7 @@
 //!   linear in what is copied);
 //! - `transpose` and `permuted`: the `transpose` a pass puts in front of or behind the
 //!   instruction it rewrites (collectives, gemm-operands), with its result shape.
-use hlo::ir::{Attrs, Computation};
+use hlo::{Attrs, Computation};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, Shape};
 
 use crate::error::{CompileError, MalformedModule};

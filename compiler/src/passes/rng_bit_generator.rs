@@ -19,12 +19,15 @@
 //!
 //! Outputs narrower than 32 bits keep the low bits of a 32-bit draw (XLA's convert), signed ones
 //! the same bits. A state or output type XLA cannot generate is a compile error.
-use hlo::ir::{ArrayLiteral, Attrs, ComparisonDirection, Literal, LiteralValue, RandomAlgorithm};
+use hlo::{
+    ArrayLiteral, Attrs, ComparisonDirection, ConstantLiteral, LiteralValue, RandomAlgorithm,
+};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType as P, Shape};
 
 use crate::error::CompileError;
 use crate::passes::emit::Emit;
 use crate::passes::rebuild::{for_each_computation, rebuild, Scope};
+use crate::unsupported::UnsupportedExpansion;
 
 /// Expands every `rng-bit-generator` of every computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
@@ -40,7 +43,7 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
             let g = Generator::of(&comp.name, old)?;
             let operands = r.operands(old)?;
             let state = *operands.first().ok_or_else(|| {
-                CompileError::unsupported(&comp.name, old, "rng-bit-generator needs a state")
+                CompileError::unsupported(&comp.name, old, UnsupportedExpansion::RngState)
             })?;
             let mut push = |i| r.push(i);
             let mut e = E {
@@ -63,13 +66,13 @@ struct Generator {
 
 impl Generator {
     fn of(comp: &str, old: &Instruction) -> Result<Generator, CompileError> {
-        let refuse = |why: String| CompileError::unsupported(comp, old, &why);
+        let refuse = |why: UnsupportedExpansion| CompileError::unsupported(comp, old, why);
         let parts = old.shape.tuple_shapes().unwrap_or(&[]);
         let (Some(state), Some(out)) = (parts.first(), parts.get(1)) else {
-            return Err(refuse("the result must be (state, bits)".into()));
+            return Err(refuse(UnsupportedExpansion::RngResult));
         };
         let (Some(state), Some(out)) = (state.as_array(), out.as_array()) else {
-            return Err(refuse("the result must be (state, bits) arrays".into()));
+            return Err(refuse(UnsupportedExpansion::RngResultArrays));
         };
         let algorithm = match old.attrs.rng_algorithm {
             Some(RandomAlgorithm::ThreeFry) => RandomAlgorithm::ThreeFry,
@@ -83,20 +86,14 @@ impl Generator {
                 _ => matches!(state_len, 2 | 3),
             };
         if !state_ok {
-            return Err(refuse(format!(
-                "{} needs a u64[{}] state, found {}",
-                algorithm.name(),
-                if algorithm == RandomAlgorithm::ThreeFry {
-                    "2"
-                } else {
-                    "2 or 3"
-                },
-                Shape::Array(state.clone())
-            )));
+            return Err(refuse(UnsupportedExpansion::RngStateShape {
+                algorithm,
+                found: Shape::Array(state.clone()),
+            }));
         }
         let ty = out.element_type;
         if ty == P::Pred || ty.is_complex() || !matches!(ty.bit_width(), 8 | 16 | 32 | 64) {
-            return Err(refuse(format!("cannot generate {} bits", ty.name())));
+            return Err(refuse(UnsupportedExpansion::RngBits(ty)));
         }
         Ok(Generator {
             algorithm,
@@ -389,7 +386,7 @@ impl E<'_> {
 
     fn scalar(&mut self, ty: P, v: LiteralValue) -> InstrId {
         let attrs = Attrs {
-            literal: Some(Literal::Array(ArrayLiteral { values: vec![v] })),
+            literal: Some(ConstantLiteral::Array(ArrayLiteral { values: vec![v] })),
             ..Attrs::default()
         };
         self.op_with(Opcode::Constant, Shape::scalar(ty), vec![], attrs)
@@ -421,7 +418,7 @@ impl E<'_> {
     /// Element `k` of the u64 state, as a scalar.
     fn state_word(&mut self, state: InstrId, k: i64) -> InstrId {
         let attrs = Attrs {
-            slice: Some(vec![hlo::ir::SliceDim {
+            slice: Some(vec![hlo::SliceDim {
                 start: k,
                 limit: k + 1,
                 stride: 1,

@@ -6,7 +6,7 @@
 //!
 //! Layouts are ignored throughout: every buffer the runtime sees is row-major
 //! (docs/artifact.md), so copies that only change a layout are no-ops.
-use hlo::ir::{ArrayLiteral, Attrs, Computation, Literal, LiteralValue};
+use hlo::{ArrayLiteral, Attrs, Computation, ConstantLiteral, LiteralValue};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
@@ -155,7 +155,9 @@ fn scalar_constant(instr: &Instruction) -> Option<(PrimitiveType, LiteralValue)>
     }
     let t = instr.shape.element_type()?;
     match &instr.attrs.literal {
-        Some(Literal::Array(ArrayLiteral { values })) if values.len() == 1 => Some((t, values[0])),
+        Some(ConstantLiteral::Array(ArrayLiteral { values })) if values.len() == 1 => {
+            Some((t, values[0]))
+        }
         _ => None,
     }
 }
@@ -200,7 +202,7 @@ fn constant_like(instr: &Instruction, value: LiteralValue) -> Instruction {
         shape: instr.shape.clone(),
         operands: Vec::new(),
         attrs: Attrs {
-            literal: Some(Literal::Array(ArrayLiteral {
+            literal: Some(ConstantLiteral::Array(ArrayLiteral {
                 values: vec![value],
             })),
             ..Attrs::default()

@@ -17,12 +17,13 @@
 //!
 //! Complex operands use the same loop on complex arithmetic (multiply, the `add` reducer,
 //! Smith's division by the diagonal).
-use hlo::ir::{Attrs, ComparisonDirection, LiteralValue, Transpose, TriangularSolveOptions};
+use hlo::{Attrs, ComparisonDirection, LiteralValue, Transpose, TriangularSolveOptions};
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
 use crate::passes::emit::{push_computation, zero, Emit};
 use crate::passes::rebuild::rebuild;
+use crate::unsupported::UnsupportedExpansion;
 
 /// Expands every triangular-solve of every computation.
 pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
@@ -71,19 +72,19 @@ struct Problem {
 
 impl Problem {
     fn of(comp: &str, old: &Instruction) -> Result<Problem, CompileError> {
-        let refuse = |why: &str| CompileError::unsupported(comp, old, why);
+        let refuse = |why: UnsupportedExpansion| CompileError::unsupported(comp, old, why);
         let o = old
             .attrs
             .triangular_solve
-            .ok_or_else(|| refuse("triangular-solve without options"))?;
+            .ok_or_else(|| refuse(UnsupportedExpansion::TriangularSolveOptions))?;
         let ty = old
             .shape
             .element_type()
-            .ok_or_else(|| refuse("a tuple result"))?;
+            .ok_or_else(|| refuse(UnsupportedExpansion::TupleResult))?;
         let dims = old.shape.dims().to_vec();
         let r = dims.len();
         if r < 2 {
-            return Err(refuse("triangular-solve of rank below 2"));
+            return Err(refuse(UnsupportedExpansion::TriangularSolveRank));
         }
         let (rows, cols) = (dims[r - 2], dims[r - 1]);
         let op_transposed = !matches!(o.transpose_a, Some(Transpose::NoTranspose) | None);

@@ -25,7 +25,7 @@
 //! other initial values); the state must be a flat tuple built by a `tuple` instruction.
 use std::collections::BTreeSet;
 
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{ComputationId, HloModule, InstrId, Instruction, Opcode};
 
 use crate::error::CompileError;

@@ -2,7 +2,7 @@
 //! call, with XLA's default backend config (`conv_result_scale = 1`, no activation) and no
 //! scratch buffer (the runtime's implicit GEMM needs none); the slices in XLA's `ShapedSliceProto`
 //! form, each with its array's shape.
-use hlo::ir::{ConvDimensionNumbers, WindowDim};
+use hlo::{ConvDimensionNumbers, WindowDim};
 use proto::xla::gpu as pg;
 
 use super::shape_proto;

@@ -34,7 +34,7 @@ pub fn row_major(shape: &Shape) -> Shape {
 }
 
 fn shape_proto(shape: &Shape) -> Result<proto::xla::ShapeProto, CompileError> {
-    hlo::convert::shape_to_proto(&row_major(shape))
+    hlo::shape_to_proto(&row_major(shape))
         .map_err(|e| CompileError::Embed(format!("shape {shape}: {e}")))
 }
 
@@ -45,8 +45,9 @@ fn shaped_slices(
     leaves: &[(crate::lower::Loc, Shape)],
 ) -> Result<Vec<pg::NullableShapedSliceProto>, CompileError> {
     let laid_out = |s: &Shape| match s.layout() {
-        Some(_) => hlo::convert::shape_to_proto(s)
-            .map_err(|e| CompileError::Embed(format!("shape {s}: {e}"))),
+        Some(_) => {
+            hlo::shape_to_proto(s).map_err(|e| CompileError::Embed(format!("shape {s}: {e}")))
+        }
         None => shape_proto(s),
     };
     leaves
@@ -207,12 +208,12 @@ pub fn build(
     target: &Target,
     options: &crate::CompileOptions,
 ) -> Result<pg::GpuExecutableProto, CompileError> {
-    let mut write = hlo::convert::WriteOptions::default();
+    let mut write = hlo::WriteOptions::default();
     write.spmd_propagation_at_xla_numbers = options.emit_spmd_propagation_xla;
     write.frontend_attributes_at_19 = options.emit_module_frontend_attributes_19;
     write.narrow_floats_at_xla_numbers = options.emit_narrow_floats_xla;
-    let embedded = hlo::convert::to_proto_with(input, &write)
-        .map_err(|e| CompileError::Embed(e.to_string()))?;
+    let embedded =
+        hlo::to_proto_with(input, &write).map_err(|e| CompileError::Embed(e.to_string()))?;
     let entry = input.entry_computation();
     let params = entry.param_shapes();
     let result = entry
@@ -317,7 +318,7 @@ pub fn build(
         proto::map_enum_values(
             &mut exe,
             "xla.PrimitiveType",
-            hlo::convert::element_type_at_xla_number,
+            hlo::element_type_at_xla_number,
         )
         .map_err(|e| CompileError::Internal(format!("narrow float numbers: {e}")))?;
     }

@@ -4,8 +4,8 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use compiler::{emit_kernels, CodegenTarget, KernelArg, KernelPlan, KernelRequest};
-use hlo::ir::{Computation, ComputationId, InstrId, Instruction, OpMetadata};
-use hlo::literal::{Array, DType, Data};
+use hlo::{Array, DType, Data};
+use hlo::{Computation, ComputationId, InstrId, Instruction, OpMetadata};
 use hlo::{HloModule, Opcode, Shape};
 use hlo_eval::dtype_of;
 use ptx::emu::{launch, LaunchOptions, LoadedModule, Memory, ParamValue};
@@ -46,7 +46,7 @@ pub fn plan_entry(module: &HloModule, target: &CodegenTarget) -> Result<KernelPl
 
 fn to_bytes(a: &Array) -> Vec<u8> {
     // A complex element is its two parts (real, then imaginary).
-    if let Some(parts) = hlo::complex::parts_of(a) {
+    if let Some(parts) = hlo::parts_of(a) {
         return to_bytes(&parts);
     }
     let size = (a.dtype().bit_width() / 8) as usize;
@@ -62,7 +62,7 @@ fn from_bytes(dtype: DType, dims: Vec<usize>, bytes: &[u8]) -> Result<Array> {
         let mut part_dims = dims;
         part_dims.push(2);
         let parts = from_bytes(dtype.component(), part_dims, bytes)?;
-        return hlo::complex::from_parts(&parts).ok_or_else(|| anyhow!("bad complex parts"));
+        return hlo::from_parts(&parts).ok_or_else(|| anyhow!("bad complex parts"));
     }
     let size = (dtype.bit_width() / 8) as usize;
     let bits: Vec<u64> = bytes
@@ -219,8 +219,8 @@ pub fn random_array(rng: &mut Rng, dtype: DType, dims: Vec<usize>) -> Result<Arr
     let data = match dtype {
         DType::Pred => Data::Pred((0..n).map(|_| rng.next() & 1 == 1).collect()),
         d if d.is_complex() => {
-            let parts = (0..n)
-                .map(|_| hlo::complex::Complex::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)));
+            let parts =
+                (0..n).map(|_| hlo::Complex::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)));
             Data::from_complex(d, parts.collect())
         }
         d if d.is_float() => Data::from_wide_f(d, (0..n).map(|_| rng.range(-3.0, 3.0)).collect()),
@@ -241,7 +241,7 @@ pub fn random_array(rng: &mut Rng, dtype: DType, dims: Vec<usize>) -> Result<Arr
 }
 
 fn param(name: String, number: usize, shape: Shape) -> Instruction {
-    let attrs = hlo::ir::Attrs {
+    let attrs = hlo::Attrs {
         parameter_number: Some(number as i64),
         ..Default::default()
     };

@@ -4,7 +4,7 @@
 //! beyond what the tests need, no collectives, no custom calls.
 use std::collections::HashMap;
 
-use hlo::literal::{Array, DType, Data};
+use hlo::{Array, DType, Data};
 use proto::xla::gpu::{thunk_proto::Impl, GpuExecutableProto, MatrixLayoutProto, ThunkProto};
 use ptx::emu::{self, DevicePtr, LaunchOptions, LoadedModule, Memory, ParamValue};
 
@@ -30,7 +30,7 @@ struct Machine<'a> {
 /// Bytes of an array, row-major little-endian.
 pub fn to_bytes(a: &Array) -> Vec<u8> {
     // A complex element is its two parts (real, then imaginary).
-    if let Some(parts) = hlo::complex::parts_of(a) {
+    if let Some(parts) = hlo::parts_of(a) {
         return to_bytes(&parts);
     }
     let w = (a.dtype().bit_width() / 8) as usize;
@@ -47,7 +47,7 @@ pub fn from_bytes(dtype: DType, dims: &[usize], bytes: &[u8]) -> Array {
         let mut part_dims = dims.to_vec();
         part_dims.push(2);
         let parts = from_bytes(dtype.component(), &part_dims, bytes);
-        return hlo::complex::from_parts(&parts).expect("complex parts");
+        return hlo::from_parts(&parts).expect("complex parts");
     }
     let w = (dtype.bit_width() / 8) as usize;
     let bits: Vec<u64> = bytes
@@ -274,7 +274,7 @@ impl Machine<'_> {
         self.traffic.read += (lhs.len() + rhs.len()) as u64;
         let dtype = |d: i32| -> Result<DType, String> {
             let t = proto::xla::PrimitiveType::try_from(d).map_err(|e| e.to_string())?;
-            let t = hlo::convert::element_type_from_proto(t).ok_or("gemm dtype")?;
+            let t = hlo::element_type_from_proto(t).ok_or("gemm dtype")?;
             hlo_eval::dtype_of(t).map_err(|e| e.to_string())
         };
         let load = |bytes: &[u8], l: &MatrixLayoutProto| -> Result<Vec<f64>, String> {

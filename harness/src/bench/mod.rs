@@ -51,10 +51,7 @@ use runtime::{DeviceDescription, EmulatedDevice};
 
 pub use corpus::xla_launches;
 use report::{machine, Report};
-pub use scale::scale_input;
-pub use scaling::{chain_module, dot_tanh_module};
-pub use workloads::workload_input;
-pub use xla_gpu::{XlaGpuRow, XlaGpuSummary, XlaGpuSummaryError};
+pub use xla_gpu::XlaGpuSummary;
 
 /// `aot bench` arguments.
 #[derive(clap::Args, Debug)]
@@ -183,8 +180,9 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
 
 #[cfg(test)]
 mod tests {
+    use super::scale::scale_input;
+    use super::scaling::{chain_module, dot_tanh_module};
     use super::stats::exponent;
-    use super::*;
 
     #[test]
     fn exponent_of_a_power_law_is_its_power() {

@@ -39,7 +39,7 @@ enum Command {
         #[arg(long)]
         launch: PathBuf,
         #[command(flatten)]
-        limits: harness::ptx_run::Limits,
+        limits: harness::PtxRunLimits,
     },
     /// Snapshot or diff the compatibility surface (the schema bot).
     /// Exit status: 0 clean, 1 error findings, 2 usage or internal error.
@@ -77,7 +77,7 @@ enum Command {
     /// emulator throughput and core scaling, the scale table next to XLA:CPU, compile and load
     /// growth, golden suite and schema bot times, and a summary line per metric with its target.
     /// Exit status: 0 (the summary says which targets are met), 2 an error.
-    Bench(harness::bench::BenchArgs),
+    Bench(harness::BenchArgs),
 }
 
 fn verdict(result: anyhow::Result<bool>) -> ExitCode {
@@ -128,12 +128,7 @@ fn main() -> ExitCode {
             ptx,
             launch,
             limits,
-        } => verdict(harness::ptx_run::run_with(
-            &ptx,
-            &launch,
-            &limits,
-            &mut stdout,
-        )),
+        } => verdict(harness::run_ptx_with(&ptx, &launch, &limits, &mut stdout)),
         Command::Run(args) => code(harness::cmd::run::run(&args, &mut stdout)),
         Command::CheckHlo(args) => code(harness::cmd::check::run(&args, &mut stdout)),
         Command::Inspect(args) => code(harness::cmd::inspect::run(&args, &mut stdout)),
@@ -148,7 +143,7 @@ fn main() -> ExitCode {
         Command::Forward(args) => code(harness::cmd::forward::run(&args, &mut stdout)),
         Command::Selftest(args) => code(harness::cmd::selftest::run(&args, &mut stdout)),
         Command::Fuzz(args) => code(harness::cmd::fuzz::run(&args, &mut stdout)),
-        Command::Bench(args) => code(harness::bench::run(&args, &mut stdout)),
+        Command::Bench(args) => code(harness::run_bench(&args, &mut stdout)),
         Command::Schema(args) => match harness::cmd::schema::run(&args, &mut stdout) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {

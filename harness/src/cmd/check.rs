@@ -63,7 +63,7 @@ fn compile_module(
 ///
 /// A program for several devices given one io file of the whole program (JAX's global inputs
 /// and outputs) is checked per device: the case is split by the entry's shardings
-/// ([`crate::shard_io`]) into one case per device, written to a scratch directory.
+/// (`shard_io`) into one case per device, written to a scratch directory.
 pub fn run(args: &CheckArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     run_with(args, &compiler::CompileOptions::default(), out)
 }

@@ -97,7 +97,7 @@ fn demo_case(case: &Case, config: &Path) -> anyhow::Result<Row> {
         [one] if replay::evaluator_applies(&module) => Some(one),
         _ => None,
     };
-    let oracle: Vec<Vec<hlo::literal::Array>> = if let Some(single) = single {
+    let oracle: Vec<Vec<hlo::Array>> = if let Some(single) = single {
         vec![hlo_eval::evaluate_flat(&module, &single.inputs)
             .map_err(|e| anyhow::anyhow!("reference evaluator: {e}"))?]
     } else {

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use hlo::literal::Literal;
+use hlo::Literal;
 use hlo_eval::{evaluate_with, EvalOptions};
 
 /// Iterations any one `while` loop may run before evaluation fails: a module whose loop never

@@ -6,7 +6,7 @@
 //! buffer allocations, the kernels, the thunk tree and the census of constructs used (with the
 //! fields this schema does not declare). Reads all three forms: this project's artifact, a bare
 //! XLA:GPU `GpuExecutableProto`, and PjRt `SerializeExecutable` bytes (see
-//! [`crate::xla_artifact`]). Needs no device; does not validate (use `aot run` for that). Exit 0,
+//! [`crate::unwrap_xla_artifact`]). Needs no device; does not validate (use `aot run` for that). Exit 0,
 //! or 2 when the file does not decode.
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -599,7 +599,7 @@ pub fn census(paths: &[PathBuf], json: bool, out: &mut dyn Write) -> anyhow::Res
 }
 
 /// `aot census --support`: per artifact (any form), the runtime-support lines of
-/// [`crate::support::lines`] under its path.
+/// `support::lines` under its path.
 pub fn support(paths: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<()> {
     for p in paths {
         let raw = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;

@@ -172,7 +172,7 @@ pub fn project_extras() -> Extras {
     let (registry, runtime_flags) = runtime_surface();
     Extras {
         registry,
-        opcodes: hlo::ir::Opcode::ALL
+        opcodes: hlo::Opcode::ALL
             .iter()
             .map(|o| o.name().to_owned())
             .collect(),

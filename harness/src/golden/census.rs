@@ -238,9 +238,9 @@ fn ptx_header(ptx_text: &str) -> Vec<String> {
         return Vec::new();
     };
     let v = outline.version;
-    let needs = match ptx::compat::min_toolkit(v) {
-        ptx::compat::ToolkitNeed::AtLeast(t) => t.to_string(),
-        ptx::compat::ToolkitNeed::Unknown => "unknown".to_owned(),
+    let needs = match ptx::min_toolkit(v) {
+        ptx::ToolkitNeed::AtLeast(t) => t.to_string(),
+        ptx::ToolkitNeed::Unknown => "unknown".to_owned(),
     };
     vec![
         format!("ptx:isa:{}.{}", v.major, v.minor),

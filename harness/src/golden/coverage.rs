@@ -162,7 +162,7 @@ pub const UNREACHABLE_VALUE_CLASSES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The boolean value classes ([`super::census::value_classes`]) seen on one side only: for every
+/// The boolean value classes (`census::value_classes`) seen on one side only: for every
 /// field some golden sets one way, the other way too (unless [`UNREACHABLE_VALUE_CLASSES`] lists
 /// it).
 pub fn uncovered_values(used: &std::collections::BTreeSet<String>) -> Vec<String> {

@@ -36,7 +36,7 @@ pub mod replay;
 pub mod store;
 
 pub use census::census_of;
-pub use manifest::{IntegrityProblem, Manifest, MANIFEST_FILE, MANIFEST_FORMAT_VERSION};
+pub use manifest::{IntegrityProblem, Manifest};
 pub use store::{
     all_versions_requested, select_handwritten_versions, select_versions, GoldenError, GoldenStore,
     ALL_VERSIONS_ENV, HANDWRITTEN_DIR,
@@ -77,14 +77,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("golden-link-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        std::os::unix::fs::symlink("/dev/zero", dir.join(super::MANIFEST_FILE)).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join(super::manifest::MANIFEST_FILE)).unwrap();
         let e = super::Manifest::read(&dir).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
                 "cannot read {}: is a symbolic link (to /dev/zero); repository files are read \
                  only as regular files",
-                dir.join(super::MANIFEST_FILE).display()
+                dir.join(super::manifest::MANIFEST_FILE).display()
             )
         );
         let _ = std::fs::remove_dir_all(&dir);

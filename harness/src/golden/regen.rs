@@ -200,7 +200,7 @@ fn execute_cases(
     devices: &[Arc<dyn Device>],
     cases: &[IoCase],
 ) -> anyhow::Result<(Vec<IoCase>, runtime::ExecutionStats)> {
-    let inputs: Vec<Vec<hlo::literal::Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
+    let inputs: Vec<Vec<hlo::Array>> = cases.iter().map(|c| c.inputs.clone()).collect();
     let (outputs, stats) = crate::cmd::run::execute_arrays(exe, devices, &inputs)?;
     let io = cases
         .iter()

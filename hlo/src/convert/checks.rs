@@ -120,8 +120,8 @@ pub fn check_proto(p: &px::HloModuleProtoWithConfig) -> Result<ProtoSummary, Con
 /// protobuf's semantics (a repeated singular field: the last wins; a repeated message field:
 /// merged), plus an error naming the part that is not valid protobuf.
 pub fn check_proto_bytes(bytes: &[u8]) -> Result<ProtoSummary, ConvertError> {
+    use proto::decode_except;
     use proto::fields::{MODULE_WITH_CONFIG_CONFIG, MODULE_WITH_CONFIG_HLO_MODULE};
-    use proto::wire::decode_except;
     let split = decode_except::<px::HloModuleProtoWithConfig>(
         bytes,
         usize::MAX,

@@ -307,11 +307,6 @@ pub fn to_proto_with(
     module: &HloModule,
     options: &WriteOptions,
 ) -> Result<px::HloModuleProtoWithConfig, ConvertError> {
-    let module_bad = |what: String| ConvertError::Unrepresentable {
-        computation: "<module>".into(),
-        instruction: String::new(),
-        what,
-    };
     if let Some((k, v)) = module.config.raw.first() {
         return Err(module_bad(format!("module attribute `{k}={v}`")));
     }
@@ -333,53 +328,7 @@ pub fn to_proto_with(
     };
     let mut computations = Vec::with_capacity(module.computations.len());
     for (ci, comp) in module.computations.iter().enumerate() {
-        // Operands before their users, as XLA writes a module and as a runtime checks it: the
-        // text parser accepts operands defined later in the text, and writing the text order
-        // made artifacts the runtime refuses ("operand id 3 is not an earlier instruction").
-        // For text already in that order (everything XLA and JAX print) the order is the same.
-        let instructions = comp
-            .post_order()
-            .into_iter()
-            .filter_map(|id| comp.get(id).map(|instr| (id, instr)))
-            .map(|(id, instr)| instruction_to_proto(module, comp, ci, &ids, id, instr))
-            .collect::<Result<Vec<_>, _>>()?;
-        let root_id = ids
-            .instr
-            .get(ci)
-            .and_then(|v| v.get(comp.root.index()))
-            .copied()
-            .ok_or_else(|| module_bad(format!("computation {} has no root", comp.name)))?;
-        let program_shape = {
-            let params = comp
-                .param_shapes()
-                .into_iter()
-                .map(shape_to_proto)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| module_bad(e.to_string()))?;
-            let result = comp
-                .root_instruction()
-                .map(|r| shape_to_proto(&r.shape))
-                .transpose()
-                .map_err(|e| module_bad(e.to_string()))?;
-            px::ProgramShapeProto {
-                parameters: params,
-                result,
-                parameter_names: comp
-                    .params
-                    .iter()
-                    .filter_map(|&p| comp.get(p).map(|i| i.name.clone()))
-                    .collect(),
-            }
-        };
-        computations.push(px::HloComputationProto {
-            name: comp.name.clone(),
-            instructions,
-            program_shape: Some(program_shape),
-            id: ci as i64,
-            root_id,
-            is_fusion_computation: false,
-            execution_thread: comp.execution_thread.clone().unwrap_or_default(),
-        });
+        computations.push(computation_to_proto(module, &ids, ci, comp)?);
     }
     let cfg = &module.config;
     let entry_layout = cfg
@@ -403,75 +352,10 @@ pub fn to_proto_with(
     });
     let input_output_alias = cfg
         .input_output_alias
-        .as_ref()
-        .map(|aliases| {
-            aliases
-                .iter()
-                .map(|a| {
-                    let kind = match a.kind.as_deref() {
-                        None => px::Kind::UndefinedAlias,
-                        Some("may-alias") => px::Kind::MayAlias,
-                        Some("must-alias") => px::Kind::MustAlias,
-                        Some(other) => return Err(module_bad(format!("alias kind `{other}`"))),
-                    };
-                    Ok(px::hlo_input_output_alias_proto::AliasEntryProto {
-                        output_shape_index: a.output_index.clone(),
-                        parameter_number: a.param_number,
-                        parameter_shape_index: a.param_index.clone(),
-                        kind: kind as i32,
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(|entries| px::HloInputOutputAliasProto { entries })
-        })
+        .as_deref()
+        .map(alias_to_proto)
         .transpose()?;
-    let sf = &module.stack_frames;
-    let stack_frame_index = if sf.is_empty() {
-        None
-    } else {
-        fn dense<T: Clone>(v: &[(i64, T)], what: &'static str) -> Result<Vec<T>, Unrepresentable> {
-            v.iter()
-                .enumerate()
-                .map(|(i, (id, x))| {
-                    if *id == i as i64 + 1 {
-                        Ok(x.clone())
-                    } else {
-                        Err(Unrepresentable::StackFrameIds {
-                            what,
-                            id: *id,
-                            position: i + 1,
-                        })
-                    }
-                })
-                .collect()
-        }
-        Some(px::StackFrameIndexProto {
-            file_names: dense(&sf.file_names, "file name")
-                .map_err(|e| module_bad(e.to_string()))?,
-            function_names: dense(&sf.function_names, "function name")
-                .map_err(|e| module_bad(e.to_string()))?,
-            file_locations: dense(&sf.file_locations, "file location")
-                .map_err(|e| module_bad(e.to_string()))?
-                .into_iter()
-                .map(|l| px::stack_frame_index_proto::FileLocation {
-                    file_name_id: l.file_name_id as i32,
-                    function_name_id: l.function_name_id as i32,
-                    line: l.line as i32,
-                    end_line: l.end_line as i32,
-                    column: l.column as i32,
-                    end_column: l.end_column as i32,
-                })
-                .collect(),
-            stack_frames: dense(&sf.stack_frames, "stack frame")
-                .map_err(|e| module_bad(e.to_string()))?
-                .into_iter()
-                .map(|f| px::stack_frame_index_proto::StackFrame {
-                    file_location_id: f.file_location_id as i32,
-                    parent_frame_id: f.parent_frame_id as i32,
-                })
-                .collect(),
-        })
-    };
+    let stack_frame_index = stack_frames_to_proto(&module.stack_frames)?;
     let entry = module
         .get(module.entry)
         .ok_or_else(|| module_bad("entry computation is missing".into()))?;
@@ -529,6 +413,145 @@ pub fn to_proto_with(
         element_types_at_xla_numbers(&mut out);
     }
     Ok(out)
+}
+
+/// One computation: its instructions in post order (operands before their users), its root and
+/// program shape.
+fn computation_to_proto(
+    module: &HloModule,
+    ids: &ModuleIds,
+    ci: usize,
+    comp: &Computation,
+) -> Result<px::HloComputationProto, ConvertError> {
+    // Operands before their users, as XLA writes a module and as a runtime checks it: the
+    // text parser accepts operands defined later in the text, and writing the text order
+    // made artifacts the runtime refuses ("operand id 3 is not an earlier instruction").
+    // For text already in that order (everything XLA and JAX print) the order is the same.
+    let instructions = comp
+        .post_order()
+        .into_iter()
+        .filter_map(|id| comp.get(id).map(|instr| (id, instr)))
+        .map(|(id, instr)| instruction_to_proto(module, comp, ci, ids, id, instr))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root_id = ids
+        .instr
+        .get(ci)
+        .and_then(|v| v.get(comp.root.index()))
+        .copied()
+        .ok_or_else(|| module_bad(format!("computation {} has no root", comp.name)))?;
+    let program_shape = {
+        let params = comp
+            .param_shapes()
+            .into_iter()
+            .map(shape_to_proto)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| module_bad(e.to_string()))?;
+        let result = comp
+            .root_instruction()
+            .map(|r| shape_to_proto(&r.shape))
+            .transpose()
+            .map_err(|e| module_bad(e.to_string()))?;
+        px::ProgramShapeProto {
+            parameters: params,
+            result,
+            parameter_names: comp
+                .params
+                .iter()
+                .filter_map(|&p| comp.get(p).map(|i| i.name.clone()))
+                .collect(),
+        }
+    };
+    Ok(px::HloComputationProto {
+        name: comp.name.clone(),
+        instructions,
+        program_shape: Some(program_shape),
+        id: ci as i64,
+        root_id,
+        is_fusion_computation: false,
+        execution_thread: comp.execution_thread.clone().unwrap_or_default(),
+    })
+}
+
+/// `input_output_alias`, each entry with its kind.
+fn alias_to_proto(aliases: &[IoAlias]) -> Result<px::HloInputOutputAliasProto, ConvertError> {
+    aliases
+        .iter()
+        .map(|a| {
+            let kind = match a.kind.as_deref() {
+                None => px::Kind::UndefinedAlias,
+                Some("may-alias") => px::Kind::MayAlias,
+                Some("must-alias") => px::Kind::MustAlias,
+                Some(other) => return Err(module_bad(format!("alias kind `{other}`"))),
+            };
+            Ok(px::hlo_input_output_alias_proto::AliasEntryProto {
+                output_shape_index: a.output_index.clone(),
+                parameter_number: a.param_number,
+                parameter_shape_index: a.param_index.clone(),
+                kind: kind as i32,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|entries| px::HloInputOutputAliasProto { entries })
+}
+
+/// The stack frame index, when the module has one: each table dense from id 1, as the proto
+/// addresses entries by position.
+fn stack_frames_to_proto(
+    sf: &StackFrameIndex,
+) -> Result<Option<px::StackFrameIndexProto>, ConvertError> {
+    if sf.is_empty() {
+        return Ok(None);
+    }
+    fn dense<T: Clone>(v: &[(i64, T)], what: &'static str) -> Result<Vec<T>, Unrepresentable> {
+        v.iter()
+            .enumerate()
+            .map(|(i, (id, x))| {
+                if *id == i as i64 + 1 {
+                    Ok(x.clone())
+                } else {
+                    Err(Unrepresentable::StackFrameIds {
+                        what,
+                        id: *id,
+                        position: i + 1,
+                    })
+                }
+            })
+            .collect()
+    }
+    Ok(Some(px::StackFrameIndexProto {
+        file_names: dense(&sf.file_names, "file name").map_err(|e| module_bad(e.to_string()))?,
+        function_names: dense(&sf.function_names, "function name")
+            .map_err(|e| module_bad(e.to_string()))?,
+        file_locations: dense(&sf.file_locations, "file location")
+            .map_err(|e| module_bad(e.to_string()))?
+            .into_iter()
+            .map(|l| px::stack_frame_index_proto::FileLocation {
+                file_name_id: l.file_name_id as i32,
+                function_name_id: l.function_name_id as i32,
+                line: l.line as i32,
+                end_line: l.end_line as i32,
+                column: l.column as i32,
+                end_column: l.end_column as i32,
+            })
+            .collect(),
+        stack_frames: dense(&sf.stack_frames, "stack frame")
+            .map_err(|e| module_bad(e.to_string()))?
+            .into_iter()
+            .map(|f| px::stack_frame_index_proto::StackFrame {
+                file_location_id: f.file_location_id as i32,
+                parent_frame_id: f.parent_frame_id as i32,
+            })
+            .collect(),
+    }))
+}
+
+/// A module-level field the proto cannot hold.
+fn module_bad(what: String) -> ConvertError {
+    ConvertError::Unrepresentable {
+        computation: "<module>".into(),
+        instruction: String::new(),
+        what,
+    }
 }
 
 /// Rewrites every element type of `p` that has a legacy number (`F4E2M1FN`, `F8E8M0FNU`) to

@@ -35,7 +35,7 @@ impl<'p> Wire<'p> {
         module: &'p [u8],
         config: Option<px::HloModuleConfigProto>,
     ) -> Result<Self, ConvertError> {
-        use proto::wire::decode_except;
+        use proto::decode_except;
         // Everything but the computations is decoded (so the bytes are checked as prost would),
         // and dropped once the entry's id and name are read.
         let split = decode_except::<px::HloModuleProto>(module, usize::MAX, &[MODULE_COMPUTATIONS])
@@ -83,9 +83,9 @@ impl<'p> Source<'p> for Wire<'p> {
         let Some(&(_, _, bytes)) = self.computations.get(index) else {
             return Ok(());
         };
-        for field in proto::wire::Fields::new(bytes) {
+        for field in proto::WireFields::new(bytes) {
             let field = field.map_err(|()| malformed("hlo_module.computations", "bad field"))?;
-            let (COMPUTATION_INSTRUCTIONS, proto::wire::Value::Bytes(ib)) =
+            let (COMPUTATION_INSTRUCTIONS, proto::WireValue::Bytes(ib)) =
                 (field.number, field.value)
             else {
                 continue;
@@ -111,9 +111,9 @@ impl<'p> Source<'p> for Wire<'p> {
 /// protobuf reads a repeated singular field.
 pub(super) fn last_string(bytes: &[u8], number: u32) -> Result<&str, ConvertError> {
     let mut last: &[u8] = &[];
-    for f in proto::wire::Fields::new(bytes) {
+    for f in proto::WireFields::new(bytes) {
         let f = f.map_err(|()| malformed("hlo_module", "bad field"))?;
-        if let (true, proto::wire::Value::Bytes(b)) = (f.number == number, f.value) {
+        if let (true, proto::WireValue::Bytes(b)) = (f.number == number, f.value) {
             last = b;
         }
     }

@@ -25,7 +25,10 @@ fn every_dtype_is_one_primitive_type_with_its_name() {
         assert_eq!(DType::from_name(name), None, "{name}");
     }
 }
+use half::{bf16, f16};
+
 use super::*;
+use crate::shape::PrimitiveType;
 
 #[test]
 fn strides_and_index() {

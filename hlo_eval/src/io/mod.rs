@@ -30,8 +30,8 @@ use std::path::Path;
 use serde_json::Value;
 use thiserror::Error;
 
-use hlo::literal::{bf16_from_f64, element_count, f16_from_f64, Array, DType, Data};
 use hlo::PrimitiveType;
+use hlo::{bf16_from_f64, element_count, f16_from_f64, Array, DType, Data};
 
 mod stream;
 use stream::{Elem, Fields};
@@ -287,14 +287,14 @@ impl IoArray {
         match self {
             IoArray::Real(a) => a,
             IoArray::Complex(c) => {
-                hlo::complex::from_parts(&c.parts).expect("ComplexArray::new checked the parts")
+                hlo::from_parts(&c.parts).expect("ComplexArray::new checked the parts")
             }
         }
     }
 
     /// An array as an io array: complex ones as [`IoArray::Complex`] (their parts).
     pub fn from_array(a: Array) -> IoArray {
-        match hlo::complex::parts_of(&a) {
+        match hlo::parts_of(&a) {
             Some(parts) => IoArray::Complex(ComplexArray {
                 dtype: a.dtype().primitive(),
                 dims: a.dims().to_vec(),
@@ -741,8 +741,8 @@ pub struct Comparison {
 pub fn compare(got: &Array, want: &Array, tol: Tolerance) -> Comparison {
     if let (true, Some(g), Some(w)) = (
         got.dtype() == want.dtype() && got.dims() == want.dims(),
-        hlo::complex::parts_of(got),
-        hlo::complex::parts_of(want),
+        hlo::parts_of(got),
+        hlo::parts_of(want),
     ) {
         let mut c = compare(&g, &w, tol);
         if let Some(m) = &mut c.first {
@@ -779,9 +779,9 @@ pub fn compare(got: &Array, want: &Array, tol: Tolerance) -> Comparison {
             tol.matches(a, b)
         } else {
             match (&g, &w) {
-                (hlo::literal::Wide::S(x), hlo::literal::Wide::S(y)) => x.get(i) == y.get(i),
-                (hlo::literal::Wide::U(x), hlo::literal::Wide::U(y)) => x.get(i) == y.get(i),
-                (hlo::literal::Wide::P(x), hlo::literal::Wide::P(y)) => x.get(i) == y.get(i),
+                (hlo::Wide::S(x), hlo::Wide::S(y)) => x.get(i) == y.get(i),
+                (hlo::Wide::U(x), hlo::Wide::U(y)) => x.get(i) == y.get(i),
+                (hlo::Wide::P(x), hlo::Wide::P(y)) => x.get(i) == y.get(i),
                 _ => false,
             }
         };
@@ -795,8 +795,8 @@ pub fn compare(got: &Array, want: &Array, tol: Tolerance) -> Comparison {
             }
         }
     }
-    let scalar = |wide: &hlo::literal::Wide, f: &[f64], i: usize| {
-        use hlo::literal::Wide;
+    let scalar = |wide: &hlo::Wide, f: &[f64], i: usize| {
+        use hlo::Wide;
         let exact = match wide {
             _ if float => None,
             Wide::S(v) => v.get(i).map(|&x| i128::from(x)),
@@ -1003,7 +1003,7 @@ mod tests {
         let complex =
             r#"{"inputs": [], "outputs": [{"dtype": "c128", "shape": [], "data": [1, 2]}]}"#;
         let case = IoCase::parse(complex).unwrap();
-        let z = hlo::complex::Complex::new(1.0, 2.0);
+        let z = hlo::Complex::new(1.0, 2.0);
         assert_eq!(case.outputs[0].data(), &Data::C128(vec![z]));
         assert_eq!(IoCase::parse(&case_to_json(&case)).unwrap(), case);
         let file = IoFile::parse(complex).unwrap();
@@ -1013,12 +1013,11 @@ mod tests {
             file.outputs[0]
         );
         // Compared part by part: a mismatch names the element and the part's values.
-        let off =
-            hlo::complex::from_parts(&Array::new(vec![2], Data::F64(vec![1.0, 2.5])).unwrap())
-                .unwrap()
-                .reshape(vec![])
-                .unwrap()
-                .clone();
+        let off = hlo::from_parts(&Array::new(vec![2], Data::F64(vec![1.0, 2.5])).unwrap())
+            .unwrap()
+            .reshape(vec![])
+            .unwrap()
+            .clone();
         let c = compare(&off, &case.outputs[0], Tolerance::EXACT);
         let m = c.first.unwrap();
         assert_eq!(

@@ -29,7 +29,7 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::stablehlo::bytecode::{self, BytecodeError, MainAdapter};
-use hlo::ir::HloModule;
+use hlo::HloModule;
 
 /// Deepest pytree read.
 pub const MAX_TREE_DEPTH: usize = 64;

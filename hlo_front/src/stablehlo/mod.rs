@@ -40,7 +40,7 @@ pub use bytecode::{parse_bytecode, BytecodeError};
 pub use lower::MAX_CONSTANT_ELEMENTS;
 pub use scan::{MAX_NESTING, MAX_RANK};
 
-use hlo::ir::{HloModule, SourceLoc};
+use hlo::{HloModule, SourceLoc};
 use hlo_text::{ParseError, ParseErrorKind};
 
 /// Parses StableHLO MLIR text into an HLO module and verifies it (shapes against the MLIR types);

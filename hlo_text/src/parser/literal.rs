@@ -5,14 +5,14 @@ use super::*;
 impl<'a> Parser<'a> {
     // ---- literals ------------------------------------------------------------------------
 
-    pub(super) fn literal(&mut self, shape: &Shape) -> Result<Literal> {
+    pub(super) fn literal(&mut self, shape: &Shape) -> Result<ConstantLiteral> {
         self.enter()?;
         let r = self.literal_inner(shape);
         self.leave();
         r
     }
 
-    pub(super) fn literal_inner(&mut self, shape: &Shape) -> Result<Literal> {
+    pub(super) fn literal_inner(&mut self, shape: &Shape) -> Result<ConstantLiteral> {
         match shape {
             Shape::Tuple(elems) => {
                 self.expect(&TokenKind::LParen, "'(' starting a tuple literal")?;
@@ -24,7 +24,7 @@ impl<'a> Parser<'a> {
                     out.push(self.literal(s)?);
                 }
                 self.expect(&TokenKind::RParen, "')' closing a tuple literal")?;
-                Ok(Literal::Tuple(out))
+                Ok(ConstantLiteral::Tuple(out))
             }
             Shape::Token => {
                 // XLA prints token constants as `constant(token)`? Accept an empty or word.
@@ -33,7 +33,7 @@ impl<'a> Parser<'a> {
                         self.bump();
                     }
                 }
-                Ok(Literal::Tuple(Vec::new()))
+                Ok(ConstantLiteral::Tuple(Vec::new()))
             }
             Shape::Array(a) => {
                 if *self.peek() == TokenKind::LBrace
@@ -43,11 +43,11 @@ impl<'a> Parser<'a> {
                     self.bump();
                     self.bump();
                     self.bump();
-                    return Ok(Literal::Elided);
+                    return Ok(ConstantLiteral::Elided);
                 }
                 let mut values = Vec::new();
                 self.array_values(&a.dims, a.element_type, &mut values)?;
-                Ok(Literal::Array(ArrayLiteral { values }))
+                Ok(ConstantLiteral::Array(ArrayLiteral { values }))
             }
         }
     }

@@ -14,16 +14,16 @@
 
 use super::PendingInstr;
 use crate::error::{ParseError, ParseErrorKind};
-use hlo::ir::{Attrs, ComparisonDirection, Literal, LiteralValue, OpMetadata, Opcode};
-use hlo::shape::{PrimitiveType, Shape};
+use hlo::{Attrs, ComparisonDirection, ConstantLiteral, LiteralValue, OpMetadata, Opcode};
+use hlo::{PrimitiveType, Shape};
 
 /// The written `mulhi` instruction, before expansion.
 pub(super) struct MulHi {
     pub name: String,
-    pub loc: hlo::ir::SourceLoc,
+    pub loc: hlo::SourceLoc,
     pub is_root: bool,
     pub shape: Option<Shape>,
-    pub operands: Vec<(String, hlo::ir::SourceLoc)>,
+    pub operands: Vec<(String, hlo::SourceLoc)>,
     pub metadata: Option<OpMetadata>,
 }
 
@@ -143,7 +143,7 @@ impl Builder {
 
     /// An integer constant of type `ty`, broadcast to the shape.
     fn int(&mut self, ty: PrimitiveType, v: i128) -> String {
-        let literal = Literal::Array(hlo::ir::ArrayLiteral {
+        let literal = ConstantLiteral::Array(hlo::ArrayLiteral {
             values: vec![LiteralValue::Int(v)],
         });
         let attrs = Attrs {

@@ -2,7 +2,7 @@
 use super::{Parser, Result};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::lexer::TokenKind;
-use hlo::ir::*;
+use hlo::*;
 
 /// Why the parts of one `{...}` do not make a sharding: XLA's parser's checks, with its
 /// messages.

@@ -182,9 +182,9 @@ impl CudaDevice {
         // A real GPU runs code for its own architecture-specific target (`sm_90a` on 9.0, the
         // first capability with one), which includes its family's features.
         description.compute_capability_features = if major >= 9 {
-            ptx::compat::Features::Accelerated
+            ptx::Features::Accelerated
         } else {
-            ptx::compat::Features::Baseline
+            ptx::Features::Baseline
         };
         description.device_memory_size = mem as u64;
         if let Ok(name) = context.name() {

@@ -33,7 +33,7 @@ pub struct DeviceDescription {
     /// The feature set of that capability (`cuda_compute_capability.feature_extension`):
     /// `Accelerated` runs `sm_90a` executables, `Family` runs `sm_100f` ones, `Baseline` (NONE or
     /// UNSPECIFIED in the config) only plain ones.
-    pub compute_capability_features: ptx::compat::Features,
+    pub compute_capability_features: ptx::Features,
     /// Most threads one block may have (the product of its three dims, checked per launch at
     /// load).
     pub threads_per_block_limit: u64,
@@ -165,12 +165,12 @@ fn check_device_info(info: &proto::stream_executor::GpuDeviceInfoProto) -> Resul
 
 /// The feature set a `CudaComputeCapabilityProto.feature_extension` value names; an unknown
 /// value (a newer schema's) promises nothing beyond the baseline.
-pub fn features_of(feature_extension: i32) -> ptx::compat::Features {
+pub fn features_of(feature_extension: i32) -> ptx::Features {
     use proto::stream_executor::cuda_compute_capability_proto::FeatureExtension;
     match FeatureExtension::try_from(feature_extension) {
-        Ok(FeatureExtension::AcceleratedFeatures) => ptx::compat::Features::Accelerated,
-        Ok(FeatureExtension::FamilyCompatibleFeatures) => ptx::compat::Features::Family,
-        _ => ptx::compat::Features::Baseline,
+        Ok(FeatureExtension::AcceleratedFeatures) => ptx::Features::Accelerated,
+        Ok(FeatureExtension::FamilyCompatibleFeatures) => ptx::Features::Family,
+        _ => ptx::Features::Baseline,
     }
 }
 
@@ -185,7 +185,7 @@ impl DeviceDescription {
             Some(gpu_device_info_proto::ComputeCapability::CudaComputeCapability(c)) => {
                 // The compiler's bound and message (`proto::contract`): a major of 21 or more or a
                 // two-digit minor names no device and no PTX target.
-                proto::contract::check_compute_capability(c.major, c.minor)
+                proto::check_compute_capability(c.major, c.minor)
                     .map_err(|e| invalid(format!("target config: {e}")))?;
                 ((c.major, c.minor), features_of(c.feature_extension))
             }

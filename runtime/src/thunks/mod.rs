@@ -282,9 +282,9 @@ pub enum Order {
 }
 
 /// The element type a gemm or collective thunk reads and writes (validated at load): the
-/// evaluator's and io files' [`hlo::literal::DType`], so the runtime has no element-type enum of
+/// evaluator's and io files' [`hlo::DType`], so the runtime has no element-type enum of
 /// its own.
-pub type ElemType = hlo::literal::DType;
+pub type ElemType = hlo::DType;
 
 /// What the runtime needs of an [`ElemType`] beyond `hlo`: its byte width and its wire value
 /// (the proto mapping is `hlo::convert`'s, the one table of it).
@@ -305,12 +305,12 @@ impl ElemTypeExt for ElemType {
 
     fn from_proto(v: i32) -> Option<ElemType> {
         let p = proto::xla::PrimitiveType::try_from(v).ok()?;
-        ElemType::from_primitive(hlo::convert::element_type_from_proto(p)?)
+        ElemType::from_primitive(hlo::element_type_from_proto(p)?)
     }
 
     fn to_proto(self) -> i32 {
         // Every DType has a proto value: the table covers every PrimitiveType with host values.
-        hlo::convert::element_type_to_proto(self.primitive())
+        hlo::element_type_to_proto(self.primitive())
             .map_or(proto::xla::PrimitiveType::Invalid as i32, |p| p as i32)
     }
 }

@@ -232,7 +232,7 @@ pub fn out(index: Vec<i64>, allocation: i64) -> OutputInfoMapEntry {
 }
 
 pub fn shape(s: &str) -> proto::xla::ShapeProto {
-    hlo::convert::shape_to_proto(&hlo_text::parse_shape(s).unwrap()).unwrap()
+    hlo::shape_to_proto(&hlo_text::parse_shape(s).unwrap()).unwrap()
 }
 
 /// An artifact skeleton for the H100: embedded module from `hlo` text, program shape from the
@@ -240,7 +240,7 @@ pub fn shape(s: &str) -> proto::xla::ShapeProto {
 pub fn artifact(hlo_text: &str, params: &[&str], result: &str) -> GpuExecutableProto {
     let m = hlo_text::parse_module(hlo_text).unwrap();
     GpuExecutableProto {
-        hlo_module_with_config: Some(hlo::convert::to_proto(&m).unwrap()),
+        hlo_module_with_config: Some(hlo::to_proto(&m).unwrap()),
         binary: vec![],
         gpu_compute_capability: Some(GpuComputeCapabilityProto {
             compute_capability: Some(

@@ -65,7 +65,7 @@ fn bit_flips_never_panic() {
     }
 }
 
-/// The load streams the embedded HLO and the thunks (`proto::wire::decode_except`); on every
+/// The load streams the embedded HLO and the thunks (`proto::decode_except`); on every
 /// bit-flipped artifact it must accept exactly what decoding the whole message with prost and
 /// validating that accepts.
 #[test]

@@ -256,7 +256,7 @@ fn set_ptx_header(p: &mut GpuExecutableProto, version: &str, target: &str) {
 fn sm90a_artifact_on_a_device_without_accelerated_features_is_failed_precondition() {
     let p = vadd();
     let mut d = h100();
-    d.compute_capability_features = ptx::compat::Features::Baseline;
+    d.compute_capability_features = ptx::Features::Baseline;
     assert_eq!(
         load_err_with(&p, &d, &RuntimeFlags::default()),
         "FAILED_PRECONDITION: gpu_compute_capability is sm_90a (9.0, feature_extension ACCELERATED_FEATURES), the device is sm_90 (9.0, feature_extension NONE); an executable compiled for sm_90a runs only on a device with those features"

@@ -232,7 +232,7 @@ fn gemm_with_an_empty_contraction_writes_zeros() {
 fn with_replicas(mut p: GpuExecutableProto, replicas: u32) -> GpuExecutableProto {
     let hlo = format!("HloModule ar, replica_count={replicas}\n\nENTRY e {{\n  x = f32[4] parameter(0)\n  ROOT c = s32[] constant(0)\n}}\n");
     let m = hlo_text::parse_module(&hlo).unwrap();
-    p.hlo_module_with_config = Some(hlo::convert::to_proto(&m).unwrap());
+    p.hlo_module_with_config = Some(hlo::to_proto(&m).unwrap());
     p
 }
 

@@ -132,7 +132,7 @@ fn kernel() {
         k.shmem_bytes = 1024;
         k.kernel_binary.as_mut().unwrap().cubin = crate::common::cubin_header(90);
         k.args_shape =
-            vec![hlo::convert::shape_to_proto(&hlo_text::parse_shape("f32[4]").unwrap()).unwrap()];
+            vec![hlo::shape_to_proto(&hlo_text::parse_shape("f32[4]").unwrap()).unwrap()];
     }
     roundtrip(vec![k], 1);
 }

@@ -1,5 +1,5 @@
 //! Index arithmetic of the emitter: index components, linear and multi-indices.
-use ptx::ast::{Opcode as O, Type};
+use ptx::{Opcode as O, Type};
 
 use super::*;
 

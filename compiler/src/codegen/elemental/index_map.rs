@@ -1,8 +1,8 @@
 //! Instructions that read their operand at other indices (broadcast, reshape, transpose,
 //! slices, reverse, dynamic-slice), and parameters: where an element comes from.
-use hlo::ir::Instruction;
+use hlo::Instruction;
 use hlo::Opcode as H;
-use ptx::ast::{Opcode as O, StateSpace, Type};
+use ptx::{Opcode as O, StateSpace, Type};
 
 use super::*;
 

@@ -10,9 +10,11 @@
 //! and the input features (`convolution.rs`), map, call, tuple and get-tuple-element.
 use std::collections::HashMap;
 
-use hlo::ir::{Computation, ComputationId, InstrId, Instruction, Literal, LiteralValue, WindowDim};
+use hlo::{
+    Computation, ComputationId, ConstantLiteral, InstrId, Instruction, LiteralValue, WindowDim,
+};
 use hlo::{HloModule, Opcode as H, PrimitiveType as P, Shape};
-use ptx::ast::{CmpOp, Opcode as O, StateSpace, Type, VarDecl};
+use ptx::{CmpOp, Opcode as O, StateSpace, Type, VarDecl};
 
 use super::builder::{global_bytes, Builder, Reg, Src};
 use super::scalar::{self, Val};
@@ -513,7 +515,7 @@ impl<'m> Emitter<'m> {
         let ty = elem(&instr.shape)
             .ok_or_else(|| unsupported(ctx.comp, instr, "tuple constants are not supported"))?;
         let values = match &instr.attrs.literal {
-            Some(Literal::Array(a)) => &a.values,
+            Some(ConstantLiteral::Array(a)) => &a.values,
             _ => {
                 return Err(unsupported(
                     ctx.comp,

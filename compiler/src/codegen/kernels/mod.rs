@@ -17,9 +17,9 @@ pub use select_and_scatter::select_and_scatter_kernel;
 pub use sort::sort_kernel;
 pub use topk::topk_kernel;
 
-use hlo::ir::{Computation, InstrId, Instruction};
+use hlo::{Computation, InstrId, Instruction};
 use hlo::{Opcode as H, PrimitiveType as P};
-use ptx::ast::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
+use ptx::{CmpOp, Dim, Opcode as O, SpecialReg, StateSpace, Type};
 
 use super::elemental::{
     dims_of, elem, instr_of, unsupported, Ctx, Emitter, Ix, ParamSrc, ReduceAxes,

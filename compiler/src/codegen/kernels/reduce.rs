@@ -734,8 +734,8 @@ fn shfl_down(e: &mut Emitter<'_>, v: Val, s: u32) -> Result<Val, CodegenError> {
             d,
             O::Shfl,
             vec![
-                ptx::ast::Modifier::Sync,
-                ptx::ast::Modifier::Shfl(ptx::ast::ShflMode::Down),
+                ptx::Modifier::Sync,
+                ptx::Modifier::Shfl(ptx::ShflMode::Down),
                 crate::codegen::builder::t(Type::B32),
             ],
             &[

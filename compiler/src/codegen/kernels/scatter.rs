@@ -12,7 +12,7 @@
 // Every kernel file reads the shared scaffolding and its imports from `mod.rs`.
 use super::*;
 use hlo::ComputationId;
-use ptx::ast::{Address, AddressBase, Modifier, Operand, ReduceOp};
+use ptx::{Address, AddressBase, Modifier, Operand, ReduceOp};
 
 use crate::codegen::builder::{t, RegKind};
 use crate::codegen::fill::{fill_word, OutputFill};

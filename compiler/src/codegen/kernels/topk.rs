@@ -39,11 +39,11 @@ pub fn topk_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenErr
     let ctx = f.ctx(comp);
     let out_ptrs = f.outputs.clone();
     let before = if largest {
-        hlo::ir::ComparisonDirection::Gt
+        hlo::ComparisonDirection::Gt
     } else {
-        hlo::ir::ComparisonDirection::Lt
+        hlo::ComparisonDirection::Lt
     };
-    let total_order = Some(hlo::ir::ComparisonType::TotalOrder);
+    let total_order = Some(hlo::ComparisonType::TotalOrder);
     grid_stride(&mut f.e, false, total, |e, i| {
         let idx = e.delinearize(Ix::R(i), &dims);
         let me = e.emit1(&ctx, x, &idx)?;
@@ -55,14 +55,8 @@ pub fn topk_kernel(site: KernelSite<'_, '_>) -> Result<EmittedKernel, CodegenErr
             let y = e.emit1(&ctx, x, &other)?;
             let ahead = scalar::compare(&mut e.b, before, total_order, y, me)
                 .map_err(|m| unsupported(comp, instr, m.to_string()))?;
-            let same = scalar::compare(
-                &mut e.b,
-                hlo::ir::ComparisonDirection::Eq,
-                total_order,
-                y,
-                me,
-            )
-            .map_err(|m| unsupported(comp, instr, m.to_string()))?;
+            let same = scalar::compare(&mut e.b, hlo::ComparisonDirection::Eq, total_order, y, me)
+                .map_err(|m| unsupported(comp, instr, m.to_string()))?;
             let lower = e.b.setp(CmpOp::Lt, Type::U32, j.into(), pos.into());
             let tie = e.b.pand(same.reg, lower);
             let first = e.b.por(ahead.reg, tie);

@@ -2,7 +2,7 @@
 //! names the instruction; this says what about it (the message after `SPMD partitioning: `).
 //!
 //! [`CompileError::Partitioning`]: crate::CompileError::Partitioning
-use hlo::ir::HloSharding;
+use hlo::HloSharding;
 use hlo::{Opcode, Shape};
 
 /// What the SPMD partitioner cannot do with one instruction. Shardings and shapes are boxed:
@@ -220,9 +220,7 @@ mod tests {
         assert_eq!(
             SpmdError::ReduceMixed {
                 reduced: vec![0],
-                sharding: Box::new(hlo::ir::HloSharding::from(
-                    hlo::ir::ShardingKind::Replicated
-                )),
+                sharding: Box::new(hlo::HloSharding::from(hlo::ShardingKind::Replicated)),
             }
             .to_string(),
             "reduce over [0] of a value split {replicated} on reduced and kept dimensions"

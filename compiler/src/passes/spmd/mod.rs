@@ -20,10 +20,11 @@
 //! lists what partitions.
 //!
 //! The per-device program keeps no shardings: what runs on each device is fixed by now.
-use hlo::ir::{Attrs, Computation, HloSharding, ShardingKind};
+use hlo::{Attrs, Computation, HloSharding, ShardingKind};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
+use crate::unsupported::UnsupportedSharding;
 
 mod error;
 mod ops;
@@ -205,14 +206,10 @@ fn refuse_outside_entry(module: &HloModule) -> Result<(), CompileError> {
         for instr in &comp.instructions {
             let split = instr.attrs.sharding.as_ref().filter(|s| splits(s));
             if spmd_call(instr) || split.is_some() {
-                let what = split.map_or_else(
-                    || "an SPMD annotation".to_string(),
-                    |s| format!("sharding {s}"),
-                );
                 return Err(CompileError::unsupported(
                     &comp.name,
                     instr,
-                    format!("SPMD partitioning: {what} inside a called computation (loop body, branch or reducer) is not partitioned"),
+                    UnsupportedSharding::InCalledComputation(split.cloned()),
                 ));
             }
         }

@@ -12,9 +12,7 @@
 //! | slice | split dims not sliced | the local slice |
 //!
 //! Anything else with a tiled operand is refused with the op and the sharding.
-use hlo::ir::{
-    Attrs, Computation, HloSharding, ReplicaGroups, ShardingKind, TileAssignment, Tiling,
-};
+use hlo::{Attrs, Computation, HloSharding, ReplicaGroups, ShardingKind, TileAssignment, Tiling};
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
 use super::error::SpmdError;

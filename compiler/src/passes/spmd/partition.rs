@@ -10,7 +10,7 @@
 //! - tiled values: the rules of [`super::ops`]; anything else is refused, naming the
 //!   instruction and the sharding.
 //! - an instruction that carries its own sharding has its result moved there.
-use hlo::ir::Computation;
+use hlo::Computation;
 use hlo::{InstrId, Instruction, Opcode, Shape};
 
 use super::error::SpmdError;

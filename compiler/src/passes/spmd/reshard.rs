@@ -3,7 +3,7 @@
 //! looked up by `partition-id`; a tiled value is made whole with one `all-gather` per split
 //! dimension (`channel_id`, `use_global_device_ids=true`, replica groups over partitions); tiled
 //! to differently tiled goes through whole.
-use hlo::ir::{ArrayLiteral, Attrs, HloSharding, Literal, LiteralValue, ReplicaGroups};
+use hlo::{ArrayLiteral, Attrs, ConstantLiteral, HloSharding, LiteralValue, ReplicaGroups};
 use hlo::{InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use super::error::SpmdError;
@@ -37,7 +37,7 @@ impl PartialEq for Place {
 impl Place {
     /// The place a sharding gives a value of `shape`.
     pub fn of(s: &HloSharding, shape: &Shape, partitions: i64) -> Result<Place, SpmdError> {
-        if let (hlo::ir::ShardingKind::Tuple(elems), Shape::Tuple(shapes)) = (&s.kind, shape) {
+        if let (hlo::ShardingKind::Tuple(elems), Shape::Tuple(shapes)) = (&s.kind, shape) {
             if elems.len() != shapes.len() {
                 return Err(SpmdError::TupleArity {
                     sharding: Box::new(s.clone()),
@@ -177,7 +177,7 @@ impl Builder {
             Shape::array(PrimitiveType::S32, vec![n])
         };
         let attrs = Attrs {
-            literal: Some(Literal::Array(ArrayLiteral {
+            literal: Some(ConstantLiteral::Array(ArrayLiteral {
                 values: values
                     .into_iter()
                     .map(|v| LiteralValue::Int(i128::from(v)))

@@ -10,7 +10,7 @@
 //! - an instruction with `xla.sdy.sharding` and no `sharding=`: that sharding.
 //!
 //! Several operands make a `tuple` of the results, as the custom call returned one.
-use hlo::ir::{Attrs, Computation, HloSharding, ShardingKind};
+use hlo::{Attrs, Computation, HloSharding, ShardingKind};
 use hlo::{HloModule, InstrId, Instruction, Opcode, Shape};
 use hlo_front::{
     parse_sdy_manual_axes, parse_sdy_mesh, parse_sdy_per_value, parse_sdy_sharding,
@@ -19,6 +19,7 @@ use hlo_front::{
 
 use crate::error::CompileError;
 use crate::passes::rebuild::{for_each_computation, rebuild, Rebuild, Scope};
+use crate::unsupported::UnsupportedSharding;
 
 const GLOBAL_TO_LOCAL: &str = "xla.sdy.GlobalToLocalShape";
 const LOCAL_TO_GLOBAL: &str = "xla.sdy.LocalToGlobalShape";
@@ -128,10 +129,12 @@ fn per_value(text: &str, meshes: &Meshes, manual: &[String]) -> Result<Vec<HloSh
 
 fn rewrite(comp: &Computation, meshes: &Meshes) -> Result<Computation, CompileError> {
     rebuild(comp, |r, _, old| {
-        let refuse = |why: String| CompileError::unsupported(&comp.name, old, why);
-        let refuse_sdy = |e: SdyError| refuse(e.to_string());
-        let get =
-            |key: &str| frontend(old, key).ok_or_else(|| refuse(format!("no {key} attribute")));
+        let refuse = |why: UnsupportedSharding| CompileError::unsupported(&comp.name, old, why);
+        let refuse_sdy = |e: SdyError| refuse(UnsupportedSharding::Shardy(e));
+        let get = |key: &str| {
+            frontend(old, key)
+                .ok_or_else(|| refuse(UnsupportedSharding::ShardyAttribute(key.to_owned())))
+        };
         match target(old) {
             Some(t @ (GLOBAL_TO_LOCAL | LOCAL_TO_GLOBAL)) => {
                 let into = t == GLOBAL_TO_LOCAL;
@@ -147,11 +150,10 @@ fn rewrite(comp: &Computation, meshes: &Meshes) -> Result<Computation, CompileEr
                 let shard = per_value(text, meshes, &manual).map_err(refuse_sdy)?;
                 let operands = r.operands(old)?;
                 if full.len() != operands.len() {
-                    return Err(refuse(format!(
-                        "{} shardings for {} operands",
-                        full.len(),
-                        operands.len()
-                    )));
+                    return Err(refuse(UnsupportedSharding::ShardyOperands {
+                        shardings: full.len(),
+                        operands: operands.len(),
+                    }));
                 }
                 let results: Vec<Shape> = match &old.shape {
                     Shape::Tuple(t) if operands.len() != 1 => t.clone(),
@@ -162,7 +164,7 @@ fn rewrite(comp: &Computation, meshes: &Meshes) -> Result<Computation, CompileEr
                     let result = results
                         .get(i)
                         .cloned()
-                        .ok_or_else(|| refuse(format!("no result {i}")))?;
+                        .ok_or_else(|| refuse(UnsupportedSharding::ShardyResult(i)))?;
                     let here = r
                         .instrs()
                         .get(x.index())

@@ -1,8 +1,8 @@
 //! Where each device's piece of a sharded value lies: the shard shape, each device's tile index,
 //! and the device groups that differ only along one tile dimension (the replica groups of the
 //! all-gather that undoes that dimension's split).
-use hlo::ir::{HloSharding, ShardingKind, SubgroupKind, Tiling};
 use hlo::Shape;
+use hlo::{HloSharding, ShardingKind, SubgroupKind, Tiling};
 
 use super::error::SpmdError;
 

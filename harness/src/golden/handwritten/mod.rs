@@ -600,20 +600,19 @@ pub fn skeleton(
 ) -> anyhow::Result<GpuExecutableProto> {
     let module = hlo_text::parse_module(case.module)
         .map_err(|e| anyhow::anyhow!("{}/{MODULE_FILE}: {e}", case.name))?;
-    let with_config =
-        hlo::convert::to_proto(&module).map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
+    let with_config = hlo::to_proto(&module).map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
     let entry = module.entry_computation();
     let parameters = entry
         .param_shapes()
         .iter()
-        .map(|s| hlo::convert::shape_to_proto(s))
+        .map(|s| hlo::shape_to_proto(s))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
     let root = entry
         .root_instruction()
         .with_context(|| format!("{}: the entry computation is empty", case.name))?;
-    let result = hlo::convert::shape_to_proto(&root.shape)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
+    let result =
+        hlo::shape_to_proto(&root.shape).map_err(|e| anyhow::anyhow!("{}: {e}", case.name))?;
     Ok(GpuExecutableProto {
         hlo_module_with_config: Some(with_config),
         gpu_compute_capability: environment.gpu_compute_capability.clone(),

@@ -33,7 +33,7 @@ mod vhlo_ops;
 
 use thiserror::Error;
 
-use hlo::ir::HloModule;
+use hlo::HloModule;
 use hlo_text::ParseError;
 
 pub use attrs::MAX_ATTR_DEPTH;

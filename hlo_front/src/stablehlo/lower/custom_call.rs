@@ -8,7 +8,7 @@
 //! (docs/custom_calls.md); this front end only records what the module says.
 
 use super::*;
-use hlo::shape::Layout;
+use hlo::Layout;
 
 impl Front<'_> {
     pub(super) fn lower_custom_call(&mut self, op: &Op) -> Result<Lowered> {

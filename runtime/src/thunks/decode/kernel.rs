@@ -12,7 +12,7 @@ pub struct KernelContract {
     /// The newest toolkit a `.version` may need.
     pub toolkit: Option<ToolkitBound>,
     /// The executable's `gpu_compute_capability`, which every `.target` must run on.
-    pub capability: Option<ptx::compat::Arch>,
+    pub capability: Option<ptx::Arch>,
 }
 
 /// Where the toolkit bound of a [`KernelContract`] comes from.
@@ -20,10 +20,10 @@ pub struct KernelContract {
 pub enum ToolkitBound {
     /// `executable_abi_version.cuda_platform_version.cuda_toolkit_version`, as written: a kernel
     /// that needs more makes the artifact contradict itself (INVALID_ARGUMENT).
-    Declared(ptx::compat::Toolkit, String),
+    Declared(ptx::Toolkit, String),
     /// The artifact declares none (empty or 0.0.0): the device runtime's toolkit, as written; a
     /// kernel that needs more cannot run here (FAILED_PRECONDITION).
-    Device(ptx::compat::Toolkit, String),
+    Device(ptx::Toolkit, String),
 }
 
 /// Step 6, each kernel's PTX header: its `.version` against the toolkit the contract allows and
@@ -39,7 +39,7 @@ fn check_header(
         elide(&kernel_name.escape_debug().to_string())
     );
     let v = outline.version;
-    let need = ptx::compat::min_toolkit(v);
+    let need = ptx::min_toolkit(v);
     match &contract.toolkit {
         Some(ToolkitBound::Declared(have, written)) if !need.met_by(*have) => {
             return Err(invalid(format!(
@@ -65,7 +65,7 @@ fn check_header(
     }
     if let Some(cc) = &contract.capability {
         let arch = &outline.target.arch;
-        let target = ptx::compat::Arch::parse(arch).ok_or_else(|| {
+        let target = ptx::Arch::parse(arch).ok_or_else(|| {
             invalid(format!(
                 "{at} has .target {}, not an sm_XY, sm_XYa or sm_XYf architecture",
                 elide(&arch.escape_debug().to_string())

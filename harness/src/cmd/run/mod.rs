@@ -18,11 +18,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use hlo::literal::Array;
-use hlo_eval::{compare, ComplexArray, IoArray, IoCase, Tolerance};
+use hlo::Array;
+use hlo_eval::{IoCase, Tolerance};
 use runtime::{Device, DeviceDescription, EmulatedDevice, Executable, RuntimeFlags};
 
 /// Arguments of `aot run`.
+mod io_files;
+mod verdict;
+
+use io_files::expected_of;
+pub use io_files::{device_path, io_array_bytes, io_array_from_bytes, replica_path, write_outputs};
+use verdict::json_f64;
+pub use verdict::{first_mismatch, report, verdicts, Output, Verdict};
+
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// Serialized executable (`GpuExecutableProto`, protobuf binary).
@@ -137,7 +145,7 @@ pub enum ToleranceRule {
 impl ToleranceRule {
     /// The tolerance of one output, given its expected values.
     pub fn tolerance(self, want: &Array) -> Tolerance {
-        use hlo::literal::DType;
+        use hlo::DType;
         let dtype = want.dtype();
         match (self, dtype) {
             (ToleranceRule::XlaGpu { tf32: true }, DType::F32 | DType::C64) => {
@@ -388,275 +396,10 @@ fn outputs_to_read(exe: &Executable, cases: &[&IoCase]) -> Vec<bool> {
 /// How a leaf's shape is printed, as the array read back would print it (`f32[2,3]`).
 fn leaf_shape_string(leaf: &runtime::Leaf) -> String {
     let dims: Vec<String> = leaf.dims.iter().map(|d| d.to_string()).collect();
-    match hlo::literal::DType::from_primitive(leaf.element_type) {
+    match hlo::DType::from_primitive(leaf.element_type) {
         Some(t) => format!("{t}[{}]", dims.join(",")),
         None => format!("{}[{}]", leaf.element_type, dims.join(",")),
     }
-}
-
-/// The report (as [`report`] prints it) of the first replica whose outputs differ from its
-/// expectations, or `None` when every replica matches.
-pub fn first_mismatch(got: &[IoCase], want: &[IoCase]) -> anyhow::Result<Option<String>> {
-    for (r, (got, want)) in got.iter().zip(want).enumerate() {
-        let mut text = Vec::new();
-        let matched = report(
-            &format!("replica {r} "),
-            &got.outputs,
-            &want.outputs,
-            ToleranceRule::PerDtype,
-            &mut text,
-        )?;
-        if matched != want.outputs.len() {
-            return Ok(Some(String::from_utf8_lossy(&text).into_owned()));
-        }
-    }
-    Ok(None)
-}
-
-/// Prints one verdict line per output (`prefix` names the replica) and returns how many match.
-pub fn report(
-    prefix: &str,
-    got: &[Array],
-    want: &[Array],
-    rule: ToleranceRule,
-    out: &mut dyn Write,
-) -> anyhow::Result<usize> {
-    let got: Vec<Output<'_>> = got.iter().map(Output::Read).collect();
-    let verdicts = verdicts(prefix, &got, want, rule)?;
-    for v in &verdicts {
-        writeln!(out, "{}", v.line())?;
-    }
-    Ok(verdicts.iter().filter(|v| v.comparison.ok).count())
-}
-
-/// One output's comparison with its expectation.
-#[derive(Debug, Clone)]
-pub struct Verdict {
-    /// Which device's output, as verdict lines name it (`replica 1 `, `device 3 `; empty with
-    /// one device).
-    pub prefix: String,
-    /// The output's index.
-    pub index: usize,
-    /// The expected shape (`f32[2,3]`).
-    pub shape: String,
-    /// What the comparison found.
-    pub comparison: hlo_eval::Comparison,
-    /// The tolerance it was held to.
-    pub tolerance: Tolerance,
-}
-
-/// One output of a device as [`verdicts`] compares it.
-#[derive(Debug, Clone, Copy)]
-pub enum Output<'a> {
-    /// Read back.
-    Read(&'a Array),
-    /// Not read back because its shape (`f32[2,3]`) differs from the expected one
-    /// (`outputs_to_read`).
-    NotRead(&'a str),
-}
-
-/// The comparison of each of `got` with `want` (one device's outputs; `prefix` names it).
-pub fn verdicts(
-    prefix: &str,
-    got: &[Output<'_>],
-    want: &[Array],
-    rule: ToleranceRule,
-) -> anyhow::Result<Vec<Verdict>> {
-    if got.len() != want.len() {
-        bail!(
-            "{prefix}the executable produces {} outputs, the io file lists {}",
-            got.len(),
-            want.len()
-        );
-    }
-    Ok(got
-        .iter()
-        .zip(want)
-        .enumerate()
-        .map(|(index, (g, w))| {
-            let tolerance = rule.tolerance(w);
-            Verdict {
-                prefix: prefix.to_owned(),
-                index,
-                shape: w.shape_string(),
-                comparison: match g {
-                    Output::Read(g) => compare(g, w, tolerance),
-                    Output::NotRead(shape) => hlo_eval::Comparison {
-                        ok: false,
-                        structural: Some(format!("got {shape}, want {}", w.shape_string())),
-                        max_abs_err: 0.0,
-                        mismatches: 0,
-                        first: None,
-                    },
-                },
-                tolerance,
-            }
-        })
-        .collect())
-}
-
-impl Verdict {
-    /// The verdict line: `output 0 f32[2]: OK max_abs_err=...` or `...: MISMATCH ...`.
-    pub fn line(&self) -> String {
-        let (prefix, i, shape, c) = (&self.prefix, self.index, &self.shape, &self.comparison);
-        if let Some(s) = &c.structural {
-            format!("{prefix}output {i} {shape}: MISMATCH {s}")
-        } else if c.ok {
-            format!(
-                "{prefix}output {i} {shape}: OK max_abs_err={:e}",
-                c.max_abs_err
-            )
-        } else {
-            let first = c
-                .first
-                .as_ref()
-                .map(|m| format!(" first={:?} got={} want={}", m.index, m.got, m.want))
-                .unwrap_or_default();
-            format!(
-                "{prefix}output {i} {shape}: MISMATCH max_abs_err={:e} mismatches={}{first} (atol={:e} rtol={:e})",
-                c.max_abs_err, c.mismatches, self.tolerance.atol, self.tolerance.rtol
-            )
-        }
-    }
-
-    /// The verdict as `aot run --format json` lists it.
-    fn json(&self) -> serde_json::Value {
-        let c = &self.comparison;
-        let device = self.prefix.trim();
-        serde_json::json!({
-            "device": (!device.is_empty()).then_some(device),
-            "output": self.index,
-            "shape": self.shape,
-            "ok": c.ok,
-            "structural": c.structural,
-            "max_abs_err": json_f64(c.max_abs_err),
-            "mismatches": c.mismatches,
-            "first": c.first.as_ref().map(|m| serde_json::json!({
-                "index": m.index,
-                "got": json_scalar(m.got),
-                "want": json_scalar(m.want),
-            })),
-            "atol": json_f64(self.tolerance.atol),
-            "rtol": json_f64(self.tolerance.rtol),
-        })
-    }
-}
-
-/// A float as JSON: a number when finite, else `"nan"`, `"inf"` or `"-inf"` (JSON has no
-/// such numbers).
-fn json_f64(v: f64) -> serde_json::Value {
-    match serde_json::Number::from_f64(v) {
-        Some(n) => serde_json::Value::Number(n),
-        None => serde_json::Value::String(format!("{v}").to_lowercase()),
-    }
-}
-
-/// An element's value as JSON: integers exactly (as a string beyond 64 bits).
-fn json_scalar(v: hlo_eval::Scalar) -> serde_json::Value {
-    match v {
-        hlo_eval::Scalar::Float(f) => json_f64(f),
-        hlo_eval::Scalar::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
-            (Ok(i), _) => i.into(),
-            (_, Ok(u)) => u.into(),
-            _ => i.to_string().into(),
-        },
-    }
-}
-
-/// Where `--write-outputs FILE` puts replica `replica`'s outputs when there are several:
-/// `.replicaR` before the extension (`out.io.json` -> `out.replica1.io.json`, `out.json` ->
-/// `out.replica1.json`, `out` -> `out.replica1`).
-pub fn replica_path(path: &Path, replica: usize) -> PathBuf {
-    numbered_path(path, "replica", replica)
-}
-
-/// Where `--write-outputs FILE` puts device `device`'s outputs when the executable has several
-/// partitions: `.deviceD` before the extension, as [`replica_path`] (`out.io.json` ->
-/// `out.device3.io.json`).
-pub fn device_path(path: &Path, device: usize) -> PathBuf {
-    numbered_path(path, "device", device)
-}
-
-fn numbered_path(path: &Path, what: &str, n: usize) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (stem, ext) = if let Some(stem) = name.strip_suffix(".io.json") {
-        (stem, ".io.json")
-    } else if let Some(dot) = name.rfind('.').filter(|&d| d > 0) {
-        (&name[..dot], &name[dot..])
-    } else {
-        (name.as_str(), "")
-    };
-    path.with_file_name(format!("{stem}.{what}{n}{ext}"))
-}
-
-/// Writes `outputs` computed from `inputs` as an io file at `path`.
-pub fn write_outputs(path: &Path, inputs: &[Array], outputs: &[Array]) -> anyhow::Result<()> {
-    if crate::npz::is_npz(path) {
-        return crate::npz::write_npz(path, inputs, outputs)
-            .with_context(|| format!("cannot write {}", path.display()));
-    }
-    let case = IoCase {
-        inputs: inputs.to_vec(),
-        outputs: outputs.to_vec(),
-    };
-    std::fs::write(path, hlo_eval::case_to_json(&case) + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// The bytes an io array passes as an argument (a complex array's parts have its bytes).
-pub fn io_array_bytes(a: &IoArray) -> Vec<u8> {
-    match a {
-        IoArray::Real(a) => runtime::array_to_bytes(a),
-        IoArray::Complex(c) => runtime::array_to_bytes(&c.parts),
-    }
-}
-
-/// An output leaf's bytes as an io array: [`runtime::array_from_bytes`], and complex
-/// leaves (`c64`, `c128`) as their parts.
-pub fn io_array_from_bytes(leaf: &runtime::Leaf, bytes: &[u8]) -> anyhow::Result<IoArray> {
-    if leaf.element_type.is_complex() {
-        let mut dims = leaf.dims.clone();
-        dims.push(2);
-        let parts = runtime::array_from_bytes(leaf.element_type.complex_component(), &dims, bytes)?;
-        return Ok(IoArray::Complex(ComplexArray::new(
-            leaf.element_type,
-            parts,
-        )?));
-    }
-    Ok(IoArray::Real(runtime::array_from_bytes(
-        leaf.element_type,
-        &leaf.dims,
-        bytes,
-    )?))
-}
-
-/// The io bounds of a loaded executable: each array parameter's element count, each output
-/// leaf's; an io file with longer lists is refused while it is read (hlo_eval::Expected).
-fn expected_of(exe: &runtime::Executable) -> hlo_eval::Expected {
-    let elements = |dims: &[i64]| {
-        dims.iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
-    };
-    let params = exe.parameters.iter().map(|(p, _)| p + 1).max().unwrap_or(0);
-    let inputs = (0..params)
-        .map(|p| {
-            let mut leaves = exe.parameters.iter().filter(|(q, _)| *q == p);
-            match (leaves.next(), leaves.next()) {
-                (Some((_, leaf)), None) if leaf.shape_index.is_empty() => elements(&leaf.dims),
-                _ => None,
-            }
-            .unwrap_or(usize::MAX)
-        })
-        .collect();
-    let outputs = exe
-        .outputs
-        .iter()
-        .map(|leaf| elements(&leaf.dims).unwrap_or(usize::MAX))
-        .collect();
-    hlo_eval::Expected::new(inputs, outputs)
 }
 
 /// The replicas and partitions asked for on the command line (`None`: the executable's own);
