@@ -153,14 +153,18 @@ fn timing_trials() -> Vec<Trial> {
             let (code, text) = run("text")?;
             let line = text.lines().find(|l| l.starts_with("timing: "));
             if code != Some(0)
-                || !line.is_some_and(|l| l.ends_with(" repeats=5 inputs=device"))
+                // Both parameters of `add` are only read: bound in place, not copied.
+                || !line.is_some_and(|l| l.ends_with(" repeats=5 inputs=device in_place=2/2"))
                 || !text.contains("OK: 1 of 1 outputs match")
             {
                 return Err(format!("exit {code:?}\n{text}").into());
             }
             let (_, text) = run("json")?;
             let v: serde_json::Value = serde_json::from_str(&text)?;
-            if v["timing"]["inputs"] != "device" || !v["timing"]["execute_ms"].is_f64() {
+            if v["timing"]["inputs"] != "device"
+                || v["timing"]["arguments_in_place"] != 2
+                || !v["timing"]["execute_ms"].is_f64()
+            {
                 return Err(format!("bad timing {v}").into());
             }
             Ok(())

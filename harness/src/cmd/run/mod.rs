@@ -510,8 +510,8 @@ pub fn load_run_compare(
         // The run above was the warm-up (first execution: command buffers recorded, caches
         // filled); the median of the next `repeats` is what a serving host sees.
         Some(repeats) if extras.resident_inputs => {
-            let mut times = timed_resident(&exe, &devices, &inputs, repeats)?;
-            Some(Timing::of(load_time, &mut times).on_device())
+            let (mut times, in_place) = timed_resident(&exe, &devices, &inputs, repeats)?;
+            Some(Timing::of(load_time, &mut times).on_device(in_place))
         }
         Some(repeats) => {
             let mut times = Vec::with_capacity(repeats as usize);
@@ -621,7 +621,8 @@ impl Outcome<'_> {
                 "load_ms": json_f64(t.load_ms),
                 "execute_ms": json_f64(t.execute_ms),
                 "repeats": t.repeats,
-                "inputs": if t.resident { "device" } else { "host" },
+                "inputs": if t.resident.is_some() { "device" } else { "host" },
+                "arguments_in_place": t.resident.map(|(read_in_place, _)| read_in_place),
             })),
             "kernels": self.kernels.iter().map(|k| serde_json::json!({
                 "kernel": k.kernel,
@@ -637,13 +638,14 @@ impl Outcome<'_> {
 
 /// `--resident-inputs`' timed executions: the inputs uploaded once into device buffers, one
 /// warm-up with them (command buffers recorded for their addresses), then `repeats` executions
-/// that copy them device to device and read nothing back.
+/// that read them in place or copy them device to device (`Executable::read_only_parameters`)
+/// and read nothing back. Also: how many of the arguments were read in place, of how many.
 fn timed_resident(
     exe: &Executable,
     devices: &[Arc<dyn Device>],
     inputs: &[Vec<Array>],
     repeats: u32,
-) -> anyhow::Result<Vec<std::time::Duration>> {
+) -> anyhow::Result<(Vec<std::time::Duration>, (u64, usize))> {
     let (device, case) = match (devices, inputs) {
         ([device], [case]) if exe.num_devices() == 1 => (device.as_ref(), case),
         _ => anyhow::bail!(
@@ -658,14 +660,14 @@ fn timed_resident(
         .collect::<Result<Vec<_>, _>>()?;
     let args: Vec<runtime::Argument<'_>> = buffers.iter().map(runtime::Argument::Device).collect();
     let read = vec![false; exe.outputs.len()];
-    exe.execute_with(device, &args, &read)?;
+    let warm_up = exe.execute_with(device, &args, &read)?;
     let mut times = Vec::with_capacity(repeats as usize);
     for _ in 0..repeats {
         let t = std::time::Instant::now();
         exe.execute_with(device, &args, &read)?;
         times.push(t.elapsed());
     }
-    Ok(times)
+    Ok((times, (warm_up.stats.arguments_in_place, args.len())))
 }
 
 /// `--timing`'s figures: the load, and the median execution (the mean of the middle two for an
@@ -675,8 +677,8 @@ struct Timing {
     load_ms: f64,
     execute_ms: f64,
     repeats: usize,
-    /// `--resident-inputs`.
-    resident: bool,
+    /// `--resident-inputs`: the arguments read in place, of how many.
+    resident: Option<(u64, usize)>,
 }
 
 impl Timing {
@@ -693,26 +695,27 @@ impl Timing {
             load_ms: ms(load),
             execute_ms: median,
             repeats: n,
-            resident: false,
+            resident: None,
         }
     }
 
-    fn on_device(self) -> Timing {
+    fn on_device(self, in_place: (u64, usize)) -> Timing {
         Timing {
-            resident: true,
+            resident: Some(in_place),
             ..self
         }
     }
 
-    /// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`, and ` inputs=device` with
-    /// `--resident-inputs`.
+    /// `timing: load_ms=12.345 execute_ms=6.789 repeats=N`, and ` inputs=device in_place=K/M`
+    /// with `--resident-inputs` (K of the M arguments read in place, the rest copied).
     fn line(&self) -> String {
+        let resident = match self.resident {
+            Some((k, m)) => format!(" inputs=device in_place={k}/{m}"),
+            None => String::new(),
+        };
         format!(
-            "timing: load_ms={:.3} execute_ms={:.3} repeats={}{}",
-            self.load_ms,
-            self.execute_ms,
-            self.repeats,
-            if self.resident { " inputs=device" } else { "" }
+            "timing: load_ms={:.3} execute_ms={:.3} repeats={}{resident}",
+            self.load_ms, self.execute_ms, self.repeats,
         )
     }
 }
