@@ -157,6 +157,22 @@ impl PrimitiveType {
         }
     }
 
+    /// The integer type of twice the width and the same signedness, for the 8-, 16- and 32-bit
+    /// integers (where a product of two values fits whole: `mulhi`'s lowering); `None` for the
+    /// rest.
+    pub fn double_width_int(self) -> Option<PrimitiveType> {
+        use PrimitiveType::*;
+        Some(match self {
+            S8 => S16,
+            S16 => S32,
+            S32 => S64,
+            U8 => U16,
+            U16 => U32,
+            U32 => U64,
+            _ => return None,
+        })
+    }
+
     /// Size of one element in bytes, rounding sub-byte types up to one byte.
     pub fn byte_size(self) -> u64 {
         self.bit_width().div_ceil(8)

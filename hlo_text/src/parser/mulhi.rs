@@ -44,14 +44,10 @@ pub(super) fn expand(m: MulHi) -> Result<Vec<PendingInstr>, ParseError> {
         ))
     })?;
     let ty = shape.element_type().unwrap_or(PrimitiveType::Pred);
-    let wide = match ty {
-        PrimitiveType::S8 => PrimitiveType::S16,
-        PrimitiveType::S16 => PrimitiveType::S32,
-        PrimitiveType::S32 => PrimitiveType::S64,
-        PrimitiveType::U8 => PrimitiveType::U16,
-        PrimitiveType::U16 => PrimitiveType::U32,
-        PrimitiveType::U32 => PrimitiveType::U64,
-        PrimitiveType::S64 | PrimitiveType::U64 => ty,
+    // 64-bit operands multiply in halves (`mulhi_u64`), not in a wider type.
+    let wide = match (ty, ty.double_width_int()) {
+        (PrimitiveType::S64 | PrimitiveType::U64, _) => ty,
+        (_, Some(wide)) => wide,
         _ => {
             return Err(bad(format!(
                 "'{}': mulhi's operands must be 8-, 16-, 32- or 64-bit integers, not {}",
