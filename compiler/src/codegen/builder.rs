@@ -335,20 +335,7 @@ impl Builder {
 
     /// `ld.space.ty d, [addr]` into a fresh register of class `kind`.
     pub fn ld(&mut self, space: StateSpace, ty: Type, kind: RegKind, addr: Reg) -> Reg {
-        let d = self.reg(kind);
-        self.raw(
-            None,
-            Opcode::Ld,
-            vec![Modifier::Space(space), t(ty)],
-            vec![
-                Operand::Reg(d.reg()),
-                Operand::Address(Address {
-                    base: AddressBase::Reg(addr.reg()),
-                    offset: 0,
-                }),
-            ],
-        );
-        d
+        self.ld_at(space, ty, kind, addr, 0)
     }
 
     /// `ld.space.ty d, [addr + offset]` into a fresh register of class `kind`: elements at

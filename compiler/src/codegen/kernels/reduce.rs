@@ -97,6 +97,58 @@ impl ReduceSpec {
         let lanes: u64 = self.types.iter().map(|&t| lanes(t)).sum();
         lanes * u64::from(block) * 8
     }
+
+    /// The init values in fresh registers: the accumulator every fold starts from.
+    pub(in crate::codegen) fn init_acc(
+        &self,
+        e: &mut Emitter<'_>,
+        ctx: &Ctx<'_>,
+    ) -> Result<Vec<Val>, CodegenError> {
+        let mut init_vals = Vec::with_capacity(self.inits.len());
+        for &i in &self.inits {
+            init_vals.push(e.emit1(ctx, i, &[])?);
+        }
+        e.fresh_copy(&init_vals)
+    }
+
+    /// The input index of reduced element `k` of result element `oidx`.
+    pub(in crate::codegen) fn input_index(
+        &self,
+        e: &mut Emitter<'_>,
+        oidx: &[Ix],
+        k: Reg,
+    ) -> Result<Vec<Ix>, CodegenError> {
+        self.axes
+            .input_index(e, oidx, k)
+            .ok_or_else(|| CodegenError::Invalid("reduce result index of the wrong rank".into()))
+    }
+
+    /// The inputs' values (one per component) at input index `idx`.
+    pub(in crate::codegen) fn input_values(
+        &self,
+        e: &mut Emitter<'_>,
+        ctx: &Ctx<'_>,
+        idx: &[Ix],
+    ) -> Result<Vec<Val>, CodegenError> {
+        let mut xs = Vec::with_capacity(self.inputs.len());
+        for &i in &self.inputs {
+            xs.push(e.emit1(ctx, i, idx)?);
+        }
+        Ok(xs)
+    }
+
+    /// `acc = to_apply(acc, xs)`: one step of the reduction.
+    pub(in crate::codegen) fn fold(
+        &self,
+        e: &mut Emitter<'_>,
+        acc: &[Val],
+        xs: &[Val],
+    ) -> Result<(), CodegenError> {
+        let mut args = acc.to_vec();
+        args.extend(xs.iter().copied());
+        let new = e.inline_scalar(self.f_red, &args)?;
+        e.update(acc, &new)
+    }
 }
 
 /// The 8-byte shared-memory regions (of one slot per thread each) a component of type `ty`
@@ -165,34 +217,22 @@ fn accumulate_strided(
     acc: &[Val],
 ) -> Result<(), CodegenError> {
     let total_red = spec.total_red;
-    let full_index = |e: &mut Emitter<'_>, k: Reg| -> Result<Vec<Ix>, CodegenError> {
-        spec.axes
-            .input_index(e, oidx, k)
-            .ok_or_else(|| CodegenError::Invalid("reduce result index of the wrong rank".into()))
-    };
     let k0 = e.b.mov(Type::B32, tid.into());
     let not_first = e.b.setp(CmpOp::Ne, Type::U32, tid.into(), Src::I(0));
     let has =
         e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(total_red as i64));
     let own = e.b.pand(not_first, has);
     e.when(own, |e| {
-        let full = full_index(e, tid)?;
-        let mut xs = Vec::new();
-        for &i in &spec.inputs {
-            xs.push(e.emit1(ctx, i, &full)?);
-        }
+        let full = spec.input_index(e, oidx, tid)?;
+        let xs = spec.input_values(e, ctx, &full)?;
         e.update(acc, &xs)?;
         e.b.add_u32_to(k0, tid.into(), Src::I(i64::from(block)));
         Ok(())
     })?;
     thread_loop_by4(e, k0, block, total_red, |e, k| {
-        let full = full_index(e, k)?;
-        let mut args = acc.to_vec();
-        for &i in &spec.inputs {
-            args.push(e.emit1(ctx, i, &full)?);
-        }
-        let new = e.inline_scalar(spec.f_red, &args)?;
-        e.update(acc, &new)
+        let full = spec.input_index(e, oidx, k)?;
+        let xs = spec.input_values(e, ctx, &full)?;
+        spec.fold(e, acc, &xs)
     })
 }
 
@@ -358,12 +398,7 @@ impl Vectorized {
         let first = e.b.setp(CmpOp::Eq, Type::U32, tid.into(), Src::I(0));
         let others = e.b.pnot(first);
         e.when(others, |e| e.update(acc, head))?;
-        e.when(first, |e| {
-            let mut args = acc.to_vec();
-            args.extend(head.iter().copied());
-            let new = e.inline_scalar(spec.f_red, &args)?;
-            e.update(acc, &new)
-        })?;
+        e.when(first, |e| spec.fold(e, acc, head))?;
         self.combine(e, spec, acc, rest)
     }
 
@@ -387,10 +422,7 @@ impl Vectorized {
             } else {
                 e.b.bin(O::Add, &[], Type::U32, c.into(), Src::I(i as i64))
             };
-            let idx = spec.axes.input_index(e, oidx, k).ok_or_else(|| {
-                CodegenError::Invalid("reduce result index of the wrong rank".into())
-            })?;
-            idxs.push(idx);
+            idxs.push(spec.input_index(e, oidx, k)?);
         }
         for (&(id, _, ty), &ptr) in self.params.iter().zip(ptrs) {
             let (mt, kind) = if ty == P::F64 {
@@ -424,10 +456,7 @@ impl Vectorized {
         xs: &[Vec<Val>],
     ) -> Result<(), CodegenError> {
         for x in xs {
-            let mut args = acc.to_vec();
-            args.extend(x.iter().copied());
-            let new = e.inline_scalar(spec.f_red, &args)?;
-            e.update(acc, &new)?;
+            spec.fold(e, acc, x)?;
         }
         Ok(())
     }
@@ -493,24 +522,12 @@ pub(in crate::codegen) fn held_reduce<'m, F>(
 where
     F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
 {
-    let mut init_vals = Vec::new();
-    for &i in &spec.inits {
-        init_vals.push(e.emit1(ctx, i, &[])?);
-    }
-    let acc = e.fresh_copy(&init_vals)?;
+    let acc = spec.init_acc(e, ctx)?;
     for (j, chunk) in chunks.iter().enumerate() {
         let mut full = ridx.to_vec();
         full.extend(chunk.idx.iter().copied());
-        let mut xs = Vec::new();
-        for &i in &spec.inputs {
-            xs.push(e.emit1(ctx, i, &full)?);
-        }
-        let fold = |e: &mut Emitter<'m>| -> Result<(), CodegenError> {
-            let mut args = acc.clone();
-            args.extend(xs.iter().copied());
-            let new = e.inline_scalar(spec.f_red, &args)?;
-            e.update(&acc, &new)
-        };
+        let xs = spec.input_values(e, ctx, &full)?;
+        let fold = |e: &mut Emitter<'m>| spec.fold(e, &acc, &xs);
         if j == 0 {
             // Thread 0 combines the init value with its first element (column 0 is in every
             // row); the other threads inside the row start from theirs.
@@ -550,13 +567,9 @@ pub(in crate::codegen) fn block_reduce<'m, F>(
 where
     F: FnMut(&mut Emitter<'m>, &[Val]) -> Result<(), CodegenError>,
 {
-    let mut init_vals = Vec::new();
-    for &i in &spec.inits {
-        init_vals.push(e.emit1(ctx, i, &[])?);
-    }
     // Thread 0 starts from the init value; thread t > 0 from its first element (so the init
     // value is applied exactly once, whatever it is).
-    let acc = e.fresh_copy(&init_vals)?;
+    let acc = spec.init_acc(e, ctx)?;
     match Vectorized::plan(ctx, spec, block) {
         Some(v) => v.accumulate(e, ctx, spec, oidx, tid, block, &acc)?,
         None => accumulate_strided(e, ctx, spec, oidx, tid, block, &acc)?,

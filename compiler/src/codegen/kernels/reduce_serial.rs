@@ -58,22 +58,12 @@ fn serial_reduce_kernel(
     let results: u64 = out_dims.iter().product();
     grid_stride(&mut f.e, false, results, |e, o| {
         let oidx = e.delinearize(Ix::R(o), &out_dims);
-        let mut init_vals = Vec::with_capacity(spec.inits.len());
-        for &i in &spec.inits {
-            init_vals.push(e.emit1(&ctx, i, &[])?);
-        }
-        let acc = e.fresh_copy(&init_vals)?;
+        let acc = spec.init_acc(e, &ctx)?;
         let k0 = e.b.mov(Type::B32, Src::I(0));
         thread_loop_by4(e, k0, 1, spec.total_red, |e, k| {
-            let full = spec.axes.input_index(e, &oidx, k).ok_or_else(|| {
-                CodegenError::Invalid("reduce result index of the wrong rank".into())
-            })?;
-            let mut args = acc.to_vec();
-            for &i in &spec.inputs {
-                args.push(e.emit1(&ctx, i, &full)?);
-            }
-            let new = e.inline_scalar(spec.f_red, &args)?;
-            e.update(&acc, &new)
+            let full = spec.input_index(e, &oidx, k)?;
+            let xs = spec.input_values(e, &ctx, &full)?;
+            spec.fold(e, &acc, &xs)
         })?;
         for (k, &(c, _)) in outputs.iter().enumerate() {
             let v = *acc
