@@ -83,12 +83,11 @@ pub(crate) fn f32_bin(op: super::numeric::FOp, a: &Row, b: &Row) -> Row {
     }
 }
 
-/// `numeric::fapprox(Approx::Ex2, Fmt::F32, false, ..)`, that call itself per lane (libm's
-/// `exp2` does not vectorize; the row form saves the general path's dispatch).
+/// `numeric::fapprox(Approx::Ex2, Fmt::F32, false, ..)`: the same bits, vectorized
+/// ([`super::exp2`]).
 #[inline(always)]
 pub(crate) fn f32_ex2(a: &Row) -> Row {
-    use super::numeric::{fapprox, Approx, Fmt};
-    map1(a, |x| fapprox(Approx::Ex2, Fmt::F32, false, x))
+    super::exp2::ex2_f32_row(a)
 }
 
 /// `numeric::ffma(Fmt::F64, Rnd::Rn, false, ..)`: one fused multiply-add, NaN canonical.

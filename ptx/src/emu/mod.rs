@@ -76,6 +76,7 @@ pub mod bench;
 mod decode;
 pub mod error;
 mod exec;
+mod exp2;
 mod lanes;
 pub mod memory;
 pub mod numeric;

@@ -440,6 +440,8 @@ pub fn fapprox(f: Approx, fmt: Fmt, ftz: bool, a: u64) -> u64 {
         Approx::Rcp => 1.0 / x,
         Approx::Sqrt => x.sqrt(),
         Approx::Rsqrt => 1.0 / x.sqrt(),
+        // Same bits as `x.exp2()` (rounded to f32 below), without libm: see `exp2`.
+        Approx::Ex2 if fmt == Fmt::F32 => f64::from(super::exp2::ex2_f32(x as f32)),
         Approx::Ex2 => x.exp2(),
         Approx::Lg2 => x.log2(),
         Approx::Sin => x.sin(),
