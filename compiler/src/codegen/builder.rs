@@ -451,6 +451,7 @@ impl Builder {
                 body.push(Statement::Decl(VarDecl::regs(ty, prefix, n)));
             }
         }
+        super::fold_copies::fold_copies(&mut self.body);
         remove_dead(&mut self.body);
         body.append(&mut self.body);
         let func = Function {
