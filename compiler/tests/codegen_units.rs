@@ -535,6 +535,48 @@ fn power_of_two_dimensions_split_indices_with_shifts() {
     }
 }
 
+/// `tanh` of f32 is XLA:GPU's rational approximation in f32 (`math::tanh_f32`): within 4 ulp
+/// of the f64 `tanh` rounded to f32 on [-12, 12] and beyond (exactly ±1 there), the input
+/// itself below 0.0004 in magnitude (zeros keep their sign), NaN passing through.
+#[test]
+fn f32_tanh_is_within_four_ulp_of_the_f64_tanh() {
+    let mut xs: Vec<f32> = (-1200..=1200).map(|k| k as f32 * 0.01).collect();
+    xs.extend([-1e30, -20.0, 8.0, 9.5, 1e30, 3e-4, -1e-7, 1e-40, f32::NAN, -0.0]);
+    xs.extend([f32::INFINITY, f32::NEG_INFINITY]);
+    let n = xs.len();
+    let text = format!(
+        "HloModule m\nENTRY e {{ x = f32[{n}] parameter(0)\n  a = f32[{n}] tanh(x)\n  \
+         w = f64[{n}] convert(x)\n  tw = f64[{n}] tanh(w)\n  b = f32[{n}] convert(tw)\n  \
+         ROOT t = (f32[{n}], f32[{n}]) tuple(a, b) }}"
+    );
+    let inputs = vec![f32s(vec![n], xs.clone())];
+    let plan = plan_entry(&module(&text), &h100()).expect("plan");
+    assert!(!plan.kernels[0].ptx.contains("tanh.approx"), "rational, not the approx unit");
+    let out = [(hlo::DType::F32, vec![n]), (hlo::DType::F32, vec![n])];
+    let (got, _) = run_plan_counted(&plan, &inputs, &out).expect("runs");
+    let vals = |a: &Array| match a.data() {
+        Data::F32(v) => v.clone(),
+        _ => panic!("f32 output"),
+    };
+    let (narrow, wide) = (vals(&got[0]), vals(&got[1]));
+    for (k, x) in xs.iter().enumerate() {
+        let (a, b) = (narrow[k], wide[k]);
+        if x.is_nan() {
+            assert!(a.is_nan(), "tanh(NaN) = {a}");
+        } else if x.abs() < 4e-4 {
+            assert_eq!(a.to_bits(), x.to_bits(), "tanh({x}) is {x}");
+        } else if x.abs() >= 8.0 {
+            assert_eq!(a, x.signum(), "tanh({x})");
+        } else {
+            // Same sign: the bits of the magnitudes are ordered as the values.
+            assert_eq!(a.is_sign_negative(), b.is_sign_negative(), "tanh({x})");
+            let ulps = a.abs().to_bits().abs_diff(b.abs().to_bits());
+            assert!(ulps <= 4, "tanh({x}) = {a}, f64: {b}: {ulps} ulp");
+        }
+    }
+    check_text(&text, Some(inputs));
+}
+
 /// `exp` of f32 is computed in f32 as XLA:GPU's `__nv_expf` (`math::exp_f32`): within 2 ulp
 /// of the f64 `exp` rounded to f32, over the whole range where f32 `exp` is finite and
 /// non-zero (subnormal results included) and past both ends (exactly 0 and inf), with NaN

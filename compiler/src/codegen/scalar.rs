@@ -459,6 +459,8 @@ pub fn unary(b: &mut Builder, op: H, x: Val) -> R<Val> {
             // In f32, as XLA:GPU's `__nv_expf` (see `math::exp_f32` for its accuracy): the
             // softmax and logsumexp rows are mostly this.
             H::Exp if ty == P::F32 => val(ty, math::exp_f32(b, x.reg)),
+            // XLA:GPU's f32 `tanh` (`math::tanh_f32`, within 4 ulp).
+            H::Tanh if ty == P::F32 => val(ty, math::tanh_f32(b, x.reg)),
             H::Exp
             | H::Expm1
             | H::Log

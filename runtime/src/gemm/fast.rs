@@ -21,6 +21,10 @@ pub(super) trait Compute:
     fn read(buf: &[u8], t: ElemType, i: u64) -> Option<Self>;
     /// `alpha * acc (+ beta * old)` converted for the output, as the reference loop computes it.
     fn finish(cfg: &GemmConfig, acc: Self, out: &[u8], oi: u64) -> Option<Acc>;
+    /// [`Compute::finish`] and `store` of a contiguous run of `vals` into `run` (its bytes) when
+    /// they are one multiply: `beta == 0` and the output is of this very type (then `finish`'s
+    /// `alpha * acc` is stored as is, no conversion). `false` (nothing written) otherwise.
+    fn store_scaled(cfg: &GemmConfig, vals: &[Self], run: &mut [u8]) -> bool;
     /// Its hand-written AVX2 kernel, if it has one (else the portable loop built for AVX2 runs).
     const AVX2: Option<Kernel<Self>>;
     /// Its hand-written AVX-512 kernel, likewise.
@@ -41,6 +45,17 @@ impl Compute for f32 {
         }
         Some(Acc::F(f64::from(r)))
     }
+    #[inline(always)]
+    fn store_scaled(cfg: &GemmConfig, vals: &[f32], run: &mut [u8]) -> bool {
+        if cfg.beta != 0.0 || cfg.output.dtype != ElemType::F32 || run.len() != vals.len() * 4 {
+            return false;
+        }
+        let alpha = cfg.alpha_real as f32;
+        for (cell, &v) in run.chunks_exact_mut(4).zip(vals) {
+            cell.copy_from_slice(&(alpha * v).to_le_bytes());
+        }
+        true
+    }
     const AVX2: Option<Kernel<f32>> = Some(kernels::F32_AVX2);
     const AVX512: Option<Kernel<f32>> = Some(kernels::F32_AVX512);
 }
@@ -58,6 +73,17 @@ impl Compute for f64 {
             r += cfg.beta * load(out, cfg.output.dtype, oi)?;
         }
         Some(Acc::F(r))
+    }
+    #[inline(always)]
+    fn store_scaled(cfg: &GemmConfig, vals: &[f64], run: &mut [u8]) -> bool {
+        if cfg.beta != 0.0 || cfg.output.dtype != ElemType::F64 || run.len() != vals.len() * 8 {
+            return false;
+        }
+        let alpha = cfg.alpha_real;
+        for (cell, &v) in run.chunks_exact_mut(8).zip(vals) {
+            cell.copy_from_slice(&(alpha * v).to_le_bytes());
+        }
+        true
     }
     const AVX2: Option<Kernel<f64>> = Some(kernels::F64_AVX2);
     const AVX512: Option<Kernel<f64>> = Some(kernels::F64_AVX512);
@@ -77,6 +103,9 @@ impl Compute for Wrapping<i32> {
             r = r.wrapping_add((cfg.beta as i32).wrapping_mul(old));
         }
         Some(Acc::I(r))
+    }
+    fn store_scaled(_: &GemmConfig, _: &[Wrapping<i32>], _: &mut [u8]) -> bool {
+        false
     }
     // The portable loop compiled for AVX2 vectorizes the wrapping i32 ops as they are.
     const AVX2: Option<Kernel<Wrapping<i32>>> = None;
@@ -495,6 +524,27 @@ fn epilogue<T: Compute>(
     out: &mut [u8],
     base: u64,
 ) -> bool {
+    // The common case, a plain product into contiguous rows of its own type: one multiply per
+    // element in a loop that vectorizes (the general path below matches the element types and
+    // builds an `Acc` per element: in attention it cost twice the product's own kernel).
+    if cfg.beta == 0.0 && ov.col == 1 {
+        let sz = std::mem::size_of::<T>();
+        let mut plain = true;
+        let rows_ok = c.chunks_exact(np).take(rows).enumerate().all(|(li, row)| {
+            let first = (o0 + (i0 + li) as u64 * ov.row).checked_sub(base);
+            let Some(Ok(first)) = first.map(usize::try_from) else {
+                return false;
+            };
+            let Some(run) = out.get_mut(first * sz..(first + n) * sz) else {
+                return false;
+            };
+            plain = T::store_scaled(cfg, &row[..n], run);
+            plain
+        });
+        if plain {
+            return rows_ok;
+        }
+    }
     macro_rules! typed {
         ($($ty:ident: $sz:literal),*) => {
             match cfg.output.dtype {

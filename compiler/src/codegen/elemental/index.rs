@@ -88,6 +88,16 @@ impl Emitter<'_> {
         acc
     }
 
+    /// Records that multi-index `idx` of `dims` has linear index `lin` (an index a kernel built
+    /// from a delinearized one), so that [`Emitter::linearize`] returns `lin` for it.
+    pub fn note_linear(&mut self, idx: &[Ix], dims: &[u64], lin: Ix) {
+        if idx.len() > 1 {
+            let old = self.delinearized.len().saturating_sub(15);
+            self.delinearized.drain(..old);
+            self.delinearized.push((idx.to_vec(), dims.to_vec(), lin));
+        }
+    }
+
     /// Multi-index of a row-major linear index.
     pub fn delinearize(&mut self, lin: Ix, dims: &[u64]) -> Vec<Ix> {
         let mut out = vec![Ix::C(0); dims.len()];

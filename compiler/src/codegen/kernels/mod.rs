@@ -399,19 +399,75 @@ pub fn loop_kernel(
     let ctx = f.ctx(comp);
     let outputs = f.outputs.clone();
     let shared = share_scalar_inputs(&mut f, comp, n)?;
-    grid_stride(&mut f.e, false, n, |e, i| {
-        let idx = e.delinearize(Ix::R(i), &dims);
+    let unroll = unroll_factor(&dims, n);
+    grid_stride(&mut f.e, false, n / unroll, |e, i| {
+        let first = match unroll {
+            1 => Ix::R(i),
+            u => Ix::R(e.b.bin(
+                O::Shl,
+                &[],
+                Type::B32,
+                i.into(),
+                Src::I(i64::from(u.trailing_zeros())),
+            )),
+        };
+        let idx0 = e.delinearize(first, &dims);
         // Every value first, then the stores: an output may alias an input (in-place).
-        let mut vals = Vec::with_capacity(targets.len());
-        for (id, _) in targets {
-            vals.push(e.emit1(&ctx, *id, &idx)?);
+        let mut vals = Vec::with_capacity(targets.len() * unroll as usize);
+        for k in 0..unroll as u32 {
+            let (lin, idx) = unrolled_index(e, first, &idx0, &dims, k);
+            for (id, _) in targets {
+                vals.push((lin, e.emit1(&ctx, *id, &idx)?));
+            }
         }
-        for (k, v) in vals.into_iter().enumerate() {
-            store_at(e, outputs[k], Ix::R(i), v)?;
+        for (k, (lin, v)) in vals.into_iter().enumerate() {
+            store_at(e, outputs[k % targets.len()], lin, v)?;
         }
         Ok(())
     })?;
-    Ok(f.finish_1d(req, n, shared))
+    Ok(f.finish_1d(req, n / unroll, shared))
+}
+
+/// Consecutive elements per thread of a loop kernel: XLA's unroll factor for loop fusions (4,
+/// when the minor-most dimension is a multiple of it, so that a thread's elements differ only
+/// in their last index component, and the kernel is large enough to keep the device busy with
+/// a quarter of the threads). Each element is still computed and stored on its own; the thread
+/// setup and the loop's bound check and branch are shared by four elements instead of paid per
+/// element (in an elementwise kernel they were half the instructions).
+fn unroll_factor(dims: &[u64], n: u64) -> u64 {
+    const UNROLL: u64 = 4;
+    let minor = dims.last().copied().unwrap_or(1);
+    if n >= UNROLL * 4096 && minor % UNROLL == 0 {
+        UNROLL
+    } else {
+        1
+    }
+}
+
+/// The linear and multi-index of element `first + k` of a loop kernel's thread, from those of
+/// `first` (`idx0`): `k` added to the last component (it does not wrap: see [`unroll_factor`]).
+/// The pair is recorded with the emitter, so that an operand of the kernel's shape reads
+/// element `first + k` without re-linearizing its index.
+fn unrolled_index(
+    e: &mut Emitter<'_>,
+    first: Ix,
+    idx0: &[Ix],
+    dims: &[u64],
+    k: u32,
+) -> (Ix, Vec<Ix>) {
+    if k == 0 {
+        return (first, idx0.to_vec());
+    }
+    let lin = e.ix_add(first, Ix::C(k));
+    let mut idx = idx0.to_vec();
+    if let Some(last) = idx.len().checked_sub(1) {
+        idx[last] = match idx.len() {
+            1 => lin,
+            _ => e.ix_add(idx0[last], Ix::C(k)),
+        };
+        e.note_linear(&idx, dims, lin);
+    }
+    (lin, idx)
 }
 
 /// Scalar inputs of a kernel over `n > 1` elements (a select's predicate once a conditional
