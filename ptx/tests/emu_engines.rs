@@ -195,6 +195,9 @@ fn forms() -> Vec<String> {
         "mul.rn.f32 %f2, %f0, %f1;",
         "div.rn.f32 %f2, %f0, %f1;",
         "ex2.approx.f32 %f2, %f0;",
+        "cvt.sat.f32.f32 %f2, %f0;",
+        // A bit-size operation on float registers (f32 `exp` builds its power of two so).
+        "shl.b32 %f2, %f0, 23;",
     ] {
         v.push(format!(
             "{f32form}\n mov.b32 %r9, %f2;\n cvt.u64.u32 %rd9, %r9;"

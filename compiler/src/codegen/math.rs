@@ -1,7 +1,7 @@
 //! Transcendental functions in PTX, computed in f64 for every floating-point element type, but
 //! for f32 `exp` and `tanh`, which are computed in f32 as XLA:GPU does ([`exp_f32`], within 2
 //! ulp: the softmax, logsumexp and attention rows are mostly `exp`, and the f64 path took ~29
-//! instructions per element against 12; [`tanh_f32`], within 4 ulp, 19 against ~75).
+//! instructions per element against 9; [`tanh_f32`], within 4 ulp, 19 against ~75).
 //!
 //! # Accuracy
 //!
@@ -33,7 +33,7 @@
 //! f64 results use the same code, so they carry the same few-ulp error.
 use ptx::{CmpOp, Modifier, Opcode, Rounding, Type};
 
-use super::builder::{Builder, Reg, RegKind, Src, RN};
+use super::builder::{t as t32, Builder, Reg, RegKind, Src, RN};
 
 const F: Type = Type::F64;
 
@@ -133,13 +133,13 @@ pub fn exp_narrow(b: &mut Builder, x: Reg) -> Reg {
 
 /// e^x of an f32 `x`, in f32 as XLA:GPU computes it (libdevice's `__nv_expf`, CUDA's `expf`):
 /// `2^k * 2^(x log2(e) - k)` with an integer `k` in [-126, 126], so that `2^k` is one normal
-/// f32, and the rest one `ex2.approx`. 12 instructions instead of the f64 path's ~29; the
+/// f32, and the rest one `ex2.approx`. 9 instructions instead of the f64 path's ~29; the
 /// result is within 2 ulp (CUDA's documented bound for `expf`, and what a simulation of these
 /// steps with a correctly rounded `ex2`, as the emulator's, gives over [-104, 89]), not
 /// correctly rounded: the corpus tolerances and XLA:CPU's own `exp` (a polynomial of similar
 /// accuracy) allow it.
 ///
-/// - `t = clamp(x log2(e) / 252 + 1/2, 0, 1)` (a NaN clamps to 0: `max` without `.NaN`);
+/// - `t = clamp(x log2(e) / 252 + 1/2, 0, 1)` (`cvt.sat.f32.f32`: a NaN clamps to 0);
 /// - `j = 1.5 * 2^23 + 1 + m` for `m = round(252 t)` in [0, 252] (the f32 ulp is 1 there),
 ///   about `x log2(e) + 126` rounded; `k = m - 126`;
 /// - `2^k` is `(m + 1) << 23` as bits (the exponent field `m + 1` is `k + 127`);
@@ -147,25 +147,29 @@ pub fn exp_narrow(b: &mut Builder, x: Reg) -> Reg {
 ///   the result `ex2(r) * 2^k`. Large `|x|` saturate `k` at ±126 and `ex2(r)` carries the rest
 ///   into overflow (+inf) or gradual underflow (subnormals, then 0); NaN stays NaN through `r`.
 ///
-/// Every step is a plain `.rn`/`.approx` f32 instruction without `.sat`, `.ftz` or a directed
-/// rounding, the forms the emulator runs as whole-warp row operations.
+/// Every step is a plain `.rn`/`.approx` f32 instruction without `.ftz` or a directed rounding,
+/// or the clamp `cvt.sat.f32.f32`, or the shift: 9 instructions, each a form the emulator
+/// runs as a whole-warp row operation (they make one straight run).
 pub fn exp_f32(b: &mut Builder, x: Reg) -> Reg {
     const F32: Type = Type::F32;
     let f = Src::F32;
     let t = b.fma(F32, x.into(), f(std::f32::consts::LOG2_E / 252.0), f(0.5));
-    let t = b.bin(Opcode::Max, &[], F32, t.into(), f(0.0));
-    let t = b.bin(Opcode::Min, &[], F32, t.into(), f(1.0));
+    let t = b.op(
+        Opcode::Cvt,
+        vec![Modifier::Sat, t32(F32), t32(F32)],
+        F32,
+        &[t.into()],
+    );
     let j = b.fma(F32, t.into(), f(252.0), f(12_582_913.0));
     // -k = (1.5 * 2^23 + 127) - j, exact.
     let nk = b.bin(Opcode::Sub, &[RN], F32, f(12_583_039.0), j.into());
     let r = b.fma(F32, x.into(), f(std::f32::consts::LOG2_E), nk.into());
     // log2(e) - f32(log2(e)).
     let r = b.fma(F32, x.into(), f(1.925_963e-8), r.into());
-    let jb = b.reg(RegKind::B32);
-    b.mov_to(jb, Type::B32, j.into());
-    let sb = b.bin(Opcode::Shl, &[], Type::B32, jb.into(), Src::I(23));
+    // A bit-size instruction takes registers of any type of its size: the shift reads and
+    // writes the float registers, as libdevice's `__nv_expf` does, without two `mov.b32`.
     let s = b.reg(RegKind::F32);
-    b.mov_to(s, Type::B32, sb.into());
+    b.op_to(s, Opcode::Shl, vec![t32(Type::B32)], &[j.into(), Src::I(23)]);
     let e = b.un(Opcode::Ex2, &[Modifier::Approx], F32, r.into());
     b.bin(Opcode::Mul, &[RN], F32, e.into(), s.into())
 }

@@ -90,6 +90,19 @@ pub(crate) fn f32_ex2(a: &Row) -> Row {
     super::exp2::ex2_f32_row(a)
 }
 
+/// `numeric::f2f(Fmt::F32, .., Fmt::F32, _, None, false, true)`, which is
+/// `numeric::saturate(Fmt::F32, ..)`: +0 for NaN and for values at or below 0 (-0 included), 1
+/// at or above 1, the value itself between.
+#[inline(always)]
+pub(crate) fn f32_sat(a: &Row) -> Row {
+    map1(a, |x| {
+        let v = f32::from_bits(x as u32);
+        // NaN compares false both times: +0.
+        let inside = pick(v < 1.0, x & 0xffff_ffff, u64::from(1f32.to_bits()));
+        pick(v > 0.0, inside, 0)
+    })
+}
+
 /// `numeric::ffma(Fmt::F64, Rnd::Rn, false, ..)`: one fused multiply-add, NaN canonical.
 #[inline(always)]
 pub(crate) fn f64_fma(a: &Row, b: &Row, c: &Row) -> Row {

@@ -77,6 +77,7 @@ mod decode;
 pub mod error;
 mod exec;
 mod exp2;
+mod int_rows;
 mod lanes;
 pub mod memory;
 pub mod numeric;

@@ -831,9 +831,12 @@ pub fn shl(bits: u32, a: u64, n: u64) -> u64 {
 /// Shift right (`shr`): logical for unsigned/bit types, arithmetic for signed; clamped.
 #[inline(always)]
 pub fn shr(bits: u32, signed: bool, a: u64, n: u64) -> u64 {
-    let n = trunc(n, 32).min(bits as u64 - 1 + signed as u64);
+    // A count of `bits` or more shifts every bit out: zero, or the sign everywhere. (The count
+    // used to be clamped at `bits - 1` for unsigned shifts too, so `shr.u16 x, 16` gave the top
+    // bit instead of 0; the 32- and 64-bit forms never came here.)
+    let n = trunc(n, 32);
     if signed {
-        let n = n.min(63);
+        let n = n.min(bits as u64 - 1);
         trunc((sext(a, bits) >> n) as u64, bits)
     } else if n >= bits as u64 {
         0
@@ -1029,6 +1032,21 @@ pub fn copysign(fmt: Fmt, a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shift count of the width or more shifts every bit out, at every width: zero for
+    /// unsigned, the sign for signed (`shr.u16 x, 16` was the top bit).
+    #[test]
+    fn shr_by_the_width_or_more() {
+        for bits in [8u32, 16, 32, 64] {
+            let top = 1u64 << (bits - 1);
+            for n in [u64::from(bits), u64::from(bits) + 1, 1000] {
+                assert_eq!(shr(bits, false, top, n), 0, "shr.u{bits} by {n}");
+                assert_eq!(shr(bits, true, top, n), trunc(u64::MAX, bits), "shr.s{bits} by {n}");
+                assert_eq!(shr(bits, true, top >> 1, n), 0, "shr.s{bits} of a positive");
+            }
+            assert_eq!(shr(bits, false, top, u64::from(bits) - 1), 1);
+        }
+    }
 
     #[test]
     fn f32_add_ftz_is_fbin_with_ftz() {

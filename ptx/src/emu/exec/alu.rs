@@ -1,5 +1,6 @@
 //! Moves, integer arithmetic, bit manipulation, `slct` and the carry chain.
 use super::super::decode::{IOp, IUn, Op, PBool, NONE};
+use super::super::int_rows::{int_row, IntRow};
 use super::super::numeric::{self as num, IntTy};
 use super::regs::{pget, pset, rd, wr};
 use super::{Warp, FULL};
@@ -157,87 +158,14 @@ pub(super) fn integer(w: &mut Warp, mask: u32, op: &Op) {
     match op {
         Op::IBin { op, ty, d, a, b } => {
             let (op, ty) = (*op, *ty);
-            match (op, ty.bits) {
-                (IOp::Add, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x as u32)
-                    .wrapping_add(y as u32)
-                    as u64),
-                (IOp::Add, 64) => map2!(w, mask, *d, *a, *b, |x, y| x.wrapping_add(y)),
-                // `ibin`'s subtraction and bit operations with the width fixed (an index's
-                // `and` mask and a row offset's `sub` were a call per lane).
-                (IOp::Sub, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x as u32)
-                    .wrapping_sub(y as u32)
-                    as u64),
-                (IOp::Sub, 64) => map2!(w, mask, *d, *a, *b, |x, y| x.wrapping_sub(y)),
-                (IOp::And, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x & y) & 0xffff_ffff),
-                (IOp::And, 64) => map2!(w, mask, *d, *a, *b, |x, y| x & y),
-                (IOp::Or, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x | y) & 0xffff_ffff),
-                (IOp::Or, 64) => map2!(w, mask, *d, *a, *b, |x, y| x | y),
-                (IOp::Xor, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x ^ y) & 0xffff_ffff),
-                (IOp::Xor, 64) => map2!(w, mask, *d, *a, *b, |x, y| x ^ y),
-                (IOp::MulLo, 32) => {
-                    map2!(
-                        w,
-                        mask,
-                        *d,
-                        *a,
-                        *b,
-                        |x, y| (x as u32).wrapping_mul(y as u32) as u64
-                    )
+            match IntRow::of(op, ty) {
+                // The common forms with the width fixed (an index's `and` mask, a row offset's
+                // `sub`, a reduction loop's `shr` were a call per lane): `int_rows`.
+                Some(k) => {
+                    let out = int_row(k, rd(&w.regs, *a), rd(&w.regs, *b), rd(&w.regs, *b));
+                    wr(&mut w.regs, *d, &out, mask);
                 }
-                (IOp::MulWide, 32) if ty.signed => {
-                    map2!(
-                        w,
-                        mask,
-                        *d,
-                        *a,
-                        *b,
-                        |x, y| ((x as i32 as i64) * (y as i32 as i64)) as u64
-                    )
-                }
-                (IOp::MulWide, 32) => map2!(w, mask, *d, *a, *b, |x, y| (x as u32 as u64)
-                    * (y as u32 as u64)),
-                (IOp::Shl, 32) => map2!(w, mask, *d, *a, *b, |x, y| {
-                    let n = y as u32;
-                    if n >= 32 {
-                        0
-                    } else {
-                        ((x as u32) << n) as u64
-                    }
-                }),
-                (IOp::Shl, 64) => map2!(w, mask, *d, *a, *b, |x, y| {
-                    let n = y as u32;
-                    if n >= 64 {
-                        0
-                    } else {
-                        x << n
-                    }
-                }),
-                // `num::shr` with the width fixed (the shift count is its low 32 bits, clamped
-                // at the width): the reduction loops' `shr.u32` went through `ibin`'s call, a
-                // sixth of a block-sum kernel's host instructions.
-                (IOp::Shr, 32) if ty.signed => map2!(w, mask, *d, *a, *b, |x, y| {
-                    ((x as u32 as i32) >> (y as u32).min(31)) as u32 as u64
-                }),
-                (IOp::Shr, 32) => map2!(w, mask, *d, *a, *b, |x, y| {
-                    let n = y as u32;
-                    if n >= 32 {
-                        0
-                    } else {
-                        ((x as u32) >> n) as u64
-                    }
-                }),
-                (IOp::Shr, 64) if ty.signed => map2!(w, mask, *d, *a, *b, |x, y| {
-                    ((x as i64) >> (y as u32).min(63)) as u64
-                }),
-                (IOp::Shr, 64) => map2!(w, mask, *d, *a, *b, |x, y| {
-                    let n = y as u32;
-                    if n >= 64 {
-                        0
-                    } else {
-                        x >> n
-                    }
-                }),
-                _ => map2!(w, mask, *d, *a, *b, |x, y| ibin(op, ty, x, y)),
+                None => map2!(w, mask, *d, *a, *b, |x, y| ibin(op, ty, x, y)),
             }
         }
         Op::IUn { op, ty, d, a } => {
@@ -253,11 +181,9 @@ pub(super) fn integer(w: &mut Warp, mask: u32, op: &Op) {
             c,
         } => {
             let (mode, ty) = (*mode, *ty);
-            if mode == IOp::MulLo && ty.bits == 32 {
-                map3!(w, mask, *d, *a, *b, *c, |x, y, z| (x as u32)
-                    .wrapping_mul(y as u32)
-                    .wrapping_add(z as u32)
-                    as u64)
+            if let Some(k) = IntRow::mad(mode, ty) {
+                let out = int_row(k, rd(&w.regs, *a), rd(&w.regs, *b), rd(&w.regs, *c));
+                wr(&mut w.regs, *d, &out, mask);
             } else {
                 let wb = if mode == IOp::MulWide {
                     (ty.bits * 2).min(64)

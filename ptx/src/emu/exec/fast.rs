@@ -10,6 +10,7 @@
 //! never reads the table. The table also knows the straight runs of row kernels
 //! (`LaunchCtx::straight_run`), which the warp loop runs as one step.
 use super::super::decode::{Conv, FUn, Inst, Op, NONE, R};
+use super::super::int_rows::{int_row, IntRow};
 use super::super::lanes::{self, Row};
 use super::super::numeric::{Approx, FOp, Fmt, IRnd, IntTy, Rnd};
 use super::regs::{rd, wr};
@@ -47,6 +48,8 @@ pub(crate) enum Kernel {
     F64RoundInt(IRnd),
     /// `cvt.f64.f32`.
     F32ToF64,
+    /// `cvt.sat.f32.f32`: clamped to [0, 1], NaN to +0.
+    F32Sat,
     /// `cvt.rn.f32.f64`.
     F64ToF32,
     /// `cvt.rXi.{s,u}{32,64}.{f64,f32}`.
@@ -60,6 +63,8 @@ pub(crate) enum Kernel {
         signed: bool,
         bits: u32,
     },
+    /// Integer arithmetic with a row form ([`crate::emu::int_rows`]).
+    Int(IntRow),
 }
 
 /// One table entry: the kernel and its rows.
@@ -152,6 +157,15 @@ fn classify(op: &Op) -> Option<FastInst> {
     let at = |kernel, d, a, b, c| Some(FastInst { kernel, d, a, b, c });
     match *op {
         Op::Mov { d, a } => at(Kernel::Mov, d, a, a, a),
+        Op::IBin { op, ty, d, a, b } => at(Kernel::Int(IntRow::of(op, ty)?), d, a, b, b),
+        Op::Mad {
+            mode,
+            ty,
+            d,
+            a,
+            b,
+            c,
+        } => at(Kernel::Int(IntRow::mad(mode, ty)?), d, a, b, c),
         // `numeric::fbin(op, Fmt::F64, Rnd::Rn, false, ..)`.
         Op::FBin {
             op,
@@ -259,6 +273,15 @@ fn classify(op: &Op) -> Option<FastInst> {
                     sat: false,
                     ..
                 } => Kernel::F32ToF64,
+                // Exact in any rounding mode: an f32 is an f32.
+                Conv::F2F {
+                    from: Fmt::F32,
+                    to: Fmt::F32,
+                    irnd: None,
+                    ftz: false,
+                    sat: true,
+                    ..
+                } => Kernel::F32Sat,
                 Conv::F2F {
                     from: Fmt::F64,
                     to: Fmt::F32,
@@ -325,9 +348,11 @@ pub(super) fn run(w: &mut Warp, mask: u32, f: &FastInst) {
             Kernel::F64Rcp => lanes::f64_bin(FOp::Div, &[1f64.to_bits(); 32], a),
             Kernel::F64RoundInt(ir) => lanes::f64_round_int(ir, a),
             Kernel::F32ToF64 => lanes::f32_to_f64(a),
+            Kernel::F32Sat => lanes::f32_sat(a),
             Kernel::F64ToF32 => lanes::f64_to_f32_rn(a),
             Kernel::FloatToInt { f64s, ir, to } => lanes::float_to_int(f64s, ir, to, a),
             Kernel::IntToF64 { signed, bits } => lanes::int_to_f64(signed, bits, a),
+            Kernel::Int(k) => int_row(k, a, b, c),
         }
     };
     wr(&mut w.regs, f.d, &out, mask);

@@ -337,6 +337,17 @@ macro_rules! map3 {
 }
 
 mod alu;
+
+/// `alu::ibin`, for the row forms' tests.
+#[cfg(test)]
+pub(crate) fn ibin_for_tests(
+    op: super::decode::IOp,
+    ty: super::numeric::IntTy,
+    a: u64,
+    b: u64,
+) -> u64 {
+    alu::ibin(op, ty, a, b)
+}
 pub(crate) mod fast;
 mod float;
 pub(crate) mod local;
