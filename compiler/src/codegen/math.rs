@@ -169,7 +169,12 @@ pub fn exp_f32(b: &mut Builder, x: Reg) -> Reg {
     // A bit-size instruction takes registers of any type of its size: the shift reads and
     // writes the float registers, as libdevice's `__nv_expf` does, without two `mov.b32`.
     let s = b.reg(RegKind::F32);
-    b.op_to(s, Opcode::Shl, vec![t32(Type::B32)], &[j.into(), Src::I(23)]);
+    b.op_to(
+        s,
+        Opcode::Shl,
+        vec![t32(Type::B32)],
+        &[j.into(), Src::I(23)],
+    );
     let e = b.un(Opcode::Ex2, &[Modifier::Approx], F32, r.into());
     b.bin(Opcode::Mul, &[RN], F32, e.into(), s.into())
 }
@@ -183,17 +188,26 @@ pub fn exp_f32(b: &mut Builder, x: Reg) -> Reg {
 /// here NaN passes through, as every other function of this module does.
 pub fn tanh_f32(b: &mut Builder, x: Reg) -> Reg {
     const F32: Type = Type::F32;
-    const CLAMP: f32 = 7.998_811_7;
+    #[allow(clippy::excessive_precision)]
+    const CLAMP: f32 = 7.99881172180175781;
+    // XLA's coefficients as its source writes them (rounded to f32 there as here).
+    #[allow(clippy::excessive_precision)]
     const NUM: [f32; 7] = [
-        -2.760_768_5e-16,
-        2.000_187_9e-13,
-        -8.604_671_5e-11,
-        5.122_297e-8,
-        1.485_722_4e-5,
-        6.372_619_3e-4,
-        4.893_524_6e-3,
+        -2.76076847742355e-16,
+        2.00018790482477e-13,
+        -8.60467152213735e-11,
+        5.12229709037114e-08,
+        1.48572235717979e-05,
+        6.37261928875436e-04,
+        4.89352455891786e-03,
     ];
-    const DEN: [f32; 4] = [1.198_258_4e-6, 1.185_347_1e-4, 2.268_434_6e-3, 4.893_525e-3];
+    #[allow(clippy::excessive_precision)]
+    const DEN: [f32; 4] = [
+        1.19825839466702e-06,
+        1.18534705686654e-04,
+        2.26843463243900e-03,
+        4.89352518554385e-03,
+    ];
     let f = Src::F32;
     let xc = b.bin(Opcode::Max, &[], F32, x.into(), f(-CLAMP));
     let xc = b.bin(Opcode::Min, &[], F32, xc.into(), f(CLAMP));
