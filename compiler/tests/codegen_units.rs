@@ -541,7 +541,18 @@ fn power_of_two_dimensions_split_indices_with_shifts() {
 #[test]
 fn f32_tanh_is_within_four_ulp_of_the_f64_tanh() {
     let mut xs: Vec<f32> = (-1200..=1200).map(|k| k as f32 * 0.01).collect();
-    xs.extend([-1e30, -20.0, 8.0, 9.5, 1e30, 3e-4, -1e-7, 1e-40, f32::NAN, -0.0]);
+    xs.extend([
+        -1e30,
+        -20.0,
+        8.0,
+        9.5,
+        1e30,
+        3e-4,
+        -1e-7,
+        1e-40,
+        f32::NAN,
+        -0.0,
+    ]);
     xs.extend([f32::INFINITY, f32::NEG_INFINITY]);
     let n = xs.len();
     let text = format!(
@@ -551,7 +562,10 @@ fn f32_tanh_is_within_four_ulp_of_the_f64_tanh() {
     );
     let inputs = vec![f32s(vec![n], xs.clone())];
     let plan = plan_entry(&module(&text), &h100()).expect("plan");
-    assert!(!plan.kernels[0].ptx.contains("tanh.approx"), "rational, not the approx unit");
+    assert!(
+        !plan.kernels[0].ptx.contains("tanh.approx"),
+        "rational, not the approx unit"
+    );
     let out = [(hlo::DType::F32, vec![n]), (hlo::DType::F32, vec![n])];
     let (got, _) = run_plan_counted(&plan, &inputs, &out).expect("runs");
     let vals = |a: &Array| match a.data() {

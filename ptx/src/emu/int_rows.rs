@@ -184,7 +184,9 @@ mod tests {
                     let t = |v: u64| super::super::numeric::trunc(v, bits);
                     let (a, b, c) = (a.map(t), b.map(t), c.map(t));
                     for op in ops {
-                        let Some(k) = IntRow::of(op, ty) else { continue };
+                        let Some(k) = IntRow::of(op, ty) else {
+                            continue;
+                        };
                         let got = int_row(k, &a, &b, &c);
                         for l in 0..32 {
                             let want = super::super::exec::ibin_for_tests(op, ty, a[l], b[l]);

@@ -1041,7 +1041,11 @@ mod tests {
             let top = 1u64 << (bits - 1);
             for n in [u64::from(bits), u64::from(bits) + 1, 1000] {
                 assert_eq!(shr(bits, false, top, n), 0, "shr.u{bits} by {n}");
-                assert_eq!(shr(bits, true, top, n), trunc(u64::MAX, bits), "shr.s{bits} by {n}");
+                assert_eq!(
+                    shr(bits, true, top, n),
+                    trunc(u64::MAX, bits),
+                    "shr.s{bits} by {n}"
+                );
                 assert_eq!(shr(bits, true, top >> 1, n), 0, "shr.s{bits} of a positive");
             }
             assert_eq!(shr(bits, false, top, u64::from(bits) - 1), 1);

@@ -663,14 +663,25 @@ where
                 for v in &acc {
                     partner.push(shfl_down(e, *v, s)?);
                 }
-                let active =
-                    e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
-                e.when(active, |e| {
+                let mut combine = |e: &mut Emitter<'_>| {
                     let mut args = acc.clone();
                     args.extend(partner.iter().copied());
                     let new = e.inline_scalar(f_red, &args)?;
                     e.update(&acc, &new)
-                })?;
+                };
+                if lim == u64::from(s) {
+                    // Every lane below `s` has a valid partner, and lanes at or above it
+                    // compute values no lane that matters reads again (lane `i < s/2` next
+                    // reads lane `i + s/2 < s`): combined unguarded, as XLA's warp reduction
+                    // is, with no branch and no divergence. The combiner is scalar code, which
+                    // cannot fault on the values the idle lanes hold.
+                    combine(e)?;
+                } else {
+                    // Lanes in `lim..s` keep their value (their partner holds none).
+                    let active =
+                        e.b.setp(CmpOp::Lt, Type::U32, tid.into(), Src::I(lim as i64));
+                    e.when(active, combine)?;
+                }
             }
             nvalid = nvalid.min(u64::from(s));
             s /= 2;
