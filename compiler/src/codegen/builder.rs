@@ -496,7 +496,7 @@ impl Builder {
 
 /// Opcodes that only write their destination register: one whose result no instruction reads
 /// can go.
-const PURE: &[Opcode] = &[
+pub(super) const PURE: &[Opcode] = &[
     Opcode::Add,
     Opcode::Sub,
     Opcode::Mul,

@@ -12,37 +12,10 @@
 //! them, so no branch enters between the write and the copy), both unguarded, `X` and `Y` are
 //! registers of the same class, and `X` occurs nowhere else in the kernel (one write, one
 //! read). The defining instruction writes only its first operand: a pure operation or a scalar
-//! load ([`folds_into`]).
+//! load (`folds_into`).
 use std::collections::HashMap;
 
 use ptx::{AddressBase, Instruction, Opcode, Operand, Statement};
-
-/// Opcodes whose only effect on registers is to write their first operand, a plain register.
-const DEFINES_FIRST: &[Opcode] = &[
-    Opcode::Add,
-    Opcode::Sub,
-    Opcode::Mul,
-    Opcode::Mad,
-    Opcode::Div,
-    Opcode::Rem,
-    Opcode::Abs,
-    Opcode::Neg,
-    Opcode::Min,
-    Opcode::Max,
-    Opcode::And,
-    Opcode::Or,
-    Opcode::Xor,
-    Opcode::Not,
-    Opcode::Shl,
-    Opcode::Shr,
-    Opcode::Fma,
-    Opcode::Selp,
-    Opcode::Mov,
-    Opcode::Cvta,
-    Opcode::Cvt,
-    Opcode::Ex2,
-    Opcode::Ld,
-];
 
 /// Folds every foldable copy in `body`, repeatedly (a fold can make the next one adjacent).
 /// A body with nested scopes is left alone, as dead-code elimination leaves it.
@@ -100,10 +73,12 @@ fn foldable(def: &Instruction, copy: &Instruction) -> Option<(String, String)> {
     (dx == x && x != y && class(&x.0) == class(&y.0)).then(|| (x.0.clone(), y.0.clone()))
 }
 
-/// Whether `def` is unguarded and writes exactly its first operand, a register.
+/// Whether `def` is unguarded and writes exactly its first operand, a register: a pure
+/// operation (dead-code elimination's list) or a scalar load (its address is read before the
+/// destination is written, like any operand).
 fn folds_into(def: &Instruction) -> bool {
     def.guard.is_none()
-        && DEFINES_FIRST.contains(&def.op)
+        && (super::builder::PURE.contains(&def.op) || matches!(def.op, Opcode::Ex2 | Opcode::Ld))
         && matches!(def.operands.first(), Some(Operand::Reg(_)))
 }
 
@@ -149,8 +124,8 @@ fn count<'a>(o: &'a Operand, n: &mut HashMap<&'a str, u32>) {
 mod tests {
     use super::*;
 
-    /// The kernel `body` (PTX statements) after folding, printed.
-    fn fold(body: &str) -> String {
+    /// The kernel `body` (PTX statements) printed, after folding when `folding`.
+    fn printed(body: &str, folding: bool) -> String {
         let src = format!(
             ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
              .reg .pred %p<4>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<9>;\n.reg .f32 %f<9>;\n\
@@ -160,7 +135,9 @@ mod tests {
         let ptx::Directive::Function(f) = &mut module.directives[0] else {
             panic!("no function");
         };
-        fold_copies(f.body.as_mut().unwrap());
+        if folding {
+            fold_copies(f.body.as_mut().unwrap());
+        }
         let printed = ptx::print(&module);
         let start = printed.find("%f<9>;").unwrap() + "%f<9>;".len();
         let end = printed.rfind('}').unwrap();
@@ -170,6 +147,10 @@ mod tests {
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    fn fold(body: &str) -> String {
+        printed(body, true)
     }
 
     #[test]
@@ -206,26 +187,8 @@ mod tests {
             "shl.b32 %r2, %r1, 23;\nmov.b32 %f1, %r2;",
             "ld.global.v2.f32 {%f1, %f2}, [%rd1];\nmov.f32 %f3, %f1;",
         ] {
-            let before = fold_nothing(body);
+            let before = printed(body, false);
             assert_eq!(fold(body), before, "{body}");
         }
-    }
-
-    /// `body` printed without folding (same normalization as [`fold`]).
-    fn fold_nothing(body: &str) -> String {
-        let src = format!(
-            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
-             .reg .pred %p<4>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<9>;\n.reg .f32 %f<9>;\n\
-             {body}\n}}\n"
-        );
-        let printed = ptx::print(&ptx::parse(&src).unwrap());
-        let start = printed.find("%f<9>;").unwrap() + "%f<9>;".len();
-        let end = printed.rfind('}').unwrap();
-        printed[start..end]
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join("\n")
     }
 }

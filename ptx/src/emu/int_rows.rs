@@ -8,7 +8,7 @@
 //! two float operations used to end a straight run (the `shl.b32` in f32 `exp` split its 12
 //! instructions in two, and every address computation split a row kernel's loop body).
 use super::decode::IOp;
-use super::lanes::Row;
+use super::lanes::{map2, Row};
 use super::numeric::IntTy;
 
 /// An integer operation with a row form.
@@ -69,15 +69,6 @@ impl IntRow {
     pub(crate) fn mad(mode: IOp, ty: IntTy) -> Option<IntRow> {
         (mode == IOp::MulLo && ty.bits == 32).then_some(IntRow::MadLo32)
     }
-}
-
-#[inline(always)]
-fn map2(a: &Row, b: &Row, f: impl Fn(u64, u64) -> u64) -> Row {
-    let mut out = [0u64; 32];
-    for l in 0..32 {
-        out[l] = f(a[l], b[l]);
-    }
-    out
 }
 
 /// `k` on every lane of `a`, `b` (and `c` for `mad`). The shift counts are the low 32 bits of

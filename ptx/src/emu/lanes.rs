@@ -37,7 +37,7 @@ fn f32_canon(v: f32) -> u64 {
 }
 
 #[inline(always)]
-fn map2(a: &Row, b: &Row, f: impl Fn(u64, u64) -> u64) -> Row {
+pub(crate) fn map2(a: &Row, b: &Row, f: impl Fn(u64, u64) -> u64) -> Row {
     let mut out = [0u64; 32];
     for l in 0..32 {
         out[l] = f(a[l], b[l]);
