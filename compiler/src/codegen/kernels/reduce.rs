@@ -663,7 +663,7 @@ where
                 for v in &acc {
                     partner.push(shfl_down(e, *v, s)?);
                 }
-                let mut combine = |e: &mut Emitter<'_>| {
+                let combine = |e: &mut Emitter<'_>| {
                     let mut args = acc.clone();
                     args.extend(partner.iter().copied());
                     let new = e.inline_scalar(f_red, &args)?;

@@ -13,7 +13,7 @@ use super::alu::ibin;
 use super::float::packed2;
 use super::local::LocalFault;
 use super::regs::{rd, rd1, wr, wr1};
-use super::{CtaMem, Fault, FaultKind, LaunchCtx, Warp};
+use super::{CtaMem, Fault, FaultKind, LaunchCtx, Warp, FULL};
 
 pub(super) fn atom_new(op: AOp, kind: AKind, old: u64, b: u64, c: u64) -> u64 {
     match kind {
@@ -113,6 +113,47 @@ pub(super) fn lane_addrs(regs: &[[u64; 32]], addr: Addr) -> [u64; 32] {
         a[l] = b.wrapping_add(off as u64);
     }
     a
+}
+
+/// Loads the active lanes' `size`-byte values at `addrs` (device addresses, `cb` the cached
+/// allocation's base, `ptr` its host storage) into `out`: for a whole warp of 4- or 8-byte
+/// loads a loop with the size fixed, else the bit walk with `atomic_load`'s size `match` per
+/// lane.
+///
+/// # Safety
+/// Every active lane's address must lie, aligned to `size`, inside the allocation at `cb`.
+#[inline(always)]
+unsafe fn gather(
+    ptr: *const u8,
+    cb: u64,
+    addrs: &[u64; 32],
+    mask: u32,
+    size: u32,
+    out: &mut [u64; 32],
+) {
+    match (mask, size) {
+        (FULL, 4) => {
+            for l in 0..32 {
+                // SAFETY: every lane is active, and the caller vouches for active lanes.
+                out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), 4) };
+            }
+        }
+        (FULL, 8) => {
+            for l in 0..32 {
+                // SAFETY: every lane is active, and the caller vouches for active lanes.
+                out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), 8) };
+            }
+        }
+        _ => {
+            let mut mm = mask;
+            while mm != 0 {
+                let l = mm.trailing_zeros() as usize;
+                mm &= mm - 1;
+                // SAFETY: lane `l` is active, and the caller vouches for active lanes.
+                out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), size) };
+            }
+        }
+    }
 }
 
 /// Where a whole warp's access lands when the fast path applies.
@@ -308,14 +349,23 @@ impl<'a> LaunchCtx<'a> {
         size: u32,
     ) -> Option<Fast> {
         let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
-        let mut mm = mask;
-        while mm != 0 {
-            let l = mm.trailing_zeros() as usize;
-            mm &= mm - 1;
-            let a = addrs[l];
-            lo = lo.min(a);
-            hi = hi.max(a);
-            or |= a;
+        if mask == FULL {
+            // The common case: every lane, a loop without the bit walk.
+            for &a in addrs {
+                lo = lo.min(a);
+                hi = hi.max(a);
+                or |= a;
+            }
+        } else {
+            let mut mm = mask;
+            while mm != 0 {
+                let l = mm.trailing_zeros() as usize;
+                mm &= mm - 1;
+                let a = addrs[l];
+                lo = lo.min(a);
+                hi = hi.max(a);
+                or |= a;
+            }
         }
         if mask == 0 || or & (size as u64 - 1) != 0 {
             return None;
@@ -541,15 +591,9 @@ impl<'a> LaunchCtx<'a> {
                             Fast::Global => {
                                 let (ptr, cb) = (m.cache_ptr, m.cache_base);
                                 m.counters.global_bytes_read += (size * mask.count_ones()) as u64;
-                                while mm != 0 {
-                                    let l = mm.trailing_zeros() as usize;
-                                    mm &= mm - 1;
-                                    // SAFETY: fast_target checked bounds and alignment of
-                                    // every active lane against the cached allocation.
-                                    out[l] = unsafe {
-                                        atomic_load(ptr.add((addrs[l] - cb) as usize), size)
-                                    };
-                                }
+                                // SAFETY: fast_target checked bounds and alignment of every
+                                // active lane against the cached allocation.
+                                unsafe { gather(ptr, cb, &addrs, mask, size, &mut out) };
                             }
                             Fast::Shared => {
                                 while mm != 0 {
