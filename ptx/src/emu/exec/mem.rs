@@ -156,6 +156,46 @@ unsafe fn gather(
     }
 }
 
+/// Stores the active lanes' low `size` bytes of `vals` at `addrs`, lane by lane in ascending
+/// order (two lanes on one address: the higher lane's value stays, as on the per-lane path),
+/// with the size fixed for a whole warp of 4- or 8-byte stores, as [`gather`] loads.
+///
+/// # Safety
+/// As for [`gather`].
+#[inline(always)]
+unsafe fn scatter(
+    ptr: *const u8,
+    cb: u64,
+    addrs: &[u64; 32],
+    mask: u32,
+    size: u32,
+    vals: &[u64; 32],
+) {
+    match (mask, size) {
+        (FULL, 4) => {
+            for l in 0..32 {
+                // SAFETY: every lane is active, and the caller vouches for active lanes.
+                unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), 4, vals[l]) };
+            }
+        }
+        (FULL, 8) => {
+            for l in 0..32 {
+                // SAFETY: every lane is active, and the caller vouches for active lanes.
+                unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), 8, vals[l]) };
+            }
+        }
+        _ => {
+            let mut mm = mask;
+            while mm != 0 {
+                let l = mm.trailing_zeros() as usize;
+                mm &= mm - 1;
+                // SAFETY: lane `l` is active, and the caller vouches for active lanes.
+                unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), size, vals[l]) };
+            }
+        }
+    }
+}
+
 /// Where a whole warp's access lands when the fast path applies.
 #[derive(Clone, Copy)]
 pub(super) enum Fast {
@@ -668,18 +708,8 @@ impl<'a> LaunchCtx<'a> {
                                 let (ptr, cb) = (m.cache_ptr, m.cache_base);
                                 m.counters.global_bytes_written +=
                                     (size * mask.count_ones()) as u64;
-                                while mm != 0 {
-                                    let l = mm.trailing_zeros() as usize;
-                                    mm &= mm - 1;
-                                    // SAFETY: as for the fast load.
-                                    unsafe {
-                                        atomic_store(
-                                            ptr.add((addrs[l] - cb) as usize),
-                                            size,
-                                            vals[l],
-                                        )
-                                    };
-                                }
+                                // SAFETY: as for the fast load.
+                                unsafe { scatter(ptr, cb, &addrs, mask, size, vals) };
                             }
                             Fast::Shared => {
                                 while mm != 0 {
