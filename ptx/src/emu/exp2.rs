@@ -7,19 +7,21 @@
 //! results nor any golden output moved:
 //!
 //! * `2^x = 2^n · 2^f` with `n = round(x)` and `f = x - n` in `[-0.5, 0.5]` (exact: `x` is an
-//!   f32 held in an f64), `2^f` by its Taylor series to degree 13 (truncation below 2^-57) in
-//!   Horner form with fused multiply-adds, `2^n` built from its exponent bits. The f64 result
-//!   is within a few f64 ulps of `2^x`, as libm's is (< 1 ulp).
+//!   f32 held in an f64), `2^f` by its Taylor series to degree 9 (truncation below 2^-37
+//!   relative) in Horner form with fused multiply-adds, `2^n` built from its exponent bits.
+//!   libm's f64 `exp2` is within 1 ulp (2^-52).
 //! * Two values that close round to the same f32 unless `2^x` lies near the midpoint of two
-//!   f32 values. Such lanes (the result's 29 bits below the f32 mantissa within 2^8 of the
-//!   midpoint: about one input in 2^20) and lanes whose result is an f32 subnormal (a different
-//!   rounding position) take libm's path. Everything else is selects, so a row of 32 lanes
+//!   f32 values. Such lanes (the result's 29 bits below the f32 mantissa within 2^17 of the
+//!   midpoint: about one input in 2^11) and lanes whose result is an f32 subnormal (a different
+//!   rounding position) take libm's path. (Degree 13 with a margin of 2^8 gave the same bits
+//!   with four more `fma`s per lane: the row kernel's time is its polynomial.) Everything else is selects, so a row of 32 lanes
 //!   compiles to vector code where the host has FMA.
 //!
 //! [`ex2_f32_row`] is the fast engine's row kernel; [`ex2_f32`] the general path's scalar.
 
-/// `ln(2)^k / k!` for k = 0..=13: the Taylor coefficients of `2^f`.
-const C: [f64; 14] = [
+/// `ln(2)^k / k!` for k = 0..=9: the Taylor coefficients of `2^f`. Degree 9 leaves a
+/// truncation error below 7e-12 relative (2^-37) on `|f| <= 1/2`, which [`MARGIN`] covers.
+const C: [f64; 10] = [
     1.0,
     std::f64::consts::LN_2,
     0.240_226_506_959_100_72,
@@ -30,16 +32,14 @@ const C: [f64; 14] = [
     1.525_273_380_405_984_1e-5,
     1.321_548_679_014_431e-6,
     1.017_808_600_923_97e-7,
-    7.054_911_620_801_123e-9,
-    4.445_538_271_870_811_6e-10,
-    2.567_843_599_348_820_6e-11,
-    1.369_148_885_390_412_8e-12,
 ];
 
 /// Bits below an f32 mantissa in an f64 mantissa.
 const LOW: u32 = 52 - 23;
-/// How far (in f64 ulps) from an f32 midpoint a result must be for its rounding to be trusted.
-const MARGIN: i64 = 1 << 8;
+/// How far (in f64 ulps) from an f32 midpoint a result must be for its rounding to be trusted:
+/// 2^17 ulps (2^-35 relative) is above the polynomial's error (2^-37 relative, 2^15.5 ulps)
+/// plus libm's (< 1 ulp). About one lane in 2^11 lands that close and asks libm.
+const MARGIN: i64 = 1 << 17;
 
 /// The f64 value of `2^x` and whether rounding it to f32 is guaranteed to give what rounding
 /// libm's `exp2(x)` gives (else the caller asks libm). Branch-free.
@@ -50,8 +50,8 @@ fn core(x: f64) -> (f64, bool) {
     let xc = if normal { x } else { 0.0 };
     let n = xc.round_ties_even();
     let f = xc - n;
-    let mut p = C[13];
-    for &c in C[..13].iter().rev() {
+    let mut p = C[9];
+    for &c in C[..9].iter().rev() {
         p = p.mul_add(f, c);
     }
     let scale = f64::from_bits(((n as i64 + 1023) as u64) << 52);
