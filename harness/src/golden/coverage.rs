@@ -7,7 +7,7 @@ use proto::xla::gpu::GpuExecutableProto;
 use runtime::DeviceDescription;
 
 use super::error::{CoverageError, ReplayError};
-use super::replay::{manifest, GoldenCase};
+use super::replay::{dated_manifest, GoldenCase};
 use super::store::GoldenStore;
 
 /// The thunk kinds (`impl` oneof variants of `xla.gpu.ThunkProto`, from the descriptor) that
@@ -85,13 +85,7 @@ pub fn runtime_coverage(
             Err(e) => return Err(e.into()),
         };
         for v in versions {
-            let m = manifest(store, target, v)?;
-            let created: schema_history::Date =
-                m.created.parse().map_err(|error| ReplayError::Created {
-                    target: target.to_owned(),
-                    version: v,
-                    error,
-                })?;
+            let (m, created) = dated_manifest(store, target, v)?;
             if created < window_start {
                 continue;
             }

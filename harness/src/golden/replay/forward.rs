@@ -148,13 +148,7 @@ pub fn accepted_abi(
     let cutoff = today.add_days(-14);
     let mut chosen = None;
     for &v in &versions {
-        let m = manifest(store, target, v)?;
-        let created: schema_history::Date =
-            m.created.parse().map_err(|error| ReplayError::Created {
-                target: target.to_owned(),
-                version: v,
-                error,
-            })?;
+        let (m, created) = dated_manifest(store, target, v)?;
         if created <= cutoff || chosen.is_none() {
             chosen = Some((v, m));
         }

@@ -629,6 +629,23 @@ pub fn manifest(
     Manifest::read(&store.version_dir(target, version))
 }
 
+/// The manifest of a version and the date it records as created (an error naming the
+/// version when that date does not parse): what the forward check and the coverage census
+/// both pick versions by.
+pub(crate) fn dated_manifest(
+    store: &GoldenStore,
+    target: &str,
+    version: u32,
+) -> Result<(Manifest, schema_history::Date), ReplayError> {
+    let m = manifest(store, target, version)?;
+    let created = m.created.parse().map_err(|error| ReplayError::Created {
+        target: target.to_owned(),
+        version,
+        error,
+    })?;
+    Ok((m, created))
+}
+
 #[cfg(test)]
 mod value_tests {
     use super::*;

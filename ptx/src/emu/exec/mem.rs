@@ -115,10 +115,35 @@ pub(super) fn lane_addrs(regs: &[[u64; 32]], addr: Addr) -> [u64; 32] {
     a
 }
 
+/// Calls `f(lane, size)` for each active lane in ascending order. For a whole warp of 4- or
+/// 8-byte accesses the lanes are a plain loop and `size` a constant, so the size `match` of
+/// `atomic_load`/`atomic_store` folds away; otherwise the bit walk.
+#[inline(always)]
+fn each_lane(mask: u32, size: u32, mut f: impl FnMut(usize, u32)) {
+    match (mask, size) {
+        (FULL, 4) => {
+            for l in 0..32 {
+                f(l, 4);
+            }
+        }
+        (FULL, 8) => {
+            for l in 0..32 {
+                f(l, 8);
+            }
+        }
+        _ => {
+            let mut mm = mask;
+            while mm != 0 {
+                let l = mm.trailing_zeros() as usize;
+                mm &= mm - 1;
+                f(l, size);
+            }
+        }
+    }
+}
+
 /// Loads the active lanes' `size`-byte values at `addrs` (device addresses, `cb` the cached
-/// allocation's base, `ptr` its host storage) into `out`: for a whole warp of 4- or 8-byte
-/// loads a loop with the size fixed, else the bit walk with `atomic_load`'s size `match` per
-/// lane.
+/// allocation's base, `ptr` its host storage) into `out`.
 ///
 /// # Safety
 /// Every active lane's address must lie, aligned to `size`, inside the allocation at `cb`.
@@ -131,34 +156,14 @@ unsafe fn gather(
     size: u32,
     out: &mut [u64; 32],
 ) {
-    match (mask, size) {
-        (FULL, 4) => {
-            for l in 0..32 {
-                // SAFETY: every lane is active, and the caller vouches for active lanes.
-                out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), 4) };
-            }
-        }
-        (FULL, 8) => {
-            for l in 0..32 {
-                // SAFETY: every lane is active, and the caller vouches for active lanes.
-                out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), 8) };
-            }
-        }
-        _ => {
-            let mut mm = mask;
-            while mm != 0 {
-                let l = mm.trailing_zeros() as usize;
-                mm &= mm - 1;
-                // SAFETY: lane `l` is active, and the caller vouches for active lanes.
-                out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), size) };
-            }
-        }
-    }
+    each_lane(mask, size, |l, size| {
+        // SAFETY: lane `l` is active, and the caller vouches for active lanes.
+        out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), size) };
+    });
 }
 
 /// Stores the active lanes' low `size` bytes of `vals` at `addrs`, lane by lane in ascending
-/// order (two lanes on one address: the higher lane's value stays, as on the per-lane path),
-/// with the size fixed for a whole warp of 4- or 8-byte stores, as [`gather`] loads.
+/// order (two lanes on one address: the higher lane's value stays, as on the per-lane path).
 ///
 /// # Safety
 /// As for [`gather`].
@@ -171,29 +176,10 @@ unsafe fn scatter(
     size: u32,
     vals: &[u64; 32],
 ) {
-    match (mask, size) {
-        (FULL, 4) => {
-            for l in 0..32 {
-                // SAFETY: every lane is active, and the caller vouches for active lanes.
-                unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), 4, vals[l]) };
-            }
-        }
-        (FULL, 8) => {
-            for l in 0..32 {
-                // SAFETY: every lane is active, and the caller vouches for active lanes.
-                unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), 8, vals[l]) };
-            }
-        }
-        _ => {
-            let mut mm = mask;
-            while mm != 0 {
-                let l = mm.trailing_zeros() as usize;
-                mm &= mm - 1;
-                // SAFETY: lane `l` is active, and the caller vouches for active lanes.
-                unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), size, vals[l]) };
-            }
-        }
-    }
+    each_lane(mask, size, |l, size| {
+        // SAFETY: lane `l` is active, and the caller vouches for active lanes.
+        unsafe { atomic_store(ptr.add((addrs[l] - cb) as usize), size, vals[l]) };
+    });
 }
 
 /// Where a whole warp's access lands when the fast path applies.
