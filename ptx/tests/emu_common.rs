@@ -94,9 +94,10 @@ pub fn read_u32(mem: &mut Memory, p: DevicePtr, n: usize) -> Vec<u32> {
 /// Runs `kernel` with one u32 buffer per entry of `bufs` (passed as pointers, in order),
 /// returns the final contents of every buffer.
 ///
-/// Every call is also a differential test of the two engines: the launch runs on the fast
-/// engine (what it returns) and on the reference engine (`LaunchOptions::reference_engine`),
-/// and the buffers, counts or error messages must be identical, else it panics.
+/// Every call is also a differential test of the engines: the launch runs on the reference
+/// engine (`LaunchOptions::reference_engine`) and on every build of the fast engine the CPU
+/// has (`LaunchOptions::host_isa`; the widest is what it returns), and the buffers, counts or
+/// error messages must be identical, else it panics.
 pub fn run_bufs(
     text: &str,
     kernel: &str,
@@ -105,14 +106,15 @@ pub fn run_bufs(
     bufs: &[Vec<u32>],
     threads: usize,
 ) -> Result<Vec<Vec<u32>>, emu::EmuError> {
-    let run = |reference_engine: bool| {
+    let run = |isa: Option<emu::HostIsa>| {
         let m = load(text);
         let mut mem = Memory::new();
         let ptrs: Vec<DevicePtr> = bufs.iter().map(|b| buf_u32(&mut mem, b)).collect();
         let params: Vec<ParamValue> = ptrs.iter().map(|p| ParamValue::ptr(*p)).collect();
         let opts = LaunchOptions {
             threads,
-            reference_engine,
+            reference_engine: isa.is_none(),
+            host_isa: isa.unwrap_or(emu::HostIsa::Portable),
             ..LaunchOptions::default()
         };
         let stats = emu::launch(&m, kernel, grid, block, 0, &params, &mut mem, &opts)?;
@@ -123,17 +125,23 @@ pub fn run_bufs(
             .collect();
         Ok::<_, emu::EmuError>((out, stats.lane_instructions))
     };
-    let fast = run(false);
-    let reference = run(true);
-    let same = match (&fast, &reference) {
-        (Ok(f), Ok(r)) => f == r,
-        (Err(f), Err(r)) => f.to_string() == r.to_string(),
-        _ => false,
-    };
-    assert!(
-        same,
-        "the fast and reference engines differ on kernel {kernel}:\nfast: {fast:?}\nreference: {reference:?}\n{text}"
-    );
+    let reference = run(None);
+    let mut fast = None;
+    // Every build of the fast engine this CPU has (portable, AVX2, AVX-512), widest last.
+    for isa in emu::HostIsa::available() {
+        let got = run(Some(isa));
+        let same = match (&got, &reference) {
+            (Ok(f), Ok(r)) => f == r,
+            (Err(f), Err(r)) => f.to_string() == r.to_string(),
+            _ => false,
+        };
+        assert!(
+            same,
+            "the fast engine ({isa:?}) and the reference engine differ on kernel {kernel}:\nfast: {got:?}\nreference: {reference:?}\n{text}"
+        );
+        fast = Some(got);
+    }
+    let fast = fast.unwrap_or(reference);
     fast.map(|(out, _)| out)
 }
 

@@ -1,4 +1,5 @@
-//! The fast engine against the reference engine (`LaunchOptions::reference_engine`): on every
+//! The fast engine (every build the CPU has: `LaunchOptions::host_isa`) against the reference
+//! engine (`LaunchOptions::reference_engine`): on every
 //! nvcc corpus kernel (`testdata/corpus/ptx/`), and on a kernel that applies every form the fast
 //! engine has a whole-row kernel for (the f64/f32 arithmetic, min/max, comparisons and
 //! conversions, float → integer included, of the compiler's math library) to all pairs of a table of special values (NaNs
@@ -8,7 +9,7 @@
 //! engines too, through `emu_common::run_bufs`.
 mod emu_common;
 use libtest_mimic::{Arguments, Failed, Trial};
-use ptx::emu::{self, LaunchOptions, LoadedModule, Memory, ParamValue};
+use ptx::emu::{self, HostIsa, LaunchOptions, LoadedModule, Memory, ParamValue};
 use ptx::{LaunchSpec, SpecParam};
 use std::path::{Path, PathBuf};
 
@@ -41,7 +42,8 @@ fn main() {
 /// Every buffer after the launch and the counts, or the error's message.
 type Run = Result<(Vec<Vec<u8>>, emu::LaunchStats), String>;
 
-fn launch(module: &LoadedModule, spec: &LaunchSpec, threads: usize, reference: bool) -> Run {
+/// A launch on the reference engine (`isa` None) or on the fast engine's build for `isa`.
+fn launch(module: &LoadedModule, spec: &LaunchSpec, threads: usize, isa: Option<HostIsa>) -> Run {
     let mut mem = Memory::new();
     let mut params = Vec::new();
     let mut buffers = Vec::new();
@@ -58,7 +60,8 @@ fn launch(module: &LoadedModule, spec: &LaunchSpec, threads: usize, reference: b
     }
     let options = LaunchOptions {
         threads,
-        reference_engine: reference,
+        reference_engine: isa.is_none(),
+        host_isa: isa.unwrap_or(HostIsa::Portable),
         ..LaunchOptions::default()
     };
     let stats = emu::launch(
@@ -87,24 +90,26 @@ fn compare(dir: &Path, name: &str) -> Result<(), Failed> {
     let spec = LaunchSpec::from_json(&json).map_err(|e| e.to_string())?;
     let module = LoadedModule::load(&ptx::parse(&text).map_err(|e| e.to_string())?)?;
     for threads in [1, 4] {
-        let fast = launch(&module, &spec, threads, false);
-        let reference = launch(&module, &spec, threads, true);
-        if fast != reference {
-            let show = |r: &Run| match r {
-                Ok((b, s)) => format!(
-                    "{s:?}, buffers of {:?} bytes",
-                    b.iter().map(Vec::len).collect::<Vec<_>>()
-                ),
-                Err(e) => e.clone(),
-            };
-            return Err(format!(
-                "threads {threads}: fast engine {} differs from the reference engine {}",
-                show(&fast),
-                show(&reference)
-            )
-            .into());
+        let reference = launch(&module, &spec, threads, None);
+        for isa in HostIsa::available() {
+            let fast = launch(&module, &spec, threads, Some(isa));
+            if fast != reference {
+                let show = |r: &Run| match r {
+                    Ok((b, s)) => format!(
+                        "{s:?}, buffers of {:?} bytes",
+                        b.iter().map(Vec::len).collect::<Vec<_>>()
+                    ),
+                    Err(e) => e.clone(),
+                };
+                return Err(format!(
+                    "threads {threads}: the fast engine ({isa:?}) {} differs from the reference engine {}",
+                    show(&fast),
+                    show(&reference)
+                )
+                .into());
+            }
         }
-        if let Ok((_, stats)) = &fast {
+        if let Ok((_, stats)) = &reference {
             if stats.lane_instructions == 0 {
                 return Err("no instructions executed".into());
             }

@@ -25,8 +25,9 @@
 //! * Two engines run the same decoded code with bit-identical results, counts and faults: the
 //!   reference (every instruction through its general path) and the default fast one (whole-row
 //!   kernels for the compiler's common f64/f32 forms, float → integer conversions and integer
-//!   comparisons, compiled for AVX2/FMA where the CPU has them);
-//!   [`LaunchOptions::reference_engine`] picks the reference (docs/performance.md).
+//!   comparisons, compiled for AVX2/FMA or AVX-512 where the CPU has them);
+//!   [`LaunchOptions::reference_engine`] picks the reference, [`LaunchOptions::host_isa`] caps
+//!   the fast engine's build (docs/performance.md).
 //!
 //! # Supported instructions
 //!
@@ -86,6 +87,7 @@ mod sanitize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use error::{Access, EmuError, Location, Space};
+pub use exec::HostIsa;
 pub use memory::{DevicePtr, Memory};
 pub use sanitize::ArgSlice;
 
@@ -188,6 +190,10 @@ pub struct LaunchOptions {
     /// The default fast engine gives bit-identical results, faults and counts; this switch is
     /// what the tests that check that compare against.
     pub reference_engine: bool,
+    /// The widest host instruction set the fast engine may use ([`HostIsa`]; default the
+    /// widest there is, so the engine runs the best build the CPU has). Tests lower it to run
+    /// every build the CPU has against the reference.
+    pub host_isa: HostIsa,
     /// Initcheck: a kernel read of device memory nothing wrote since it was allocated (on a
     /// [`Memory`] with [`Memory::set_initcheck`]), or of shared or local memory the CTA did not
     /// write, is [`EmuError::UninitializedRead`]. Off by default: every access then goes down
@@ -227,6 +233,7 @@ impl Default for LaunchOptions {
             instructions_per_thread: 0,
             instruction_floor: 0,
             reference_engine: false,
+            host_isa: HostIsa::Avx512,
             initcheck: false,
             racecheck: false,
             local_memory_bytes: DEFAULT_LOCAL_MEMORY_BYTES,
@@ -428,7 +435,7 @@ pub fn launch_sliced(
             .wall_time_limit
             .and_then(|d| std::time::Instant::now().checked_add(d)),
         wall_time_limit: options.wall_time_limit.unwrap_or_default(),
-        engine: exec::Engine::choose(options.reference_engine),
+        engine: exec::Engine::choose(options.reference_engine, options.host_isa),
         fast: if options.reference_engine {
             exec::fast::FastCode::default()
         } else {

@@ -100,30 +100,94 @@ pub(crate) struct LaunchCtx<'a> {
 pub(crate) enum Engine {
     Reference,
     Fast,
+    /// The fast engine compiled for AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     FastX86,
+    /// The fast engine compiled for AVX-512 (F, VL, DQ, BW) as well: twice the lanes per
+    /// vector, and f64 <-> i64 conversions (`ex2`'s power of two) as vector instructions.
+    #[cfg(target_arch = "x86_64")]
+    FastX86Avx512,
+}
+
+/// The widest host instruction set the fast engine may be compiled for
+/// ([`super::LaunchOptions::host_isa`]): it runs the widest build the CPU has, up to this. Every
+/// build gives the same bits (IEEE operations are exact whatever the vector width, and Rust
+/// never contracts `a * b + c`); the tests run each build the CPU has against the reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HostIsa {
+    /// No target features beyond the compile target's.
+    Portable,
+    /// AVX2, FMA, BMI1/2, LZCNT, POPCNT (x86-64).
+    Avx2,
+    /// AVX2's set plus AVX-512 F, VL, DQ and BW (x86-64).
+    Avx512,
 }
 
 impl Engine {
-    /// The fast engine for this CPU, or the reference when `reference`.
-    pub(crate) fn choose(reference: bool) -> Engine {
+    /// The engine for `isa`: the reference when `reference`, else the fast engine compiled for
+    /// the widest instruction set the CPU has, at most `isa`.
+    pub(crate) fn choose(reference: bool, isa: HostIsa) -> Engine {
         if reference {
             return Engine::Reference;
         }
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2")
+            if isa >= HostIsa::Avx512 && HostIsa::Avx512.supported() {
+                return Engine::FastX86Avx512;
+            }
+            if isa >= HostIsa::Avx2 && HostIsa::Avx2.supported() {
+                return Engine::FastX86;
+            }
+        }
+        let _ = isa;
+        Engine::Fast
+    }
+}
+
+/// Whether this build has the AVX-512 warp loop (`target_feature(enable = "avx512f")` is stable
+/// from Rust 1.89; the workspace's rust-version is 1.85).
+#[rustversion::since(1.89)]
+const AVX512_BUILT: bool = true;
+#[rustversion::before(1.89)]
+const AVX512_BUILT: bool = false;
+
+impl HostIsa {
+    /// Whether this CPU can run the fast engine's build for `self`.
+    pub fn supported(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx2 = std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("fma")
                 && std::arch::is_x86_feature_detected!("sse4.1")
                 && std::arch::is_x86_feature_detected!("popcnt")
                 && std::arch::is_x86_feature_detected!("bmi1")
                 && std::arch::is_x86_feature_detected!("bmi2")
-                && std::arch::is_x86_feature_detected!("lzcnt")
-            {
-                return Engine::FastX86;
+                && std::arch::is_x86_feature_detected!("lzcnt");
+            match self {
+                HostIsa::Portable => true,
+                HostIsa::Avx2 => avx2,
+                HostIsa::Avx512 => {
+                    AVX512_BUILT
+                        && avx2
+                        && std::arch::is_x86_feature_detected!("avx512f")
+                        && std::arch::is_x86_feature_detected!("avx512vl")
+                        && std::arch::is_x86_feature_detected!("avx512dq")
+                        && std::arch::is_x86_feature_detected!("avx512bw")
+                }
             }
         }
-        Engine::Fast
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == HostIsa::Portable
+        }
+    }
+
+    /// The builds this CPU can run, narrowest first.
+    pub fn available() -> Vec<HostIsa> {
+        [HostIsa::Portable, HostIsa::Avx2, HostIsa::Avx512]
+            .into_iter()
+            .filter(|i| i.supported())
+            .collect()
     }
 }
 
@@ -749,8 +813,14 @@ impl<'a> LaunchCtx<'a> {
             #[cfg(target_arch = "x86_64")]
             Engine::FastX86 => {
                 // SAFETY: `Engine::FastX86` is only chosen when the CPU reports these features
-                // (`Engine::fast`).
+                // (`HostIsa::supported`).
                 unsafe { self.warp_loop_x86(m, w, arrived, expected) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Engine::FastX86Avx512 => {
+                // SAFETY: `Engine::FastX86Avx512` is only chosen when the CPU reports these
+                // features (`HostIsa::supported`).
+                unsafe { self.warp_loop_avx512(m, w, arrived, expected) }
             }
             Engine::Fast => self.warp_loop::<true>(m, w, arrived, expected),
         }
@@ -769,6 +839,37 @@ impl<'a> LaunchCtx<'a> {
         expected: &mut [u32; 16],
     ) -> Result<(), (u32, Fault)> {
         self.warp_loop::<true>(m, w, arrived, expected)
+    }
+
+    /// The fast engine compiled for AVX-512 as well ([`Engine::FastX86Avx512`]).
+    #[rustversion::since(1.89)]
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(
+        enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,sse4.1,popcnt,bmi1,bmi2,lzcnt"
+    )]
+    unsafe fn warp_loop_avx512(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        arrived: &mut [u32; 16],
+        expected: &mut [u32; 16],
+    ) -> Result<(), (u32, Fault)> {
+        self.warp_loop::<true>(m, w, arrived, expected)
+    }
+
+    /// Before Rust 1.89 there is no AVX-512 build ([`AVX512_BUILT`] is false, so this is never
+    /// chosen): the AVX2 one.
+    #[rustversion::before(1.89)]
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn warp_loop_avx512(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        arrived: &mut [u32; 16],
+        expected: &mut [u32; 16],
+    ) -> Result<(), (u32, Fault)> {
+        // SAFETY: as the caller's.
+        unsafe { self.warp_loop_x86(m, w, arrived, expected) }
     }
 
     /// The warp loop. `FAST` adds the whole-row kernels of [`super::lanes`] for the forms the
