@@ -301,23 +301,36 @@ impl Memory {
         ptr: DevicePtr,
         len: usize,
     ) -> Result<(&mut [u8], Option<(&[AtomicU8], u64)>), EmuError> {
+        let (p, shadow) = self.span(ptr, len)?;
+        // SAFETY: `span` points at `len` bytes inside an allocation's words (AtomicU64 has the
+        // size and alignment of u64), and `&mut self` guarantees no kernel or other reference
+        // touches them while the view lives.
+        Ok((unsafe { std::slice::from_raw_parts_mut(p, len) }, shadow))
+    }
+
+    /// Where the bytes of `ptr..ptr + len` are on the host (derived through the words'
+    /// interior mutability, so several disjoint spans may be viewed at once), and the shadow of
+    /// their allocation with their offset.
+    #[allow(clippy::type_complexity)]
+    fn span(
+        &self,
+        ptr: DevicePtr,
+        len: usize,
+    ) -> Result<(*mut u8, Option<(&[AtomicU8], u64)>), EmuError> {
         let addr = ptr.0;
         let bad = || EmuError::HostMemory {
             message: format!("range {addr:#x}+{len} is not inside one allocation"),
         };
-        let (base, a) = self.allocs.range_mut(..=addr).next_back().ok_or_else(bad)?;
+        let (base, a) = self.allocs.range(..=addr).next_back().ok_or_else(bad)?;
         let off = addr - *base;
         let end = off.checked_add(len as u64).ok_or_else(bad)?;
-        if end > a.size {
+        if end > a.size || end > a.words.len() as u64 * 8 {
             return Err(bad());
         }
         let shadow = a.init.as_deref().map(|s| (s, off));
-        let (off, end) = (off as usize, end as usize);
-        let len = a.words.len() * 8;
-        // SAFETY: AtomicU64 has the size and alignment of u64, and `&mut self` guarantees no
-        // kernel or other reference writes the words while the byte view lives.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(a.words.as_ptr() as *mut u8, len) };
-        Ok((bytes.get_mut(off..end).ok_or_else(bad)?, shadow))
+        // In bounds (checked above); `AtomicU64::as_ptr` is the words' interior `UnsafeCell`.
+        let p = a.words.as_ptr() as *mut u8;
+        Ok((p.wrapping_add(off as usize), shadow))
     }
 
     /// Copies `data` to device memory at `ptr` (the range must lie inside one allocation); the
@@ -375,6 +388,46 @@ impl Memory {
             }
         }
         Ok(())
+    }
+
+    /// Runs `f` on device memory in place: each range of `reads` as bytes and `write` as mutable
+    /// bytes (its current contents), so a host-side operation (the runtime's gemm and
+    /// convolution thunks) needs no host copy of its operands: copies of a few MB were fresh
+    /// pages each, faulted in on every execution. Each range must lie inside one allocation
+    /// (else [`EmuError::HostMemory`]); `Ok(None)` without calling `f` when `write` overlaps a
+    /// read (the caller copies instead). The written range counts as written for initcheck.
+    pub fn with_views<R>(
+        &mut self,
+        reads: &[(DevicePtr, usize)],
+        write: (DevicePtr, usize),
+        f: impl FnOnce(&[&[u8]], &mut [u8]) -> R,
+    ) -> Result<Option<R>, EmuError> {
+        let overlaps = |&(p, n): &(DevicePtr, usize)| {
+            n > 0 && write.1 > 0 && p.0 < write.0 .0 + write.1 as u64 && write.0 .0 < p.0 + n as u64
+        };
+        let mut spans = Vec::with_capacity(reads.len());
+        for &(p, n) in reads {
+            spans.push((self.span(p, n)?.0, n));
+        }
+        let (out, shadow) = self.span(write.0, write.1)?;
+        // Validated above (a range past its allocation is an error, not an overlap).
+        if reads.iter().any(overlaps) {
+            return Ok(None);
+        }
+        // SAFETY: every span lies inside an allocation's words, which `&mut self` keeps alive
+        // and untouched by anything else while `f` runs; the write range is disjoint from every
+        // read range (checked above), so the shared views never alias the mutable one.
+        let views: Vec<&[u8]> = spans
+            .iter()
+            .map(|&(p, n)| unsafe { std::slice::from_raw_parts(p as *const u8, n) })
+            .collect();
+        // SAFETY: as above.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, write.1) };
+        let r = f(&views, out);
+        if let Some((s, off)) = shadow {
+            shadow_mark(s, off, write.1 as u64);
+        }
+        Ok(Some(r))
     }
 
     /// Reads `len` bytes at `ptr` into a new vector.
@@ -558,5 +611,59 @@ mod tests {
         }
         assert_eq!(mem.pool.bytes, POOL_BYTES);
         assert_eq!(mem.pool.words.len(), POOL_BYTES / POOL_MAX_BYTES);
+    }
+
+    /// In-place views: reads see the device bytes, the write lands in device memory (its old
+    /// contents visible to `f`), and counts as written for initcheck.
+    #[test]
+    fn views_read_and_write_in_place() {
+        let mut mem = Memory::new();
+        mem.set_initcheck(true);
+        let a = mem.alloc(64).unwrap();
+        let b = mem.alloc(64).unwrap();
+        mem.write(a, &[1, 2, 3, 4]).unwrap();
+        mem.write(b.offset(8), &[9, 9]).unwrap();
+        let got = mem
+            .with_views(&[(a, 4), (b, 8)], (b.offset(8), 4), |ins, out| {
+                assert_eq!(ins[0], &[1, 2, 3, 4]);
+                assert_eq!(ins[1], &[0; 8]);
+                assert_eq!(out, &[9, 9, 0, 0]);
+                out.copy_from_slice(&[5, 6, 7, 8]);
+                7
+            })
+            .unwrap();
+        assert_eq!(got, Some(7));
+        let mut out = [0u8; 12];
+        mem.read(b, &mut out).unwrap();
+        assert_eq!(out, [0, 0, 0, 0, 0, 0, 0, 0, 5, 6, 7, 8]);
+        let a_shadow = mem
+            .allocs
+            .get(&b.0)
+            .and_then(|x| x.init.as_deref())
+            .unwrap();
+        assert!(shadow_written(a_shadow, 8, 4));
+        assert!(!shadow_written(a_shadow, 12, 1));
+    }
+
+    /// A write overlapping a read is refused without calling `f` (the caller copies); a range
+    /// outside its allocation is an error naming it.
+    #[test]
+    fn views_refuse_overlap_and_bad_ranges() {
+        let mut mem = Memory::new();
+        let a = mem.alloc(64).unwrap();
+        let r = mem.with_views(&[(a, 16)], (a.offset(15), 4), |_, _| unreachable!());
+        assert_eq!(r.unwrap(), None);
+        let disjoint = mem.with_views(&[(a, 16)], (a.offset(16), 4), |_, _| ());
+        assert_eq!(disjoint.unwrap(), Some(()));
+        let err = mem
+            .with_views(&[(a, 65)], (a, 0), |_, _| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not inside one allocation"), "{err}");
+        let err = mem
+            .with_views(&[], (a.offset(60), 8), |_, _| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not inside one allocation"), "{err}");
     }
 }

@@ -52,48 +52,47 @@ pub fn host_convolution<D: Device + ?Sized>(
     };
     let a = read(buffers.operands[0])?;
     let b = read(buffers.operands[1])?;
-    let out = execute(thunk, &a, &b, deadline)?;
-    if out.len() as u64 != buffers.result.1 {
-        return Err(Error::internal(format!(
-            "convolution wrote {} bytes into a result of {}",
-            out.len(),
-            buffers.result.1
-        )));
-    }
+    let mut out = vec![0u8; host_len(buffers.result.1, "convolution result")?];
+    execute_into(thunk, &a, &b, &mut out, deadline)?;
     device.write(buffers.result.0, &out)
 }
 
-/// The result bytes of `thunk` for its operands' bytes (sizes validated at load).
-pub fn execute(
+/// The result of `thunk` for its operands' bytes (sizes validated at load) into `out`, which
+/// must be the result's size (every byte is written): the emulated device passes its own
+/// memory, so the result needs no host buffer.
+pub fn execute_into(
     thunk: &ConvThunk,
     op0: &[u8],
     op1: &[u8],
+    out: &mut [u8],
     deadline: Option<Deadline>,
-) -> Result<Vec<u8>> {
-    execute_chunked(thunk, op0, op1, deadline, CHUNK_ELEMENTS)
+) -> Result<()> {
+    execute_chunked(thunk, op0, op1, out, deadline, CHUNK_ELEMENTS)
 }
 
-/// [`execute`] with chunks of at most `chunk_elements` im2col elements (at least one row).
+/// [`execute_into`] with chunks of at most `chunk_elements` im2col elements (at least one row).
 fn execute_chunked(
     thunk: &ConvThunk,
     op0: &[u8],
     op1: &[u8],
+    out: &mut [u8],
     deadline: Option<Deadline>,
     chunk_elements: usize,
-) -> Result<Vec<u8>> {
+) -> Result<()> {
     if thunk.dtype == ElemType::F64 {
-        run::<f64>(thunk, op0, op1, deadline, chunk_elements)
+        let v = run::<f64>(thunk, op0, op1, deadline, chunk_elements)?;
+        encode_into(thunk.dtype, &v, out)
     } else {
-        run::<f32>(thunk, op0, op1, deadline, chunk_elements)
+        let v = run::<f32>(thunk, op0, op1, deadline, chunk_elements)?;
+        encode_into(thunk.dtype, &v, out)
     }
 }
 
 /// The compute type: f32, or f64 for f64 arrays.
-trait Real: Copy + Default + std::ops::AddAssign + std::ops::Mul<Output = Self> {
+trait Real: bytemuck::Pod + Default + std::ops::AddAssign + std::ops::Mul<Output = Self> {
     const TYPE: ElemType;
     fn of_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
-    fn bytes(v: &[Self]) -> Vec<u8>;
     fn from_bytes(b: &[u8]) -> Vec<Self>;
 }
 
@@ -104,9 +103,6 @@ impl Real for f32 {
     }
     fn to_f64(self) -> f64 {
         f64::from(self)
-    }
-    fn bytes(v: &[f32]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
     fn from_bytes(b: &[u8]) -> Vec<f32> {
         b.chunks_exact(4)
@@ -122,9 +118,6 @@ impl Real for f64 {
     }
     fn to_f64(self) -> f64 {
         self
-    }
-    fn bytes(v: &[f64]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
     fn from_bytes(b: &[u8]) -> Vec<f64> {
         b.chunks_exact(8)
@@ -152,23 +145,28 @@ fn decode<T: Real>(t: ElemType, b: &[u8]) -> Vec<T> {
     }
 }
 
-/// `v` rounded once to `t`.
-fn encode<T: Real>(t: ElemType, v: &[T]) -> Vec<u8> {
-    match t {
-        ElemType::F16 => v
-            .iter()
-            .flat_map(|x| half::f16::from_f64(x.to_f64()).to_le_bytes())
-            .collect(),
-        ElemType::BF16 => v
-            .iter()
-            .flat_map(|x| half::bf16::from_f64(x.to_f64()).to_le_bytes())
-            .collect(),
-        ElemType::F32 => v
-            .iter()
-            .flat_map(|x| (x.to_f64() as f32).to_le_bytes())
-            .collect(),
-        _ => v.iter().flat_map(|x| x.to_f64().to_le_bytes()).collect(),
+/// `v` rounded once to `t`, into `out` (exactly `v`'s length in `t`).
+fn encode_into<T: Real>(t: ElemType, v: &[T], out: &mut [u8]) -> Result<()> {
+    let size = t.size() as usize;
+    if out.len() != v.len() * size {
+        return Err(Error::internal(format!(
+            "convolution computed {} elements for a result of {} bytes",
+            v.len(),
+            out.len()
+        )));
     }
+    let chunks = out.chunks_exact_mut(size).zip(v);
+    match t {
+        ElemType::F16 => chunks
+            .for_each(|(o, x)| o.copy_from_slice(&half::f16::from_f64(x.to_f64()).to_le_bytes())),
+        ElemType::BF16 => chunks
+            .for_each(|(o, x)| o.copy_from_slice(&half::bf16::from_f64(x.to_f64()).to_le_bytes())),
+        ElemType::F32 => {
+            chunks.for_each(|(o, x)| o.copy_from_slice(&(x.to_f64() as f32).to_le_bytes()))
+        }
+        _ => chunks.for_each(|(o, x)| o.copy_from_slice(&x.to_f64().to_le_bytes())),
+    }
+    Ok(())
 }
 
 /// Where the rows and columns of the im2col matrix are in x, w and y.
@@ -184,22 +182,10 @@ struct Plan {
     y_pos: Vec<usize>,
     /// Spatial part of w's offset per tap.
     w_tap: Vec<usize>,
-}
-
-/// Row-major multi-indices over `sizes`, each mapped by `f` (index, digits).
-fn walk(sizes: &[usize], mut f: impl FnMut(&[usize])) {
-    let total: usize = sizes.iter().product();
-    let mut digits = vec![0usize; sizes.len()];
-    for _ in 0..total {
-        f(&digits);
-        for d in (0..sizes.len()).rev() {
-            digits[d] += 1;
-            if digits[d] < sizes[d] {
-                break;
-            }
-            digits[d] = 0;
-        }
-    }
+    /// The window's size along each spatial dimension.
+    k_sizes: Vec<usize>,
+    /// The output's size along each spatial dimension.
+    out_sizes: Vec<usize>,
 }
 
 fn plan(g: &ConvGeometry) -> Result<Plan> {
@@ -226,57 +212,73 @@ fn plan(g: &ConvGeometry) -> Result<Plan> {
         k_sizes.push(k);
         reach.push(table);
     }
+    let spatial_offset = |d: &[usize], which: usize| -> usize {
+        d.iter()
+            .zip(&g.spatial)
+            .map(|(&i, s)| i * s.strides[which] as usize)
+            .sum()
+    };
     let mut y_pos = Vec::new();
-    walk(&out_sizes, |d| {
-        y_pos.push(
-            d.iter()
-                .zip(&g.spatial)
-                .map(|(&i, s)| i * s.strides[2] as usize)
-                .sum(),
-        )
-    });
+    walk_into(&out_sizes, &mut y_pos, |d| spatial_offset(d, 2));
     let mut w_tap = Vec::new();
-    walk(&k_sizes, |d| {
-        w_tap.push(
-            d.iter()
-                .zip(&g.spatial)
-                .map(|(&i, s)| i * s.strides[1] as usize)
-                .sum(),
-        )
-    });
+    walk_into(&k_sizes, &mut w_tap, |d| spatial_offset(d, 1));
     Ok(Plan {
         positions: out_sizes.iter().product(),
         taps: k_sizes.iter().product(),
         reach,
         y_pos,
         w_tap,
+        k_sizes,
+        out_sizes,
     })
 }
 
 impl Plan {
     /// The x offsets (spatial part) of every tap of output position `p`, `None` where the
-    /// tap falls on padding or a hole.
-    fn taps_of(&self, g: &ConvGeometry, p: usize, out: &mut Vec<Option<usize>>) {
+    /// tap falls on padding or a hole; `digits` is scratch (no allocation per row).
+    fn taps_of(&self, p: usize, digits: &mut Vec<usize>, out: &mut Vec<Option<usize>>) {
         out.clear();
-        let mut digits = Vec::with_capacity(g.spatial.len());
+        digits.clear();
         let mut rest = p;
-        for s in g.spatial.iter().rev() {
-            let o = s.output as usize;
+        for &o in self.out_sizes.iter().rev() {
             digits.push(rest % o.max(1));
             rest /= o.max(1);
         }
         digits.reverse();
-        let k_sizes: Vec<usize> = g.spatial.iter().map(|s| s.kernel as usize).collect();
-        walk(&k_sizes, |ks| {
+        walk_into(&self.k_sizes, out, |ks| {
             let mut off = Some(0usize);
-            for (d, (&kd, &od)) in ks.iter().zip(&digits).enumerate() {
-                off = match (off, self.reach[d][od * k_sizes[d] + kd]) {
+            for (d, (&kd, &od)) in ks.iter().zip(digits.iter()).enumerate() {
+                off = match (off, self.reach[d][od * self.k_sizes[d] + kd]) {
                     (Some(a), Some(b)) => Some(a + b),
                     _ => None,
                 };
             }
-            out.push(off);
+            off
         });
+    }
+}
+
+/// `f` of every row-major multi-index over `sizes`, pushed onto `out` in order (the index
+/// lives on the stack for up to 8 dimensions).
+fn walk_into<T>(sizes: &[usize], out: &mut Vec<T>, mut f: impl FnMut(&[usize]) -> T) {
+    let mut small = [0usize; 8];
+    let mut big = Vec::new();
+    let digits: &mut [usize] = if sizes.len() <= small.len() {
+        &mut small[..sizes.len()]
+    } else {
+        big.resize(sizes.len(), 0);
+        &mut big
+    };
+    let total: usize = sizes.iter().product();
+    for _ in 0..total {
+        out.push(f(digits));
+        for d in (0..sizes.len()).rev() {
+            digits[d] += 1;
+            if digits[d] < sizes[d] {
+                break;
+            }
+            digits[d] = 0;
+        }
     }
 }
 
@@ -292,7 +294,8 @@ fn layout<T: Real>(rows: usize, cols: usize, transpose: bool) -> MatrixLayout {
     )
 }
 
-/// `op(a) · op(b)` (+ `c` when `accumulate`) on the host gemm.
+/// `op(a) · op(b)` into `c` (`m x n`; added to it when `accumulate`) on the host gemm, on the
+/// operands' own bytes.
 fn gemm<T: Real>(
     a: (&[T], MatrixLayout),
     b: (&[T], MatrixLayout),
@@ -315,14 +318,17 @@ fn gemm<T: Real>(
         k: k as u64,
         batch: 1,
     };
-    let mut out = if accumulate {
-        T::bytes(c)
-    } else {
-        vec![0u8; m * n * T::TYPE.size() as usize]
-    };
-    gemm::gemm_until(&cfg, &T::bytes(a.0), &T::bytes(b.0), &mut out, deadline)?;
-    *c = T::from_bytes(&out);
-    Ok(())
+    if !accumulate {
+        c.clear();
+    }
+    c.resize(m * n, T::default());
+    gemm::gemm_until(
+        &cfg,
+        bytemuck::cast_slice(a.0),
+        bytemuck::cast_slice(b.0),
+        bytemuck::cast_slice_mut(c),
+        deadline,
+    )
 }
 
 /// Offsets of y's (or x's) batch-and-feature part.
@@ -336,7 +342,7 @@ fn run<T: Real>(
     op1: &[u8],
     deadline: Option<Deadline>,
     chunk_elements: usize,
-) -> Result<Vec<u8>> {
+) -> Result<Vec<T>> {
     let g = &t.geometry;
     let p = plan(g)?;
     let (cg, og, groups) = (
@@ -372,6 +378,8 @@ fn run<T: Real>(
         ConvKind::BackwardData => vec![T::default(); x_len],
         ConvKind::BackwardFilter => vec![T::default(); w_len],
     };
+    // Scratch reused across chunks and groups: one allocation each per execution.
+    let mut s = Scratch::default();
     for gi in 0..groups {
         // Group gi's filter as a k x og matrix (the filter is an operand of two kinds).
         let w = match t.kind {
@@ -386,27 +394,25 @@ fn run<T: Real>(
             let span = start..start + r;
             match t.kind {
                 ConvKind::Forward => {
-                    let col = ctx.im2col(&a, gi, span.clone());
-                    let mut y = Vec::new();
-                    let lhs = (&col[..], layout::<T>(r, k, false));
+                    ctx.im2col(&a, gi, span.clone(), &mut s);
+                    let lhs = (&s.col[..], layout::<T>(r, k, false));
                     let rhs = (&w[..], layout::<T>(k, og, false));
-                    gemm(lhs, rhs, (r, og, k), &mut y, false, deadline)?;
-                    ctx.scatter_y(&mut result, &y, gi, span);
+                    gemm(lhs, rhs, (r, og, k), &mut s.prod, false, deadline)?;
+                    ctx.scatter_y(&mut result, &s.prod, gi, span);
                 }
                 ConvKind::BackwardFilter => {
-                    let col = ctx.im2col(&a, gi, span.clone());
-                    let dy = ctx.gather_y(&b, gi, span);
-                    let lhs = (&col[..], layout::<T>(r, k, true));
-                    let rhs = (&dy[..], layout::<T>(r, og, false));
+                    ctx.im2col(&a, gi, span.clone(), &mut s);
+                    ctx.gather_y(&b, gi, span, &mut s.prod);
+                    let lhs = (&s.col[..], layout::<T>(r, k, true));
+                    let rhs = (&s.prod[..], layout::<T>(r, og, false));
                     gemm(lhs, rhs, (k, og, r), &mut dw, start > 0, deadline)?;
                 }
                 ConvKind::BackwardData => {
-                    let dy = ctx.gather_y(&a, gi, span.clone());
-                    let mut dcol = Vec::new();
-                    let lhs = (&dy[..], layout::<T>(r, og, false));
+                    ctx.gather_y(&a, gi, span.clone(), &mut s.prod);
+                    let lhs = (&s.prod[..], layout::<T>(r, og, false));
                     let rhs = (&w[..], layout::<T>(k, og, true));
-                    gemm(lhs, rhs, (r, k, og), &mut dcol, false, deadline)?;
-                    ctx.col2im(&mut result, &dcol, gi, span);
+                    gemm(lhs, rhs, (r, k, og), &mut s.col, false, deadline)?;
+                    ctx.col2im(&mut result, &s.col, gi, span, &mut s.taps);
                 }
             }
             start += r;
@@ -419,7 +425,25 @@ fn run<T: Real>(
         let s = T::of_f64(t.scale);
         result.iter_mut().for_each(|v| *v = *v * s);
     }
-    Ok(encode(t.dtype, &result))
+    Ok(result)
+}
+
+/// Buffers a convolution reuses from chunk to chunk.
+#[derive(Default)]
+struct Scratch<T> {
+    /// A chunk's im2col (or column-gradient) matrix.
+    col: Vec<T>,
+    /// A chunk's product (or gathered output gradient).
+    prod: Vec<T>,
+    /// A row's taps.
+    taps: Taps,
+}
+
+/// A row's tap offsets and its position's digits (`Plan::taps_of`), kept from row to row.
+#[derive(Default)]
+struct Taps {
+    offsets: Vec<Option<usize>>,
+    digits: Vec<usize>,
 }
 
 /// What the im2col and scatter steps of one convolution share.
@@ -434,35 +458,59 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Rows `rows` of group `gi`'s im2col matrix of x (row-major, `k` columns).
-    fn im2col<T: Real>(&self, x: &[T], gi: usize, rows: std::ops::Range<usize>) -> Vec<T> {
-        let mut col = vec![T::default(); rows.len() * self.k];
-        let mut taps = Vec::new();
+    /// Rows `rows` of group `gi`'s im2col matrix of x (row-major, `k` columns) into `s.col`.
+    fn im2col<T: Real>(
+        &self,
+        x: &[T],
+        gi: usize,
+        rows: std::ops::Range<usize>,
+        s: &mut Scratch<T>,
+    ) {
+        s.col.clear();
+        s.col.resize(rows.len() * self.k, T::default());
+        let fs = self.g.x_strides[1] as usize;
+        let t = &mut s.taps;
         for (ri, row) in rows.enumerate() {
             let (n, pos) = (row / self.p.positions, row % self.p.positions);
-            self.p.taps_of(self.g, pos, &mut taps);
-            let line = &mut col[ri * self.k..(ri + 1) * self.k];
-            for (ti, off) in taps.iter().enumerate() {
+            self.p.taps_of(pos, &mut t.digits, &mut t.offsets);
+            let line = &mut s.col[ri * self.k..(ri + 1) * self.k];
+            let base = bf(self.g.x_strides, n, gi * self.cg);
+            for (ti, off) in t.offsets.iter().enumerate() {
                 let Some(off) = off else { continue };
-                for c in 0..self.cg {
-                    let i = bf(self.g.x_strides, n, gi * self.cg + c) + off;
-                    line[ti * self.cg + c] = x.get(i).copied().unwrap_or_default();
+                let dst = &mut line[ti * self.cg..(ti + 1) * self.cg];
+                let at = base + off;
+                // Features contiguous (NHWC): one copy per tap.
+                if fs == 1 {
+                    if let Some(src) = x.get(at..at + self.cg) {
+                        dst.copy_from_slice(src);
+                        continue;
+                    }
+                }
+                for (c, d) in dst.iter_mut().enumerate() {
+                    *d = x.get(at + c * fs).copied().unwrap_or_default();
                 }
             }
         }
-        col
     }
 
     /// Adds rows `rows` of group `gi`'s column matrix back into dx (the transpose of im2col).
-    fn col2im<T: Real>(&self, dx: &mut [T], dcol: &[T], gi: usize, rows: std::ops::Range<usize>) {
-        let mut taps = Vec::new();
+    fn col2im<T: Real>(
+        &self,
+        dx: &mut [T],
+        dcol: &[T],
+        gi: usize,
+        rows: std::ops::Range<usize>,
+        t: &mut Taps,
+    ) {
+        let fs = self.g.x_strides[1] as usize;
         for (ri, row) in rows.enumerate() {
             let (n, pos) = (row / self.p.positions, row % self.p.positions);
-            self.p.taps_of(self.g, pos, &mut taps);
-            for (ti, off) in taps.iter().enumerate() {
+            self.p.taps_of(pos, &mut t.digits, &mut t.offsets);
+            let base = bf(self.g.x_strides, n, gi * self.cg);
+            for (ti, off) in t.offsets.iter().enumerate() {
                 let Some(off) = off else { continue };
                 for c in 0..self.cg {
-                    let i = bf(self.g.x_strides, n, gi * self.cg + c) + off;
+                    let i = base + off + c * fs;
                     if let (Some(d), Some(&v)) =
                         (dx.get_mut(i), dcol.get(ri * self.k + ti * self.cg + c))
                     {
@@ -503,29 +551,39 @@ impl Ctx<'_> {
         }
     }
 
-    /// Offset in y of row `row`'s output feature `o` of group `gi`.
-    fn y_at(&self, row: usize, gi: usize, o: usize) -> usize {
+    /// Offset in y of row `row`'s first output feature of group `gi`.
+    fn y_base(&self, row: usize, gi: usize) -> usize {
         let (n, pos) = (row / self.p.positions, row % self.p.positions);
-        bf(self.g.y_strides, n, gi * self.og + o) + self.p.y_pos[pos]
+        bf(self.g.y_strides, n, gi * self.og) + self.p.y_pos[pos]
     }
 
-    /// Rows `rows` of group `gi`'s part of y as an `r x og` matrix.
-    fn gather_y<T: Real>(&self, y: &[T], gi: usize, rows: std::ops::Range<usize>) -> Vec<T> {
-        let mut m = Vec::with_capacity(rows.len() * self.og);
+    /// Rows `rows` of group `gi`'s part of y as an `r x og` matrix, into `m`.
+    fn gather_y<T: Real>(&self, y: &[T], gi: usize, rows: std::ops::Range<usize>, m: &mut Vec<T>) {
+        m.clear();
+        let fs = self.g.y_strides[1] as usize;
         for row in rows {
-            for o in 0..self.og {
-                m.push(y.get(self.y_at(row, gi, o)).copied().unwrap_or_default());
-            }
+            let base = self.y_base(row, gi);
+            m.extend((0..self.og).map(|o| y.get(base + o * fs).copied().unwrap_or_default()));
         }
-        m
     }
 
     /// Writes an `r x og` matrix into rows `rows` of group `gi`'s part of y.
     fn scatter_y<T: Real>(&self, y: &mut [T], m: &[T], gi: usize, rows: std::ops::Range<usize>) {
+        let fs = self.g.y_strides[1] as usize;
         for (ri, row) in rows.enumerate() {
-            for o in 0..self.og {
-                let i = self.y_at(row, gi, o);
-                if let (Some(d), Some(&v)) = (y.get_mut(i), m.get(ri * self.og + o)) {
+            let base = self.y_base(row, gi);
+            let Some(src) = m.get(ri * self.og..(ri + 1) * self.og) else {
+                return;
+            };
+            // Features contiguous (NHWC): one copy per row.
+            if fs == 1 {
+                if let Some(dst) = y.get_mut(base..base + self.og) {
+                    dst.copy_from_slice(src);
+                    continue;
+                }
+            }
+            for (o, &v) in src.iter().enumerate() {
+                if let Some(d) = y.get_mut(base + o * fs) {
                     *d = v;
                 }
             }

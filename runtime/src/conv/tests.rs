@@ -126,12 +126,34 @@ fn values(n: u64, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+fn bytes(v: &[f64]) -> Vec<u8> {
+    bytemuck::cast_slice(v).to_vec()
+}
+
+/// The result's bytes with chunks of at most `chunk` im2col elements, through
+/// `execute_chunked` into a buffer of the result's size (which must give the same bytes as
+/// encoding the computed elements).
+fn chunked(t: &ConvThunk, a: &[u8], b: &[u8], chunk: usize) -> Vec<u8> {
+    let v = super::run::<f64>(t, a, b, None, chunk).unwrap();
+    let mut out = vec![0u8; v.len() * t.dtype.size() as usize];
+    super::encode_into(t.dtype, &v, &mut out).unwrap();
+    let mut again = out.clone();
+    execute_chunked(t, a, b, &mut again, None, chunk).unwrap();
+    assert_eq!(out, again);
+    out
+}
+
+/// The result's bytes with the default chunks.
+fn execute(t: &ConvThunk, a: &[u8], b: &[u8], _deadline: Option<Deadline>) -> Result<Vec<u8>> {
+    Ok(chunked(t, a, b, CHUNK_ELEMENTS))
+}
+
 /// Runs with the default chunks and with chunks of one or two rows, which must agree (the
 /// backward filter accumulates over chunks).
 fn run(kind: ConvKind, g: &ConvGeometry, a: &[f64], b: &[f64]) -> Vec<f64> {
-    let (a, b) = (f64::bytes(a), f64::bytes(b));
+    let (a, b) = (bytes(a), bytes(b));
     let whole = f64::from_bytes(&execute(&thunk(kind, g), &a, &b, None).unwrap());
-    let small = execute_chunked(&thunk(kind, g), &a, &b, None, 7).unwrap();
+    let small = chunked(&thunk(kind, g), &a, &b, 7);
     for (x, y) in whole.iter().zip(f64::from_bytes(&small)) {
         assert!(
             (x - y).abs() < 1e-12,

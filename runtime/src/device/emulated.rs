@@ -204,6 +204,23 @@ impl EmulatedDevice {
         Ok(loaded)
     }
 
+    /// Runs `f` on device memory in place ([`Memory::with_views`]): the `reads` (address, size)
+    /// as bytes and `write` as mutable bytes. `None` when `write` overlaps a read (the caller
+    /// copies instead).
+    fn in_place<R>(
+        &self,
+        reads: &[(u64, u64)],
+        write: (u64, u64),
+        f: impl FnOnce(&[&[u8]], &mut [u8]) -> R,
+    ) -> Result<Option<R>> {
+        let span = |(addr, size): (u64, u64)| -> Result<(DevicePtr, usize)> {
+            Ok((DevicePtr(addr), host_len(size, "host operand")?))
+        };
+        let reads = reads.iter().map(|&r| span(r)).collect::<Result<Vec<_>>>()?;
+        let write = span(write)?;
+        self.mem()?.with_views(&reads, write, f).map_err(emu_err)
+    }
+
     fn mem(&self) -> Result<MutexGuard<'_, Memory>> {
         self.memory
             .lock()
@@ -334,8 +351,15 @@ impl Device for EmulatedDevice {
             .options
             .wall_time_limit
             .and_then(crate::gemm::Deadline::after);
-        super::host_gemm(self, config, buffers, deadline)?;
         let GemmBuffers { lhs, rhs, out } = buffers;
+        let done = self.in_place(&[lhs, rhs], out, |ins, c| {
+            crate::gemm::gemm_until(config, ins[0], ins[1], c, deadline)
+        })?;
+        match done {
+            Some(r) => r?,
+            // The output overlaps an operand: on host copies.
+            None => super::host_gemm(self, config, buffers, deadline)?,
+        }
         let old = if config.beta != 0.0 { out.1 } else { 0 };
         self.totals.add(0, 0, lhs.1 + rhs.1 + old, out.1);
         Ok(())
@@ -351,8 +375,14 @@ impl Device for EmulatedDevice {
             .options
             .wall_time_limit
             .and_then(crate::gemm::Deadline::after);
-        crate::conv::host_convolution(self, thunk, buffers, deadline)?;
         let [a, b] = buffers.operands;
+        let done = self.in_place(&[a, b], buffers.result, |ins, y| {
+            crate::conv::execute_into(thunk, ins[0], ins[1], y, deadline)
+        })?;
+        match done {
+            Some(r) => r?,
+            None => crate::conv::host_convolution(self, thunk, buffers, deadline)?,
+        }
         self.totals.add(0, 0, a.1 + b.1, buffers.result.1);
         Ok(())
     }
