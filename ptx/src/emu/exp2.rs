@@ -54,7 +54,12 @@ fn core(x: f64) -> (f64, bool) {
     for &c in C[..9].iter().rev() {
         p = p.mul_add(f, c);
     }
-    let scale = f64::from_bits(((n as i64 + 1023) as u64) << 52);
+    // 2^n from n's biased exponent, without a float-to-integer conversion (`as i64` saturates,
+    // so it compiles to scalar code per lane even with AVX-512): n + 1023 is an integer in
+    // [897, 1151), so n + 1023 + 2^52 is exact and its low mantissa bits are n + 1023; the
+    // shift moves them into the exponent field and drops the rest.
+    let biased = (n + (1023.0 + 4_503_599_627_370_496.0)).to_bits();
+    let scale = f64::from_bits(biased << 52);
     let r = p * scale;
     let low = (r.to_bits() & ((1u64 << LOW) - 1)) as i64;
     let near_tie = (low - (1i64 << (LOW - 1))).abs() < MARGIN;
@@ -78,17 +83,18 @@ pub(crate) fn ex2_f32(x: f32) -> f32 {
 #[inline(always)]
 pub(crate) fn ex2_f32_row(a: &[u64; 32]) -> [u64; 32] {
     let mut out = [0u64; 32];
-    let mut ok = [false; 32];
+    // The lanes libm decides, as a mask: one test for the whole row in the common case.
+    let mut bad = 0u32;
     for l in 0..32 {
         let (r, good) = core(f64::from(f32::from_bits(a[l] as u32)));
         out[l] = u64::from((r as f32).to_bits());
-        ok[l] = good;
+        bad |= u32::from(!good) << l;
     }
-    for l in 0..32 {
-        if !ok[l] {
-            let v = f64::from(f32::from_bits(a[l] as u32)).exp2();
-            out[l] = super::numeric::Fmt::F32.from_f64_rn(v);
-        }
+    while bad != 0 {
+        let l = bad.trailing_zeros() as usize;
+        bad &= bad - 1;
+        let v = f64::from(f32::from_bits(a[l] as u32)).exp2();
+        out[l] = super::numeric::Fmt::F32.from_f64_rn(v);
     }
     out
 }
