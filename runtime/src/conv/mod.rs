@@ -67,29 +67,33 @@ pub fn execute_into(
     out: &mut [u8],
     deadline: Option<Deadline>,
 ) -> Result<()> {
-    execute_chunked(thunk, op0, op1, out, deadline, CHUNK_ELEMENTS)
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    execute_chunked(thunk, op0, op1, out, deadline, (CHUNK_ELEMENTS, cores))
 }
 
-/// [`execute_into`] with chunks of at most `chunk_elements` im2col elements (at least one row).
+/// [`execute_into`] with chunks of at most `split.0` im2col elements (at least one row) and the
+/// forward product's rows over at most `split.1` threads (neither changes the bytes).
 fn execute_chunked(
     thunk: &ConvThunk,
     op0: &[u8],
     op1: &[u8],
     out: &mut [u8],
     deadline: Option<Deadline>,
-    chunk_elements: usize,
+    split: (usize, usize),
 ) -> Result<()> {
     if thunk.dtype == ElemType::F64 {
-        let v = run::<f64>(thunk, op0, op1, deadline, chunk_elements)?;
+        let v = run::<f64>(thunk, op0, op1, deadline, split)?;
         encode_into(thunk.dtype, &v, out)
     } else {
-        let v = run::<f32>(thunk, op0, op1, deadline, chunk_elements)?;
+        let v = run::<f32>(thunk, op0, op1, deadline, split)?;
         encode_into(thunk.dtype, &v, out)
     }
 }
 
 /// The compute type: f32, or f64 for f64 arrays.
-trait Real: bytemuck::Pod + Default + std::ops::AddAssign + std::ops::Mul<Output = Self> {
+trait Real:
+    bytemuck::Pod + Default + Send + Sync + std::ops::AddAssign + std::ops::Mul<Output = Self>
+{
     const TYPE: ElemType;
     fn of_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
@@ -294,14 +298,15 @@ fn layout<T: Real>(rows: usize, cols: usize, transpose: bool) -> MatrixLayout {
     )
 }
 
-/// `op(a) · op(b)` into `c` (`m x n`; added to it when `accumulate`) on the host gemm, on the
-/// operands' own bytes.
+/// `op(a) · op(b)` into `c` (`m x n` elements; added to them when `accumulate`) on the host
+/// gemm, on the operands' own bytes, with `threads` threads (0: the machine's).
 fn gemm<T: Real>(
     a: (&[T], MatrixLayout),
     b: (&[T], MatrixLayout),
     (m, n, k): (usize, usize, usize),
-    c: &mut Vec<T>,
+    c: &mut [T],
     accumulate: bool,
+    threads: usize,
     deadline: Option<Deadline>,
 ) -> Result<()> {
     let cfg = GemmConfig {
@@ -318,18 +323,23 @@ fn gemm<T: Real>(
         k: k as u64,
         batch: 1,
     };
-    if !accumulate {
-        c.clear();
+    let mut options = gemm::Options::machine();
+    if threads > 0 {
+        options.threads = threads;
     }
-    c.resize(m * n, T::default());
-    gemm::gemm_until(
+    gemm::gemm_options_until(
         &cfg,
         bytemuck::cast_slice(a.0),
         bytemuck::cast_slice(b.0),
         bytemuck::cast_slice_mut(c),
+        options,
         deadline,
     )
 }
+
+/// Output rows below which the forward convolution runs on the calling thread (a thread costs
+/// tens of microseconds to start).
+const PARALLEL_MIN_ROWS: usize = 512;
 
 /// Offsets of y's (or x's) batch-and-feature part.
 fn bf(strides: [u64; 2], b: usize, f: usize) -> usize {
@@ -341,7 +351,7 @@ fn run<T: Real>(
     op0: &[u8],
     op1: &[u8],
     deadline: Option<Deadline>,
-    chunk_elements: usize,
+    (chunk_elements, threads): (usize, usize),
 ) -> Result<Vec<T>> {
     let g = &t.geometry;
     let p = plan(g)?;
@@ -386,34 +396,38 @@ fn run<T: Real>(
             ConvKind::BackwardFilter => Vec::new(),
             _ => ctx.filter(&b, gi),
         };
-        let mut dw = Vec::new();
+        if t.kind == ConvKind::Forward {
+            let y = ctx.forward(&a, &w, gi, (rows, chunk, threads), deadline)?;
+            ctx.scatter_y(&mut result, &y, gi, 0..rows);
+            continue;
+        }
+        let mut dw = vec![
+            T::default();
+            if t.kind == ConvKind::BackwardFilter {
+                k * og
+            } else {
+                0
+            }
+        ];
         let mut start = 0;
         while start < rows {
             Deadline::check(deadline)?;
             let r = chunk.min(rows - start);
             let span = start..start + r;
-            match t.kind {
-                ConvKind::Forward => {
-                    ctx.im2col(&a, gi, span.clone(), &mut s);
-                    let lhs = (&s.col[..], layout::<T>(r, k, false));
-                    let rhs = (&w[..], layout::<T>(k, og, false));
-                    gemm(lhs, rhs, (r, og, k), &mut s.prod, false, deadline)?;
-                    ctx.scatter_y(&mut result, &s.prod, gi, span);
-                }
-                ConvKind::BackwardFilter => {
-                    ctx.im2col(&a, gi, span.clone(), &mut s);
-                    ctx.gather_y(&b, gi, span, &mut s.prod);
-                    let lhs = (&s.col[..], layout::<T>(r, k, true));
-                    let rhs = (&s.prod[..], layout::<T>(r, og, false));
-                    gemm(lhs, rhs, (k, og, r), &mut dw, start > 0, deadline)?;
-                }
-                ConvKind::BackwardData => {
-                    ctx.gather_y(&a, gi, span.clone(), &mut s.prod);
-                    let lhs = (&s.prod[..], layout::<T>(r, og, false));
-                    let rhs = (&w[..], layout::<T>(k, og, true));
-                    gemm(lhs, rhs, (r, k, og), &mut s.col, false, deadline)?;
-                    ctx.col2im(&mut result, &s.col, gi, span, &mut s.taps);
-                }
+            if t.kind == ConvKind::BackwardFilter {
+                ctx.im2col(&a, gi, span.clone(), &mut s);
+                ctx.gather_y(&b, gi, span, &mut s.prod);
+                let lhs = (&s.col[..], layout::<T>(r, k, true));
+                let rhs = (&s.prod[..], layout::<T>(r, og, false));
+                gemm(lhs, rhs, (k, og, r), &mut dw, start > 0, 1, deadline)?;
+            } else {
+                ctx.gather_y(&a, gi, span.clone(), &mut s.prod);
+                s.col.clear();
+                s.col.resize(r * k, T::default());
+                let lhs = (&s.prod[..], layout::<T>(r, og, false));
+                let rhs = (&w[..], layout::<T>(k, og, true));
+                gemm(lhs, rhs, (r, k, og), &mut s.col, false, 0, deadline)?;
+                ctx.col2im(&mut result, &s.col, gi, span, &mut s.taps);
             }
             start += r;
         }
@@ -458,6 +472,57 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Group `gi`'s forward product `im2col(x)_g · W_g` (`rows x og`, row-major): the rows
+    /// split into one contiguous range per thread (at most `threads`, each at least
+    /// [`PARALLEL_MIN_ROWS`]), each range in chunks of `chunk` rows on its own thread with its
+    /// own scratch and a one-thread gemm. Every output element is one dot
+    /// product over the whole of K in the gemm's fixed order, so the bytes do not depend on the
+    /// split.
+    fn forward<T: Real>(
+        &self,
+        x: &[T],
+        w: &[T],
+        gi: usize,
+        (rows, chunk, threads): (usize, usize, usize),
+        deadline: Option<Deadline>,
+    ) -> Result<Vec<T>> {
+        let (k, og) = (self.k, self.og);
+        let mut y = vec![T::default(); rows * og];
+        let per = rows.div_ceil(threads.max(1)).max(PARALLEL_MIN_ROWS);
+        let range = |first: usize, y: &mut [T]| -> Result<()> {
+            let mut s = Scratch::default();
+            let end = first + y.len() / og.max(1);
+            let mut start = first;
+            while start < end {
+                Deadline::check(deadline)?;
+                let r = chunk.min(end - start);
+                self.im2col(x, gi, start..start + r, &mut s);
+                let lhs = (&s.col[..], layout::<T>(r, k, false));
+                let rhs = (w, layout::<T>(k, og, false));
+                let out = &mut y[(start - first) * og..(start - first + r) * og];
+                gemm(lhs, rhs, (r, og, k), out, false, 1, deadline)?;
+                start += r;
+            }
+            Ok(())
+        };
+        if per >= rows || og == 0 {
+            range(0, &mut y)?;
+            return Ok(y);
+        }
+        std::thread::scope(|sc| {
+            let jobs: Vec<_> = y
+                .chunks_mut(per * og)
+                .enumerate()
+                .map(|(i, part)| sc.spawn(move || range(i * per, part)))
+                .collect();
+            jobs.into_iter().try_for_each(|j| {
+                j.join()
+                    .map_err(|_| Error::internal("convolution worker thread panicked"))?
+            })
+        })?;
+        Ok(y)
+    }
+
     /// Rows `rows` of group `gi`'s im2col matrix of x (row-major, `k` columns) into `s.col`.
     fn im2col<T: Real>(
         &self,

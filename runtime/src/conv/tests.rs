@@ -130,22 +130,22 @@ fn bytes(v: &[f64]) -> Vec<u8> {
     bytemuck::cast_slice(v).to_vec()
 }
 
-/// The result's bytes with chunks of at most `chunk` im2col elements, through
-/// `execute_chunked` into a buffer of the result's size (which must give the same bytes as
-/// encoding the computed elements).
-fn chunked(t: &ConvThunk, a: &[u8], b: &[u8], chunk: usize) -> Vec<u8> {
-    let v = super::run::<f64>(t, a, b, None, chunk).unwrap();
+/// The result's bytes with chunks of at most `split.0` im2col elements over at most `split.1`
+/// threads, through `execute_chunked` into a buffer of the result's size (which must give the
+/// same bytes as encoding the computed elements).
+fn chunked(t: &ConvThunk, a: &[u8], b: &[u8], split: (usize, usize)) -> Vec<u8> {
+    let v = super::run::<f64>(t, a, b, None, split).unwrap();
     let mut out = vec![0u8; v.len() * t.dtype.size() as usize];
     super::encode_into(t.dtype, &v, &mut out).unwrap();
     let mut again = out.clone();
-    execute_chunked(t, a, b, &mut again, None, chunk).unwrap();
+    execute_chunked(t, a, b, &mut again, None, split).unwrap();
     assert_eq!(out, again);
     out
 }
 
-/// The result's bytes with the default chunks.
+/// The result's bytes with the default chunks on one thread.
 fn execute(t: &ConvThunk, a: &[u8], b: &[u8], _deadline: Option<Deadline>) -> Result<Vec<u8>> {
-    Ok(chunked(t, a, b, CHUNK_ELEMENTS))
+    Ok(chunked(t, a, b, (CHUNK_ELEMENTS, 1)))
 }
 
 /// Runs with the default chunks and with chunks of one or two rows, which must agree (the
@@ -153,7 +153,7 @@ fn execute(t: &ConvThunk, a: &[u8], b: &[u8], _deadline: Option<Deadline>) -> Re
 fn run(kind: ConvKind, g: &ConvGeometry, a: &[f64], b: &[f64]) -> Vec<f64> {
     let (a, b) = (bytes(a), bytes(b));
     let whole = f64::from_bytes(&execute(&thunk(kind, g), &a, &b, None).unwrap());
-    let small = chunked(&thunk(kind, g), &a, &b, 7);
+    let small = chunked(&thunk(kind, g), &a, &b, (7, 3));
     for (x, y) in whole.iter().zip(f64::from_bytes(&small)) {
         assert!(
             (x - y).abs() < 1e-12,
@@ -240,6 +240,32 @@ fn check(c: Case) {
         (lhs - via_dw).abs() < 1e-9,
         "<y,dy> {lhs} vs <w,dw> {via_dw}"
     );
+}
+
+/// The forward product split over threads (rows past `PARALLEL_MIN_ROWS` each) gives the same
+/// bytes as on one thread, for every chunk size, with the definition's values.
+#[test]
+fn forward_rows_split_over_threads() {
+    let c = Case {
+        n: 4,
+        input: [24, 23],
+        nhwc: true,
+        ..plain()
+    };
+    let ([xd, wd, _], g) = geometry(&c);
+    let count = |d: &[u64]| d.iter().product::<u64>();
+    let (x, w) = (bytes(&values(count(&xd), 1)), bytes(&values(count(&wd), 2)));
+    let t = thunk(ConvKind::Forward, &g);
+    let one = chunked(&t, &x, &w, (CHUNK_ELEMENTS, 1));
+    let rows = 4 * 22 * 22;
+    assert!(
+        rows >= 3 * PARALLEL_MIN_ROWS,
+        "{rows} rows split three ways"
+    );
+    for split in [(CHUNK_ELEMENTS, 3), (100, 2), (7, 4)] {
+        assert_eq!(chunked(&t, &x, &w, split), one, "{split:?}");
+    }
+    check(c);
 }
 
 fn plain() -> Case {

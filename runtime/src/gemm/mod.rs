@@ -232,6 +232,19 @@ pub fn gemm_with(
     run_gemm(cfg, lhs, rhs, out, options, None)
 }
 
+/// [`gemm_with`] that fails once `deadline` passes, as [`gemm_until`] does (the convolution
+/// thunk's per-thread gemms: one thread each).
+pub(crate) fn gemm_options_until(
+    cfg: &GemmConfig,
+    lhs: &[u8],
+    rhs: &[u8],
+    out: &mut [u8],
+    options: Options,
+    deadline: Option<Deadline>,
+) -> Result<()> {
+    run_gemm(cfg, lhs, rhs, out, options, deadline)
+}
+
 fn run_gemm(
     cfg: &GemmConfig,
     lhs: &[u8],
