@@ -13,7 +13,7 @@ use runtime::RuntimeFlags;
 use super::report::{Report, Section};
 use super::scale::scale_input;
 use super::stats::{geomean, ms, opt};
-use super::xla_cpu::{sum_check, timed, xla_cpu_times, Sourced, Timed};
+use super::xla_cpu::{sum_check, timed, timed_resident, xla_cpu_times, Sourced, Timed};
 use super::Env;
 
 /// Element `i` of parameter `p` of a workload, as `tools/bench_workloads.py` builds it: the
@@ -75,16 +75,18 @@ fn row(
     }
     let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
     let Timed {
-        wall: t,
+        wall: host,
         cpu,
         result,
         totals,
     } = timed(&exe, &device, &refs, reps)?;
     let check = sum_check(&result.outputs, xla.output_sum, xla.output_abs_sum);
+    let t = timed_resident(&exe, &device, &refs, reps)?;
     let ratio = ms(t) / xla.median_ms;
     let row = vec![
         name.trim_start_matches("workload_").to_owned(),
         format!("{:.2}", ms(t)),
+        format!("{:.2}", ms(host)),
         opt(cpu.map(|c| c * 1e3), 0),
         format!("{:.3}", xla.median_ms),
         format!("{ratio:.1}"),
@@ -117,12 +119,13 @@ pub(super) fn workloads(env: &Env, report: &mut Report) -> anyhow::Result<()> {
     report.sections.push(Section {
         title: "Workloads: five untuned programs on the emulated GPU next to XLA:CPU".into(),
         note: format!(
-            "testdata/bench/workloads modules (issue 32), compiled for h100_sxm with every staged-rollout option on, as the defaults will be after their flip dates (2026-12-15, 2026-12-18; CompileOptions::after_staged_flips: convolution and FFT thunks among them), run with `aot run`'s defaults (best of {reps}{}); XLA:CPU: {provenance}",
+            "testdata/bench/workloads modules (issue 32), compiled for h100_sxm with every staged-rollout option on, as the defaults will be after their flip dates (2026-12-15, 2026-12-18; CompileOptions::after_staged_flips: convolution and FFT thunks among them), timed as XLA:CPU is, with the inputs on the device and nothing read back (`aot run --resident-inputs`: uploaded once, one warm-up, best of {reps}{}); host to host (`aot run`'s default: inputs copied in and outputs out each execution, best of {reps}) and its CPU time for reference; kernel launches and lane-instructions per host-to-host execution; XLA:CPU: {provenance}",
             if env.quick { "; --quick leaves out the GELU MLP" } else { "" },
         ),
         headers: [
             "workload",
             "emulated ms",
+            "host to host ms",
             "CPU ms",
             "XLA:CPU ms",
             "ratio",

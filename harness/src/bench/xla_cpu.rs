@@ -117,6 +117,28 @@ pub(super) fn timed(
     })
 }
 
+/// The best of `reps` executions of `exe` on `device` with `args` uploaded once into device
+/// buffers (after one warm-up) and no output read back: what a JAX call on device arrays does,
+/// and what XLA:CPU's generators time (`jax.block_until_ready(compiled(*args))` on `jnp`
+/// arrays). The host-to-host figure of [`timed`] adds the copies in and out.
+pub(super) fn timed_resident(
+    exe: &runtime::Executable,
+    device: &runtime::EmulatedDevice,
+    args: &[&[u8]],
+    reps: usize,
+) -> anyhow::Result<std::time::Duration> {
+    let buffers = args
+        .iter()
+        .map(|b| runtime::DeviceBuffer::upload(device, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    let args: Vec<runtime::Argument<'_>> = buffers.iter().map(runtime::Argument::Device).collect();
+    let read = vec![false; exe.outputs.len()];
+    exe.execute_with(device, &args, &read)?;
+    let (wall, result) = super::stats::best(reps, || exe.execute_with(device, &args, &read));
+    result?;
+    Ok(wall)
+}
+
 /// The table's check column: the f32 outputs' sum against the sum XLA:CPU's generator
 /// recorded (within 1e-4 of the sum of absolute values, plus 1e-3).
 pub(super) fn sum_check(outputs: &[Vec<u8>], output_sum: f64, output_abs_sum: f64) -> String {
