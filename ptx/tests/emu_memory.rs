@@ -749,3 +749,79 @@ fn fill32_repeats_the_pattern_in_place() {
         )
     );
 }
+
+/// Global vector loads and stores of every width and element size, with inactive lanes, signed
+/// elements and two lanes storing one vector: the whole-warp path (the default) leaves the same
+/// bytes and counts as the lane-by-lane path (which initcheck forces).
+#[test]
+fn vector_accesses_whole_warp_equal_lane_by_lane() {
+    let text = module(
+        r#"
+.visible .entry k(.param .u64 out, .param .u64 inp)
+{
+    .reg .pred %p<4>;
+    .reg .b16 %h<8>;
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<40>;
+    mov.u32 %r0, %tid.x;
+    ld.param.u64 %rd1, [inp];
+    ld.param.u64 %rd2, [out];
+    mul.wide.u32 %rd3, %r0, 16;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd4];
+    ld.global.v2.u64 {%rd6, %rd7}, [%rd4];
+    ld.global.v2.s16 {%h1, %h2}, [%rd4+4];
+    ld.global.v4.s16 {%h3, %h4, %h5, %h6}, [%rd4+8];
+    cvt.s32.s16 %r5, %h1;
+    cvt.s32.s16 %r6, %h6;
+    add.s32 %r7, %r5, %r6;
+    xor.b32 %r8, %r1, %r4;
+    // Lanes 0-9 are inactive for the stores; lanes 20 and 21 store one vector.
+    setp.lt.u32 %p1, %r0, 10;
+    @%p1 bra DONE;
+    setp.eq.u32 %p2, %r0, 21;
+    @%p2 sub.s64 %rd5, %rd5, 16;
+    st.global.v4.u32 [%rd5], {%r7, %r8, %r2, %r3};
+    st.global.v2.u64 [%rd5+512], {%rd7, %rd6};
+    st.global.v2.b16 [%rd5+1024], {%h4, %h2};
+DONE:
+    ret;
+}
+"#,
+    );
+    let m = load(&text);
+    let n = 64usize;
+    let run = |initcheck: bool| {
+        let mut mem = Memory::new();
+        mem.set_initcheck(initcheck);
+        let inp: Vec<u32> = (0..n as u32 * 4)
+            .map(|i| i.wrapping_mul(0x9e37_79b9) ^ (i << 7))
+            .collect();
+        let pin = buf_u32(&mut mem, &inp);
+        let pout = buf_u32(&mut mem, &vec![7; n * 4 + 384]);
+        let options = LaunchOptions {
+            initcheck,
+            ..LaunchOptions::default()
+        };
+        let stats = emu::launch(
+            &m,
+            "k",
+            [1, 1, 1],
+            [n as u32, 1, 1],
+            0,
+            &[ParamValue::ptr(pout), ParamValue::ptr(pin)],
+            &mut mem,
+            &options,
+        )
+        .unwrap();
+        (read_u32(&mut mem, pout, n * 4 + 384), stats)
+    };
+    let (fast, fast_stats) = run(false);
+    let (per_lane, per_lane_stats) = run(true);
+    assert_eq!(fast, per_lane);
+    assert_eq!(fast_stats, per_lane_stats);
+    // Lane 21's vector is the one at lane 20's address (the higher lane's stays).
+    assert_ne!(fast[20 * 4..21 * 4], [7; 4]);
+    assert_eq!(fast[21 * 4..22 * 4], [7; 4]);
+}

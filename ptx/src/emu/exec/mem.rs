@@ -1,7 +1,7 @@
 //! Memory instructions and address resolution: every access is bounds- and alignment-checked,
 //! a whole warp at once when all its lanes land in one global allocation or in shared memory.
 use super::super::decode::IOp;
-use super::super::decode::{AKind, AOp, Addr, Op, NONE};
+use super::super::decode::{AKind, AOp, Addr, Op, NONE, R};
 use super::super::error::{Access, Space};
 use super::super::memory::{
     atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, shadow_mark, shadow_written,
@@ -424,6 +424,85 @@ impl<'a> LaunchCtx<'a> {
         }
     }
 
+    /// A whole warp's `ld.global.v2/.v4` at once when every active lane's vector is aligned and
+    /// inside the cached allocation (`fast_target` on the vector's bytes): component by
+    /// component, each a [`gather`] into its register. Loads in any order read the same bytes,
+    /// so this equals the per-lane path; `false` leaves the instruction to it (other spaces,
+    /// sanitizers, or an access the per-lane path must fault on). Vector loads were a lane at a
+    /// time, which made them cost more than the scalar loads they replace (a logsumexp with
+    /// `ld.global.v4`: 17.0 ms lane by lane, 10.5 ms so). Never inlined: inlined into the warp
+    /// loop, the two vector paths doubled the time of a kernel with no vector access at all
+    /// (logsumexp with scalar loads, 8.6 -> 17.7 ms: the hot loop's code got worse around them).
+    #[inline(never)]
+    fn load_vector(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        (space, addr): (Space, Addr),
+        mask: u32,
+        (size, n): (u32, u32),
+        (ds, sext): (&[R; 4], bool),
+    ) -> bool {
+        if self.initcheck || self.racecheck {
+            return false;
+        }
+        let addrs = lane_addrs(&w.regs, addr);
+        let Some(Fast::Global) = self.fast_target(m, space, &addrs, mask, size * n) else {
+            return false;
+        };
+        let (ptr, cb) = (m.cache_ptr, m.cache_base);
+        m.counters.global_bytes_read += u64::from(size * n * mask.count_ones());
+        for (k, &d) in ds.iter().enumerate().take(n as usize) {
+            if d == NONE {
+                continue;
+            }
+            let at = addrs.map(|a| a.wrapping_add(u64::from(k as u32 * size)));
+            let mut out = [0u64; 32];
+            // SAFETY: fast_target checked every active lane's whole vector against the cached
+            // allocation, and its alignment to the vector (so to each component).
+            unsafe { gather(ptr, cb, &at, mask, size, &mut out) };
+            if sext {
+                for v in out.iter_mut() {
+                    *v = num::sext(*v, size * 8) as u64;
+                }
+            }
+            wr(&mut w.regs, d, &out, mask);
+        }
+        true
+    }
+
+    /// A whole warp's `st.global.v2/.v4` at once, as [`Self::load_vector`]: component by
+    /// component, lanes in ascending order within each. Two aligned vectors that overlap start
+    /// at the same address, so the higher lane's vector stays, as on the per-lane path (lane by
+    /// lane, each its whole vector).
+    #[inline(never)]
+    fn store_vector(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        (space, addr): (Space, Addr),
+        mask: u32,
+        (size, n): (u32, u32),
+        ss: &[R; 4],
+    ) -> bool {
+        if self.initcheck || self.racecheck {
+            return false;
+        }
+        let addrs = lane_addrs(&w.regs, addr);
+        let Some(Fast::Global) = self.fast_target(m, space, &addrs, mask, size * n) else {
+            return false;
+        };
+        let (ptr, cb) = (m.cache_ptr, m.cache_base);
+        m.counters.global_bytes_written += u64::from(size * n * mask.count_ones());
+        for (k, &src) in ss.iter().enumerate().take(n as usize) {
+            let at = addrs.map(|a| a.wrapping_add(u64::from(k as u32 * size)));
+            let vals = rd(&w.regs, src);
+            // SAFETY: as in `load_vector`.
+            unsafe { scatter(ptr, cb, &at, mask, size, vals) };
+        }
+        true
+    }
+
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn load(
@@ -645,6 +724,9 @@ impl<'a> LaunchCtx<'a> {
                         return Ok(());
                     }
                 }
+                if n > 1 && self.load_vector(m, w, (*space, *addr), mask, (size, n), (ds, *sext)) {
+                    return Ok(());
+                }
                 let mut mm = mask;
                 while mm != 0 {
                     let l = mm.trailing_zeros();
@@ -715,6 +797,9 @@ impl<'a> LaunchCtx<'a> {
                         }
                         return Ok(());
                     }
+                }
+                if n > 1 && self.store_vector(m, w, (*space, *addr), mask, (size, n), ss) {
+                    return Ok(());
                 }
                 let mut mm = mask;
                 while mm != 0 {
