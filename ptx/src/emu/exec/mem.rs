@@ -677,6 +677,8 @@ impl<'a> LaunchCtx<'a> {
         mask: u32,
         op: &Op,
     ) -> Result<(), (u32, Fault)> {
+        // The instruction, for the lane-by-lane path (its fields shadow the name below).
+        let whole = op;
         match op {
             Op::Ld {
                 space,
@@ -727,36 +729,7 @@ impl<'a> LaunchCtx<'a> {
                 if n > 1 && self.load_vector(m, w, (*space, *addr), mask, (size, n), (ds, *sext)) {
                     return Ok(());
                 }
-                let mut mm = mask;
-                while mm != 0 {
-                    let l = mm.trailing_zeros();
-                    mm &= mm - 1;
-                    let addr = lane_address(&w.regs, *addr, l);
-                    let tid = w.index * 32 + l;
-                    for k in 0..n {
-                        let align = if k == 0 { size * n } else { size };
-                        let v = self
-                            .load(
-                                m,
-                                *space,
-                                addr.wrapping_add((k * size) as u64),
-                                size,
-                                align,
-                                tid,
-                                l,
-                            )
-                            .map_err(|f| (pc, f))?;
-                        let v = if *sext {
-                            num::sext(v, size * 8) as u64
-                        } else {
-                            v
-                        };
-                        let dr = ds[k as usize];
-                        if dr != NONE {
-                            wr1(&mut w.regs, dr, l, v);
-                        }
-                    }
-                }
+                self.memory_lanes(m, w, pc, mask, whole)?;
             }
             Op::St {
                 space,
@@ -801,28 +774,7 @@ impl<'a> LaunchCtx<'a> {
                 if n > 1 && self.store_vector(m, w, (*space, *addr), mask, (size, n), ss) {
                     return Ok(());
                 }
-                let mut mm = mask;
-                while mm != 0 {
-                    let l = mm.trailing_zeros();
-                    mm &= mm - 1;
-                    let addr = lane_address(&w.regs, *addr, l);
-                    let tid = w.index * 32 + l;
-                    for k in 0..n {
-                        let align = if k == 0 { size * n } else { size };
-                        let v = rd1(&w.regs, ss[k as usize], l);
-                        self.store(
-                            m,
-                            *space,
-                            addr.wrapping_add((k * size) as u64),
-                            size,
-                            align,
-                            tid,
-                            l,
-                            v,
-                        )
-                        .map_err(|f| (pc, f))?;
-                    }
-                }
+                self.memory_lanes(m, w, pc, mask, whole)?;
             }
             Op::Atom {
                 space,
@@ -870,6 +822,108 @@ impl<'a> LaunchCtx<'a> {
                         return Ok(());
                     }
                 }
+                self.memory_lanes(m, w, pc, mask, whole)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The lane-by-lane path of loads, stores and atomics (each lane's address resolved and
+    /// checked on its own: the sanitizers, other spaces, faults). Never inlined: it is the cold
+    /// side of [`Self::memory`], and the warp loop's hot code is better without it.
+    #[inline(never)]
+    fn memory_lanes(
+        &self,
+        m: &mut CtaMem,
+        w: &mut Warp,
+        pc: u32,
+        mask: u32,
+        op: &Op,
+    ) -> Result<(), (u32, Fault)> {
+        match op {
+            Op::Ld {
+                space,
+                size,
+                n,
+                sext,
+                ds,
+                addr,
+            } => {
+                let (size, n) = (u32::from(*size), u32::from(*n));
+                let mut mm = mask;
+                while mm != 0 {
+                    let l = mm.trailing_zeros();
+                    mm &= mm - 1;
+                    let addr = lane_address(&w.regs, *addr, l);
+                    let tid = w.index * 32 + l;
+                    for k in 0..n {
+                        let align = if k == 0 { size * n } else { size };
+                        let v = self
+                            .load(
+                                m,
+                                *space,
+                                addr.wrapping_add((k * size) as u64),
+                                size,
+                                align,
+                                tid,
+                                l,
+                            )
+                            .map_err(|f| (pc, f))?;
+                        let v = if *sext {
+                            num::sext(v, size * 8) as u64
+                        } else {
+                            v
+                        };
+                        let dr = ds[k as usize];
+                        if dr != NONE {
+                            wr1(&mut w.regs, dr, l, v);
+                        }
+                    }
+                }
+            }
+            Op::St {
+                space,
+                size,
+                n,
+                ss,
+                addr,
+            } => {
+                let (size, n) = (u32::from(*size), u32::from(*n));
+                let mut mm = mask;
+                while mm != 0 {
+                    let l = mm.trailing_zeros();
+                    mm &= mm - 1;
+                    let addr = lane_address(&w.regs, *addr, l);
+                    let tid = w.index * 32 + l;
+                    for k in 0..n {
+                        let align = if k == 0 { size * n } else { size };
+                        let v = rd1(&w.regs, ss[k as usize], l);
+                        self.store(
+                            m,
+                            *space,
+                            addr.wrapping_add((k * size) as u64),
+                            size,
+                            align,
+                            tid,
+                            l,
+                            v,
+                        )
+                        .map_err(|f| (pc, f))?;
+                    }
+                }
+            }
+            Op::Atom {
+                space,
+                op,
+                kind,
+                d,
+                addr,
+                b,
+                c,
+            } => {
+                let (op, kind) = (*op, *kind);
+                let size = atom_size(kind);
                 let mut mm = mask;
                 while mm != 0 {
                     let l = mm.trailing_zeros();
