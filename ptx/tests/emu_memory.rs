@@ -825,3 +825,62 @@ DONE:
     assert_ne!(fast[20 * 4..21 * 4], [7; 4]);
     assert_eq!(fast[21 * 4..22 * 4], [7; 4]);
 }
+
+/// A global spin lock (`atom.cas` to take it, a strong store to release it) around a plain
+/// read-increment-write, lane 0 of each warp (two warps per CTA), CTAs on four workers: no increment and no release
+/// is lost (a CAS that fails writes nothing, and strong stores hold the address's stripe; see
+/// `ptx::emu::stripes`).
+#[test]
+fn a_spin_lock_built_from_atomics_and_strong_stores() {
+    for release in [
+        "st.release.gpu.global.u32 [%rd1], 0;",
+        "st.volatile.global.u32 [%rd1], 0;",
+    ] {
+        let text = module(&format!(
+            r#"
+.visible .entry k(.param .u64 lock, .param .u64 counter)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    mov.u32 %r0, %laneid;
+    setp.ne.u32 %p0, %r0, 0;
+    @%p0 bra DONE;
+    ld.param.u64 %rd1, [lock];
+    ld.param.u64 %rd2, [counter];
+SPIN:
+    atom.global.cas.b32 %r1, [%rd1], 0, 1;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra SPIN;
+    ld.volatile.global.u32 %r2, [%rd2];
+    add.u32 %r3, %r2, 1;
+    st.volatile.global.u32 [%rd2], %r3;
+    {release}
+DONE:
+    ret;
+}}
+"#
+        ));
+        let m = load(&text);
+        let mut mem = Memory::new();
+        let lock = buf_u32(&mut mem, &[0]);
+        let counter = buf_u32(&mut mem, &[0]);
+        let options = LaunchOptions {
+            threads: 4,
+            ..LaunchOptions::default()
+        };
+        emu::launch(
+            &m,
+            "k",
+            [256, 1, 1],
+            [64, 1, 1],
+            0,
+            &[ParamValue::ptr(lock), ParamValue::ptr(counter)],
+            &mut mem,
+            &options,
+        )
+        .unwrap();
+        assert_eq!(read_u32(&mut mem, counter, 1), [512], "{release}");
+        assert_eq!(read_u32(&mut mem, lock, 1), [0], "{release}");
+    }
+}

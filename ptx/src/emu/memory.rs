@@ -492,57 +492,23 @@ pub(crate) unsafe fn atomic_store(p: *const u8, size: u32, v: u64) {
     }
 }
 
-/// Atomic read-modify-write of 4 or 8 bytes (2 for 16-bit types) with a compare-exchange loop:
-/// `f(old) -> new`; returns the old value.
+/// Read-modify-write of `size` bytes as a relaxed load and a relaxed store: `f(old) -> new`;
+/// returns the old value. Atomic only under the address's stripe ([`super::stripes`]), which
+/// every caller holds. An unchanged value is not stored (a failed `atom.cas` writes nothing, so
+/// a spinning CAS never writes back over another thread's release store).
 ///
 /// # Safety
 /// As for [`atomic_load`].
 #[inline(always)]
-pub(crate) unsafe fn atomic_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64) -> u64 {
-    match size {
-        2 => {
-            // SAFETY: as in `atomic_load`: `p` is live and aligned to `size`.
-            let a = unsafe { &*(p as *const AtomicU16) };
-            let mut old = a.load(Ordering::Relaxed);
-            loop {
-                match a.compare_exchange_weak(
-                    old,
-                    f(old as u64) as u16,
-                    Ordering::AcqRel,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => return old as u64,
-                    Err(o) => old = o,
-                }
-            }
+pub(crate) unsafe fn striped_rmw(p: *const u8, size: u32, f: impl Fn(u64) -> u64) -> u64 {
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe {
+        let old = atomic_load(p, size);
+        let new = f(old);
+        if new != old {
+            atomic_store(p, size, new);
         }
-        4 => {
-            // SAFETY: as in `atomic_load`: `p` is live and aligned to `size`.
-            let a = unsafe { &*(p as *const AtomicU32) };
-            let mut old = a.load(Ordering::Relaxed);
-            loop {
-                match a.compare_exchange_weak(
-                    old,
-                    f(old as u64) as u32,
-                    Ordering::AcqRel,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => return old as u64,
-                    Err(o) => old = o,
-                }
-            }
-        }
-        _ => {
-            // SAFETY: as in `atomic_load`: `p` is live and aligned to `size`.
-            let a = unsafe { &*(p as *const AtomicU64) };
-            let mut old = a.load(Ordering::Relaxed);
-            loop {
-                match a.compare_exchange_weak(old, f(old), Ordering::AcqRel, Ordering::Relaxed) {
-                    Ok(_) => return old,
-                    Err(o) => old = o,
-                }
-            }
-        }
+        old
     }
 }
 

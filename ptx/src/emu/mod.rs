@@ -83,6 +83,7 @@ mod lanes;
 pub mod memory;
 pub mod numeric;
 mod sanitize;
+mod stripes;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -436,6 +437,7 @@ pub fn launch_sliced(
             .and_then(|d| std::time::Instant::now().checked_add(d)),
         wall_time_limit: options.wall_time_limit.unwrap_or_default(),
         engine: exec::Engine::choose(options.reference_engine, options.host_isa),
+        stripes: stripes::Stripes::default(),
         fast: if options.reference_engine {
             exec::fast::FastCode::default()
         } else {

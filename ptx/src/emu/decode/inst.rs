@@ -833,12 +833,16 @@ impl<'m> Ctx<'m> {
                     }
                 }
                 if is_st {
+                    use crate::ast::{MemSemantics as S, Modifier as M};
                     Op::St {
                         space,
                         size: size as u8,
                         n: n as u8,
                         ss: regs,
                         addr,
+                        strong: [S::Volatile, S::Relaxed, S::Release, S::Mmio]
+                            .into_iter()
+                            .any(|m| i.has(M::Sem(m))),
                     }
                 } else {
                     Op::Ld {

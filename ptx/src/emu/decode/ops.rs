@@ -361,6 +361,10 @@ pub(crate) enum Op {
         n: u8,
         ss: [R; 4],
         addr: Addr,
+        /// A strong store (`.volatile`, `.relaxed`, `.release`, `.mmio`): in global memory it
+        /// takes its address's stripe, so a read-modify-write never overwrites it
+        /// (`crate::emu::stripes`).
+        strong: bool,
     },
     Atom {
         space: Space,

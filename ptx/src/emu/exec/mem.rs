@@ -4,7 +4,7 @@ use super::super::decode::IOp;
 use super::super::decode::{AKind, AOp, Addr, Op, NONE, R};
 use super::super::error::{Access, Space};
 use super::super::memory::{
-    atomic_load, atomic_rmw, atomic_store, bytes_load, bytes_store, shadow_mark, shadow_written,
+    atomic_load, atomic_store, bytes_load, bytes_store, shadow_mark, shadow_written, striped_rmw,
     LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
 };
 use super::super::numeric::{self as num, Fmt, Rnd};
@@ -639,8 +639,9 @@ impl<'a> LaunchCtx<'a> {
             Target::Global(p) => {
                 m.counters.global_bytes_read += size as u64;
                 m.counters.global_bytes_written += size as u64;
-                // SAFETY: resolve checked bounds and alignment.
-                Ok(unsafe { atomic_rmw(p, size, f) })
+                // SAFETY: resolve checked bounds and alignment; the stripe makes it atomic.
+                let _held = self.stripes.hold(super::super::stripes::Stripes::bit(addr));
+                Ok(unsafe { striped_rmw(p, size, f) })
             }
             Target::Shared(o) => {
                 let sh = Space::Shared;
@@ -737,9 +738,10 @@ impl<'a> LaunchCtx<'a> {
                 n,
                 ss,
                 addr,
+                strong,
             } => {
                 let (size, n) = (*size as u32, *n as u32);
-                if n == 1 {
+                if n == 1 && !*strong {
                     let addrs = lane_addrs(&w.regs, *addr);
                     if let Some(fast) = self.fast_target(m, *space, &addrs, mask, size) {
                         let vals = rd(&w.regs, ss[0]);
@@ -771,7 +773,10 @@ impl<'a> LaunchCtx<'a> {
                         return Ok(());
                     }
                 }
-                if n > 1 && self.store_vector(m, w, (*space, *addr), mask, (size, n), ss) {
+                if n > 1
+                    && !*strong
+                    && self.store_vector(m, w, (*space, *addr), mask, (size, n), ss)
+                {
                     return Ok(());
                 }
                 self.memory_lanes(m, w, pc, mask, whole)?;
@@ -800,16 +805,25 @@ impl<'a> LaunchCtx<'a> {
                         m.counters.global_bytes_written += bytes;
                         // A float add (a scatter-add's) in native f32 (`num::f32_add_ftz`).
                         let f32_add = (op, kind) == (AOp::Add, AKind::Float(Fmt::F32));
+                        // The stripes of every active lane, taken once for the warp.
+                        let mut set = 0u64;
+                        let mut mm = mask;
+                        while mm != 0 {
+                            let l = mm.trailing_zeros() as usize;
+                            mm &= mm - 1;
+                            set |= super::super::stripes::Stripes::bit(addrs[l]);
+                        }
                         let mut out = [0u64; 32];
+                        let held = self.stripes.hold(set);
                         let mut mm = mask;
                         while mm != 0 {
                             let l = mm.trailing_zeros() as usize;
                             mm &= mm - 1;
                             let cl = cv.map_or(0, |c| c[l]);
-                            // SAFETY: fast_target checked bounds and alignment of every
-                            // active lane against the cached allocation.
+                            // SAFETY: fast_target checked bounds and alignment of every active
+                            // lane against the cached allocation; the stripes are held.
                             out[l] = unsafe {
-                                atomic_rmw(ptr.add((addrs[l] - cb) as usize), size, |o| {
+                                striped_rmw(ptr.add((addrs[l] - cb) as usize), size, |o| {
                                     if f32_add {
                                         num::f32_add_ftz(o, bv[l])
                                     } else {
@@ -818,6 +832,7 @@ impl<'a> LaunchCtx<'a> {
                                 })
                             };
                         }
+                        drop(held);
                         wr(&mut w.regs, *d, &out, mask);
                         return Ok(());
                     }
@@ -888,6 +903,7 @@ impl<'a> LaunchCtx<'a> {
                 n,
                 ss,
                 addr,
+                strong,
             } => {
                 let (size, n) = (u32::from(*size), u32::from(*n));
                 let mut mm = mask;
@@ -899,6 +915,10 @@ impl<'a> LaunchCtx<'a> {
                     for k in 0..n {
                         let align = if k == 0 { size * n } else { size };
                         let v = rd1(&w.regs, ss[k as usize], l);
+                        // A strong store holds its stripe: no read-modify-write overwrites it.
+                        let at = addr.wrapping_add((k * size) as u64);
+                        let _held = strong
+                            .then(|| self.stripes.hold(super::super::stripes::Stripes::bit(at)));
                         self.store(
                             m,
                             *space,

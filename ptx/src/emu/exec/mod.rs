@@ -59,6 +59,8 @@ const SLICE: u32 = 1 << 14;
 /// Per-launch, read-only context shared by all worker threads.
 pub(crate) struct LaunchCtx<'a> {
     pub kernel: &'a str,
+    /// The locks every global read-modify-write of the launch holds ([`super::stripes`]).
+    pub stripes: super::stripes::Stripes,
     pub func: &'a Func,
     pub mem: &'a Memory,
     pub params: &'a [u8],
