@@ -919,17 +919,8 @@ impl<'a> LaunchCtx<'a> {
                         let at = addr.wrapping_add((k * size) as u64);
                         let _held = strong
                             .then(|| self.stripes.hold(super::super::stripes::Stripes::bit(at)));
-                        self.store(
-                            m,
-                            *space,
-                            addr.wrapping_add((k * size) as u64),
-                            size,
-                            align,
-                            tid,
-                            l,
-                            v,
-                        )
-                        .map_err(|f| (pc, f))?;
+                        self.store(m, *space, at, size, align, tid, l, v)
+                            .map_err(|f| (pc, f))?;
                     }
                 }
             }
