@@ -639,8 +639,9 @@ impl<'a> LaunchCtx<'a> {
             Target::Global(p) => {
                 m.counters.global_bytes_read += size as u64;
                 m.counters.global_bytes_written += size as u64;
-                // SAFETY: resolve checked bounds and alignment; the stripe makes it atomic.
+                // The stripe makes the read-modify-write atomic.
                 let _held = self.stripes.hold(super::super::stripes::Stripes::bit(addr));
+                // SAFETY: resolve checked bounds and alignment.
                 Ok(unsafe { striped_rmw(p, size, f) })
             }
             Target::Shared(o) => {
