@@ -128,20 +128,9 @@ pub(super) fn timed_resident(
     args: &[&[u8]],
     reps: usize,
 ) -> anyhow::Result<std::time::Duration> {
-    let buffers = args
-        .iter()
-        .map(|b| runtime::DeviceBuffer::upload(device, b))
-        .collect::<Result<Vec<_>, _>>()?;
-    let args: Vec<runtime::Argument<'_>> = buffers.iter().map(runtime::Argument::Device).collect();
-    let read = vec![false; exe.outputs.len()];
-    exe.execute_with(device, &args, &read)?;
-    let mut times = Vec::with_capacity(reps.max(1));
-    for _ in 0..reps.max(1) {
-        let t = std::time::Instant::now();
-        exe.execute_with(device, &args, &read)?;
-        times.push(t.elapsed().as_secs_f64());
-    }
-    let median = super::stats::median(&times).unwrap_or(0.0);
+    let (times, _) = crate::cmd::run::resident_times(exe, device, args, reps.max(1))?;
+    let secs: Vec<f64> = times.iter().map(std::time::Duration::as_secs_f64).collect();
+    let median = super::stats::median(&secs).unwrap_or(0.0);
     Ok(std::time::Duration::from_secs_f64(median))
 }
 

@@ -229,7 +229,7 @@ pub fn gemm_with(
     out: &mut [u8],
     options: Options,
 ) -> Result<()> {
-    run_gemm(cfg, lhs, rhs, out, options, None)
+    gemm_options_until(cfg, lhs, rhs, out, options, None)
 }
 
 /// [`gemm_with`] that fails once `deadline` passes, as [`gemm_until`] does (the convolution

@@ -654,20 +654,35 @@ fn timed_resident(
         ),
     };
     let bytes: Vec<Vec<u8>> = case.iter().map(runtime::array_to_bytes).collect();
-    let buffers = bytes
+    let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+    let (times, in_place) = resident_times(exe, device, &refs, repeats as usize)?;
+    Ok((times, (in_place, refs.len())))
+}
+
+/// `repeats` timed executions of `exe` on `device` with `args` uploaded once into device
+/// buffers, after one warm-up with them, reading nothing back (`--resident-inputs`, and the
+/// bench's workloads section: what a framework's call on device arrays does). Also: how many
+/// arguments the warm-up read in place.
+pub(crate) fn resident_times(
+    exe: &Executable,
+    device: &dyn Device,
+    args: &[&[u8]],
+    repeats: usize,
+) -> anyhow::Result<(Vec<std::time::Duration>, u64)> {
+    let buffers = args
         .iter()
         .map(|b| runtime::DeviceBuffer::upload(device, b))
         .collect::<Result<Vec<_>, _>>()?;
     let args: Vec<runtime::Argument<'_>> = buffers.iter().map(runtime::Argument::Device).collect();
     let read = vec![false; exe.outputs.len()];
     let warm_up = exe.execute_with(device, &args, &read)?;
-    let mut times = Vec::with_capacity(repeats as usize);
+    let mut times = Vec::with_capacity(repeats);
     for _ in 0..repeats {
         let t = std::time::Instant::now();
         exe.execute_with(device, &args, &read)?;
         times.push(t.elapsed());
     }
-    Ok((times, (warm_up.stats.arguments_in_place, args.len())))
+    Ok((times, warm_up.stats.arguments_in_place))
 }
 
 /// `--timing`'s figures: the load, and the median execution (the mean of the middle two for an
