@@ -406,6 +406,8 @@ pub fn launch_sliced(
     let stop = AtomicBool::new(false);
     let mem: &Memory = memory;
     let dyn_base = func.shared_layout.div_ceil(16) * 16;
+    // The fast engine runs the packed registers; the reference engine the code as decoded.
+    let rows = exec::Rows::of(func, !options.reference_engine);
     let ctx = exec::LaunchCtx {
         kernel,
         func,
@@ -441,8 +443,9 @@ pub fn launch_sliced(
         fast: if options.reference_engine {
             exec::fast::FastCode::default()
         } else {
-            exec::fast_table(&func.code)
+            exec::fast_table(rows.code)
         },
+        rows,
     };
     let next = AtomicU64::new(0);
     let results: Vec<Result<exec::Counters, EmuError>> = if threads == 1 {

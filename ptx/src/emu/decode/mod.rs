@@ -34,8 +34,10 @@ mod call;
 mod inst;
 mod matrix;
 mod ops;
+mod rows;
 
 pub(crate) use ops::*;
+pub(crate) use rows::Packed;
 
 #[derive(Debug, Clone, Copy)]
 enum Sym {
@@ -449,6 +451,7 @@ fn decode_kernel(
     cx.resolve_fixups(&f.name)?;
     Ok(Func {
         name: f.name.clone(),
+        packed: rows::pack(&cx.code, cx.nrows),
         code: cx.code,
         text: cx.text,
         nrows: cx.nrows,

@@ -581,4 +581,7 @@ pub(crate) struct Func {
     pub local_size: u32,
     pub params: Vec<ParamSlot>,
     pub param_size: u32,
+    /// The code with its registers packed into fewer rows, for the fast engine
+    /// ([`super::rows`]); `None` when packing saves nothing.
+    pub packed: Option<super::Packed>,
 }

@@ -8,8 +8,9 @@
 //! Each entry is the condition under which the general path equals the row kernel (the
 //! kernels in [`super::super::lanes`] say which general call each one is); the reference engine
 //! never reads the table. The table also knows the straight runs of row kernels
-//! (`LaunchCtx::straight_run`), which the warp loop runs as one step.
-use super::super::decode::{Conv, FUn, Inst, Op, NONE, R};
+//! (`LaunchCtx::straight_run`), which the warp loop runs as one step, and the load groups
+//! ([`load_group_len`]), which it runs as one step too.
+use super::super::decode::{Conv, FUn, Inst, Op, Space, NONE, R};
 use super::super::int_rows::{int_row, IntRow};
 use super::super::lanes::{self, Row};
 use super::super::numeric::{Approx, FOp, Fmt, IRnd, IntTy, Rnd};
@@ -84,8 +85,63 @@ pub(crate) struct FastCode {
     /// The row kernel of each instruction, `None` where the general path runs.
     insts: Vec<Option<FastInst>>,
     /// `runs[pc]`: how many instructions from `pc` on are unguarded and have a row kernel (a
-    /// straight run: none of them branches, faults, or reads a predicate).
+    /// straight run: none of them branches, faults, or reads a predicate); with [`GROUP`] set,
+    /// the length of the load group at `pc` instead.
     runs: Vec<u32>,
+}
+
+/// The bit of a `runs` entry that marks a load group.
+const GROUP: u32 = 1 << 31;
+
+/// The most bytes past its first address one lane of a load group may read: a group is the
+/// unrolled loads of one thread's few neighbouring elements, not a walk over an array.
+const GROUP_SPAN: i64 = 256;
+
+/// How many instructions from `code[0]` on form a load group: unguarded scalar loads of one
+/// size from one base register (not written by any of them) in a global or generic space,
+/// whose offsets differ by multiples of the size and stay within [`GROUP_SPAN`]. The unrolled
+/// loads of a thread's neighbouring elements (`ld.global.f32 %f3, [%rd14]; ... [%rd14+12]`)
+/// take one address row and one bounds check for all of them
+/// ([`LaunchCtx::load_group`](super::LaunchCtx)); a run shorter than 2 is no group.
+pub(super) fn load_group_len(code: &[Inst]) -> u32 {
+    let scalar_load = |i: &Inst| match i.op {
+        Op::Ld {
+            space: space @ (Space::Global | Space::Const | Space::Generic),
+            size,
+            n: 1,
+            ds,
+            addr,
+            ..
+        } if i.guard == NONE && addr.base != NONE && ds[0] != addr.base => {
+            Some((space, size, addr))
+        }
+        _ => None,
+    };
+    let Some((space, size, first)) = code.first().and_then(scalar_load) else {
+        return 0;
+    };
+    let (mut lo, mut hi) = (first.off, first.off);
+    let mut len = 1;
+    for i in &code[1..] {
+        let Some((sp, sz, a)) = scalar_load(i) else {
+            break;
+        };
+        let delta = a.off.wrapping_sub(first.off);
+        let (l, h) = (lo.min(a.off), hi.max(a.off));
+        if (sp, sz, a.base, a.base32) != (space, size, first.base, first.base32)
+            || delta % i64::from(size) != 0
+            || h.saturating_sub(l) > GROUP_SPAN
+        {
+            break;
+        }
+        (lo, hi) = (l, h);
+        len += 1;
+    }
+    if len >= 2 {
+        len
+    } else {
+        0
+    }
 }
 
 /// The fast engine's form of `code` (per launch; the reference engine never reads it).
@@ -99,7 +155,8 @@ pub(crate) fn table(code: &[Inst]) -> FastCode {
         } else {
             0
         };
-        runs[pc] = after;
+        let group = load_group_len(&code[pc..]);
+        runs[pc] = if group >= 2 { GROUP | group } else { after };
     }
     FastCode { insts, runs }
 }
@@ -119,17 +176,18 @@ impl LaunchCtx<'_> {
     /// time slice (`slice` is the loop's count for the first instruction), and before the
     /// budget's next check (`since_sync` crossing 2^16). The counters take the run at once,
     /// and each instruction costs its row kernel alone: no pc, guard, count or budget work per
-    /// instruction. Returns how many instructions ran; 0 (a run shorter than 2, or one that
-    /// must stop at a check) leaves the step to the loop.
+    /// instruction. A load group ([`load_group_len`]) runs so too when its whole extent is in
+    /// one global allocation. Returns how many instructions ran; 0 (a run shorter than 2, or
+    /// one that must stop at a check) leaves the step to the loop.
     #[inline(always)]
     pub(super) fn straight_run(&self, m: &mut CtaMem, w: &mut Warp, slice: u32) -> u32 {
         let pc = w.gpc;
         // First the one test most instructions end at: most are in no run.
-        let len = match self.fast.runs.get(pc as usize) {
+        let entry = match self.fast.runs.get(pc as usize) {
             Some(&len) if len >= 2 => len,
             _ => return 0,
         };
-        let mut n = len.min((SLICE + 1).saturating_sub(slice));
+        let mut n = (entry & !GROUP).min((SLICE + 1).saturating_sub(slice));
         if w.next_other > pc {
             n = n.min(w.next_other - pc);
         }
@@ -137,16 +195,24 @@ impl LaunchCtx<'_> {
         if n < 2 || m.since_sync + lanes > 1 << 16 {
             return 0;
         }
-        let Some(kernels) = self.fast.insts.get(pc as usize..(pc + n) as usize) else {
-            return 0;
-        };
+        let range = pc as usize..(pc + n) as usize;
+        if entry & GROUP != 0 {
+            match self.rows.code.get(range) {
+                Some(loads) if self.load_group(m, w, loads) => {}
+                _ => return 0,
+            }
+        } else {
+            let Some(kernels) = self.fast.insts.get(range) else {
+                return 0;
+            };
+            let mask = w.gmask;
+            for f in kernels.iter().flatten() {
+                run(w, mask, f);
+            }
+        }
         m.counters.warp_instructions += n as u64;
         m.counters.lane_instructions += lanes;
         m.since_sync += lanes;
-        let mask = w.gmask;
-        for f in kernels.iter().flatten() {
-            run(w, mask, f);
-        }
         w.gpc = pc + n;
         n
     }

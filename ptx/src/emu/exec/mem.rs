@@ -1,7 +1,7 @@
 //! Memory instructions and address resolution: every access is bounds- and alignment-checked,
 //! a whole warp at once when all its lanes land in one global allocation or in shared memory.
 use super::super::decode::IOp;
-use super::super::decode::{AKind, AOp, Addr, Op, NONE, R};
+use super::super::decode::{AKind, AOp, Addr, Inst, Op, NONE, R};
 use super::super::error::{Access, Space};
 use super::super::memory::{
     atomic_load, atomic_store, bytes_load, bytes_store, shadow_mark, shadow_written, striped_rmw,
@@ -374,6 +374,22 @@ impl<'a> LaunchCtx<'a> {
         mask: u32,
         size: u32,
     ) -> Option<Fast> {
+        self.fast_extent(m, space, addrs, mask, size, u64::from(size))
+    }
+
+    /// [`Self::fast_target`] for accesses aligned to `size` that cover `span` bytes from each
+    /// active lane's address (a load group's members, each `size` bytes, `span` from the first
+    /// address of the lowest to the end of the highest).
+    #[inline(always)]
+    fn fast_extent(
+        &self,
+        m: &mut CtaMem,
+        space: Space,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: u32,
+        span: u64,
+    ) -> Option<Fast> {
         let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
         if mask == FULL {
             // The common case: every lane, a loop without the bit walk.
@@ -396,7 +412,7 @@ impl<'a> LaunchCtx<'a> {
         if mask == 0 || or & (size as u64 - 1) != 0 {
             return None;
         }
-        let end = hi.checked_add(size as u64)?;
+        let end = hi.checked_add(span)?;
         match space {
             Space::Global | Space::Const | Space::Generic if !self.initcheck => {
                 if !(lo >= m.cache_base && end <= m.cache_end) {
@@ -467,6 +483,75 @@ impl<'a> LaunchCtx<'a> {
                 }
             }
             wr(&mut w.regs, d, &out, mask);
+        }
+        true
+    }
+
+    /// A load group ([`super::fast::load_group_len`]: `loads`, each an unguarded scalar load
+    /// of one size from one base register that none of them writes) for the whole warp at
+    /// once, when every active lane's extent (its lowest member's address to the end of its
+    /// highest) lies in one global allocation: one address row, one bounds check, then each
+    /// member's [`gather`] in order. The members read what they would one by one (none writes
+    /// the base, and loads in any order read the same bytes), so this equals the loop's path;
+    /// `false` (other spaces, sanitizers, an extent the per-load path must check or fault on)
+    /// leaves every member to it, nothing done. The caller counts the instructions.
+    #[inline(never)]
+    pub(super) fn load_group(&self, m: &mut CtaMem, w: &mut Warp, loads: &[Inst]) -> bool {
+        let Some(&Inst {
+            op:
+                Op::Ld {
+                    space,
+                    size,
+                    addr: first,
+                    ..
+                },
+            ..
+        }) = loads.first()
+        else {
+            return false;
+        };
+        if self.initcheck || self.racecheck {
+            return false;
+        }
+        let size = u32::from(size);
+        let (mut lo, mut hi) = (first.off, first.off);
+        for i in loads {
+            if let Op::Ld { addr, .. } = i.op {
+                (lo, hi) = (lo.min(addr.off), hi.max(addr.off));
+            }
+        }
+        let mask = w.gmask;
+        let addrs = lane_addrs(&w.regs, Addr { off: lo, ..first });
+        let span = hi.abs_diff(lo) + u64::from(size);
+        let Some(Fast::Global) = self.fast_extent(m, space, &addrs, mask, size, span) else {
+            return false;
+        };
+        let ptr = m.cache_ptr;
+        m.counters.global_bytes_read += u64::from(size * mask.count_ones()) * loads.len() as u64;
+        for i in loads {
+            let Op::Ld { sext, ds, addr, .. } = i.op else {
+                continue;
+            };
+            // Member addresses are `addrs + (off - lo)`: gathered from a base moved down by
+            // as much, with no address row of their own (the base, a global region's start, is
+            // at least `GLOBAL_BASE`, far above any delta).
+            let cb = m.cache_base.wrapping_sub(addr.off.abs_diff(lo));
+            if sext {
+                let mut out = [0u64; 32];
+                // SAFETY: fast_extent checked every active lane's extent, which holds this
+                // member's `size` bytes, against the cached allocation, and its alignment (the
+                // members' offsets differ from the lowest by multiples of `size`).
+                unsafe { gather(ptr, cb, &addrs, mask, size, &mut out) };
+                for v in out.iter_mut() {
+                    *v = num::sext(*v, size * 8) as u64;
+                }
+                wr(&mut w.regs, ds[0], &out, mask);
+            } else if let Some(row) = w.regs.get_mut(ds[0] as usize) {
+                // Straight into the register: `gather` writes the active lanes only, which is
+                // the masked write.
+                // SAFETY: as above.
+                unsafe { gather(ptr, cb, &addrs, mask, size, row) };
+            }
         }
         true
     }

@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::ast::SpecialReg;
 
-use super::decode::{ConstSrc, Func, Op, NONE};
+use super::decode::{ConstSrc, Func, Inst, Op, NONE, R};
 use super::error::{Access, EmuError, Location, Space};
 use super::memory::Memory;
 use super::sanitize::{GlobalMap, RaceCell, Region, VarMap};
@@ -62,6 +62,9 @@ pub(crate) struct LaunchCtx<'a> {
     /// The locks every global read-modify-write of the launch holds ([`super::stripes`]).
     pub stripes: super::stripes::Stripes,
     pub func: &'a Func,
+    /// The code the warp loop runs: `func.code`, or for the fast engine its packed form
+    /// ([`Rows`]); instruction indices are the same in both.
+    pub rows: Rows<'a>,
     pub mem: &'a Memory,
     pub params: &'a [u8],
     pub var_addrs: &'a [u64],
@@ -92,6 +95,41 @@ pub(crate) struct LaunchCtx<'a> {
     /// The fast engine's row kernel of each instruction and its straight runs
     /// ([`fast::table`]); empty for the reference engine, which never reads it.
     pub fast: fast::FastCode,
+}
+
+/// The code a launch runs and its register file: the decoded function's, or its packed form
+/// (`decode::Packed`: fewer rows, the same instructions at the same indices).
+#[derive(Clone, Copy)]
+pub(crate) struct Rows<'a> {
+    pub code: &'a [Inst],
+    /// Rows per warp.
+    pub nrows: u32,
+    /// The row of each decoded register (for the constant rows); `None`: the identity.
+    pub map: Option<&'a [R]>,
+}
+
+impl<'a> Rows<'a> {
+    /// `func` as decoded, or packed when `packed` and the function has a packed form.
+    pub(crate) fn of(func: &'a Func, packed: bool) -> Rows<'a> {
+        match &func.packed {
+            Some(p) if packed => Rows {
+                code: &p.code,
+                nrows: p.nrows,
+                map: Some(&p.map),
+            },
+            _ => Rows {
+                code: &func.code,
+                nrows: func.nrows,
+                map: None,
+            },
+        }
+    }
+
+    /// The row of decoded register `r`.
+    fn row(&self, r: R) -> R {
+        self.map
+            .map_or(r, |m| m.get(r as usize).copied().unwrap_or(NONE))
+    }
 }
 
 /// The warp loop a launch runs: the reference (the general path of every instruction), or the
@@ -625,7 +663,7 @@ impl<'a> LaunchCtx<'a> {
         };
         let mut warps: Vec<Warp> = (0..nwarps)
             .map(|i| Warp {
-                regs: vec![[0; 32]; f.nrows as usize],
+                regs: vec![[0; 32]; self.rows.nrows as usize],
                 preds: vec![0; f.npreds as usize],
                 pc: [0; 32],
                 bar_id: [0; 32],
@@ -702,7 +740,7 @@ impl<'a> LaunchCtx<'a> {
             // an elementwise kernel's host instructions: many CTAs of few iterations).
             let mut lane_rows = w.lane_rows.iter();
             for (r, src) in &f.consts {
-                if let Some(row) = w.regs.get_mut(*r as usize) {
+                if let Some(row) = w.regs.get_mut(self.rows.row(*r) as usize) {
                     match src {
                         ConstSrc::Imm(v) => row.fill(*v),
                         ConstSrc::Special(s) if lane_varying(*s) => {
@@ -884,7 +922,7 @@ impl<'a> LaunchCtx<'a> {
         arrived: &mut [u32; 16],
         expected: &mut [u32; 16],
     ) -> Result<(), (u32, Fault)> {
-        let code = &self.func.code;
+        let code = self.rows.code;
         if w.gmask == 0 && !w.reselect() {
             return Ok(());
         }
