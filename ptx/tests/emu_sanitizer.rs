@@ -99,11 +99,13 @@ fn a_write_past_the_end_of_an_argument_slice_is_caught_inside_its_allocation() {
             param: 0,
             address: a,
             size: 80,
+            written: true,
         },
         ArgSlice {
             param: 1,
             address: b,
             size: 16,
+            written: true,
         },
     ];
     let msg = fails(
@@ -157,11 +159,13 @@ fn a_negative_offset_is_before_the_start() {
             param: 0,
             address: a,
             size: 80,
+            written: true,
         },
         ArgSlice {
             param: 1,
             address: b,
             size: 16,
+            written: true,
         },
     ];
     let msg = fails(
@@ -464,4 +468,93 @@ fn racecheck_reports_two_warps_writing_different_values_only() {
         msg,
         "shared-memory race: write-after-write hazard on 4 bytes at shared address 0x0 with tid (0,0,0) since the last barrier (kernel `k`, function `k`, pc 4 `st.shared.u32 [s], %r1`, ctaid (0,0,0), tid (32,0,0))"
     );
+}
+
+/// `a` read-only, `b` written: the slices of [`copy_kernel`] as a launch that trusts the
+/// executable's flags passes them.
+fn flagged(a: DevicePtr, b: DevicePtr, a_written: bool) -> [ArgSlice; 2] {
+    [
+        ArgSlice {
+            param: 0,
+            address: a,
+            size: 80,
+            written: a_written,
+        },
+        ArgSlice {
+            param: 1,
+            address: b,
+            size: 16,
+            written: true,
+        },
+    ]
+}
+
+#[test]
+fn a_store_into_an_argument_not_marked_written_is_caught() {
+    // `b[0] -> a[4]`, with `a` marked read-only: the runtime may have handed the kernel the
+    // caller's own buffer there, so the store must not land. 32 threads: the whole-warp path.
+    let m = load(&copy_kernel(true));
+    let mut mem = Memory::new();
+    let a = buf_u32(&mut mem, &[7; 20]);
+    let b = buf_u32(&mut mem, &[9; 4]);
+    for threads in [1, 32] {
+        let msg = fails(
+            &m,
+            threads,
+            &ptrs(a, b, 4),
+            &flagged(a, b, false),
+            &mut mem,
+            LaunchOptions::default(),
+        );
+        assert_eq!(
+            msg,
+            "write to kernel argument 0 `a` (80 bytes at 0x100000000), which the launch does not mark written, at address 0x100000004 (kernel `k`, function `k`, pc 5 `st.global.u32 [%rd4], %r1`, ctaid (0,0,0), tid (0,0,0))"
+        );
+        assert_eq!(read_u32(&mut mem, a, 20), vec![7; 20], "nothing was stored");
+    }
+    // Marked written, the same store lands.
+    let opts = LaunchOptions::default();
+    emu::launch_sliced(
+        &m,
+        "k",
+        ([1, 1, 1], [1, 1, 1], 0),
+        &ptrs(a, b, 4),
+        &flagged(a, b, true),
+        &mut mem,
+        &opts,
+    )
+    .expect("a written argument takes the store");
+    assert_eq!(read_u32(&mut mem, a, 2), vec![7, 9]);
+}
+
+#[test]
+fn an_atomic_into_an_argument_not_marked_written_is_caught() {
+    let m = load(&module(
+        r#"
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 off)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [a];
+    atom.global.add.u32 %r1, [%rd1], 1;
+    ret;
+}
+"#,
+    ));
+    let mut mem = Memory::new();
+    let a = buf_u32(&mut mem, &[7; 20]);
+    let b = buf_u32(&mut mem, &[9; 4]);
+    let msg = fails(
+        &m,
+        32,
+        &ptrs(a, b, 0),
+        &flagged(a, b, false),
+        &mut mem,
+        LaunchOptions::default(),
+    );
+    assert_eq!(
+        msg,
+        "write to kernel argument 0 `a` (80 bytes at 0x100000000), which the launch does not mark written, at address 0x100000000 (kernel `k`, function `k`, pc 1 `atom.global.add.u32 %r1, [%rd1], 1`, ctaid (0,0,0), tid (0,0,0))"
+    );
+    assert_eq!(read_u32(&mut mem, a, 20), vec![7; 20], "nothing was stored");
 }

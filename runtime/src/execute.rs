@@ -83,6 +83,8 @@ enum Command {
         kernel: String,
         shape: LaunchShape,
         args: Vec<Slice>,
+        /// Per argument: the kernel may write it ([`crate::device::KernelArg::written`]).
+        written: Vec<bool>,
     },
     Copy {
         dst: Slice,
@@ -666,6 +668,10 @@ impl Run<'_> {
                     shmem_bytes: k.shmem_bytes,
                 },
                 args: k.args.clone(),
+                // Arguments past the flags count as written (`thunks::written_allocations`).
+                written: (0..k.args.len())
+                    .map(|i| k.written.get(i).copied().unwrap_or(true))
+                    .collect(),
             },
             ThunkKind::Copy {
                 source,
@@ -799,16 +805,19 @@ impl Run<'_> {
                 kernel,
                 shape,
                 args,
+                written,
             } => DeviceOp::Launch {
                 module,
                 kernel,
                 shape: *shape,
                 args: args
                     .iter()
-                    .map(|s| {
+                    .enumerate()
+                    .map(|(i, s)| {
                         Ok(crate::device::KernelArg {
                             address: self.addr(s)?,
                             size: s.size,
+                            written: written.get(i).copied().unwrap_or(true),
                         })
                     })
                     .collect::<Result<Vec<_>>>()?,

@@ -219,6 +219,19 @@ pub enum EmuError {
         /// The written address, relative as in [`EmuError::OutOfBounds`].
         address: u64,
     },
+    /// A store into a kernel argument the launch does not mark written
+    /// ([`super::ArgSlice::written`]): the executable's flags say the kernel only reads it.
+    #[error(
+        "write to {region}, which the launch does not mark written, at address {address:#x} ({at})"
+    )]
+    NotWritten {
+        /// Where.
+        at: Box<Location>,
+        /// The written address.
+        address: u64,
+        /// The argument (kernel parameter, size and address).
+        region: String,
+    },
     /// Threads wait at a barrier that the rest of the CTA can never reach.
     #[error("barrier deadlock in CTA ({},{},{}): {message} ({at})", at.ctaid[0], at.ctaid[1], at.ctaid[2])]
     BarrierDeadlock {

@@ -34,7 +34,9 @@ use super::memory::{DevicePtr, Memory};
 
 /// A kernel argument's buffer: the `size` bytes at `address` that parameter `param` points to.
 /// The runtime passes one per pointer argument, so that an access past the end of a slice is a
-/// fault even where the allocation the slice is carved from goes on.
+/// fault even where the allocation the slice is carved from goes on, and a store into a slice
+/// not `written` is one too (the executable says the kernel only reads it, and the runtime
+/// relies on that: it hands the caller's own buffer to such an argument).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ArgSlice {
     /// Parameter index.
@@ -43,6 +45,8 @@ pub struct ArgSlice {
     pub address: DevicePtr,
     /// Bytes.
     pub size: u64,
+    /// The kernel may write the slice.
+    pub written: bool,
 }
 
 /// Who a global region belongs to, for messages.
@@ -66,6 +70,8 @@ pub(crate) struct Region {
     pub shadow: *const AtomicU8,
     pub shadow_len: usize,
     pub alloc_base: u64,
+    /// Stores may land here (false: a kernel argument the launch says is only read).
+    pub writable: bool,
     owner: Owner,
 }
 
@@ -93,7 +99,7 @@ impl GlobalMap {
             let i = allocs.partition_point(|a| a.0 <= addr).checked_sub(1)?;
             allocs.get(i).filter(|a| addr < a.0 + a.1)
         };
-        let make = |lo: u64, size: u64, owner: Owner| -> Option<Region> {
+        let make = |lo: u64, size: u64, owner: Owner, writable: bool| -> Option<Region> {
             let &(base, asize, ptr, shadow) = find(lo)?;
             let hi = lo.checked_add(size)?;
             if hi > base + asize || size == 0 {
@@ -107,21 +113,22 @@ impl GlobalMap {
                 shadow: shadow.map_or(std::ptr::null(), |s| s.as_ptr()),
                 shadow_len: shadow.map_or(0, |s| s.len()),
                 alloc_base: base,
+                writable,
                 owner,
             })
         };
         let mut regions: Vec<Region> = if slices.is_empty() {
             allocs
                 .iter()
-                .filter_map(|&(b, size, _, _)| make(b, size, Owner::Allocation))
+                .filter_map(|&(b, size, _, _)| make(b, size, Owner::Allocation, true))
                 .collect()
         } else {
             let args = slices
                 .iter()
-                .filter_map(|s| make(s.address.0, s.size, Owner::Argument(s.param)));
+                .filter_map(|s| make(s.address.0, s.size, Owner::Argument(s.param), s.written));
             let vars = var_addrs.iter().enumerate().filter_map(|(i, &a)| {
                 let &(b, size, _, _) = find(a)?;
-                make(b, size, Owner::ModuleVar(i))
+                make(b, size, Owner::ModuleVar(i), true)
             });
             args.chain(vars).collect()
         };
@@ -129,7 +136,12 @@ impl GlobalMap {
         let mut merged: Vec<Region> = Vec::with_capacity(regions.len());
         for r in regions {
             match merged.last_mut() {
-                Some(last) if r.lo < last.hi => last.hi = last.hi.max(r.hi),
+                // Overlapping slices (one buffer passed twice, in place) are one region,
+                // writable when either is.
+                Some(last) if r.lo < last.hi => {
+                    last.hi = last.hi.max(r.hi);
+                    last.writable |= r.writable;
+                }
                 _ => merged.push(r),
             }
         }

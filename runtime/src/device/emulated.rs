@@ -106,6 +106,11 @@ fn launch_err(e: emu::EmuError) -> Error {
             "emulated device: {e} (RuntimeFlags::emulator_instructions_per_thread times the launch's threads, at least emulator_instruction_floor, at most emulator_instruction_budget)"
         )),
         e @ emu::EmuError::LaunchConfig { .. } => Error::invalid_argument(e.to_string()),
+        // The executable's written flags are wrong: it is the artifact's defect, and the store
+        // did not land (the caller's buffer may be that argument).
+        e @ emu::EmuError::NotWritten { .. } => Error::invalid_argument(format!(
+            "emulated device: {e} (the executable's KernelThunkProto.written flags say the kernel only reads this argument)"
+        )),
         e @ emu::EmuError::LocalMemoryExhausted { .. } => Error::resource_exhausted(format!(
             "emulated device: {e} (RuntimeFlags::emulator_local_memory_bytes, aot run --emulator-local-memory-bytes)"
         )),
@@ -316,6 +321,7 @@ impl Device for EmulatedDevice {
                 param,
                 address: DevicePtr(a.address),
                 size: a.size,
+                written: a.written,
             })
             .collect();
         let mut mem = self.mem()?;

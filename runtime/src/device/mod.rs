@@ -377,8 +377,9 @@ pub fn host_gemm<D: Device + ?Sized>(
     device.write(out.0, &c)
 }
 
-/// One kernel argument: the device address of a buffer slice and its size in bytes. The kernel
-/// receives the address; the emulated device faults on any access outside the `size` bytes
+/// One kernel argument: the device address of a buffer slice, its size in bytes, and whether
+/// the kernel may write it. The kernel receives the address; the emulated device faults on any
+/// access outside the `size` bytes, and on a store into an argument not `written`
 /// (docs/hardening.md, "The emulated device is a sanitizer").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KernelArg {
@@ -386,6 +387,10 @@ pub struct KernelArg {
     pub address: u64,
     /// Bytes of the slice.
     pub size: u64,
+    /// The executable marks the argument written (`KernelThunkProto.written`; arguments past
+    /// the flags count as written). The runtime relies on the flag: it hands a caller's own
+    /// buffer to an argument no thunk writes.
+    pub written: bool,
 }
 
 /// How a kernel is launched: what [`Device::launch`], [`DeviceOp::Launch`] and the executor's

@@ -127,6 +127,41 @@ fn a_parameter_a_kernel_writes_is_copied_not_bound() {
     assert_eq!(db.read().unwrap(), b);
 }
 
+/// The flags lie: the kernel writes its result into parameter 0's slice, which its `written`
+/// flags call read-only, so the loader binds the caller's buffer there. The emulated device
+/// refuses the store: a typed error naming the argument, and the caller's buffer intact.
+#[test]
+fn a_kernel_that_writes_an_argument_its_flags_call_read_only_is_refused() {
+    let mut p = vadd();
+    p.thunks = vec![kernel(
+        1,
+        "vadd",
+        vec![sl(0, 0, 16), sl(1, 0, 16), sl(0, 0, 16)],
+        4,
+    )];
+    if let Some(proto::xla::gpu::thunk_proto::Impl::KernelThunk(k)) = &mut p.thunks[0].r#impl {
+        k.written = vec![false, false, false];
+    }
+    let d = device();
+    let exe = runtime::load(&p.encode_to_vec(), &d, &RuntimeFlags::default()).unwrap();
+    assert!(
+        exe.read_only_parameters[0],
+        "nothing says parameter 0 is written"
+    );
+    let a = f32s(&[1.0, 2.0, 3.0, 4.0]);
+    let da = DeviceBuffer::upload(&d, &a).unwrap();
+    let b = f32s(&[1.0; 4]);
+    let e = exe
+        .execute_with(&d, &[Argument::Device(&da), Argument::Host(&b)], &[])
+        .unwrap_err();
+    // Arguments 0 and 2 are one slice, so one region, named by its first argument.
+    assert_eq!(
+        e.to_string(),
+        "INVALID_ARGUMENT: emulated device: write to kernel argument 0 `a` (16 bytes at 0x100000000), which the launch does not mark written, at address 0x100000000 (kernel `vadd`, function `vadd`, pc 11 `st.global.f32 [%rd7], %f3`, ctaid (0,0,0), tid (0,0,0)) (the executable's KernelThunkProto.written flags say the kernel only reads this argument)"
+    );
+    assert_eq!(da.read().unwrap(), a, "the caller's buffer is intact");
+}
+
 #[test]
 fn a_buffer_of_another_device_is_refused() {
     let d = device();

@@ -256,20 +256,19 @@ impl<'a> LaunchCtx<'a> {
             }
             _ => {
                 let end = addr.saturating_add(size as u64);
-                if addr >= m.cache_base && end <= m.cache_end {
-                    // SAFETY: inside the cached region's bytes.
-                    return Ok(Target::Global(unsafe {
-                        m.cache_ptr.add((addr - m.cache_base) as usize)
-                    }));
-                }
-                match self.globals.find(addr) {
-                    Some(r) if end <= r.hi => {
-                        m.cache_region(r);
-                        // SAFETY: addr..end lies inside the region, inside its allocation.
-                        Ok(Target::Global(unsafe { r.ptr.add((addr - r.lo) as usize) }))
+                if !(addr >= m.cache_base && end <= m.cache_end) {
+                    match self.globals.find(addr) {
+                        Some(r) if end <= r.hi => m.cache_region(r),
+                        _ => return Err(Fault::new(FaultKind::Oob, space, addr, size, lane)),
                     }
-                    _ => Err(Fault::new(FaultKind::Oob, space, addr, size, lane)),
                 }
+                if write && !m.cache_writable {
+                    return Err(Fault::new(FaultKind::NotWritten, space, addr, size, lane));
+                }
+                // SAFETY: addr..end lies inside the cached region, inside its allocation.
+                Ok(Target::Global(unsafe {
+                    m.cache_ptr.add((addr - m.cache_base) as usize)
+                }))
             }
         }
     }
@@ -375,6 +374,23 @@ impl<'a> LaunchCtx<'a> {
         size: u32,
     ) -> Option<Fast> {
         self.fast_extent(m, space, addrs, mask, size, u64::from(size))
+    }
+
+    /// [`Self::fast_target`] for a store or read-modify-write: a global region must also be
+    /// writable (else the per-lane path reports the first lane's fault).
+    #[inline(always)]
+    fn fast_store_target(
+        &self,
+        m: &mut CtaMem,
+        space: Space,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: u32,
+    ) -> Option<Fast> {
+        match self.fast_target(m, space, addrs, mask, size) {
+            Some(Fast::Global) if !m.cache_writable => None,
+            fast => fast,
+        }
     }
 
     /// [`Self::fast_target`] for accesses aligned to `size` that cover `span` bytes from each
@@ -574,7 +590,7 @@ impl<'a> LaunchCtx<'a> {
             return false;
         }
         let addrs = lane_addrs(&w.regs, addr);
-        let Some(Fast::Global) = self.fast_target(m, space, &addrs, mask, size * n) else {
+        let Some(Fast::Global) = self.fast_store_target(m, space, &addrs, mask, size * n) else {
             return false;
         };
         let (ptr, cb) = (m.cache_ptr, m.cache_base);
@@ -829,7 +845,7 @@ impl<'a> LaunchCtx<'a> {
                 let (size, n) = (*size as u32, *n as u32);
                 if n == 1 && !*strong {
                     let addrs = lane_addrs(&w.regs, *addr);
-                    if let Some(fast) = self.fast_target(m, *space, &addrs, mask, size) {
+                    if let Some(fast) = self.fast_store_target(m, *space, &addrs, mask, size) {
                         let vals = rd(&w.regs, ss[0]);
                         let mut mm = mask;
                         match fast {
@@ -883,7 +899,9 @@ impl<'a> LaunchCtx<'a> {
                 // lane's address on its own (a scatter-add's atomics were a fifth of its time).
                 if !self.initcheck && !self.racecheck {
                     let addrs = lane_addrs(&w.regs, *addr);
-                    if let Some(Fast::Global) = self.fast_target(m, *space, &addrs, mask, size) {
+                    if let Some(Fast::Global) =
+                        self.fast_store_target(m, *space, &addrs, mask, size)
+                    {
                         let (bv, cv) = (rd(&w.regs, *b), (*c != NONE).then(|| rd(&w.regs, *c)));
                         let (ptr, cb) = (m.cache_ptr, m.cache_base);
                         let bytes = (size * mask.count_ones()) as u64;

@@ -37,9 +37,12 @@
 //! `float` (float arithmetic, comparisons, conversions), `mem` (loads, stores, atomics and
 //! address resolution), `warp_ops` (control flow, barriers, warp collectives); `regs` reads and
 //! writes register rows; `fast` is the fast engine's table of row kernels, one per decoded
-//! instruction, which the fast warp loop consults before that `match`, and its straight runs,
-//! which the fast loop runs as one step. Every handler is `#[inline(always)]`: the loop
-//! compiles to one function per engine, as fast as the single match it replaced.
+//! instruction, which the fast warp loop consults before that `match`, and its straight runs
+//! and load groups, which the fast loop runs as one step each. The fast engine runs the
+//! function's packed form (`decode/rows.rs`: registers whose live ranges do not overlap share a
+//! row; [`Rows`]), the reference engine the code as decoded. Every handler is
+//! `#[inline(always)]`: the loop compiles to one function per engine, as fast as the single
+//! match it replaced.
 
 // Lane loops index several 32-element arrays by lane: clearer than zipped iterators.
 #![allow(clippy::needless_range_loop)]
@@ -249,6 +252,8 @@ pub(super) enum FaultKind {
     Race(&'static str, u32),
     Misaligned,
     ReadOnly,
+    /// A store into a kernel argument the launch does not mark written.
+    NotWritten,
     Trap(String),
     Budget,
     WallTime,
@@ -364,6 +369,8 @@ pub(super) struct CtaMem {
     cache_shadow: *const std::sync::atomic::AtomicU8,
     cache_shadow_len: usize,
     cache_alloc: u64,
+    /// Stores may land in the cached region ([`Region::writable`]).
+    cache_writable: bool,
     /// The shared variable the last shared access hit.
     sh_lo: u64,
     sh_hi: u64,
@@ -385,6 +392,7 @@ impl CtaMem {
         self.cache_shadow = r.shadow;
         self.cache_shadow_len = r.shadow_len;
         self.cache_alloc = r.alloc_base;
+        self.cache_writable = r.writable;
     }
 }
 
@@ -604,6 +612,13 @@ impl<'a> LaunchCtx<'a> {
                 space: f.space,
                 address: f.addr,
             },
+            FaultKind::NotWritten => EmuError::NotWritten {
+                at,
+                address: f.addr,
+                region: self
+                    .globals
+                    .name_of(f.addr, &self.func.params, &self.var_names),
+            },
             FaultKind::Trap(message) => EmuError::Trap { at, message },
             FaultKind::Budget => EmuError::BudgetExhausted {
                 at,
@@ -645,6 +660,7 @@ impl<'a> LaunchCtx<'a> {
             cache_shadow: std::ptr::null(),
             cache_shadow_len: 0,
             cache_alloc: 0,
+            cache_writable: false,
             sh_lo: 1,
             sh_hi: 0,
             shared_init: if self.initcheck {
