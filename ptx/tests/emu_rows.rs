@@ -165,6 +165,21 @@ fn inputs(n: usize) -> Vec<u32> {
         .collect()
 }
 
+/// Runs a [`group_kernel`] over `n` threads (blocks of 128) on `inp`; returns `out`.
+fn run_group(text: &str, n: usize, inp: &[u32]) -> Vec<u32> {
+    let grid = (n as u32).div_ceil(128);
+    let out = run_bufs(
+        text,
+        "k",
+        [grid, 1, 1],
+        [128, 1, 1],
+        &[vec![0; n], inp.to_vec()],
+        2,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    out[0].clone()
+}
+
 #[test]
 fn load_groups_read_what_loads_one_by_one_read() {
     let n = 256;
@@ -173,21 +188,13 @@ fn load_groups_read_what_loads_one_by_one_read() {
         " xor.b32 %r20, %r10, %r11;\n add.u32 %r21, %r12, %r13;\n mul.lo.u32 %r22, %r21, 3;\n add.u32 %r23, %r20, %r22;\n add.u32 %r1, %r23, %r14;",
     );
     let inp = inputs(n);
-    let out = run_bufs(
-        &text,
-        "k",
-        [2, 1, 1],
-        [128, 1, 1],
-        &[vec![0; n], inp.clone()],
-        2,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let out = run_group(&text, n, &inp);
     for t in 0..n {
         let v = &inp[4 * t..4 * t + 4];
         let want = (v[0] ^ v[1])
             .wrapping_add(v[2].wrapping_add(v[3]).wrapping_mul(3))
             .wrapping_add(v[1]);
-        assert_eq!(out[0][t], want, "thread {t}");
+        assert_eq!(out[t], want, "thread {t}");
     }
 }
 
@@ -200,15 +207,7 @@ fn load_groups_sign_extend_and_run_under_divergence() {
         " add.u32 %r20, %r10, %r11;\n add.u32 %r1, %r20, %r12;\nSKIP:",
     );
     let inp = inputs(n);
-    let out = run_bufs(
-        &text,
-        "k",
-        [2, 1, 1],
-        [128, 1, 1],
-        &[vec![0; n], inp.clone()],
-        2,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let out = run_group(&text, n, &inp);
     for t in 0..n {
         let b = inp[4 * t].to_le_bytes();
         let s = |i: usize| b[i] as i8 as i32;
@@ -217,7 +216,7 @@ fn load_groups_sign_extend_and_run_under_divergence() {
         } else {
             0
         };
-        assert_eq!(out[0][t], want, "thread {t}");
+        assert_eq!(out[t], want, "thread {t}");
     }
 }
 
