@@ -213,42 +213,150 @@ fn each_bit(words: &[u64], mut f: impl FnMut(R)) {
 }
 
 /// The packed form of `code` over `nrows` registers, or `None` when packing saves nothing or
-/// the kernel is too large to analyse within [`MAX_WORDS`].
+/// the kernel is too large to analyse within [`MAX_WORDS`] and [`MAX_PASSES`].
 pub(crate) fn pack(code: &[Inst], nrows: u32) -> Option<Packed> {
-    let n = code.len();
-    if n == 0 || nrows < 2 {
+    if code.is_empty() || nrows < 2 {
         return None;
     }
-    // Basic blocks: leaders at 0, at branch targets and after control transfers.
-    let mut leader = vec![false; n + 1];
-    leader[0] = true;
-    for (pc, i) in code.iter().enumerate() {
-        if let Op::Bra { target } = i.op {
-            leader[(target as usize).min(n)] = true;
-        }
-        if matches!(i.op, Op::Bra { .. } | Op::Exit | Op::Trap) {
-            leader[pc + 1] = true;
-        }
-    }
-    let starts: Vec<usize> = (0..n).filter(|&pc| leader[pc]).collect();
-    let mut block_of = vec![0u32; n];
-    for (b, &s) in starts.iter().enumerate() {
-        let e = starts.get(b + 1).copied().unwrap_or(n);
-        block_of[s..e].fill(b as u32);
-    }
-    let nb = starts.len();
+    let blocks = Blocks::of(code);
     let words = (nrows as usize).div_ceil(64);
-    if nb.checked_mul(words)? > MAX_WORDS {
+    if blocks.len().checked_mul(words)? > MAX_WORDS {
         return None;
     }
-    // Per block: rows used before any unguarded definition (gen), rows defined (kill).
-    let mut gen = vec![0u64; nb * words];
-    let mut kill = vec![0u64; nb * words];
-    let mut scratch = code.to_vec();
-    for (b, &s) in starts.iter().enumerate() {
-        let e = starts.get(b + 1).copied().unwrap_or(n);
+    // The operand visitor takes `&mut Op` (it also renames), so the analyses walk a copy,
+    // which becomes the packed code.
+    let mut packed = code.to_vec();
+    let live = Liveness::of(&mut packed, &blocks, words)?;
+    let (lo, hi) = hulls(&mut packed, &blocks, &live, nrows);
+    let (map, rows) = assign(&live.live_in[..words], &lo, &hi);
+    if rows >= nrows {
+        return None;
+    }
+    for i in &mut packed {
+        operands(&mut i.op, &mut |r, _| {
+            if let Some(&m) = map.get(*r as usize) {
+                *r = m;
+            }
+        });
+    }
+    Some(Packed {
+        code: packed,
+        nrows: rows,
+        map,
+    })
+}
+
+/// The basic blocks of a function: leaders at 0, at branch targets and after control
+/// transfers.
+struct Blocks {
+    /// Each block's first pc, ascending.
+    starts: Vec<usize>,
+    /// Each pc's block.
+    block_of: Vec<u32>,
+}
+
+impl Blocks {
+    fn of(code: &[Inst]) -> Blocks {
+        let n = code.len();
+        let mut leader = vec![false; n + 1];
+        leader[0] = true;
+        for (pc, i) in code.iter().enumerate() {
+            if let Op::Bra { target } = i.op {
+                leader[(target as usize).min(n)] = true;
+            }
+            if matches!(i.op, Op::Bra { .. } | Op::Exit | Op::Trap) {
+                leader[pc + 1] = true;
+            }
+        }
+        let starts: Vec<usize> = (0..n).filter(|&pc| leader[pc]).collect();
+        let mut block_of = vec![0u32; n];
+        for (b, &s) in starts.iter().enumerate() {
+            let e = starts.get(b + 1).copied().unwrap_or(n);
+            block_of[s..e].fill(b as u32);
+        }
+        Blocks { starts, block_of }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The pcs of block `b`.
+    fn pcs(&self, b: usize) -> std::ops::Range<usize> {
+        let end = self
+            .starts
+            .get(b + 1)
+            .copied()
+            .unwrap_or(self.block_of.len());
+        self.starts[b]..end
+    }
+}
+
+/// Each block's live-in and live-out rows, `words` words per block.
+struct Liveness {
+    words: usize,
+    live_in: Vec<u64>,
+    live_out: Vec<u64>,
+}
+
+impl Liveness {
+    /// Liveness to a fixed point, blocks in reverse order (most edges go forward, so a few
+    /// passes do; a control-flow graph that needs more than [`MAX_PASSES`] keeps its rows
+    /// rather than make loading quadratic).
+    fn of(code: &mut [Inst], blocks: &Blocks, words: usize) -> Option<Liveness> {
+        let (gen, kill) = local_sets(code, blocks, words);
+        let nb = blocks.len();
+        let mut live_in = vec![0u64; nb * words];
+        let mut live_out = vec![0u64; nb * words];
+        let mut out = vec![0u64; words];
+        let mut changed = true;
+        let mut passes = 0;
+        while changed {
+            passes += 1;
+            if passes > MAX_PASSES {
+                return None;
+            }
+            changed = false;
+            for b in (0..nb).rev() {
+                out.fill(0);
+                let (succ, ns) = successors(code, blocks.pcs(b).end - 1);
+                for &s in succ[..ns].iter().filter(|&&s| s < code.len()) {
+                    let sb = blocks.block_of[s] as usize * words;
+                    for (o, x) in out.iter_mut().zip(&live_in[sb..sb + words]) {
+                        *o |= x;
+                    }
+                }
+                let r = b * words..b * words + words;
+                live_out[r.clone()].copy_from_slice(&out);
+                for (j, w) in r.enumerate() {
+                    let v = gen[w] | (out[j] & !kill[w]);
+                    changed |= v != live_in[w];
+                    live_in[w] = v;
+                }
+            }
+        }
+        Some(Liveness {
+            words,
+            live_in,
+            live_out,
+        })
+    }
+
+    /// Where block `b`'s set lies in `live_in` and `live_out`.
+    fn set(&self, b: usize) -> std::ops::Range<usize> {
+        b * self.words..(b + 1) * self.words
+    }
+}
+
+/// Per block: the rows used before any unguarded definition in it (gen) and the rows it
+/// defines unguarded (kill). A guarded definition keeps the old value in the lanes whose guard
+/// is false, so it is a use and kills nothing.
+fn local_sets(code: &mut [Inst], blocks: &Blocks, words: usize) -> (Vec<u64>, Vec<u64>) {
+    let mut gen = vec![0u64; blocks.len() * words];
+    let mut kill = vec![0u64; blocks.len() * words];
+    for b in 0..blocks.len() {
         let (g, k) = (b * words, b * words + words);
-        for i in &mut scratch[s..e] {
+        for i in &mut code[blocks.pcs(b)] {
             let guarded = i.guard != NONE;
             operands(&mut i.op, &mut |r, role| {
                 let killed = kill[g..k][*r as usize / 64] >> (*r % 64) & 1 != 0;
@@ -261,44 +369,13 @@ pub(crate) fn pack(code: &[Inst], nrows: u32) -> Option<Packed> {
             });
         }
     }
-    // Liveness to a fixed point, blocks in reverse order (most edges go forward, so a few
-    // passes do; a control-flow graph that needs more than MAX_PASSES keeps its rows rather
-    // than make loading quadratic).
-    let mut live_in = vec![0u64; nb * words];
-    let mut live_out = vec![0u64; nb * words];
-    let mut out = vec![0u64; words];
-    let mut changed = true;
-    let mut passes = 0;
-    while changed {
-        passes += 1;
-        if passes > MAX_PASSES {
-            return None;
-        }
-        changed = false;
-        for b in (0..nb).rev() {
-            let e = starts.get(b + 1).copied().unwrap_or(n);
-            out.fill(0);
-            let (succ, ns) = successors(code, e - 1);
-            for &s in &succ[..ns] {
-                if s < n {
-                    let sb = block_of[s] as usize * words;
-                    for (o, x) in out.iter_mut().zip(&live_in[sb..sb + words]) {
-                        *o |= x;
-                    }
-                }
-            }
-            let r = b * words..b * words + words;
-            live_out[r.clone()].copy_from_slice(&out);
-            for (j, w) in r.enumerate() {
-                let v = gen[w] | (out[j] & !kill[w]);
-                if v != live_in[w] {
-                    live_in[w] = v;
-                    changed = true;
-                }
-            }
-        }
-    }
-    // Each register's hull: every point where it is live or named.
+    (gen, kill)
+}
+
+/// Each register's hull `lo[r]..=hi[r]`: every point where it is live or named (`lo` is
+/// `u32::MAX` for a register no instruction names). Inside a block a register is live between
+/// points where it is named or the block's ends, so those points bound its live range.
+fn hulls(code: &mut [Inst], blocks: &Blocks, live: &Liveness, nrows: u32) -> (Vec<u32>, Vec<u32>) {
     let mut lo = vec![u32::MAX; nrows as usize];
     let mut hi = vec![0u32; nrows as usize];
     let mut extend = |r: R, pc: usize| {
@@ -307,37 +384,41 @@ pub(crate) fn pack(code: &[Inst], nrows: u32) -> Option<Packed> {
             *h = (*h).max(pc as u32);
         }
     };
-    for (b, &s) in starts.iter().enumerate() {
-        let e = starts.get(b + 1).copied().unwrap_or(n);
-        each_bit(&live_in[b * words..b * words + words], |r| extend(r, s));
-        each_bit(&live_out[b * words..b * words + words], |r| {
-            extend(r, e - 1)
-        });
+    for b in 0..blocks.len() {
+        let pcs = blocks.pcs(b);
+        let set = live.set(b);
+        each_bit(&live.live_in[set.clone()], |r| extend(r, pcs.start));
+        each_bit(&live.live_out[set], |r| extend(r, pcs.end - 1));
     }
-    for (pc, i) in scratch.iter_mut().enumerate() {
+    for (pc, i) in code.iter_mut().enumerate() {
         operands(&mut i.op, &mut |r, _| extend(*r, pc));
     }
-    // Registers live at entry keep rows of their own; the others share by linear scan.
-    let mut map = vec![NONE; nrows as usize];
+    (lo, hi)
+}
+
+/// Rows for the registers: those live at entry (`entry`) one each, the others by linear scan
+/// over the hulls (a row is free strictly after its owner's last point), and the registers no
+/// instruction names one row together (a constant row the code never reads is still filled,
+/// into that row). Returns each register's row and how many rows there are.
+fn assign(entry: &[u64], lo: &[u32], hi: &[u32]) -> (Vec<R>, R) {
+    let mut map = vec![NONE; lo.len()];
     let mut next: R = 0;
-    each_bit(&live_in[..words], |r| {
+    each_bit(entry, |r| {
         if let Some(m) = map.get_mut(r as usize) {
             *m = next;
             next += 1;
         }
     });
-    let mut order: Vec<R> = (0..nrows)
-        .filter(|&r| map[r as usize] == NONE && lo[r as usize] != u32::MAX)
+    let mut order: Vec<usize> = (0..lo.len())
+        .filter(|&r| map[r] == NONE && lo[r] != u32::MAX)
         .collect();
-    order.sort_by_key(|&r| (lo[r as usize], r));
-    // Rows in use, as (last point, row), and free rows.
-    let mut active: std::collections::BinaryHeap<std::cmp::Reverse<(u32, R)>> =
-        std::collections::BinaryHeap::new();
+    order.sort_by_key(|&r| (lo[r], r));
+    // Rows in use, as (last point, row), soonest free first; and the free rows.
+    let mut active = std::collections::BinaryHeap::new();
     let mut free: Vec<R> = Vec::new();
     for r in order {
-        let (l, h) = (lo[r as usize], hi[r as usize]);
         while let Some(&std::cmp::Reverse((end, row))) = active.peek() {
-            if end >= l {
+            if end >= lo[r] {
                 break;
             }
             active.pop();
@@ -347,32 +428,16 @@ pub(crate) fn pack(code: &[Inst], nrows: u32) -> Option<Packed> {
             next += 1;
             next - 1
         });
-        map[r as usize] = row;
-        active.push(std::cmp::Reverse((h, row)));
+        map[r] = row;
+        active.push(std::cmp::Reverse((hi[r], row)));
     }
-    // Registers no instruction names share one row past the others: a constant row the code
-    // never reads is still filled, into that row.
     if map.contains(&NONE) {
         for m in map.iter_mut().filter(|m| **m == NONE) {
             *m = next;
         }
         next += 1;
     }
-    if next >= nrows {
-        return None;
-    }
-    for i in &mut scratch {
-        operands(&mut i.op, &mut |r, _| {
-            if let Some(&m) = map.get(*r as usize) {
-                *r = m;
-            }
-        });
-    }
-    Some(Packed {
-        code: scratch,
-        nrows: next,
-        map,
-    })
+    (map, next)
 }
 
 #[cfg(test)]
