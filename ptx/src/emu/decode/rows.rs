@@ -359,7 +359,9 @@ fn local_sets(code: &mut [Inst], blocks: &Blocks, words: usize) -> (Vec<u64>, Ve
         for i in &mut code[blocks.pcs(b)] {
             let guarded = i.guard != NONE;
             operands(&mut i.op, &mut |r, role| {
-                let killed = kill[g..k][*r as usize / 64] >> (*r % 64) & 1 != 0;
+                let killed = kill[g..k]
+                    .get(*r as usize / 64)
+                    .is_some_and(|w| w >> (*r % 64) & 1 != 0);
                 if (role == Role::Use || guarded) && !killed {
                     Bits(&mut gen[g..k]).set(*r);
                 }
