@@ -5,9 +5,12 @@
 //! with 1 and with all threads, in its report.
 //!
 //! `cargo run --release -p ptx --example emu_bench [-- --threads N] [--quick] [--initcheck]
-//! [--racecheck]` (`--quick`: the smaller sizes of `aot bench --quick`, one repetition; short
-//! enough to run under `valgrind --tool=cachegrind`; the last two turn the sanitizer's optional
-//! checks on).
+//! [--racecheck] [--stack-pad K]` (`--quick`: the smaller sizes of `aot bench --quick`, one
+//! repetition; short enough to run under `valgrind --tool=cachegrind`; the next two turn the
+//! sanitizer's optional checks on; `--stack-pad K` runs each launch K small frames deeper on
+//! the stack: with one thread the launch runs on this thread, and the fast engine's speed
+//! depends on where that stack lies modulo 4 KiB, so `for k in $(seq 0 31)` scans it; see
+//! docs/performance.md, "The layout lottery").
 use std::time::Instant;
 
 use ptx::emu::bench::{self, Workload};
@@ -48,6 +51,18 @@ fn best<T>(reps: usize, cpu: bool, mut f: impl FnMut() -> T) -> (f64, T) {
     (best, last.expect("reps > 0"))
 }
 
+/// Runs `f` `k` frames of at least 128 bytes deeper on the stack than it would run.
+#[inline(never)]
+fn padded<T>(k: usize, f: &mut dyn FnMut() -> T) -> T {
+    if k == 0 {
+        return f();
+    }
+    let pad = std::hint::black_box([0u8; 128]);
+    let r = padded(k - 1, f);
+    std::hint::black_box(&pad);
+    r
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let threads = args
@@ -57,6 +72,12 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1usize);
     let quick = args.iter().any(|a| a == "--quick");
+    let pad = args
+        .iter()
+        .skip_while(|a| *a != "--stack-pad")
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0usize);
     let reps = if quick { 1 } else { 3 };
     // The sanitizer's optional checks, to price them (memcheck is always on). The workloads'
     // memory is made without initcheck's shadow, so `--initcheck` prices the per-lane path and
@@ -95,7 +116,9 @@ fn main() {
     ];
     for (name, w) in workloads {
         let mut w = w.expect("workload");
-        let (emu_s, stats) = best(reps, cpu, || w.launch(&opts).expect("launch"));
+        let (emu_s, stats) = best(reps, cpu, || {
+            padded(pad, &mut || w.launch(&opts).expect("launch"))
+        });
         let (native_s, ()) = best(reps, cpu, || w.native());
         assert!(w.check().expect("read"), "{name}: result mismatch");
         let lane_instr = stats.lane_instructions;
