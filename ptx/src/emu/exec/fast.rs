@@ -97,11 +97,16 @@ const GROUP: u32 = 1 << 31;
 /// unrolled loads of one thread's few neighbouring elements, not a walk over an array.
 const GROUP_SPAN: i64 = 256;
 
+/// The most loads one group takes: the table looks for a group at every pc, so a kernel of
+/// nothing but loads from one address would otherwise cost time quadratic in its length.
+const GROUP_MAX: u32 = 32;
+
 /// How many instructions from `code[0]` on form a load group: unguarded scalar loads of one
 /// size from one base register (not written by any of them) in a global or generic space,
-/// whose offsets differ by multiples of the size and stay within [`GROUP_SPAN`]. The unrolled
-/// loads of a thread's neighbouring elements (`ld.global.f32 %f3, [%rd14]; ... [%rd14+12]`)
-/// take one address row and one bounds check for all of them
+/// whose offsets differ by multiples of the size and stay within [`GROUP_SPAN`], at most
+/// [`GROUP_MAX`] of them. The unrolled loads of a thread's neighbouring elements
+/// (`ld.global.f32 %f3, [%rd14]; ... [%rd14+12]`) take one address row and one bounds check
+/// for all of them
 /// ([`LaunchCtx::load_group`](super::LaunchCtx)); a run shorter than 2 is no group.
 pub(super) fn load_group_len(code: &[Inst]) -> u32 {
     let scalar_load = |i: &Inst| match i.op {
@@ -122,7 +127,7 @@ pub(super) fn load_group_len(code: &[Inst]) -> u32 {
     };
     let (mut lo, mut hi) = (first.off, first.off);
     let mut len = 1;
-    for i in &code[1..] {
+    for i in code.iter().skip(1).take(GROUP_MAX as usize - 1) {
         let Some((sp, sz, a)) = scalar_load(i) else {
             break;
         };
@@ -422,4 +427,52 @@ pub(super) fn run(w: &mut Warp, mask: u32, f: &FastInst) {
         }
     };
     wr(&mut w.regs, f.d, &out, mask);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{load_group_len, table, GROUP, GROUP_MAX};
+    use crate::emu::LoadedModule;
+
+    /// A kernel of `n` loads of `ld.global.u32 %r1, [%rd1+OFF]`, OFF from `off(i)`.
+    fn loads(n: usize, off: impl Fn(usize) -> usize) -> crate::emu::decode::Func {
+        let mut body = String::from(" ld.param.u64 %rd1, [out];\n");
+        for i in 0..n {
+            body += &format!(" ld.global.u32 %r1, [%rd1+{}];\n", off(i));
+        }
+        let text = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n{body} ret;\n}}\n"
+        );
+        let ast = crate::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        LoadedModule::load(&ast).expect("load").kernels[0].clone()
+    }
+
+    #[test]
+    fn groups_take_neighbouring_loads_up_to_their_bounds() {
+        // Offsets 0, 4, 8, 12: one group of 4 from the first load.
+        let f = loads(4, |i| 4 * i);
+        assert_eq!(load_group_len(&f.code[1..]), 4);
+        // An offset that is not a multiple of the size, or past the span, ends the group.
+        let f = loads(3, |i| [0, 4, 6][i]);
+        assert_eq!(load_group_len(&f.code[1..]), 2);
+        let f = loads(3, |i| [0, 4, 400][i]);
+        assert_eq!(load_group_len(&f.code[1..]), 2);
+        // The parameter load before them has no global base: no group.
+        assert_eq!(load_group_len(&f.code), 0);
+    }
+
+    #[test]
+    fn a_long_run_of_loads_is_cut_into_bounded_groups_in_linear_time() {
+        // 100,000 loads of one address: every group stops at GROUP_MAX, so building the table
+        // looks at most GROUP_MAX instructions from each pc.
+        let f = loads(100_000, |_| 8);
+        let t = table(&f.code);
+        let longest = t
+            .runs
+            .iter()
+            .filter(|&&e| e & GROUP != 0)
+            .map(|e| e & !GROUP)
+            .max();
+        assert_eq!(longest, Some(GROUP_MAX));
+    }
 }

@@ -162,6 +162,14 @@ unsafe fn gather(
     });
 }
 
+/// Sign-extends every lane of `row` from its low `size` bytes (a signed load's values).
+#[inline(always)]
+fn sext_row(row: &mut [u64; 32], size: u32) {
+    for v in row.iter_mut() {
+        *v = num::sext(*v, size * 8) as u64;
+    }
+}
+
 /// Stores the active lanes' low `size` bytes of `vals` at `addrs`, lane by lane in ascending
 /// order (two lanes on one address: the higher lane's value stays, as on the per-lane path).
 ///
@@ -494,9 +502,7 @@ impl<'a> LaunchCtx<'a> {
             // allocation, and its alignment to the vector (so to each component).
             unsafe { gather(ptr, cb, &at, mask, size, &mut out) };
             if sext {
-                for v in out.iter_mut() {
-                    *v = num::sext(*v, size * 8) as u64;
-                }
+                sext_row(&mut out, size);
             }
             wr(&mut w.regs, d, &out, mask);
         }
@@ -558,9 +564,7 @@ impl<'a> LaunchCtx<'a> {
                 // member's `size` bytes, against the cached allocation, and its alignment (the
                 // members' offsets differ from the lowest by multiples of `size`).
                 unsafe { gather(ptr, cb, &addrs, mask, size, &mut out) };
-                for v in out.iter_mut() {
-                    *v = num::sext(*v, size * 8) as u64;
-                }
+                sext_row(&mut out, size);
                 wr(&mut w.regs, ds[0], &out, mask);
             } else if let Some(row) = w.regs.get_mut(ds[0] as usize) {
                 // Straight into the register: `gather` writes the active lanes only, which is
@@ -821,9 +825,7 @@ impl<'a> LaunchCtx<'a> {
                             }
                         }
                         if *sext {
-                            for v in out.iter_mut() {
-                                *v = num::sext(*v, size * 8) as u64;
-                            }
+                            sext_row(&mut out, size);
                         }
                         wr(&mut w.regs, ds[0], &out, mask);
                         return Ok(());
