@@ -81,14 +81,15 @@ pub(crate) fn ex2_f32(x: f32) -> f32 {
 /// [`ex2_f32`] of the low 32 bits of each lane, as f32 bits zero-extended (NaN canonical, as
 /// `numeric::Fmt::from_f64_rn` makes it).
 #[inline(always)]
-pub(crate) fn ex2_f32_row(a: &[u64; 32]) -> [u64; 32] {
-    let mut out = [0u64; 32];
+pub(crate) fn ex2_f32_row<const N: usize>(a: &[u64; N]) -> [u64; N] {
+    const { assert!(N <= 64, "the lane mask is a u64") };
+    let mut out = [0u64; N];
     // The lanes libm decides, as a mask: one test for the whole row in the common case.
-    let mut bad = 0u32;
-    for l in 0..32 {
+    let mut bad = 0u64;
+    for l in 0..N {
         let (r, good) = core(f64::from(f32::from_bits(a[l] as u32)));
         out[l] = u64::from((r as f32).to_bits());
-        bad |= u32::from(!good) << l;
+        bad |= u64::from(!good) << l;
     }
     while bad != 0 {
         let l = bad.trailing_zeros() as usize;

@@ -8,7 +8,7 @@
 //! two float operations used to end a straight run (the `shl.b32` in f32 `exp` split its 12
 //! instructions in two, and every address computation split a row kernel's loop body).
 use super::decode::IOp;
-use super::lanes::{map2, Row};
+use super::lanes::map2;
 use super::numeric::IntTy;
 
 /// An integer operation with a row form.
@@ -74,7 +74,12 @@ impl IntRow {
 /// `k` on every lane of `a`, `b` (and `c` for `mad`). The shift counts are the low 32 bits of
 /// `b`, clamped at the width, as `numeric::shl`/`shr` take them.
 #[inline(always)]
-pub(crate) fn int_row(k: IntRow, a: &Row, b: &Row, c: &Row) -> Row {
+pub(crate) fn int_row<const N: usize>(
+    k: IntRow,
+    a: &[u64; N],
+    b: &[u64; N],
+    c: &[u64; N],
+) -> [u64; N] {
     let lo = |x: u64| x as u32;
     match k {
         IntRow::Add32 => map2(a, b, |x, y| lo(x).wrapping_add(lo(y)) as u64),
@@ -111,8 +116,8 @@ pub(crate) fn int_row(k: IntRow, a: &Row, b: &Row, c: &Row) -> Row {
         }),
         IntRow::ShrS64 => map2(a, b, |x, y| ((x as i64) >> lo(y).min(63)) as u64),
         IntRow::MadLo32 => {
-            let mut out = [0u64; 32];
-            for l in 0..32 {
+            let mut out = [0u64; N];
+            for l in 0..N {
                 out[l] = lo(a[l]).wrapping_mul(lo(b[l])).wrapping_add(lo(c[l])) as u64;
             }
             out

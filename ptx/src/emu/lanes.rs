@@ -37,18 +37,22 @@ fn f32_canon(v: f32) -> u64 {
 }
 
 #[inline(always)]
-pub(crate) fn map2(a: &Row, b: &Row, f: impl Fn(u64, u64) -> u64) -> Row {
-    let mut out = [0u64; 32];
-    for l in 0..32 {
+pub(crate) fn map2<const N: usize>(
+    a: &[u64; N],
+    b: &[u64; N],
+    f: impl Fn(u64, u64) -> u64,
+) -> [u64; N] {
+    let mut out = [0u64; N];
+    for l in 0..N {
         out[l] = f(a[l], b[l]);
     }
     out
 }
 
 #[inline(always)]
-fn map1(a: &Row, f: impl Fn(u64) -> u64) -> Row {
-    let mut out = [0u64; 32];
-    for l in 0..32 {
+fn map1<const N: usize>(a: &[u64; N], f: impl Fn(u64) -> u64) -> [u64; N] {
+    let mut out = [0u64; N];
+    for l in 0..N {
         out[l] = f(a[l]);
     }
     out
@@ -56,7 +60,11 @@ fn map1(a: &Row, f: impl Fn(u64) -> u64) -> Row {
 
 /// `numeric::fbin(op, Fmt::F64, Rnd::Rn, false, ..)`: the native operation, NaN canonical.
 #[inline(always)]
-pub(crate) fn f64_bin(op: super::numeric::FOp, a: &Row, b: &Row) -> Row {
+pub(crate) fn f64_bin<const N: usize>(
+    op: super::numeric::FOp,
+    a: &[u64; N],
+    b: &[u64; N],
+) -> [u64; N] {
     use super::numeric::FOp;
     let v =
         |x: u64, y: u64, f: fn(f64, f64) -> f64| f64_canon(f(f64::from_bits(x), f64::from_bits(y)));
@@ -70,7 +78,11 @@ pub(crate) fn f64_bin(op: super::numeric::FOp, a: &Row, b: &Row) -> Row {
 
 /// `numeric::fbin(op, Fmt::F32, Rnd::Rn, false, ..)`: the native operation, NaN canonical.
 #[inline(always)]
-pub(crate) fn f32_bin(op: super::numeric::FOp, a: &Row, b: &Row) -> Row {
+pub(crate) fn f32_bin<const N: usize>(
+    op: super::numeric::FOp,
+    a: &[u64; N],
+    b: &[u64; N],
+) -> [u64; N] {
     use super::numeric::FOp;
     let v = |x: u64, y: u64, f: fn(f32, f32) -> f32| {
         f32_canon(f(f32::from_bits(x as u32), f32::from_bits(y as u32)))
@@ -86,7 +98,7 @@ pub(crate) fn f32_bin(op: super::numeric::FOp, a: &Row, b: &Row) -> Row {
 /// `numeric::fapprox(Approx::Ex2, Fmt::F32, false, ..)`: the same bits, vectorized
 /// ([`super::exp2`]).
 #[inline(always)]
-pub(crate) fn f32_ex2(a: &Row) -> Row {
+pub(crate) fn f32_ex2<const N: usize>(a: &[u64; N]) -> [u64; N] {
     super::exp2::ex2_f32_row(a)
 }
 
@@ -94,7 +106,7 @@ pub(crate) fn f32_ex2(a: &Row) -> Row {
 /// `numeric::saturate(Fmt::F32, ..)`: +0 for NaN and for values at or below 0 (-0 included), 1
 /// at or above 1, the value itself between.
 #[inline(always)]
-pub(crate) fn f32_sat(a: &Row) -> Row {
+pub(crate) fn f32_sat<const N: usize>(a: &[u64; N]) -> [u64; N] {
     map1(a, |x| {
         let v = f32::from_bits(x as u32);
         // NaN compares false both times: +0.
@@ -105,9 +117,9 @@ pub(crate) fn f32_sat(a: &Row) -> Row {
 
 /// `numeric::ffma(Fmt::F64, Rnd::Rn, false, ..)`: one fused multiply-add, NaN canonical.
 #[inline(always)]
-pub(crate) fn f64_fma(a: &Row, b: &Row, c: &Row) -> Row {
-    let mut out = [0u64; 32];
-    for l in 0..32 {
+pub(crate) fn f64_fma<const N: usize>(a: &[u64; N], b: &[u64; N], c: &[u64; N]) -> [u64; N] {
+    let mut out = [0u64; N];
+    for l in 0..N {
         out[l] =
             f64_canon(f64::from_bits(a[l]).mul_add(f64::from_bits(b[l]), f64::from_bits(c[l])));
     }
@@ -116,9 +128,9 @@ pub(crate) fn f64_fma(a: &Row, b: &Row, c: &Row) -> Row {
 
 /// `numeric::ffma(Fmt::F32, Rnd::Rn, false, ..)`.
 #[inline(always)]
-pub(crate) fn f32_fma(a: &Row, b: &Row, c: &Row) -> Row {
-    let mut out = [0u64; 32];
-    for l in 0..32 {
+pub(crate) fn f32_fma<const N: usize>(a: &[u64; N], b: &[u64; N], c: &[u64; N]) -> [u64; N] {
+    let mut out = [0u64; N];
+    for l in 0..N {
         let (x, y, z) = (
             f32::from_bits(a[l] as u32),
             f32::from_bits(b[l] as u32),
@@ -144,24 +156,34 @@ fn pick(c: bool, x: u64, y: u64) -> u64 {
 /// lane is a handful of compares and blends (the per-lane branches of the general path's
 /// early returns were a twentieth of the elementwise kernel).
 #[inline(always)]
-pub(crate) fn f64_minmax(max: bool, nan: bool, a: &Row, b: &Row) -> Row {
+pub(crate) fn f64_minmax<const N: usize>(
+    max: bool,
+    nan: bool,
+    a: &[u64; N],
+    b: &[u64; N],
+) -> [u64; N] {
     match (max, nan) {
-        (false, false) => minmax::<false, false, true>(a, b),
-        (false, true) => minmax::<false, true, true>(a, b),
-        (true, false) => minmax::<true, false, true>(a, b),
-        (true, true) => minmax::<true, true, true>(a, b),
+        (false, false) => minmax::<false, false, true, N>(a, b),
+        (false, true) => minmax::<false, true, true, N>(a, b),
+        (true, false) => minmax::<true, false, true, N>(a, b),
+        (true, true) => minmax::<true, true, true, N>(a, b),
     }
 }
 
 /// The same for f32 (`numeric::fminmax(Fmt::F32, max, false, nan, ..)`): comparing the f32
 /// values equals comparing their exact f64 images.
 #[inline(always)]
-pub(crate) fn f32_minmax(max: bool, nan: bool, a: &Row, b: &Row) -> Row {
+pub(crate) fn f32_minmax<const N: usize>(
+    max: bool,
+    nan: bool,
+    a: &[u64; N],
+    b: &[u64; N],
+) -> [u64; N] {
     match (max, nan) {
-        (false, false) => minmax::<false, false, false>(a, b),
-        (false, true) => minmax::<false, true, false>(a, b),
-        (true, false) => minmax::<true, false, false>(a, b),
-        (true, true) => minmax::<true, true, false>(a, b),
+        (false, false) => minmax::<false, false, false, N>(a, b),
+        (false, true) => minmax::<false, true, false, N>(a, b),
+        (true, false) => minmax::<true, false, false, N>(a, b),
+        (true, true) => minmax::<true, true, false, N>(a, b),
     }
 }
 
@@ -170,9 +192,12 @@ pub(crate) fn f32_minmax(max: bool, nan: bool, a: &Row, b: &Row) -> Row {
 /// give: `b` NaN only → `a`; `a` NaN only → `b`; both (or any, with `.NaN`) → canonical NaN,
 /// the general path's early returns in that order.
 #[inline(always)]
-fn minmax<const MAX: bool, const NAN: bool, const F64: bool>(a: &Row, b: &Row) -> Row {
-    let mut out = [0u64; 32];
-    for l in 0..32 {
+fn minmax<const MAX: bool, const NAN: bool, const F64: bool, const N: usize>(
+    a: &[u64; N],
+    b: &[u64; N],
+) -> [u64; N] {
+    let mut out = [0u64; N];
+    for l in 0..N {
         let (x, y) = (a[l], b[l]);
         let (eq, ordered, an, bn, a_neg) = if F64 {
             let (p, q) = (f64::from_bits(x), f64::from_bits(y));
@@ -194,7 +219,7 @@ fn minmax<const MAX: bool, const NAN: bool, const F64: bool>(a: &Row, b: &Row) -
 /// `neg`/`abs` on f64 (`sign_bit` 63) or f32 (31) without `.ftz`: the general path's
 /// `x ^ sign` and `x & !sign & trunc(MAX, bits)`.
 #[inline(always)]
-pub(crate) fn sign(abs: bool, sign_bit: u32, a: &Row) -> Row {
+pub(crate) fn sign<const N: usize>(abs: bool, sign_bit: u32, a: &[u64; N]) -> [u64; N] {
     if abs {
         let keep = (1u64 << sign_bit) - 1;
         map1(a, |x| x & keep)
@@ -246,7 +271,7 @@ pub(crate) fn fcmp_mask(cmp: Cmp, f64s: bool, a: &Row, b: &Row) -> u32 {
 /// `numeric::f2f(F64, a, F64, _, Some(ir), false, false)`: `cvt.rXi.f64.f64` (the rounding
 /// is exact, so `round_pair` returns it unchanged; NaN canonical).
 #[inline(always)]
-pub(crate) fn f64_round_int(ir: IRnd, a: &Row) -> Row {
+pub(crate) fn f64_round_int<const N: usize>(ir: IRnd, a: &[u64; N]) -> [u64; N] {
     let g = |f: fn(f64) -> f64| map1(a, move |x| f64_canon(f(f64::from_bits(x))));
     match ir {
         IRnd::Rni => g(f64::round_ties_even),
@@ -258,21 +283,21 @@ pub(crate) fn f64_round_int(ir: IRnd, a: &Row) -> Row {
 
 /// `numeric::f2f(F32, a, F64, _, None, false, false)`: exact widening, NaN canonical.
 #[inline(always)]
-pub(crate) fn f32_to_f64(a: &Row) -> Row {
+pub(crate) fn f32_to_f64<const N: usize>(a: &[u64; N]) -> [u64; N] {
     map1(a, |x| f64_canon(f32::from_bits(x as u32) as f64))
 }
 
 /// `numeric::f2f(F64, a, F32, Rn, None, false, false)`: `round_pair(x, 0.0, F32, Rn)` is the
 /// nearest-even f32 (an exact f64 lo of zero never breaks a tie), NaN canonical.
 #[inline(always)]
-pub(crate) fn f64_to_f32_rn(a: &Row) -> Row {
+pub(crate) fn f64_to_f32_rn<const N: usize>(a: &[u64; N]) -> [u64; N] {
     map1(a, |x| f32_canon(f64::from_bits(x) as f32))
 }
 
 /// `numeric::i2f(from, a, F64, Rn)` for a 64- or 32-bit integer: Rust's integer → float casts
 /// round to nearest even, the value `round_pair(hi, lo, F64, Rn)` keeps.
 #[inline(always)]
-pub(crate) fn int_to_f64(signed: bool, bits: u32, a: &Row) -> Row {
+pub(crate) fn int_to_f64<const N: usize>(signed: bool, bits: u32, a: &[u64; N]) -> [u64; N] {
     match (signed, bits) {
         (true, 64) => map1(a, |x| (x as i64 as f64).to_bits()),
         (false, 64) => map1(a, |x| (x as f64).to_bits()),
@@ -287,9 +312,19 @@ pub(crate) fn int_to_f64(signed: bool, bits: u32, a: &Row) -> Row {
 /// the maximum as f64: the maximum; NaN: 0), so the value is the same; truncation to `to`'s
 /// width follows.
 #[inline(always)]
-pub(crate) fn float_to_int(f64s: bool, ir: IRnd, to: IntTy, a: &Row) -> Row {
+pub(crate) fn float_to_int<const N: usize>(
+    f64s: bool,
+    ir: IRnd,
+    to: IntTy,
+    a: &[u64; N],
+) -> [u64; N] {
     #[inline(always)]
-    fn go(a: &Row, f64s: bool, round: impl Fn(f64) -> f64, cast: impl Fn(f64) -> u64) -> Row {
+    fn go<const N: usize>(
+        a: &[u64; N],
+        f64s: bool,
+        round: impl Fn(f64) -> f64,
+        cast: impl Fn(f64) -> u64,
+    ) -> [u64; N] {
         if f64s {
             map1(a, |x| cast(round(f64::from_bits(x))))
         } else {

@@ -15,7 +15,7 @@ use super::super::int_rows::{int_row, IntRow};
 use super::super::lanes::{self, Row};
 use super::super::numeric::{Approx, FOp, Fmt, IRnd, IntTy, Rnd};
 use super::regs::{rd, wr};
-use super::{CtaMem, LaunchCtx, Warp, SLICE};
+use super::{CtaMem, LaunchCtx, Warp, FULL, SLICE};
 
 /// A whole-row computation of `d` from rows `a`, `b`, `c` (unused operands are ignored).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -210,9 +210,17 @@ impl LaunchCtx<'_> {
             let Some(kernels) = self.fast.insts.get(range) else {
                 return 0;
             };
+            // A run's mask is most often the whole warp: with the constant, each chunk's
+            // write is a plain store, without a test.
             let mask = w.gmask;
-            for f in kernels.iter().flatten() {
-                run(w, mask, f);
+            if mask == FULL {
+                for f in kernels.iter().flatten() {
+                    run(&mut w.regs, FULL, f);
+                }
+            } else {
+                for f in kernels.iter().flatten() {
+                    run(&mut w.regs, mask, f);
+                }
             }
         }
         m.counters.warp_instructions += n as u64;
@@ -388,51 +396,235 @@ fn classify(op: &Op) -> Option<FastInst> {
     }
 }
 
-/// Runs `f` on the lanes of `mask` (the row kernels compute every lane; the write-back keeps
-/// the others).
+/// Lanes per step of a row kernel: two AVX-512 vectors of `u64`s, four of AVX2. Eight lanes
+/// (one vector) made a long kernel's chains too short to overlap: `ex2`'s degree-9 polynomial
+/// ran twice as slow, and logsumexp with it (8.7 → 15.7 ms); sixteen cost what whole rows did.
+const CHUNK: usize = 16;
+
+/// Runs `f` on the lanes of `mask`: each row kernel computes every lane (the write-back keeps
+/// the others), `CHUNK` lanes at a time, read from the operand rows and written straight into
+/// the destination row. A whole row computed into a temporary and copied into the register was
+/// a third more stores, and the temporary on the stack made the engine's speed depend on where
+/// the stack lay modulo 4 KiB (docs/performance.md, "The layout lottery"). Reading a chunk of
+/// every operand before writing that chunk keeps `add %f2, %f2, %f16` exact: a lane's result
+/// depends on that lane's operands only. (A macro, not a closure: a closure is a function of
+/// its own, compiled without the warp loop's target features.)
 #[inline(always)]
-pub(super) fn run(w: &mut Warp, mask: u32, f: &FastInst) {
-    let out: Row = {
-        let (a, b, c) = (rd(&w.regs, f.a), rd(&w.regs, f.b), rd(&w.regs, f.c));
-        match f.kernel {
-            Kernel::Mov => *a,
-            Kernel::F64Add => lanes::f64_bin(FOp::Add, a, b),
-            Kernel::F64Sub => lanes::f64_bin(FOp::Sub, a, b),
-            Kernel::F64Mul => lanes::f64_bin(FOp::Mul, a, b),
-            Kernel::F64Div => lanes::f64_bin(FOp::Div, a, b),
-            Kernel::F64Fma => lanes::f64_fma(a, b, c),
-            Kernel::F32Fma => lanes::f32_fma(a, b, c),
-            Kernel::F32Bin(op) => lanes::f32_bin(op, a, b),
-            Kernel::F32Ex2 => lanes::f32_ex2(a),
-            Kernel::MinMax {
-                f64s: true,
-                max,
-                nan,
-            } => lanes::f64_minmax(max, nan, a, b),
-            Kernel::MinMax {
-                f64s: false,
-                max,
-                nan,
-            } => lanes::f32_minmax(max, nan, a, b),
-            Kernel::Sign { f64s: true, abs } => lanes::sign(abs, 63, a),
-            Kernel::Sign { f64s: false, abs } => lanes::sign(abs, 31, a),
-            Kernel::F64Rcp => lanes::f64_bin(FOp::Div, &[1f64.to_bits(); 32], a),
-            Kernel::F64RoundInt(ir) => lanes::f64_round_int(ir, a),
-            Kernel::F32ToF64 => lanes::f32_to_f64(a),
-            Kernel::F32Sat => lanes::f32_sat(a),
-            Kernel::F64ToF32 => lanes::f64_to_f32_rn(a),
-            Kernel::FloatToInt { f64s, ir, to } => lanes::float_to_int(f64s, ir, to, a),
-            Kernel::IntToF64 { signed, bits } => lanes::int_to_f64(signed, bits, a),
-            Kernel::Int(k) => int_row(k, a, b, c),
+pub(super) fn run(regs: &mut [Row], mask: u32, f: &FastInst) {
+    let (d, a, b, c) = (f.d as usize, f.a as usize, f.b as usize, f.c as usize);
+    if d.max(a).max(b).max(c) >= regs.len() {
+        return run_past_file(regs, mask, f);
+    }
+    macro_rules! each {
+        (|$x:ident, $y:ident, $z:ident| $e:expr) => {
+            each!(CHUNK; |$x, $y, $z| $e)
+        };
+        ($n:expr; |$x:ident, $y:ident, $z:ident| $e:expr) => {
+            for q in 0..32 / $n {
+                let r: [u64; $n] = {
+                    let $x = &chunk::<$n>(&regs[a], q);
+                    let $y = &chunk::<$n>(&regs[b], q);
+                    let $z = &chunk::<$n>(&regs[c], q);
+                    let _ = ($x, $y, $z);
+                    $e
+                };
+                put(&mut regs[d], q, r, mask);
+            }
+        };
+    }
+    match f.kernel {
+        Kernel::Mov => each!(|a, b, c| *a),
+        Kernel::F64Add => each!(|a, b, c| lanes::f64_bin(FOp::Add, a, b)),
+        Kernel::F64Sub => each!(|a, b, c| lanes::f64_bin(FOp::Sub, a, b)),
+        Kernel::F64Mul => each!(|a, b, c| lanes::f64_bin(FOp::Mul, a, b)),
+        Kernel::F64Div => each!(|a, b, c| lanes::f64_bin(FOp::Div, a, b)),
+        Kernel::F64Fma => each!(|a, b, c| lanes::f64_fma(a, b, c)),
+        Kernel::F32Fma => each!(|a, b, c| lanes::f32_fma(a, b, c)),
+        Kernel::F32Bin(op) => each!(|a, b, c| lanes::f32_bin(op, a, b)),
+        Kernel::F32Ex2 => each!(32; |a, b, c| lanes::f32_ex2(a)),
+        Kernel::MinMax {
+            f64s: true,
+            max,
+            nan,
+        } => each!(|a, b, c| lanes::f64_minmax(max, nan, a, b)),
+        Kernel::MinMax {
+            f64s: false,
+            max,
+            nan,
+        } => each!(|a, b, c| lanes::f32_minmax(max, nan, a, b)),
+        Kernel::Sign { f64s: true, abs } => each!(|a, b, c| lanes::sign(abs, 63, a)),
+        Kernel::Sign { f64s: false, abs } => each!(|a, b, c| lanes::sign(abs, 31, a)),
+        Kernel::F64Rcp => each!(|a, b, c| lanes::f64_bin(FOp::Div, &[1f64.to_bits(); CHUNK], a)),
+        Kernel::F64RoundInt(ir) => each!(|a, b, c| lanes::f64_round_int(ir, a)),
+        Kernel::F32ToF64 => each!(|a, b, c| lanes::f32_to_f64(a)),
+        Kernel::F32Sat => each!(|a, b, c| lanes::f32_sat(a)),
+        Kernel::F64ToF32 => each!(|a, b, c| lanes::f64_to_f32_rn(a)),
+        Kernel::FloatToInt { f64s, ir, to } => {
+            each!(|a, b, c| lanes::float_to_int(f64s, ir, to, a))
         }
+        Kernel::IntToF64 { signed, bits } => each!(|a, b, c| lanes::int_to_f64(signed, bits, a)),
+        Kernel::Int(k) => each!(|a, b, c| int_row(k, a, b, c)),
+    }
+}
+
+/// Chunk `q` of `N` lanes of `row`.
+#[inline(always)]
+fn chunk<const N: usize>(row: &Row, q: usize) -> [u64; N] {
+    let mut v = [0u64; N];
+    v.copy_from_slice(&row[q * N..][..N]);
+    v
+}
+
+/// Writes `r` into chunk `q` of `N` lanes of `row` on the lanes of `mask`.
+#[inline(always)]
+fn put<const N: usize>(row: &mut Row, q: usize, r: [u64; N], mask: u32) {
+    let dst = &mut row[q * N..][..N];
+    let lanes = (u64::MAX >> (64 - N)) as u32;
+    let m = (mask >> (q * N)) & lanes;
+    if m == lanes {
+        dst.copy_from_slice(&r);
+    } else {
+        for (j, (x, v)) in dst.iter_mut().zip(r).enumerate() {
+            let keep = 0u64.wrapping_sub(u64::from(m >> j & 1));
+            *x = (*x & !keep) | (v & keep);
+        }
+    }
+}
+
+/// [`run`] on a row index past the register file (decoding never makes one): such a row reads
+/// as zero and drops the write, as [`rd`] and [`wr`] do, so the kernel runs on copies.
+#[cold]
+#[inline(never)]
+fn run_past_file(regs: &mut [Row], mask: u32, f: &FastInst) {
+    let mut rows = [*rd(regs, f.a), *rd(regs, f.b), *rd(regs, f.c), [0; 32]];
+    let local = FastInst {
+        d: 3,
+        a: 0,
+        b: 1,
+        c: 2,
+        ..*f
     };
-    wr(&mut w.regs, f.d, &out, mask);
+    run(&mut rows, u32::MAX, &local);
+    wr(regs, f.d, &rows[3], mask);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{load_group_len, table, GROUP, GROUP_MAX};
+    use super::{load_group_len, run, table, FastInst, Kernel, GROUP, GROUP_MAX};
+    use crate::emu::exec::regs::{rd, wr};
+    use crate::emu::int_rows::{int_row, IntRow};
+    use crate::emu::lanes::{self, Row};
+    use crate::emu::numeric::FOp;
     use crate::emu::LoadedModule;
+
+    /// The whole-row form of a kernel (every lane at once, into a new row): what [`run`]
+    /// computed before it worked chunk by chunk, straight into the destination.
+    fn whole(k: Kernel, a: &Row, b: &Row, c: &Row) -> Row {
+        match k {
+            Kernel::Mov => *a,
+            Kernel::F32Bin(op) => lanes::f32_bin(op, a, b),
+            Kernel::F32Fma => lanes::f32_fma(a, b, c),
+            Kernel::F32Ex2 => lanes::f32_ex2(a),
+            Kernel::MinMax { f64s, max, nan } if f64s => lanes::f64_minmax(max, nan, a, b),
+            Kernel::MinMax { max, nan, .. } => lanes::f32_minmax(max, nan, a, b),
+            Kernel::F64Div => lanes::f64_bin(FOp::Div, a, b),
+            Kernel::F64Rcp => lanes::f64_bin(FOp::Div, &[1f64.to_bits(); 32], a),
+            Kernel::Sign { abs, .. } => lanes::sign(abs, 31, a),
+            Kernel::F64ToF32 => lanes::f64_to_f32_rn(a),
+            Kernel::Int(k) => int_row(k, a, b, c),
+            other => unreachable!("not in the test: {other:?}"),
+        }
+    }
+
+    /// Chunked, in place, under any mask, with the destination among the operands or past the
+    /// file: the same rows as the whole-row kernel and a masked write.
+    #[test]
+    fn chunked_kernels_write_what_whole_rows_wrote() {
+        let kernels = [
+            Kernel::Mov,
+            Kernel::F32Bin(FOp::Add),
+            Kernel::F32Bin(FOp::Div),
+            Kernel::F32Fma,
+            Kernel::F32Ex2,
+            Kernel::MinMax {
+                f64s: false,
+                max: true,
+                nan: true,
+            },
+            Kernel::MinMax {
+                f64s: true,
+                max: false,
+                nan: false,
+            },
+            Kernel::F64Div,
+            Kernel::F64Rcp,
+            Kernel::Sign {
+                f64s: false,
+                abs: true,
+            },
+            Kernel::F64ToF32,
+            Kernel::Int(IntRow::Add32),
+            Kernel::Int(IntRow::MadLo32),
+            Kernel::Int(IntRow::ShrS64),
+        ];
+        // Values across formats: f32 and f64 bits, NaNs, infinities, zeros of both signs.
+        let seed = |r: usize, l: usize| -> u64 {
+            let pool = [
+                0u64,
+                0x8000_0000,
+                0x3f80_0000,
+                0xc2f0_0000,
+                0x7fc0_0000,
+                0x7f80_0000,
+                0x4000_0000_0000_0000,
+                0xbff8_0000_0000_0000,
+                0x7ff8_0000_0000_0000,
+                0x0000_0001_4120_0000,
+                0x4120_0000,
+                0x3e99_999a,
+            ];
+            pool[(r * 7 + l * 5 + l / 3) % pool.len()].wrapping_add((l as u64) << 3)
+        };
+        let file: Vec<Row> = (0..5)
+            .map(|r| std::array::from_fn(|l| seed(r, l)))
+            .collect();
+        let masks = [
+            u32::MAX,
+            0,
+            0x5555_5555,
+            0x0000_ffff,
+            0xffff_0000,
+            1 << 17,
+            0x8001_7ffe,
+        ];
+        // (d, a, b, c): distinct rows, the destination as each operand, a row past the file.
+        let rows = [
+            (4, 0, 1, 2),
+            (0, 0, 1, 2),
+            (1, 0, 1, 2),
+            (2, 0, 1, 2),
+            (9, 0, 1, 2),
+            (3, 0, 9, 2),
+        ];
+        for kernel in kernels {
+            for &mask in &masks {
+                for &(d, a, b, c) in &rows {
+                    let f = FastInst { kernel, d, a, b, c };
+                    let mut got = file.clone();
+                    run(&mut got, mask, &f);
+                    let mut want = file.clone();
+                    let out = whole(kernel, rd(&want, a), rd(&want, b), rd(&want, c));
+                    wr(&mut want, d, &out, mask);
+                    assert_eq!(
+                        got,
+                        want,
+                        "{kernel:?} mask {mask:#x} rows {:?}",
+                        (d, a, b, c)
+                    );
+                }
+            }
+        }
+    }
 
     /// A kernel of `n` loads of `ld.global.u32 %r1, [%rd1+OFF]`, OFF from `off(i)`.
     fn loads(n: usize, off: impl Fn(usize) -> usize) -> crate::emu::decode::Func {

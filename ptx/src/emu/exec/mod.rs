@@ -1003,7 +1003,12 @@ impl<'a> LaunchCtx<'a> {
             }
             if FAST {
                 if let Some(f) = self.fast.get(pc) {
-                    fast::run(w, mask, f);
+                    // The whole warp as a constant: each chunk's write without a test.
+                    if mask == FULL {
+                        fast::run(&mut w.regs, FULL, f);
+                    } else {
+                        fast::run(&mut w.regs, mask, f);
+                    }
                     w.gpc += 1;
                     continue;
                 }
