@@ -884,3 +884,104 @@ DONE:
         assert_eq!(read_u32(&mut mem, lock, 1), [0], "{release}");
     }
 }
+
+/// One warp's `atom.global.add.f32` at `base + 4 * slot[lane]`, old values to `old[lane]`: the
+/// whole-warp path sums lanes whose addresses it shows distinct in one gather and scatter, and
+/// takes lane order otherwise. Every pattern must give what lane-ordered read-modify-writes give
+/// (a lane sees the sums of the lower lanes on its address), with subnormal and NaN values
+/// flushed and canonicalized as `atom.add.f32` does.
+#[test]
+fn warp_float_atomics_equal_lane_ordered_read_modify_writes() {
+    let text = module(
+        r#"
+.visible .entry scat(.param .u64 table, .param .u64 slots, .param .u64 vals, .param .u64 old)
+{
+    .reg .b32 %r<8>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<16>;
+    ld.param.u64 %rd1, [table];
+    ld.param.u64 %rd2, [slots];
+    ld.param.u64 %rd3, [vals];
+    ld.param.u64 %rd4, [old];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.s64 %rd6, %rd2, %rd5;
+    ld.global.u32 %r2, [%rd6];
+    add.s64 %rd7, %rd3, %rd5;
+    ld.global.f32 %f1, [%rd7];
+    mul.wide.u32 %rd8, %r2, 4;
+    add.s64 %rd9, %rd1, %rd8;
+    atom.global.add.f32 %f2, [%rd9], %f1;
+    add.s64 %rd10, %rd4, %rd5;
+    st.global.f32 [%rd10], %f2;
+    ret;
+}
+"#,
+    );
+    let m = load(&text);
+    let ftz = |v: u32| {
+        if v & 0x7f80_0000 == 0 {
+            v & 0x8000_0000
+        } else {
+            v
+        }
+    };
+    let add = |a: u32, b: u32| {
+        let s = f32::from_bits(ftz(a)) + f32::from_bits(ftz(b));
+        if s.is_nan() {
+            0x7fff_ffff
+        } else {
+            ftz(s.to_bits())
+        }
+    };
+    let patterns: Vec<(&str, Vec<u32>)> = vec![
+        ("ascending", (0..32).collect()),
+        (
+            "two descending rows",
+            (0..32)
+                .map(|l| if l < 16 { 40 + l } else { l - 16 })
+                .collect(),
+        ),
+        ("runs that overlap", (0..32).map(|l| l % 16).collect()),
+        ("one address", vec![5; 32]),
+        ("descending", (0..32).rev().collect()),
+        ("five runs", (0..32).map(|l| (l % 5) * 8 + l / 5).collect()),
+    ];
+    let vals: Vec<u32> = (0..32u32)
+        .map(|l| match l % 8 {
+            0 => 0x0000_0001,           // subnormal: flushed
+            1 => 0x7f80_0000,           // +inf
+            2 if l > 16 => 0xff80_0000, // -inf: inf - inf is NaN
+            3 => 0x8000_0000,           // -0
+            _ => (1.25f32 + l as f32).to_bits(),
+        })
+        .collect();
+    for (name, slots) in patterns {
+        let mut mem = Memory::new();
+        let table0: Vec<u32> = (0..64u32).map(|i| (i as f32 * 0.5).to_bits()).collect();
+        let table = buf_u32(&mut mem, &table0);
+        let ps = buf_u32(&mut mem, &slots);
+        let pv = buf_u32(&mut mem, &vals);
+        let po = buf_u32(&mut mem, &[0; 32]);
+        let params = [table, ps, pv, po].map(ParamValue::ptr);
+        emu::launch(
+            &m,
+            "scat",
+            [1, 1, 1],
+            [32, 1, 1],
+            0,
+            &params,
+            &mut mem,
+            &LaunchOptions::default(),
+        )
+        .unwrap();
+        let (mut want, mut want_old) = (table0.clone(), vec![0u32; 32]);
+        for l in 0..32 {
+            let s = slots[l] as usize;
+            want_old[l] = want[s];
+            want[s] = add(want[s], vals[l]);
+        }
+        assert_eq!(read_u32(&mut mem, table, 64), want, "{name}: table");
+        assert_eq!(read_u32(&mut mem, po, 32), want_old, "{name}: old values");
+    }
+}

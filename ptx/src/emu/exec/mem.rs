@@ -3,6 +3,7 @@
 use super::super::decode::IOp;
 use super::super::decode::{AKind, AOp, Addr, Inst, Op, NONE, R};
 use super::super::error::{Access, Space};
+use super::super::lanes;
 use super::super::memory::{
     atomic_load, atomic_store, bytes_load, bytes_store, shadow_mark, shadow_written, striped_rmw,
     LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
@@ -160,6 +161,35 @@ unsafe fn gather(
         // SAFETY: lane `l` is active, and the caller vouches for active lanes.
         out[l] = unsafe { atomic_load(ptr.add((addrs[l] - cb) as usize), size) };
     });
+}
+
+/// Whether the active lanes' addresses are pairwise distinct, shown cheaply: in lane order
+/// they fall into at most four strictly ascending runs whose spans do not overlap (a
+/// scatter-add's warp is two runs: two update rows of 16 lanes, each lane 8 floats on). More
+/// runs, or spans that overlap, answer no, and the caller takes the lane-by-lane path.
+#[inline(always)]
+fn distinct(addrs: &[u64; 32], mask: u32) -> bool {
+    let mut runs = [(0u64, 0u64); 4];
+    let (mut n, mut mm) = (0usize, mask);
+    while mm != 0 {
+        let l = mm.trailing_zeros() as usize;
+        mm &= mm - 1;
+        let a = addrs[l];
+        match runs.get_mut(n.wrapping_sub(1)) {
+            Some(run) if a > run.1 => run.1 = a,
+            _ => match runs.get_mut(n) {
+                Some(run) => {
+                    *run = (a, a);
+                    n += 1;
+                }
+                None => return false,
+            },
+        }
+    }
+    let runs = &runs[..n];
+    runs.iter()
+        .enumerate()
+        .all(|(i, x)| runs[i + 1..].iter().all(|y| x.1 < y.0 || y.1 < x.0))
 }
 
 /// Sign-extends every lane of `row` from its low `size` bytes (a signed load's values).
@@ -934,6 +964,19 @@ impl<'a> LaunchCtx<'a> {
                         }
                         let mut out = [0u64; 32];
                         let held = self.stripes.hold(set);
+                        if f32_add && distinct(&addrs, mask) {
+                            // No two lanes share an address, so no lane reads another's sum:
+                            // the lanes' read-modify-writes in lane order are one gather, the
+                            // sums and one scatter.
+                            // SAFETY: as below.
+                            unsafe { gather(ptr, cb, &addrs, mask, 4, &mut out) };
+                            let sum = lanes::f32_add_ftz(&out, bv);
+                            // SAFETY: as below.
+                            unsafe { scatter(ptr, cb, &addrs, mask, 4, &sum) };
+                            drop(held);
+                            wr(&mut w.regs, *d, &out, mask);
+                            return Ok(());
+                        }
                         let mut mm = mask;
                         while mm != 0 {
                             let l = mm.trailing_zeros() as usize;
