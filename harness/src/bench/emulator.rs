@@ -184,28 +184,32 @@ pub(super) fn emulator(env: &Env, report: &mut Report) -> anyhow::Result<()> {
             format!("{:.0}", r.one.as_secs_f64() / r.native.as_secs_f64()),
         ]);
     }
-    rows.push(vec![
+    let ceiling_row = |name: String, one: Duration, all: Duration| {
+        let speedup = one.as_secs_f64() / all.as_secs_f64();
+        let (one, all) = (format!("{:.1}", ms(one)), format!("{:.1}", ms(all)));
+        let dash = || "-".to_string();
+        vec![
+            name,
+            dash(),
+            one,
+            dash(),
+            all,
+            format!("{speedup:.2}"),
+            dash(),
+            dash(),
+            dash(),
+        ]
+    };
+    rows.push(ceiling_row(
         format!("native compute loop, {spin} xorshift steps (this machine's ceiling)"),
-        "-".into(),
-        format!("{:.1}", ms(spin_one)),
-        "-".into(),
-        format!("{:.1}", ms(spin_all)),
-        format!("{ceiling:.2}"),
-        "-".into(),
-        "-".into(),
-        "-".into(),
-    ]);
-    rows.push(vec![
+        spin_one,
+        spin_all,
+    ));
+    rows.push(ceiling_row(
         format!("native saxpy loop over {n} f32s (this machine's memory ceiling)"),
-        "-".into(),
-        format!("{:.1}", ms(stream_one)),
-        "-".into(),
-        format!("{:.1}", ms(stream_all)),
-        format!("{stream_ceiling:.2}"),
-        "-".into(),
-        "-".into(),
-        "-".into(),
-    ]);
+        stream_one,
+        stream_all,
+    ));
     report.sections.push(Section {
         title: "Emulator throughput".into(),
         note: format!(
