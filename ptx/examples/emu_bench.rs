@@ -9,8 +9,9 @@
 //! repetition; short enough to run under `valgrind --tool=cachegrind`; the next two turn the
 //! sanitizer's optional checks on; `--stack-pad K` runs each launch K small frames deeper on
 //! the stack: with one thread the launch runs on this thread, and the fast engine's speed
-//! depends on where that stack lies modulo 4 KiB, so `for k in $(seq 0 31)` scans it; see
-//! docs/performance.md, "The layout lottery").
+//! depended on where that stack lay modulo 4 KiB until its row kernels stopped building results
+//! on the stack, so `for k in $(seq 0 31)` checks that every K still runs alike; see
+//! docs/performance.md, "The layout lottery" and "Round 8").
 use std::time::Instant;
 
 use ptx::emu::bench::{self, Workload};
