@@ -64,21 +64,19 @@ fn padded<T>(k: usize, f: &mut dyn FnMut() -> T) -> T {
     r
 }
 
+/// The number after `flag` on the command line, if there is one.
+fn flag_value(args: &[String], flag: &str) -> Option<usize> {
+    args.iter()
+        .skip_while(|a| *a != flag)
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let threads = args
-        .iter()
-        .skip_while(|a| *a != "--threads")
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1usize);
+    let threads = flag_value(&args, "--threads").unwrap_or(1);
     let quick = args.iter().any(|a| a == "--quick");
-    let pad = args
-        .iter()
-        .skip_while(|a| *a != "--stack-pad")
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0usize);
+    let pad = flag_value(&args, "--stack-pad").unwrap_or(0);
     let reps = if quick { 1 } else { 3 };
     // The sanitizer's optional checks, to price them (memcheck is always on). The workloads'
     // memory is made without initcheck's shadow, so `--initcheck` prices the per-lane path and

@@ -95,21 +95,10 @@ pub(crate) fn f32_bin<const N: usize>(
     }
 }
 
-/// `numeric::f32_add_ftz` on every lane (`atom.add.f32`'s sum: subnormal operands and result
-/// flushed to zero keeping the sign, NaN canonical), branch-free.
+/// `numeric::f32_add_ftz` on every lane (`atom.add.f32`'s sum).
 #[inline(always)]
 pub(crate) fn f32_add_ftz<const N: usize>(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
-    let ftz = |v: u32| {
-        pick(
-            v & 0x7f80_0000 == 0,
-            u64::from(v & 0x8000_0000),
-            u64::from(v),
-        ) as u32
-    };
-    map2(a, b, |x, y| {
-        let s = f32::from_bits(ftz(x as u32)) + f32::from_bits(ftz(y as u32));
-        pick(s.is_nan(), F32_NAN, u64::from(ftz(s.to_bits())))
-    })
+    map2(a, b, super::numeric::f32_add_ftz)
 }
 
 /// `numeric::fapprox(Approx::Ex2, Fmt::F32, false, ..)`: the same bits, vectorized

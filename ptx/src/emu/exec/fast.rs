@@ -479,9 +479,9 @@ fn chunk<const N: usize>(row: &Row, q: usize) -> [u64; N] {
 #[inline(always)]
 fn put<const N: usize>(row: &mut Row, q: usize, r: [u64; N], mask: u32) {
     let dst = &mut row[q * N..][..N];
-    let lanes = (u64::MAX >> (64 - N)) as u32;
-    let m = (mask >> (q * N)) & lanes;
-    if m == lanes {
+    let all = (u64::MAX >> (64 - N)) as u32;
+    let m = (mask >> (q * N)) & all;
+    if m == all {
         dst.copy_from_slice(&r);
     } else {
         for (j, (x, v)) in dst.iter_mut().zip(r).enumerate() {

@@ -832,23 +832,20 @@ impl<'a> LaunchCtx<'a> {
                         let mut out = [0u64; 32];
                         let mut mm = mask;
                         match fast {
-                            Fast::Global if !*sext => {
-                                m.counters.global_bytes_read += (size * mask.count_ones()) as u64;
-                                if let Some(row) = w.regs.get_mut(ds[0] as usize) {
-                                    // Straight into the register, as a load group does (the
-                                    // addresses are already read): `gather` writes the active
-                                    // lanes only, which is the masked write.
-                                    // SAFETY: fast_target checked bounds and alignment of every
-                                    // active lane against the cached allocation.
-                                    unsafe {
-                                        gather(m.cache_ptr, m.cache_base, &addrs, mask, size, row)
-                                    };
-                                }
-                                return Ok(());
-                            }
                             Fast::Global => {
                                 let (ptr, cb) = (m.cache_ptr, m.cache_base);
                                 m.counters.global_bytes_read += (size * mask.count_ones()) as u64;
+                                if !*sext {
+                                    // Straight into the register, as a load group does (the
+                                    // addresses are already read): `gather` writes the active
+                                    // lanes only, which is the masked write.
+                                    if let Some(row) = w.regs.get_mut(ds[0] as usize) {
+                                        // SAFETY: fast_target checked bounds and alignment of
+                                        // every active lane against the cached allocation.
+                                        unsafe { gather(ptr, cb, &addrs, mask, size, row) };
+                                    }
+                                    return Ok(());
+                                }
                                 // SAFETY: as above.
                                 unsafe { gather(ptr, cb, &addrs, mask, size, &mut out) };
                             }
