@@ -74,6 +74,7 @@
 //! vectors. `%clock`, `%clock64` and `%globaltimer` read 0, `%smid`
 //! reads 0 and `%nsmid` 1.
 pub mod bench;
+mod cta_queue;
 mod decode;
 pub mod error;
 mod exec;
@@ -447,13 +448,13 @@ pub fn launch_sliced(
         },
         rows,
     };
-    let next = AtomicU64::new(0);
+    let queue = cta_queue::CtaQueue::new(ncta, threads);
     let results: Vec<Result<exec::Counters, EmuError>> = if threads == 1 {
-        vec![ctx.worker(&next, ncta)]
+        vec![ctx.worker(&queue)]
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
-                .map(|_| s.spawn(|| ctx.worker(&next, ncta)))
+                .map(|_| s.spawn(|| ctx.worker(&queue)))
                 .collect();
             handles
                 .into_iter()

@@ -163,6 +163,40 @@ unsafe fn gather(
     });
 }
 
+/// How far past a dense warp access [`prefetch_after`] asks the host to fetch, in warp
+/// blocks, and at most how many bytes.
+const PREFETCH_BLOCKS: u64 = 2;
+const PREFETCH_MAX: u64 = 1024;
+
+/// Asks the host cache for the [`PREFETCH_BLOCKS`] blocks of `block` bytes after a warp's dense
+/// access ending at `end` (within the cached allocation): the bytes the next warps read in the
+/// usual layout, where thread `i` of the grid touches element `i`. The emulator runs a warp
+/// to its end before the next, so a grid-stride loop (each step `gridDim × blockDim`
+/// elements on: a new page every step) reads a new page at each step, which no hardware
+/// prefetcher follows across pages, and every warp paid the cache misses of its blocks in full.
+/// With this the next warp finds them cached: `aot bench`'s SAXPY (8 M floats) 55-58 → 50-51
+/// ms on one worker, 31-33 → 27-28 ms on two; one block ahead gave half of that, four no more.
+/// A prefetch never faults; the rest of the fast paths does not depend on it.
+#[inline(always)]
+fn prefetch_after(m: &CtaMem, end: u64, block: u64) {
+    let stop = m
+        .cache_end
+        .min(end + (block * PREFETCH_BLOCKS).min(PREFETCH_MAX));
+    let mut a = end;
+    while a < stop {
+        let p = m.cache_ptr.wrapping_add((a - m.cache_base) as usize);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is a hint: it reads nothing architecturally and never faults, and
+        // `p` is inside the cached allocation anyway.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = p;
+        a += 64;
+    }
+}
+
 /// Whether the active lanes' addresses are pairwise distinct, shown cheaply: in lane order
 /// they fall into at most four strictly ascending runs whose spans do not overlap (a
 /// scatter-add's warp is two runs: two update rows of 16 lanes, each lane 8 floats on). More
@@ -476,6 +510,9 @@ impl<'a> LaunchCtx<'a> {
                     if end > r.hi {
                         return None;
                     }
+                }
+                if end - lo <= 32 * span {
+                    prefetch_after(m, end, end - lo);
                 }
                 Some(Fast::Global)
             }

@@ -641,12 +641,9 @@ impl<'a> LaunchCtx<'a> {
         total > self.budget
     }
 
-    /// Runs every CTA index handed out by `next`, returning this worker's counters.
-    pub(crate) fn worker(
-        &self,
-        next: &std::sync::atomic::AtomicU64,
-        ncta: u64,
-    ) -> Result<Counters, EmuError> {
+    /// Runs the CTAs it claims from `queue` until none are left (or another worker stopped
+    /// the launch), returning this worker's counters.
+    pub(crate) fn worker(&self, queue: &super::cta_queue::CtaQueue) -> Result<Counters, EmuError> {
         let f = self.func;
         let nthreads = self.block[0] * self.block[1] * self.block[2];
         let nwarps = nthreads.div_ceil(32);
@@ -703,24 +700,21 @@ impl<'a> LaunchCtx<'a> {
                     .collect(),
             })
             .collect();
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let c = next.fetch_add(1, Ordering::Relaxed);
-            if c >= ncta {
-                break;
-            }
-            let [gx, gy, _] = self.grid;
-            let (gx, gy) = (gx as u64, gy as u64);
-            let ctaid = [
-                (c % gx) as u32,
-                ((c / gx) % gy) as u32,
-                (c / (gx * gy)) as u32,
-            ];
-            if let Err(e) = self.run_cta(&mut m, &mut warps, ctaid, nthreads) {
-                self.stop.store(true, Ordering::Relaxed);
-                return Err(e);
+        let [gx, gy, _] = self.grid.map(u64::from);
+        'claims: while let Some(run) = queue.claim() {
+            for c in run {
+                if self.stop.load(Ordering::Relaxed) {
+                    break 'claims;
+                }
+                let ctaid = [
+                    (c % gx) as u32,
+                    ((c / gx) % gy) as u32,
+                    (c / (gx * gy)) as u32,
+                ];
+                if let Err(e) = self.run_cta(&mut m, &mut warps, ctaid, nthreads) {
+                    self.stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
             }
         }
         self.used.fetch_add(m.since_sync, Ordering::Relaxed);
