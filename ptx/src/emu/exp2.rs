@@ -94,10 +94,33 @@ pub(crate) fn ex2_f32_row<const N: usize>(a: &[u64; N]) -> [u64; N] {
     while bad != 0 {
         let l = bad.trailing_zeros() as usize;
         bad &= bad - 1;
-        let v = f64::from(f32::from_bits(a[l] as u32)).exp2();
-        out[l] = super::numeric::Fmt::F32.from_f64_rn(v);
+        out[l] = u64::from(libm_lane(a[l] as u32));
     }
     out
+}
+
+/// [`ex2_f32_row`] on 32-bit lanes (a tape's slots, `exec::tape`), into `out`: the same bits.
+#[inline(always)]
+pub(crate) fn ex2_f32_lanes<const N: usize>(a: &[u32; N], out: &mut [u32; N]) {
+    const { assert!(N <= 64, "the lane mask is a u64") };
+    let mut bad = 0u64;
+    for l in 0..N {
+        let (r, good) = core(f64::from(f32::from_bits(a[l])));
+        out[l] = (r as f32).to_bits();
+        bad |= u64::from(!good) << l;
+    }
+    while bad != 0 {
+        let l = bad.trailing_zeros() as usize;
+        bad &= bad - 1;
+        out[l] = libm_lane(a[l]);
+    }
+}
+
+/// A lane [`core`] cannot decide: libm's `exp2`, rounded to f32 as the general path rounds.
+#[cold]
+fn libm_lane(bits: u32) -> u32 {
+    let v = f64::from(f32::from_bits(bits)).exp2();
+    super::numeric::Fmt::F32.from_f64_rn(v) as u32
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use super::super::int_rows::{int_row, IntRow};
 use super::super::lanes::{self, Row};
 use super::super::numeric::{Approx, FOp, Fmt, IRnd, IntTy, Rnd};
 use super::regs::{rd, wr};
+use super::tape::{self, Tape};
 use super::{CtaMem, LaunchCtx, Warp, FULL, SLICE};
 
 /// A whole-row computation of `d` from rows `a`, `b`, `c` (unused operands are ignored).
@@ -78,6 +79,22 @@ pub(crate) struct FastInst {
     c: R,
 }
 
+impl FastInst {
+    #[cfg(test)]
+    pub(super) fn new(kernel: Kernel, d: R, a: R, b: R, c: R) -> FastInst {
+        FastInst { kernel, d, a, b, c }
+    }
+
+    pub(super) fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Its rows: `(d, a, b, c)`.
+    pub(super) fn rows(&self) -> (R, R, R, R) {
+        (self.d, self.a, self.b, self.c)
+    }
+}
+
 /// The fast engine's form of a function: each instruction's row kernel, and where straight
 /// runs of them start.
 #[derive(Debug, Default)]
@@ -88,6 +105,11 @@ pub(crate) struct FastCode {
     /// straight run: none of them branches, faults, or reads a predicate); with [`GROUP`] set,
     /// the length of the load group at `pc` instead.
     runs: Vec<u32>,
+    /// `tape_at[pc]`: 1 + the index in `tapes` of the tape of the run at `pc`, 0 for none.
+    /// Runs get tapes where their 32-bit stretch starts (a run entered further in, after a
+    /// time slice or at a branch target, goes kernel by kernel).
+    tape_at: Vec<u32>,
+    tapes: Vec<Tape>,
 }
 
 /// The bit of a `runs` entry that marks a load group.
@@ -163,7 +185,27 @@ pub(crate) fn table(code: &[Inst]) -> FastCode {
         let group = load_group_len(&code[pc..]);
         runs[pc] = if group >= 2 { GROUP | group } else { after };
     }
-    FastCode { insts, runs }
+    let (mut tape_at, mut tapes) = (vec![0u32; code.len()], Vec::new());
+    for pc in 0..code.len() {
+        let run = runs[pc];
+        let inside = pc > 0 && runs[pc - 1] & GROUP == 0 && runs[pc - 1] >= 2 && {
+            let before = insts[pc - 1].map(|f| f.kernel);
+            before.is_some_and(tape::has_32_bit_form)
+        };
+        if run & GROUP != 0 || inside {
+            continue;
+        }
+        if let Some(t) = Tape::of(&insts[pc..pc + run as usize]) {
+            tapes.push(t);
+            tape_at[pc] = tapes.len() as u32;
+        }
+    }
+    FastCode {
+        insts,
+        runs,
+        tape_at,
+        tapes,
+    }
 }
 
 impl FastCode {
@@ -210,9 +252,18 @@ impl LaunchCtx<'_> {
             let Some(kernels) = self.fast.insts.get(range) else {
                 return 0;
             };
+            let mask = w.gmask;
+            let tape = match self.fast.tape_at.get(pc as usize) {
+                Some(&t) if t > 0 => self.fast.tapes.get(t as usize - 1),
+                _ => None,
+            };
+            let done = match tape {
+                Some(t) if t.len <= n && t.run(&mut w.regs, &mut m.tape, mask) => t.len as usize,
+                _ => 0,
+            };
+            let kernels = kernels.get(done..).unwrap_or_default();
             // A run's mask is most often the whole warp: with the constant, each chunk's
             // write is a plain store, without a test.
-            let mask = w.gmask;
             if mask == FULL {
                 for f in kernels.iter().flatten() {
                     run(&mut w.regs, FULL, f);

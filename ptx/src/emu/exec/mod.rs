@@ -381,6 +381,8 @@ pub(super) struct CtaMem {
     epoch: u32,
     counters: Counters,
     since_sync: u64,
+    /// The slots of straight runs' tapes ([`tape`]).
+    tape: Box<tape::Slots>,
 }
 
 impl CtaMem {
@@ -466,6 +468,7 @@ pub(crate) mod local;
 mod matrix;
 mod mem;
 mod regs;
+mod tape;
 mod warp_ops;
 
 pub(crate) use fast::table as fast_table;
@@ -673,6 +676,7 @@ impl<'a> LaunchCtx<'a> {
             epoch: 1,
             counters: Counters::default(),
             since_sync: 0,
+            tape: tape::slots(),
         };
         let mut warps: Vec<Warp> = (0..nwarps)
             .map(|i| Warp {
