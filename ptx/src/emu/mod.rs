@@ -397,7 +397,7 @@ pub fn launch_sliced(
         .unwrap_or_default();
     let ncta = grid.iter().map(|&g| g as u64).product::<u64>();
     let threads = if options.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        host_cores()
     } else {
         options.threads
     };
@@ -506,6 +506,14 @@ pub fn launch_sliced(
         });
     }
     Ok(stats)
+}
+
+/// The host's available parallelism, asked once per process: `available_parallelism` reads the
+/// cgroup's CPU quota from `/proc` and `/sys` on every call (a few files opened and parsed), 1 %
+/// of a workload of two small launches per execution.
+fn host_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 #[cfg(test)]

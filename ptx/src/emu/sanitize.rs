@@ -151,11 +151,23 @@ impl GlobalMap {
     /// The region holding `addr`.
     #[inline]
     pub(crate) fn find(&self, addr: u64) -> Option<&Region> {
+        self.index_of(addr).and_then(|i| self.regions.get(i))
+    }
+
+    /// The index of the region holding `addr` (for [`GlobalMap::get`]).
+    #[inline]
+    pub(crate) fn index_of(&self, addr: u64) -> Option<usize> {
         let i = self
             .regions
             .partition_point(|r| r.lo <= addr)
             .checked_sub(1)?;
-        self.regions.get(i).filter(|r| addr < r.hi)
+        self.regions.get(i).filter(|r| addr < r.hi).map(|_| i)
+    }
+
+    /// The region at index `i`, if there is one.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<&Region> {
+        self.regions.get(i)
     }
 
     fn describe(&self, r: &Region, params: &[ParamSlot], var_names: &[String]) -> String {

@@ -371,6 +371,10 @@ pub(super) struct CtaMem {
     cache_alloc: u64,
     /// Stores may land in the cached region ([`Region::writable`]).
     cache_writable: bool,
+    /// The cached region's index in the launch's [`GlobalMap`], and the one cached before it
+    /// (`usize::MAX`: none), which a miss tries before searching ([`LaunchCtx::recache`]).
+    cache_idx: usize,
+    cache_prev: usize,
     /// The shared variable the last shared access hit.
     sh_lo: u64,
     sh_hi: u64,
@@ -660,6 +664,8 @@ impl<'a> LaunchCtx<'a> {
             cache_shadow: std::ptr::null(),
             cache_shadow_len: 0,
             cache_alloc: 0,
+            cache_idx: usize::MAX,
+            cache_prev: usize::MAX,
             cache_writable: false,
             sh_lo: 1,
             sh_hi: 0,
