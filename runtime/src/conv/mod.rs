@@ -67,8 +67,14 @@ pub fn execute_into(
     out: &mut [u8],
     deadline: Option<Deadline>,
 ) -> Result<()> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    execute_chunked(thunk, op0, op1, out, deadline, (CHUNK_ELEMENTS, cores))
+    execute_chunked(
+        thunk,
+        op0,
+        op1,
+        out,
+        deadline,
+        (CHUNK_ELEMENTS, gemm::host_cores()),
+    )
 }
 
 /// [`execute_into`] with chunks of at most `split.0` im2col elements (at least one row) and the

@@ -85,10 +85,18 @@ impl Options {
     /// All of the machine's cores and its widest kernel, what [`gemm`] uses.
     pub fn machine() -> Options {
         Options {
-            threads: std::thread::available_parallelism().map_or(1, |t| t.get()),
+            threads: host_cores(),
             isa: Isa::best(),
         }
     }
+}
+
+/// The host's available parallelism, asked once per process: `available_parallelism` reads the
+/// cgroup's CPU quota from `/proc` and `/sys` on every call, and every gemm and convolution
+/// thunk asked it on every execution.
+pub(crate) fn host_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The output element types `store` writes.
