@@ -8,8 +8,9 @@
 //! Each entry is the condition under which the general path equals the row kernel (the
 //! kernels in [`super::super::lanes`] say which general call each one is); the reference engine
 //! never reads the table. The table also knows the straight runs of row kernels
-//! (`LaunchCtx::straight_run`), which the warp loop runs as one step, and the load groups
-//! ([`load_group_len`]), which it runs as one step too.
+//! (`LaunchCtx::straight_run`), which the warp loop runs as one step, the load groups
+//! ([`load_group_len`]), which it runs as one step too, and where a run starts with four or
+//! more kernels of 32-bit lanes, their [`Tape`] (`exec::tape`): those run on 32-bit slots.
 use super::super::decode::{Conv, FUn, Inst, Op, Space, NONE, R};
 use super::super::int_rows::{int_row, IntRow};
 use super::super::lanes::{self, Row};
