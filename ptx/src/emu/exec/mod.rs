@@ -471,6 +471,7 @@ mod float;
 pub(crate) mod local;
 mod matrix;
 mod mem;
+mod prefetch;
 mod regs;
 mod tape;
 mod warp_ops;
