@@ -11,7 +11,7 @@ use crate::model::Model;
 use crate::protos::{normalize_dir, Compiled, ParseCache, ProtoSources};
 use crate::report::Report;
 use crate::rules::{self, Side};
-use crate::surface::{Extras, History, SnapshotMeta};
+use crate::surface::{Extras, History, MetaOrder, SnapshotMeta};
 use crate::waiver::Waiver;
 use crate::{fallback, Date, Error};
 
@@ -173,20 +173,22 @@ fn newest_meta(repo: &Repo, rev: &Revision, dir: &str) -> Result<Option<Snapshot
     let (repo, rev, dir) = history_source(repo, rev, dir);
     let (repo, rev, dir) = (&repo, &rev, dir.as_str());
     let metas = repo.list_files(rev, dir, "/surface.json")?;
-    let contents = repo.read_files(rev, &metas)?;
-    let mut newest: Option<(u32, Date, String, SnapshotMeta)> = None;
-    for (path, bytes) in contents {
-        let meta: SnapshotMeta =
-            serde_json::from_slice(&bytes).map_err(|e| Error::format(&path, e))?;
-        let key = (meta.seq, meta.date, path.clone());
-        if newest
-            .as_ref()
-            .is_none_or(|(s, d, p, _)| (*s, *d, p.clone()) < key)
-        {
-            newest = Some((meta.seq, meta.date, path, meta));
+    let mut contents = repo.read_files(rev, &metas)?;
+    // Each file is read for its order only; the newest one, in full.
+    let mut newest: Option<(u32, Date, &str)> = None;
+    for (path, bytes) in &contents {
+        let order: MetaOrder = serde_json::from_slice(bytes).map_err(|e| Error::format(path, e))?;
+        let key = (order.seq, order.date, path.as_str());
+        if newest.is_none_or(|n| n < key) {
+            newest = Some(key);
         }
     }
-    Ok(newest.map(|n| n.3))
+    let Some(path) = newest.map(|(_, _, path)| path.to_owned()) else {
+        return Ok(None);
+    };
+    let bytes = contents.remove(&path).unwrap_or_default();
+    let meta: SnapshotMeta = serde_json::from_slice(&bytes).map_err(|e| Error::format(&path, e))?;
+    Ok(Some(meta))
 }
 
 struct Context {

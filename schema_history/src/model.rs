@@ -12,8 +12,11 @@ use serde::Serialize;
 
 use crate::editions::{self, FieldFeatures, Presence};
 use crate::protos::Compiled;
-use crate::spans::{FastMap, Spans};
+use crate::spans::Spans;
 use crate::Error;
+
+mod listing;
+pub use listing::ListingCache;
 
 /// A place in a `.proto` file: repository-relative path, 1-based line and column.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -166,9 +169,9 @@ pub struct Model {
     /// The root message's full name.
     pub root: String,
     /// Reachable messages by full name.
-    pub messages: BTreeMap<String, Message>,
+    pub messages: BTreeMap<String, Arc<Message>>,
     /// Reachable enums by full name.
-    pub enums: BTreeMap<String, Enum>,
+    pub enums: BTreeMap<String, Arc<Enum>>,
     /// Import names of the files that declare reachable types, with their imports.
     pub files: BTreeSet<String>,
 }
@@ -259,7 +262,7 @@ impl Model {
             }
             let edition = compiled.editions.get(msg.parent_file().name()).copied();
             let m = message(&msg, ext.as_ref(), &mut locator, edition);
-            model.messages.insert(m.name.clone(), m);
+            model.messages.insert(m.name.clone(), Arc::new(m));
         }
         for e in enums {
             if model.enums.contains_key(e.full_name()) {
@@ -290,7 +293,7 @@ impl Model {
                 location: spans.locate(e.path()),
                 closed: editions::enum_closed(&e, compiled.editions.get(file.name()).copied()),
             };
-            model.enums.insert(en.name.clone(), en);
+            model.enums.insert(en.name.clone(), Arc::new(en));
         }
         // The files a decoder needs: those declaring reachable types and their imports.
         let mut stack: Vec<String> = model.files.iter().cloned().collect();
@@ -436,17 +439,6 @@ fn message(
     }
 }
 
-/// The words of a listing line, as `line.split(' ')` gives them (with `memchr`: cheaper).
-fn split_words<'a>(line: &'a str, words: &mut Vec<&'a str>) {
-    words.clear();
-    let mut start = 0;
-    for i in memchr::memchr_iter(b' ', line.as_bytes()) {
-        words.push(line.get(start..i).unwrap_or_default());
-        start = i + 1;
-    }
-    words.push(line.get(start..).unwrap_or_default());
-}
-
 /// `parent.name`: the construct name of a field or enum value.
 fn member(parent: &str, name: &str) -> String {
     let mut s = String::with_capacity(parent.len() + 1 + name.len());
@@ -551,208 +543,6 @@ pub fn encode_reachable(pool: &DescriptorPool, model: &Model) -> Vec<u8> {
         out.extend_from_slice(&bytes);
     }
     out
-}
-
-impl Model {
-    /// Rebuilds the wire model from a canonical listing (a snapshot's `surface.txt`): names,
-    /// numbers, labels, types, oneofs and reservations; no locations. Much faster than decoding
-    /// the descriptor set, and all that the history rules need. Lines that do not parse are
-    /// skipped; opcode, registry and flag lines belong to the extras.
-    pub fn from_listing<'a>(root: &str, lines: impl IntoIterator<Item = &'a str>) -> Model {
-        let lines: Vec<&str> = lines.into_iter().collect();
-        // The types first: a field's wire class depends on whether its type is an enum. They
-        // are indexed by name while their lines are read, and sorted once at the end.
-        let mut messages: Vec<Message> = Vec::new();
-        let mut enums: Vec<Enum> = Vec::new();
-        let mut message_index: FastMap<&str, usize> = FastMap::default();
-        let mut enum_index: FastMap<&str, usize> = FastMap::default();
-        for line in &lines {
-            // The first two words.
-            let Some((name, rest)) = line.split_once(' ') else {
-                continue;
-            };
-            let kind = rest.split_once(' ').map_or(rest, |(kind, _)| kind);
-            match kind {
-                "message" => {
-                    let m = Message {
-                        name: name.to_owned(),
-                        fields: BTreeMap::new(),
-                        names: HashMap::new(),
-                        oneofs: BTreeSet::new(),
-                        reserved_ranges: Vec::new(),
-                        reserved_names: BTreeSet::new(),
-                        location: None,
-                    };
-                    match message_index.get(name) {
-                        Some(&i) => messages[i] = m,
-                        None => {
-                            message_index.insert(name, messages.len());
-                            messages.push(m);
-                        }
-                    }
-                }
-                "enum" => {
-                    let e = Enum {
-                        name: name.to_owned(),
-                        values: BTreeMap::new(),
-                        reserved_ranges: Vec::new(),
-                        reserved_names: BTreeSet::new(),
-                        location: None,
-                        closed: rest.ends_with(" closed"),
-                    };
-                    match enum_index.get(name) {
-                        Some(&i) => enums[i] = e,
-                        None => {
-                            enum_index.insert(name, enums.len());
-                            enums.push(e);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        let mut w: Vec<&str> = Vec::new();
-        for line in &lines {
-            split_words(line, &mut w);
-            let (Some(name), Some(kind)) = (w.first().copied(), w.get(1).copied()) else {
-                continue;
-            };
-            let rest = w.get(2..).unwrap_or(&[]);
-            let message = |name: &str| message_index.get(name).copied();
-            match kind {
-                "field" => {
-                    let Some((msg, field)) = name.rsplit_once('.') else {
-                        continue;
-                    };
-                    let Some(number) = rest.first().and_then(|n| n.parse::<u32>().ok()) else {
-                        continue;
-                    };
-                    let mut i = 1;
-                    let (mut repeated, mut presence) = (false, false);
-                    match rest.get(i).copied() {
-                        Some("repeated") => {
-                            repeated = true;
-                            i += 1;
-                        }
-                        Some("optional") => {
-                            presence = true;
-                            i += 1;
-                        }
-                        _ => {}
-                    }
-                    let Some(m) = message(msg) else {
-                        continue;
-                    };
-                    let type_name = rest.get(i).copied().unwrap_or("");
-                    let oneof = match (rest.get(i + 1).copied(), rest.get(i + 2).copied()) {
-                        (Some("oneof"), Some(o)) => Some(o.to_owned()),
-                        _ => None,
-                    };
-                    let is_message = type_name.starts_with('.')
-                        && !enum_index.contains_key(type_name.trim_start_matches('.'));
-                    let wire = match type_name {
-                        "int32" | "int64" | "uint32" | "uint64" | "bool" => WireClass::Varint,
-                        "sint32" | "sint64" => WireClass::ZigZag,
-                        "fixed32" | "sfixed32" | "float" => WireClass::Fixed32,
-                        "fixed64" | "sfixed64" | "double" => WireClass::Fixed64,
-                        t if t.starts_with('.') && !is_message => WireClass::Varint,
-                        _ => WireClass::Length,
-                    };
-                    let ignorable = rest.contains(&"[ignorable]");
-                    let features = FieldFeatures {
-                        presence: if rest.contains(&"[required]") {
-                            Presence::Required
-                        } else if presence || repeated || oneof.is_some() || is_message {
-                            Presence::Explicit
-                        } else {
-                            Presence::Implicit
-                        },
-                        packed: !rest.contains(&"[expanded]"),
-                        utf8_verified: !rest.contains(&"[utf8-unchecked]"),
-                        delimited: rest.contains(&"[delimited]"),
-                    };
-                    let wire = if features.delimited {
-                        WireClass::Group
-                    } else {
-                        wire
-                    };
-                    messages[m].insert_field(Field {
-                        name: field.to_owned(),
-                        number,
-                        type_name: type_name.to_owned(),
-                        wire,
-                        repeated,
-                        presence: !repeated && (presence || oneof.is_some() || is_message),
-                        is_message,
-                        oneof,
-                        ignorable,
-                        packed: false,
-                        location: None,
-                        features,
-                    });
-                }
-                "oneof" => {
-                    if let Some((msg, o)) = name.rsplit_once('.') {
-                        if let Some(m) = message(msg) {
-                            messages[m].oneofs.insert(o.to_owned());
-                        }
-                    }
-                }
-                "value" => {
-                    let Some((en, v)) = name.rsplit_once('.') else {
-                        continue;
-                    };
-                    let Some(number) = rest.first().and_then(|n| n.parse::<i32>().ok()) else {
-                        continue;
-                    };
-                    if let Some(&e) = enum_index.get(en) {
-                        enums[e].values.insert(
-                            v.to_owned(),
-                            EnumValue {
-                                name: v.to_owned(),
-                                number,
-                                location: None,
-                            },
-                        );
-                    }
-                }
-                "reserved" => {
-                    let start = rest.first().and_then(|n| n.parse::<i64>().ok());
-                    let last = match (rest.get(1).copied(), rest.get(2)) {
-                        (Some("to"), Some(n)) => n.parse::<i64>().ok(),
-                        _ => start,
-                    };
-                    let (Some(start), Some(last)) = (start, last) else {
-                        continue;
-                    };
-                    if let Some(m) = message(name) {
-                        if let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(last + 1)) {
-                            messages[m].reserved_ranges.push((s, e));
-                        }
-                    } else if let Some(&e) = enum_index.get(name) {
-                        if let (Ok(s), Ok(l)) = (i32::try_from(start), i32::try_from(last)) {
-                            enums[e].reserved_ranges.push((s, l));
-                        }
-                    }
-                }
-                "reserved-name" => {
-                    let Some(n) = rest.first() else { continue };
-                    if let Some(m) = message(name) {
-                        messages[m].reserved_names.insert((*n).to_owned());
-                    } else if let Some(&e) = enum_index.get(name) {
-                        enums[e].reserved_names.insert((*n).to_owned());
-                    }
-                }
-                _ => {}
-            }
-        }
-        Model {
-            root: root.to_owned(),
-            messages: messages.into_iter().map(|m| (m.name.clone(), m)).collect(),
-            enums: enums.into_iter().map(|e| (e.name.clone(), e)).collect(),
-            files: BTreeSet::new(),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::git::{Repo, Revision};
-use crate::model::{encode_reachable, Model};
+use crate::model::{encode_reachable, ListingCache, Model};
 use crate::protos::Compiled;
 use crate::{Date, Error};
 
@@ -295,6 +295,7 @@ impl Surface {
 
 /// `surface.json` of a snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(from = "MetaWire")]
 pub struct SnapshotMeta {
     /// Order of the snapshot in the history (the baseline is 1).
     pub seq: u32,
@@ -311,6 +312,61 @@ pub struct SnapshotMeta {
     /// The non-proto parts of the surface.
     #[serde(flatten)]
     pub extras: Extras,
+}
+
+/// [`SnapshotMeta`] as `surface.json` spells it, read without `#[serde(flatten)]`: a flattened
+/// struct makes serde buffer the whole document into its generic `Content` tree before reading
+/// any field, which cost 2-3x the parse, and every diff reads each snapshot's file. Unknown
+/// fields are ignored, as with `flatten`; [`SnapshotMeta`]'s serialization is unchanged. The
+/// conversion names every field of [`Extras`], so a field added there fails to compile until
+/// it is added here.
+#[derive(Deserialize)]
+struct MetaWire {
+    seq: u32,
+    date: Date,
+    commit: String,
+    #[serde(default)]
+    dirty: bool,
+    root: String,
+    #[serde(default)]
+    registry: Vec<RegistryName>,
+    #[serde(default)]
+    opcodes: Vec<String>,
+    #[serde(default)]
+    runtime_flags: Vec<RuntimeFlag>,
+    #[serde(default)]
+    flag_readers: Vec<FlagReaders>,
+    #[serde(default)]
+    load_passes: Vec<LoadPass>,
+    #[serde(default)]
+    ffi_attributes: Vec<FfiAttribute>,
+}
+
+impl From<MetaWire> for SnapshotMeta {
+    fn from(w: MetaWire) -> SnapshotMeta {
+        SnapshotMeta {
+            seq: w.seq,
+            date: w.date,
+            commit: w.commit,
+            dirty: w.dirty,
+            root: w.root,
+            extras: Extras {
+                registry: w.registry,
+                opcodes: w.opcodes,
+                runtime_flags: w.runtime_flags,
+                flag_readers: w.flag_readers,
+                load_passes: w.load_passes,
+                ffi_attributes: w.ffi_attributes,
+            },
+        }
+    }
+}
+
+/// The fields of `surface.json` that order snapshots (the rest is skipped unread).
+#[derive(Deserialize)]
+pub(crate) struct MetaOrder {
+    pub(crate) seq: u32,
+    pub(crate) date: Date,
 }
 
 /// A snapshot read back from the history.
@@ -357,6 +413,9 @@ impl History {
         }
         let mut contents = repo.read_files(rev, &wanted)?;
         let mut snapshots = Vec::new();
+        // Snapshots are listed oldest first by name (`<date>-<commit>`), so each mostly reuses
+        // the types of the one before.
+        let mut types = ListingCache::default();
         for meta_path in metas {
             let Some(parent) = meta_path.strip_suffix("/surface.json") else {
                 continue;
@@ -368,16 +427,22 @@ impl History {
             let bin_path = format!("{parent}/descriptor_set.bin");
             let listing: Option<Vec<String>> =
                 contents.remove(&format!("{parent}/surface.txt")).map(|b| {
-                    String::from_utf8_lossy(&b)
-                        .lines()
-                        .map(str::to_owned)
-                        .collect()
+                    // `from_utf8` first: it checks ASCII in words, the lossy reader byte by byte.
+                    let text = match std::str::from_utf8(&b) {
+                        Ok(text) => std::borrow::Cow::Borrowed(text),
+                        Err(_) => String::from_utf8_lossy(&b),
+                    };
+                    text.lines().map(str::to_owned).collect()
                 });
             // The listing carries everything the history rules need and parses in a fraction
             // of the time the descriptor set decodes in; the set is the fallback.
             let (model, listing) = match listing {
                 Some(listing) => (
-                    Model::from_listing(&meta.root, listing.iter().map(String::as_str)),
+                    Model::from_listing_cached(
+                        &meta.root,
+                        listing.iter().map(String::as_str),
+                        &mut types,
+                    ),
                     listing,
                 ),
                 None => {

@@ -33,11 +33,11 @@ impl Earlier<'_> {
     }
 
     pub(super) fn message(&self, name: &str) -> Option<&Message> {
-        self.model.messages.get(self.type_name(name)?)
+        self.model.messages.get(self.type_name(name)?).map(|m| &**m)
     }
 
     pub(super) fn enumeration(&self, name: &str) -> Option<&Enum> {
-        self.model.enums.get(self.type_name(name)?)
+        self.model.enums.get(self.type_name(name)?).map(|e| &**e)
     }
 }
 

@@ -1,0 +1,434 @@
+//! Reading a model back from a canonical listing (a snapshot's `surface.txt`), with the types
+//! shared between the snapshots of a history.
+//!
+//! A listing is read type by type: every line belongs to one message or enum (its declaration,
+//! its fields, oneofs, values and reservations), and a type is a function of its own lines plus,
+//! for a message, which of its field types are enums (that decides a field's wire class and
+//! presence). Consecutive snapshots of a history differ in a few types, so a [`ListingCache`]
+//! keeps the types the previous listing built, by the exact text of their lines, and a type
+//! whose lines are unchanged (and whose field types are still what they were) is the same
+//! `Arc`: twenty snapshots cost about one parse and one set of allocations, not twenty.
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::{Enum, EnumValue, Field, Message, Model, WireClass};
+use crate::editions::{FieldFeatures, Presence};
+use crate::spans::FastMap;
+
+/// The types one listing built, by the text of their lines, for the next listing to reuse.
+#[derive(Debug, Default)]
+pub struct ListingCache {
+    types: FastMap<String, Built>,
+}
+
+/// What one type's lines built.
+#[derive(Debug, Clone)]
+struct Built {
+    message: Option<Arc<Message>>,
+    enumeration: Option<Arc<Enum>>,
+}
+
+/// The lines of one type, in listing order.
+struct Group<'a> {
+    name: &'a str,
+    lines: Vec<&'a str>,
+}
+
+impl Model {
+    /// Rebuilds the wire model from a canonical listing (a snapshot's `surface.txt`): names,
+    /// numbers, labels, types, oneofs and reservations; no locations. Much faster than decoding
+    /// the descriptor set, and all that the history rules need. Lines that do not parse are
+    /// skipped; opcode, registry and flag lines belong to the extras.
+    pub fn from_listing<'a>(root: &str, lines: impl IntoIterator<Item = &'a str>) -> Model {
+        Model::from_listing_cached(root, lines, &mut ListingCache::default())
+    }
+
+    /// [`Model::from_listing`], reusing the types of the listing read before with `cache` whose
+    /// lines are the same; `cache` then holds this listing's types.
+    pub fn from_listing_cached<'a>(
+        root: &str,
+        lines: impl IntoIterator<Item = &'a str>,
+        cache: &mut ListingCache,
+    ) -> Model {
+        let (groups, enum_names) = group(lines);
+        let mut next = FastMap::default();
+        next.reserve(groups.len());
+        let mut messages = BTreeMap::new();
+        let mut enums = BTreeMap::new();
+        let mut key = String::new();
+        for g in &groups {
+            key.clear();
+            for line in &g.lines {
+                key.push_str(line);
+                key.push('\n');
+            }
+            let built = match cache.types.remove(&key) {
+                Some(b) if still_valid(&b, &enum_names) => b,
+                _ => build(g, &enum_names),
+            };
+            if let Some(m) = &built.message {
+                messages.insert(g.name.to_owned(), Arc::clone(m));
+            }
+            if let Some(e) = &built.enumeration {
+                enums.insert(g.name.to_owned(), Arc::clone(e));
+            }
+            next.insert(key.clone(), built);
+        }
+        cache.types = next;
+        Model {
+            root: root.to_owned(),
+            messages,
+            enums,
+            files: BTreeSet::new(),
+        }
+    }
+}
+
+/// The words of a listing line, as `line.split(' ')` gives them (with `memchr`: cheaper).
+fn split_words<'a>(line: &'a str, words: &mut Vec<&'a str>) {
+    words.clear();
+    let mut start = 0;
+    for i in memchr::memchr_iter(b' ', line.as_bytes()) {
+        words.push(line.get(start..i).unwrap_or_default());
+        start = i + 1;
+    }
+    words.push(line.get(start..).unwrap_or_default());
+}
+
+/// The lines of `lines` by the type they belong to (in order of first appearance), and the
+/// names of the listing's enums. A line of no type (extras, malformed) is dropped: no type
+/// reads it.
+fn group<'a>(lines: impl IntoIterator<Item = &'a str>) -> (Vec<Group<'a>>, FastMap<&'a str, ()>) {
+    let mut groups: Vec<Group<'a>> = Vec::new();
+    let mut index: FastMap<&'a str, usize> = FastMap::default();
+    let mut enum_names = FastMap::default();
+    for line in lines {
+        // The first two words (`split_words` gives the same; this reads no further).
+        let Some((name, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        let kind = rest.split_once(' ').map_or(rest, |(kind, _)| kind);
+        let owner = match kind {
+            "message" | "reserved" | "reserved-name" => name,
+            "enum" => {
+                enum_names.insert(name, ());
+                name
+            }
+            "field" | "oneof" | "value" => match name.rsplit_once('.') {
+                Some((owner, _)) => owner,
+                None => continue,
+            },
+            _ => continue,
+        };
+        let i = *index.entry(owner).or_insert_with(|| {
+            groups.push(Group {
+                name: owner,
+                lines: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        if let Some(g) = groups.get_mut(i) {
+            g.lines.push(line);
+        }
+    }
+    (groups, enum_names)
+}
+
+/// Whether a type built from the same lines in an earlier listing is what they build in this
+/// one: each field's type is still an enum, or still not one.
+fn still_valid(built: &Built, enum_names: &FastMap<&str, ()>) -> bool {
+    let Some(m) = &built.message else {
+        return true;
+    };
+    m.fields.values().all(|f| {
+        !f.type_name.starts_with('.')
+            || f.is_message != enum_names.contains_key(f.type_name.trim_start_matches('.'))
+    })
+}
+
+/// The message and the enum (either may be absent) that one type's lines declare.
+fn build(g: &Group<'_>, enum_names: &FastMap<&str, ()>) -> Built {
+    let mut message: Option<Message> = None;
+    let mut enumeration: Option<Enum> = None;
+    let mut w: Vec<&str> = Vec::new();
+    // The declarations first: a field or reservation line may come before its type's.
+    for line in &g.lines {
+        split_words(line, &mut w);
+        match w.get(1).copied() {
+            Some("message") => message = Some(empty_message(g.name)),
+            Some("enum") => enumeration = Some(empty_enum(g.name, line.ends_with(" closed"))),
+            _ => {}
+        }
+    }
+    for line in &g.lines {
+        split_words(line, &mut w);
+        let (Some(&name), Some(&kind)) = (w.first(), w.get(1)) else {
+            continue;
+        };
+        let rest = w.get(2..).unwrap_or(&[]);
+        match (kind, message.as_mut(), enumeration.as_mut()) {
+            ("field", Some(m), _) => {
+                if let Some(field) = field(name, rest, enum_names) {
+                    m.insert_field(field);
+                }
+            }
+            ("oneof", Some(m), _) => {
+                if let Some((_, o)) = name.rsplit_once('.') {
+                    m.oneofs.insert(o.to_owned());
+                }
+            }
+            ("value", _, Some(e)) => {
+                let (Some((_, v)), Some(number)) = (
+                    name.rsplit_once('.'),
+                    rest.first().and_then(|n| n.parse::<i32>().ok()),
+                ) else {
+                    continue;
+                };
+                let value = EnumValue {
+                    name: v.to_owned(),
+                    number,
+                    location: None,
+                };
+                e.values.insert(v.to_owned(), value);
+            }
+            // A reservation belongs to the message of its name, else to the enum.
+            ("reserved", Some(m), _) => {
+                if let Some((s, l)) = reserved_range(rest) {
+                    if let (Ok(s), Ok(e)) = (u32::try_from(s), u32::try_from(l + 1)) {
+                        m.reserved_ranges.push((s, e));
+                    }
+                }
+            }
+            ("reserved", None, Some(e)) => {
+                if let Some((s, l)) = reserved_range(rest) {
+                    if let (Ok(s), Ok(l)) = (i32::try_from(s), i32::try_from(l)) {
+                        e.reserved_ranges.push((s, l));
+                    }
+                }
+            }
+            ("reserved-name", Some(m), _) => {
+                if let Some(n) = rest.first() {
+                    m.reserved_names.insert((*n).to_owned());
+                }
+            }
+            ("reserved-name", None, Some(e)) => {
+                if let Some(n) = rest.first() {
+                    e.reserved_names.insert((*n).to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    Built {
+        message: message.map(Arc::new),
+        enumeration: enumeration.map(Arc::new),
+    }
+}
+
+fn empty_message(name: &str) -> Message {
+    Message {
+        name: name.to_owned(),
+        fields: BTreeMap::new(),
+        names: HashMap::new(),
+        oneofs: BTreeSet::new(),
+        reserved_ranges: Vec::new(),
+        reserved_names: BTreeSet::new(),
+        location: None,
+    }
+}
+
+fn empty_enum(name: &str, closed: bool) -> Enum {
+    Enum {
+        name: name.to_owned(),
+        values: BTreeMap::new(),
+        reserved_ranges: Vec::new(),
+        reserved_names: BTreeSet::new(),
+        location: None,
+        closed,
+    }
+}
+
+/// `N` or `N to M` (inclusive) of a `reserved` line.
+fn reserved_range(rest: &[&str]) -> Option<(i64, i64)> {
+    let start = rest.first().and_then(|n| n.parse::<i64>().ok())?;
+    let last = match (rest.get(1).copied(), rest.get(2)) {
+        (Some("to"), Some(n)) => n.parse::<i64>().ok()?,
+        _ => start,
+    };
+    Some((start, last))
+}
+
+/// The field of a `NAME field NUMBER [repeated|optional] TYPE [oneof O] [flags]` line (`rest`:
+/// the words after `field`); `None` when it does not parse.
+fn field(name: &str, rest: &[&str], enum_names: &FastMap<&str, ()>) -> Option<Field> {
+    let (_, short) = name.rsplit_once('.')?;
+    let number = rest.first().and_then(|n| n.parse::<u32>().ok())?;
+    let mut i = 1;
+    let (mut repeated, mut presence) = (false, false);
+    match rest.get(i).copied() {
+        Some("repeated") => {
+            repeated = true;
+            i += 1;
+        }
+        Some("optional") => {
+            presence = true;
+            i += 1;
+        }
+        _ => {}
+    }
+    let type_name = rest.get(i).copied().unwrap_or("");
+    let oneof = match (rest.get(i + 1).copied(), rest.get(i + 2).copied()) {
+        (Some("oneof"), Some(o)) => Some(o.to_owned()),
+        _ => None,
+    };
+    let is_message =
+        type_name.starts_with('.') && !enum_names.contains_key(type_name.trim_start_matches('.'));
+    let features = FieldFeatures {
+        presence: if rest.contains(&"[required]") {
+            Presence::Required
+        } else if presence || repeated || oneof.is_some() || is_message {
+            Presence::Explicit
+        } else {
+            Presence::Implicit
+        },
+        packed: !rest.contains(&"[expanded]"),
+        utf8_verified: !rest.contains(&"[utf8-unchecked]"),
+        delimited: rest.contains(&"[delimited]"),
+    };
+    let wire = match type_name {
+        _ if features.delimited => WireClass::Group,
+        "int32" | "int64" | "uint32" | "uint64" | "bool" => WireClass::Varint,
+        "sint32" | "sint64" => WireClass::ZigZag,
+        "fixed32" | "sfixed32" | "float" => WireClass::Fixed32,
+        "fixed64" | "sfixed64" | "double" => WireClass::Fixed64,
+        t if t.starts_with('.') && !is_message => WireClass::Varint,
+        _ => WireClass::Length,
+    };
+    Some(Field {
+        name: short.to_owned(),
+        number,
+        type_name: type_name.to_owned(),
+        wire,
+        repeated,
+        presence: !repeated && (presence || oneof.is_some() || is_message),
+        is_message,
+        oneof,
+        ignorable: rest.contains(&"[ignorable]"),
+        packed: false,
+        location: None,
+        features,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Everything a model holds, in a fixed order (`Message::names` is a hash map).
+    fn canonical(m: &Model) -> String {
+        let mut s = String::new();
+        for (k, v) in &m.messages {
+            let names: BTreeMap<_, _> = v.names.iter().collect();
+            s += &format!(
+                "{k} {:?} {:?} {:?} {:?} {:?} {:?} {names:?}\n",
+                v.name, v.fields, v.oneofs, v.reserved_ranges, v.reserved_names, v.location
+            );
+        }
+        for (k, v) in &m.enums {
+            s += &format!("{k} {v:?}\n");
+        }
+        s + &format!("{} {:?}", m.root, m.files)
+    }
+
+    /// xorshift64: the same edits on every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n.max(1) as u64) as usize
+        }
+    }
+
+    /// Forty random edits of `lines`: a line dropped, moved, a word replaced, a message made an
+    /// enum and back (which changes the wire class of the fields of other, unchanged types).
+    fn edit(lines: &mut Vec<String>, rng: &mut Rng) {
+        const WORDS: [&str; 18] = [
+            "message",
+            "enum",
+            "field",
+            "value",
+            "oneof",
+            "reserved",
+            "reserved-name",
+            "to",
+            "closed",
+            "repeated",
+            "optional",
+            "[required]",
+            "[delimited]",
+            "1",
+            "-3",
+            "99999999999",
+            ".a.B",
+            "int32",
+        ];
+        for _ in 0..40 {
+            let i = rng.below(lines.len());
+            match rng.below(5) {
+                0 => {
+                    lines.remove(i);
+                }
+                1 => {
+                    let line = lines[i].clone();
+                    let to = rng.below(lines.len());
+                    lines.insert(to, line);
+                }
+                2 => {
+                    let mut w: Vec<&str> = lines[i].split(' ').collect();
+                    let k = rng.below(w.len());
+                    w[k] = WORDS[rng.below(WORDS.len())];
+                    lines[i] = w.join(" ");
+                }
+                3 => lines[i] = lines[i].replace(" message", " enum"),
+                _ => lines[i] = lines[i].replace(" enum", " message"),
+            }
+        }
+    }
+
+    /// Reusing the types of the listing before never changes what a listing reads as: the
+    /// project's own snapshots in order, then 300 randomly edited listings in a row.
+    #[test]
+    fn a_cached_read_is_a_fresh_read() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots");
+        let mut dirs: Vec<_> = std::fs::read_dir(root)
+            .expect("the project's snapshots")
+            .filter_map(|e| Some(e.ok()?.path()))
+            .collect();
+        dirs.sort();
+        assert!(dirs.len() >= 2, "{root}: fewer than two snapshots");
+        let mut cache = ListingCache::default();
+        let mut first: Vec<String> = Vec::new();
+        for dir in &dirs {
+            let text = std::fs::read_to_string(dir.join("surface.txt")).expect("surface.txt");
+            let cached = Model::from_listing_cached("r", text.lines(), &mut cache);
+            let fresh = Model::from_listing("r", text.lines());
+            assert_eq!(canonical(&cached), canonical(&fresh), "{}", dir.display());
+            if first.is_empty() {
+                first = text.lines().map(str::to_owned).collect();
+            }
+        }
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut cache = ListingCache::default();
+        for _ in 0..300 {
+            let mut lines = first.clone();
+            edit(&mut lines, &mut rng);
+            let cached =
+                Model::from_listing_cached("r", lines.iter().map(String::as_str), &mut cache);
+            let fresh = Model::from_listing("r", lines.iter().map(String::as_str));
+            assert_eq!(canonical(&cached), canonical(&fresh));
+        }
+    }
+}
