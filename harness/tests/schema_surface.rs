@@ -33,7 +33,7 @@ fn surface_matches_newest_snapshot() {
     let Some(newest) = history.newest() else {
         panic!("no snapshot under {DEFAULT_HISTORY_DIR}/: run `{COMMAND}` and commit it");
     };
-    let mut old = newest.listing.join("\n");
+    let mut old = newest.listing.lines().collect::<Vec<_>>().join("\n");
     old.push('\n');
     let new = surface.listing_text();
     if old != new || newest.meta.extras != surface.extras {

@@ -25,7 +25,7 @@ use crate::diff::SchemaSpec;
 use crate::git::{PathWatch, Repo};
 use crate::model::Model;
 use crate::protos::{normalize_dir, BlobCache, ParseCache, ProtoSources};
-use crate::surface::{Extras, History, Snapshot, SnapshotMeta};
+use crate::surface::{Extras, History, Listing, Snapshot, SnapshotMeta};
 use crate::{Date, Error};
 
 /// How far back the git history is read.
@@ -129,7 +129,7 @@ pub(crate) fn load(
                     root: spec.root.clone(),
                     extras: Extras::default(),
                 },
-                listing: Vec::new(),
+                listing: Listing::default(),
                 model,
             }
         })

@@ -70,7 +70,7 @@ pub use protos::{Compiled, ProtoSources};
 pub use report::{render_error, Format, Report, GITHUB_ANNOTATIONS, MARKDOWN_LIMIT};
 pub use rules::{windows, wire, Side, BACKWARD_WINDOW_MONTHS, FORWARD_WINDOW_DAYS};
 pub use surface::{
-    unified_diff, write_snapshot, Extras, FfiAttribute, FlagReaders, History, LoadPass,
+    unified_diff, write_snapshot, Extras, FfiAttribute, FlagReaders, History, Listing, LoadPass,
     RegistryName, RuntimeFlag, Snapshot, SnapshotMeta, SnapshotOutcome, Surface,
     DEFAULT_HISTORY_DIR,
 };

@@ -16,7 +16,6 @@ use crate::spans::Spans;
 use crate::Error;
 
 mod listing;
-pub use listing::ListingCache;
 
 /// A place in a `.proto` file: repository-relative path, 1-based line and column.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::git::{Repo, Revision};
-use crate::model::{encode_reachable, ListingCache, Model};
+use crate::model::{encode_reachable, Model};
 use crate::protos::Compiled;
 use crate::{Date, Error};
 
@@ -376,10 +376,40 @@ pub struct Snapshot {
     pub name: String,
     /// Its `surface.json`.
     pub meta: SnapshotMeta,
-    /// Its `surface.txt` lines.
-    pub listing: Vec<String>,
+    /// Its `surface.txt`.
+    pub listing: Listing,
     /// The wire model of its descriptor set.
     pub model: Model,
+}
+
+/// The lines of a snapshot's `surface.txt`, kept as the text they were read from: one
+/// allocation per snapshot, where a `String` per line made a history of twenty snapshots
+/// allocate (and free) 17,000 strings on every diff.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    text: String,
+}
+
+impl Listing {
+    /// The listing whose lines are `lines`.
+    pub fn from_lines<S: AsRef<str>>(lines: &[S]) -> Listing {
+        let mut text = String::with_capacity(lines.iter().map(|l| l.as_ref().len() + 1).sum());
+        for line in lines {
+            text.push_str(line.as_ref());
+            text.push('\n');
+        }
+        Listing { text }
+    }
+
+    /// The lines (as `str::lines` splits the text: `\n` or `\r\n`).
+    pub fn lines(&self) -> std::str::Lines<'_> {
+        self.text.lines()
+    }
+
+    /// Whether the lines are `lines`.
+    pub fn is<S: AsRef<str>>(&self, lines: &[S]) -> bool {
+        self.lines().eq(lines.iter().map(AsRef::as_ref))
+    }
 }
 
 impl Snapshot {
@@ -414,8 +444,8 @@ impl History {
         let mut contents = repo.read_files(rev, &wanted)?;
         let mut snapshots = Vec::new();
         // Snapshots are listed oldest first by name (`<date>-<commit>`), so each mostly reuses
-        // the types of the one before.
-        let mut types = ListingCache::default();
+        // the types of the one read from a listing before it (its index in `snapshots`).
+        let mut from_listing: Option<usize> = None;
         for meta_path in metas {
             let Some(parent) = meta_path.strip_suffix("/surface.json") else {
                 continue;
@@ -425,26 +455,29 @@ impl History {
             let meta: SnapshotMeta =
                 serde_json::from_slice(&meta_bytes).map_err(|e| Error::format(&meta_path, e))?;
             let bin_path = format!("{parent}/descriptor_set.bin");
-            let listing: Option<Vec<String>> =
+            let listing: Option<Listing> =
                 contents.remove(&format!("{parent}/surface.txt")).map(|b| {
                     // `from_utf8` first: it checks ASCII in words, the lossy reader byte by byte.
-                    let text = match std::str::from_utf8(&b) {
-                        Ok(text) => std::borrow::Cow::Borrowed(text),
-                        Err(_) => String::from_utf8_lossy(&b),
+                    let text = match String::from_utf8(b) {
+                        Ok(text) => text,
+                        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
                     };
-                    text.lines().map(str::to_owned).collect()
+                    Listing { text }
                 });
             // The listing carries everything the history rules need and parses in a fraction
             // of the time the descriptor set decodes in; the set is the fallback.
             let (model, listing) = match listing {
-                Some(listing) => (
-                    Model::from_listing_cached(
-                        &meta.root,
-                        listing.iter().map(String::as_str),
-                        &mut types,
-                    ),
-                    listing,
-                ),
+                Some(listing) => {
+                    let lines: Vec<&str> = listing.lines().collect();
+                    let earlier = from_listing
+                        .and_then(|i| snapshots.get(i))
+                        .map(|s: &Snapshot| (s.listing.lines().collect::<Vec<&str>>(), &s.model));
+                    let before = earlier.as_ref().map(|(l, m)| (l.as_slice(), *m));
+                    let model = Model::from_listing_after(&meta.root, &lines, before);
+                    drop(lines);
+                    from_listing = Some(snapshots.len());
+                    (model, listing)
+                }
                 None => {
                     let bin = repo
                         .read_files(rev, std::slice::from_ref(&bin_path))?
@@ -453,7 +486,7 @@ impl History {
                     let compiled = Compiled::decode(&bin, &bin_path)?;
                     let model = Model::extract(&compiled, &meta.root, ignorable)
                         .map_err(|e| Error::format(&bin_path, e))?;
-                    let listing = model.listing();
+                    let listing = Listing::from_lines(&model.listing());
                     (model, listing)
                 }
             };
@@ -544,7 +577,7 @@ pub fn write_snapshot(
     let mut seq = 1;
     let mut target = dir.join(&name);
     if let Some(newest) = history.newest() {
-        if newest.listing == surface.listing && newest.meta.extras == surface.extras {
+        if newest.listing.is(&surface.listing) && newest.meta.extras == surface.extras {
             return Ok(SnapshotOutcome::UpToDate(dir.join(&newest.name)));
         }
         let baseline_day = history.snapshots.len() == 1 && newest.meta.date == surface.date;

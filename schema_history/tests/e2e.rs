@@ -254,7 +254,7 @@ fn snapshot_is_idempotent_and_orders_by_sequence() {
     assert_eq!(names, vec![("2026-05-01-x", 1), ("2026-05-03-y", 2)]);
     assert!(history
         .newest()
-        .is_some_and(|s| s.listing.iter().any(|l| l == "t.Root.c field 3 int32")));
+        .is_some_and(|s| s.listing.lines().any(|l| l == "t.Root.c field 3 int32")));
 }
 
 #[test]

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use schema_history::{
     scan_fallback_text, windows, wire, Census, Compiled, Date, Extras, FfiAttribute, Finding,
-    Format, Golden, History, Model, ProtoSources, RegistryName, Report, Rule, RuntimeFlag, Side,
-    Snapshot, SnapshotMeta, Waivers,
+    Format, Golden, History, Listing, Model, ProtoSources, RegistryName, Report, Rule, RuntimeFlag,
+    Side, Snapshot, SnapshotMeta, Waivers,
 };
 
 const HEADER: &str = r#"syntax = "proto3";
@@ -44,7 +44,7 @@ fn history(snapshots: &[(&str, &str)]) -> History {
                     root: "t.Root".into(),
                     extras: Extras::default(),
                 },
-                listing: Vec::new(),
+                listing: Listing::default(),
                 model: model(body),
             })
             .collect(),

@@ -4,22 +4,17 @@
 //! A listing is read type by type: every line belongs to one message or enum (its declaration,
 //! its fields, oneofs, values and reservations), and a type is a function of its own lines plus,
 //! for a message, which of its field types are enums (that decides a field's wire class and
-//! presence). Consecutive snapshots of a history differ in a few types, so a [`ListingCache`]
-//! keeps the types the previous listing built, by the exact text of their lines, and a type
-//! whose lines are unchanged (and whose field types are still what they were) is the same
-//! `Arc`: twenty snapshots cost about one parse and one set of allocations, not twenty.
+//! presence). Consecutive snapshots of a history differ in a few types, so
+//! [`Model::from_listing_after`] walks the listing beside the one read before (both sorted, one
+//! string comparison per line) and rebuilds only the types of the lines that differ; every
+//! other type is the earlier model's `Arc`, re-checked when the set of enums changed. Twenty
+//! snapshots cost about one parse and one set of allocations, not twenty.
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::{Enum, EnumValue, Field, Message, Model, WireClass};
 use crate::editions::{FieldFeatures, Presence};
 use crate::spans::FastMap;
-
-/// The types one listing built, by the text of their lines, for the next listing to reuse.
-#[derive(Debug, Default)]
-pub struct ListingCache {
-    types: FastMap<String, Built>,
-}
 
 /// What one type's lines built.
 #[derive(Debug, Clone)]
@@ -40,48 +35,127 @@ impl Model {
     /// the descriptor set, and all that the history rules need. Lines that do not parse are
     /// skipped; opcode, registry and flag lines belong to the extras.
     pub fn from_listing<'a>(root: &str, lines: impl IntoIterator<Item = &'a str>) -> Model {
-        Model::from_listing_cached(root, lines, &mut ListingCache::default())
+        let lines: Vec<&str> = lines.into_iter().collect();
+        Model::from_listing_after(root, &lines, None::<(&[&str], &Model)>)
     }
 
-    /// [`Model::from_listing`], reusing the types of the listing read before with `cache` whose
-    /// lines are the same; `cache` then holds this listing's types.
-    pub fn from_listing_cached<'a>(
+    /// [`Model::from_listing`] of `lines`, given `before`: an earlier listing and the model
+    /// this function made of it. The types whose lines are the same in both are `before`'s.
+    ///
+    /// Exact for any pair of listings: the walk matches equal lines in order (a common
+    /// subsequence) and marks the type of every line it leaves unmatched, so a type left
+    /// unmarked has the same lines in the same order on both sides. Sorted listings (as
+    /// snapshots are written) match all their common lines; unsorted ones only rebuild more.
+    pub(crate) fn from_listing_after<S: AsRef<str>, T: AsRef<str>>(
         root: &str,
-        lines: impl IntoIterator<Item = &'a str>,
-        cache: &mut ListingCache,
+        lines: &[S],
+        before: Option<(&[T], &Model)>,
     ) -> Model {
-        let (groups, enum_names) = group(lines);
-        let mut next = FastMap::default();
-        next.reserve(groups.len());
-        let mut messages = BTreeMap::new();
-        let mut enums = BTreeMap::new();
-        let mut key = String::new();
-        for g in &groups {
-            key.clear();
-            for line in &g.lines {
-                key.push_str(line);
-                key.push('\n');
+        let Some((earlier, model)) = before else {
+            let (groups, enum_names) = group(lines.iter().map(AsRef::as_ref), None);
+            let built = groups.iter().map(|g| (g.name, build(g, &enum_names)));
+            return assemble(root, BTreeMap::new(), BTreeMap::new(), built);
+        };
+        let mut changed = changed_types(earlier, lines);
+        // A type's enum-ness comes from its own lines: the unchanged keep the earlier model's.
+        let (groups, enum_names) = group_changed(lines, &changed);
+        let mut enum_names = enum_names;
+        for name in model.enums.keys() {
+            if !changed.contains_key(name.as_str()) {
+                enum_names.insert(name, ());
             }
-            let built = match cache.types.remove(&key) {
-                Some(b) if still_valid(&b, &enum_names) => b,
-                _ => build(g, &enum_names),
-            };
-            if let Some(m) = &built.message {
-                messages.insert(g.name.to_owned(), Arc::clone(m));
-            }
-            if let Some(e) = &built.enumeration {
-                enums.insert(g.name.to_owned(), Arc::clone(e));
-            }
-            next.insert(key.clone(), built);
         }
-        cache.types = next;
-        Model {
-            root: root.to_owned(),
-            messages,
-            enums,
-            files: BTreeSet::new(),
+        let enums_same = enum_names.len() == model.enums.len()
+            && model
+                .enums
+                .keys()
+                .all(|e| enum_names.contains_key(e.as_str()));
+        let (mut messages, mut enums) = (model.messages.clone(), model.enums.clone());
+        for name in changed.keys() {
+            messages.remove(*name);
+            enums.remove(*name);
+        }
+        let mut groups = groups;
+        if !enums_same {
+            // An unchanged message whose field types changed enum-ness is rebuilt too.
+            let stale: Vec<&str> = model
+                .messages
+                .iter()
+                .filter(|(name, m)| {
+                    !changed.contains_key(name.as_str()) && !fields_still_valid(m, &enum_names)
+                })
+                .map(|(name, _)| name.as_str())
+                .collect();
+            if !stale.is_empty() {
+                for name in &stale {
+                    changed.insert(name, ());
+                }
+                groups = group_changed(lines, &changed).0;
+                messages.retain(|name, _| !changed.contains_key(name.as_str()));
+            }
+        }
+        let built = groups.iter().map(|g| (g.name, build(g, &enum_names)));
+        assemble(root, messages, enums, built)
+    }
+}
+
+/// The model of `messages` and `enums` (the types kept) with the types `built` added.
+fn assemble<'a>(
+    root: &str,
+    mut messages: BTreeMap<String, Arc<Message>>,
+    mut enums: BTreeMap<String, Arc<Enum>>,
+    built: impl Iterator<Item = (&'a str, Built)>,
+) -> Model {
+    for (name, b) in built {
+        if let Some(m) = b.message {
+            messages.insert(name.to_owned(), m);
+        }
+        if let Some(e) = b.enumeration {
+            enums.insert(name.to_owned(), e);
         }
     }
+    Model {
+        root: root.to_owned(),
+        messages,
+        enums,
+        files: BTreeSet::new(),
+    }
+}
+
+/// The types of the lines that the walk of `earlier` beside `lines` leaves unmatched.
+fn changed_types<'a, S: AsRef<str>, T: AsRef<str>>(
+    earlier: &'a [T],
+    lines: &'a [S],
+) -> FastMap<&'a str, ()> {
+    let mut changed = FastMap::default();
+    let mut mark = |line: &'a str| {
+        if let Some((owner, _)) = owner(line) {
+            changed.insert(owner, ());
+        }
+    };
+    let (mut i, mut j) = (0, 0);
+    loop {
+        match (
+            earlier.get(i).map(AsRef::as_ref),
+            lines.get(j).map(AsRef::as_ref),
+        ) {
+            (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
+            (Some(a), Some(b)) if a < b => {
+                mark(a);
+                i += 1;
+            }
+            (Some(a), None) => {
+                mark(a);
+                i += 1;
+            }
+            (_, Some(b)) => {
+                mark(b);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    changed
 }
 
 /// The words of a listing line, as `line.split(' ')` gives them (with `memchr`: cheaper).
@@ -95,31 +169,90 @@ fn split_words<'a>(line: &'a str, words: &mut Vec<&'a str>) {
     words.push(line.get(start..).unwrap_or_default());
 }
 
-/// The lines of `lines` by the type they belong to (in order of first appearance), and the
-/// names of the listing's enums. A line of no type (extras, malformed) is dropped: no type
-/// reads it.
-fn group<'a>(lines: impl IntoIterator<Item = &'a str>) -> (Vec<Group<'a>>, FastMap<&'a str, ()>) {
+/// The type a line belongs to and the line's kind (its second word); `None` for a line of no
+/// type (extras, malformed), which no type reads.
+fn owner(line: &str) -> Option<(&str, &str)> {
+    // The first two words (`split_words` gives the same; this reads no further).
+    let (name, rest) = line.split_once(' ')?;
+    let kind = rest.split_once(' ').map_or(rest, |(kind, _)| kind);
+    let owner = match kind {
+        "message" | "enum" | "reserved" | "reserved-name" => name,
+        "field" | "oneof" | "value" => name.rsplit_once('.')?.0,
+        _ => return None,
+    };
+    Some((owner, kind))
+}
+
+/// [`group`] of the types in `only`. A snapshot's listing is its types' lines sorted, then
+/// the extras: in the sorted prefix a type's lines all start with its name, so they are found
+/// by a binary search and a short scan per type; the lines after it are read one by one.
+fn group_changed<'a, S: AsRef<str>>(
+    lines: &'a [S],
+    only: &FastMap<&str, ()>,
+) -> (Vec<Group<'a>>, FastMap<&'a str, ()>) {
+    let sorted = 1 + lines
+        .windows(2)
+        .position(|w| w[0].as_ref() > w[1].as_ref())
+        .unwrap_or(lines.len().saturating_sub(1));
+    let (prefix, tail) = lines.split_at(sorted.min(lines.len()));
+    let mut groups = Vec::new();
+    let mut enum_names = FastMap::default();
+    let mut index: FastMap<&'a str, usize> = FastMap::default();
+    let mut add = |line: &'a str, owner: &'a str, kind: &str| {
+        if kind == "enum" {
+            enum_names.insert(owner, ());
+        }
+        let i = *index.entry(owner).or_insert_with(|| {
+            groups.push(Group {
+                name: owner,
+                lines: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        if let Some(g) = groups.get_mut(i) {
+            g.lines.push(line);
+        }
+    };
+    for &name in only.keys() {
+        let from = prefix.partition_point(|l| l.as_ref() < name);
+        for line in prefix[from..].iter().map(AsRef::as_ref) {
+            if !line.starts_with(name) {
+                break;
+            }
+            match owner(line) {
+                Some((owner, kind)) if owner == name => add(line, owner, kind),
+                _ => {}
+            }
+        }
+    }
+    for line in tail.iter().map(AsRef::as_ref) {
+        match owner(line) {
+            Some((owner, kind)) if only.contains_key(owner) => add(line, owner, kind),
+            _ => {}
+        }
+    }
+    (groups, enum_names)
+}
+
+/// The lines of `lines` by the type they belong to (in order of first appearance; only the
+/// types in `only`, when given), and the names of those types that are enums.
+fn group<'a>(
+    lines: impl IntoIterator<Item = &'a str>,
+    only: Option<&FastMap<&str, ()>>,
+) -> (Vec<Group<'a>>, FastMap<&'a str, ()>) {
     let mut groups: Vec<Group<'a>> = Vec::new();
     let mut index: FastMap<&'a str, usize> = FastMap::default();
     let mut enum_names = FastMap::default();
     for line in lines {
-        // The first two words (`split_words` gives the same; this reads no further).
-        let Some((name, rest)) = line.split_once(' ') else {
+        let Some((owner, kind)) = owner(line) else {
             continue;
         };
-        let kind = rest.split_once(' ').map_or(rest, |(kind, _)| kind);
-        let owner = match kind {
-            "message" | "reserved" | "reserved-name" => name,
-            "enum" => {
-                enum_names.insert(name, ());
-                name
-            }
-            "field" | "oneof" | "value" => match name.rsplit_once('.') {
-                Some((owner, _)) => owner,
-                None => continue,
-            },
-            _ => continue,
-        };
+        if only.is_some_and(|only| !only.contains_key(owner)) {
+            continue;
+        }
+        if kind == "enum" {
+            enum_names.insert(owner, ());
+        }
         let i = *index.entry(owner).or_insert_with(|| {
             groups.push(Group {
                 name: owner,
@@ -134,12 +267,9 @@ fn group<'a>(lines: impl IntoIterator<Item = &'a str>) -> (Vec<Group<'a>>, FastM
     (groups, enum_names)
 }
 
-/// Whether a type built from the same lines in an earlier listing is what they build in this
+/// Whether a message built in an earlier listing is what its (unchanged) lines build in this
 /// one: each field's type is still an enum, or still not one.
-fn still_valid(built: &Built, enum_names: &FastMap<&str, ()>) -> bool {
-    let Some(m) = &built.message else {
-        return true;
-    };
+fn fields_still_valid(m: &Message, enum_names: &FastMap<&str, ()>) -> bool {
     m.fields.values().all(|f| {
         !f.type_name.starts_with('.')
             || f.is_message != enum_names.contains_key(f.type_name.trim_start_matches('.'))
@@ -399,9 +529,10 @@ mod tests {
     }
 
     /// Reusing the types of the listing before never changes what a listing reads as: the
-    /// project's own snapshots in order, then 300 randomly edited listings in a row.
+    /// project's own snapshots in order, then 300 randomly edited listings in a row, each read
+    /// after the one before (some shuffled: the walk assumes no order).
     #[test]
-    fn a_cached_read_is_a_fresh_read() {
+    fn a_read_after_another_is_a_fresh_read() {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots");
         let mut dirs: Vec<_> = std::fs::read_dir(root)
             .expect("the project's snapshots")
@@ -409,26 +540,39 @@ mod tests {
             .collect();
         dirs.sort();
         assert!(dirs.len() >= 2, "{root}: fewer than two snapshots");
-        let mut cache = ListingCache::default();
+        let mut before: Option<(Vec<String>, Model)> = None;
         let mut first: Vec<String> = Vec::new();
         for dir in &dirs {
             let text = std::fs::read_to_string(dir.join("surface.txt")).expect("surface.txt");
-            let cached = Model::from_listing_cached("r", text.lines(), &mut cache);
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            let earlier = before.as_ref().map(|(l, m)| (l.as_slice(), m));
+            let after = Model::from_listing_after("r", &lines, earlier);
             let fresh = Model::from_listing("r", text.lines());
-            assert_eq!(canonical(&cached), canonical(&fresh), "{}", dir.display());
+            assert_eq!(canonical(&after), canonical(&fresh), "{}", dir.display());
             if first.is_empty() {
-                first = text.lines().map(str::to_owned).collect();
+                first = lines.clone();
             }
+            before = Some((lines, after));
         }
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let mut cache = ListingCache::default();
-        for _ in 0..300 {
+        let mut before: Option<(Vec<String>, Model)> = None;
+        for round in 0..300 {
+            // Edits of the first listing: every other one sorted again (as snapshots are
+            // written), every tenth shuffled.
             let mut lines = first.clone();
             edit(&mut lines, &mut rng);
-            let cached =
-                Model::from_listing_cached("r", lines.iter().map(String::as_str), &mut cache);
+            if round % 2 == 0 {
+                lines.sort();
+            } else if round % 10 == 9 {
+                for i in (1..lines.len()).rev() {
+                    lines.swap(i, rng.below(i + 1));
+                }
+            }
+            let earlier = before.as_ref().map(|(l, m)| (l.as_slice(), m));
+            let after = Model::from_listing_after("r", &lines, earlier);
             let fresh = Model::from_listing("r", lines.iter().map(String::as_str));
-            assert_eq!(canonical(&cached), canonical(&fresh));
+            assert_eq!(canonical(&after), canonical(&fresh), "round {round}");
+            before = Some((lines, after));
         }
     }
 }
