@@ -160,6 +160,18 @@ pub enum UnsupportedCustomCall {
         /// What is wrong with it.
         error: crate::FfiAttributesError,
     },
+    /// A target of XLA:CPU ([`proto::cpu_custom_call_library`]): the module was
+    /// lowered for the CPU.
+    #[error(
+        "\"{target}\" is an XLA:CPU target ({library}): {}",
+        proto::CPU_TARGET_ADVICE
+    )]
+    CpuTarget {
+        /// The target name.
+        target: String,
+        /// The library behind it.
+        library: &'static str,
+    },
     /// A result with a non-default layout read other than through `get-tuple-element`.
     #[error("a result with a non-default layout is used other than through get-tuple-element")]
     ResultLayoutUse,
@@ -448,6 +460,16 @@ mod tests {
         assert_eq!(
             text(ffi),
             "typed-FFI backend_config \"x\": not a dictionary {...}"
+        );
+        let cpu = C::CpuTarget {
+            target: "lapack_strsm_ffi".into(),
+            library: "LAPACK",
+        };
+        assert_eq!(
+            text(cpu),
+            "\"lapack_strsm_ffi\" is an XLA:CPU target (LAPACK): the module was lowered for the \
+             CPU; lower it for the GPU (`jax.export.export(jax.jit(f), platforms=[\"cuda\"])`, or \
+             `jax.jit(f).lower(...)` with a GPU backend)"
         );
         assert_eq!(
             text(C::ResultLayoutUse),

@@ -269,3 +269,33 @@ fn after_staged_flips_emits_the_staged_constructs() {
     assert!(!has_fft_thunk(&[]));
     assert!(has_fft_thunk(&["--after_staged_flips"]));
 }
+
+/// A module JAX lowered on a CPU host calls XLA:CPU's LAPACK targets: the compiler says so,
+/// with what to do, in both forms JAX prints (`testdata/wrong_platform/`, real JAX 0.10.2
+/// output), instead of emitting a custom-call thunk no GPU runtime loads.
+#[test]
+fn a_module_lowered_for_the_cpu_is_refused_with_what_to_do() {
+    let dir = common::root().join("testdata/wrong_platform");
+    let text = std::fs::read_to_string(dir.join("targets.json")).expect("targets.json");
+    let targets: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(&text).expect("targets.json parses");
+    assert_eq!(targets.len(), 4);
+    for (case, target) in &targets {
+        for ext in ["hlo", "mlir"] {
+            let file = dir.join(format!("{case}.{ext}"));
+            let (ok, err) = xla_compile(&[
+                format!("--module_file={}", file.display()),
+                format!("--output_file={}", tmp(&format!("{case}.{ext}.pb")).display()),
+                "--platform=gpu".into(),
+                format!("--gpu_target_config={}", spec("h100_sxm")),
+            ]);
+            assert!(!ok, "{case}.{ext} compiled");
+            let want = format!(
+                "\"{target}\" is an XLA:CPU target (LAPACK): the module was lowered for the CPU; \
+                 lower it for the GPU"
+            );
+            assert!(err.contains(&want), "{case}.{ext}: {err}");
+            assert_eq!(err.matches("XLA:CPU target").count(), 1, "{err}");
+        }
+    }
+}

@@ -16,7 +16,8 @@
 //! Modules are private; the crate root re-exports what the compiler, the runtime, the harness
 //! and `schema_history` use:
 //! - the contract facts both sides read: ABI and toolkit [`Version`]s, the compute-capability
-//!   bounds ([`check_compute_capability`]), the [`WireClass`] of a field type;
+//!   bounds ([`check_compute_capability`]), the [`WireClass`] of a field type, the custom-call
+//!   targets of XLA:CPU that no GPU side runs ([`cpu_custom_call_library`]);
 //! - target configs ([`load_target_config`], [`parse_target_config`]);
 //! - bounded decoding ([`decode_limited`], [`decode_except`], which leaves chosen fields in wire
 //!   form to stream over with [`WireFields`]), reflection and the text format.
@@ -40,8 +41,8 @@ mod text;
 mod wire;
 
 pub use contract::{
-    check_compute_capability, CapabilityOutOfRange, Version, WireClass, COMPUTE_CAPABILITY_MAJOR,
-    COMPUTE_CAPABILITY_MINOR,
+    check_compute_capability, cpu_custom_call_library, CapabilityOutOfRange, Version, WireClass,
+    COMPUTE_CAPABILITY_MAJOR, COMPUTE_CAPABILITY_MINOR, CPU_TARGET_ADVICE,
 };
 pub use reflect::{
     descriptor_pool, field_is_ignorable, map_enum_values, message_descriptor, to_dynamic,

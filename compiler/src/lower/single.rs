@@ -301,6 +301,18 @@ impl Lowerer<'_> {
         env: &mut [Option<Vec<Loc>>],
         ops: &mut Vec<Op>,
     ) -> Result<Vec<Loc>, CompileError> {
+        let target = instr
+            .attrs
+            .custom_call_target
+            .as_deref()
+            .unwrap_or_default();
+        if let Some(library) = proto::cpu_custom_call_library(target) {
+            let cpu = UnsupportedCustomCall::CpuTarget {
+                target: target.to_owned(),
+                library,
+            };
+            return Err(CompileError::unsupported(&comp.name, instr, cpu));
+        }
         // The thunk's shapes keep the layouts the target reads and writes (the
         // custom-call-layouts pass laid the bytes out so): the handler is told.
         let constraints = instr.attrs.operand_layout_constraints.as_deref();

@@ -860,6 +860,21 @@ fn unknown_custom_call_target_is_not_found() {
     );
 }
 
+/// A target of XLA:CPU (jaxlib's LAPACK handlers) says the module was lowered for the CPU.
+#[test]
+fn cpu_custom_call_target_says_which_platform() {
+    let mut p = vadd();
+    p.thunks[0].r#impl = Some(Impl::CustomCallThunk(CustomCallThunkProto {
+        target_name: "lapack_strsm_ffi".into(),
+        api_version: 4,
+        ..Default::default()
+    }));
+    assert_eq!(
+        load_err(&p),
+        "NOT_FOUND: thunks[0].custom_call_thunk.target_name \"lapack_strsm_ffi\" is an XLA:CPU target (LAPACK), not registered here: the module was lowered for the CPU; lower it for the GPU (`jax.export.export(jax.jit(f), platforms=[\"cuda\"])`, or `jax.jit(f).lower(...)` with a GPU backend)"
+    );
+}
+
 /// An FFI call with `alpha` in the attributes at 6 (`at_6`) and/or at 1000 (`at_1000`).
 fn axpy_with_attributes(at_6: bool, at_1000: bool) -> GpuExecutableProto {
     let mut p = vadd();

@@ -37,10 +37,16 @@ pub(super) fn custom_call(
         attributes_xyz
     };
     let handler = ctx.registry.resolve(target_name).cloned().ok_or_else(|| {
-        Error::not_found(format!(
-            "{p2}.target_name \"{}\" is not registered (no custom-call target or FFI handler has that name or legacy alias)",
-            elide(&target_name.escape_debug().to_string())
-        ))
+        let name = elide(&target_name.escape_debug().to_string());
+        Error::not_found(match proto::cpu_custom_call_library(target_name) {
+            Some(library) => format!(
+                "{p2}.target_name \"{name}\" is an XLA:CPU target ({library}), not registered here: {}",
+                proto::CPU_TARGET_ADVICE
+            ),
+            None => format!(
+                "{p2}.target_name \"{name}\" is not registered (no custom-call target or FFI handler has that name or legacy alias)"
+            ),
+        })
     })?;
     let nullable = |list: &[proto::xla::gpu::NullableShapedSliceProto],
                     field: &str|
