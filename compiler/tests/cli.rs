@@ -285,7 +285,10 @@ fn a_module_lowered_for_the_cpu_is_refused_with_what_to_do() {
             let file = dir.join(format!("{case}.{ext}"));
             let (ok, err) = xla_compile(&[
                 format!("--module_file={}", file.display()),
-                format!("--output_file={}", tmp(&format!("{case}.{ext}.pb")).display()),
+                format!(
+                    "--output_file={}",
+                    tmp(&format!("{case}.{ext}.pb")).display()
+                ),
                 "--platform=gpu".into(),
                 format!("--gpu_target_config={}", spec("h100_sxm")),
             ]);

@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Twelve suites:
+//! in `NAME.io.json`), with default flags. Thirteen suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -42,7 +42,11 @@
 //!   `tools/jax_exports/cholesky.py`: the `cholesky` op, not LAPACK's custom call), in the
 //!   default form (the column loop; `cholesky_potrf.rs` runs them as `cusolver_potrf_ffi`);
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
-//!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`).
+//!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`);
+//! - `approx_top_k`: `jax.lax.approx_max_k` / `approx_min_k` exported for CUDA
+//!   (`testdata/approx_top_k/`, `tools/jax_exports/approx_top_k.py`), the `ApproxTopK` custom
+//!   call XLA expands while importing StableHLO, as text and portable artifact, compared
+//!   exactly (the inputs have no ties).
 //!
 //! Each suite's `expected_to_fail` names the cases not supported yet, each with the reason. Those
 //! trials still run and must fail: a case that starts passing fails its trial until its entry is
@@ -194,6 +198,15 @@ const SUITES: &[Suite] = &[
         min_cases: 4,
         expected_to_fail: &[],
         exact: false,
+        io_dir: None,
+    },
+    Suite {
+        name: "approx_top_k",
+        dir: "testdata/approx_top_k",
+        exts: &["mlir", "mlirbc"],
+        min_cases: 9,
+        expected_to_fail: &[],
+        exact: true,
         io_dir: None,
     },
 ];

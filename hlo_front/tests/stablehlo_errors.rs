@@ -328,3 +328,78 @@ fn dense_forms_for_every_element_type() {
     );
     assert_eq!(constant("dense<>", "tensor<0xf32>"), vec![]);
 }
+
+/// `approx_max_k(a, K)` over `f32[2,N]` as JAX lowers it for a GPU, with `config` as its backend
+/// config and `k` columns in the results; the custom call is on line 9.
+fn approx_top_k(n: usize, k: usize, config: &str) -> String {
+    format!(
+        "module @m {{\n  func.func private @cmp(%x: tensor<f32>, %y: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<i1> {{\n    %0 = stablehlo.compare GT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n    return %0 : tensor<i1>\n  }}\n  func.func public @main(%a: tensor<2x{n}xf32>) -> tensor<2x{k}xi32> {{\n    %i = stablehlo.iota dim = 1 : tensor<2x{n}xi32>\n    %c = stablehlo.constant dense<0xFF800000> : tensor<f32>\n    %0:2 = stablehlo.custom_call @ApproxTopK(%a, %i, %c, %c) {{called_computations = [@cmp], mhlo.backend_config = {{{config}}}}} : (tensor<2x{n}xf32>, tensor<2x{n}xi32>, tensor<f32>, tensor<f32>) -> (tensor<2x{k}xf32>, tensor<2x{k}xi32>)\n    return %0#1 : tensor<2x{k}xi32>\n  }}\n}}\n"
+    )
+}
+
+const APPROX_CONFIG: &str = "aggregate_to_topk = true, is_fallback = true, recall_target = 0.95 : f32, reduction_dim = 1 : i64, reduction_input_size_override = -1 : i64, top_k = 4 : i64";
+
+case!(
+    approx_top_k_init_type,
+    approx_top_k(256, 4, APPROX_CONFIG),
+    "9:5: stablehlo.custom_call: ApproxTopK: init value 1 is not a scalar of its input's type"
+);
+case!(
+    approx_top_k_unknown_attribute,
+    approx_top_k(256, 4, &format!("{APPROX_CONFIG}, fast = true")),
+    "9:5: stablehlo.custom_call: fast is not a supported backend_config attribute for ApproxTopK"
+);
+case!(approx_top_k_missing_top_k, approx_top_k(256, 4, "aggregate_to_topk = true, recall_target = 0.95 : f32, reduction_dim = 1 : i64, reduction_input_size_override = -1 : i64"),
+    "9:5: stablehlo.custom_call: Missing top_k attribute in backend_config");
+case!(
+    approx_top_k_recall_out_of_range,
+    approx_top_k(256, 4, &APPROX_CONFIG.replace("0.95", "1.5")),
+    "9:5: stablehlo.custom_call: ApproxTopK: recall_target out of range"
+);
+case!(
+    approx_top_k_dim_out_of_range,
+    approx_top_k(
+        256,
+        4,
+        &APPROX_CONFIG.replace("reduction_dim = 1", "reduction_dim = 2")
+    ),
+    "9:5: stablehlo.custom_call: ApproxTopK: reduction_dim out of range"
+);
+
+/// `ApproxTopK` as JAX lowers `approx_max_k` for a GPU (`is_fallback`) becomes XLA's fallback:
+/// a sort with the call's comparator and slices of the first `k`, no custom call; results whose
+/// width is not what the expansion gives, and TPU's partial reduce, are refused.
+#[test]
+fn approx_top_k_expands_to_sort_and_slices() {
+    let good = |text: &str| {
+        let m = parse_stablehlo(text).unwrap_or_else(|e| panic!("{e}"));
+        hlo_text::print_module(&m)
+    };
+    let text = approx_top_k(256, 4, APPROX_CONFIG)
+        .replace("%c, %c)", "%c, %z)")
+        .replace(
+            "    %0:2",
+            "    %z = stablehlo.constant dense<-1> : tensor<i32>\n    %0:2",
+        );
+    let printed = good(&text);
+    assert!(!printed.contains("custom-call"), "{printed}");
+    assert!(printed.contains("sort("), "{printed}");
+    assert!(printed.contains("slice={[0:2], [0:4]}"), "{printed}");
+    assert_eq!(
+        err(&text.replace("tensor<2x4x", "tensor<2x5x")),
+        "10:5: stablehlo.custom_call: ApproxTopK: result 0 is f32[2,5], the expansion gives f32[2,4]"
+    );
+    // Without is_fallback, 4096 columns at recall 0.95 are TPU's partial reduce.
+    let tpu = text
+        .replace("is_fallback = true", "is_fallback = false")
+        .replace("x256x", "x4096x");
+    assert_eq!(
+        err(&tpu),
+        "10:5: stablehlo.custom_call: ApproxTopK without is_fallback reduces with TPU's PartialReduce, which no GPU runs (JAX sets is_fallback when it lowers for a GPU)"
+    );
+    // Top 1 is a reduction that keeps the pair the comparator prefers.
+    let top1 = text.replace("top_k = 4", "top_k = 1").replace("x4x", "x1x");
+    let printed = good(&top1);
+    assert!(printed.contains(" reduce("), "{printed}");
+    assert!(!printed.contains("sort("), "{printed}");
+}

@@ -139,6 +139,27 @@ impl WireClass {
     }
 }
 
+/// The library behind a custom-call target of XLA:CPU, which JAX lowers to when a function is
+/// lowered for the CPU: LAPACK through jaxlib's `lapack_*` handlers (`lapack_strsm_ffi` for a
+/// triangular solve, `lapack_sgetrf_ffi` for an LU factorization) and FFTs through DUCC
+/// (`ducc_fft`, `dynamic_ducc_fft`). No GPU runtime has them (lowered for CUDA, the same
+/// functions call `cusolver_*` and `cu*fft` targets or plain HLO): a module calling one was
+/// lowered for the wrong platform, which both sides say rather than "not registered".
+pub fn cpu_custom_call_library(target: &str) -> Option<&'static str> {
+    if target.starts_with("lapack_") {
+        Some("LAPACK")
+    } else if target.starts_with("ducc_") || target.starts_with("dynamic_ducc_") {
+        Some("DUCC FFT")
+    } else {
+        None
+    }
+}
+
+/// What a user does about a [`cpu_custom_call_library`] target.
+pub const CPU_TARGET_ADVICE: &str = "the module was lowered for the CPU; lower it for the GPU \
+     (`jax.export.export(jax.jit(f), platforms=[\"cuda\"])`, or `jax.jit(f).lower(...)` with a \
+     GPU backend)";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,25 +224,23 @@ mod tests {
             assert_eq!(err.to_string(), message);
         }
     }
-}
 
-/// The library behind a custom-call target of XLA:CPU, which JAX lowers to when a function is
-/// lowered for the CPU: LAPACK through jaxlib's `lapack_*` handlers (`lapack_strsm_ffi` for a
-/// triangular solve, `lapack_sgetrf_ffi` for an LU factorization) and FFTs through DUCC
-/// (`ducc_fft`, `dynamic_ducc_fft`). No GPU runtime has them (lowered for CUDA, the same
-/// functions call `cusolver_*` and `cu*fft` targets or plain HLO): a module calling one was
-/// lowered for the wrong platform, which both sides say rather than "not registered".
-pub fn cpu_custom_call_library(target: &str) -> Option<&'static str> {
-    if target.starts_with("lapack_") {
-        Some("LAPACK")
-    } else if target.starts_with("ducc_") || target.starts_with("dynamic_ducc_") {
-        Some("DUCC FFT")
-    } else {
-        None
+    #[test]
+    fn cpu_targets_are_lapack_and_ducc_only() {
+        assert_eq!(cpu_custom_call_library("lapack_strsm_ffi"), Some("LAPACK"));
+        assert_eq!(cpu_custom_call_library("lapack_sgetrf"), Some("LAPACK"));
+        assert_eq!(cpu_custom_call_library("ducc_fft"), Some("DUCC FFT"));
+        assert_eq!(
+            cpu_custom_call_library("dynamic_ducc_fft"),
+            Some("DUCC FFT")
+        );
+        for gpu in [
+            "cusolver_getrf_ffi",
+            "cu_lu_pivots_to_permutation",
+            "__cublas$gemm",
+            "lapack",
+        ] {
+            assert_eq!(cpu_custom_call_library(gpu), None, "{gpu}");
+        }
     }
 }
-
-/// What a user does about a [`cpu_custom_call_library`] target.
-pub const CPU_TARGET_ADVICE: &str = "the module was lowered for the CPU; lower it for the GPU \
-     (`jax.export.export(jax.jit(f), platforms=[\"cuda\"])`, or `jax.jit(f).lower(...)` with a \
-     GPU backend)";

@@ -4,6 +4,7 @@
 //! captured values as branch operands, multi-result ops produce a tuple read with
 //! `get-tuple-element`, and the CHLO ops JAX leaves in are decomposed (or refused by name).
 
+mod approx_top_k;
 mod chlo;
 mod chlo_ops;
 mod complex;

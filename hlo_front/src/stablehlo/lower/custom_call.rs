@@ -16,6 +16,9 @@ impl Front<'_> {
         let Some(Attr::Str(target)) = op.get(&["call_target_name"]) else {
             return Err(self.bad(op, "custom_call needs a call target"));
         };
+        if target == "ApproxTopK" {
+            return self.lower_approx_top_k(op);
+        }
         a.custom_call_target = Some(target.clone());
         a.api_version = self.api_version(op)?;
         // JAX writes its FFI calls' attributes as a dictionary `mhlo.backend_config` and leaves

@@ -336,6 +336,57 @@ impl<'a> Front<'a> {
         Ok(())
     }
 
+    /// The reduction XLA's `BuildReductionComputation` makes of a sort comparator over
+    /// `scalars` (one element type per operand): parameters `lhs.0..lhs.n-1, rhs.0..rhs.n-1`,
+    /// the comparator called on `lhs.0, rhs.0, lhs.1, rhs.1, ...`, and per operand `select(pred,
+    /// lhs.i, rhs.i)`, as a tuple (the scalar itself for one operand).
+    pub fn comparator_reduction(
+        &mut self,
+        comparator: ComputationId,
+        scalars: &[Shape],
+        loc: SourceLoc,
+    ) -> Result<ComputationId> {
+        self.push_frame(RegionKind::Plain, loc);
+        let args: Vec<(String, Shape, SourceLoc)> = ["lhs", "rhs"]
+            .into_iter()
+            .flat_map(|side| {
+                let named = scalars.iter().enumerate();
+                named.map(move |(i, s)| (format!("{side}.{i}"), s.clone(), loc))
+            })
+            .collect();
+        self.bind_args(&args)?;
+        let params = self.top().params.clone();
+        let (lhs, rhs) = params.split_at(scalars.len());
+        let interleaved = lhs.iter().zip(rhs).flat_map(|(&l, &r)| [l, r]).collect();
+        let call = Attrs {
+            to_apply: Some(comparator),
+            ..Attrs::default()
+        };
+        let pred = Shape::scalar(PrimitiveType::Pred);
+        let pred = self.add(Opcode::Call, pred, interleaved, call, loc);
+        let mut picked = Vec::with_capacity(scalars.len());
+        for ((&l, &r), s) in lhs.iter().zip(rhs).zip(scalars) {
+            let select = vec![pred, l, r];
+            picked.push(self.add(Opcode::Select, s.clone(), select, Attrs::default(), loc));
+        }
+        // One operand: the reduce's computation returns the scalar itself, as HLO's reduce of
+        // one operand takes.
+        let root = match picked.as_slice() {
+            [one] => *one,
+            _ => self.add(
+                Opcode::Tuple,
+                Shape::Tuple(scalars.to_vec()),
+                picked,
+                Attrs::default(),
+                loc,
+            ),
+        };
+        let id = self.reserve_comp();
+        let n = self.next_id();
+        self.finish_frame(id, &format!("ReductionFn_{n}"), root)?;
+        Ok(id)
+    }
+
     /// A computation built directly (the body of `reduce ... applies OP`).
     pub fn binary_region(
         &mut self,
