@@ -92,6 +92,13 @@ pub struct CompileOptions {
     /// `proto::map_enum_values`). Runtimes older than stage 1 refuse 32 and 33 (`unknown element
     /// type number 32`): **off by default** until stage 2.
     pub emit_narrow_floats_xla: bool,
+    /// Staged rollout, stage 1 of [`proto::rollout::DOT_ALGORITHM`] (its dates are there): write
+    /// each dot's `algorithm=` into the embedded module (`PrecisionConfig.algorithm`). The
+    /// thunks compute the algorithm either way (the `dot-algorithm` pass rounds the operands
+    /// in the emitted kernels); readers older than stage 1 would drop the field silently, so
+    /// the embedded module leaves it out (`WriteOptions::omit_dot_algorithm`): **off by
+    /// default** until stage 2.
+    pub emit_dot_algorithm: bool,
     /// Staged rollout, stage 1 of [`proto::rollout::PARTITIONS`] (its dates are there) (issue 30):
     /// emit a module of `num_partitions = N` (a per-device program, with `partition-id` and
     /// collectives over partitions) as it is, `num_partitions = N` in the embedded module and
@@ -175,6 +182,7 @@ impl CompileOptions {
             emit_fft_thunk: true,
             emit_convolution_thunk: true,
             emit_cusolver_potrf: true,
+            emit_dot_algorithm: true,
             ..CompileOptions::default()
         }
     }
@@ -201,6 +209,7 @@ impl Default for CompileOptions {
             emit_fft_thunk: false,
             emit_cusolver_potrf: false,
             emit_convolution_thunk: false,
+            emit_dot_algorithm: false,
             verify_between_passes: false,
             cubin: false,
             allow_excess_precision: true,
@@ -236,6 +245,7 @@ impl CompileOptions {
             ("emit_fft_thunk", self.emit_fft_thunk),
             ("emit_convolution_thunk", self.emit_convolution_thunk),
             ("emit_cusolver_potrf", self.emit_cusolver_potrf),
+            ("emit_dot_algorithm", self.emit_dot_algorithm),
         ]
         .into_iter()
         .filter_map(|(option, on)| Some((proto::rollout::by_option(option)?, on)))

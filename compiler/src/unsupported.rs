@@ -110,6 +110,19 @@ pub enum UnsupportedGemm {
         /// The right operand's element type.
         rhs: PrimitiveType,
     },
+    /// A dot algorithm XLA:GPU does not run on these types, or this compiler does not run
+    /// (`hlo::DotAlgorithm::supports`).
+    #[error("algorithm={} is not supported for {lhs} x {rhs} -> {out}", algorithm.name())]
+    Algorithm {
+        /// The algorithm.
+        algorithm: hlo::DotAlgorithm,
+        /// The left operand's element type.
+        lhs: PrimitiveType,
+        /// The right operand's element type.
+        rhs: PrimitiveType,
+        /// The result's element type.
+        out: PrimitiveType,
+    },
 }
 
 /// A `while` or `conditional` whose parts do not fit together.
@@ -421,6 +434,16 @@ mod tests {
             rhs: PrimitiveType::F32,
         };
         assert_eq!(text(types), "no gemm for u8 x f32");
+        let algorithm = G::Algorithm {
+            algorithm: hlo::DotAlgorithm::F16F16F32,
+            lhs: PrimitiveType::F32,
+            rhs: PrimitiveType::F32,
+            out: PrimitiveType::F32,
+        };
+        assert_eq!(
+            text(algorithm),
+            "algorithm=dot_f16_f16_f32 is not supported for f32 x f32 -> f32"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Thirteen suites:
+//! in `NAME.io.json`), with default flags. Fourteen suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -43,6 +43,10 @@
 //!   default form (the column loop; `cholesky_potrf.rs` runs them as `cusolver_potrf_ffi`);
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
 //!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`);
+//! - `dot_algorithms`: `lax.DotAlgorithmPreset`s and `jax.nn.dot_product_attention` on f16
+//!   exported for CUDA (`testdata/dot_algorithms/`, `tools/jax_exports/dot_algorithms.py`),
+//!   StableHLO's `algorithm = <...>` on `dot_general`, against numpy's reading of what XLA:GPU
+//!   computes (operands rounded to bf16 or TF32 where the algorithm says);
 //! - `approx_top_k`: `jax.lax.approx_max_k` / `approx_min_k` exported for CUDA
 //!   (`testdata/approx_top_k/`, `tools/jax_exports/approx_top_k.py`), the `ApproxTopK` custom
 //!   call XLA expands while importing StableHLO, as text and portable artifact, compared
@@ -196,6 +200,15 @@ const SUITES: &[Suite] = &[
         dir: "testdata/fusion_growth",
         exts: &["hlo", "mlir"],
         min_cases: 4,
+        expected_to_fail: &[],
+        exact: false,
+        io_dir: None,
+    },
+    Suite {
+        name: "dot_algorithms",
+        dir: "testdata/dot_algorithms",
+        exts: &["mlir"],
+        min_cases: 11,
         expected_to_fail: &[],
         exact: false,
         io_dir: None,

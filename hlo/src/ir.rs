@@ -364,6 +364,8 @@ pub struct Attrs {
     pub batch_group_count: Option<i64>,
     /// `operand_precision={...}`
     pub operand_precision: Option<Vec<Precision>>,
+    /// `algorithm=dot_...` of dot.
+    pub dot_algorithm: Option<DotAlgorithm>,
     /// `direction=` of compare.
     pub comparison_direction: Option<ComparisonDirection>,
     /// `type=` of compare.

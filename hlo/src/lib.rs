@@ -49,7 +49,7 @@ pub use convert::{
 pub use ir::{
     metadata_string, parse_source_target_pairs, print_source_target_pairs, quote, ArrayLiteral,
     Attrs, CholeskyOptions, ComparisonDirection, ComparisonType, Computation, ComputationId,
-    ConvDimensionNumbers, DotDimensionNumbers, FftType, FileLocation, FusionKind,
+    ConvDimensionNumbers, DotAlgorithm, DotDimensionNumbers, FftType, FileLocation, FusionKind,
     GatherDimensionNumbers, HloModule, HloSharding, InstrId, Instruction, IoAlias,
     Literal as ConstantLiteral, LiteralValue, ModuleConfig, OpMetadata, Opcode, OutputOperandAlias,
     PadDim, Precision, ProgramLayout, RandomAlgorithm, RandomDistribution, ReplicaGroups,

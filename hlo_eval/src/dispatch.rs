@@ -308,7 +308,21 @@ pub(super) fn contraction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
                 lhs_contracting: dn.lhs_contracting_dims,
                 rhs_contracting: dn.rhs_contracting_dims,
             };
-            one(dot::dot(array(0)?, array(1)?, &dims, dtype)?)
+            // `algorithm=dot_bf16_bf16_f32` / `dot_tf32_tf32_f32` round f32 operands first (as
+            // the compiler's `dot-algorithm` pass does); every other algorithm reads them as
+            // they are.
+            let round = |x: &Array| -> Result<Option<Array>, EvalError> {
+                let bits = a
+                    .dot_algorithm
+                    .filter(|_| x.dtype() == DType::F32)
+                    .and_then(|alg| alg.operand_mantissa_bits(hlo::PrimitiveType::F32));
+                bits.map(|m| elementwise::reduce_precision(x, 8, m))
+                    .transpose()
+            };
+            let (l, r) = (array(0)?, array(1)?);
+            let (lr, rr) = (round(l)?, round(r)?);
+            let (l, r) = (lr.as_ref().unwrap_or(l), rr.as_ref().unwrap_or(r));
+            one(dot::dot(l, r, &dims, dtype)?)
         }
         Opcode::Convolution => {
             nops(2)?;

@@ -109,8 +109,6 @@ fn a_constant_from_above_is_copied_into_the_region() {
 }
 case!(comparison_direction, main_with("    %0 = stablehlo.compare XX, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n    return %a : tensor<4xf32>"),
     "3:5: stablehlo.compare: unknown comparison_direction XX");
-case!(dot_algorithm, "func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n  %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>\n  return %0 : tensor<2x2xf32>\n}\n",
-    "2:3: stablehlo.dot_general: dot algorithms (algorithm = <...>) are not supported");
 case!(branch_operand_undefined, main_with("    %0 = \"stablehlo.case\"(%i) ({\n    }) : (tensor<i32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
     "3:27: stablehlo.case: use of undefined value %i");
 case!(branch_without_return, "func.func @main(%i: tensor<i32>) -> tensor<f32> {\n  %0 = \"stablehlo.case\"(%i) ({\n  }) : (tensor<i32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\n",
@@ -402,4 +400,20 @@ fn approx_top_k_expands_to_sort_and_slices() {
     let printed = good(&top1);
     assert!(printed.contains(" reduce("), "{printed}");
     assert!(!printed.contains("sort("), "{printed}");
+}
+
+case!(dot_algorithm_unknown, "module @m {\n  func.func public @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {\n    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 2, allow_imprecise_accumulation = false> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n    return %0 : tensor<2x4xf32>\n  }\n}\n",
+    "3:5: stablehlo.dot_general: unknown dot algorithm <f32, f32, accumulation f32, components 1 x 1, 2 operation(s), allow_imprecise_accumulation = false>: StableHLO knows f16/bf16/tf32/f32/f64 ones and 8-bit float ones");
+
+/// StableHLO's `algorithm = <...>` becomes the dot's `algorithm=` (XLA's import), TF32 included
+/// (a type only algorithms name).
+#[test]
+fn dot_algorithm_is_read() {
+    let text = "module @m {\n  func.func public @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {\n    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 3, allow_imprecise_accumulation = false> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n    return %0 : tensor<2x4xf32>\n  }\n}\n";
+    let m = parse_stablehlo(text).unwrap_or_else(|e| panic!("{e}"));
+    let printed = hlo_text::print_module(&m);
+    assert!(
+        printed.contains("algorithm=dot_tf32_tf32_f32_x3"),
+        "{printed}"
+    );
 }

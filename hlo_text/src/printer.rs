@@ -667,6 +667,9 @@ fn dimension_number_attrs(a: &Attrs, push: &mut impl FnMut(&str, String)) {
         let parts: Vec<&str> = p.iter().map(|p| p.name()).collect();
         push("operand_precision", format!("{{{}}}", parts.join(",")));
     }
+    if let Some(d) = a.dot_algorithm {
+        push("algorithm", d.name().to_string());
+    }
     if let Some(d) = a.comparison_direction {
         push("direction", d.name().to_string());
     }

@@ -371,3 +371,42 @@ fn mlir_dialect_attributes_in_attribute_values_keep_their_text() {
     let bad = "HloModule m, frontend_attributes={k={#sdy.mesh<[\"x\"=2]}}\n\nENTRY e {\n  ROOT a = f32[2] parameter(0)\n}\n";
     assert!(parse_module(bad).is_err());
 }
+
+/// `algorithm=dot_*` on a dot: read, printed back, and carried through the HloModuleProto
+/// (`PrecisionConfig.algorithm`, XLA's field 2 and numbers) and back.
+#[test]
+fn dot_algorithm_reads_prints_and_round_trips_through_the_proto() {
+    let text = "HloModule m\n\nENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[3,4] parameter(1)\n  ROOT d = f32[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, algorithm=dot_bf16_bf16_f32_x9\n}\n";
+    let m = parse_module(text).expect("parses");
+    assert_eq!(
+        instr(&m, "d").attrs.dot_algorithm,
+        Some(DotAlgorithm::Bf16Bf16F32X9)
+    );
+    assert!(print_module(&m).contains(", algorithm=dot_bf16_bf16_f32_x9"));
+    let p = hlo::to_proto(&m).expect("to proto");
+    let dot = p.hlo_module.as_ref().and_then(|h| {
+        let entry = h.computations.iter().find(|c| c.name == "e")?;
+        entry.instructions.iter().find(|i| i.name == "d").cloned()
+    });
+    let config = dot
+        .and_then(|d| d.precision_config)
+        .expect("a precision config");
+    assert_eq!(config.algorithm, 13, "XLA's ALG_DOT_BF16_BF16_F32_X9");
+    assert!(config.operand_precision.is_empty());
+    let back = hlo::from_proto(&p).expect("from proto");
+    assert_eq!(
+        instr(&back, "d").attrs.dot_algorithm,
+        Some(DotAlgorithm::Bf16Bf16F32X9)
+    );
+    assert_eq!(instr(&back, "d").attrs.operand_precision, None);
+    for (alg, name, number) in DotAlgorithm::ALL {
+        assert_eq!((alg.name(), alg.number()), (name, number));
+        assert_eq!(DotAlgorithm::from_name(name), Some(alg));
+        assert_eq!(DotAlgorithm::from_number(number), Some(alg));
+    }
+    let bad = text.replace("dot_bf16_bf16_f32_x9", "dot_f8_f8_f8");
+    let err = parse_module(&bad)
+        .expect_err("unknown algorithm")
+        .to_string();
+    assert!(err.contains("dot algorithm"), "{err}");
+}

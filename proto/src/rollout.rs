@@ -171,6 +171,17 @@ pub const CUSOLVER_POTRF: Rollout = new_construct(
     "emit_cusolver_potrf",
     ["2026-12-03", "2026-12-17"],
 );
+/// `PrecisionConfig.algorithm` (2) of a dot in the embedded module, new (the algorithm a dot
+/// is computed with: JAX's `DotAlgorithmPreset`s). The thunks compute it either way (the
+/// operands are rounded by the kernels the compiler emits); the flag decides whether the
+/// embedded module says so.
+pub const DOT_ALGORITHM: Rollout = new_construct(
+    "dot_algorithm",
+    "xla.PrecisionConfig.algorithm",
+    &[2],
+    "emit_dot_algorithm",
+    ["2026-12-05", "2026-12-19"],
+);
 
 /// Every staged construct.
 pub const ROLLOUTS: &[Rollout] = &[
@@ -190,6 +201,7 @@ pub const ROLLOUTS: &[Rollout] = &[
     FFT_THUNK,
     CONVOLUTION_THUNK,
     CUSOLVER_POTRF,
+    DOT_ALGORITHM,
 ];
 
 /// The row whose compiler flag is `option`.

@@ -55,6 +55,7 @@ pub mod cond_select;
 pub mod cse;
 pub mod custom_call_layouts;
 pub mod dce;
+pub mod dot_algorithm;
 mod emit;
 pub mod fft;
 pub mod float_normalization;
@@ -77,6 +78,7 @@ pub const PIPELINE: &[(&str, Pass)] = &[
     ("spmd-partitioner", spmd::run),
     ("inline-calls", inline_calls::run),
     ("annotations", annotations::run),
+    ("dot-algorithm", dot_algorithm::run),
     ("triangular-solve", triangular_solve::run),
     ("rng-bit-generator", rng_bit_generator::run),
     ("custom-call-layouts", custom_call_layouts::run),

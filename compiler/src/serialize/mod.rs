@@ -212,6 +212,7 @@ pub fn build(
     write.spmd_propagation_at_xla_numbers = options.emit_spmd_propagation_xla;
     write.frontend_attributes_at_19 = options.emit_module_frontend_attributes_19;
     write.narrow_floats_at_xla_numbers = options.emit_narrow_floats_xla;
+    write.omit_dot_algorithm = !options.emit_dot_algorithm;
     let embedded =
         hlo::to_proto_with(input, &write).map_err(|e| CompileError::Embed(e.to_string()))?;
     let entry = input.entry_computation();

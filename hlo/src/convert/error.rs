@@ -117,6 +117,9 @@ pub enum ProtoError {
     /// An operand precision this build does not know.
     #[error("unsupported operand precision {0}")]
     Precision(i32),
+    /// A dot algorithm number this build does not know.
+    #[error("unknown dot algorithm {0}")]
+    DotAlgorithm(i32),
     /// A custom-call API version this build does not know.
     #[error("custom-call api version {0}")]
     ApiVersion(i32),

@@ -304,12 +304,17 @@ pub(super) fn fill_attrs(
     a.feature_group_count = (p.feature_group_count != 0).then_some(p.feature_group_count);
     a.batch_group_count = (p.batch_group_count != 0).then_some(p.batch_group_count);
     if let Some(pc) = &p.precision_config {
-        a.operand_precision = Some(
-            pc.operand_precision
-                .iter()
-                .map(|&x| precision_from_proto(x))
-                .collect::<Result<_, _>>()?,
-        );
+        let precision: Vec<Precision> = pc
+            .operand_precision
+            .iter()
+            .map(|&x| precision_from_proto(x))
+            .collect::<Result<_, _>>()?;
+        // XLA writes a config for the algorithm alone; no operand precisions then means none.
+        a.operand_precision = (!precision.is_empty() || pc.algorithm == 0).then_some(precision);
+        a.dot_algorithm = match pc.algorithm {
+            0 => None,
+            n => Some(DotAlgorithm::from_number(n).ok_or(ProtoError::DotAlgorithm(n))?),
+        };
     }
     if !p.comparison_direction.is_empty() {
         a.comparison_direction = Some(

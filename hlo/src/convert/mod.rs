@@ -58,6 +58,9 @@ pub struct WriteOptions {
     /// 31 (XLA's `S1` and `U1`), in every shape and literal of the module. A reader before
     /// 2026-12-01 refuses 32 and 33 (`unknown element type number 32`).
     pub narrow_floats_at_xla_numbers: bool,
+    /// Leave out each dot's `PrecisionConfig.algorithm` (2), which readers before 2026-12-05
+    /// drop silently (the compiler's staged rollout; every other writer keeps it).
+    pub omit_dot_algorithm: bool,
 }
 
 /// Why a module could not be converted.

@@ -174,9 +174,12 @@ pub(super) fn instruction_to_proto(
     p.convolution_dimension_numbers = a.conv_dimension_numbers.as_ref().map(dims::conv_to_proto);
     p.feature_group_count = a.feature_group_count.unwrap_or(0);
     p.batch_group_count = a.batch_group_count.unwrap_or(0);
-    if let Some(ps) = &a.operand_precision {
+    let algorithm = a.dot_algorithm;
+    if a.operand_precision.is_some() || algorithm.is_some() {
+        let ps = a.operand_precision.iter().flatten();
         p.precision_config = Some(px::PrecisionConfig {
-            operand_precision: ps.iter().map(|&x| precision_to_proto(x) as i32).collect(),
+            operand_precision: ps.map(|&x| precision_to_proto(x) as i32).collect(),
+            algorithm: algorithm.map_or(0, DotAlgorithm::number),
         });
     }
     if let Some(d) = a.comparison_direction {
@@ -412,7 +415,28 @@ pub fn to_proto_with(
     if options.narrow_floats_at_xla_numbers {
         element_types_at_xla_numbers(&mut out);
     }
+    if options.omit_dot_algorithm {
+        omit_dot_algorithms(&mut out);
+    }
     Ok(out)
+}
+
+/// What `WriteOptions::omit_dot_algorithm` does: each instruction's `PrecisionConfig.algorithm`
+/// cleared, and the config dropped where it held nothing else (as a dot without an algorithm
+/// is written).
+fn omit_dot_algorithms(out: &mut px::HloModuleProtoWithConfig) {
+    let comps = out
+        .hlo_module
+        .iter_mut()
+        .flat_map(|m| m.computations.iter_mut());
+    for instr in comps.flat_map(|c| c.instructions.iter_mut()) {
+        if let Some(config) = instr.precision_config.as_mut().filter(|c| c.algorithm != 0) {
+            config.algorithm = 0;
+            if config.operand_precision.is_empty() {
+                instr.precision_config = None;
+            }
+        }
+    }
 }
 
 /// One computation: its instructions in post order (operands before their users), its root and

@@ -1,4 +1,5 @@
-//! The values of instruction attributes: comparison, FFT, RNG, precision and fusion kinds, windows and dimension numbers, replica groups, constant literals and metadata.
+//! The values of instruction attributes: comparison, FFT, RNG, precision, dot algorithm and fusion kinds, windows and dimension numbers, replica groups, constant literals and metadata.
+use crate::PrimitiveType;
 
 /// `direction=` of `compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -393,6 +394,130 @@ impl Precision {
             "high" => Some(Precision::High),
             "highest" => Some(Precision::Highest),
             _ => None,
+        }
+    }
+}
+
+/// `algorithm=` of `dot` (XLA's `PrecisionConfig.Algorithm`): the operands' precision, the
+/// accumulator and the number of passes the product is computed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DotAlgorithm {
+    /// `dot_any_f8_any_f8_f32`
+    AnyF8AnyF8F32,
+    /// `dot_any_f8_any_f8_f32_fast_accum`
+    AnyF8AnyF8F32FastAccum,
+    /// `dot_f16_f16_f16`
+    F16F16F16,
+    /// `dot_f16_f16_f32`
+    F16F16F32,
+    /// `dot_bf16_bf16_bf16`
+    Bf16Bf16Bf16,
+    /// `dot_bf16_bf16_f32`
+    Bf16Bf16F32,
+    /// `dot_bf16_bf16_f32_x3`
+    Bf16Bf16F32X3,
+    /// `dot_bf16_bf16_f32_x6`
+    Bf16Bf16F32X6,
+    /// `dot_bf16_bf16_f32_x9`
+    Bf16Bf16F32X9,
+    /// `dot_tf32_tf32_f32`
+    Tf32Tf32F32,
+    /// `dot_tf32_tf32_f32_x3`
+    Tf32Tf32F32X3,
+    /// `dot_f32_f32_f32`
+    F32F32F32,
+    /// `dot_f64_f64_f64`
+    F64F64F64,
+}
+
+impl DotAlgorithm {
+    /// Every algorithm, with its text form and its number in XLA's `PrecisionConfig.Algorithm`.
+    pub const ALL: [(DotAlgorithm, &'static str, i32); 13] = [
+        (DotAlgorithm::AnyF8AnyF8F32, "dot_any_f8_any_f8_f32", 1),
+        (
+            DotAlgorithm::AnyF8AnyF8F32FastAccum,
+            "dot_any_f8_any_f8_f32_fast_accum",
+            2,
+        ),
+        (DotAlgorithm::F16F16F16, "dot_f16_f16_f16", 3),
+        (DotAlgorithm::F16F16F32, "dot_f16_f16_f32", 4),
+        (DotAlgorithm::Bf16Bf16Bf16, "dot_bf16_bf16_bf16", 5),
+        (DotAlgorithm::Bf16Bf16F32, "dot_bf16_bf16_f32", 6),
+        (DotAlgorithm::Bf16Bf16F32X3, "dot_bf16_bf16_f32_x3", 7),
+        (DotAlgorithm::Bf16Bf16F32X6, "dot_bf16_bf16_f32_x6", 8),
+        (DotAlgorithm::Tf32Tf32F32, "dot_tf32_tf32_f32", 9),
+        (DotAlgorithm::Tf32Tf32F32X3, "dot_tf32_tf32_f32_x3", 10),
+        (DotAlgorithm::F32F32F32, "dot_f32_f32_f32", 11),
+        (DotAlgorithm::F64F64F64, "dot_f64_f64_f64", 12),
+        (DotAlgorithm::Bf16Bf16F32X9, "dot_bf16_bf16_f32_x9", 13),
+    ];
+
+    /// Text form (`dot_bf16_bf16_f32`: XLA's enum name without `ALG_`, lower case).
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(a, ..)| *a == self)
+            .map_or("", |(_, name, _)| name)
+    }
+
+    /// Parses the text form.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(_, n, _)| *n == s).map(|(a, ..)| *a)
+    }
+
+    /// XLA's enum number (`ALG_UNSET` is 0, no algorithm).
+    pub fn number(self) -> i32 {
+        Self::ALL
+            .iter()
+            .find(|(a, ..)| *a == self)
+            .map_or(0, |(.., n)| *n)
+    }
+
+    /// The algorithm of XLA's enum number (`None` for 0 and unknown numbers).
+    pub fn from_number(n: i32) -> Option<Self> {
+        Self::ALL.iter().find(|(.., k)| *k == n).map(|(a, ..)| *a)
+    }
+
+    /// How the operands are rounded before the product (XLA:GPU's reading of the algorithm for
+    /// the storage types it accepts, `algorithm_util.cc`): `Some(bits)` keeps that many
+    /// mantissa bits (bf16's 7 for `dot_bf16_bf16_f32` on f32 operands, TF32's 10), `None`
+    /// reads them as stored. The accumulation is f32 (f64 for `dot_f64_f64_f64`) in every
+    /// algorithm this accepts, and the multi-pass ones (`_x3`, `_x6`, `_x9`), which split each
+    /// f32 into narrower parts to approach an f32 product, are computed as the f32 product.
+    pub fn operand_mantissa_bits(self, operand: PrimitiveType) -> Option<i64> {
+        match (self, operand) {
+            (DotAlgorithm::Bf16Bf16F32, PrimitiveType::F32) => Some(7),
+            (DotAlgorithm::Tf32Tf32F32, PrimitiveType::F32) => Some(10),
+            _ => None,
+        }
+    }
+
+    /// Whether XLA:GPU runs the algorithm on operands of `lhs` and `rhs` types giving `out`
+    /// (`IsSupportedDotAlgorithmOnGpu` on Ampere and later), and so does this compiler. 8-bit
+    /// float dots (the two `any_f8` algorithms) are the ones XLA:GPU runs and this does not.
+    pub fn supports(self, lhs: PrimitiveType, rhs: PrimitiveType, out: PrimitiveType) -> bool {
+        use PrimitiveType::{Bf16, F16, F32, F64};
+        if lhs != rhs {
+            return false;
+        }
+        match self {
+            DotAlgorithm::F16F16F32 => lhs == F16 && matches!(out, F16 | F32),
+            DotAlgorithm::Bf16Bf16F32 => match lhs {
+                Bf16 => matches!(out, Bf16 | F32),
+                F32 => out == F32,
+                _ => false,
+            },
+            DotAlgorithm::Bf16Bf16F32X3
+            | DotAlgorithm::Bf16Bf16F32X6
+            | DotAlgorithm::Bf16Bf16F32X9
+            | DotAlgorithm::Tf32Tf32F32
+            | DotAlgorithm::Tf32Tf32F32X3
+            | DotAlgorithm::F32F32F32 => lhs == F32 && out == F32,
+            DotAlgorithm::F64F64F64 => lhs == F64 && out == F64,
+            DotAlgorithm::AnyF8AnyF8F32
+            | DotAlgorithm::AnyF8AnyF8F32FastAccum
+            | DotAlgorithm::F16F16F16
+            | DotAlgorithm::Bf16Bf16Bf16 => false,
         }
     }
 }

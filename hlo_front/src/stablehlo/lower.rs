@@ -12,6 +12,7 @@ mod constants;
 mod control;
 mod convolution;
 mod custom_call;
+mod dot_algorithm;
 mod ops;
 mod sdy;
 

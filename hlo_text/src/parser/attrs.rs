@@ -200,6 +200,9 @@ impl<'a> Parser<'a> {
             "algorithm" if opcode == Opcode::RngBitGenerator => {
                 a.rng_algorithm = Some(self.enum_word("rng algorithm", RandomAlgorithm::from_name)?)
             }
+            "algorithm" if opcode == Opcode::Dot => {
+                a.dot_algorithm = Some(self.enum_word("dot algorithm", DotAlgorithm::from_name)?)
+            }
             "distribution" => {
                 a.distribution =
                     Some(self.enum_word("distribution", RandomDistribution::from_name)?)

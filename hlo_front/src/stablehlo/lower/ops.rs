@@ -160,11 +160,7 @@ impl Front<'_> {
                     (d.lhs_batch_dims, d.rhs_batch_dims) = pair(&["batching_dims"])?;
                     (d.lhs_contracting_dims, d.rhs_contracting_dims) = pair(&["contracting_dims"])?;
                 }
-                if op.get(&["algorithm"]).is_some() {
-                    return Err(
-                        self.bad(op, "dot algorithms (algorithm = <...>) are not supported")
-                    );
-                }
+                a.dot_algorithm = self.dot_algorithm(op)?;
                 a.dot_dimension_numbers = Some(d);
                 a.operand_precision = self.precision(op)?;
                 Opcode::Dot
