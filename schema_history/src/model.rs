@@ -569,15 +569,7 @@ mod tests {
     /// only.
     #[test]
     fn field_named_follows_inserted_and_replaced_fields() {
-        let mut m = Message {
-            name: "t.M".to_owned(),
-            fields: BTreeMap::new(),
-            names: HashMap::new(),
-            oneofs: BTreeSet::new(),
-            reserved_ranges: Vec::new(),
-            reserved_names: BTreeSet::new(),
-            location: None,
-        };
+        let mut m = listing::empty_message("t.M");
         m.insert_field(field("a", 1));
         m.insert_field(field("b", 2));
         m.insert_field(field("c", 1));

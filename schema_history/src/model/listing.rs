@@ -195,24 +195,7 @@ fn group_changed<'a, S: AsRef<str>>(
         .position(|w| w[0].as_ref() > w[1].as_ref())
         .unwrap_or(lines.len().saturating_sub(1));
     let (prefix, tail) = lines.split_at(sorted.min(lines.len()));
-    let mut groups = Vec::new();
-    let mut enum_names = FastMap::default();
-    let mut index: FastMap<&'a str, usize> = FastMap::default();
-    let mut add = |line: &'a str, owner: &'a str, kind: &str| {
-        if kind == "enum" {
-            enum_names.insert(owner, ());
-        }
-        let i = *index.entry(owner).or_insert_with(|| {
-            groups.push(Group {
-                name: owner,
-                lines: Vec::new(),
-            });
-            groups.len() - 1
-        });
-        if let Some(g) = groups.get_mut(i) {
-            g.lines.push(line);
-        }
-    };
+    let mut grouping = Grouping::default();
     for &name in only.keys() {
         let from = prefix.partition_point(|l| l.as_ref() < name);
         for line in prefix[from..].iter().map(AsRef::as_ref) {
@@ -220,18 +203,50 @@ fn group_changed<'a, S: AsRef<str>>(
                 break;
             }
             match owner(line) {
-                Some((owner, kind)) if owner == name => add(line, owner, kind),
+                Some((owner, kind)) if owner == name => grouping.add(line, owner, kind),
                 _ => {}
             }
         }
     }
     for line in tail.iter().map(AsRef::as_ref) {
         match owner(line) {
-            Some((owner, kind)) if only.contains_key(owner) => add(line, owner, kind),
+            Some((owner, kind)) if only.contains_key(owner) => grouping.add(line, owner, kind),
             _ => {}
         }
     }
-    (groups, enum_names)
+    grouping.done()
+}
+
+/// Lines gathered by the type they belong to, in order of first appearance.
+#[derive(Default)]
+struct Grouping<'a> {
+    groups: Vec<Group<'a>>,
+    index: FastMap<&'a str, usize>,
+    enum_names: FastMap<&'a str, ()>,
+}
+
+impl<'a> Grouping<'a> {
+    fn add(&mut self, line: &'a str, owner: &'a str, kind: &str) {
+        if kind == "enum" {
+            self.enum_names.insert(owner, ());
+        }
+        let groups = &mut self.groups;
+        let i = *self.index.entry(owner).or_insert_with(|| {
+            groups.push(Group {
+                name: owner,
+                lines: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        if let Some(g) = self.groups.get_mut(i) {
+            g.lines.push(line);
+        }
+    }
+
+    /// The groups and the names of the enums among them.
+    fn done(self) -> (Vec<Group<'a>>, FastMap<&'a str, ()>) {
+        (self.groups, self.enum_names)
+    }
 }
 
 /// The lines of `lines` by the type they belong to (in order of first appearance; only the
@@ -240,9 +255,7 @@ fn group<'a>(
     lines: impl IntoIterator<Item = &'a str>,
     only: Option<&FastMap<&str, ()>>,
 ) -> (Vec<Group<'a>>, FastMap<&'a str, ()>) {
-    let mut groups: Vec<Group<'a>> = Vec::new();
-    let mut index: FastMap<&'a str, usize> = FastMap::default();
-    let mut enum_names = FastMap::default();
+    let mut grouping = Grouping::default();
     for line in lines {
         let Some((owner, kind)) = owner(line) else {
             continue;
@@ -250,21 +263,9 @@ fn group<'a>(
         if only.is_some_and(|only| !only.contains_key(owner)) {
             continue;
         }
-        if kind == "enum" {
-            enum_names.insert(owner, ());
-        }
-        let i = *index.entry(owner).or_insert_with(|| {
-            groups.push(Group {
-                name: owner,
-                lines: Vec::new(),
-            });
-            groups.len() - 1
-        });
-        if let Some(g) = groups.get_mut(i) {
-            g.lines.push(line);
-        }
+        grouping.add(line, owner, kind);
     }
-    (groups, enum_names)
+    grouping.done()
 }
 
 /// Whether a message built in an earlier listing is what its (unchanged) lines build in this
@@ -355,7 +356,7 @@ fn build(g: &Group<'_>, enum_names: &FastMap<&str, ()>) -> Built {
     }
 }
 
-fn empty_message(name: &str) -> Message {
+pub(super) fn empty_message(name: &str) -> Message {
     Message {
         name: name.to_owned(),
         fields: BTreeMap::new(),
