@@ -417,3 +417,5 @@ fn dot_algorithm_is_read() {
         "{printed}"
     );
 }
+case!(approx_top_k_more_than_the_dimension, approx_top_k(256, 300, &APPROX_CONFIG.replace("top_k = 4", "top_k = 300")),
+    "9:5: stablehlo.custom_call: ApproxTopK: top_k 300 is more than the 256 elements of dimension 1");

@@ -348,6 +348,9 @@ impl Seeds {
             Target::Stablehlo => {
                 let mut p = files_with(&root.join("testdata/corpus/hlo"), ".mlir")?;
                 p.extend(files_with(&root.join("testdata/stablehlo"), ".mlir")?);
+                // Custom calls XLA expands (ApproxTopK) and dot algorithms.
+                p.extend(files_with(&root.join("testdata/approx_top_k"), ".mlir")?);
+                p.extend(files_with(&root.join("testdata/dot_algorithms"), ".mlir")?);
                 p
             }
             Target::Ptx => files_with(&root.join("testdata/corpus/ptx"), ".ptx")?,
@@ -359,6 +362,7 @@ impl Seeds {
                     ".mlirbc",
                 )?);
                 p.extend(files_with(&root.join("testdata/vhlo_ops"), ".mlir.bc")?);
+                p.extend(files_with(&root.join("testdata/approx_top_k"), ".mlirbc")?);
                 p
             }
             Target::JaxExported => {

@@ -112,6 +112,14 @@ impl Front<'_> {
         let input = u64::try_from(dims[rd]).unwrap_or(0);
         let (size, _) = output_size(input, rank, &c)
             .map_err(|why| self.bad(op, format!("ApproxTopK: {why}")))?;
+        if size > input {
+            return Err(self.bad(
+                op,
+                format!(
+                    "ApproxTopK: top_k {size} is more than the {input} elements of dimension {rd}"
+                ),
+            ));
+        }
         let size = i64::try_from(size).unwrap_or(i64::MAX);
         let mut scalars = Vec::with_capacity(inputs.len());
         for (i, (&x, &init)) in inputs.iter().zip(&inits).enumerate() {
