@@ -410,3 +410,26 @@ fn dot_algorithm_reads_prints_and_round_trips_through_the_proto() {
         .to_string();
     assert!(err.contains("dot algorithm"), "{err}");
 }
+
+/// An algorithm on an instruction other than a dot (a convolution shares `PrecisionConfig`) is
+/// refused where the proto is read, not dropped.
+#[test]
+fn dot_algorithm_on_a_convolution_is_refused() {
+    let text = "HloModule m\n\nENTRY e {\n  a = f32[1,4,4,1] parameter(0)\n  k = f32[2,2,1,1] parameter(1)\n  ROOT c = f32[1,3,3,1] convolution(a, k), window={size=2x2}, dim_labels=b01f_01io->b01f\n}\n";
+    let m = parse_module(text).expect("parses");
+    let mut p = hlo::to_proto(&m).expect("to proto");
+    let conv = p
+        .hlo_module
+        .as_mut()
+        .and_then(|h| h.computations.iter_mut().find(|c| c.name == "e"))
+        .and_then(|c| c.instructions.iter_mut().find(|i| i.name == "c"))
+        .expect("the convolution");
+    conv.precision_config
+        .get_or_insert_with(Default::default)
+        .algorithm = 4;
+    let err = hlo::from_proto(&p).expect_err("refused").to_string();
+    assert!(
+        err.contains("convolution has precision_config.algorithm 4: only a dot takes an algorithm"),
+        "{err}"
+    );
+}

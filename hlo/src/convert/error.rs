@@ -120,6 +120,9 @@ pub enum ProtoError {
     /// A dot algorithm number this build does not know.
     #[error("unknown dot algorithm {0}")]
     DotAlgorithm(i32),
+    /// A dot algorithm on an instruction that is not a dot.
+    #[error("{0} has precision_config.algorithm {1}: only a dot takes an algorithm")]
+    DotAlgorithmOn(&'static str, i32),
     /// A custom-call API version this build does not know.
     #[error("custom-call api version {0}")]
     ApiVersion(i32),

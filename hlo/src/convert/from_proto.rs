@@ -311,8 +311,11 @@ pub(super) fn fill_attrs(
             .collect::<Result<_, _>>()?;
         // XLA writes a config for the algorithm alone; no operand precisions then means none.
         a.operand_precision = (!precision.is_empty() || pc.algorithm == 0).then_some(precision);
+        // XLA reads an algorithm on dots only; on another instruction (a convolution shares
+        // the config) it would be dropped unseen, so it is refused.
         a.dot_algorithm = match pc.algorithm {
             0 => None,
+            n if opcode != Dot => return Err(ProtoError::DotAlgorithmOn(opcode.name(), n).into()),
             n => Some(DotAlgorithm::from_number(n).ok_or(ProtoError::DotAlgorithm(n))?),
         };
     }
