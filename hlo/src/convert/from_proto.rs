@@ -315,7 +315,7 @@ pub(super) fn fill_attrs(
         // the config) it would be dropped unseen, so it is refused.
         a.dot_algorithm = match pc.algorithm {
             0 => None,
-            n if opcode != Dot => return Err(ProtoError::DotAlgorithmOn(opcode.name(), n).into()),
+            n if opcode != Dot => return Err(ProtoError::DotAlgorithmOn(opcode.name(), n)),
             n => Some(DotAlgorithm::from_number(n).ok_or(ProtoError::DotAlgorithm(n))?),
         };
     }
