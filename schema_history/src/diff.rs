@@ -235,15 +235,34 @@ struct Sides {
 pub fn diff(opts: &DiffOptions) -> Result<Report, Error> {
     let repo = Repo::new(&opts.repo);
     let trace = Trace::start();
+    // The golden-store rule reads nothing the others make, and its `git diff` against a working
+    // tree stats every golden file (6,762 here: about 10 ms): it runs beside the rest.
+    let (sides, store) = std::thread::scope(|scope| {
+        let store = scope.spawn(|| golden_store(&repo, opts));
+        let sides = read_sides(&repo, opts, &trace);
+        let store = store
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (sides, store)
+    });
     let Sides {
         base: base_owned,
         head: head_model,
         context,
         created,
-    } = read_sides(&repo, opts, &trace)?;
+    } = sides?;
     let base_model = base_owned.as_ref().unwrap_or(&head_model);
     trace.mark("joined");
-    let (findings, waived) = run_rules(&repo, opts, base_model, &head_model, &context, created)?;
+    let rules = run_rules(
+        &repo,
+        opts,
+        base_model,
+        &head_model,
+        &context,
+        created,
+        store,
+    );
+    let (findings, waived) = rules?;
     trace.mark("rules");
     let Context {
         labels,
@@ -305,6 +324,44 @@ fn build_model(
 
 /// The history, the extras of both sides, the census and the labels.
 fn read_context(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Context, Error> {
+    // The census of the head (read from its git objects when the head is a revision): on a
+    // thread of its own, beside the history; its error is reported where it was before, after
+    // those of the history and the extras.
+    std::thread::scope(|scope| {
+        let census = scope.spawn(|| {
+            if opts.goldens.is_absolute() {
+                Census::load_traced(&Repo::new(&opts.goldens), &Revision::WorkTree, "")
+            } else {
+                Census::load_traced(repo, &opts.head, &opts.goldens.to_string_lossy())
+            }
+        });
+        let rest = read_history_and_extras(repo, opts);
+        let census = census
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let (history, git_history, head_extras, base_extras) = rest?;
+        let (census, unindexed) = census?;
+        if let Some(why) = unindexed {
+            trace.mark(&format!("census read from the manifests: {why}"));
+        }
+        Ok(context(
+            repo,
+            opts,
+            census,
+            history,
+            git_history,
+            head_extras,
+            base_extras,
+            trace,
+        ))
+    })
+}
+
+/// The history (snapshots, or the git history without them) and both sides' extras.
+fn read_history_and_extras(
+    repo: &Repo,
+    opts: &DiffOptions,
+) -> Result<(History, Option<History>, Extras, Extras), Error> {
     let spec = &opts.spec;
     let history = load_history(repo, &opts.head, &opts.history_dir, &spec.ignorable)?;
     let git_history = crate::inputs::git_history(repo, opts, &history)?;
@@ -312,22 +369,25 @@ fn read_context(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Contex
         Some(e) => e.clone().normalized(),
         None => newest_extras(repo, &opts.head, &opts.history_dir)?.unwrap_or_default(),
     };
-    // The census of the head: read from its git objects when the head is a revision. Read
-    // before the base's extras (the base's git reads are under way meanwhile), reported
-    // after them.
-    let census = if opts.goldens.is_absolute() {
-        Census::load_traced(&Repo::new(&opts.goldens), &Revision::WorkTree, "")
-    } else {
-        Census::load_traced(repo, &opts.head, &opts.goldens.to_string_lossy())
-    };
     // A base without snapshots says nothing about its opcodes, registry and flags: compare
     // the head's with themselves rather than report all of them as new.
     let base_extras =
         newest_extras(repo, &opts.base, &opts.history_dir)?.unwrap_or_else(|| head_extras.clone());
-    let (census, unindexed) = census?;
-    if let Some(why) = unindexed {
-        trace.mark(&format!("census read from the manifests: {why}"));
-    }
+    Ok((history, git_history, head_extras, base_extras))
+}
+
+/// The context of what was read, with the labels of both sides.
+#[allow(clippy::too_many_arguments)]
+fn context(
+    repo: &Repo,
+    opts: &DiffOptions,
+    census: Census,
+    history: History,
+    git_history: Option<History>,
+    head_extras: Extras,
+    base_extras: Extras,
+    trace: &Trace,
+) -> Context {
     let census = census.with_runtime_dependencies(&[&base_extras, &head_extras]);
     let label = |rev: &Revision| match rev {
         Revision::WorkTree => "working tree".to_owned(),
@@ -341,14 +401,14 @@ fn read_context(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Contex
     };
     let labels = (label(&opts.base), label(&opts.head));
     trace.mark("history, extras, census");
-    Ok(Context {
+    Context {
         labels,
         history,
         git_history,
         head_extras,
         base_extras,
         census,
-    })
+    }
 }
 
 /// What the diff reads from a git side (the history and the census: as the context reads
@@ -492,6 +552,7 @@ fn run_rules(
     head_model: &Model,
     ctx: &Context,
     created: Option<String>,
+    golden_store: Result<Vec<Finding>, Error>,
 ) -> Result<Judged, Error> {
     let base_side = Side {
         model: base_model,
@@ -529,7 +590,7 @@ fn run_rules(
     findings.extend(crate::features::compare(base_model, head_model));
     findings
         .extend(created.map(|what| crate::inputs::created_note(&what, head_model, &ctx.labels.0)));
-    findings.extend(golden_store(repo, opts)?);
+    findings.extend(golden_store?);
     // Policy and waivers from the base (see `trust`); what the head loosens is reported after
     // they are applied, so neither can touch those findings.
     let trusted = crate::trust::load(
