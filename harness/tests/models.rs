@@ -1,6 +1,6 @@
 //! Real JAX exports that go through `aot check-hlo` on h100_sxm and a100_sxm_80 (compile,
 //! serialize, load in a fresh runtime, run on the emulated device, compare with XLA:CPU's outputs
-//! in `NAME.io.json`), with default flags. Fourteen suites:
+//! in `NAME.io.json`), with default flags. Fifteen suites:
 //!
 //! - `models`: model pieces for the constructs real models use (`testdata/models/`, made by
 //!   `tools/jax_exports/models.py`), each as `NAME.hlo` and `NAME.mlir`;
@@ -43,6 +43,10 @@
 //!   default form (the column loop; `cholesky_potrf.rs` runs them as `cusolver_potrf_ffi`);
 //! - `fusion_growth`: associative scans and pad/slice levels whose naive fusion re-emits code
 //!   exponentially (`testdata/fusion_growth/`, `tools/jax_exports/fusion_growth.py`);
+//! - `programs`: whole programs exported with `jax.export` for CUDA (`testdata/programs/`,
+//!   `tools/jax_exports/programs.py`): a GPT block and its Adam training step, a ResNet block's
+//!   gradient with batch norm, an LSTM scan, dropout, per-example gradients, a Hessian-vector
+//!   product and a rematerialized gradient, in the three forms `jax_exported` has;
 //! - `dot_algorithms`: `lax.DotAlgorithmPreset`s and `jax.nn.dot_product_attention` on f16
 //!   exported for CUDA (`testdata/dot_algorithms/`, `tools/jax_exports/dot_algorithms.py`),
 //!   StableHLO's `algorithm = <...>` on `dot_general`, against numpy's reading of what XLA:GPU
@@ -200,6 +204,15 @@ const SUITES: &[Suite] = &[
         dir: "testdata/fusion_growth",
         exts: &["hlo", "mlir"],
         min_cases: 4,
+        expected_to_fail: &[],
+        exact: false,
+        io_dir: None,
+    },
+    Suite {
+        name: "programs",
+        dir: "testdata/programs",
+        exts: &["mlir", "mlirbc", "jax_exported"],
+        min_cases: 8,
         expected_to_fail: &[],
         exact: false,
         io_dir: None,
