@@ -20,7 +20,9 @@
 //!   types `F4E2M1FN` / `F8E8M0FNU` (30/31 → 32/33) behind `emit_narrow_floats_xla`; these use
 //!   the cases of `goldens/staged/cases/` (no curated case carries the fields);
 //! - `convolution_thunk` (issue 32) behind `CompileOptions::emit_convolution_thunk`: convolutions
-//!   as XLA's cuDNN calls instead of convolution kernels.
+//!   as XLA's cuDNN calls instead of convolution kernels;
+//! - a dot's `PrecisionConfig.algorithm` in the embedded module behind
+//!   `CompileOptions::emit_dot_algorithm` (case `goldens/staged/cases/dot_algorithm`).
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -932,4 +934,51 @@ fn the_convolution_thunk_stays_behind_its_flag_until_the_forward_window_has_pass
         "2026-12-04"
     );
     assert_the_bot_blocks_the_flip(CONV, &case, &on);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2026-12-05: a dot's algorithm in the embedded module (`PrecisionConfig.algorithm`, XLA's 2),
+// new. The kernels compute the algorithm either way (the `dot-algorithm` pass rounds the
+// operands); only whether the embedded module says so is staged.
+
+const DOT_ALGORITHM: &str = "xla.PrecisionConfig.algorithm";
+
+fn dot_algorithm() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_dot_algorithm = true;
+    options
+}
+
+#[test]
+fn off_by_default_the_embedded_module_leaves_the_dot_algorithm_out() {
+    assert_off_by_default(&staged_case("dot_algorithm"), &[DOT_ALGORITHM], &[]);
+}
+
+#[test]
+fn behind_the_flag_the_dot_algorithm_is_written_with_identical_outputs() {
+    assert_the_move(
+        &staged_case("dot_algorithm"),
+        &dot_algorithm(),
+        &[DOT_ALGORITHM],
+        &[],
+    );
+}
+
+#[test]
+fn the_bot_blocks_the_dot_algorithm_flip_until_the_forward_window_has_passed() {
+    assert_the_bot_blocks_the_flip(
+        DOT_ALGORITHM,
+        &staged_case("dot_algorithm"),
+        &dot_algorithm(),
+    );
+}
+
+#[test]
+fn the_dot_algorithm_golden_set_replays_and_is_reproduced() {
+    assert_the_golden_set_replays(
+        "dot_algorithm",
+        DOT_ALGORITHM,
+        &staged_case("dot_algorithm"),
+        &dot_algorithm(),
+    );
 }
