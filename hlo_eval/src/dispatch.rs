@@ -315,8 +315,8 @@ pub(super) fn contraction(s: &Step<'_, '_>) -> Result<Literal, EvalError> {
                 let bits = a
                     .dot_algorithm
                     .filter(|_| x.dtype() == DType::F32)
-                    .and_then(|alg| alg.operand_mantissa_bits(hlo::PrimitiveType::F32));
-                bits.map(|m| elementwise::reduce_precision(x, 8, m))
+                    .and_then(|alg| alg.operand_rounding(hlo::PrimitiveType::F32));
+                bits.map(|(e, m)| elementwise::reduce_precision(x, e, m))
                     .transpose()
             };
             let (l, r) = (array(0)?, array(1)?);

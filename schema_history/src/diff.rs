@@ -344,17 +344,32 @@ fn read_context(repo: &Repo, opts: &DiffOptions, trace: &Trace) -> Result<Contex
         if let Some(why) = unindexed {
             trace.mark(&format!("census read from the manifests: {why}"));
         }
-        Ok(context(
-            repo,
-            opts,
-            census,
+        let census = census.with_runtime_dependencies(&[&base_extras, &head_extras]);
+        let labels = (label(repo, &opts.base), label(repo, &opts.head));
+        trace.mark("history, extras, census");
+        Ok(Context {
+            labels,
             history,
             git_history,
             head_extras,
             base_extras,
-            trace,
-        ))
+            census,
+        })
     })
+}
+
+/// What a side is called in the report: `working tree`, or the revision with its commit.
+fn label(repo: &Repo, rev: &Revision) -> String {
+    match rev {
+        Revision::WorkTree => "working tree".to_owned(),
+        Revision::Git(r) => match repo.resolve(r) {
+            Ok(hash) if !hash.starts_with(r.as_str()) => {
+                format!("{r} ({})", hash.get(..10).unwrap_or(&hash))
+            }
+            Ok(hash) => hash.get(..10).unwrap_or(&hash).to_owned(),
+            Err(_) => r.clone(),
+        },
+    }
 }
 
 /// The history (snapshots, or the git history without them) and both sides' extras.
@@ -374,41 +389,6 @@ fn read_history_and_extras(
     let base_extras =
         newest_extras(repo, &opts.base, &opts.history_dir)?.unwrap_or_else(|| head_extras.clone());
     Ok((history, git_history, head_extras, base_extras))
-}
-
-/// The context of what was read, with the labels of both sides.
-#[allow(clippy::too_many_arguments)]
-fn context(
-    repo: &Repo,
-    opts: &DiffOptions,
-    census: Census,
-    history: History,
-    git_history: Option<History>,
-    head_extras: Extras,
-    base_extras: Extras,
-    trace: &Trace,
-) -> Context {
-    let census = census.with_runtime_dependencies(&[&base_extras, &head_extras]);
-    let label = |rev: &Revision| match rev {
-        Revision::WorkTree => "working tree".to_owned(),
-        Revision::Git(r) => match repo.resolve(r) {
-            Ok(hash) if !hash.starts_with(r.as_str()) => {
-                format!("{r} ({})", hash.get(..10).unwrap_or(&hash))
-            }
-            Ok(hash) => hash.get(..10).unwrap_or(&hash).to_owned(),
-            Err(_) => r.clone(),
-        },
-    };
-    let labels = (label(&opts.base), label(&opts.head));
-    trace.mark("history, extras, census");
-    Context {
-        labels,
-        history,
-        git_history,
-        head_extras,
-        base_extras,
-        census,
-    }
 }
 
 /// What the diff reads from a git side (the history and the census: as the context reads

@@ -69,11 +69,11 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
             let mut push = |i| r.push(i);
             let mut e = Emit::new(old, "alg.", &mut push);
             for ((&o, ty), shape) in operands.iter().zip([lhs, rhs]).zip(shapes) {
-                rounded.push(match (algorithm.operand_mantissa_bits(ty), shape) {
-                    (Some(bits), Some(shape)) => {
+                rounded.push(match (algorithm.operand_rounding(ty), shape) {
+                    (Some((exponent, mantissa)), Some(shape)) => {
                         let attrs = Attrs {
-                            exponent_bits: Some(8),
-                            mantissa_bits: Some(bits),
+                            exponent_bits: Some(exponent),
+                            mantissa_bits: Some(mantissa),
                             ..Attrs::default()
                         };
                         e.op(Opcode::ReducePrecision, shape, vec![o], attrs)

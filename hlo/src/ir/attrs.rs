@@ -479,15 +479,15 @@ impl DotAlgorithm {
     }
 
     /// How the operands are rounded before the product (XLA:GPU's reading of the algorithm for
-    /// the storage types it accepts, `algorithm_util.cc`): `Some(bits)` keeps that many
-    /// mantissa bits (bf16's 7 for `dot_bf16_bf16_f32` on f32 operands, TF32's 10), `None`
-    /// reads them as stored. The accumulation is f32 (f64 for `dot_f64_f64_f64`) in every
+    /// the storage types it accepts, `algorithm_util.cc`): `Some((exponent, mantissa))` are the
+    /// bits a `reduce-precision` keeps (bf16's 8 and 7 for `dot_bf16_bf16_f32` on f32 operands,
+    /// TF32's 8 and 10), `None` reads them as stored. The accumulation is f32 (f64 for `dot_f64_f64_f64`) in every
     /// algorithm this accepts, and the multi-pass ones (`_x3`, `_x6`, `_x9`), which split each
     /// f32 into narrower parts to approach an f32 product, are computed as the f32 product.
-    pub fn operand_mantissa_bits(self, operand: PrimitiveType) -> Option<i64> {
+    pub fn operand_rounding(self, operand: PrimitiveType) -> Option<(i64, i64)> {
         match (self, operand) {
-            (DotAlgorithm::Bf16Bf16F32, PrimitiveType::F32) => Some(7),
-            (DotAlgorithm::Tf32Tf32F32, PrimitiveType::F32) => Some(10),
+            (DotAlgorithm::Bf16Bf16F32, PrimitiveType::F32) => Some((8, 7)),
+            (DotAlgorithm::Tf32Tf32F32, PrimitiveType::F32) => Some((8, 10)),
             _ => None,
         }
     }

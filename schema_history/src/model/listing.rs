@@ -271,10 +271,15 @@ fn group<'a>(
 /// Whether a message built in an earlier listing is what its (unchanged) lines build in this
 /// one: each field's type is still an enum, or still not one.
 fn fields_still_valid(m: &Message, enum_names: &FastMap<&str, ()>) -> bool {
-    m.fields.values().all(|f| {
-        !f.type_name.starts_with('.')
-            || f.is_message != enum_names.contains_key(f.type_name.trim_start_matches('.'))
-    })
+    m.fields
+        .values()
+        .all(|f| f.is_message == is_message(&f.type_name, enum_names))
+}
+
+/// Whether a field of type `type_name` (as the listing writes it) holds a message: a named type
+/// (`.pkg.Name`) that is not one of the listing's enums.
+fn is_message(type_name: &str, enum_names: &FastMap<&str, ()>) -> bool {
+    type_name.starts_with('.') && !enum_names.contains_key(type_name.trim_start_matches('.'))
 }
 
 /// The message and the enum (either may be absent) that one type's lines declare.
@@ -412,8 +417,7 @@ fn field(name: &str, rest: &[&str], enum_names: &FastMap<&str, ()>) -> Option<Fi
         (Some("oneof"), Some(o)) => Some(o.to_owned()),
         _ => None,
     };
-    let is_message =
-        type_name.starts_with('.') && !enum_names.contains_key(type_name.trim_start_matches('.'));
+    let is_message = is_message(type_name, enum_names);
     let features = FieldFeatures {
         presence: if rest.contains(&"[required]") {
             Presence::Required
