@@ -5,7 +5,8 @@
 //! An archive holds `input_0.npy`, `input_1.npy`, ... and `output_0.npy`, ... (numpy:
 //! `np.savez(path, input_0=x, output_0=y)`, or `np.savez_compressed`), each a C-ordered
 //! little-endian array: `<f2 <f4 <f8 <c8 <c16 |b1 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8`, and `<V2` for
-//! `bfloat16` (what numpy writes for `ml_dtypes.bfloat16`). Names are numbered from 0 without
+//! `bfloat16`, `<V1` for `float8_e4m3fn` and `<f1` for `float8_e5m2` (what numpy writes for
+//! those `ml_dtypes` types). Names are numbered from 0 without
 //! gaps; other members are ignored. The data is the array's bytes as the runtime lays them out,
 //! so nothing is converted through decimal and every value is exact.
 //!
@@ -185,7 +186,7 @@ fn parse_header(text: &str) -> anyhow::Result<Header> {
 fn dtype_of(descr: &str) -> anyhow::Result<PrimitiveType> {
     use PrimitiveType as P;
     let (order, code) = descr.split_at(descr.len().min(1));
-    if order == ">" && !matches!(code, "i1" | "u1" | "b1") {
+    if order == ">" && !matches!(code, "i1" | "u1" | "b1" | "V1" | "f1") {
         bail!("big-endian data ({descr}) is not supported: write it little-endian");
     }
     Ok(match code {
@@ -204,6 +205,10 @@ fn dtype_of(descr: &str) -> anyhow::Result<PrimitiveType> {
         "c8" => P::C64,
         "c16" => P::C128,
         "V2" => P::Bf16,
+        // What numpy writes for ml_dtypes' float8_e4m3fn and float8_e5m2 (ml_dtypes registers
+        // the second as a float kind, the first as void).
+        "V1" => P::F8E4M3FN,
+        "f1" => P::F8E5M2,
         _ => bail!("numpy dtype {descr} has no io element type"),
     })
 }
@@ -222,6 +227,8 @@ fn descr_of(t: DType) -> &'static str {
         DType::U64 => "<u8",
         DType::F16 => "<f2",
         DType::BF16 => "<V2",
+        DType::F8E4M3FN => "<V1",
+        DType::F8E5M2 => "<f1",
         DType::F32 => "<f4",
         DType::F64 => "<f8",
         DType::C64 => "<c8",
@@ -286,6 +293,11 @@ mod tests {
         assert_eq!(scalar.unwrap().shape, Vec::<usize>::new());
         let one = parse_header("{'descr': '|b1', 'fortran_order': False, 'shape': (5,), }");
         assert_eq!(one.unwrap().shape, vec![5]);
+        // What numpy writes for ml_dtypes' float8_e4m3fn and float8_e5m2.
+        let e4 = parse_header("{'descr': '<V1', 'fortran_order': False, 'shape': (3,), }");
+        assert_eq!(e4.unwrap().dtype, PrimitiveType::F8E4M3FN);
+        let e5 = parse_header("{'descr': '<f1', 'fortran_order': False, 'shape': (3,), }");
+        assert_eq!(e5.unwrap().dtype, PrimitiveType::F8E5M2);
     }
 
     #[test]

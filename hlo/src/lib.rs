@@ -20,7 +20,8 @@
 //! - **shapes**: [`Shape`], [`ArrayShape`], [`Layout`], [`PrimitiveType`], the size limit
 //!   [`MAX_ELEMENTS`] and its [`SizeError`];
 //! - **host values**: [`Literal`] (an [`Array`] or a tuple), the element storage [`Data`] and
-//!   [`DType`], the [`Complex`] scalar with [`parts_of`] / [`from_parts`] and index helpers
+//!   [`DType`] (with the 8-bit floats [`F8E4M3FN`] and [`F8E5M2`] and their [`Float8Format`]), the
+//!   [`Complex`] scalar with [`parts_of`] / [`from_parts`] and index helpers
 //!   ([`element_count`], [`strides`], [`next_index`]);
 //! - **proto conversion**: [`from_proto`], [`to_proto`] / [`to_proto_with`], the pre-parse
 //!   [`check_proto`], the shape and element-type conversions, all failing with [`ConvertError`];
@@ -34,6 +35,7 @@
 mod complex;
 pub mod complex_math;
 mod convert;
+mod float8;
 mod ir;
 mod literal;
 mod precision;
@@ -46,6 +48,7 @@ pub use convert::{
     shape_from_proto, shape_to_proto, to_proto, to_proto_with, ConvertError, ProtoError,
     ProtoSummary, ShapeProtoError, Unrepresentable, WriteOptions,
 };
+pub use float8::{Float8Format, F8E4M3FN, F8E5M2};
 pub use ir::{
     metadata_string, parse_source_target_pairs, print_source_target_pairs, quote, ArrayLiteral,
     Attrs, CholeskyOptions, ComparisonDirection, ComparisonType, Computation, ComputationId,

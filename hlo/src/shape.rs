@@ -220,6 +220,36 @@ impl PrimitiveType {
         )
     }
 
+    /// `x` converted to this float type (XLA `convert`: rounded to nearest even, overflow as the
+    /// type has it) and widened back exactly; `None` for types without host float values.
+    pub fn round_float(self, x: f64) -> Option<f64> {
+        use PrimitiveType::*;
+        Some(match self {
+            F64 => x,
+            F32 => f64::from(x as f32),
+            F16 => half::f16::from_f64(x).to_f64(),
+            Bf16 => half::bf16::from_f64(x).to_f64(),
+            F8E4M3FN => crate::F8E4M3FN::from_f64(x).to_f64(),
+            F8E5M2 => crate::F8E5M2::from_f64(x).to_f64(),
+            _ => return None,
+        })
+    }
+
+    /// The stored bits of `x` converted to this float type ([`Self::round_float`]'s value),
+    /// zero-extended; `None` for types without host float values.
+    pub fn float_bits(self, x: f64) -> Option<u64> {
+        use PrimitiveType::*;
+        Some(match self {
+            F64 => x.to_bits(),
+            F32 => u64::from((x as f32).to_bits()),
+            F16 => u64::from(half::f16::from_f64(x).to_bits()),
+            Bf16 => u64::from(half::bf16::from_f64(x).to_bits()),
+            F8E4M3FN => u64::from(crate::F8E4M3FN::from_f64(x).to_bits()),
+            F8E5M2 => u64::from(crate::F8E5M2::from_f64(x).to_bits()),
+            _ => return None,
+        })
+    }
+
     /// True for complex types.
     pub fn is_complex(self) -> bool {
         matches!(self, PrimitiveType::C64 | PrimitiveType::C128)

@@ -503,7 +503,10 @@ pub fn convolution(
     let (l, r) = (lhs.data(), rhs.data());
     let data = if out.is_float() || lhs.dtype().is_float() {
         let (a, b) = (l.to_f64_vec(), r.to_f64_vec());
-        let narrow = matches!(out, DType::F16 | DType::BF16);
+        let narrow = matches!(
+            out,
+            DType::F16 | DType::BF16 | DType::F8E4M3FN | DType::F8E5M2
+        );
         let acc: Vec<f64> = (0..total)
             .map(|o| {
                 let t = taps(o);

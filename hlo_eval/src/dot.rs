@@ -101,7 +101,10 @@ pub fn dot(lhs: &Array, rhs: &Array, dims: &DotDims, out: DType) -> Result<Array
     let data = if out.is_float() || lhs.dtype().is_float() {
         let a = l.data().to_f64_vec();
         let b = r.data().to_f64_vec();
-        let narrow = matches!(out, DType::F16 | DType::BF16);
+        let narrow = matches!(
+            out,
+            DType::F16 | DType::BF16 | DType::F8E4M3FN | DType::F8E5M2
+        );
         let mut acc = vec![0f64; total];
         let mut row32 = vec![0f32; n];
         for bi in 0..nb {

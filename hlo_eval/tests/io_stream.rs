@@ -93,6 +93,16 @@ fn errors_name_the_same_place_whatever_the_key_order() {
             r#"{"inputs": [{"dtype": "u8", "shape": [1], "data": ["x"]}], "outputs": []}"#,
             r#"inputs[0].data: element 0 ("x") is not a valid u8"#,
         ),
+        // An 8-bit float holds the file's value exactly, or the file is refused: 0.1 is not an
+        // f8e4m3fn value (0.1015625 is), and f8e4m3fn has no infinity.
+        (
+            r#"{"inputs": [{"dtype": "f8e4m3fn", "shape": [2], "data": [0.1015625, 0.1]}], "outputs": []}"#,
+            "inputs[0].data: element 1 (0.1) is not a valid f8e4m3fn",
+        ),
+        (
+            r#"{"inputs": [{"dtype": "f8e4m3fn", "shape": [1], "data": ["inf"]}], "outputs": []}"#,
+            r#"inputs[0].data: element 0 ("inf") is not a valid f8e4m3fn"#,
+        ),
     ];
     for (text, want) in cases {
         assert_eq!(IoCase::parse(text).unwrap_err().to_string(), want, "{text}");

@@ -3,7 +3,6 @@
 //! `check_proto` shares. One named test per corpus file.
 use std::path::{Path, PathBuf};
 
-use hlo::PrimitiveType;
 use hlo::{check_proto, check_proto_bytes, from_proto, to_proto, ConvertError};
 use hlo::{ConstantLiteral, HloModule, LiteralValue, Opcode, ReplicaGroups};
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -41,12 +40,7 @@ fn normalize(mut m: HloModule) -> HloModule {
             {
                 for v in &mut a.values {
                     if let LiteralValue::Float(f) = v {
-                        *f = match t {
-                            PrimitiveType::F32 => f64::from(*f as f32),
-                            PrimitiveType::F16 => half::f16::from_f64(*f).to_f64(),
-                            PrimitiveType::Bf16 => half::bf16::from_f64(*f).to_f64(),
-                            _ => *f,
-                        };
+                        *f = t.round_float(*f).unwrap_or(*f);
                     }
                 }
             }
@@ -77,8 +71,11 @@ fn normalize(mut m: HloModule) -> HloModule {
 }
 
 fn round_trip(path: &Path) -> Result<(), Failed> {
-    let text = std::fs::read_to_string(path)?;
-    let module = hlo_text::parse_module(&text).map_err(|e| format!("parse: {e}"))?;
+    round_trip_text(&std::fs::read_to_string(path)?, path)
+}
+
+fn round_trip_text(text: &str, path: &Path) -> Result<(), Failed> {
+    let module = hlo_text::parse_module(text).map_err(|e| format!("parse: {e}"))?;
     let proto = match to_proto(&module) {
         Ok(p) => p,
         // Documented refusals: the text carries something the proto has no field for.
@@ -830,6 +827,39 @@ fn shape_check_trial() -> Trial {
     })
 }
 
+/// 8-bit float constants (`LiteralProto.f8e4m3fns` / `f8e5m2s`, one byte per value) survive
+/// the proto as the values the type holds: rounded, NaN past `f8e4m3fn`'s range, infinity kept.
+fn f8_constants_trial() -> Trial {
+    Trial::test("convert::f8_constants", || {
+        let text = "HloModule m\n\nENTRY e {\n  a = f8e4m3fn[3] constant({0.1, -448, 1000})\n  \
+                    b = f8e5m2[2] constant({inf, 0.3})\n  \
+                    ROOT t = (f8e4m3fn[3], f8e5m2[2]) tuple(a, b)\n}\n";
+        round_trip_text(text, Path::new("f8_constants.hlo"))?;
+        let module = hlo_text::parse_module(text).map_err(|e| e.to_string())?;
+        let proto = to_proto(&module).map_err(|e| e.to_string())?;
+        let back = from_proto(&proto).map_err(|e| e.to_string())?;
+        let values: Vec<f64> = back.computations[0]
+            .instructions
+            .iter()
+            .filter_map(|i| match &i.attrs.literal {
+                Some(ConstantLiteral::Array(a)) => Some(a.values.iter().map(|v| v.as_f64())),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let want = [0.1015625, -448.0, f64::NAN, f64::INFINITY, 0.3125];
+        let same = values.len() == want.len()
+            && values
+                .iter()
+                .zip(want)
+                .all(|(a, b)| a == &b || (a.is_nan() && b.is_nan()));
+        if !same {
+            return Err(format!("f8 constants read back as {values:?}, not {want:?}").into());
+        }
+        Ok(())
+    })
+}
+
 fn main() {
     let args = Arguments::from_args();
     let trials = corpus_files()
@@ -849,6 +879,7 @@ fn main() {
         })
         .chain(hostile_trials())
         .chain([
+            f8_constants_trial(),
             shape_check_trial(),
             wire_trial(),
             moves_trial(),

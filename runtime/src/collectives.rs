@@ -351,6 +351,8 @@ pub fn reduce(
         ElemType::U64 => int!(u64),
         ElemType::F16 => half!(f16),
         ElemType::BF16 => half!(bf16),
+        ElemType::F8E4M3FN => half!(hlo::F8E4M3FN),
+        ElemType::F8E5M2 => half!(hlo::F8E5M2),
         ElemType::F32 => num!(f32),
         ElemType::F64 => num!(f64),
         // A complex sum is the sum of each part: the parts are `2 * count` floats.

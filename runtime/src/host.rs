@@ -3,7 +3,7 @@
 use half::{bf16, f16};
 use hlo::Complex;
 use hlo::PrimitiveType;
-use hlo::{Array, DType, Data};
+use hlo::{Array, DType, Data, F8E4M3FN, F8E5M2};
 
 use crate::error::{invalid, Result};
 
@@ -24,6 +24,8 @@ pub fn array_to_bytes(a: &Array) -> Vec<u8> {
         Data::U64(v) => le(v, u64::to_le_bytes),
         Data::F16(v) => le(v, f16::to_le_bytes),
         Data::BF16(v) => le(v, bf16::to_le_bytes),
+        Data::F8E4M3FN(v) => le(v, F8E4M3FN::to_le_bytes),
+        Data::F8E5M2(v) => le(v, F8E5M2::to_le_bytes),
         Data::F32(v) => le(v, f32::to_le_bytes),
         Data::F64(v) => le(v, f64::to_le_bytes),
         // XLA's layout: real part then imaginary part, each little-endian.
@@ -72,6 +74,8 @@ pub fn array_from_bytes(element_type: PrimitiveType, dims: &[i64], bytes: &[u8])
         DType::U64 => Data::U64(chunks(bytes, u64::from_le_bytes)),
         DType::F16 => Data::F16(chunks(bytes, f16::from_le_bytes)),
         DType::BF16 => Data::BF16(chunks(bytes, bf16::from_le_bytes)),
+        DType::F8E4M3FN => Data::F8E4M3FN(chunks(bytes, F8E4M3FN::from_le_bytes)),
+        DType::F8E5M2 => Data::F8E5M2(chunks(bytes, F8E5M2::from_le_bytes)),
         DType::F32 => Data::F32(chunks(bytes, f32::from_le_bytes)),
         DType::F64 => Data::F64(chunks(bytes, f64::from_le_bytes)),
         DType::C64 => Data::C64(chunks(bytes, |b: [u8; 8]| {
@@ -124,6 +128,10 @@ mod tests {
             &[1, 0, 1],
         );
         round_trip("s8", &[2], Data::S8(vec![-1, 2]), &[0xff, 2]);
+        let e4 = [1.0, -448.0].map(hlo::F8E4M3FN::from_f64).to_vec();
+        round_trip("f8e4m3fn", &[2], Data::F8E4M3FN(e4), &[0x38, 0xfe]);
+        let e5 = [1.0, f64::INFINITY].map(hlo::F8E5M2::from_f64).to_vec();
+        round_trip("f8e5m2", &[2], Data::F8E5M2(e5), &[0x3c, 0x7c]);
         round_trip(
             "s16",
             &[2],

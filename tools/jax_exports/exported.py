@@ -35,7 +35,9 @@ jax.config.update("jax_platforms", "cpu")
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "jax_exported", "models")
 
 
-def write(name, f, args, kwargs=None, platforms=("cuda",)):
+def write(name, f, args, kwargs=None, platforms=("cuda",), reference=None):
+    """Exports f; the io file's outputs are XLA:CPU's of `reference` (default f), for a program
+    XLA:CPU does not run as written (an algorithm only GPUs have) but computes the same as."""
     kwargs = kwargs or {}
     exp = export.export(jax.jit(f), platforms=list(platforms))(*args, **kwargs)
     with open(os.path.join(OUT, f"{name}.jax_exported"), "wb") as fh:
@@ -45,7 +47,7 @@ def write(name, f, args, kwargs=None, platforms=("cuda",)):
     with open(os.path.join(OUT, f"{name}.mlir"), "w") as fh:
         fh.write(exp.mlir_module())
     ins = jax.tree_util.tree_leaves((args, kwargs))
-    outs = jax.tree_util.tree_leaves(jax.jit(f)(*args, **kwargs))
+    outs = jax.tree_util.tree_leaves(jax.jit(reference or f)(*args, **kwargs))
     with open(os.path.join(OUT, f"{name}.io.json"), "w") as fh:
         json.dump({"inputs": [arr(a) for a in ins], "outputs": [arr(o) for o in outs]}, fh)
     module_ins = [ins[i] for i in exp.module_kept_var_idx]

@@ -21,7 +21,8 @@ jax.config.update("jax_platforms", "cpu")
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join("testdata", "models")
 DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "int32": "s32",
-          "uint32": "u32", "int8": "s8", "uint8": "u8", "int64": "s64", "bool": "pred"}
+          "uint32": "u32", "int8": "s8", "uint8": "u8", "int64": "s64", "bool": "pred",
+          "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2"}
 
 
 def render(v):
@@ -36,8 +37,8 @@ def arr(x):
     x = np.asarray(x)
     dt = DTYPES[str(x.dtype)]
     flat = x.reshape(-1)
-    if dt in ("f32", "f16", "bf16"):
-        # f16/bf16 are given as their exact f32 value (the corpus convention).
+    if dt in ("f32", "f16", "bf16", "f8e4m3fn", "f8e5m2"):
+        # f16/bf16/f8 are given as their exact f32 value (the corpus convention).
         data = [render(v) for v in flat.astype(np.float32).tolist()]
     elif dt == "pred":
         data = [int(v) for v in flat.tolist()]

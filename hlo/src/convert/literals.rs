@@ -73,6 +73,18 @@ pub(super) fn literal_to_proto(
                         .flat_map(|x| half::bf16::from_f64(x.as_f64()).to_le_bytes())
                         .collect()
                 }
+                T::F8E4M3FN => {
+                    p.f8e4m3fns = v
+                        .iter()
+                        .map(|x| crate::F8E4M3FN::from_f64(x.as_f64()).to_bits())
+                        .collect()
+                }
+                T::F8E5M2 => {
+                    p.f8e5m2s = v
+                        .iter()
+                        .map(|x| crate::F8E5M2::from_f64(x.as_f64()).to_bits())
+                        .collect()
+                }
                 // XLA's LiteralProto: interleaved real and imaginary parts.
                 T::C64 => {
                     p.c64s = v
@@ -148,6 +160,16 @@ pub(super) fn literal_from_proto(
                     .collect(),
                 T::Bf16 => pairs(&p.bf16s)
                     .map(|c| V::Float(half::bf16::from_le_bytes(c).to_f64()))
+                    .collect(),
+                T::F8E4M3FN => p
+                    .f8e4m3fns
+                    .iter()
+                    .map(|&b| V::Float(crate::F8E4M3FN::from_bits(b).to_f64()))
+                    .collect(),
+                T::F8E5M2 => p
+                    .f8e5m2s
+                    .iter()
+                    .map(|&b| V::Float(crate::F8E5M2::from_bits(b).to_f64()))
                     .collect(),
                 // An odd count leaves a part over; `chunks_exact` drops it and the count
                 // check below reports the shortfall.

@@ -493,10 +493,19 @@ impl DotAlgorithm {
     }
 
     /// Whether XLA:GPU runs the algorithm on operands of `lhs` and `rhs` types giving `out`
-    /// (`IsSupportedDotAlgorithmOnGpu` on Ampere and later), and so does this compiler. 8-bit
-    /// float dots (the two `any_f8` algorithms) are the ones XLA:GPU runs and this does not.
+    /// (`IsSupportedDotAlgorithmOnGpu` on Ampere and later; the two `any_f8` algorithms on Ada
+    /// and later, which this compiler runs on every target: its FP8 dots are f16 gemms), and
+    /// so does this compiler.
     pub fn supports(self, lhs: PrimitiveType, rhs: PrimitiveType, out: PrimitiveType) -> bool {
-        use PrimitiveType::{Bf16, F16, F32, F64};
+        use PrimitiveType::{Bf16, F16, F32, F64, F8E4M3FN, F8E5M2};
+        if let DotAlgorithm::AnyF8AnyF8F32 | DotAlgorithm::AnyF8AnyF8F32FastAccum = self {
+            // cuBLASLt's FP8 pairs (e5m2 x e5m2 is not one) and outputs.
+            let pair = matches!(
+                (lhs, rhs),
+                (F8E4M3FN, F8E4M3FN) | (F8E4M3FN, F8E5M2) | (F8E5M2, F8E4M3FN)
+            );
+            return pair && matches!(out, Bf16 | F16 | F32 | F8E4M3FN | F8E5M2);
+        }
         if lhs != rhs {
             return false;
         }

@@ -2,6 +2,8 @@
 //! ([`Wide`]), and the element conversions XLA's `convert` does (see the parent module).
 use half::{bf16, f16};
 
+use crate::float8::{F8E4M3FN, F8E5M2};
+
 use super::DType;
 use crate::complex::{Complex, C128, C64};
 
@@ -30,6 +32,10 @@ pub enum Data {
     F16(Vec<f16>),
     /// `bf16`
     BF16(Vec<bf16>),
+    /// `f8e4m3fn`
+    F8E4M3FN(Vec<F8E4M3FN>),
+    /// `f8e5m2`
+    F8E5M2(Vec<F8E5M2>),
     /// `f32`
     F32(Vec<f32>),
     /// `f64`
@@ -55,6 +61,8 @@ macro_rules! with_data {
             Data::U64($v) => $body,
             Data::F16($v) => $body,
             Data::BF16($v) => $body,
+            Data::F8E4M3FN($v) => $body,
+            Data::F8E5M2($v) => $body,
             Data::F32($v) => $body,
             Data::F64($v) => $body,
             Data::C64($v) => $body,
@@ -78,6 +86,8 @@ macro_rules! map_data {
             Data::U64($v) => Data::U64($body),
             Data::F16($v) => Data::F16($body),
             Data::BF16($v) => Data::BF16($body),
+            Data::F8E4M3FN($v) => Data::F8E4M3FN($body),
+            Data::F8E5M2($v) => Data::F8E5M2($body),
             Data::F32($v) => Data::F32($body),
             Data::F64($v) => Data::F64($body),
             Data::C64($v) => Data::C64($body),
@@ -101,6 +111,8 @@ macro_rules! zip_data {
             (Data::U64($x), Data::U64($y)) => $body,
             (Data::F16($x), Data::F16($y)) => $body,
             (Data::BF16($x), Data::BF16($y)) => $body,
+            (Data::F8E4M3FN($x), Data::F8E4M3FN($y)) => $body,
+            (Data::F8E5M2($x), Data::F8E5M2($y)) => $body,
             (Data::F32($x), Data::F32($y)) => $body,
             (Data::F64($x), Data::F64($y)) => $body,
             (Data::C64($x), Data::C64($y)) => $body,
@@ -125,6 +137,8 @@ macro_rules! zip_map_data {
             (Data::U64($x), Data::U64($y)) => Data::U64($body),
             (Data::F16($x), Data::F16($y)) => Data::F16($body),
             (Data::BF16($x), Data::BF16($y)) => Data::BF16($body),
+            (Data::F8E4M3FN($x), Data::F8E4M3FN($y)) => Data::F8E4M3FN($body),
+            (Data::F8E5M2($x), Data::F8E5M2($y)) => Data::F8E5M2($body),
             (Data::F32($x), Data::F32($y)) => Data::F32($body),
             (Data::F64($x), Data::F64($y)) => Data::F64($body),
             (Data::C64($x), Data::C64($y)) => Data::C64($body),
@@ -172,6 +186,8 @@ impl Data {
             Data::U64(_) => DType::U64,
             Data::F16(_) => DType::F16,
             Data::BF16(_) => DType::BF16,
+            Data::F8E4M3FN(_) => DType::F8E4M3FN,
+            Data::F8E5M2(_) => DType::F8E5M2,
             Data::F32(_) => DType::F32,
             Data::F64(_) => DType::F64,
             Data::C64(_) => DType::C64,
@@ -209,6 +225,8 @@ impl Data {
             Data::U64(v) => *v.get(i)? as f64,
             Data::F16(v) => v.get(i)?.to_f64(),
             Data::BF16(v) => v.get(i)?.to_f64(),
+            Data::F8E4M3FN(v) => v.get(i)?.to_f64(),
+            Data::F8E5M2(v) => v.get(i)?.to_f64(),
             Data::F32(v) => f64::from(*v.get(i)?),
             Data::F64(v) => *v.get(i)?,
             Data::C64(v) => f64::from(v.get(i)?.re),
@@ -230,6 +248,8 @@ impl Data {
             Data::U64(v) => *v.get(i)? as i64,
             Data::F16(v) => v.get(i)?.to_f64() as i64,
             Data::BF16(v) => v.get(i)?.to_f64() as i64,
+            Data::F8E4M3FN(v) => v.get(i)?.to_f64() as i64,
+            Data::F8E5M2(v) => v.get(i)?.to_f64() as i64,
             Data::F32(v) => *v.get(i)? as i64,
             Data::F64(v) => *v.get(i)? as i64,
             Data::C64(v) => v.get(i)?.re as i64,
@@ -272,6 +292,8 @@ impl Data {
             Data::U64(v) => Wide::U(v.clone()),
             Data::F16(v) => Wide::F(v.iter().map(|x| x.to_f64()).collect()),
             Data::BF16(v) => Wide::F(v.iter().map(|x| x.to_f64()).collect()),
+            Data::F8E4M3FN(v) => Wide::F(v.iter().map(|x| x.to_f64()).collect()),
+            Data::F8E5M2(v) => Wide::F(v.iter().map(|x| x.to_f64()).collect()),
             Data::F32(v) => Wide::F(v.iter().map(|x| f64::from(*x)).collect()),
             Data::F64(v) => Wide::F(v.clone()),
             Data::C64(v) => Wide::C(v.iter().map(|z| z.to_c128()).collect()),
@@ -304,6 +326,8 @@ impl Data {
             DType::F32 => Data::F32(conv(&v)),
             DType::F16 => Data::F16(conv(&v)),
             DType::BF16 => Data::BF16(conv(&v)),
+            DType::F8E4M3FN => Data::F8E4M3FN(conv(&v)),
+            DType::F8E5M2 => Data::F8E5M2(conv(&v)),
             DType::Pred => Data::Pred(conv(&v)),
             DType::S8 => Data::S8(conv(&v)),
             DType::S16 => Data::S16(conv(&v)),
@@ -330,6 +354,10 @@ impl Data {
             DType::U64 => Data::U64(v.iter().map(|x| *x as u64).collect()),
             DType::F16 => Data::F16(v.iter().map(|x| f16_from_f64(*x as f64)).collect()),
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
+            DType::F8E4M3FN => {
+                Data::F8E4M3FN(v.iter().map(|x| F8E4M3FN::from_f64(*x as f64)).collect())
+            }
+            DType::F8E5M2 => Data::F8E5M2(v.iter().map(|x| F8E5M2::from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
             // Rounded once, straight to the part type (as `cvt` does on the device).
@@ -344,6 +372,10 @@ impl Data {
             DType::U64 => Data::U64(v),
             DType::F16 => Data::F16(v.iter().map(|x| f16_from_f64(*x as f64)).collect()),
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16_from_f64(*x as f64)).collect()),
+            DType::F8E4M3FN => {
+                Data::F8E4M3FN(v.iter().map(|x| F8E4M3FN::from_f64(*x as f64)).collect())
+            }
+            DType::F8E5M2 => Data::F8E5M2(v.iter().map(|x| F8E5M2::from_f64(*x as f64)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| *x as f32).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| *x as f64).collect()),
             // Rounded once, straight to the part type (as `cvt` does on the device).
@@ -408,6 +440,8 @@ impl Data {
             Data::U64(v) => v.clone(),
             Data::F16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
             Data::BF16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+            Data::F8E4M3FN(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+            Data::F8E5M2(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
             Data::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
             Data::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
             Data::C64(v) => v
@@ -436,6 +470,10 @@ impl Data {
             DType::U64 => Data::U64(v.to_vec()),
             DType::F16 => Data::F16(v.iter().map(|x| f16::from_bits(*x as u16)).collect()),
             DType::BF16 => Data::BF16(v.iter().map(|x| bf16::from_bits(*x as u16)).collect()),
+            DType::F8E4M3FN => {
+                Data::F8E4M3FN(v.iter().map(|x| F8E4M3FN::from_bits(*x as u8)).collect())
+            }
+            DType::F8E5M2 => Data::F8E5M2(v.iter().map(|x| F8E5M2::from_bits(*x as u8)).collect()),
             DType::F32 => Data::F32(v.iter().map(|x| f32::from_bits(*x as u32)).collect()),
             DType::F64 => Data::F64(v.iter().map(|x| f64::from_bits(*x)).collect()),
             DType::C64 => Data::C64(
@@ -546,6 +584,16 @@ fn f64_to_f32_round_odd(x: f64) -> f32 {
 impl FromF64 for f16 {
     fn from_f64(x: f64) -> Self {
         f16::from_f32(f64_to_f32_round_odd(x))
+    }
+}
+impl FromF64 for F8E4M3FN {
+    fn from_f64(x: f64) -> Self {
+        F8E4M3FN::from_f64(x)
+    }
+}
+impl FromF64 for F8E5M2 {
+    fn from_f64(x: f64) -> Self {
+        F8E5M2::from_f64(x)
     }
 }
 impl FromF64 for bf16 {

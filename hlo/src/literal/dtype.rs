@@ -34,6 +34,10 @@ pub enum DType {
     F16,
     /// bfloat16.
     BF16,
+    /// OCP FP8 with 4 exponent and 3 mantissa bits, no infinity (`hlo::F8E4M3FN`).
+    F8E4M3FN,
+    /// OCP FP8 with 5 exponent and 2 mantissa bits (`hlo::F8E5M2`).
+    F8E5M2,
     /// IEEE single precision.
     F32,
     /// IEEE double precision.
@@ -44,7 +48,7 @@ pub enum DType {
     C128,
 }
 
-/// A [`PrimitiveType`] without host values (sub-byte, complex, fp8, opaque) where a [`DType`]
+/// A [`PrimitiveType`] without host values (sub-byte, the fp8 formats but two, opaque) where a [`DType`]
 /// was asked for.
 #[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
 #[error("{} has no host values", .0.name())]
@@ -62,7 +66,7 @@ impl TryFrom<PrimitiveType> for DType {
 }
 
 /// Every element type, in declaration order.
-pub const ALL_DTYPES: [DType; 15] = [
+pub const ALL_DTYPES: [DType; 17] = [
     DType::Pred,
     DType::S8,
     DType::S16,
@@ -74,6 +78,8 @@ pub const ALL_DTYPES: [DType; 15] = [
     DType::U64,
     DType::F16,
     DType::BF16,
+    DType::F8E4M3FN,
+    DType::F8E5M2,
     DType::F32,
     DType::F64,
     DType::C64,
@@ -95,6 +101,8 @@ impl DType {
             DType::U64 => PrimitiveType::U64,
             DType::F16 => PrimitiveType::F16,
             DType::BF16 => PrimitiveType::Bf16,
+            DType::F8E4M3FN => PrimitiveType::F8E4M3FN,
+            DType::F8E5M2 => PrimitiveType::F8E5M2,
             DType::F32 => PrimitiveType::F32,
             DType::F64 => PrimitiveType::F64,
             DType::C64 => PrimitiveType::C64,
@@ -102,8 +110,8 @@ impl DType {
         }
     }
 
-    /// The `DType` of an element type; `None` for one without host values (sub-byte, complex,
-    /// fp8, opaque).
+    /// The `DType` of an element type; `None` for one without host values (sub-byte, the
+    /// fp8 formats but `f8e4m3fn` and `f8e5m2`, opaque).
     pub fn from_primitive(t: PrimitiveType) -> Option<DType> {
         DType::try_from(t).ok()
     }
@@ -119,9 +127,12 @@ impl DType {
         PrimitiveType::from_name(name).and_then(DType::from_primitive)
     }
 
-    /// True for `f16`, `bf16`, `f32`, `f64`.
+    /// True for `f16`, `bf16`, `f8e4m3fn`, `f8e5m2`, `f32`, `f64`.
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+        matches!(
+            self,
+            DType::F16 | DType::BF16 | DType::F8E4M3FN | DType::F8E5M2 | DType::F32 | DType::F64
+        )
     }
 
     /// True for `c64` and `c128`.

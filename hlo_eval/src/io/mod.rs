@@ -529,7 +529,8 @@ fn array_with_shape(
                 DType::F32 => f64::from(f as f32),
                 DType::F16 => f16_from_f64(f).to_f64(),
                 DType::BF16 => bf16_from_f64(f).to_f64(),
-                _ => f,
+                // f8e4m3fn has no infinity: "inf" rounds to NaN and is refused.
+                d => d.primitive().round_float(f).unwrap_or(f),
             };
             // Exact up to decimal-rendering slack of a few f64 ulps.
             let exact = f.is_nan() || narrowed == f || (narrowed - f).abs() <= f.abs() * 1e-15;

@@ -165,6 +165,8 @@ impl Front<'_> {
                     PrimitiveType::Bf16 => f64::from(half::bf16::from_bits(b as u16)),
                     PrimitiveType::F32 => f64::from(f32::from_bits(b as u32)),
                     PrimitiveType::F64 => f64::from_bits(b),
+                    PrimitiveType::F8E4M3FN => hlo::F8E4M3FN::from_bits(b as u8).to_f64(),
+                    PrimitiveType::F8E5M2 => hlo::F8E5M2::from_bits(b as u8).to_f64(),
                     other => {
                         return Err(self.err_at(
                             op.loc,
@@ -181,10 +183,5 @@ impl Front<'_> {
 
 /// `f` rounded to the nearest value of element type `t` (the types with an exact f64 form).
 fn round_to(t: PrimitiveType, f: f64) -> f64 {
-    match t {
-        PrimitiveType::F32 => f64::from(f as f32),
-        PrimitiveType::F16 => f64::from(half::f16::from_f64(f)),
-        PrimitiveType::Bf16 => f64::from(half::bf16::from_f64(f)),
-        _ => f,
-    }
+    t.round_float(f).unwrap_or(f)
 }
