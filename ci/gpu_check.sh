@@ -110,6 +110,20 @@ for hlo in testdata/fft/*.hlo; do
   printf 'staged %-22s emulated %-8s cuda %s\n' "$name" "$(v $emu)" "$(v $cuda)"
   if [ $emu -eq 0 ] && [ $cuda -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$WORK/cuda.txt" | tail -3; fi
 done
+# FP8 (testdata/float8): the conversions at every rounding boundary and the FP8 programs, whose
+# f8 rounding (codegen/float8.rs, integer ops) and f16 gemms have only run on the emulator.
+for mlir in testdata/float8/*.mlir; do
+  name=$(basename "$mlir" .mlir); io="testdata/float8/$name.io.json"; [ -f "$io" ] || continue
+  art="$WORK/f8_$name.pb"
+  if ! "$XLA_COMPILE" --module_file="$mlir" --output_file="$art" --platform=gpu \
+       --gpu_target_config="$SPEC" $CUBIN >/dev/null 2>&1; then
+    printf 'float8 %-22s compile-error\n' "$name"; fail=$((fail+1)); continue
+  fi
+  timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" >"$WORK/emu.txt" 2>&1; emu=$?
+  timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" --device cuda >"$WORK/cuda.txt" 2>&1; cuda=$?
+  printf 'float8 %-22s emulated %-8s cuda %s\n' "$name" "$(v $emu)" "$(v $cuda)"
+  if [ $emu -eq 0 ] && [ $cuda -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$WORK/cuda.txt" | tail -3; fi
+done
 # XLA:GPU's own executables (testdata/xla_gpu, made by tools/xla_artifacts) with the PTX XLA
 # dumped for them, on the GPU, against XLA:CPU's outputs. sm_90 PTX serves every Hopper target.
 XDIR=testdata/xla_gpu/h100_sxm

@@ -141,8 +141,11 @@ pub fn compile(
     // What the thunks run is what the artifact embeds: with `emit_partitions` off, N partitions
     // of one replica become N replicas (runtimes older than stage 1 of
     // `proto::rollout::PARTITIONS` run one partition).
-    let module = passes::partitions::as_replicas(module, options)?;
-    let module = module.as_ref();
+    let replicas = passes::partitions::as_replicas(module, options)?;
+    // And f8 constants are f32 constants and a convert (runtimes in the forward window read no
+    // f8 literal from the embedded module).
+    let widened = passes::float8_constants::widened(replicas.as_ref())?;
+    let module = widened.as_ref();
     let optimized = optimize(module, options)?;
     // The passes make arrays of their own (the fft's twiddle matrices, a partitioned
     // program's gathers): the same limit holds for what is lowered.

@@ -693,3 +693,50 @@ fn a_chain_of_20000_nested_calls_inlines_in_linear_space() {
     // not grow with the depth.
     assert!(longest.is_some_and(|n| n <= 64), "{longest:?}");
 }
+
+/// FP8: f8 arithmetic, f8 constants (scalar and array) and an FP8 dot run as the reference
+/// evaluator computes them, and the constants reach the embedded module as f32 constants and a
+/// convert: runtimes in the forward window read no f8 literal (`passes/float8_constants.rs`).
+#[test]
+fn f8_programs_run_and_embed_no_f8_literal() {
+    let text = r#"
+HloModule m
+ENTRY e {
+  p = f32[4,8] parameter(0)
+  q = f8e4m3fn[4,8] convert(p)
+  c = f8e4m3fn[4,8] constant({{0.1, 2, -448, 3.3, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1}})
+  a = f8e4m3fn[4,8] multiply(q, c)
+  s = f8e5m2[] constant(0.3)
+  b = f8e5m2[4,8] broadcast(s), dimensions={}
+  d = f8e5m2[4,8] convert(a)
+  m = f8e5m2[4,8] add(d, b)
+  w = f8e4m3fn[8,3] constant({{1, 2, 3}, {0.5, 0.25, -1}, {4, 8, 16}, {-2, -4, 0.125}, {1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {-448, 448, 0}})
+  g = f32[4,3] dot(m, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f8e5m2[4,8], f32[4,3]) tuple(m, g)
+}"#;
+    let exe = run_vs_reference(text, &[f32s(vec![4, 8], |i| (i % 9) as f32 * 0.75 - 3.0)]);
+    let module = exe
+        .hlo_module_with_config
+        .and_then(|m| m.hlo_module)
+        .expect("an embedded module");
+    let f8 = [
+        proto::xla::PrimitiveType::F8e4m3fn as i32,
+        proto::xla::PrimitiveType::F8e5m2 as i32,
+    ];
+    let constants: Vec<_> = module
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .filter(|i| i.opcode == "constant")
+        .collect();
+    assert_eq!(constants.len(), 3, "{constants:#?}");
+    for c in constants {
+        let ty = c.shape.as_ref().map_or(0, |s| s.element_type);
+        assert!(!f8.contains(&ty), "{} is an f8 constant", c.name);
+        assert!(
+            c.literal.as_ref().is_some_and(|l| !l.f32s.is_empty()),
+            "{}",
+            c.name
+        );
+    }
+}

@@ -51,6 +51,12 @@
 //!   exported for CUDA (`testdata/dot_algorithms/`, `tools/jax_exports/dot_algorithms.py`),
 //!   StableHLO's `algorithm = <...>` on `dot_general`, against numpy's reading of what XLA:GPU
 //!   computes (operands rounded to bf16 or TF32 where the algorithm says);
+//! - `float8`: FP8 (`f8e4m3fn`, `f8e5m2`) exported for CUDA (`testdata/float8/`,
+//!   `tools/jax_exports/float8.py`): conversions at every rounding boundary, scaled FP8 matmuls
+//!   (e4m3 x e4m3, e5m2 x e4m3), a quantize-dequantize MLP, f8 arithmetic, f8 parameters and
+//!   results, f8 constants and the `ANY_F8_ANY_F8_F32` dot algorithms, in the three forms (the tolerance, 1e-5 + 1e-4 |x|, is far below one f8 ulp, 2^-4
+//!   |x| at best, so every f8 result is compared exactly; f32 results of f8 products keep
+//!   the summation-order margin);
 //! - `approx_top_k`: `jax.lax.approx_max_k` / `approx_min_k` exported for CUDA
 //!   (`testdata/approx_top_k/`, `tools/jax_exports/approx_top_k.py`), the `ApproxTopK` custom
 //!   call XLA expands while importing StableHLO, as text and portable artifact, compared
@@ -222,6 +228,15 @@ const SUITES: &[Suite] = &[
         dir: "testdata/dot_algorithms",
         exts: &["mlir"],
         min_cases: 11,
+        expected_to_fail: &[],
+        exact: false,
+        io_dir: None,
+    },
+    Suite {
+        name: "float8",
+        dir: "testdata/float8",
+        exts: &["mlir", "mlirbc", "jax_exported"],
+        min_cases: 9,
         expected_to_fail: &[],
         exact: false,
         io_dir: None,

@@ -56,14 +56,13 @@ pub fn fill_word(comp: &Computation, id: InstrId) -> Option<u32> {
 /// The bits of scalar `v` as an element of `ty` holds them (as a kernel's `mov` of the
 /// constant would write them), zero-extended; `None` for the types left to a kernel.
 fn element_bits(ty: P, v: LiteralValue) -> Option<u64> {
+    if ty.is_float() {
+        return ty.float_bits(v.as_f64());
+    }
     Some(match ty {
-        P::F32 => u64::from((v.as_f64() as f32).to_bits()),
-        P::F64 => v.as_f64().to_bits(),
-        P::F16 => u64::from(half::f16::from_f64(v.as_f64()).to_bits()),
-        P::Bf16 => u64::from(half::bf16::from_f64(v.as_f64()).to_bits()),
         P::Pred => u64::from(v.as_bool()),
         P::S8 | P::U8 | P::S16 | P::U16 | P::S32 | P::U32 | P::S64 | P::U64 => v.as_i128() as u64,
-        // Complex, sub-byte and 8-bit float elements: a kernel writes them.
+        // Complex and sub-byte elements: a kernel writes them.
         _ => return None,
     })
 }

@@ -21,6 +21,7 @@ mod complex_math;
 pub mod convolution;
 pub mod elemental;
 pub mod fill;
+mod float8;
 mod fold_copies;
 pub mod gemm;
 pub mod kernels;

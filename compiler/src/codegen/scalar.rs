@@ -1,10 +1,10 @@
 //! Scalar code for every elementwise operation, per element type.
 //!
 //! Values live in registers by *carrier*: `pred` in `.pred`; `s8 s16 s32` sign-extended and
-//! `u8 u16 u32` zero-extended in `.b32`; `s64 u64` in `.b64`; `f16 bf16 f32` in `.f32` (f16 and
-//! bf16 values are exact in f32 and every result is rounded back to the narrow type with
-//! `cvt.rn`, so each HLO operation rounds once, as the reference evaluator does); `f64` in
-//! `.f64`. Transcendentals are computed in f64 (see [`super::math`]).
+//! `u8 u16 u32` zero-extended in `.b32`; `s64 u64` in `.b64`; `f16 bf16 f8e4m3fn f8e5m2 f32` in
+//! `.f32` (the narrow floats' values are exact in f32 and every result is rounded back to the
+//! narrow type, with `cvt.rn` or [`super::float8`]'s rounding, so each HLO operation rounds once,
+//! as the reference evaluator does); `f64` in `.f64`. Transcendentals are computed in f64 (see [`super::math`]).
 //!
 //! Integer corner cases follow the reference evaluator (hlo_eval/src/elementwise.rs): `x / 0`
 //! is -1 (signed) or all ones (unsigned), `INT_MIN / -1` is `INT_MIN`, `x % 0` is `x`,
@@ -17,6 +17,7 @@ use ptx::{CmpOp, Modifier, Opcode as O, Rounding, StateSpace, Type};
 
 use super::builder::{Builder, Reg, RegKind, Src, RN};
 use super::complex;
+use super::float8;
 use super::math;
 use super::CodegenError;
 
@@ -83,7 +84,7 @@ pub fn carrier(ty: P) -> R<Type> {
         P::U8 | P::U16 | P::U32 => Type::U32,
         P::S64 => Type::S64,
         P::U64 => Type::U64,
-        P::F16 | P::Bf16 | P::F32 => Type::F32,
+        P::F16 | P::Bf16 | P::F8E4M3FN | P::F8E5M2 | P::F32 => Type::F32,
         P::F64 => Type::F64,
         other => return Err(ScalarError::ElementType(other)),
     })
@@ -98,7 +99,8 @@ fn bits(ty: P) -> u32 {
     ty.bit_width() as u32
 }
 
-/// Re-extends a narrow integer held in 32 bits; rounds f16/bf16 held in f32. Other types pass.
+/// Re-extends a narrow integer held in 32 bits; rounds f16/bf16/f8 held in f32. Other types
+/// pass.
 pub fn fix(b: &mut Builder, ty: P, r: Reg) -> Reg {
     match ty {
         P::S8 | P::S16 => b.op(
@@ -117,6 +119,10 @@ pub fn fix(b: &mut Builder, ty: P, r: Reg) -> Reg {
             let h = b.cvt(Some(Rounding::Rn), Type::Bf16, Type::F32, r.into());
             bf16_to_f32(b, h)
         }
+        P::F8E4M3FN | P::F8E5M2 => match float8::format(ty) {
+            Some(f) => float8::round(b, f, r),
+            None => r,
+        },
         _ => r,
     }
 }
@@ -146,11 +152,8 @@ pub fn konst(b: &mut Builder, ty: P, v: LiteralValue) -> R<Val> {
         }
         Type::F32 => {
             let x = v.as_f64();
-            let x = match ty {
-                P::F16 => f64::from(half::f16::from_f64(x).to_f32()),
-                P::Bf16 => f64::from(half::bf16::from_f64(x).to_f32()),
-                _ => x,
-            };
+            // The value the narrow type holds (exact in f32).
+            let x = ty.round_float(x).unwrap_or(x);
             b.mov(Type::F32, Src::F32(x as f32))
         }
         Type::F64 => b.mov(Type::F64, Src::F64(v.as_f64())),
@@ -200,6 +203,11 @@ pub fn from_f64(b: &mut Builder, ty: P, r: Reg) -> Val {
             let f = b.cvt(None, Type::F32, Type::F16, h.into());
             val(ty, f)
         }
+        P::F8E4M3FN | P::F8E5M2 => {
+            // Through f32 with round-to-odd: one correct rounding, as the evaluator's.
+            let f = float8::f32_round_odd(b, r);
+            val(ty, fix(b, ty, f))
+        }
         _ => {
             let f = b.cvt(Some(Rounding::Rn), Type::F32, Type::F64, r.into());
             val(ty, fix(b, ty, f))
@@ -230,6 +238,10 @@ pub fn to_bits(b: &mut Builder, v: Val) -> R<Reg> {
             b.mov_to(r, Type::B32, v.reg.into());
             b.bin(O::Shr, &[], Type::U32, r.into(), Src::I(16))
         }
+        P::F8E4M3FN | P::F8E5M2 => match float8::format(v.ty) {
+            Some(f) => float8::encode(b, f, v.reg),
+            None => return Err(ScalarError::ElementType(v.ty)),
+        },
         _ => {
             carrier(v.ty)?;
             v.reg
@@ -256,6 +268,10 @@ pub fn from_bits(b: &mut Builder, ty: P, raw: Reg) -> R<Val> {
             b.cvt(None, Type::F32, Type::F16, h.into())
         }
         P::Bf16 => bf16_to_f32(b, raw),
+        P::F8E4M3FN | P::F8E5M2 => match float8::format(ty) {
+            Some(f) => float8::decode(b, f, raw),
+            None => return Err(ScalarError::ElementType(ty)),
+        },
         P::S64 | P::U64 => raw,
         _ => {
             carrier(ty)?;
@@ -351,7 +367,7 @@ pub fn assign(b: &mut Builder, dst: Reg, v: Val) -> R<()> {
 }
 
 fn is_f32_family(ty: P) -> bool {
-    matches!(ty, P::F16 | P::Bf16 | P::F32)
+    matches!(ty, P::F16 | P::Bf16 | P::F8E4M3FN | P::F8E5M2 | P::F32)
 }
 
 /// An elementwise unary operation. `is-finite` returns `pred`.

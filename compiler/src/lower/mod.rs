@@ -784,10 +784,10 @@ pub fn constant_bytes(comp: &Computation, instr: &Instruction) -> Result<Vec<u8>
             P::S16 | P::U16 => out.extend((v.as_i128() as u16).to_le_bytes()),
             P::S32 | P::U32 => out.extend((v.as_i128() as u32).to_le_bytes()),
             P::S64 | P::U64 => out.extend((v.as_i128() as u64).to_le_bytes()),
-            P::F16 => out.extend(half::f16::from_f64(v.as_f64()).to_le_bytes()),
-            P::Bf16 => out.extend(half::bf16::from_f64(v.as_f64()).to_le_bytes()),
-            P::F32 => out.extend((v.as_f64() as f32).to_le_bytes()),
-            P::F64 => out.extend(v.as_f64().to_le_bytes()),
+            P::F16 | P::Bf16 | P::F32 | P::F64 | P::F8E4M3FN | P::F8E5M2 => {
+                let bits = t.float_bits(v.as_f64()).unwrap_or_default();
+                out.extend(&bits.to_le_bytes()[..t.byte_size() as usize]);
+            }
             P::C64 | P::C128 => {
                 let (re, im) = match v {
                     LiteralValue::Complex(r, i) => (r, i),

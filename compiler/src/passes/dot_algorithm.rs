@@ -8,9 +8,11 @@
 //! explicit with a `reduce-precision` (8 exponent bits) on each operand:
 //! `dot_bf16_bf16_f32` to bf16's 7 mantissa bits, `dot_tf32_tf32_f32` to TF32's 10. The
 //! multi-pass algorithms (`_x3`, `_x6`, `_x9`), which split each f32 into narrower parts to
-//! approach an f32 product on tensor cores, are computed as the f32 product they approach. A
-//! combination XLA:GPU refuses (`dot_f16_f16_f16`, an algorithm on the wrong storage types) and
-//! the 8-bit float algorithms (no gemm here takes f8) are refused naming the dot.
+//! approach an f32 product on tensor cores, are computed as the f32 product they approach, and
+//! the 8-bit float ones (`dot_any_f8_any_f8_f32`, `_fast_accum`) as the FP8 product with f32
+//! accumulation that the `float8-dot` pass computes for every f8 dot. A combination XLA:GPU
+//! refuses (`dot_f16_f16_f16`, an algorithm on the wrong storage types, e5m2 x e5m2) is refused
+//! naming the dot.
 //!
 //! The dot keeps its `algorithm=`: the rounding is idempotent, and the module says what was
 //! asked.

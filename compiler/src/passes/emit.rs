@@ -163,6 +163,19 @@ impl<'a> Emit<'a> {
 }
 
 /// The zero of an element type.
+/// An array `shape` with element type `ty` (dimensions and layout kept); other shapes as they
+/// are.
+pub(crate) fn retyped(shape: &Shape, ty: PrimitiveType) -> Shape {
+    match shape {
+        Shape::Array(a) => {
+            let mut a = a.clone();
+            a.element_type = ty;
+            Shape::Array(a)
+        }
+        other => other.clone(),
+    }
+}
+
 pub(crate) fn zero(ty: PrimitiveType) -> LiteralValue {
     if ty.is_float() {
         LiteralValue::Float(0.0)

@@ -1,6 +1,7 @@
-//! bf16 and f16 reductions compute in f32 and round once, as XLA:GPU's `FloatNormalization`
-//! with `GpuFloatSupport` does: `reduce` and `reduce-window` are not among the ops XLA:GPU
-//! runs in a 16-bit float type, so their 16-bit inputs are converted to f32, the reducer runs
+//! bf16, f16 and f8 (`f8e4m3fn`, `f8e5m2`) reductions compute in f32 and round once, as XLA:GPU's
+//! `FloatNormalization` with `GpuFloatSupport` does: `reduce` and `reduce-window` are not among
+//! the ops XLA:GPU runs in a 16-bit (or 8-bit) float type, so their narrow inputs are converted
+//! to f32, the reducer runs
 //! in f32 (an f32 twin of the reducer computation), and each result is converted back once.
 //! Rounding after every add instead (what the 16-bit reducer computes when run as written)
 //! loses a bit per step: a bf16 column sum of 16 rows misses the rounded truth on more than half
@@ -66,10 +67,18 @@ fn reducer_of(i: &Instruction) -> Option<ComputationId> {
 }
 
 fn is_narrow(ty: Option<PrimitiveType>) -> bool {
-    matches!(ty, Some(PrimitiveType::Bf16 | PrimitiveType::F16))
+    matches!(
+        ty,
+        Some(
+            PrimitiveType::Bf16
+                | PrimitiveType::F16
+                | PrimitiveType::F8E4M3FN
+                | PrimitiveType::F8E5M2
+        )
+    )
 }
 
-/// The shape with every 16-bit float element type made f32 (layouts kept).
+/// The shape with every narrow (16- or 8-bit) float element type made f32 (layouts kept).
 fn widened(shape: &Shape) -> Shape {
     match shape {
         Shape::Tuple(parts) => Shape::Tuple(parts.iter().map(widened).collect()),

@@ -4,7 +4,9 @@
 //!    nothing else changes.
 //! 1. [`inline_calls`]: inline `call` (and pre-existing `fusion`) instructions.
 //! 2. [`annotations`]: custom calls that only annotate a value (shardings, memory placement)
-//!    become their operand, on one partition.
+//!    become their operand, on one partition. [`dot_algorithm`]: a dot's `algorithm=` checked,
+//!    and the operand rounding it asks made explicit. [`float8_dot`]: dots of 8-bit floats as
+//!    f16 dots (exact operand converts).
 //! 3. [`triangular_solve`]: every `triangular-solve` becomes a `while` of forward
 //!    substitution over masked rows (the ops it uses are compiled like any other).
 //!    [`rng_bit_generator`]: every `rng-bit-generator` becomes XLA's ThreeFry or Philox as
@@ -36,7 +38,9 @@
 //! a select while `emit_collective_permute` is off). [`fft`] follows it (issue 31): `fft` as
 //! dots with twiddle-factor matrices while `emit_fft_thunk` is off. [`cholesky`] follows
 //! (issue 27): `cholesky` as a column loop, or with `emit_cusolver_potrf` as a
-//! `cusolver_potrf_ffi` custom call.
+//! `cusolver_potrf_ffi` custom call. [`float8_constants`] runs in `compile` after
+//! [`partitions`]: f8 constants as f32 constants and a convert, in the module the artifact
+//! embeds (runtimes in the forward window read no f8 literal).
 //!
 //! Each pass is one file holding its rule over one computation; the loop over the module and
 //! the rebuild of a computation (topological order, operands remapped) are shared, in
@@ -58,6 +62,8 @@ pub mod dce;
 pub mod dot_algorithm;
 mod emit;
 pub mod fft;
+pub mod float8_constants;
+pub mod float8_dot;
 pub mod float_normalization;
 pub mod gemm_operands;
 pub mod inline_calls;
@@ -79,6 +85,7 @@ pub const PIPELINE: &[(&str, Pass)] = &[
     ("inline-calls", inline_calls::run),
     ("annotations", annotations::run),
     ("dot-algorithm", dot_algorithm::run),
+    ("float8-dot", float8_dot::run),
     ("triangular-solve", triangular_solve::run),
     ("rng-bit-generator", rng_bit_generator::run),
     ("custom-call-layouts", custom_call_layouts::run),

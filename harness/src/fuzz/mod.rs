@@ -348,9 +348,10 @@ impl Seeds {
             Target::Stablehlo => {
                 let mut p = files_with(&root.join("testdata/corpus/hlo"), ".mlir")?;
                 p.extend(files_with(&root.join("testdata/stablehlo"), ".mlir")?);
-                // Custom calls XLA expands (ApproxTopK) and dot algorithms.
+                // Custom calls XLA expands (ApproxTopK), dot algorithms, FP8 (hex f8 constants).
                 p.extend(files_with(&root.join("testdata/approx_top_k"), ".mlir")?);
                 p.extend(files_with(&root.join("testdata/dot_algorithms"), ".mlir")?);
+                p.extend(files_with(&root.join("testdata/float8"), ".mlir")?);
                 p
             }
             Target::Ptx => files_with(&root.join("testdata/corpus/ptx"), ".ptx")?,
@@ -363,6 +364,7 @@ impl Seeds {
                 )?);
                 p.extend(files_with(&root.join("testdata/vhlo_ops"), ".mlir.bc")?);
                 p.extend(files_with(&root.join("testdata/approx_top_k"), ".mlirbc")?);
+                p.extend(files_with(&root.join("testdata/float8"), ".mlirbc")?);
                 p
             }
             Target::JaxExported => {

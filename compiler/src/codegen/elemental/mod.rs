@@ -538,13 +538,10 @@ impl<'m> Emitter<'m> {
                 bytes.extend(parts);
                 continue;
             }
-            let raw: u64 = match ty {
-                P::F32 => u64::from((v.as_f64() as f32).to_bits()),
-                P::F64 => v.as_f64().to_bits(),
-                P::F16 => u64::from(half::f16::from_f64(v.as_f64()).to_bits()),
-                P::Bf16 => u64::from(half::bf16::from_f64(v.as_f64()).to_bits()),
-                P::Pred => u64::from(v.as_bool()),
-                _ => v.as_i128() as u64,
+            let raw: u64 = match ty.float_bits(v.as_f64()) {
+                Some(bits) => bits,
+                None if ty == P::Pred => u64::from(v.as_bool()),
+                None => v.as_i128() as u64,
             };
             bytes.extend_from_slice(&raw.to_le_bytes()[..ty.byte_size() as usize]);
         }
