@@ -96,33 +96,32 @@ for hlo in testdata/corpus/hlo/*.hlo; do
   fi
   if [ $(( $(date +%s) - T0 )) -gt "${CORPUS_SECS:-150}" ]; then echo "time budget reached, stopping"; break; fi
 done
-# The constructs still behind the staged rollout, on the GPU: testdata/fft compiled with
-# --after_staged_flips (FFT thunks: cuFFT on CUDA, the host FFT on the emulator).
-for hlo in testdata/fft/*.hlo; do
-  name=$(basename "$hlo" .hlo); io="testdata/fft/$name.io.json"; [ -f "$io" ] || continue
-  art="$WORK/staged_$name.pb"
-  if ! "$XLA_COMPILE" --module_file="$hlo" --output_file="$art" --platform=gpu \
-       --gpu_target_config="$SPEC" --after_staged_flips $CUBIN >/dev/null 2>&1; then
-    printf 'staged %-22s compile-error\n' "$name"; fail=$((fail+1)); continue
+# One module compiled here, then run on the emulated device and on the GPU against its io file:
+# both_devices LABEL MODULE IO [xla_compile flags...].
+both_devices() {
+  local label=$1 module=$2 io=$3; shift 3
+  local name art emu cuda
+  name=$(basename "${module%.*}"); art="$WORK/${label}_$name.pb"
+  if ! "$XLA_COMPILE" --module_file="$module" --output_file="$art" --platform=gpu \
+       --gpu_target_config="$SPEC" "$@" $CUBIN >/dev/null 2>&1; then
+    printf '%s %-22s compile-error\n' "$label" "$name"; fail=$((fail+1)); return
   fi
   timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" >"$WORK/emu.txt" 2>&1; emu=$?
   timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" --device cuda >"$WORK/cuda.txt" 2>&1; cuda=$?
-  printf 'staged %-22s emulated %-8s cuda %s\n' "$name" "$(v $emu)" "$(v $cuda)"
+  printf '%s %-22s emulated %-8s cuda %s\n' "$label" "$name" "$(v $emu)" "$(v $cuda)"
   if [ $emu -eq 0 ] && [ $cuda -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$WORK/cuda.txt" | tail -3; fi
+}
+# The constructs still behind the staged rollout, on the GPU: testdata/fft compiled with
+# --after_staged_flips (FFT thunks: cuFFT on CUDA, the host FFT on the emulator).
+for hlo in testdata/fft/*.hlo; do
+  io="${hlo%.hlo}.io.json"; [ -f "$io" ] || continue
+  both_devices staged "$hlo" "$io" --after_staged_flips
 done
 # FP8 (testdata/float8): the conversions at every rounding boundary and the FP8 programs, whose
 # f8 rounding (codegen/float8.rs, integer ops) and f16 gemms have only run on the emulator.
 for mlir in testdata/float8/*.mlir; do
-  name=$(basename "$mlir" .mlir); io="testdata/float8/$name.io.json"; [ -f "$io" ] || continue
-  art="$WORK/f8_$name.pb"
-  if ! "$XLA_COMPILE" --module_file="$mlir" --output_file="$art" --platform=gpu \
-       --gpu_target_config="$SPEC" $CUBIN >/dev/null 2>&1; then
-    printf 'float8 %-22s compile-error\n' "$name"; fail=$((fail+1)); continue
-  fi
-  timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" >"$WORK/emu.txt" 2>&1; emu=$?
-  timeout "$CALL_SECS" "$AOT" run "$art" --target-config "$SPEC" --io "$io" --device cuda >"$WORK/cuda.txt" 2>&1; cuda=$?
-  printf 'float8 %-22s emulated %-8s cuda %s\n' "$name" "$(v $emu)" "$(v $cuda)"
-  if [ $emu -eq 0 ] && [ $cuda -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$WORK/cuda.txt" | tail -3; fi
+  io="${mlir%.mlir}.io.json"; [ -f "$io" ] || continue
+  both_devices float8 "$mlir" "$io"
 done
 # XLA:GPU's own executables (testdata/xla_gpu, made by tools/xla_artifacts) with the PTX XLA
 # dumped for them, on the GPU, against XLA:CPU's outputs. sm_90 PTX serves every Hopper target.
