@@ -31,16 +31,9 @@ fn every_backcompat_artifact_reads_as_its_text() {
     assert_eq!(all.len(), 36, "the suite's 36 artifacts");
     for bc in &all {
         let text = std::fs::read_to_string(bc.with_extension("mlir")).unwrap();
-        // The bytecode reader does not carry shardings yet (Shardy's attributes are not
-        // decoded, argument attributes of an adapted `main` are dropped; docs/sharding.md):
-        // the text's are left out of the comparison. A mesh of several devices is refused in
-        // bytecode, so no program for several devices loses its shardings that way.
-        let mut from_text = parse_stablehlo(&text).unwrap();
-        for comp in &mut from_text.computations {
-            for i in &mut comp.instructions {
-                i.attrs.sharding = None;
-            }
-        }
+        // Shardings included: the bytecode's (`mhlo.sharding`, Shardy's) reach the module as
+        // the text's do.
+        let from_text = parse_stablehlo(&text).unwrap();
         let want = hlo_text::print_module(&from_text);
         let bytes = std::fs::read(bc).unwrap();
         match parse_bytecode(&bytes) {

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use super::container::{Bytecode, Entry};
 use super::encoding::Reader;
+use super::sdy::SdyAttr;
 use super::BytecodeError;
 
 /// Deepest chain of attributes and types referring to one another.
@@ -82,19 +83,8 @@ pub(super) enum Attr {
     Text(String),
     /// A location (never decoded further).
     Location,
-    /// A Shardy mesh axis: name and size.
-    SdyMeshAxis {
-        name: Vec<u8>,
-        size: i64,
-    },
-    /// A Shardy mesh: its axes (attribute indices) and device order.
-    SdyMesh {
-        axes: Vec<u64>,
-        device_ids: Vec<i64>,
-    },
-    /// Any other Shardy attribute (shardings, sharding rules): annotations for partitioning,
-    /// not decoded.
-    Sharding,
+    /// A Shardy attribute ([`super::sdy`]).
+    Sdy(SdyAttr),
     /// An attribute this reader does not convert: what it is.
     Unsupported(String),
 }
@@ -232,7 +222,7 @@ impl<'b, 'a> Table<'b, 'a> {
         }
     }
 
-    fn attr_ref(&self, r: &mut Reader<'_>) -> Result<u64, BytecodeError> {
+    pub(super) fn attr_ref(&self, r: &mut Reader<'_>) -> Result<u64, BytecodeError> {
         let at = *r;
         let i = r.varint()?;
         if i >= self.bc.attrs.len() as u64 {
@@ -250,7 +240,24 @@ impl<'b, 'a> Table<'b, 'a> {
         Ok(i)
     }
 
-    fn attr_list(&self, r: &mut Reader<'_>) -> Result<Vec<u64>, BytecodeError> {
+    /// MLIR's `readOptionalAttribute`: a varint whose low bit says whether an index follows.
+    pub(super) fn optional_attr_ref(
+        &self,
+        r: &mut Reader<'_>,
+    ) -> Result<Option<u64>, BytecodeError> {
+        let at = *r;
+        let v = r.varint()?;
+        if v & 1 == 0 {
+            return Ok(None);
+        }
+        let i = v >> 1;
+        if i >= self.bc.attrs.len() as u64 {
+            return Err(at.error(format!("attribute index {i} out of range")));
+        }
+        Ok(Some(i))
+    }
+
+    pub(super) fn attr_list(&self, r: &mut Reader<'_>) -> Result<Vec<u64>, BytecodeError> {
         let n = r.count("attribute", 1)?;
         (0..n).map(|_| self.attr_ref(r)).collect()
     }
@@ -260,7 +267,7 @@ impl<'b, 'a> Table<'b, 'a> {
         (0..n).map(|_| self.type_ref(r)).collect()
     }
 
-    fn string(&self, r: &mut Reader<'_>) -> Result<Vec<u8>, BytecodeError> {
+    pub(super) fn string(&self, r: &mut Reader<'_>) -> Result<Vec<u8>, BytecodeError> {
         let i = r.varint()?;
         Ok(self.bc.string(r, i)?.to_vec())
     }
@@ -315,25 +322,6 @@ impl<'b, 'a> Table<'b, 'a> {
                 Ok(Attr::Unsupported(format!("an attribute of dialect {d}")))
             }
         }
-    }
-
-    /// Shardy's encodings (`shardy/dialect/sdy/ir/bytecode.td`): meshes are decoded (the
-    /// front end checks that a mesh has one device); shardings and sharding rules are not.
-    fn sdy_attr(&self, code: u64, r: &mut Reader<'_>) -> Result<Attr, BytecodeError> {
-        Ok(match code {
-            1 => Attr::SdyMeshAxis {
-                name: self.string(r)?,
-                size: r.svarint()?,
-            },
-            2 => Attr::SdyMesh {
-                axes: self.attr_list(r)?,
-                device_ids: r.svarints("device id")?,
-            },
-            _ => {
-                let _ = r.bytes(r.remaining() as u64)?;
-                Attr::Sharding
-            }
-        })
     }
 
     fn decode_type(&self, e: &Entry<'a>, r: &mut Reader<'_>) -> Result<Type, BytecodeError> {

@@ -28,6 +28,7 @@ mod attrs;
 mod container;
 mod encoding;
 mod print;
+mod sdy;
 mod vhlo;
 mod vhlo_ops;
 
@@ -158,23 +159,6 @@ pub fn to_stablehlo_text_adapted(
 /// [`super::parse_module`] does).
 pub fn parse_bytecode(bytes: &[u8]) -> Result<HloModule, BytecodeError> {
     let text = to_stablehlo_text(bytes)?;
-    // Shardy's shardings are not decoded from bytecode (the text leaves them out): a program
-    // over several devices would lose them and compile as one device's. Refused until they are.
-    let several = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("sdy.mesh @"))
-        .any(|l| {
-            l.split_once('=')
-                .and_then(|(_, body)| {
-                    crate::sdy::parse_mesh(body.split(" {").next().unwrap_or(body)).ok()
-                })
-                .is_some_and(|m| m.devices() > 1)
-        });
-    if several {
-        return Err(BytecodeError::Unsupported(
-            "a Shardy mesh of several devices in MLIR bytecode (its shardings are not decoded): give the StableHLO text (jax.jit(f).lower(...).as_text())".into(),
-        ));
-    }
     super::parse_module(&text).map_err(|error| BytecodeError::Text { error })
 }
 

@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use super::attrs::{Attr, EnumKind, Float, Sign, Table, Type, MAX_ATTR_DEPTH};
 use super::container::{Block, Op, Region, Value};
+use super::sdy::SdyAttr;
 use super::vhlo;
 use super::BytecodeError;
 
@@ -175,7 +176,10 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
     }
 
     /// Runs `f` one level deeper, refusing chains deeper than [`MAX_ATTR_DEPTH`] (cycles).
-    fn nested<T>(&self, f: impl FnOnce() -> Result<T, BytecodeError>) -> Result<T, BytecodeError> {
+    pub(super) fn nested<T>(
+        &self,
+        f: impl FnOnce() -> Result<T, BytecodeError>,
+    ) -> Result<T, BytecodeError> {
         let d = self.depth.get() + 1;
         if d > MAX_ATTR_DEPTH {
             return Err(unsupported(format!(
@@ -349,20 +353,14 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
             Attr::DenseArray { elem, count, data } => self.dense_array(*elem, *count, data)?,
             Attr::Text(s) => s.clone(),
             Attr::Location => return Err(unsupported("a location used as an attribute value")),
-            Attr::SdyMeshAxis { name, size } => format!("{}={size}", quote(name)),
-            Attr::SdyMesh { axes, device_ids } => {
-                let mut s = format!("#sdy.mesh<[{}]", self.attrs(axes)?);
-                if !device_ids.is_empty() {
-                    let _ = write!(s, ", device_ids={}", list(device_ids));
+            Attr::Sdy(a) => match self.sdy_text(a)? {
+                Some(text) => text,
+                None => {
+                    return Err(unsupported(
+                        "a Shardy attribute other than a mesh or a sharding, outside an op's annotations, is not supported",
+                    ))
                 }
-                s.push('>');
-                s
-            }
-            Attr::Sharding => {
-                return Err(unsupported(
-                    "a Shardy sharding attribute outside a sharding annotation is not supported",
-                ))
-            }
+            },
             Attr::Unsupported(what) => return Err(unsupported(format!("{what} is not supported"))),
         })
     }
@@ -575,12 +573,14 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
         Ok(out)
     }
 
-    /// A Shardy sharding annotation (`sdy.sharding = #sdy.sharding<...>`,
-    /// `sdy.sharding_rule = #sdy.op_sharding_rule<...>`): dropped. They guide partitioning
-    /// over a mesh; the front end refuses any mesh of more than one device (`sdy.mesh`), and
-    /// on one device they shard nothing.
+    /// A Shardy annotation this reader does not decode (`sdy.sharding_rule =
+    /// #sdy.op_sharding_rule<...>`, ...): dropped, as it only guides sharding propagation.
+    /// Meshes and shardings are decoded and kept ([`super::sdy`]).
     fn is_sharding_annotation(&self, name: &[u8], val: u64) -> Result<bool, BytecodeError> {
-        Ok(name.starts_with(b"sdy.") && matches!(&*self.t.attr(val)?, Attr::Sharding))
+        Ok(
+            name.starts_with(b"sdy.")
+                && matches!(&*self.t.attr(val)?, Attr::Sdy(SdyAttr::Other(_))),
+        )
     }
 
     /// `{k = v, ...}` of named attributes.
@@ -702,10 +702,14 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
         let (args, prelude) = self.adapt_main(a, &block.args)?;
         let results = self.main_results(op)?;
         let ins: Vec<&str> = args.iter().map(|(_, t)| t.as_str()).collect();
-        // Argument attributes (shardings, memory kinds) describe the module's own arguments,
-        // which no longer line up: dropped with them.
+        // Argument attributes (shardings, memory kinds) follow their arguments: a kept input
+        // keeps its argument's, an input the module dropped and the platform index have none.
+        let arg_attrs = self.adapted_arg_attrs(op, a)?;
         conv.props
             .retain(|(k, _)| k != "arg_attrs" && k != "function_type");
+        if let Some(arg_attrs) = arg_attrs {
+            conv.props.push(("arg_attrs".into(), arg_attrs));
+        }
         conv.props.push((
             "function_type".into(),
             format!("({}) -> ({results})", ins.join(", ")),
@@ -794,6 +798,31 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
             }
         }
         Ok((out, prelude))
+    }
+
+    /// `main`'s `arg_attrs` for the adapted arguments (one dictionary per calling-convention
+    /// input), or `None` when main has none.
+    fn adapted_arg_attrs(
+        &self,
+        op: &Op<'_>,
+        a: &super::MainAdapter,
+    ) -> Result<Option<String>, BytecodeError> {
+        let (inherent, _) = vhlo::op_attrs(self.t, op)?;
+        let Some(&(_, list)) = inherent.iter().find(|(k, _)| k == "arg_attrs") else {
+            return Ok(None);
+        };
+        let Attr::Array(dicts) = &*self.t.attr(list)? else {
+            return Err(unsupported("main's arg_attrs is not an array"));
+        };
+        let skip = usize::from(a.platform_index.is_some());
+        let mut out = Vec::with_capacity(a.inputs.len());
+        for (k, _) in &a.inputs {
+            out.push(match k.and_then(|k| dicts.get(skip + k)) {
+                Some(&d) => self.attr(d)?,
+                None => "{}".to_owned(),
+            });
+        }
+        Ok(Some(format!("[{}]", out.join(", "))))
     }
 
     /// `main`'s result types, from its `function_type`.

@@ -173,6 +173,28 @@ impl<'a> Front<'a> {
         Ok(())
     }
 
+    /// The sharding of each dictionary of `arg_attrs` / `res_attrs` (`[{...}, {}]`).
+    fn dict_list_shardings(
+        &self,
+        a: &Attr,
+        loc: SourceLoc,
+    ) -> Result<Vec<Option<hlo::HloSharding>>> {
+        let Attr::List(dicts) = a else {
+            return Err(self.err_at(
+                loc,
+                ParseErrorKind::BadAttribute,
+                "not a list of dictionaries",
+            ));
+        };
+        dicts
+            .iter()
+            .map(|d| match d {
+                Attr::Dict(entries, _) => self.sharding_of(entries, loc),
+                _ => Err(self.err_at(loc, ParseErrorKind::BadAttribute, "not a dictionary")),
+            })
+            .collect()
+    }
+
     /// `"func.func"() <{sym_name = "f", sym_visibility = "private", function_type = ...}>
     /// ({ ^bb0(args): ... }) : () -> ()`.
     pub(super) fn generic_func(&mut self) -> Result<()> {
@@ -183,6 +205,9 @@ impl<'a> Front<'a> {
         self.c.expect(b')').map_err(|e| self.named(e))?;
         let mut sym = None;
         let mut public = true;
+        // Per argument and result: the attribute dictionaries' shardings, as the pretty form's
+        // `%arg0: tensor<...> {mhlo.sharding = ...}` gives them.
+        let (mut arg_shardings, mut result_shardings) = (Vec::new(), Vec::new());
         if self.c.eat(b'<') {
             self.c.expect(b'{').map_err(|e| self.named(e))?;
             if !self.c.eat(b'}') {
@@ -197,6 +222,16 @@ impl<'a> Front<'a> {
                         "sym_name" => sym = Some(self.c.string().map_err(|e| self.named(e))?),
                         "sym_visibility" => {
                             public = self.c.string().map_err(|e| self.named(e))? == "public"
+                        }
+                        "arg_attrs" | "res_attrs" => {
+                            let at = self.c.loc();
+                            let a = self.c.attr().map_err(|e| self.named(e))?;
+                            let shardings = self.dict_list_shardings(&a, at)?;
+                            if key == "arg_attrs" {
+                                arg_shardings = shardings;
+                            } else {
+                                result_shardings = shardings;
+                            }
                         }
                         _ => {
                             self.c.attr().map_err(|e| self.named(e))?;
@@ -217,6 +252,7 @@ impl<'a> Front<'a> {
         self.c.expect(b'(').map_err(|e| self.named(e))?;
         self.func_body(id, &sym, None, loc)?;
         self.c.expect(b')').map_err(|e| self.named(e))?;
+        self.apply_func_shardings(id, arg_shardings, result_shardings);
         if self.c.peek() == Some(b'{') {
             self.c.dict().map_err(|e| self.named(e))?;
         }
