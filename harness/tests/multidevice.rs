@@ -5,14 +5,26 @@
 //! targets and compared with XLA:CPU's results: one global io file, split per device by the
 //! entry's shardings (`harness::shard_io`). Both forms of the staged rollout: the default (the
 //! partitions emitted as replicas, collective-permute as an all-gather) and the native one
-//! (`emit_partitions`, `emit_collective_permute`).
+//! (`emit_partitions`, `emit_collective_permute`). The same for JAX's serialization back-compat
+//! artifacts (`testdata/jax_exported/backcompat`: serialized `Exported`s for 2 devices).
 use std::path::{Path, PathBuf};
 
-fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/multidevice");
+/// A module, its global io file and the devices it runs on.
+struct Case {
+    module: PathBuf,
+    io: PathBuf,
+    devices: usize,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `testdata/multidevice`: 40 modules (`.mlir` and `.hlo`) for 2 and 4 devices.
+fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for n in ["n2", "n4"] {
-        let mut dir: Vec<PathBuf> = std::fs::read_dir(root.join(n))
+    for (n, devices) in [("n2", 2), ("n4", 4)] {
+        let mut dir: Vec<PathBuf> = std::fs::read_dir(root().join("testdata/multidevice").join(n))
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| {
@@ -21,20 +33,50 @@ fn cases() -> Vec<PathBuf> {
             })
             .collect();
         dir.sort();
-        out.extend(dir);
+        out.extend(dir.into_iter().map(|module| {
+            let name = module.file_name().unwrap().to_string_lossy().into_owned();
+            let stem = name.split('.').next().unwrap().to_owned();
+            let io = module.with_file_name(format!("{stem}.io.json"));
+            Case {
+                module,
+                io,
+                devices,
+            }
+        }));
     }
+    assert_eq!(out.len(), 40);
     out
 }
 
-fn check_all(options: &compiler::CompileOptions) {
-    let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/target_specs");
-    let cases = cases();
-    assert_eq!(cases.len(), 40, "{cases:?}");
+/// JAX's 17 serialization back-compat artifacts (`testdata/jax_exported/backcompat`,
+/// serialization versions 4 to 11), each a program for 2 devices, with the inputs and outputs
+/// of JAX's own test (`tools/jax_exported/convert_backcompat.py`).
+fn serialization_cases() -> Vec<Case> {
+    let dir = root().join("testdata/jax_exported/backcompat");
+    let mut out: Vec<Case> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jax_exported"))
+        .map(|module| Case {
+            io: module.with_extension("io.json"),
+            module,
+            devices: 2,
+        })
+        .collect();
+    out.sort_by(|a, b| a.module.cmp(&b.module));
+    assert_eq!(out.len(), 17);
+    out
+}
+
+fn check_all(cases: &[Case], options: &compiler::CompileOptions) {
+    let specs = root().join("testdata/target_specs");
     let mut failures = Vec::new();
-    for module in &cases {
-        let name = module.file_name().unwrap().to_string_lossy();
-        let stem = name.split('.').next().unwrap();
-        let io = module.with_file_name(format!("{stem}.io.json"));
+    for Case {
+        module,
+        io,
+        devices,
+    } in cases
+    {
         for target in ["h100_sxm", "a100_sxm_80"] {
             let args = harness::cmd::check::CheckArgs {
                 module: module.clone(),
@@ -48,11 +90,6 @@ fn check_all(options: &compiler::CompileOptions) {
             let text = String::from_utf8_lossy(&out);
             match verdict {
                 Ok(0) => {
-                    let devices = if module.parent().unwrap().ends_with("n4") {
-                        4
-                    } else {
-                        2
-                    };
                     // Every device's outputs were compared, not one device's.
                     let last = text.lines().last().unwrap_or_default().to_owned();
                     let ok = last.starts_with("OK: ")
@@ -80,7 +117,7 @@ fn label(device: usize, options: &compiler::CompileOptions) -> String {
 
 #[test]
 fn every_piece_matches_xla_cpu_on_2_and_4_devices_in_the_default_form() {
-    check_all(&compiler::CompileOptions::default());
+    check_all(&cases(), &compiler::CompileOptions::default());
 }
 
 #[test]
@@ -88,5 +125,36 @@ fn every_piece_matches_xla_cpu_on_2_and_4_devices_in_the_native_form() {
     let mut options = compiler::CompileOptions::default();
     options.emit_partitions = true;
     options.emit_collective_permute = true;
-    check_all(&options);
+    check_all(&cases(), &options);
+}
+
+/// JAX's `export_serialization_back_compat_test`: what `Exported.call` gives on 2 devices, from
+/// every serialization version JAX keeps, in both forms, with each device's shard where JAX's
+/// test asserts it (`addressable_shards[d].index`): the unspecified output follows its input's
+/// rows (the specified one's columns are the module's own, hlo_front/tests/jax_exported.rs).
+#[test]
+fn jax_serialization_back_compat_artifacts_run_on_2_devices() {
+    for case in serialization_cases() {
+        let name = case
+            .module
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if !name.starts_with("export_with_unspecified_sharding") {
+            continue;
+        }
+        let module = hlo_front::read_module(&case.module).unwrap();
+        let placed = compiler::entry_shardings(&module).unwrap().unwrap();
+        assert_eq!(
+            placed.results[0].to_string(),
+            "{devices=[2,1]<=[2]}",
+            "{name}"
+        );
+    }
+    check_all(&serialization_cases(), &compiler::CompileOptions::default());
+    let mut options = compiler::CompileOptions::default();
+    options.emit_partitions = true;
+    options.emit_collective_permute = true;
+    check_all(&serialization_cases(), &options);
 }

@@ -1,8 +1,8 @@
 //! Serialized `Exported`s: JAX's serialization back-compat artifacts
 //! (`testdata/jax_exported/backcompat/`, serialization versions 4 to 11) read as JAX's own
 //! deserializer reads them (`cases.json` `jax_reads`); their modules (StableHLO 1.13) convert to
-//! text; none compiles here, each refused at `nr_devices` (they are partitioned over two
-//! devices). Bad bytes are typed errors.
+//! text and to modules for the two devices they are partitioned over, with the shardings JAX's
+//! test asserts (harness/tests/multidevice.rs runs them). Bad bytes are typed errors.
 
 use std::path::{Path, PathBuf};
 
@@ -102,13 +102,20 @@ fn backcompat_artifacts_read_as_jax_reads_them() {
         let text =
             to_stablehlo_text(&e.mlir_module).unwrap_or_else(|err| panic!("{name}: module: {err}"));
         assert!(text.contains("func.func"), "{name}");
-        // Two devices: refused naming the field.
-        let err = e.module().unwrap_err();
+        // Two devices: the module is for 2 (harness/tests/multidevice.rs runs it); a calling
+        // convention that disagrees with the module is refused naming the field.
+        let module = e.module().unwrap_or_else(|err| panic!("{name}: {err}"));
+        let config = &module.config;
+        let devices = config.replica_count.unwrap_or(1) * config.num_partitions.unwrap_or(1);
+        assert_eq!(devices, 2, "{name}");
+        let mut four = e.clone();
+        four.nr_devices = 4;
         assert_eq!(
-            err,
+            four.module().unwrap_err(),
             ExportedError::Unsupported {
                 field: "nr_devices".into(),
-                message: "the module is partitioned over 2 devices; this project runs one".into()
+                message: "4 devices, but the module is for 2 (num_replicas x num_partitions)"
+                    .into()
             },
             "{name}"
         );
@@ -178,4 +185,49 @@ fn module_files_pick_the_reader_by_extension() {
         e.to_string(),
         "m.jax_exported: expected a serialized JAX Exported (from the extension), found MLIR bytecode: name the file .mlirbc to read it as a StableHLO portable artifact (MLIR bytecode)"
     );
+}
+
+/// JAX's test asserts where each device's shard of the output lies
+/// (`out.addressable_shards[d].index`): with `out_shardings` `P(None, "x")` device 0 holds the
+/// first two columns, without them (the output follows the input, `P("x", None)`) the first 8
+/// rows. The module converted from every serialization version must say the same: its entry
+/// parameter split by rows, its result by columns, or left to the partitioner. Shardings lost or misread in
+/// conversion would run the program with other shards than JAX's caller passes.
+#[test]
+fn serialized_shardings_reach_the_module_as_jax_places_the_shards() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".jax_exported") {
+            continue;
+        }
+        // Unspecified: the module leaves the result to the partitioner, which places it where
+        // its operand is (rows; harness/tests/multidevice.rs checks that placement).
+        let result = if name.starts_with("export_with_specified_sharding") {
+            Some("{devices=[1,2]<=[2]}")
+        } else if name.starts_with("export_with_unspecified_sharding") {
+            None
+        } else {
+            continue;
+        };
+        let e = read_exported(&std::fs::read(&path).unwrap()).unwrap();
+        let module = e.module().unwrap_or_else(|err| panic!("{name}: {err}"));
+        let entry = module.entry_computation();
+        let sharding = |id: hlo::InstrId| {
+            entry.instructions[id.index()]
+                .attrs
+                .sharding
+                .as_ref()
+                .map(|s| s.to_string())
+        };
+        assert_eq!(
+            sharding(entry.params[0]).as_deref(),
+            Some("{devices=[2,1]<=[2]}"),
+            "{name}: parameter"
+        );
+        assert_eq!(sharding(entry.root).as_deref(), result, "{name}: result");
+        seen += 1;
+    }
+    assert_eq!(seen, 10);
 }

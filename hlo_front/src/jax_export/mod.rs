@@ -13,8 +13,12 @@
 //!
 //! # What is refused (each naming the field)
 //!
-//! One device runs a module here, so `nr_devices` > 1, and a sharding that is not replicated,
-//! are refused; so are `ordered_effects` and `unordered_effects` (their tokens and callbacks),
+//! A module for several devices (`nr_devices` > 1) is the program `jax.jit` with shardings
+//! lowers, and runs as the same module as text does (docs/sharding.md: partitioned, then one
+//! emulated device per partition); `nr_devices` must be the module's replicas times partitions,
+//! and the module's own sharding annotations are what it is split by (the `in_shardings` and
+//! `out_shardings` here describe the same, for JAX's caller). Refused, each naming the field:
+//! `ordered_effects` and `unordered_effects` (their tokens and callbacks),
 //! symbolic dimensions in `in_avals`/`out_avals` (shape polymorphism), and a calling convention
 //! older than 9 or newer than 10 (`uses_global_constants` only says that the module has
 //! dimension variables, refused through the avals, or a platform index, fixed here). The
@@ -631,30 +635,8 @@ impl Exported {
         ))
     }
 
-    /// Refuses what one device cannot run as JAX would (see the module docs).
+    /// Refuses what cannot run as JAX would (see the module docs).
     pub fn check_supported(&self) -> Result<(), ExportedError> {
-        if self.nr_devices > 1 {
-            return Err(unsupported(
-                "nr_devices",
-                format!(
-                    "the module is partitioned over {} devices; this project runs one",
-                    self.nr_devices
-                ),
-            ));
-        }
-        for (what, list) in [
-            ("in_shardings", &self.in_shardings),
-            ("out_shardings", &self.out_shardings),
-        ] {
-            for (i, s) in list.iter().enumerate() {
-                if !s.is_replicated() {
-                    return Err(unsupported(
-                        format!("{what}[{i}]"),
-                        format!("{s} is not replicated"),
-                    ));
-                }
-            }
-        }
         if let Some(e) = self.ordered_effects.first() {
             return Err(unsupported("ordered_effects", format!("effect {e} (ordered effects thread tokens through the module) is not supported")));
         }
@@ -746,8 +728,49 @@ impl Exported {
         self.check_supported()?;
         let adapter = self.main_adapter()?;
         let text = bytecode::to_stablehlo_text_adapted(&self.mlir_module, Some(&adapter))?;
-        crate::stablehlo::parse_module(&text)
-            .map_err(|error| ExportedError::Module(BytecodeError::Text { error }))
+        let module = crate::stablehlo::parse_module(&text)
+            .map_err(|error| ExportedError::Module(BytecodeError::Text { error }))?;
+        // The calling convention and the module must agree on the devices: the module's
+        // shardings are what the program is split and run by.
+        let config = &module.config;
+        let devices =
+            config.replica_count.unwrap_or(1).max(1) * config.num_partitions.unwrap_or(1).max(1);
+        if devices != i64::from(self.nr_devices.max(1)) {
+            return Err(unsupported(
+                "nr_devices",
+                format!(
+                    "{} devices, but the module is for {devices} (num_replicas x num_partitions)",
+                    self.nr_devices
+                ),
+            ));
+        }
+        self.check_shardings_kept(&module)?;
+        Ok(module)
+    }
+
+    /// A program for several devices is split by its module's shardings: every input the
+    /// calling convention shards must reach the module's entry sharded (a converted module
+    /// that lost an annotation would run that input whole on every device, where JAX's caller
+    /// passes each device its shard).
+    fn check_shardings_kept(&self, module: &HloModule) -> Result<(), ExportedError> {
+        if self.nr_devices <= 1 {
+            return Ok(());
+        }
+        let entry = module.entry_computation();
+        for (i, s) in self.in_shardings.iter().enumerate() {
+            let sharded = entry
+                .params
+                .get(i)
+                .and_then(|&p| entry.instructions[p.index()].attrs.sharding.as_ref())
+                .is_some_and(|h| !h.is_replicated());
+            if !s.is_replicated() && !sharded {
+                return Err(unsupported(
+                    format!("in_shardings[{i}]"),
+                    format!("{s}: the module's argument {i} carries no sharding (the converted module lost it)"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The calling convention, for `aot inspect`.

@@ -20,7 +20,7 @@
 //! lists what partitions.
 //!
 //! The per-device program keeps no shardings: what runs on each device is fixed by now.
-use hlo::{Attrs, Computation, HloSharding, ShardingKind};
+use hlo::{Attrs, Computation, ConstantLiteral, HloSharding, ShardingKind};
 use hlo::{HloModule, InstrId, Instruction, Opcode, PrimitiveType, Shape};
 
 use crate::error::CompileError;
@@ -97,6 +97,63 @@ pub fn run(module: &mut HloModule) -> Result<(), CompileError> {
     partition_module(module).map(|_| ())
 }
 
+/// A `conditional` whose branch index (or predicate) is a constant runs one branch: it becomes a
+/// `call` of that branch, which `inline_calls` then inlines. A multi-platform export's
+/// `stablehlo.case` on its platform index, fixed to cuda's when the export is read, is such a
+/// conditional; over sharded operands the partitioner would refuse it. XLA's rule for an index
+/// out of range: the last branch.
+fn fold_known_branches(module: &mut HloModule) -> bool {
+    let mut folded = false;
+    for comp in &mut module.computations {
+        for i in 0..comp.instructions.len() {
+            let instr = &comp.instructions[i];
+            if instr.opcode != Opcode::Conditional {
+                continue;
+            }
+            let Some(known) = instr
+                .operands
+                .first()
+                .and_then(|o| comp.instructions.get(o.index()))
+                .filter(|c| c.opcode == Opcode::Constant && c.shape.element_count() == 1)
+                .and_then(|c| match &c.attrs.literal {
+                    Some(ConstantLiteral::Array(a)) => a.values.first().copied(),
+                    _ => None,
+                })
+            else {
+                continue;
+            };
+            let a = &instr.attrs;
+            let taken = match (
+                &a.branch_computations,
+                a.true_computation,
+                a.false_computation,
+            ) {
+                (Some(branches), _, _) if !branches.is_empty() => {
+                    let last = branches.len() - 1;
+                    let b = usize::try_from(known.as_i128()).map_or(last, |b| b.min(last));
+                    Some((b, branches[b]))
+                }
+                (None, Some(t), Some(f)) => Some(if known.as_bool() { (0, t) } else { (1, f) }),
+                _ => None,
+            };
+            let Some((b, callee)) = taken else { continue };
+            let Some(&operand) = instr.operands.get(1 + b) else {
+                continue;
+            };
+            let instr = &mut comp.instructions[i];
+            instr.opcode = Opcode::Call;
+            instr.operands = vec![operand];
+            instr.attrs = Attrs {
+                to_apply: Some(callee),
+                sharding: instr.attrs.sharding.take(),
+                ..Attrs::default()
+            };
+            folded = true;
+        }
+    }
+    folded
+}
+
 /// How a program for several devices splits its entry: per parameter and per result leaf, the
 /// sharding whose tile each device holds (`{replicated}`: the whole value; `{manual}`: a value
 /// each device has its own of). What a harness needs to split one global io case per device.
@@ -154,7 +211,14 @@ fn partition_module(
         return Ok(None);
     };
     sdy_import::run(module)?;
-    crate::passes::inline_calls::run(module)?;
+    // Inlining a folded branch can make another conditional's index a constant (JAX's
+    // platform-dependent lowering maps the platform index to a branch index by a `case` first):
+    // fold and inline until nothing folds, at most once per conditional.
+    while {
+        let folded = fold_known_branches(module);
+        crate::passes::inline_calls::run(module)?;
+        folded
+    } {}
     refuse_outside_entry(module)?;
     let next_channel = module
         .computations
