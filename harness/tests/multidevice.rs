@@ -68,6 +68,23 @@ fn serialization_cases() -> Vec<Case> {
     out
 }
 
+/// Shardy programs for 2 devices exported today (`testdata/jax_exported/sharded`,
+/// `tools/jax_exports/sharded_exports.py`), each as `.mlir`, `.mlirbc` and `.jax_exported`.
+fn sharded_export_cases() -> Vec<Case> {
+    let dir = root().join("testdata/jax_exported/sharded");
+    let mut out = Vec::new();
+    for name in ["sharding_constraint", "rows_times_replicated"] {
+        for ext in ["mlir", "mlirbc", "jax_exported"] {
+            out.push(Case {
+                module: dir.join(format!("{name}.{ext}")),
+                io: dir.join(format!("{name}.io.json")),
+                devices: 2,
+            });
+        }
+    }
+    out
+}
+
 fn check_all(cases: &[Case], options: &compiler::CompileOptions) {
     let specs = root().join("testdata/target_specs");
     let mut failures = Vec::new();
@@ -132,6 +149,20 @@ fn every_piece_matches_xla_cpu_on_2_and_4_devices_in_the_native_form() {
 /// every serialization version JAX keeps, in both forms, with each device's shard where JAX's
 /// test asserts it (`addressable_shards[d].index`): the unspecified output follows its input's
 /// rows (the specified one's columns are the module's own, hlo_front/tests/jax_exported.rs).
+/// Today's Shardy exports (a `with_sharding_constraint` among them) in all three forms: the
+/// bytecode ones (`sdy` attributes, the constraint op between VHLO casts) run as the text does.
+#[test]
+fn shardy_exports_run_on_2_devices_from_text_bytecode_and_serialized_exported() {
+    check_all(
+        &sharded_export_cases(),
+        &compiler::CompileOptions::default(),
+    );
+    let mut options = compiler::CompileOptions::default();
+    options.emit_partitions = true;
+    options.emit_collective_permute = true;
+    check_all(&sharded_export_cases(), &options);
+}
+
 #[test]
 fn jax_serialization_back_compat_artifacts_run_on_2_devices() {
     for case in serialization_cases() {

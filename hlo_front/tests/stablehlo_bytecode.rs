@@ -183,3 +183,18 @@ fn stablehlo_per_version_artifacts_convert_every_function() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Programs for 2 devices under Shardy (`testdata/jax_exported/sharded`): the bytecode gives the
+/// module the text gives, shardings and the `with_sharding_constraint` included.
+#[test]
+fn shardy_bytecode_reads_as_its_text() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax_exported/sharded");
+    for name in ["sharding_constraint", "rows_times_replicated"] {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.mlir"))).unwrap();
+        let want = hlo_text::print_module(&parse_stablehlo(&text).unwrap());
+        assert!(want.contains("sharding={devices=[2,1]"), "{name}: {want}");
+        let bytes = std::fs::read(dir.join(format!("{name}.mlirbc"))).unwrap();
+        let got = hlo_text::print_module(&parse_bytecode(&bytes).unwrap());
+        assert_eq!(got, want, "{name}");
+    }
+}

@@ -365,6 +365,11 @@ impl Seeds {
                 p.extend(files_with(&root.join("testdata/vhlo_ops"), ".mlir.bc")?);
                 p.extend(files_with(&root.join("testdata/approx_top_k"), ".mlirbc")?);
                 p.extend(files_with(&root.join("testdata/float8"), ".mlirbc")?);
+                // Shardy attributes and an sdy op between VHLO casts, for 2 devices.
+                p.extend(files_with(
+                    &root.join("testdata/jax_exported/sharded"),
+                    ".mlirbc",
+                )?);
                 p
             }
             Target::JaxExported => {

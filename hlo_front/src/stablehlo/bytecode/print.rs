@@ -41,6 +41,10 @@ pub(super) struct Printer<'t, 'b, 'a> {
     pub limit: usize,
     /// Every value's type (an index), from its definition.
     pub value_types: HashMap<Value, u64>,
+    /// Results of `builtin.unrealized_conversion_cast`s, each the value it casts: the casts
+    /// VHLO's serialization puts around an op of another dialect (`sdy.sharding_constraint`
+    /// between `!vhlo.tensor_v1` and `tensor` values) are not printed, their uses read through.
+    casts: HashMap<Value, Value>,
     depth: Cell<usize>,
 }
 
@@ -135,6 +139,7 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
             out: String::new(),
             limit,
             value_types: HashMap::new(),
+            casts: HashMap::new(),
             depth: Cell::new(0),
         };
         p.collect_types(&t.bc.top);
@@ -625,6 +630,16 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
                 self.t.bc.op_name(op)
             )));
         }
+        if self.t.bc.op_name(op) == "builtin.unrealized_conversion_cast" {
+            let ([from], [(to, _)]) = (op.operands.as_slice(), op.results.as_slice()) else {
+                return Err(unsupported(
+                    "builtin.unrealized_conversion_cast of other than one value to one",
+                ));
+            };
+            let from = self.casts.get(from).copied().unwrap_or(*from);
+            self.casts.insert(*to, from);
+            return Ok(());
+        }
         let conv = vhlo::convert(self, op, parent)?;
         self.indent(depth);
         if let Some(pretty) = conv.pretty {
@@ -644,7 +659,11 @@ impl<'t, 'b, 'a> Printer<'t, 'b, 'a> {
             let names: Vec<String> = op.results.iter().map(|(v, _)| format!("%{v}")).collect();
             let _ = write!(self.out, "{} = ", names.join(", "));
         }
-        let operands: Vec<String> = op.operands.iter().map(|v| format!("%{v}")).collect();
+        let operands: Vec<String> = op
+            .operands
+            .iter()
+            .map(|v| format!("%{}", self.casts.get(v).unwrap_or(v)))
+            .collect();
         let _ = write!(self.out, "\"{}\"({})", conv.name, operands.join(", "));
         if !conv.props.is_empty() {
             let p: Vec<String> = conv

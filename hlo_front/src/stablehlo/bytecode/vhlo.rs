@@ -61,6 +61,8 @@ fn known_properties(name: &str) -> Option<&'static [(&'static str, bool)]> {
     Some(match name {
         "builtin.module" => &[("sym_name", true), ("sym_visibility", true)],
         "sdy.mesh" => &[("mesh", false), ("sym_name", false)],
+        // `with_sharding_constraint` under Shardy (its one property, a tensor sharding).
+        "sdy.sharding_constraint" => &[("sharding", false)],
         _ => return None,
     })
 }
