@@ -132,6 +132,14 @@ fn label(device: usize, options: &compiler::CompileOptions) -> String {
     }
 }
 
+/// The native form of the partitions rollout (`emit_partitions`, `emit_collective_permute`).
+fn native() -> compiler::CompileOptions {
+    let mut options = compiler::CompileOptions::default();
+    options.emit_partitions = true;
+    options.emit_collective_permute = true;
+    options
+}
+
 #[test]
 fn every_piece_matches_xla_cpu_on_2_and_4_devices_in_the_default_form() {
     check_all(&cases(), &compiler::CompileOptions::default());
@@ -139,30 +147,22 @@ fn every_piece_matches_xla_cpu_on_2_and_4_devices_in_the_default_form() {
 
 #[test]
 fn every_piece_matches_xla_cpu_on_2_and_4_devices_in_the_native_form() {
-    let mut options = compiler::CompileOptions::default();
-    options.emit_partitions = true;
-    options.emit_collective_permute = true;
-    check_all(&cases(), &options);
+    check_all(&cases(), &native());
+}
+
+/// Today's Shardy exports (a `with_sharding_constraint` among them) in all three forms: the
+/// bytecode ones (`sdy` attributes, the constraint op between VHLO casts) run as the text does.
+#[test]
+fn shardy_exports_run_on_2_devices_from_text_bytecode_and_serialized_exported() {
+    let cases = sharded_export_cases();
+    check_all(&cases, &compiler::CompileOptions::default());
+    check_all(&cases, &native());
 }
 
 /// JAX's `export_serialization_back_compat_test`: what `Exported.call` gives on 2 devices, from
 /// every serialization version JAX keeps, in both forms, with each device's shard where JAX's
 /// test asserts it (`addressable_shards[d].index`): the unspecified output follows its input's
 /// rows (the specified one's columns are the module's own, hlo_front/tests/jax_exported.rs).
-/// Today's Shardy exports (a `with_sharding_constraint` among them) in all three forms: the
-/// bytecode ones (`sdy` attributes, the constraint op between VHLO casts) run as the text does.
-#[test]
-fn shardy_exports_run_on_2_devices_from_text_bytecode_and_serialized_exported() {
-    check_all(
-        &sharded_export_cases(),
-        &compiler::CompileOptions::default(),
-    );
-    let mut options = compiler::CompileOptions::default();
-    options.emit_partitions = true;
-    options.emit_collective_permute = true;
-    check_all(&sharded_export_cases(), &options);
-}
-
 #[test]
 fn jax_serialization_back_compat_artifacts_run_on_2_devices() {
     for case in serialization_cases() {
@@ -183,9 +183,7 @@ fn jax_serialization_back_compat_artifacts_run_on_2_devices() {
             "{name}"
         );
     }
-    check_all(&serialization_cases(), &compiler::CompileOptions::default());
-    let mut options = compiler::CompileOptions::default();
-    options.emit_partitions = true;
-    options.emit_collective_permute = true;
-    check_all(&serialization_cases(), &options);
+    let cases = serialization_cases();
+    check_all(&cases, &compiler::CompileOptions::default());
+    check_all(&cases, &native());
 }

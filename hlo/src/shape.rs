@@ -220,15 +220,17 @@ impl PrimitiveType {
         )
     }
 
-    /// `x` converted to this float type (XLA `convert`: rounded to nearest even, overflow as the
-    /// type has it) and widened back exactly; `None` for types without host float values.
+    /// `x` converted to this float type (XLA `convert`: correctly rounded to nearest even, as
+    /// the evaluator's `Data` conversions round; `half`'s own `from_f64` rounds f16 and bf16
+    /// through f32, twice, and misses ties) and widened back exactly; `None` for types without
+    /// host float values.
     pub fn round_float(self, x: f64) -> Option<f64> {
         use PrimitiveType::*;
         Some(match self {
             F64 => x,
             F32 => f64::from(x as f32),
-            F16 => half::f16::from_f64(x).to_f64(),
-            Bf16 => half::bf16::from_f64(x).to_f64(),
+            F16 => crate::f16_from_f64(x).to_f64(),
+            Bf16 => crate::bf16_from_f64(x).to_f64(),
             F8E4M3FN => crate::F8E4M3FN::from_f64(x).to_f64(),
             F8E5M2 => crate::F8E5M2::from_f64(x).to_f64(),
             _ => return None,
@@ -242,8 +244,8 @@ impl PrimitiveType {
         Some(match self {
             F64 => x.to_bits(),
             F32 => u64::from((x as f32).to_bits()),
-            F16 => u64::from(half::f16::from_f64(x).to_bits()),
-            Bf16 => u64::from(half::bf16::from_f64(x).to_bits()),
+            F16 => u64::from(crate::f16_from_f64(x).to_bits()),
+            Bf16 => u64::from(crate::bf16_from_f64(x).to_bits()),
             F8E4M3FN => u64::from(crate::F8E4M3FN::from_f64(x).to_bits()),
             F8E5M2 => u64::from(crate::F8E5M2::from_f64(x).to_bits()),
             _ => return None,

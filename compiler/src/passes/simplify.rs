@@ -175,10 +175,7 @@ fn represent(t: PrimitiveType, v: f64, i: Option<i128>) -> Option<LiteralValue> 
     use PrimitiveType::*;
     Some(match t {
         Pred => LiteralValue::Bool(i.map_or(v != 0.0, |i| i != 0)),
-        F64 => LiteralValue::Float(v),
-        F32 => LiteralValue::Float(f64::from(v as f32)),
-        F16 => LiteralValue::Float(f64::from(half::f16::from_f64(v))),
-        Bf16 => LiteralValue::Float(f64::from(half::bf16::from_f64(v))),
+        F64 | F32 | F16 | Bf16 => LiteralValue::Float(t.round_float(v)?),
         _ => {
             let i = i?;
             let bits = t.bit_width();

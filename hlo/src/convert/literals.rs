@@ -64,13 +64,13 @@ pub(super) fn literal_to_proto(
                 T::F16 => {
                     p.f16s = v
                         .iter()
-                        .flat_map(|x| half::f16::from_f64(x.as_f64()).to_le_bytes())
+                        .flat_map(|x| crate::f16_from_f64(x.as_f64()).to_le_bytes())
                         .collect()
                 }
                 T::Bf16 => {
                     p.bf16s = v
                         .iter()
-                        .flat_map(|x| half::bf16::from_f64(x.as_f64()).to_le_bytes())
+                        .flat_map(|x| crate::bf16_from_f64(x.as_f64()).to_le_bytes())
                         .collect()
                 }
                 T::F8E4M3FN => {

@@ -31,7 +31,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use hlo::PrimitiveType;
-use hlo::{bf16_from_f64, element_count, f16_from_f64, Array, DType, Data};
+use hlo::{element_count, Array, DType, Data};
 
 mod stream;
 use stream::{Elem, Fields};
@@ -525,13 +525,8 @@ fn array_with_shape(
         for (i, x) in data.iter().enumerate() {
             let f = json_float(x).ok_or_else(|| bad(i))?;
             // Narrow types must hold the value exactly (the file writes the stored value).
-            let narrowed = match dtype {
-                DType::F32 => f64::from(f as f32),
-                DType::F16 => f16_from_f64(f).to_f64(),
-                DType::BF16 => bf16_from_f64(f).to_f64(),
-                // f8e4m3fn has no infinity: "inf" rounds to NaN and is refused.
-                d => d.primitive().round_float(f).unwrap_or(f),
-            };
+            // (f8e4m3fn has no infinity: "inf" rounds to NaN and is refused.)
+            let narrowed = dtype.primitive().round_float(f).unwrap_or(f);
             // Exact up to decimal-rendering slack of a few f64 ulps.
             let exact = f.is_nan() || narrowed == f || (narrowed - f).abs() <= f.abs() * 1e-15;
             if !exact {
